@@ -1,0 +1,37 @@
+# make demo: index the bundled fixtures into a temporary home and show echo suppression.
+# make test: run the whole test suite. Both create .venv and install the project first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+export HF_HUB_OFFLINE := 1
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: demo test bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "installing backscroll and its dependencies into $(VENV) ..."
+	@$(BIN)/python -m pip install -q -e '.[test]' 2>&1 | grep -v "^WARNING: Location" || true
+	@$(BIN)/python -c "import backscroll, tantivy, fastembed" && touch $(STAMP)
+
+demo: $(STAMP)
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	export BACKSCROLL_HOME="$$tmp/data" HOME="$$tmp/home" NO_COLOR=1; \
+	bs() { echo; echo "\$$ backscroll $$*"; $(BIN)/backscroll "$$@"; }; \
+	bs index --source claude:fixtures/claude/projects --source codex:fixtures/codex/sessions; \
+	bs status; \
+	echo; echo "# An agent asked backscroll about the job queue three times; those searches and their"; \
+	echo "# output (query echoes) repeat the answer verbatim. By default they are hidden:"; \
+	bs search --no-sync job queue postgres --limit 3; \
+	echo; echo "# The same search with the echoes let in:"; \
+	bs search --no-sync job queue postgres --limit 8 --include-echoes
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py --sessions 200
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -1,0 +1,164 @@
+"""Where things are: the data directory, the config file and the agents' session roots.
+
+Every value is resolved with the same precedence, flag > environment > config file > default, and
+remembers where it came from so that ``backscroll status`` can say so.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import UsageError
+
+APP = "backscroll"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A resolved value and where it came from (``flag``, ``env $NAME``, ``config``, ``default``)."""
+
+    value: Any
+    origin: str
+
+
+@dataclass(frozen=True)
+class SourceRoot:
+    """A directory to read sessions from. ``agent`` is None when every agent may claim files in it."""
+
+    path: Path
+    agent: str | None
+    origin: str
+
+
+@dataclass(frozen=True)
+class Config:
+    home: Setting
+    config_file: Setting
+    roots: tuple[SourceRoot, ...]
+    embed: Setting
+    redact: Setting
+    file_values: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def db_path(self) -> Path:
+        return self.home.value / "backscroll.db"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.home.value / "index"
+
+    @property
+    def vectors_dir(self) -> Path:
+        return self.home.value / "vectors"
+
+    @property
+    def lock_path(self) -> Path:
+        return self.home.value / "write.lock"
+
+
+def _expand(p: str | os.PathLike) -> Path:
+    return Path(os.path.expandvars(os.path.expanduser(str(p)))).absolute()
+
+
+def _default_home() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP, appauthor=False))
+
+
+def _default_config_dir() -> Path:
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP, appauthor=False))
+
+
+def _read_config_file(path: Path) -> dict:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except (tomllib.TOMLDecodeError, OSError) as exc:
+        raise UsageError(
+            f"cannot read the config file {path}: {exc}",
+            hint="fix or remove the file; `backscroll status` shows which config file is in use",
+        ) from None
+
+
+def _bool_setting(name: str, env_name: str, file_values: dict, env: Mapping[str, str],
+                  flag: bool | None, default: bool) -> Setting:
+    if flag is not None:
+        return Setting(flag, "flag")
+    if env.get(env_name):
+        return Setting(env[env_name].strip().lower() not in {"0", "false", "no", "off"}, f"env ${env_name}")
+    if name in file_values:
+        return Setting(bool(file_values[name]), "config")
+    return Setting(default, "default")
+
+
+def parse_source_spec(spec: str) -> tuple[str | None, str]:
+    """``codex:/path`` names the agent; a bare path lets every agent claim its own files."""
+    from .sources import AGENTS
+
+    head, sep, tail = spec.partition(":")
+    if sep and head in AGENTS and tail:
+        return head, tail
+    return None, spec
+
+
+def resolve(
+    home: str | os.PathLike | None = None,
+    sources: tuple[str, ...] | list[str] = (),
+    embed: bool | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Config:
+    """Resolve the configuration from flags (the arguments), the environment and the config file."""
+    from .sources import AGENTS
+
+    env = os.environ if env is None else env
+    if home is not None:
+        home_s = Setting(_expand(home), "flag")
+    elif env.get("BACKSCROLL_HOME"):
+        home_s = Setting(_expand(env["BACKSCROLL_HOME"]), "env $BACKSCROLL_HOME")
+    else:
+        home_s = Setting(_default_home(), "default")
+
+    if env.get("BACKSCROLL_CONFIG"):
+        cfg_s = Setting(_expand(env["BACKSCROLL_CONFIG"]), "env $BACKSCROLL_CONFIG")
+    elif home_s.origin != "default":
+        cfg_s = Setting(home_s.value / "config.toml", f"beside the data dir ({home_s.origin})")
+    else:
+        cfg_s = Setting(_default_config_dir() / "config.toml", "default")
+    file_values = _read_config_file(cfg_s.value)
+
+    roots: list[SourceRoot] = []
+    file_roots = file_values.get("roots", {}) or {}
+    for name, agent in AGENTS.items():
+        path, origin = agent.default_root(env)
+        if origin == "default" and name in file_roots:
+            path, origin = _expand(file_roots[name]), "config"
+        roots.append(SourceRoot(path, name, origin))
+    for entry in file_values.get("sources", []) or []:
+        if isinstance(entry, str):
+            entry = {"path": entry}
+        agent_name = entry.get("agent")
+        if agent_name is not None and agent_name not in AGENTS:
+            raise UsageError(f"config file {cfg_s.value}: unknown agent {agent_name!r}",
+                             hint=f"known agents: {', '.join(AGENTS)}")
+        roots.append(SourceRoot(_expand(entry["path"]), agent_name, "config"))
+    for spec in sources:
+        agent_name, path = parse_source_spec(spec)
+        roots.append(SourceRoot(_expand(path), agent_name, "flag"))
+
+    return Config(
+        home=home_s,
+        config_file=cfg_s,
+        roots=tuple(roots),
+        embed=_bool_setting("embed", "BACKSCROLL_EMBED", file_values, env, embed, True),
+        redact=_bool_setting("redact", "BACKSCROLL_REDACT", file_values, env, None, True),
+        file_values=file_values,
+    )

@@ -1,0 +1,89 @@
+"""Timestamps: normalising what agents write, reading ``--since``/``--until``, and human ages.
+
+All timestamps backscroll stores are UTC ISO-8601 strings with milliseconds and a ``Z``, so they
+sort as text.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+
+from .errors import UsageError
+
+_RELATIVE = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|mo|y)\s*$", re.IGNORECASE)
+_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "mo": 30 * 86400, "y": 365 * 86400}
+
+
+def format_ts(dt: datetime) -> str:
+    dt = dt.astimezone(timezone.utc)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+def normalize_timestamp(value: object) -> str | None:
+    """ISO-8601 text, epoch seconds or epoch milliseconds -> ``2026-03-02T10:15:00.000Z``; else None."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        if isinstance(value, (int, float)):
+            seconds = value / 1000 if value > 1e11 else value
+            return format_ts(datetime.fromtimestamp(seconds, tz=timezone.utc))
+        if isinstance(value, str):
+            s = value.strip()
+            if not s:
+                return None
+            if s.isdigit():
+                return normalize_timestamp(int(s))
+            dt = datetime.fromisoformat(s.replace("Z", "+00:00").replace("z", "+00:00"))
+            if dt.tzinfo is None:
+                dt = dt.replace(tzinfo=timezone.utc)
+            return format_ts(dt)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+def parse_ts(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def parse_when(value: str, *, now: datetime | None = None, end: bool = False) -> str:
+    """``7d``, ``2w``, ``3h``, ``today``, ``yesterday``, ``2026-10-01`` or a full timestamp -> ISO UTC.
+
+    With ``end=True`` a bare date means the end of that day (so ``--until 2026-10-01`` includes it).
+    """
+    now = now or datetime.now(timezone.utc)
+    v = value.strip().lower()
+    m = _RELATIVE.match(v)
+    if m:
+        return format_ts(now - timedelta(seconds=int(m.group(1)) * _UNITS[m.group(2).lower()]))
+    if v in {"today", "yesterday"}:
+        day = now.date() - timedelta(days=1 if v == "yesterday" else 0)
+        start = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+        return format_ts(start + timedelta(days=1) if end else start)
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", v):
+        start = datetime.fromisoformat(v).replace(tzinfo=timezone.utc)
+        return format_ts(start + timedelta(days=1) if end else start)
+    ts = normalize_timestamp(value)
+    if ts is None:
+        raise UsageError(
+            f"cannot read the date {value!r}",
+            hint="use a date (2026-10-01), a timestamp (2026-10-01T09:30:00Z) or an age (30m, 12h, 7d, 2w, 3mo)",
+        )
+    return ts
+
+
+def human_age(ts: str | None, *, now: datetime | None = None) -> str:
+    if not ts:
+        return "unknown time"
+    now = now or datetime.now(timezone.utc)
+    try:
+        seconds = (now - parse_ts(ts)).total_seconds()
+    except ValueError:
+        return ts
+    if seconds < 0:
+        return ts[:10]
+    for limit, unit, div in ((90, "s", 1), (5400, "min", 60), (129600, "h", 3600), (86400 * 45, "d", 86400)):
+        if seconds < limit:
+            return f"{int(seconds // div)}{unit} ago"
+    return ts[:10]

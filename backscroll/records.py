@@ -1,0 +1,123 @@
+"""The data shapes every stage passes along: records read from sessions, and search results.
+
+Frozen dataclasses only; no behaviour beyond small conveniences. The JSON contract for search
+results is ``Hit.to_dict`` and ``SearchResult.to_dict`` (see README, "JSON output").
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+ROLES = ("user", "assistant", "tool")
+CONTENT_TYPES = ("text", "tool")
+MAX_TEXT_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One text block, tool call or tool result, as a source parser emits it."""
+
+    record_id: str
+    role: str  # user | assistant | tool
+    content_type: str  # text | tool
+    text: str
+    line: int
+    timestamp: str | None = None
+    cwd: str | None = None
+    tool_name: str | None = None
+    tool_call_id: str | None = None
+    is_error: bool = False
+    # Set on tool calls that run a shell command: the command line (str) or argv (list) as the
+    # agent sent it. Classification reads it to decide whether the call is a query echo.
+    command: str | list | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """What a parser learns about the session a file belongs to."""
+
+    session_id: str
+    agent: str
+    cwd: str | None = None
+    title: str | None = None
+    is_sidechain: bool = False
+    parent_session_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    rank: int
+    score: float
+    record_id: str
+    session_id: str
+    agent: str
+    project: str | None
+    cwd: str | None
+    role: str
+    content_type: str
+    tool_name: str | None
+    is_echo: bool
+    timestamp: str | None
+    source_path: str
+    line: int
+    text: str
+    text_truncated: bool
+    snippet: str
+    matched_by: tuple[str, ...]
+    # Offsets of highlighted terms inside ``snippet`` (for rich output; not part of the JSON).
+    highlights: tuple[tuple[int, int], ...] = ()
+    is_sidechain: bool = False
+    parent_session_id: str | None = None
+    is_error: bool = False
+    rowid: int = 0
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("highlights")
+        d.pop("rowid")
+        d["matched_by"] = list(self.matched_by)
+        return d
+
+
+@dataclass(frozen=True)
+class Filters:
+    role: str | None = None
+    agent: str | None = None
+    content_type: str | None = None
+    project: str | None = None
+    session: str | None = None
+    since: str | None = None  # ISO-8601 UTC, inclusive
+    until: str | None = None  # ISO-8601 UTC, exclusive
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    mode: str
+    filters: Filters
+    results: tuple[Hit, ...]
+    also_matching: tuple[Hit, ...] = ()
+    dropped_filters: tuple[str, ...] = ()
+    repeated: dict | None = None
+    notes: tuple[str, ...] = ()
+    echoes_hidden: int = 0
+    include_echoes: bool = False
+    schema_version: int = 1
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {
+            "schema_version": self.schema_version,
+            "query": self.query,
+            "mode": self.mode,
+            "filters": self.filters.to_dict(),
+            "results": [h.to_dict() for h in self.results],
+            "also_matching": [h.to_dict() for h in self.also_matching],
+            "dropped_filters": list(self.dropped_filters),
+            "repeated": self.repeated,
+            "notes": list(self.notes),
+            "echoes_hidden": self.echoes_hidden,
+        }
