@@ -1,0 +1,56 @@
+"""Numbered schema migrations of the record store (sqlite-utils ``Migrations``).
+
+``SCHEMA_VERSION`` equals the number of migrations and is mirrored in ``PRAGMA user_version`` so
+that opening an up-to-date store costs one pragma read and never imports sqlite-utils.
+"""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+migrations = Migrations("backscroll")
+
+
+@migrations()
+def m001_initial(db: Database) -> None:
+    db.execute("""
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)""")
+    db["sessions"].create({
+        "session_id": str, "agent": str, "project": str, "cwd": str, "title": str,
+        "started_at": str, "updated_at": str, "source_path": str,
+        "is_sidechain": int, "parent_session_id": str,
+    }, pk="session_id", not_null={"agent"}, defaults={"is_sidechain": 0}, if_not_exists=True)
+    db["records"].create({
+        "id": int, "record_id": str, "session_id": str, "agent": str, "project": str, "cwd": str,
+        "role": str, "content_type": str, "tool_name": str, "tool_call_id": str,
+        "is_echo": int, "is_error": int, "timestamp": str, "source_path": str, "line": int,
+        "text": str, "text_truncated": int, "content_hash": str,
+        "is_sidechain": int, "parent_session_id": str,
+    }, pk="id", not_null={"record_id", "session_id", "agent", "role", "content_type", "source_path",
+                          "line", "text", "content_hash"},
+       defaults={"is_echo": 0, "is_error": 0, "text_truncated": 0, "is_sidechain": 0}, if_not_exists=True)
+    db["records"].create_index(["record_id"], unique=True, if_not_exists=True)
+    db["records"].create_index(["session_id", "timestamp"], if_not_exists=True)
+    db["records"].create_index(["source_path"], if_not_exists=True)
+    db["records"].create_index(["tool_call_id"], if_not_exists=True)
+    db["source_files"].create({
+        "path": str, "agent": str, "size": int, "mtime_ns": int, "offset": int, "lines": int,
+        "head_digest": str, "tail_digest": str, "session_id": str, "session_state": str,
+        "indexed_at": str,
+    }, pk="path", if_not_exists=True)
+    db["skipped_lines"].create({"path": str, "line": int, "reason": str, "seen_at": str},
+                               pk=("path", "line"), if_not_exists=True)
+    # Records deleted from the store (a rewritten source file) whose derived copies still need removing.
+    db["tombstones"].create({"id": int}, pk="id", if_not_exists=True)
+
+
+SCHEMA_VERSION = len(migrations._migrations)
+
+
+def migrate(conn) -> None:
+    """Apply pending migrations on an open stdlib connection and record the schema version."""
+    db = Database(conn)
+    migrations.apply(db)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    conn.commit()

@@ -1,0 +1,77 @@
+"""``backscroll status``: what is indexed, from where, what was skipped, and where every path came from."""
+
+from __future__ import annotations
+
+import os
+
+from .config import Config
+from .sources import AGENTS
+
+
+def _size(path) -> int:
+    total = 0
+    if path.is_file():
+        return path.stat().st_size
+    if path.is_dir():
+        for dirpath, _dirs, files in os.walk(path):
+            for f in files:
+                try:
+                    total += os.stat(os.path.join(dirpath, f)).st_size
+                except OSError:
+                    pass
+    return total
+
+
+def collect(cfg: Config) -> dict:
+    paths = {
+        "home": {"path": str(cfg.home.value), "from": cfg.home.origin},
+        "config_file": {"path": str(cfg.config_file.value), "from": cfg.config_file.origin,
+                        "exists": cfg.config_file.value.exists()},
+        "store": {"path": str(cfg.db_path)},
+        "lexical_index": {"path": str(cfg.index_dir)},
+    }
+    roots = [{"agent": r.agent, "path": str(r.path), "from": r.origin, "exists": r.path.is_dir()} for r in cfg.roots]
+    out: dict = {
+        "sessions": 0, "records": 0, "echoes": 0, "agents": {a: {"sessions": 0, "records": 0} for a in AGENTS},
+        "projects": [], "last_sync": None, "skipped_lines": 0, "skipped_examples": [],
+        "sizes": {}, "paths": paths, "roots": roots, "settings": {
+            "embed": {"value": cfg.embed.value, "from": cfg.embed.origin},
+            "redact": {"value": cfg.redact.value, "from": cfg.redact.origin},
+        },
+        "indexed": cfg.db_path.exists(),
+    }
+    if not cfg.db_path.exists():
+        return out
+    from .store import Store
+
+    store = Store.open(cfg.db_path)
+    try:
+        conn = store.conn
+        out["sessions"] = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
+        out["records"] = conn.execute("SELECT count(*) FROM records").fetchone()[0]
+        out["echoes"] = conn.execute("SELECT count(*) FROM records WHERE is_echo = 1").fetchone()[0]
+        for agent, n in conn.execute("SELECT agent, count(*) FROM sessions GROUP BY agent"):
+            out["agents"].setdefault(agent, {"sessions": 0, "records": 0})["sessions"] = n
+        for agent, n in conn.execute("SELECT agent, count(*) FROM records GROUP BY agent"):
+            out["agents"].setdefault(agent, {"sessions": 0, "records": 0})["records"] = n
+        out["projects"] = [
+            {"agent": a, "project": p, "sessions": s, "records": r}
+            for a, p, s, r in conn.execute(
+                "SELECT agent, project, count(DISTINCT session_id), count(*) FROM records "
+                "GROUP BY agent, project ORDER BY count(*) DESC")
+        ]
+        out["last_sync"] = conn.execute("SELECT max(indexed_at) FROM source_files").fetchone()[0]
+        out["files"] = conn.execute("SELECT count(*) FROM source_files").fetchone()[0]
+        out["skipped_lines"] = conn.execute("SELECT count(*) FROM skipped_lines").fetchone()[0]
+        out["skipped_examples"] = [
+            {"path": p, "line": ln, "reason": r}
+            for p, ln, r in conn.execute("SELECT path, line, reason FROM skipped_lines ORDER BY path, line LIMIT 5")
+        ]
+    finally:
+        store.close()
+    out["sizes"] = {
+        "store_bytes": sum(_size(cfg.db_path.with_name(cfg.db_path.name + s)) for s in ("", "-wal", "-shm")),
+        "lexical_index_bytes": _size(cfg.index_dir),
+        "vectors_bytes": _size(cfg.vectors_dir),
+    }
+    return out

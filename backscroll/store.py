@@ -1,0 +1,257 @@
+"""The record store: SQLite, the permanent record everything else is derived from.
+
+Owns the connection settings (WAL, owner-only files), schema checks, and every read and write of
+sessions, records, source-file checkpoints and skipped lines. Search-time reads use the stdlib
+``sqlite3`` module only; sqlite-utils is imported just to migrate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import orjson
+
+from .errors import NewerSchemaError, NothingIndexedError
+
+SCHEMA_VERSION = 1  # kept equal to migrations.SCHEMA_VERSION (a test checks)
+
+RECORD_COLUMNS = (
+    "record_id", "session_id", "agent", "project", "cwd", "role", "content_type", "tool_name",
+    "tool_call_id", "is_echo", "is_error", "timestamp", "source_path", "line", "text",
+    "text_truncated", "content_hash", "is_sidechain", "parent_session_id",
+)
+_INSERT_RECORD = (
+    f"INSERT OR IGNORE INTO records ({', '.join(RECORD_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in RECORD_COLUMNS)})"
+)
+
+
+def content_hash(text: str) -> str:
+    """Hash of the text with white space folded: equal for copies that differ only in spacing."""
+    return hashlib.blake2b(" ".join(text.split()).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+@dataclass(frozen=True)
+class FileState:
+    """How far a source file has been read, and how to tell whether it was rewritten since."""
+
+    path: str
+    agent: str
+    size: int
+    mtime_ns: int
+    offset: int
+    lines: int
+    head_digest: str
+    tail_digest: str
+    session_id: str
+    session_state: dict
+
+    def with_stat(self, size: int, mtime_ns: int) -> "FileState":
+        return replace(self, size=size, mtime_ns=mtime_ns)
+
+
+def _private_dir(path: Path) -> None:
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        os.chmod(path, 0o700)
+    except OSError:
+        pass
+
+
+class Store:
+    """An open record store. Use ``Store.open`` (creates and migrates) or ``Store.open_existing``."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection):
+        self.path = path
+        self.conn = conn
+
+    # -- opening -----------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: Path) -> "Store":
+        path = Path(path)
+        _private_dir(path.parent)
+        fresh = not path.exists()
+        if fresh:
+            fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+            os.close(fd)
+        conn = cls._connect(path)
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            conn.close()
+            raise NewerSchemaError(
+                f"the store {path} was written by a newer backscroll (schema {version}, this one reads {SCHEMA_VERSION})",
+                hint="upgrade backscroll (pip install -U backscroll); the store was left untouched",
+            )
+        if version < SCHEMA_VERSION:
+            from .migrations import migrate
+
+            migrate(conn)
+        for suffix in ("-wal", "-shm"):
+            side = Path(str(path) + suffix)
+            if side.exists():
+                try:
+                    os.chmod(side, 0o600)
+                except OSError:
+                    pass
+        return cls(path, conn)
+
+    @classmethod
+    def open_existing(cls, path: Path) -> "Store":
+        if not Path(path).exists():
+            raise NothingIndexedError(
+                f"nothing is indexed yet (no store at {path})",
+                hint="run `backscroll index` first; `backscroll status` shows where sessions are looked for",
+            )
+        return cls.open(path)
+
+    @staticmethod
+    def _connect(path: Path) -> sqlite3.Connection:
+        conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=30000")
+        conn.execute("PRAGMA foreign_keys=OFF")
+        return conn
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- transactions ------------------------------------------------------------------------
+    def begin(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self.conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+
+    # -- meta --------------------------------------------------------------------------------
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    # -- source files --------------------------------------------------------------------------
+    def file_states(self) -> dict[str, FileState]:
+        out = {}
+        for row in self.conn.execute(
+            "SELECT path, agent, size, mtime_ns, offset, lines, head_digest, tail_digest, session_id, session_state "
+            "FROM source_files"
+        ):
+            out[row[0]] = FileState(*row[:9], orjson.loads(row[9]) if row[9] else {})
+        return out
+
+    def save_file_state(self, st: FileState, indexed_at: str) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO source_files (path, agent, size, mtime_ns, offset, lines, head_digest, "
+            "tail_digest, session_id, session_state, indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (st.path, st.agent, st.size, st.mtime_ns, st.offset, st.lines, st.head_digest, st.tail_digest,
+             st.session_id, orjson.dumps(st.session_state).decode(), indexed_at),
+        )
+
+    def forget_file_records(self, path: str) -> int:
+        """Delete the records read from ``path`` (it was rewritten) and tombstone them for derived data."""
+        self.conn.execute("INSERT OR IGNORE INTO tombstones (id) SELECT id FROM records WHERE source_path = ?", (path,))
+        cur = self.conn.execute("DELETE FROM records WHERE source_path = ?", (path,))
+        self.conn.execute("DELETE FROM skipped_lines WHERE path = ?", (path,))
+        return cur.rowcount
+
+    # -- writes --------------------------------------------------------------------------------
+    def insert_records(self, rows: list[tuple]) -> int:
+        before = self.conn.total_changes
+        self.conn.executemany(_INSERT_RECORD, rows)
+        return self.conn.total_changes - before
+
+    def upsert_session(self, s: dict) -> None:
+        self.conn.execute(
+            """INSERT INTO sessions (session_id, agent, project, cwd, title, started_at, updated_at, source_path,
+                                     is_sidechain, parent_session_id)
+               VALUES (:session_id, :agent, :project, :cwd, :title, :started_at, :updated_at, :source_path,
+                       :is_sidechain, :parent_session_id)
+               ON CONFLICT(session_id) DO UPDATE SET
+                 project = coalesce(excluded.project, project), cwd = coalesce(excluded.cwd, cwd),
+                 title = coalesce(excluded.title, title),
+                 started_at = CASE WHEN started_at IS NULL OR excluded.started_at < started_at
+                                   THEN excluded.started_at ELSE started_at END,
+                 updated_at = CASE WHEN updated_at IS NULL OR excluded.updated_at > updated_at
+                                   THEN excluded.updated_at ELSE updated_at END,
+                 is_sidechain = excluded.is_sidechain,
+                 parent_session_id = coalesce(excluded.parent_session_id, parent_session_id)""",
+            s,
+        )
+
+    def add_skipped(self, path: str, items: Iterable[tuple[int, str]], seen_at: str) -> None:
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO skipped_lines (path, line, reason, seen_at) VALUES (?, ?, ?, ?)",
+            [(path, line, reason, seen_at) for line, reason in items],
+        )
+
+    def call_info(self, session_id: str, call_ids: list[str]) -> dict[str, tuple[str | None, bool]]:
+        """``tool_call_id -> (tool_name, is_echo)`` of tool calls already stored for a session."""
+        if not call_ids:
+            return {}
+        out = {}
+        for i in range(0, len(call_ids), 500):
+            chunk = call_ids[i:i + 500]
+            q = ",".join("?" for _ in chunk)
+            for cid, name, echo in self.conn.execute(
+                f"SELECT tool_call_id, tool_name, is_echo FROM records WHERE tool_call_id IN ({q}) "
+                f"AND session_id = ? AND tool_name IS NOT NULL", (*chunk, session_id)
+            ):
+                out[cid] = (name, bool(echo))
+        return out
+
+    # -- reads ---------------------------------------------------------------------------------
+    def record_count(self) -> int:
+        return self.conn.execute("SELECT count(*) FROM records").fetchone()[0]
+
+    def records_after(self, last_id: int, batch: int = 5000) -> Iterator[list[sqlite3.Row]]:
+        """Records with ``id > last_id`` in id order, in batches (for building derived indexes)."""
+        cur = self.conn.execute(
+            "SELECT id, agent, project, role, content_type, session_id, is_echo, timestamp, text, tool_name "
+            "FROM records WHERE id > ? ORDER BY id", (last_id,)
+        )
+        while True:
+            rows = cur.fetchmany(batch)
+            if not rows:
+                return
+            yield rows
+
+    def max_record_id(self) -> int:
+        return self.conn.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]
+
+    def tombstones(self) -> list[int]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM tombstones")]
+
+    def clear_tombstones(self, ids: list[int]) -> None:
+        self.conn.executemany("DELETE FROM tombstones WHERE id = ?", [(i,) for i in ids])
+
+    def fetch(self, ids: Iterable[int]) -> dict[int, sqlite3.Row]:
+        ids = list(ids)
+        out: dict[int, sqlite3.Row] = {}
+        self.conn.row_factory = sqlite3.Row
+        try:
+            for i in range(0, len(ids), 500):
+                chunk = ids[i:i + 500]
+                q = ",".join("?" for _ in chunk)
+                for row in self.conn.execute(f"SELECT * FROM records WHERE id IN ({q})", chunk):
+                    out[row["id"]] = row
+        finally:
+            self.conn.row_factory = None
+        return out
+
+    def query(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
+        self.conn.row_factory = sqlite3.Row
+        try:
+            return self.conn.execute(sql, params).fetchall()
+        finally:
+            self.conn.row_factory = None

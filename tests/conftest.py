@@ -1,0 +1,1 @@
+"""Shared fixtures. The backscroll pytest plugin (backscroll.testing) provides the session builders."""

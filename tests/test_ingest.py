@@ -1,0 +1,152 @@
+"""Incremental, idempotent sync and bad input: nothing lost, nothing doubled."""
+
+import json
+import os
+import stat
+
+from helpers import rows, texts
+
+from backscroll import ingest
+
+
+def test_bad_lines_are_skipped_and_counted_and_the_rest_lands(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("first good line")
+    s.raw('{"type": "user", "message": {"role": "user", "content": "cut in the mid')  # malformed JSON
+    s.raw("[1, 2, 3]")  # an array, not an object
+    s.raw(b'{"type": "user", "message": {"role": "user", "content": "bad \xff byte"}}')  # not UTF-8
+    s.raw("42")
+    s.write({"type": "user", "uuid": "x", "message": {"role": "user", "content": 42}})  # wrong type
+    s.write({"type": "user", "uuid": "y", "message": "not an object"})
+    s.raw("")
+    s.user("last good line")
+    out = backscroll_index()
+    assert texts(backscroll_home) == ["first good line", "last good line"]
+    assert out.report.lines_skipped == 6
+    skipped = rows(backscroll_home, "SELECT line, reason FROM skipped_lines ORDER BY line")
+    assert [r["line"] for r in skipped] == [2, 3, 4, 5, 6, 7]
+    reasons = " | ".join(r["reason"] for r in skipped)
+    assert "malformed JSON" in reasons and "not valid UTF-8" in reasons and "list" in reasons
+
+
+def test_huge_lines_are_skipped_and_huge_texts_capped(session_builder, backscroll_home, backscroll_index, monkeypatch):
+    monkeypatch.setattr(ingest, "MAX_LINE_BYTES", 8192)
+    s = session_builder.claude()
+    s.user("before")
+    s.user("x" * 20_000)  # a line over the (lowered) line limit
+    s.user("after")
+    monkeypatch.setattr(ingest, "MAX_TEXT_BYTES", 1000)
+    s.tool("cat big.log", "y" * 3000)
+    backscroll_index()
+    recs = rows(backscroll_home)
+    assert [r["text"][:6] for r in recs] == ["before", "after", "cat bi", "yyyyyy"]
+    big = recs[-1]
+    assert big["text_truncated"] == 1 and len(big["text"]) == 1000
+    assert rows(backscroll_home, "SELECT reason FROM skipped_lines")[0]["reason"].startswith("line longer than")
+
+
+def test_appended_lines_are_read_from_the_stored_offset(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("one")
+    s.assistant("two")
+    backscroll_index()
+    first_ids = [r["id"] for r in rows(backscroll_home)]
+    state = rows(backscroll_home, "SELECT * FROM source_files")[0]
+    assert state["offset"] == s.path.stat().st_size and state["lines"] == 2
+    s.user("three")
+    out = backscroll_index()
+    assert out.report.records_added == 1 and out.report.records_replaced == 0
+    recs = rows(backscroll_home)
+    assert [r["id"] for r in recs][:2] == first_ids, "existing records are not rewritten"
+    assert [r["text"] for r in recs] == ["one", "two", "three"]
+    assert recs[2]["line"] == 3
+
+
+def test_unchanged_files_cost_nothing_and_reruns_never_duplicate(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("alpha")
+    c = session_builder.codex()
+    c.user("beta")
+    first = backscroll_index()
+    second = backscroll_index()
+    third = backscroll_index()
+    assert first.report.records_added == 2
+    assert (second.report.files_changed, second.report.records_added) == (0, 0)
+    assert (third.report.files_changed, third.report.records_added) == (0, 0)
+    # touching a file (new mtime, same bytes) re-checks it but adds nothing
+    os.utime(s.path, ns=(1, 1))
+    fourth = backscroll_index()
+    assert (fourth.report.files_changed, fourth.report.records_added) == (1, 0)
+    assert len(rows(backscroll_home)) == 2
+
+
+def test_rewritten_file_replaces_its_records(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("original question")
+    s.assistant("original answer")
+    backscroll_index()
+    s.path.write_text(s.path.read_text().replace("original", "edited"))
+    out = backscroll_index()
+    assert out.report.records_replaced == 2
+    assert texts(backscroll_home) == ["edited question", "edited answer"]
+
+
+def test_shrunk_file_is_read_again(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("keep me")
+    s.user("drop me")
+    backscroll_index()
+    lines = s.path.read_bytes().splitlines(keepends=True)
+    s.path.write_bytes(lines[0])
+    backscroll_index()
+    assert texts(backscroll_home) == ["keep me"]
+
+
+def test_half_written_last_line_is_picked_up_when_complete(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("complete")
+    line = json.dumps(s._envelope("assistant", {"role": "assistant", "content": [{"type": "text", "text": "later"}]}))
+    s.raw(line[:40], newline=False)
+    out = backscroll_index()
+    assert texts(backscroll_home) == ["complete"] and out.report.lines_skipped == 0
+    s.raw(line[40:])
+    backscroll_index()
+    assert texts(backscroll_home) == ["complete", "later"]
+    assert rows(backscroll_home, "SELECT count(*) AS n FROM skipped_lines")[0]["n"] == 0
+
+
+def test_records_outlive_their_source_file(session_builder, backscroll_home, backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    s.assistant("the cache key includes the tenant id")
+    backscroll_index()
+    s.path.unlink()
+    backscroll_index()
+    assert texts(backscroll_home) == ["the cache key includes the tenant id"]
+    assert backscroll_search("tenant cache key", mode="lexical").results[0].text.startswith("the cache key")
+
+
+def test_unreadable_files_are_reported_not_fatal(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("readable")
+    broken = backscroll_home.claude_projects / "-home-dev-shop" / "gone.jsonl"
+    broken.symlink_to(backscroll_home.root / "does-not-exist.jsonl")
+    out = backscroll_index()
+    assert texts(backscroll_home) == ["readable"]
+    assert [p for p, _why in out.report.unreadable] == [str(broken)]
+
+
+def test_store_and_data_dir_are_owner_only(session_builder, backscroll_home, backscroll_index):
+    session_builder.claude().user("secret plans")
+    backscroll_index()
+    assert stat.S_IMODE(os.stat(backscroll_home.data).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(backscroll_home.data / "backscroll.db").st_mode) == 0o600
+
+
+def test_same_record_in_two_files_is_stored_once(session_builder, backscroll_home, backscroll_index):
+    """Claude copies a conversation into a new file when it is resumed or backgrounded."""
+    s = session_builder.claude()
+    s.user("shared history")
+    copy = s.path.with_name("11111111-2222-3333-4444-555555555555.jsonl")
+    copy.write_bytes(s.path.read_bytes())
+    backscroll_index()
+    assert texts(backscroll_home) == ["shared history"]

@@ -1,0 +1,162 @@
+"""What each agent's session lines become: every record kind of Claude Code and Codex."""
+
+import json
+
+from helpers import rows, texts
+
+from backscroll.records import SessionInfo
+from backscroll.sources import LineError, claude, codex
+
+
+def test_claude_records_of_every_kind(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude(project="shop")
+    s.user("why does checkout return 500?")
+    s.assistant("Let me read the handler.", thinking="the handler probably raises")
+    call = s.tool_use("Read", {"file_path": "/home/dev/shop/checkout.py"})
+    s.tool_result(call, "def checkout():\n    raise KeyError('cart')")
+    s.tool("pytest -q tests/test_checkout.py", "FAILED tests/test_checkout.py::test_total - KeyError", is_error=True)
+    s.summary("Checkout 500 from KeyError")
+    backscroll_index()
+
+    recs = rows(backscroll_home)
+    kinds = [(r["role"], r["content_type"], r["tool_name"]) for r in recs]
+    assert kinds == [
+        ("user", "text", None),
+        ("assistant", "text", None),
+        ("tool", "tool", "Read"),
+        ("tool", "tool", "Read"),  # the result is named after its call
+        ("tool", "tool", "Bash"),
+        ("tool", "tool", "Bash"),
+    ]
+    assert recs[2]["text"] == "Read\nfile_path: /home/dev/shop/checkout.py"
+    assert recs[4]["text"] == "pytest -q tests/test_checkout.py"
+    assert recs[5]["is_error"] == 1 and recs[3]["is_error"] == 0
+    assert all("the handler probably raises" not in r["text"] for r in recs), "thinking is not a record"
+    assert recs[0]["record_id"].endswith("#0") and recs[0]["project"] == "shop"
+    assert recs[0]["cwd"] == "/home/dev/shop" and recs[0]["timestamp"].endswith("Z")
+    session = rows(backscroll_home, "SELECT * FROM sessions")[0]
+    assert session["title"] == "Checkout 500 from KeyError" and session["agent"] == "claude"
+    assert session["started_at"] <= session["updated_at"]
+
+
+def test_claude_skips_meta_system_snapshots_and_injected_blocks(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.write({"type": "file-history-snapshot", "messageId": "m", "snapshot": {"trackedFileBackups": {}}})
+    s.write({"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted"})
+    s.write(s._envelope("user", {"role": "user", "content": "Caveat: hidden"}, isMeta=True))
+    s.user("<command-name>/clear</command-name>\n<command-message>clear</command-message>")
+    s.user("<system-reminder>be nice</system-reminder>real question about caching")
+    s.user("[Request interrupted by user]")
+    backscroll_index()
+    assert texts(backscroll_home) == ["real question about caching"]
+
+
+def test_claude_subagents_are_sessions_linked_to_their_parent(session_builder, backscroll_home, backscroll_index):
+    parent = session_builder.claude()
+    parent.user("profile the checkout")
+    sub = parent.subagent()
+    sub.user("Find the slow query")
+    sub.assistant("The N+1 query is in CartSerializer.get_items")
+    backscroll_index()
+    sess = {r["session_id"]: r for r in rows(backscroll_home, "SELECT * FROM sessions")}
+    child = next(s for s in sess.values() if s["is_sidechain"])
+    assert child["parent_session_id"] == parent.session_id
+    assert child["session_id"].startswith(parent.session_id + ":agent-")
+    rec = rows(backscroll_home, "SELECT * FROM records WHERE text LIKE '%CartSerializer%'")[0]
+    assert rec["is_sidechain"] == 1 and rec["parent_session_id"] == parent.session_id
+
+
+def test_claude_old_layout_subagent_learns_parent_from_records(backscroll_home, backscroll_index):
+    path = backscroll_home.claude_projects / "-home-dev-shop" / "agent-1a2b3c4d.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"type": "user", "uuid": "u1", "sessionId": "parent-1", "isSidechain": True,
+                                "cwd": "/home/dev/shop", "timestamp": "2026-10-01T10:00:00Z",
+                                "message": {"role": "user", "content": "explore the repo"}}) + "\n")
+    backscroll_index()
+    s = rows(backscroll_home, "SELECT * FROM sessions")[0]
+    assert s["is_sidechain"] == 1 and s["parent_session_id"] == "parent-1"
+
+
+def test_codex_records_of_every_kind(session_builder, backscroll_home, backscroll_index):
+    c = session_builder.codex(project="payments")
+    c.user("add a retry to the payment capture")
+    c.assistant("Retry with exponential backoff capped at 3 attempts.")
+    c.tool("pytest -q", "E psycopg.errors.UniqueViolation: duplicate key", is_error=True)
+    c.write({"timestamp": "2026-10-01T09:10:00Z", "type": "response_item", "payload": {
+        "type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "rg capture src/"}),
+        "call_id": "call_exec"}})
+    c.write({"timestamp": "2026-10-01T09:10:01Z", "type": "response_item", "payload": {
+        "type": "function_call_output", "call_id": "call_exec", "output": "src/pay.py:12: def capture("}})
+    c.write({"timestamp": "2026-10-01T09:10:02Z", "type": "response_item", "payload": {
+        "type": "custom_tool_call", "name": "apply_patch", "call_id": "call_patch",
+        "input": "*** Begin Patch\n*** Update File: src/pay.py\n+MAX_ATTEMPTS = 3\n*** End Patch"}})
+    c.write({"timestamp": "2026-10-01T09:10:03Z", "type": "response_item", "payload": {
+        "type": "custom_tool_call_output", "call_id": "call_patch",
+        "output": json.dumps({"output": "Success. Updated the following files:\nM src/pay.py", "metadata": {"exit_code": 0}})}})
+    c.write({"timestamp": "2026-10-01T09:10:04Z", "type": "response_item", "payload": {
+        "type": "local_shell_call", "call_id": "call_local", "status": "completed",
+        "action": {"type": "exec", "command": ["git", "diff", "--stat"]}}})
+    c.write({"timestamp": "2026-10-01T09:10:05Z", "type": "response_item", "payload": {
+        "type": "reasoning", "summary": [{"type": "summary_text", "text": "thinking"}], "encrypted_content": "gAAA"}})
+    c.write({"timestamp": "2026-10-01T09:10:06Z", "type": "event_msg", "payload": {
+        "type": "token_count", "info": {"total_token_usage": {"input_tokens": 5}}}})
+    backscroll_index()
+
+    recs = rows(backscroll_home)
+    got = [(r["role"], r["tool_name"], r["text"]) for r in recs]
+    assert got == [
+        ("user", None, "add a retry to the payment capture"),
+        ("assistant", None, "Retry with exponential backoff capped at 3 attempts."),
+        ("tool", "shell", "pytest -q"),
+        ("tool", "shell", "E psycopg.errors.UniqueViolation: duplicate key"),
+        ("tool", "exec_command", "rg capture src/"),
+        ("tool", "exec_command", "src/pay.py:12: def capture("),
+        ("tool", "apply_patch", "apply_patch\n*** Begin Patch\n*** Update File: src/pay.py\n+MAX_ATTEMPTS = 3\n*** End Patch"),
+        ("tool", "apply_patch", "Success. Updated the following files:\nM src/pay.py"),
+        ("tool", "local_shell", "git diff --stat"),
+    ]
+    assert recs[3]["is_error"] == 1, "a non-zero exit code marks the output as an error"
+    assert recs[0]["session_id"] == c.session_id and recs[0]["project"] == "payments"
+    assert recs[0]["record_id"].startswith(f"{c.session_id}:")
+
+
+def test_codex_event_messages_are_not_indexed_twice(session_builder, backscroll_home, backscroll_index):
+    c = session_builder.codex()
+    c.user("rename the flag")  # writes response_item + event_msg user_message
+    c.assistant("Renamed it to --dry-run.")  # response_item + event_msg agent_message
+    backscroll_index()
+    assert texts(backscroll_home) == ["rename the flag", "Renamed it to --dry-run."]
+
+
+def test_codex_subagent_rollout_is_linked_to_parent(backscroll_home, backscroll_index):
+    path = backscroll_home.codex_sessions / "2026/10/02" / "rollout-2026-10-02T10-00-00-0199aaaa-bbbb-cccc-dddd-eeeeffff0000.jsonl"
+    path.parent.mkdir(parents=True)
+    lines = [
+        {"timestamp": "2026-10-02T10:00:00Z", "type": "session_meta", "payload": {
+            "id": "0199aaaa-bbbb-cccc-dddd-eeeeffff0000", "cwd": "/w/api",
+            "source": {"subagent": {"thread_spawn": {"parent_thread_id": "parent-thread", "depth": 1}}}}},
+        {"timestamp": "2026-10-02T10:00:01Z", "type": "response_item", "payload": {
+            "type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "found it"}]}},
+    ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    backscroll_index()
+    s = rows(backscroll_home, "SELECT * FROM sessions")[0]
+    assert (s["is_sidechain"], s["parent_session_id"], s["project"]) == (1, "parent-thread", "api")
+
+
+def test_parsers_reject_non_objects_and_wrong_types():
+    info = SessionInfo("s", "claude")
+    for parse in (claude.parse_line, codex.parse_line):
+        for bad in ([1, 2], "text", 3, None):
+            try:
+                parse(bad, 1, info)
+            except LineError:
+                pass
+            else:
+                raise AssertionError(f"{parse.__module__} accepted {bad!r}")
+    try:
+        claude.parse_line({"type": "user", "message": {"role": "user", "content": 42}}, 1, info)
+    except LineError as exc:
+        assert "content" in str(exc)
+    else:
+        raise AssertionError("wrong content type accepted")
