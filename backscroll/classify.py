@@ -1,0 +1,156 @@
+"""Query-echo detection: is this tool call backscroll retrieving history?
+
+Pure and deterministic (DESIGN.md, "Echo rules"). A shell command is split into simple commands at
+``;`` ``&&`` ``||`` ``|`` ``&`` and newlines; ``bash -c``/``-lc`` strings and argv arrays are
+unwrapped; leading ``NAME=value`` assignments and wrappers (env, command, exec, nohup, time, nice,
+timeout, sudo, uvx, pipx run, uv run, poetry run, python -m) are dropped; the call is an echo when
+the program is backscroll and its subcommand retrieves history (``search``, ``show``). Quoting
+errors never raise: the command is then split on whitespace.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import PurePosixPath
+
+RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
+PROGRAM = "backscroll"
+
+_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "\n", "|&", ";;", "(", ")", ";&", ";;&"})
+_PUNCT = ";&|()\n<>"
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
+_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+# Global options of backscroll that take a value (skipped before the subcommand).
+_GLOBAL_VALUE_OPTIONS = frozenset({"--home", "--config"})
+_MAX_DEPTH = 4
+
+
+def _tokens(script: str) -> list[str]:
+    lexer = shlex.shlex(script, posix=True, punctuation_chars=_PUNCT)
+    lexer.whitespace = " \t\r"
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return list(lexer)
+    except ValueError:
+        # Unbalanced quotes: fall back to whitespace splitting, keeping operators apart.
+        return re.findall(r"&&|\|\||[;&|\n()]|[^\s;&|()]+", script)
+
+
+def split_commands(script: str) -> list[list[str]]:
+    """Split a shell script into simple commands (argv lists), dropping redirections."""
+    commands: list[list[str]] = []
+    current: list[str] = []
+    skip_next = False
+    for tok in _tokens(script):
+        if skip_next:
+            skip_next = False
+            continue
+        if tok in _SEPARATORS:
+            if current:
+                commands.append(current)
+            current = []
+        elif tok and set(tok) <= set(_PUNCT):  # a redirection: >, >>, <, >&, <<, &>
+            if current and current[-1].isdigit():
+                current.pop()
+            skip_next = True  # and its target
+        else:
+            current.append(tok)
+    if current:
+        commands.append(current)
+    return commands
+
+
+def _skip_options(argv: list[str], i: int, with_value: frozenset[str] = frozenset()) -> int:
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
+        if argv[i] == "--":
+            return i + 1
+        i += 2 if argv[i] in with_value else 1
+    return i
+
+
+def _strip_wrappers(argv: list[str]) -> list[str]:
+    """Drop assignments and wrapper programs in front of the real program."""
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        name = PurePosixPath(word).name
+        if _ASSIGNMENT.match(word):
+            i += 1
+        elif name == "env":
+            i += 1
+            while i < len(argv) and (argv[i].startswith("-") or _ASSIGNMENT.match(argv[i])):
+                i += 2 if argv[i] in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string") else 1
+        elif name in ("command", "exec", "nohup", "builtin", "noglob", "stdbuf"):
+            i = _skip_options(argv, i + 1)
+        elif name == "time":
+            i = _skip_options(argv, i + 1, frozenset({"-f", "--format", "-o", "--output"}))
+        elif name == "nice":
+            i = _skip_options(argv, i + 1, frozenset({"-n", "--adjustment"}))
+        elif name == "timeout":
+            i = _skip_options(argv, i + 1, frozenset({"-s", "--signal", "-k", "--kill-after"}))
+            i += 1  # the duration
+        elif name == "sudo":
+            i = _skip_options(argv, i + 1, frozenset({"-u", "--user", "-g", "--group", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}))
+        elif name == "uvx":
+            i = _skip_options(argv, i + 1, frozenset({"--from", "--with", "--python", "-p", "--index-url", "--with-requirements"}))
+        elif name in ("pipx", "uv", "poetry", "pdm", "hatch", "rye") and i + 1 < len(argv) and argv[i + 1] in ("run", "tool"):
+            i += 2
+            if name == "uv" and i < len(argv) and argv[i] == "run" and argv[i - 1] == "tool":
+                i += 1  # uv tool run
+            i = _skip_options(argv, i, frozenset({"--spec", "--python", "--with", "--from", "-p", "--project", "--directory"}))
+        else:
+            break
+    return argv[i:]
+
+
+def _backscroll_args(argv: list[str]) -> list[str] | None:
+    """The arguments after the program when ``argv`` runs backscroll, else None."""
+    if not argv:
+        return None
+    name = PurePosixPath(argv[0]).name
+    if name == PROGRAM:
+        return argv[1:]
+    if _PYTHON.match(name) and len(argv) >= 3 and argv[1] == "-m" and argv[2] in (PROGRAM, f"{PROGRAM}.cli"):
+        return argv[3:]
+    return None
+
+
+def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[str]]:
+    """Every backscroll retrieval in ``command``, each as its arguments starting at the subcommand."""
+    if command is None or _depth > _MAX_DEPTH:
+        return []
+    if isinstance(command, list):
+        simple = [[str(a) for a in command]]
+    elif isinstance(command, str):
+        simple = split_commands(command)
+    else:
+        return []
+    found: list[list[str]] = []
+    for argv in simple:
+        argv = _strip_wrappers(argv)
+        if not argv:
+            continue
+        name = PurePosixPath(argv[0]).name
+        if name in _SHELLS:
+            j = 1
+            while j < len(argv) and argv[j].startswith("-"):
+                if "c" in argv[j].lstrip("-") and not argv[j].startswith("--") and j + 1 < len(argv):
+                    found.extend(retrieval_calls(argv[j + 1], _depth + 1))
+                    break
+                j += 1
+            continue
+        args = _backscroll_args(argv)
+        if args is None:
+            continue
+        j = _skip_options(args, 0, _GLOBAL_VALUE_OPTIONS)
+        if j < len(args) and args[j] in RETRIEVAL_SUBCOMMANDS:
+            found.append(args[j:])
+    return found
+
+
+def is_query_echo(command: str | list | None) -> bool:
+    """True when the shell command runs ``backscroll search`` or ``backscroll show``."""
+    return bool(retrieval_calls(command))

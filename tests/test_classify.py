@@ -1,0 +1,99 @@
+"""Echo rules (DESIGN.md): every command form that runs backscroll retrieval, and the look-alikes that do not."""
+
+import pytest
+
+from backscroll.classify import is_query_echo, retrieval_calls, split_commands
+
+ECHOES = [
+    "backscroll search foo",
+    "backscroll show 1f0e#0",
+    "./backscroll search x",
+    "~/.local/bin/backscroll search job queue",
+    "/usr/local/bin/backscroll search job queue",
+    '~/.local/bin/backscroll search "SKIP LOCKED" --json | head -50',
+    "cd /home/dev/shop && backscroll search job queue postgres --limit 5",
+    "FOO=1 BAR=2 backscroll search q",
+    "env -u X BAR=2 backscroll search q",
+    "env -i PATH=/usr/bin backscroll search q",
+    "timeout 30 backscroll search q",
+    "timeout -s KILL -k 5 30s backscroll search q",
+    "nice -n 5 backscroll search q",
+    "nohup backscroll search q &",
+    "time backscroll search q",
+    "command backscroll search q",
+    "exec backscroll search q",
+    "sudo -u bob backscroll search q",
+    "python -m backscroll search q",
+    "python3 -m backscroll search q",
+    "python3.11 -m backscroll search q",
+    "uvx backscroll search q",
+    "uvx --from backscroll backscroll search q",
+    "pipx run backscroll search q",
+    "uv run backscroll search q",
+    "poetry run backscroll search q",
+    'bash -lc "backscroll search foo"',
+    "sh -c 'cd /x; backscroll search foo'",
+    "zsh -c 'backscroll search foo'",
+    "backscroll --home /tmp/h search q",
+    "backscroll search 'quoted query' --content-type tool",
+    "backscroll search foo 2>&1 | tail -n 20",
+    "backscroll search foo > /tmp/out.txt",
+    "git status; backscroll search foo",
+    "make build || backscroll search why the build broke",
+    "echo start\nbackscroll search foo",
+    'backscroll search "unterminated',
+    ["bash", "-lc", "backscroll search foo"],
+    ["bash", "-lc", "cd /x && timeout 10 backscroll search foo"],
+    ["backscroll", "search", "foo"],
+    ["/usr/bin/env", "backscroll", "search", "foo"],
+]
+
+NOT_ECHOES = [
+    'grep -rn "backscroll search" docs/',
+    'rg "backscroll search" .',
+    'git commit -m "docs: explain backscroll search flags"',
+    "echo backscroll search",
+    "printf 'backscroll search %s' foo",
+    "cat notes.md",
+    "backscroll status",
+    "backscroll index",
+    "backscroll rebuild",
+    "backscroll --help",
+    "backscroll",
+    "man backscroll",
+    "which backscroll",
+    "pip install backscroll",
+    "vim backscroll/search.py",
+    "python -m pytest tests/test_search.py",
+    "ls ~/.local/share/backscroll",
+    ["rg", "backscroll search"],
+    ["git", "commit", "-m", "backscroll search"],
+    "",
+    None,
+]
+
+
+@pytest.mark.parametrize("command", ECHOES, ids=repr)
+def test_retrieval_commands_are_echoes(command):
+    assert is_query_echo(command)
+
+
+@pytest.mark.parametrize("command", NOT_ECHOES, ids=repr)
+def test_lookalikes_are_not_echoes(command):
+    assert not is_query_echo(command)
+
+
+def test_split_commands_respects_quotes_and_operators():
+    assert split_commands('a "x; y" && b | c; d & e\nf') == [["a", "x; y"], ["b"], ["c"], ["d"], ["e"], ["f"]]
+
+
+def test_retrieval_calls_give_the_arguments_from_the_subcommand():
+    assert retrieval_calls('cd x && backscroll --home /h search "job queue" --limit 5 2>/dev/null | head') == [
+        ["search", "job queue", "--limit", "5"]
+    ]
+
+
+def test_malformed_input_never_raises():
+    for weird in ['"', "'", "$(", "`", "\\", "bash -c", "env", "timeout", "sudo -u", "python -m", "a && && b",
+                  "backscroll search $(cat <<EOF", ["bash"], [1, 2, None], {"a": 1}, 42]:
+        is_query_echo(weird)
