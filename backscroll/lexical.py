@@ -1,0 +1,226 @@
+"""The Tantivy lexical index, derived from the record store and rebuildable from it.
+
+Documents carry the record's store id, its text twice (plain words and English stems) and raw
+fields for every filter. Sync is incremental and idempotent: documents above the last committed
+watermark are deleted and re-added, so a crash between Tantivy's commit and the store's never
+doubles a document. An index that is missing, from another schema, unreadable, or out of step with
+the store is rebuilt with a notice.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Callable
+
+import tantivy
+from tantivy import Filter, Occur, Query, SchemaBuilder, TextAnalyzerBuilder, Tokenizer
+
+from .records import Filters
+from .store import Store
+
+LEXICAL_SCHEMA = 1
+META_FILE = "backscroll-index.json"
+WRITER_HEAP = 256_000_000
+
+
+def _analyzer(stem: bool):
+    b = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(40)).filter(Filter.lowercase())
+    if stem:
+        b = b.filter(Filter.stemmer("english"))
+    return b.build()
+
+
+_WORDS = _analyzer(False)
+_STEMS = _analyzer(True)
+
+
+def analyze(text: str) -> list[str]:
+    """The index's own word tokenizer (lowercased, long tokens dropped)."""
+    return _WORDS.analyze(text)
+
+
+def stem(token: str) -> str:
+    out = _STEMS.analyze(token)
+    return out[0] if out else token
+
+
+def _schema():
+    sb = SchemaBuilder()
+    sb.add_unsigned_field("id", stored=True, indexed=True, fast=True)
+    sb.add_text_field("text", stored=False, tokenizer_name="bs_words")
+    sb.add_text_field("stem", stored=False, tokenizer_name="bs_stems", index_option="freq")
+    for name in ("agent", "project", "role", "content_type", "session", "echo", "tool"):
+        sb.add_text_field(name, stored=False, tokenizer_name="raw", index_option="basic")
+    sb.add_date_field("ts", stored=False, indexed=True, fast=True)
+    return sb.build()
+
+
+SCHEMA = _schema()
+
+
+@dataclass(frozen=True)
+class LexicalQuery:
+    terms: tuple[str, ...]
+    phrases: tuple[tuple[str, ...], ...] = ()
+
+
+def _ts(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+class LexicalIndex:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.index: tantivy.Index | None = None
+        self.generation: str | None = None
+
+    # -- opening ---------------------------------------------------------------------------
+    def _register(self, idx: tantivy.Index) -> tantivy.Index:
+        idx.register_tokenizer("bs_words", _analyzer(False))
+        idx.register_tokenizer("bs_stems", _analyzer(True))
+        return idx
+
+    def _read_meta(self) -> dict | None:
+        try:
+            meta = json.loads((self.path / META_FILE).read_text())
+        except (OSError, ValueError):
+            return None
+        return meta if isinstance(meta, dict) and meta.get("schema") == LEXICAL_SCHEMA else None
+
+    def open_for_read(self) -> bool:
+        """Open an existing, compatible index. False when it must be (re)built first."""
+        meta = self._read_meta()
+        if meta is None:
+            return False
+        try:
+            self.index = self._register(tantivy.Index.open(str(self.path)))
+            self.index.searcher()
+        except Exception:  # corrupt files, wrong schema: rebuild
+            self.index = None
+            return False
+        self.generation = meta.get("generation")
+        return True
+
+    def create(self) -> None:
+        if self.path.exists():
+            shutil.rmtree(self.path)
+        self.path.mkdir(parents=True, mode=0o700)
+        self.index = self._register(tantivy.Index(SCHEMA, path=str(self.path), reuse=False))
+        self.generation = uuid.uuid4().hex
+        (self.path / META_FILE).write_text(json.dumps({"schema": LEXICAL_SCHEMA, "generation": self.generation}))
+
+    # -- sync ------------------------------------------------------------------------------
+    def sync(self, store: Store, notify: Callable[[str], None] = lambda _m: None,
+             progress: Callable[[int], None] | None = None) -> int:
+        """Bring the index up to the store; returns the number of documents added."""
+        if self.index is None and not self.open_for_read():
+            if self.path.exists():
+                notify("the lexical index was missing or unreadable; rebuilding it from the store")
+            self.create()
+        known_gen = store.get_meta("lexical_generation")
+        watermark = int(store.get_meta("lexical_watermark") or 0)
+        if known_gen != self.generation:
+            if known_gen is not None:
+                notify("the lexical index is out of step with the store; rebuilding it")
+                self.create()
+            watermark = 0
+        top = store.max_record_id()
+        tombs = store.tombstones()
+        if top <= watermark and not tombs and known_gen == self.generation:
+            return 0
+        writer = self.index.writer(heap_size=WRITER_HEAP)
+        added = 0
+        try:
+            writer.delete_documents_by_query(
+                Query.range_query(SCHEMA, "id", tantivy.FieldType.Unsigned, watermark + 1, None))
+            for rid in tombs:
+                writer.delete_documents_by_term("id", rid)
+            for batch in store.records_after(watermark):
+                for rid, agent, project, role, ctype, session, echo, ts, text, tool in batch:
+                    doc = tantivy.Document()
+                    doc.add_unsigned("id", rid)
+                    doc.add_text("text", text)
+                    doc.add_text("stem", text)
+                    doc.add_text("agent", agent)
+                    doc.add_text("project", project or "")
+                    doc.add_text("role", role)
+                    doc.add_text("content_type", ctype)
+                    doc.add_text("session", session)
+                    doc.add_text("echo", "1" if echo else "0")
+                    if tool:
+                        doc.add_text("tool", tool)
+                    when = _ts(ts)
+                    if when is not None:
+                        doc.add_date("ts", when)
+                    writer.add_document(doc)
+                added += len(batch)
+                if progress:
+                    progress(len(batch))
+            writer.commit()
+            writer.wait_merging_threads()
+        except BaseException:
+            try:
+                writer.rollback()
+            except Exception:
+                pass
+            raise
+        store.begin()
+        store.set_meta("lexical_generation", self.generation)
+        store.set_meta("lexical_watermark", str(top))
+        store.clear_tombstones(tombs)
+        store.commit()
+        self.index.reload()
+        return added
+
+    # -- search ----------------------------------------------------------------------------
+    def _text_query(self, q: LexicalQuery):
+        clauses = []
+        for t in q.terms:
+            clauses.append((Occur.Should, Query.term_query(SCHEMA, "text", t)))
+            clauses.append((Occur.Should, Query.boost_query(Query.term_query(SCHEMA, "stem", stem(t), "freq"), 0.6)))
+        if 2 <= len(q.terms) <= 8:
+            clauses.append((Occur.Should, Query.boost_query(Query.phrase_query(SCHEMA, "text", list(q.terms), 2), 1.5)))
+        text_q = Query.boolean_query(clauses)
+        if not q.phrases:
+            return text_q
+        musts = [(Occur.Must, Query.phrase_query(SCHEMA, "text", list(p))) for p in q.phrases]
+        return Query.boolean_query([(Occur.Must, text_q), *musts])
+
+    @staticmethod
+    def filter_clauses(f: Filters, content_type: str | None, echo: bool | None) -> list:
+        clauses = []
+        for field, value in (("agent", f.agent), ("project", f.project), ("role", f.role),
+                             ("content_type", content_type or f.content_type), ("session", f.session)):
+            if value:
+                clauses.append((Occur.Must, Query.term_query(SCHEMA, field, value)))
+        if echo is not None:
+            clauses.append((Occur.Must, Query.term_query(SCHEMA, "echo", "1" if echo else "0")))
+        if f.since or f.until:
+            clauses.append((Occur.Must, Query.range_query(SCHEMA, "ts", tantivy.FieldType.Date,
+                                                          _ts(f.since), _ts(f.until), True, f.until is None)))
+        return clauses
+
+    def search(self, q: LexicalQuery, f: Filters, *, content_type: str | None, echo: bool | None,
+               limit: int) -> list[tuple[int, float]]:
+        """Ranked ``(record id, score)`` for the query under the filters."""
+        query = Query.boolean_query([(Occur.Must, self._text_query(q)), *self.filter_clauses(f, content_type, echo)])
+        searcher = self.index.searcher()
+        hits = searcher.search(query, limit, count=False).hits
+        if not hits:
+            return []
+        ids = searcher.fast_field_values("id", [addr for _s, addr in hits])
+        return [(rid, score) for (score, _a), rid in zip(hits, ids)]
+
+    def count(self, q: LexicalQuery, f: Filters, *, content_type: str | None, echo: bool | None) -> int:
+        query = Query.boolean_query([(Occur.Must, self._text_query(q)), *self.filter_clauses(f, content_type, echo)])
+        return self.index.searcher().search(query, 1, count=True).count

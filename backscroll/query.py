@@ -1,0 +1,75 @@
+"""Reading the user's query: words, quoted phrases, and its shape.
+
+Query text is user text: nothing in it is syntax except double quotes around a phrase, and nothing
+raises except a query with no searchable word at all. The shape decides how lexical and semantic
+rankings are weighed: a natural-language question leans on meaning, an identifier or a path on
+exact words. Stopwords are dropped from the lexical part of natural-language queries.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import QueryError
+
+STOPWORDS = frozenset("""
+a an and are as at be been but by can could did do does doing done for from had has have how i if in
+into is it its me my of on or our so that the their them then there these they this those to us was
+we were what when where which who whom why will with would you your about again any all also just
+should shall than too very let lets let's please tell remember recall find show know again ever
+""".split())
+_QUESTION_START = frozenset("what when where which who why how did do does is are was were can could should have has".split())
+_PHRASE = re.compile(r'"([^"]+)"')
+_IDENTIFIER_HINT = re.compile(r"[/\\._:]|[a-z][A-Z]|--?\w|\w\(|\d")
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    text: str
+    terms: tuple[str, ...]  # analysed tokens, in order, without repeats
+    lexical_terms: tuple[str, ...]  # terms used for the lexical lists
+    phrases: tuple[tuple[str, ...], ...]  # analysed tokens of each quoted phrase
+    shape: str  # "natural" | "identifier" | "keywords"
+
+
+def _dedupe(tokens: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(tokens))
+
+
+def classify_shape(text: str, words: list[str]) -> str:
+    raw_words = text.split()
+    if any(_IDENTIFIER_HINT.search(w) for w in raw_words) and len(raw_words) <= 3:
+        return "identifier"
+    stop = sum(1 for w in words if w in STOPWORDS)
+    if text.rstrip().endswith("?") or (words and words[0] in _QUESTION_START and len(words) >= 3):
+        return "natural"
+    if len(words) >= 4 and stop >= 2:
+        return "natural"
+    if any(_IDENTIFIER_HINT.search(w) for w in raw_words):
+        return "identifier"
+    return "keywords"
+
+
+def plan(text: str, analyze) -> QueryPlan:
+    """Build a query plan; ``analyze`` is the lexical index's tokenizer (text -> lowercased tokens)."""
+    text = (text or "").strip()
+    tokens = analyze(text) if text else []
+    if not tokens:
+        raise QueryError(
+            "the query has no searchable words" if text else "the query is empty",
+            hint='give some words to look for, e.g. backscroll search "job queue decision"',
+        )
+    phrases = []
+    for m in _PHRASE.finditer(text):
+        ptoks = analyze(m.group(1))
+        if len(ptoks) > 1:
+            phrases.append(tuple(ptoks))
+    shape = classify_shape(text, tokens)
+    terms = _dedupe(tokens)
+    lexical = terms
+    if shape == "natural":
+        content = tuple(t for t in terms if t not in STOPWORDS)
+        if content:
+            lexical = content
+    return QueryPlan(text, terms, lexical, tuple(phrases), shape)

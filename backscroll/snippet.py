@@ -1,0 +1,49 @@
+"""Snippets: the part of a record's text where the query's words are densest, with their offsets. Pure."""
+
+from __future__ import annotations
+
+import re
+
+WIDTH = 240
+
+
+def _pattern(terms: tuple[str, ...], stems: tuple[str, ...]) -> re.Pattern | None:
+    words = sorted({w for w in (*terms, *stems) if w}, key=len, reverse=True)
+    if not words:
+        return None
+    return re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(w) for w in words) + r")\w*", re.IGNORECASE)
+
+
+def make_snippet(text: str, terms: tuple[str, ...], stems: tuple[str, ...] = (), width: int = WIDTH
+                 ) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """A one-line excerpt of ``text`` around the densest cluster of query words, and highlight spans.
+
+    Falls back to the start of the text when no word matches (a semantic-only hit).
+    """
+    flat = " ".join(text.split())
+    pat = _pattern(terms, stems)
+    matches = list(pat.finditer(flat)) if pat else []
+    if not matches:
+        cut = flat[:width]
+        return (cut + "…" if len(flat) > width else cut), ()
+    best_start, best_score = 0, -1
+    for m in matches[:200]:
+        start = max(0, m.start() - width // 5)
+        window = [x for x in matches if x.start() >= start and x.end() <= start + width]
+        score = len({x.group(0).lower() for x in window}) * 10 + len(window)
+        if score > best_score:
+            best_start, best_score = start, score
+    start = best_start
+    if start > 0:
+        space = flat.rfind(" ", 0, start + 1)
+        start = space + 1 if space >= 0 and start - space < 20 else start
+    end = min(len(flat), start + width)
+    if end < len(flat):
+        space = flat.rfind(" ", start, end)
+        end = space if space > start + width // 2 else end
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if end < len(flat) else ""
+    body = flat[start:end]
+    spans = tuple((m.start() - start + len(prefix), m.end() - start + len(prefix))
+                  for m in matches if m.start() >= start and m.end() <= end)
+    return prefix + body + suffix, spans

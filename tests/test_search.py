@@ -1,0 +1,183 @@
+"""Lexical search and the echo policy, through the library API on real stores."""
+
+import pytest
+
+from backscroll.errors import NothingIndexedError, QueryError, SemanticUnavailableError
+
+DECISION = ("We'll use a Postgres-backed queue with SKIP LOCKED instead of Redis streams, because we already "
+            "run Postgres and need transactional enqueue with the order insert.")
+
+
+@pytest.fixture
+def echo_story(session_builder):
+    """A decision made once, then searched for repeatedly by an agent whose searches echo it verbatim."""
+    first = session_builder.claude(project="shop")
+    first.user("Which queue should the background jobs use?")
+    first.assistant(DECISION)
+    first.tool("pytest -q tests/test_jobs.py", "5 passed in 0.31s")
+    for i in range(3):
+        later = session_builder.claude(project="shop")
+        later.user("what did we decide about the job queue?")
+        later.search_echo("job queue decision", f"1. claude · shop · assistant\n   {DECISION}")
+        later.tool("cd /home/dev/shop && backscroll search job queue postgres --limit 5", f"{DECISION}\n(5 results)")
+        later.assistant("Per the earlier session: Postgres with SKIP LOCKED.")
+    codex = session_builder.codex(project="shop")
+    codex.search_echo("job queue postgres", DECISION, argv=True)
+    return first
+
+
+def test_historical_answer_beats_its_echoes(echo_story, backscroll_index, backscroll_search):
+    backscroll_index()
+    result = backscroll_search("job queue postgres SKIP LOCKED", mode="lexical")
+    top5 = result.results[:5]
+    assert any(h.text == DECISION for h in top5)
+    assert not any(h.is_echo for h in result.results), "no echo row anywhere by default"
+    assert result.echoes_hidden >= 7
+
+
+def test_content_type_tool_finds_the_echo_commands(echo_story, backscroll_index, backscroll_search):
+    backscroll_index()
+    result = backscroll_search("backscroll search job queue", content_type="tool", mode="lexical")
+    assert any(h.is_echo and h.text.startswith("backscroll search") for h in result.results)
+    assert result.echoes_hidden == 0
+
+
+def test_include_echoes_merges_them_below_the_original(echo_story, backscroll_index, backscroll_search):
+    backscroll_index()
+    result = backscroll_search("job queue postgres SKIP LOCKED", include_echoes=True, mode="lexical", limit=20)
+    echoes = [h for h in result.results if h.is_echo]
+    originals = [h for h in result.results if h.text == DECISION]
+    assert echoes and originals
+    assert originals[0].rank < echoes[0].rank
+
+
+def test_original_tool_output_comes_before_echoed_copies(session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    s.tool("alembic upgrade head", "sqlalchemy.exc.OperationalError: no such column: orders.tenant_id")
+    for _ in range(4):
+        e = session_builder.claude()
+        e.search_echo("no such column tenant_id", "sqlalchemy.exc.OperationalError: no such column: orders.tenant_id")
+    backscroll_index()
+    result = backscroll_search("OperationalError no such column tenant_id", content_type="tool", mode="lexical")
+    assert result.results[0].text.startswith("sqlalchemy.exc.OperationalError") and not result.results[0].is_echo
+
+
+def test_near_duplicates_collapse_within_a_session(session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    for _ in range(3):
+        s.user("please   rerun the flaky   test suite")
+    backscroll_index()
+    result = backscroll_search("flaky test suite", mode="lexical")
+    assert len(result.results) == 1
+
+
+@pytest.mark.parametrize("query", [
+    "error: failed", "foo(bar)", '"unterminated', "NOT", "[1 TO", "https://example.com/a/b?x=1",
+    "internal/storage/sync.go", "AND OR", "title:foo", "a*b?", "C++ templates", "--limit",
+    "naïve café", "日本語", "emoji 🎉 test",
+])
+def test_user_text_never_raises(query, session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    s.user("error: failed to open internal/storage/sync.go via https://example.com/a/b?x=1 foo(bar)")
+    backscroll_index()
+    backscroll_search(query, mode="lexical")
+
+
+@pytest.mark.parametrize("query", ["error: failed", "internal/storage/sync.go", "foo(bar)", "https://example.com/a/b"])
+def test_punctuated_queries_find_their_text(query, session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    s.user("unrelated chatter about lunch")
+    s.user("error: failed to open internal/storage/sync.go via https://example.com/a/b foo(bar)")
+    backscroll_index()
+    assert "sync.go" in backscroll_search(query, mode="lexical").results[0].text
+
+
+@pytest.mark.parametrize("query", ["", "   ", "!!!", "?? -- ::", "{}", "\\"])
+def test_empty_or_punctuation_queries_are_usage_errors(query, session_builder, backscroll_index, backscroll_search):
+    session_builder.claude().user("hello")
+    backscroll_index()
+    with pytest.raises(QueryError) as exc:
+        backscroll_search(query)
+    assert exc.value.exit_code == 2 and exc.value.hint
+
+
+def test_quoted_phrase_must_appear_together(session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    s.user("the lock was skipped, then the job locked up")
+    s.user("use SKIP LOCKED in the dequeue query")
+    backscroll_index()
+    result = backscroll_search('"skip locked"', mode="lexical")
+    assert [h.text for h in result.results] == ["use SKIP LOCKED in the dequeue query"]
+
+
+def test_stemming_matches_other_word_forms(session_builder, backscroll_index, backscroll_search):
+    session_builder.claude().user("the migrations are running slowly")
+    backscroll_index()
+    hit = backscroll_search("migration run", mode="lexical").results[0]
+    assert "migrations" in hit.text and hit.snippet and hit.highlights
+
+
+def test_filters(session_builder, backscroll_index, backscroll_search):
+    a = session_builder.claude(project="shop", start="2026-10-01T09:00:00Z")
+    a.user("deploy the shop to staging")
+    a.assistant("deployed the shop to staging")
+    b = session_builder.codex(project="infra", start="2026-11-01T09:00:00Z")
+    b.user("deploy the infra to staging")
+    b.tool("kubectl rollout status deploy/web", "deployment web successfully rolled out to staging")
+    backscroll_index()
+
+    def texts(**kw):
+        return sorted(h.text for h in backscroll_search("deploy staging", mode="lexical", **kw).results)
+
+    assert texts(project="shop") == ["deploy the shop to staging", "deployed the shop to staging"]
+    assert texts(agent="codex") == sorted(["deploy the infra to staging", "kubectl rollout status deploy/web",
+                                           "deployment web successfully rolled out to staging"])
+    assert texts(role="assistant") == ["deployed the shop to staging"]
+    assert texts(content_type="tool") == ["deployment web successfully rolled out to staging",
+                                          "kubectl rollout status deploy/web"]
+    assert texts(since="2026-10-15") == texts(agent="codex")
+    assert texts(until="2026-10-01") == texts(project="shop")
+    session = backscroll_search("deploy", mode="lexical", project="infra").results[0].session_id
+    assert all(h.session_id == session for h in backscroll_search("deploy staging", mode="lexical", session=session).results)
+
+
+def test_nothing_indexed_is_exit_3(backscroll_search):
+    with pytest.raises(NothingIndexedError) as exc:
+        backscroll_search("anything")
+    assert exc.value.exit_code == 3
+
+
+def test_search_syncs_new_lines_first_unless_told_not_to(session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    s.user("first words")
+    backscroll_index()
+    s.user("brand new zeppelin idea")
+    assert backscroll_search("zeppelin", mode="lexical", sync=False).results == ()
+    assert backscroll_search("zeppelin", mode="lexical").results[0].text == "brand new zeppelin idea"
+
+
+def test_semantic_without_vectors_fails_clearly(session_builder, backscroll_index, backscroll_search, monkeypatch):
+    monkeypatch.setenv("BACKSCROLL_EMBED", "0")
+    session_builder.claude().user("hello world")
+    backscroll_index()
+    with pytest.raises(SemanticUnavailableError) as exc:
+        backscroll_search("hello", mode="semantic")
+    assert exc.value.exit_code == 3
+    result = backscroll_search("hello")
+    assert result.mode == "lexical" and result.notes
+
+
+def test_lexical_index_rebuilds_itself_when_missing_or_corrupt(session_builder, backscroll_home, backscroll_index,
+                                                              backscroll_search):
+    import shutil
+
+    session_builder.claude().user("durable words")
+    backscroll_index()
+    shutil.rmtree(backscroll_home.data / "index")
+    assert backscroll_search("durable", mode="lexical").results[0].text == "durable words"
+    for f in (backscroll_home.data / "index").iterdir():
+        if f.suffix in (".idx", ".term", ".store", ".pos") or f.name == "meta.json":
+            f.write_bytes(b"garbage")
+    result = backscroll_search("durable", mode="lexical")
+    assert result.results[0].text == "durable words"
+    assert any("rebuild" in n for n in result.notes)
