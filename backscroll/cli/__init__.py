@@ -1,0 +1,60 @@
+"""The ``backscroll`` command line: a thin Typer layer over the library API.
+
+One module per command. Commands parse options, call ``backscroll.api``, render, and map errors to
+exit codes (``cli/common.py``). Heavy modules are imported inside the commands.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from . import common
+
+app = typer.Typer(
+    name="backscroll",
+    help=(
+        "A permanent, searchable record of your coding agents' sessions (Claude Code, Codex CLI).\n\n"
+        "Start with [bold]backscroll index[/bold], then [bold]backscroll search \"what did we decide about X\"[/bold]. "
+        "Earlier [italic]backscroll search[/italic] calls and their output (query echoes) are kept out of results."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"backscroll {version('backscroll')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_callback(
+    home: Annotated[Optional[str], typer.Option(
+        "--home", metavar="DIR",
+        help="Data directory (store, indexes). Default: $BACKSCROLL_HOME, else the platform's user data dir.")] = None,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    common.STATE.home = home
+
+
+def _register() -> None:
+    from . import index, rebuild, search, status
+
+    for module in (index, search, status, rebuild):
+        module.register(app)
+
+
+_register()
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,86 @@
+"""What every command shares: the global options, stderr messages, JSON output, error mapping."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Callable, NoReturn
+
+import typer
+
+from ..errors import BackscrollError, ExitCode
+
+
+@dataclass
+class _State:
+    home: str | None = None
+
+
+STATE = _State()
+
+
+def err(message: str) -> None:
+    """A line for people, on stderr."""
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+def emit_json(obj) -> None:
+    import orjson
+
+    sys.stdout.buffer.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.flush()
+
+
+def color_enabled(stream) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def fail(exc: BackscrollError, as_json: bool) -> NoReturn:
+    if as_json:
+        import orjson
+
+        sys.stderr.write(orjson.dumps(exc.to_dict()).decode() + "\n")
+    else:
+        err(f"backscroll: {exc.message}")
+        if exc.hint:
+            err(f"hint: {exc.hint}")
+    raise typer.Exit(int(exc.exit_code))
+
+
+def run(fn: Callable[[], int | None], *, as_json: bool = False) -> None:
+    """Run a command body, turning errors into messages and exit codes instead of tracebacks."""
+    try:
+        code = fn()
+    except BackscrollError as exc:
+        fail(exc, as_json)
+    except KeyboardInterrupt:
+        err("interrupted")
+        raise typer.Exit(130)
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        raise typer.Exit(0)
+    except (typer.Exit, typer.Abort, SystemExit):
+        raise
+    except Exception as exc:  # a bug: say so briefly, never dump locals (transcripts hold secrets)
+        if os.environ.get("BACKSCROLL_DEBUG"):
+            raise
+        internal = BackscrollError(f"internal error: {type(exc).__name__}: {exc}",
+                                   hint="set BACKSCROLL_DEBUG=1 for a traceback and report it")
+        fail(internal, as_json)
+    raise typer.Exit(int(code or ExitCode.OK))
+
+
+def config(sources: list[str] | None = None):
+    from ..config import resolve
+
+    return resolve(home=STATE.home, sources=tuple(sources or ()))

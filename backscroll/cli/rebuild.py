@@ -1,0 +1,37 @@
+"""``backscroll rebuild``: recreate the derived search index from the record store."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from . import common
+
+
+def rebuild(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False) -> None:
+    """Recreate the lexical index from the record store (the store itself is never touched).
+
+    Use it after upgrading, or if the index looks wrong; searches rebuild a missing or damaged index
+    on their own.
+    """
+
+    def body() -> int:
+        import time
+
+        from .. import api
+
+        t0 = time.perf_counter()
+        n = api.rebuild(cfg=common.config(), notify=common.err)
+        secs = time.perf_counter() - t0
+        if as_json:
+            common.emit_json({"documents": n, "seconds": round(secs, 3)})
+        else:
+            common.err(f"rebuilt the lexical index from the store: {n} documents in {secs:.2f}s")
+        return 0
+
+    common.run(body, as_json=as_json)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("rebuild")(rebuild)

@@ -1,0 +1,74 @@
+"""``backscroll status``: what is indexed, from where, and what was skipped."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from . import common
+from .index import SOURCE_HELP
+
+
+def _human(info: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    out = Console(highlight=False, no_color=not common.color_enabled(__import__("sys").stdout))
+    if not info["indexed"]:
+        out.print("[bold]Nothing indexed yet.[/bold] Run [bold]backscroll index[/bold].")
+    else:
+        out.print(f"[bold]{info['sessions']}[/bold] sessions, [bold]{info['records']}[/bold] records "
+                  f"({info['echoes']} query echoes), last sync {info['last_sync'] or 'never'}")
+        t = Table("agent", "sessions", "records", box=None, pad_edge=False)
+        for agent, n in info["agents"].items():
+            t.add_row(agent, str(n["sessions"]), str(n["records"]))
+        out.print(t)
+        if info["projects"]:
+            t = Table("agent", "project", "sessions", "records", box=None, pad_edge=False, title_justify="left")
+            for p in info["projects"][:15]:
+                t.add_row(p["agent"], p["project"] or "-", str(p["sessions"]), str(p["records"]))
+            out.print(t)
+        if info["skipped_lines"]:
+            out.print(f"[yellow]{info['skipped_lines']} line(s) skipped[/yellow] (the rest of each file was read):")
+            for s in info["skipped_examples"]:
+                out.print(f"  {s['path']}:{s['line']}: {s['reason']}")
+        sizes = info["sizes"]
+        mb = lambda b: f"{b / 1e6:.1f} MB"  # noqa: E731
+        out.print(f"store {mb(sizes['store_bytes'])}, lexical index {mb(sizes['lexical_index_bytes'])}, "
+                  f"vectors {mb(sizes['vectors_bytes'])}")
+    out.print()
+    out.print("[bold]Paths[/bold]")
+    for name, p in info["paths"].items():
+        origin = f"  (from {p['from']})" if "from" in p else ""
+        out.print(f"  {name:<14} {p['path']}{origin}")
+    out.print("[bold]Session roots[/bold]")
+    for r in info["roots"]:
+        missing = "" if r["exists"] else "  [dim](not found)[/dim]"
+        out.print(f"  {(r['agent'] or 'any'):<14} {r['path']}  (from {r['from']}){missing}")
+    s = info["settings"]
+    out.print(f"[bold]Settings[/bold]\n  embed {s['embed']['value']} (from {s['embed']['from']}), "
+              f"redact {s['redact']['value']} (from {s['redact']['from']})")
+
+
+def status(
+    source: Annotated[Optional[list[str]], typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+) -> None:
+    """Show what is indexed, where sessions are read from (and why), and which lines were skipped."""
+
+    def body() -> int:
+        from .. import api
+
+        info = api.status(cfg=common.config(source))
+        if as_json:
+            common.emit_json(info)
+        else:
+            _human(info)
+        return 0
+
+    common.run(body, as_json=as_json)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("status")(status)

@@ -1,0 +1,126 @@
+"""The command line through Typer's runner: stdout carries only data, hints and errors go to stderr."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from backscroll.cli import app
+
+GOLDEN = Path(__file__).parent / "golden"
+HIT_FIELDS = ["rank", "score", "record_id", "session_id", "agent", "project", "cwd", "role", "content_type",
+              "tool_name", "is_echo", "timestamp", "source_path", "line", "text", "text_truncated", "snippet",
+              "matched_by"]
+
+
+@pytest.fixture
+def cli(backscroll_home):
+    runner = CliRunner()
+
+    def invoke(*args):
+        return runner.invoke(app, list(args), catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.fixture
+def corpus(session_builder):
+    a = session_builder.claude(project="shop", session_id="5b0e7a52-0000-4000-8000-000000000001")
+    a.user("Which queue should the background jobs use?")
+    a.assistant("Postgres with SKIP LOCKED; we already run Postgres and enqueue with the order insert.")
+    b = session_builder.claude(project="shop", session_id="5b0e7a52-0000-4000-8000-000000000002")
+    b.user("what did we decide about the job queue?")
+    b.search_echo("job queue", "Postgres with SKIP LOCKED; we already run Postgres and enqueue with the order insert.")
+    c = session_builder.codex(project="payments", session_id="0199f0c1-0000-7000-8000-000000000003")
+    c.tool("pytest -q", "E   psycopg.errors.UniqueViolation: duplicate key value violates unique constraint", is_error=True)
+    return a
+
+
+def test_index_json_summary_and_status(cli, corpus):
+    r = cli("index", "--json")
+    assert r.exit_code == 0
+    summary = json.loads(r.stdout)
+    assert summary["records_added"] == 7 and summary["files_changed"] == 3 and summary["lines_skipped"] == 0
+    r = cli("status", "--json")
+    info = json.loads(r.stdout)
+    assert info["sessions"] == 3 and info["records"] == 7 and info["echoes"] == 2
+    assert info["agents"]["claude"]["sessions"] == 2 and info["agents"]["codex"]["records"] == 2
+    assert {root["agent"]: root["from"] for root in info["roots"]} == {"claude": "default", "codex": "default"}
+    assert info["paths"]["home"]["from"] == "env $BACKSCROLL_HOME"
+
+
+def test_index_human_output_goes_to_stderr(cli, corpus):
+    r = cli("index")
+    assert r.exit_code == 0 and r.stdout == ""
+    assert "7 new record(s)" in r.stderr
+
+
+def test_search_json_is_pure_data_with_every_field(cli, corpus):
+    cli("index")
+    r = cli("search", "job", "queue", "--json", "--mode", "lexical")
+    assert r.exit_code == 0
+    data = json.loads(r.stdout)  # stdout parses as one JSON document: nothing else is printed there
+    assert list(data) == ["schema_version", "query", "mode", "filters", "results", "also_matching",
+                          "dropped_filters", "repeated", "notes", "echoes_hidden"]
+    assert data["schema_version"] == 1 and data["query"] == "job queue" and data["mode"] == "lexical"
+    assert data["also_matching"] == [] and data["dropped_filters"] == [] and data["repeated"] is None
+    for hit in data["results"]:
+        assert list(hit)[: len(HIT_FIELDS)] == HIT_FIELDS
+        assert hit["is_echo"] is False
+    assert "query echo" in r.stderr
+
+
+def test_search_json_golden(cli, corpus, backscroll_home):
+    cli("index")
+    r = cli("search", "Postgres", "queue", "--json", "--mode", "lexical", "--include-echoes")
+    got = r.stdout.replace(str(backscroll_home.root), "[ROOT]")
+    golden = GOLDEN / "search_include_echoes.json"
+    if os.environ.get("BACKSCROLL_UPDATE_GOLDEN"):
+        golden.write_text(got)
+    assert json.loads(got) == json.loads(golden.read_text())
+
+
+def test_human_search_output_is_plain_when_piped(cli, corpus):
+    cli("index")
+    r = cli("search", "SKIP", "LOCKED")
+    assert r.exit_code == 0
+    assert "\x1b[" not in r.stdout
+    assert "backscroll show " in r.stdout and "SKIP LOCKED" in r.stdout
+    assert "1 query echo(es) hidden" in r.stderr and "--include-echoes" in r.stderr
+
+
+def test_errors_are_messages_with_exit_codes(cli, corpus):
+    r = cli("search", "anything")
+    assert r.exit_code == 0  # the pre-search sync indexes the corpus first
+    r = cli("search", "!!!")
+    assert r.exit_code == 2 and "hint:" in r.stderr and r.stdout == ""
+    r = cli("search", "!!!", "--json")
+    err = json.loads(r.stderr)
+    assert err["error"]["kind"] == "bad-query" and err["error"]["hint"]
+    r = cli("search", "queue", "--role", "robot")
+    assert r.exit_code == 2 and "unknown role" in r.stderr
+    r = cli("search", "queue", "--since", "last tuesday")
+    assert r.exit_code == 2 and "cannot read the date" in r.stderr
+
+
+def test_nothing_indexed_exit_code(cli):
+    r = cli("search", "anything", "--no-sync")
+    assert r.exit_code == 3 and "backscroll index" in r.stderr
+
+
+def test_help_teaches(cli):
+    r = cli("search", "--help")
+    assert r.exit_code == 0
+    for word in ("--content-type", "--include-echoes", "--since", "--json", "Examples"):
+        assert word in r.stdout
+
+
+def test_python_dash_m_runs_the_cli():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "backscroll", "--help"], capture_output=True, text=True,
+                         env={**os.environ, "COLUMNS": "100"})
+    assert out.returncode == 0 and "search" in out.stdout
