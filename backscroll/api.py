@@ -21,6 +21,7 @@ from .store import Store
 Notify = Callable[[str], None]
 MODES = ("hybrid", "lexical", "semantic")
 INDEX_LOCK_WAIT = 10.0
+SEARCH_EMBED_LIMIT = 64  # new records a search embeds itself (a new session: well under 2 s)
 
 
 def _quiet(_msg: str) -> None:
@@ -31,11 +32,15 @@ def _quiet(_msg: str) -> None:
 class IndexOutcome:
     report: IndexReport
     lexical_added: int = 0
+    embedded: int = 0
+    embed_seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         d = self.report.to_dict()
         d["lexical_documents_added"] = self.lexical_added
+        d["units_embedded"] = self.embedded
+        d["embed_seconds"] = round(self.embed_seconds, 3)
         d["notes"] = list(self.notes)
         return d
 
@@ -44,18 +49,42 @@ def _config(cfg: Config | None, home, sources) -> Config:
     return cfg if cfg is not None else resolve(home=home, sources=tuple(sources or ()))
 
 
-def _update(store: Store, cfg: Config, lex: LexicalIndex, notes: list[str], progress: Progress | None,
-            lexical_progress=None) -> tuple[IndexReport, int]:
-    redactor = None
-    report = sync(store, cfg, progress, redactor)
-    added = lex.sync(store, notes.append, lexical_progress)
-    return report, added
+def _redactor(cfg: Config):
+    return None
 
 
-def index(*, cfg: Config | None = None, home=None, sources=(), progress: Progress | None = None,
-          lexical_progress=None, wait: float = INDEX_LOCK_WAIT, notify: Notify = _quiet) -> IndexOutcome:
-    """Read every new session line into the store and bring the derived indexes up to date."""
+def embed_pending(store: Store, cfg: Config, progress=None) -> tuple[int, float]:
+    """Embed every prose record without a vector (bulk path), then refresh the matrix cache."""
+    import time
+
+    from . import embed
+    from .vectors import Vectors
+
+    t0 = time.perf_counter()
+    vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
+    vecs.ensure_model()
+    total = vecs.pending()
+    if progress is not None:
+        progress.start(total)
+    try:
+        n = vecs.embed_pending(lambda: embed.load(bulk=True),
+                               progress=(lambda done, _e: progress.advance(done)) if progress else None)
+    finally:
+        if progress is not None:
+            progress.finish()
+    vecs.refresh_matrix(force=n > 0)
+    return n, time.perf_counter() - t0
+
+
+def index(*, cfg: Config | None = None, home=None, sources=(), embed: bool | None = None,
+          progress: Progress | None = None, lexical_progress=None, embed_progress=None,
+          wait: float = INDEX_LOCK_WAIT, notify: Notify = _quiet) -> IndexOutcome:
+    """Read every new session line into the store and bring the derived indexes up to date.
+
+    ``embed=None`` follows the configuration (on by default); embedding needs the model package.
+    """
     cfg = _config(cfg, home, sources)
+    do_embed = cfg.embed.value if embed is None else embed
     store = Store.open(cfg.db_path)
     try:
         with writer_lock(cfg, wait) as acquired:
@@ -63,11 +92,31 @@ def index(*, cfg: Config | None = None, home=None, sources=(), progress: Progres
                 raise LockedError("indexing already in progress in another backscroll process",
                                   hint="wait for it to finish; searches meanwhile answer from the last committed state")
             notes: list[str] = []
-            lex = LexicalIndex(cfg.index_dir)
-            report, added = _update(store, cfg, lex, notes, progress, lexical_progress)
+            report = sync(store, cfg, progress, _redactor(cfg))
+            added = LexicalIndex(cfg.index_dir).sync(store, notes.append, lexical_progress)
+            outcome = IndexOutcome(report, added, notes=notes)
+            if do_embed:
+                try:
+                    outcome.embedded, outcome.embed_seconds = embed_pending(store, cfg, embed_progress)
+                except SemanticUnavailableError as exc:
+                    notes.append(f"embedding skipped: {exc.message} (lexical search still works)")
         for n in notes:
             notify(n)
-        return IndexOutcome(report, added, notes)
+        return outcome
+    finally:
+        store.close()
+
+
+def embed(*, cfg: Config | None = None, home=None, progress=None, wait: float = INDEX_LOCK_WAIT) -> tuple[int, float]:
+    """Backfill embeddings for everything already in the store (``backscroll embed``)."""
+    cfg = _config(cfg, home, ())
+    store = Store.open_existing(cfg.db_path)
+    try:
+        with writer_lock(cfg, wait) as acquired:
+            if not acquired:
+                raise LockedError("indexing already in progress in another backscroll process",
+                                  hint="run it again when that has finished")
+            return embed_pending(store, cfg, progress)
     finally:
         store.close()
 
@@ -110,8 +159,11 @@ def make_filters(*, role=None, agent=None, content_type=None, project=None, sess
     )
 
 
-def _prepare(cfg: Config, do_sync: bool, notes: list[str]) -> tuple[Store, LexicalIndex]:
-    """Open the store and an up-to-date lexical index for searching (syncing first unless told not to)."""
+def _prepare(cfg: Config, do_sync: bool, notes: list[str]) -> tuple[Store, LexicalIndex, bool]:
+    """Open the store and an up-to-date lexical index (syncing first unless told not to).
+
+    Returns the store, the index and whether this process holds fresh data (it synced).
+    """
     if not cfg.db_path.exists() and not do_sync:
         raise NothingIndexedError(f"nothing is indexed yet (no store at {cfg.db_path})",
                                   hint="run `backscroll index` first")
@@ -120,17 +172,75 @@ def _prepare(cfg: Config, do_sync: bool, notes: list[str]) -> tuple[Store, Lexic
     with writer_lock(cfg, 0.0) as acquired:
         if acquired:
             if do_sync:
-                report = sync(store, cfg)
+                report = sync(store, cfg, redactor=_redactor(cfg))
                 if report.unreadable:
                     notes.append(f"{len(report.unreadable)} session file(s) could not be read; see `backscroll status`")
             lex.sync(store, notes.append)
-            return store, lex
+            return store, lex, True
     notes.append("another backscroll process is indexing; answering from the last committed state")
     if not lex.open_for_read():
         store.close()
         raise LockedError("the index is being built by another backscroll process and no earlier snapshot exists",
                           hint="try again when `backscroll index` has finished")
-    return store, lex
+    return store, lex, False
+
+
+class _LazyEmbedder:
+    """Loads the query-time embedder on first use only (lexical searches never pay for it)."""
+
+    def __init__(self):
+        self._e = None
+
+    def __call__(self):
+        if self._e is None:
+            from .embed import load
+
+            self._e = load(bulk=False)
+        return self._e
+
+
+def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
+    """Record ids the filters allow, for the semantic list (None when nothing is filtered)."""
+    where, params = [], []
+    for col, value in (("role", filters.role), ("agent", filters.agent), ("project", filters.project),
+                       ("session_id", filters.session)):
+        if value:
+            where.append(f"{col} = ?")
+            params.append(value)
+    if filters.since:
+        where.append("timestamp >= ?")
+        params.append(filters.since)
+    if filters.until:
+        where.append("timestamp < ?")
+        params.append(filters.until)
+    if not where:
+        return None
+    sql = "SELECT id FROM records WHERE content_type = 'text' AND is_echo = 0 AND " + " AND ".join(where)
+    return {r[0] for r in store.conn.execute(sql, params)}
+
+
+def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, depth: int,
+                   fresh: bool, notes: list[str]) -> list[int] | None:
+    """The semantic ranking, or None when there are no vectors to rank with."""
+    from . import embed
+    from .vectors import Vectors
+
+    if filters.content_type == "tool" or filters.role == "tool":
+        return []
+    model = embed.model_id()
+    vecs = Vectors(store, cfg.vectors_dir, model)
+    if store.get_meta("vectors_model") != model or int(store.get_meta("vector_seq") or 0) == 0:
+        return None
+    factory = _LazyEmbedder()
+    if fresh and cfg.embed.value:
+        pending = vecs.pending()
+        if 0 < pending <= SEARCH_EMBED_LIMIT:
+            vecs.embed_pending(factory)
+        elif pending > SEARCH_EMBED_LIMIT:
+            notes.append(f"{pending} new records are not embedded yet (semantic ranking skips them); "
+                         "`backscroll index` embeds them")
+    qvec = vecs.query_vector(plan.text, factory)
+    return vecs.search(qvec, depth, _semantic_allowed(store, filters))
 
 
 def search(query: str, *, limit: int = 10, role: str | None = None, agent: str | None = None,
@@ -139,6 +249,8 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
            mode: str = "hybrid", sync: bool = True, max_chars: int = 2000,
            cfg: Config | None = None, home=None, sources=(), notify: Notify = _quiet) -> SearchResult:
     """Search the record. See README "Searching" for what each option does."""
+    from dataclasses import replace
+
     from . import pipeline
 
     if mode not in MODES:
@@ -150,7 +262,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
                            session=session, since=since, until=until)
     plan = plan_query(query, analyze)
     notes: list[str] = []
-    store, lex = _prepare(cfg, sync, notes)
+    store, lex, fresh = _prepare(cfg, sync, notes)
     try:
         if store.record_count() == 0:
             raise NothingIndexedError(
@@ -158,15 +270,19 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
                 hint="`backscroll status` shows where sessions are looked for; add more with --source PATH",
             )
         opts = pipeline.SearchOptions(limit=limit, include_echoes=include_echoes, max_chars=max_chars)
-        effective_mode = "lexical"
-        if mode == "semantic":
-            raise SemanticUnavailableError("no embeddings exist yet, so semantic search cannot run",
-                                           hint="run `backscroll embed`, or search with --mode lexical")
-        if mode == "hybrid":
-            notes.append("no embeddings yet: hybrid search fell back to lexical")
-        result = pipeline.run(store, lex, plan, filters, opts, mode=effective_mode)
-        from dataclasses import replace
-
+        semantic = None
+        effective = "lexical"
+        if mode != "lexical":
+            semantic = _semantic_list(store, cfg, plan, filters, mode, pipeline.depth(opts), fresh, notes)
+            if semantic is None:
+                if mode == "semantic":
+                    raise SemanticUnavailableError(
+                        "no embeddings exist yet, so semantic search cannot run",
+                        hint="run `backscroll index` (or `backscroll embed`), or search with --mode lexical")
+                notes.append("no embeddings yet: hybrid search fell back to lexical (`backscroll index` embeds)")
+            else:
+                effective = mode
+        result = pipeline.run(store, lex, plan, filters, opts, semantic_list=semantic, mode=effective)
         for n in notes:
             notify(n)
         return replace(result, notes=tuple(notes))

@@ -45,12 +45,28 @@ def m001_initial(db: Database) -> None:
     db["tombstones"].create({"id": int}, pk="id", if_not_exists=True)
 
 
-SCHEMA_VERSION = len(migrations._migrations)
-
-
 def migrate(conn) -> None:
     """Apply pending migrations on an open stdlib connection and record the schema version."""
     db = Database(conn)
     migrations.apply(db)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     conn.commit()
+
+
+@migrations()
+def m002_embeddings(db: Database) -> None:
+    # unit_hash: the hash of the text a prose record is embedded as (its exchange unit), NULL until
+    # embedded; vector_seq: the embedding pass that gave it a vector (the matrix cache reads newer ones).
+    for column, kind in (("unit_hash", str), ("vector_seq", int)):
+        if column not in db["records"].columns_dict:
+            db["records"].add_column(column, kind)
+    db["embeddings"].create({"content_hash": str, "model": str, "dim": int, "vector": bytes},
+                            pk=("content_hash", "model"), if_not_exists=True)
+    db["query_vectors"].create({"model": str, "query": str, "vector": bytes, "used_at": str},
+                               pk=("model", "query"), if_not_exists=True)
+    db.execute("CREATE INDEX IF NOT EXISTS records_pending_units ON records(id) "
+               "WHERE unit_hash IS NULL AND content_type = 'text' AND is_echo = 0")
+    db.execute("CREATE INDEX IF NOT EXISTS records_vector_seq ON records(vector_seq) WHERE vector_seq IS NOT NULL")
+
+
+SCHEMA_VERSION = len(migrations._migrations)

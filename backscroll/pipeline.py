@@ -35,6 +35,11 @@ class SearchOptions:
     max_chars: int = 2000  # text returned per hit; 0 = all of it
 
 
+def depth(opts: SearchOptions) -> int:
+    """How deep each ranked list goes before fusion."""
+    return max(50, opts.limit * 5)
+
+
 def echoes_included(filters: Filters, opts: SearchOptions) -> bool:
     """The echo policy: hidden unless asked for, or unless the search is about tool rows."""
     return opts.include_echoes or filters.content_type == "tool"
@@ -96,8 +101,7 @@ def build_hits(store: Store, plan: QueryPlan, fused, opts: SearchOptions, limit:
 
 def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: SearchOptions,
         semantic_list: list[int] | None = None, mode: str = "lexical") -> SearchResult:
-    depth = max(50, opts.limit * 5)
-    lists = lexical_lists(lex, plan, filters, opts, depth) if mode != "semantic" else {}
+    lists = lexical_lists(lex, plan, filters, opts, depth(opts)) if mode != "semantic" else {}
     if semantic_list is not None:
         lists["semantic"] = semantic_list
     fused = rrf(lists, LIST_WEIGHTS[plan.shape])

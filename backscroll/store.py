@@ -18,7 +18,7 @@ import orjson
 
 from .errors import NewerSchemaError, NothingIndexedError
 
-SCHEMA_VERSION = 1  # kept equal to migrations.SCHEMA_VERSION (a test checks)
+SCHEMA_VERSION = 2  # kept equal to migrations.SCHEMA_VERSION (a test checks)
 
 RECORD_COLUMNS = (
     "record_id", "session_id", "agent", "project", "cwd", "role", "content_type", "tool_name",

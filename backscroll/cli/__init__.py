@@ -47,9 +47,9 @@ def main_callback(
 
 
 def _register() -> None:
-    from . import index, rebuild, search, status
+    from . import embed, index, rebuild, search, status
 
-    for module in (index, search, status, rebuild):
+    for module in (index, search, status, embed, rebuild):
         module.register(app)
 
 

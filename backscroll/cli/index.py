@@ -13,54 +13,29 @@ SOURCE_HELP = ("Also read sessions under this directory (repeatable). Prefix wit
                "which format it holds, e.g. codex:/mnt/old/.codex/sessions.")
 
 
-class _BarProgress:
-    """A rich progress bar on stderr: files read and records added."""
-
-    def __init__(self):
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.records = 0
-        self.bar = Progress(
-            TextColumn("[bold]reading sessions"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[records]} records"), TimeElapsedColumn(),
-            console=Console(stderr=True), transient=True,
-        )
-        self.task = None
-
-    def start(self, total_files: int) -> None:
-        if total_files:
-            self.bar.start()
-            self.task = self.bar.add_task("read", total=total_files, records=0)
-
-    def advance(self, path: str, records: int) -> None:
-        if self.task is not None:
-            self.records += records
-            self.bar.update(self.task, advance=1, records=self.records)
-
-    def finish(self) -> None:
-        if self.task is not None:
-            self.bar.stop()
-
-
 def index(
     source: Annotated[Optional[list[str]], typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
+    no_embed: Annotated[bool, typer.Option("--no-embed", help="Skip embedding (semantic search); lexical only.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
 ) -> None:
     """Read every new line of every session into the record store, then update the search index.
 
     Safe to run at any time: unchanged files cost one stat, grown files are read from where the
     last run stopped, and re-running never duplicates a record. Records stay in the store after the
-    agents delete their own logs.
+    agents delete their own logs. New prose is then embedded for semantic search (the slow part;
+    --no-embed or `embed = false` in the config file skips it, `backscroll embed` catches up).
     """
 
     def body() -> int:
         from .. import api
         from ..errors import ExitCode
 
+        from .progress import EmbedBar, FilesBar
+
         cfg = common.config(source)
-        show_bar = not as_json and sys.stderr.isatty()
-        outcome = api.index(cfg=cfg, progress=_BarProgress() if show_bar else None, notify=common.err)
+        bars = not as_json and sys.stderr.isatty()
+        outcome = api.index(cfg=cfg, embed=False if no_embed else None, progress=FilesBar() if bars else None,
+                            embed_progress=EmbedBar() if bars else None, notify=common.err)
         report = outcome.report
         if as_json:
             common.emit_json(outcome.to_dict())
@@ -70,6 +45,7 @@ def index(
                 f"{report.records_added} new record(s)"
                 + (f", {report.records_replaced} replaced" if report.records_replaced else "")
                 + f" in {report.seconds:.2f}s"
+                + (f"; embedded {outcome.embedded} text(s) in {outcome.embed_seconds:.1f}s" if outcome.embedded else "")
             )
             if report.lines_skipped:
                 common.err(f"skipped {report.lines_skipped} unreadable line(s), e.g.:")

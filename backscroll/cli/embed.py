@@ -1,0 +1,34 @@
+"""``backscroll embed``: compute embeddings for prose indexed without them."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from . import common
+
+
+def embed(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False) -> None:
+    """Embed every prose record that has no vector yet (after `index --no-embed`, or a model change).
+
+    Resumes where an interrupted run stopped; identical texts are embedded once.
+    """
+
+    def body() -> int:
+        from .. import api
+        from .progress import EmbedBar
+
+        n, secs = api.embed(cfg=common.config(), progress=EmbedBar() if not as_json and sys.stderr.isatty() else None)
+        if as_json:
+            common.emit_json({"units_embedded": n, "seconds": round(secs, 3)})
+        else:
+            common.err(f"embedded {n} text(s) in {secs:.1f}s" + (f" ({n / secs:.0f}/s)" if n and secs else ""))
+        return 0
+
+    common.run(body, as_json=as_json)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("embed")(embed)

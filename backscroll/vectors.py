@@ -1,0 +1,253 @@
+"""Vectors: the embedding table, exchange units, the memory-mapped matrix, and semantic ranking.
+
+What is embedded: prose only (user and assistant text, never tool rows or echoes). An assistant
+answer is embedded with the user message it answers (an exchange unit: people ask the way the
+question was first asked); a user message is a unit of its own. Units are keyed by content hash and
+model, so identical text is embedded once and a model change re-embeds. Embedding runs in
+committed batches: an interrupted run resumes where it stopped.
+
+Queries read a memory-mapped float32 matrix (``vectors/``) plus the few rows embedded since it was
+written, straight from SQLite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .store import Store, content_hash
+
+UNIT_USER_CHARS = 600
+BATCH_RECORDS = 256
+MATRIX_REBUILD_TAIL = 2000
+
+_PENDING_SQL = ("SELECT id, session_id, role, text FROM records WHERE unit_hash IS NULL AND content_type = 'text' "
+                "AND is_echo = 0 AND id > ? ORDER BY id LIMIT ?")
+
+
+def unit_text(role: str, text: str, question: str | None) -> str:
+    """The text a prose record is embedded as. Pure."""
+    if role == "assistant" and question:
+        return question[:UNIT_USER_CHARS] + "\n\n" + text
+    return text
+
+
+class Vectors:
+    def __init__(self, store: Store, directory: Path, model_id: str):
+        self.store = store
+        self.dir = Path(directory)
+        self.model = model_id
+
+    # -- model bookkeeping ---------------------------------------------------------------------
+    def ensure_model(self) -> bool:
+        """Forget units computed for another model. True when that happened (everything re-embeds)."""
+        current = self.store.get_meta("vectors_model")
+        if current == self.model:
+            return False
+        self.store.begin()
+        self.store.conn.execute("UPDATE records SET unit_hash = NULL, vector_seq = NULL WHERE unit_hash IS NOT NULL")
+        self.store.conn.execute("DELETE FROM embeddings WHERE model != ?", (self.model,))
+        self.store.set_meta("vectors_model", self.model)
+        self.store.commit()
+        self._drop_matrix()
+        return current is not None
+
+    def pending(self) -> int:
+        return self.store.conn.execute(
+            "SELECT count(*) FROM records WHERE unit_hash IS NULL AND content_type = 'text' AND is_echo = 0"
+        ).fetchone()[0]
+
+    def count(self) -> int:
+        return self.store.conn.execute("SELECT count(*) FROM embeddings WHERE model = ?", (self.model,)).fetchone()[0]
+
+    # -- embedding -----------------------------------------------------------------------------
+    def _question_before(self, session_id: str, record_id: int) -> str | None:
+        row = self.store.conn.execute(
+            "SELECT text FROM records WHERE session_id = ? AND id < ? AND role = 'user' AND content_type = 'text' "
+            "ORDER BY id DESC LIMIT 1", (session_id, record_id)).fetchone()
+        return row[0] if row else None
+
+    def embed_pending(self, embedder_factory: Callable[[], object], *, limit: int | None = None,
+                      progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed prose records that have no vector yet; returns how many new units were embedded.
+
+        ``progress(records_done, units_embedded)`` is called after each committed batch.
+        """
+        self.ensure_model()
+        embedder = None
+        last_id, done, embedded = 0, 0, 0
+        question: dict[str, str | None] = {}
+        seq = int(self.store.get_meta("vector_seq") or 0)
+        while limit is None or done < limit:
+            n = BATCH_RECORDS if limit is None else min(BATCH_RECORDS, limit - done)
+            rows = self.store.conn.execute(_PENDING_SQL, (last_id, n)).fetchall()
+            if not rows:
+                break
+            units: list[tuple[int, str, str]] = []
+            for rid, session, role, text in rows:
+                if session not in question:
+                    question[session] = self._question_before(session, rid)
+                u = unit_text(role, text, question[session])
+                units.append((rid, content_hash(u), u))
+                if role == "user":
+                    question[session] = text
+            hashes = sorted({h for _r, h, _u in units})
+            known = set()
+            for i in range(0, len(hashes), 500):
+                chunk = hashes[i:i + 500]
+                known.update(r[0] for r in self.store.conn.execute(
+                    f"SELECT content_hash FROM embeddings WHERE model = ? AND content_hash IN ({','.join('?' * len(chunk))})",
+                    (self.model, *chunk)))
+            todo: dict[str, str] = {}
+            for _rid, h, u in units:
+                if h not in known and h not in todo:
+                    todo[h] = u
+            vecs = None
+            if todo:
+                if embedder is None:
+                    embedder = embedder_factory()
+                vecs = embedder.embed(list(todo.values()))
+            seq += 1
+            self.store.begin()
+            try:
+                if vecs is not None:
+                    self.store.conn.executemany(
+                        "INSERT OR REPLACE INTO embeddings (content_hash, model, dim, vector) VALUES (?, ?, ?, ?)",
+                        [(h, self.model, vecs.shape[1], vecs[i].astype(np.float32).tobytes())
+                         for i, h in enumerate(todo)])
+                self.store.conn.executemany("UPDATE records SET unit_hash = ?, vector_seq = ? WHERE id = ?",
+                                            [(h, seq, rid) for rid, h, _u in units])
+                self.store.set_meta("vector_seq", str(seq))
+                self.store.commit()
+            except BaseException:
+                self.store.rollback()
+                raise
+            last_id = rows[-1][0]
+            done += len(rows)
+            embedded += len(todo)
+            if progress:
+                progress(done, embedded)
+        return embedded
+
+    # -- the matrix cache ----------------------------------------------------------------------
+    def _paths(self) -> tuple[Path, Path, Path]:
+        tag = self.model.replace("/", "_")
+        return self.dir / f"{tag}.matrix.npy", self.dir / f"{tag}.ids.npy", self.dir / f"{tag}.meta.json"
+
+    def _drop_matrix(self) -> None:
+        if self.dir.exists():
+            for p in self.dir.iterdir():
+                try:
+                    p.unlink()
+                except OSError:
+                    pass
+
+    def _rows(self, after_seq: int) -> tuple[np.ndarray, np.ndarray]:
+        cur = self.store.conn.execute(
+            "SELECT r.id, e.vector FROM records r JOIN embeddings e ON e.content_hash = r.unit_hash AND e.model = ? "
+            "WHERE r.vector_seq > ? ORDER BY r.id", (self.model, after_seq))
+        ids, blobs = [], []
+        for rid, blob in cur:
+            ids.append(rid)
+            blobs.append(blob)
+        if not ids:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        m = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), -1)
+        return np.asarray(ids, dtype=np.int64), m
+
+    def _meta(self) -> dict | None:
+        _m, _i, meta = self._paths()
+        try:
+            data = json.loads(meta.read_text())
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) and data.get("model") == self.model else None
+
+    def write_matrix(self) -> int:
+        """Write the full matrix cache from the store; returns its rows."""
+        seq = int(self.store.get_meta("vector_seq") or 0)
+        ids, m = self._rows(0)
+        self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        mpath, ipath, meta = self._paths()
+        for path, arr in ((mpath, m), (ipath, ids)):
+            tmp = path.with_suffix(".tmp.npy")
+            np.save(tmp, arr)
+            os.replace(tmp, path)
+        meta_tmp = meta.with_suffix(".tmp")
+        meta_tmp.write_text(json.dumps({"model": self.model, "seq": seq, "rows": int(len(ids))}))
+        os.replace(meta_tmp, meta)
+        return len(ids)
+
+    def refresh_matrix(self, force: bool = False) -> bool:
+        """Rewrite the matrix when it is missing, unreadable or far behind. True when rewritten."""
+        meta = self._meta()
+        seq = int(self.store.get_meta("vector_seq") or 0)
+        if not force and meta is not None:
+            behind = self.store.conn.execute("SELECT count(*) FROM records WHERE vector_seq > ?",
+                                             (meta["seq"],)).fetchone()[0]
+            if behind < MATRIX_REBUILD_TAIL:
+                return False
+        if seq == 0 and meta is None and not force:
+            return False
+        self.write_matrix()
+        return True
+
+    def load(self) -> tuple[np.ndarray, np.ndarray]:
+        """All vectors: the memory-mapped matrix plus rows embedded since it was written."""
+        meta = self._meta()
+        mpath, ipath, _ = self._paths()
+        base_ids = np.zeros(0, dtype=np.int64)
+        base = None
+        after = 0
+        if meta is not None:
+            try:
+                base = np.load(mpath, mmap_mode="r")
+                base_ids = np.load(ipath)
+                after = meta["seq"]
+                if len(base_ids) != base.shape[0]:
+                    raise ValueError("matrix and ids disagree")
+            except (OSError, ValueError):
+                base, base_ids, after = None, np.zeros(0, dtype=np.int64), 0
+        tail_ids, tail = self._rows(after)
+        if base is None or base.shape[0] == 0:
+            return tail_ids, tail
+        if len(tail_ids) == 0:
+            return base_ids, base
+        return np.concatenate([base_ids, tail_ids]), np.vstack([base, tail])
+
+    # -- search --------------------------------------------------------------------------------
+    def search(self, qvec: np.ndarray, k: int, allowed: set[int] | None = None) -> list[int]:
+        ids, m = self.load()
+        if len(ids) == 0:
+            return []
+        scores = m @ qvec.astype(np.float32)
+        if allowed is not None:
+            mask = np.isin(ids, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
+            scores = np.where(mask, scores, -np.inf)
+        k = min(k, len(ids))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [int(ids[i]) for i in top if np.isfinite(scores[i])]
+
+    # -- query vectors -------------------------------------------------------------------------
+    def query_vector(self, query: str, embedder_factory: Callable[[], object]) -> np.ndarray:
+        """The query's vector, from the cache in the store when this query was embedded before."""
+        key = " ".join(query.split()).lower()
+        row = self.store.conn.execute("SELECT vector FROM query_vectors WHERE model = ? AND query = ?",
+                                      (self.model, key)).fetchone()
+        if row:
+            return np.frombuffer(row[0], dtype=np.float32)
+        vec = embedder_factory().embed([query])[0].astype(np.float32)
+        from datetime import datetime, timezone
+
+        try:
+            self.store.conn.execute(
+                "INSERT OR REPLACE INTO query_vectors (model, query, vector, used_at) VALUES (?, ?, ?, ?)",
+                (self.model, key, vec.tobytes(), datetime.now(timezone.utc).isoformat()))
+        except Exception:  # a read-only or busy store only loses the cache entry
+            pass
+        return vec

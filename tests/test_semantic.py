@@ -1,0 +1,181 @@
+"""Semantic search: the embedding table, exchange units, resume, model changes, fallback, and the real model."""
+
+import numpy as np
+import pytest
+
+from helpers import rows
+
+from backscroll import embed as embed_mod
+from backscroll import vectors as vectors_mod
+from backscroll.errors import SemanticUnavailableError
+from backscroll.store import Store
+from backscroll.vectors import Vectors, unit_text
+
+
+def test_unit_text_pairs_an_answer_with_its_question():
+    assert unit_text("assistant", "use pendulum", "which date library?") == "which date library?\n\nuse pendulum"
+    assert unit_text("user", "which date library?", "earlier question") == "which date library?"
+    assert unit_text("assistant", "hello", None) == "hello"
+
+
+def test_only_prose_is_embedded_never_echoes_or_tool_rows(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("which date library should we use?")
+    s.assistant("pendulum: it handles DST transitions")
+    s.tool("pytest -q", "4 passed")
+    s.search_echo("date library", "pendulum: it handles DST transitions")
+    out = backscroll_index()
+    assert out.embedded == 2
+    recs = rows(backscroll_home)
+    embedded = [r for r in recs if r["unit_hash"]]
+    assert {r["role"] for r in embedded} == {"user", "assistant"}
+    assert all(r["unit_hash"] is None for r in recs if r["is_echo"] or r["content_type"] == "tool")
+
+
+def test_identical_texts_are_embedded_once(session_builder, backscroll_home, backscroll_index):
+    for _ in range(3):
+        session_builder.claude().user("run the full test suite please")
+    out = backscroll_index()
+    assert out.embedded == 1
+    assert rows(backscroll_home, "SELECT count(*) AS n FROM embeddings")[0]["n"] == 1
+    assert len({r["unit_hash"] for r in rows(backscroll_home)}) == 1
+
+
+def test_interrupted_embedding_resumes_where_it_stopped(session_builder, backscroll_home, backscroll_index, monkeypatch):
+    monkeypatch.setattr(vectors_mod, "BATCH_RECORDS", 3)
+    s = session_builder.claude()
+    for i in range(10):
+        s.user(f"distinct question number {i} about topic {i * 7}")
+    backscroll_index(embed=False)
+    cfg = backscroll_home.config()
+    calls = []
+
+    class Failing(embed_mod.FakeEmbedder):
+        def embed(self, texts):
+            calls.append(len(texts))
+            if len(calls) == 2:
+                raise KeyboardInterrupt  # the user pressed Ctrl-C during the second batch
+            return super().embed(texts)
+
+    store = Store.open(cfg.db_path)
+    vecs = Vectors(store, cfg.vectors_dir, embed_mod.model_id())
+    with pytest.raises(KeyboardInterrupt):
+        vecs.embed_pending(Failing)
+    assert vecs.pending() == 7, "the first batch was committed"
+    calls.clear()
+    assert vecs.embed_pending(Failing.__mro__[1]) == 7
+    assert vecs.pending() == 0 and vecs.count() == 10
+    store.close()
+
+
+def test_model_change_reembeds_everything(session_builder, backscroll_home, backscroll_index, monkeypatch):
+    session_builder.claude().user("first text").assistant("second text")
+    assert backscroll_index().embedded == 2
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake:v2")
+    assert backscroll_index().embedded == 2
+    models = {r["model"] for r in rows(backscroll_home, "SELECT model FROM embeddings")}
+    assert models == {"fake-hash-384-v2"}, "vectors of the old model are dropped"
+
+
+def test_hybrid_marks_which_lists_found_each_hit(session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    s.user("the deploy pipeline broke on staging")
+    s.assistant("rolled back the staging deploy pipeline")
+    backscroll_index()
+    result = backscroll_search("staging deploy pipeline")
+    assert result.mode == "hybrid"
+    assert all("semantic" in h.matched_by and "lexical" in h.matched_by for h in result.results)
+    sem = backscroll_search("staging deploy pipeline", mode="semantic")
+    assert sem.mode == "semantic" and all(h.matched_by == ("semantic",) for h in sem.results)
+
+
+def test_semantic_list_obeys_filters(session_builder, backscroll_index, backscroll_search):
+    a = session_builder.claude(project="shop")
+    a.user("cache invalidation strategy for the catalog")
+    b = session_builder.codex(project="infra")
+    b.user("cache invalidation strategy for the CDN")
+    backscroll_index()
+    res = backscroll_search("cache invalidation strategy", mode="semantic", project="infra")
+    assert [h.project for h in res.results] == ["infra"]
+    assert backscroll_search("cache invalidation", mode="semantic", content_type="tool").results == ()
+
+
+def test_fallback_to_lexical_when_nothing_is_embedded(session_builder, backscroll_index, backscroll_search):
+    session_builder.claude().user("words only")
+    backscroll_index(embed=False)
+    res = backscroll_search("words only", sync=False)
+    assert res.mode == "lexical" and any("fell back to lexical" in n for n in res.notes)
+    with pytest.raises(SemanticUnavailableError) as exc:
+        backscroll_search("words only", mode="semantic", sync=False)
+    assert exc.value.exit_code == 3 and "backscroll index" in exc.value.hint
+
+
+def test_search_embeds_a_new_session_itself(session_builder, backscroll_home, backscroll_index, backscroll_search):
+    session_builder.claude().user("old words")
+    backscroll_index()
+    session_builder.claude().user("fresh zeppelin plans")
+    res = backscroll_search("zeppelin plans", mode="semantic")
+    assert res.results[0].text == "fresh zeppelin plans"
+
+
+def test_query_vectors_are_cached(session_builder, backscroll_home, backscroll_index, backscroll_search):
+    session_builder.claude().user("a question about caching")
+    backscroll_index()
+    backscroll_search("caching question")
+    backscroll_search("  Caching   question ")
+    assert rows(backscroll_home, "SELECT count(*) AS n FROM query_vectors")[0]["n"] == 1
+
+
+def test_matrix_cache_plus_tail_matches_the_table(session_builder, backscroll_home, backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    s.user("alpha beta")
+    backscroll_index()
+    s.user("gamma delta")  # embedded by the search's sync, after the matrix was written
+    backscroll_search("gamma delta")
+    store = Store.open(backscroll_home.config().db_path)
+    ids, m = Vectors(store, backscroll_home.config().vectors_dir, embed_mod.model_id()).load()
+    assert sorted(ids.tolist()) == [r["id"] for r in rows(backscroll_home)]
+    assert m.shape == (2, 384) and np.allclose(np.linalg.norm(m, axis=1), 1.0, atol=1e-5)
+    store.close()
+
+
+@pytest.mark.slow
+def test_real_model_finds_a_paraphrase_that_lexical_misses(session_builder, backscroll_index, backscroll_search,
+                                                           monkeypatch):
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "minilm")
+    answer = ("we chose pendulum over arrow because its timezone-aware date maths handles DST transitions")
+    s = session_builder.claude(project="calendar")
+    s.user("which library should the scheduler use?")
+    s.assistant(answer)
+    distractors = [
+        "the retry queue now uses exponential backoff with jitter",
+        "renamed the settings module and fixed the imports",
+        "the CSS grid breaks on narrow screens, switched to flexbox",
+        "upgraded postgres to 16 and reran the migrations",
+        "added a pre-commit hook for ruff and black",
+        "the login form now shows an error for expired tokens",
+        "moved the S3 uploads to a background worker",
+    ]
+    for text in distractors:
+        d = session_builder.claude(project="calendar")
+        d.user("status update?")
+        d.assistant(text)
+    out = backscroll_index()
+    assert out.embedded >= 9 and not out.notes
+    query = "what did we pick for calendar arithmetic"
+    hybrid = backscroll_search(query, limit=5)
+    assert hybrid.mode == "hybrid"
+    assert answer in [h.text for h in hybrid.results]
+    lexical = backscroll_search(query, limit=5, mode="lexical")
+    assert answer not in [h.text for h in lexical.results]
+
+
+@pytest.mark.slow
+def test_real_model_fastembed_and_direct_paths_agree():
+    assert embed_mod.model_path(verify=True).name == "model.onnx"  # sha256 checked
+    texts = ["squash the last three commits", "combine several recent commits with an interactive rebase",
+             "my cat likes to sleep in the sun", "x " * 400]
+    bulk = embed_mod.MiniLMEmbedder().embed(texts)
+    direct = embed_mod.DirectMiniLM().embed(texts)
+    assert np.allclose(bulk, direct, atol=1e-4)
+    assert bulk[0] @ bulk[1] > 0.4 > bulk[0] @ bulk[2]
