@@ -21,6 +21,7 @@ from .store import Store
 Notify = Callable[[str], None]
 MODES = ("hybrid", "lexical", "semantic")
 INDEX_LOCK_WAIT = 10.0
+ALSO_MATCHING = 3  # extras a hinted filter may add
 SEARCH_EMBED_LIMIT = 64  # new records a search embeds itself (a new session: well under 2 s)
 
 
@@ -162,7 +163,7 @@ def make_filters(*, role=None, agent=None, content_type=None, project=None, sess
 def _prepare(cfg: Config, do_sync: bool, notes: list[str]) -> tuple[Store, LexicalIndex, bool]:
     """Open the store and an up-to-date lexical index (syncing first unless told not to).
 
-    Returns the store, the index and whether this process holds fresh data (it synced).
+    Returns the store, the index and whether this process synced (and so may embed new records).
     """
     if not cfg.db_path.exists() and not do_sync:
         raise NothingIndexedError(f"nothing is indexed yet (no store at {cfg.db_path})",
@@ -176,7 +177,7 @@ def _prepare(cfg: Config, do_sync: bool, notes: list[str]) -> tuple[Store, Lexic
                 if report.unreadable:
                     notes.append(f"{len(report.unreadable)} session file(s) could not be read; see `backscroll status`")
             lex.sync(store, notes.append)
-            return store, lex, True
+            return store, lex, do_sync
     notes.append("another backscroll process is indexing; answering from the last committed state")
     if not lex.open_for_read():
         store.close()
@@ -229,29 +230,41 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
         return []
     model = embed.model_id()
     vecs = Vectors(store, cfg.vectors_dir, model)
-    if store.get_meta("vectors_model") != model or int(store.get_meta("vector_seq") or 0) == 0:
-        return None
     factory = _LazyEmbedder()
+    ready = store.get_meta("vectors_model") == model and int(store.get_meta("vector_seq") or 0) > 0
     if fresh and cfg.embed.value:
-        pending = vecs.pending()
-        if 0 < pending <= SEARCH_EMBED_LIMIT:
-            vecs.embed_pending(factory)
-        elif pending > SEARCH_EMBED_LIMIT:
+        pending = vecs.pending() if ready else None
+        if ready and 0 < pending <= SEARCH_EMBED_LIMIT or not ready and store.record_count() <= SEARCH_EMBED_LIMIT:
+            vecs.embed_pending(factory)  # a new session (or a tiny store) is embedded on the spot
+            ready = int(store.get_meta("vector_seq") or 0) > 0
+        elif ready and pending > SEARCH_EMBED_LIMIT:
             notes.append(f"{pending} new records are not embedded yet (semantic ranking skips them); "
                          "`backscroll index` embeds them")
+    if not ready:
+        return None
     qvec = vecs.query_vector(plan.text, factory)
     return vecs.search(qvec, depth, _semantic_allowed(store, filters))
+
+
+HINT_FILTERS = ("role", "agent", "content_type")
 
 
 def search(query: str, *, limit: int = 10, role: str | None = None, agent: str | None = None,
            content_type: str | None = None, project: str | None = None, session: str | None = None,
            since: str | None = None, until: str | None = None, include_echoes: bool = False,
-           mode: str = "hybrid", sync: bool = True, max_chars: int = 2000,
+           mode: str = "hybrid", sync: bool = True, max_chars: int = 2000, strict: bool = False,
+           rerun: bool = False, caller_session: str | None = None,
            cfg: Config | None = None, home=None, sources=(), notify: Notify = _quiet) -> SearchResult:
-    """Search the record. See README "Searching" for what each option does."""
+    """Search the record. See README "Searching" for what each option does.
+
+    ``--role``, ``--agent`` and ``--content-type`` are hints: unless ``strict``, up to three results
+    the filtered search left out come back in ``also_matching``. When the calling agent session
+    (found through its own echo of this call, or ``caller_session``) already ran the same search in
+    this turn, the result is empty with ``repeated`` naming the earlier call, unless ``rerun``.
+    """
     from dataclasses import replace
 
-    from . import pipeline
+    from . import pipeline, repeat
 
     if mode not in MODES:
         raise UsageError(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
@@ -269,20 +282,45 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
                 "nothing is indexed yet: no session files were found",
                 hint="`backscroll status` shows where sessions are looked for; add more with --source PATH",
             )
+        if not rerun:
+            key = repeat.make_key(query, limit=limit, mode=mode, content_type=content_type,
+                                  include_echoes=include_echoes, role=role, agent=agent, project=project,
+                                  session=session, since=since, until=until, strict=strict)
+            earlier = repeat.find_earlier(store, key, session_id=caller_session)
+            if earlier is not None:
+                return SearchResult(query=plan.text, mode=mode, filters=filters, results=(),
+                                    repeated=earlier.to_dict(), notes=(earlier.message(),))
+
         opts = pipeline.SearchOptions(limit=limit, include_echoes=include_echoes, max_chars=max_chars)
-        semantic = None
-        effective = "lexical"
-        if mode != "lexical":
-            semantic = _semantic_list(store, cfg, plan, filters, mode, pipeline.depth(opts), fresh, notes)
-            if semantic is None:
-                if mode == "semantic":
-                    raise SemanticUnavailableError(
-                        "no embeddings exist yet, so semantic search cannot run",
-                        hint="run `backscroll index` (or `backscroll embed`), or search with --mode lexical")
-                notes.append("no embeddings yet: hybrid search fell back to lexical (`backscroll index` embeds)")
-            else:
-                effective = mode
-        result = pipeline.run(store, lex, plan, filters, opts, semantic_list=semantic, mode=effective)
+
+        def run(f: Filters, o) -> SearchResult:
+            semantic = None
+            effective = "lexical"
+            if mode != "lexical":
+                semantic = _semantic_list(store, cfg, plan, f, mode, pipeline.depth(o), fresh, notes)
+                if semantic is None:
+                    if mode == "semantic":
+                        raise SemanticUnavailableError(
+                            "no embeddings exist yet, so semantic search cannot run",
+                            hint="run `backscroll index` (or `backscroll embed`), or search with --mode lexical")
+                    note = "no embeddings yet: hybrid search fell back to lexical (`backscroll index` embeds)"
+                    if note not in notes:
+                        notes.append(note)
+                else:
+                    effective = mode
+            return pipeline.run(store, lex, plan, f, o, semantic_list=semantic, mode=effective)
+
+        result = run(filters, opts)
+        hinted = tuple(name for name in HINT_FILTERS if getattr(filters, name))
+        if hinted and not strict:
+            broad = replace(filters, role=None, agent=None, content_type=None)
+            wide = run(broad, opts)
+            shown = {h.rowid for h in result.results}
+            keys = {(h.session_id, h.text) for h in result.results}
+            extras = [h for h in wide.results
+                      if h.rowid not in shown and (h.session_id, h.text) not in keys][:ALSO_MATCHING]
+            if extras:
+                result = replace(result, also_matching=pipeline.renumber(extras), dropped_filters=hinted)
         for n in notes:
             notify(n)
         return replace(result, notes=tuple(notes))

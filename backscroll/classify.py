@@ -14,6 +14,8 @@ import re
 import shlex
 from pathlib import PurePosixPath
 
+# Bump when the rules change: stores classified by an older version are classified again on sync.
+VERSION = 1
 RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
 PROGRAM = "backscroll"
 

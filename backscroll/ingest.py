@@ -166,6 +166,7 @@ class _FileReader:
             rec.record_id, session.session_id, session.agent, _project(cwd), cwd, rec.role, rec.content_type,
             tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp, self.key, rec.line,
             text, int(truncated), content_hash(text), int(session.is_sidechain), session.parent_session_id,
+            int(rec.tool_name is not None),
         )
 
     def _add(self, rec: Record, session: SessionInfo) -> None:
@@ -281,12 +282,43 @@ class _FileReader:
                     self.rows[i] = self._row(rec, session, echo, name)
 
 
+def reclassify(store: Store) -> int:
+    """Apply the current echo rules to every stored tool call and its results; returns rows changed.
+
+    Runs when the store was classified by another version of the rules. The lexical index holds
+    ``is_echo`` too, so it is rebuilt afterwards.
+    """
+    if store.get_meta("classifier_version") == str(classify.VERSION):
+        return 0
+    store.begin()
+    try:
+        changed = 0
+        calls = store.conn.execute("SELECT id, session_id, tool_call_id, text, is_echo FROM records WHERE is_call = 1").fetchall()
+        for rid, session, call_id, text, was in calls:
+            echo = int(classify.is_query_echo(text))
+            if echo != was:
+                changed += 1
+                store.conn.execute("UPDATE records SET is_echo = ? WHERE id = ?", (echo, rid))
+                if call_id:
+                    store.conn.execute("UPDATE records SET is_echo = ? WHERE session_id = ? AND tool_call_id = ? "
+                                       "AND is_call = 0", (echo, session, call_id))
+        if changed:
+            store.set_meta("lexical_generation", None)  # the index is rebuilt with the new flags
+        store.set_meta("classifier_version", str(classify.VERSION))
+        store.commit()
+    except BaseException:
+        store.rollback()
+        raise
+    return changed
+
+
 def sync(store: Store, cfg: Config, progress: Progress | None = None,
          redactor: Callable[[str], str] | None = None) -> IndexReport:
     """Bring the store up to date with every session file. The caller holds the writer lock."""
     started = time.perf_counter()
     progress = progress or Progress()
     report = IndexReport()
+    reclassify(store)
     states = store.file_states()
     changed: list[tuple[Agent, Path, os.stat_result]] = []
     for agent, path in discover(cfg):

@@ -69,4 +69,20 @@ def m002_embeddings(db: Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS records_vector_seq ON records(vector_seq) WHERE vector_seq IS NOT NULL")
 
 
+@migrations()
+def m003_tool_calls(db: Database) -> None:
+    # is_call: 1 for a tool call, 0 for a tool result or prose. Older rows are backfilled: a call is
+    # the first record of its tool_call_id in the session (calls precede their results).
+    if "is_call" not in db["records"].columns_dict:
+        db["records"].add_column("is_call", int, not_null_default=0)
+    db.execute("""
+        UPDATE records SET is_call = 1
+        WHERE tool_call_id IS NOT NULL AND id = (
+            SELECT min(r2.id) FROM records r2
+            WHERE r2.tool_call_id = records.tool_call_id AND r2.session_id = records.session_id)""")
+    db.execute("CREATE INDEX IF NOT EXISTS records_echo_calls ON records(timestamp) WHERE is_echo = 1 AND is_call = 1")
+    # Echo rules may have changed since these rows were classified: classify them again on next sync.
+    db.execute("DELETE FROM meta WHERE key = 'classifier_version'")
+
+
 SCHEMA_VERSION = len(migrations._migrations)

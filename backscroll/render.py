@@ -53,23 +53,39 @@ def print_hits(console, hits: tuple[Hit, ...]) -> None:
             console.print(line, soft_wrap=True)
 
 
+def also_heading(result: SearchResult) -> str:
+    dropped = ", ".join(f"--{name.replace('_', '-')} {getattr(result.filters, name)}" for name in result.dropped_filters)
+    return f"Also matching without {dropped} (these records are not tagged that way):"
+
+
 def print_result(result: SearchResult, *, color: bool) -> None:
     from rich.console import Console
 
     out = Console(highlight=False, no_color=not color, force_terminal=color or None, soft_wrap=True)
-    if not result.results and not result.also_matching:
-        out.print("No matches.", style="dim" if color else None)
+    if result.repeated:
+        out.print(result.notes[0] if result.notes else "[repeated search]", style="bold yellow" if color else None,
+                  markup=False)
+        return
+    if not result.results:
+        out.print("No matches" + (" with those filters." if result.also_matching else "."),
+                  style="dim" if color else None)
     print_hits(out, result.results)
+    if result.also_matching:
+        out.print()
+        out.print(also_heading(result), style="bold" if color else None, markup=False)
+        print_hits(out, result.also_matching)
 
 
 def stderr_hints(result: SearchResult) -> list[str]:
+    if result.repeated:
+        return []
     lines = list(result.notes)
     if result.echoes_hidden:
         lines.append(
             f"{result.echoes_hidden} query echo(es) hidden (earlier backscroll searches and their output); "
             "show them with --include-echoes, or --content-type tool"
         )
-    if not result.results:
+    if not result.results and not result.also_matching:
         tips = []
         if any(v for v in (result.filters.role, result.filters.agent, result.filters.content_type,
                            result.filters.project, result.filters.session, result.filters.since,

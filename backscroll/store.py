@@ -18,12 +18,12 @@ import orjson
 
 from .errors import NewerSchemaError, NothingIndexedError
 
-SCHEMA_VERSION = 2  # kept equal to migrations.SCHEMA_VERSION (a test checks)
+SCHEMA_VERSION = 3  # kept equal to migrations.SCHEMA_VERSION (a test checks)
 
 RECORD_COLUMNS = (
     "record_id", "session_id", "agent", "project", "cwd", "role", "content_type", "tool_name",
     "tool_call_id", "is_echo", "is_error", "timestamp", "source_path", "line", "text",
-    "text_truncated", "content_hash", "is_sidechain", "parent_session_id",
+    "text_truncated", "content_hash", "is_sidechain", "parent_session_id", "is_call",
 )
 _INSERT_RECORD = (
     f"INSERT OR IGNORE INTO records ({', '.join(RECORD_COLUMNS)}) "

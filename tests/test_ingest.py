@@ -150,3 +150,22 @@ def test_same_record_in_two_files_is_stored_once(session_builder, backscroll_hom
     copy.write_bytes(s.path.read_bytes())
     backscroll_index()
     assert texts(backscroll_home) == ["shared history"]
+
+
+def test_stores_classified_by_older_rules_are_classified_again(session_builder, backscroll_home, backscroll_index,
+                                                               backscroll_search):
+    import sqlite3
+
+    s = session_builder.claude()
+    s.user("which port?")
+    s.search_echo("staging port", "staging port is 8443")
+    backscroll_index()
+    db = sqlite3.connect(backscroll_home.data / "backscroll.db")
+    db.execute("UPDATE records SET is_echo = 0")  # as an older rule set would have left them
+    db.execute("DELETE FROM meta WHERE key = 'classifier_version'")
+    db.commit()
+    db.close()
+    backscroll_index()
+    assert [r["is_echo"] for r in rows(backscroll_home)] == [0, 1, 1]
+    res = backscroll_search("staging port", mode="lexical")
+    assert not any(h.is_echo for h in res.results) and res.echoes_hidden == 2

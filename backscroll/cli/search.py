@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated, Optional
 
@@ -16,7 +17,10 @@ EPILOG = (
     "  backscroll search \"UniqueViolation\" --content-type tool --since 2w\n\n"
     "  backscroll search retry backoff --project payments --json\n\n"
     "Query words are plain text (quotes around words make a phrase). Earlier backscroll searches "
-    "and their output are hidden unless you pass --include-echoes or --content-type tool."
+    "and their output are hidden unless you pass --include-echoes or --content-type tool. "
+    "--role, --agent and --content-type are hints: up to three results they left out are listed "
+    "after the others (--strict turns that off). An agent that repeats a search it already ran in "
+    "the same turn is told so instead of getting the same results again (--rerun runs it anyway)."
 )
 
 
@@ -44,6 +48,10 @@ def search(
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
     max_chars: Annotated[int, typer.Option("--max-chars", metavar="N", min=0,
                                            help="Cut each hit's text to N characters in JSON (0: whole text).")] = 2000,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="Treat --role/--agent/--content-type as hard filters: no 'also matching' extras.")] = False,
+    rerun: Annotated[bool, typer.Option(
+        "--rerun", help="Run even if this agent session already ran the same search in this turn.")] = False,
     source: Annotated[Optional[list[str]], typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
 ) -> None:
     """Search every indexed session: prose and tool rows ranked separately, then fused.
@@ -59,7 +67,8 @@ def search(
         result = api.search(
             text, limit=limit, role=role, agent=agent, content_type=content_type, project=project,
             session=session, since=since, until=until, include_echoes=include_echoes, mode=mode,
-            sync=not no_sync, max_chars=max_chars, cfg=common.config(source),
+            sync=not no_sync, max_chars=max_chars, strict=strict, rerun=rerun,
+            caller_session=os.environ.get("BACKSCROLL_SESSION_ID") or None, cfg=common.config(source),
         )
         from ..render import print_result, stderr_hints, write_stderr
 

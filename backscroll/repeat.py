@@ -1,0 +1,152 @@
+"""Repeated searches: has the calling agent session already run this very search in this turn?
+
+An agent's ``backscroll search`` call is in its own session log (a query echo) by the time the
+command runs. The calling session is the one whose newest echo, written in the last two minutes,
+parses to the same search as this invocation (or ``$BACKSCROLL_SESSION_ID``). If that session ran
+the same search earlier with no user message in between, the caller is told so instead of getting
+the same results again. Comparison is on normalized arguments: query words, filters, mode and limit;
+output flags do not count. A person at a terminal has no calling session and is never affected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta, timezone
+
+from .classify import retrieval_calls
+from .dates import format_ts
+from .store import Store
+
+WINDOW = timedelta(minutes=2)
+_VALUE_OPTIONS = {
+    "--limit": "limit", "-n": "limit", "--content-type": "content_type", "-t": "content_type",
+    "--role": "role", "--agent": "agent", "--project": "project", "-p": "project", "--session": "session",
+    "--since": "since", "--until": "until", "--mode": "mode", "--max-chars": None, "--source": None,
+}
+_FLAGS = {"--include-echoes": "include_echoes", "--strict": "strict", "--json": None, "--no-sync": None,
+          "--rerun": "rerun"}
+
+
+@dataclass(frozen=True)
+class SearchKey:
+    """A search's identity: what it asks, not how the answer is printed."""
+
+    query: str
+    limit: int = 10
+    mode: str = "hybrid"
+    content_type: str | None = None
+    include_echoes: bool = False
+    role: str | None = None
+    agent: str | None = None
+    project: str | None = None
+    session: str | None = None
+    since: str | None = None
+    until: str | None = None
+    strict: bool = False
+
+
+def normalize_query(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def make_key(query: str, **kw) -> SearchKey:
+    fields = {k: v for k, v in kw.items() if k in SearchKey.__dataclass_fields__}
+    for k in ("since", "until"):
+        if fields.get(k):
+            fields[k] = fields[k].strip().lower()
+    return SearchKey(query=normalize_query(query), **fields)
+
+
+def key_from_args(args: list[str]) -> tuple[SearchKey, bool] | None:
+    """Parse ``search …`` arguments as the CLI would. Returns (key, rerun) or None when unparseable."""
+    if not args or args[0] != "search":
+        return None
+    words: list[str] = []
+    values: dict = {}
+    rerun = False
+    it = iter(args[1:])
+    only_words = False
+    for arg in it:
+        if only_words or not arg.startswith("-") or arg == "-":
+            words.append(arg)
+            continue
+        if arg == "--":
+            only_words = True
+            continue
+        name, eq, inline = arg.partition("=")
+        if name in _VALUE_OPTIONS:
+            value = inline if eq else next(it, None)
+            if value is None:
+                return None
+            field = _VALUE_OPTIONS[name]
+            if field == "limit":
+                try:
+                    values["limit"] = int(value)
+                except ValueError:
+                    return None
+            elif field:
+                values[field] = value
+        elif name in _FLAGS:
+            if _FLAGS[name] == "rerun":
+                rerun = True
+            elif _FLAGS[name]:
+                values[_FLAGS[name]] = True
+        else:
+            return None  # an option this version does not know: do not guess
+    if not words:
+        return None
+    return make_key(" ".join(words), **values), rerun
+
+
+@dataclass(frozen=True)
+class EarlierCall:
+    session_id: str
+    record_id: str
+    timestamp: str | None
+    command: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def message(self) -> str:
+        when = self.timestamp[11:19] + " UTC" if self.timestamp else "earlier"
+        return (f"[repeated search] this session already ran this search at {when} (record {self.record_id}); "
+                "its results are above. Change the query or filters, or add --rerun.")
+
+
+def _keys(text: str) -> list[SearchKey]:
+    out = []
+    for call in retrieval_calls(text):
+        parsed = key_from_args(call)
+        if parsed is not None:
+            out.append(parsed[0])
+    return out
+
+
+def find_earlier(store: Store, key: SearchKey, *, now: datetime | None = None,
+                 session_id: str | None = None) -> EarlierCall | None:
+    """The earlier identical search in the calling session's current turn, if any."""
+    now = now or datetime.now(timezone.utc)
+    since = format_ts(now - WINDOW)
+    if session_id:
+        candidates = store.conn.execute(
+            "SELECT id, session_id, text FROM records WHERE is_echo = 1 AND is_call = 1 AND session_id = ? "
+            "ORDER BY id DESC LIMIT 50", (session_id,)).fetchall()
+    else:
+        candidates = store.conn.execute(
+            "SELECT id, session_id, text FROM records WHERE is_echo = 1 AND is_call = 1 AND timestamp >= ? "
+            "ORDER BY timestamp DESC, id DESC LIMIT 50", (since,)).fetchall()
+    current = next((c for c in candidates if key in _keys(c[2])), None)
+    if current is None:
+        return None
+    current_id, session, _text = current
+    last_user = store.conn.execute(
+        "SELECT coalesce(max(id), 0) FROM records WHERE session_id = ? AND role = 'user' AND content_type = 'text' "
+        "AND id < ?", (session, current_id)).fetchone()[0]
+    for rid, record_id, ts, text in store.conn.execute(
+        "SELECT id, record_id, timestamp, text FROM records WHERE session_id = ? AND is_echo = 1 AND is_call = 1 "
+        "AND id > ? AND id < ? ORDER BY id DESC", (session, last_user, current_id)
+    ):
+        if key in _keys(text):
+            return EarlierCall(session, record_id, ts, text)
+    return None

@@ -1,0 +1,198 @@
+"""Filters are hints; repeated searches in one agent turn are not run again."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from typer.testing import CliRunner
+
+from backscroll.cli import app
+from backscroll.dates import format_ts
+from backscroll.repeat import key_from_args, make_key
+
+ANSWER = "The flaky checkout test was a timezone bug: freeze time at noon UTC, not midnight local."
+
+
+@pytest.fixture
+def tagged_story(session_builder):
+    s = session_builder.claude(project="shop")
+    s.user("why does test_checkout_total flake on CI?")
+    s.assistant(ANSWER)  # the answer is assistant prose
+    s.user("does the checkout test still flake after the timezone change?")  # user rows that match too
+    other = session_builder.claude(project="infra")
+    other.assistant("The flaky checkout test in infra is unrelated: it is a DNS timeout.")
+    return s
+
+
+def test_guessed_filter_adds_unfiltered_extras_and_keeps_project(tagged_story, backscroll_index, backscroll_search):
+    backscroll_index()
+    res = backscroll_search("flaky checkout test timezone", role="user", project="shop", mode="lexical")
+    assert all(h.role == "user" for h in res.results) and res.results
+    assert ANSWER in [h.text for h in res.also_matching]
+    assert res.dropped_filters == ("role",)
+    assert all(h.project == "shop" for h in res.also_matching), "--project is kept"
+    assert len(res.also_matching) <= 3
+    assert [h.rank for h in res.also_matching] == list(range(1, len(res.also_matching) + 1))
+
+
+def test_peer_live_case_answer_only_in_untagged_records(session_builder, backscroll_index, backscroll_search):
+    """A small model guessed --agent codex; the answer lives only in Claude sessions."""
+    c = session_builder.claude(project="api")
+    c.assistant("Rate limits: 600 requests per minute per token, enforced in the gateway.")
+    x = session_builder.codex(project="api")
+    x.user("add a limit on upload size")  # what the filtered search returns instead
+    backscroll_index()
+    res = backscroll_search("rate limits per minute", agent="codex", mode="lexical")
+    assert "600 requests per minute" not in " ".join(h.text for h in res.results)
+    assert any("600 requests per minute" in h.text for h in res.also_matching)
+    assert res.dropped_filters == ("agent",)
+
+
+def test_unfiltered_search_runs_once_unchanged(tagged_story, backscroll_index, backscroll_search):
+    backscroll_index()
+    res = backscroll_search("flaky checkout test", mode="lexical")
+    assert res.also_matching == () and res.dropped_filters == ()
+
+
+def test_nothing_added_when_filters_left_nothing_out(session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    s.user("zebra crossing near the office")
+    s.assistant("noted")
+    backscroll_index()
+    res = backscroll_search("zebra crossing", role="user", mode="lexical")
+    assert [h.text for h in res.results] == ["zebra crossing near the office"]
+    assert res.also_matching == () and res.dropped_filters == ()
+
+
+def test_extras_never_include_echoes_by_default(session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    s.user("which port does the staging gateway use?")
+    for _ in range(3):
+        s.search_echo("staging gateway port", "staging gateway port is 8443")
+    backscroll_index()
+    res = backscroll_search("staging gateway port", role="assistant", mode="lexical")
+    assert res.also_matching and not any(h.is_echo for h in res.also_matching)
+    with_echoes = backscroll_search("staging gateway port", role="assistant", mode="lexical", include_echoes=True)
+    assert any(h.is_echo for h in with_echoes.also_matching)
+
+
+def test_strict_turns_extras_off(tagged_story, backscroll_index, backscroll_search):
+    backscroll_index()
+    res = backscroll_search("flaky checkout test timezone", role="user", strict=True, mode="lexical")
+    assert res.also_matching == () and res.dropped_filters == ()
+
+
+def test_human_output_shows_the_extras_under_a_heading(tagged_story, backscroll_home):
+    r = CliRunner().invoke(app, ["search", "flaky", "checkout", "test", "timezone", "--role", "user",
+                                 "--project", "shop", "--mode", "lexical"])
+    assert r.exit_code == 0
+    assert "Also matching without --role user (these records are not tagged that way):" in r.stdout
+    assert "freeze time at noon UTC" in r.stdout.split("Also matching")[1]
+
+
+# -- repeated searches -------------------------------------------------------------------------
+
+def _recent(seconds_ago: int) -> str:
+    return format_ts(datetime.now(timezone.utc) - timedelta(seconds=seconds_ago))
+
+
+@pytest.fixture
+def agent_turn(session_builder):
+    """A session in which the agent already searched once and is now running a search."""
+    old = session_builder.claude(project="shop", start="2026-10-01T09:00:00Z")
+    old.assistant("Use Postgres SKIP LOCKED for the job queue.")
+    s = session_builder.claude(project="shop", start=_recent(60))
+    s.clock.step = timedelta(seconds=2)
+    s.user("what did we decide about the job queue?")
+    s.search_echo("job queue", "1. Use Postgres SKIP LOCKED for the job queue.")
+    return s
+
+
+def running(session, command: str) -> None:
+    """The agent's current call: in the log, its output not yet."""
+    session.tool_use("Bash", {"command": command, "description": "search history"})
+
+
+def test_repeated_search_in_one_turn_returns_the_note(agent_turn, backscroll_index, backscroll_search):
+    running(agent_turn, "backscroll search 'job queue'")
+    res = backscroll_search("job queue")
+    assert res.results == () and res.repeated is not None
+    assert res.repeated["session_id"] == agent_turn.session_id
+    assert res.notes[0].startswith("[repeated search] this session already ran this search at ")
+    assert "--rerun" in res.notes[0]
+
+
+@pytest.mark.parametrize("earlier,current,kw", [
+    ("backscroll search \"job queue\" --limit 5 --json", "backscroll search --limit=5 job queue", {"limit": 5}),
+    ("cd /x && backscroll search job   queue --no-sync", "backscroll search 'Job Queue'", {}),
+    ("backscroll search --role user job queue", "backscroll search job queue --role=user --json", {"role": "user"}),
+])
+def test_same_search_whatever_the_order_or_quoting(session_builder, backscroll_search, earlier, current, kw):
+    s = session_builder.claude(start=_recent(30))
+    s.user("find it")
+    s.tool(earlier, "results")
+    running(s, current)
+    res = backscroll_search("job queue", **kw)
+    assert res.repeated is not None
+
+
+@pytest.mark.parametrize("current,kw", [
+    ("backscroll search job queue postgres", {"query": "job queue postgres"}),
+    ("backscroll search job queue --role user", {"role": "user"}),
+    ("backscroll search job queue --limit 20", {"limit": 20}),
+    ("backscroll search job queue --mode semantic", {"mode": "semantic"}),
+])
+def test_different_query_or_filters_run_normally(agent_turn, backscroll_index, backscroll_search, current, kw):
+    running(agent_turn, current)
+    query = kw.pop("query", "job queue")
+    res = backscroll_search(query, **kw)
+    assert res.repeated is None and res.results
+
+
+def test_a_new_user_message_resets_the_turn(agent_turn, backscroll_search):
+    agent_turn.user("search again please, I added notes")
+    running(agent_turn, "backscroll search 'job queue'")
+    res = backscroll_search("job queue")
+    assert res.repeated is None and res.results
+
+
+def test_rerun_always_runs(agent_turn, backscroll_search):
+    running(agent_turn, "backscroll search 'job queue' --rerun")
+    res = backscroll_search("job queue", rerun=True)
+    assert res.repeated is None and res.results
+
+
+def test_no_calling_session_means_normal_results(session_builder, backscroll_search):
+    s = session_builder.claude(start="2026-10-01T09:00:00Z")  # echoes long ago, not this call
+    s.user("what about the queue?")
+    s.search_echo("job queue", "old output")
+    s.search_echo("job queue", "old output")
+    s.assistant("Use Postgres SKIP LOCKED for the job queue.")
+    res = backscroll_search("job queue")
+    assert res.repeated is None and res.results
+
+
+def test_session_id_from_the_environment(agent_turn, backscroll_search, monkeypatch):
+    agent_turn.at("2026-10-05T10:00:00Z")  # timestamps too old for the two-minute window
+    running(agent_turn, "backscroll search 'job queue'")
+    assert backscroll_search("job queue").repeated is None
+    res = backscroll_search("job queue", caller_session=agent_turn.session_id)
+    assert res.repeated is not None
+
+
+def test_cli_prints_the_note_and_json_names_the_earlier_call(agent_turn, backscroll_home):
+    running(agent_turn, "backscroll search 'job queue' --json")
+    r = CliRunner().invoke(app, ["search", "job", "queue", "--json"])
+    import json
+
+    data = json.loads(r.stdout)
+    assert r.exit_code == 0 and data["results"] == [] and data["repeated"]["record_id"]
+    r = CliRunner().invoke(app, ["search", "job", "queue"])
+    assert r.stdout.startswith("[repeated search]")
+
+
+def test_key_parsing():
+    assert key_from_args(["search", "a", "b", "--limit", "5", "--json"]) == (make_key("a b", limit=5), False)
+    assert key_from_args(["search", "--rerun", "x"]) == (make_key("x"), True)
+    assert key_from_args(["search", "--unknown", "x"]) is None
+    assert key_from_args(["search", "--limit"]) is None
+    assert key_from_args(["show", "x"]) is None
