@@ -328,6 +328,44 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
         store.close()
 
 
+def _open_for_reading(cfg: Config, do_sync: bool) -> Store:
+    notes: list[str] = []
+    store, _lex, _fresh = _prepare(cfg, do_sync, notes)
+    if store.record_count() == 0:
+        store.close()
+        raise NothingIndexedError("nothing is indexed yet", hint="run `backscroll index` first")
+    return store
+
+
+def show(ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0, sync: bool = True,
+         cfg: Config | None = None, home=None):
+    """A record with its context, or a whole session (see ``browse.show``)."""
+    from . import browse
+
+    cfg = _config(cfg, home, ())
+    store = _open_for_reading(cfg, sync)
+    try:
+        return browse.show(store, ident, context=context, limit=limit, offset=offset)
+    finally:
+        store.close()
+
+
+def list_sessions(*, agent: str | None = None, project: str | None = None, since: str | None = None,
+                  limit: int = 20, offset: int = 0, sync: bool = True, cfg: Config | None = None, home=None
+                  ) -> list[dict]:
+    """Sessions, newest first (see ``browse.list_sessions``)."""
+    from . import browse
+    from .dates import parse_when
+
+    cfg = _config(cfg, home, ())
+    store = _open_for_reading(cfg, sync)
+    try:
+        return browse.list_sessions(store, agent=agent, project=project,
+                                    since=parse_when(since) if since else None, limit=limit, offset=offset)
+    finally:
+        store.close()
+
+
 def status(*, cfg: Config | None = None, home=None, sources=()) -> dict:
     """What is indexed, from where, and what was skipped."""
     from .status import collect

@@ -82,18 +82,9 @@ def build_hits(store: Store, plan: QueryPlan, fused, opts: SearchOptions, limit:
             continue
         seen.add(key)
         snippet, spans = make_snippet(row["text"], plan.terms, stems)
-        text = row["text"]
-        cut = bool(opts.max_chars) and len(text) > opts.max_chars
         matched = tuple(dict.fromkeys(LIST_SOURCE[n] for n in f.lists))
-        hits.append(Hit(
-            rank=len(hits) + 1, score=round(f.score, 6), record_id=row["record_id"], session_id=row["session_id"],
-            agent=row["agent"], project=row["project"], cwd=row["cwd"], role=row["role"],
-            content_type=row["content_type"], tool_name=row["tool_name"], is_echo=bool(row["is_echo"]),
-            timestamp=row["timestamp"], source_path=row["source_path"], line=row["line"],
-            text=text[: opts.max_chars] if cut else text, text_truncated=bool(row["text_truncated"]) or cut,
-            snippet=snippet, matched_by=matched, highlights=spans, is_sidechain=bool(row["is_sidechain"]),
-            parent_session_id=row["parent_session_id"], is_error=bool(row["is_error"]), rowid=f.id,
-        ))
+        hits.append(Hit.from_row(row, rank=len(hits) + 1, score=round(f.score, 6), snippet=snippet,
+                                 highlights=spans, matched_by=matched, max_chars=opts.max_chars))
         if len(hits) >= limit:
             break
     return hits

@@ -47,7 +47,7 @@ class SessionInfo:
 @dataclass(frozen=True, slots=True)
 class Hit:
     rank: int
-    score: float
+    score: float | None
     record_id: str
     session_id: str
     agent: str
@@ -70,11 +70,30 @@ class Hit:
     parent_session_id: str | None = None
     is_error: bool = False
     rowid: int = 0
+    is_call: bool = False
+
+    @classmethod
+    def from_row(cls, row, *, rank: int, score: float | None = None, snippet: str | None = None,
+                 highlights: tuple = (), matched_by: tuple[str, ...] = (), max_chars: int = 0) -> "Hit":
+        """A hit from a ``records`` row (sqlite3.Row); ``max_chars`` cuts the text (0: whole)."""
+        text = row["text"]
+        cut = bool(max_chars) and len(text) > max_chars
+        return cls(
+            rank=rank, score=score, record_id=row["record_id"], session_id=row["session_id"], agent=row["agent"],
+            project=row["project"], cwd=row["cwd"], role=row["role"], content_type=row["content_type"],
+            tool_name=row["tool_name"], is_echo=bool(row["is_echo"]), timestamp=row["timestamp"],
+            source_path=row["source_path"], line=row["line"], text=text[:max_chars] if cut else text,
+            text_truncated=bool(row["text_truncated"]) or cut, snippet=snippet if snippet is not None else text[:240],
+            matched_by=matched_by, highlights=highlights, is_sidechain=bool(row["is_sidechain"]),
+            parent_session_id=row["parent_session_id"], is_error=bool(row["is_error"]), rowid=row["id"],
+            is_call=bool(row["is_call"]),
+        )
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d.pop("highlights")
         d.pop("rowid")
+        d.pop("is_call")
         d["matched_by"] = list(self.matched_by)
         return d
 

@@ -99,3 +99,90 @@ def stderr_hints(result: SearchResult) -> list[str]:
 def write_stderr(lines: list[str]) -> None:
     for line in lines:
         sys.stderr.write(line + "\n")
+
+
+# -- show and list ------------------------------------------------------------------------------
+
+FOLD_TOOL_LINES = 12
+FOLD_TEXT_LINES = 60
+_SHELL_TOOLS = {"Bash", "shell", "exec_command", "local_shell", "run_shell_command", "bash"}
+
+
+def fold(text: str, max_lines: int) -> tuple[list[str], int]:
+    """The lines to print and how many were folded away (head and tail kept). Pure."""
+    lines = text.splitlines() or [""]
+    if max_lines <= 0 or len(lines) <= max_lines:
+        return lines, 0
+    head = max_lines - 3
+    return lines[:head] + lines[-2:], len(lines) - head - 2
+
+
+def _record_lines(hit: Hit, full: bool) -> tuple[str, list[str], int]:
+    when = (hit.timestamp or "")[:19].replace("T", " ")
+    if hit.content_type == "tool":
+        label = (f"tool {hit.tool_name}" if hit.is_call else f"output of {hit.tool_name or 'a tool'}")
+    else:
+        label = hit.role
+    flags = [f for f, on in (("echo", hit.is_echo), ("error", hit.is_error)) if on]
+    head = f"[{hit.rank}] {when} · {label}" + (f" [{', '.join(flags)}]" if flags else "")
+    text = hit.text
+    if hit.is_call and hit.tool_name in _SHELL_TOOLS:
+        text = "$ " + text
+    limit = 0 if full else (FOLD_TOOL_LINES if hit.content_type == "tool" else FOLD_TEXT_LINES)
+    lines, folded = fold(text, limit)
+    return head, lines, folded
+
+
+def print_session_view(view, *, full: bool, color: bool) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    out = Console(highlight=False, no_color=not color, force_terminal=color or None, soft_wrap=True)
+    s = view.session
+    meta = " · ".join(str(x) for x in (s.get("agent"), s.get("project"), s.get("cwd"),
+                                       (s.get("started_at") or "")[:16].replace("T", " ")) if x)
+    out.print(Text(f"session {s['session_id']}", style="bold"), Text(f" · {meta}", style="dim"))
+    if s.get("title"):
+        out.print(Text(f"title: {s['title']}", style="dim"))
+    if s.get("is_sidechain"):
+        out.print(Text(f"subagent of session {s.get('parent_session_id') or '(unknown)'}", style="dim"))
+    if view.records:
+        first, last = view.records[0].rank, view.records[-1].rank
+        out.print(Text(f"records {first}–{last} of {view.total}", style="dim"))
+    out.print()
+    for hit in view.records:
+        head, lines, folded = _record_lines(hit, full)
+        focus = hit.record_id == view.focus
+        style = "bold yellow" if focus else ("magenta" if hit.is_echo else "cyan")
+        out.print(Text(("▶ " if focus else "  ") + head, style=style))
+        for line in lines[: len(lines) - (2 if folded else 0)]:
+            out.print(Text("    " + line))
+        if folded:
+            out.print(Text(f"    … {folded} more lines (--full shows them)", style="dim"))
+            for line in lines[-2:]:
+                out.print(Text("    " + line))
+    if view.records and view.records[-1].rank < view.total and not view.focus:
+        out.print(Text(f"\n{view.total - view.records[-1].rank} more: backscroll show {s['session_id']} "
+                       f"--offset {view.records[-1].rank}", style="dim"))
+    if view.focus:
+        out.print(Text(f"\nwhole session: backscroll show {s['session_id']}", style="dim"))
+
+
+def print_sessions(sessions: list[dict], *, color: bool) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    out = Console(highlight=False, no_color=not color, force_terminal=color or None, soft_wrap=True)
+    if not sessions:
+        out.print("No sessions.")
+        return
+    for s in sessions:
+        when = (s["started_at"] or s["updated_at"] or "")[:16].replace("T", " ")
+        line = Text()
+        line.append(f"{when:<16}  ", style="dim")
+        line.append(f"{s['agent']:<6} {(s['project'] or '-'):<14} ", style="cyan")
+        line.append(f"{s['records']:>5} rec", style="dim")
+        line.append(f" {s['echoes']:>3} echo  " if s["echoes"] else "           ", style="magenta")
+        line.append(("↳ " if s["is_sidechain"] else "") + (s["title"] or "(untitled)"))
+        out.print(line)
+        out.print(Text(f"{'':16}  backscroll show {s['session_id']}", style="dim"))

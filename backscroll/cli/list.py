@@ -1,0 +1,40 @@
+"""``backscroll list``: sessions, newest first."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from . import common
+
+
+def list_sessions(
+    agent: Annotated[Optional[str], typer.Option("--agent", metavar="NAME", help="Only this agent.")] = None,
+    project: Annotated[Optional[str], typer.Option("--project", "-p", metavar="NAME", help="Only this project.")] = None,
+    since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN", help="Active since a date or an age (7d).")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many sessions.")] = 20,
+    offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+    no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
+) -> None:
+    """List sessions, newest first: agent, project, title, start, records and query echoes."""
+
+    def body() -> int:
+        from .. import api
+        from ..render import print_sessions
+
+        sessions = api.list_sessions(agent=agent, project=project, since=since, limit=limit, offset=offset,
+                                     sync=not no_sync, cfg=common.config())
+        if as_json:
+            common.emit_json({"schema_version": 1, "sessions": sessions})
+        else:
+            print_sessions(sessions, color=common.color_enabled(sys.stdout))
+        return 0
+
+    common.run(body, as_json=as_json)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("list")(list_sessions)

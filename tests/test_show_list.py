@@ -1,0 +1,131 @@
+"""Reading what was found: `show` (record in context, whole session) and `list`."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from backscroll import api
+from backscroll.cli import app
+from backscroll.errors import NotFoundError
+from backscroll.render import fold
+
+
+@pytest.fixture
+def session(session_builder, backscroll_index):
+    s = session_builder.claude(project="shop")
+    for i in range(1, 9):
+        s.user(f"message number {i}")
+    s.tool("pytest -q", "\n".join(f"line {n}" for n in range(1, 41)))
+    s.summary("Numbers and a long test run")
+    backscroll_index()
+    return s
+
+
+def record_id(home, text):
+    from helpers import rows
+
+    return rows(home, "SELECT record_id FROM records WHERE text = ?", (text,))[0]["record_id"]
+
+
+def test_context_window_around_a_record(session, backscroll_home):
+    rid = record_id(backscroll_home, "message number 5")
+    view = api.show(rid, context=2, cfg=backscroll_home.config())
+    assert [h.text for h in view.records] == [f"message number {i}" for i in (3, 4, 5, 6, 7)]
+    assert view.focus == rid and view.total == 10
+    assert [h.rank for h in view.records] == [3, 4, 5, 6, 7], "ranks are positions in the session"
+
+
+def test_context_window_at_the_session_edges(session, backscroll_home):
+    first = api.show(record_id(backscroll_home, "message number 1"), context=3, cfg=backscroll_home.config())
+    assert [h.text for h in first.records] == [f"message number {i}" for i in (1, 2, 3, 4)]
+    last_text = "\n".join(f"line {n}" for n in range(1, 41))
+    last = api.show(record_id(backscroll_home, last_text), context=1, cfg=backscroll_home.config())
+    assert [h.text for h in last.records] == ["pytest -q", last_text]
+
+
+def test_whole_session_with_limit_and_offset(session, backscroll_home):
+    cfg = backscroll_home.config()
+    whole = api.show(session.session_id, cfg=cfg)
+    assert len(whole.records) == 10 and whole.focus is None and whole.session["title"] == "Numbers and a long test run"
+    page = api.show(session.session_id, limit=3, offset=4, cfg=cfg)
+    assert [h.text for h in page.records] == ["message number 5", "message number 6", "message number 7"]
+    assert api.show(session.session_id[:8], limit=1, cfg=cfg).records[0].text == "message number 1"
+
+
+def test_subagent_session_shows_its_parent(session_builder, backscroll_index, backscroll_home):
+    parent = session_builder.claude()
+    parent.user("profile checkout")
+    sub = parent.subagent()
+    sub.assistant("the N+1 query is in CartSerializer.get_items")
+    backscroll_index()
+    rid = record_id(backscroll_home, "the N+1 query is in CartSerializer.get_items")
+    r = CliRunner().invoke(app, ["show", rid])
+    assert r.exit_code == 0
+    assert f"subagent of session {parent.session_id}" in r.stdout
+
+
+def test_long_outputs_fold_unless_full(session, backscroll_home):
+    sid = session.session_id
+    folded = CliRunner().invoke(app, ["show", sid])
+    assert "line 1\n" in folded.stdout and "line 20\n" not in folded.stdout and "line 40" in folded.stdout
+    assert "more lines (--full shows them)" in folded.stdout
+    assert "$ pytest -q" in folded.stdout
+    full = CliRunner().invoke(app, ["show", sid, "--full"])
+    assert "line 20\n" in full.stdout and "--full shows them" not in full.stdout
+
+
+def test_fold_is_pure_and_keeps_head_and_tail():
+    lines, hidden = fold("\n".join(str(i) for i in range(100)), 12)
+    assert lines[:2] == ["0", "1"] and lines[-2:] == ["98", "99"] and hidden == 100 - len(lines)
+    assert fold("a\nb", 12) == (["a", "b"], 0)
+
+
+def test_unknown_ids_are_usage_errors_with_a_hint(session, backscroll_home):
+    with pytest.raises(NotFoundError) as exc:
+        api.show("no-such-id#0", cfg=backscroll_home.config())
+    assert exc.value.exit_code == 2 and "backscroll list" in exc.value.hint
+    r = CliRunner().invoke(app, ["show", "no-such-id"])
+    assert r.exit_code == 2 and "backscroll search" in r.stderr
+
+
+def test_show_json_uses_the_hit_shape(session, backscroll_home):
+    rid = record_id(backscroll_home, "message number 2")
+    r = CliRunner().invoke(app, ["show", rid, "-C", "1", "--json"])
+    data = json.loads(r.stdout)
+    assert data["kind"] == "record" and data["focus"] == rid and data["total"] == 10
+    hit_keys = set(json.loads(CliRunner().invoke(app, ["search", "message", "--json", "--mode", "lexical"]).stdout)
+                   ["results"][0])
+    assert all(set(rec) == hit_keys for rec in data["records"])
+    assert data["session"]["session_id"] == session.session_id
+
+
+def test_list_newest_first_with_counts_and_titles(session_builder, backscroll_index, backscroll_home):
+    a = session_builder.claude(project="shop", start="2026-10-01T09:00:00Z")
+    a.user("first session question\nwith a second line")
+    b = session_builder.codex(project="infra", start="2026-10-05T09:00:00Z")
+    b.user("second session")
+    b.search_echo("anything", "output")
+    c = session_builder.claude(project="shop", start="2026-10-09T09:00:00Z")
+    c.user("third")
+    c.summary("A titled session")
+    backscroll_index()
+    cfg = backscroll_home.config()
+    sessions = api.list_sessions(cfg=cfg)
+    assert [s["title"] for s in sessions] == ["A titled session", "second session",
+                                              "first session question with a second line"]
+    assert [(s["records"], s["echoes"]) for s in sessions] == [(1, 0), (3, 2), (1, 0)]
+    assert [s["project"] for s in api.list_sessions(agent="codex", cfg=cfg)] == ["infra"]
+    assert len(api.list_sessions(project="shop", since="2026-10-08", cfg=cfg)) == 1
+    r = CliRunner().invoke(app, ["list", "--json"])
+    assert [s["session_id"] for s in json.loads(r.stdout)["sessions"]] == [s["session_id"] for s in sessions]
+    human = CliRunner().invoke(app, ["list"]).stdout
+    assert f"backscroll show {b.session_id}" in human
+
+
+def test_every_search_hit_names_its_show_command(session, backscroll_home):
+    r = CliRunner().invoke(app, ["search", "message", "number", "--mode", "lexical", "--limit", "3"])
+    shows = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("backscroll show ")]
+    assert len(shows) == 3
+    for cmd in shows:
+        assert CliRunner().invoke(app, cmd.split()[1:]).exit_code == 0
