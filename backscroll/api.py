@@ -51,7 +51,12 @@ def _config(cfg: Config | None, home, sources) -> Config:
 
 
 def _redactor(cfg: Config):
-    return None
+    """A fresh counting redactor, or None when the configuration turned redaction off."""
+    if not cfg.redact.value:
+        return None
+    from .redact import Redactor
+
+    return Redactor()
 
 
 def embed_pending(store: Store, cfg: Config, progress=None) -> tuple[int, float]:
@@ -243,7 +248,13 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
     if not ready:
         return None
     qvec = vecs.query_vector(plan.text, factory)
-    return vecs.search(qvec, depth, _semantic_allowed(store, filters))
+    ranked = vecs.search(qvec, depth, _semantic_allowed(store, filters))
+    if vecs.cache_damaged:
+        notes.append("the vector cache was unreadable; answered from the store"
+                     + (" and rebuilt the cache" if fresh else " (`backscroll index` rebuilds it)"))
+        if fresh:
+            vecs.write_matrix()
+    return ranked
 
 
 HINT_FILTERS = ("role", "agent", "content_type")

@@ -312,6 +312,15 @@ def reclassify(store: Store) -> int:
     return changed
 
 
+def _flush_redactions(store: Store, redactor) -> None:
+    """Record the redaction counts in the same transaction as the records they came from."""
+    take = getattr(redactor, "take_counts", None)
+    if take is not None:
+        counts = take()
+        if counts:
+            store.add_redactions(counts)
+
+
 def sync(store: Store, cfg: Config, progress: Progress | None = None,
          redactor: Callable[[str], str] | None = None) -> IndexReport:
     """Bring the store up to date with every session file. The caller holds the writer lock."""
@@ -365,13 +374,17 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
             report.records_replaced += replaced
             pending += len(rows)
             if pending >= COMMIT_EVERY_RECORDS:
+                _flush_redactions(store, redactor)
                 store.commit()
                 store.begin()
                 pending = 0
             progress.advance(str(path), added)
+        _flush_redactions(store, redactor)
         store.commit()
     except BaseException:
         store.rollback()
+        if hasattr(redactor, "take_counts"):
+            redactor.take_counts()  # those records were not stored
         raise
     finally:
         progress.finish()

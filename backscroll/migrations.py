@@ -85,4 +85,11 @@ def m003_tool_calls(db: Database) -> None:
     db.execute("DELETE FROM meta WHERE key = 'classifier_version'")
 
 
+
+@migrations()
+def m004_redactions(db: Database) -> None:
+    # How many secrets of each kind were redacted at ingest (counts only, never values).
+    db["redactions"].create({"kind": str, "count": int}, pk="kind", if_not_exists=True)
+
+
 SCHEMA_VERSION = len(migrations._migrations)

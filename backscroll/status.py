@@ -33,7 +33,7 @@ def collect(cfg: Config) -> dict:
     roots = [{"agent": r.agent, "path": str(r.path), "from": r.origin, "exists": r.path.is_dir()} for r in cfg.roots]
     out: dict = {
         "sessions": 0, "records": 0, "echoes": 0, "agents": {a: {"sessions": 0, "records": 0} for a in AGENTS},
-        "projects": [], "last_sync": None, "skipped_lines": 0, "skipped_examples": [],
+        "projects": [], "last_sync": None, "redactions": {}, "skipped_lines": 0, "skipped_examples": [],
         "sizes": {}, "paths": paths, "roots": roots, "settings": {
             "embed": {"value": cfg.embed.value, "from": cfg.embed.origin},
             "redact": {"value": cfg.redact.value, "from": cfg.redact.origin},
@@ -62,6 +62,7 @@ def collect(cfg: Config) -> dict:
         ]
         out["last_sync"] = conn.execute("SELECT max(indexed_at) FROM source_files").fetchone()[0]
         out["files"] = conn.execute("SELECT count(*) FROM source_files").fetchone()[0]
+        out["redactions"] = {k: n for k, n in conn.execute("SELECT kind, count FROM redactions ORDER BY kind")}
         out["skipped_lines"] = conn.execute("SELECT count(*) FROM skipped_lines").fetchone()[0]
         out["skipped_examples"] = [
             {"path": p, "line": ln, "reason": r}

@@ -7,9 +7,12 @@ sessions, records, source-file checkpoints and skipped lines. Search-time reads 
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import sqlite3
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -18,7 +21,7 @@ import orjson
 
 from .errors import NewerSchemaError, NothingIndexedError
 
-SCHEMA_VERSION = 3  # kept equal to migrations.SCHEMA_VERSION (a test checks)
+SCHEMA_VERSION = 4  # kept equal to migrations.SCHEMA_VERSION (a test checks)
 
 RECORD_COLUMNS = (
     "record_id", "session_id", "agent", "project", "cwd", "role", "content_type", "tool_name",
@@ -55,6 +58,17 @@ class FileState:
         return replace(self, size=size, mtime_ns=mtime_ns)
 
 
+@contextmanager
+def _file_lock(path: Path):
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
 def _private_dir(path: Path) -> None:
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
@@ -81,16 +95,20 @@ class Store:
             os.close(fd)
         conn = cls._connect(path)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version < SCHEMA_VERSION:
+            with _file_lock(path.with_name(path.name + ".migrate.lock")):
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                if version < SCHEMA_VERSION:
+                    from .migrations import migrate
+
+                    migrate(conn)
+                    version = SCHEMA_VERSION
         if version > SCHEMA_VERSION:
             conn.close()
             raise NewerSchemaError(
                 f"the store {path} was written by a newer backscroll (schema {version}, this one reads {SCHEMA_VERSION})",
                 hint="upgrade backscroll (pip install -U backscroll); the store was left untouched",
             )
-        if version < SCHEMA_VERSION:
-            from .migrations import migrate
-
-            migrate(conn)
         for suffix in ("-wal", "-shm"):
             side = Path(str(path) + suffix)
             if side.exists():
@@ -112,9 +130,16 @@ class Store:
     @staticmethod
     def _connect(path: Path) -> sqlite3.Connection:
         conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA busy_timeout=30000")
+        # Switching to WAL needs a moment alone with the file and does not wait on the busy handler.
+        for attempt in range(200):
+            try:
+                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    conn.execute("PRAGMA journal_mode=WAL")
+                break
+            except sqlite3.OperationalError:
+                time.sleep(0.05)
+        conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=OFF")
         return conn
 
@@ -194,6 +219,11 @@ class Store:
             "INSERT OR REPLACE INTO skipped_lines (path, line, reason, seen_at) VALUES (?, ?, ?, ?)",
             [(path, line, reason, seen_at) for line, reason in items],
         )
+
+    def add_redactions(self, counts: dict[str, int]) -> None:
+        self.conn.executemany(
+            "INSERT INTO redactions (kind, count) VALUES (?, ?) ON CONFLICT(kind) DO UPDATE SET count = count + excluded.count",
+            list(counts.items()))
 
     def call_info(self, session_id: str, call_ids: list[str]) -> dict[str, tuple[str | None, bool]]:
         """``tool_call_id -> (tool_name, is_echo)`` of tool calls already stored for a session."""

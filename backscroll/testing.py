@@ -271,7 +271,8 @@ def backscroll_home(tmp_path, monkeypatch) -> BackscrollHome:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("BACKSCROLL_HOME", str(data))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("BACKSCROLL_EMBEDDER", os.environ.get("BACKSCROLL_TEST_EMBEDDER", "fake"))
+    # The real model by default, as users run it; set BACKSCROLL_TEST_EMBEDDER=fake for fast unit tests.
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", os.environ.get("BACKSCROLL_TEST_EMBEDDER", "minilm"))
     return BackscrollHome(root, home, data)
 
 

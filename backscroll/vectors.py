@@ -41,6 +41,7 @@ class Vectors:
         self.store = store
         self.dir = Path(directory)
         self.model = model_id
+        self.cache_damaged = False  # set by load() when the matrix files could not be read
 
     # -- model bookkeeping ---------------------------------------------------------------------
     def ensure_model(self) -> bool:
@@ -163,7 +164,10 @@ class Vectors:
         _m, _i, meta = self._paths()
         try:
             data = json.loads(meta.read_text())
+        except FileNotFoundError:
+            return None
         except (OSError, ValueError):
+            self.cache_damaged = True
             return None
         return data if isinstance(data, dict) and data.get("model") == self.model else None
 
@@ -174,10 +178,10 @@ class Vectors:
         self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         mpath, ipath, meta = self._paths()
         for path, arr in ((mpath, m), (ipath, ids)):
-            tmp = path.with_suffix(".tmp.npy")
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npy")
             np.save(tmp, arr)
             os.replace(tmp, path)
-        meta_tmp = meta.with_suffix(".tmp")
+        meta_tmp = meta.with_name(f".{meta.name}.{os.getpid()}.tmp")
         meta_tmp.write_text(json.dumps({"model": self.model, "seq": seq, "rows": int(len(ids))}))
         os.replace(meta_tmp, meta)
         return len(ids)
@@ -211,6 +215,7 @@ class Vectors:
                 if len(base_ids) != base.shape[0]:
                     raise ValueError("matrix and ids disagree")
             except (OSError, ValueError):
+                self.cache_damaged = True
                 base, base_ids, after = None, np.zeros(0, dtype=np.int64), 0
         tail_ids, tail = self._rows(after)
         if base is None or base.shape[0] == 0:
@@ -236,7 +241,7 @@ class Vectors:
     # -- query vectors -------------------------------------------------------------------------
     def query_vector(self, query: str, embedder_factory: Callable[[], object]) -> np.ndarray:
         """The query's vector, from the cache in the store when this query was embedded before."""
-        key = " ".join(query.split()).lower()
+        key = content_hash(query.lower())  # a hash: the query's words are never stored
         row = self.store.conn.execute("SELECT vector FROM query_vectors WHERE model = ? AND query = ?",
                                       (self.model, key)).fetchone()
         if row:

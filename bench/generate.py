@@ -370,7 +370,9 @@ ECHO_FORMS = [
     "backscroll search {qq} --role assistant 2>/dev/null | head -40", "backscroll search --json {qq}",
 ]
 
-LONG_KINDS = {"test", "log", "code", "grep", "build", "lint", "json"}
+_FUNCTION_SET = frozenset(FUNCTION_WORDS)
+LONG_KINDS = {"test", "log", "code", "grep", "build", "json"}
+LONG_SHARE = 0.09  # of long-capable outputs; ~5% of all tool results end up 200-2000 lines
 
 
 # --------------------------------------------------------------------------------------------
@@ -524,7 +526,7 @@ class Text:
         s = " ".join(words)
         return s[0].upper() + s[1:] + "."
 
-    def sentence(self, templates: list[Tpl], p_tpl: float = 0.55) -> str:
+    def sentence(self, templates: list[Tpl], p_tpl: float = 0.65) -> str:
         if self.rng.random() < p_tpl:
             return self.fill(self.rng.choice(templates))
         return self.zipf_sentence()
@@ -580,7 +582,7 @@ class Text:
 
     def n_lines(self, kind: str) -> int:
         rng = self.rng
-        if kind in LONG_KINDS and rng.random() < 0.055:
+        if kind in LONG_KINDS and rng.random() < LONG_SHARE:
             return int(math.exp(rng.uniform(5.3, 7.6)))  # 200 .. 2000 lines, log-uniform
         return min(40, 1 + int(rng.expovariate(1 / 8)))
 
@@ -862,7 +864,8 @@ class Session:
         hits = rng.sample(pool, min(len(pool), rng.randint(1, 5))) if pool else []
         if hits:
             words = [w.strip("`.,:;()'\"") for w in hits[0][0].split()]
-            words = [w for w in words if len(w) > 3 and w.isascii() and w.replace("_", "").isalnum()]
+            words = [w.lower() for w in words if len(w) > 3 and w.isascii() and w.replace("_", "").isalnum()]
+            words = [w for w in dict.fromkeys(words) if w not in _FUNCTION_SET]
             q = " ".join(rng.sample(words, min(len(words), rng.randint(2, 4)))) if words else t.noun()
         else:
             q = f"{t.noun()} {t.noun()}"
@@ -891,7 +894,7 @@ class Session:
 
     def plan_turns(self, target: int):
         """Yield per turn: number of tool steps; the writer stops once ``target`` records exist."""
-        weights = (14, 22, 22, 16, 10, 7, 5, 4)
+        weights = (20, 28, 22, 13, 8, 4, 3, 2)  # mean ~2 tool steps per turn
         steps = (0, 1, 2, 3, 4, 5, 7, 10)
         while self.records < target:
             yield self.rng.choices(steps, weights)[0]
@@ -901,11 +904,11 @@ class Session:
 # Claude Code
 # --------------------------------------------------------------------------------------------
 
-def _claude_model(ms: int) -> str:
-    return ("claude-sonnet-4-5-20250929" if ms < _MS_2026_03 else "claude-sonnet-4-6")
-
-
 _MS_2026_03 = int(datetime(2026, 3, 1, tzinfo=timezone.utc).timestamp() * 1000)
+
+
+def _claude_model(ms: int) -> str:
+    return "claude-sonnet-4-5-20250929" if ms < _MS_2026_03 else "claude-sonnet-4-6"
 
 
 class ClaudeGen(Session):

@@ -1,1 +1,9 @@
-"""Shared fixtures. The backscroll pytest plugin (backscroll.testing) provides the session builders."""
+"""Shared settings. The fixtures themselves come from backscroll's pytest plugin (backscroll.testing).
+
+Unit tests use the deterministic fake embedder; the tests that need the real model say so.
+"""
+
+import os
+
+os.environ.setdefault("BACKSCROLL_TEST_EMBEDDER", "fake")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -47,9 +47,9 @@ def main_callback(
 
 
 def _register() -> None:
-    from . import embed, index, list, rebuild, search, show, status
+    from . import embed, eval, index, list, rebuild, search, show, status
 
-    for module in (index, search, show, list, status, embed, rebuild):
+    for module in (index, search, show, list, status, embed, rebuild, eval):
         module.register(app)
 
 

@@ -33,6 +33,8 @@ def _human(info: dict) -> None:
             out.print(f"[yellow]{info['skipped_lines']} line(s) skipped[/yellow] (the rest of each file was read):")
             for s in info["skipped_examples"]:
                 out.print(f"  {s['path']}:{s['line']}: {s['reason']}")
+        if info["redactions"]:
+            out.print("secrets redacted at ingest: " + ", ".join(f"{k} {n}" for k, n in info["redactions"].items()))
         sizes = info["sizes"]
         mb = lambda b: f"{b / 1e6:.1f} MB"  # noqa: E731
         out.print(f"store {mb(sizes['store_bytes'])}, lexical index {mb(sizes['lexical_index_bytes'])}, "

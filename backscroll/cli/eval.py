@@ -1,0 +1,74 @@
+"""``backscroll eval``: measure recall@k and MRR of a query file; fail below a threshold."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from . import common
+
+
+def _print(report) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    out = Console(highlight=False, no_color=not common.color_enabled(sys.stdout))
+    t = Table("category", "queries", "found", f"recall@{report.k}", "MRR", box=None, pad_edge=False)
+    for cat, s in report.by_category().items():
+        t.add_row(cat, str(s["queries"]), str(s["found"]), f"{s['recall']:.2f}", f"{s['mrr']:.2f}")
+    o = report.overall
+    t.add_row("[bold]overall", f"[bold]{o['queries']}", f"[bold]{o['found']}", f"[bold]{o['recall']:.2f}",
+              f"[bold]{o['mrr']:.2f}")
+    out.print(f"mode: {report.mode or 'per query (default hybrid)'}")
+    out.print(t)
+    out.print(f"echo rows in default results: {o['echo_leaks']}")
+    misses = [x for x in report.outcomes if x.rank is None]
+    if misses:
+        out.print(f"\n[bold]misses[/bold] ({len(misses)}):")
+        for m in misses:
+            out.print(f"  [{m.query.category}] {m.query.text!r} — expected {m.query.expected!r}; ranked above:",
+                      markup=False)
+            for line in m.above[:5]:
+                out.print(f"      {line}", markup=False)
+
+
+def eval_queries(
+    queries: Annotated[Path, typer.Argument(metavar="QUERIES.toml", help="The query file (see README).")],
+    k: Annotated[int, typer.Option("--k", min=1, help="A query counts as found when its answer is in the top k.")] = 5,
+    min_recall: Annotated[Optional[float], typer.Option("--min-recall", min=0.0, max=1.0,
+                                                        help="Exit 1 when overall recall@k is below this.")] = None,
+    mode: Annotated[Optional[str], typer.Option("--mode", metavar="hybrid|lexical|semantic",
+                                                help="Override every query's mode.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
+) -> None:
+    """Measure how well search recalls what it must: recall@k and MRR per category and overall.
+
+    The file lists queries with a distinctive substring of the record each must find. If it names a
+    [corpus], that corpus is indexed into a temporary home first; otherwise your own index is used.
+    Echo rows leaking into default results also fail the run.
+    """
+
+    def body() -> int:
+        from ..evaluate import run_eval
+
+        report = run_eval(queries, k=k, mode=mode, notify=common.err)
+        if as_json:
+            common.emit_json(report.to_dict())
+        else:
+            _print(report)
+        o = report.overall
+        failed = (min_recall is not None and o["recall"] < min_recall) or o["echo_leaks"] > 0
+        if failed:
+            common.err(f"eval failed: recall@{k} {o['recall']:.2f}" +
+                       (f" < {min_recall:.2f}" if min_recall is not None and o["recall"] < min_recall else "") +
+                       (f", {o['echo_leaks']} echo rows in default results" if o["echo_leaks"] else ""))
+        return 1 if failed else 0
+
+    common.run(body, as_json=as_json)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_queries)

@@ -1,0 +1,92 @@
+"""The pytest plugin as a downstream project uses it, and `backscroll eval`."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+from typer.testing import CliRunner
+
+from backscroll.cli import app
+
+DOWNSTREAM_TEST = '''
+def test_our_agent_remembers_the_queue_decision(session_builder, backscroll_index, assert_recalled):
+    first = session_builder.claude(project="shop")
+    first.user("Which queue should the background jobs use?")
+    first.assistant("Postgres with SKIP LOCKED: we already run Postgres and enqueue inside the order transaction.")
+    later = session_builder.codex(project="shop")
+    later.search_echo("queue decision", "Postgres with SKIP LOCKED: we already run Postgres ...")
+    backscroll_index()
+    hit = assert_recalled("which queue for background jobs", "SKIP LOCKED", k=3)
+    assert not hit.is_echo and hit.agent == "claude"
+
+
+def test_the_failure_message_shows_the_top_k(session_builder, assert_recalled):
+    session_builder.claude().user("nothing about queues here")
+    try:
+        assert_recalled("zeppelin", "airship", k=2)
+    except AssertionError as exc:
+        assert "not in the top 2" in str(exc)
+    else:
+        raise AssertionError("a miss must fail")
+
+
+def test_the_home_is_isolated(backscroll_home):
+    import os
+    assert os.environ["HOME"] == str(backscroll_home.home)
+    assert not backscroll_home.data.exists() or not any(backscroll_home.data.iterdir())
+'''
+
+
+def test_a_downstream_project_uses_the_fixtures(tmp_path):
+    project = tmp_path / "downstream"
+    (project / "tests").mkdir(parents=True)
+    (project / "tests" / "test_memory.py").write_text(textwrap.dedent(DOWNSTREAM_TEST))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BACKSCROLL", "PYTEST", "PYTHONPATH"))}
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+                         cwd=project, capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "3 passed" in out.stdout
+
+
+def write_queries(tmp_path, corpus_root, queries):
+    lines = ['[corpus]', f'sources = ["claude:{corpus_root}/.claude/projects", "codex:{corpus_root}/.codex/sessions"]']
+    for q in queries:
+        lines.append("[[query]]")
+        lines.extend(f"{k} = {json.dumps(v)}" for k, v in q.items())
+    path = tmp_path / "queries.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_eval_reports_recall_and_fails_below_the_threshold(session_builder, backscroll_home, tmp_path):
+    s = session_builder.claude(project="shop")
+    s.user("which date library?")
+    s.assistant("we chose pendulum over arrow for DST handling")
+    s.tool("pytest -q", "E   ZeroDivisionError: division by zero in tax_rate()")
+    later = session_builder.claude(project="shop")
+    for _ in range(3):
+        later.search_echo("date library", "we chose pendulum over arrow for DST handling")
+    path = write_queries(tmp_path, backscroll_home.home, [
+        {"text": "date library pendulum", "expected": "pendulum over arrow", "category": "lexical"},
+        {"text": "ZeroDivisionError tax_rate", "expected": "division by zero", "category": "tool-output",
+         "content_type": "tool"},
+        {"text": "kubernetes ingress timeout", "expected": "nginx ingress", "category": "lexical"},
+    ])
+    r = CliRunner().invoke(app, ["eval", str(path), "--json", "--mode", "lexical", "--min-recall", "0.9"])
+    report = json.loads(r.stdout)
+    assert report["overall"]["queries"] == 3 and report["overall"]["found"] == 2
+    assert report["categories"]["tool-output"]["recall"] == 1.0
+    assert report["overall"]["echo_leaks"] == 0
+    assert [m["text"] for m in report["misses"]] == ["kubernetes ingress timeout"]
+    assert r.exit_code == 1 and "eval failed" in r.stderr
+    ok = CliRunner().invoke(app, ["eval", str(path), "--mode", "lexical", "--min-recall", "0.6"])
+    assert ok.exit_code == 0 and "overall" in ok.stdout and "misses" in ok.stdout
+
+
+def test_eval_rejects_a_malformed_query_file(tmp_path):
+    bad = tmp_path / "q.toml"
+    bad.write_text("[[query]]\ntext = 'x'\n")
+    r = CliRunner().invoke(app, ["eval", str(bad)])
+    assert r.exit_code == 2 and "needs text and expected" in r.stderr

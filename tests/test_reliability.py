@@ -1,0 +1,310 @@
+"""Reliability and security: kills, concurrent processes, self-healing derived data, redaction,
+owner-only files, no network, and fuzzed parser input."""
+
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from backscroll import api
+from backscroll.cli import app
+from backscroll.ingest import writer_lock
+from backscroll.records import SessionInfo
+from backscroll.sources import LineError, ParsedLine, claude, codex
+
+KILLS = int(os.environ.get("BACKSCROLL_KILLS", "20"))
+
+
+def build_corpus(factory, sessions: int, turns: int = 6) -> None:
+    for i in range(sessions):
+        s = factory.claude(project=f"proj{i % 7}") if i % 3 else factory.codex(project=f"proj{i % 7}")
+        for t in range(turns):
+            s.user(f"session {i} turn {t}: please look at module_{i}_{t} and the flaky test_{t}")
+            s.assistant(f"Looked at module_{i}_{t}; the failure comes from a race in worker {t}.")
+            s.tool(f"pytest -q tests/test_module_{i}_{t}.py", f"{t} passed, 1 failed\nAssertionError: race {i}")
+        if i % 10 == 0:
+            s.search_echo(f"module_{i}", f"Looked at module_{i}_0")
+
+
+def record_ids(db: Path) -> list[str]:
+    conn = sqlite3.connect(db)
+    try:
+        return sorted(r[0] for r in conn.execute("SELECT record_id FROM records"))
+    finally:
+        conn.close()
+
+
+def cli_env(home) -> dict:
+    return {**os.environ, "HOME": str(home.home), "BACKSCROLL_HOME": str(home.data), "BACKSCROLL_EMBEDDER": "fake"}
+
+
+def run_cli(home, *args, timeout=120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "backscroll", *args], env=cli_env(home), capture_output=True,
+                          text=True, timeout=timeout)
+
+
+# -- crash safety ------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_index_survives_sigkill_at_many_points(session_builder, backscroll_home, tmp_path):
+    build_corpus(session_builder, sessions=240)
+    t0 = time.perf_counter()
+    assert run_cli(backscroll_home, "index").returncode == 0
+    full_time = time.perf_counter() - t0
+    reference = record_ids(backscroll_home.data / "backscroll.db")
+    assert len(reference) > 4000
+    survived = 0
+    for i in range(KILLS):
+        home = backscroll_home
+        for child in home.data.iterdir():
+            subprocess.run(["rm", "-rf", str(child)], check=True)
+        proc = subprocess.Popen([sys.executable, "-m", "backscroll", "index"], env=cli_env(home),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(full_time * (i + 0.5) / KILLS)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        done = run_cli(home, "index")
+        assert done.returncode == 0, done.stderr
+        assert record_ids(home.data / "backscroll.db") == reference, f"kill {i}: records differ"
+        search = run_cli(home, "search", "race", "worker", "--json", "--no-sync")
+        assert search.returncode == 0 and json.loads(search.stdout)["results"], search.stderr
+        again = run_cli(home, "index", "--json")
+        assert json.loads(again.stdout)["records_added"] == 0
+        survived += 1
+    assert survived == KILLS
+
+
+# -- concurrency -------------------------------------------------------------------------------
+
+def test_two_index_processes_at_once(session_builder, backscroll_home):
+    build_corpus(session_builder, sessions=60)
+    procs = [subprocess.Popen([sys.executable, "-m", "backscroll", "index", "--json"], env=cli_env(backscroll_home),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    codes = sorted(p.returncode for p in procs)
+    assert codes in ([0, 0], [0, 5]), outs
+    added = sorted(json.loads(o)["records_added"] for o, _e in outs if o)
+    ids = record_ids(backscroll_home.data / "backscroll.db")
+    assert len(ids) == len(set(ids)) and added[-1] == len(ids), "one process wrote everything, nothing doubled"
+
+
+def test_index_reports_exit_5_when_the_writer_stays_busy(session_builder, backscroll_home, monkeypatch):
+    session_builder.claude().user("hello")
+    cfg = backscroll_home.config()
+    with writer_lock(cfg) as held:
+        assert held
+        r = run_cli(backscroll_home, "index")  # waits 10 s, then gives up
+    assert r.returncode == 5 and "already in progress" in r.stderr
+
+
+def test_search_during_indexing_answers_from_the_last_committed_state(session_builder, backscroll_home,
+                                                                      backscroll_index):
+    s = session_builder.claude()
+    s.user("committed words")
+    backscroll_index()
+    s.user("uncommitted zeppelin words")
+    with writer_lock(backscroll_home.config()) as held:
+        assert held
+        r = run_cli(backscroll_home, "search", "words", "--json")
+    data = json.loads(r.stdout)
+    assert r.returncode == 0 and [h["text"] for h in data["results"]] == ["committed words"]
+    assert any("answering from the last committed state" in n for n in data["notes"])
+
+
+def test_ten_parallel_searches_with_their_syncs(session_builder, backscroll_home, backscroll_index):
+    build_corpus(session_builder, sessions=30)
+    backscroll_index()
+    late = session_builder.claude()
+    procs = []
+    for i in range(10):
+        late.user(f"late message {i} about the race")
+        procs.append(subprocess.Popen([sys.executable, "-m", "backscroll", "search", "race", "--json"],
+                                      env=cli_env(backscroll_home), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True))
+    for p in procs:
+        out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+        assert json.loads(out)["results"]
+        assert "locked" not in err.lower() or "last committed state" in err
+    backscroll_index()
+    ids = record_ids(backscroll_home.data / "backscroll.db")
+    assert len(ids) == len(set(ids))
+    conn = sqlite3.connect(backscroll_home.data / "backscroll.db")
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
+
+
+# -- self-healing derived data -----------------------------------------------------------------
+
+def test_corrupt_vector_cache_is_rebuilt(session_builder, backscroll_home, backscroll_index, backscroll_search):
+    session_builder.claude().user("vectors survive corruption")
+    backscroll_index()
+    vec_dir = backscroll_home.data / "vectors"
+    files = list(vec_dir.iterdir())
+    assert files
+    for f in files:
+        f.write_bytes(b"not a numpy file")
+    res = backscroll_search("vectors survive corruption", mode="semantic")
+    assert res.results[0].text == "vectors survive corruption"
+    assert any("vector cache" in n for n in res.notes)
+    subprocess.run(["rm", "-rf", str(vec_dir)], check=True)
+    assert backscroll_search("vectors survive corruption", mode="semantic").results
+
+
+def test_store_from_a_newer_schema_is_a_clear_error(session_builder, backscroll_home, backscroll_index):
+    session_builder.claude().user("hello")
+    backscroll_index()
+    conn = sqlite3.connect(backscroll_home.data / "backscroll.db")
+    conn.execute("PRAGMA user_version = 99")
+    conn.commit()
+    conn.close()
+    r = CliRunner().invoke(app, ["search", "hello"])
+    assert r.exit_code == 3 and "newer backscroll" in r.stderr
+    conn = sqlite3.connect(backscroll_home.data / "backscroll.db")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 99, "never silently downgraded"
+    conn.close()
+
+
+# -- secrets -----------------------------------------------------------------------------------
+
+SECRETS = {
+    "aws-access-key": "AKIAIOSFODNN7EXAMPLE",
+    "github-token": "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    "gitlab-token": "glpat-abcdefghij0123456789",
+    "openai-key": "sk-proj-abcdefghijklmnopqrstuvwxyz123456",
+    "anthropic-key": "sk-ant-api03-abcdefghijklmnopqrstuvwxyz-ABCDEF",
+    "slack-token": "xoxb-1234567890-abcdefghij",
+    "stripe-live-key": "sk_live_abcdefghijklmnop1234",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "bearer-token": "abcdef0123456789abcdef0123",
+    "database-password": "s3cr3t-P4ssw0rd",
+    "private-key": "MIIEpAIBAAKCAQEAx4Tq9privatekeymaterial",
+}
+
+
+def plant_secrets(factory):
+    s = factory.claude(project="ops")
+    s.user(f"deploy with AWS key {SECRETS['aws-access-key']} and token {SECRETS['github-token']} please")
+    s.assistant(f"Using {SECRETS['openai-key']} and {SECRETS['anthropic-key']} for the planted secret test.")
+    s.tool(f"curl -H 'Authorization: Bearer {SECRETS['bearer-token']}' https://api.example.com/planted",
+           f"planted ok, slack {SECRETS['slack-token']} stripe {SECRETS['stripe-live-key']}")
+    s.tool("cat .env", f"DATABASE_URL=postgresql://app:{SECRETS['database-password']}@db:5432/shop\n"
+                       f"GITLAB={SECRETS['gitlab-token']}\nSESSION={SECRETS['jwt']}\nplanted env")
+    s.tool("cat id_rsa", f"-----BEGIN RSA PRIVATE KEY-----\n{SECRETS['private-key']}\n-----END RSA PRIVATE KEY-----")
+    return s
+
+
+def test_planted_secrets_never_come_back(session_builder, backscroll_home, backscroll_index):
+    s = plant_secrets(session_builder)
+    backscroll_index()
+    runner = CliRunner()
+    outputs = []
+    for query in ["planted secret test", "deploy AWS key token", "planted ok slack stripe", "planted env DATABASE_URL",
+                  "RSA PRIVATE KEY", *SECRETS.values()]:
+        for extra in ([], ["--include-echoes"], ["--content-type", "tool"], ["--mode", "lexical"]):
+            r = runner.invoke(app, ["search", query, "--json", "--max-chars", "0", *extra])
+            data = json.loads(r.stdout)
+            data.pop("query")  # the caller's own words, echoed back
+            outputs.append(json.dumps(data) + r.stderr)
+    outputs.append(runner.invoke(app, ["show", s.session_id, "--json", "--full"]).stdout)
+    outputs.append(runner.invoke(app, ["show", s.session_id, "--full"]).stdout)
+    status = runner.invoke(app, ["status", "--json"]).stdout
+    outputs.append(status)
+    blob = "\n".join(outputs)
+    found = [kind for kind, value in SECRETS.items() if value in blob]
+    assert found == [], f"secrets found in output: {found}"
+    assert "[REDACTED:aws-access-key]" in blob
+    counts = json.loads(status)["redactions"]
+    assert set(counts) == set(SECRETS) and all(n >= 1 for n in counts.values())
+    raw = (backscroll_home.data / "backscroll.db").read_bytes()
+    assert not any(v.encode() in raw for v in SECRETS.values()), "not even in the store file"
+
+
+def test_redaction_can_be_turned_off(session_builder, backscroll_home, backscroll_index, backscroll_search):
+    backscroll_home.data.mkdir(parents=True, exist_ok=True)
+    (backscroll_home.data / "config.toml").write_text("redact = false\n")
+    session_builder.claude().user(f"the key is {SECRETS['aws-access-key']}")
+    backscroll_index()
+    assert SECRETS["aws-access-key"] in backscroll_search("the key is", mode="lexical").results[0].text
+
+
+# -- no network --------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_index_and_hybrid_search_open_no_socket(session_builder, backscroll_index, backscroll_search, monkeypatch):
+    attempts = []
+
+    def refuse(*args, **kwargs):
+        attempts.append(args)
+        raise OSError("network access attempted")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "minilm")
+    s = session_builder.claude()
+    s.user("which library handles our date maths?")
+    s.assistant("pendulum, because it is timezone aware")
+    out = backscroll_index()
+    assert out.embedded == 2 and not out.notes
+    res = backscroll_search("calendar arithmetic library")
+    assert res.mode == "hybrid" and res.results
+    assert attempts == []
+
+
+# -- fuzzing -----------------------------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=5),
+    max_leaves=25,
+)
+shaped = st.fixed_dictionaries({
+    "type": st.sampled_from(["user", "assistant", "summary", "response_item", "session_meta", "event_msg", "x"]),
+    "message": json_values, "payload": json_values, "uuid": json_values, "timestamp": json_values,
+    "cwd": json_values, "sessionId": json_values, "summary": json_values, "isMeta": json_values,
+})
+
+
+@settings(max_examples=300, deadline=None)
+@given(obj=st.one_of(json_values, shaped))
+def test_parsers_never_raise_anything_but_line_errors(obj):
+    for parser, agent in ((claude.parse_line, "claude"), (codex.parse_line, "codex")):
+        try:
+            out = parser(obj, 7, SessionInfo("s", agent, is_sidechain=True))
+        except LineError:
+            continue
+        assert isinstance(out, ParsedLine)
+        for rec in out.records:
+            assert isinstance(rec.text, str) and rec.text and rec.role in ("user", "assistant", "tool")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(garbage=st.lists(st.binary(max_size=200), min_size=1, max_size=6))
+def test_valid_records_around_garbage_still_land(garbage, tmp_path_factory):
+    from backscroll.config import resolve
+
+    root = tmp_path_factory.mktemp("fuzz")
+    path = root / "claude" / "-w" / "s1.jsonl"
+    path.parent.mkdir(parents=True)
+    good = [json.dumps({"type": "user", "uuid": f"u{i}", "message": {"role": "user", "content": f"good line {i}"}})
+            for i in range(2)]
+    body = good[0].encode() + b"\n" + b"\n".join(g.replace(b"\n", b" ") for g in garbage) + b"\n" + good[1].encode() + b"\n"
+    path.write_bytes(body)
+    cfg = resolve(home=root / "data", sources=[f"claude:{root / 'claude'}"], env={"HOME": str(root)})
+    api.index(cfg=cfg, embed=False)
+    conn = sqlite3.connect(cfg.db_path)
+    texts = [r[0] for r in conn.execute("SELECT text FROM records ORDER BY id")]
+    conn.close()
+    assert texts[0] == "good line 0" and texts[-1] == "good line 1"
