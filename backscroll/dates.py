@@ -29,6 +29,8 @@ def normalize_timestamp(value: object) -> str | None:
             seconds = value / 1000 if value > 1e11 else value
             return format_ts(datetime.fromtimestamp(seconds, tz=timezone.utc))
         if isinstance(value, str):
+            if len(value) == 24 and value[10] == "T" and value[19] == "." and value[23] == "Z" and value[:4].isdigit():
+                return value  # already the canonical form (what Claude Code and Codex write)
             s = value.strip()
             if not s:
                 return None

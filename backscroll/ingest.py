@@ -126,9 +126,10 @@ def _cap_text(text: str) -> tuple[str, bool]:
 
 
 def _project(cwd: str | None) -> str | None:
+    """The last part of the working directory (POSIX or Windows separators)."""
     if not cwd:
         return None
-    name = Path(cwd.rstrip("/\\")).name
+    name = cwd.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
     return name or cwd
 
 

@@ -133,9 +133,13 @@ def test_matrix_cache_plus_tail_matches_the_table(session_builder, backscroll_ho
     s.user("gamma delta")  # embedded by the search's sync, after the matrix was written
     backscroll_search("gamma delta")
     store = Store.open(backscroll_home.config().db_path)
-    ids, m = Vectors(store, backscroll_home.config().vectors_dir, embed_mod.model_id()).load()
-    assert sorted(ids.tolist()) == [r["id"] for r in rows(backscroll_home)]
-    assert m.shape == (2, 384) and np.allclose(np.linalg.norm(m, axis=1), 1.0, atol=1e-5)
+    base_ids, base, scales, tail_ids, tail = Vectors(store, backscroll_home.config().vectors_dir,
+                                                     embed_mod.model_id()).load()
+    assert base_ids.tolist() == [rows(backscroll_home)[0]["id"]], "the matrix written by index"
+    assert tail_ids.tolist() == [rows(backscroll_home)[1]["id"]], "the row embedded since, read from the store"
+    restored = base.astype(np.float32) * scales[:, None]
+    assert base.dtype == np.int8 and np.allclose(np.linalg.norm(restored, axis=1), 1.0, atol=0.02)
+    assert np.allclose(np.linalg.norm(tail, axis=1), 1.0, atol=1e-5)
     store.close()
 
 

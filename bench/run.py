@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Benchmarks: index, sync, search and disk figures on a generated corpus, printed as one table.
+
+    python bench/run.py --sessions 2000            # the reference: a year of heavy use (~200k records)
+    python bench/run.py --sessions 20 --quick      # what CI runs: proves the benchmark still works
+
+Every figure is measured here, on this machine, through the real CLI in subprocesses (cold
+process start to exit) or the library in-process (warm). Embedding the whole corpus takes long on
+2 cores, so by default the embedding rate is measured on a sample of ``--embed-sample`` texts and
+the full pass is extrapolated from it (said so in the table); ``--full-embed`` runs all of it. For
+hybrid search timings the vectors not embedded by the sample are filled with random unit vectors
+(the search cost depends on their number, not their values), also said so in the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+QUERIES = [
+    "what did we decide about the retry policy", "migration failed on the orders table", "flaky test timeout",
+    "why is the worker slow", "postgres connection pool exhausted", "how do we deploy to staging",
+    "KeyError in the serializer", "docker build cache", "rate limit for the api", "rename the settings module",
+    "which library for date handling", "memory leak in the cache", "fix the import cycle",
+    "pytest fixture scope", "redis eviction policy", "webhook signature verification",
+    "pagination cursor bug", "upgrade to python 3.12", "index on created_at", "feature flag cleanup",
+]
+
+
+def cli(args: list[str], env: dict, check: bool = True) -> tuple[float, int, subprocess.CompletedProcess]:
+    """Run the CLI in a child; returns (wall seconds, peak RSS bytes of that child, result)."""
+    wrapper = (
+        "import resource, subprocess, sys, time, json\n"
+        "t = time.perf_counter()\n"
+        "p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)\n"
+        "w = time.perf_counter() - t\n"
+        "r = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+        "sys.stderr.buffer.write(p.stderr)\n"
+        "sys.stdout.buffer.write(json.dumps({'wall': w, 'rss_kb': r, 'rc': p.returncode}).encode() + b'\\n' + p.stdout)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", wrapper, sys.executable, "-m", "backscroll", *args],
+                         env=env, capture_output=True)
+    head, _, rest = out.stdout.partition(b"\n")
+    info = json.loads(head)
+    result = subprocess.CompletedProcess(args, info["rc"], rest.decode(), out.stderr.decode())
+    if check and info["rc"] not in (0, 4):
+        raise SystemExit(f"backscroll {' '.join(args)} failed ({info['rc']}):\n{result.stderr}")
+    return info["wall"], info["rss_kb"] * 1024, result
+
+
+def du(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sessions", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", type=Path, default=HERE / "out")
+    ap.add_argument("--embed-sample", type=int, default=2000, help="texts embedded to measure the rate")
+    ap.add_argument("--full-embed", action="store_true", help="embed the whole corpus instead of a sample")
+    ap.add_argument("--quick", action="store_true", help="few repetitions (CI)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+
+    import generate
+    from backscroll import api
+    from backscroll.config import resolve
+
+    reps = 3 if args.quick else 20
+    corpus = args.out / f"corpus-{args.sessions}-{args.seed}"
+    if not (corpus / "claude").exists():
+        print(f"generating {args.sessions} sessions into {corpus} …", file=sys.stderr)
+        generate.generate(corpus, args.sessions, seed=args.seed)
+    raw_bytes = du(corpus / "claude") + du(corpus / "codex")
+    home = args.out / "home"
+    shutil.rmtree(home, ignore_errors=True)
+    fake_home = args.out / "fakehome"
+    fake_home.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "BACKSCROLL_HOME": str(home), "HOME": str(fake_home), "NO_COLOR": "1",
+           "HF_HUB_OFFLINE": "1", "BACKSCROLL_CONFIG": str(args.out / "no-config.toml")}
+    env.pop("BACKSCROLL_EMBEDDER", None)
+    sources = ["--source", f"claude:{corpus}/claude/projects", "--source", f"codex:{corpus}/codex/sessions"]
+    rows: list[tuple[str, str, str]] = []
+    data: dict = {"sessions": args.sessions, "raw_jsonl_bytes": raw_bytes, "date": date.today().isoformat(),
+                  "cpus": os.cpu_count()}
+
+    # 1. full lexical index
+    print("full index (lexical) …", file=sys.stderr)
+    wall, rss, res = cli(["index", "--no-embed", "--json", *sources], env)
+    summary = json.loads(res.stdout)
+    records = summary["records_added"]
+    data.update(records=records, index_lexical_s=wall, index_rss=rss)
+    rows.append(("full index, lexical only", f"{wall:.1f} s, {records / wall:,.0f} records/s",
+                 f"{records:,} records, {summary['files_scanned']:,} files"))
+
+    # 2. embeddings
+    cfg = resolve(home=home, env={"HOME": str(fake_home)})
+    from backscroll.store import Store
+    from backscroll import embed as embed_mod
+    from backscroll.vectors import Vectors
+
+    store = Store.open(cfg.db_path)
+    vecs = Vectors(store, cfg.vectors_dir, embed_mod.model_id())
+    vecs.ensure_model()
+    pending = vecs.pending()
+    print(f"embedding {'all' if args.full_embed else args.embed_sample} of {pending} prose records …",
+          file=sys.stderr)
+    t0 = time.perf_counter()
+    embedder = embed_mod.load(bulk=True)
+    load_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    done = {"records": 0}
+    vecs.embed_pending(lambda: embedder, limit=None if args.full_embed else args.embed_sample,
+                       progress=lambda r, _u: done.update(records=r))
+    embed_s = time.perf_counter() - t0
+    rate = done["records"] / embed_s if embed_s else 0.0
+    units_total = pending  # upper bound: identical texts are embedded once
+    if args.full_embed:
+        vecs.write_matrix()
+        rows.append(("full index, embeddings", f"{embed_s / 60:.1f} min ({rate:.0f} texts/s)",
+                     f"{pending:,} prose records, model load {load_s:.1f} s"))
+    else:
+        est = units_total / rate if rate else float("nan")
+        rows.append(("embedding pass (extrapolated)", f"≈{est / 60:.1f} min at {rate:.0f} texts/s",
+                     f"rate measured on {done['records']:,} of {pending:,} prose records; model load {load_s:.1f} s"))
+        # fill the rest with random unit vectors so that search timings see a full-size matrix
+        import numpy as np
+
+        rng = np.random.default_rng(0)
+        ids = [r[0] for r in store.conn.execute(
+            "SELECT id FROM records WHERE unit_hash IS NULL AND content_type='text' AND is_echo=0")]
+        seq = int(store.get_meta("vector_seq") or 0) + 1
+        store.begin()
+        for i in range(0, len(ids), 5000):
+            chunk = ids[i:i + 5000]
+            m = rng.standard_normal((len(chunk), 384)).astype(np.float32)
+            m /= np.linalg.norm(m, axis=1, keepdims=True)
+            store.conn.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, 384, ?)",
+                                   [(f"synthetic-{rid}", vecs.model, m[j].tobytes()) for j, rid in enumerate(chunk)])
+            store.conn.executemany("UPDATE records SET unit_hash = ?, vector_seq = ? WHERE id = ?",
+                                   [(f"synthetic-{rid}", seq, rid) for rid in chunk])
+        store.set_meta("vector_seq", str(seq))
+        store.commit()
+        vecs.write_matrix()
+        data["synthetic_vectors"] = len(ids)
+    data.update(embed_rate=rate, embed_sample=done["records"], prose_records=pending)
+    store.close()
+
+    # 3. no-op index and append
+    noop = [cli(["index", *sources], env)[0] for _ in range(min(reps, 10))]
+    rows.append(("no-op `index` (nothing changed)", f"median {statistics.median(noop):.3f} s", "CLI wall time"))
+    files = sorted((corpus / "claude" / "projects").rglob("*.jsonl"))
+    target = max(files[: min(len(files), 200)], key=lambda p: p.stat().st_size)
+    appends = []
+    for i in range(min(reps, 5)):
+        generate.append_lines(target, 10, seed=1000 + i)
+        appends.append(cli(["index", "--no-embed", *sources], env)[0])
+    rows.append(("`index` after appending 10 lines", f"median {statistics.median(appends):.3f} s",
+                 "CLI wall time, lexical (embedding of 10 new records adds the model load)"))
+    data.update(noop_index_s=statistics.median(noop), append_index_s=statistics.median(appends))
+
+    # 4. cold CLI search
+    qs = QUERIES[:reps]
+    lexical, lexical_rss = [], 0
+    for q in qs:
+        w, r, _ = cli(["search", *q.split(), "--mode", "lexical", *sources], env)
+        lexical.append(w)
+        lexical_rss = max(lexical_rss, r)
+    hybrid, hybrid_rss = [], 0
+    for q in qs:  # every query new: none is answered from the query-vector cache
+        w, r, _ = cli(["search", *q.split(), *sources], env)
+        hybrid.append(w)
+        hybrid_rss = max(hybrid_rss, r)
+    cached = [cli(["search", *q.split(), *sources], env)[0] for q in qs]
+    rows.append(("cold CLI search, lexical", f"median {statistics.median(lexical):.3f} s, p95 {pct(lexical, 95):.3f} s",
+                 f"{len(qs)} queries, process start to exit, incl. the pre-search sync"))
+    rows.append(("cold CLI search, hybrid", f"median {statistics.median(hybrid):.3f} s, p95 {pct(hybrid, 95):.3f} s",
+                 "new queries (model loaded); " f"repeated query {statistics.median(cached):.3f} s (cached vector)"))
+    data.update(search_lexical_median=statistics.median(lexical), search_lexical_p95=pct(lexical, 95),
+                search_hybrid_median=statistics.median(hybrid), search_hybrid_p95=pct(hybrid, 95),
+                search_hybrid_cached_median=statistics.median(cached))
+
+    # 5. warm library search
+    warm = {"lexical": [], "hybrid": []}
+    api.search("warm up", cfg=cfg, sync=False)
+    for mode in warm:
+        for _ in range(3):
+            for q in qs:
+                t0 = time.perf_counter()
+                api.search(q, cfg=cfg, mode=mode, sync=False, rerun=True)
+                warm[mode].append(time.perf_counter() - t0)
+    rows.append(("warm library search", f"lexical median {statistics.median(warm['lexical']) * 1000:.1f} ms, "
+                 f"hybrid {statistics.median(warm['hybrid']) * 1000:.1f} ms", "in-process, --no-sync, cached vectors"))
+    data.update(warm_lexical_ms=statistics.median(warm["lexical"]) * 1000,
+                warm_hybrid_ms=statistics.median(warm["hybrid"]) * 1000)
+
+    # 6. memory and disk
+    rows.append(("peak RSS", f"index {data['index_rss'] / 1e6:.0f} MB; search lexical {lexical_rss / 1e6:.0f} MB, "
+                 f"hybrid {hybrid_rss / 1e6:.0f} MB", "full lexical index; cold CLI searches"))
+    store_b = sum(du(home / n) for n in ("backscroll.db", "backscroll.db-wal", "backscroll.db-shm"))
+    index_b, vectors_b = du(home / "index"), du(home / "vectors")
+    total = store_b + index_b + vectors_b
+    rows.append(("disk: store + index + vectors", f"{total / 1e6:.0f} MB = {total / raw_bytes:.2f}× raw JSONL",
+                 f"store {store_b / 1e6:.0f} MB, index {index_b / 1e6:.0f} MB, vectors {vectors_b / 1e6:.0f} MB; "
+                 f"raw {raw_bytes / 1e6:.0f} MB"))
+    data.update(search_lexical_rss=lexical_rss, search_hybrid_rss=hybrid_rss, store_bytes=store_b,
+                index_bytes=index_b, vectors_bytes=vectors_b, disk_ratio=total / raw_bytes)
+
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        print(f"backscroll benchmark — {args.sessions} sessions, {records:,} records, "
+              f"{raw_bytes / 1e6:.0f} MB JSONL; {os.cpu_count()} CPUs; {data['date']}\n")
+        print("| measure | result | notes |\n|---|---|---|")
+        for r in rows:
+            print(f"| {r[0]} | {r[1]} | {r[2]} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
