@@ -1,10 +1,16 @@
-"""Reciprocal Rank Fusion over named, weighted ranked lists. Pure."""
+"""Reciprocal Rank Fusion over named, weighted ranked lists. Pure.
+
+Each list is ranked ids, or ``(id, quality)`` pairs where quality in [0, 1] scales that entry's
+contribution (a lexical hit that matches only part of the query counts for part).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 RRF_K = 60
+
+Ranked = list  # list[int] | list[tuple[int, float]]
 
 
 @dataclass(frozen=True)
@@ -14,22 +20,30 @@ class Fused:
     lists: tuple[str, ...]  # names of the lists that found it, best contribution first
 
 
-def rrf(lists: dict[str, list[int]], weights: dict[str, float] | None = None, k: int = RRF_K) -> list[Fused]:
-    """Fuse ranked id lists: score = sum over lists of weight / (k + rank), rank starting at 1.
+def _entries(items: Ranked):
+    for item in items:
+        if isinstance(item, tuple):
+            yield item[0], item[1]
+        else:
+            yield item, 1.0
+
+
+def rrf(lists: dict[str, Ranked], weights: dict[str, float] | None = None, k: int = RRF_K) -> list[Fused]:
+    """Fuse ranked lists: score = sum over lists of weight * quality / (k + rank), rank from 1.
 
     Ties keep the order of first appearance (lists in the order given), so results are deterministic.
     """
     weights = weights or {}
     scores: dict[int, float] = {}
     found: dict[int, list[tuple[float, str]]] = {}
-    for name, ids in lists.items():
+    for name, items in lists.items():
         w = weights.get(name, 1.0)
         seen: set[int] = set()
-        for rank, rid in enumerate(ids, start=1):
+        for rank, (rid, quality) in enumerate(_entries(items), start=1):
             if rid in seen:
                 continue
             seen.add(rid)
-            contribution = w / (k + rank)
+            contribution = w * quality / (k + rank)
             scores[rid] = scores.get(rid, 0.0) + contribution
             found.setdefault(rid, []).append((contribution, name))
     order = {rid: i for i, rid in enumerate(scores)}

@@ -10,6 +10,7 @@ the store is rebuilt with a notice.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import uuid
 from dataclasses import dataclass
@@ -23,9 +24,13 @@ from tantivy import Filter, Occur, Query, SchemaBuilder, TextAnalyzerBuilder, To
 from .records import Filters
 from .store import Store
 
-LEXICAL_SCHEMA = 1
+LEXICAL_SCHEMA = 2
 META_FILE = "backscroll-index.json"
 WRITER_HEAP = 256_000_000
+PREFIX_MIN = 4  # query words this long also match longer indexed words they begin
+PREFIX_EXPANSIONS = 8
+PREFIX_BOOST = 0.35
+PARTS_BOOST = 0.5
 
 
 def _analyzer(stem: bool):
@@ -37,6 +42,11 @@ def _analyzer(stem: bool):
 
 _WORDS = _analyzer(False)
 _STEMS = _analyzer(True)
+
+
+def _parts_analyzer():
+    """Capitalised pieces of words: ``CheckoutLineSerializer`` -> checkout, line, serializer."""
+    return TextAnalyzerBuilder(Tokenizer.regex(r"[A-Z][a-z]+")).filter(Filter.lowercase()).build()
 
 
 def analyze(text: str) -> list[str]:
@@ -54,6 +64,7 @@ def _schema():
     sb.add_unsigned_field("id", stored=True, indexed=True, fast=True)
     sb.add_text_field("text", stored=False, tokenizer_name="bs_words")
     sb.add_text_field("stem", stored=False, tokenizer_name="bs_stems", index_option="freq")
+    sb.add_text_field("parts", stored=False, tokenizer_name="bs_parts", index_option="freq")
     for name in ("agent", "project", "role", "content_type", "session", "echo", "tool"):
         sb.add_text_field(name, stored=False, tokenizer_name="raw", index_option="basic")
     sb.add_date_field("ts", stored=False, indexed=True, fast=True)
@@ -88,6 +99,7 @@ class LexicalIndex:
     def _register(self, idx: tantivy.Index) -> tantivy.Index:
         idx.register_tokenizer("bs_words", _analyzer(False))
         idx.register_tokenizer("bs_stems", _analyzer(True))
+        idx.register_tokenizer("bs_parts", _parts_analyzer())
         return idx
 
     def _read_meta(self) -> dict | None:
@@ -151,6 +163,7 @@ class LexicalIndex:
                     doc.add_unsigned("id", rid)
                     doc.add_text("text", text)
                     doc.add_text("stem", text)
+                    doc.add_text("parts", text)
                     doc.add_text("agent", agent)
                     doc.add_text("project", project or "")
                     doc.add_text("role", role)
@@ -183,11 +196,29 @@ class LexicalIndex:
         return added
 
     # -- search ----------------------------------------------------------------------------
+    def expansions(self, term: str) -> list[str]:
+        """Indexed words that start with ``term`` (``postgres`` -> ``postgresql``), most frequent first."""
+        if len(term) < PREFIX_MIN or term.isdigit():
+            return []
+        cache = self.__dict__.setdefault("_expansions", {})
+        if term not in cache:
+            found = self.index.searcher().terms_with_prefix("text", term, limit=PREFIX_EXPANSIONS + 1)
+            cache[term] = [t for t, _n in found if t != term][:PREFIX_EXPANSIONS]
+        return cache[term]
+
+    def _term_clauses(self, t: str) -> list:
+        """A query word as itself, its stem, and (weakly) the longer words it begins."""
+        clauses = [(Occur.Should, Query.term_query(SCHEMA, "text", t)),
+                   (Occur.Should, Query.boost_query(Query.term_query(SCHEMA, "stem", stem(t), "freq"), 0.6)),
+                   (Occur.Should, Query.boost_query(Query.term_query(SCHEMA, "parts", t, "freq"), PARTS_BOOST))]
+        for longer in self.expansions(t):
+            clauses.append((Occur.Should, Query.boost_query(Query.term_query(SCHEMA, "text", longer), PREFIX_BOOST)))
+        return clauses
+
     def _text_query(self, q: LexicalQuery):
         clauses = []
         for t in q.terms:
-            clauses.append((Occur.Should, Query.term_query(SCHEMA, "text", t)))
-            clauses.append((Occur.Should, Query.boost_query(Query.term_query(SCHEMA, "stem", stem(t), "freq"), 0.6)))
+            clauses.extend(self._term_clauses(t))
         if 2 <= len(q.terms) <= 8:
             clauses.append((Occur.Should, Query.boost_query(Query.phrase_query(SCHEMA, "text", list(q.terms), 2), 1.5)))
         text_q = Query.boolean_query(clauses)
@@ -220,6 +251,31 @@ class LexicalIndex:
             return []
         ids = searcher.fast_field_values("id", [addr for _s, addr in hits])
         return [(rid, score) for (score, _a), rid in zip(hits, ids)]
+
+    def coverage(self, q: LexicalQuery, ids: list[int]) -> dict[int, float]:
+        """For each record id, the share of the query it contains: idf-weighted, 0 to 1.
+
+        A term counts as present in its plain or stemmed form. Unlike a BM25 score this does not
+        shrink with the document's length, so a long log holding every query word covers it fully.
+        """
+        if not ids or not q.terms:
+            return {i: 1.0 for i in ids}
+        searcher = self.index.searcher()
+        n = max(searcher.num_docs, 1)
+        among = Query.term_set_query(SCHEMA, "id", list(ids))
+        weights: dict[str, float] = {}
+        present: dict[int, float] = {}
+        for t in q.terms:
+            st = stem(t)
+            df = max(searcher.doc_freq("text", t), searcher.doc_freq("stem", st))
+            w = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            weights[t] = w
+            either = Query.boolean_query(self._term_clauses(t))
+            hits = searcher.search(Query.boolean_query([(Occur.Must, among), (Occur.Must, either)]), len(ids)).hits
+            for rid in searcher.fast_field_values("id", [a for _s, a in hits]) if hits else []:
+                present[rid] = present.get(rid, 0.0) + w
+        total = sum(weights.values()) or 1.0
+        return {i: min(1.0, present.get(i, 0.0) / total) for i in ids}
 
     def count(self, q: LexicalQuery, f: Filters, *, content_type: str | None, echo: bool | None) -> int:
         query = Query.boolean_query([(Occur.Must, self._text_query(q)), *self.filter_clauses(f, content_type, echo)])

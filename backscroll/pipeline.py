@@ -1,9 +1,18 @@
 """The search pipeline: ranked lists, echo policy, fusion, near-duplicate collapse, hits.
 
-By default the query runs as separate ranked lists, prose and tool rows, each filtered and with
-echoes removed *before* fusion. Where echoes are asked for (``--include-echoes``, or
-``--content-type tool``) they enter as a list of their own with a lower weight, so a pile of earlier
-searches interleaves with the original rows instead of burying them.
+The query runs as separate ranked lists, each filtered and with echoes removed *before* fusion:
+lexical prose, lexical tool rows, and semantic prose. Fusion has two levels:
+
+1. prose = RRF(lexical prose, semantic prose), weighted by the query's shape (a natural-language
+   question leans on meaning, an identifier on exact words);
+2. result = RRF(prose, tool rows[, echoes]): the kinds interleave as peers, so prose found by both
+   lexical and semantic search does not bury every tool output (which is never embedded).
+
+Every lexical hit counts in proportion to how much of the query it covers (its BM25 score against
+that of a document holding every query term): when a paraphrase shares one common word with many
+rows, those rows barely count and the semantic list decides. Where echoes are asked for
+(``--include-echoes``, or ``--content-type tool``) they enter as a list of their own, slightly
+behind, so a pile of earlier searches interleaves with the original rows instead of burying them.
 """
 
 from __future__ import annotations
@@ -17,13 +26,17 @@ from .records import Filters, Hit, SearchResult
 from .snippet import make_snippet
 from .store import Store
 
-# List weights by query shape: questions lean on prose, identifiers and paths on tool rows. RRF with
-# k = 60 is flat (1/61 against 1/70), so weights stay near 1: at 0.9 a list's first hit lands near
-# the other list's eighth, which interleaves the lists instead of burying one.
-LIST_WEIGHTS = {
-    "natural": {"prose": 1.0, "tool": 0.9, "echo": 0.93, "semantic": 1.0},
-    "keywords": {"prose": 1.0, "tool": 0.97, "echo": 0.95, "semantic": 0.95},
-    "identifier": {"prose": 0.97, "tool": 1.0, "echo": 0.95, "semantic": 0.9},
+# Weights by query shape. RRF with k = 60 is flat (1/61 against 1/70), so weights near 1 interleave
+# lists (at 0.9 one list's first hit lands near the other's eighth) and weights near 0.5 subordinate.
+PROSE_WEIGHTS = {  # level 1: how lexical and semantic prose rankings combine
+    "natural": {"prose": 0.8, "semantic": 1.0},
+    "keywords": {"prose": 1.0, "semantic": 0.9},
+    "identifier": {"prose": 1.0, "semantic": 0.6},
+}
+KIND_WEIGHTS = {  # level 2: how prose, tool rows and echoes interleave
+    "natural": {"prose": 1.0, "tool": 0.93, "echo": 0.9},
+    "keywords": {"prose": 1.0, "tool": 0.98, "echo": 0.93},
+    "identifier": {"prose": 0.98, "tool": 1.0, "echo": 0.93},
 }
 LIST_SOURCE = {"prose": "lexical", "tool": "lexical", "echo": "lexical", "semantic": "semantic"}
 
@@ -45,18 +58,70 @@ def echoes_included(filters: Filters, opts: SearchOptions) -> bool:
     return opts.include_echoes or filters.content_type == "tool"
 
 
+SEMANTIC_FULL = 0.6  # cosine similarity at which a semantic match counts fully (MiniLM: 0.6 is a close match)
+SEMANTIC_WORDS = 0.6  # how much of a semantic match's strength depends on holding the query's words
+
+
+def semantic_quality(cosine: float) -> float:
+    """How strong a semantic match is, in [0, 1]: cosine / 0.6, clipped."""
+    return max(0.0, min(1.0, cosine / SEMANTIC_FULL))
+
+
 def lexical_lists(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: SearchOptions,
                   depth: int) -> dict[str, list[int]]:
+    """Lexical prose, tool and (when included) echo rankings (record ids, best first)."""
     q = LexicalQuery(plan.lexical_terms, plan.phrases)
     ct = filters.content_type
-    lists: dict[str, list[int]] = {}
+    ranked: dict[str, list[int]] = {}
     if ct in (None, "text"):
-        lists["prose"] = [i for i, _s in lex.search(q, filters, content_type="text", echo=False, limit=depth)]
+        ranked["prose"] = [i for i, _s in lex.search(q, filters, content_type="text", echo=False, limit=depth)]
     if ct in (None, "tool"):
-        lists["tool"] = [i for i, _s in lex.search(q, filters, content_type="tool", echo=False, limit=depth)]
+        ranked["tool"] = [i for i, _s in lex.search(q, filters, content_type="tool", echo=False, limit=depth)]
         if echoes_included(filters, opts):
-            lists["echo"] = [i for i, _s in lex.search(q, filters, content_type="tool", echo=True, limit=depth)]
-    return lists
+            ranked["echo"] = [i for i, _s in lex.search(q, filters, content_type="tool", echo=True, limit=depth)]
+    return ranked
+
+
+def with_quality(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]],
+                 semantic: list[tuple[int, float]] | None) -> dict[str, list[tuple[int, float]]]:
+    """Attach to every ranked entry the strength of its evidence, in [0, 1].
+
+    Lexical: the squared share of the query the record holds (idf-weighted), so a hit with every
+    word counts fully and one with half of them a quarter. Semantic: the cosine similarity (full at
+    0.6), scaled down when the record lacks the query's words, rare ones most: a query naming
+    ``ProductGrid`` is not answered by text that only resembles it.
+    """
+    ids = {i for items in ranked.values() for i in items} | {i for i, _c in semantic or ()}
+    cov = lex.coverage(LexicalQuery(plan.lexical_terms, plan.phrases), sorted(ids))
+    out = {name: [(i, cov[i] ** 2) for i in items] for name, items in ranked.items()}
+    if semantic is not None:
+        out["semantic"] = [(i, semantic_quality(c) * (1 - SEMANTIC_WORDS + SEMANTIC_WORDS * cov[i]))
+                           for i, c in semantic]
+    return out
+
+
+def fuse(lists: dict[str, list], shape: str):
+    """Two-level RRF (see the module docstring). Returns fused entries, best first.
+
+    Every entry is ``(id, quality)``; a prose entry's quality at level 2 is the stronger of its
+    lexical coverage and its semantic quality, so prose and tool rows compete on evidence.
+    """
+    inner = {name: lists[name] for name in ("prose", "semantic") if name in lists}
+    outer: dict[str, list] = {}
+    sources: dict[int, tuple[str, ...]] = {}
+    if inner:
+        prose = rrf(inner, PROSE_WEIGHTS[shape])
+        best: dict[int, float] = {}
+        for items in inner.values():
+            for rid, quality in items:
+                best[rid] = max(best.get(rid, 0.0), quality)
+        outer["prose"] = [(f.id, best[f.id]) for f in prose]
+        sources.update({f.id: f.lists for f in prose})
+    for name in ("tool", "echo"):
+        if name in lists:
+            outer[name] = lists[name]
+    fused = rrf(outer, KIND_WEIGHTS[shape])
+    return [replace(f, lists=sources.get(f.id, f.lists)) for f in fused]
 
 
 def hidden_echo_count(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: SearchOptions) -> int:
@@ -91,11 +156,9 @@ def build_hits(store: Store, plan: QueryPlan, fused, opts: SearchOptions, limit:
 
 
 def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: SearchOptions,
-        semantic_list: list[int] | None = None, mode: str = "lexical") -> SearchResult:
-    lists = lexical_lists(lex, plan, filters, opts, depth(opts)) if mode != "semantic" else {}
-    if semantic_list is not None:
-        lists["semantic"] = semantic_list
-    fused = rrf(lists, LIST_WEIGHTS[plan.shape])
+        semantic_list: list[tuple[int, float]] | None = None, mode: str = "lexical") -> SearchResult:
+    ranked = lexical_lists(lex, plan, filters, opts, depth(opts)) if mode != "semantic" else {}
+    fused = fuse(with_quality(lex, plan, ranked, semantic_list), plan.shape)
     hits = build_hits(store, plan, fused, opts, opts.limit)
     return SearchResult(
         query=plan.text, mode=mode, filters=filters, results=tuple(hits),

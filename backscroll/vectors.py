@@ -244,7 +244,8 @@ class Vectors:
             out[start:start + len(chunk)] = b @ q
         return out * scales
 
-    def search(self, qvec: np.ndarray, k: int, allowed: set[int] | None = None) -> list[int]:
+    def search(self, qvec: np.ndarray, k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
+        """The ``k`` nearest records as ``(id, cosine similarity)``, best first."""
         base_ids, base, scales, tail_ids, tail = self.load()
         q = qvec.astype(np.float32)
         parts_ids, parts_scores = [], []
@@ -264,7 +265,7 @@ class Vectors:
         k = min(k, len(ids))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
-        return [int(ids[i]) for i in top if np.isfinite(scores[i])]
+        return [(int(ids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
 
     # -- query vectors -------------------------------------------------------------------------
     def query_vector(self, query: str, embedder_factory: Callable[[], object]) -> np.ndarray:
