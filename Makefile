@@ -27,7 +27,9 @@ demo: $(STAMP)
 	echo; echo "# The same search with the echoes let in:"; \
 	bs search --no-sync job queue postgres --limit 8 --include-echoes
 
+# The recall gate runs first so that pytest's summary is the last line of the output.
 test: $(STAMP)
+	$(BIN)/backscroll eval fixtures/eval/queries.toml --min-recall 0.85
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
