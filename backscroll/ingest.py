@@ -133,30 +133,23 @@ def _project(cwd: str | None) -> str | None:
     return name or cwd
 
 
-class _FileReader:
-    """Reads one file from a checkpoint and turns its new lines into store rows."""
+class _Batch:
+    """Store rows for the records of one source key: capped, redacted, hashed and echo-classified.
 
-    def __init__(self, store: Store, agent: Agent, path: Path, prev: FileState | None, redactor):
+    A tool call is an echo when its command runs backscroll retrieval; a tool result takes its
+    call's name and echo flag (from this batch, or from the store when the call came earlier).
+    """
+
+    def __init__(self, store: Store, key: str, redactor):
         self.store = store
-        self.agent = agent
-        self.path = path
-        self.key = str(path)
-        self.prev = prev
+        self.key = key
         self.redactor = redactor
-        self.skipped: list[tuple[int, str]] = []
-        self.rows: list[tuple] = []
+        self.rows: list[tuple | None] = []
         self.pending_results: list[Record] = []
         self.calls: dict[str, tuple[str | None, bool]] = {}
         self.first_ts: str | None = None
         self.last_ts: str | None = None
-
-    def _session_from_state(self) -> SessionInfo:
-        base = self.agent.session_for(self.path)
-        if self.prev is None:
-            return base
-        state = self.prev.session_state
-        return replace(base, session_id=self.prev.session_id or base.session_id,
-                       **{k: v for k, v in state.items() if k in ("cwd", "title", "is_sidechain", "parent_session_id")})
+        self._sessions: list[SessionInfo] = []
 
     def _row(self, rec: Record, session: SessionInfo, is_echo: bool, tool_name: str | None) -> tuple:
         text, truncated = _cap_text(rec.text)
@@ -170,7 +163,7 @@ class _FileReader:
             int(rec.tool_name is not None),
         )
 
-    def _add(self, rec: Record, session: SessionInfo) -> None:
+    def add(self, rec: Record, session: SessionInfo) -> None:
         if rec.timestamp:
             if self.first_ts is None or rec.timestamp < self.first_ts:
                 self.first_ts = rec.timestamp
@@ -187,9 +180,53 @@ class _FileReader:
                 self.rows.append(self._row(rec, session, echo, name))
             else:
                 self.pending_results.append(rec)
+                self._sessions.append(session)
                 self.rows.append(None)  # placeholder keeps the order; filled in finish()
         else:
             self.rows.append(self._row(rec, session, False, None))
+
+    def finish(self, session: SessionInfo) -> list[tuple]:
+        """The rows, with results whose call was not in this batch resolved from the store."""
+        if self.pending_results:
+            missing = sorted({r.tool_call_id for r in self.pending_results if r.tool_call_id not in self.calls})
+            self.calls.update(self.store.call_info(session.session_id, missing))
+            pending = iter(zip(self.pending_results, self._sessions))
+            for i, row in enumerate(self.rows):
+                if row is None:
+                    rec, rec_session = next(pending)
+                    name, echo = self.calls.get(rec.tool_call_id, (None, False))
+                    self.rows[i] = self._row(rec, rec_session, echo, name)
+        return [r for r in self.rows if r is not None]
+
+
+class _FileReader:
+    """Reads one line-based file from a checkpoint and turns its new lines into store rows."""
+
+    def __init__(self, store: Store, agent: Agent, path: Path, prev: FileState | None, redactor):
+        self.store = store
+        self.agent = agent
+        self.path = path
+        self.key = str(path)
+        self.prev = prev
+        self.skipped: list[tuple[int, str]] = []
+        self.batch = _Batch(store, self.key, redactor)
+        self.rows: list[tuple] = []
+
+    @property
+    def first_ts(self) -> str | None:
+        return self.batch.first_ts
+
+    @property
+    def last_ts(self) -> str | None:
+        return self.batch.last_ts
+
+    def _session_from_state(self) -> SessionInfo:
+        base = self.agent.session_for(self.path)
+        if self.prev is None:
+            return base
+        state = self.prev.session_state
+        return replace(base, session_id=self.prev.session_id or base.session_id,
+                       **{k: v for k, v in state.items() if k in ("cwd", "title", "is_sidechain", "parent_session_id")})
 
     def read(self, size: int, mtime_ns: int) -> tuple[FileState, SessionInfo, int]:
         """Read new lines. Returns the new checkpoint, the session and the number of records replaced."""
@@ -237,7 +274,7 @@ class _FileReader:
             fh.seek(tail_start)
             tail = fh.read(offset - tail_start)
             head_digest = _digest(head[: min(HEAD_BYTES, offset)])
-        self._finish(session)
+        self.rows = self.batch.finish(session)
         state = FileState(
             self.key, self.agent.name, size, mtime_ns, offset, line_no, head_digest, _digest(tail),
             session.session_id,
@@ -268,19 +305,8 @@ class _FileReader:
             if updates:
                 session = replace(session, **updates)
         for rec in parsed.records:
-            self._add(rec, session)
+            self.batch.add(rec, session)
         return session
-
-    def _finish(self, session: SessionInfo) -> None:
-        if self.pending_results:
-            missing = sorted({r.tool_call_id for r in self.pending_results if r.tool_call_id not in self.calls})
-            self.calls.update(self.store.call_info(session.session_id, missing))
-            it = iter(self.pending_results)
-            for i, row in enumerate(self.rows):
-                if row is None:
-                    rec = next(it)
-                    name, echo = self.calls.get(rec.tool_call_id, (None, False))
-                    self.rows[i] = self._row(rec, session, echo, name)
 
 
 def reclassify(store: Store) -> int:
@@ -322,6 +348,59 @@ def _flush_redactions(store: Store, redactor) -> None:
             store.add_redactions(counts)
 
 
+def _store_unit(store: Store, key: str, session: SessionInfo, rows: list[tuple], first_ts, last_ts,
+                skipped: list[tuple[int, str]], report: IndexReport, now: str) -> int:
+    """Insert one unit's rows, its session and its skipped lines; returns records added."""
+    added = store.insert_records(rows)
+    if rows or session.title or session.cwd:
+        store.upsert_session({
+            "session_id": session.session_id, "agent": session.agent, "project": _project(session.cwd),
+            "cwd": session.cwd, "title": session.title, "started_at": first_ts, "updated_at": last_ts,
+            "source_path": key, "is_sidechain": int(session.is_sidechain),
+            "parent_session_id": session.parent_session_id,
+        })
+    if skipped:
+        store.add_skipped(key, skipped, now)
+        report.lines_skipped += len(skipped)
+        report.skipped_examples.extend((key, ln, why) for ln, why in skipped[:3])
+    report.records_added += added
+    return added
+
+
+def _read_lines(store: Store, agent: Agent, path: Path, prev: FileState | None, size: int, mtime_ns: int,
+                redactor, report: IndexReport, now: str) -> int:
+    """A line-based file from its checkpoint. Returns the rows written."""
+    reader = _FileReader(store, agent, path, prev, redactor)
+    state, session, replaced = reader.read(size, mtime_ns)
+    _store_unit(store, str(path), session, reader.rows, reader.first_ts, reader.last_ts, reader.skipped, report, now)
+    store.save_file_state(state, now)
+    report.records_replaced += replaced
+    return len(reader.rows)
+
+
+def _read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, size: int, mtime_ns: int,
+                redactor, report: IndexReport, now: str) -> int:
+    """A rewritten file or a database, read whole: each unit's records replace its earlier ones."""
+    try:
+        result = agent.read_whole(path, dict(prev.session_state) if prev else {})
+    except OSError:
+        raise
+    except Exception as exc:  # a parser bug must not stop the other files
+        raise OSError(f"could not be read as {agent.name} sessions: {type(exc).__name__}: {exc}") from None
+    written = 0
+    for unit in result.units:
+        report.records_replaced += store.forget_file_records(unit.key)
+        batch = _Batch(store, unit.key, redactor)
+        for rec in unit.records:
+            batch.add(rec, unit.session)
+        rows = batch.finish(unit.session)
+        _store_unit(store, unit.key, unit.session, rows, batch.first_ts, batch.last_ts, unit.skipped, report, now)
+        written += len(rows)
+    store.save_file_state(FileState(str(path), agent.name, size, mtime_ns, size, 0, "", "", "",
+                                    result.state), now)
+    return written
+
+
 def sync(store: Store, cfg: Config, progress: Progress | None = None,
          redactor: Callable[[str], str] | None = None) -> IndexReport:
     """Bring the store up to date with every session file. The caller holds the writer lock."""
@@ -330,56 +409,40 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
     report = IndexReport()
     reclassify(store)
     states = store.file_states()
-    changed: list[tuple[Agent, Path, os.stat_result]] = []
+    changed: list[tuple[Agent, Path, int, int]] = []
     for agent, path in discover(cfg):
         report.files_seen += 1
         try:
-            st = os.stat(path)
+            size, mtime_ns = agent.stat(path)
         except OSError as exc:
             report.unreadable.append((str(path), exc.strerror or str(exc)))
             continue
         prev = states.get(str(path))
-        if prev is not None and prev.size == st.st_size and prev.mtime_ns == st.st_mtime_ns:
+        if prev is not None and prev.size == size and prev.mtime_ns == mtime_ns:
             continue
-        changed.append((agent, path, st))
+        changed.append((agent, path, size, mtime_ns))
 
     progress.start(len(changed))
     pending = 0
     now = _now()
     store.begin()
     try:
-        for agent, path, st in changed:
-            reader = _FileReader(store, agent, path, states.get(str(path)), redactor)
+        for agent, path, size, mtime_ns in changed:
+            read = _read_whole if agent.read_whole is not None else _read_lines
+            before = report.records_added
             try:
-                state, session, replaced = reader.read(st.st_size, st.st_mtime_ns)
+                pending += read(store, agent, path, states.get(str(path)), size, mtime_ns, redactor, report, now)
             except OSError as exc:
                 report.unreadable.append((str(path), exc.strerror or str(exc)))
                 progress.advance(str(path), 0)
                 continue
-            rows = [r for r in reader.rows if r is not None]
-            added = store.insert_records(rows)
-            if rows or session.title or session.cwd:
-                store.upsert_session({
-                    "session_id": session.session_id, "agent": session.agent, "project": _project(session.cwd),
-                    "cwd": session.cwd, "title": session.title, "started_at": reader.first_ts,
-                    "updated_at": reader.last_ts, "source_path": str(path),
-                    "is_sidechain": int(session.is_sidechain), "parent_session_id": session.parent_session_id,
-                })
-            if reader.skipped:
-                store.add_skipped(str(path), reader.skipped, now)
-                report.lines_skipped += len(reader.skipped)
-                report.skipped_examples.extend((str(path), ln, why) for ln, why in reader.skipped[:3])
-            store.save_file_state(state, now)
             report.files_changed += 1
-            report.records_added += added
-            report.records_replaced += replaced
-            pending += len(rows)
             if pending >= COMMIT_EVERY_RECORDS:
                 _flush_redactions(store, redactor)
                 store.commit()
                 store.begin()
                 pending = 0
-            progress.advance(str(path), added)
+            progress.advance(str(path), report.records_added - before)
         _flush_redactions(store, redactor)
         store.commit()
     except BaseException:
@@ -391,12 +454,3 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
         progress.finish()
     report.seconds = time.perf_counter() - started
     return report
-
-
-def locked_sync(store: Store, cfg: Config, *, wait: float, progress: Progress | None = None,
-                redactor=None) -> IndexReport:
-    with writer_lock(cfg, wait) as acquired:
-        if not acquired:
-            raise LockedError("indexing already in progress in another backscroll process",
-                              hint="wait for it to finish, or search with --no-sync to read the last committed state")
-        return sync(store, cfg, progress, redactor)

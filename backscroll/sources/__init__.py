@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
@@ -30,12 +30,44 @@ EMPTY = ParsedLine([], {})
 
 
 @dataclass(frozen=True)
+class SourceUnit:
+    """Everything one session holds, read whole (for formats that rewrite their files).
+
+    ``key`` identifies the unit's records in the store (the file path, or ``<db path>#<session id>``
+    for a database holding many sessions): when a unit is read again its old records are replaced.
+    ``records`` are in conversation order; ``skipped`` lists ``(line or item number, reason)``.
+    """
+
+    key: str
+    session: SessionInfo
+    records: list[Record]
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class WholeRead:
+    units: list[SourceUnit]
+    state: dict  # what the agent wants back next time (e.g. a watermark), JSON-serialisable
+
+
+def file_stat(path: Path) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns
+
+
+@dataclass(frozen=True)
 class Agent:
+    """A session format. Line-based formats give ``parse_line``; formats whose files are rewritten
+    (or that live in a database) give ``read_whole`` instead, and may give ``stat`` when a change
+    is not visible in the file's own size and mtime (a database's WAL)."""
+
     name: str
     default_root: Callable[[Mapping[str, str]], tuple[Path, str]]
     claims: Callable[[Path], bool]
     session_for: Callable[[Path], SessionInfo]
-    parse_line: Callable[[object, int, SessionInfo], ParsedLine]
+    parse_line: Callable[[object, int, SessionInfo], ParsedLine] | None = None
+    read_whole: Callable[[Path, dict], WholeRead] | None = None
+    stat: Callable[[Path], tuple[int, int]] = file_stat
 
     def discover(self, root: Path) -> Iterator[Path]:
         """Every file under ``root`` this agent claims, in a stable order."""
