@@ -25,7 +25,7 @@ EPILOG = (
 
 
 def search(
-    query: Annotated[list[str], typer.Argument(help="Words to look for; \"quoted words\" must appear together.",
+    query: Annotated[list[str], typer.Argument(metavar="WORDS...", help="Words to look for; \"quoted words\" must appear together.",
                                                show_default=False)],
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="How many results.")] = 10,
     content_type: Annotated[Optional[str], typer.Option(
