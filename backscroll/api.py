@@ -7,6 +7,7 @@ returns plain result objects. Nothing here prints; notices go to the ``notify`` 
 from __future__ import annotations
 
 import shutil
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -82,6 +83,19 @@ def embed_pending(store: Store, cfg: Config, progress=None) -> tuple[int, float]
     return n, time.perf_counter() - t0
 
 
+@contextmanager
+def _writing(cfg: Config, wait: float, *, must_exist: bool = False, hint: str = "run it again when that has finished"):
+    """The store, opened with the single-writer lock held (LockedError after ``wait`` seconds)."""
+    store = Store.open_existing(cfg.db_path) if must_exist else Store.open(cfg.db_path)
+    try:
+        with writer_lock(cfg, wait) as acquired:
+            if not acquired:
+                raise LockedError("indexing already in progress in another backscroll process", hint=hint)
+            yield store
+    finally:
+        store.close()
+
+
 def index(*, cfg: Config | None = None, home=None, sources=(), embed: bool | None = None,
           progress: Progress | None = None, lexical_progress=None, embed_progress=None,
           wait: float = INDEX_LOCK_WAIT, notify: Notify = _quiet) -> IndexOutcome:
@@ -91,61 +105,39 @@ def index(*, cfg: Config | None = None, home=None, sources=(), embed: bool | Non
     """
     cfg = _config(cfg, home, sources)
     do_embed = cfg.embed.value if embed is None else embed
-    store = Store.open(cfg.db_path)
-    try:
-        with writer_lock(cfg, wait) as acquired:
-            if not acquired:
-                raise LockedError("indexing already in progress in another backscroll process",
-                                  hint="wait for it to finish; searches meanwhile answer from the last committed state")
-            notes: list[str] = []
-            report = sync(store, cfg, progress, _redactor(cfg))
-            added = LexicalIndex(cfg.index_dir).sync(store, notes.append, lexical_progress)
-            outcome = IndexOutcome(report, added, notes=notes)
-            if do_embed:
-                try:
-                    outcome.embedded, outcome.embed_seconds = embed_pending(store, cfg, embed_progress)
-                except SemanticUnavailableError as exc:
-                    notes.append(f"embedding skipped: {exc.message} (lexical search still works)")
-        for n in notes:
-            notify(n)
-        return outcome
-    finally:
-        store.close()
+    with _writing(cfg, wait, hint="wait for it to finish; searches meanwhile answer from the last committed state") as store:
+        notes: list[str] = []
+        report = sync(store, cfg, progress, _redactor(cfg))
+        added = LexicalIndex(cfg.index_dir).sync(store, notes.append, lexical_progress)
+        outcome = IndexOutcome(report, added, notes=notes)
+        if do_embed:
+            try:
+                outcome.embedded, outcome.embed_seconds = embed_pending(store, cfg, embed_progress)
+            except SemanticUnavailableError as exc:
+                notes.append(f"embedding skipped: {exc.message} (lexical search still works)")
+    for n in notes:
+        notify(n)
+    return outcome
 
 
 def embed(*, cfg: Config | None = None, home=None, progress=None, wait: float = INDEX_LOCK_WAIT) -> tuple[int, float]:
     """Backfill embeddings for everything already in the store (``backscroll embed``)."""
     cfg = _config(cfg, home, ())
-    store = Store.open_existing(cfg.db_path)
-    try:
-        with writer_lock(cfg, wait) as acquired:
-            if not acquired:
-                raise LockedError("indexing already in progress in another backscroll process",
-                                  hint="run it again when that has finished")
-            return embed_pending(store, cfg, progress)
-    finally:
-        store.close()
+    with _writing(cfg, wait, must_exist=True) as store:
+        return embed_pending(store, cfg, progress)
 
 
 def rebuild(*, cfg: Config | None = None, home=None, notify: Notify = _quiet, lexical_progress=None) -> int:
     """Recreate the derived indexes from the store alone; returns the number of documents indexed."""
     cfg = _config(cfg, home, ())
-    store = Store.open_existing(cfg.db_path)
-    try:
-        with writer_lock(cfg, INDEX_LOCK_WAIT) as acquired:
-            if not acquired:
-                raise LockedError("indexing already in progress in another backscroll process",
-                                  hint="run rebuild again when it has finished")
-            if cfg.index_dir.exists():
-                shutil.rmtree(cfg.index_dir)
-            store.begin()
-            store.set_meta("lexical_generation", None)
-            store.set_meta("lexical_watermark", "0")
-            store.commit()
-            lex = LexicalIndex(cfg.index_dir)
-            return lex.sync(store, notify, lexical_progress)
-    finally:
-        store.close()
+    with _writing(cfg, INDEX_LOCK_WAIT, must_exist=True) as store:
+        if cfg.index_dir.exists():
+            shutil.rmtree(cfg.index_dir)
+        store.begin()
+        store.set_meta("lexical_generation", None)
+        store.set_meta("lexical_watermark", "0")
+        store.commit()
+        return LexicalIndex(cfg.index_dir).sync(store, notify, lexical_progress)
 
 
 def make_filters(*, role=None, agent=None, content_type=None, project=None, session=None,

@@ -137,9 +137,16 @@ def block_text(content: object) -> str:
 
 
 def _registry() -> dict[str, Agent]:
-    from . import claude, codex
+    import importlib
 
-    return {a.name: a for a in (claude.AGENT, codex.AGENT)}
+    agents = []
+    for name in ("claude", "codex", "gemini", "opencode", "pi"):
+        try:
+            agents.append(importlib.import_module(f"{__name__}.{name}").AGENT)
+        except ModuleNotFoundError as exc:  # TEMPORARY while the new formats are written
+            if exc.name != f"{__name__}.{name}":
+                raise
+    return {a.name: a for a in agents}
 
 
 AGENTS: dict[str, Agent] = _registry()
