@@ -18,9 +18,7 @@ def show_command(hit: Hit) -> str:
 
 def _label(hit: Hit) -> str:
     if hit.content_type == "tool":
-        what = f"tool {hit.tool_name}" if hit.tool_name else "tool output"
-        if hit.role == "tool" and hit.tool_name and not hit.text.startswith(hit.tool_name):
-            pass
+        what = f"tool {hit.tool_name}" if hit.is_call else f"output of {hit.tool_name or 'a tool'}"
     else:
         what = hit.role
     flags = []
