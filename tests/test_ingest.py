@@ -128,7 +128,7 @@ def test_records_outlive_their_source_file(session_builder, backscroll_home, bac
 def test_unreadable_files_are_reported_not_fatal(session_builder, backscroll_home, backscroll_index):
     s = session_builder.claude()
     s.user("readable")
-    broken = backscroll_home.claude_projects / "-home-dev-shop" / "gone.jsonl"
+    broken = backscroll_home.claude_projects / "-home-dev-shop" / "0d7c9f1e-8d3a-4b7e-9a55-3c0f2b1e6a10.jsonl"
     broken.symlink_to(backscroll_home.root / "does-not-exist.jsonl")
     out = backscroll_index()
     assert texts(backscroll_home) == ["readable"]

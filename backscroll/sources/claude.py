@@ -8,6 +8,7 @@ title the session.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..dates import normalize_timestamp
@@ -22,8 +23,12 @@ def default_root(env):
     return home_root(env, "CLAUDE_CONFIG_DIR", "projects", ".claude/projects")
 
 
+_SESSION_FILE = re.compile(r"^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|agent-[\w-]+)\.jsonl$", re.I)
+
+
 def claims(path: Path) -> bool:
-    return path.suffix == ".jsonl" and not path.name.startswith("rollout-")
+    """``<session uuid>.jsonl`` and ``agent-<id>.jsonl`` files (not other agents' JSONL in a shared root)."""
+    return bool(_SESSION_FILE.match(path.name))
 
 
 def session_for(path: Path) -> SessionInfo:
