@@ -296,7 +296,7 @@ def test_valid_records_around_garbage_still_land(garbage, tmp_path_factory):
     from backscroll.config import resolve
 
     root = tmp_path_factory.mktemp("fuzz")
-    path = root / "claude" / "-w" / "s1.jsonl"
+    path = root / "claude" / "-w" / "5f0c1d2e-3a4b-4c5d-8e6f-708192a3b4c5.jsonl"
     path.parent.mkdir(parents=True)
     good = [json.dumps({"type": "user", "uuid": f"u{i}", "message": {"role": "user", "content": f"good line {i}"}})
             for i in range(2)]

@@ -35,7 +35,7 @@ def search(
         "--include-echoes", help="Also return earlier backscroll searches and their output.")] = False,
     role: Annotated[Optional[str], typer.Option("--role", metavar="user|assistant|tool",
                                                 help="Only records of this role.")] = None,
-    agent: Annotated[Optional[str], typer.Option("--agent", metavar="NAME", help="Only this agent (claude, codex).")] = None,
+    agent: Annotated[Optional[str], typer.Option("--agent", metavar="NAME", help="Only this agent: claude, codex, gemini, opencode, pi.")] = None,
     project: Annotated[Optional[str], typer.Option("--project", "-p", metavar="NAME",
                                                    help="Only this project (last part of the working directory).")] = None,
     session: Annotated[Optional[str], typer.Option("--session", metavar="ID", help="Only this session.")] = None,

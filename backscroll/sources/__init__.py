@@ -137,16 +137,9 @@ def block_text(content: object) -> str:
 
 
 def _registry() -> dict[str, Agent]:
-    import importlib
+    from . import claude, codex, gemini, opencode, pi
 
-    agents = []
-    for name in ("claude", "codex", "gemini", "opencode", "pi"):
-        try:
-            agents.append(importlib.import_module(f"{__name__}.{name}").AGENT)
-        except ModuleNotFoundError as exc:  # TEMPORARY while the new formats are written
-            if exc.name != f"{__name__}.{name}":
-                raise
-    return {a.name: a for a in agents}
+    return {a.name: a for a in (claude.AGENT, codex.AGENT, gemini.AGENT, opencode.AGENT, pi.AGENT)}
 
 
 AGENTS: dict[str, Agent] = _registry()
