@@ -130,9 +130,13 @@ class DirectMiniLM:
                                              providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
 
+    BATCH = 8  # small batches keep activation memory low (a search embeds at most a few dozen texts)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
+        if len(texts) > self.BATCH:
+            return np.vstack([self.embed(texts[i:i + self.BATCH]) for i in range(0, len(texts), self.BATCH)])
         enc = self._tok.encode_batch(list(texts))
         ids = np.array([e.ids for e in enc], dtype=np.int64)
         mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
