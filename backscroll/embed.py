@@ -130,7 +130,7 @@ class DirectMiniLM:
                                              providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
 
-    BATCH = 8  # small batches keep activation memory low (a search embeds at most a few dozen texts)
+    BATCH = 4  # small batches keep activation memory low (a search embeds at most a few dozen texts)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
