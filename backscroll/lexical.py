@@ -132,9 +132,11 @@ class LexicalIndex:
         (self.path / META_FILE).write_text(json.dumps({"schema": LEXICAL_SCHEMA, "generation": self.generation}))
 
     # -- sync ------------------------------------------------------------------------------
-    def sync(self, store: Store, notify: Callable[[str], None] = lambda _m: None,
-             progress: Callable[[int], None] | None = None) -> int:
-        """Bring the index up to the store; returns the number of documents added."""
+    def sync(self, store: Store, notify: Callable[[str], None] = lambda _m: None, progress=None) -> int:
+        """Bring the index up to the store; returns the number of documents added.
+
+        ``progress`` (optional) gets ``start(total)``, ``add(n)`` per batch and ``finish()``.
+        """
         if self.index is None and not self.open_for_read():
             if self.path.exists():
                 notify("the lexical index was missing or unreadable; rebuilding it from the store")
@@ -152,6 +154,8 @@ class LexicalIndex:
             return 0
         writer = self.index.writer(heap_size=WRITER_HEAP)
         added = 0
+        if progress is not None:
+            progress.start(top - watermark)
         try:
             writer.delete_documents_by_query(
                 Query.range_query(SCHEMA, "id", tantivy.FieldType.Unsigned, watermark + 1, None))
@@ -177,8 +181,8 @@ class LexicalIndex:
                         doc.add_date("ts", when)
                     writer.add_document(doc)
                 added += len(batch)
-                if progress:
-                    progress(len(batch))
+                if progress is not None:
+                    progress.add(len(batch))
             writer.commit()
             writer.wait_merging_threads()
         except BaseException:
@@ -187,6 +191,9 @@ class LexicalIndex:
             except Exception:
                 pass
             raise
+        finally:
+            if progress is not None:
+                progress.finish()
         store.begin()
         store.set_meta("lexical_generation", self.generation)
         store.set_meta("lexical_watermark", str(top))

@@ -33,21 +33,23 @@ class FilesBar:
             self.bar.stop()
 
 
-class EmbedBar:
-    """Prose records embedded, with texts per second and the time left."""
+class CountBar:
+    """Items done out of a total, with the rate and the time left (``start``/``advance``/``finish``)."""
 
-    def __init__(self):
+    def __init__(self, label: str, unit: str):
         from rich.console import Console
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
                                    TimeRemainingColumn)
 
+        self.unit = unit
         self.bar = Progress(
-            TextColumn("[bold]embedding prose"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+            TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
             TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
             console=Console(stderr=True), transient=True,
         )
         self.task = None
         self._t0 = 0.0
+        self._done = 0
 
     def start(self, total: int) -> None:
         import time
@@ -55,15 +57,28 @@ class EmbedBar:
         if total:
             self._t0 = time.perf_counter()
             self.bar.start()
-            self.task = self.bar.add_task("embed", total=total, rate="")
+            self.task = self.bar.add_task(self.unit, total=total, rate="")
 
     def advance(self, done: int) -> None:
+        """``done``: the count so far."""
         import time
 
         if self.task is not None:
+            self._done = done
             rate = done / max(time.perf_counter() - self._t0, 1e-6)
-            self.bar.update(self.task, completed=done, rate=f"{rate:,.0f} texts/s")
+            self.bar.update(self.task, completed=done, rate=f"{rate:,.0f} {self.unit}/s")
+
+    def add(self, n: int) -> None:
+        self.advance(self._done + n)
 
     def finish(self) -> None:
         if self.task is not None:
             self.bar.stop()
+
+
+def EmbedBar() -> CountBar:
+    return CountBar("embedding prose", "texts")
+
+
+def WordsBar() -> CountBar:
+    return CountBar("indexing words", "records")

@@ -21,8 +21,13 @@ def rebuild(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON s
 
         from .. import api
 
+        import sys
+
+        from .progress import WordsBar
+
         t0 = time.perf_counter()
-        n = api.rebuild(cfg=common.config(), notify=common.err)
+        bar = WordsBar() if not as_json and sys.stderr.isatty() else None
+        n = api.rebuild(cfg=common.config(), notify=common.err, lexical_progress=bar)
         secs = time.perf_counter() - t0
         if as_json:
             common.emit_json({"documents": n, "seconds": round(secs, 3)})
