@@ -219,33 +219,51 @@ def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
 
 def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, depth: int,
                    fresh: bool, notes: list[str]) -> list[int] | None:
-    """The semantic ranking, or None when there are no vectors to rank with."""
+    """The semantic ranking, or None when there are no vectors to rank with (or no model to use).
+
+    A search embeds a few new records itself, under the writer lock (never beside an ``index``).
+    """
     from . import embed
     from .vectors import Vectors
 
     if filters.content_type == "tool" or filters.role == "tool":
+        if mode == "semantic":
+            notes.append("tool rows are never embedded: semantic search has nothing to rank for --content-type tool")
         return []
     model = embed.model_id()
     vecs = Vectors(store, cfg.vectors_dir, model)
     factory = _LazyEmbedder()
     ready = store.get_meta("vectors_model") == model and int(store.get_meta("vector_seq") or 0) > 0
-    if fresh and cfg.embed.value:
-        pending = vecs.pending() if ready else None
-        if ready and 0 < pending <= SEARCH_EMBED_LIMIT or not ready and store.record_count() <= SEARCH_EMBED_LIMIT:
-            vecs.embed_pending(factory)  # a new session (or a tiny store) is embedded on the spot
-            ready = int(store.get_meta("vector_seq") or 0) > 0
-        elif ready and pending > SEARCH_EMBED_LIMIT:
-            notes.append(f"{pending} new records are not embedded yet (semantic ranking skips them); "
-                         "`backscroll index` embeds them")
-    if not ready:
+    try:
+        if fresh and cfg.embed.value:
+            pending = vecs.pending() if ready else 0
+            small = store.conn.execute("SELECT count(*) <= ? FROM (SELECT 1 FROM records LIMIT ?)",
+                                       (SEARCH_EMBED_LIMIT, SEARCH_EMBED_LIMIT + 1)).fetchone()[0]
+            if (ready and 0 < pending <= SEARCH_EMBED_LIMIT) or (not ready and small):
+                with writer_lock(cfg, 0.0) as acquired:
+                    if acquired:  # a new session (or a tiny store) is embedded on the spot
+                        vecs.embed_pending(factory)
+                ready = store.get_meta("vectors_model") == model and int(store.get_meta("vector_seq") or 0) > 0
+            elif ready and pending > SEARCH_EMBED_LIMIT:
+                notes.append(f"{pending} new records are not embedded yet (semantic ranking skips them); "
+                             "`backscroll index` embeds them")
+        if not ready:
+            if mode == "hybrid":
+                notes.append("no embeddings yet: hybrid search fell back to lexical (`backscroll index` embeds)")
+            return None
+        qvec = vecs.query_vector(plan.text, factory)
+    except SemanticUnavailableError as exc:
+        if mode == "semantic":
+            raise
+        notes.append(f"semantic ranking unavailable ({exc.message}); used lexical search")
         return None
-    qvec = vecs.query_vector(plan.text, factory)
     ranked = vecs.search(qvec, depth, _semantic_allowed(store, filters))
     if vecs.cache_damaged:
+        with writer_lock(cfg, 0.0) as acquired:
+            if acquired:
+                vecs.write_matrix()
         notes.append("the vector cache was unreadable; answered from the store"
-                     + (" and rebuilt the cache" if fresh else " (`backscroll index` rebuilds it)"))
-        if fresh:
-            vecs.write_matrix()
+                     + (" and rebuilt the cache" if acquired else " (`backscroll index` rebuilds it)"))
     return ranked
 
 
@@ -280,7 +298,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
     notes: list[str] = []
     store, lex, fresh = _prepare(cfg, sync, notes)
     try:
-        if store.record_count() == 0:
+        if not store.has_records():
             raise NothingIndexedError(
                 "nothing is indexed yet: no session files were found",
                 hint="`backscroll status` shows where sessions are looked for; add more with --source PATH",
@@ -306,9 +324,6 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
                         raise SemanticUnavailableError(
                             "no embeddings exist yet, so semantic search cannot run",
                             hint="run `backscroll index` (or `backscroll embed`), or search with --mode lexical")
-                    note = "no embeddings yet: hybrid search fell back to lexical (`backscroll index` embeds)"
-                    if note not in notes:
-                        notes.append(note)
                 else:
                     effective = mode
             return pipeline.run(store, lex, plan, f, o, semantic_list=semantic, mode=effective)
@@ -324,6 +339,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
                       if h.rowid not in shown and (h.session_id, h.text) not in keys][:ALSO_MATCHING]
             if extras:
                 result = replace(result, also_matching=pipeline.renumber(extras), dropped_filters=hinted)
+        notes = list(dict.fromkeys(notes))
         for n in notes:
             notify(n)
         return replace(result, notes=tuple(notes))
@@ -334,7 +350,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
 def _open_for_reading(cfg: Config, do_sync: bool) -> Store:
     notes: list[str] = []
     store, _lex, _fresh = _prepare(cfg, do_sync, notes)
-    if store.record_count() == 0:
+    if not store.has_records():
         store.close()
         raise NothingIndexedError("nothing is indexed yet", hint="run `backscroll index` first")
     return store

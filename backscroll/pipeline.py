@@ -8,9 +8,10 @@ lexical prose, lexical tool rows, and semantic prose. Fusion has two levels:
 2. result = RRF(prose, tool rows[, echoes]): the kinds interleave as peers, so prose found by both
    lexical and semantic search does not bury every tool output (which is never embedded).
 
-Every lexical hit counts in proportion to how much of the query it covers (its BM25 score against
-that of a document holding every query term): when a paraphrase shares one common word with many
-rows, those rows barely count and the semantic list decides. Where echoes are asked for
+Every lexical hit counts by the share of the query's words it holds (idf-weighted, squared), and
+every semantic hit by its similarity, discounted when it lacks the query's rare words: when a
+paraphrase shares one common word with many rows, those rows barely count and the semantic list
+decides. Where echoes are asked for
 (``--include-echoes``, or ``--content-type tool``) they enter as a list of their own, slightly
 behind, so a pile of earlier searches interleaves with the original rows instead of burying them.
 """
@@ -157,7 +158,12 @@ def build_hits(store: Store, plan: QueryPlan, fused, opts: SearchOptions, limit:
 
 def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: SearchOptions,
         semantic_list: list[tuple[int, float]] | None = None, mode: str = "lexical") -> SearchResult:
-    ranked = lexical_lists(lex, plan, filters, opts, depth(opts)) if mode != "semantic" else {}
+    ranked = lexical_lists(lex, plan, filters, opts, depth(opts)) if mode != "semantic" or plan.phrases else {}
+    if plan.phrases and semantic_list:  # "quoted words" must appear together: meaning alone is not enough
+        with_phrase = set(ranked.get("prose", ()))
+        semantic_list = [(i, c) for i, c in semantic_list if i in with_phrase]
+    if mode == "semantic":
+        ranked = {}
     fused = fuse(with_quality(lex, plan, ranked, semantic_list), plan.shape)
     hits = build_hits(store, plan, fused, opts, opts.limit)
     return SearchResult(

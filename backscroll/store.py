@@ -241,6 +241,9 @@ class Store:
         return out
 
     # -- reads ---------------------------------------------------------------------------------
+    def has_records(self) -> bool:
+        return self.conn.execute("SELECT EXISTS (SELECT 1 FROM records)").fetchone()[0] == 1
+
     def record_count(self) -> int:
         return self.conn.execute("SELECT count(*) FROM records").fetchone()[0]
 

@@ -275,7 +275,14 @@ class Vectors:
                                       (self.model, key)).fetchone()
         if row:
             return np.frombuffer(row[0], dtype=np.float32)
-        vec = embedder_factory().embed([query])[0].astype(np.float32)
+        from .errors import SemanticUnavailableError
+
+        try:
+            vec = embedder_factory().embed([query])[0].astype(np.float32)
+        except SemanticUnavailableError:
+            raise
+        except Exception as exc:  # a broken runtime must not break the lexical half of a search
+            raise SemanticUnavailableError(f"the embedding model failed: {type(exc).__name__}: {exc}") from None
         from datetime import datetime, timezone
 
         try:

@@ -183,3 +183,30 @@ def test_real_model_fastembed_and_direct_paths_agree():
     direct = embed_mod.DirectMiniLM().embed(texts)
     assert np.allclose(bulk, direct, atol=1e-4)
     assert bulk[0] @ bulk[1] > 0.4 > bulk[0] @ bulk[2]
+
+
+def test_hybrid_falls_back_to_lexical_when_the_model_cannot_load(session_builder, backscroll_index,
+                                                                 backscroll_search, monkeypatch):
+    session_builder.claude().user("caching choice for sessions")
+    backscroll_index()
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake:other")  # vectors exist, but not for this model
+    assert backscroll_search("caching choice", sync=False).mode == "lexical"
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake")
+
+    def broken(self, texts):  # the model's runtime failing (a damaged install)
+        raise RuntimeError("onnxruntime: cannot load")
+
+    monkeypatch.setattr(embed_mod.FakeEmbedder, "embed", broken)
+    res = backscroll_search("caching choice", sync=False)
+    assert res.mode == "lexical" and res.results and any("lexical" in n for n in res.notes)
+    with pytest.raises(SemanticUnavailableError):
+        backscroll_search("caching choice", sync=False, mode="semantic")
+
+
+def test_quoted_phrases_bind_the_semantic_list_too(session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    s.user("use SKIP LOCKED in the dequeue query")
+    s.user("the job locked up, then we skipped it")
+    backscroll_index()
+    res = backscroll_search('"skip locked"')
+    assert [h.text for h in res.results] == ["use SKIP LOCKED in the dequeue query"]
