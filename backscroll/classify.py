@@ -17,6 +17,9 @@ from pathlib import PurePosixPath
 # Bump when the rules change: stores classified by an older version are classified again on sync.
 VERSION = 1
 RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
+# Tools whose input is a shell command, across agents (the only calls that can be echoes).
+SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_shell_command",
+                         "bash", "shell_command"})
 PROGRAM = "backscroll"
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "\n", "|&", ";;", "(", ")", ";&", ";;&"})

@@ -320,7 +320,10 @@ def reclassify(store: Store) -> int:
     store.begin()
     try:
         changed = 0
-        calls = store.conn.execute("SELECT id, session_id, tool_call_id, text, is_echo FROM records WHERE is_call = 1").fetchall()
+        shells = sorted(classify.SHELL_TOOLS)
+        calls = store.conn.execute(
+            f"SELECT id, session_id, tool_call_id, text, is_echo FROM records WHERE is_call = 1 "
+            f"AND tool_name IN ({','.join('?' * len(shells))})", shells).fetchall()
         for rid, session, call_id, text, was in calls:
             echo = int(classify.is_query_echo(text))
             if echo != was:

@@ -1,8 +1,9 @@
 """Repeated searches: has the calling agent session already run this very search in this turn?
 
 An agent's ``backscroll search`` call is in its own session log (a query echo) by the time the
-command runs. The calling session is the one whose newest echo, written in the last two minutes,
-parses to the same search as this invocation (or ``$BACKSCROLL_SESSION_ID``). If that session ran
+command runs, and its output is not yet. The calling session is the one whose newest such call,
+still without output and written in the last two minutes, parses to the same search as this
+invocation (or ``$BACKSCROLL_SESSION_ID``). If that session ran
 the same search earlier with no user message in between, the caller is told so instead of getting
 the same results again. Comparison is on normalized arguments: query words, filters, mode and limit;
 output flags do not count. A person at a terminal has no calling session and is never affected.
@@ -123,6 +124,15 @@ def _keys(text: str) -> list[SearchKey]:
     return out
 
 
+def _in_flight(store: Store, call: tuple) -> bool:
+    """The call has no output logged yet: it is the very command now running (not an older one)."""
+    _id, session, call_id, _text = call
+    if not call_id:
+        return True
+    return store.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM records WHERE session_id = ? AND tool_call_id = ? "
+                              "AND is_call = 0)", (session, call_id)).fetchone()[0] == 1
+
+
 def find_earlier(store: Store, key: SearchKey, *, now: datetime | None = None,
                  session_id: str | None = None) -> EarlierCall | None:
     """The earlier identical search in the calling session's current turn, if any."""
@@ -130,16 +140,16 @@ def find_earlier(store: Store, key: SearchKey, *, now: datetime | None = None,
     since = format_ts(now - WINDOW)
     if session_id:
         candidates = store.conn.execute(
-            "SELECT id, session_id, text FROM records WHERE is_echo = 1 AND is_call = 1 AND session_id = ? "
-            "ORDER BY id DESC LIMIT 50", (session_id,)).fetchall()
+            "SELECT id, session_id, tool_call_id, text FROM records WHERE is_echo = 1 AND is_call = 1 "
+            "AND session_id = ? ORDER BY id DESC LIMIT 50", (session_id,)).fetchall()
     else:
         candidates = store.conn.execute(
-            "SELECT id, session_id, text FROM records WHERE is_echo = 1 AND is_call = 1 AND timestamp >= ? "
-            "ORDER BY timestamp DESC, id DESC LIMIT 50", (since,)).fetchall()
-    current = next((c for c in candidates if key in _keys(c[2])), None)
+            "SELECT id, session_id, tool_call_id, text FROM records WHERE is_echo = 1 AND is_call = 1 "
+            "AND timestamp >= ? ORDER BY timestamp DESC, id DESC LIMIT 50", (since,)).fetchall()
+    current = next((c for c in candidates if key in _keys(c[3]) and _in_flight(store, c)), None)
     if current is None:
         return None
-    current_id, session, _text = current
+    current_id, session, _call_id, _text = current
     last_user = store.conn.execute(
         "SELECT coalesce(max(id), 0) FROM records WHERE session_id = ? AND role = 'user' AND content_type = 'text' "
         "AND id < ?", (session, current_id)).fetchone()[0]

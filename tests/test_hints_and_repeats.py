@@ -196,3 +196,14 @@ def test_key_parsing():
     assert key_from_args(["search", "--unknown", "x"]) is None
     assert key_from_args(["search", "--limit"]) is None
     assert key_from_args(["show", "x"]) is None
+
+
+def test_a_person_is_not_told_about_an_agents_finished_searches(session_builder, backscroll_search):
+    """An agent searched twice a minute ago (both calls have their output): the person's search runs."""
+    s = session_builder.claude(start=_recent(60))
+    s.user("what did we decide about redis?")
+    s.search_echo("redis decision", "1. Use Redis only as a cache")
+    s.search_echo("redis decision", "1. Use Redis only as a cache")
+    s.assistant("Redis stays a cache only.")
+    res = backscroll_search("redis decision")
+    assert res.repeated is None and res.results

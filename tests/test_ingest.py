@@ -159,6 +159,8 @@ def test_stores_classified_by_older_rules_are_classified_again(session_builder, 
     s = session_builder.claude()
     s.user("which port?")
     s.search_echo("staging port", "staging port is 8443")
+    docs = s.tool_use("Write", {"file_path": "docs/memory.md", "content": "Run:\nbackscroll search staging port\n"})
+    s.tool_result(docs, "File created")
     backscroll_index()
     db = sqlite3.connect(backscroll_home.data / "backscroll.db")
     db.execute("UPDATE records SET is_echo = 0")  # as an older rule set would have left them
@@ -166,6 +168,6 @@ def test_stores_classified_by_older_rules_are_classified_again(session_builder, 
     db.commit()
     db.close()
     backscroll_index()
-    assert [r["is_echo"] for r in rows(backscroll_home)] == [0, 1, 1]
+    assert [r["is_echo"] for r in rows(backscroll_home)] == [0, 1, 1, 0, 0], "a Write of docs is not a search"
     res = backscroll_search("staging port", mode="lexical")
     assert not any(h.is_echo for h in res.results) and res.echoes_hidden == 2
