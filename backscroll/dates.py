@@ -49,12 +49,21 @@ def parse_ts(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
+_WHEN_HINT = "use a date (2026-10-01), a timestamp (2026-10-01T09:30:00Z) or an age (30m, 12h, 7d, 2w, 3mo)"
+
+
 def parse_when(value: str, *, now: datetime | None = None, end: bool = False) -> str:
     """``7d``, ``2w``, ``3h``, ``today``, ``yesterday``, ``2026-10-01`` or a full timestamp -> ISO UTC.
 
     With ``end=True`` a bare date means the end of that day (so ``--until 2026-10-01`` includes it).
     """
-    now = now or datetime.now(timezone.utc)
+    try:
+        return _parse_when(value, now or datetime.now(timezone.utc), end)
+    except (ValueError, OverflowError):
+        raise UsageError(f"cannot read the date {value!r}", hint=_WHEN_HINT) from None
+
+
+def _parse_when(value: str, now: datetime, end: bool) -> str:
     v = value.strip().lower()
     m = _RELATIVE.match(v)
     if m:
@@ -68,10 +77,7 @@ def parse_when(value: str, *, now: datetime | None = None, end: bool = False) ->
         return format_ts(start + timedelta(days=1) if end else start)
     ts = normalize_timestamp(value)
     if ts is None:
-        raise UsageError(
-            f"cannot read the date {value!r}",
-            hint="use a date (2026-10-01), a timestamp (2026-10-01T09:30:00Z) or an age (30m, 12h, 7d, 2w, 3mo)",
-        )
+        raise ValueError(value)
     return ts
 
 

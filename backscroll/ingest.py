@@ -246,12 +246,22 @@ class _FileReader:
                     self.prev = prev = None
                 else:
                     offset, line_no = prev.offset, prev.lines
+            # Stopped after a complete line that had no newline yet: its newline is not a new line.
+            ends_mid_line = False
+            if offset > 0:
+                fh.seek(offset - 1)
+                ends_mid_line = fh.read(1) != b"\n"
             session = self._session_from_state()
             fh.seek(offset)
             while True:
                 raw = fh.readline(MAX_LINE_BYTES)
                 if not raw:
                     break
+                if ends_mid_line:
+                    ends_mid_line = False
+                    if raw in (b"\n", b"\r\n"):
+                        offset += len(raw)
+                        continue
                 if not raw.endswith(b"\n"):
                     if len(raw) >= MAX_LINE_BYTES:  # a gigantic line: skip to its end
                         while raw and not raw.endswith(b"\n"):

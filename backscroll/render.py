@@ -6,10 +6,27 @@ field, without wrapping.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .dates import human_age
 from .records import Hit, SearchResult
+
+
+def console(color: bool, *, markup: bool = False):
+    """A rich console on stdout: colour only when asked, user text never read as markup, and a
+    reader that stops early (``| head``) ending the program quietly with status 0."""
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise BrokenPipeError
+
+    return _Console(highlight=False, no_color=not color, force_terminal=color or None, soft_wrap=True,
+                    markup=markup)
 
 
 def show_command(hit: Hit) -> str:
@@ -57,12 +74,9 @@ def also_heading(result: SearchResult) -> str:
 
 
 def print_result(result: SearchResult, *, color: bool) -> None:
-    from rich.console import Console
-
-    out = Console(highlight=False, no_color=not color, force_terminal=color or None, soft_wrap=True)
+    out = console(color)
     if result.repeated:
-        out.print(result.notes[0] if result.notes else "[repeated search]", style="bold yellow" if color else None,
-                  markup=False)
+        out.print(result.notes[0] if result.notes else "[repeated search]", style="bold yellow" if color else None)
         return
     if not result.results:
         out.print("No matches" + (" with those filters." if result.also_matching else "."),
@@ -70,7 +84,7 @@ def print_result(result: SearchResult, *, color: bool) -> None:
     print_hits(out, result.results)
     if result.also_matching:
         out.print()
-        out.print(also_heading(result), style="bold" if color else None, markup=False)
+        out.print(also_heading(result), style="bold" if color else None)
         print_hits(out, result.also_matching)
 
 
@@ -132,10 +146,9 @@ def _record_lines(hit: Hit, full: bool) -> tuple[str, list[str], int]:
 
 
 def print_session_view(view, *, full: bool, color: bool) -> None:
-    from rich.console import Console
     from rich.text import Text
 
-    out = Console(highlight=False, no_color=not color, force_terminal=color or None, soft_wrap=True)
+    out = console(color)
     s = view.session
     meta = " · ".join(str(x) for x in (s.get("agent"), s.get("project"), s.get("cwd"),
                                        (s.get("started_at") or "")[:16].replace("T", " ")) if x)
@@ -167,10 +180,9 @@ def print_session_view(view, *, full: bool, color: bool) -> None:
 
 
 def print_sessions(sessions: list[dict], *, color: bool) -> None:
-    from rich.console import Console
     from rich.text import Text
 
-    out = Console(highlight=False, no_color=not color, force_terminal=color or None, soft_wrap=True)
+    out = console(color)
     if not sessions:
         out.print("No sessions.")
         return

@@ -126,3 +126,27 @@ def test_python_dash_m_runs_the_cli():
     out = subprocess.run([sys.executable, "-m", "backscroll", "--help"], capture_output=True, text=True,
                          env={**os.environ, "COLUMNS": "100"})
     assert out.returncode == 0 and "search" in out.stdout
+
+
+def test_option_errors_follow_the_json_error_contract(backscroll_home):
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "backscroll", *args], capture_output=True, text=True)
+
+    bad = run("search", "queue", "--limit", "0", "--json")
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert json.loads(bad.stderr)["error"]["kind"] == "usage"
+    plain = run("search", "queue", "--bogus")
+    assert plain.returncode == 2 and "No such option" in plain.stderr
+    dates = run("search", "queue", "--since", "2026-02-30", "--json")
+    assert dates.returncode == 2 and "cannot read the date" in json.loads(dates.stderr)["error"]["message"]
+
+
+def test_status_survives_markup_in_paths(backscroll_home, tmp_path):
+    odd = tmp_path / "[/bold]proj"
+    (odd / "-x").mkdir(parents=True)
+    (odd / "-x" / "6c3f1b2a-0d4e-4f5a-9b8c-7d6e5f4a3b2c.jsonl").write_text("{broken\n")
+    r = CliRunner().invoke(app, ["status", "--source", f"claude:{odd}"])
+    assert r.exit_code == 0 and "[/bold]proj" in r.stdout

@@ -171,3 +171,21 @@ def test_stores_classified_by_older_rules_are_classified_again(session_builder, 
     assert [r["is_echo"] for r in rows(backscroll_home)] == [0, 1, 1, 0, 0], "a Write of docs is not a search"
     res = backscroll_search("staging port", mode="lexical")
     assert not any(h.is_echo for h in res.results) and res.echoes_hidden == 2
+
+
+def test_line_numbers_hold_after_a_complete_line_without_newline(session_builder, backscroll_home, backscroll_index):
+    c = session_builder.codex()
+    c.user("first")
+    c.raw(json.dumps({"timestamp": "2026-10-01T10:00:00Z", "type": "response_item", "payload": {
+        "type": "message", "role": "user", "content": [{"type": "input_text", "text": "second"}]}}), newline=False)
+    backscroll_index()
+    c.raw("")  # the newline arrives
+    c.user("third")
+    backscroll_index()
+    got = {r["text"]: (r["line"], r["record_id"].split(":")[-1]) for r in rows(backscroll_home)}
+    fresh = {}
+    import shutil
+    shutil.rmtree(backscroll_home.data)
+    backscroll_index()
+    fresh = {r["text"]: (r["line"], r["record_id"].split(":")[-1]) for r in rows(backscroll_home)}
+    assert got == fresh and got["third"][0] == 6

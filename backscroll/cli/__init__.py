@@ -15,7 +15,8 @@ from . import common
 app = typer.Typer(
     name="backscroll",
     help=(
-        "A permanent, searchable record of your coding agents' sessions (Claude Code, Codex CLI).\n\n"
+        "A permanent, searchable record of your coding agents' sessions "
+        "(Claude Code, Codex CLI, Gemini CLI, OpenCode, Pi).\n\n"
         "Start with [bold]backscroll index[/bold], then [bold]backscroll search \"what did we decide about X\"[/bold]. "
         "Earlier [italic]backscroll search[/italic] calls and their output (query echoes) are kept out of results."
     ),
@@ -57,4 +58,24 @@ _register()
 
 
 def main() -> None:
-    app()
+    """Run the CLI. Option errors (an unknown flag, --limit 0) follow the JSON error contract when
+    ``--json`` was given, and are Typer's usual usage message otherwise."""
+    import sys
+
+    click_error = typer.BadParameter.__mro__[2]  # click's ClickException, as Typer ships it
+    try:
+        code = app(standalone_mode=False)
+    except click_error as exc:
+        if "--json" in sys.argv[1:]:
+            import orjson
+
+            kind = "usage" if exc.exit_code == 2 else "internal"
+            sys.stderr.write(orjson.dumps({"error": {"kind": kind, "message": exc.format_message(),
+                                                     "hint": "see `backscroll --help`"}}).decode() + "\n")
+        else:
+            exc.show()
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.stderr.write("aborted\n")
+        sys.exit(130)
+    sys.exit(code or 0)

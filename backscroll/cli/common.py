@@ -63,9 +63,9 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False) -> None:
     except KeyboardInterrupt:
         err("interrupted")
         raise typer.Exit(130)
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader stopped early (`| head`): not an error
         try:
-            sys.stdout = open(os.devnull, "w")
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except OSError:
             pass
         raise typer.Exit(0)

@@ -12,27 +12,28 @@ from . import common
 
 
 def _print(report) -> None:
-    from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    out = Console(highlight=False, no_color=not common.color_enabled(sys.stdout))
+    from ..render import console
+
+    out = console(common.color_enabled(sys.stdout))
     t = Table("category", "queries", "found", f"recall@{report.k}", "MRR", box=None, pad_edge=False)
     for cat, s in report.by_category().items():
         t.add_row(cat, str(s["queries"]), str(s["found"]), f"{s['recall']:.2f}", f"{s['mrr']:.2f}")
     o = report.overall
-    t.add_row("[bold]overall", f"[bold]{o['queries']}", f"[bold]{o['found']}", f"[bold]{o['recall']:.2f}",
-              f"[bold]{o['mrr']:.2f}")
+    t.add_row(*(Text(v, style="bold") for v in ("overall", str(o["queries"]), str(o["found"]),
+                                                 f"{o['recall']:.2f}", f"{o['mrr']:.2f}")))
     out.print(f"mode: {report.mode or 'per query (default hybrid)'}")
     out.print(t)
     out.print(f"echo rows in default results: {o['echo_leaks']}")
     misses = [x for x in report.outcomes if x.rank is None]
     if misses:
-        out.print(f"\n[bold]misses[/bold] ({len(misses)}):")
+        out.print(f"\nmisses ({len(misses)}):", style="bold")
         for m in misses:
-            out.print(f"  [{m.query.category}] {m.query.text!r} — expected {m.query.expected!r}; ranked above:",
-                      markup=False)
+            out.print(f"  [{m.query.category}] {m.query.text!r} — expected {m.query.expected!r}; ranked above:")
             for line in m.above[:5]:
-                out.print(f"      {line}", markup=False)
+                out.print(f"      {line}")
 
 
 def eval_queries(
@@ -54,7 +55,7 @@ def eval_queries(
     def body() -> int:
         from ..evaluate import run_eval
 
-        report = run_eval(queries, k=k, mode=mode, notify=common.err)
+        report = run_eval(queries, k=k, mode=mode, home=common.STATE.home, notify=common.err)
         if as_json:
             common.emit_json(report.to_dict())
         else:

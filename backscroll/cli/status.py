@@ -11,15 +11,18 @@ from .index import SOURCE_HELP
 
 
 def _human(info: dict) -> None:
-    from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    out = Console(highlight=False, no_color=not common.color_enabled(__import__("sys").stdout))
+    from ..render import console
+
+    out = console(common.color_enabled(__import__("sys").stdout))
+    bold = lambda text: Text(text, style="bold")  # noqa: E731
     if not info["indexed"]:
-        out.print("[bold]Nothing indexed yet.[/bold] Run [bold]backscroll index[/bold].")
+        out.print(Text.assemble(bold("Nothing indexed yet."), " Run ", bold("backscroll index"), "."))
     else:
-        out.print(f"[bold]{info['sessions']}[/bold] sessions, [bold]{info['records']}[/bold] records "
-                  f"({info['echoes']} query echoes), last sync {info['last_sync'] or 'never'}")
+        out.print(Text.assemble(bold(str(info["sessions"])), " sessions, ", bold(str(info["records"])), " records ",
+                                f"({info['echoes']} query echoes), last sync {info['last_sync'] or 'never'}"))
         t = Table("agent", "sessions", "records", box=None, pad_edge=False)
         for agent, n in info["agents"].items():
             t.add_row(agent, str(n["sessions"]), str(n["records"]))
@@ -30,7 +33,8 @@ def _human(info: dict) -> None:
                 t.add_row(p["agent"], p["project"] or "-", str(p["sessions"]), str(p["records"]))
             out.print(t)
         if info["skipped_lines"]:
-            out.print(f"[yellow]{info['skipped_lines']} line(s) skipped[/yellow] (the rest of each file was read):")
+            out.print(Text.assemble((f"{info['skipped_lines']} line(s) skipped", "yellow"),
+                                    " (the rest of each file was read):"))
             for s in info["skipped_examples"]:
                 out.print(f"  {s['path']}:{s['line']}: {s['reason']}")
         if info["redactions"]:
@@ -40,16 +44,17 @@ def _human(info: dict) -> None:
         out.print(f"store {mb(sizes['store_bytes'])}, lexical index {mb(sizes['lexical_index_bytes'])}, "
                   f"vectors {mb(sizes['vectors_bytes'])}")
     out.print()
-    out.print("[bold]Paths[/bold]")
+    out.print(bold("Paths"))
     for name, p in info["paths"].items():
         origin = f"  (from {p['from']})" if "from" in p else ""
         out.print(f"  {name:<14} {p['path']}{origin}")
-    out.print("[bold]Session roots[/bold]")
+    out.print(bold("Session roots"))
     for r in info["roots"]:
-        missing = "" if r["exists"] else "  [dim](not found)[/dim]"
+        missing = "" if r["exists"] else "  (not found)"
         out.print(f"  {(r['agent'] or 'any'):<14} {r['path']}  (from {r['from']}){missing}")
     s = info["settings"]
-    out.print(f"[bold]Settings[/bold]\n  embed {s['embed']['value']} (from {s['embed']['from']}), "
+    out.print(bold("Settings"))
+    out.print(f"  embed {s['embed']['value']} (from {s['embed']['from']}), "
               f"redact {s['redact']['value']} (from {s['redact']['from']})")
 
 
