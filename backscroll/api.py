@@ -310,7 +310,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
             earlier = repeat.find_earlier(store, key, session_id=caller_session)
             if earlier is not None:
                 return SearchResult(query=plan.text, mode=mode, filters=filters, results=(),
-                                    repeated=earlier.to_dict(), notes=(earlier.message(),))
+                                    repeated=earlier.to_dict(), notes=(earlier.message(), *notes))
 
         opts = pipeline.SearchOptions(limit=limit, include_echoes=include_echoes, max_chars=max_chars)
 
@@ -347,9 +347,11 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
         store.close()
 
 
-def _open_for_reading(cfg: Config, do_sync: bool) -> Store:
+def _open_for_reading(cfg: Config, do_sync: bool, notify: Notify = _quiet) -> Store:
     notes: list[str] = []
     store, _lex, _fresh = _prepare(cfg, do_sync, notes)
+    for n in notes:
+        notify(n)
     if not store.has_records():
         store.close()
         raise NothingIndexedError("nothing is indexed yet", hint="run `backscroll index` first")
@@ -357,12 +359,12 @@ def _open_for_reading(cfg: Config, do_sync: bool) -> Store:
 
 
 def show(ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0, sync: bool = True,
-         cfg: Config | None = None, home=None):
+         cfg: Config | None = None, home=None, notify: Notify = _quiet):
     """A record with its context, or a whole session (see ``browse.show``)."""
     from . import browse
 
     cfg = _config(cfg, home, ())
-    store = _open_for_reading(cfg, sync)
+    store = _open_for_reading(cfg, sync, notify)
     try:
         return browse.show(store, ident, context=context, limit=limit, offset=offset)
     finally:
@@ -370,17 +372,21 @@ def show(ident: str, *, context: int = 3, limit: int | None = None, offset: int 
 
 
 def list_sessions(*, agent: str | None = None, project: str | None = None, since: str | None = None,
-                  limit: int = 20, offset: int = 0, sync: bool = True, cfg: Config | None = None, home=None
-                  ) -> list[dict]:
+                  limit: int = 20, offset: int = 0, sync: bool = True, cfg: Config | None = None, home=None,
+                  notify: Notify = _quiet) -> list[dict]:
     """Sessions, newest first (see ``browse.list_sessions``)."""
     from . import browse
     from .dates import parse_when
 
+    from .sources import AGENTS
+
+    if agent is not None and agent not in AGENTS:
+        raise UsageError(f"unknown agent {agent!r}", hint=f"use one of: {', '.join(AGENTS)}")
+    since_ts = parse_when(since) if since else None
     cfg = _config(cfg, home, ())
-    store = _open_for_reading(cfg, sync)
+    store = _open_for_reading(cfg, sync, notify)
     try:
-        return browse.list_sessions(store, agent=agent, project=project,
-                                    since=parse_when(since) if since else None, limit=limit, offset=offset)
+        return browse.list_sessions(store, agent=agent, project=project, since=since_ts, limit=limit, offset=offset)
     finally:
         store.close()
 

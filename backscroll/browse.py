@@ -9,7 +9,7 @@ from .records import Hit
 from .store import Store
 
 FIND_IDS_HINT = ("`backscroll search WORDS` prints the record id of each hit (`backscroll show <record id>`); "
-                 "`backscroll list` prints session ids")
+                 "`backscroll list` prints session ids (the first 6 or more characters of one are enough)")
 
 
 @dataclass(frozen=True)
@@ -29,9 +29,11 @@ class SessionView:
 def _session(store: Store, session_id: str) -> dict:
     rows = store.query("SELECT * FROM sessions WHERE session_id = ?", (session_id,))
     if rows:
-        return dict(rows[0])
+        d = dict(rows[0])
+        d["is_sidechain"] = bool(d["is_sidechain"])
+        return d
     return {"session_id": session_id, "agent": None, "project": None, "cwd": None, "title": None,
-            "started_at": None, "updated_at": None, "source_path": None, "is_sidechain": 0, "parent_session_id": None}
+            "started_at": None, "updated_at": None, "source_path": None, "is_sidechain": False, "parent_session_id": None}
 
 
 def _resolve_session(store: Store, ident: str) -> str | None:

@@ -96,7 +96,10 @@ def _bool_setting(name: str, env_name: str, file_values: dict, env: Mapping[str,
     if env.get(env_name):
         return Setting(env[env_name].strip().lower() not in {"0", "false", "no", "off"}, f"env ${env_name}")
     if name in file_values:
-        return Setting(bool(file_values[name]), "config")
+        value = file_values[name]
+        if isinstance(value, str):
+            value = value.strip().lower() not in {"0", "false", "no", "off", ""}
+        return Setting(bool(value), "config")
     return Setting(default, "default")
 
 
@@ -145,6 +148,9 @@ def resolve(
     for entry in file_values.get("sources", []) or []:
         if isinstance(entry, str):
             entry = {"path": entry}
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+            raise UsageError(f"config file {cfg_s.value}: every [[sources]] entry needs a path",
+                             hint='e.g. [[sources]] path = "/mnt/old/.codex/sessions" agent = "codex"')
         agent_name = entry.get("agent")
         if agent_name is not None and agent_name not in AGENTS:
             raise UsageError(f"config file {cfg_s.value}: unknown agent {agent_name!r}",

@@ -61,6 +61,10 @@ class NewerSchemaError(BackscrollError):
     exit_code = ExitCode.NOTHING_INDEXED
 
 
+class CorruptStoreError(BackscrollError):
+    kind = "corrupt-store"
+
+
 class LockedError(BackscrollError):
     kind = "locked"
     exit_code = ExitCode.LOCKED

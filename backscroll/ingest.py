@@ -25,7 +25,6 @@ import orjson
 from . import classify
 from .config import Config
 from .dates import format_ts
-from .errors import LockedError
 from .records import MAX_TEXT_BYTES, Record, SessionInfo
 from .sources import AGENTS, Agent, LineError
 from .store import FileState, Store, content_hash
@@ -100,9 +99,15 @@ def discover(cfg: Config) -> list[tuple[Agent, Path]]:
     seen: set[str] = set()
     found: list[tuple[Agent, Path]] = []
     for root in cfg.roots:
+        agents = [AGENTS[root.agent]] if root.agent else list(AGENTS.values())
+        if root.path.is_file():  # a single session file given as a source
+            agent = next((a for a in agents if a.claims(root.path)), None)
+            if agent is not None and str(root.path) not in seen:
+                seen.add(str(root.path))
+                found.append((agent, root.path))
+            continue
         if not root.path.is_dir():
             continue
-        agents = [AGENTS[root.agent]] if root.agent else list(AGENTS.values())
         for agent in agents:
             for path in agent.discover(root.path):
                 key = str(path)
@@ -423,6 +428,9 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
     reclassify(store)
     states = store.file_states()
     changed: list[tuple[Agent, Path, int, int]] = []
+    for root in cfg.roots:
+        if root.origin == "flag" and not root.path.exists():
+            report.unreadable.append((str(root.path), "no such file or directory (given with --source)"))
     for agent, path in discover(cfg):
         report.files_seen += 1
         try:

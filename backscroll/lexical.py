@@ -24,7 +24,8 @@ from tantivy import Filter, Occur, Query, SchemaBuilder, TextAnalyzerBuilder, To
 from .records import Filters
 from .store import Store
 
-LEXICAL_SCHEMA = 2
+LEXICAL_SCHEMA = 3
+MAX_WORD = 80  # longer "words" (base64, minified code) are not indexed; a sha256 (64) still is
 META_FILE = "backscroll-index.json"
 WRITER_HEAP = 256_000_000
 PREFIX_MIN = 4  # query words this long also match longer indexed words they begin
@@ -34,7 +35,7 @@ PARTS_BOOST = 0.5
 
 
 def _analyzer(stem: bool):
-    b = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(40)).filter(Filter.lowercase())
+    b = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(MAX_WORD)).filter(Filter.lowercase())
     if stem:
         b = b.filter(Filter.stemmer("english"))
     return b.build()
@@ -137,14 +138,16 @@ class LexicalIndex:
 
         ``progress`` (optional) gets ``start(total)``, ``add(n)`` per batch and ``finish()``.
         """
+        created = False
         if self.index is None and not self.open_for_read():
             if self.path.exists():
                 notify("the lexical index was missing or unreadable; rebuilding it from the store")
             self.create()
+            created = True
         known_gen = store.get_meta("lexical_generation")
         watermark = int(store.get_meta("lexical_watermark") or 0)
         if known_gen != self.generation:
-            if known_gen is not None:
+            if known_gen is not None and not created:
                 notify("the lexical index is out of step with the store; rebuilding it")
                 self.create()
             watermark = 0

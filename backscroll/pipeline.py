@@ -169,7 +169,6 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     return SearchResult(
         query=plan.text, mode=mode, filters=filters, results=tuple(hits),
         echoes_hidden=hidden_echo_count(lex, plan, filters, opts),
-        include_echoes=echoes_included(filters, opts),
     )
 
 

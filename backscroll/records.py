@@ -6,7 +6,7 @@ results is ``Hit.to_dict`` and ``SearchResult.to_dict`` (see README, "JSON outpu
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 ROLES = ("user", "assistant", "tool")
 CONTENT_TYPES = ("text", "tool")
@@ -123,9 +123,7 @@ class SearchResult:
     repeated: dict | None = None
     notes: tuple[str, ...] = ()
     echoes_hidden: int = 0
-    include_echoes: bool = False
     schema_version: int = 1
-    extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {

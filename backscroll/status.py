@@ -33,8 +33,8 @@ def collect(cfg: Config) -> dict:
     roots = [{"agent": r.agent, "path": str(r.path), "from": r.origin, "exists": r.path.is_dir()} for r in cfg.roots]
     out: dict = {
         "sessions": 0, "records": 0, "echoes": 0, "agents": {a: {"sessions": 0, "records": 0} for a in AGENTS},
-        "projects": [], "last_sync": None, "redactions": {}, "skipped_lines": 0, "skipped_examples": [],
-        "sizes": {}, "paths": paths, "roots": roots, "settings": {
+        "projects": [], "last_sync": None, "files": 0, "redactions": {}, "skipped_lines": 0, "skipped_examples": [],
+        "sizes": {"store_bytes": 0, "lexical_index_bytes": 0, "vectors_bytes": 0}, "paths": paths, "roots": roots, "settings": {
             "embed": {"value": cfg.embed.value, "from": cfg.embed.origin},
             "redact": {"value": cfg.redact.value, "from": cfg.redact.origin},
         },

@@ -13,13 +13,13 @@ import os
 import sqlite3
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
 import orjson
 
-from .errors import NewerSchemaError, NothingIndexedError
+from .errors import CorruptStoreError, NewerSchemaError, NothingIndexedError
 
 SCHEMA_VERSION = 4  # kept equal to migrations.SCHEMA_VERSION (a test checks)
 
@@ -54,9 +54,6 @@ class FileState:
     session_id: str
     session_state: dict
 
-    def with_stat(self, size: int, mtime_ns: int) -> "FileState":
-        return replace(self, size=size, mtime_ns=mtime_ns)
-
 
 @contextmanager
 def _file_lock(path: Path):
@@ -70,11 +67,15 @@ def _file_lock(path: Path):
 
 
 def _private_dir(path: Path) -> None:
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """Create the data dir owner-only; an existing directory is the user's to set."""
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        os.chmod(path, 0o700)
-    except OSError:
-        pass
+        path.mkdir(mode=0o700)
+    except FileExistsError:  # another process made it a moment ago
+        return
+    os.chmod(path, 0o700)  # regardless of the umask
 
 
 class Store:
@@ -93,8 +94,14 @@ class Store:
         if fresh:
             fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
             os.close(fd)
-        conn = cls._connect(path)
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        try:
+            conn = cls._connect(path)
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise CorruptStoreError(
+                f"the store {path} cannot be read: {exc}",
+                hint="move it aside and run `backscroll index` to rebuild it from the session files still on disk",
+            ) from None
         if version < SCHEMA_VERSION:
             with _file_lock(path.with_name(path.name + ".migrate.lock")):
                 version = conn.execute("PRAGMA user_version").fetchone()[0]

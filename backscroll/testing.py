@@ -19,7 +19,7 @@ import os
 import shlex
 import uuid as uuidlib
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import pytest

@@ -150,3 +150,26 @@ def test_status_survives_markup_in_paths(backscroll_home, tmp_path):
     (odd / "-x" / "6c3f1b2a-0d4e-4f5a-9b8c-7d6e5f4a3b2c.jsonl").write_text("{broken\n")
     r = CliRunner().invoke(app, ["status", "--source", f"claude:{odd}"])
     assert r.exit_code == 0 and "[/bold]proj" in r.stdout
+
+
+def test_missing_source_is_reported_and_single_files_are_read(cli, session_builder, backscroll_home, tmp_path):
+    r = cli("index", "--source", str(tmp_path / "nowhere"))
+    assert r.exit_code == 4 and "no such file or directory" in r.stderr
+    s = session_builder.claude()
+    s.user("a single file given as a source")
+    elsewhere = tmp_path / s.path.name
+    s.path.rename(elsewhere)
+    r = cli("index", "--json", "--source", f"claude:{elsewhere}")
+    assert r.exit_code == 0 and json.loads(r.stdout)["records_added"] == 1
+
+
+def test_list_rejects_unknown_agents_and_a_corrupt_store_says_what_to_do(cli, corpus, backscroll_home):
+    cli("index")
+    r = cli("list", "--agent", "bogus")
+    assert r.exit_code == 2 and "unknown agent" in r.stderr
+    (backscroll_home.data / "backscroll.db").write_bytes(b"this is not a database" * 100)
+    for name in ("backscroll.db-wal", "backscroll.db-shm"):
+        (backscroll_home.data / name).unlink(missing_ok=True)
+    r = cli("search", "queue", "--json")
+    err = json.loads(r.stderr)["error"]
+    assert r.exit_code == 1 and err["kind"] == "corrupt-store" and "move it aside" in err["hint"]

@@ -26,7 +26,7 @@ def list_sessions(
         from ..render import print_sessions
 
         sessions = api.list_sessions(agent=agent, project=project, since=since, limit=limit, offset=offset,
-                                     sync=not no_sync, cfg=common.config())
+                                     sync=not no_sync, cfg=common.config(), notify=common.err)
         if as_json:
             common.emit_json({"schema_version": 1, "sessions": sessions})
         else:

@@ -28,7 +28,8 @@ def show(
         from .. import api
         from ..render import print_session_view
 
-        view = api.show(ident, context=context, limit=limit, offset=offset, sync=not no_sync, cfg=common.config())
+        view = api.show(ident, context=context, limit=limit, offset=offset, sync=not no_sync, cfg=common.config(),
+                        notify=common.err)
         if as_json:
             common.emit_json(view.to_dict())
         else:
