@@ -80,6 +80,7 @@ def embed_pending(store: Store, cfg: Config, progress=None) -> tuple[int, float]
         if progress is not None:
             progress.finish()
     vecs.refresh_matrix(force=n > 0)
+    vecs.prune_query_cache()
     return n, time.perf_counter() - t0
 
 

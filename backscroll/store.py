@@ -1,8 +1,9 @@
 """The record store: SQLite, the permanent record everything else is derived from.
 
-Owns the connection settings (WAL, owner-only files), schema checks, and every read and write of
-sessions, records, source-file checkpoints and skipped lines. Search-time reads use the stdlib
-``sqlite3`` module only; sqlite-utils is imported just to migrate.
+Owns the connection settings (WAL, owner-only files), schema checks and migrations, and the reads
+and writes of sessions, records, source-file checkpoints and skipped lines. The derived stages
+(``vectors``, ``browse``, ``repeat``, ``status``) query their own tables through ``Store.conn``.
+Search-time reads use the stdlib ``sqlite3`` module only; sqlite-utils is imported just to migrate.
 """
 
 from __future__ import annotations

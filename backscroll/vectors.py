@@ -26,6 +26,7 @@ UNIT_USER_CHARS = 300  # the question's share of an exchange unit (about 60 toke
 BATCH_RECORDS = 256
 MATRIX_REBUILD_TAIL = 2000
 SCORE_CHUNK = 16384
+QUERY_CACHE_SIZE = 10_000
 
 _PENDING_SQL = ("SELECT id, session_id, role, text FROM records WHERE unit_hash IS NULL AND content_type = 'text' "
                 "AND is_echo = 0 AND id > ? ORDER BY id LIMIT ?")
@@ -268,13 +269,19 @@ class Vectors:
         return [(int(ids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
 
     # -- query vectors -------------------------------------------------------------------------
+    def prune_query_cache(self, keep: int = QUERY_CACHE_SIZE) -> None:
+        """Keep the ``keep`` most recently used query vectors."""
+        self.store.conn.execute(
+            "DELETE FROM query_vectors WHERE rowid NOT IN "
+            "(SELECT rowid FROM query_vectors ORDER BY used_at DESC LIMIT ?)", (keep,))
+
     def query_vector(self, query: str, embedder_factory: Callable[[], object]) -> np.ndarray:
         """The query's vector, from the cache in the store when this query was embedded before."""
         key = content_hash(query.lower())  # a hash: the query's words are never stored
         row = self.store.conn.execute("SELECT vector FROM query_vectors WHERE model = ? AND query = ?",
                                       (self.model, key)).fetchone()
         if row:
-            return np.frombuffer(row[0], dtype=np.float32)
+            return np.frombuffer(row[0], dtype=np.float32).copy()
         from .errors import SemanticUnavailableError
 
         try:
