@@ -61,6 +61,7 @@ def echoes_included(filters: Filters, opts: SearchOptions) -> bool:
 
 SEMANTIC_FULL = 0.6  # cosine similarity at which a semantic match counts fully (MiniLM: 0.6 is a close match)
 SEMANTIC_WORDS = 0.6  # how much of a semantic match's strength depends on holding the query's words
+USER_PRIOR = 0.85  # natural-language questions: user messages count this much against answers
 
 
 def semantic_quality(cosine: float) -> float:
@@ -84,19 +85,23 @@ def lexical_lists(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: Se
 
 
 def with_quality(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]],
-                 semantic: list[tuple[int, float]] | None) -> dict[str, list[tuple[int, float]]]:
+                 semantic: list[tuple[int, float]] | None,
+                 user_ids: set[int] = frozenset()) -> dict[str, list[tuple[int, float]]]:
     """Attach to every ranked entry the strength of its evidence, in [0, 1].
 
     Lexical: the squared share of the query the record holds (idf-weighted), so a hit with every
     word counts fully and one with half of them a quarter. Semantic: the cosine similarity (full at
     0.6), scaled down when the record lacks the query's words, rare ones most: a query naming
-    ``ProductGrid`` is not answered by text that only resembles it.
+    ``ProductGrid`` is not answered by text that only resembles it. A question is after an answer:
+    for natural-language queries, user messages (often the same question asked again) count a
+    little less than what was answered.
     """
     ids = {i for items in ranked.values() for i in items} | {i for i, _c in semantic or ()}
     cov = lex.coverage(LexicalQuery(plan.lexical_terms, plan.phrases), sorted(ids))
-    out = {name: [(i, cov[i] ** 2) for i in items] for name, items in ranked.items()}
+    prior = {i: USER_PRIOR for i in user_ids} if plan.shape == "natural" else {}
+    out = {name: [(i, cov[i] ** 2 * prior.get(i, 1.0)) for i in items] for name, items in ranked.items()}
     if semantic is not None:
-        out["semantic"] = [(i, semantic_quality(c) * (1 - SEMANTIC_WORDS + SEMANTIC_WORDS * cov[i]))
+        out["semantic"] = [(i, semantic_quality(c) * (1 - SEMANTIC_WORDS + SEMANTIC_WORDS * cov[i]) * prior.get(i, 1.0))
                            for i, c in semantic]
     return out
 
@@ -164,7 +169,11 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
         semantic_list = [(i, c) for i, c in semantic_list if i in with_phrase]
     if mode == "semantic":
         ranked = {}
-    fused = fuse(with_quality(lex, plan, ranked, semantic_list), plan.shape)
+    user_ids: set[int] = set()
+    if plan.shape == "natural":
+        candidates = sorted({i for items in ranked.values() for i in items} | {i for i, _c in semantic_list or ()})
+        user_ids = store.ids_with_role(candidates, "user")
+    fused = fuse(with_quality(lex, plan, ranked, semantic_list, user_ids), plan.shape)
     hits = build_hits(store, plan, fused, opts, opts.limit)
     return SearchResult(
         query=plan.text, mode=mode, filters=filters, results=tuple(hits),

@@ -276,6 +276,14 @@ class Store:
     def clear_tombstones(self, ids: list[int]) -> None:
         self.conn.executemany("DELETE FROM tombstones WHERE id = ?", [(i,) for i in ids])
 
+    def ids_with_role(self, ids: list[int], role: str) -> set[int]:
+        out: set[int] = set()
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            out.update(r[0] for r in self.conn.execute(
+                f"SELECT id FROM records WHERE role = ? AND id IN ({','.join('?' * len(chunk))})", (role, *chunk)))
+        return out
+
     def fetch(self, ids: Iterable[int]) -> dict[int, sqlite3.Row]:
         ids = list(ids)
         out: dict[int, sqlite3.Row] = {}
