@@ -84,9 +84,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
+    import compileall
+
+    import backscroll
     import generate
     from backscroll import api
     from backscroll.config import resolve
+
+    # Cold-start figures must not include compiling backscroll's own modules (an editable install
+    # under PYTHONDONTWRITEBYTECODE never caches them; a normal install ships them compiled).
+    compileall.compile_dir(Path(backscroll.__file__).parent, quiet=1)
 
     reps = 3 if args.quick else 20
     corpus = args.out / f"corpus-{args.sessions}-{args.seed}"
