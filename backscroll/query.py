@@ -14,10 +14,13 @@ from dataclasses import dataclass
 from .errors import QueryError
 
 STOPWORDS = frozenset("""
-a an and are as at be been but by can could did do does doing done for from had has have how i if in
-into is it its me my of on or our so that the their them then there these they this those to us was
-we were what when where which who whom why will with would you your about again any all also just
-should shall than too very let lets let's please tell remember recall find show know again ever
+a about above after again against all also am an and any are as at be because been before being below
+between both but by can could did do does doing done down during each ever few for from further had has
+have having he her here hers herself him himself his how i if in into is it its itself just let lets
+let's many me more most much my myself no nor not now of off on once only or other our ours ourselves
+out over own same she should shall so some such than that the their theirs them themselves then there
+these they this those through to too under until up us very was we were what when where which while who
+whom why will with would you your yours yourself yourselves please tell remember recall find show know
 """.split())
 _QUESTION_START = frozenset("what when where which who why how did do does is are was were can could should have has".split())
 _PHRASE = re.compile(r'"([^"]+)"')
