@@ -160,6 +160,8 @@ def print_session_view(view, *, full: bool, color: bool) -> None:
     if view.records:
         first, last = view.records[0].rank, view.records[-1].rank
         out.print(Text(f"records {first}–{last} of {view.total}", style="dim"))
+    else:
+        out.print(Text(f"no records from position {view.offset + 1}: the session has {view.total}", style="dim"))
     out.print()
     for hit in view.records:
         head, lines, folded = _record_lines(hit, full)
