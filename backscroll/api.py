@@ -219,7 +219,7 @@ def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
 
 
 def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, depth: int,
-                   fresh: bool, notes: list[str]) -> list[int] | None:
+                   fresh: bool, notes: list[str], memo: dict | None = None) -> list[tuple[int, float]] | None:
     """The semantic ranking, or None when there are no vectors to rank with (or no model to use).
 
     A search embeds a few new records itself, under the writer lock (never beside an ``index``).
@@ -258,7 +258,10 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
             raise
         notes.append(f"semantic ranking unavailable ({exc.message}); used lexical search")
         return None
-    ranked = vecs.search(qvec, depth, _semantic_allowed(store, filters))
+    memo = {} if memo is None else memo
+    if "similarities" not in memo:  # a hinted search ranks twice: score every vector once
+        memo["similarities"] = vecs.similarities(qvec)
+    ranked = vecs.top(*memo["similarities"], depth, _semantic_allowed(store, filters))
     if vecs.cache_damaged:
         with writer_lock(cfg, 0.0) as acquired:
             if acquired:
@@ -314,12 +317,13 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
                                     repeated=earlier.to_dict(), notes=(earlier.message(), *notes))
 
         opts = pipeline.SearchOptions(limit=limit, include_echoes=include_echoes, max_chars=max_chars)
+        memo: dict = {}
 
         def run(f: Filters, o) -> SearchResult:
             semantic = None
             effective = "lexical"
             if mode != "lexical":
-                semantic = _semantic_list(store, cfg, plan, f, mode, pipeline.depth(o), fresh, notes)
+                semantic = _semantic_list(store, cfg, plan, f, mode, pipeline.depth(o), fresh, notes, memo)
                 if semantic is None:
                     if mode == "semantic":
                         raise SemanticUnavailableError(

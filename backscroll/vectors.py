@@ -245,8 +245,8 @@ class Vectors:
             out[start:start + len(chunk)] = b @ q
         return out * scales
 
-    def search(self, qvec: np.ndarray, k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
-        """The ``k`` nearest records as ``(id, cosine similarity)``, best first."""
+    def similarities(self, qvec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Cosine similarity of the query to every embedded record: ``(ids, scores)``."""
         base_ids, base, scales, tail_ids, tail = self.load()
         q = qvec.astype(np.float32)
         parts_ids, parts_scores = [], []
@@ -257,16 +257,26 @@ class Vectors:
             parts_ids.append(tail_ids)
             parts_scores.append(tail @ q)
         if not parts_ids:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        return np.concatenate(parts_ids), np.concatenate(parts_scores)
+
+    @staticmethod
+    def top(ids: np.ndarray, scores: np.ndarray, k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
+        """The ``k`` best ``(id, similarity)`` among ``allowed`` (all when None), best first."""
+        if len(ids) == 0:
             return []
-        ids = np.concatenate(parts_ids) if len(parts_ids) > 1 else parts_ids[0]
-        scores = np.concatenate(parts_scores) if len(parts_scores) > 1 else parts_scores[0]
         if allowed is not None:
             mask = np.isin(ids, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
             scores = np.where(mask, scores, -np.inf)
         k = min(k, len(ids))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [(int(ids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
+        best = np.argpartition(-scores, k - 1)[:k]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        return [(int(ids[i]), float(scores[i])) for i in best if np.isfinite(scores[i])]
+
+    def search(self, qvec: np.ndarray, k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
+        """The ``k`` nearest records as ``(id, cosine similarity)``, best first."""
+        ids, scores = self.similarities(qvec)
+        return self.top(ids, scores, k, allowed)
 
     # -- query vectors -------------------------------------------------------------------------
     def prune_query_cache(self, keep: int = QUERY_CACHE_SIZE) -> None:
