@@ -1,6 +1,7 @@
 """Vectors: the embedding table, exchange units, the memory-mapped matrix, and semantic ranking.
 
-What is embedded: prose only (user and assistant text, never tool rows or echoes). An assistant
+What is embedded: prose only (user and assistant text, never tool rows or echoes), and not the
+shortest replies ("ok", "thanks"), which would only add noise. An assistant
 answer is embedded with the user message it answers (an exchange unit: people ask the way the
 question was first asked); a user message is a unit of its own. Units are keyed by content hash and
 model, so identical text is embedded once and a model change re-embeds. Embedding runs in
@@ -22,6 +23,7 @@ import numpy as np
 
 from .store import Store, content_hash
 
+MIN_EMBED_CHARS = 12  # shorter prose is not embedded (lexical search still finds it)
 UNIT_USER_CHARS = 300  # the question's share of an exchange unit (about 60 tokens of the 256)
 BATCH_RECORDS = 256
 MATRIX_REBUILD_TAIL = 2000
@@ -92,11 +94,15 @@ class Vectors:
             if not rows:
                 break
             units: list[tuple[int, str, str]] = []
+            too_short: list[int] = []
             for rid, session, role, text in rows:
                 if session not in question:
                     question[session] = self._question_before(session, rid)
-                u = unit_text(role, text, question[session])
-                units.append((rid, content_hash(u), u))
+                if len(text.strip()) < MIN_EMBED_CHARS:  # "ok", "thanks", "Done." say nothing to search for
+                    too_short.append(rid)
+                else:
+                    u = unit_text(role, text, question[session])
+                    units.append((rid, content_hash(u), u))
                 if role == "user":
                     question[session] = text
             hashes = sorted({h for _r, h, _u in units})
@@ -129,6 +135,8 @@ class Vectors:
                          for i, h in enumerate(todo)])
                 self.store.conn.executemany("UPDATE records SET unit_hash = ?, vector_seq = ? WHERE id = ?",
                                             [(h, seq, rid) for rid, h, _u in units])
+                self.store.conn.executemany("UPDATE records SET unit_hash = '' WHERE id = ?",
+                                            [(rid,) for rid in too_short])
                 self.store.set_meta("vector_seq", str(seq))
                 self.store.commit()
             except BaseException:

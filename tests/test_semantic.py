@@ -69,7 +69,7 @@ def test_interrupted_embedding_resumes_where_it_stopped(session_builder, backscr
 
 
 def test_model_change_reembeds_everything(session_builder, backscroll_home, backscroll_index, monkeypatch):
-    session_builder.claude().user("first text").assistant("second text")
+    session_builder.claude().user("the first longer text").assistant("the second longer text")
     assert backscroll_index().embedded == 2
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake:v2")
     assert backscroll_index().embedded == 2
@@ -128,10 +128,10 @@ def test_query_vectors_are_cached(session_builder, backscroll_home, backscroll_i
 
 def test_matrix_cache_plus_tail_matches_the_table(session_builder, backscroll_home, backscroll_index, backscroll_search):
     s = session_builder.claude()
-    s.user("alpha beta")
+    s.user("alpha beta gamma")
     backscroll_index()
-    s.user("gamma delta")  # embedded by the search's sync, after the matrix was written
-    backscroll_search("gamma delta")
+    s.user("gamma delta epsilon")  # embedded by the search's sync, after the matrix was written
+    backscroll_search("gamma delta epsilon")
     store = Store.open(backscroll_home.config().db_path)
     base_ids, base, scales, tail_ids, tail = Vectors(store, backscroll_home.config().vectors_dir,
                                                      embed_mod.model_id()).load()
@@ -210,3 +210,14 @@ def test_quoted_phrases_bind_the_semantic_list_too(session_builder, backscroll_i
     backscroll_index()
     res = backscroll_search('"skip locked"')
     assert [h.text for h in res.results] == ["use SKIP LOCKED in the dequeue query"]
+
+
+def test_the_shortest_replies_are_not_embedded(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("ok")
+    s.user("please profile the checkout page")
+    s.assistant("Done.")
+    out = backscroll_index()
+    assert out.embedded == 1
+    assert [r["unit_hash"] == "" for r in rows(backscroll_home)] == [True, False, True]
+    assert backscroll_index().embedded == 0, "skipped replies are not pending again"
