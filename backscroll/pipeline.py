@@ -61,7 +61,8 @@ def echoes_included(filters: Filters, opts: SearchOptions) -> bool:
 
 SEMANTIC_FULL = 0.6  # cosine similarity at which a semantic match counts fully (MiniLM: 0.6 is a close match)
 SEMANTIC_WORDS = 0.6  # how much of a semantic match's strength depends on holding the query's words
-USER_PRIOR = 0.85  # natural-language questions: user messages count this much against answers
+USER_PRIOR = 0.85  # questions and topic words: user messages count this much against answers
+PRIOR_SHAPES = ("natural", "keywords")  # not identifiers: a path or an error string is looked up as such
 
 
 def semantic_quality(cosine: float) -> float:
@@ -98,7 +99,7 @@ def with_quality(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]
     """
     ids = {i for items in ranked.values() for i in items} | {i for i, _c in semantic or ()}
     cov = lex.coverage(LexicalQuery(plan.lexical_terms, plan.phrases), sorted(ids))
-    prior = {i: USER_PRIOR for i in user_ids} if plan.shape == "natural" else {}
+    prior = {i: USER_PRIOR for i in user_ids} if plan.shape in PRIOR_SHAPES else {}
     out = {name: [(i, cov[i] ** 2 * prior.get(i, 1.0)) for i in items] for name, items in ranked.items()}
     if semantic is not None:
         out["semantic"] = [(i, semantic_quality(c) * (1 - SEMANTIC_WORDS + SEMANTIC_WORDS * cov[i]) * prior.get(i, 1.0))
@@ -170,7 +171,7 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     if mode == "semantic":
         ranked = {}
     user_ids: set[int] = set()
-    if plan.shape == "natural":
+    if plan.shape in PRIOR_SHAPES:
         candidates = sorted({i for items in ranked.values() for i in items} | {i for i, _c in semantic_list or ()})
         user_ids = store.ids_with_role(candidates, "user")
     fused = fuse(with_quality(lex, plan, ranked, semantic_list, user_ids), plan.shape)
