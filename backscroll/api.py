@@ -141,17 +141,22 @@ def rebuild(*, cfg: Config | None = None, home=None, notify: Notify = _quiet, le
         return LexicalIndex(cfg.index_dir).sync(store, notify, lexical_progress)
 
 
+def _check_agent(agent: str | None) -> None:
+    from .sources import AGENTS
+
+    if agent is not None and agent not in AGENTS:
+        raise UsageError(f"unknown agent {agent!r}", hint=f"use one of: {', '.join(AGENTS)}")
+
+
 def make_filters(*, role=None, agent=None, content_type=None, project=None, session=None,
                  since=None, until=None) -> Filters:
     from .dates import parse_when
-    from .sources import AGENTS
 
     if role is not None and role not in ROLES:
         raise UsageError(f"unknown role {role!r}", hint=f"use one of: {', '.join(ROLES)}")
     if content_type is not None and content_type not in CONTENT_TYPES:
         raise UsageError(f"unknown content type {content_type!r}", hint=f"use one of: {', '.join(CONTENT_TYPES)}")
-    if agent is not None and agent not in AGENTS:
-        raise UsageError(f"unknown agent {agent!r}", hint=f"use one of: {', '.join(AGENTS)}")
+    _check_agent(agent)
     return Filters(
         role=role, agent=agent, content_type=content_type, project=project, session=session,
         since=parse_when(since) if since else None, until=parse_when(until, end=True) if until else None,
@@ -238,9 +243,10 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
     try:
         if fresh and cfg.embed.value:
             pending = vecs.pending() if ready else 0
-            small = store.conn.execute("SELECT count(*) <= ? FROM (SELECT 1 FROM records LIMIT ?)",
-                                       (SEARCH_EMBED_LIMIT, SEARCH_EMBED_LIMIT + 1)).fetchone()[0]
-            if (ready and 0 < pending <= SEARCH_EMBED_LIMIT) or (not ready and small):
+            small = not ready and store.conn.execute(
+                "SELECT count(*) <= ? FROM (SELECT 1 FROM records LIMIT ?)",
+                (SEARCH_EMBED_LIMIT, SEARCH_EMBED_LIMIT + 1)).fetchone()[0]
+            if (ready and 0 < pending <= SEARCH_EMBED_LIMIT) or small:
                 with writer_lock(cfg, 0.0) as acquired:
                     if acquired:  # a new session (or a tiny store) is embedded on the spot
                         vecs.embed_pending(factory)
@@ -383,10 +389,7 @@ def list_sessions(*, agent: str | None = None, project: str | None = None, since
     from . import browse
     from .dates import parse_when
 
-    from .sources import AGENTS
-
-    if agent is not None and agent not in AGENTS:
-        raise UsageError(f"unknown agent {agent!r}", hint=f"use one of: {', '.join(AGENTS)}")
+    _check_agent(agent)
     since_ts = parse_when(since) if since else None
     cfg = _config(cfg, home, ())
     store = _open_for_reading(cfg, sync, notify)

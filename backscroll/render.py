@@ -33,18 +33,14 @@ def show_command(hit: Hit) -> str:
     return f"backscroll show {hit.record_id}"
 
 
-def _label(hit: Hit) -> str:
+def _label(hit: Hit, *, subagent: bool = True) -> str:
+    """``assistant``, ``tool Bash``, ``output of Bash``, with ``[echo, error, subagent]`` flags."""
     if hit.content_type == "tool":
         what = f"tool {hit.tool_name}" if hit.is_call else f"output of {hit.tool_name or 'a tool'}"
     else:
         what = hit.role
-    flags = []
-    if hit.is_echo:
-        flags.append("echo")
-    if hit.is_error:
-        flags.append("error")
-    if hit.is_sidechain:
-        flags.append("subagent")
+    flags = [name for name, on in (("echo", hit.is_echo), ("error", hit.is_error),
+                                   ("subagent", subagent and hit.is_sidechain)) if on]
     return what + (f" [{', '.join(flags)}]" if flags else "")
 
 
@@ -117,7 +113,6 @@ def write_stderr(lines: list[str]) -> None:
 
 FOLD_TOOL_LINES = 12
 FOLD_TEXT_LINES = 60
-_SHELL_TOOLS = {"Bash", "shell", "exec_command", "local_shell", "run_shell_command", "bash"}
 
 
 def fold(text: str, max_lines: int) -> tuple[list[str], int]:
@@ -130,15 +125,12 @@ def fold(text: str, max_lines: int) -> tuple[list[str], int]:
 
 
 def _record_lines(hit: Hit, full: bool) -> tuple[str, list[str], int]:
+    from .classify import SHELL_TOOLS
+
     when = (hit.timestamp or "")[:19].replace("T", " ")
-    if hit.content_type == "tool":
-        label = (f"tool {hit.tool_name}" if hit.is_call else f"output of {hit.tool_name or 'a tool'}")
-    else:
-        label = hit.role
-    flags = [f for f, on in (("echo", hit.is_echo), ("error", hit.is_error)) if on]
-    head = f"[{hit.rank}] {when} · {label}" + (f" [{', '.join(flags)}]" if flags else "")
+    head = f"[{hit.rank}] {when} · {_label(hit, subagent=False)}"  # the session header says subagent
     text = hit.text
-    if hit.is_call and hit.tool_name in _SHELL_TOOLS:
+    if hit.is_call and hit.tool_name in SHELL_TOOLS:
         text = "$ " + text
     limit = 0 if full else (FOLD_TOOL_LINES if hit.content_type == "tool" else FOLD_TEXT_LINES)
     lines, folded = fold(text, limit)

@@ -252,9 +252,6 @@ class Store:
     def has_records(self) -> bool:
         return self.conn.execute("SELECT EXISTS (SELECT 1 FROM records)").fetchone()[0] == 1
 
-    def record_count(self) -> int:
-        return self.conn.execute("SELECT count(*) FROM records").fetchone()[0]
-
     def records_after(self, last_id: int, batch: int = 5000) -> Iterator[list[sqlite3.Row]]:
         """Records with ``id > last_id`` in id order, in batches (for building derived indexes)."""
         cur = self.conn.execute(
