@@ -6,15 +6,14 @@ returns plain result objects. Nothing here prints; notices go to the ``notify`` 
 
 from __future__ import annotations
 
-import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
 from .config import Config, resolve
-from .errors import LockedError, NothingIndexedError, SemanticUnavailableError, UsageError
+from .errors import DamagedIndexError, LockedError, NothingIndexedError, SemanticUnavailableError, UsageError
 from .ingest import IndexReport, Progress, sync, writer_lock
-from .lexical import LexicalIndex, analyze
+from .lexical import LexicalDamaged, LexicalIndex, analyze
 from .query import plan as plan_query
 from .records import CONTENT_TYPES, ROLES, Filters, SearchResult
 from .store import Store
@@ -109,7 +108,7 @@ def index(*, cfg: Config | None = None, home=None, sources=(), embed: bool | Non
     with _writing(cfg, wait, hint="wait for it to finish; searches meanwhile answer from the last committed state") as store:
         notes: list[str] = []
         report = sync(store, cfg, progress, _redactor(cfg))
-        added = LexicalIndex(cfg.index_dir).sync(store, notes.append, lexical_progress)
+        added = LexicalIndex(cfg.index_dir).sync(store, notes.append, lexical_progress, check=True)
         outcome = IndexOutcome(report, added, notes=notes)
         if do_embed:
             try:
@@ -132,13 +131,8 @@ def rebuild(*, cfg: Config | None = None, home=None, notify: Notify = _quiet, le
     """Recreate the derived indexes from the store alone; returns the number of documents indexed."""
     cfg = _config(cfg, home, ())
     with _writing(cfg, INDEX_LOCK_WAIT, must_exist=True) as store:
-        if cfg.index_dir.exists():
-            shutil.rmtree(cfg.index_dir)
-        store.begin()
-        store.set_meta("lexical_generation", None)
-        store.set_meta("lexical_watermark", "0")
-        store.commit()
-        return LexicalIndex(cfg.index_dir).sync(store, notify, lexical_progress)
+        # Built beside the index in use and swapped in when complete: searches meanwhile use the old one.
+        return LexicalIndex(cfg.index_dir).rebuild(store, notify, lexical_progress)
 
 
 def _check_agent(agent: str | None) -> None:
@@ -187,6 +181,17 @@ def _prepare(cfg: Config, do_sync: bool, notes: list[str]) -> tuple[Store, Lexic
         raise LockedError("the index is being built by another backscroll process and no earlier snapshot exists",
                           hint="try again when `backscroll index` has finished")
     return store, lex, False
+
+
+def _rebuild_damaged(cfg: Config, store: Store, lex: LexicalIndex, exc: LexicalDamaged, notes: list[str]) -> None:
+    """A search met a damaged index: rebuild it from the store (under the writer lock) or say why not."""
+    with writer_lock(cfg, 0.0) as acquired:
+        if not acquired:
+            raise DamagedIndexError(f"the lexical index is damaged ({exc}) and another backscroll process is "
+                                    "writing, so it cannot be rebuilt now",
+                                    hint="run `backscroll rebuild` when the other process has finished")
+        lex.rebuild(store, notes.append)
+    notes.append("the lexical index was damaged; rebuilt it from the store")
 
 
 class _LazyEmbedder:
@@ -339,7 +344,11 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
                     effective = mode
             return pipeline.run(store, lex, plan, f, o, semantic_list=semantic, mode=effective)
 
-        result = run(filters, opts)
+        try:
+            result = run(filters, opts)
+        except LexicalDamaged as exc:
+            _rebuild_damaged(cfg, store, lex, exc, notes)
+            result = run(filters, opts)
         hinted = tuple(name for name in HINT_FILTERS if getattr(filters, name))
         if hinted and not strict:
             broad = replace(filters, role=None, agent=None, content_type=None)

@@ -68,3 +68,9 @@ class CorruptStoreError(BackscrollError):
 class LockedError(BackscrollError):
     kind = "locked"
     exit_code = ExitCode.LOCKED
+
+
+class DamagedIndexError(LockedError):
+    """The derived index cannot be read and another process holds the lock needed to rebuild it."""
+
+    kind = "damaged-index"

@@ -6,6 +6,8 @@ that opening an up-to-date store costs one pragma read and never imports sqlite-
 
 from __future__ import annotations
 
+import re
+
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
@@ -90,6 +92,38 @@ def m003_tool_calls(db: Database) -> None:
 def m004_redactions(db: Database) -> None:
     # How many secrets of each kind were redacted at ingest (counts only, never values).
     db["redactions"].create({"kind": str, "count": int}, pk="kind", if_not_exists=True)
+
+
+@migrations()
+def m005_record_ids_never_reused(db: Database) -> None:
+    # ``records.id`` becomes AUTOINCREMENT: SQLite handed a rewritten session's new rows the ids of
+    # the rows they replaced (max(id) + 1), below the lexical watermark, so they never reached the
+    # index while its stale documents answered for them. Existing ids are kept; the sequence starts
+    # above every id ever handed out (live rows, tombstones, the index watermark).
+    row = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'records'").fetchone()
+    if row is None or "AUTOINCREMENT" in row[0].upper():
+        return
+    create, n = re.subn(r"(\[id\]|\"id\"|\bid\b)\s+INTEGER\s+PRIMARY\s+KEY", r"\1 INTEGER PRIMARY KEY AUTOINCREMENT",
+                        row[0], count=1, flags=re.IGNORECASE)
+    if not n:
+        raise RuntimeError("records.id is not an INTEGER PRIMARY KEY; cannot make it AUTOINCREMENT")
+    create = re.sub(r"^CREATE TABLE\s+(\[records\]|\"records\"|records)", "CREATE TABLE [records_m005]", create, count=1)
+    indexes = [r[0] for r in db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' AND sql IS NOT NULL")]
+    columns = ", ".join(f"[{c}]" for c in db["records"].columns_dict)
+    db.execute(create)
+    db.execute(f"INSERT INTO [records_m005] ({columns}) SELECT {columns} FROM [records]")
+    db.execute("DROP TABLE [records]")
+    db.execute("ALTER TABLE [records_m005] RENAME TO [records]")
+    for sql in indexes:
+        db.execute(sql)
+    top = db.execute(
+        "SELECT max(coalesce((SELECT max(id) FROM records), 0), coalesce((SELECT max(id) FROM tombstones), 0), "
+        "coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'lexical_watermark'), 0))").fetchone()[0]
+    db.execute("DELETE FROM sqlite_sequence WHERE name = 'records'")
+    db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('records', ?)", (top,))
+    # Documents already in the index may stand for rows whose ids were reused: index everything again.
+    db.execute("DELETE FROM meta WHERE key IN ('lexical_generation', 'lexical_watermark')")
 
 
 SCHEMA_VERSION = len(migrations._migrations)

@@ -22,7 +22,7 @@ import orjson
 
 from .errors import CorruptStoreError, NewerSchemaError, NothingIndexedError
 
-SCHEMA_VERSION = 4  # kept equal to migrations.SCHEMA_VERSION (a test checks)
+SCHEMA_VERSION = 5  # kept equal to migrations.SCHEMA_VERSION (a test checks)
 
 RECORD_COLUMNS = (
     "record_id", "session_id", "agent", "project", "cwd", "role", "content_type", "tool_name",
@@ -263,6 +263,20 @@ class Store:
             if not rows:
                 return
             yield rows
+
+    def records_by_ids(self, ids: list[int], batch: int = 500) -> Iterator[list[sqlite3.Row]]:
+        """The same columns as ``records_after`` for the given ids (repairing a derived index)."""
+        for i in range(0, len(ids), batch):
+            chunk = ids[i:i + batch]
+            yield self.conn.execute(
+                "SELECT id, agent, project, role, content_type, session_id, is_echo, timestamp, text, tool_name "
+                f"FROM records WHERE id IN ({','.join('?' * len(chunk))}) ORDER BY id", chunk).fetchall()
+
+    def id_summary(self, up_to: int | None = None) -> tuple[int, int]:
+        """``(records, sum of their ids)``, optionally of ids up to ``up_to``: a cheap fingerprint."""
+        n, total = self.conn.execute("SELECT count(*), coalesce(sum(id), 0) FROM records WHERE id <= ?",
+                                     (up_to if up_to is not None else 2**62,)).fetchone()
+        return n, total
 
     def max_record_id(self) -> int:
         return self.conn.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]

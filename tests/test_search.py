@@ -175,7 +175,8 @@ def test_lexical_index_rebuilds_itself_when_missing_or_corrupt(session_builder, 
     backscroll_index()
     shutil.rmtree(backscroll_home.data / "index")
     assert backscroll_search("durable", mode="lexical").results[0].text == "durable words"
-    for f in (backscroll_home.data / "index").iterdir():
+    index_dir = backscroll_home.data / "index"
+    for f in (index_dir / (index_dir / "CURRENT").read_text()).iterdir():  # the generation in use
         if f.suffix in (".idx", ".term", ".store", ".pos") or f.name == "meta.json":
             f.write_bytes(b"garbage")
     result = backscroll_search("durable", mode="lexical")

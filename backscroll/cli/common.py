@@ -77,6 +77,11 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False) -> None:
         internal = BackscrollError(f"internal error: {type(exc).__name__}: {exc}",
                                    hint="set BACKSCROLL_DEBUG=1 for a traceback and report it")
         fail(internal, as_json)
+    except BaseException as exc:  # pyo3's PanicException (a Rust panic) is not an Exception
+        if type(exc).__name__ != "PanicException" or os.environ.get("BACKSCROLL_DEBUG"):
+            raise
+        fail(BackscrollError(f"internal error: a panic in the search engine: {exc}",
+                             hint="`backscroll rebuild` recreates the index from the store"), as_json)
     raise typer.Exit(int(code or ExitCode.OK))
 
 
