@@ -78,7 +78,8 @@ def embed_pending(store: Store, cfg: Config, progress=None) -> tuple[int, float]
     finally:
         if progress is not None:
             progress.finish()
-    vecs.refresh_matrix(force=n > 0)
+    pruned = vecs.prune_orphans()
+    vecs.refresh_matrix(force=n > 0 or pruned > 0)
     vecs.prune_query_cache()
     return n, time.perf_counter() - t0
 

@@ -124,6 +124,8 @@ def m005_record_ids_never_reused(db: Database) -> None:
     db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('records', ?)", (top,))
     # Documents already in the index may stand for rows whose ids were reused: index everything again.
     db.execute("DELETE FROM meta WHERE key IN ('lexical_generation', 'lexical_watermark')")
+    # Embeddings of replaced records were never pruned: prune them on the next embedding pass.
+    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('embeddings_prune', '1')")
 
 
 SCHEMA_VERSION = len(migrations._migrations)

@@ -22,6 +22,33 @@ def _size(path) -> int:
     return total
 
 
+def lexical_state(cfg: Config, store) -> dict:
+    """Whether the lexical index holds exactly the store's records (count and id sum; cheap).
+
+    Documents for records above the watermark, and for deleted records not yet removed, are
+    ``pending``: the next sync handles them. ``in_step`` false means ``backscroll index`` repairs.
+    """
+    from .lexical import LexicalDamaged, LexicalIndex
+
+    watermark = int(store.get_meta("lexical_watermark") or 0)
+    n, total = store.conn.execute(
+        "SELECT count(*), coalesce(sum(id), 0) FROM (SELECT id FROM records WHERE id <= ?1 "
+        "UNION SELECT id FROM tombstones WHERE id <= ?1)", (watermark,)).fetchone()
+    pending = store.conn.execute("SELECT (SELECT count(*) FROM records WHERE id > ?) + (SELECT count(*) FROM tombstones)",
+                                 (watermark,)).fetchone()[0]
+    state = {"readable": False, "documents": None, "expected": n, "pending": pending, "in_step": False}
+    lex = LexicalIndex(cfg.index_dir)
+    if not lex.open_for_read():
+        return state
+    try:
+        docs, doc_sum = lex.id_summary()
+    except LexicalDamaged:
+        return state
+    state.update(readable=True, documents=docs,
+                 in_step=lex.generation == store.get_meta("lexical_generation") and (docs, doc_sum) == (n, total))
+    return state
+
+
 def collect(cfg: Config) -> dict:
     paths = {
         "home": {"path": str(cfg.home.value), "from": cfg.home.origin},
@@ -39,6 +66,7 @@ def collect(cfg: Config) -> dict:
             "redact": {"value": cfg.redact.value, "from": cfg.redact.origin},
         },
         "indexed": cfg.db_path.exists(),
+        "lexical": {"readable": False, "documents": None, "expected": 0, "pending": 0, "in_step": False},
     }
     if not cfg.db_path.exists():
         return out
@@ -68,6 +96,7 @@ def collect(cfg: Config) -> dict:
             {"path": p, "line": ln, "reason": r}
             for p, ln, r in conn.execute("SELECT path, line, reason FROM skipped_lines ORDER BY path, line LIMIT 5")
         ]
+        out["lexical"] = lexical_state(cfg, store)
     finally:
         store.close()
     out["sizes"] = {

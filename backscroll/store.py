@@ -196,6 +196,8 @@ class Store:
         self.conn.execute("INSERT OR IGNORE INTO tombstones (id) SELECT id FROM records WHERE source_path = ?", (path,))
         cur = self.conn.execute("DELETE FROM records WHERE source_path = ?", (path,))
         self.conn.execute("DELETE FROM skipped_lines WHERE path = ?", (path,))
+        if cur.rowcount > 0:  # their embeddings may now belong to no unit (vectors.prune_orphans)
+            self.set_meta("embeddings_prune", "1")
         return cur.rowcount
 
     # -- writes --------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import zlib
 from pathlib import Path
 from typing import Callable
 
@@ -29,6 +30,21 @@ BATCH_RECORDS = 256
 MATRIX_REBUILD_TAIL = 2000
 SCORE_CHUNK = 16384
 QUERY_CACHE_SIZE = 10_000
+PRUNE_FLAG = "embeddings_prune"  # set when records were deleted: some embeddings may have lost their units
+
+
+def _crc(arr: np.ndarray) -> int:
+    return zlib.crc32(memoryview(np.ascontiguousarray(arr).reshape(-1)).cast("B")) if arr.size else 0
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 _PENDING_SQL = ("SELECT id, session_id, role, text FROM records WHERE unit_hash IS NULL AND content_type = 'text' "
                 "AND is_echo = 0 AND id > ? ORDER BY id LIMIT ?")
@@ -186,13 +202,21 @@ class Vectors:
         except (OSError, ValueError):
             self.cache_damaged = True
             return None
-        return data if isinstance(data, dict) and data.get("model") == self.model else None
+        if not isinstance(data, dict):
+            self.cache_damaged = True
+            return None
+        return data if data.get("model") == self.model else None
 
     def write_matrix(self) -> int:
-        """Write the full matrix cache from the store; returns its rows."""
+        """Write the full matrix cache from the store; returns its rows.
+
+        Each file is written beside its final name, fsynced and renamed over it, then the directory
+        is fsynced; the meta file (with a checksum of each array) goes last. Files are owner-only.
+        """
+        from .lexical import private_files
+
         seq = int(self.store.get_meta("vector_seq") or 0)
         ids, m = self._rows(0)
-        self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         if len(ids):
             scales = np.abs(m).max(axis=1) / 127.0
             scales[scales == 0] = 1.0
@@ -200,47 +224,106 @@ class Vectors:
         else:
             scales, q8 = np.zeros(0, dtype=np.float32), np.zeros((0, 0), dtype=np.int8)
         mpath, spath, ipath, meta = self._paths()
-        for path, arr in ((mpath, q8), (spath, scales.astype(np.float32)), (ipath, ids)):
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npy")
-            np.save(tmp, arr)
-            os.replace(tmp, path)
-        meta_tmp = meta.with_name(f".{meta.name}.{os.getpid()}.tmp")
-        meta_tmp.write_text(json.dumps({"model": self.model, "seq": seq, "rows": int(len(ids))}))
-        os.replace(meta_tmp, meta)
+        arrays = {"int8": (mpath, q8), "scales": (spath, scales.astype(np.float32)), "ids": (ipath, ids.astype(np.int64))}
+        with private_files():
+            self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            for path, arr in arrays.values():
+                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npy")
+                with open(tmp, "wb") as fh:
+                    np.save(fh, arr)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, path)
+            _fsync_dir(self.dir)
+            meta_tmp = meta.with_name(f".{meta.name}.{os.getpid()}.tmp")
+            with open(meta_tmp, "w") as fh:
+                fh.write(json.dumps({"model": self.model, "seq": seq, "rows": int(len(ids)), "ids_sum": int(ids.sum()),
+                                     "crc32": {k: _crc(arr) for k, (_p, arr) in arrays.items()}}))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(meta_tmp, meta)
+            _fsync_dir(self.dir)
         return len(ids)
 
+    def _store_fingerprint(self, seq: int) -> tuple[int, int]:
+        """``(rows, id sum)`` the matrix written at ``seq`` should hold, if no record was deleted since."""
+        n, total = self.store.conn.execute(
+            "SELECT count(*), coalesce(sum(id), 0) FROM records INDEXED BY records_vector_seq "
+            "WHERE vector_seq IS NOT NULL AND vector_seq <= ?", (seq,)).fetchone()
+        return n, total
+
     def refresh_matrix(self, force: bool = False) -> bool:
-        """Rewrite the matrix when it is missing, unreadable or far behind. True when rewritten."""
+        """Rewrite the matrix when it is missing, unreadable, far behind or holds records since
+        deleted. True when rewritten."""
         meta = self._meta()
         seq = int(self.store.get_meta("vector_seq") or 0)
         if not force and meta is not None:
             behind = self.store.conn.execute("SELECT count(*) FROM records WHERE vector_seq > ?",
                                              (meta["seq"],)).fetchone()[0]
-            if behind < MATRIX_REBUILD_TAIL:
+            if behind < MATRIX_REBUILD_TAIL and self._load_base(meta) is not None \
+                    and (meta.get("rows"), meta.get("ids_sum")) == self._store_fingerprint(meta["seq"]):
                 return False
-        if seq == 0 and meta is None and not force:
+        if seq == 0 and meta is None and not force and not self.cache_damaged:
             return False
         self.write_matrix()
+        self.cache_damaged = False
         return True
 
-    def load(self) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray]:
-        """(ids, int8 rows, scales) of the memory-mapped matrix, then (ids, float32 rows) embedded since."""
-        meta = self._meta()
+    def _load_base(self, meta: dict):
+        """The matrix files checked against the meta (shapes, types, checksums); None when damaged."""
         mpath, spath, ipath, _ = self._paths()
+        try:
+            base = np.load(mpath, mmap_mode="r")
+            scales = np.load(spath)
+            base_ids = np.load(ipath)
+            rows, sums = int(meta["rows"]), meta["crc32"]
+            if not (base.dtype == np.int8 and base.ndim == 2 and scales.dtype == np.float32 and scales.ndim == 1
+                    and base_ids.dtype == np.int64 and base_ids.ndim == 1):
+                raise ValueError("unexpected array types")
+            if not (len(base_ids) == base.shape[0] == len(scales) == rows):
+                raise ValueError("matrix, scales and ids disagree")
+            if (_crc(base_ids) != sums["ids"] or _crc(scales) != sums["scales"] or _crc(base) != sums["int8"]
+                    or int(base_ids.sum()) != meta["ids_sum"]):
+                raise ValueError("checksum mismatch")
+        except (OSError, ValueError, EOFError, KeyError, TypeError):
+            self.cache_damaged = True
+            return None
+        return base_ids, base, scales
+
+    def load(self) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray]:
+        """(ids, int8 rows, scales) of the memory-mapped matrix, then (ids, float32 rows) embedded since.
+
+        A matrix that fails its checks is ignored (``cache_damaged``): every vector comes from the store.
+        """
+        meta = self._meta()
         base_ids, base, scales, after = np.zeros(0, dtype=np.int64), None, None, 0
         if meta is not None:
-            try:
-                base = np.load(mpath, mmap_mode="r")
-                scales = np.load(spath)
-                base_ids = np.load(ipath)
+            loaded = self._load_base(meta)
+            if loaded is not None:
+                base_ids, base, scales = loaded
                 after = meta["seq"]
-                if not (len(base_ids) == base.shape[0] == len(scales)):
-                    raise ValueError("matrix, scales and ids disagree")
-            except (OSError, ValueError):
-                self.cache_damaged = True
-                base_ids, base, scales, after = np.zeros(0, dtype=np.int64), None, None, 0
         tail_ids, tail = self._rows(after)
         return base_ids, base, scales, tail_ids, tail
+
+    # -- pruning -------------------------------------------------------------------------------
+    def prune_orphans(self) -> int:
+        """Delete embeddings no current record's unit uses (their records were replaced or deleted).
+
+        Runs only after records were deleted (``forget_file_records`` flags it): one pass, set-based.
+        """
+        if self.store.get_meta(PRUNE_FLAG) is None:
+            return 0
+        self.store.begin()
+        try:
+            n = self.store.conn.execute(
+                "DELETE FROM embeddings WHERE content_hash NOT IN "
+                "(SELECT unit_hash FROM records WHERE unit_hash IS NOT NULL AND unit_hash != '')").rowcount
+            self.store.conn.execute("DELETE FROM meta WHERE key = ?", (PRUNE_FLAG,))
+            self.store.commit()
+        except BaseException:
+            self.store.rollback()
+            raise
+        return n
 
     @staticmethod
     def _score_int8(m8: np.ndarray, scales: np.ndarray, q: np.ndarray) -> np.ndarray:

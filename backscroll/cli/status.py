@@ -39,6 +39,16 @@ def _human(info: dict) -> None:
                 out.print(f"  {s['path']}:{s['line']}: {s['reason']}")
         if info["redactions"]:
             out.print("secrets redacted at ingest: " + ", ".join(f"{k} {n}" for k, n in info["redactions"].items()))
+        lex = info.get("lexical") or {}
+        if lex.get("in_step"):
+            out.print(f"lexical index: {lex['documents']} documents, in step with the store"
+                      + (f" ({lex['pending']} change(s) pending)" if lex["pending"] else ""))
+        elif not lex.get("readable"):
+            out.print(Text.assemble(("lexical index: missing or unreadable", "yellow"),
+                                    " (`backscroll index` or a search rebuilds it)"))
+        else:
+            out.print(Text.assemble((f"lexical index: out of step with the store ({lex['documents']} documents, "
+                                     f"{lex['expected']} expected)", "yellow"), " (`backscroll index` repairs it)"))
         sizes = info["sizes"]
         mb = lambda b: f"{b / 1e6:.1f} MB"  # noqa: E731
         out.print(f"store {mb(sizes['store_bytes'])}, lexical index {mb(sizes['lexical_index_bytes'])}, "
