@@ -1,0 +1,326 @@
+"""The derived indexes stay in step with the store: ids never reused, damage rebuilt, files private."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from backscroll import api
+from backscroll.ingest import writer_lock
+from backscroll.lexical import LexicalIndex
+from backscroll.store import Store
+
+
+def _lex_ids(home) -> list[int]:
+    lex = LexicalIndex(home.config().index_dir)
+    assert lex.open_for_read()
+    return sorted(lex.doc_ids())
+
+
+def _store_ids(home) -> list[int]:
+    conn = sqlite3.connect(home.data / "backscroll.db")
+    try:
+        return [r[0] for r in conn.execute("SELECT id FROM records ORDER BY id")]
+    finally:
+        conn.close()
+
+
+def _session(session_builder, words: str, n: int = 3):
+    s = session_builder.claude()
+    for i in range(n):
+        s.user(f"{words} question number {i} about the queue")
+        s.assistant(f"{words} answer number {i} about the queue")
+    return s
+
+
+def _damage(path, start: float = 0.25, end: float = 0.5) -> None:
+    """Scramble the middle of a file, keeping its length and footer (bit rot, a torn copy)."""
+    b = bytearray(path.read_bytes())
+    for k in range(int(len(b) * start), int(len(b) * end)):
+        b[k] = (b[k] * 7 + 13) % 256
+    path.write_bytes(bytes(b))
+
+
+def _generation(home):
+    index_dir = home.config().index_dir
+    current = index_dir / "CURRENT"
+    return index_dir / current.read_text() if current.exists() else index_dir
+
+
+# -- 2: ids never reused, deletions real, consistency checked and repaired -----------------------
+
+def test_a_rewritten_session_leaves_no_ghost_documents(session_builder, backscroll_home, backscroll_index,
+                                                       backscroll_search):
+    s = _session(session_builder, "zebraold", 4)
+    backscroll_index(embed=False)
+    s.path.write_bytes(b"")  # rewritten in place (a rewind, an in-place tool update): shorter, new text
+    s.user("kiwinew question after the rewind")
+    s.assistant("kiwinew answer after the rewind")
+    backscroll_index(embed=False)
+    assert {h.text for h in backscroll_search("kiwinew", mode="lexical").results} == \
+        {"kiwinew question after the rewind", "kiwinew answer after the rewind"}
+    assert backscroll_search("zebraold", mode="lexical").results == ()
+    assert _lex_ids(backscroll_home) == _store_ids(backscroll_home)
+
+
+def test_ids_are_never_reused_across_incremental_rewrites(session_builder, backscroll_home, backscroll_index):
+    s = _session(session_builder, "first", 2)
+    backscroll_index(embed=False)
+    seen = set(_store_ids(backscroll_home))
+    for round_ in range(3):
+        s.path.write_bytes(b"")
+        s.user(f"round {round_} rewritten question")
+        backscroll_index(embed=False)
+        now = set(_store_ids(backscroll_home))
+        assert not (now & seen)
+        seen |= now
+        assert _lex_ids(backscroll_home) == sorted(now)
+
+
+def test_status_reports_and_index_repairs_an_out_of_step_index(session_builder, backscroll_home, backscroll_index):
+    import tantivy
+    from tantivy import Query
+
+    from backscroll.lexical import SCHEMA
+
+    _session(session_builder, "walrus", 3)
+    backscroll_index(embed=False)
+    assert api.status(cfg=backscroll_home.config())["lexical"]["in_step"] is True
+    lex = LexicalIndex(backscroll_home.config().index_dir)
+    assert lex.open_for_read()
+    w = lex.index.writer(heap_size=15_000_000)
+    w.delete_documents_by_query(Query.term_set_query(SCHEMA, "id", [_store_ids(backscroll_home)[0]]))
+    ghost = tantivy.Document()
+    ghost.add_unsigned("id", 987654)
+    ghost.add_text("text", "walrus ghost")
+    w.add_document(ghost)
+    w.commit()
+    w.wait_merging_threads()
+    info = api.status(cfg=backscroll_home.config())["lexical"]
+    assert info["in_step"] is False and info["readable"] is True
+    out = backscroll_index(embed=False)
+    assert any("out of step" in n for n in out.notes)
+    assert _lex_ids(backscroll_home) == _store_ids(backscroll_home)
+    assert api.status(cfg=backscroll_home.config())["lexical"]["in_step"] is True
+
+
+def test_status_json_has_the_lexical_check(session_builder, backscroll_home, backscroll_index):
+    _session(session_builder, "otter", 1)
+    backscroll_index(embed=False)
+    r = subprocess.run([sys.executable, "-m", "backscroll", "status", "--json"], capture_output=True, text=True,
+                       env=os.environ)
+    assert r.returncode == 0
+    lexical = json.loads(r.stdout)["lexical"]
+    assert lexical["in_step"] is True and lexical["documents"] == len(_store_ids(backscroll_home))
+
+
+def test_migration_005_keeps_ids_and_starts_the_sequence_above_them(tmp_path):
+    from sqlite_utils import Database
+
+    from backscroll import migrations
+
+    path = tmp_path / "backscroll.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    migrations.migrations.apply(Database(conn), stop_before="m005_record_ids_never_reused")
+    conn.execute("PRAGMA user_version = 4")
+    for rid in (3, 7):
+        conn.execute("INSERT INTO records (id, record_id, session_id, agent, role, content_type, source_path, line, "
+                     "text, content_hash) VALUES (?, ?, 's', 'claude', 'user', 'text', 'p', 1, 't', 'h')",
+                     (rid, f"r{rid}"))
+    conn.execute("INSERT INTO tombstones (id) VALUES (9)")
+    conn.execute("INSERT INTO meta (key, value) VALUES ('lexical_watermark', '8')")
+    conn.close()
+    store = Store.open(path)
+    try:
+        assert [r[0] for r in store.conn.execute("SELECT id FROM records ORDER BY id")] == [3, 7]
+        store.conn.execute("INSERT INTO records (record_id, session_id, agent, role, content_type, source_path, line, "
+                           "text, content_hash) VALUES ('new', 's', 'claude', 'user', 'text', 'p', 1, 't', 'h')")
+        assert store.conn.execute("SELECT id FROM records WHERE record_id = 'new'").fetchone()[0] == 10
+        assert store.get_meta("lexical_watermark") is None  # everything is indexed again
+        assert {r[0] for r in store.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records'")} >= {
+            "idx_records_record_id", "records_pending_units", "records_vector_seq", "records_echo_calls"}
+    finally:
+        store.close()
+
+
+# -- 10: a damaged segment ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("suffix", ["fast", "term"])
+def test_a_damaged_segment_is_rebuilt_and_search_answers(session_builder, backscroll_home, backscroll_index,
+                                                         backscroll_search, suffix):
+    _session(session_builder, "durable", 5)
+    backscroll_index(embed=False)
+    for p in _generation(backscroll_home).iterdir():
+        if p.suffix == "." + suffix:
+            _damage(p)
+    result = backscroll_search("durable", mode="lexical", sync=False)
+    assert result.results and all("durable" in h.text for h in result.results)
+    assert any("rebuil" in n for n in result.notes)
+    assert _lex_ids(backscroll_home) == _store_ids(backscroll_home)
+
+
+def test_index_notices_a_damaged_segment(session_builder, backscroll_home, backscroll_index):
+    _session(session_builder, "durable", 5)
+    backscroll_index(embed=False)
+    for p in _generation(backscroll_home).iterdir():
+        if p.suffix == ".fast":
+            _damage(p)
+    out = backscroll_index(embed=False)
+    assert any("rebuild" in n for n in out.notes)
+    assert _lex_ids(backscroll_home) == _store_ids(backscroll_home)
+
+
+def test_a_damaged_index_that_cannot_be_rebuilt_gives_a_json_error(session_builder, backscroll_home,
+                                                                     backscroll_index):
+    _session(session_builder, "durable", 5)
+    backscroll_index(embed=False)
+    for p in _generation(backscroll_home).iterdir():
+        if p.suffix == ".fast":
+            _damage(p)
+    with writer_lock(backscroll_home.config()) as acquired:  # another process is writing
+        assert acquired
+        r = subprocess.run([sys.executable, "-m", "backscroll", "search", "durable", "--json", "--mode", "lexical"],
+                           capture_output=True, text=True, env=os.environ)
+    assert r.returncode != 0 and r.stdout == ""
+    assert "PanicException" not in r.stderr and "Traceback" not in r.stderr
+    error = json.loads(r.stderr.strip().splitlines()[-1])["error"]
+    assert error["kind"] in ("damaged-index", "locked") and error["hint"]
+
+
+# -- 11: the vector cache -------------------------------------------------------------------------
+
+def _embedded(session_builder, backscroll_index, backscroll_home):
+    from backscroll import embed as embed_mod
+    from backscroll.vectors import Vectors
+
+    _session(session_builder, "vector", 4)
+    backscroll_index(embed=True)
+    store = Store.open(backscroll_home.data / "backscroll.db")
+    vecs = Vectors(store, backscroll_home.config().vectors_dir, embed_mod.model_id())
+    return store, vecs
+
+
+@pytest.mark.parametrize("content", [b"", b"\x93NUMPY garbage that is not an array"])
+def test_an_empty_or_garbage_ids_file_is_rebuilt(session_builder, backscroll_home, backscroll_index,
+                                                 backscroll_search, content):
+    store, vecs = _embedded(session_builder, backscroll_index, backscroll_home)
+    try:
+        clean = [h.rowid for h in backscroll_search("vector answer queue", mode="semantic").results]
+        ids_path = vecs._paths()[2]
+        ids_path.write_bytes(content)
+        again = backscroll_search("vector answer queue", mode="semantic", rerun=True)
+        assert [h.rowid for h in again.results] == clean
+        assert any("vector cache" in n for n in again.notes)
+        assert vecs.load()[1] is not None and not vecs.cache_damaged  # rewritten by the search
+    finally:
+        store.close()
+
+
+def test_garbage_matrix_bytes_are_detected_not_ranked(session_builder, backscroll_home, backscroll_index,
+                                                     backscroll_search):
+    store, vecs = _embedded(session_builder, backscroll_index, backscroll_home)
+    try:
+        clean = [h.rowid for h in backscroll_search("vector answer queue", mode="semantic").results]
+        _damage(vecs._paths()[0], 0.3, 0.9)
+        base_ids, base, *_ = vecs.load()
+        assert base is None and vecs.cache_damaged
+        assert [h.rowid for h in backscroll_search("vector answer queue", mode="semantic", rerun=True).results] == clean
+        assert backscroll_index(embed=True) is not None
+        fresh = type(vecs)(store, vecs.dir, vecs.model)
+        assert fresh.load()[1] is not None and not fresh.cache_damaged
+    finally:
+        store.close()
+
+
+def test_the_matrix_files_and_directory_are_fsynced(session_builder, backscroll_home, backscroll_index,
+                                                    monkeypatch):
+    store, vecs = _embedded(session_builder, backscroll_index, backscroll_home)
+    synced: list[str] = []
+    real = os.fsync
+
+    def spy(fd):
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        return real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    try:
+        vecs.write_matrix()
+    finally:
+        store.close()
+    names = [os.path.basename(p) for p in synced]
+    assert any(n.endswith(".ids.npy.%d.tmp.npy" % os.getpid()) for n in names)
+    assert any(n.endswith(".int8.npy.%d.tmp.npy" % os.getpid()) for n in names)
+    assert str(vecs.dir) in synced
+
+
+# -- 12: searches during a rebuild ----------------------------------------------------------------
+
+def test_searches_during_a_rebuild_use_the_old_index(session_builder, backscroll_home, backscroll_index):
+    _session(session_builder, "steady", 3)
+    backscroll_index(embed=False)
+    seen: list[int] = []
+
+    class Midway:
+        def start(self, total):
+            pass
+
+        def add(self, n):  # the rebuild is half done: another search arrives
+            r = api.search("steady", mode="lexical", cfg=backscroll_home.config())
+            seen.append(len(r.results))
+
+        def finish(self):
+            pass
+
+    assert api.rebuild(cfg=backscroll_home.config(), lexical_progress=Midway()) == 6
+    assert seen == [6]
+    assert _lex_ids(backscroll_home) == _store_ids(backscroll_home)
+    assert [p.name for p in backscroll_home.config().index_dir.iterdir() if p.name.startswith("gen-")] \
+        == [(backscroll_home.config().index_dir / "CURRENT").read_text()]
+
+
+# -- 13: orphan embeddings ------------------------------------------------------------------------
+
+def test_embeddings_of_replaced_records_are_pruned(session_builder, backscroll_home, backscroll_index):
+    s = _session(session_builder, "orphan", 4)
+    backscroll_index(embed=True)
+    s.path.write_bytes(b"")
+    s.user("a brand new question after the rewrite")
+    backscroll_index(embed=True)
+    conn = sqlite3.connect(backscroll_home.data / "backscroll.db")
+    try:
+        units = {r[0] for r in conn.execute("SELECT unit_hash FROM records WHERE unit_hash != ''")}
+        stored = {r[0] for r in conn.execute("SELECT content_hash FROM embeddings")}
+    finally:
+        conn.close()
+    assert stored == units and len(units) == 1
+
+
+# -- 19: owner-only files -------------------------------------------------------------------------
+
+def test_derived_files_are_owner_only(session_builder, backscroll_home, backscroll_index):
+    old = os.umask(0o022)
+    try:
+        _session(session_builder, "private", 2)
+        backscroll_index(embed=True)
+        api.rebuild(cfg=backscroll_home.config())
+    finally:
+        os.umask(old)
+    loose = []
+    for base in (backscroll_home.config().index_dir, backscroll_home.config().vectors_dir):
+        assert base.is_dir()
+        for dirpath, dirs, files in os.walk(base):
+            for d in [dirpath, *(os.path.join(dirpath, x) for x in dirs)]:
+                if stat.S_IMODE(os.stat(d).st_mode) != 0o700:
+                    loose.append(d)
+            for f in files:
+                if stat.S_IMODE(os.stat(os.path.join(dirpath, f)).st_mode) != 0o600:
+                    loose.append(os.path.join(dirpath, f))
+    assert loose == []
