@@ -374,6 +374,9 @@ def show(ident: str, *, context: int = 3, limit: int | None = None, offset: int 
     """A record with its context, or a whole session (see ``browse.show``)."""
     from . import browse
 
+    browse.check_count("--context", context, 0)
+    browse.check_count("--limit", limit, 1)
+    browse.check_count("--offset", offset, 0)
     cfg = _config(cfg, home, ())
     store = _open_for_reading(cfg, sync, notify)
     try:
@@ -390,6 +393,8 @@ def list_sessions(*, agent: str | None = None, project: str | None = None, since
     from .dates import parse_when
 
     _check_agent(agent)
+    browse.check_count("--limit", limit, 1)
+    browse.check_count("--offset", offset, 0)
     since_ts = parse_when(since) if since else None
     cfg = _config(cfg, home, ())
     store = _open_for_reading(cfg, sync, notify)

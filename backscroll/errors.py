@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+MAX_COUNT = 1_000_000_000  # the largest --limit, --offset or --context accepted (SQLite takes 64-bit ints)
+
 
 class ExitCode(IntEnum):
     OK = 0
@@ -63,6 +65,18 @@ class NewerSchemaError(BackscrollError):
 
 class CorruptStoreError(BackscrollError):
     kind = "corrupt-store"
+
+
+class DiskFullError(BackscrollError):
+    """The disk (or the user's quota) is full: nothing is wrong with the store."""
+
+    kind = "disk-full"
+
+
+class ReadOnlyStoreError(BackscrollError):
+    """The store cannot be written (read-only media or permissions); it can still be searched."""
+
+    kind = "read-only-store"
 
 
 class LockedError(BackscrollError):

@@ -21,8 +21,10 @@ STATE = _State()
 
 
 def err(message: str) -> None:
-    """A line for people, on stderr."""
-    sys.stderr.write(message + "\n")
+    """A line for people, on stderr (control characters from session text or paths made visible)."""
+    from ..render import clean
+
+    sys.stderr.write(clean(message) + "\n")
     sys.stderr.flush()
 
 

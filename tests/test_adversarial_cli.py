@@ -1,0 +1,113 @@
+"""Adversarial input at the command line: huge queries, terminal escapes in session text, a full
+disk, read-only and damaged stores, out-of-range counts, and repeated-search notes that must reach
+only the agent session that repeated itself."""
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from backscroll.cli import app
+
+SESSION = "5b0e7a52-1111-4222-8333-444455556666"
+ESCAPES = ("\x1b]52;c;cm0gLXJmIH4=\x07", "\x1b[2J", "\x1b]0;pwned\x07", "\x9b31m")
+
+
+def cli(*args):
+    return CliRunner().invoke(app, list(args))
+
+
+def cli_env(home, **extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BACKSCROLL_")}
+    return {**env, "HOME": str(home.home), "BACKSCROLL_HOME": str(home.data), "BACKSCROLL_EMBEDDER": "fake",
+            "HF_HUB_OFFLINE": "1", **extra}
+
+
+def run_cli(home, *args, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "backscroll", *args], env=cli_env(home), capture_output=True,
+                          text=True, timeout=120, **kw)
+
+
+def error_of(stderr: str) -> dict:
+    return json.loads(stderr.strip().splitlines()[-1])["error"]
+
+
+@pytest.fixture
+def hostile_session(session_builder):
+    s = session_builder.claude(project="shop", session_id=SESSION)
+    s.summary("deploy notes " + ESCAPES[2])
+    s.user("how do we deploy the hello service? " + " ".join(ESCAPES))
+    s.assistant("deploy hello with make release " + ESCAPES[0] + " then \x1b[31mcheck\x1b[0m")
+    s.tool("cat deploy.log", "hello deployed " + ESCAPES[1])
+    return s
+
+
+# -- item 22: counts out of range are usage errors -------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ["show", SESSION, "--limit", "99999999999999999999"],
+    ["show", SESSION, "--offset", "99999999999999999999"],
+    ["show", SESSION, "--context", "99999999999999999999"],
+    ["show", SESSION, "--offset", "-1"],
+    ["show", SESSION, "-C", "-5"],
+    ["list", "--limit", "99999999999999999999"],
+    ["list", "--offset", "99999999999999999999"],
+    ["list", "--limit", "-3"],
+])
+def test_out_of_range_counts_are_usage_errors(hostile_session, backscroll_index, args):
+    backscroll_index(embed=False)
+    r = cli(*args)
+    assert r.exit_code == 2, (r.exit_code, r.output)
+    assert "internal error" not in r.output
+
+
+def test_library_rejects_out_of_range_counts(hostile_session, backscroll_index, backscroll_home):
+    from backscroll import api
+    from backscroll.errors import UsageError
+
+    backscroll_index(embed=False)
+    cfg = backscroll_home.config()
+    for kw in ({"limit": 10**20}, {"offset": -1}, {"context": 10**20}):
+        with pytest.raises(UsageError):
+            api.show(SESSION, cfg=cfg, **kw)
+    with pytest.raises(UsageError):
+        api.list_sessions(offset=10**20, cfg=cfg)
+
+
+# -- item 18: terminal escapes never reach the terminal raw ----------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ["search", "deploy", "hello", "--mode", "lexical"],
+    ["search", "hello", "deployed", "--content-type", "tool", "--mode", "lexical"],
+    ["show", SESSION],
+    ["show", SESSION, "--full"],
+    ["list"],
+    ["status"],
+])
+def test_human_output_has_no_control_characters(hostile_session, backscroll_index, args):
+    backscroll_index(embed=False)
+    r = cli(*args)
+    assert r.exit_code == 0, r.output
+    bad = [c for c in r.output if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) < 0xA0]
+    assert not bad, f"raw control characters reached the terminal: {bad!r}"
+    if args[0] != "status":
+        assert "␛" in r.output, "the escape is shown, not silently dropped"
+
+
+def test_json_keeps_the_text_exactly(hostile_session, backscroll_index):
+    backscroll_index(embed=False)
+    r = cli("show", SESSION, "--json")
+    texts = " ".join(rec["text"] for rec in json.loads(r.stdout)["records"])
+    assert all(e in texts for e in ESCAPES[:3])
+
+
+def test_clean_is_one_for_one():
+    from backscroll.render import clean
+
+    raw = "a\x1b[2Jb\tc\nd\x07\x7f\x9b\r"
+    assert len(clean(raw)) == len(raw)
+    assert clean(raw) == "a␛[2Jb\tc\nd␇␡\ufffd␍"
