@@ -305,7 +305,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
     filters = make_filters(role=role, agent=agent, content_type=content_type, project=project,
                            session=session, since=since, until=until)
     plan = plan_query(query, analyze)
-    notes: list[str] = []
+    notes: list[str] = list(plan.notes)
     store, lex, fresh = _prepare(cfg, sync, notes)
     try:
         if not store.has_records():

@@ -111,3 +111,48 @@ def test_clean_is_one_for_one():
     raw = "a\x1b[2Jb\tc\nd\x07\x7f\x9b\r"
     assert len(clean(raw)) == len(raw)
     assert clean(raw) == "a␛[2Jb\tc\nd␇␡\ufffd␍"
+
+
+# -- item 8: a huge query is cut to a size that can be searched -----------------------------------
+
+def _huge_query(n_words: int = 20000) -> str:
+    import random
+
+    rnd = random.Random(7)
+    words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 9))) for _ in range(n_words)]
+    return "deploy hello " + " ".join(words)
+
+
+def test_plan_caps_length_and_terms():
+    from backscroll.lexical import analyze
+    from backscroll.query import MAX_QUERY_CHARS, MAX_QUERY_TERMS, plan
+
+    p = plan(_huge_query()[:100_000], analyze)
+    assert len(p.text) <= MAX_QUERY_CHARS
+    assert len(p.terms) <= MAX_QUERY_TERMS and p.terms[:2] == ("deploy", "hello")
+    assert len(p.lexical_terms) <= MAX_QUERY_TERMS
+    assert any("characters" in n for n in p.notes) and any("different words" in n for n in p.notes)
+    short = plan("deploy the hello service", analyze)
+    assert short.notes == ()
+
+
+def test_many_short_words_are_capped_too():
+    from backscroll.lexical import analyze
+    from backscroll.query import MAX_QUERY_TERMS, plan
+
+    p = plan(" ".join(f"w{i}" for i in range(300)), analyze)  # < 2,000 characters, 300 words
+    assert len(p.terms) == MAX_QUERY_TERMS and len(p.notes) == 1
+
+
+def test_huge_query_searches_with_a_note(hostile_session, backscroll_index):
+    backscroll_index(embed=False)
+    query = _huge_query()[:100_000]
+    r = cli("search", "--mode", "lexical", "--json", "--", query)
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert any("only its first 2,000 were searched" in n for n in data["notes"])
+    assert any("only the first 64 were searched" in n for n in data["notes"])
+    assert len(data["query"]) <= 2000
+    human = cli("search", "--mode", "lexical", "--", query)
+    assert "only the first 64 were searched" in human.stderr
+    assert "only the first 64" not in human.stdout
