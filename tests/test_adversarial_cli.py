@@ -156,3 +156,103 @@ def test_huge_query_searches_with_a_note(hostile_session, backscroll_index):
     human = cli("search", "--mode", "lexical", "--", query)
     assert "only the first 64 were searched" in human.stderr
     assert "only the first 64" not in human.stdout
+
+
+# -- item 24: the repeated-search note reaches only the agent session that repeated itself -------
+
+def _ago(seconds: float) -> str:
+    from datetime import datetime, timedelta, timezone
+
+    from backscroll.dates import format_ts
+
+    return format_ts(datetime.now(timezone.utc) - timedelta(seconds=seconds))
+
+
+def _agent_searching(session_builder, command: str, *, start: str, project: str = "shop"):
+    """An agent session that ran ``command`` once (with output) and is running it again now."""
+    from datetime import timedelta
+
+    s = session_builder.claude(project=project, start=start)
+    s.clock.step = timedelta(seconds=2)
+    s.user("what did we decide about the job queue?")
+    s.tool(command, "1. Use Postgres SKIP LOCKED for the job queue.")
+    s.tool_use("Bash", {"command": command})  # in flight: no output yet
+    return s
+
+
+@pytest.fixture
+def decision(session_builder):
+    old = session_builder.claude(project="shop", start="2026-10-01T09:00:00Z")
+    old.assistant("Use Postgres SKIP LOCKED for the job queue.")
+
+
+def test_future_timestamps_never_block(decision, session_builder, backscroll_search):
+    """A log from a machine whose clock runs an hour ahead: its calls look in flight forever."""
+    _agent_searching(session_builder, "backscroll search 'job queue'", start=_ago(-3600))
+    res = backscroll_search("job queue", caller_argv=["search", "job queue"])
+    assert res.repeated is None and res.results
+
+
+def test_another_sessions_search_is_not_ours(decision, session_builder, backscroll_search):
+    """Session A repeats a search; B's own different-looking command for the same words runs."""
+    _agent_searching(session_builder, "backscroll search job queue", start=_ago(30))
+    res = backscroll_search("job queue", caller_argv=["search", "job queue", "--json"])
+    assert res.repeated is None and res.results
+    mine = backscroll_search("job queue", caller_argv=["search", "job", "queue"])
+    assert mine.repeated is not None, "the session that did repeat itself is still told"
+
+
+def test_two_sessions_running_the_same_command_are_ambiguous(decision, session_builder, backscroll_search):
+    _agent_searching(session_builder, "backscroll search 'job queue'", start=_ago(30))
+    _agent_searching(session_builder, "backscroll search 'job queue'", start=_ago(20), project="infra")
+    res = backscroll_search("job queue", caller_argv=["search", "job queue"])
+    assert res.repeated is None and res.results
+
+
+def test_an_explicit_session_id_wins(decision, session_builder, backscroll_search):
+    a = _agent_searching(session_builder, "backscroll search 'job queue'", start=_ago(30))
+    _agent_searching(session_builder, "backscroll search 'job queue'", start=_ago(20), project="infra")
+    res = backscroll_search("job queue", caller_argv=["search", "job queue"], caller_session=a.session_id)
+    assert res.repeated is not None and res.repeated["session_id"] == a.session_id
+
+
+def test_library_caller_without_identity_is_never_told(decision, session_builder, backscroll_search):
+    _agent_searching(session_builder, "backscroll search 'job queue'", start=_ago(30))
+    assert backscroll_search("job queue").repeated is None
+
+
+def _run_on_terminal(home, args, **env) -> tuple[int, str]:
+    """Run the CLI with stdin and stdout on a pseudo-terminal, as a person at a terminal does."""
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "backscroll", *args], env=cli_env(home, **env),
+                            stdin=slave, stdout=slave, stderr=subprocess.PIPE)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    proc.stderr.read()
+    return proc.wait(timeout=120), out.decode(errors="replace")
+
+
+def test_a_person_typing_the_agents_command_gets_results(decision, session_builder, backscroll_home):
+    _agent_searching(session_builder, "backscroll search --mode lexical 'job queue'", start=_ago(30))
+    code, out = _run_on_terminal(backscroll_home, ["search", "--mode", "lexical", "job queue"])
+    assert code == 0 and "[repeated search]" not in out and "SKIP LOCKED" in out
+    piped = run_cli(backscroll_home, "search", "--mode", "lexical", "job queue")
+    assert piped.stdout.startswith("[repeated search]"), "through a pipe (an agent's shell tool) it is the agent"
+
+
+def test_a_terminal_with_a_session_id_is_an_agent(decision, session_builder, backscroll_home):
+    s = _agent_searching(session_builder, "backscroll search --mode lexical 'job queue'", start=_ago(30))
+    code, out = _run_on_terminal(backscroll_home, ["search", "--mode", "lexical", "job queue"],
+                                 BACKSCROLL_SESSION_ID=s.session_id)
+    assert code == 0 and "[repeated search]" in out

@@ -35,13 +35,17 @@ def emit_json(obj) -> None:
     sys.stdout.flush()
 
 
+def is_terminal(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 def color_enabled(stream) -> bool:
     if os.environ.get("NO_COLOR"):
         return False
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
+    return is_terminal(stream)
 
 
 def fail(exc: BackscrollError, as_json: bool) -> NoReturn:
