@@ -202,11 +202,17 @@ class Vectors:
         mpath, spath, ipath, meta = self._paths()
         for path, arr in ((mpath, q8), (spath, scales.astype(np.float32)), (ipath, ids)):
             tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npy")
-            np.save(tmp, arr)
-            os.replace(tmp, path)
+            try:
+                np.save(tmp, arr)
+                os.replace(tmp, path)
+            finally:  # a full disk leaves no half-written temp file behind
+                tmp.unlink(missing_ok=True)
         meta_tmp = meta.with_name(f".{meta.name}.{os.getpid()}.tmp")
-        meta_tmp.write_text(json.dumps({"model": self.model, "seq": seq, "rows": int(len(ids))}))
-        os.replace(meta_tmp, meta)
+        try:
+            meta_tmp.write_text(json.dumps({"model": self.model, "seq": seq, "rows": int(len(ids))}))
+            os.replace(meta_tmp, meta)
+        finally:
+            meta_tmp.unlink(missing_ok=True)
         return len(ids)
 
     def refresh_matrix(self, force: bool = False) -> bool:

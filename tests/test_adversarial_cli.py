@@ -256,3 +256,152 @@ def test_a_terminal_with_a_session_id_is_an_agent(decision, session_builder, bac
     code, out = _run_on_terminal(backscroll_home, ["search", "--mode", "lexical", "job queue"],
                                  BACKSCROLL_SESSION_ID=s.session_id)
     assert code == 0 and "[repeated search]" in out
+
+
+# -- item 21: a damaged store is reported as such, and nothing more is written to it --------------
+
+def _corrupt_page_holding(db, marker: bytes) -> None:
+    """Checkpoint the WAL, then overwrite the b-tree page header of the page that holds ``marker``."""
+    conn = sqlite3.connect(db)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    data = bytearray(db.read_bytes())
+    at = data.find(marker)
+    assert at > page_size, "the marker is in a page past the header"
+    page = at // page_size
+    data[page * page_size: page * page_size + 12] = b"\xff" * 12
+    db.write_bytes(bytes(data))
+
+
+@pytest.fixture
+def damaged_store(session_builder, backscroll_index, backscroll_home):
+    for i in range(40):
+        s = session_builder.claude(project=f"p{i % 4}")
+        s.user(("MIDDLE-MARKER-7f3a " if i == 20 else "") + f"session {i}: what about module {i}? " + "lorem " * 60)
+        s.assistant(f"module {i} is fine " + "ipsum " * 80)
+    backscroll_index(embed=False)
+    db = backscroll_home.data / "backscroll.db"
+    _corrupt_page_holding(db, b"MIDDLE-MARKER-7f3a")
+    return db
+
+
+@pytest.mark.parametrize("command", [["list", "--no-sync", "--json"], ["status", "--json"]])
+def test_damaged_store_is_corrupt_store_not_internal_error(damaged_store, backscroll_home, command):
+    r = run_cli(backscroll_home, *command)
+    assert r.returncode == 1
+    err = error_of(r.stderr)
+    assert err["kind"] == "corrupt-store", err
+    assert ".recover" in err["hint"] and "move it aside" not in err["hint"]
+
+
+def test_index_refuses_to_write_into_a_damaged_store(damaged_store, backscroll_home, session_builder):
+    before = damaged_store.read_bytes()
+    s = session_builder.claude(project="new")
+    s.user("a new session that must not be written into a damaged store")
+    r = run_cli(backscroll_home, "index", "--no-embed", "--json")
+    assert r.returncode == 1, r.stderr
+    assert error_of(r.stderr)["kind"] == "corrupt-store"
+    assert damaged_store.read_bytes() == before
+    wal = damaged_store.with_name("backscroll.db-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_a_sound_store_never_gets_the_discard_hint(hostile_session, backscroll_index, backscroll_home):
+    from backscroll.errors import store_failure
+
+    backscroll_index(embed=False)
+    exc = sqlite3.DatabaseError("database disk image is malformed")  # raised, but quick_check finds nothing
+    assert store_failure(exc, backscroll_home.data / "backscroll.db") is None
+
+
+# -- item 20: a full disk and a read-only store are reported as what they are --------------------
+
+@pytest.fixture
+def small_fs(tmp_path):
+    """A real small filesystem (tmpfs), mounted for the test: ``mount(size, ro=False)`` -> its path."""
+    mounted = []
+
+    def mount(size: str):
+        where = tmp_path / f"fs{len(mounted)}"
+        where.mkdir()
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(where)],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            pytest.skip(f"cannot mount a small filesystem here (needs root): {r.stderr.strip()}")
+        mounted.append(where)
+        return where
+
+    yield mount
+    for where in mounted:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def _run_in(home, data, *args) -> subprocess.CompletedProcess:
+    env = cli_env(home, BACKSCROLL_HOME=str(data))
+    return subprocess.run([sys.executable, "-m", "backscroll", *args], env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def _many_sessions(session_builder, n: int) -> None:
+    for i in range(n):
+        s = session_builder.claude(project=f"bulk{i % 5}")
+        for t in range(20):
+            s.user(f"bulk session {i} turn {t} about module_{i}_{t} " + "lorem ipsum dolor " * 30)
+            s.assistant(f"answer {i} {t} " + "sit amet consectetur " * 40)
+
+
+def test_disk_full_during_index(session_builder, backscroll_home, small_fs):
+    data = small_fs("1m") / "data"
+    first = session_builder.claude(project="kept")
+    first.user("the retry budget is seven attempts")
+    assert _run_in(backscroll_home, data, "index", "--no-embed").returncode == 0
+    _many_sessions(session_builder, 60)  # about 3 MB of sessions for 1 MB of disk
+    r = _run_in(backscroll_home, data, "index", "--no-embed", "--json")
+    assert r.returncode == 1
+    err = error_of(r.stderr)
+    assert err["kind"] == "disk-full", err
+    assert "corrupt" not in r.stderr and "move it aside" not in r.stderr
+    assert not [p.name for p in data.rglob("*") if ".tmp" in p.name], "temp files are removed"
+    found = _run_in(backscroll_home, data, "search", "retry", "budget", "--no-sync", "--json", "--mode", "lexical")
+    assert found.returncode == 0, found.stderr
+    assert "seven attempts" in found.stdout, "what was stored before is intact"
+
+
+def _read_only_store(session_builder, backscroll_home, small_fs):
+    mnt = small_fs("20m")
+    data = mnt / "data"
+    s = session_builder.claude(project="backup", session_id=SESSION)
+    s.user("where do the nightly backups go?")
+    s.assistant("Nightly backups go to the cold bucket, kept for ninety days.")
+    assert _run_in(backscroll_home, data, "index").returncode == 0
+    later = session_builder.claude(project="backup")
+    later.user("a session written after the backup was taken")
+    r = subprocess.run(["mount", "-o", "remount,ro", str(mnt)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot remount read-only: {r.stderr.strip()}")
+    return data
+
+
+def test_read_only_store_is_searched_as_it_is(session_builder, backscroll_home, small_fs):
+    data = _read_only_store(session_builder, backscroll_home, small_fs)
+    r = _run_in(backscroll_home, data, "search", "nightly", "backups", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert "cold bucket" in out["results"][0]["text"]
+    assert any("cannot be written" in n for n in out["notes"])
+    human = _run_in(backscroll_home, data, "search", "nightly", "backups")
+    assert human.returncode == 0 and "cannot be written" in human.stderr
+    for args in (["list"], ["show", SESSION], ["status", "--json"]):
+        r = _run_in(backscroll_home, data, *args)
+        assert r.returncode == 0, (args, r.stderr)
+    assert json.loads(_run_in(backscroll_home, data, "status", "--json").stdout)["read_only"] is True
+
+
+def test_index_into_a_read_only_store_says_read_only(session_builder, backscroll_home, small_fs):
+    data = _read_only_store(session_builder, backscroll_home, small_fs)
+    r = _run_in(backscroll_home, data, "index", "--json")
+    assert r.returncode == 1
+    err = error_of(r.stderr)
+    assert err["kind"] == "read-only-store", err
+    assert "corrupt" not in r.stderr and "move it aside" not in r.stderr
