@@ -39,6 +39,7 @@ def collect(cfg: Config) -> dict:
             "redact": {"value": cfg.redact.value, "from": cfg.redact.origin},
         },
         "indexed": cfg.db_path.exists(),
+        "read_only": False,  # the store cannot be written (read-only media): it is only read
     }
     if not cfg.db_path.exists():
         return out
