@@ -6,12 +6,16 @@ returns plain result objects. Nothing here prints; notices go to the ``notify`` 
 
 from __future__ import annotations
 
+import functools
+import os
+import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
 from .config import Config, resolve
-from .errors import DamagedIndexError, LockedError, NothingIndexedError, SemanticUnavailableError, UsageError
+from .errors import (BackscrollError, CORRUPT_HINT, CorruptStoreError, DamagedIndexError, LockedError,
+                     NothingIndexedError, ReadOnlyStoreError, SemanticUnavailableError, UsageError, store_failure)
 from .ingest import IndexReport, Progress, sync, writer_lock
 from .lexical import LexicalDamaged, LexicalIndex, analyze
 from .query import plan as plan_query
@@ -48,6 +52,47 @@ class IndexOutcome:
 
 def _config(cfg: Config | None, home, sources) -> Config:
     return cfg if cfg is not None else resolve(home=home, sources=tuple(sources or ()))
+
+
+def _store_errors(fn):
+    """Report a full disk, a store that cannot be written or a damaged one as what it is (see
+    ``errors.store_failure``) instead of an internal error."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kw):
+        try:
+            return fn(*args, **kw)
+        except BackscrollError:
+            raise
+        except Exception as exc:
+            try:
+                db = _config(kw.get("cfg"), kw.get("home"), kw.get("sources")).db_path
+            except Exception:
+                raise exc from None
+            known = store_failure(exc, db)
+            if known is None:
+                raise
+            raise known from None
+
+    return wrapper
+
+
+def _writable(cfg: Config) -> bool:
+    """Whether the existing store (and the directory its journal lives in) may be written."""
+    files = [cfg.db_path] + [p for p in (cfg.db_path.with_name(cfg.db_path.name + s) for s in ("-wal", "-shm"))
+                             if p.exists()]
+    return all(os.access(p, os.W_OK) for p in (*files, cfg.db_path.parent))
+
+
+def _refuse_if_damaged(store: Store) -> None:
+    """Write nothing into a damaged store: ``quick_check`` first (about 0.2 s per 100 MB)."""
+    from .errors import integrity_problems
+
+    problems = integrity_problems(store.path)
+    if problems:
+        raise CorruptStoreError(
+            f"the store {store.path} is damaged (quick_check: {'; '.join(problems[:3])}); nothing was written to it",
+            hint=CORRUPT_HINT.format(db=store.path))
 
 
 def _redactor(cfg: Config):
@@ -97,6 +142,7 @@ def _writing(cfg: Config, wait: float, *, must_exist: bool = False, hint: str = 
         store.close()
 
 
+@_store_errors
 def index(*, cfg: Config | None = None, home=None, sources=(), embed: bool | None = None,
           progress: Progress | None = None, lexical_progress=None, embed_progress=None,
           wait: float = INDEX_LOCK_WAIT, notify: Notify = _quiet) -> IndexOutcome:
@@ -107,6 +153,7 @@ def index(*, cfg: Config | None = None, home=None, sources=(), embed: bool | Non
     cfg = _config(cfg, home, sources)
     do_embed = cfg.embed.value if embed is None else embed
     with _writing(cfg, wait, hint="wait for it to finish; searches meanwhile answer from the last committed state") as store:
+        _refuse_if_damaged(store)
         notes: list[str] = []
         report = sync(store, cfg, progress, _redactor(cfg))
         added = LexicalIndex(cfg.index_dir).sync(store, notes.append, lexical_progress, check=True)
@@ -121,6 +168,7 @@ def index(*, cfg: Config | None = None, home=None, sources=(), embed: bool | Non
     return outcome
 
 
+@_store_errors
 def embed(*, cfg: Config | None = None, home=None, progress=None, wait: float = INDEX_LOCK_WAIT) -> tuple[int, float]:
     """Backfill embeddings for everything already in the store (``backscroll embed``)."""
     cfg = _config(cfg, home, ())
@@ -128,6 +176,7 @@ def embed(*, cfg: Config | None = None, home=None, progress=None, wait: float = 
         return embed_pending(store, cfg, progress)
 
 
+@_store_errors
 def rebuild(*, cfg: Config | None = None, home=None, notify: Notify = _quiet, lexical_progress=None) -> int:
     """Recreate the derived indexes from the store alone; returns the number of documents indexed."""
     cfg = _config(cfg, home, ())
@@ -158,7 +207,7 @@ def make_filters(*, role=None, agent=None, content_type=None, project=None, sess
     )
 
 
-def _prepare(cfg: Config, do_sync: bool, notes: list[str]) -> tuple[Store, LexicalIndex, bool]:
+def _prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True) -> tuple[Store, LexicalIndex, bool]:
     """Open the store and an up-to-date lexical index (syncing first unless told not to).
 
     Returns the store, the index and whether this process synced (and so may embed new records).
@@ -166,7 +215,12 @@ def _prepare(cfg: Config, do_sync: bool, notes: list[str]) -> tuple[Store, Lexic
     if not cfg.db_path.exists() and not do_sync:
         raise NothingIndexedError(f"nothing is indexed yet (no store at {cfg.db_path})",
                                   hint="run `backscroll index` first")
-    store = Store.open(cfg.db_path)
+    if cfg.db_path.exists() and not _writable(cfg):
+        return _prepare_readonly(cfg, notes, lexical)
+    try:
+        store = Store.open(cfg.db_path)
+    except ReadOnlyStoreError:
+        return _prepare_readonly(cfg, notes, lexical)
     lex = LexicalIndex(cfg.index_dir)
     with writer_lock(cfg, 0.0) as acquired:
         if acquired:
@@ -193,6 +247,31 @@ def _rebuild_damaged(cfg: Config, store: Store, lex: LexicalIndex, exc: LexicalD
                                     hint="run `backscroll rebuild` when the other process has finished")
         lex.rebuild(store, notes.append)
     notes.append("the lexical index was damaged; rebuilt it from the store")
+
+
+def _prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True) -> tuple[Store, LexicalIndex, bool]:
+    """A store that cannot be written (a backup on read-only media) is searched as it is. Tantivy
+    cannot open an index it may not lock, so a read-only index is searched from a temporary copy."""
+    store = Store.open_readonly(cfg.db_path)
+    notes.append(f"the store in {cfg.db_path.parent} cannot be written: answered from it as it is, "
+                 "without reading new session lines")
+    lex = LexicalIndex(cfg.index_dir)
+    if lexical and not lex.open_for_read():
+        import atexit
+        import tempfile
+        from pathlib import Path
+
+        tmp = tempfile.mkdtemp(prefix="backscroll-index-")
+        atexit.register(shutil.rmtree, tmp, True)
+        if cfg.index_dir.is_dir():
+            shutil.copytree(cfg.index_dir, tmp, dirs_exist_ok=True)
+        lex = LexicalIndex(Path(tmp))
+        if not lex.open_for_read():
+            store.close()
+            raise ReadOnlyStoreError(
+                f"the store in {cfg.db_path.parent} cannot be written, and its search index is missing or unreadable",
+                hint="copy the data dir somewhere writable and run `backscroll --home COPY rebuild`")
+    return store, lex, False
 
 
 class _LazyEmbedder:
@@ -275,9 +354,11 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
         memo["similarities"] = vecs.similarities(qvec)
     ranked = vecs.top(*memo["similarities"], depth, _semantic_allowed(store, filters))
     if vecs.cache_damaged:
-        with writer_lock(cfg, 0.0) as acquired:
-            if acquired:
-                vecs.write_matrix()
+        acquired = False
+        if not store.readonly:
+            with writer_lock(cfg, 0.0) as acquired:
+                if acquired:
+                    vecs.write_matrix()
         notes.append("the vector cache was unreadable; answered from the store"
                      + (" and rebuilt the cache" if acquired else " (`backscroll index` rebuilds it)"))
     return ranked
@@ -286,17 +367,18 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
 HINT_FILTERS = ("role", "agent", "content_type")
 
 
+@_store_errors
 def search(query: str, *, limit: int = 10, role: str | None = None, agent: str | None = None,
            content_type: str | None = None, project: str | None = None, session: str | None = None,
            since: str | None = None, until: str | None = None, include_echoes: bool = False,
            mode: str = "hybrid", sync: bool = True, max_chars: int = 2000, strict: bool = False,
-           rerun: bool = False, caller_session: str | None = None,
+           rerun: bool = False, caller_session: str | None = None, caller_argv: list[str] | None = None,
            cfg: Config | None = None, home=None, sources=(), notify: Notify = _quiet) -> SearchResult:
     """Search the record. See README "Searching" for what each option does.
 
     ``--role``, ``--agent`` and ``--content-type`` are hints: unless ``strict``, up to three results
     the filtered search left out come back in ``also_matching``. When the calling agent session
-    (found through its own echo of this call, or ``caller_session``) already ran the same search in
+    (``caller_session``, or the session whose in-flight call is ``caller_argv``) already ran the same search in
     this turn, the result is empty with ``repeated`` naming the earlier call, unless ``rerun``.
     """
     from dataclasses import replace
@@ -311,7 +393,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
     filters = make_filters(role=role, agent=agent, content_type=content_type, project=project,
                            session=session, since=since, until=until)
     plan = plan_query(query, analyze)
-    notes: list[str] = []
+    notes: list[str] = list(plan.notes)
     store, lex, fresh = _prepare(cfg, sync, notes)
     try:
         if not store.has_records():
@@ -323,7 +405,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
             key = repeat.make_key(query, limit=limit, mode=mode, content_type=content_type,
                                   include_echoes=include_echoes, role=role, agent=agent, project=project,
                                   session=session, since=since, until=until, strict=strict)
-            earlier = repeat.find_earlier(store, key, session_id=caller_session)
+            earlier = repeat.find_earlier(store, key, session_id=caller_session, argv=caller_argv)
             if earlier is not None:
                 return SearchResult(query=plan.text, mode=mode, filters=filters, results=(),
                                     repeated=earlier.to_dict(), notes=(earlier.message(), *notes))
@@ -370,7 +452,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
 
 def _open_for_reading(cfg: Config, do_sync: bool, notify: Notify = _quiet) -> Store:
     notes: list[str] = []
-    store, _lex, _fresh = _prepare(cfg, do_sync, notes)
+    store, _lex, _fresh = _prepare(cfg, do_sync, notes, lexical=False)
     for n in notes:
         notify(n)
     if not store.has_records():
@@ -379,11 +461,15 @@ def _open_for_reading(cfg: Config, do_sync: bool, notify: Notify = _quiet) -> St
     return store
 
 
+@_store_errors
 def show(ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0, sync: bool = True,
          cfg: Config | None = None, home=None, notify: Notify = _quiet):
     """A record with its context, or a whole session (see ``browse.show``)."""
     from . import browse
 
+    browse.check_count("--context", context, 0)
+    browse.check_count("--limit", limit, 1)
+    browse.check_count("--offset", offset, 0)
     cfg = _config(cfg, home, ())
     store = _open_for_reading(cfg, sync, notify)
     try:
@@ -392,6 +478,7 @@ def show(ident: str, *, context: int = 3, limit: int | None = None, offset: int 
         store.close()
 
 
+@_store_errors
 def list_sessions(*, agent: str | None = None, project: str | None = None, since: str | None = None,
                   limit: int = 20, offset: int = 0, sync: bool = True, cfg: Config | None = None, home=None,
                   notify: Notify = _quiet) -> list[dict]:
@@ -400,6 +487,8 @@ def list_sessions(*, agent: str | None = None, project: str | None = None, since
     from .dates import parse_when
 
     _check_agent(agent)
+    browse.check_count("--limit", limit, 1)
+    browse.check_count("--offset", offset, 0)
     since_ts = parse_when(since) if since else None
     cfg = _config(cfg, home, ())
     store = _open_for_reading(cfg, sync, notify)
@@ -409,6 +498,7 @@ def list_sessions(*, agent: str | None = None, project: str | None = None, since
         store.close()
 
 
+@_store_errors
 def status(*, cfg: Config | None = None, home=None, sources=()) -> dict:
     """What is indexed, from where, and what was skipped."""
     from .status import collect

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import NotFoundError
+from .errors import MAX_COUNT, NotFoundError, UsageError
 from .records import Hit
 from .store import Store
 
 FIND_IDS_HINT = ("`backscroll search WORDS` prints the record id of each hit (`backscroll show <record id>`); "
                  "`backscroll list` prints session ids (the first 6 or more characters of one are enough)")
+def check_count(option: str, value: int | None, minimum: int) -> None:
+    """A usage error for a count outside ``minimum..MAX_COUNT`` (negative, or too big for SQLite)."""
+    if value is not None and not (isinstance(value, int) and minimum <= value <= MAX_COUNT):
+        raise UsageError(f"{option} must be a whole number from {minimum} to {MAX_COUNT:,}, not {value!r}",
+                         hint=f"e.g. {option} 20")
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,9 @@ def _hits(rows, start_rank: int) -> tuple[Hit, ...]:
 
 def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0) -> SessionView:
     """A record with ``context`` records either side, or (given a session id) the session's records."""
+    check_count("--context", context, 0)
+    check_count("--limit", limit, 1)
+    check_count("--offset", offset, 0)
     ident = ident.strip()
     rec = store.query("SELECT id, session_id, record_id FROM records WHERE record_id = ?", (ident,))
     if rec:
@@ -81,6 +89,8 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
 def list_sessions(store: Store, *, agent: str | None = None, project: str | None = None, since: str | None = None,
                   limit: int = 20, offset: int = 0) -> list[dict]:
     """Sessions, newest first, with a one-line title, record and echo counts."""
+    check_count("--limit", limit, 1)
+    check_count("--offset", offset, 0)
     where, params = [], []
     for col, value in (("s.agent", agent), ("s.project", project)):
         if value:

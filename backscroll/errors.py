@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+MAX_COUNT = 1_000_000_000  # the largest --limit, --offset or --context accepted (SQLite takes 64-bit ints)
+
 
 class ExitCode(IntEnum):
     OK = 0
@@ -65,6 +67,18 @@ class CorruptStoreError(BackscrollError):
     kind = "corrupt-store"
 
 
+class DiskFullError(BackscrollError):
+    """The disk (or the user's quota) is full: nothing is wrong with the store."""
+
+    kind = "disk-full"
+
+
+class ReadOnlyStoreError(BackscrollError):
+    """The store cannot be written (read-only media or permissions); it can still be searched."""
+
+    kind = "read-only-store"
+
+
 class LockedError(BackscrollError):
     kind = "locked"
     exit_code = ExitCode.LOCKED
@@ -74,3 +88,73 @@ class DamagedIndexError(LockedError):
     """The derived index cannot be read and another process holds the lock needed to rebuild it."""
 
     kind = "damaged-index"
+
+
+CORRUPT_HINT = ("do not delete it: it holds records whose session files may be gone. Recover what it holds with "
+                "`sqlite3 {db} .recover > recovered.sql`, then `sqlite3 new.db < recovered.sql` and put new.db "
+                "in its place (keep the damaged file)")
+
+
+def integrity_problems(db_path) -> list[str]:
+    """``PRAGMA quick_check`` of the store, read-only: its complaints, or [] when the store is sound."""
+    import sqlite3
+    from pathlib import Path
+
+    uri = Path(db_path).resolve().as_uri()
+    last: Exception | None = None
+    for flags in ("mode=ro", "immutable=1"):
+        try:
+            conn = sqlite3.connect(f"{uri}?{flags}", uri=True)
+        except sqlite3.Error as exc:
+            last = exc
+            continue
+        try:
+            rows = [r[0] for r in conn.execute("PRAGMA quick_check(20)")]
+            return [] if rows == ["ok"] else rows
+        except sqlite3.OperationalError as exc:
+            if "unable to open" in str(exc):  # no -shm and cannot create one: read it as immutable
+                last = exc
+                continue
+            return [str(exc)]
+        except sqlite3.DatabaseError as exc:
+            return [str(exc)]
+        finally:
+            conn.close()
+    return [f"cannot be read: {last}"]
+
+
+def store_failure(exc: BaseException, db_path) -> BackscrollError | None:
+    """What a failed read or write of the data dir really was: a full disk, a store that cannot be
+    written, a damaged store (only when ``quick_check`` says so), or None for anything else (a bug)."""
+    import errno
+    import sqlite3
+    from pathlib import Path
+
+    if isinstance(exc, BackscrollError):
+        return exc
+    text = str(exc)
+    low = text.lower()
+    eno = getattr(exc, "errno", None)
+    data_dir = str(Path(db_path).parent)
+    if (eno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG) or "disk is full" in low or "no space left" in low
+            or "quota exceeded" in low or "file too large" in low):
+        return DiskFullError(
+            f"the disk holding {data_dir} is full ({text})",
+            hint="free some space and run it again: what was stored before is intact, and the next run "
+                 "picks up where this one stopped")
+    filename = getattr(exc, "filename", None)
+    in_data_dir = filename is not None and str(filename).startswith(data_dir)
+    if ("readonly database" in low or "read-only file system" in low or eno == errno.EROFS
+            or (eno in (errno.EACCES, errno.EPERM) and in_data_dir)):
+        return ReadOnlyStoreError(
+            f"the store in {data_dir} cannot be written ({text})",
+            hint="search, show, list and status still read it; to index, make the data dir writable or "
+                 "copy it somewhere writable and point $BACKSCROLL_HOME (or --home) at the copy")
+    if isinstance(exc, sqlite3.DatabaseError) and ("malformed" in low or "not a database" in low):
+        problems = integrity_problems(db_path)
+        if problems:
+            return CorruptStoreError(
+                f"the store {db_path} is damaged ({text}; quick_check: {'; '.join(problems[:3])}); "
+                "nothing more is written to it",
+                hint=CORRUPT_HINT.format(db=db_path))
+    return None

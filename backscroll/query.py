@@ -4,6 +4,10 @@ Query text is user text: nothing in it is syntax except double quotes around a p
 raises except a query with no searchable word at all. The shape decides how lexical and semantic
 rankings are weighed: a natural-language question leans on meaning, an identifier or a path on
 exact words. Stopwords are dropped from the lexical part of natural-language queries.
+
+A query is a question, not a document: only its first ``MAX_QUERY_CHARS`` characters and first
+``MAX_QUERY_TERMS`` distinct words are searched (a 100 KB paste once took minutes), and the plan
+carries a note saying what was left out.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ these they this those through to too under until up us very was we were what whe
 whom why will with would you your yours yourself yourselves please tell remember recall find show know
 """.split())
 _QUESTION_START = frozenset("what when where which who why how did do does is are was were can could should have has".split())
+MAX_QUERY_CHARS = 2000
+MAX_QUERY_TERMS = 64
 _PHRASE = re.compile(r'"([^"]+)"')
 _IDENTIFIER_HINT = re.compile(r"[/\\._:]|[a-z][A-Z]|--?\w|\w\(|\d")
 
@@ -34,6 +40,7 @@ class QueryPlan:
     lexical_terms: tuple[str, ...]  # terms used for the lexical lists
     phrases: tuple[tuple[str, ...], ...]  # analysed tokens of each quoted phrase
     shape: str  # "natural" | "identifier" | "keywords"
+    notes: tuple[str, ...] = ()  # what was left out of a query too long to search whole
 
 
 def _dedupe(tokens: list[str]) -> tuple[str, ...]:
@@ -57,22 +64,32 @@ def classify_shape(text: str, words: list[str]) -> str:
 def plan(text: str, analyze) -> QueryPlan:
     """Build a query plan; ``analyze`` is the lexical index's tokenizer (text -> lowercased tokens)."""
     text = (text or "").strip()
+    notes: list[str] = []
+    if len(text) > MAX_QUERY_CHARS:
+        cut = text.rfind(" ", MAX_QUERY_CHARS - 200, MAX_QUERY_CHARS + 1)
+        notes.append(f"the query is {len(text):,} characters long: only its first {MAX_QUERY_CHARS:,} were searched")
+        text = text[: cut if cut > 0 else MAX_QUERY_CHARS].rstrip()
     tokens = analyze(text) if text else []
     if not tokens:
         raise QueryError(
             "the query has no searchable words" if text else "the query is empty",
             hint='give some words to look for, e.g. backscroll search "job queue decision"',
         )
+    terms = _dedupe(tokens)
+    if len(terms) > MAX_QUERY_TERMS:
+        notes.append(f"the query has {len(terms):,} different words: only the first {MAX_QUERY_TERMS} were searched")
+        terms = terms[:MAX_QUERY_TERMS]
+        kept = set(terms)
+        tokens = [t for t in tokens if t in kept]
     phrases = []
     for m in _PHRASE.finditer(text):
         ptoks = analyze(m.group(1))
-        if len(ptoks) > 1:
+        if len(ptoks) > 1 and set(ptoks) <= set(terms):
             phrases.append(tuple(ptoks))
     shape = classify_shape(text, tokens)
-    terms = _dedupe(tokens)
     lexical = terms
     if shape == "natural":
         content = tuple(t for t in terms if t not in STOPWORDS)
         if content:
             lexical = content
-    return QueryPlan(text, terms, lexical, tuple(phrases), shape)
+    return QueryPlan(text, terms, lexical, tuple(phrases), shape, tuple(notes))

@@ -1,7 +1,9 @@
 """Human output of search results (rich): one compact entry per hit, then hints on stderr.
 
 Colour only on a terminal and never with ``NO_COLOR``; piped output is plain text, one line per
-field, without wrapping.
+field, without wrapping. Session text never reaches the terminal raw: control characters other
+than newline and tab (escape sequences that write the clipboard, clear the screen or set the
+title) are shown as visible symbols (``␛``) in every human output; JSON keeps them, escaped.
 """
 
 from __future__ import annotations
@@ -11,6 +13,32 @@ import sys
 
 from .dates import human_age
 from .records import Hit, SearchResult
+
+
+# C0 controls and DEL as their visible Control Pictures (ESC -> ␛), C1 controls as U+FFFD: one
+# character for one, so highlight offsets stay valid. Newline and tab are kept.
+_CONTROLS = {c: 0x2400 + c for c in range(0x20) if c not in (0x09, 0x0A)}
+_CONTROLS[0x7F] = 0x2421
+_CONTROLS.update({c: 0xFFFD for c in range(0x80, 0xA0)})
+
+
+def clean(text: str) -> str:
+    """``text`` safe to print on a terminal: every control character except ``\n``/``\t`` made visible. Pure."""
+    return text.translate(_CONTROLS)
+
+
+def _clean_renderable(obj):
+    from rich.text import Text
+
+    if isinstance(obj, str):
+        return clean(obj)
+    if isinstance(obj, Text):
+        plain = obj.plain
+        safe = clean(plain)
+        if safe != plain:
+            obj = obj.copy()
+            obj.plain = safe
+    return obj
 
 
 def console(color: bool, *, markup: bool = False):
@@ -24,6 +52,9 @@ def console(color: bool, *, markup: bool = False):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             raise BrokenPipeError
+
+        def print(self, *objects, **kw) -> None:
+            super().print(*(_clean_renderable(o) for o in objects), **kw)
 
     return _Console(highlight=False, no_color=not color, force_terminal=color or None, soft_wrap=True,
                     markup=markup)
@@ -106,7 +137,7 @@ def stderr_hints(result: SearchResult) -> list[str]:
 
 def write_stderr(lines: list[str]) -> None:
     for line in lines:
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(clean(line) + "\n")
 
 
 # -- show and list ------------------------------------------------------------------------------

@@ -1,12 +1,14 @@
 """Repeated searches: has the calling agent session already run this very search in this turn?
 
 An agent's ``backscroll search`` call is in its own session log (a query echo) by the time the
-command runs, and its output is not yet. The calling session is the one whose newest such call,
-still without output and written in the last two minutes, parses to the same search as this
-invocation (or ``$BACKSCROLL_SESSION_ID``). If that session ran
-the same search earlier with no user message in between, the caller is told so instead of getting
-the same results again. Comparison is on normalized arguments: query words, filters, mode and limit;
-output flags do not count. A person at a terminal has no calling session and is never affected.
+command runs, and its output is not yet. The calling session is named by ``$BACKSCROLL_SESSION_ID``
+or else found through that echo: a call still without output, logged in the last two minutes (not
+in the future beyond a small clock skew), whose command is this process's exact argv. When more
+than one session has such a call, or none does, there is no calling session. If the calling
+session ran the same search earlier with no user message in between, the caller is told so
+instead of getting the same results again. Comparison with the earlier call is on normalized
+arguments: query words, filters, mode and limit; output flags do not count. A person at a terminal
+(the CLI passes no argv then) and a library caller that names neither are never affected.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from .dates import format_ts
 from .store import Store
 
 WINDOW = timedelta(minutes=2)
+SKEW = timedelta(seconds=30)  # a call logged this far in the future still counts (clocks differ a little)
 _VALUE_OPTIONS = {
     "--limit": "limit", "-n": "limit", "--content-type": "content_type", "-t": "content_type",
     "--role": "role", "--agent": "agent", "--project": "project", "-p": "project", "--session": "session",
@@ -133,20 +136,40 @@ def _in_flight(store: Store, call: tuple) -> bool:
                               "AND is_call = 0)", (session, call_id)).fetchone()[0] == 1
 
 
+def _calling_call(store: Store, argv: list[str], now: datetime) -> tuple | None:
+    """The in-flight echo of this very process: recent, not in the future, the exact argv, one session."""
+    mine = retrieval_calls(["backscroll", *argv])
+    if len(mine) != 1:
+        return None
+    found = [c for c in store.conn.execute(
+        "SELECT id, session_id, tool_call_id, text FROM records WHERE is_echo = 1 AND is_call = 1 "
+        "AND timestamp >= ? AND timestamp <= ? ORDER BY timestamp DESC, id DESC LIMIT 50",
+        (format_ts(now - WINDOW), format_ts(now + SKEW))).fetchall()
+        if mine[0] in retrieval_calls(c[3]) and _in_flight(store, c)]
+    if len({c[1] for c in found}) != 1:
+        return None  # nobody, or several sessions running the same command: not ours to guess
+    return found[0]
+
+
 def find_earlier(store: Store, key: SearchKey, *, now: datetime | None = None,
-                 session_id: str | None = None) -> EarlierCall | None:
-    """The earlier identical search in the calling session's current turn, if any."""
+                 session_id: str | None = None, argv: list[str] | None = None) -> EarlierCall | None:
+    """The earlier identical search in the calling session's current turn, if any.
+
+    The calling session is ``session_id`` when given, else the one whose in-flight call is ``argv``
+    (this process's arguments, without the program name); with neither there is none.
+    """
     now = now or datetime.now(timezone.utc)
-    since = format_ts(now - WINDOW)
     if session_id:
         candidates = store.conn.execute(
             "SELECT id, session_id, tool_call_id, text FROM records WHERE is_echo = 1 AND is_call = 1 "
             "AND session_id = ? ORDER BY id DESC LIMIT 50", (session_id,)).fetchall()
+        current = next((c for c in candidates if key in _keys(c[3]) and _in_flight(store, c)), None)
+    elif argv:
+        current = _calling_call(store, list(argv), now)
+        if current is not None and key not in _keys(current[3]):
+            current = None
     else:
-        candidates = store.conn.execute(
-            "SELECT id, session_id, tool_call_id, text FROM records WHERE is_echo = 1 AND is_call = 1 "
-            "AND timestamp >= ? ORDER BY timestamp DESC, id DESC LIMIT 50", (since,)).fetchall()
-    current = next((c for c in candidates if key in _keys(c[3]) and _in_flight(store, c)), None)
+        return None
     if current is None:
         return None
     current_id, session, _call_id, _text = current

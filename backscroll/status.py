@@ -67,12 +67,18 @@ def collect(cfg: Config) -> dict:
         },
         "indexed": cfg.db_path.exists(),
         "lexical": {"readable": False, "documents": None, "expected": 0, "pending": 0, "in_step": False},
+        "read_only": False,  # the store cannot be written (read-only media): it is only read
     }
     if not cfg.db_path.exists():
         return out
+    from .errors import ReadOnlyStoreError
     from .store import Store
 
-    store = Store.open(cfg.db_path)
+    try:
+        store = Store.open(cfg.db_path) if os.access(cfg.db_path.parent, os.W_OK) else Store.open_readonly(cfg.db_path)
+    except ReadOnlyStoreError:
+        store = Store.open_readonly(cfg.db_path)
+    out["read_only"] = store.readonly
     try:
         conn = store.conn
         out["sessions"] = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]

@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 
 import orjson
 
-from .errors import CorruptStoreError, NewerSchemaError, NothingIndexedError
+from .errors import CORRUPT_HINT, CorruptStoreError, NewerSchemaError, NothingIndexedError, ReadOnlyStoreError, store_failure
 
 SCHEMA_VERSION = 5  # kept equal to migrations.SCHEMA_VERSION (a test checks)
 
@@ -85,24 +85,28 @@ class Store:
     def __init__(self, path: Path, conn: sqlite3.Connection):
         self.path = path
         self.conn = conn
+        self.readonly = False  # opened by ``open_readonly``: nothing may be written
 
     # -- opening -----------------------------------------------------------------------------
     @classmethod
     def open(cls, path: Path) -> "Store":
         path = Path(path)
-        _private_dir(path.parent)
-        fresh = not path.exists()
-        if fresh:
-            fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
-            os.close(fd)
         try:
+            _private_dir(path.parent)
+            fresh = not path.exists()
+            if fresh:
+                fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+                os.close(fd)
             conn = cls._connect(path)
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-        except sqlite3.DatabaseError as exc:
-            raise CorruptStoreError(
-                f"the store {path} cannot be read: {exc}",
-                hint="move it aside and run `backscroll index` to rebuild it from the session files still on disk",
-            ) from None
+        except (OSError, sqlite3.DatabaseError) as exc:
+            known = store_failure(exc, path)
+            if known is None and not all(os.access(p, os.W_OK) for p in (path, path.parent)):
+                known = ReadOnlyStoreError(f"the store {path} cannot be written ({exc})",
+                                           hint="search, show, list and status still read it")
+            if known is None:
+                raise
+            raise known from None
         if version < SCHEMA_VERSION:
             with _file_lock(path.with_name(path.name + ".migrate.lock")):
                 version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -134,6 +138,38 @@ class Store:
                 hint="run `backscroll index` first; `backscroll status` shows where sessions are looked for",
             )
         return cls.open(path)
+
+    @classmethod
+    def open_readonly(cls, path: Path) -> "Store":
+        """Open a store that cannot be written (a backup on read-only media) without writing anything:
+        ``mode=ro``, or ``immutable=1`` when even the WAL index (``-shm``) cannot be created."""
+        path = Path(path)
+        if not path.exists():
+            return cls.open_existing(path)
+        uri = path.resolve().as_uri()
+        for flags in ("mode=ro", "immutable=1"):
+            conn = sqlite3.connect(f"{uri}?{flags}", uri=True, isolation_level=None, check_same_thread=False)
+            try:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                break
+            except sqlite3.OperationalError as exc:
+                conn.close()
+                if "unable to open" not in str(exc) or flags == "immutable=1":
+                    raise store_failure(exc, path) or exc from None
+            except sqlite3.DatabaseError as exc:
+                conn.close()
+                raise store_failure(exc, path) or CorruptStoreError(
+                    f"the store {path} cannot be read: {exc}", hint=CORRUPT_HINT.format(db=path)) from None
+        if version != SCHEMA_VERSION:
+            conn.close()
+            raise ReadOnlyStoreError(
+                f"the store {path} cannot be written, and it has schema {version} where this backscroll "
+                f"reads {SCHEMA_VERSION} (it cannot upgrade a store it may not write)",
+                hint="copy the data dir somewhere writable and point $BACKSCROLL_HOME (or --home) at the copy")
+        conn.execute("PRAGMA query_only=ON")
+        store = cls(path, conn)
+        store.readonly = True
+        return store
 
     @staticmethod
     def _connect(path: Path) -> sqlite3.Connection:

@@ -229,19 +229,26 @@ class Vectors:
             self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             for path, arr in arrays.values():
                 tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npy")
-                with open(tmp, "wb") as fh:
-                    np.save(fh, arr)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, path)
+                try:
+                    with open(tmp, "wb") as fh:
+                        np.save(fh, arr)
+                        fh.flush()
+                        os.fsync(fh.fileno())
+                    os.replace(tmp, path)
+                finally:  # a full disk leaves no half-written temp file behind
+                    tmp.unlink(missing_ok=True)
             _fsync_dir(self.dir)
             meta_tmp = meta.with_name(f".{meta.name}.{os.getpid()}.tmp")
-            with open(meta_tmp, "w") as fh:
-                fh.write(json.dumps({"model": self.model, "seq": seq, "rows": int(len(ids)), "ids_sum": int(ids.sum()),
-                                     "crc32": {k: _crc(arr) for k, (_p, arr) in arrays.items()}}))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(meta_tmp, meta)
+            try:
+                with open(meta_tmp, "w") as fh:
+                    fh.write(json.dumps({"model": self.model, "seq": seq, "rows": int(len(ids)),
+                                         "ids_sum": int(ids.sum()),
+                                         "crc32": {k: _crc(arr) for k, (_p, arr) in arrays.items()}}))
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(meta_tmp, meta)
+            finally:
+                meta_tmp.unlink(missing_ok=True)
             _fsync_dir(self.dir)
         return len(ids)
 

@@ -172,4 +172,4 @@ def test_list_rejects_unknown_agents_and_a_corrupt_store_says_what_to_do(cli, co
         (backscroll_home.data / name).unlink(missing_ok=True)
     r = cli("search", "queue", "--json")
     err = json.loads(r.stderr)["error"]
-    assert r.exit_code == 1 and err["kind"] == "corrupt-store" and "move it aside" in err["hint"]
+    assert r.exit_code == 1 and err["kind"] == "corrupt-store" and ".recover" in err["hint"] and "move it aside" not in err["hint"]

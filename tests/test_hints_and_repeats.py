@@ -1,5 +1,6 @@
 """Filters are hints; repeated searches in one agent turn are not run again."""
 
+import shlex
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -114,7 +115,7 @@ def running(session, command: str) -> None:
 
 def test_repeated_search_in_one_turn_returns_the_note(agent_turn, backscroll_index, backscroll_search):
     running(agent_turn, "backscroll search 'job queue'")
-    res = backscroll_search("job queue")
+    res = backscroll_search("job queue", caller_argv=["search", "job queue"])
     assert res.results == () and res.repeated is not None
     assert res.repeated["session_id"] == agent_turn.session_id
     assert res.notes[0].startswith("[repeated search] this session already ran this search at ")
@@ -128,10 +129,11 @@ def test_repeated_search_in_one_turn_returns_the_note(agent_turn, backscroll_ind
 ])
 def test_same_search_whatever_the_order_or_quoting(session_builder, backscroll_search, earlier, current, kw):
     s = session_builder.claude(start=_recent(30))
+    s.clock.step = timedelta(seconds=2)  # calls logged in the past: a future timestamp is ignored
     s.user("find it")
     s.tool(earlier, "results")
     running(s, current)
-    res = backscroll_search("job queue", **kw)
+    res = backscroll_search("job queue", caller_argv=shlex.split(current)[1:], **kw)
     assert res.repeated is not None
 
 
@@ -144,14 +146,14 @@ def test_same_search_whatever_the_order_or_quoting(session_builder, backscroll_s
 def test_different_query_or_filters_run_normally(agent_turn, backscroll_index, backscroll_search, current, kw):
     running(agent_turn, current)
     query = kw.pop("query", "job queue")
-    res = backscroll_search(query, **kw)
+    res = backscroll_search(query, caller_argv=shlex.split(current)[1:], **kw)
     assert res.repeated is None and res.results
 
 
 def test_a_new_user_message_resets_the_turn(agent_turn, backscroll_search):
     agent_turn.user("search again please, I added notes")
     running(agent_turn, "backscroll search 'job queue'")
-    res = backscroll_search("job queue")
+    res = backscroll_search("job queue", caller_argv=["search", "job queue"])
     assert res.repeated is None and res.results
 
 
@@ -174,19 +176,22 @@ def test_no_calling_session_means_normal_results(session_builder, backscroll_sea
 def test_session_id_from_the_environment(agent_turn, backscroll_search, monkeypatch):
     agent_turn.at("2026-10-05T10:00:00Z")  # timestamps too old for the two-minute window
     running(agent_turn, "backscroll search 'job queue'")
-    assert backscroll_search("job queue").repeated is None
+    assert backscroll_search("job queue", caller_argv=["search", "job queue"]).repeated is None
     res = backscroll_search("job queue", caller_session=agent_turn.session_id)
     assert res.repeated is not None
 
 
-def test_cli_prints_the_note_and_json_names_the_earlier_call(agent_turn, backscroll_home):
+def test_cli_prints_the_note_and_json_names_the_earlier_call(agent_turn, backscroll_home, monkeypatch):
     running(agent_turn, "backscroll search 'job queue' --json")
+    monkeypatch.setattr("sys.argv", ["backscroll", "search", "job queue", "--json"])  # this process's argv
     r = CliRunner().invoke(app, ["search", "job", "queue", "--json"])
     import json
 
     data = json.loads(r.stdout)
     assert r.exit_code == 0 and data["results"] == [] and data["repeated"]["record_id"]
-    r = CliRunner().invoke(app, ["search", "job", "queue"])
+    running(agent_turn, "backscroll search 'job queue'")
+    monkeypatch.setattr("sys.argv", ["backscroll", "search", "job queue"])
+    r = CliRunner().invoke(app, ["search", "job queue"])
     assert r.stdout.startswith("[repeated search]")
 
 

@@ -21,8 +21,10 @@ STATE = _State()
 
 
 def err(message: str) -> None:
-    """A line for people, on stderr."""
-    sys.stderr.write(message + "\n")
+    """A line for people, on stderr (control characters from session text or paths made visible)."""
+    from ..render import clean
+
+    sys.stderr.write(clean(message) + "\n")
     sys.stderr.flush()
 
 
@@ -33,13 +35,17 @@ def emit_json(obj) -> None:
     sys.stdout.flush()
 
 
+def is_terminal(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 def color_enabled(stream) -> bool:
     if os.environ.get("NO_COLOR"):
         return False
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
+    return is_terminal(stream)
 
 
 def fail(exc: BackscrollError, as_json: bool) -> NoReturn:

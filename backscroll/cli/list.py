@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..errors import MAX_COUNT
 from . import common
 
 
@@ -14,8 +15,8 @@ def list_sessions(
     agent: Annotated[Optional[str], typer.Option("--agent", metavar="NAME", help="Only this agent.")] = None,
     project: Annotated[Optional[str], typer.Option("--project", "-p", metavar="NAME", help="Only this project.")] = None,
     since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN", help="Active since a date or an age (7d).")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many sessions.")] = 20,
-    offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many.")] = 0,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=MAX_COUNT, help="How many sessions.")] = 20,
+    offset: Annotated[int, typer.Option("--offset", min=0, max=MAX_COUNT, help="Skip this many.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
 ) -> None:

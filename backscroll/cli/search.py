@@ -64,11 +64,17 @@ def search(
         from .. import api
 
         text = " ".join(query)
+        caller_session = os.environ.get("BACKSCROLL_SESSION_ID") or None
+        # A terminal means a person (Claude Code's and Codex's shell tools capture output through
+        # pipes; Codex's PTY exec looks like a person and simply gets no note): never told about
+        # repeats unless $BACKSCROLL_SESSION_ID names a session.
+        person = common.is_terminal(sys.stdin) or common.is_terminal(sys.stdout)
         result = api.search(
             text, limit=limit, role=role, agent=agent, content_type=content_type, project=project,
             session=session, since=since, until=until, include_echoes=include_echoes, mode=mode,
             sync=not no_sync, max_chars=max_chars, strict=strict, rerun=rerun,
-            caller_session=os.environ.get("BACKSCROLL_SESSION_ID") or None, cfg=common.config(source),
+            caller_session=caller_session, caller_argv=None if person else sys.argv[1:],
+            cfg=common.config(source),
         )
         from ..render import print_result, stderr_hints, write_stderr
 

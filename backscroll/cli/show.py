@@ -7,14 +7,15 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..errors import MAX_COUNT
 from . import common
 
 
 def show(
     ident: Annotated[str, typer.Argument(metavar="ID", help="A record id (from search results) or a session id.")],
-    context: Annotated[int, typer.Option("--context", "-C", min=0, help="Records shown before and after a record.")] = 3,
-    limit: Annotated[Optional[int], typer.Option("--limit", "-n", min=1, help="For a session: how many records.")] = None,
-    offset: Annotated[int, typer.Option("--offset", min=0, help="For a session: skip this many records.")] = 0,
+    context: Annotated[int, typer.Option("--context", "-C", min=0, max=MAX_COUNT, help="Records shown before and after a record.")] = 3,
+    limit: Annotated[Optional[int], typer.Option("--limit", "-n", min=1, max=MAX_COUNT, help="For a session: how many records.")] = None,
+    offset: Annotated[int, typer.Option("--offset", min=0, max=MAX_COUNT, help="For a session: skip this many records.")] = 0,
     full: Annotated[bool, typer.Option("--full", help="Do not fold long tool outputs.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (records in the search-hit shape).")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,

@@ -14,7 +14,7 @@ def _human(info: dict) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from ..render import console
+    from ..render import clean, console
 
     out = console(common.color_enabled(__import__("sys").stdout))
     bold = lambda text: Text(text, style="bold")  # noqa: E731
@@ -25,12 +25,12 @@ def _human(info: dict) -> None:
                                 f"({info['echoes']} query echoes), last sync {info['last_sync'] or 'never'}"))
         t = Table("agent", "sessions", "records", box=None, pad_edge=False)
         for agent, n in info["agents"].items():
-            t.add_row(agent, str(n["sessions"]), str(n["records"]))
+            t.add_row(clean(agent), str(n["sessions"]), str(n["records"]))
         out.print(t)
         if info["projects"]:
             t = Table("agent", "project", "sessions", "records", box=None, pad_edge=False, title_justify="left")
             for p in info["projects"][:15]:
-                t.add_row(p["agent"], p["project"] or "-", str(p["sessions"]), str(p["records"]))
+                t.add_row(clean(p["agent"]), clean(p["project"] or "-"), str(p["sessions"]), str(p["records"]))
             out.print(t)
         if info["skipped_lines"]:
             out.print(Text.assemble((f"{info['skipped_lines']} line(s) skipped", "yellow"),

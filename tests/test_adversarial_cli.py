@@ -1,0 +1,407 @@
+"""Adversarial input at the command line: huge queries, terminal escapes in session text, a full
+disk, read-only and damaged stores, out-of-range counts, and repeated-search notes that must reach
+only the agent session that repeated itself."""
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from backscroll.cli import app
+
+SESSION = "5b0e7a52-1111-4222-8333-444455556666"
+ESCAPES = ("\x1b]52;c;cm0gLXJmIH4=\x07", "\x1b[2J", "\x1b]0;pwned\x07", "\x9b31m")
+
+
+def cli(*args):
+    return CliRunner().invoke(app, list(args))
+
+
+def cli_env(home, **extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BACKSCROLL_")}
+    return {**env, "HOME": str(home.home), "BACKSCROLL_HOME": str(home.data), "BACKSCROLL_EMBEDDER": "fake",
+            "HF_HUB_OFFLINE": "1", **extra}
+
+
+def run_cli(home, *args, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "backscroll", *args], env=cli_env(home), capture_output=True,
+                          text=True, timeout=120, **kw)
+
+
+def error_of(stderr: str) -> dict:
+    return json.loads(stderr.strip().splitlines()[-1])["error"]
+
+
+@pytest.fixture
+def hostile_session(session_builder):
+    s = session_builder.claude(project="shop", session_id=SESSION)
+    s.summary("deploy notes " + ESCAPES[2])
+    s.user("how do we deploy the hello service? " + " ".join(ESCAPES))
+    s.assistant("deploy hello with make release " + ESCAPES[0] + " then \x1b[31mcheck\x1b[0m")
+    s.tool("cat deploy.log", "hello deployed " + ESCAPES[1])
+    return s
+
+
+# -- item 22: counts out of range are usage errors -------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ["show", SESSION, "--limit", "99999999999999999999"],
+    ["show", SESSION, "--offset", "99999999999999999999"],
+    ["show", SESSION, "--context", "99999999999999999999"],
+    ["show", SESSION, "--offset", "-1"],
+    ["show", SESSION, "-C", "-5"],
+    ["list", "--limit", "99999999999999999999"],
+    ["list", "--offset", "99999999999999999999"],
+    ["list", "--limit", "-3"],
+])
+def test_out_of_range_counts_are_usage_errors(hostile_session, backscroll_index, args):
+    backscroll_index(embed=False)
+    r = cli(*args)
+    assert r.exit_code == 2, (r.exit_code, r.output)
+    assert "internal error" not in r.output
+
+
+def test_library_rejects_out_of_range_counts(hostile_session, backscroll_index, backscroll_home):
+    from backscroll import api
+    from backscroll.errors import UsageError
+
+    backscroll_index(embed=False)
+    cfg = backscroll_home.config()
+    for kw in ({"limit": 10**20}, {"offset": -1}, {"context": 10**20}):
+        with pytest.raises(UsageError):
+            api.show(SESSION, cfg=cfg, **kw)
+    with pytest.raises(UsageError):
+        api.list_sessions(offset=10**20, cfg=cfg)
+
+
+# -- item 18: terminal escapes never reach the terminal raw ----------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ["search", "deploy", "hello", "--mode", "lexical"],
+    ["search", "hello", "deployed", "--content-type", "tool", "--mode", "lexical"],
+    ["show", SESSION],
+    ["show", SESSION, "--full"],
+    ["list"],
+    ["status"],
+])
+def test_human_output_has_no_control_characters(hostile_session, backscroll_index, args):
+    backscroll_index(embed=False)
+    r = cli(*args)
+    assert r.exit_code == 0, r.output
+    bad = [c for c in r.output if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) < 0xA0]
+    assert not bad, f"raw control characters reached the terminal: {bad!r}"
+    if args[0] != "status":
+        assert "␛" in r.output, "the escape is shown, not silently dropped"
+
+
+def test_json_keeps_the_text_exactly(hostile_session, backscroll_index):
+    backscroll_index(embed=False)
+    r = cli("show", SESSION, "--json")
+    texts = " ".join(rec["text"] for rec in json.loads(r.stdout)["records"])
+    assert all(e in texts for e in ESCAPES[:3])
+
+
+def test_clean_is_one_for_one():
+    from backscroll.render import clean
+
+    raw = "a\x1b[2Jb\tc\nd\x07\x7f\x9b\r"
+    assert len(clean(raw)) == len(raw)
+    assert clean(raw) == "a␛[2Jb\tc\nd␇␡\ufffd␍"
+
+
+# -- item 8: a huge query is cut to a size that can be searched -----------------------------------
+
+def _huge_query(n_words: int = 20000) -> str:
+    import random
+
+    rnd = random.Random(7)
+    words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 9))) for _ in range(n_words)]
+    return "deploy hello " + " ".join(words)
+
+
+def test_plan_caps_length_and_terms():
+    from backscroll.lexical import analyze
+    from backscroll.query import MAX_QUERY_CHARS, MAX_QUERY_TERMS, plan
+
+    p = plan(_huge_query()[:100_000], analyze)
+    assert len(p.text) <= MAX_QUERY_CHARS
+    assert len(p.terms) <= MAX_QUERY_TERMS and p.terms[:2] == ("deploy", "hello")
+    assert len(p.lexical_terms) <= MAX_QUERY_TERMS
+    assert any("characters" in n for n in p.notes) and any("different words" in n for n in p.notes)
+    short = plan("deploy the hello service", analyze)
+    assert short.notes == ()
+
+
+def test_many_short_words_are_capped_too():
+    from backscroll.lexical import analyze
+    from backscroll.query import MAX_QUERY_TERMS, plan
+
+    p = plan(" ".join(f"w{i}" for i in range(300)), analyze)  # < 2,000 characters, 300 words
+    assert len(p.terms) == MAX_QUERY_TERMS and len(p.notes) == 1
+
+
+def test_huge_query_searches_with_a_note(hostile_session, backscroll_index):
+    backscroll_index(embed=False)
+    query = _huge_query()[:100_000]
+    r = cli("search", "--mode", "lexical", "--json", "--", query)
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert any("only its first 2,000 were searched" in n for n in data["notes"])
+    assert any("only the first 64 were searched" in n for n in data["notes"])
+    assert len(data["query"]) <= 2000
+    human = cli("search", "--mode", "lexical", "--", query)
+    assert "only the first 64 were searched" in human.stderr
+    assert "only the first 64" not in human.stdout
+
+
+# -- item 24: the repeated-search note reaches only the agent session that repeated itself -------
+
+def _ago(seconds: float) -> str:
+    from datetime import datetime, timedelta, timezone
+
+    from backscroll.dates import format_ts
+
+    return format_ts(datetime.now(timezone.utc) - timedelta(seconds=seconds))
+
+
+def _agent_searching(session_builder, command: str, *, start: str, project: str = "shop"):
+    """An agent session that ran ``command`` once (with output) and is running it again now."""
+    from datetime import timedelta
+
+    s = session_builder.claude(project=project, start=start)
+    s.clock.step = timedelta(seconds=2)
+    s.user("what did we decide about the job queue?")
+    s.tool(command, "1. Use Postgres SKIP LOCKED for the job queue.")
+    s.tool_use("Bash", {"command": command})  # in flight: no output yet
+    return s
+
+
+@pytest.fixture
+def decision(session_builder):
+    old = session_builder.claude(project="shop", start="2026-10-01T09:00:00Z")
+    old.assistant("Use Postgres SKIP LOCKED for the job queue.")
+
+
+def test_future_timestamps_never_block(decision, session_builder, backscroll_search):
+    """A log from a machine whose clock runs an hour ahead: its calls look in flight forever."""
+    _agent_searching(session_builder, "backscroll search 'job queue'", start=_ago(-3600))
+    res = backscroll_search("job queue", caller_argv=["search", "job queue"])
+    assert res.repeated is None and res.results
+
+
+def test_another_sessions_search_is_not_ours(decision, session_builder, backscroll_search):
+    """Session A repeats a search; B's own different-looking command for the same words runs."""
+    _agent_searching(session_builder, "backscroll search job queue", start=_ago(30))
+    res = backscroll_search("job queue", caller_argv=["search", "job queue", "--json"])
+    assert res.repeated is None and res.results
+    mine = backscroll_search("job queue", caller_argv=["search", "job", "queue"])
+    assert mine.repeated is not None, "the session that did repeat itself is still told"
+
+
+def test_two_sessions_running_the_same_command_are_ambiguous(decision, session_builder, backscroll_search):
+    _agent_searching(session_builder, "backscroll search 'job queue'", start=_ago(30))
+    _agent_searching(session_builder, "backscroll search 'job queue'", start=_ago(20), project="infra")
+    res = backscroll_search("job queue", caller_argv=["search", "job queue"])
+    assert res.repeated is None and res.results
+
+
+def test_an_explicit_session_id_wins(decision, session_builder, backscroll_search):
+    a = _agent_searching(session_builder, "backscroll search 'job queue'", start=_ago(30))
+    _agent_searching(session_builder, "backscroll search 'job queue'", start=_ago(20), project="infra")
+    res = backscroll_search("job queue", caller_argv=["search", "job queue"], caller_session=a.session_id)
+    assert res.repeated is not None and res.repeated["session_id"] == a.session_id
+
+
+def test_library_caller_without_identity_is_never_told(decision, session_builder, backscroll_search):
+    _agent_searching(session_builder, "backscroll search 'job queue'", start=_ago(30))
+    assert backscroll_search("job queue").repeated is None
+
+
+def _run_on_terminal(home, args, **env) -> tuple[int, str]:
+    """Run the CLI with stdin and stdout on a pseudo-terminal, as a person at a terminal does."""
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "backscroll", *args], env=cli_env(home, **env),
+                            stdin=slave, stdout=slave, stderr=subprocess.PIPE)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    proc.stderr.read()
+    return proc.wait(timeout=120), out.decode(errors="replace")
+
+
+def test_a_person_typing_the_agents_command_gets_results(decision, session_builder, backscroll_home):
+    _agent_searching(session_builder, "backscroll search --mode lexical 'job queue'", start=_ago(30))
+    code, out = _run_on_terminal(backscroll_home, ["search", "--mode", "lexical", "job queue"])
+    assert code == 0 and "[repeated search]" not in out and "SKIP LOCKED" in out
+    piped = run_cli(backscroll_home, "search", "--mode", "lexical", "job queue")
+    assert piped.stdout.startswith("[repeated search]"), "through a pipe (an agent's shell tool) it is the agent"
+
+
+def test_a_terminal_with_a_session_id_is_an_agent(decision, session_builder, backscroll_home):
+    s = _agent_searching(session_builder, "backscroll search --mode lexical 'job queue'", start=_ago(30))
+    code, out = _run_on_terminal(backscroll_home, ["search", "--mode", "lexical", "job queue"],
+                                 BACKSCROLL_SESSION_ID=s.session_id)
+    assert code == 0 and "[repeated search]" in out
+
+
+# -- item 21: a damaged store is reported as such, and nothing more is written to it --------------
+
+def _corrupt_page_holding(db, marker: bytes) -> None:
+    """Checkpoint the WAL, then overwrite the b-tree page header of the page that holds ``marker``."""
+    conn = sqlite3.connect(db)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    data = bytearray(db.read_bytes())
+    at = data.find(marker)
+    assert at > page_size, "the marker is in a page past the header"
+    page = at // page_size
+    data[page * page_size: page * page_size + 12] = b"\xff" * 12
+    db.write_bytes(bytes(data))
+
+
+@pytest.fixture
+def damaged_store(session_builder, backscroll_index, backscroll_home):
+    for i in range(40):
+        s = session_builder.claude(project=f"p{i % 4}")
+        s.user(("MIDDLE-MARKER-7f3a " if i == 20 else "") + f"session {i}: what about module {i}? " + "lorem " * 60)
+        s.assistant(f"module {i} is fine " + "ipsum " * 80)
+    backscroll_index(embed=False)
+    db = backscroll_home.data / "backscroll.db"
+    _corrupt_page_holding(db, b"MIDDLE-MARKER-7f3a")
+    return db
+
+
+@pytest.mark.parametrize("command", [["list", "--no-sync", "--json"], ["status", "--json"]])
+def test_damaged_store_is_corrupt_store_not_internal_error(damaged_store, backscroll_home, command):
+    r = run_cli(backscroll_home, *command)
+    assert r.returncode == 1
+    err = error_of(r.stderr)
+    assert err["kind"] == "corrupt-store", err
+    assert ".recover" in err["hint"] and "move it aside" not in err["hint"]
+
+
+def test_index_refuses_to_write_into_a_damaged_store(damaged_store, backscroll_home, session_builder):
+    before = damaged_store.read_bytes()
+    s = session_builder.claude(project="new")
+    s.user("a new session that must not be written into a damaged store")
+    r = run_cli(backscroll_home, "index", "--no-embed", "--json")
+    assert r.returncode == 1, r.stderr
+    assert error_of(r.stderr)["kind"] == "corrupt-store"
+    assert damaged_store.read_bytes() == before
+    wal = damaged_store.with_name("backscroll.db-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_a_sound_store_never_gets_the_discard_hint(hostile_session, backscroll_index, backscroll_home):
+    from backscroll.errors import store_failure
+
+    backscroll_index(embed=False)
+    exc = sqlite3.DatabaseError("database disk image is malformed")  # raised, but quick_check finds nothing
+    assert store_failure(exc, backscroll_home.data / "backscroll.db") is None
+
+
+# -- item 20: a full disk and a read-only store are reported as what they are --------------------
+
+@pytest.fixture
+def small_fs(tmp_path):
+    """A real small filesystem (tmpfs), mounted for the test: ``mount(size, ro=False)`` -> its path."""
+    mounted = []
+
+    def mount(size: str):
+        where = tmp_path / f"fs{len(mounted)}"
+        where.mkdir()
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(where)],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            pytest.skip(f"cannot mount a small filesystem here (needs root): {r.stderr.strip()}")
+        mounted.append(where)
+        return where
+
+    yield mount
+    for where in mounted:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def _run_in(home, data, *args) -> subprocess.CompletedProcess:
+    env = cli_env(home, BACKSCROLL_HOME=str(data))
+    return subprocess.run([sys.executable, "-m", "backscroll", *args], env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def _many_sessions(session_builder, n: int) -> None:
+    for i in range(n):
+        s = session_builder.claude(project=f"bulk{i % 5}")
+        for t in range(20):
+            s.user(f"bulk session {i} turn {t} about module_{i}_{t} " + "lorem ipsum dolor " * 30)
+            s.assistant(f"answer {i} {t} " + "sit amet consectetur " * 40)
+
+
+def test_disk_full_during_index(session_builder, backscroll_home, small_fs):
+    data = small_fs("1m") / "data"
+    first = session_builder.claude(project="kept")
+    first.user("the retry budget is seven attempts")
+    assert _run_in(backscroll_home, data, "index", "--no-embed").returncode == 0
+    _many_sessions(session_builder, 60)  # about 3 MB of sessions for 1 MB of disk
+    r = _run_in(backscroll_home, data, "index", "--no-embed", "--json")
+    assert r.returncode == 1
+    err = error_of(r.stderr)
+    assert err["kind"] == "disk-full", err
+    assert "corrupt" not in r.stderr and "move it aside" not in r.stderr
+    assert not [p.name for p in data.rglob("*") if ".tmp" in p.name], "temp files are removed"
+    found = _run_in(backscroll_home, data, "search", "retry", "budget", "--no-sync", "--json", "--mode", "lexical")
+    assert found.returncode == 0, found.stderr
+    assert "seven attempts" in found.stdout, "what was stored before is intact"
+
+
+def _read_only_store(session_builder, backscroll_home, small_fs):
+    mnt = small_fs("20m")
+    data = mnt / "data"
+    s = session_builder.claude(project="backup", session_id=SESSION)
+    s.user("where do the nightly backups go?")
+    s.assistant("Nightly backups go to the cold bucket, kept for ninety days.")
+    assert _run_in(backscroll_home, data, "index").returncode == 0
+    later = session_builder.claude(project="backup")
+    later.user("a session written after the backup was taken")
+    r = subprocess.run(["mount", "-o", "remount,ro", str(mnt)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot remount read-only: {r.stderr.strip()}")
+    return data
+
+
+def test_read_only_store_is_searched_as_it_is(session_builder, backscroll_home, small_fs):
+    data = _read_only_store(session_builder, backscroll_home, small_fs)
+    r = _run_in(backscroll_home, data, "search", "nightly", "backups", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert "cold bucket" in out["results"][0]["text"]
+    assert any("cannot be written" in n for n in out["notes"])
+    human = _run_in(backscroll_home, data, "search", "nightly", "backups")
+    assert human.returncode == 0 and "cannot be written" in human.stderr
+    for args in (["list"], ["show", SESSION], ["status", "--json"]):
+        r = _run_in(backscroll_home, data, *args)
+        assert r.returncode == 0, (args, r.stderr)
+    assert json.loads(_run_in(backscroll_home, data, "status", "--json").stdout)["read_only"] is True
+
+
+def test_index_into_a_read_only_store_says_read_only(session_builder, backscroll_home, small_fs):
+    data = _read_only_store(session_builder, backscroll_home, small_fs)
+    r = _run_in(backscroll_home, data, "index", "--json")
+    assert r.returncode == 1
+    err = error_of(r.stderr)
+    assert err["kind"] == "read-only-store", err
+    assert "corrupt" not in r.stderr and "move it aside" not in r.stderr
