@@ -83,11 +83,10 @@ def model_path(verify: bool = False) -> Path:
 def _offline() -> None:
     """Make the model libraries silent and local; called where the model loads, before onnxruntime is imported.
 
-    onnxruntime's official wheels build in Microsoft's 1DS telemetry (1.31 and 1.32 checked; the 1.24 Linux
-    wheel has none): ``import
-    onnxruntime`` creates a device id and an event queue under ``$XDG_CACHE_HOME/Microsoft/DeveloperTools/
-    .onnxruntime/``, a session file ``$TMPDIR/.ses``, and about 9 s later starts resolving
-    ``mobile.events.data.microsoft.com`` to upload. ``ORT_DISABLE_TELEMETRY=1`` read when the library
+    onnxruntime's official wheels build in Microsoft's 1DS telemetry (1.31 and 1.32 checked; the 1.24
+    Linux wheel has none): ``import onnxruntime`` creates a device id and an event queue under
+    ``$XDG_CACHE_HOME/Microsoft/DeveloperTools/.onnxruntime/``, a session file ``$TMPDIR/.ses``, and
+    about 9 s later starts resolving ``mobile.events.data.microsoft.com`` to upload. ``ORT_DISABLE_TELEMETRY=1`` read when the library
     initialises prevents all of it; ``onnxruntime.disable_telemetry_events()`` after import does not stop
     the uploader. (If the host program imported onnxruntime before backscroll loads the model, it is too
     late for this switch: such a program must set the variable itself.) ``HF_HUB_OFFLINE`` only guards
