@@ -4,7 +4,8 @@ Bulk indexing embeds through fastembed, as a custom model whose tokenizer files 
 backscroll (``backscroll/model``, max length 256, the model's training length). Queries and the
 handful of texts a search-time sync brings run the same ONNX graph through onnxruntime and
 tokenizers directly, which gives identical vectors without fastembed's import cost (about 0.4 s of
-every cold search). ``HF_HUB_OFFLINE=1`` is always set: nothing is ever downloaded.
+every cold search). Nothing is ever downloaded, sent or cached outside the data dir: see
+``_offline``, which runs before either path imports onnxruntime.
 
 ``BACKSCROLL_EMBEDDER=fake`` selects a deterministic hashing embedder (unit tests); ``minilm`` is
 the default.
@@ -21,8 +22,6 @@ from typing import Protocol, Sequence
 import numpy as np
 
 from .errors import SemanticUnavailableError
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 MODEL_DIR = Path(__file__).parent / "model"
 MINILM_ID = "all-MiniLM-L6-v2-int8"
@@ -81,6 +80,22 @@ def model_path(verify: bool = False) -> Path:
     return path
 
 
+def _offline() -> None:
+    """Make the model libraries silent and local; called where the model loads, before onnxruntime is imported.
+
+    onnxruntime's official wheels build in Microsoft's 1DS telemetry (1.31 and 1.32 checked; the 1.24
+    Linux wheel has none): ``import onnxruntime`` creates a device id and an event queue under
+    ``$XDG_CACHE_HOME/Microsoft/DeveloperTools/.onnxruntime/``, a session file ``$TMPDIR/.ses``, and
+    about 9 s later starts resolving ``mobile.events.data.microsoft.com`` to upload. ``ORT_DISABLE_TELEMETRY=1`` read when the library
+    initialises prevents all of it; ``onnxruntime.disable_telemetry_events()`` after import does not stop
+    the uploader. (If the host program imported onnxruntime before backscroll loads the model, it is too
+    late for this switch: such a program must set the variable itself.) ``HF_HUB_OFFLINE`` only guards
+    fastembed's download path, which the local model files already bypass.
+    """
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
 class MiniLMEmbedder:
     """Bulk document embedding through fastembed (custom model, offline)."""
 
@@ -88,6 +103,7 @@ class MiniLMEmbedder:
     dim = DIM
 
     def __init__(self, batch_size: int = 32):
+        _offline()
         onnx = model_path(verify=True)
         from fastembed import TextEmbedding
         from fastembed.common.model_description import ModelSource, PoolingType
@@ -98,7 +114,10 @@ class MiniLMEmbedder:
                 FASTEMBED_NAME, pooling=PoolingType.MEAN, normalization=True,
                 sources=ModelSource(hf="backscroll/none"), dim=DIM, model_file=str(onnx),
             )
-        self._model = TextEmbedding(FASTEMBED_NAME, specific_model_path=str(MODEL_DIR))
+        # cache_dir: fastembed otherwise creates $TMPDIR/fastembed_cache; the model's own (existing)
+        # directory is never written to, as the model is read from specific_model_path.
+        self._model = TextEmbedding(FASTEMBED_NAME, specific_model_path=str(MODEL_DIR), cache_dir=str(MODEL_DIR),
+                                    local_files_only=True)
         self.batch_size = batch_size
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -114,6 +133,7 @@ class DirectMiniLM:
     dim = DIM
 
     def __init__(self):
+        _offline()
         import onnxruntime as ort
         from tokenizers import Tokenizer
 

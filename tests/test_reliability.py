@@ -1,10 +1,9 @@
 """Reliability and security: kills, concurrent processes, self-healing derived data, redaction,
-owner-only files, no network, and fuzzed parser input."""
+owner-only files and fuzzed parser input (no network: test_no_network.py)."""
 
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -236,31 +235,6 @@ def test_redaction_can_be_turned_off(session_builder, backscroll_home, backscrol
     session_builder.claude().user(f"the key is {SECRETS['aws-access-key']}")
     backscroll_index()
     assert SECRETS["aws-access-key"] in backscroll_search("the key is", mode="lexical").results[0].text
-
-
-# -- no network --------------------------------------------------------------------------------
-
-@pytest.mark.slow
-def test_index_and_hybrid_search_open_no_socket(session_builder, backscroll_index, backscroll_search, monkeypatch):
-    attempts = []
-
-    def refuse(*args, **kwargs):
-        attempts.append(args)
-        raise OSError("network access attempted")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
-    monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "minilm")
-    s = session_builder.claude()
-    s.user("which library handles our date maths?")
-    s.assistant("pendulum, because it is timezone aware")
-    out = backscroll_index()
-    assert out.embedded == 2 and not out.notes
-    res = backscroll_search("calendar arithmetic library")
-    assert res.mode == "hybrid" and res.results
-    assert attempts == []
 
 
 # -- fuzzing -----------------------------------------------------------------------------------
