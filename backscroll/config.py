@@ -142,8 +142,13 @@ def resolve(
     file_roots = file_values.get("roots", {}) or {}
     for name, agent in AGENTS.items():
         path, origin = agent.default_root(env)
-        if origin == "default" and name in file_roots:
-            path, origin = _expand(file_roots[name]), "config"
+        value = file_roots.get(name)
+        if origin == "default" and value:
+            # A list names several roots for one agent (e.g. the trees holding Crush projects).
+            values = value if isinstance(value, list) else [value]
+            for extra in values[1:]:
+                roots.append(SourceRoot(_expand(extra), name, "config"))
+            path, origin = _expand(values[0]), "config"
         roots.append(SourceRoot(path, name, origin))
     for entry in file_values.get("sources", []) or []:
         if isinstance(entry, str):
