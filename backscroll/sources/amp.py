@@ -109,7 +109,9 @@ def _records(thread: dict, info: SessionInfo) -> tuple[list[Record], list[tuple[
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
         meta = msg.get("meta") if isinstance(msg.get("meta"), dict) else {}
+        # Assistant messages carry no time of their own: they follow the message before them.
         ts = normalize_timestamp(meta.get("sentAt")) or fallback
+        fallback = ts
         mid = msg.get("messageId") if isinstance(msg.get("messageId"), (int, str)) else n - 1
         base = f"{info.session_id}:{mid}"
         for i, block in enumerate(content):
