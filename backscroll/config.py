@@ -143,13 +143,12 @@ def resolve(
     for name, agent in AGENTS.items():
         path, origin = agent.default_root(env)
         value = file_roots.get(name)
-        if origin == "default" and value:
-            # A list names several roots for one agent (e.g. the trees holding Crush projects).
-            values = value if isinstance(value, list) else [value]
-            for extra in values[1:]:
-                roots.append(SourceRoot(_expand(extra), name, "config"))
+        # A list names several roots for one agent (e.g. the trees holding Crush projects).
+        values = (value if isinstance(value, list) else [value]) if origin == "default" and value else []
+        if values:
             path, origin = _expand(values[0]), "config"
         roots.append(SourceRoot(path, name, origin))
+        roots.extend(SourceRoot(_expand(extra), name, "config") for extra in values[1:])
     for entry in file_values.get("sources", []) or []:
         if isinstance(entry, str):
             entry = {"path": entry}
