@@ -23,6 +23,8 @@ def test_goose_is_registered_with_its_default_root(backscroll_home, monkeypatch)
     monkeypatch.setenv("GOOSE_PATH_ROOT", str(backscroll_home.root / "g"))
     root = next(r for r in backscroll_home.config().roots if r.agent == "goose")
     assert (root.path, root.origin) == (backscroll_home.root / "g/data/sessions", "env $GOOSE_PATH_ROOT")
+    assert goose.claims(root.path / "20250101_1.jsonl") and goose.claims(root.path / "sessions.db")
+    assert not goose.claims(backscroll_home.home / ".factory/sessions/20250101_1.jsonl")
 
 
 def test_goose_database_records_of_every_kind(backscroll_home, backscroll_index):

@@ -53,7 +53,8 @@ def _is_db(path: Path) -> bool:
 def claims(path: Path) -> bool:
     if _is_db(path):
         return True
-    return path.suffix == ".jsonl" and path.parent.name == "sessions" and "goose" in path.parts[-4:-1]
+    # ``<data dir>/sessions/*.jsonl``: the data dir is ``.../goose`` or ``$GOOSE_PATH_ROOT/data``.
+    return path.suffix == ".jsonl" and path.parent.name == "sessions" and path.parent.parent.name in ("goose", "data")
 
 
 def session_for(path: Path) -> SessionInfo:
