@@ -78,3 +78,22 @@ def test_config_roots_may_list_several_directories_for_one_agent(cli, backscroll
     r = cli("list", "--agent", "crush", "--json")
     sessions = json.loads(r.stdout)["sessions"]
     assert {s["title"] for s in sessions} == {"Sync conflicts on save", "Find where notes are merged"}
+
+
+def test_every_new_shell_tool_is_known_to_the_echo_rules(backscroll_home, backscroll_index):
+    """Reclassification (after an echo-rule change) and the ``$`` prefix in views read this list."""
+    from backscroll import classify, ingest
+    from backscroll.sources import amp, crush, droid, goose, openhands, zed
+    from backscroll.store import Store
+
+    for module in (amp, crush, droid, goose, openhands, zed):
+        assert module.SHELL_TOOLS <= classify.SHELL_TOOLS, module.__name__
+    install_all(backscroll_home.home)
+    backscroll_index(embed=False)
+    store = Store.open(backscroll_home.config().db_path)
+    try:
+        store.set_meta("classifier_version", "0")
+        store.conn.execute("UPDATE records SET is_echo = 0")
+        assert ingest.reclassify(store) == 6, "each agent's one echo call is found again"
+    finally:
+        store.close()
