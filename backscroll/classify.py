@@ -20,6 +20,8 @@ RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
 # Tools whose input is a shell command, across agents (the only calls that can be echoes).
 SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_shell_command",
                          "bash", "shell_command"})
+# Amp, Goose, Factory Droid, Zed and OpenHands name their shell tools so.
+SHELL_TOOLS = SHELL_TOOLS | {"developer__shell", "Execute", "terminal", "execute_bash"}
 PROGRAM = "backscroll"
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "\n", "|&", ";;", "(", ")", ";&", ";;&"})

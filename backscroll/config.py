@@ -142,9 +142,13 @@ def resolve(
     file_roots = file_values.get("roots", {}) or {}
     for name, agent in AGENTS.items():
         path, origin = agent.default_root(env)
-        if origin == "default" and name in file_roots:
-            path, origin = _expand(file_roots[name]), "config"
+        value = file_roots.get(name)
+        # A list names several roots for one agent (e.g. the trees holding Crush projects).
+        values = (value if isinstance(value, list) else [value]) if origin == "default" and value else []
+        if values:
+            path, origin = _expand(values[0]), "config"
         roots.append(SourceRoot(path, name, origin))
+        roots.extend(SourceRoot(_expand(extra), name, "config") for extra in values[1:])
     for entry in file_values.get("sources", []) or []:
         if isinstance(entry, str):
             entry = {"path": entry}

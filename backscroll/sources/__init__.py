@@ -136,10 +136,56 @@ def block_text(content: object) -> str:
     return render_input(content)
 
 
+def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, timeout: float = 1.0):
+    """``read(conn)`` inside one read-only snapshot of the SQLite database at ``path``.
+
+    Opened with ``mode=ro`` (a missing file is never created) beside a live writer in WAL mode; a busy
+    database is retried a few times. Failures become ``OSError`` naming ``what`` (the agent).
+    """
+    import sqlite3
+    import time
+    from urllib.parse import quote
+
+    for attempt in range(attempts):
+        conn = None
+        try:
+            conn = sqlite3.connect(f"file:{quote(path.as_posix())}?mode=ro", uri=True, timeout=timeout,
+                                   isolation_level=None)
+            conn.execute("BEGIN")
+            return read(conn)
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if ("locked" in text or "busy" in text) and attempt + 1 < attempts:
+                time.sleep(0.1 * (attempt + 1))
+                continue
+            raise OSError(f"{what} database unreadable: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            raise OSError(f"not a readable {what} database: {exc}") from None
+        finally:
+            if conn is not None:
+                conn.close()
+    raise OSError(f"{what} database busy")  # pragma: no cover
+
+
+def db_stat(path: Path) -> tuple[int, int]:
+    """Size and mtime of a SQLite database plus its ``-wal`` file (uncheckpointed commits count)."""
+    st = os.stat(path)
+    size, mtime = st.st_size, st.st_mtime_ns
+    try:
+        wal = os.stat(f"{path}-wal")
+    except FileNotFoundError:
+        return size, mtime
+    if wal.st_size:
+        size, mtime = size + wal.st_size, max(mtime, wal.st_mtime_ns)
+    return size, mtime
+
+
 def _registry() -> dict[str, Agent]:
     from . import claude, codex, gemini, opencode, pi
+    from . import amp, crush, droid, goose, openhands, zed
 
-    return {a.name: a for a in (claude.AGENT, codex.AGENT, gemini.AGENT, opencode.AGENT, pi.AGENT)}
+    return {a.name: a for a in (claude.AGENT, codex.AGENT, gemini.AGENT, opencode.AGENT, pi.AGENT,
+                                amp.AGENT, goose.AGENT, droid.AGENT, crush.AGENT, zed.AGENT, openhands.AGENT)}
 
 
 AGENTS: dict[str, Agent] = _registry()
