@@ -19,7 +19,10 @@ VERSION = 1
 RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
 # Tools whose input is a shell command, across agents (the only calls that can be echoes).
 SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_shell_command",
-                         "bash", "shell_command"})
+                         "bash", "shell_command",
+                         # Cline/Roo/Kilo, Cursor, Copilot (CLI and VS Code), Kimi, Aider's /run
+                         "execute_command", "run_terminal_cmd", "run_terminal_command", "run_terminal_command_v2",
+                         "Shell", "powershell", "run_in_terminal", "run"})
 PROGRAM = "backscroll"
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "\n", "|&", ";;", "(", ")", ";&", ";;&"})

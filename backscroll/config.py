@@ -141,10 +141,13 @@ def resolve(
     roots: list[SourceRoot] = []
     file_roots = file_values.get("roots", {}) or {}
     for name, agent in AGENTS.items():
-        path, origin = agent.default_root(env)
-        if origin == "default" and name in file_roots:
-            path, origin = _expand(file_roots[name]), "config"
-        roots.append(SourceRoot(path, name, origin))
+        found = agent.default_root(env)
+        defaults = found if isinstance(found, list) else [found]
+        if name in file_roots and all(origin == "default" for _p, origin in defaults):
+            given = file_roots[name]  # one path, or a list of them (aider: the repositories' parents)
+            defaults = [(_expand(p), "config") for p in (given if isinstance(given, list) else [given])
+                        if isinstance(p, str)]
+        roots.extend(SourceRoot(path, name, origin) for path, origin in defaults)
     for entry in file_values.get("sources", []) or []:
         if isinstance(entry, str):
             entry = {"path": entry}
