@@ -199,10 +199,12 @@ def test_cursor_editor_is_read_only_and_rereads_only_changed_composers(backscrol
     assert out.report.records_replaced == 0  # the unchanged composer was not read again
     assert {k: v for k, v in after.items() if k.startswith(comp)} == {k: v for k, v in before.items() if k.startswith(comp)}
     assert "c0:x#0" in after
-    missing = backscroll_home.home / ".config" / "Cursor" / "User" / "globalStorage" / "gone.vscdb"
-    with pytest.raises(OSError):
-        cursor._read_editor(missing.with_name("state.vscdb").with_suffix(".missing"), {})
-    assert not missing.exists()
+    missing = backscroll_home.root / "elsewhere" / "globalStorage" / "state.vscdb"
+    missing.parent.mkdir(parents=True)
+    for read in (lambda: cursor.read_whole(missing, {}), lambda: cursor.read_whole(missing.parent / "x/y/chats/z/store.db", {})):
+        with pytest.raises(OSError):
+            read()
+    assert list(missing.parent.iterdir()) == []  # nothing created
 
 
 def test_copilot_cli(indexed):
