@@ -19,9 +19,12 @@ VERSION = 1
 RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
 # Tools whose input is a shell command, across agents (the only calls that can be echoes).
 SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_shell_command",
-                         "bash", "shell_command"})
-# Amp, Goose, Factory Droid, Zed and OpenHands name their shell tools so.
-SHELL_TOOLS = SHELL_TOOLS | {"developer__shell", "Execute", "terminal", "execute_bash"}
+                         "bash", "shell_command",
+                         # Cline/Roo/Kilo, Cursor, Copilot (CLI and VS Code), Kimi, Aider's /run
+                         "execute_command", "run_terminal_cmd", "run_terminal_command", "run_terminal_command_v2",
+                         "Shell", "powershell", "run_in_terminal", "run",
+                         # Amp, Goose, Factory Droid, Zed, OpenHands
+                         "developer__shell", "Execute", "terminal", "execute_bash"})
 PROGRAM = "backscroll"
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "\n", "|&", ";;", "(", ")", ";&", ";;&"})

@@ -141,14 +141,13 @@ def resolve(
     roots: list[SourceRoot] = []
     file_roots = file_values.get("roots", {}) or {}
     for name, agent in AGENTS.items():
-        path, origin = agent.default_root(env)
-        value = file_roots.get(name)
-        # A list names several roots for one agent (e.g. the trees holding Crush projects).
-        values = (value if isinstance(value, list) else [value]) if origin == "default" and value else []
-        if values:
-            path, origin = _expand(values[0]), "config"
-        roots.append(SourceRoot(path, name, origin))
-        roots.extend(SourceRoot(_expand(extra), name, "config") for extra in values[1:])
+        found = agent.default_root(env)
+        defaults = found if isinstance(found, list) else [found]
+        if name in file_roots and all(origin == "default" for _p, origin in defaults):
+            given = file_roots[name]  # one path, or a list of them (aider: the repositories' parents)
+            defaults = [(_expand(p), "config") for p in (given if isinstance(given, list) else [given])
+                        if isinstance(p, str)]
+        roots.extend(SourceRoot(path, name, origin) for path, origin in defaults)
     for entry in file_values.get("sources", []) or []:
         if isinstance(entry, str):
             entry = {"path": entry}

@@ -49,7 +49,7 @@ def test_index_json_summary_and_status(cli, corpus):
     assert info["agents"]["claude"]["sessions"] == 2 and info["agents"]["codex"]["records"] == 2
     from backscroll.sources import AGENTS
 
-    assert {root["agent"]: root["from"] for root in info["roots"]} == {name: "default" for name in AGENTS}
+    assert {root["agent"]: root["from"] for root in info["roots"]} == {name: "default" for name in AGENTS if name != "aider"}  # aider: configured roots only
     assert info["paths"]["home"]["from"] == "env $BACKSCROLL_HOME"
 
 

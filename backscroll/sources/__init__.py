@@ -62,7 +62,8 @@ class Agent:
     is not visible in the file's own size and mtime (a database's WAL)."""
 
     name: str
-    default_root: Callable[[Mapping[str, str]], tuple[Path, str]]
+    # ``(path, origin)``, or a list of them for an agent that keeps sessions in several places
+    default_root: Callable[[Mapping[str, str]], tuple[Path, str] | list[tuple[Path, str]]]
     claims: Callable[[Path], bool]
     session_for: Callable[[Path], SessionInfo]
     parse_line: Callable[[object, int, SessionInfo], ParsedLine] | None = None
@@ -85,6 +86,20 @@ def home_root(env: Mapping[str, str], var: str, sub: str, default: str) -> tuple
         return Path(os.path.expanduser(env[var])) / sub, f"env ${var}"
     home = env.get("HOME") or os.path.expanduser("~")
     return Path(home) / default, "default"
+
+
+def editor_user_dirs(env: Mapping[str, str], apps: tuple[str, ...]) -> list[Path]:
+    """The ``User`` data dirs of VS Code-family editors (``Code``, ``Cursor``, ...) on this platform."""
+    import sys
+
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    if sys.platform == "darwin":
+        base = home / "Library" / "Application Support"
+    elif sys.platform.startswith("win"):
+        base = Path(env.get("APPDATA") or home / "AppData" / "Roaming")
+    else:
+        base = Path(os.path.expanduser(env["XDG_CONFIG_HOME"])) if env.get("XDG_CONFIG_HOME") else home / ".config"
+    return [base / app / "User" for app in apps]
 
 
 # Blocks agents inject into user turns that are not what the person wrote.
@@ -181,10 +196,12 @@ def db_stat(path: Path) -> tuple[int, int]:
 
 
 def _registry() -> dict[str, Agent]:
-    from . import claude, codex, gemini, opencode, pi
-    from . import amp, crush, droid, goose, openhands, zed
+    from . import aider, amp, claude, cline, codex, copilot, crush, cursor, droid, gemini, goose, kimi, omp
+    from . import opencode, openhands, pi, qwen, zed
 
     return {a.name: a for a in (claude.AGENT, codex.AGENT, gemini.AGENT, opencode.AGENT, pi.AGENT,
+                                cursor.AGENT, copilot.AGENT, cline.CLINE, cline.ROO, cline.KILO, aider.AGENT,
+                                omp.AGENT, qwen.AGENT, kimi.AGENT,
                                 amp.AGENT, goose.AGENT, droid.AGENT, crush.AGENT, zed.AGENT, openhands.AGENT)}
 
 
