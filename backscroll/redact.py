@@ -210,7 +210,7 @@ RULES: list[Rule] = [
     Rule("gitlab-token", ("gl",), re.compile(
         r"(?<![A-Za-z0-9_\-])gl(?:pat|dt|ptt|rt)-(?P<b>[A-Za-z0-9_\-]{20,}+)"), check=_body("b")),
     Rule("slack-token", ("xox",), re.compile(r"(?<![A-Za-z0-9_\-])xox[abeprs]-(?P<b>[A-Za-z0-9\-]{10,}+)"),
-         check=_body("b")),
+         check=lambda m: re.search(r"\d{6}", m.group("b")) is not None),  # team and user ids
     Rule("slack-token", ("xapp-",), re.compile(r"(?<![A-Za-z0-9_\-])xapp-(?P<b>\d-[A-Za-z0-9\-]{20,}+)"),
          check=_body("b")),
     Rule("slack-webhook", ("hooks.slack.com",), re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{20,}+")),

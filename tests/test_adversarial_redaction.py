@@ -88,7 +88,7 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     ("age", "AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQ8L5R0",
      ("QYQSZQGPQYQSZQGPQYQSZQGP",)),
     ("putty", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\nPublic-Lines: 2\n"
-     "AAAAC3NzaC1lZDI1NTE5AAAAIO7q9Lm2Np4Rt6Vw8Bk3Hc5Jd1Fg0Ks2Ma4Pb6Nn7\nXx8\nPrivate-Lines: 1\n"
+     "AAAAC3NzaC1lZDI1NTE5AAAAIPu8bL1cK3yZ0aAaBbCcDdEeFfGgHhIiJjKkLlMm\nXx8\nPrivate-Lines: 1\n"
      "AAAAIHd8Lm2Np4Rt6Vw8Bk3Hc5Jd1Fg0Ks2Ma4Pb6Nn7Xx9Qz\nPrivate-MAC: 5e4d3c2b1a0f9e8d7c6b5a49382716f5e4d3c2b1",
      ("AAAAIHd8Lm2Np4Rt6Vw8Bk3Hc5Jd1Fg0", "5e4d3c2b1a0f9e8d7c6b5a4")),
     ("pem-rsa", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAx4Tq9privatekeymaterial\n"
@@ -207,14 +207,16 @@ def test_look_alikes_survive_ingest(session_builder, backscroll_home, backscroll
     backscroll_index()
     shown = json.loads(CliRunner().invoke(app, ["show", s.session_id, "--json", "--full"]).stdout)
     texts = [r["text"] for r in shown["records"]]
-    assert texts == KEEP
+    assert texts == [k.strip() for k in KEEP]  # (the parser trims the ends of a message)
 
 
 def test_titles_tool_names_and_cwd_are_redacted(session_builder, backscroll_home, backscroll_index):
     token = "ghp_R8kM2vXq9LtY4wZp7NcB3hJd6FsA1uGe5TnQ"
-    s = session_builder.claude(project="titles", cwd=f"/work/{token}/shop")
+    # the session file's own path is named after the cwd, so put the token only in the recorded cwd
+    s = session_builder.claude(project="titles")
+    s.cwd = f"/work/{token}/shop"
     s.user("rotate the deploy token")
-    call = s.tool_use(f"Bash{token}", {"command": f"gh auth login --with-token {token}"})
+    call = s.tool_use(f"deploy-{token}", {"command": f"gh auth login --with-token {token}"})
     s.tool_result(call, "logged in")
     s.summary(f"Rotate {token} and redeploy")
     backscroll_index()
