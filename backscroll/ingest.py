@@ -166,13 +166,23 @@ class _Batch:
         self.first_ts: str | None = None
         self.last_ts: str | None = None
         self._sessions: list[SessionInfo] = []
+        self._fields: dict[str, str] = {}
+
+    def _field(self, value: str | None) -> str | None:
+        """A cwd or tool name, redacted once per batch (they repeat on every record)."""
+        if not value:
+            return value
+        out = self._fields.get(value)
+        if out is None:
+            out = self._fields[value] = self.redactor(value)
+        return out
 
     def _row(self, rec: Record, session: SessionInfo, is_echo: bool, tool_name: str | None) -> tuple:
         text, truncated = _cap_text(rec.text)
         cwd = rec.cwd or session.cwd
         if self.redactor is not None:
             text = self.redactor(text)
-            cwd, tool_name = _redact_field(self.redactor, cwd), _redact_field(self.redactor, tool_name)
+            cwd, tool_name = self._field(cwd), self._field(tool_name)
         return (
             rec.record_id, session.session_id, session.agent, _project(cwd), cwd, rec.role, rec.content_type,
             tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp, self.key, rec.line,

@@ -366,11 +366,13 @@ def _redact(text: str, counts: Counter | None, escapes: bool = True) -> str:
     found.update(i for m in _LOWER_MARKERS if m in low for i in _LOWER_MARKERS[m])
     for i in sorted(found):
         rule = RULES[i]
+        before = text
         if rule.group == "v" and len(low) == len(text):
             text = _apply_lower(rule, text, low, counts)
         else:
             text = _apply(rule, text, counts)
-        low = text.lower()
+        if text is not before:
+            low = text.lower()
     return text
 
 
