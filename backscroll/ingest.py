@@ -130,6 +130,17 @@ def _cap_text(text: str) -> tuple[str, bool]:
     return data[:MAX_TEXT_BYTES].decode("utf-8", "ignore"), True
 
 
+def _redact_field(redactor, value: str | None) -> str | None:
+    return redactor(value) if value and redactor is not None else value
+
+
+def _redacted_session(session: SessionInfo, redactor) -> SessionInfo:
+    """The session with its stored strings (title, cwd) redacted."""
+    if redactor is None or not (session.title or session.cwd):
+        return session
+    return replace(session, title=_redact_field(redactor, session.title), cwd=_redact_field(redactor, session.cwd))
+
+
 def _project(cwd: str | None) -> str | None:
     """The last part of the working directory (POSIX or Windows separators)."""
     if not cwd:
@@ -155,12 +166,23 @@ class _Batch:
         self.first_ts: str | None = None
         self.last_ts: str | None = None
         self._sessions: list[SessionInfo] = []
+        self._fields: dict[str, str] = {}
+
+    def _field(self, value: str | None) -> str | None:
+        """A cwd or tool name, redacted once per batch (they repeat on every record)."""
+        if not value:
+            return value
+        out = self._fields.get(value)
+        if out is None:
+            out = self._fields[value] = self.redactor(value)
+        return out
 
     def _row(self, rec: Record, session: SessionInfo, is_echo: bool, tool_name: str | None) -> tuple:
         text, truncated = _cap_text(rec.text)
+        cwd = rec.cwd or session.cwd
         if self.redactor is not None:
             text = self.redactor(text)
-        cwd = rec.cwd or session.cwd
+            cwd, tool_name = self._field(cwd), self._field(tool_name)
         return (
             rec.record_id, session.session_id, session.agent, _project(cwd), cwd, rec.role, rec.content_type,
             tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp, self.key, rec.line,
@@ -290,10 +312,11 @@ class _FileReader:
             tail = fh.read(offset - tail_start)
             head_digest = _digest(head[: min(HEAD_BYTES, offset)])
         self.rows = self.batch.finish(session)
+        stored = _redacted_session(session, self.batch.redactor)
         state = FileState(
             self.key, self.agent.name, size, mtime_ns, offset, line_no, head_digest, _digest(tail),
             session.session_id,
-            {"cwd": session.cwd, "title": session.title, "is_sidechain": session.is_sidechain,
+            {"cwd": stored.cwd, "title": stored.title, "is_sidechain": session.is_sidechain,
              "parent_session_id": session.parent_session_id},
         )
         return state, session, replaced
@@ -367,9 +390,12 @@ def _flush_redactions(store: Store, redactor) -> None:
 
 
 def _store_unit(store: Store, key: str, session: SessionInfo, rows: list[tuple], first_ts, last_ts,
-                skipped: list[tuple[int, str]], report: IndexReport, now: str) -> int:
-    """Insert one unit's rows, its session and its skipped lines; returns records added."""
+                skipped: list[tuple[int, str]], report: IndexReport, now: str, redactor=None) -> int:
+    """Insert one unit's rows, its session and its skipped lines (all redacted); returns records added."""
     added = store.insert_records(rows)
+    session = _redacted_session(session, redactor)
+    if redactor is not None:
+        skipped = [(ln, _redact_field(redactor, why)) for ln, why in skipped]
     if rows or session.title or session.cwd:
         store.upsert_session({
             "session_id": session.session_id, "agent": session.agent, "project": _project(session.cwd),
@@ -390,7 +416,8 @@ def _read_lines(store: Store, agent: Agent, path: Path, prev: FileState | None, 
     """A line-based file from its checkpoint. Returns the rows written."""
     reader = _FileReader(store, agent, path, prev, redactor)
     state, session, replaced = reader.read(size, mtime_ns)
-    _store_unit(store, str(path), session, reader.rows, reader.first_ts, reader.last_ts, reader.skipped, report, now)
+    _store_unit(store, str(path), session, reader.rows, reader.first_ts, reader.last_ts, reader.skipped, report, now,
+                redactor)
     store.save_file_state(state, now)
     report.records_replaced += replaced
     return len(reader.rows)
@@ -412,7 +439,8 @@ def _read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, 
         for rec in unit.records:
             batch.add(rec, unit.session)
         rows = batch.finish(unit.session)
-        _store_unit(store, unit.key, unit.session, rows, batch.first_ts, batch.last_ts, unit.skipped, report, now)
+        _store_unit(store, unit.key, unit.session, rows, batch.first_ts, batch.last_ts, unit.skipped, report, now,
+                    redactor)
         written += len(rows)
     store.save_file_state(FileState(str(path), agent.name, size, mtime_ns, size, 0, "", "", "",
                                     result.state), now)
