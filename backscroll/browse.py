@@ -81,7 +81,8 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
 def list_sessions(store: Store, *, agent: str | None = None, project: str | None = None, since: str | None = None,
                   limit: int = 20, offset: int = 0) -> list[dict]:
     """Sessions, newest first, with a one-line title, record and echo counts."""
-    where, params = [], []
+    # A session row without records (a file that held only a title or a header) has nothing to show.
+    where, params = ["EXISTS (SELECT 1 FROM records r WHERE r.session_id = s.session_id)"], []
     for col, value in (("s.agent", agent), ("s.project", project)):
         if value:
             where.append(f"{col} = ?")

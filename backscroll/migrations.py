@@ -92,4 +92,18 @@ def m004_redactions(db: Database) -> None:
     db["redactions"].create({"kind": str, "count": int}, pk="kind", if_not_exists=True)
 
 
+@migrations()
+def m005_reserved(db: Database) -> None:
+    # Placeholder for migration 005, taken by another branch; that branch's migration replaces it on merge.
+    pass
+
+
+@migrations()
+def m006_source_issues(db: Database) -> None:
+    # Session files and directories that could not be read (kept, with the size and mtime they had, so
+    # an unchanged file is not read again), and notices about files that were rewritten or emptied.
+    db["source_issues"].create({"path": str, "kind": str, "reason": str, "size": int, "mtime_ns": int,
+                                "seen_at": str}, pk="path", not_null={"kind"}, if_not_exists=True)
+
+
 SCHEMA_VERSION = len(migrations._migrations)
