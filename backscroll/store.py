@@ -1,7 +1,8 @@
 """The record store: SQLite, the permanent record everything else is derived from.
 
 Owns the connection settings (WAL, owner-only files), schema checks and migrations, and the reads
-and writes of sessions, records, source-file checkpoints and skipped lines. The derived stages
+and writes of sessions, records, source-file checkpoints, skipped lines and source issues (unreadable
+files and directories, notices about rewritten files). The derived stages
 (``vectors``, ``browse``, ``repeat``, ``status``) query their own tables through ``Store.conn``.
 Search-time reads use the stdlib ``sqlite3`` module only; sqlite-utils is imported just to migrate.
 """
@@ -222,13 +223,6 @@ class Store:
         self.conn.execute("DELETE FROM skipped_lines WHERE path = ?", (path,))
         self.conn.execute("DELETE FROM source_issues WHERE path = ?", (path,))
 
-    def forget_file_records(self, path: str) -> int:
-        """Delete the records read from ``path`` (it was rewritten) and tombstone them for derived data."""
-        self.conn.execute("INSERT OR IGNORE INTO tombstones (id) SELECT id FROM records WHERE source_path = ?", (path,))
-        cur = self.conn.execute("DELETE FROM records WHERE source_path = ?", (path,))
-        self.conn.execute("DELETE FROM skipped_lines WHERE path = ?", (path,))
-        return cur.rowcount
-
     # -- writes --------------------------------------------------------------------------------
     def insert_records(self, rows: list[tuple]) -> int:
         before = self.conn.total_changes
@@ -269,8 +263,9 @@ class Store:
             ids = {row[0] for row in rows}
             hash_at = RECORD_COLUMNS.index("content_hash")
             texts = {(row[5], row[hash_at]) for row in rows}  # (role, content hash)
-            for rid, record_id, role, chash in self.conn.execute(
-                    "SELECT id, record_id, role, content_hash FROM records WHERE source_path = ?", (source,)).fetchall():
+            earlier = self.conn.execute(
+                "SELECT id, record_id, role, content_hash FROM records WHERE source_path = ?", (source,)).fetchall()
+            for rid, record_id, role, chash in earlier:
                 if record_id not in ids and (role, chash) in texts:
                     self.conn.execute("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", (rid,))
                     self.conn.execute("DELETE FROM records WHERE id = ?", (rid,))

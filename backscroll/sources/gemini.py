@@ -29,7 +29,8 @@ import orjson
 
 from ..dates import normalize_timestamp
 from ..records import Record, SessionInfo
-from . import Agent, ContentError, SourceUnit, WholeRead, block_text, clean_text, home_root, read_regular, render_input
+from . import (Agent, ContentError, SourceUnit, WholeRead, block_text, clean_text, home_root, read_regular,
+               render_input)
 from .jsontext import loads
 
 # A session file is read whole into memory: larger ones are reported, not read (a real session is a

@@ -39,8 +39,8 @@ import orjson
 
 from ..dates import normalize_timestamp
 from ..records import Record, SessionInfo
-from . import (Agent, ContentError, _collect, SourceUnit, WholeRead, block_text, clean_text, file_stat, home_root, read_regular,
-               render_input)
+from . import (Agent, ContentError, SourceUnit, WholeRead, _collect, block_text, clean_text, file_stat, home_root,
+               read_regular, render_input)
 from .jsontext import loads
 
 SHELL_TOOLS = {"bash"}
@@ -262,7 +262,7 @@ def _fingerprint(value: object) -> object:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    uri = f"file:{quote(path.as_posix())}?mode=ro"
+    uri = f"file:{quote(os.fsencode(path.as_posix()))}?mode=ro"  # undecodable bytes of a path kept as they are
     return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None)
 
 
