@@ -554,6 +554,7 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
 
     progress.start(len(changed))
     pending = 0
+    store.conn.execute("PRAGMA temp_store = MEMORY")  # the per-file savepoints' journal: no temp file
     store.begin()
     try:
         for agent, path, key, size, mtime_ns in changed:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
 from ..records import Record, SessionInfo
+from .jsontext import dumps
 
 
 class LineError(ValueError):
@@ -153,8 +154,6 @@ def clean_text(text: str) -> str:
 def render_input(value: object) -> str:
     """A tool input as readable ``key: value`` lines (strings verbatim, others as compact JSON; nesting
     too deep to encode is cut at ``jsontext.MAX_DEPTH`` levels)."""
-    from .jsontext import dumps
-
     if isinstance(value, dict):
         parts = []
         for k, v in value.items():
