@@ -6,9 +6,9 @@ bytes before the offset changed) is read again from the start: a record id it em
 its earlier version, and the records it no longer holds stay in the store (the store is the
 permanent record; a notice says so). A last line without a newline that does not parse yet is a
 session still being written: it is left for the next sync. Each file's records and its checkpoint
-are committed together, file by file, so a killed run leaves nothing half-done, a re-run adds no
-duplicates, and a file that fails (unreadable, not a regular file, too large, a parser bug) is
-reported and never costs the other files their records. Bad lines are skipped and counted with
+are stored together (a savepoint per file, committed in groups), so a killed run leaves nothing
+half-done, a re-run adds no duplicates, and a file that fails (unreadable, not a regular file, too
+large, a parser bug) is rolled back alone and reported: it never costs the other files their records. Bad lines are skipped and counted with
 file:line. Unreadable files and directories are kept in ``source_issues`` (shown by ``status``); a
 file whose content could not be read is not read again until its size or mtime changes. A path
 that is not valid UTF-8 is stored with ``\\xNN`` escapes.
@@ -268,7 +268,7 @@ class _FileReader:
         return replace(base, session_id=self.prev.session_id or base.session_id,
                        **{k: v for k, v in state.items() if k in ("cwd", "title", "is_sidechain", "parent_session_id")})
 
-    def read(self, size: int, mtime_ns: int) -> tuple[FileState, SessionInfo, int]:
+    def read(self, size: int, mtime_ns: int) -> tuple[FileState, SessionInfo]:
         """Read new lines. Returns the new checkpoint and the session (``rewritten`` says whether the
         file was read again from the start)."""
         offset, line_no = 0, 0
