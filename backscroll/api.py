@@ -397,10 +397,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
     store, lex, fresh = _prepare(cfg, sync, notes)
     try:
         if not store.has_records():
-            raise NothingIndexedError(
-                "nothing is indexed yet: no session files were found",
-                hint="`backscroll status` shows where sessions are looked for; add more with --source PATH",
-            )
+            raise _nothing_indexed(store)
         if not rerun:
             key = repeat.make_key(query, limit=limit, mode=mode, content_type=content_type,
                                   include_echoes=include_echoes, role=role, agent=agent, project=project,
@@ -448,6 +445,23 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
         return replace(result, notes=tuple(notes))
     finally:
         store.close()
+
+
+def _nothing_indexed(store: Store) -> NothingIndexedError:
+    """Why nothing is indexed: no session files found, or found but unreadable (or holding no records)."""
+    conn = store.conn
+    bad = conn.execute("SELECT count(*) FROM source_issues WHERE kind = 'unreadable'").fetchone()[0]
+    files = conn.execute("SELECT count(*) FROM source_files").fetchone()[0]
+    if bad:
+        return NothingIndexedError(f"nothing is indexed yet: {bad} session file(s) were found but could not be read",
+                                   hint="`backscroll status` lists them and why")
+    if files:
+        return NothingIndexedError(f"nothing is indexed yet: {files} session file(s) were found but hold no records",
+                                   hint="`backscroll status` shows where sessions are looked for")
+    return NothingIndexedError(
+        "nothing is indexed yet: no session files were found",
+        hint="`backscroll status` shows where sessions are looked for; add more with --source PATH",
+    )
 
 
 def _open_for_reading(cfg: Config, do_sync: bool, notify: Notify = _quiet) -> Store:

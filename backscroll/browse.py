@@ -91,7 +91,8 @@ def list_sessions(store: Store, *, agent: str | None = None, project: str | None
     """Sessions, newest first, with a one-line title, record and echo counts."""
     check_count("--limit", limit, 1)
     check_count("--offset", offset, 0)
-    where, params = [], []
+    # A session row without records (a file that held only a title or a header) has nothing to show.
+    where, params = ["EXISTS (SELECT 1 FROM records r WHERE r.session_id = s.session_id)"], []
     for col, value in (("s.agent", agent), ("s.project", project)):
         if value:
             where.append(f"{col} = ?")

@@ -1,11 +1,17 @@
 """Incremental sync: discover session files, read what is new, classify it, store it.
 
 A file whose size and mtime are unchanged costs one ``stat``. A grown file is read from its stored
-byte offset; a shrunk or rewritten one (its leading bytes or the bytes before the offset changed)
-is read again from the start and its records replaced. A last line without a newline that does not
-parse yet is a session still being written: it is left for the next sync. Every file's records and
-its checkpoint are committed together, so a killed run leaves nothing half-done and a re-run adds
-no duplicates. Bad lines are skipped and counted with file:line; unreadable files are reported.
+byte offset, never past the size ``stat`` gave; a shrunk or rewritten one (its leading bytes or the
+bytes before the offset changed) is read again from the start: a record id it emits again replaces
+its earlier version, and the records it no longer holds stay in the store (the store is the
+permanent record; a notice says so). A last line without a newline that does not parse yet is a
+session still being written: it is left for the next sync. Each file's records and its checkpoint
+are stored together (a savepoint per file, committed in groups), so a killed run leaves nothing
+half-done, a re-run adds no duplicates, and a file that fails (unreadable, not a regular file, too
+large, a parser bug) is rolled back alone and reported: it never costs the other files their records. Bad lines are skipped and counted with
+file:line. Unreadable files and directories are kept in ``source_issues`` (shown by ``status``); a
+file whose content could not be read is not read again until its size or mtime changes. A path
+that is not valid UTF-8 is stored with ``\\xNN`` escapes.
 """
 
 from __future__ import annotations
@@ -26,13 +32,14 @@ from . import classify
 from .config import Config
 from .dates import format_ts
 from .records import MAX_TEXT_BYTES, Record, SessionInfo
-from .sources import AGENTS, Agent, LineError
+from .sources import AGENTS, Agent, ContentError, LineError, open_regular
+from .sources.jsontext import loads
 from .store import FileState, Store, content_hash
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
 HEAD_BYTES = 4096
 TAIL_BYTES = 256
-COMMIT_EVERY_RECORDS = 20_000
+COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each file a savepoint of its own)
 
 
 @dataclass
@@ -43,6 +50,7 @@ class IndexReport:
     records_replaced: int = 0
     lines_skipped: int = 0
     unreadable: list[tuple[str, str]] = field(default_factory=list)
+    notices: list[tuple[str, str]] = field(default_factory=list)  # (path, what happened): nothing lost
     skipped_examples: list[tuple[str, int, str]] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -54,6 +62,7 @@ class IndexReport:
             "records_replaced": self.records_replaced,
             "lines_skipped": self.lines_skipped,
             "unreadable": [{"path": p, "reason": r} for p, r in self.unreadable],
+            "notices": [{"path": p, "notice": n} for p, n in self.notices],
             "seconds": round(self.seconds, 3),
         }
 
@@ -94,8 +103,31 @@ def writer_lock(cfg: Config, wait: float = 0.0) -> Iterator[bool]:
         os.close(fd)
 
 
-def discover(cfg: Config) -> list[tuple[Agent, Path]]:
-    """Every session file under the configured roots, each claimed by one agent, without repeats."""
+def store_text(text: str) -> str:
+    """``text`` as SQLite can store it: a path's undecodable bytes (surrogate escapes) as ``\\xNN``."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        try:
+            return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:
+            return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def _store_value(value):
+    return store_text(value) if isinstance(value, str) else value
+
+
+def _safe_session(session: SessionInfo) -> SessionInfo:
+    return replace(session, session_id=store_text(session.session_id),
+                   parent_session_id=_store_value(session.parent_session_id),
+                   cwd=_store_value(session.cwd), title=_store_value(session.title))
+
+
+def discover(cfg: Config, errors: list[OSError] | None = None) -> list[tuple[Agent, Path]]:
+    """Every session file under the configured roots, each claimed by one agent, without repeats.
+    Directories that cannot be listed are appended to ``errors``."""
     seen: set[str] = set()
     found: list[tuple[Agent, Path]] = []
     for root in cfg.roots:
@@ -109,7 +141,7 @@ def discover(cfg: Config) -> list[tuple[Agent, Path]]:
         if not root.path.is_dir():
             continue
         for agent in agents:
-            for path in agent.discover(root.path):
+            for path in agent.discover(root.path, errors):
                 key = str(path)
                 if key not in seen:
                     seen.add(key)
@@ -233,8 +265,9 @@ class _FileReader:
         self.store = store
         self.agent = agent
         self.path = path
-        self.key = str(path)
+        self.key = store_text(str(path))
         self.prev = prev
+        self.rewritten: str | None = None  # why the file is read again from the start
         self.skipped: list[tuple[int, str]] = []
         self.batch = _Batch(store, self.key, redactor)
         self.rows: list[tuple] = []
@@ -249,27 +282,32 @@ class _FileReader:
 
     def _session_from_state(self) -> SessionInfo:
         base = self.agent.session_for(self.path)
+        if base.session_id != store_text(base.session_id) or self.key != str(self.path):
+            base = _safe_session(base)
         if self.prev is None:
             return base
         state = self.prev.session_state
         return replace(base, session_id=self.prev.session_id or base.session_id,
                        **{k: v for k, v in state.items() if k in ("cwd", "title", "is_sidechain", "parent_session_id")})
 
-    def read(self, size: int, mtime_ns: int) -> tuple[FileState, SessionInfo, int]:
-        """Read new lines. Returns the new checkpoint, the session and the number of records replaced."""
-        replaced = 0
+    def read(self, size: int, mtime_ns: int) -> tuple[FileState, SessionInfo]:
+        """Read new lines. Returns the new checkpoint and the session (``rewritten`` says whether the
+        file was read again from the start)."""
         offset, line_no = 0, 0
-        with open(self.path, "rb") as fh:
-            head = fh.read(HEAD_BYTES)
+        with open_regular(self.path) as fh:
+            head = fh.read(min(HEAD_BYTES, size))
             prev = self.prev
             if prev is not None and prev.offset > 0:
-                rewritten = size < prev.offset or _digest(head[: min(HEAD_BYTES, prev.offset)]) != prev.head_digest
-                if not rewritten:
+                if size < prev.offset:
+                    self.rewritten = "emptied" if size == 0 else f"shrank from {prev.offset} to {size} bytes"
+                elif _digest(head[: min(HEAD_BYTES, prev.offset)]) != prev.head_digest:
+                    self.rewritten = "rewritten"
+                else:
                     start = max(0, prev.offset - TAIL_BYTES)
                     fh.seek(start)
-                    rewritten = _digest(fh.read(prev.offset - start)) != prev.tail_digest
-                if rewritten:
-                    replaced = self.store.forget_file_records(self.key)
+                    if _digest(fh.read(prev.offset - start)) != prev.tail_digest:
+                        self.rewritten = "rewritten"
+                if self.rewritten:
                     self.prev = prev = None
                 else:
                     offset, line_no = prev.offset, prev.lines
@@ -281,7 +319,8 @@ class _FileReader:
             session = self._session_from_state()
             fh.seek(offset)
             while True:
-                raw = fh.readline(MAX_LINE_BYTES)
+                # Never past the size stat gave: what was appended since is read next time.
+                raw = fh.readline(min(MAX_LINE_BYTES, size - offset)) if offset < size else b""
                 if not raw:
                     break
                 if ends_mid_line:
@@ -291,15 +330,15 @@ class _FileReader:
                         continue
                 if not raw.endswith(b"\n"):
                     if len(raw) >= MAX_LINE_BYTES:  # a gigantic line: skip to its end
-                        while raw and not raw.endswith(b"\n"):
-                            raw = fh.readline(MAX_LINE_BYTES)
+                        while raw and not raw.endswith(b"\n") and fh.tell() < size:
+                            raw = fh.readline(min(MAX_LINE_BYTES, size - fh.tell()))
                         line_no += 1
                         offset = fh.tell()
                         self.skipped.append((line_no, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB"))
                         continue
                     # No newline yet: the agent may still be writing it. Take it only if it is complete.
                     try:
-                        obj = orjson.loads(raw)
+                        obj = loads(raw)
                     except orjson.JSONDecodeError:
                         break
                     if not isinstance(obj, dict):
@@ -319,13 +358,13 @@ class _FileReader:
             {"cwd": stored.cwd, "title": stored.title, "is_sidechain": session.is_sidechain,
              "parent_session_id": session.parent_session_id},
         )
-        return state, session, replaced
+        return state, session
 
     def _parse(self, raw: bytes, line_no: int, session: SessionInfo) -> SessionInfo:
         if not raw.strip():
             return session
         try:
-            obj = orjson.loads(raw)
+            obj = loads(raw)
         except orjson.JSONDecodeError as exc:
             reason = "not valid UTF-8" if "utf-8" in str(exc).lower() else "malformed JSON"
             self.skipped.append((line_no, reason))
@@ -390,12 +429,30 @@ def _flush_redactions(store: Store, redactor) -> None:
 
 
 def _store_unit(store: Store, key: str, session: SessionInfo, rows: list[tuple], first_ts, last_ts,
-                skipped: list[tuple[int, str]], report: IndexReport, now: str, redactor=None) -> int:
-    """Insert one unit's rows, its session and its skipped lines (all redacted); returns records added."""
-    added = store.insert_records(rows)
+                skipped: list[tuple[int, str]], report: IndexReport, now: str, redactor=None, *,
+                reread: str | None = None) -> int:
+    """Insert one unit's rows, its session and its skipped lines (all redacted); returns records added.
+
+    ``reread`` (why a unit is read again from the start) makes re-emitted record ids replace their
+    earlier versions; earlier records it no longer holds are kept, and a notice says how many.
+    """
     session = _redacted_session(session, redactor)
     if redactor is not None:
         skipped = [(ln, _redact_field(redactor, why)) for ln, why in skipped]
+    if reread is None:
+        added = store.insert_records(rows)
+    else:
+        before = store.source_records(key)
+        store.forget_skipped(key)
+        added, replaced, matched = store.upsert_records(rows, key)
+        report.records_replaced += replaced
+        if replaced:  # their embeddings may now belong to no unit (vectors.prune_orphans)
+            store.set_meta("embeddings_prune", "1")
+        kept = before - matched
+        if kept > 0:
+            note = f"{reread}; {kept} earlier record(s) no longer in it were kept in the store"
+            report.notices.append((key, note))
+            store.set_source_issue(key, "rewritten", note, now)
     if rows or session.title or session.cwd:
         store.upsert_session({
             "session_id": session.session_id, "agent": session.agent, "project": _project(session.cwd),
@@ -411,88 +468,170 @@ def _store_unit(store: Store, key: str, session: SessionInfo, rows: list[tuple],
     return added
 
 
+def _safe_rows(rows: list[tuple]) -> list[tuple]:
+    return [tuple(_store_value(v) for v in row) for row in rows]
+
+
 def _read_lines(store: Store, agent: Agent, path: Path, prev: FileState | None, size: int, mtime_ns: int,
                 redactor, report: IndexReport, now: str) -> int:
     """A line-based file from its checkpoint. Returns the rows written."""
     reader = _FileReader(store, agent, path, prev, redactor)
-    state, session, replaced = reader.read(size, mtime_ns)
-    _store_unit(store, str(path), session, reader.rows, reader.first_ts, reader.last_ts, reader.skipped, report, now,
-                redactor)
+    state, session = reader.read(size, mtime_ns)
+    rows = reader.rows if reader.key == str(path) else _safe_rows(reader.rows)
+    _store_unit(store, reader.key, session, rows, reader.first_ts, reader.last_ts, reader.skipped, report, now,
+                redactor, reread=reader.rewritten)
     store.save_file_state(state, now)
-    report.records_replaced += replaced
-    return len(reader.rows)
+    return len(rows)
 
 
 def _read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, size: int, mtime_ns: int,
                 redactor, report: IndexReport, now: str) -> int:
-    """A rewritten file or a database, read whole: each unit's records replace its earlier ones."""
+    """A rewritten file or a database, read whole: each unit's re-emitted records replace their earlier
+    versions; records a unit no longer holds are kept."""
     try:
         result = agent.read_whole(path, dict(prev.session_state) if prev else {})
     except OSError:
         raise
     except Exception as exc:  # a parser bug must not stop the other files
-        raise OSError(f"could not be read as {agent.name} sessions: {type(exc).__name__}: {exc}") from None
+        raise ContentError(f"could not be read as {agent.name} sessions: {type(exc).__name__}: {exc}") from None
     written = 0
+    key = store_text(str(path))
+    dirty = key != str(path)
     for unit in result.units:
-        report.records_replaced += store.forget_file_records(unit.key)
-        batch = _Batch(store, unit.key, redactor)
+        unit_key, session = unit.key, unit.session
+        if dirty or session.session_id != store_text(session.session_id):
+            unit_key, session = store_text(unit_key), _safe_session(session)
+        batch = _Batch(store, unit_key, redactor)
         for rec in unit.records:
-            batch.add(rec, unit.session)
-        rows = batch.finish(unit.session)
-        _store_unit(store, unit.key, unit.session, rows, batch.first_ts, batch.last_ts, unit.skipped, report, now,
-                    redactor)
+            batch.add(rec, session)
+        rows = batch.finish(session)
+        if dirty:
+            rows = _safe_rows(rows)
+        _store_unit(store, unit_key, session, rows, batch.first_ts, batch.last_ts, unit.skipped, report, now,
+                    redactor, reread="rewritten")
         written += len(rows)
-    store.save_file_state(FileState(str(path), agent.name, size, mtime_ns, size, 0, "", "", "",
+    store.save_file_state(FileState(key, agent.name, size, mtime_ns, size, 0, "", "", "",
                                     result.state), now)
     return written
 
 
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return f"unexpected {type(exc).__name__}: {exc}"
+
+
+def _file_gone(key: str) -> bool:
+    """Whether the file behind a stored path (or ``<db>#<session>`` unit key) no longer exists."""
+    return not os.path.lexists(key) and not ("#" in key and os.path.lexists(key.rsplit("#", 1)[0]))
+
+
+def _note_issue(store: Store, issues: dict, key: str, kind: str, reason: str, now: str,
+                size: int | None = None, mtime_ns: int | None = None) -> None:
+    """Keep an unreadable source in ``source_issues`` (written only when something changed)."""
+    old = issues.get(key)
+    if old is None or old[:4] != (kind, reason, size, mtime_ns):
+        store.set_source_issue(key, kind, reason, now, size, mtime_ns)
+        issues[key] = (kind, reason, size, mtime_ns)
+
+
 def sync(store: Store, cfg: Config, progress: Progress | None = None,
          redactor: Callable[[str], str] | None = None) -> IndexReport:
-    """Bring the store up to date with every session file. The caller holds the writer lock."""
+    """Bring the store up to date with every session file. The caller holds the writer lock.
+
+    Each file is a savepoint of its own, committed in groups of about ``COMMIT_EVERY_RECORDS``
+    records: a file that fails is rolled back alone, reported unreadable (kept in ``source_issues``)
+    and the sync goes on with the others' records intact.
+    """
     started = time.perf_counter()
     progress = progress or Progress()
     report = IndexReport()
     reclassify(store)
     states = store.file_states()
-    changed: list[tuple[Agent, Path, int, int]] = []
+    issues = store.source_issues()
+    now = _now()
+    changed: list[tuple[Agent, Path, str, int, int]] = []
+    failed: list[tuple[str, str, int | None, int | None]] = []  # unreadable sources to remember
     for root in cfg.roots:
         if root.origin == "flag" and not root.path.exists():
-            report.unreadable.append((str(root.path), "no such file or directory (given with --source)"))
-    for agent, path in discover(cfg):
+            report.unreadable.append((store_text(str(root.path)), "no such file or directory (given with --source)"))
+    dir_errors: list[OSError] = []
+    present: set[str] = set()
+    for agent, path in discover(cfg, dir_errors):
         report.files_seen += 1
+        key = store_text(str(path))
+        present.add(key)
         try:
             size, mtime_ns = agent.stat(path)
         except OSError as exc:
-            report.unreadable.append((str(path), exc.strerror or str(exc)))
+            report.unreadable.append((key, _reason(exc)))
+            failed.append((key, _reason(exc), None, None))
             continue
-        prev = states.get(str(path))
+        prev = states.get(key)
         if prev is not None and prev.size == size and prev.mtime_ns == mtime_ns:
             continue
-        changed.append((agent, path, size, mtime_ns))
+        issue = issues.get(key)
+        if issue is not None and issue[0] == "unreadable" and issue[2:] == (size, mtime_ns):
+            report.unreadable.append((key, issue[1]))  # remembered: not read again until it changes
+            continue
+        changed.append((agent, path, key, size, mtime_ns))
+    bad_dirs: dict[str, str] = {}
+    for exc in dir_errors:
+        bad_dirs.setdefault(store_text(str(exc.filename)), _reason(exc))
+    for key, why in bad_dirs.items():
+        report.unreadable.append((key, f"directory cannot be listed: {why}"))
 
     progress.start(len(changed))
     pending = 0
-    now = _now()
+    store.conn.execute("PRAGMA temp_store = MEMORY")  # the per-file savepoints' journal: no temp file
     store.begin()
     try:
-        for agent, path, size, mtime_ns in changed:
+        for agent, path, key, size, mtime_ns in changed:
             read = _read_whole if agent.read_whole is not None else _read_lines
             before = report.records_added
+            mark = (report.records_added, report.records_replaced, report.lines_skipped,
+                    len(report.skipped_examples), len(report.notices))
+            store.conn.execute("SAVEPOINT source_file")
             try:
-                pending += read(store, agent, path, states.get(str(path)), size, mtime_ns, redactor, report, now)
-            except OSError as exc:
-                report.unreadable.append((str(path), exc.strerror or str(exc)))
+                pending += read(store, agent, path, states.get(key), size, mtime_ns, redactor, report, now)
+                if key in issues and issues[key][0] == "unreadable":
+                    store.clear_source_issue(key)
+                    del issues[key]
+                if key != str(path):
+                    report.notices.append((key, "the path is not valid UTF-8: stored with \\x escapes"))
+                _flush_redactions(store, redactor)
+                store.conn.execute("RELEASE source_file")
+            except Exception as exc:  # this file alone is rolled back; the others keep their records
+                store.conn.execute("ROLLBACK TO source_file")
+                store.conn.execute("RELEASE source_file")
+                if hasattr(redactor, "take_counts"):
+                    redactor.take_counts()  # those records were not stored
+                (report.records_added, report.records_replaced, report.lines_skipped) = mark[:3]
+                del report.skipped_examples[mark[3]:], report.notices[mark[4]:]
+                report.unreadable.append((key, _reason(exc)))
+                # Content that cannot be read (or a parser bug) is remembered until the file changes;
+                # a passing error (busy, permission) is tried again next time.
+                remember = isinstance(exc, ContentError) or not isinstance(exc, OSError)
+                failed.append((key, _reason(exc), size if remember else None, mtime_ns if remember else None))
                 progress.advance(str(path), 0)
                 continue
             report.files_changed += 1
             if pending >= COMMIT_EVERY_RECORDS:
-                _flush_redactions(store, redactor)
                 store.commit()
                 store.begin()
                 pending = 0
             progress.advance(str(path), report.records_added - before)
-        _flush_redactions(store, redactor)
+        # What is kept about unreadable sources, and diagnostics of files that are gone.
+        for key, why, size, mtime_ns in failed:
+            _note_issue(store, issues, key, "unreadable", why, now, size, mtime_ns)
+        for key, why in bad_dirs.items():
+            _note_issue(store, issues, key, "directory", why, now)
+        for key, issue in list(issues.items()):
+            if issue[0] == "directory" and key not in bad_dirs:
+                store.forget_diagnostics(key)
+        for key in store.diagnosed_paths() - present - set(bad_dirs):
+            if _file_gone(key):
+                store.forget_diagnostics(key)
         store.commit()
     except BaseException:
         store.rollback()

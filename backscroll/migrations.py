@@ -128,4 +128,12 @@ def m005_record_ids_never_reused(db: Database) -> None:
     db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('embeddings_prune', '1')")
 
 
+@migrations()
+def m006_source_issues(db: Database) -> None:
+    # Session files and directories that could not be read (kept, with the size and mtime they had, so
+    # an unchanged file is not read again), and notices about files that were rewritten or emptied.
+    db["source_issues"].create({"path": str, "kind": str, "reason": str, "size": int, "mtime_ns": int,
+                                "seen_at": str}, pk="path", not_null={"kind"}, if_not_exists=True)
+
+
 SCHEMA_VERSION = len(migrations._migrations)

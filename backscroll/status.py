@@ -61,6 +61,7 @@ def collect(cfg: Config) -> dict:
     out: dict = {
         "sessions": 0, "records": 0, "echoes": 0, "agents": {a: {"sessions": 0, "records": 0} for a in AGENTS},
         "projects": [], "last_sync": None, "files": 0, "redactions": {}, "skipped_lines": 0, "skipped_examples": [],
+        "source_issues": [],
         "sizes": {"store_bytes": 0, "lexical_index_bytes": 0, "vectors_bytes": 0}, "paths": paths, "roots": roots, "settings": {
             "embed": {"value": cfg.embed.value, "from": cfg.embed.origin},
             "redact": {"value": cfg.redact.value, "from": cfg.redact.origin},
@@ -103,6 +104,12 @@ def collect(cfg: Config) -> dict:
             for p, ln, r in conn.execute("SELECT path, line, reason FROM skipped_lines ORDER BY path, line LIMIT 5")
         ]
         out["lexical"] = lexical_state(cfg, store)
+        # Unreadable files and directories (kept until they are read or gone) and rewritten-file notices.
+        out["source_issues"] = [
+            {"path": p, "kind": k, "reason": r, "seen_at": at}
+            for p, k, r, at in conn.execute(
+                "SELECT path, kind, reason, seen_at FROM source_issues ORDER BY kind = 'rewritten', path")
+        ]
     finally:
         store.close()
     out["sizes"] = {

@@ -1,7 +1,8 @@
 """The record store: SQLite, the permanent record everything else is derived from.
 
 Owns the connection settings (WAL, owner-only files), schema checks and migrations, and the reads
-and writes of sessions, records, source-file checkpoints and skipped lines. The derived stages
+and writes of sessions, records, source-file checkpoints, skipped lines and source issues (unreadable
+files and directories, notices about rewritten files). The derived stages
 (``vectors``, ``browse``, ``repeat``, ``status``) query their own tables through ``Store.conn``.
 Search-time reads use the stdlib ``sqlite3`` module only; sqlite-utils is imported just to migrate.
 """
@@ -22,7 +23,7 @@ import orjson
 
 from .errors import CORRUPT_HINT, CorruptStoreError, NewerSchemaError, NothingIndexedError, ReadOnlyStoreError, store_failure
 
-SCHEMA_VERSION = 5  # kept equal to migrations.SCHEMA_VERSION (a test checks)
+SCHEMA_VERSION = 6  # kept equal to migrations.SCHEMA_VERSION (a test checks)
 
 RECORD_COLUMNS = (
     "record_id", "session_id", "agent", "project", "cwd", "role", "content_type", "tool_name",
@@ -227,20 +228,86 @@ class Store:
              st.session_id, orjson.dumps(st.session_state).decode(), indexed_at),
         )
 
-    def forget_file_records(self, path: str) -> int:
-        """Delete the records read from ``path`` (it was rewritten) and tombstone them for derived data."""
-        self.conn.execute("INSERT OR IGNORE INTO tombstones (id) SELECT id FROM records WHERE source_path = ?", (path,))
-        cur = self.conn.execute("DELETE FROM records WHERE source_path = ?", (path,))
+    def source_records(self, path: str) -> int:
+        """How many stored records were read from ``path`` (a file, or a unit key)."""
+        return self.conn.execute("SELECT count(*) FROM records WHERE source_path = ?", (path,)).fetchone()[0]
+
+    def forget_skipped(self, path: str) -> None:
         self.conn.execute("DELETE FROM skipped_lines WHERE path = ?", (path,))
-        if cur.rowcount > 0:  # their embeddings may now belong to no unit (vectors.prune_orphans)
-            self.set_meta("embeddings_prune", "1")
-        return cur.rowcount
+
+    # -- source issues: unreadable files and directories, and notices about rewritten files ----------
+    def source_issues(self) -> dict[str, tuple[str, str, int | None, int | None]]:
+        """``path -> (kind, reason, size, mtime_ns)``; kinds: ``unreadable``, ``directory``, ``rewritten``."""
+        return {p: (k, r, sz, mt) for p, k, r, sz, mt in self.conn.execute(
+            "SELECT path, kind, reason, size, mtime_ns FROM source_issues")}
+
+    def set_source_issue(self, path: str, kind: str, reason: str, seen_at: str,
+                         size: int | None = None, mtime_ns: int | None = None) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO source_issues (path, kind, reason, size, mtime_ns, seen_at) VALUES (?,?,?,?,?,?)",
+            (path, kind, reason, size, mtime_ns, seen_at))
+
+    def clear_source_issue(self, path: str, kinds: tuple[str, ...] = ("unreadable",)) -> None:
+        self.conn.execute(f"DELETE FROM source_issues WHERE path = ? AND kind IN ({','.join('?' * len(kinds))})",
+                          (path, *kinds))
+
+    def diagnosed_paths(self) -> set[str]:
+        """Paths with skipped lines or source issues (to drop the ones whose file is gone)."""
+        return {r[0] for r in self.conn.execute("SELECT path FROM skipped_lines UNION SELECT path FROM source_issues")}
+
+    def forget_diagnostics(self, path: str) -> None:
+        self.conn.execute("DELETE FROM skipped_lines WHERE path = ?", (path,))
+        self.conn.execute("DELETE FROM source_issues WHERE path = ?", (path,))
 
     # -- writes --------------------------------------------------------------------------------
     def insert_records(self, rows: list[tuple]) -> int:
         before = self.conn.total_changes
         self.conn.executemany(_INSERT_RECORD, rows)
         return self.conn.total_changes - before
+
+    def upsert_records(self, rows: list[tuple], source: str) -> tuple[int, int, int]:
+        """Store the rows of a re-read ``source``: a record id it stored before is replaced when its
+        content changed (the old row tombstoned for the derived indexes) and left alone when not; a
+        record id stored from another source is never touched. An earlier record of ``source`` whose
+        id is not emitted again but whose text is (the file was migrated to new ids) is replaced too:
+        no text is lost. Returns (added, replaced, matched), ``matched`` counting the earlier records
+        of ``source`` that the rows account for."""
+        added = replaced = matched = 0
+        cols = ", ".join(RECORD_COLUMNS)
+        line_at = RECORD_COLUMNS.index("line")
+        source_at = RECORD_COLUMNS.index("source_path")
+        for row in rows:
+            old = self.conn.execute(f"SELECT id, {cols} FROM records WHERE record_id = ?", (row[0],)).fetchone()
+            if old is None:
+                self.conn.execute(_INSERT_RECORD, row)
+                added += 1
+                continue
+            rid, old_row = old[0], old[1:]
+            if old_row[source_at] != source:
+                continue  # another file's record (a resumed session copies its parent's lines)
+            matched += 1
+            if old_row == row:
+                continue
+            if old_row[:line_at] + old_row[line_at + 1:] == row[:line_at] + row[line_at + 1:]:
+                self.conn.execute("UPDATE records SET line = ? WHERE id = ?", (row[line_at], rid))
+                continue
+            self.conn.execute("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", (rid,))
+            self.conn.execute("DELETE FROM records WHERE id = ?", (rid,))
+            self.conn.execute(_INSERT_RECORD, row)
+            replaced += 1
+        if added:
+            ids = {row[0] for row in rows}
+            hash_at = RECORD_COLUMNS.index("content_hash")
+            texts = {(row[5], row[hash_at]) for row in rows}  # (role, content hash)
+            earlier = self.conn.execute(
+                "SELECT id, record_id, role, content_hash FROM records WHERE source_path = ?", (source,)).fetchall()
+            for rid, record_id, role, chash in earlier:
+                if record_id not in ids and (role, chash) in texts:
+                    self.conn.execute("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", (rid,))
+                    self.conn.execute("DELETE FROM records WHERE id = ?", (rid,))
+                    replaced += 1
+                    matched += 1
+        return added, replaced, matched
 
     def upsert_session(self, s: dict) -> None:
         self.conn.execute(

@@ -316,7 +316,7 @@ class Vectors:
     def prune_orphans(self) -> int:
         """Delete embeddings no current record's unit uses (their records were replaced or deleted).
 
-        Runs only after records were deleted (``forget_file_records`` flags it): one pass, set-based.
+        Runs only after records were replaced (ingest flags it): one pass, set-based.
         """
         if self.store.get_meta(PRUNE_FLAG) is None:
             return 0

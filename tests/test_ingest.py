@@ -91,15 +91,19 @@ def test_rewritten_file_replaces_its_records(session_builder, backscroll_home, b
     assert texts(backscroll_home) == ["edited question", "edited answer"]
 
 
-def test_shrunk_file_is_read_again(session_builder, backscroll_home, backscroll_index):
+def test_shrunk_file_is_read_again_and_what_it_lost_is_kept(session_builder, backscroll_home, backscroll_index):
     s = session_builder.claude()
     s.user("keep me")
-    s.user("drop me")
+    s.user("dropped from the file, kept in the store")
     backscroll_index()
     lines = s.path.read_bytes().splitlines(keepends=True)
     s.path.write_bytes(lines[0])
+    out = backscroll_index()
+    assert texts(backscroll_home) == ["keep me", "dropped from the file, kept in the store"]
+    assert [p for p, _n in out.report.notices] == [str(s.path)] and "1 earlier record" in out.report.notices[0][1]
+    s.user("written after the shrink")
     backscroll_index()
-    assert texts(backscroll_home) == ["keep me"]
+    assert texts(backscroll_home)[-1] == "written after the shrink"
 
 
 def test_half_written_last_line_is_picked_up_when_complete(session_builder, backscroll_home, backscroll_index):

@@ -53,6 +53,8 @@ def index(
                 for path, line, why in report.skipped_examples[:3]:
                     common.err(f"  {path}:{line}: {why}")
                 common.err("  (`backscroll status` lists them; the rest of each file was read)")
+        for path, note in report.notices:
+            common.err(f"note: {path}: {note}")
         for path, why in report.unreadable:
             common.err(f"cannot read {path}: {why}")
         return ExitCode.UNREADABLE_SOURCES if report.unreadable else ExitCode.OK

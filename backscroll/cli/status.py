@@ -37,6 +37,19 @@ def _human(info: dict) -> None:
                                     " (the rest of each file was read):"))
             for s in info["skipped_examples"]:
                 out.print(f"  {s['path']}:{s['line']}: {s['reason']}")
+        issues = info.get("source_issues") or []
+        unreadable = [i for i in issues if i["kind"] != "rewritten"]
+        if unreadable:
+            out.print(Text(f"{len(unreadable)} source(s) could not be read:",
+                           style="yellow"))
+            for i in unreadable[:10]:
+                what = "directory " if i["kind"] == "directory" else ""
+                out.print(f"  {what}{i['path']}: {i['reason']}", markup=False, highlight=False)
+        rewritten = [i for i in issues if i["kind"] == "rewritten"]
+        if rewritten:
+            out.print(f"{len(rewritten)} file(s) shrank or were rewritten (nothing was removed from the store):")
+            for i in rewritten[:10]:
+                out.print(f"  {i['path']}: {i['reason']}", markup=False, highlight=False)
         if info["redactions"]:
             out.print("secrets redacted at ingest: " + ", ".join(f"{k} {n}" for k, n in info["redactions"].items()))
         lex = info.get("lexical") or {}

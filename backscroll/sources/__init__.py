@@ -6,17 +6,25 @@ Each format module exposes an ``AGENT`` describing how to find its files and a p
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat as stat_module
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
 from ..records import Record, SessionInfo
+from .jsontext import dumps
 
 
 class LineError(ValueError):
     """A line that is valid JSON but not a record this format can read; it is skipped and counted."""
+
+
+class ContentError(OSError):
+    """A source whose content cannot be read as sessions (not JSON, too large): unlike a passing OS
+    error (busy, permission) it is not read again until its size or mtime changes."""
 
 
 @dataclass(frozen=True)
@@ -51,8 +59,44 @@ class WholeRead:
 
 
 def file_stat(path: Path) -> tuple[int, int]:
+    """Size and mtime of a regular file (following a symlink); ``OSError`` for anything else (a FIFO,
+    a device, a socket), which is never opened: reading one could block forever or never end."""
     st = os.stat(path)
+    if not stat_module.S_ISREG(st.st_mode):
+        raise OSError(errno.EINVAL, f"not a regular file ({_kind(st.st_mode)})")
     return st.st_size, st.st_mtime_ns
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat_module.S_ISFIFO, "a FIFO"), (stat_module.S_ISCHR, "a character device"),
+                       (stat_module.S_ISBLK, "a block device"), (stat_module.S_ISSOCK, "a socket"),
+                       (stat_module.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def open_regular(path: Path):
+    """Open ``path`` for binary reading only if it is a regular file (checked on the open descriptor,
+    so a file swapped for a FIFO after ``stat`` cannot block the open or the reads)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat_module.S_ISREG(mode):
+            raise OSError(errno.EINVAL, f"not a regular file ({_kind(mode)})")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file, at most ``limit`` of them (``OSError`` when it is larger)."""
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limit:
+            raise ContentError(errno.EFBIG, f"larger than {limit // (1024 * 1024)} MiB ({size} bytes); not read")
+        return fh.read(size)
 
 
 @dataclass(frozen=True)
@@ -70,14 +114,19 @@ class Agent:
     read_whole: Callable[[Path, dict], WholeRead] | None = None
     stat: Callable[[Path], tuple[int, int]] = file_stat
 
-    def discover(self, root: Path) -> Iterator[Path]:
-        """Every file under ``root`` this agent claims, in a stable order."""
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    def discover(self, root: Path, errors: list[OSError] | None = None) -> Iterator[Path]:
+        """Every file under ``root`` this agent claims, in a stable order; directories that cannot
+        be listed are appended to ``errors``."""
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
             dirnames.sort()
             for name in sorted(filenames):
                 path = Path(dirpath, name)
                 if self.claims(path):
                     yield path
+
+
+def _collect(errors: list[OSError] | None):
+    return None if errors is None else errors.append
 
 
 def home_root(env: Mapping[str, str], var: str, sub: str, default: str) -> tuple[Path, str]:
@@ -118,17 +167,16 @@ def clean_text(text: str) -> str:
 
 
 def render_input(value: object) -> str:
-    """A tool input as readable ``key: value`` lines (strings verbatim, others as compact JSON)."""
-    import orjson
-
+    """A tool input as readable ``key: value`` lines (strings verbatim, others as compact JSON; nesting
+    too deep to encode is cut at ``jsontext.MAX_DEPTH`` levels)."""
     if isinstance(value, dict):
         parts = []
         for k, v in value.items():
-            parts.append(f"{k}: {v if isinstance(v, str) else orjson.dumps(v).decode()}")
+            parts.append(f"{k}: {v if isinstance(v, str) else dumps(v)}")
         return "\n".join(parts)
     if isinstance(value, str):
         return value
-    return orjson.dumps(value).decode()
+    return dumps(value)
 
 
 def block_text(content: object) -> str:

@@ -29,7 +29,13 @@ import orjson
 
 from ..dates import normalize_timestamp
 from ..records import Record, SessionInfo
-from . import Agent, SourceUnit, WholeRead, block_text, clean_text, home_root, render_input
+from . import (Agent, ContentError, SourceUnit, WholeRead, block_text, clean_text, home_root, read_regular,
+               render_input)
+from .jsontext import loads
+
+# A session file is read whole into memory: larger ones are reported, not read (a real session is a
+# few MB; a file of gigabytes is damage, e.g. a sparse file, and would cost several times its size).
+MAX_WHOLE_BYTES = 256 * 1024 * 1024
 
 SHELL_TOOLS = {"run_shell_command"}
 _TEXT_TYPES = {"user": "user", "gemini": "assistant"}
@@ -82,7 +88,7 @@ def _upsert(messages: dict[str, dict], items: list, skipped: list[tuple[int, str
 def parse_json(data: bytes) -> Conversation:
     """An older single-object session file. Raises ``ValueError`` when it is not one (yet)."""
     try:
-        obj = orjson.loads(data)
+        obj = loads(data)
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"not a complete JSON document (being rewritten?): {exc}") from None
     if not isinstance(obj, dict):
@@ -99,7 +105,7 @@ def parse_json(data: bytes) -> Conversation:
 
 def _decode_line(raw: bytes) -> tuple[object, str | None]:
     try:
-        return orjson.loads(raw), None
+        return loads(raw), None
     except orjson.JSONDecodeError as exc:
         return None, "not valid UTF-8" if "utf-8" in str(exc).lower() else "malformed JSON"
 
@@ -263,9 +269,13 @@ def session_of(conv: Conversation, base: SessionInfo, project_root: str | None) 
 
 
 def conversation_records(conv: Conversation, session: SessionInfo) -> list[Record]:
+    """The records of every message; a message that cannot be read is skipped and counted."""
     records: list[Record] = []
     for line, msg in enumerate(conv.messages, 1):
-        records.extend(message_records(msg, line, session))
+        try:
+            records.extend(message_records(msg, line, session))
+        except Exception as exc:  # one odd message must not cost the session
+            conv.skipped.append((line, f"message {msg.get('id')}: unexpected {type(exc).__name__}: {exc}"))
     return records
 
 
@@ -275,19 +285,19 @@ def _project_root(path: Path) -> str | None:
     """``<project>/.project_root`` (newer slug directories): the project's absolute path."""
     chats = path.parent.parent if _is_subagent_path(path) else path.parent
     try:
-        text = (chats.parent / ".project_root").read_text(encoding="utf-8").strip()
+        text = read_regular(chats.parent / ".project_root", 64 * 1024).decode("utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return None
     return text or None
 
 
 def read_whole(path: Path, state: dict) -> WholeRead:
-    data = path.read_bytes()
+    data = read_regular(path, MAX_WHOLE_BYTES)
     if path.suffix == ".json":
         try:
             conv = parse_json(data)
         except ValueError as exc:
-            raise OSError(str(exc)) from None
+            raise ContentError(str(exc)) from None
     else:
         conv = parse_jsonl(data)
     session = session_of(conv, session_for(path), _project_root(path))

@@ -39,7 +39,9 @@ import orjson
 
 from ..dates import normalize_timestamp
 from ..records import Record, SessionInfo
-from . import Agent, SourceUnit, WholeRead, block_text, clean_text, home_root, render_input
+from . import (Agent, ContentError, SourceUnit, WholeRead, _collect, block_text, clean_text, file_stat, home_root,
+               read_regular, render_input)
+from .jsontext import loads
 
 SHELL_TOOLS = {"bash"}
 # ``opencode.db``; other release channels write ``opencode-<channel>.db`` beside it.
@@ -50,6 +52,7 @@ _DEFAULT_TITLE = re.compile(r"^(New|Child) session - \d{4}-\d{2}-\d{2}T")
 BUSY_TIMEOUT = 1.0
 BUSY_ATTEMPTS = 3
 BUSY_PAUSE = 0.1
+MAX_JSON_BYTES = 256 * 1024 * 1024  # one file of the older storage tree, read whole
 
 
 def default_root(env):
@@ -80,8 +83,7 @@ def session_for(path: Path) -> SessionInfo:
 # -- stat --------------------------------------------------------------------------------------
 
 def _db_stat(path: Path) -> tuple[int, int]:
-    st = os.stat(path)
-    size, mtime = st.st_size, st.st_mtime_ns
+    size, mtime = file_stat(path)
     try:
         wal = os.stat(f"{path}-wal")
     except FileNotFoundError:
@@ -104,8 +106,7 @@ def _scan(directory: Path) -> Iterator[os.DirEntry]:
 
 def _storage_stat(path: Path) -> tuple[int, int]:
     """Size and newest mtime over the session file, its messages and their parts (and their dirs)."""
-    st = os.stat(path)
-    size, mtime = st.st_size, st.st_mtime_ns
+    size, mtime = file_stat(path)
     storage = path.parents[2]
     dirs = [storage / "message" / path.stem]
     while dirs:
@@ -154,7 +155,7 @@ def _decode(raw: object) -> dict | str:
     if not isinstance(raw, (str, bytes)):
         return f"data is {type(raw).__name__}, not JSON text"
     try:
-        obj = orjson.loads(raw)
+        obj = loads(raw)
     except orjson.JSONDecodeError as exc:
         return "not valid UTF-8" if "utf-8" in str(exc).lower() else "malformed JSON"
     return obj if isinstance(obj, dict) else f"expected a JSON object, got {type(obj).__name__}"
@@ -236,7 +237,10 @@ def _unit(key: str, session: SessionInfo, messages: list[_Message],
                     ts = normalize_timestamp(_get(data, "time", "start")) or ts
                     records.append(Record(f"{base}#0", role, "text", text, line, ts, cwd))
             elif kind == "tool":
-                records.extend(_tool_records(base, part.part_id, data, line, ts, cwd))
+                try:
+                    records.extend(_tool_records(base, part.part_id, data, line, ts, cwd))
+                except Exception as exc:  # one odd part must not cost the session or the database
+                    skipped.append((line, f"part {part.part_id}: unexpected {type(exc).__name__}: {exc}"))
     return SourceUnit(key, session, records, skipped)
 
 
@@ -258,7 +262,7 @@ def _fingerprint(value: object) -> object:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    uri = f"file:{quote(path.as_posix())}?mode=ro"
+    uri = f"file:{quote(os.fsencode(path.as_posix()))}?mode=ro"  # undecodable bytes of a path kept as they are
     return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None)
 
 
@@ -362,7 +366,7 @@ def _db_session(conn: sqlite3.Connection, path: Path, info: SessionInfo, m_creat
 def _read_json(path: Path) -> dict | str | None:
     """A storage file's object, the reason it is unreadable, or None when it vanished."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, MAX_JSON_BYTES)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -371,9 +375,9 @@ def _read_json(path: Path) -> dict | str | None:
 
 
 def _read_storage(path: Path, state: dict) -> WholeRead:
-    obj = _decode(path.read_bytes())
+    obj = _decode(read_regular(path, MAX_JSON_BYTES))
     if isinstance(obj, str):
-        raise OSError(f"OpenCode session file unreadable: {obj}")
+        raise ContentError(f"OpenCode session file unreadable: {obj}")
     sid = _str(obj.get("id")) or path.stem
     parent = _str(obj.get("parentID"))
     info = SessionInfo(sid, "opencode", cwd=_str(obj.get("directory")), title=_title(obj.get("title")),
@@ -404,8 +408,8 @@ class _OpenCodeAgent(Agent):
     """Walks only what can hold sessions: not snapshots (git repos), logs, binaries, or the message
     and part trees (read with their session)."""
 
-    def discover(self, root: Path) -> Iterator[Path]:
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    def discover(self, root: Path, errors: list[OSError] | None = None) -> Iterator[Path]:
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
             here = Path(dirpath)
             if here.name == "storage":
                 dirnames[:] = ["session"] if "session" in dirnames else []
