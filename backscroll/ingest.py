@@ -19,6 +19,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import sqlite3
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -34,6 +35,7 @@ from .dates import format_ts
 from .records import MAX_TEXT_BYTES, Record, SessionInfo
 from .sources import AGENTS, Agent, ContentError, LineError, open_regular
 from .sources.jsontext import loads
+from .errors import DiskFullError, ReadOnlyStoreError, store_failure
 from .store import FileState, Store, content_hash
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -602,6 +604,9 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
                 _flush_redactions(store, redactor)
                 store.conn.execute("RELEASE source_file")
             except Exception as exc:  # this file alone is rolled back; the others keep their records
+                if not store.conn.in_transaction or (isinstance(exc, sqlite3.Error) and isinstance(
+                        store_failure(exc, store.path), (DiskFullError, ReadOnlyStoreError))):
+                    raise  # the store itself failed (a full disk, a read-only mount): not this file's fault
                 store.conn.execute("ROLLBACK TO source_file")
                 store.conn.execute("RELEASE source_file")
                 if hasattr(redactor, "take_counts"):
