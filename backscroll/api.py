@@ -27,6 +27,13 @@ MODES = ("hybrid", "lexical", "semantic")
 INDEX_LOCK_WAIT = 10.0
 ALSO_MATCHING = 3  # extras a hinted filter may add
 SEARCH_EMBED_LIMIT = 64  # new records a search embeds itself (a new session: well under 2 s)
+# Below this cosine a meaning-only match is noise (issue #18: `search xyzzyplugh` returned 10 hits).
+# Measured with the real MiniLM over fixtures/eval (bench/semantic_floor.py, 55 queries, 183 units):
+# each query against its target unit (related pairs): min 0.256, p5 0.273, median 0.574; against
+# every other unit (unrelated, and same-topic distractors): median 0.093, p90 0.229; the best unit a
+# nonsense query reaches ("xyzzyplugh", "qwertyuiop asdf", "blorft zingle wump", "the", ...): at most
+# 0.221. The floor sits between the best nonsense match and the weakest related pair.
+SEMANTIC_FLOOR = 0.24
 
 
 def _quiet(_msg: str) -> None:
@@ -352,7 +359,8 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
     memo = {} if memo is None else memo
     if "similarities" not in memo:  # a hinted search ranks twice: score every vector once
         memo["similarities"] = vecs.similarities(qvec)
-    ranked = vecs.top(*memo["similarities"], depth, _semantic_allowed(store, filters))
+    ranked = [(i, c) for i, c in vecs.top(*memo["similarities"], depth, _semantic_allowed(store, filters))
+              if c >= SEMANTIC_FLOOR]
     if vecs.cache_damaged:
         acquired = False
         if not store.readonly:
@@ -442,6 +450,8 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
                       if h.rowid not in shown and (h.session_id, h.text) not in keys][:ALSO_MATCHING]
             if extras:
                 result = replace(result, also_matching=pipeline.renumber(extras), dropped_filters=hinted)
+        if result.results and all(h.match == "meaning" for h in result.results):
+            notes.append("no result holds the query's words: every result matches by meaning only")
         notes = list(dict.fromkeys(notes))
         for n in notes:
             notify(n)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .evidence import classify as classify_evidence
 from .fusion import rrf
 from .lexical import LexicalIndex, LexicalQuery, stem
 from .query import QueryPlan
@@ -174,8 +175,9 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     if plan.shape in PRIOR_SHAPES:
         candidates = sorted({i for items in ranked.values() for i in items} | {i for i, _c in semantic_list or ()})
         user_ids = store.ids_with_role(candidates, "user")
-    fused = fuse(with_quality(lex, plan, ranked, semantic_list, user_ids), plan.shape)
-    hits = build_hits(store, plan, fused, opts, opts.limit)
+    quality = with_quality(lex, plan, ranked, semantic_list, user_ids)
+    fused = fuse(quality, plan.shape)
+    hits = [classify_evidence(h, plan.text, quality) for h in build_hits(store, plan, fused, opts, opts.limit)]
     return SearchResult(
         query=plan.text, mode=mode, filters=filters, results=tuple(hits),
         echoes_hidden=hidden_echo_count(lex, plan, filters, opts),

@@ -71,6 +71,8 @@ class Hit:
     is_error: bool = False
     rowid: int = 0
     is_call: bool = False
+    match: str | None = None  # exact | words | meaning (see evidence.py)
+    strength: float | None = None  # 0..1, comparable across queries (unlike score)
 
     @classmethod
     def from_row(cls, row, *, rank: int, score: float | None = None, snippet: str | None = None,

@@ -82,6 +82,8 @@ def _entry(hit: Hit):
     head.append(f"{hit.rank:>2}. ", style="bold")
     head.append(f"{hit.agent} · {hit.project or '-'} · {human_age(hit.timestamp)} · ", style="dim")
     head.append(_label(hit), style="magenta" if hit.is_echo else "cyan")
+    if hit.match == "meaning":
+        head.append(" (meaning only)", style="dim")
     body = Text("    " + hit.snippet)
     for start, end in hit.highlights:
         body.stylize("bold yellow", start + 4, end + 4)
@@ -105,9 +107,9 @@ def print_result(result: SearchResult, *, color: bool) -> None:
     if result.repeated:
         out.print(result.notes[0] if result.notes else "[repeated search]", style="bold yellow" if color else None)
         return
-    if not result.results:
-        out.print("No matches" + (" with those filters." if result.also_matching else "."),
-                  style="dim" if color else None)
+    if not result.results:  # on stderr: stdout stays empty, so `| wc -l` counts hits
+        sys.stderr.write("No matches" + (" with those filters.\n" if result.also_matching else ".\n"))
+        sys.stderr.flush()
     print_hits(out, result.results)
     if result.also_matching:
         out.print()

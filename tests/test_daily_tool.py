@@ -1,0 +1,136 @@
+"""Issue #18, a daily tool: honest match strength, ids and filters that explain themselves, local
+time, output for agents (compact JSON, jsonl, fields, byte budgets) and for people (path:line,
+pager, colour, tsv), and the smaller surprises."""
+
+import json
+import os
+import pty
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from backscroll.cli import app
+
+PARENT = "34c6be73-9152-4f55-9572-3f0c5df10f7e"
+
+
+def cli(*args, **kw):
+    return CliRunner().invoke(app, [str(a) for a in args], **kw)
+
+
+def cli_env(home, **extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BACKSCROLL_")}
+    return {**env, "HOME": str(home.home), "BACKSCROLL_HOME": str(home.data), "BACKSCROLL_EMBEDDER": "fake",
+            "HF_HUB_OFFLINE": "1", **extra}
+
+
+def run_cli(home, *args, env=None, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "backscroll", *map(str, args)], env=env or cli_env(home),
+                          capture_output=True, text=True, timeout=120, **kw)
+
+
+def run_tty(home, *args, columns=80, env=None) -> tuple[int, str]:
+    """Run the CLI on a pseudo-terminal (stdin, stdout and stderr); returns (status, everything it printed)."""
+    env = {**(env or cli_env(home)), "COLUMNS": str(columns), "LINES": "200", "TERM": "xterm", "PAGER": "cat"}
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.execve(sys.executable, [sys.executable, "-m", "backscroll", *map(str, args)], env)
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def error_of(stderr: str) -> dict:
+    return json.loads(stderr.strip().splitlines()[-1])["error"]
+
+
+@pytest.fixture
+def corpus(session_builder, backscroll_index, backscroll_home):
+    """Two projects, a Claude session with a subagent, and a Codex session."""
+    s = session_builder.claude(project="acme-api", session_id=PARENT)
+    s.user("why is the cart endpoint slow?")
+    s.assistant("the cart endpoint runs an N+1 query over the line items; prefetch_related fixes it")
+    sub = s.subagent()
+    sub.user("profile the cart endpoint")
+    sub.assistant("profiling shows 240 queries per cart request")
+    c = session_builder.codex(project="infra")
+    c.user("bump pgbouncer pool size")
+    c.assistant("raised default_pool_size to 40 in pgbouncer.ini and reloaded it")
+    backscroll_index(embed=True)
+    return backscroll_home
+
+
+# -- 1. honest match strength ---------------------------------------------------------------------
+
+def test_a_nonsense_query_returns_nothing_and_says_so_on_stderr(corpus):
+    r = cli("search", "xyzzyplugh", "--json", "--no-sync")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["results"] == [] and out["mode"] == "hybrid"
+    r = cli("search", "xyzzyplugh", "--no-sync")
+    assert r.exit_code == 0 and r.stdout == ""
+    assert "No matches." in r.stderr
+
+
+def test_every_hit_says_how_it_matched_and_how_strongly(corpus):
+    out = json.loads(cli("search", "pgbouncer pool size", "--json", "--no-sync").stdout)
+    hit = out["results"][0]
+    assert "pgbouncer" in hit["text"]
+    assert hit["match"] in ("exact", "words") and 0 < hit["strength"] <= 1
+    exact = json.loads(cli("search", "bump pgbouncer pool size", "--json", "--no-sync").stdout)["results"][0]
+    assert exact["match"] == "exact" and exact["strength"] == 1.0
+
+
+def test_a_meaning_only_hit_is_marked_in_human_output():
+    from backscroll.render import _entry
+    from backscroll.records import Hit
+
+    hit = Hit(rank=1, score=0.01, record_id="r#0", session_id="s", agent="claude", project="p", cwd=None,
+              role="assistant", content_type="text", tool_name=None, is_echo=False, timestamp=None,
+              source_path="/x/s.jsonl", line=3, text="t", text_truncated=False, snippet="t",
+              matched_by=("semantic",), match="meaning", strength=0.4)
+    assert "(meaning only)" in _entry(hit)[0].plain
+
+
+def test_meaning_only_results_get_a_note():
+    from backscroll import evidence
+    from backscroll.records import Hit
+
+    hit = Hit(rank=1, score=0.01, record_id="r#0", session_id="s", agent="claude", project="p", cwd=None,
+              role="assistant", content_type="text", tool_name=None, is_echo=False, timestamp=None,
+              source_path="/x/s.jsonl", line=3, text="a thing", text_truncated=False, snippet="t",
+              matched_by=("semantic",), rowid=7)
+    got = evidence.classify(hit, "other words", {"prose": [(8, 1.0)], "semantic": [(7, 0.5)]})
+    assert (got.match, got.strength) == ("meaning", 0.5)
+
+
+@pytest.mark.slow
+def test_real_model_nonsense_query_finds_nothing_but_a_paraphrase_still_does(session_builder, backscroll_index,
+                                                                            backscroll_search, monkeypatch):
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "minilm")
+    answer = "we chose pendulum over arrow because its timezone-aware date maths handles DST transitions"
+    s = session_builder.claude(project="calendar")
+    s.user("which library should the scheduler use?")
+    s.assistant(answer)
+    for text in ("the retry queue now uses exponential backoff with jitter",
+                 "the CSS grid breaks on narrow screens, switched to flexbox",
+                 "upgraded postgres to 16 and reran the migrations"):
+        d = session_builder.claude(project="calendar")
+        d.user("status update?")
+        d.assistant(text)
+    backscroll_index()
+    nonsense = backscroll_search("xyzzyplugh")
+    assert nonsense.results == ()
+    para = backscroll_search("what did we pick for calendar arithmetic", limit=5)
+    hit = next(h for h in para.results if h.text == answer)
+    assert hit.match == "meaning" and hit.strength > 0
