@@ -208,10 +208,13 @@ def make_filters(*, role=None, agent=None, content_type=None, project=None, sess
     if content_type is not None and content_type not in CONTENT_TYPES:
         raise UsageError(f"unknown content type {content_type!r}", hint=f"use one of: {', '.join(CONTENT_TYPES)}")
     _check_agent(agent)
-    return Filters(
-        role=role, agent=agent, content_type=content_type, project=project, session=session,
-        since=parse_when(since) if since else None, until=parse_when(until, end=True) if until else None,
-    )
+    since_ts = parse_when(since) if since else None
+    until_ts = parse_when(until, end=True) if until else None
+    if since_ts and until_ts and since_ts >= until_ts:
+        raise UsageError(f"--since {since} is not before --until {until}: nothing can match",
+                         hint="swap them: --since is the older end of the range")
+    return Filters(role=role, agent=agent, content_type=content_type, project=project, session=session,
+                   since=since_ts, until=until_ts)
 
 
 def _prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True) -> tuple[Store, LexicalIndex, bool]:
@@ -409,6 +412,9 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
                 "nothing is indexed yet: no session files were found",
                 hint="`backscroll status` shows where sessions are looked for; add more with --source PATH",
             )
+        from .browse import resolve_filters
+
+        filters = resolve_filters(store, filters)
         if not rerun:
             key = repeat.make_key(query, limit=limit, mode=mode, content_type=content_type,
                                   include_echoes=include_echoes, role=role, agent=agent, project=project,
@@ -503,6 +509,9 @@ def list_sessions(*, agent: str | None = None, project: str | None = None, since
     cfg = _config(cfg, home, ())
     store = _open_for_reading(cfg, sync, notify)
     try:
+        project = browse.resolve_project(store, project) if project else None
+        if agent:
+            browse.check_agent_indexed(store, agent)
         return browse.list_sessions(store, agent=agent, project=project, since=since_ts, limit=limit, offset=offset)
     finally:
         store.close()

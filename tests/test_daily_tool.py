@@ -134,3 +134,63 @@ def test_real_model_nonsense_query_finds_nothing_but_a_paraphrase_still_does(ses
     para = backscroll_search("what did we pick for calendar arithmetic", limit=5)
     hit = next(h for h in para.results if h.text == answer)
     assert hit.match == "meaning" and hit.strength > 0
+
+
+# -- 2. ids ---------------------------------------------------------------------------------------
+
+def test_show_prefix_of_a_session_with_subagents_opens_the_parent(corpus):
+    r = cli("show", PARENT[:8], "--json", "--no-sync")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["session"]["session_id"] == PARENT
+
+
+def test_an_ambiguous_prefix_lists_the_candidates(session_builder, backscroll_index):
+    for sid in ("abcdef01-0000-4000-8000-000000000001", "abcdef02-0000-4000-8000-000000000002"):
+        session_builder.claude(project="acme-api", session_id=sid).user("hello there")
+    backscroll_index(embed=False)
+    r = cli("show", "abcdef0", "--no-sync")
+    assert r.exit_code == 2
+    assert "abcdef01-0000-4000-8000-000000000001" in r.stderr and "abcdef02-0000-4000-8000-000000000002" in r.stderr
+    r = cli("show", "abcdef0", "--no-sync", "--json")
+    assert error_of(r.stderr)["kind"] == "ambiguous-id"
+
+
+def test_show_a_too_short_id_says_so(corpus):
+    r = cli("show", "6513", "--no-sync")
+    assert r.exit_code == 2 and "too short" in r.stderr
+
+
+def test_search_session_accepts_a_prefix_and_rejects_an_unknown_id(corpus):
+    out = json.loads(cli("search", "cart", "--session", PARENT[:8], "--json", "--no-sync").stdout)
+    assert out["results"] and {h["session_id"] for h in out["results"]} == {PARENT}
+    assert out["filters"]["session"] == PARENT
+    r = cli("search", "cart", "--session", "ffffffff", "--json", "--no-sync")
+    assert r.exit_code == 2 and error_of(r.stderr)["kind"] == "not-found"
+
+
+# -- 3. filters that find nothing explain why -----------------------------------------------------
+
+def test_project_matches_case_insensitively_and_by_unique_prefix(corpus):
+    for name in ("ACME-API", "acme", "Inf"):
+        r = cli("search", "pgbouncer cart", "--project", name, "--json", "--no-sync")
+        assert r.exit_code == 0, (name, r.output)
+        projects = {h["project"] for h in json.loads(r.stdout)["results"]}
+        assert projects and len(projects) == 1 and next(iter(projects)).lower().startswith(name.lower())
+
+
+def test_an_unknown_project_fails_listing_the_known_ones(corpus):
+    r = cli("search", "cart", "--project", "payments", "--no-sync")
+    assert r.exit_code == 2
+    assert "known: " in r.stderr and "acme-api" in r.stderr and "infra" in r.stderr
+    r = cli("list", "--project", "payments", "--no-sync")
+    assert r.exit_code == 2 and "acme-api" in r.stderr
+
+
+def test_an_inverted_date_range_is_a_usage_error(corpus):
+    r = cli("search", "cart", "--since", "2026-11-01", "--until", "2026-10-01", "--json", "--no-sync")
+    assert r.exit_code == 2 and error_of(r.stderr)["kind"] == "usage"
+
+
+def test_an_agent_with_nothing_indexed_is_an_error(corpus):
+    r = cli("search", "cart", "--agent", "gemini", "--no-sync")
+    assert r.exit_code == 2 and "no gemini sessions" in r.stderr and "claude" in r.stderr
