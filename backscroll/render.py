@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .dates import human_age
+from .dates import human_age, local_time
 from .records import Hit, SearchResult
 
 
@@ -160,7 +160,7 @@ def fold(text: str, max_lines: int) -> tuple[list[str], int]:
 def _record_lines(hit: Hit, full: bool) -> tuple[str, list[str], int]:
     from .classify import SHELL_TOOLS
 
-    when = (hit.timestamp or "")[:19].replace("T", " ")
+    when = local_time(hit.timestamp, seconds=True)
     head = f"[{hit.rank}] {when} · {_label(hit, subagent=False)}"  # the session header says subagent
     text = hit.text
     if hit.is_call and hit.tool_name in SHELL_TOOLS:
@@ -176,7 +176,7 @@ def print_session_view(view, *, full: bool, color: bool) -> None:
     out = console(color)
     s = view.session
     meta = " · ".join(str(x) for x in (s.get("agent"), s.get("project"), s.get("cwd"),
-                                       (s.get("started_at") or "")[:16].replace("T", " ")) if x)
+                                       local_time(s.get("started_at"))) if x)
     out.print(Text(f"session {s['session_id']}", style="bold"), Text(f" · {meta}", style="dim"))
     if s.get("title"):
         out.print(Text(f"title: {s['title']}", style="dim"))
@@ -214,7 +214,7 @@ def print_sessions(sessions: list[dict], *, color: bool) -> None:
         out.print("No sessions.")
         return
     for s in sessions:
-        when = (s["started_at"] or s["updated_at"] or "")[:16].replace("T", " ")
+        when = local_time(s["started_at"] or s["updated_at"])
         line = Text()
         line.append(f"{when:<16}  ", style="dim")
         line.append(f"{s['agent']:<6} {(s['project'] or '-'):<14} ", style="cyan")

@@ -194,3 +194,40 @@ def test_an_inverted_date_range_is_a_usage_error(corpus):
 def test_an_agent_with_nothing_indexed_is_an_error(corpus):
     r = cli("search", "cart", "--agent", "gemini", "--no-sync")
     assert r.exit_code == 2 and "no gemini sessions" in r.stderr and "claude" in r.stderr
+
+
+# -- 4. time --------------------------------------------------------------------------------------
+
+@pytest.fixture
+def tokyo(monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_dates_and_today_are_local_midnight(tokyo):
+    from datetime import datetime, timezone
+
+    from backscroll.dates import parse_when
+
+    assert parse_when("2026-10-01") == "2026-09-30T15:00:00.000Z"
+    assert parse_when("2026-10-01", end=True) == "2026-10-01T15:00:00.000Z"
+    now = datetime(2026, 10, 1, 16, 0, tzinfo=timezone.utc)  # already 2 October in Tokyo
+    assert parse_when("today", now=now) == "2026-10-01T15:00:00.000Z"
+    assert parse_when("yesterday", now=now) == "2026-09-30T15:00:00.000Z"
+
+
+def test_people_see_local_time_and_json_keeps_utc(session_builder, backscroll_home):
+    s = session_builder.claude(project="acme-api", start="2026-10-06T09:00:00.000Z")
+    s.user("what time is it in Tokyo")
+    env = {**cli_env(backscroll_home), "TZ": "Asia/Tokyo"}
+    r = run_cli(backscroll_home, "list", env=env)
+    assert r.returncode == 0 and "2026-10-06 18:00" in r.stdout, r.stdout + r.stderr
+    r = run_cli(backscroll_home, "show", s.session_id, env=env)
+    assert "2026-10-06 18:00:00" in r.stdout
+    out = json.loads(run_cli(backscroll_home, "list", "--json", env=env).stdout)
+    assert out["sessions"][0]["started_at"] == "2026-10-06T09:00:00.000Z"
