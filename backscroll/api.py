@@ -518,6 +518,22 @@ def list_sessions(*, agent: str | None = None, project: str | None = None, since
 
 
 @_store_errors
+def count_sessions(*, agent: str | None = None, project: str | None = None, since: str | None = None,
+                   cfg: Config | None = None, home=None) -> int:
+    """How many sessions ``list_sessions`` could page through (no sync: it just ran)."""
+    from . import browse
+    from .dates import parse_when
+
+    cfg = _config(cfg, home, ())
+    store = _open_for_reading(cfg, False)
+    try:
+        project = browse.resolve_project(store, project) if project else None
+        return browse.count_sessions(store, agent=agent, project=project, since=parse_when(since) if since else None)
+    finally:
+        store.close()
+
+
+@_store_errors
 def status(*, cfg: Config | None = None, home=None, sources=()) -> dict:
     """What is indexed, from where, and what was skipped."""
     from .status import collect

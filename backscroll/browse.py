@@ -36,6 +36,10 @@ def _session(store: Store, session_id: str) -> dict:
     if rows:
         d = dict(rows[0])
         d["is_sidechain"] = bool(d["is_sidechain"])
+        if not d.get("title"):  # as `list` titles it: the first user message
+            first = store.conn.execute("SELECT text FROM records WHERE session_id = ? AND role = 'user' AND "
+                                       "content_type = 'text' ORDER BY id LIMIT 1", (session_id,)).fetchone()
+            d["title"] = " ".join((first[0] if first else "").split())[:120] or None
         return d
     return {"session_id": session_id, "agent": None, "project": None, "cwd": None, "title": None,
             "started_at": None, "updated_at": None, "source_path": None, "is_sidechain": False, "parent_session_id": None}
@@ -192,3 +196,16 @@ def list_sessions(store: Store, *, agent: str | None = None, project: str | None
         d["is_sidechain"] = bool(d["is_sidechain"])
         out.append(d)
     return out
+
+
+def count_sessions(store: Store, *, agent: str | None = None, project: str | None = None, since: str | None = None) -> int:
+    where, params = [], []
+    for col, value in (("agent", agent), ("project", project)):
+        if value:
+            where.append(f"{col} = ?")
+            params.append(value)
+    if since:
+        where.append("coalesce(updated_at, started_at) >= ?")
+        params.append(since)
+    sql = "SELECT count(*) FROM sessions" + (" WHERE " + " AND ".join(where) if where else "")
+    return store.conn.execute(sql, params).fetchone()[0]

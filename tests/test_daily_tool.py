@@ -231,3 +231,125 @@ def test_people_see_local_time_and_json_keeps_utc(session_builder, backscroll_ho
     assert "2026-10-06 18:00:00" in r.stdout
     out = json.loads(run_cli(backscroll_home, "list", "--json", env=env).stdout)
     assert out["sessions"][0]["started_at"] == "2026-10-06T09:00:00.000Z"
+
+
+# -- 5. output for agents -------------------------------------------------------------------------
+
+def test_json_is_compact_when_piped_and_pretty_when_asked(corpus):
+    r = cli("search", "cart endpoint", "--json", "--no-sync")
+    assert r.stdout.count("\n") == 1 and json.loads(r.stdout)["results"]
+    r = cli("search", "cart endpoint", "--json", "--pretty", "--no-sync")
+    assert r.stdout.count("\n") > 10
+
+
+def test_jsonl_fields_and_a_byte_budget(corpus):
+    r = cli("search", "cart endpoint", "--format", "jsonl", "--fields", "record_id,match,strength", "--no-sync")
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert lines and all(set(x) == {"schema_version", "list", "record_id", "match", "strength"} for x in lines)
+    full = cli("search", "cart endpoint", "--json", "--no-sync").stdout.encode()
+    n_full = len(json.loads(full)["results"])
+    budget = len(full) - 50
+    r = cli("search", "cart endpoint", "--json", "--max-bytes", budget, "--no-sync")
+    doc = json.loads(r.stdout)
+    assert len(r.stdout.encode()) <= budget and len(doc["results"]) == n_full - doc["omitted_for_budget"] > 0
+    r = cli("search", "cart endpoint", "--json", "--fields", "nope", "--no-sync")
+    assert r.exit_code == 2 and "known: " in error_of(r.stderr)["hint"]
+
+
+def test_every_json_command_carries_schema_version(corpus):
+    for args in (["status", "--json"], ["list", "--json", "--no-sync"], ["show", PARENT, "--json", "--no-sync"],
+                 ["index", "--json", "--no-embed"], ["rebuild", "--json"], ["embed", "--json"]):
+        r = cli(*args)
+        assert r.exit_code == 0, (args, r.output)
+        assert json.loads(r.stdout)["schema_version"] == 1, args
+
+
+def test_list_json_has_a_total_and_people_hear_how_many_more(corpus):
+    out = json.loads(cli("list", "--json", "--limit", "1", "--no-sync").stdout)
+    assert out["total"] == 3 and len(out["sessions"]) == 1
+    r = cli("list", "--limit", "1", "--no-sync")
+    assert "2 more session(s)" in r.stderr
+
+
+def test_show_json_titles_a_codex_session_as_list_does(corpus):
+    listed = {s["session_id"]: s["title"] for s in json.loads(cli("list", "--json", "--no-sync").stdout)["sessions"]}
+    codex = next(sid for sid in listed if sid != PARENT and not sid.startswith(PARENT))
+    shown = json.loads(cli("show", codex, "--json", "--no-sync").stdout)["session"]
+    assert shown["title"] and shown["title"] == listed[codex]
+
+
+def test_max_chars_cuts_the_snippet_too(corpus):
+    out = json.loads(cli("search", "cart endpoint", "--json", "--max-chars", "20", "--no-sync").stdout)
+    assert all(len(h["snippet"]) <= 20 and len(h["text"]) <= 20 for h in out["results"])
+
+
+def test_echoes_hidden_counts_only_echoes_the_query_would_return(session_builder, backscroll_index):
+    s = session_builder.claude(project="acme-api")
+    s.user("what did we decide about the retry queue")
+    s.assistant("the retry queue uses exponential backoff")
+    s.search_echo("retry queue", "1. the retry queue uses exponential backoff")
+    for i in range(12):  # echoes holding one common word of the query, nothing else of it
+        s.search_echo(f"queue depth {i}", f"nothing about it {i}")
+    backscroll_index(embed=False)
+    out = json.loads(cli("search", "retry", "queue", "--json", "-n", "3", "--no-sync").stdout)
+    assert 0 < out["echoes_hidden"] <= 3
+
+
+# -- 6. output for people -------------------------------------------------------------------------
+
+def test_hits_show_path_and_line_and_show_path_prints_it(corpus):
+    r = cli("search", "pgbouncer", "--no-sync")
+    assert ".jsonl:" in r.stdout
+    rid = json.loads(cli("search", "pgbouncer", "--json", "--no-sync").stdout)["results"][0]
+    r = cli("show", rid["record_id"], "--path", "--no-sync")
+    assert r.stdout.strip() == f"{rid['source_path']}:{rid['line']}"
+
+
+def test_tsv_and_ids_for_fzf(corpus):
+    r = cli("search", "pgbouncer", "--format", "tsv", "--no-sync")
+    first = r.stdout.splitlines()[0].split("\t")
+    assert len(first) == 5 and first[2] == "codex" and first[3] == "infra"
+    assert cli("show", first[0], "--no-sync").exit_code == 0
+    ids = cli("search", "pgbouncer", "--ids", "--no-sync").stdout.split()
+    assert ids[0] == first[0]
+    r = cli("search", "xyzzyplugh", "--format", "tsv", "--no-sync")
+    assert r.stdout == "" and "No matches." in r.stderr
+
+
+def test_version_names_the_model_and_schema():
+    from backscroll.store import SCHEMA_VERSION
+
+    r = cli("-V")
+    assert r.exit_code == 0 and f"store schema {SCHEMA_VERSION}" in r.stdout and "model " in r.stdout
+
+
+def test_snippets_never_start_mid_word_and_whole_text_when_it_fits():
+    from backscroll.snippet import make_snippet
+
+    short = "a short answer about the cart endpoint that fits"
+    assert make_snippet(short, ("cart",))[0] == short
+    text = "x" * 50 + " " + "loremipsumdolorsitamet " * 30 + "cart endpoint " + "filler words " * 40
+    snip = make_snippet(text, ("cart",))[0]
+    first = snip.lstrip("…").split()[0]
+    assert first in text.split() and "cart" in snip
+
+
+def test_global_options_after_the_command_and_color(corpus, tmp_path):
+    r = run_cli(corpus, "status", "--json", "--home", str(corpus.data), env={**cli_env(corpus), "BACKSCROLL_HOME": str(tmp_path / "elsewhere")})
+    assert r.returncode == 0 and json.loads(r.stdout)["paths"]["home"]["path"] == str(corpus.data)
+    r = run_cli(corpus, "search", "pgbouncer", "--no-sync", "--color", "always")
+    assert "\x1b[" in r.stdout
+    assert "\x1b[" not in run_cli(corpus, "search", "pgbouncer", "--no-sync").stdout
+
+
+def test_terminal_output_wraps_to_the_width_and_no_matches_goes_to_stderr(corpus):
+    code, out = run_tty(corpus, "search", "cart", "endpoint", "--no-sync", "--color", "never", columns=60)
+    assert code == 0
+    assert max(len(line) for line in out.splitlines()) <= 60, out
+    code, out = run_tty(corpus, "status", "--json", columns=80)
+    assert code == 0 and out.count("\n") > 5  # pretty on a terminal
+
+
+def test_show_session_rejects_context(corpus):
+    r = cli("show", PARENT, "-C", "2", "--no-sync")
+    assert r.exit_code == 2 and "--context" in r.stderr
