@@ -105,7 +105,8 @@ def _entry(hit: Hit):
     body = Text(hit.snippet)
     for start, end in hit.highlights:
         body.stylize("bold yellow", start, end)
-    foot = Text(f"{show_command(hit)}  {short_path(hit.source_path)}:{hit.line}", style="dim")
+    foot = Text(show_command(hit), style="dim")
+    foot.append(f"\n{short_path(hit.source_path)}:{hit.line}")
     return head, body, foot
 
 
