@@ -27,6 +27,13 @@ MODES = ("hybrid", "lexical", "semantic")
 INDEX_LOCK_WAIT = 10.0
 ALSO_MATCHING = 3  # extras a hinted filter may add
 SEARCH_EMBED_LIMIT = 64  # new records a search embeds itself (a new session: well under 2 s)
+# Below this cosine a meaning-only match is noise (issue #18: `search xyzzyplugh` returned 10 hits).
+# Measured with the real MiniLM over fixtures/eval (bench/semantic_floor.py, 55 queries, 183 units):
+# each query against its target unit (related pairs): min 0.256, p5 0.273, median 0.574; against
+# every other unit (unrelated, and same-topic distractors): median 0.093, p90 0.229; the best unit a
+# nonsense query reaches ("xyzzyplugh", "qwertyuiop asdf", "blorft zingle wump", "the", ...): at most
+# 0.221. The floor sits between the best nonsense match and the weakest related pair.
+SEMANTIC_FLOOR = 0.24
 
 
 def _quiet(_msg: str) -> None:
@@ -201,10 +208,13 @@ def make_filters(*, role=None, agent=None, content_type=None, project=None, sess
     if content_type is not None and content_type not in CONTENT_TYPES:
         raise UsageError(f"unknown content type {content_type!r}", hint=f"use one of: {', '.join(CONTENT_TYPES)}")
     _check_agent(agent)
-    return Filters(
-        role=role, agent=agent, content_type=content_type, project=project, session=session,
-        since=parse_when(since) if since else None, until=parse_when(until, end=True) if until else None,
-    )
+    since_ts = parse_when(since) if since else None
+    until_ts = parse_when(until, end=True) if until else None
+    if since_ts and until_ts and since_ts >= until_ts:
+        raise UsageError(f"--since {since} is not before --until {until}: nothing can match",
+                         hint="swap them: --since is the older end of the range")
+    return Filters(role=role, agent=agent, content_type=content_type, project=project, session=session,
+                   since=since_ts, until=until_ts)
 
 
 def _prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True) -> tuple[Store, LexicalIndex, bool]:
@@ -352,7 +362,8 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
     memo = {} if memo is None else memo
     if "similarities" not in memo:  # a hinted search ranks twice: score every vector once
         memo["similarities"] = vecs.similarities(qvec)
-    ranked = vecs.top(*memo["similarities"], depth, _semantic_allowed(store, filters))
+    ranked = [(i, c) for i, c in vecs.top(*memo["similarities"], depth, _semantic_allowed(store, filters))
+              if c >= SEMANTIC_FLOOR]
     if vecs.cache_damaged:
         acquired = False
         if not store.readonly:
@@ -398,6 +409,9 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
     try:
         if not store.has_records():
             raise _nothing_indexed(store)
+        from .browse import resolve_filters
+
+        filters = resolve_filters(store, filters)
         if not rerun:
             key = repeat.make_key(query, limit=limit, mode=mode, content_type=content_type,
                                   include_echoes=include_echoes, role=role, agent=agent, project=project,
@@ -439,6 +453,8 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
                       if h.rowid not in shown and (h.session_id, h.text) not in keys][:ALSO_MATCHING]
             if extras:
                 result = replace(result, also_matching=pipeline.renumber(extras), dropped_filters=hinted)
+        if result.results and all(h.match == "meaning" for h in result.results):
+            notes.append("no result holds the query's words: every result matches by meaning only")
         notes = list(dict.fromkeys(notes))
         for n in notes:
             notify(n)
@@ -507,7 +523,26 @@ def list_sessions(*, agent: str | None = None, project: str | None = None, since
     cfg = _config(cfg, home, ())
     store = _open_for_reading(cfg, sync, notify)
     try:
+        project = browse.resolve_project(store, project) if project else None
+        if agent:
+            browse.check_agent_indexed(store, agent)
         return browse.list_sessions(store, agent=agent, project=project, since=since_ts, limit=limit, offset=offset)
+    finally:
+        store.close()
+
+
+@_store_errors
+def count_sessions(*, agent: str | None = None, project: str | None = None, since: str | None = None,
+                   cfg: Config | None = None, home=None) -> int:
+    """How many sessions ``list_sessions`` could page through (no sync: it just ran)."""
+    from . import browse
+    from .dates import parse_when
+
+    cfg = _config(cfg, home, ())
+    store = _open_for_reading(cfg, False)
+    try:
+        project = browse.resolve_project(store, project) if project else None
+        return browse.count_sessions(store, agent=agent, project=project, since=parse_when(since) if since else None)
     finally:
         store.close()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import MAX_COUNT, NotFoundError, UsageError
+from .errors import MAX_COUNT, AmbiguousIdError, NotFoundError, UsageError
 from .records import Hit
 from .store import Store
 
@@ -36,23 +36,102 @@ def _session(store: Store, session_id: str) -> dict:
     if rows:
         d = dict(rows[0])
         d["is_sidechain"] = bool(d["is_sidechain"])
+        if not d.get("title"):  # as `list` titles it: the first user message
+            first = store.conn.execute("SELECT text FROM records WHERE session_id = ? AND role = 'user' AND "
+                                       "content_type = 'text' ORDER BY id LIMIT 1", (session_id,)).fetchone()
+            d["title"] = " ".join((first[0] if first else "").split())[:120] or None
         return d
     return {"session_id": session_id, "agent": None, "project": None, "cwd": None, "title": None,
             "started_at": None, "updated_at": None, "source_path": None, "is_sidechain": False, "parent_session_id": None}
 
 
-def _resolve_session(store: Store, ident: str) -> str | None:
+MIN_PREFIX = 6  # the fewest characters of a session id accepted as its prefix
+
+
+def _like_prefix(ident: str) -> str:
+    return ident.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _describe(store: Store, session_ids: list[str]) -> list[str]:
+    lines = []
+    for sid in session_ids:
+        s = _session(store, sid)
+        when = (s.get("started_at") or "")[:10]
+        title = " ".join((s.get("title") or "").split())[:50]
+        lines.append("  " + "  ".join(x for x in (sid, s.get("agent") or "", s.get("project") or "-", when, title) if x))
+    return lines
+
+
+def resolve_session(store: Store, ident: str, *, required: bool = False) -> str | None:
+    """The session ``ident`` names: the whole id, or a unique prefix of at least ``MIN_PREFIX`` characters.
+
+    A Claude subagent's id extends its parent's (``<parent>:agent-…``), so a prefix of the parent
+    also starts every subagent id: the parent is chosen when it is one of the candidates and all
+    others extend it. Otherwise an ambiguous prefix lists the candidates, as git does. None (or,
+    with ``required``, NotFoundError) when nothing matches.
+    """
+    ident = ident.strip()
     if store.conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (ident,)).fetchone():
         return ident
-    if len(ident) >= 6:
-        found = [r[0] for r in store.conn.execute(
-            "SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' LIMIT 2",
-            (ident.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%",))]
-        if len(found) == 1:
-            return found[0]
-        if len(found) > 1:
-            raise NotFoundError(f"{ident!r} is the start of more than one session id", hint="give more of it")
+    if len(ident) < MIN_PREFIX:
+        raise UsageError(f"{ident!r} is too short to name a session: give at least {MIN_PREFIX} characters of "
+                         "its id (or a whole record id)", hint=FIND_IDS_HINT)
+    found = [r[0] for r in store.conn.execute(
+        "SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' ORDER BY session_id LIMIT 21",
+        (_like_prefix(ident),))]
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        roots = [f for f in found if all(g == f or g.startswith(f) for g in found)]
+        if len(roots) == 1 and len(found) <= 20:
+            return roots[0]
+        more = " (and more)" if len(found) > 20 else ""
+        raise AmbiguousIdError(f"{ident!r} is the start of more than one session id{more}; the candidates are:\n"
+                               + "\n".join(_describe(store, found[:20])), hint="give more of the id")
+    if required:
+        raise NotFoundError(f"no session with id {ident!r}", hint=FIND_IDS_HINT)
     return None
+
+
+def _known(values: list[str], n: int = 12) -> str:
+    return ", ".join(values[:n]) + ("…" if len(values) > n else "") if values else "(none)"
+
+
+def resolve_project(store: Store, name: str) -> str:
+    """The indexed project ``name`` names: exactly, case-insensitively, or as a unique prefix."""
+    known = [r[0] for r in store.conn.execute(
+        "SELECT project FROM sessions WHERE project IS NOT NULL GROUP BY project ORDER BY count(*) DESC, project")]
+    if name in known:
+        return name
+    low = name.lower()
+    for candidates in ([p for p in known if p.lower() == low], [p for p in known if p.lower().startswith(low)]):
+        if len(candidates) == 1:
+            return candidates[0]
+        if len(candidates) > 1:
+            raise UsageError(f"--project {name!r} matches more than one project: {_known(sorted(candidates))}",
+                             hint="give more of the name")
+    raise NotFoundError(f"no project {name!r} is indexed", hint=f"known: {_known(known)}")
+
+
+def check_agent_indexed(store: Store, agent: str) -> None:
+    """An error when no session of ``agent`` (a registered agent) is indexed: the filter could only return nothing."""
+    if store.conn.execute("SELECT 1 FROM sessions WHERE agent = ? LIMIT 1", (agent,)).fetchone():
+        return
+    indexed = [r[0] for r in store.conn.execute("SELECT DISTINCT agent FROM sessions ORDER BY agent")]
+    raise NotFoundError(f"no {agent} sessions are indexed", hint=f"indexed agents: {_known(indexed)}")
+
+
+def resolve_filters(store: Store, filters):
+    """``filters`` with --session and --project resolved to what is indexed; errors for values naming nothing."""
+    from dataclasses import replace
+
+    if filters.session:
+        filters = replace(filters, session=resolve_session(store, filters.session, required=True))
+    if filters.project:
+        filters = replace(filters, project=resolve_project(store, filters.project))
+    if filters.agent:
+        check_agent_indexed(store, filters.agent)
+    return filters
 
 
 def _hits(rows, start_rank: int) -> tuple[Hit, ...]:
@@ -77,7 +156,7 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
         total = store.conn.execute("SELECT count(*) FROM records WHERE session_id = ?", (session_id,)).fetchone()[0]
         first = position - len(before)
         return SessionView(_session(store, session_id), _hits(before + here_after, first + 1), record_id, total, first)
-    session_id = _resolve_session(store, ident)
+    session_id = resolve_session(store, ident)
     if session_id is None:
         raise NotFoundError(f"no record or session with id {ident!r}", hint=FIND_IDS_HINT)
     total = store.conn.execute("SELECT count(*) FROM records WHERE session_id = ?", (session_id,)).fetchone()[0]
@@ -118,3 +197,16 @@ def list_sessions(store: Store, *, agent: str | None = None, project: str | None
         d["is_sidechain"] = bool(d["is_sidechain"])
         out.append(d)
     return out
+
+
+def count_sessions(store: Store, *, agent: str | None = None, project: str | None = None, since: str | None = None) -> int:
+    where, params = [], []
+    for col, value in (("agent", agent), ("project", project)):
+        if value:
+            where.append(f"{col} = ?")
+            params.append(value)
+    if since:
+        where.append("coalesce(updated_at, started_at) >= ?")
+        params.append(since)
+    sql = "SELECT count(*) FROM sessions" + (" WHERE " + " AND ".join(where) if where else "")
+    return store.conn.execute(sql, params).fetchone()[0]

@@ -68,17 +68,32 @@ def _parse_when(value: str, now: datetime, end: bool) -> str:
     m = _RELATIVE.match(v)
     if m:
         return format_ts(now - timedelta(seconds=int(m.group(1)) * _UNITS[m.group(2).lower()]))
+    # Dates are days on the user's calendar: local midnight ($TZ honoured), stored as UTC.
     if v in {"today", "yesterday"}:
-        day = now.date() - timedelta(days=1 if v == "yesterday" else 0)
-        start = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
-        return format_ts(start + timedelta(days=1) if end else start)
+        day = now.astimezone().date() - timedelta(days=1 if v == "yesterday" else 0)
+        return format_ts(_local_midnight(day + timedelta(days=1) if end else day))
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", v):
-        start = datetime.fromisoformat(v).replace(tzinfo=timezone.utc)
-        return format_ts(start + timedelta(days=1) if end else start)
+        day = datetime.fromisoformat(v).date()
+        return format_ts(_local_midnight(day + timedelta(days=1) if end else day))
     ts = normalize_timestamp(value)
     if ts is None:
         raise ValueError(value)
     return ts
+
+
+def _local_midnight(day) -> datetime:
+    return datetime(day.year, day.month, day.day).astimezone()  # naive -> local time zone
+
+
+def local_time(ts: str | None, *, seconds: bool = False) -> str:
+    """A stored UTC timestamp as local time for people: ``2026-10-21 16:05`` ('' when unknown)."""
+    if not ts:
+        return ""
+    try:
+        dt = parse_ts(ts).astimezone()
+    except ValueError:
+        return ts
+    return dt.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
 
 
 def human_age(ts: str | None, *, now: datetime | None = None) -> str:
@@ -90,8 +105,8 @@ def human_age(ts: str | None, *, now: datetime | None = None) -> str:
     except ValueError:
         return ts
     if seconds < 0:
-        return ts[:10]
+        return local_time(ts)[:10]
     for limit, unit, div in ((90, "s", 1), (5400, "min", 60), (129600, "h", 3600), (86400 * 45, "d", 86400)):
         if seconds < limit:
             return f"{int(seconds // div)}{unit} ago"
-    return ts[:10]
+    return local_time(ts)[:10]

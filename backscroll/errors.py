@@ -48,6 +48,12 @@ class NotFoundError(UsageError):
     kind = "not-found"
 
 
+class AmbiguousIdError(UsageError):
+    """A prefix that starts more than one session id (the message lists them)."""
+
+    kind = "ambiguous-id"
+
+
 class NothingIndexedError(BackscrollError):
     kind = "nothing-indexed"
     exit_code = ExitCode.NOTHING_INDEXED

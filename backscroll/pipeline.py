@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .evidence import classify as classify_evidence
 from .fusion import rrf
 from .lexical import LexicalIndex, LexicalQuery, stem
 from .query import QueryPlan
@@ -131,10 +132,20 @@ def fuse(lists: dict[str, list], shape: str):
     return [replace(f, lists=sources.get(f.id, f.lists)) for f in fused]
 
 
-def hidden_echo_count(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: SearchOptions) -> int:
+def hidden_echo_count(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: SearchOptions,
+                      quality: dict | None = None) -> int:
+    """How many echoes the same search would have returned with --include-echoes (issue #18: not
+    every echo holding one of the words): the echo list fused with the others, counted in the top."""
     if echoes_included(filters, opts) or filters.content_type == "text":
         return 0
-    return lex.count(LexicalQuery(plan.lexical_terms, plan.phrases), filters, content_type="tool", echo=True)
+    q = LexicalQuery(plan.lexical_terms, plan.phrases)
+    echoes = [i for i, _s in lex.search(q, filters, content_type="tool", echo=True, limit=opts.limit)]
+    if not echoes:
+        return 0
+    cov = lex.coverage(q, sorted(echoes))
+    lists = {**(quality or {}), "echo": [(i, cov[i] ** 2) for i in echoes]}
+    top = fuse(lists, plan.shape)[: opts.limit]
+    return sum(1 for f in top if f.id in set(echoes))
 
 
 def build_hits(store: Store, plan: QueryPlan, fused, opts: SearchOptions, limit: int,
@@ -174,11 +185,12 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     if plan.shape in PRIOR_SHAPES:
         candidates = sorted({i for items in ranked.values() for i in items} | {i for i, _c in semantic_list or ()})
         user_ids = store.ids_with_role(candidates, "user")
-    fused = fuse(with_quality(lex, plan, ranked, semantic_list, user_ids), plan.shape)
-    hits = build_hits(store, plan, fused, opts, opts.limit)
+    quality = with_quality(lex, plan, ranked, semantic_list, user_ids)
+    fused = fuse(quality, plan.shape)
+    hits = [classify_evidence(h, plan.text, quality) for h in build_hits(store, plan, fused, opts, opts.limit)]
     return SearchResult(
         query=plan.text, mode=mode, filters=filters, results=tuple(hits),
-        echoes_hidden=hidden_echo_count(lex, plan, filters, opts),
+        echoes_hidden=hidden_echo_count(lex, plan, filters, opts, quality),
     )
 
 

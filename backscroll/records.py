@@ -71,6 +71,8 @@ class Hit:
     is_error: bool = False
     rowid: int = 0
     is_call: bool = False
+    match: str | None = None  # exact | words | meaning (see evidence.py)
+    strength: float | None = None  # 0..1, comparable across queries (unlike score)
 
     @classmethod
     def from_row(cls, row, *, rank: int, score: float | None = None, snippet: str | None = None,
@@ -83,7 +85,8 @@ class Hit:
             project=row["project"], cwd=row["cwd"], role=row["role"], content_type=row["content_type"],
             tool_name=row["tool_name"], is_echo=bool(row["is_echo"]), timestamp=row["timestamp"],
             source_path=row["source_path"], line=row["line"], text=text[:max_chars] if cut else text,
-            text_truncated=bool(row["text_truncated"]) or cut, snippet=snippet if snippet is not None else text[:240],
+            text_truncated=bool(row["text_truncated"]) or cut,
+            snippet=_cap(snippet if snippet is not None else text[:240], max_chars),
             matched_by=matched_by, highlights=highlights, is_sidechain=bool(row["is_sidechain"]),
             parent_session_id=row["parent_session_id"], is_error=bool(row["is_error"]), rowid=row["id"],
             is_call=bool(row["is_call"]),
@@ -96,6 +99,11 @@ class Hit:
         d.pop("is_call")
         d["matched_by"] = list(self.matched_by)
         return d
+
+
+def _cap(snippet: str, max_chars: int) -> str:
+    """--max-chars holds for the snippet too."""
+    return snippet[: max_chars - 1] + "…" if max_chars and len(snippet) > max_chars else snippet
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .dates import human_age
+from .dates import human_age, local_time
 from .records import Hit, SearchResult
 
 
@@ -56,8 +56,26 @@ def console(color: bool, *, markup: bool = False):
         def print(self, *objects, **kw) -> None:
             super().print(*(_clean_renderable(o) for o in objects), **kw)
 
-    return _Console(highlight=False, no_color=not color, force_terminal=color or None, soft_wrap=True,
-                    markup=markup)
+    import shutil
+
+    terminal = _is_terminal(sys.stdout)
+    extra = {} if color else {"color_system": None}  # no colour means no styles at all (bold, dim)
+    return _Console(highlight=False, no_color=not color, force_terminal=color or None, soft_wrap=not terminal, **extra,
+                    markup=markup, width=shutil.get_terminal_size().columns if terminal else None,
+                    file=sys.stdout)
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def short_path(path: str) -> str:
+    """``~/…`` for paths under the home directory."""
+    home = os.path.expanduser("~")
+    return "~" + path[len(home):] if home not in ("", "/") and path.startswith(home + os.sep) else path
 
 
 def show_command(hit: Hit) -> str:
@@ -82,17 +100,37 @@ def _entry(hit: Hit):
     head.append(f"{hit.rank:>2}. ", style="bold")
     head.append(f"{hit.agent} · {hit.project or '-'} · {human_age(hit.timestamp)} · ", style="dim")
     head.append(_label(hit), style="magenta" if hit.is_echo else "cyan")
-    body = Text("    " + hit.snippet)
+    if hit.match == "meaning":
+        head.append(" (meaning only)", style="dim")
+    body = Text(hit.snippet)
     for start, end in hit.highlights:
-        body.stylize("bold yellow", start + 4, end + 4)
-    foot = Text("    " + show_command(hit), style="dim")
+        body.stylize("bold yellow", start, end)
+    foot = Text(show_command(hit), style="dim")
+    foot.append(f"\n{short_path(hit.source_path)}:{hit.line}")
     return head, body, foot
 
 
 def print_hits(console, hits: tuple[Hit, ...]) -> None:
+    """One entry per hit; on a terminal the snippet wraps to its width, indented, and piped it is one line."""
+    from rich.padding import Padding
+
     for hit in hits:
-        for line in _entry(hit):
-            console.print(line, soft_wrap=True)
+        head, body, foot = _entry(hit)
+        console.print(head)
+        if console.soft_wrap:
+            console.print(_indent(body))
+            console.print(_indent(foot))
+        else:
+            console.print(Padding(body, (0, 0, 0, 4)))
+            console.print(Padding(foot, (0, 0, 0, 4)))
+
+
+def _indent(text):
+    from rich.text import Text
+
+    out = Text("    ")
+    out.append_text(text)
+    return out
 
 
 def also_heading(result: SearchResult) -> str:
@@ -105,9 +143,9 @@ def print_result(result: SearchResult, *, color: bool) -> None:
     if result.repeated:
         out.print(result.notes[0] if result.notes else "[repeated search]", style="bold yellow" if color else None)
         return
-    if not result.results:
-        out.print("No matches" + (" with those filters." if result.also_matching else "."),
-                  style="dim" if color else None)
+    if not result.results:  # on stderr: stdout stays empty, so `| wc -l` counts hits
+        sys.stderr.write("No matches" + (" with those filters.\n" if result.also_matching else ".\n"))
+        sys.stderr.flush()
     print_hits(out, result.results)
     if result.also_matching:
         out.print()
@@ -158,7 +196,7 @@ def fold(text: str, max_lines: int) -> tuple[list[str], int]:
 def _record_lines(hit: Hit, full: bool) -> tuple[str, list[str], int]:
     from .classify import SHELL_TOOLS
 
-    when = (hit.timestamp or "")[:19].replace("T", " ")
+    when = local_time(hit.timestamp, seconds=True)
     head = f"[{hit.rank}] {when} · {_label(hit, subagent=False)}"  # the session header says subagent
     text = hit.text
     if hit.is_call and hit.tool_name in SHELL_TOOLS:
@@ -174,7 +212,7 @@ def print_session_view(view, *, full: bool, color: bool) -> None:
     out = console(color)
     s = view.session
     meta = " · ".join(str(x) for x in (s.get("agent"), s.get("project"), s.get("cwd"),
-                                       (s.get("started_at") or "")[:16].replace("T", " ")) if x)
+                                       local_time(s.get("started_at"))) if x)
     out.print(Text(f"session {s['session_id']}", style="bold"), Text(f" · {meta}", style="dim"))
     if s.get("title"):
         out.print(Text(f"title: {s['title']}", style="dim"))
@@ -212,7 +250,7 @@ def print_sessions(sessions: list[dict], *, color: bool) -> None:
         out.print("No sessions.")
         return
     for s in sessions:
-        when = (s["started_at"] or s["updated_at"] or "")[:16].replace("T", " ")
+        when = local_time(s["started_at"] or s["updated_at"])
         line = Text()
         line.append(f"{when:<16}  ", style="dim")
         line.append(f"{s['agent']:<6} {(s['project'] or '-'):<14} ", style="cyan")
@@ -221,3 +259,70 @@ def print_sessions(sessions: list[dict], *, color: bool) -> None:
         line.append(("↳ " if s["is_sidechain"] else "") + (s["title"] or "(untitled)"))
         out.print(line)
         out.print(Text(f"{'':16}  backscroll show {s['session_id']}", style="dim"))
+
+
+# -- output for agents and pipes: json, jsonl, tsv, ids -------------------------------------------
+
+FORMATS = ("human", "json", "jsonl", "tsv", "ids")
+
+
+def hit_fields(hit: dict, fields: tuple[str, ...] | None) -> dict:
+    return {k: hit[k] for k in fields} if fields else hit
+
+
+def check_fields(spec: str | None) -> tuple[str, ...] | None:
+    """``--fields a,b,c`` as a tuple of hit fields (a usage error names the known ones)."""
+    from .errors import UsageError
+
+    if not spec:
+        return None
+    known = tuple(Hit.__dataclass_fields__)
+    known = tuple(k for k in known if k not in ("highlights", "rowid", "is_call"))
+    fields = tuple(dict.fromkeys(f.strip() for f in spec.split(",") if f.strip()))
+    unknown = [f for f in fields if f not in known]
+    if unknown or not fields:
+        raise UsageError(f"unknown field(s) for --fields: {', '.join(unknown) or '(none given)'}",
+                         hint=f"known: {', '.join(known)}")
+    return fields
+
+
+def search_document(result: SearchResult, fields: tuple[str, ...] | None, max_bytes: int | None,
+                    dumps) -> bytes:
+    """The ``--json`` document, its hits cut to ``fields``; with ``max_bytes``, as many whole hits as
+    fit (the last ones dropped first, ``omitted_for_budget`` says how many)."""
+    doc = result.to_dict()
+    doc["results"] = [hit_fields(h, fields) for h in doc["results"]]
+    doc["also_matching"] = [hit_fields(h, fields) for h in doc["also_matching"]]
+    doc["omitted_for_budget"] = 0
+    data = dumps(doc)
+    while max_bytes is not None and len(data) + 1 > max_bytes and (doc["results"] or doc["also_matching"]):
+        (doc["also_matching"] or doc["results"]).pop()
+        doc["omitted_for_budget"] += 1
+        data = dumps(doc)
+    return data
+
+
+def jsonl_lines(result: SearchResult, fields: tuple[str, ...] | None, max_bytes: int | None) -> tuple[list[bytes], int]:
+    """One compact JSON object per hit (``list`` says results or also_matching); whole lines within ``max_bytes``."""
+    import orjson
+
+    lines, used, omitted = [], 0, 0
+    for name, hits in (("results", result.results), ("also_matching", result.also_matching)):
+        for h in hits:
+            line = orjson.dumps({"schema_version": result.schema_version, "list": name,
+                                 **hit_fields(h.to_dict(), fields)}) + b"\n"
+            if max_bytes is not None and used + len(line) > max_bytes:
+                omitted += 1
+                continue
+            used += len(line)
+            lines.append(line)
+    return lines, omitted
+
+
+def tsv_lines(result: SearchResult) -> list[str]:
+    """``record id, age, agent, project, snippet`` per hit, tab-separated (for fzf, cut, awk)."""
+    out = []
+    for h in (*result.results, *result.also_matching):
+        cells = (h.record_id, human_age(h.timestamp), h.agent, h.project or "-", h.snippet)
+        out.append("\t".join(clean(" ".join(str(c).split())) for c in cells))
+    return out

@@ -21,6 +21,9 @@ def make_snippet(text: str, terms: tuple[str, ...], stems: tuple[str, ...] = (),
     Falls back to the start of the text when no word matches (a semantic-only hit).
     """
     flat = " ".join(text.split())
+    if len(flat) <= width + width // 3:  # it fits (near enough): the whole text, nothing cut
+        pat = _pattern(terms, stems)
+        return flat, tuple((m.start(), m.end()) for m in pat.finditer(flat)) if pat else ()
     pat = _pattern(terms, stems)
     matches = list(pat.finditer(flat)) if pat else []
     if not matches:
@@ -34,9 +37,13 @@ def make_snippet(text: str, terms: tuple[str, ...], stems: tuple[str, ...] = (),
         if score > best_score:
             best_start, best_score = start, score
     start = best_start
-    if start > 0:
+    if start > 0:  # never start mid-word: back to the word's start when near, else on to the next word
         space = flat.rfind(" ", 0, start + 1)
-        start = space + 1 if space >= 0 and start - space < 20 else start
+        if space >= 0 and start - space < 20:
+            start = space + 1
+        elif flat[start - 1] != " ":
+            nxt = flat.find(" ", start)
+            start = nxt + 1 if 0 <= nxt < start + 40 else start
     end = min(len(flat), start + width)
     if end < len(flat):
         space = flat.rfind(" ", start, end)

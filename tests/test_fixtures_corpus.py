@@ -65,4 +65,7 @@ def test_corpus_decision_found_despite_echoes(indexed, backscroll_search):
 
     result = api.search("job queue postgres", cfg=cfg, mode="lexical", sync=False, limit=5)
     assert any(DECISION in h.text for h in result.results)
-    assert not any(h.is_echo for h in result.results) and result.echoes_hidden >= 5
+    assert not any(h.is_echo for h in result.results)
+    # echoes_hidden counts the echoes the same search would have returned (issue #18): none in the top 5
+    assert result.echoes_hidden == 0
+    assert api.search("job queue postgres", cfg=cfg, mode="lexical", sync=False, limit=20).echoes_hidden >= 3

@@ -32,7 +32,10 @@ def _version(value: bool) -> None:
     if value:
         from importlib.metadata import version
 
-        typer.echo(f"backscroll {version('backscroll')}")
+        from ..embed import model_id
+        from ..store import SCHEMA_VERSION
+
+        typer.echo(f"backscroll {version('backscroll')} (model {model_id()}, store schema {SCHEMA_VERSION})")
         raise typer.Exit()
 
 
@@ -41,10 +44,20 @@ def main_callback(
     home: Annotated[Optional[str], typer.Option(
         "--home", metavar="DIR",
         help="Data directory (store, indexes). Default: $BACKSCROLL_HOME, else the platform's user data dir.")] = None,
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+    version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True,
+                                          help="Print the version, the embedding model and the store schema.")] = False,
+    color: Annotated[str, typer.Option("--color", metavar="auto|always|never",
+                                       help="Colour: auto (on a terminal, unless NO_COLOR), always, never.")] = "auto",
+    pretty: Annotated[bool, typer.Option("--pretty", help="Indented JSON even when piped (compact otherwise).")] = False,
+    no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page long output on a terminal.")] = False,
 ) -> None:
+    """Global options may also come after the command (`backscroll search x --home DIR`)."""
+    if color not in ("auto", "always", "never"):
+        raise typer.BadParameter("use auto, always or never", param_hint="--color")
     common.STATE.home = home
+    common.STATE.color = color
+    common.STATE.pretty = pretty
+    common.STATE.pager = not no_pager
 
 
 def _register() -> None:
@@ -57,6 +70,39 @@ def _register() -> None:
 _register()
 
 
+GLOBAL_VALUE_OPTIONS = ("--home", "--color")
+GLOBAL_FLAGS = ("--no-pager", "--pretty")
+OWN_FLAGS = {"search": GLOBAL_FLAGS}  # commands that declare these flags themselves
+
+
+def hoist_globals(argv: list[str]) -> list[str]:
+    """Move global options written after the command (``search x --home DIR``) in front of it. Pure.
+
+    Words after ``--`` stay where they are; ``--pretty`` and ``--no-pager`` that a command declares
+    itself are left to it."""
+    front, rest, i, command = [], [], 0, None
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest.extend(argv[i:])
+            break
+        name = arg.split("=", 1)[0]
+        if name in GLOBAL_VALUE_OPTIONS:
+            if "=" in arg:
+                front.append(arg)
+            else:
+                front.extend(argv[i:i + 2])
+                i += 1
+        elif name in GLOBAL_FLAGS and name not in OWN_FLAGS.get(command or "", ()):
+            front.append(arg)
+        else:
+            if command is None and not arg.startswith("-"):
+                command = arg
+            rest.append(arg)
+        i += 1
+    return front + rest
+
+
 def main() -> None:
     """Run the CLI. Option errors (an unknown flag, --limit 0) follow the JSON error contract when
     ``--json`` was given, and are Typer's usual usage message otherwise."""
@@ -64,7 +110,7 @@ def main() -> None:
 
     click_error = typer.BadParameter.__mro__[2]  # click's ClickException, as Typer ships it
     try:
-        code = app(standalone_mode=False)
+        code = app(args=hoist_globals(sys.argv[1:]), standalone_mode=False)
     except click_error as exc:
         if "--json" in sys.argv[1:]:
             import orjson

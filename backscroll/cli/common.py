@@ -15,6 +15,9 @@ from ..errors import BackscrollError, ExitCode
 @dataclass
 class _State:
     home: str | None = None
+    pretty: bool = False  # --pretty: indented JSON even when piped
+    color: str = "auto"  # --color auto|always|never
+    pager: bool = True  # --no-pager turns it off
 
 
 STATE = _State()
@@ -28,10 +31,19 @@ def err(message: str) -> None:
     sys.stderr.flush()
 
 
-def emit_json(obj) -> None:
+def json_bytes(obj) -> bytes:
+    """``obj`` as JSON: compact when piped (an agent reads it), indented on a terminal or with --pretty.
+    Every document carries ``schema_version``."""
     import orjson
 
-    sys.stdout.buffer.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2) + b"\n")
+    if isinstance(obj, dict) and "schema_version" not in obj:
+        obj = {"schema_version": 1, **obj}
+    pretty = STATE.pretty or is_terminal(sys.stdout)
+    return orjson.dumps(obj, option=orjson.OPT_INDENT_2 if pretty else 0)
+
+
+def emit_json(obj) -> None:
+    sys.stdout.buffer.write(json_bytes(obj) + b"\n")
     sys.stdout.flush()
 
 
@@ -43,9 +55,49 @@ def is_terminal(stream) -> bool:
 
 
 def color_enabled(stream) -> bool:
+    if STATE.color != "auto":
+        return STATE.color == "always"
     if os.environ.get("NO_COLOR"):
         return False
     return is_terminal(stream)
+
+
+def paged(render: Callable[[], None]) -> None:
+    """Run ``render`` (which prints to stdout); on a terminal, output longer than the screen goes
+    through ``$PAGER`` (default ``less -R``), unless --no-pager or ``PAGER`` is empty."""
+    import io
+    import shlex
+    import shutil
+    import subprocess
+
+    pager = os.environ.get("PAGER", "less -R")
+    if not (STATE.pager and pager.strip() and is_terminal(sys.stdout)):
+        render()
+        return
+    size = shutil.get_terminal_size()
+    real = sys.stdout
+    buf = io.StringIO()
+    buf.isatty = lambda: True  # the renderer keeps its terminal choices (width, colour)
+    sys.stdout = buf
+    try:
+        render()
+    finally:
+        sys.stdout = real
+    text = buf.getvalue()
+    if text.count("\n") < size.lines - 1:
+        real.write(text)
+        real.flush()
+        return
+    env = {**os.environ, "LESS": os.environ.get("LESS", "FRX")}
+    try:
+        proc = subprocess.Popen(shlex.split(pager), stdin=subprocess.PIPE, env=env)
+    except OSError:
+        real.write(text)
+        return
+    try:
+        proc.communicate(text.encode())
+    except BrokenPipeError:
+        pass
 
 
 def fail(exc: BackscrollError, as_json: bool) -> NoReturn:

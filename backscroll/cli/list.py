@@ -28,10 +28,14 @@ def list_sessions(
 
         sessions = api.list_sessions(agent=agent, project=project, since=since, limit=limit, offset=offset,
                                      sync=not no_sync, cfg=common.config(), notify=common.err)
+        total = api.count_sessions(agent=agent, project=project, since=since, cfg=common.config())
         if as_json:
-            common.emit_json({"schema_version": 1, "sessions": sessions})
+            common.emit_json({"schema_version": 1, "total": total, "offset": offset, "sessions": sessions})
         else:
-            print_sessions(sessions, color=common.color_enabled(sys.stdout))
+            common.paged(lambda: print_sessions(sessions, color=common.color_enabled(sys.stdout)))
+            more = total - offset - len(sessions)
+            if more > 0:
+                common.err(f"{more} more session(s): --offset {offset + len(sessions)} shows the next ones")
         return 0
 
     common.run(body, as_json=as_json)

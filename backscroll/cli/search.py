@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..errors import UsageError
 from . import common
 from .index import SOURCE_HELP
 
@@ -53,6 +54,17 @@ def search(
     rerun: Annotated[bool, typer.Option(
         "--rerun", help="Run even if this agent session already ran the same search in this turn.")] = False,
     source: Annotated[Optional[list[str]], typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
+    fmt: Annotated[Optional[str], typer.Option(
+        "--format", "-f", metavar="human|json|jsonl|tsv|ids",
+        help="Output: human (default), json (= --json), jsonl (a hit per line), tsv (id, age, agent, project, "
+             "snippet), ids (record ids).")] = None,
+    ids: Annotated[bool, typer.Option("--ids", help="Print only record ids, one a line (= --format ids).")] = False,
+    fields: Annotated[Optional[str], typer.Option("--fields", metavar="A,B,C",
+                                                  help="JSON/JSONL: only these hit fields (e.g. record_id,snippet).")] = None,
+    max_bytes: Annotated[Optional[int], typer.Option(
+        "--max-bytes", metavar="N", min=1, help="JSON/JSONL: as many whole hits as fit in N bytes.")] = None,
+    pretty: Annotated[bool, typer.Option("--pretty", help="Indented JSON even when piped.")] = False,
+    no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page long output on a terminal.")] = False,
 ) -> None:
     """Search every indexed session: prose and tool rows ranked separately, then fused.
 
@@ -60,9 +72,20 @@ def search(
     already findable.
     """
 
+    from ..render import FORMATS
+
+    out_format = "json" if as_json else ("ids" if ids else (fmt or "human"))
+    if out_format not in FORMATS:
+        common.fail(UsageError(f"unknown --format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}"), False)
+    machine = out_format in ("json", "jsonl")
+    common.STATE.pretty = common.STATE.pretty or pretty
+    common.STATE.pager = common.STATE.pager and not no_pager
+
     def body() -> int:
         from .. import api
+        from ..render import check_fields
 
+        wanted = check_fields(fields)
         text = " ".join(query)
         caller_session = os.environ.get("BACKSCROLL_SESSION_ID") or None
         # A terminal means a person (Claude Code's and Codex's shell tools capture output through
@@ -76,16 +99,29 @@ def search(
             caller_session=caller_session, caller_argv=None if person else sys.argv[1:],
             cfg=common.config(source),
         )
-        from ..render import print_result, stderr_hints, write_stderr
+        from .. import render
 
-        if as_json:
-            common.emit_json(result.to_dict())
+        hints = render.stderr_hints(result)
+        if out_format == "json":
+            sys.stdout.buffer.write(render.search_document(result, wanted, max_bytes, common.json_bytes) + b"\n")
+        elif out_format == "jsonl":
+            lines, omitted = render.jsonl_lines(result, wanted, max_bytes)
+            sys.stdout.buffer.write(b"".join(lines))
+            if omitted:
+                hints.append(f"{omitted} hit(s) left out to stay within --max-bytes {max_bytes}")
+        elif out_format in ("tsv", "ids"):
+            rows = render.tsv_lines(result) if out_format == "tsv" else [
+                h.record_id for h in (*result.results, *result.also_matching)]
+            sys.stdout.write("".join(r + "\n" for r in rows))
+            if not rows:
+                hints.insert(0, result.notes[0] if result.repeated and result.notes else "No matches.")
         else:
-            print_result(result, color=common.color_enabled(sys.stdout))
-        write_stderr(stderr_hints(result))
+            common.paged(lambda: render.print_result(result, color=common.color_enabled(sys.stdout)))
+        sys.stdout.flush()
+        render.write_stderr(hints)
         return 0
 
-    common.run(body, as_json=as_json)
+    common.run(body, as_json=machine)
 
 
 def register(app: typer.Typer) -> None:

@@ -13,12 +13,13 @@ from . import common
 
 def show(
     ident: Annotated[str, typer.Argument(metavar="ID", help="A record id (from search results) or a session id.")],
-    context: Annotated[int, typer.Option("--context", "-C", min=0, max=MAX_COUNT, help="Records shown before and after a record.")] = 3,
+    context: Annotated[Optional[int], typer.Option("--context", "-C", min=0, max=MAX_COUNT, help="Records shown before and after a record (default 3).")] = None,
     limit: Annotated[Optional[int], typer.Option("--limit", "-n", min=1, max=MAX_COUNT, help="For a session: how many records.")] = None,
     offset: Annotated[int, typer.Option("--offset", min=0, max=MAX_COUNT, help="For a session: skip this many records.")] = 0,
     full: Annotated[bool, typer.Option("--full", help="Do not fold long tool outputs.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (records in the search-hit shape).")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
+    show_path: Annotated[bool, typer.Option("--path", help="Print only the source file (path:line for a record).")] = False,
 ) -> None:
     """Open a search hit in its conversation, or print a whole session.
 
@@ -29,12 +30,21 @@ def show(
         from .. import api
         from ..render import print_session_view
 
-        view = api.show(ident, context=context, limit=limit, offset=offset, sync=not no_sync, cfg=common.config(),
+        view = api.show(ident, context=3 if context is None else context, limit=limit, offset=offset, sync=not no_sync, cfg=common.config(),
                         notify=common.err)
-        if as_json:
+        if context is not None and not view.focus:
+            from ..errors import UsageError
+
+            raise UsageError("-C/--context applies to a record id, not to a whole session",
+                             hint="page through a session with --limit N --offset M")
+        if show_path:
+            s = view.session
+            focus = next((h for h in view.records if h.record_id == view.focus), None)
+            sys.stdout.write(f"{focus.source_path}:{focus.line}\n" if focus else f"{s.get('source_path') or ''}\n")
+        elif as_json:
             common.emit_json(view.to_dict())
         else:
-            print_session_view(view, full=full, color=common.color_enabled(sys.stdout))
+            common.paged(lambda: print_session_view(view, full=full, color=common.color_enabled(sys.stdout)))
         return 0
 
     common.run(body, as_json=as_json)

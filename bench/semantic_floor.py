@@ -1,0 +1,65 @@
+"""Measure where MiniLM's cosine similarity stops meaning anything (issue #18: the semantic floor).
+
+Indexes fixtures/eval/corpus with the real model into a temporary home, then for every eval query
+compares the cosine of its target unit (a related pair) with the cosine of every other unit
+(mostly unrelated pairs), and the best cosine nonsense queries reach. Prints percentiles.
+
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/semantic_floor.py [HOME]
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+NONSENSE = ["xyzzyplugh", "qwertyuiop asdf", "blorft zingle wump", "frobnicate the quux", "lorem ipsum dolor sit amet",
+            "purple elephant banana", "zzzz", "kjhgf lkjh", "the", "mxyzptlk", "glarb fnord", "1234567"]
+
+
+def main() -> None:
+    from backscroll import api, embed
+    from backscroll.config import resolve
+    from backscroll.store import Store
+    from backscroll.vectors import Vectors
+
+    home = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp())
+    spec = tomllib.loads((ROOT / "fixtures/eval/queries.toml").read_text())
+    base = ROOT / "fixtures/eval"
+    sources = tuple(s.split(":", 1)[0] + ":" + str(base / s.split(":", 1)[1]) for s in spec["corpus"]["sources"])
+    cfg = resolve(home=str(home), sources=sources)
+    if not cfg.db_path.exists():
+        api.index(cfg=cfg)
+    store = Store.open(cfg.db_path)
+    vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
+    model = embed.load(bulk=False)
+    factory = lambda: model  # noqa: E731
+    target_cos, other_cos, best_other = [], [], []
+    for q in spec["query"]:
+        ids, scores = vecs.similarities(vecs.query_vector(q["text"], factory))
+        rows = {r[0] for r in store.conn.execute("SELECT id FROM records WHERE text LIKE ? AND is_echo = 0",
+                                                 (f"%{q['expected']}%",))}
+        mask = np.isin(ids, list(rows))
+        if mask.any():
+            target_cos.append(float(scores[mask].max()))
+        other_cos.extend(scores[~mask].tolist())
+    nonsense_best = []
+    for text in NONSENSE:
+        _ids, scores = vecs.similarities(vecs.query_vector(text, factory))
+        nonsense_best.append((float(scores.max()), text))
+    pct = lambda xs, p: float(np.percentile(xs, p))  # noqa: E731
+    print(f"units: {len(ids)}; queries with an embedded target: {len(target_cos)}")
+    print("related (query, target):   min %.3f  p5 %.3f  p10 %.3f  median %.3f" % (
+        min(target_cos), pct(target_cos, 5), pct(target_cos, 10), pct(target_cos, 50)))
+    print("unrelated (query, other):  median %.3f  p90 %.3f  p99 %.3f  max %.3f" % (
+        pct(other_cos, 50), pct(other_cos, 90), pct(other_cos, 99), max(other_cos)))
+    print("nonsense queries, best unit:", ", ".join(f"{t!r} {c:.3f}" for c, t in sorted(nonsense_best, reverse=True)))
+    store.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,355 @@
+"""Issue #18, a daily tool: honest match strength, ids and filters that explain themselves, local
+time, output for agents (compact JSON, jsonl, fields, byte budgets) and for people (path:line,
+pager, colour, tsv), and the smaller surprises."""
+
+import json
+import os
+import pty
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from backscroll.cli import app
+
+PARENT = "34c6be73-9152-4f55-9572-3f0c5df10f7e"
+
+
+def cli(*args, **kw):
+    return CliRunner().invoke(app, [str(a) for a in args], **kw)
+
+
+def cli_env(home, **extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BACKSCROLL_")}
+    return {**env, "HOME": str(home.home), "BACKSCROLL_HOME": str(home.data), "BACKSCROLL_EMBEDDER": "fake",
+            "HF_HUB_OFFLINE": "1", **extra}
+
+
+def run_cli(home, *args, env=None, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "backscroll", *map(str, args)], env=env or cli_env(home),
+                          capture_output=True, text=True, timeout=120, **kw)
+
+
+def run_tty(home, *args, columns=80, env=None) -> tuple[int, str]:
+    """Run the CLI on a pseudo-terminal (stdin, stdout and stderr); returns (status, everything it printed)."""
+    env = {**(env or cli_env(home)), "COLUMNS": str(columns), "LINES": "200", "TERM": "xterm", "PAGER": "cat"}
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.execve(sys.executable, [sys.executable, "-m", "backscroll", *map(str, args)], env)
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def error_of(stderr: str) -> dict:
+    return json.loads(stderr.strip().splitlines()[-1])["error"]
+
+
+@pytest.fixture
+def corpus(session_builder, backscroll_index, backscroll_home):
+    """Two projects, a Claude session with a subagent, and a Codex session."""
+    s = session_builder.claude(project="acme-api", session_id=PARENT)
+    s.user("why is the cart endpoint slow?")
+    s.assistant("the cart endpoint runs an N+1 query over the line items; prefetch_related fixes it")
+    sub = s.subagent()
+    sub.user("profile the cart endpoint")
+    sub.assistant("profiling shows 240 queries per cart request")
+    c = session_builder.codex(project="infra")
+    c.user("bump pgbouncer pool size")
+    c.assistant("raised default_pool_size to 40 in pgbouncer.ini and reloaded it")
+    backscroll_index(embed=True)
+    return backscroll_home
+
+
+# -- 1. honest match strength ---------------------------------------------------------------------
+
+def test_a_nonsense_query_returns_nothing_and_says_so_on_stderr(corpus):
+    r = cli("search", "xyzzyplugh", "--json", "--no-sync")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["results"] == [] and out["mode"] == "hybrid"
+    r = cli("search", "xyzzyplugh", "--no-sync")
+    assert r.exit_code == 0 and r.stdout == ""
+    assert "No matches." in r.stderr
+
+
+def test_every_hit_says_how_it_matched_and_how_strongly(corpus):
+    out = json.loads(cli("search", "pgbouncer pool size", "--json", "--no-sync").stdout)
+    hit = out["results"][0]
+    assert "pgbouncer" in hit["text"]
+    assert hit["match"] in ("exact", "words") and 0 < hit["strength"] <= 1
+    exact = json.loads(cli("search", "bump pgbouncer pool size", "--json", "--no-sync").stdout)["results"][0]
+    assert exact["match"] == "exact" and exact["strength"] == 1.0
+
+
+def test_a_meaning_only_hit_is_marked_in_human_output():
+    from backscroll.render import _entry
+    from backscroll.records import Hit
+
+    hit = Hit(rank=1, score=0.01, record_id="r#0", session_id="s", agent="claude", project="p", cwd=None,
+              role="assistant", content_type="text", tool_name=None, is_echo=False, timestamp=None,
+              source_path="/x/s.jsonl", line=3, text="t", text_truncated=False, snippet="t",
+              matched_by=("semantic",), match="meaning", strength=0.4)
+    assert "(meaning only)" in _entry(hit)[0].plain
+
+
+def test_meaning_only_results_get_a_note():
+    from backscroll import evidence
+    from backscroll.records import Hit
+
+    hit = Hit(rank=1, score=0.01, record_id="r#0", session_id="s", agent="claude", project="p", cwd=None,
+              role="assistant", content_type="text", tool_name=None, is_echo=False, timestamp=None,
+              source_path="/x/s.jsonl", line=3, text="a thing", text_truncated=False, snippet="t",
+              matched_by=("semantic",), rowid=7)
+    got = evidence.classify(hit, "other words", {"prose": [(8, 1.0)], "semantic": [(7, 0.5)]})
+    assert (got.match, got.strength) == ("meaning", 0.5)
+
+
+@pytest.mark.slow
+def test_real_model_nonsense_query_finds_nothing_but_a_paraphrase_still_does(session_builder, backscroll_index,
+                                                                            backscroll_search, monkeypatch):
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "minilm")
+    answer = "we chose pendulum over arrow because its timezone-aware date maths handles DST transitions"
+    s = session_builder.claude(project="calendar")
+    s.user("which library should the scheduler use?")
+    s.assistant(answer)
+    for text in ("the retry queue now uses exponential backoff with jitter",
+                 "the CSS grid breaks on narrow screens, switched to flexbox",
+                 "upgraded postgres to 16 and reran the migrations"):
+        d = session_builder.claude(project="calendar")
+        d.user("status update?")
+        d.assistant(text)
+    backscroll_index()
+    nonsense = backscroll_search("xyzzyplugh")
+    assert nonsense.results == ()
+    para = backscroll_search("what did we pick for calendar arithmetic", limit=5)
+    hit = next(h for h in para.results if h.text == answer)
+    assert hit.match == "meaning" and hit.strength > 0
+
+
+# -- 2. ids ---------------------------------------------------------------------------------------
+
+def test_show_prefix_of_a_session_with_subagents_opens_the_parent(corpus):
+    r = cli("show", PARENT[:8], "--json", "--no-sync")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["session"]["session_id"] == PARENT
+
+
+def test_an_ambiguous_prefix_lists_the_candidates(session_builder, backscroll_index):
+    for sid in ("abcdef01-0000-4000-8000-000000000001", "abcdef02-0000-4000-8000-000000000002"):
+        session_builder.claude(project="acme-api", session_id=sid).user("hello there")
+    backscroll_index(embed=False)
+    r = cli("show", "abcdef0", "--no-sync")
+    assert r.exit_code == 2
+    assert "abcdef01-0000-4000-8000-000000000001" in r.stderr and "abcdef02-0000-4000-8000-000000000002" in r.stderr
+    r = cli("show", "abcdef0", "--no-sync", "--json")
+    assert error_of(r.stderr)["kind"] == "ambiguous-id"
+
+
+def test_show_a_too_short_id_says_so(corpus):
+    r = cli("show", "6513", "--no-sync")
+    assert r.exit_code == 2 and "too short" in r.stderr
+
+
+def test_search_session_accepts_a_prefix_and_rejects_an_unknown_id(corpus):
+    out = json.loads(cli("search", "cart", "--session", PARENT[:8], "--json", "--no-sync").stdout)
+    assert out["results"] and {h["session_id"] for h in out["results"]} == {PARENT}
+    assert out["filters"]["session"] == PARENT
+    r = cli("search", "cart", "--session", "ffffffff", "--json", "--no-sync")
+    assert r.exit_code == 2 and error_of(r.stderr)["kind"] == "not-found"
+
+
+# -- 3. filters that find nothing explain why -----------------------------------------------------
+
+def test_project_matches_case_insensitively_and_by_unique_prefix(corpus):
+    for name in ("ACME-API", "acme", "Inf"):
+        r = cli("search", "pgbouncer cart", "--project", name, "--json", "--no-sync")
+        assert r.exit_code == 0, (name, r.output)
+        projects = {h["project"] for h in json.loads(r.stdout)["results"]}
+        assert projects and len(projects) == 1 and next(iter(projects)).lower().startswith(name.lower())
+
+
+def test_an_unknown_project_fails_listing_the_known_ones(corpus):
+    r = cli("search", "cart", "--project", "payments", "--no-sync")
+    assert r.exit_code == 2
+    assert "known: " in r.stderr and "acme-api" in r.stderr and "infra" in r.stderr
+    r = cli("list", "--project", "payments", "--no-sync")
+    assert r.exit_code == 2 and "acme-api" in r.stderr
+
+
+def test_an_inverted_date_range_is_a_usage_error(corpus):
+    r = cli("search", "cart", "--since", "2026-11-01", "--until", "2026-10-01", "--json", "--no-sync")
+    assert r.exit_code == 2 and error_of(r.stderr)["kind"] == "usage"
+
+
+def test_an_agent_with_nothing_indexed_is_an_error(corpus):
+    r = cli("search", "cart", "--agent", "gemini", "--no-sync")
+    assert r.exit_code == 2 and "no gemini sessions" in r.stderr and "claude" in r.stderr
+
+
+# -- 4. time --------------------------------------------------------------------------------------
+
+@pytest.fixture
+def tokyo(monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_dates_and_today_are_local_midnight(tokyo):
+    from datetime import datetime, timezone
+
+    from backscroll.dates import parse_when
+
+    assert parse_when("2026-10-01") == "2026-09-30T15:00:00.000Z"
+    assert parse_when("2026-10-01", end=True) == "2026-10-01T15:00:00.000Z"
+    now = datetime(2026, 10, 1, 16, 0, tzinfo=timezone.utc)  # already 2 October in Tokyo
+    assert parse_when("today", now=now) == "2026-10-01T15:00:00.000Z"
+    assert parse_when("yesterday", now=now) == "2026-09-30T15:00:00.000Z"
+
+
+def test_people_see_local_time_and_json_keeps_utc(session_builder, backscroll_home):
+    s = session_builder.claude(project="acme-api", start="2026-10-06T09:00:00.000Z")
+    s.user("what time is it in Tokyo")
+    env = {**cli_env(backscroll_home), "TZ": "Asia/Tokyo"}
+    r = run_cli(backscroll_home, "list", env=env)
+    assert r.returncode == 0 and "2026-10-06 18:00" in r.stdout, r.stdout + r.stderr
+    r = run_cli(backscroll_home, "show", s.session_id, env=env)
+    assert "2026-10-06 18:00:00" in r.stdout
+    out = json.loads(run_cli(backscroll_home, "list", "--json", env=env).stdout)
+    assert out["sessions"][0]["started_at"] == "2026-10-06T09:00:00.000Z"
+
+
+# -- 5. output for agents -------------------------------------------------------------------------
+
+def test_json_is_compact_when_piped_and_pretty_when_asked(corpus):
+    r = cli("search", "cart endpoint", "--json", "--no-sync")
+    assert r.stdout.count("\n") == 1 and json.loads(r.stdout)["results"]
+    r = cli("search", "cart endpoint", "--json", "--pretty", "--no-sync")
+    assert r.stdout.count("\n") > 10
+
+
+def test_jsonl_fields_and_a_byte_budget(corpus):
+    r = cli("search", "cart endpoint", "--format", "jsonl", "--fields", "record_id,match,strength", "--no-sync")
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert lines and all(set(x) == {"schema_version", "list", "record_id", "match", "strength"} for x in lines)
+    full = cli("search", "cart endpoint", "--json", "--no-sync").stdout.encode()
+    n_full = len(json.loads(full)["results"])
+    budget = len(full) - 50
+    r = cli("search", "cart endpoint", "--json", "--max-bytes", budget, "--no-sync")
+    doc = json.loads(r.stdout)
+    assert len(r.stdout.encode()) <= budget and len(doc["results"]) == n_full - doc["omitted_for_budget"] > 0
+    r = cli("search", "cart endpoint", "--json", "--fields", "nope", "--no-sync")
+    assert r.exit_code == 2 and "known: " in error_of(r.stderr)["hint"]
+
+
+def test_every_json_command_carries_schema_version(corpus):
+    for args in (["status", "--json"], ["list", "--json", "--no-sync"], ["show", PARENT, "--json", "--no-sync"],
+                 ["index", "--json", "--no-embed"], ["rebuild", "--json"], ["embed", "--json"]):
+        r = cli(*args)
+        assert r.exit_code == 0, (args, r.output)
+        assert json.loads(r.stdout)["schema_version"] == 1, args
+
+
+def test_list_json_has_a_total_and_people_hear_how_many_more(corpus):
+    out = json.loads(cli("list", "--json", "--limit", "1", "--no-sync").stdout)
+    assert out["total"] == 3 and len(out["sessions"]) == 1
+    r = cli("list", "--limit", "1", "--no-sync")
+    assert "2 more session(s)" in r.stderr
+
+
+def test_show_json_titles_a_codex_session_as_list_does(corpus):
+    listed = {s["session_id"]: s["title"] for s in json.loads(cli("list", "--json", "--no-sync").stdout)["sessions"]}
+    codex = next(sid for sid in listed if sid != PARENT and not sid.startswith(PARENT))
+    shown = json.loads(cli("show", codex, "--json", "--no-sync").stdout)["session"]
+    assert shown["title"] and shown["title"] == listed[codex]
+
+
+def test_max_chars_cuts_the_snippet_too(corpus):
+    out = json.loads(cli("search", "cart endpoint", "--json", "--max-chars", "20", "--no-sync").stdout)
+    assert all(len(h["snippet"]) <= 20 and len(h["text"]) <= 20 for h in out["results"])
+
+
+def test_echoes_hidden_counts_only_echoes_the_query_would_return(session_builder, backscroll_index):
+    s = session_builder.claude(project="acme-api")
+    s.user("what did we decide about the retry queue")
+    s.assistant("the retry queue uses exponential backoff")
+    s.search_echo("retry queue", "1. the retry queue uses exponential backoff")
+    for i in range(12):  # echoes holding one common word of the query, nothing else of it
+        s.search_echo(f"queue depth {i}", f"nothing about it {i}")
+    backscroll_index(embed=False)
+    out = json.loads(cli("search", "retry", "queue", "--json", "-n", "3", "--no-sync").stdout)
+    assert 0 < out["echoes_hidden"] <= 3
+
+
+# -- 6. output for people -------------------------------------------------------------------------
+
+def test_hits_show_path_and_line_and_show_path_prints_it(corpus):
+    r = cli("search", "pgbouncer", "--no-sync")
+    assert ".jsonl:" in r.stdout
+    rid = json.loads(cli("search", "pgbouncer", "--json", "--no-sync").stdout)["results"][0]
+    r = cli("show", rid["record_id"], "--path", "--no-sync")
+    assert r.stdout.strip() == f"{rid['source_path']}:{rid['line']}"
+
+
+def test_tsv_and_ids_for_fzf(corpus):
+    r = cli("search", "pgbouncer", "--format", "tsv", "--no-sync")
+    first = r.stdout.splitlines()[0].split("\t")
+    assert len(first) == 5 and first[2] == "codex" and first[3] == "infra"
+    assert cli("show", first[0], "--no-sync").exit_code == 0
+    ids = cli("search", "pgbouncer", "--ids", "--no-sync").stdout.split()
+    assert ids[0] == first[0]
+    r = cli("search", "xyzzyplugh", "--format", "tsv", "--no-sync")
+    assert r.stdout == "" and "No matches." in r.stderr
+
+
+def test_version_names_the_model_and_schema():
+    from backscroll.store import SCHEMA_VERSION
+
+    r = cli("-V")
+    assert r.exit_code == 0 and f"store schema {SCHEMA_VERSION}" in r.stdout and "model " in r.stdout
+
+
+def test_snippets_never_start_mid_word_and_whole_text_when_it_fits():
+    from backscroll.snippet import make_snippet
+
+    short = "a short answer about the cart endpoint that fits"
+    assert make_snippet(short, ("cart",))[0] == short
+    text = "x" * 50 + " " + "loremipsumdolorsitamet " * 30 + "cart endpoint " + "filler words " * 40
+    snip = make_snippet(text, ("cart",))[0]
+    first = snip.lstrip("…").split()[0]
+    assert first in text.split() and "cart" in snip
+
+
+def test_global_options_after_the_command_and_color(corpus, tmp_path):
+    r = run_cli(corpus, "status", "--json", "--home", str(corpus.data), env={**cli_env(corpus), "BACKSCROLL_HOME": str(tmp_path / "elsewhere")})
+    assert r.returncode == 0 and json.loads(r.stdout)["paths"]["home"]["path"] == str(corpus.data)
+    r = run_cli(corpus, "search", "pgbouncer", "--no-sync", "--color", "always")
+    assert "\x1b[" in r.stdout
+    assert "\x1b[" not in run_cli(corpus, "search", "pgbouncer", "--no-sync").stdout
+
+
+def test_terminal_output_wraps_to_the_width_and_no_matches_goes_to_stderr(corpus):
+    code, out = run_tty(corpus, "search", "cart", "endpoint", "--no-sync", "--color", "never", columns=60)
+    assert code == 0
+    assert max(len(line) for line in out.splitlines()) <= 60, out
+    code, out = run_tty(corpus, "status", "--json", columns=80)
+    assert code == 0 and out.count("\n") > 5  # pretty on a terminal
+
+
+def test_show_session_rejects_context(corpus):
+    r = cli("show", PARENT, "-C", "2", "--no-sync")
+    assert r.exit_code == 2 and "--context" in r.stderr
