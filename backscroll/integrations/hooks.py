@@ -7,8 +7,8 @@ framed as untrusted history, or nothing. Every failure prints nothing and exits 
 break the agent; the reason goes to stderr.
 
 "Strong" match: the prompt's rare words are its content words (not stopwords, 3+ characters) whose
-document frequency in the index is between 1 and ``RARE_DF`` (and at most ``RARE_SHARE`` of all
-documents). A prose record from another session is injected only when it contains at least
+document frequency in the index is between 1 and ``RARE_SHARE`` of all documents, but at least
+``RARE_MIN_DF`` and at most ``RARE_DF``. A prose record from another session is injected only when it contains at least
 ``MIN_RARE`` of them and at least ``MIN_COVERAGE`` of them (in plain or stemmed form). Prompts with
 fewer than ``MIN_RARE`` rare words inject nothing. At session start the query is the git branch's
 words (``fix-queue-deadlock``), restricted to the project; ``main``-like branches inject nothing.
@@ -36,6 +36,7 @@ STDIN_DEADLINE = 0.5  # seconds to wait for the hook input
 STDIN_MAX = 1 << 20
 RARE_DF = 50
 RARE_SHARE = 0.02
+RARE_MIN_DF = 3  # a small index: a word in three documents is still rare
 MIN_RARE = 2
 MIN_COVERAGE = 0.6
 MAX_HITS = 3
@@ -196,7 +197,7 @@ def content_words(text: str, analyze) -> list[str]:
 
 def rare_words(words: list[str], doc_freq, num_docs: int) -> list[str]:
     """The words that are rare in the index (but present): the ones a match must cover."""
-    limit = max(1, min(RARE_DF, int(num_docs * RARE_SHARE) or 1))
+    limit = min(RARE_DF, max(RARE_MIN_DF, int(num_docs * RARE_SHARE)))
     return [w for w in words if 0 < doc_freq(w) <= limit]
 
 
