@@ -15,7 +15,7 @@ import shlex
 from pathlib import PurePosixPath
 
 # Bump when the rules change: stores classified by an older version are classified again on sync.
-VERSION = 1
+VERSION = 2  # 2: MCP calls to backscroll and hook-injected recall blocks are echoes too
 RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
 # Tools whose input is a shell command, across agents (the only calls that can be echoes).
 SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_shell_command",
@@ -164,3 +164,37 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
 def is_query_echo(command: str | list | None) -> bool:
     """True when the shell command runs ``backscroll search`` or ``backscroll show``."""
     return bool(retrieval_calls(command))
+
+
+# MCP calls to backscroll's own server: Claude ``mcp__backscroll__search`` (plugin servers:
+# ``mcp__plugin_backscroll_backscroll__search``), Codex ``mcp__backscroll__search`` (namespace joined
+# to the name by the source) and the older ``backscroll__search``, Gemini ``mcp_backscroll_search``.
+MCP_TOOLS = frozenset({"search", "show", "list_sessions"})
+_MCP_ECHO = re.compile(r"^(?:mcp__(?:plugin_[A-Za-z0-9-]+_)?backscroll__|backscroll__|mcp_backscroll_)"
+                       r"(?P<tool>[A-Za-z_]+)$")
+# A recall block as ``backscroll hook`` prints it, wherever the agent logs it.
+RECALL_TAG = "backscroll-recall"
+_RECALL_BLOCK = re.compile(r"<backscroll-recall\b[^>]*>.*?(?:</backscroll-recall>|\Z)", re.S)
+_EMPTY_WRAPPER = re.compile(r"<hook_context>\s*</hook_context>")
+
+
+def mcp_tool(tool_name: str | None) -> str | None:
+    """The backscroll MCP tool (``search``, ``show``, …) a tool name calls, else None."""
+    if not tool_name:
+        return None
+    m = _MCP_ECHO.match(tool_name)
+    return m.group("tool") if m and m.group("tool") in MCP_TOOLS else None
+
+
+def is_mcp_echo(tool_name: str | None) -> bool:
+    """True when the tool call is the agent asking backscroll's MCP server for history."""
+    return mcp_tool(tool_name) is not None
+
+
+def split_recall(text: str) -> tuple[str, list[str]]:
+    """``text`` without its ``<backscroll-recall>`` blocks, and the blocks (recalled context: echoes)."""
+    if RECALL_TAG not in text:
+        return text, []
+    blocks = [m.group(0) for m in _RECALL_BLOCK.finditer(text)]
+    rest = _EMPTY_WRAPPER.sub("", _RECALL_BLOCK.sub("", text)).strip()
+    return rest, blocks

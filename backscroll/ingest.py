@@ -231,7 +231,8 @@ class _Batch:
             if self.last_ts is None or rec.timestamp > self.last_ts:
                 self.last_ts = rec.timestamp
         if rec.tool_name is not None:  # a tool call
-            echo = classify.is_query_echo(rec.command) if rec.command is not None else False
+            echo = (rec.echo or classify.is_mcp_echo(rec.tool_name)
+                    or (classify.is_query_echo(rec.command) if rec.command is not None else False))
             if rec.tool_call_id:
                 self.calls[rec.tool_call_id] = (rec.tool_name, echo)
             self.rows.append(self._row(rec, session, echo, rec.tool_name))
@@ -244,7 +245,19 @@ class _Batch:
                 self._sessions.append(session)
                 self.rows.append(None)  # placeholder keeps the order; filled in finish()
         else:
-            self.rows.append(self._row(rec, session, False, None))
+            self._add_text(rec, session)
+
+    def _add_text(self, rec: Record, session: SessionInfo) -> None:
+        """Prose; ``<backscroll-recall>`` blocks inside it are recalled context: split off as echo rows."""
+        rest, blocks = classify.split_recall(rec.text) if not rec.echo else (rec.text, [])
+        if rec.echo or not blocks:
+            self.rows.append(self._row(rec, session, rec.echo, None))
+            return
+        if rest:
+            self.rows.append(self._row(replace(rec, text=rest), session, False, None))
+        for k, block in enumerate(blocks):
+            self.rows.append(self._row(replace(rec, record_id=f"{rec.record_id}~recall{k}", text=block,
+                                               role="tool", content_type="tool"), session, True, None))
 
     def finish(self, session: SessionInfo) -> list[tuple]:
         """The rows, with results whose call was not in this batch resolved from the store."""
@@ -401,10 +414,10 @@ def reclassify(store: Store) -> int:
         changed = 0
         shells = sorted(classify.SHELL_TOOLS)
         calls = store.conn.execute(
-            f"SELECT id, session_id, tool_call_id, text, is_echo FROM records WHERE is_call = 1 "
-            f"AND tool_name IN ({','.join('?' * len(shells))})", shells).fetchall()
-        for rid, session, call_id, text, was in calls:
-            echo = int(classify.is_query_echo(text))
+            f"SELECT id, session_id, tool_call_id, text, is_echo, tool_name FROM records WHERE is_call = 1 "
+            f"AND (tool_name IN ({','.join('?' * len(shells))}) OR tool_name LIKE '%backscroll%')", shells).fetchall()
+        for rid, session, call_id, text, was, tool in calls:
+            echo = int(classify.is_mcp_echo(tool) or (tool in classify.SHELL_TOOLS and classify.is_query_echo(text)))
             if echo != was:
                 changed += 1
                 store.conn.execute("UPDATE records SET is_echo = ? WHERE id = ?", (echo, rid))

@@ -30,6 +30,8 @@ class Record:
     # Set on tool calls that run a shell command: the command line (str) or argv (list) as the
     # agent sent it. Classification reads it to decide whether the call is a query echo.
     command: str | list | None = None
+    # Set by a source on rows that are backscroll's own output coming back (a hook-injected recall block).
+    echo: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,9 +61,9 @@ def main_callback(
 
 
 def _register() -> None:
-    from . import embed, eval, index, list, rebuild, search, show, status
+    from . import embed, eval, hook, index, install, list, mcp, rebuild, search, show, status
 
-    for module in (index, search, show, list, status, embed, rebuild, eval):
+    for module in (index, search, show, list, status, embed, rebuild, eval, install, hook, mcp):
         module.register(app)
 
 

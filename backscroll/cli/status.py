@@ -75,6 +75,11 @@ def _human(info: dict) -> None:
     for r in info["roots"]:
         missing = "" if r["exists"] else "  (not found)"
         out.print(f"  {(r['agent'] or 'any'):<14} {r['path']}  (from {r['from']}){missing}")
+    out.print(bold("Integrations") + Text("  (backscroll install …; --uninstall removes)"))
+    for i in info.get("integrations") or []:
+        out.print(f"  {i['kind']:<13} {i['agent']:<9} {clean(i['path'])}")
+    if not info.get("integrations"):
+        out.print("  none")
     s = info["settings"]
     out.print(bold("Settings"))
     out.print(f"  embed {s['embed']['value']} (from {s['embed']['from']}), "
@@ -91,6 +96,9 @@ def status(
         from .. import api
 
         info = api.status(cfg=common.config(source))
+        from ..integrations.install import installed
+
+        info["integrations"] = installed()  # what `backscroll install` put in place
         if as_json:
             common.emit_json(info)
         else:

@@ -48,6 +48,21 @@ def _tool_use_text(name: str, inp: object) -> tuple[str, str | list | None]:
     return (f"{name}\n{body}" if body else name), None
 
 
+def _hook_context(obj: dict, line_no: int) -> ParsedLine:
+    """A hook's injected context: only backscroll's own recall blocks are kept, as echoes."""
+    att = obj.get("attachment")
+    if not isinstance(att, dict) or att.get("type") != "hook_additional_context":
+        return EMPTY
+    content = att.get("content")
+    texts = [content] if isinstance(content, str) else [c for c in content if isinstance(c, str)] \
+        if isinstance(content, list) else []
+    uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else f"attachment:{line_no}"
+    ts = normalize_timestamp(obj.get("timestamp"))
+    cwd = obj.get("cwd") if isinstance(obj.get("cwd"), str) else None
+    return ParsedLine([Record(f"{uuid}#{i}", "tool", "tool", clean_text(t), line_no, ts, cwd, echo=True)
+                       for i, t in enumerate(texts) if "<backscroll-recall" in t], {})
+
+
 def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     if not isinstance(obj, dict):
         raise LineError(f"expected a JSON object, got {type(obj).__name__}")
@@ -55,6 +70,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     if kind == "summary":
         summary = obj.get("summary")
         return ParsedLine([], {"title": summary.strip()}) if isinstance(summary, str) and summary.strip() else EMPTY
+    if kind == "attachment":
+        return _hook_context(obj, line_no)
     if kind not in ("user", "assistant") or obj.get("isMeta"):
         return EMPTY
 

@@ -63,6 +63,8 @@ def _call(payload: dict) -> tuple[str, str, str | list | None]:
             return "local_shell", _argv_text(argv), argv
         return "local_shell", render_input(action), None
     name = payload.get("name") if isinstance(payload.get("name"), str) else "tool"
+    if isinstance(payload.get("namespace"), str) and payload["namespace"]:
+        name = f"{payload['namespace']}__{name}"  # MCP tools: namespace "mcp__<server>", name "<tool>"
     if ptype == "custom_tool_call":
         inp = payload.get("input")
         return name, f"{name}\n{inp if isinstance(inp, str) else render_input(inp)}", None
@@ -103,6 +105,19 @@ def _output(payload: dict) -> tuple[str, bool]:
     return block_text(out).strip(), failed
 
 
+def _hook_context(payload: dict, base: str, line_no: int, ts, cwd) -> ParsedLine:
+    """A developer message a hook added (``hooks.additional_context``): backscroll's recall blocks are echoes."""
+    content = payload.get("content")
+    if isinstance(content, str):
+        content = [{"text": content}]
+    if not isinstance(content, list):
+        return EMPTY
+    return ParsedLine([Record(f"{base}#{i}", "tool", "tool", clean_text(b["text"]), line_no, ts, cwd, echo=True)
+                       for i, b in enumerate(content)
+                       if isinstance(b, dict) and isinstance(b.get("text"), str) and "<backscroll-recall" in b["text"]],
+                      {})
+
+
 def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     if not isinstance(obj, dict):
         raise LineError(f"expected a JSON object, got {type(obj).__name__}")
@@ -133,6 +148,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     ptype = payload.get("type")
     if ptype == "message":
         role = payload.get("role")
+        if role == "developer":
+            return _hook_context(payload, base, line_no, ts, cwd)
         if role not in ("user", "assistant"):
             return EMPTY
         content = payload.get("content")

@@ -1,0 +1,56 @@
+"""``backscroll install skill|instructions|hooks|mcp``: wire backscroll into the agents (reversibly)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from . import common
+
+KINDS = ("skill", "instructions", "hooks", "mcp")
+CODEX_HOOKS_NOTE = ("codex: hooks need the feature flag (`[features] hooks = true`, older builds `codex_hooks = true`) "
+                    "in ~/.codex/config.toml, and must be trusted once in codex's /hooks view")
+
+
+def install(
+    what: Annotated[str, typer.Argument(metavar="skill|instructions|hooks|mcp", help="What to install.")],
+    agent: Annotated[str, typer.Option("--agent", metavar="NAME",
+                                       help="claude, codex, gemini, pi, opencode, or all (those whose home exists).")] = "all",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the changes as a diff; write nothing.")] = False,
+    uninstall: Annotated[bool, typer.Option("--uninstall", help="Remove what install wrote.")] = False,
+) -> None:
+    """Teach your agents about backscroll: a skill, an instructions block, recall hooks or the MCP server.
+
+    Every file written is listed; --uninstall puts each back as it was; `backscroll status` shows
+    what is installed. Recall hooks are opt-in: they add up to 2 KB of past context to a prompt.
+    """
+
+    def body() -> int:
+        from ..errors import UsageError
+        from ..integrations import install as inst
+
+        if what not in KINDS:
+            raise UsageError(f"unknown integration {what!r}", hint=f"use one of: {', '.join(KINDS)}")
+        changes = inst.run(what, agent, uninstall=uninstall, dry_run=dry_run)
+        if not changes:
+            common.err(f"backscroll: no agent home found for {what} (--agent NAME writes it anyway)")
+        for c in changes:
+            if dry_run:
+                sys.stdout.write(c.diff() or f"# {c.what}: {c.path} unchanged\n")
+                continue
+            verb = ("removed from" if uninstall else "wrote") if c.changed else "unchanged:"
+            sys.stdout.write(f"{c.what}: {verb} {c.path}\n")
+        if what == "hooks" and not uninstall and any("codex" in c.what for c in changes):
+            common.err(CODEX_HOOKS_NOTE)
+        if what == "mcp" and not uninstall and any("claude" in c.what for c in changes):
+            common.err("claude: `claude mcp add -s user backscroll -- backscroll mcp` does the same through claude itself")
+        sys.stdout.flush()
+        return 0
+
+    common.run(body)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("install")(install)

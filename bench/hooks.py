@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Recall-hook precision, latency and size on the evaluation corpus (fixtures/eval/corpus).
+
+    python bench/hooks.py            # precision on both pair sets, bytes injected, cold latency (median of 10)
+    python bench/hooks.py --quick    # precision only (what the test runs)
+
+Related pairs: every query of fixtures/eval/queries.toml whose target is prose (not tool output),
+asked as a prompt; a hit is an injection that includes the target's session. Unrelated pairs:
+prompts about work the corpus never did; any injection is a false one. Latency is a cold
+``backscroll hook claude prompt`` process, start to exit, on a related prompt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EVAL = ROOT / "fixtures" / "eval"
+
+UNRELATED = [
+    "add a dark mode toggle to the settings screen",
+    "why does the iOS build fail to sign with the new provisioning profile",
+    "write a haiku generator in rust using the rand crate",
+    "migrate the android app from groovy gradle to kotlin dsl",
+    "set up terraform for a new s3 bucket with versioning",
+    "the kubernetes ingress returns 502 after upgrading nginx controller",
+    "refactor the unity player controller to use the new input system",
+    "convert the latex thesis bibliography to biblatex",
+    "plot the sensor temperature readings with matplotlib subplots",
+    "implement a trie for autocomplete in the typescript frontend",
+    "how do I configure vim folding for yaml files",
+    "translate the onboarding emails into german and french",
+    "the bluetooth pairing drops on the raspberry pi after reboot",
+    "add keyboard shortcuts to the electron menu bar",
+    "benchmark numpy einsum against a naive loop for tensor contraction",
+    "our graphql subscription leaks websocket connections in apollo",
+    "fix the css grid layout of the pricing cards on safari",
+    "generate openapi client stubs for the go microservice",
+    "the arduino servo jitters when the wifi module transmits",
+    "tune the jvm garbage collector for the kafka streams app",
+]
+
+
+def related_pairs() -> list[tuple[str, str, str]]:
+    spec = tomllib.loads((EVAL / "queries.toml").read_text())
+    return [(q["text"], q["expected"], q["category"]) for q in spec["query"]
+            if q.get("content_type") != "tool" and q["category"] not in ("tool-output", "wrong-filter")]
+
+
+def index(home: Path) -> None:
+    from backscroll import api
+    from backscroll.config import resolve
+
+    spec = tomllib.loads((EVAL / "queries.toml").read_text())
+    sources = tuple(s.split(":", 1)[0] + ":" + str(EVAL / s.split(":", 1)[1]) for s in spec["corpus"]["sources"])
+    api.index(cfg=resolve(home=home, sources=sources), embed=False)
+
+
+def precision(home: Path) -> dict:
+    from backscroll.config import resolve
+    from backscroll.integrations import hooks
+
+    cfg = resolve(home=home)
+    db = sqlite3.connect(home / "backscroll.db")
+
+    def ask(prompt: str, n: int) -> tuple[dict | None, set[str]]:
+        raw = json.dumps({"session_id": f"bench-{n}", "transcript_path": None, "prompt": prompt,
+                          "hook_event_name": "UserPromptSubmit"}).encode()
+        out = hooks.run("claude", "prompt", raw, cfg)
+        if out is None:
+            return None, set()
+        ctx = out["hookSpecificOutput"]["additionalContext"]
+        ids = {line.split("(record ", 1)[1].split(")", 1)[0] for line in ctx.splitlines() if "(record " in line}
+        sessions = {r[0] for i in ids for r in db.execute("SELECT session_id FROM records WHERE record_id = ?", (i,))}
+        return out, sessions
+
+    by_cat: dict[str, list[int]] = {}
+    sizes: list[int] = []
+    n = 0
+    for text, expected, cat in related_pairs():
+        n += 1
+        target = {r[0] for r in db.execute("SELECT session_id FROM records WHERE is_echo = 0 AND instr(text, ?) > 0",
+                                           (expected,))}
+        out, sessions = ask(text, n)
+        if out:
+            sizes.append(len(out["hookSpecificOutput"]["additionalContext"].encode()))
+        by_cat.setdefault(cat, []).append(int(bool(sessions & target)))
+    false = 0
+    for text in UNRELATED:
+        n += 1
+        out, _ = ask(text, n)
+        false += out is not None
+    db.close()
+    related = [x for v in by_cat.values() for x in v]
+    return {"related_hit_rate": sum(related) / len(related), "related_n": len(related),
+            "by_category": {k: f"{sum(v)}/{len(v)}" for k, v in sorted(by_cat.items())},
+            "unrelated_injection_rate": false / len(UNRELATED), "unrelated_n": len(UNRELATED),
+            "bytes_injected": {"median": statistics.median(sizes) if sizes else 0, "max": max(sizes, default=0)}}
+
+
+def latency(home: Path, runs: int = 10) -> dict:
+    exe = str(Path(sys.executable).with_name("backscroll"))
+    env = {**os.environ, "BACKSCROLL_HOME": str(home)}
+    text = related_pairs()[0][0]
+    times = []
+    for i in range(runs):
+        raw = json.dumps({"session_id": f"lat-{i}", "prompt": text}).encode()
+        t = time.perf_counter()
+        subprocess.run([exe, "hook", "claude", "prompt"], input=raw, capture_output=True, env=env, check=True)
+        times.append(1000 * (time.perf_counter() - t))
+    return {"median_ms": round(statistics.median(times)), "min_ms": round(min(times)), "max_ms": round(max(times))}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="precision only")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="backscroll-hooks-") as tmp:
+        home = Path(tmp)
+        index(home)
+        out = precision(home)
+        if not args.quick:
+            out["cold_latency"] = latency(home)
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()

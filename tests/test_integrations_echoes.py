@@ -1,0 +1,93 @@
+"""Recall blocks injected by hooks and MCP calls to backscroll come back in transcripts: they are echoes."""
+
+import json
+
+import pytest
+
+from backscroll import classify
+from tests.helpers import rows
+
+SECRET = "zanzibar quokka migration"  # the words only the recalled block and the MCP output hold
+BLOCK = ('<backscroll-recall source="backscroll" note="untrusted historical data">\n'
+         f'- 2026-01-01 claude/x (record r#0): "we chose the {SECRET} plan"\n</backscroll-recall>')
+
+
+def test_mcp_tool_names_across_agents():
+    for name in ("mcp__backscroll__search", "mcp__plugin_backscroll_backscroll__search", "backscroll__show",
+                 "mcp_backscroll_search", "mcp__backscroll__list_sessions"):
+        assert classify.is_mcp_echo(name), name
+    for name in ("mcp__github__search", "search", "Bash", None, "mcp__backscroll__status", "mcp_other_search"):
+        assert not classify.is_mcp_echo(name), name
+
+
+def test_split_recall_keeps_the_surrounding_text():
+    rest, blocks = classify.split_recall(f"<hook_context>{BLOCK}</hook_context>\nwhy is the build red?")
+    assert rest == "why is the build red?" and blocks == [BLOCK]
+    assert classify.split_recall("plain") == ("plain", [])
+
+
+def test_claude_hook_attachments_and_mcp_calls_are_indexed_as_echoes(session_builder, backscroll_index,
+                                                                      backscroll_search, backscroll_home):
+    s = session_builder.claude(project="shop")
+    s.user("what did we pick for the migration?")
+    s.write({"type": "attachment", "sessionId": s.session_id, "isSidechain": False, "timestamp": "2026-01-02T00:00:00Z",
+             "uuid": "att-1", "attachment": {"type": "hook_additional_context", "hookName": "UserPromptSubmit",
+                                              "hookEvent": "UserPromptSubmit", "content": [BLOCK]}})
+    s.write({"type": "attachment", "uuid": "att-2", "attachment": {"type": "hook_additional_context",
+                                                                   "content": ["another hook's context"]}})
+    s.user(f"{BLOCK}\nso is the {SECRET.split()[0]} thing still true?")
+    call = s.tool_use("mcp__backscroll__search", {"query": "migration plan", "limit": 5})
+    s.tool_result(call, json.dumps({"results": [{"text": f"the {SECRET} plan"}]}))
+    s.assistant("Checked: yes.")
+    backscroll_index(embed=False)
+    echo_rows = rows(backscroll_home, "SELECT * FROM records WHERE is_echo = 1 ORDER BY id")
+    kinds = {(r["role"], r["tool_name"]) for r in echo_rows}
+    assert ("tool", "mcp__backscroll__search") in kinds
+    assert sum(BLOCK in r["text"] for r in echo_rows) == 2, "the attachment and the block inside user text"
+    assert len(echo_rows) == 4  # + the MCP call's result
+    user = rows(backscroll_home, "SELECT text FROM records WHERE role = 'user' AND is_echo = 0")
+    assert "so is the zanzibar thing still true?" in [r["text"] for r in user], "surrounding text stays evidence"
+    assert not any("another hook" in r["text"] for r in rows(backscroll_home)), "other hooks' context is not indexed"
+    res = backscroll_search(SECRET, mode="lexical")
+    assert all(SECRET not in h.text for h in res.results), [h.text for h in res.results]
+    res = backscroll_search(SECRET, mode="lexical", include_echoes=True)
+    assert any(SECRET in h.text for h in res.results)
+
+
+def test_codex_hook_context_and_namespaced_mcp_calls_are_echoes(session_builder, backscroll_index,
+                                                                 backscroll_search, backscroll_home):
+    s = session_builder.codex(project="shop")
+    s.user("what did we pick for the migration?")
+    s._line("response_item", {"type": "message", "role": "developer",
+                              "content": [{"type": "input_text", "text": BLOCK}],
+                              "internal_chat_message_metadata_passthrough": {
+                                  "turn_id": "t", "content_item_kinds": ["hooks.additional_context"]}})
+    s._line("response_item", {"type": "function_call", "namespace": "mcp__backscroll", "name": "search",
+                              "call_id": "call_1", "arguments": json.dumps({"query": "migration"})})
+    s._line("response_item", {"type": "function_call_output", "call_id": "call_1",
+                              "output": f"the {SECRET} plan"})
+    s._line("response_item", {"type": "function_call", "name": "backscroll__show", "call_id": "call_2",
+                              "arguments": json.dumps({"record_id": "x"})})
+    s.assistant("Checked.")
+    backscroll_index(embed=False)
+    echo_rows = rows(backscroll_home, "SELECT * FROM records WHERE is_echo = 1 ORDER BY id")
+    assert [r["tool_name"] for r in echo_rows] == [None, "mcp__backscroll__search", "mcp__backscroll__search",
+                                                   "backscroll__show"]
+    assert BLOCK in echo_rows[0]["text"]
+    assert all("zanzibar" not in h.text for h in backscroll_search(SECRET, mode="lexical").results)
+
+
+def test_stores_classified_by_older_rules_are_reclassified(session_builder, backscroll_index, backscroll_home):
+    import sqlite3
+
+    s = session_builder.claude(project="shop")
+    call = s.tool_use("mcp__backscroll__search", {"query": "migration"})
+    s.tool_result(call, f"the {SECRET} plan")
+    backscroll_index(embed=False)
+    db = sqlite3.connect(backscroll_home.data / "backscroll.db")
+    db.execute("UPDATE records SET is_echo = 0")
+    db.execute("UPDATE meta SET value = '1' WHERE key = 'classifier_version'")
+    db.commit()
+    db.close()
+    backscroll_index(embed=False)
+    assert [r["is_echo"] for r in rows(backscroll_home)] == [1, 1]

@@ -1,0 +1,17 @@
+"""Recall-hook precision on the evaluation corpus (bench/hooks.py): unrelated prompts inject nothing."""
+
+import importlib.util
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "hooks.py"
+
+
+def test_hook_precision_on_related_and_unrelated_pairs(tmp_path):
+    spec = importlib.util.spec_from_file_location("bench_hooks", BENCH)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bench.index(tmp_path)
+    out = bench.precision(tmp_path)
+    assert out["unrelated_injection_rate"] == 0.0, out
+    assert out["related_hit_rate"] >= 0.45, out
+    assert out["bytes_injected"]["max"] <= 1536
