@@ -353,7 +353,7 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
             if mode == "hybrid":
                 notes.append("no embeddings yet: hybrid search fell back to lexical (`backscroll index` embeds)")
             return None
-        qvec = vecs.query_vector(plan.text, factory)
+        qvec = vecs.query_vector(plan.meaning or plan.text, factory)
     except SemanticUnavailableError as exc:
         if mode == "semantic":
             raise
@@ -378,14 +378,24 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
 HINT_FILTERS = ("role", "agent", "content_type")
 
 
+def _now(value: str | None):
+    from datetime import datetime, timezone
+
+    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else datetime.now(timezone.utc)
+
+
 @_store_errors
 def search(query: str, *, limit: int = 10, role: str | None = None, agent: str | None = None,
            content_type: str | None = None, project: str | None = None, session: str | None = None,
            since: str | None = None, until: str | None = None, include_echoes: bool = False,
            mode: str = "hybrid", sync: bool = True, max_chars: int = 2000, strict: bool = False,
            rerun: bool = False, caller_session: str | None = None, caller_argv: list[str] | None = None,
-           cfg: Config | None = None, home=None, sources=(), notify: Notify = _quiet) -> SearchResult:
+           cfg: Config | None = None, home=None, sources=(), notify: Notify = _quiet,
+           now: str | None = None) -> SearchResult:
     """Search the record. See README "Searching" for what each option does.
+
+    A date in the query ("last week", "on 9 April") is a soft preference, read against ``now`` (an
+    ISO timestamp; the current time when None).
 
     ``--role``, ``--agent`` and ``--content-type`` are hints: unless ``strict``, up to three results
     the filtered search left out come back in ``also_matching``. When the calling agent session
@@ -403,7 +413,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
     cfg = _config(cfg, home, sources)
     filters = make_filters(role=role, agent=agent, content_type=content_type, project=project,
                            session=session, since=since, until=until)
-    plan = plan_query(query, analyze)
+    plan = plan_query(query, analyze, now=_now(now))
     notes: list[str] = list(plan.notes)
     store, lex, fresh = _prepare(cfg, sync, notes)
     try:
@@ -452,10 +462,11 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
             extras = [h for h in wide.results
                       if h.rowid not in shown and (h.session_id, h.text) not in keys][:ALSO_MATCHING]
             if extras:
-                result = replace(result, also_matching=pipeline.renumber(extras), dropped_filters=hinted)
+                result = replace(result, also_matching=pipeline.renumber(extras),
+                                 dropped_filters=(*result.dropped_filters, *hinted))
         if result.results and all(h.match == "meaning" for h in result.results):
             notes.append("no result holds the query's words: every result matches by meaning only")
-        notes = list(dict.fromkeys(notes))
+        notes = list(dict.fromkeys([*notes, *result.notes]))
         for n in notes:
             notify(n)
         return replace(result, notes=tuple(notes))

@@ -1,11 +1,21 @@
-"""``backscroll eval``: recall@k and MRR of a query file, per category and overall.
+"""``backscroll eval``: hit@1, recall@k, MRR and session hit@1 of a query file, per category and overall.
 
-A query file (TOML) lists queries with the distinctive text their answer must contain::
+What a user feels is rank 1: ``hit@1`` (the answer came first), ``MRR`` (1 / its rank), ``recall@k``
+(it is in the top k) and ``session hit@1`` (the first distinct session in rank order is the
+conversation that holds the answer). A query file (TOML) lists queries with the distinctive text
+their answer must contain::
 
+    now = "2026-11-20T12:00:00Z"   # optional: the clock relative dates in queries ("yesterday") read
     [corpus]                       # optional: index these sources into a throw-away home first
     sources = ["claude:corpus/.claude/projects", "codex:corpus/.codex/sessions"]
 
+    [gate]                         # optional: what `--gate` enforces
+    slack = 0.05                   # a category may fall this far below its floors
+    ratchet = ["lexical-1"]        # ids of queries that must keep being found in the top k
+    floors.lexical = { hit1 = 0.75, mrr = 0.8, recall = 1.0 }
+
     [[query]]
+    id = "lexical-1"               # optional: names the query for the ratchet
     text = "what did we pick for calendar arithmetic"
     expected = "pendulum over arrow"   # a distinctive substring of the target record
     category = "paraphrase"            # optional
@@ -27,7 +37,7 @@ from pathlib import Path
 
 from .errors import UsageError
 
-QUERY_KEYS = {"text", "expected", "category", "session", "role", "agent", "content_type", "project", "since",
+QUERY_KEYS = {"id", "text", "expected", "category", "session", "role", "agent", "content_type", "project", "since",
               "until", "include_echoes", "mode", "allow_also_matching"}
 SEARCH_KEYS = ("role", "agent", "content_type", "project", "since", "until", "include_echoes", "mode")
 
@@ -40,6 +50,16 @@ class EvalQuery:
     session: str | None = None
     options: dict = field(default_factory=dict)
     allow_also_matching: bool = False
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Per-category floors (hit1, mrr, recall), the slack allowed below them, and the ratchet ids."""
+
+    floors: dict = field(default_factory=dict)
+    slack: float = 0.0
+    ratchet: tuple[str, ...] = ()
 
 
 @dataclass
@@ -49,6 +69,7 @@ class QueryOutcome:
     above: list[str]  # snippets of what ranked above (or the top k, on a miss)
     echo_leaks: int
     where: str = "results"  # or "also_matching"
+    session_rank: int | None = None  # rank of the answer's session among distinct sessions, in rank order
 
 
 @dataclass
@@ -56,12 +77,20 @@ class EvalReport:
     k: int
     mode: str | None
     outcomes: list[QueryOutcome]
+    gate: Gate | None = None
 
     def _stats(self, items: list[QueryOutcome]) -> dict:
         n = len(items)
         hits = sum(1 for o in items if o.rank is not None)
+        first = sum(1 for o in items if o.rank == 1)
+        session_first = sum(1 for o in items if o.session_rank == 1)
         mrr = sum(1.0 / o.rank for o in items if o.rank) / n if n else 0.0
-        return {"queries": n, "found": hits, "recall": round(hits / n, 4) if n else 0.0, "mrr": round(mrr, 4)}
+
+        def share(x: int) -> float:
+            return round(x / n, 4) if n else 0.0
+
+        return {"queries": n, "found": hits, "hit1": share(first), "recall": share(hits), "mrr": round(mrr, 4),
+                "session_hit1": share(session_first)}
 
     @property
     def overall(self) -> dict:
@@ -77,12 +106,48 @@ class EvalReport:
 
     def to_dict(self) -> dict:
         return {
-            "k": self.k, "mode": self.mode, "overall": self.overall, "categories": self.by_category(),
+            "k": self.k, "mode": self.mode, "gate_failures": self.gate_failures(), "overall": self.overall, "categories": self.by_category(),
             "misses": [{"text": o.query.text, "category": o.query.category, "expected": o.query.expected,
                         "ranked_above": o.above} for o in self.outcomes if o.rank is None],
-            "queries": [{"text": o.query.text, "category": o.query.category, "rank": o.rank, "where": o.where,
-                         "echo_leaks": o.echo_leaks} for o in self.outcomes],
+            "queries": [{"id": o.query.id, "text": o.query.text, "category": o.query.category, "rank": o.rank,
+                         "session_rank": o.session_rank, "where": o.where, "echo_leaks": o.echo_leaks}
+                        for o in self.outcomes],
         }
+
+    def gate_failures(self) -> list[str]:
+        """What the file's ``[gate]`` rejects: categories below floor - slack, ratchet queries not found."""
+        if self.gate is None:
+            return []
+        out = []
+        cats = self.by_category()
+        for cat, floors in sorted(self.gate.floors.items()):
+            got = cats.get(cat)
+            if got is None:
+                out.append(f"{cat}: no queries in this category")
+                continue
+            for metric, floor in sorted(floors.items()):
+                if got.get(metric, 0.0) < floor - self.gate.slack - 1e-9:
+                    out.append(f"{cat}: {metric} {got.get(metric, 0.0):.2f} < floor {floor:.2f} - slack "
+                               f"{self.gate.slack:.2f}")
+        by_id = {o.query.id: o for o in self.outcomes if o.query.id}
+        for qid in self.gate.ratchet:
+            o = by_id.get(qid)
+            if o is None:
+                out.append(f"ratchet query {qid!r} is not in the file")
+            elif o.rank is None:
+                out.append(f"ratchet query {qid!r} ({o.query.text!r}) is no longer found in the top {self.k}")
+        return out
+
+
+def load_gate(path: Path) -> tuple[Gate | None, str | None]:
+    """The file's ``[gate]`` (None without one) and its ``now`` (None without one)."""
+    data = tomllib.loads(Path(path).read_text())
+    now = data.get("now")
+    g = data.get("gate")
+    if not isinstance(g, dict):
+        return None, now
+    floors = {c: {m: float(v) for m, v in f.items()} for c, f in (g.get("floors") or {}).items()}
+    return Gate(floors, float(g.get("slack", 0.0)), tuple(g.get("ratchet", ()))), now
 
 
 def load_queries(path: Path) -> tuple[list[EvalQuery], list[str]]:
@@ -109,7 +174,7 @@ def load_queries(path: Path) -> tuple[list[EvalQuery], list[str]]:
         queries.append(EvalQuery(
             text=item["text"], expected=item["expected"], category=item.get("category", "default"),
             session=item.get("session"), options={k: item[k] for k in SEARCH_KEYS if k in item},
-            allow_also_matching=bool(item.get("allow_also_matching")),
+            allow_also_matching=bool(item.get("allow_also_matching")), id=item.get("id"),
         ))
     if not queries:
         raise UsageError(f"{path} has no [[query]] entries")
@@ -120,42 +185,63 @@ def _matches(hit, q: EvalQuery) -> bool:
     return q.expected in hit.text and (q.session is None or hit.session_id == q.session)
 
 
+def _session_rank(results, q: EvalQuery) -> int | None:
+    """Where the answer's conversation comes among the distinct sessions of the results, in rank order."""
+    target = q.session or next((h.session_id for h in results if _matches(h, q)), None)
+    if target is None:
+        return None
+    sessions = list(dict.fromkeys(h.session_id for h in results))
+    return sessions.index(target) + 1 if target in sessions else None
+
+
 def run_eval(path: Path, *, k: int = 5, mode: str | None = None, home=None, embed: bool = True,
-             notify=lambda _m: None) -> EvalReport:
-    """Index the file's corpus (if it names one) into a temporary home and run every query."""
+             notify=lambda _m: None, modes: tuple[str | None, ...] | None = None):
+    """Index the file's corpus (if it names one) into a temporary home and run every query.
+
+    With ``modes`` (e.g. ``("lexical", "semantic", None)``) every mode runs over the same index and a
+    list of reports comes back, one per mode; otherwise one report for ``mode``.
+    """
     from . import api
     from .config import resolve
 
     queries, sources = load_queries(path)
+    gate, now = load_gate(path)
     tmp = None
     if sources:
         tmp = tempfile.TemporaryDirectory(prefix="backscroll-eval-")
         cfg = resolve(home=tmp.name, sources=sources, env={"HOME": tmp.name})
-        want_embed = embed and mode != "lexical"
+        want_embed = embed and (mode != "lexical" or bool(modes))
         api.index(cfg=cfg, embed=want_embed, notify=notify)
     else:
         cfg = resolve(home=home)
         api.index(cfg=cfg, notify=notify)
     try:
-        outcomes = []
-        for q in queries:
-            opts = dict(q.options)
-            if mode:
-                opts["mode"] = mode
-            result = api.search(q.text, cfg=cfg, limit=k, sync=False, rerun=True, max_chars=0, **opts)
-            ranked = list(result.results[:k])
-            rank = next((h.rank for h in ranked if _matches(h, q)), None)
-            where = "results"
-            if rank is None and q.allow_also_matching:
-                extra = next((i for i, h in enumerate(result.also_matching, start=1) if _matches(h, q)), None)
-                if extra is not None:  # the extras are a section of their own: rank within it
-                    rank, where = extra, "also_matching"
-            default_policy = not opts.get("include_echoes") and opts.get("content_type") != "tool"
-            leaks = sum(1 for h in (*result.results, *result.also_matching) if h.is_echo) if default_policy else 0
-            cut = (rank - 1) if rank else len(ranked)
-            above = [f"[{h.role}{' echo' if h.is_echo else ''}] {h.snippet[:120]}" for h in ranked[:cut]]
-            outcomes.append(QueryOutcome(q, rank, above, leaks, where))
-        return EvalReport(k, mode, outcomes)
+        reports = [_run_mode(api, cfg, queries, k, m, now, gate) for m in (modes or (mode,))]
+        return reports if modes else reports[0]
     finally:
         if tmp is not None:
             tmp.cleanup()
+
+
+def _run_mode(api, cfg, queries: list[EvalQuery], k: int, mode: str | None, now: str | None,
+              gate: Gate | None) -> EvalReport:
+    outcomes = []
+    for q in queries:
+        opts = dict(q.options)
+        if mode:
+            opts["mode"] = mode
+        result = api.search(q.text, cfg=cfg, limit=k, sync=False, rerun=True, max_chars=0,
+                            now=now, **opts)
+        ranked = list(result.results[:k])
+        rank = next((h.rank for h in ranked if _matches(h, q)), None)
+        where = "results"
+        if rank is None and q.allow_also_matching:
+            extra = next((i for i, h in enumerate(result.also_matching, start=1) if _matches(h, q)), None)
+            if extra is not None:  # the extras are a section of their own: rank within it
+                rank, where = extra, "also_matching"
+        default_policy = not opts.get("include_echoes") and opts.get("content_type") != "tool"
+        leaks = sum(1 for h in (*result.results, *result.also_matching) if h.is_echo) if default_policy else 0
+        cut = (rank - 1) if rank else len(ranked)
+        above = [f"[{h.role}{' echo' if h.is_echo else ''}] {h.snippet[:120]}" for h in ranked[:cut]]
+        outcomes.append(QueryOutcome(q, rank, above, leaks, where, _session_rank(result.results, q)))
+    return EvalReport(k, mode, outcomes, gate)

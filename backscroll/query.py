@@ -8,13 +8,18 @@ exact words. Stopwords are dropped from the lexical part of natural-language que
 A query is a question, not a document: only its first ``MAX_QUERY_CHARS`` characters and first
 ``MAX_QUERY_TERMS`` distinct words are searched (a 100 KB paste once took minutes), and the plan
 carries a note saying what was left out.
+
+A date in the query ("on 9 April 2026", "last week") becomes ``when``, a soft time preference (see
+``temporal``): its words leave the lexical terms and the text embedded for meaning (``meaning``).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
+from . import temporal
 from .errors import QueryError
 
 STOPWORDS = frozenset("""
@@ -41,6 +46,8 @@ class QueryPlan:
     phrases: tuple[tuple[str, ...], ...]  # analysed tokens of each quoted phrase
     shape: str  # "natural" | "identifier" | "keywords"
     notes: tuple[str, ...] = ()  # what was left out of a query too long to search whole
+    when: temporal.TimeWindow | None = None  # a date named in the query: a soft preference, not a filter
+    meaning: str = ""  # the text to embed for semantic search (the query without its date words)
 
 
 def _dedupe(tokens: list[str]) -> tuple[str, ...]:
@@ -61,8 +68,11 @@ def classify_shape(text: str, words: list[str]) -> str:
     return "keywords"
 
 
-def plan(text: str, analyze) -> QueryPlan:
-    """Build a query plan; ``analyze`` is the lexical index's tokenizer (text -> lowercased tokens)."""
+def plan(text: str, analyze, now: datetime | None = None) -> QueryPlan:
+    """Build a query plan; ``analyze`` is the lexical index's tokenizer (text -> lowercased tokens).
+
+    ``now`` (when given) reads dates in the query, relative ones ("yesterday") against it.
+    """
     text = (text or "").strip()
     notes: list[str] = []
     if len(text) > MAX_QUERY_CHARS:
@@ -86,10 +96,14 @@ def plan(text: str, analyze) -> QueryPlan:
         ptoks = analyze(m.group(1))
         if len(ptoks) > 1 and set(ptoks) <= set(terms):
             phrases.append(tuple(ptoks))
-    shape = classify_shape(text, tokens)
-    lexical = terms
+    when, undated = temporal.find(text, now) if now is not None else (None, text)
+    undated_tokens = [t for t in analyze(undated) if t in set(terms)] if when is not None else tokens
+    if when is not None and not [t for t in undated_tokens if t not in STOPWORDS]:
+        when, undated, undated_tokens = None, text, tokens  # only a date: search for its words
+    shape = classify_shape(undated, undated_tokens)
+    lexical = _dedupe(undated_tokens)
     if shape == "natural":
-        content = tuple(t for t in terms if t not in STOPWORDS)
+        content = tuple(t for t in lexical if t not in STOPWORDS)
         if content:
             lexical = content
-    return QueryPlan(text, terms, lexical, tuple(phrases), shape, tuple(notes))
+    return QueryPlan(text, terms, lexical, tuple(phrases), shape, tuple(notes), when, undated)

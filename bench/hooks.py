@@ -4,7 +4,7 @@
     python bench/hooks.py            # precision on both pair sets, bytes injected, cold latency (median of 10)
     python bench/hooks.py --quick    # precision only (what the test runs)
 
-Related pairs: every query of fixtures/eval/queries.toml whose target is prose (not tool output),
+Related pairs: every query of fixtures/eval/tune.toml whose target is prose (not tool output),
 asked as a prompt; a hit is an injection that includes the target's session. Unrelated pairs:
 prompts about work the corpus never did; any injection is a false one. Latency is a cold
 ``backscroll hook claude prompt`` process, start to exit, on a related prompt.
@@ -52,7 +52,7 @@ UNRELATED = [
 
 
 def related_pairs() -> list[tuple[str, str, str]]:
-    spec = tomllib.loads((EVAL / "queries.toml").read_text())
+    spec = tomllib.loads((EVAL / "tune.toml").read_text())
     return [(q["text"], q["expected"], q["category"]) for q in spec["query"]
             if q.get("content_type") != "tool" and q["category"] not in ("tool-output", "wrong-filter")]
 
@@ -61,7 +61,7 @@ def index(home: Path) -> None:
     from backscroll import api
     from backscroll.config import resolve
 
-    spec = tomllib.loads((EVAL / "queries.toml").read_text())
+    spec = tomllib.loads((EVAL / "tune.toml").read_text())
     sources = tuple(s.split(":", 1)[0] + ":" + str(EVAL / s.split(":", 1)[1]) for s in spec["corpus"]["sources"])
     api.index(cfg=resolve(home=home, sources=sources), embed=False)
 

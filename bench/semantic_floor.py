@@ -28,7 +28,7 @@ def main() -> None:
     from backscroll.vectors import Vectors
 
     home = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp())
-    spec = tomllib.loads((ROOT / "fixtures/eval/queries.toml").read_text())
+    spec = tomllib.loads((ROOT / "fixtures/eval/tune.toml").read_text())
     base = ROOT / "fixtures/eval"
     sources = tuple(s.split(":", 1)[0] + ":" + str(base / s.split(":", 1)[1]) for s in spec["corpus"]["sources"])
     cfg = resolve(home=str(home), sources=sources)

@@ -1,4 +1,4 @@
-"""``backscroll eval``: measure recall@k and MRR of a query file; fail below a threshold."""
+"""``backscroll eval``: measure hit@1, recall@k, MRR and session hit@1 of a query file; fail below a gate."""
 
 from __future__ import annotations
 
@@ -18,12 +18,14 @@ def _print(report) -> None:
     from ..render import console
 
     out = console(common.color_enabled(sys.stdout))
-    t = Table("category", "queries", "found", f"recall@{report.k}", "MRR", box=None, pad_edge=False)
+    t = Table("category", "queries", "hit@1", f"recall@{report.k}", "MRR", "session hit@1", box=None,
+              pad_edge=False)
     for cat, s in report.by_category().items():
-        t.add_row(cat, str(s["queries"]), str(s["found"]), f"{s['recall']:.2f}", f"{s['mrr']:.2f}")
+        t.add_row(cat, str(s["queries"]), f"{s['hit1']:.2f}", f"{s['recall']:.2f}", f"{s['mrr']:.2f}",
+                  f"{s['session_hit1']:.2f}")
     o = report.overall
-    t.add_row(*(Text(v, style="bold") for v in ("overall", str(o["queries"]), str(o["found"]),
-                                                 f"{o['recall']:.2f}", f"{o['mrr']:.2f}")))
+    t.add_row(*(Text(v, style="bold") for v in ("overall", str(o["queries"]), f"{o['hit1']:.2f}",
+                                                 f"{o['recall']:.2f}", f"{o['mrr']:.2f}", f"{o['session_hit1']:.2f}")))
     out.print(f"mode: {report.mode or 'per query (default hybrid)'}")
     out.print(t)
     out.print(f"echo rows in default results: {o['echo_leaks']}")
@@ -44,6 +46,10 @@ def eval_queries(
     mode: Annotated[Optional[str], typer.Option("--mode", metavar="hybrid|lexical|semantic",
                                                 help="Override every query's mode.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
+    gate: Annotated[bool, typer.Option("--gate", help="Exit 1 when the file's [gate] fails: a category "
+                                                      "below its floors (less the slack), or a ratchet query lost.")] = False,
+    compare: Annotated[bool, typer.Option("--compare", help="Also report lexical-only and semantic-only "
+                                                            "ranking over the same index.")] = False,
 ) -> None:
     """Measure how well search recalls what it must: recall@k and MRR per category and overall.
 
@@ -55,17 +61,27 @@ def eval_queries(
     def body() -> int:
         from ..evaluate import run_eval
 
-        report = run_eval(queries, k=k, mode=mode, home=common.STATE.home, notify=common.err)
-        if as_json:
-            common.emit_json(report.to_dict())
+        if compare:
+            *others, report = run_eval(queries, k=k, home=common.STATE.home, notify=common.err,
+                                       modes=("lexical", "semantic", mode))
         else:
-            _print(report)
+            others, report = [], run_eval(queries, k=k, mode=mode, home=common.STATE.home, notify=common.err)
+        if as_json:
+            common.emit_json({**report.to_dict(), "compare": {r.mode: r.to_dict() for r in others}} if others
+                             else report.to_dict())
+        else:
+            for r in (*others, report):
+                _print(r)
         o = report.overall
-        failed = (min_recall is not None and o["recall"] < min_recall) or o["echo_leaks"] > 0
+        gate_failures = report.gate_failures() if gate else []
+        for line in gate_failures:
+            common.err(f"gate: {line}")
+        failed = (min_recall is not None and o["recall"] < min_recall) or o["echo_leaks"] > 0 or bool(gate_failures)
         if failed:
             common.err(f"eval failed: recall@{k} {o['recall']:.2f}" +
                        (f" < {min_recall:.2f}" if min_recall is not None and o["recall"] < min_recall else "") +
-                       (f", {o['echo_leaks']} echo rows in default results" if o["echo_leaks"] else ""))
+                       (f", {o['echo_leaks']} echo rows in default results" if o["echo_leaks"] else "") +
+                       (f", {len(gate_failures)} gate failure(s)" if gate_failures else ""))
         return 1 if failed else 0
 
     common.run(body, as_json=as_json)
