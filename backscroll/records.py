@@ -147,4 +147,5 @@ class SearchResult:
             "repeated": self.repeated,
             "notes": list(self.notes),
             "echoes_hidden": self.echoes_hidden,
+            "omitted_for_budget": 0,  # hits dropped to fit a byte budget (the CLI's --max-bytes)
         }

@@ -65,7 +65,9 @@ def test_amp_rewritten_thread_replaces_its_records(backscroll_home, backscroll_i
     thread["title"] = "Seed the retry jitter"
     path.write_text(json.dumps(thread))
     out = backscroll_index()
-    assert out.report.records_added == 11 and out.report.records_replaced == 10
+    # only the new message is added; the ten unchanged records are neither re-added nor replaced
+    assert out.report.records_added == 1 and out.report.records_replaced == 0
+    assert len(rows(backscroll_home)) == 11
     assert rows(backscroll_home, "SELECT title FROM sessions")[0]["title"] == "Seed the retry jitter"
 
 

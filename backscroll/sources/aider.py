@@ -28,7 +28,7 @@ import re
 from pathlib import Path
 
 from ..records import Record, SessionInfo
-from . import Agent, SourceUnit, WholeRead
+from . import Agent, SourceUnit, WholeRead, _collect
 
 FILE_NAME = ".aider.chat.history.md"
 SHELL_TOOL = "run"
@@ -50,14 +50,14 @@ class _AiderAgent(Agent):
 
     _SKIP = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", "target", "dist", "build"}
 
-    def discover(self, root: Path):
+    def discover(self, root: Path, errors: list[OSError] | None = None):
         import os
 
         if root.is_file():
             if claims(root):
                 yield root
             return
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
             dirnames[:] = sorted(d for d in dirnames if d not in self._SKIP)
             if FILE_NAME in filenames:
                 yield Path(dirpath, FILE_NAME)

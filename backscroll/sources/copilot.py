@@ -31,7 +31,7 @@ import orjson
 
 from ..dates import normalize_timestamp
 from ..records import Record, SessionInfo
-from . import Agent, SourceUnit, WholeRead, block_text, clean_text, editor_user_dirs, render_input
+from . import Agent, SourceUnit, WholeRead, block_text, clean_text, editor_user_dirs, render_input, _collect
 
 SHELL_TOOLS = {"bash", "powershell", "run_in_terminal"}
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
@@ -259,8 +259,8 @@ def read_whole(path: Path, state: dict) -> WholeRead:
 class _CopilotAgent(Agent):
     """In VS Code's ``workspaceStorage/<hash>/`` only ``chatSessions`` is walked."""
 
-    def discover(self, root: Path):
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    def discover(self, root: Path, errors: list[OSError] | None = None):
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
             here = Path(dirpath)
             if here.parent.name == "workspaceStorage":
                 dirnames[:] = [d for d in dirnames if d == "chatSessions"]

@@ -31,7 +31,7 @@ import orjson
 
 from ..dates import normalize_timestamp
 from ..records import Record, SessionInfo
-from . import Agent, SourceUnit, WholeRead, block_text, clean_text, db_stat, read_db_snapshot, render_input
+from . import Agent, SourceUnit, WholeRead, block_text, clean_text, db_stat, read_db_snapshot, render_input, _collect
 
 SHELL_TOOLS = {"bash"}
 # Directories a project walk never enters: they hold no Crush data and can be huge.
@@ -172,7 +172,7 @@ def read_whole(path: Path, state: dict) -> WholeRead:
 class _CrushAgent(Agent):
     """Follows ``projects.json`` when the root holds one, and walks the root for ``.crush/crush.db``."""
 
-    def discover(self, root: Path) -> Iterator[Path]:
+    def discover(self, root: Path, errors: list[OSError] | None = None) -> Iterator[Path]:
         seen: set[str] = set()
         listed = root / "projects.json"
         if listed.is_file():
@@ -190,7 +190,7 @@ class _CrushAgent(Agent):
                 if db.is_file() and str(db) not in seen:
                     seen.add(str(db))
                     yield db
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
             dirnames[:] = sorted(d for d in dirnames if d not in _PRUNE)
             if "crush.db" in filenames:
                 db = Path(dirpath, "crush.db")

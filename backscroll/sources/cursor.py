@@ -37,7 +37,7 @@ import orjson
 
 from ..dates import normalize_timestamp
 from ..records import Record, SessionInfo
-from . import Agent, SourceUnit, WholeRead, block_text, clean_text, editor_user_dirs, render_input
+from . import Agent, SourceUnit, WholeRead, block_text, clean_text, editor_user_dirs, render_input, _collect
 from .opencode import _connect, _db_stat
 
 _SHELL = re.compile(r"^(run_terminal_(cmd|command)(_v\d+)?|Shell|shell|terminal)$")
@@ -337,8 +337,8 @@ def read_whole(path: Path, state: dict) -> WholeRead:
 class _CursorAgent(Agent):
     """Looks only at ``state.vscdb`` in an editor's ``globalStorage`` (not the extensions' folders)."""
 
-    def discover(self, root: Path):
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    def discover(self, root: Path, errors: list[OSError] | None = None):
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
             here = Path(dirpath)
             if here.name == "globalStorage":
                 dirnames[:] = []
