@@ -1,0 +1,42 @@
+"""The redactor's shortcuts (markers filed by character, the generic rule tried only at its
+keywords) decide the same as the plain scans they replace."""
+
+from __future__ import annotations
+
+import re
+
+from backscroll import redact as R
+
+TEXTS = [
+    "password=Zq8sW2xPl9 and token: abcdefgh12345678 then key=xyz",
+    "passpasspass=== pwd:pwd:'Kx9/Qw3z' secret_token=ghp_R8kM2vXq9LtY4wZp7NcB3hJd6FsA1uGe5TnQ",
+    "CREDENTIALS = \"S3cr3t-P4ss\"; api_key => 'Ab12Cd34Ef56Gh78'",
+    "nothing to see here", "",
+]
+
+
+def test_generic_rule_tried_at_markers_matches_finditer():
+    rule = next(r for r in R.RULES if r.group == "v")
+    pattern = R._LOWER_PATTERNS[rule.kind]
+    for text in TEXTS:
+        low = text.lower()
+        assert [m.span() for m in R._matches_at_markers(pattern, low, rule.markers)] == \
+            [m.span() for m in pattern.finditer(low)]
+
+
+def test_every_cased_marker_is_filed_under_one_of_its_characters():
+    filed = {(m, c) for c, entries in R._CASED_MARKERS.items() for m, _rules in entries}
+    cased = {m for r in R.RULES if not r.lower for m in r.markers}
+    assert {m for m, _c in filed} == cased
+    assert all(c in m for m, c in filed)
+
+
+def test_markers_are_necessary_substrings():
+    """Every secret form's match holds one of its rule's markers (tightened markers lose nothing)."""
+    from tests.test_adversarial_redaction import FORMS
+
+    for _name, text, _frags in FORMS:
+        for rule in R.RULES:
+            hay = text.lower() if rule.lower else text
+            if rule.pattern.search(text) and not re.search(r"\\u00", text):
+                assert any(m in hay for m in rule.markers), (rule.kind, text)
