@@ -95,9 +95,10 @@ def search(
         cfg = common.config(source)
         bars = {}
         if not no_sync and not cfg.db_path.exists():  # the first search indexes everything: show it
-            from .progress import FilesBar, WordsBar, wanted
+            from .progress import FilesBar, WordsBar
+            from .progress import wanted as progress_wanted
 
-            if wanted():
+            if progress_wanted():
                 common.err("nothing indexed yet: indexing your sessions first (once; `backscroll index` does it ahead)")
                 bars = {"progress": FilesBar(), "lexical_progress": WordsBar()}
         result = api.search(

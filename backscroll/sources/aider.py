@@ -50,7 +50,7 @@ class _AiderAgent(Agent):
 
     _SKIP = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", "target", "dist", "build"}
 
-    def discover(self, root: Path):
+    def discover(self, root: Path, errors: list | None = None):  # errors: see Agent.discover
         import os
 
         if root.is_file():

@@ -259,7 +259,7 @@ def read_whole(path: Path, state: dict) -> WholeRead:
 class _CopilotAgent(Agent):
     """In VS Code's ``workspaceStorage/<hash>/`` only ``chatSessions`` is walked."""
 
-    def discover(self, root: Path):
+    def discover(self, root: Path, errors: list | None = None):  # errors: see Agent.discover
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
             here = Path(dirpath)
             if here.parent.name == "workspaceStorage":

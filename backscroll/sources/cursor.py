@@ -337,7 +337,7 @@ def read_whole(path: Path, state: dict) -> WholeRead:
 class _CursorAgent(Agent):
     """Looks only at ``state.vscdb`` in an editor's ``globalStorage`` (not the extensions' folders)."""
 
-    def discover(self, root: Path):
+    def discover(self, root: Path, errors: list | None = None):  # errors: see Agent.discover
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
             here = Path(dirpath)
             if here.name == "globalStorage":
