@@ -217,7 +217,8 @@ def make_filters(*, role=None, agent=None, content_type=None, project=None, sess
                    since=since_ts, until=until_ts)
 
 
-def _prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True) -> tuple[Store, LexicalIndex, bool]:
+def _prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, progress=None,
+             lexical_progress=None) -> tuple[Store, LexicalIndex, bool]:
     """Open the store and an up-to-date lexical index (syncing first unless told not to).
 
     Returns the store, the index and whether this process synced (and so may embed new records).
@@ -235,10 +236,10 @@ def _prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True)
     with writer_lock(cfg, 0.0) as acquired:
         if acquired:
             if do_sync:
-                report = sync(store, cfg, redactor=_redactor(cfg))
+                report = sync(store, cfg, progress, redactor=_redactor(cfg))
                 if report.unreadable:
                     notes.append(f"{len(report.unreadable)} session file(s) could not be read; see `backscroll status`")
-            lex.sync(store, notes.append)
+            lex.sync(store, notes.append, lexical_progress)
             return store, lex, do_sync
     notes.append("another backscroll process is indexing; answering from the last committed state")
     if not lex.open_for_read():
@@ -391,7 +392,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
            mode: str = "hybrid", sync: bool = True, max_chars: int = 2000, strict: bool = False,
            rerun: bool = False, caller_session: str | None = None, caller_argv: list[str] | None = None,
            cfg: Config | None = None, home=None, sources=(), notify: Notify = _quiet,
-           now: str | None = None) -> SearchResult:
+           now: str | None = None, progress: Progress | None = None, lexical_progress=None) -> SearchResult:
     """Search the record. See README "Searching" for what each option does.
 
     A date in the query ("last week", "on 9 April") is a soft preference, read against ``now`` (an
@@ -401,6 +402,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
     the filtered search left out come back in ``also_matching``. When the calling agent session
     (``caller_session``, or the session whose in-flight call is ``caller_argv``) already ran the same search in
     this turn, the result is empty with ``repeated`` naming the earlier call, unless ``rerun``.
+    ``progress`` and ``lexical_progress`` follow the sync a search runs first (``index``'s bars).
     """
     from dataclasses import replace
 
@@ -415,7 +417,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
                            session=session, since=since, until=until)
     plan = plan_query(query, analyze, now=_now(now))
     notes: list[str] = list(plan.notes)
-    store, lex, fresh = _prepare(cfg, sync, notes)
+    store, lex, fresh = _prepare(cfg, sync, notes, progress=progress, lexical_progress=lexical_progress)
     try:
         if not store.has_records():
             raise _nothing_indexed(store)

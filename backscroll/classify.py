@@ -3,7 +3,9 @@
 Pure and deterministic (DESIGN.md, "Echo rules"). A shell command is split into simple commands at
 ``;`` ``&&`` ``||`` ``|`` ``&`` and newlines; ``bash -c``/``-lc`` strings and argv arrays are
 unwrapped; leading ``NAME=value`` assignments and wrappers (env, command, exec, nohup, time, nice,
-timeout, sudo, uvx, pipx run, uv run, poetry run, python -m) are dropped; the call is an echo when
+timeout, sudo, uvx, pipx run, uv run, poetry run, python -m, xargs) and shell keywords (``do``,
+``then``, ``{`` …) are dropped; ``watch``'s command is read as a script; ``$(which backscroll)`` and
+its backquoted form stand for the program. The call is an echo when
 the program is backscroll and its subcommand retrieves history (``search``, ``show``). Quoting
 errors never raise: the command is then split on whitespace.
 """
@@ -15,7 +17,7 @@ import shlex
 from pathlib import PurePosixPath
 
 # Bump when the rules change: stores classified by an older version are classified again on sync.
-VERSION = 2  # 2: MCP calls to backscroll and hook-injected recall blocks are echoes too
+VERSION = 3  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll)
 RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
 # Tools whose input is a shell command, across agents (the only calls that can be echoes).
 SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_shell_command",
@@ -35,9 +37,20 @@ _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 # Global options of backscroll that take a value (skipped before the subcommand).
 _GLOBAL_VALUE_OPTIONS = frozenset({"--home", "--config"})
 _MAX_DEPTH = 4
+# Words that may start a simple command inside a compound one (``for …; do backscroll search $q; done``).
+_KEYWORDS = frozenset({"do", "then", "else", "elif", "if", "while", "until", "{", "!"})
+_XARGS_VALUE_OPTIONS = frozenset({"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--arg-file",
+                                  "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars",
+                                  "--replace", "--eof"})
+_WATCH_VALUE_OPTIONS = frozenset({"-n", "--interval", "-q", "--equexit"})
+# ``$(which backscroll)``, ``$(command -v backscroll)``, ```which backscroll``` in the program's place.
+_WHICH = re.compile(r"\$\(\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<a>[\w./-]*backscroll)\s*\)"
+                    r"|`\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<b>[\w./-]*backscroll)\s*`")
 
 
 def _tokens(script: str) -> list[str]:
+    if PROGRAM in script:
+        script = _WHICH.sub(lambda m: m.group("a") or m.group("b"), script)
     lexer = shlex.shlex(script, posix=True, punctuation_chars=_PUNCT)
     lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
@@ -87,8 +100,10 @@ def _strip_wrappers(argv: list[str]) -> list[str]:
     while i < len(argv):
         word = argv[i]
         name = PurePosixPath(word).name
-        if _ASSIGNMENT.match(word):
+        if _ASSIGNMENT.match(word) or word in _KEYWORDS:
             i += 1
+        elif name == "xargs":
+            i = _skip_options(argv, i + 1, _XARGS_VALUE_OPTIONS)
         elif name == "env":
             i += 1
             while i < len(argv) and (argv[i].startswith("-") or _ASSIGNMENT.match(argv[i])):
@@ -144,6 +159,11 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
         if not argv:
             continue
         name = PurePosixPath(argv[0]).name
+        if name == "watch":  # watch runs its arguments, joined, with sh -c
+            rest = argv[_skip_options(argv, 1, _WATCH_VALUE_OPTIONS):]
+            if rest:
+                found.extend(retrieval_calls(" ".join(rest), _depth + 1))
+            continue
         if name in _SHELLS:
             j = 1
             while j < len(argv) and argv[j].startswith("-"):

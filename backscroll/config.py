@@ -7,6 +7,7 @@ remembers where it came from so that ``backscroll status`` can say so.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any, Mapping
 from .errors import UsageError
 
 APP = "backscroll"
+_AGENT_PREFIX = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")  # ``name:`` in front of a --source path
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class Config:
     embed: Setting
     redact: Setting
     file_values: Mapping[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()  # unknown keys in the config file (the CLI prints them on stderr)
 
     @property
     def db_path(self) -> Path:
@@ -89,6 +92,31 @@ def _read_config_file(path: Path) -> dict:
         ) from None
 
 
+TOP_KEYS = ("embed", "redact", "roots", "sources")
+SOURCE_KEYS = ("path", "agent")
+
+
+def _unknown(key: str, known, where: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
+    guess = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown key {key!r} {where} (ignored{guess} known: {', '.join(known)})"
+
+
+def unknown_keys(file_values: Mapping[str, Any], agents) -> list[str]:
+    """A warning for every key of the config file that nothing reads (a typo is otherwise silent). Pure."""
+    out = [_unknown(k, TOP_KEYS, "in the config file") for k in file_values if k not in TOP_KEYS]
+    roots = file_values.get("roots")
+    if isinstance(roots, dict):
+        out += [_unknown(k, tuple(agents), "in [roots]") for k in roots if k not in agents]
+    sources = file_values.get("sources")
+    for entry in sources if isinstance(sources, list) else []:
+        if isinstance(entry, dict):
+            out += [_unknown(k, SOURCE_KEYS, "in [[sources]]") for k in entry if k not in SOURCE_KEYS]
+    return list(dict.fromkeys(out))
+
+
 def _bool_setting(name: str, env_name: str, file_values: dict, env: Mapping[str, str],
                   flag: bool | None, default: bool) -> Setting:
     if flag is not None:
@@ -110,6 +138,13 @@ def parse_source_spec(spec: str) -> tuple[str | None, str]:
     head, sep, tail = spec.partition(":")
     if sep and head in AGENTS and tail:
         return head, tail
+    if sep and tail and _AGENT_PREFIX.match(head) and not os.path.lexists(_expand(spec)):
+        import difflib
+
+        close = difflib.get_close_matches(head, list(AGENTS), n=1)
+        raise UsageError(f"unknown agent {head!r} in --source {spec}",
+                         hint=(f"did you mean {close[0]}:{tail}? " if close else "")
+                         + f"registered agents: {', '.join(AGENTS)}; or give a bare path to let every agent claim its files")
     return None, spec
 
 
@@ -170,4 +205,5 @@ def resolve(
         embed=_bool_setting("embed", "BACKSCROLL_EMBED", file_values, env, embed, True),
         redact=_bool_setting("redact", "BACKSCROLL_REDACT", file_values, env, None, True),
         file_values=file_values,
+        warnings=tuple(f"config file {cfg_s.value}: {w}" for w in unknown_keys(file_values, AGENTS)),
     )

@@ -650,6 +650,7 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
         for key in store.diagnosed_paths() - present - set(bad_dirs):
             if _file_gone(key):
                 store.forget_diagnostics(key)
+        store.set_meta("last_index_run", _now())  # `status`: when the sources were last looked at
         store.commit()
     except BaseException:
         store.rollback()

@@ -69,9 +69,49 @@ def collect(cfg: Config) -> dict:
         "indexed": cfg.db_path.exists(),
         "lexical": {"readable": False, "documents": None, "expected": 0, "pending": 0, "in_step": False},
         "read_only": False,  # the store cannot be written (read-only media): it is only read
+        "last_index_run": None,  # when an index or a search's sync last finished (``last_sync``: last change)
+        "embeddings": {"prose_records": 0, "embedded": 0, "pending": 0},
+        "indexing": False,  # a backscroll process holds the writer lock
+        "config_warnings": list(cfg.warnings),
     }
+    out["indexing"] = indexing_in_progress(cfg)
     if not cfg.db_path.exists():
         return out
+    from .errors import store_failure
+
+    try:
+        _from_store(cfg, out)
+    except Exception as exc:  # a damaged store: the error carries what was found so far (the paths)
+        known = store_failure(exc, cfg.db_path)
+        if known is None:
+            raise
+        known.partial_status = out
+        raise known from None
+    return out
+
+
+def indexing_in_progress(cfg: Config) -> bool:
+    """Whether a backscroll process holds the writer lock now (an index or a sync is running).
+    Creates nothing: no lock file means no writer ever ran here."""
+    import fcntl
+
+    try:
+        fd = os.open(cfg.lock_path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _from_store(cfg: Config, out: dict) -> None:
     from .errors import ReadOnlyStoreError
     from .store import Store
 
@@ -96,6 +136,11 @@ def collect(cfg: Config) -> dict:
                 "GROUP BY agent, project ORDER BY count(*) DESC")
         ]
         out["last_sync"] = conn.execute("SELECT max(indexed_at) FROM source_files").fetchone()[0]
+        out["last_index_run"] = store.get_meta("last_index_run")
+        prose, pending = conn.execute(
+            "SELECT count(*), coalesce(sum(unit_hash IS NULL), 0) FROM records "
+            "WHERE content_type = 'text' AND is_echo = 0").fetchone()
+        out["embeddings"] = {"prose_records": prose, "embedded": prose - pending, "pending": pending}
         out["files"] = conn.execute("SELECT count(*) FROM source_files").fetchone()[0]
         out["redactions"] = {k: n for k, n in conn.execute("SELECT kind, count FROM redactions ORDER BY kind")}
         out["skipped_lines"] = conn.execute("SELECT count(*) FROM skipped_lines").fetchone()[0]

@@ -21,6 +21,7 @@ class _State:
 
 
 STATE = _State()
+_WARNED: set[str] = set()
 
 
 def err(message: str) -> None:
@@ -146,4 +147,9 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False) -> None:
 def config(sources: list[str] | None = None):
     from ..config import resolve
 
-    return resolve(home=STATE.home, sources=tuple(sources or ()))
+    cfg = resolve(home=STATE.home, sources=tuple(sources or ()))
+    for warning in cfg.warnings:
+        if warning not in _WARNED:  # once per run, however often a command resolves the config
+            _WARNED.add(warning)
+            err(f"warning: {warning}")
+    return cfg

@@ -39,23 +39,39 @@ def _print(report) -> None:
 
 
 def eval_queries(
-    queries: Annotated[Path, typer.Argument(metavar="QUERIES.toml", help="The query file (see README).")],
+    queries: Annotated[Path, typer.Argument(metavar="QUERIES.toml", help="The query file (TOML, format above).")],
     k: Annotated[int, typer.Option("--k", min=1, help="A query counts as found when its answer is in the top k.")] = 5,
     min_recall: Annotated[Optional[float], typer.Option("--min-recall", min=0.0, max=1.0,
                                                         help="Exit 1 when overall recall@k is below this.")] = None,
     mode: Annotated[Optional[str], typer.Option("--mode", metavar="hybrid|lexical|semantic",
                                                 help="Override every query's mode.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
-    gate: Annotated[bool, typer.Option("--gate", help="Exit 1 when the file's [gate] fails: a category "
+    gate: Annotated[bool, typer.Option("--gate", help="Exit 1 when the file's \\[gate] fails: a category "
                                                       "below its floors (less the slack), or a ratchet query lost.")] = False,
     compare: Annotated[bool, typer.Option("--compare", help="Also report lexical-only and semantic-only "
                                                             "ranking over the same index.")] = False,
 ) -> None:
-    """Measure how well search recalls what it must: recall@k and MRR per category and overall.
+    """Measure how well search recalls what it must: hit@1, recall@k, MRR and session hit@1, per category.
 
-    The file lists queries with a distinctive substring of the record each must find. If it names a
-    [corpus], that corpus is indexed into a temporary home first; otherwise your own index is used.
-    Echo rows leaking into default results also fail the run.
+    QUERIES.toml lists queries, each with a distinctive substring of the record it must find. If the
+    file has a \\[corpus] table, those sources are indexed into a temporary home first; otherwise your
+    own index is used. Echo rows leaking into default results also fail the run.
+
+    The query file (TOML):
+      now = "2026-11-18T12:00:00Z"   # optional: the clock "yesterday" in a query reads
+      \\[corpus]                       # optional: index these into a throw-away home
+      sources = ["claude:corpus/.claude/projects", "codex:corpus/.codex/sessions"]
+      \\[gate]                         # optional: what --gate enforces
+      slack = 0.05                   # a category may fall this far below its floors
+      ratchet = ["lexical-1"]        # query ids that must stay in the top k
+      floors.lexical = { hit1 = 0.75, mrr = 0.8, recall = 1.0 }
+      \\[\\[query]]                      # one per query
+      id = "lexical-1"               # optional: names the query for the ratchet
+      text = "what did we pick for calendar arithmetic"
+      expected = "pendulum over arrow"   # a substring of the target record
+      category = "paraphrase"        # optional (default "default")
+      session = "..."                # optional: the hit must be in this session
+      # optional: role agent content_type project since until include_echoes mode allow_also_matching
     """
 
     def body() -> int:

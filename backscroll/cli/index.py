@@ -30,10 +30,10 @@ def index(
         from .. import api
         from ..errors import ExitCode
 
-        from .progress import EmbedBar, FilesBar, WordsBar
+        from .progress import EmbedBar, FilesBar, WordsBar, wanted
 
         cfg = common.config(source)
-        bars = not as_json and sys.stderr.isatty()
+        bars = not as_json and wanted()
         outcome = api.index(cfg=cfg, embed=False if no_embed else None, progress=FilesBar() if bars else None,
                             lexical_progress=WordsBar() if bars else None,
                             embed_progress=EmbedBar() if bars else None, notify=common.err)

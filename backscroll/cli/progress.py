@@ -1,20 +1,51 @@
-"""Progress bars on stderr (rich), shown only on a terminal."""
+"""Progress bars on stderr (rich), shown only on a terminal.
+
+``BACKSCROLL_PROGRESS=1`` shows them whatever stderr is (``0`` never), e.g. under a test harness."""
 
 from __future__ import annotations
+
+import os
+import sys
+
+
+def forced() -> bool | None:
+    """True or False when $BACKSCROLL_PROGRESS says so, None to follow the terminal."""
+    value = os.environ.get("BACKSCROLL_PROGRESS", "").strip().lower()
+    if value in ("1", "true", "yes", "on", "always"):
+        return True
+    if value in ("0", "false", "no", "off", "never"):
+        return False
+    return None
+
+
+def wanted() -> bool:
+    """Whether to show progress on stderr: on a terminal, or when $BACKSCROLL_PROGRESS forces it."""
+    force = forced()
+    if force is not None:
+        return force
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(stderr=True, force_terminal=True if forced() else None)
 
 
 class FilesBar:
     """Session files read and records added."""
 
     def __init__(self):
-        from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.records = 0
         self.bar = Progress(
             TextColumn("[bold]reading sessions"), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.fields[records]} records"), TimeElapsedColumn(),
-            console=Console(stderr=True), transient=True,
+            console=_console(), transient=True,
         )
         self.task = None
 
@@ -37,7 +68,6 @@ class CountBar:
     """Items done out of a total, with the rate and the time left (``start``/``advance``/``finish``)."""
 
     def __init__(self, label: str, unit: str):
-        from rich.console import Console
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
                                    TimeRemainingColumn)
 
@@ -45,7 +75,7 @@ class CountBar:
         self.bar = Progress(
             TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
             TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
-            console=Console(stderr=True), transient=True,
+            console=_console(), transient=True,
         )
         self.task = None
         self._t0 = 0.0

@@ -92,12 +92,21 @@ def search(
         # pipes; Codex's PTY exec looks like a person and simply gets no note): never told about
         # repeats unless $BACKSCROLL_SESSION_ID names a session.
         person = common.is_terminal(sys.stdin) or common.is_terminal(sys.stdout)
+        cfg = common.config(source)
+        bars = {}
+        if not no_sync and not cfg.db_path.exists():  # the first search indexes everything: show it
+            from .progress import FilesBar, WordsBar
+            from .progress import wanted as progress_wanted
+
+            if progress_wanted():
+                common.err("nothing indexed yet: indexing your sessions first (once; `backscroll index` does it ahead)")
+                bars = {"progress": FilesBar(), "lexical_progress": WordsBar()}
         result = api.search(
             text, limit=limit, role=role, agent=agent, content_type=content_type, project=project,
             session=session, since=since, until=until, include_echoes=include_echoes, mode=mode,
             sync=not no_sync, max_chars=max_chars, strict=strict, rerun=rerun,
             caller_session=caller_session, caller_argv=None if person else sys.argv[1:],
-            cfg=common.config(source),
+            cfg=cfg, **bars,
         )
         from .. import render
 

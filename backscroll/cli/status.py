@@ -16,13 +16,26 @@ def _human(info: dict) -> None:
 
     from ..render import clean, console
 
+    from ..dates import local_time
+
     out = console(common.color_enabled(__import__("sys").stdout))
     bold = lambda text: Text(text, style="bold")  # noqa: E731
-    if not info["indexed"]:
+    if info.get("indexing"):
+        out.print(Text.assemble(("indexing in progress", "yellow"),
+                                " (another backscroll process holds the writer lock; counts below are the last committed state)"))
+    if info.get("store_error"):
+        pass  # the store could not be read: only the paths follow, then the error
+    elif not info["indexed"]:
         out.print(Text.assemble(bold("Nothing indexed yet."), " Run ", bold("backscroll index"), "."))
     else:
         out.print(Text.assemble(bold(str(info["sessions"])), " sessions, ", bold(str(info["records"])), " records ",
-                                f"({info['echoes']} query echoes), last sync {info['last_sync'] or 'never'}"))
+                                f"({info['echoes']} query echoes)"))
+        out.print(f"last index run {local_time(info.get('last_index_run')) or 'never'}, "
+                  f"last new record {local_time(info['last_sync']) or 'never'}")
+        emb = info.get("embeddings") or {}
+        if emb.get("prose_records"):
+            line = f"embedded {emb['embedded']:,} / {emb['prose_records']:,} prose records"
+            out.print(line + (" — run backscroll embed" if emb["pending"] else ""))
         t = Table("agent", "sessions", "records", box=None, pad_edge=False)
         for agent, n in info["agents"].items():
             t.add_row(clean(agent), str(n["sessions"]), str(n["records"]))
@@ -95,14 +108,23 @@ def status(
     def body() -> int:
         from .. import api
 
-        info = api.status(cfg=common.config(source))
+        from ..errors import BackscrollError
         from ..integrations.install import installed
 
+        try:
+            info, failure = api.status(cfg=common.config(source)), None
+        except BackscrollError as exc:  # a damaged store: print the paths first, then the error
+            info, failure = getattr(exc, "partial_status", None), exc
+            if info is None:
+                raise
+            info["store_error"] = exc.to_dict()["error"]
         info["integrations"] = installed()  # what `backscroll install` put in place
         if as_json:
             common.emit_json(info)
         else:
             _human(info)
+        if failure is not None:
+            raise failure
         return 0
 
     common.run(body, as_json=as_json)
