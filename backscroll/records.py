@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 ROLES = ("user", "assistant", "tool")
-CONTENT_TYPES = ("text", "tool")
+CONTENT_TYPES = ("text", "tool", "reasoning", "summary")
 MAX_TEXT_BYTES = 256 * 1024
 
 
@@ -30,6 +30,7 @@ class Record:
     # Set on tool calls that run a shell command: the command line (str) or argv (list) as the
     # agent sent it. Classification reads it to decide whether the call is a query echo.
     command: str | list | None = None
+    author: str | None = None  # who wrote user-role text: human | agent | harness (None: not user text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,11 @@ class SessionInfo:
     title: str | None = None
     is_sidechain: bool = False
     parent_session_id: str | None = None
+    # Codex reading state kept between lines: ``"paginated"`` threads persist ``item_completed`` items
+    # instead of the legacy ``response_item`` projections; a fork's lines stamped up to
+    # ``copy_until`` are the parent's transcript copied in at the fork instant.
+    history_mode: str | None = None
+    copy_until: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
