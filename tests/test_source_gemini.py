@@ -120,7 +120,7 @@ def test_legacy_json_rewritten_every_turn_replaces_its_records(backscroll_home, 
     assert (again.report.files_changed, again.report.records_added) == (0, 0)
 
     recs = rows(backscroll_home)
-    assert len(recs) == 15 and len({r["record_id"] for r in recs}) == 15
+    assert len(recs) == 17 and len({r["record_id"] for r in recs}) == 17  # 15 and 2 thoughts
     assert [r["line"] for r in recs] == sorted(r["line"] for r in recs)
     users = texts(backscroll_home, role="user")
     assert [t[:37] for t in users] == ["The nightly invoice job crashes with ", "Do that, and run the totals tests."]
