@@ -303,7 +303,7 @@ class _FileReader:
             return base
         state = self.prev.session_state
         return replace(base, session_id=self.prev.session_id or base.session_id,
-                       **{k: v for k, v in state.items() if k in ("cwd", "title", "is_sidechain", "parent_session_id")})
+                       **{k: v for k, v in state.items() if k in ("cwd", "title", "is_sidechain", "parent_session_id", "history_mode")})
 
     def read(self, size: int, mtime_ns: int) -> tuple[FileState, SessionInfo]:
         """Read new lines. Returns the new checkpoint and the session (``rewritten`` says whether the
@@ -371,7 +371,7 @@ class _FileReader:
             self.key, self.agent.name, size, mtime_ns, offset, line_no, head_digest, _digest(tail),
             session.session_id,
             {"cwd": stored.cwd, "title": stored.title, "is_sidechain": session.is_sidechain,
-             "parent_session_id": session.parent_session_id},
+             "parent_session_id": session.parent_session_id, "history_mode": session.history_mode},
         )
         return state, session
 

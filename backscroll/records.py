@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 ROLES = ("user", "assistant", "tool")
-CONTENT_TYPES = ("text", "tool")
+CONTENT_TYPES = ("text", "tool", "reasoning", "summary")
 MAX_TEXT_BYTES = 256 * 1024
 
 
@@ -32,6 +32,7 @@ class Record:
     command: str | list | None = None
     # Set by a source on rows that are backscroll's own output coming back (a hook-injected recall block).
     echo: bool = False
+    author: str | None = None  # who wrote user-role text: human | agent | harness (None: not user text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,11 @@ class SessionInfo:
     title: str | None = None
     is_sidechain: bool = False
     parent_session_id: str | None = None
+    # Codex reading state kept between lines: ``"paginated"`` threads persist ``item_completed`` items
+    # instead of the legacy ``response_item`` projections; a fork's lines stamped up to
+    # ``copy_until`` are the parent's transcript copied in at the fork instant.
+    history_mode: str | None = None
+    copy_until: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

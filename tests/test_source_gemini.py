@@ -47,7 +47,9 @@ def install(home, rel: str, data: bytes | None = None) -> Path:
 
 
 def records_of(home, session_id):
-    return rows(home, "SELECT * FROM records WHERE session_id = ? ORDER BY id", (session_id,))
+    """Text and tool records (thoughts are reasoning records since issue 15; tests/test_real_sessions_more.py)."""
+    return rows(home, "SELECT * FROM records WHERE session_id = ? AND content_type != 'reasoning' ORDER BY id",
+                (session_id,))
 
 
 # -- the older generation: one JSON object, rewritten every turn -------------------------------------
@@ -57,7 +59,7 @@ def test_legacy_json_records_of_every_kind(backscroll_home, backscroll_index):
     out = backscroll_index()
     assert out.report.unreadable == [] and out.report.lines_skipped == 0
 
-    recs = rows(backscroll_home)
+    recs = rows(backscroll_home, "SELECT * FROM records WHERE content_type != 'reasoning' ORDER BY id")
     got = [(r["line"], r["role"], r["tool_name"], r["text"].split("\n")[0][:40]) for r in recs]
     assert got == [
         (1, "user", None, "The nightly invoice job crashes with `Ty"),
@@ -90,7 +92,8 @@ def test_legacy_json_records_of_every_kind(backscroll_home, backscroll_index):
     assert "Decimal plus float" not in everything, "thoughts are not records"
     assert "Approval mode changed" not in everything and "Quota exceeded" not in everything, "notices are not records"
     assert all(r["agent"] == "gemini" and r["session_id"] == LEGACY_SID for r in recs)
-    assert recs[0]["cwd"] is None and recs[0]["project"] is None, "a hashed project dir gives no cwd"
+    # issue 15: the hashed folder name is recovered from the absolute paths in the session's tool arguments
+    assert recs[0]["cwd"] == "/home/dev/invoicer" and recs[0]["project"] == "invoicer"
     session = rows(backscroll_home, "SELECT * FROM sessions")[0]
     assert session["title"] == "Fix Decimal/float TypeError in invoice totals" and session["agent"] == "gemini"
     assert session["is_sidechain"] == 0 and session["started_at"] < session["updated_at"]
@@ -105,11 +108,11 @@ def test_legacy_json_rewritten_every_turn_replaces_its_records(backscroll_home, 
 
     write(2)
     first = backscroll_index()
-    assert first.report.records_added == 6
+    assert first.report.records_added == 7  # 6 and the first answer's thoughts (reasoning)
     write(5)
     second = backscroll_index()
     # records read again unchanged are left alone: only the new ones are added
-    assert (second.report.records_added, second.report.records_replaced) == (2, 0)
+    assert (second.report.records_added, second.report.records_replaced) == (3, 0)  # with thoughts
     write(len(full["messages"]))
     third = backscroll_index()
     assert (third.report.records_added, third.report.records_replaced) == (7, 0)
@@ -117,7 +120,7 @@ def test_legacy_json_rewritten_every_turn_replaces_its_records(backscroll_home, 
     assert (again.report.files_changed, again.report.records_added) == (0, 0)
 
     recs = rows(backscroll_home)
-    assert len(recs) == 15 and len({r["record_id"] for r in recs}) == 15
+    assert len(recs) == 17 and len({r["record_id"] for r in recs}) == 17  # 15 and 2 thoughts
     assert [r["line"] for r in recs] == sorted(r["line"] for r in recs)
     users = texts(backscroll_home, role="user")
     assert [t[:37] for t in users] == ["The nightly invoice job crashes with ", "Do that, and run the totals tests."]
@@ -162,7 +165,7 @@ def test_resumed_older_session_migrated_to_jsonl_is_stored_once(backscroll_home,
     out = backscroll_index()
     assert out.report.files_changed == 2
     recs = rows(backscroll_home)
-    assert len(recs) == 16 and len({r["record_id"] for r in recs}) == 16
+    assert len(recs) == 18 and len({r["record_id"] for r in recs}) == 18  # 16 and 2 thoughts
     assert texts(backscroll_home, role="user")[-1] == "Also round the shipping fee to cents when printing invoices."
     assert len(rows(backscroll_home, "SELECT * FROM sessions")) == 1
 
@@ -215,13 +218,13 @@ def test_jsonl_rewritten_turn_is_replaced_across_syncs(backscroll_home, backscro
     final = rows(backscroll_home, "SELECT text FROM records WHERE record_id = ?", (rid,))
     assert len(final) == 1 and "raw request bytes" in final[0]["text"]
     recs = rows(backscroll_home)
-    assert len(recs) == 14 and len({r["record_id"] for r in recs}) == 14
+    assert len(recs) == 17 and len({r["record_id"] for r in recs}) == 17  # 14 and 3 thoughts
 
 
 def test_jsonl_checkpoint_replaces_the_message_list(backscroll_home, backscroll_index):
     install(backscroll_home, CHECKPOINT)
     backscroll_index()
-    recs = rows(backscroll_home)
+    recs = rows(backscroll_home, "SELECT * FROM records WHERE content_type != 'reasoning' ORDER BY id")
     got = [(r["line"], r["role"], r["tool_name"], r["text"].split("\n")[0][:40]) for r in recs]
     assert got == [
         (1, "user", None, "<state_snapshot>"),
@@ -397,5 +400,6 @@ def test_result_text_and_content_shapes():
     assert [r.text for r in gemini.message_records(shown, 1, session)] == ["what I typed"]
     model = {"id": "g", "type": "gemini", "content": [{"text": "hidden", "thought": True}, {"text": "Visible."},
                                                       {"functionCall": {"name": "ls", "args": {}}}]}
-    assert [r.text for r in gemini.message_records(model, 1, session)] == ["Visible."]
+    assert [(r.content_type, r.text) for r in gemini.message_records(model, 1, session)] == [
+        ("reasoning", "hidden"), ("text", "Visible.")]
     assert gemini.message_records({"id": "w", "type": "warning", "content": "careful"}, 1, session) == []

@@ -253,7 +253,11 @@ def test_database_records_of_every_kind(oc_db, backscroll_home, backscroll_index
     out = backscroll_index()
     assert out.report.unreadable == [] and out.report.lines_skipped == 0
 
-    recs = rows(backscroll_home)
+    every = rows(backscroll_home)
+    reasoning = [r for r in every if r["content_type"] == "reasoning"]  # issue 15: reasoning parts are records
+    assert [(r["role"], r["text"].splitlines()[0][:40], r["line"]) for r in reasoning] == [
+        ("assistant", "The handler probably indexes the first c", 5)]
+    recs = [r for r in every if r["content_type"] != "reasoning"]
     got = [(r["role"], r["tool_name"], r["is_error"], r["text"].splitlines()[0]) for r in recs]
     assert got == [
         ("user", None, 0, "why does checkout return 500 when the cart is empty?"),
@@ -270,7 +274,6 @@ def test_database_records_of_every_kind(oc_db, backscroll_home, backscroll_index
     assert recs[2]["text"] == "read\nfilePath: /home/dev/shop/checkout.py\noffset: 0\nlimit: 40"
     assert recs[4]["text"] == "pytest -q tests/test_checkout.py", "a bash call is exactly its command"
     joined = "\n".join(r["text"] for r in recs)
-    assert "indexes the first cart line" not in joined, "reasoning is not a record"
     assert "Called the Read tool" not in joined, "synthetic text is not what the user wrote"
     assert "4f2a9c1e0b7d3a5c8e6f" not in joined, "step, snapshot and patch parts are not records"
 
@@ -490,7 +493,8 @@ def test_storage_tree_records_and_subagent(backscroll_home, backscroll_index):
     storage = _storage(backscroll_home)
     out = backscroll_index()
     assert out.report.files_seen == 2 and out.report.unreadable == []
-    recs = rows(backscroll_home, "SELECT * FROM records WHERE session_id = ? ORDER BY id", (PARENT,))
+    recs = rows(backscroll_home, "SELECT * FROM records WHERE session_id = ? AND content_type != 'reasoning' "
+                "ORDER BY id", (PARENT,))
     assert [(r["role"], r["tool_name"], r["text"].splitlines()[0]) for r in recs] == [
         ("user", None, "the nightly stock sync job keeps timing out against the warehouse API, can you find out why?"),
         ("tool", "bash", 'rg -n "timeout" inventory/'),
@@ -533,7 +537,7 @@ def test_storage_tree_notices_new_parts_and_never_duplicates(backscroll_home, ba
     for _ in range(2):
         assert backscroll_index().report.files_changed == 0
     recs = rows(backscroll_home)
-    assert len(recs) == len({r["record_id"] for r in recs}) == 13
+    assert len(recs) == len({r["record_id"] for r in recs}) == 14  # 13 and one reasoning part
 
 
 def test_a_session_in_both_generations_is_stored_once(backscroll_home, backscroll_index):

@@ -17,7 +17,7 @@ import pytest
 from helpers import rows, texts
 
 from backscroll.records import SessionInfo
-from backscroll.sources import AGENTS, EMPTY, LineError, pi
+from backscroll.sources import AGENTS, EMPTY, LineError, ParsedLine, pi
 
 DATA = Path(__file__).resolve().parent / "data" / "pi"
 V3 = "2026-10-03T09-15-02-117Z_3f6b2c1e-8a4d-4e7b-9c2f-5d1a0e7b4c93.jsonl"
@@ -82,7 +82,16 @@ def test_pi_records_of_every_kind(backscroll_home, backscroll_index):
     out = backscroll_index()
     assert out.report.lines_skipped == 0
 
-    recs = rows(backscroll_home)
+    every = rows(backscroll_home)
+    # Thinking is reasoning and the branch/compaction summaries are summaries (issue 15), stored once.
+    assert [(r["record_id"].removeprefix(V3_ID + ":"), r["content_type"], r["text"][:30]) for r in every
+            if r["content_type"] in ("reasoning", "summary")] == [
+        ("5a6b7c8d#0", "reasoning", "Per-line rounding of floats is"),
+        ("3c4d5e6f#0", "reasoning", "Forgot the constant and the ro"),
+        ("92a3b4c5#0", "summary", "Tried Decimal quantize per lin"),
+        ("c5d6e7f8#0", "summary", "## Goal\nFix the one-cent drift"),
+    ]
+    recs = [r for r in every if r["content_type"] in ("text", "tool")]
     got = [(r["record_id"].removeprefix(V3_ID + ":"), r["role"], r["tool_name"], r["text"]) for r in recs]
     assert got == [
         ("4e5f6a7b#0", "user", None, "Checkout totals for EUR orders are off by one cent. Can you find out why?"),
@@ -114,7 +123,7 @@ def test_pi_records_of_every_kind(backscroll_home, backscroll_index):
                                           "list tax per line, so the lines would no longer add up to the total. I "
                                           "would keep the per-line Decimal quantize."),
     ]
-    assert [r["record_id"] for r in recs] == parsed_ids(V3)
+    assert [r["record_id"] for r in every] == parsed_ids(V3)
 
     calls = {r["tool_call_id"]: r for r in recs if r["is_call"]}
     results = [r for r in recs if r["role"] == "tool" and not r["is_call"]]
@@ -124,9 +133,8 @@ def test_pi_records_of_every_kind(backscroll_home, backscroll_index):
     assert all(r["content_type"] == ("text" if r["role"] != "tool" else "tool") for r in recs)
 
     everything = "\n".join(r["text"] for r in recs)
-    for not_a_record in ("Per-line rounding of floats", "Forgot the constant",  # thinking
-                         "rounding-fix", "Uncommitted changes", "add a changelog entry",  # label, extensions
-                         "Tried Decimal quantize", "## Goal", "iVBORw0KGgo"):  # summaries, image
+    for not_a_record in ("rounding-fix", "Uncommitted changes", "add a changelog entry",  # label, extensions
+                         "iVBORw0KGgo"):  # image
         assert not_a_record not in everything
 
     first = recs[0]
@@ -135,14 +143,14 @@ def test_pi_records_of_every_kind(backscroll_home, backscroll_index):
     session = rows(backscroll_home, "SELECT * FROM sessions")[0]
     assert session["title"] == "EUR rounding: per line or on the total", "the latest session_info name wins"
     assert (session["agent"], session["is_sidechain"], session["parent_session_id"]) == ("pi", 0, None)
-    assert (session["started_at"], session["updated_at"]) == ("2026-10-03T09:15:10.402Z", "2026-10-03T09:17:29.312Z")
+    assert (session["started_at"], session["updated_at"]) == ("2026-10-03T09:15:10.402Z", "2026-10-03T09:18:40.000Z")
 
 
 def test_pi_indexes_entries_in_file_order_including_abandoned_branches(backscroll_home, backscroll_index):
     """The first attempt was left with /tree (branch_summary, then a new user turn): both stay searchable."""
     install(backscroll_home, V3)
     backscroll_index()
-    answers = rows(backscroll_home, "SELECT record_id, line FROM records WHERE role = 'assistant' ORDER BY id")
+    answers = rows(backscroll_home, "SELECT record_id, line FROM records WHERE role = 'assistant' AND content_type = 'text' ORDER BY id")
     ids = [a["record_id"].split(":")[1] for a in answers]
     assert ids == ["5a6b7c8d#1", "9e0f1a2b#0", "3c4d5e6f#1", "b4c5d6e7#0"]
     assert [a["line"] for a in answers] == sorted(a["line"] for a in answers)
@@ -211,13 +219,13 @@ def test_pi_appended_lines_are_read_incrementally(backscroll_home, backscroll_in
     lines = fixture_lines(V3)
     path = install(backscroll_home, V3, upto=5)  # up to the read call; its result comes in the next read
     first = backscroll_index()
-    assert first.report.records_added == 3
+    assert first.report.records_added == 4  # with the thinking (reasoning) of line 5
     append(path, b"".join(lines[5:14]))
     second = backscroll_index()
-    assert (second.report.records_added, second.report.records_replaced) == (11, 0)
+    assert (second.report.records_added, second.report.records_replaced) == (12, 0)
     append(path, b"".join(lines[14:]))
     third = backscroll_index()
-    assert (third.report.records_added, third.report.records_replaced) == (2, 0)
+    assert (third.report.records_added, third.report.records_replaced) == (4, 0)  # 2 summaries
     for _ in range(3):
         again = backscroll_index()
         assert (again.report.files_changed, again.report.records_added) == (0, 0)
@@ -268,7 +276,7 @@ def test_pi_malformed_lines_are_skipped_and_counted(backscroll_home, backscroll_
     assert "malformed JSON" in reasons and "list" in reasons and "type" in reasons and "command" in reasons
     recs = rows(backscroll_home)
     assert len(recs) == len(parsed_ids(V3)), "every good line before and after the bad ones lands"
-    assert recs[0]["line"] == 4 and recs[-1]["line"] == 21 + len(bad)
+    assert recs[0]["line"] == 4 and recs[-1]["line"] == 22 + len(bad)  # the last compaction summary
 
 
 def test_pi_backscroll_search_call_is_an_echo_and_grep_is_not(backscroll_home, backscroll_index, backscroll_search):
@@ -318,7 +326,9 @@ def test_pi_parse_line_shapes():
             pass
         else:
             raise AssertionError(f"pi accepted {bad!r}")
-    for ignored in ({"type": "some_future_entry", "id": "bbbbbbbb"},
+    assert pi.parse_line({"type": "some_future_entry", "id": "bbbbbbbb"}, 1, info) == ParsedLine(
+        [], {}, unknown="some_future_entry"), "an entry type pi does not know is reported"
+    for ignored in (
                     {"type": "session_info", "id": "cccccccc", "name": "  "},
                     {"type": "message", "id": "dddddddd", "message": {"role": "custom", "customType": "x",
                                                                      "content": "injected", "display": True}},

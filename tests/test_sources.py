@@ -114,7 +114,9 @@ def test_codex_records_of_every_kind(session_builder, backscroll_home, backscrol
         ("tool", "apply_patch", "apply_patch\n*** Begin Patch\n*** Update File: src/pay.py\n+MAX_ATTEMPTS = 3\n*** End Patch"),
         ("tool", "apply_patch", "Success. Updated the following files:\nM src/pay.py"),
         ("tool", "local_shell", "git diff --stat"),
+        ("assistant", None, "thinking"),  # the reasoning summary (issue 15), never the encrypted content
     ]
+    assert recs[-1]["content_type"] == "reasoning"
     assert recs[3]["is_error"] == 1, "a non-zero exit code marks the output as an error"
     assert recs[0]["session_id"] == c.session_id and recs[0]["project"] == "payments"
     assert recs[0]["record_id"].startswith(f"{c.session_id}:")

@@ -32,6 +32,7 @@ class ParsedLine:
     records: list[Record]
     # Fields of the session that this line sets (cwd, title, parent_session_id, ...).
     session_updates: dict
+    unknown: str | None = None
 
 
 EMPTY = ParsedLine([], {})
@@ -50,6 +51,7 @@ class SourceUnit:
     session: SessionInfo
     records: list[Record]
     skipped: list[tuple[int, str]] = field(default_factory=list)
+    unknown: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

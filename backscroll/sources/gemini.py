@@ -12,17 +12,22 @@ Two generations, both read whole (``read_whole``) because Gemini rewrites what i
   without a newline that does not parse yet is still being written and is left for next time.
   Subagents live in ``chats/<parentSessionId>/<id>.jsonl`` and are sessions linked to the parent.
 
-``<project>`` is a SHA-256 of the project root (cwd unknown; the ``directories`` field is used when
-present) or a slug whose ``.project_root`` file holds the project path. Records: user and gemini
-text, and per tool call a call record and a result record. ``info``/``error``/``warning`` messages,
-thoughts and token counts are not records. Record ids are ``<session>:<message id>#<block>`` (text
-0, call k ``1+2k``, its result ``2+2k``), so they survive rewrites.
+``<project>`` is a slug whose ``.project_root`` file holds the project path, or a SHA-256 of the
+project root. The root is, in order: ``.project_root``; the ``directories`` field; the path in
+``~/.gemini/projects.json`` (``{"projects": {path: slug}}``) whose slug or SHA-256 names the folder;
+a parent directory of an absolute path in the session's own tool arguments whose SHA-256 names
+the folder. Records: user and gemini text (user text Gemini injects itself, such as
+"System: Please continue.", is authored by the harness), thoughts (reasoning), and per tool call a
+call record and a result record. ``info``/``error``/``warning`` messages and token counts are not
+records. Record ids are ``<session>:<message id>#<block>`` (text 0, call k ``1+2k``, its result
+``2+2k``, thoughts ``r``), so they survive rewrites.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import orjson
@@ -39,6 +44,9 @@ MAX_WHOLE_BYTES = 256 * 1024 * 1024
 
 SHELL_TOOLS = {"run_shell_command"}
 _TEXT_TYPES = {"user": "user", "gemini": "assistant"}
+_NOTICE_TYPES = {"info", "error", "warning"}
+# User-role text Gemini CLI writes itself (continuation nudges after a tool-only turn or a loop stop).
+_HARNESS_TEXT = re.compile(r"^(System: Please continue\.?|Please continue\.?)$")
 # What the @-command processor appends to a user turn: the referenced files' contents, not what
 # the person typed.
 _REFERENCED_FILES = re.compile(r"\n?--- Content from referenced files ---.*?(?:--- End of content ---|\Z)", re.DOTALL)
@@ -222,6 +230,27 @@ def _call_text(name: str, args: object) -> tuple[str, str | None]:
     return (f"{name}\n{body}" if body else name), None
 
 
+def _thoughts(msg: dict) -> str:
+    """A gemini message's thoughts (``{subject, description}``) and thought parts, as readable text."""
+    out = []
+    for t in msg.get("thoughts") if isinstance(msg.get("thoughts"), list) else []:
+        if isinstance(t, dict):
+            subject = t.get("subject").strip() if isinstance(t.get("subject"), str) else ""
+            desc = t.get("description").strip() if isinstance(t.get("description"), str) else ""
+            if subject or desc:
+                out.append(f"{subject}: {desc}" if subject and desc else subject or desc)
+    for part in _parts(msg.get("content")):
+        if isinstance(part, dict) and part.get("thought") and isinstance(part.get("text"), str):
+            out.append(part["text"].strip())
+    return "\n\n".join(t for t in out if t)
+
+
+def _author(text: str, session: SessionInfo) -> str:
+    if _HARNESS_TEXT.match(text):
+        return "harness"
+    return "agent" if session.is_sidechain else "human"
+
+
 def message_records(msg: dict, line: int, session: SessionInfo) -> list[Record]:
     """The records of one message at position ``line`` of the final message list."""
     role = _TEXT_TYPES.get(msg.get("type"))
@@ -231,9 +260,14 @@ def message_records(msg: dict, line: int, session: SessionInfo) -> list[Record]:
     ts = normalize_timestamp(msg.get("timestamp"))
     cwd = session.cwd
     records: list[Record] = []
+    if role == "assistant":
+        thoughts = _thoughts(msg)
+        if thoughts:
+            records.append(Record(f"{base}#r", "assistant", "reasoning", thoughts, line, ts, cwd))
     text = _user_text(msg) if role == "user" else clean_text(_text(msg.get("content")))
     if text:
-        records.append(Record(f"{base}#0", role, "text", text, line, ts, cwd))
+        records.append(Record(f"{base}#0", role, "text", text, line, ts, cwd,
+                              author=_author(text, session) if role == "user" else None))
     calls = msg.get("toolCalls") if role == "assistant" else None
     for k, call in enumerate(calls if isinstance(calls, list) else []):
         if not isinstance(call, dict):
@@ -281,14 +315,78 @@ def conversation_records(conv: Conversation, session: SessionInfo) -> list[Recor
 
 # -- the file ---------------------------------------------------------------------------------------
 
-def _project_root(path: Path) -> str | None:
-    """``<project>/.project_root`` (newer slug directories): the project's absolute path."""
+def _project_folder(path: Path) -> str:
+    return (path.parent.parent if _is_subagent_path(path) else path.parent).parent.name
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def registry_root(folder: str, registry: object) -> str | None:
+    """The project whose slug or SHA-256 is ``folder`` in a ``projects.json`` (``{"projects": {path: slug}}``)."""
+    projects = registry.get("projects") if isinstance(registry, dict) else None
+    if not isinstance(projects, dict):
+        return None
+    for root, slug in projects.items():
+        if isinstance(root, str) and root and (slug == folder or _sha256(root) == folder):
+            return root
+    return None
+
+
+def _absolute_paths(value: object, out: list[str], depth: int = 0) -> None:
+    if depth > 6:
+        return
+    if isinstance(value, str):
+        if value.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", value):
+            out.append(value.split("\n", 1)[0])
+    elif isinstance(value, dict):
+        for v in value.values():
+            _absolute_paths(v, out, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            _absolute_paths(v, out, depth + 1)
+
+
+def hashed_root(folder: str, messages: list[dict]) -> str | None:
+    """The directory whose SHA-256 is ``folder``, among the parents of absolute paths in tool arguments."""
+    if not re.fullmatch(r"[0-9a-f]{64}", folder):
+        return None
+    paths: list[str] = []
+    for msg in messages:
+        for call in msg.get("toolCalls") if isinstance(msg.get("toolCalls"), list) else []:
+            if isinstance(call, dict):
+                _absolute_paths(call.get("args"), paths)
+    seen: set[str] = set()
+    for p in paths:
+        sep = "\\" if "\\" in p and "/" not in p else "/"
+        parts = p.rstrip(sep).split(sep)
+        for n in range(len(parts), 0, -1):
+            candidate = sep.join(parts[:n]) or sep
+            if candidate in seen:
+                continue
+            seen.add(candidate)
+            if _sha256(candidate) == folder:
+                return candidate
+    return None
+
+
+def _project_root(path: Path, messages: list[dict] | None = None) -> str | None:
+    """The project's absolute path: ``<project>/.project_root``, else ``~/.gemini/projects.json``, else
+    recovered from the hashed folder name and the session's tool arguments."""
     chats = path.parent.parent if _is_subagent_path(path) else path.parent
     try:
         text = read_regular(chats.parent / ".project_root", 64 * 1024).decode("utf-8").strip()
     except (OSError, UnicodeDecodeError):
-        return None
-    return text or None
+        text = ""
+    if text:
+        return text
+    folder = chats.parent.name
+    try:
+        registry = loads(read_regular(chats.parent.parent.parent / "projects.json", 16 * 1024 * 1024))
+    except (OSError, ValueError):
+        registry = None
+    return registry_root(folder, registry) or hashed_root(folder, messages or [])
 
 
 def read_whole(path: Path, state: dict) -> WholeRead:
@@ -301,8 +399,16 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     else:
         conv = parse_jsonl(data)
     session = session_of(conv, session_for(path), _project_root(path))
+    if session.cwd is None:
+        root = hashed_root(_project_folder(path), conv.messages)
+        session = replace(session, cwd=root) if root else session
     records = conversation_records(conv, session)
-    unit = SourceUnit(str(path), session, records, conv.skipped)
+    unknown: dict[str, int] = {}
+    for msg in conv.messages:
+        mtype = msg.get("type")
+        if mtype not in _TEXT_TYPES and mtype not in _NOTICE_TYPES:
+            unknown[str(mtype)] = unknown.get(str(mtype), 0) + 1
+    unit = SourceUnit(str(path), session, records, conv.skipped, unknown)
     return WholeRead([unit], {"session_id": session.session_id, "messages": len(conv.messages)})
 
 

@@ -16,9 +16,10 @@ unit per session. Both generations hold the same shapes: a session, its messages
   read with it, and ``stat`` covers all of them.
 
 Records, per part in message then part order: ``text`` parts become user or assistant text (not the
-``synthetic`` or ``ignored`` ones OpenCode adds itself, nor the summary an assistant writes when the
-conversation is compacted); ``tool`` parts become a call (the ``bash`` command as written, other
-tools as name plus input) and, when there is output or an error, a result. Reasoning, step, snapshot,
+``synthetic`` or ``ignored`` ones OpenCode adds itself; the summary an assistant writes when the
+conversation is compacted is a ``summary``); ``tool`` parts become a call (the ``bash`` command as written, other
+tools as name plus input) and, when there is output or an error, a result; ``reasoning`` parts become
+reasoning records. Step, snapshot,
 patch (only a hash and file names; the edits are already in the tool calls), file, agent, subtask,
 retry and compaction parts are not records. Record ids are ``<session>:<part>#0`` for a text or call
 and ``#1`` for a result, so a session copied from the older storage into the database is stored once.
@@ -44,6 +45,9 @@ from . import (Agent, ContentError, SourceUnit, WholeRead, _collect, block_text,
 from .jsontext import loads
 
 SHELL_TOOLS = {"bash"}
+# Parts that hold nothing to index (or only what the tool parts already hold).
+_IGNORED_PARTS = {"text", "tool", "step-start", "step-finish", "snapshot", "patch", "file", "agent", "subtask",
+                  "retry", "compaction"}
 # ``opencode.db``; other release channels write ``opencode-<channel>.db`` beside it.
 _DB_NAME = re.compile(r"^opencode(-[A-Za-z0-9._-]+)?\.db$")
 # Placeholder titles OpenCode gives a session before it names it.
@@ -210,6 +214,7 @@ def _unit(key: str, session: SessionInfo, messages: list[_Message],
     """One session's records; ``line`` is the 1-based position of a part in the session."""
     records: list[Record] = []
     skipped = list(skipped or [])
+    unknown: dict[str, int] = {}
     line = 0
     for msg in messages:
         if isinstance(msg.data, str):
@@ -217,6 +222,7 @@ def _unit(key: str, session: SessionInfo, messages: list[_Message],
             line += len(msg.parts)
             continue
         role = msg.data.get("role") if msg.data.get("role") in ("user", "assistant") else None
+        author = "human" if role == "user" else None
         compaction_summary = role == "assistant" and msg.data.get("summary") is True
         cwd = _str(_get(msg.data, "path", "cwd")) or session.cwd
         msg_ts = normalize_timestamp(_get(msg.data, "time", "created")) or normalize_timestamp(msg.created)
@@ -230,18 +236,28 @@ def _unit(key: str, session: SessionInfo, messages: list[_Message],
             ts = normalize_timestamp(part.created) or msg_ts
             kind = data.get("type")
             if kind == "text":
-                if role is None or compaction_summary or data.get("synthetic") or data.get("ignored"):
+                if role is None or data.get("synthetic") or data.get("ignored"):
                     continue
                 text = clean_text(data["text"]) if isinstance(data.get("text"), str) else ""
                 if text:
                     ts = normalize_timestamp(_get(data, "time", "start")) or ts
-                    records.append(Record(f"{base}#0", role, "text", text, line, ts, cwd))
-            elif kind == "tool":
+                    if compaction_summary:  # the only copy of the context it replaced
+                        records.append(Record(f"{base}#0", "assistant", "summary", text, line, ts, cwd))
+                    else:
+                        records.append(Record(f"{base}#0", role, "text", text, line, ts, cwd, author=author))
+            elif kind == "reasoning":
+                text = data.get("text").strip() if isinstance(data.get("text"), str) else ""
+                if text and role == "assistant":
+                    ts = normalize_timestamp(_get(data, "time", "start")) or ts
+                    records.append(Record(f"{base}#0", "assistant", "reasoning", text, line, ts, cwd))
+            elif kind not in _IGNORED_PARTS:
+                unknown[str(kind)] = unknown.get(str(kind), 0) + 1
+            if kind == "tool":
                 try:
                     records.extend(_tool_records(base, part.part_id, data, line, ts, cwd))
                 except Exception as exc:  # one odd part must not cost the session or the database
                     skipped.append((line, f"part {part.part_id}: unexpected {type(exc).__name__}: {exc}"))
-    return SourceUnit(key, session, records, skipped)
+    return SourceUnit(key, session, records, skipped, unknown)
 
 
 # -- the database ------------------------------------------------------------------------------

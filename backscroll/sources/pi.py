@@ -7,8 +7,10 @@ a tree entry ``{type, id, parentId, timestamp}``; entries are indexed in file or
 user abandoned with ``/tree`` are searchable too. Records come from ``message`` entries: user text,
 assistant text, ``toolCall`` blocks and ``toolResult`` messages (paired by tool call id), and
 ``bashExecution`` messages (a ``!command`` the user ran: a call and a result paired by
-``bash:<entry id>``). Thinking, images, compaction and branch summaries, extension entries and
-messages, labels and model/thinking changes are not records; ``session_info`` names the session.
+``bash:<entry id>``), thinking blocks (reasoning), and the ``compaction`` / ``branch_summary``
+entries, the only copy of the context they replaced (a ``summary`` each). Images, extension entries
+and messages, labels and model/thinking changes are not records; ``session_info`` names the session.
+Entry types and message roles this module does not know are reported in ``ParsedLine.unknown``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,14 @@ from ..records import Record, SessionInfo
 from . import EMPTY, Agent, LineError, ParsedLine, clean_text, home_root, render_input
 
 SHELL_TOOLS = {"bash"}
+_CONTEXT_ROLES = {"custom", "hookMessage", "branchSummary", "compactionSummary"}
+# Entries that hold nothing to index.
+_IGNORED = {"model_change", "thinking_level_change", "custom", "custom_message", "label"}
+_SUMMARIES = {"compaction", "branch_summary"}
+
+
+class _Unknown(Exception):
+    """A message role this module does not know."""
 _UUID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.IGNORECASE)
 # ``2026-03-02T13-00-00-000Z_<uuid>.jsonl``: the ISO start time with ``:`` and ``.`` made ``-``.
 _FILE_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}T[0-9-]+Z?_[0-9a-f-]{36}\.jsonl$", re.IGNORECASE)
@@ -125,7 +135,8 @@ def _message(entry: dict, line_no: int, session: SessionInfo) -> list[Record]:
             for i, text in blocks:
                 text = clean_text(text)
                 if text:
-                    records.append(Record(f"{base}#{i}", role, "text", text, line_no, ts, cwd))
+                    records.append(Record(f"{base}#{i}", role, "text", text, line_no, ts, cwd,
+                                          author="human" if role == "user" else None))
             return records
         for i, block in enumerate(content):
             if not isinstance(block, dict):
@@ -141,7 +152,10 @@ def _message(entry: dict, line_no: int, session: SessionInfo) -> list[Record]:
                 call_id = block.get("id") if isinstance(block.get("id"), str) else None
                 records.append(Record(f"{base}#{i}", "tool", "tool", text, line_no, ts, cwd, name, call_id,
                                       command=command))
-            # thinking blocks (and redacted ones) are not records
+            elif btype == "thinking" and isinstance(block.get("thinking"), str) and block["thinking"].strip():
+                # the readable thinking; its signature and redacted blocks are never stored
+                records.append(Record(f"{base}#{i}", "assistant", "reasoning", block["thinking"].strip(), line_no,
+                                      ts, cwd))
         return records
 
     if role == "toolResult":
@@ -170,8 +184,11 @@ def _message(entry: dict, line_no: int, session: SessionInfo) -> list[Record]:
                                   is_error=failed))
         return records
 
-    # custom (hookMessage before v3), branchSummary, compactionSummary: context Pi made, not records
-    return []
+    if role in _CONTEXT_ROLES:
+        # custom (hookMessage before v3), branchSummary, compactionSummary: context Pi made from entries
+        # that are stored themselves
+        return []
+    raise _Unknown(f"message/{role}")
 
 
 def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
@@ -183,15 +200,25 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     if kind == "session":
         return _header(obj)
     if kind == "message":
-        return ParsedLine(_message(obj, line_no, session), {})
+        try:
+            return ParsedLine(_message(obj, line_no, session), {})
+        except _Unknown as exc:
+            return ParsedLine([], {}, unknown=str(exc))
+    if kind in _SUMMARIES:
+        summary = obj.get("summary")
+        if not isinstance(summary, str) or not summary.strip():
+            return EMPTY
+        eid = obj.get("id") if isinstance(obj.get("id"), str) and obj["id"] else f"line{line_no}"
+        return ParsedLine([Record(f"{session.session_id}:{eid}#0", "assistant", "summary", summary.strip(), line_no,
+                                  normalize_timestamp(obj.get("timestamp")), session.cwd)], {})
     if kind == "session_info":
         name = obj.get("name")
         if name is not None and not isinstance(name, str):
             raise LineError(f"session_info name is {type(name).__name__}, expected text")
         return ParsedLine([], {"title": name.strip()}) if name and name.strip() else EMPTY
-    # model_change, thinking_level_change, compaction, branch_summary, custom, custom_message, label,
-    # and entry types added later: nothing to index
-    return EMPTY
+    if kind in _IGNORED:
+        return EMPTY
+    return ParsedLine([], {}, unknown=kind)
 
 
 AGENT = Agent("pi", default_root, claims, session_for, parse_line)
