@@ -63,6 +63,8 @@ SEMANTIC_FULL = 0.6  # cosine similarity at which a semantic match counts fully 
 SEMANTIC_WORDS = 0.6  # how much of a semantic match's strength depends on holding the query's words
 USER_PRIOR = 0.85  # questions and topic words: user messages count this much against answers
 PRIOR_SHAPES = ("natural", "keywords")  # not identifiers: a path or an error string is looked up as such
+PROSE_TYPES = ("text", "summary", "reasoning")  # the kinds the prose list ranks together
+REASONING_WEIGHT = 0.6  # the agent's thinking helps find a session but counts less than what it said or did
 
 
 def semantic_quality(cosine: float) -> float:
@@ -76,8 +78,9 @@ def lexical_lists(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: Se
     q = LexicalQuery(plan.lexical_terms, plan.phrases)
     ct = filters.content_type
     ranked: dict[str, list[int]] = {}
-    if ct in (None, "text"):
-        ranked["prose"] = [i for i, _s in lex.search(q, filters, content_type="text", echo=False, limit=depth)]
+    if ct is None or ct in PROSE_TYPES:
+        ranked["prose"] = [i for i, _s in lex.search(q, filters, content_type=ct or PROSE_TYPES, echo=False,
+                                                     limit=depth)]
     if ct in (None, "tool"):
         ranked["tool"] = [i for i, _s in lex.search(q, filters, content_type="tool", echo=False, limit=depth)]
         if echoes_included(filters, opts):
@@ -87,7 +90,8 @@ def lexical_lists(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: Se
 
 def with_quality(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]],
                  semantic: list[tuple[int, float]] | None,
-                 user_ids: set[int] = frozenset()) -> dict[str, list[tuple[int, float]]]:
+                 user_ids: set[int] = frozenset(),
+                 reasoning_ids: set[int] = frozenset()) -> dict[str, list[tuple[int, float]]]:
     """Attach to every ranked entry the strength of its evidence, in [0, 1].
 
     Lexical: the squared share of the query the record holds (idf-weighted), so a hit with every
@@ -100,6 +104,7 @@ def with_quality(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]
     ids = {i for items in ranked.values() for i in items} | {i for i, _c in semantic or ()}
     cov = lex.coverage(LexicalQuery(plan.lexical_terms, plan.phrases), sorted(ids))
     prior = {i: USER_PRIOR for i in user_ids} if plan.shape in PRIOR_SHAPES else {}
+    prior.update({i: REASONING_WEIGHT for i in reasoning_ids})
     out = {name: [(i, cov[i] ** 2 * prior.get(i, 1.0)) for i in items] for name, items in ranked.items()}
     if semantic is not None:
         out["semantic"] = [(i, semantic_quality(c) * (1 - SEMANTIC_WORDS + SEMANTIC_WORDS * cov[i]) * prior.get(i, 1.0))
@@ -132,7 +137,7 @@ def fuse(lists: dict[str, list], shape: str):
 
 
 def hidden_echo_count(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: SearchOptions) -> int:
-    if echoes_included(filters, opts) or filters.content_type == "text":
+    if echoes_included(filters, opts) or filters.content_type in PROSE_TYPES:
         return 0
     return lex.count(LexicalQuery(plan.lexical_terms, plan.phrases), filters, content_type="tool", echo=True)
 
@@ -174,12 +179,23 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     if plan.shape in PRIOR_SHAPES:
         candidates = sorted({i for items in ranked.values() for i in items} | {i for i, _c in semantic_list or ()})
         user_ids = store.ids_with_role(candidates, "user")
-    fused = fuse(with_quality(lex, plan, ranked, semantic_list, user_ids), plan.shape)
+    reasoning_ids = _reasoning(store, ranked.get("prose", ())) if filters.content_type != "reasoning" else set()
+    fused = fuse(with_quality(lex, plan, ranked, semantic_list, user_ids, reasoning_ids), plan.shape)
     hits = build_hits(store, plan, fused, opts, opts.limit)
     return SearchResult(
         query=plan.text, mode=mode, filters=filters, results=tuple(hits),
         echoes_hidden=hidden_echo_count(lex, plan, filters, opts),
     )
+
+
+def _reasoning(store: Store, ids) -> set[int]:
+    ids = list(ids)
+    out: set[int] = set()
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        out.update(r[0] for r in store.conn.execute(
+            f"SELECT id FROM records WHERE content_type = 'reasoning' AND id IN ({','.join('?' * len(chunk))})", chunk))
+    return out
 
 
 def renumber(hits: list[Hit], start: int = 1) -> tuple[Hit, ...]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 ROLES = ("user", "assistant", "tool")
-CONTENT_TYPES = ("text", "tool")
+CONTENT_TYPES = ("text", "tool", "reasoning", "summary")
+AUTHORS = ("human", "agent", "harness")
 MAX_TEXT_BYTES = 256 * 1024
 
 
@@ -19,7 +20,7 @@ class Record:
 
     record_id: str
     role: str  # user | assistant | tool
-    content_type: str  # text | tool
+    content_type: str  # text | tool | reasoning | summary
     text: str
     line: int
     timestamp: str | None = None
@@ -30,6 +31,7 @@ class Record:
     # Set on tool calls that run a shell command: the command line (str) or argv (list) as the
     # agent sent it. Classification reads it to decide whether the call is a query echo.
     command: str | list | None = None
+    author: str | None = None  # who wrote user-role text: human | agent | harness (None: not user text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,7 @@ class Hit:
     is_error: bool = False
     rowid: int = 0
     is_call: bool = False
+    author: str | None = None
 
     @classmethod
     def from_row(cls, row, *, rank: int, score: float | None = None, snippet: str | None = None,
@@ -86,7 +89,7 @@ class Hit:
             text_truncated=bool(row["text_truncated"]) or cut, snippet=snippet if snippet is not None else text[:240],
             matched_by=matched_by, highlights=highlights, is_sidechain=bool(row["is_sidechain"]),
             parent_session_id=row["parent_session_id"], is_error=bool(row["is_error"]), rowid=row["id"],
-            is_call=bool(row["is_call"]),
+            is_call=bool(row["is_call"]), author=row["author"] if "author" in row.keys() else None,
         )
 
     def to_dict(self) -> dict:
@@ -107,6 +110,7 @@ class Filters:
     session: str | None = None
     since: str | None = None  # ISO-8601 UTC, inclusive
     until: str | None = None  # ISO-8601 UTC, exclusive
+    author: str | None = None  # human | agent | harness
 
     def to_dict(self) -> dict:
         return asdict(self)
