@@ -19,7 +19,7 @@ from .errors import (BackscrollError, CORRUPT_HINT, CorruptStoreError, DamagedIn
 from .ingest import IndexReport, Progress, sync, writer_lock
 from .lexical import LexicalDamaged, LexicalIndex, analyze
 from .query import plan as plan_query
-from .records import CONTENT_TYPES, ROLES, Filters, SearchResult
+from .records import AUTHORS, CONTENT_TYPES, ROLES, Filters, SearchResult
 from .store import Store
 
 Notify = Callable[[str], None]
@@ -200,20 +200,22 @@ def _check_agent(agent: str | None) -> None:
 
 
 def make_filters(*, role=None, agent=None, content_type=None, project=None, session=None,
-                 since=None, until=None) -> Filters:
+                 since=None, until=None, author=None) -> Filters:
     from .dates import parse_when
 
     if role is not None and role not in ROLES:
         raise UsageError(f"unknown role {role!r}", hint=f"use one of: {', '.join(ROLES)}")
     if content_type is not None and content_type not in CONTENT_TYPES:
         raise UsageError(f"unknown content type {content_type!r}", hint=f"use one of: {', '.join(CONTENT_TYPES)}")
+    if author is not None and author not in AUTHORS:
+        raise UsageError(f"unknown author {author!r}", hint=f"use one of: {', '.join(AUTHORS)}")
     _check_agent(agent)
     since_ts = parse_when(since) if since else None
     until_ts = parse_when(until, end=True) if until else None
     if since_ts and until_ts and since_ts >= until_ts:
         raise UsageError(f"--since {since} is not before --until {until}: nothing can match",
                          hint="swap them: --since is the older end of the range")
-    return Filters(role=role, agent=agent, content_type=content_type, project=project, session=session,
+    return Filters(author=author, role=role, agent=agent, content_type=content_type, project=project, session=session,
                    since=since_ts, until=until_ts)
 
 
@@ -299,11 +301,15 @@ class _LazyEmbedder:
         return self._e
 
 
+EMBEDDED_TYPES_SQL = "'text', 'summary'"  # prose and compaction summaries are embedded; reasoning is not
+
+
 def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
     """Record ids the filters allow, for the semantic list (None when nothing is filtered)."""
     where, params = [], []
     for col, value in (("role", filters.role), ("agent", filters.agent), ("project", filters.project),
-                       ("session_id", filters.session)):
+                       ("session_id", filters.session), ("author", filters.author),
+                       ("content_type", filters.content_type)):
         if value:
             where.append(f"{col} = ?")
             params.append(value)
@@ -315,7 +321,8 @@ def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
         params.append(filters.until)
     if not where:
         return None
-    sql = "SELECT id FROM records WHERE content_type = 'text' AND is_echo = 0 AND " + " AND ".join(where)
+    sql = (f"SELECT id FROM records WHERE content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0 AND "
+           + " AND ".join(where))
     return {r[0] for r in store.conn.execute(sql, params)}
 
 
@@ -331,6 +338,10 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
     if filters.content_type == "tool" or filters.role == "tool":
         if mode == "semantic":
             notes.append("tool rows are never embedded: semantic search has nothing to rank for --content-type tool")
+        return []
+    if filters.content_type == "reasoning":
+        if mode == "semantic":
+            notes.append("reasoning is not embedded: semantic search has nothing to rank for --content-type reasoning")
         return []
     model = embed.model_id()
     vecs = Vectors(store, cfg.vectors_dir, model)
@@ -376,7 +387,7 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
     return ranked
 
 
-HINT_FILTERS = ("role", "agent", "content_type")
+HINT_FILTERS = ("role", "author", "agent", "content_type")
 
 
 def _now(value: str | None):
@@ -386,7 +397,8 @@ def _now(value: str | None):
 
 
 @_store_errors
-def search(query: str, *, limit: int = 10, role: str | None = None, agent: str | None = None,
+def search(query: str, *, limit: int = 10, role: str | None = None, author: str | None = None,
+           agent: str | None = None,
            content_type: str | None = None, project: str | None = None, session: str | None = None,
            since: str | None = None, until: str | None = None, include_echoes: bool = False,
            mode: str = "hybrid", sync: bool = True, max_chars: int = 2000, strict: bool = False,
@@ -398,7 +410,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
     A date in the query ("last week", "on 9 April") is a soft preference, read against ``now`` (an
     ISO timestamp; the current time when None).
 
-    ``--role``, ``--agent`` and ``--content-type`` are hints: unless ``strict``, up to three results
+    ``--role``, ``--author``, ``--agent`` and ``--content-type`` are hints: unless ``strict``, up to three results
     the filtered search left out come back in ``also_matching``. When the calling agent session
     (``caller_session``, or the session whose in-flight call is ``caller_argv``) already ran the same search in
     this turn, the result is empty with ``repeated`` naming the earlier call, unless ``rerun``.
@@ -414,7 +426,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
         raise UsageError("--limit must be at least 1")
     cfg = _config(cfg, home, sources)
     filters = make_filters(role=role, agent=agent, content_type=content_type, project=project,
-                           session=session, since=since, until=until)
+                           session=session, since=since, until=until, author=author)
     plan = plan_query(query, analyze, now=_now(now))
     notes: list[str] = list(plan.notes)
     store, lex, fresh = _prepare(cfg, sync, notes, progress=progress, lexical_progress=lexical_progress)
@@ -427,7 +439,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
         if not rerun:
             key = repeat.make_key(query, limit=limit, mode=mode, content_type=content_type,
                                   include_echoes=include_echoes, role=role, agent=agent, project=project,
-                                  session=session, since=since, until=until, strict=strict)
+                                  session=session, since=since, until=until, strict=strict, author=author)
             earlier = repeat.find_earlier(store, key, session_id=caller_session, argv=caller_argv)
             if earlier is not None:
                 return SearchResult(query=plan.text, mode=mode, filters=filters, results=(),
@@ -457,7 +469,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
             result = run(filters, opts)
         hinted = tuple(name for name in HINT_FILTERS if getattr(filters, name))
         if hinted and not strict:
-            broad = replace(filters, role=None, agent=None, content_type=None)
+            broad = replace(filters, role=None, author=None, agent=None, content_type=None)
             wide = run(broad, opts)
             shown = {h.rowid for h in result.results}
             keys = {(h.session_id, h.text) for h in result.results}

@@ -42,6 +42,11 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 HEAD_BYTES = 4096
 TAIL_BYTES = 256
 COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each file a savepoint of its own)
+# Bumped when a parser reads the same lines differently: every file is read again from the start,
+# re-emitted records replace their earlier versions (2: authors, reasoning, summaries, sidechains).
+PARSE_VERSION = 2
+REPARSE_REASON = "read again by a newer parser"
+MAX_QUEUED = 50  # queued prompts remembered per file, to recognise them when they are sent
 
 
 @dataclass
@@ -214,14 +219,16 @@ class _Batch:
     def _row(self, rec: Record, session: SessionInfo, is_echo: bool, tool_name: str | None) -> tuple:
         text, truncated = _cap_text(rec.text)
         cwd = rec.cwd or session.cwd
+        home = session.cwd or cwd  # a session belongs to one project: its first cwd; each line keeps its own
         if self.redactor is not None:
             text = self.redactor(text)
-            cwd, tool_name = self._field(cwd), self._field(tool_name)
+            cwd, tool_name, home = self._field(cwd), self._field(tool_name), self._field(home)
+        author = rec.author or ("human" if rec.role == "user" else None)
         return (
-            rec.record_id, session.session_id, session.agent, _project(cwd), cwd, rec.role, rec.content_type,
+            rec.record_id, session.session_id, session.agent, _project(home), cwd, rec.role, rec.content_type,
             tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp, self.key, rec.line,
             text, int(truncated), content_hash(text), int(session.is_sidechain), session.parent_session_id,
-            int(rec.tool_name is not None),
+            int(rec.tool_name is not None), author,
         )
 
     def add(self, rec: Record, session: SessionInfo) -> None:
@@ -274,18 +281,34 @@ class _Batch:
 
 
 class _FileReader:
-    """Reads one line-based file from a checkpoint and turns its new lines into store rows."""
+    """Reads one line-based file from a checkpoint and turns its new lines into store rows.
 
-    def __init__(self, store: Store, agent: Agent, path: Path, prev: FileState | None, redactor):
+    Besides a session's fields, a parser's ``session_updates`` may hold: ``title_rank`` (how sure the
+    ``title`` is: 0 a first slash command, 1 default, 2 AI-made, 3 the person's; a lower rank never
+    replaces a higher one), ``leaf_title`` (``(uuid, title)``: a title for the session that holds
+    record ``uuid``, often another file's), ``sidechain`` (the line's records belong to the file's
+    inline sidechain, the sub-session ``<session>:sidechain``) and ``queued`` (the records are prompts
+    queued while the agent worked: the same words sent later are that prompt, not a second one).
+    """
+
+    def __init__(self, store: Store, agent: Agent, path: Path, prev: FileState | None, redactor,
+                 reparse: bool = False):
         self.store = store
         self.agent = agent
         self.path = path
         self.key = store_text(str(path))
         self.prev = prev
+        self.reparse = reparse
         self.rewritten: str | None = None  # why the file is read again from the start
         self.skipped: list[tuple[int, str]] = []
         self.batch = _Batch(store, self.key, redactor)
         self.rows: list[tuple] = []
+        self.unknown: dict[str, list[int]] = {}  # entry type -> [count, first line]
+        self.leaf_titles: dict[str, str] = {}
+        self.side: SessionInfo | None = None
+        self.title_rank: int | None = None
+        self.queued: list[str] = []
+        self.human_seen = False
 
     @property
     def first_ts(self) -> str | None:
@@ -302,6 +325,9 @@ class _FileReader:
         if self.prev is None:
             return base
         state = self.prev.session_state
+        self.title_rank = state.get("title_rank", 1 if state.get("title") else None)
+        self.queued = list(state.get("queued") or [])
+        self.human_seen = bool(state.get("human_seen"))
         return replace(base, session_id=self.prev.session_id or base.session_id,
                        **{k: v for k, v in state.items() if k in ("cwd", "title", "is_sidechain", "parent_session_id", "history_mode")})
 
@@ -312,6 +338,9 @@ class _FileReader:
         with open_regular(self.path) as fh:
             head = fh.read(min(HEAD_BYTES, size))
             prev = self.prev
+            if prev is not None and self.reparse:
+                self.rewritten, self.prev = REPARSE_REASON, None
+                prev = None
             if prev is not None and prev.offset > 0:
                 if size < prev.offset:
                     self.rewritten = "emptied" if size == 0 else f"shrank from {prev.offset} to {size} bytes"
@@ -371,7 +400,10 @@ class _FileReader:
             self.key, self.agent.name, size, mtime_ns, offset, line_no, head_digest, _digest(tail),
             session.session_id,
             {"cwd": stored.cwd, "title": stored.title, "is_sidechain": session.is_sidechain,
-             "parent_session_id": session.parent_session_id, "history_mode": session.history_mode},
+             "parent_session_id": session.parent_session_id, "history_mode": session.history_mode,
+             **({"title_rank": self.title_rank} if self.title_rank is not None else {}),
+             **({"queued": self.queued[-MAX_QUEUED:]} if self.queued else {}),
+             **({"human_seen": True} if self.human_seen else {})},
         )
         return state, session
 
@@ -392,13 +424,48 @@ class _FileReader:
         except Exception as exc:  # a parser bug must not lose the rest of the file
             self.skipped.append((line_no, f"unexpected {type(exc).__name__}: {exc}"))
             return session
+        if parsed.unknown:
+            seen = self.unknown.setdefault(parsed.unknown, [0, line_no])
+            seen[0] += 1
+        target = session
+        queued = False
         if parsed.session_updates:
             updates = {k: v for k, v in parsed.session_updates.items() if v is not None}
+            rank = updates.pop("title_rank", 1)
+            leaf = updates.pop("leaf_title", None)
+            if leaf:
+                self.leaf_titles[leaf[0]] = leaf[1]
+            queued = bool(updates.pop("queued", False))
+            side = bool(updates.pop("sidechain", False))
+            if "title" in updates and not self._takes_title(session, rank):
+                del updates["title"]
+            elif "title" in updates:
+                self.title_rank = rank
             if updates:
                 session = replace(session, **updates)
+            target = self._side(session) if side else session
         for rec in parsed.records:
-            self.batch.add(rec, session)
+            if rec.role == "user" and rec.author == "human" and rec.content_type == "text":
+                h = content_hash(rec.text)
+                if queued:
+                    self.queued.append(h)
+                elif h in self.queued:  # the queued prompt, sent: stored once, as queued
+                    self.queued.remove(h)
+                    continue
+                self.human_seen = True
+            self.batch.add(rec, target)
         return session
+
+    def _takes_title(self, session: SessionInfo, rank: int) -> bool:
+        if rank == 0:  # a session that starts with a slash command is titled by it
+            return session.title is None and not self.human_seen
+        return self.title_rank is None or rank >= self.title_rank
+
+    def _side(self, session: SessionInfo) -> SessionInfo:
+        """The sub-session of the file's inline sidechain lines (subagents of Claude Code 1.0.x)."""
+        self.side = SessionInfo(f"{session.session_id}:sidechain", session.agent, session.cwd, None, True,
+                                session.session_id)
+        return self.side
 
 
 def reclassify(store: Store) -> int:
@@ -445,7 +512,8 @@ def _flush_redactions(store: Store, redactor) -> None:
 
 def _store_unit(store: Store, key: str, session: SessionInfo, rows: list[tuple], first_ts, last_ts,
                 skipped: list[tuple[int, str]], report: IndexReport, now: str, redactor=None, *,
-                reread: str | None = None) -> int:
+                reread: str | None = None, title_rank: int | None = None,
+                unknown: dict[str, tuple[int, int]] | None = None) -> int:
     """Insert one unit's rows, its session and its skipped lines (all redacted); returns records added.
 
     ``reread`` (why a unit is read again from the start) makes re-emitted record ids replace their
@@ -464,6 +532,9 @@ def _store_unit(store: Store, key: str, session: SessionInfo, rows: list[tuple],
         if replaced:  # their embeddings may now belong to no unit (vectors.prune_orphans)
             store.set_meta("embeddings_prune", "1")
         kept = before - matched
+        store.forget_unknown(key)
+        if reread == REPARSE_REASON:
+            kept = 0  # a parser that now reads less of a file is not news about the file
         if kept > 0:
             note = f"{reread}; {kept} earlier record(s) no longer in it were kept in the store"
             report.notices.append((key, note))
@@ -473,8 +544,10 @@ def _store_unit(store: Store, key: str, session: SessionInfo, rows: list[tuple],
             "session_id": session.session_id, "agent": session.agent, "project": _project(session.cwd),
             "cwd": session.cwd, "title": session.title, "started_at": first_ts, "updated_at": last_ts,
             "source_path": key, "is_sidechain": int(session.is_sidechain),
-            "parent_session_id": session.parent_session_id,
+            "parent_session_id": session.parent_session_id, "title_rank": 1 if title_rank is None else title_rank,
         })
+    if unknown:
+        store.add_unknown(key, session.agent, unknown)
     if skipped:
         store.add_skipped(key, skipped, now)
         report.lines_skipped += len(skipped)
@@ -488,23 +561,32 @@ def _safe_rows(rows: list[tuple]) -> list[tuple]:
 
 
 def _read_lines(store: Store, agent: Agent, path: Path, prev: FileState | None, size: int, mtime_ns: int,
-                redactor, report: IndexReport, now: str) -> int:
+                redactor, report: IndexReport, now: str, reparse: bool = False) -> int:
     """A line-based file from its checkpoint. Returns the rows written."""
-    reader = _FileReader(store, agent, path, prev, redactor)
+    reader = _FileReader(store, agent, path, prev, redactor, reparse=reparse)
     state, session = reader.read(size, mtime_ns)
     rows = reader.rows if reader.key == str(path) else _safe_rows(reader.rows)
     _store_unit(store, reader.key, session, rows, reader.first_ts, reader.last_ts, reader.skipped, report, now,
-                redactor, reread=reader.rewritten)
+                redactor, reread=reader.rewritten, title_rank=reader.title_rank,
+                unknown={t: (n, line) for t, (n, line) in reader.unknown.items()})
+    if reader.side is not None:
+        side = _redacted_session(reader.side, redactor)
+        store.upsert_session({
+            "session_id": side.session_id, "agent": side.agent, "project": _project(side.cwd), "cwd": side.cwd,
+            "title": None, "started_at": reader.first_ts, "updated_at": reader.last_ts, "source_path": reader.key,
+            "is_sidechain": 1, "parent_session_id": side.parent_session_id, "title_rank": None})
+    if reader.leaf_titles:
+        store.add_leaf_titles(reader.leaf_titles, now)
     store.save_file_state(state, now)
     return len(rows)
 
 
 def _read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, size: int, mtime_ns: int,
-                redactor, report: IndexReport, now: str) -> int:
+                redactor, report: IndexReport, now: str, reparse: bool = False) -> int:
     """A rewritten file or a database, read whole: each unit's re-emitted records replace their earlier
     versions; records a unit no longer holds are kept."""
     try:
-        result = agent.read_whole(path, dict(prev.session_state) if prev else {})
+        result = agent.read_whole(path, dict(prev.session_state) if prev and not reparse else {})
     except OSError:
         raise
     except Exception as exc:  # a parser bug must not stop the other files
@@ -523,7 +605,8 @@ def _read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, 
         if dirty:
             rows = _safe_rows(rows)
         _store_unit(store, unit_key, session, rows, batch.first_ts, batch.last_ts, unit.skipped, report, now,
-                    redactor, reread="rewritten")
+                    redactor, reread=REPARSE_REASON if reparse else "rewritten",
+                    unknown={t: (n, 0) for t, n in unit.unknown.items()})
         written += len(rows)
     store.save_file_state(FileState(key, agent.name, size, mtime_ns, size, 0, "", "", "",
                                     result.state), now)
@@ -562,6 +645,7 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
     progress = progress or Progress()
     report = IndexReport()
     reclassify(store)
+    reparse = store.get_meta("parse_version") != str(PARSE_VERSION)
     states = store.file_states()
     issues = store.source_issues()
     now = _now()
@@ -583,7 +667,7 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
             failed.append((key, _reason(exc), None, None))
             continue
         prev = states.get(key)
-        if prev is not None and prev.size == size and prev.mtime_ns == mtime_ns:
+        if prev is not None and prev.size == size and prev.mtime_ns == mtime_ns and not reparse:
             continue
         issue = issues.get(key)
         if issue is not None and issue[0] == "unreadable" and issue[2:] == (size, mtime_ns):
@@ -608,7 +692,8 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
                     len(report.skipped_examples), len(report.notices))
             store.conn.execute("SAVEPOINT source_file")
             try:
-                pending += read(store, agent, path, states.get(key), size, mtime_ns, redactor, report, now)
+                pending += read(store, agent, path, states.get(key), size, mtime_ns, redactor, report, now,
+                                reparse=reparse and key in states)
                 if key in issues and issues[key][0] == "unreadable":
                     store.clear_source_issue(key)
                     del issues[key]
@@ -651,6 +736,11 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
             if _file_gone(key):
                 store.forget_diagnostics(key)
         store.set_meta("last_index_run", _now())  # `status`: when the sources were last looked at
+        store.apply_leaf_titles()
+        if reparse:
+            if states:
+                report.notices.append(("(all sources)", f"{len(states)} session file(s) {REPARSE_REASON}"))
+            store.set_meta("parse_version", str(PARSE_VERSION))
         store.commit()
     except BaseException:
         store.rollback()

@@ -27,7 +27,7 @@ from tantivy import Filter, Occur, Query, SchemaBuilder, TextAnalyzerBuilder, To
 from .records import Filters
 from .store import Store
 
-LEXICAL_SCHEMA = 3
+LEXICAL_SCHEMA = 4
 MAX_WORD = 80  # longer "words" (base64, minified code) are not indexed; a sha256 (64) still is
 META_FILE = "backscroll-index.json"
 CURRENT = "CURRENT"  # names the generation directory in use
@@ -71,7 +71,7 @@ def _schema():
     sb.add_text_field("text", stored=False, tokenizer_name="bs_words")
     sb.add_text_field("stem", stored=False, tokenizer_name="bs_stems", index_option="freq")
     sb.add_text_field("parts", stored=False, tokenizer_name="bs_parts", index_option="freq")
-    for name in ("agent", "project", "role", "content_type", "session", "echo", "tool"):
+    for name in ("agent", "project", "role", "content_type", "session", "echo", "tool", "author"):
         sb.add_text_field(name, stored=False, tokenizer_name="raw", index_option="basic")
     sb.add_date_field("ts", stored=False, indexed=True, fast=True)
     return sb.build()
@@ -267,7 +267,7 @@ class LexicalIndex:
 
     @staticmethod
     def _document(row) -> tantivy.Document:
-        rid, agent, project, role, ctype, session, echo, ts, text, tool = row
+        rid, agent, project, role, ctype, session, echo, ts, text, tool, author = row
         doc = tantivy.Document()
         doc.add_unsigned("id", rid)
         doc.add_text("text", text)
@@ -281,6 +281,8 @@ class LexicalIndex:
         doc.add_text("echo", "1" if echo else "0")
         if tool:
             doc.add_text("tool", tool)
+        if author:
+            doc.add_text("author", author)
         when = _ts(ts)
         if when is not None:
             doc.add_date("ts", when)
@@ -440,10 +442,15 @@ class LexicalIndex:
     @staticmethod
     def filter_clauses(f: Filters, content_type: str | None, echo: bool | None) -> list:
         clauses = []
+        ctype = content_type or f.content_type
         for field, value in (("agent", f.agent), ("project", f.project), ("role", f.role),
-                             ("content_type", content_type or f.content_type), ("session", f.session)):
+                             ("session", f.session), ("author", f.author)):
             if value:
                 clauses.append((Occur.Must, Query.term_query(SCHEMA, field, value)))
+        if isinstance(ctype, tuple):  # one of several kinds (prose: text, summaries, reasoning)
+            clauses.append((Occur.Must, Query.term_set_query(SCHEMA, "content_type", list(ctype))))
+        elif ctype:
+            clauses.append((Occur.Must, Query.term_query(SCHEMA, "content_type", ctype)))
         if echo is not None:
             clauses.append((Occur.Must, Query.term_query(SCHEMA, "echo", "1" if echo else "0")))
         if f.since or f.until:

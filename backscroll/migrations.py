@@ -136,4 +136,27 @@ def m006_source_issues(db: Database) -> None:
                                 "seen_at": str}, pk="path", not_null={"kind"}, if_not_exists=True)
 
 
+@migrations()
+def m007_author_and_unknown_entries(db: Database) -> None:
+    # author: who wrote a user-role record (human | agent | harness). Existing user rows were all
+    # taken for the person's; the next sync re-reads every file (ingest.PARSE_VERSION) and
+    # reclassifies what was not. unknown_entries: entry types a parser saw but did not understand,
+    # per source file (so a re-read replaces its counts), with one example line.
+    if "author" not in db["records"].columns_dict:
+        db["records"].add_column("author", str)
+    db.execute("UPDATE records SET author = 'human' WHERE role = 'user' AND author IS NULL")
+    db["unknown_entries"].create({"path": str, "agent": str, "entry_type": str, "count": int, "example_line": int},
+                                 pk=("path", "entry_type"), if_not_exists=True)
+    # Titles a Claude ``summary`` line gives the conversation ending at ``leaf_uuid``, often a
+    # record of another file: applied to the session holding that record once it is stored.
+    db["leaf_titles"].create({"leaf_uuid": str, "title": str, "seen_at": str}, pk="leaf_uuid", if_not_exists=True)
+    # How sure a session's title is: 0 its first slash command, 1 a parser's or summary title,
+    # 2 an AI-generated title, 3 one the person gave. A lower rank never replaces a higher one.
+    if "title_rank" not in db["sessions"].columns_dict:
+        db["sessions"].add_column("title_rank", int)
+    db.execute("CREATE INDEX IF NOT EXISTS records_pending_prose ON records(id) "
+               "WHERE unit_hash IS NULL AND content_type IN ('text', 'summary') AND is_echo = 0")
+    db.execute("DELETE FROM meta WHERE key IN ('lexical_generation', 'lexical_watermark')")
+
+
 SCHEMA_VERSION = len(migrations._migrations)

@@ -88,6 +88,8 @@ class Ranking:
     # A quoted phrase found in fewer records than this is dropped (a note says so): a misspelled title
     # ("The Quite Orchard") no longer returns nothing, and meaning is no longer gated by the phrase.
     phrase_min: int = 1
+    # The agent's reasoning helps find a session but counts this much against what it said or did.
+    reasoning_weight: float = 0.6
     # Removed after measuring on the tuning set: a user-message prior (0.85; at 1.0 hit@1 rose .643 ->
     # .667) and a boost for semantic hits holding the phrase (no difference at 0 or 0.5).
 
@@ -95,6 +97,7 @@ class Ranking:
 RANKING = Ranking()
 SEMANTIC_FULL = RANKING.semantic_full  # kept for callers of earlier versions
 _WORD = re.compile(r"[A-Za-z0-9']+")
+PROSE_TYPES = ("text", "summary", "reasoning")  # the kinds the prose list ranks together
 
 
 def semantic_quality(cosine: float) -> float:
@@ -118,8 +121,9 @@ def lexical_lists(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: Se
     q = LexicalQuery(plan.lexical_terms, plan.phrases)
     ct = filters.content_type
     ranked: dict[str, list[int]] = {}
-    if ct in (None, "text"):
-        ranked["prose"] = [i for i, _s in lex.search(q, filters, content_type="text", echo=False, limit=depth)]
+    if ct is None or ct in PROSE_TYPES:
+        ranked["prose"] = [i for i, _s in lex.search(q, filters, content_type=ct or PROSE_TYPES, echo=False,
+                                                     limit=depth)]
     if ct in (None, "tool"):
         ranked["tool"] = [i for i, _s in lex.search(q, filters, content_type="tool", echo=False, limit=depth)]
         if echoes_included(filters, opts):
@@ -173,7 +177,7 @@ def hidden_echo_count(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
                       quality: dict | None = None) -> int:
     """How many echoes the same search would have returned with --include-echoes (issue #18: not
     every echo holding one of the words): the echo list fused with the others, counted in the top."""
-    if echoes_included(filters, opts) or filters.content_type == "text":
+    if echoes_included(filters, opts) or filters.content_type in PROSE_TYPES:
         return 0
     q = LexicalQuery(plan.lexical_terms, plan.phrases)
     echoes = [i for i, _s in lex.search(q, filters, content_type="tool", echo=True, limit=opts.limit)]
@@ -230,7 +234,7 @@ def with_priors(store: Store, plan: QueryPlan, fused) -> list:
     scored = []
     for n, f in enumerate(fused):
         ts, ctype, text = facts.get(f.id, (None, "tool", ""))
-        factor = information(text) if ctype == "text" else 1.0
+        factor = information(text) if ctype == "text" else RANKING.reasoning_weight if ctype == "reasoning" else 1.0
         if plan.when is not None and ts:
             factor *= 1 + RANKING.time_boost * temporal.closeness(parse_ts(ts), plan.when)
         scored.append((-f.score * factor, n, replace(f, score=f.score * factor)))

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 
 ROLES = ("user", "assistant", "tool")
 CONTENT_TYPES = ("text", "tool", "reasoning", "summary")
+AUTHORS = ("human", "agent", "harness")
 MAX_TEXT_BYTES = 256 * 1024
 
 
@@ -19,7 +20,7 @@ class Record:
 
     record_id: str
     role: str  # user | assistant | tool
-    content_type: str  # text | tool
+    content_type: str  # text | tool | reasoning | summary
     text: str
     line: int
     timestamp: str | None = None
@@ -81,6 +82,7 @@ class Hit:
     is_call: bool = False
     match: str | None = None  # exact | words | meaning (see evidence.py)
     strength: float | None = None  # 0..1, comparable across queries (unlike score)
+    author: str | None = None
 
     @classmethod
     def from_row(cls, row, *, rank: int, score: float | None = None, snippet: str | None = None,
@@ -97,7 +99,7 @@ class Hit:
             snippet=_cap(snippet if snippet is not None else text[:240], max_chars),
             matched_by=matched_by, highlights=highlights, is_sidechain=bool(row["is_sidechain"]),
             parent_session_id=row["parent_session_id"], is_error=bool(row["is_error"]), rowid=row["id"],
-            is_call=bool(row["is_call"]),
+            is_call=bool(row["is_call"]), author=row["author"] if "author" in row.keys() else None,
         )
 
     def to_dict(self) -> dict:
@@ -123,6 +125,7 @@ class Filters:
     session: str | None = None
     since: str | None = None  # ISO-8601 UTC, inclusive
     until: str | None = None  # ISO-8601 UTC, exclusive
+    author: str | None = None  # human | agent | harness
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -24,7 +24,7 @@ WINDOW = timedelta(minutes=2)
 SKEW = timedelta(seconds=30)  # a call logged this far in the future still counts (clocks differ a little)
 _VALUE_OPTIONS = {
     "--limit": "limit", "-n": "limit", "--content-type": "content_type", "-t": "content_type",
-    "--role": "role", "--agent": "agent", "--project": "project", "-p": "project", "--session": "session",
+    "--role": "role", "--author": "author", "--agent": "agent", "--project": "project", "-p": "project", "--session": "session",
     "--since": "since", "--until": "until", "--mode": "mode", "--max-chars": None, "--source": None,
 }
 _FLAGS = {"--include-echoes": "include_echoes", "--strict": "strict", "--json": None, "--no-sync": None,
@@ -47,6 +47,7 @@ class SearchKey:
     since: str | None = None
     until: str | None = None
     strict: bool = False
+    author: str | None = None
 
 
 def normalize_query(text: str) -> str:

@@ -49,6 +49,74 @@ def lexical_state(cfg: Config, store) -> dict:
     return state
 
 
+KINDS_SQL = ("SELECT agent, CASE WHEN content_type IN ('reasoning', 'summary') THEN content_type "
+             "WHEN content_type = 'tool' AND is_call = 1 THEN 'tool_call' WHEN content_type = 'tool' THEN 'tool_output' "
+             "ELSE role END, count(*) FROM records GROUP BY 1, 2")
+CLAUDE_KEEPS_DAYS = 30  # Claude Code's default cleanupPeriodDays
+
+
+def _has_files(path, limit: int = 2000) -> bool:
+    """Whether a directory holds any regular file (looks at ``limit`` entries at most)."""
+    seen = 0
+    for _dirpath, _dirs, files in os.walk(path):
+        if files:
+            return True
+        seen += 1
+        if seen >= limit:
+            return False
+    return False
+
+
+def claude_keeps_days(projects_root) -> int:
+    """``cleanupPeriodDays`` from Claude Code's settings.json beside its projects dir (30 by default)."""
+    import json
+
+    try:
+        value = json.loads((projects_root.parent / "settings.json").read_text()).get("cleanupPeriodDays")
+    except (OSError, ValueError, AttributeError):
+        return CLAUDE_KEEPS_DAYS
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else CLAUDE_KEEPS_DAYS
+
+
+def agent_health(cfg: Config, conn, agents: dict, now=None) -> list[str]:
+    """Fill each agent's files, records by kind and unknown entry types; return the warnings."""
+    from datetime import datetime, timedelta, timezone
+
+    from .dates import format_ts
+
+    for agent, n in conn.execute("SELECT agent, count(*) FROM source_files GROUP BY agent"):
+        agents.setdefault(agent, {"sessions": 0, "records": 0})["files"] = n
+    for agent, kind, n in conn.execute(KINDS_SQL):
+        agents.setdefault(agent, {"sessions": 0, "records": 0}).setdefault("kinds", {})[kind] = n
+    for agent, etype, n, path, line in conn.execute(
+            "SELECT agent, entry_type, sum(count), min(path), min(example_line) FROM unknown_entries "
+            "GROUP BY agent, entry_type ORDER BY agent, sum(count) DESC"):
+        agents.setdefault(agent, {"sessions": 0, "records": 0}).setdefault("unknown", []).append(
+            {"entry_type": etype, "count": n, "example": f"{path}:{line}" if line else path})
+    warnings: list[str] = []
+    for root in cfg.roots:
+        if not root.agent or not root.path.is_dir():
+            continue
+        info = agents.setdefault(root.agent, {"sessions": 0, "records": 0})
+        info.setdefault("files", 0)
+        if not info["sessions"] and (info["files"] or _has_files(root.path)):
+            warnings.append(f"{root.agent}: {root.path} holds files but no session was read from them "
+                            "(a format this version does not know?)")
+    now = now or datetime.now(timezone.utc)
+    claude_root = next((r.path for r in cfg.roots if r.agent == "claude" and r.origin != "flag"), None)
+    claude = agents.get("claude")
+    if claude_root is not None and claude and claude.get("sessions"):
+        days = claude_keeps_days(claude_root)
+        paths = [r[0] for r in conn.execute("SELECT DISTINCT source_path FROM sessions WHERE agent = 'claude'")]
+        claude["gone_from_disk"] = sum(1 for p in paths if p and not os.path.lexists(p))
+        claude["agent_keeps_days"] = days
+        last = conn.execute("SELECT max(indexed_at) FROM source_files WHERE agent = 'claude'").fetchone()[0]
+        if days and last and last < format_ts(now - timedelta(days=days)):
+            warnings.append(f"claude: the last index ({last}) is older than the {days} days Claude Code keeps "
+                            "sessions (cleanupPeriodDays): sessions from that gap may be gone; index more often")
+    return warnings
+
+
 def collect(cfg: Config) -> dict:
     paths = {
         "home": {"path": str(cfg.home.value), "from": cfg.home.origin},
@@ -61,7 +129,7 @@ def collect(cfg: Config) -> dict:
     out: dict = {
         "sessions": 0, "records": 0, "echoes": 0, "agents": {a: {"sessions": 0, "records": 0} for a in AGENTS},
         "projects": [], "last_sync": None, "files": 0, "redactions": {}, "skipped_lines": 0, "skipped_examples": [],
-        "source_issues": [],
+        "source_issues": [], "warnings": [],
         "sizes": {"store_bytes": 0, "lexical_index_bytes": 0, "vectors_bytes": 0}, "paths": paths, "roots": roots, "settings": {
             "embed": {"value": cfg.embed.value, "from": cfg.embed.origin},
             "redact": {"value": cfg.redact.value, "from": cfg.redact.origin},
@@ -149,6 +217,7 @@ def _from_store(cfg: Config, out: dict) -> None:
             for p, ln, r in conn.execute("SELECT path, line, reason FROM skipped_lines ORDER BY path, line LIMIT 5")
         ]
         out["lexical"] = lexical_state(cfg, store)
+        out["warnings"] = agent_health(cfg, conn, out["agents"])
         # Unreadable files and directories (kept until they are read or gone) and rewritten-file notices.
         out["source_issues"] = [
             {"path": p, "kind": k, "reason": r, "seen_at": at}

@@ -23,12 +23,12 @@ import orjson
 
 from .errors import CORRUPT_HINT, CorruptStoreError, NewerSchemaError, NothingIndexedError, ReadOnlyStoreError, store_failure
 
-SCHEMA_VERSION = 6  # kept equal to migrations.SCHEMA_VERSION (a test checks)
+SCHEMA_VERSION = 7  # kept equal to migrations.SCHEMA_VERSION (a test checks)
 
 RECORD_COLUMNS = (
     "record_id", "session_id", "agent", "project", "cwd", "role", "content_type", "tool_name",
     "tool_call_id", "is_echo", "is_error", "timestamp", "source_path", "line", "text",
-    "text_truncated", "content_hash", "is_sidechain", "parent_session_id", "is_call",
+    "text_truncated", "content_hash", "is_sidechain", "parent_session_id", "is_call", "author",
 )
 _INSERT_RECORD = (
     f"INSERT OR IGNORE INTO records ({', '.join(RECORD_COLUMNS)}) "
@@ -312,12 +312,15 @@ class Store:
     def upsert_session(self, s: dict) -> None:
         self.conn.execute(
             """INSERT INTO sessions (session_id, agent, project, cwd, title, started_at, updated_at, source_path,
-                                     is_sidechain, parent_session_id)
+                                     is_sidechain, parent_session_id, title_rank)
                VALUES (:session_id, :agent, :project, :cwd, :title, :started_at, :updated_at, :source_path,
-                       :is_sidechain, :parent_session_id)
+                       :is_sidechain, :parent_session_id, :title_rank)
                ON CONFLICT(session_id) DO UPDATE SET
                  project = coalesce(excluded.project, project), cwd = coalesce(excluded.cwd, cwd),
-                 title = coalesce(excluded.title, title),
+                 title = CASE WHEN excluded.title IS NOT NULL AND excluded.title_rank >= coalesce(title_rank, 1)
+                              THEN excluded.title ELSE title END,
+                 title_rank = CASE WHEN excluded.title IS NOT NULL AND excluded.title_rank >= coalesce(title_rank, 1)
+                                   THEN excluded.title_rank ELSE title_rank END,
                  started_at = CASE WHEN started_at IS NULL OR excluded.started_at < started_at
                                    THEN excluded.started_at ELSE started_at END,
                  updated_at = CASE WHEN updated_at IS NULL OR excluded.updated_at > updated_at
@@ -332,6 +335,36 @@ class Store:
             "INSERT OR REPLACE INTO skipped_lines (path, line, reason, seen_at) VALUES (?, ?, ?, ?)",
             [(path, line, reason, seen_at) for line, reason in items],
         )
+
+    def add_unknown(self, path: str, agent: str, counts: dict[str, tuple[int, int]]) -> None:
+        """Add ``entry type -> (count, example line)`` seen in ``path`` (kept per file: a re-read
+        calls ``forget_unknown`` first)."""
+        self.conn.executemany(
+            "INSERT INTO unknown_entries (path, agent, entry_type, count, example_line) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(path, entry_type) DO UPDATE SET count = count + excluded.count",
+            [(path, agent, t, n, line) for t, (n, line) in counts.items()])
+
+    def forget_unknown(self, path: str) -> None:
+        self.conn.execute("DELETE FROM unknown_entries WHERE path = ?", (path,))
+
+    def add_leaf_titles(self, titles: dict[str, str], seen_at: str) -> None:
+        self.conn.executemany("INSERT OR REPLACE INTO leaf_titles (leaf_uuid, title, seen_at) VALUES (?, ?, ?)",
+                              [(leaf, title, seen_at) for leaf, title in titles.items()])
+
+    def apply_leaf_titles(self) -> int:
+        """Title the sessions holding the leaf records of pending summaries; returns how many were
+        applied (each is forgotten once its leaf is found; a title the person or the agent gave wins)."""
+        done = 0
+        for leaf, title in self.conn.execute("SELECT leaf_uuid, title FROM leaf_titles").fetchall():
+            row = self.conn.execute("SELECT session_id FROM records WHERE record_id >= ? AND record_id < ? LIMIT 1",
+                                    (leaf + "#", leaf + "$")).fetchone()
+            if row is None:
+                continue
+            self.conn.execute("UPDATE sessions SET title = ?, title_rank = 1 WHERE session_id = ? "
+                              "AND coalesce(title_rank, 1) <= 1", (title, row[0]))
+            self.conn.execute("DELETE FROM leaf_titles WHERE leaf_uuid = ?", (leaf,))
+            done += 1
+        return done
 
     def add_redactions(self, counts: dict[str, int]) -> None:
         self.conn.executemany(
@@ -360,7 +393,7 @@ class Store:
     def records_after(self, last_id: int, batch: int = 5000) -> Iterator[list[sqlite3.Row]]:
         """Records with ``id > last_id`` in id order, in batches (for building derived indexes)."""
         cur = self.conn.execute(
-            "SELECT id, agent, project, role, content_type, session_id, is_echo, timestamp, text, tool_name "
+            "SELECT id, agent, project, role, content_type, session_id, is_echo, timestamp, text, tool_name, author "
             "FROM records WHERE id > ? ORDER BY id", (last_id,)
         )
         while True:
@@ -374,7 +407,7 @@ class Store:
         for i in range(0, len(ids), batch):
             chunk = ids[i:i + batch]
             yield self.conn.execute(
-                "SELECT id, agent, project, role, content_type, session_id, is_echo, timestamp, text, tool_name "
+                "SELECT id, agent, project, role, content_type, session_id, is_echo, timestamp, text, tool_name, author "
                 f"FROM records WHERE id IN ({','.join('?' * len(chunk))}) ORDER BY id", chunk).fetchall()
 
     def id_summary(self, up_to: int | None = None) -> tuple[int, int]:

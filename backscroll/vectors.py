@@ -46,7 +46,8 @@ def _fsync_dir(path: Path) -> None:
     finally:
         os.close(fd)
 
-_PENDING_SQL = ("SELECT id, session_id, role, text FROM records WHERE unit_hash IS NULL AND content_type = 'text' "
+_PENDING_SQL = ("SELECT id, session_id, role, text FROM records WHERE unit_hash IS NULL "
+                "AND content_type IN ('text', 'summary') "
                 "AND is_echo = 0 AND id > ? ORDER BY id LIMIT ?")
 
 
@@ -80,7 +81,7 @@ class Vectors:
 
     def pending(self) -> int:
         return self.store.conn.execute(
-            "SELECT count(*) FROM records WHERE unit_hash IS NULL AND content_type = 'text' AND is_echo = 0"
+            "SELECT count(*) FROM records WHERE unit_hash IS NULL AND content_type IN ('text', 'summary') AND is_echo = 0"
         ).fetchone()[0]
 
     def count(self) -> int:

@@ -22,16 +22,17 @@ def test_claude_records_of_every_kind(session_builder, backscroll_home, backscro
     kinds = [(r["role"], r["content_type"], r["tool_name"]) for r in recs]
     assert kinds == [
         ("user", "text", None),
+        ("assistant", "reasoning", None),  # thinking is kept as reasoning
         ("assistant", "text", None),
         ("tool", "tool", "Read"),
         ("tool", "tool", "Read"),  # the result is named after its call
         ("tool", "tool", "Bash"),
         ("tool", "tool", "Bash"),
     ]
+    recs = [r for r in recs if r["content_type"] != "reasoning"]
     assert recs[2]["text"] == "Read\nfile_path: /home/dev/shop/checkout.py"
     assert recs[4]["text"] == "pytest -q tests/test_checkout.py"
     assert recs[5]["is_error"] == 1 and recs[3]["is_error"] == 0
-    assert all("the handler probably raises" not in r["text"] for r in recs), "thinking is not a record"
     assert recs[0]["record_id"].endswith("#0") and recs[0]["project"] == "shop"
     assert recs[0]["cwd"] == "/home/dev/shop" and recs[0]["timestamp"].endswith("Z")
     session = rows(backscroll_home, "SELECT * FROM sessions")[0]
@@ -48,7 +49,10 @@ def test_claude_skips_meta_system_snapshots_and_injected_blocks(session_builder,
     s.user("<system-reminder>be nice</system-reminder>real question about caching")
     s.user("[Request interrupted by user]")
     backscroll_index()
-    assert texts(backscroll_home) == ["real question about caching"]
+    # The slash command is the person's; the interruption marker the harness's.
+    got = [(r["text"], r["author"]) for r in rows(backscroll_home)]
+    assert got == [("/clear", "human"), ("real question about caching", "human"),
+                   ("[Request interrupted by user]", "harness")]
 
 
 def test_claude_subagents_are_sessions_linked_to_their_parent(session_builder, backscroll_home, backscroll_index):

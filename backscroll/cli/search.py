@@ -30,12 +30,16 @@ def search(
                                                show_default=False)],
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="How many results.")] = 10,
     content_type: Annotated[Optional[str], typer.Option(
-        "--content-type", "-t", metavar="text|tool",
-        help="Only prose (text) or only tool calls and outputs (tool; includes query echoes).")] = None,
+        "--content-type", "-t", metavar="text|tool|reasoning|summary",
+        help="Only prose (text), tool calls and outputs (tool; includes query echoes), the agent's "
+             "reasoning, or compaction summaries.")] = None,
     include_echoes: Annotated[bool, typer.Option(
         "--include-echoes", help="Also return earlier backscroll searches and their output.")] = False,
     role: Annotated[Optional[str], typer.Option("--role", metavar="user|assistant|tool",
                                                 help="Only records of this role.")] = None,
+    author: Annotated[Optional[str], typer.Option("--author", metavar="human|agent|harness",
+                                                  help="Only user text written by a person (human), by an agent "
+                                                       "for its subagent (agent), or by the harness.")] = None,
     agent: Annotated[Optional[str], typer.Option("--agent", metavar="NAME", help="Only this agent: claude, codex, gemini, opencode, pi.")] = None,
     project: Annotated[Optional[str], typer.Option("--project", "-p", metavar="NAME",
                                                    help="Only this project (last part of the working directory).")] = None,
@@ -102,7 +106,7 @@ def search(
                 common.err("nothing indexed yet: indexing your sessions first (once; `backscroll index` does it ahead)")
                 bars = {"progress": FilesBar(), "lexical_progress": WordsBar()}
         result = api.search(
-            text, limit=limit, role=role, agent=agent, content_type=content_type, project=project,
+            text, limit=limit, role=role, author=author, agent=agent, content_type=content_type, project=project,
             session=session, since=since, until=until, include_echoes=include_echoes, mode=mode,
             sync=not no_sync, max_chars=max_chars, strict=strict, rerun=rerun,
             caller_session=caller_session, caller_argv=None if person else sys.argv[1:],

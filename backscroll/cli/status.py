@@ -36,10 +36,23 @@ def _human(info: dict) -> None:
         if emb.get("prose_records"):
             line = f"embedded {emb['embedded']:,} / {emb['prose_records']:,} prose records"
             out.print(line + (" — run backscroll embed" if emb["pending"] else ""))
-        t = Table("agent", "sessions", "records", box=None, pad_edge=False)
+        t = Table("agent", "files", "sessions", "records", "by kind", box=None, pad_edge=False)
         for agent, n in info["agents"].items():
-            t.add_row(clean(agent), str(n["sessions"]), str(n["records"]))
+            if not (n.get("files") or n["sessions"] or n["records"]):
+                continue
+            kinds = ", ".join(f"{k} {v}" for k, v in sorted((n.get("kinds") or {}).items()))
+            t.add_row(clean(agent), str(n.get("files", 0)), str(n["sessions"]), str(n["records"]), clean(kinds))
         out.print(t)
+        for agent, n in info["agents"].items():
+            for u in (n.get("unknown") or [])[:5]:
+                out.print(f"  {agent}: {u['count']} line(s) of unknown type {u['entry_type']!r}, e.g. {u['example']}",
+                          markup=False, highlight=False)
+            if n.get("gone_from_disk"):
+                out.print(f"  {agent}: {n['gone_from_disk']} indexed session(s) are gone from disk "
+                          f"(kept by backscroll; the agent keeps {n.get('agent_keeps_days')} days)",
+                          markup=False, highlight=False)
+        for w in info.get("warnings") or []:
+            out.print(Text(f"warning: {w}", style="yellow"))
         if info["projects"]:
             t = Table("agent", "project", "sessions", "records", box=None, pad_edge=False, title_justify="left")
             for p in info["projects"][:15]:

@@ -32,6 +32,7 @@ class ParsedLine:
     records: list[Record]
     # Fields of the session that this line sets (cwd, title, parent_session_id, ...).
     session_updates: dict
+    # The entry type of a line the parser did not understand (records may still be empty).
     unknown: str | None = None
 
 
@@ -51,6 +52,7 @@ class SourceUnit:
     session: SessionInfo
     records: list[Record]
     skipped: list[tuple[int, str]] = field(default_factory=list)
+    # Entry types seen but not understood -> how many.
     unknown: dict[str, int] = field(default_factory=dict)
 
 
