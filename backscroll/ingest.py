@@ -576,7 +576,7 @@ def _read_lines(store: Store, agent: Agent, path: Path, prev: FileState | None, 
             "title": None, "started_at": reader.first_ts, "updated_at": reader.last_ts, "source_path": reader.key,
             "is_sidechain": 1, "parent_session_id": side.parent_session_id, "title_rank": None})
     if reader.leaf_titles:
-        store.add_leaf_titles(reader.leaf_titles, now)
+        store.add_leaf_titles({uuid: _redact_field(redactor, title) for uuid, title in reader.leaf_titles.items()}, now)
     store.save_file_state(state, now)
     return len(rows)
 
