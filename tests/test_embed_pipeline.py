@@ -224,7 +224,7 @@ def test_the_real_model_is_the_shipped_graph_and_ranks_paraphrases_above_unrelat
     assert embed_mod.model_path(verify=True).name == "minilm-l6-dynint8pc.onnx"  # sha256 checked
     bulk = embed_mod.load(bulk=True)
     query = embed_mod.load(bulk=False)
-    assert bulk.model_id == query.model_id == "all-MiniLM-L6-v2-dynint8pc-128"
+    assert bulk.model_id == query.model_id == f"all-MiniLM-L6-v2-dynint8pc-{embed_mod.MAX_TOKENS}"
     pairs = [("squash the last three commits", "combine several recent commits with an interactive rebase"),
              ("the test suite is flaky on CI", "tests fail intermittently in the continuous integration runs"),
              ("which library handles dates and time zones", "pendulum copes with daylight saving transitions")]
@@ -240,7 +240,7 @@ def test_the_real_model_is_the_shipped_graph_and_ranks_paraphrases_above_unrelat
     assert ((np.vstack([query.embed([t]) for t in texts]) * alone).sum(axis=1) > 0.999).all()
     # activations are quantised per batch, so a vector depends a little on its batch mates: close, not equal
     assert ((v * alone).sum(axis=1) > 0.98).all()
-    # cut at 128 tokens: what follows does not change the vector
-    long = "the deploy failed because the migration locked the orders table " * 30
+    # cut at MAX_TOKENS: what follows does not change the vector
+    long = "the deploy failed because the migration locked the orders table " * (embed_mod.MAX_TOKENS // 8)
     w = bulk.embed([long, long + " and then everything about lemon cakes"])
     assert float(w[0] @ w[1]) > 0.9999
