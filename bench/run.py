@@ -56,7 +56,9 @@ def cli(args: list[str], env: dict, check: bool = True, python: str = sys.execut
     wrapper = (
         "import resource, subprocess, sys, time, json, signal\n"
         "t = time.perf_counter()\n"
-        f"p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)\n"
+        # a shell's background job ignores SIGINT, and so would the child: give it the default back
+        "p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE,\n"
+        "                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))\n"
         f"try:\n    p.wait({interrupt_after!r})\n"
         "except subprocess.TimeoutExpired:\n    p.send_signal(signal.SIGINT)\n"
         "o, e = p.communicate()\n"

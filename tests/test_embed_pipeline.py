@@ -118,8 +118,10 @@ def test_ctrl_c_during_embed_keeps_what_is_done_exits_130_and_the_next_run_resum
     backscroll_index(embed=False)
     db = backscroll_home.config().db_path
     env = {**os.environ, "BACKSCROLL_EMBEDDER": "fake", "NO_COLOR": "1"}
+    # (a background job's children ignore SIGINT: give it the default a terminal's process has)
     proc = subprocess.Popen([sys.executable, "-c", _SLOW_EMBED], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
     def embedded() -> int:
         con = sqlite3.connect(db)
