@@ -222,12 +222,11 @@ class Vectors:
                             flush()
                             last = time.monotonic()
                 flush()
-            except BaseException:
-                if finished or too_short:  # Ctrl-C: keep what is done (the batch in flight is lost)
-                    try:
-                        flush()
-                    except Exception:
-                        pass
+            except BaseException:  # Ctrl-C: keep what is done (only the batch in flight is lost)
+                try:
+                    flush()
+                except Exception:
+                    pass
                 raise
             if since_matrix >= MATRIX_REFRESH_ROWS:  # keeps a search's unmapped tail small during a long run
                 self.write_matrix()
