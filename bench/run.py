@@ -49,7 +49,8 @@ QUERIES = [
 
 
 def cli(args: list[str], env: dict, check: bool = True, python: str = sys.executable,
-        interrupt_after: float | None = None, code: str | None = None) -> tuple[float, int, subprocess.CompletedProcess]:
+        interrupt_after: float | None = None, code: str | None = None,
+        cwd: Path = HERE.parent) -> tuple[float, int, subprocess.CompletedProcess]:
     """Run the CLI (or a ``code`` snippet) in a child; returns (wall seconds, peak RSS bytes of that child, result).
 
     ``interrupt_after``: send the child SIGINT (Ctrl-C) after that many seconds, if it still runs."""
@@ -69,7 +70,8 @@ def cli(args: list[str], env: dict, check: bool = True, python: str = sys.execut
         "sys.stdout.buffer.write(json.dumps({'wall': w, 'rss_kb': r, 'rc': p.returncode}).encode() + b'\\n' + p.stdout)\n"
     )
     target = [python, "-c", code, *args] if code is not None else [python, "-m", "backscroll", *args]
-    out = subprocess.run([sys.executable, "-c", wrapper, *target], env=env, capture_output=True)
+    # cwd: ``python -m``/``-c`` import from the working directory first, so it must be the checkout measured
+    out = subprocess.run([sys.executable, "-c", wrapper, *target], env=env, capture_output=True, cwd=cwd)
     head, _, rest = out.stdout.partition(b"\n")
     info = json.loads(head)
     result = subprocess.CompletedProcess(args, info["rc"], rest.decode(), out.stderr.decode())
@@ -90,28 +92,50 @@ def pct(values: list[float], p: float) -> float:
 
 _EMBED_SAMPLE = """
 import json, resource, sys, time
-from pathlib import Path
-from backscroll import embed
-from backscroll.config import resolve
-from backscroll.store import Store
-from backscroll.vectors import Vectors
-cfg = resolve(home=Path(sys.argv[2]), env={"HOME": sys.argv[3]})
-store = Store.open(cfg.db_path)
-vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
-vecs.ensure_model()
-pending = vecs.pending()
+texts = json.load(open(sys.argv[1]))
+from backscroll import embed, vectors
 t = time.perf_counter()
 e = embed.load(bulk=True)
 load = time.perf_counter() - t
-done = {"records": 0, "units": 0}
 ru0 = resource.getrusage(resource.RUSAGE_SELF)
 t = time.perf_counter()
-vecs.embed_pending(lambda: e, limit=int(sys.argv[1]), progress=lambda r, u: done.update(records=r, units=u))
+if hasattr(vectors, "WINDOW_RECORDS"):  # windows of pending texts, token-budget batches
+    for i in range(0, len(texts), vectors.WINDOW_RECORDS):
+        for _idx, _v in vectors._batches(e, texts[i:i + vectors.WINDOW_RECORDS]):
+            pass
+else:  # the earlier pipeline: chunks of BATCH_RECORDS records sorted by length, fastembed batches
+    for i in range(0, len(texts), vectors.BATCH_RECORDS):
+        e.embed(sorted(texts[i:i + vectors.BATCH_RECORDS], key=len))
 secs = time.perf_counter() - t
 ru1 = resource.getrusage(resource.RUSAGE_SELF)
 cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
-print(json.dumps({"pending": pending, "load_s": load, "secs": secs, "cpu_s": cpu, **done}))
+print(json.dumps({"load_s": load, "secs": secs, "cpu_s": cpu, "units": len(texts)}))
 """
+
+
+def sample_units(db: Path, n: int, seed: int = 0) -> tuple[list[str], int]:
+    """``n`` embedding units drawn at random from all prose (as the pipeline builds them), and how
+    many prose records there are: both implementations embed the same texts."""
+    import random
+
+    from backscroll.vectors import MIN_EMBED_CHARS, unit_text
+
+    con = sqlite3.connect(db)
+    try:
+        prose = con.execute("SELECT id, session_id, role, text FROM records WHERE content_type = 'text' "
+                            "AND is_echo = 0").fetchall()
+        rows = random.Random(seed).sample(prose, min(n, len(prose)))
+        out = []
+        for rid, session, role, text in rows:
+            if len(text.strip()) < MIN_EMBED_CHARS:
+                continue
+            q = con.execute("SELECT text FROM records WHERE session_id = ? AND id < ? AND role = 'user' "
+                            "AND content_type = 'text' ORDER BY id DESC LIMIT 1", (session, rid)).fetchone()
+            out.append(unit_text(role, text, q[0] if q else None))
+        return out, len(prose)
+    finally:
+        con.close()
+
 
 _FILL = """
 import sys
@@ -124,6 +148,7 @@ from backscroll.vectors import Vectors
 cfg = resolve(home=Path(sys.argv[1]), env={"HOME": sys.argv[2]})
 store = Store.open(cfg.db_path)
 vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
+vecs.ensure_model()
 rng = np.random.default_rng(0)
 ids = [r[0] for r in store.conn.execute(
     "SELECT id FROM records WHERE unit_hash IS NULL AND content_type='text' AND is_echo=0")]
@@ -153,28 +178,31 @@ def _embedded(home: Path) -> int:
 
 
 def measure_first_run(name: str, python: str, out: Path, sources: list[str], base_env: dict, fake_home: Path,
-                      sample: int, index_seconds: float, queries: list[str]) -> dict:
+                      sample: list[str], prose: int, index_seconds: float, queries: list[str], root: Path) -> dict:
     """One implementation's first-run figures, every one in child processes of its own python."""
     d: dict = {}
     home = out / f"home-{name}"
     shutil.rmtree(home, ignore_errors=True)
     env = {**base_env, "BACKSCROLL_HOME": str(home)}
     print(f"[{name}] lexical index …", file=sys.stderr)
-    wall, rss, res = cli(["index", "--no-embed", "--json", *sources], env, python=python)
+    wall, rss, res = cli(["index", "--no-embed", "--json", *sources], env, python=python, cwd=root)
     d.update(lexical_s=wall, lexical_rss=rss, records=json.loads(res.stdout)["records_added"])
-    print(f"[{name}] embedding {sample} texts …", file=sys.stderr)
-    _w, rss, res = cli([str(sample), str(home), str(fake_home)], env, python=python, code=_EMBED_SAMPLE)
+    print(f"[{name}] embedding {len(sample)} sampled texts …", file=sys.stderr)
+    sample_file = out / "sample.json"
+    _w, rss, res = cli([str(sample_file)], env, python=python, code=_EMBED_SAMPLE, cwd=root)
     e = json.loads(res.stdout.strip().splitlines()[-1])
-    d.update(embed_rss=rss, embed_load_s=e["load_s"], embed_records=e["records"], embed_units=e["units"],
-             embed_s=e["secs"], embed_cpu_s=e["cpu_s"], prose=e["pending"])
-    d["embed_rate"] = e["records"] / e["secs"] if e["secs"] else 0.0
+    d.update(embed_rss=rss, embed_load_s=e["load_s"], embed_units=e["units"], embed_s=e["secs"],
+             embed_cpu_s=e["cpu_s"], prose=prose)
+    d["embed_rate"] = e["units"] / e["secs"] if e["secs"] else 0.0
     d["embed_cpu_ms_per_unit"] = 1000 * e["cpu_s"] / max(e["units"], 1)
-    d["embed_full_projected_s"] = e["pending"] / d["embed_rate"] if d["embed_rate"] else float("nan")
+    d["embed_full_projected_s"] = prose / d["embed_rate"] if d["embed_rate"] else float("nan")
     print(f"[{name}] cold hybrid searches …", file=sys.stderr)
-    cli([str(home), str(fake_home)], env, python=python, code=_FILL)
+    cli([str(home), str(fake_home)], env, python=python, code=_FILL, cwd=root)
     times, srss = [], 0
     for q in queries:
-        w, r, _ = cli(["search", *q.split(), *sources], env, python=python)
+        w, r, found = cli(["search", *q.split(), "--json", *sources], env, python=python, cwd=root)
+        if json.loads(found.stdout)["mode"] != "hybrid":
+            raise SystemExit(f"[{name}] the search did not run hybrid: {found.stderr}")
         times.append(w)
         srss = max(srss, r)
     d.update(search_p50=statistics.median(times), search_p95=pct(times, 95), search_rss=srss)
@@ -182,7 +210,13 @@ def measure_first_run(name: str, python: str, out: Path, sources: list[str], bas
     home2 = out / f"home-{name}-index"
     shutil.rmtree(home2, ignore_errors=True)
     env2 = {**base_env, "BACKSCROLL_HOME": str(home2)}
-    wall, rss, res = cli(["index", *sources], env2, python=python, interrupt_after=index_seconds)
+    wall, rss, res = cli(["index", *sources], env2, python=python, interrupt_after=index_seconds, cwd=root)
+    con = sqlite3.connect(home2 / "backscroll.db")
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key = 'vectors_model'").fetchone()
+    finally:
+        con.close()
+    d["model"] = row[0] if row else None
     d.update(index_rss=rss, index_wall=wall, index_rc=res.returncode, index_units_kept=_embedded(home2),
              index_stderr=res.stderr.strip().splitlines()[:3])
     return d
@@ -200,10 +234,18 @@ def compare(args, corpus: Path, old: Path) -> int:
     base_env.pop("BACKSCROLL_EMBEDDER", None)
     sources = ["--source", f"claude:{corpus}/claude/projects", "--source", f"codex:{corpus}/codex/sessions"]
     queries = QUERIES[:args.queries]
+    print("choosing the texts both embed …", file=sys.stderr)
+    home = args.out / "home-sample"
+    shutil.rmtree(home, ignore_errors=True)
+    cli(["index", "--no-embed", *sources], {**base_env, "BACKSCROLL_HOME": str(home)})
+    sample, prose = sample_units(home / "backscroll.db", args.embed_sample)
+    (args.out / "sample.json").write_text(json.dumps(sample))
     res = {}
-    for name, python in (("old", str(old_python)), ("new", sys.executable)):
-        res[name] = measure_first_run(name, python, args.out, sources, base_env, fake_home, args.embed_sample,
-                                      args.index_seconds, queries)
+    for name, python, root in (("old", str(old_python), old), ("new", sys.executable, HERE.parent)):
+        res[name] = measure_first_run(name, python, args.out, sources, base_env, fake_home, sample, prose,
+                                      args.index_seconds, queries, root)
+        if res[name]["model"] is None:
+            raise SystemExit(f"[{name}] no model id recorded")
     o, n = res["old"], res["new"]
     mb = 1e6
 
@@ -234,12 +276,14 @@ def compare(args, corpus: Path, old: Path) -> int:
         print(json.dumps(res, indent=2))
     else:
         print(f"first run, old ({old}) vs new — {args.sessions} sessions, {n['records']:,} records, "
-              f"{n['prose']:,} prose texts; rates on {args.embed_sample} texts; {os.cpu_count()} CPUs; "
+              f"{n['prose']:,} prose texts; rates on the same {n['embed_units']} texts drawn at random; "
+              f"{os.cpu_count()} CPUs; "
               f"{date.today().isoformat()}\n")
         print("| measure | old | new | new vs old |\n|---|---|---|---|")
         for r in rows:
             print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} |")
-        print("\nstderr of the new `index`:", *n["index_stderr"], sep="\n  ")
+        print(f"\nmodels: old {o['model']}, new {n['model']}")
+        print("stderr of the new `index`:", *n["index_stderr"], sep="\n  ")
     return 0
 
 
