@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "installing backscroll and its dependencies into $(VENV) ..."
 	@$(BIN)/python -m pip install -q -e '.[test]' 2>&1 | grep -v "^WARNING: Location" || true
-	@$(BIN)/python -m compileall -q backscroll >/dev/null && $(BIN)/python -c "import backscroll, tantivy, fastembed" && touch $(STAMP)
+	@$(BIN)/python -m compileall -q backscroll >/dev/null && $(BIN)/python -c "import backscroll, tantivy, onnxruntime, tokenizers" && touch $(STAMP)
 
 demo: $(STAMP)
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \

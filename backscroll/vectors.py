@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import zlib
 from pathlib import Path
 from typing import Callable
@@ -26,10 +27,14 @@ from .store import Store, content_hash
 
 MIN_EMBED_CHARS = 12  # shorter prose is not embedded (lexical search still finds it)
 UNIT_USER_CHARS = 300  # the question's share of an exchange unit (about 60 tokens of the 256)
-BATCH_RECORDS = 256
+BATCH_RECORDS = 64  # batch rows for an embedder without its own batching (the fake)
+WINDOW_RECORDS = 2048  # pending records read, sorted by length and embedded at a time
+COMMIT_SECONDS = 1.0  # commit the vectors done about this often (an interruption loses less)
+MATRIX_REFRESH_ROWS = 20_000  # rewrite the matrix during a long run after this many new rows
 MATRIX_REBUILD_TAIL = 2000
 SCORE_CHUNK = 16384
 QUERY_CACHE_SIZE = 10_000
+DIM_DEFAULT = 384
 PRUNE_FLAG = "embeddings_prune"  # set when records were deleted: some embeddings may have lost their units
 
 
@@ -46,9 +51,18 @@ def _fsync_dir(path: Path) -> None:
     finally:
         os.close(fd)
 
-_PENDING_SQL = ("SELECT id, session_id, role, text FROM records WHERE unit_hash IS NULL "
-                "AND content_type IN ('text', 'summary') "
-                "AND is_echo = 0 AND id > ? ORDER BY id LIMIT ?")
+
+
+def _batches(embedder, texts: list[str]):
+    """``(indices, vectors)`` batch by batch: the embedder's own token-budget batching when it has one,
+    else shortest first in ``BATCH_RECORDS`` rows (little padding either way)."""
+    if hasattr(embedder, "batches"):
+        yield from embedder.batches(texts)
+        return
+    order = np.argsort(np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts)), kind="stable")
+    for i in range(0, len(order), BATCH_RECORDS):
+        idx = order[i:i + BATCH_RECORDS]
+        yield idx, embedder.embed([texts[j] for j in idx])
 
 
 def unit_text(role: str, text: str, question: str | None) -> str:
@@ -94,76 +108,129 @@ class Vectors:
             "ORDER BY id DESC LIMIT 1", (session_id, record_id)).fetchone()
         return row[0] if row else None
 
+    def pending_ids(self) -> np.ndarray:
+        """Ids of the prose records without a vector, newest first (by timestamp, then id)."""
+        cur = self.store.conn.execute(
+            "SELECT id FROM records WHERE unit_hash IS NULL AND content_type IN ('text', 'summary') AND is_echo = 0 "
+            "ORDER BY coalesce(timestamp, '') DESC, id DESC")
+        return np.fromiter((r[0] for r in cur), dtype=np.int64)
+
+    def _window_units(self, ids: np.ndarray) -> tuple[list[tuple[int, str, str]], list[int]]:
+        """``(record id, unit hash, unit text)`` for a window of pending records, and the too-short ones."""
+        rows = []
+        for i in range(0, len(ids), 500):
+            chunk = [int(x) for x in ids[i:i + 500]]
+            rows += self.store.conn.execute(
+                f"SELECT id, session_id, role, text FROM records WHERE id IN ({','.join('?' * len(chunk))}) "
+                "AND unit_hash IS NULL", chunk).fetchall()
+        rows.sort(key=lambda r: (r[1], r[0]))  # each session in order, for the question before an answer
+        units: list[tuple[int, str, str]] = []
+        too_short: list[int] = []
+        question: dict[str, str | None] = {}
+        for rid, session, role, text in rows:
+            if session not in question:
+                question[session] = self._question_before(session, rid)
+            if len(text.strip()) < MIN_EMBED_CHARS:  # "ok", "thanks", "Done." say nothing to search for
+                too_short.append(rid)
+            else:
+                u = unit_text(role, text, question[session])
+                units.append((rid, content_hash(u), u))
+            if role == "user":
+                question[session] = text
+        return units, too_short
+
+    def _known(self, hashes: list[str]) -> set[str]:
+        known: set[str] = set()
+        for i in range(0, len(hashes), 500):
+            chunk = hashes[i:i + 500]
+            known.update(r[0] for r in self.store.conn.execute(
+                f"SELECT content_hash FROM embeddings WHERE model = ? AND content_hash IN ({','.join('?' * len(chunk))})",
+                (self.model, *chunk)))
+        return known
+
+    def _commit(self, seq: int, vectors: dict[str, np.ndarray], records: list[tuple[int, str]],
+                too_short: list[int]) -> None:
+        self.store.begin()
+        try:
+            self.store.conn.executemany(
+                "INSERT OR REPLACE INTO embeddings (content_hash, model, dim, vector) VALUES (?, ?, ?, ?)",
+                [(h, self.model, len(v), v.astype(np.float32).tobytes()) for h, v in vectors.items()])
+            self.store.conn.executemany("UPDATE records SET unit_hash = ?, vector_seq = ? WHERE id = ?",
+                                        [(h, seq, rid) for rid, h in records])
+            self.store.conn.executemany("UPDATE records SET unit_hash = '' WHERE id = ?", [(r,) for r in too_short])
+            self.store.set_meta("vector_seq", str(seq))
+            self.store.commit()
+        except BaseException:
+            self.store.rollback()
+            raise
+
     def embed_pending(self, embedder_factory: Callable[[], object], *, limit: int | None = None,
                       progress: Callable[[int, int], None] | None = None) -> int:
-        """Embed prose records that have no vector yet; returns how many new units were embedded.
+        """Embed prose records that have no vector yet, newest first; returns how many new units were embedded.
 
-        ``progress(records_done, units_embedded)`` is called after each committed batch.
+        Pending records are read in windows of ``WINDOW_RECORDS`` (newest first); each window's texts
+        are embedded in token-budget batches and committed about every ``COMMIT_SECONDS``, so an
+        interruption (Ctrl-C) keeps all but the batch in flight and the next run resumes.
+        ``progress(records_done, units_embedded)`` is called after each commit.
         """
         self.ensure_model()
         embedder = None
-        last_id, done, embedded = 0, 0, 0
-        question: dict[str, str | None] = {}
+        done, embedded = 0, 0
         seq = int(self.store.get_meta("vector_seq") or 0)
-        while limit is None or done < limit:
-            n = BATCH_RECORDS if limit is None else min(BATCH_RECORDS, limit - done)
-            rows = self.store.conn.execute(_PENDING_SQL, (last_id, n)).fetchall()
-            if not rows:
-                break
-            units: list[tuple[int, str, str]] = []
-            too_short: list[int] = []
-            for rid, session, role, text in rows:
-                if session not in question:
-                    question[session] = self._question_before(session, rid)
-                if len(text.strip()) < MIN_EMBED_CHARS:  # "ok", "thanks", "Done." say nothing to search for
-                    too_short.append(rid)
-                else:
-                    u = unit_text(role, text, question[session])
-                    units.append((rid, content_hash(u), u))
-                if role == "user":
-                    question[session] = text
-            hashes = sorted({h for _r, h, _u in units})
-            known = set()
-            for i in range(0, len(hashes), 500):
-                chunk = hashes[i:i + 500]
-                known.update(r[0] for r in self.store.conn.execute(
-                    f"SELECT content_hash FROM embeddings WHERE model = ? AND content_hash IN ({','.join('?' * len(chunk))})",
-                    (self.model, *chunk)))
+        since_matrix = 0
+        ids = self.pending_ids()
+        if limit is not None:
+            ids = ids[:limit]
+        for start in range(0, len(ids), WINDOW_RECORDS):
+            units, too_short = self._window_units(ids[start:start + WINDOW_RECORDS])
+            known = self._known(sorted({h for _r, h, _u in units}))
             todo: dict[str, str] = {}
             for _rid, h, u in units:
                 if h not in known and h not in todo:
                     todo[h] = u
-            vecs = None
-            if todo:
-                if embedder is None:
-                    embedder = embedder_factory()
-                # Shortest first: batches of similar length waste little on padding (about 2.5x faster).
-                order = sorted(todo, key=lambda h: len(todo[h]))
-                embedded_sorted = embedder.embed([todo[h] for h in order])
-                position = {h: i for i, h in enumerate(order)}
-                vecs = embedded_sorted[[position[h] for h in todo]]
-            seq += 1
-            self.store.begin()
+            waiting = [(rid, h) for rid, h, _u in units]  # records not yet committed
+            finished: dict[str, np.ndarray] = {}  # vectors computed, not yet committed
+            window_done = len(ids[start:start + WINDOW_RECORDS]) - len(units)  # too short, or already taken
+
+            def flush() -> None:
+                nonlocal seq, waiting, finished, too_short, done, embedded, window_done, since_matrix
+                ready = [(rid, h) for rid, h in waiting if h in known or h in finished]
+                if not ready and not too_short:
+                    return
+                seq += 1
+                self._commit(seq, finished, ready, too_short)
+                known.update(finished)
+                embedded += len(finished)
+                since_matrix += len(ready)
+                done += len(ready) + window_done
+                waiting = [(rid, h) for rid, h in waiting if h not in known]
+                finished, too_short, window_done = {}, [], 0
+                if progress:
+                    progress(done, embedded)
+
             try:
-                if vecs is not None:
-                    self.store.conn.executemany(
-                        "INSERT OR REPLACE INTO embeddings (content_hash, model, dim, vector) VALUES (?, ?, ?, ?)",
-                        [(h, self.model, vecs.shape[1], vecs[i].astype(np.float32).tobytes())
-                         for i, h in enumerate(todo)])
-                self.store.conn.executemany("UPDATE records SET unit_hash = ?, vector_seq = ? WHERE id = ?",
-                                            [(h, seq, rid) for rid, h, _u in units])
-                self.store.conn.executemany("UPDATE records SET unit_hash = '' WHERE id = ?",
-                                            [(rid,) for rid in too_short])
-                self.store.set_meta("vector_seq", str(seq))
-                self.store.commit()
-            except BaseException:
-                self.store.rollback()
+                if todo:
+                    if embedder is None:
+                        embedder = embedder_factory()
+                    hashes = list(todo)
+                    texts = [todo[h] for h in hashes]
+                    last = time.monotonic()
+                    for idx, vecs in _batches(embedder, texts):
+                        for i, v in zip(idx, vecs):
+                            finished[hashes[i]] = v
+                        if time.monotonic() - last >= COMMIT_SECONDS:
+                            flush()
+                            last = time.monotonic()
+                flush()
+            except BaseException:  # Ctrl-C: keep what is done (only the batch in flight is lost)
+                try:
+                    flush()
+                except Exception:
+                    pass
                 raise
-            last_id = rows[-1][0]
-            done += len(rows)
-            embedded += len(todo)
-            if progress:
-                progress(done, embedded)
+            if since_matrix >= MATRIX_REFRESH_ROWS:  # keeps a search's unmapped tail small during a long run
+                self.write_matrix()
+                since_matrix = 0
         return embedded
 
     # -- the matrix cache ----------------------------------------------------------------------
@@ -180,19 +247,30 @@ class Vectors:
                 except OSError:
                     pass
 
+    _ROWS_SQL = ("FROM records r INDEXED BY records_vector_seq "
+                 "JOIN embeddings e ON e.content_hash = r.unit_hash AND e.model = ? "
+                 "WHERE r.vector_seq > ? AND r.vector_seq IS NOT NULL")
+
+    def _iter_rows(self, after_seq: int, chunk: int = 8192):
+        """``(ids, float32 rows)`` chunk by chunk, in matrix order: memory stays flat at any store size."""
+        cur = self.store.conn.execute(f"SELECT r.id, e.vector {self._ROWS_SQL} ORDER BY r.vector_seq, r.id",
+                                      (self.model, after_seq))
+        while True:
+            part = cur.fetchmany(chunk)
+            if not part:
+                return
+            ids = np.fromiter((r[0] for r in part), dtype=np.int64, count=len(part))
+            m = np.frombuffer(b"".join(r[1] for r in part), dtype=np.float32).reshape(len(part), -1)
+            yield ids, m
+
     def _rows(self, after_seq: int) -> tuple[np.ndarray, np.ndarray]:
-        cur = self.store.conn.execute(
-            "SELECT r.id, e.vector FROM records r INDEXED BY records_vector_seq "
-            "JOIN embeddings e ON e.content_hash = r.unit_hash AND e.model = ? "
-            "WHERE r.vector_seq > ? AND r.vector_seq IS NOT NULL ORDER BY r.vector_seq, r.id", (self.model, after_seq))
-        ids, blobs = [], []
-        for rid, blob in cur:
-            ids.append(rid)
-            blobs.append(blob)
-        if not ids:
+        ids_parts, parts = [], []
+        for ids, m in self._iter_rows(after_seq):
+            ids_parts.append(ids)
+            parts.append(m)
+        if not ids_parts:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
-        m = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), -1)
-        return np.asarray(ids, dtype=np.int64), m
+        return np.concatenate(ids_parts), np.vstack(parts) if len(parts) > 1 else parts[0]
 
     def _meta(self) -> dict | None:
         meta = self._paths()[3]
@@ -217,17 +295,44 @@ class Vectors:
         from .lexical import private_files
 
         seq = int(self.store.get_meta("vector_seq") or 0)
-        ids, m = self._rows(0)
-        if len(ids):
-            scales = np.abs(m).max(axis=1) / 127.0
-            scales[scales == 0] = 1.0
-            q8 = np.round(m / scales[:, None]).astype(np.int8)
-        else:
-            scales, q8 = np.zeros(0, dtype=np.float32), np.zeros((0, 0), dtype=np.int8)
+        n = self.store.conn.execute(f"SELECT count(*) {self._ROWS_SQL}", (self.model, 0)).fetchone()[0]
+        dim = DIM_DEFAULT
+        first = self.store.conn.execute(f"SELECT length(e.vector) {self._ROWS_SQL} LIMIT 1", (self.model, 0)).fetchone()
+        if first:
+            dim = first[0] // 4
         mpath, spath, ipath, meta = self._paths()
-        arrays = {"int8": (mpath, q8), "scales": (spath, scales.astype(np.float32)), "ids": (ipath, ids.astype(np.int64))}
+        ids = np.zeros(n, dtype=np.int64)
+        scales = np.zeros(n, dtype=np.float32)
+        crc_int8 = 0
         with private_files():
             self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # The int8 rows are written chunk by chunk into the file (never all in memory at once).
+            mtmp = mpath.with_name(f".{mpath.name}.{os.getpid()}.tmp.npy")
+            try:
+                if not n:  # an empty file cannot be memory-mapped
+                    np.save(mtmp, np.zeros((0, 0), dtype=np.int8))
+                q8 = np.lib.format.open_memmap(mtmp, mode="w+", dtype=np.int8, shape=(n, dim)) if n else None
+                at = 0
+                for part_ids, m in self._iter_rows(0):
+                    k = min(len(part_ids), n - at)  # the writer lock is held: the count cannot change
+                    m = m[:k]
+                    sc = np.abs(m).max(axis=1) / 127.0
+                    sc[sc == 0] = 1.0
+                    block = np.round(m / sc[:, None]).astype(np.int8)
+                    q8[at:at + k] = block
+                    ids[at:at + k] = part_ids[:k]
+                    scales[at:at + k] = sc
+                    crc_int8 = zlib.crc32(memoryview(np.ascontiguousarray(block).reshape(-1)).cast("B"), crc_int8)
+                    at += k
+                if q8 is not None:
+                    q8.flush()
+                    del q8
+                with open(mtmp, "rb+") as fh:
+                    os.fsync(fh.fileno())
+                os.replace(mtmp, mpath)
+            finally:
+                mtmp.unlink(missing_ok=True)
+            arrays = {"scales": (spath, scales), "ids": (ipath, ids)}
             for path, arr in arrays.values():
                 tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npy")
                 try:
@@ -239,19 +344,19 @@ class Vectors:
                 finally:  # a full disk leaves no half-written temp file behind
                     tmp.unlink(missing_ok=True)
             _fsync_dir(self.dir)
+            crcs = {"int8": crc_int8 if n else 0, **{k: _crc(arr) for k, (_p, arr) in arrays.items()}}
             meta_tmp = meta.with_name(f".{meta.name}.{os.getpid()}.tmp")
             try:
                 with open(meta_tmp, "w") as fh:
-                    fh.write(json.dumps({"model": self.model, "seq": seq, "rows": int(len(ids)),
-                                         "ids_sum": int(ids.sum()),
-                                         "crc32": {k: _crc(arr) for k, (_p, arr) in arrays.items()}}))
+                    fh.write(json.dumps({"model": self.model, "seq": seq, "rows": int(n),
+                                         "ids_sum": int(ids.sum()), "crc32": crcs}))
                     fh.flush()
                     os.fsync(fh.fileno())
                 os.replace(meta_tmp, meta)
             finally:
                 meta_tmp.unlink(missing_ok=True)
             _fsync_dir(self.dir)
-        return len(ids)
+        return n
 
     def _store_fingerprint(self, seq: int) -> tuple[int, int]:
         """``(rows, id sum)`` the matrix written at ``seq`` should hold, if no record was deleted since."""

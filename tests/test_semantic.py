@@ -174,17 +174,6 @@ def test_real_model_finds_a_paraphrase_that_lexical_misses(session_builder, back
     assert answer not in [h.text for h in lexical.results]
 
 
-@pytest.mark.slow
-def test_real_model_fastembed_and_direct_paths_agree():
-    assert embed_mod.model_path(verify=True).name == "model.onnx"  # sha256 checked
-    texts = ["squash the last three commits", "combine several recent commits with an interactive rebase",
-             "my cat likes to sleep in the sun", "x " * 400]
-    bulk = embed_mod.MiniLMEmbedder().embed(texts)
-    direct = embed_mod.DirectMiniLM().embed(texts)
-    assert np.allclose(bulk, direct, atol=1e-4)
-    assert bulk[0] @ bulk[1] > 0.4 > bulk[0] @ bulk[2]
-
-
 def test_hybrid_falls_back_to_lexical_when_the_model_cannot_load(session_builder, backscroll_index,
                                                                  backscroll_search, monkeypatch):
     session_builder.claude().user("caching choice for sessions")

@@ -13,14 +13,16 @@ from . import common
 def embed(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False) -> None:
     """Embed every prose record that has no vector yet (after `index --no-embed`, or a model change).
 
-    Resumes where an interrupted run stopped; identical texts are embedded once.
+    Newest sessions first. Resumes where an interrupted run stopped (Ctrl-C keeps everything
+    committed, at most about a second of work is lost); identical texts are embedded once.
     """
 
     def body() -> int:
         from .. import api
         from .progress import EmbedBar
 
-        n, secs = api.embed(cfg=common.config(), progress=EmbedBar() if not as_json and sys.stderr.isatty() else None)
+        n, secs = api.embed(cfg=common.config(), progress=EmbedBar() if not as_json and sys.stderr.isatty() else None,
+                            notify=common.err)
         if as_json:
             common.emit_json({"units_embedded": n, "seconds": round(secs, 3)})
         else:

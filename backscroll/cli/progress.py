@@ -64,30 +64,46 @@ class FilesBar:
             self.bar.stop()
 
 
+def eta_text(done: int, total: int, elapsed: float) -> str:
+    """Time left at the average rate so far ("" until there is a rate to go by). Pure."""
+    if done <= 0 or elapsed <= 0 or total <= done:
+        return ""
+    left = (total - done) * elapsed / done
+    if left < 60:
+        return f"{left:.0f} s left"
+    if left < 3600:
+        return f"{left / 60:.0f} min left"
+    return f"{left / 3600:.1f} h left"
+
+
 class CountBar:
-    """Items done out of a total, with the rate and the time left (``start``/``advance``/``finish``)."""
+    """Items done out of a total, with the rate and the time left (``start``/``advance``/``finish``).
+
+    The time left comes from this run's own average rate, not from rich's short smoothing window
+    (embedding commits about once a second, in steps of uneven size)."""
 
     def __init__(self, label: str, unit: str):
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
-                                   TimeRemainingColumn)
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn
 
         self.unit = unit
         self.bar = Progress(
             TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-            TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
+            TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[eta]}"),
             console=_console(), transient=True,
         )
         self.task = None
         self._t0 = 0.0
         self._done = 0
+        self._total = 0
 
     def start(self, total: int) -> None:
         import time
 
         if total:
             self._t0 = time.perf_counter()
+            self._total = total
             self.bar.start()
-            self.task = self.bar.add_task(self.unit, total=total, rate="")
+            self.task = self.bar.add_task(self.unit, total=total, rate="", eta="")
 
     def advance(self, done: int) -> None:
         """``done``: the count so far."""
@@ -95,8 +111,9 @@ class CountBar:
 
         if self.task is not None:
             self._done = done
-            rate = done / max(time.perf_counter() - self._t0, 1e-6)
-            self.bar.update(self.task, completed=done, rate=f"{rate:,.0f} {self.unit}/s")
+            elapsed = max(time.perf_counter() - self._t0, 1e-6)
+            self.bar.update(self.task, completed=done, rate=f"{done / elapsed:,.0f} {self.unit}/s",
+                            eta=eta_text(done, self._total, elapsed))
 
     def add(self, n: int) -> None:
         self.advance(self._done + n)
@@ -104,6 +121,7 @@ class CountBar:
     def finish(self) -> None:
         if self.task is not None:
             self.bar.stop()
+            self.task = None
 
 
 def EmbedBar() -> CountBar:
