@@ -11,6 +11,7 @@ import os
 import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Callable
 
 from .config import Config, resolve
@@ -373,13 +374,15 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
            since: str | None = None, until: str | None = None, include_echoes: bool = False,
            mode: str = "hybrid", sync: bool = True, max_chars: int = 2000, strict: bool = False,
            rerun: bool = False, caller_session: str | None = None, caller_argv: list[str] | None = None,
-           cfg: Config | None = None, home=None, sources=(), notify: Notify = _quiet) -> SearchResult:
+           cfg: Config | None = None, home=None, sources=(), notify: Notify = _quiet,
+           now: datetime | None = None) -> SearchResult:
     """Search the record. See README "Searching" for what each option does.
 
     ``--role``, ``--agent`` and ``--content-type`` are hints: unless ``strict``, up to three results
     the filtered search left out come back in ``also_matching``. When the calling agent session
     (``caller_session``, or the session whose in-flight call is ``caller_argv``) already ran the same search in
     this turn, the result is empty with ``repeated`` naming the earlier call, unless ``rerun``.
+    ``now`` is the clock that call is judged by (None: the wall clock).
     """
     from dataclasses import replace
 
@@ -405,7 +408,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, agent: str |
             key = repeat.make_key(query, limit=limit, mode=mode, content_type=content_type,
                                   include_echoes=include_echoes, role=role, agent=agent, project=project,
                                   session=session, since=since, until=until, strict=strict)
-            earlier = repeat.find_earlier(store, key, session_id=caller_session, argv=caller_argv)
+            earlier = repeat.find_earlier(store, key, now=now, session_id=caller_session, argv=caller_argv)
             if earlier is not None:
                 return SearchResult(query=plan.text, mode=mode, filters=filters, results=(),
                                     repeated=earlier.to_dict(), notes=(earlier.message(), *notes))
