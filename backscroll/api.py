@@ -25,7 +25,24 @@ from .store import Store
 
 Notify = Callable[[str], None]
 MODES = ("hybrid", "lexical", "semantic")
-INDEX_LOCK_WAIT = 10.0
+INDEX_LOCK_WAIT = 10.0  # seconds a writer waits for another one; $BACKSCROLL_LOCK_WAIT overrides
+
+
+def _lock_wait(wait: float | None) -> float:
+    """``wait`` when given, else ``$BACKSCROLL_LOCK_WAIT`` seconds, else ``INDEX_LOCK_WAIT``."""
+    if wait is not None:
+        return wait
+    raw = os.environ.get("BACKSCROLL_LOCK_WAIT", "").strip()
+    if not raw:
+        return INDEX_LOCK_WAIT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise UsageError(f"$BACKSCROLL_LOCK_WAIT must be a number of seconds, not {raw!r}",
+                         hint="unset it for the default of 10 seconds")
+    return value
 ALSO_MATCHING = 3  # extras a hinted filter may add
 SEARCH_EMBED_LIMIT = 64  # new records a search embeds itself (a new session: well under 2 s)
 
@@ -131,8 +148,10 @@ def embed_pending(store: Store, cfg: Config, progress=None) -> tuple[int, float]
 
 
 @contextmanager
-def _writing(cfg: Config, wait: float, *, must_exist: bool = False, hint: str = "run it again when that has finished"):
+def _writing(cfg: Config, wait: float | None, *, must_exist: bool = False,
+             hint: str = "run it again when that has finished"):
     """The store, opened with the single-writer lock held (LockedError after ``wait`` seconds)."""
+    wait = _lock_wait(wait)
     store = Store.open_existing(cfg.db_path) if must_exist else Store.open(cfg.db_path)
     try:
         with writer_lock(cfg, wait) as acquired:
@@ -146,7 +165,7 @@ def _writing(cfg: Config, wait: float, *, must_exist: bool = False, hint: str = 
 @_store_errors
 def index(*, cfg: Config | None = None, home=None, sources=(), embed: bool | None = None,
           progress: Progress | None = None, lexical_progress=None, embed_progress=None,
-          wait: float = INDEX_LOCK_WAIT, notify: Notify = _quiet) -> IndexOutcome:
+          wait: float | None = None, notify: Notify = _quiet) -> IndexOutcome:
     """Read every new session line into the store and bring the derived indexes up to date.
 
     ``embed=None`` follows the configuration (on by default); embedding needs the model package.
@@ -170,7 +189,7 @@ def index(*, cfg: Config | None = None, home=None, sources=(), embed: bool | Non
 
 
 @_store_errors
-def embed(*, cfg: Config | None = None, home=None, progress=None, wait: float = INDEX_LOCK_WAIT) -> tuple[int, float]:
+def embed(*, cfg: Config | None = None, home=None, progress=None, wait: float | None = None) -> tuple[int, float]:
     """Backfill embeddings for everything already in the store (``backscroll embed``)."""
     cfg = _config(cfg, home, ())
     with _writing(cfg, wait, must_exist=True) as store:
@@ -181,7 +200,7 @@ def embed(*, cfg: Config | None = None, home=None, progress=None, wait: float = 
 def rebuild(*, cfg: Config | None = None, home=None, notify: Notify = _quiet, lexical_progress=None) -> int:
     """Recreate the derived indexes from the store alone; returns the number of documents indexed."""
     cfg = _config(cfg, home, ())
-    with _writing(cfg, INDEX_LOCK_WAIT, must_exist=True) as store:
+    with _writing(cfg, None, must_exist=True) as store:
         # Built beside the index in use and swapped in when complete: searches meanwhile use the old one.
         return LexicalIndex(cfg.index_dir).rebuild(store, notify, lexical_progress)
 
