@@ -218,7 +218,8 @@ def _call_text(name: str, args: object) -> tuple[str, str | None]:
 
 def message_records(msg: dict, line: int, session: SessionInfo) -> list[Record]:
     """The records of one message at position ``line`` of the final message list."""
-    role = _TEXT_TYPES.get(msg.get("type"))
+    kind = msg.get("type")
+    role = _TEXT_TYPES.get(kind) if isinstance(kind, str) else None
     if role is None:
         return []  # info / error / warning notices
     base = f"{session.session_id}:{msg['id']}"
