@@ -9,7 +9,8 @@ never imports sqlite-utils. Adding a migration is all it takes: decorate a funct
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sqlite_utils import Database

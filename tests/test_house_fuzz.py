@@ -73,8 +73,8 @@ gemini_message = st.fixed_dictionaries({
 })
 gemini_line = st.one_of(
     gemini_message,
-    st.fixed_dictionaries({"$set": json_values | st.fixed_dictionaries({"messages": st.lists(gemini_message | json_values,
-                                                                                           max_size=3)})}),
+    st.fixed_dictionaries({"$set": json_values | st.fixed_dictionaries({
+        "messages": st.lists(gemini_message | json_values, max_size=3)})}),
     st.fixed_dictionaries({"$rewindTo": json_values | st.text(max_size=6)}),
     st.fixed_dictionaries({"sessionId": json_values, "directories": json_values, "kind": json_values,
                            "summary": json_values}),

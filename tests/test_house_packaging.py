@@ -52,8 +52,8 @@ def test_every_third_party_import_is_a_declared_dependency():
 
 
 def test_optional_imports_are_guarded_or_in_an_extra():
-    extras = {re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0] for reqs in PYPROJECT["project"]["optional-dependencies"].values()
-              for r in reqs}
+    extras = {re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]
+              for reqs in PYPROJECT["project"]["optional-dependencies"].values() for r in reqs}
     assert {"pytest", "zstandard"} <= extras
 
 

@@ -72,7 +72,8 @@ def main() -> None:
     import sys
 
     if not posix_ok():
-        message = "backscroll runs on POSIX systems only (Linux, macOS): this Python has no fcntl.flock, which its locks need"
+        message = ("backscroll runs on POSIX systems only (Linux, macOS): this Python has no fcntl.flock, "
+                   "which its locks need")
         hint = "on Windows, run backscroll inside WSL"
         if "--json" in sys.argv[1:]:
             import orjson
