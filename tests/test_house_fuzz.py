@@ -186,3 +186,13 @@ def test_gemini_message_whose_type_is_not_text_is_skipped_not_a_crash(tmp_path):
     ]) + "\n")
     [unit] = gemini.read_whole(path, {}).units
     assert [r.text for r in unit.records] == ["kept"]
+
+
+def test_tool_input_with_an_integer_past_64_bits_is_rendered():
+    """Found by the Amp fuzzer: orjson cannot encode such an integer, which Python's json reader gives."""
+    from backscroll.sources import render_input
+
+    big = -9_223_372_036_854_775_809
+    assert render_input(big) == str(big)
+    assert render_input({"n": [big], "ok": "yes"}) == f"n: [{big}]\nok: yes"
+    assert render_input({"a": {1: "key that is not text"}}) == 'a: {"1":"key that is not text"}'

@@ -117,18 +117,27 @@ def clean_text(text: str) -> str:
     return text.strip()
 
 
-def render_input(value: object) -> str:
-    """A tool input as readable ``key: value`` lines (strings verbatim, others as compact JSON)."""
+def _compact_json(value: object) -> str:
     import orjson
 
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # an integer past 64 bits, a key that is not text: what the stdlib reader may give
+        import json
+
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def render_input(value: object) -> str:
+    """A tool input as readable ``key: value`` lines (strings verbatim, others as compact JSON)."""
     if isinstance(value, dict):
         parts = []
         for k, v in value.items():
-            parts.append(f"{k}: {v if isinstance(v, str) else orjson.dumps(v).decode()}")
+            parts.append(f"{k}: {v if isinstance(v, str) else _compact_json(v)}")
         return "\n".join(parts)
     if isinstance(value, str):
         return value
-    return orjson.dumps(value).decode()
+    return _compact_json(value)
 
 
 def block_text(content: object) -> str:
