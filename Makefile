@@ -34,9 +34,10 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 # The inner loop: everything but the tests marked slow (the SIGKILL loop, the real model, the
-# downstream pytest run, the benchmark). lint and types join it once their findings are fixed.
+# downstream pytest run, the benchmark), spread over the cores. lint and types join it once their
+# findings are fixed.
 check: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" -n auto
 
 lint: $(STAMP)
 	$(BIN)/ruff check backscroll tests

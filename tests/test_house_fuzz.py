@@ -137,7 +137,7 @@ stored = st.one_of(  # what the reader gets back: JSON text, bytes, or an object
 )
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages=st.lists(st.tuples(st.one_of(stored, opencode_message.map(_encode)),
                                    json_values, st.lists(st.tuples(stored, json_values), max_size=4)), max_size=4))
 def test_opencode_messages_and_parts_never_raise(messages):
