@@ -1,5 +1,6 @@
 # make demo: index the bundled fixtures into a temporary home and show echo suppression.
-# make test: run the whole test suite. Both create .venv and install the project first.
+# make test: run the whole test suite. make check: the fast inner loop (tests not marked slow).
+# make lint / make types: ruff and mypy (not yet part of check or test). All create .venv first.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -7,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 export HF_HUB_OFFLINE := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test bench clean
+.PHONY: demo test check lint types bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,6 +34,18 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/backscroll eval fixtures/eval/check.toml --min-recall 0.9 --gate
 	$(BIN)/python -m pytest
+
+# The inner loop: everything but the tests marked slow (the SIGKILL loop, the real model, the
+# downstream pytest run, the benchmark), spread over the cores. lint and types join it once their
+# findings are fixed.
+check: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow" -n auto
+
+lint: $(STAMP)
+	$(BIN)/ruff check backscroll tests
+
+types: $(STAMP)
+	$(BIN)/mypy backscroll tests
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py --sessions 200

@@ -11,6 +11,7 @@ import os
 import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Callable
 
 from .config import Config, resolve
@@ -24,7 +25,24 @@ from .store import Store
 
 Notify = Callable[[str], None]
 MODES = ("hybrid", "lexical", "semantic")
-INDEX_LOCK_WAIT = 10.0
+INDEX_LOCK_WAIT = 10.0  # seconds a writer waits for another one; $BACKSCROLL_LOCK_WAIT overrides
+
+
+def _lock_wait(wait: float | None) -> float:
+    """``wait`` when given, else ``$BACKSCROLL_LOCK_WAIT`` seconds, else ``INDEX_LOCK_WAIT``."""
+    if wait is not None:
+        return wait
+    raw = os.environ.get("BACKSCROLL_LOCK_WAIT", "").strip()
+    if not raw:
+        return INDEX_LOCK_WAIT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise UsageError(f"$BACKSCROLL_LOCK_WAIT must be a number of seconds, not {raw!r}",
+                         hint="unset it for the default of 10 seconds")
+    return value
 ALSO_MATCHING = 3  # extras a hinted filter may add
 SEARCH_EMBED_LIMIT = 64  # new records a search embeds itself (a new session: well under 2 s)
 # Below this cosine a meaning-only match is noise (issue #18: `search xyzzyplugh` returned 10 hits).
@@ -164,8 +182,10 @@ def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = _qu
 
 
 @contextmanager
-def _writing(cfg: Config, wait: float, *, must_exist: bool = False, hint: str = "run it again when that has finished"):
+def _writing(cfg: Config, wait: float | None, *, must_exist: bool = False,
+             hint: str = "run it again when that has finished"):
     """The store, opened with the single-writer lock held (LockedError after ``wait`` seconds)."""
+    wait = _lock_wait(wait)
     store = Store.open_existing(cfg.db_path) if must_exist else Store.open(cfg.db_path)
     try:
         with writer_lock(cfg, wait) as acquired:
@@ -179,7 +199,7 @@ def _writing(cfg: Config, wait: float, *, must_exist: bool = False, hint: str = 
 @_store_errors
 def index(*, cfg: Config | None = None, home=None, sources=(), embed: bool | None = None,
           progress: Progress | None = None, lexical_progress=None, embed_progress=None,
-          wait: float = INDEX_LOCK_WAIT, notify: Notify = _quiet) -> IndexOutcome:
+          wait: float | None = None, notify: Notify = _quiet) -> IndexOutcome:
     """Read every new session line into the store and bring the derived indexes up to date.
 
     ``embed=None`` follows the configuration (on by default); embedding needs the model package.
@@ -204,7 +224,7 @@ def index(*, cfg: Config | None = None, home=None, sources=(), embed: bool | Non
 
 
 @_store_errors
-def embed(*, cfg: Config | None = None, home=None, progress=None, wait: float = INDEX_LOCK_WAIT,
+def embed(*, cfg: Config | None = None, home=None, progress=None, wait: float | None = None,
           notify: Notify = _quiet) -> tuple[int, float]:
     """Backfill embeddings for everything already in the store (``backscroll embed``)."""
     cfg = _config(cfg, home, ())
@@ -216,7 +236,7 @@ def embed(*, cfg: Config | None = None, home=None, progress=None, wait: float = 
 def rebuild(*, cfg: Config | None = None, home=None, notify: Notify = _quiet, lexical_progress=None) -> int:
     """Recreate the derived indexes from the store alone; returns the number of documents indexed."""
     cfg = _config(cfg, home, ())
-    with _writing(cfg, INDEX_LOCK_WAIT, must_exist=True) as store:
+    with _writing(cfg, None, must_exist=True) as store:
         # Built beside the index in use and swapped in when complete: searches meanwhile use the old one.
         return LexicalIndex(cfg.index_dir).rebuild(store, notify, lexical_progress)
 
@@ -427,9 +447,12 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
 HINT_FILTERS = ("role", "author", "agent", "content_type")
 
 
-def _now(value: str | None):
-    from datetime import datetime, timezone
+def _now(value: str | datetime | None) -> datetime:
+    """``value`` as an aware datetime (an ISO string or a datetime); the current time when None."""
+    from datetime import timezone
 
+    if isinstance(value, datetime):
+        return value
     return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else datetime.now(timezone.utc)
 
 
@@ -441,17 +464,18 @@ def search(query: str, *, limit: int = 10, role: str | None = None, author: str 
            mode: str = "hybrid", sync: bool = True, max_chars: int = 2000, strict: bool = False,
            rerun: bool = False, caller_session: str | None = None, caller_argv: list[str] | None = None,
            cfg: Config | None = None, home=None, sources=(), notify: Notify = _quiet,
-           now: str | None = None, progress: Progress | None = None, lexical_progress=None) -> SearchResult:
+           now: str | datetime | None = None, progress: Progress | None = None, lexical_progress=None) -> SearchResult:
     """Search the record. See README "Searching" for what each option does.
 
     A date in the query ("last week", "on 9 April") is a soft preference, read against ``now`` (an
-    ISO timestamp; the current time when None).
+    ISO timestamp or a datetime; the current time when None).
 
     ``--role``, ``--author``, ``--agent`` and ``--content-type`` are hints: unless ``strict``, up to three results
     the filtered search left out come back in ``also_matching``. When the calling agent session
     (``caller_session``, or the session whose in-flight call is ``caller_argv``) already ran the same search in
     this turn, the result is empty with ``repeated`` naming the earlier call, unless ``rerun``.
     ``progress`` and ``lexical_progress`` follow the sync a search runs first (``index``'s bars).
+    ``now`` (an ISO timestamp) is also the clock a repeated call is judged by.
     """
     from dataclasses import replace
 
@@ -477,7 +501,8 @@ def search(query: str, *, limit: int = 10, role: str | None = None, author: str 
             key = repeat.make_key(query, limit=limit, mode=mode, content_type=content_type,
                                   include_echoes=include_echoes, role=role, agent=agent, project=project,
                                   session=session, since=since, until=until, strict=strict, author=author)
-            earlier = repeat.find_earlier(store, key, session_id=caller_session, argv=caller_argv)
+            earlier = repeat.find_earlier(store, key, session_id=caller_session, argv=caller_argv,
+                                         now=_now(now))
             if earlier is not None:
                 return SearchResult(query=plan.text, mode=mode, filters=filters, results=(),
                                     repeated=earlier.to_dict(), notes=(earlier.message(), *notes))

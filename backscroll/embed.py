@@ -19,17 +19,21 @@ padding wastes little and activation memory has a fixed ceiling whatever the cor
 spinning otherwise burns about 30 % CPU). Nothing is ever downloaded, sent or cached outside the
 data dir: see ``_offline``, which runs before onnxruntime is imported.
 
-``BACKSCROLL_EMBEDDER=fake`` selects a deterministic hashing embedder (unit tests); ``minilm`` is
-the default.
+``$BACKSCROLL_EMBEDDER`` names the embedder (``minilm``, the default, or ``NAME[:VARIANT]``). Other
+names come from a registry (``register_embedder``): backscroll's pytest plugin registers ``fake``, a
+deterministic hashing embedder for tests (``backscroll.testing.FakeEmbedder``). A process that never
+loaded the plugin (a CLI subprocess a test starts with ``BACKSCROLL_EMBEDDER=fake``) imports it
+lazily from ``backscroll.testing`` (which needs pytest); production code never does.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
-import re
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Iterator, Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -78,26 +82,6 @@ def plan_batches(lengths: Sequence[int], budget: int = TOKEN_BUDGET, max_rows: i
         out.append(order[start:end])
         start = end
     return out
-
-
-class FakeEmbedder:
-    """Deterministic bag-of-words hashing into 384 dimensions: texts sharing words are close.
-
-    ``BACKSCROLL_EMBEDDER=fake:NAME`` gives the same vectors under another model id (to test model changes).
-    """
-
-    dim = DIM
-
-    def __init__(self, variant: str = ""):
-        self.model_id = "fake-hash-384" + (f"-{variant}" if variant else "")
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in re.findall(r"[a-z0-9]+", text.lower()):
-                h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
-                out[i, h % self.dim] += 1.0 if (h >> 32) & 1 else -1.0
-        return _normalize(out)
 
 
 def _sha256(path: Path) -> str:
@@ -216,19 +200,55 @@ def embedder_kind() -> str:
     return os.environ.get("BACKSCROLL_EMBEDDER", "minilm").strip().lower() or "minilm"
 
 
+# name -> factory(variant) giving an embedder; constructing one must be cheap (model_id() does).
+EmbedderFactory = Callable[[str], Embedder]
+_REGISTRY: dict[str, EmbedderFactory] = {}
+# Names that a process which did not register them can still select: "module:attribute" of the factory.
+_LAZY: dict[str, str] = {"fake": "backscroll.testing:fake_embedder"}
+
+
+def register_embedder(name: str, factory: EmbedderFactory) -> None:
+    """Make ``$BACKSCROLL_EMBEDDER=name[:variant]`` select ``factory(variant)`` (tests, other models)."""
+    if name == "minilm":
+        raise ValueError("minilm is built in")
+    _REGISTRY[name] = factory
+
+
+def unregister_embedder(name: str) -> None:
+    _REGISTRY.pop(name, None)
+
+
+def _factory(name: str) -> EmbedderFactory:
+    if name not in _REGISTRY and name in _LAZY:
+        module, _, attr = _LAZY[name].partition(":")
+        try:
+            _REGISTRY[name] = getattr(importlib.import_module(module), attr)
+        except ImportError as exc:
+            raise SemanticUnavailableError(f"the {name!r} embedder in $BACKSCROLL_EMBEDDER is for tests ({exc})",
+                                           hint="unset $BACKSCROLL_EMBEDDER to use the real model") from None
+    if name not in _REGISTRY:
+        known = ", ".join(["minilm", *sorted(set(_REGISTRY) | set(_LAZY))])
+        raise SemanticUnavailableError(f"unknown embedder {name!r} in $BACKSCROLL_EMBEDDER",
+                                       hint=f"use one of: {known}")
+    return _REGISTRY[name]
+
+
 def model_id() -> str:
-    """The id vectors are stored under, known without loading anything."""
-    kind = embedder_kind()
-    return FakeEmbedder(kind.partition(":")[2]).model_id if kind.startswith("fake") else MINILM_ID
+    """The id vectors are stored under, known without loading the model."""
+    name, _, variant = embedder_kind().partition(":")
+    if name == "minilm":
+        return MINILM_ID
+    try:
+        return _factory(name)(variant).model_id
+    except SemanticUnavailableError:
+        return embedder_kind()  # unusable: ``load`` says why, where semantic search degrades to lexical
 
 
 def load(bulk: bool) -> Embedder:
     """The configured embedder (``bulk`` verifies the model file's SHA-256; a query skips the 20 ms)."""
-    kind = embedder_kind()
-    if kind.startswith("fake"):
-        return FakeEmbedder(kind.partition(":")[2])
-    if kind != "minilm":
-        raise SemanticUnavailableError(f"unknown embedder {kind!r} in $BACKSCROLL_EMBEDDER", hint="use minilm or fake")
+    name, _, variant = embedder_kind().partition(":")
+    if name != "minilm":
+        return _factory(name)(variant)
     try:
         return MiniLM(bulk=bulk)
     except SemanticUnavailableError:

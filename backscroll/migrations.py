@@ -1,17 +1,59 @@
-"""Numbered schema migrations of the record store (sqlite-utils ``Migrations``).
+"""Numbered schema migrations of the record store (applied through sqlite-utils ``Migrations``).
 
-``SCHEMA_VERSION`` equals the number of migrations and is mirrored in ``PRAGMA user_version`` so
-that opening an up-to-date store costs one pragma read and never imports sqlite-utils.
+The schema version is the number of migrations registered here (``schema_version()``) and is
+mirrored in ``PRAGMA user_version``, so that opening an up-to-date store costs one pragma read and
+never imports sqlite-utils. Adding a migration is all it takes: decorate a function with
+``@migrations()`` below the others, and ``Store.open`` upgrades older stores to the new version.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from sqlite_utils import Database
-from sqlite_utils.migrations import Migrations
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+    from sqlite_utils.migrations import Migrations
 
-migrations = Migrations("backscroll")
+
+class MigrationList:
+    """The ordered migration functions; sqlite-utils is imported only when they are applied."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.functions: list[Callable[[Database], None]] = []
+
+    def __call__(self) -> Callable[[Callable[[Database], None]], Callable[[Database], None]]:
+        def register(fn: Callable[[Database], None]) -> Callable[[Database], None]:
+            if any(f.__name__ == fn.__name__ for f in self.functions):
+                raise ValueError(f"migration {fn.__name__!r} is already registered")
+            self.functions.append(fn)
+            return fn
+
+        return register
+
+    def __len__(self) -> int:
+        return len(self.functions)
+
+    def build(self) -> Migrations:
+        from sqlite_utils.migrations import Migrations
+
+        built = Migrations(self.name)
+        for fn in self.functions:
+            built()(fn)
+        return built
+
+    def apply(self, db: Database, **kw: Any) -> None:
+        self.build().apply(db, **kw)
+
+
+migrations = MigrationList("backscroll")
+
+
+def schema_version() -> int:
+    """The schema version this backscroll writes: the number of migrations."""
+    return len(migrations)
 
 
 @migrations()
@@ -49,9 +91,10 @@ def m001_initial(db: Database) -> None:
 
 def migrate(conn) -> None:
     """Apply pending migrations on an open stdlib connection and record the schema version."""
-    db = Database(conn)
-    migrations.apply(db)
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    from sqlite_utils import Database
+
+    migrations.apply(Database(conn))
+    conn.execute(f"PRAGMA user_version = {schema_version()}")
     conn.commit()
 
 
@@ -158,5 +201,3 @@ def m007_author_and_unknown_entries(db: Database) -> None:
                "WHERE unit_hash IS NULL AND content_type IN ('text', 'summary') AND is_echo = 0")
     db.execute("DELETE FROM meta WHERE key IN ('lexical_generation', 'lexical_watermark')")
 
-
-SCHEMA_VERSION = len(migrations._migrations)

@@ -22,8 +22,7 @@ from typing import Iterable, Iterator
 import orjson
 
 from .errors import CORRUPT_HINT, CorruptStoreError, NewerSchemaError, NothingIndexedError, ReadOnlyStoreError, store_failure
-
-SCHEMA_VERSION = 7  # kept equal to migrations.SCHEMA_VERSION (a test checks)
+from .migrations import schema_version
 
 RECORD_COLUMNS = (
     "record_id", "session_id", "agent", "project", "cwd", "role", "content_type", "tool_name",
@@ -108,18 +107,19 @@ class Store:
             if known is None:
                 raise
             raise known from None
-        if version < SCHEMA_VERSION:
+        current = schema_version()
+        if version < current:
             with _file_lock(path.with_name(path.name + ".migrate.lock")):
                 version = conn.execute("PRAGMA user_version").fetchone()[0]
-                if version < SCHEMA_VERSION:
+                if version < current:
                     from .migrations import migrate
 
                     migrate(conn)
-                    version = SCHEMA_VERSION
-        if version > SCHEMA_VERSION:
+                    version = current
+        if version > current:
             conn.close()
             raise NewerSchemaError(
-                f"the store {path} was written by a newer backscroll (schema {version}, this one reads {SCHEMA_VERSION})",
+                f"the store {path} was written by a newer backscroll (schema {version}, this one reads {current})",
                 hint="upgrade backscroll (pip install -U backscroll); the store was left untouched",
             )
         for suffix in ("-wal", "-shm"):
@@ -161,11 +161,12 @@ class Store:
                 conn.close()
                 raise store_failure(exc, path) or CorruptStoreError(
                     f"the store {path} cannot be read: {exc}", hint=CORRUPT_HINT.format(db=path)) from None
-        if version != SCHEMA_VERSION:
+        current = schema_version()
+        if version != current:
             conn.close()
             raise ReadOnlyStoreError(
                 f"the store {path} cannot be written, and it has schema {version} where this backscroll "
-                f"reads {SCHEMA_VERSION} (it cannot upgrade a store it may not write)",
+                f"reads {current} (it cannot upgrade a store it may not write)",
                 hint="copy the data dir somewhere writable and point $BACKSCROLL_HOME (or --home) at the copy")
         conn.execute("PRAGMA query_only=ON")
         store = cls(path, conn)
@@ -182,7 +183,9 @@ class Store:
                 if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                     conn.execute("PRAGMA journal_mode=WAL")
                 break
-            except sqlite3.OperationalError:
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise  # a read-only file or directory: waiting would not help
                 time.sleep(0.05)
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=OFF")
@@ -433,23 +436,29 @@ class Store:
                 f"SELECT id FROM records WHERE role = ? AND id IN ({','.join('?' * len(chunk))})", (role, *chunk)))
         return out
 
+    def _rows(self) -> sqlite3.Cursor:
+        """A cursor yielding ``sqlite3.Row``s; the shared connection's own row factory is never touched."""
+        cur = self.conn.cursor()
+        cur.row_factory = sqlite3.Row
+        return cur
+
     def fetch(self, ids: Iterable[int]) -> dict[int, sqlite3.Row]:
         ids = list(ids)
         out: dict[int, sqlite3.Row] = {}
-        self.conn.row_factory = sqlite3.Row
+        cur = self._rows()
         try:
             for i in range(0, len(ids), 500):
                 chunk = ids[i:i + 500]
                 q = ",".join("?" for _ in chunk)
-                for row in self.conn.execute(f"SELECT * FROM records WHERE id IN ({q})", chunk):
+                for row in cur.execute(f"SELECT * FROM records WHERE id IN ({q})", chunk):
                     out[row["id"]] = row
         finally:
-            self.conn.row_factory = None
+            cur.close()
         return out
 
     def query(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
-        self.conn.row_factory = sqlite3.Row
+        cur = self._rows()
         try:
-            return self.conn.execute(sql, params).fetchall()
+            return cur.execute(sql, params).fetchall()
         finally:
-            self.conn.row_factory = None
+            cur.close()

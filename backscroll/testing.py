@@ -10,12 +10,23 @@ and subagent files, Codex rollouts), so what is tested is what users' machines h
         s.user("which queue should we use?")
         s.assistant("Postgres with SKIP LOCKED: we already run Postgres.")
         assert_recalled("queue decision", "SKIP LOCKED")
+
+A project that has backscroll installed but does not want these fixtures turns the plugin off:
+``-p no:backscroll`` (command line, or ``addopts``) does not load it at all; ``backscroll_plugin =
+false`` in the pytest configuration (``[tool.pytest.ini_options]`` or ``pytest.ini``) keeps the
+names listed but makes any use of them an error that says so, and nothing else of the plugin runs.
+
+It also provides ``FakeEmbedder``, a deterministic stand-in for the embedding model: with
+``BACKSCROLL_TEST_EMBEDDER=fake`` the fixtures select it (``BACKSCROLL_EMBEDDER=fake``), and a
+backscroll subprocess started with ``BACKSCROLL_EMBEDDER=fake`` loads it from here on its own.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import shlex
 import uuid as uuidlib
 from dataclasses import dataclass, field
@@ -27,11 +38,64 @@ import pytest
 from .dates import format_ts, parse_ts
 
 _SCRUBBED_ENV = ("BACKSCROLL_HOME", "BACKSCROLL_CONFIG", "BACKSCROLL_EMBED", "BACKSCROLL_REDACT",
-                 "BACKSCROLL_SESSION_ID", "BACKSCROLL_EMBEDDER", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME",
+                 "BACKSCROLL_SESSION_ID", "BACKSCROLL_EMBEDDER", "BACKSCROLL_LOCK_WAIT",
+                 "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME",
                  "OPENCODE_DATA_DIR", "PI_CODING_AGENT_DIR", "XDG_DATA_HOME",
                  "OMP_CODING_AGENT_DIR", "KIMI_SHARE_DIR", "COPILOT_HOME", "CLINE_DATA_DIR", "CLINE_DIR",
                  "GOOSE_PATH_ROOT", "CRUSH_GLOBAL_DATA", "FILE_STORE_PATH", "XDG_CONFIG_HOME", "NO_COLOR")
 DEFAULT_START = "2026-10-01T09:00:00.000Z"
+
+
+# -- the plugin switch -----------------------------------------------------------------------------
+
+def pytest_addoption(parser) -> None:
+    parser.addini("backscroll_plugin", type="bool", default=True,
+                  help="backscroll's fixtures (session_builder, backscroll_index, ...); false turns them off, "
+                       "like -p no:backscroll")
+
+
+def _check_enabled(config) -> None:
+    if not config.getini("backscroll_plugin"):
+        pytest.fail("backscroll's pytest fixtures are turned off here (backscroll_plugin = false in the pytest "
+                    "configuration): remove that line to use them, or run with -p no:backscroll to hide them",
+                    pytrace=False)
+
+
+# -- the fake embedder -----------------------------------------------------------------------------
+
+class FakeEmbedder:
+    """Deterministic bag-of-words hashing into 384 dimensions: texts sharing words are close.
+
+    ``BACKSCROLL_EMBEDDER=fake:NAME`` gives the same vectors under another model id (to test model changes).
+    """
+
+    dim = 384
+
+    def __init__(self, variant: str = ""):
+        self.model_id = "fake-hash-384" + (f"-{variant}" if variant else "")
+
+    def embed(self, texts):
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in re.findall(r"[a-z0-9]+", text.lower()):
+                h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+                out[i, h % self.dim] += 1.0 if (h >> 32) & 1 else -1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return (out / norms).astype(np.float32)
+
+
+def fake_embedder(variant: str = "") -> FakeEmbedder:
+    """The factory behind ``BACKSCROLL_EMBEDDER=fake[:variant]``."""
+    return FakeEmbedder(variant)
+
+
+def _register_fake() -> None:
+    from .embed import register_embedder
+
+    register_embedder("fake", fake_embedder)
 
 
 @dataclass
@@ -376,8 +440,9 @@ class SessionFactory:
 # -- fixtures ----------------------------------------------------------------------------------
 
 @pytest.fixture
-def backscroll_home(tmp_path, monkeypatch) -> BackscrollHome:
+def backscroll_home(tmp_path, monkeypatch, request) -> BackscrollHome:
     """An isolated HOME and data dir; the agents' variables and backscroll's own are cleared."""
+    _check_enabled(request.config)
     root = tmp_path / "backscroll-env"
     home, data = root / "home", root / "data"
     home.mkdir(parents=True)
@@ -388,6 +453,7 @@ def backscroll_home(tmp_path, monkeypatch) -> BackscrollHome:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     # The real model by default, as users run it; set BACKSCROLL_TEST_EMBEDDER=fake for fast unit tests.
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", os.environ.get("BACKSCROLL_TEST_EMBEDDER", "minilm"))
+    _register_fake()
     return BackscrollHome(root, home, data)
 
 

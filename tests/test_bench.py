@@ -5,9 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "run.py"
 
 
+@pytest.mark.slow  # a corpus, an index and the real model in a subprocess
 def test_bench_runs_on_a_tiny_corpus(tmp_path):
     out = subprocess.run([sys.executable, str(BENCH), "--sessions", "4", "--quick", "--embed-sample", "20",
                           "--out", str(tmp_path), "--json"], capture_output=True, text=True, timeout=600)

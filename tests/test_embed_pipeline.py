@@ -19,6 +19,7 @@ from backscroll import embed as embed_mod
 from backscroll import vectors as vectors_mod
 from backscroll.cli.progress import eta_text
 from backscroll.store import Store
+from backscroll.testing import FakeEmbedder
 from backscroll.vectors import Vectors
 
 
@@ -46,7 +47,7 @@ def test_time_left_comes_from_the_average_rate_so_far():
 
 # -- newest first, windows, commits --------------------------------------------------------------
 
-class Recording(embed_mod.FakeEmbedder):
+class Recording(FakeEmbedder):
     seen: list[str] = []
 
     def embed(self, texts):
@@ -88,7 +89,7 @@ def test_a_window_commits_in_steps_and_each_step_reports_progress(session_builde
     store = Store.open(backscroll_home.config().db_path)
     try:
         vecs = Vectors(store, backscroll_home.config().vectors_dir, embed_mod.model_id())
-        assert vecs.embed_pending(embed_mod.FakeEmbedder, progress=lambda r, u: steps.append((r, u))) == 20
+        assert vecs.embed_pending(FakeEmbedder, progress=lambda r, u: steps.append((r, u))) == 20
         assert vecs.pending() == 0
     finally:
         store.close()
@@ -98,12 +99,12 @@ def test_a_window_commits_in_steps_and_each_step_reports_progress(session_builde
 
 _SLOW_EMBED = """
 import sys, time
-from backscroll import embed
-orig = embed.FakeEmbedder.embed
+from backscroll import testing
+orig = testing.FakeEmbedder.embed
 def slow(self, texts):
     time.sleep(0.5)  # 7 batches of 64: about 3.5 s, committed about every second
     return orig(self, texts)
-embed.FakeEmbedder.embed = slow
+testing.FakeEmbedder.embed = slow
 from backscroll.cli import main
 sys.argv = ["backscroll", "embed"]
 main()
@@ -159,7 +160,7 @@ def test_a_partly_embedded_store_answers_hybrid_searches_and_says_how_much(sessi
     store = Store.open(backscroll_home.config().db_path)
     try:
         vecs = Vectors(store, backscroll_home.config().vectors_dir, embed_mod.model_id())
-        vecs.embed_pending(embed_mod.FakeEmbedder, limit=30)  # the newest 30 of 151
+        vecs.embed_pending(FakeEmbedder, limit=30)  # the newest 30 of 151
     finally:
         store.close()
     res = backscroll_search("calendar arithmetic invoices", sync=False)

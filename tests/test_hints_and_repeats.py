@@ -92,20 +92,35 @@ def test_human_output_shows_the_extras_under_a_heading(tagged_story, backscroll_
 
 # -- repeated searches -------------------------------------------------------------------------
 
-def _recent(seconds_ago: int) -> str:
-    return format_ts(datetime.now(timezone.utc) - timedelta(seconds=seconds_ago))
+NOW = datetime(2026, 11, 3, 14, 0, tzinfo=timezone.utc)  # the clock these searches run at, not the wall clock
+
+
+@pytest.fixture
+def backscroll_search(backscroll_search):
+    def at_now(query, **kw):
+        return backscroll_search(query, **{"now": NOW, **kw})
+
+    return at_now
+
+
+def _recent(seconds_ago: int, now: datetime = NOW) -> str:
+    return format_ts(now - timedelta(seconds=seconds_ago))
+
+
+def _turn(session_builder, now: datetime):
+    old = session_builder.claude(project="shop", start="2026-10-01T09:00:00Z")
+    old.assistant("Use Postgres SKIP LOCKED for the job queue.")
+    s = session_builder.claude(project="shop", start=_recent(60, now))
+    s.clock.step = timedelta(seconds=2)
+    s.user("what did we decide about the job queue?")
+    s.search_echo("job queue", "1. Use Postgres SKIP LOCKED for the job queue.")
+    return s
 
 
 @pytest.fixture
 def agent_turn(session_builder):
     """A session in which the agent already searched once and is now running a search."""
-    old = session_builder.claude(project="shop", start="2026-10-01T09:00:00Z")
-    old.assistant("Use Postgres SKIP LOCKED for the job queue.")
-    s = session_builder.claude(project="shop", start=_recent(60))
-    s.clock.step = timedelta(seconds=2)
-    s.user("what did we decide about the job queue?")
-    s.search_echo("job queue", "1. Use Postgres SKIP LOCKED for the job queue.")
-    return s
+    return _turn(session_builder, NOW)
 
 
 def running(session, command: str) -> None:
@@ -181,7 +196,8 @@ def test_session_id_from_the_environment(agent_turn, backscroll_search, monkeypa
     assert res.repeated is not None
 
 
-def test_cli_prints_the_note_and_json_names_the_earlier_call(agent_turn, backscroll_home, monkeypatch):
+def test_cli_prints_the_note_and_json_names_the_earlier_call(session_builder, backscroll_home, monkeypatch):
+    agent_turn = _turn(session_builder, datetime.now(timezone.utc))  # the CLI judges by the wall clock
     running(agent_turn, "backscroll search 'job queue' --json")
     monkeypatch.setattr("sys.argv", ["backscroll", "search", "job queue", "--json"])  # this process's argv
     r = CliRunner().invoke(app, ["search", "job", "queue", "--json"])
@@ -212,3 +228,11 @@ def test_a_person_is_not_told_about_an_agents_finished_searches(session_builder,
     s.assistant("Redis stays a cache only.")
     res = backscroll_search("redis decision")
     assert res.repeated is None and res.results
+
+
+def test_the_repeat_check_runs_on_the_given_clock(agent_turn, backscroll_search):
+    """The same log, judged at two moments: in the turn's window it is a repeat, an hour on it is not."""
+    running(agent_turn, "backscroll search 'job queue'")
+    assert backscroll_search("job queue", caller_argv=["search", "job queue"], now=NOW).repeated is not None
+    later = backscroll_search("job queue", caller_argv=["search", "job queue"], now=NOW + timedelta(hours=1))
+    assert later.repeated is None and later.results

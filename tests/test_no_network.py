@@ -185,6 +185,7 @@ def test_detectors_see_dns_remote_connects_and_stray_files(tmp_path):
 
 # -- the real thing ------------------------------------------------------------------------------
 
+@pytest.mark.slow  # loads the real model
 def test_index_and_a_fresh_hybrid_search_with_the_real_model_stay_offline_and_in_the_data_dir(
         session_builder, watched):
     s = session_builder.claude()

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from typer.testing import CliRunner
 
 from backscroll.cli import app
@@ -39,6 +41,7 @@ def test_the_home_is_isolated(backscroll_home):
 '''
 
 
+@pytest.mark.slow  # a whole pytest run in a temporary project, with the real model
 def test_a_downstream_project_uses_the_fixtures(tmp_path):
     project = tmp_path / "downstream"
     (project / "tests").mkdir(parents=True)

@@ -57,21 +57,29 @@ def run_cli(home, *args, timeout=120) -> subprocess.CompletedProcess:
 @pytest.mark.slow
 def test_index_survives_sigkill_at_many_points(session_builder, backscroll_home, tmp_path):
     build_corpus(session_builder, sessions=240)
-    t0 = time.perf_counter()
-    assert run_cli(backscroll_home, "index").returncode == 0
-    full_time = time.perf_counter() - t0
+    times = []
+    for attempt in range(2):  # the second run is warm, like the runs that get killed
+        for child in backscroll_home.data.glob("*"):
+            subprocess.run(["rm", "-rf", str(child)], check=True)
+        t0 = time.perf_counter()
+        assert run_cli(backscroll_home, "index").returncode == 0
+        times.append(time.perf_counter() - t0)
+    full_time = min(times)
     reference = record_ids(backscroll_home.data / "backscroll.db")
     assert len(reference) > 4000
-    survived = 0
+    interrupted = 0
     for i in range(KILLS):
         home = backscroll_home
         for child in home.data.iterdir():
             subprocess.run(["rm", "-rf", str(child)], check=True)
         proc = subprocess.Popen([sys.executable, "-m", "backscroll", "index"], env=cli_env(home),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(full_time * (i + 0.5) / KILLS)
+        time.sleep(0.8 * full_time * (i + 0.5) / KILLS)  # spread over the run, none at its very end
         proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        if proc.wait() == -signal.SIGKILL:
+            interrupted += 1  # killed mid-run, not finished before the signal came
+        else:
+            assert proc.returncode == 0, f"kill {i}: the index run failed by itself ({proc.returncode})"
         done = run_cli(home, "index")
         assert done.returncode == 0, done.stderr
         assert record_ids(home.data / "backscroll.db") == reference, f"kill {i}: records differ"
@@ -79,8 +87,7 @@ def test_index_survives_sigkill_at_many_points(session_builder, backscroll_home,
         assert search.returncode == 0 and json.loads(search.stdout)["results"], search.stderr
         again = run_cli(home, "index", "--json")
         assert json.loads(again.stdout)["records_added"] == 0
-        survived += 1
-    assert survived == KILLS
+    assert interrupted >= KILLS * 3 // 4, f"only {interrupted} of {KILLS} runs were really killed mid-index"
 
 
 # -- concurrency -------------------------------------------------------------------------------
@@ -99,10 +106,11 @@ def test_two_index_processes_at_once(session_builder, backscroll_home):
 
 def test_index_reports_exit_5_when_the_writer_stays_busy(session_builder, backscroll_home, monkeypatch):
     session_builder.claude().user("hello")
+    monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", "1")
     cfg = backscroll_home.config()
     with writer_lock(cfg) as held:
         assert held
-        r = run_cli(backscroll_home, "index")  # waits 10 s, then gives up
+        r = run_cli(backscroll_home, "index")  # waits $BACKSCROLL_LOCK_WAIT seconds (10 unset), then gives up
     assert r.returncode == 5 and "already in progress" in r.stderr
 
 

@@ -6,6 +6,7 @@ import pytest
 from helpers import rows
 
 from backscroll import embed as embed_mod
+from backscroll.testing import FakeEmbedder
 from backscroll import vectors as vectors_mod
 from backscroll.errors import SemanticUnavailableError
 from backscroll.store import Store
@@ -50,7 +51,7 @@ def test_interrupted_embedding_resumes_where_it_stopped(session_builder, backscr
     cfg = backscroll_home.config()
     calls = []
 
-    class Failing(embed_mod.FakeEmbedder):
+    class Failing(FakeEmbedder):
         def embed(self, texts):
             calls.append(len(texts))
             if len(calls) == 2:
@@ -185,7 +186,7 @@ def test_hybrid_falls_back_to_lexical_when_the_model_cannot_load(session_builder
     def broken(self, texts):  # the model's runtime failing (a damaged install)
         raise RuntimeError("onnxruntime: cannot load")
 
-    monkeypatch.setattr(embed_mod.FakeEmbedder, "embed", broken)
+    monkeypatch.setattr(FakeEmbedder, "embed", broken)
     res = backscroll_search("caching choice", sync=False)
     assert res.mode == "lexical" and res.results and any("lexical" in n for n in res.notes)
     with pytest.raises(SemanticUnavailableError):

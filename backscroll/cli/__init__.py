@@ -33,9 +33,9 @@ def _version(value: bool) -> None:
         from importlib.metadata import version
 
         from ..embed import model_id
-        from ..store import SCHEMA_VERSION
+        from ..migrations import schema_version
 
-        typer.echo(f"backscroll {version('backscroll')} (model {model_id()}, store schema {SCHEMA_VERSION})")
+        typer.echo(f"backscroll {version('backscroll')} (model {model_id()}, store schema {schema_version()})")
         raise typer.Exit()
 
 
@@ -103,11 +103,32 @@ def hoist_globals(argv: list[str]) -> list[str]:
     return front + rest
 
 
+def posix_ok() -> bool:
+    """Whether this platform has what the store and the writer lock need (``fcntl.flock``)."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    return hasattr(fcntl, "flock")
+
+
 def main() -> None:
     """Run the CLI. Option errors (an unknown flag, --limit 0) follow the JSON error contract when
     ``--json`` was given, and are Typer's usual usage message otherwise."""
     import sys
 
+    if not posix_ok():
+        message = ("backscroll runs on POSIX systems only (Linux, macOS): this Python has no fcntl.flock, "
+                   "which its locks need")
+        hint = "on Windows, run backscroll inside WSL"
+        if "--json" in sys.argv[1:]:
+            import orjson
+
+            sys.stderr.write(orjson.dumps({"error": {"kind": "unsupported-platform", "message": message,
+                                                     "hint": hint}}).decode() + "\n")
+        else:
+            sys.stderr.write(f"error: {message}\nhint: {hint}\n")
+        sys.exit(1)
     click_error = typer.BadParameter.__mro__[2]  # click's ClickException, as Typer ships it
     try:
         code = app(args=hoist_globals(sys.argv[1:]), standalone_mode=False)

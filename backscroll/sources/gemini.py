@@ -253,7 +253,8 @@ def _author(text: str, session: SessionInfo) -> str:
 
 def message_records(msg: dict, line: int, session: SessionInfo) -> list[Record]:
     """The records of one message at position ``line`` of the final message list."""
-    role = _TEXT_TYPES.get(msg.get("type"))
+    kind = msg.get("type")
+    role = _TEXT_TYPES.get(kind) if isinstance(kind, str) else None
     if role is None:
         return []  # info / error / warning notices
     base = f"{session.session_id}:{msg['id']}"
@@ -405,9 +406,9 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     records = conversation_records(conv, session)
     unknown: dict[str, int] = {}
     for msg in conv.messages:
-        mtype = msg.get("type")
+        mtype = str(msg.get("type"))  # a type that is not text is counted, not a crash
         if mtype not in _TEXT_TYPES and mtype not in _NOTICE_TYPES:
-            unknown[str(mtype)] = unknown.get(str(mtype), 0) + 1
+            unknown[mtype] = unknown.get(mtype, 0) + 1
     unit = SourceUnit(str(path), session, records, conv.skipped, unknown)
     return WholeRead([unit], {"session_id": session.session_id, "messages": len(conv.messages)})
 

@@ -100,4 +100,10 @@ def dumps(value: object) -> str:
     try:
         return orjson.dumps(value).decode()
     except (orjson.JSONEncodeError, TypeError):
-        return orjson.dumps(_capped(value, MAX_DEPTH), default=str).decode()
+        capped = _capped(value, MAX_DEPTH)
+        try:
+            return orjson.dumps(capped, default=str).decode()
+        except TypeError:  # an integer past 64 bits, a key that is not text: what the stdlib reader may give
+            import json
+
+            return json.dumps(capped, ensure_ascii=False, separators=(",", ":"), default=str)

@@ -235,6 +235,7 @@ def _unit(key: str, session: SessionInfo, messages: list[_Message],
             base = f"{session.session_id}:{part.part_id}"
             ts = normalize_timestamp(part.created) or msg_ts
             kind = data.get("type")
+            kind = kind if isinstance(kind, str) else str(kind)  # a malformed part: counted as unknown
             if kind == "text":
                 if role is None or data.get("synthetic") or data.get("ignored"):
                     continue
@@ -251,7 +252,7 @@ def _unit(key: str, session: SessionInfo, messages: list[_Message],
                     ts = normalize_timestamp(_get(data, "time", "start")) or ts
                     records.append(Record(f"{base}#0", "assistant", "reasoning", text, line, ts, cwd))
             elif kind not in _IGNORED_PARTS:
-                unknown[str(kind)] = unknown.get(str(kind), 0) + 1
+                unknown[kind] = unknown.get(kind, 0) + 1
             if kind == "tool":
                 try:
                     records.extend(_tool_records(base, part.part_id, data, line, ts, cwd))

@@ -1,0 +1,76 @@
+"""Packaging: what backscroll imports is what it declares; licence, typing marker, POSIX only."""
+
+import ast
+import re
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "backscroll"
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+# Imported only where they are optional: the pytest plugin runs under pytest; Zed's zstd readers
+# fall back from one to the next (the ``zed`` extra names one); the MCP SDK only for ``backscroll mcp``
+# (the ``mcp`` extra).
+OPTIONAL = {"pytest", "zstandard", "pyzstd", "compression", "mcp"}
+
+
+def _third_party_imports() -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top != "backscroll":
+                    found.setdefault(top, set()).add(str(path.relative_to(ROOT)))
+    return found
+
+
+def _declared() -> set[str]:
+    return {re.split(r"[\s<>=!~;\[]", req, maxsplit=1)[0].lower().replace("_", "-")
+            for req in PYPROJECT["project"]["dependencies"]}
+
+
+def test_every_third_party_import_is_a_declared_dependency():
+    dists = packages_distributions()
+    declared = _declared()
+    missing = {}
+    for module, where in _third_party_imports().items():
+        if module in OPTIONAL:
+            continue
+        names = {d.lower().replace("_", "-") for d in dists.get(module, [module])}
+        if not names & declared:
+            missing[module] = sorted(where)
+    assert missing == {}, f"imported but not declared in [project] dependencies: {missing}"
+
+
+def test_optional_imports_are_guarded_or_in_an_extra():
+    extras = {re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]
+              for reqs in PYPROJECT["project"]["optional-dependencies"].values() for r in reqs}
+    assert {"pytest", "zstandard"} <= extras
+
+
+def test_license_and_typing_marker_ship():
+    project = PYPROJECT["project"]
+    assert project["license"] == "MIT" and (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert "the backscroll authors" in (ROOT / "LICENSE").read_text()
+    assert (PACKAGE / "py.typed").exists()
+    assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["backscroll"]
+    assert "Operating System :: POSIX" in project["classifiers"]
+
+
+def test_the_cli_refuses_a_platform_without_fcntl_clearly():
+    code = ("import sys; sys.modules['fcntl'] = None; sys.argv = ['backscroll', *sys.argv[1:]]; "
+            "from backscroll.cli import main; main()")
+    for extra, want in (([], "error: backscroll runs on POSIX systems only"), (["--json"], '"unsupported-platform"')):
+        r = subprocess.run([sys.executable, "-c", code, "status", *extra], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 1 and r.stdout == "", r
+        assert want in r.stderr and "Traceback" not in r.stderr, r.stderr
