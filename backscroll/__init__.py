@@ -15,15 +15,15 @@ __all__ = ["index", "search", "status", "rebuild", "Hit", "SearchResult", "Filte
 
 def __getattr__(name: str):
     if name in ("index", "search", "status", "rebuild"):
-        from . import api
+        from backscroll import api
 
         return getattr(api, name)
     if name in ("Hit", "SearchResult", "Filters"):
-        from . import records
+        from backscroll import types as records
 
         return getattr(records, name)
     if name == "BackscrollError":
-        from .errors import BackscrollError
+        from backscroll.errors import BackscrollError
 
         return BackscrollError
     raise AttributeError(name)

@@ -1,5 +1,5 @@
 """``python -m backscroll`` runs the command line."""
 
-from .cli import main
+from backscroll.cli import main
 
 main()

@@ -9,19 +9,29 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Callable
+from datetime import UTC, datetime
 
-from .config import Config, resolve
-from .errors import (BackscrollError, CORRUPT_HINT, CorruptStoreError, DamagedIndexError, LockedError,
-                     NothingIndexedError, ReadOnlyStoreError, SemanticUnavailableError, UsageError, store_failure)
-from .ingest import IndexReport, Progress, sync, writer_lock
-from .lexical import LexicalDamaged, LexicalIndex, analyze
-from .query import plan as plan_query
-from .records import AUTHORS, CONTENT_TYPES, ROLES, Filters, SearchResult
-from .store import Store
+from backscroll.config import Config, resolve
+from backscroll.errors import (
+    CORRUPT_HINT,
+    BackscrollError,
+    CorruptStoreError,
+    DamagedIndexError,
+    LockedError,
+    NothingIndexedError,
+    ReadOnlyStoreError,
+    SemanticUnavailableError,
+    UsageError,
+    store_failure,
+)
+from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex, analyze
+from backscroll.ingest.sync import IndexReport, Progress, sync, writer_lock
+from backscroll.retrieval.query import plan as plan_query
+from backscroll.store.db import Store
+from backscroll.types import AUTHORS, CONTENT_TYPES, ROLES, Filters, SearchResult
 
 Notify = Callable[[str], None]
 MODES = ("hybrid", "lexical", "semantic")
@@ -111,7 +121,7 @@ def _writable(cfg: Config) -> bool:
 
 def _refuse_if_damaged(store: Store) -> None:
     """Write nothing into a damaged store: ``quick_check`` first (about 0.2 s per 100 MB)."""
-    from .errors import integrity_problems
+    from backscroll.errors import integrity_problems
 
     problems = integrity_problems(store.path)
     if problems:
@@ -124,7 +134,7 @@ def _redactor(cfg: Config):
     """A fresh counting redactor, or None when the configuration turned redaction off."""
     if not cfg.redact.value:
         return None
-    from .redact import Redactor
+    from backscroll.ingest.redact import Redactor
 
     return Redactor()
 
@@ -141,8 +151,8 @@ def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = _qu
     """
     import time
 
-    from . import embed
-    from .vectors import Vectors
+    from backscroll.indexes import embed
+    from backscroll.indexes.vectors import Vectors
 
     t0 = time.perf_counter()
     vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
@@ -242,7 +252,7 @@ def rebuild(*, cfg: Config | None = None, home=None, notify: Notify = _quiet, le
 
 
 def _check_agent(agent: str | None) -> None:
-    from .sources import AGENTS
+    from backscroll.ingest.sources import AGENTS
 
     if agent is not None and agent not in AGENTS:
         raise UsageError(f"unknown agent {agent!r}", hint=f"use one of: {', '.join(AGENTS)}")
@@ -250,7 +260,7 @@ def _check_agent(agent: str | None) -> None:
 
 def make_filters(*, role=None, agent=None, content_type=None, project=None, session=None,
                  since=None, until=None, author=None) -> Filters:
-    from .dates import parse_when
+    from backscroll.dates import parse_when
 
     if role is not None and role not in ROLES:
         raise UsageError(f"unknown role {role!r}", hint=f"use one of: {', '.join(ROLES)}")
@@ -344,7 +354,7 @@ class _LazyEmbedder:
 
     def __call__(self):
         if self._e is None:
-            from .embed import load
+            from backscroll.indexes.embed import load
 
             self._e = load(bulk=False)
         return self._e
@@ -389,8 +399,8 @@ def _semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str,
 
     A search embeds a few new records itself, under the writer lock (never beside an ``index``).
     """
-    from . import embed
-    from .vectors import Vectors
+    from backscroll.indexes import embed
+    from backscroll.indexes.vectors import Vectors
 
     if filters.content_type == "tool" or filters.role == "tool":
         if mode == "semantic":
@@ -449,11 +459,10 @@ HINT_FILTERS = ("role", "author", "agent", "content_type")
 
 def _now(value: str | datetime | None) -> datetime:
     """``value`` as an aware datetime (an ISO string or a datetime); the current time when None."""
-    from datetime import timezone
 
     if isinstance(value, datetime):
         return value
-    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else datetime.now(timezone.utc)
+    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else datetime.now(UTC)
 
 
 @_store_errors
@@ -479,7 +488,8 @@ def search(query: str, *, limit: int = 10, role: str | None = None, author: str 
     """
     from dataclasses import replace
 
-    from . import pipeline, repeat
+    from backscroll.retrieval import pipeline
+    from backscroll.retrieval.policy import repeat
 
     if mode not in MODES:
         raise UsageError(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
@@ -494,7 +504,7 @@ def search(query: str, *, limit: int = 10, role: str | None = None, author: str 
     try:
         if not store.has_records():
             raise _nothing_indexed(store)
-        from .browse import resolve_filters
+        from backscroll.browse import resolve_filters
 
         filters = resolve_filters(store, filters)
         if not rerun:
@@ -582,7 +592,7 @@ def _open_for_reading(cfg: Config, do_sync: bool, notify: Notify = _quiet) -> St
 def show(ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0, sync: bool = True,
          cfg: Config | None = None, home=None, notify: Notify = _quiet):
     """A record with its context, or a whole session (see ``browse.show``)."""
-    from . import browse
+    from backscroll import browse
 
     browse.check_count("--context", context, 0)
     browse.check_count("--limit", limit, 1)
@@ -600,8 +610,8 @@ def list_sessions(*, agent: str | None = None, project: str | None = None, since
                   limit: int = 20, offset: int = 0, sync: bool = True, cfg: Config | None = None, home=None,
                   notify: Notify = _quiet) -> list[dict]:
     """Sessions, newest first (see ``browse.list_sessions``)."""
-    from . import browse
-    from .dates import parse_when
+    from backscroll import browse
+    from backscroll.dates import parse_when
 
     _check_agent(agent)
     browse.check_count("--limit", limit, 1)
@@ -622,8 +632,8 @@ def list_sessions(*, agent: str | None = None, project: str | None = None, since
 def count_sessions(*, agent: str | None = None, project: str | None = None, since: str | None = None,
                    cfg: Config | None = None, home=None) -> int:
     """How many sessions ``list_sessions`` could page through (no sync: it just ran)."""
-    from . import browse
-    from .dates import parse_when
+    from backscroll import browse
+    from backscroll.dates import parse_when
 
     cfg = _config(cfg, home, ())
     store = _open_for_reading(cfg, False)
@@ -637,7 +647,7 @@ def count_sessions(*, agent: str | None = None, project: str | None = None, sinc
 @_store_errors
 def status(*, cfg: Config | None = None, home=None, sources=()) -> dict:
     """What is indexed, from where, and what was skipped."""
-    from .status import collect
+    from backscroll.status_report import collect
 
     return collect(_config(cfg, home, sources))
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import MAX_COUNT, AmbiguousIdError, NotFoundError, UsageError
-from .records import Hit
-from .store import Store
+from backscroll.errors import MAX_COUNT, AmbiguousIdError, NotFoundError, UsageError
+from backscroll.store.db import Store
+from backscroll.types import Hit
 
 FIND_IDS_HINT = ("`backscroll search WORDS` prints the record id of each hit (`backscroll show <record id>`); "
                  "`backscroll list` prints session ids (the first 6 or more characters of one are enough)")

@@ -9,11 +9,12 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from .errors import UsageError
+from backscroll.errors import UsageError
 
 APP = "backscroll"
 _AGENT_PREFIX = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")  # ``name:`` in front of a --source path
@@ -133,7 +134,7 @@ def _bool_setting(name: str, env_name: str, file_values: dict, env: Mapping[str,
 
 def parse_source_spec(spec: str) -> tuple[str | None, str]:
     """``codex:/path`` names the agent; a bare path lets every agent claim its own files."""
-    from .sources import AGENTS
+    from backscroll.ingest.sources import AGENTS
 
     head, sep, tail = spec.partition(":")
     if sep and head in AGENTS and tail:
@@ -155,7 +156,7 @@ def resolve(
     env: Mapping[str, str] | None = None,
 ) -> Config:
     """Resolve the configuration from flags (the arguments), the environment and the config file."""
-    from .sources import AGENTS
+    from backscroll.ingest.sources import AGENTS
 
     env = os.environ if env is None else env
     if home is not None:

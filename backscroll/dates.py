@@ -7,16 +7,16 @@ sort as text.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
-from .errors import UsageError
+from backscroll.errors import UsageError
 
 _RELATIVE = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|mo|y)\s*$", re.IGNORECASE)
 _UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "mo": 30 * 86400, "y": 365 * 86400}
 
 
 def format_ts(dt: datetime) -> str:
-    dt = dt.astimezone(timezone.utc)
+    dt = dt.astimezone(UTC)
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
@@ -27,7 +27,7 @@ def normalize_timestamp(value: object) -> str | None:
     try:
         if isinstance(value, (int, float)):
             seconds = value / 1000 if value > 1e11 else value
-            return format_ts(datetime.fromtimestamp(seconds, tz=timezone.utc))
+            return format_ts(datetime.fromtimestamp(seconds, tz=UTC))
         if isinstance(value, str):
             if len(value) == 24 and value[10] == "T" and value[19] == "." and value[23] == "Z" and value[:4].isdigit():
                 return value  # already the canonical form (what Claude Code and Codex write)
@@ -38,7 +38,7 @@ def normalize_timestamp(value: object) -> str | None:
                 return normalize_timestamp(int(s))
             dt = datetime.fromisoformat(s.replace("Z", "+00:00").replace("z", "+00:00"))
             if dt.tzinfo is None:
-                dt = dt.replace(tzinfo=timezone.utc)
+                dt = dt.replace(tzinfo=UTC)
             return format_ts(dt)
     except (ValueError, OverflowError, OSError):
         return None
@@ -58,7 +58,7 @@ def parse_when(value: str, *, now: datetime | None = None, end: bool = False) ->
     With ``end=True`` a bare date means the end of that day (so ``--until 2026-10-01`` includes it).
     """
     try:
-        return _parse_when(value, now or datetime.now(timezone.utc), end)
+        return _parse_when(value, now or datetime.now(UTC), end)
     except (ValueError, OverflowError):
         raise UsageError(f"cannot read the date {value!r}", hint=_WHEN_HINT) from None
 
@@ -99,7 +99,7 @@ def local_time(ts: str | None, *, seconds: bool = False) -> str:
 def human_age(ts: str | None, *, now: datetime | None = None) -> str:
     if not ts:
         return "unknown time"
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     try:
         seconds = (now - parse_ts(ts)).total_seconds()
     except ValueError:

@@ -35,7 +35,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import UsageError
+from backscroll.errors import UsageError
 
 QUERY_KEYS = {"id", "text", "expected", "category", "session", "role", "agent", "content_type", "project", "since",
               "until", "include_echoes", "mode", "allow_also_matching"}
@@ -201,8 +201,8 @@ def run_eval(path: Path, *, k: int = 5, mode: str | None = None, home=None, embe
     With ``modes`` (e.g. ``("lexical", "semantic", None)``) every mode runs over the same index and a
     list of reports comes back, one per mode; otherwise one report for ``mode``.
     """
-    from . import api
-    from .config import resolve
+    from backscroll import api
+    from backscroll.config import resolve
 
     queries, sources = load_queries(path)
     gate, now = load_gate(path)

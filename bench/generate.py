@@ -46,7 +46,7 @@ import shutil
 import sys
 import time
 import uuid as uuidlib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from random import Random
@@ -58,7 +58,7 @@ from random import Random
 _ENC = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 dumps = _ENC.encode
 
-YEAR_START = datetime(2025, 12, 1, tzinfo=timezone.utc)
+YEAR_START = datetime(2025, 12, 1, tzinfo=UTC)
 YEAR_DAYS = 365
 _EPOCH = datetime(1970, 1, 1)
 _DAY_CACHE: dict[int, str] = {}
@@ -904,7 +904,7 @@ class Session:
 # Claude Code
 # --------------------------------------------------------------------------------------------
 
-_MS_2026_03 = int(datetime(2026, 3, 1, tzinfo=timezone.utc).timestamp() * 1000)
+_MS_2026_03 = int(datetime(2026, 3, 1, tzinfo=UTC).timestamp() * 1000)
 
 
 def _claude_model(ms: int) -> str:

@@ -24,10 +24,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from backscroll import redact as work_redact  # noqa: E402
 from backscroll.config import Config, Setting, SourceRoot  # noqa: E402
-from backscroll.ingest import sync  # noqa: E402
-from backscroll.store import Store  # noqa: E402
+from backscroll.ingest import redact as work_redact  # noqa: E402
+from backscroll.ingest.sync import sync  # noqa: E402
+from backscroll.store.db import Store  # noqa: E402
 
 
 def _load(name: str, rev: str, tmp: Path):

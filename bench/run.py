@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import sqlite3
 import statistics
@@ -93,7 +92,8 @@ def pct(values: list[float], p: float) -> float:
 _EMBED_SAMPLE = """
 import json, resource, sys, time
 texts = json.load(open(sys.argv[1]))
-from backscroll import embed, vectors
+from backscroll.indexes import embed
+from backscroll.indexes import vectors
 t = time.perf_counter()
 e = embed.load(bulk=True)
 load = time.perf_counter() - t
@@ -118,7 +118,7 @@ def sample_units(db: Path, n: int, seed: int = 0) -> tuple[list[str], int]:
     many prose records there are: both implementations embed the same texts."""
     import random
 
-    from backscroll.vectors import MIN_EMBED_CHARS, unit_text
+    from backscroll.indexes.vectors import MIN_EMBED_CHARS, unit_text
 
     con = sqlite3.connect(db)
     try:
@@ -141,10 +141,10 @@ _FILL = """
 import sys
 from pathlib import Path
 import numpy as np
-from backscroll import embed
+from backscroll.indexes import embed
 from backscroll.config import resolve
-from backscroll.store import Store
-from backscroll.vectors import Vectors
+from backscroll.store.db import Store
+from backscroll.indexes.vectors import Vectors
 cfg = resolve(home=Path(sys.argv[1]), env={"HOME": sys.argv[2]})
 store = Store.open(cfg.db_path)
 vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
@@ -265,7 +265,7 @@ def compare(args, corpus: Path, old: Path) -> int:
          ratio(o["embed_rss"], n["embed_rss"])),
         (f"peak RSS, `index` (Ctrl-C after {args.index_seconds:.0f} s)", f"{o['index_rss'] / mb:.0f} MB",
          f"{n['index_rss'] / mb:.0f} MB", ratio(o["index_rss"], n["index_rss"])),
-        (f"texts embedded and kept by that `index`", f"{o['index_units_kept']:,}", f"{n['index_units_kept']:,}",
+        ("texts embedded and kept by that `index`", f"{o['index_units_kept']:,}", f"{n['index_units_kept']:,}",
          ratio(n["index_units_kept"], max(o["index_units_kept"], 1))),
         ("cold hybrid search p50 / p95", f"{o['search_p50']:.2f} / {o['search_p95']:.2f} s",
          f"{n['search_p50']:.2f} / {n['search_p95']:.2f} s", ratio(o["search_p50"], n["search_p50"])),
@@ -306,8 +306,9 @@ def main(argv: list[str] | None = None) -> int:
 
     import compileall
 
-    import backscroll
     import generate
+
+    import backscroll
     from backscroll import api
     from backscroll.config import resolve
 
@@ -346,9 +347,9 @@ def main(argv: list[str] | None = None) -> int:
 
     # 2. embeddings
     cfg = resolve(home=home, env={"HOME": str(fake_home)})
-    from backscroll.store import Store
-    from backscroll import embed as embed_mod
-    from backscroll.vectors import Vectors
+    from backscroll.indexes import embed as embed_mod
+    from backscroll.indexes.vectors import Vectors
+    from backscroll.store.db import Store
 
     store = Store.open(cfg.db_path)
     vecs = Vectors(store, cfg.vectors_dir, embed_mod.model_id())

@@ -22,10 +22,11 @@ NONSENSE = ["xyzzyplugh", "qwertyuiop asdf", "blorft zingle wump", "frobnicate t
 
 
 def main() -> None:
-    from backscroll import api, embed
+    from backscroll import api
     from backscroll.config import resolve
-    from backscroll.store import Store
-    from backscroll.vectors import Vectors
+    from backscroll.indexes import embed
+    from backscroll.indexes.vectors import Vectors
+    from backscroll.store.db import Store
 
     home = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp())
     spec = tomllib.loads((ROOT / "fixtures/eval/tune.toml").read_text())

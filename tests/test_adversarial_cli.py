@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from datetime import UTC
 
 import pytest
 from typer.testing import CliRunner
@@ -106,7 +107,7 @@ def test_json_keeps_the_text_exactly(hostile_session, backscroll_index):
 
 
 def test_clean_is_one_for_one():
-    from backscroll.render import clean
+    from backscroll.cli.render import clean
 
     raw = "a\x1b[2Jb\tc\nd\x07\x7f\x9b\r"
     assert len(clean(raw)) == len(raw)
@@ -124,8 +125,8 @@ def _huge_query(n_words: int = 20000) -> str:
 
 
 def test_plan_caps_length_and_terms():
-    from backscroll.lexical import analyze
-    from backscroll.query import MAX_QUERY_CHARS, MAX_QUERY_TERMS, plan
+    from backscroll.indexes.lexical import analyze
+    from backscroll.retrieval.query import MAX_QUERY_CHARS, MAX_QUERY_TERMS, plan
 
     p = plan(_huge_query()[:100_000], analyze)
     assert len(p.text) <= MAX_QUERY_CHARS
@@ -137,8 +138,8 @@ def test_plan_caps_length_and_terms():
 
 
 def test_many_short_words_are_capped_too():
-    from backscroll.lexical import analyze
-    from backscroll.query import MAX_QUERY_TERMS, plan
+    from backscroll.indexes.lexical import analyze
+    from backscroll.retrieval.query import MAX_QUERY_TERMS, plan
 
     p = plan(" ".join(f"w{i}" for i in range(300)), analyze)  # < 2,000 characters, 300 words
     assert len(p.terms) == MAX_QUERY_TERMS and len(p.notes) == 1
@@ -161,11 +162,11 @@ def test_huge_query_searches_with_a_note(hostile_session, backscroll_index):
 # -- item 24: the repeated-search note reaches only the agent session that repeated itself -------
 
 def _ago(seconds: float) -> str:
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from backscroll.dates import format_ts
 
-    return format_ts(datetime.now(timezone.utc) - timedelta(seconds=seconds))
+    return format_ts(datetime.now(UTC) - timedelta(seconds=seconds))
 
 
 def _agent_searching(session_builder, command: str, *, start: str, project: str = "shop"):

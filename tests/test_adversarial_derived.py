@@ -9,13 +9,12 @@ import stat
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 from backscroll import api
-from backscroll.ingest import writer_lock
-from backscroll.lexical import LexicalIndex
-from backscroll.store import Store
+from backscroll.indexes.lexical import LexicalIndex
+from backscroll.ingest.sync import writer_lock
+from backscroll.store.db import Store
 
 
 def _lex_ids(home) -> list[int]:
@@ -92,7 +91,7 @@ def test_status_reports_and_index_repairs_an_out_of_step_index(session_builder, 
     import tantivy
     from tantivy import Query
 
-    from backscroll.lexical import SCHEMA
+    from backscroll.indexes.lexical import SCHEMA
 
     _session(session_builder, "walrus", 3)
     backscroll_index(embed=False)
@@ -128,7 +127,7 @@ def test_status_json_has_the_lexical_check(session_builder, backscroll_home, bac
 def test_migration_005_keeps_ids_and_starts_the_sequence_above_them(tmp_path):
     from sqlite_utils import Database
 
-    from backscroll import migrations
+    from backscroll.store import schema as migrations
 
     path = tmp_path / "backscroll.db"
     conn = sqlite3.connect(path, isolation_level=None)
@@ -202,8 +201,8 @@ def test_a_damaged_index_that_cannot_be_rebuilt_gives_a_json_error(session_build
 # -- 11: the vector cache -------------------------------------------------------------------------
 
 def _embedded(session_builder, backscroll_index, backscroll_home):
-    from backscroll import embed as embed_mod
-    from backscroll.vectors import Vectors
+    from backscroll.indexes import embed as embed_mod
+    from backscroll.indexes.vectors import Vectors
 
     _session(session_builder, "vector", 4)
     backscroll_index(embed=True)

@@ -11,7 +11,7 @@ from helpers import rows, texts
 from test_source_opencode import OpenCodeDB, oc_root
 
 from backscroll import api
-from backscroll.sources import gemini, jsontext, render_input
+from backscroll.ingest.sources import gemini, jsontext, render_input
 
 LATIN1_DIR = os.fsdecode(b"-home-dev-caf\xe9")  # a directory name with a Latin-1 byte (not UTF-8)
 

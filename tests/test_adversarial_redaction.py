@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from backscroll.cli import app
-from backscroll.redact import RULES, redact
+from backscroll.ingest.redact import RULES, redact
 
 # (name, text holding the secret, fragments that must not survive)
 FORMS: list[tuple[str, str, tuple[str, ...]]] = [
@@ -233,7 +233,7 @@ def test_titles_tool_names_and_cwd_are_redacted(session_builder, backscroll_home
 
 _FUZZ = textwrap.dedent("""
     import sys, time
-    from backscroll.redact import redact, RULES
+    from backscroll.ingest.redact import redact, RULES
     seeds = set(sys.argv[1:])
     for rule in RULES:
         seeds.update(rule.markers)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from backscroll import redact as R
+from backscroll.ingest import redact as R
 
 TEXTS = [
     "password=Zq8sW2xPl9 and token: abcdefgh12345678 then key=xyz",

@@ -2,7 +2,7 @@
 
 import pytest
 
-from backscroll.classify import is_query_echo, retrieval_calls, split_commands
+from backscroll.ingest.echo import is_query_echo, retrieval_calls, split_commands
 
 ECHOES = [
     "backscroll search foo",

@@ -47,7 +47,7 @@ def test_index_json_summary_and_status(cli, corpus):
     info = json.loads(r.stdout)
     assert info["sessions"] == 3 and info["records"] == 7 and info["echoes"] == 2
     assert info["agents"]["claude"]["sessions"] == 2 and info["agents"]["codex"]["records"] == 2
-    from backscroll.sources import AGENTS
+    from backscroll.ingest.sources import AGENTS
 
     assert {root["agent"]: root["from"] for root in info["roots"]} == {name: "default" for name in AGENTS if name != "aider"}  # aider: configured roots only
     assert info["paths"]["home"]["from"] == "env $BACKSCROLL_HOME"

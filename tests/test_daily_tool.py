@@ -7,6 +7,7 @@ import os
 import pty
 import subprocess
 import sys
+from datetime import UTC
 
 import pytest
 from typer.testing import CliRunner
@@ -94,8 +95,8 @@ def test_every_hit_says_how_it_matched_and_how_strongly(corpus):
 
 
 def test_a_meaning_only_hit_is_marked_in_human_output():
-    from backscroll.render import _entry
-    from backscroll.records import Hit
+    from backscroll.cli.render import _entry
+    from backscroll.types import Hit
 
     hit = Hit(rank=1, score=0.01, record_id="r#0", session_id="s", agent="claude", project="p", cwd=None,
               role="assistant", content_type="text", tool_name=None, is_echo=False, timestamp=None,
@@ -105,8 +106,8 @@ def test_a_meaning_only_hit_is_marked_in_human_output():
 
 
 def test_meaning_only_results_get_a_note():
-    from backscroll import evidence
-    from backscroll.records import Hit
+    from backscroll.retrieval import evidence
+    from backscroll.types import Hit
 
     hit = Hit(rank=1, score=0.01, record_id="r#0", session_id="s", agent="claude", project="p", cwd=None,
               role="assistant", content_type="text", tool_name=None, is_echo=False, timestamp=None,
@@ -212,13 +213,13 @@ def tokyo(monkeypatch):
 
 
 def test_dates_and_today_are_local_midnight(tokyo):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from backscroll.dates import parse_when
 
     assert parse_when("2026-10-01") == "2026-09-30T15:00:00.000Z"
     assert parse_when("2026-10-01", end=True) == "2026-10-01T15:00:00.000Z"
-    now = datetime(2026, 10, 1, 16, 0, tzinfo=timezone.utc)  # already 2 October in Tokyo
+    now = datetime(2026, 10, 1, 16, 0, tzinfo=UTC)  # already 2 October in Tokyo
     assert parse_when("today", now=now) == "2026-10-01T15:00:00.000Z"
     assert parse_when("yesterday", now=now) == "2026-09-30T15:00:00.000Z"
 
@@ -319,14 +320,14 @@ def test_tsv_and_ids_for_fzf(corpus):
 
 
 def test_version_names_the_model_and_schema():
-    from backscroll.migrations import schema_version
+    from backscroll.store.schema import schema_version
 
     r = cli("-V")
     assert r.exit_code == 0 and f"store schema {schema_version()}" in r.stdout and "model " in r.stdout
 
 
 def test_snippets_never_start_mid_word_and_whole_text_when_it_fits():
-    from backscroll.snippet import make_snippet
+    from backscroll.retrieval.snippet import make_snippet
 
     short = "a short answer about the cart endpoint that fits"
     assert make_snippet(short, ("cart",))[0] == short

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from backscroll import classify
 from backscroll.cli import app
+from backscroll.ingest import echo as classify
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -103,7 +103,7 @@ def test_a_command_that_resolves_the_config_twice_warns_once(small, backscroll_i
 # -- 2. an unknown agent prefix in --source -------------------------------------------------------
 
 def test_an_unknown_agent_prefix_is_a_usage_error_listing_the_registered_agents(small):
-    from backscroll.sources import AGENTS
+    from backscroll.ingest.sources import AGENTS
 
     r = run_cli(small, "index", "--source", "nosuchagent:/tmp", "--no-embed")
     assert r.returncode == 2, r.stderr
@@ -141,7 +141,7 @@ def test_status_shows_embedding_coverage_in_words_and_json(small, backscroll_ind
 
 
 def test_status_says_indexing_in_progress_while_the_writer_lock_is_held(small, backscroll_index):
-    from backscroll.ingest import writer_lock
+    from backscroll.ingest.sync import writer_lock
 
     backscroll_index(embed=False)
     cfg = small.config()
@@ -161,7 +161,7 @@ def test_status_on_a_fresh_home_creates_no_lock_file(small):
 
 
 def test_every_index_run_records_its_time_even_when_nothing_changed(small, backscroll_index):
-    from backscroll.store import Store
+    from backscroll.store.db import Store
 
     backscroll_index(embed=False)
     doc = json.loads(run_cli(small, "status", "--json").stdout)
@@ -231,7 +231,7 @@ def test_look_alikes_stay_non_echoes(command):
 
 def test_the_new_rules_bumped_the_classifier_version_and_reclassify_a_store(session_builder, backscroll_index,
                                                                              backscroll_home):
-    from backscroll.store import Store
+    from backscroll.store.db import Store
 
     assert classify.VERSION >= 3
     s = session_builder.claude(project="acme-api")

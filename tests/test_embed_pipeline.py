@@ -7,21 +7,18 @@ import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
-
 from helpers import rows
 
 from backscroll import api
-from backscroll import embed as embed_mod
-from backscroll import vectors as vectors_mod
 from backscroll.cli.progress import eta_text
-from backscroll.store import Store
+from backscroll.indexes import embed as embed_mod
+from backscroll.indexes import vectors as vectors_mod
+from backscroll.indexes.vectors import Vectors
+from backscroll.store.db import Store
 from backscroll.testing import FakeEmbedder
-from backscroll.vectors import Vectors
-
 
 # -- pure parts ----------------------------------------------------------------------------------
 

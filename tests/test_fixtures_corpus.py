@@ -3,7 +3,6 @@
 from pathlib import Path
 
 import pytest
-
 from helpers import rows
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

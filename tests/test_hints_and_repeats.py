@@ -1,14 +1,14 @@
 """Filters are hints; repeated searches in one agent turn are not run again."""
 
 import shlex
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from typer.testing import CliRunner
 
 from backscroll.cli import app
 from backscroll.dates import format_ts
-from backscroll.repeat import key_from_args, make_key
+from backscroll.retrieval.policy.repeat import key_from_args, make_key
 
 ANSWER = "The flaky checkout test was a timezone bug: freeze time at noon UTC, not midnight local."
 
@@ -92,7 +92,7 @@ def test_human_output_shows_the_extras_under_a_heading(tagged_story, backscroll_
 
 # -- repeated searches -------------------------------------------------------------------------
 
-NOW = datetime(2026, 11, 3, 14, 0, tzinfo=timezone.utc)  # the clock these searches run at, not the wall clock
+NOW = datetime(2026, 11, 3, 14, 0, tzinfo=UTC)  # the clock these searches run at, not the wall clock
 
 
 @pytest.fixture
@@ -197,7 +197,7 @@ def test_session_id_from_the_environment(agent_turn, backscroll_search, monkeypa
 
 
 def test_cli_prints_the_note_and_json_names_the_earlier_call(session_builder, backscroll_home, monkeypatch):
-    agent_turn = _turn(session_builder, datetime.now(timezone.utc))  # the CLI judges by the wall clock
+    agent_turn = _turn(session_builder, datetime.now(UTC))  # the CLI judges by the wall clock
     running(agent_turn, "backscroll search 'job queue' --json")
     monkeypatch.setattr("sys.argv", ["backscroll", "search", "job queue", "--json"])  # this process's argv
     r = CliRunner().invoke(app, ["search", "job", "queue", "--json"])

@@ -9,8 +9,8 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from backscroll.records import Record, SessionInfo
-from backscroll.sources import LineError, ParsedLine, gemini, opencode, pi
+from backscroll.ingest.sources import LineError, ParsedLine, gemini, opencode, pi
+from backscroll.types import Record, SessionInfo
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
@@ -190,7 +190,7 @@ def test_gemini_message_whose_type_is_not_text_is_skipped_not_a_crash(tmp_path):
 
 def test_tool_input_with_an_integer_past_64_bits_is_rendered():
     """Found by the Amp fuzzer: orjson cannot encode such an integer, which Python's json reader gives."""
-    from backscroll.sources import render_input
+    from backscroll.ingest.sources import render_input
 
     big = -9_223_372_036_854_775_809
     assert render_input(big) == str(big)

@@ -4,7 +4,7 @@ import pytest
 
 from backscroll import api
 from backscroll.errors import LockedError, UsageError
-from backscroll.ingest import writer_lock
+from backscroll.ingest.sync import writer_lock
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from backscroll import embed
 from backscroll.errors import SemanticUnavailableError
+from backscroll.indexes import embed
 
 pytest_plugins = ["pytester"]
 
@@ -95,7 +95,7 @@ def test_an_unknown_embedder_is_a_clear_error_and_search_degrades(backscroll_hom
 
 def test_production_code_holds_no_fake_and_a_subprocess_still_selects_it(tmp_path):
     """The CLI never imports the testing module unless the environment asks for the fake."""
-    code = ("import sys; from backscroll import embed; print(embed.model_id()); "
+    code = ("import sys; from backscroll.indexes import embed; print(embed.model_id()); "
             "print('backscroll.testing' in sys.modules)")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BACKSCROLL", "PYTEST"))}
     plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from backscroll import migrations
 from backscroll.errors import NewerSchemaError
-from backscroll.store import Store
+from backscroll.store import schema as migrations
+from backscroll.store.db import Store
 
 
 def _user_version(path) -> int:
@@ -120,8 +120,8 @@ def test_a_read_only_store_is_reported_without_retrying_the_wal_switch(tmp_path,
     (that waited 200 x 50 ms before every read-only error)."""
     import subprocess
 
-    from backscroll import store as store_mod
     from backscroll.errors import BackscrollError
+    from backscroll.store import db as store_mod
 
     mnt = tmp_path / "fs"
     mnt.mkdir()

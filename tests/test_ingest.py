@@ -6,7 +6,7 @@ import stat
 
 from helpers import rows, texts
 
-from backscroll import ingest
+from backscroll.ingest import sync as ingest
 
 
 def test_bad_lines_are_skipped_and_counted_and_the_rest_lands(session_builder, backscroll_home, backscroll_index):

@@ -2,9 +2,7 @@
 
 import json
 
-import pytest
-
-from backscroll import classify
+from backscroll.ingest import echo as classify
 from tests.helpers import rows
 
 SECRET = "zanzibar quokka migration"  # the words only the recalled block and the MCP output hold

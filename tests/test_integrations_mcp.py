@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 mcp = pytest.importorskip("mcp")
+from datetime import UTC
+
 import anyio  # noqa: E402
 
 BIN = str(Path(sys.executable).with_name("backscroll"))
@@ -89,12 +91,12 @@ def test_exits_when_stdin_closes_and_prints_only_protocol(backscroll_home):
 
 def test_a_new_user_message_in_the_calling_session_starts_a_new_turn(session_builder, backscroll_index,
                                                                       backscroll_home):
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from backscroll.dates import format_ts
     from backscroll.integrations.mcp_server import Tools
 
-    s = session_builder.claude(project="hooks", start=format_ts(datetime.now(timezone.utc) - timedelta(seconds=50)))
+    s = session_builder.claude(project="hooks", start=format_ts(datetime.now(UTC) - timedelta(seconds=50)))
     s.user("how should webhook retries back off?")
     s.assistant(ANSWER)
     s.user("look it up")
@@ -105,7 +107,7 @@ def test_a_new_user_message_in_the_calling_session_starts_a_new_turn(session_bui
     assert tools.recall.seen and next(iter(tools.recall.seen.values()))[1] == s.session_id, "caller found"
     assert tools.search("webhook jitter", mode="lexical")["repeated"] is not None, "same turn"
     s.tool_result(call, "…")
-    s.at(format_ts(datetime.now(timezone.utc)))
+    s.at(format_ts(datetime.now(UTC)))
     s.user("and again, from scratch please")
     s.tool_use("mcp__backscroll__search", {"query": "webhook jitter"})
     again = tools.search("webhook jitter", mode="lexical")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from backscroll import embed
+from backscroll.indexes import embed
 
 STRACE = shutil.which("strace")
 UNSHARE = shutil.which("unshare")
@@ -169,15 +169,15 @@ def test_detectors_see_dns_remote_connects_and_stray_files(tmp_path):
     ])
     assert network_violations(fine) == []
     writes = "\n".join([
-        f'7 openat(AT_FDCWD</w>, "/x/tmp/.ses", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 6</x/tmp/.ses>',
-        f'7 mkdir("/x/cache/Microsoft", 0700) = 0',
-        f'7 openat(6</x/cache/ms>, "deviceid.tmp.5d", O_WRONLY|O_CREAT|O_EXCL, 0600) = 7',
+        '7 openat(AT_FDCWD</w>, "/x/tmp/.ses", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 6</x/tmp/.ses>',
+        '7 mkdir("/x/cache/Microsoft", 0700) = 0',
+        '7 openat(6</x/cache/ms>, "deviceid.tmp.5d", O_WRONLY|O_CREAT|O_EXCL, 0600) = 7',
         f'7 openat(AT_FDCWD</w>, "{data}/backscroll.db", O_RDWR|O_CREAT|O_CLOEXEC, 0644) = 3',
-        f'7 openat(AT_FDCWD</w>, "/usr/lib/x.so", O_RDONLY|O_CLOEXEC) = 3',
-        f'7 openat(AT_FDCWD</w>, "/dev/null", O_WRONLY) = 3',
-        f'7 mkdir("/x/tmp/fastembed_cache", 0777) = -1 EEXIST (File exists)',
+        '7 openat(AT_FDCWD</w>, "/usr/lib/x.so", O_RDONLY|O_CLOEXEC) = 3',
+        '7 openat(AT_FDCWD</w>, "/dev/null", O_WRONLY) = 3',
+        '7 mkdir("/x/tmp/fastembed_cache", 0777) = -1 EEXIST (File exists)',
         f'7 openat(AT_FDCWD<{data}>, "vectors/m.npy", O_WRONLY|O_CREAT, 0644) = 3',
-        f'7 openat(AT_FDCWD</x/cwd>, "stray.log", O_WRONLY|O_CREAT, 0644) = 3',
+        '7 openat(AT_FDCWD</x/cwd>, "stray.log", O_WRONLY|O_CREAT, 0644) = 3',
     ])
     assert [line.split('"')[1] for line in file_violations(writes, data)] == ["/x/tmp/.ses", "/x/cache/Microsoft",
                                                                               "deviceid.tmp.5d", "stray.log"]
@@ -209,7 +209,7 @@ def test_index_and_a_fresh_hybrid_search_with_the_real_model_stay_offline_and_in
 
 _LINGER = """
 import sys, time
-from backscroll import embed
+from backscroll.indexes import embed
 embed.load(bulk=sys.argv[1] == "bulk").embed(["is anyone listening?"])
 time.sleep(float(sys.argv[2]))
 """
@@ -227,7 +227,7 @@ def test_a_process_holding_the_model_stays_silent_while_it_lives(watched):
 
 def test_importing_backscroll_leaves_the_environment_alone(tmp_path):
     code = ("import os; before = dict(os.environ); "
-            "import backscroll, backscroll.api, backscroll.embed, backscroll.cli, backscroll.vectors; "
+            "import backscroll, backscroll.api, backscroll.indexes.embed, backscroll.cli, backscroll.indexes.vectors; "
             "assert dict(os.environ) == before, set(os.environ.items()) ^ set(before.items())")
     env = {k: v for k, v in os.environ.items() if k not in _CLEARED}
     proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)

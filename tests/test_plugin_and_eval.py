@@ -7,7 +7,6 @@ import sys
 import textwrap
 
 import pytest
-
 from typer.testing import CliRunner
 
 from backscroll.cli import app

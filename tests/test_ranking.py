@@ -1,9 +1,9 @@
 """Ranking: RRF with qualities, the two-level fusion, coverage, and word matching beyond exact terms."""
 
-from backscroll.fusion import rrf
-from backscroll.pipeline import fuse, semantic_quality
-from backscroll.query import classify_shape, plan
-from backscroll.lexical import analyze
+from backscroll.indexes.lexical import analyze
+from backscroll.retrieval.fusion import rrf
+from backscroll.retrieval.pipeline import fuse, semantic_quality
+from backscroll.retrieval.query import classify_shape, plan
 
 
 def test_rrf_orders_by_weighted_reciprocal_rank_and_is_deterministic():

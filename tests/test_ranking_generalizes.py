@@ -1,15 +1,16 @@
 """Ranking that generalizes (issue #16): dates in queries, phrases as hints, filler turns, rare words."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
-from backscroll import api, pipeline
-from backscroll.lexical import analyze
-from backscroll.query import plan
-from backscroll.temporal import closeness, find
+from backscroll import api
+from backscroll.indexes.lexical import analyze
+from backscroll.retrieval import pipeline
+from backscroll.retrieval.query import plan
+from backscroll.retrieval.temporal import closeness, find
 
-NOW = datetime(2026, 11, 20, 12, tzinfo=timezone.utc)  # a Friday
+NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)  # a Friday
 
 
 def window(text):
@@ -54,8 +55,8 @@ def test_the_date_words_leave_the_lexical_terms_and_the_embedded_text():
 
 def test_closeness_is_one_inside_and_halves_per_day_outside():
     w, _ = find("on 9 April 2026", NOW)
-    assert closeness(datetime(2026, 4, 9, 18, tzinfo=timezone.utc), w) == 1.0
-    assert closeness(datetime(2026, 4, 11, 0, tzinfo=timezone.utc), w) == pytest.approx(0.5)
+    assert closeness(datetime(2026, 4, 9, 18, tzinfo=UTC), w) == 1.0
+    assert closeness(datetime(2026, 4, 11, 0, tzinfo=UTC), w) == pytest.approx(0.5)
 
 
 def _chat(session_builder, turns_by_date):

@@ -449,7 +449,7 @@ def test_migration_007_gives_existing_user_rows_an_author(backscroll_home, backs
     conn.execute("PRAGMA user_version = 6")
     conn.commit()
     conn.close()
-    from backscroll.store import Store
+    from backscroll.store.db import Store
 
     store = Store.open(db)
     try:

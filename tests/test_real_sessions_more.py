@@ -9,8 +9,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from backscroll.records import SessionInfo
-from backscroll.sources import codex, gemini, pi
+from backscroll.ingest.sources import codex, gemini, pi
+from backscroll.types import SessionInfo
 
 REAL = Path(__file__).parent / "data" / "real"
 CODEX_ID = "019fc8be-3658-7ca3-9e29-000000000000"

@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 
 from backscroll import api
 from backscroll.cli import app
-from backscroll.ingest import writer_lock
-from backscroll.records import SessionInfo
-from backscroll.sources import LineError, ParsedLine, claude, codex
+from backscroll.ingest.sources import LineError, ParsedLine, claude, codex
+from backscroll.ingest.sync import writer_lock
+from backscroll.types import SessionInfo
 
 KILLS = int(os.environ.get("BACKSCROLL_KILLS", "20"))
 

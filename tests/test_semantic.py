@@ -2,15 +2,14 @@
 
 import numpy as np
 import pytest
-
 from helpers import rows
 
-from backscroll import embed as embed_mod
-from backscroll.testing import FakeEmbedder
-from backscroll import vectors as vectors_mod
 from backscroll.errors import SemanticUnavailableError
-from backscroll.store import Store
-from backscroll.vectors import Vectors, unit_text
+from backscroll.indexes import embed as embed_mod
+from backscroll.indexes import vectors as vectors_mod
+from backscroll.indexes.vectors import Vectors, unit_text
+from backscroll.store.db import Store
+from backscroll.testing import FakeEmbedder
 
 
 def test_unit_text_pairs_an_answer_with_its_question():

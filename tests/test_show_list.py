@@ -7,8 +7,8 @@ from typer.testing import CliRunner
 
 from backscroll import api
 from backscroll.cli import app
+from backscroll.cli.render import fold
 from backscroll.errors import NotFoundError
-from backscroll.render import fold
 
 
 @pytest.fixture

@@ -82,9 +82,10 @@ def test_config_roots_may_list_several_directories_for_one_agent(cli, backscroll
 
 def test_every_new_shell_tool_is_known_to_the_echo_rules(backscroll_home, backscroll_index):
     """Reclassification (after an echo-rule change) and the ``$`` prefix in views read this list."""
-    from backscroll import classify, ingest
-    from backscroll.sources import amp, crush, droid, goose, openhands, zed
-    from backscroll.store import Store
+    from backscroll.ingest import echo as classify
+    from backscroll.ingest import sync as ingest
+    from backscroll.ingest.sources import amp, crush, droid, goose, openhands, zed
+    from backscroll.store.db import Store
 
     for module in (amp, crush, droid, goose, openhands, zed):
         assert module.SHELL_TOOLS <= classify.SHELL_TOOLS, module.__name__

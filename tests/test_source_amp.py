@@ -8,8 +8,8 @@ from helpers import rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backscroll.records import SessionInfo
-from backscroll.sources import AGENTS, amp
+from backscroll.ingest.sources import AGENTS, amp
+from backscroll.types import SessionInfo
 
 
 def test_amp_is_registered_with_its_default_root(backscroll_home, monkeypatch):

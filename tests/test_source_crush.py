@@ -8,8 +8,8 @@ from helpers import rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backscroll.records import SessionInfo
-from backscroll.sources import AGENTS, crush
+from backscroll.ingest.sources import AGENTS, crush
+from backscroll.types import SessionInfo
 
 CHILD = "call_agent_01"
 

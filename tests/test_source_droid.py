@@ -7,8 +7,8 @@ from helpers import rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backscroll.records import SessionInfo
-from backscroll.sources import AGENTS, LineError, ParsedLine, droid
+from backscroll.ingest.sources import AGENTS, LineError, ParsedLine, droid
+from backscroll.types import SessionInfo
 
 
 def test_droid_is_registered_with_its_default_root(backscroll_home, tmp_path):

@@ -12,7 +12,7 @@ from pathlib import Path
 from helpers import rows, texts
 from typer.testing import CliRunner
 
-from backscroll.sources import AGENTS, gemini
+from backscroll.ingest.sources import AGENTS, gemini
 
 DATA = Path(__file__).parent / "data" / "gemini" / "tmp"
 LEGACY = ("bccd7e84132f4363174c32276032828f82bba6370bda1fa716ab6924d4b64e8e/chats/"
@@ -389,7 +389,7 @@ def test_result_text_and_content_shapes():
     assert gemini.result_text({"result": [{"functionResponse": {"response": {"output": "img"}}},
                                           {"inlineData": {"mimeType": "image/png", "data": "iVBO"}}]}) == "img"
     assert gemini.result_text({"result": None, "resultDisplay": {"fileDiff": "..."}}) == ""
-    from backscroll.records import SessionInfo
+    from backscroll.types import SessionInfo
 
     session = SessionInfo("s", "gemini")
     user = {"id": "u", "type": "user", "content": [

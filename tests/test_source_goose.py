@@ -9,8 +9,8 @@ from helpers import rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backscroll.records import SessionInfo
-from backscroll.sources import AGENTS, goose
+from backscroll.ingest.sources import AGENTS, goose
+from backscroll.types import SessionInfo
 
 NEW = "20261005_1"
 SUB = "20261005_2"

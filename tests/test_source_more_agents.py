@@ -12,16 +12,14 @@ from pathlib import Path
 
 import orjson
 import pytest
+from helpers import rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from helpers import rows
-
-from backscroll import api
 from backscroll.cli import app
-from backscroll.records import SessionInfo
-from backscroll.sources import AGENTS, LineError, ParsedLine, aider, cline, copilot, cursor, kimi, omp, qwen
+from backscroll.ingest.sources import AGENTS, LineError, ParsedLine, aider, cline, copilot, cursor, kimi, omp, qwen
+from backscroll.types import SessionInfo
 
 DATA = Path(__file__).resolve().parent / "data"
 NEW = ("cursor", "copilot", "cline", "roo", "kilo", "aider", "omp", "qwen", "kimi")

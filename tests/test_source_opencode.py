@@ -8,13 +8,13 @@ fixture under ``tests/data/opencode/storage``.
 import json
 import shutil
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from helpers import rows, texts
 
-from backscroll.sources import AGENTS, opencode
+from backscroll.ingest.sources import AGENTS, opencode
 
 DATA = Path(__file__).parent / "data" / "opencode"
 START_MS = 1_790_000_000_000  # 2026-09-21T12:53:20Z
@@ -55,7 +55,7 @@ CREATE INDEX part_session_idx ON part (session_id);
 
 
 def _iso(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class OpenCodeDB:

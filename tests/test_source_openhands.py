@@ -8,7 +8,7 @@ from helpers import rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backscroll.sources import AGENTS, openhands
+from backscroll.ingest.sources import AGENTS, openhands
 
 
 def test_openhands_is_registered_with_its_default_root(backscroll_home, monkeypatch):

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import orjson
 import pytest
-
 from helpers import rows, texts
 
-from backscroll.records import SessionInfo
-from backscroll.sources import AGENTS, EMPTY, LineError, ParsedLine, pi
+from backscroll.ingest.sources import AGENTS, EMPTY, LineError, ParsedLine, pi
+from backscroll.types import SessionInfo
 
 DATA = Path(__file__).resolve().parent / "data" / "pi"
 V3 = "2026-10-03T09-15-02-117Z_3f6b2c1e-8a4d-4e7b-9c2f-5d1a0e7b4c93.jsonl"

@@ -9,8 +9,8 @@ from helpers import rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backscroll.records import SessionInfo
-from backscroll.sources import AGENTS, zed
+from backscroll.ingest.sources import AGENTS, zed
+from backscroll.types import SessionInfo
 
 
 def _db(home):

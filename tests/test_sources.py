@@ -4,8 +4,8 @@ import json
 
 from helpers import rows, texts
 
-from backscroll.records import SessionInfo
-from backscroll.sources import LineError, claude, codex
+from backscroll.ingest.sources import LineError, claude, codex
+from backscroll.types import SessionInfo
 
 
 def test_claude_records_of_every_kind(session_builder, backscroll_home, backscroll_index):

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from . import common
+from backscroll.cli import common
 
 app = typer.Typer(
     name="backscroll",
@@ -32,8 +32,8 @@ def _version(value: bool) -> None:
     if value:
         from importlib.metadata import version
 
-        from ..embed import model_id
-        from ..migrations import schema_version
+        from backscroll.indexes.embed import model_id
+        from backscroll.store.schema import schema_version
 
         typer.echo(f"backscroll {version('backscroll')} (model {model_id()}, store schema {schema_version()})")
         raise typer.Exit()
@@ -41,7 +41,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main_callback(
-    home: Annotated[Optional[str], typer.Option(
+    home: Annotated[str | None, typer.Option(
         "--home", metavar="DIR",
         help="Data directory (store, indexes). Default: $BACKSCROLL_HOME, else the platform's user data dir.")] = None,
     version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True,
@@ -61,7 +61,7 @@ def main_callback(
 
 
 def _register() -> None:
-    from . import embed, eval, hook, index, install, list, mcp, rebuild, search, show, status
+    from backscroll.cli import embed, eval, hook, index, install, list, mcp, rebuild, search, show, status
 
     for module in (index, search, show, list, status, embed, rebuild, eval, install, hook, mcp):
         module.register(app)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, NoReturn
+from typing import NoReturn
 
 import typer
 
-from ..errors import BackscrollError, ExitCode
+from backscroll.errors import BackscrollError, ExitCode
 
 
 @dataclass
@@ -26,7 +27,7 @@ _WARNED: set[str] = set()
 
 def err(message: str) -> None:
     """A line for people, on stderr (control characters from session text or paths made visible)."""
-    from ..render import clean
+    from backscroll.cli.render import clean
 
     sys.stderr.write(clean(message) + "\n")
     sys.stderr.flush()
@@ -145,7 +146,7 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False) -> None:
 
 
 def config(sources: list[str] | None = None):
-    from ..config import resolve
+    from backscroll.config import resolve
 
     cfg = resolve(home=STATE.home, sources=tuple(sources or ()))
     for warning in cfg.warnings:

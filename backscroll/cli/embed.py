@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from . import common
+from backscroll.cli import common
 
 
 def embed(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False) -> None:
@@ -18,8 +18,8 @@ def embed(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON sum
     """
 
     def body() -> int:
-        from .. import api
-        from .progress import EmbedBar
+        from backscroll import api
+        from backscroll.cli.progress import EmbedBar
 
         n, secs = api.embed(cfg=common.config(), progress=EmbedBar() if not as_json and sys.stderr.isatty() else None,
                             notify=common.err)

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from . import common
+from backscroll.cli import common
 
 
 def _print(report) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from ..render import console
+    from backscroll.cli.render import console
 
     out = console(common.color_enabled(sys.stdout))
     t = Table("category", "queries", "hit@1", f"recall@{report.k}", "MRR", "session hit@1", box=None,
@@ -41,9 +41,9 @@ def _print(report) -> None:
 def eval_queries(
     queries: Annotated[Path, typer.Argument(metavar="QUERIES.toml", help="The query file (TOML, format above).")],
     k: Annotated[int, typer.Option("--k", min=1, help="A query counts as found when its answer is in the top k.")] = 5,
-    min_recall: Annotated[Optional[float], typer.Option("--min-recall", min=0.0, max=1.0,
+    min_recall: Annotated[float | None, typer.Option("--min-recall", min=0.0, max=1.0,
                                                         help="Exit 1 when overall recall@k is below this.")] = None,
-    mode: Annotated[Optional[str], typer.Option("--mode", metavar="hybrid|lexical|semantic",
+    mode: Annotated[str | None, typer.Option("--mode", metavar="hybrid|lexical|semantic",
                                                 help="Override every query's mode.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
     gate: Annotated[bool, typer.Option("--gate", help="Exit 1 when the file's \\[gate] fails: a category "
@@ -75,7 +75,7 @@ def eval_queries(
     """
 
     def body() -> int:
-        from ..evaluate import run_eval
+        from backscroll.evaluate import run_eval
 
         if compare:
             *others, report = run_eval(queries, k=k, home=common.STATE.home, notify=common.err,

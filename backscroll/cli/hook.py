@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from . import common
+from backscroll.cli import common
 
 
 def hook(
@@ -17,7 +17,7 @@ def hook(
 
     Lexical search only; never fails the agent: any problem prints nothing, exits 0, and says why on stderr.
     """
-    from ..integrations.hooks import main
+    from backscroll.integrations.hooks import main
 
     raise typer.Exit(main(agent, event, common.STATE.home))
 

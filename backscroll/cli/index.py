@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from . import common
+from backscroll.cli import common
 
 SOURCE_HELP = ("Also read sessions under this directory (repeatable). Prefix with the agent to say "
                "which format it holds, e.g. codex:/mnt/old/.codex/sessions.")
 
 
 def index(
-    source: Annotated[Optional[list[str]], typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
+    source: Annotated[list[str] | None, typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
     no_embed: Annotated[bool, typer.Option("--no-embed", help="Skip embedding (semantic search); lexical only.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
 ) -> None:
@@ -27,10 +26,9 @@ def index(
     """
 
     def body() -> int:
-        from .. import api
-        from ..errors import ExitCode
-
-        from .progress import EmbedBar, FilesBar, WordsBar, wanted
+        from backscroll import api
+        from backscroll.cli.progress import EmbedBar, FilesBar, WordsBar, wanted
+        from backscroll.errors import ExitCode
 
         cfg = common.config(source)
         bars = not as_json and wanted()

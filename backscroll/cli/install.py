@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from . import common
+from backscroll.cli import common
 
 KINDS = ("skill", "instructions", "hooks", "mcp")
 CODEX_HOOKS_NOTE = ("codex: hooks need the feature flag (`[features] hooks = true`, older builds `codex_hooks = true`) "
@@ -28,8 +28,8 @@ def install(
     """
 
     def body() -> int:
-        from ..errors import UsageError
-        from ..integrations import install as inst
+        from backscroll.errors import UsageError
+        from backscroll.integrations import install as inst
 
         if what not in KINDS:
             raise UsageError(f"unknown integration {what!r}", hint=f"use one of: {', '.join(KINDS)}")

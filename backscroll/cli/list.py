@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from ..errors import MAX_COUNT
-from . import common
+from backscroll.cli import common
+from backscroll.errors import MAX_COUNT
 
 
 def list_sessions(
-    agent: Annotated[Optional[str], typer.Option("--agent", metavar="NAME", help="Only this agent.")] = None,
-    project: Annotated[Optional[str], typer.Option("--project", "-p", metavar="NAME", help="Only this project.")] = None,
-    since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN", help="Active since a date or an age (7d).")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", metavar="NAME", help="Only this agent.")] = None,
+    project: Annotated[str | None, typer.Option("--project", "-p", metavar="NAME", help="Only this project.")] = None,
+    since: Annotated[str | None, typer.Option("--since", metavar="WHEN", help="Active since a date or an age (7d).")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=MAX_COUNT, help="How many sessions.")] = 20,
     offset: Annotated[int, typer.Option("--offset", min=0, max=MAX_COUNT, help="Skip this many.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
@@ -23,8 +23,8 @@ def list_sessions(
     """List sessions, newest first: agent, project, title, start, records and query echoes."""
 
     def body() -> int:
-        from .. import api
-        from ..render import print_sessions
+        from backscroll import api
+        from backscroll.cli.render import print_sessions
 
         sessions = api.list_sessions(agent=agent, project=project, since=since, limit=limit, offset=offset,
                                      sync=not no_sync, cfg=common.config(), notify=common.err)

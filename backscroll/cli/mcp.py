@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import common
+from backscroll.cli import common
 
 
 def mcp() -> None:
@@ -12,9 +12,8 @@ def mcp() -> None:
 
     Needs the optional SDK: pip install 'backscroll[mcp]'. Exits when stdin closes.
     """
-    from ..errors import BackscrollError, ExitCode
-
-    from ..integrations.mcp_server import serve
+    from backscroll.errors import BackscrollError, ExitCode
+    from backscroll.integrations.mcp_server import serve
 
     try:
         serve(common.STATE.home)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from . import common
+from backscroll.cli import common
 
 
 def rebuild(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False) -> None:
@@ -17,13 +17,11 @@ def rebuild(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON s
     """
 
     def body() -> int:
+        import sys
         import time
 
-        from .. import api
-
-        import sys
-
-        from .progress import WordsBar
+        from backscroll import api
+        from backscroll.cli.progress import WordsBar
 
         t0 = time.perf_counter()
         bar = WordsBar() if not as_json and sys.stderr.isatty() else None

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from ..errors import UsageError
-from . import common
-from .index import SOURCE_HELP
+from backscroll.cli import common
+from backscroll.cli.index import SOURCE_HELP
+from backscroll.errors import UsageError
 
 EPILOG = (
     "Examples:\n\n"
@@ -29,24 +29,24 @@ def search(
     query: Annotated[list[str], typer.Argument(metavar="WORDS...", help="Words to look for; \"quoted words\" must appear together.",
                                                show_default=False)],
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="How many results.")] = 10,
-    content_type: Annotated[Optional[str], typer.Option(
+    content_type: Annotated[str | None, typer.Option(
         "--content-type", "-t", metavar="text|tool|reasoning|summary",
         help="Only prose (text), tool calls and outputs (tool; includes query echoes), the agent's "
              "reasoning, or compaction summaries.")] = None,
     include_echoes: Annotated[bool, typer.Option(
         "--include-echoes", help="Also return earlier backscroll searches and their output.")] = False,
-    role: Annotated[Optional[str], typer.Option("--role", metavar="user|assistant|tool",
+    role: Annotated[str | None, typer.Option("--role", metavar="user|assistant|tool",
                                                 help="Only records of this role.")] = None,
-    author: Annotated[Optional[str], typer.Option("--author", metavar="human|agent|harness",
+    author: Annotated[str | None, typer.Option("--author", metavar="human|agent|harness",
                                                   help="Only user text written by a person (human), by an agent "
                                                        "for its subagent (agent), or by the harness.")] = None,
-    agent: Annotated[Optional[str], typer.Option("--agent", metavar="NAME", help="Only this agent: claude, codex, gemini, opencode, pi.")] = None,
-    project: Annotated[Optional[str], typer.Option("--project", "-p", metavar="NAME",
+    agent: Annotated[str | None, typer.Option("--agent", metavar="NAME", help="Only this agent: claude, codex, gemini, opencode, pi.")] = None,
+    project: Annotated[str | None, typer.Option("--project", "-p", metavar="NAME",
                                                    help="Only this project (last part of the working directory).")] = None,
-    session: Annotated[Optional[str], typer.Option("--session", metavar="ID", help="Only this session.")] = None,
-    since: Annotated[Optional[str], typer.Option("--since", metavar="WHEN",
+    session: Annotated[str | None, typer.Option("--session", metavar="ID", help="Only this session.")] = None,
+    since: Annotated[str | None, typer.Option("--since", metavar="WHEN",
                                                  help="Newer than a date or an age: 2026-10-01, 7d, 2w, 12h.")] = None,
-    until: Annotated[Optional[str], typer.Option("--until", metavar="WHEN", help="Older than a date or an age.")] = None,
+    until: Annotated[str | None, typer.Option("--until", metavar="WHEN", help="Older than a date or an age.")] = None,
     mode: Annotated[str, typer.Option("--mode", metavar="hybrid|lexical|semantic",
                                       help="Ranking: words, meaning, or both fused.")] = "hybrid",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (see README, JSON output).")] = False,
@@ -57,15 +57,15 @@ def search(
         "--strict", help="Treat --role/--agent/--content-type as hard filters: no 'also matching' extras.")] = False,
     rerun: Annotated[bool, typer.Option(
         "--rerun", help="Run even if this agent session already ran the same search in this turn.")] = False,
-    source: Annotated[Optional[list[str]], typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
-    fmt: Annotated[Optional[str], typer.Option(
+    source: Annotated[list[str] | None, typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
+    fmt: Annotated[str | None, typer.Option(
         "--format", "-f", metavar="human|json|jsonl|tsv|ids",
         help="Output: human (default), json (= --json), jsonl (a hit per line), tsv (id, age, agent, project, "
              "snippet), ids (record ids).")] = None,
     ids: Annotated[bool, typer.Option("--ids", help="Print only record ids, one a line (= --format ids).")] = False,
-    fields: Annotated[Optional[str], typer.Option("--fields", metavar="A,B,C",
+    fields: Annotated[str | None, typer.Option("--fields", metavar="A,B,C",
                                                   help="JSON/JSONL: only these hit fields (e.g. record_id,snippet).")] = None,
-    max_bytes: Annotated[Optional[int], typer.Option(
+    max_bytes: Annotated[int | None, typer.Option(
         "--max-bytes", metavar="N", min=1, help="JSON/JSONL: as many whole hits as fit in N bytes.")] = None,
     pretty: Annotated[bool, typer.Option("--pretty", help="Indented JSON even when piped.")] = False,
     no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page long output on a terminal.")] = False,
@@ -76,7 +76,7 @@ def search(
     already findable.
     """
 
-    from ..render import FORMATS
+    from backscroll.cli.render import FORMATS
 
     out_format = "json" if as_json else ("ids" if ids else (fmt or "human"))
     if out_format not in FORMATS:
@@ -86,8 +86,8 @@ def search(
     common.STATE.pager = common.STATE.pager and not no_pager
 
     def body() -> int:
-        from .. import api
-        from ..render import check_fields
+        from backscroll import api
+        from backscroll.cli.render import check_fields
 
         wanted = check_fields(fields)
         text = " ".join(query)
@@ -99,8 +99,8 @@ def search(
         cfg = common.config(source)
         bars = {}
         if not no_sync and not cfg.db_path.exists():  # the first search indexes everything: show it
-            from .progress import FilesBar, WordsBar
-            from .progress import wanted as progress_wanted
+            from backscroll.cli.progress import FilesBar, WordsBar
+            from backscroll.cli.progress import wanted as progress_wanted
 
             if progress_wanted():
                 common.err("nothing indexed yet: indexing your sessions first (once; `backscroll index` does it ahead)")
@@ -112,7 +112,7 @@ def search(
             caller_session=caller_session, caller_argv=None if person else sys.argv[1:],
             cfg=cfg, **bars,
         )
-        from .. import render
+        from backscroll.cli import render
 
         hints = render.stderr_hints(result)
         if out_format == "json":

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from ..errors import MAX_COUNT
-from . import common
+from backscroll.cli import common
+from backscroll.errors import MAX_COUNT
 
 
 def show(
     ident: Annotated[str, typer.Argument(metavar="ID", help="A record id (from search results) or a session id.")],
-    context: Annotated[Optional[int], typer.Option("--context", "-C", min=0, max=MAX_COUNT, help="Records shown before and after a record (default 3).")] = None,
-    limit: Annotated[Optional[int], typer.Option("--limit", "-n", min=1, max=MAX_COUNT, help="For a session: how many records.")] = None,
+    context: Annotated[int | None, typer.Option("--context", "-C", min=0, max=MAX_COUNT, help="Records shown before and after a record (default 3).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, max=MAX_COUNT, help="For a session: how many records.")] = None,
     offset: Annotated[int, typer.Option("--offset", min=0, max=MAX_COUNT, help="For a session: skip this many records.")] = 0,
     full: Annotated[bool, typer.Option("--full", help="Do not fold long tool outputs.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (records in the search-hit shape).")] = False,
@@ -27,13 +27,13 @@ def show(
     """
 
     def body() -> int:
-        from .. import api
-        from ..render import print_session_view
+        from backscroll import api
+        from backscroll.cli.render import print_session_view
 
         view = api.show(ident, context=3 if context is None else context, limit=limit, offset=offset, sync=not no_sync, cfg=common.config(),
                         notify=common.err)
         if context is not None and not view.focus:
-            from ..errors import UsageError
+            from backscroll.errors import UsageError
 
             raise UsageError("-C/--context applies to a record id, not to a whole session",
                              hint="page through a session with --limit N --offset M")

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from . import common
-from .index import SOURCE_HELP
+from backscroll.cli import common
+from backscroll.cli.index import SOURCE_HELP
 
 
 def _human(info: dict) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from ..render import clean, console
-
-    from ..dates import local_time
+    from backscroll.cli.render import clean, console
+    from backscroll.dates import local_time
 
     out = console(common.color_enabled(__import__("sys").stdout))
     bold = lambda text: Text(text, style="bold")  # noqa: E731
@@ -113,16 +112,15 @@ def _human(info: dict) -> None:
 
 
 def status(
-    source: Annotated[Optional[list[str]], typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
+    source: Annotated[list[str] | None, typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
 ) -> None:
     """Show what is indexed, where sessions are read from (and why), and which lines were skipped."""
 
     def body() -> int:
-        from .. import api
-
-        from ..errors import BackscrollError
-        from ..integrations.install import installed
+        from backscroll import api
+        from backscroll.errors import BackscrollError
+        from backscroll.integrations.install import installed
 
         try:
             info, failure = api.status(cfg=common.config(source)), None

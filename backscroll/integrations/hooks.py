@@ -189,7 +189,7 @@ class Recall:
 
 
 def content_words(text: str, analyze) -> list[str]:
-    from ..query import STOPWORDS
+    from backscroll.retrieval.query import STOPWORDS
 
     return list(dict.fromkeys(t for t in analyze(text[:4000])
                               if len(t) >= 3 and t not in STOPWORDS and not t.isdigit()))[:64]
@@ -215,9 +215,9 @@ def _excluded(row_session: str, source_path: str | None, inp: HookInput) -> bool
 def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: set[str] = frozenset(),
          max_hits: int = MAX_HITS) -> list[Recall]:
     """The strong matches for ``query`` from sessions other than the caller's (lexical index only)."""
-    from ..lexical import LexicalIndex, LexicalQuery, analyze, stem
-    from ..records import Filters
-    from ..store import Store
+    from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, analyze, stem
+    from backscroll.store.db import Store
+    from backscroll.types import Filters
 
     if not cfg.db_path.exists():
         return []
@@ -321,7 +321,7 @@ def run(agent: str, event: str, raw: bytes, cfg) -> dict | None:
     if event == "prompt":
         query = inp.prompt
         if query and "<backscroll-recall" in query:
-            from ..classify import split_recall
+            from backscroll.ingest.echo import split_recall
 
             query = split_recall(query)[0]
     else:
@@ -352,7 +352,7 @@ def main(agent: str, event: str, home: str | None = None) -> int:
         if not raw.strip():
             log("no input on stdin")
             return 0
-        from ..config import resolve
+        from backscroll.config import resolve
 
         result = run(agent, event, raw, resolve(home=home))
         if result is not None:

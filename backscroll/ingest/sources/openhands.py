@@ -1,0 +1,172 @@
+"""OpenHands conversations in its local file store: ``~/.openhands/sessions/<id>/events/<n>.json``.
+
+Format read from All-Hands-AI/OpenHands at 156d068 (Nov 2025, the V0 event stream):
+``openhands/storage/locations.py``, ``events/serialization/event.py``, ``events/action/*``,
+``events/observation/*`` and ``storage/data_models/conversation_metadata.py``. The file store is
+``file_store_path`` (``$FILE_STORE_PATH``, default ``~/.openhands``); each conversation is a directory
+``sessions/<id>/`` with ``metadata.json`` (title, selected repository) and one JSON file per event.
+The conversation is read whole whenever one of its files changes; the claimed file is its first
+event, ``events/0.json``. (The V1 app server and agent SDK keep conversations elsewhere and are not
+read.)
+
+Events are actions ``{id, timestamp, source, action, args, tool_call_metadata}`` or observations
+``{id, timestamp, source, observation, content, extras, cause}``. Records: ``message`` actions (user
+or agent text); ``finish`` (its final thought, assistant text); the ``thought`` an agent attaches to
+a tool action (assistant text); ``think`` actions (reasoning records); tool actions (``run`` is the
+``execute_bash`` tool with its command, others are named by their function) and the observation
+that answers each, paired by the action's id (``cause``); an ``error`` observation or a non-zero
+exit code is an error. System prompts, recalls, state changes and condensation events are not
+records. The project is the selected repository (``owner/repo``) when there is one. Delegated
+agents run inside the same event stream. Record ids are ``<conversation>:<event id>#<n>``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+
+from backscroll.dates import normalize_timestamp
+from backscroll.ingest.sources import Agent, SourceUnit, WholeRead, block_text, clean_text, render_input
+from backscroll.types import Record, SessionInfo
+
+SHELL_TOOLS = {"execute_bash"}
+_TOOL_ACTIONS = {"run": "execute_bash", "run_ipython": "execute_ipython_cell", "read": "read", "write": "write",
+                 "edit": "edit", "browse": "browse", "browse_interactive": "browser", "call_tool_mcp": "mcp",
+                 "delegate": "delegate", "task_tracking": "task_tracker"}
+_NOT_INPUT = {"thought", "security_risk", "confirmation_state", "hidden", "is_input", "blocking", "is_static",
+              "impl_source", "include_extra", "translated_ipython_code", "kernel_init_code"}
+
+
+def default_root(env):
+    if env.get("FILE_STORE_PATH"):
+        return Path(os.path.expanduser(env["FILE_STORE_PATH"])) / "sessions", "env $FILE_STORE_PATH"
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".openhands" / "sessions", "default"
+
+
+def claims(path: Path) -> bool:
+    return path.name == "0.json" and path.parent.name == "events"
+
+
+def _session_dir(path: Path) -> Path:
+    return path.parent.parent
+
+
+def session_for(path: Path) -> SessionInfo:
+    return SessionInfo(_session_dir(path).name, "openhands")
+
+
+def _event_files(events: Path) -> list[tuple[int, Path]]:
+    found = []
+    try:
+        with os.scandir(events) as it:
+            for entry in it:
+                stem, dot, ext = entry.name.partition(".")
+                if ext == "json" and stem.isdigit():
+                    found.append((int(stem), Path(entry.path)))
+    except FileNotFoundError:
+        pass
+    return sorted(found)
+
+
+def stat(path: Path) -> tuple[int, int]:
+    """Size and newest mtime over the events directory, its event files and ``metadata.json``."""
+    events = path.parent
+    st = os.stat(events)
+    size, mtime = 0, st.st_mtime_ns
+    for f in [p for _n, p in _event_files(events)] + [_session_dir(path) / "metadata.json"]:
+        try:
+            fst = os.stat(f)
+        except FileNotFoundError:
+            continue
+        size, mtime = size + fst.st_size, max(mtime, fst.st_mtime_ns)
+    return size, mtime
+
+
+def _str(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _load(path: Path) -> object:
+    try:
+        return orjson.loads(path.read_bytes())
+    except (orjson.JSONDecodeError, FileNotFoundError):
+        return None
+
+
+def _action(ev: dict, n: int, info: SessionInfo, base: str, ts: str | None, calls: set[int]) -> list[Record]:
+    kind, source = ev.get("action"), ev.get("source")
+    args = ev.get("args") if isinstance(ev.get("args"), dict) else {}
+    cwd = info.cwd
+    if kind == "message":
+        text = clean_text(args["content"]) if isinstance(args.get("content"), str) else ""
+        role = "user" if source == "user" else "assistant"
+        return [Record(f"{base}#0", role, "text", text, n, ts, cwd)] if text else []
+    if kind == "think":
+        text = _str(args.get("thought"))
+        return [Record(f"{base}#0", "assistant", "reasoning", text, n, ts, cwd)] if text else []
+    if kind == "finish":
+        text = _str(args.get("final_thought")) or _str(args.get("thought"))
+        return [Record(f"{base}#0", "assistant", "text", text, n, ts, cwd)] if text else []
+    if kind not in _TOOL_ACTIONS:
+        return []  # system, recall, change_agent_state, condensation, null, ...
+    records = []
+    thought = _str(args.get("thought"))
+    if thought:
+        records.append(Record(f"{base}#0", "assistant", "text", thought, n, ts, cwd))
+    meta = ev.get("tool_call_metadata") if isinstance(ev.get("tool_call_metadata"), dict) else {}
+    name = _str(meta.get("function_name")) or _TOOL_ACTIONS[kind]
+    eid = ev.get("id")
+    call_id = f"event:{eid}"
+    if kind == "run" and _str(args.get("command")):
+        text, command = args["command"].strip(), args["command"]
+        name = "execute_bash" if name not in SHELL_TOOLS else name
+    else:
+        inp = {k: v for k, v in args.items() if k not in _NOT_INPUT and v not in (None, "", [], {})}
+        body = render_input(inp) if inp else ""
+        text, command = (f"{name}\n{body}" if body else name), None
+    records.append(Record(f"{base}#1", "tool", "tool", text, n, ts, cwd, name, call_id, command=command))
+    if isinstance(eid, int):
+        calls.add(eid)
+    return records
+
+
+def _observation(ev: dict, n: int, info: SessionInfo, base: str, ts: str | None, calls: set[int]) -> list[Record]:
+    cause = ev.get("cause")
+    if not isinstance(cause, int) or cause not in calls:
+        return []
+    text = block_text(ev.get("content")).strip()
+    if not text:
+        return []
+    extras = ev.get("extras") if isinstance(ev.get("extras"), dict) else {}
+    code = extras.get("metadata", {}).get("exit_code") if isinstance(extras.get("metadata"), dict) else None
+    failed = ev.get("observation") == "error" or (isinstance(code, int) and code not in (0, -1))
+    return [Record(f"{base}#0", "tool", "tool", text, n, ts, info.cwd, None, f"event:{cause}", is_error=failed)]
+
+
+def read_whole(path: Path, state: dict) -> WholeRead:
+    folder = _session_dir(path)
+    meta = _load(folder / "metadata.json")
+    meta = meta if isinstance(meta, dict) else {}
+    info = SessionInfo(_str(meta.get("conversation_id")) or folder.name, "openhands",
+                       cwd=_str(meta.get("selected_repository")), title=_str(meta.get("title")))
+    records: list[Record] = []
+    skipped: list[tuple[int, str]] = []
+    calls: set[int] = set()
+    for n, file in _event_files(path.parent):
+        ev = _load(file)
+        if not isinstance(ev, dict):
+            skipped.append((n, "event file is not a JSON object"))
+            continue
+        base = f"{info.session_id}:{ev.get('id', n)}"
+        ts = normalize_timestamp(ev.get("timestamp"))
+        if "action" in ev:
+            records.extend(_action(ev, n, info, base, ts, calls))
+        elif "observation" in ev:
+            records.extend(_observation(ev, n, info, base, ts, calls))
+    return WholeRead([SourceUnit(str(folder), info, records, skipped)], {})
+
+
+AGENT = Agent("openhands", default_root, claims, session_for, read_whole=read_whole, stat=stat)

@@ -1,0 +1,116 @@
+"""Qwen Code sessions: ``~/.qwen/projects/<sanitized cwd>/chats/<session id>.jsonl`` (and ``tmp/<hash>/chats``).
+
+Read from qwen-code's ``packages/core/src/services/chatRecordingService.ts`` (QwenLM/qwen-code, the
+stored version at commit 1ef5167, and a downstream fork's ``config/storage.ts`` for the ``projects``
+layout). Qwen Code is a Gemini CLI fork, but it records sessions its own way: one append-only JSONL
+file per session, one ``ChatRecord`` per line ``{uuid, parentUuid, sessionId, timestamp, type:
+"user"|"assistant"|"tool_result"|"system", cwd, version, gitBranch, message: {role, parts}, model?,
+toolCallResult?}``. Older releases wrote the same files under ``~/.qwen/tmp/<project hash>/chats``;
+the root is ``~/.qwen`` so both are found (``[roots] qwen`` moves it).
+
+Records: user text, assistant text, thoughts (parts with ``thought: true``, stored as
+``content_type="reasoning"``), ``functionCall`` parts (``run_shell_command`` as its command) and
+``functionResponse`` parts (results, paired by call id). ``system`` records (compression, slash
+commands, telemetry) are not records. The session's working directory is each record's ``cwd``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from backscroll.dates import normalize_timestamp
+from backscroll.ingest.sources import EMPTY, Agent, LineError, ParsedLine, block_text, clean_text, render_input
+from backscroll.types import Record, SessionInfo
+
+SHELL_TOOLS = {"run_shell_command"}
+_ROLES = {"user": "user", "assistant": "assistant", "tool_result": "user"}
+
+
+def default_root(env):
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    return home / ".qwen", "default"
+
+
+def claims(path: Path) -> bool:
+    return path.suffix == ".jsonl" and path.parent.name == "chats" and path.parent.parent.parent.name in ("projects", "tmp")
+
+
+def session_for(path: Path) -> SessionInfo:
+    return SessionInfo(path.stem, "qwen")
+
+
+def _response_text(response: object) -> str:
+    if isinstance(response, dict):
+        for key in ("output", "content", "error"):
+            if response.get(key) is not None:
+                text = block_text(response[key])
+                if text.strip():
+                    return text
+        return render_input(response) if response else ""
+    return block_text(response)
+
+
+def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
+    if not isinstance(obj, dict):
+        raise LineError(f"expected a JSON object, got {type(obj).__name__}")
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        raise LineError("record without a type")
+    updates = {}
+    if isinstance(obj.get("sessionId"), str) and obj["sessionId"].strip():
+        updates["session_id"] = obj["sessionId"].strip()
+    if isinstance(obj.get("cwd"), str) and obj["cwd"]:
+        updates["cwd"] = obj["cwd"]
+    if kind not in _ROLES:
+        return ParsedLine([], updates) if updates else EMPTY
+    message = obj.get("message")
+    if message is None:
+        return ParsedLine([], updates)
+    parts = message.get("parts") if isinstance(message, dict) else None
+    if not isinstance(parts, list):
+        raise LineError("message without a parts list")
+    sid = updates.get("session_id", session.session_id)
+    uid = obj.get("uuid") if isinstance(obj.get("uuid"), str) and obj["uuid"] else f"line{line_no}"
+    base = f"{sid}:{uid}"
+    ts = normalize_timestamp(obj.get("timestamp"))
+    cwd = updates.get("cwd", session.cwd)
+    role = _ROLES[kind]
+    records: list[Record] = []
+    for i, part in enumerate(parts):
+        if not isinstance(part, dict):
+            continue
+        rid = f"{base}#{i}"
+        if isinstance(part.get("text"), str):
+            text = clean_text(part["text"])
+            if not text:
+                continue
+            if part.get("thought") is True:
+                records.append(Record(rid, "assistant", "reasoning", text, line_no, ts, cwd))
+            elif kind != "tool_result":
+                records.append(Record(rid, role, "text", text, line_no, ts, cwd))
+        elif isinstance(part.get("functionCall"), dict):
+            call = part["functionCall"]
+            name = call.get("name") if isinstance(call.get("name"), str) and call["name"] else "tool"
+            args = call.get("args")
+            command = args.get("command") if name in SHELL_TOOLS and isinstance(args, dict) else None
+            if isinstance(command, str) and command.strip():
+                text = command
+            else:
+                command = None
+                text = f"{name}\n{render_input(args)}" if args not in (None, {}, "") else name
+            call_id = call.get("id") if isinstance(call.get("id"), str) else rid
+            records.append(Record(rid, "tool", "tool", text, line_no, ts, cwd, name, call_id, command=command))
+        elif isinstance(part.get("functionResponse"), dict):
+            resp = part["functionResponse"]
+            text = _response_text(resp.get("response")).strip()
+            if text:
+                call_id = resp.get("id") if isinstance(resp.get("id"), str) else None
+                status = obj.get("toolCallResult", {}).get("status") if isinstance(obj.get("toolCallResult"), dict) else None
+                is_error = status == "error" or (isinstance(resp.get("response"), dict) and "error" in resp["response"]
+                                                 and not resp["response"].get("output"))
+                records.append(Record(rid, "tool", "tool", text, line_no, ts, cwd, None, call_id, is_error=is_error))
+    return ParsedLine(records, updates)
+
+
+AGENT = Agent("qwen", default_root, claims, session_for, parse_line)

@@ -1,0 +1,1 @@
+"""Stage 4: turning a query into ranked hits: query planning, fusion, ranking, snippets."""

@@ -1,0 +1,1 @@
+"""Search policies, one per module: repeated searches are not run again."""

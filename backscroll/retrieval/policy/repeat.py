@@ -1,0 +1,186 @@
+"""Repeated searches: has the calling agent session already run this very search in this turn?
+
+An agent's ``backscroll search`` call is in its own session log (a query echo) by the time the
+command runs, and its output is not yet. The calling session is named by ``$BACKSCROLL_SESSION_ID``
+or else found through that echo: a call still without output, logged in the last two minutes (not
+in the future beyond a small clock skew), whose command is this process's exact argv. When more
+than one session has such a call, or none does, there is no calling session. If the calling
+session ran the same search earlier with no user message in between, the caller is told so
+instead of getting the same results again. Comparison with the earlier call is on normalized
+arguments: query words, filters, mode and limit; output flags do not count. A person at a terminal
+(the CLI passes no argv then) and a library caller that names neither are never affected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
+
+from backscroll.dates import format_ts
+from backscroll.ingest.echo import retrieval_calls
+from backscroll.store.db import Store
+
+WINDOW = timedelta(minutes=2)
+SKEW = timedelta(seconds=30)  # a call logged this far in the future still counts (clocks differ a little)
+_VALUE_OPTIONS = {
+    "--limit": "limit", "-n": "limit", "--content-type": "content_type", "-t": "content_type",
+    "--role": "role", "--author": "author", "--agent": "agent", "--project": "project", "-p": "project", "--session": "session",
+    "--since": "since", "--until": "until", "--mode": "mode", "--max-chars": None, "--source": None,
+}
+_FLAGS = {"--include-echoes": "include_echoes", "--strict": "strict", "--json": None, "--no-sync": None,
+          "--rerun": "rerun"}
+
+
+@dataclass(frozen=True)
+class SearchKey:
+    """A search's identity: what it asks, not how the answer is printed."""
+
+    query: str
+    limit: int = 10
+    mode: str = "hybrid"
+    content_type: str | None = None
+    include_echoes: bool = False
+    role: str | None = None
+    agent: str | None = None
+    project: str | None = None
+    session: str | None = None
+    since: str | None = None
+    until: str | None = None
+    strict: bool = False
+    author: str | None = None
+
+
+def normalize_query(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def make_key(query: str, **kw) -> SearchKey:
+    fields = {k: v for k, v in kw.items() if k in SearchKey.__dataclass_fields__}
+    for k in ("since", "until"):
+        if fields.get(k):
+            fields[k] = fields[k].strip().lower()
+    return SearchKey(query=normalize_query(query), **fields)
+
+
+def key_from_args(args: list[str]) -> tuple[SearchKey, bool] | None:
+    """Parse ``search …`` arguments as the CLI would. Returns (key, rerun) or None when unparseable."""
+    if not args or args[0] != "search":
+        return None
+    words: list[str] = []
+    values: dict = {}
+    rerun = False
+    it = iter(args[1:])
+    only_words = False
+    for arg in it:
+        if only_words or not arg.startswith("-") or arg == "-":
+            words.append(arg)
+            continue
+        if arg == "--":
+            only_words = True
+            continue
+        name, eq, inline = arg.partition("=")
+        if name in _VALUE_OPTIONS:
+            value = inline if eq else next(it, None)
+            if value is None:
+                return None
+            field = _VALUE_OPTIONS[name]
+            if field == "limit":
+                try:
+                    values["limit"] = int(value)
+                except ValueError:
+                    return None
+            elif field:
+                values[field] = value
+        elif name in _FLAGS:
+            if _FLAGS[name] == "rerun":
+                rerun = True
+            elif _FLAGS[name]:
+                values[_FLAGS[name]] = True
+        else:
+            return None  # an option this version does not know: do not guess
+    if not words:
+        return None
+    return make_key(" ".join(words), **values), rerun
+
+
+@dataclass(frozen=True)
+class EarlierCall:
+    session_id: str
+    record_id: str
+    timestamp: str | None
+    command: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def message(self) -> str:
+        when = self.timestamp[11:19] + " UTC" if self.timestamp else "earlier"
+        return (f"[repeated search] this session already ran this search at {when} (record {self.record_id}); "
+                "its results are above. Change the query or filters, or add --rerun.")
+
+
+def _keys(text: str) -> list[SearchKey]:
+    out = []
+    for call in retrieval_calls(text):
+        parsed = key_from_args(call)
+        if parsed is not None:
+            out.append(parsed[0])
+    return out
+
+
+def _in_flight(store: Store, call: tuple) -> bool:
+    """The call has no output logged yet: it is the very command now running (not an older one)."""
+    _id, session, call_id, _text = call
+    if not call_id:
+        return True
+    return store.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM records WHERE session_id = ? AND tool_call_id = ? "
+                              "AND is_call = 0)", (session, call_id)).fetchone()[0] == 1
+
+
+def _calling_call(store: Store, argv: list[str], now: datetime) -> tuple | None:
+    """The in-flight echo of this very process: recent, not in the future, the exact argv, one session."""
+    mine = retrieval_calls(["backscroll", *argv])
+    if len(mine) != 1:
+        return None
+    found = [c for c in store.conn.execute(
+        "SELECT id, session_id, tool_call_id, text FROM records WHERE is_echo = 1 AND is_call = 1 "
+        "AND timestamp >= ? AND timestamp <= ? ORDER BY timestamp DESC, id DESC LIMIT 50",
+        (format_ts(now - WINDOW), format_ts(now + SKEW))).fetchall()
+        if mine[0] in retrieval_calls(c[3]) and _in_flight(store, c)]
+    if len({c[1] for c in found}) != 1:
+        return None  # nobody, or several sessions running the same command: not ours to guess
+    return found[0]
+
+
+def find_earlier(store: Store, key: SearchKey, *, now: datetime | None = None,
+                 session_id: str | None = None, argv: list[str] | None = None) -> EarlierCall | None:
+    """The earlier identical search in the calling session's current turn, if any.
+
+    The calling session is ``session_id`` when given, else the one whose in-flight call is ``argv``
+    (this process's arguments, without the program name); with neither there is none.
+    """
+    now = now or datetime.now(UTC)
+    if session_id:
+        candidates = store.conn.execute(
+            "SELECT id, session_id, tool_call_id, text FROM records WHERE is_echo = 1 AND is_call = 1 "
+            "AND session_id = ? ORDER BY id DESC LIMIT 50", (session_id,)).fetchall()
+        current = next((c for c in candidates if key in _keys(c[3]) and _in_flight(store, c)), None)
+    elif argv:
+        current = _calling_call(store, list(argv), now)
+        if current is not None and key not in _keys(current[3]):
+            current = None
+    else:
+        return None
+    if current is None:
+        return None
+    current_id, session, _call_id, _text = current
+    last_user = store.conn.execute(
+        "SELECT coalesce(max(id), 0) FROM records WHERE session_id = ? AND role = 'user' AND content_type = 'text' "
+        "AND id < ?", (session, current_id)).fetchone()[0]
+    for rid, record_id, ts, text in store.conn.execute(
+        "SELECT id, record_id, timestamp, text FROM records WHERE session_id = ? AND is_echo = 1 AND is_call = 1 "
+        "AND id > ? AND id < ? ORDER BY id DESC", (session, last_user, current_id)
+    ):
+        if key in _keys(text):
+            return EarlierCall(session, record_id, ts, text)
+    return None

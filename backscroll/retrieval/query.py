@@ -1,0 +1,109 @@
+"""Reading the user's query: words, quoted phrases, and its shape.
+
+Query text is user text: nothing in it is syntax except double quotes around a phrase, and nothing
+raises except a query with no searchable word at all. The shape decides how lexical and semantic
+rankings are weighed: a natural-language question leans on meaning, an identifier or a path on
+exact words. Stopwords are dropped from the lexical part of natural-language queries.
+
+A query is a question, not a document: only its first ``MAX_QUERY_CHARS`` characters and first
+``MAX_QUERY_TERMS`` distinct words are searched (a 100 KB paste once took minutes), and the plan
+carries a note saying what was left out.
+
+A date in the query ("on 9 April 2026", "last week") becomes ``when``, a soft time preference (see
+``temporal``): its words leave the lexical terms and the text embedded for meaning (``meaning``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from backscroll.errors import QueryError
+from backscroll.retrieval import temporal
+
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any are as at be because been before being below
+between both but by can could did do does doing done down during each ever few for from further had has
+have having he her here hers herself him himself his how i if in into is it its itself just let lets
+let's many me more most much my myself no nor not now of off on once only or other our ours ourselves
+out over own same she should shall so some such than that the their theirs them themselves then there
+these they this those through to too under until up us very was we were what when where which while who
+whom why will with would you your yours yourself yourselves please tell remember recall find show know
+""".split())
+_QUESTION_START = frozenset("what when where which who why how did do does is are was were can could should have has".split())
+MAX_QUERY_CHARS = 2000
+MAX_QUERY_TERMS = 64
+_PHRASE = re.compile(r'"([^"]+)"')
+_IDENTIFIER_HINT = re.compile(r"[/\\._:]|[a-z][A-Z]|--?\w|\w\(|\d")
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    text: str
+    terms: tuple[str, ...]  # analysed tokens, in order, without repeats
+    lexical_terms: tuple[str, ...]  # terms used for the lexical lists
+    phrases: tuple[tuple[str, ...], ...]  # analysed tokens of each quoted phrase
+    shape: str  # "natural" | "identifier" | "keywords"
+    notes: tuple[str, ...] = ()  # what was left out of a query too long to search whole
+    when: temporal.TimeWindow | None = None  # a date named in the query: a soft preference, not a filter
+    meaning: str = ""  # the text to embed for semantic search (the query without its date words)
+
+
+def _dedupe(tokens: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(tokens))
+
+
+def classify_shape(text: str, words: list[str]) -> str:
+    raw_words = text.split()
+    if any(_IDENTIFIER_HINT.search(w) for w in raw_words) and len(raw_words) <= 3:
+        return "identifier"
+    stop = sum(1 for w in words if w in STOPWORDS)
+    if text.rstrip().endswith("?") or (words and words[0] in _QUESTION_START and len(words) >= 3):
+        return "natural"
+    if len(words) >= 4 and stop >= 2:
+        return "natural"
+    if any(_IDENTIFIER_HINT.search(w) for w in raw_words):
+        return "identifier"
+    return "keywords"
+
+
+def plan(text: str, analyze, now: datetime | None = None) -> QueryPlan:
+    """Build a query plan; ``analyze`` is the lexical index's tokenizer (text -> lowercased tokens).
+
+    ``now`` (when given) reads dates in the query, relative ones ("yesterday") against it.
+    """
+    text = (text or "").strip()
+    notes: list[str] = []
+    if len(text) > MAX_QUERY_CHARS:
+        cut = text.rfind(" ", MAX_QUERY_CHARS - 200, MAX_QUERY_CHARS + 1)
+        notes.append(f"the query is {len(text):,} characters long: only its first {MAX_QUERY_CHARS:,} were searched")
+        text = text[: cut if cut > 0 else MAX_QUERY_CHARS].rstrip()
+    tokens = analyze(text) if text else []
+    if not tokens:
+        raise QueryError(
+            "the query has no searchable words" if text else "the query is empty",
+            hint='give some words to look for, e.g. backscroll search "job queue decision"',
+        )
+    terms = _dedupe(tokens)
+    if len(terms) > MAX_QUERY_TERMS:
+        notes.append(f"the query has {len(terms):,} different words: only the first {MAX_QUERY_TERMS} were searched")
+        terms = terms[:MAX_QUERY_TERMS]
+        kept = set(terms)
+        tokens = [t for t in tokens if t in kept]
+    phrases = []
+    for m in _PHRASE.finditer(text):
+        ptoks = analyze(m.group(1))
+        if len(ptoks) > 1 and set(ptoks) <= set(terms):
+            phrases.append(tuple(ptoks))
+    when, undated = temporal.find(text, now) if now is not None else (None, text)
+    undated_tokens = [t for t in analyze(undated) if t in set(terms)] if when is not None else tokens
+    if when is not None and not [t for t in undated_tokens if t not in STOPWORDS]:
+        when, undated, undated_tokens = None, text, tokens  # only a date: search for its words
+    shape = classify_shape(undated, undated_tokens)
+    lexical = _dedupe(undated_tokens)
+    if shape == "natural":
+        content = tuple(t for t in lexical if t not in STOPWORDS)
+        if content:
+            lexical = content
+    return QueryPlan(text, terms, lexical, tuple(phrases), shape, tuple(notes), when, undated)

@@ -1,0 +1,235 @@
+"""``backscroll status``: what is indexed, from where, what was skipped, and where every path came from."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC
+
+from backscroll.config import Config
+from backscroll.ingest.sources import AGENTS
+
+
+def _size(path) -> int:
+    total = 0
+    if path.is_file():
+        return path.stat().st_size
+    if path.is_dir():
+        for dirpath, _dirs, files in os.walk(path):
+            for f in files:
+                try:
+                    total += os.stat(os.path.join(dirpath, f)).st_size
+                except OSError:
+                    pass
+    return total
+
+
+def lexical_state(cfg: Config, store) -> dict:
+    """Whether the lexical index holds exactly the store's records (count and id sum; cheap).
+
+    Documents for records above the watermark, and for deleted records not yet removed, are
+    ``pending``: the next sync handles them. ``in_step`` false means ``backscroll index`` repairs.
+    """
+    from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex
+
+    watermark = int(store.get_meta("lexical_watermark") or 0)
+    n, total = store.conn.execute(
+        "SELECT count(*), coalesce(sum(id), 0) FROM (SELECT id FROM records WHERE id <= ?1 "
+        "UNION SELECT id FROM tombstones WHERE id <= ?1)", (watermark,)).fetchone()
+    pending = store.conn.execute("SELECT (SELECT count(*) FROM records WHERE id > ?) + (SELECT count(*) FROM tombstones)",
+                                 (watermark,)).fetchone()[0]
+    state = {"readable": False, "documents": None, "expected": n, "pending": pending, "in_step": False}
+    lex = LexicalIndex(cfg.index_dir)
+    if not lex.open_for_read():
+        return state
+    try:
+        docs, doc_sum = lex.id_summary()
+    except LexicalDamaged:
+        return state
+    state.update(readable=True, documents=docs,
+                 in_step=lex.generation == store.get_meta("lexical_generation") and (docs, doc_sum) == (n, total))
+    return state
+
+
+KINDS_SQL = ("SELECT agent, CASE WHEN content_type IN ('reasoning', 'summary') THEN content_type "
+             "WHEN content_type = 'tool' AND is_call = 1 THEN 'tool_call' WHEN content_type = 'tool' THEN 'tool_output' "
+             "ELSE role END, count(*) FROM records GROUP BY 1, 2")
+CLAUDE_KEEPS_DAYS = 30  # Claude Code's default cleanupPeriodDays
+
+
+def _has_files(path, limit: int = 2000) -> bool:
+    """Whether a directory holds any regular file (looks at ``limit`` entries at most)."""
+    seen = 0
+    for _dirpath, _dirs, files in os.walk(path):
+        if files:
+            return True
+        seen += 1
+        if seen >= limit:
+            return False
+    return False
+
+
+def claude_keeps_days(projects_root) -> int:
+    """``cleanupPeriodDays`` from Claude Code's settings.json beside its projects dir (30 by default)."""
+    import json
+
+    try:
+        value = json.loads((projects_root.parent / "settings.json").read_text()).get("cleanupPeriodDays")
+    except (OSError, ValueError, AttributeError):
+        return CLAUDE_KEEPS_DAYS
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else CLAUDE_KEEPS_DAYS
+
+
+def agent_health(cfg: Config, conn, agents: dict, now=None) -> list[str]:
+    """Fill each agent's files, records by kind and unknown entry types; return the warnings."""
+    from datetime import datetime, timedelta
+
+    from backscroll.dates import format_ts
+
+    for agent, n in conn.execute("SELECT agent, count(*) FROM source_files GROUP BY agent"):
+        agents.setdefault(agent, {"sessions": 0, "records": 0})["files"] = n
+    for agent, kind, n in conn.execute(KINDS_SQL):
+        agents.setdefault(agent, {"sessions": 0, "records": 0}).setdefault("kinds", {})[kind] = n
+    for agent, etype, n, path, line in conn.execute(
+            "SELECT agent, entry_type, sum(count), min(path), min(example_line) FROM unknown_entries "
+            "GROUP BY agent, entry_type ORDER BY agent, sum(count) DESC"):
+        agents.setdefault(agent, {"sessions": 0, "records": 0}).setdefault("unknown", []).append(
+            {"entry_type": etype, "count": n, "example": f"{path}:{line}" if line else path})
+    warnings: list[str] = []
+    for root in cfg.roots:
+        if not root.agent or not root.path.is_dir():
+            continue
+        info = agents.setdefault(root.agent, {"sessions": 0, "records": 0})
+        info.setdefault("files", 0)
+        if not info["sessions"] and (info["files"] or _has_files(root.path)):
+            warnings.append(f"{root.agent}: {root.path} holds files but no session was read from them "
+                            "(a format this version does not know?)")
+    now = now or datetime.now(UTC)
+    claude_root = next((r.path for r in cfg.roots if r.agent == "claude" and r.origin != "flag"), None)
+    claude = agents.get("claude")
+    if claude_root is not None and claude and claude.get("sessions"):
+        days = claude_keeps_days(claude_root)
+        paths = [r[0] for r in conn.execute("SELECT DISTINCT source_path FROM sessions WHERE agent = 'claude'")]
+        claude["gone_from_disk"] = sum(1 for p in paths if p and not os.path.lexists(p))
+        claude["agent_keeps_days"] = days
+        last = conn.execute("SELECT max(indexed_at) FROM source_files WHERE agent = 'claude'").fetchone()[0]
+        if days and last and last < format_ts(now - timedelta(days=days)):
+            warnings.append(f"claude: the last index ({last}) is older than the {days} days Claude Code keeps "
+                            "sessions (cleanupPeriodDays): sessions from that gap may be gone; index more often")
+    return warnings
+
+
+def collect(cfg: Config) -> dict:
+    paths = {
+        "home": {"path": str(cfg.home.value), "from": cfg.home.origin},
+        "config_file": {"path": str(cfg.config_file.value), "from": cfg.config_file.origin,
+                        "exists": cfg.config_file.value.exists()},
+        "store": {"path": str(cfg.db_path)},
+        "lexical_index": {"path": str(cfg.index_dir)},
+    }
+    roots = [{"agent": r.agent, "path": str(r.path), "from": r.origin, "exists": r.path.is_dir()} for r in cfg.roots]
+    out: dict = {
+        "sessions": 0, "records": 0, "echoes": 0, "agents": {a: {"sessions": 0, "records": 0} for a in AGENTS},
+        "projects": [], "last_sync": None, "files": 0, "redactions": {}, "skipped_lines": 0, "skipped_examples": [],
+        "source_issues": [], "warnings": [],
+        "sizes": {"store_bytes": 0, "lexical_index_bytes": 0, "vectors_bytes": 0}, "paths": paths, "roots": roots, "settings": {
+            "embed": {"value": cfg.embed.value, "from": cfg.embed.origin},
+            "redact": {"value": cfg.redact.value, "from": cfg.redact.origin},
+        },
+        "indexed": cfg.db_path.exists(),
+        "lexical": {"readable": False, "documents": None, "expected": 0, "pending": 0, "in_step": False},
+        "read_only": False,  # the store cannot be written (read-only media): it is only read
+        "last_index_run": None,  # when an index or a search's sync last finished (``last_sync``: last change)
+        "embeddings": {"prose_records": 0, "embedded": 0, "pending": 0},
+        "indexing": False,  # a backscroll process holds the writer lock
+        "config_warnings": list(cfg.warnings),
+    }
+    out["indexing"] = indexing_in_progress(cfg)
+    if not cfg.db_path.exists():
+        return out
+    from backscroll.errors import store_failure
+
+    try:
+        _from_store(cfg, out)
+    except Exception as exc:  # a damaged store: the error carries what was found so far (the paths)
+        known = store_failure(exc, cfg.db_path)
+        if known is None:
+            raise
+        known.partial_status = out
+        raise known from None
+    return out
+
+
+def indexing_in_progress(cfg: Config) -> bool:
+    """Whether a backscroll process holds the writer lock now (an index or a sync is running).
+    Creates nothing: no lock file means no writer ever ran here."""
+    import fcntl
+
+    try:
+        fd = os.open(cfg.lock_path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _from_store(cfg: Config, out: dict) -> None:
+    from backscroll.errors import ReadOnlyStoreError
+    from backscroll.store.db import Store
+
+    try:
+        store = Store.open(cfg.db_path) if os.access(cfg.db_path.parent, os.W_OK) else Store.open_readonly(cfg.db_path)
+    except ReadOnlyStoreError:
+        store = Store.open_readonly(cfg.db_path)
+    out["read_only"] = store.readonly
+    try:
+        conn = store.conn
+        out["sessions"] = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
+        out["records"] = conn.execute("SELECT count(*) FROM records").fetchone()[0]
+        out["echoes"] = conn.execute("SELECT count(*) FROM records WHERE is_echo = 1").fetchone()[0]
+        for agent, n in conn.execute("SELECT agent, count(*) FROM sessions GROUP BY agent"):
+            out["agents"].setdefault(agent, {"sessions": 0, "records": 0})["sessions"] = n
+        for agent, n in conn.execute("SELECT agent, count(*) FROM records GROUP BY agent"):
+            out["agents"].setdefault(agent, {"sessions": 0, "records": 0})["records"] = n
+        out["projects"] = [
+            {"agent": a, "project": p, "sessions": s, "records": r}
+            for a, p, s, r in conn.execute(
+                "SELECT agent, project, count(DISTINCT session_id), count(*) FROM records "
+                "GROUP BY agent, project ORDER BY count(*) DESC")
+        ]
+        out["last_sync"] = conn.execute("SELECT max(indexed_at) FROM source_files").fetchone()[0]
+        out["last_index_run"] = store.get_meta("last_index_run")
+        prose, pending = conn.execute(
+            "SELECT count(*), coalesce(sum(unit_hash IS NULL), 0) FROM records "
+            "WHERE content_type IN ('text', 'summary') AND is_echo = 0").fetchone()
+        out["embeddings"] = {"prose_records": prose, "embedded": prose - pending, "pending": pending}
+        out["files"] = conn.execute("SELECT count(*) FROM source_files").fetchone()[0]
+        out["redactions"] = {k: n for k, n in conn.execute("SELECT kind, count FROM redactions ORDER BY kind")}
+        out["skipped_lines"] = conn.execute("SELECT count(*) FROM skipped_lines").fetchone()[0]
+        out["skipped_examples"] = [
+            {"path": p, "line": ln, "reason": r}
+            for p, ln, r in conn.execute("SELECT path, line, reason FROM skipped_lines ORDER BY path, line LIMIT 5")
+        ]
+        out["lexical"] = lexical_state(cfg, store)
+        out["warnings"] = agent_health(cfg, conn, out["agents"])
+        # Unreadable files and directories (kept until they are read or gone) and rewritten-file notices.
+        out["source_issues"] = [
+            {"path": p, "kind": k, "reason": r, "seen_at": at}
+            for p, k, r, at in conn.execute(
+                "SELECT path, kind, reason, seen_at FROM source_issues ORDER BY kind = 'rewritten', path")
+        ]
+    finally:
+        store.close()
+    out["sizes"] = {
+        "store_bytes": sum(_size(cfg.db_path.with_name(cfg.db_path.name + s)) for s in ("", "-wal", "-shm")),
+        "lexical_index_bytes": _size(cfg.index_dir),
+        "vectors_bytes": _size(cfg.vectors_dir),
+    }
+    return out

@@ -1,0 +1,1 @@
+"""Stage 2: the SQLite record store, the permanent record (connection, schema migrations)."""

@@ -1,0 +1,160 @@
+"""The data shapes every stage passes along: records read from sessions, and search results.
+
+Frozen dataclasses only; no behaviour beyond small conveniences. The JSON contract for search
+results is ``Hit.to_dict`` and ``SearchResult.to_dict`` (see README, "JSON output").
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+ROLES = ("user", "assistant", "tool")
+CONTENT_TYPES = ("text", "tool", "reasoning", "summary")
+AUTHORS = ("human", "agent", "harness")
+MAX_TEXT_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One text block, tool call or tool result, as a source parser emits it."""
+
+    record_id: str
+    role: str  # user | assistant | tool
+    content_type: str  # text | tool | reasoning | summary
+    text: str
+    line: int
+    timestamp: str | None = None
+    cwd: str | None = None
+    tool_name: str | None = None
+    tool_call_id: str | None = None
+    is_error: bool = False
+    # Set on tool calls that run a shell command: the command line (str) or argv (list) as the
+    # agent sent it. Classification reads it to decide whether the call is a query echo.
+    command: str | list | None = None
+    # Set by a source on rows that are backscroll's own output coming back (a hook-injected recall block).
+    echo: bool = False
+    author: str | None = None  # who wrote user-role text: human | agent | harness (None: not user text)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """What a parser learns about the session a file belongs to."""
+
+    session_id: str
+    agent: str
+    cwd: str | None = None
+    title: str | None = None
+    is_sidechain: bool = False
+    parent_session_id: str | None = None
+    # Codex reading state kept between lines: ``"paginated"`` threads persist ``item_completed`` items
+    # instead of the legacy ``response_item`` projections; a fork's lines stamped up to
+    # ``copy_until`` are the parent's transcript copied in at the fork instant.
+    history_mode: str | None = None
+    copy_until: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    rank: int
+    score: float | None
+    record_id: str
+    session_id: str
+    agent: str
+    project: str | None
+    cwd: str | None
+    role: str
+    content_type: str
+    tool_name: str | None
+    is_echo: bool
+    timestamp: str | None
+    source_path: str
+    line: int
+    text: str
+    text_truncated: bool
+    snippet: str
+    matched_by: tuple[str, ...]
+    # Offsets of highlighted terms inside ``snippet`` (for rich output; not part of the JSON).
+    highlights: tuple[tuple[int, int], ...] = ()
+    is_sidechain: bool = False
+    parent_session_id: str | None = None
+    is_error: bool = False
+    rowid: int = 0
+    is_call: bool = False
+    match: str | None = None  # exact | words | meaning (see evidence.py)
+    strength: float | None = None  # 0..1, comparable across queries (unlike score)
+    author: str | None = None
+
+    @classmethod
+    def from_row(cls, row, *, rank: int, score: float | None = None, snippet: str | None = None,
+                 highlights: tuple = (), matched_by: tuple[str, ...] = (), max_chars: int = 0) -> Hit:
+        """A hit from a ``records`` row (sqlite3.Row); ``max_chars`` cuts the text (0: whole)."""
+        text = row["text"]
+        cut = bool(max_chars) and len(text) > max_chars
+        return cls(
+            rank=rank, score=score, record_id=row["record_id"], session_id=row["session_id"], agent=row["agent"],
+            project=row["project"], cwd=row["cwd"], role=row["role"], content_type=row["content_type"],
+            tool_name=row["tool_name"], is_echo=bool(row["is_echo"]), timestamp=row["timestamp"],
+            source_path=row["source_path"], line=row["line"], text=text[:max_chars] if cut else text,
+            text_truncated=bool(row["text_truncated"]) or cut,
+            snippet=_cap(snippet if snippet is not None else text[:240], max_chars),
+            matched_by=matched_by, highlights=highlights, is_sidechain=bool(row["is_sidechain"]),
+            parent_session_id=row["parent_session_id"], is_error=bool(row["is_error"]), rowid=row["id"],
+            is_call=bool(row["is_call"]), author=row["author"] if "author" in row.keys() else None,
+        )
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("highlights")
+        d.pop("rowid")
+        d.pop("is_call")
+        d["matched_by"] = list(self.matched_by)
+        return d
+
+
+def _cap(snippet: str, max_chars: int) -> str:
+    """--max-chars holds for the snippet too."""
+    return snippet[: max_chars - 1] + "…" if max_chars and len(snippet) > max_chars else snippet
+
+
+@dataclass(frozen=True)
+class Filters:
+    role: str | None = None
+    agent: str | None = None
+    content_type: str | None = None
+    project: str | None = None
+    session: str | None = None
+    since: str | None = None  # ISO-8601 UTC, inclusive
+    until: str | None = None  # ISO-8601 UTC, exclusive
+    author: str | None = None  # human | agent | harness
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    mode: str
+    filters: Filters
+    results: tuple[Hit, ...]
+    also_matching: tuple[Hit, ...] = ()
+    dropped_filters: tuple[str, ...] = ()
+    repeated: dict | None = None
+    notes: tuple[str, ...] = ()
+    echoes_hidden: int = 0
+    schema_version: int = 1
+
+    def to_dict(self) -> dict:
+        return {
+            "schema_version": self.schema_version,
+            "query": self.query,
+            "mode": self.mode,
+            "filters": self.filters.to_dict(),
+            "results": [h.to_dict() for h in self.results],
+            "also_matching": [h.to_dict() for h in self.also_matching],
+            "dropped_filters": list(self.dropped_filters),
+            "repeated": self.repeated,
+            "notes": list(self.notes),
+            "echoes_hidden": self.echoes_hidden,
+            "omitted_for_budget": 0,  # hits dropped to fit a byte budget (the CLI's --max-bytes)
+        }
