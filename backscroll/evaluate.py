@@ -37,9 +37,9 @@ from pathlib import Path
 
 from backscroll.errors import UsageError
 
-QUERY_KEYS = {"id", "text", "expected", "category", "session", "role", "agent", "content_type", "project", "since",
-              "until", "include_echoes", "mode", "allow_also_matching"}
-SEARCH_KEYS = ("role", "agent", "content_type", "project", "since", "until", "include_echoes", "mode")
+QUERY_KEYS = {"id", "text", "expected", "category", "session", "role", "author", "agent", "content_type", "project",
+              "since", "until", "include_echoes", "mode", "allow_also_matching"}
+SEARCH_KEYS = ("role", "author", "agent", "content_type", "project", "since", "until", "include_echoes", "mode")
 
 
 @dataclass(frozen=True)

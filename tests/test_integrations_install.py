@@ -136,3 +136,13 @@ def test_files_created_by_install_are_removed_by_uninstall(backscroll_home):
     for kind in ("skill", "instructions", "hooks", "mcp"):
         inst.run(kind, "codex", uninstall=True)
     assert snapshot(h) == before
+
+
+def test_mcp_for_claude_goes_into_its_config_dir_when_claude_config_dir_is_set(agent_home, monkeypatch):
+    conf = agent_home / "claude-conf"
+    conf.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(conf))
+    before = (agent_home / ".claude.json").read_bytes()
+    inst.run("mcp")
+    assert json.loads((conf / ".claude.json").read_text())["mcpServers"]["backscroll"]["args"] == ["mcp"]
+    assert (agent_home / ".claude.json").read_bytes() == before, "the default file is left alone"

@@ -92,3 +92,16 @@ def test_eval_rejects_a_malformed_query_file(tmp_path):
     bad.write_text("[[query]]\ntext = 'x'\n")
     r = CliRunner().invoke(app, ["eval", str(bad)])
     assert r.exit_code == 2 and "needs text and expected" in r.stderr
+
+
+def test_eval_queries_may_filter_by_author(session_builder, backscroll_home, tmp_path):
+    s = session_builder.claude(project="shop")
+    s.user("should the retry budget be three attempts?")
+    s.assistant("three attempts with jitter keeps the retry budget small")
+    path = write_queries(tmp_path, backscroll_home.home, [
+        {"text": "retry budget", "expected": "should the retry budget", "author": "human", "category": "author"},
+    ])
+    r = CliRunner().invoke(app, ["eval", str(path), "--json", "--mode", "lexical", "--min-recall", "1.0"])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert report["overall"]["found"] == 1 and report["categories"]["author"]["hit1"] == 1.0

@@ -344,7 +344,9 @@ def codex_remove(text: str) -> str:
 
 
 def mcp_file(agent: str) -> Path:
-    return {"claude": home() / ".claude.json", "codex": codex_dir() / "config.toml",
+    # Claude Code keeps .claude.json in $CLAUDE_CONFIG_DIR when that is set, else in the home directory.
+    claude = claude_dir() / ".claude.json" if os.environ.get("CLAUDE_CONFIG_DIR") else home() / ".claude.json"
+    return {"claude": claude, "codex": codex_dir() / "config.toml",
             "gemini": gemini_dir() / "settings.json"}[agent]
 
 
