@@ -19,14 +19,6 @@ from pathlib import PurePosixPath
 # Bump when the rules change: stores classified by an older version are classified again on sync.
 VERSION = 3  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll)
 RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
-# Tools whose input is a shell command, across agents (the only calls that can be echoes).
-SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_shell_command",
-                         "bash", "shell_command",
-                         # Cline/Roo/Kilo, Cursor, Copilot (CLI and VS Code), Kimi, Aider's /run
-                         "execute_command", "run_terminal_cmd", "run_terminal_command", "run_terminal_command_v2",
-                         "Shell", "powershell", "run_in_terminal", "run",
-                         # Amp, Goose, Factory Droid, Zed, OpenHands
-                         "developer__shell", "Execute", "terminal", "execute_bash"})
 PROGRAM = "backscroll"
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "\n", "|&", ";;", "(", ")", ";&", ";;&"})
@@ -179,6 +171,16 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
         if j < len(args) and args[j] in RETRIEVAL_SUBCOMMANDS:
             found.append(args[j:])
     return found
+
+
+def __getattr__(name: str) -> frozenset[str]:
+    """``SHELL_TOOLS``: every agent's shell tool names, from the agent registry (each source module
+    declares its own; nothing is listed here). Ingest keeps per call whether it ran a shell command."""
+    if name == "SHELL_TOOLS":
+        from backscroll.ingest.sources import shell_tool_names
+
+        return shell_tool_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_query_echo(command: str | list | None) -> bool:

@@ -117,6 +117,9 @@ class Agent:
     parse_line: Callable[[object, int, SessionInfo], ParsedLine] | None = None
     read_whole: Callable[[Path, dict], WholeRead] | None = None
     stat: Callable[[Path], tuple[int, int]] = file_stat
+    # The names of this agent's tools that run a shell command (views mark their calls with ``$``).
+    # Which stored calls ran one is kept per call at ingest (a ``Record.command``), not by name.
+    shell_tools: frozenset[str] = frozenset()
 
     def discover(self, root: Path, errors: list[OSError] | None = None) -> Iterator[Path]:
         """Every file under ``root`` this agent claims, in a stable order; directories that cannot
@@ -276,3 +279,8 @@ def _registry() -> dict[str, Agent]:
 
 
 AGENTS: dict[str, Agent] = _registry()
+
+
+def shell_tool_names() -> frozenset[str]:
+    """Every registered agent's shell tool names (each source module declares its own)."""
+    return frozenset().union(*(agent.shell_tools for agent in AGENTS.values()))

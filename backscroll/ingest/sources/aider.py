@@ -32,6 +32,7 @@ from backscroll.types import Record, SessionInfo
 
 FILE_NAME = ".aider.chat.history.md"
 SHELL_TOOL = "run"
+SHELL_TOOLS = {SHELL_TOOL}
 _START = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})\s*$")
 _ASK = re.compile(r"^/(ask|code|architect|context|help)\s+", re.IGNORECASE)
 _THINKING = re.compile(r"-{3,}\s*\n► \*\*THINKING\*\*\s*\n(.*?)\n-{3,}\s*\n► \*\*ANSWER\*\*\s*\n?", re.DOTALL)
@@ -174,4 +175,5 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     return WholeRead(units, {"last_start": max(starts) if starts else last, "size": len(data.encode())})
 
 
-AGENT = _AiderAgent("aider", default_root, claims, session_for, read_whole=read_whole)
+AGENT = _AiderAgent("aider", default_root, claims, session_for,
+                    read_whole=read_whole, shell_tools=frozenset(SHELL_TOOLS))

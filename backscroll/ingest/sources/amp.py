@@ -152,4 +152,4 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     return WholeRead([SourceUnit(str(path), info, records, skipped)], {})
 
 
-AGENT = Agent("amp", default_root, claims, session_for, read_whole=read_whole)
+AGENT = Agent("amp", default_root, claims, session_for, read_whole=read_whole, shell_tools=frozenset(SHELL_TOOLS))

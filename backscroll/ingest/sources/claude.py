@@ -322,4 +322,4 @@ def _special_user_text(raw: str, rid: str, uuid: str, obj: dict, line_no: int, t
     return None
 
 
-AGENT = Agent("claude", default_root, claims, session_for, parse_line)
+AGENT = Agent("claude", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

@@ -41,6 +41,7 @@ from backscroll.ingest.sources import (
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOL = "execute_command"
+SHELL_TOOLS = {SHELL_TOOL}
 _EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 _CWD = re.compile(r"# Current (?:Working Directory|Workspace Directory) \(([^)\n]+)\)")
 _UI, _API, _META = "ui_messages.json", "api_conversation_history.json", "task_metadata.json"
@@ -260,7 +261,8 @@ def _reader(agent: str):
 
 
 def _agent(name: str, root) -> Agent:
-    return Agent(name, root, claims, _session_for(name), read_whole=_reader(name), stat=stat)
+    return Agent(name, root, claims, _session_for(name), read_whole=_reader(name), stat=stat,
+                 shell_tools=frozenset(SHELL_TOOLS))
 
 
 CLINE = _agent("cline", _cline_root)

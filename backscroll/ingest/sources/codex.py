@@ -49,6 +49,8 @@ _INJECTED_PREFIXES = (
     "<turn_aborted>",
 )
 _SHELLS = {"bash", "sh", "zsh", "dash"}
+# Codex's shell tools over the years (any call with a ``command``/``cmd`` is stored as a shell call).
+SHELL_TOOLS = {"shell", "shell_command", "exec_command", "local_shell", "container.exec"}
 _OUTPUT_TYPES = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
 _CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call"}
 # A fork's copied prefix is written in one burst: lines stamped this long after the fork's own
@@ -477,4 +479,4 @@ def _parse(obj: dict, kind: object, payload: object, line_no: int, session: Sess
     return ParsedLine([], {}, unknown=str(kind))
 
 
-AGENT = Agent("codex", default_root, claims, session_for, parse_line)
+AGENT = Agent("codex", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

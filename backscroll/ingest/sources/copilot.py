@@ -279,4 +279,5 @@ class _CopilotAgent(Agent):
                     yield here / name
 
 
-AGENT = _CopilotAgent("copilot", default_root, claims, session_for, read_whole=read_whole)
+AGENT = _CopilotAgent("copilot", default_root, claims, session_for,
+                      read_whole=read_whole, shell_tools=frozenset(SHELL_TOOLS))

@@ -209,4 +209,5 @@ class _CrushAgent(Agent):
                     yield db
 
 
-AGENT = _CrushAgent("crush", default_root, claims, session_for, read_whole=read_whole, stat=db_stat)
+AGENT = _CrushAgent("crush", default_root, claims, session_for,
+                    read_whole=read_whole, stat=db_stat, shell_tools=frozenset(SHELL_TOOLS))

@@ -50,6 +50,8 @@ from backscroll.ingest.sources.opencode import _connect, _db_stat
 from backscroll.types import Record, SessionInfo
 
 _SHELL = re.compile(r"^(run_terminal_(cmd|command)(_v\d+)?|Shell|shell|terminal)$")
+# The names ``_SHELL`` has been seen to match (for views; ingest stores each call's own fact).
+SHELL_TOOLS = {"run_terminal_cmd", "run_terminal_command", "run_terminal_command_v2", "Shell", "shell", "terminal"}
 _USER_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
 _WORKSPACE = re.compile(r"Workspace Path:\s*(\S[^\n]*)")
 _CONTEXT_BLOCKS = re.compile(r"<(user_info|attached_files|system_reminder|rules|project_layout|git_status)>.*?</\1>",
@@ -357,4 +359,5 @@ class _CursorAgent(Agent):
                     yield here / name
 
 
-AGENT = _CursorAgent("cursor", default_root, claims, session_for, read_whole=read_whole, stat=stat)
+AGENT = _CursorAgent("cursor", default_root, claims, session_for,
+                     read_whole=read_whole, stat=stat, shell_tools=frozenset(SHELL_TOOLS))

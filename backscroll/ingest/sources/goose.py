@@ -228,4 +228,5 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     return _read_jsonl(path)
 
 
-AGENT = Agent("goose", default_root, claims, session_for, read_whole=read_whole, stat=stat)
+AGENT = Agent("goose", default_root, claims, session_for,
+              read_whole=read_whole, stat=stat, shell_tools=frozenset(SHELL_TOOLS))

@@ -148,4 +148,4 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     return ParsedLine(records, {})
 
 
-AGENT = Agent("kimi", default_root, claims, session_for, parse_line)
+AGENT = Agent("kimi", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

@@ -61,4 +61,4 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     return parsed
 
 
-AGENT = Agent("omp", default_root, pi.claims, session_for, parse_line)
+AGENT = Agent("omp", default_root, pi.claims, session_for, parse_line, shell_tools=pi.AGENT.shell_tools)

@@ -455,4 +455,5 @@ class _OpenCodeAgent(Agent):
                     yield path
 
 
-AGENT = _OpenCodeAgent("opencode", default_root, claims, session_for, read_whole=read_whole, stat=stat)
+AGENT = _OpenCodeAgent("opencode", default_root, claims, session_for,
+                       read_whole=read_whole, stat=stat, shell_tools=frozenset(SHELL_TOOLS))

@@ -169,4 +169,5 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     return WholeRead([SourceUnit(str(folder), info, records, skipped)], {})
 
 
-AGENT = Agent("openhands", default_root, claims, session_for, read_whole=read_whole, stat=stat)
+AGENT = Agent("openhands", default_root, claims, session_for,
+              read_whole=read_whole, stat=stat, shell_tools=frozenset(SHELL_TOOLS))

@@ -221,4 +221,4 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     return ParsedLine([], {}, unknown=kind)
 
 
-AGENT = Agent("pi", default_root, claims, session_for, parse_line)
+AGENT = Agent("pi", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

@@ -113,4 +113,4 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     return ParsedLine(records, updates)
 
 
-AGENT = Agent("qwen", default_root, claims, session_for, parse_line)
+AGENT = Agent("qwen", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

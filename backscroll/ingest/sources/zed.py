@@ -228,4 +228,5 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     return read_db_snapshot(path, lambda conn: _read_snapshot(conn, path, state), "Zed")
 
 
-AGENT = Agent("zed", default_root, claims, session_for, read_whole=read_whole, stat=db_stat)
+AGENT = Agent("zed", default_root, claims, session_for,
+              read_whole=read_whole, stat=db_stat, shell_tools=frozenset(SHELL_TOOLS))
