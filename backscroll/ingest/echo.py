@@ -35,6 +35,10 @@ _XARGS_VALUE_OPTIONS = frozenset({"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a"
                                   "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars",
                                   "--replace", "--eof"})
 _WATCH_VALUE_OPTIONS = frozenset({"-n", "--interval", "-q", "--equexit"})
+_SUDO_VALUE_OPTIONS = frozenset({"-u", "--user", "-g", "--group", "-C", "-D", "-h", "-p", "-r", "-t", "-U"})
+_UVX_VALUE_OPTIONS = frozenset({"--from", "--with", "--python", "-p", "--index-url", "--with-requirements"})
+_RUNNERS = frozenset({"pipx", "uv", "poetry", "pdm", "hatch", "rye"})  # ``<runner> run|tool ...``
+_RUNNER_VALUE_OPTIONS = frozenset({"--spec", "--python", "--with", "--from", "-p", "--project", "--directory"})
 # ``$(which backscroll)``, ``$(command -v backscroll)``, ```which backscroll``` in the program's place.
 _WHICH = re.compile(r"\$\(\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<a>[\w./-]*backscroll)\s*\)"
                     r"|`\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<b>[\w./-]*backscroll)\s*`")
@@ -110,14 +114,14 @@ def _strip_wrappers(argv: list[str]) -> list[str]:
             i = _skip_options(argv, i + 1, frozenset({"-s", "--signal", "-k", "--kill-after"}))
             i += 1  # the duration
         elif name == "sudo":
-            i = _skip_options(argv, i + 1, frozenset({"-u", "--user", "-g", "--group", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}))
+            i = _skip_options(argv, i + 1, _SUDO_VALUE_OPTIONS)
         elif name == "uvx":
-            i = _skip_options(argv, i + 1, frozenset({"--from", "--with", "--python", "-p", "--index-url", "--with-requirements"}))
-        elif name in ("pipx", "uv", "poetry", "pdm", "hatch", "rye") and i + 1 < len(argv) and argv[i + 1] in ("run", "tool"):
+            i = _skip_options(argv, i + 1, _UVX_VALUE_OPTIONS)
+        elif name in _RUNNERS and i + 1 < len(argv) and argv[i + 1] in ("run", "tool"):
             i += 2
             if name == "uv" and i < len(argv) and argv[i] == "run" and argv[i - 1] == "tool":
                 i += 1  # uv tool run
-            i = _skip_options(argv, i, frozenset({"--spec", "--python", "--with", "--from", "-p", "--project", "--directory"}))
+            i = _skip_options(argv, i, _RUNNER_VALUE_OPTIONS)
         else:
             break
     return argv[i:]

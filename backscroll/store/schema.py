@@ -209,8 +209,9 @@ def m008_shell_calls(db: Database) -> None:
     # ingest; re-classification (ingest.sync.reclassify) revisits these calls. Calls stored before
     # were revisited by tool name: they are marked by the names that counted then (a frozen list,
     # history; new agents' calls are marked at ingest and never need to be named here).
-    if "is_shell" not in db["records"].columns_dict:
-        db["records"].add_column("is_shell", int, not_null_default=0)
+    records = db.table("records")
+    if "is_shell" not in records.columns_dict:
+        records.add_column("is_shell", int, not_null_default=0)
     names = ("Bash", "shell", "exec_command", "local_shell", "container.exec", "run_shell_command", "bash",
              "shell_command", "execute_command", "run_terminal_cmd", "run_terminal_command",
              "run_terminal_command_v2", "Shell", "powershell", "run_in_terminal", "run", "developer__shell",

@@ -13,6 +13,7 @@ import stat as stat_module
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from backscroll.ingest.sources.jsontext import dumps
 from backscroll.types import Record, SessionInfo
@@ -60,6 +61,21 @@ class SourceUnit:
 class WholeRead:
     units: list[SourceUnit]
     state: dict  # what the agent wants back next time (e.g. a watermark), JSON-serialisable
+
+
+def as_dict(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (parsers read untrusted JSON)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: object) -> list[Any]:
+    """``value`` when it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def as_str(value: object, default: str = "") -> str:
+    """``value`` when it is a JSON string, else ``default``."""
+    return value if isinstance(value, str) else default
 
 
 def file_stat(path: Path) -> tuple[int, int]:

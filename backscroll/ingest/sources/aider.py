@@ -90,7 +90,8 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
     return out
 
 
-def session_records(lines: list[str], first_line: int, session: SessionInfo, ts: str | None) -> tuple[list[Record], str | None]:
+def session_records(lines: list[str], first_line: int, session: SessionInfo,
+                    ts: str | None) -> tuple[list[Record], str | None]:
     """The records of one session's lines (after its header) and its title."""
     records: list[Record] = []
     title = None
@@ -166,8 +167,8 @@ def parse(data: str, path: Path, from_line: int = 1) -> list[SourceUnit]:
 
 def read_whole(path: Path, state: dict) -> WholeRead:
     data = path.read_bytes().decode("utf-8", "replace")
-    last = state.get("last_start") if isinstance(state.get("last_start"), int) else 1
-    size = state.get("size") if isinstance(state.get("size"), int) else 0
+    last = stored if isinstance(stored := state.get("last_start"), int) else 1
+    size = stored if isinstance(stored := state.get("size"), int) else 0
     if len(data.encode()) < size:
         last = 1  # the file was cut or replaced: read it all again
     units = parse(data, path, last)

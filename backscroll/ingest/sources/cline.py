@@ -216,8 +216,9 @@ def api_records(messages: list, session: SessionInfo) -> tuple[list[Record], str
                     if role == "user" and title is None:
                         title = text.splitlines()[0][:120]
                     records.append(Record(rid, role, "text", text, n, ts, cwd))
-            elif btype in ("thinking", "reasoning") and isinstance(block.get("thinking", block.get("text")), str):
-                text = block.get("thinking", block.get("text")).strip()
+            elif btype in ("thinking", "reasoning") and isinstance(thought := block.get("thinking", block.get("text")),
+                                                                   str):
+                text = thought.strip()
                 if text:
                     records.append(Record(rid, "assistant", "reasoning", text, n, ts, cwd))
             elif btype == "tool_use":
@@ -235,7 +236,8 @@ def api_records(messages: list, session: SessionInfo) -> tuple[list[Record], str
                 text = block_text(block.get("content")).strip()
                 if text:
                     records.append(Record(rid, "tool", "tool", text, n, ts, cwd, None,
-                                          _str(block.get("tool_use_id")) or None, is_error=block.get("is_error") is True))
+                                          _str(block.get("tool_use_id")) or None,
+                                          is_error=block.get("is_error") is True))
     return records, cwd, title
 
 

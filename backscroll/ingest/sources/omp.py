@@ -29,7 +29,8 @@ def session_for(path: Path) -> SessionInfo:
 
 def _thinking(obj: dict, line_no: int, session: SessionInfo) -> list[Record]:
     message = obj.get("message")
-    if not isinstance(message, dict) or message.get("role") != "assistant" or not isinstance(message.get("content"), list):
+    if (not isinstance(message, dict) or message.get("role") != "assistant"
+            or not isinstance(message.get("content"), list)):
         return []
     eid = obj.get("id") if isinstance(obj.get("id"), str) and obj["id"] else f"line{line_no}"
     ts = normalize_timestamp(obj.get("timestamp")) or normalize_timestamp(message.get("timestamp"))
