@@ -28,7 +28,8 @@ from backscroll.errors import (
     store_failure,
 )
 from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex, analyze
-from backscroll.ingest.sync import IndexReport, Progress, sync, writer_lock
+from backscroll.ingest.report import IndexReport, Progress
+from backscroll.ingest.sync import sync, writer_lock
 from backscroll.retrieval.query import plan as plan_query
 from backscroll.store.db import Store
 from backscroll.types import AUTHORS, CONTENT_TYPES, ROLES, Filters, SearchResult

@@ -6,7 +6,8 @@ import stat
 
 from helpers import rows, texts
 
-from backscroll.ingest import sync as ingest
+from backscroll.ingest import reader
+from backscroll.ingest import rows as ingest_rows
 
 
 def test_bad_lines_are_skipped_and_counted_and_the_rest_lands(session_builder, backscroll_home, backscroll_index):
@@ -30,12 +31,12 @@ def test_bad_lines_are_skipped_and_counted_and_the_rest_lands(session_builder, b
 
 
 def test_huge_lines_are_skipped_and_huge_texts_capped(session_builder, backscroll_home, backscroll_index, monkeypatch):
-    monkeypatch.setattr(ingest, "MAX_LINE_BYTES", 8192)
+    monkeypatch.setattr(reader, "MAX_LINE_BYTES", 8192)
     s = session_builder.claude()
     s.user("before")
     s.user("x" * 20_000)  # a line over the (lowered) line limit
     s.user("after")
-    monkeypatch.setattr(ingest, "MAX_TEXT_BYTES", 1000)
+    monkeypatch.setattr(ingest_rows, "MAX_TEXT_BYTES", 1000)
     s.tool("cat big.log", "y" * 3000)
     backscroll_index()
     recs = rows(backscroll_home)

@@ -19,14 +19,6 @@ from pathlib import PurePosixPath
 # Bump when the rules change: stores classified by an older version are classified again on sync.
 VERSION = 3  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll)
 RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
-# Tools whose input is a shell command, across agents (the only calls that can be echoes).
-SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "container.exec", "run_shell_command",
-                         "bash", "shell_command",
-                         # Cline/Roo/Kilo, Cursor, Copilot (CLI and VS Code), Kimi, Aider's /run
-                         "execute_command", "run_terminal_cmd", "run_terminal_command", "run_terminal_command_v2",
-                         "Shell", "powershell", "run_in_terminal", "run",
-                         # Amp, Goose, Factory Droid, Zed, OpenHands
-                         "developer__shell", "Execute", "terminal", "execute_bash"})
 PROGRAM = "backscroll"
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "\n", "|&", ";;", "(", ")", ";&", ";;&"})
@@ -43,6 +35,10 @@ _XARGS_VALUE_OPTIONS = frozenset({"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a"
                                   "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars",
                                   "--replace", "--eof"})
 _WATCH_VALUE_OPTIONS = frozenset({"-n", "--interval", "-q", "--equexit"})
+_SUDO_VALUE_OPTIONS = frozenset({"-u", "--user", "-g", "--group", "-C", "-D", "-h", "-p", "-r", "-t", "-U"})
+_UVX_VALUE_OPTIONS = frozenset({"--from", "--with", "--python", "-p", "--index-url", "--with-requirements"})
+_RUNNERS = frozenset({"pipx", "uv", "poetry", "pdm", "hatch", "rye"})  # ``<runner> run|tool ...``
+_RUNNER_VALUE_OPTIONS = frozenset({"--spec", "--python", "--with", "--from", "-p", "--project", "--directory"})
 # ``$(which backscroll)``, ``$(command -v backscroll)``, ```which backscroll``` in the program's place.
 _WHICH = re.compile(r"\$\(\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<a>[\w./-]*backscroll)\s*\)"
                     r"|`\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<b>[\w./-]*backscroll)\s*`")
@@ -118,14 +114,14 @@ def _strip_wrappers(argv: list[str]) -> list[str]:
             i = _skip_options(argv, i + 1, frozenset({"-s", "--signal", "-k", "--kill-after"}))
             i += 1  # the duration
         elif name == "sudo":
-            i = _skip_options(argv, i + 1, frozenset({"-u", "--user", "-g", "--group", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}))
+            i = _skip_options(argv, i + 1, _SUDO_VALUE_OPTIONS)
         elif name == "uvx":
-            i = _skip_options(argv, i + 1, frozenset({"--from", "--with", "--python", "-p", "--index-url", "--with-requirements"}))
-        elif name in ("pipx", "uv", "poetry", "pdm", "hatch", "rye") and i + 1 < len(argv) and argv[i + 1] in ("run", "tool"):
+            i = _skip_options(argv, i + 1, _UVX_VALUE_OPTIONS)
+        elif name in _RUNNERS and i + 1 < len(argv) and argv[i + 1] in ("run", "tool"):
             i += 2
             if name == "uv" and i < len(argv) and argv[i] == "run" and argv[i - 1] == "tool":
                 i += 1  # uv tool run
-            i = _skip_options(argv, i, frozenset({"--spec", "--python", "--with", "--from", "-p", "--project", "--directory"}))
+            i = _skip_options(argv, i, _RUNNER_VALUE_OPTIONS)
         else:
             break
     return argv[i:]
@@ -179,6 +175,16 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
         if j < len(args) and args[j] in RETRIEVAL_SUBCOMMANDS:
             found.append(args[j:])
     return found
+
+
+def __getattr__(name: str) -> frozenset[str]:
+    """``SHELL_TOOLS``: every agent's shell tool names, from the agent registry (each source module
+    declares its own; nothing is listed here). Ingest keeps per call whether it ran a shell command."""
+    if name == "SHELL_TOOLS":
+        from backscroll.ingest.sources import shell_tool_names
+
+        return shell_tool_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_query_echo(command: str | list | None) -> bool:

@@ -17,6 +17,20 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol, overload
+
+
+class Matched(Protocol):
+    """What a rule's check reads of a match: an ``re.Match``, or a ``_VMatch`` for the generic rule."""
+
+    @property
+    def string(self) -> str: ...
+    @overload
+    def group(self, /) -> Any: ...
+    @overload
+    def group(self, g: int | str, /) -> Any: ...
+    def start(self, g: int | str = 0, /) -> int: ...
+    def span(self, g: int | str = 0, /) -> tuple[int, int]: ...
 
 
 @dataclass(frozen=True)
@@ -25,7 +39,7 @@ class Rule:
     markers: tuple[str, ...]  # one must be a substring of the text (of its lowercase when ``lower``)
     pattern: re.Pattern
     group: int | str = 0  # the group replaced: 0 = the whole match
-    check: Callable[[re.Match], bool] | None = None  # False: a look-alike, left as it is
+    check: Callable[[Matched], bool] | None = None  # False: a look-alike, left as it is
     lower: bool = False
 
 
@@ -45,7 +59,7 @@ def random_body(s: str) -> bool:
     return any(c.isdigit() for c in s) and any(c.isalpha() for c in s) and not _wordy(s)
 
 
-def _body(group: int | str, minimum: int = 0) -> Callable[[re.Match], bool]:
+def _body(group: int | str, minimum: int = 0) -> Callable[[Matched], bool]:
     return lambda m: len(m.group(group)) >= minimum and random_body(m.group(group))
 
 
@@ -63,7 +77,7 @@ _KEY_COMPOUNDS = ("api", "secret", "access", "private", "account", "auth", "mast
                   "stripe", "sendgrid", "mailgun", "twilio", "google", "gemini", "groq", "mistral", "cohere")
 
 
-def _identifier(m: re.Match) -> str:
+def _identifier(m: Matched) -> str:
     """The name assigned to: the keyword and the identifier characters right before it."""
     s, end = m.string, m.start("kw")
     start = end
@@ -72,14 +86,15 @@ def _identifier(m: re.Match) -> str:
     return s[start:end] + m.group("kw")
 
 
-def _plausible_assignment(m: re.Match) -> bool:
+def _plausible_assignment(m: Matched) -> bool:
     """``<name>=<value>`` where the name says secret and the value looks like one (not code)."""
     kw = m.group("kw").lower()
     ident = _identifier(m)
     low = ident.lower()
     prefix = low[: -len(kw)].rstrip("_-.")
     raw_prefix = ident[: -len(kw)]
-    boundary = not raw_prefix or not raw_prefix[-1].isalpha() or (raw_prefix[-1].islower() and m.group("kw")[0].isupper())
+    boundary = (not raw_prefix or not raw_prefix[-1].isalpha()
+                or (raw_prefix[-1].islower() and m.group("kw")[0].isupper()))
     value = m.group("v")
     quoted = m.group("q1") is not None or m.group("q2") is not None
     if len(value) < 4 or value.lower() in _PLACEHOLDER_WORDS or "REDACTED" in value or len(set(value)) < 3:
@@ -102,15 +117,16 @@ def _plausible_assignment(m: re.Match) -> bool:
     if kw == "token" or (kw == "key" and any(prefix.endswith(c) for c in _KEY_COMPOUNDS)):
         return len(value) >= 8 and (random_body(value) or _classes(value) >= 3) and " " not in value
     # a bare ``key`` or ``cache_key``: only a value that is clearly a random token
-    return len(value) >= 20 and _TOKEN_CHARS.fullmatch(value) is not None and random_body(value) and _classes(value) >= 2
+    return (len(value) >= 20 and _TOKEN_CHARS.fullmatch(value) is not None and random_body(value)
+            and _classes(value) >= 2)
 
 
-def _bearer(m: re.Match) -> bool:
+def _bearer(m: Matched) -> bool:
     v = m.group(2)
     return "REDACTED" not in v and (random_body(v) or _classes(v) >= 3 or v.count(".") == 2)
 
 
-def _basic(m: re.Match) -> bool:
+def _basic(m: Matched) -> bool:
     import base64
     import binascii
 
@@ -122,16 +138,17 @@ def _basic(m: re.Match) -> bool:
     return b":" in decoded
 
 
-def _pem(m: re.Match) -> bool:
-    body = m.groupdict().get("body") or m.group("lines")
+def _pem(m: Matched) -> bool:
+    # PuTTY keys have no ``body`` group; a private key without its END marker leaves it unmatched.
+    body = (m.groupdict().get("body") if isinstance(m, re.Match) else None) or m.group("lines")
     return sum(c.isalnum() or c in "+/=" for c in body) >= 32 and random_body(re.sub(r"\\[rn]|\s", "", body))
 
 
-def _split_aws(m: re.Match) -> bool:
+def _split_aws(m: Matched) -> bool:
     return len(m.group(2)) + len(m.group(3)) == 16 and random_body(m.group(2) + m.group(3))
 
 
-def _on_line(m: re.Match, words: tuple[str, ...]) -> bool:
+def _on_line(m: Matched, words: tuple[str, ...]) -> bool:
     """One of ``words`` is earlier on the match's line (at most 200 characters back)."""
     line_start = m.string.rfind("\n", max(0, m.start() - 200), m.start()) + 1
     before = m.string[max(line_start, m.start() - 200): m.start()].lower()
@@ -188,7 +205,8 @@ RULES: list[Rule] = [
         r"(?<=Private-Lines: )\d{1,4}(?P<lines>" + _LINES + r")(?:" + _NL + r"Private-MAC: [0-9a-fA-F]++)?"),
          check=_pem),
     Rule("age-secret-key", ("AGE-SECRET-KEY-",), re.compile(r"AGE-SECRET-KEY-1[0-9A-Z]{58}")),
-    Rule("anthropic-key", ("sk-ant-",), re.compile(r"(?<![A-Za-z0-9_\-])sk-ant-[a-z]{2,10}\d{0,3}-[A-Za-z0-9_\-]{20,}+"),
+    Rule("anthropic-key", ("sk-ant-",),
+         re.compile(r"(?<![A-Za-z0-9_\-])sk-ant-[a-z]{2,10}\d{0,3}-[A-Za-z0-9_\-]{20,}+"),
          check=lambda m: random_body(m.group(0)[7:])),
     Rule("openai-key", ("sk-",), re.compile(
         r"(?<![A-Za-z0-9_\-])sk-(?P<b>(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}+)(?<!-)"), check=_body("b")),
@@ -216,7 +234,8 @@ RULES: list[Rule] = [
          check=_body("b")),
     Rule("slack-webhook", ("hooks.slack.com",), re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{20,}+")),
     Rule("discord-webhook", ("discord",), re.compile(r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d{5,}/[A-Za-z0-9_\-]{20,}+")),
-    Rule("npm-token", ("npm_",), re.compile(r"(?<![A-Za-z0-9_])npm_(?P<b>[A-Za-z0-9]{36})(?![A-Za-z0-9])"), check=_body("b")),
+    Rule("npm-token", ("npm_",), re.compile(r"(?<![A-Za-z0-9_])npm_(?P<b>[A-Za-z0-9]{36})(?![A-Za-z0-9])"),
+         check=_body("b")),
     Rule("pypi-token", ("pypi-",), re.compile(r"(?<![A-Za-z0-9_\-])pypi-AgE[A-Za-z0-9_\-]{50,}+")),
     Rule("huggingface-token", ("hf_",), re.compile(r"(?<![A-Za-z0-9_])hf_(?P<b>[A-Za-z]{34})(?![A-Za-z0-9])"),
          check=lambda m: _classes(m.group("b")) >= 2),
@@ -236,7 +255,8 @@ RULES: list[Rule] = [
         r"(?<![A-Za-z0-9_])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![A-Za-z0-9])")),
     Rule("digitalocean-token", ("_v1_",), re.compile(
         r"(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])")),
-    Rule("telegram-bot-token", (":AA",), re.compile(r"(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])")),
+    Rule("telegram-bot-token", (":AA",),
+         re.compile(r"(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])")),
     Rule("vault-token", ("hvs.", "hvb."), re.compile(r"(?<![A-Za-z0-9_.\-])hv[sb]\.[A-Za-z0-9_\-]{24,}+"),
          check=lambda m: random_body(m.group(0)[4:])),
     Rule("grafana-token", ("glsa_", "glc_"), re.compile(
@@ -259,7 +279,8 @@ RULES: list[Rule] = [
     Rule("basic-auth", ("asic ", "ASIC "), re.compile(
         r"(?i)((?:authorization|auth)\\?[\"']?[ \t]{0,4}[:=][ \t]{0,4}\\?[\"']?basic[ \t]{1,4})"
         r"([A-Za-z0-9+/]{8,}+={0,2})"), 2, check=_basic),
-    Rule("basic-auth", ("curl",), re.compile(r"((?<![\w-])(?:-u|--user)[ \t]{1,4}(['\"]?)[^\s:'\"]{1,64}:)([^\s'\"]{3,128})\2"),
+    Rule("basic-auth", ("curl",),
+         re.compile(r"((?<![\w-])(?:-u|--user)[ \t]{1,4}(['\"]?)[^\s:'\"]{1,64}:)([^\s'\"]{3,128})\2"),
          3, check=lambda m: _on_line(m, ("curl",))),
     Rule("database-password", ("mysql", "mariadb"), re.compile(r"([ \t]-p)(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
          check=lambda m: _on_line(m, ("mysql", "mariadb")) and m.group(3)[0] != "-"),
@@ -323,14 +344,14 @@ class _VMatch:
         self.v = next(g for g in _GROUP_V if m.group(g) is not None)
         self.string = string
 
-    def group(self, g=0):
+    def group(self, g: int | str = 0, /) -> str | None:
         start, end = self.m.span(self.v if g == "v" else g)
         return None if start < 0 else self.string[start:end]
 
-    def start(self, g=0):
+    def start(self, g: int | str = 0, /) -> int:
         return self.m.start(self.v if g == "v" else g)
 
-    def span(self, g=0):
+    def span(self, g: int | str = 0, /) -> tuple[int, int]:
         return self.m.span(self.v if g == "v" else g)
 
 
@@ -355,7 +376,7 @@ def _apply_lower(rule: Rule, text: str, low: str, counts: Counter | None) -> str
     out, last = [], 0
     for raw in _matches_at_markers(_LOWER_PATTERNS[rule.kind], low, rule.markers):
         m = _VMatch(raw, text)
-        if not rule.check(m):
+        if rule.check is not None and not rule.check(m):
             continue
         if counts is not None:
             counts[rule.kind] += 1
@@ -373,7 +394,7 @@ def _apply(rule: Rule, text: str, counts: Counter | None) -> str:
     kind, group, check = rule.kind, rule.group, rule.check
 
     def repl(raw: re.Match) -> str:
-        m = _VMatch(raw, raw.string) if group == "v" else raw
+        m: Matched = _VMatch(raw, raw.string) if group == "v" else raw
         if check is not None and not check(m):
             return raw.group(0)
         if counts is not None:

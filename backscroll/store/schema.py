@@ -201,3 +201,20 @@ def m007_author_and_unknown_entries(db: Database) -> None:
                "WHERE unit_hash IS NULL AND content_type IN ('text', 'summary') AND is_echo = 0")
     db.execute("DELETE FROM meta WHERE key IN ('lexical_generation', 'lexical_watermark')")
 
+
+
+@migrations()
+def m008_shell_calls(db: Database) -> None:
+    # is_shell: 1 for a tool call that ran a shell command (its source gave the command), written at
+    # ingest; re-classification (ingest.sync.reclassify) revisits these calls. Calls stored before
+    # were revisited by tool name: they are marked by the names that counted then (a frozen list,
+    # history; new agents' calls are marked at ingest and never need to be named here).
+    records = db.table("records")
+    if "is_shell" not in records.columns_dict:
+        records.add_column("is_shell", int, not_null_default=0)
+    names = ("Bash", "shell", "exec_command", "local_shell", "container.exec", "run_shell_command", "bash",
+             "shell_command", "execute_command", "run_terminal_cmd", "run_terminal_command",
+             "run_terminal_command_v2", "Shell", "powershell", "run_in_terminal", "run", "developer__shell",
+             "Execute", "terminal", "execute_bash")
+    db.execute(f"UPDATE records SET is_shell = 1 WHERE is_call = 1 AND tool_name IN ({', '.join('?' * len(names))})",
+               names)

@@ -13,6 +13,7 @@ import stat as stat_module
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from backscroll.ingest.sources.jsontext import dumps
 from backscroll.types import Record, SessionInfo
@@ -60,6 +61,21 @@ class SourceUnit:
 class WholeRead:
     units: list[SourceUnit]
     state: dict  # what the agent wants back next time (e.g. a watermark), JSON-serialisable
+
+
+def as_dict(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (parsers read untrusted JSON)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: object) -> list[Any]:
+    """``value`` when it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def as_str(value: object, default: str = "") -> str:
+    """``value`` when it is a JSON string, else ``default``."""
+    return value if isinstance(value, str) else default
 
 
 def file_stat(path: Path) -> tuple[int, int]:
@@ -117,6 +133,9 @@ class Agent:
     parse_line: Callable[[object, int, SessionInfo], ParsedLine] | None = None
     read_whole: Callable[[Path, dict], WholeRead] | None = None
     stat: Callable[[Path], tuple[int, int]] = file_stat
+    # The names of this agent's tools that run a shell command (views mark their calls with ``$``).
+    # Which stored calls ran one is kept per call at ingest (a ``Record.command``), not by name.
+    shell_tools: frozenset[str] = frozenset()
 
     def discover(self, root: Path, errors: list[OSError] | None = None) -> Iterator[Path]:
         """Every file under ``root`` this agent claims, in a stable order; directories that cannot
@@ -276,3 +295,8 @@ def _registry() -> dict[str, Agent]:
 
 
 AGENTS: dict[str, Agent] = _registry()
+
+
+def shell_tool_names() -> frozenset[str]:
+    """Every registered agent's shell tool names (each source module declares its own)."""
+    return frozenset().union(*(agent.shell_tools for agent in AGENTS.values()))

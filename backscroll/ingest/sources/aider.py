@@ -32,6 +32,7 @@ from backscroll.types import Record, SessionInfo
 
 FILE_NAME = ".aider.chat.history.md"
 SHELL_TOOL = "run"
+SHELL_TOOLS = {SHELL_TOOL}
 _START = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})\s*$")
 _ASK = re.compile(r"^/(ask|code|architect|context|help)\s+", re.IGNORECASE)
 _THINKING = re.compile(r"-{3,}\s*\n► \*\*THINKING\*\*\s*\n(.*?)\n-{3,}\s*\n► \*\*ANSWER\*\*\s*\n?", re.DOTALL)
@@ -89,7 +90,8 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
     return out
 
 
-def session_records(lines: list[str], first_line: int, session: SessionInfo, ts: str | None) -> tuple[list[Record], str | None]:
+def session_records(lines: list[str], first_line: int, session: SessionInfo,
+                    ts: str | None) -> tuple[list[Record], str | None]:
     """The records of one session's lines (after its header) and its title."""
     records: list[Record] = []
     title = None
@@ -165,8 +167,8 @@ def parse(data: str, path: Path, from_line: int = 1) -> list[SourceUnit]:
 
 def read_whole(path: Path, state: dict) -> WholeRead:
     data = path.read_bytes().decode("utf-8", "replace")
-    last = state.get("last_start") if isinstance(state.get("last_start"), int) else 1
-    size = state.get("size") if isinstance(state.get("size"), int) else 0
+    last = stored if isinstance(stored := state.get("last_start"), int) else 1
+    size = stored if isinstance(stored := state.get("size"), int) else 0
     if len(data.encode()) < size:
         last = 1  # the file was cut or replaced: read it all again
     units = parse(data, path, last)
@@ -174,4 +176,5 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     return WholeRead(units, {"last_start": max(starts) if starts else last, "size": len(data.encode())})
 
 
-AGENT = _AiderAgent("aider", default_root, claims, session_for, read_whole=read_whole)
+AGENT = _AiderAgent("aider", default_root, claims, session_for,
+                    read_whole=read_whole, shell_tools=frozenset(SHELL_TOOLS))

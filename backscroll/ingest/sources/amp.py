@@ -25,7 +25,16 @@ from urllib.parse import unquote
 import orjson
 
 from backscroll.dates import normalize_timestamp
-from backscroll.ingest.sources import Agent, SourceUnit, WholeRead, block_text, clean_text, home_root, render_input
+from backscroll.ingest.sources import (
+    Agent,
+    SourceUnit,
+    WholeRead,
+    as_dict,
+    block_text,
+    clean_text,
+    home_root,
+    render_input,
+)
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"Bash"}
@@ -108,7 +117,7 @@ def _records(thread: dict, info: SessionInfo) -> tuple[list[Record], list[tuple[
         content = msg["content"]
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
-        meta = msg.get("meta") if isinstance(msg.get("meta"), dict) else {}
+        meta = as_dict(msg.get("meta"))
         # Assistant messages carry no time of their own: they follow the message before them.
         ts = normalize_timestamp(meta.get("sentAt")) or fallback
         fallback = ts
@@ -130,7 +139,7 @@ def _records(thread: dict, info: SessionInfo) -> tuple[list[Record], list[tuple[
                 records.append(Record(rid, "tool", "tool", text, n, ts, info.cwd, name, _str(block.get("id")),
                                       command=command))
             elif kind == "tool_result":
-                run = block.get("run") if isinstance(block.get("run"), dict) else {}
+                run = as_dict(block.get("run"))
                 text = _result_text(run).strip() or block_text(block.get("content")).strip()
                 call_id = _str(block.get("toolUseID")) or _str(block.get("tool_use_id"))
                 if text:
@@ -152,4 +161,4 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     return WholeRead([SourceUnit(str(path), info, records, skipped)], {})
 
 
-AGENT = Agent("amp", default_root, claims, session_for, read_whole=read_whole)
+AGENT = Agent("amp", default_root, claims, session_for, read_whole=read_whole, shell_tools=frozenset(SHELL_TOOLS))

@@ -23,6 +23,8 @@ from backscroll.ingest.sources import (
     Agent,
     LineError,
     ParsedLine,
+    as_dict,
+    as_str,
     block_text,
     clean_text,
     home_root,
@@ -61,7 +63,8 @@ def default_root(env):
     return home_root(env, "CLAUDE_CONFIG_DIR", "projects", ".claude/projects")
 
 
-_SESSION_FILE = re.compile(r"^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|agent-[\w-]+)\.jsonl$", re.I)
+_SESSION_FILE = re.compile(r"^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|agent-[\w-]+)\.jsonl$",
+                           re.I)
 
 
 def claims(path: Path) -> bool:
@@ -133,7 +136,7 @@ def placeholder(block: dict) -> str | None:
         for key in ("title", "name", "filename"):
             if isinstance(block.get(key), str) and block[key]:
                 return f"[document: {block[key]}]"
-        source = block.get("source") if isinstance(block.get("source"), dict) else {}
+        source = as_dict(block.get("source"))
         media = source.get("media_type") if isinstance(source.get("media_type"), str) else ""
         return f"[document: {media}]" if media else "[document]"
     return None
@@ -183,9 +186,9 @@ def _prompt_records(prompt: object, rid: str, line_no: int, ts, cwd) -> list[Rec
         for i, block in enumerate(prompt):
             if not isinstance(block, dict):
                 continue
-            text = clean_text(block["text"]) if isinstance(block.get("text"), str) else placeholder(block)
-            if text:
-                out.append(Record(f"{rid}#{i}", "user", "text", text, line_no, ts, cwd, author="human"))
+            body = clean_text(block["text"]) if isinstance(block.get("text"), str) else placeholder(block)
+            if body:
+                out.append(Record(f"{rid}#{i}", "user", "text", body, line_no, ts, cwd, author="human"))
     return out
 
 
@@ -199,12 +202,13 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     cwd = obj.get("cwd") if isinstance(obj.get("cwd"), str) else None
     if kind == "queue-operation":
         content = obj.get("content")
-        if obj.get("operation") != "enqueue" or not isinstance(content, str) or content.startswith("<task-notification>"):
+        if (obj.get("operation") != "enqueue" or not isinstance(content, str)
+                or content.startswith("<task-notification>")):
             return EMPTY
         recs = _prompt_records(content, f"{session.session_id}:queued:{line_no}", line_no, ts, cwd)
         return ParsedLine(recs, {"queued": True}) if recs else EMPTY
     if kind == "attachment":
-        att = obj.get("attachment") if isinstance(obj.get("attachment"), dict) else {}
+        att = as_dict(obj.get("attachment"))
         atype = att.get("type")
         if atype == "hook_additional_context":
             return _hook_context(obj, line_no)
@@ -245,8 +249,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     if not isinstance(message, dict):
         raise LineError("message is missing or not an object")
     content = message.get("content")
-    role = message.get("role") if message.get("role") in ("user", "assistant") else kind
-    uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else f"{session.session_id}:{line_no}"
+    role = str(message.get("role") if message.get("role") in ("user", "assistant") else kind)  # both "user"|"assistant"
+    uuid = given if isinstance(given := obj.get("uuid"), str) else f"{session.session_id}:{line_no}"
 
     if isinstance(content, str):
         blocks: list = [{"type": "text", "text": content}]
@@ -286,7 +290,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         elif btype == "thinking" and isinstance(block.get("thinking"), str) and block["thinking"].strip():
             records.append(Record(rid, "assistant", "reasoning", block["thinking"].strip(), line_no, ts, cwd))
         elif btype == "tool_use":
-            name = block.get("name") if isinstance(block.get("name"), str) else "tool"
+            name = as_str(block.get("name"), "tool")
             text, command = _tool_use_text(name, block.get("input"))
             call_id = block.get("id") if isinstance(block.get("id"), str) else None
             records.append(Record(rid, "tool", "tool", text, line_no, ts, cwd, name, call_id, command=command))
@@ -307,7 +311,8 @@ def _special_user_text(raw: str, rid: str, uuid: str, obj: dict, line_no: int, t
     """Slash commands, bash mode, local-command output: ``(records, title)``, or None for plain text."""
     command = slash_command(raw)
     if command is not None:
-        return [Record(rid, "user", "text", command, line_no, ts, cwd, author="agent" if sidechain else "human")], command
+        author = "agent" if sidechain else "human"
+        return [Record(rid, "user", "text", command, line_no, ts, cwd, author=author)], command
     if "<local-command-" in raw and not clean_text(raw):
         return [], None  # /mcp, /exit and the like print "(no content)": noise
     bash = _tag("bash-input", raw)
@@ -317,9 +322,10 @@ def _special_user_text(raw: str, rid: str, uuid: str, obj: dict, line_no: int, t
         out, err = _tag("bash-stdout", raw) or "", _tag("bash-stderr", raw) or ""
         text = "\n".join(p for p in (out, err) if p)
         parent = obj.get("parentUuid") if isinstance(obj.get("parentUuid"), str) else uuid
-        recs = [Record(rid, "tool", "tool", text, line_no, ts, cwd, None, f"bash:{parent}", is_error=bool(err) and not out)]
+        recs = [Record(rid, "tool", "tool", text, line_no, ts, cwd, None, f"bash:{parent}",
+                       is_error=bool(err) and not out)]
         return (recs if text else []), None
     return None
 
 
-AGENT = Agent("claude", default_root, claims, session_for, parse_line)
+AGENT = Agent("claude", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

@@ -41,6 +41,7 @@ from backscroll.ingest.sources import (
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOL = "execute_command"
+SHELL_TOOLS = {SHELL_TOOL}
 _EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 _CWD = re.compile(r"# Current (?:Working Directory|Workspace Directory) \(([^)\n]+)\)")
 _UI, _API, _META = "ui_messages.json", "api_conversation_history.json", "task_metadata.json"
@@ -215,8 +216,9 @@ def api_records(messages: list, session: SessionInfo) -> tuple[list[Record], str
                     if role == "user" and title is None:
                         title = text.splitlines()[0][:120]
                     records.append(Record(rid, role, "text", text, n, ts, cwd))
-            elif btype in ("thinking", "reasoning") and isinstance(block.get("thinking", block.get("text")), str):
-                text = block.get("thinking", block.get("text")).strip()
+            elif btype in ("thinking", "reasoning") and isinstance(thought := block.get("thinking", block.get("text")),
+                                                                   str):
+                text = thought.strip()
                 if text:
                     records.append(Record(rid, "assistant", "reasoning", text, n, ts, cwd))
             elif btype == "tool_use":
@@ -234,7 +236,8 @@ def api_records(messages: list, session: SessionInfo) -> tuple[list[Record], str
                 text = block_text(block.get("content")).strip()
                 if text:
                     records.append(Record(rid, "tool", "tool", text, n, ts, cwd, None,
-                                          _str(block.get("tool_use_id")) or None, is_error=block.get("is_error") is True))
+                                          _str(block.get("tool_use_id")) or None,
+                                          is_error=block.get("is_error") is True))
     return records, cwd, title
 
 
@@ -260,7 +263,8 @@ def _reader(agent: str):
 
 
 def _agent(name: str, root) -> Agent:
-    return Agent(name, root, claims, _session_for(name), read_whole=_reader(name), stat=stat)
+    return Agent(name, root, claims, _session_for(name), read_whole=_reader(name), stat=stat,
+                 shell_tools=frozenset(SHELL_TOOLS))
 
 
 CLINE = _agent("cline", _cline_root)

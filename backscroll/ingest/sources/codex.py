@@ -32,6 +32,9 @@ from backscroll.ingest.sources import (
     Agent,
     LineError,
     ParsedLine,
+    as_dict,
+    as_list,
+    as_str,
     block_text,
     clean_text,
     home_root,
@@ -49,6 +52,8 @@ _INJECTED_PREFIXES = (
     "<turn_aborted>",
 )
 _SHELLS = {"bash", "sh", "zsh", "dash"}
+# Codex's shell tools over the years (any call with a ``command``/``cmd`` is stored as a shell call).
+SHELL_TOOLS = {"shell", "shell_command", "exec_command", "local_shell", "container.exec"}
 _OUTPUT_TYPES = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
 _CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call"}
 # A fork's copied prefix is written in one burst: lines stamped this long after the fork's own
@@ -100,12 +105,12 @@ def _call(payload: dict) -> tuple[str, str, str | list | None]:
     """(tool name, record text, shell command) of a tool call payload."""
     ptype = payload.get("type")
     if ptype == "local_shell_call":
-        action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+        action = as_dict(payload.get("action"))
         argv = action.get("command")
         if isinstance(argv, list):
             return "local_shell", _argv_text(argv), argv
         return "local_shell", render_input(action), None
-    name = payload.get("name") if isinstance(payload.get("name"), str) else "tool"
+    name = as_str(payload.get("name"), "tool")
     if isinstance(payload.get("namespace"), str) and payload["namespace"]:
         name = f"{payload['namespace']}__{name}"  # MCP tools: namespace "mcp__<server>", name "<tool>"
     if ptype == "custom_tool_call":
@@ -130,7 +135,7 @@ def _call(payload: dict) -> tuple[str, str, str | list | None]:
 def _exit_failed(text: str) -> bool:
     """Whether an exec output's ``Process exited with code N`` / ``Exit code: N`` line says failure."""
     m = _EXIT_CODE.search(text[:4096])
-    return bool(m) and int(m.group(1)) != 0
+    return m is not None and int(m.group(1)) != 0
 
 
 def _output(payload: dict) -> tuple[str, bool]:
@@ -145,7 +150,7 @@ def _output(payload: dict) -> tuple[str, bool]:
         if isinstance(decoded, dict) and "output" in decoded:
             out = decoded
     if isinstance(out, dict) and ("output" in out or "content" in out or "metadata" in out):
-        meta = out.get("metadata") if isinstance(out.get("metadata"), dict) else {}
+        meta = as_dict(out.get("metadata"))
         code = meta.get("exit_code", out.get("exit_code"))
         failed = isinstance(code, int) and code != 0
         if out.get("success") is False:
@@ -243,7 +248,7 @@ def _reasoning_text(payload: dict) -> str:
 def _web_search_text(action: object, query: object = None) -> str:
     action = action if isinstance(action, dict) else {}
     lines = []
-    queries = action.get("queries") if isinstance(action.get("queries"), list) else []
+    queries = as_list(action.get("queries"))
     for q in [query, action.get("query"), *queries]:
         if isinstance(q, str) and q.strip() and q.strip() not in lines:
             lines.append(q.strip())
@@ -337,7 +342,7 @@ def _response_item(payload: dict, line_no: int, ts, session: SessionInfo) -> Par
                                   line_no, ts, cwd, "tool_search", call_id)], {})
     if ptype == "tool_search_output":
         names = []
-        stack = list(payload.get("tools") if isinstance(payload.get("tools"), list) else [])
+        stack = list(as_list(payload.get("tools")))
         while stack:
             tool = stack.pop(0)
             if isinstance(tool, dict):
@@ -378,6 +383,7 @@ def _item(item: dict, line_no: int, ts, session: SessionInfo) -> ParsedLine:
         return ParsedLine([Record(f"{base}#0", "assistant", "reasoning", text, line_no, ts, cwd)] if text else [], {})
     if itype == "CommandExecution":
         argv = item.get("command")
+        command: str | list
         if isinstance(argv, list):
             text, command = _argv_text(argv), argv
         else:
@@ -397,7 +403,7 @@ def _item(item: dict, line_no: int, ts, session: SessionInfo) -> ParsedLine:
         body = render_input(args) if args not in (None, "", {}) else ""
         records = [Record(f"{base}#0", "tool", "tool", f"{name}\n{body}" if body else name, line_no, ts, cwd,
                           name, iid)]
-        result = item.get("result") if isinstance(item.get("result"), dict) else {}
+        result = as_dict(item.get("result"))
         out = block_text(result.get("content")).strip() if result else ""
         err = item.get("error")
         if not out and err:
@@ -407,7 +413,7 @@ def _item(item: dict, line_no: int, ts, session: SessionInfo) -> ParsedLine:
                                   is_error=result.get("isError") is True or bool(err)))
         return ParsedLine(records, {})
     if itype == "FileChange":
-        changes = item.get("changes") if isinstance(item.get("changes"), dict) else {}
+        changes = as_dict(item.get("changes"))
         text = "apply_patch\n" + "\n".join(str(k) for k in changes) if changes else "apply_patch"
         records = [Record(f"{base}#0", "tool", "tool", text, line_no, ts, cwd, "apply_patch", iid)]
         out = "\n".join(item[k].strip() for k in ("stdout", "stderr") if isinstance(item.get(k), str)
@@ -460,12 +466,13 @@ def _parse(obj: dict, kind: object, payload: object, line_no: int, session: Sess
                                       line_no, ts, session.cwd)], {})
         return EMPTY  # replacement_history repeats turns already indexed
     if kind == "event_msg":
-        etype = payload.get("type") if isinstance(payload, dict) else None
+        event = as_dict(payload)
+        etype = event.get("type")
         if etype == "thread_name_updated":
-            name = payload.get("thread_name")
+            name = event.get("thread_name")
             return ParsedLine([], {"title": name.strip()}) if isinstance(name, str) and name.strip() else EMPTY
         if etype == "item_completed":
-            item = payload.get("item")
+            item = event.get("item")
             if session.history_mode != "paginated" or not isinstance(item, dict):
                 return EMPTY  # in a default thread the response_item lines hold the same items
             return _item(item, line_no, ts, session)
@@ -477,4 +484,4 @@ def _parse(obj: dict, kind: object, payload: object, line_no: int, session: Sess
     return ParsedLine([], {}, unknown=str(kind))
 
 
-AGENT = Agent("codex", default_root, claims, session_for, parse_line)
+AGENT = Agent("codex", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

@@ -35,6 +35,8 @@ from backscroll.ingest.sources import (
     SourceUnit,
     WholeRead,
     _collect,
+    as_dict,
+    as_list,
     block_text,
     clean_text,
     editor_user_dirs,
@@ -113,13 +115,13 @@ def cli_records(lines: list[bytes], base: SessionInfo) -> tuple[SessionInfo, lis
         if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
             skipped.append((n, "not an event"))
             continue
-        data = ev.get("data") if isinstance(ev.get("data"), dict) else {}
+        data = as_dict(ev.get("data"))
         kind = ev["type"]
         ts = normalize_timestamp(ev.get("timestamp"))
         rid = f"{sid}:{_s(ev.get('id')) or n}"
         if kind == "session.start":
             sid = _s(data.get("sessionId")) or sid
-            ctx = data.get("context") if isinstance(data.get("context"), dict) else {}
+            ctx = as_dict(data.get("context"))
             cwd = _s(ctx.get("cwd")) or cwd
         elif kind == "user.message":
             text = clean_text(_s(data.get("content")))
@@ -146,8 +148,8 @@ def cli_records(lines: list[bytes], base: SessionInfo) -> tuple[SessionInfo, lis
                 records.append(Record(f"{rid}#{k + 1}", "tool", "tool", text, n, ts, cwd, name, call_id,
                                       command=command))
         elif kind == "tool.execution_complete":
-            result = data.get("result") if isinstance(data.get("result"), dict) else {}
-            error = data.get("error") if isinstance(data.get("error"), dict) else {}
+            result = as_dict(data.get("result"))
+            error = as_dict(data.get("error"))
             text = (block_text(result.get("content")) or _s(result.get("detailedContent"))
                     or _s(error.get("message"))).strip()
             if text:
@@ -178,24 +180,24 @@ def _value(obj: object) -> str:
 def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[SessionInfo, list[Record]]:
     sid = _s(doc.get("sessionId")) or base.session_id
     records: list[Record] = []
-    requests = doc.get("requests") if isinstance(doc.get("requests"), list) else []
+    requests = as_list(doc.get("requests"))
     title = _s(doc.get("customTitle")).strip() or None
     for n, req in enumerate(requests, 1):
         if not isinstance(req, dict):
             continue
         rid = f"{sid}:{_s(req.get('requestId')) or n}"
         ts = normalize_timestamp(req.get("timestamp"))
-        message = req.get("message") if isinstance(req.get("message"), dict) else {}
+        message = as_dict(req.get("message"))
         text = clean_text(_s(message.get("text")))
         if text:
             title = title or text.splitlines()[0][:120]
             records.append(Record(f"{rid}#0", "user", "text", text, n, ts, cwd))
-        meta = req.get("result", {}).get("metadata") if isinstance(req.get("result"), dict) else None
-        results = meta.get("toolCallResults") if isinstance(meta, dict) and isinstance(meta.get("toolCallResults"), dict) else {}
+        results = as_dict(as_dict(as_dict(req.get("result")).get("metadata")).get("toolCallResults"))
         prose: list[str] = []
-        parts = req.get("response") if isinstance(req.get("response"), list) else []
+        parts = as_list(req.get("response"))
 
-        def flush(i: int) -> None:
+        def flush(i: int, prose: list[str] = prose, rid: str = rid, n: int = n, ts: str | None = ts) -> None:
+            """The prose gathered so far, as one assistant text record."""
             body = clean_text("".join(prose))
             if body:
                 records.append(Record(f"{rid}#{i}", "assistant", "text", body, n, ts, cwd))
@@ -215,7 +217,7 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
             elif kind in ("toolInvocationSerialized", "toolInvocation"):
                 flush(i)
                 call_id = _s(part.get("toolCallId")) or f"{rid}#{i}c"
-                data = part.get("toolSpecificData") if isinstance(part.get("toolSpecificData"), dict) else {}
+                data = as_dict(part.get("toolSpecificData"))
                 command = None
                 if data.get("kind") == "terminal":
                     line = data.get("commandLine")
@@ -279,4 +281,5 @@ class _CopilotAgent(Agent):
                     yield here / name
 
 
-AGENT = _CopilotAgent("copilot", default_root, claims, session_for, read_whole=read_whole)
+AGENT = _CopilotAgent("copilot", default_root, claims, session_for,
+                      read_whole=read_whole, shell_tools=frozenset(SHELL_TOOLS))

@@ -35,6 +35,7 @@ from backscroll.ingest.sources import (
     SourceUnit,
     WholeRead,
     _collect,
+    as_dict,
     block_text,
     clean_text,
     db_stat,
@@ -154,7 +155,7 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
         raise OSError("no sessions and messages tables: not a Crush database")
     summary = "is_summary_message" if "is_summary_message" in mcols else "0"
     parent = "parent_session_id" if "parent_session_id" in scols else "NULL"
-    prev = state.get("sessions") if isinstance(state.get("sessions"), dict) else {}
+    prev = as_dict(state.get("sessions"))
     top = conn.execute("SELECT max(rowid) FROM messages").fetchone()[0] or 0
     seen = state.get("message_rowid")
     reread_all = isinstance(seen, int) and top < seen
@@ -209,4 +210,5 @@ class _CrushAgent(Agent):
                     yield db
 
 
-AGENT = _CrushAgent("crush", default_root, claims, session_for, read_whole=read_whole, stat=db_stat)
+AGENT = _CrushAgent("crush", default_root, claims, session_for,
+                    read_whole=read_whole, stat=db_stat, shell_tools=frozenset(SHELL_TOOLS))

@@ -41,6 +41,7 @@ from backscroll.ingest.sources import (
     SourceUnit,
     WholeRead,
     _collect,
+    as_dict,
     block_text,
     clean_text,
     editor_user_dirs,
@@ -50,6 +51,9 @@ from backscroll.ingest.sources.opencode import _connect, _db_stat
 from backscroll.types import Record, SessionInfo
 
 _SHELL = re.compile(r"^(run_terminal_(cmd|command)(_v\d+)?|Shell|shell|terminal)$")
+# The names ``_SHELL`` has been seen to match (for views; ingest stores each call's own fact).
+SHELL_TOOLS = {"run_terminal_cmd", "run_terminal_command", "run_terminal_command_v2", "Shell", "shell", "terminal"}
+_BUBBLE_ROLES: dict[object, str] = {1: "user", 2: "assistant"}  # a bubble's ``type``
 _USER_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
 _WORKSPACE = re.compile(r"Workspace Path:\s*(\S[^\n]*)")
 _CONTEXT_BLOCKS = re.compile(r"<(user_info|attached_files|system_reminder|rules|project_layout|git_status)>.*?</\1>",
@@ -226,7 +230,7 @@ def bubble_records(bubbles: list[dict], session: SessionInfo, fallback_ts: str |
         bid = _s(bubble.get("bubbleId")) or str(n)
         rid = f"{session.session_id}:{bid}"
         ts = normalize_timestamp(bubble.get("createdAt")) or fallback_ts
-        role = {1: "user", 2: "assistant"}.get(bubble.get("type"))
+        role = _BUBBLE_ROLES.get(bubble.get("type"))
         if role is None:
             continue
         thinking = bubble.get("thinking")
@@ -286,7 +290,7 @@ def _safe_read(path: Path) -> bytes | None:
 
 
 def _read_editor(path: Path, state: dict) -> WholeRead:
-    prev = state.get("composers") if isinstance(state.get("composers"), dict) else {}
+    prev = as_dict(state.get("composers"))
 
     def read(conn):
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -357,4 +361,5 @@ class _CursorAgent(Agent):
                     yield here / name
 
 
-AGENT = _CursorAgent("cursor", default_root, claims, session_for, read_whole=read_whole, stat=stat)
+AGENT = _CursorAgent("cursor", default_root, claims, session_for,
+                     read_whole=read_whole, stat=stat, shell_tools=frozenset(SHELL_TOOLS))

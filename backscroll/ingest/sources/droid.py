@@ -114,4 +114,4 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     return EMPTY  # todo_state, compaction_state and later entry types: nothing to index
 
 
-AGENT = Agent("droid", default_root, claims, session_for, parse_line)
+AGENT = Agent("droid", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

@@ -38,6 +38,8 @@ from backscroll.ingest.sources import (
     ContentError,
     SourceUnit,
     WholeRead,
+    as_list,
+    as_str,
     block_text,
     clean_text,
     home_root,
@@ -242,10 +244,10 @@ def _call_text(name: str, args: object) -> tuple[str, str | None]:
 def _thoughts(msg: dict) -> str:
     """A gemini message's thoughts (``{subject, description}``) and thought parts, as readable text."""
     out = []
-    for t in msg.get("thoughts") if isinstance(msg.get("thoughts"), list) else []:
+    for t in as_list(msg.get("thoughts")):
         if isinstance(t, dict):
-            subject = t.get("subject").strip() if isinstance(t.get("subject"), str) else ""
-            desc = t.get("description").strip() if isinstance(t.get("description"), str) else ""
+            subject = as_str(t.get("subject")).strip()
+            desc = as_str(t.get("description")).strip()
             if subject or desc:
                 out.append(f"{subject}: {desc}" if subject and desc else subject or desc)
     for part in _parts(msg.get("content")):
@@ -282,7 +284,7 @@ def message_records(msg: dict, line: int, session: SessionInfo) -> list[Record]:
     for k, call in enumerate(calls if isinstance(calls, list) else []):
         if not isinstance(call, dict):
             continue
-        name = call.get("name") if isinstance(call.get("name"), str) else "tool"
+        name = as_str(call.get("name"), "tool")
         call_id = call.get("id") if isinstance(call.get("id"), str) else f"{base}#{1 + 2 * k}"
         call_ts = normalize_timestamp(call.get("timestamp")) or ts
         call_text, command = _call_text(name, call.get("args"))
@@ -364,7 +366,7 @@ def hashed_root(folder: str, messages: list[dict]) -> str | None:
         return None
     paths: list[str] = []
     for msg in messages:
-        for call in msg.get("toolCalls") if isinstance(msg.get("toolCalls"), list) else []:
+        for call in as_list(msg.get("toolCalls")):
             if isinstance(call, dict):
                 _absolute_paths(call.get("args"), paths)
     seen: set[str] = set()
@@ -422,4 +424,4 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     return WholeRead([unit], {"session_id": session.session_id, "messages": len(conv.messages)})
 
 
-AGENT = Agent("gemini", default_root, claims, session_for, read_whole=read_whole)
+AGENT = Agent("gemini", default_root, claims, session_for, read_whole=read_whole, shell_tools=frozenset(SHELL_TOOLS))

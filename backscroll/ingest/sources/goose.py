@@ -24,6 +24,7 @@ tool is ``developer__shell`` (``shell`` in newer builds). Record ids are
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import orjson
@@ -33,6 +34,7 @@ from backscroll.ingest.sources import (
     Agent,
     SourceUnit,
     WholeRead,
+    as_dict,
     block_text,
     clean_text,
     db_stat,
@@ -88,8 +90,8 @@ def _decode(raw: object) -> object:
 
 
 def _call(item: dict) -> tuple[str, str, str | None]:
-    call = item.get("toolCall") if isinstance(item.get("toolCall"), dict) else {}
-    value = call.get("value") if isinstance(call.get("value"), dict) else {}
+    call = as_dict(item.get("toolCall"))
+    value = as_dict(call.get("value"))
     name = _str(value.get("name")) or "tool"
     args = value.get("arguments")
     if call.get("status") == "error" and not value:
@@ -101,7 +103,7 @@ def _call(item: dict) -> tuple[str, str, str | None]:
 
 
 def _response(item: dict) -> tuple[str, bool]:
-    result = item.get("toolResult") if isinstance(item.get("toolResult"), dict) else {}
+    result = as_dict(item.get("toolResult"))
     if result.get("status") == "error":
         return block_text(result.get("error")).strip(), True
     value = result.get("value")
@@ -132,7 +134,7 @@ def _message_records(msg: object, pos: int, info: SessionInfo) -> list[Record] |
     content = msg.get("content")
     if role not in ("user", "assistant") or not isinstance(content, list):
         return "message without a role and a content list"
-    meta = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
+    meta = as_dict(msg.get("metadata"))
     if meta.get("userVisible") is False:
         return []
     ts = normalize_timestamp(msg.get("created"))
@@ -160,7 +162,7 @@ def _message_records(msg: object, pos: int, info: SessionInfo) -> list[Record] |
     return records
 
 
-def _unit(key: str, info: SessionInfo, messages: list[object]) -> SourceUnit:
+def _unit(key: str, info: SessionInfo, messages: Sequence[object]) -> SourceUnit:
     records: list[Record] = []
     skipped: list[tuple[int, str]] = []
     for pos, msg in enumerate(messages, 1):
@@ -184,7 +186,7 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
     desc = "description" if "description" in scols else "NULL"
     sessions = conn.execute(
         f"SELECT id, {name}, {desc}, working_dir, {stype}, updated_at FROM sessions").fetchall()
-    prev = state.get("sessions") if isinstance(state.get("sessions"), dict) else {}
+    prev = as_dict(state.get("sessions"))
     top = conn.execute("SELECT max(rowid) FROM messages").fetchone()[0] or 0
     seen = state.get("message_rowid")
     touched: set[str] = set()
@@ -228,4 +230,5 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     return _read_jsonl(path)
 
 
-AGENT = Agent("goose", default_root, claims, session_for, read_whole=read_whole, stat=stat)
+AGENT = Agent("goose", default_root, claims, session_for,
+              read_whole=read_whole, stat=stat, shell_tools=frozenset(SHELL_TOOLS))

@@ -6,9 +6,9 @@ share dir is ``$KIMI_SHARE_DIR`` (else ``~/.kimi``). ``context.jsonl`` holds one
 (``{role, content, tool_calls?, tool_call_id?}``; content is text or parts ``{type: "text"|"think"|
 "image_url", ...}``) plus bookkeeping lines (``_system_prompt``, ``_checkpoint``, ``_usage``). When the
 context is compacted or reverted Kimi renames the file to ``context_<n>.jsonl`` and starts a new one,
-so those are read too, each as an earlier part of the session: ``<session id>~<n>``, linked to it. ``wire.jsonl`` is the UI event stream of the
-same turns and is not read. Subagents live in ``<session>/subagents/<agent id>/context.jsonl`` and are
-sessions linked to their parent.
+so those are read too, each as an earlier part of the session: ``<session id>~<n>``, linked to it.
+``wire.jsonl`` is the UI event stream of the same turns and is not read. Subagents live in
+``<session>/subagents/<agent id>/context.jsonl`` and are sessions linked to their parent.
 
 The work dir is not in the session files: ``kimi.json`` (``work_dirs[].path``) is read to map the
 md5 folder name back to it. The title is ``state.json``'s ``custom_title`` when set. Records: user and
@@ -79,10 +79,12 @@ def session_for(path: Path) -> SessionInfo:
     if folder.parent.name == "subagents":
         session_dir = folder.parent.parent
         parent = session_dir.name
-        return SessionInfo(f"{parent}:{folder.name}", "kimi", cwd=_cwd(session_dir.parent.parent, session_dir.parent.name),
+        return SessionInfo(f"{parent}:{folder.name}", "kimi",
+                           cwd=_cwd(session_dir.parent.parent, session_dir.parent.name),
                            is_sidechain=True, parent_session_id=parent)
     cwd = _cwd(folder.parent.parent, folder.parent.name)
-    rotated = _CONTEXT.match(path.name).group(1) if claims(path) else None
+    m = _CONTEXT.match(path.name) if claims(path) else None
+    rotated = m.group(1) if m else None
     if rotated:  # context_<n>.jsonl: what the session held before a compaction or revert
         return SessionInfo(f"{folder.name}~{rotated[1:]}", "kimi", cwd=cwd, title=_title(folder),
                            parent_session_id=folder.name)
@@ -93,7 +95,8 @@ def _parts(content: object) -> list[dict]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     if isinstance(content, list):
-        return [p if isinstance(p, dict) else {"type": "text", "text": p} for p in content if isinstance(p, (dict, str))]
+        return [p if isinstance(p, dict) else {"type": "text", "text": p}
+                for p in content if isinstance(p, (dict, str))]
     return []
 
 
@@ -148,4 +151,4 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     return ParsedLine(records, {})
 
 
-AGENT = Agent("kimi", default_root, claims, session_for, parse_line)
+AGENT = Agent("kimi", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

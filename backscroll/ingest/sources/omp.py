@@ -29,7 +29,8 @@ def session_for(path: Path) -> SessionInfo:
 
 def _thinking(obj: dict, line_no: int, session: SessionInfo) -> list[Record]:
     message = obj.get("message")
-    if not isinstance(message, dict) or message.get("role") != "assistant" or not isinstance(message.get("content"), list):
+    if (not isinstance(message, dict) or message.get("role") != "assistant"
+            or not isinstance(message.get("content"), list)):
         return []
     eid = obj.get("id") if isinstance(obj.get("id"), str) and obj["id"] else f"line{line_no}"
     ts = normalize_timestamp(obj.get("timestamp")) or normalize_timestamp(message.get("timestamp"))
@@ -61,4 +62,4 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     return parsed
 
 
-AGENT = Agent("omp", default_root, pi.claims, session_for, parse_line)
+AGENT = Agent("omp", default_root, pi.claims, session_for, parse_line, shell_tools=pi.AGENT.shell_tools)

@@ -45,6 +45,8 @@ from backscroll.ingest.sources import (
     SourceUnit,
     WholeRead,
     _collect,
+    as_dict,
+    as_str,
     block_text,
     clean_text,
     file_stat,
@@ -199,7 +201,7 @@ def _tool_records(base: str, part_id: str, data: dict, line: int, fallback_ts: s
                   cwd: str | None) -> list[Record]:
     name = _str(data.get("tool")) or "tool"
     call_id = _str(data.get("callID")) or part_id
-    state = data.get("state") if isinstance(data.get("state"), dict) else {}
+    state = as_dict(data.get("state"))
     inp = state.get("input")
     start = normalize_timestamp(_get(state, "time", "start")) or fallback_ts
     end = normalize_timestamp(_get(state, "time", "end")) or start
@@ -258,7 +260,7 @@ def _unit(key: str, session: SessionInfo, messages: list[_Message],
                     else:
                         records.append(Record(f"{base}#0", role, "text", text, line, ts, cwd, author=author))
             elif kind == "reasoning":
-                text = data.get("text").strip() if isinstance(data.get("text"), str) else ""
+                text = as_str(data.get("text")).strip()
                 if text and role == "assistant":
                     ts = normalize_timestamp(_get(data, "time", "start")) or ts
                     records.append(Record(f"{base}#0", "assistant", "reasoning", text, line, ts, cwd))
@@ -334,7 +336,7 @@ def _read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRe
 
     sessions = conn.execute(
         f"SELECT id, title, {directory}, {parent}, {s_updated} FROM session").fetchall()
-    prev: dict = state.get("sessions") if isinstance(state.get("sessions"), dict) else {}
+    prev: dict = as_dict(state.get("sessions"))
 
     # Messages and parts are updated in place without always touching their session, but new ones
     # get higher rowids: sessions that gained rows since the last read are read again too.
@@ -455,4 +457,5 @@ class _OpenCodeAgent(Agent):
                     yield path
 
 
-AGENT = _OpenCodeAgent("opencode", default_root, claims, session_for, read_whole=read_whole, stat=stat)
+AGENT = _OpenCodeAgent("opencode", default_root, claims, session_for,
+                       read_whole=read_whole, stat=stat, shell_tools=frozenset(SHELL_TOOLS))

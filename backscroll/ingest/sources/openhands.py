@@ -28,7 +28,7 @@ from pathlib import Path
 import orjson
 
 from backscroll.dates import normalize_timestamp
-from backscroll.ingest.sources import Agent, SourceUnit, WholeRead, block_text, clean_text, render_input
+from backscroll.ingest.sources import Agent, SourceUnit, WholeRead, as_dict, block_text, clean_text, render_input
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"execute_bash"}
@@ -98,25 +98,25 @@ def _load(path: Path) -> object:
 
 def _action(ev: dict, n: int, info: SessionInfo, base: str, ts: str | None, calls: set[int]) -> list[Record]:
     kind, source = ev.get("action"), ev.get("source")
-    args = ev.get("args") if isinstance(ev.get("args"), dict) else {}
+    args = as_dict(ev.get("args"))
     cwd = info.cwd
     if kind == "message":
         text = clean_text(args["content"]) if isinstance(args.get("content"), str) else ""
         role = "user" if source == "user" else "assistant"
         return [Record(f"{base}#0", role, "text", text, n, ts, cwd)] if text else []
     if kind == "think":
-        text = _str(args.get("thought"))
-        return [Record(f"{base}#0", "assistant", "reasoning", text, n, ts, cwd)] if text else []
+        thought = _str(args.get("thought"))
+        return [Record(f"{base}#0", "assistant", "reasoning", thought, n, ts, cwd)] if thought else []
     if kind == "finish":
-        text = _str(args.get("final_thought")) or _str(args.get("thought"))
-        return [Record(f"{base}#0", "assistant", "text", text, n, ts, cwd)] if text else []
+        final = _str(args.get("final_thought")) or _str(args.get("thought"))
+        return [Record(f"{base}#0", "assistant", "text", final, n, ts, cwd)] if final else []
     if kind not in _TOOL_ACTIONS:
         return []  # system, recall, change_agent_state, condensation, null, ...
     records = []
     thought = _str(args.get("thought"))
     if thought:
         records.append(Record(f"{base}#0", "assistant", "text", thought, n, ts, cwd))
-    meta = ev.get("tool_call_metadata") if isinstance(ev.get("tool_call_metadata"), dict) else {}
+    meta = as_dict(ev.get("tool_call_metadata"))
     name = _str(meta.get("function_name")) or _TOOL_ACTIONS[kind]
     eid = ev.get("id")
     call_id = f"event:{eid}"
@@ -140,7 +140,7 @@ def _observation(ev: dict, n: int, info: SessionInfo, base: str, ts: str | None,
     text = block_text(ev.get("content")).strip()
     if not text:
         return []
-    extras = ev.get("extras") if isinstance(ev.get("extras"), dict) else {}
+    extras = as_dict(ev.get("extras"))
     code = extras.get("metadata", {}).get("exit_code") if isinstance(extras.get("metadata"), dict) else None
     failed = ev.get("observation") == "error" or (isinstance(code, int) and code not in (0, -1))
     return [Record(f"{base}#0", "tool", "tool", text, n, ts, info.cwd, None, f"event:{cause}", is_error=failed)]
@@ -169,4 +169,5 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     return WholeRead([SourceUnit(str(folder), info, records, skipped)], {})
 
 
-AGENT = Agent("openhands", default_root, claims, session_for, read_whole=read_whole, stat=stat)
+AGENT = Agent("openhands", default_root, claims, session_for,
+              read_whole=read_whole, stat=stat, shell_tools=frozenset(SHELL_TOOLS))

@@ -21,7 +21,17 @@ from pathlib import Path, PurePath
 import orjson
 
 from backscroll.dates import normalize_timestamp
-from backscroll.ingest.sources import EMPTY, Agent, LineError, ParsedLine, clean_text, home_root, render_input
+from backscroll.ingest.sources import (
+    EMPTY,
+    Agent,
+    LineError,
+    ParsedLine,
+    as_list,
+    as_str,
+    clean_text,
+    home_root,
+    render_input,
+)
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"bash"}
@@ -138,7 +148,7 @@ def _message(entry: dict, line_no: int, session: SessionInfo) -> list[Record]:
                     records.append(Record(f"{base}#{i}", role, "text", text, line_no, ts, cwd,
                                           author="human" if role == "user" else None))
             return records
-        for i, block in enumerate(content):
+        for i, block in enumerate(as_list(content)):
             if not isinstance(block, dict):
                 continue
             btype = block.get("type")
@@ -147,7 +157,7 @@ def _message(entry: dict, line_no: int, session: SessionInfo) -> list[Record]:
                 if text:
                     records.append(Record(f"{base}#{i}", "assistant", "text", text, line_no, ts, cwd))
             elif btype == "toolCall":
-                name = block.get("name") if isinstance(block.get("name"), str) and block["name"] else "tool"
+                name = as_str(block.get("name")) or "tool"
                 text, command = _call_text(name, _arguments(block.get("arguments")))
                 call_id = block.get("id") if isinstance(block.get("id"), str) else None
                 records.append(Record(f"{base}#{i}", "tool", "tool", text, line_no, ts, cwd, name, call_id,
@@ -221,4 +231,4 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     return ParsedLine([], {}, unknown=kind)
 
 
-AGENT = Agent("pi", default_root, claims, session_for, parse_line)
+AGENT = Agent("pi", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

@@ -33,7 +33,8 @@ def default_root(env):
 
 
 def claims(path: Path) -> bool:
-    return path.suffix == ".jsonl" and path.parent.name == "chats" and path.parent.parent.parent.name in ("projects", "tmp")
+    return (path.suffix == ".jsonl" and path.parent.name == "chats"
+            and path.parent.parent.parent.name in ("projects", "tmp"))
 
 
 def session_for(path: Path) -> SessionInfo:
@@ -106,11 +107,12 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
             text = _response_text(resp.get("response")).strip()
             if text:
                 call_id = resp.get("id") if isinstance(resp.get("id"), str) else None
-                status = obj.get("toolCallResult", {}).get("status") if isinstance(obj.get("toolCallResult"), dict) else None
+                call_result = obj.get("toolCallResult")
+                status = call_result.get("status") if isinstance(call_result, dict) else None
                 is_error = status == "error" or (isinstance(resp.get("response"), dict) and "error" in resp["response"]
                                                  and not resp["response"].get("output"))
                 records.append(Record(rid, "tool", "tool", text, line_no, ts, cwd, None, call_id, is_error=is_error))
     return ParsedLine(records, updates)
 
 
-AGENT = Agent("qwen", default_root, claims, session_for, parse_line)
+AGENT = Agent("qwen", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

@@ -34,6 +34,7 @@ from backscroll.ingest.sources import (
     Agent,
     SourceUnit,
     WholeRead,
+    as_dict,
     block_text,
     clean_text,
     db_stat,
@@ -167,7 +168,7 @@ def thread_records(thread: dict, info: SessionInfo, ts: str | None) -> tuple[lis
             continue
         if kind != "Agent":
             continue
-        results = body.get("tool_results") if isinstance(body.get("tool_results"), dict) else {}
+        results = as_dict(body.get("tool_results"))
         for i, item in enumerate(body["content"]):
             if not isinstance(item, dict) or len(item) != 1:
                 continue
@@ -198,7 +199,7 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
         raise OSError("no threads table: not a Zed threads database")
     parent = "parent_id" if "parent_id" in cols else "NULL"
     folders = "folder_paths" if "folder_paths" in cols else "NULL"
-    prev = state.get("threads") if isinstance(state.get("threads"), dict) else {}
+    prev = as_dict(state.get("threads"))
     units, fingerprints = [], {}
     for tid, summary, updated, parent_id, folder_paths in conn.execute(
             f"SELECT id, summary, updated_at, {parent}, {folders} FROM threads"):
@@ -228,4 +229,5 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     return read_db_snapshot(path, lambda conn: _read_snapshot(conn, path, state), "Zed")
 
 
-AGENT = Agent("zed", default_root, claims, session_for, read_whole=read_whole, stat=db_stat)
+AGENT = Agent("zed", default_root, claims, session_for,
+              read_whole=read_whole, stat=db_stat, shell_tools=frozenset(SHELL_TOOLS))

@@ -1,0 +1,123 @@
+"""Finding the session files to read, and remembering the sources that could not be read.
+
+Every configured root is walked by the agents that may own it; a file whose size and mtime are
+unchanged costs one ``stat``. Unreadable files and directories are kept in ``source_issues`` (shown
+by ``status``); a file whose content could not be read is not read again until its size or mtime
+changes, and the diagnostics of files that are gone are forgotten.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from backscroll.config import Config
+from backscroll.ingest.report import IndexReport
+from backscroll.ingest.rows import store_text
+from backscroll.ingest.sources import AGENTS, Agent
+from backscroll.store.db import FileState, Store
+
+# ``path -> (kind, reason, size, mtime_ns)``, as ``Store.source_issues`` gives it.
+Issues = dict[str, tuple[str, str, int | None, int | None]]
+
+
+@dataclass
+class Scan:
+    """What one look at the sources found."""
+
+    changed: list[tuple[Agent, Path, str, int, int]] = field(default_factory=list)  # agent, path, key, size, mtime
+    failed: list[tuple[str, str, int | None, int | None]] = field(default_factory=list)  # unreadable, to remember
+    bad_dirs: dict[str, str] = field(default_factory=dict)  # directories that cannot be listed -> why
+    present: set[str] = field(default_factory=set)  # keys of every file found
+
+
+def discover(cfg: Config, errors: list[OSError] | None = None) -> list[tuple[Agent, Path]]:
+    """Every session file under the configured roots, each claimed by one agent, without repeats.
+    Directories that cannot be listed are appended to ``errors``."""
+    seen: set[str] = set()
+    found: list[tuple[Agent, Path]] = []
+    for root in cfg.roots:
+        agents = [AGENTS[root.agent]] if root.agent else list(AGENTS.values())
+        if root.path.is_file():  # a single session file given as a source
+            agent = next((a for a in agents if a.claims(root.path)), None)
+            if agent is not None and str(root.path) not in seen:
+                seen.add(str(root.path))
+                found.append((agent, root.path))
+            continue
+        if not root.path.is_dir():
+            continue
+        for agent in agents:
+            for path in agent.discover(root.path, errors):
+                key = str(path)
+                if key not in seen:
+                    seen.add(key)
+                    found.append((agent, path))
+    return found
+
+
+def reason(exc: BaseException) -> str:
+    """Why a source could not be read, in a few words."""
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return f"unexpected {type(exc).__name__}: {exc}"
+
+
+def scan(cfg: Config, states: dict[str, FileState], issues: Issues, reparse: bool, report: IndexReport) -> Scan:
+    """The files to read (new or changed since their checkpoint), and what could not be looked at."""
+    out = Scan()
+    for root in cfg.roots:
+        if root.origin == "flag" and not root.path.exists():
+            report.unreadable.append((store_text(str(root.path)), "no such file or directory (given with --source)"))
+    dir_errors: list[OSError] = []
+    for agent, path in discover(cfg, dir_errors):
+        report.files_seen += 1
+        key = store_text(str(path))
+        out.present.add(key)
+        try:
+            size, mtime_ns = agent.stat(path)
+        except OSError as exc:
+            report.unreadable.append((key, reason(exc)))
+            out.failed.append((key, reason(exc), None, None))
+            continue
+        prev = states.get(key)
+        if prev is not None and prev.size == size and prev.mtime_ns == mtime_ns and not reparse:
+            continue
+        issue = issues.get(key)
+        if issue is not None and issue[0] == "unreadable" and issue[2:] == (size, mtime_ns):
+            report.unreadable.append((key, issue[1]))  # remembered: not read again until it changes
+            continue
+        out.changed.append((agent, path, key, size, mtime_ns))
+    for error in dir_errors:
+        out.bad_dirs.setdefault(store_text(str(error.filename)), reason(error))
+    for key, why in out.bad_dirs.items():
+        report.unreadable.append((key, f"directory cannot be listed: {why}"))
+    return out
+
+
+def _file_gone(key: str) -> bool:
+    """Whether the file behind a stored path (or ``<db>#<session>`` unit key) no longer exists."""
+    return not os.path.lexists(key) and not ("#" in key and os.path.lexists(key.rsplit("#", 1)[0]))
+
+
+def _note_issue(store: Store, issues: Issues, key: str, kind: str, why: str, now: str,
+                size: int | None = None, mtime_ns: int | None = None) -> None:
+    """Keep an unreadable source in ``source_issues`` (written only when something changed)."""
+    old = issues.get(key)
+    if old is None or old[:4] != (kind, why, size, mtime_ns):
+        store.set_source_issue(key, kind, why, now, size, mtime_ns)
+        issues[key] = (kind, why, size, mtime_ns)
+
+
+def remember_issues(store: Store, found: Scan, issues: Issues, now: str) -> None:
+    """What is kept about unreadable sources, and diagnostics of files that are gone."""
+    for key, why, size, mtime_ns in found.failed:
+        _note_issue(store, issues, key, "unreadable", why, now, size, mtime_ns)
+    for key, why in found.bad_dirs.items():
+        _note_issue(store, issues, key, "directory", why, now)
+    for key, issue in list(issues.items()):
+        if issue[0] == "directory" and key not in found.bad_dirs:
+            store.forget_diagnostics(key)
+    for key in store.diagnosed_paths() - found.present - set(found.bad_dirs):
+        if _file_gone(key):
+            store.forget_diagnostics(key)

@@ -1,0 +1,225 @@
+"""The checkpointed line reader: one line-based session file, from where the last sync stopped.
+
+A grown file is read from its stored byte offset, never past the size ``stat`` gave; a shrunk or
+rewritten one (its leading bytes or the bytes before the offset changed) is read again from the
+start. A last line without a newline that does not parse yet is a session still being written: it
+is left for the next sync. Gigantic lines are skipped and counted; so are lines a parser rejects.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from pathlib import Path
+
+import orjson
+
+from backscroll.ingest.rows import Batch, Redact, Row, redacted_session, safe_session, store_text
+from backscroll.ingest.sources import Agent, LineError, open_regular
+from backscroll.ingest.sources.jsontext import loads
+from backscroll.store.db import FileState, Store, content_hash
+from backscroll.types import SessionInfo
+
+MAX_LINE_BYTES = 64 * 1024 * 1024
+HEAD_BYTES = 4096
+TAIL_BYTES = 256
+REPARSE_REASON = "read again by a newer parser"
+MAX_QUEUED = 50  # queued prompts remembered per file, to recognise them when they are sent
+# Session fields kept in a file's checkpoint and restored when it is read on from there.
+_KEPT_FIELDS = ("cwd", "title", "is_sidechain", "parent_session_id", "history_mode")
+
+
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=12).hexdigest()
+
+
+class FileReader:
+    """Reads one line-based file from a checkpoint and turns its new lines into store rows.
+
+    Besides a session's fields, a parser's ``session_updates`` may hold: ``title_rank`` (how sure the
+    ``title`` is: 0 a first slash command, 1 default, 2 AI-made, 3 the person's; a lower rank never
+    replaces a higher one), ``leaf_title`` (``(uuid, title)``: a title for the session that holds
+    record ``uuid``, often another file's), ``sidechain`` (the line's records belong to the file's
+    inline sidechain, the sub-session ``<session>:sidechain``) and ``queued`` (the records are prompts
+    queued while the agent worked: the same words sent later are that prompt, not a second one).
+    """
+
+    def __init__(self, store: Store, agent: Agent, path: Path, prev: FileState | None, redactor: Redact | None,
+                 reparse: bool = False):
+        if agent.parse_line is None:
+            raise TypeError(f"{agent.name} sessions are read whole, not line by line")
+        self.store = store
+        self.agent = agent
+        self.parse_line = agent.parse_line
+        self.path = path
+        self.key = store_text(str(path))
+        self.prev = prev
+        self.reparse = reparse
+        self.rewritten: str | None = None  # why the file is read again from the start
+        self.skipped: list[tuple[int, str]] = []
+        self.batch = Batch(store, self.key, redactor)
+        self.rows: list[Row] = []
+        self.unknown: dict[str, list[int]] = {}  # entry type -> [count, first line]
+        self.leaf_titles: dict[str, str] = {}
+        self.side: SessionInfo | None = None
+        self.title_rank: int | None = None
+        self.queued: list[str] = []
+        self.human_seen = False
+
+    @property
+    def first_ts(self) -> str | None:
+        return self.batch.first_ts
+
+    @property
+    def last_ts(self) -> str | None:
+        return self.batch.last_ts
+
+    def _session_from_state(self) -> SessionInfo:
+        base = self.agent.session_for(self.path)
+        if base.session_id != store_text(base.session_id) or self.key != str(self.path):
+            base = safe_session(base)
+        if self.prev is None:
+            return base
+        state = self.prev.session_state
+        self.title_rank = state.get("title_rank", 1 if state.get("title") else None)
+        self.queued = list(state.get("queued") or [])
+        self.human_seen = bool(state.get("human_seen"))
+        kept = {k: v for k, v in state.items() if k in _KEPT_FIELDS}
+        return replace(base, session_id=self.prev.session_id or base.session_id, **kept)
+
+    def read(self, size: int, mtime_ns: int) -> tuple[FileState, SessionInfo]:
+        """Read new lines. Returns the new checkpoint and the session (``rewritten`` says whether the
+        file was read again from the start)."""
+        offset, line_no = 0, 0
+        with open_regular(self.path) as fh:
+            head = fh.read(min(HEAD_BYTES, size))
+            prev = self.prev
+            if prev is not None and self.reparse:
+                self.rewritten, self.prev = REPARSE_REASON, None
+                prev = None
+            if prev is not None and prev.offset > 0:
+                if size < prev.offset:
+                    self.rewritten = "emptied" if size == 0 else f"shrank from {prev.offset} to {size} bytes"
+                elif digest(head[: min(HEAD_BYTES, prev.offset)]) != prev.head_digest:
+                    self.rewritten = "rewritten"
+                else:
+                    start = max(0, prev.offset - TAIL_BYTES)
+                    fh.seek(start)
+                    if digest(fh.read(prev.offset - start)) != prev.tail_digest:
+                        self.rewritten = "rewritten"
+                if self.rewritten:
+                    self.prev = prev = None
+                else:
+                    offset, line_no = prev.offset, prev.lines
+            # Stopped after a complete line that had no newline yet: its newline is not a new line.
+            ends_mid_line = False
+            if offset > 0:
+                fh.seek(offset - 1)
+                ends_mid_line = fh.read(1) != b"\n"
+            session = self._session_from_state()
+            fh.seek(offset)
+            while True:
+                # Never past the size stat gave: what was appended since is read next time.
+                raw = fh.readline(min(MAX_LINE_BYTES, size - offset)) if offset < size else b""
+                if not raw:
+                    break
+                if ends_mid_line:
+                    ends_mid_line = False
+                    if raw in (b"\n", b"\r\n"):
+                        offset += len(raw)
+                        continue
+                if not raw.endswith(b"\n"):
+                    if len(raw) >= MAX_LINE_BYTES:  # a gigantic line: skip to its end
+                        while raw and not raw.endswith(b"\n") and fh.tell() < size:
+                            raw = fh.readline(min(MAX_LINE_BYTES, size - fh.tell()))
+                        line_no += 1
+                        offset = fh.tell()
+                        self.skipped.append((line_no, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB"))
+                        continue
+                    # No newline yet: the agent may still be writing it. Take it only if it is complete.
+                    try:
+                        obj = loads(raw)
+                    except orjson.JSONDecodeError:
+                        break
+                    if not isinstance(obj, dict):
+                        break
+                line_no += 1
+                offset += len(raw)
+                session = self._parse(raw, line_no, session)
+            tail_start = max(0, offset - TAIL_BYTES)
+            fh.seek(tail_start)
+            tail = fh.read(offset - tail_start)
+            head_digest = digest(head[: min(HEAD_BYTES, offset)])
+        self.rows = self.batch.finish(session)
+        stored = redacted_session(session, self.batch.redactor)
+        state = FileState(
+            self.key, self.agent.name, size, mtime_ns, offset, line_no, head_digest, digest(tail),
+            session.session_id,
+            {"cwd": stored.cwd, "title": stored.title, "is_sidechain": session.is_sidechain,
+             "parent_session_id": session.parent_session_id, "history_mode": session.history_mode,
+             **({"title_rank": self.title_rank} if self.title_rank is not None else {}),
+             **({"queued": self.queued[-MAX_QUEUED:]} if self.queued else {}),
+             **({"human_seen": True} if self.human_seen else {})},
+        )
+        return state, session
+
+    def _parse(self, raw: bytes, line_no: int, session: SessionInfo) -> SessionInfo:
+        if not raw.strip():
+            return session
+        try:
+            obj = loads(raw)
+        except orjson.JSONDecodeError as exc:
+            reason = "not valid UTF-8" if "utf-8" in str(exc).lower() else "malformed JSON"
+            self.skipped.append((line_no, reason))
+            return session
+        try:
+            parsed = self.parse_line(obj, line_no, session)
+        except LineError as exc:
+            self.skipped.append((line_no, str(exc)))
+            return session
+        except Exception as exc:  # a parser bug must not lose the rest of the file
+            self.skipped.append((line_no, f"unexpected {type(exc).__name__}: {exc}"))
+            return session
+        if parsed.unknown:
+            seen = self.unknown.setdefault(parsed.unknown, [0, line_no])
+            seen[0] += 1
+        target = session
+        queued = False
+        if parsed.session_updates:
+            updates = {k: v for k, v in parsed.session_updates.items() if v is not None}
+            rank = updates.pop("title_rank", 1)
+            leaf = updates.pop("leaf_title", None)
+            if leaf:
+                self.leaf_titles[leaf[0]] = leaf[1]
+            queued = bool(updates.pop("queued", False))
+            side = bool(updates.pop("sidechain", False))
+            if "title" in updates and not self._takes_title(session, rank):
+                del updates["title"]
+            elif "title" in updates:
+                self.title_rank = rank
+            if updates:
+                session = replace(session, **updates)
+            target = self._side(session) if side else session
+        for rec in parsed.records:
+            if rec.role == "user" and rec.author == "human" and rec.content_type == "text":
+                h = content_hash(rec.text)
+                if queued:
+                    self.queued.append(h)
+                elif h in self.queued:  # the queued prompt, sent: stored once, as queued
+                    self.queued.remove(h)
+                    continue
+                self.human_seen = True
+            self.batch.add(rec, target)
+        return session
+
+    def _takes_title(self, session: SessionInfo, rank: int) -> bool:
+        if rank == 0:  # a session that starts with a slash command is titled by it
+            return session.title is None and not self.human_seen
+        return self.title_rank is None or rank >= self.title_rank
+
+    def _side(self, session: SessionInfo) -> SessionInfo:
+        """The sub-session of the file's inline sidechain lines (subagents of Claude Code 1.0.x)."""
+        self.side = SessionInfo(f"{session.session_id}:sidechain", session.agent, session.cwd, None, True,
+                                session.session_id)
+        return self.side
+

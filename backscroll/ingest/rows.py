@@ -1,0 +1,175 @@
+"""Records into store rows: capped, redacted, SQLite-safe, hashed and echo-classified.
+
+Owns the row tuple (in ``store.db.RECORD_COLUMNS`` order), the batch that builds the rows of one
+source key (a tool result takes its call's name and echo flag), and the helpers that make a
+session's strings storable (a path's undecodable bytes as ``\\xNN``, redaction of title and cwd).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from backscroll.ingest import echo as classify
+from backscroll.store.db import Store, content_hash
+from backscroll.types import MAX_TEXT_BYTES, Record, SessionInfo
+
+# A redactor: text in, text with secrets replaced out (``redact.Redactor`` also counts them).
+Redact = Callable[[str], str]
+Row = tuple[object, ...]
+
+
+def store_text(text: str) -> str:
+    """``text`` as SQLite can store it: a path's undecodable bytes (surrogate escapes) as ``\\xNN``."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        try:
+            return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:
+            return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def store_value(value: object) -> object:
+    return store_text(value) if isinstance(value, str) else value
+
+
+def _store_optional(value: str | None) -> str | None:
+    return None if value is None else store_text(value)
+
+
+def safe_session(session: SessionInfo) -> SessionInfo:
+    """The session with every string SQLite-safe."""
+    return replace(session, session_id=store_text(session.session_id),
+                   parent_session_id=_store_optional(session.parent_session_id),
+                   cwd=_store_optional(session.cwd), title=_store_optional(session.title))
+
+
+def safe_rows(rows: list[Row]) -> list[Row]:
+    return [tuple(store_value(v) for v in row) for row in rows]
+
+
+def cap_text(text: str) -> tuple[str, bool]:
+    """``text`` cut to ``MAX_TEXT_BYTES`` of UTF-8, and whether it was cut."""
+    if len(text) * 4 <= MAX_TEXT_BYTES:
+        return text, False
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= MAX_TEXT_BYTES:
+        return text, False
+    return data[:MAX_TEXT_BYTES].decode("utf-8", "ignore"), True
+
+
+def redact_field(redactor: Redact | None, value: str | None) -> str | None:
+    return redactor(value) if value and redactor is not None else value
+
+
+def redacted_session(session: SessionInfo, redactor: Redact | None) -> SessionInfo:
+    """The session with its stored strings (title, cwd) redacted."""
+    if redactor is None or not (session.title or session.cwd):
+        return session
+    return replace(session, title=redact_field(redactor, session.title), cwd=redact_field(redactor, session.cwd))
+
+
+def project(cwd: str | None) -> str | None:
+    """The last part of the working directory (POSIX or Windows separators)."""
+    if not cwd:
+        return None
+    name = cwd.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
+    return name or cwd
+
+
+class Batch:
+    """Store rows for the records of one source key: capped, redacted, hashed and echo-classified.
+
+    A tool call is an echo when its command runs backscroll retrieval; a tool result takes its
+    call's name and echo flag (from this batch, or from the store when the call came earlier).
+    ``shell_calls`` holds the record ids of the calls that ran a shell command (the source gave a
+    ``command``): the store keeps that fact, and re-classification revisits exactly those calls.
+    """
+
+    def __init__(self, store: Store, key: str, redactor: Redact | None):
+        self.store = store
+        self.key = key
+        self.redactor = redactor
+        self.rows: list[Row | None] = []
+        self.pending_results: list[tuple[Record, SessionInfo]] = []
+        self.calls: dict[str, tuple[str | None, bool]] = {}
+        self.shell_calls: list[str] = []
+        self.first_ts: str | None = None
+        self.last_ts: str | None = None
+        self._fields: dict[str, str] = {}
+
+    def _field(self, value: str | None) -> str | None:
+        """A cwd or tool name, redacted once per batch (they repeat on every record)."""
+        if not value or self.redactor is None:
+            return value
+        out = self._fields.get(value)
+        if out is None:
+            out = self._fields[value] = self.redactor(value)
+        return out
+
+    def _row(self, rec: Record, session: SessionInfo, is_echo: bool, tool_name: str | None) -> Row:
+        text, truncated = cap_text(rec.text)
+        cwd = rec.cwd or session.cwd
+        home = session.cwd or cwd  # a session belongs to one project: its first cwd; each line keeps its own
+        if self.redactor is not None:
+            text = self.redactor(text)
+            cwd, tool_name, home = self._field(cwd), self._field(tool_name), self._field(home)
+        author = rec.author or ("human" if rec.role == "user" else None)
+        return (
+            rec.record_id, session.session_id, session.agent, project(home), cwd, rec.role, rec.content_type,
+            tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp, self.key, rec.line,
+            text, int(truncated), content_hash(text), int(session.is_sidechain), session.parent_session_id,
+            int(rec.tool_name is not None), author,
+        )
+
+    def add(self, rec: Record, session: SessionInfo) -> None:
+        if rec.timestamp:
+            if self.first_ts is None or rec.timestamp < self.first_ts:
+                self.first_ts = rec.timestamp
+            if self.last_ts is None or rec.timestamp > self.last_ts:
+                self.last_ts = rec.timestamp
+        if rec.tool_name is not None:  # a tool call
+            echo = (rec.echo or classify.is_mcp_echo(rec.tool_name)
+                    or (classify.is_query_echo(rec.command) if rec.command is not None else False))
+            if rec.tool_call_id:
+                self.calls[rec.tool_call_id] = (rec.tool_name, echo)
+            if rec.command is not None:
+                self.shell_calls.append(rec.record_id)
+            self.rows.append(self._row(rec, session, echo, rec.tool_name))
+        elif rec.tool_call_id:  # a tool result: named and classified by its call
+            if rec.tool_call_id in self.calls:
+                name, echo = self.calls[rec.tool_call_id]
+                self.rows.append(self._row(rec, session, echo, name))
+            else:
+                self.pending_results.append((rec, session))
+                self.rows.append(None)  # placeholder keeps the order; filled in finish()
+        else:
+            self._add_text(rec, session)
+
+    def _add_text(self, rec: Record, session: SessionInfo) -> None:
+        """Prose; ``<backscroll-recall>`` blocks inside it are recalled context: split off as echo rows."""
+        rest, blocks = classify.split_recall(rec.text) if not rec.echo else (rec.text, [])
+        if rec.echo or not blocks:
+            self.rows.append(self._row(rec, session, rec.echo, None))
+            return
+        if rest:
+            self.rows.append(self._row(replace(rec, text=rest), session, False, None))
+        for k, block in enumerate(blocks):
+            self.rows.append(self._row(replace(rec, record_id=f"{rec.record_id}~recall{k}", text=block,
+                                               role="tool", content_type="tool"), session, True, None))
+
+    def finish(self, session: SessionInfo) -> list[Row]:
+        """The rows, with results whose call was not in this batch resolved from the store."""
+        if self.pending_results:
+            missing = sorted({r.tool_call_id for r, _ in self.pending_results
+                              if r.tool_call_id is not None and r.tool_call_id not in self.calls})
+            self.calls.update(self.store.call_info(session.session_id, missing))
+            pending = iter(self.pending_results)
+            for i, row in enumerate(self.rows):
+                if row is None:
+                    rec, rec_session = next(pending)
+                    name, echo = self.calls.get(rec.tool_call_id or "", (None, False))
+                    self.rows[i] = self._row(rec, rec_session, echo, name)
+        return [r for r in self.rows if r is not None]

@@ -1,0 +1,151 @@
+"""Writing what one source file holds to the store: its rows, session, skipped lines and checkpoint.
+
+A line-based file goes through the checkpointed ``reader.FileReader``; a file a format rewrites (or
+a database) is read whole, each of its units (sessions) stored under its own key. A unit read again
+from the start replaces the records it emits again and keeps the ones it no longer holds (a notice
+says how many). Everything a unit stores is redacted; the caller wraps each file in a savepoint.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from backscroll.ingest.reader import REPARSE_REASON, FileReader
+from backscroll.ingest.report import IndexReport
+from backscroll.ingest.rows import (
+    Batch,
+    Redact,
+    Row,
+    project,
+    redacted_session,
+    safe_rows,
+    safe_session,
+    store_text,
+)
+from backscroll.ingest.sources import Agent, ContentError
+from backscroll.store.db import FileState, Store
+from backscroll.types import SessionInfo
+
+
+def flush_redactions(store: Store, redactor: Redact | None) -> None:
+    """Record the redaction counts in the same transaction as the records they came from."""
+    counts = take_redaction_counts(redactor)
+    if counts:
+        store.add_redactions(counts)
+
+
+def take_redaction_counts(redactor: Redact | None) -> dict[str, int]:
+    """What a counting redactor (``redact.Redactor``) replaced since it was last asked, per kind."""
+    take = getattr(redactor, "take_counts", None)
+    return take() if take is not None else {}
+
+
+def mark_shell_calls(store: Store, record_ids: list[str]) -> None:
+    """Keep, with each stored row, the fact that the call ran a shell command: re-classification
+    revisits those calls (and only those) with the echo rules of the day."""
+    if record_ids:
+        store.conn.executemany("UPDATE records SET is_shell = 1 WHERE record_id = ? AND is_call = 1",
+                               [(store_text(rid),) for rid in record_ids])
+
+
+def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], batch: Batch,
+               skipped: list[tuple[int, str]], report: IndexReport, now: str, redactor: Redact | None = None, *,
+               reread: str | None = None, title_rank: int | None = None,
+               unknown: dict[str, tuple[int, int]] | None = None) -> int:
+    """Insert one unit's rows, its session and its skipped lines (all redacted); returns records added.
+
+    ``reread`` (why a unit is read again from the start) makes re-emitted record ids replace their
+    earlier versions; earlier records it no longer holds are kept, and a notice says how many.
+    """
+    session = redacted_session(session, redactor)
+    if redactor is not None:
+        skipped = [(ln, redactor(why) if why else why) for ln, why in skipped]
+    if reread is None:
+        added = store.insert_records(rows)
+    else:
+        before = store.source_records(key)
+        store.forget_skipped(key)
+        added, replaced, matched = store.upsert_records(rows, key)
+        report.records_replaced += replaced
+        if replaced:  # their embeddings may now belong to no unit (vectors.prune_orphans)
+            store.set_meta("embeddings_prune", "1")
+        kept = before - matched
+        store.forget_unknown(key)
+        if reread == REPARSE_REASON:
+            kept = 0  # a parser that now reads less of a file is not news about the file
+        if kept > 0:
+            note = f"{reread}; {kept} earlier record(s) no longer in it were kept in the store"
+            report.notices.append((key, note))
+            store.set_source_issue(key, "rewritten", note, now)
+    mark_shell_calls(store, batch.shell_calls)
+    if rows or session.title or session.cwd:
+        store.upsert_session({
+            "session_id": session.session_id, "agent": session.agent, "project": project(session.cwd),
+            "cwd": session.cwd, "title": session.title, "started_at": batch.first_ts, "updated_at": batch.last_ts,
+            "source_path": key, "is_sidechain": int(session.is_sidechain),
+            "parent_session_id": session.parent_session_id, "title_rank": 1 if title_rank is None else title_rank,
+        })
+    if unknown:
+        store.add_unknown(key, session.agent, unknown)
+    if skipped:
+        store.add_skipped(key, skipped, now)
+        report.lines_skipped += len(skipped)
+        report.skipped_examples.extend((key, ln, why) for ln, why in skipped[:3])
+    report.records_added += added
+    return added
+
+
+def read_lines(store: Store, agent: Agent, path: Path, prev: FileState | None, size: int, mtime_ns: int,
+               redactor: Redact | None, report: IndexReport, now: str, reparse: bool = False) -> int:
+    """A line-based file from its checkpoint. Returns the rows written."""
+    reader = FileReader(store, agent, path, prev, redactor, reparse=reparse)
+    state, session = reader.read(size, mtime_ns)
+    rows = reader.rows if reader.key == str(path) else safe_rows(reader.rows)
+    store_unit(store, reader.key, session, rows, reader.batch, reader.skipped, report, now,
+               redactor, reread=reader.rewritten, title_rank=reader.title_rank,
+               unknown={t: (n, line) for t, (n, line) in reader.unknown.items()})
+    if reader.side is not None:
+        side = redacted_session(reader.side, redactor)
+        store.upsert_session({
+            "session_id": side.session_id, "agent": side.agent, "project": project(side.cwd), "cwd": side.cwd,
+            "title": None, "started_at": reader.first_ts, "updated_at": reader.last_ts, "source_path": reader.key,
+            "is_sidechain": 1, "parent_session_id": side.parent_session_id, "title_rank": None})
+    if reader.leaf_titles:
+        store.add_leaf_titles({uuid: redactor(title) if redactor is not None and title else title
+                               for uuid, title in reader.leaf_titles.items()}, now)
+    store.save_file_state(state, now)
+    return len(rows)
+
+
+def read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, size: int, mtime_ns: int,
+               redactor: Redact | None, report: IndexReport, now: str, reparse: bool = False) -> int:
+    """A rewritten file or a database, read whole: each unit's re-emitted records replace their earlier
+    versions; records a unit no longer holds are kept."""
+    if agent.read_whole is None:
+        raise TypeError(f"{agent.name} sessions are read line by line, not whole")
+    try:
+        result = agent.read_whole(path, dict(prev.session_state) if prev and not reparse else {})
+    except OSError:
+        raise
+    except Exception as exc:  # a parser bug must not stop the other files
+        raise ContentError(f"could not be read as {agent.name} sessions: {type(exc).__name__}: {exc}") from None
+    written = 0
+    key = store_text(str(path))
+    dirty = key != str(path)
+    for unit in result.units:
+        unit_key, session = unit.key, unit.session
+        if dirty or session.session_id != store_text(session.session_id):
+            unit_key, session = store_text(unit_key), safe_session(session)
+        batch = Batch(store, unit_key, redactor)
+        for rec in unit.records:
+            batch.add(rec, session)
+        rows = batch.finish(session)
+        if dirty:
+            rows = safe_rows(rows)
+        store_unit(store, unit_key, session, rows, batch, unit.skipped, report, now,
+                   redactor, reread=REPARSE_REASON if reparse else "rewritten",
+                   unknown={t: (n, 0) for t, n in unit.unknown.items()})
+        written += len(rows)
+    store.save_file_state(FileState(key, agent.name, size, mtime_ns, size, 0, "", "", "",
+                                    result.state), now)
+    return written
