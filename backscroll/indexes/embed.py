@@ -21,9 +21,9 @@ data dir: see ``_offline``, which runs before onnxruntime is imported.
 
 ``$BACKSCROLL_EMBEDDER`` names the embedder (``minilm``, the default, or ``NAME[:VARIANT]``). Other
 names come from a registry (``register_embedder``): backscroll's pytest plugin registers ``fake``, a
-deterministic hashing embedder for tests (``backscroll.testing.FakeEmbedder``). A process that never
+deterministic hashing embedder for tests (``backscroll.testing.fake.FakeEmbedder``). A process that never
 loaded the plugin (a CLI subprocess a test starts with ``BACKSCROLL_EMBEDDER=fake``) imports it
-lazily from ``backscroll.testing`` (which needs pytest); production code never does.
+lazily from ``backscroll.testing.fake`` (its package needs pytest); production code never does.
 """
 
 from __future__ import annotations
@@ -218,7 +218,7 @@ def embedder_kind() -> str:
 EmbedderFactory = Callable[[str], Embedder]
 _REGISTRY: dict[str, EmbedderFactory] = {}
 # Names that a process which did not register them can still select: "module:attribute" of the factory.
-_LAZY: dict[str, str] = {"fake": "backscroll.testing:fake_embedder"}
+_LAZY: dict[str, str] = {"fake": "backscroll.testing.fake:fake_embedder"}
 
 
 def register_embedder(name: str, factory: EmbedderFactory) -> None:
