@@ -21,9 +21,9 @@ data dir: see ``_offline``, which runs before onnxruntime is imported.
 
 ``$BACKSCROLL_EMBEDDER`` names the embedder (``minilm``, the default, or ``NAME[:VARIANT]``). Other
 names come from a registry (``register_embedder``): backscroll's pytest plugin registers ``fake``, a
-deterministic hashing embedder for tests (``backscroll.testing.FakeEmbedder``). A process that never
+deterministic hashing embedder for tests (``backscroll.testing.fake.FakeEmbedder``). A process that never
 loaded the plugin (a CLI subprocess a test starts with ``BACKSCROLL_EMBEDDER=fake``) imports it
-lazily from ``backscroll.testing`` (which needs pytest); production code never does.
+lazily from ``backscroll.testing.fake`` (its package needs pytest); production code never does.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import importlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -52,11 +52,23 @@ THREADS = 2
 
 
 class Embedder(Protocol):
+    """A text embedder: its vectors are stored under ``model_id``."""
+
     model_id: str
     dim: int
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length float32 vectors, one row per text."""
+        ...
+
+
+@runtime_checkable
+class Batching(Protocol):
+    """An embedder that batches a bulk pass itself (``MiniLM``: by token budget); others get rows."""
+
+    def batches(self, texts: Sequence[str]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Yield ``(indices into texts, unit vectors)`` batch by batch."""
+        ...
 
 
 def _normalize(m: np.ndarray) -> np.ndarray:
@@ -65,19 +77,20 @@ def _normalize(m: np.ndarray) -> np.ndarray:
     return (m / norms).astype(np.float32)
 
 
-def plan_batches(lengths: Sequence[int], budget: int = TOKEN_BUDGET, max_rows: int = MAX_BATCH_ROWS) -> list[np.ndarray]:
+def plan_batches(lengths: Sequence[int], budget: int = TOKEN_BUDGET,
+                 max_rows: int = MAX_BATCH_ROWS) -> list[np.ndarray]:
     """Indices of the texts, shortest first, cut so that rows x longest length <= ``budget``. Pure.
 
     Every batch pads to nearly its own length; a text longer than the budget gets a batch of its own.
     """
-    lengths = np.asarray(lengths, dtype=np.int64)
-    order = np.argsort(lengths, kind="stable")
+    sizes = np.asarray(lengths, dtype=np.int64)
+    order = np.argsort(sizes, kind="stable")
     out: list[np.ndarray] = []
     start = 0
     while start < len(order):
         end = start + 1
         while (end < len(order) and end - start < max_rows
-               and (end - start + 1) * lengths[order[end]] <= budget):
+               and (end - start + 1) * sizes[order[end]] <= budget):
             end += 1
         out.append(order[start:end])
         start = end
@@ -112,17 +125,18 @@ def _offline() -> None:
     onnxruntime's official wheels build in Microsoft's 1DS telemetry (1.31 and 1.32 checked; the 1.24
     Linux wheel has none): ``import onnxruntime`` creates a device id and an event queue under
     ``$XDG_CACHE_HOME/Microsoft/DeveloperTools/.onnxruntime/``, a session file ``$TMPDIR/.ses``, and
-    about 9 s later starts resolving ``mobile.events.data.microsoft.com`` to upload. ``ORT_DISABLE_TELEMETRY=1`` read when the library
-    initialises prevents all of it; ``onnxruntime.disable_telemetry_events()`` after import does not stop
-    the uploader. (If the host program imported onnxruntime before backscroll loads the model, it is too
-    late for this switch: such a program must set the variable itself.) ``HF_HUB_OFFLINE`` guards any
-    Hugging Face library the host program may have loaded; backscroll itself never downloads.
+    about 9 s later starts resolving ``mobile.events.data.microsoft.com`` to upload.
+    ``ORT_DISABLE_TELEMETRY=1`` read when the library initialises prevents all of it;
+    ``onnxruntime.disable_telemetry_events()`` after import does not stop the uploader. (If the host
+    program imported onnxruntime before backscroll loads the model, it is too late for this switch:
+    such a program must set the variable itself.) ``HF_HUB_OFFLINE`` guards any Hugging Face library
+    the host program may have loaded; backscroll itself never downloads. Nothing is set at import.
     """
     os.environ["ORT_DISABLE_TELEMETRY"] = "1"
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-def _session_options(ort, threads: int, optimize: bool):
+def _session_options(ort: Any, threads: int, optimize: bool) -> Any:
     so = ort.SessionOptions()
     so.log_severity_level = 3
     # Graph optimisation costs about 0.4 s at load and saves a few ms per batch: worth it for bulk
@@ -204,7 +218,7 @@ def embedder_kind() -> str:
 EmbedderFactory = Callable[[str], Embedder]
 _REGISTRY: dict[str, EmbedderFactory] = {}
 # Names that a process which did not register them can still select: "module:attribute" of the factory.
-_LAZY: dict[str, str] = {"fake": "backscroll.testing:fake_embedder"}
+_LAZY: dict[str, str] = {"fake": "backscroll.testing.fake:fake_embedder"}
 
 
 def register_embedder(name: str, factory: EmbedderFactory) -> None:

@@ -21,13 +21,14 @@ behind, so a pile of earlier searches interleaves with the original rows instead
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 from dataclasses import dataclass, replace
 
 from backscroll.dates import parse_ts
 from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, stem
 from backscroll.retrieval import temporal
 from backscroll.retrieval.evidence import classify as classify_evidence
-from backscroll.retrieval.fusion import rrf
+from backscroll.retrieval.fusion import Fused, Ranked, rrf
 from backscroll.retrieval.query import STOPWORDS, QueryPlan
 from backscroll.retrieval.snippet import make_snippet
 from backscroll.store.db import Store
@@ -149,14 +150,14 @@ def with_quality(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]
     return out
 
 
-def fuse(lists: dict[str, list], shape: str):
+def fuse(lists: dict[str, Ranked], shape: str) -> list[Fused]:
     """Two-level RRF (see the module docstring). Returns fused entries, best first.
 
     Every entry is ``(id, quality)``; a prose entry's quality at level 2 is the stronger of its
     lexical coverage and its semantic quality, so prose and tool rows compete on evidence.
     """
-    inner = {name: lists[name] for name in ("prose", "semantic") if name in lists}
-    outer: dict[str, list] = {}
+    inner: dict[str, Ranked] = {name: lists[name] for name in ("prose", "semantic") if name in lists}
+    outer: dict[str, Ranked] = {}
     sources: dict[int, tuple[str, ...]] = {}
     if inner:
         prose = rrf(inner, PROSE_WEIGHTS[shape])
@@ -174,7 +175,7 @@ def fuse(lists: dict[str, list], shape: str):
 
 
 def hidden_echo_count(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: SearchOptions,
-                      quality: dict | None = None) -> int:
+                      quality: dict[str, list[tuple[int, float]]] | None = None) -> int:
     """How many echoes the same search would have returned with --include-echoes (issue #18: not
     every echo holding one of the words): the echo list fused with the others, counted in the top."""
     if echoes_included(filters, opts) or filters.content_type in PROSE_TYPES:
@@ -189,8 +190,8 @@ def hidden_echo_count(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     return sum(1 for f in top if f.id in set(echoes))
 
 
-def build_hits(store: Store, plan: QueryPlan, fused, opts: SearchOptions, limit: int,
-               exclude: set[int] = frozenset()) -> list[Hit]:
+def build_hits(store: Store, plan: QueryPlan, fused: list[Fused], opts: SearchOptions, limit: int,
+               exclude: Set[int] = frozenset()) -> list[Hit]:
     """Fetch fused ids from the store, collapse near-duplicates, and shape them into hits."""
     candidates = [f for f in fused if f.id not in exclude][: max(limit * 4, limit + 20)]
     rows = store.fetch(f.id for f in candidates)
@@ -226,7 +227,7 @@ def _facts(store: Store, ids: list[int]) -> dict[int, tuple[str | None, str, str
     return out
 
 
-def with_priors(store: Store, plan: QueryPlan, fused) -> list:
+def with_priors(store: Store, plan: QueryPlan, fused: list[Fused]) -> list[Fused]:
     """Scale fused scores by the date preference and by how much a short prose record says; re-sort."""
     if not fused:
         return fused

@@ -31,7 +31,8 @@ out over own same she should shall so some such than that the their theirs them 
 these they this those through to too under until up us very was we were what when where which while who
 whom why will with would you your yours yourself yourselves please tell remember recall find show know
 """.split())
-_QUESTION_START = frozenset("what when where which who why how did do does is are was were can could should have has".split())
+_QUESTION_START = frozenset(
+    "what when where which who why how did do does is are was were can could should have has".split())
 MAX_QUERY_CHARS = 2000
 MAX_QUERY_TERMS = 64
 _PHRASE = re.compile(r'"([^"]+)"')

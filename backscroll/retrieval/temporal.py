@@ -25,7 +25,7 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
@@ -71,11 +71,11 @@ class TimeWindow:
         return (self.end - self.start).total_seconds() / 86400
 
 
-def _at(d: date, tz) -> datetime:
+def _at(d: date, tz: tzinfo) -> datetime:
     return datetime.combine(d, time(), tzinfo=tz)
 
 
-def _month(year: int, month: int, tz) -> tuple[datetime, datetime]:
+def _month(year: int, month: int, tz: tzinfo) -> tuple[datetime, datetime]:
     nxt = date(year + (month == 12), month % 12 + 1, 1)
     return _at(date(year, month, 1), tz), _at(nxt, tz)
 
@@ -92,11 +92,12 @@ def _latest_day(month: int, day: int, today: date) -> date | None:
     return None
 
 
-def _window(kind: str, m: re.Match, now: datetime) -> tuple[datetime, datetime] | None:
-    tz = now.tzinfo or UTC
+def _window(kind: str, m: re.Match[str], now: datetime) -> tuple[datetime, datetime] | None:
+    tz: tzinfo = now.tzinfo or UTC
     today = now.astimezone(tz).date() if now.tzinfo else now.date()
     g = m.groupdict()
-    month = MONTHS.get((g.get("month") or "").lower().rstrip("."))
+    # The patterns naming a month match only names MONTHS holds; 0 (no month) is never used as one.
+    month = MONTHS.get((g.get("month") or "").lower().rstrip("."), 0)
     try:
         if kind == "iso":
             d = date(int(g["year"]), int(g["mnum"]), int(g["dnum"]))
@@ -105,8 +106,8 @@ def _window(kind: str, m: re.Match, now: datetime) -> tuple[datetime, datetime] 
             d = date(int(g["year"]), month, int(g["day"]))
             return _at(d, tz), _at(d + timedelta(days=1), tz)
         if kind in ("dm", "md"):
-            d = _latest_day(month, int(g["day"]), today)
-            return (_at(d, tz), _at(d + timedelta(days=1), tz)) if d else None
+            latest = _latest_day(month, int(g["day"]), today)
+            return (_at(latest, tz), _at(latest + timedelta(days=1), tz)) if latest else None
         if kind == "my":
             return _month(int(g["year"]), month, tz)
         if kind == "m" and g.get("year"):
@@ -159,7 +160,7 @@ def _window(kind: str, m: re.Match, now: datetime) -> tuple[datetime, datetime] 
 
 def find(text: str, now: datetime) -> tuple[TimeWindow | None, str]:
     """The first temporal expression in ``text`` and the text without it (and its preposition)."""
-    best = None
+    best: tuple[str, re.Match[str]] | None = None
     for kind, rx in _COMPILED:
         for m in rx.finditer(text):
             if best is None or m.start() < best[1].start():

@@ -1,1 +1,1 @@
-"""Stage 2: the SQLite record store, the permanent record (connection, schema migrations)."""
+"""Stage 2: the SQLite record store, the permanent record (connection, migrations, queries, source files, meta)."""

@@ -9,6 +9,7 @@ never imports sqlite-utils. Adding a migration is all it takes: decorate a funct
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -60,12 +61,12 @@ def schema_version() -> int:
 def m001_initial(db: Database) -> None:
     db.execute("""
         CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)""")
-    db["sessions"].create({
+    db.table("sessions").create({
         "session_id": str, "agent": str, "project": str, "cwd": str, "title": str,
         "started_at": str, "updated_at": str, "source_path": str,
         "is_sidechain": int, "parent_session_id": str,
     }, pk="session_id", not_null={"agent"}, defaults={"is_sidechain": 0}, if_not_exists=True)
-    db["records"].create({
+    db.table("records").create({
         "id": int, "record_id": str, "session_id": str, "agent": str, "project": str, "cwd": str,
         "role": str, "content_type": str, "tool_name": str, "tool_call_id": str,
         "is_echo": int, "is_error": int, "timestamp": str, "source_path": str, "line": int,
@@ -74,22 +75,22 @@ def m001_initial(db: Database) -> None:
     }, pk="id", not_null={"record_id", "session_id", "agent", "role", "content_type", "source_path",
                           "line", "text", "content_hash"},
        defaults={"is_echo": 0, "is_error": 0, "text_truncated": 0, "is_sidechain": 0}, if_not_exists=True)
-    db["records"].create_index(["record_id"], unique=True, if_not_exists=True)
-    db["records"].create_index(["session_id", "timestamp"], if_not_exists=True)
-    db["records"].create_index(["source_path"], if_not_exists=True)
-    db["records"].create_index(["tool_call_id"], if_not_exists=True)
-    db["source_files"].create({
+    db.table("records").create_index(["record_id"], unique=True, if_not_exists=True)
+    db.table("records").create_index(["session_id", "timestamp"], if_not_exists=True)
+    db.table("records").create_index(["source_path"], if_not_exists=True)
+    db.table("records").create_index(["tool_call_id"], if_not_exists=True)
+    db.table("source_files").create({
         "path": str, "agent": str, "size": int, "mtime_ns": int, "offset": int, "lines": int,
         "head_digest": str, "tail_digest": str, "session_id": str, "session_state": str,
         "indexed_at": str,
     }, pk="path", if_not_exists=True)
-    db["skipped_lines"].create({"path": str, "line": int, "reason": str, "seen_at": str},
+    db.table("skipped_lines").create({"path": str, "line": int, "reason": str, "seen_at": str},
                                pk=("path", "line"), if_not_exists=True)
     # Records deleted from the store (a rewritten source file) whose derived copies still need removing.
-    db["tombstones"].create({"id": int}, pk="id", if_not_exists=True)
+    db.table("tombstones").create({"id": int}, pk="id", if_not_exists=True)
 
 
-def migrate(conn) -> None:
+def migrate(conn: sqlite3.Connection) -> None:
     """Apply pending migrations on an open stdlib connection and record the schema version."""
     from sqlite_utils import Database
 
@@ -103,11 +104,11 @@ def m002_embeddings(db: Database) -> None:
     # unit_hash: the hash of the text a prose record is embedded as (its exchange unit), NULL until
     # embedded; vector_seq: the embedding pass that gave it a vector (the matrix cache reads newer ones).
     for column, kind in (("unit_hash", str), ("vector_seq", int)):
-        if column not in db["records"].columns_dict:
-            db["records"].add_column(column, kind)
-    db["embeddings"].create({"content_hash": str, "model": str, "dim": int, "vector": bytes},
+        if column not in db.table("records").columns_dict:
+            db.table("records").add_column(column, kind)
+    db.table("embeddings").create({"content_hash": str, "model": str, "dim": int, "vector": bytes},
                             pk=("content_hash", "model"), if_not_exists=True)
-    db["query_vectors"].create({"model": str, "query": str, "vector": bytes, "used_at": str},
+    db.table("query_vectors").create({"model": str, "query": str, "vector": bytes, "used_at": str},
                                pk=("model", "query"), if_not_exists=True)
     db.execute("CREATE INDEX IF NOT EXISTS records_pending_units ON records(id) "
                "WHERE unit_hash IS NULL AND content_type = 'text' AND is_echo = 0")
@@ -118,8 +119,8 @@ def m002_embeddings(db: Database) -> None:
 def m003_tool_calls(db: Database) -> None:
     # is_call: 1 for a tool call, 0 for a tool result or prose. Older rows are backfilled: a call is
     # the first record of its tool_call_id in the session (calls precede their results).
-    if "is_call" not in db["records"].columns_dict:
-        db["records"].add_column("is_call", int, not_null_default=0)
+    if "is_call" not in db.table("records").columns_dict:
+        db.table("records").add_column("is_call", int, not_null_default=0)
     db.execute("""
         UPDATE records SET is_call = 1
         WHERE tool_call_id IS NOT NULL AND id = (
@@ -130,11 +131,10 @@ def m003_tool_calls(db: Database) -> None:
     db.execute("DELETE FROM meta WHERE key = 'classifier_version'")
 
 
-
 @migrations()
 def m004_redactions(db: Database) -> None:
     # How many secrets of each kind were redacted at ingest (counts only, never values).
-    db["redactions"].create({"kind": str, "count": int}, pk="kind", if_not_exists=True)
+    db.table("redactions").create({"kind": str, "count": int}, pk="kind", if_not_exists=True)
 
 
 @migrations()
@@ -150,10 +150,11 @@ def m005_record_ids_never_reused(db: Database) -> None:
                         row[0], count=1, flags=re.IGNORECASE)
     if not n:
         raise RuntimeError("records.id is not an INTEGER PRIMARY KEY; cannot make it AUTOINCREMENT")
-    create = re.sub(r"^CREATE TABLE\s+(\[records\]|\"records\"|records)", "CREATE TABLE [records_m005]", create, count=1)
+    create = re.sub(r"^CREATE TABLE\s+(\[records\]|\"records\"|records)", "CREATE TABLE [records_m005]", create,
+                    count=1)
     indexes = [r[0] for r in db.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' AND sql IS NOT NULL")]
-    columns = ", ".join(f"[{c}]" for c in db["records"].columns_dict)
+    columns = ", ".join(f"[{c}]" for c in db.table("records").columns_dict)
     db.execute(create)
     db.execute(f"INSERT INTO [records_m005] ({columns}) SELECT {columns} FROM [records]")
     db.execute("DROP TABLE [records]")
@@ -175,7 +176,7 @@ def m005_record_ids_never_reused(db: Database) -> None:
 def m006_source_issues(db: Database) -> None:
     # Session files and directories that could not be read (kept, with the size and mtime they had, so
     # an unchanged file is not read again), and notices about files that were rewritten or emptied.
-    db["source_issues"].create({"path": str, "kind": str, "reason": str, "size": int, "mtime_ns": int,
+    db.table("source_issues").create({"path": str, "kind": str, "reason": str, "size": int, "mtime_ns": int,
                                 "seen_at": str}, pk="path", not_null={"kind"}, if_not_exists=True)
 
 
@@ -185,18 +186,19 @@ def m007_author_and_unknown_entries(db: Database) -> None:
     # taken for the person's; the next sync re-reads every file (ingest.PARSE_VERSION) and
     # reclassifies what was not. unknown_entries: entry types a parser saw but did not understand,
     # per source file (so a re-read replaces its counts), with one example line.
-    if "author" not in db["records"].columns_dict:
-        db["records"].add_column("author", str)
+    if "author" not in db.table("records").columns_dict:
+        db.table("records").add_column("author", str)
     db.execute("UPDATE records SET author = 'human' WHERE role = 'user' AND author IS NULL")
-    db["unknown_entries"].create({"path": str, "agent": str, "entry_type": str, "count": int, "example_line": int},
-                                 pk=("path", "entry_type"), if_not_exists=True)
+    db.table("unknown_entries").create(
+        {"path": str, "agent": str, "entry_type": str, "count": int, "example_line": int},
+        pk=("path", "entry_type"), if_not_exists=True)
     # Titles a Claude ``summary`` line gives the conversation ending at ``leaf_uuid``, often a
     # record of another file: applied to the session holding that record once it is stored.
-    db["leaf_titles"].create({"leaf_uuid": str, "title": str, "seen_at": str}, pk="leaf_uuid", if_not_exists=True)
+    db.table("leaf_titles").create({"leaf_uuid": str, "title": str, "seen_at": str}, pk="leaf_uuid", if_not_exists=True)
     # How sure a session's title is: 0 its first slash command, 1 a parser's or summary title,
     # 2 an AI-generated title, 3 one the person gave. A lower rank never replaces a higher one.
-    if "title_rank" not in db["sessions"].columns_dict:
-        db["sessions"].add_column("title_rank", int)
+    if "title_rank" not in db.table("sessions").columns_dict:
+        db.table("sessions").add_column("title_rank", int)
     db.execute("CREATE INDEX IF NOT EXISTS records_pending_prose ON records(id) "
                "WHERE unit_hash IS NULL AND content_type IN ('text', 'summary') AND is_echo = 0")
     db.execute("DELETE FROM meta WHERE key IN ('lexical_generation', 'lexical_watermark')")

@@ -1,0 +1,138 @@
+"""The query side of the lexical index: ranked search, counts, prefix expansions, and coverage.
+
+A query word matches as itself, its English stem, a capitalised part of an identifier, and
+(weakly) the longer indexed words it begins; two to eight words also match as a loose phrase.
+Filters become exact-term clauses on the raw fields. ``coverage`` measures how much of a query a
+record holds (idf-weighted), independent of the record's length. Mixed into ``LexicalIndex``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, cast
+
+import tantivy
+from tantivy import Occur, Query
+
+from backscroll.indexes.lexical_schema import SCHEMA, LexicalQuery, reading, stem, to_datetime
+from backscroll.types import Filters
+
+PREFIX_MIN = 4  # query words this long also match longer indexed words they begin
+PREFIX_EXPANSIONS = 8
+PREFIX_BOOST = 0.35
+PARTS_BOOST = 0.5
+
+Clause = tuple[Occur, Query]
+
+
+def record_ids(searcher: tantivy.Searcher, hits: list[tuple[Any, tantivy.DocAddress]]) -> list[int]:
+    """The record id of each hit (the ``id`` fast field, which every document has)."""
+    return cast(list[int], searcher.fast_field_values("id", [addr for _score, addr in hits]))
+
+
+class LexicalSearch:
+    """Searches over an open index (``self.index``)."""
+
+    index: tantivy.Index | None
+
+    def _opened(self) -> tantivy.Index:
+        if self.index is None:
+            raise RuntimeError("the lexical index is not open: call open_for_read, create or sync first")
+        return self.index
+
+    @reading
+    def expansions(self, term: str) -> list[str]:
+        """Indexed words that start with ``term`` (``postgres`` -> ``postgresql``), most frequent first."""
+        if len(term) < PREFIX_MIN or term.isdigit():
+            return []
+        cache = self.__dict__.setdefault("_expansions", {})
+        if term not in cache:
+            found = self._opened().searcher().terms_with_prefix("text", term, limit=PREFIX_EXPANSIONS + 1)
+            cache[term] = [t for t, _n in found if t != term][:PREFIX_EXPANSIONS]
+        return cache[term]
+
+    def _term_clauses(self, t: str) -> list[Clause]:
+        """A query word as itself, its stem, and (weakly) the longer words it begins."""
+        clauses = [(Occur.Should, Query.term_query(SCHEMA, "text", t)),
+                   (Occur.Should, Query.boost_query(Query.term_query(SCHEMA, "stem", stem(t), "freq"), 0.6)),
+                   (Occur.Should, Query.boost_query(Query.term_query(SCHEMA, "parts", t, "freq"), PARTS_BOOST))]
+        for longer in self.expansions(t):
+            clauses.append((Occur.Should, Query.boost_query(Query.term_query(SCHEMA, "text", longer), PREFIX_BOOST)))
+        return clauses
+
+    def _text_query(self, q: LexicalQuery) -> Query:
+        clauses: list[Clause] = []
+        for t in q.terms:
+            clauses.extend(self._term_clauses(t))
+        if 2 <= len(q.terms) <= 8:
+            clauses.append((Occur.Should, Query.boost_query(Query.phrase_query(SCHEMA, "text", list(q.terms), 2), 1.5)))
+        text_q = Query.boolean_query(clauses)
+        if not q.phrases:
+            return text_q
+        musts = [(Occur.Must, Query.phrase_query(SCHEMA, "text", list(p))) for p in q.phrases]
+        return Query.boolean_query([(Occur.Must, text_q), *musts])
+
+    @staticmethod
+    def filter_clauses(f: Filters, content_type: str | tuple[str, ...] | None, echo: bool | None) -> list[Clause]:
+        clauses: list[Clause] = []
+        ctype = content_type or f.content_type
+        for field, value in (("agent", f.agent), ("project", f.project), ("role", f.role),
+                             ("session", f.session), ("author", f.author)):
+            if value:
+                clauses.append((Occur.Must, Query.term_query(SCHEMA, field, value)))
+        if isinstance(ctype, tuple):  # one of several kinds (prose: text, summaries, reasoning)
+            clauses.append((Occur.Must, Query.term_set_query(SCHEMA, "content_type", list(ctype))))
+        elif ctype:
+            clauses.append((Occur.Must, Query.term_query(SCHEMA, "content_type", ctype)))
+        if echo is not None:
+            clauses.append((Occur.Must, Query.term_query(SCHEMA, "echo", "1" if echo else "0")))
+        if f.since or f.until:
+            clauses.append((Occur.Must, Query.range_query(SCHEMA, "ts", tantivy.FieldType.Date,
+                                                          to_datetime(f.since), to_datetime(f.until), True,
+                                                          f.until is None)))
+        return clauses
+
+    @reading
+    def search(self, q: LexicalQuery, f: Filters, *, content_type: str | tuple[str, ...] | None, echo: bool | None,
+               limit: int) -> list[tuple[int, float]]:
+        """Ranked ``(record id, score)`` for the query under the filters."""
+        query = Query.boolean_query([(Occur.Must, self._text_query(q)), *self.filter_clauses(f, content_type, echo)])
+        searcher = self._opened().searcher()
+        hits = searcher.search(query, limit, count=False).hits
+        if not hits:
+            return []
+        ids = record_ids(searcher, hits)
+        return [(rid, score) for (score, _a), rid in zip(hits, ids, strict=True)]
+
+    @reading
+    def coverage(self, q: LexicalQuery, ids: list[int]) -> dict[int, float]:
+        """For each record id, the share of the query it contains: idf-weighted, 0 to 1.
+
+        A term counts as present in its plain or stemmed form. Unlike a BM25 score this does not
+        shrink with the document's length, so a long log holding every query word covers it fully.
+        """
+        if not ids or not q.terms:
+            return {i: 1.0 for i in ids}
+        searcher = self._opened().searcher()
+        n = max(searcher.num_docs, 1)
+        among = Query.term_set_query(SCHEMA, "id", list(ids))
+        weights: dict[str, float] = {}
+        present: dict[int, float] = {}
+        for t in q.terms:
+            st = stem(t)
+            df = max(searcher.doc_freq("text", t), searcher.doc_freq("stem", st))
+            w = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            weights[t] = w
+            either = Query.boolean_query(self._term_clauses(t))
+            hits = searcher.search(Query.boolean_query([(Occur.Must, among), (Occur.Must, either)]), len(ids)).hits
+            for rid in record_ids(searcher, hits) if hits else []:
+                present[rid] = present.get(rid, 0.0) + w
+        total = sum(weights.values()) or 1.0
+        return {i: min(1.0, present.get(i, 0.0) / total) for i in ids}
+
+    @reading
+    def count(self, q: LexicalQuery, f: Filters, *, content_type: str | tuple[str, ...] | None,
+              echo: bool | None) -> int:
+        query = Query.boolean_query([(Occur.Must, self._text_query(q)), *self.filter_clauses(f, content_type, echo)])
+        result = self._opened().searcher().search(query, 1, count=True)
+        return result.count  # type: ignore[attr-defined]  # tantivy's stub omits SearchResult.count

@@ -1,0 +1,268 @@
+"""The vector matrix cache and semantic ranking over it (mixed into ``Vectors``).
+
+Queries read a memory-mapped int8 matrix with a scale per row (``vectors/``: a quarter of float32's
+memory, scores within 0.002 and the same top ranks), converted chunk by chunk into a small float32
+buffer, plus the few rows embedded since it was written, straight from SQLite. The files are
+written beside their final names and renamed over them, with a meta file (checksums, row count,
+id sum) written last; a matrix that fails its checks is ignored and rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from backscroll.indexes.files import fsync_dir, private_files
+from backscroll.store.db import Store
+
+MATRIX_REBUILD_TAIL = 2000
+SCORE_CHUNK = 16384
+DIM_DEFAULT = 384
+
+
+def _crc(arr: np.ndarray, start: int = 0) -> int:
+    """CRC-32 of an array's bytes (C order), continuing from ``start``."""
+    return zlib.crc32(np.ascontiguousarray(arr).reshape(-1).view(np.uint8).data, start) if arr.size else start
+
+
+class MatrixCache:
+    """The matrix files under ``self.dir`` for ``self.model``, and the scoring of a query against them."""
+
+    store: Store
+    dir: Path
+    model: str
+    cache_damaged: bool
+
+    def _paths(self) -> tuple[Path, Path, Path, Path]:
+        tag = self.model.replace("/", "_")
+        return (self.dir / f"{tag}.int8.npy", self.dir / f"{tag}.scales.npy", self.dir / f"{tag}.ids.npy",
+                self.dir / f"{tag}.meta.json")
+
+    def _drop_matrix(self) -> None:
+        if self.dir.exists():
+            for p in self.dir.iterdir():
+                try:
+                    p.unlink()
+                except OSError:
+                    pass
+
+    _ROWS_SQL = ("FROM records r INDEXED BY records_vector_seq "
+                 "JOIN embeddings e ON e.content_hash = r.unit_hash AND e.model = ? "
+                 "WHERE r.vector_seq > ? AND r.vector_seq IS NOT NULL")
+
+    def _iter_rows(self, after_seq: int, chunk: int = 8192) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """``(ids, float32 rows)`` chunk by chunk, in matrix order: memory stays flat at any store size."""
+        cur = self.store.conn.execute(f"SELECT r.id, e.vector {self._ROWS_SQL} ORDER BY r.vector_seq, r.id",
+                                      (self.model, after_seq))
+        while True:
+            part = cur.fetchmany(chunk)
+            if not part:
+                return
+            ids = np.fromiter((r[0] for r in part), dtype=np.int64, count=len(part))
+            m = np.frombuffer(b"".join(r[1] for r in part), dtype=np.float32).reshape(len(part), -1)
+            yield ids, m
+
+    def _rows(self, after_seq: int) -> tuple[np.ndarray, np.ndarray]:
+        ids_parts: list[np.ndarray] = []
+        parts: list[np.ndarray] = []
+        for ids, m in self._iter_rows(after_seq):
+            ids_parts.append(ids)
+            parts.append(m)
+        if not ids_parts:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        return np.concatenate(ids_parts), np.vstack(parts) if len(parts) > 1 else parts[0]
+
+    def _meta(self) -> dict[str, Any] | None:
+        meta = self._paths()[3]
+        try:
+            data = json.loads(meta.read_text())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            self.cache_damaged = True
+            return None
+        if not isinstance(data, dict):
+            self.cache_damaged = True
+            return None
+        return data if data.get("model") == self.model else None
+
+    def write_matrix(self) -> int:
+        """Write the full matrix cache from the store; returns its rows.
+
+        Each file is written beside its final name, fsynced and renamed over it, then the directory
+        is fsynced; the meta file (with a checksum of each array) goes last. Files are owner-only.
+        """
+        seq = int(self.store.get_meta("vector_seq") or 0)
+        n = self.store.conn.execute(f"SELECT count(*) {self._ROWS_SQL}", (self.model, 0)).fetchone()[0]
+        dim = DIM_DEFAULT
+        first = self.store.conn.execute(f"SELECT length(e.vector) {self._ROWS_SQL} LIMIT 1", (self.model, 0)).fetchone()
+        if first:
+            dim = first[0] // 4
+        mpath, spath, ipath, meta = self._paths()
+        ids = np.zeros(n, dtype=np.int64)
+        scales = np.zeros(n, dtype=np.float32)
+        crc_int8 = 0
+        with private_files():
+            self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # The int8 rows are written chunk by chunk into the file (never all in memory at once).
+            mtmp = mpath.with_name(f".{mpath.name}.{os.getpid()}.tmp.npy")
+            try:
+                if not n:  # an empty file cannot be memory-mapped
+                    np.save(mtmp, np.zeros((0, 0), dtype=np.int8))
+                else:
+                    q8 = np.lib.format.open_memmap(mtmp, mode="w+", dtype=np.int8, shape=(n, dim))
+                    at = 0
+                    for part_ids, m in self._iter_rows(0):
+                        k = min(len(part_ids), n - at)  # the writer lock is held: the count cannot change
+                        m = m[:k]
+                        sc = np.abs(m).max(axis=1) / 127.0
+                        sc[sc == 0] = 1.0
+                        block = np.round(m / sc[:, None]).astype(np.int8)
+                        q8[at:at + k] = block
+                        ids[at:at + k] = part_ids[:k]
+                        scales[at:at + k] = sc
+                        crc_int8 = _crc(block, crc_int8)
+                        at += k
+                    q8.flush()
+                    del q8
+                with open(mtmp, "rb+") as fh:
+                    os.fsync(fh.fileno())
+                os.replace(mtmp, mpath)
+            finally:
+                mtmp.unlink(missing_ok=True)
+            arrays = {"scales": (spath, scales), "ids": (ipath, ids)}
+            for path, arr in arrays.values():
+                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npy")
+                try:
+                    with open(tmp, "wb") as fh:
+                        np.save(fh, arr)
+                        fh.flush()
+                        os.fsync(fh.fileno())
+                    os.replace(tmp, path)
+                finally:  # a full disk leaves no half-written temp file behind
+                    tmp.unlink(missing_ok=True)
+            fsync_dir(self.dir)
+            crcs = {"int8": crc_int8 if n else 0, **{k: _crc(arr) for k, (_p, arr) in arrays.items()}}
+            meta_tmp = meta.with_name(f".{meta.name}.{os.getpid()}.tmp")
+            try:
+                with open(meta_tmp, "w") as fh:
+                    fh.write(json.dumps({"model": self.model, "seq": seq, "rows": int(n),
+                                         "ids_sum": int(ids.sum()), "crc32": crcs}))
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(meta_tmp, meta)
+            finally:
+                meta_tmp.unlink(missing_ok=True)
+            fsync_dir(self.dir)
+        return n
+
+    def _store_fingerprint(self, seq: int) -> tuple[int, int]:
+        """``(rows, id sum)`` the matrix written at ``seq`` should hold, if no record was deleted since."""
+        n, total = self.store.conn.execute(
+            "SELECT count(*), coalesce(sum(id), 0) FROM records INDEXED BY records_vector_seq "
+            "WHERE vector_seq IS NOT NULL AND vector_seq <= ?", (seq,)).fetchone()
+        return n, total
+
+    def refresh_matrix(self, force: bool = False) -> bool:
+        """Rewrite the matrix when it is missing, unreadable, far behind or holds records since
+        deleted. True when rewritten."""
+        meta = self._meta()
+        seq = int(self.store.get_meta("vector_seq") or 0)
+        if not force and meta is not None:
+            behind = self.store.conn.execute("SELECT count(*) FROM records WHERE vector_seq > ?",
+                                             (meta["seq"],)).fetchone()[0]
+            if behind < MATRIX_REBUILD_TAIL and self._load_base(meta) is not None \
+                    and (meta.get("rows"), meta.get("ids_sum")) == self._store_fingerprint(meta["seq"]):
+                return False
+        if seq == 0 and meta is None and not force and not self.cache_damaged:
+            return False
+        self.write_matrix()
+        self.cache_damaged = False
+        return True
+
+    def _load_base(self, meta: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The matrix files checked against the meta (shapes, types, checksums); None when damaged."""
+        mpath, spath, ipath, _ = self._paths()
+        try:
+            base = np.load(mpath, mmap_mode="r")
+            scales = np.load(spath)
+            base_ids = np.load(ipath)
+            rows, sums = int(meta["rows"]), meta["crc32"]
+            if not (base.dtype == np.int8 and base.ndim == 2 and scales.dtype == np.float32 and scales.ndim == 1
+                    and base_ids.dtype == np.int64 and base_ids.ndim == 1):
+                raise ValueError("unexpected array types")
+            if not (len(base_ids) == base.shape[0] == len(scales) == rows):
+                raise ValueError("matrix, scales and ids disagree")
+            if (_crc(base_ids) != sums["ids"] or _crc(scales) != sums["scales"] or _crc(base) != sums["int8"]
+                    or int(base_ids.sum()) != meta["ids_sum"]):
+                raise ValueError("checksum mismatch")
+        except (OSError, ValueError, EOFError, KeyError, TypeError):
+            self.cache_damaged = True
+            return None
+        return base_ids, base, scales
+
+    def load(self) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray]:
+        """(ids, int8 rows, scales) of the memory-mapped matrix, then (ids, float32 rows) embedded since.
+
+        A matrix that fails its checks is ignored (``cache_damaged``): every vector comes from the store.
+        """
+        meta = self._meta()
+        base_ids, base, scales, after = np.zeros(0, dtype=np.int64), None, None, 0
+        if meta is not None:
+            loaded = self._load_base(meta)
+            if loaded is not None:
+                base_ids, base, scales = loaded
+                after = meta["seq"]
+        tail_ids, tail = self._rows(after)
+        return base_ids, base, scales, tail_ids, tail
+
+    @staticmethod
+    def _score_int8(m8: np.ndarray, scales: np.ndarray, q: np.ndarray) -> np.ndarray:
+        out = np.empty(len(m8), dtype=np.float32)
+        buf = np.empty((min(SCORE_CHUNK, len(m8)), m8.shape[1]), dtype=np.float32)
+        for start in range(0, len(m8), SCORE_CHUNK):
+            chunk = m8[start:start + SCORE_CHUNK]
+            b = buf[: len(chunk)]
+            np.copyto(b, chunk, casting="unsafe")
+            out[start:start + len(chunk)] = b @ q
+        return out * scales
+
+    def similarities(self, qvec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Cosine similarity of the query to every embedded record: ``(ids, scores)``."""
+        base_ids, base, scales, tail_ids, tail = self.load()
+        q = qvec.astype(np.float32)
+        parts_ids: list[np.ndarray] = []
+        parts_scores: list[np.ndarray] = []
+        if base is not None and scales is not None and len(base_ids):  # scales come with the base
+            parts_ids.append(base_ids)
+            parts_scores.append(self._score_int8(base, scales, q))
+        if len(tail_ids):
+            parts_ids.append(tail_ids)
+            parts_scores.append(tail @ q)
+        if not parts_ids:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        return np.concatenate(parts_ids), np.concatenate(parts_scores)
+
+    @staticmethod
+    def top(ids: np.ndarray, scores: np.ndarray, k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
+        """The ``k`` best ``(id, similarity)`` among ``allowed`` (all when None), best first."""
+        if len(ids) == 0:
+            return []
+        if allowed is not None:
+            mask = np.isin(ids, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
+            scores = np.where(mask, scores, -np.inf)
+        k = min(k, len(ids))
+        best = np.argpartition(-scores, k - 1)[:k]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        return [(int(ids[i]), float(scores[i])) for i in best if np.isfinite(scores[i])]
+
+    def search(self, qvec: np.ndarray, k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
+        """The ``k`` nearest records as ``(id, cosine similarity)``, best first."""
+        ids, scores = self.similarities(qvec)
+        return self.top(ids, scores, k, allowed)

@@ -1,0 +1,104 @@
+"""The store's record of its source files: how far each was read, and what went wrong reading it.
+
+``FileState`` is a file's checkpoint (size, mtime, offset, digests of its head and tail, the
+parser's session state); diagnostics are lines skipped, files or directories that could not be
+read, notices about rewritten files, and entry types a parser did not know. Mixed into ``Store``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import orjson
+
+
+@dataclass(frozen=True)
+class FileState:
+    """How far a source file has been read, and how to tell whether it was rewritten since."""
+
+    path: str
+    agent: str
+    size: int
+    mtime_ns: int
+    offset: int
+    lines: int
+    head_digest: str
+    tail_digest: str
+    session_id: str
+    session_state: dict
+
+
+
+class SourceQueries:
+    """Source-file checkpoints and diagnostics."""
+
+    conn: sqlite3.Connection
+
+    def file_states(self) -> dict[str, FileState]:
+        out = {}
+        for row in self.conn.execute(
+            "SELECT path, agent, size, mtime_ns, offset, lines, head_digest, tail_digest, session_id, session_state "
+            "FROM source_files"
+        ):
+            out[row[0]] = FileState(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
+                                    orjson.loads(row[9]) if row[9] else {})
+        return out
+
+    def save_file_state(self, st: FileState, indexed_at: str) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO source_files (path, agent, size, mtime_ns, offset, lines, head_digest, "
+            "tail_digest, session_id, session_state, indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (st.path, st.agent, st.size, st.mtime_ns, st.offset, st.lines, st.head_digest, st.tail_digest,
+             st.session_id, orjson.dumps(st.session_state).decode(), indexed_at),
+        )
+
+    def source_records(self, path: str) -> int:
+        """How many stored records were read from ``path`` (a file, or a unit key)."""
+        return self.conn.execute("SELECT count(*) FROM records WHERE source_path = ?", (path,)).fetchone()[0]
+
+    def forget_skipped(self, path: str) -> None:
+        self.conn.execute("DELETE FROM skipped_lines WHERE path = ?", (path,))
+
+    # -- source issues: unreadable files and directories, and notices about rewritten files ----------
+    def source_issues(self) -> dict[str, tuple[str, str, int | None, int | None]]:
+        """``path -> (kind, reason, size, mtime_ns)``; kinds: ``unreadable``, ``directory``, ``rewritten``."""
+        return {p: (k, r, sz, mt) for p, k, r, sz, mt in self.conn.execute(
+            "SELECT path, kind, reason, size, mtime_ns FROM source_issues")}
+
+    def set_source_issue(self, path: str, kind: str, reason: str, seen_at: str,
+                         size: int | None = None, mtime_ns: int | None = None) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO source_issues (path, kind, reason, size, mtime_ns, seen_at) VALUES (?,?,?,?,?,?)",
+            (path, kind, reason, size, mtime_ns, seen_at))
+
+    def clear_source_issue(self, path: str, kinds: tuple[str, ...] = ("unreadable",)) -> None:
+        self.conn.execute(f"DELETE FROM source_issues WHERE path = ? AND kind IN ({','.join('?' * len(kinds))})",
+                          (path, *kinds))
+
+    def diagnosed_paths(self) -> set[str]:
+        """Paths with skipped lines or source issues (to drop the ones whose file is gone)."""
+        return {r[0] for r in self.conn.execute("SELECT path FROM skipped_lines UNION SELECT path FROM source_issues")}
+
+    def forget_diagnostics(self, path: str) -> None:
+        self.conn.execute("DELETE FROM skipped_lines WHERE path = ?", (path,))
+        self.conn.execute("DELETE FROM source_issues WHERE path = ?", (path,))
+
+    def add_skipped(self, path: str, items: Iterable[tuple[int, str]], seen_at: str) -> None:
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO skipped_lines (path, line, reason, seen_at) VALUES (?, ?, ?, ?)",
+            [(path, line, reason, seen_at) for line, reason in items],
+        )
+
+    def add_unknown(self, path: str, agent: str, counts: dict[str, tuple[int, int]]) -> None:
+        """Add ``entry type -> (count, example line)`` seen in ``path`` (kept per file: a re-read
+        calls ``forget_unknown`` first)."""
+        self.conn.executemany(
+            "INSERT INTO unknown_entries (path, agent, entry_type, count, example_line) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(path, entry_type) DO UPDATE SET count = count + excluded.count",
+            [(path, agent, t, n, line) for t, (n, line) in counts.items()])
+
+    def forget_unknown(self, path: str) -> None:
+        self.conn.execute("DELETE FROM unknown_entries WHERE path = ?", (path,))
+

@@ -1,0 +1,217 @@
+"""The SQL on the store's records and sessions (mixed into ``Store``).
+
+Inserting and replacing records, sessions and their titles, redaction counts, and the reads the
+derived indexes and the search pipeline make. Reads that want rows by name use a cursor of their
+own with ``sqlite3.Row``: the shared connection's row factory is never changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterable, Iterator
+
+RECORD_COLUMNS = (
+    "record_id", "session_id", "agent", "project", "cwd", "role", "content_type", "tool_name",
+    "tool_call_id", "is_echo", "is_error", "timestamp", "source_path", "line", "text",
+    "text_truncated", "content_hash", "is_sidechain", "parent_session_id", "is_call", "author",
+)
+_READ_COLUMNS = "id, agent, project, role, content_type, session_id, is_echo, timestamp, text, tool_name, author"
+_INSERT_RECORD = (
+    f"INSERT OR IGNORE INTO records ({', '.join(RECORD_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in RECORD_COLUMNS)})"
+)
+
+
+def content_hash(text: str) -> str:
+    """Hash of the text with white space folded: equal for copies that differ only in spacing."""
+    return hashlib.blake2b(" ".join(text.split()).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+class RecordQueries:
+    """Records and sessions: writes at ingest, reads for the derived indexes and for search."""
+
+    conn: sqlite3.Connection
+
+    def insert_records(self, rows: list[tuple]) -> int:
+        before = self.conn.total_changes
+        self.conn.executemany(_INSERT_RECORD, rows)
+        return self.conn.total_changes - before
+
+    def upsert_records(self, rows: list[tuple], source: str) -> tuple[int, int, int]:
+        """Store the rows of a re-read ``source``: a record id it stored before is replaced when its
+        content changed (the old row tombstoned for the derived indexes) and left alone when not; a
+        record id stored from another source is never touched. An earlier record of ``source`` whose
+        id is not emitted again but whose text is (the file was migrated to new ids) is replaced too:
+        no text is lost. Returns (added, replaced, matched), ``matched`` counting the earlier records
+        of ``source`` that the rows account for."""
+        added = replaced = matched = 0
+        cols = ", ".join(RECORD_COLUMNS)
+        line_at = RECORD_COLUMNS.index("line")
+        source_at = RECORD_COLUMNS.index("source_path")
+        for row in rows:
+            old = self.conn.execute(f"SELECT id, {cols} FROM records WHERE record_id = ?", (row[0],)).fetchone()
+            if old is None:
+                self.conn.execute(_INSERT_RECORD, row)
+                added += 1
+                continue
+            rid, old_row = old[0], old[1:]
+            if old_row[source_at] != source:
+                continue  # another file's record (a resumed session copies its parent's lines)
+            matched += 1
+            if old_row == row:
+                continue
+            if old_row[:line_at] + old_row[line_at + 1:] == row[:line_at] + row[line_at + 1:]:
+                self.conn.execute("UPDATE records SET line = ? WHERE id = ?", (row[line_at], rid))
+                continue
+            self.conn.execute("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", (rid,))
+            self.conn.execute("DELETE FROM records WHERE id = ?", (rid,))
+            self.conn.execute(_INSERT_RECORD, row)
+            replaced += 1
+        if added:
+            ids = {row[0] for row in rows}
+            hash_at = RECORD_COLUMNS.index("content_hash")
+            texts = {(row[5], row[hash_at]) for row in rows}  # (role, content hash)
+            earlier = self.conn.execute(
+                "SELECT id, record_id, role, content_hash FROM records WHERE source_path = ?", (source,)).fetchall()
+            for rid, record_id, role, chash in earlier:
+                if record_id not in ids and (role, chash) in texts:
+                    self.conn.execute("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", (rid,))
+                    self.conn.execute("DELETE FROM records WHERE id = ?", (rid,))
+                    replaced += 1
+                    matched += 1
+        return added, replaced, matched
+
+    def upsert_session(self, s: dict) -> None:
+        self.conn.execute(
+            """INSERT INTO sessions (session_id, agent, project, cwd, title, started_at, updated_at, source_path,
+                                     is_sidechain, parent_session_id, title_rank)
+               VALUES (:session_id, :agent, :project, :cwd, :title, :started_at, :updated_at, :source_path,
+                       :is_sidechain, :parent_session_id, :title_rank)
+               ON CONFLICT(session_id) DO UPDATE SET
+                 project = coalesce(excluded.project, project), cwd = coalesce(excluded.cwd, cwd),
+                 title = CASE WHEN excluded.title IS NOT NULL AND excluded.title_rank >= coalesce(title_rank, 1)
+                              THEN excluded.title ELSE title END,
+                 title_rank = CASE WHEN excluded.title IS NOT NULL AND excluded.title_rank >= coalesce(title_rank, 1)
+                                   THEN excluded.title_rank ELSE title_rank END,
+                 started_at = CASE WHEN started_at IS NULL OR excluded.started_at < started_at
+                                   THEN excluded.started_at ELSE started_at END,
+                 updated_at = CASE WHEN updated_at IS NULL OR excluded.updated_at > updated_at
+                                   THEN excluded.updated_at ELSE updated_at END,
+                 is_sidechain = excluded.is_sidechain,
+                 parent_session_id = coalesce(excluded.parent_session_id, parent_session_id)""",
+            s,
+        )
+
+    def add_leaf_titles(self, titles: dict[str, str], seen_at: str) -> None:
+        self.conn.executemany("INSERT OR REPLACE INTO leaf_titles (leaf_uuid, title, seen_at) VALUES (?, ?, ?)",
+                              [(leaf, title, seen_at) for leaf, title in titles.items()])
+
+    def apply_leaf_titles(self) -> int:
+        """Title the sessions holding the leaf records of pending summaries; returns how many were
+        applied (each is forgotten once its leaf is found; a title the person or the agent gave wins)."""
+        done = 0
+        for leaf, title in self.conn.execute("SELECT leaf_uuid, title FROM leaf_titles").fetchall():
+            row = self.conn.execute("SELECT session_id FROM records WHERE record_id >= ? AND record_id < ? LIMIT 1",
+                                    (leaf + "#", leaf + "$")).fetchone()
+            if row is None:
+                continue
+            self.conn.execute("UPDATE sessions SET title = ?, title_rank = 1 WHERE session_id = ? "
+                              "AND coalesce(title_rank, 1) <= 1", (title, row[0]))
+            self.conn.execute("DELETE FROM leaf_titles WHERE leaf_uuid = ?", (leaf,))
+            done += 1
+        return done
+
+    def add_redactions(self, counts: dict[str, int]) -> None:
+        self.conn.executemany(
+            "INSERT INTO redactions (kind, count) VALUES (?, ?) "
+            "ON CONFLICT(kind) DO UPDATE SET count = count + excluded.count",
+            list(counts.items()))
+
+    def call_info(self, session_id: str, call_ids: list[str]) -> dict[str, tuple[str | None, bool]]:
+        """``tool_call_id -> (tool_name, is_echo)`` of tool calls already stored for a session."""
+        if not call_ids:
+            return {}
+        out = {}
+        for i in range(0, len(call_ids), 500):
+            chunk = call_ids[i:i + 500]
+            q = ",".join("?" for _ in chunk)
+            for cid, name, echo in self.conn.execute(
+                f"SELECT tool_call_id, tool_name, is_echo FROM records WHERE tool_call_id IN ({q}) "
+                f"AND session_id = ? AND tool_name IS NOT NULL", (*chunk, session_id)
+            ):
+                out[cid] = (name, bool(echo))
+        return out
+
+    # -- reads ---------------------------------------------------------------------------------
+    def has_records(self) -> bool:
+        return self.conn.execute("SELECT EXISTS (SELECT 1 FROM records)").fetchone()[0] == 1
+
+    def records_after(self, last_id: int, batch: int = 5000) -> Iterator[list[sqlite3.Row]]:
+        """Records with ``id > last_id`` in id order, in batches (for building derived indexes)."""
+        cur = self.conn.execute(
+            f"SELECT {_READ_COLUMNS} FROM records WHERE id > ? ORDER BY id", (last_id,)
+        )
+        while True:
+            rows = cur.fetchmany(batch)
+            if not rows:
+                return
+            yield rows
+
+    def records_by_ids(self, ids: list[int], batch: int = 500) -> Iterator[list[sqlite3.Row]]:
+        """The same columns as ``records_after`` for the given ids (repairing a derived index)."""
+        for i in range(0, len(ids), batch):
+            chunk = ids[i:i + batch]
+            yield self.conn.execute(
+                f"SELECT {_READ_COLUMNS} FROM records WHERE id IN ({','.join('?' * len(chunk))}) ORDER BY id",
+                chunk).fetchall()
+
+    def id_summary(self, up_to: int | None = None) -> tuple[int, int]:
+        """``(records, sum of their ids)``, optionally of ids up to ``up_to``: a cheap fingerprint."""
+        n, total = self.conn.execute("SELECT count(*), coalesce(sum(id), 0) FROM records WHERE id <= ?",
+                                     (up_to if up_to is not None else 2**62,)).fetchone()
+        return n, total
+
+    def max_record_id(self) -> int:
+        return self.conn.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]
+
+    def tombstones(self) -> list[int]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM tombstones")]
+
+    def clear_tombstones(self, ids: list[int]) -> None:
+        self.conn.executemany("DELETE FROM tombstones WHERE id = ?", [(i,) for i in ids])
+
+    def ids_with_role(self, ids: list[int], role: str) -> set[int]:
+        out: set[int] = set()
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            out.update(r[0] for r in self.conn.execute(
+                f"SELECT id FROM records WHERE role = ? AND id IN ({','.join('?' * len(chunk))})", (role, *chunk)))
+        return out
+
+    def _rows(self) -> sqlite3.Cursor:
+        """A cursor yielding ``sqlite3.Row``s; the shared connection's own row factory is never touched."""
+        cur = self.conn.cursor()
+        cur.row_factory = sqlite3.Row
+        return cur
+
+    def fetch(self, ids: Iterable[int]) -> dict[int, sqlite3.Row]:
+        ids = list(ids)
+        out: dict[int, sqlite3.Row] = {}
+        cur = self._rows()
+        try:
+            for i in range(0, len(ids), 500):
+                chunk = ids[i:i + 500]
+                q = ",".join("?" for _ in chunk)
+                for row in cur.execute(f"SELECT * FROM records WHERE id IN ({q})", chunk):
+                    out[row["id"]] = row
+        finally:
+            cur.close()
+        return out
+
+    def query(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
+        cur = self._rows()
+        try:
+            return cur.execute(sql, params).fetchall()
+        finally:
+            cur.close()

@@ -1,0 +1,179 @@
+"""The pytest plugin: its ini switch, the isolated home, the session factory, and the fixtures.
+
+``backscroll.testing`` (the ``pytest11`` entry point) re-exports everything here; see its
+docstring for how a project uses the fixtures or turns them off.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from backscroll.dates import format_ts, parse_ts
+from backscroll.testing.cli_sessions import CopilotCliSession, CursorCliSession
+from backscroll.testing.fake import register_fake
+from backscroll.testing.sessions import ClaudeSession, CodexSession, uuid_for
+
+if TYPE_CHECKING:
+    from backscroll.config import Config
+    from backscroll.types import Hit, SearchResult
+
+_SCRUBBED_ENV = ("BACKSCROLL_HOME", "BACKSCROLL_CONFIG", "BACKSCROLL_EMBED", "BACKSCROLL_REDACT",
+                 "BACKSCROLL_SESSION_ID", "BACKSCROLL_EMBEDDER", "BACKSCROLL_LOCK_WAIT",
+                 "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME",
+                 "OPENCODE_DATA_DIR", "PI_CODING_AGENT_DIR", "XDG_DATA_HOME",
+                 "OMP_CODING_AGENT_DIR", "KIMI_SHARE_DIR", "COPILOT_HOME", "CLINE_DATA_DIR", "CLINE_DIR",
+                 "GOOSE_PATH_ROOT", "CRUSH_GLOBAL_DATA", "FILE_STORE_PATH", "XDG_CONFIG_HOME", "NO_COLOR")
+DEFAULT_START = "2026-10-01T09:00:00.000Z"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini("backscroll_plugin", type="bool", default=True,
+                  help="backscroll's fixtures (session_builder, backscroll_index, ...); false turns them off, "
+                       "like -p no:backscroll")
+
+
+def _check_enabled(config: pytest.Config) -> None:
+    if not config.getini("backscroll_plugin"):
+        pytest.fail("backscroll's pytest fixtures are turned off here (backscroll_plugin = false in the pytest "
+                    "configuration): remove that line to use them, or run with -p no:backscroll to hide them",
+                    pytrace=False)
+
+
+@dataclass
+class BackscrollHome:
+    """An isolated HOME with the agents' default roots inside it, and a backscroll data dir."""
+
+    root: Path
+    home: Path
+    data: Path
+
+    @property
+    def claude_projects(self) -> Path:
+        return self.home / ".claude" / "projects"
+
+    @property
+    def codex_sessions(self) -> Path:
+        return self.home / ".codex" / "sessions"
+
+    def config(self, **kw: Any) -> Config:
+        from backscroll.config import resolve
+
+        return resolve(home=self.data, **kw)
+
+
+@dataclass
+class SessionFactory:
+    """``session_builder``: start Claude Code, Codex, Cursor CLI or Copilot CLI sessions inside the isolated home."""
+
+    env: BackscrollHome
+    start: str = DEFAULT_START
+    step: float = 30.0
+    _count: int = field(default=0)
+
+    def _session_id(self, session_id: str | None) -> str:
+        self._count += 1
+        return session_id or uuid_for(f"session:{self._count}")
+
+    def _start(self, start: str | None) -> str:
+        if start:
+            return start
+        # successive sessions start a day apart, in order
+        return format_ts(parse_ts(self.start) + timedelta(days=self._count))
+
+    def claude(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
+               start: str | None = None) -> ClaudeSession:
+        sid = self._session_id(session_id)
+        return ClaudeSession(self.env.claude_projects, cwd or f"/home/dev/{project}", sid, self._start(start),
+                             self.step)
+
+    def codex(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
+              start: str | None = None) -> CodexSession:
+        sid = self._session_id(session_id)
+        return CodexSession(self.env.codex_sessions, cwd or f"/home/dev/{project}", sid, self._start(start),
+                            self.step)
+
+    def cursor(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
+               start: str | None = None, title: str | None = None) -> CursorCliSession:
+        sid = self._session_id(session_id)
+        return CursorCliSession(self.env.home / ".cursor" / "chats", cwd or f"/home/dev/{project}", sid,
+                                self._start(start), self.step, title)
+
+    def copilot(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
+                start: str | None = None) -> CopilotCliSession:
+        sid = self._session_id(session_id)
+        return CopilotCliSession(self.env.home / ".copilot" / "session-state", cwd or f"/home/dev/{project}", sid,
+                                 self._start(start), self.step)
+
+
+# -- fixtures ----------------------------------------------------------------------------------
+
+@pytest.fixture
+def backscroll_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> BackscrollHome:
+    """An isolated HOME and data dir; the agents' variables and backscroll's own are cleared."""
+    _check_enabled(request.config)
+    root = tmp_path / "backscroll-env"
+    home, data = root / "home", root / "data"
+    home.mkdir(parents=True)
+    for name in _SCRUBBED_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("BACKSCROLL_HOME", str(data))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # The real model by default, as users run it; set BACKSCROLL_TEST_EMBEDDER=fake for fast unit tests.
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", os.environ.get("BACKSCROLL_TEST_EMBEDDER", "minilm"))
+    register_fake()
+    return BackscrollHome(root, home, data)
+
+
+@pytest.fixture
+def session_builder(backscroll_home: BackscrollHome) -> SessionFactory:
+    return SessionFactory(backscroll_home)
+
+
+@pytest.fixture
+def backscroll_index(backscroll_home: BackscrollHome) -> Callable[..., Any]:
+    """Call to index everything written so far; returns the index outcome (report and notes)."""
+    from backscroll import api
+
+    def run(**kw: Any) -> Any:
+        return api.index(cfg=backscroll_home.config(), **kw)
+
+    return run
+
+
+@pytest.fixture
+def backscroll_search(backscroll_home: BackscrollHome) -> Callable[..., SearchResult]:
+    """Call like ``backscroll.search``: syncs first, returns a ``SearchResult``."""
+    from backscroll import api
+
+    def run(query: str, **kw: Any) -> SearchResult:
+        return api.search(query, cfg=backscroll_home.config(), **kw)
+
+    return run
+
+
+def format_hits(hits: Iterable[Hit]) -> str:
+    """Hits one per line (rank, role, echo mark, snippet), for an assertion's message."""
+    lines = [f"  {h.rank}. [{h.role}{' echo' if h.is_echo else ''}] {h.snippet[:160]}" for h in hits]
+    return "\n".join(lines) or "  (none)"
+
+
+@pytest.fixture
+def assert_recalled(backscroll_search: Callable[..., SearchResult]) -> Callable[..., Hit]:
+    """``assert_recalled(query, marker, k=5, **filters)``: some top-k hit's text contains ``marker``."""
+
+    def check(query: str, marker: str, k: int = 5, **kw: Any) -> Hit:
+        result = backscroll_search(query, limit=k, **kw)
+        for hit in result.results[:k]:
+            if marker in hit.text:
+                return hit
+        raise AssertionError(f"{marker!r} not in the top {k} for {query!r}; got:\n{format_hits(result.results)}")
+
+    return check
