@@ -69,7 +69,7 @@ def test_calls_stored_before_the_fact_was_kept_are_marked_by_the_names_of_then(t
         conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm008_shell_calls'")
         conn.execute("PRAGMA user_version = 7")
         for i, (tool, is_call) in enumerate((("Bash", 1), ("exec_command", 1), ("Read", 1), ("Bash", 0))):
-            row = dict.fromkeys(RECORD_COLUMNS, 0) | {
+            row = dict.fromkeys((c for c in RECORD_COLUMNS if c != "is_shell"), 0) | {
                 "record_id": f"r{i}", "session_id": "s", "agent": "claude", "role": "tool", "content_type": "tool",
                 "tool_name": tool, "is_call": is_call, "text": "ls", "source_path": "/x.jsonl", "content_hash": "h"}
             conn.execute(f"INSERT INTO records ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",

@@ -84,8 +84,8 @@ class Batch:
 
     A tool call is an echo when its command runs backscroll retrieval; a tool result takes its
     call's name and echo flag (from this batch, or from the store when the call came earlier).
-    ``shell_calls`` holds the record ids of the calls that ran a shell command (the source gave a
-    ``command``): the store keeps that fact, and re-classification revisits exactly those calls.
+    A call whose source gave a ``command`` is stored with ``is_shell``: re-classification revisits
+    exactly those calls.
     """
 
     def __init__(self, store: Store, key: str, redactor: Redact | None):
@@ -95,7 +95,6 @@ class Batch:
         self.rows: list[Row | None] = []
         self.pending_results: list[tuple[Record, SessionInfo]] = []
         self.calls: dict[str, tuple[str | None, bool]] = {}
-        self.shell_calls: list[str] = []
         self.first_ts: str | None = None
         self.last_ts: str | None = None
         self._fields: dict[str, str] = {}
@@ -121,7 +120,7 @@ class Batch:
             rec.record_id, session.session_id, session.agent, project(home), cwd, rec.role, rec.content_type,
             tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp, self.key, rec.line,
             text, int(truncated), content_hash(text), int(session.is_sidechain), session.parent_session_id,
-            int(rec.tool_name is not None), author,
+            int(rec.tool_name is not None), author, int(rec.tool_name is not None and rec.command is not None),
         )
 
     def add(self, rec: Record, session: SessionInfo) -> None:
@@ -135,8 +134,6 @@ class Batch:
                     or (classify.is_query_echo(rec.command) if rec.command is not None else False))
             if rec.tool_call_id:
                 self.calls[rec.tool_call_id] = (rec.tool_name, echo)
-            if rec.command is not None:
-                self.shell_calls.append(rec.record_id)
             self.rows.append(self._row(rec, session, echo, rec.tool_name))
         elif rec.tool_call_id:  # a tool result: named and classified by its call
             if rec.tool_call_id in self.calls:

@@ -40,14 +40,6 @@ def take_redaction_counts(redactor: Redact | None) -> dict[str, int]:
     return take() if take is not None else {}
 
 
-def mark_shell_calls(store: Store, record_ids: list[str]) -> None:
-    """Keep, with each stored row, the fact that the call ran a shell command: re-classification
-    revisits those calls (and only those) with the echo rules of the day."""
-    if record_ids:
-        store.conn.executemany("UPDATE records SET is_shell = 1 WHERE record_id = ? AND is_call = 1",
-                               [(store_text(rid),) for rid in record_ids])
-
-
 def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], batch: Batch,
                skipped: list[tuple[int, str]], report: IndexReport, now: str, redactor: Redact | None = None, *,
                reread: str | None = None, title_rank: int | None = None,
@@ -77,7 +69,6 @@ def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], ba
             note = f"{reread}; {kept} earlier record(s) no longer in it were kept in the store"
             report.notices.append((key, note))
             store.set_source_issue(key, "rewritten", note, now)
-    mark_shell_calls(store, batch.shell_calls)
     if rows or session.title or session.cwd:
         store.upsert_session({
             "session_id": session.session_id, "agent": session.agent, "project": project(session.cwd),

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 RECORD_COLUMNS = (
     "record_id", "session_id", "agent", "project", "cwd", "role", "content_type", "tool_name",
     "tool_call_id", "is_echo", "is_error", "timestamp", "source_path", "line", "text",
-    "text_truncated", "content_hash", "is_sidechain", "parent_session_id", "is_call", "author",
+    "text_truncated", "content_hash", "is_sidechain", "parent_session_id", "is_call", "author", "is_shell",
 )
 _READ_COLUMNS = "id, agent, project, role, content_type, session_id, is_echo, timestamp, text, tool_name, author"
 _INSERT_RECORD = (
