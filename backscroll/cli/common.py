@@ -103,6 +103,9 @@ def paged(render: Callable[[], None]) -> None:
 
 
 def fail(exc: BackscrollError, as_json: bool) -> NoReturn:
+    from backscroll.cli.hints import worded
+
+    worded(exc)
     if as_json:
         import orjson
 

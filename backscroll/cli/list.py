@@ -30,7 +30,7 @@ def list_sessions(
                                      sync=not no_sync, cfg=common.config(), notify=common.err)
         total = api.count_sessions(agent=agent, project=project, since=since, cfg=common.config())
         if as_json:
-            common.emit_json({"schema_version": 1, "total": total, "offset": offset, "sessions": sessions})
+            common.emit_json({"schema_version": 1, "total": total, "offset": offset, "sessions": [s.to_dict() for s in sessions]})
         else:
             common.paged(lambda: print_sessions(sessions, color=common.color_enabled(sys.stdout)))
             more = total - offset - len(sessions)
