@@ -33,4 +33,5 @@ def also_matching(result: SearchResult, filters: Filters, run: Callable[[Filters
     extras = [h for h in wide.results if h.rowid not in shown and (h.session_id, h.text) not in keys][:ALSO_MATCHING]
     if not extras:
         return result
-    return replace(result, also_matching=tuple(replace(h, rank=i + 1) for i, h in enumerate(extras)), dropped_filters=(*result.dropped_filters, *names))
+    renumbered = tuple(replace(h, rank=i + 1) for i, h in enumerate(extras))
+    return replace(result, also_matching=renumbered, dropped_filters=(*result.dropped_filters, *names))

@@ -23,13 +23,19 @@ from backscroll.types import RepeatedSearch
 
 WINDOW = timedelta(minutes=2)
 SKEW = timedelta(seconds=30)  # a call logged this far in the future still counts (clocks differ a little)
+# Every option of ``backscroll search`` (and the global ones, which may follow the command), mapped
+# to the SearchKey field it sets, or to None when it only shapes the output. A test checks these
+# against the command's parameters: an option missing here would make every call using it unparsed,
+# and so never a repeat.
 _VALUE_OPTIONS = {
     "--limit": "limit", "-n": "limit", "--content-type": "content_type", "-t": "content_type",
-    "--role": "role", "--author": "author", "--agent": "agent", "--project": "project", "-p": "project", "--session": "session",
-    "--since": "since", "--until": "until", "--mode": "mode", "--max-chars": None, "--source": None,
+    "--role": "role", "--author": "author", "--agent": "agent", "--project": "project", "-p": "project",
+    "--session": "session", "--since": "since", "--until": "until", "--mode": "mode",
+    "--max-chars": None, "--source": None, "--format": None, "-f": None, "--fields": None, "--max-bytes": None,
+    "--home": None, "--color": None,
 }
 _FLAGS = {"--include-echoes": "include_echoes", "--strict": "strict", "--json": None, "--no-sync": None,
-          "--rerun": "rerun"}
+          "--rerun": "rerun", "--ids": None, "--pretty": None, "--no-pager": None}
 
 
 @dataclass(frozen=True)
@@ -173,7 +179,7 @@ def find_earlier(store: Store, key: SearchKey, *, now: datetime | None = None,
     last_user = store.conn.execute(
         "SELECT coalesce(max(id), 0) FROM records WHERE session_id = ? AND role = 'user' AND content_type = 'text' "
         "AND id < ?", (session, current_id)).fetchone()[0]
-    for rid, record_id, ts, text in store.conn.execute(
+    for _rid, record_id, ts, text in store.conn.execute(
         "SELECT id, record_id, timestamp, text FROM records WHERE session_id = ? AND is_echo = 1 AND is_call = 1 "
         "AND id > ? AND id < ? ORDER BY id DESC", (session, last_user, current_id)
     ):
