@@ -31,7 +31,8 @@ def _session(store: Store, session_id: str) -> dict:
             d["title"] = " ".join((first[0] if first else "").split())[:120] or None
         return d
     return {"session_id": session_id, "agent": None, "project": None, "cwd": None, "title": None,
-            "started_at": None, "updated_at": None, "source_path": None, "is_sidechain": False, "parent_session_id": None}
+            "started_at": None, "updated_at": None, "source_path": None, "is_sidechain": False,
+            "parent_session_id": None}
 
 
 MIN_PREFIX = 6  # the fewest characters of a session id accepted as its prefix
@@ -47,7 +48,8 @@ def _describe(store: Store, session_ids: list[str]) -> list[str]:
         s = _session(store, sid)
         when = (s.get("started_at") or "")[:10]
         title = " ".join((s.get("title") or "").split())[:50]
-        lines.append("  " + "  ".join(x for x in (sid, s.get("agent") or "", s.get("project") or "-", when, title) if x))
+        cells = (sid, s.get("agent") or "", s.get("project") or "-", when, title)
+        lines.append("  " + "  ".join(x for x in cells if x))
     return lines
 
 
@@ -188,7 +190,8 @@ def list_sessions(store: Store, *, agent: str | None = None, project: str | None
     return out
 
 
-def count_sessions(store: Store, *, agent: str | None = None, project: str | None = None, since: str | None = None) -> int:
+def count_sessions(store: Store, *, agent: str | None = None, project: str | None = None,
+                   since: str | None = None) -> int:
     where, params = [], []
     for col, value in (("agent", agent), ("project", project)):
         if value:

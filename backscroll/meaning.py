@@ -61,7 +61,8 @@ def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
 
 def _coverage_note(store: Store, pending: int) -> str:
     """How much of the prose the semantic ranking covers (a partly embedded store)."""
-    prose = store.conn.execute("SELECT count(*) FROM records WHERE content_type IN ('text', 'summary') AND is_echo = 0").fetchone()[0]
+    prose = store.conn.execute("SELECT count(*) FROM records WHERE content_type IN ('text', 'summary') "
+                               "AND is_echo = 0").fetchone()[0]
     share = max(0, prose - pending) * 100 // max(prose, 1)
     return (f"meaning-based ranking covers {share}% of prose ({pending:,} texts not embedded yet); "
             "`backscroll embed` finishes it")
@@ -115,7 +116,8 @@ def semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, 
     memo = {} if memo is None else memo
     if "similarities" not in memo:  # a hinted search ranks twice: score every vector once
         memo["similarities"] = vecs.similarities(qvec)
-    ranked = [(i, c) for i, c in vecs.top(*memo["similarities"], depth, _semantic_allowed(store, filters))
+    ids, scores = memo["similarities"]
+    ranked = [(i, c) for i, c in vecs.top(ids, scores, depth, _semantic_allowed(store, filters))
               if c >= SEMANTIC_FLOOR]
     if vecs.cache_damaged:
         acquired = False

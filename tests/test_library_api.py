@@ -63,6 +63,7 @@ def test_a_handle_serves_many_calls_from_one_open_store(session_builder, backscr
         assert outcome.report.records_added == 3
         res = bs.search("job queue postgres", mode="lexical")
         assert isinstance(res, SearchResult) and res.results
+        assert bs._held is not None
         store = bs._held[0]
         listed = bs.sessions()
         assert all(isinstance(s, SessionSummary) for s in listed) and len(listed) == 2
@@ -71,7 +72,7 @@ def test_a_handle_serves_many_calls_from_one_open_store(session_builder, backscr
         assert isinstance(view, SessionView) and view.focus == res.results[0].record_id
         assert bs.show(res.results[0].session_id).total == 2
         assert bs.count_sessions(project="infra") == 1
-        assert bs._held[0] is store, "reads reuse the store the handle opened"
+        assert bs._held is not None and bs._held[0] is store, "reads reuse the store the handle opened"
         assert bs.rebuild() == 3
         assert bs.search("deploy keys", mode="lexical").results
     assert bs._held is None
@@ -162,7 +163,8 @@ def test_the_repeat_parser_knows_every_option_of_the_search_command():
             names = set(p.opts) | set(p.secondary_opts)
             table = known_flags if p.is_flag else known_values
             missing = names - table
-            assert not missing, f"search option {sorted(names)} is not in repeat._{'FLAGS' if p.is_flag else 'VALUE_OPTIONS'}"
+            where = "_FLAGS" if p.is_flag else "_VALUE_OPTIONS"
+            assert not missing, f"search option {sorted(names)} is not in repeat.{where}"
             if p.name in key_fields:
                 mapped = {(repeat._FLAGS if p.is_flag else repeat._VALUE_OPTIONS)[n] for n in names}
                 assert mapped == {p.name}, (p.name, mapped)

@@ -21,7 +21,8 @@ def _human(info: dict) -> None:
     bold = lambda text: Text(text, style="bold")  # noqa: E731
     if info.get("indexing"):
         out.print(Text.assemble(("indexing in progress", "yellow"),
-                                " (another backscroll process holds the writer lock; counts below are the last committed state)"))
+                                " (another backscroll process holds the writer lock; counts below are the last "
+                                "committed state)"))
     if info.get("store_error"):
         pass  # the store could not be read: only the paths follow, then the error
     elif not info["indexed"]:

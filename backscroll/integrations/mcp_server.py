@@ -190,12 +190,14 @@ def _signal_exit() -> None:
 
 def build(tools: Tools):
     """The SDK server with the four tools (imports the SDK: ``ImportError`` when it is missing)."""
+    import importlib
+
     import orjson
 
     try:
-        from mcp.server.mcpserver import MCPServer as Server  # mcp >= 2
+        Server = importlib.import_module("mcp.server.mcpserver").MCPServer  # mcp >= 2
     except ImportError:  # pragma: no cover - mcp 1.x
-        from mcp.server.fastmcp import FastMCP as Server
+        Server = importlib.import_module("mcp.server.fastmcp").FastMCP
 
     app = Server("backscroll", instructions=INSTRUCTIONS)
 
