@@ -1,29 +1,107 @@
 """backscroll: a permanent, searchable record of coding agents' sessions.
 
-Library API (imported lazily so that ``import backscroll`` stays cheap)::
+The library API (importing it is cheap: the search stack loads on the first call)::
 
-    import backscroll
-    backscroll.index()                                  # read new session lines
-    result = backscroll.search("job queue decision")   # -> SearchResult
-    for hit in result.results: print(hit.rank, hit.snippet)
+    from backscroll import Backscroll
+    with Backscroll(home="~/.local/share/backscroll") as bs:
+        bs.index()                                   # read new session lines
+        result = bs.search("job queue decision")     # -> SearchResult
+        for hit in result.results:
+            print(hit.rank, hit.snippet)
+
+The module-level functions (``backscroll.search``, ``index``, ``embed``, ``show``, ``sessions``
+(alias ``list_sessions``), ``status``, ``rebuild``) open a ``Backscroll`` for one call. Reads do
+not read new session lines unless asked (``sync=True``).
 """
 
 from __future__ import annotations
 
-__all__ = ["index", "search", "status", "rebuild", "Hit", "SearchResult", "Filters", "BackscrollError"]
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from backscroll.archive import Backscroll, IndexOutcome
+    from backscroll.errors import BackscrollError
+    from backscroll.types import (
+        Filters,
+        Hit,
+        RepeatedSearch,
+        SearchResult,
+        SessionSummary,
+        SessionView,
+        StatusReport,
+    )
+
+__all__ = [
+    "Backscroll", "search", "index", "embed", "show", "sessions", "list_sessions", "status", "rebuild",
+    "Hit", "SearchResult", "Filters", "RepeatedSearch", "SessionSummary", "SessionView", "StatusReport",
+    "IndexOutcome", "BackscrollError",
+]
+
+_TYPES = ("Hit", "SearchResult", "Filters", "RepeatedSearch", "SessionSummary", "SessionView", "StatusReport")
 
 
-def __getattr__(name: str):
-    if name in ("index", "search", "status", "rebuild"):
-        from backscroll import api
+def _open(home, config) -> Backscroll:
+    from backscroll.archive import Backscroll
 
-        return getattr(api, name)
-    if name in ("Hit", "SearchResult", "Filters"):
-        from backscroll import types as records
+    return Backscroll(home=home, config=config)
 
-        return getattr(records, name)
+
+def search(query: str, *, home=None, config=None, **options: Any) -> SearchResult:
+    """``Backscroll(home, config).search(query, **options)``: no sync unless ``sync=True``."""
+    with _open(home, config) as bs:
+        return bs.search(query, **options)
+
+
+def index(*, home=None, config=None, **options: Any) -> IndexOutcome:
+    """``Backscroll(home, config).index(**options)``: read new session lines, update the indexes."""
+    with _open(home, config) as bs:
+        return bs.index(**options)
+
+
+def embed(*, home=None, config=None, **options: Any) -> tuple[int, float]:
+    """``Backscroll(home, config).embed(**options)``: embed what has no vector yet."""
+    with _open(home, config) as bs:
+        return bs.embed(**options)
+
+
+def show(ident: str, *, home=None, config=None, **options: Any) -> SessionView:
+    """``Backscroll(home, config).show(ident, **options)``: a record in context, or a session."""
+    with _open(home, config) as bs:
+        return bs.show(ident, **options)
+
+
+def sessions(*, home=None, config=None, **options: Any) -> list[SessionSummary]:
+    """``Backscroll(home, config).sessions(**options)``: sessions, newest first."""
+    with _open(home, config) as bs:
+        return bs.sessions(**options)
+
+
+list_sessions = sessions
+
+
+def status(*, home=None, config=None) -> StatusReport:
+    """``Backscroll(home, config).status()``: what is indexed, from where, what was skipped."""
+    with _open(home, config) as bs:
+        return bs.status()
+
+
+def rebuild(*, home=None, config=None, **options: Any) -> int:
+    """``Backscroll(home, config).rebuild(**options)``: recreate the lexical index from the store."""
+    with _open(home, config) as bs:
+        return bs.rebuild(**options)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("Backscroll", "IndexOutcome"):
+        from backscroll import archive
+
+        return getattr(archive, name)
+    if name in _TYPES:
+        from backscroll import types
+
+        return getattr(types, name)
     if name == "BackscrollError":
         from backscroll.errors import BackscrollError
 
         return BackscrollError
-    raise AttributeError(name)
+    raise AttributeError(f"module 'backscroll' has no attribute {name!r}")

@@ -1,34 +1,23 @@
-"""Reading what was found: one record with its context, a whole session, and the list of sessions."""
+"""Reading what was found: one record with its context, a whole session, and the list of sessions.
+
+Works on an open store; ``Backscroll.show`` and ``Backscroll.sessions`` open it.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from backscroll.errors import MAX_COUNT, AmbiguousIdError, NotFoundError, UsageError
 from backscroll.store.db import Store
-from backscroll.types import Hit
+from backscroll.types import Hit, SessionSummary, SessionView
 
 FIND_IDS_HINT = ("`backscroll search WORDS` prints the record id of each hit (`backscroll show <record id>`); "
                  "`backscroll list` prints session ids (the first 6 or more characters of one are enough)")
+
+
 def check_count(option: str, value: int | None, minimum: int) -> None:
     """A usage error for a count outside ``minimum..MAX_COUNT`` (negative, or too big for SQLite)."""
     if value is not None and not (isinstance(value, int) and minimum <= value <= MAX_COUNT):
         raise UsageError(f"{option} must be a whole number from {minimum} to {MAX_COUNT:,}, not {value!r}",
                          hint=f"e.g. {option} 20")
-
-
-@dataclass(frozen=True)
-class SessionView:
-    session: dict
-    records: tuple[Hit, ...]
-    focus: str | None  # the record asked for, when a record id was given
-    total: int  # records in the session
-    offset: int  # position of the first record shown (0-based)
-
-    def to_dict(self) -> dict:
-        return {"schema_version": 1, "kind": "record" if self.focus else "session", "session": self.session,
-                "focus": self.focus, "total": self.total, "offset": self.offset,
-                "records": [h.to_dict() for h in self.records]}
 
 
 def _session(store: Store, session_id: str) -> dict:
@@ -42,7 +31,8 @@ def _session(store: Store, session_id: str) -> dict:
             d["title"] = " ".join((first[0] if first else "").split())[:120] or None
         return d
     return {"session_id": session_id, "agent": None, "project": None, "cwd": None, "title": None,
-            "started_at": None, "updated_at": None, "source_path": None, "is_sidechain": False, "parent_session_id": None}
+            "started_at": None, "updated_at": None, "source_path": None, "is_sidechain": False,
+            "parent_session_id": None}
 
 
 MIN_PREFIX = 6  # the fewest characters of a session id accepted as its prefix
@@ -58,7 +48,8 @@ def _describe(store: Store, session_ids: list[str]) -> list[str]:
         s = _session(store, sid)
         when = (s.get("started_at") or "")[:10]
         title = " ".join((s.get("title") or "").split())[:50]
-        lines.append("  " + "  ".join(x for x in (sid, s.get("agent") or "", s.get("project") or "-", when, title) if x))
+        cells = (sid, s.get("agent") or "", s.get("project") or "-", when, title)
+        lines.append("  " + "  ".join(x for x in cells if x))
     return lines
 
 
@@ -166,7 +157,7 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
 
 
 def list_sessions(store: Store, *, agent: str | None = None, project: str | None = None, since: str | None = None,
-                  limit: int = 20, offset: int = 0) -> list[dict]:
+                  limit: int = 20, offset: int = 0) -> list[SessionSummary]:
     """Sessions, newest first, with a one-line title, record and echo counts."""
     check_count("--limit", limit, 1)
     check_count("--offset", offset, 0)
@@ -195,11 +186,12 @@ def list_sessions(store: Store, *, agent: str | None = None, project: str | None
         title = d["title"] or (first or "")
         d["title"] = " ".join(title.split())[:120] or None
         d["is_sidechain"] = bool(d["is_sidechain"])
-        out.append(d)
+        out.append(SessionSummary(**d))
     return out
 
 
-def count_sessions(store: Store, *, agent: str | None = None, project: str | None = None, since: str | None = None) -> int:
+def count_sessions(store: Store, *, agent: str | None = None, project: str | None = None,
+                   since: str | None = None) -> int:
     where, params = [], []
     for col, value in (("agent", agent), ("project", project)):
         if value:

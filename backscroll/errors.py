@@ -1,7 +1,9 @@
 """Errors the library raises and the exit codes the CLI maps them to.
 
 Every error a user can meet carries a stable ``kind`` (kebab-case, for agents to branch on), a
-message written for people and a hint naming the next command to try.
+message written for people and a hint naming the next thing to try. A ``reason`` (not part of the
+JSON) tells situations of one kind apart; the CLI words its hints by kind and reason
+(``cli/hints.py``), so the library's own hints never name command-line flags.
 """
 
 from __future__ import annotations
@@ -26,10 +28,12 @@ class BackscrollError(Exception):
     kind = "internal"
     exit_code = ExitCode.INTERNAL
 
-    def __init__(self, message: str, hint: str | None = None):
+    def __init__(self, message: str, hint: str | None = None, *, reason: str | None = None):
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.reason = reason
+        self.partial_status: dict | None = None  # status(): what was found before the store failed
 
     def to_dict(self) -> dict:
         return {"error": {"kind": self.kind, "message": self.message, "hint": self.hint}}
@@ -155,7 +159,7 @@ def store_failure(exc: BaseException, db_path) -> BackscrollError | None:
         return ReadOnlyStoreError(
             f"the store in {data_dir} cannot be written ({text})",
             hint="search, show, list and status still read it; to index, make the data dir writable or "
-                 "copy it somewhere writable and point $BACKSCROLL_HOME (or --home) at the copy")
+                 "copy it somewhere writable and point $BACKSCROLL_HOME at the copy", reason="read-only")
     if isinstance(exc, sqlite3.DatabaseError) and ("malformed" in low or "not a database" in low):
         problems = integrity_problems(db_path)
         if problems:

@@ -35,8 +35,8 @@ def lexical_state(cfg: Config, store) -> dict:
     n, total = store.conn.execute(
         "SELECT count(*), coalesce(sum(id), 0) FROM (SELECT id FROM records WHERE id <= ?1 "
         "UNION SELECT id FROM tombstones WHERE id <= ?1)", (watermark,)).fetchone()
-    pending = store.conn.execute("SELECT (SELECT count(*) FROM records WHERE id > ?) + (SELECT count(*) FROM tombstones)",
-                                 (watermark,)).fetchone()[0]
+    pending = store.conn.execute("SELECT (SELECT count(*) FROM records WHERE id > ?) "
+                                 "+ (SELECT count(*) FROM tombstones)", (watermark,)).fetchone()[0]
     state = {"readable": False, "documents": None, "expected": n, "pending": pending, "in_step": False}
     lex = LexicalIndex(cfg.index_dir)
     if not lex.open_for_read():
@@ -51,7 +51,8 @@ def lexical_state(cfg: Config, store) -> dict:
 
 
 KINDS_SQL = ("SELECT agent, CASE WHEN content_type IN ('reasoning', 'summary') THEN content_type "
-             "WHEN content_type = 'tool' AND is_call = 1 THEN 'tool_call' WHEN content_type = 'tool' THEN 'tool_output' "
+             "WHEN content_type = 'tool' AND is_call = 1 THEN 'tool_call' "
+             "WHEN content_type = 'tool' THEN 'tool_output' "
              "ELSE role END, count(*) FROM records GROUP BY 1, 2")
 CLAUDE_KEEPS_DAYS = 30  # Claude Code's default cleanupPeriodDays
 
@@ -131,7 +132,8 @@ def collect(cfg: Config) -> dict:
         "sessions": 0, "records": 0, "echoes": 0, "agents": {a: {"sessions": 0, "records": 0} for a in AGENTS},
         "projects": [], "last_sync": None, "files": 0, "redactions": {}, "skipped_lines": 0, "skipped_examples": [],
         "source_issues": [], "warnings": [],
-        "sizes": {"store_bytes": 0, "lexical_index_bytes": 0, "vectors_bytes": 0}, "paths": paths, "roots": roots, "settings": {
+        "sizes": {"store_bytes": 0, "lexical_index_bytes": 0, "vectors_bytes": 0}, "paths": paths, "roots": roots,
+        "settings": {
             "embed": {"value": cfg.embed.value, "from": cfg.embed.origin},
             "redact": {"value": cfg.redact.value, "from": cfg.redact.origin},
         },
@@ -232,4 +234,3 @@ def _from_store(cfg: Config, out: dict) -> None:
         "lexical_index_bytes": _size(cfg.index_dir),
         "vectors_bytes": _size(cfg.vectors_dir),
     }
-    return out

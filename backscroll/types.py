@@ -6,12 +6,19 @@ results is ``Hit.to_dict`` and ``SearchResult.to_dict`` (see README, "JSON outpu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 ROLES = ("user", "assistant", "tool")
 CONTENT_TYPES = ("text", "tool", "reasoning", "summary")
 AUTHORS = ("human", "agent", "harness")
 MAX_TEXT_BYTES = 256 * 1024
+
+Notify = Callable[[str], None]  # where a call sends its notices (the CLI: stderr)
+
+
+def quiet(_msg: str) -> None:
+    """The default ``notify``: say nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +146,7 @@ class SearchResult:
     results: tuple[Hit, ...]
     also_matching: tuple[Hit, ...] = ()
     dropped_filters: tuple[str, ...] = ()
-    repeated: dict | None = None
+    repeated: RepeatedSearch | None = None
     notes: tuple[str, ...] = ()
     echoes_hidden: int = 0
     schema_version: int = 1
@@ -153,8 +160,112 @@ class SearchResult:
             "results": [h.to_dict() for h in self.results],
             "also_matching": [h.to_dict() for h in self.also_matching],
             "dropped_filters": list(self.dropped_filters),
-            "repeated": self.repeated,
+            "repeated": self.repeated.to_dict() if self.repeated is not None else None,
             "notes": list(self.notes),
             "echoes_hidden": self.echoes_hidden,
             "omitted_for_budget": 0,  # hits dropped to fit a byte budget (the CLI's --max-bytes)
         }
+
+
+class _Mapping:
+    """Read access by key (``result.repeated["session_id"]``), as when these were dicts."""
+
+    def to_dict(self) -> dict:
+        raise NotImplementedError
+
+    def __getitem__(self, key: str):
+        return self.to_dict()[key]
+
+    def get(self, key: str, default=None):
+        return self.to_dict().get(key, default)
+
+
+@dataclass(frozen=True)
+class RepeatedSearch(_Mapping):
+    """The earlier identical search a repeated one points to (``SearchResult.repeated``)."""
+
+    session_id: str
+    record_id: str
+    timestamp: str | None
+    command: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SessionSummary(_Mapping):
+    """One line of ``sessions()``: a session with its title and record counts."""
+
+    session_id: str
+    agent: str | None
+    project: str | None
+    cwd: str | None
+    title: str | None
+    started_at: str | None
+    updated_at: str | None
+    is_sidechain: bool
+    parent_session_id: str | None
+    records: int
+    echoes: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SessionView:
+    """``show()``: a record with its context, or a page of a whole session."""
+
+    session: dict  # the sessions row (session_id, agent, project, cwd, title, started_at, ...)
+    records: tuple[Hit, ...]
+    focus: str | None  # the record asked for, when a record id was given
+    total: int  # records in the session
+    offset: int  # position of the first record shown (0-based)
+
+    def to_dict(self) -> dict:
+        return {"schema_version": 1, "kind": "record" if self.focus else "session", "session": self.session,
+                "focus": self.focus, "total": self.total, "offset": self.offset,
+                "records": [h.to_dict() for h in self.records]}
+
+
+@dataclass(frozen=True)
+class StatusReport(_Mapping):
+    """``status()``: what is indexed, from where, what was skipped. ``details`` holds the whole report
+    (``to_dict``, the JSON of ``backscroll status --json``); the common counts are attributes too."""
+
+    details: dict
+
+    @property
+    def sessions(self) -> int:
+        return self.details["sessions"]
+
+    @property
+    def records(self) -> int:
+        return self.details["records"]
+
+    @property
+    def echoes(self) -> int:
+        return self.details["echoes"]
+
+    @property
+    def indexed(self) -> bool:
+        return self.details["indexed"]
+
+    @property
+    def read_only(self) -> bool:
+        return self.details["read_only"]
+
+    @property
+    def indexing(self) -> bool:
+        return self.details["indexing"]
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.details["warnings"])
+
+    def to_dict(self) -> dict:
+        return dict(self.details)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.details

@@ -6,7 +6,7 @@ exit codes (``cli/common.py``). Heavy modules are imported inside the commands.
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -48,7 +48,8 @@ def main_callback(
                                           help="Print the version, the embedding model and the store schema.")] = False,
     color: Annotated[str, typer.Option("--color", metavar="auto|always|never",
                                        help="Colour: auto (on a terminal, unless NO_COLOR), always, never.")] = "auto",
-    pretty: Annotated[bool, typer.Option("--pretty", help="Indented JSON even when piped (compact otherwise).")] = False,
+    pretty: Annotated[bool, typer.Option("--pretty",
+                                         help="Indented JSON even when piped (compact otherwise).")] = False,
     no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page long output on a terminal.")] = False,
 ) -> None:
     """Global options may also come after the command (`backscroll search x --home DIR`)."""
@@ -129,7 +130,10 @@ def main() -> None:
         else:
             sys.stderr.write(f"error: {message}\nhint: {hint}\n")
         sys.exit(1)
-    click_error = typer.BadParameter.__mro__[2]  # click's ClickException, as Typer ships it
+    from typing import Any, cast
+
+    # click's ClickException, whichever click Typer ships (0.28 vendors its own copy): typed as Any
+    click_error = cast(Any, typer.BadParameter.__mro__[2])
     try:
         code = app(args=hoist_globals(sys.argv[1:]), standalone_mode=False)
     except click_error as exc:

@@ -78,8 +78,11 @@ def paged(render: Callable[[], None]) -> None:
         return
     size = shutil.get_terminal_size()
     real = sys.stdout
-    buf = io.StringIO()
-    buf.isatty = lambda: True  # the renderer keeps its terminal choices (width, colour)
+    class _TerminalBuffer(io.StringIO):
+        def isatty(self) -> bool:  # the renderer keeps its terminal choices (width, colour)
+            return True
+
+    buf = _TerminalBuffer()
     sys.stdout = buf
     try:
         render()
@@ -103,6 +106,9 @@ def paged(render: Callable[[], None]) -> None:
 
 
 def fail(exc: BackscrollError, as_json: bool) -> NoReturn:
+    from backscroll.cli.hints import worded
+
+    worded(exc)
     if as_json:
         import orjson
 
@@ -122,13 +128,13 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False) -> None:
         fail(exc, as_json)
     except KeyboardInterrupt:
         err("interrupted")
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except OSError:
             pass
-        raise typer.Exit(0)
+        raise typer.Exit(0) from None
     except (typer.Exit, typer.Abort, SystemExit):
         raise
     except Exception as exc:  # a bug: say so briefly, never dump locals (transcripts hold secrets)

@@ -47,7 +47,8 @@ def eval_queries(
                                                 help="Override every query's mode.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
     gate: Annotated[bool, typer.Option("--gate", help="Exit 1 when the file's \\[gate] fails: a category "
-                                                      "below its floors (less the slack), or a ratchet query lost.")] = False,
+                                                      "below its floors (less the slack), or a ratchet query lost."
+                                                      )] = False,
     compare: Annotated[bool, typer.Option("--compare", help="Also report lexical-only and semantic-only "
                                                             "ranking over the same index.")] = False,
 ) -> None:

@@ -14,7 +14,8 @@ SOURCE_HELP = ("Also read sessions under this directory (repeatable). Prefix wit
 
 def index(
     source: Annotated[list[str] | None, typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
-    no_embed: Annotated[bool, typer.Option("--no-embed", help="Skip embedding (semantic search); lexical only.")] = False,
+    no_embed: Annotated[bool, typer.Option("--no-embed",
+                                           help="Skip embedding (semantic search); lexical only.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
 ) -> None:
     """Read every new line of every session into the record store, then update the search index.

@@ -17,7 +17,8 @@ CODEX_HOOKS_NOTE = ("codex: hooks need the feature flag (`[features] hooks = tru
 def install(
     what: Annotated[str, typer.Argument(metavar="skill|instructions|hooks|mcp", help="What to install.")],
     agent: Annotated[str, typer.Option("--agent", metavar="NAME",
-                                       help="claude, codex, gemini, pi, opencode, or all (those whose home exists).")] = "all",
+                                       help="claude, codex, gemini, pi, opencode, or all (those whose home exists)."
+                                       )] = "all",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the changes as a diff; write nothing.")] = False,
     uninstall: Annotated[bool, typer.Option("--uninstall", help="Remove what install wrote.")] = False,
 ) -> None:
@@ -45,7 +46,8 @@ def install(
         if what == "hooks" and not uninstall and any("codex" in c.what for c in changes):
             common.err(CODEX_HOOKS_NOTE)
         if what == "mcp" and not uninstall and any("claude" in c.what for c in changes):
-            common.err("claude: `claude mcp add -s user backscroll -- backscroll mcp` does the same through claude itself")
+            common.err("claude: `claude mcp add -s user backscroll -- backscroll mcp` does the same through "
+                       "claude itself")
         sys.stdout.flush()
         return 0
 

@@ -14,7 +14,8 @@ from backscroll.errors import MAX_COUNT
 def list_sessions(
     agent: Annotated[str | None, typer.Option("--agent", metavar="NAME", help="Only this agent.")] = None,
     project: Annotated[str | None, typer.Option("--project", "-p", metavar="NAME", help="Only this project.")] = None,
-    since: Annotated[str | None, typer.Option("--since", metavar="WHEN", help="Active since a date or an age (7d).")] = None,
+    since: Annotated[str | None, typer.Option("--since", metavar="WHEN",
+                                              help="Active since a date or an age (7d).")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=MAX_COUNT, help="How many sessions.")] = 20,
     offset: Annotated[int, typer.Option("--offset", min=0, max=MAX_COUNT, help="Skip this many.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
@@ -30,7 +31,8 @@ def list_sessions(
                                      sync=not no_sync, cfg=common.config(), notify=common.err)
         total = api.count_sessions(agent=agent, project=project, since=since, cfg=common.config())
         if as_json:
-            common.emit_json({"schema_version": 1, "total": total, "offset": offset, "sessions": sessions})
+            common.emit_json({"schema_version": 1, "total": total, "offset": offset,
+                              "sessions": [s.to_dict() for s in sessions]})
         else:
             common.paged(lambda: print_sessions(sessions, color=common.color_enabled(sys.stdout)))
             more = total - offset - len(sessions)

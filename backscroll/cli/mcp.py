@@ -22,7 +22,7 @@ def mcp() -> None:
             raise
         common.err("backscroll: the MCP server needs the `mcp` package")
         common.err("hint: pip install 'backscroll[mcp]'")
-        raise typer.Exit(int(ExitCode.USAGE))
+        raise typer.Exit(int(ExitCode.USAGE)) from None
     except BackscrollError as exc:
         common.fail(exc, False)
     raise typer.Exit(0)

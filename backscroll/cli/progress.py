@@ -6,6 +6,12 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
+
+from backscroll.ingest.sync import Progress as SyncProgress
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 
 def forced() -> bool | None:
@@ -35,7 +41,7 @@ def _console():
     return Console(stderr=True, force_terminal=True if forced() else None)
 
 
-class FilesBar:
+class FilesBar(SyncProgress):
     """Session files read and records added."""
 
     def __init__(self):
@@ -91,7 +97,7 @@ class CountBar:
             TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[eta]}"),
             console=_console(), transient=True,
         )
-        self.task = None
+        self.task: TaskID | None = None
         self._t0 = 0.0
         self._done = 0
         self._total = 0

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Literal
 
-from backscroll.dates import human_age, local_time
+from backscroll.dates import human_age
 from backscroll.types import Hit, SearchResult
 
 # C0 controls and DEL as their visible Control Pictures (ESC -> ␛), C1 controls as U+FFFD: one
@@ -58,9 +59,10 @@ def console(color: bool, *, markup: bool = False):
     import shutil
 
     terminal = _is_terminal(sys.stdout)
-    extra = {} if color else {"color_system": None}  # no colour means no styles at all (bold, dim)
-    return _Console(highlight=False, no_color=not color, force_terminal=color or None, soft_wrap=not terminal, **extra,
-                    markup=markup, width=shutil.get_terminal_size().columns if terminal else None,
+    color_system: Literal["auto"] | None = "auto" if color else None  # no colour: no styles at all (bold, dim)
+    return _Console(highlight=False, no_color=not color, force_terminal=color or None, soft_wrap=not terminal,
+                    color_system=color_system, markup=markup,
+                    width=shutil.get_terminal_size().columns if terminal else None,
                     file=sys.stdout)
 
 
@@ -133,7 +135,8 @@ def _indent(text):
 
 
 def also_heading(result: SearchResult) -> str:
-    dropped = ", ".join(f"--{name.replace('_', '-')} {getattr(result.filters, name)}" for name in result.dropped_filters)
+    dropped = ", ".join(f"--{name.replace('_', '-')} {getattr(result.filters, name)}"
+                        for name in result.dropped_filters)
     return f"Also matching without {dropped} (these records are not tagged that way):"
 
 
@@ -175,89 +178,6 @@ def stderr_hints(result: SearchResult) -> list[str]:
 def write_stderr(lines: list[str]) -> None:
     for line in lines:
         sys.stderr.write(clean(line) + "\n")
-
-
-# -- show and list ------------------------------------------------------------------------------
-
-FOLD_TOOL_LINES = 12
-FOLD_TEXT_LINES = 60
-
-
-def fold(text: str, max_lines: int) -> tuple[list[str], int]:
-    """The lines to print and how many were folded away (head and tail kept). Pure."""
-    lines = text.splitlines() or [""]
-    if max_lines <= 0 or len(lines) <= max_lines:
-        return lines, 0
-    head = max_lines - 3
-    return lines[:head] + lines[-2:], len(lines) - head - 2
-
-
-def _record_lines(hit: Hit, full: bool) -> tuple[str, list[str], int]:
-    from backscroll.ingest.echo import SHELL_TOOLS
-
-    when = local_time(hit.timestamp, seconds=True)
-    head = f"[{hit.rank}] {when} · {_label(hit, subagent=False)}"  # the session header says subagent
-    text = hit.text
-    if hit.is_call and hit.tool_name in SHELL_TOOLS:
-        text = "$ " + text
-    limit = 0 if full else (FOLD_TOOL_LINES if hit.content_type == "tool" else FOLD_TEXT_LINES)
-    lines, folded = fold(text, limit)
-    return head, lines, folded
-
-
-def print_session_view(view, *, full: bool, color: bool) -> None:
-    from rich.text import Text
-
-    out = console(color)
-    s = view.session
-    meta = " · ".join(str(x) for x in (s.get("agent"), s.get("project"), s.get("cwd"),
-                                       local_time(s.get("started_at"))) if x)
-    out.print(Text(f"session {s['session_id']}", style="bold"), Text(f" · {meta}", style="dim"))
-    if s.get("title"):
-        out.print(Text(f"title: {s['title']}", style="dim"))
-    if s.get("is_sidechain"):
-        out.print(Text(f"subagent of session {s.get('parent_session_id') or '(unknown)'}", style="dim"))
-    if view.records:
-        first, last = view.records[0].rank, view.records[-1].rank
-        out.print(Text(f"records {first}–{last} of {view.total}", style="dim"))
-    else:
-        out.print(Text(f"no records from position {view.offset + 1}: the session has {view.total}", style="dim"))
-    out.print()
-    for hit in view.records:
-        head, lines, folded = _record_lines(hit, full)
-        focus = hit.record_id == view.focus
-        style = "bold yellow" if focus else ("magenta" if hit.is_echo else "cyan")
-        out.print(Text(("▶ " if focus else "  ") + head, style=style))
-        for line in lines[: len(lines) - (2 if folded else 0)]:
-            out.print(Text("    " + line))
-        if folded:
-            out.print(Text(f"    … {folded} more lines (--full shows them)", style="dim"))
-            for line in lines[-2:]:
-                out.print(Text("    " + line))
-    if view.records and view.records[-1].rank < view.total and not view.focus:
-        out.print(Text(f"\n{view.total - view.records[-1].rank} more: backscroll show {s['session_id']} "
-                       f"--offset {view.records[-1].rank}", style="dim"))
-    if view.focus:
-        out.print(Text(f"\nwhole session: backscroll show {s['session_id']}", style="dim"))
-
-
-def print_sessions(sessions: list[dict], *, color: bool) -> None:
-    from rich.text import Text
-
-    out = console(color)
-    if not sessions:
-        out.print("No sessions.")
-        return
-    for s in sessions:
-        when = local_time(s["started_at"] or s["updated_at"])
-        line = Text()
-        line.append(f"{when:<16}  ", style="dim")
-        line.append(f"{s['agent']:<6} {(s['project'] or '-'):<14} ", style="cyan")
-        line.append(f"{s['records']:>5} rec", style="dim")
-        line.append(f" {s['echoes']:>3} echo  " if s["echoes"] else "           ", style="magenta")
-        line.append(("↳ " if s["is_sidechain"] else "") + (s["title"] or "(untitled)"))
-        out.print(line)
-        out.print(Text(f"{'':16}  backscroll show {s['session_id']}", style="dim"))
 
 
 # -- output for agents and pipes: json, jsonl, tsv, ids -------------------------------------------
@@ -325,3 +245,12 @@ def tsv_lines(result: SearchResult) -> list[str]:
         cells = (h.record_id, human_age(h.timestamp), h.agent, h.project or "-", h.snippet)
         out.append("\t".join(clean(" ".join(str(c).split())) for c in cells))
     return out
+
+
+from backscroll.cli.render_session import (  # noqa: E402, F401  (show and list output, under their old address)
+    FOLD_TEXT_LINES,
+    FOLD_TOOL_LINES,
+    fold,
+    print_session_view,
+    print_sessions,
+)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -26,7 +26,8 @@ EPILOG = (
 
 
 def search(
-    query: Annotated[list[str], typer.Argument(metavar="WORDS...", help="Words to look for; \"quoted words\" must appear together.",
+    query: Annotated[list[str], typer.Argument(metavar="WORDS...",
+                                               help="Words to look for; \"quoted words\" must appear together.",
                                                show_default=False)],
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="How many results.")] = 10,
     content_type: Annotated[str | None, typer.Option(
@@ -40,9 +41,11 @@ def search(
     author: Annotated[str | None, typer.Option("--author", metavar="human|agent|harness",
                                                   help="Only user text written by a person (human), by an agent "
                                                        "for its subagent (agent), or by the harness.")] = None,
-    agent: Annotated[str | None, typer.Option("--agent", metavar="NAME", help="Only this agent: claude, codex, gemini, opencode, pi.")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", metavar="NAME",
+                                              help="Only this agent: claude, codex, gemini, opencode, pi.")] = None,
     project: Annotated[str | None, typer.Option("--project", "-p", metavar="NAME",
-                                                   help="Only this project (last part of the working directory).")] = None,
+                                                   help="Only this project (last part of the working directory)."
+                                                   )] = None,
     session: Annotated[str | None, typer.Option("--session", metavar="ID", help="Only this session.")] = None,
     since: Annotated[str | None, typer.Option("--since", metavar="WHEN",
                                                  help="Newer than a date or an age: 2026-10-01, 7d, 2w, 12h.")] = None,
@@ -64,7 +67,8 @@ def search(
              "snippet), ids (record ids).")] = None,
     ids: Annotated[bool, typer.Option("--ids", help="Print only record ids, one a line (= --format ids).")] = False,
     fields: Annotated[str | None, typer.Option("--fields", metavar="A,B,C",
-                                                  help="JSON/JSONL: only these hit fields (e.g. record_id,snippet).")] = None,
+                                                  help="JSON/JSONL: only these hit fields (e.g. record_id,snippet)."
+                                                  )] = None,
     max_bytes: Annotated[int | None, typer.Option(
         "--max-bytes", metavar="N", min=1, help="JSON/JSONL: as many whole hits as fit in N bytes.")] = None,
     pretty: Annotated[bool, typer.Option("--pretty", help="Indented JSON even when piped.")] = False,
@@ -97,7 +101,7 @@ def search(
         # repeats unless $BACKSCROLL_SESSION_ID names a session.
         person = common.is_terminal(sys.stdin) or common.is_terminal(sys.stdout)
         cfg = common.config(source)
-        bars = {}
+        bars: dict[str, Any] = {}
         if not no_sync and not cfg.db_path.exists():  # the first search indexes everything: show it
             from backscroll.cli.progress import FilesBar, WordsBar
             from backscroll.cli.progress import wanted as progress_wanted

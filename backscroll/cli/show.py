@@ -13,13 +13,18 @@ from backscroll.errors import MAX_COUNT
 
 def show(
     ident: Annotated[str, typer.Argument(metavar="ID", help="A record id (from search results) or a session id.")],
-    context: Annotated[int | None, typer.Option("--context", "-C", min=0, max=MAX_COUNT, help="Records shown before and after a record (default 3).")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, max=MAX_COUNT, help="For a session: how many records.")] = None,
-    offset: Annotated[int, typer.Option("--offset", min=0, max=MAX_COUNT, help="For a session: skip this many records.")] = 0,
+    context: Annotated[int | None, typer.Option("--context", "-C", min=0, max=MAX_COUNT,
+                                                help="Records shown before and after a record (default 3).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, max=MAX_COUNT,
+                                              help="For a session: how many records.")] = None,
+    offset: Annotated[int, typer.Option("--offset", min=0, max=MAX_COUNT,
+                                        help="For a session: skip this many records.")] = 0,
     full: Annotated[bool, typer.Option("--full", help="Do not fold long tool outputs.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (records in the search-hit shape).")] = False,
+    as_json: Annotated[bool, typer.Option("--json",
+                                          help="Print JSON on stdout (records in the search-hit shape).")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
-    show_path: Annotated[bool, typer.Option("--path", help="Print only the source file (path:line for a record).")] = False,
+    show_path: Annotated[bool, typer.Option("--path",
+                                            help="Print only the source file (path:line for a record).")] = False,
 ) -> None:
     """Open a search hit in its conversation, or print a whole session.
 
@@ -30,8 +35,8 @@ def show(
         from backscroll import api
         from backscroll.cli.render import print_session_view
 
-        view = api.show(ident, context=3 if context is None else context, limit=limit, offset=offset, sync=not no_sync, cfg=common.config(),
-                        notify=common.err)
+        view = api.show(ident, context=3 if context is None else context, limit=limit, offset=offset,
+                        sync=not no_sync, cfg=common.config(), notify=common.err)
         if context is not None and not view.focus:
             from backscroll.errors import UsageError
 

@@ -21,7 +21,8 @@ def _human(info: dict) -> None:
     bold = lambda text: Text(text, style="bold")  # noqa: E731
     if info.get("indexing"):
         out.print(Text.assemble(("indexing in progress", "yellow"),
-                                " (another backscroll process holds the writer lock; counts below are the last committed state)"))
+                                " (another backscroll process holds the writer lock; counts below are the last "
+                                "committed state)"))
     if info.get("store_error"):
         pass  # the store could not be read: only the paths follow, then the error
     elif not info["indexed"]:
@@ -123,11 +124,11 @@ def status(
         from backscroll.integrations.install import installed
 
         try:
-            info, failure = api.status(cfg=common.config(source)), None
+            info, failure = api.status(cfg=common.config(source)).to_dict(), None
         except BackscrollError as exc:  # a damaged store: print the paths first, then the error
-            info, failure = getattr(exc, "partial_status", None), exc
-            if info is None:
+            if exc.partial_status is None:
                 raise
+            info, failure = exc.partial_status, exc
             info["store_error"] = exc.to_dict()["error"]
         info["integrations"] = installed()  # what `backscroll install` put in place
         if as_json:

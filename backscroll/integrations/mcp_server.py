@@ -58,7 +58,8 @@ class Recall:
 
     def check(self, key, store) -> dict | None:
         """The ``repeated`` entry when ``key`` repeats an earlier search of this turn, else None."""
-        from backscroll.retrieval.policy.repeat import WINDOW, EarlierCall
+        from backscroll.retrieval.policy.repeat import WINDOW
+        from backscroll.types import RepeatedSearch
 
         if key not in self.seen:
             return None
@@ -68,7 +69,7 @@ class Recall:
                 return None
         elif time.monotonic() - t > WINDOW.total_seconds():
             return None
-        return EarlierCall(session or "", "mcp", when, f"search {key.query}").to_dict()
+        return RepeatedSearch(session or "", "mcp", when, f"search {key.query}").to_dict()
 
     def remember(self, key, store) -> None:
         session, last_user = self.caller(store) if store is not None else (None, 0)
@@ -91,9 +92,10 @@ def _open_store(cfg):
 
 
 def repeat_note(repeated: dict) -> str:
-    from backscroll.retrieval.policy.repeat import EarlierCall
+    from backscroll.retrieval.policy.repeat import note
+    from backscroll.types import RepeatedSearch
 
-    return EarlierCall(**repeated).message().replace("add --rerun", "pass rerun=true")
+    return note(RepeatedSearch(**repeated), "pass rerun=true")
 
 
 class Tools:
@@ -122,7 +124,7 @@ class Tools:
                max_chars: int = 2000) -> dict:
         from backscroll import api
         from backscroll.retrieval.policy import repeat
-        from backscroll.types import SearchResult
+        from backscroll.types import RepeatedSearch, SearchResult
 
         try:
             cfg = self.cfg()
@@ -138,7 +140,7 @@ class Tools:
                 earlier = None if rerun else self.recall.check(key, store)
                 if earlier is not None:
                     return SearchResult(query=result.query, mode=mode, filters=result.filters, results=(),
-                                        repeated=earlier, notes=(repeat_note(earlier),)).to_dict()
+                                        repeated=RepeatedSearch(**earlier), notes=(repeat_note(earlier),)).to_dict()
                 self.recall.remember(key, store)
             finally:
                 if store is not None:
@@ -159,7 +161,8 @@ class Tools:
         from backscroll import api
 
         try:
-            return {"sessions": api.list_sessions(project=project, agent=agent, limit=limit, cfg=self.cfg())}
+            sessions = api.list_sessions(project=project, agent=agent, limit=limit, cfg=self.cfg())
+            return {"sessions": [s.to_dict() for s in sessions]}
         except Exception as exc:
             return self._error(exc)
 
@@ -167,7 +170,7 @@ class Tools:
         from backscroll import api
 
         try:
-            return api.status(cfg=self.cfg())
+            return api.status(cfg=self.cfg()).to_dict()
         except Exception as exc:
             return self._error(exc)
 
@@ -187,12 +190,14 @@ def _signal_exit() -> None:
 
 def build(tools: Tools):
     """The SDK server with the four tools (imports the SDK: ``ImportError`` when it is missing)."""
+    import importlib
+
     import orjson
 
     try:
-        from mcp.server.mcpserver import MCPServer as Server  # mcp >= 2
+        Server = importlib.import_module("mcp.server.mcpserver").MCPServer  # mcp >= 2
     except ImportError:  # pragma: no cover - mcp 1.x
-        from mcp.server.fastmcp import FastMCP as Server
+        Server = importlib.import_module("mcp.server.fastmcp").FastMCP
 
     app = Server("backscroll", instructions=INSTRUCTIONS)
 

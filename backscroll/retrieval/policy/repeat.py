@@ -13,22 +13,29 @@ arguments: query words, filters, mode and limit; output flags do not count. A pe
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from backscroll.dates import format_ts
 from backscroll.ingest.echo import retrieval_calls
 from backscroll.store.db import Store
+from backscroll.types import RepeatedSearch
 
 WINDOW = timedelta(minutes=2)
 SKEW = timedelta(seconds=30)  # a call logged this far in the future still counts (clocks differ a little)
+# Every option of ``backscroll search`` (and the global ones, which may follow the command), mapped
+# to the SearchKey field it sets, or to None when it only shapes the output. A test checks these
+# against the command's parameters: an option missing here would make every call using it unparsed,
+# and so never a repeat.
 _VALUE_OPTIONS = {
     "--limit": "limit", "-n": "limit", "--content-type": "content_type", "-t": "content_type",
-    "--role": "role", "--author": "author", "--agent": "agent", "--project": "project", "-p": "project", "--session": "session",
-    "--since": "since", "--until": "until", "--mode": "mode", "--max-chars": None, "--source": None,
+    "--role": "role", "--author": "author", "--agent": "agent", "--project": "project", "-p": "project",
+    "--session": "session", "--since": "since", "--until": "until", "--mode": "mode",
+    "--max-chars": None, "--source": None, "--format": None, "-f": None, "--fields": None, "--max-bytes": None,
+    "--home": None, "--color": None,
 }
 _FLAGS = {"--include-echoes": "include_echoes", "--strict": "strict", "--json": None, "--no-sync": None,
-          "--rerun": "rerun"}
+          "--rerun": "rerun", "--ids": None, "--pretty": None, "--no-pager": None}
 
 
 @dataclass(frozen=True)
@@ -103,20 +110,15 @@ def key_from_args(args: list[str]) -> tuple[SearchKey, bool] | None:
     return make_key(" ".join(words), **values), rerun
 
 
-@dataclass(frozen=True)
-class EarlierCall:
-    session_id: str
-    record_id: str
-    timestamp: str | None
-    command: str
+EarlierCall = RepeatedSearch  # the earlier identical call (its old name)
+RERUN = "search again with rerun=True"  # how a library caller runs it anyway (the CLI says --rerun)
 
-    def to_dict(self) -> dict:
-        return asdict(self)
 
-    def message(self) -> str:
-        when = self.timestamp[11:19] + " UTC" if self.timestamp else "earlier"
-        return (f"[repeated search] this session already ran this search at {when} (record {self.record_id}); "
-                "its results are above. Change the query or filters, or add --rerun.")
+def note(earlier: RepeatedSearch, rerun: str = RERUN) -> str:
+    """The note a repeated search returns instead of results; ``rerun`` says how to run it anyway."""
+    when = earlier.timestamp[11:19] + " UTC" if earlier.timestamp else "earlier"
+    return (f"[repeated search] this session already ran this search at {when} (record {earlier.record_id}); "
+            f"its results are above. Change the query or filters, or {rerun}.")
 
 
 def _keys(text: str) -> list[SearchKey]:
@@ -153,7 +155,7 @@ def _calling_call(store: Store, argv: list[str], now: datetime) -> tuple | None:
 
 
 def find_earlier(store: Store, key: SearchKey, *, now: datetime | None = None,
-                 session_id: str | None = None, argv: list[str] | None = None) -> EarlierCall | None:
+                 session_id: str | None = None, argv: list[str] | None = None) -> RepeatedSearch | None:
     """The earlier identical search in the calling session's current turn, if any.
 
     The calling session is ``session_id`` when given, else the one whose in-flight call is ``argv``
@@ -177,10 +179,10 @@ def find_earlier(store: Store, key: SearchKey, *, now: datetime | None = None,
     last_user = store.conn.execute(
         "SELECT coalesce(max(id), 0) FROM records WHERE session_id = ? AND role = 'user' AND content_type = 'text' "
         "AND id < ?", (session, current_id)).fetchone()[0]
-    for rid, record_id, ts, text in store.conn.execute(
+    for _rid, record_id, ts, text in store.conn.execute(
         "SELECT id, record_id, timestamp, text FROM records WHERE session_id = ? AND is_echo = 1 AND is_call = 1 "
         "AND id > ? AND id < ? ORDER BY id DESC", (session, last_user, current_id)
     ):
         if key in _keys(text):
-            return EarlierCall(session, record_id, ts, text)
+            return RepeatedSearch(session, record_id, ts, text)
     return None

@@ -1,0 +1,270 @@
+"""Opening the archive: the store and the lexical index for a read or a write, and what can go wrong.
+
+A write (index, embed, rebuild) holds the single-writer lock; a read takes it only for a moment to
+bring the lexical index in step (and to sync when asked), and otherwise answers from the last
+committed state. A store that cannot be written is read as it is; a damaged one is never written.
+Nothing here prints: notes are collected in lists or passed to a ``notify`` callback.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from backscroll.config import Config, resolve
+from backscroll.errors import (
+    CORRUPT_HINT,
+    BackscrollError,
+    CorruptStoreError,
+    DamagedIndexError,
+    LockedError,
+    NothingIndexedError,
+    ReadOnlyStoreError,
+    UsageError,
+    store_failure,
+)
+from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex
+from backscroll.ingest.sync import sync, writer_lock
+from backscroll.store.db import Store
+from backscroll.types import Notify, quiet
+
+INDEX_LOCK_WAIT = 10.0  # seconds a writer waits for another one; $BACKSCROLL_LOCK_WAIT overrides
+
+
+def lock_wait(wait: float | None) -> float:
+    """``wait`` when given, else ``$BACKSCROLL_LOCK_WAIT`` seconds, else ``INDEX_LOCK_WAIT``."""
+    if wait is not None:
+        return wait
+    raw = os.environ.get("BACKSCROLL_LOCK_WAIT", "").strip()
+    if not raw:
+        return INDEX_LOCK_WAIT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise UsageError(f"$BACKSCROLL_LOCK_WAIT must be a number of seconds, not {raw!r}",
+                         hint="unset it for the default of 10 seconds")
+    return value
+
+
+def config_for(cfg: Config | None, home, sources) -> Config:
+    return cfg if cfg is not None else resolve(home=home, sources=tuple(sources or ()))
+
+
+def store_errors(fn):
+    """Report a full disk, a store that cannot be written or a damaged one as what it is (see
+    ``errors.store_failure``) instead of an internal error."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kw):
+        try:
+            return fn(*args, **kw)
+        except BackscrollError:
+            raise
+        except Exception as exc:
+            try:
+                db = config_for(kw.get("cfg"), kw.get("home"), kw.get("sources")).db_path
+            except Exception:
+                raise exc from None
+            known = store_failure(exc, db)
+            if known is None:
+                raise
+            raise known from None
+
+    return wrapper
+
+
+def writable(cfg: Config) -> bool:
+    """Whether the existing store (and the directory its journal lives in) may be written."""
+    files = [cfg.db_path] + [p for p in (cfg.db_path.with_name(cfg.db_path.name + s) for s in ("-wal", "-shm"))
+                             if p.exists()]
+    return all(os.access(p, os.W_OK) for p in (*files, cfg.db_path.parent))
+
+
+def refuse_if_damaged(store: Store) -> None:
+    """Write nothing into a damaged store: ``quick_check`` first (about 0.2 s per 100 MB)."""
+    from backscroll.errors import integrity_problems
+
+    problems = integrity_problems(store.path)
+    if problems:
+        raise CorruptStoreError(
+            f"the store {store.path} is damaged (quick_check: {'; '.join(problems[:3])}); nothing was written to it",
+            hint=CORRUPT_HINT.format(db=store.path))
+
+
+def redactor(cfg: Config):
+    """A fresh counting redactor, or None when the configuration turned redaction off."""
+    if not cfg.redact.value:
+        return None
+    from backscroll.ingest.redact import Redactor
+
+    return Redactor()
+
+
+EMBED_NOTICE_MIN = 500  # pending texts from which `index` says that lexical search is ready first
+
+
+def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = quiet,
+                  announce: bool = False) -> tuple[int, float]:
+    """Embed every prose record without a vector (newest first), then refresh the matrix cache.
+
+    ``announce``: say first that lexical search already covers everything (``index`` on a large
+    backlog). Ctrl-C keeps what was committed and says so before the KeyboardInterrupt goes on.
+    """
+    import time
+
+    from backscroll.indexes import embed
+    from backscroll.indexes.vectors import Vectors
+
+    t0 = time.perf_counter()
+    vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
+    old_model = store.get_meta("vectors_model")
+    if vecs.ensure_model():
+        notify(f"the embedding model changed ({old_model} → {vecs.model}): every text is embedded again, once")
+    total = vecs.pending()
+    if announce and total >= EMBED_NOTICE_MIN:
+        searchable = store.conn.execute("SELECT count(*) FROM records").fetchone()[0]
+        notify(f"{searchable:,} records searchable now; embedding {total:,} texts for meaning-based search, "
+               "newest first (Ctrl-C is safe: `backscroll embed` resumes)")
+    if progress is not None:
+        progress.start(total)
+    done = {"records": 0}
+
+    def step(records: int, _units: int) -> None:
+        done["records"] = records
+        if progress is not None:
+            progress.advance(records)
+
+    try:
+        n = vecs.embed_pending(lambda: embed.load(bulk=True), progress=step)
+    except KeyboardInterrupt:
+        if progress is not None:
+            progress.finish()
+            progress = None
+        notify(f"embedding interrupted: {done['records']:,} of {total:,} texts were done and are kept; "
+               "`backscroll embed` (or the next `index`) resumes")
+        raise
+    finally:
+        if progress is not None:
+            progress.finish()
+    pruned = vecs.prune_orphans()
+    vecs.refresh_matrix(force=n > 0 or pruned > 0)
+    vecs.prune_query_cache()
+    return n, time.perf_counter() - t0
+
+
+@contextmanager
+def writing(cfg: Config, wait: float | None, *, must_exist: bool = False,
+            hint: str = "run it again when that has finished") -> Iterator[Store]:
+    """The store, opened with the single-writer lock held (LockedError after ``wait`` seconds)."""
+    wait = lock_wait(wait)
+    store = Store.open_existing(cfg.db_path) if must_exist else Store.open(cfg.db_path)
+    try:
+        with writer_lock(cfg, wait) as acquired:
+            if not acquired:
+                raise LockedError("indexing already in progress in another backscroll process", hint=hint)
+            yield store
+    finally:
+        store.close()
+
+
+def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, progress=None,
+            lexical_progress=None, held: tuple[Store, LexicalIndex] | None = None) -> tuple[Store, LexicalIndex, bool]:
+    """Open the store and an up-to-date lexical index (syncing first unless told not to).
+
+    ``held``: the store and index a ``Backscroll`` handle keeps open, brought in step instead of
+    opening new ones (the caller closes them). Returns the store, the index and whether this
+    process synced (and so may embed new records).
+    """
+    if held is not None and held[0].readonly:
+        notes.append(readonly_note(cfg))
+        return held[0], held[1], False
+    if held is None:
+        if not cfg.db_path.exists() and not do_sync:
+            raise NothingIndexedError(f"nothing is indexed yet (no store at {cfg.db_path})",
+                                      hint="run `backscroll index` first")
+        if cfg.db_path.exists() and not writable(cfg):
+            return prepare_readonly(cfg, notes, lexical)
+        try:
+            store = Store.open(cfg.db_path)
+        except ReadOnlyStoreError:
+            return prepare_readonly(cfg, notes, lexical)
+        lex = LexicalIndex(cfg.index_dir)
+    else:
+        store, lex = held
+    with writer_lock(cfg, 0.0) as acquired:
+        if acquired:
+            if do_sync:
+                report = sync(store, cfg, progress, redactor=redactor(cfg))
+                if report.unreadable:
+                    notes.append(f"{len(report.unreadable)} session file(s) could not be read; see `backscroll status`")
+            lex.sync(store, notes.append, lexical_progress)
+            return store, lex, do_sync
+    notes.append("another backscroll process is indexing; answering from the last committed state")
+    if not lex.open_for_read():
+        if held is None:
+            store.close()
+        raise LockedError("the index is being built by another backscroll process and no earlier snapshot exists",
+                          hint="try again when `backscroll index` has finished")
+    return store, lex, False
+
+
+def readonly_note(cfg: Config) -> str:
+    return (f"the store in {cfg.db_path.parent} cannot be written: answered from it as it is, "
+            "without reading new session lines")
+
+
+def rebuild_damaged(cfg: Config, store: Store, lex: LexicalIndex, exc: LexicalDamaged, notes: list[str]) -> None:
+    """A search met a damaged index: rebuild it from the store (under the writer lock) or say why not."""
+    with writer_lock(cfg, 0.0) as acquired:
+        if not acquired:
+            raise DamagedIndexError(f"the lexical index is damaged ({exc}) and another backscroll process is "
+                                    "writing, so it cannot be rebuilt now",
+                                    hint="run `backscroll rebuild` when the other process has finished")
+        lex.rebuild(store, notes.append)
+    notes.append("the lexical index was damaged; rebuilt it from the store")
+
+
+def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True) -> tuple[Store, LexicalIndex, bool]:
+    """A store that cannot be written (a backup on read-only media) is searched as it is. Tantivy
+    cannot open an index it may not lock, so a read-only index is searched from a temporary copy."""
+    store = Store.open_readonly(cfg.db_path)
+    notes.append(readonly_note(cfg))
+    lex = LexicalIndex(cfg.index_dir)
+    if lexical and not lex.open_for_read():
+        import atexit
+        import tempfile
+        from pathlib import Path
+
+        tmp = tempfile.mkdtemp(prefix="backscroll-index-")
+        atexit.register(shutil.rmtree, tmp, True)
+        if cfg.index_dir.is_dir():
+            shutil.copytree(cfg.index_dir, tmp, dirs_exist_ok=True)
+        lex = LexicalIndex(Path(tmp))
+        if not lex.open_for_read():
+            store.close()
+            raise ReadOnlyStoreError(
+                f"the store in {cfg.db_path.parent} cannot be written, and its search index is missing or unreadable",
+                hint="copy the data dir somewhere writable and rebuild the index there", reason="index-unreadable")
+    return store, lex, False
+
+
+def nothing_indexed(store: Store) -> NothingIndexedError:
+    """Why nothing is indexed: no session files found, or found but unreadable (or holding no records)."""
+    conn = store.conn
+    bad = conn.execute("SELECT count(*) FROM source_issues WHERE kind = 'unreadable'").fetchone()[0]
+    files = conn.execute("SELECT count(*) FROM source_files").fetchone()[0]
+    if bad:
+        return NothingIndexedError(f"nothing is indexed yet: {bad} session file(s) were found but could not be read",
+                                   hint="`backscroll status` lists them and why")
+    if files:
+        return NothingIndexedError(f"nothing is indexed yet: {files} session file(s) were found but hold no records",
+                                   hint="`backscroll status` shows where sessions are looked for")
+    return NothingIndexedError(
+        "nothing is indexed yet: no session files were found",
+        hint="`backscroll status` shows where sessions are looked for; add more session directories as sources",
+        reason="no-files")

@@ -1,0 +1,263 @@
+"""``Backscroll``: a handle on one archive (a data dir), holding its open store and lexical index
+for many calls, and the module-level functions ``backscroll.search`` & co. built on it.
+
+Reads (search, show, sessions) do not read new session lines unless asked (``sync=True``); the CLI
+asks. Writes (index, embed, rebuild) hold the single-writer lock. Nothing here prints: notices go
+to the ``notify`` callback, and every result is a typed object (see ``backscroll.types``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+from backscroll.config import Config
+from backscroll.errors import BackscrollError, NothingIndexedError, store_failure
+from backscroll.types import Notify, SearchResult, SessionSummary, SessionView, StatusReport, quiet
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class IndexOutcome:
+    """What ``index()`` did: the sync report, the lexical documents added and the texts embedded."""
+
+    report: Any  # ingest.sync.IndexReport
+    lexical_added: int = 0
+    embedded: int = 0
+    embed_seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        d = self.report.to_dict()
+        d["lexical_documents_added"] = self.lexical_added
+        d["units_embedded"] = self.embedded
+        d["embed_seconds"] = round(self.embed_seconds, 3)
+        d["notes"] = list(self.notes)
+        return d
+
+
+def _guarded(fn: F) -> F:
+    """A full disk, a store that cannot be written or a damaged one raised as what it is
+    (``errors.store_failure``) instead of an internal error."""
+
+    @functools.wraps(fn)
+    def wrapper(self: Backscroll, *args, **kw):
+        try:
+            return fn(self, *args, **kw)
+        except BackscrollError:
+            raise
+        except Exception as exc:
+            known = store_failure(exc, self.config.db_path)
+            if known is None:
+                raise
+            raise known from None
+
+    return wrapper  # type: ignore[return-value]  # functools.wraps keeps the signature F promises
+
+
+class Backscroll:
+    """An archive of agent sessions: ``with Backscroll() as bs: bs.search("retry backoff")``.
+
+    ``home`` is the data dir (default: ``$BACKSCROLL_HOME``, else the platform's user data dir);
+    ``config`` a resolved ``Config`` instead. The store and the lexical index are opened on the
+    first read and kept until ``close()``; vectors are loaded only by a search that ranks by meaning.
+    """
+
+    def __init__(self, home=None, config: Config | None = None, *, sources=()):
+        from backscroll.config import resolve
+
+        self.config = config if config is not None else resolve(home=home, sources=tuple(sources or ()))
+        self._held: tuple[Any, Any] | None = None  # (Store, LexicalIndex) once a read opened them
+
+    def __enter__(self) -> Backscroll:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the store (the handle opens it again if used after)."""
+        if self._held is not None:
+            self._held[0].close()
+            self._held = None
+
+    def _open(self, sync: bool, notes: list[str], *, lexical: bool = True, progress=None, lexical_progress=None):
+        """The store and lexical index, in step with each other (and with the sessions when ``sync``)."""
+        from backscroll import access
+
+        store, lex, fresh = access.prepare(self.config, sync, notes, lexical, progress, lexical_progress,
+                                           held=self._held)
+        if self._held is None and (lexical or not store.readonly):
+            self._held = (store, lex)
+        return store, lex, fresh
+
+    def _release(self, store) -> None:
+        if self._held is None or self._held[0] is not store:
+            store.close()
+
+    def _records(self, sync: bool, notify: Notify):
+        notes: list[str] = []
+        store, _lex, _fresh = self._open(sync, notes, lexical=False)
+        for n in notes:
+            notify(n)
+        if not store.has_records():
+            self._release(store)
+            raise NothingIndexedError("nothing is indexed yet", hint="run `backscroll index` first")
+        return store
+
+    @_guarded
+    def index(self, *, embed: bool | None = None, progress=None, lexical_progress=None, embed_progress=None,
+              wait: float | None = None, notify: Notify = quiet) -> IndexOutcome:
+        """Read every new session line into the store and bring the derived indexes up to date.
+
+        ``embed=None`` follows the configuration (on by default); embedding needs the model package.
+        """
+        from backscroll import access
+        from backscroll.errors import SemanticUnavailableError
+        from backscroll.indexes.lexical import LexicalIndex
+        from backscroll.ingest.sync import sync
+
+        cfg = self.config
+        do_embed = cfg.embed.value if embed is None else embed
+        with access.writing(cfg, wait, hint="wait for it to finish; searches meanwhile answer from the last "
+                                             "committed state") as store:
+            access.refuse_if_damaged(store)
+            notes: list[str] = []
+            report = sync(store, cfg, progress, access.redactor(cfg))
+            added = LexicalIndex(cfg.index_dir).sync(store, notes.append, lexical_progress, check=True)
+            outcome = IndexOutcome(report, added, notes=notes)
+            if do_embed:
+                try:
+                    outcome.embedded, outcome.embed_seconds = access.embed_pending(store, cfg, embed_progress, notify,
+                                                                                   announce=True)
+                except SemanticUnavailableError as exc:
+                    notes.append(f"embedding skipped: {exc.message} (lexical search still works)")
+        for n in notes:
+            notify(n)
+        return outcome
+
+    @_guarded
+    def embed(self, *, progress=None, wait: float | None = None, notify: Notify = quiet) -> tuple[int, float]:
+        """Embed everything already in the store that has no vector; returns (texts embedded, seconds)."""
+        from backscroll import access
+
+        with access.writing(self.config, wait, must_exist=True) as store:
+            return access.embed_pending(store, self.config, progress, notify)
+
+    @_guarded
+    def rebuild(self, *, notify: Notify = quiet, lexical_progress=None) -> int:
+        """Recreate the lexical index from the store alone; returns the number of documents indexed."""
+        from backscroll import access
+        from backscroll.indexes.lexical import LexicalIndex
+
+        with access.writing(self.config, None, must_exist=True) as store:
+            # Built beside the index in use and swapped in when complete: searches meanwhile use the old one.
+            return LexicalIndex(self.config.index_dir).rebuild(store, notify, lexical_progress)
+
+    @_guarded
+    def search(self, query: str, *, limit: int = 10, role: str | None = None, author: str | None = None,
+               agent: str | None = None, content_type: str | None = None, project: str | None = None,
+               session: str | None = None, since: str | None = None, until: str | None = None,
+               include_echoes: bool = False, mode: str = "hybrid", sync: bool = False, max_chars: int = 2000,
+               strict: bool = False, rerun: bool = False, caller_session: str | None = None,
+               caller_argv: list[str] | None = None, now: str | datetime | None = None, notify: Notify = quiet,
+               progress=None, lexical_progress=None, rerun_hint: str | None = None) -> SearchResult:
+        """Search the archive (README "Searching" says what each option does).
+
+        A date in the query ("last week") is a soft preference read against ``now`` (ISO string or
+        datetime; the current time when None), which is also the clock a repeated call is judged by.
+        ``role``, ``author``, ``agent`` and ``content_type`` are hints: unless ``strict``, up to three
+        results they left out come back in ``also_matching``. When the calling agent session
+        (``caller_session``, or the one whose in-flight call is ``caller_argv``) already ran this
+        search in this turn, the result is empty and ``repeated`` names the earlier call, unless
+        ``rerun``; ``rerun_hint`` words how to run it anyway in the note.
+        """
+        from backscroll import access, searching
+
+        req = searching.SearchRequest(
+            query, limit=limit, role=role, author=author, agent=agent, content_type=content_type, project=project,
+            session=session, since=since, until=until, include_echoes=include_echoes, mode=mode,
+            max_chars=max_chars, strict=strict, rerun=rerun, caller_session=caller_session,
+            caller_argv=tuple(caller_argv) if caller_argv is not None else None, now=now)
+        filters, plan = searching.check(req)
+        notes: list[str] = list(plan.notes)
+        store, lex, fresh = self._open(sync, notes, progress=progress, lexical_progress=lexical_progress)
+        try:
+            if not store.has_records():
+                raise access.nothing_indexed(store)
+            from backscroll.browse import resolve_filters
+
+            filters = resolve_filters(store, filters)
+            result = searching.repeated(store, req, plan, filters, notes, rerun_hint)
+            if result is not None:
+                return result
+            result = searching.rank(store, lex, self.config, req, plan, filters, fresh, notes)
+            for n in result.notes:
+                notify(n)
+            return result
+        finally:
+            self._release(store)
+
+    @_guarded
+    def show(self, ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0, sync: bool = False,
+             notify: Notify = quiet) -> SessionView:
+        """A record with ``context`` records either side, or (a session id or a prefix) a page of a session."""
+        from backscroll import browse
+
+        browse.check_count("--context", context, 0)
+        browse.check_count("--limit", limit, 1)
+        browse.check_count("--offset", offset, 0)
+        store = self._records(sync, notify)
+        try:
+            return browse.show(store, ident, context=context, limit=limit, offset=offset)
+        finally:
+            self._release(store)
+
+    @_guarded
+    def sessions(self, *, agent: str | None = None, project: str | None = None, since: str | None = None,
+                 limit: int = 20, offset: int = 0, sync: bool = False, notify: Notify = quiet) -> list[SessionSummary]:
+        """Sessions, newest first, with a title and record and echo counts."""
+        from backscroll import browse
+        from backscroll.dates import parse_when
+        from backscroll.searching import check_agent
+
+        check_agent(agent)
+        browse.check_count("--limit", limit, 1)
+        browse.check_count("--offset", offset, 0)
+        since_ts = parse_when(since) if since else None
+        store = self._records(sync, notify)
+        try:
+            project = browse.resolve_project(store, project) if project else None
+            if agent:
+                browse.check_agent_indexed(store, agent)
+            return browse.list_sessions(store, agent=agent, project=project, since=since_ts, limit=limit,
+                                        offset=offset)
+        finally:
+            self._release(store)
+
+    list_sessions = sessions
+
+    @_guarded
+    def count_sessions(self, *, agent: str | None = None, project: str | None = None, since: str | None = None,
+                       sync: bool = False) -> int:
+        """How many sessions ``sessions()`` could page through with these filters."""
+        from backscroll import browse
+        from backscroll.dates import parse_when
+
+        store = self._records(sync, quiet)
+        try:
+            project = browse.resolve_project(store, project) if project else None
+            return browse.count_sessions(store, agent=agent, project=project,
+                                         since=parse_when(since) if since else None)
+        finally:
+            self._release(store)
+
+    def status(self) -> StatusReport:
+        """What is indexed, from where, and what was skipped (``backscroll status``)."""
+        from backscroll.status_report import collect
+
+        return StatusReport(collect(self.config))

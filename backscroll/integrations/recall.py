@@ -1,0 +1,133 @@
+"""What a recall hook finds: the strong matches for a prompt (or a branch) in the lexical index.
+
+The rules (rare words, coverage) are described in ``integrations/hooks.py``; the constants are here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+RARE_DF = 50
+RARE_SHARE = 0.03  # tuned on bench/hooks.py: no false injection on the unrelated set
+RARE_MIN_DF = 3  # a small index: a word in three documents is still rare
+MIN_RARE = 2
+MIN_COVERAGE = 0.6
+MAX_HITS = 3
+SNIPPET = 360
+CANDIDATES = 40
+
+
+@dataclass(frozen=True)
+class HookInput:
+    session_id: str | None
+    transcript_path: str | None
+    cwd: str | None
+    prompt: str | None
+    source: str | None
+
+
+@dataclass(frozen=True)
+class Recall:
+    record_id: str
+    session_id: str
+    agent: str
+    project: str | None
+    timestamp: str | None
+    text: str
+    covered: tuple[str, ...]
+
+
+def content_words(text: str, analyze) -> list[str]:
+    from backscroll.retrieval.query import STOPWORDS
+
+    return list(dict.fromkeys(t for t in analyze(text[:4000])
+                              if len(t) >= 3 and t not in STOPWORDS and not t.isdigit()))[:64]
+
+
+def rare_words(words: list[str], doc_freq, num_docs: int) -> list[str]:
+    """The words that are rare in the index (but present): the ones a match must cover."""
+    limit = min(RARE_DF, max(RARE_MIN_DF, int(num_docs * RARE_SHARE)))
+    return [w for w in words if 0 < doc_freq(w) <= limit]
+
+
+def is_strong(covered: int, rare: int) -> bool:
+    return rare >= MIN_RARE and covered >= MIN_RARE and covered / rare >= MIN_COVERAGE
+
+
+def _excluded(row_session: str, source_path: str | None, inp: HookInput) -> bool:
+    sid = inp.session_id
+    if sid and (row_session == sid or row_session.startswith(sid + ":")):
+        return True
+    return bool(inp.transcript_path and source_path
+                and os.path.abspath(source_path) == os.path.abspath(inp.transcript_path))
+
+
+def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: AbstractSet[str] = frozenset(),
+         max_hits: int = MAX_HITS) -> list[Recall]:
+    """The strong matches for ``query`` from sessions other than the caller's (lexical index only)."""
+    from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, analyze, stem
+    from backscroll.store.db import Store
+    from backscroll.types import Filters
+
+    if not cfg.db_path.exists():
+        return []
+    lex = LexicalIndex(cfg.index_dir)
+    if not lex.open_for_read() or lex.index is None:
+        return []
+    searcher = lex.index.searcher()
+    n = searcher.num_docs
+    words = content_words(query, analyze)
+
+    def df(w: str) -> int:
+        return max(searcher.doc_freq("text", w), searcher.doc_freq("stem", stem(w)))
+
+    rare = rare_words(words, df, n)
+    if len(rare) < MIN_RARE:
+        return []
+    ranked = lex.search(LexicalQuery(tuple(rare)), Filters(project=project), content_type="text", echo=False,
+                        limit=CANDIDATES)
+    if not ranked:
+        return []
+    store = Store.open_readonly(cfg.db_path)
+    try:
+        ids = [rid for rid, _s in ranked]
+        rows = {r[0]: r[1:] for r in store.conn.execute(
+            f"SELECT id, record_id, session_id, agent, project, timestamp, text, source_path FROM records "
+            f"WHERE id IN ({','.join('?' * len(ids))}) AND is_echo = 0", ids)}
+    finally:
+        store.close()
+    rare_stems = {w: stem(w) for w in rare}
+    out: list[Recall] = []
+    seen_text: set[str] = set()
+    for rid in ids:
+        if rid not in rows:
+            continue
+        record_id, session_id, agent, proj, ts, text, source_path = rows[rid]
+        if record_id in skip or _excluded(session_id, source_path, inp) or "<backscroll-recall" in text:
+            continue
+        tokens = set(analyze(text))
+        stems = {stem(t) for t in tokens}
+        covered = tuple(w for w in rare if w in tokens or rare_stems[w] in stems)
+        if not is_strong(len(covered), len(rare)):
+            continue
+        key = " ".join(text.split())[:200]
+        if key in seen_text:
+            continue
+        seen_text.add(key)
+        out.append(Recall(record_id, session_id, agent, proj, ts, text, covered))
+        if len(out) >= max_hits:
+            break
+    return out
+
+
+def _snippet(text: str, words: tuple[str, ...], width: int = SNIPPET) -> str:
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    low = flat.lower()
+    at = min((i for i in (low.find(w) for w in words) if i >= 0), default=0)
+    start = max(0, at - width // 3)
+    piece = flat[start:start + width]
+    return ("…" if start else "") + piece + "…"

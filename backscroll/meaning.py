@@ -1,0 +1,130 @@
+"""The meaning-based ranked list a hybrid or semantic search fuses: the query vector, a few new
+records embedded on the spot, the similarity floor, and the notes on what the ranking covers.
+"""
+
+from __future__ import annotations
+
+from backscroll.config import Config
+from backscroll.errors import SemanticUnavailableError
+from backscroll.ingest.sync import writer_lock
+from backscroll.store.db import Store
+from backscroll.types import Filters
+
+SEARCH_EMBED_LIMIT = 64  # new records a search embeds itself (a new session: well under 2 s)
+# Below this cosine a meaning-only match is noise (issue #18: `search xyzzyplugh` returned 10 hits).
+# Measured with the real MiniLM over fixtures/eval (bench/semantic_floor.py, 55 queries, 183 units):
+# each query against its target unit (related pairs): min 0.256, p5 0.273, median 0.574; against
+# every other unit (unrelated, and same-topic distractors): median 0.093, p90 0.229; the best unit a
+# nonsense query reaches ("xyzzyplugh", "qwertyuiop asdf", "blorft zingle wump", "the", ...): at most
+# 0.221. The floor sits between the best nonsense match and the weakest related pair.
+SEMANTIC_FLOOR = 0.24
+
+
+class _LazyEmbedder:
+    """Loads the query-time embedder on first use only (lexical searches never pay for it)."""
+
+    def __init__(self):
+        self._e = None
+
+    def __call__(self):
+        if self._e is None:
+            from backscroll.indexes.embed import load
+
+            self._e = load(bulk=False)
+        return self._e
+
+
+EMBEDDED_TYPES_SQL = "'text', 'summary'"  # prose and compaction summaries are embedded; reasoning is not
+
+
+def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
+    """Record ids the filters allow, for the semantic list (None when nothing is filtered)."""
+    where, params = [], []
+    for col, value in (("role", filters.role), ("agent", filters.agent), ("project", filters.project),
+                       ("session_id", filters.session), ("author", filters.author),
+                       ("content_type", filters.content_type)):
+        if value:
+            where.append(f"{col} = ?")
+            params.append(value)
+    if filters.since:
+        where.append("timestamp >= ?")
+        params.append(filters.since)
+    if filters.until:
+        where.append("timestamp < ?")
+        params.append(filters.until)
+    if not where:
+        return None
+    sql = (f"SELECT id FROM records WHERE content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0 AND "
+           + " AND ".join(where))
+    return {r[0] for r in store.conn.execute(sql, params)}
+
+
+def _coverage_note(store: Store, pending: int) -> str:
+    """How much of the prose the semantic ranking covers (a partly embedded store)."""
+    prose = store.conn.execute("SELECT count(*) FROM records WHERE content_type IN ('text', 'summary') "
+                               "AND is_echo = 0").fetchone()[0]
+    share = max(0, prose - pending) * 100 // max(prose, 1)
+    return (f"meaning-based ranking covers {share}% of prose ({pending:,} texts not embedded yet); "
+            "`backscroll embed` finishes it")
+
+
+def semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, depth: int,
+                   fresh: bool, notes: list[str], memo: dict | None = None) -> list[tuple[int, float]] | None:
+    """The semantic ranking, or None when there are no vectors to rank with (or no model to use).
+
+    A search embeds a few new records itself, under the writer lock (never beside an ``index``).
+    """
+    from backscroll.indexes import embed
+    from backscroll.indexes.vectors import Vectors
+
+    if filters.content_type == "tool" or filters.role == "tool":
+        if mode == "semantic":
+            notes.append("tool rows are never embedded: semantic search has nothing to rank for --content-type tool")
+        return []
+    if filters.content_type == "reasoning":
+        if mode == "semantic":
+            notes.append("reasoning is not embedded: semantic search has nothing to rank for --content-type reasoning")
+        return []
+    model = embed.model_id()
+    vecs = Vectors(store, cfg.vectors_dir, model)
+    factory = _LazyEmbedder()
+    ready = store.get_meta("vectors_model") == model and int(store.get_meta("vector_seq") or 0) > 0
+    try:
+        pending = vecs.pending() if ready else 0
+        if fresh and cfg.embed.value:
+            small = not ready and store.conn.execute(
+                "SELECT count(*) <= ? FROM (SELECT 1 FROM records LIMIT ?)",
+                (SEARCH_EMBED_LIMIT, SEARCH_EMBED_LIMIT + 1)).fetchone()[0]
+            if (ready and 0 < pending <= SEARCH_EMBED_LIMIT) or small:
+                with writer_lock(cfg, 0.0) as acquired:
+                    if acquired:  # a new session (or a tiny store) is embedded on the spot
+                        vecs.embed_pending(factory)
+                ready = store.get_meta("vectors_model") == model and int(store.get_meta("vector_seq") or 0) > 0
+                pending = vecs.pending() if ready else 0
+        if ready and pending > SEARCH_EMBED_LIMIT:
+            notes.append(_coverage_note(store, pending))
+        if not ready:
+            if mode == "hybrid":
+                notes.append("no embeddings yet: hybrid search fell back to lexical (`backscroll index` embeds)")
+            return None
+        qvec = vecs.query_vector(plan.meaning or plan.text, factory)
+    except SemanticUnavailableError as exc:
+        if mode == "semantic":
+            raise
+        notes.append(f"semantic ranking unavailable ({exc.message}); used lexical search")
+        return None
+    memo = {} if memo is None else memo
+    if "similarities" not in memo:  # a hinted search ranks twice: score every vector once
+        memo["similarities"] = vecs.similarities(qvec)
+    ids, scores = memo["similarities"]
+    ranked = [(i, c) for i, c in vecs.top(ids, scores, depth, _semantic_allowed(store, filters))
+              if c >= SEMANTIC_FLOOR]
+    if vecs.cache_damaged:
+        acquired = False
+        if not store.readonly:
+            with writer_lock(cfg, 0.0) as acquired:
+                if acquired:
+                    vecs.write_matrix()
+        notes.append("the vector cache was unreadable; answered from the store"
+                     + (" and rebuilt the cache" if acquired else " (`backscroll index` rebuilds it)"))
+    return ranked

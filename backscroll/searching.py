@@ -1,0 +1,143 @@
+"""One search, composed: check the request, plan the query, the repeat policy, rank (words, and
+meaning when there are vectors), the hint policy, then the notes. Works on an open store and index
+(``Backscroll.search`` opens them); nothing here prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from backscroll.config import Config
+from backscroll.errors import SemanticUnavailableError, UsageError
+from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex, analyze
+from backscroll.retrieval.query import QueryPlan
+from backscroll.retrieval.query import plan as plan_query
+from backscroll.store.db import Store
+from backscroll.types import AUTHORS, CONTENT_TYPES, ROLES, Filters, SearchResult
+
+MODES = ("hybrid", "lexical", "semantic")
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """What a search asks (every option of ``Backscroll.search`` but the store and the callbacks)."""
+
+    query: str
+    limit: int = 10
+    role: str | None = None
+    author: str | None = None
+    agent: str | None = None
+    content_type: str | None = None
+    project: str | None = None
+    session: str | None = None
+    since: str | None = None
+    until: str | None = None
+    include_echoes: bool = False
+    mode: str = "hybrid"
+    max_chars: int = 2000
+    strict: bool = False
+    rerun: bool = False
+    caller_session: str | None = None
+    caller_argv: tuple[str, ...] | None = None
+    now: str | datetime | None = None
+
+
+def check_agent(agent: str | None) -> None:
+    from backscroll.ingest.sources import AGENTS
+
+    if agent is not None and agent not in AGENTS:
+        raise UsageError(f"unknown agent {agent!r}", hint=f"use one of: {', '.join(AGENTS)}")
+
+
+def make_filters(*, role=None, agent=None, content_type=None, project=None, session=None,
+                 since=None, until=None, author=None) -> Filters:
+    from backscroll.dates import parse_when
+
+    if role is not None and role not in ROLES:
+        raise UsageError(f"unknown role {role!r}", hint=f"use one of: {', '.join(ROLES)}")
+    if content_type is not None and content_type not in CONTENT_TYPES:
+        raise UsageError(f"unknown content type {content_type!r}", hint=f"use one of: {', '.join(CONTENT_TYPES)}")
+    if author is not None and author not in AUTHORS:
+        raise UsageError(f"unknown author {author!r}", hint=f"use one of: {', '.join(AUTHORS)}")
+    check_agent(agent)
+    since_ts = parse_when(since) if since else None
+    until_ts = parse_when(until, end=True) if until else None
+    if since_ts and until_ts and since_ts >= until_ts:
+        raise UsageError(f"--since {since} is not before --until {until}: nothing can match",
+                         hint="swap them: `since` is the older end of the range", reason="empty-range")
+    return Filters(author=author, role=role, agent=agent, content_type=content_type, project=project, session=session,
+                   since=since_ts, until=until_ts)
+
+
+def now_of(value: str | datetime | None) -> datetime:
+    """``value`` as an aware datetime (an ISO string or a datetime); the current time when None."""
+    if isinstance(value, datetime):
+        return value
+    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else datetime.now(UTC)
+
+
+def check(req: SearchRequest) -> tuple[Filters, QueryPlan]:
+    """The request's filters and query plan; a usage error for an option out of range (before any I/O)."""
+    if req.mode not in MODES:
+        raise UsageError(f"unknown mode {req.mode!r}", hint=f"use one of: {', '.join(MODES)}")
+    if req.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    filters = make_filters(role=req.role, agent=req.agent, content_type=req.content_type, project=req.project,
+                           session=req.session, since=req.since, until=req.until, author=req.author)
+    return filters, plan_query(req.query, analyze, now=now_of(req.now))
+
+
+def repeated(store: Store, req: SearchRequest, plan: QueryPlan, filters: Filters, notes: list[str],
+             rerun_wording: str | None = None) -> SearchResult | None:
+    """The repeat policy: an empty result naming the earlier identical call of this turn, or None."""
+    from backscroll.retrieval.policy import repeat
+
+    if req.rerun:
+        return None
+    key = repeat.make_key(req.query, limit=req.limit, mode=req.mode, content_type=req.content_type,
+                          include_echoes=req.include_echoes, role=req.role, agent=req.agent, project=req.project,
+                          session=req.session, since=req.since, until=req.until, strict=req.strict, author=req.author)
+    argv = list(req.caller_argv) if req.caller_argv is not None else None
+    earlier = repeat.find_earlier(store, key, session_id=req.caller_session, argv=argv, now=now_of(req.now))
+    if earlier is None:
+        return None
+    message = repeat.note(earlier, rerun_wording or repeat.RERUN)
+    return SearchResult(query=plan.text, mode=req.mode, filters=filters, results=(), repeated=earlier,
+                        notes=(message, *notes))
+
+
+def rank(store: Store, lex: LexicalIndex, cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Filters,
+         fresh: bool, notes: list[str]) -> SearchResult:
+    """Rank with the words, and the meaning when there are vectors; then the hint policy."""
+    from backscroll import access, meaning
+    from backscroll.retrieval import pipeline
+    from backscroll.retrieval.policy import hints
+
+    opts = pipeline.SearchOptions(limit=req.limit, include_echoes=req.include_echoes, max_chars=req.max_chars)
+    memo: dict = {}
+
+    def run(f: Filters) -> SearchResult:
+        semantic = None
+        effective = "lexical"
+        if req.mode != "lexical":
+            semantic = meaning.semantic_list(store, cfg, plan, f, req.mode, pipeline.depth(opts), fresh, notes, memo)
+            if semantic is None:
+                if req.mode == "semantic":
+                    raise SemanticUnavailableError(
+                        "no embeddings exist yet, so semantic search cannot run",
+                        hint="run `backscroll index` (or `backscroll embed`), or search in lexical mode",
+                        reason="no-embeddings")
+            else:
+                effective = req.mode
+        return pipeline.run(store, lex, plan, f, opts, semantic_list=semantic, mode=effective)
+
+    try:
+        result = run(filters)
+    except LexicalDamaged as exc:
+        access.rebuild_damaged(cfg, store, lex, exc, notes)
+        result = run(filters)
+    result = hints.also_matching(result, filters, run, strict=req.strict)
+    if result.results and all(h.match == "meaning" for h in result.results):
+        notes.append("no result holds the query's words: every result matches by meaning only")
+    return replace(result, notes=tuple(dict.fromkeys([*notes, *result.notes])))

@@ -1,0 +1,182 @@
+"""The library API people import: ``backscroll.Backscroll``, the module-level functions, typed
+results, error kinds worded for the CLI only in ``cli/``, and the repeat parser kept in step with
+the ``search`` command."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+
+import pytest
+
+import backscroll
+from backscroll import Backscroll
+from backscroll.errors import NothingIndexedError, SemanticUnavailableError
+from backscroll.types import RepeatedSearch, SearchResult, SessionSummary, SessionView, StatusReport
+
+
+def _corpus(session_builder) -> None:
+    s = session_builder.claude("shop")
+    s.user("Should the job queue use Postgres advisory locks?")
+    s.assistant("We decided to keep the job queue on Postgres with SKIP LOCKED.")
+    session_builder.codex("infra").user("rotate the deploy keys for the staging cluster")
+
+
+def test_importing_backscroll_stays_cheap():
+    code = ("import sys, backscroll; backscroll.Backscroll; "
+            "print([m for m in ('tantivy', 'numpy', 'onnxruntime', 'typer', 'sqlite_utils') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_package_exports_the_whole_api():
+    for name in ("Backscroll", "search", "index", "embed", "show", "sessions", "list_sessions", "status",
+                 "rebuild", "SearchResult", "Hit", "Filters", "RepeatedSearch", "SessionSummary", "SessionView",
+                 "StatusReport", "IndexOutcome", "BackscrollError"):
+        assert name in backscroll.__all__ and getattr(backscroll, name) is not None, name
+    assert backscroll.list_sessions is backscroll.sessions
+
+
+def test_status_answers_twice_and_after_a_search(session_builder, backscroll_home):
+    _corpus(session_builder)
+    home = backscroll_home.data
+    first = backscroll.status(home=home)
+    second = backscroll.status(home=home)
+    assert isinstance(first, StatusReport) and isinstance(second, StatusReport)
+    assert first.indexed is False and callable(backscroll.status)
+    backscroll.index(home=home, embed=False)
+    assert backscroll.search("job queue", home=home, mode="lexical").results
+    for submodule in ("backscroll.status_report", "backscroll.cli.status", "backscroll.searching"):
+        importlib.import_module(submodule)  # a submodule import must not shadow a function
+
+    after = backscroll.status(home=home)
+    assert callable(backscroll.status) and after.sessions == 2 and after.records == 3
+    assert after["sessions"] == 2 and after.to_dict()["records"] == 3
+
+
+def test_a_handle_serves_many_calls_from_one_open_store(session_builder, backscroll_home):
+    _corpus(session_builder)
+    with Backscroll(home=backscroll_home.data) as bs:
+        outcome = bs.index(embed=False)
+        assert outcome.report.records_added == 3
+        res = bs.search("job queue postgres", mode="lexical")
+        assert isinstance(res, SearchResult) and res.results
+        assert bs._held is not None
+        store = bs._held[0]
+        listed = bs.sessions()
+        assert all(isinstance(s, SessionSummary) for s in listed) and len(listed) == 2
+        assert {s.project for s in listed} == {"shop", "infra"} and listed[0]["records"] == listed[0].records
+        view = bs.show(res.results[0].record_id, context=1)
+        assert isinstance(view, SessionView) and view.focus == res.results[0].record_id
+        assert bs.show(res.results[0].session_id).total == 2
+        assert bs.count_sessions(project="infra") == 1
+        assert bs._held is not None and bs._held[0] is store, "reads reuse the store the handle opened"
+        assert bs.rebuild() == 3
+        assert bs.search("deploy keys", mode="lexical").results
+    assert bs._held is None
+
+
+def test_reads_do_not_sync_unless_asked(session_builder, backscroll_home):
+    _corpus(session_builder)
+    home = backscroll_home.data
+    with pytest.raises(NothingIndexedError):
+        backscroll.search("job queue", home=home)
+    backscroll.index(home=home, embed=False)
+    session_builder.claude("shop").user("a brand new zebra crossing question")
+    assert backscroll.search("zebra crossing", home=home, mode="lexical").results == ()
+    assert backscroll.search("zebra crossing", home=home, mode="lexical", sync=True).results
+    assert any("zebra" in (s.title or "") for s in backscroll.sessions(home=home))
+
+
+def test_library_hints_name_no_flags_and_the_cli_words_them(session_builder, backscroll_home):
+    from backscroll import api
+
+    _corpus(session_builder)
+    with Backscroll(home=backscroll_home.data) as bs:
+        bs.index(embed=False)
+        with pytest.raises(SemanticUnavailableError) as lib:
+            bs.search("job queue", mode="semantic")
+    assert lib.value.kind == "semantic-unavailable" and "--" not in (lib.value.hint or "")
+    with pytest.raises(SemanticUnavailableError) as cli:
+        api.search("job queue", mode="semantic", cfg=backscroll_home.config(), sync=False)
+    assert cli.value.kind == "semantic-unavailable" and "--mode lexical" in (cli.value.hint or "")
+
+
+def test_a_repeated_search_is_typed_and_its_note_fits_the_caller(session_builder, backscroll_home):
+    from backscroll import api
+
+    s = session_builder.claude("shop")
+    s.user("how do we run the job queue?")
+    s.tool_use("Bash", {"command": "backscroll search 'job queue'"})
+    s.assistant("checking")
+    s.tool_use("Bash", {"command": "backscroll search 'job queue'"})
+    backscroll.index(home=backscroll_home.data, embed=False)
+    lib = backscroll.search("job queue", home=backscroll_home.data, caller_session=s.session_id)
+    assert isinstance(lib.repeated, RepeatedSearch) and lib.repeated.session_id == s.session_id
+    assert "rerun=True" in lib.notes[0] and "--rerun" not in lib.notes[0]
+    assert lib.to_dict()["repeated"] == lib.repeated.to_dict()
+    assert set(lib.to_dict()["repeated"]) == {"session_id", "record_id", "timestamp", "command"}
+    cli = api.search("job queue", cfg=backscroll_home.config(), caller_session=s.session_id)
+    assert "add --rerun" in cli.notes[0]
+    assert backscroll.search("job queue", home=backscroll_home.data, caller_session=s.session_id,
+                             rerun=True).repeated is None
+
+
+def test_the_cli_json_of_list_and_status_keeps_its_shape(session_builder, backscroll_home):
+    from typer.testing import CliRunner
+
+    from backscroll.cli import app
+
+    _corpus(session_builder)
+    backscroll.index(home=backscroll_home.data, embed=False)
+    runner = CliRunner()
+    listed = json.loads(runner.invoke(app, ["--home", str(backscroll_home.data), "list", "--json"]).stdout)
+    assert list(listed["sessions"][0]) == ["session_id", "agent", "project", "cwd", "title", "started_at",
+                                           "updated_at", "is_sidechain", "parent_session_id", "records", "echoes"]
+    status = json.loads(runner.invoke(app, ["--home", str(backscroll_home.data), "status", "--json"]).stdout)
+    assert status["sessions"] == 2 and "integrations" in status and "paths" in status
+
+
+def _search_command():
+    import typer.main
+
+    from backscroll.cli import app
+
+    return typer.main.get_command(app)
+
+
+def test_the_repeat_parser_knows_every_option_of_the_search_command():
+    """A new ``search`` option must be added to the repeat parser, or its calls would never be repeats."""
+    from backscroll.retrieval.policy import repeat
+
+    group = _search_command()
+    command = group.commands["search"]  # type: ignore[attr-defined]
+    known_values, known_flags = set(repeat._VALUE_OPTIONS), set(repeat._FLAGS)
+    key_fields = set(repeat.SearchKey.__dataclass_fields__) - {"query"}
+    seen_fields = set()
+    for params in (command.params, group.params):
+        for p in params:
+            if p.param_type_name != "option" or p.name in ("help", "version"):
+                continue
+            names = set(p.opts) | set(p.secondary_opts)
+            table = known_flags if p.is_flag else known_values
+            missing = names - table
+            where = "_FLAGS" if p.is_flag else "_VALUE_OPTIONS"
+            assert not missing, f"search option {sorted(names)} is not in repeat.{where}"
+            if p.name in key_fields:
+                mapped = {(repeat._FLAGS if p.is_flag else repeat._VALUE_OPTIONS)[n] for n in names}
+                assert mapped == {p.name}, (p.name, mapped)
+                seen_fields.add(p.name)
+    assert seen_fields == key_fields, f"SearchKey fields without a search option: {key_fields - seen_fields}"
+    declared = {n for p in (*command.params, *group.params) for n in (*p.opts, *p.secondary_opts)}
+    assert set(repeat._VALUE_OPTIONS) | set(repeat._FLAGS) <= declared, "the parser knows an option search lacks"
+
+
+def test_every_output_option_still_leaves_a_call_parseable():
+    from backscroll.retrieval.policy.repeat import key_from_args, make_key
+
+    args = ["search", "job", "queue", "--format", "tsv", "--fields", "record_id", "--max-bytes", "900", "--ids",
+            "--pretty", "--no-pager", "--json", "--no-sync", "--max-chars", "0", "--home", "/tmp/x", "-n", "5"]
+    assert key_from_args(args) == (make_key("job queue", limit=5), False)
