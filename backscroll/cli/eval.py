@@ -54,25 +54,26 @@ def eval_queries(
 ) -> None:
     """Measure how well search recalls what it must: hit@1, recall@k, MRR and session hit@1, per category.
 
-    QUERIES.toml lists queries, each with a distinctive substring of the record it must find. If the
-    file has a \\[corpus] table, those sources are indexed into a temporary home first; otherwise your
-    own index is used. Echo rows leaking into default results also fail the run.
+    QUERIES.toml lists queries, each with a piece of the record it must find.
+    A \\[corpus] table names sources to index into a temporary home first;
+    without one, your own index is used. Echo rows in results fail the run.
 
     The query file (TOML):
-      now = "2026-11-18T12:00:00Z"   # optional: the clock "yesterday" in a query reads
-      \\[corpus]                       # optional: index these into a throw-away home
-      sources = ["claude:corpus/.claude/projects", "codex:corpus/.codex/sessions"]
-      \\[gate]                         # optional: what --gate enforces
-      slack = 0.05                   # a category may fall this far below its floors
-      ratchet = ["lexical-1"]        # query ids that must stay in the top k
+      now = "2026-11-18T12:00:00Z"  # optional: the clock for "yesterday"
+      \\[corpus]                      # optional: index these into a temp home
+      sources = ["claude:corpus/.claude/projects", "codex:corpus/.codex"]
+      \\[gate]                        # optional: what --gate enforces
+      slack = 0.05                  # a category may fall this far below
+      ratchet = ["lexical-1"]       # query ids that must stay in the top k
       floors.lexical = { hit1 = 0.75, mrr = 0.8, recall = 1.0 }
-      \\[\\[query]]                      # one per query
-      id = "lexical-1"               # optional: names the query for the ratchet
+      \\[\\[query]]                     # one per query
+      id = "lexical-1"              # optional: names it for the ratchet
       text = "what did we pick for calendar arithmetic"
-      expected = "pendulum over arrow"   # a substring of the target record
-      category = "paraphrase"        # optional (default "default")
-      session = "..."                # optional: the hit must be in this session
-      # optional: role agent content_type project since until include_echoes mode allow_also_matching
+      expected = "pendulum over arrow"  # a piece of the target record
+      category = "paraphrase"       # optional (default "default")
+      session = "..."               # optional: the hit's session
+      # optional: role author agent content_type project since until
+      #   include_echoes mode allow_also_matching
     """
 
     def body() -> int:
