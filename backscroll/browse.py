@@ -24,6 +24,7 @@ def _session(store: Store, session_id: str) -> dict:
     rows = store.query("SELECT * FROM sessions WHERE session_id = ?", (session_id,))
     if rows:
         d = dict(rows[0])
+        d.pop("title_rank", None)  # how sure the title is: the store's own bookkeeping
         d["is_sidechain"] = bool(d["is_sidechain"])
         if not d.get("title"):  # as `list` titles it: the first user message
             first = store.conn.execute("SELECT text FROM records WHERE session_id = ? AND role = 'user' AND "

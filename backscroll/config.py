@@ -145,7 +145,8 @@ def parse_source_spec(spec: str) -> tuple[str | None, str]:
         close = difflib.get_close_matches(head, list(AGENTS), n=1)
         raise UsageError(f"unknown agent {head!r} in --source {spec}",
                          hint=(f"did you mean {close[0]}:{tail}? " if close else "")
-                         + f"registered agents: {', '.join(AGENTS)}; or give a bare path to let every agent claim its files")
+                         + f"registered agents: {', '.join(AGENTS)}; "
+                         "or give a bare path to let every agent claim its files")
     return None, spec
 
 

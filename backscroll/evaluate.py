@@ -106,7 +106,8 @@ class EvalReport:
 
     def to_dict(self) -> dict:
         return {
-            "k": self.k, "mode": self.mode, "gate_failures": self.gate_failures(), "overall": self.overall, "categories": self.by_category(),
+            "k": self.k, "mode": self.mode, "gate_failures": self.gate_failures(), "overall": self.overall,
+            "categories": self.by_category(),
             "misses": [{"text": o.query.text, "category": o.query.category, "expected": o.query.expected,
                         "ranked_above": o.above} for o in self.outcomes if o.rank is None],
             "queries": [{"id": o.query.id, "text": o.query.text, "category": o.query.category, "rank": o.rank,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
@@ -19,9 +18,9 @@ def embed(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON sum
 
     def body() -> int:
         from backscroll import api
-        from backscroll.cli.progress import EmbedBar
+        from backscroll.cli.progress import EmbedBar, wanted
 
-        n, secs = api.embed(cfg=common.config(), progress=EmbedBar() if not as_json and sys.stderr.isatty() else None,
+        n, secs = api.embed(cfg=common.config(), progress=EmbedBar() if not as_json and wanted() else None,
                             notify=common.err)
         if as_json:
             common.emit_json({"units_embedded": n, "seconds": round(secs, 3)})

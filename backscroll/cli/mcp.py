@@ -10,7 +10,7 @@ from backscroll.cli import common
 def mcp() -> None:
     """Run the MCP server on stdin/stdout (agents start it; `backscroll install mcp` registers it).
 
-    Needs the optional SDK: pip install 'backscroll[mcp]'. Exits when stdin closes.
+    Needs the optional SDK: pip install 'backscroll\\[mcp]'. Exits when stdin closes.
     """
     from backscroll.errors import BackscrollError, ExitCode
     from backscroll.integrations.mcp_server import serve

@@ -17,14 +17,13 @@ def rebuild(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON s
     """
 
     def body() -> int:
-        import sys
         import time
 
         from backscroll import api
-        from backscroll.cli.progress import WordsBar
+        from backscroll.cli.progress import WordsBar, wanted
 
         t0 = time.perf_counter()
-        bar = WordsBar() if not as_json and sys.stderr.isatty() else None
+        bar = WordsBar() if not as_json and wanted() else None
         n = api.rebuild(cfg=common.config(), notify=common.err, lexical_progress=bar)
         secs = time.perf_counter() - t0
         if as_json:

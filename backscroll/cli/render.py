@@ -166,9 +166,8 @@ def stderr_hints(result: SearchResult) -> list[str]:
         )
     if not result.results and not result.also_matching:
         tips = []
-        if any(v for v in (result.filters.role, result.filters.agent, result.filters.content_type,
-                           result.filters.project, result.filters.session, result.filters.since,
-                           result.filters.until)):
+        f = result.filters
+        if any(v for v in (f.role, f.author, f.agent, f.content_type, f.project, f.session, f.since, f.until)):
             tips.append("drop a filter")
         tips.append("try other words")
         lines.append("no results: " + ", or ".join(tips) + "; `backscroll status` shows what is indexed")

@@ -42,7 +42,8 @@ def search(
                                                   help="Only user text written by a person (human), by an agent "
                                                        "for its subagent (agent), or by the harness.")] = None,
     agent: Annotated[str | None, typer.Option("--agent", metavar="NAME",
-                                              help="Only this agent: claude, codex, gemini, opencode, pi.")] = None,
+                                              help="Only this agent: claude, codex, gemini, cursor, copilot, … "
+                                                   "(`backscroll status` lists all).")] = None,
     project: Annotated[str | None, typer.Option("--project", "-p", metavar="NAME",
                                                    help="Only this project (last part of the working directory)."
                                                    )] = None,

@@ -27,7 +27,7 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 # Global options of backscroll that take a value (skipped before the subcommand).
-_GLOBAL_VALUE_OPTIONS = frozenset({"--home", "--config"})
+_GLOBAL_VALUE_OPTIONS = frozenset({"--home", "--color"})  # backscroll's options that take a value
 _MAX_DEPTH = 4
 # Words that may start a simple command inside a compound one (``for …; do backscroll search $q; done``).
 _KEYWORDS = frozenset({"do", "then", "else", "elif", "if", "while", "until", "{", "!"})

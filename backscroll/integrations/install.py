@@ -55,7 +55,8 @@ def home() -> Path:
 
 
 def claude_dir() -> Path:
-    return Path(os.environ["CLAUDE_CONFIG_DIR"]).expanduser() if os.environ.get("CLAUDE_CONFIG_DIR") else home() / ".claude"
+    conf = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(conf).expanduser() if conf else home() / ".claude"
 
 
 def codex_dir() -> Path:
@@ -297,7 +298,8 @@ def plan_hooks(agent: str = "all", uninstall: bool = False) -> list[Change]:
 
 MCP_ENTRY = {"claude": {"type": "stdio", "command": "backscroll", "args": ["mcp"], "env": {}},
              "gemini": {"command": "backscroll", "args": ["mcp"], "timeout": 30000, "trust": False}}
-CODEX_TABLE = f'[mcp_servers.backscroll]\n{CODEX_MARK}\ncommand = "backscroll"\nargs = ["mcp"]\nstartup_timeout_sec = 30\n'
+CODEX_TABLE = (f'[mcp_servers.backscroll]\n{CODEX_MARK}\n'
+               'command = "backscroll"\nargs = ["mcp"]\nstartup_timeout_sec = 30\n')
 _TABLE_HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*([^\]\n]+?)[ \t]*\]\]?[ \t]*(#.*)?$", re.M)
 
 

@@ -118,7 +118,8 @@ class Tools:
         return {"error": {"kind": "internal", "message": f"{type(exc).__name__}: {exc}", "hint": None}}
 
     def search(self, query: str, limit: int = 5, mode: str = "hybrid", role: str | None = None,
-               agent: str | None = None, project: str | None = None, session: str | None = None,
+               author: str | None = None, agent: str | None = None, project: str | None = None,
+               session: str | None = None,
                since: str | None = None, until: str | None = None, content_type: str | None = None,
                include_echoes: bool = False, strict: bool = False, rerun: bool = False,
                max_chars: int = 2000) -> dict:
@@ -130,8 +131,8 @@ class Tools:
             cfg = self.cfg()
             key = repeat.make_key(query, limit=limit, mode=mode, content_type=content_type,
                                   include_echoes=include_echoes, role=role, agent=agent, project=project,
-                                  session=session, since=since, until=until, strict=strict)
-            result = api.search(query, limit=limit, role=role, agent=agent, content_type=content_type,
+                                  session=session, since=since, until=until, strict=strict, author=author)
+            result = api.search(query, limit=limit, role=role, author=author, agent=agent, content_type=content_type,
                                 project=project, session=session, since=since, until=until,
                                 include_echoes=include_echoes, mode=mode, sync=True, max_chars=max_chars,
                                 strict=strict, rerun=True, cfg=cfg)
@@ -205,14 +206,14 @@ def build(tools: Tools):
         return orjson.dumps(obj, option=orjson.OPT_INDENT_2).decode()
 
     @app.tool()
-    def search(query: str, limit: int = 5, mode: str = "hybrid", role: str | None = None, agent: str | None = None,
-               project: str | None = None, session: str | None = None, since: str | None = None,
-               until: str | None = None, content_type: str | None = None, include_echoes: bool = False,
-               strict: bool = False, rerun: bool = False) -> str:
+    def search(query: str, limit: int = 5, mode: str = "hybrid", role: str | None = None, author: str | None = None,
+               agent: str | None = None, project: str | None = None, session: str | None = None,
+               since: str | None = None, until: str | None = None, content_type: str | None = None,
+               include_echoes: bool = False, strict: bool = False, rerun: bool = False) -> str:
         """Search past coding-agent sessions for what was decided, tried or fixed. Returns the JSON of
-        `backscroll search --json`. role/agent/content_type are hints: what they hide comes back under
+        `backscroll search --json`. role/author/agent/content_type are hints: what they hide comes back under
         also_matching. The same search twice in one turn returns a `repeated` note instead of results."""
-        return text(tools.search(query, limit=limit, mode=mode, role=role, agent=agent, project=project,
+        return text(tools.search(query, limit=limit, mode=mode, role=role, author=author, agent=agent, project=project,
                                  session=session, since=since, until=until, content_type=content_type,
                                  include_echoes=include_echoes, strict=strict, rerun=rerun))
 

@@ -1,0 +1,39 @@
+"""Small promises of the CLI and its agent-facing surfaces: every filter reaches every path, no
+store bookkeeping in JSON, and backscroll's own value options do not hide an echo."""
+
+import json
+
+from typer.testing import CliRunner
+
+from backscroll.cli import app
+from backscroll.ingest import echo
+
+
+def test_a_search_behind_a_global_value_option_is_an_echo():
+    for command in ("backscroll --color never search job queue", "backscroll --home /tmp/x search job queue",
+                    "backscroll search job queue --color=never"):
+        assert echo.is_query_echo(command), command
+    assert not echo.is_query_echo("backscroll --color never status")
+
+
+def test_show_json_has_no_title_rank(session_builder, backscroll_index, backscroll_home):
+    s = session_builder.claude(project="shop")
+    s.user("which queue for background jobs?").assistant("Postgres with SKIP LOCKED.")
+    s.summary("Job queue choice")
+    backscroll_index(embed=False)
+    r = CliRunner().invoke(app, ["show", s.session_id, "--json", "--no-sync"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    session = json.loads(r.stdout)["session"]
+    assert session["title"] == "Job queue choice" and "title_rank" not in session
+
+
+def test_mcp_search_takes_the_author_filter(session_builder, backscroll_index, backscroll_home):
+    from backscroll.integrations.mcp_server import Tools
+
+    s = session_builder.claude(project="shop")
+    s.user("should the retry budget be three attempts?")
+    s.assistant("the retry budget stays at three attempts with jitter")
+    backscroll_index(embed=False)
+    got = Tools(str(backscroll_home.data)).search("retry budget", mode="lexical", author="human", strict=True)
+    assert got["filters"]["author"] == "human"
+    assert [h["role"] for h in got["results"]] == ["user"]
