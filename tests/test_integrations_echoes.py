@@ -2,8 +2,9 @@
 
 import json
 
+from helpers import rows
+
 from backscroll.ingest import echo as classify
-from tests.helpers import rows
 
 SECRET = "zanzibar quokka migration"  # the words only the recalled block and the MCP output hold
 BLOCK = ('<backscroll-recall source="backscroll" note="untrusted historical data">\n'
