@@ -50,6 +50,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from random import Random
+from typing import Any
 
 # --------------------------------------------------------------------------------------------
 # JSON and small helpers
@@ -711,7 +712,7 @@ def _base_pools(base: dict, r: Random) -> None:
         "test": t.test, "dir": t.dir, "mod": t.mod, "var": t.var, "var2": t.var,
         "sentence": lambda: t.zipf_sentence(3, 9),
     }
-    by_lang = {}
+    by_lang: dict[str, list] = {}
     for p in base["projects"]:
         by_lang.setdefault(p.lang, []).append(p)
     for lang, (heads, bodies) in CODE_TPL.items():
@@ -797,7 +798,22 @@ def _base_pools(base: dict, r: Random) -> None:
 class Action:
     __slots__ = ("kind", "cmd", "out", "failed", "path", "old", "new", "content", "pattern", "files", "argv", "extra")
 
-    def __init__(self, kind, **kw):
+    # The fields an action's kind uses are always set (see Text.action); the others stay None. They
+    # are typed Any so that each renderer reads its kind's fields without a None check at every use.
+    kind: str
+    cmd: Any
+    out: Any
+    failed: bool
+    path: Any
+    old: Any
+    new: Any
+    content: Any
+    pattern: Any
+    files: Any
+    argv: Any
+    extra: Any
+
+    def __init__(self, kind: str, **kw: Any) -> None:
         self.kind = kind
         self.cmd = self.out = self.path = self.old = self.new = self.content = self.pattern = None
         self.files = self.argv = self.extra = None
@@ -1070,7 +1086,7 @@ class ClaudeGen(Session):
                 self.tool_result(call, out, {"stdout": out, "stderr": "", "interrupted": False, "isImage": False})
         elif a.kind == "read":
             fp = f"{cwd}/{a.path}"
-            inp = {"file_path": fp}
+            inp: dict[str, Any] = {"file_path": fp}
             start = a.extra
             if start > 1:
                 inp.update(offset=start, limit=len(a.content))
@@ -1271,7 +1287,8 @@ class CodexGen(Session):
         code = 1 if failed else 0
         dur = round(rng.uniform(0.01, 30.0) if failed or len(out) > 2000 else rng.uniform(0.01, 2.0), 1)
         if self.exec_style and argv is None:
-            args = {"cmd": cmd, "workdir": self.p.cwd, "yield_time_ms": 10000, "max_output_tokens": 10000}
+            args: dict[str, Any] = {"cmd": cmd, "workdir": self.p.cwd, "yield_time_ms": 10000,
+                                    "max_output_tokens": 10000}
             self._line("response_item", {"type": "function_call", "name": "exec_command", "arguments": dumps(args),
                                          "call_id": call_id})
             output = (f"Chunk ID: {hexid(rng, 6)}\nWall time: {dur:.4f} seconds\nProcess exited with code {code}\n"
@@ -1390,7 +1407,7 @@ def generate(out_dir: str | Path, sessions: int, seed: int = 0, codex_share: flo
     rng.shuffle(order)  # which project is busiest depends on the seed
     mu = math.log(mean_records * 0.95) - 0.5  # lognormal, sigma 1: mean ~ mean_records incl. overshoot
     made_dirs: set[Path] = set()
-    totals = {"sessions": 0, "files": 0, "lines": 0, "bytes": 0, "expected_records": 0}
+    totals: dict[str, float] = {"sessions": 0, "files": 0, "lines": 0, "bytes": 0, "expected_records": 0}
 
     def write(path: Path, lines: list[str]) -> None:
         d = path.parent
@@ -1417,17 +1434,17 @@ def generate(out_dir: str | Path, sessions: int, seed: int = 0, codex_share: flo
             totals["expected_records"] += gen.records
         else:
             sid = uuid4(rng)
-            gen = ClaudeGen(text, memory, project, start, sid)
+            cgen = ClaudeGen(text, memory, project, start, sid)
             spawn = None
             sub_at = None
             if rng.random() < 0.05:
                 sub_at = rng.randint(0, 3)
                 spawn = _spawner(text, memory, project, sid, claude_root, write, totals)
-            gen.run(target, sub_at, spawn)
+            cgen.run(target, sub_at, spawn)
             if rng.random() < 0.3:
-                gen.lines.insert(0, dumps({"type": "summary", "summary": text.title(), "leafUuid": gen.last}))
-            write(claude_root / project.slug / f"{sid}.jsonl", gen.lines)
-            totals["expected_records"] += gen.records
+                cgen.lines.insert(0, dumps({"type": "summary", "summary": text.title(), "leafUuid": cgen.last}))
+            write(claude_root / project.slug / f"{sid}.jsonl", cgen.lines)
+            totals["expected_records"] += cgen.records
         totals["sessions"] += 1
     totals["seconds"] = round(time.perf_counter() - started, 3)
     return totals
@@ -1524,7 +1541,7 @@ def append_lines(path: str | Path, k: int, seed: int = 0) -> dict:
             plan += ["tool", "result"]
         else:
             plan.append("assistant")
-    pending = None
+    pending: tuple[str, str] | None = None
     for step in plan:
         if step == "user":
             text_ = text.user_text()
@@ -1540,6 +1557,7 @@ def append_lines(path: str | Path, k: int, seed: int = 0) -> dict:
                 out = "ok"
             pending = (gen.tool_use("Bash", {"command": cmd, "description": "run a command"}), out)
         else:
+            assert pending is not None  # the plan puts "tool" before each "result"
             call, out = pending
             gen.tool_result(call, out, {"stdout": out, "stderr": "", "interrupted": False, "isImage": False},
                             is_error=False)

@@ -36,6 +36,7 @@ def _load(name: str, rev: str, tmp: Path):
     path = tmp / f"redact_{name}.py"
     path.write_text(src)
     spec = importlib.util.spec_from_file_location(f"redact_{name}", path)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # (dataclasses look their module up)
     spec.loader.exec_module(module)

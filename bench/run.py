@@ -435,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
                 search_hybrid_cached_median=statistics.median(cached))
 
     # 5. warm library search
-    warm = {"lexical": [], "hybrid": []}
+    warm: dict[str, list[float]] = {"lexical": [], "hybrid": []}
     api.search("warm up", cfg=cfg, sync=False)
     for mode in warm:
         for _ in range(3):
@@ -466,8 +466,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"backscroll benchmark — {args.sessions} sessions, {records:,} records, "
               f"{raw_bytes / 1e6:.0f} MB JSONL; {os.cpu_count()} CPUs; {data['date']}\n")
         print("| measure | result | notes |\n|---|---|---|")
-        for r in rows:
-            print(f"| {r[0]} | {r[1]} | {r[2]} |")
+        for row in rows:
+            print(f"| {row[0]} | {row[1]} | {row[2]} |")
     return 0
 
 
