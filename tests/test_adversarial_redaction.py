@@ -171,6 +171,7 @@ def _store_bytes(home) -> bytes:
     return b"".join(p.read_bytes() for p in home.data.glob("backscroll.db*") if p.is_file())
 
 
+@pytest.mark.slow  # ~10 s of CPU: every form indexed and searched end to end (each form alone: below)
 def test_every_secret_form_is_redacted_everywhere(session_builder, backscroll_home, backscroll_index):
     sessions = [_session(session_builder, i, name, text) for i, (name, text, _f) in enumerate(FORMS)]
     backscroll_index()
@@ -257,6 +258,7 @@ _PREFIXES = [
 ]
 
 
+@pytest.mark.slow  # ~8 s of CPU in a subprocess
 def test_no_pattern_is_superlinear(tmp_path):
     """256 KB of repeated prefixes of every pattern, glued by the characters they stop at. A
     quadratic pattern takes minutes on one of these (the JWT one took 123 s); all finish in seconds."""
