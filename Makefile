@@ -1,12 +1,19 @@
 # make demo: index the bundled fixtures into a temporary home and show echo suppression.
-# make test: run the whole test suite. make check: the fast inner loop (tests not marked slow).
-# make lint / make types: ruff and mypy (not yet part of check or test). All create .venv first.
+# make test: lint, types, the recall gate, then the whole test suite (what CI runs).
+# make check: the fast inner loop: lint, types and the tests not marked slow.
+# make lint / make types: ruff and mypy on the package, the tests, the benchmarks and the scripts.
+# All create .venv first.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 export HF_HUB_OFFLINE := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+# Everything ruff and mypy look at (mypy's settings are in pyproject.toml).
+CODE := backscroll tests bench scripts
+# pytest-xdist: one worker per core (2 on CI runners). PYTEST_WORKERS=0 runs the suite serially.
+PYTEST_WORKERS ?= auto
 
 .PHONY: demo test check lint types bench clean
 
@@ -30,25 +37,25 @@ demo: $(STAMP)
 	echo "# is a doc the agent wrote about backscroll search: it mentions the command without running it:"; \
 	bs search --no-sync job queue postgres --limit 8 --include-echoes
 
-# The recall gate runs first so that pytest's summary is the last line of the output.
-test: $(STAMP)
+# lint and types first (they take seconds), then the recall gate, so that pytest's summary is the
+# last line of the output.
+test: lint types
 	$(BIN)/backscroll eval fixtures/eval/check.toml --min-recall 0.9 --gate
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS)
 
-# The inner loop: everything but the tests marked slow (the SIGKILL loop, the real model, the
-# downstream pytest run, the benchmark), spread over the cores. lint and types join it once their
-# findings are fixed.
-check: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow" -n auto
+# The inner loop: lint, types and everything but the tests marked slow (the SIGKILL loop, the real
+# model, the downstream pytest run, the benchmark), spread over the cores.
+check: lint types
+	$(BIN)/python -m pytest -q -m "not slow" -n $(PYTEST_WORKERS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check backscroll tests
+	$(BIN)/ruff check $(CODE)
 
 types: $(STAMP)
-	$(BIN)/mypy backscroll tests
+	$(BIN)/mypy $(CODE)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py --sessions 200
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

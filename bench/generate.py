@@ -50,6 +50,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from random import Random
+from typing import Any
 
 # --------------------------------------------------------------------------------------------
 # JSON and small helpers
@@ -215,7 +216,8 @@ PROJECTS = [
 ]
 
 EXT = {"python": "py", "ts": "ts", "go": "go", "rust": "rs", "infra": "tf"}
-CLASS_SUFFIX = "Service Manager Handler Serializer Client Error Config Factory Repository Controller View Model Store Worker Queue Cache Parser Builder Registry Policy".split()
+CLASS_SUFFIX = ("Service Manager Handler Serializer Client Error Config Factory Repository Controller View Model Store "
+                "Worker Queue Cache Parser Builder Registry Policy").split()
 SUMMARY_TEMPLATES = [
     "Fix {adj} {noun} in {Cls}", "Add {noun} {noun} to {fn}", "Debug {err_short}", "Refactor {noun} handling",
     "Speed up {noun} {noun}", "Migrate {noun} to {noun}", "Investigate {adj} {noun} tests", "Review {path}",
@@ -284,7 +286,8 @@ THINKING_SENTENCES = T(
 )
 
 SUBAGENT_PROMPTS = T(
-    "Find every place in {cwd} that {verbs} the {noun} and report the file and function names. Do not change any files.",
+    "Find every place in {cwd} that {verbs} the {noun} and report the file and function names. "
+    "Do not change any files.",
     "Profile `{fn}` in {cwd}: it is {adj} since the last refactor. Report the root cause with file and line.",
     "Review the diff on this branch for {adj} {noun} handling and list concrete problems.",
 )
@@ -313,18 +316,21 @@ CODE_TPL = {
           "type {Cls} struct {", "package {w}", "func Test{Fn}(t *testing.T) {"),
         T("\t{var}, err := s.{fnc}(ctx, {var2})", "\tif err != nil {", '\t\treturn fmt.Errorf("{w} {w}: %w", err)',
           "\t}", "\treturn nil", "}", "\t// {sentence}", "\t{Fn} {Cls2} `json:\"{var}\"`", "\tdefer {var}.Close()",
-          '\tlog.Printf("{w} %s", {var})', '\t\tt.Fatalf("got %v, want %v", {var}, {num})', "\tfor _, {var} := range {var2} {"),
+          '\tlog.Printf("{w} %s", {var})', '\t\tt.Fatalf("got %v, want %v", {var}, {num})',
+          "\tfor _, {var} := range {var2} {"),
     ),
     "rust": (
         T("pub fn {fn}(&self, {var}: &{Cls}) -> Result<{Cls2}, Error> {", "impl {Cls} {", "pub struct {Cls} {",
           "#[test]", "fn {fn}() {", "use crate::{w}::{Cls};"),
-        T("    let {var} = self.{fn}({var2})?;", "    match {var} {", "        Some(x) => x,", "        None => return Ok(None),",
+        T("    let {var} = self.{fn}({var2})?;", "    match {var} {", "        Some(x) => x,",
+          "        None => return Ok(None),",
           "    Ok({var})", "}", "    // {sentence}", "    pub {var}: {Cls2},", "    assert_eq!({var}, {num});",
           '    tracing::info!("{w} {w} {}", {var});', "    for {var} in {var2}.iter() {"),
     ),
     "infra": (
         T('resource "aws_{w}" "{var}" {', "  - name: {w}-{w}", 'module "{w}" {', "apiVersion: apps/v1", "- hosts: {w}"),
-        T('  {var} = "{w}"', "  {var} = {num}", "    image: {w}:{num}.{num}", "  # {sentence}", "}", "    replicas: {num}",
+        T('  {var} = "{w}"', "  {var} = {num}", "    image: {w}:{num}.{num}", "  # {sentence}", "}",
+          "    replicas: {num}",
           "      {var}: {w}", '  tags = { Name = "{w}-{w}" }', "    memory: {num}Mi", "  when: {var} is defined"),
     ),
 }
@@ -511,7 +517,8 @@ class Text:
         return self.command()[0]
 
     def commit_msg(self):
-        return f"{self.rng.choice(['fix', 'feat', 'refactor', 'test', 'chore'])}: {self.verb()} {self.adj()} {self.noun()} in {self.fn()}"
+        return (f"{self.rng.choice(['fix', 'feat', 'refactor', 'test', 'chore'])}: "
+                f"{self.verb()} {self.adj()} {self.noun()} in {self.fn()}")
 
     # prose -----------------------------------------------------------------------------
     def fill(self, tpl: Tpl) -> str:
@@ -541,7 +548,8 @@ class Text:
                                     "looks good", "try again", "no, revert that", "ship it", "why?"])
         text = self.sentences(USER_SENTENCES, self.rng.choice((1, 1, 1, 2, 2, 3)))
         if r > 0.95:  # a pasted traceback
-            text += "\n\n```\n" + "\n".join(self.rng.choices(self.pools["test_fail"], k=self.rng.randint(4, 14))) + "\n```"
+            trace = self.rng.choices(self.pools["test_fail"], k=self.rng.randint(4, 14))
+            text += "\n\n```\n" + "\n".join(trace) + "\n```"
         return text
 
     def assistant_text(self) -> str:
@@ -615,28 +623,34 @@ class Text:
             return "\n".join(f"{rng.choice(fs)}:{rng.randint(1, 600)}:{rng.randint(1, 80)}: {rng.choice(pools['lint'])}"
                              for _ in range(min(n, 30))) + f"\nFound {min(n, 30)} errors."
         if kind == "gitstatus":
-            return "\n".join(f"{rng.choice([' M', 'M ', '??', ' D', 'A '])} {f}" for f in rng.sample(self.p.files, min(n, 12)))
+            return "\n".join(f"{rng.choice([' M', 'M ', '??', ' D', 'A '])} {f}"
+                             for f in rng.sample(self.p.files, min(n, 12)))
         if kind == "gitstat":
             fs = rng.sample(self.p.files, min(n, 10))
-            return "\n".join(f" {f} | {rng.randint(1, 80)} {'+' * rng.randint(1, 9)}{'-' * rng.randint(0, 6)}" for f in fs) + \
+            return "\n".join(f" {f} | {rng.randint(1, 80)} {'+' * rng.randint(1, 9)}{'-' * rng.randint(0, 6)}"
+                             for f in fs) + \
                 f"\n {len(fs)} files changed, {rng.randint(5, 300)} insertions(+), {rng.randint(0, 120)} deletions(-)"
         if kind == "gitlog":
             return "\n".join(f"{hexid(rng, 7)} {self.commit_msg()}" for _ in range(min(max(n, 3), 15)))
         if kind == "ls":
             fs = rng.sample(self.p.files, min(n, 20))
             return f"total {rng.randint(8, 400)}\n" + "\n".join(
-                f"-rw-r--r--  1 dev dev {rng.randint(90, 40000):>6} Mar {rng.randint(1, 28):>2} {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d} {f.rsplit('/', 1)[-1]}"
+                f"-rw-r--r--  1 dev dev {rng.randint(90, 40000):>6} Mar {rng.randint(1, 28):>2} "
+                f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d} {f.rsplit('/', 1)[-1]}"
                 for f in fs)
         if kind == "commit":
             return (f"[{self.rng.choice(self.p.branches)} {hexid(rng, 7)}] {self.commit_msg()}\n"
-                    f" {rng.randint(1, 9)} files changed, {rng.randint(1, 300)} insertions(+), {rng.randint(0, 90)} deletions(-)")
+                    f" {rng.randint(1, 9)} files changed, {rng.randint(1, 300)} insertions(+), "
+                    f"{rng.randint(0, 90)} deletions(-)")
         if kind == "json":
-            items = [{"id": rng.randint(1, 99999), "status": rng.choice(["ok", "pending", "failed"]), "name": self.var(),
+            items = [{"id": rng.randint(1, 99999), "status": rng.choice(["ok", "pending", "failed"]),
+                      "name": self.var(),
                       "updated_at": f"2026-0{rng.randint(1, 9)}-{rng.randint(10, 28)}T10:{rng.randint(10, 59)}:00Z"}
                      for _ in range(max(1, n // 6))]
             return json.dumps({"count": len(items), "results": items}, indent=2)
         # short
-        return rng.choice([f"{rng.randint(1, 4)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}", "Success! Configuration is valid.",
+        return rng.choice([f"{rng.randint(1, 4)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}",
+                           "Success! Configuration is valid.",
                            f"Switched to a new branch 'fix/{self.noun()}'", f"{rng.randint(10, 3000)} {self.path()}",
                            "Saved working directory and index state WIP on main", "ok", self.zipf_sentence()])
 
@@ -650,10 +664,13 @@ class Text:
             if lang == "python":
                 return f"{'.' * min(total, 70)}{' ' * 4}[100%]\n{total} passed in {secs}s"
             if lang == "go":
-                return "\n".join(f"ok  \tgithub.com/acme/{self.p.name}/{d}\t{rng.uniform(0.01, 3):.3f}s" for d in self.p.dirs[:n])
+                return "\n".join(f"ok  \tgithub.com/acme/{self.p.name}/{d}\t{rng.uniform(0.01, 3):.3f}s"
+                                 for d in self.p.dirs[:n])
             if lang == "rust":
-                return f"running {total} tests\ntest result: ok. {total} passed; 0 failed; 0 ignored; finished in {secs}s"
-            return f" Test Files  {rng.randint(1, 20)} passed\n      Tests  {total} passed ({total})\n   Duration  {secs}s"
+                return (f"running {total} tests\ntest result: ok. {total} passed; 0 failed; 0 ignored; "
+                        f"finished in {secs}s")
+            return (f" Test Files  {rng.randint(1, 20)} passed\n      Tests  {total} passed ({total})\n"
+                    f"   Duration  {secs}s")
         lines = rng.choices(pools["test:" + ("python" if lang in ("python", "infra") else lang)], k=n)
         if failed:
             lines.append("")
@@ -695,7 +712,7 @@ def _base_pools(base: dict, r: Random) -> None:
         "test": t.test, "dir": t.dir, "mod": t.mod, "var": t.var, "var2": t.var,
         "sentence": lambda: t.zipf_sentence(3, 9),
     }
-    by_lang = {}
+    by_lang: dict[str, list] = {}
     for p in base["projects"]:
         by_lang.setdefault(p.lang, []).append(p)
     for lang, (heads, bodies) in CODE_TPL.items():
@@ -708,12 +725,13 @@ def _base_pools(base: dict, r: Random) -> None:
         pools["code:" + lang] = lines
     levels = ["INFO"] * 8 + ["DEBUG"] * 4 + ["WARNING"] * 2 + ["ERROR"]
     log = []
-    for i in range(3000):
+    for _ in range(3000):
         t.p = r.choice(base["projects"])
         lvl = r.choice(levels)
         msg = t.err() if lvl == "ERROR" else t.zipf_sentence(4, 12)
         log.append(f"2026-{r.randint(1, 11):02d}-{r.randint(1, 28):02d}T{r.randint(0, 23):02d}:{r.randint(0, 59):02d}:"
-                   f"{r.randint(0, 59):02d}.{r.randint(0, 999):03d}Z {lvl:<7} [{r.choice(['worker', 'web', 'sched', 'api'])}-{r.randint(1, 8)}] "
+                   f"{r.randint(0, 59):02d}.{r.randint(0, 999):03d}Z {lvl:<7} "
+                   f"[{r.choice(['worker', 'web', 'sched', 'api'])}-{r.randint(1, 8)}] "
                    f"{t.mod()}: {msg} ({t.var()}={r.randint(0, 5000)}, took {r.randint(1, 3000)}ms)")
     pools["log"] = log
     for lang in ("python", "ts", "go", "rust"):
@@ -725,9 +743,11 @@ def _base_pools(base: dict, r: Random) -> None:
             if lang == "python":
                 lines.append(f"{t.test()}::test_{t.fn()} {res} [{r.randint(1, 100):>3}%]")
             elif lang == "ts":
-                lines.append(f" {'✓' if res == 'PASSED' else '↓'} {t.test()} > {t.cls()} > {t.fnc()} {r.randint(1, 400)}ms")
+                mark = "✓" if res == "PASSED" else "↓"
+                lines.append(f" {mark} {t.test()} > {t.cls()} > {t.fnc()} {r.randint(1, 400)}ms")
             elif lang == "go":
-                lines.append(f"=== RUN   Test{t.Fn()}\n--- {'PASS' if res == 'PASSED' else 'SKIP'}: Test{t.Fn()} ({r.uniform(0, 2):.2f}s)")
+                verdict = "PASS" if res == "PASSED" else "SKIP"
+                lines.append(f"=== RUN   Test{t.Fn()}\n--- {verdict}: Test{t.Fn()} ({r.uniform(0, 2):.2f}s)")
             else:
                 lines.append(f"test {t.var()}::tests::{t.fn()} ... {'ok' if res == 'PASSED' else 'ignored'}")
         pools["test:" + lang] = lines
@@ -736,9 +756,11 @@ def _base_pools(base: dict, r: Random) -> None:
         t.p = r.choice(base["projects"])
         fail.append(r.choice([
             f'  File "/home/dev/{t.p.name}/{t.path()}", line {r.randint(1, 900)}, in {t.fn()}',
-            f"    {t.var()} = {t.fn()}({t.var()})", f"E       {t.err()}", f"E       assert {r.randint(0, 99)} == {r.randint(0, 99)}",
+            f"    {t.var()} = {t.fn()}({t.var()})", f"E       {t.err()}",
+            f"E       assert {r.randint(0, 99)} == {r.randint(0, 99)}",
             f"{t.path()}:{r.randint(1, 900)}: in {t.fn()}", "Traceback (most recent call last):",
-            f"    raise {t.cls()}Error({t.var()!r})", f"_ _ _ _ _ _ _ _ _ _ _ _ _ _ {t.fn()} _ _ _ _ _ _ _ _ _ _ _ _ _ _",
+            f"    raise {t.cls()}Error({t.var()!r})",
+            f"_ _ _ _ _ _ _ _ _ _ _ _ _ _ {t.fn()} _ _ _ _ _ _ _ _ _ _ _ _ _ _",
         ]))
     pools["test_fail"] = fail
     build = []
@@ -747,12 +769,16 @@ def _base_pools(base: dict, r: Random) -> None:
         build.append(r.choice([
             f"   Compiling {t.var().replace('_', '-')} v0.{r.randint(1, 30)}.{r.randint(0, 9)}",
             f"Collecting {t.var().replace('_', '-')}>={r.randint(1, 9)}.{r.randint(0, 20)}",
-            f"  Downloading {t.var().replace('_', '-')}-{r.randint(1, 9)}.{r.randint(0, 20)}.0-py3-none-any.whl ({r.randint(10, 900)} kB)",
+            f"  Downloading {t.var().replace('_', '-')}-{r.randint(1, 9)}.{r.randint(0, 20)}.0-py3-none-any.whl "
+            f"({r.randint(10, 900)} kB)",
             f"added {r.randint(1, 900)} packages, and audited {r.randint(900, 2000)} packages in {r.randint(1, 40)}s",
             f"vite v5.{r.randint(0, 4)}.{r.randint(0, 9)} building for production...",
-            f"dist/assets/{t.var()}-{hexid(r, 8)}.js   {r.randint(1, 900)}.{r.randint(10, 99)} kB │ gzip: {r.randint(1, 200)}.{r.randint(10, 99)} kB",
-            f"warning: unused variable: `{t.var()}`", f"go: downloading github.com/{t.var()}/{t.var()} v1.{r.randint(0, 20)}.{r.randint(0, 9)}",
-            f"Successfully installed {t.var().replace('_', '-')}-{r.randint(0, 9)}.{r.randint(0, 30)}.{r.randint(0, 9)}",
+            f"dist/assets/{t.var()}-{hexid(r, 8)}.js   {r.randint(1, 900)}.{r.randint(10, 99)} kB │ "
+            f"gzip: {r.randint(1, 200)}.{r.randint(10, 99)} kB",
+            f"warning: unused variable: `{t.var()}`",
+            f"go: downloading github.com/{t.var()}/{t.var()} v1.{r.randint(0, 20)}.{r.randint(0, 9)}",
+            f"Successfully installed {t.var().replace('_', '-')}-"
+            f"{r.randint(0, 9)}.{r.randint(0, 30)}.{r.randint(0, 9)}",
             f"    Finished `release` profile [optimized] target(s) in {r.randint(1, 200)}.{r.randint(10, 99)}s",
         ]))
     pools["build"] = build
@@ -761,7 +787,8 @@ def _base_pools(base: dict, r: Random) -> None:
                      "B008 Do not perform function call in argument defaults",
                      "no-unused-vars: 'x' is assigned a value but never used", "SA4006: this value is never used",
                      "clippy::needless_borrow: this expression creates a reference which is immediately dereferenced",
-                     "TS2322: Type 'string' is not assignable to type 'number'.", "E711 Comparison to `None` should be `cond is None`"]
+                     "TS2322: Type 'string' is not assignable to type 'number'.",
+                     "E711 Comparison to `None` should be `cond is None`"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -771,7 +798,22 @@ def _base_pools(base: dict, r: Random) -> None:
 class Action:
     __slots__ = ("kind", "cmd", "out", "failed", "path", "old", "new", "content", "pattern", "files", "argv", "extra")
 
-    def __init__(self, kind, **kw):
+    # The fields an action's kind uses are always set (see Text.action); the others stay None. They
+    # are typed Any so that each renderer reads its kind's fields without a None check at every use.
+    kind: str
+    cmd: Any
+    out: Any
+    failed: bool
+    path: Any
+    old: Any
+    new: Any
+    content: Any
+    pattern: Any
+    files: Any
+    argv: Any
+    extra: Any
+
+    def __init__(self, kind: str, **kw: Any) -> None:
         self.kind = kind
         self.cmd = self.out = self.path = self.old = self.new = self.content = self.pattern = None
         self.files = self.argv = self.extra = None
@@ -841,7 +883,8 @@ class Session:
         if r < 0.66:
             path = t.path()
             n = t.n_lines("code")
-            return Action("read", path=path, content=t.code_lines(n), extra=rng.randint(1, 40) if rng.random() < 0.2 else 1)
+            return Action("read", path=path, content=t.code_lines(n),
+                          extra=rng.randint(1, 40) if rng.random() < 0.2 else 1)
         if r < 0.82:
             old = t.code_lines(rng.randint(1, 8))
             new = t.code_lines(rng.randint(1, 10))
@@ -852,7 +895,8 @@ class Session:
             return Action("grep", pattern=pat, out=t.output("grep"), files=rng.sample(t.p.files, rng.randint(1, 6)),
                           extra=rng.random() < 0.6)
         if r < 0.97:
-            return Action("write", path=f"{t.dir()}/{t.var()}.{EXT[t.p.lang]}", content=t.code_lines(rng.randint(15, 160)))
+            return Action("write", path=f"{t.dir()}/{t.var()}.{EXT[t.p.lang]}",
+                          content=t.code_lines(rng.randint(15, 160)))
         ext = EXT[t.p.lang]
         return Action("glob", pattern=rng.choice([f"**/*.{ext}", f"{t.dir()}/**/*.{ext}", "**/*test*"]),
                       files=rng.sample(t.p.files, rng.randint(1, min(30, len(t.p.files)))))
@@ -981,7 +1025,8 @@ class ClaudeGen(Session):
         content: object = text if rng.random() < 0.8 else [{"type": "text", "text": text}]
         extra = {}
         if self.agent_id is None:
-            extra = {"thinkingMetadata": {"level": "high", "disabled": False, "triggers": []}, "permissionMode": "default"}
+            extra = {"thinkingMetadata": {"level": "high", "disabled": False, "triggers": []},
+                     "permissionMode": "default"}
         self._emit("user", {"role": "user", "content": content}, ts, **extra)
         self.records += 1
 
@@ -990,7 +1035,8 @@ class ClaudeGen(Session):
         text = text or self.t.assistant_text()
         content = []
         if rng.random() < 0.3:
-            content.append({"type": "thinking", "thinking": self.t.thinking(), "signature": b64(rng, rng.randint(120, 400))})
+            content.append({"type": "thinking", "thinking": self.t.thinking(),
+                            "signature": b64(rng, rng.randint(120, 400))})
         content.append({"type": "text", "text": text})
         uid = self._emit("assistant", self._assistant_msg(content, "end_turn"), self.tick(),
                          requestId="req_011C" + b62(rng, 18))
@@ -1016,17 +1062,19 @@ class ClaudeGen(Session):
             self.records += 1
 
     def interrupted(self) -> None:
-        self._emit("user", {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]},
+        self._emit("user", {"role": "user",
+                            "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]},
                    self.tick(1, 10))
 
     def action(self, a: Action) -> None:
         rng, cwd = self.rng, self.p.cwd
         if a.kind == "shell":
-            call = self.tool_use("Bash", {"command": a.cmd, "description": f"{a.cmd.split()[0].capitalize()} {self.t.noun()}"})
+            call = self.tool_use("Bash", {"command": a.cmd,
+                                          "description": f"{a.cmd.split()[0].capitalize()} {self.t.noun()}"})
             if rng.random() < 0.01:  # the user rejects the call
-                msg = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a "
-                       "file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the "
-                       "user to tell you how to proceed.")
+                msg = ("The user doesn't want to proceed with this tool use. The tool use was rejected "
+                       "(eg. if it was a file edit, the new_string was NOT written to the file). "
+                       "STOP what you are doing and wait for the user to tell you how to proceed.")
                 self.tool_result(call, msg, "Error: " + msg, is_error=True)
                 self.interrupted()
                 return
@@ -1038,7 +1086,7 @@ class ClaudeGen(Session):
                 self.tool_result(call, out, {"stdout": out, "stderr": "", "interrupted": False, "isImage": False})
         elif a.kind == "read":
             fp = f"{cwd}/{a.path}"
-            inp = {"file_path": fp}
+            inp: dict[str, Any] = {"file_path": fp}
             start = a.extra
             if start > 1:
                 inp.update(offset=start, limit=len(a.content))
@@ -1054,8 +1102,8 @@ class ClaudeGen(Session):
             call = self.tool_use("Edit", {"file_path": fp, "old_string": old, "new_string": new})
             at = a.extra
             snippet = "\n".join(f"{i:>6}→{line}" for i, line in enumerate(a.content[:rng.randint(5, 15)], at))
-            self.tool_result(call, f"The file {fp} has been updated. Here's the result of running `cat -n` on a snippet of "
-                             f"the edited file:\n{snippet}",
+            self.tool_result(call, f"The file {fp} has been updated. Here's the result of running `cat -n` on a "
+                                   f"snippet of the edited file:\n{snippet}",
                              {"filePath": fp, "oldString": old, "newString": new, "originalFile": "\n".join(a.content),
                               "structuredPatch": [{"oldStart": at, "oldLines": len(a.old), "newStart": at,
                                                    "newLines": len(a.new),
@@ -1069,17 +1117,21 @@ class ClaudeGen(Session):
             call = self.tool_use("Grep", inp)
             if content_mode:
                 out = a.out
-                res = {"mode": "content", "numFiles": 0, "filenames": [], "content": out, "numLines": out.count("\n") + 1}
+                res = {"mode": "content", "numFiles": 0, "filenames": [], "content": out,
+                       "numLines": out.count("\n") + 1}
             else:
-                out = f"Found {len(a.files)} file{'s' if len(a.files) > 1 else ''}\n" + "\n".join(f"{cwd}/{f}" for f in a.files)
-                res = {"mode": "files_with_matches", "filenames": [f"{cwd}/{f}" for f in a.files], "numFiles": len(a.files)}
+                out = (f"Found {len(a.files)} file{'s' if len(a.files) > 1 else ''}\n"
+                       + "\n".join(f"{cwd}/{f}" for f in a.files))
+                res = {"mode": "files_with_matches", "filenames": [f"{cwd}/{f}" for f in a.files],
+                       "numFiles": len(a.files)}
             self.tool_result(call, out, res)
         elif a.kind == "write":
             fp = f"{cwd}/{a.path}"
             body = "\n".join(a.content)
             call = self.tool_use("Write", {"file_path": fp, "content": body})
             self.tool_result(call, f"File created successfully at: {fp}",
-                             {"type": "create", "filePath": fp, "content": body, "structuredPatch": [], "originalFile": None})
+                             {"type": "create", "filePath": fp, "content": body, "structuredPatch": [],
+                              "originalFile": None})
         elif a.kind == "glob":
             call = self.tool_use("Glob", {"pattern": a.pattern})
             names = [f"{cwd}/{f}" for f in a.files]
@@ -1090,13 +1142,15 @@ class ClaudeGen(Session):
         """Slash-command and meta lines some sessions start with (none are records)."""
         if self.rng.random() < 0.12:
             cmd = self.rng.choice(["clear", "model", "compact", "init"])
-            self._emit("user", {"role": "user", "content": "Caveat: The messages below were generated by the user while "
-                                "running local commands. DO NOT respond to these messages or otherwise consider them in "
-                                "your response unless the user explicitly asks you to."}, self.tick(0.1, 1), isMeta=True)
+            self._emit("user", {"role": "user", "content": "Caveat: The messages below were generated by the user "
+                                "while running local commands. DO NOT respond to these messages or otherwise "
+                                "consider them in your response unless the user explicitly asks you to."},
+                       self.tick(0.1, 1), isMeta=True)
             self._emit("user", {"role": "user", "content": f"<command-name>/{cmd}</command-name>\n            "
                                 f"<command-message>{cmd}</command-message>\n            <command-args></command-args>"},
                        self.tick(0.1, 1))
-            self._emit("user", {"role": "user", "content": "<local-command-stdout></local-command-stdout>"}, self.tick(0.1, 1))
+            self._emit("user", {"role": "user", "content": "<local-command-stdout></local-command-stdout>"},
+                       self.tick(0.1, 1))
 
     def run(self, target: int, subagent_at: int | None = None, spawn=None) -> None:
         rng = self.rng
@@ -1157,12 +1211,14 @@ class CodexGen(Session):
     def header(self) -> None:
         rng, p = self.rng, self.p
         start = fmt_ts(self.now)
-        self._line("session_meta", {"id": self.session_id, "timestamp": start, "cwd": p.cwd, "originator": "codex_cli_rs",
+        self._line("session_meta", {"id": self.session_id, "timestamp": start, "cwd": p.cwd,
+                                    "originator": "codex_cli_rs",
                                     "cli_version": self.cli, "source": "cli", "model_provider": "openai",
                                     "git": {"commit_hash": hexid(rng, 40), "branch": rng.choice(p.branches),
                                             "repository_url": f"git@github.com:acme/{p.name}.git"}}, start)
         if rng.random() < 0.5:
-            self._line("response_item", {"type": "message", "role": "developer", "content": [{"type": "input_text", "text":
+            self._line("response_item", {"type": "message", "role": "developer",
+                                         "content": [{"type": "input_text", "text":
                        "<permissions instructions>\nFilesystem sandboxing decides which files you can read or write. "
                        "`sandbox_mode` is `workspace-write`.\n</permissions instructions>"}]}, self._dup_ts())
         if rng.random() < 0.4:
@@ -1175,9 +1231,11 @@ class CodexGen(Session):
                    f"  <shell>bash</shell>\n</environment_context>"}]}, self._dup_ts())
 
     def turn_context(self) -> None:
-        self._line("turn_context", {"turn_id": uuid7(self.rng, self.now), "cwd": self.p.cwd, "approval_policy": "on-request",
+        self._line("turn_context", {"turn_id": uuid7(self.rng, self.now), "cwd": self.p.cwd,
+                                    "approval_policy": "on-request",
                                     "sandbox_policy": {"type": "workspace-write", "network_access": False},
-                                    "model": self.model, "effort": self.rng.choice(["medium", "high"]), "summary": "auto"},
+                                    "model": self.model, "effort": self.rng.choice(["medium", "high"]),
+                                    "summary": "auto"},
                    self._dup_ts())
 
     def token_count(self) -> None:
@@ -1188,7 +1246,8 @@ class CodexGen(Session):
             "total_token_usage": {"input_tokens": self.tokens, "cached_input_tokens": int(self.tokens * 0.8),
                                   "output_tokens": self.tokens // 20, "reasoning_output_tokens": self.tokens // 40,
                                   "total_tokens": self.tokens + self.tokens // 20},
-            "last_token_usage": {"input_tokens": step, "cached_input_tokens": int(step * 0.8), "output_tokens": step // 20,
+            "last_token_usage": {"input_tokens": step, "cached_input_tokens": int(step * 0.8),
+                                 "output_tokens": step // 20,
                                  "reasoning_output_tokens": step // 40, "total_tokens": step + step // 20},
             "model_context_window": 272000},
             "rate_limits": {"primary": {"used_percent": float(rng.randint(0, 90)), "window_minutes": 300,
@@ -1199,18 +1258,21 @@ class CodexGen(Session):
         summary = f"**{self.t.verb().capitalize()}ing the {self.t.noun()}**\n\n{self.t.thinking()}"
         self._line("event_msg", {"type": "agent_reasoning", "text": summary})
         self._line("response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": summary}],
-                                     "content": None, "encrypted_content": "gAAAAAB" + b64(rng, rng.randint(200, 1500), True)},
+                                     "content": None,
+                                     "encrypted_content": "gAAAAAB" + b64(rng, rng.randint(200, 1500), True)},
                    self._dup_ts())
 
     def user(self) -> None:
         text = self.t.user_text()
-        self._line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
+        self._line("response_item", {"type": "message", "role": "user",
+                                     "content": [{"type": "input_text", "text": text}]})
         self._line("event_msg", {"type": "user_message", "message": text, "images": []}, self._dup_ts())
         self.records += 1
 
     def assistant(self) -> None:
         text = self.t.assistant_text()
-        self._line("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]})
+        self._line("response_item", {"type": "message", "role": "assistant",
+                                     "content": [{"type": "output_text", "text": text}]})
         line_no = len(self.lines)
         self._line("event_msg", {"type": "agent_message", "message": text}, self._dup_ts())
         self.records += 1
@@ -1225,7 +1287,8 @@ class CodexGen(Session):
         code = 1 if failed else 0
         dur = round(rng.uniform(0.01, 30.0) if failed or len(out) > 2000 else rng.uniform(0.01, 2.0), 1)
         if self.exec_style and argv is None:
-            args = {"cmd": cmd, "workdir": self.p.cwd, "yield_time_ms": 10000, "max_output_tokens": 10000}
+            args: dict[str, Any] = {"cmd": cmd, "workdir": self.p.cwd, "yield_time_ms": 10000,
+                                    "max_output_tokens": 10000}
             self._line("response_item", {"type": "function_call", "name": "exec_command", "arguments": dumps(args),
                                          "call_id": call_id})
             output = (f"Chunk ID: {hexid(rng, 6)}\nWall time: {dur:.4f} seconds\nProcess exited with code {code}\n"
@@ -1269,14 +1332,18 @@ class CodexGen(Session):
             end = start + len(a.content) - 1
             cmd = rng.choice([f"sed -n '{start},{end}p' {a.path}", f"nl -ba {a.path} | sed -n '{start},{end}p'",
                               f"cat {a.path}"])
-            body = "\n".join(f"{i:>6}\t{x}" for i, x in enumerate(a.content, start)) if cmd.startswith("nl") else "\n".join(a.content)
+            if cmd.startswith("nl"):
+                body = "\n".join(f"{i:>6}\t{x}" for i, x in enumerate(a.content, start))
+            else:
+                body = "\n".join(a.content)
             self._shell(cmd, body, False)
         elif a.kind == "edit":
             patch = (f"*** Begin Patch\n*** Update File: {a.path}\n@@\n" + "\n".join("-" + x for x in a.old) + "\n" +
                      "\n".join("+" + x for x in a.new) + "\n*** End Patch")
             self._patch(patch, [("M", a.path)])
         elif a.kind == "write":
-            patch = f"*** Begin Patch\n*** Add File: {a.path}\n" + "\n".join("+" + x for x in a.content) + "\n*** End Patch"
+            patch = (f"*** Begin Patch\n*** Add File: {a.path}\n" + "\n".join("+" + x for x in a.content)
+                     + "\n*** End Patch")
             self._patch(patch, [("A", a.path)])
         elif a.kind == "grep":
             if a.extra:
@@ -1340,7 +1407,7 @@ def generate(out_dir: str | Path, sessions: int, seed: int = 0, codex_share: flo
     rng.shuffle(order)  # which project is busiest depends on the seed
     mu = math.log(mean_records * 0.95) - 0.5  # lognormal, sigma 1: mean ~ mean_records incl. overshoot
     made_dirs: set[Path] = set()
-    totals = {"sessions": 0, "files": 0, "lines": 0, "bytes": 0, "expected_records": 0}
+    totals: dict[str, float] = {"sessions": 0, "files": 0, "lines": 0, "bytes": 0, "expected_records": 0}
 
     def write(path: Path, lines: list[str]) -> None:
         d = path.parent
@@ -1367,17 +1434,17 @@ def generate(out_dir: str | Path, sessions: int, seed: int = 0, codex_share: flo
             totals["expected_records"] += gen.records
         else:
             sid = uuid4(rng)
-            gen = ClaudeGen(text, memory, project, start, sid)
+            cgen = ClaudeGen(text, memory, project, start, sid)
             spawn = None
             sub_at = None
             if rng.random() < 0.05:
                 sub_at = rng.randint(0, 3)
                 spawn = _spawner(text, memory, project, sid, claude_root, write, totals)
-            gen.run(target, sub_at, spawn)
+            cgen.run(target, sub_at, spawn)
             if rng.random() < 0.3:
-                gen.lines.insert(0, dumps({"type": "summary", "summary": text.title(), "leafUuid": gen.last}))
-            write(claude_root / project.slug / f"{sid}.jsonl", gen.lines)
-            totals["expected_records"] += gen.records
+                cgen.lines.insert(0, dumps({"type": "summary", "summary": text.title(), "leafUuid": cgen.last}))
+            write(claude_root / project.slug / f"{sid}.jsonl", cgen.lines)
+            totals["expected_records"] += cgen.records
         totals["sessions"] += 1
     totals["seconds"] = round(time.perf_counter() - started, 3)
     return totals
@@ -1474,7 +1541,7 @@ def append_lines(path: str | Path, k: int, seed: int = 0) -> dict:
             plan += ["tool", "result"]
         else:
             plan.append("assistant")
-    pending = None
+    pending: tuple[str, str] | None = None
     for step in plan:
         if step == "user":
             text_ = text.user_text()
@@ -1490,6 +1557,7 @@ def append_lines(path: str | Path, k: int, seed: int = 0) -> dict:
                 out = "ok"
             pending = (gen.tool_use("Bash", {"command": cmd, "description": "run a command"}), out)
         else:
+            assert pending is not None  # the plan puts "tool" before each "result"
             call, out = pending
             gen.tool_result(call, out, {"stdout": out, "stderr": "", "interrupted": False, "isImage": False},
                             is_error=False)

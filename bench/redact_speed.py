@@ -36,6 +36,7 @@ def _load(name: str, rev: str, tmp: Path):
     path = tmp / f"redact_{name}.py"
     path.write_text(src)
     spec = importlib.util.spec_from_file_location(f"redact_{name}", path)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # (dataclasses look their module up)
     spec.loader.exec_module(module)
@@ -108,7 +109,7 @@ def main() -> None:
                 assert n == records, (n, records)
                 full[name] = min(full[name], cpu)
         for name in modules:
-            changed = sum(a != b for a, b in zip(outputs[name][0], texts))
+            changed = sum(a != b for a, b in zip(outputs[name][0], texts, strict=False))
             print(f"{name:>6}: redactor alone {alone[name]:.3f} s CPU, {changed} texts changed, "
                   f"counts {sum(outputs[name][1].values())}")
         if not args.no_sync:
@@ -119,7 +120,7 @@ def main() -> None:
                 for name, cpu in full.items():
                     print(f"{name:>6}: {base / cpu:.2f}x old (records/s)")
         if "head" in outputs and outputs["head"][0] != outputs["work"][0]:
-            diff = [i for i, (a, b) in enumerate(zip(outputs["head"][0], outputs["work"][0])) if a != b]
+            diff = [i for i, (a, b) in enumerate(zip(outputs["head"][0], outputs["work"][0], strict=False)) if a != b]
             print(f"WARNING: work and head differ on {len(diff)} texts, first {diff[:5]}")
 
 

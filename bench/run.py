@@ -66,7 +66,8 @@ def cli(args: list[str], env: dict, check: bool = True, python: str = sys.execut
         "w = time.perf_counter() - t\n"
         "r = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
         "sys.stderr.buffer.write(p.stderr)\n"
-        "sys.stdout.buffer.write(json.dumps({'wall': w, 'rss_kb': r, 'rc': p.returncode}).encode() + b'\\n' + p.stdout)\n"
+        "sys.stdout.buffer.write(json.dumps({'wall': w, 'rss_kb': r, 'rc': p.returncode}).encode()"
+        " + b'\\n' + p.stdout)\n"
     )
     target = [python, "-c", code, *args] if code is not None else [python, "-m", "backscroll", *args]
     # cwd: ``python -m``/``-c`` import from the working directory first, so it must be the checkout measured
@@ -260,7 +261,8 @@ def compare(args, corpus: Path, old: Path) -> int:
         ("embedding CPU per text (ms)", f"{o['embed_cpu_ms_per_unit']:.1f}", f"{n['embed_cpu_ms_per_unit']:.1f}",
          ratio(o["embed_cpu_ms_per_unit"], n["embed_cpu_ms_per_unit"])),
         (f"projected full embedding ({o['prose']:,} texts)", f"{o['embed_full_projected_s'] / 60:.1f} min",
-         f"{n['embed_full_projected_s'] / 60:.1f} min", ratio(o["embed_full_projected_s"], n["embed_full_projected_s"])),
+         f"{n['embed_full_projected_s'] / 60:.1f} min",
+         ratio(o["embed_full_projected_s"], n["embed_full_projected_s"])),
         ("peak RSS, embed", f"{o['embed_rss'] / mb:.0f} MB", f"{n['embed_rss'] / mb:.0f} MB",
          ratio(o["embed_rss"], n["embed_rss"])),
         (f"peak RSS, `index` (Ctrl-C after {args.index_seconds:.0f} s)", f"{o['index_rss'] / mb:.0f} MB",
@@ -433,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
                 search_hybrid_cached_median=statistics.median(cached))
 
     # 5. warm library search
-    warm = {"lexical": [], "hybrid": []}
+    warm: dict[str, list[float]] = {"lexical": [], "hybrid": []}
     api.search("warm up", cfg=cfg, sync=False)
     for mode in warm:
         for _ in range(3):
@@ -464,8 +466,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"backscroll benchmark — {args.sessions} sessions, {records:,} records, "
               f"{raw_bytes / 1e6:.0f} MB JSONL; {os.cpu_count()} CPUs; {data['date']}\n")
         print("| measure | result | notes |\n|---|---|---|")
-        for r in rows:
-            print(f"| {r[0]} | {r[1]} | {r[2]} |")
+        for row in rows:
+            print(f"| {row[0]} | {row[1]} | {row[2]} |")
     return 0
 
 

@@ -39,7 +39,8 @@ def main() -> None:
     vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
     model = embed.load(bulk=False)
     factory = lambda: model  # noqa: E731
-    target_cos, other_cos, best_other = [], [], []
+    target_cos: list[float] = []
+    other_cos: list[float] = []
     for q in spec["query"]:
         ids, scores = vecs.similarities(vecs.query_vector(q["text"], factory))
         rows = {r[0] for r in store.conn.execute("SELECT id FROM records WHERE text LIKE ? AND is_echo = 0",
@@ -54,10 +55,10 @@ def main() -> None:
         nonsense_best.append((float(scores.max()), text))
     pct = lambda xs, p: float(np.percentile(xs, p))  # noqa: E731
     print(f"units: {len(ids)}; queries with an embedded target: {len(target_cos)}")
-    print("related (query, target):   min %.3f  p5 %.3f  p10 %.3f  median %.3f" % (
-        min(target_cos), pct(target_cos, 5), pct(target_cos, 10), pct(target_cos, 50)))
-    print("unrelated (query, other):  median %.3f  p90 %.3f  p99 %.3f  max %.3f" % (
-        pct(other_cos, 50), pct(other_cos, 90), pct(other_cos, 99), max(other_cos)))
+    print(f"related (query, target):   min {min(target_cos):.3f}  p5 {pct(target_cos, 5):.3f}"
+          f"  p10 {pct(target_cos, 10):.3f}  median {pct(target_cos, 50):.3f}")
+    print(f"unrelated (query, other):  median {pct(other_cos, 50):.3f}  p90 {pct(other_cos, 90):.3f}"
+          f"  p99 {pct(other_cos, 99):.3f}  max {max(other_cos):.3f}")
     print("nonsense queries, best unit:", ", ".join(f"{t!r} {c:.3f}" for c, t in sorted(nonsense_best, reverse=True)))
     store.close()
 

@@ -14,4 +14,5 @@ def rows(home, sql="SELECT * FROM records ORDER BY id", params=()):
 
 def texts(home, **where):
     clause = " AND ".join(f"{k} = ?" for k in where) or "1"
-    return [r["text"] for r in rows(home, f"SELECT text FROM records WHERE {clause} ORDER BY id", tuple(where.values()))]
+    sql = f"SELECT text FROM records WHERE {clause} ORDER BY id"
+    return [r["text"] for r in rows(home, sql, tuple(where.values()))]

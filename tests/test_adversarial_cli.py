@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 from datetime import UTC
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -120,7 +121,8 @@ def _huge_query(n_words: int = 20000) -> str:
     import random
 
     rnd = random.Random(7)
-    words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 9))) for _ in range(n_words)]
+    words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 9)))
+             for _ in range(n_words)]
     return "deploy hello " + " ".join(words)
 
 
@@ -230,6 +232,7 @@ def _run_on_terminal(home, args, **env) -> tuple[int, str]:
     proc = subprocess.Popen([sys.executable, "-m", "backscroll", *args], env=cli_env(home, **env),
                             stdin=slave, stdout=slave, stderr=subprocess.PIPE)
     os.close(slave)
+    assert proc.stderr is not None
     out = b""
     while True:
         try:
@@ -321,7 +324,7 @@ def test_a_sound_store_never_gets_the_discard_hint(hostile_session, backscroll_i
 @pytest.fixture
 def small_fs(tmp_path):
     """A real small filesystem (tmpfs), mounted for the test: ``mount(size, ro=False)`` -> its path."""
-    mounted = []
+    mounted: list[Path] = []
 
     def mount(size: str):
         where = tmp_path / f"fs{len(mounted)}"

@@ -97,7 +97,7 @@ def test_status_reports_and_index_repairs_an_out_of_step_index(session_builder, 
     backscroll_index(embed=False)
     assert api.status(cfg=backscroll_home.config())["lexical"]["in_step"] is True
     lex = LexicalIndex(backscroll_home.config().index_dir)
-    assert lex.open_for_read()
+    assert lex.open_for_read() and lex.index is not None
     w = lex.index.writer(heap_size=15_000_000)
     w.delete_documents_by_query(Query.term_set_query(SCHEMA, "id", [_store_ids(backscroll_home)[0]]))
     ghost = tantivy.Document()
@@ -259,8 +259,8 @@ def test_the_matrix_files_and_directory_are_fsynced(session_builder, backscroll_
     finally:
         store.close()
     names = [os.path.basename(p) for p in synced]
-    assert any(n.endswith(".ids.npy.%d.tmp.npy" % os.getpid()) for n in names)
-    assert any(n.endswith(".int8.npy.%d.tmp.npy" % os.getpid()) for n in names)
+    assert any(n.endswith(f".ids.npy.{os.getpid()}.tmp.npy") for n in names)
+    assert any(n.endswith(f".int8.npy.{os.getpid()}.tmp.npy") for n in names)
     assert str(vecs.dir) in synced
 
 

@@ -67,7 +67,8 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     ("pypi", "password = pypi-AgEIcHlwaS5vcmcCJGY4ZTk3ZmE1LWM2NzQtNDI1Mi1hNzA2LTQ1ZWMzYzhhN2YwOQACKlszLCJmNjc",
      ("AgEIcHlwaS5vcmcCJGY4ZTk3ZmE1",)),
     ("export-password", "export PASSWORD=hunter2secret", ("hunter2secret",)),
-    ("dotenv-secret-key", "DEBUG=1\nSECRET_KEY=django-insecure-x8#kq2!m9z@v4w7p\nALLOWED_HOSTS=*", ("x8#kq2!m9z@v4w7p",)),
+    ("dotenv-secret-key", "DEBUG=1\nSECRET_KEY=django-insecure-x8#kq2!m9z@v4w7p\nALLOWED_HOSTS=*",
+     ("x8#kq2!m9z@v4w7p",)),
     ("dotenv-api-key", "API_KEY=abcd1234efgh5678ijkl", ("abcd1234efgh5678ijkl",)),
     ("huggingface", "HF_TOKEN hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", ("AbCdEfGhIjKlMnOpQrStUvWxYz",)),
     ("google-api-key", "key AIzaSyD3x9Kq2Lm7Np4Rt6Vw8Bk3Hc5Jd1Fg0Ks", ("SyD3x9Kq2Lm7Np4Rt6Vw8Bk3",)),
@@ -99,7 +100,8 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     ("pem-encrypted-headers", "-----BEGIN EC PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,"
      "9F8E7D6C5B4A3928\n\nMHcCAQEEIBq9Lm2Np4Rt6Vw8Bk3Hc5Jd1Fg0Ks2Ma4Pb6Nn7Xx9\n-----END EC PRIVATE KEY-----",
      ("MHcCAQEEIBq9Lm2Np4Rt6Vw8Bk3",)),
-    ("pem-cut-off", "$ head -3 id_rsa\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAx4Tq9Lm2Np4Rt6Vw8Bk3Hc5Jd1Fg0Ks2Ma4\n"
+    ("pem-cut-off", "$ head -3 id_rsa\n-----BEGIN RSA PRIVATE KEY-----\n"
+     "MIIEpAIBAAKCAQEAx4Tq9Lm2Np4Rt6Vw8Bk3Hc5Jd1Fg0Ks2Ma4\n"
      "Pb6Nn7Xx9Qz8Lm2Np4Rt6Vw8Bk3Hc5Jd1Fg0Ks2Ma4Pb6Nn7Xx9", ("MIIEpAIBAAKCAQEAx4Tq9Lm2", "Pb6Nn7Xx9Qz8Lm2Np4")),
     ("telegram", "bot 1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0 started", ("AAHdqTcvCH1vGWJxfSeofSAs0K5",)),
     ("vault", "VAULT_TOKEN hvs.CAESIJq9Lm2Np4Rt6Vw8Bk3Hc5Jd1Fg0Ks2Ma4Pb6Nn7Xx9", ("CAESIJq9Lm2Np4Rt6Vw8",)),
@@ -169,6 +171,7 @@ def _store_bytes(home) -> bytes:
     return b"".join(p.read_bytes() for p in home.data.glob("backscroll.db*") if p.is_file())
 
 
+@pytest.mark.slow  # ~10 s of CPU: every form indexed and searched end to end (each form alone: below)
 def test_every_secret_form_is_redacted_everywhere(session_builder, backscroll_home, backscroll_index):
     sessions = [_session(session_builder, i, name, text) for i, (name, text, _f) in enumerate(FORMS)]
     backscroll_index()
@@ -255,6 +258,7 @@ _PREFIXES = [
 ]
 
 
+@pytest.mark.slow  # ~8 s of CPU in a subprocess
 def test_no_pattern_is_superlinear(tmp_path):
     """256 KB of repeated prefixes of every pattern, glued by the characters they stop at. A
     quadratic pattern takes minutes on one of these (the JWT one took 123 s); all finish in seconds."""

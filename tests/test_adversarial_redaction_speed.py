@@ -33,7 +33,7 @@ def test_every_cased_marker_is_filed_under_one_of_its_characters():
 
 def test_markers_are_necessary_substrings():
     """Every secret form's match holds one of its rule's markers (tightened markers lose nothing)."""
-    from tests.test_adversarial_redaction import FORMS
+    from test_adversarial_redaction import FORMS
 
     for _name, text, _frags in FORMS:
         for rule in R.RULES:

@@ -34,7 +34,8 @@ def corpus(session_builder):
     b.user("what did we decide about the job queue?")
     b.search_echo("job queue", "Postgres with SKIP LOCKED; we already run Postgres and enqueue with the order insert.")
     c = session_builder.codex(project="payments", session_id="0199f0c1-0000-7000-8000-000000000003")
-    c.tool("pytest -q", "E   psycopg.errors.UniqueViolation: duplicate key value violates unique constraint", is_error=True)
+    c.tool("pytest -q", "E   psycopg.errors.UniqueViolation: duplicate key value violates unique constraint",
+           is_error=True)
     return a
 
 
@@ -49,7 +50,9 @@ def test_index_json_summary_and_status(cli, corpus):
     assert info["agents"]["claude"]["sessions"] == 2 and info["agents"]["codex"]["records"] == 2
     from backscroll.ingest.sources import AGENTS
 
-    assert {root["agent"]: root["from"] for root in info["roots"]} == {name: "default" for name in AGENTS if name != "aider"}  # aider: configured roots only
+    # aider: configured roots only
+    assert {root["agent"]: root["from"] for root in info["roots"]} == {
+        name: "default" for name in AGENTS if name != "aider"}
     assert info["paths"]["home"]["from"] == "env $BACKSCROLL_HOME"
 
 
@@ -198,4 +201,5 @@ def test_list_rejects_unknown_agents_and_a_corrupt_store_says_what_to_do(cli, co
         (backscroll_home.data / name).unlink(missing_ok=True)
     r = cli("search", "queue", "--json")
     err = json.loads(r.stderr)["error"]
-    assert r.exit_code == 1 and err["kind"] == "corrupt-store" and ".recover" in err["hint"] and "move it aside" not in err["hint"]
+    assert r.exit_code == 1 and err["kind"] == "corrupt-store"
+    assert ".recover" in err["hint"] and "move it aside" not in err["hint"]

@@ -338,7 +338,8 @@ def test_snippets_never_start_mid_word_and_whole_text_when_it_fits():
 
 
 def test_global_options_after_the_command_and_color(corpus, tmp_path):
-    r = run_cli(corpus, "status", "--json", "--home", str(corpus.data), env={**cli_env(corpus), "BACKSCROLL_HOME": str(tmp_path / "elsewhere")})
+    r = run_cli(corpus, "status", "--json", "--home", str(corpus.data),
+                env={**cli_env(corpus), "BACKSCROLL_HOME": str(tmp_path / "elsewhere")})
     assert r.returncode == 0 and json.loads(r.stdout)["paths"]["home"]["path"] == str(corpus.data)
     r = run_cli(corpus, "search", "pgbouncer", "--no-sync", "--color", "always")
     assert "\x1b[" in r.stdout

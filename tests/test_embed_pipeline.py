@@ -173,7 +173,7 @@ def test_index_says_lexical_search_is_ready_before_embedding_a_large_backlog(ses
     s = session_builder.claude()
     for i in range(8):
         s.user(f"distinct question number {i} about topic {i * 7}")
-    said = []
+    said: list[str] = []
     out = api.index(cfg=backscroll_home.config(), notify=said.append)
     assert out.embedded == 8
     assert said[0].startswith("8 records searchable now; embedding 8 texts for meaning-based search, newest first")
@@ -187,7 +187,7 @@ def test_a_model_change_re_embeds_everything_once_and_says_so(session_builder, b
         s.user(f"distinct question number {i} about topic {i * 7}")
     assert backscroll_index().embedded == 5
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake:v2")
-    said = []
+    said: list[str] = []
     n, _ = api.embed(cfg=backscroll_home.config(), notify=said.append)
     assert n == 5 and any("embedding model changed (fake-hash-384 → fake-hash-384-v2)" in m for m in said)
     said.clear()
@@ -211,6 +211,7 @@ def test_the_streamed_matrix_holds_every_vector_in_order(session_builder, backsc
         assert vecs.write_matrix() == 25
         base_ids, base, scales, tail_ids, _tail = vecs.load()
         assert not vecs.cache_damaged and len(tail_ids) == 0
+        assert base is not None and scales is not None
         assert base_ids.tolist() == ref_ids.tolist()
         assert np.abs(base.astype(np.float32) * scales[:, None] - ref).max() < 0.01
     finally:

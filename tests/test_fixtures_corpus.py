@@ -22,7 +22,7 @@ def indexed(backscroll_home):
 def test_corpus_indexes_with_bad_lines_counted(indexed, backscroll_home):
     _cfg, outcome = indexed
     skipped = rows(backscroll_home, "SELECT path, line FROM skipped_lines ORDER BY path, line")
-    by_file = {}
+    by_file: dict[str, list[int]] = {}
     for s in skipped:
         by_file.setdefault(Path(s["path"]).name, []).append(s["line"])
     # the half-written last lines (Claude line 22, Codex line 38) are not skipped: they wait for completion

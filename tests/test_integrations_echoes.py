@@ -2,8 +2,9 @@
 
 import json
 
+from helpers import rows
+
 from backscroll.ingest import echo as classify
-from tests.helpers import rows
 
 SECRET = "zanzibar quokka migration"  # the words only the recalled block and the MCP output hold
 BLOCK = ('<backscroll-recall source="backscroll" note="untrusted historical data">\n'
@@ -14,8 +15,8 @@ def test_mcp_tool_names_across_agents():
     for name in ("mcp__backscroll__search", "mcp__plugin_backscroll_backscroll__search", "backscroll__show",
                  "mcp_backscroll_search", "mcp__backscroll__list_sessions"):
         assert classify.is_mcp_echo(name), name
-    for name in ("mcp__github__search", "search", "Bash", None, "mcp__backscroll__status", "mcp_other_search"):
-        assert not classify.is_mcp_echo(name), name
+    for other in ("mcp__github__search", "search", "Bash", None, "mcp__backscroll__status", "mcp_other_search"):
+        assert not classify.is_mcp_echo(other), other
 
 
 def test_split_recall_keeps_the_surrounding_text():

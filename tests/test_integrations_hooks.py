@@ -37,6 +37,7 @@ def call(backscroll_home, agent, event, payload, *, close=True, extra_env=None):
            **(extra_env or {})}
     p = subprocess.Popen([BIN, "hook", agent, event], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=env)
+    assert p.stdin is not None and p.stdout is not None and p.stderr is not None
     if payload is not None:
         p.stdin.write(payload if isinstance(payload, bytes) else json.dumps(payload).encode())
         p.stdin.flush()

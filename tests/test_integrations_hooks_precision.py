@@ -8,6 +8,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench" / "hooks.py"
 
 def test_hook_precision_on_related_and_unrelated_pairs(tmp_path):
     spec = importlib.util.spec_from_file_location("bench_hooks", BENCH)
+    assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     bench.index(tmp_path)

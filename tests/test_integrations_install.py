@@ -27,7 +27,8 @@ def agent_home(backscroll_home):
     (h / ".claude" / "settings.json").write_text(
         '{"model": "opus",\n    "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}')
     (h / ".claude" / "CLAUDE.md").write_text("# Mine\n\nAlways use tabs.")  # no final newline
-    (h / ".codex" / "config.toml").write_text('# my codex\nmodel = "gpt-5"  # fast\n\n[mcp_servers.other]\ncommand = "x"\n')
+    (h / ".codex" / "config.toml").write_text(
+        '# my codex\nmodel = "gpt-5"  # fast\n\n[mcp_servers.other]\ncommand = "x"\n')
     (h / ".codex" / "AGENTS.md").write_text("Be brief.\n")
     (h / ".gemini" / "settings.json").write_text('{\n\t"theme": "dark",\n\t"mcpServers": {"x": {"command": "y"}}\n}\n')
     (h / ".claude.json").write_text(json.dumps({"numStartups": 3, "projects": {"/p": {"x": 1}}}, indent=2))

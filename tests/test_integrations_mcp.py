@@ -3,12 +3,12 @@
 import json
 import os
 import sys
+from datetime import UTC
 from pathlib import Path
 
 import pytest
 
 mcp = pytest.importorskip("mcp")
-from datetime import UTC
 
 import anyio  # noqa: E402
 

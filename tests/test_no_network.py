@@ -122,9 +122,11 @@ class Watched:
         return env
 
     def run(self, *argv: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        assert STRACE is not None  # the module is skipped without it
         out = self.root / f"trace-{len(self.traces)}.txt"
         cmd = [STRACE, "-f", "-qq", "-y", "-s", "256", "-e", "trace=%network,%file", "-o", str(out), *argv]
         if NETNS:
+            assert UNSHARE is not None  # NETNS needs it
             cmd = [UNSHARE, "-n", *cmd]
         proc = subprocess.run(cmd, cwd=self.cwd, env=self.env(), capture_output=True, text=True, timeout=timeout)
         self.traces.append(out.read_text(errors="replace"))
@@ -158,7 +160,8 @@ def test_detectors_see_dns_remote_connects_and_stray_files(tmp_path):
     seen = "\n".join([
         '7 connect(8<UDP:[1]>, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr("10.255.255.53")}, 16) = 0',
         '7 connect(9<TCP:[2]>, {sa_family=AF_INET6, sin6_port=htons(443), '
-        'sin6_flowinfo=htonl(0), inet_pton(AF_INET6, "2603:1030::1", &sin6_addr), sin6_scope_id=0}, 28) = -1 ENETUNREACH',
+        'sin6_flowinfo=htonl(0), inet_pton(AF_INET6, "2603:1030::1", &sin6_addr), '
+        'sin6_scope_id=0}, 28) = -1 ENETUNREACH',
         '7 openat(AT_FDCWD</w>, "/etc/resolv.conf", O_RDONLY|O_CLOEXEC) = 3</etc/resolv.conf>',
         '7 connect(3<UNIX:[4]>, {sa_family=AF_UNIX, sun_path="/run/systemd/resolve/io.systemd.Resolve"}, 42) = 0',
     ])

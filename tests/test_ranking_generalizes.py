@@ -55,6 +55,7 @@ def test_the_date_words_leave_the_lexical_terms_and_the_embedded_text():
 
 def test_closeness_is_one_inside_and_halves_per_day_outside():
     w, _ = find("on 9 April 2026", NOW)
+    assert w is not None
     assert closeness(datetime(2026, 4, 9, 18, tzinfo=UTC), w) == 1.0
     assert closeness(datetime(2026, 4, 11, 0, tzinfo=UTC), w) == pytest.approx(0.5)
 

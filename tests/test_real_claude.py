@@ -58,7 +58,7 @@ def careful_reader(path: Path) -> dict[str, int]:
     seen = {"words": 0, "harness": 0, "answers": 0, "tool_calls": 0, "tool_outputs": 0, "reasoning": 0,
             "summaries": 0}
     queued: list[str] = []
-    messages: set[str] = set()
+    messages: set[tuple[str, int]] = set()
     for line in path.read_text(encoding="utf-8").splitlines():
         o = json.loads(line)
         t = o.get("type")
@@ -207,7 +207,7 @@ def test_real_slash_commands_are_the_persons_words_and_the_expansion_is_not(back
     install(backscroll_home, "cc-1.0.98-inline-sidechains-fe5e1c67.jsonl", "cc-1.0.98-slash-command-1af7fc5e.jsonl",
             "cc-1.0.95-vibecodingtracker.jsonl")
     backscroll_index(embed=False)
-    human = {r["session_id"]: [] for r in rows(backscroll_home)}
+    human: dict[str, list[str]] = {r["session_id"]: [] for r in rows(backscroll_home)}
     for r in rows(backscroll_home, "SELECT * FROM records WHERE author = 'human' ORDER BY id"):
         human[r["session_id"]].append(r["text"])
     assert human[FE5E][0] == "/orchestrator create TODO app by Next.js"

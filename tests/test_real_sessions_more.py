@@ -5,12 +5,13 @@ import json
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 
 from backscroll.ingest.sources import codex, gemini, pi
-from backscroll.types import SessionInfo
+from backscroll.types import Record, SessionInfo
 
 REAL = Path(__file__).parent / "data" / "real"
 CODEX_ID = "019fc8be-3658-7ca3-9e29-000000000000"
@@ -18,7 +19,8 @@ CODEX_ID = "019fc8be-3658-7ca3-9e29-000000000000"
 
 def parse_file(agent, path: Path, session: SessionInfo):
     """Records and unknown types of a line-based file, read line by line as ingest does."""
-    records, unknown = [], Counter()
+    records: list[Record] = []
+    unknown: Counter[str] = Counter()
     for n, raw in enumerate(path.read_bytes().splitlines(), 1):
         if not raw.strip():
             continue
@@ -31,7 +33,7 @@ def parse_file(agent, path: Path, session: SessionInfo):
 
 
 def kinds(records) -> Counter:
-    out = Counter()
+    out: Counter[str] = Counter()
     for r in records:
         if r.content_type in ("reasoning", "summary"):
             out[r.content_type] += 1
@@ -49,7 +51,7 @@ def kinds(records) -> Counter:
 # -- what a careful reader sees, counted independently of the parsers ------------------------------
 
 def codex_seen(path: Path) -> Counter:
-    seen = Counter()
+    seen: Counter[str] = Counter()
     for raw in path.read_bytes().splitlines():
         o = json.loads(raw)
         p = o.get("payload") if isinstance(o.get("payload"), dict) else {}
@@ -57,7 +59,7 @@ def codex_seen(path: Path) -> Counter:
             seen["summary"] += 1
         if o.get("type") != "response_item":
             continue
-        t = p.get("type")
+        t = p["type"]
         if t == "message" and p.get("role") in ("user", "assistant"):
             for b in p.get("content") or []:
                 text = b.get("text", "") if isinstance(b, dict) else ""
@@ -76,7 +78,7 @@ def codex_seen(path: Path) -> Counter:
 
 
 def pi_seen(path: Path) -> Counter:
-    seen = Counter()
+    seen: Counter[str] = Counter()
     for raw in path.read_bytes().splitlines():
         o = json.loads(raw)
         if o.get("type") in ("compaction", "branch_summary") and o.get("summary", "").strip():
@@ -134,7 +136,7 @@ def test_fidelity_gemini_real_file(tmp_path):
     path = gemini_tree(tmp_path, "9da8b3dfb8655182ac1f0e66601c367e34f8d18447a29759eeba4d7e45dc60ea")
     unit = gemini.read_whole(path, {}).units[0]
     conv = gemini.parse_jsonl(path.read_bytes())
-    seen = Counter()
+    seen: Counter[str] = Counter()
     for m in conv.messages:
         if m["type"] == "user":
             seen["user"] += 1
@@ -152,7 +154,8 @@ def test_fidelity_gemini_real_file(tmp_path):
 
 def codex_lines(*objs, session=None):
     session = session or SessionInfo(CODEX_ID, "codex")
-    records, unknown, session = [], Counter(), session
+    records: list[Record] = []
+    unknown: Counter[str] = Counter()
     for n, obj in enumerate(objs, 1):
         out = codex.parse_line(obj, n, session)
         session = replace(session, **{k: v for k, v in out.session_updates.items() if v is not None})
@@ -196,7 +199,8 @@ def test_codex_thread_name_and_compaction_summary():
 
 
 @pytest.mark.parametrize("output,failed", [
-    ("Chunk ID: 1a2b\nWall time: 0.2 seconds\nProcess exited with code 1\nOriginal token count: 9\nOutput:\nboom", True),
+    ("Chunk ID: 1a2b\nWall time: 0.2 seconds\nProcess exited with code 1\nOriginal token count: 9\nOutput:\nboom",
+     True),
     ("Chunk ID: 1a2b\nWall time: 0.2 seconds\nProcess exited with code 0\nOutput:\nok", False),
     ("Exit code: 2\nWall time: 1 seconds\nOutput:\nerror: no such file", True),
     ("Exit code: 0\nOutput:\nfine", False),
@@ -207,7 +211,7 @@ def test_codex_exit_code_text_sets_is_error(output, failed):
     assert recs[0].is_error is failed
 
 
-PAGINATED_META = {"timestamp": "2026-08-03T10:00:00.000Z", "type": "session_meta",
+PAGINATED_META: dict[str, Any] = {"timestamp": "2026-08-03T10:00:00.000Z", "type": "session_meta",
                   "payload": {"id": CODEX_ID, "cwd": "/tmp/repo", "history_mode": "paginated"}}
 
 
@@ -306,7 +310,8 @@ def test_gemini_thoughts_are_reasoning_and_the_continue_nudge_is_harness(tmp_pat
 def test_gemini_project_from_projects_json(tmp_path):
     root = "/home/user/repo/discordbot"
     path = gemini_tree(tmp_path, hashlib.sha256(root.encode()).hexdigest())
-    (tmp_path / ".gemini" / "projects.json").write_text(json.dumps({"projects": {"/other": "other", root: "discordbot"}}))
+    projects = {"projects": {"/other": "other", root: "discordbot"}}
+    (tmp_path / ".gemini" / "projects.json").write_text(json.dumps(projects))
     assert gemini.read_whole(path, {}).units[0].session.cwd == root
     slug = gemini_tree(tmp_path / "b", "discordbot")
     (tmp_path / "b" / ".gemini" / "projects.json").write_text(json.dumps({"projects": {root: "discordbot"}}))
@@ -349,5 +354,6 @@ def test_pi_compaction_summaries_are_stored_once_and_thinking_is_reasoning():
     thinking = pi.parse_line({"type": "message", "id": "m1", "message": {"role": "assistant", "content": [
         {"type": "thinking", "thinking": "check tax.py", "thinkingSignature": "sig-must-not-be-stored"},
         {"type": "text", "text": "Reading it."}]}}, 3, SessionInfo("s", "pi"))
-    assert [(r.content_type, r.text) for r in thinking.records] == [("reasoning", "check tax.py"), ("text", "Reading it.")]
+    assert [(r.content_type, r.text) for r in thinking.records] == [("reasoning", "check tax.py"),
+                                                                     ("text", "Reading it.")]
     assert not unknown

@@ -58,7 +58,7 @@ def run_cli(home, *args, timeout=120) -> subprocess.CompletedProcess:
 def test_index_survives_sigkill_at_many_points(session_builder, backscroll_home, tmp_path):
     build_corpus(session_builder, sessions=240)
     times = []
-    for attempt in range(2):  # the second run is warm, like the runs that get killed
+    for _attempt in range(2):  # the second run is warm, like the runs that get killed
         for child in backscroll_home.data.glob("*"):
             subprocess.run(["rm", "-rf", str(child)], check=True)
         t0 = time.perf_counter()
@@ -282,7 +282,8 @@ def test_valid_records_around_garbage_still_land(garbage, tmp_path_factory):
     path.parent.mkdir(parents=True)
     good = [json.dumps({"type": "user", "uuid": f"u{i}", "message": {"role": "user", "content": f"good line {i}"}})
             for i in range(2)]
-    body = good[0].encode() + b"\n" + b"\n".join(g.replace(b"\n", b" ") for g in garbage) + b"\n" + good[1].encode() + b"\n"
+    body = (good[0].encode() + b"\n" + b"\n".join(g.replace(b"\n", b" ") for g in garbage) + b"\n"
+            + good[1].encode() + b"\n")
     path.write_bytes(body)
     cfg = resolve(home=root / "data", sources=[f"claude:{root / 'claude'}"], env={"HOME": str(root)})
     api.index(cfg=cfg, embed=False)

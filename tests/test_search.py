@@ -15,7 +15,7 @@ def echo_story(session_builder):
     first.user("Which queue should the background jobs use?")
     first.assistant(DECISION)
     first.tool("pytest -q tests/test_jobs.py", "5 passed in 0.31s")
-    for i in range(3):
+    for _ in range(3):
         later = session_builder.claude(project="shop")
         later.user("what did we decide about the job queue?")
         later.search_echo("job queue decision", f"1. claude · shop · assistant\n   {DECISION}")
@@ -138,7 +138,8 @@ def test_filters(session_builder, backscroll_index, backscroll_search):
     assert texts(since="2026-10-15") == texts(agent="codex")
     assert texts(until="2026-10-01") == texts(project="shop")
     session = backscroll_search("deploy", mode="lexical", project="infra").results[0].session_id
-    assert all(h.session_id == session for h in backscroll_search("deploy staging", mode="lexical", session=session).results)
+    scoped = backscroll_search("deploy staging", mode="lexical", session=session).results
+    assert all(h.session_id == session for h in scoped)
 
 
 def test_nothing_indexed_is_exit_3(backscroll_search):

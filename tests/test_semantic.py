@@ -41,7 +41,8 @@ def test_identical_texts_are_embedded_once(session_builder, backscroll_home, bac
     assert len({r["unit_hash"] for r in rows(backscroll_home)}) == 1
 
 
-def test_interrupted_embedding_resumes_where_it_stopped(session_builder, backscroll_home, backscroll_index, monkeypatch):
+def test_interrupted_embedding_resumes_where_it_stopped(session_builder, backscroll_home, backscroll_index,
+                                                        monkeypatch):
     monkeypatch.setattr(vectors_mod, "BATCH_RECORDS", 3)
     s = session_builder.claude()
     for i in range(10):
@@ -107,7 +108,7 @@ def test_fallback_to_lexical_when_nothing_is_embedded(session_builder, backscrol
     assert res.mode == "lexical" and any("fell back to lexical" in n for n in res.notes)
     with pytest.raises(SemanticUnavailableError) as exc:
         backscroll_search("words only", mode="semantic", sync=False)
-    assert exc.value.exit_code == 3 and "backscroll index" in exc.value.hint
+    assert exc.value.exit_code == 3 and exc.value.hint is not None and "backscroll index" in exc.value.hint
 
 
 def test_search_embeds_a_new_session_itself(session_builder, backscroll_home, backscroll_index, backscroll_search):
@@ -126,7 +127,8 @@ def test_query_vectors_are_cached(session_builder, backscroll_home, backscroll_i
     assert rows(backscroll_home, "SELECT count(*) AS n FROM query_vectors")[0]["n"] == 1
 
 
-def test_matrix_cache_plus_tail_matches_the_table(session_builder, backscroll_home, backscroll_index, backscroll_search):
+def test_matrix_cache_plus_tail_matches_the_table(session_builder, backscroll_home, backscroll_index,
+                                                  backscroll_search):
     s = session_builder.claude()
     s.user("alpha beta gamma")
     backscroll_index()
@@ -137,6 +139,7 @@ def test_matrix_cache_plus_tail_matches_the_table(session_builder, backscroll_ho
                                                      embed_mod.model_id()).load()
     assert base_ids.tolist() == [rows(backscroll_home)[0]["id"]], "the matrix written by index"
     assert tail_ids.tolist() == [rows(backscroll_home)[1]["id"]], "the row embedded since, read from the store"
+    assert base is not None and scales is not None
     restored = base.astype(np.float32) * scales[:, None]
     assert base.dtype == np.int8 and np.allclose(np.linalg.norm(restored, axis=1), 1.0, atol=0.02)
     assert np.allclose(np.linalg.norm(tail, axis=1), 1.0, atol=1e-5)

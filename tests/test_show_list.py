@@ -84,7 +84,7 @@ def test_fold_is_pure_and_keeps_head_and_tail():
 def test_unknown_ids_are_usage_errors_with_a_hint(session, backscroll_home):
     with pytest.raises(NotFoundError) as exc:
         api.show("no-such-id#0", cfg=backscroll_home.config())
-    assert exc.value.exit_code == 2 and "backscroll list" in exc.value.hint
+    assert exc.value.exit_code == 2 and exc.value.hint is not None and "backscroll list" in exc.value.hint
     r = CliRunner().invoke(app, ["show", "no-such-id"])
     assert r.exit_code == 2 and "backscroll search" in r.stderr
 

@@ -60,7 +60,8 @@ def test_amp_rewritten_thread_replaces_its_records(backscroll_home, backscroll_i
     path = install_amp(backscroll_home.home)
     backscroll_index()
     thread = json.loads(path.read_text())
-    thread["messages"].append({"role": "user", "messageId": 9, "content": [{"type": "text", "text": "Also add a test."}],
+    thread["messages"].append({"role": "user", "messageId": 9,
+                               "content": [{"type": "text", "text": "Also add a test."}],
                                "meta": {"sentAt": 1790841700000}})
     thread["title"] = "Seed the retry jitter"
     path.write_text(json.dumps(thread))
@@ -91,7 +92,8 @@ blocks = st.fixed_dictionaries({"type": st.sampled_from(["text", "thinking", "to
                                 "text": json_values, "thinking": json_values, "id": json_values, "name": json_values,
                                 "input": json_values, "toolUseID": json_values, "run": json_values})
 messages = st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "info", 3]),
-                                  "content": st.one_of(st.lists(st.one_of(blocks, json_values), max_size=4), json_values),
+                                  "content": st.one_of(st.lists(st.one_of(blocks, json_values), max_size=4),
+                                                       json_values),
                                   "meta": json_values, "messageId": json_values})
 
 

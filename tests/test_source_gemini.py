@@ -273,7 +273,7 @@ def test_shell_calls_running_backscroll_search_are_echoes(backscroll_home, backs
     install(backscroll_home, MAIN)
     backscroll_index()
     recs = records_of(backscroll_home, MAIN_SID)
-    by_call = {}
+    by_call: dict[str, list] = {}
     for r in recs:
         if r["tool_call_id"]:
             by_call.setdefault(r["tool_call_id"], []).append(r)

@@ -35,7 +35,8 @@ def test_goose_database_records_of_every_kind(backscroll_home, backscroll_index)
         writer.close()
     assert out.report.lines_skipped == 0 and not out.report.unreadable
     recs = [r for r in rows(backscroll_home) if r["session_id"] == NEW]
-    got = [(r["record_id"].removeprefix(NEW + ":"), r["role"], r["content_type"], r["tool_name"], r["text"]) for r in recs]
+    got = [(r["record_id"].removeprefix(NEW + ":"), r["role"], r["content_type"], r["tool_name"], r["text"])
+           for r in recs]
     assert got == [
         ("1#0", "user", "text", None, "Importing the 2 GB orders CSV takes forty minutes."),
         ("2#0", "assistant", "reasoning", None, "Row-by-row INSERTs with autocommit would explain it."),
@@ -86,7 +87,8 @@ def test_goose_rereads_only_sessions_that_changed(backscroll_home):
     assert {u.session.session_id for u in first.units} == {GOOSE_LEGACY_ID, NEW, SUB}
     assert goose.read_whole(db, first.state).units == []
     conn = sqlite3.connect(db)
-    goose_message(conn, {"session_id": SUB, "message_id": "msg_c2", "role": "assistant", "created_timestamp": 1791208870,
+    goose_message(conn, {"session_id": SUB, "message_id": "msg_c2", "role": "assistant",
+                         "created_timestamp": 1791208870,
                          "content": [{"type": "text", "text": "commit() dominates: 31 s of 39."}],
                          "metadata": {"userVisible": True}})
     conn.commit()
@@ -103,17 +105,22 @@ def test_goose_missing_database_is_not_created(tmp_path):
     assert not missing.exists()
 
 
-items = st.fixed_dictionaries({"type": st.sampled_from(["text", "thinking", "toolRequest", "toolResponse", "image", "x"])},
+_ITEM_TYPES = st.sampled_from(["text", "thinking", "toolRequest", "toolResponse", "image", "x"])
+_CALL_KEYS = st.sampled_from(["status", "value", "name", "arguments", "command", "error"])
+_RESULT_KEYS = st.sampled_from(["status", "value", "content", "isError", "text", "annotations", "audience"])
+items = st.fixed_dictionaries({"type": _ITEM_TYPES},
                               optional={"text": st.one_of(st.text(max_size=20), st.integers()),
                                         "thinking": st.one_of(st.text(max_size=20), st.none()),
                                         "id": st.one_of(st.text(max_size=5), st.integers()),
-                                        "toolCall": st.recursive(st.text(max_size=8) | st.none(), lambda c: st.dictionaries(
-                                            st.sampled_from(["status", "value", "name", "arguments", "command", "error"]),
-                                            c, max_size=4), max_leaves=8),
-                                        "toolResult": st.recursive(st.text(max_size=8) | st.booleans(), lambda c: st.lists(
-                                            c, max_size=3) | st.dictionaries(st.sampled_from(
-                                                ["status", "value", "content", "isError", "text", "annotations", "audience"]),
-                                                c, max_size=4), max_leaves=10)})
+                                        "toolCall": st.recursive(
+                                            st.text(max_size=8) | st.none(),
+                                            lambda c: st.dictionaries(_CALL_KEYS, c, max_size=4), max_leaves=8),
+                                        "toolResult": st.recursive(
+                                            st.text(max_size=8) | st.booleans(),
+                                            lambda c: st.lists(c, max_size=3)
+                                            | st.dictionaries(_RESULT_KEYS, c, max_size=4),
+                                            max_leaves=10)})
+_METADATA = st.one_of(st.dictionaries(st.just("userVisible"), st.booleans()), st.none())
 
 
 @settings(max_examples=200, deadline=None)
@@ -121,8 +128,7 @@ items = st.fixed_dictionaries({"type": st.sampled_from(["text", "thinking", "too
                                             "content": st.one_of(st.lists(st.one_of(items, st.integers()), max_size=4),
                                                                  st.text(max_size=4)),
                                             "created": st.one_of(st.integers(), st.text(max_size=10), st.none()),
-                                            "metadata": st.one_of(st.dictionaries(st.just("userVisible"), st.booleans()),
-                                                                  st.none())}),
+                                            "metadata": _METADATA}),
                      st.integers(), st.text(max_size=5), st.none()))
 def test_goose_message_reader_never_raises(msg):
     out = goose._message_records(msg, 1, SessionInfo("s", "goose"))

@@ -48,7 +48,8 @@ def build_cursor(home: Path) -> tuple[Path, Path]:
     conn = sqlite3.connect(gdb)
     conn.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
     conn.execute("CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
-    conn.executemany("INSERT INTO cursorDiskKV VALUES (?, ?)", [(k, json.dumps(v)) for k, v in ed["cursorDiskKV"].items()])
+    conn.executemany("INSERT INTO cursorDiskKV VALUES (?, ?)",
+                     [(k, json.dumps(v)) for k, v in ed["cursorDiskKV"].items()])
     conn.executemany("INSERT INTO ItemTable VALUES (?, ?)", list(ed["ItemTable"].items()))
     conn.commit()
     conn.close()
@@ -122,7 +123,8 @@ def test_every_new_agent_is_registered_with_its_roots(backscroll_home, monkeypat
     h = backscroll_home.home
     for expected in [("cursor", h / ".cursor/chats"), ("cursor", h / ".config/Cursor/User/globalStorage"),
                      ("copilot", h / ".copilot/session-state"), ("copilot", h / CODE / "workspaceStorage"),
-                     ("cline", h / ".cline/data/tasks"), ("cline", h / CODE / "globalStorage/saoudrizwan.claude-dev/tasks"),
+                     ("cline", h / ".cline/data/tasks"),
+                     ("cline", h / CODE / "globalStorage/saoudrizwan.claude-dev/tasks"),
                      ("roo", h / CODE / "globalStorage/rooveterinaryinc.roo-cline/tasks"),
                      ("kilo", h / CODE / "globalStorage/kilocode.kilo-code/tasks"),
                      ("omp", h / ".omp/agent/sessions"), ("qwen", h / ".qwen"), ("kimi", h / ".kimi/sessions")]:
@@ -152,7 +154,8 @@ def test_cursor_cli_store(indexed):
         ("assistant", "text", None, "Checking the session settings."),
         ("tool", "tool", "Shell", "grep -rn SESSION_COOKIE_AGE shop/settings"),
         ("tool", "tool", "Shell", "shop/settings/prod.py:88:SESSION_COOKIE_AGE = 600"),
-        ("assistant", "text", None, "prod.py sets SESSION_COOKIE_AGE = 600 (ten minutes); remember-me needs it at 14 days."),
+        ("assistant", "text", None,
+         "prod.py sets SESSION_COOKIE_AGE = 600 (ten minutes); remember-me needs it at 14 days."),
     ]
     assert_paired(recs)
     s = sessions(indexed, "cursor")["0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d"]
@@ -185,7 +188,8 @@ def test_cursor_editor_is_read_only_and_rereads_only_changed_composers(backscrol
     assert len(by_agent(backscroll_home, "cursor")) == 13
     conn.rollback()
     comp = "b7e1c2d3-4f5a-4b6c-8d7e-9f0a1b2c3d4e"
-    other = {"composerId": "c0", "name": "Other", "lastUpdatedAt": 5, "fullConversationHeadersOnly": [{"bubbleId": "x"}]}
+    other = {"composerId": "c0", "name": "Other", "lastUpdatedAt": 5,
+             "fullConversationHeadersOnly": [{"bubbleId": "x"}]}
     with conn:
         conn.execute("INSERT INTO cursorDiskKV VALUES ('composerData:c0', ?)", (json.dumps(other),))
         conn.execute("INSERT INTO cursorDiskKV VALUES ('bubbleId:c0:x', ?)",
@@ -195,11 +199,13 @@ def test_cursor_editor_is_read_only_and_rereads_only_changed_composers(backscrol
     out = backscroll_index(embed=False)
     after = {r["record_id"]: r["id"] for r in by_agent(backscroll_home, "cursor")}
     assert out.report.records_replaced == 0  # the unchanged composer was not read again
-    assert {k: v for k, v in after.items() if k.startswith(comp)} == {k: v for k, v in before.items() if k.startswith(comp)}
+    assert ({k: v for k, v in after.items() if k.startswith(comp)}
+            == {k: v for k, v in before.items() if k.startswith(comp)})
     assert "c0:x#0" in after
     missing = backscroll_home.root / "elsewhere" / "globalStorage" / "state.vscdb"
     missing.parent.mkdir(parents=True)
-    for read in (lambda: cursor.read_whole(missing, {}), lambda: cursor.read_whole(missing.parent / "x/y/chats/z/store.db", {})):
+    for read in (lambda: cursor.read_whole(missing, {}),
+                 lambda: cursor.read_whole(missing.parent / "x/y/chats/z/store.db", {})):
         with pytest.raises(OSError):
             read()
     assert list(missing.parent.iterdir()) == []  # nothing created
@@ -234,7 +240,8 @@ def test_copilot_vscode_chat_session(indexed):
         ("tool", "tool", "run_in_terminal", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf: DejaVu Sans:style=Book"),
         ("tool", "tool", "copilot_readFile", "Reading invoice/render.py"),
         ("tool", "tool", "copilot_readFile", "c.setFont('Helvetica', 10)"),
-        ("assistant", "text", None, "The renderer uses Helvetica; register DejaVuSans and embed it so accented letters render."),
+        ("assistant", "text", None,
+         "The renderer uses Helvetica; register DejaVuSans and embed it so accented letters render."),
     ]
     assert_paired(recs)
     s = sessions(indexed, "copilot")["c4d5e6f7-0a1b-4c2d-8e3f-405162738495"]
@@ -282,26 +289,31 @@ def test_cline_task_with_only_api_history(indexed):
 
 def test_aider_chat_history(indexed):
     recs = by_agent(indexed, "aider")
-    got = [(r["session_id"].rsplit("-", 1)[1], *k) for r, k in zip(recs, kinds(recs))]
+    got = [(r["session_id"].rsplit("-", 1)[1], *k) for r, k in zip(recs, kinds(recs), strict=True)]
     assert got == [
         ("20261002T101500", "tool", "tool", None, "/home/dev/.local/bin/aider --model sonnet\nAider v0.86.1\n"
                                                   "Git repo: .git with 42 files"),
         ("20261002T101500", "user", "text", None, "Why does the retry decorator swallow KeyboardInterrupt?"),
-        ("20261002T101500", "assistant", "reasoning", None, "It catches BaseException, which includes KeyboardInterrupt."),
+        ("20261002T101500", "assistant", "reasoning", None,
+         "It catches BaseException, which includes KeyboardInterrupt."),
         ("20261002T101500", "assistant", "text", None, "The decorator catches `BaseException`, so Ctrl-C is retried "
                                                        "like any error. Catch `Exception` instead."),
         ("20261002T101500", "tool", "tool", None, "Tokens: 2.1k sent, 120 received."),
         ("20261002T101500", "tool", "tool", "run", "pytest -q tests/test_retry.py"),
-        ("20261002T101500", "tool", "tool", "run", "Add 0.2k tokens of command output to the chat? (Y)es/(N)o [Yes]: y\n"
-                                                   "Added 12 lines of output to the chat."),
+        ("20261002T101500", "tool", "tool", "run",
+         "Add 0.2k tokens of command output to the chat? (Y)es/(N)o [Yes]: y\nAdded 12 lines of output to the chat."),
         ("20261002T101500", "user", "text", None, "should the decorator log each retry?"),
-        ("20261002T101500", "assistant", "text", None, "Yes: log at WARNING with the attempt number so flaky calls show up."),
+        ("20261002T101500", "assistant", "text", None,
+         "Yes: log at WARNING with the attempt number so flaky calls show up."),
         ("20261003T080000", "tool", "tool", "run", 'backscroll search "retry decorator"'),
-        ("20261003T080000", "tool", "tool", "run", "Add 0.1k tokens of command output to the chat? (Y)es/(N)o [Yes]: n"),
+        ("20261003T080000", "tool", "tool", "run",
+         "Add 0.1k tokens of command output to the chat? (Y)es/(N)o [Yes]: n"),
         ("20261003T080000", "user", "text", None, "Apply the Exception fix\nand keep the logging."),
-        ("20261003T080000", "assistant", "text", None, "retry.py\n```python\n<<<<<<< SEARCH\n    except BaseException:\n"
-                                                       "=======\n    except Exception:\n>>>>>>> REPLACE\n```"),
-        ("20261003T080000", "tool", "tool", None, "Applied edit to retry.py\nCommit 1a2b3c4 fix: retry only on Exception"),
+        ("20261003T080000", "assistant", "text", None,
+         "retry.py\n```python\n<<<<<<< SEARCH\n    except BaseException:\n"
+         "=======\n    except Exception:\n>>>>>>> REPLACE\n```"),
+        ("20261003T080000", "tool", "tool", None,
+         "Applied edit to retry.py\nCommit 1a2b3c4 fix: retry only on Exception"),
     ]
     assert_paired(recs)
     assert [r["is_echo"] for r in recs if r["session_id"].endswith("T080000")][:2] == [1, 1]
@@ -320,7 +332,8 @@ def test_aider_rereads_only_the_last_session_as_the_file_grows(indexed, backscro
     backscroll_index(embed=False)
     recs = by_agent(indexed, "aider")
     assert [r["id"] for r in recs if r["session_id"].endswith("T101500")] == first_ids
-    assert [r["text"] for r in recs if r["session_id"].endswith("T080000")][-2:] == ["one more question", "One more answer."]
+    later = [r["text"] for r in recs if r["session_id"].endswith("T080000")]
+    assert later[-2:] == ["one more question", "One more answer."]
 
 
 def test_omp_reuses_pi_with_title_and_reasoning(indexed):
@@ -359,7 +372,8 @@ def test_qwen_chat_records(indexed):
         ("assistant", "text", None, "Let me look at the query."),
         ("tool", "tool", "run_shell_command", 'grep -rn "LIKE" src/search'),
         ("tool", "tool", "run_shell_command", "src/search/products.py:12: WHERE name LIKE '%' || ? || '%'"),
-        ("assistant", "text", None, "A leading-wildcard LIKE scans the table; add a trigram index (pg_trgm) on products.name."),
+        ("assistant", "text", None,
+         "A leading-wildcard LIKE scans the table; add a trigram index (pg_trgm) on products.name."),
     ]
     assert_paired(recs)
     assert sessions(indexed, "qwen")["8e7d6c5b-4a39-4281-9f0e-d1c2b3a49586"]["project"] == "shop"

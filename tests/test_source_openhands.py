@@ -37,8 +37,8 @@ def test_openhands_records_of_every_kind(backscroll_home, backscroll_index):
                                                 "fields."),
         ("7#1", "tool", "tool", "str_replace_editor",
          "str_replace_editor\npath: /workspace/ledger/tests/test_export.py\nstart: 0\nend: -1"),
-        ("8#0", "tool", "tool", "str_replace_editor", "ERROR:\nInvalid `path` parameter: "
-                                                      "/workspace/ledger/tests/test_export.py. The path does not exist."),
+        ("8#0", "tool", "tool", "str_replace_editor",
+         "ERROR:\nInvalid `path` parameter: /workspace/ledger/tests/test_export.py. The path does not exist."),
         ("9#1", "tool", "tool", "execute_bash", "backscroll search 'csv quoting'"),
         ("10#0", "tool", "tool", "execute_bash", "[1] use csv.reader, never str.split"),
         ("11#0", "assistant", "text", None, "Export now parses rows with csv.reader, so quoted memos with commas "

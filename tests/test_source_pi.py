@@ -59,7 +59,7 @@ def append(path: Path, data: bytes) -> None:
 def parsed_ids(name: str) -> list[str]:
     """The record ids the parser makes of a fixture, read line by line as ingest does."""
     session = pi.session_for(Path(name))
-    ids = []
+    ids: list[str] = []
     for n, raw in enumerate(fixture_lines(name), 1):
         out = pi.parse_line(orjson.loads(raw), n, session)
         session = replace(session, **{k: v for k, v in out.session_updates.items() if v is not None})
@@ -97,7 +97,8 @@ def test_pi_records_of_every_kind(backscroll_home, backscroll_index):
         ("5a6b7c8d#1", "assistant", None, "I'll start with the tax calculation."),
         ("5a6b7c8d#2", "tool", "read", "read\npath: src/shop/tax.py"),
         ("6b7c8d9e#0", "tool", "read",
-         "from decimal import Decimal\n\n\ndef line_tax(price: float, rate: float) -> float:\n    return round(price * rate, 2)"),
+         "from decimal import Decimal\n\n\ndef line_tax(price: float, rate: float) -> float:\n"
+         "    return round(price * rate, 2)"),
         ("7c8d9e0f#0", "tool", "bash", 'rg -n "line_tax" src/shop'),
         ("8d9e0f1a#0", "tool", "bash",
          "src/shop/cart.py:41:        total += line_tax(item.price, rate)\n"
@@ -137,7 +138,8 @@ def test_pi_records_of_every_kind(backscroll_home, backscroll_index):
         assert not_a_record not in everything
 
     first = recs[0]
-    assert (first["agent"], first["session_id"], first["cwd"], first["project"]) == ("pi", V3_ID, "/home/dev/shop", "shop")
+    assert (first["agent"], first["session_id"], first["cwd"], first["project"]) == ("pi", V3_ID, "/home/dev/shop",
+                                                                                     "shop")
     assert first["timestamp"] == "2026-10-03T09:15:10.402Z" and first["line"] == 4
     session = rows(backscroll_home, "SELECT * FROM sessions")[0]
     assert session["title"] == "EUR rounding: per line or on the total", "the latest session_info name wins"
@@ -149,7 +151,8 @@ def test_pi_indexes_entries_in_file_order_including_abandoned_branches(backscrol
     """The first attempt was left with /tree (branch_summary, then a new user turn): both stay searchable."""
     install(backscroll_home, V3)
     backscroll_index()
-    answers = rows(backscroll_home, "SELECT record_id, line FROM records WHERE role = 'assistant' AND content_type = 'text' ORDER BY id")
+    answers = rows(backscroll_home, "SELECT record_id, line FROM records"
+                                    " WHERE role = 'assistant' AND content_type = 'text' ORDER BY id")
     ids = [a["record_id"].split(":")[1] for a in answers]
     assert ids == ["5a6b7c8d#1", "9e0f1a2b#0", "3c4d5e6f#1", "b4c5d6e7#0"]
     assert [a["line"] for a in answers] == sorted(a["line"] for a in answers)

@@ -96,7 +96,8 @@ def test_codex_records_of_every_kind(session_builder, backscroll_home, backscrol
         "input": "*** Begin Patch\n*** Update File: src/pay.py\n+MAX_ATTEMPTS = 3\n*** End Patch"}})
     c.write({"timestamp": "2026-10-01T09:10:03Z", "type": "response_item", "payload": {
         "type": "custom_tool_call_output", "call_id": "call_patch",
-        "output": json.dumps({"output": "Success. Updated the following files:\nM src/pay.py", "metadata": {"exit_code": 0}})}})
+        "output": json.dumps({"output": "Success. Updated the following files:\nM src/pay.py",
+                              "metadata": {"exit_code": 0}})}})
     c.write({"timestamp": "2026-10-01T09:10:04Z", "type": "response_item", "payload": {
         "type": "local_shell_call", "call_id": "call_local", "status": "completed",
         "action": {"type": "exec", "command": ["git", "diff", "--stat"]}}})
@@ -115,7 +116,8 @@ def test_codex_records_of_every_kind(session_builder, backscroll_home, backscrol
         ("tool", "shell", "E psycopg.errors.UniqueViolation: duplicate key"),
         ("tool", "exec_command", "rg capture src/"),
         ("tool", "exec_command", "src/pay.py:12: def capture("),
-        ("tool", "apply_patch", "apply_patch\n*** Begin Patch\n*** Update File: src/pay.py\n+MAX_ATTEMPTS = 3\n*** End Patch"),
+        ("tool", "apply_patch",
+         "apply_patch\n*** Begin Patch\n*** Update File: src/pay.py\n+MAX_ATTEMPTS = 3\n*** End Patch"),
         ("tool", "apply_patch", "Success. Updated the following files:\nM src/pay.py"),
         ("tool", "local_shell", "git diff --stat"),
         ("assistant", None, "thinking"),  # the reasoning summary (issue 15), never the encrypted content
@@ -135,7 +137,8 @@ def test_codex_event_messages_are_not_indexed_twice(session_builder, backscroll_
 
 
 def test_codex_subagent_rollout_is_linked_to_parent(backscroll_home, backscroll_index):
-    path = backscroll_home.codex_sessions / "2026/10/02" / "rollout-2026-10-02T10-00-00-0199aaaa-bbbb-cccc-dddd-eeeeffff0000.jsonl"
+    path = (backscroll_home.codex_sessions / "2026/10/02"
+            / "rollout-2026-10-02T10-00-00-0199aaaa-bbbb-cccc-dddd-eeeeffff0000.jsonl")
     path.parent.mkdir(parents=True)
     lines = [
         {"timestamp": "2026-10-02T10:00:00Z", "type": "session_meta", "payload": {
