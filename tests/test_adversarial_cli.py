@@ -73,9 +73,12 @@ def test_library_rejects_out_of_range_counts(hostile_session, backscroll_index, 
 
     backscroll_index(embed=False)
     cfg = backscroll_home.config()
-    for kw in ({"limit": 10**20}, {"offset": -1}, {"context": 10**20}):
-        with pytest.raises(UsageError):
-            api.show(SESSION, cfg=cfg, **kw)
+    with pytest.raises(UsageError):
+        api.show(SESSION, cfg=cfg, limit=10**20)
+    with pytest.raises(UsageError):
+        api.show(SESSION, cfg=cfg, offset=-1)
+    with pytest.raises(UsageError):
+        api.show(SESSION, cfg=cfg, context=10**20)
     with pytest.raises(UsageError):
         api.list_sessions(offset=10**20, cfg=cfg)
 

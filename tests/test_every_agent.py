@@ -42,15 +42,16 @@ def test_every_registered_agent_has_sessions_and_answers_by_name(backscroll_home
     assert empty == [], f"agents without sessions: {empty}"
     assert len(AGENTS) >= 17
     for name in AGENTS:
-        listed = json.loads(runner.invoke(app, ["list", "--agent", name, "--json", "--no-sync"], catch_exceptions=False).stdout)
+        listed = json.loads(runner.invoke(app, ["list", "--agent", name, "--json", "--no-sync"],
+                                          catch_exceptions=False).stdout)
         sessions = listed["sessions"]
         assert sessions and {s["agent"] for s in sessions} == {name}, name
         # the longest word of one of the agent's own answers finds that agent's records under --agent
         (text,) = rows(backscroll_home, "SELECT text FROM records WHERE agent = ? AND role = 'assistant' "
                                         "AND content_type = 'text' ORDER BY id LIMIT 1", (name,))[0].values()
         word = max(re.findall(r"[A-Za-z]{4,}", text), key=len)
-        found = runner.invoke(app, ["search", word, "--agent", name, "--strict", "--mode", "lexical", "--json", "--no-sync"],
-                              catch_exceptions=False)
+        found = runner.invoke(app, ["search", word, "--agent", name, "--strict", "--mode", "lexical", "--json",
+                                    "--no-sync"], catch_exceptions=False)
         assert found.exit_code == 0, (name, word, found.output)
         hits = json.loads(found.stdout)["results"]
         assert hits and all(h["agent"] == name for h in hits), (name, word)
