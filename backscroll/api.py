@@ -24,8 +24,8 @@ from backscroll.archive import Backscroll, IndexOutcome
 from backscroll.config import Config
 from backscroll.errors import BackscrollError
 from backscroll.ingest.report import Progress
-from backscroll.meaning import SEMANTIC_FLOOR  # noqa: F401
-from backscroll.searching import MODES, make_filters  # noqa: F401
+from backscroll.retrieval.meaning import SEMANTIC_FLOOR  # noqa: F401
+from backscroll.retrieval.searching import MODES, make_filters  # noqa: F401
 from backscroll.types import Notify, SearchResult, SessionSummary, SessionView, StatusReport, quiet
 
 F = TypeVar("F", bound=Callable[..., Any])

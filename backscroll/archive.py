@@ -176,7 +176,8 @@ class Backscroll:
         search in this turn, the result is empty and ``repeated`` names the earlier call, unless
         ``rerun``; ``rerun_hint`` words how to run it anyway in the note.
         """
-        from backscroll import access, searching
+        from backscroll import access
+        from backscroll.retrieval import searching
 
         req = searching.SearchRequest(
             query, limit=limit, role=role, author=author, agent=agent, content_type=content_type, project=project,
@@ -223,7 +224,7 @@ class Backscroll:
         """Sessions, newest first, with a title and record and echo counts."""
         from backscroll import browse
         from backscroll.dates import parse_when
-        from backscroll.searching import check_agent
+        from backscroll.retrieval.searching import check_agent
 
         check_agent(agent)
         browse.check_count("--limit", limit, 1)

@@ -48,7 +48,7 @@ def test_status_answers_twice_and_after_a_search(session_builder, backscroll_hom
     assert first.indexed is False and callable(backscroll.status)
     backscroll.index(home=home, embed=False)
     assert backscroll.search("job queue", home=home, mode="lexical").results
-    for submodule in ("backscroll.status_report", "backscroll.cli.status", "backscroll.searching"):
+    for submodule in ("backscroll.status_report", "backscroll.cli.status", "backscroll.retrieval.searching"):
         importlib.import_module(submodule)  # a submodule import must not shadow a function
 
     after = backscroll.status(home=home)

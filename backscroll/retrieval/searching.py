@@ -110,7 +110,8 @@ def repeated(store: Store, req: SearchRequest, plan: QueryPlan, filters: Filters
 def rank(store: Store, lex: LexicalIndex, cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Filters,
          fresh: bool, notes: list[str]) -> SearchResult:
     """Rank with the words, and the meaning when there are vectors; then the hint policy."""
-    from backscroll import access, meaning
+    from backscroll import access
+    from backscroll.retrieval import meaning
     from backscroll.retrieval import pipeline
     from backscroll.retrieval.policy import hints
 
