@@ -111,8 +111,7 @@ def rank(store: Store, lex: LexicalIndex, cfg: Config, req: SearchRequest, plan:
          fresh: bool, notes: list[str]) -> SearchResult:
     """Rank with the words, and the meaning when there are vectors; then the hint policy."""
     from backscroll import access
-    from backscroll.retrieval import meaning
-    from backscroll.retrieval import pipeline
+    from backscroll.retrieval import meaning, pipeline
     from backscroll.retrieval.policy import hints
 
     opts = pipeline.SearchOptions(limit=req.limit, include_echoes=req.include_echoes, max_chars=req.max_chars)
