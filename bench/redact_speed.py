@@ -3,11 +3,12 @@
 
     python bench/redact_speed.py CORPUS_DIR [--variant old=4f463b3] [--variant head=HEAD] [--rounds 5]
 
-``CORPUS_DIR`` comes from ``bench/generate.py``. Each variant is a ``backscroll/redact.py`` taken
-from a git revision (``name=REV``) and loaded from a temporary file; ``none`` (no redaction) and
-``work`` (the working tree's module) are always measured. Rounds alternate between the variants
-and the best of ``--rounds`` is kept. Two figures per variant: records/s of a whole sync into a
-fresh store, and the CPU seconds of the redactor alone over every text that sync passed to it.
+``CORPUS_DIR`` comes from ``bench/generate.py``. Each variant is the redactor of a git revision
+(``name=REV``: ``backscroll/ingest/redact.py``, or ``backscroll/redact.py`` before 9bc4cea) loaded
+from a temporary file; ``none`` (no redaction) and ``work`` (the working tree's module) are always
+measured. Rounds alternate between the variants and the best of ``--rounds`` is kept. Two figures
+per variant: records/s of a whole sync into a fresh store, and the CPU seconds of the redactor alone
+over every text that sync passed to it.
 """
 
 from __future__ import annotations
@@ -29,18 +30,47 @@ from backscroll.ingest import redact as work_redact  # noqa: E402
 from backscroll.ingest.sync import sync  # noqa: E402
 from backscroll.store.db import Store  # noqa: E402
 
+# Where the redactor lived: ``backscroll/redact.py`` until 9bc4cea, then ``backscroll/ingest/redact.py``
+# (with its rule table in ``redact_rules.py`` once that was split off).
+_PATHS = ("backscroll/ingest/redact.py", "backscroll/redact.py")
+_RULES_PATH = "backscroll/ingest/redact_rules.py"
+_RULES_MODULE = "backscroll.ingest.redact_rules"
 
-def _load(name: str, rev: str, tmp: Path):
-    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:backscroll/redact.py"],
-                         capture_output=True, text=True, check=True).stdout
-    path = tmp / f"redact_{name}.py"
+
+def _show(rev: str, path: str) -> str | None:
+    done = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{path}"], capture_output=True, text=True)
+    return done.stdout if done.returncode == 0 else None
+
+
+def _exec(module_name: str, src: str, tmp: Path):
+    path = tmp / f"{module_name}.py"
     path.write_text(src)
-    spec = importlib.util.spec_from_file_location(f"redact_{name}", path)
+    spec = importlib.util.spec_from_file_location(module_name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # (dataclasses look their module up)
     spec.loader.exec_module(module)
     return module
+
+
+def _load(name: str, rev: str, tmp: Path):
+    """The redactor of revision ``rev``, at whichever path it had; its own rule table when it had one."""
+    src = next((s for s in (_show(rev, p) for p in _PATHS) if s is not None), None)
+    if src is None:
+        raise SystemExit(f"{rev}: no redactor at {' or '.join(_PATHS)}")
+    rules_src = _show(rev, _RULES_PATH)
+    if rules_src is None:
+        return _exec(f"redact_{name}", src, tmp)
+    # The engine imports its rules by their package name: hand it this revision's while it loads.
+    saved = sys.modules.get(_RULES_MODULE)
+    sys.modules[_RULES_MODULE] = _exec(f"redact_rules_{name}", rules_src, tmp)
+    try:
+        return _exec(f"redact_{name}", src, tmp)
+    finally:
+        if saved is None:
+            del sys.modules[_RULES_MODULE]
+        else:
+            sys.modules[_RULES_MODULE] = saved
 
 
 def _config(home: Path, corpus: Path) -> Config:
@@ -76,7 +106,7 @@ class _Recorder:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("corpus", type=Path)
-    ap.add_argument("--variant", action="append", default=[], help="name=git-rev of backscroll/redact.py")
+    ap.add_argument("--variant", action="append", default=[], help="name=git-rev of the redactor")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-sync", action="store_true", help="only the redactor-alone figure")
     args = ap.parse_args()
