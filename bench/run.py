@@ -93,8 +93,10 @@ def pct(values: list[float], p: float) -> float:
 _EMBED_SAMPLE = """
 import json, resource, sys, time
 texts = json.load(open(sys.argv[1]))
-from backscroll.indexes import embed
-from backscroll.indexes import vectors
+try:
+    from backscroll.indexes import embed, vectors
+except ImportError:  # a checkout from before the stage packages (9bc4cea)
+    from backscroll import embed, vectors
 t = time.perf_counter()
 e = embed.load(bulk=True)
 load = time.perf_counter() - t
@@ -142,10 +144,15 @@ _FILL = """
 import sys
 from pathlib import Path
 import numpy as np
-from backscroll.indexes import embed
 from backscroll.config import resolve
-from backscroll.store.db import Store
-from backscroll.indexes.vectors import Vectors
+try:
+    from backscroll.indexes import embed
+    from backscroll.indexes.vectors import Vectors
+    from backscroll.store.db import Store
+except ImportError:  # a checkout from before the stage packages (9bc4cea)
+    from backscroll import embed
+    from backscroll.store import Store
+    from backscroll.vectors import Vectors
 cfg = resolve(home=Path(sys.argv[1]), env={"HOME": sys.argv[2]})
 store = Store.open(cfg.db_path)
 vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
