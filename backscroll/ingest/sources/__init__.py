@@ -1,21 +1,27 @@
 """The registry of session formats. A new agent is one module here and one line in ``AGENTS``.
 
 Each format module exposes an ``AGENT`` describing how to find its files and a pure
-``parse_line(obj, line_no, session)`` that turns one decoded JSON line into records.
+``parse_line(obj, line_no, session)`` that turns one decoded JSON line into records. This module
+owns the shared types (``ParsedLine``, ``SourceUnit``, ``Agent``), safe file and database reads and
+the registry; the shared text helpers live in ``common`` and are re-exported here.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import re
 import stat as stat_module
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from backscroll.ingest.sources.jsontext import dumps
+# The shared text helpers, re-exported: the formats import them from this package.
+from backscroll.ingest.sources.common import as_dict as as_dict
+from backscroll.ingest.sources.common import as_list as as_list
+from backscroll.ingest.sources.common import as_str as as_str
+from backscroll.ingest.sources.common import block_text as block_text
+from backscroll.ingest.sources.common import clean_text as clean_text
+from backscroll.ingest.sources.common import render_input as render_input
 from backscroll.types import Record, SessionInfo
 
 
@@ -61,21 +67,6 @@ class SourceUnit:
 class WholeRead:
     units: list[SourceUnit]
     state: dict  # what the agent wants back next time (e.g. a watermark), JSON-serialisable
-
-
-def as_dict(value: object) -> dict[str, Any]:
-    """``value`` when it is a JSON object, else an empty one (parsers read untrusted JSON)."""
-    return value if isinstance(value, dict) else {}
-
-
-def as_list(value: object) -> list[Any]:
-    """``value`` when it is a JSON array, else an empty one."""
-    return value if isinstance(value, list) else []
-
-
-def as_str(value: object, default: str = "") -> str:
-    """``value`` when it is a JSON string, else ``default``."""
-    return value if isinstance(value, str) else default
 
 
 def file_stat(path: Path) -> tuple[int, int]:
@@ -172,54 +163,6 @@ def editor_user_dirs(env: Mapping[str, str], apps: tuple[str, ...]) -> list[Path
     else:
         base = Path(os.path.expanduser(env["XDG_CONFIG_HOME"])) if env.get("XDG_CONFIG_HOME") else home / ".config"
     return [base / app / "User" for app in apps]
-
-
-# Blocks agents inject into user turns that are not what the person wrote.
-_INJECTED_BLOCK = re.compile(
-    r"<(system-reminder|command-name|command-message|command-args|local-command-stdout|"
-    r"local-command-stderr|local-command-caveat|user-prompt-submit-hook)>.*?</\1>",
-    re.DOTALL,
-)
-
-
-def clean_text(text: str) -> str:
-    """Drop injected reminder/command blocks and surrounding blank space."""
-    if "<" in text:
-        text = _INJECTED_BLOCK.sub("", text)
-    return text.strip()
-
-
-def render_input(value: object) -> str:
-    """A tool input as readable ``key: value`` lines (strings verbatim, others as compact JSON; nesting
-    too deep to encode is cut at ``jsontext.MAX_DEPTH`` levels)."""
-    if isinstance(value, dict):
-        parts = []
-        for k, v in value.items():
-            parts.append(f"{k}: {v if isinstance(v, str) else dumps(v)}")
-        return "\n".join(parts)
-    if isinstance(value, str):
-        return value
-    return dumps(value)
-
-
-def block_text(content: object) -> str:
-    """Text of a tool result: a string, or the text blocks of a list joined by newlines."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        out = []
-        for block in content:
-            if isinstance(block, str):
-                out.append(block)
-            elif isinstance(block, dict):
-                if isinstance(block.get("text"), str):
-                    out.append(block["text"])
-                elif block.get("type") == "image":
-                    out.append("[image]")
-        return "\n".join(out)
-    if content is None:
-        return ""
-    return render_input(content)
 
 
 def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, timeout: float = 1.0):

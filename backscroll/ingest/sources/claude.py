@@ -10,6 +10,9 @@ their arguments), the agent (a subagent's task prompt) or the harness (interrupt
 limits, background-task notices). Compaction summaries are stored once, as ``summary``; the expanded
 body of a slash command and the local-command noise are not records. ``summary`` lines title the
 session that holds their ``leafUuid``; ``custom-title`` beats ``ai-title`` beats both.
+
+This module owns the lines (their types, sessions, titles, sidechains, forks); the blocks and user
+text within a message are read by ``claude_blocks``.
 """
 
 from __future__ import annotations
@@ -25,20 +28,21 @@ from backscroll.ingest.sources import (
     ParsedLine,
     as_dict,
     as_str,
-    block_text,
     clean_text,
     home_root,
-    render_input,
+)
+from backscroll.ingest.sources.claude_blocks import (
+    SHELL_TOOLS,
+    placeholder,
+    prompt_records,
+    result_text,
+    special_user_text,
+    strip_reminders,
+    tool_use_text,
+    user_author,
 )
 from backscroll.types import Record, SessionInfo
 
-SHELL_TOOLS = {"Bash"}
-HARNESS_PREFIXES = (
-    "[Request interrupted", "Caveat: The messages below were generated",
-    "You have exceeded the maximum number of turns", "<task-notification>",
-    "API Error:", "[Request cancelled",
-)
-COMPACT_PROMPT = "Your task is to create a detailed summary of the conversation so far"
 # Entry types that hold no conversation text, read and deliberately left out.
 KNOWN_SKIPPED = {
     "system", "file-history-snapshot", "file-history-delta", "progress", "last-prompt", "permission-mode",
@@ -54,9 +58,6 @@ KNOWN_ATTACHMENTS = {
     "total_tokens_reminder", "batching_reminder_sent", "silent_turn_reminder", "critical_system_reminder",
     "diagnostics", "selected_lines_in_ide", "opened_file_in_ide", "output_style", "memory",
 }
-_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
-_TAG = {name: re.compile(rf"<{name}>(.*?)</{name}>", re.DOTALL)
-        for name in ("command-name", "command-args", "bash-input", "bash-stdout", "bash-stderr")}
 
 
 def default_root(env):
@@ -82,13 +83,6 @@ def session_for(path: Path) -> SessionInfo:
     return SessionInfo(stem, "claude")
 
 
-def _tool_use_text(name: str, inp: object) -> tuple[str, str | list | None]:
-    if name in SHELL_TOOLS and isinstance(inp, dict) and isinstance(inp.get("command"), str):
-        return inp["command"], inp["command"]
-    body = render_input(inp) if inp not in (None, {}) else ""
-    return (f"{name}\n{body}" if body else name), None
-
-
 def _hook_context(obj: dict, line_no: int) -> ParsedLine:
     """A hook's injected context: only backscroll's own recall blocks are kept, as echoes."""
     att = obj.get("attachment")
@@ -102,62 +96,6 @@ def _hook_context(obj: dict, line_no: int) -> ParsedLine:
     cwd = obj.get("cwd") if isinstance(obj.get("cwd"), str) else None
     return ParsedLine([Record(f"{uuid}#{i}", "tool", "tool", clean_text(t), line_no, ts, cwd, echo=True)
                        for i, t in enumerate(texts) if "<backscroll-recall" in t], {})
-
-
-def strip_reminders(text: str) -> str:
-    """``text`` without ``<system-reminder>`` blocks (tool results carry them too)."""
-    return _REMINDER.sub("", text).strip() if "<system-reminder>" in text else text.strip()
-
-
-def _tag(name: str, text: str) -> str | None:
-    m = _TAG[name].search(text)
-    return m.group(1).strip() if m else None
-
-
-def slash_command(text: str) -> str | None:
-    """``/name args`` of a slash-command line (``<command-name>``, ``<command-args>``), else None."""
-    if "<command-name>" not in text:
-        return None
-    name = _tag("command-name", text)
-    if not name:
-        return None
-    if not name.startswith("/"):
-        name = "/" + name
-    args = _tag("command-args", text)
-    return f"{name} {args}" if args else name
-
-
-def placeholder(block: dict) -> str | None:
-    """What an attached image or document stands as: ``[image]``, ``[document: name.pdf]``; never its bytes."""
-    btype = block.get("type")
-    if btype == "image":
-        return "[image]"
-    if btype == "document":
-        for key in ("title", "name", "filename"):
-            if isinstance(block.get(key), str) and block[key]:
-                return f"[document: {block[key]}]"
-        source = as_dict(block.get("source"))
-        media = source.get("media_type") if isinstance(source.get("media_type"), str) else ""
-        return f"[document: {media}]" if media else "[document]"
-    return None
-
-
-def _result_text(content: object) -> str:
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "document":
-                parts.append(placeholder(block) or "[document]")
-            else:
-                parts.append(block_text([block]))
-        return "\n".join(p for p in parts if p)
-    return block_text(content)
-
-
-def _user_author(text: str, sidechain: bool) -> str:
-    if text.startswith(HARNESS_PREFIXES) or text.startswith(COMPACT_PROMPT):
-        return "harness"
-    return "agent" if sidechain else "human"
 
 
 def _title_updates(obj: dict, kind: str) -> ParsedLine:
@@ -176,22 +114,6 @@ def _title_updates(obj: dict, kind: str) -> ParsedLine:
     return EMPTY
 
 
-def _prompt_records(prompt: object, rid: str, line_no: int, ts, cwd) -> list[Record]:
-    """A queued prompt (a string, or blocks with images) as the person's records."""
-    if isinstance(prompt, str):
-        text = clean_text(prompt)
-        return [Record(f"{rid}#0", "user", "text", text, line_no, ts, cwd, author="human")] if text else []
-    out = []
-    if isinstance(prompt, list):
-        for i, block in enumerate(prompt):
-            if not isinstance(block, dict):
-                continue
-            body = clean_text(block["text"]) if isinstance(block.get("text"), str) else placeholder(block)
-            if body:
-                out.append(Record(f"{rid}#{i}", "user", "text", body, line_no, ts, cwd, author="human"))
-    return out
-
-
 def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     if not isinstance(obj, dict):
         raise LineError(f"expected a JSON object, got {type(obj).__name__}")
@@ -205,7 +127,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         if (obj.get("operation") != "enqueue" or not isinstance(content, str)
                 or content.startswith("<task-notification>")):
             return EMPTY
-        recs = _prompt_records(content, f"{session.session_id}:queued:{line_no}", line_no, ts, cwd)
+        recs = prompt_records(content, f"{session.session_id}:queued:{line_no}", line_no, ts, cwd)
         return ParsedLine(recs, {"queued": True}) if recs else EMPTY
     if kind == "attachment":
         att = as_dict(obj.get("attachment"))
@@ -217,7 +139,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
             prompt = att.get("prompt")
             if isinstance(prompt, str) and prompt.lstrip().startswith("<task-notification>"):
                 return EMPTY
-            recs = _prompt_records(prompt, f"{uuid}:{line_no}", line_no, ts, cwd)
+            recs = prompt_records(prompt, f"{uuid}:{line_no}", line_no, ts, cwd)
             return ParsedLine(recs, {"cwd": cwd} if cwd and session.cwd is None else {})
         return EMPTY if atype in KNOWN_ATTACHMENTS else ParsedLine([], {}, unknown=f"attachment/{atype}")
     if kind not in ("user", "assistant"):
@@ -273,7 +195,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         if btype == "text" and isinstance(block.get("text"), str):
             raw = block["text"]
             if role == "user" and "<" in raw:
-                special = _special_user_text(raw, rid, uuid, obj, line_no, ts, cwd, sidechain)
+                special = special_user_text(raw, rid, uuid, obj, line_no, ts, cwd, sidechain)
                 if special is not None:
                     records.extend(special[0])
                     if special[1] and not sidechain:
@@ -284,18 +206,18 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
             if not text:
                 continue
             if role == "user":
-                records.append(Record(rid, role, "text", text, line_no, ts, cwd, author=_user_author(text, sidechain)))
+                records.append(Record(rid, role, "text", text, line_no, ts, cwd, author=user_author(text, sidechain)))
             else:
                 records.append(Record(rid, role, "text", text, line_no, ts, cwd))
         elif btype == "thinking" and isinstance(block.get("thinking"), str) and block["thinking"].strip():
             records.append(Record(rid, "assistant", "reasoning", block["thinking"].strip(), line_no, ts, cwd))
         elif btype == "tool_use":
             name = as_str(block.get("name"), "tool")
-            text, command = _tool_use_text(name, block.get("input"))
+            text, command = tool_use_text(name, block.get("input"))
             call_id = block.get("id") if isinstance(block.get("id"), str) else None
             records.append(Record(rid, "tool", "tool", text, line_no, ts, cwd, name, call_id, command=command))
         elif btype == "tool_result":
-            text = strip_reminders(_result_text(block.get("content")))
+            text = strip_reminders(result_text(block.get("content")))
             call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
             if text:
                 records.append(Record(rid, "tool", "tool", text, line_no, ts, cwd, None, call_id,
@@ -304,28 +226,6 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
             records.append(Record(rid, "user", "text", placeholder(block) or "[attachment]", line_no, ts, cwd,
                                   author="agent" if sidechain else "human"))
     return ParsedLine(records, updates)
-
-
-def _special_user_text(raw: str, rid: str, uuid: str, obj: dict, line_no: int, ts, cwd,
-                       sidechain: bool) -> tuple[list[Record], str | None] | None:
-    """Slash commands, bash mode, local-command output: ``(records, title)``, or None for plain text."""
-    command = slash_command(raw)
-    if command is not None:
-        author = "agent" if sidechain else "human"
-        return [Record(rid, "user", "text", command, line_no, ts, cwd, author=author)], command
-    if "<local-command-" in raw and not clean_text(raw):
-        return [], None  # /mcp, /exit and the like print "(no content)": noise
-    bash = _tag("bash-input", raw)
-    if bash is not None:  # "! cmd" typed in bash mode: a shell call the person made
-        return [Record(rid, "tool", "tool", bash, line_no, ts, cwd, "bash", f"bash:{uuid}", command=bash)], None
-    if "<bash-stdout>" in raw or "<bash-stderr>" in raw:
-        out, err = _tag("bash-stdout", raw) or "", _tag("bash-stderr", raw) or ""
-        text = "\n".join(p for p in (out, err) if p)
-        parent = obj.get("parentUuid") if isinstance(obj.get("parentUuid"), str) else uuid
-        recs = [Record(rid, "tool", "tool", text, line_no, ts, cwd, None, f"bash:{parent}",
-                       is_error=bool(err) and not out)]
-        return (recs if text else []), None
-    return None
 
 
 AGENT = Agent("claude", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

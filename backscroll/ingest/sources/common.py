@@ -1,0 +1,73 @@
+"""The text helpers every session format shares: reading untrusted JSON values (``as_dict``,
+``as_list``, ``as_str``) and turning message and tool blocks into record text (``clean_text``,
+``render_input``, ``block_text``). Re-exported by ``backscroll.ingest.sources``."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from backscroll.ingest.sources.jsontext import dumps
+
+
+def as_dict(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (parsers read untrusted JSON)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: object) -> list[Any]:
+    """``value`` when it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def as_str(value: object, default: str = "") -> str:
+    """``value`` when it is a JSON string, else ``default``."""
+    return value if isinstance(value, str) else default
+
+
+# Blocks agents inject into user turns that are not what the person wrote.
+_INJECTED_BLOCK = re.compile(
+    r"<(system-reminder|command-name|command-message|command-args|local-command-stdout|"
+    r"local-command-stderr|local-command-caveat|user-prompt-submit-hook)>.*?</\1>",
+    re.DOTALL,
+)
+
+
+def clean_text(text: str) -> str:
+    """Drop injected reminder/command blocks and surrounding blank space."""
+    if "<" in text:
+        text = _INJECTED_BLOCK.sub("", text)
+    return text.strip()
+
+
+def render_input(value: object) -> str:
+    """A tool input as readable ``key: value`` lines (strings verbatim, others as compact JSON; nesting
+    too deep to encode is cut at ``jsontext.MAX_DEPTH`` levels)."""
+    if isinstance(value, dict):
+        parts = []
+        for k, v in value.items():
+            parts.append(f"{k}: {v if isinstance(v, str) else dumps(v)}")
+        return "\n".join(parts)
+    if isinstance(value, str):
+        return value
+    return dumps(value)
+
+
+def block_text(content: object) -> str:
+    """Text of a tool result: a string, or the text blocks of a list joined by newlines."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        out = []
+        for block in content:
+            if isinstance(block, str):
+                out.append(block)
+            elif isinstance(block, dict):
+                if isinstance(block.get("text"), str):
+                    out.append(block["text"])
+                elif block.get("type") == "image":
+                    out.append("[image]")
+        return "\n".join(out)
+    if content is None:
+        return ""
+    return render_input(content)

@@ -1,0 +1,105 @@
+"""One read-only snapshot of OpenCode's ``opencode.db``: which sessions changed since the last read
+(their ``time_updated``, and the highest ``message`` and ``part`` rowids seen) and their units.
+
+``opencode`` opens the database (busy retries) and calls ``read_snapshot`` inside one transaction;
+the columns are looked up per table, since OpenCode's schema has moved between releases.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from backscroll.dates import normalize_timestamp
+from backscroll.ingest.sources import SourceUnit, WholeRead, as_dict
+from backscroll.ingest.sources.opencode_records import _decode, _Message, _Part, _str, _title, _unit
+from backscroll.types import SessionInfo
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def _pick(cols: set[str], *names: str) -> str:
+    return next((n for n in names if n in cols), "NULL")
+
+
+def _fingerprint(value: object) -> object:
+    """A session's ``time_updated`` as stored in the file state (JSON: a number or text)."""
+    if value is None or isinstance(value, (int, float, str)):
+        return value
+    return str(value)
+
+
+def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRead:
+    scols, mcols, pcols = _columns(conn, "session"), _columns(conn, "message"), _columns(conn, "part")
+    if not scols or not mcols or not pcols:
+        raise OSError("no session, message and part tables: not an OpenCode database")
+    s_updated = _pick(scols, "time_updated", "updated_at")
+    m_created = _pick(mcols, "time_created", "created_at")
+    p_created = _pick(pcols, "time_created", "created_at")
+    parent = _pick(scols, "parent_id")
+    directory = _pick(scols, "directory")
+    if "session_id" in pcols:
+        part_session = "session_id"
+        parts_of_session = f"SELECT id, message_id, {p_created}, data FROM part WHERE session_id = ?"
+    else:  # an early schema: parts reach their session through their message
+        part_session = "(SELECT session_id FROM message WHERE message.id = part.message_id)"
+        parts_of_session = (f"SELECT id, message_id, {p_created}, data FROM part WHERE message_id IN "
+                            f"(SELECT id FROM message WHERE session_id = ?)")
+
+    sessions = conn.execute(
+        f"SELECT id, title, {directory}, {parent}, {s_updated} FROM session").fetchall()
+    prev: dict = as_dict(state.get("sessions"))
+
+    # Messages and parts are updated in place without always touching their session, but new ones
+    # get higher rowids: sessions that gained rows since the last read are read again too.
+    touched: set[str] = set()
+    reread_all = False
+    high: dict[str, int] = {}
+    for table, session_col in (("message", "session_id"), ("part", part_session)):
+        top = conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
+        high[table] = top
+        seen = state.get(f"{table}_rowid")
+        if not isinstance(seen, int):
+            continue  # first read: every session is new anyway
+        if top < seen:  # rows deleted at the end, or rowids renumbered by a VACUUM
+            reread_all = True
+        elif top > seen:
+            touched.update(r[0] for r in conn.execute(
+                f"SELECT DISTINCT {session_col} FROM {table} WHERE rowid > ?", (seen,)))
+
+    units: list[SourceUnit] = []
+    fingerprints: dict[str, object] = {}
+    watermark: str | None = None
+    for sid, title, cwd, parent_id, updated in sessions:
+        if not isinstance(sid, str):
+            continue
+        fp = _fingerprint(updated)
+        fingerprints[sid] = fp
+        ts = normalize_timestamp(updated)
+        if ts and (watermark is None or ts > watermark):
+            watermark = ts
+        if not reread_all and sid in prev and prev[sid] == fp and sid not in touched:
+            continue
+        info = SessionInfo(sid, "opencode", cwd=_str(cwd), title=_title(title),
+                           is_sidechain=bool(_str(parent_id)), parent_session_id=_str(parent_id))
+        units.append(_db_session(conn, path, info, m_created, parts_of_session))
+    new_state = {"watermark": watermark, "sessions": fingerprints,
+                 "message_rowid": high["message"], "part_rowid": high["part"]}
+    return WholeRead(units, new_state)
+
+
+def _db_session(conn: sqlite3.Connection, path: Path, info: SessionInfo, m_created: str,
+                parts_sql: str) -> SourceUnit:
+    parts: dict[str, list[_Part]] = {}
+    for pid, mid, created, data in conn.execute(parts_sql, (info.session_id,)):
+        parts.setdefault(mid, []).append(_Part(str(pid), _decode(data), created))
+    messages = []
+    for mid, created, data in conn.execute(
+            f"SELECT id, {m_created}, data FROM message WHERE session_id = ?", (info.session_id,)):
+        own = sorted(parts.get(mid, []), key=lambda p: p.part_id)
+        messages.append(_Message(str(mid), _decode(data), created, own))
+    # OpenCode's own order: by creation time, then id (ids grow with time).
+    messages.sort(key=lambda m: (normalize_timestamp(m.created) or "", m.message_id))
+    return _unit(f"{path}#{info.session_id}", info, messages)
