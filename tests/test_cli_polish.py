@@ -37,3 +37,13 @@ def test_mcp_search_takes_the_author_filter(session_builder, backscroll_index, b
     got = Tools(str(backscroll_home.data)).search("retry budget", mode="lexical", author="human", strict=True)
     assert got["filters"]["author"] == "human"
     assert [h["role"] for h in got["results"]] == ["user"]
+
+
+def test_status_folds_agents_absent_from_their_default_places_into_one_line(session_builder, backscroll_index):
+    session_builder.claude(project="shop").user("hello there")
+    backscroll_index(embed=False)
+    out = CliRunner().invoke(app, ["status"], catch_exceptions=False).stdout
+    absent = [line for line in out.splitlines() if line.strip().startswith("not found in their default places")]
+    assert len(absent) == 1 and "gemini" in absent[0] and "openhands" in absent[0] and "claude" not in absent[0]
+    assert "(not found)" not in out
+    assert ".claude/projects" in out, "a root that exists is listed with its path"

@@ -98,9 +98,19 @@ def _human(info: dict) -> None:
         origin = f"  (from {p['from']})" if "from" in p else ""
         out.print(f"  {name:<14} {p['path']}{origin}")
     out.print(bold("Session roots"))
+    absent: list[str] = []  # default places with nothing there: one line, not one per agent
     for r in info["roots"]:
+        if not r["exists"] and r["from"] == "default":
+            if r["agent"] not in absent:
+                absent.append(r["agent"])
+            continue
         missing = "" if r["exists"] else "  (not found)"
         out.print(f"  {(r['agent'] or 'any'):<14} {r['path']}  (from {r['from']}){missing}")
+    found = {r["agent"] for r in info["roots"] if r["exists"]}
+    absent = [a for a in absent if a not in found]
+    if absent:
+        out.print(f"  not found in their default places (status --json lists the paths): {', '.join(absent)}",
+                  markup=False, highlight=False)
     out.print(bold("Integrations") + Text("  (backscroll install …; --uninstall removes)"))
     for i in info.get("integrations") or []:
         out.print(f"  {i['kind']:<13} {i['agent']:<9} {clean(i['path'])}")
