@@ -47,3 +47,11 @@ def test_status_folds_agents_absent_from_their_default_places_into_one_line(sess
     assert len(absent) == 1 and "gemini" in absent[0] and "openhands" in absent[0] and "claude" not in absent[0]
     assert "(not found)" not in out
     assert ".claude/projects" in out, "a root that exists is listed with its path"
+
+
+def test_backscroll_mcp_calls_are_echoes_however_the_agent_names_them():
+    for name in ("mcp__backscroll__search", "mcp__plugin_backscroll_backscroll__show", "backscroll__search",
+                 "mcp_backscroll_search", "backscroll.search", "mcp:backscroll/search", "mcp:backscroll/list_sessions"):
+        assert echo.is_mcp_echo(name), name
+    for name in ("mcp:github/search", "github.search", "backscroll.status", "mcp:backscroll/status", "Bash"):
+        assert not echo.is_mcp_echo(name), name

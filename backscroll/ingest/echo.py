@@ -194,10 +194,11 @@ def is_query_echo(command: str | list | None) -> bool:
 
 # MCP calls to backscroll's own server: Claude ``mcp__backscroll__search`` (plugin servers:
 # ``mcp__plugin_backscroll_backscroll__search``), Codex ``mcp__backscroll__search`` (namespace joined
-# to the name by the source) and the older ``backscroll__search``, Gemini ``mcp_backscroll_search``.
+# to the name by the source) and the older ``backscroll__search``, Gemini ``mcp_backscroll_search``,
+# Codex paginated threads ``backscroll.search``, Cline, Roo and Kilo ``mcp:backscroll/search``.
 MCP_TOOLS = frozenset({"search", "show", "list_sessions"})
-_MCP_ECHO = re.compile(r"^(?:mcp__(?:plugin_[A-Za-z0-9-]+_)?backscroll__|backscroll__|mcp_backscroll_)"
-                       r"(?P<tool>[A-Za-z_]+)$")
+_MCP_ECHO = re.compile(r"^(?:mcp__(?:plugin_[A-Za-z0-9-]+_)?backscroll__|backscroll__|mcp_backscroll_|backscroll\.|"
+                       r"mcp:backscroll/)(?P<tool>[A-Za-z_]+)$")
 # A recall block as ``backscroll hook`` prints it, wherever the agent logs it.
 RECALL_TAG = "backscroll-recall"
 _RECALL_BLOCK = re.compile(r"<backscroll-recall\b[^>]*>.*?(?:</backscroll-recall>|\Z)", re.S)

@@ -141,6 +141,12 @@ class ClaudeSession(Builder):
     def summary(self, title: str) -> ClaudeSession:
         return self.write({"type": "summary", "summary": title, "leafUuid": self._last_uuid or uuid_for("leaf")})
 
+    def compact_summary(self, text: str) -> ClaudeSession:
+        """The summary Claude Code writes when it compacts the context (``/compact`` or automatically):
+        stored once, as an assistant ``summary`` record."""
+        return self.write(self._envelope("user", {"role": "user", "content": text}, isCompactSummary=True,
+                                         isVisibleInTranscriptOnly=True))
+
     def subagent(self) -> ClaudeSession:
         """A subagent transcript of this session (``<session>/subagents/agent-<id>.jsonl``)."""
         self._subagents += 1
@@ -177,6 +183,10 @@ class CodexSession(Builder):
         self._line("response_item", {"type": "message", "role": "assistant",
                                      "content": [{"type": "output_text", "text": text}]})
         return self._line("event_msg", {"type": "agent_message", "message": text})
+
+    def compacted(self, summary: str) -> CodexSession:
+        """A ``compacted`` line: the summary that replaces the turns before it in the model's context."""
+        return self._line("compacted", {"message": summary, "replacement_history": []})
 
     def tool(self, command: str | list[str], output: str, *, is_error: bool = False) -> CodexSession:
         call_id = f"call_{self._next_id('call').replace('-', '')[:24]}"
