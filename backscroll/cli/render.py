@@ -107,23 +107,25 @@ def _entry(hit: Hit):
     for start, end in hit.highlights:
         body.stylize("bold yellow", start, end)
     foot = Text(show_command(hit), style="dim")
-    foot.append(f"\n{short_path(hit.source_path)}:{hit.line}")
-    return head, body, foot
+    where = Text(f"{short_path(hit.source_path)}:{hit.line}")
+    return head, body, foot, where
 
 
 def print_hits(console, hits: tuple[Hit, ...]) -> None:
-    """One entry per hit; on a terminal the snippet wraps to its width, indented, and piped it is one line."""
+    """One entry per hit; on a terminal the snippet wraps to its width, indented, and piped it is one line.
+    The ``backscroll show`` command and the path:line are one unfolded line each, indented."""
     from rich.padding import Padding
 
     for hit in hits:
-        head, body, foot = _entry(hit)
+        head, body, foot, where = _entry(hit)
         console.print(head)
         if console.soft_wrap:
             console.print(_indent(body))
-            console.print(_indent(foot))
         else:
             console.print(Padding(body, (0, 0, 0, 4)))
-            console.print(Padding(foot, (0, 0, 0, 4)))
+        # the command and path:line are never folded by us, so that a terminal selection copies them whole
+        console.print(_indent(foot), soft_wrap=True)
+        console.print(_indent(where), soft_wrap=True)
 
 
 def _indent(text):
