@@ -119,7 +119,7 @@ def test_human_search_output_is_plain_when_piped(cli, corpus):
     assert r.exit_code == 0
     assert "\x1b[" not in r.stdout
     assert "backscroll show " in r.stdout and "SKIP LOCKED" in r.stdout
-    assert "1 query echo(es) hidden" in r.stderr and "--include-echoes" in r.stderr
+    assert "1 query echo hidden" in r.stderr and "--include-echoes" in r.stderr
 
 
 def test_errors_are_messages_with_exit_codes(cli, corpus):

@@ -163,7 +163,8 @@ def stderr_hints(result: SearchResult) -> list[str]:
     lines = list(result.notes)
     if result.echoes_hidden:
         lines.append(
-            f"{result.echoes_hidden} query echo(es) hidden (earlier backscroll searches and their output); "
+            f"{result.echoes_hidden} query {'echo' if result.echoes_hidden == 1 else 'echoes'} hidden "
+            "(earlier backscroll searches and their output); "
             "show them with --include-echoes, or --content-type tool"
         )
     if not result.results and not result.also_matching:
