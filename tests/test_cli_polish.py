@@ -55,3 +55,24 @@ def test_backscroll_mcp_calls_are_echoes_however_the_agent_names_them():
         assert echo.is_mcp_echo(name), name
     for name in ("mcp:github/search", "github.search", "backscroll.status", "mcp:backscroll/status", "Bash"):
         assert not echo.is_mcp_echo(name), name
+
+
+def test_reflow_joins_prose_lines_and_keeps_indented_blocks():
+    from backscroll.cli import reflow
+
+    doc = """First line.
+
+    A paragraph written over
+    two lines.
+
+    The format:
+      key = 1
+      other = 2
+    """
+    assert reflow(doc) == "First line.\n\nA paragraph written over two lines.\n\nThe format:\n  key = 1\n  other = 2"
+
+
+def test_command_help_wraps_prose_to_the_terminal_not_to_the_source():
+    r = CliRunner().invoke(app, ["index", "--help"], env={"COLUMNS": "200"}, terminal_width=200)
+    assert r.exit_code == 0
+    assert "grown files are read from where the last run stopped, and re-running never duplicates" in r.stdout

@@ -6,6 +6,7 @@ exit codes (``cli/common.py``). Heavy modules are imported inside the commands.
 
 from __future__ import annotations
 
+import inspect
 from typing import Annotated
 
 import typer
@@ -61,11 +62,28 @@ def main_callback(
     common.STATE.pager = not no_pager
 
 
+def reflow(doc: str | None) -> str | None:
+    """A command's docstring with each prose paragraph on one line, so that help wraps at any width.
+
+    Paragraphs whose later lines are indented (a file format, an example block) keep their lines. Pure."""
+    if not doc:
+        return doc
+    out = []
+    for para in inspect.cleandoc(doc).split("\n\n"):
+        lines = para.split("\n")
+        preformatted = para.startswith("\b") or any(line[:1].isspace() for line in lines[1:])
+        out.append(para if preformatted else " ".join(line.strip() for line in lines))
+    return "\n\n".join(out)
+
+
 def _register() -> None:
     from backscroll.cli import embed, eval, hook, index, install, list, mcp, rebuild, search, show, status
 
     for module in (index, search, show, list, status, embed, rebuild, eval, install, hook, mcp):
         module.register(app)
+    for info in app.registered_commands:  # Typer keeps a docstring's single line breaks: reflow its paragraphs
+        if info.help is None and info.callback is not None:
+            info.callback.__doc__ = reflow(info.callback.__doc__)
 
 
 _register()

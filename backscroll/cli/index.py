@@ -9,7 +9,7 @@ import typer
 from backscroll.cli import common
 
 SOURCE_HELP = ("Also read sessions under this directory (repeatable). Prefix with the agent to say "
-               "which format it holds, e.g. codex:/mnt/old/.codex/sessions.")
+               "which format it holds, e.g. codex:/mnt/old/sessions.")
 
 
 def index(

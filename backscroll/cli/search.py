@@ -31,9 +31,9 @@ def search(
                                                show_default=False)],
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="How many results.")] = 10,
     content_type: Annotated[str | None, typer.Option(
-        "--content-type", "-t", metavar="text|tool|reasoning|summary",
-        help="Only prose (text), tool calls and outputs (tool; includes query echoes), the agent's "
-             "reasoning, or compaction summaries.")] = None,
+        "--content-type", "-t", metavar="KIND",
+        help="Only this kind: text (prose), tool (calls and outputs; includes query echoes), reasoning "
+             "(the agent's thinking) or summary (compaction summaries).")] = None,
     include_echoes: Annotated[bool, typer.Option(
         "--include-echoes", help="Also return earlier backscroll searches and their output.")] = False,
     role: Annotated[str | None, typer.Option("--role", metavar="user|assistant|tool",
@@ -58,7 +58,8 @@ def search(
     max_chars: Annotated[int, typer.Option("--max-chars", metavar="N", min=0,
                                            help="Cut each hit's text to N characters in JSON (0: whole text).")] = 2000,
     strict: Annotated[bool, typer.Option(
-        "--strict", help="Treat --role/--agent/--content-type as hard filters: no 'also matching' extras.")] = False,
+        "--strict", help="Hard filters: --role, --author, --agent and --content-type add no 'also matching' "
+                         "extras.")] = False,
     rerun: Annotated[bool, typer.Option(
         "--rerun", help="Run even if this agent session already ran the same search in this turn.")] = False,
     source: Annotated[list[str] | None, typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
@@ -77,8 +78,8 @@ def search(
 ) -> None:
     """Search every indexed session: prose and tool rows ranked separately, then fused.
 
-    A quick incremental sync runs first (skip it with --no-sync), so what was said a moment ago is
-    already findable.
+    A quick incremental sync runs first (skip it with --no-sync),
+    so what was said a moment ago is already findable.
     """
 
     from backscroll.cli.render import FORMATS
