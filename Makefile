@@ -31,8 +31,8 @@ demo: $(STAMP)
 	echo "# (The skipped lines are broken on purpose in the fixtures, to show that a bad line costs only itself.)"; \
 	bs status; \
 	echo; echo "# An agent asked backscroll about the job queue three times; those searches and their"; \
-	echo "# output (query echoes) repeat the answer verbatim. By default they are hidden (the note on stderr counts them):"; \
-	bs search --no-sync job queue postgres --limit 6; \
+	echo "# output (query echoes) repeat the answer verbatim. By default they are hidden:"; \
+	bs search --no-sync job queue postgres --limit 2; \
 	echo; echo "# The same search with the echoes let in, marked [echo]. An unmarked row that quotes the command"; \
 	echo "# is a doc the agent wrote about backscroll search: it mentions the command without running it:"; \
 	bs search --no-sync job queue postgres --limit 8 --include-echoes
