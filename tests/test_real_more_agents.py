@@ -100,6 +100,18 @@ def _read(session_file: Path) -> list[Record]:
     return opencode.read_whole(session_file, {}).units[0].records
 
 
+def test_opencode_subagent_prompt_is_written_by_an_agent_and_the_human_words_by_the_human():
+    tree = REAL / "opencode" / "oc-1.0.220-task-subagent-opencodenvim" / "storage" / "session"
+    parent, child = (next(tree.glob(f"*/{sid}.json"))
+                     for sid in ("ses_46b499f08ffe3aldWmWZoH6N2m", "ses_46b492ebbffel5oIJ1qUl9GKFh"))
+    users = [(r.author, r.text[:30]) for r in _read(parent) if r.role == "user"]
+    assert users == [("human", "@nvim my alt-M keybind does no")]  # not the synthetic nudge or file read
+    child_info = opencode.read_whole(child, {}).units[0].session
+    assert child_info.parent_session_id == "ses_46b499f08ffe3aldWmWZoH6N2m" and child_info.is_sidechain
+    prompts = [(r.author, r.text[:30]) for r in _read(child) if r.role == "user"]
+    assert prompts == [("agent", "The user reports that the `alt")]  # the task tool's prompt
+
+
 def test_opencode_reasoning_and_question_answer_in_order():
     path = next((REAL / "opencode" / "oc-1.17.13-reasoning-question-opencodenvim").glob("storage/session/*/*.json"))
     recs = _read(path)
