@@ -3,8 +3,9 @@ older storage tree, read by ``opencode`` and ``opencode_db``).
 
 This module owns the decoded shapes (``_Message`` holding its ``_Part``\ s, each the decoded JSON
 object or the reason it could not be read) and one session's unit: ``text`` parts as user or
-assistant text (a compaction summary as ``summary``), ``reasoning`` parts, and ``tool`` parts as a
-call (``bash`` as its command) plus a result. Ids are ``<session>:<part>#0`` / ``#1``.
+assistant text (a compaction summary as ``summary``; user text is the human's, or in a subagent
+session the parent agent's), ``reasoning`` parts, and ``tool`` parts as a call (``bash`` as its
+command) plus a result. Ids are ``<session>:<part>#0`` / ``#1``.
 """
 
 from __future__ import annotations
@@ -112,7 +113,8 @@ def _unit(key: str, session: SessionInfo, messages: list[_Message],
             line += len(msg.parts)
             continue
         role = msg.data.get("role") if msg.data.get("role") in ("user", "assistant") else None
-        author = "human" if role == "user" else None
+        # A subagent (child) session's user text is the prompt its parent agent wrote with the task tool.
+        author = ("agent" if session.is_sidechain else "human") if role == "user" else None
         compaction_summary = role == "assistant" and msg.data.get("summary") is True
         cwd = _str(_get(msg.data, "path", "cwd")) or session.cwd
         msg_ts = normalize_timestamp(_get(msg.data, "time", "created")) or normalize_timestamp(msg.created)
