@@ -14,9 +14,11 @@ session-event types (read Dec 2026): every line is ``{type, id, timestamp, paren
 **VS Code Copilot Chat** (``<editor>/User/workspaceStorage/<hash>/chatSessions/<session id>.json``):
 one JSON document per session ``{sessionId, customTitle?, requests: [{requestId, message: {text},
 timestamp, response: [parts], result: {metadata: {toolCallResults}}}]}``, rewritten as it changes.
-Markdown parts (``value``) are the reply, ``thinking`` parts reasoning, ``toolInvocationSerialized``
-parts tool calls (terminal calls as their command line) whose results come from
-``result.metadata.toolCallResults``. The workspace folder comes from ``workspace.json`` beside
+Markdown parts (``value``) are the reply, with ``inlineReference`` parts as the file name in backticks,
+``thinking`` parts reasoning, ``toolInvocationSerialized`` parts tool calls (terminal calls as their
+command line), paired in order with the model's calls in ``result.metadata.toolCallRounds`` (name,
+arguments, and the id under which ``toolCallResults`` holds the output, a prompt-tsx tree). The
+workspace folder comes from ``workspace.json`` beside
 ``chatSessions``. Newer VS Code builds that write ``chatSessions/*.jsonl`` patch logs are not read.
 """
 
@@ -169,12 +171,35 @@ def _workspace_title(folder: Path) -> str | None:
 
 # -- VS Code chat sessions ---------------------------------------------------------------------
 
+# Response part kinds: prose, reasoning and tool calls are read; the rest are UI state with no words.
+VSCODE_PART_KINDS = {None, "markdownContent", "inlineReference", "thinking", "toolInvocationSerialized",
+                     "toolInvocation", "prepareToolInvocation", "undoStop", "codeblockUri", "textEditGroup"}
+
+
 def _value(obj: object) -> str:
     if isinstance(obj, str):
         return obj
     if isinstance(obj, dict):
-        return _s(obj.get("value"))
+        value = obj.get("value")
+        return value if isinstance(value, str) else _tsx_text(value.get("node")) if isinstance(value, dict) else ""
     return ""
+
+
+def _tsx_text(node: object) -> str:
+    """The text leaves of a serialized prompt-tsx tree (how tool results are stored)."""
+    if not isinstance(node, dict):
+        return ""
+    if isinstance(node.get("text"), str):
+        return node["text"]
+    return "".join(_tsx_text(c) for c in as_list(node.get("children")))
+
+
+def _reference(part: dict) -> str:
+    """An ``inlineReference`` as the model wrote it in its sentence: the file name in backticks."""
+    ref = as_dict(part.get("inlineReference"))
+    uri = as_dict(ref.get("uri")) or ref
+    name = _s(part.get("name")) or _s(ref.get("name")) or _s(uri.get("path") or uri.get("fsPath")).rsplit("/", 1)[-1]
+    return f"`{name}`" if name else ""
 
 
 def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[SessionInfo, list[Record]]:
@@ -192,9 +217,17 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
         if text:
             title = title or text.splitlines()[0][:120]
             records.append(Record(f"{rid}#0", "user", "text", text, n, ts, cwd))
-        results = as_dict(as_dict(as_dict(req.get("result")).get("metadata")).get("toolCallResults"))
+        metadata = as_dict(as_dict(req.get("result")).get("metadata"))
+        results = as_dict(metadata.get("toolCallResults"))
         prose: list[str] = []
         parts = as_list(req.get("response"))
+        # The parts' ``toolCallId`` is VS Code's own; the model's calls (name, arguments, the id its result
+        # is stored under) are in ``toolCallRounds``, in the same order: paired when the counts agree.
+        model_calls = [as_dict(c) for r in as_list(metadata.get("toolCallRounds"))
+                       for c in as_list(as_dict(r).get("toolCalls"))]
+        invocations = [p for p in parts if isinstance(p, dict) and p.get("kind") in ("toolInvocationSerialized",
+                                                                                       "toolInvocation")]
+        paired = iter(model_calls if len(model_calls) == len(invocations) else [{}] * len(invocations))
 
         def flush(i: int, prose: list[str] = prose, rid: str = rid, n: int = n, ts: str | None = ts) -> None:
             """The prose gathered so far, as one assistant text record."""
@@ -207,8 +240,10 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
             if not isinstance(part, dict):
                 continue
             kind = part.get("kind")
-            if kind in (None, "markdownContent") and isinstance(part.get("value"), str):
-                prose.append(part["value"])
+            if kind in (None, "markdownContent") and _value(part.get("content", part)):
+                prose.append(_value(part.get("content", part)))
+            elif kind == "inlineReference":
+                prose.append(_reference(part))
             elif kind == "thinking":
                 flush(i)
                 body = _value(part.get("value")).strip()
@@ -216,14 +251,18 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
                     records.append(Record(f"{rid}#{i}t", "assistant", "reasoning", body, n, ts, cwd))
             elif kind in ("toolInvocationSerialized", "toolInvocation"):
                 flush(i)
-                call_id = _s(part.get("toolCallId")) or f"{rid}#{i}c"
+                model = next(paired, {})
+                call_id = _s(part.get("toolCallId"))
+                if call_id not in results:
+                    call_id = _s(model.get("id")) or call_id or f"{rid}#{i}c"
                 data = as_dict(part.get("toolSpecificData"))
                 command = None
                 if data.get("kind") == "terminal":
                     line = data.get("commandLine")
                     command = _s(line.get("original") if isinstance(line, dict) else line) or _s(data.get("command"))
                 name = "run_in_terminal" if command else (_s(part.get("toolId")) or "tool")
-                body = command or (_value(part.get("invocationMessage")) or _value(part.get("pastTenseMessage")))
+                asked = _call_text(_s(model.get("name")), model.get("arguments"))[0] if model.get("name") else ""
+                body = command or asked or _value(part.get("invocationMessage")) or _value(part.get("pastTenseMessage"))
                 records.append(Record(f"{rid}#{i}c", "tool", "tool", body.strip() or name, n, ts, cwd, name, call_id,
                                       command=command or None))
                 result = results.get(call_id)

@@ -17,7 +17,7 @@ are the ``<user_query>`` of a user message; its ``<user_info>`` block gives the 
 **Editor** ``state.vscdb``: table ``cursorDiskKV``: ``composerData:<composer id>`` (``name``,
 ``createdAt``, ``lastUpdatedAt``, ``fullConversationHeadersOnly: [{bubbleId, type}]`` or, in older
 builds, the bubbles inline as ``conversation``) and ``bubbleId:<composer id>:<bubble id>`` (``type`` 1
-user / 2 assistant, ``text``, ``thinking.text``, ``toolFormerData {name, params|rawArgs, result,
+user / 2 assistant, ``text``, ``thinking.text``, ``toolFormerData {name, rawArgs (else params), result,
 status, toolCallId}``, ``createdAt``). A composer's folder comes from the workspace databases
 (``workspaceStorage/<hash>/state.vscdb`` key ``composer.composerData`` lists its composers, and
 ``workspace.json`` names the folder). The file state keeps each composer's ``lastUpdatedAt``, so a

@@ -130,7 +130,9 @@ def bubble_records(bubbles: list[dict], session: SessionInfo, fallback_ts: str |
         if isinstance(tool, dict) and _s(tool.get("name")):
             name = tool["name"]
             call_id = _s(tool.get("toolCallId")) or rid
-            args = tool.get("params") if tool.get("params") not in (None, "") else tool.get("rawArgs")
+            # ``rawArgs`` is what the model asked; ``params`` is Cursor's own expansion of it, which
+            # can drop the substance (``apply_patch`` keeps only the path) and adds internal ids.
+            args = tool.get("rawArgs") if tool.get("rawArgs") not in (None, "", "{}") else tool.get("params")
             body, command = _call(name, args)
             records.append(Record(f"{rid}#1", "tool", "tool", body, n, ts, cwd, name, call_id, command=command))
             out = _result_text(tool.get("result")).strip()
