@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 import orjson
 
@@ -38,15 +37,16 @@ from backscroll.ingest.sources import (
     WholeRead,
     _collect,
     as_dict,
-    as_list,
     block_text,
     clean_text,
     editor_user_dirs,
-    render_input,
 )
+from backscroll.ingest.sources.copilot_calls import SHELL_TOOLS, _call_text, _s
+from backscroll.ingest.sources.copilot_vscode import VSCODE_PART_KINDS, _workspace_folder, vscode_records
 from backscroll.types import Record, SessionInfo
 
-SHELL_TOOLS = {"bash", "powershell", "run_in_terminal"}
+__all__ = ["AGENT", "SHELL_TOOLS", "VSCODE_PART_KINDS", "cli_records", "vscode_records"]
+
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 
 
@@ -79,22 +79,6 @@ def session_for(path: Path) -> SessionInfo:
     if path.name == "events.jsonl":
         return SessionInfo(path.parent.name, "copilot")
     return SessionInfo(path.stem, "copilot")
-
-
-def _s(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _call_text(name: str, args: object) -> tuple[str, str | None]:
-    if isinstance(args, str):
-        try:
-            args = orjson.loads(args)
-        except orjson.JSONDecodeError:
-            pass
-    command = args.get("command") if name in SHELL_TOOLS and isinstance(args, dict) else None
-    if isinstance(command, str) and command.strip():
-        return command, command
-    return (f"{name}\n{render_input(args)}" if args not in (None, {}, "") else name), None
 
 
 # -- the CLI's event log ---------------------------------------------------------------------------
@@ -167,126 +151,6 @@ def _workspace_title(folder: Path) -> str | None:
         return None
     m = re.search(r"^summary:\s*(.+)$", text, re.MULTILINE)
     return m.group(1).strip().strip("'\"") or None if m else None
-
-
-# -- VS Code chat sessions ---------------------------------------------------------------------
-
-# Response part kinds: prose, reasoning and tool calls are read; the rest are UI state with no words.
-VSCODE_PART_KINDS = {None, "markdownContent", "inlineReference", "thinking", "toolInvocationSerialized",
-                     "toolInvocation", "prepareToolInvocation", "undoStop", "codeblockUri", "textEditGroup"}
-
-
-def _value(obj: object) -> str:
-    if isinstance(obj, str):
-        return obj
-    if isinstance(obj, dict):
-        value = obj.get("value")
-        return value if isinstance(value, str) else _tsx_text(value.get("node")) if isinstance(value, dict) else ""
-    return ""
-
-
-def _tsx_text(node: object) -> str:
-    """The text leaves of a serialized prompt-tsx tree (how tool results are stored)."""
-    if not isinstance(node, dict):
-        return ""
-    if isinstance(node.get("text"), str):
-        return node["text"]
-    return "".join(_tsx_text(c) for c in as_list(node.get("children")))
-
-
-def _reference(part: dict) -> str:
-    """An ``inlineReference`` as the model wrote it in its sentence: the file name in backticks."""
-    ref = as_dict(part.get("inlineReference"))
-    uri = as_dict(ref.get("uri")) or ref
-    name = _s(part.get("name")) or _s(ref.get("name")) or _s(uri.get("path") or uri.get("fsPath")).rsplit("/", 1)[-1]
-    return f"`{name}`" if name else ""
-
-
-def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[SessionInfo, list[Record]]:
-    sid = _s(doc.get("sessionId")) or base.session_id
-    records: list[Record] = []
-    requests = as_list(doc.get("requests"))
-    title = _s(doc.get("customTitle")).strip() or None
-    for n, req in enumerate(requests, 1):
-        if not isinstance(req, dict):
-            continue
-        rid = f"{sid}:{_s(req.get('requestId')) or n}"
-        ts = normalize_timestamp(req.get("timestamp"))
-        message = as_dict(req.get("message"))
-        text = clean_text(_s(message.get("text")))
-        if text:
-            title = title or text.splitlines()[0][:120]
-            records.append(Record(f"{rid}#0", "user", "text", text, n, ts, cwd))
-        metadata = as_dict(as_dict(req.get("result")).get("metadata"))
-        results = as_dict(metadata.get("toolCallResults"))
-        prose: list[str] = []
-        parts = as_list(req.get("response"))
-        # The parts' ``toolCallId`` is VS Code's own; the model's calls (name, arguments, the id its result
-        # is stored under) are in ``toolCallRounds``, in the same order: paired when the counts agree.
-        model_calls = [as_dict(c) for r in as_list(metadata.get("toolCallRounds"))
-                       for c in as_list(as_dict(r).get("toolCalls"))]
-        invocations = [p for p in parts if isinstance(p, dict) and p.get("kind") in ("toolInvocationSerialized",
-                                                                                       "toolInvocation")]
-        paired = iter(model_calls if len(model_calls) == len(invocations) else [{}] * len(invocations))
-
-        def flush(i: int, prose: list[str] = prose, rid: str = rid, n: int = n, ts: str | None = ts) -> None:
-            """The prose gathered so far, as one assistant text record."""
-            body = clean_text("".join(prose))
-            if body:
-                records.append(Record(f"{rid}#{i}", "assistant", "text", body, n, ts, cwd))
-            prose.clear()
-
-        for i, part in enumerate(parts, 1):
-            if not isinstance(part, dict):
-                continue
-            kind = part.get("kind")
-            if kind in (None, "markdownContent") and _value(part.get("content", part)):
-                prose.append(_value(part.get("content", part)))
-            elif kind == "inlineReference":
-                prose.append(_reference(part))
-            elif kind == "thinking":
-                flush(i)
-                body = _value(part.get("value")).strip()
-                if body:
-                    records.append(Record(f"{rid}#{i}t", "assistant", "reasoning", body, n, ts, cwd))
-            elif kind in ("toolInvocationSerialized", "toolInvocation"):
-                flush(i)
-                model = next(paired, {})
-                call_id = _s(part.get("toolCallId"))
-                if call_id not in results:
-                    call_id = _s(model.get("id")) or call_id or f"{rid}#{i}c"
-                data = as_dict(part.get("toolSpecificData"))
-                command = None
-                if data.get("kind") == "terminal":
-                    line = data.get("commandLine")
-                    command = _s(line.get("original") if isinstance(line, dict) else line) or _s(data.get("command"))
-                name = "run_in_terminal" if command else (_s(part.get("toolId")) or "tool")
-                asked = _call_text(_s(model.get("name")), model.get("arguments"))[0] if model.get("name") else ""
-                body = command or asked or _value(part.get("invocationMessage")) or _value(part.get("pastTenseMessage"))
-                records.append(Record(f"{rid}#{i}c", "tool", "tool", body.strip() or name, n, ts, cwd, name, call_id,
-                                      command=command or None))
-                result = results.get(call_id)
-                out = ""
-                if isinstance(result, dict):
-                    out = "\n".join(_value(c) for c in result.get("content", []) if _value(c)) \
-                        if isinstance(result.get("content"), list) else ""
-                if not out and isinstance(data.get("terminalCommandOutput"), dict):
-                    out = _s(data["terminalCommandOutput"].get("text"))
-                if out.strip():
-                    records.append(Record(f"{rid}#{i}r", "tool", "tool", out.strip(), n, ts, cwd, None, call_id))
-        flush(len(parts) + 1)
-    return SessionInfo(sid, "copilot", cwd=cwd, title=title), records
-
-
-def _workspace_folder(chat_sessions: Path) -> str | None:
-    try:
-        data = orjson.loads((chat_sessions.parent / "workspace.json").read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    uri = data.get("folder") if isinstance(data, dict) else None
-    if not isinstance(uri, str) or not uri.startswith("file://"):
-        return None
-    return unquote(urlparse(uri).path) or None
 
 
 def read_whole(path: Path, state: dict) -> WholeRead:
