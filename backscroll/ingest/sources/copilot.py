@@ -11,15 +11,27 @@ session-event types (read Dec 2026): every line is ``{type, id, timestamp, paren
 ``powershell`` tools are shell calls. ``workspace.yaml`` beside ``events.jsonl`` gives the title
 (``summary:``). The log is read whole when it changes.
 
-**VS Code Copilot Chat** (``<editor>/User/workspaceStorage/<hash>/chatSessions/<session id>.json``):
-one JSON document per session ``{sessionId, customTitle?, requests: [{requestId, message: {text},
-timestamp, response: [parts], result: {metadata: {toolCallResults}}}]}``, rewritten as it changes.
-Markdown parts (``value``) are the reply, with ``inlineReference`` parts as the file name in backticks,
-``thinking`` parts reasoning, ``toolInvocationSerialized`` parts tool calls (terminal calls as their
-command line), paired in order with the model's calls in ``result.metadata.toolCallRounds`` (name,
-arguments, and the id under which ``toolCallResults`` holds the output, a prompt-tsx tree). The
-workspace folder comes from ``workspace.json`` beside
-``chatSessions``. Newer VS Code builds that write ``chatSessions/*.jsonl`` patch logs are not read.
+**VS Code Copilot Chat** (``<editor>/User/workspaceStorage/<hash>/chatSessions/``): one session
+document per chat ``{sessionId, customTitle?, requests: [{requestId, message: {text}, timestamp,
+response: [parts], result: {metadata: {toolCallRounds, toolCallResults}}}]}``. Builds before VS Code
+1.109 / Copilot Chat 0.37 (Feb 2026) save it whole as ``<session id>.json``, rewritten as it changes.
+Later builds append a patch log, ``<session id>.jsonl`` (VS Code's ``ObjectMutationLog``; read from its
+source, ``chat/common/model/objectMutationLog.ts``, and real logs): each line is ``{kind, k?, v?, i?}``
+with ``k`` a path of property names and array indexes. ``kind`` 0 is the whole document ``v`` (the first
+line, and the only one after VS Code compacts the log by rewriting it); 1 sets ``k`` to ``v``; 2 cuts
+the array at ``k`` to length ``i`` when ``i`` is given, then appends the items ``v`` (a new request is
+``{kind: 2, k: ["requests"], v: [request]}``, a growing reply ``k: ["requests", n, "response"]``); 3
+deletes ``k``. ``copilot_log.replay`` rebuilds the document, so both files give the same records; lines
+it cannot apply are reported as skipped, and a half-written last line is a write in progress. VS Code
+reads the ``.jsonl`` when there is one and never deletes the ``.json`` it migrated from, so a ``.json``
+with a ``.jsonl`` beside it is a stale copy and is not read (records it gave before stay stored).
+
+In the document, markdown parts (``value``) are the reply, with ``inlineReference`` parts as the file
+name in backticks, ``thinking`` parts reasoning, ``toolInvocationSerialized`` parts tool calls (terminal
+calls as their command line), paired in order with the model's calls in ``result.metadata.toolCallRounds``
+(name, arguments, and the id under which ``toolCallResults`` holds the output, a prompt-tsx tree); VS
+Code's own ``*_internal`` invocations (applying an edit) are not the model's and are left out. The
+workspace folder comes from ``workspace.json`` beside ``chatSessions``.
 """
 
 from __future__ import annotations
@@ -42,10 +54,11 @@ from backscroll.ingest.sources import (
     editor_user_dirs,
 )
 from backscroll.ingest.sources.copilot_calls import SHELL_TOOLS, _call_text, _s
+from backscroll.ingest.sources.copilot_log import replay
 from backscroll.ingest.sources.copilot_vscode import VSCODE_PART_KINDS, _workspace_folder, vscode_records
 from backscroll.types import Record, SessionInfo
 
-__all__ = ["AGENT", "SHELL_TOOLS", "VSCODE_PART_KINDS", "cli_records", "vscode_records"]
+__all__ = ["AGENT", "SHELL_TOOLS", "VSCODE_PART_KINDS", "cli_records", "replay", "vscode_records"]
 
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 
@@ -68,7 +81,7 @@ def _is_cli(path: Path) -> bool:
 
 
 def _is_vscode(path: Path) -> bool:
-    return path.suffix == ".json" and path.parent.name == "chatSessions"
+    return path.suffix in (".json", ".jsonl") and path.parent.name == "chatSessions"
 
 
 def claims(path: Path) -> bool:
@@ -154,7 +167,15 @@ def _workspace_title(folder: Path) -> str | None:
 
 
 def read_whole(path: Path, state: dict) -> WholeRead:
+    if _is_vscode(path) and path.suffix == ".json" and path.with_suffix(".jsonl").exists():
+        return WholeRead([], {})  # migrated: the log beside it is the session (see the docstring)
     data = path.read_bytes()
+    if _is_vscode(path) and path.suffix == ".jsonl":
+        doc, skipped = replay(data.split(b"\n"))
+        if doc is None:
+            raise OSError("no initial state in the chat session log (empty, or being rewritten?)")
+        session, records = vscode_records(doc, session_for(path), _workspace_folder(path.parent))
+        return WholeRead([SourceUnit(str(path), session, records, skipped)], {})
     if _is_vscode(path):
         try:
             doc = orjson.loads(data)

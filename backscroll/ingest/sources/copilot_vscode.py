@@ -4,6 +4,7 @@ The format is described in ``copilot.py``."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -16,7 +17,19 @@ from backscroll.types import Record, SessionInfo
 
 # Response part kinds: prose, reasoning and tool calls are read; the rest are UI state with no words.
 VSCODE_PART_KINDS = {None, "markdownContent", "inlineReference", "thinking", "toolInvocationSerialized",
-                     "toolInvocation", "prepareToolInvocation", "undoStop", "codeblockUri", "textEditGroup"}
+                     "toolInvocation", "prepareToolInvocation", "undoStop", "codeblockUri", "textEditGroup",
+                     "mcpServersStarting"}
+
+# An empty fenced block: where the model's reply shows an edit, VS Code stores the fences with nothing
+# between them (the edit is a ``codeblockUri``/``textEditGroup`` part).
+_EMPTY_FENCE = re.compile(r"^[ \t]*(`{3,})[\w-]*[ \t]*\n(?:[ \t]*\n)*[ \t]*\1[ \t]*(?:\n|$)", re.MULTILINE)
+
+
+def _models_call(part: object) -> bool:
+    """A tool invocation the model asked for; VS Code's own (``vscode_editFile_internal``, which applies
+    an edit the model's call made) has no call in ``toolCallRounds`` and no words."""
+    return (isinstance(part, dict) and part.get("kind") in ("toolInvocationSerialized", "toolInvocation")
+            and not _s(part.get("toolId")).endswith("_internal"))
 
 
 def _value(obj: object) -> str:
@@ -68,13 +81,12 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
         # is stored under) are in ``toolCallRounds``, in the same order: paired when the counts agree.
         model_calls = [as_dict(c) for r in as_list(metadata.get("toolCallRounds"))
                        for c in as_list(as_dict(r).get("toolCalls"))]
-        invocations = [p for p in parts if isinstance(p, dict) and p.get("kind") in ("toolInvocationSerialized",
-                                                                                       "toolInvocation")]
+        invocations = [p for p in parts if _models_call(p)]
         paired = iter(model_calls if len(model_calls) == len(invocations) else [{}] * len(invocations))
 
         def flush(i: int, prose: list[str] = prose, rid: str = rid, n: int = n, ts: str | None = ts) -> None:
             """The prose gathered so far, as one assistant text record."""
-            body = clean_text("".join(prose))
+            body = clean_text(_EMPTY_FENCE.sub("", "".join(prose)))
             if body:
                 records.append(Record(f"{rid}#{i}", "assistant", "text", body, n, ts, cwd))
             prose.clear()
@@ -92,7 +104,7 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
                 body = _value(part.get("value")).strip()
                 if body:
                     records.append(Record(f"{rid}#{i}t", "assistant", "reasoning", body, n, ts, cwd))
-            elif kind in ("toolInvocationSerialized", "toolInvocation"):
+            elif _models_call(part):
                 flush(i)
                 model = next(paired, {})
                 call_id = _s(part.get("toolCallId"))
