@@ -1,6 +1,6 @@
-"""VS Code Copilot Chat's saved sessions (``chatSessions/<session id>.json``) as records: the reply's
-markdown and file references, reasoning, tool calls paired with the model's own calls and their results.
-The format is described in ``copilot.py``."""
+"""VS Code Copilot Chat's session document (``chatSessions/<id>.json``, or the ``.jsonl`` log replayed by
+``copilot_log``) as records: the reply's markdown and file references, reasoning, tool calls paired with the
+model's own calls and their results. The format is described in ``copilot.py``."""
 
 from __future__ import annotations
 
