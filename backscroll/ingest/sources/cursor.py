@@ -43,15 +43,18 @@ from backscroll.ingest.sources import (
     _collect,
     as_dict,
     editor_user_dirs,
+    file_stat,
 )
 from backscroll.ingest.sources.cursor_records import SHELL_TOOLS, _loads, _s, bubble_records, cli_messages_records
+from backscroll.ingest.sources.cursor_text import transcript_read
+from backscroll.ingest.sources.cursor_transcripts import is_transcript, transcript_session
 from backscroll.ingest.sources.opencode import _connect, _db_stat
 from backscroll.types import Record, SessionInfo
 
 
 def default_root(env):
     home = Path(env.get("HOME") or os.path.expanduser("~"))
-    roots = [(home / ".cursor" / "chats", "default")]
+    roots = [(home / ".cursor" / "chats", "default"), (home / ".cursor" / "projects", "default")]
     newer = home / ".config" / "cursor" / "chats"
     if newer.is_dir():
         roots.append((newer, "default"))
@@ -68,15 +71,17 @@ def _is_editor(path: Path) -> bool:
 
 
 def claims(path: Path) -> bool:
-    return _is_cli(path) or _is_editor(path)
+    return _is_cli(path) or _is_editor(path) or is_transcript(path)
 
 
 def session_for(path: Path) -> SessionInfo:
+    if is_transcript(path):
+        return transcript_session(path)
     return SessionInfo(path.parent.name if _is_cli(path) else path.name, "cursor")
 
 
 def stat(path: Path) -> tuple[int, int]:
-    return _db_stat(path)
+    return file_stat(path) if is_transcript(path) else _db_stat(path)
 
 
 def _read(path: Path, read):
@@ -220,17 +225,22 @@ def _fingerprint(comp: dict) -> object:
 
 
 def read_whole(path: Path, state: dict) -> WholeRead:
+    if is_transcript(path):
+        return transcript_read(path)
     return _read_cli(path) if _is_cli(path) else _read_editor(path, state)
 
 
 class _CursorAgent(Agent):
-    """Looks only at ``state.vscdb`` in an editor's ``globalStorage`` (not the extensions' folders)."""
+    """Looks only at ``state.vscdb`` in an editor's ``globalStorage`` (not the extensions' folders) and,
+    in a project of ``~/.cursor/projects``, only in its ``agent-transcripts``."""
 
     def discover(self, root: Path, errors: list[OSError] | None = None):
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
             here = Path(dirpath)
             if here.name == "globalStorage":
                 dirnames[:] = []
+            elif here.parent.name == "projects" and here != root:
+                dirnames[:] = [d for d in dirnames if d == "agent-transcripts"]
             dirnames.sort()
             for name in sorted(filenames):
                 if self.claims(here / name):
