@@ -1,5 +1,8 @@
-"""Cursor: the agent CLI's chats (``~/.cursor/chats/<hash>/<chat id>/store.db``) and the editor's
-composer history (``<Cursor user dir>/globalStorage/state.vscdb``).
+"""Cursor: the agent CLI's chats (``~/.cursor/chats/<hash>/<chat id>/store.db``), the editor's
+composer history (``<Cursor user dir>/globalStorage/state.vscdb``) and the plain agent transcripts
+both write since about Feb 2026 (``~/.cursor/projects/<slug>/agent-transcripts/``, read by
+``cursor_text`` and ``cursor_transcripts``; in a project only ``agent-transcripts`` is walked). A
+transcript whose conversation a database already holds (same id, with tool outputs) is not stored again.
 
 Cursor publishes no schema; the shapes were read from public readers of these files (agentgrep's
 Cursor backends, codeburn's ``docs/providers/cursor.md``, cppa-cursor-browser issue 7; Dec 2026) and
@@ -24,8 +27,8 @@ status, toolCallId}``, ``createdAt``). A composer's folder comes from the worksp
 sync reads again only the composers that changed. ``run_terminal_cmd`` (and its successors) are shell
 calls.
 
-This module owns finding and reading the databases; the messages and bubbles they hold are turned
-into records by ``cursor_records``.
+This module owns finding the files and reading the databases; the messages and bubbles they hold are
+turned into records by ``cursor_records``.
 """
 
 from __future__ import annotations
