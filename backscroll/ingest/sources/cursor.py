@@ -1,5 +1,8 @@
-"""Cursor: the agent CLI's chats (``~/.cursor/chats/<hash>/<chat id>/store.db``) and the editor's
-composer history (``<Cursor user dir>/globalStorage/state.vscdb``).
+"""Cursor: the agent CLI's chats (``~/.cursor/chats/<hash>/<chat id>/store.db``), the editor's
+composer history (``<Cursor user dir>/globalStorage/state.vscdb``) and the plain agent transcripts
+both write since about Feb 2026 (``~/.cursor/projects/<slug>/agent-transcripts/``, read by
+``cursor_text`` and ``cursor_transcripts``; in a project only ``agent-transcripts`` is walked). A
+transcript whose conversation a database already holds (same id, with tool outputs) is not stored again.
 
 Cursor publishes no schema; the shapes were read from public readers of these files (agentgrep's
 Cursor backends, codeburn's ``docs/providers/cursor.md``, cppa-cursor-browser issue 7; Dec 2026) and
@@ -24,8 +27,8 @@ status, toolCallId}``, ``createdAt``). A composer's folder comes from the worksp
 sync reads again only the composers that changed. ``run_terminal_cmd`` (and its successors) are shell
 calls.
 
-This module owns finding and reading the databases; the messages and bubbles they hold are turned
-into records by ``cursor_records``.
+This module owns finding the files and reading the databases; the messages and bubbles they hold are
+turned into records by ``cursor_records``.
 """
 
 from __future__ import annotations
@@ -43,15 +46,18 @@ from backscroll.ingest.sources import (
     _collect,
     as_dict,
     editor_user_dirs,
+    file_stat,
 )
 from backscroll.ingest.sources.cursor_records import SHELL_TOOLS, _loads, _s, bubble_records, cli_messages_records
+from backscroll.ingest.sources.cursor_text import transcript_read
+from backscroll.ingest.sources.cursor_transcripts import is_transcript, transcript_session
 from backscroll.ingest.sources.opencode import _connect, _db_stat
 from backscroll.types import Record, SessionInfo
 
 
 def default_root(env):
     home = Path(env.get("HOME") or os.path.expanduser("~"))
-    roots = [(home / ".cursor" / "chats", "default")]
+    roots = [(home / ".cursor" / "chats", "default"), (home / ".cursor" / "projects", "default")]
     newer = home / ".config" / "cursor" / "chats"
     if newer.is_dir():
         roots.append((newer, "default"))
@@ -68,15 +74,17 @@ def _is_editor(path: Path) -> bool:
 
 
 def claims(path: Path) -> bool:
-    return _is_cli(path) or _is_editor(path)
+    return _is_cli(path) or _is_editor(path) or is_transcript(path)
 
 
 def session_for(path: Path) -> SessionInfo:
+    if is_transcript(path):
+        return transcript_session(path)
     return SessionInfo(path.parent.name if _is_cli(path) else path.name, "cursor")
 
 
 def stat(path: Path) -> tuple[int, int]:
-    return _db_stat(path)
+    return file_stat(path) if is_transcript(path) else _db_stat(path)
 
 
 def _read(path: Path, read):
@@ -220,17 +228,22 @@ def _fingerprint(comp: dict) -> object:
 
 
 def read_whole(path: Path, state: dict) -> WholeRead:
+    if is_transcript(path):
+        return transcript_read(path)
     return _read_cli(path) if _is_cli(path) else _read_editor(path, state)
 
 
 class _CursorAgent(Agent):
-    """Looks only at ``state.vscdb`` in an editor's ``globalStorage`` (not the extensions' folders)."""
+    """Looks only at ``state.vscdb`` in an editor's ``globalStorage`` (not the extensions' folders) and,
+    in a project of ``~/.cursor/projects``, only in its ``agent-transcripts``."""
 
     def discover(self, root: Path, errors: list[OSError] | None = None):
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
             here = Path(dirpath)
             if here.name == "globalStorage":
                 dirnames[:] = []
+            elif here.parent.name == "projects" and here != root:
+                dirnames[:] = [d for d in dirnames if d == "agent-transcripts"]
             dirnames.sort()
             for name in sorted(filenames):
                 if self.claims(here / name):
