@@ -278,3 +278,14 @@ def test_replay_never_raises_and_the_reader_reads_what_it_builds(raw, torn):
         assert isinstance(session, SessionInfo)
         assert all(isinstance(r, Record) and r.text for r in records)
         assert len({r.record_id for r in records}) == len(records)
+
+
+def test_chats_of_windows_with_no_folder_are_read_too(backscroll_home, backscroll_index):
+    folder = backscroll_home.home / CODE / "globalStorage" / "emptyWindowChatSessions"
+    folder.mkdir(parents=True)
+    (folder / f"{JSON_ID}.jsonl").write_bytes(log_of(json.loads(JSON_FILE.read_text())))
+    roots = [(r.agent, r.path) for r in backscroll_home.config().roots]
+    assert ("copilot", folder) in roots
+    backscroll_index(embed=False)
+    recs = rows(backscroll_home, "SELECT * FROM records WHERE agent = 'copilot'")
+    assert len(recs) == 12 and {r["source_path"] for r in recs} == {str(folder / f"{JSON_ID}.jsonl")}

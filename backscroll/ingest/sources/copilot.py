@@ -11,7 +11,8 @@ session-event types (read Dec 2026): every line is ``{type, id, timestamp, paren
 ``powershell`` tools are shell calls. ``workspace.yaml`` beside ``events.jsonl`` gives the title
 (``summary:``). The log is read whole when it changes.
 
-**VS Code Copilot Chat** (``<editor>/User/workspaceStorage/<hash>/chatSessions/``): one session
+**VS Code Copilot Chat** (``<editor>/User/workspaceStorage/<hash>/chatSessions/``, and
+``<editor>/User/globalStorage/emptyWindowChatSessions/`` for windows with no folder): one session
 document per chat ``{sessionId, customTitle?, requests: [{requestId, message: {text}, timestamp,
 response: [parts], result: {metadata: {toolCallRounds, toolCallResults}}}]}``. Builds before VS Code
 1.109 / Copilot Chat 0.37 (Feb 2026) save it whole as ``<session id>.json``, rewritten as it changes.
@@ -71,7 +72,10 @@ def default_root(env):
         cli = (home / ".copilot" / "session-state", "default")
     editors = editor_user_dirs(env, ("Code", "Code - Insiders"))
     vscode = [(d / "workspaceStorage", "default") for i, d in enumerate(editors) if i == 0 or d.is_dir()]
-    return [cli, *vscode]
+    # chats of windows with no folder open
+    empty = [(d / "globalStorage" / "emptyWindowChatSessions", "default") for d in editors
+             if (d / "globalStorage" / "emptyWindowChatSessions").is_dir()]
+    return [cli, *vscode, *empty]
 
 
 def _is_cli(path: Path) -> bool:
@@ -81,7 +85,7 @@ def _is_cli(path: Path) -> bool:
 
 
 def _is_vscode(path: Path) -> bool:
-    return path.suffix in (".json", ".jsonl") and path.parent.name == "chatSessions"
+    return path.suffix in (".json", ".jsonl") and path.parent.name in ("chatSessions", "emptyWindowChatSessions")
 
 
 def claims(path: Path) -> bool:
