@@ -19,8 +19,8 @@ EPILOG = (
     "  backscroll search retry backoff --project payments --json\n\n"
     "Query words are plain text (quotes around words make a phrase). Earlier backscroll searches "
     "and their output are hidden unless you pass --include-echoes or --content-type tool. "
-    "--role, --author, --agent and --content-type are hints: up to three results they left out are listed "
-    "after the others (--strict turns that off). An agent that repeats a search it already ran in "
+    "--role, --author, --agent and --content-type are hints: up to three results they left out are "
+    "listed after the others (--strict turns that off). An agent that repeats a search it already ran in "
     "the same turn is told so instead of getting the same results again (--rerun runs it anyway)."
 )
 
@@ -56,7 +56,8 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (see README, JSON output).")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
     max_chars: Annotated[int, typer.Option("--max-chars", metavar="N", min=0,
-                                           help="Cut each hit's text and snippet to N characters (0: whole text).")] = 2000,
+                                           help="Cut each hit's text and snippet to N characters "
+                                                "(0: whole text).")] = 2000,
     strict: Annotated[bool, typer.Option(
         "--strict", help="Hard filters: --role, --author, --agent and --content-type add no 'also matching' "
                          "extras.")] = False,
