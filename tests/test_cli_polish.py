@@ -76,3 +76,10 @@ def test_command_help_wraps_prose_to_the_terminal_not_to_the_source():
     r = CliRunner().invoke(app, ["index", "--help"], env={"COLUMNS": "200"}, terminal_width=200)
     assert r.exit_code == 0
     assert "grown files are read from where the last run stopped, and re-running never duplicates" in r.stdout
+
+
+def test_status_of_an_empty_store_says_where_to_look_instead_of_an_empty_table(backscroll_home):
+    runner = CliRunner()
+    runner.invoke(app, ["index"], catch_exceptions=False)
+    out = runner.invoke(app, ["status"], catch_exceptions=False).stdout
+    assert "no session files found yet" in out and "by kind" not in out

@@ -42,7 +42,10 @@ def _human(info: dict) -> None:
                 continue
             kinds = ", ".join(f"{k} {v}" for k, v in sorted((n.get("kinds") or {}).items()))
             t.add_row(clean(agent), str(n.get("files", 0)), str(n["sessions"]), str(n["records"]), clean(kinds))
-        out.print(t)
+        if t.row_count:
+            out.print(t)
+        else:
+            out.print("no session files found yet: see Session roots below, or add one with --source PATH")
         for agent, n in info["agents"].items():
             for u in (n.get("unknown") or [])[:5]:
                 out.print(f"  {agent}: {u['count']} line(s) of unknown type {u['entry_type']!r}, e.g. {u['example']}",
