@@ -236,3 +236,29 @@ def test_the_repeat_check_runs_on_the_given_clock(agent_turn, backscroll_search)
     assert backscroll_search("job queue", caller_argv=["search", "job queue"], now=NOW).repeated is not None
     later = backscroll_search("job queue", caller_argv=["search", "job queue"], now=NOW + timedelta(hours=1))
     assert later.repeated is None and later.results
+
+
+@pytest.mark.parametrize("agent_var", ["CODEX_SANDBOX_NETWORK_DISABLED", "CLAUDECODE", None])
+def test_an_agent_shell_on_a_pseudo_terminal_is_still_an_agent(session_builder, backscroll_home, agent_var):
+    """Codex runs commands on a pseudo-terminal, which looks like a person; the variables an agent's shell
+    tool sets say otherwise, so the repeat check applies. Without them a terminal is a person's."""
+    from test_daily_tool import cli_env, run_tty
+
+    agent_turn = _turn(session_builder, datetime.now(UTC))  # the CLI judges by the wall clock
+    running(agent_turn, "backscroll search 'job queue'")
+    env = cli_env(backscroll_home, NO_COLOR="1", **({agent_var: "1"} if agent_var else {}))
+    env = {k: v for k, v in env.items() if k not in ("CLAUDECODE", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED")
+           or k == agent_var}
+    code, out = run_tty(backscroll_home, "search", "job queue", env=env)  # the exact argv of the call in flight
+    assert code == 0, out
+    if agent_var:
+        assert "[repeated search]" in out, out
+    else:
+        assert "[repeated search]" not in out and "SKIP LOCKED" in out, out
+
+
+def test_agent_shell_variables():
+    from backscroll.cli.common import run_by_agent
+
+    assert run_by_agent({"CLAUDECODE": "1"}) and run_by_agent({"CODEX_SANDBOX": "seatbelt"})
+    assert not run_by_agent({"CLAUDECODE": "", "TERM": "xterm"}) and not run_by_agent({})

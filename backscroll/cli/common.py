@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -54,6 +54,17 @@ def is_terminal(stream) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
+
+
+# Variables an agent's shell tool sets in the environment of the commands it runs: Claude Code's Bash
+# tool (CLAUDECODE), Codex's sandboxed exec (CODEX_SANDBOX, CODEX_SANDBOX_NETWORK_DISABLED), which runs
+# commands on a pseudo-terminal and so looks like a person at a terminal.
+AGENT_SHELL_VARS = ("CLAUDECODE", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED")
+
+
+def run_by_agent(env: Mapping[str, str]) -> bool:
+    """Whether this process was started by an agent's shell tool, whatever its stdin/stdout are. Pure."""
+    return any(env.get(name) for name in AGENT_SHELL_VARS)
 
 
 def color_enabled(stream) -> bool:

@@ -99,10 +99,11 @@ def search(
         wanted = check_fields(fields)
         text = " ".join(query)
         caller_session = os.environ.get("BACKSCROLL_SESSION_ID") or None
-        # A terminal means a person (Claude Code's and Codex's shell tools capture output through
-        # pipes; Codex's PTY exec looks like a person and simply gets no note): never told about
-        # repeats unless $BACKSCROLL_SESSION_ID names a session.
-        person = common.is_terminal(sys.stdin) or common.is_terminal(sys.stdout)
+        # A terminal means a person, never told about repeats unless $BACKSCROLL_SESSION_ID names a
+        # session; but an agent's shell tool that runs commands on a pseudo-terminal (Codex) says so in
+        # the environment it gives them.
+        person = ((common.is_terminal(sys.stdin) or common.is_terminal(sys.stdout))
+                  and not common.run_by_agent(os.environ))
         cfg = common.config(source)
         bars: dict[str, Any] = {}
         if not no_sync and not cfg.db_path.exists():  # the first search indexes everything: show it
