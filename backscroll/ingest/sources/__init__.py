@@ -165,11 +165,13 @@ def editor_user_dirs(env: Mapping[str, str], apps: tuple[str, ...]) -> list[Path
     return [base / app / "User" for app in apps]
 
 
-def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, timeout: float = 1.0):
+def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, timeout: float = 1.0,
+                     pause: float = 0.1):
     """``read(conn)`` inside one read-only snapshot of the SQLite database at ``path``.
 
-    Opened with ``mode=ro`` (a missing file is never created) beside a live writer in WAL mode; a busy
-    database is retried a few times. Failures become ``OSError`` naming ``what`` (the agent).
+    Opened with ``mode=ro`` (a missing file is never created; undecodable bytes of a path kept as they
+    are) beside a live writer in WAL mode; a busy database is retried ``attempts`` times, ``pause``
+    seconds apart and more each time. Failures become ``OSError`` naming ``what`` (the agent).
     """
     import sqlite3
     import time
@@ -178,14 +180,14 @@ def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, t
     for attempt in range(attempts):
         conn = None
         try:
-            conn = sqlite3.connect(f"file:{quote(path.as_posix())}?mode=ro", uri=True, timeout=timeout,
-                                   isolation_level=None)
-            conn.execute("BEGIN")
+            conn = sqlite3.connect(f"file:{quote(os.fsencode(path.as_posix()))}?mode=ro", uri=True,
+                                   timeout=timeout, isolation_level=None)
+            conn.execute("BEGIN")  # one snapshot for every query, whatever the writer does meanwhile
             return read(conn)
         except sqlite3.OperationalError as exc:
             text = str(exc).lower()
             if ("locked" in text or "busy" in text) and attempt + 1 < attempts:
-                time.sleep(0.1 * (attempt + 1))
+                time.sleep(pause * (attempt + 1))
                 continue
             raise OSError(f"{what} database unreadable: {exc}") from None
         except sqlite3.DatabaseError as exc:
@@ -204,7 +206,7 @@ def db_stat(path: Path) -> tuple[int, int]:
         wal = os.stat(f"{path}-wal")
     except FileNotFoundError:
         return size, mtime
-    if wal.st_size:
+    if wal.st_size:  # an empty WAL is the one a read-only open leaves behind: it holds no change
         size, mtime = size + wal.st_size, max(mtime, wal.st_mtime_ns)
     return size, mtime
 

@@ -45,13 +45,14 @@ from backscroll.ingest.sources import (
     WholeRead,
     _collect,
     as_dict,
+    db_stat,
     editor_user_dirs,
     file_stat,
+    read_db_snapshot,
 )
 from backscroll.ingest.sources.cursor_records import SHELL_TOOLS, _loads, _s, bubble_records, cli_messages_records
 from backscroll.ingest.sources.cursor_text import transcript_read
 from backscroll.ingest.sources.cursor_transcripts import is_transcript, transcript_session
-from backscroll.ingest.sources.opencode import _connect, _db_stat
 from backscroll.types import Record, SessionInfo
 
 
@@ -84,20 +85,11 @@ def session_for(path: Path) -> SessionInfo:
 
 
 def stat(path: Path) -> tuple[int, int]:
-    return file_stat(path) if is_transcript(path) else _db_stat(path)
+    return file_stat(path) if is_transcript(path) else db_stat(path)
 
 
 def _read(path: Path, read):
-    conn = None
-    try:
-        conn = _connect(path)
-        conn.execute("BEGIN")
-        return read(conn)
-    except sqlite3.DatabaseError as exc:
-        raise OSError(f"Cursor database unreadable: {exc}") from None
-    finally:
-        if conn is not None:
-            conn.close()
+    return read_db_snapshot(path, read, "Cursor")
 
 
 # -- the agent CLI ---------------------------------------------------------------------------------

@@ -30,19 +30,18 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 from backscroll.ingest.sources import (
     Agent,
     ContentError,
     WholeRead,
     _collect,
+    db_stat,
     file_stat,
     home_root,
+    read_db_snapshot,
     read_regular,
 )
 from backscroll.ingest.sources.opencode_db import read_snapshot
@@ -85,18 +84,6 @@ def session_for(path: Path) -> SessionInfo:
 
 # -- stat --------------------------------------------------------------------------------------
 
-def _db_stat(path: Path) -> tuple[int, int]:
-    size, mtime = file_stat(path)
-    try:
-        wal = os.stat(f"{path}-wal")
-    except FileNotFoundError:
-        return size, mtime
-    # An empty WAL is the one a read-only open leaves behind: it holds no change.
-    if wal.st_size:
-        size, mtime = size + wal.st_size, max(mtime, wal.st_mtime_ns)
-    return size, mtime
-
-
 def _scan(directory: Path) -> Iterator[os.DirEntry]:
     """The ``*.json`` entries of a directory (none when it is missing or vanishes)."""
     try:
@@ -131,35 +118,14 @@ def _storage_stat(path: Path) -> tuple[int, int]:
 
 
 def stat(path: Path) -> tuple[int, int]:
-    return _db_stat(path) if _is_db(path) else _storage_stat(path)
+    return db_stat(path) if _is_db(path) else _storage_stat(path)
 
 
-# -- the database (opened here; its snapshot is read by ``opencode_db``) ------------------------
-
-def _connect(path: Path) -> sqlite3.Connection:
-    uri = f"file:{quote(os.fsencode(path.as_posix()))}?mode=ro"  # undecodable bytes of a path kept as they are
-    return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None)
-
+# -- the database (its snapshot is read by ``opencode_db``) ---------------------------------------
 
 def _read_db(path: Path, state: dict) -> WholeRead:
-    for attempt in range(BUSY_ATTEMPTS):
-        conn = None
-        try:
-            conn = _connect(path)
-            conn.execute("BEGIN")  # one snapshot for every query, whatever the writer does meanwhile
-            return read_snapshot(conn, path, state)
-        except sqlite3.OperationalError as exc:
-            text = str(exc).lower()
-            if ("locked" in text or "busy" in text) and attempt + 1 < BUSY_ATTEMPTS:
-                time.sleep(BUSY_PAUSE * (attempt + 1))
-                continue
-            raise OSError(f"OpenCode database unreadable: {exc}") from None
-        except sqlite3.DatabaseError as exc:
-            raise OSError(f"not a readable OpenCode database: {exc}") from None
-        finally:
-            if conn is not None:
-                conn.close()
-    raise OSError("OpenCode database busy")  # pragma: no cover (the loop returns or raises)
+    return read_db_snapshot(path, lambda conn: read_snapshot(conn, path, state), "OpenCode",
+                            attempts=BUSY_ATTEMPTS, timeout=BUSY_TIMEOUT, pause=BUSY_PAUSE)
 
 
 # -- the older storage tree --------------------------------------------------------------------
