@@ -20,6 +20,7 @@ from backscroll.ingest.sources.common import as_dict as as_dict
 from backscroll.ingest.sources.common import as_list as as_list
 from backscroll.ingest.sources.common import as_str as as_str
 from backscroll.ingest.sources.common import block_text as block_text
+from backscroll.ingest.sources.common import call_text as call_text
 from backscroll.ingest.sources.common import clean_text as clean_text
 from backscroll.ingest.sources.common import render_input as render_input
 from backscroll.types import Record, SessionInfo

@@ -1,11 +1,13 @@
 """The text helpers every session format shares: reading untrusted JSON values (``as_dict``,
 ``as_list``, ``as_str``) and turning message and tool blocks into record text (``clean_text``,
-``render_input``, ``block_text``). Re-exported by ``backscroll.ingest.sources``."""
+``render_input``, ``call_text``, ``block_text``). Re-exported by ``backscroll.ingest.sources``."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+import orjson
 
 from backscroll.ingest.sources.jsontext import dumps
 
@@ -51,6 +53,21 @@ def render_input(value: object) -> str:
     if isinstance(value, str):
         return value
     return dumps(value)
+
+
+def call_text(name: str, args: object, shell_tools: frozenset[str] | set[str]) -> tuple[str, str | None]:
+    """A tool call as record text, and its command line when it ran one: a call to one of
+    ``shell_tools`` with a ``command`` is that command; any other call is its name and its arguments
+    (``args`` may be a JSON string, as OpenAI-style function calls give them)."""
+    if isinstance(args, str):
+        try:
+            args = orjson.loads(args)
+        except orjson.JSONDecodeError:
+            pass
+    command = args.get("command") if name in shell_tools and isinstance(args, dict) else None
+    if isinstance(command, str) and command.strip():
+        return command, command
+    return (f"{name}\n{render_input(args)}" if args not in (None, {}, "") else name), None
 
 
 def block_text(content: object) -> str:

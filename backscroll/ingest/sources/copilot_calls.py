@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import orjson
-
-from backscroll.ingest.sources import render_input
+from backscroll.ingest.sources import call_text
 
 SHELL_TOOLS = {"bash", "powershell", "run_in_terminal"}
 
@@ -15,12 +13,4 @@ def _s(value: object) -> str:
 
 
 def _call_text(name: str, args: object) -> tuple[str, str | None]:
-    if isinstance(args, str):
-        try:
-            args = orjson.loads(args)
-        except orjson.JSONDecodeError:
-            pass
-    command = args.get("command") if name in SHELL_TOOLS and isinstance(args, dict) else None
-    if isinstance(command, str) and command.strip():
-        return command, command
-    return (f"{name}\n{render_input(args)}" if args not in (None, {}, "") else name), None
+    return call_text(name, args, SHELL_TOOLS)

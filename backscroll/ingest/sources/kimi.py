@@ -26,7 +26,7 @@ from pathlib import Path
 
 import orjson
 
-from backscroll.ingest.sources import EMPTY, Agent, LineError, ParsedLine, clean_text, home_root, render_input
+from backscroll.ingest.sources import EMPTY, Agent, LineError, ParsedLine, call_text, clean_text, home_root
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"Shell", "Bash"}
@@ -133,18 +133,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
             continue
         fn = call["function"]
         name = fn.get("name") if isinstance(fn.get("name"), str) and fn["name"] else "tool"
-        args: object = fn.get("arguments")
-        if isinstance(args, str):
-            try:
-                args = orjson.loads(args)
-            except orjson.JSONDecodeError:
-                pass
-        command = args.get("command") if name in SHELL_TOOLS and isinstance(args, dict) else None
-        if isinstance(command, str) and command.strip():
-            text = command
-        else:
-            command = None
-            text = f"{name}\n{render_input(args)}" if args not in (None, "", {}) else name
+        text, command = call_text(name, fn.get("arguments"), SHELL_TOOLS)
         call_id = call.get("id") if isinstance(call.get("id"), str) else f"{base}#c{k}"
         records.append(Record(f"{base}#c{k}", "tool", "tool", text, line_no, None, cwd, name, call_id,
                               command=command))

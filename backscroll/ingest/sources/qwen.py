@@ -20,7 +20,16 @@ import os
 from pathlib import Path
 
 from backscroll.dates import normalize_timestamp
-from backscroll.ingest.sources import EMPTY, Agent, LineError, ParsedLine, block_text, clean_text, render_input
+from backscroll.ingest.sources import (
+    EMPTY,
+    Agent,
+    LineError,
+    ParsedLine,
+    block_text,
+    call_text,
+    clean_text,
+    render_input,
+)
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"run_shell_command"}
@@ -93,13 +102,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         elif isinstance(part.get("functionCall"), dict):
             call = part["functionCall"]
             name = call.get("name") if isinstance(call.get("name"), str) and call["name"] else "tool"
-            args = call.get("args")
-            command = args.get("command") if name in SHELL_TOOLS and isinstance(args, dict) else None
-            if isinstance(command, str) and command.strip():
-                text = command
-            else:
-                command = None
-                text = f"{name}\n{render_input(args)}" if args not in (None, {}, "") else name
+            text, command = call_text(name, call.get("args"), SHELL_TOOLS)
             call_id = call.get("id") if isinstance(call.get("id"), str) else rid
             records.append(Record(rid, "tool", "tool", text, line_no, ts, cwd, name, call_id, command=command))
         elif isinstance(part.get("functionResponse"), dict):
