@@ -1,6 +1,15 @@
-"""Small helpers for reading the store in tests (real SQLite, no mocks)."""
+"""Small helpers for tests: reading the store (real SQLite, no mocks), running the CLI in a child
+process (piped or on a pseudo-terminal), and counting the kinds of records a reader emits."""
 
+import os
+import pty
 import sqlite3
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+REAL = Path(__file__).parent / "data" / "real"  # real session files other projects publish (see ORIGIN.md)
 
 
 def rows(home, sql="SELECT * FROM records ORDER BY id", params=()):
@@ -16,3 +25,54 @@ def texts(home, **where):
     clause = " AND ".join(f"{k} = ?" for k in where) or "1"
     sql = f"SELECT text FROM records WHERE {clause} ORDER BY id"
     return [r["text"] for r in rows(home, sql, tuple(where.values()))]
+
+
+def cli_env(home, **extra) -> dict:
+    """The environment of a CLI child process on ``home``: this one's, without $BACKSCROLL_*, offline,
+    with the fake embedder."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BACKSCROLL_")}
+    return {**env, "HOME": str(home.home), "BACKSCROLL_HOME": str(home.data), "BACKSCROLL_EMBEDDER": "fake",
+            "HF_HUB_OFFLINE": "1", **extra}
+
+
+def run_cli(home, *args, env=None, **kw) -> subprocess.CompletedProcess:
+    # The timeout only turns a hang into a failure; nothing here measures time.
+    return subprocess.run([sys.executable, "-m", "backscroll", *map(str, args)], env=env or cli_env(home),
+                          capture_output=True, text=True, timeout=120, **kw)
+
+
+def run_tty(home, *args, columns=80, env=None) -> tuple[int, str]:
+    """Run the CLI on a pseudo-terminal (stdin, stdout and stderr); returns (status, everything it printed)."""
+    env = {**(env or cli_env(home)), "COLUMNS": str(columns), "LINES": "200", "TERM": "xterm", "PAGER": "cat"}
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.execve(sys.executable, [sys.executable, "-m", "backscroll", *map(str, args)], env)
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def kinds(records) -> Counter:
+    """What a reader emitted, counted the way a careful reader of the file counts: user words, answers,
+    reasoning, summaries, tool calls and tool outputs."""
+    out: Counter[str] = Counter()
+    for r in records:
+        if r.content_type in ("reasoning", "summary"):
+            out[r.content_type] += 1
+        elif r.role == "user":
+            out["user"] += 1
+        elif r.role == "assistant":
+            out["answer"] += 1
+        elif r.tool_name is not None:
+            out["call"] += 1
+        else:
+            out["output"] += 1
+    return out

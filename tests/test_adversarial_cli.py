@@ -11,6 +11,7 @@ from datetime import UTC
 from pathlib import Path
 
 import pytest
+from helpers import cli_env, run_cli
 from typer.testing import CliRunner
 
 from backscroll.cli import app
@@ -21,17 +22,6 @@ ESCAPES = ("\x1b]52;c;cm0gLXJmIH4=\x07", "\x1b[2J", "\x1b]0;pwned\x07", "\x9b31m
 
 def cli(*args):
     return CliRunner().invoke(app, list(args))
-
-
-def cli_env(home, **extra) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BACKSCROLL_")}
-    return {**env, "HOME": str(home.home), "BACKSCROLL_HOME": str(home.data), "BACKSCROLL_EMBEDDER": "fake",
-            "HF_HUB_OFFLINE": "1", **extra}
-
-
-def run_cli(home, *args, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "backscroll", *args], env=cli_env(home), capture_output=True,
-                          text=True, timeout=120, **kw)
 
 
 def error_of(stderr: str) -> dict:

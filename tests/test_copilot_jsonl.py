@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from helpers import rows
+from helpers import kinds, rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,22 +26,6 @@ JSON_FILE = REAL / "copilot-vscode-chat-v3-gitai.json"
 LOG_ID = "7de89a80-6d93-43e7-be0a-0a9afe980198"
 JSON_ID = "331fed7f-cfd6-409c-8502-06a56322b636"
 CODE = ".config/Code/User"
-
-
-def kinds(records) -> Counter:
-    out: Counter[str] = Counter()
-    for r in records:
-        if r.content_type in ("reasoning", "summary"):
-            out[r.content_type] += 1
-        elif r.role == "user":
-            out["user"] += 1
-        elif r.role == "assistant":
-            out["answer"] += 1
-        elif r.tool_name is not None:
-            out["call"] += 1
-        else:
-            out["output"] += 1
-    return out
 
 
 def chat_dir(root: Path) -> Path:

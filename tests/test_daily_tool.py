@@ -3,14 +3,11 @@ time, output for agents (compact JSON, jsonl, fields, byte budgets) and for peop
 pager, colour, tsv), and the smaller surprises."""
 
 import json
-import os
-import pty
 import re
-import subprocess
-import sys
 from datetime import UTC
 
 import pytest
+from helpers import cli_env, run_cli, run_tty
 from typer.testing import CliRunner
 
 from backscroll.cli import app
@@ -20,36 +17,6 @@ PARENT = "34c6be73-9152-4f55-9572-3f0c5df10f7e"
 
 def cli(*args, **kw):
     return CliRunner().invoke(app, [str(a) for a in args], **kw)
-
-
-def cli_env(home, **extra) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BACKSCROLL_")}
-    return {**env, "HOME": str(home.home), "BACKSCROLL_HOME": str(home.data), "BACKSCROLL_EMBEDDER": "fake",
-            "HF_HUB_OFFLINE": "1", **extra}
-
-
-def run_cli(home, *args, env=None, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "backscroll", *map(str, args)], env=env or cli_env(home),
-                          capture_output=True, text=True, timeout=120, **kw)
-
-
-def run_tty(home, *args, columns=80, env=None) -> tuple[int, str]:
-    """Run the CLI on a pseudo-terminal (stdin, stdout and stderr); returns (status, everything it printed)."""
-    env = {**(env or cli_env(home)), "COLUMNS": str(columns), "LINES": "200", "TERM": "xterm", "PAGER": "cat"}
-    pid, fd = pty.fork()
-    if pid == 0:  # pragma: no cover - the child
-        os.execve(sys.executable, [sys.executable, "-m", "backscroll", *map(str, args)], env)
-    chunks = []
-    while True:
-        try:
-            data = os.read(fd, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
 
 
 def error_of(stderr: str) -> dict:

@@ -4,8 +4,6 @@ forms, eval --help documents the query file, the first search shows its indexing
 itself."""
 
 import json
-import os
-import pty
 import re
 import shlex
 import subprocess
@@ -13,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import cli_env, run_cli, run_tty
 from typer.testing import CliRunner
 
 from backscroll.cli import app
@@ -23,36 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def cli(*args, **kw):
     return CliRunner().invoke(app, [str(a) for a in args], **kw)
-
-
-def cli_env(home, **extra) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BACKSCROLL_")}
-    return {**env, "HOME": str(home.home), "BACKSCROLL_HOME": str(home.data), "BACKSCROLL_EMBEDDER": "fake",
-            "HF_HUB_OFFLINE": "1", **extra}
-
-
-def run_cli(home, *args, env=None, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "backscroll", *map(str, args)], env=env or cli_env(home),
-                          capture_output=True, text=True, timeout=120, **kw)
-
-
-def run_tty(home, *args, env=None) -> tuple[int, str]:
-    """Run the CLI on a pseudo-terminal; returns (status, everything it printed)."""
-    env = {**(env or cli_env(home)), "COLUMNS": "100", "LINES": "200", "TERM": "xterm", "PAGER": "cat"}
-    pid, fd = pty.fork()
-    if pid == 0:  # pragma: no cover - the child
-        os.execve(sys.executable, [sys.executable, "-m", "backscroll", *map(str, args)], env)
-    chunks = []
-    while True:
-        try:
-            data = os.read(fd, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode("utf-8", "replace")
 
 
 def error_of(stderr: str) -> dict:
@@ -276,11 +245,11 @@ def test_the_keys_eval_help_names_are_the_keys_evaluate_reads():
 # -- 6. the first search shows its indexing -------------------------------------------------------
 
 def test_the_first_search_on_a_terminal_shows_the_index_progress(small):
-    status, out = run_tty(small, "search", "cart endpoint", "--no-pager")
+    status, out = run_tty(small, "search", "cart endpoint", "--no-pager", columns=100)
     assert status == 0, out
     assert "indexing your sessions first" in out and "reading sessions" in out
     assert "prefetch_related" in out
-    status, out = run_tty(small, "search", "cart endpoint", "--no-pager")  # indexed now: quiet
+    status, out = run_tty(small, "search", "cart endpoint", "--no-pager", columns=100)  # indexed now: quiet
     assert status == 0 and "indexing your sessions first" not in out and "reading sessions" not in out
 
 

@@ -242,7 +242,7 @@ def test_the_repeat_check_runs_on_the_given_clock(agent_turn, backscroll_search)
 def test_an_agent_shell_on_a_pseudo_terminal_is_still_an_agent(session_builder, backscroll_home, agent_var):
     """Codex runs commands on a pseudo-terminal, which looks like a person; the variables an agent's shell
     tool sets say otherwise, so the repeat check applies. Without them a terminal is a person's."""
-    from test_daily_tool import cli_env, run_tty
+    from helpers import cli_env, run_tty
 
     agent_turn = _turn(session_builder, datetime.now(UTC))  # the CLI judges by the wall clock
     running(agent_turn, "backscroll search 'job queue'")

@@ -11,28 +11,13 @@ import sqlite3
 from collections import Counter
 from pathlib import Path
 
+from helpers import REAL, kinds
+
 from backscroll.ingest.sources import copilot, cursor
 
-REAL = Path(__file__).parent / "data" / "real"
 CURSOR_FILE = REAL / "cursor" / "cursor-editor-composer-v10-gitai.json"
 COPILOT_FILE = REAL / "copilot" / "copilot-vscode-chat-v3-gitai.json"
 COMPOSER = "00812842-49fe-4699-afae-bb22cda3f6e1"
-
-
-def kinds(records) -> Counter:
-    out: Counter[str] = Counter()
-    for r in records:
-        if r.content_type in ("reasoning", "summary"):
-            out[r.content_type] += 1
-        elif r.role == "user":
-            out["user"] += 1
-        elif r.role == "assistant":
-            out["answer"] += 1
-        elif r.tool_name is not None:
-            out["call"] += 1
-        else:
-            out["output"] += 1
-    return out
 
 
 # -- Cursor: the editor's composer bubbles --------------------------------------------------------------

@@ -12,30 +12,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers import REAL, kinds
 
 from backscroll.ingest.sources import opencode
 from backscroll.types import Record
 
-REAL = Path(__file__).parent / "data" / "real"
 OPENCODE_SESSIONS = sorted((REAL / "opencode").glob("*/storage/session/*/*.json"))
 # Part types a careful reader sees and knows to hold nothing to index (or what the tool parts hold).
 OPENCODE_QUIET = {"step-start", "step-finish", "snapshot", "patch", "file", "agent", "subtask", "retry", "compaction"}
-
-
-def kinds(records) -> Counter:
-    out: Counter[str] = Counter()
-    for r in records:
-        if r.content_type in ("reasoning", "summary"):
-            out[r.content_type] += 1
-        elif r.role == "user":
-            out["user"] += 1
-        elif r.role == "assistant":
-            out["answer"] += 1
-        elif r.tool_name is not None:
-            out["call"] += 1
-        else:
-            out["output"] += 1
-    return out
 
 
 def _storage_objects(session_file: Path):

@@ -9,11 +9,11 @@ from typing import Any
 
 import orjson
 import pytest
+from helpers import REAL, kinds
 
 from backscroll.ingest.sources import codex, gemini, pi
 from backscroll.types import Record, SessionInfo
 
-REAL = Path(__file__).parent / "data" / "real"
 CODEX_ID = "019fc8be-3658-7ca3-9e29-000000000000"
 
 
@@ -30,22 +30,6 @@ def parse_file(agent, path: Path, session: SessionInfo):
         if out.unknown:
             unknown[out.unknown] += 1
     return records, unknown, session
-
-
-def kinds(records) -> Counter:
-    out: Counter[str] = Counter()
-    for r in records:
-        if r.content_type in ("reasoning", "summary"):
-            out[r.content_type] += 1
-        elif r.role == "user":
-            out["user"] += 1
-        elif r.role == "assistant":
-            out["answer"] += 1
-        elif r.tool_name is not None:
-            out["call"] += 1
-        else:
-            out["output"] += 1
-    return out
 
 
 # -- what a careful reader sees, counted independently of the parsers ------------------------------
