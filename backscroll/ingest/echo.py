@@ -17,7 +17,8 @@ import shlex
 from pathlib import PurePosixPath
 
 # Bump when the rules change: stores classified by an older version are classified again on sync.
-VERSION = 3  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll)
+VERSION = 4  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll);
+# 4: --color before the command, MCP names of Cline (mcp:backscroll/…) and Codex paginated threads
 RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
 PROGRAM = "backscroll"
 
