@@ -27,8 +27,8 @@ from backscroll.errors import (
     store_failure,
 )
 from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex
-from backscroll.ingest.sync import sync, writer_lock
 from backscroll.store.db import Store
+from backscroll.store.lock import writer_lock
 from backscroll.types import Notify, quiet
 
 INDEX_LOCK_WAIT = 10.0  # seconds a writer waits for another one; $BACKSCROLL_LOCK_WAIT overrides
@@ -199,6 +199,8 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
     with writer_lock(cfg, 0.0) as acquired:
         if acquired:
             if do_sync:
+                from backscroll.ingest.sync import sync  # the readers of twenty agents: only when syncing
+
                 report = sync(store, cfg, progress, redactor=redactor(cfg))
                 if report.unreadable:
                     notes.append(f"{len(report.unreadable)} session file(s) could not be read; see `backscroll status`")

@@ -6,10 +6,11 @@ remembers where it came from so that ``backscroll status`` can say so.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,11 +42,19 @@ class SourceRoot:
 class Config:
     home: Setting
     config_file: Setting
-    roots: tuple[SourceRoot, ...]
     embed: Setting
     redact: Setting
     file_values: Mapping[str, Any] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()  # unknown keys in the config file (the CLI prints them on stderr)
+    # Finds the session roots on first use: the agents' default places need every reader's module,
+    # which a search that does not sync (and a hook) never loads.
+    find_roots: Callable[[], tuple[SourceRoot, ...]] = field(default=tuple, repr=False, compare=False)
+
+    @functools.cached_property
+    def roots(self) -> tuple[SourceRoot, ...]:
+        """Where sessions are read from: each agent's default places (or ``[roots]``), then
+        ``[[sources]]`` and ``--source``."""
+        return self.find_roots()
 
     @property
     def db_path(self) -> Path:
@@ -134,7 +143,7 @@ def _bool_setting(name: str, env_name: str, file_values: dict, env: Mapping[str,
 
 def parse_source_spec(spec: str) -> tuple[str | None, str]:
     """``codex:/path`` names the agent; a bare path lets every agent claim its own files."""
-    from backscroll.ingest.sources import AGENTS
+    from backscroll.ingest.agent_names import AGENT_NAMES as AGENTS
 
     head, sep, tail = spec.partition(":")
     if sep and head in AGENTS and tail:
@@ -150,6 +159,22 @@ def parse_source_spec(spec: str) -> tuple[str | None, str]:
     return None, spec
 
 
+def default_roots(env: Mapping[str, str], file_roots: Mapping[str, Any]) -> list[SourceRoot]:
+    """Each agent's default places, or what ``[roots]`` in the config file names instead."""
+    from backscroll.ingest.sources import AGENTS
+
+    roots: list[SourceRoot] = []
+    for name, agent in AGENTS.items():
+        found = agent.default_root(env)
+        defaults = found if isinstance(found, list) else [found]
+        if name in file_roots and all(origin == "default" for _p, origin in defaults):
+            given = file_roots[name]  # one path, or a list of them (aider: the repositories' parents)
+            defaults = [(_expand(p), "config") for p in (given if isinstance(given, list) else [given])
+                        if isinstance(p, str)]
+        roots.extend(SourceRoot(path, name, origin) for path, origin in defaults)
+    return roots
+
+
 def resolve(
     home: str | os.PathLike | None = None,
     sources: tuple[str, ...] | list[str] = (),
@@ -157,7 +182,7 @@ def resolve(
     env: Mapping[str, str] | None = None,
 ) -> Config:
     """Resolve the configuration from flags (the arguments), the environment and the config file."""
-    from backscroll.ingest.sources import AGENTS
+    from backscroll.ingest.agent_names import AGENT_NAMES
 
     env = os.environ if env is None else env
     if home is not None:
@@ -175,16 +200,8 @@ def resolve(
         cfg_s = Setting(_default_config_dir() / "config.toml", "default")
     file_values = _read_config_file(cfg_s.value)
 
-    roots: list[SourceRoot] = []
+    extra: list[SourceRoot] = []
     file_roots = file_values.get("roots", {}) or {}
-    for name, agent in AGENTS.items():
-        found = agent.default_root(env)
-        defaults = found if isinstance(found, list) else [found]
-        if name in file_roots and all(origin == "default" for _p, origin in defaults):
-            given = file_roots[name]  # one path, or a list of them (aider: the repositories' parents)
-            defaults = [(_expand(p), "config") for p in (given if isinstance(given, list) else [given])
-                        if isinstance(p, str)]
-        roots.extend(SourceRoot(path, name, origin) for path, origin in defaults)
     for entry in file_values.get("sources", []) or []:
         if isinstance(entry, str):
             entry = {"path": entry}
@@ -192,20 +209,21 @@ def resolve(
             raise UsageError(f"config file {cfg_s.value}: every [[sources]] entry needs a path",
                              hint='e.g. [[sources]] path = "/mnt/old/.codex/sessions" agent = "codex"')
         agent_name = entry.get("agent")
-        if agent_name is not None and agent_name not in AGENTS:
+        if agent_name is not None and agent_name not in AGENT_NAMES:
             raise UsageError(f"config file {cfg_s.value}: unknown agent {agent_name!r}",
-                             hint=f"known agents: {', '.join(AGENTS)}")
-        roots.append(SourceRoot(_expand(entry["path"]), agent_name, "config"))
+                             hint=f"known agents: {', '.join(AGENT_NAMES)}")
+        extra.append(SourceRoot(_expand(entry["path"]), agent_name, "config"))
     for spec in sources:
         agent_name, path = parse_source_spec(spec)
-        roots.append(SourceRoot(_expand(path), agent_name, "flag"))
+        extra.append(SourceRoot(_expand(path), agent_name, "flag"))
+    env_now = dict(env)  # the roots are found later: from the environment as it was here
 
     return Config(
         home=home_s,
         config_file=cfg_s,
-        roots=tuple(roots),
+        find_roots=lambda: (*default_roots(env_now, file_roots), *extra),
         embed=_bool_setting("embed", "BACKSCROLL_EMBED", file_values, env, embed, True),
         redact=_bool_setting("redact", "BACKSCROLL_REDACT", file_values, env, None, True),
         file_values=file_values,
-        warnings=tuple(f"config file {cfg_s.value}: {w}" for w in unknown_keys(file_values, AGENTS)),
+        warnings=tuple(f"config file {cfg_s.value}: {w}" for w in unknown_keys(file_values, AGENT_NAMES)),
     )

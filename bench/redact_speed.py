@@ -76,8 +76,8 @@ def _load(name: str, rev: str, tmp: Path):
 def _config(home: Path, corpus: Path) -> Config:
     roots = (SourceRoot(corpus / "claude" / "projects", "claude", "flag"),
              SourceRoot(corpus / "codex" / "sessions", "codex", "flag"))
-    return Config(home=Setting(home, "flag"), config_file=Setting(home / "none.toml", "flag"), roots=roots,
-                  embed=Setting(False, "flag"), redact=Setting(True, "flag"))
+    return Config(home=Setting(home, "flag"), config_file=Setting(home / "none.toml", "flag"),
+                  embed=Setting(False, "flag"), redact=Setting(True, "flag"), find_roots=lambda: roots)
 
 
 def _sync_once(corpus: Path, tmp: Path, redactor) -> tuple[float, int]:

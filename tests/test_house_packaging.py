@@ -74,3 +74,37 @@ def test_the_cli_refuses_a_platform_without_fcntl_clearly():
         r = subprocess.run([sys.executable, "-c", code, "status", *extra], capture_output=True, text=True, timeout=60)
         assert r.returncode == 1 and r.stdout == "", r
         assert want in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_the_light_list_of_agent_names_is_the_registry():
+    from backscroll.ingest.agent_names import AGENT_NAMES
+    from backscroll.ingest.sources import AGENTS
+
+    assert AGENT_NAMES == tuple(AGENTS)
+
+
+def test_a_search_that_does_not_sync_loads_no_reader(tmp_path):
+    """Config resolution names the agents without importing their readers; the roots are found on use."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from backscroll.config import resolve; cfg = resolve(home=sys.argv[1]); "
+            "assert 'backscroll.ingest.sources' not in sys.modules, 'readers loaded'; "
+            "roots = cfg.roots; assert 'backscroll.ingest.sources' in sys.modules and roots")
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_the_cli_search_without_sync_loads_no_reader(backscroll_home, session_builder, backscroll_index):
+    import subprocess
+    import sys
+
+    from helpers import cli_env
+
+    session_builder.claude().user("which queue for the jobs?").assistant("Postgres with SKIP LOCKED.")
+    backscroll_index(embed=False)
+    code = ("import sys; sys.argv = ['backscroll', 'search', '--no-sync', '--mode', 'lexical', 'queue', '--json']\n"
+            "from backscroll.cli import main\ntry:\n    main()\nfinally:\n"
+            "    print('LOADED' if 'backscroll.ingest.sources' in sys.modules else 'CLEAN', file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code], env=cli_env(backscroll_home), capture_output=True, text=True)
+    assert '"results":[{' in r.stdout and r.stderr.strip().endswith("CLEAN"), r.stderr

@@ -13,12 +13,8 @@ with ``\\xNN`` escapes. Also here: the single-writer lock and re-classification 
 
 from __future__ import annotations
 
-import fcntl
-import os
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from backscroll.config import Config
@@ -32,6 +28,7 @@ from backscroll.ingest.rows import Redact
 from backscroll.ingest.sources import ContentError
 from backscroll.ingest.units import flush_redactions, read_lines, read_whole, take_redaction_counts
 from backscroll.store.db import Store
+from backscroll.store.lock import writer_lock  # noqa: F401  (re-exported: where callers found it)
 
 __all__ = ["IndexReport", "Progress", "reclassify", "sync", "writer_lock"]
 
@@ -44,30 +41,6 @@ PARSE_VERSION = 3
 
 def _now() -> str:
     return format_ts(datetime.now(UTC))
-
-
-@contextmanager
-def writer_lock(cfg: Config, wait: float = 0.0) -> Iterator[bool]:
-    """Hold the single-writer lock; yields False when another process holds it past ``wait`` seconds."""
-    cfg.lock_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(cfg.lock_path, os.O_CREAT | os.O_RDWR, 0o600)
-    try:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    yield False
-                    return
-                time.sleep(0.05)
-        try:
-            yield True
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
 
 
 def sync(store: Store, cfg: Config, progress: Progress | None = None,

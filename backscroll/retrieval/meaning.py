@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from backscroll.config import Config
 from backscroll.errors import SemanticUnavailableError
-from backscroll.ingest.sync import writer_lock
 from backscroll.store.db import Store
+from backscroll.store.lock import writer_lock
 from backscroll.types import Filters
 
 SEARCH_EMBED_LIMIT = 64  # new records a search embeds itself (a new session: well under 2 s)

@@ -44,10 +44,10 @@ class SearchRequest:
 
 
 def check_agent(agent: str | None) -> None:
-    from backscroll.ingest.sources import AGENTS
+    from backscroll.ingest.agent_names import AGENT_NAMES
 
-    if agent is not None and agent not in AGENTS:
-        raise UsageError(f"unknown agent {agent!r}", hint=f"use one of: {', '.join(AGENTS)}")
+    if agent is not None and agent not in AGENT_NAMES:
+        raise UsageError(f"unknown agent {agent!r}", hint=f"use one of: {', '.join(AGENT_NAMES)}")
 
 
 def make_filters(*, role=None, agent=None, content_type=None, project=None, session=None,
