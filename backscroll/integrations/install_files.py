@@ -73,15 +73,19 @@ def add_block(text: str, block: str) -> str:
     return text + ("\n" if text else "") + block
 
 
-def remove_block(text: str) -> str:
-    """The inverse of ``add_block`` on a text that had no block."""
-    span = block_span(text)
+def _cut(text: str, span: tuple[int, int] | None) -> str:
+    """``text`` without ``span`` and the line break before it (what adding it put there)."""
     if not span:
         return text
     start, end = span
     if start > 0 and text[start - 1] == "\n":
         start -= 1
     return text[:start] + text[end:]
+
+
+def remove_block(text: str) -> str:
+    """The inverse of ``add_block`` on a text that had no block."""
+    return _cut(text, block_span(text))
 
 
 # -- JSON files -----------------------------------------------------------------------------
@@ -177,13 +181,7 @@ def codex_add(text: str) -> str:
 
 
 def codex_remove(text: str) -> str:
-    span = codex_span(text)
-    if not span:
-        return text
-    start, end = span
-    if start > 0 and text[start - 1] == "\n":
-        start -= 1
-    return text[:start] + text[end:]
+    return _cut(text, codex_span(text))
 
 
 # -- writing --------------------------------------------------------------------------------
