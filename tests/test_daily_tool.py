@@ -81,8 +81,12 @@ def test_meaning_only_results_get_a_note():
               role="assistant", content_type="text", tool_name=None, is_echo=False, timestamp=None,
               source_path="/x/s.jsonl", line=3, text="a thing", text_truncated=False, snippet="t",
               matched_by=("semantic",), rowid=7)
-    got = evidence.classify(hit, "other words", {"prose": [(8, 1.0)], "semantic": [(7, 0.5)]})
+    from backscroll.retrieval.fusion import Candidate, Weights
+
+    got = evidence.classify(hit, "other words", Candidate(7, 0.0, 0.5, ("semantic",)), Weights(meaning=0.8))
     assert (got.match, got.strength) == ("meaning", 0.5)
+    found = evidence.classify(hit, "thing else", Candidate(7, 0.64, 0.5, ("lexical", "semantic")), Weights(0.8, 1.5))
+    assert (found.match, found.strength) == ("words", 0.512), "the stronger evidence, words to their power"
 
 
 @pytest.mark.slow

@@ -113,17 +113,21 @@ def test_information_prior_counts_content_words():
                                 "three shops asked to stock it.") == 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: coverage^1.5 is not enough when the paraphrases are much "
-                                       "closer in meaning (cosine .6 against .35); see the issue #16 report")
 def test_hybrid_keeps_a_rare_word_exact_hit_against_paraphrases(session_builder, backscroll_home):
-    """The record with the one rare word ("fair") beats paraphrases of the common words in meaning."""
+    """The record with the one rare, telling word ("fair") beats close paraphrases of the common ones.
+
+    As in the issue's report: "exposure" and "dance" are everyday words of this history (a dance class
+    and a photography hobby fill it), "fair" is said once, and the paraphrases are much closer in
+    meaning than the answer (constructed cosines .62-.50 against .35). Under rank fusion and squared
+    coverage the answer fell out of the top results.
+    """
     rows = [
         "Priya: I had a stall at the county fair and sold out of plum jam by noon.",  # the answer
         "Tomas: Salsa is going better, I can finally dance without counting the steps.",
         "Priya: I've been posting my jars online to get some exposure, only my aunt likes them.",
         "Tomas: I took long exposure photos of the bridge at night.",
         "Tomas: My cousin is learning to dance the tango for her wedding.",
-    ] + [f"Priya: the weather today is grey and I am tired, day {i}." for i in range(30)]
+    ] + [f"Priya: dance class {i} went fine, and I tried a longer exposure on the way home." for i in range(30)]
     _chat(session_builder, [("2026-04-09T19:00:00.000Z", rows)])
     cfg = backscroll_home.config()
     api.index(cfg=cfg, embed=False)
@@ -139,3 +143,70 @@ def test_hybrid_keeps_a_rare_word_exact_hit_against_paraphrases(session_builder,
     finally:
         store.close()
     assert result.results[0].text == rows[0], [h.text for h in result.results]
+
+
+def test_a_speaker_label_is_not_content():
+    assert pipeline.information("Deborah: Bye!") == pipeline.information("Bye!")
+    assert pipeline.information("Deborah: Bye!") < pipeline.information("Deborah Bye now")
+    assert pipeline.information("TypeError: cannot read property length of undefined") > 0.7
+
+
+def test_contractions_and_light_verbs_are_not_search_terms():
+    assert plan("What happened to Tomas's job?", analyze).lexical_terms == ("happened", "tomas", "job")
+    assert plan("How did Priya get exposure at the fair?", analyze).lexical_terms == ("priya", "exposure", "fair")
+    assert plan("tomas s job", analyze).lexical_terms == ("tomas", "s", "job"), "keywords keep every word"
+
+
+def test_meaning_counts_by_cosine_and_by_how_far_it_stands_out():
+    floor, full = pipeline.RANKING.semantic_floor, pipeline.RANKING.semantic_full
+    assert pipeline.semantic_quality(floor) == 0.0 and pipeline.semantic_quality(full) == 1.0
+    modest = 0.3  # a paraphrase of a long question: a modest cosine ...
+    assert pipeline.semantic_quality(modest) < 0.2
+    # ... five standard deviations above the query's similarity to everything stored: a strong match
+    assert pipeline.semantic_quality(modest, mean=0.03, std=0.054) == 1.0
+    assert pipeline.semantic_quality(0.1, mean=0.03, std=0.07) == 0.2, "one deviation above the mean counts little"
+    assert pipeline.semantic_quality(modest, mean=0.25, std=0.1) < 0.2, "common for this query: the cosine decides"
+
+
+def test_a_word_no_record_holds_does_not_weaken_the_words_evidence(session_builder, backscroll_home):
+    _chat(session_builder, [("2026-04-09T19:00:00.000Z", ["Priya: the county fair was a success",
+                                                          "Tomas: the weather was grey"])])
+    cfg = backscroll_home.config()
+    api.index(cfg=cfg, embed=False)
+    store, lex, _fresh = api._prepare(cfg, False, [])
+    try:
+        ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
+        fair = ids["Priya: the county fair was a success"]
+        from backscroll.indexes.lexical import LexicalQuery
+
+        cov = lex.coverage(LexicalQuery(("county", "fair", "zyzzogeton")), [fair])
+    finally:
+        store.close()
+    assert cov[fair] == 1.0
+
+
+def test_records_only_the_lexical_list_found_still_count_their_meaning(session_builder, backscroll_home):
+    """Two records hold the query's words alike; the one the model finds close in meaning comes first,
+    though neither is in the semantic list (the similarity of every candidate is looked up)."""
+    _chat(session_builder, [("2026-04-09T19:00:00.000Z", [
+        "Priya: the plum jam stall at the fair sold out by noon",
+        "Tomas: the plum jam stall at the fair was closed for rain",
+    ])])
+    cfg = backscroll_home.config()
+    api.index(cfg=cfg, embed=False)
+    store, lex, _fresh = api._prepare(cfg, False, [])
+    try:
+        ids = {text.split(":")[0]: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
+        q = plan("how did the plum jam stall at the fair do", analyze)
+
+        def run(cosines):
+            sim = pipeline.Similarity(lambda wanted: {i: c for i, c in cosines.items() if i in set(wanted)},
+                                      mean=0.05, std=0.1)
+            result = pipeline.run(store, lex, q, api.make_filters(), pipeline.SearchOptions(limit=2),
+                                  semantic_list=[], mode="hybrid", similarity=sim)
+            return [h.text.split(":")[0] for h in result.results]
+
+        assert run({ids["Priya"]: 0.1, ids["Tomas"]: 0.7}) == ["Tomas", "Priya"]
+        assert run({ids["Priya"]: 0.7, ids["Tomas"]: 0.1}) == ["Priya", "Tomas"]
+    finally:
+        store.close()

@@ -32,7 +32,7 @@ def test_historical_answer_beats_its_echoes(echo_story, backscroll_index, backsc
     top5 = result.results[:5]
     assert any(h.text == DECISION for h in top5)
     assert not any(h.is_echo for h in result.results), "no echo row anywhere by default"
-    assert result.echoes_hidden >= 7
+    assert result.echoes_hidden >= 5  # of the 10 rows --include-echoes shows, never two echoes in a row
 
 
 def test_content_type_tool_finds_the_echo_commands(echo_story, backscroll_index, backscroll_search):

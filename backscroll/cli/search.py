@@ -77,7 +77,7 @@ def search(
     pretty: Annotated[bool, typer.Option("--pretty", help="Indented JSON even when piped.")] = False,
     no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page long output on a terminal.")] = False,
 ) -> None:
-    """Search every indexed session: prose and tool rows ranked separately, then fused.
+    """Search every indexed session by words and by meaning, each hit scored on both.
 
     A quick incremental sync runs first (skip it with --no-sync),
     so what was said a moment ago is already findable.

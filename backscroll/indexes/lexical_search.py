@@ -110,6 +110,9 @@ class LexicalSearch:
 
         A term counts as present in its plain or stemmed form. Unlike a BM25 score this does not
         shrink with the document's length, so a long log holding every query word covers it fully.
+        A query word that no record holds is left out of the share: it tells no record from another,
+        and counting it ("how did Priya *get* ...") only made every lexical match look weaker than a
+        semantic one.
         """
         if not ids or not q.terms:
             return {i: 1.0 for i in ids}
@@ -121,6 +124,8 @@ class LexicalSearch:
         for t in q.terms:
             st = stem(t)
             df = max(searcher.doc_freq("text", t), searcher.doc_freq("stem", st))
+            if df == 0 and not self.expansions(t):
+                continue
             w = math.log(1 + (n - df + 0.5) / (df + 0.5))
             weights[t] = w
             either = Query.boolean_query(self._term_clauses(t))

@@ -1,7 +1,20 @@
-"""Reciprocal Rank Fusion over named, weighted ranked lists. Pure.
+"""Fusion: one score per candidate from calibrated evidence, then echoes interleaved by rank. Pure.
 
-Each list is ranked ids, or ``(id, quality)`` pairs where quality in [0, 1] scales that entry's
-contribution (a lexical hit that matches only part of the query counts for part).
+The ranked lists (lexical prose, lexical tool rows, semantic prose) only *propose* candidates. Every
+candidate is then scored on the same two pieces of evidence, whichever list found it:
+
+- ``words`` in [0, 1]: the idf-weighted share of the query's words the record holds (so the one
+  rare, telling word counts for more than two common ones);
+- ``meaning`` in [0, 1]: its cosine similarity to the query, calibrated from "no evidence" (the
+  noise floor) to "a close match"; ``None`` for rows that are never embedded (tool rows, reasoning).
+
+``score = words ** power + meaning_weight * meaning``. Scores, not ranks, are added: rank fusion
+(RRF, k = 60) is so flat that the rank-1 record of *both* lists lost to the rank-3 of one once a 6 %
+prior was applied, and two weak appearances (rank 21 and rank 9) beat one strong one. A row that
+cannot have a meaning score counts its words as if meaning agreed in part (``unembedded_meaning``), so
+a tool output holding every query word is not buried by prose that is merely found twice.
+
+``rrf`` (Reciprocal Rank Fusion) stays for callers that fuse plain rankings.
 """
 
 from __future__ import annotations
@@ -10,42 +23,64 @@ from dataclasses import dataclass
 
 RRF_K = 60
 
-Ranked = list  # list[int] | list[tuple[int, float]]
+
+@dataclass(frozen=True)
+class Candidate:
+    id: int
+    words: float  # idf-weighted share of the query's words the record holds, 0..1
+    meaning: float | None  # calibrated similarity 0..1; None when the record is never embedded
+    lists: tuple[str, ...]  # the lists that proposed it, in the order given: "lexical", "semantic"
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How the evidence adds up (the values and why are in ``pipeline.Ranking``)."""
+
+    meaning: float  # weight of meaning against words (words count 1)
+    power: float = 1.0  # the power of ``words``
+    unembedded_meaning: float = 0.5  # share of ``meaning`` a never-embedded row is credited, from its words
 
 
 @dataclass(frozen=True)
 class Fused:
     id: int
     score: float
-    lists: tuple[str, ...]  # names of the lists that found it, best contribution first
+    lists: tuple[str, ...]  # the lists that found it, the stronger evidence first
 
 
-def _entries(items: Ranked):
-    for item in items:
-        if isinstance(item, tuple):
-            yield item[0], item[1]
-        else:
-            yield item, 1.0
+def score(c: Candidate, w: Weights) -> float:
+    """The evidence a candidate carries (see the module docstring)."""
+    words = c.words ** w.power if c.words > 0 else 0.0
+    if c.meaning is None:
+        return words * (1 + w.unembedded_meaning * w.meaning)
+    return words + w.meaning * c.meaning
 
 
-def rrf(lists: dict[str, Ranked], weights: dict[str, float] | None = None, k: int = RRF_K) -> list[Fused]:
-    """Fuse ranked lists: score = sum over lists of weight * quality / (k + rank), rank from 1.
+def _lists(c: Candidate, w: Weights) -> tuple[str, ...]:
+    if len(c.lists) < 2:
+        return c.lists
+    words = c.words ** w.power if c.words > 0 else 0.0
+    meaning = w.meaning * (c.meaning or 0.0)
+    return tuple(sorted(c.lists, key=lambda n: -(words if n == "lexical" else meaning)))
 
-    Ties keep the order of first appearance (lists in the order given), so results are deterministic.
+
+def fuse(candidates: list[Candidate], w: Weights) -> list[Fused]:
+    """Candidates by score, best first; ties keep the order given (so results are deterministic)."""
+    scored = [(-score(c, w), n, c) for n, c in enumerate(candidates)]
+    return [Fused(c.id, -s, _lists(c, w)) for s, _n, c in sorted(scored, key=lambda x: (x[0], x[1]))]
+
+
+def rrf(lists: dict[str, list[int]], weights: dict[str, float] | None = None, k: int = RRF_K
+        ) -> list[tuple[int, float]]:
+    """Reciprocal Rank Fusion of ranked ids: ``(id, score)`` best first, score = sum of weight / (k + rank).
+
+    Ties keep the order of first appearance (lists in the order given).
     """
     weights = weights or {}
     scores: dict[int, float] = {}
-    found: dict[int, list[tuple[float, str]]] = {}
     for name, items in lists.items():
         w = weights.get(name, 1.0)
-        seen: set[int] = set()
-        for rank, (rid, quality) in enumerate(_entries(items), start=1):
-            if rid in seen:
-                continue
-            seen.add(rid)
-            contribution = w * quality / (k + rank)
-            scores[rid] = scores.get(rid, 0.0) + contribution
-            found.setdefault(rid, []).append((contribution, name))
+        for rank, rid in enumerate(dict.fromkeys(items), start=1):
+            scores[rid] = scores.get(rid, 0.0) + w / (k + rank)
     order = {rid: i for i, rid in enumerate(scores)}
-    ranked = sorted(scores, key=lambda rid: (-scores[rid], order[rid]))
-    return [Fused(rid, scores[rid], tuple(n for _c, n in sorted(found[rid], key=lambda x: -x[0]))) for rid in ranked]
+    return [(rid, scores[rid]) for rid in sorted(scores, key=lambda rid: (-scores[rid], order[rid]))]

@@ -68,6 +68,30 @@ def _coverage_note(store: Store, pending: int) -> str:
             "`backscroll embed` finishes it")
 
 
+def similarity(memo: dict):
+    """The query's similarity to every embedded record, from what a ``semantic_list`` call left in
+    ``memo``: a lookup for the candidates only the lexical lists found, and the spread of all the
+    scores (how unusual a similarity is for this query). None when it left nothing."""
+    import numpy as np
+
+    from backscroll.retrieval.pipeline import Similarity
+
+    if "similarities" not in memo:
+        return None
+    all_ids, scores = memo["similarities"]
+    if not len(scores):
+        return None
+
+    def cosines(ids) -> dict[int, float]:
+        ids = list(ids)
+        if not ids:
+            return {}
+        mask = np.isin(all_ids, np.fromiter(ids, dtype=np.int64, count=len(ids)))
+        return {int(i): float(c) for i, c in zip(all_ids[mask], scores[mask], strict=True)}
+
+    return Similarity(cosines, float(np.mean(scores)), float(np.std(scores)))
+
+
 def semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, depth: int,
                    fresh: bool, notes: list[str], memo: dict | None = None) -> list[tuple[int, float]] | None:
     """The semantic ranking, or None when there are no vectors to rank with (or no model to use).

@@ -1,52 +1,41 @@
-"""The search pipeline: ranked lists, echo policy, fusion, near-duplicate collapse, hits.
+"""The search pipeline: candidates, evidence, fusion, priors, echo interleaving, near-duplicate collapse, hits.
 
-The query runs as separate ranked lists, each filtered and with echoes removed *before* fusion:
-lexical prose, lexical tool rows, and semantic prose. Fusion has two levels:
-
-1. prose = RRF(lexical prose, semantic prose), weighted by the query's shape (a natural-language
-   question leans on meaning, an identifier on exact words);
-2. result = RRF(prose, tool rows[, echoes]): the kinds interleave as peers, so prose found by both
-   lexical and semantic search does not bury every tool output (which is never embedded).
-
-Every lexical hit counts by the share of the query's words it holds (idf-weighted, so the one rare
-telling word counts for more than two common ones), and every semantic hit by its similarity,
-discounted when it lacks the query's rare words. Then three priors scale the fused score: a date in
-the query boosts records near it (``temporal``), near-empty prose ("Bye, Deb!") counts by the little
-it says, and a quoted phrase that matches nothing is dropped (with a note) rather than returning
-nothing. Every constant is in ``RANKING``, with what it is for. Where echoes are asked for
-(``--include-echoes``, or ``--content-type tool``) they enter as a list of their own, slightly
-behind, so a pile of earlier searches interleaves with the original rows instead of burying them.
+The query runs as ranked lists, each filtered and with echoes removed *before* fusion: lexical
+prose, lexical tool rows, and semantic prose. The lists only propose candidates; every candidate is
+then scored on the same evidence, whichever list found it (``fusion``): the idf-weighted share of
+the query's words it holds, and its calibrated similarity to the query (the cosine, from the noise
+floor to a close match; none for tool rows and reasoning, which are never embedded). Priors scale
+that score (``priors``): a date in the query boosts records near it, near-empty prose ("Bye, Deb!")
+counts by the little it says, reasoning counts less. A quoted phrase that matches nothing is dropped
+(with a note) rather than returning nothing. Where echoes are asked for (``--include-echoes``, or
+``--content-type tool``) they join the results by their evidence, slightly behind and never two in a
+row, so a pile of earlier searches cannot bury the original rows. Every constant is in ``RANKING``, with what it is for.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Set
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, replace
 
 from backscroll.dates import parse_ts
 from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, stem
-from backscroll.retrieval import temporal
+from backscroll.retrieval import priors, temporal
 from backscroll.retrieval.evidence import classify as classify_evidence
-from backscroll.retrieval.fusion import Fused, Ranked, rrf
-from backscroll.retrieval.query import STOPWORDS, QueryPlan
+from backscroll.retrieval.fusion import Candidate, Fused, Weights, fuse
+from backscroll.retrieval.meaning import SEMANTIC_FLOOR
+from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.snippet import make_snippet
 from backscroll.store.db import Store
 from backscroll.types import Filters, Hit, SearchResult
 
-# Weights by query shape. RRF with k = 60 is flat (1/61 against 1/70), so weights near 1 interleave
-# lists (at 0.9 one list's first hit lands near the other's eighth) and weights near 0.5 subordinate.
-PROSE_WEIGHTS = {  # level 1: how lexical and semantic prose rankings combine
-    "natural": {"prose": 0.8, "semantic": 1.0},
-    "keywords": {"prose": 1.0, "semantic": 0.9},
-    "identifier": {"prose": 1.0, "semantic": 0.6},
-}
-KIND_WEIGHTS = {  # level 2: how prose, tool rows and echoes interleave
-    "natural": {"prose": 1.0, "tool": 0.93, "echo": 0.9},
-    "keywords": {"prose": 1.0, "tool": 0.98, "echo": 0.93},
-    "identifier": {"prose": 0.98, "tool": 1.0, "echo": 0.93},
-}
-LIST_SOURCE = {"prose": "lexical", "tool": "lexical", "echo": "lexical", "semantic": "semantic"}
+
+@dataclass(frozen=True)
+class Similarity:
+    """The query's cosine to every embedded record: a lookup, and the mean and spread of all of them."""
+
+    cosines: Callable[[Iterable[int]], dict[int, float]]  # record ids -> cosine (the embedded ones)
+    mean: float
+    std: float
 
 
 @dataclass(frozen=True)
@@ -70,50 +59,70 @@ def echoes_included(filters: Filters, opts: SearchOptions) -> bool:
 class Ranking:
     """Every ranking constant: what it is for and the failure it fixes (chosen on fixtures/eval/tune.toml)."""
 
-    # A cosine similarity at which a semantic match counts fully (MiniLM: 0.6 is a close match). Fixes:
-    # weak semantic neighbours outranking exact lexical hits when every cosine counted as 1.
+    # The cosine at which a semantic match carries no evidence: the similarity floor, between the best
+    # match a nonsense query reaches and the weakest related pair (meaning.SEMANTIC_FLOOR, measured).
+    semantic_floor: float = SEMANTIC_FLOOR
+    # The cosine at which it counts fully (MiniLM: a close match). Between the two it counts linearly.
     semantic_full: float = 0.6
-    # How much of a semantic match's strength depends on holding the query's words (idf-weighted).
-    # Fixes: a query naming ``ProductGrid`` answered by text that only resembles it.
-    semantic_words: float = 0.6
-    # The power of a lexical hit's idf-weighted coverage. Below 2 (the old square) a record holding the
-    # one rare telling word ("fair") keeps its weight against paraphrases of the common words; 1.5 beat
-    # 1 and 2 on the tuning set (1 let partial matches bury paraphrase and subagent answers).
-    coverage_power: float = 1.5
+    # ... or the number of standard deviations above the query's mean similarity (over every stored
+    # record) at which it counts fully. Fixes: paraphrases of long questions, whose answers reach a
+    # cosine of only .3 (five deviations above the rest), falling out of the top 5 behind partial
+    # word matches (tuning set, paraphrase recall@5 .25 -> 1.0).
+    semantic_outlier: float = 5.0
+    # The power of the words evidence (the idf-weighted share of the query's words a record holds).
+    coverage_power: float = 1.0
+    # How much meaning counts against words (words count 1), by query shape.
+    meaning_natural: float = 0.8
+    meaning_keywords: float = 0.7
+    meaning_identifier: float = 0.6
+    # A tool row is never embedded: its words count as if meaning agreed this much.
+    unembedded_meaning: float = 0.5
+    # Echoes (when asked for) count this much of their evidence among the results, never two in a row
+    # while results remain. Fixes: a pile of earlier searches, each quoting every query word, burying
+    # the original rows (an echo that quotes a result exactly lands just behind it).
+    echo_weight: float = 0.9
     # A date in the query: a record inside its window counts (1 + time_boost) times, decaying outside.
     # Fixes: "What did Tomas do on 14 March?" answered from any date.
     time_boost: float = 1.0
     # Prose with fewer content words than this counts by sqrt(words / filler_words). Fixes: "Bye, Deb!"
-    # and "Let's go into more detail." winning rank 1 on a name and a common word (9 beat 6 on tuning).
+    # and "Let's go into more detail." winning rank 1 on a name and a common word.
     filler_words: int = 9
     # A quoted phrase found in fewer records than this is dropped (a note says so): a misspelled title
     # ("The Quite Orchard") no longer returns nothing, and meaning is no longer gated by the phrase.
     phrase_min: int = 1
     # The agent's reasoning helps find a session but counts this much against what it said or did.
     reasoning_weight: float = 0.6
-    # Removed after measuring on the tuning set: a user-message prior (0.85; at 1.0 hit@1 rose .643 ->
-    # .667) and a boost for semantic hits holding the phrase (no difference at 0 or 0.5).
+
+    def weights(self, shape: str) -> Weights:
+        meaning = {"natural": self.meaning_natural, "keywords": self.meaning_keywords,
+                   "identifier": self.meaning_identifier}[shape]
+        return Weights(meaning=meaning, power=self.coverage_power, unembedded_meaning=self.unembedded_meaning)
 
 
 RANKING = Ranking()
-SEMANTIC_FULL = RANKING.semantic_full  # kept for callers of earlier versions
-_WORD = re.compile(r"[A-Za-z0-9']+")
 PROSE_TYPES = ("text", "summary", "reasoning")  # the kinds the prose list ranks together
+EMBEDDED_TYPES = ("text", "summary")  # the kinds that have vectors (meaning.EMBEDDED_TYPES_SQL)
 
 
-def semantic_quality(cosine: float) -> float:
-    """How strong a semantic match is, in [0, 1]: cosine / 0.6, clipped."""
-    return max(0.0, min(1.0, cosine / RANKING.semantic_full))
+def semantic_quality(cosine: float, mean: float | None = None, std: float | None = None) -> float:
+    """How strong a semantic match is, in [0, 1]: the larger of two calibrations.
+
+    Absolute: 0 at the floor, 1 from ``semantic_full`` up. Relative to this query (when the mean and
+    spread of its similarity to every record are known): ``z / semantic_outlier``, where z counts
+    standard deviations above the mean, so an answer that stands out for a long or oddly worded
+    question counts even though its cosine is modest. (The floor still decides which records the
+    semantic list proposes on meaning alone: a nonsense query proposes none.)
+    """
+    r = RANKING
+    absolute = max(0.0, min(1.0, (cosine - r.semantic_floor) / (r.semantic_full - r.semantic_floor)))
+    if mean is None or not std:
+        return absolute
+    return max(absolute, min(1.0, max(0.0, (cosine - mean) / std / r.semantic_outlier)))
 
 
 def information(text: str) -> float:
-    """The evidence a short record can carry, in (0, 1]: 1 from ``filler_words`` content words up.
-
-    "Bye, Deb!" (2 words) counts 0.58 and a one-line substantive answer fully: a name and a
-    pleasantry should not win rank 1 because it is short (BM25) and holds the name.
-    """
-    words = {w.lower() for w in _WORD.findall(text[:400])} - STOPWORDS
-    return min(1.0, (max(len(words), 1) / RANKING.filler_words) ** 0.5)
+    """The evidence a short prose record can carry, in (0, 1] (``priors.information`` at ``filler_words``)."""
+    return priors.information(text, RANKING.filler_words)
 
 
 def lexical_lists(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: SearchOptions,
@@ -132,73 +141,135 @@ def lexical_lists(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: Se
     return ranked
 
 
-def with_quality(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]],
-                 semantic: list[tuple[int, float]] | None) -> dict[str, list[tuple[int, float]]]:
-    """Attach to every ranked entry the strength of its evidence, in [0, 1].
+@dataclass(frozen=True)
+class Facts:
+    """What the priors and the evidence need to know of a candidate record."""
 
-    Lexical: the idf-weighted share of the query the record holds, to ``coverage_power``. Semantic:
-    the cosine similarity (full at 0.6), scaled down when the record lacks the query's words, rare
-    ones most: a query naming ``ProductGrid`` is not answered by text that only resembles it.
-    """
-    r = RANKING
-    ids = {i for items in ranked.values() for i in items} | {i for i, _c in semantic or ()}
-    cov = lex.coverage(LexicalQuery(plan.lexical_terms), sorted(ids))
-    out = {name: [(i, cov[i] ** r.coverage_power) for i in items] for name, items in ranked.items()}
-    if semantic is not None:
-        out["semantic"] = [(i, semantic_quality(c) * (1 - r.semantic_words + r.semantic_words * cov[i]))
-                           for i, c in semantic]
+    timestamp: str | None
+    content_type: str
+    head: str  # the first 400 characters of its text
+
+
+def _facts(store: Store, ids: list[int]) -> dict[int, Facts]:
+    out = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        marks = ",".join("?" * len(chunk))
+        for rid, ts, ctype, text in store.conn.execute(
+                f"SELECT id, timestamp, content_type, substr(text, 1, 400) FROM records WHERE id IN ({marks})", chunk):
+            out[rid] = Facts(ts, ctype, text or "")
     return out
 
 
-def fuse(lists: dict[str, Ranked], shape: str) -> list[Fused]:
-    """Two-level RRF (see the module docstring). Returns fused entries, best first.
+def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
+               semantic: list[tuple[int, float]] | None, similarity: Similarity | None,
+               mode: str) -> dict[str, list[Candidate]]:
+    """Every proposed record with its evidence, by kind: ``main`` (prose and tool rows) and ``echo``.
 
-    Every entry is ``(id, quality)``; a prose entry's quality at level 2 is the stronger of its
-    lexical coverage and its semantic quality, so prose and tool rows compete on evidence.
+    Words: the idf-weighted share of the query's words the record holds (``coverage``), whichever
+    list proposed it; none in semantic mode. Meaning: the calibrated cosine of every embedded
+    candidate, also those only the lexical lists found (``similarity``); ``None`` for rows that are
+    never embedded and in lexical mode.
     """
-    inner: dict[str, Ranked] = {name: lists[name] for name in ("prose", "semantic") if name in lists}
-    outer: dict[str, Ranked] = {}
-    sources: dict[int, tuple[str, ...]] = {}
-    if inner:
-        prose = rrf(inner, PROSE_WEIGHTS[shape])
-        best: dict[int, float] = {}
-        for items in inner.values():
-            for rid, quality in items:
-                best[rid] = max(best.get(rid, 0.0), quality)
-        outer["prose"] = [(f.id, best[f.id]) for f in prose]
-        sources.update({f.id: f.lists for f in prose})
-    for name in ("tool", "echo"):
-        if name in lists:
-            outer[name] = lists[name]
-    fused = rrf(outer, KIND_WEIGHTS[shape])
-    return [replace(f, lists=sources.get(f.id, f.lists)) for f in fused]
+    main_order = [*ranked.get("prose", ()), *(i for i, _c in semantic or ()), *ranked.get("tool", ())]
+    ids = sorted(set(main_order) | set(ranked.get("echo", ())))
+    words = lex.coverage(LexicalQuery(plan.lexical_terms), ids) if mode != "semantic" else dict.fromkeys(ids, 0.0)
+    cosines: dict[int, float] = {}
+    if semantic is not None:
+        cosines = dict(semantic)
+        if similarity is not None:
+            cosines.update(similarity.cosines([i for i in ids if i not in cosines]))
+    mean, std = (similarity.mean, similarity.std) if similarity is not None else (None, None)
+    found: dict[int, list[str]] = {}
+    for name, items in (("lexical", [*ranked.get("prose", ()), *ranked.get("tool", ()), *ranked.get("echo", ())]),
+                        ("semantic", [i for i, _c in semantic or ()])):
+        for i in items:
+            if name not in found.setdefault(i, []):
+                found[i].append(name)
+
+    def candidate(i: int) -> Candidate:
+        fact = facts.get(i)
+        embedded = semantic is not None and fact is not None and fact.content_type in EMBEDDED_TYPES
+        meaning = semantic_quality(cosines[i], mean, std) if embedded and i in cosines else 0.0 if embedded else None
+        return Candidate(i, words.get(i, 0.0), meaning, tuple(found.get(i, ())))
+
+    return {"main": [candidate(i) for i in dict.fromkeys(main_order)],
+            "echo": [candidate(i) for i in dict.fromkeys(ranked.get("echo", ()))]}
 
 
-def hidden_echo_count(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: SearchOptions,
-                      quality: dict[str, list[tuple[int, float]]] | None = None) -> int:
+def with_priors(plan: QueryPlan, fused: list[Fused], facts: dict[int, Facts]) -> list[Fused]:
+    """Scale fused scores by the record's kind, length and closeness to a date in the query; re-sort."""
+    r = RANKING
+    scored = []
+    for n, f in enumerate(fused):
+        fact = facts.get(f.id, Facts(None, "tool", ""))
+        closeness = (temporal.closeness(parse_ts(fact.timestamp), plan.when)
+                     if plan.when is not None and fact.timestamp else None)
+        factor = priors.factor(fact.content_type, fact.head, closeness, full_words=r.filler_words,
+                               reasoning=r.reasoning_weight, time_boost=r.time_boost)
+        scored.append((-f.score * factor, n, replace(f, score=f.score * factor)))
+    return [f for _s, _n, f in sorted(scored, key=lambda x: (x[0], x[1]))]
+
+
+def interleave(main: list[Fused], echoes: list[Fused]) -> list[Fused]:
+    """Echoes among the results by their evidence (at ``echo_weight``), but never two in a row while
+    results remain: a pile of earlier searches that all quote the query cannot crowd out the original
+    rows, and an echo that holds one common word stays down. A score is capped by the one above it, so
+    scores still fall with the rank."""
+    if not echoes:
+        return main
+    rest = [replace(e, score=RANKING.echo_weight * e.score) for e in echoes]
+    out: list[Fused] = []
+    i = j = 0
+    last_was_echo = False
+    while i < len(main) or j < len(rest):
+        last_was_echo = j < len(rest) and (i >= len(main) or (not last_was_echo and rest[j].score > main[i].score))
+        if last_was_echo:
+            f, j = rest[j], j + 1
+        else:
+            f, i = main[i], i + 1
+        out.append(replace(f, score=min(f.score, out[-1].score)) if out else f)
+    return out
+
+
+def rank(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
+         semantic: list[tuple[int, float]] | None, similarity: Similarity | None,
+         mode: str) -> tuple[list[Fused], dict[int, Candidate]]:
+    """The fused ranking (echoes interleaved when proposed) and every candidate by id."""
+    w = RANKING.weights(plan.shape)
+    cands = candidates(lex, plan, ranked, facts, semantic, similarity, mode)
+    main = with_priors(plan, fuse(cands["main"], w), facts)
+    echoes = with_priors(plan, fuse(cands["echo"], w), facts)
+    by_id = {c.id: c for kind in cands.values() for c in kind}
+    return interleave(main, echoes), by_id
+
+
+def hidden_echo_count(lex: LexicalIndex, store: Store, plan: QueryPlan, filters: Filters, opts: SearchOptions,
+                      main: list[Fused]) -> int:
     """How many echoes the same search would have returned with --include-echoes (issue #18: not
-    every echo holding one of the words): the echo list fused with the others, counted in the top."""
+    every echo holding one of the words): the echo list interleaved with the results, counted in the top."""
     if echoes_included(filters, opts) or filters.content_type in PROSE_TYPES:
         return 0
     q = LexicalQuery(plan.lexical_terms, plan.phrases)
-    echoes = [i for i, _s in lex.search(q, filters, content_type="tool", echo=True, limit=opts.limit)]
-    if not echoes:
+    echo_ids = [i for i, _s in lex.search(q, filters, content_type="tool", echo=True, limit=opts.limit)]
+    if not echo_ids:
         return 0
-    cov = lex.coverage(q, sorted(echoes))
-    lists = {**(quality or {}), "echo": [(i, cov[i] ** RANKING.coverage_power) for i in echoes]}
-    top = fuse(lists, plan.shape)[: opts.limit]
-    return sum(1 for f in top if f.id in set(echoes))
+    facts = _facts(store, echo_ids)
+    cands = candidates(lex, plan, {"echo": echo_ids}, facts, None, None, "lexical")["echo"]
+    echoes = with_priors(plan, fuse(cands, RANKING.weights(plan.shape)), facts)
+    top = interleave(main, echoes)[: opts.limit]
+    return sum(1 for f in top if f.id in set(echo_ids))
 
 
 def build_hits(store: Store, plan: QueryPlan, fused: list[Fused], opts: SearchOptions, limit: int,
                exclude: Set[int] = frozenset()) -> list[Hit]:
     """Fetch fused ids from the store, collapse near-duplicates, and shape them into hits."""
-    candidates = [f for f in fused if f.id not in exclude][: max(limit * 4, limit + 20)]
-    rows = store.fetch(f.id for f in candidates)
+    chosen = [f for f in fused if f.id not in exclude][: max(limit * 4, limit + 20)]
+    rows = store.fetch(f.id for f in chosen)
     stems = tuple(stem(t) for t in plan.terms)
     hits: list[Hit] = []
     seen: set[tuple[str, str]] = set()
-    for f in candidates:
+    for f in chosen:
         row = rows.get(f.id)
         if row is None:
             continue
@@ -207,39 +278,12 @@ def build_hits(store: Store, plan: QueryPlan, fused: list[Fused], opts: SearchOp
             continue
         seen.add(key)
         snippet, spans = make_snippet(row["text"], plan.terms, stems)
-        matched = tuple(dict.fromkeys(LIST_SOURCE[n] for n in f.lists))
+        matched = tuple(dict.fromkeys(f.lists))
         hits.append(Hit.from_row(row, rank=len(hits) + 1, score=round(f.score, 6), snippet=snippet,
                                  highlights=spans, matched_by=matched, max_chars=opts.max_chars))
         if len(hits) >= limit:
             break
     return hits
-
-
-def _facts(store: Store, ids: list[int]) -> dict[int, tuple[str | None, str, str]]:
-    """``id -> (ts, content_type, first 400 characters of text)`` for the fused candidates."""
-    out = {}
-    for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
-        marks = ",".join("?" * len(chunk))
-        for rid, ts, ctype, text in store.conn.execute(
-                f"SELECT id, timestamp, content_type, substr(text, 1, 400) FROM records WHERE id IN ({marks})", chunk):
-            out[rid] = (ts, ctype, text or "")
-    return out
-
-
-def with_priors(store: Store, plan: QueryPlan, fused: list[Fused]) -> list[Fused]:
-    """Scale fused scores by the date preference and by how much a short prose record says; re-sort."""
-    if not fused:
-        return fused
-    facts = _facts(store, [f.id for f in fused])
-    scored = []
-    for n, f in enumerate(fused):
-        ts, ctype, text = facts.get(f.id, (None, "tool", ""))
-        factor = information(text) if ctype == "text" else RANKING.reasoning_weight if ctype == "reasoning" else 1.0
-        if plan.when is not None and ts:
-            factor *= 1 + RANKING.time_boost * temporal.closeness(parse_ts(ts), plan.when)
-        scored.append((-f.score * factor, n, replace(f, score=f.score * factor)))
-    return [f for _s, _n, f in sorted(scored)]
 
 
 def drop_phrases(lex: LexicalIndex, plan: QueryPlan, filters: Filters) -> tuple[QueryPlan, bool]:
@@ -253,22 +297,28 @@ def drop_phrases(lex: LexicalIndex, plan: QueryPlan, filters: Filters) -> tuple[
 
 
 def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: SearchOptions,
-        semantic_list: list[tuple[int, float]] | None = None, mode: str = "lexical") -> SearchResult:
+        semantic_list: list[tuple[int, float]] | None = None, mode: str = "lexical",
+        similarity: Similarity | None = None) -> SearchResult:
+    """One ranking: ``semantic_list`` is the meaning-based list (None: no vectors), ``similarity`` the
+    cosine of any other embedded candidate (without it, only the listed ones have a meaning score)."""
     phrased, dropped = drop_phrases(lex, plan, filters)
     quoted = plan.phrases
     plan = replace(phrased, phrases=()) if mode == "semantic" else phrased
     ranked = lexical_lists(lex, plan, filters, opts, depth(opts)) if mode != "semantic" else {}
-    quality = with_quality(lex, plan, ranked, semantic_list)
-    fused = fuse(quality, plan.shape)
-    hits = [classify_evidence(h, plan.text, quality)
-            for h in build_hits(store, plan, with_priors(store, plan, fused), opts, opts.limit)]
+    proposed = {*(i for items in ranked.values() for i in items), *(i for i, _c in semantic_list or ())}
+    facts = _facts(store, sorted(proposed))
+    fused, by_id = rank(lex, plan, ranked, facts, semantic_list, similarity, mode)
+    w = RANKING.weights(plan.shape)
+    hits = [classify_evidence(h, plan.text, by_id.get(h.rowid), w)
+            for h in build_hits(store, plan, fused, opts, opts.limit)]
     notes: tuple[str, ...] = ()
     if dropped:
         shown = ", ".join(f'"{" ".join(p)}"' for p in quoted)
         notes = (f"no record holds the quoted phrase {shown}: searched for its words without the quotes",)
+    main = [f for f in fused if f.id not in set(ranked.get("echo", ()))]
     return SearchResult(
         query=plan.text, mode=mode, filters=filters, results=tuple(hits),
-        echoes_hidden=hidden_echo_count(lex, plan, filters, opts, quality),
+        echoes_hidden=hidden_echo_count(lex, store, plan, filters, opts, main),
         dropped_filters=("phrase",) if dropped else (), notes=notes,
     )
 

@@ -30,7 +30,10 @@ let's many me more most much my myself no nor not now of off on once only or oth
 out over own same she should shall so some such than that the their theirs them themselves then there
 these they this those through to too under until up us very was we were what when where which while who
 whom why will with would you your yours yourself yourselves please tell remember recall find show know
-""".split())
+get gets getting got gotten
+s t d ll m re ve didn doesn isn wasn aren weren wouldn couldn shouldn haven hasn
+""".split())  # the last two lines: the light verb of "How did she get ...?", and what the tokenizer
+# leaves of "Tomas's", "didn't", "we'll", "I'm", "they've"
 _QUESTION_START = frozenset(
     "what when where which who why how did do does is are was were can could should have has".split())
 MAX_QUERY_CHARS = 2000

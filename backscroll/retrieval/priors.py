@@ -1,0 +1,42 @@
+"""Priors: what a record's kind, length and time say before its words and meaning do. Pure.
+
+They scale a candidate's fused evidence (``fusion.score``), which is why that score must be one
+that means something: a prior adjusts the evidence, it never replaces it.
+
+- ``information``: near-empty prose ("Bye, Deb!", "Let's go into more detail.") carries the little
+  it says, and a one-line answer nearly all it says.
+- ``REASONING``: the agent's own thinking helps find a session but counts less than what it said
+  or did.
+- a date in the query (``temporal``): records inside its window count up to ``1 + time_boost``
+  times, decaying outside it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from backscroll.retrieval.query import STOPWORDS
+
+_WORD = re.compile(r"[A-Za-z0-9']+")
+# "Name: " at the start of a line of a chat log (a speaker, not something the line says).
+_SPEAKER = re.compile(r"^\s*[A-Z][\w.'-]{0,30}:\s")
+
+
+def information(text: str, full_words: int) -> float:
+    """The evidence a short prose record can carry, in (0, 1]: 1 from ``full_words`` content words up.
+
+    Content words are the distinct words that are not stopwords, after a leading speaker label
+    ("Deborah: ") — a name in front of a pleasantry is not content. ``sqrt(words / full_words)``.
+    """
+    body = _SPEAKER.sub("", text[:400], count=1)
+    words = {w.lower() for w in _WORD.findall(body)} - STOPWORDS
+    return min(1.0, (max(len(words), 1) / full_words) ** 0.5)
+
+
+def factor(content_type: str, text: str, closeness: float | None, *, full_words: int, reasoning: float,
+           time_boost: float) -> float:
+    """How much a record's evidence counts: its kind and length, and its closeness to a date in the query."""
+    f = information(text, full_words) if content_type == "text" else reasoning if content_type == "reasoning" else 1.0
+    if closeness is not None:
+        f *= 1 + time_boost * closeness
+    return f
