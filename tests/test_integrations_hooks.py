@@ -143,6 +143,8 @@ def test_strong_match_rule():
     assert hooks.is_strong(2, 3) and hooks.is_strong(2, 2)
     assert not hooks.is_strong(1, 1), "one rare word is never enough"
     assert not hooks.is_strong(2, 4), "half the rare words is not enough"
+    assert not hooks.is_strong(2, 3, unknown=4), "a prompt mostly of words no record holds is about something new"
+    assert hooks.is_strong(2, 2, unknown=1), "one unknown word (a typo, a new name) does not block a strong match"
 
 
 def test_read_stdin_returns_a_complete_object_without_waiting_for_eof():

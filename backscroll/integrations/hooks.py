@@ -9,8 +9,10 @@ break the agent; the reason goes to stderr.
 "Strong" match: the prompt's rare words are its content words (not stopwords, 3+ characters) whose
 document frequency in the index is between 1 and ``RARE_SHARE`` of all documents, but at least
 ``RARE_MIN_DF`` and at most ``RARE_DF``. A prose record from another session is injected only when it contains at least
-``MIN_RARE`` of them and at least ``MIN_COVERAGE`` of them (in plain or stemmed form). Prompts with
-fewer than ``MIN_RARE`` rare words inject nothing. At session start the query is the git branch's
+``MIN_RARE`` of them and at least ``MIN_COVERAGE`` of them (in plain or stemmed form), the words no
+record holds at all counted among them (a prompt about "a haiku generator in rust" is about something
+new, even when "write" and "using" are rare in a small index). Prompts with fewer than ``MIN_RARE``
+rare words inject nothing. At session start the query is the git branch's
 words (``fix-queue-deadlock``), restricted to the project; ``main``-like branches inject nothing.
 
 A record is injected at most once per agent session: the ids already injected are kept in

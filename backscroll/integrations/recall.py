@@ -52,8 +52,10 @@ def rare_words(words: list[str], doc_freq, num_docs: int) -> list[str]:
     return [w for w in words if 0 < doc_freq(w) <= limit]
 
 
-def is_strong(covered: int, rare: int) -> bool:
-    return rare >= MIN_RARE and covered >= MIN_RARE and covered / rare >= MIN_COVERAGE
+def is_strong(covered: int, rare: int, unknown: int = 0) -> bool:
+    """Enough of the prompt's telling words: ``unknown`` counts the words no record holds at all (a
+    prompt mostly about things never discussed is about something new, whatever two words it shares)."""
+    return rare >= MIN_RARE and covered >= MIN_RARE and covered / (rare + unknown) >= MIN_COVERAGE
 
 
 def _excluded(row_session: str, source_path: str | None, inp: HookInput) -> bool:
@@ -84,6 +86,7 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
         return max(searcher.doc_freq("text", w), searcher.doc_freq("stem", stem(w)))
 
     rare = rare_words(words, df, n)
+    unknown = sum(1 for w in words if df(w) == 0)
     if len(rare) < MIN_RARE:
         return []
     ranked = lex.search(LexicalQuery(tuple(rare)), Filters(project=project), content_type="text", echo=False,
@@ -110,7 +113,7 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
         tokens = set(analyze(text))
         stems = {stem(t) for t in tokens}
         covered = tuple(w for w in rare if w in tokens or rare_stems[w] in stems)
-        if not is_strong(len(covered), len(rare)):
+        if not is_strong(len(covered), len(rare), unknown):
             continue
         key = " ".join(text.split())[:200]
         if key in seen_text:
