@@ -95,7 +95,7 @@ def test_a_search_that_does_not_sync_loads_no_reader(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
-def test_the_cli_search_without_sync_loads_no_reader(backscroll_home, session_builder, backscroll_index):
+def test_the_cli_search_without_sync_loads_no_reader_and_a_lexical_one_no_numpy(backscroll_home, session_builder, backscroll_index):
     import subprocess
     import sys
 
@@ -105,6 +105,7 @@ def test_the_cli_search_without_sync_loads_no_reader(backscroll_home, session_bu
     backscroll_index(embed=False)
     code = ("import sys; sys.argv = ['backscroll', 'search', '--no-sync', '--mode', 'lexical', 'queue', '--json']\n"
             "from backscroll.cli import main\ntry:\n    main()\nfinally:\n"
-            "    print('LOADED' if 'backscroll.ingest.sources' in sys.modules else 'CLEAN', file=sys.stderr)")
+            "    print('LOADED' if 'backscroll.ingest.sources' in sys.modules else 'CLEAN', file=sys.stderr)\n"
+            "    print('NUMPY' if 'numpy' in sys.modules else 'NO-NUMPY', file=sys.stderr)")
     r = subprocess.run([sys.executable, "-c", code], env=cli_env(backscroll_home), capture_output=True, text=True)
-    assert '"results":[{' in r.stdout and r.stderr.strip().endswith("CLEAN"), r.stderr
+    assert '"results":[{' in r.stdout and r.stderr.strip().endswith("CLEAN\nNO-NUMPY"), r.stderr

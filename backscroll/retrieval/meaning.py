@@ -72,15 +72,13 @@ def similarity(memo: dict):
     """The query's similarity to every embedded record, from what a ``semantic_list`` call left in
     ``memo``: a lookup for the candidates only the lexical lists found, and the spread of all the
     scores (how unusual a similarity is for this query). None when it left nothing."""
+    if "similarities" not in memo or not len(memo["similarities"][1]):
+        return None  # (checked before numpy is imported: a lexical search never loads it)
     import numpy as np
 
     from backscroll.retrieval.pipeline import Similarity
 
-    if "similarities" not in memo:
-        return None
     all_ids, scores = memo["similarities"]
-    if not len(scores):
-        return None
 
     def cosines(ids) -> dict[int, float]:
         ids = list(ids)

@@ -130,8 +130,8 @@ def rank(store: Store, lex: LexicalIndex, cfg: Config, req: SearchRequest, plan:
                         reason="no-embeddings")
             else:
                 effective = req.mode
-        return pipeline.run(store, lex, plan, f, opts, semantic_list=semantic, mode=effective,
-                            similarity=meaning.similarity(memo))
+        similarity = meaning.similarity(memo) if semantic is not None else None
+        return pipeline.run(store, lex, plan, f, opts, semantic_list=semantic, mode=effective, similarity=similarity)
 
     try:
         result = run(filters)
