@@ -95,7 +95,7 @@ def test_a_search_that_does_not_sync_loads_no_reader(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
-def test_the_cli_search_without_sync_loads_no_reader_and_a_lexical_one_no_numpy(backscroll_home, session_builder, backscroll_index):
+def test_a_lexical_search_without_sync_loads_no_reader_nor_numpy(backscroll_home, session_builder, backscroll_index):
     import subprocess
     import sys
 

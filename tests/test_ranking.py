@@ -2,8 +2,8 @@
 
 from backscroll.indexes.lexical import analyze
 from backscroll.retrieval.fusion import Candidate, Weights, fuse, rrf
-from backscroll.retrieval.pipeline import RANKING, semantic_quality
 from backscroll.retrieval.query import classify_shape, plan
+from backscroll.retrieval.ranking import RANKING, semantic_quality
 
 
 def _order(cands, shape="keywords"):

@@ -6,7 +6,8 @@ import pytest
 
 from backscroll import api
 from backscroll.indexes.lexical import analyze
-from backscroll.retrieval import pipeline
+from backscroll.retrieval import pipeline, ranking
+from backscroll.retrieval.candidates import Similarity
 from backscroll.retrieval.query import plan
 from backscroll.retrieval.temporal import closeness, find
 
@@ -107,9 +108,9 @@ def test_a_filler_turn_does_not_outrank_a_substantive_one(session_builder, backs
 
 
 def test_information_prior_counts_content_words():
-    assert pipeline.information("Bye, Deb!") < 0.6
-    assert pipeline.information("Deborah: Let's go into more detail.") < 0.7
-    assert pipeline.information("I had a stall at the county fair and handed out 300 samples of plum jam; "
+    assert ranking.information("Bye, Deb!") < 0.6
+    assert ranking.information("Deborah: Let's go into more detail.") < 0.7
+    assert ranking.information("I had a stall at the county fair and handed out 300 samples of plum jam; "
                                 "three shops asked to stock it.") == 1.0
 
 
@@ -146,9 +147,9 @@ def test_hybrid_keeps_a_rare_word_exact_hit_against_paraphrases(session_builder,
 
 
 def test_a_speaker_label_is_not_content():
-    assert pipeline.information("Deborah: Bye!") == pipeline.information("Bye!")
-    assert pipeline.information("Deborah: Bye!") < pipeline.information("Deborah Bye now")
-    assert pipeline.information("TypeError: cannot read property length of undefined") > 0.7
+    assert ranking.information("Deborah: Bye!") == ranking.information("Bye!")
+    assert ranking.information("Deborah: Bye!") < ranking.information("Deborah Bye now")
+    assert ranking.information("TypeError: cannot read property length of undefined") > 0.7
 
 
 def test_contractions_and_light_verbs_are_not_search_terms():
@@ -158,14 +159,14 @@ def test_contractions_and_light_verbs_are_not_search_terms():
 
 
 def test_meaning_counts_by_cosine_and_by_how_far_it_stands_out():
-    floor, full = pipeline.RANKING.semantic_floor, pipeline.RANKING.semantic_full
-    assert pipeline.semantic_quality(floor) == 0.0 and pipeline.semantic_quality(full) == 1.0
+    floor, full = ranking.RANKING.semantic_floor, ranking.RANKING.semantic_full
+    assert ranking.semantic_quality(floor) == 0.0 and ranking.semantic_quality(full) == 1.0
     modest = 0.3  # a paraphrase of a long question: a modest cosine ...
-    assert pipeline.semantic_quality(modest) < 0.2
+    assert ranking.semantic_quality(modest) < 0.2
     # ... five standard deviations above the query's similarity to everything stored: a strong match
-    assert pipeline.semantic_quality(modest, mean=0.03, std=0.054) == 1.0
-    assert pipeline.semantic_quality(0.1, mean=0.03, std=0.07) == 0.2, "one deviation above the mean counts little"
-    assert pipeline.semantic_quality(modest, mean=0.25, std=0.1) < 0.2, "common for this query: the cosine decides"
+    assert ranking.semantic_quality(modest, mean=0.03, std=0.054) == 1.0
+    assert ranking.semantic_quality(0.1, mean=0.03, std=0.07) == 0.2, "one deviation above the mean counts little"
+    assert ranking.semantic_quality(modest, mean=0.25, std=0.1) < 0.2, "common for this query: the cosine decides"
 
 
 def test_a_word_no_record_holds_does_not_weaken_the_words_evidence(session_builder, backscroll_home):
@@ -200,7 +201,7 @@ def test_records_only_the_lexical_list_found_still_count_their_meaning(session_b
         q = plan("how did the plum jam stall at the fair do", analyze)
 
         def run(cosines):
-            sim = pipeline.Similarity(lambda wanted: {i: c for i, c in cosines.items() if i in set(wanted)},
+            sim = Similarity(lambda wanted: {i: c for i, c in cosines.items() if i in set(wanted)},
                                       mean=0.05, std=0.1)
             result = pipeline.run(store, lex, q, api.make_filters(), pipeline.SearchOptions(limit=2),
                                   semantic_list=[], mode="hybrid", similarity=sim)

@@ -34,7 +34,7 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Weights:
-    """How the evidence adds up (the values and why are in ``pipeline.Ranking``)."""
+    """How the evidence adds up (the values and why are in ``ranking.Ranking``)."""
 
     meaning: float  # weight of meaning against words (words count 1)
     power: float = 1.0  # the power of ``words``

@@ -76,7 +76,7 @@ def similarity(memo: dict):
         return None  # (checked before numpy is imported: a lexical search never loads it)
     import numpy as np
 
-    from backscroll.retrieval.pipeline import Similarity
+    from backscroll.retrieval.candidates import Similarity
 
     all_ids, scores = memo["similarities"]
 

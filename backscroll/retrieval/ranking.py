@@ -1,0 +1,92 @@
+"""Every ranking constant in one place (``Ranking``), and the calibrations that only depend on them. Pure.
+
+The pipeline reads ``RANKING``; each field says what it is for, the failure it fixes and the
+measurement on the tuning set (fixtures/eval/tune.toml) that chose it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from backscroll.retrieval import priors
+from backscroll.retrieval.fusion import Weights
+from backscroll.retrieval.meaning import SEMANTIC_FLOOR
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Every ranking constant: what it is for and the failure it fixes, chosen on fixtures/eval/tune.toml
+    (the figures are its hybrid hit@1 over 168 queries unless said otherwise; the check set only measures)."""
+
+    # The cosine at which a semantic match carries no evidence: the similarity floor, between the best
+    # match a nonsense query reaches and the weakest related pair (meaning.SEMANTIC_FLOOR, measured).
+    semantic_floor: float = SEMANTIC_FLOOR
+    # The cosine at which it counts fully (MiniLM: a close match); linear in between. 0.5 and 0.7 each
+    # lost one to two queries against 0.6.
+    semantic_full: float = 0.6
+    # ... or the number of standard deviations above the query's mean similarity (over every stored
+    # record) at which it counts fully. Fixes: paraphrases of long questions, whose answers reach a
+    # cosine of only .3 (five deviations above the rest), falling out of the top 5 behind partial
+    # word matches (paraphrase recall@5 .25 -> .75; overall recall@5 .774 -> .792).
+    semantic_outlier: float = 5.0
+    # The power of the words evidence (the idf-weighted share of the query's words a record holds).
+    # 1, 1.5 and 2 were within a query of each other; linear is the simplest, and the square was what
+    # let paraphrases of common words bury the record holding the one rare word (tests/test_ranking_generalizes).
+    coverage_power: float = 1.0
+    # How much meaning counts against words (words count 1), by query shape. Natural questions: 0.8
+    # and 1.0 tie, 0.6 loses 2 queries, 0.4 and 1.3 lose 3-6. Keywords (0.4-1.0) and identifiers
+    # (0.3-0.6) made no difference on the tuning set; they keep the order the shapes stand for
+    # (an identifier or a path leans on exact words).
+    meaning_natural: float = 0.8
+    meaning_keywords: float = 0.7
+    meaning_identifier: float = 0.6
+    # A tool row is never embedded: its words count as if meaning agreed this much. Fixes: a tool
+    # output holding every query word buried by prose that is merely found by both lists. At 1.0 tool
+    # rows holding part of the query outrank prose (lexical hit@1 1.00 -> .93, malformed .67 -> .33).
+    unembedded_meaning: float = 0.5
+    # Echoes (when asked for) count this much of their evidence among the results, never two in a row
+    # while results remain. Fixes: a pile of earlier searches, each quoting every query word, burying
+    # the original rows (an echo that quotes a result exactly lands just behind it).
+    echo_weight: float = 0.9
+    # A date in the query: a record inside its window counts (1 + time_boost) times, decaying outside.
+    # Fixes: "What did Tomas do on 14 March?" answered from any date. 0.5 loses 2 queries, 2.0 ties.
+    time_boost: float = 1.0
+    # Prose with fewer content words than this counts by sqrt(words / filler_words). Fixes: "Bye, Deb!"
+    # and "Let's go into more detail." winning rank 1 on a name and a common word. 6 loses 4 queries;
+    # 12-20 win 1-5 more here, but as a length prior that would discount a short decision ("use
+    # Postgres, not Redis") in an agent's history, so it stays at 9.
+    filler_words: int = 9
+    # A quoted phrase found in fewer records than this is dropped (a note says so): a misspelled title
+    # ("The Quite Orchard") no longer returns nothing, and meaning is no longer gated by the phrase.
+    phrase_min: int = 1
+    # The agent's reasoning helps find a session but counts this much against what it said or did.
+    reasoning_weight: float = 0.6
+
+    def weights(self, shape: str) -> Weights:
+        meaning = {"natural": self.meaning_natural, "keywords": self.meaning_keywords,
+                   "identifier": self.meaning_identifier}[shape]
+        return Weights(meaning=meaning, power=self.coverage_power, unembedded_meaning=self.unembedded_meaning)
+
+
+RANKING = Ranking()
+
+
+def semantic_quality(cosine: float, mean: float | None = None, std: float | None = None) -> float:
+    """How strong a semantic match is, in [0, 1]: the larger of two calibrations.
+
+    Absolute: 0 at the floor, 1 from ``semantic_full`` up. Relative to this query (when the mean and
+    spread of its similarity to every record are known): ``z / semantic_outlier``, where z counts
+    standard deviations above the mean, so an answer that stands out for a long or oddly worded
+    question counts even though its cosine is modest. (The floor still decides which records the
+    semantic list proposes on meaning alone: a nonsense query proposes none.)
+    """
+    r = RANKING
+    absolute = max(0.0, min(1.0, (cosine - r.semantic_floor) / (r.semantic_full - r.semantic_floor)))
+    if mean is None or not std:
+        return absolute
+    return max(absolute, min(1.0, max(0.0, (cosine - mean) / std / r.semantic_outlier)))
+
+
+def information(text: str) -> float:
+    """The evidence a short prose record can carry, in (0, 1] (``priors.information`` at ``filler_words``)."""
+    return priors.information(text, RANKING.filler_words)
