@@ -83,9 +83,10 @@ def test_meaning_only_results_get_a_note():
               matched_by=("semantic",), rowid=7)
     from backscroll.retrieval.fusion import Candidate, Weights
 
-    got = evidence.classify(hit, "other words", Candidate(7, 0.0, 0.5, ("semantic",)), Weights(meaning=0.8))
+    got = evidence.classify(hit, "other words", Candidate(7, 0.0, 0.5, ("semantic",)), Weights(0.8, 1.0, 0.5))
     assert (got.match, got.strength) == ("meaning", 0.5)
-    found = evidence.classify(hit, "thing else", Candidate(7, 0.64, 0.5, ("lexical", "semantic")), Weights(0.8, 1.5))
+    found = evidence.classify(hit, "thing else", Candidate(7, 0.64, 0.5, ("lexical", "semantic")),
+                               Weights(0.8, 1.5, 0.5))
     assert (found.match, found.strength) == ("words", 0.512), "the stronger evidence, words to their power"
 
 

@@ -1,7 +1,7 @@
 """Ranking: evidence fusion, echoes interleaved by rank, coverage, and word matching beyond exact terms."""
 
 from backscroll.indexes.lexical import analyze
-from backscroll.retrieval.fusion import Candidate, Weights, fuse, rrf
+from backscroll.retrieval.fusion import Candidate, Weights, fuse
 from backscroll.retrieval.query import classify_shape, plan
 from backscroll.retrieval.ranking import RANKING, semantic_quality
 
@@ -10,16 +10,8 @@ def _order(cands, shape="keywords"):
     return [f.id for f in fuse(cands, RANKING.weights(shape))]
 
 
-def test_rrf_orders_by_weighted_reciprocal_rank_and_is_deterministic():
-    fused = rrf({"a": [1, 2, 3], "b": [3, 4]}, {"a": 1.0, "b": 1.0}, k=60)
-    assert [i for i, _s in fused] == [3, 1, 2, 4]  # 3 is in both lists
-    assert fused[0][1] == 1 / 63 + 1 / 61
-    assert rrf({"a": [5, 6]}, k=60) == rrf({"a": [5, 6]}, k=60)
-    assert [i for i, _s in rrf({"a": [1, 2], "b": [3, 4]})] == [1, 3, 2, 4], "ties keep list order"
-
-
 def test_evidence_adds_up_and_ties_keep_the_order_given():
-    w = Weights(meaning=0.8)
+    w = Weights(meaning=0.8, power=1.0, unembedded_meaning=0.5)
     fused = fuse([Candidate(1, 0.2, 0.1, ("lexical",)), Candidate(2, 0.5, 0.9, ("lexical", "semantic")),
                   Candidate(3, 0.2, 0.1, ("lexical",))], w)
     assert [f.id for f in fused] == [2, 1, 3]
@@ -101,3 +93,46 @@ def test_echoes_interleave_behind_originals():
     assert [f.score for f in fused] == sorted((f.score for f in fused), reverse=True)
     weak = interleave(main, [Fused(8, 0.1, ("lexical",))])
     assert [f.id for f in weak] == [1, 2, 3, 8], "an echo holding one common word stays down"
+
+    assert [f.id for f in interleave([], pile)] == [5, 6, 7], "echoes alone when nothing else matched"
+    assert interleave(main, []) == main
+
+
+def test_near_duplicates_collapse_before_echoes_interleave():
+    from backscroll.retrieval.candidates import Facts
+    from backscroll.retrieval.fusion import Fused
+    from backscroll.retrieval.pipeline import collapse, interleave
+
+    facts = {1: Facts(None, "text", "a", ("s", "h1")), 2: Facts(None, "text", "a", ("s", "h1")),
+             3: Facts(None, "text", "b", ("s", "h2")), 9: Facts(None, "tool", "e", ("t", "h9"))}
+    main = collapse([Fused(1, 0.5, ()), Fused(2, 0.5, ()), Fused(3, 0.4, ())], facts)
+    assert [f.id for f in main] == [1, 3], "the copy of 1 in the same session is dropped"
+    assert [f.id for f in interleave(main, [Fused(9, 1.0, ())])] == [9, 1, 3]
+
+
+def test_prose_without_a_vector_is_not_counted_as_unlike_the_query(session_builder, backscroll_home):
+    """A record not embedded yet (or too short to embed) has no meaning score, not a zero one."""
+    from backscroll import api
+    from backscroll.retrieval.candidates import Similarity, candidates, fetch_facts
+
+    s = session_builder.claude()
+    s.user("the plum jam sold out").assistant("plum jam again next week")
+    s.tool("cat jam.txt", "plum jam: 40 jars")
+    cfg = backscroll_home.config()
+    api.index(cfg=cfg, embed=False)
+    store, lex, _fresh = api._prepare(cfg, False, [])
+    try:
+        ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
+        embedded, pending = ids["the plum jam sold out"], ids["plum jam again next week"]
+        tool = ids["plum jam: 40 jars"]
+        facts = fetch_facts(store, sorted(ids.values()))
+        sim = Similarity(lambda wanted: {i: 0.5 for i in wanted if i == embedded}, mean=0.05, std=0.1)
+        ranked = {"prose": [embedded, pending], "tool": [tool]}
+        q = plan("plum jam", analyze)
+        got = {c.id: c.meaning for c in candidates(lex, q, ranked, facts, [], sim, "hybrid")["main"]}
+        without = {c.id: c.meaning for c in candidates(lex, q, ranked, facts, [], None, "hybrid")["main"]}
+    finally:
+        store.close()
+    assert (got[embedded] or 0.0) > 0.5
+    assert got[pending] is None and got[tool] is None
+    assert without == {embedded: 0.0, pending: 0.0, tool: None}, "without a lookup, what the list left out counts 0"

@@ -6,12 +6,16 @@ import pytest
 
 from backscroll import api
 from backscroll.indexes.lexical import analyze
-from backscroll.retrieval import pipeline, ranking
+from backscroll.retrieval import pipeline, priors, ranking
 from backscroll.retrieval.candidates import Similarity
 from backscroll.retrieval.query import plan
 from backscroll.retrieval.temporal import closeness, find
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)  # a Friday
+
+
+def information(text):
+    return priors.information(text, ranking.RANKING.filler_words)
 
 
 def window(text):
@@ -108,9 +112,9 @@ def test_a_filler_turn_does_not_outrank_a_substantive_one(session_builder, backs
 
 
 def test_information_prior_counts_content_words():
-    assert ranking.information("Bye, Deb!") < 0.6
-    assert ranking.information("Deborah: Let's go into more detail.") < 0.7
-    assert ranking.information("I had a stall at the county fair and handed out 300 samples of plum jam; "
+    assert information("Bye, Deb!") < 0.6
+    assert information("Deborah: Let's go into more detail.") < 0.7
+    assert information("I had a stall at the county fair and handed out 300 samples of plum jam; "
                                 "three shops asked to stock it.") == 1.0
 
 
@@ -147,9 +151,9 @@ def test_hybrid_keeps_a_rare_word_exact_hit_against_paraphrases(session_builder,
 
 
 def test_a_speaker_label_is_not_content():
-    assert ranking.information("Deborah: Bye!") == ranking.information("Bye!")
-    assert ranking.information("Deborah: Bye!") < ranking.information("Deborah Bye now")
-    assert ranking.information("TypeError: cannot read property length of undefined") > 0.7
+    assert information("Deborah: Bye!") == information("Bye!")
+    assert information("Deborah: Bye!") < information("Deborah Bye now")
+    assert information("TypeError: cannot read property length of undefined") > 0.7
 
 
 def test_contractions_and_light_verbs_are_not_search_terms():
@@ -211,3 +215,36 @@ def test_records_only_the_lexical_list_found_still_count_their_meaning(session_b
         assert run({ids["Priya"]: 0.7, ids["Tomas"]: 0.1}) == ["Priya", "Tomas"]
     finally:
         store.close()
+
+
+def test_a_word_held_only_as_an_identifier_part_counts(session_builder, backscroll_home):
+    s = session_builder.claude()
+    s.assistant("The N+1 is in CheckoutLineSerializer.get_variant_image")
+    s.user("unrelated words about lunch")
+    cfg = backscroll_home.config()
+    api.index(cfg=cfg, embed=False)
+    store, lex, _fresh = api._prepare(cfg, False, [])
+    try:
+        ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
+        from backscroll.indexes.lexical import LexicalQuery
+
+        cov = lex.coverage(LexicalQuery(("serializer", "lunch")), sorted(ids.values()))
+    finally:
+        store.close()
+    assert cov[ids["The N+1 is in CheckoutLineSerializer.get_variant_image"]] > 0.3
+    assert cov[ids["unrelated words about lunch"]] < 0.7
+
+
+def test_the_similarity_lookup_answers_from_every_vector_once():
+    import numpy as np
+
+    from backscroll.retrieval import meaning
+
+    assert meaning.similarity({}) is None
+    memo = {"similarities": (np.array([5, 7, 9], dtype=np.int64), np.array([0.1, 0.5, 0.3], dtype=np.float32))}
+    sim = meaning.similarity(memo)
+    assert sim is not None and meaning.similarity(memo) is sim, "built once per query"
+    assert sim.cosines([7, 8]) == {7: pytest.approx(0.5)} and sim.cosines([]) == {}
+    assert sim.mean == pytest.approx(0.3) and sim.std == pytest.approx(np.std([0.1, 0.5, 0.3]), rel=1e-5)
+    empty = meaning.similarity({"similarities": (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))})
+    assert empty is not None and empty.cosines([1]) == {} and empty.std == 0.0

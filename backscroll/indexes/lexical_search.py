@@ -124,8 +124,8 @@ class LexicalSearch:
         for t in q.terms:
             st = stem(t)
             df = max(searcher.doc_freq("text", t), searcher.doc_freq("stem", st))
-            if df == 0 and not self.expansions(t):
-                continue
+            if df == 0 and not searcher.doc_freq("parts", t) and not self.expansions(t):
+                continue  # (a word held only as a part of an identifier, "serializer", is held)
             w = math.log(1 + (n - df + 0.5) / (df + 0.5))
             weights[t] = w
             either = Query.boolean_query(self._term_clauses(t))

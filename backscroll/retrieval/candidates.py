@@ -24,18 +24,19 @@ EMBEDDED_TYPES = ("text", "summary")  # the kinds that have vectors (meaning.EMB
 class Similarity:
     """The query's cosine to every embedded record: a lookup, and the mean and spread of all of them."""
 
-    cosines: Callable[[Iterable[int]], dict[int, float]]  # record ids -> cosine (the embedded ones)
+    cosines: Callable[[Iterable[int]], dict[int, float]]  # record ids -> cosine, for those that have a vector
     mean: float
     std: float
 
 
 @dataclass(frozen=True)
 class Facts:
-    """What the priors and the evidence need to know of a candidate record."""
+    """What the priors, the evidence and the near-duplicate collapse need to know of a candidate record."""
 
     timestamp: str | None
     content_type: str
     head: str  # the first 400 characters of its text
+    key: tuple[str, str] = ("", "")  # (session, content hash): the same text twice in a session is one hit
 
 
 def fetch_facts(store: Store, ids: list[int]) -> dict[int, Facts]:
@@ -43,9 +44,10 @@ def fetch_facts(store: Store, ids: list[int]) -> dict[int, Facts]:
     for i in range(0, len(ids), 500):
         chunk = ids[i:i + 500]
         marks = ",".join("?" * len(chunk))
-        for rid, ts, ctype, text in store.conn.execute(
-                f"SELECT id, timestamp, content_type, substr(text, 1, 400) FROM records WHERE id IN ({marks})", chunk):
-            out[rid] = Facts(ts, ctype, text or "")
+        for rid, ts, ctype, text, session, digest in store.conn.execute(
+                "SELECT id, timestamp, content_type, substr(text, 1, 400), session_id, content_hash FROM records "
+                f"WHERE id IN ({marks})", chunk):
+            out[rid] = Facts(ts, ctype, text or "", (session, digest))
     return out
 
 
@@ -56,17 +58,17 @@ def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]],
 
     Words: the idf-weighted share of the query's words the record holds (``coverage``), whichever
     list proposed it; none in semantic mode. Meaning: the calibrated cosine of every embedded
-    candidate, also those only the lexical lists found (``similarity``); ``None`` for rows that are
-    never embedded and in lexical mode.
+    candidate, also those only the lexical lists found (``similarity``); ``None`` in lexical mode and
+    for records without a vector (tool rows and reasoning, which are never embedded, and prose not
+    embedded yet). Without a ``similarity`` lookup a candidate the semantic list left out counts 0.
     """
     main_order = [*ranked.get("prose", ()), *(i for i, _c in semantic or ()), *ranked.get("tool", ())]
     ids = sorted(set(main_order) | set(ranked.get("echo", ())))
     words = lex.coverage(LexicalQuery(plan.lexical_terms), ids) if mode != "semantic" else dict.fromkeys(ids, 0.0)
-    cosines: dict[int, float] = {}
-    if semantic is not None:
-        cosines = dict(semantic)
-        if similarity is not None:
-            cosines.update(similarity.cosines([i for i in ids if i not in cosines]))
+    cosines = dict(semantic or ())
+    if semantic is not None and similarity is not None:
+        embeddable = [i for i in ids if i not in cosines and i in facts and facts[i].content_type in EMBEDDED_TYPES]
+        cosines.update(similarity.cosines(embeddable))
     mean, std = (similarity.mean, similarity.std) if similarity is not None else (None, None)
     found: dict[int, list[str]] = {}
     for name, items in (("lexical", [*ranked.get("prose", ()), *ranked.get("tool", ()), *ranked.get("echo", ())]),
@@ -75,11 +77,16 @@ def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]],
             if name not in found.setdefault(i, []):
                 found[i].append(name)
 
-    def candidate(i: int) -> Candidate:
+    def meaning(i: int) -> float | None:
         fact = facts.get(i)
-        embedded = semantic is not None and fact is not None and fact.content_type in EMBEDDED_TYPES
-        meaning = semantic_quality(cosines[i], mean, std) if embedded and i in cosines else 0.0 if embedded else None
-        return Candidate(i, words.get(i, 0.0), meaning, tuple(found.get(i, ())))
+        if semantic is None or fact is None or fact.content_type not in EMBEDDED_TYPES:
+            return None
+        if i in cosines:
+            return semantic_quality(cosines[i], mean, std)
+        return None if similarity is not None else 0.0  # no vector / below the semantic list's cut
+
+    def candidate(i: int) -> Candidate:
+        return Candidate(i, words.get(i, 0.0), meaning(i), tuple(found.get(i, ())))
 
     return {"main": [candidate(i) for i in dict.fromkeys(main_order)],
             "echo": [candidate(i) for i in dict.fromkeys(ranked.get("echo", ()))]}

@@ -1,4 +1,4 @@
-"""Fusion: one score per candidate from calibrated evidence, then echoes interleaved by rank. Pure.
+"""Fusion: one score per candidate from calibrated evidence. Pure.
 
 The ranked lists (lexical prose, lexical tool rows, semantic prose) only *propose* candidates. Every
 candidate is then scored on the same two pieces of evidence, whichever list found it:
@@ -6,29 +6,26 @@ candidate is then scored on the same two pieces of evidence, whichever list foun
 - ``words`` in [0, 1]: the idf-weighted share of the query's words the record holds (so the one
   rare, telling word counts for more than two common ones);
 - ``meaning`` in [0, 1]: its cosine similarity to the query, calibrated from "no evidence" (the
-  noise floor) to "a close match"; ``None`` for rows that are never embedded (tool rows, reasoning).
+  noise floor) to "a close match"; ``None`` for records without a vector (tool rows and reasoning are
+  never embedded; prose may not be embedded yet).
 
 ``score = words ** power + meaning_weight * meaning``. Scores, not ranks, are added: rank fusion
 (RRF, k = 60) is so flat that the rank-1 record of *both* lists lost to the rank-3 of one once a 6 %
 prior was applied, and two weak appearances (rank 21 and rank 9) beat one strong one. A row that
-cannot have a meaning score counts its words as if meaning agreed in part (``unembedded_meaning``), so
+has no vector counts its words as if meaning agreed in part (``unembedded_meaning``), so
 a tool output holding every query word is not buried by prose that is merely found twice.
-
-``rrf`` (Reciprocal Rank Fusion) stays for callers that fuse plain rankings.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-RRF_K = 60
-
 
 @dataclass(frozen=True)
 class Candidate:
     id: int
     words: float  # idf-weighted share of the query's words the record holds, 0..1
-    meaning: float | None  # calibrated similarity 0..1; None when the record is never embedded
+    meaning: float | None  # calibrated similarity 0..1; None when the record has no vector
     lists: tuple[str, ...]  # the lists that proposed it, in the order given: "lexical", "semantic"
 
 
@@ -37,8 +34,8 @@ class Weights:
     """How the evidence adds up (the values and why are in ``ranking.Ranking``)."""
 
     meaning: float  # weight of meaning against words (words count 1)
-    power: float = 1.0  # the power of ``words``
-    unembedded_meaning: float = 0.5  # share of ``meaning`` a never-embedded row is credited, from its words
+    power: float  # the power of ``words``
+    unembedded_meaning: float  # share of ``meaning`` a row without a vector is credited, from its words
 
 
 @dataclass(frozen=True)
@@ -68,19 +65,3 @@ def fuse(candidates: list[Candidate], w: Weights) -> list[Fused]:
     """Candidates by score, best first; ties keep the order given (so results are deterministic)."""
     scored = [(-score(c, w), n, c) for n, c in enumerate(candidates)]
     return [Fused(c.id, -s, _lists(c, w)) for s, _n, c in sorted(scored, key=lambda x: (x[0], x[1]))]
-
-
-def rrf(lists: dict[str, list[int]], weights: dict[str, float] | None = None, k: int = RRF_K
-        ) -> list[tuple[int, float]]:
-    """Reciprocal Rank Fusion of ranked ids: ``(id, score)`` best first, score = sum of weight / (k + rank).
-
-    Ties keep the order of first appearance (lists in the order given).
-    """
-    weights = weights or {}
-    scores: dict[int, float] = {}
-    for name, items in lists.items():
-        w = weights.get(name, 1.0)
-        for rank, rid in enumerate(dict.fromkeys(items), start=1):
-            scores[rid] = scores.get(rid, 0.0) + w / (k + rank)
-    order = {rid: i for i, rid in enumerate(scores)}
-    return [(rid, scores[rid]) for rid in sorted(scores, key=lambda rid: (-scores[rid], order[rid]))]

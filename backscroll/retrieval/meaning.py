@@ -71,23 +71,27 @@ def _coverage_note(store: Store, pending: int) -> str:
 def similarity(memo: dict):
     """The query's similarity to every embedded record, from what a ``semantic_list`` call left in
     ``memo``: a lookup for the candidates only the lexical lists found, and the spread of all the
-    scores (how unusual a similarity is for this query). None when it left nothing."""
-    if "similarities" not in memo or not len(memo["similarities"][1]):
+    scores (how unusual a similarity is for this query). None when it left nothing. Kept in ``memo``,
+    so a hinted search (ranked twice) builds it once."""
+    if "similarities" not in memo:
         return None  # (checked before numpy is imported: a lexical search never loads it)
-    import numpy as np
+    if "similarity" not in memo:
+        import numpy as np
 
-    from backscroll.retrieval.candidates import Similarity
+        from backscroll.retrieval.candidates import Similarity
 
-    all_ids, scores = memo["similarities"]
+        all_ids, scores = memo["similarities"]
 
-    def cosines(ids) -> dict[int, float]:
-        ids = list(ids)
-        if not ids:
-            return {}
-        mask = np.isin(all_ids, np.fromiter(ids, dtype=np.int64, count=len(ids)))
-        return {int(i): float(c) for i, c in zip(all_ids[mask], scores[mask], strict=True)}
+        def cosines(ids) -> dict[int, float]:
+            ids = list(ids)
+            if not ids or not len(all_ids):
+                return {}
+            mask = np.isin(all_ids, np.fromiter(ids, dtype=np.int64, count=len(ids)))
+            return {int(i): float(c) for i, c in zip(all_ids[mask], scores[mask], strict=True)}
 
-    return Similarity(cosines, float(np.mean(scores)), float(np.std(scores)))
+        spread = (float(np.mean(scores)), float(np.std(scores))) if len(scores) else (0.0, 0.0)
+        memo["similarity"] = Similarity(cosines, *spread)
+    return memo["similarity"]
 
 
 def semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, depth: int,

@@ -108,10 +108,22 @@ def rank(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts
     """The fused ranking (echoes interleaved when proposed) and every candidate by id."""
     w = RANKING.weights(plan.shape)
     cands = candidates(lex, plan, ranked, facts, semantic, similarity, mode)
-    main = with_priors(plan, fuse(cands["main"], w), facts)
-    echoes = with_priors(plan, fuse(cands["echo"], w), facts)
+    main = collapse(with_priors(plan, fuse(cands["main"], w), facts), facts)
+    echoes = collapse(with_priors(plan, fuse(cands["echo"], w), facts), facts)
     by_id = {c.id: c for kind in cands.values() for c in kind}
     return interleave(main, echoes), by_id
+
+
+def collapse(fused: list[Fused], facts: dict[int, Facts]) -> list[Fused]:
+    """The first of each near-duplicate (the same text twice in a session: Codex message copies)."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for f in fused:
+        key = facts[f.id].key if f.id in facts else ("", str(f.id))
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
 
 
 def hidden_echo_count(lex: LexicalIndex, store: Store, plan: QueryPlan, filters: Filters, opts: SearchOptions,
@@ -127,8 +139,8 @@ def hidden_echo_count(lex: LexicalIndex, store: Store, plan: QueryPlan, filters:
     facts = fetch_facts(store, echo_ids)
     cands = candidates(lex, plan, {"echo": echo_ids}, facts, None, None, "lexical")["echo"]
     echoes = with_priors(plan, fuse(cands, RANKING.weights(plan.shape)), facts)
-    top = interleave(main, echoes)[: opts.limit]
-    return sum(1 for f in top if f.id in set(echo_ids))
+    shown = set(echo_ids)
+    return sum(1 for f in interleave(main, echoes)[: opts.limit] if f.id in shown)
 
 
 def build_hits(store: Store, plan: QueryPlan, fused: list[Fused], opts: SearchOptions, limit: int,
@@ -185,7 +197,8 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     if dropped:
         shown = ", ".join(f'"{" ".join(p)}"' for p in quoted)
         notes = (f"no record holds the quoted phrase {shown}: searched for its words without the quotes",)
-    main = [f for f in fused if f.id not in set(ranked.get("echo", ()))]
+    echo_ids = set(ranked.get("echo", ()))
+    main = [f for f in fused if f.id not in echo_ids]
     return SearchResult(
         query=plan.text, mode=mode, filters=filters, results=tuple(hits),
         echoes_hidden=hidden_echo_count(lex, store, plan, filters, opts, main),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from backscroll.retrieval import priors
 from backscroll.retrieval.fusion import Weights
 from backscroll.retrieval.meaning import SEMANTIC_FLOOR
 
@@ -85,8 +84,3 @@ def semantic_quality(cosine: float, mean: float | None = None, std: float | None
     if mean is None or not std:
         return absolute
     return max(absolute, min(1.0, max(0.0, (cosine - mean) / std / r.semantic_outlier)))
-
-
-def information(text: str) -> float:
-    """The evidence a short prose record can carry, in (0, 1] (``priors.information`` at ``filler_words``)."""
-    return priors.information(text, RANKING.filler_words)
