@@ -88,6 +88,10 @@ def test_meaning_only_results_get_a_note():
     found = evidence.classify(hit, "thing else", Candidate(7, 0.64, 0.5, ("lexical", "semantic")),
                                Weights(0.8, 1.5, 0.5))
     assert (found.match, found.strength) == ("words", 0.512), "the stronger evidence, words to their power"
+    # a modest cosine that stands out for its query ranks high, but its strength stays on the absolute scale
+    standout = evidence.classify(hit, "other words", Candidate(7, 0.0, 1.0, ("semantic",), cosine=0.33),
+                                 Weights(0.8, 1.0, 0.5))
+    assert standout.match == "meaning" and standout.strength == 0.25
 
 
 @pytest.mark.slow

@@ -86,7 +86,7 @@ def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]],
         return None if similarity is not None else 0.0  # no vector / below the semantic list's cut
 
     def candidate(i: int) -> Candidate:
-        return Candidate(i, words.get(i, 0.0), meaning(i), tuple(found.get(i, ())))
+        return Candidate(i, words.get(i, 0.0), meaning(i), tuple(found.get(i, ())), cosines.get(i))
 
     return {"main": [candidate(i) for i in dict.fromkeys(main_order)],
             "echo": [candidate(i) for i in dict.fromkeys(ranked.get("echo", ()))]}

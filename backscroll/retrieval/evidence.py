@@ -4,8 +4,9 @@
 found it (it holds some of the query's words). ``meaning``: only the semantic list found it, by
 similarity. ``strength`` is the evidence the ranking used: 1 for an exact match, otherwise the larger
 of the words evidence (the idf-weighted share of the query's words, to the ranking's power) and the
-meaning evidence (the calibrated cosine). Unlike ``score`` it means the same thing from one query to
-the next.
+meaning evidence on the absolute scale (the cosine from the noise floor to a close match: the ranking
+also credits a modest cosine that stands out for its query, which says nothing across queries).
+Unlike ``score`` it means the same thing from one query to the next.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from backscroll.retrieval.fusion import Candidate, Weights
+from backscroll.retrieval.ranking import semantic_quality
 from backscroll.types import Hit
 
 
@@ -25,7 +27,7 @@ def classify(hit: Hit, query: str, candidate: Candidate | None, weights: Weights
     if candidate is None or not candidate.lists:
         return hit
     words = candidate.words ** weights.power if candidate.words > 0 else 0.0
-    meaning = candidate.meaning or 0.0
+    meaning = semantic_quality(candidate.cosine) if candidate.cosine is not None else candidate.meaning or 0.0
     flat_query = _flat(query).strip('"')
     if "lexical" in candidate.lists:
         if flat_query and flat_query in _flat(hit.text):

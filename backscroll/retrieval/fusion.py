@@ -27,6 +27,7 @@ class Candidate:
     words: float  # idf-weighted share of the query's words the record holds, 0..1
     meaning: float | None  # calibrated similarity 0..1; None when the record has no vector
     lists: tuple[str, ...]  # the lists that proposed it, in the order given: "lexical", "semantic"
+    cosine: float | None = None  # the raw similarity behind ``meaning`` (for the hit's ``strength``)
 
 
 @dataclass(frozen=True)
