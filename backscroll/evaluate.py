@@ -140,6 +140,19 @@ class EvalReport:
         return out
 
 
+def behind(report: EvalReport, others: list[EvalReport], metric: str = "hit1") -> dict[str, list[str]]:
+    """Per category (and "overall"), the other modes that beat ``report`` on ``metric``: where a fusion
+    is worse than one of the rankings it fuses."""
+    mine = {**report.by_category(), "overall": report.overall}
+    out: dict[str, list[str]] = {}
+    for other in others:
+        theirs = {**other.by_category(), "overall": other.overall}
+        for cat, stats in mine.items():
+            if cat in theirs and theirs[cat][metric] > stats[metric] + 1e-9:
+                out.setdefault(cat, []).append(str(other.mode))
+    return out
+
+
 def load_gate(path: Path) -> tuple[Gate | None, str | None]:
     """The file's ``[gate]`` (None without one) and its ``now`` (None without one)."""
     data = tomllib.loads(Path(path).read_text())

@@ -105,3 +105,17 @@ def test_eval_queries_may_filter_by_author(session_builder, backscroll_home, tmp
     assert r.exit_code == 0, r.output
     report = json.loads(r.stdout)
     assert report["overall"]["found"] == 1 and report["categories"]["author"]["hit1"] == 1.0
+
+
+def test_eval_says_where_the_fused_ranking_is_behind_a_list_it_fuses():
+    from backscroll.evaluate import EvalQuery, EvalReport, QueryOutcome, behind
+
+    def report(mode, ranks):
+        qs = [EvalQuery("q", "x", category=c) for c in ("a", "a", "b")]
+        return EvalReport(5, mode, [QueryOutcome(q, r, [], 0) for q, r in zip(qs, ranks, strict=True)])
+
+    hybrid = report(None, [1, 2, 1])
+    lexical = report("lexical", [1, 1, None])  # better on "a"
+    semantic = report("semantic", [2, 2, 1])
+    assert behind(hybrid, [lexical, semantic]) == {"a": ["lexical"]}
+    assert behind(hybrid, [semantic]) == {}

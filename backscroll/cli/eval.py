@@ -38,6 +38,27 @@ def _print(report) -> None:
                 out.print(f"      {line}")
 
 
+def _print_side_by_side(report, others) -> None:
+    """hit@1 of every mode per category, and where the fused ranking is behind one it fuses."""
+    from rich.table import Table
+
+    from backscroll.cli.render import console
+    from backscroll.evaluate import behind
+
+    out = console(common.color_enabled(sys.stdout))
+    lagging = behind(report, others)
+    name = report.mode or "hybrid"
+    t = Table("category", "queries", *(str(r.mode) for r in others), name, f"{name} behind", box=None,
+              pad_edge=False)
+    cats = {**report.by_category(), "overall": report.overall}
+    for cat, s in cats.items():
+        theirs = [({**r.by_category(), "overall": r.overall}.get(cat) or {}).get("hit1", 0.0) for r in others]
+        t.add_row(cat, str(s["queries"]), *(f"{h:.2f}" for h in theirs), f"{s['hit1']:.2f}",
+                  ", ".join(lagging.get(cat, ())))
+    out.print(f"\nhit@1 side by side ({name} behind: a mode that ranks the answer first more often)")
+    out.print(t)
+
+
 def eval_queries(
     queries: Annotated[Path, typer.Argument(metavar="QUERIES.toml", help="The query file (TOML, format above).")],
     k: Annotated[int, typer.Option("--k", min=1, help="A query counts as found when its answer is in the top k.")] = 5,
@@ -84,12 +105,16 @@ def eval_queries(
                                        modes=("lexical", "semantic", mode))
         else:
             others, report = [], run_eval(queries, k=k, mode=mode, home=common.STATE.home, notify=common.err)
+        from backscroll.evaluate import behind
+
         if as_json:
-            common.emit_json({**report.to_dict(), "compare": {r.mode: r.to_dict() for r in others}} if others
-                             else report.to_dict())
+            common.emit_json({**report.to_dict(), "compare": {r.mode: r.to_dict() for r in others},
+                              "behind": behind(report, others)} if others else report.to_dict())
         else:
             for r in (*others, report):
                 _print(r)
+            if others:
+                _print_side_by_side(report, others)
         o = report.overall
         gate_failures = report.gate_failures() if gate else []
         for line in gate_failures:
