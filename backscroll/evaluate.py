@@ -104,6 +104,10 @@ class EvalReport:
             cats.setdefault(o.query.category, []).append(o)
         return {c: self._stats(items) for c, items in sorted(cats.items())}
 
+    def table(self) -> dict[str, dict]:
+        """The statistics of every category, and "overall"."""
+        return {**self.by_category(), "overall": self.overall}
+
     def to_dict(self) -> dict:
         return {
             "k": self.k, "mode": self.mode, "gate_failures": self.gate_failures(), "overall": self.overall,
@@ -143,10 +147,10 @@ class EvalReport:
 def behind(report: EvalReport, others: list[EvalReport], metric: str = "hit1") -> dict[str, list[str]]:
     """Per category (and "overall"), the other modes that beat ``report`` on ``metric``: where a fusion
     is worse than one of the rankings it fuses."""
-    mine = {**report.by_category(), "overall": report.overall}
+    mine = report.table()
     out: dict[str, list[str]] = {}
     for other in others:
-        theirs = {**other.by_category(), "overall": other.overall}
+        theirs = other.table()
         for cat, stats in mine.items():
             if cat in theirs and theirs[cat][metric] > stats[metric] + 1e-9:
                 out.setdefault(cat, []).append(str(other.mode))

@@ -50,9 +50,9 @@ def _print_side_by_side(report, others) -> None:
     name = report.mode or "hybrid"
     t = Table("category", "queries", *(str(r.mode) for r in others), name, f"{name} behind", box=None,
               pad_edge=False)
-    cats = {**report.by_category(), "overall": report.overall}
-    for cat, s in cats.items():
-        theirs = [({**r.by_category(), "overall": r.overall}.get(cat) or {}).get("hit1", 0.0) for r in others]
+    tables = [r.table() for r in others]
+    for cat, s in report.table().items():
+        theirs = [(other.get(cat) or {}).get("hit1", 0.0) for other in tables]
         t.add_row(cat, str(s["queries"]), *(f"{h:.2f}" for h in theirs), f"{s['hit1']:.2f}",
                   ", ".join(lagging.get(cat, ())))
     out.print(f"\nhit@1 side by side ({name} behind: a mode that ranks the answer first more often)")

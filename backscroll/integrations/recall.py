@@ -85,8 +85,9 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
     def df(w: str) -> int:
         return max(searcher.doc_freq("text", w), searcher.doc_freq("stem", stem(w)))
 
-    rare = rare_words(words, df, n)
-    unknown = sum(1 for w in words if df(w) == 0 and not searcher.doc_freq("parts", w))
+    freq = {w: df(w) for w in words}
+    rare = rare_words(words, freq.__getitem__, n)
+    unknown = sum(1 for w in words if freq[w] == 0 and not searcher.doc_freq("parts", w))
     if len(rare) < MIN_RARE:
         return []
     ranked = lex.search(LexicalQuery(tuple(rare)), Filters(project=project), content_type="text", echo=False,

@@ -36,7 +36,7 @@ class Facts:
     timestamp: str | None
     content_type: str
     head: str  # the first 400 characters of its text
-    key: tuple[str, str] = ("", "")  # (session, content hash): the same text twice in a session is one hit
+    key: tuple[str, str]  # (session, content hash): the same text twice in a session is one hit
 
 
 def fetch_facts(store: Store, ids: list[int]) -> dict[int, Facts]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from backscroll.retrieval.fusion import Candidate, Weights
+from backscroll.retrieval.fusion import Candidate, Weights, words_evidence
 from backscroll.retrieval.ranking import semantic_quality
 from backscroll.types import Hit
 
@@ -26,7 +26,7 @@ def classify(hit: Hit, query: str, candidate: Candidate | None, weights: Weights
     """``hit`` with ``match`` and ``strength`` set from the evidence its candidate carried."""
     if candidate is None or not candidate.lists:
         return hit
-    words = candidate.words ** weights.power if candidate.words > 0 else 0.0
+    words = words_evidence(candidate, weights)
     meaning = semantic_quality(candidate.cosine) if candidate.cosine is not None else candidate.meaning or 0.0
     flat_query = _flat(query).strip('"')
     if "lexical" in candidate.lists:

@@ -46,9 +46,14 @@ class Fused:
     lists: tuple[str, ...]  # the lists that found it, the stronger evidence first
 
 
+def words_evidence(c: Candidate, w: Weights) -> float:
+    """The candidate's share of the query's words, to the ranking's power."""
+    return c.words ** w.power if c.words > 0 else 0.0
+
+
 def score(c: Candidate, w: Weights) -> float:
     """The evidence a candidate carries (see the module docstring)."""
-    words = c.words ** w.power if c.words > 0 else 0.0
+    words = words_evidence(c, w)
     if c.meaning is None:
         return words * (1 + w.unembedded_meaning * w.meaning)
     return words + w.meaning * c.meaning
@@ -57,7 +62,7 @@ def score(c: Candidate, w: Weights) -> float:
 def _lists(c: Candidate, w: Weights) -> tuple[str, ...]:
     if len(c.lists) < 2:
         return c.lists
-    words = c.words ** w.power if c.words > 0 else 0.0
+    words = words_evidence(c, w)
     meaning = w.meaning * (c.meaning or 0.0)
     return tuple(sorted(c.lists, key=lambda n: -(words if n == "lexical" else meaning)))
 

@@ -23,7 +23,7 @@ from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, stem
 from backscroll.retrieval import priors, temporal
 from backscroll.retrieval.candidates import Facts, Similarity, candidates, fetch_facts
 from backscroll.retrieval.evidence import classify as classify_evidence
-from backscroll.retrieval.fusion import Candidate, Fused, fuse
+from backscroll.retrieval.fusion import Candidate, Fused, Weights, fuse
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.ranking import RANKING
 from backscroll.retrieval.snippet import make_snippet
@@ -72,7 +72,7 @@ def with_priors(plan: QueryPlan, fused: list[Fused], facts: dict[int, Facts]) ->
     r = RANKING
     scored = []
     for n, f in enumerate(fused):
-        fact = facts.get(f.id, Facts(None, "tool", ""))
+        fact = facts.get(f.id, Facts(None, "tool", "", ("", "")))
         closeness = (temporal.closeness(parse_ts(fact.timestamp), plan.when)
                      if plan.when is not None and fact.timestamp else None)
         factor = priors.factor(fact.content_type, fact.head, closeness, full_words=r.filler_words,
@@ -103,10 +103,10 @@ def interleave(main: list[Fused], echoes: list[Fused]) -> list[Fused]:
 
 
 def rank(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
-         semantic: list[tuple[int, float]] | None, similarity: Similarity | None,
-         mode: str) -> tuple[list[Fused], dict[int, Candidate]]:
-    """The fused ranking (echoes interleaved when proposed) and every candidate by id."""
-    w = RANKING.weights(plan.shape)
+         semantic: list[tuple[int, float]] | None, similarity: Similarity | None, mode: str,
+         w: Weights) -> tuple[list[Fused], dict[int, Candidate]]:
+    """The fused ranking (near-duplicates collapsed, echoes interleaved when proposed) and every
+    candidate by id."""
     cands = candidates(lex, plan, ranked, facts, semantic, similarity, mode)
     main = collapse(with_priors(plan, fuse(cands["main"], w), facts), facts)
     echoes = collapse(with_priors(plan, fuse(cands["echo"], w), facts), facts)
@@ -127,7 +127,7 @@ def collapse(fused: list[Fused], facts: dict[int, Facts]) -> list[Fused]:
 
 
 def hidden_echo_count(lex: LexicalIndex, store: Store, plan: QueryPlan, filters: Filters, opts: SearchOptions,
-                      main: list[Fused]) -> int:
+                      main: list[Fused], w: Weights) -> int:
     """How many echoes the same search would have returned with --include-echoes (issue #18: not
     every echo holding one of the words): the echo list interleaved with the results, counted in the top."""
     if echoes_included(filters, opts) or filters.content_type in PROSE_TYPES:
@@ -138,27 +138,22 @@ def hidden_echo_count(lex: LexicalIndex, store: Store, plan: QueryPlan, filters:
         return 0
     facts = fetch_facts(store, echo_ids)
     cands = candidates(lex, plan, {"echo": echo_ids}, facts, None, None, "lexical")["echo"]
-    echoes = with_priors(plan, fuse(cands, RANKING.weights(plan.shape)), facts)
+    echoes = with_priors(plan, fuse(cands, w), facts)
     shown = set(echo_ids)
     return sum(1 for f in interleave(main, echoes)[: opts.limit] if f.id in shown)
 
 
 def build_hits(store: Store, plan: QueryPlan, fused: list[Fused], opts: SearchOptions, limit: int,
                exclude: Set[int] = frozenset()) -> list[Hit]:
-    """Fetch fused ids from the store, collapse near-duplicates, and shape them into hits."""
+    """Fetch fused ids (near-duplicates already collapsed, ``rank``) from the store and shape them into hits."""
     chosen = [f for f in fused if f.id not in exclude][: max(limit * 4, limit + 20)]
     rows = store.fetch(f.id for f in chosen)
     stems = tuple(stem(t) for t in plan.terms)
     hits: list[Hit] = []
-    seen: set[tuple[str, str]] = set()
     for f in chosen:
         row = rows.get(f.id)
         if row is None:
             continue
-        key = (row["session_id"], row["content_hash"])
-        if key in seen:
-            continue
-        seen.add(key)
         snippet, spans = make_snippet(row["text"], plan.terms, stems)
         matched = tuple(dict.fromkeys(f.lists))
         hits.append(Hit.from_row(row, rank=len(hits) + 1, score=round(f.score, 6), snippet=snippet,
@@ -189,8 +184,8 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     ranked = lexical_lists(lex, plan, filters, opts, depth(opts)) if mode != "semantic" else {}
     proposed = {*(i for items in ranked.values() for i in items), *(i for i, _c in semantic_list or ())}
     facts = fetch_facts(store, sorted(proposed))
-    fused, by_id = rank(lex, plan, ranked, facts, semantic_list, similarity, mode)
     w = RANKING.weights(plan.shape)
+    fused, by_id = rank(lex, plan, ranked, facts, semantic_list, similarity, mode, w)
     hits = [classify_evidence(h, plan.text, by_id.get(h.rowid), w)
             for h in build_hits(store, plan, fused, opts, opts.limit)]
     notes: tuple[str, ...] = ()
@@ -201,7 +196,7 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     main = [f for f in fused if f.id not in echo_ids]
     return SearchResult(
         query=plan.text, mode=mode, filters=filters, results=tuple(hits),
-        echoes_hidden=hidden_echo_count(lex, store, plan, filters, opts, main),
+        echoes_hidden=hidden_echo_count(lex, store, plan, filters, opts, main, w),
         dropped_filters=("phrase",) if dropped else (), notes=notes,
     )
 

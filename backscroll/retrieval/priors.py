@@ -5,7 +5,7 @@ that means something: a prior adjusts the evidence, it never replaces it.
 
 - ``information``: near-empty prose ("Bye, Deb!", "Let's go into more detail.") carries the little
   it says, and a one-line answer nearly all it says.
-- ``REASONING``: the agent's own thinking helps find a session but counts less than what it said
+- ``reasoning`` (a weight): the agent's own thinking helps find a session but counts less than what it said
   or did.
 - a date in the query (``temporal``): records inside its window count up to ``1 + time_boost``
   times, decaying outside it.

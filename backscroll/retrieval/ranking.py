@@ -15,7 +15,8 @@ from backscroll.retrieval.meaning import SEMANTIC_FLOOR
 @dataclass(frozen=True)
 class Ranking:
     """Every ranking constant: what it is for and the failure it fixes, chosen on fixtures/eval/tune.toml
-    (the figures are its hybrid hit@1 over 168 queries unless said otherwise; the check set only measures)."""
+    (the figures are its hybrid hit@1, over 168 queries and for the tool rows 188, unless said otherwise; the
+    check set only measures)."""
 
     # The cosine at which a semantic match carries no evidence: the similarity floor, between the best
     # match a nonsense query reaches and the weakest related pair (meaning.SEMANTIC_FLOOR, measured).
