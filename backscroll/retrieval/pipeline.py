@@ -6,7 +6,9 @@ then scored on the same evidence, whichever list found it (``fusion``): the idf-
 the query's words it holds, and its calibrated similarity to the query (the cosine, from the noise
 floor to a close match; none for tool rows and reasoning, which are never embedded). Priors scale
 that score (``priors``): a date in the query boosts records near it, near-empty prose ("Bye, Deb!")
-counts by the little it says, reasoning counts less. A quoted phrase that matches nothing is dropped
+counts by the little it says, reasoning counts less. In hybrid search a record also gains part of
+what the rest of its session found (``session_evidence``): the session holding the answer usually
+holds the question and the follow-up too. A quoted phrase that matches nothing is dropped
 (with a note) rather than returning nothing. Where echoes are asked for (``--include-echoes``, or
 ``--content-type tool``) they join the results by their evidence, slightly behind and never two in a
 row, so a pile of earlier searches cannot bury the original rows. Every constant is in
@@ -26,6 +28,7 @@ from backscroll.retrieval.evidence import classify as classify_evidence
 from backscroll.retrieval.fusion import Candidate, Fused, Weights, fuse
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.ranking import RANKING
+from backscroll.retrieval.session_evidence import with_session_evidence
 from backscroll.retrieval.snippet import make_snippet
 from backscroll.store.db import Store
 from backscroll.types import Filters, Hit, SearchResult
@@ -109,6 +112,9 @@ def rank(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts
     candidate by id."""
     cands = candidates(lex, plan, ranked, facts, semantic, similarity, mode)
     main = collapse(with_priors(plan, fuse(cands["main"], w), facts), facts)
+    if mode == "hybrid":
+        main = with_session_evidence(main, {i: f.key[0] for i, f in facts.items()},
+                                     weight=RANKING.session_weight, count=RANKING.session_records)
     echoes = collapse(with_priors(plan, fuse(cands["echo"], w), facts), facts)
     by_id = {c.id: c for kind in cands.values() for c in kind}
     return interleave(main, echoes), by_id
