@@ -157,6 +157,41 @@ def behind(report: EvalReport, others: list[EvalReport], metric: str = "hit1") -
     return out
 
 
+@dataclass(frozen=True)
+class Paired:
+    """Hybrid against another mode on the same queries, at rank 1: the queries only it ranks first
+    (``won``), those only the other does (``lost``), and the chance of a split at least this uneven
+    if neither were better (two-sided exact sign test over ``won + lost``)."""
+
+    won: int
+    lost: int
+
+    @property
+    def p(self) -> float:
+        from math import comb
+
+        n, low = self.won + self.lost, min(self.won, self.lost)
+        if n == 0:
+            return 1.0
+        return min(1.0, 2 * sum(comb(n, i) for i in range(low + 1)) / 2 ** n)
+
+    def to_dict(self) -> dict:
+        return {"won": self.won, "lost": self.lost, "p": round(self.p, 4)}
+
+
+def paired(report: EvalReport, other: EvalReport) -> dict[str, Paired]:
+    """Per category (and "overall"), ``report`` against ``other`` query by query at rank 1 (the two
+    reports ran the same query file, in the same order)."""
+    tally: dict[str, list[int]] = {}
+    for mine, theirs in zip(report.outcomes, other.outcomes, strict=True):
+        first, other_first = mine.rank == 1, theirs.rank == 1
+        for cat in (mine.query.category, "overall"):
+            counts = tally.setdefault(cat, [0, 0])
+            counts[0] += first and not other_first
+            counts[1] += other_first and not first
+    return {cat: Paired(won, lost) for cat, (won, lost) in tally.items()}
+
+
 def load_gate(path: Path) -> tuple[Gate | None, str | None]:
     """The file's ``[gate]`` (None without one) and its ``now`` (None without one)."""
     data = tomllib.loads(Path(path).read_text())

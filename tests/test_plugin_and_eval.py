@@ -119,3 +119,18 @@ def test_eval_says_where_the_fused_ranking_is_behind_a_list_it_fuses():
     semantic = report("semantic", [2, 2, 1])
     assert behind(hybrid, [lexical, semantic]) == {"a": ["lexical"]}
     assert behind(hybrid, [semantic]) == {}
+
+
+def test_eval_pairs_the_modes_query_by_query_with_a_sign_test():
+    from backscroll.evaluate import EvalQuery, EvalReport, Paired, QueryOutcome, paired
+
+    def report(mode, ranks):
+        qs = [EvalQuery("q", "x", category=c) for c in ("a", "a", "a", "b")]
+        return EvalReport(5, mode, [QueryOutcome(q, r, [], 0) for q, r in zip(qs, ranks, strict=True)])
+
+    pairs = paired(report(None, [1, 2, None, 1]), report("semantic", [2, 1, 1, 1]))
+    assert (pairs["a"].won, pairs["a"].lost) == (1, 2), "only hybrid first once, only semantic first twice"
+    assert (pairs["b"].won, pairs["b"].lost) == (0, 0) and pairs["b"].p == 1.0, "both first: a tie"
+    assert (pairs["overall"].won, pairs["overall"].lost) == (1, 2)
+    assert Paired(0, 2).p == 0.5 and Paired(1, 2).p == 1.0
+    assert round(Paired(0, 8).p, 4) == 0.0078 and Paired(10, 0).p < 0.01 and Paired(5, 5).p == 1.0

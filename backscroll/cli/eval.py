@@ -43,19 +43,23 @@ def _print_side_by_side(report, others) -> None:
     from rich.table import Table
 
     from backscroll.cli.render import console
-    from backscroll.evaluate import behind
+    from backscroll.evaluate import behind, paired
 
     out = console(common.color_enabled(sys.stdout))
     lagging = behind(report, others)
+    pairs = {str(r.mode): paired(report, r) for r in others}
     name = report.mode or "hybrid"
     t = Table("category", "queries", *(str(r.mode) for r in others), name, f"{name} behind", box=None,
               pad_edge=False)
     tables = [r.table() for r in others]
     for cat, s in report.table().items():
         theirs = [(other.get(cat) or {}).get("hit1", 0.0) for other in tables]
-        t.add_row(cat, str(s["queries"]), *(f"{h:.2f}" for h in theirs), f"{s['hit1']:.2f}",
-                  ", ".join(lagging.get(cat, ())))
-    out.print(f"\nhit@1 side by side ({name} behind: a mode that ranks the answer first more often)")
+        why = [f"{m} {pairs[m][cat].won}/{pairs[m][cat].lost} (p {pairs[m][cat].p:.2f})"
+               for m in lagging.get(cat, ())]
+        t.add_row(cat, str(s["queries"]), *(f"{h:.2f}" for h in theirs), f"{s['hit1']:.2f}", ", ".join(why))
+    out.print(f"\nhit@1 side by side ({name} behind: a mode that ranks the answer first more often, with "
+              f"won/lost: the queries only {name} / only that mode ranks first, and p: the chance of a split "
+              "that uneven if neither were better)")
     out.print(t)
 
 
@@ -105,11 +109,13 @@ def eval_queries(
                                        modes=("lexical", "semantic", mode))
         else:
             others, report = [], run_eval(queries, k=k, mode=mode, home=common.STATE.home, notify=common.err)
-        from backscroll.evaluate import behind
+        from backscroll.evaluate import behind, paired
 
         if as_json:
             common.emit_json({**report.to_dict(), "compare": {r.mode: r.to_dict() for r in others},
-                              "behind": behind(report, others)} if others else report.to_dict())
+                              "behind": behind(report, others),
+                              "paired": {str(r.mode): {c: x.to_dict() for c, x in paired(report, r).items()}
+                                         for r in others}} if others else report.to_dict())
         else:
             for r in (*others, report):
                 _print(r)
