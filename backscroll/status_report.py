@@ -7,6 +7,7 @@ from datetime import UTC
 
 from backscroll.config import Config
 from backscroll.ingest.sources import AGENTS
+from backscroll.types import EMBEDDED_TYPES_SQL
 
 
 def _size(path) -> int:
@@ -210,7 +211,7 @@ def _from_store(cfg: Config, out: dict) -> None:
         out["last_index_run"] = store.get_meta("last_index_run")
         prose, pending = conn.execute(
             "SELECT count(*), coalesce(sum(unit_hash IS NULL), 0) FROM records "
-            "WHERE content_type IN ('text', 'summary') AND is_echo = 0").fetchone()
+            f"WHERE content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0").fetchone()
         out["embeddings"] = {"prose_records": prose, "embedded": prose - pending, "pending": pending}
         out["files"] = conn.execute("SELECT count(*) FROM source_files").fetchone()[0]
         out["redactions"] = {k: n for k, n in conn.execute("SELECT kind, count FROM redactions ORDER BY kind")}

@@ -11,6 +11,9 @@ from dataclasses import asdict, dataclass
 
 ROLES = ("user", "assistant", "tool")
 CONTENT_TYPES = ("text", "tool", "reasoning", "summary")
+# The kinds that are embedded: prose and compaction summaries (never tool rows, reasoning or echoes).
+EMBEDDED_TYPES = ("text", "summary")
+EMBEDDED_TYPES_SQL = ", ".join(f"'{t}'" for t in EMBEDDED_TYPES)  # for `content_type IN (...)`
 AUTHORS = ("human", "agent", "harness")
 MAX_TEXT_BYTES = 256 * 1024
 

@@ -23,6 +23,7 @@ import numpy as np
 from backscroll.indexes.embed import Batching, Embedder
 from backscroll.indexes.matrix import MatrixCache
 from backscroll.store.db import Store, content_hash
+from backscroll.types import EMBEDDED_TYPES_SQL
 
 MIN_EMBED_CHARS = 12  # shorter prose is not embedded (lexical search still finds it)
 UNIT_USER_CHARS = 300  # the question's share of an exchange unit (about 60 tokens of the 256)
@@ -33,7 +34,7 @@ MATRIX_REFRESH_ROWS = 20_000  # rewrite the matrix during a long run after this 
 QUERY_CACHE_SIZE = 10_000
 PRUNE_FLAG = "embeddings_prune"  # set when records were deleted: some embeddings may have lost their units
 
-_PENDING = "unit_hash IS NULL AND content_type IN ('text', 'summary') AND is_echo = 0"  # prose without a vector
+_PENDING = f"unit_hash IS NULL AND content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0"  # prose without a vector
 EmbedderFactory = Callable[[], Embedder]  # called once, when there is something to embed
 
 

@@ -16,8 +16,7 @@ from backscroll.retrieval.fusion import Candidate
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.ranking import semantic_quality
 from backscroll.store.db import Store
-
-EMBEDDED_TYPES = ("text", "summary")  # the kinds that have vectors (meaning.EMBEDDED_TYPES_SQL)
+from backscroll.types import EMBEDDED_TYPES
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from backscroll.config import Config
 from backscroll.errors import SemanticUnavailableError
 from backscroll.store.db import Store
 from backscroll.store.lock import writer_lock
-from backscroll.types import Filters
+from backscroll.types import EMBEDDED_TYPES_SQL, Filters
 
 SEARCH_EMBED_LIMIT = 64  # new records a search embeds itself (a new session: well under 2 s)
 # Below this cosine a meaning-only match is noise (issue #18: `search xyzzyplugh` returned 10 hits).
@@ -34,7 +34,6 @@ class _LazyEmbedder:
         return self._e
 
 
-EMBEDDED_TYPES_SQL = "'text', 'summary'"  # prose and compaction summaries are embedded; reasoning is not
 
 
 def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
@@ -61,7 +60,7 @@ def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
 
 def _coverage_note(store: Store, pending: int) -> str:
     """How much of the prose the semantic ranking covers (a partly embedded store)."""
-    prose = store.conn.execute("SELECT count(*) FROM records WHERE content_type IN ('text', 'summary') "
+    prose = store.conn.execute(f"SELECT count(*) FROM records WHERE content_type IN ({EMBEDDED_TYPES_SQL}) "
                                "AND is_echo = 0").fetchone()[0]
     share = max(0, prose - pending) * 100 // max(prose, 1)
     return (f"meaning-based ranking covers {share}% of prose ({pending:,} texts not embedded yet); "
