@@ -1,4 +1,4 @@
-"""Session evidence: a record gains part of what the rest of its session found (hybrid search only)."""
+"""Session evidence: a record gains part of what its neighbours in the session found (hybrid search only)."""
 
 from backscroll.retrieval.fusion import Fused
 from backscroll.retrieval.ranking import RANKING
@@ -9,8 +9,8 @@ def _f(i, score):
     return Fused(i, score, ("lexical",))
 
 
-def _order(fused, sessions, weight=0.2, count=2):
-    return [f.id for f in with_session_evidence(fused, sessions, weight=weight, count=count)]
+def _order(fused, sessions, weight=0.2, count=2, reach=5):
+    return [f.id for f in with_session_evidence(fused, sessions, weight=weight, count=count, reach=reach)]
 
 
 def test_a_record_whose_session_also_matches_outranks_a_slightly_stronger_lone_one():
@@ -23,21 +23,31 @@ def test_a_record_whose_session_also_matches_outranks_a_slightly_stronger_lone_o
 def test_much_stronger_evidence_is_not_overturned_by_a_busy_session():
     fused = [_f(1, 1.6), _f(2, 0.9), *(_f(i, 0.5) for i in range(3, 13))]
     sessions = {1: "lone", **{i: "busy" for i in range(2, 13)}}
-    ranked = with_session_evidence(fused, sessions, weight=0.2, count=2)
-    assert ranked[0].id == 1, "a busy session gains at most two siblings' worth"
+    ranked = with_session_evidence(fused, sessions, weight=0.2, count=2, reach=20)
+    assert ranked[0].id == 1, "a busy stretch gains at most two neighbours' worth"
     assert ranked[1].score == 0.9 + 0.2 * (0.5 + 0.5)
 
 
 def test_a_record_does_not_support_itself_and_unknown_records_stand_alone():
     fused = [_f(1, 1.0), _f(2, 1.0), _f(3, 0.95)]
-    ranked = with_session_evidence(fused, {1: "a", 2: "b"}, weight=0.2, count=2)
+    ranked = with_session_evidence(fused, {1: "a", 2: "b"}, weight=0.2, count=2, reach=5)
     assert [f.score for f in ranked] == [1.0, 1.0, 0.95], "alone in its session (or unknown): no bonus"
-    pair = with_session_evidence([_f(1, 1.0), _f(2, 1.0)], {1: "a", 2: "a"}, weight=0.2, count=2)
+    pair = with_session_evidence([_f(1, 1.0), _f(2, 1.0)], {1: "a", 2: "a"}, weight=0.2, count=2, reach=5)
     assert [f.score for f in pair] == [1.2, 1.2], "each is supported by the other, not by itself"
 
 
+def test_only_near_neighbours_support_a_record():
+    fused = [_f(1, 1.0), _f(100, 0.95), _f(103, 0.5), _f(160, 0.5)]
+    sessions = {1: "lone", 100: "long", 103: "long", 160: "long"}
+    ranked = with_session_evidence(fused, sessions, weight=0.2, count=2, reach=5)
+    scores = {f.id: f.score for f in ranked}
+    assert scores[100] == 0.95 + 0.2 * 0.5, "103 is three records away and counts; 160 is sixty away and does not"
+    assert scores[160] == 0.5, "a chance match far along a long session stands alone"
+    assert [f.id for f in ranked][:2] == [100, 1]
+
+
 def test_the_ranking_constants_are_the_measured_ones():
-    assert 0 < RANKING.session_weight < 0.5 and RANKING.session_records >= 1
+    assert 0 < RANKING.session_weight < 0.5 and RANKING.session_records >= 1 and RANKING.session_reach >= 1
 
 
 def test_hybrid_search_lifts_the_answer_its_session_supports(session_builder, backscroll_index, backscroll_search):

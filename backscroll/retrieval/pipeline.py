@@ -7,8 +7,8 @@ the query's words it holds, and its calibrated similarity to the query (the cosi
 floor to a close match; none for tool rows and reasoning, which are never embedded). Priors scale
 that score (``priors``): a date in the query boosts records near it, near-empty prose ("Bye, Deb!")
 counts by the little it says, reasoning counts less. In hybrid search a record also gains part of
-what the rest of its session found (``session_evidence``): the session holding the answer usually
-holds the question and the follow-up too. A quoted phrase that matches nothing is dropped
+what its neighbours in the session found (``session_evidence``): the answer usually sits beside the
+question and the follow-up. A quoted phrase that matches nothing is dropped
 (with a note) rather than returning nothing. Where echoes are asked for (``--include-echoes``, or
 ``--content-type tool``) they join the results by their evidence, slightly behind and never two in a
 row, so a pile of earlier searches cannot bury the original rows. Every constant is in
@@ -113,8 +113,8 @@ def rank(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts
     cands = candidates(lex, plan, ranked, facts, semantic, similarity, mode)
     main = collapse(with_priors(plan, fuse(cands["main"], w), facts), facts)
     if mode == "hybrid":
-        main = with_session_evidence(main, {i: f.key[0] for i, f in facts.items()},
-                                     weight=RANKING.session_weight, count=RANKING.session_records)
+        main = with_session_evidence(main, {i: f.key[0] for i, f in facts.items()}, weight=RANKING.session_weight,
+                                     count=RANKING.session_records, reach=RANKING.session_reach)
     echoes = collapse(with_priors(plan, fuse(cands["echo"], w), facts), facts)
     by_id = {c.id: c for kind in cands.values() for c in kind}
     return interleave(main, echoes), by_id

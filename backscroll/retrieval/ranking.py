@@ -47,14 +47,18 @@ class Ranking:
     # holding part of the query outrank prose (wrong-filter .67, lexical .93 at 1.5).
     unembedded_meaning: float = 0.75
     # Session evidence (hybrid search): a record gains this much of the scores of the strongest other
-    # records of its session (``session_evidence``), at most ``session_records`` of them. Fixes: the answer
-    # at rank 6-10 behind records that match by chance in sessions about something else, while its own
-    # session holds the question and the follow-up. On the tuning set (188 queries) 0.2 with two records
-    # lifts recall@5 .750 -> .798, MRR .631 -> .650, session hit@1 .670 -> .713, hit@1 .564 -> .569;
-    # 0.1 gains half of that; 0.3 ties on recall and loses a phrase query at rank 1, 0.4-0.5 lose 2-3;
-    # one record gains half, three tie with two (and lose a dates query).
-    session_weight: float = 0.2
+    # candidates of its session within ``session_reach`` records of it, at most ``session_records`` of them
+    # (``session_evidence``). Fixes: the answer at rank 2-10 behind records that match by chance in
+    # sessions about something else, while the question and the follow-up sit right beside it. On the
+    # tuning set (188 queries), against none: hit@1 .564 -> .590, recall@5 .750 -> .819, MRR .631 -> .672,
+    # session hit@1 .670 -> .739. Around it: weight 0.2-0.3 within a query of each other (0.35-0.4 lose
+    # phrase and dates queries at rank 1); one neighbour gains half as much, three lose dates queries.
+    session_weight: float = 0.25
     session_records: int = 2
+    # ... and how near: within 4-5 records ties; 1-3 records lose 1-4 queries (the neighbour is a tool
+    # call between the question and the answer); the whole session (any distance) gains a third less at
+    # rank 1 (.569) and lets a long session's chance matches support each other.
+    session_reach: int = 5
     # Echoes (when asked for) count this much of their evidence among the results, never two in a row
     # while results remain. Fixes: a pile of earlier searches, each quoting every query word, burying
     # the original rows (an echo that quotes a result exactly lands just behind it).
