@@ -89,7 +89,7 @@ def test_echoes_interleave_behind_originals():
     main = [Fused(1, 0.5, ("lexical",)), Fused(2, 0.4, ("lexical",)), Fused(3, 0.3, ("lexical",))]
     pile = [Fused(i, 1.0, ("lexical",)) for i in (5, 6, 7)]  # stronger evidence: they quote the query whole
     fused = interleave(main, pile)
-    assert [f.id for f in fused] == [5, 1, 6, 2, 7, 3], "never two echoes in a row while results remain"
+    assert [f.id for f in fused] == [1, 5, 2, 6, 3, 7], "never first, never two in a row while results remain"
     assert [f.score for f in fused] == sorted((f.score for f in fused), reverse=True)
     weak = interleave(main, [Fused(8, 0.1, ("lexical",))])
     assert [f.id for f in weak] == [1, 2, 3, 8], "an echo holding one common word stays down"
@@ -107,7 +107,7 @@ def test_near_duplicates_collapse_before_echoes_interleave():
              3: Facts(None, "text", "b", ("s", "h2")), 9: Facts(None, "tool", "e", ("t", "h9"))}
     main = collapse([Fused(1, 0.5, ()), Fused(2, 0.5, ()), Fused(3, 0.4, ())], facts)
     assert [f.id for f in main] == [1, 3], "the copy of 1 in the same session is dropped"
-    assert [f.id for f in interleave(main, [Fused(9, 1.0, ())])] == [9, 1, 3]
+    assert [f.id for f in interleave(main, [Fused(9, 1.0, ())])] == [1, 9, 3]
 
 
 def test_prose_without_a_vector_is_not_counted_as_unlike_the_query(session_builder, backscroll_home):

@@ -51,6 +51,18 @@ def test_include_echoes_merges_them_below_the_original(echo_story, backscroll_in
     assert originals[0].rank < echoes[0].rank
 
 
+def test_include_echoes_lets_them_in_under_hybrid_ranking_too(echo_story, backscroll_index, backscroll_search):
+    # Hybrid ranking adds each result's support from its neighbours (echoes get none): --include-echoes
+    # must still let the echoes in, and never two in a row.
+    backscroll_index()
+    result = backscroll_search("job queue postgres SKIP LOCKED", include_echoes=True, limit=10)
+    assert result.mode == "hybrid"
+    shown = [(h.rank, h.is_echo, h.text[:50]) for h in result.results]
+    assert sum(h.is_echo for h in result.results) >= 3, shown
+    assert any(h.text == DECISION and not h.is_echo for h in result.results), shown
+    assert all(not (a.is_echo and b.is_echo) for a, b in zip(result.results, result.results[1:], strict=False))
+
+
 def test_original_tool_output_comes_before_echoed_copies(session_builder, backscroll_index, backscroll_search):
     s = session_builder.claude()
     s.tool("alembic upgrade head", "sqlalchemy.exc.OperationalError: no such column: orders.tenant_id")

@@ -69,3 +69,14 @@ def test_hybrid_search_lifts_the_answer_its_session_supports(session_builder, ba
     assert lexical.results and lone in lexical.results[0].text, "words alone put the chance match first"
     assert hybrid.mode == "hybrid"
     assert lone not in hybrid.results[0].text, [h.text[:60] for h in hybrid.results]
+
+
+def test_echoes_are_weighed_against_a_results_own_evidence_not_its_support():
+    from backscroll.retrieval.pipeline import interleave
+
+    fused = [_f(1, 0.8), _f(2, 0.7), _f(3, 0.7), _f(4, 0.7)]
+    supported = with_session_evidence(fused, dict.fromkeys((1, 2, 3, 4), "s"), weight=0.25, count=2, reach=5)
+    assert supported[0].score > 1.0 and supported[0].evidence == 0.8, "the support is kept apart"
+    out = interleave(supported, [Fused(9, 1.0, ("lexical",))])
+    assert [f.id for f in out][:3] == [1, 9, 2], "an echo at 0.9 of 1.0 beats a result whose own evidence is 0.7"
+    assert [f.id for f in interleave(supported, [Fused(9, 0.5, ("lexical",))])][-1] == 9

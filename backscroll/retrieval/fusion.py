@@ -44,6 +44,12 @@ class Fused:
     id: int
     score: float
     lists: tuple[str, ...]  # the lists that found it, the stronger evidence first
+    own: float | None = None  # its own evidence, when ``score`` also holds its neighbours' support
+
+    @property
+    def evidence(self) -> float:
+        """What the record itself carries (echoes are weighed against this, not against the support)."""
+        return self.score if self.own is None else self.own
 
 
 def words_evidence(c: Candidate, w: Weights) -> float:

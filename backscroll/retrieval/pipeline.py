@@ -85,18 +85,19 @@ def with_priors(plan: QueryPlan, fused: list[Fused], facts: dict[int, Facts]) ->
 
 
 def interleave(main: list[Fused], echoes: list[Fused]) -> list[Fused]:
-    """Echoes among the results by their evidence (at ``echo_weight``), but never two in a row while
-    results remain: a pile of earlier searches that all quote the query cannot crowd out the original
-    rows, and an echo that holds one common word stays down. A score is capped by the one above it, so
-    scores still fall with the rank."""
+    """Echoes behind the results, by their evidence (at ``echo_weight``): never first and never two in a
+    row while results remain, so a pile of earlier searches that all quote the query cannot crowd out
+    the original rows, and an echo that holds one common word stays down. An echo is weighed against a
+    result's own evidence (``Fused.evidence``), not the support its neighbours lend it. A score is capped
+    by the one above it, so scores still fall with the rank."""
     if not echoes:
         return main
     rest = [replace(e, score=RANKING.echo_weight * e.score) for e in echoes]
     out: list[Fused] = []
     i = j = 0
-    last_was_echo = False
+    last_was_echo = True  # (so the first row is a result while there are any)
     while i < len(main) or j < len(rest):
-        last_was_echo = j < len(rest) and (i >= len(main) or (not last_was_echo and rest[j].score > main[i].score))
+        last_was_echo = j < len(rest) and (i >= len(main) or (not last_was_echo and rest[j].score > main[i].evidence))
         if last_was_echo:
             f, j = rest[j], j + 1
         else:

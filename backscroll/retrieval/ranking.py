@@ -59,8 +59,8 @@ class Ranking:
     # call between the question and the answer); the whole session (any distance) gains a third less at
     # rank 1 (.569) and lets a long session's chance matches support each other.
     session_reach: int = 5
-    # Echoes (when asked for) count this much of their evidence among the results, never two in a row
-    # while results remain. Fixes: a pile of earlier searches, each quoting every query word, burying
+    # Echoes (when asked for) count this much of their evidence among the results, never first and never
+    # two in a row while results remain (``pipeline.interleave``). Fixes: a pile of earlier searches, each quoting every query word, burying
     # the original rows (an echo that quotes a result exactly lands just behind it).
     echo_weight: float = 0.9
     # A date in the query: a record inside its window counts (1 + time_boost) times, decaying outside.

@@ -9,8 +9,9 @@ are consecutive within a session file, so the distance counts records, tool rows
 The bounds keep it from turning into a session ranking: only near neighbours count (a long session
 that touches the words here and there gains nothing from that), only a few of them (a busy stretch
 gains no more than two good neighbours give), and near-duplicates are collapsed before (a message
-copied twice does not support itself). Hybrid search only: ``--mode lexical`` and ``--mode
-semantic`` rank one kind of evidence alone.
+copied twice does not support itself). Each result keeps its own evidence beside the new score
+(``Fused.own``): echoes, which get no support, are weighed against that. Hybrid search only:
+``--mode lexical`` and ``--mode semantic`` rank one kind of evidence alone.
 """
 
 from __future__ import annotations
@@ -45,4 +46,4 @@ def with_session_evidence(fused: list[Fused], session_of: Mapping[int, str], *, 
 
     scored = [(f.score + weight * support(f), n, f) for n, f in enumerate(fused)]
     scored.sort(key=lambda x: (-x[0], x[1]))
-    return [replace(f, score=s) for s, _n, f in scored]
+    return [replace(f, score=s, own=f.evidence) for s, _n, f in scored]
