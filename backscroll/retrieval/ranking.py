@@ -60,8 +60,9 @@ class Ranking:
     # rank 1 (.569) and lets a long session's chance matches support each other.
     session_reach: int = 5
     # Echoes (when asked for) count this much of their evidence among the results, never first and never
-    # two in a row while results remain (``pipeline.interleave``). Fixes: a pile of earlier searches, each quoting every query word, burying
-    # the original rows (an echo that quotes a result exactly lands just behind it).
+    # two in a row while results remain (``pipeline.interleave``). Fixes: a pile of earlier searches,
+    # each quoting every query word, burying the original rows (an echo that quotes a result exactly
+    # lands just behind it).
     echo_weight: float = 0.9
     # A date in the query: a record inside its window counts (1 + time_boost) times, decaying outside.
     # Fixes: "What did Tomas do on 14 March?" answered from any date. 0.5 loses 2 queries, 2.0 ties.
