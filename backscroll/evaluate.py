@@ -159,7 +159,7 @@ def behind(report: EvalReport, others: list[EvalReport], metric: str = "hit1") -
 
 @dataclass(frozen=True)
 class Paired:
-    """Hybrid against another mode on the same queries, at rank 1: the queries only it ranks first
+    """One report against another on the same queries, at rank 1: the queries only the first ranks first
     (``won``), those only the other does (``lost``), and the chance of a split at least this uneven
     if neither were better (two-sided exact sign test over ``won + lost``)."""
 

@@ -50,6 +50,37 @@ def fetch_facts(store: Store, ids: list[int]) -> dict[int, Facts]:
     return out
 
 
+def fetch_neighbours(store: Store, facts: dict[int, Facts], ids: Iterable[int], reach: int) -> dict[int, set[int]]:
+    """For each of ``ids``, the others of its session at most ``reach`` records away in the session's
+    order (time, then id: ids alone would put a live session's new records after those of every
+    session synced beside it, and a record re-read later at the end). Records without a time fall
+    back to their ids."""
+    by_session: dict[str, list[int]] = {}
+    for i in ids:
+        if i in facts:
+            by_session.setdefault(facts[i].key[0], []).append(i)
+    near: dict[int, set[int]] = {}
+    sql = ("SELECT count(*) FROM (SELECT 1 FROM records WHERE session_id = ? AND timestamp >= ? AND timestamp <= ? "
+           "AND (timestamp > ? OR id > ?) AND (timestamp < ? OR id < ?) LIMIT ?)")
+    for session, members in by_session.items():
+        if len(members) < 2:
+            continue
+        members.sort(key=lambda i: (facts[i].timestamp or "", i))
+        for n, a in enumerate(members):
+            for b in members[n + 1:]:
+                ta, tb = facts[a].timestamp, facts[b].timestamp
+                if ta is None or tb is None:
+                    close = abs(a - b) <= reach
+                else:
+                    between = store.conn.execute(sql, (session, ta, tb, ta, a, tb, b, reach)).fetchone()[0]
+                    close = between < reach
+                if not close:
+                    break  # the next ones are farther still
+                near.setdefault(a, set()).add(b)
+                near.setdefault(b, set()).add(a)
+    return near
+
+
 def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
                semantic: list[tuple[int, float]] | None, similarity: Similarity | None,
                mode: str) -> dict[str, list[Candidate]]:

@@ -34,8 +34,6 @@ class _LazyEmbedder:
         return self._e
 
 
-
-
 def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
     """Record ids the filters allow, for the semantic list (None when nothing is filtered)."""
     where, params = [], []

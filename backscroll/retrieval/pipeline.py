@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from backscroll.dates import parse_ts
 from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, stem
 from backscroll.retrieval import priors, temporal
-from backscroll.retrieval.candidates import Facts, Similarity, candidates, fetch_facts
+from backscroll.retrieval.candidates import Facts, Similarity, candidates, fetch_facts, fetch_neighbours
 from backscroll.retrieval.evidence import classify as classify_evidence
 from backscroll.retrieval.fusion import Candidate, Fused, Weights, fuse
 from backscroll.retrieval.query import QueryPlan
@@ -108,14 +108,14 @@ def interleave(main: list[Fused], echoes: list[Fused]) -> list[Fused]:
 
 def rank(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
          semantic: list[tuple[int, float]] | None, similarity: Similarity | None, mode: str,
-         w: Weights) -> tuple[list[Fused], dict[int, Candidate]]:
-    """The fused ranking (near-duplicates collapsed, echoes interleaved when proposed) and every
-    candidate by id."""
+         w: Weights, store: Store | None = None) -> tuple[list[Fused], dict[int, Candidate]]:
+    """The fused ranking (near-duplicates collapsed, session evidence in hybrid mode when the ``store``
+    is given, echoes interleaved when proposed) and every candidate by id."""
     cands = candidates(lex, plan, ranked, facts, semantic, similarity, mode)
     main = collapse(with_priors(plan, fuse(cands["main"], w), facts), facts)
-    if mode == "hybrid":
-        main = with_session_evidence(main, {i: f.key[0] for i, f in facts.items()}, weight=RANKING.session_weight,
-                                     count=RANKING.session_records, reach=RANKING.session_reach)
+    if mode == "hybrid" and store is not None:
+        near = fetch_neighbours(store, facts, [f.id for f in main], RANKING.session_reach)
+        main = with_session_evidence(main, near, weight=RANKING.session_weight, count=RANKING.session_records)
     echoes = collapse(with_priors(plan, fuse(cands["echo"], w), facts), facts)
     by_id = {c.id: c for kind in cands.values() for c in kind}
     return interleave(main, echoes), by_id
@@ -192,7 +192,7 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     proposed = {*(i for items in ranked.values() for i in items), *(i for i, _c in semantic_list or ())}
     facts = fetch_facts(store, sorted(proposed))
     w = RANKING.weights(plan.shape)
-    fused, by_id = rank(lex, plan, ranked, facts, semantic_list, similarity, mode, w)
+    fused, by_id = rank(lex, plan, ranked, facts, semantic_list, similarity, mode, w, store)
     hits = [classify_evidence(h, plan.text, by_id.get(h.rowid), w)
             for h in build_hits(store, plan, fused, opts, opts.limit)]
     notes: tuple[str, ...] = ()

@@ -55,9 +55,10 @@ class Ranking:
     # phrase and dates queries at rank 1); one neighbour gains half as much, three lose dates queries.
     session_weight: float = 0.25
     session_records: int = 2
-    # ... and how near: within 4-5 records ties; 1-3 records lose 1-4 queries (the neighbour is a tool
-    # call between the question and the answer); the whole session (any distance) gains a third less at
-    # rank 1 (.569) and lets a long session's chance matches support each other.
+    # ... and how near, in records of the session's order (``candidates.fetch_neighbours``): within 4-5
+    # ties; 1-3 lose 1-4 queries (a tool call sits between the question and the answer); the whole
+    # session, at any distance, gains a fifth as much at rank 1 (hit@1 .569 against .590; none: .564)
+    # and lets a long session's chance matches support each other.
     session_reach: int = 5
     # Echoes (when asked for) count this much of their evidence among the results, never first and never
     # two in a row while results remain (``pipeline.interleave``). Fixes: a pile of earlier searches,
