@@ -134,3 +134,24 @@ def test_eval_pairs_the_modes_query_by_query_with_a_sign_test():
     assert (pairs["overall"].won, pairs["overall"].lost) == (1, 2)
     assert Paired(0, 2).p == 0.5 and Paired(1, 2).p == 1.0
     assert round(Paired(0, 8).p, 4) == 0.0078 and Paired(10, 0).p < 0.01 and Paired(5, 5).p == 1.0
+
+
+def test_eval_compare_reports_every_mode_and_the_pairs(session_builder, backscroll_home, tmp_path):
+    s = session_builder.claude(project="shop")
+    s.user("which date library?")
+    s.assistant("we chose pendulum over arrow for DST handling")
+    s.tool("pytest -q", "E   ZeroDivisionError: division by zero in tax_rate()")
+    path = write_queries(tmp_path, backscroll_home.home, [
+        {"text": "date library pendulum", "expected": "pendulum over arrow", "category": "lexical"},
+        {"text": "ZeroDivisionError tax_rate", "expected": "division by zero", "category": "tool-output"},
+    ])
+    r = CliRunner().invoke(app, ["eval", str(path), "--compare", "--json"])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert set(report["compare"]) == {"lexical", "semantic"}
+    tool_pair = report["paired"]["semantic"]["tool-output"]
+    assert report["compare"]["semantic"]["categories"]["tool-output"]["hit1"] == 0.0, "tool rows have no vectors"
+    assert tool_pair == {"won": 1, "lost": 0, "p": 1.0}, "only hybrid ranks the tool output first"
+    assert report["behind"] == {}
+    text = CliRunner().invoke(app, ["eval", str(path), "--compare"])
+    assert text.exit_code == 0 and "hit@1 side by side" in text.stdout
