@@ -10,8 +10,8 @@ counts by the little it says, reasoning counts less. In hybrid search a record a
 what its neighbours in the session found (``session_evidence``): the answer usually sits beside the
 question and the follow-up. A quoted phrase that matches nothing is dropped
 (with a note) rather than returning nothing. Where echoes are asked for (``--include-echoes``, or
-``--content-type tool``) they join the results by their evidence, slightly behind and never two in a
-row, so a pile of earlier searches cannot bury the original rows. Every constant is in
+``--content-type tool``) they join the results by their evidence, slightly behind, never first and
+never two in a row, so a pile of earlier searches cannot bury the original rows. Every constant is in
 ``ranking.RANKING``, with what it is for; ``candidates`` builds the evidence.
 """
 
@@ -106,14 +106,14 @@ def interleave(main: list[Fused], echoes: list[Fused]) -> list[Fused]:
     return out
 
 
-def rank(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
+def rank(store: Store, lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
          semantic: list[tuple[int, float]] | None, similarity: Similarity | None, mode: str,
-         w: Weights, store: Store | None = None) -> tuple[list[Fused], dict[int, Candidate]]:
-    """The fused ranking (near-duplicates collapsed, session evidence in hybrid mode when the ``store``
-    is given, echoes interleaved when proposed) and every candidate by id."""
+         w: Weights) -> tuple[list[Fused], dict[int, Candidate]]:
+    """The fused ranking (near-duplicates collapsed, session evidence in hybrid mode, echoes
+    interleaved when proposed) and every candidate by id."""
     cands = candidates(lex, plan, ranked, facts, semantic, similarity, mode)
     main = collapse(with_priors(plan, fuse(cands["main"], w), facts), facts)
-    if mode == "hybrid" and store is not None:
+    if mode == "hybrid":
         near = fetch_neighbours(store, facts, [f.id for f in main], RANKING.session_reach)
         main = with_session_evidence(main, near, weight=RANKING.session_weight, count=RANKING.session_records)
     echoes = collapse(with_priors(plan, fuse(cands["echo"], w), facts), facts)
@@ -192,7 +192,7 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     proposed = {*(i for items in ranked.values() for i in items), *(i for i, _c in semantic_list or ())}
     facts = fetch_facts(store, sorted(proposed))
     w = RANKING.weights(plan.shape)
-    fused, by_id = rank(lex, plan, ranked, facts, semantic_list, similarity, mode, w, store)
+    fused, by_id = rank(store, lex, plan, ranked, facts, semantic_list, similarity, mode, w)
     hits = [classify_evidence(h, plan.text, by_id.get(h.rowid), w)
             for h in build_hits(store, plan, fused, opts, opts.limit)]
     notes: tuple[str, ...] = ()
