@@ -116,9 +116,13 @@ def rank(store: Store, lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, lis
     if mode == "hybrid":
         near = fetch_neighbours(store, facts, [f.id for f in main], RANKING.session_reach)
         main = with_session_evidence(main, near, weight=RANKING.session_weight, count=RANKING.session_records)
-    echoes = collapse(with_priors(plan, fuse(cands["echo"], w), facts), facts)
     by_id = {c.id: c for kind in cands.values() for c in kind}
-    return interleave(main, echoes), by_id
+    return interleave(main, ranked_echoes(plan, cands["echo"], facts, w)), by_id
+
+
+def ranked_echoes(plan: QueryPlan, echoes: list[Candidate], facts: dict[int, Facts], w: Weights) -> list[Fused]:
+    """Echo candidates by their evidence and priors, near-duplicates collapsed (no session support)."""
+    return collapse(with_priors(plan, fuse(echoes, w), facts), facts)
 
 
 def collapse(fused: list[Fused], facts: dict[int, Facts]) -> list[Fused]:
@@ -145,9 +149,8 @@ def hidden_echo_count(lex: LexicalIndex, store: Store, plan: QueryPlan, filters:
         return 0
     facts = fetch_facts(store, echo_ids)
     cands = candidates(lex, plan, {"echo": echo_ids}, facts, None, None, "lexical")["echo"]
-    echoes = with_priors(plan, fuse(cands, w), facts)
     shown = set(echo_ids)
-    return sum(1 for f in interleave(main, echoes)[: opts.limit] if f.id in shown)
+    return sum(1 for f in interleave(main, ranked_echoes(plan, cands, facts, w))[: opts.limit] if f.id in shown)
 
 
 def build_hits(store: Store, plan: QueryPlan, fused: list[Fused], opts: SearchOptions, limit: int,
