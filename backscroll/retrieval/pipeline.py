@@ -95,9 +95,10 @@ def interleave(main: list[Fused], echoes: list[Fused]) -> list[Fused]:
     rest = [replace(e, score=RANKING.echo_weight * e.score) for e in echoes]
     out: list[Fused] = []
     i = j = 0
-    last_was_echo = True  # (so the first row is a result while there are any)
+    last_was_echo = False
     while i < len(main) or j < len(rest):
-        last_was_echo = j < len(rest) and (i >= len(main) or (not last_was_echo and rest[j].score > main[i].evidence))
+        last_was_echo = j < len(rest) and (i >= len(main) or (bool(out) and not last_was_echo
+                                                              and rest[j].score > main[i].evidence))
         if last_was_echo:
             f, j = rest[j], j + 1
         else:
