@@ -144,19 +144,6 @@ class EvalReport:
         return out
 
 
-def behind(report: EvalReport, others: list[EvalReport], metric: str = "hit1") -> dict[str, list[str]]:
-    """Per category (and "overall"), the other modes that beat ``report`` on ``metric``: where a fusion
-    is worse than one of the rankings it fuses."""
-    mine = report.table()
-    out: dict[str, list[str]] = {}
-    for other in others:
-        theirs = other.table()
-        for cat, stats in mine.items():
-            if cat in theirs and theirs[cat][metric] > stats[metric] + 1e-9:
-                out.setdefault(cat, []).append(str(other.mode))
-    return out
-
-
 @dataclass(frozen=True)
 class Paired:
     """One report against another on the same queries, at rank 1: the queries only the first ranks first
@@ -190,6 +177,17 @@ def paired(report: EvalReport, other: EvalReport) -> dict[str, Paired]:
             counts[0] += first and not other_first
             counts[1] += other_first and not first
     return {cat: Paired(won, lost) for cat, (won, lost) in tally.items()}
+
+
+def behind(report: EvalReport, others: list[EvalReport]) -> dict[str, list[str]]:
+    """Per category (and "overall"), the other modes with a higher hit@1 than ``report``: where a fusion
+    is worse than one of the rankings it fuses (on the same queries: more of them lost than won)."""
+    out: dict[str, list[str]] = {}
+    for other in others:
+        for cat, pair in paired(report, other).items():
+            if pair.lost > pair.won:
+                out.setdefault(cat, []).append(str(other.mode))
+    return out
 
 
 def load_gate(path: Path) -> tuple[Gate | None, str | None]:
