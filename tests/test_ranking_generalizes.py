@@ -9,7 +9,8 @@ from backscroll.indexes.lexical import analyze
 from backscroll.retrieval import pipeline, priors, ranking
 from backscroll.retrieval.candidates import Similarity
 from backscroll.retrieval.query import plan
-from backscroll.retrieval.temporal import closeness, find
+from backscroll.retrieval.temporal import closeness, find, within
+from backscroll.types import Filters
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)  # a Friday
 
@@ -82,6 +83,48 @@ def test_a_date_in_the_question_prefers_that_day(session_builder, backscroll_hom
     for when, marker in (("on 14 March 2026", "ridge trail"), ("in July", "around the lake")):
         r = api.search(f"Where did Tomas hike {when}?", cfg=cfg, mode="lexical", now="2026-11-20T12:00:00Z")
         assert marker in r.results[0].text, [h.text for h in r.results]
+
+
+def test_within_narrows_the_filters_to_the_window_and_keeps_the_rest():
+    w, _ = find("on 9 April 2026", NOW)
+    assert w is not None
+    narrowed = within(Filters(project="letters"), w)
+    assert narrowed == Filters(project="letters", since="2026-04-09T00:00:00.000Z", until="2026-04-10T00:00:00.000Z")
+    later = within(Filters(since="2026-04-09T12:00:00.000Z"), w)
+    assert later is not None and later.since == "2026-04-09T12:00:00.000Z", "the later start holds"
+    assert within(Filters(since="2026-05-01T00:00:00.000Z"), w) is None, "an explicit --since after it: nothing"
+
+
+def _busy_chat(session_builder, answer, date, busy="cooking again"):
+    """Sixty short turns holding the question's words, on other days, then ``answer`` on ``date``."""
+    _chat(session_builder, [(f"2026-0{1 + n % 3}-{1 + n // 3:02d}T18:00:00.000Z",
+                             ["Priya: Any news?", f"Tomas: {busy}, round {n}."]) for n in range(60)]
+          + [(date, ["Priya: How was your Saturday?", answer])])
+
+
+def test_a_date_in_the_question_proposes_that_days_records(session_builder, backscroll_home):
+    """A record of the named day is proposed even when sixty closer word matches on other days fill the
+    ranked list's depth; the time preference then puts it first (before, it was never a candidate)."""
+    answer = ("Tomas: Long day in the kitchen. I spent the whole afternoon cooking a big pot of napa cabbage kimchi "
+              "from the Salt and Saffron book, then the jars had to be burped, which nobody had warned me about.")
+    _busy_chat(session_builder, answer, "2026-04-18T18:00:00.000Z")
+    cfg = backscroll_home.config()
+    api.index(cfg=cfg, embed=False)
+    r = api.search("What was Tomas cooking on 18 April 2026?", cfg=cfg, mode="lexical", limit=5,
+                   now="2026-11-20T12:00:00Z")
+    assert r.results[0].text == answer, [h.text for h in r.results]
+    undated = api.search("What was Tomas cooking?", cfg=cfg, mode="lexical", limit=5, now="2026-11-20T12:00:00Z")
+    assert answer not in [h.text for h in undated.results], "without the date its words alone do not reach it"
+
+
+def test_a_date_in_the_question_proposes_that_days_records_by_meaning(session_builder, backscroll_home):
+    answer = "Tomas: Kimchi day: napa cabbage, gochugaru and far too much garlic, the jars need burping."
+    _busy_chat(session_builder, answer, "2026-04-18T18:00:00.000Z", busy="kimchi jars")
+    cfg = backscroll_home.config()
+    api.index(cfg=cfg, embed=True)
+    r = api.search("Tomas kimchi jars on 18 April 2026", cfg=cfg, mode="semantic", limit=5,
+                   now="2026-11-20T12:00:00Z")
+    assert r.results and r.results[0].text == answer, [h.text for h in r.results]
 
 
 def test_a_phrase_that_matches_nothing_falls_back_with_a_note(session_builder, backscroll_home):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from backscroll.config import Config
 from backscroll.errors import SemanticUnavailableError
+from backscroll.retrieval import temporal
 from backscroll.store.db import Store
 from backscroll.store.lock import writer_lock
 from backscroll.types import EMBEDDED_TYPES_SQL, Filters
@@ -34,8 +35,9 @@ class _LazyEmbedder:
         return self._e
 
 
-def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
-    """Record ids the filters allow, for the semantic list (None when nothing is filtered)."""
+def allowed_query(filters: Filters) -> tuple[str, list[str]] | None:
+    """The SQL (and its parameters) for the record ids the filters allow in the semantic list, or None
+    when nothing is filtered. A time window alone is read from the ``records_prose_time`` index."""
     where, params = [], []
     for col, value in (("role", filters.role), ("agent", filters.agent), ("project", filters.project),
                        ("session_id", filters.session), ("author", filters.author),
@@ -51,9 +53,14 @@ def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
         params.append(filters.until)
     if not where:
         return None
-    sql = (f"SELECT id FROM records WHERE content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0 AND "
-           + " AND ".join(where))
-    return {r[0] for r in store.conn.execute(sql, params)}
+    return (f"SELECT id FROM records WHERE content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0 AND "
+            + " AND ".join(where)), params
+
+
+def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
+    """Record ids the filters allow, for the semantic list (None when nothing is filtered)."""
+    query = allowed_query(filters)
+    return None if query is None else {r[0] for r in store.conn.execute(*query)}
 
 
 def _coverage_note(store: Store, pending: int) -> str:
@@ -142,6 +149,11 @@ def semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, 
     ids, scores = memo["similarities"]
     ranked = [(i, c) for i, c in vecs.top(ids, scores, depth, _semantic_allowed(store, filters))
               if c >= SEMANTIC_FLOOR]
+    window = temporal.within(filters, plan.when) if plan.when is not None else None
+    if window is not None:  # a date in the query proposes the closest records of its own window too
+        near = [(i, c) for i, c in vecs.top(ids, scores, depth, _semantic_allowed(store, window))
+                if c >= SEMANTIC_FLOOR]
+        ranked = sorted(dict([*ranked, *near]).items(), key=lambda x: -x[1])
     if vecs.cache_damaged:
         acquired = False
         if not store.readonly:

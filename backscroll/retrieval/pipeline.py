@@ -5,7 +5,8 @@ prose, lexical tool rows, and semantic prose. The lists only propose candidates;
 then scored on the same evidence, whichever list found it (``fusion``): the idf-weighted share of
 the query's words it holds, and its calibrated similarity to the query (the cosine, from the noise
 floor to a close match; none for tool rows and reasoning, which are never embedded). Priors scale
-that score (``priors``): a date in the query boosts records near it, near-empty prose ("Bye, Deb!")
+that score (``priors``): a date in the query boosts records near it (and its window proposes its own
+best matches, so the day's answer is a candidate), near-empty prose ("Bye, Deb!")
 counts by the little it says, reasoning counts less. In hybrid search a record also gains part of
 what its neighbours in the session found (``session_evidence``): the answer usually sits beside the
 question and the follow-up. A quoted phrase that matches nothing is dropped
@@ -56,15 +57,22 @@ PROSE_TYPES = ("text", "summary", "reasoning")  # the kinds the prose list ranks
 
 def lexical_lists(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: SearchOptions,
                   depth: int) -> dict[str, list[int]]:
-    """Lexical prose, tool and (when included) echo rankings (record ids, best first)."""
+    """Lexical prose, tool and (when included) echo rankings (record ids, best first). A date in the
+    query adds the best of its own window to the prose and tool lists (``temporal.within``)."""
     q = LexicalQuery(plan.lexical_terms, plan.phrases)
     ct = filters.content_type
+    window = temporal.within(filters, plan.when) if plan.when is not None else None
+    scopes = [filters] if window is None else [filters, window]  # a date in the query proposes its own too
+
+    def search(content_type: str | tuple[str, ...]) -> list[int]:
+        found = (i for f in scopes for i, _s in lex.search(q, f, content_type=content_type, echo=False, limit=depth))
+        return list(dict.fromkeys(found))
+
     ranked: dict[str, list[int]] = {}
     if ct is None or ct in PROSE_TYPES:
-        ranked["prose"] = [i for i, _s in lex.search(q, filters, content_type=ct or PROSE_TYPES, echo=False,
-                                                     limit=depth)]
+        ranked["prose"] = search(ct or PROSE_TYPES)
     if ct in (None, "tool"):
-        ranked["tool"] = [i for i, _s in lex.search(q, filters, content_type="tool", echo=False, limit=depth)]
+        ranked["tool"] = search("tool")
         if echoes_included(filters, opts):
             ranked["echo"] = [i for i, _s in lex.search(q, filters, content_type="tool", echo=True, limit=depth)]
     return ranked

@@ -2,7 +2,8 @@
 
 Pure: ``find(text, now)`` reads the first temporal expression of a small grammar and returns the
 time window it names plus the query text without it. Search then *boosts* records near that window
-(it never filters: ``--since``/``--until`` do that) and leaves the date words out of the lexical terms.
+(it never filters: ``--since``/``--until`` do that), has the window propose its own best matches
+(``within``) beside the ranked lists, and leaves the date words out of the lexical terms.
 
 The grammar, case-insensitive (``D`` a day 1-31 with an optional st/nd/rd/th, ``M`` a month name or
 its three-letter abbreviation, ``Y`` a year 1900-2099, ``W`` a weekday name):
@@ -24,8 +25,11 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
+
+from backscroll.dates import format_ts, parse_ts
+from backscroll.types import Filters
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
@@ -185,3 +189,17 @@ def closeness(ts: datetime, window: TimeWindow) -> float:
     gap = (window.start - ts) if ts < window.start else (ts - window.end)
     half_life = max(1.0, window.days / 4)
     return 0.5 ** (gap.total_seconds() / 86400 / half_life)
+
+
+def within(filters: Filters, window: TimeWindow) -> Filters | None:
+    """``filters`` narrowed to ``window``, for the extra candidates a date in the query proposes (the
+    records of that day or month are proposed even when their words and meaning alone would not reach
+    the ranked lists' depth; the time preference then decides). None when the two leave nothing."""
+    start, end = window.start.astimezone(UTC), window.end.astimezone(UTC)
+    if filters.since:
+        start = max(start, parse_ts(filters.since))
+    if filters.until:
+        end = min(end, parse_ts(filters.until))
+    if start >= end:
+        return None
+    return replace(filters, since=format_ts(start), until=format_ts(end))
