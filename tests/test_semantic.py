@@ -8,8 +8,10 @@ from backscroll.errors import SemanticUnavailableError
 from backscroll.indexes import embed as embed_mod
 from backscroll.indexes import vectors as vectors_mod
 from backscroll.indexes.vectors import Vectors, unit_text
+from backscroll.retrieval.meaning import allowed_query
 from backscroll.store.db import Store
 from backscroll.testing import FakeEmbedder
+from backscroll.types import Filters
 
 
 def test_unit_text_pairs_an_answer_with_its_question():
@@ -30,6 +32,17 @@ def test_only_prose_is_embedded_never_echoes_or_tool_rows(session_builder, backs
     embedded = [r for r in recs if r["unit_hash"]]
     assert {r["role"] for r in embedded} == {"user", "assistant"}
     assert all(r["unit_hash"] is None for r in recs if r["is_echo"] or r["content_type"] == "tool")
+
+
+def test_a_time_window_reads_the_prose_from_its_index_not_a_scan(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("which date library should we use?")
+    backscroll_index()
+    window = allowed_query(Filters(since="2026-04-18T00:00:00.000Z", until="2026-04-19T00:00:00.000Z"))
+    assert window is not None
+    plan = " ".join(r["detail"] for r in rows(backscroll_home, "EXPLAIN QUERY PLAN " + window[0], window[1]))
+    assert "USING INDEX records_prose_time" in plan and "SCAN" not in plan, plan
+    assert allowed_query(Filters()) is None, "nothing filtered: every vector counts"
 
 
 def test_identical_texts_are_embedded_once(session_builder, backscroll_home, backscroll_index):

@@ -220,3 +220,12 @@ def m008_shell_calls(db: Database) -> None:
              "Execute", "terminal", "execute_bash")
     db.execute(f"UPDATE records SET is_shell = 1 WHERE is_call = 1 AND tool_name IN ({', '.join('?' * len(names))})",
                names)
+
+
+@migrations()
+def m009_prose_time(db: Database) -> None:
+    # The embedded prose by time: the records a date window allows (``--since``/``--until``, or a date
+    # in the query, whose window proposes its own best matches) are read from this index instead of a
+    # scan of every record (210k records: 80 ms -> 0.3 ms for a day, 3 ms for a month).
+    db.execute("CREATE INDEX IF NOT EXISTS records_prose_time ON records(timestamp) "
+               "WHERE content_type IN ('text', 'summary') AND is_echo = 0")
