@@ -59,6 +59,13 @@ def test_the_date_words_leave_the_lexical_terms_and_the_embedded_text():
     assert plan("What did Tomas do on 14 March 2026?", analyze).when is None, "no clock, no dates"
 
 
+def test_an_iso_date_stays_a_search_term_as_records_write_it():
+    p = plan("orders_parquet export row count for 2026-09-14", analyze, now=NOW)
+    assert p.when is not None and p.when.start.date().isoformat() == "2026-09-14"
+    assert {"2026", "09", "14"} <= set(p.lexical_terms), "logs and partitions hold the date as written"
+    assert "2026" not in plan("what broke on 14 September 2026", analyze, now=NOW).lexical_terms
+
+
 def test_closeness_is_one_inside_and_halves_per_day_outside():
     w, _ = find("on 9 April 2026", NOW)
     assert w is not None

@@ -101,7 +101,8 @@ def plan(text: str, analyze, now: datetime | None = None) -> QueryPlan:
         if len(ptoks) > 1 and set(ptoks) <= set(terms):
             phrases.append(tuple(ptoks))
     when, undated = temporal.find(text, now) if now is not None else (None, text)
-    undated_tokens = [t for t in analyze(undated) if t in set(terms)] if when is not None else tokens
+    undated_tokens = [t for t in analyze(undated) if t in set(terms)] if when is not None and not when.literal \
+        else tokens
     if when is not None and not [t for t in undated_tokens if t not in STOPWORDS]:
         when, undated, undated_tokens = None, text, tokens  # only a date: search for its words
     shape = classify_shape(undated, undated_tokens)

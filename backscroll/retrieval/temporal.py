@@ -3,7 +3,8 @@
 Pure: ``find(text, now)`` reads the first temporal expression of a small grammar and returns the
 time window it names plus the query text without it. Search then *boosts* records near that window
 (it never filters: ``--since``/``--until`` do that), has the window propose its own best matches
-(``within``) beside the ranked lists, and leaves the date words out of the lexical terms.
+(``within``) beside the ranked lists, and leaves the date words out of the lexical terms
+(but an ISO date, ``2026-09-14``, stays: records write dates that way).
 
 The grammar, case-insensitive (``D`` a day 1-31 with an optional st/nd/rd/th, ``M`` a month name or
 its three-letter abbreviation, ``Y`` a year 1900-2099, ``W`` a weekday name):
@@ -69,6 +70,9 @@ class TimeWindow:
     start: datetime  # inclusive
     end: datetime  # exclusive
     text: str  # the words of the query that named it
+    # Written as records hold dates (ISO ``2026-09-14``: logs, file names, partitions), so its words
+    # stay search terms too; "on 14 September" is how people speak, and records rarely spell it so.
+    literal: bool = False
 
     @property
     def days(self) -> float:
@@ -179,7 +183,7 @@ def find(text: str, now: datetime) -> tuple[TimeWindow | None, str]:
     before = _PREPOSITION.sub("", text[: m.start()])
     rest = re.sub(r"\s+", " ", f"{before} {text[m.end():]}").strip()
     rest = re.sub(r"\s+([?.!,;:])", r"\1", rest)
-    return TimeWindow(span[0], span[1], m.group(0)), rest
+    return TimeWindow(span[0], span[1], m.group(0), literal=kind == "iso"), rest
 
 
 def closeness(ts: datetime, window: TimeWindow) -> float:
