@@ -1,7 +1,9 @@
 """Ranking: evidence fusion, echoes interleaved by rank, coverage, and word matching beyond exact terms."""
 
+from dataclasses import replace
+
 from backscroll.indexes.lexical import analyze
-from backscroll.retrieval.fusion import Candidate, Weights, fuse
+from backscroll.retrieval.fusion import Candidate, Weights, fuse, word_confidence
 from backscroll.retrieval.query import classify_shape, plan
 from backscroll.retrieval.ranking import RANKING, semantic_quality
 
@@ -33,6 +35,21 @@ def test_prose_found_twice_does_not_bury_a_strong_tool_hit():
     tool = Candidate(20, 1.0, None, ("lexical",))
     assert _order([*prose, tool])[0] == 20, "a tool output holding every query word outranks weak prose"
     assert _order([*prose, Candidate(20, 0.05, None, ("lexical",))])[-1] == 20
+
+
+def test_words_count_less_when_no_record_holds_half_the_question():
+    """A paraphrase's answer shares no word with the question; records holding only its everyday words
+    ("how long", "keep") and as close in meaning no longer outrank it once no candidate holds half of it."""
+    answer = Candidate(1, 0.0, 0.85, ("semantic",))
+    everyday = [Candidate(i, 0.3, 0.6, ("lexical", "semantic")) for i in (2, 3)]
+    w = RANKING.weights("natural")
+    confidence = word_confidence([answer, *everyday], full=RANKING.words_full, power=RANKING.words_confidence)
+    assert confidence < 0.5
+    assert [f.id for f in fuse([*everyday, answer], w)][0] == 2, "at full weight the everyday words win"
+    assert [f.id for f in fuse([*everyday, answer], replace(w, words=confidence))][0] == 1
+    strong = Candidate(4, 0.5, 0.3, ("lexical",))
+    assert word_confidence([answer, strong], full=0.5, power=2.0) == 1.0, "half the words held: full weight"
+    assert word_confidence([], full=0.5, power=2.0) == 0.0
 
 
 def test_paraphrase_semantic_hit_beats_partial_lexical_noise():

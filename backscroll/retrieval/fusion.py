@@ -9,11 +9,13 @@ candidate is then scored on the same two pieces of evidence, whichever list foun
   noise floor) to "a close match"; ``None`` for records without a vector (tool rows and reasoning are
   never embedded; prose may not be embedded yet).
 
-``score = words ** power + meaning_weight * meaning``. Scores, not ranks, are added: rank fusion
-(RRF, k = 60) is so flat that the rank-1 record of *both* lists lost to the rank-3 of one once a 6 %
-prior was applied, and two weak appearances (rank 21 and rank 9) beat one strong one. A row that
-has no vector counts its words as if meaning agreed in part (``unembedded_meaning``), so
-a tool output holding every query word is not buried by prose that is merely found twice.
+``score = confidence * words ** power + meaning_weight * meaning``, where the confidence
+(``word_confidence``) is 1 unless no candidate holds even half of the query's words (hybrid search).
+Scores, not ranks, are added: rank fusion (RRF, k = 60) is so flat that the rank-1 record of *both*
+lists lost to the rank-3 of one once a 6 % prior was applied, and two weak appearances (rank 21 and
+rank 9) beat one strong one. A row that has no vector counts its words as if meaning agreed in part
+(``unembedded_meaning``), so a tool output holding every query word is not buried by prose that is
+merely found twice.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class Weights:
     meaning: float  # weight of meaning against words (words count 1)
     power: float  # the power of ``words``
     unembedded_meaning: float  # share of ``meaning`` a row without a vector is credited, from its words
+    words: float = 1.0  # how much the words evidence counts for this query (``word_confidence``)
 
 
 @dataclass(frozen=True)
@@ -57,9 +60,18 @@ def words_evidence(c: Candidate, w: Weights) -> float:
     return c.words ** w.power if c.words > 0 else 0.0
 
 
+def word_confidence(candidates: list[Candidate], *, full: float, power: float) -> float:
+    """How much the words evidence counts for this query, in [0, 1]: 1 when some candidate holds at
+    least ``full`` of the query's words, else ``(best / full) ** power``. When no record holds even half
+    of a question's words, the shares the candidates do hold come from its everyday words ("how long",
+    "keep", "old"), which tell a paraphrase's answer from nothing: meaning decides."""
+    best = max((c.words for c in candidates), default=0.0)
+    return min(1.0, best / full) ** power if full > 0 else 1.0
+
+
 def score(c: Candidate, w: Weights) -> float:
     """The evidence a candidate carries (see the module docstring)."""
-    words = words_evidence(c, w)
+    words = words_evidence(c, w) * w.words
     if c.meaning is None:
         return words * (1 + w.unembedded_meaning * w.meaning)
     return words + w.meaning * c.meaning
@@ -68,7 +80,7 @@ def score(c: Candidate, w: Weights) -> float:
 def _lists(c: Candidate, w: Weights) -> tuple[str, ...]:
     if len(c.lists) < 2:
         return c.lists
-    words = words_evidence(c, w)
+    words = words_evidence(c, w) * w.words
     meaning = w.meaning * (c.meaning or 0.0)
     return tuple(sorted(c.lists, key=lambda n: -(words if n == "lexical" else meaning)))
 

@@ -26,7 +26,7 @@ from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, stem
 from backscroll.retrieval import priors, temporal
 from backscroll.retrieval.candidates import Facts, Similarity, candidates, fetch_facts, fetch_neighbours
 from backscroll.retrieval.evidence import classify as classify_evidence
-from backscroll.retrieval.fusion import Candidate, Fused, Weights, fuse
+from backscroll.retrieval.fusion import Candidate, Fused, Weights, fuse, word_confidence
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.ranking import RANKING
 from backscroll.retrieval.session_evidence import with_session_evidence
@@ -121,6 +121,8 @@ def rank(store: Store, lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, lis
     """The fused ranking (near-duplicates collapsed, session evidence in hybrid mode, echoes
     interleaved when proposed) and every candidate by id."""
     cands = candidates(lex, plan, ranked, facts, semantic, similarity, mode)
+    if mode == "hybrid":
+        w = replace(w, words=word_confidence(cands["main"], full=RANKING.words_full, power=RANKING.words_confidence))
     main = collapse(with_priors(plan, fuse(cands["main"], w), facts), facts)
     if mode == "hybrid":
         near = fetch_neighbours(store, facts, [f.id for f in main], RANKING.session_reach)
