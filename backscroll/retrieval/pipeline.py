@@ -4,9 +4,10 @@ The query runs as ranked lists, each filtered and with echoes removed *before* f
 prose, lexical tool rows, and semantic prose. The lists only propose candidates; every candidate is
 then scored on the same evidence, whichever list found it (``fusion``): the idf-weighted share of
 the query's words it holds, and its calibrated similarity to the query (the cosine, from the noise
-floor to a close match; none for tool rows and reasoning, which are never embedded). Priors scale
-that score (``priors``): a date in the query boosts records near it (and its window proposes its own
-best matches, so the day's answer is a candidate), near-empty prose ("Bye, Deb!")
+floor to a close match; none for tool rows and reasoning, which are never embedded); in hybrid
+search the words count less when no candidate holds half of the query's words (``word_confidence``).
+Priors scale that score (``priors``): a date in the query boosts records near it (and its window
+proposes its own best matches, so the day's answer is a candidate), near-empty prose ("Bye, Deb!")
 counts by the little it says, reasoning counts less. In hybrid search a record also gains part of
 what its neighbours in the session found (``session_evidence``): the answer usually sits beside the
 question and the follow-up. A quoted phrase that matches nothing is dropped
