@@ -87,9 +87,13 @@ def test_a_date_in_the_question_prefers_that_day(session_builder, backscroll_hom
     ])
     cfg = backscroll_home.config()
     api.index(cfg=cfg, embed=False)
-    for when, marker in (("on 14 March 2026", "ridge trail"), ("in July", "around the lake")):
+    for when, marker, days in (("on 14 March 2026", "ridge trail", "2026-03-14"),
+                               ("in July", "around the lake", "2026-07-01 to 2026-07-31")):
         r = api.search(f"Where did Tomas hike {when}?", cfg=cfg, mode="lexical", now="2026-11-20T12:00:00Z")
         assert marker in r.results[0].text, [h.text for h in r.results]
+        assert any(n.startswith(f'read "{when.removeprefix("on ")}" as {days}:') for n in r.notes), r.notes
+    undated = api.search("Where did Tomas hike?", cfg=cfg, mode="lexical", now="2026-11-20T12:00:00Z")
+    assert not any(n.startswith("read ") for n in undated.notes), "no date, no note about one"
 
 
 def test_within_narrows_the_filters_to_the_window_and_keeps_the_rest():

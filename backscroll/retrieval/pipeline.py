@@ -210,10 +210,10 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     fused, by_id = rank(store, lex, plan, ranked, facts, semantic_list, similarity, mode, w)
     hits = [classify_evidence(h, plan.text, by_id.get(h.rowid), w)
             for h in build_hits(store, plan, fused, opts, opts.limit)]
-    notes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = (temporal.describe(plan.when),) if plan.when is not None else ()
     if dropped:
         shown = ", ".join(f'"{" ".join(p)}"' for p in quoted)
-        notes = (f"no record holds the quoted phrase {shown}: searched for its words without the quotes",)
+        notes += (f"no record holds the quoted phrase {shown}: searched for its words without the quotes",)
     echo_ids = set(ranked.get("echo", ()))
     main = [f for f in fused if f.id not in echo_ids]
     return SearchResult(

@@ -4,7 +4,8 @@ Pure: ``find(text, now)`` reads the first temporal expression of a small grammar
 time window it names plus the query text without it. Search then *boosts* records near that window
 (it never filters: ``--since``/``--until`` do that), has the window propose its own best matches
 (``within``) beside the ranked lists, and leaves the date words out of the lexical terms
-(but an ISO date, ``2026-09-14``, stays: records write dates that way).
+(but an ISO date, ``2026-09-14``, stays: records write dates that way). ``describe`` words the note
+that tells the person or agent which days the date was read as.
 
 The grammar, case-insensitive (``D`` a day 1-31 with an optional st/nd/rd/th, ``M`` a month name or
 its three-letter abbreviation, ``Y`` a year 1900-2099, ``W`` a weekday name):
@@ -207,3 +208,11 @@ def within(filters: Filters, window: TimeWindow) -> Filters | None:
     if start >= end:
         return None
     return replace(filters, since=format_ts(start), until=format_ts(end))
+
+
+def describe(window: TimeWindow) -> str:
+    """The note a search gives about the date it read: what, which days, and that it is no filter."""
+    last = window.end - timedelta(microseconds=1)
+    days = f"{window.start:%Y-%m-%d}" if last.date() == window.start.date() \
+        else f"{window.start:%Y-%m-%d} to {last:%Y-%m-%d}"
+    return f'read "{window.text}" as {days}: records from then rank higher, others still count (--since/--until filter)'
