@@ -1,6 +1,8 @@
 """Ranking that generalizes (issue #16): dates in queries, phrases as hints, filler turns, rare words."""
 
-from datetime import UTC, datetime
+import time
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -9,7 +11,8 @@ from backscroll.indexes.lexical import analyze
 from backscroll.retrieval import pipeline, priors, ranking
 from backscroll.retrieval.candidates import Similarity
 from backscroll.retrieval.query import plan
-from backscroll.retrieval.temporal import closeness, find, within
+from backscroll.retrieval.searching import make_filters, now_of
+from backscroll.retrieval.temporal import closeness, describe, find, within
 from backscroll.types import Filters
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)  # a Friday
@@ -103,7 +106,41 @@ def test_within_narrows_the_filters_to_the_window_and_keeps_the_rest():
     assert narrowed == Filters(project="letters", since="2026-04-09T00:00:00.000Z", until="2026-04-10T00:00:00.000Z")
     later = within(Filters(since="2026-04-09T12:00:00.000Z"), w)
     assert later is not None and later.since == "2026-04-09T12:00:00.000Z", "the later start holds"
+    earlier = within(Filters(until="2026-04-09T06:00:00.000Z"), w)
+    assert earlier is not None and earlier.until == "2026-04-09T06:00:00.000Z", "the earlier end holds"
     assert within(Filters(since="2026-05-01T00:00:00.000Z"), w) is None, "an explicit --since after it: nothing"
+    inside = Filters(since="2026-04-09T08:00:00.000Z", until="2026-04-09T09:00:00.000Z")
+    assert within(inside, w) is None, "filters already inside the window: the lists already are the window's"
+    year, _ = find("what did we ship in 2026", NOW)
+    assert year is not None and within(Filters(), year) is None, "a year is most of a history: no list of its own"
+
+
+def test_describe_says_which_days_and_when_the_filters_leave_them_out():
+    w, _ = find("on 9 April 2026", NOW)
+    assert w is not None
+    assert describe(w, Filters()).startswith('read "9 April 2026" as 2026-04-09: records from then rank higher')
+    outside = describe(w, Filters(since="2026-05-01T00:00:00.000Z"))
+    assert "which --since/--until leave out" in outside and "records from then" not in outside
+    month, _ = find("in July", NOW)
+    assert month is not None and 'as 2026-07-01 to 2026-07-31:' in describe(month, Filters())
+
+
+def test_a_date_in_the_query_is_a_day_of_the_local_calendar_like_since(monkeypatch):
+    """``--since 2026-01-03`` is local midnight; "on 3 January 2026" must name the same day, not the UTC one."""
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        now = now_of(None)
+        assert now.utcoffset() == timedelta(hours=9), "the current time is read in the local zone"
+        w, _ = find("on 3 January 2026", now)
+        assert w is not None
+        day = make_filters(since="2026-01-03", until="2026-01-03")
+        assert (day.since, day.until) == ("2026-01-02T15:00:00.000Z", "2026-01-03T15:00:00.000Z")
+        assert within(Filters(), w) == Filters(since=day.since, until=day.until), "the same local day"
+        assert within(day, w) is None, "--since/--until of that day already are the window"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 def _busy_chat(session_builder, answer, date, busy="cooking again"):
@@ -202,6 +239,70 @@ def test_hybrid_keeps_a_rare_word_exact_hit_against_paraphrases(session_builder,
     finally:
         store.close()
     assert result.results[0].text == rows[0], [h.text for h in result.results]
+
+
+def test_hybrid_lets_meaning_decide_when_no_record_holds_half_the_question(session_builder, backscroll_home,
+                                                                           monkeypatch):
+    """A paraphrase's answer holds none of the question's words; records holding only its everyday
+    ones ("how long", "keep") and a little less close in meaning no longer outrank it (word confidence)."""
+    answer = "The concurrency test passes: the second refund now waits for the first one to commit."
+    everyday = [f"We keep the nightly report for a long time, version {i}." for i in range(3)]
+    rare = ["The charge went through on the second try.", "Each row of the ledger is immutable.",
+            "The deploy was blocked by a failing check."]
+    for n, text in enumerate([answer, *everyday, *rare]):
+        session_builder.claude("payments", start=f"2026-03-{10 + n}T18:00:00.000Z").assistant(text)
+    cfg = backscroll_home.config()
+    api.index(cfg=cfg, embed=False)
+    store, lex, _fresh = api._prepare(cfg, False, [])
+    try:
+        ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
+        q = plan("how long do we keep the charge row blocked?", analyze)
+        semantic = [(ids[answer], 0.40), *((ids[t], 0.33) for t in everyday)]  # constructed cosines
+
+        def top() -> str:
+            result = pipeline.run(store, lex, q, api.make_filters(), pipeline.SearchOptions(limit=5),
+                                  semantic_list=semantic, mode="hybrid")
+            return result.results[0].text
+
+        assert top() == answer
+        monkeypatch.setattr(pipeline, "RANKING", replace(pipeline.RANKING, words_full=0.0))
+        assert top() in everyday, "without the confidence the everyday words win: the test measures it"
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("echoed", ["charge row", "keep the charge blocked"])
+def test_the_hidden_echo_count_is_what_include_echoes_would_show(session_builder, backscroll_home, echoed):
+    """The count and the ranking weigh echoes alike, also when the word confidence scales the words
+    (no record holds half of the question here): "charge row" echoes fall out of the top 4 once the
+    words count less, and counting them with unscaled words said 2 were hidden; the others are shown."""
+    answer = "The concurrency test passes: the second refund now waits for the first one to commit."
+    everyday = [f"We keep the nightly report for a long time, version {i}." for i in range(3)]
+    rare = ["The charge went through on the second try.", "Each row of the ledger is immutable.",
+            "The deploy was blocked by a failing check."]
+    for n, text in enumerate([answer, *everyday, *rare]):
+        session_builder.claude("payments", start=f"2026-03-{10 + n}T18:00:00.000Z").assistant(text)
+    recall = session_builder.claude("payments", start="2026-03-20T18:00:00.000Z")
+    for n in range(2):
+        recall.search_echo(f"ledger {n}", f"1. {echoed} {n}")
+    cfg = backscroll_home.config()
+    api.index(cfg=cfg, embed=False)
+    store, lex, _fresh = api._prepare(cfg, False, [])
+    try:
+        ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
+        q = plan("how long do we keep the charge row blocked?", analyze)
+        semantic = [(ids[answer], 0.40), *((ids[t], 0.33) for t in everyday)]
+
+        def run(include: bool):
+            opts = pipeline.SearchOptions(limit=4, include_echoes=include)
+            return pipeline.run(store, lex, q, api.make_filters(), opts, semantic_list=semantic, mode="hybrid")
+
+        shown = sum(1 for h in run(True).results if h.is_echo)
+        assert run(False).echoes_hidden == shown
+        if "blocked" in echoed:
+            assert shown == 2, "echoes holding most of the question join the results (the count is not vacuous)"
+    finally:
+        store.close()
 
 
 def test_a_speaker_label_is_not_content():

@@ -2,10 +2,11 @@
 
 ``exact``: the record holds the query as typed (case and spacing aside). ``words``: a lexical list
 found it (it holds some of the query's words). ``meaning``: only the semantic list found it, by
-similarity. ``strength`` is the evidence the ranking used: 1 for an exact match, otherwise the larger
-of the words evidence (the idf-weighted share of the query's words, to the ranking's power) and the
-meaning evidence on the absolute scale (the cosine from the noise floor to a close match: the ranking
-also credits a modest cosine that stands out for its query, which says nothing across queries).
+similarity. ``strength`` is the evidence the ranking used, on one scale for every query: 1 for an exact
+match, otherwise the larger of the words evidence (the idf-weighted share of the query's words, to the
+ranking's power, before hybrid search's per-query word confidence) and the meaning evidence on the
+absolute scale (the cosine from the noise floor to a close match: the ranking also credits a modest
+cosine that stands out for its query, which says nothing across queries).
 Unlike ``score`` it means the same thing from one query to the next.
 """
 

@@ -57,10 +57,16 @@ def allowed_query(filters: Filters) -> tuple[str, list[str]] | None:
             + " AND ".join(where)), params
 
 
-def _semantic_allowed(store: Store, filters: Filters) -> set[int] | None:
-    """Record ids the filters allow, for the semantic list (None when nothing is filtered)."""
+def _semantic_allowed(store: Store, filters: Filters, memo: dict) -> set[int] | None:
+    """Record ids the filters allow, for the semantic list (None when nothing is filtered); kept in
+    ``memo``, so a hinted search (ranked twice) reads each set once."""
     query = allowed_query(filters)
-    return None if query is None else {r[0] for r in store.conn.execute(*query)}
+    if query is None:
+        return None
+    key = ("allowed", filters)
+    if key not in memo:
+        memo[key] = {r[0] for r in store.conn.execute(*query)}
+    return memo[key]
 
 
 def _coverage_note(store: Store, pending: int) -> str:
@@ -100,7 +106,8 @@ def similarity(memo: dict):
 
 def semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, depth: int,
                    fresh: bool, notes: list[str], memo: dict | None = None) -> list[tuple[int, float]] | None:
-    """The semantic ranking, or None when there are no vectors to rank with (or no model to use).
+    """The semantic ranking, or None when there are no vectors to rank with (or no model to use). A
+    date in the query adds the closest records of its own window (``temporal.within``).
 
     A search embeds a few new records itself, under the writer lock (never beside an ``index``).
     """
@@ -147,11 +154,11 @@ def semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, 
     if "similarities" not in memo:  # a hinted search ranks twice: score every vector once
         memo["similarities"] = vecs.similarities(qvec)
     ids, scores = memo["similarities"]
-    ranked = [(i, c) for i, c in vecs.top(ids, scores, depth, _semantic_allowed(store, filters))
+    ranked = [(i, c) for i, c in vecs.top(ids, scores, depth, _semantic_allowed(store, filters, memo))
               if c >= SEMANTIC_FLOOR]
     window = temporal.within(filters, plan.when) if plan.when is not None else None
     if window is not None:  # a date in the query proposes the closest records of its own window too
-        near = [(i, c) for i, c in vecs.top(ids, scores, depth, _semantic_allowed(store, window))
+        near = [(i, c) for i, c in vecs.top(ids, scores, depth, _semantic_allowed(store, window, memo))
                 if c >= SEMANTIC_FLOOR]
         ranked = sorted(dict([*ranked, *near]).items(), key=lambda x: -x[1])
     if vecs.cache_damaged:

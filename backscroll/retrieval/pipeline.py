@@ -118,9 +118,10 @@ def interleave(main: list[Fused], echoes: list[Fused]) -> list[Fused]:
 
 def rank(store: Store, lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
          semantic: list[tuple[int, float]] | None, similarity: Similarity | None, mode: str,
-         w: Weights) -> tuple[list[Fused], dict[int, Candidate]]:
+         w: Weights) -> tuple[list[Fused], dict[int, Candidate], Weights]:
     """The fused ranking (near-duplicates collapsed, session evidence in hybrid mode, echoes
-    interleaved when proposed) and every candidate by id."""
+    interleaved when proposed), every candidate by id, and the weights it ranked with (``w`` with
+    this query's word confidence, in hybrid mode)."""
     cands = candidates(lex, plan, ranked, facts, semantic, similarity, mode)
     if mode == "hybrid":
         w = replace(w, words=word_confidence(cands["main"], full=RANKING.words_full, power=RANKING.words_confidence))
@@ -129,7 +130,7 @@ def rank(store: Store, lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, lis
         near = fetch_neighbours(store, facts, [f.id for f in main], RANKING.session_reach)
         main = with_session_evidence(main, near, weight=RANKING.session_weight, count=RANKING.session_records)
     by_id = {c.id: c for kind in cands.values() for c in kind}
-    return interleave(main, ranked_echoes(plan, cands["echo"], facts, w)), by_id
+    return interleave(main, ranked_echoes(plan, cands["echo"], facts, w)), by_id, w
 
 
 def ranked_echoes(plan: QueryPlan, echoes: list[Candidate], facts: dict[int, Facts], w: Weights) -> list[Fused]:
@@ -207,10 +208,10 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     proposed = {*(i for items in ranked.values() for i in items), *(i for i, _c in semantic_list or ())}
     facts = fetch_facts(store, sorted(proposed))
     w = RANKING.weights(plan.shape)
-    fused, by_id = rank(store, lex, plan, ranked, facts, semantic_list, similarity, mode, w)
-    hits = [classify_evidence(h, plan.text, by_id.get(h.rowid), w)
+    fused, by_id, ranked_with = rank(store, lex, plan, ranked, facts, semantic_list, similarity, mode, w)
+    hits = [classify_evidence(h, plan.text, by_id.get(h.rowid), w)  # strength: the same scale for every query
             for h in build_hits(store, plan, fused, opts, opts.limit)]
-    notes: tuple[str, ...] = (temporal.describe(plan.when),) if plan.when is not None else ()
+    notes: tuple[str, ...] = (temporal.describe(plan.when, filters),) if plan.when is not None else ()
     if dropped:
         shown = ", ".join(f'"{" ".join(p)}"' for p in quoted)
         notes += (f"no record holds the quoted phrase {shown}: searched for its words without the quotes",)
@@ -218,7 +219,7 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     main = [f for f in fused if f.id not in echo_ids]
     return SearchResult(
         query=plan.text, mode=mode, filters=filters, results=tuple(hits),
-        echoes_hidden=hidden_echo_count(lex, store, plan, filters, opts, main, w),
+        echoes_hidden=hidden_echo_count(lex, store, plan, filters, opts, main, ranked_with),
         dropped_filters=("phrase",) if dropped else (), notes=notes,
     )
 

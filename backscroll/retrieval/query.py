@@ -10,7 +10,8 @@ A query is a question, not a document: only its first ``MAX_QUERY_CHARS`` charac
 carries a note saying what was left out.
 
 A date in the query ("on 9 April 2026", "last week") becomes ``when``, a soft time preference (see
-``temporal``): its words leave the lexical terms and the text embedded for meaning (``meaning``).
+``temporal``): its words leave the lexical terms (an ISO date, ``2026-09-14``, stays among them:
+records write dates that way) and the text embedded for meaning (``meaning``).
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def plan(text: str, analyze, now: datetime | None = None) -> QueryPlan:
     undated_tokens = [t for t in analyze(undated) if t in set(terms)] if when is not None and not when.literal \
         else tokens
     if when is not None and not [t for t in undated_tokens if t not in STOPWORDS]:
-        when, undated, undated_tokens = None, text, tokens  # only a date: search for its words
+        when, undated, undated_tokens = None, text, tokens  # only a spoken date ("yesterday"): its words
     shape = classify_shape(undated, undated_tokens)
     lexical = _dedupe(undated_tokens)
     if shape == "natural":

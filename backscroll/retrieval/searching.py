@@ -71,10 +71,12 @@ def make_filters(*, role=None, agent=None, content_type=None, project=None, sess
 
 
 def now_of(value: str | datetime | None) -> datetime:
-    """``value`` as an aware datetime (an ISO string or a datetime); the current time when None."""
+    """``value`` as an aware datetime (an ISO string or a datetime); the current time when None, in the
+    local time zone ($TZ honoured): a date in the query is a day on the user's calendar, as for
+    ``--since``/``--until`` (``dates.parse_when``) and the times shown."""
     if isinstance(value, datetime):
         return value
-    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else datetime.now(UTC)
+    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else datetime.now(UTC).astimezone()
 
 
 def check(req: SearchRequest) -> tuple[Filters, QueryPlan]:
