@@ -241,32 +241,47 @@ def test_hybrid_keeps_a_rare_word_exact_hit_against_paraphrases(session_builder,
     assert result.results[0].text == rows[0], [h.text for h in result.results]
 
 
-def test_hybrid_lets_meaning_decide_when_no_record_holds_half_the_question(session_builder, backscroll_home,
-                                                                           monkeypatch):
-    """A paraphrase's answer holds none of the question's words; records holding only its everyday
-    ones ("how long", "keep") and a little less close in meaning no longer outrank it (word confidence)."""
-    answer = "The concurrency test passes: the second refund now waits for the first one to commit."
-    everyday = [f"We keep the nightly report for a long time, version {i}." for i in range(3)]
-    rare = ["The charge went through on the second try.", "Each row of the ledger is immutable.",
-            "The deploy was blocked by a failing check."]
-    for n, text in enumerate([answer, *everyday, *rare]):
+# A question none of whose words the answer holds; records holding only its everyday words ("how long",
+# "keep"), a little less close in meaning (constructed cosines); records holding one rare word each.
+PARAPHRASED = "how long do we keep the charge row blocked?"
+ANSWER = "The concurrency test passes: the second refund now waits for the first one to commit."
+EVERYDAY = [f"We keep the nightly report for a long time, version {i}." for i in range(3)]
+RARE = ["The charge went through on the second try.", "Each row of the ledger is immutable.",
+        "The deploy was blocked by a failing check."]
+
+
+def _paraphrase_store(session_builder, backscroll_home, echoed: str | None = None):
+    """The records above, one session each (no neighbours), and two echoes quoting ``echoed``; indexed.
+    Returns the opened store (the caller closes it) and a hybrid ``run(limit, include_echoes)``."""
+    for n, text in enumerate([ANSWER, *EVERYDAY, *RARE]):
         session_builder.claude("payments", start=f"2026-03-{10 + n}T18:00:00.000Z").assistant(text)
+    if echoed:
+        recall = session_builder.claude("payments", start="2026-03-20T18:00:00.000Z")
+        for n in range(2):
+            recall.search_echo(f"ledger {n}", f"1. {echoed} {n}")
     cfg = backscroll_home.config()
     api.index(cfg=cfg, embed=False)
     store, lex, _fresh = api._prepare(cfg, False, [])
+    ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
+    semantic = [(ids[ANSWER], 0.40), *((ids[t], 0.33) for t in EVERYDAY)]
+
+    def run(limit: int, include_echoes: bool = False):
+        opts = pipeline.SearchOptions(limit=limit, include_echoes=include_echoes)
+        return pipeline.run(store, lex, plan(PARAPHRASED, analyze), api.make_filters(), opts,
+                            semantic_list=semantic, mode="hybrid")
+
+    return store, run
+
+
+def test_hybrid_lets_meaning_decide_when_no_record_holds_half_the_question(session_builder, backscroll_home,
+                                                                           monkeypatch):
+    """A paraphrase's answer holds none of the question's words; records holding only its everyday
+    ones and a little less close in meaning no longer outrank it (word confidence)."""
+    store, run = _paraphrase_store(session_builder, backscroll_home)
     try:
-        ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
-        q = plan("how long do we keep the charge row blocked?", analyze)
-        semantic = [(ids[answer], 0.40), *((ids[t], 0.33) for t in everyday)]  # constructed cosines
-
-        def top() -> str:
-            result = pipeline.run(store, lex, q, api.make_filters(), pipeline.SearchOptions(limit=5),
-                                  semantic_list=semantic, mode="hybrid")
-            return result.results[0].text
-
-        assert top() == answer
+        assert run(5).results[0].text == ANSWER
         monkeypatch.setattr(pipeline, "RANKING", replace(pipeline.RANKING, words_full=0.0))
-        assert top() in everyday, "without the confidence the everyday words win: the test measures it"
+        assert run(5).results[0].text in EVERYDAY, "without the confidence the everyday words win"
     finally:
         store.close()
 
@@ -276,29 +291,10 @@ def test_the_hidden_echo_count_is_what_include_echoes_would_show(session_builder
     """The count and the ranking weigh echoes alike, also when the word confidence scales the words
     (no record holds half of the question here): "charge row" echoes fall out of the top 4 once the
     words count less, and counting them with unscaled words said 2 were hidden; the others are shown."""
-    answer = "The concurrency test passes: the second refund now waits for the first one to commit."
-    everyday = [f"We keep the nightly report for a long time, version {i}." for i in range(3)]
-    rare = ["The charge went through on the second try.", "Each row of the ledger is immutable.",
-            "The deploy was blocked by a failing check."]
-    for n, text in enumerate([answer, *everyday, *rare]):
-        session_builder.claude("payments", start=f"2026-03-{10 + n}T18:00:00.000Z").assistant(text)
-    recall = session_builder.claude("payments", start="2026-03-20T18:00:00.000Z")
-    for n in range(2):
-        recall.search_echo(f"ledger {n}", f"1. {echoed} {n}")
-    cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
-    store, lex, _fresh = api._prepare(cfg, False, [])
+    store, run = _paraphrase_store(session_builder, backscroll_home, echoed)
     try:
-        ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
-        q = plan("how long do we keep the charge row blocked?", analyze)
-        semantic = [(ids[answer], 0.40), *((ids[t], 0.33) for t in everyday)]
-
-        def run(include: bool):
-            opts = pipeline.SearchOptions(limit=4, include_echoes=include)
-            return pipeline.run(store, lex, q, api.make_filters(), opts, semantic_list=semantic, mode="hybrid")
-
-        shown = sum(1 for h in run(True).results if h.is_echo)
-        assert run(False).echoes_hidden == shown
+        shown = sum(1 for h in run(4, include_echoes=True).results if h.is_echo)
+        assert run(4).echoes_hidden == shown
         if "blocked" in echoed:
             assert shown == 2, "echoes holding most of the question join the results (the count is not vacuous)"
     finally:
