@@ -153,7 +153,8 @@ def collapse(fused: list[Fused], facts: dict[int, Facts]) -> list[Fused]:
 def hidden_echo_count(lex: LexicalIndex, store: Store, plan: QueryPlan, filters: Filters, opts: SearchOptions,
                       main: list[Fused], w: Weights) -> int:
     """How many echoes the same search would have returned with --include-echoes (issue #18: not
-    every echo holding one of the words): the echo list interleaved with the results, counted in the top."""
+    every echo holding one of the words): the echo list interleaved with the results, counted in the top.
+    (``main`` holds no echoes: a search that proposes them counts none hidden.)"""
     if echoes_included(filters, opts) or filters.content_type in PROSE_TYPES:
         return 0
     q = LexicalQuery(plan.lexical_terms, plan.phrases)
@@ -215,11 +216,9 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     if dropped:
         shown = ", ".join(f'"{" ".join(p)}"' for p in quoted)
         notes += (f"no record holds the quoted phrase {shown}: searched for its words without the quotes",)
-    echo_ids = set(ranked.get("echo", ()))
-    main = [f for f in fused if f.id not in echo_ids]
     return SearchResult(
         query=plan.text, mode=mode, filters=filters, results=tuple(hits),
-        echoes_hidden=hidden_echo_count(lex, store, plan, filters, opts, main, ranked_with),
+        echoes_hidden=hidden_echo_count(lex, store, plan, filters, opts, fused, ranked_with),
         dropped_filters=("phrase",) if dropped else (), notes=notes,
     )
 
