@@ -56,8 +56,9 @@ class Fused:
 
 
 def words_evidence(c: Candidate, w: Weights) -> float:
-    """The candidate's share of the query's words, to the ranking's power."""
-    return c.words ** w.power if c.words > 0 else 0.0
+    """The candidate's share of the query's words, to the ranking's power, times how much words count
+    for this query (``Weights.words``)."""
+    return w.words * c.words ** w.power if c.words > 0 else 0.0
 
 
 def word_confidence(candidates: list[Candidate], *, full: float, power: float) -> float:
@@ -71,7 +72,7 @@ def word_confidence(candidates: list[Candidate], *, full: float, power: float) -
 
 def score(c: Candidate, w: Weights) -> float:
     """The evidence a candidate carries (see the module docstring)."""
-    words = words_evidence(c, w) * w.words
+    words = words_evidence(c, w)
     if c.meaning is None:
         return words * (1 + w.unembedded_meaning * w.meaning)
     return words + w.meaning * c.meaning
@@ -80,7 +81,7 @@ def score(c: Candidate, w: Weights) -> float:
 def _lists(c: Candidate, w: Weights) -> tuple[str, ...]:
     if len(c.lists) < 2:
         return c.lists
-    words = words_evidence(c, w) * w.words
+    words = words_evidence(c, w)
     meaning = w.meaning * (c.meaning or 0.0)
     return tuple(sorted(c.lists, key=lambda n: -(words if n == "lexical" else meaning)))
 
