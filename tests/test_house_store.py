@@ -74,6 +74,34 @@ def test_a_store_from_a_later_migration_list_is_newer(tmp_path, extra_migration)
         migrations.migrations.functions.append(fn)
 
 
+def test_a_read_only_open_upgrades_an_older_store_it_may_write(tmp_path, extra_migration):
+    """The first recall hook or MCP call after an upgrade reads an older store: it is upgraded once
+    (as any writable open would), not refused with "cannot be written" until an index runs."""
+    db = tmp_path / "data" / "backscroll.db"
+    Store.open(db).close()
+    extra_migration()  # this backscroll knows one migration more than the store has
+    store = Store.open_readonly(db)
+    try:
+        assert store.readonly
+        assert _user_version(db) == migrations.schema_version()
+        assert store.conn.execute("SELECT count(*) FROM throwaway_notes").fetchone() == (0,)
+    finally:
+        store.close()
+
+
+def test_a_read_only_open_of_a_newer_store_says_to_upgrade_backscroll(tmp_path, extra_migration):
+    db = tmp_path / "data" / "backscroll.db"
+    fn = extra_migration()
+    Store.open(db).close()
+    migrations.migrations.functions.remove(fn)
+    try:
+        with pytest.raises(NewerSchemaError, match="newer backscroll"):
+            Store.open_readonly(db)
+    finally:
+        migrations.migrations.functions.append(fn)
+    assert _user_version(db) == migrations.schema_version()  # left untouched
+
+
 def test_a_migration_name_cannot_be_registered_twice():
     with pytest.raises(ValueError, match="already registered"):
         @migrations.migrations()

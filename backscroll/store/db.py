@@ -119,8 +119,9 @@ class Store(MetaKeys, SourceQueries, RecordQueries):
 
     @classmethod
     def open_readonly(cls, path: Path) -> Store:
-        """Open a store that cannot be written (a backup on read-only media) without writing anything:
-        ``mode=ro``, or ``immutable=1`` when even the WAL index (``-shm``) cannot be created."""
+        """Open a store for reading only (a backup on read-only media, a hook that must not write):
+        ``mode=ro``, or ``immutable=1`` when even the WAL index (``-shm``) cannot be created. The one
+        write it may make: an older store whose file can be written is upgraded first (``open``)."""
         path = Path(path)
         if not path.exists():
             return cls.open_existing(path)
@@ -139,6 +140,17 @@ class Store(MetaKeys, SourceQueries, RecordQueries):
                 raise store_failure(exc, path) or CorruptStoreError(
                     f"the store {path} cannot be read: {exc}", hint=CORRUPT_HINT.format(db=path)) from None
         current = schema_version()
+        if version > current:
+            conn.close()
+            raise NewerSchemaError(
+                f"the store {path} was written by a newer backscroll (schema {version}, this one reads {current})",
+                hint="upgrade backscroll (pip install -U backscroll); the store was left untouched")
+        if version < current and all(os.access(p, os.W_OK) for p in (path, path.parent)):
+            # An older store that may be written (the first search hook or MCP call after an upgrade):
+            # upgrade it once, as any writable open would, then read it as asked.
+            conn.close()
+            cls.open(path).close()
+            return cls.open_readonly(path)
         if version != current:
             conn.close()
             raise ReadOnlyStoreError(
