@@ -209,6 +209,47 @@ def test_information_prior_counts_content_words():
                                 "three shops asked to stock it.") == 1.0
 
 
+@pytest.mark.parametrize("sentence, defers", [
+    ("Let's go into more detail about the bear next time, I have a blurry photo.", True),
+    ("Tell me more next time about Elif!", True),
+    ("Let's talk more about the trip later.", True),
+    ("We moved the index build to later in the deploy, after the migrations finish.", False),  # no ask
+    ("Tell me how the trip went.", False),  # no time to come
+    ("Let's talk about the retry policy: three attempts with jitter, then the dead-letter queue, and "
+     "the alert fires after ten minutes of failures; we can revisit the numbers next time it pages.", False),  # long
+])
+def test_a_deferral_is_a_short_sentence_that_puts_its_topic_off(sentence, defers):
+    assert priors.deferral(sentence) is defers
+
+
+def test_a_sentence_that_puts_the_topic_off_is_not_content():
+    deferring = "Mira: Will do. Let's go into more detail about the bear next time, I have a blurry photo."
+    assert information(deferring) == information("Mira: Will do.")
+    # one such sentence among others that say something leaves them counted
+    assert information("We saw a black bear cub eating blackberries fifty feet off the trail above the "
+                       "creek. Let's talk more about it later.") == 1.0
+
+
+def test_a_turn_that_puts_the_topic_off_does_not_outrank_the_one_that_tells_it(session_builder, backscroll_home):
+    _chat(session_builder, [
+        ("2026-05-02T18:00:00.000Z", [
+            "Noor: I leave for the Faroe Islands on Tuesday!",
+            "Ivo: Take lots of photos. Let's talk more about the Faroe Islands trip next time.",
+        ]),
+        ("2026-05-20T18:00:00.000Z", [
+            "Noor: Back from the Faroe Islands. The puffins let us sit a metre from their burrows and the "
+            "fog never lifted.",
+            "Ivo: Jealous!",
+        ]),
+    ])
+    cfg = backscroll_home.config()
+    api.index(cfg=cfg, embed=False)
+    r = api.search("more about the Faroe Islands", cfg=cfg, mode="lexical")
+    texts = [h.text for h in r.results]
+    told, deferred = (next(n for n, t in enumerate(texts) if marker in t) for marker in ("puffins", "next time"))
+    assert told < deferred, texts
+
+
 def test_hybrid_keeps_a_rare_word_exact_hit_against_paraphrases(session_builder, backscroll_home):
     """The record with the one rare, telling word ("fair") beats close paraphrases of the common ones.
 

@@ -4,7 +4,9 @@ They scale a candidate's fused evidence (``fusion.score``), which is why that sc
 that means something: a prior adjusts the evidence, it never replaces it.
 
 - ``information``: near-empty prose ("Bye, Deb!", "Let's go into more detail.") carries the little
-  it says, and a one-line answer nearly all it says.
+  it says, and a one-line answer nearly all it says. A sentence that puts a topic off ("Let's talk
+  more about the trip next time", "Tell me about the pew later") names the topic without saying
+  anything of it: it is not counted (``deferral``).
 - ``reasoning`` (a weight): the agent's own thinking helps find a session but counts less than what it said
   or did.
 - a date in the query (``temporal``): records inside its window count up to ``1 + time_boost``
@@ -20,16 +22,31 @@ from backscroll.retrieval.query import STOPWORDS
 _WORD = re.compile(r"[A-Za-z0-9']+")
 # "Name: " at the start of a line of a chat log (a speaker, not something the line says).
 _SPEAKER = re.compile(r"^\s*[A-Z][\w.'-]{0,30}:\s")
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+# A sentence that defers: a time to come, and an ask to talk or hear about it (both, and short).
+_LATER = re.compile(r"\b(?:next time|later|another time|some other time)\b", re.IGNORECASE)
+_TALK = re.compile(r"\b(?:let'?s|let us|tell me|talk|catch up|go into|more detail)\b", re.IGNORECASE)
+# The longest deferral in the eval chats runs 88 characters ("Let's talk about the telescope more next
+# time, I want to show you Saturn when it's back."); a sentence twice that long says more than that.
+DEFERRAL_CHARS = 160
+
+
+def deferral(sentence: str) -> bool:
+    """Whether a sentence only puts its topic off ("Let's go into more detail about the bear next
+    time", "Tell me more next time about Elif!"). Pure."""
+    return len(sentence) <= DEFERRAL_CHARS and bool(_LATER.search(sentence)) and bool(_TALK.search(sentence))
 
 
 def information(text: str, full_words: int) -> float:
     """The evidence a short prose record can carry, in (0, 1]: 1 from ``full_words`` content words up.
 
     Content words are the distinct words that are not stopwords, after a leading speaker label
-    ("Deborah: ") — a name in front of a pleasantry is not content. ``sqrt(words / full_words)``.
+    ("Deborah: ") — a name in front of a pleasantry is not content — and outside sentences that only
+    put the topic off (``deferral``). ``sqrt(words / full_words)``.
     """
     body = _SPEAKER.sub("", text[:400], count=1)
-    words = {w.lower() for w in _WORD.findall(body)} - STOPWORDS
+    said = " ".join(s for s in _SENTENCES.split(body) if not deferral(s))
+    words = {w.lower() for w in _WORD.findall(said)} - STOPWORDS
     return min(1.0, (max(len(words), 1) / full_words) ** 0.5)
 
 
