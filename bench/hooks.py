@@ -5,7 +5,9 @@
     python bench/hooks.py --quick    # precision only (what the test runs)
 
 Related pairs: every query of fixtures/eval/tune.toml whose target is prose (not tool output),
-asked as a prompt; a hit is an injection that includes the target's session. Unrelated pairs:
+asked as a prompt; a hit is an injection that includes the target's session. The hook recalls by
+rare words, so ``word_hit_rate`` leaves out the paraphrase and inference questions, which by
+construction share none with their answer (their share of the set must not move the figure). Unrelated pairs:
 prompts about work the corpus never did; any injection is a false one. Latency is a cold
 ``backscroll hook claude prompt`` process, start to exit, on a related prompt.
 """
@@ -32,7 +34,7 @@ UNRELATED = [
     "why does the iOS build fail to sign with the new provisioning profile",
     "write a haiku generator in rust using the rand crate",
     "migrate the android app from groovy gradle to kotlin dsl",
-    "set up terraform for a new s3 bucket with versioning",
+    "write ansible playbooks to provision the new proxmox hosts",  # (the corpus has done terraform since)
     "the kubernetes ingress returns 502 after upgrading nginx controller",
     "refactor the unity player controller to use the new input system",
     "convert the latex thesis bibliography to biblatex",
@@ -49,6 +51,9 @@ UNRELATED = [
     "the arduino servo jitters when the wifi module transmits",
     "tune the jvm garbage collector for the kafka streams app",
 ]
+
+
+WORDLESS = ("paraphrase", "inference")  # questions that share no rare word with their answer, by design
 
 
 def related_pairs() -> list[tuple[str, str, str]]:
@@ -102,7 +107,9 @@ def precision(home: Path) -> dict:
         false += out is not None
     db.close()
     related = [x for v in by_cat.values() for x in v]
+    worded = [x for c, v in by_cat.items() if c not in WORDLESS for x in v]
     return {"related_hit_rate": sum(related) / len(related), "related_n": len(related),
+            "word_hit_rate": sum(worded) / len(worded), "word_n": len(worded),
             "by_category": {k: f"{sum(v)}/{len(v)}" for k, v in sorted(by_cat.items())},
             "unrelated_injection_rate": false / len(UNRELATED), "unrelated_n": len(UNRELATED),
             "bytes_injected": {"median": statistics.median(sizes) if sizes else 0, "max": max(sizes, default=0)}}
