@@ -45,7 +45,7 @@ def information(text: str, full_words: int) -> float:
     put the topic off (``deferral``). ``sqrt(words / full_words)``.
     """
     body = _SPEAKER.sub("", text[:400], count=1)
-    said = " ".join(s for s in _SENTENCES.split(body) if not deferral(s))
+    said = " ".join(s for s in _SENTENCES.split(body) if not deferral(s)) if _LATER.search(body) else body
     words = {w.lower() for w in _WORD.findall(said)} - STOPWORDS
     return min(1.0, (max(len(words), 1) / full_words) ** 0.5)
 
