@@ -56,7 +56,7 @@ def _private_dir(path: Path) -> None:
     os.chmod(path, 0o700)  # regardless of the umask
 
 
-def newer_schema(path: Path, version: int, current: int) -> NewerSchemaError:
+def _newer_schema(path: Path, version: int, current: int) -> NewerSchemaError:
     return NewerSchemaError(
         f"the store {path} was written by a newer backscroll (schema {version}, this one reads {current})",
         hint="upgrade backscroll (pip install -U backscroll); the store was left untouched")
@@ -101,7 +101,7 @@ class Store(MetaKeys, SourceQueries, RecordQueries):
                     version = current
         if version > current:
             conn.close()
-            raise newer_schema(path, version, current)
+            raise _newer_schema(path, version, current)
         for suffix in ("-wal", "-shm"):
             side = Path(str(path) + suffix)
             if side.exists():
@@ -145,7 +145,7 @@ class Store(MetaKeys, SourceQueries, RecordQueries):
         current = schema_version()
         if version > current:
             conn.close()
-            raise newer_schema(path, version, current)
+            raise _newer_schema(path, version, current)
         if version < current and all(os.access(p, os.W_OK) for p in (path, path.parent)):
             # An older store that may be written (the first search hook or MCP call after an upgrade):
             # upgrade it once, as any writable open would, then read it as asked.
