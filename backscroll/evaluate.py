@@ -246,8 +246,10 @@ def _session_rank(results, q: EvalQuery) -> int | None:
 
 
 def run_eval(path: Path, *, k: int = 5, mode: str | None = None, home=None, embed: bool = True,
-             notify=lambda _m: None, modes: tuple[str | None, ...] | None = None):
-    """Index the file's corpus (if it names one) into a temporary home and run every query.
+             notify=lambda _m: None, modes: tuple[str | None, ...] | None = None, corpus_home: Path | None = None):
+    """Index the file's corpus (if it names one) into a temporary home, or into ``corpus_home`` (kept,
+    and brought up to date by the next run: benchmarks that ask several query files of one corpus),
+    and run every query. Without a corpus, the queries run against ``home``.
 
     With ``modes`` (e.g. ``("lexical", "semantic", None)``) every mode runs over the same index and a
     list of reports comes back, one per mode; otherwise one report for ``mode``.
@@ -259,8 +261,12 @@ def run_eval(path: Path, *, k: int = 5, mode: str | None = None, home=None, embe
     gate, now = load_gate(path)
     tmp = None
     if sources:
-        tmp = tempfile.TemporaryDirectory(prefix="backscroll-eval-")
-        cfg = resolve(home=tmp.name, sources=sources, env={"HOME": tmp.name})
+        if corpus_home is not None:
+            where = str(corpus_home)
+        else:
+            tmp = tempfile.TemporaryDirectory(prefix="backscroll-eval-")
+            where = tmp.name
+        cfg = resolve(home=where, sources=sources, env={"HOME": where})
         want_embed = embed and (mode != "lexical" or bool(modes))
         api.index(cfg=cfg, embed=want_embed, notify=notify)
     else:

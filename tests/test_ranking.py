@@ -143,7 +143,7 @@ def test_prose_without_a_vector_is_not_counted_as_unlike_the_query(session_build
         embedded, pending = ids["the plum jam sold out"], ids["plum jam again next week"]
         tool = ids["plum jam: 40 jars"]
         facts = fetch_facts(store, sorted(ids.values()))
-        sim = Similarity(lambda wanted: {i: 0.5 for i in wanted if i == embedded}, mean=0.05, std=0.1)
+        sim = Similarity(lambda wanted: {i: 0.5 for i in wanted if i == embedded})
         ranked = {"prose": [embedded, pending], "tool": [tool]}
         q = plan("plum jam", analyze)
         got = {c.id: c.meaning for c in candidates(lex, q, ranked, facts, [], sim, "hybrid")["main"]}

@@ -291,9 +291,13 @@ RARE = ["The charge went through on the second try.", "Each row of the ledger is
         "The deploy was blocked by a failing check."]
 
 
-def _paraphrase_store(session_builder, backscroll_home, echoed: str | None = None):
+def _paraphrase_store(session_builder, backscroll_home, monkeypatch, echoed: str | None = None):
     """The records above, one session each (no neighbours), and two echoes quoting ``echoed``; indexed.
-    Returns the opened store (the caller closes it) and a hybrid ``run(limit, include_echoes)``."""
+    Returns the opened store (the caller closes it) and a hybrid ``run(limit, include_echoes)``. Meaning
+    counts by the cosine alone here (no credit for the place: ``semantic_top`` 1), as for matches past
+    a query's closest ten, so that the words evidence is what these tests weigh."""
+    for module in (ranking, pipeline):
+        monkeypatch.setattr(module, "RANKING", replace(module.RANKING, semantic_top=1))
     for n, text in enumerate([ANSWER, *EVERYDAY, *RARE]):
         session_builder.claude("payments", start=f"2026-03-{10 + n}T18:00:00.000Z").assistant(text)
     if echoed:
@@ -318,7 +322,7 @@ def test_hybrid_lets_meaning_decide_when_no_record_holds_half_the_question(sessi
                                                                            monkeypatch):
     """A paraphrase's answer holds none of the question's words; records holding only its everyday
     ones and a little less close in meaning no longer outrank it (word confidence)."""
-    store, run = _paraphrase_store(session_builder, backscroll_home)
+    store, run = _paraphrase_store(session_builder, backscroll_home, monkeypatch)
     try:
         assert run(5).results[0].text == ANSWER
         monkeypatch.setattr(pipeline, "RANKING", replace(pipeline.RANKING, words_full=0.0))
@@ -328,11 +332,12 @@ def test_hybrid_lets_meaning_decide_when_no_record_holds_half_the_question(sessi
 
 
 @pytest.mark.parametrize("echoed", ["charge row", "keep the charge blocked"])
-def test_the_hidden_echo_count_is_what_include_echoes_would_show(session_builder, backscroll_home, echoed):
+def test_the_hidden_echo_count_is_what_include_echoes_would_show(session_builder, backscroll_home, monkeypatch,
+                                                                  echoed):
     """The count and the ranking weigh echoes alike, also when the word confidence scales the words
     (no record holds half of the question here): "charge row" echoes fall out of the top 4 once the
     words count less, and counting them with unscaled words said 2 were hidden; the others are shown."""
-    store, run = _paraphrase_store(session_builder, backscroll_home, echoed)
+    store, run = _paraphrase_store(session_builder, backscroll_home, monkeypatch, echoed)
     try:
         shown = sum(1 for h in run(4, include_echoes=True).results if h.is_echo)
         assert run(4).echoes_hidden == shown
@@ -354,15 +359,56 @@ def test_contractions_and_light_verbs_are_not_search_terms():
     assert plan("tomas s job", analyze).lexical_terms == ("tomas", "s", "job"), "keywords keep every word"
 
 
-def test_meaning_counts_by_cosine_and_by_how_far_it_stands_out():
-    floor, full = ranking.RANKING.semantic_floor, ranking.RANKING.semantic_full
+def test_meaning_counts_by_cosine_and_by_its_place_among_the_closest():
+    floor, full, top = ranking.RANKING.semantic_floor, ranking.RANKING.semantic_full, ranking.RANKING.semantic_top
     assert ranking.semantic_quality(floor) == 0.0 and ranking.semantic_quality(full) == 1.0
     modest = 0.3  # a paraphrase of a long question: a modest cosine ...
     assert ranking.semantic_quality(modest) < 0.2
-    # ... five standard deviations above the query's similarity to everything stored: a strong match
-    assert ranking.semantic_quality(modest, mean=0.03, std=0.054) == 1.0
-    assert ranking.semantic_quality(0.1, mean=0.03, std=0.07) == 0.2, "one deviation above the mean counts little"
-    assert ranking.semantic_quality(modest, mean=0.25, std=0.1) < 0.2, "common for this query: the cosine decides"
+    # ... but the closest record of all for this query: a strong match
+    assert ranking.semantic_quality(modest, rank=1) == 1.0
+    assert 0.5 < ranking.semantic_quality(modest, rank=2) < 1.0, "the next ones count less, by their place"
+    assert ranking.semantic_quality(modest, rank=top) == ranking.semantic_quality(modest), "past the top: the cosine"
+    assert ranking.semantic_quality(0.2, rank=1) == 0.0, "below the floor even the closest record is no evidence"
+    places = [ranking.semantic_quality(modest, rank=r) for r in range(1, top + 1)]
+    assert places == sorted(places, reverse=True)
+
+
+def test_records_unrelated_to_the_query_do_not_change_how_its_matches_count(session_builder, backscroll_home):
+    """The calibration reads the candidates' places, not the whole store: a history that grows by
+    thousands of records about something else leaves the strength of the query's matches alone (a
+    mean and spread of every similarity fell with them, and most of the top ten reached full meaning)."""
+    import numpy as np
+
+    from backscroll.retrieval import meaning
+    from backscroll.retrieval.candidates import candidates, fetch_facts
+
+    close = {"the fair stall sold plum jam": 0.33, "the fair was rained off": 0.31, "lunch at the station": 0.05}
+    s = session_builder.claude()
+    for text in close:
+        s.user(text)
+    cfg = backscroll_home.config()
+    api.index(cfg=cfg, embed=False)
+    store, lex, _fresh = api._prepare(cfg, False, [])
+    try:
+        ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
+        facts = fetch_facts(store, sorted(ids.values()))
+
+        def meanings(unrelated: int) -> dict[str, float]:
+            # what meaning.similarity reads: every vector's cosine, here with ``unrelated`` far ones
+            far = np.random.default_rng(0).uniform(-0.05, 0.15, unrelated)
+            every = (np.array([*ids.values(), *range(10**6, 10**6 + unrelated)], dtype=np.int64),
+                     np.array([*(close[t] for t in ids), *far], dtype=np.float32))
+            got = candidates(lex, plan("plum jam at the fair", analyze), {"prose": sorted(ids.values())}, facts,
+                             [], meaning.similarity({"similarities": every}), "hybrid")["main"]
+            return {t: next(c.meaning or 0.0 for c in got if c.id == rid) for t, rid in ids.items()}
+
+        alone, grown = meanings(0), meanings(5000)
+    finally:
+        store.close()
+    assert alone["the fair stall sold plum jam"] == 1.0, "the closest record counts fully"
+    assert alone["the fair stall sold plum jam"] > alone["the fair was rained off"] > alone["lunch at the station"]
+    assert alone["lunch at the station"] == 0.0
+    assert grown == pytest.approx(alone)
 
 
 def test_a_word_no_record_holds_does_not_weaken_the_words_evidence(session_builder, backscroll_home):
@@ -397,8 +443,7 @@ def test_records_only_the_lexical_list_found_still_count_their_meaning(session_b
         q = plan("how did the plum jam stall at the fair do", analyze)
 
         def run(cosines):
-            sim = Similarity(lambda wanted: {i: c for i, c in cosines.items() if i in set(wanted)},
-                                      mean=0.05, std=0.1)
+            sim = Similarity(lambda wanted: {i: c for i, c in cosines.items() if i in set(wanted)})
             result = pipeline.run(store, lex, q, api.make_filters(), pipeline.SearchOptions(limit=2),
                                   semantic_list=[], mode="hybrid", similarity=sim)
             return [h.text.split(":")[0] for h in result.results]
@@ -437,6 +482,5 @@ def test_the_similarity_lookup_answers_from_every_vector_once():
     sim = meaning.similarity(memo)
     assert sim is not None and meaning.similarity(memo) is sim, "built once per query"
     assert sim.cosines([7, 8]) == {7: pytest.approx(0.5)} and sim.cosines([]) == {}
-    assert sim.mean == pytest.approx(0.3) and sim.std == pytest.approx(np.std([0.1, 0.5, 0.3]), rel=1e-5)
     empty = meaning.similarity({"similarities": (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))})
-    assert empty is not None and empty.cosines([1]) == {} and empty.std == 0.0
+    assert empty is not None and empty.cosines([1]) == {}

@@ -2,12 +2,14 @@
 
 Words: the idf-weighted share of the query's words it holds (the lexical index's ``coverage``),
 whichever list proposed it. Meaning: its calibrated similarity to the query
-(``ranking.semantic_quality``), looked up for every embedded candidate, also those only the lexical
-lists found; ``None`` for rows that are never embedded.
+(``ranking.semantic_quality``: by its cosine and its place among the closest records), looked up for
+every embedded candidate, also those only the lexical lists found; ``None`` for rows that are never
+embedded.
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -21,11 +23,9 @@ from backscroll.types import EMBEDDED_TYPES
 
 @dataclass(frozen=True)
 class Similarity:
-    """The query's cosine to every embedded record: a lookup, and the mean and spread of all of them."""
+    """The query's cosine to every embedded record, as a lookup."""
 
     cosines: Callable[[Iterable[int]], dict[int, float]]  # record ids -> cosine, for those that have a vector
-    mean: float
-    std: float
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]],
     if semantic is not None and similarity is not None:
         embeddable = [i for i in ids if i not in cosines and i in facts and facts[i].content_type in EMBEDDED_TYPES]
         cosines.update(similarity.cosines(embeddable))
-    mean, std = (similarity.mean, similarity.std) if similarity is not None else (None, None)
+    closest = sorted(-c for c in cosines.values())  # negated: bisect counts the closer ones
     found: dict[int, list[str]] = {}
     for name, items in (("lexical", [*ranked.get("prose", ()), *ranked.get("tool", ()), *ranked.get("echo", ())]),
                         ("semantic", [i for i, _c in semantic or ()])):
@@ -112,7 +112,7 @@ def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]],
         if semantic is None or fact is None or fact.content_type not in EMBEDDED_TYPES:
             return None
         if i in cosines:
-            return semantic_quality(cosines[i], mean, std)
+            return semantic_quality(cosines[i], rank=bisect.bisect_left(closest, -cosines[i]) + 1)
         return None if similarity is not None else 0.0  # no vector / below the semantic list's cut
 
     def candidate(i: int) -> Candidate:

@@ -80,9 +80,8 @@ def _coverage_note(store: Store, pending: int) -> str:
 
 def similarity(memo: dict):
     """The query's similarity to every embedded record, from what a ``semantic_list`` call left in
-    ``memo``: a lookup for the candidates only the lexical lists found, and the spread of all the
-    scores (how unusual a similarity is for this query). None when it left nothing. Kept in ``memo``,
-    so a hinted search (ranked twice) builds it once."""
+    ``memo``: a lookup for the candidates only the lexical lists found. None when it left nothing. Kept
+    in ``memo``, so a hinted search (ranked twice) builds it once."""
     if "similarities" not in memo:
         return None  # (checked before numpy is imported: a lexical search never loads it)
     if "similarity" not in memo:
@@ -99,8 +98,7 @@ def similarity(memo: dict):
             mask = np.isin(all_ids, np.fromiter(ids, dtype=np.int64, count=len(ids)))
             return {int(i): float(c) for i, c in zip(all_ids[mask], scores[mask], strict=True)}
 
-        spread = (float(np.mean(scores)), float(np.std(scores))) if len(scores) else (0.0, 0.0)
-        memo["similarity"] = Similarity(cosines, *spread)
+        memo["similarity"] = Similarity(cosines)
     return memo["similarity"]
 
 
