@@ -6,7 +6,7 @@ similarity. ``strength`` is the evidence the ranking used, on one scale for ever
 match, otherwise the larger of the words evidence (the idf-weighted share of the query's words, to the
 ranking's power, before hybrid search's per-query word confidence) and the meaning evidence on the
 absolute scale (the cosine from the noise floor to a close match: the ranking also credits a modest
-cosine that stands out for its query, which says nothing across queries).
+cosine by its place among the query's closest records, which says nothing across queries).
 Unlike ``score`` it means the same thing from one query to the next.
 """
 
