@@ -18,7 +18,6 @@ import json
 import subprocess
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,12 +26,14 @@ MODES = ("lexical", "semantic", None)
 
 
 def with_sources(query_file: Path, extra: list[str], out: Path) -> Path:
-    """A copy of ``query_file`` whose corpus is its own (made absolute) plus ``extra`` sources."""
+    """A copy of ``query_file`` whose corpus is its own (made absolute, as ``load_queries`` reads it)
+    plus ``extra`` sources."""
+    from backscroll.evaluate import load_queries
+
+    _queries, own = load_queries(query_file)
     text = query_file.read_text()
-    own = tomllib.loads(text)["corpus"]["sources"]
-    absolute = [f"{spec.split(':', 1)[0]}:{EVAL / spec.split(':', 1)[1]}" for spec in own]
     line = next(x for x in text.splitlines() if x.startswith("sources"))
-    out.write_text(text.replace(line, "sources = " + json.dumps(absolute + extra)))
+    out.write_text(text.replace(line, "sources = " + json.dumps([*own, *extra])))
     return out
 
 
