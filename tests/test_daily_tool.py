@@ -94,6 +94,34 @@ def test_meaning_only_results_get_a_note():
     assert standout.match == "meaning" and standout.strength == 0.25
 
 
+
+def test_a_word_no_record_holds_lowers_the_strength_and_is_named_but_leaves_the_order(session_builder,
+                                                                                    backscroll_index,
+                                                                                    backscroll_search):
+    s = session_builder.claude(project="deploy")
+    s.user("the helm rollback failed half way, what now?")
+    s.assistant("Ran helm rollback to revision 41: the release is healthy again.")
+    s.assistant("The rollback of the database migration has to wait for the release window.")
+    s.assistant("Helm charts for the worker now pin the image digest.")
+    backscroll_index()
+    plain = backscroll_search("helm rollback revision", mode="lexical", limit=5)
+    typo = backscroll_search("kuberntes helm rollback revision", mode="lexical", limit=5)
+    assert [h.text for h in typo.results] == [h.text for h in plain.results], "an unheld word changes no rank"
+    top, top_typo = plain.results[0], typo.results[0]
+    assert top.strength == 1.0 and "revision 41" in top.text
+    assert 0 < top_typo.strength < top.strength, "the record holds three of the four words asked for"
+    assert all(b.strength < a.strength for a, b in zip(plain.results, typo.results, strict=True))
+    assert any('"kuberntes"' in n and "did not count" in n for n in typo.notes)
+    assert not any("no record holds" in n for n in plain.notes)
+    pasted = backscroll_search("kuberntes helm rollback 9f8e7d6c5b4a3f2e1d0c", mode="lexical", limit=5)
+    note = next(n for n in pasted.notes if "no record holds" in n)
+    assert '"kuberntes" and 1 other' in note and "9f8e7d6c5b4a3f2e1d0c" not in note, "a pasted token is not printed"
+    nothing = backscroll_search("kuberntes xyzzyplugh", mode="lexical")
+    assert nothing.results == ()
+    assert any(n.startswith("no record holds any of the query's words") and '"xyzzyplugh"' in n
+               for n in nothing.notes)
+
+
 @pytest.mark.slow
 def test_real_model_nonsense_query_finds_nothing_but_a_paraphrase_still_does(session_builder, backscroll_index,
                                                                             backscroll_search, monkeypatch):

@@ -104,6 +104,15 @@ class LexicalSearch:
         ids = record_ids(searcher, hits)
         return [(rid, score) for (score, _a), rid in zip(hits, ids, strict=True)]
 
+    def _idf(self, searcher: tantivy.Searcher, term: str) -> float | None:
+        """The term's idf, or None when no record holds it (as itself, its stem, a part of an
+        identifier, or the start of a longer word)."""
+        n = max(searcher.num_docs, 1)
+        df = max(searcher.doc_freq("text", term), searcher.doc_freq("stem", stem(term)))
+        if df == 0 and not searcher.doc_freq("parts", term) and not self.expansions(term):
+            return None  # (a word held only as a part of an identifier, "serializer", is held)
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
     @reading
     def coverage(self, q: LexicalQuery, ids: list[int]) -> dict[int, float]:
         """For each record id, the share of the query it contains: idf-weighted, 0 to 1.
@@ -112,21 +121,18 @@ class LexicalSearch:
         shrink with the document's length, so a long log holding every query word covers it fully.
         A query word that no record holds is left out of the share: it tells no record from another,
         and counting it ("how did Priya *get* ...") only made every lexical match look weaker than a
-        semantic one.
+        semantic one (``unheld`` names those words).
         """
         if not ids or not q.terms:
             return {i: 1.0 for i in ids}
         searcher = self._opened().searcher()
-        n = max(searcher.num_docs, 1)
         among = Query.term_set_query(SCHEMA, "id", list(ids))
         weights: dict[str, float] = {}
         present: dict[int, float] = {}
         for t in q.terms:
-            st = stem(t)
-            df = max(searcher.doc_freq("text", t), searcher.doc_freq("stem", st))
-            if df == 0 and not searcher.doc_freq("parts", t) and not self.expansions(t):
-                continue  # (a word held only as a part of an identifier, "serializer", is held)
-            w = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            w = self._idf(searcher, t)
+            if w is None:
+                continue
             weights[t] = w
             either = Query.boolean_query(self._term_clauses(t))
             hits = searcher.search(Query.boolean_query([(Occur.Must, among), (Occur.Must, either)]), len(ids)).hits
@@ -134,6 +140,21 @@ class LexicalSearch:
                 present[rid] = present.get(rid, 0.0) + w
         total = sum(weights.values()) or 1.0
         return {i: min(1.0, present.get(i, 0.0) / total) for i in ids}
+
+    @reading
+    def unheld(self, q: LexicalQuery) -> tuple[tuple[str, ...], float]:
+        """The query's words that no record holds, and the idf-weighted share of the query that the
+        other words make up (1.0 when every word is held somewhere). An unheld word weighs as much as
+        the rarest word can: it is not in the history at all (a typo, or a topic never discussed)."""
+        if not q.terms:
+            return (), 1.0
+        searcher = self._opened().searcher()
+        rarest = math.log(1 + (max(searcher.num_docs, 1) + 0.5) / 0.5)
+        weights = {t: self._idf(searcher, t) for t in dict.fromkeys(q.terms)}
+        missing = tuple(t for t, w in weights.items() if w is None)
+        held = sum(w for w in weights.values() if w is not None)
+        total = held + rarest * len(missing)
+        return missing, (held / total if total else 1.0)
 
     @reading
     def count(self, q: LexicalQuery, f: Filters, *, content_type: str | tuple[str, ...] | None,

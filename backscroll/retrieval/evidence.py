@@ -7,7 +7,10 @@ match, otherwise the larger of the words evidence (the idf-weighted share of the
 ranking's power, before hybrid search's per-query word confidence) and the meaning evidence on the
 absolute scale (the cosine from the noise floor to a close match: the ranking also credits a modest
 cosine by its place among the query's closest records, which says nothing across queries).
-Unlike ``score`` it means the same thing from one query to the next.
+Unlike ``score`` it means the same thing from one query to the next, so the words evidence here also
+counts the query's words that no record holds (``held``: the share the others make up), which the
+ranking leaves out: a record holding "helm rollback" is a full match for ranking "kubernetes helm
+rollback" in a history that never mentions kubernetes, but not a full match of the query.
 """
 
 from __future__ import annotations
@@ -23,11 +26,12 @@ def _flat(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def classify(hit: Hit, query: str, candidate: Candidate | None, weights: Weights) -> Hit:
-    """``hit`` with ``match`` and ``strength`` set from the evidence its candidate carried."""
+def classify(hit: Hit, query: str, candidate: Candidate | None, weights: Weights, held: float = 1.0) -> Hit:
+    """``hit`` with ``match`` and ``strength`` set from the evidence its candidate carried; ``held`` is
+    the idf-weighted share of the query made up of words some record holds."""
     if candidate is None or not candidate.lists:
         return hit
-    words = words_evidence(candidate, weights)
+    words = words_evidence(replace(candidate, words=candidate.words * held), weights)
     meaning = semantic_quality(candidate.cosine) if candidate.cosine is not None else candidate.meaning or 0.0
     flat_query = _flat(query).strip('"')
     if "lexical" in candidate.lists:

@@ -210,9 +210,12 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     facts = fetch_facts(store, sorted(proposed))
     w = RANKING.weights(plan.shape)
     fused, by_id, ranked_with = rank(store, lex, plan, ranked, facts, semantic_list, similarity, mode, w)
-    hits = [classify_evidence(h, plan.text, by_id.get(h.rowid), w)  # strength: the same scale for every query
+    missing, held = lex.unheld(LexicalQuery(plan.lexical_terms)) if mode != "semantic" else ((), 1.0)
+    hits = [classify_evidence(h, plan.text, by_id.get(h.rowid), w, held)  # strength: the same scale for every query
             for h in build_hits(store, plan, fused, opts, opts.limit)]
     notes: tuple[str, ...] = (temporal.describe(plan.when, filters),) if plan.when is not None else ()
+    if missing:
+        notes += (unheld_note(missing, every=len(missing) == len(set(plan.lexical_terms))),)
     if dropped:
         shown = ", ".join(f'"{" ".join(p)}"' for p in quoted)
         notes += (f"no record holds the quoted phrase {shown}: searched for its words without the quotes",)
@@ -221,6 +224,25 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
         echoes_hidden=hidden_echo_count(lex, store, plan, filters, opts, fused, ranked_with),
         dropped_filters=("phrase",) if dropped else (), notes=notes,
     )
+
+
+UNHELD_ALL = "no record holds any of the query's words"
+NAMED_MAX = 20  # longer words, or words with digits, are not named in the note
+
+
+def unheld_note(missing: tuple[str, ...], every: bool) -> str:
+    """The note for query words no record in the history holds (a typo, or a topic never discussed).
+    Only plain words are named: a token or a key pasted into the query is not in the store (secrets are
+    redacted at ingest), and is never printed back."""
+    named = [t for t in missing if t.isalpha() and len(t) <= NAMED_MAX]
+    shown = ", ".join(f'"{t}"' for t in named[:5]) + (", ..." if len(named) > 5 else "")
+    if len(named) < len(missing):
+        others = len(missing) - len(named)
+        shown = (shown + " and " if shown else "") + f"{others} other{'s' if others > 1 else ''}"
+    if every:
+        return f"{UNHELD_ALL} ({shown}): misspelled, or never discussed"
+    pronoun = "they" if len(missing) > 1 else "it"
+    return f"no record holds {shown} (misspelled, or never discussed), so {pronoun} did not count"
 
 
 def renumber(hits: list[Hit], start: int = 1) -> tuple[Hit, ...]:
