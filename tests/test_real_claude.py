@@ -322,6 +322,28 @@ def test_subagent_prompt_is_the_agents_and_harness_nags_are_the_harness(session_
     assert hits[0].to_dict()["author"] == "human"
 
 
+def test_ide_context_in_a_turn_is_the_harness_and_the_prompt_beside_it_the_persons(session_builder, backscroll_home,
+                                                                                   backscroll_index, backscroll_search):
+    # Claude Code in VS Code/JetBrains: the selection and the open file come as blocks of the person's turn.
+    selection = ("<ide_selection>The user selected the lines 64 to 64 from /src/managers/DomainManager.ts:\n"
+                 "const { getPrimaryDomainsBatch } = await import('@sns/sdk');\n\n"
+                 "This may or may not be related to the current task.</ide_selection>")
+    s = session_builder.claude()
+    s.write(s._envelope("user", {"role": "user", "content": [
+        {"type": "text", "text": selection}, {"type": "text", "text": "why does the domain batch lookup time out?"}]}))
+    s.user("<ide_opened_file>The user opened the file /src/app/page.tsx in the IDE. This may or may not be "
+           "related to the current task.</ide_opened_file>")
+    s.user("<ide_opened_file>The user opened the file /src/app/page.tsx in the IDE.</ide_opened_file> "
+           "fix the domain lookup here")
+    backscroll_index(embed=False)
+    users = [(r["text"][:15], r["author"]) for r in rows(backscroll_home) if r["role"] == "user"]
+    assert users == [("<ide_selection>", "harness"), ("why does the do", "human"), ("<ide_opened_fil", "harness"),
+                     ("<ide_opened_fil", "human")], "the person's words beside IDE context stay theirs"
+    assert any("getPrimaryDomainsBatch" in r["text"] for r in rows(backscroll_home)), "the context is kept"
+    hits = backscroll_search("domain", author="human", mode="lexical", strict=True).results
+    assert sorted(h.text[:15] for h in hits) == ["<ide_opened_fil", "why does the do"]
+
+
 def test_real_project_is_the_sessions_first_cwd(backscroll_home, backscroll_index):
     install(backscroll_home, "cc-1.0.98-inline-sidechains-fe5e1c67.jsonl")
     backscroll_index(embed=False)

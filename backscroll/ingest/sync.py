@@ -35,8 +35,9 @@ __all__ = ["IndexReport", "Progress", "reclassify", "sync", "writer_lock"]
 COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each file a savepoint of its own)
 # Bumped when a parser reads the same lines differently: every file is read again from the start,
 # re-emitted records replace their earlier versions (2: authors, reasoning, summaries, sidechains;
-# 3: OpenCode subagent prompts are the parent agent's; Cursor and Copilot fixes from real files).
-PARSE_VERSION = 3
+# 3: OpenCode subagent prompts are the parent agent's; Cursor and Copilot fixes from real files;
+# 4: Claude Code's IDE context, <ide_selection> and its kin, is the harness's).
+PARSE_VERSION = 4
 
 
 def _now() -> str:

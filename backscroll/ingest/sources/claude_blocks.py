@@ -3,8 +3,9 @@
 This module owns reading one block or one piece of user text: a ``tool_use`` (``Bash`` as its
 command), a ``tool_result`` (reminders stripped, documents as placeholders), an attached image or
 document (``[image]``, ``[document: name]``, never its bytes), a queued prompt, who wrote a user
-line (person, agent or harness), and the special user lines (slash commands, ``!`` bash mode and its
-output, local-command noise). ``claude`` reads the lines that hold them.
+line (person, agent or harness: IDE context such as ``<ide_selection>`` is the harness's), and the
+special user lines (slash commands, ``!`` bash mode and its output, local-command noise). ``claude``
+reads the lines that hold them.
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ HARNESS_PREFIXES = (
     "API Error:", "[Request cancelled",
 )
 COMPACT_PROMPT = "Your task is to create a detailed summary of the conversation so far"
+# What Claude Code's IDE integrations put into the person's turn: the file they have open, the lines
+# they selected, the editor's diagnostics. Shown to the agent, never typed: kept (it says what was being
+# looked at), but a text made of nothing else is the harness's.
+_IDE_CONTEXT = re.compile(r"<(ide_selection|ide_opened_file|ide_opened_files|ide_closed_file|ide_diagnostics)>"
+                          r".*?</\1>", re.DOTALL)
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 _TAG = {name: re.compile(rf"<{name}>(.*?)</{name}>", re.DOTALL)
         for name in ("command-name", "command-args", "bash-input", "bash-stdout", "bash-stderr")}
@@ -83,8 +89,13 @@ def result_text(content: object) -> str:
     return block_text(content)
 
 
+def ide_context_only(text: str) -> bool:
+    """Whether ``text`` is only IDE context (``<ide_selection>`` and its kin), nothing the person wrote."""
+    return text.startswith("<ide_") and not _IDE_CONTEXT.sub("", text).strip()
+
+
 def user_author(text: str, sidechain: bool) -> str:
-    if text.startswith(HARNESS_PREFIXES) or text.startswith(COMPACT_PROMPT):
+    if text.startswith(HARNESS_PREFIXES) or text.startswith(COMPACT_PROMPT) or ide_context_only(text):
         return "harness"
     return "agent" if sidechain else "human"
 
