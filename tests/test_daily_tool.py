@@ -103,15 +103,17 @@ def test_a_word_no_record_holds_lowers_the_strength_and_is_named_but_leaves_the_
     s.assistant("Ran helm rollback to revision 41: the release is healthy again.")
     s.assistant("The rollback of the database migration has to wait for the release window.")
     s.assistant("Helm charts for the worker now pin the image digest.")
+    s.tool('backscroll search "kuberntes helm rollback"', "no results")  # an earlier search: a query echo
     backscroll_index()
     plain = backscroll_search("helm rollback revision", mode="lexical", limit=5)
+    assert plain.echoes_hidden == 1
     typo = backscroll_search("kuberntes helm rollback revision", mode="lexical", limit=5)
     assert [h.text for h in typo.results] == [h.text for h in plain.results], "an unheld word changes no rank"
     top, top_typo = plain.results[0], typo.results[0]
     assert top.strength == 1.0 and "revision 41" in top.text
     assert 0 < top_typo.strength < top.strength, "the record holds three of the four words asked for"
     assert all(b.strength < a.strength for a, b in zip(plain.results, typo.results, strict=True))
-    assert any('"kuberntes"' in n and "did not count" in n for n in typo.notes)
+    assert any('"kuberntes"' in n and "did not count" in n for n in typo.notes), "only an echo holds it"
     assert not any("no record holds" in n for n in plain.notes)
     pasted = backscroll_search("kuberntes helm rollback 9f8e7d6c5b4a3f2e1d0c", mode="lexical", limit=5)
     note = next(n for n in pasted.notes if "no record holds" in n)

@@ -104,13 +104,24 @@ class LexicalSearch:
         ids = record_ids(searcher, hits)
         return [(rid, score) for (score, _a), rid in zip(hits, ids, strict=True)]
 
-    def _idf(self, searcher: tantivy.Searcher, term: str) -> float | None:
+    @staticmethod
+    def _echo_docs(searcher: tantivy.Searcher) -> int:
+        """How many documents are query echoes (a word held by more documents is held by a record)."""
+        return searcher.search(Query.term_query(SCHEMA, "echo", "1"), 1, count=True).count  # type: ignore[attr-defined]
+
+    def _idf(self, searcher: tantivy.Searcher, term: str, echo_docs: int) -> float | None:
         """The term's idf, or None when no record holds it (as itself, its stem, a part of an
-        identifier, or the start of a longer word)."""
+        identifier, or the start of a longer word) but query echoes: a word only an earlier search
+        holds is not in the history."""
         n = max(searcher.num_docs, 1)
         df = max(searcher.doc_freq("text", term), searcher.doc_freq("stem", stem(term)))
         if df == 0 and not searcher.doc_freq("parts", term) and not self.expansions(term):
             return None  # (a word held only as a part of an identifier, "serializer", is held)
+        if df <= echo_docs:  # perhaps only echoes hold it: look
+            either = Query.boolean_query(self._term_clauses(term))
+            not_echo = Query.term_query(SCHEMA, "echo", "0")
+            if not searcher.search(Query.boolean_query([(Occur.Must, either), (Occur.Must, not_echo)]), 1).hits:
+                return None
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
     @reading
@@ -119,18 +130,19 @@ class LexicalSearch:
 
         A term counts as present in its plain or stemmed form. Unlike a BM25 score this does not
         shrink with the document's length, so a long log holding every query word covers it fully.
-        A query word that no record holds is left out of the share: it tells no record from another,
-        and counting it ("how did Priya *get* ...") only made every lexical match look weaker than a
-        semantic one (``unheld`` names those words).
+        A query word that no record holds (but query echoes) is left out of the share: it tells no
+        record from another, and counting it ("how did Priya *get* ...") only made every lexical match
+        look weaker than a semantic one (``unheld`` names those words).
         """
         if not ids or not q.terms:
             return {i: 1.0 for i in ids}
         searcher = self._opened().searcher()
         among = Query.term_set_query(SCHEMA, "id", list(ids))
+        echo_docs = self._echo_docs(searcher)
         weights: dict[str, float] = {}
         present: dict[int, float] = {}
         for t in q.terms:
-            w = self._idf(searcher, t)
+            w = self._idf(searcher, t, echo_docs)
             if w is None:
                 continue
             weights[t] = w
@@ -143,14 +155,16 @@ class LexicalSearch:
 
     @reading
     def unheld(self, q: LexicalQuery) -> tuple[tuple[str, ...], float]:
-        """The query's words that no record holds, and the idf-weighted share of the query that the
-        other words make up (1.0 when every word is held somewhere). An unheld word weighs as much as
-        the rarest word can: it is not in the history at all (a typo, or a topic never discussed)."""
+        """The query's words that no record holds (query echoes aside, as in ``coverage``), and the
+        idf-weighted share of the query that the other words make up (1.0 when every word is held
+        somewhere). An unheld word weighs as much as the rarest word can: it is not in the history at
+        all (a typo, or a topic never discussed)."""
         if not q.terms:
             return (), 1.0
         searcher = self._opened().searcher()
         rarest = math.log(1 + (max(searcher.num_docs, 1) + 0.5) / 0.5)
-        weights = {t: self._idf(searcher, t) for t in dict.fromkeys(q.terms)}
+        echo_docs = self._echo_docs(searcher)
+        weights = {t: self._idf(searcher, t, echo_docs) for t in dict.fromkeys(q.terms)}
         missing = tuple(t for t, w in weights.items() if w is None)
         held = sum(w for w in weights.values() if w is not None)
         total = held + rarest * len(missing)
