@@ -20,6 +20,12 @@ def check_count(option: str, value: int | None, minimum: int) -> None:
                          hint=f"e.g. {option} 20")
 
 
+# A session without a title is titled by its first prompt: the person's, else the agent's (a subagent's
+# task), and only then the harness's (IDE context, an interruption notice, a task notification).
+FIRST_PROMPT = ("r.role = 'user' AND r.content_type = 'text' "
+                "ORDER BY coalesce(r.author = 'harness', 0), coalesce(r.author != 'human', 0), r.id LIMIT 1")
+
+
 def _session(store: Store, session_id: str) -> dict:
     rows = store.query("SELECT * FROM sessions WHERE session_id = ?", (session_id,))
     if rows:
@@ -27,8 +33,8 @@ def _session(store: Store, session_id: str) -> dict:
         d.pop("title_rank", None)  # how sure the title is: the store's own bookkeeping
         d["is_sidechain"] = bool(d["is_sidechain"])
         if not d.get("title"):  # as `list` titles it: the first user message
-            first = store.conn.execute("SELECT text FROM records WHERE session_id = ? AND role = 'user' AND "
-                                       "content_type = 'text' ORDER BY id LIMIT 1", (session_id,)).fetchone()
+            first = store.conn.execute(f"SELECT text FROM records r WHERE session_id = ? AND {FIRST_PROMPT}",
+                                       (session_id,)).fetchone()
             d["title"] = " ".join((first[0] if first else "").split())[:120] or None
         return d
     return {"session_id": session_id, "agent": None, "project": None, "cwd": None, "title": None,
@@ -176,8 +182,7 @@ def list_sessions(store: Store, *, agent: str | None = None, project: str | None
                s.parent_session_id,
                (SELECT count(*) FROM records r WHERE r.session_id = s.session_id) AS records,
                (SELECT count(*) FROM records r WHERE r.session_id = s.session_id AND r.is_echo = 1) AS echoes,
-               (SELECT text FROM records r WHERE r.session_id = s.session_id AND r.role = 'user'
-                  AND r.content_type = 'text' ORDER BY r.id LIMIT 1) AS first_user
+               (SELECT text FROM records r WHERE r.session_id = s.session_id AND {FIRST_PROMPT}) AS first_user
         FROM sessions s {'WHERE ' + ' AND '.join(where) if where else ''}
         ORDER BY coalesce(s.started_at, s.updated_at) DESC, s.session_id LIMIT ? OFFSET ?"""
     out = []

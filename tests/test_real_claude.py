@@ -342,6 +342,10 @@ def test_ide_context_in_a_turn_is_the_harness_and_the_prompt_beside_it_the_perso
     assert any("getPrimaryDomainsBatch" in r["text"] for r in rows(backscroll_home)), "the context is kept"
     hits = backscroll_search("domain", author="human", mode="lexical", strict=True).results
     assert sorted(h.text[:15] for h in hits) == ["<ide_opened_fil", "why does the do"]
+    from backscroll import api
+    (listed,) = api.list_sessions(cfg=backscroll_home.config(), sync=False)
+    assert listed.title == "why does the domain batch lookup time out?", "titled by the person's first prompt"
+    assert api.show(s.session_id, cfg=backscroll_home.config(), sync=False).session["title"] == listed.title
 
 
 def test_real_project_is_the_sessions_first_cwd(backscroll_home, backscroll_index):
