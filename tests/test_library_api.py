@@ -78,6 +78,22 @@ def test_a_handle_serves_many_calls_from_one_open_store(session_builder, backscr
     assert bs._held is None
 
 
+def test_a_handle_finds_words_indexed_after_its_first_search(session_builder, backscroll_home):
+    """A long-lived handle (a program keeps one open across calls) must see what a later index adds, also the longer
+    words a query word begins ("zebra" -> "zebrafish")."""
+    _corpus(session_builder)
+    with Backscroll(home=backscroll_home.data) as bs:
+        bs.index(embed=False)
+        assert bs.search("zebra", mode="lexical").results == ()
+        session_builder.claude("lab").user("the zebrafish tank needs a new heater")
+        bs.index(embed=False)
+        assert [h.text for h in bs.search("zebra", mode="lexical", rerun=True).results] == [
+            "the zebrafish tank needs a new heater"]
+        bs.rebuild()  # a new generation, published by another index object
+        again = bs.search("zebrafish tank", mode="lexical", rerun=True)
+        assert again.results and not any("rebuilding" in n for n in again.notes), "the new generation is read"
+
+
 def test_reads_do_not_sync_unless_asked(session_builder, backscroll_home):
     _corpus(session_builder)
     home = backscroll_home.data

@@ -246,6 +246,8 @@ class LexicalIndex(LexicalSearch):
         created = self.unpublished
         known_gen = store.get_meta("lexical_generation")
         watermark = int(store.get_meta("lexical_watermark") or 0)
+        if known_gen is not None and known_gen != self.generation and not created:
+            self.open_for_read()  # another index object or process published a newer generation: read that one
         if known_gen != self.generation:
             if known_gen is not None and not created:
                 notify("the lexical index is out of step with the store; rebuilding it")
@@ -255,6 +257,7 @@ class LexicalIndex(LexicalSearch):
         top = store.max_record_id()
         tombs = store.tombstones()
         if top <= watermark and not tombs and known_gen == self.generation and not created:
+            self._opened().reload()  # what another writer committed (a handle's own index(), another process)
             return 0
         added = 0
         if progress is not None:

@@ -45,9 +45,16 @@ class LexicalSearch:
         """Indexed words that start with ``term`` (``postgres`` -> ``postgresql``), most frequent first."""
         if len(term) < PREFIX_MIN or term.isdigit():
             return []
-        cache = self.__dict__.setdefault("_expansions", {})
+        searcher = self._opened().searcher()
+        # Kept while the index holds what it held: a handle that lives on (a library user's) sees the
+        # words a later index adds, by this process or another.
+        stamp = (searcher.num_docs, searcher.num_segments)
+        held = self.__dict__.get("_expansions")
+        if held is None or held[0] != stamp:
+            held = self.__dict__["_expansions"] = (stamp, {})
+        cache: dict[str, list[str]] = held[1]
         if term not in cache:
-            found = self._opened().searcher().terms_with_prefix("text", term, limit=PREFIX_EXPANSIONS + 1)
+            found = searcher.terms_with_prefix("text", term, limit=PREFIX_EXPANSIONS + 1)
             cache[term] = [t for t, _n in found if t != term][:PREFIX_EXPANSIONS]
         return cache[term]
 
