@@ -40,23 +40,28 @@ class LexicalSearch:
             raise RuntimeError("the lexical index is not open: call open_for_read, create or sync first")
         return self.index
 
+    def _facts(self, searcher: tantivy.Searcher) -> dict:
+        """Facts about the index's words (prefix expansions, idf, the echo count), kept while the index
+        holds what it held: one search asks them several times (its lists, the coverage of its
+        candidates, the unheld words), and a handle that lives on (a library user's) still sees the
+        words a later index adds, by this process or another."""
+        stamp = (searcher.num_docs, searcher.num_segments)
+        held = self.__dict__.get("_word_facts")
+        if held is None or held[0] != stamp:
+            held = self.__dict__["_word_facts"] = (stamp, {})
+        return held[1]
+
     @reading
     def expansions(self, term: str) -> list[str]:
         """Indexed words that start with ``term`` (``postgres`` -> ``postgresql``), most frequent first."""
         if len(term) < PREFIX_MIN or term.isdigit():
             return []
         searcher = self._opened().searcher()
-        # Kept while the index holds what it held: a handle that lives on (a library user's) sees the
-        # words a later index adds, by this process or another.
-        stamp = (searcher.num_docs, searcher.num_segments)
-        held = self.__dict__.get("_expansions")
-        if held is None or held[0] != stamp:
-            held = self.__dict__["_expansions"] = (stamp, {})
-        cache: dict[str, list[str]] = held[1]
-        if term not in cache:
+        facts = self._facts(searcher)
+        if ("prefix", term) not in facts:
             found = searcher.terms_with_prefix("text", term, limit=PREFIX_EXPANSIONS + 1)
-            cache[term] = [t for t, _n in found if t != term][:PREFIX_EXPANSIONS]
-        return cache[term]
+            facts[("prefix", term)] = [t for t, _n in found if t != term][:PREFIX_EXPANSIONS]
+        return facts[("prefix", term)]
 
     def _term_clauses(self, t: str) -> list[Clause]:
         """A query word as itself, its stem, and (weakly) the longer words it begins."""
@@ -111,20 +116,23 @@ class LexicalSearch:
         ids = record_ids(searcher, hits)
         return [(rid, score) for (score, _a), rid in zip(hits, ids, strict=True)]
 
-    @staticmethod
-    def _echo_docs(searcher: tantivy.Searcher) -> int:
-        """How many documents are query echoes (a word held by more documents is held by a record)."""
-        return searcher.search(Query.term_query(SCHEMA, "echo", "1"), 1, count=True).count  # type: ignore[attr-defined]
-
-    def _idf(self, searcher: tantivy.Searcher, term: str, echo_docs: int) -> float | None:
+    def _idf(self, searcher: tantivy.Searcher, term: str) -> float | None:
         """The term's idf, or None when no record holds it (as itself, its stem, a part of an
         identifier, or the start of a longer word) but query echoes: a word only an earlier search
         holds is not in the history."""
+        facts = self._facts(searcher)
+        if ("idf", term) not in facts:
+            facts[("idf", term)] = self._held_idf(searcher, term, facts)
+        return facts[("idf", term)]
+
+    def _held_idf(self, searcher: tantivy.Searcher, term: str, facts: dict) -> float | None:
         n = max(searcher.num_docs, 1)
         df = max(searcher.doc_freq("text", term), searcher.doc_freq("stem", stem(term)))
         if df == 0 and not searcher.doc_freq("parts", term) and not self.expansions(term):
             return None  # (a word held only as a part of an identifier, "serializer", is held)
-        if df <= echo_docs:  # perhaps only echoes hold it: look
+        if "echo_docs" not in facts:  # a word more documents hold than there are echoes is a record's
+            facts["echo_docs"] = searcher.search(Query.term_query(SCHEMA, "echo", "1"), 1, count=True).count  # type: ignore[attr-defined]
+        if df <= facts["echo_docs"]:  # perhaps only echoes hold it: look
             either = Query.boolean_query(self._term_clauses(term))
             not_echo = Query.term_query(SCHEMA, "echo", "0")
             if not searcher.search(Query.boolean_query([(Occur.Must, either), (Occur.Must, not_echo)]), 1).hits:
@@ -145,11 +153,10 @@ class LexicalSearch:
             return {i: 1.0 for i in ids}
         searcher = self._opened().searcher()
         among = Query.term_set_query(SCHEMA, "id", list(ids))
-        echo_docs = self._echo_docs(searcher)
         weights: dict[str, float] = {}
         present: dict[int, float] = {}
         for t in q.terms:
-            w = self._idf(searcher, t, echo_docs)
+            w = self._idf(searcher, t)
             if w is None:
                 continue
             weights[t] = w
@@ -170,8 +177,7 @@ class LexicalSearch:
             return (), 1.0
         searcher = self._opened().searcher()
         rarest = math.log(1 + (max(searcher.num_docs, 1) + 0.5) / 0.5)
-        echo_docs = self._echo_docs(searcher)
-        weights = {t: self._idf(searcher, t, echo_docs) for t in dict.fromkeys(q.terms)}
+        weights = {t: self._idf(searcher, t) for t in dict.fromkeys(q.terms)}
         missing = tuple(t for t, w in weights.items() if w is None)
         held = sum(w for w in weights.values() if w is not None)
         total = held + rarest * len(missing)
