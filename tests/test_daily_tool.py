@@ -144,6 +144,9 @@ def test_real_model_nonsense_query_finds_nothing_but_a_paraphrase_still_does(ses
     para = backscroll_search("what did we pick for calendar arithmetic", limit=5)
     hit = next(h for h in para.results if h.text == answer)
     assert hit.match == "meaning" and hit.strength > 0
+    # no record holds "pick", "calendar" or "arithmetic": one note says so, not a second on meaning-only hits
+    assert [n for n in para.notes if "no record holds" in n or "by meaning only" in n] == [
+        'no record holds any of the query\'s words ("pick", "calendar", "arithmetic"): misspelled, or never discussed']
 
 
 # -- 2. ids ---------------------------------------------------------------------------------------

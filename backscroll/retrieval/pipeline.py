@@ -214,8 +214,11 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     hits = [classify_evidence(h, plan.text, by_id.get(h.rowid), w, held)  # strength: the same scale for every query
             for h in build_hits(store, plan, fused, opts, opts.limit)]
     notes: tuple[str, ...] = (temporal.describe(plan.when, filters),) if plan.when is not None else ()
+    every = bool(missing) and len(missing) == len(set(plan.lexical_terms))
     if missing:
-        notes += (unheld_note(missing, every=len(missing) == len(set(plan.lexical_terms))),)
+        notes += (unheld_note(missing, every),)
+    if hits and not every and all(h.match == "meaning" for h in hits):
+        notes += ("no result holds the query's words: every result matches by meaning only",)
     if dropped:
         shown = ", ".join(f'"{" ".join(p)}"' for p in quoted)
         notes += (f"no record holds the quoted phrase {shown}: searched for its words without the quotes",)
@@ -226,7 +229,6 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     )
 
 
-UNHELD_ALL = "no record holds any of the query's words"
 NAMED_MAX = 20  # longer words, or words with digits, are not named in the note
 
 
@@ -240,7 +242,7 @@ def unheld_note(missing: tuple[str, ...], every: bool) -> str:
         others = len(missing) - len(named)
         shown = (shown + " and " if shown else "") + f"{others} other{'s' if others > 1 else ''}"
     if every:
-        return f"{UNHELD_ALL} ({shown}): misspelled, or never discussed"
+        return f"no record holds any of the query's words ({shown}): misspelled, or never discussed"
     pronoun = "they" if len(missing) > 1 else "it"
     return f"no record holds {shown} (misspelled, or never discussed), so {pronoun} did not count"
 

@@ -141,7 +141,4 @@ def rank(store: Store, lex: LexicalIndex, cfg: Config, req: SearchRequest, plan:
         access.rebuild_damaged(cfg, store, lex, exc, notes)
         result = run(filters)
     result = hints.also_matching(result, filters, run, strict=req.strict)
-    if (result.results and all(h.match == "meaning" for h in result.results)
-            and not any(n.startswith(pipeline.UNHELD_ALL) for n in result.notes)):
-        notes.append("no result holds the query's words: every result matches by meaning only")
     return replace(result, notes=tuple(dict.fromkeys([*notes, *result.notes])))
