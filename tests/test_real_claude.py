@@ -200,6 +200,22 @@ def test_queued_prompt_sent_in_a_later_sync_is_not_doubled(session_builder, back
     assert [r["text"] for r in rows(backscroll_home) if r["role"] == "user"] == ["check the flaky login test"]
 
 
+def test_a_session_opened_by_a_queue_line_gives_its_first_prompt_the_sessions_project(
+        session_builder, backscroll_home, backscroll_index):
+    # Claude Code 2.1.16x (desktop, SDK) writes every first prompt as a queue line, which has no cwd,
+    # before the lines that carry one: the prompt was stored with no project and no cwd.
+    s = session_builder.claude()
+    _claude_line(s, "queue-operation", operation="enqueue", content="why does the benchmark count tokens twice")
+    _claude_line(s, "queue-operation", operation="dequeue")
+    s.user("why does the benchmark count tokens twice")
+    s.assistant("It adds the cache reads to the input tokens.")
+    backscroll_index(embed=False)
+    recs = rows(backscroll_home)
+    assert [r["text"] for r in recs if r["role"] == "user"] == ["why does the benchmark count tokens twice"]
+    (session,) = rows(backscroll_home, "SELECT * FROM sessions")
+    assert session["cwd"] and {(r["project"], r["cwd"]) for r in recs} == {(session["project"], session["cwd"])}
+
+
 # -- slash commands ----------------------------------------------------------------------------
 
 
@@ -313,10 +329,13 @@ def test_subagent_prompt_is_the_agents_and_harness_nags_are_the_harness(session_
     sub.assistant("Webhook handler lacks a timestamp check.")
     s.user("You have exceeded the maximum number of turns for this request. payment webhooks")
     s.user("[Request interrupted by user] payment webhooks")
+    # A prompt hook stopped the turn (seen in a real 2.1.29 session: another session was active)
+    s.user("Operation stopped by hook: Another session is active: payment webhooks\n\n"
+           "Press the up arrow key to get your prompt back.")
     backscroll_index(embed=False)
     authors = {r["text"][:12]: r["author"] for r in rows(backscroll_home) if r["role"] == "user"}
     assert authors == {"audit the pa": "human", "Audit the pa": "agent", "You have exc": "harness",
-                       "[Request int": "harness"}
+                       "[Request int": "harness", "Operation st": "harness"}
     hits = backscroll_search("payment webhooks", author="human", mode="lexical", strict=True).results
     assert [h.text for h in hits] == ["audit the payment webhooks for replay attacks"]
     assert hits[0].to_dict()["author"] == "human"

@@ -158,7 +158,9 @@ class Batch:
                                                role="tool", content_type="tool"), session, True, None))
 
     def finish(self, session: SessionInfo) -> list[Row]:
-        """The rows, with results whose call was not in this batch resolved from the store."""
+        """The rows, with results whose call was not in this batch resolved from the store, and the
+        session's project on the rows read before the file named it (Claude Code 2.1.16x writes the
+        first prompt as a queue line, without a cwd, before the lines that carry one)."""
         if self.pending_results:
             missing = sorted({r.tool_call_id for r, _ in self.pending_results
                               if r.tool_call_id is not None and r.tool_call_id not in self.calls})
@@ -169,4 +171,10 @@ class Batch:
                     rec, rec_session = next(pending)
                     name, echo = self.calls.get(rec.tool_call_id or "", (None, False))
                     self.rows[i] = self._row(rec, rec_session, echo, name)
-        return [r for r in self.rows if r is not None]
+        rows = [r for r in self.rows if r is not None]
+        if not session.cwd or all(r[3] is not None for r in rows):
+            return rows
+        home = self._field(session.cwd)
+        named = (home, project(home))
+        return [r[:3] + (named[1], r[4] or named[0]) + r[5:] if r[3] is None and r[1] == session.session_id else r
+                for r in rows]

@@ -20,6 +20,7 @@ HARNESS_PREFIXES = (
     "[Request interrupted", "Caveat: The messages below were generated",
     "You have exceeded the maximum number of turns", "<task-notification>",
     "API Error:", "[Request cancelled",
+    "Operation stopped by hook",  # a UserPromptSubmit hook stopped the turn: Claude Code writes its reason
 )
 COMPACT_PROMPT = "Your task is to create a detailed summary of the conversation so far"
 # What Claude Code's IDE integrations put into the person's turn: the file they have open, the lines
