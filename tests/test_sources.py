@@ -4,6 +4,7 @@ import json
 
 from helpers import rows, texts
 
+import backscroll
 from backscroll.ingest.sources import LineError, claude, codex
 from backscroll.types import SessionInfo
 
@@ -134,6 +135,31 @@ def test_codex_event_messages_are_not_indexed_twice(session_builder, backscroll_
     c.assistant("Renamed it to --dry-run.")  # response_item + event_msg agent_message
     backscroll_index()
     assert texts(backscroll_home) == ["rename the flag", "Renamed it to --dry-run."]
+
+
+def test_codex_client_context_around_the_persons_words_is_the_harness(session_builder, backscroll_home,
+                                                                     backscroll_index, backscroll_search):
+    # The Codex desktop app and IDE extension wrap the prompt (seen in real 2026 sessions): what the
+    # person was looking at, then "## My request for Codex:", then what they typed.
+    c = session_builder.codex()
+    c.user("\n# In app browser:\n- The user has the in-app browser open.\n- Current URL: http://127.0.0.1:5174/\n\n"
+           "## My request for Codex:\ncommit the leaderboard route but not the booth guide\n")
+    c.assistant("Committed the route; the booth guide stays untracked.")
+    c.user("# Context from my IDE setup:\n\n## My request for Codex:\nnow push it")  # no file open: a heading only
+    c.user("Why does the log say\n## My request for Codex:\nthere?")  # the person's own words, quoting it
+    backscroll_index()
+    users = [(r["text"], r["author"]) for r in rows(backscroll_home) if r["role"] == "user"]
+    assert users == [
+        ("# In app browser:\n- The user has the in-app browser open.\n- Current URL: http://127.0.0.1:5174/",
+         "harness"),
+        ("commit the leaderboard route but not the booth guide", "human"),
+        ("now push it", "human"),
+        ("Why does the log say\n## My request for Codex:\nthere?", "human"),
+    ]
+    hits = backscroll_search("browser leaderboard", author="human", mode="lexical", strict=True).results
+    assert [h.text for h in hits] == ["commit the leaderboard route but not the booth guide"]
+    (listed,) = backscroll.sessions(home=backscroll_home.data)
+    assert listed.title == "commit the leaderboard route but not the booth guide"
 
 
 def test_codex_subagent_rollout_is_linked_to_parent(backscroll_home, backscroll_index):

@@ -75,11 +75,40 @@ def _author(session: SessionInfo) -> str:
     return "agent" if session.is_sidechain else "human"
 
 
+# The Codex IDE extension and desktop app put what the person was looking at before their words
+# ("# Context from my IDE setup:" with the active file and open tabs, "# In app browser:", "# Files
+# mentioned by the user:"), then this line, then what the person typed.
+REQUEST_MARKER = "## My request for Codex:"
+
+
+def split_request(text: str) -> tuple[str, str] | None:
+    """``(context, request)`` when an IDE or desktop client wrapped the person's words in its own
+    context (a Markdown heading first, then ``REQUEST_MARKER`` on a line of its own); else None. A
+    context that is only its heading ("# Context from my IDE setup:" with no file open) is ``""``. Pure."""
+    if not text.startswith("#"):
+        return None
+    at = text.find("\n" + REQUEST_MARKER)
+    if at < 0:
+        return None
+    context = text[:at].strip()
+    return (context if "\n" in context else ""), text[at + 1 + len(REQUEST_MARKER):].strip()
+
+
 def _user_records(base: str, texts: list[str], line_no: int, ts, session: SessionInfo) -> list[Record]:
+    """The person's (or, in a subagent, the parent agent's) words; injected context left out, and a
+    client's context around the words kept apart, as the harness's."""
     records = []
     for i, raw in enumerate(texts):
         text = clean_text(raw)
-        if text and not text.startswith(_INJECTED_PREFIXES):
+        if not text or text.startswith(_INJECTED_PREFIXES):
+            continue
+        parts = split_request(text)
+        if parts is not None:
+            context, text = parts
+            if context:
+                records.append(Record(f"{base}#{i}~context", "user", "text", context, line_no, ts, session.cwd,
+                                      author="harness"))
+        if text:
             records.append(Record(f"{base}#{i}", "user", "text", text, line_no, ts, session.cwd,
                                   author=_author(session)))
     return records
@@ -105,14 +134,8 @@ def response_item(payload: dict, line_no: int, ts, session: SessionInfo) -> Pars
         if not isinstance(content, list):
             raise LineError(f"message content is {type(content).__name__}, expected a list")
         if role == "user":
-            records = []
-            for i, block in enumerate(content):
-                if isinstance(block, dict) and isinstance(block.get("text"), str):
-                    text = clean_text(block["text"])
-                    if text and not text.startswith(_INJECTED_PREFIXES):
-                        records.append(Record(f"{base}#{i}", "user", "text", text, line_no, ts, cwd,
-                                              author=_author(session)))
-            return ParsedLine(records, {})
+            texts = [b["text"] if isinstance(b, dict) and isinstance(b.get("text"), str) else "" for b in content]
+            return ParsedLine(_user_records(base, texts, line_no, ts, session), {})
         records = []
         for i, block in enumerate(content):
             if isinstance(block, dict) and isinstance(block.get("text"), str):
