@@ -123,6 +123,17 @@ def test_list_newest_first_with_counts_and_titles(session_builder, backscroll_in
     assert f"backscroll show {b.session_id}" in human
 
 
+def test_list_columns_stay_aligned_whatever_the_agent_and_project_names(session_builder, backscroll_index):
+    session_builder.claude(project="planetfall-seed-signalkit-level-two", start="2026-10-01T09:00:00Z").user("a")
+    session_builder.codex(project="cli", start="2026-10-02T09:00:00Z").user("b")
+    session_builder.claude(project="shop", start="2026-10-03T09:00:00Z").user("c")
+    backscroll_index()
+    lines = [ln for ln in CliRunner().invoke(app, ["list"]).stdout.splitlines() if " rec" in ln]
+    assert len(lines) == 3
+    assert len({ln.index(" rec") for ln in lines}) == 1, lines  # the counts line up
+    assert "planetfall-seed-signalk…" in lines[-1]  # a long project name is cut, not spilled
+
+
 def test_every_search_hit_names_its_show_command(session, backscroll_home):
     r = CliRunner().invoke(app, ["search", "message", "number", "--mode", "lexical", "--limit", "3"])
     shows = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("backscroll show ")]

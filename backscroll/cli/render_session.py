@@ -73,6 +73,9 @@ def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
         out.print(Text(f"\nwhole session: backscroll show {s['session_id']}", style="dim"))
 
 
+PROJECT_WIDTH = 24  # a longer project name is cut (with …) so that the columns stay aligned
+
+
 def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
     from rich.text import Text
 
@@ -82,11 +85,16 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
     if not sessions:
         out.print("No sessions.")
         return
+    agent_width = max(len(s["agent"] or "") for s in sessions)
+    project_width = min(PROJECT_WIDTH, max(len(s["project"] or "-") for s in sessions))
     for s in sessions:
         when = local_time(s["started_at"] or s["updated_at"])
         line = Text()
         line.append(f"{when:<16}  ", style="dim")
-        line.append(f"{s['agent']:<6} {(s['project'] or '-'):<14} ", style="cyan")
+        project = s["project"] or "-"
+        if len(project) > project_width:
+            project = project[:project_width - 1] + "…"
+        line.append(f"{s['agent'] or '':<{agent_width}} {project:<{project_width}} ", style="cyan")
         line.append(f"{s['records']:>5} rec", style="dim")
         line.append(f" {s['echoes']:>3} echo  " if s["echoes"] else "           ", style="magenta")
         line.append(("↳ " if s["is_sidechain"] else "") + (s["title"] or "(untitled)"))
