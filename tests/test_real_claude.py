@@ -577,3 +577,20 @@ def test_reasoning_ranks_below_an_answer_with_the_same_words(session_builder, ba
     hits = backscroll_search("deploy migration lock timed out", mode="lexical").results
     kinds = [h.content_type for h in hits]
     assert kinds.index("text") < kinds.index("reasoning")
+
+
+def test_hook_notices_are_known_attachments_that_hold_nothing_to_index():
+    # Seen in real 2.1.18x sessions with a SessionStart hook and a Stop hook: `status` listed them as
+    # entry types it did not understand.
+    from backscroll.ingest.sources import claude
+    from backscroll.types import SessionInfo
+
+    info = SessionInfo("s", "claude")
+    for att in ({"type": "hook_system_message", "content": "Entire CLI will link this conversation to a commit.",
+                 "hookName": "SessionStart:startup", "hookEvent": "SessionStart"},
+                {"type": "hook_cancelled", "hookName": "Stop", "hookEvent": "Stop", "command": "entire hooks stop"}):
+        parsed = claude.parse_line({"type": "attachment", "attachment": att, "uuid": "u1", "sessionId": "s",
+                                    "timestamp": "2026-06-23T22:20:25.283Z"}, 3, info)
+        assert (parsed.records, parsed.unknown) == ([], None), att["type"]
+    assert claude.parse_line({"type": "attachment", "attachment": {"type": "brand_new"}}, 4, info).unknown \
+        == "attachment/brand_new"

@@ -51,6 +51,7 @@ KNOWN_SKIPPED = {
 # Attachments the harness adds to a turn (reminders, hook output, file contents): not the person's words.
 KNOWN_ATTACHMENTS = {
     "hook_success", "hook_non_blocking_error", "hook_blocking_error", "hook_additional_context", "hook_progress",
+    "hook_system_message", "hook_cancelled",
     "todo_reminder", "task_reminder", "task_status", "deferred_tools_delta", "auto_mode", "plan_mode",
     "plan_mode_exit", "agent_listing_delta", "command_permissions", "edited_text_file", "mcp_instructions_delta",
     "nested_memory", "skill_listing", "date_change", "read_truncation_notice", "file", "compact_file_reference",
