@@ -8,8 +8,19 @@ session-event types (read Dec 2026): every line is ``{type, id, timestamp, paren
 ``assistant.message`` (``content``, ``toolRequests[] {toolCallId, name, arguments}``,
 ``reasoningText``), ``assistant.reasoning`` (``content``) and ``tool.execution_complete``
 (``toolCallId``, ``success``, ``result.content``, ``error.message``) become records; the ``bash`` and
-``powershell`` tools are shell calls. ``workspace.yaml`` beside ``events.jsonl`` gives the title
-(``summary:``). The log is read whole when it changes.
+``powershell`` tools are shell calls. ``session.compaction_complete`` (``summaryContent``) is stored once,
+as a ``summary``. ``workspace.yaml`` beside ``events.jsonl`` gives the title (``summary:``). The log is
+read whole when it changes.
+
+Who wrote a ``user.message`` (``author``), from real 1.0.74 logs: ``source: "system"`` is the CLI's own
+(the deferred-tools ``<system_reminder>``), the harness's; ``source: "agent-<session id>"`` is the main
+agent's brief to a subagent started by its ``task`` tool, the agent's. A subagent's events (its brief,
+replies, calls) carry a top-level ``agentId`` (the ``task`` call's id, ``data.parentToolCallId`` on its
+replies and calls) and are interleaved with the main conversation's; they stay in this session. What
+the person typed has no ``source``, including the ``session resumed.`` they type after ``--resume``
+(the ``userPromptSubmitted`` hook fires for it, like any prompt). ``content`` is what was written;
+``transformedContent``, the same text wrapped in what the CLI injects (``<current_datetime>``,
+``<tools_changed_notice>``, ``<system_reminder>``), is not read.
 
 **VS Code Copilot Chat** (``<editor>/User/workspaceStorage/<hash>/chatSessions/``, and
 ``<editor>/User/globalStorage/emptyWindowChatSessions/`` for windows with no folder): one session
@@ -100,6 +111,16 @@ def session_for(path: Path) -> SessionInfo:
 
 # -- the CLI's event log ---------------------------------------------------------------------------
 
+def _user_author(event: dict, data: dict) -> str:
+    """Who wrote a ``user.message`` (see the module docstring): the CLI, the main agent, or the person."""
+    source = _s(data.get("source"))
+    if source == "system":
+        return "harness"
+    if source.startswith("agent-") or _s(event.get("agentId")):
+        return "agent"
+    return "human"
+
+
 def cli_records(lines: list[bytes], base: SessionInfo) -> tuple[SessionInfo, list[Record], list[tuple[int, str]]]:
     records: list[Record] = []
     skipped: list[tuple[int, str]] = []
@@ -129,7 +150,11 @@ def cli_records(lines: list[bytes], base: SessionInfo) -> tuple[SessionInfo, lis
         elif kind == "user.message":
             text = clean_text(_s(data.get("content")))
             if text:
-                records.append(Record(f"{rid}#0", "user", "text", text, n, ts, cwd))
+                records.append(Record(f"{rid}#0", "user", "text", text, n, ts, cwd, author=_user_author(ev, data)))
+        elif kind == "session.compaction_complete":
+            text = _s(data.get("summaryContent")).strip()
+            if text:
+                records.append(Record(f"{rid}#0", "assistant", "summary", text, n, ts, cwd))
         elif kind == "assistant.reasoning":
             text = _s(data.get("content")).strip()
             if text:
