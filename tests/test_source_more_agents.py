@@ -273,6 +273,51 @@ def test_cline_family_ui_messages(indexed, agent):
     assert (s["project"], s["title"]) == ("shop", "The nightly export job times out on large accounts. Find out why.")
 
 
+@pytest.mark.parametrize("agent", ["cline", "roo", "kilo"])
+def test_cline_auto_approved_task_opened_by_a_text_message(indexed, agent):
+    """Opening prompt written as the first ``say: text``; auto-approved ``say`` commands, tools and MCP requests."""
+    task = str(1767000000000 + ["cline", "roo", "kilo"].index(agent))
+    recs = [r for r in by_agent(indexed, agent) if r["session_id"] == task]
+    assert kinds(recs) == [
+        ("user", "text", None, "The CSV importer rejects files that Excel saved with a BOM. Fix it."),
+        ("assistant", "text", None, "I'll read how the importer opens the file."),
+        ("tool", "tool", "readFile", "readFile\npath: importer/csv_reader.py"),
+        ("assistant", "text", None, "The reader opens files as utf-8, which keeps the BOM in the first header name."),
+        ("tool", "tool", "execute_command", "python -m pytest tests/test_csv_reader.py -q"),
+        ("tool", "tool", "execute_command",
+         "FAILED tests/test_csv_reader.py::test_bom_header - KeyError: 'date'\n1 failed, 1 passed in 0.12s"),
+        ("tool", "tool", "mcp:pydocs/lookup", 'mcp:pydocs/lookup\n{"codec": "utf-8-sig"}'),
+        ("tool", "tool", "mcp:pydocs/lookup",
+         "utf-8-sig: a UTF-8 BOM at the start of the data is skipped when decoding."),
+        ("tool", "tool", "editedExistingFile", "editedExistingFile\npath: importer/csv_reader.py"),
+        ("user", "text", None, "Check the notes on earlier encoding fixes too."),
+        ("tool", "tool", "execute_command", 'backscroll search "utf-8-sig importer"'),
+        ("tool", "tool", "execute_command", "1. [assistant] opened the bank statement export with utf-8-sig"),
+        ("assistant", "text", None, "The importer now opens files as utf-8-sig, so a BOM no longer ends up in the "
+                                    "first header."),
+    ]
+    assert [r["author"] for r in recs if r["role"] == "user"] == ["human", "human"]
+    assert [r["is_call"] for r in recs if r["role"] == "tool"] == [1, 1, 0, 1, 0, 1, 1, 0]
+    assert_paired(recs)
+    assert [r["is_echo"] for r in recs][-3:] == [1, 1, 0]
+    s = sessions(indexed, agent)[task]
+    assert (s["project"], s["title"]) == ("ledger", recs[0]["text"])
+
+
+def test_cline_only_the_first_text_before_any_request_is_the_task():
+    """A first ``say: text`` without ``conversationHistoryIndex`` (older files) opens the task; one that
+    answers a request (index 0 or more), or any later text, is the assistant's."""
+    base = SessionInfo("t", "cline")
+    older = [{"ts": 1, "type": "say", "say": "text", "text": "Add a dark theme."},
+             {"ts": 2, "type": "say", "say": "text", "text": "Adding a dark theme."}]
+    records, _cwd, title = cline.ui_records(older, base)
+    assert [(r.role, r.text) for r in records] == [("user", "Add a dark theme."), ("assistant", "Adding a dark theme.")]
+    assert title == "Add a dark theme."
+    answering = [{"ts": 1, "type": "say", "say": "text", "text": "Adding a dark theme.", "conversationHistoryIndex": 0}]
+    records, _cwd, title = cline.ui_records(answering, base)
+    assert [(r.role, title) for r in records] == [("assistant", None)]
+
+
 def test_cline_task_with_only_api_history(indexed):
     recs = [r for r in by_agent(indexed, "cline") if r["session_id"] == "1760000999000"]
     assert kinds(recs) == [

@@ -14,7 +14,12 @@ CLI keep tasks in ``~/.cline/data/tasks`` (``$CLINE_DATA_DIR``, or ``$CLINE_DIR/
 Records from ``ui_messages.json``: the task and user feedback (user), text and completion results
 (assistant), reasoning (``content_type="reasoning"``), commands (``execute_command`` calls whose output
 is the ``command_output`` messages that follow), other tool and MCP requests (calls; MCP responses are
-their results). API request bookkeeping, errors, checkpoints and partial messages are not records.
+their results). A command, tool or MCP request is an ``ask`` when it waited for approval and a ``say``
+when it was auto-approved; both are calls. The task is the first message: ``say: "task"`` since Cline
+3.57 (Feb 2026), before that (and in Roo and Kilo) ``say: "text"``, told from the assistant's texts by
+being first and written before any API request (``conversationHistoryIndex`` -1; Cline's webview
+likewise takes ``messages[0]`` as the task). API request bookkeeping, errors, checkpoints and partial
+messages are not records.
 A folder with only ``api_conversation_history.json`` is read from that instead (text, ``tool_use`` and
 ``tool_result`` blocks). The project comes from the ``# Current Working Directory (...)`` line Cline
 puts in its environment details; the title is the task's first line.
@@ -111,6 +116,16 @@ def _str(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _opens_task(n: int, msg: dict, kind: str) -> bool:
+    """Whether message ``n`` (1-based) is the task's opening prompt: a ``task`` message, or the first
+    message written as ``text`` before the first API request (the assistant's texts answer one, so
+    their ``conversationHistoryIndex`` is 0 or more; files older than that field lack it)."""
+    if kind == "task":
+        return True
+    return (n == 1 and kind == "text" and msg.get("type") == "say"
+            and msg.get("conversationHistoryIndex", -1) == -1)
+
+
 def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str | None, str | None]:
     """Records, the working directory and the title of a ``ui_messages.json`` array."""
     records: list[Record] = []
@@ -146,10 +161,10 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
             found = _CWD.search(_str((_json(text) or {}).get("request")))
             if found and cwd is None:
                 cwd = found.group(1).strip()
-        elif kind in ("task", "user_feedback"):
+        elif _opens_task(n, msg, kind) or kind == "user_feedback":
             body = clean_text(text)
             if body:
-                if kind == "task" and title is None:
+                if kind != "user_feedback" and title is None:
                     title = body.splitlines()[0][:120]
                 records.append(Record(f"{rid}#0", "user", "text", body, n, ts, cwd))
         elif kind in ("text", "completion_result", "plan_mode_respond", "act_mode_respond", "followup"):
@@ -165,13 +180,13 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
         elif kind == "reasoning":
             if text.strip():
                 records.append(Record(f"{rid}#0", "assistant", "reasoning", text.strip(), n, ts, cwd))
-        elif kind == "command" and msg.get("type") == "ask":
+        elif kind == "command":
             command = text.strip()
             if command:
                 records.append(Record(f"{rid}#0", "tool", "tool", command, n, ts, cwd, SHELL_TOOL, rid,
                                       command=command))
                 last_command = rid
-        elif kind in ("tool", "use_mcp_server") and msg.get("type") == "ask":
+        elif kind in ("tool", "use_mcp_server"):
             obj = _json(text) or {}
             if kind == "use_mcp_server":
                 name = f"mcp:{_str(obj.get('serverName'))}/{_str(obj.get('toolName'))}"
