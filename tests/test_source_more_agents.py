@@ -290,6 +290,8 @@ def test_cline_auto_approved_task_opened_by_a_text_message(indexed, agent):
         ("tool", "tool", "mcp:pydocs/lookup",
          "utf-8-sig: a UTF-8 BOM at the start of the data is skipped when decoding."),
         ("tool", "tool", "editedExistingFile", "editedExistingFile\npath: importer/csv_reader.py"),
+        ("tool", "tool", "editedExistingFile",  # the edit's diff is its output: what changed is searchable
+         "------- SEARCH\nencoding='utf-8'\n=======\nencoding='utf-8-sig'\n+++++++ REPLACE"),
         ("user", "text", None, "Check the notes on earlier encoding fixes too."),
         ("tool", "tool", "execute_command", 'backscroll search "utf-8-sig importer"'),
         ("tool", "tool", "execute_command", "1. [assistant] opened the bank statement export with utf-8-sig"),
@@ -297,7 +299,7 @@ def test_cline_auto_approved_task_opened_by_a_text_message(indexed, agent):
                                     "first header."),
     ]
     assert [r["author"] for r in recs if r["role"] == "user"] == ["human", "human"]
-    assert [r["is_call"] for r in recs if r["role"] == "tool"] == [1, 1, 0, 1, 0, 1, 1, 0]
+    assert [r["is_call"] for r in recs if r["role"] == "tool"] == [1, 1, 0, 1, 0, 1, 0, 1, 0]
     assert_paired(recs)
     assert [r["is_echo"] for r in recs][-3:] == [1, 1, 0]
     s = sessions(indexed, agent)[task]

@@ -13,13 +13,13 @@ CLI keep tasks in ``~/.cline/data/tasks`` (``$CLINE_DATA_DIR``, or ``$CLINE_DIR/
 
 Records from ``ui_messages.json``: the task and user feedback (user), text and completion results
 (assistant), reasoning (``content_type="reasoning"``), commands (``execute_command`` calls whose output
-is the ``command_output`` messages that follow), other tool and MCP requests (calls; MCP responses are
-their results). A command, tool or MCP request is an ``ask`` when it waited for approval and a ``say``
-when it was auto-approved; both are calls. The task is the first message: ``say: "task"`` since Cline
-3.57 (Feb 2026), before that (and in Roo and Kilo) ``say: "text"``, told from the assistant's texts by
-being first and written before any API request (``conversationHistoryIndex`` -1; Cline's webview
-likewise takes ``messages[0]`` as the task). API request bookkeeping, errors, checkpoints and partial
-messages are not records.
+is the ``command_output`` messages that follow), other tool and MCP requests (calls; what a tool
+found or wrote, and MCP responses, are their results). A command, tool or MCP request is an ``ask``
+when it waited for approval and a ``say`` when it was auto-approved; both are calls. The task is the
+first message: ``say: "task"`` since Cline 3.57 (Feb 2026), before that (and in Roo and Kilo)
+``say: "text"``, told from the assistant's texts by being first and written before any API request
+(``conversationHistoryIndex`` -1; Cline's webview likewise takes ``messages[0]`` as the task). API
+request bookkeeping, errors, checkpoints and partial messages are not records.
 A folder with only ``api_conversation_history.json`` is read from that instead (text, ``tool_use`` and
 ``tool_result`` blocks). The project comes from the ``# Current Working Directory (...)`` line Cline
 puts in its environment details; the title is the task's first line.
@@ -112,6 +112,12 @@ def _json(text: object) -> dict | None:
     return obj if isinstance(obj, dict) else None
 
 
+# A tool message's fields that are not its arguments: its name, what it read, found or wrote (stored as
+# its output: a file's text, search results, a diff) and Cline's own bookkeeping.
+_NOT_ARGUMENTS = ("tool", "content", "diff", "operationIsLocatedInWorkspace")
+_CONTENT_IS_PATH = {"readFile"}  # its ``content`` is the file's absolute path, not what was read
+
+
 def _str(value: object) -> str:
     return value if isinstance(value, str) else ""
 
@@ -193,8 +199,12 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
                 body = _str(obj.get("arguments"))
             else:
                 name = _str(obj.get("tool")) or "tool"
-                body = render_input({k: v for k, v in obj.items() if k not in ("tool", "content", "diff")})
+                body = render_input({k: v for k, v in obj.items() if k not in _NOT_ARGUMENTS})
             records.append(Record(f"{rid}#0", "tool", "tool", f"{name}\n{body}".strip(), n, ts, cwd, name, rid))
+            result = "" if kind != "tool" or name in _CONTENT_IS_PATH else \
+                (_str(obj.get("content")) or _str(obj.get("diff"))).strip()
+            if result:  # what the tool read, found or wrote: its output
+                records.append(Record(f"{rid}#1", "tool", "tool", result, n, ts, cwd, None, rid))
             last_mcp = rid if kind == "use_mcp_server" else last_mcp
         elif kind == "mcp_server_response" and last_mcp and text.strip():
             records.append(Record(f"{last_mcp}#1", "tool", "tool", text.strip(), n, ts, cwd, None, last_mcp))
