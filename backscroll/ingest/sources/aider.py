@@ -4,8 +4,20 @@ Read from aider 0.86.3.dev (Aider-AI/aider ``aider/io.py``, ``aider/commands.py`
 ``aider/reasoning_tags.py``, May 2026). Aider appends Markdown to the file in the directory it runs
 in (the repository root): ``# aider chat started at YYYY-MM-DD HH:MM:SS`` opens a session, every
 user input line is written as ``#### <line>``, its own notes and command output as ``> `` lines (a
-note of several lines has only its first line quoted), and the model's reply as plain prose. A
-reply with reasoning holds it between ``► **THINKING**`` and ``► **ANSWER**`` rulers.
+note of several lines has only its first line quoted), and the model's reply as plain prose, raw:
+reasoning a model streams is opened by Aider's own ``<thinking-content-<hash>>`` tag and closed by
+that tag or the model's (``</think>``), and a model that writes its thoughts in its answer leaves
+``<think>`` (or ``<thinking>``, ``<reasoning>``) tags there. A reply cut short (Ctrl-C) before the
+closing tag is all reasoning. The ``► **THINKING**`` / ``► **ANSWER**`` rulers Aider prints on screen
+are read too.
+
+Not everything after ``####`` was typed by the person. Aider logs a question it answered itself
+from an earlier "(A)ll" as ``#### <question>: all``, then as every answer, ``> <question>: a``; it
+logs ``/ask``, ``/code``, ``/architect`` and ``/context`` messages a second time, without the
+prefix, when the new mode takes them; and it hands the architect's plan (the reply just logged) to
+its editor model as input. These echoes are dropped: the question and its answer stay once, in
+Aider's note; the message and the plan once, as the person's and the model's. (``/help QUESTION``
+logs the question wrapped in Aider's help text; that stays user text.)
 
 Aider keeps no per-user directory of sessions, so nothing is read by default: ``[roots] aider`` lists
 the directories whose repositories are searched (``aider = ["~/code", "~/work"]``), or
@@ -16,9 +28,13 @@ Records: user inputs (``/ask``, ``/code``, ``/architect`` prefixes dropped), ass
 their reasoning (``content_type="reasoning"``), and tool records: ``/run CMD`` and ``!CMD`` are calls
 of the ``run`` tool whose quoted lines are the result (aider logs only its notes about the run, such
 as "Added 3 lines of output to the chat", not the output itself); other ``/commands`` are calls named
-for the command; quoted lines that follow no command (edits applied, commits, token counts) are tool
-output. Each session is one unit keyed ``<file>#<start>``; only the sessions from the last one read
-onwards are read again when the file grows.
+for the command; ``/copy-context MESSAGE`` (the context and the message go to the clipboard, for a
+chat elsewhere) is the person's message as user text and a bare ``/copy-context`` call. Aider's own
+notes are tool output (a ``tool`` record without a tool name, the result of the command they follow,
+if any): the start-up banner, warnings, confirmation questions with the answer given, token counts,
+edits applied, commits. Being no one's words to the model, they are not user text (``author`` is
+for user text only). Each session is one unit keyed ``<file>#<start>``; only the sessions from the
+last one read onwards are read again when the file grows.
 """
 
 from __future__ import annotations
@@ -35,7 +51,17 @@ SHELL_TOOL = "run"
 SHELL_TOOLS = {SHELL_TOOL}
 _START = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})\s*$")
 _ASK = re.compile(r"^/(ask|code|architect|context|help)\s+", re.IGNORECASE)
-_THINKING = re.compile(r"-{3,}\s*\n► \*\*THINKING\*\*\s*\n(.*?)\n-{3,}\s*\n► \*\*ANSWER\*\*\s*\n?", re.DOTALL)
+_RULERS = re.compile(r"-{3,}\s*\n► \*\*THINKING\*\*\s*\n(.*?)\n-{3,}\s*\n► \*\*ANSWER\*\*\s*\n?", re.DOTALL)
+# Aider's own tag (``REASONING_TAG`` in aider/reasoning_tags.py) and the ones models write themselves.
+_REASONING_TAGS = r"thinking-content-[0-9a-f]+|think|thinking|reasoning"
+_OPENING_TAG = re.compile(rf"\s*<(?:{_REASONING_TAGS})>")
+_CLOSING_TAG = re.compile(rf"</(?:{_REASONING_TAGS})>")
+# A closing tag alone on its line with no opening one: the model's template opened the thought.
+_LONE_CLOSING_TAG = re.compile(rf"^[ \t]*</(?:{_REASONING_TAGS})>[ \t]*$", re.MULTILINE)
+# confirm_ask's options and default, then the answer: "Add file to the chat? (Y)es/(N)o [Yes]: y".
+_CONFIRMATION = re.compile(r"\(Y\)es/\(N\)o(?:/\(A\)ll)?(?:/\(S\)kip all)?(?:/\(D\)on't ask again)?"
+                           r" \[[^\]\n]*\]: ?\S*$")
+_COPY_CONTEXT = re.compile(r"^/copy-context\s+", re.IGNORECASE)
 
 
 def default_root(env):
@@ -90,6 +116,32 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
     return out
 
 
+def split_reasoning(reply: str) -> tuple[str, str]:
+    """``(reasoning, answer)`` of one reply as Aider logged it; the reasoning is empty when there is none."""
+    rulers = _RULERS.search(reply + "\n")
+    if rulers:
+        return rulers.group(1).strip(), (reply[:rulers.start()] + reply[rulers.end():]).strip()
+    opening = _OPENING_TAG.match(reply)
+    if opening:
+        closing = _CLOSING_TAG.search(reply, opening.end())
+        if not closing:
+            return reply[opening.end():].strip(), ""  # cut short while thinking
+        return reply[opening.end():closing.start()].strip(), reply[closing.end():].strip()
+    closing = _LONE_CLOSING_TAG.search(reply)
+    if closing:
+        return reply[:closing.start()].strip(), reply[closing.end():].strip()
+    return "", reply.strip()
+
+
+def is_aiders_own_answer(user_text: str) -> bool:
+    """A ``####`` line that is a confirmation question with its answer: Aider answered it itself."""
+    return "\n" not in user_text and _CONFIRMATION.search(user_text) is not None
+
+
+def _same_text(a: str, b: str) -> bool:
+    return [line.rstrip() for line in a.strip().splitlines()] == [line.rstrip() for line in b.strip().splitlines()]
+
+
 def session_records(lines: list[str], first_line: int, session: SessionInfo,
                     ts: str | None) -> tuple[list[Record], str | None]:
     """The records of one session's lines (after its header) and its title."""
@@ -97,6 +149,9 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
     title = None
     call: str | None = None
     cwd = session.cwd
+    # What Aider may log again as the next input: an /ask-style message (the new mode takes it), or
+    # the answer just given (an architect's plan, which the editor model takes).
+    relogged: str | None = None
     for kind, n, body in _blocks(lines):
         line = first_line + n - 1
         rid = f"{session.session_id}:{line}"
@@ -105,7 +160,10 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
             continue
         if kind == "user":
             call = None
-            if text == "<blank>":
+            expected, relogged = relogged, None
+            if text == "<blank>" or is_aiders_own_answer(text):
+                continue
+            if expected is not None and _same_text(text, expected):
                 continue
             command = None
             if text.startswith("!"):
@@ -116,12 +174,21 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
                 records.append(Record(f"{rid}#0", "tool", "tool", command, line, ts, cwd, SHELL_TOOL, rid,
                                       command=command))
                 call = rid
+            elif _COPY_CONTEXT.match(text):
+                message = _COPY_CONTEXT.sub("", text, count=1).strip()
+                title = title or message.splitlines()[0][:120]
+                records.append(Record(f"{rid}#0", "user", "text", message, line, ts, cwd))
+                records.append(Record(f"{rid}#1", "tool", "tool", "/copy-context", line, ts, cwd, "/copy-context", rid))
+                call = rid
             elif text.startswith("/") and not _ASK.match(text):
                 name = text.split()[0]
                 records.append(Record(f"{rid}#0", "tool", "tool", text, line, ts, cwd, name, rid))
                 call = rid
             else:
+                asked = _ASK.match(text)
                 text = _ASK.sub("", text, count=1).strip()
+                if asked and asked.group(1).lower() != "help":
+                    relogged = text
                 if text:
                     title = title or text.splitlines()[0][:120]
                     records.append(Record(f"{rid}#0", "user", "text", text, line, ts, cwd))
@@ -130,14 +197,12 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
             call = None
         else:
             call = None
-            thinking = _THINKING.search(text + "\n")
-            if thinking:
-                reasoning = thinking.group(1).strip()
-                if reasoning:
-                    records.append(Record(f"{rid}#r", "assistant", "reasoning", reasoning, line, ts, cwd))
-                text = (text[:thinking.start()] + text[thinking.end():]).strip()
-            if text:
-                records.append(Record(f"{rid}#0", "assistant", "text", text, line, ts, cwd))
+            reasoning, answer = split_reasoning(text)
+            if reasoning:
+                records.append(Record(f"{rid}#r", "assistant", "reasoning", reasoning, line, ts, cwd))
+            if answer:
+                records.append(Record(f"{rid}#0", "assistant", "text", answer, line, ts, cwd))
+                relogged = answer
     return records, title
 
 

@@ -1,0 +1,147 @@
+"""Aider: what is the person's, the model's and Aider's own in a chat history, on real files.
+
+tests/data/real/aider holds two histories other projects committed (see its ORIGIN.md): mozgoslav
+(Aider 0.86.2 streaming a model's reasoning inside ``<thinking-content-…>`` tags, and "(A)ll"
+confirmations Aider answered itself) and zen-mcp-server (start-up banners, ``/copy-context``).
+tests/data/aider/relogs is hand-written from Aider's source: ``<think>`` tags, a lone ``</think>``, and
+the messages Aider writes a second time (``/ask``, ``/architect`` and the architect's plan).
+What each should give is counted from the file here, independently of the reader.
+"""
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import REAL, rows
+
+from backscroll.ingest.sources import aider
+
+DATA = Path(__file__).resolve().parent / "data"
+HISTORY = ".aider.chat.history.md"
+CONFIRMATION = re.compile(r"\(Y\)es/\(N\)o.*\[\w+\]: ?\w*$")
+
+
+@pytest.fixture
+def indexed(backscroll_home, backscroll_index):
+    """The real histories and the hand-written one, each in its repository under a configured root."""
+    code = backscroll_home.home / "code"
+    for repo, source in [("mozgoslav", REAL / "aider" / "mozgoslav"),
+                         ("zen-mcp-server", REAL / "aider" / "zen-mcp-server"),
+                         ("webcache", DATA / "aider" / "relogs")]:
+        (code / repo).mkdir(parents=True)
+        shutil.copyfile(source / HISTORY, code / repo / HISTORY)
+    backscroll_home.data.mkdir(parents=True, exist_ok=True)
+    (backscroll_home.data / "config.toml").write_text(f'[roots]\naider = ["{code}"]\n')
+    out = backscroll_index(embed=False)
+    assert out.report.lines_skipped == 0, out.report
+    return backscroll_home
+
+
+def records_of(bh, repo: str) -> list[dict]:
+    return rows(bh, "SELECT r.* FROM records r JOIN sessions s USING (session_id) WHERE r.agent = 'aider' "
+                    "AND s.cwd LIKE ? ORDER BY r.id", (f"%/{repo}",))
+
+
+def lines_of(path: Path) -> list[str]:
+    return path.read_text().split("\n")
+
+
+def test_streamed_reasoning_is_reasoning_and_the_answer_is_text(indexed):
+    lines = lines_of(REAL / "aider" / "mozgoslav" / HISTORY)
+    opened = sum(line.startswith("<thinking-content-") for line in lines)
+    closed = sum(line.startswith("</thinking-content-") for line in lines)
+    assert (opened, closed) == (8, 6)  # two replies were cut short (Ctrl-C) while thinking
+    recs = records_of(indexed, "mozgoslav")
+    reasoning = [r for r in recs if r["content_type"] == "reasoning"]
+    answers = [r for r in recs if r["role"] == "assistant" and r["content_type"] == "text"]
+    assert (len(reasoning), len(answers)) == (opened, closed)
+    assert all(r["role"] == "assistant" and r["text"].startswith(("Here's a thinking process:", "- [... trimmed"))
+               for r in reasoning)
+    assert not [r for r in recs if "thinking-content" in r["text"]]
+    assert answers[0]["text"].startswith("Привет! Готов к работе.")
+    # reasoning and answer of one reply share its line and come in that order
+    first = [(r["content_type"], r["line"]) for r in recs if r["role"] == "assistant"][:2]
+    assert first == [("reasoning", 42), ("text", 42)]
+
+
+def test_confirmations_aider_answered_itself_are_not_the_persons_words(indexed):
+    lines = lines_of(REAL / "aider" / "mozgoslav" / HISTORY)
+    echoes = [line for line in lines if line.startswith("#### ") and CONFIRMATION.search(line.rstrip())]
+    noted = [line[2:].strip() for line in lines if line.startswith("> ") and CONFIRMATION.search(line.rstrip())]
+    assert (len(echoes), len(noted)) == (8, 16)
+    recs = records_of(indexed, "mozgoslav")
+    assert [r["text"] for r in recs if r["role"] == "user"] == [
+        "hi", "hi", "сам запроси доступ к файлам", "Ты зациклился. Удалось понять причину бага?",
+        "Мы работали над задачей"]
+    assert {r["author"] for r in recs if r["role"] == "user"} == {"human"}
+    # each question with its answer is stored once, in Aider's notes
+    tool_text = "\n".join(r["text"] for r in recs if r["role"] == "tool")
+    assert sum(tool_text.count(q) for q in set(noted)) == len(noted)
+    assert "[Yes]: all" not in tool_text
+
+
+def test_aiders_own_notes_are_tool_output_and_keep_every_line(indexed):
+    for repo in ("mozgoslav", "zen-mcp-server"):
+        recs = records_of(indexed, repo)
+        tool_text = "\n".join(r["text"] for r in recs if r["role"] == "tool")
+        noted = [line[2:].strip() for line in lines_of(REAL / "aider" / repo / HISTORY) if line.startswith("> ")]
+        assert [n for n in noted if n and n not in tool_text] == [], repo
+        banners = [r for r in recs if "Aider v0.86" in r["text"]]
+        assert banners and all((r["role"], r["content_type"], r["tool_name"], r["author"], r["is_call"])
+                               == ("tool", "tool", None, None, 0) for r in banners), repo
+    zen = records_of(indexed, "zen-mcp-server")
+    first = zen[0]
+    assert (first["role"], first["tool_name"], first["text"]) == ("tool", None,
+                                                                  "You can skip this check with --no-gitignore")
+
+
+def test_copy_context_message_is_the_persons_question(indexed):
+    lines = lines_of(REAL / "aider" / "zen-mcp-server" / HISTORY)
+    asked = [line[len("#### /copy-context "):].strip() for line in lines if line.startswith("#### /copy-context ")]
+    assert len(asked) == 5
+    recs = records_of(indexed, "zen-mcp-server")
+    users = [r for r in recs if r["role"] == "user"]
+    assert [r["text"] for r in users] == asked
+    assert {r["author"] for r in users} == {"human"}
+    calls = [r for r in recs if r["tool_name"] == "/copy-context" and r["is_call"]]
+    assert [(r["text"], r["line"]) for r in calls] == [("/copy-context", u["line"]) for u in users]
+    outputs = [r for r in recs if r["tool_call_id"] in {c["tool_call_id"] for c in calls} and not r["is_call"]]
+    assert len(outputs) == 5 and all("Copied code context to clipboard." in r["text"] for r in outputs)
+    titles = {s["title"] for s in rows(indexed, "SELECT title FROM sessions WHERE cwd LIKE '%/zen-mcp-server'")}
+    assert asked[0] in titles
+
+
+def test_think_tags_and_messages_aider_writes_twice(indexed):
+    recs = records_of(indexed, "webcache")
+    got = [(r["role"], r["content_type"], r["text"]) for r in recs if r["role"] != "tool"]
+    assert got == [
+        ("user", "text", "why is the cache key missing the locale?"),
+        ("assistant", "reasoning", "The key is built from the request path only."),
+        ("assistant", "text", "`cache_key()` hashes the path only, so every locale shares one entry; "
+                              "add the locale to the key."),
+        ("user", "text", "add the locale to the cache key"),
+        ("assistant", "text", "Change `cache_key(path)` to `cache_key(path, locale)` in cache.py\n"
+                              "and pass `request.locale` from the view."),
+        ("assistant", "text", "cache.py\n```python\n<<<<<<< SEARCH\ndef cache_key(path):\n=======\n"
+                              "def cache_key(path, locale):\n>>>>>>> REPLACE\n```"),
+        ("user", "text", "does the old key still work after the change?"),
+        ("assistant", "reasoning", "Old entries were stored under the path alone."),
+        ("assistant", "text", "No: entries under the old key are missed once and expire within the hour."),
+    ]
+
+
+@pytest.mark.parametrize(("reply", "reasoning", "answer"), [
+    ("<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nplan\n\n</thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>"
+     "\n\n\n\nanswer", "plan", "answer"),
+    ("<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nplan\n\n</think>\n\nanswer", "plan", "answer"),
+    ("<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nstill thinking when cut", "still thinking when cut", ""),
+    ("<think>\nplan\n</think>\nanswer", "plan", "answer"),
+    ("plan\n</think>\n\nanswer", "plan", "answer"),
+    ("--------------\n► **THINKING**\n\nplan\n\n------------\n► **ANSWER**\n\nanswer", "plan", "answer"),
+    ("Wrap the thought in `<think>` tags, closed by `</think>`.", "", "Wrap the thought in `<think>` tags, closed by "
+                                                                        "`</think>`."),
+], ids=["aider-tag", "closed-by-the-models-tag", "cut-short", "think-tag", "lone-closing-tag", "rulers",
+        "tags-mentioned-in-the-answer"])
+def test_split_reasoning(reply, reasoning, answer):
+    assert aider.split_reasoning(reply) == (reasoning, answer)
