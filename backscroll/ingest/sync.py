@@ -36,8 +36,10 @@ COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each 
 # Bumped when a parser reads the same lines differently: every file is read again from the start,
 # re-emitted records replace their earlier versions (2: authors, reasoning, summaries, sidechains;
 # 3: OpenCode subagent prompts are the parent agent's; Cursor and Copilot fixes from real files;
-# 4: Claude Code's IDE context, <ide_selection> and its kin, is the harness's).
-PARSE_VERSION = 4
+# 4: Claude Code's IDE context, <ide_selection> and its kin, is the harness's; 5: fixes from real files
+# of Claude Code (queue-line prompts, hook stops), Codex desktop and IDE context, Copilot CLI authors
+# and compaction summaries, Cline auto-approved calls and opening prompts, Aider reasoning and echoes).
+PARSE_VERSION = 5
 
 
 def _now() -> str:
