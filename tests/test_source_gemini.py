@@ -269,6 +269,41 @@ def test_subagent_is_a_session_linked_to_its_parent(backscroll_home, backscroll_
     assert all(r["is_sidechain"] == 1 and r["parent_session_id"] == MAIN_SID for r in sub)
 
 
+def test_older_subagent_file_under_its_parents_id_is_a_session_of_its_own(backscroll_home, backscroll_index):
+    # Seen in real Gemini CLI files of March 2026: a subagent run (codebase_investigator, cli_help) is
+    # its own session-*.json beside the parent's, "kind": "subagent", with the parent's sessionId and a
+    # summary of its own. It was merged into the parent, which became a "subagent" titled by the child.
+    sid = "ea9f470a-1c2d-4e5f-8a9b-0c1d2e3f4a5b"
+    folder = "2d33ff91aa8e4c1b9f0e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7c6b5a49382/chats"
+
+    def message(n, kind, text):
+        return {"id": f"m{n}", "timestamp": f"2026-03-21T03:{20 + n:02d}:00.000Z", "type": kind, "content": text}
+
+    main = {"sessionId": sid, "projectHash": "x", "startTime": "2026-03-21T03:21:00.000Z", "kind": "main",
+            "messages": [message(1, "user", "audit the installer for hard-coded home paths"),
+                         message(2, "gemini", "I'll ask an investigator to map the install scripts.")]}
+    sub = {"sessionId": sid, "projectHash": "x", "startTime": "2026-03-21T03:42:00.000Z", "kind": "subagent",
+           "summary": "Map the install scripts",
+           "messages": [message(3, "user", "Your task is to map every install script and the paths it writes."),
+                        message(4, "gemini", "setup.sh writes ~/.aim; install.py hard-codes /home/kingb."),
+                        message(5, "user", "You have exceeded the maximum number of turns. You have one final "
+                                           "chance to complete the task with a short grace period.")]}
+    install(backscroll_home, f"{folder}/session-2026-03-21T03-21-ea9f470a.json", json.dumps(main).encode())
+    install(backscroll_home, f"{folder}/session-2026-03-21T03-42-ea9f470a.json", json.dumps(sub).encode())
+    backscroll_index()
+    sessions = {s["session_id"]: s for s in rows(backscroll_home, "SELECT * FROM sessions")}
+    child_id = f"{sid}:session-2026-03-21T03-42-ea9f470a"
+    assert set(sessions) == {sid, child_id}
+    assert (sessions[sid]["is_sidechain"], sessions[sid]["title"]) == (0, None)
+    child = sessions[child_id]
+    assert (child["is_sidechain"], child["parent_session_id"], child["title"]) == (1, sid, "Map the install scripts")
+    assert texts(backscroll_home, session_id=sid) == ["audit the installer for hard-coded home paths",
+                                                      "I'll ask an investigator to map the install scripts."]
+    users = rows(backscroll_home, "SELECT author FROM records WHERE session_id = ? AND role = 'user' ORDER BY id",
+                 (child_id,))
+    assert [u["author"] for u in users] == ["agent", "harness"]  # the brief, then Gemini CLI's own warning
+
+
 def test_shell_calls_running_backscroll_search_are_echoes(backscroll_home, backscroll_index, backscroll_search):
     install(backscroll_home, MAIN)
     backscroll_index()

@@ -21,8 +21,10 @@ from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"run_shell_command"}
 _TEXT_TYPES = {"user": "user", "gemini": "assistant"}
-# User-role text Gemini CLI writes itself (continuation nudges after a tool-only turn or a loop stop).
-_HARNESS_TEXT = re.compile(r"^(System: Please continue\.?|Please continue\.?)$")
+# User-role text Gemini CLI writes itself: continuation nudges after a tool-only turn or a loop stop,
+# and the grace-period warning a subagent gets when it runs out of turns or time.
+_HARNESS_TEXT = re.compile(r"^(System: Please continue\.?|Please continue\.?)$"
+                           r"|^You have exceeded the (maximum number of turns|time limit)\. You have one final chance")
 # What the @-command processor appends to a user turn: the referenced files' contents, not what
 # the person typed.
 _REFERENCED_FILES = re.compile(r"\n?--- Content from referenced files ---.*?(?:--- End of content ---|\Z)", re.DOTALL)
@@ -245,7 +247,12 @@ def session_of(conv: Conversation, base: SessionInfo, project_root: str | None) 
     """The session a conversation belongs to, from its metadata and where its file lives."""
     meta = conv.meta
     sid = meta.get("sessionId") if isinstance(meta.get("sessionId"), str) and meta["sessionId"].strip() else None
-    if sid is None or (base.parent_session_id and sid == base.parent_session_id):
+    parent = base.parent_session_id
+    if sid is not None and parent is None and meta.get("kind") == "subagent" and base.session_id.startswith("session-"):
+        # a subagent's session-*.json beside its parent's (Gemini CLI until spring 2026), written under
+        # the parent's session id: a session of its own, linked to the parent, not merged into it
+        parent = sid
+    if sid is None or (parent and sid == parent):
         sid = base.session_id if sid is None else f"{sid}:{base.session_id}"
     cwd = project_root
     dirs = meta.get("directories")
@@ -255,7 +262,7 @@ def session_of(conv: Conversation, base: SessionInfo, project_root: str | None) 
     title = summary.strip() if isinstance(summary, str) and summary.strip() else None
     return SessionInfo(sid, "gemini", cwd=cwd, title=title,
                        is_sidechain=base.is_sidechain or meta.get("kind") == "subagent",
-                       parent_session_id=base.parent_session_id)
+                       parent_session_id=parent)
 
 
 def conversation_records(conv: Conversation, session: SessionInfo) -> list[Record]:
