@@ -320,6 +320,44 @@ def test_cline_only_the_first_text_before_any_request_is_the_task():
     assert [(r.role, title) for r in records] == [("assistant", None)]
 
 
+def test_cline_browser_subagents_new_tasks_summaries_and_the_persons_edits_are_kept():
+    """Message kinds of Cline 4 (cline/cline ``ExtensionMessage.ts``) whose words were dropped."""
+    j = json.dumps
+    messages = [
+        {"ts": 1, "type": "say", "say": "task", "text": "Check the signup page renders on mobile."},
+        {"ts": 2, "type": "say", "say": "browser_action_launch", "text": "http://localhost:5173/signup"},
+        {"ts": 3, "type": "say", "say": "browser_action_result",
+         "text": j({"currentUrl": "http://localhost:5173/signup", "logs": "TypeError: form is undefined",
+                    "screenshot": "data:image/png;base64,iVBORw0KGgo="})},
+        {"ts": 4, "type": "say", "say": "use_subagents",
+         "text": j({"prompts": ["Find where the signup form mounts."]})},
+        {"ts": 5, "type": "say", "say": "subagent",
+         "text": j({"items": [{"index": 0, "prompt": "Find where the signup form mounts.", "status": "completed",
+                               "result": "It mounts in SignupPage.tsx before the config loads."}]})},
+        {"ts": 6, "type": "say", "say": "user_feedback_diff",
+         "text": j({"tool": "editedExistingFile", "path": "src/SignupPage.tsx", "diff": "- form()\n+ form?.()"})},
+        {"ts": 7, "type": "ask", "ask": "condense", "text": "Summary: the signup form mounted before its config."},
+        {"ts": 8, "type": "ask", "ask": "new_task", "text": "Context: signup fixed; next, the login page on mobile."},
+        {"ts": 9, "type": "say", "say": "plan_completion_result", "text": "Plan: guard the form, then test login."},
+    ]
+    records, _cwd, _title = cline.ui_records(messages, SessionInfo("t", "cline"))
+    got = [(r.role, r.content_type, r.tool_name, r.text) for r in records]
+    assert got == [
+        ("user", "text", None, "Check the signup page renders on mobile."),
+        ("tool", "tool", "browser_action", "browser_action\nhttp://localhost:5173/signup"),
+        ("tool", "tool", None, "http://localhost:5173/signup\n\nTypeError: form is undefined"),
+        ("tool", "tool", "use_subagents", "use_subagents\nFind where the signup form mounts."),
+        ("tool", "tool", None, "It mounts in SignupPage.tsx before the config loads."),
+        ("user", "text", None, "src/SignupPage.tsx\n- form()\n+ form?.()"),
+        ("assistant", "summary", None, "Summary: the signup form mounted before its config."),
+        ("tool", "tool", "new_task", "new_task\nContext: signup fixed; next, the login page on mobile."),
+        ("assistant", "text", None, "Plan: guard the form, then test login."),
+    ]
+    calls = {r.tool_call_id for r in records if r.tool_name}
+    assert all(r.tool_call_id in calls for r in records if r.role == "tool" and r.tool_name is None)  # paired
+    assert not any("base64" in r.text for r in records)  # a screenshot is never stored
+
+
 def test_cline_task_with_only_api_history(indexed):
     recs = [r for r in by_agent(indexed, "cline") if r["session_id"] == "1760000999000"]
     assert kinds(recs) == [

@@ -18,7 +18,11 @@ found or wrote, and MCP responses, are their results). A command, tool or MCP re
 when it waited for approval and a ``say`` when it was auto-approved; both are calls. The task is the
 first message: ``say: "task"`` since Cline 3.57 (Feb 2026), before that (and in Roo and Kilo)
 ``say: "text"``, told from the assistant's texts by being first and written before any API request
-(``conversationHistoryIndex`` -1; Cline's webview likewise takes ``messages[0]`` as the task). API
+(``conversationHistoryIndex`` -1; Cline's webview likewise takes ``messages[0]`` as the task). Also:
+browser actions (calls; the page address and console logs their results, never the screenshot),
+subagents a task spawns (``use_subagents``; what they returned, from the ``subagent`` status), a new
+task handed its context (``new_task``, a call), condensed context (``condense``, ``summarize_task``:
+summaries), and the person's own edit of a proposed change (``user_feedback_diff``, user text). API
 request bookkeeping, errors, checkpoints and partial messages are not records.
 A folder with only ``api_conversation_history.json`` is read from that instead (text, ``tool_use`` and
 ``tool_result`` blocks). The project comes from the ``# Current Working Directory (...)`` line Cline
@@ -122,6 +126,41 @@ def _str(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
+# Messages that are calls (by the tool name they are stored under) and the messages holding their
+# results: the browser, subagents a task spawns, and a new task handed its context.
+_CALLS = {"browser_action_launch": "browser_action", "browser_action": "browser_action",
+          "use_subagents": "use_subagents", "new_task": "new_task"}
+_RESULTS = {"browser_action_result": "browser_action", "subagent": "use_subagents"}
+
+
+def _call_text(kind: str, text: str) -> str:
+    """What a browser action, a subagent spawn or a new task asked for. Pure."""
+    obj = _json(text)
+    if kind == "use_subagents":
+        prompts = obj.get("prompts") if isinstance(obj, dict) else None
+        if not isinstance(prompts, list):
+            return ""
+        return "\n\n".join(p.strip() for p in prompts if isinstance(p, str) and p.strip())
+    if kind == "browser_action" and isinstance(obj, dict):
+        return render_input(obj)
+    return clean_text(text)  # the URL a browser is launched at; a new task's context
+
+
+def _result_text(kind: str, text: str) -> str:
+    """A browser action's page and console logs (never its screenshot), or what the subagents
+    returned. Pure."""
+    obj = _json(text)
+    if not isinstance(obj, dict):
+        return ""
+    if kind == "browser_action_result":
+        parts = [_str(obj.get("currentUrl")), _str(obj.get("logs"))]
+    else:
+        items = obj.get("items")
+        parts = [_str(i.get("result")) or _str(i.get("error"))
+                 for i in (items if isinstance(items, list) else []) if isinstance(i, dict)]
+    return "\n\n".join(p.strip() for p in parts if p.strip())
+
+
 def _opens_task(n: int, msg: dict, kind: str) -> bool:
     """Whether message ``n`` (1-based) is the task's opening prompt: a ``task`` message, or the first
     message written as ``text`` before the first API request (the assistant's texts answer one, so
@@ -138,6 +177,7 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
     cwd = title = None
     last_command: str | None = None  # the command whose output messages follow
     last_mcp: str | None = None  # the MCP request whose response is still to come
+    waiting: dict[str, str] = {}  # tool name -> the call whose result is still to come (browser, subagents)
     outputs: list[tuple[int, str | None, str]] = []
 
     def flush() -> None:
@@ -173,7 +213,8 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
                 if kind != "user_feedback" and title is None:
                     title = body.splitlines()[0][:120]
                 records.append(Record(f"{rid}#0", "user", "text", body, n, ts, cwd))
-        elif kind in ("text", "completion_result", "plan_mode_respond", "act_mode_respond", "followup"):
+        elif kind in ("text", "completion_result", "plan_completion_result", "plan_mode_respond", "act_mode_respond",
+                      "followup"):
             obj = _json(text)
             if obj is not None:
                 text = _str(obj.get("response") or obj.get("question") or obj.get("text")) or text
@@ -209,6 +250,26 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
         elif kind == "mcp_server_response" and last_mcp and text.strip():
             records.append(Record(f"{last_mcp}#1", "tool", "tool", text.strip(), n, ts, cwd, None, last_mcp))
             last_mcp = None
+        elif kind == "user_feedback_diff":  # the person's own edit of a change the agent proposed
+            obj = _json(text) or {}
+            body = "\n".join(x for x in (_str(obj.get("path")), _str(obj.get("diff")).strip()) if x)
+            if body:
+                records.append(Record(f"{rid}#0", "user", "text", body, n, ts, cwd))
+        elif kind in ("condense", "summarize_task"):  # the summary that replaces the conversation so far
+            body = clean_text(text)
+            if body:
+                records.append(Record(f"{rid}#0", "assistant", "summary", body, n, ts, cwd))
+        elif kind in _CALLS:
+            call = _call_text(kind, text)
+            if call:
+                records.append(Record(f"{rid}#0", "tool", "tool", f"{_CALLS[kind]}\n{call}", n, ts, cwd, _CALLS[kind],
+                                      rid))
+                waiting[_CALLS[kind]] = rid
+        elif kind in _RESULTS and waiting.get(_RESULTS[kind]):
+            result = _result_text(kind, text)
+            if result:
+                call_id = waiting.pop(_RESULTS[kind])
+                records.append(Record(f"{call_id}#1", "tool", "tool", result, n, ts, cwd, None, call_id))
     flush()
     return records, cwd, title
 
