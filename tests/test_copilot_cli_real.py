@@ -75,7 +75,7 @@ def test_session_resumed_is_the_persons_prompt_not_the_clis():
     message = next(e for e in evs[at:] if e["type"] == "user.message")
     assert "source" not in message["data"] and message["data"]["content"] == "session resumed."
     assert "<tools_changed_notice>" in message["data"]["transformedContent"]
-    _, records, _ = copilot.cli_records(CLI_FILE.read_bytes().split(b"\n"), SessionInfo(SESSION, "copilot"))
+    _, records, _, _ = copilot.cli_records(CLI_FILE.read_bytes().split(b"\n"), SessionInfo(SESSION, "copilot"))
     [resumed] = [r for r in records if r.text == "session resumed."]
     assert resumed.author == "human"
     assert not any("<current_datetime>" in r.text or "<tools_changed_notice>" in r.text for r in records)
@@ -106,7 +106,34 @@ def test_a_subagents_messages_are_the_agents_by_source_or_by_agent_id():
         {"type": "user.message", "data": {"content": "typed"}, "id": "d"},
         {"type": "session.compaction_complete", "data": {"summaryContent": "  "}, "id": "e"},  # empty: nothing
     )]
-    _, records, skipped = copilot.cli_records(lines, SessionInfo(SESSION, "copilot"))
+    _, records, skipped, _ = copilot.cli_records(lines, SessionInfo(SESSION, "copilot"))
     assert skipped == []
     assert [(r.text, r.author) for r in records] == [
         ("brief", "agent"), ("follow-up", "agent"), ("reminder", "harness"), ("typed", "human")]
+
+
+def test_a_subagents_events_are_a_session_of_their_own_linked_to_the_main_one(backscroll_home, backscroll_index):
+    """The subagent's brief, replies and calls (top-level ``agentId``) are interleaved with the main
+    conversation in the one file; they become the session ``<session>:<agentId>``. A store that read
+    them into the main session (an older parser) has them moved, not copied, when the file is read again."""
+    raw = events()
+    agents = {e["agentId"] for e in raw if e.get("agentId")}
+    assert len(agents) == 1
+    (agent,) = agents
+    counted = sum(1 for e in raw if e.get("agentId") == agent and e["type"] in ("user.message", "assistant.message",
+                                                                             "tool.execution_complete"))
+    stripped = b"".join(orjson.dumps({k: v for k, v in e.items() if k != "agentId"}) + b"\n" for e in raw)
+    path = install(backscroll_home.home, stripped)  # as an older parser saw it: all in the main session
+    backscroll_index(embed=False)
+    before = rows(backscroll_home, "SELECT count(*) AS n FROM records")[0]["n"]
+    shutil.copyfile(CLI_FILE, path)  # the same events, read again (by a newer parser, or rewritten)
+    backscroll_index(embed=False)
+    sessions = {s["session_id"]: s for s in rows(backscroll_home, "SELECT * FROM sessions")}
+    sub = f"{SESSION}:{agent}"
+    assert set(sessions) == {SESSION, sub}
+    assert (sessions[sub]["is_sidechain"], sessions[sub]["parent_session_id"]) == (1, SESSION)
+    assert sessions[SESSION]["is_sidechain"] == 0
+    recs = rows(backscroll_home, "SELECT * FROM records WHERE session_id = ? ORDER BY id", (sub,))
+    assert len(recs) >= counted and recs[0]["text"].startswith("# Car 46 FIX CYCLE")
+    assert all(r["is_sidechain"] == 1 and r["parent_session_id"] == SESSION for r in recs)
+    assert rows(backscroll_home, "SELECT count(*) AS n FROM records")[0]["n"] == before  # moved, none doubled

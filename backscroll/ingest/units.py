@@ -24,7 +24,7 @@ from backscroll.ingest.rows import (
 )
 from backscroll.ingest.sources import Agent, ContentError
 from backscroll.store.db import FileState, Store
-from backscroll.types import SessionInfo
+from backscroll.types import Record, SessionInfo
 
 
 def flush_redactions(store: Store, redactor: Redact | None) -> None:
@@ -108,6 +108,22 @@ def read_lines(store: Store, agent: Agent, path: Path, prev: FileState | None, s
     return len(rows)
 
 
+def store_subsessions(store: Store, key: str, records: list[Record], subsessions: dict[str, SessionInfo],
+                      redactor: Redact | None) -> None:
+    """The sessions of a unit's records that belong to another session than the unit's (subagents)."""
+    spans: dict[str, tuple[SessionInfo, list[str]]] = {}
+    for rec in records:
+        sub = subsessions.get(rec.record_id)
+        if sub is not None:
+            spans.setdefault(sub.session_id, (sub, []))[1].extend([rec.timestamp] if rec.timestamp else [])
+    for sub, times in spans.values():
+        s = redacted_session(sub, redactor)
+        store.upsert_session({
+            "session_id": s.session_id, "agent": s.agent, "project": project(s.cwd), "cwd": s.cwd, "title": s.title,
+            "started_at": min(times, default=None), "updated_at": max(times, default=None), "source_path": key,
+            "is_sidechain": int(s.is_sidechain), "parent_session_id": s.parent_session_id, "title_rank": None})
+
+
 def read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, size: int, mtime_ns: int,
                redactor: Redact | None, report: IndexReport, now: str, reparse: bool = False) -> int:
     """A rewritten file or a database, read whole: each unit's re-emitted records replace their earlier
@@ -127,15 +143,17 @@ def read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, s
         unit_key, session = unit.key, unit.session
         if dirty or session.session_id != store_text(session.session_id):
             unit_key, session = store_text(unit_key), safe_session(session)
+        subsessions = {rid: safe_session(s) if dirty else s for rid, s in unit.subsessions.items()}
         batch = Batch(store, unit_key, redactor)
         for rec in unit.records:
-            batch.add(rec, session)
+            batch.add(rec, subsessions.get(rec.record_id, session))
         rows = batch.finish(session)
         if dirty:
             rows = safe_rows(rows)
         store_unit(store, unit_key, session, rows, batch, unit.skipped, report, now,
                    redactor, reread=REPARSE_REASON if reparse else "rewritten",
                    unknown={t: (n, 0) for t, n in unit.unknown.items()})
+        store_subsessions(store, unit_key, unit.records, subsessions, redactor)
         written += len(rows)
     store.save_file_state(FileState(key, agent.name, size, mtime_ns, size, 0, "", "", "",
                                     result.state), now)

@@ -54,6 +54,9 @@ class SourceUnit:
     ``key`` identifies the unit's records in the store (the file path, or ``<db path>#<session id>``
     for a database holding many sessions): when a unit is read again its old records are replaced.
     ``records`` are in conversation order; ``skipped`` lists ``(line or item number, reason)``.
+    ``subsessions`` gives the session of records that belong to another one than ``session`` (a
+    subagent's turns, which a format interleaves with its parent's in one file), by record id: they
+    stay the unit's records, so a re-read moves them there.
     """
 
     key: str
@@ -62,6 +65,7 @@ class SourceUnit:
     skipped: list[tuple[int, str]] = field(default_factory=list)
     # Entry types seen but not understood -> how many.
     unknown: dict[str, int] = field(default_factory=dict)
+    subsessions: dict[str, SessionInfo] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

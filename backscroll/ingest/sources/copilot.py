@@ -16,7 +16,8 @@ Who wrote a ``user.message`` (``author``), from real 1.0.74 logs: ``source: "sys
 (the deferred-tools ``<system_reminder>``), the harness's; ``source: "agent-<session id>"`` is the main
 agent's brief to a subagent started by its ``task`` tool, the agent's. A subagent's events (its brief,
 replies, calls) carry a top-level ``agentId`` (the ``task`` call's id, ``data.parentToolCallId`` on its
-replies and calls) and are interleaved with the main conversation's; they stay in this session. What
+replies and calls) and are interleaved with the main conversation's: they are a session of their own,
+``<session id>:<agentId>``, linked to this one (the ``task`` call and its result stay here). What
 the person typed has no ``source``, including the ``session resumed.`` they type after ``--resume``
 (the ``userPromptSubmitted`` hook fires for it, like any prompt). ``content`` is what was written;
 ``transformedContent``, the same text wrapped in what the CLI injects (``<current_datetime>``,
@@ -121,9 +122,13 @@ def _user_author(event: dict, data: dict) -> str:
     return "human"
 
 
-def cli_records(lines: list[bytes], base: SessionInfo) -> tuple[SessionInfo, list[Record], list[tuple[int, str]]]:
+def cli_records(lines: list[bytes], base: SessionInfo
+                ) -> tuple[SessionInfo, list[Record], list[tuple[int, str]], dict[str, SessionInfo]]:
+    """The session, its records, the lines skipped, and the sessions of the subagents' records (by
+    record id): a subagent's events carry the ``agentId`` of the ``task`` call that started it."""
     records: list[Record] = []
     skipped: list[tuple[int, str]] = []
+    agents: dict[str, str] = {}  # record id -> agentId
     sid, cwd = base.session_id, None
     complete = len(lines) - 1
     for i, raw in enumerate(lines):
@@ -143,6 +148,7 @@ def cli_records(lines: list[bytes], base: SessionInfo) -> tuple[SessionInfo, lis
         kind = ev["type"]
         ts = normalize_timestamp(ev.get("timestamp"))
         rid = f"{sid}:{_s(ev.get('id')) or n}"
+        before = len(records)
         if kind == "session.start":
             sid = _s(data.get("sessionId")) or sid
             ctx = as_dict(data.get("context"))
@@ -183,7 +189,13 @@ def cli_records(lines: list[bytes], base: SessionInfo) -> tuple[SessionInfo, lis
             if text:
                 records.append(Record(f"{rid}#0", "tool", "tool", text, n, ts, cwd, None,
                                       _s(data.get("toolCallId")) or None, is_error=data.get("success") is False))
-    return SessionInfo(sid, "copilot", cwd=cwd), records, skipped
+        agent = _s(ev.get("agentId"))
+        if agent:
+            agents.update((r.record_id, agent) for r in records[before:])
+    subagents = {agent: SessionInfo(f"{sid}:{agent}", "copilot", cwd=cwd, is_sidechain=True, parent_session_id=sid)
+                 for agent in set(agents.values())}
+    return (SessionInfo(sid, "copilot", cwd=cwd), records, skipped,
+            {rid: subagents[agent] for rid, agent in agents.items()})
 
 
 def _workspace_title(folder: Path) -> str | None:
@@ -214,10 +226,10 @@ def read_whole(path: Path, state: dict) -> WholeRead:
             raise OSError(f"expected a JSON object, got {type(doc).__name__}")
         session, records = vscode_records(doc, session_for(path), _workspace_folder(path.parent))
         return WholeRead([SourceUnit(str(path), session, records)], {})
-    session, records, skipped = cli_records(data.split(b"\n"), session_for(path))
+    session, records, skipped, subsessions = cli_records(data.split(b"\n"), session_for(path))
     title = _workspace_title(path.parent) if path.name == "events.jsonl" else None
     session = SessionInfo(session.session_id, "copilot", cwd=session.cwd, title=title)
-    return WholeRead([SourceUnit(str(path), session, records, skipped)], {})
+    return WholeRead([SourceUnit(str(path), session, records, skipped, subsessions=subsessions)], {})
 
 
 class _CopilotAgent(Agent):
