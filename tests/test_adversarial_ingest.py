@@ -113,6 +113,37 @@ def test_file_replaced_by_unrelated_content_keeps_the_old_records(session_builde
     assert texts(backscroll_home) == ["old question about the cache", "a brand new conversation in the same file"]
 
 
+def test_a_record_changed_in_the_middle_keeps_its_place_in_the_session(backscroll_home, backscroll_index):
+    # Every view of a session reads its records by id. A re-read that changes a record among others
+    # (a newer parser: the upgrade to parser version 5 replaced the first prompt of many sessions) gave
+    # the new version a new id at the end: `show` opened with the answer, and an untitled session was
+    # titled by its second prompt. Records before the change keep their ids; a record the file no
+    # longer holds stays where it was.
+    path = gemini_chats(backscroll_home) / "session-2026-10-01T09-00-order001.json"
+
+    def write(*messages):
+        path.write_text(json.dumps({"sessionId": "g-order", "projectHash": "x", "startTime": "2026-10-01T09:00:00Z",
+                                    "messages": list(messages)}))
+
+    write(gemini_msg("m1", "user", "first prompt"), gemini_msg("m2", "gemini", "first answer"),
+          gemini_msg("m3", "user", "second prompt"), gemini_msg("m4", "gemini", "second answer"),
+          gemini_msg("m5", "user", "third prompt"))
+    backscroll_index()
+    ids = {r["text"]: r["id"] for r in rows(backscroll_home)}
+    write(gemini_msg("m1", "user", "first prompt"), gemini_msg("m2", "gemini", "first answer"),
+          gemini_msg("m3", "user", "second prompt, edited"), gemini_msg("m5", "user", "third prompt"),
+          gemini_msg("m6", "gemini", "third answer"))  # m3 changed, m4 gone from the file
+    out = backscroll_index()
+    assert out.report.records_replaced == 1
+    assert texts(backscroll_home) == ["first prompt", "first answer", "second prompt, edited", "second answer",
+                                      "third prompt", "third answer"]  # in id order, as every view reads them
+    after = {r["text"]: r["id"] for r in rows(backscroll_home)}
+    assert (after["first prompt"], after["first answer"]) == (ids["first prompt"], ids["first answer"])
+    assert len(rows(backscroll_home, "SELECT * FROM records")) == 6  # nothing doubled
+    view = api.show("g-order", cfg=backscroll_home.config())
+    assert [h.text for h in view.records][:3] == ["first prompt", "first answer", "second prompt, edited"]
+
+
 def test_gemini_rewind_across_syncs_keeps_the_rewound_turn(backscroll_home, backscroll_index):
     path = gemini_chats(backscroll_home) / "session-2026-10-01T09-00-rewind01.jsonl"
     lines = [{"sessionId": "g-rewind", "projectHash": "x", "startTime": "2026-10-01T09:00:00.000Z"},

@@ -44,43 +44,62 @@ class RecordQueries:
         record id stored from another source is never touched. An earlier record of ``source`` whose
         id is not emitted again but whose text is (the file was migrated to new ids) is replaced too:
         no text is lost. Returns (added, replaced, matched), ``matched`` counting the earlier records
-        of ``source`` that the rows account for."""
-        added = replaced = matched = 0
+        of ``source`` that the rows account for.
+
+        The ids keep the conversation's order (every view of a session reads its records by id). The
+        stored records the rows begin with, unchanged and in the same order, stay as they are; from the
+        first difference on (a record changed or added among them, by a newer parser or a file rewritten
+        in the middle) the rest is stored again in the rows' order, with the earlier records the rows no
+        longer hold (kept) each after the row its predecessor became. A record stored again unchanged
+        keeps its text's embedding (the next embedding pass finds it by its hash)."""
         cols = ", ".join(RECORD_COLUMNS)
         line_at = RECORD_COLUMNS.index("line")
-        source_at = RECORD_COLUMNS.index("source_path")
-        for row in rows:
-            old = self.conn.execute(f"SELECT id, {cols} FROM records WHERE record_id = ?", (row[0],)).fetchone()
-            if old is None:
-                self.conn.execute(_INSERT_RECORD, row)
-                added += 1
-                continue
-            rid, old_row = old[0], old[1:]
-            if old_row[source_at] != source:
-                continue  # another file's record (a resumed session copies its parent's lines)
-            matched += 1
-            if old_row == row:
-                continue
-            if old_row[:line_at] + old_row[line_at + 1:] == row[:line_at] + row[line_at + 1:]:
-                self.conn.execute("UPDATE records SET line = ? WHERE id = ?", (row[line_at], rid))
-                continue
-            self.conn.execute("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", (rid,))
-            self.conn.execute("DELETE FROM records WHERE id = ?", (rid,))
-            self.conn.execute(_INSERT_RECORD, row)
-            replaced += 1
-        if added:
-            ids = {row[0] for row in rows}
-            hash_at = RECORD_COLUMNS.index("content_hash")
-            texts = {(row[5], row[hash_at]) for row in rows}  # (role, content hash)
-            earlier = self.conn.execute(
-                "SELECT id, record_id, role, content_hash FROM records WHERE source_path = ?", (source,)).fetchall()
-            for rid, record_id, role, chash in earlier:
-                if record_id not in ids and (role, chash) in texts:
-                    self.conn.execute("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", (rid,))
-                    self.conn.execute("DELETE FROM records WHERE id = ?", (rid,))
-                    replaced += 1
-                    matched += 1
-        return added, replaced, matched
+        hash_at = RECORD_COLUMNS.index("content_hash")
+        earlier = [(r[0], r[1:]) for r in self.conn.execute(
+            f"SELECT id, {cols} FROM records WHERE source_path = ? ORDER BY id", (source,))]
+        by_record = {old[0]: (rid, old) for rid, old in earlier}
+        elsewhere = self._stored_ids([row[0] for row in rows if row[0] not in by_record])  # another source's
+        rows = [row for row in rows if row[0] not in elsewhere]
+        ids = {row[0] for row in rows}
+        fresh = [row for row in rows if row[0] not in by_record]
+        texts = {(row[5], row[hash_at]) for row in fresh}
+        migrated = {rid for rid, old in earlier if old[0] not in ids and (old[5], old[hash_at]) in texts}
+
+        def same(old: tuple, row: tuple) -> bool:  # the same record, perhaps on another line
+            return old[:line_at] + old[line_at + 1:] == row[:line_at] + row[line_at + 1:]
+
+        changed = sum(1 for row in rows if row[0] in by_record and not same(by_record[row[0]][1], row))
+        matched = sum(1 for row in rows if row[0] in by_record) + len(migrated)
+        k = 0  # the rows and the earlier records agree up to here
+        while k < len(rows) and k < len(earlier) and rows[k][0] == earlier[k][1][0] and same(earlier[k][1], rows[k]):
+            k += 1
+        self.conn.executemany("UPDATE records SET line = ? WHERE id = ?",
+                              [(rows[n][line_at], earlier[n][0]) for n in range(k)
+                               if earlier[n][1][line_at] != rows[n][line_at]])
+        rest, tail = rows[k:], earlier[k:]
+        position = {row[0]: n for n, row in enumerate(rest)}
+        after: dict[int, list[tuple]] = {}
+        last = -1
+        for rid, old in tail:
+            if old[0] in position:
+                last = position[old[0]]
+            elif rid not in migrated:
+                after.setdefault(last, []).append(old)
+        ordered = [*after.get(-1, []), *(r for n, row in enumerate(rest) for r in (row, *after.get(n, [])))]
+        gone = [rid for rid, _old in tail]
+        self.conn.executemany("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", [(i,) for i in gone])
+        self.conn.executemany("DELETE FROM records WHERE id = ?", [(i,) for i in gone])
+        again = len(ordered) - sum(1 for row in rest if row[0] not in by_record)  # earlier ones stored again
+        return self.insert_records(ordered) - again, changed + len(migrated), matched
+
+    def _stored_ids(self, record_ids: list[str]) -> set[str]:
+        """Which of ``record_ids`` the store holds."""
+        out: set[str] = set()
+        for i in range(0, len(record_ids), 500):
+            chunk = record_ids[i:i + 500]
+            out.update(r[0] for r in self.conn.execute(
+                f"SELECT record_id FROM records WHERE record_id IN ({','.join('?' * len(chunk))})", chunk))
+        return out
 
     def upsert_session(self, s: dict) -> None:
         self.conn.execute(
