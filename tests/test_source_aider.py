@@ -16,6 +16,7 @@ import pytest
 from helpers import REAL, rows
 
 from backscroll.ingest.sources import aider
+from backscroll.types import SessionInfo
 
 DATA = Path(__file__).resolve().parent / "data"
 HISTORY = ".aider.chat.history.md"
@@ -141,7 +142,21 @@ def test_think_tags_and_messages_aider_writes_twice(indexed):
     ("--------------\n► **THINKING**\n\nplan\n\n------------\n► **ANSWER**\n\nanswer", "plan", "answer"),
     ("Wrap the thought in `<think>` tags, closed by `</think>`.", "", "Wrap the thought in `<think>` tags, closed by "
                                                                         "`</think>`."),
+    ("I'll tighten the prompt.\n\nprompt.txt\n```\n<reasoning>\nThink step by step.\n</reasoning>\n```", "",
+     "I'll tighten the prompt.\n\nprompt.txt\n```\n<reasoning>\nThink step by step.\n</reasoning>\n```"),
+    ("prompt.txt\n```\nThink step by step.\n</think>\n```", "", "prompt.txt\n```\nThink step by step.\n</think>\n```"),
 ], ids=["aider-tag", "closed-by-the-models-tag", "cut-short", "think-tag", "lone-closing-tag", "rulers",
-        "tags-mentioned-in-the-answer"])
+        "tags-mentioned-in-the-answer", "a-tag-in-edited-code", "a-closing-tag-in-code"])
 def test_split_reasoning(reply, reasoning, answer):
     assert aider.split_reasoning(reply) == (reasoning, answer)
+
+
+def test_the_persons_input_equal_to_the_answer_before_is_kept():
+    """Only an architect's plan is logged again as the next input (the editor model's); a person may
+    well type what the model just said."""
+    lines = ["#### Should the retry limit stay at 3? Answer with one word.", "", "Yes.", "", "#### Yes.", "",
+             "Keeping it at 3.", ""]
+    records, _title = aider.session_records(lines, 2, SessionInfo("s", "aider"), None)
+    assert [(r.role, r.text) for r in records] == [
+        ("user", "Should the retry limit stay at 3? Answer with one word."), ("assistant", "Yes."),
+        ("user", "Yes."), ("assistant", "Keeping it at 3.")]

@@ -57,7 +57,7 @@ _REASONING_TAGS = r"thinking-content-[0-9a-f]+|think|thinking|reasoning"
 _OPENING_TAG = re.compile(rf"\s*<(?:{_REASONING_TAGS})>")
 _CLOSING_TAG = re.compile(rf"</(?:{_REASONING_TAGS})>")
 # A closing tag alone on its line with no opening one: the model's template opened the thought.
-_LONE_CLOSING_TAG = re.compile(rf"^[ \t]*</(?:{_REASONING_TAGS})>[ \t]*$", re.MULTILINE)
+_LONE_CLOSING_TAG = re.compile(r"^[ \t]*</think>[ \t]*$", re.MULTILINE)
 # confirm_ask's options and default, then the answer: "Add file to the chat? (Y)es/(N)o [Yes]: y".
 _CONFIRMATION = re.compile(r"\(Y\)es/\(N\)o(?:/\(A\)ll)?(?:/\(S\)kip all)?(?:/\(D\)on't ask again)?"
                            r" \[[^\]\n]*\]: ?\S*$")
@@ -128,7 +128,7 @@ def split_reasoning(reply: str) -> tuple[str, str]:
             return reply[opening.end():].strip(), ""  # cut short while thinking
         return reply[opening.end():closing.start()].strip(), reply[closing.end():].strip()
     closing = _LONE_CLOSING_TAG.search(reply)
-    if closing:
+    if closing and "```" not in reply[:closing.start()]:  # not a tag in code the reply shows
         return reply[:closing.start()].strip(), reply[closing.end():].strip()
     return "", reply.strip()
 
@@ -150,8 +150,10 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
     call: str | None = None
     cwd = session.cwd
     # What Aider may log again as the next input: an /ask-style message (the new mode takes it), or
-    # the answer just given (an architect's plan, which the editor model takes).
+    # the answer just given when it is an architect's plan (the editor model takes it as its input).
     relogged: str | None = None
+    architect = False  # the session is in architect mode (start-up banner, /chat-mode)
+    planning = False  # the answer to come is an architect's plan
     for kind, n, body in _blocks(lines):
         line = first_line + n - 1
         rid = f"{session.session_id}:{line}"
@@ -165,6 +167,9 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
                 continue
             if expected is not None and _same_text(text, expected):
                 continue
+            planning = architect
+            if text.lower().startswith("/chat-mode"):
+                architect = text.split()[1:2] == ["architect"]
             command = None
             if text.startswith("!"):
                 command = text[1:].strip()
@@ -189,12 +194,14 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
                 text = _ASK.sub("", text, count=1).strip()
                 if asked and asked.group(1).lower() != "help":
                     relogged = text
+                    planning = asked.group(1).lower() == "architect"
                 if text:
                     title = title or text.splitlines()[0][:120]
                     records.append(Record(f"{rid}#0", "user", "text", text, line, ts, cwd))
         elif kind == "quote":
             records.append(Record(f"{rid}#0", "tool", "tool", text, line, ts, cwd, None, call))
             call = None
+            architect = architect or "with architect edit format" in text
         else:
             call = None
             reasoning, answer = split_reasoning(text)
@@ -202,7 +209,7 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
                 records.append(Record(f"{rid}#r", "assistant", "reasoning", reasoning, line, ts, cwd))
             if answer:
                 records.append(Record(f"{rid}#0", "assistant", "text", answer, line, ts, cwd))
-                relogged = answer
+                relogged = answer if planning else None
     return records, title
 
 
