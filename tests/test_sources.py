@@ -147,6 +147,7 @@ def test_codex_client_context_around_the_persons_words_is_the_harness(session_bu
     c.assistant("Committed the route; the booth guide stays untracked.")
     c.user("# Context from my IDE setup:\n\n## My request for Codex:\nnow push it")  # no file open: a heading only
     c.user("Why does the log say\n## My request for Codex:\nthere?")  # the person's own words, quoting it
+    c.user("# Release notes draft\n- fixed the login race\n\n## My request for Codex:\nturn this into an entry")
     backscroll_index()
     users = [(r["text"], r["author"]) for r in rows(backscroll_home) if r["role"] == "user"]
     assert users == [
@@ -155,6 +156,7 @@ def test_codex_client_context_around_the_persons_words_is_the_harness(session_bu
         ("commit the leaderboard route but not the booth guide", "human"),
         ("now push it", "human"),
         ("Why does the log say\n## My request for Codex:\nthere?", "human"),
+        ("# Release notes draft\n- fixed the login race\n\n## My request for Codex:\nturn this into an entry", "human"),
     ]
     hits = backscroll_search("browser leaderboard", author="human", mode="lexical", strict=True).results
     assert [h.text for h in hits] == ["commit the leaderboard route but not the booth guide"]

@@ -75,23 +75,25 @@ def _author(session: SessionInfo) -> str:
     return "agent" if session.is_sidechain else "human"
 
 
-# The Codex IDE extension and desktop app put what the person was looking at before their words
-# ("# Context from my IDE setup:" with the active file and open tabs, "# In app browser:", "# Files
-# mentioned by the user:"), then this line, then what the person typed.
+# The Codex IDE extension and desktop app put what the person was looking at before their words,
+# under one of these headings (the active file and open tabs, the page open in the app's browser,
+# files attached), then ``REQUEST_MARKER`` on a line of its own, then what the person typed.
+CLIENT_HEADINGS = ("# Context from my IDE setup:", "# In app browser:", "# Files mentioned by the user:")
 REQUEST_MARKER = "## My request for Codex:"
 
 
 def split_request(text: str) -> tuple[str, str] | None:
     """``(context, request)`` when an IDE or desktop client wrapped the person's words in its own
-    context (a Markdown heading first, then ``REQUEST_MARKER`` on a line of its own); else None. A
-    context that is only its heading ("# Context from my IDE setup:" with no file open) is ``""``. Pure."""
-    if not text.startswith("#"):
+    context (``CLIENT_HEADINGS``, then ``REQUEST_MARKER``); else None: a person's own Markdown that
+    happens to hold the marker stays theirs. A context that is only its heading (no file open) is
+    ``""``. Pure."""
+    if not text.startswith(CLIENT_HEADINGS):
         return None
     at = text.find("\n" + REQUEST_MARKER)
     if at < 0:
         return None
     context = text[:at].strip()
-    return (context if "\n" in context else ""), text[at + 1 + len(REQUEST_MARKER):].strip()
+    return ("" if context in CLIENT_HEADINGS else context), text[at + 1 + len(REQUEST_MARKER):].strip()
 
 
 def _user_records(base: str, texts: list[str], line_no: int, ts, session: SessionInfo) -> list[Record]:
