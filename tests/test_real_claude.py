@@ -460,6 +460,28 @@ def test_forked_session_does_not_double_the_records_it_copies(session_builder, b
 # -- existing stores are read again -----------------------------------------------------------------
 
 
+def test_a_record_the_old_parser_misread_is_dropped_when_the_file_still_holds_what_was_read(
+        session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("<ide_selection>the whole spec</ide_selection>")
+    s.user("why does the importer drop the BOM?")
+    backscroll_index(embed=False)
+    conn = sqlite3.connect(backscroll_home.data / "backscroll.db")
+    first = conn.execute("SELECT * FROM records ORDER BY id LIMIT 1").fetchone()
+    names = [d[0] for d in conn.execute("SELECT * FROM records LIMIT 0").description]
+    old = dict(zip(names, first, strict=True))
+    old.update(record_id=old["record_id"] + "~v4", text="the whole spec", author="human", content_hash="v4")
+    del old["id"]
+    conn.execute(f"INSERT INTO records ({', '.join(old)}) VALUES ({', '.join('?' * len(old))})", list(old.values()))
+    conn.execute("UPDATE meta SET value = '4' WHERE key = 'parse_version'")
+    conn.commit()
+    conn.close()
+    s.user("and the tests?")  # the file grew since: what was read before is still there
+    backscroll_index(embed=False)
+    assert [r["text"] for r in rows(backscroll_home) if r["role"] == "user"] == [
+        "<ide_selection>the whole spec</ide_selection>", "why does the importer drop the BOM?", "and the tests?"]
+
+
 def test_store_indexed_by_the_old_parser_is_read_again_and_fixed(backscroll_home, backscroll_index):
     install(backscroll_home, "cc-1.0.98-inline-sidechains-fe5e1c67.jsonl")
     backscroll_index(embed=False)

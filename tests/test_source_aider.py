@@ -160,3 +160,39 @@ def test_the_persons_input_equal_to_the_answer_before_is_kept():
     assert [(r.role, r.text) for r in records] == [
         ("user", "Should the retry limit stay at 3? Answer with one word."), ("assistant", "Yes."),
         ("user", "Yes."), ("assistant", "Keeping it at 3.")]
+
+
+def _as_an_older_parser_left_it(bh, repo: str) -> None:
+    """A confirmation Aider answered itself, stored as the person's words (what parser version 4 did),
+    and the store marked as read by that version."""
+    import sqlite3
+
+    first = records_of(bh, repo)[0]
+    conn = sqlite3.connect(bh.data / "backscroll.db")
+    cols = [c for c in first if c not in ("id", "unit_hash", "vector_seq")]
+    fake = {**{c: first[c] for c in cols}, "record_id": first["record_id"] + "~old", "role": "user", "author": "human",
+            "content_type": "text", "text": "Add file to the chat? (Y)es/(N)o [Yes]: all", "content_hash": "old"}
+    conn.execute(f"INSERT INTO records ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                 [fake[c] for c in cols])
+    conn.execute("UPDATE meta SET value = '4' WHERE key = 'parse_version'")
+    conn.commit()
+    conn.close()
+
+
+def test_what_an_older_parser_misread_is_dropped_when_the_file_is_unchanged(indexed, backscroll_index):
+    before = len(records_of(indexed, "webcache"))
+    _as_an_older_parser_left_it(indexed, "webcache")
+    out = backscroll_index(embed=False)
+    assert [r["text"] for r in records_of(indexed, "webcache") if r["text"].startswith("Add file")] == []
+    assert len(records_of(indexed, "webcache")) == before and out.report.records_replaced >= 1
+
+
+def test_what_an_older_parser_read_is_kept_when_the_file_changed_since(indexed, backscroll_index):
+    # The file is not what the records were read from: a record the new parser does not find may be
+    # one the agent has since cut from its log. The permanent record keeps it.
+    _as_an_older_parser_left_it(indexed, "webcache")
+    history = indexed.home / "code" / "webcache" / HISTORY
+    history.write_text(history.read_text() + "\n#### and the tests?\n")
+    backscroll_index(embed=False)
+    texts = [r["text"] for r in records_of(indexed, "webcache")]
+    assert "Add file to the chat? (Y)es/(N)o [Yes]: all" in texts and texts[-1] == "and the tests?"

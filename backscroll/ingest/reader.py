@@ -65,6 +65,7 @@ class FileReader:
         self.title_rank: int | None = None
         self.queued: list[str] = []
         self.human_seen = False
+        self.intact_reparse = False  # re-read by a newer parser, and the file still holds what was read before
 
     @property
     def first_ts(self) -> str | None:
@@ -87,6 +88,16 @@ class FileReader:
         kept = {k: v for k, v in state.items() if k in _KEPT_FIELDS}
         return replace(base, session_id=self.prev.session_id or base.session_id, **kept)
 
+    @staticmethod
+    def _intact(fh, head: bytes, size: int, prev: FileState) -> bool:
+        """Whether the file still holds what was read from it up to the checkpoint (its head and the
+        bytes before the checkpoint are the same); it may have grown since."""
+        if size < prev.offset or digest(head[: min(HEAD_BYTES, prev.offset)]) != prev.head_digest:
+            return False
+        start = max(0, prev.offset - TAIL_BYTES)
+        fh.seek(start)
+        return digest(fh.read(prev.offset - start)) == prev.tail_digest
+
     def read(self, size: int, mtime_ns: int) -> tuple[FileState, SessionInfo]:
         """Read new lines. Returns the new checkpoint and the session (``rewritten`` says whether the
         file was read again from the start)."""
@@ -95,18 +106,14 @@ class FileReader:
             head = fh.read(min(HEAD_BYTES, size))
             prev = self.prev
             if prev is not None and self.reparse:
+                self.intact_reparse = self._intact(fh, head, size, prev)
                 self.rewritten, self.prev = REPARSE_REASON, None
                 prev = None
             if prev is not None and prev.offset > 0:
                 if size < prev.offset:
                     self.rewritten = "emptied" if size == 0 else f"shrank from {prev.offset} to {size} bytes"
-                elif digest(head[: min(HEAD_BYTES, prev.offset)]) != prev.head_digest:
+                elif not self._intact(fh, head, size, prev):
                     self.rewritten = "rewritten"
-                else:
-                    start = max(0, prev.offset - TAIL_BYTES)
-                    fh.seek(start)
-                    if digest(fh.read(prev.offset - start)) != prev.tail_digest:
-                        self.rewritten = "rewritten"
                 if self.rewritten:
                     self.prev = prev = None
                 else:

@@ -43,11 +43,12 @@ def take_redaction_counts(redactor: Redact | None) -> dict[str, int]:
 def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], batch: Batch,
                skipped: list[tuple[int, str]], report: IndexReport, now: str, redactor: Redact | None = None, *,
                reread: str | None = None, title_rank: int | None = None,
-               unknown: dict[str, tuple[int, int]] | None = None) -> int:
+               unknown: dict[str, tuple[int, int]] | None = None, superseded: bool = False) -> int:
     """Insert one unit's rows, its session and its skipped lines (all redacted); returns records added.
 
     ``reread`` (why a unit is read again from the start) makes re-emitted record ids replace their
-    earlier versions; earlier records it no longer holds are kept, and a notice says how many.
+    earlier versions; earlier records it no longer holds are kept, and a notice says how many, unless
+    ``superseded``: a newer parser read the very bytes they came from (``Store.upsert_records``).
     """
     session = redacted_session(session, redactor)
     if redactor is not None:
@@ -57,7 +58,7 @@ def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], ba
     else:
         before = store.source_records(key)
         store.forget_skipped(key)
-        added, replaced, matched = store.upsert_records(rows, key)
+        added, replaced, matched = store.upsert_records(rows, key, superseded=superseded)
         report.records_replaced += replaced
         if replaced:  # their embeddings may now belong to no unit (vectors.prune_orphans)
             store.set_meta("embeddings_prune", "1")
@@ -94,7 +95,7 @@ def read_lines(store: Store, agent: Agent, path: Path, prev: FileState | None, s
     rows = reader.rows if reader.key == str(path) else safe_rows(reader.rows)
     store_unit(store, reader.key, session, rows, reader.batch, reader.skipped, report, now,
                redactor, reread=reader.rewritten, title_rank=reader.title_rank,
-               unknown={t: (n, line) for t, (n, line) in reader.unknown.items()})
+               unknown={t: (n, line) for t, (n, line) in reader.unknown.items()}, superseded=reader.intact_reparse)
     if reader.side is not None:
         side = redacted_session(reader.side, redactor)
         store.upsert_session({
@@ -139,6 +140,8 @@ def read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, s
     written = 0
     key = store_text(str(path))
     dirty = key != str(path)
+    # a newer parser reading exactly what was read before: what it no longer finds was a misreading
+    superseded = reparse and prev is not None and (prev.size, prev.mtime_ns) == (size, mtime_ns)
     for unit in result.units:
         unit_key, session = unit.key, unit.session
         if dirty or session.session_id != store_text(session.session_id):
@@ -152,7 +155,7 @@ def read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, s
             rows = safe_rows(rows)
         store_unit(store, unit_key, session, rows, batch, unit.skipped, report, now,
                    redactor, reread=REPARSE_REASON if reparse else "rewritten",
-                   unknown={t: (n, 0) for t, n in unit.unknown.items()})
+                   unknown={t: (n, 0) for t, n in unit.unknown.items()}, superseded=superseded)
         store_subsessions(store, unit_key, unit.records, subsessions, redactor)
         written += len(rows)
     store.save_file_state(FileState(key, agent.name, size, mtime_ns, size, 0, "", "", "",

@@ -38,7 +38,7 @@ class RecordQueries:
         self.conn.executemany(_INSERT_RECORD, rows)
         return self.conn.total_changes - before
 
-    def upsert_records(self, rows: list[tuple], source: str) -> tuple[int, int, int]:
+    def upsert_records(self, rows: list[tuple], source: str, *, superseded: bool = False) -> tuple[int, int, int]:
         """Store the rows of a re-read ``source``: a record id it stored before is replaced when its
         content changed (the old row tombstoned for the derived indexes) and left alone when not; a
         record id stored from another source is never touched. An earlier record of ``source`` whose
@@ -51,7 +51,11 @@ class RecordQueries:
         first difference on (a record changed or added among them, by a newer parser or a file rewritten
         in the middle) the rest is stored again in the rows' order, with the earlier records the rows no
         longer hold (kept) each after the row its predecessor became. A record stored again unchanged
-        keeps its text's embedding (the next embedding pass finds it by its hash)."""
+        keeps its text's embedding (the next embedding pass finds it by its hash).
+
+        ``superseded``: the rows are a newer parser's reading of exactly the bytes the earlier records
+        were read from, so an earlier record they no longer hold was a misreading: it is dropped, not
+        kept (counted as replaced)."""
         cols = ", ".join(RECORD_COLUMNS)
         line_at = RECORD_COLUMNS.index("line")
         hash_at = RECORD_COLUMNS.index("content_hash")
@@ -80,9 +84,12 @@ class RecordQueries:
         position = {row[0]: n for n, row in enumerate(rest)}
         after: dict[int, list[tuple]] = {}
         last = -1
+        dropped = 0
         for rid, old in tail:
             if old[0] in position:
                 last = position[old[0]]
+            elif superseded and rid not in migrated:
+                dropped += 1
             elif rid not in migrated:
                 after.setdefault(last, []).append(old)
         ordered = [*after.get(-1, []), *(r for n, row in enumerate(rest) for r in (row, *after.get(n, [])))]
@@ -90,7 +97,7 @@ class RecordQueries:
         self.conn.executemany("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", [(i,) for i in gone])
         self.conn.executemany("DELETE FROM records WHERE id = ?", [(i,) for i in gone])
         again = len(ordered) - sum(1 for row in rest if row[0] not in by_record)  # earlier ones stored again
-        return self.insert_records(ordered) - again, changed + len(migrated), matched
+        return self.insert_records(ordered) - again, changed + len(migrated) + dropped, matched + dropped
 
     def _stored_ids(self, record_ids: list[str]) -> set[str]:
         """Which of ``record_ids`` the store holds."""
