@@ -302,6 +302,19 @@ def test_older_subagent_file_under_its_parents_id_is_a_session_of_its_own(backsc
     users = rows(backscroll_home, "SELECT author FROM records WHERE session_id = ? AND role = 'user' ORDER BY id",
                  (child_id,))
     assert [u["author"] for u in users] == ["agent", "harness"]  # the brief, then Gemini CLI's own warning
+    # A store an older parser built has the parent titled by its child (and ending when the child did):
+    # read again by this parser, from unchanged files, it takes its title and times from its own file.
+    import sqlite3
+
+    conn = sqlite3.connect(backscroll_home.data / "backscroll.db")
+    conn.execute("UPDATE sessions SET title = 'Map the install scripts', updated_at = '2026-03-21T03:45:00.000Z' "
+                 "WHERE session_id = ?", (sid,))
+    conn.execute("UPDATE meta SET value = '4' WHERE key = 'parse_version'")
+    conn.commit()
+    conn.close()
+    backscroll_index()
+    (parent,) = rows(backscroll_home, "SELECT * FROM sessions WHERE session_id = ?", (sid,))
+    assert (parent["title"], parent["updated_at"]) == (None, "2026-03-21T03:22:00.000Z")
 
 
 def test_shell_calls_running_backscroll_search_are_echoes(backscroll_home, backscroll_index, backscroll_search):

@@ -43,12 +43,15 @@ def take_redaction_counts(redactor: Redact | None) -> dict[str, int]:
 def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], batch: Batch,
                skipped: list[tuple[int, str]], report: IndexReport, now: str, redactor: Redact | None = None, *,
                reread: str | None = None, title_rank: int | None = None,
-               unknown: dict[str, tuple[int, int]] | None = None, superseded: bool = False) -> int:
+               unknown: dict[str, tuple[int, int]] | None = None, superseded: bool = False,
+               whole: bool = False) -> int:
     """Insert one unit's rows, its session and its skipped lines (all redacted); returns records added.
 
     ``reread`` (why a unit is read again from the start) makes re-emitted record ids replace their
     earlier versions; earlier records it no longer holds are kept, and a notice says how many, unless
-    ``superseded``: a newer parser read the very bytes they came from (``Store.upsert_records``).
+    ``superseded``: a newer parser read the very bytes they came from (``Store.upsert_records``); for a
+    file read ``whole``, the session it first gave then takes its title and times from this reading
+    alone (a line-based session's title may come from another file: Claude Code's summaries).
     """
     session = redacted_session(session, redactor)
     if redactor is not None:
@@ -70,6 +73,9 @@ def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], ba
             note = f"{reread}; {kept} earlier record(s) no longer in it were kept in the store"
             report.notices.append((key, note))
             store.set_source_issue(key, "rewritten", note, now)
+    if superseded and whole:  # the title and times this file gave before, perhaps misread, are read afresh
+        store.conn.execute("UPDATE sessions SET title = NULL, title_rank = NULL, started_at = NULL, updated_at = NULL "
+                           "WHERE session_id = ? AND source_path = ?", (session.session_id, key))
     if rows or session.title or session.cwd:
         store.upsert_session({
             "session_id": session.session_id, "agent": session.agent, "project": project(session.cwd),
@@ -155,7 +161,7 @@ def read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, s
             rows = safe_rows(rows)
         store_unit(store, unit_key, session, rows, batch, unit.skipped, report, now,
                    redactor, reread=REPARSE_REASON if reparse else "rewritten",
-                   unknown={t: (n, 0) for t, n in unit.unknown.items()}, superseded=superseded)
+                   unknown={t: (n, 0) for t, n in unit.unknown.items()}, superseded=superseded, whole=True)
         store_subsessions(store, unit_key, unit.records, subsessions, redactor)
         written += len(rows)
     store.save_file_state(FileState(key, agent.name, size, mtime_ns, size, 0, "", "", "",
