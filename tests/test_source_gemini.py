@@ -317,6 +317,30 @@ def test_older_subagent_file_under_its_parents_id_is_a_session_of_its_own(backsc
     assert (parent["title"], parent["updated_at"]) == (None, "2026-03-21T03:22:00.000Z")
 
 
+def test_a_subagent_whose_file_names_no_directory_is_in_its_parents_project(backscroll_home, backscroll_index):
+    # Older Gemini CLI folders are named by the SHA-256 of the project root, which is found from the
+    # absolute paths in a session's tool calls; a subagent that made none had no project at all.
+    import hashlib
+
+    sid = "b26e4930-0000-4000-8000-000000000001"
+    folder = hashlib.sha256(b"/home/dev/aim").hexdigest() + "/chats"
+    call = {"id": "c1", "name": "read_file", "args": {"file_path": "/home/dev/aim/setup.sh"}, "status": "success",
+            "timestamp": "2026-03-21T03:21:30.000Z"}
+    main = {"sessionId": sid, "kind": "main", "messages": [
+        {"id": "m1", "timestamp": "2026-03-21T03:21:00.000Z", "type": "user", "content": "check setup.sh"},
+        {"id": "m2", "timestamp": "2026-03-21T03:21:30.000Z", "type": "gemini", "content": "Reading it.",
+         "toolCalls": [call]}]}
+    sub = {"sessionId": sid, "kind": "subagent", "messages": [
+        {"id": "s1", "timestamp": "2026-03-21T03:42:00.000Z", "type": "user", "content": "Summarise the installer."},
+        {"id": "s2", "timestamp": "2026-03-21T03:42:30.000Z", "type": "gemini", "content": "It copies hooks."}]}
+    install(backscroll_home, f"{folder}/session-2026-03-21T03-21-b26e4930.json", json.dumps(main).encode())
+    install(backscroll_home, f"{folder}/session-2026-03-21T03-42-b26e4930.json", json.dumps(sub).encode())
+    backscroll_index()
+    projects = {s["session_id"]: s["project"] for s in rows(backscroll_home, "SELECT * FROM sessions")}
+    assert projects == {sid: "aim", f"{sid}:session-2026-03-21T03-42-b26e4930": "aim"}
+    assert {r["project"] for r in rows(backscroll_home)} == {"aim"}
+
+
 def test_shell_calls_running_backscroll_search_are_echoes(backscroll_home, backscroll_index, backscroll_search):
     install(backscroll_home, MAIN)
     backscroll_index()

@@ -8,6 +8,7 @@ says how many). Everything a unit stores is redacted; the caller wraps each file
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from backscroll.ingest.reader import REPARSE_REASON, FileReader
@@ -150,6 +151,8 @@ def read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, s
     superseded = reparse and prev is not None and (prev.size, prev.mtime_ns) == (size, mtime_ns)
     for unit in result.units:
         unit_key, session = unit.key, unit.session
+        if session.cwd is None and session.parent_session_id:  # a subagent's file that names no directory
+            session = replace(session, cwd=store.session_cwd(session.parent_session_id))
         if dirty or session.session_id != store_text(session.session_id):
             unit_key, session = store_text(unit_key), safe_session(session)
         subsessions = {rid: safe_session(s) if dirty else s for rid, s in unit.subsessions.items()}

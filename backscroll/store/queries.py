@@ -108,6 +108,11 @@ class RecordQueries:
                 f"SELECT record_id FROM records WHERE record_id IN ({','.join('?' * len(chunk))})", chunk))
         return out
 
+    def session_cwd(self, session_id: str) -> str | None:
+        """The working directory stored for a session (None when unknown)."""
+        row = self.conn.execute("SELECT cwd FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+        return row[0] if row else None
+
     def upsert_session(self, s: dict) -> None:
         self.conn.execute(
             """INSERT INTO sessions (session_id, agent, project, cwd, title, started_at, updated_at, source_path,
