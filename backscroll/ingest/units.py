@@ -2,8 +2,11 @@
 
 A line-based file goes through the checkpointed ``reader.FileReader``; a file a format rewrites (or
 a database) is read whole, each of its units (sessions) stored under its own key. A unit read again
-from the start replaces the records it emits again and keeps the ones it no longer holds (a notice
-says how many). Everything a unit stores is redacted; the caller wraps each file in a savepoint.
+from the start replaces the records it emits again, in conversation order, and keeps the ones it no
+longer holds (a notice says how many), unless a newer parser read the very bytes they came from:
+then they were misread, and go. A subagent's records a format interleaves with its parent's are
+stored as a session of their own (``SourceUnit.subsessions``). Everything a unit stores is redacted;
+the caller wraps each file in a savepoint.
 """
 
 from __future__ import annotations
