@@ -341,6 +341,31 @@ def test_a_subagent_whose_file_names_no_directory_is_in_its_parents_project(back
     assert {r["project"] for r in rows(backscroll_home)} == {"aim"}
 
 
+def test_a_session_naming_no_path_finds_its_hashed_folders_root_from_another(backscroll_home, backscroll_index):
+    import hashlib
+
+    folder = hashlib.sha256(b"/home/dev/aim").hexdigest() + "/chats"
+
+    def session(sid, stamp, messages):
+        return f"{folder}/session-{stamp}-{sid[:8]}.json", {"sessionId": sid, "kind": "main", "messages": messages}
+
+    call = {"id": "c1", "name": "read_file", "args": {"file_path": "/home/dev/aim/hooks/end.py"}, "status": "success"}
+    chat = session("aaaa0001-0000-4000-8000-000000000001", "2026-03-20T10-00", [
+        {"id": "m1", "timestamp": "2026-03-20T10:00:00Z", "type": "user", "content": "what is a session hook?"},
+        {"id": "m2", "timestamp": "2026-03-20T10:00:05Z", "type": "gemini", "content": "A script Gemini CLI runs."}])
+    work = session("bbbb0002-0000-4000-8000-000000000002", "2026-03-21T09-00", [
+        {"id": "m1", "timestamp": "2026-03-21T09:00:00Z", "type": "user", "content": "fix the end hook"},
+        {"id": "m2", "timestamp": "2026-03-21T09:00:05Z", "type": "gemini", "content": "Reading it.",
+         "toolCalls": [call]}])
+    empty = session("cccc0003-0000-4000-8000-000000000003", "2026-03-22T09-00", [
+        {"id": "w1", "timestamp": "2026-03-22T09:00:00Z", "type": "warning", "content": "Hook(s) failed"}])
+    for rel, obj in (chat, work, empty):
+        install(backscroll_home, rel, json.dumps(obj).encode())
+    backscroll_index()
+    projects = {s["session_id"][:4]: s["project"] for s in rows(backscroll_home, "SELECT * FROM sessions")}
+    assert projects == {"aaaa": "aim", "bbbb": "aim"}  # (a file with only a warning gives no session)
+
+
 def test_shell_calls_running_backscroll_search_are_echoes(backscroll_home, backscroll_index, backscroll_search):
     install(backscroll_home, MAIN)
     backscroll_index()

@@ -16,11 +16,12 @@ Two generations, both read whole (``read_whole``) because Gemini rewrites what i
 project root. The root is, in order: ``.project_root``; the ``directories`` field; the path in
 ``~/.gemini/projects.json`` (``{"projects": {path: slug}}``) whose slug or SHA-256 names the folder;
 a parent directory of an absolute path in the session's own tool arguments whose SHA-256 names
-the folder. Records: user and gemini text (user text Gemini injects itself, such as
-"System: Please continue.", is authored by the harness), thoughts (reasoning), and per tool call a
-call record and a result record. ``info``/``error``/``warning`` messages and token counts are not
-records. Record ids are ``<session>:<message id>#<block>`` (text 0, call k ``1+2k``, its result
-``2+2k``, thoughts ``r``), so they survive rewrites.
+the folder, else in another session file's of the same folder. Records: user and gemini text
+(user text Gemini injects itself, such as "System: Please continue.", is authored by the harness),
+thoughts (reasoning), and per tool call a call record and a result record. ``info``, ``error`` and
+``warning`` messages and token counts are not records. Record ids are
+``<session>:<message id>#<block>`` (text 0, call k ``1+2k``, its result ``2+2k``, thoughts ``r``),
+so they survive rewrites.
 
 This module owns the files (where they are, their project root, reading them whole); their content is
 replayed and turned into records by ``gemini_conversation``.
@@ -160,6 +161,39 @@ def _project_root(path: Path, messages: list[dict] | None = None) -> str | None:
     return registry_root(folder, registry) or hashed_root(folder, messages or [])
 
 
+_SIBLING_ROOTS: dict[tuple[str, int], str | None] = {}  # (chats folder, its files' total size) -> root
+
+
+def _sibling_root(path: Path) -> str | None:
+    """The project root of a hashed folder as another session file in it reveals it (its tool calls
+    name a path under the root): every session there has the same root, but a session that named no
+    absolute path (a short chat, a subagent that only read its brief) cannot find it alone. Each
+    folder is looked at once per state of its files."""
+    chats = path.parent.parent if _is_subagent_path(path) else path.parent
+    folder = chats.parent.name
+    if not re.fullmatch(r"[0-9a-f]{64}", folder):
+        return None
+    try:
+        siblings = sorted(p for p in chats.rglob("*.json*") if p != path and claims(p) and p.is_file())
+        key = (str(chats), sum(p.stat().st_size for p in siblings))
+    except OSError:
+        return None
+    if key not in _SIBLING_ROOTS:
+        _SIBLING_ROOTS.clear()  # one folder at a time: files are read folder by folder
+        _SIBLING_ROOTS[key] = None
+        for other in siblings:
+            try:
+                data = read_regular(other, MAX_WHOLE_BYTES)
+                conv = parse_json(data) if other.suffix == ".json" else parse_jsonl(data)
+            except (OSError, ValueError):
+                continue
+            root = hashed_root(folder, conv.messages)
+            if root:
+                _SIBLING_ROOTS[key] = root
+                break
+    return _SIBLING_ROOTS[key]
+
+
 def read_whole(path: Path, state: dict) -> WholeRead:
     data = read_regular(path, MAX_WHOLE_BYTES)
     if path.suffix == ".json":
@@ -170,8 +204,8 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     else:
         conv = parse_jsonl(data)
     session = session_of(conv, session_for(path), _project_root(path))
-    if session.cwd is None:
-        root = hashed_root(_project_folder(path), conv.messages)
+    if session.cwd is None and any(m.get("type") in _TEXT_TYPES for m in conv.messages):  # (no session without words)
+        root = hashed_root(_project_folder(path), conv.messages) or _sibling_root(path)
         session = replace(session, cwd=root) if root else session
     records = conversation_records(conv, session)
     unknown: dict[str, int] = {}
