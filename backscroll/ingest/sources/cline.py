@@ -126,11 +126,13 @@ def _str(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-# Messages that are calls (by the tool name they are stored under) and the messages holding their
-# results: the browser, subagents a task spawns, and a new task handed its context.
+# Messages that are calls (by the tool name they are stored under): the browser, subagents a task
+# spawns, and a new task handed its context. And the messages holding a result, by the kind of call
+# whose result is still to come (an MCP request's response, a browser action's page, subagents' answers).
 _CALLS = {"browser_action_launch": "browser_action", "browser_action": "browser_action",
           "use_subagents": "use_subagents", "new_task": "new_task"}
-_RESULTS = {"browser_action_result": "browser_action", "subagent": "use_subagents"}
+_RESULTS = {"mcp_server_response": "use_mcp_server", "browser_action_result": "browser_action",
+            "subagent": "use_subagents"}
 
 
 def _call_text(kind: str, text: str) -> str:
@@ -147,8 +149,10 @@ def _call_text(kind: str, text: str) -> str:
 
 
 def _result_text(kind: str, text: str) -> str:
-    """A browser action's page and console logs (never its screenshot), or what the subagents
-    returned. Pure."""
+    """An MCP response, a browser action's page and console logs (never its screenshot), or what the
+    subagents returned. Pure."""
+    if kind == "mcp_server_response":
+        return text.strip()
     obj = _json(text)
     if not isinstance(obj, dict):
         return ""
@@ -176,8 +180,7 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
     records: list[Record] = []
     cwd = title = None
     last_command: str | None = None  # the command whose output messages follow
-    last_mcp: str | None = None  # the MCP request whose response is still to come
-    waiting: dict[str, str] = {}  # tool name -> the call whose result is still to come (browser, subagents)
+    waiting: dict[str, str] = {}  # kind of call -> the call whose result is still to come (``_RESULTS``)
     outputs: list[tuple[int, str | None, str]] = []
 
     def flush() -> None:
@@ -246,10 +249,8 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
                 (_str(obj.get("content")) or _str(obj.get("diff"))).strip()
             if result:  # what the tool read, found or wrote: its output
                 records.append(Record(f"{rid}#1", "tool", "tool", result, n, ts, cwd, None, rid))
-            last_mcp = rid if kind == "use_mcp_server" else last_mcp
-        elif kind == "mcp_server_response" and last_mcp and text.strip():
-            records.append(Record(f"{last_mcp}#1", "tool", "tool", text.strip(), n, ts, cwd, None, last_mcp))
-            last_mcp = None
+            if kind == "use_mcp_server":
+                waiting[kind] = rid
         elif kind == "user_feedback_diff":  # the person's own edit of a change the agent proposed
             obj = _json(text) or {}
             body = "\n".join(x for x in (_str(obj.get("path")), _str(obj.get("diff")).strip()) if x)
