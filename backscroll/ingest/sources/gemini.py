@@ -87,8 +87,13 @@ def session_for(path: Path) -> SessionInfo:
 
 # -- the file ---------------------------------------------------------------------------------------
 
+def _chats(path: Path) -> Path:
+    """The ``chats`` folder a session file lives in (a subagent's, one level further down)."""
+    return path.parent.parent if _is_subagent_path(path) else path.parent
+
+
 def _project_folder(path: Path) -> str:
-    return (path.parent.parent if _is_subagent_path(path) else path.parent).parent.name
+    return _chats(path).parent.name
 
 
 def _sha256(text: str) -> str:
@@ -146,7 +151,7 @@ def hashed_root(folder: str, messages: list[dict]) -> str | None:
 def _project_root(path: Path, messages: list[dict] | None = None) -> str | None:
     """The project's absolute path: ``<project>/.project_root``, else ``~/.gemini/projects.json``, else
     recovered from the hashed folder name and the session's tool arguments."""
-    chats = path.parent.parent if _is_subagent_path(path) else path.parent
+    chats = _chats(path)
     try:
         text = read_regular(chats.parent / ".project_root", 64 * 1024).decode("utf-8").strip()
     except (OSError, UnicodeDecodeError):
@@ -169,7 +174,7 @@ def _sibling_root(path: Path) -> str | None:
     name a path under the root): every session there has the same root, but a session that named no
     absolute path (a short chat, a subagent that only read its brief) cannot find it alone. Each
     folder is looked at once per state of its files."""
-    chats = path.parent.parent if _is_subagent_path(path) else path.parent
+    chats = _chats(path)
     folder = chats.parent.name
     if not re.fullmatch(r"[0-9a-f]{64}", folder):
         return None
