@@ -44,6 +44,15 @@ def take_redaction_counts(redactor: Redact | None) -> dict[str, int]:
     return take() if take is not None else {}
 
 
+def session_row(session: SessionInfo, key: str, started: str | None, updated: str | None,
+                title_rank: int | None) -> dict:
+    """The row ``Store.upsert_session`` takes for a session read from ``key``."""
+    return {"session_id": session.session_id, "agent": session.agent, "project": project(session.cwd),
+            "cwd": session.cwd, "title": session.title, "started_at": started, "updated_at": updated,
+            "source_path": key, "is_sidechain": int(session.is_sidechain),
+            "parent_session_id": session.parent_session_id, "title_rank": title_rank}
+
+
 def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], batch: Batch,
                skipped: list[tuple[int, str]], report: IndexReport, now: str, redactor: Redact | None = None, *,
                reread: str | None = None, title_rank: int | None = None,
@@ -81,12 +90,8 @@ def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], ba
         store.conn.execute("UPDATE sessions SET title = NULL, title_rank = NULL, started_at = NULL, updated_at = NULL "
                            "WHERE session_id = ? AND source_path = ?", (session.session_id, key))
     if rows or session.title or session.cwd:
-        store.upsert_session({
-            "session_id": session.session_id, "agent": session.agent, "project": project(session.cwd),
-            "cwd": session.cwd, "title": session.title, "started_at": batch.first_ts, "updated_at": batch.last_ts,
-            "source_path": key, "is_sidechain": int(session.is_sidechain),
-            "parent_session_id": session.parent_session_id, "title_rank": 1 if title_rank is None else title_rank,
-        })
+        store.upsert_session(session_row(session, key, batch.first_ts, batch.last_ts,
+                                         1 if title_rank is None else title_rank))
     if unknown:
         store.add_unknown(key, session.agent, unknown)
     if skipped:
@@ -108,10 +113,7 @@ def read_lines(store: Store, agent: Agent, path: Path, prev: FileState | None, s
                unknown={t: (n, line) for t, (n, line) in reader.unknown.items()}, superseded=reader.intact_reparse)
     if reader.side is not None:
         side = redacted_session(reader.side, redactor)
-        store.upsert_session({
-            "session_id": side.session_id, "agent": side.agent, "project": project(side.cwd), "cwd": side.cwd,
-            "title": None, "started_at": reader.first_ts, "updated_at": reader.last_ts, "source_path": reader.key,
-            "is_sidechain": 1, "parent_session_id": side.parent_session_id, "title_rank": None})
+        store.upsert_session(session_row(side, reader.key, reader.first_ts, reader.last_ts, None))
     if reader.leaf_titles:
         store.add_leaf_titles({uuid: redactor(title) if redactor is not None and title else title
                                for uuid, title in reader.leaf_titles.items()}, now)
@@ -128,11 +130,8 @@ def store_subsessions(store: Store, key: str, records: list[Record], subsessions
         if sub is not None:
             spans.setdefault(sub.session_id, (sub, []))[1].extend([rec.timestamp] if rec.timestamp else [])
     for sub, times in spans.values():
-        s = redacted_session(sub, redactor)
-        store.upsert_session({
-            "session_id": s.session_id, "agent": s.agent, "project": project(s.cwd), "cwd": s.cwd, "title": s.title,
-            "started_at": min(times, default=None), "updated_at": max(times, default=None), "source_path": key,
-            "is_sidechain": int(s.is_sidechain), "parent_session_id": s.parent_session_id, "title_rank": None})
+        store.upsert_session(session_row(redacted_session(sub, redactor), key, min(times, default=None),
+                                         max(times, default=None), None))
 
 
 def read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, size: int, mtime_ns: int,
