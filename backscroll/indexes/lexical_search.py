@@ -2,8 +2,9 @@
 
 A query word matches as itself, its English stem, a capitalised part of an identifier, and
 (weakly) the longer indexed words it begins; two to eight words also match as a loose phrase.
-Filters become exact-term clauses on the raw fields. ``coverage`` measures how much of a query a
-record holds (idf-weighted), independent of the record's length. Mixed into ``LexicalIndex``.
+Filters become exact-term clauses on the raw fields (``within`` applies them to given records).
+``coverage`` measures how much of a query a record holds (idf-weighted), independent of the record's
+length; ``held`` names the words, so a tool output can be credited with its call's. Mixed into ``LexicalIndex``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,20 @@ PREFIX_BOOST = 0.35
 PARTS_BOOST = 0.5
 
 Clause = tuple[Occur, Query]
+
+
+def shares(weights: dict[str, float], held: dict[int, frozenset[str]], ids: list[int],
+           also: dict[int, frozenset[str]] | None = None, also_share: float = 0.0) -> dict[int, float]:
+    """Each record's idf-weighted share of the query's words (``LexicalIndex.held``). The words in
+    ``also`` (for a tool output: what its call holds) count ``also_share`` each. Pure."""
+    total = sum(weights.values()) or 1.0
+    out = {}
+    for i in ids:
+        own, more = held.get(i, frozenset()), (also or {}).get(i, frozenset())
+        # summed in the query's order: an output holding just its call's words ties with it exactly
+        got = sum(w if t in own else also_share * w if t in more else 0.0 for t, w in weights.items())
+        out[i] = min(1.0, got / total)
+    return out
 
 
 def record_ids(searcher: tantivy.Searcher, hits: list[tuple[Any, tantivy.DocAddress]]) -> list[int]:
@@ -141,20 +156,29 @@ class LexicalSearch:
 
     @reading
     def coverage(self, q: LexicalQuery, ids: list[int]) -> dict[int, float]:
-        """For each record id, the share of the query it contains: idf-weighted, 0 to 1.
+        """For each record id, the share of the query it contains: idf-weighted, 0 to 1 (``held``, summed).
 
-        A term counts as present in its plain or stemmed form. Unlike a BM25 score this does not
-        shrink with the document's length, so a long log holding every query word covers it fully.
-        A query word that no record holds (but query echoes) is left out of the share: it tells no
-        record from another, and counting it ("how did Priya *get* ...") only made every lexical match
-        look weaker than a semantic one (``unheld`` names those words).
-        """
+        Unlike a BM25 score this does not shrink with the document's length, so a long log holding
+        every query word covers it fully. A query without words is held by every record."""
+        if not q.terms:
+            return dict.fromkeys(ids, 1.0)
+        weights, held = self.held(q, ids)
+        return shares(weights, held, ids)
+
+    @reading
+    def held(self, q: LexicalQuery, ids: list[int]) -> tuple[dict[str, float], dict[int, frozenset[str]]]:
+        """The query's words with their idf, and for each record id the words it holds.
+
+        A word counts as held in its plain or stemmed form, as a part of an identifier, or as the
+        start of a longer word. A query word that no record holds (but query echoes) is left out: it
+        tells no record from another, and counting it ("how did Priya *get* ...") only made every
+        lexical match look weaker than a semantic one (``unheld`` names those words)."""
         if not ids or not q.terms:
-            return {i: 1.0 for i in ids}
+            return {}, {}
         searcher = self._opened().searcher()
         among = Query.term_set_query(SCHEMA, "id", list(ids))
         weights: dict[str, float] = {}
-        present: dict[int, float] = {}
+        held: dict[int, set[str]] = {}
         for t in q.terms:
             w = self._idf(searcher, t)
             if w is None:
@@ -163,9 +187,19 @@ class LexicalSearch:
             either = Query.boolean_query(self._term_clauses(t))
             hits = searcher.search(Query.boolean_query([(Occur.Must, among), (Occur.Must, either)]), len(ids)).hits
             for rid in record_ids(searcher, hits) if hits else []:
-                present[rid] = present.get(rid, 0.0) + w
-        total = sum(weights.values()) or 1.0
-        return {i: min(1.0, present.get(i, 0.0) / total) for i in ids}
+                held.setdefault(rid, set()).add(t)
+        return weights, {i: frozenset(ts) for i, ts in held.items()}
+
+    @reading
+    def within(self, ids: list[int], f: Filters, *, content_type: str | None, echo: bool | None) -> set[int]:
+        """Those of ``ids`` that the filters let through (the same clauses as ``search``)."""
+        if not ids:
+            return set()
+        query = Query.boolean_query([(Occur.Must, Query.term_set_query(SCHEMA, "id", list(ids))),
+                                     *self.filter_clauses(f, content_type, echo)])
+        searcher = self._opened().searcher()
+        hits = searcher.search(query, len(ids), count=False).hits
+        return set(record_ids(searcher, hits)) if hits else set()
 
     @reading
     def unheld(self, q: LexicalQuery) -> tuple[tuple[str, ...], float]:

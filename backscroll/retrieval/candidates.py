@@ -1,22 +1,23 @@
 """Candidates and their evidence: what each record a ranked list proposed carries into fusion.
 
 Words: the idf-weighted share of the query's words it holds (the lexical index's ``coverage``),
-whichever list proposed it. Meaning: its calibrated similarity to the query
-(``ranking.semantic_quality``: by its cosine and its place among the closest records), looked up for
-every embedded candidate, also those only the lexical lists found; ``None`` for rows that are never
-embedded.
+whichever list proposed it; a tool output also counts the words of its call (``tool_exchange``).
+Meaning: its calibrated similarity to the query (``ranking.semantic_quality``: by its cosine and its
+place among the closest records), looked up for every embedded candidate, also those only the lexical
+lists found; ``None`` for rows that are never embedded.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from backscroll.indexes.lexical import LexicalIndex, LexicalQuery
+from backscroll.indexes.lexical_search import shares
 from backscroll.retrieval.fusion import Candidate
 from backscroll.retrieval.query import QueryPlan
-from backscroll.retrieval.ranking import semantic_quality
+from backscroll.retrieval.ranking import RANKING, semantic_quality
 from backscroll.store.db import Store
 from backscroll.types import EMBEDDED_TYPES
 
@@ -81,20 +82,36 @@ def fetch_neighbours(store: Store, facts: dict[int, Facts], ids: Iterable[int], 
     return near
 
 
+def words_evidence(lex: LexicalIndex, plan: QueryPlan, ids: list[int],
+                   calls: Mapping[int, tuple[int, ...]]) -> dict[int, float]:
+    """Each record's idf-weighted share of the query's words; a tool output's counts what its call holds
+    too (at ``call_words``)."""
+    q = LexicalQuery(plan.lexical_terms)
+    made_by = {i: calls[i] for i in ids if i in calls}
+    if not made_by:
+        return lex.coverage(q, ids)
+    if not q.terms:
+        return dict.fromkeys(ids, 1.0)
+    weights, held = lex.held(q, sorted({*ids, *(c for cs in made_by.values() for c in cs)}))
+    also = {i: frozenset().union(*(held.get(c, frozenset()) for c in cs)) for i, cs in made_by.items()}
+    return shares(weights, held, ids, also, RANKING.call_words)
+
+
 def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
                semantic: list[tuple[int, float]] | None, similarity: Similarity | None,
-               mode: str) -> dict[str, list[Candidate]]:
+               mode: str, calls: Mapping[int, tuple[int, ...]] | None = None) -> dict[str, list[Candidate]]:
     """Every proposed record with its evidence, by kind: ``main`` (prose and tool rows) and ``echo``.
 
     Words: the idf-weighted share of the query's words the record holds (``coverage``), whichever
-    list proposed it; none in semantic mode. Meaning: the calibrated cosine of every embedded
+    list proposed it, for a tool output also what the call that produced it holds (``calls``: output
+    -> its calls, ``tool_exchange``); none in semantic mode. Meaning: the calibrated cosine of every embedded
     candidate, also those only the lexical lists found (``similarity``); ``None`` in lexical mode and
     for records without a vector (tool rows and reasoning, which are never embedded, and prose not
     embedded yet). Without a ``similarity`` lookup a candidate the semantic list left out counts 0.
     """
     main_order = [*ranked.get("prose", ()), *(i for i, _c in semantic or ()), *ranked.get("tool", ())]
     ids = sorted(set(main_order) | set(ranked.get("echo", ())))
-    words = lex.coverage(LexicalQuery(plan.lexical_terms), ids) if mode != "semantic" else dict.fromkeys(ids, 0.0)
+    words = words_evidence(lex, plan, ids, calls or {}) if mode != "semantic" else dict.fromkeys(ids, 0.0)
     cosines = dict(semantic or ())
     if semantic is not None and similarity is not None:
         embeddable = [i for i in ids if i not in cosines and i in facts and facts[i].content_type in EMBEDDED_TYPES]

@@ -32,6 +32,7 @@ from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.ranking import RANKING
 from backscroll.retrieval.session_evidence import with_session_evidence
 from backscroll.retrieval.snippet import make_snippet
+from backscroll.retrieval.tool_exchange import Exchanges, outputs_to_add, with_outputs
 from backscroll.store.db import Store
 from backscroll.types import Filters, Hit, SearchResult
 
@@ -79,6 +80,14 @@ def lexical_lists(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: Se
     return ranked
 
 
+def tool_exchanges(store: Store, lex: LexicalIndex, tool: list[int], filters: Filters) -> Exchanges:
+    """The lexical tool list with the outputs of its calls (those the filters let through), and every
+    output's calls (``tool_exchange``)."""
+    partners = store.tool_exchanges(tool)
+    allowed = lex.within(outputs_to_add(tool, partners), filters, content_type="tool", echo=False)
+    return with_outputs(tool, partners, allowed)
+
+
 def with_priors(plan: QueryPlan, fused: list[Fused], facts: dict[int, Facts]) -> list[Fused]:
     """Scale fused scores by the record's kind, length and closeness to a date in the query; re-sort."""
     r = RANKING
@@ -118,11 +127,12 @@ def interleave(main: list[Fused], echoes: list[Fused]) -> list[Fused]:
 
 def rank(store: Store, lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
          semantic: list[tuple[int, float]] | None, similarity: Similarity | None, mode: str,
-         w: Weights) -> tuple[list[Fused], dict[int, Candidate], Weights]:
+         w: Weights, calls: dict[int, tuple[int, ...]] | None = None,
+         ) -> tuple[list[Fused], dict[int, Candidate], Weights]:
     """The fused ranking (near-duplicates collapsed, session evidence in hybrid mode, echoes
     interleaved when proposed), every candidate by id, and the weights it ranked with (``w`` with
-    this query's word confidence, in hybrid mode)."""
-    cands = candidates(lex, plan, ranked, facts, semantic, similarity, mode)
+    this query's word confidence, in hybrid mode). ``calls``: each tool output's calls (``tool_exchanges``)."""
+    cands = candidates(lex, plan, ranked, facts, semantic, similarity, mode, calls)
     if mode == "hybrid":
         w = replace(w, words=word_confidence(cands["main"], full=RANKING.words_full, power=RANKING.words_confidence))
     main = collapse(with_priors(plan, fuse(cands["main"], w), facts), facts)
@@ -206,10 +216,14 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     quoted = plan.phrases
     plan = replace(phrased, phrases=()) if mode == "semantic" else phrased
     ranked = lexical_lists(lex, plan, filters, opts, depth(opts)) if mode != "semantic" else {}
+    calls: dict[int, tuple[int, ...]] = {}
+    if "tool" in ranked:
+        exchanges = tool_exchanges(store, lex, ranked["tool"], filters)
+        ranked["tool"], calls = exchanges.ranked, exchanges.calls
     proposed = {*(i for items in ranked.values() for i in items), *(i for i, _c in semantic_list or ())}
     facts = fetch_facts(store, sorted(proposed))
     w = RANKING.weights(plan.shape)
-    fused, by_id, ranked_with = rank(store, lex, plan, ranked, facts, semantic_list, similarity, mode, w)
+    fused, by_id, ranked_with = rank(store, lex, plan, ranked, facts, semantic_list, similarity, mode, w, calls)
     missing, held = lex.unheld(LexicalQuery(plan.lexical_terms)) if mode != "semantic" else ((), 1.0)
     hits = [classify_evidence(h, plan.text, by_id.get(h.rowid), w, held)  # strength: the same scale for every query
             for h in build_hits(store, plan, fused, opts, opts.limit)]

@@ -220,6 +220,21 @@ class RecordQueries:
                 f"SELECT id FROM records WHERE role = ? AND id IN ({','.join('?' * len(chunk))})", (role, *chunk)))
         return out
 
+    def tool_exchanges(self, ids: list[int]) -> dict[int, tuple[bool, list[tuple[int, bool]]]]:
+        """For each tool row among ``ids``: whether it is the call, and the other rows of its tool call
+        as ``(id, is_call)`` (the call, its output), never echoes (the same session and ``tool_call_id``)."""
+        out: dict[int, tuple[bool, list[tuple[int, bool]]]] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            for a, a_call, b, b_call in self.conn.execute(
+                    "SELECT a.id, a.is_call, b.id, b.is_call FROM records a JOIN records b "
+                    "ON b.tool_call_id = a.tool_call_id AND b.session_id = a.session_id AND b.id != a.id "
+                    "AND b.content_type = 'tool' AND b.is_echo = 0 "
+                    "WHERE a.content_type = 'tool' AND a.tool_call_id IS NOT NULL "
+                    f"AND a.id IN ({','.join('?' * len(chunk))}) ORDER BY b.id", chunk):
+                out.setdefault(a, (bool(a_call), []))[1].append((b, bool(b_call)))
+        return out
+
     def _rows(self) -> sqlite3.Cursor:
         """A cursor yielding ``sqlite3.Row``s; the shared connection's own row factory is never touched."""
         cur = self.conn.cursor()

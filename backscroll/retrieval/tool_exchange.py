@@ -1,0 +1,56 @@
+"""A tool output carries the words of the call that produced it. Pure.
+
+People ask about an output by what was run to get it: "which commit broke the webhook signature
+check" is answered by a ``git log`` listing of hashes and subjects, "how much disk does the message
+log take" by a table holding "412 GB", while the words of the question sit in the call
+(``git log -- app/webhooks``, ``pg_total_relation_size``). So a tool output's words evidence is
+the share of the query that it *or its call* holds (``ranking.Ranking.call_words``), and the output
+of every call the lexical tool list found joins that list right behind its call. A call keeps its
+own words only: asked about the command, the command still comes before what it printed
+(an output holding the same words ties with it and comes after it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+from dataclasses import dataclass
+
+Partners = dict[int, tuple[bool, list[tuple[int, bool]]]]  # ``Store.tool_exchanges``: id -> (is call, others)
+
+
+@dataclass(frozen=True)
+class Exchanges:
+    ranked: list[int]  # the tool list, each call's output right behind the call
+    calls: dict[int, tuple[int, ...]]  # each tool output in ``ranked`` -> the call(s) that produced it
+
+
+def outputs_to_add(tool: list[int], partners: Partners) -> list[int]:
+    """The outputs of the calls in ``tool`` that the list does not hold yet (to be filtered)."""
+    listed = set(tool)
+    return [b for i in tool if partners.get(i, (False, []))[0]
+            for b, b_call in partners[i][1] if not b_call and b not in listed]
+
+
+def with_outputs(tool: list[int], partners: Partners, allowed: Set[int]) -> Exchanges:
+    """The tool list with the ``allowed`` outputs of its calls behind them, and every output's calls."""
+    listed = set(tool)
+    ranked: list[int] = []
+    seen: set[int] = set()
+    calls: dict[int, tuple[int, ...]] = {}
+    for i in tool:
+        if i in seen:
+            continue
+        ranked.append(i)
+        seen.add(i)
+        is_call, others = partners.get(i, (True, []))
+        if not is_call:
+            made_by = tuple(b for b, b_call in others if b_call)
+            if made_by:
+                calls[i] = made_by
+            continue
+        for b, b_call in others:
+            if not b_call and b in allowed and b not in listed and b not in seen:
+                ranked.append(b)
+                seen.add(b)
+                calls[b] = (i,)
+    return Exchanges(ranked, calls)

@@ -1,0 +1,83 @@
+"""A tool output carries the words of the call that produced it (``retrieval.tool_exchange``)."""
+
+from backscroll.indexes.lexical_search import shares
+from backscroll.retrieval.tool_exchange import outputs_to_add, with_outputs
+
+
+def test_an_output_joins_the_tool_list_behind_its_call_and_knows_its_call():
+    # 1 is a call whose output 2 no list found; 4 is an output found on its own (its call is 3)
+    partners = {1: (True, [(2, False)]), 4: (False, [(3, True)])}
+    assert outputs_to_add([1, 4], partners) == [2]
+    ex = with_outputs([1, 4], partners, allowed={2})
+    assert ex.ranked == [1, 2, 4], "the output right behind its call, the rest in the order found"
+    assert ex.calls == {2: (1,), 4: (3,)}
+    filtered = with_outputs([1, 4], partners, allowed=set())
+    assert filtered.ranked == [1, 4], "an output the filters leave out does not join"
+    assert filtered.calls == {4: (3,)}
+    both = with_outputs([2, 1], {1: (True, [(2, False)]), 2: (False, [(1, True)])}, allowed={2})
+    assert both.ranked == [2, 1], "an output the list found keeps its place"
+
+
+def test_an_outputs_share_counts_the_words_its_call_holds_once():
+    weights = {"commit": 1.0, "stripe": 2.0, "webhook": 2.0}
+    held = {1: frozenset({"stripe", "webhook"}), 2: frozenset({"commit"})}
+    plain = shares(weights, held, [1, 2])
+    assert plain == {1: 0.8, 2: 0.2}
+    credited = shares(weights, held, [1, 2], also={2: held[1]}, also_share=1.0)
+    assert credited == {1: 0.8, 2: 1.0}, "the output holds what it says and what its call asked"
+    assert shares(weights, held, [2], also={2: frozenset({"commit", "stripe"})}, also_share=0.5) == {2: 0.4}
+    odd = {"a": 0.1, "b": 0.7, "c": 0.2, "d": 0.3}  # sums that float rounding could tell apart
+    tie = shares(odd, {1: frozenset("abc"), 2: frozenset("c")}, [1, 2], also={2: frozenset("ab")}, also_share=1.0)
+    assert tie[1] == tie[2], "an output holding just its call's words ties with the call exactly (the call first)"
+
+
+def _webhook_session(session_builder):
+    s = session_builder.claude()
+    s.user("the stripe webhook signature check fails since yesterday's deploy")
+    s.assistant("Let me see what changed in the webhook handler.")
+    s.tool("git log --oneline -3 -- app/webhooks/stripe_signature.py",
+           "a41c9d2 refactor: parse the payload with a pydantic model\n"
+           "7be02f1 feat: handle checkout.session.completed\n0c3e9aa chore: bump stripe to 11.2")
+    s.assistant("The signature is computed over the parsed payload now, not the raw body.")
+    for n in range(4):
+        session_builder.claude().user(f"stripe webhook retries are noisy in staging, batch {n}")
+    return s
+
+
+def test_the_output_answers_a_question_asked_in_the_words_of_its_call(session_builder, backscroll_index,
+                                                                        backscroll_search):
+    """"Which commit broke the stripe webhook signature parsing": the listing of commits holds one word of
+    it ("parse"), the git command the rest. Credited with its call's words, the listing comes first,
+    ahead of the call (which printed nothing) and of prose about stripe webhooks."""
+    _webhook_session(session_builder)
+    backscroll_index()
+    for mode in ("lexical", "hybrid"):
+        res = backscroll_search("which commit broke the stripe webhook signature parsing", mode=mode, limit=5,
+                                max_chars=0)
+        assert "a41c9d2 refactor" in res.results[0].text, (mode, [h.text[:60] for h in res.results])
+
+
+def test_asked_about_the_command_the_call_comes_first_and_its_output_joins_behind_it(
+        session_builder, backscroll_index, backscroll_search):
+    """The output holds none of the query's words: before, it was not even a candidate; now it comes
+    right behind the call whose words it carries (and no further than it)."""
+    _webhook_session(session_builder)
+    backscroll_index()
+    res = backscroll_search("git log oneline webhooks", mode="lexical", content_type="tool", limit=5, max_chars=0)
+    texts = [h.text for h in res.results]
+    assert texts[0].startswith("git log --oneline"), texts
+    assert texts[1].startswith("a41c9d2 refactor"), texts
+
+
+def test_an_output_outside_the_filters_does_not_join(session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    s.at("2026-03-02T09:59:00Z").user("run the long export")
+    s.at("2026-03-02T09:59:30Z")
+    call = s.tool_use("Bash", {"command": "python -m exports.orders_parquet --month 2026-02", "description": "x"})
+    s.at("2026-03-02T11:30:00Z").tool_result(call, "wrote 412 files, 11.2 GiB")
+    backscroll_index()
+    inside = backscroll_search("orders parquet export", mode="lexical", content_type="tool", max_chars=0,
+                               since="2026-03-02T09:00:00Z", until="2026-03-02T10:00:00Z")
+    assert [h.text[:16] for h in inside.results] == ["python -m export"], "the output ran past --until"
+    every = backscroll_search("orders parquet export", mode="lexical", content_type="tool", max_chars=0)
+    assert [h.text[:16] for h in every.results] == ["python -m export", "wrote 412 files,"]
