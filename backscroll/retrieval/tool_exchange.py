@@ -42,7 +42,7 @@ def with_outputs(tool: list[int], partners: Partners, allowed: Set[int]) -> Exch
             continue
         ranked.append(i)
         seen.add(i)
-        is_call, others = partners.get(i, (True, []))
+        is_call, others = partners.get(i, (False, []))
         if not is_call:
             made_by = tuple(b for b, b_call in others if b_call)
             if made_by:
