@@ -1,7 +1,7 @@
 """A tool output carries the words of the call that produced it (``retrieval.tool_exchange``)."""
 
 from backscroll.indexes.lexical_search import shares
-from backscroll.retrieval.tool_exchange import outputs_to_add, with_outputs
+from backscroll.retrieval.tool_exchange import Exchanges, is_receipt, outputs_to_add, receipts, with_outputs, without
 
 
 def test_an_output_joins_the_tool_list_behind_its_call_and_knows_its_call():
@@ -29,6 +29,30 @@ def test_an_outputs_share_counts_the_words_its_call_holds_once():
     odd = {"a": 0.1, "b": 0.7, "c": 0.2, "d": 0.3}  # sums that float rounding could tell apart
     tie = shares(odd, {1: frozenset("abc"), 2: frozenset("c")}, [1, 2], also={2: frozenset("ab")}, also_share=1.0)
     assert tie[1] == tie[2], "an output holding just its call's words ties with the call exactly (the call first)"
+
+
+def test_a_receipt_repeats_its_call_and_a_printed_result_does_not():
+    write = "Write\nfile_path: /home/dev/shop/docs/agent-memory.md\ncontent: # Agent memory\nRun backscroll search first."
+    assert is_receipt("File created successfully at: /home/dev/shop/docs/agent-memory.md", [write])
+    path = "migrations/versions/b7e31d0c5a62_index_idempotency_keys.py"
+    patch = f"apply_patch *** Begin Patch\n*** Update File: {path}\n+op.create_index('ix_keys_created')"
+    assert is_receipt(f"Success. Updated the following files:\nM {path}", [patch])
+    assert is_receipt("", ["rm -rf build"]), "an empty output says nothing"
+    shell = ("python manage.py shell -c \"o = Order.objects.get(pk=48213); "
+             "print([(l.sku, l.total) for l in o.lines.all()], o.total)\"")
+    assert not is_receipt("[('TSHIRT-BLK-M', Decimal('34.99')), ('CAP-NAVY', Decimal('35.02'))] 69.01", [shell]), \
+        "a short printed result is an answer"
+    assert not is_receipt("PostgreSQL 16.4 on x86_64-pc-linux-gnu", ["psql -c 'select version()'"])
+
+
+def test_a_receipt_gets_no_share_of_its_call_and_does_not_join():
+    ex = Exchanges(ranked=[1, 2, 3, 4], calls={2: (1,), 4: (3,)})  # 2 joined behind call 1; 4 was listed
+    kept = without(ex, tool=[1, 3, 4], receipts={2, 4})
+    assert kept.ranked == [1, 3, 4], "a receipt that joined leaves; one the list found stays, by its own words"
+    assert kept.calls == {}
+    texts = {1: "git log --oneline -- app/webhooks", 2: "a41c9d2 refactor: parse the payload",
+             3: "Write file_path: /srv/a.py", 4: "File created successfully at: /srv/a.py"}
+    assert receipts(ex, texts) == {4}
 
 
 def _webhook_session(session_builder):
@@ -81,3 +105,17 @@ def test_an_output_outside_the_filters_does_not_join(session_builder, backscroll
     assert [h.text[:16] for h in inside.results] == ["python -m export"], "the output ran past --until"
     every = backscroll_search("orders parquet export", mode="lexical", content_type="tool", max_chars=0)
     assert [h.text[:16] for h in every.results] == ["python -m export", "wrote 412 files,"]
+
+
+def test_a_receipt_does_not_follow_its_write_into_the_results(session_builder, backscroll_index, backscroll_search):
+    """Searching what a file says finds the Write that wrote it, not also "File created successfully"."""
+    s = session_builder.claude()
+    s.user("write down how agents should look up earlier decisions")
+    call = s.tool_use("Write", {"file_path": "/home/dev/shop/docs/agent-memory.md",
+                                "content": "# Agent memory\nBefore re-deciding the job queue, run backscroll search."})
+    s.tool_result(call, "File created successfully at: /home/dev/shop/docs/agent-memory.md")
+    backscroll_index()
+    for mode in ("lexical", "hybrid"):
+        texts = [h.text for h in backscroll_search("re-deciding the job queue", mode=mode, max_chars=0).results]
+        assert any(t.startswith("Write") for t in texts), (mode, texts)
+        assert not any(t.startswith("File created") for t in texts), (mode, texts)

@@ -32,7 +32,7 @@ from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.ranking import RANKING
 from backscroll.retrieval.session_evidence import with_session_evidence
 from backscroll.retrieval.snippet import make_snippet
-from backscroll.retrieval.tool_exchange import Exchanges, outputs_to_add, with_outputs
+from backscroll.retrieval.tool_exchange import Exchanges, outputs_to_add, receipts, with_outputs, without
 from backscroll.store.db import Store
 from backscroll.types import Filters, Hit, SearchResult
 
@@ -82,10 +82,12 @@ def lexical_lists(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: Se
 
 def tool_exchanges(store: Store, lex: LexicalIndex, tool: list[int], filters: Filters) -> Exchanges:
     """The lexical tool list with the outputs of its calls (those the filters let through), and every
-    output's calls (``tool_exchange``)."""
+    output's calls, receipts left out (``tool_exchange``)."""
     partners = store.tool_exchanges(tool)
     allowed = lex.within(outputs_to_add(tool, partners), filters, content_type="tool", echo=False)
-    return with_outputs(tool, partners, allowed)
+    exchanges = with_outputs(tool, partners, allowed)
+    texts = store.texts({i for o, cs in exchanges.calls.items() for i in (o, *cs)})
+    return without(exchanges, tool, receipts(exchanges, texts))
 
 
 def with_priors(plan: QueryPlan, fused: list[Fused], facts: dict[int, Facts]) -> list[Fused]:

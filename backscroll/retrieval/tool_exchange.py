@@ -8,12 +8,22 @@ the share of the query that it *or its call* holds (``ranking.Ranking.call_words
 of every call the lexical tool list found joins that list right behind its call. A call keeps its
 own words only: asked about the command, the command still comes before what it printed
 (an output holding the same words ties with it and comes after it).
+
+A receipt is not an answer: an output most of whose words its call already holds ("File created
+successfully at: <the path written>", "Success. Updated the following files: M <path>", "<resource>
+configured") says nothing the call does not, so it gets no share of the call's words and does not
+join (``receipts``); it still counts the words it holds itself. A printed result, even a short one
+(a number, a list of SKUs and totals), holds words its command does not.
 """
 
 from __future__ import annotations
 
-from collections.abc import Set
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping, Set
+from dataclasses import dataclass, replace
+
+RECEIPT_NEW_WORDS = 0.5  # an output with fewer new words than this share of its own is a receipt
+RECEIPT_CHARS = 2000  # the start of an output that is read for it (a receipt is a line or two)
 
 Partners = dict[int, tuple[bool, list[tuple[int, bool]]]]  # ``Store.tool_exchanges``: id -> (is call, others)
 
@@ -54,3 +64,31 @@ def with_outputs(tool: list[int], partners: Partners, allowed: Set[int]) -> Exch
                 seen.add(b)
                 calls[b] = (i,)
     return Exchanges(ranked, calls)
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def is_receipt(output: str, calls: list[str]) -> bool:
+    """Whether fewer than ``RECEIPT_NEW_WORDS`` of the output's distinct words are new, not in its calls
+    (an empty output says nothing either)."""
+    own = _words(output[:RECEIPT_CHARS])
+    if not own:
+        return True
+    new = own - set().union(*(_words(c) for c in calls))
+    return len(new) < RECEIPT_NEW_WORDS * len(own)
+
+
+def receipts(ex: Exchanges, texts: Mapping[int, str]) -> set[int]:
+    """The outputs in ``ex`` that are receipts of their calls (``texts``: every output's and call's text)."""
+    return {o for o, cs in ex.calls.items() if is_receipt(texts.get(o, ""), [texts.get(c, "") for c in cs])}
+
+
+def without(ex: Exchanges, tool: list[int], receipts: Set[int]) -> Exchanges:
+    """``ex`` with the ``receipts`` credited nothing, and those that joined the tool list (not in ``tool``) out."""
+    if not receipts:
+        return ex
+    listed = set(tool)
+    return replace(ex, ranked=[i for i in ex.ranked if i in listed or i not in receipts],
+                   calls={o: cs for o, cs in ex.calls.items() if o not in receipts})

@@ -220,6 +220,16 @@ class RecordQueries:
                 f"SELECT id FROM records WHERE role = ? AND id IN ({','.join('?' * len(chunk))})", (role, *chunk)))
         return out
 
+    def texts(self, ids: Iterable[int]) -> dict[int, str]:
+        """The text of each record."""
+        ids = list(ids)
+        out: dict[int, str] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            out.update(self.conn.execute(f"SELECT id, text FROM records WHERE id IN ({','.join('?' * len(chunk))})",
+                                         chunk).fetchall())
+        return out
+
     def tool_exchanges(self, ids: list[int]) -> dict[int, tuple[bool, list[tuple[int, bool]]]]:
         """For each tool row among ``ids``: whether it is the call, and the other rows of its tool call
         as ``(id, is_call)`` (the call, its output), never echoes (the same session and ``tool_call_id``)."""
