@@ -32,7 +32,7 @@ def test_an_outputs_share_counts_the_words_its_call_holds_once():
 
 
 def test_a_receipt_repeats_its_call_and_a_printed_result_does_not():
-    write = "Write\nfile_path: /home/dev/shop/docs/agent-memory.md\ncontent: # Agent memory\nRun backscroll search first."
+    write = "Write\nfile_path: /home/dev/shop/docs/agent-memory.md\ncontent: # Agent memory\nRun a search first."
     assert is_receipt("File created successfully at: /home/dev/shop/docs/agent-memory.md", [write])
     path = "migrations/versions/b7e31d0c5a62_index_idempotency_keys.py"
     patch = f"apply_patch *** Begin Patch\n*** Update File: {path}\n+op.create_index('ix_keys_created')"
