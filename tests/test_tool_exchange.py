@@ -43,11 +43,23 @@ def test_a_receipt_repeats_its_call_and_a_printed_result_does_not():
     assert not is_receipt("[('TSHIRT-BLK-M', Decimal('34.99')), ('CAP-NAVY', Decimal('35.02'))] 69.01", [shell]), \
         "a short printed result is an answer"
     assert not is_receipt("PostgreSQL 16.4 on x86_64-pc-linux-gnu", ["psql -c 'select version()'"])
+    assert not is_receipt("412 messages.log", ["wc -l messages.log"]), "the one new word is the answer"
+    assert not is_receipt("app/products/[id]/page.tsx", ["find app -name page.tsx"]), "the path it found"
+    todos = ("Todos have been modified successfully. Ensure that you continue to use the todo list to track your "
+             "progress. Please proceed with the current tasks if applicable")
+    assert is_receipt(todos, ['TodoWrite todos: [{"content": "migrate invoices to bigint"}]']), "boilerplate"
+    assert is_receipt("Plan updated", ["update_plan"]) and is_receipt("(no output)", ["ls build"])
+    patched = "apply_patch\n*** Update File: pay/cap.py"
+    assert is_receipt("Success. Updated the following files:\nM pay/cap.py", [patched]), "a short path too"
+    report = "\n".join(f"- the webhook handler {w} its retries" for w in ("logs", "drops", "doubles"))
+    assert not is_receipt(report, ["Task: review the webhook handler"]), "a listing in plain words is an answer"
+    usage = "Usage: backscroll [OPTIONS] COMMAND\n\nCommands:\n  index   Index new sessions.\n  search  Find records."
+    assert not is_receipt(usage, ["backscroll --help"])
 
 
 def test_a_receipt_gets_no_share_of_its_call_and_does_not_join():
     ex = Exchanges(ranked=[1, 2, 3, 4], calls={2: (1,), 4: (3,)})  # 2 joined behind call 1; 4 was listed
-    kept = without(ex, tool=[1, 3, 4], receipts={2, 4})
+    kept = without(ex, tool=[1, 3, 4], left_out={2, 4})
     assert kept.ranked == [1, 3, 4], "a receipt that joined leaves; one the list found stays, by its own words"
     assert kept.calls == {}
     texts = {1: "git log --oneline -- app/webhooks", 2: "a41c9d2 refactor: parse the payload",
@@ -119,3 +131,27 @@ def test_a_receipt_does_not_follow_its_write_into_the_results(session_builder, b
         texts = [h.text for h in backscroll_search("re-deciding the job queue", mode=mode, max_chars=0).results]
         assert any(t.startswith("Write") for t in texts), (mode, texts)
         assert not any(t.startswith("File created") for t in texts), (mode, texts)
+
+
+def test_a_quoted_phrase_stays_a_requirement_for_outputs_found_through_their_call(
+        session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    s.user("how do the workers claim jobs?")
+    s.tool("psql -c \"select id from jobs_job where state = 'ready' for update skip locked limit 1\"",
+           "  id\n------\n 4811\n(1 row)")
+    backscroll_index()
+    phrased = [h.text for h in backscroll_search('"skip locked" jobs', mode="lexical", max_chars=0).results]
+    assert phrased[0].startswith("psql") and not any("4811" in t for t in phrased), "the row count lacks the phrase"
+    plain = [h.text for h in backscroll_search("skip locked jobs", mode="lexical", max_chars=0).results]
+    assert plain[0].startswith("psql") and "4811" in plain[1], plain
+
+
+def test_a_huge_write_is_compared_by_its_start(session_builder, backscroll_index, backscroll_search):
+    """The receipt test reads the start of a call (a Write names its path first), not all 200 KB of it."""
+    s = session_builder.claude()
+    big = "\n".join(f"ledger reconciliation row {n}: settled" for n in range(6000))
+    call = s.tool_use("Write", {"file_path": "/srv/ledger/reconciliation.txt", "content": big})
+    s.tool_result(call, "File created successfully at: /srv/ledger/reconciliation.txt")
+    backscroll_index()
+    texts = [h.text[:5] for h in backscroll_search("settled row", mode="lexical", max_chars=0).results]
+    assert texts == ["Write"], texts

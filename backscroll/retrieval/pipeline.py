@@ -32,7 +32,14 @@ from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.ranking import RANKING
 from backscroll.retrieval.session_evidence import with_session_evidence
 from backscroll.retrieval.snippet import make_snippet
-from backscroll.retrieval.tool_exchange import Exchanges, outputs_to_add, receipts, with_outputs, without
+from backscroll.retrieval.tool_exchange import (
+    CALL_CHARS,
+    Exchanges,
+    outputs_to_add,
+    receipts,
+    with_outputs,
+    without,
+)
 from backscroll.store.db import Store
 from backscroll.types import Filters, Hit, SearchResult
 
@@ -80,13 +87,14 @@ def lexical_lists(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: Se
     return ranked
 
 
-def tool_exchanges(store: Store, lex: LexicalIndex, tool: list[int], filters: Filters) -> Exchanges:
+def tool_exchanges(store: Store, lex: LexicalIndex, plan: QueryPlan, tool: list[int], filters: Filters) -> Exchanges:
     """The lexical tool list with the outputs of its calls (those the filters let through), and every
-    output's calls, receipts left out (``tool_exchange``)."""
+    output's calls, receipts left out (``tool_exchange``). A quoted phrase must be in every result, so
+    then no output joins through its call."""
     partners = store.tool_exchanges(tool)
-    allowed = lex.within(outputs_to_add(tool, partners), filters, content_type="tool", echo=False)
-    exchanges = with_outputs(tool, partners, allowed)
-    texts = store.texts({i for o, cs in exchanges.calls.items() for i in (o, *cs)})
+    joining = outputs_to_add(tool, partners) if not plan.phrases else []
+    exchanges = with_outputs(tool, partners, lex.within(joining, filters, content_type="tool", echo=False))
+    texts = store.texts({i for o, cs in exchanges.calls.items() for i in (o, *cs)}, CALL_CHARS)
     return without(exchanges, tool, receipts(exchanges, texts))
 
 
@@ -220,7 +228,7 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     ranked = lexical_lists(lex, plan, filters, opts, depth(opts)) if mode != "semantic" else {}
     calls: dict[int, tuple[int, ...]] = {}
     if "tool" in ranked:
-        exchanges = tool_exchanges(store, lex, ranked["tool"], filters)
+        exchanges = tool_exchanges(store, lex, plan, ranked["tool"], filters)
         ranked["tool"], calls = exchanges.ranked, exchanges.calls
     proposed = {*(i for items in ranked.values() for i in items), *(i for i, _c in semantic_list or ())}
     facts = fetch_facts(store, sorted(proposed))

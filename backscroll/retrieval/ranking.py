@@ -104,10 +104,10 @@ class Ranking:
     # much (.511, .514); with the 92 real files beside it .489 -> .502, with 200 generated sessions .492 ->
     # .524. On 30 engineering queries written blind afterwards (bt-): hit@1 13 -> 16, none lost. Crediting
     # the call with its output's words as well (0.5) gains one query more alone, none beside real files, and
-    # at 1.0 loses (.492): the call is what a question about the command means. Receipts (an output most
-    # of whose words its call holds: "File created successfully at: ...") get none (``tool_exchange``): on
-    # the tuning set (345 queries) alone, beside the real files and with 200 sessions, hit@1 .527 -> .525,
-    # .505 -> .508, .524 -> .517 and recall@5 one query up in each (the two lost were held up by their
+    # at 1.0 loses (.492): the call is what a question about the command means. Receipts ("File created
+    # successfully at: ...", "Todos have been modified successfully") get none (``tool_exchange``): on the
+    # tuning set (345 queries) alone, beside the real files and with 200 sessions, hit@1/recall@5 .527/.815
+    # -> .525/.817, .505/.765 -> .508/.775, .524/.790 -> .521/.797 (the queries lost were held up by their
     # receipt's support as a neighbour); without it a Write's receipt followed it into the results.
     call_words: float = 1.0
     # Session evidence (hybrid search): a record gains this much of the scores of the strongest other

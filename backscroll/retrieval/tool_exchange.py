@@ -9,11 +9,14 @@ of every call the lexical tool list found joins that list right behind its call.
 own words only: asked about the command, the command still comes before what it printed
 (an output holding the same words ties with it and comes after it).
 
-A receipt is not an answer: an output most of whose words its call already holds ("File created
-successfully at: <the path written>", "Success. Updated the following files: M <path>", "<resource>
-configured") says nothing the call does not, so it gets no share of the call's words and does not
-join (``receipts``); it still counts the words it holds itself. A printed result, even a short one
-(a number, a list of SKUs and totals), holds words its command does not.
+A receipt is not an answer. An output says nothing its call does not when most of its words repeat
+the call ("File created successfully at: <the path written>", "Success. Updated the following files:
+M <path>"), or when it is a message of a line or two with no new number, path or name in it ("Todos
+have been modified successfully. Ensure that you continue...", "Plan updated", "(no output)"). Such an output
+gets no share of the call's words and does not join (``receipts``); it still counts the words it
+holds itself. A printed result, even a short one ("412 messages.log", a list of SKUs and totals, the
+path ``find`` found), holds a number or a name its command does not. When the list itself found an
+output before its call, the two keep that order.
 """
 
 from __future__ import annotations
@@ -22,14 +25,19 @@ import re
 from collections.abc import Mapping, Set
 from dataclasses import dataclass, replace
 
-RECEIPT_NEW_WORDS = 0.5  # an output with fewer new words than this share of its own is a receipt
+RECEIPT_NEW_WORDS = 0.5  # an output with fewer new words than this share of its own is a receipt...
+RECEIPT_LINES = 2  # ... and so is a message of this many lines or fewer with no new data token
 RECEIPT_CHARS = 2000  # the start of an output that is read for it (a receipt is a line or two)
+CALL_CHARS = 4000  # the start of a call it is compared with (a Write or an Edit names its path first)
+_DATA = re.compile(r"\d|\w[_./:\\-]\w|[a-z][A-Z]")  # a number, or an identifier's joint: a path, a key, a name
 
 Partners = dict[int, tuple[bool, list[tuple[int, bool]]]]  # ``Store.tool_exchanges``: id -> (is call, others)
 
 
 @dataclass(frozen=True)
 class Exchanges:
+    """The lexical tool list with the outputs of its calls, and which call made each output."""
+
     ranked: list[int]  # the tool list, each call's output right behind the call
     calls: dict[int, tuple[int, ...]]  # each tool output in ``ranked`` -> the call(s) that produced it
 
@@ -71,13 +79,20 @@ def _words(text: str) -> set[str]:
 
 
 def is_receipt(output: str, calls: list[str]) -> bool:
-    """Whether fewer than ``RECEIPT_NEW_WORDS`` of the output's distinct words are new, not in its calls
-    (an empty output says nothing either)."""
-    own = _words(output[:RECEIPT_CHARS])
+    """Whether the output says nothing its calls do not: no new data token (a number, a path, an
+    identifier) and either fewer than ``RECEIPT_NEW_WORDS`` of its distinct words new or at most
+    ``RECEIPT_LINES`` lines in all. An empty output says nothing either."""
+    head = output[:RECEIPT_CHARS]
+    own = _words(head)
     if not own:
         return True
-    new = own - set().union(*(_words(c) for c in calls))
-    return len(new) < RECEIPT_NEW_WORDS * len(own)
+    said = "\n".join(c[:CALL_CHARS] for c in calls).lower()
+    tokens = (t.strip(".,;:!?()[]{}<>\"'`") for t in head.split())
+    if any(_DATA.search(t) and t.lower() not in said for t in tokens):
+        return False
+    new = own - _words(said)
+    lines = sum(1 for line in head.splitlines() if line.strip())
+    return len(new) < RECEIPT_NEW_WORDS * len(own) or lines <= RECEIPT_LINES
 
 
 def receipts(ex: Exchanges, texts: Mapping[int, str]) -> set[int]:
@@ -85,10 +100,11 @@ def receipts(ex: Exchanges, texts: Mapping[int, str]) -> set[int]:
     return {o for o, cs in ex.calls.items() if is_receipt(texts.get(o, ""), [texts.get(c, "") for c in cs])}
 
 
-def without(ex: Exchanges, tool: list[int], receipts: Set[int]) -> Exchanges:
-    """``ex`` with the ``receipts`` credited nothing, and those that joined the tool list (not in ``tool``) out."""
-    if not receipts:
+def without(ex: Exchanges, tool: list[int], left_out: Set[int]) -> Exchanges:
+    """``ex`` with the outputs ``left_out`` credited nothing, and those that joined the tool list (not in
+    ``tool``) out of it."""
+    if not left_out:
         return ex
     listed = set(tool)
-    return replace(ex, ranked=[i for i in ex.ranked if i in listed or i not in receipts],
-                   calls={o: cs for o, cs in ex.calls.items() if o not in receipts})
+    return replace(ex, ranked=[i for i in ex.ranked if i in listed or i not in left_out],
+                   calls={o: cs for o, cs in ex.calls.items() if o not in left_out})

@@ -220,14 +220,15 @@ class RecordQueries:
                 f"SELECT id FROM records WHERE role = ? AND id IN ({','.join('?' * len(chunk))})", (role, *chunk)))
         return out
 
-    def texts(self, ids: Iterable[int]) -> dict[int, str]:
-        """The text of each record."""
+    def texts(self, ids: Iterable[int], chars: int) -> dict[int, str]:
+        """The first ``chars`` characters of each record's text."""
         ids = list(ids)
         out: dict[int, str] = {}
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
-            out.update(self.conn.execute(f"SELECT id, text FROM records WHERE id IN ({','.join('?' * len(chunk))})",
-                                         chunk).fetchall())
+            out.update(self.conn.execute(
+                f"SELECT id, substr(text, 1, ?) FROM records WHERE id IN ({','.join('?' * len(chunk))})",
+                (chars, *chunk)).fetchall())
         return out
 
     def tool_exchanges(self, ids: list[int]) -> dict[int, tuple[bool, list[tuple[int, bool]]]]:
