@@ -90,7 +90,7 @@ class Hit:
     is_error: bool = False
     rowid: int = 0
     is_call: bool = False
-    match: str | None = None  # exact | words | meaning (see evidence.py)
+    match: str | None = None  # exact | words | command | meaning (see evidence.py)
     strength: float | None = None  # 0..1, comparable across queries (unlike score)
     author: str | None = None
 

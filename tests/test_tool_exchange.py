@@ -103,6 +103,7 @@ def test_asked_about_the_command_the_call_comes_first_and_its_output_joins_behin
     texts = [h.text for h in res.results]
     assert texts[0].startswith("git log --oneline"), texts
     assert texts[1].startswith("a41c9d2 refactor"), texts
+    assert [h.match for h in res.results[:2]] == ["words", "command"], "it holds none of the words itself"
 
 
 def test_an_output_outside_the_filters_does_not_join(session_builder, backscroll_index, backscroll_search):
@@ -155,3 +156,14 @@ def test_a_huge_write_is_compared_by_its_start(session_builder, backscroll_index
     backscroll_index()
     texts = [h.text[:5] for h in backscroll_search("settled row", mode="lexical", max_chars=0).results]
     assert texts == ["Write"], texts
+
+
+def test_an_output_found_by_its_command_says_so_in_human_output():
+    from backscroll.cli.render import _entry
+    from backscroll.types import Hit
+
+    hit = Hit(rank=2, score=0.5, record_id="r#1", session_id="s", agent="claude", project="p", cwd=None,
+              role="tool", content_type="tool", tool_name="Bash", is_echo=False, timestamp=None,
+              source_path="/x/s.jsonl", line=4, text="a41c9d2 refactor", text_truncated=False,
+              snippet="a41c9d2 refactor", matched_by=("lexical",), match="command", strength=0.6)
+    assert "(found by its command)" in _entry(hit)[0].plain

@@ -103,6 +103,8 @@ def _entry(hit: Hit):
     head.append(_label(hit), style="magenta" if hit.is_echo else "cyan")
     if hit.match == "meaning":
         head.append(" (meaning only)", style="dim")
+    elif hit.match == "command":
+        head.append(" (found by its command)", style="dim")
     body = Text(hit.snippet)
     for start, end in hit.highlights:
         body.stylize("bold yellow", start, end)

@@ -83,18 +83,17 @@ def fetch_neighbours(store: Store, facts: dict[int, Facts], ids: Iterable[int], 
 
 
 def words_evidence(lex: LexicalIndex, plan: QueryPlan, ids: list[int],
-                   calls: Mapping[int, tuple[int, ...]]) -> dict[int, float]:
-    """Each record's idf-weighted share of the query's words; a tool output's counts what its call holds
-    too (at ``call_words``)."""
+                   calls: Mapping[int, tuple[int, ...]]) -> tuple[dict[int, float], set[int]]:
+    """Each record's idf-weighted share of the query's words, a tool output's counting what its call holds
+    too (at ``call_words``); and the outputs whose share is all their call's (they hold none of the words)."""
     q = LexicalQuery(plan.lexical_terms)
     made_by = {i: calls[i] for i in ids if i in calls}
-    if not made_by:
-        return lex.coverage(q, ids)
     if not q.terms:
-        return dict.fromkeys(ids, 1.0)
+        return dict.fromkeys(ids, 1.0), set()
     weights, held = lex.held(q, sorted({*ids, *(c for cs in made_by.values() for c in cs)}))
     also = {i: frozenset().union(*(held.get(c, frozenset()) for c in cs)) for i, cs in made_by.items()}
-    return shares(weights, held, ids, also, RANKING.call_words)
+    by_call = {i for i in made_by if also[i] and not held.get(i)}
+    return shares(weights, held, ids, also, RANKING.call_words), by_call
 
 
 def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
@@ -111,7 +110,8 @@ def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]],
     """
     main_order = [*ranked.get("prose", ()), *(i for i, _c in semantic or ()), *ranked.get("tool", ())]
     ids = sorted(set(main_order) | set(ranked.get("echo", ())))
-    words = words_evidence(lex, plan, ids, calls or {}) if mode != "semantic" else dict.fromkeys(ids, 0.0)
+    words, by_call = (words_evidence(lex, plan, ids, calls or {}) if mode != "semantic"
+                      else (dict.fromkeys(ids, 0.0), set()))
     cosines = dict(semantic or ())
     if semantic is not None and similarity is not None:
         embeddable = [i for i in ids if i not in cosines and i in facts and facts[i].content_type in EMBEDDED_TYPES]
@@ -133,7 +133,7 @@ def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]],
         return None if similarity is not None else 0.0  # no vector / below the semantic list's cut
 
     def candidate(i: int) -> Candidate:
-        return Candidate(i, words.get(i, 0.0), meaning(i), tuple(found.get(i, ())), cosines.get(i))
+        return Candidate(i, words.get(i, 0.0), meaning(i), tuple(found.get(i, ())), cosines.get(i), i in by_call)
 
     return {"main": [candidate(i) for i in dict.fromkeys(main_order)],
             "echo": [candidate(i) for i in dict.fromkeys(ranked.get("echo", ()))]}

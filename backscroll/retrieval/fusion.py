@@ -30,6 +30,7 @@ class Candidate:
     meaning: float | None  # calibrated similarity 0..1; None when the record has no vector
     lists: tuple[str, ...]  # the lists that proposed it, in the order given: "lexical", "semantic"
     cosine: float | None = None  # the raw similarity behind ``meaning`` (for the hit's ``strength``)
+    by_call: bool = False  # a tool output whose words evidence is all its call's (it holds none itself)
 
 
 @dataclass(frozen=True)
