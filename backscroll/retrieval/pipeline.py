@@ -91,7 +91,7 @@ def tool_exchanges(store: Store, lex: LexicalIndex, plan: QueryPlan, tool: list[
     """The lexical tool list with the outputs of its calls (those the filters let through), and every
     output's calls, receipts left out (``tool_exchange``). A quoted phrase must be in every result, so
     then no output joins through its call."""
-    partners = store.tool_exchanges(tool)
+    partners = store.tool_partners(tool)
     joining = outputs_to_add(tool, partners) if not plan.phrases else []
     exchanges = with_outputs(tool, partners, lex.within(joining, filters, content_type="tool", echo=False))
     texts = store.texts({i for o, cs in exchanges.calls.items() for i in (o, *cs)}, CALL_CHARS)

@@ -31,7 +31,7 @@ RECEIPT_CHARS = 2000  # the start of an output that is read for it (a receipt is
 CALL_CHARS = 4000  # the start of a call it is compared with (a Write or an Edit names its path first)
 _DATA = re.compile(r"\d|\w[_./:\\-]\w|[a-z][A-Z]")  # a number, or an identifier's joint: a path, a key, a name
 
-Partners = dict[int, tuple[bool, list[tuple[int, bool]]]]  # ``Store.tool_exchanges``: id -> (is call, others)
+Partners = dict[int, tuple[bool, list[tuple[int, bool]]]]  # ``Store.tool_partners``: id -> (is call, others)
 
 
 @dataclass(frozen=True)

@@ -231,7 +231,7 @@ class RecordQueries:
                 (chars, *chunk)).fetchall())
         return out
 
-    def tool_exchanges(self, ids: list[int]) -> dict[int, tuple[bool, list[tuple[int, bool]]]]:
+    def tool_partners(self, ids: list[int]) -> dict[int, tuple[bool, list[tuple[int, bool]]]]:
         """For each tool row among ``ids``: whether it is the call, and the other rows of its tool call
         as ``(id, is_call)`` (the call, its output), never echoes (the same session and ``tool_call_id``)."""
         out: dict[int, tuple[bool, list[tuple[int, bool]]]] = {}
