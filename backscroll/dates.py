@@ -46,7 +46,10 @@ def normalize_timestamp(value: object) -> str | None:
 
 
 def parse_ts(value: str) -> datetime:
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    """A stored timestamp as an aware datetime. Stored times are UTC; one written without an offset (an
+    older reader's Aider header time) is read as UTC too, so it compares with the rest."""
+    dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
 
 
 _WHEN_HINT = "use a date (2026-10-01), a timestamp (2026-10-01T09:30:00Z) or an age (30m, 12h, 7d, 2w, 3mo)"

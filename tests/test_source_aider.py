@@ -10,6 +10,8 @@ What each should give is counted from the file here, independently of the reader
 
 import re
 import shutil
+import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -196,3 +198,23 @@ def test_what_an_older_parser_read_is_kept_when_the_file_changed_since(indexed, 
     backscroll_index(embed=False)
     texts = [r["text"] for r in records_of(indexed, "webcache")]
     assert "Add file to the chat? (Y)es/(N)o [Yes]: all" in texts and texts[-1] == "and the tests?"
+
+
+def test_header_times_are_stored_as_utc_and_a_dated_query_reads_them(indexed, backscroll_search, monkeypatch):
+    """Aider writes its header in local time with no zone; the store holds UTC like every other agent's,
+    and a question naming a day compares record times with it (a time with no zone, as an older reader
+    stored it, used to stop every dated search with a TypeError)."""
+    stamps = {r["timestamp"] for r in records_of(indexed, "mozgoslav")}
+    assert stamps and all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", t) for t in stamps), stamps
+    monkeypatch.setenv("TZ", "Asia/Kolkata")  # the header's 22:40:12 is 17:10:12 UTC there
+    time.tzset()
+    try:
+        assert aider.header_time("2026-04-22T22:40:12") == "2026-04-22T17:10:12.000Z"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    with sqlite3.connect(indexed.data / "backscroll.db") as db:  # as an older reader stored them
+        db.execute("UPDATE records SET timestamp = substr(timestamp, 1, 19) WHERE agent = 'aider'")
+    for mode in ("lexical", "hybrid"):
+        result = backscroll_search("which API key did lm_studio reject on 22 April 2026", mode=mode, sync=False)
+        assert result.results and result.results[0].agent == "aider", mode

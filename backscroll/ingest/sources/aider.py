@@ -41,8 +41,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from datetime import datetime
 from pathlib import Path
 
+from backscroll.dates import format_ts
 from backscroll.ingest.sources import Agent, SourceUnit, WholeRead, _collect
 from backscroll.types import Record, SessionInfo
 
@@ -213,6 +215,11 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
     return records, title
 
 
+def header_time(when: str | None) -> str | None:
+    """A session header's time (Aider writes the local time, with no zone) as a stored UTC timestamp."""
+    return format_ts(datetime.fromisoformat(when).astimezone()) if when else None
+
+
 def parse(data: str, path: Path, from_line: int = 1) -> list[SourceUnit]:
     """Every session that starts at or after ``from_line`` (the lines before the first header are one too)."""
     base = session_for(path)
@@ -232,7 +239,7 @@ def parse(data: str, path: Path, from_line: int = 1) -> list[SourceUnit]:
         sid = f"{base.session_id}-{(when or 'start').replace(':', '').replace('-', '')}"
         session = SessionInfo(sid, "aider", cwd=base.cwd)
         body = lines[start:end] if when else lines[start - 1:end]
-        records, title = session_records(body, start + 1 if when else start, session, when)
+        records, title = session_records(body, start + 1 if when else start, session, header_time(when))
         units.append(SourceUnit(f"{path}#{start}", SessionInfo(sid, "aider", cwd=base.cwd, title=title), records))
     return units
 
