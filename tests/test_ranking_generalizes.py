@@ -41,6 +41,38 @@ def window(text):
     ("the review last month", "2026-10-01", "2026-11-01", "the review"),
     ("the standup on Thursday", "2026-11-19", "2026-11-20", "the standup"),
     ("the standup last Friday", "2026-11-13", "2026-11-14", "the standup"),
+    ("what broke this morning", "2026-11-20", "2026-11-21", "what broke"),
+    # next to another date, or around it
+    ("What did Mira do the week before 14 March 2026?", "2026-03-07", "2026-03-14", "What did Mira do?"),
+    ("the day after New Year's Day 2026", "2026-01-02", "2026-01-03", ""),
+    ("the weekend before 9 June 2026", "2026-06-06", "2026-06-08", ""),  # a Tuesday: the Saturday and Sunday before
+    ("the weekend after 14 March 2026", "2026-03-21", "2026-03-23", ""),  # a Saturday: the next one
+    ("the week of 14 August 2026", "2026-08-10", "2026-08-17", ""),  # Monday to Sunday
+    ("the month before 9 June 2026", "2026-05-01", "2026-06-01", ""),
+    ("the launch the month before 9 June", "2026-05-01", "2026-06-01", "the launch"),
+    ("the bird I saw the day before yesterday", "2026-11-18", "2026-11-19", "the bird I saw"),
+    # weekends, fortnights
+    ("what did we do last weekend", "2026-11-14", "2026-11-16", "what did we do"),
+    ("two weekends ago", "2026-11-07", "2026-11-09", ""),
+    ("a fortnight ago", "2026-10-30", "2026-11-14", ""),
+    # seasons, parts of a year, quarters, ranges of months
+    ("in the summer of 2026", "2026-06-01", "2026-09-01", ""),
+    ("Where did Joaquin go snowshoeing last winter?", "2025-12-01", "2026-03-01", "Where did Joaquin go snowshoeing?"),
+    ("winter 2026", "2025-12-01", "2026-03-01", ""),  # the one its January falls in
+    ("in spring", "2026-03-01", "2026-06-01", ""),  # the latest one begun
+    ("a film in late 2025", "2025-09-01", "2026-01-01", "a film"),
+    ("mid-2025", "2025-05-01", "2025-09-01", ""),
+    ("what did we decide in Q3 2026", "2026-07-01", "2026-10-01", "what did we decide"),
+    ("between January and March 2026", "2026-01-01", "2026-04-01", ""),
+    ("from November to February 2026", "2025-11-01", "2026-03-01", ""),
+    # numeric dates that read one way only; fixed-day holidays
+    ("on 19/09/2026", "2026-09-19", "2026-09-20", ""),
+    ("on 7/14/2026", "2026-07-14", "2026-07-15", ""),
+    ("on 14.07.2026", "2026-07-14", "2026-07-15", ""),
+    ("over Christmas", "2025-12-25", "2025-12-26", "over"),  # the latest one
+    ("on New Year\u2019s Eve 2025", "2025-12-31", "2026-01-01", ""),
+    ("the actuator in Spring Boot since 31 April, in July 2026", "2026-07-01", "2026-08-01",
+     "the actuator in Spring Boot since 31 April,"),  # the first expression that names a window
 ])
 def test_dates_in_the_query_name_a_window(text, start, end, rest):
     assert window(text) == (start, end, rest)
@@ -48,7 +80,9 @@ def test_dates_in_the_query_name_a_window(text, start, end, rest):
 
 @pytest.mark.parametrize("text", [
     "fiscal weeks after the March clock change", "may I ask about the queue", "timeout 30 seconds",
-    "retry at 3 am", "march of the penguins",
+    "retry at 3 am", "march of the penguins", "the servers fall over", "spring cleaning of the queue",
+    "bump to version 1.2.2026", "on 3/4/2026", "summer intern onboarding", "bean injection in Spring Boot",
+    "what we configured in Spring",
 ])
 def test_words_that_only_look_like_dates_are_not_dates(text):
     assert find(text, NOW) == (None, text)

@@ -15,9 +15,24 @@ its three-letter abbreviation, ``Y`` a year 1900-2099, ``W`` a weekday name):
 - ``M Y`` / ``M of Y`` (a month); ``in|during|since|before|after|early|late|mid|this|last M`` (a month:
   the latest one not after this month; a bare month name is not a date: "march", "may");
 - ``in|during Y`` (a year);
-- ``today``, ``yesterday``, ``tonight``, ``last night``; ``N days|weeks|months|years ago`` (``a week
-  ago``); ``this|last|past week|month|year``; ``on|last|this|past W`` (the latest such day not after
-  today; "last W" one before today).
+- ``today``, ``yesterday``, ``tonight``, ``last night``, ``this morning|afternoon|evening``; ``N
+  days|weeks|fortnights|months|years ago`` (``a week ago``); ``this|last|past|previous
+  week|month|year``; ``on|last|this|past|previous W`` (the latest such day not after today; "last W"
+  one before today);
+- weekends (Saturday and Sunday): ``this|last|past|previous weekend`` (the latest one begun; "last"
+  one before it while a weekend is on), ``N weekends ago``;
+- seasons (the northern meteorological ones: spring March-May, summer June-August, autumn or fall
+  September-November, winter December-February), with a year or after ``in|during|this|last|early|
+  late|mid`` ("the servers fall over" is not a season): ``summer 2026``, ``the summer of 2026``,
+  ``last winter`` (winter 2026 is the one its January falls in);
+- parts of a year: ``early|mid|late Y`` (January-April, May-August, September-December), ``Q1-Q4
+  Y``; a range of months: ``between|from M and|to|until|through M[,] [Y]``;
+- a numeric date that reads one way only: ``DD.MM.Y``, and ``D/M/Y`` or ``M/D/Y`` when one side is
+  above 12 ("3/4/2026" could be either, and is left as words; "1.2.2026" is more likely a version);
+- holidays on a fixed day: ``New Year's Day|Eve``, ``Christmas [Day|Eve]``, ``Halloween``,
+  ``Valentine's Day``, with a year or the latest one;
+- any of them after ``the day|week|weekend|month before|after`` ("the week before 9 June 2026",
+  "the day before yesterday") or ``the week|weekend|month of`` ("the week of 2 February").
 
 Relative expressions are read against ``now`` (a parameter, so tests fix it). Windows are in the
 time zone of ``now`` (UTC when it has none), ``start`` inclusive and ``end`` exclusive.
@@ -39,13 +54,25 @@ MONTHS["sept"] = 9
 WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
 NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
            "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}
+SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # the month each one starts
+PARTS = {"early": 1, "mid": 5, "middle of": 5, "late": 9}  # the four months of a year each one names
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+# Holidays on a fixed day, by name without its apostrophes (the query may write ' or ’ or none).
+HOLIDAYS = {"new years day": (1, 1), "valentines day": (2, 14), "st patricks day": (3, 17), "april fools day": (4, 1),
+            "fourth of july": (7, 4), "independence day": (7, 4), "halloween": (10, 31), "bonfire night": (11, 5),
+            "guy fawkes night": (11, 5), "christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25),
+            "boxing day": (12, 26), "new years eve": (12, 31)}
 
 _M = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _D = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _Y = r"(?P<year>(?:19|20)\d\d)"
 _W = r"(?P<weekday>" + "|".join(WEEKDAYS) + r")"
 _N = r"(?P<n>\d+|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")"
-_UNIT = r"(?P<unit>day|week|month|year)s?"
+_UNIT = r"(?P<unit>day|fortnight|week|month|year)s?"
+_M2 = _M.replace("(?P<month>", "(?P<month2>")
+_SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
+_HOLIDAY = r"(?P<holiday>" + "|".join(re.sub(r"(?<=[rekls])s\b", "['\u2019]?s", h).replace(" ", r"\s+")
+                                       for h in sorted(HOLIDAYS, key=len, reverse=True)) + r")"
 
 # (kind, pattern), tried in order; the first match in the text wins (earliest position, then order).
 PATTERNS = [
@@ -57,11 +84,24 @@ PATTERNS = [
     ("md", rf"\b{_M}\s+{_D}\b(?!\s*(?:am|pm|:|%|\.\d))"),
     ("ago", rf"\b{_N}\s+{_UNIT}\s+ago\b"),
     ("rel", r"\b(?P<which>this|last|past|previous)\s+(?P<unit>week|month|year)\b"),
-    ("day", r"\b(?P<word>today|tonight|yesterday|last night)\b"),
-    ("wd", rf"\b(?P<pre>on|last|this|past)\s+{_W}\b"),
+    ("day", r"\b(?P<word>today|tonight|yesterday|last night|this (?:morning|afternoon|evening))\b"),
+    ("wd", rf"\b(?P<pre>on|last|this|past|previous)\s+{_W}\b"),
+    ("range", rf"\b(?:between|from)\s+{_M}\s+(?:and|to|until|till|through)\s+{_M2}(?:,?\s+(?:of\s+)?{_Y})?\b"),
     ("m", rf"\b(?P<pre>in|during|since|before|after|early|late|mid|this|last)[\s-]+{_M}(?:,?\s+(?:of\s+)?{_Y})?\b"),
+    ("numeric", rf"\b(?:(?P<a>[0-3]?\d)(?P<sep>/)(?P<b>[0-3]?\d)/|(?P<a2>[0-3]\d)\.(?P<b2>[01]\d)\.){_Y}\b"),
+    ("weekend", r"\b(?P<which>this|last|past|previous)\s+weekend\b"),
+    ("weekends", rf"\b{_N}\s+weekends?\s+ago\b"),
+    ("season", rf"\b(?P<pre>in|during|this|last|early|late|mid)[\s-]+(?:the\s+)?{_SEASON}(?:,?\s+(?:of\s+)?{_Y})?\b"),
+    ("season", rf"\b(?:the\s+)?{_SEASON},?\s+(?:of\s+)?{_Y}\b"),
+    ("part", rf"\b(?P<part>early|mid|middle of|late)[\s-]+{_Y}\b"),
+    ("quarter", rf"\b(?:q(?P<q>[1-4])|the\s+(?P<ord>first|second|third|fourth)\s+quarter\s+of)\s+{_Y}\b"),
+    ("holiday", rf"\b{_HOLIDAY}(?:,?\s+{_Y})?\b"),
     ("y", rf"\b(?:in|during)\s+{_Y}\b"),
 ]
+# Before a date: a span next to it ("the week before 9 June", "the day after Christmas", "the day before
+# yesterday") or around it ("the week of 2 February").
+_RELATIVE_TO = re.compile(r"\b(?:the\s+)?(?P<span>day|week|weekend|month)\s+(?P<rel>before|after|of)\s+$",
+                          re.IGNORECASE)
 _COMPILED = [(kind, re.compile(p, re.IGNORECASE)) for kind, p in PATTERNS]
 _PREPOSITION = re.compile(r"\b(?:on|in|during|from|of)\s*$", re.IGNORECASE)
 
@@ -87,6 +127,17 @@ def _at(d: date, tz: tzinfo) -> datetime:
 def _month(year: int, month: int, tz: tzinfo) -> tuple[datetime, datetime]:
     nxt = date(year + (month == 12), month % 12 + 1, 1)
     return _at(date(year, month, 1), tz), _at(nxt, tz)
+
+
+def _months(year: int, month: int, count: int, tz: tzinfo) -> tuple[datetime, datetime]:
+    """``count`` calendar months from the first of ``month`` (12 + 1 is the next year's January)."""
+    last = year * 12 + month - 1 + count
+    return _at(date(year, month, 1), tz), _at(date(last // 12, last % 12 + 1, 1), tz)
+
+
+def _saturday_begun(today: date) -> date:
+    """The Saturday of the latest weekend begun by ``today`` (today's, on a Saturday or a Sunday)."""
+    return today - timedelta(days=(today.weekday() - 5) % 7)
 
 
 def _latest_day(month: int, day: int, today: date) -> date | None:
@@ -128,10 +179,52 @@ def _window(kind: str, m: re.Match[str], now: datetime) -> tuple[datetime, datet
             return _month(year, month, tz)
         if kind == "y":
             return _at(date(int(g["year"]), 1, 1), tz), _at(date(int(g["year"]) + 1, 1, 1), tz)
+        if kind == "numeric":
+            if g.get("a2"):  # 14.07.2026: day first, wherever dots are written
+                day, mon = int(g["a2"]), int(g["b2"])
+            else:
+                a, b = int(g["a"]), int(g["b"])
+                if a <= 12 and b <= 12:
+                    return None  # 3/4/2026: March 4 or 3 April
+                day, mon = (b, a) if b > 12 else (a, b)
+            d = date(int(g["year"]), mon, day)
+            return _at(d, tz), _at(d + timedelta(days=1), tz)
+        if kind == "range":
+            first, second = month, MONTHS[g["month2"].lower().rstrip(".")]
+            year = int(g["year"]) if g.get("year") else today.year - (second > today.month)
+            start_year = year - (first > second)  # from November to February
+            return _months(start_year, first, (year - start_year) * 12 + second - first + 1, tz)
+        if kind == "season":
+            if g["season"][0].isupper() and not g.get("year"):
+                return None  # "in Spring", "Spring Boot": a name (seasons are written in lower case)
+            begins = SEASONS[g["season"].lower()]
+            if g.get("year"):  # winter 2026: the one its January falls in
+                return _months(int(g["year"]) - (begins == 12), begins, 3, tz)
+            year = today.year - (begins > today.month)  # the latest one begun
+            if (g.get("pre") or "").lower() == "last" and _months(year, begins, 3, tz)[1].date() > today:
+                year -= 1  # "last summer" while it is summer: the one before
+            return _months(year, begins, 3, tz)
+        if kind == "part":
+            return _months(int(g["year"]), PARTS[" ".join(g["part"].lower().split())], 4, tz)
+        if kind == "quarter":
+            q = int(g["q"]) if g.get("q") else ORDINALS[g["ord"].lower()]
+            return _months(int(g["year"]), 3 * q - 2, 3, tz)
+        if kind == "holiday":
+            mon, day = HOLIDAYS[" ".join(re.sub("['\u2019]", "", g["holiday"].lower()).split())]
+            held = date(int(g["year"]), mon, day) if g.get("year") else _latest_day(mon, day, today)
+            return (_at(held, tz), _at(held + timedelta(days=1), tz)) if held else None
     except ValueError:  # 31 April, month 13
         return None
+    if kind in ("weekend", "weekends"):
+        saturday = _saturday_begun(today)
+        if kind == "weekend" and g["which"].lower() != "this" and today.weekday() >= 5:
+            saturday -= timedelta(weeks=1)  # "last weekend" on a Sunday: the one before
+        if kind == "weekends":
+            raw = g["n"].lower()
+            saturday -= timedelta(weeks=(int(raw) if raw.isdigit() else NUMBERS[raw]) - (today.weekday() < 5))
+        return _at(saturday, tz), _at(saturday + timedelta(days=2), tz)
     if kind == "day":
-        back = 0 if g["word"].lower() in ("today", "tonight") else 1
+        back = 1 if g["word"].lower() in ("yesterday", "last night") else 0
         d = today - timedelta(days=back)
         return _at(d, tz), _at(d + timedelta(days=1), tz)
     if kind == "ago":
@@ -141,7 +234,7 @@ def _window(kind: str, m: re.Match[str], now: datetime) -> tuple[datetime, datet
         if unit == "day":
             d = today - timedelta(days=n)
             return _at(d, tz), _at(d + timedelta(days=1), tz)
-        span = {"week": 7, "month": 30, "year": 365}[unit]
+        span = {"week": 7, "fortnight": 14, "month": 30, "year": 365}[unit]
         centre = today - timedelta(days=n * span)  # "two weeks ago": the week around that day
         half = timedelta(days=span // 2)
         return _at(centre - half, tz), _at(centre + half + timedelta(days=1), tz)
@@ -168,23 +261,51 @@ def _window(kind: str, m: re.Match[str], now: datetime) -> tuple[datetime, datet
 
 
 def find(text: str, now: datetime) -> tuple[TimeWindow | None, str]:
-    """The first temporal expression in ``text`` and the text without it (and its preposition)."""
-    best: tuple[str, re.Match[str]] | None = None
-    for kind, rx in _COMPILED:
-        for m in rx.finditer(text):
-            if best is None or m.start() < best[1].start():
-                best = (kind, m)
-            break
-    if best is None:
+    """The first temporal expression in ``text`` and the text without it (and its preposition): the
+    earliest match that names a window (not "31 April", nor "Spring Boot")."""
+    found = sorted(((m.start(), n, kind, m) for n, (kind, rx) in enumerate(_COMPILED) for m in rx.finditer(text)),
+                   key=lambda x: (x[0], x[1]))
+    windows = ((kind, m, _window(kind, m, now)) for _s, _n, kind, m in found)
+    kind, m, span = next(((k, m, w) for k, m, w in windows if w is not None), ("", None, None))
+    if m is None or span is None:
         return None, text
-    kind, m = best
-    span = _window(kind, m, now)
-    if span is None:
-        return None, text
-    before = _PREPOSITION.sub("", text[: m.start()])
+    begin = m.start()
+    near = _RELATIVE_TO.search(text[:begin])
+    if near is not None:
+        span = _next_to(span, near.group("span").lower(), near.group("rel").lower())
+        begin = near.start()
+    before = _PREPOSITION.sub("", text[:begin])
     rest = re.sub(r"\s+", " ", f"{before} {text[m.end():]}").strip()
     rest = re.sub(r"\s+([?.!,;:])", r"\1", rest)
-    return TimeWindow(span[0], span[1], m.group(0), literal=kind == "iso"), rest
+    return TimeWindow(span[0], span[1], text[begin:m.end()], literal=kind == "iso" and near is None), rest
+
+
+def _next_to(span: tuple[datetime, datetime], unit: str, rel: str) -> tuple[datetime, datetime]:
+    """The day, week (seven days), weekend (Saturday and Sunday) or calendar month just before or after
+    ``span``, or the one around its start ("the week of": Monday to Sunday)."""
+    start, end = span
+    tz = start.tzinfo or UTC
+    first, last = start.date(), (end - timedelta(microseconds=1)).date()
+    if unit in ("day", "week") and rel != "of":
+        length = timedelta(days=1 if unit == "day" else 7)
+        return (start - length, start) if rel == "before" else (end, end + length)
+    if unit == "day":
+        return span
+    if unit == "week":
+        monday = first - timedelta(days=first.weekday())
+        return _at(monday, tz), _at(monday + timedelta(days=7), tz)
+    if unit == "weekend":
+        if rel == "before":
+            saturday = _saturday_begun(first - timedelta(days=2))
+        elif rel == "after":
+            saturday = last + timedelta(days=(5 - last.weekday()) % 7 or 7)
+        else:
+            saturday = first - timedelta(days=first.weekday()) + timedelta(days=5)
+        return _at(saturday, tz), _at(saturday + timedelta(days=2), tz)
+    anchor = first if rel != "after" else last
+    step = {"before": -1, "of": 0, "after": 1}[rel]
+    months = anchor.year * 12 + anchor.month - 1 + step
+    return _months(months // 12, months % 12 + 1, 1, tz)
 
 
 def closeness(ts: datetime, window: TimeWindow) -> float:
