@@ -84,7 +84,7 @@ def test_eval_reports_recall_and_fails_below_the_threshold(session_builder, back
     assert [m["text"] for m in report["misses"]] == ["kubernetes ingress timeout"]
     assert r.exit_code == 1 and "eval failed" in r.stderr
     ok = CliRunner().invoke(app, ["eval", str(path), "--mode", "lexical", "--min-recall", "0.6"])
-    assert ok.exit_code == 0 and "overall" in ok.stdout and "misses" in ok.stdout
+    assert ok.exit_code == 0 and "overall" in ok.stdout and "misses" in ok.stdout, (ok.stdout, ok.stderr, ok.exception)
 
 
 def test_eval_rejects_a_malformed_query_file(tmp_path):

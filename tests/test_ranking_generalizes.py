@@ -518,3 +518,35 @@ def test_the_similarity_lookup_answers_from_every_vector_once():
     assert sim.cosines([7, 8]) == {7: pytest.approx(0.5)} and sim.cosines([]) == {}
     empty = meaning.similarity({"similarities": (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))})
     assert empty is not None and empty.cosines([1]) == {}
+
+
+def test_names_and_speakers_of_chat_turns():
+    assert priors.names("What did Ivo's sister find in Ghent?") == {"Ivo", "Ghent"}
+    assert priors.names("How was the trip? What did we decide?") == frozenset(), "question words are not names"
+    assert priors.speaker("Noor: We watched two harriers.") == "Noor"
+    assert priors.speaker("We watched two harriers.") is None
+    def factor(content_type: str, text: str) -> float:
+        return priors.factor(content_type, text, None, full_words=1, reasoning=0.6, time_boost=1.0,
+                             named=frozenset({"Noor"}), speaker_boost=0.5)
+
+    assert factor("text", "Noor: harriers") == 1.5
+    assert factor("text", "Ivo: harriers") == 1.0
+    assert factor("tool", "Noor: harriers") == 1.0, "chat turns only"
+
+
+def test_a_question_naming_a_speaker_prefers_their_own_turn(session_builder, backscroll_home, monkeypatch):
+    """The other participant's turn repeats the question's words ("did Noor's group watch birds at
+    Fenmoor?") as fully as the answer, in fewer words; the answer is Noor's own turn."""
+    _chat(session_builder, [("2026-03-14T18:00:00.000Z", [
+        "Noor: The birds I went to watch at Fenmoor were two marsh harriers, quartering the reeds for an hour "
+        "while the whole group stood still in the hide.",
+        "Ivo: Fenmoor reeds at dusk sound lovely. Did Noor's group watch any other birds there, bitterns?",
+    ])])
+    cfg = backscroll_home.config()
+    api.index(cfg=cfg, embed=False)
+    query = "Which birds did Noor watch over the reeds at Fenmoor?"
+    first = api.search(query, cfg=cfg, mode="lexical").results[0].text
+    assert first.startswith("Noor: The birds"), first
+    monkeypatch.setattr(pipeline, "RANKING", replace(pipeline.RANKING, speaker_boost=0.0))
+    without = api.search(query, cfg=cfg, mode="lexical").results[0].text
+    assert without.startswith("Ivo:"), "the case needs the prior: without it the other turn holds more words"

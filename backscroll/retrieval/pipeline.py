@@ -101,13 +101,15 @@ def tool_exchanges(store: Store, lex: LexicalIndex, plan: QueryPlan, tool: list[
 def with_priors(plan: QueryPlan, fused: list[Fused], facts: dict[int, Facts]) -> list[Fused]:
     """Scale fused scores by the record's kind, length and closeness to a date in the query; re-sort."""
     r = RANKING
+    named = priors.names(plan.text) if r.speaker_boost else frozenset()
     scored = []
     for n, f in enumerate(fused):
         fact = facts.get(f.id, Facts(None, "tool", "", ("", "")))
         closeness = (temporal.closeness(parse_ts(fact.timestamp), plan.when)
                      if plan.when is not None and fact.timestamp else None)
         factor = priors.factor(fact.content_type, fact.head, closeness, full_words=r.filler_words,
-                               reasoning=r.reasoning_weight, time_boost=r.time_boost)
+                               reasoning=r.reasoning_weight, time_boost=r.time_boost, named=named,
+                               speaker_boost=r.speaker_boost)
         scored.append((-f.score * factor, n, replace(f, score=f.score * factor)))
     return [f for _s, _n, f in sorted(scored, key=lambda x: (x[0], x[1]))]
 

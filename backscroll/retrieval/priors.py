@@ -11,6 +11,10 @@ that means something: a prior adjusts the evidence, it never replaces it.
   or did.
 - a date in the query (``temporal``): records inside its window count up to ``1 + time_boost``
   times, decaying outside it.
+- the speaker the query names: in a chat stored as ``Name: text`` turns, a question about what one
+  participant did or said ("What did Ivo find at the flea market?") is answered by that participant's
+  own turns, so a turn spoken by a name the query holds counts ``1 + speaker_boost`` times. Records
+  without such a label (an agent's sessions) are not affected.
 """
 
 from __future__ import annotations
@@ -50,10 +54,29 @@ def information(text: str, full_words: int) -> float:
     return min(1.0, (max(len(words), 1) / full_words) ** 0.5)
 
 
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:['\u2019]s)?\b")
+
+
+def names(query: str) -> frozenset[str]:
+    """The capitalised words of a query that are not stopwords (its names, as people write them: "What
+    did Ivo find?" names Ivo), without a possessive ending. Pure."""
+    found = (re.sub(r"['\u2019]s$", "", w) for w in _NAME.findall(query))
+    return frozenset(w for w in found if w.lower() not in STOPWORDS)
+
+
+def speaker(text: str) -> str | None:
+    """The speaker label a chat turn is stored with ("Noor: ..."), or None."""
+    m = _SPEAKER.match(text)
+    return m.group(0).strip().rstrip(":") if m else None
+
+
 def factor(content_type: str, text: str, closeness: float | None, *, full_words: int, reasoning: float,
-           time_boost: float) -> float:
-    """How much a record's evidence counts: its kind and length, and its closeness to a date in the query."""
+           time_boost: float, named: frozenset[str] = frozenset(), speaker_boost: float = 0.0) -> float:
+    """How much a record's evidence counts: its kind and length, its closeness to a date in the query, and
+    whether its speaker is the one the query names."""
     f = information(text, full_words) if content_type == "text" else reasoning if content_type == "reasoning" else 1.0
     if closeness is not None:
         f *= 1 + time_boost * closeness
+    if named and content_type == "text" and speaker(text) in named:
+        f *= 1 + speaker_boost
     return f
