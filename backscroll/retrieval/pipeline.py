@@ -8,7 +8,8 @@ floor to a close match; none for tool rows and reasoning, which are never embedd
 search the words count less when no candidate holds half of the query's words (``word_confidence``).
 Priors scale that score (``priors``): a date in the query boosts records near it (and its window
 proposes its own best matches, so the day's answer is a candidate), near-empty prose ("Bye, Deb!")
-counts by the little it says, reasoning counts less. In hybrid search a record also gains part of
+counts by the little it says, reasoning counts less, a chat turn spoken by someone the query names counts
+more. In hybrid search a record also gains part of
 what its neighbours in the session found (``session_evidence``): the answer usually sits beside the
 question and the follow-up. A quoted phrase that matches nothing is dropped
 (with a note) rather than returning nothing. Where echoes are asked for (``--include-echoes``, or
@@ -99,7 +100,7 @@ def tool_exchanges(store: Store, lex: LexicalIndex, plan: QueryPlan, tool: list[
 
 
 def with_priors(plan: QueryPlan, fused: list[Fused], facts: dict[int, Facts]) -> list[Fused]:
-    """Scale fused scores by the record's kind, length and closeness to a date in the query; re-sort."""
+    """Scale fused scores by the record's kind, length, closeness to a date in the query and speaker; re-sort."""
     r = RANKING
     named = priors.names(plan.text) if r.speaker_boost else frozenset()
     scored = []
