@@ -65,6 +65,8 @@ def window(text):
     ("what did we decide in Q3 2026", "2026-07-01", "2026-10-01", "what did we decide"),
     ("between January and March 2026", "2026-01-01", "2026-04-01", ""),
     ("from November to February 2026", "2025-11-01", "2026-03-01", ""),
+    ("from May to July", "2026-05-01", "2026-08-01", ""),  # without a year: the latest one begun
+    ("from December to February", "2025-12-01", "2026-03-01", ""),
     # numeric dates that read one way only; fixed-day holidays
     ("on 19/09/2026", "2026-09-19", "2026-09-20", ""),
     ("on 7/14/2026", "2026-07-14", "2026-07-15", ""),

@@ -29,8 +29,8 @@ its three-letter abbreviation, ``Y`` a year 1900-2099, ``W`` a weekday name):
   Y``; a range of months: ``between|from M and|to|until|through M[,] [Y]``;
 - a numeric date that reads one way only: ``DD.MM.Y``, and ``D/M/Y`` or ``M/D/Y`` when one side is
   above 12 ("3/4/2026" could be either, and is left as words; "1.2.2026" is more likely a version);
-- holidays on a fixed day: ``New Year's Day|Eve``, ``Christmas [Day|Eve]``, ``Halloween``,
-  ``Valentine's Day``, with a year or the latest one;
+- holidays on a fixed day (``HOLIDAYS``: ``New Year's Day|Eve``, ``Christmas [Day|Eve]``,
+  ``Halloween``, ``Bonfire Night``, ...), with a year or the latest one;
 - any of them after ``the day|week|weekend|month before|after`` ("the week before 9 June 2026",
   "the day before yesterday") or ``the week|weekend|month of`` ("the week of 2 February").
 
@@ -74,7 +74,7 @@ _SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
 _HOLIDAY = r"(?P<holiday>" + "|".join(re.sub(r"(?<=[rekls])s\b", "['\u2019]?s", h).replace(" ", r"\s+")
                                        for h in sorted(HOLIDAYS, key=len, reverse=True)) + r")"
 
-# (kind, pattern), tried in order; the first match in the text wins (earliest position, then order).
+# (kind, pattern); the earliest match in the text that names a window wins (then the earlier pattern).
 PATTERNS = [
     ("iso", rf"\b{_Y}-(?P<mnum>[01]\d)-(?P<dnum>[0-3]\d)\b"),
     ("dmy", rf"\b(?:the\s+)?{_D}\s+(?:of\s+)?{_M},?\s+{_Y}\b"),
@@ -124,15 +124,15 @@ def _at(d: date, tz: tzinfo) -> datetime:
     return datetime.combine(d, time(), tzinfo=tz)
 
 
-def _month(year: int, month: int, tz: tzinfo) -> tuple[datetime, datetime]:
-    nxt = date(year + (month == 12), month % 12 + 1, 1)
-    return _at(date(year, month, 1), tz), _at(nxt, tz)
+def _months(year: int, month: int, tz: tzinfo, count: int = 1) -> tuple[datetime, datetime]:
+    """``count`` calendar months from the first of ``month``, which may run past the year (13 is the next
+    January, 0 the last December)."""
+    first = year * 12 + month - 1
 
+    def day_one(n: int) -> date:
+        return date(n // 12, n % 12 + 1, 1)
 
-def _months(year: int, month: int, count: int, tz: tzinfo) -> tuple[datetime, datetime]:
-    """``count`` calendar months from the first of ``month`` (12 + 1 is the next year's January)."""
-    last = year * 12 + month - 1 + count
-    return _at(date(year, month, 1), tz), _at(date(last // 12, last % 12 + 1, 1), tz)
+    return _at(day_one(first), tz), _at(day_one(first + count), tz)
 
 
 def _saturday_begun(today: date) -> date:
@@ -169,14 +169,14 @@ def _window(kind: str, m: re.Match[str], now: datetime) -> tuple[datetime, datet
             latest = _latest_day(month, int(g["day"]), today)
             return (_at(latest, tz), _at(latest + timedelta(days=1), tz)) if latest else None
         if kind == "my":
-            return _month(int(g["year"]), month, tz)
+            return _months(int(g["year"]), month, tz)
         if kind == "m" and g.get("year"):
-            return _month(int(g["year"]), month, tz)
+            return _months(int(g["year"]), month, tz)
         if kind == "m":
             year = today.year if month <= today.month else today.year - 1
             if g["pre"].lower() == "last" and month == today.month:
                 year -= 1
-            return _month(year, month, tz)
+            return _months(year, month, tz)
         if kind == "y":
             return _at(date(int(g["year"]), 1, 1), tz), _at(date(int(g["year"]) + 1, 1, 1), tz)
         if kind == "numeric":
@@ -191,24 +191,26 @@ def _window(kind: str, m: re.Match[str], now: datetime) -> tuple[datetime, datet
             return _at(d, tz), _at(d + timedelta(days=1), tz)
         if kind == "range":
             first, second = month, MONTHS[g["month2"].lower().rstrip(".")]
-            year = int(g["year"]) if g.get("year") else today.year - (second > today.month)
-            start_year = year - (first > second)  # from November to February
-            return _months(start_year, first, (year - start_year) * 12 + second - first + 1, tz)
+            # A year names where the range ends (from November to February 2026); without one, the
+            # latest range begun.
+            start_year = (int(g["year"]) - (first > second) if g.get("year")
+                          else today.year - (first > today.month))
+            return _months(start_year, first, tz, (second - first) % 12 + 1)
         if kind == "season":
             if g["season"][0].isupper() and not g.get("year"):
                 return None  # "in Spring", "Spring Boot": a name (seasons are written in lower case)
             begins = SEASONS[g["season"].lower()]
             if g.get("year"):  # winter 2026: the one its January falls in
-                return _months(int(g["year"]) - (begins == 12), begins, 3, tz)
+                return _months(int(g["year"]) - (begins == 12), begins, tz, 3)
             year = today.year - (begins > today.month)  # the latest one begun
-            if (g.get("pre") or "").lower() == "last" and _months(year, begins, 3, tz)[1].date() > today:
+            if (g.get("pre") or "").lower() == "last" and _months(year, begins, tz, 3)[1].date() > today:
                 year -= 1  # "last summer" while it is summer: the one before
-            return _months(year, begins, 3, tz)
+            return _months(year, begins, tz, 3)
         if kind == "part":
-            return _months(int(g["year"]), PARTS[" ".join(g["part"].lower().split())], 4, tz)
+            return _months(int(g["year"]), PARTS[" ".join(g["part"].lower().split())], tz, 4)
         if kind == "quarter":
             q = int(g["q"]) if g.get("q") else ORDINALS[g["ord"].lower()]
-            return _months(int(g["year"]), 3 * q - 2, 3, tz)
+            return _months(int(g["year"]), 3 * q - 2, tz, 3)
         if kind == "holiday":
             mon, day = HOLIDAYS[" ".join(re.sub("['\u2019]", "", g["holiday"].lower()).split())]
             held = date(int(g["year"]), mon, day) if g.get("year") else _latest_day(mon, day, today)
@@ -244,10 +246,7 @@ def _window(kind: str, m: re.Match[str], now: datetime) -> tuple[datetime, datet
             monday = today - timedelta(days=today.weekday()) - timedelta(weeks=last)
             return _at(monday, tz), _at(monday + timedelta(days=7), tz)
         if unit == "month":
-            y, mo = (today.year, today.month - 1) if last else (today.year, today.month)
-            if mo == 0:
-                y, mo = y - 1, 12
-            return _month(y, mo, tz)
+            return _months(today.year, today.month - last, tz)
         y = today.year - last
         return _at(date(y, 1, 1), tz), _at(date(y + 1, 1, 1), tz)
     if kind == "wd":
@@ -303,9 +302,7 @@ def _next_to(span: tuple[datetime, datetime], unit: str, rel: str) -> tuple[date
             saturday = first - timedelta(days=first.weekday()) + timedelta(days=5)
         return _at(saturday, tz), _at(saturday + timedelta(days=2), tz)
     anchor = first if rel != "after" else last
-    step = {"before": -1, "of": 0, "after": 1}[rel]
-    months = anchor.year * 12 + anchor.month - 1 + step
-    return _months(months // 12, months % 12 + 1, 1, tz)
+    return _months(anchor.year, anchor.month + {"before": -1, "of": 0, "after": 1}[rel], tz)
 
 
 def closeness(ts: datetime, window: TimeWindow) -> float:
