@@ -11,11 +11,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, TypeVar
 
 from backscroll.config import Config
 from backscroll.errors import BackscrollError, NothingIndexedError, store_failure
+from backscroll.request import SearchRequest
 from backscroll.types import Notify, SearchResult, SessionSummary, SessionView, StatusReport, quiet
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -159,31 +159,31 @@ class Backscroll:
             return LexicalIndex(self.config.index_dir).rebuild(store, notify, lexical_progress)
 
     @_guarded
-    def search(self, query: str, *, limit: int = 10, role: str | None = None, author: str | None = None,
-               agent: str | None = None, content_type: str | None = None, project: str | None = None,
-               session: str | None = None, since: str | None = None, until: str | None = None,
-               include_echoes: bool = False, mode: str = "hybrid", sync: bool = False, max_chars: int = 2000,
-               strict: bool = False, rerun: bool = False, caller_session: str | None = None,
-               caller_argv: list[str] | None = None, now: str | datetime | None = None, notify: Notify = quiet,
-               progress=None, lexical_progress=None, rerun_hint: str | None = None) -> SearchResult:
-        """Search the archive (README "Searching" says what each option does).
+    def search(self, query: str | SearchRequest, *, sync: bool = False, notify: Notify = quiet, progress=None,
+               lexical_progress=None, rerun_hint: str | None = None, **options: Any) -> SearchResult:
+        """Search the archive: ``bs.search("retry backoff", limit=5, since="2w")``, or a ``SearchRequest``.
 
-        A date in the query ("last week") is a soft preference read against ``now`` (ISO string or
-        datetime; the current time when None), which is also the clock a repeated call is judged by.
-        ``role``, ``author``, ``agent`` and ``content_type`` are hints: unless ``strict``, up to three
-        results they left out come back in ``also_matching``. When the calling agent session
-        (``caller_session``, or the one whose in-flight call is ``caller_argv``) already ran this
-        search in this turn, the result is empty and ``repeated`` names the earlier call, unless
-        ``rerun``; ``rerun_hint`` words how to run it anyway in the note.
+        The options are the fields of ``backscroll.request.SearchRequest`` (README "Searching" says what
+        each does). A date in the query ("last week") is a soft preference read against ``now`` (ISO
+        string or datetime; the current time when None), which is also the clock a repeated call is
+        judged by. ``role``, ``author``, ``agent`` and ``content_type`` are hints: unless ``strict``, up
+        to three results they left out come back in ``also_matching``. When the calling agent session
+        (``caller_session``, the one whose in-flight call is ``caller_argv``, or with ``caller_mcp`` the
+        one whose in-flight MCP call is this search) already ran this search in this turn, the result is
+        empty and ``repeated`` names the earlier call, unless ``rerun``; ``rerun_hint`` words how to run
+        it anyway in the note. ``sync`` reads new session lines first.
         """
         from backscroll import access
         from backscroll.retrieval import searching
 
-        req = searching.SearchRequest(
-            query, limit=limit, role=role, author=author, agent=agent, content_type=content_type, project=project,
-            session=session, since=since, until=until, include_echoes=include_echoes, mode=mode,
-            max_chars=max_chars, strict=strict, rerun=rerun, caller_session=caller_session,
-            caller_argv=tuple(caller_argv) if caller_argv is not None else None, now=now)
+        if isinstance(query, SearchRequest):
+            if options:
+                raise TypeError("pass either a SearchRequest or keyword options, not both")
+            req = query
+        else:
+            if isinstance(options.get("caller_argv"), list):
+                options["caller_argv"] = tuple(options["caller_argv"])
+            req = SearchRequest(query, **options)
         filters, plan = searching.check(req)
         notes: list[str] = list(plan.notes)
         store, lex, fresh = self._open(sync, notes, progress=progress, lexical_progress=lexical_progress)
@@ -205,16 +205,18 @@ class Backscroll:
 
     @_guarded
     def show(self, ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0, sync: bool = False,
-             notify: Notify = quiet) -> SessionView:
-        """A record with ``context`` records either side, or (a session id or a prefix) a page of a session."""
+             max_chars: int = 0, notify: Notify = quiet) -> SessionView:
+        """A record with ``context`` records either side, or (a session id or a prefix) a page of a session;
+        ``max_chars`` cuts each record's text (0: whole)."""
         from backscroll import browse
 
         browse.check_count("--context", context, 0)
         browse.check_count("--limit", limit, 1)
         browse.check_count("--offset", offset, 0)
+        browse.check_count("--max-chars", max_chars, 0)
         store = self._records(sync, notify)
         try:
-            return browse.show(store, ident, context=context, limit=limit, offset=offset)
+            return browse.show(store, ident, context=context, limit=limit, offset=offset, max_chars=max_chars)
         finally:
             self._release(store)
 

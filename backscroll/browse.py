@@ -132,12 +132,14 @@ def resolve_filters(store: Store, filters):
     return filters
 
 
-def _hits(rows, start_rank: int) -> tuple[Hit, ...]:
-    return tuple(Hit.from_row(r, rank=start_rank + i) for i, r in enumerate(rows))
+def _hits(rows, start_rank: int, max_chars: int = 0) -> tuple[Hit, ...]:
+    return tuple(Hit.from_row(r, rank=start_rank + i, max_chars=max_chars) for i, r in enumerate(rows))
 
 
-def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0) -> SessionView:
-    """A record with ``context`` records either side, or (given a session id) the session's records."""
+def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0,
+         max_chars: int = 0) -> SessionView:
+    """A record with ``context`` records either side, or (given a session id) the session's records;
+    ``max_chars`` cuts each record's text (0: whole)."""
     check_count("--context", context, 0)
     check_count("--limit", limit, 1)
     check_count("--offset", offset, 0)
@@ -153,14 +155,15 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
                                       (session_id, rid)).fetchone()[0]
         total = store.conn.execute("SELECT count(*) FROM records WHERE session_id = ?", (session_id,)).fetchone()[0]
         first = position - len(before)
-        return SessionView(_session(store, session_id), _hits(before + here_after, first + 1), record_id, total, first)
+        return SessionView(_session(store, session_id), _hits(before + here_after, first + 1, max_chars), record_id,
+                           total, first)
     session_id = resolve_session(store, ident)
     if session_id is None:
         raise NotFoundError(f"no record or session with id {ident!r}", hint=FIND_IDS_HINT)
     total = store.conn.execute("SELECT count(*) FROM records WHERE session_id = ?", (session_id,)).fetchone()[0]
     rows = store.query("SELECT * FROM records WHERE session_id = ? ORDER BY id LIMIT ? OFFSET ?",
                        (session_id, -1 if limit is None else limit, max(offset, 0)))
-    return SessionView(_session(store, session_id), _hits(rows, offset + 1), None, total, offset)
+    return SessionView(_session(store, session_id), _hits(rows, offset + 1, max_chars), None, total, offset)
 
 
 def list_sessions(store: Store, *, agent: str | None = None, project: str | None = None, since: str | None = None,

@@ -5,42 +5,19 @@ meaning when there are vectors), the hint policy, then the notes. Works on an op
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from backscroll.config import Config
 from backscroll.errors import SemanticUnavailableError, UsageError
 from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex, analyze
+from backscroll.request import MODES, SearchRequest, check_fields
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.query import plan as plan_query
 from backscroll.store.db import Store
 from backscroll.types import AUTHORS, CONTENT_TYPES, ROLES, Filters, SearchResult
 
-MODES = ("hybrid", "lexical", "semantic")
-
-
-@dataclass(frozen=True)
-class SearchRequest:
-    """What a search asks (every option of ``Backscroll.search`` but the store and the callbacks)."""
-
-    query: str
-    limit: int = 10
-    role: str | None = None
-    author: str | None = None
-    agent: str | None = None
-    content_type: str | None = None
-    project: str | None = None
-    session: str | None = None
-    since: str | None = None
-    until: str | None = None
-    include_echoes: bool = False
-    mode: str = "hybrid"
-    max_chars: int = 2000
-    strict: bool = False
-    rerun: bool = False
-    caller_session: str | None = None
-    caller_argv: tuple[str, ...] | None = None
-    now: str | datetime | None = None
+__all__ = ["MODES", "SearchRequest", "check", "make_filters", "rank", "repeated"]
 
 
 def check_agent(agent: str | None) -> None:
@@ -81,10 +58,7 @@ def now_of(value: str | datetime | None) -> datetime:
 
 def check(req: SearchRequest) -> tuple[Filters, QueryPlan]:
     """The request's filters and query plan; a usage error for an option out of range (before any I/O)."""
-    if req.mode not in MODES:
-        raise UsageError(f"unknown mode {req.mode!r}", hint=f"use one of: {', '.join(MODES)}")
-    if req.limit < 1:
-        raise UsageError("--limit must be at least 1")
+    check_fields(req)
     filters = make_filters(role=req.role, agent=req.agent, content_type=req.content_type, project=req.project,
                            session=req.session, since=req.since, until=req.until, author=req.author)
     return filters, plan_query(req.query, analyze, now=now_of(req.now))
@@ -97,11 +71,9 @@ def repeated(store: Store, req: SearchRequest, plan: QueryPlan, filters: Filters
 
     if req.rerun:
         return None
-    key = repeat.make_key(req.query, limit=req.limit, mode=req.mode, content_type=req.content_type,
-                          include_echoes=req.include_echoes, role=req.role, agent=req.agent, project=req.project,
-                          session=req.session, since=req.since, until=req.until, strict=req.strict, author=req.author)
     argv = list(req.caller_argv) if req.caller_argv is not None else None
-    earlier = repeat.find_earlier(store, key, session_id=req.caller_session, argv=argv, now=now_of(req.now))
+    earlier = repeat.find_earlier(store, repeat.key_of(req), session_id=req.caller_session, argv=argv,
+                                  mcp=req.caller_mcp, now=now_of(req.now))
     if earlier is None:
         return None
     message = repeat.note(earlier, rerun_wording or repeat.RERUN)

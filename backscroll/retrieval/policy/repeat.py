@@ -3,8 +3,9 @@
 An agent's ``backscroll search`` call is in its own session log (a query echo) by the time the
 command runs, and its output is not yet. The calling session is named by ``$BACKSCROLL_SESSION_ID``
 or else found through that echo: a call still without output, logged in the last two minutes (not
-in the future beyond a small clock skew), whose command is this process's exact argv. When more
-than one session has such a call, or none does, there is no calling session. If the calling
+in the future beyond a small clock skew), whose command is this process's exact argv, or (a search
+over MCP) an MCP search call with these very arguments. When more than one session has such a call,
+or none does, there is no calling session. If the calling
 session ran the same search earlier with no user message in between, the caller is told so
 instead of getting the same results again. Comparison with the earlier call is on normalized
 arguments: query words, filters, mode and limit; output flags do not count. A person at a terminal
@@ -17,7 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from backscroll.dates import format_ts
-from backscroll.ingest.echo import retrieval_calls
+from backscroll.ingest.echo import mcp_tool, retrieval_calls
+from backscroll.request import MCP_DEFAULTS, SearchRequest, options
 from backscroll.store.db import Store
 from backscroll.types import RepeatedSearch
 
@@ -59,6 +61,12 @@ class SearchKey:
 
 def normalize_query(text: str) -> str:
     return " ".join(text.lower().split())
+
+
+def key_of(req: SearchRequest) -> SearchKey:
+    """What ``req`` asks, as the repeat rule compares it."""
+    return make_key(req.query, **{name: getattr(req, name) for name, _t, _d, opt in options()
+                                  if opt.asks and name != "query"})
 
 
 def make_key(query: str, **kw) -> SearchKey:
@@ -110,7 +118,6 @@ def key_from_args(args: list[str]) -> tuple[SearchKey, bool] | None:
     return make_key(" ".join(words), **values), rerun
 
 
-EarlierCall = RepeatedSearch  # the earlier identical call (its old name)
 RERUN = "search again with rerun=True"  # how a library caller runs it anyway (the CLI says --rerun)
 
 
@@ -121,7 +128,40 @@ def note(earlier: RepeatedSearch, rerun: str = RERUN) -> str:
             f"its results are above. Change the query or filters, or {rerun}.")
 
 
-def _keys(text: str) -> list[SearchKey]:
+def mcp_key(text: str) -> SearchKey | None:
+    """The search an MCP search call asked for, from its logged text (the tool's name, then a
+    ``name: value`` line per argument, as the readers render a call), with the tool's defaults."""
+    kinds = {name: annotation.split(" |")[0] for name, annotation, _d, _o in options()}
+    args: dict = {}
+    last = None
+    for line in text.split("\n")[1:]:
+        name, sep, value = line.partition(": ")
+        if sep and name in kinds:
+            args[name] = value
+            last = name
+        elif last is not None:
+            args[last] += "\n" + line
+    values: dict = {**MCP_DEFAULTS}
+    for name, raw in args.items():
+        kind = kinds[name]
+        if kind == "int":
+            try:
+                values[name] = int(raw)
+            except ValueError:
+                return None
+        elif kind == "bool":
+            values[name] = raw.strip() == "true"
+        else:
+            values[name] = raw
+    query = values.pop("query", None)
+    return make_key(query, **values) if isinstance(query, str) and query.strip() else None
+
+
+def keys_in(tool_name: str | None, text: str) -> list[SearchKey]:
+    """The searches a logged call ran: a shell command's ``backscroll search`` calls, or an MCP search."""
+    if mcp_tool(tool_name) == "search":
+        key = mcp_key(text)
+        return [key] if key is not None else []
     out = []
     for call in retrieval_calls(text):
         parsed = key_from_args(call)
@@ -132,7 +172,7 @@ def _keys(text: str) -> list[SearchKey]:
 
 def _in_flight(store: Store, call: tuple) -> bool:
     """The call has no output logged yet: it is the very command now running (not an older one)."""
-    _id, session, call_id, _text = call
+    _id, session, call_id, _tool, _text = call
     if not call_id:
         return True
     return store.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM records WHERE session_id = ? AND tool_call_id = ? "
@@ -144,45 +184,70 @@ def _calling_call(store: Store, argv: list[str], now: datetime) -> tuple | None:
     mine = retrieval_calls(["backscroll", *argv])
     if len(mine) != 1:
         return None
-    found = [c for c in store.conn.execute(
-        "SELECT id, session_id, tool_call_id, text FROM records WHERE is_echo = 1 AND is_call = 1 "
+    return _one_session([c for c in _recent_calls(store, now) if mine[0] in retrieval_calls(c[4])
+                         and _in_flight(store, c)])
+
+
+def _calling_mcp_call(store: Store, key: SearchKey, now: datetime) -> tuple | None:
+    """The in-flight MCP search call asking exactly ``key``, recent and in one session only."""
+    return _one_session([c for c in _recent_calls(store, now) if mcp_tool(c[3]) == "search"
+                         and key in keys_in(c[3], c[4]) and _in_flight(store, c)])
+
+
+def _recent_calls(store: Store, now: datetime) -> list[tuple]:
+    return store.conn.execute(
+        "SELECT id, session_id, tool_call_id, tool_name, text FROM records WHERE is_echo = 1 AND is_call = 1 "
         "AND timestamp >= ? AND timestamp <= ? ORDER BY timestamp DESC, id DESC LIMIT 50",
         (format_ts(now - WINDOW), format_ts(now + SKEW))).fetchall()
-        if mine[0] in retrieval_calls(c[3]) and _in_flight(store, c)]
+
+
+def _one_session(found: list[tuple]) -> tuple | None:
     if len({c[1] for c in found}) != 1:
-        return None  # nobody, or several sessions running the same command: not ours to guess
+        return None  # nobody, or several sessions running the same call: not ours to guess
     return found[0]
 
 
-def find_earlier(store: Store, key: SearchKey, *, now: datetime | None = None,
-                 session_id: str | None = None, argv: list[str] | None = None) -> RepeatedSearch | None:
+def calling_session(store: Store, key: SearchKey, *, now: datetime | None = None, session_id: str | None = None,
+                    argv: list[str] | None = None, mcp: bool = False) -> str | None:
+    """The agent session making this call, when it can be told (see the module docstring)."""
+    current = _current_call(store, key, now or datetime.now(UTC), session_id, argv, mcp)
+    return current[1] if current is not None else None
+
+
+def _current_call(store: Store, key: SearchKey, now: datetime, session_id: str | None, argv: list[str] | None,
+                  mcp: bool) -> tuple | None:
+    if session_id:
+        candidates = store.conn.execute(
+            "SELECT id, session_id, tool_call_id, tool_name, text FROM records WHERE is_echo = 1 AND is_call = 1 "
+            "AND session_id = ? ORDER BY id DESC LIMIT 50", (session_id,)).fetchall()
+        return next((c for c in candidates if key in keys_in(c[3], c[4]) and _in_flight(store, c)), None)
+    if argv:
+        current = _calling_call(store, list(argv), now)
+        return current if current is not None and key in keys_in(current[3], current[4]) else None
+    if mcp:
+        return _calling_mcp_call(store, key, now)
+    return None
+
+
+def find_earlier(store: Store, key: SearchKey, *, now: datetime | None = None, session_id: str | None = None,
+                 argv: list[str] | None = None, mcp: bool = False) -> RepeatedSearch | None:
     """The earlier identical search in the calling session's current turn, if any.
 
     The calling session is ``session_id`` when given, else the one whose in-flight call is ``argv``
-    (this process's arguments, without the program name); with neither there is none.
+    (this process's arguments, without the program name), else with ``mcp`` the one whose in-flight
+    MCP call asks ``key``; with none of them there is none.
     """
-    now = now or datetime.now(UTC)
-    if session_id:
-        candidates = store.conn.execute(
-            "SELECT id, session_id, tool_call_id, text FROM records WHERE is_echo = 1 AND is_call = 1 "
-            "AND session_id = ? ORDER BY id DESC LIMIT 50", (session_id,)).fetchall()
-        current = next((c for c in candidates if key in _keys(c[3]) and _in_flight(store, c)), None)
-    elif argv:
-        current = _calling_call(store, list(argv), now)
-        if current is not None and key not in _keys(current[3]):
-            current = None
-    else:
-        return None
+    current = _current_call(store, key, now or datetime.now(UTC), session_id, argv, mcp)
     if current is None:
         return None
-    current_id, session, _call_id, _text = current
+    current_id, session = current[0], current[1]
     last_user = store.conn.execute(
         "SELECT coalesce(max(id), 0) FROM records WHERE session_id = ? AND role = 'user' AND content_type = 'text' "
         "AND id < ?", (session, current_id)).fetchone()[0]
-    for _rid, record_id, ts, text in store.conn.execute(
-        "SELECT id, record_id, timestamp, text FROM records WHERE session_id = ? AND is_echo = 1 AND is_call = 1 "
-        "AND id > ? AND id < ? ORDER BY id DESC", (session, last_user, current_id)
+    for _rid, record_id, ts, tool, text in store.conn.execute(
+        "SELECT id, record_id, timestamp, tool_name, text FROM records WHERE session_id = ? AND is_echo = 1 "
+        "AND is_call = 1 AND id > ? AND id < ? ORDER BY id DESC", (session, last_user, current_id)
     ):
-        if key in _keys(text):
+        if key in keys_in(tool, text):
             return RepeatedSearch(session, record_id, ts, text)
     return None

@@ -1,0 +1,116 @@
+"""What a search asks: ``SearchRequest``, the one description of every search option.
+
+Each option a caller may set carries its meaning, its choices and its bounds (``Option``, in the
+field's metadata). The MCP tool schema is generated from them, and ``check_fields`` holds every
+surface (CLI, library, MCP, hooks) to the same bounds before any I/O. Fields without an ``Option``
+say who is calling (for the repeat rule) and are not options.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import MISSING, dataclass, field, fields
+from datetime import datetime
+from typing import Any
+
+from backscroll.errors import MAX_COUNT, UsageError
+from backscroll.ingest.agent_names import AGENT_NAMES
+from backscroll.types import AUTHORS, CONTENT_TYPES, ROLES
+
+MODES = ("hybrid", "lexical", "semantic")
+MAX_LIMIT = 1000  # results a search may return (a larger limit once made Tantivy ask for 80 TB)
+
+
+@dataclass(frozen=True)
+class Option:
+    """What a search option means to a caller (the text an LLM reads in the MCP schema)."""
+
+    help: str
+    choices: tuple[str, ...] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    asks: bool = True  # part of what is asked (the repeat rule compares it), not of how it is shown
+
+
+def _option(default: Any, help: str, **kw: Any) -> Any:
+    return field(default=default, metadata={"option": Option(help, **kw)})
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """A search: the query, its options, and who is calling."""
+
+    query: str = field(metadata={"option": Option(
+        "Words to look for: an error message, an identifier, a path, or the subject in plain words. "
+        "\"Quoted words\" must appear together. A date in the question (\"last week\", \"in October\") "
+        "prefers records from then.")})
+    limit: int = _option(10, "How many results.", minimum=1, maximum=MAX_LIMIT)
+    role: str | None = _option(None, "Prefer records of this role (a hint: what it hides comes back under "
+                                     "also_matching).", choices=ROLES)
+    author: str | None = _option(None, "Prefer user text written by a person (human), by an agent for its "
+                                       "subagent (agent), or by the harness (a hint).", choices=AUTHORS)
+    agent: str | None = _option(None, "Prefer sessions of this agent (a hint).", choices=AGENT_NAMES)
+    content_type: str | None = _option(
+        None, "Prefer this kind of record (a hint): text (prose), tool (commands and their output, including "
+              "query echoes), reasoning (the agent's thinking) or summary (compaction summaries).",
+        choices=CONTENT_TYPES)
+    project: str | None = _option(None, "Only this project: case-insensitive, a unique prefix is enough.")
+    session: str | None = _option(None, "Only this session (an id, or a prefix of 6+ characters).")
+    since: str | None = _option(None, "Only records newer than this: a date (2026-10-01), a timestamp, today, "
+                                      "yesterday, or an age (30m, 12h, 7d, 2w, 3mo, 1y).")
+    until: str | None = _option(None, "Only records older than this (same forms as since).")
+    include_echoes: bool = _option(
+        False, "Also return query echoes: earlier backscroll searches, their output and recalled blocks, which "
+               "repeat old answers verbatim and are hidden by default. Set it only to see what was searched "
+               "before.")
+    mode: str = _option("hybrid", "Ranking: by words (lexical), by meaning (semantic), or both fused (hybrid).",
+                        choices=MODES)
+    max_chars: int = _option(2000, "Cut each result's text and snippet to this many characters (0: whole text).",
+                             minimum=0, maximum=MAX_COUNT, asks=False)
+    strict: bool = _option(False, "Treat role, author, agent and content_type as hard filters (no "
+                                  "also_matching).")
+    rerun: bool = _option(False, "Run the search even if this session already ran it in this turn.", asks=False)
+    caller_session: str | None = None  # the agent session calling, when it says so ($BACKSCROLL_SESSION_ID)
+    caller_argv: tuple[str, ...] | None = None  # this process's argv, found in the calling session's log
+    caller_mcp: bool = False  # the call arrived over MCP: its in-flight call in a session's log names the caller
+    now: str | datetime | None = None
+
+
+def options() -> Iterator[tuple[str, str, Any, Option]]:
+    """``(name, type, default, Option)`` of every option, in declaration order (``type`` as annotated)."""
+    for f in fields(SearchRequest):
+        opt = f.metadata.get("option")
+        if opt is not None:
+            yield f.name, str(f.type), None if f.default is MISSING else f.default, opt
+
+
+def _kind(annotation: str) -> type:
+    return {"int": int, "bool": bool}.get(annotation.split(" |")[0], str)
+
+
+def check_fields(req: SearchRequest) -> None:
+    """A usage error for an option of the wrong type, outside its bounds or its choices."""
+    for name, annotation, _default, opt in options():
+        value = getattr(req, name)
+        if value is None and "None" in annotation:
+            continue
+        kind = _kind(annotation)
+        if kind is int:
+            if isinstance(value, bool) or not isinstance(value, int) or not (
+                    (opt.minimum is None or value >= opt.minimum) and (opt.maximum is None or value <= opt.maximum)):
+                raise UsageError(f"{name} must be a whole number from {opt.minimum} to {opt.maximum:,}, not "
+                                 f"{_short(value)}", hint=f"e.g. {name} {min(20, opt.maximum or 20)}")
+        elif not isinstance(value, kind):
+            raise UsageError(f"{name} must be {'true or false' if kind is bool else 'a string'}, not {_short(value)}")
+        elif opt.choices is not None and value not in opt.choices:
+            raise UsageError(f"unknown {name.replace('_', ' ')} {_short(value)}",
+                             hint=f"use one of: {', '.join(opt.choices)}")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+# The MCP search tool's own defaults: an agent's context is small, so fewer and shorter hits than the CLI's.
+MCP_DEFAULTS: dict[str, Any] = {"limit": 5, "max_chars": 1000}
