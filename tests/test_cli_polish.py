@@ -28,13 +28,14 @@ def test_show_json_has_no_title_rank(session_builder, backscroll_index, backscro
 
 
 def test_mcp_search_takes_the_author_filter(session_builder, backscroll_index, backscroll_home):
-    from backscroll.integrations.mcp_server import Tools
+    from backscroll.integrations.mcp_tools import Tools
 
     s = session_builder.claude(project="shop")
     s.user("should the retry budget be three attempts?")
     s.assistant("the retry budget stays at three attempts with jitter")
     backscroll_index(embed=False)
-    got = Tools(str(backscroll_home.data)).search("retry budget", mode="lexical", author="human", strict=True)
+    args = {"query": "retry budget", "mode": "lexical", "author": "human", "strict": True}
+    got = Tools(str(backscroll_home.data)).call("search", args).document
     assert got["filters"]["author"] == "human"
     assert [h["role"] for h in got["results"]] == ["user"]
 
