@@ -78,16 +78,16 @@ def precision(home: Path) -> dict:
     cfg = resolve(home=home)
     db = sqlite3.connect(home / "backscroll.db")
 
-    def ask(prompt: str, n: int) -> tuple[dict | None, set[str]]:
+    def ask(prompt: str, n: int) -> tuple[str | None, set[str]]:
         raw = json.dumps({"session_id": f"bench-{n}", "transcript_path": None, "prompt": prompt,
                           "hook_event_name": "UserPromptSubmit"}).encode()
-        out = hooks.run("claude", "prompt", raw, cfg)
-        if out is None:
+        printed = hooks.run("claude", "prompt", raw, cfg)
+        if printed is None:
             return None, set()
-        ctx = out["hookSpecificOutput"]["additionalContext"]
+        ctx = json.loads(printed)["hookSpecificOutput"]["additionalContext"]
         ids = {line.split("(record ", 1)[1].split(")", 1)[0] for line in ctx.splitlines() if "(record " in line}
         sessions = {r[0] for i in ids for r in db.execute("SELECT session_id FROM records WHERE record_id = ?", (i,))}
-        return out, sessions
+        return printed, sessions
 
     by_cat: dict[str, list[int]] = {}
     sizes: list[int] = []
@@ -98,7 +98,7 @@ def precision(home: Path) -> dict:
                                            (expected,))}
         out, sessions = ask(text, n)
         if out:
-            sizes.append(len(out["hookSpecificOutput"]["additionalContext"].encode()))
+            sizes.append(len(json.loads(out)["hookSpecificOutput"]["additionalContext"].encode()))
         by_cat.setdefault(cat, []).append(int(bool(sessions & target)))
     false = 0
     for text in UNRELATED:

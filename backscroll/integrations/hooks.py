@@ -3,8 +3,12 @@
 The agent runs the hook with a JSON object on stdin and adds what it prints to the model's context.
 The hook reads stdin with a deadline (an agent may keep the pipe open), searches the lexical index
 only (no model, no sync, nothing written to the store), and prints a ``<backscroll-recall>`` block
-framed as untrusted history, or nothing. Every failure prints nothing and exits 0: a hook must never
-break the agent; the reason goes to stderr.
+framed as untrusted history, or nothing: at session start as plain text (the form both agents
+document for SessionStart; some releases of each rejected JSON there), for a prompt as the JSON
+``hookSpecificOutput``. Quoted session text is made inert (``sanitize.for_agent``): no tag of any
+spelling and no control character can reach the agent. The whole hook holds one deadline
+(``HOOK_DEADLINE``) and reads only small regular files. Every failure prints nothing and exits 0:
+a hook must never break the agent; the reason goes to stderr.
 
 "Strong" match: the prompt's rare words are its content words (not stopwords, 3+ characters) whose
 document frequency in the index is between 1 and ``RARE_SHARE`` of all documents, but at least
@@ -26,7 +30,9 @@ import json
 import os
 import re
 import select
+import stat
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -46,12 +52,15 @@ from backscroll.integrations.recall import (  # noqa: F401  (part of the hooks' 
     is_strong,
     rare_words,
 )
+from backscroll.sanitize import for_agent
 
 AGENTS = ("claude", "codex")
 EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit"}
 CAPS = {"session-start": 2048, "prompt": 1536}  # bytes of additionalContext
 STDIN_DEADLINE = 0.5  # seconds to wait for the hook input
+HOOK_DEADLINE = 3.0  # seconds the whole hook may take (under the 5 s the agents are told); then it prints nothing
 STDIN_MAX = 1 << 20
+READ_MAX = 4096  # bytes read from a git file (HEAD, a worktree's .git pointer)
 MEMORY_TTL = 7 * 86400
 _MAIN_BRANCHES = frozenset({"main", "master", "trunk", "develop", "dev", "head", "default"})
 OPEN = ('<backscroll-recall source="backscroll" '
@@ -115,6 +124,24 @@ def parse_input(raw: bytes) -> HookInput:
     return HookInput(s("session_id"), s("transcript_path"), s("cwd"), s("prompt"), s("source"))
 
 
+def read_small(path: Path, limit: int = READ_MAX) -> str | None:
+    """A regular file of at most ``limit`` bytes, as text; None for anything else (a FIFO, a device, a
+    directory, a larger file, one that cannot be read). Never blocks: a FIFO is opened non-blocking and refused."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, limit + 1)
+        return None if len(data) > limit else data.decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def branch_words(cwd: str | None) -> str | None:
     """The checked-out git branch of ``cwd`` as words (``fix/queue-deadlock`` -> ``fix queue deadlock``)."""
     if not cwd:
@@ -123,18 +150,15 @@ def branch_words(cwd: str | None) -> str | None:
     for p in (d, *d.parents):
         git = p / ".git"
         if git.is_file():  # a worktree: "gitdir: …"
-            try:
-                git = Path(git.read_text().split(":", 1)[1].strip())
-            except (OSError, IndexError):
+            pointer = read_small(git)
+            if pointer is None or ":" not in pointer:
                 return None
+            git = Path(pointer.split(":", 1)[1].strip())
         if git.is_dir():
-            try:
-                head = (git / "HEAD").read_text().strip()
-            except OSError:
+            head = read_small(git / "HEAD")
+            if head is None or not head.startswith("ref: refs/heads/"):
                 return None
-            if not head.startswith("ref: refs/heads/"):
-                return None
-            name = head[len("ref: refs/heads/"):]
+            name = head.strip()[len("ref: refs/heads/"):]
             if name.lower() in _MAIN_BRANCHES:
                 return None
             words = [w for w in re.split(r"[^A-Za-z0-9]+", name) if w and not w.isdigit()]
@@ -194,8 +218,8 @@ def render(recalls: list[Recall], cap: int) -> tuple[str, list[Recall]]:
         where = "/".join(x for x in (r.agent, r.project) if x)
         date = (r.timestamp or "")[:10] or "undated"
         for width in (SNIPPET, SNIPPET // 2, 120):
-            quote = _snippet(r.text, r.covered, width).replace(CLOSE, "</ backscroll-recall>")
-            line = f"- {date} {where} (record {r.record_id}): \"{quote}\""
+            quote = for_agent(_snippet(r.text, r.covered, width))
+            line = for_agent(f"- {date} {where} (record {r.record_id}): ") + f'"{quote}"'
             if len(block([*lines, line], len(used) + 1).encode()) <= cap:
                 lines.append(line)
                 used.append(r)
@@ -203,15 +227,48 @@ def render(recalls: list[Recall], cap: int) -> tuple[str, list[Recall]]:
     return (block(lines, len(used)) if used else ""), used
 
 
-def output(agent: str, event: str, context: str, n: int) -> dict:
+def output(agent: str, event: str, context: str, n: int) -> str:
+    """What the hook prints: the block itself at session start, the JSON form for a prompt."""
+    if event == "session-start":
+        return context + "\n"
     out: dict = {"hookSpecificOutput": {"hookEventName": EVENTS[event], "additionalContext": context}}
     if agent == "claude":  # Codex shows systemMessage as a warning: leave it out there
         out["systemMessage"] = f"backscroll: {n} past passage{'s' if n != 1 else ''} recalled"
-    return out
+    return json.dumps(out, ensure_ascii=False) + "\n"
 
 
-def run(agent: str, event: str, raw: bytes, cfg) -> dict | None:
-    """The hook's answer for this input, or None (print nothing)."""
+class Deadline:
+    """One deadline for the whole hook: past it, the hook prints nothing and exits 0 (unless its answer
+    is already being written, which it then lets finish)."""
+
+    def __init__(self, seconds: float):
+        self._lock = threading.Lock()
+        self._written = False
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self._timer.cancel()
+
+    def _expire(self) -> None:
+        with self._lock:
+            if not self._written:
+                log(f"no answer within {HOOK_DEADLINE:g} s; nothing injected")
+                os._exit(0)
+
+    def write(self, text: str) -> None:
+        with self._lock:
+            self._written = True
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+
+def run(agent: str, event: str, raw: bytes, cfg) -> str | None:
+    """What the hook prints for this input, or None (print nothing)."""
     if agent not in AGENTS or event not in EVENTS:
         raise ValueError(f"unknown hook {agent} {event}")
     inp = parse_input(raw)
@@ -242,20 +299,20 @@ def run(agent: str, event: str, raw: bytes, cfg) -> dict | None:
     return output(agent, event, context, len(used))
 
 
-def main(agent: str, event: str, home: str | None = None) -> int:
-    """Entry point: always exit 0; stdout holds one JSON object or nothing."""
+def main(agent: str, event: str, home: str | None = None, deadline: float = HOOK_DEADLINE) -> int:
+    """Entry point: always exit 0; stdout holds the answer or nothing."""
     t0 = time.perf_counter()
     try:
-        raw = read_stdin()
-        if not raw.strip():
-            log("no input on stdin")
-            return 0
-        from backscroll.config import resolve
+        with Deadline(deadline) as clock:
+            raw = read_stdin(deadline=min(STDIN_DEADLINE, deadline))
+            if not raw.strip():
+                log("no input on stdin")
+                return 0
+            from backscroll.config import resolve
 
-        result = run(agent, event, raw, resolve(home=home))
-        if result is not None:
-            sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
-            sys.stdout.flush()
+            result = run(agent, event, raw, resolve(home=home))
+            if result is not None:
+                clock.write(result)
         if os.environ.get("BACKSCROLL_HOOK_DEBUG"):
             log(f"{agent} {event}: {'injected' if result else 'nothing'} in {1000 * (time.perf_counter() - t0):.0f} ms")
     except BaseException as exc:  # noqa: BLE001 - a hook never fails the agent
