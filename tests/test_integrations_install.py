@@ -1,6 +1,9 @@
 """`backscroll install …`: everything written is listed, idempotent, and undone byte for byte."""
 
 import json
+import os
+import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,7 @@ from backscroll.cli import app
 from backscroll.integrations import install as inst
 
 runner = CliRunner()
+BACKSCROLL = str(Path(sys.executable).with_name("backscroll"))  # agents start outside the venv: the absolute path
 
 
 def snapshot(root: Path) -> dict:
@@ -73,20 +77,20 @@ def test_written_shapes(agent_home):
     assert claude["model"] == "opus" and list(claude) == ["model", "hooks"]
     assert claude["hooks"]["Stop"][0]["hooks"][0]["command"] == "say done", "the user's hooks are kept"
     ups = claude["hooks"]["UserPromptSubmit"][0]["hooks"][0]
-    assert ups == {"type": "command", "command": "backscroll hook claude prompt", "timeout": 5}
+    assert ups == {"type": "command", "command": f"{BACKSCROLL} hook claude prompt", "timeout": 5}
     assert claude["hooks"]["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
     codex_hooks = json.loads((agent_home / ".codex" / "hooks.json").read_text())
     assert set(codex_hooks) == {"hooks"}  # codex denies unknown top-level keys
-    assert codex_hooks["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == "backscroll hook codex prompt"
+    assert codex_hooks["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == f"{BACKSCROLL} hook codex prompt"
     import tomllib
 
     toml = tomllib.loads((agent_home / ".codex" / "config.toml").read_text())
-    assert toml["mcp_servers"]["backscroll"] == {"command": "backscroll", "args": ["mcp"], "startup_timeout_sec": 30}
+    assert toml["mcp_servers"]["backscroll"] == {"command": BACKSCROLL, "args": ["mcp"], "startup_timeout_sec": 30}
     assert toml["mcp_servers"]["other"] == {"command": "x"}
     gem = (agent_home / ".gemini" / "settings.json").read_text()
     assert '\n\t"mcpServers"' in gem, "tab indentation is kept"
     assert json.loads(gem)["mcpServers"]["backscroll"]["args"] == ["mcp"]
-    assert json.loads((agent_home / ".claude.json").read_text())["mcpServers"]["backscroll"]["command"] == "backscroll"
+    assert json.loads((agent_home / ".claude.json").read_text())["mcpServers"]["backscroll"]["command"] == BACKSCROLL
     skill = (agent_home / ".claude" / "skills" / "backscroll" / "SKILL.md").read_text()
     assert skill.startswith("---\nname: backscroll\n") and "--json --limit 5" in skill
     assert (agent_home / ".agents" / "skills" / "backscroll" / "SKILL.md").read_text() == skill
@@ -147,3 +151,143 @@ def test_mcp_for_claude_goes_into_its_config_dir_when_claude_config_dir_is_set(a
     inst.run("mcp")
     assert json.loads((conf / ".claude.json").read_text())["mcpServers"]["backscroll"]["args"] == ["mcp"]
     assert (agent_home / ".claude.json").read_bytes() == before, "the default file is left alone"
+
+
+# -- uninstall never costs the user a byte ---------------------------------------------------------------
+
+def test_an_orphaned_begin_marker_never_makes_uninstall_cut_the_users_notes(agent_home):
+    path = agent_home / ".claude" / "CLAUDE.md"
+    mine = "# Mine\n\n<!-- backscroll:begin v0 (a block I half deleted long ago)\n\nMy notes about the deploy.\n"
+    path.write_text(mine)
+    inst.run("instructions", "claude")
+    assert path.read_text().startswith(mine)
+    inst.run("instructions", "claude", uninstall=True)
+    assert path.read_text() == mine
+
+
+def test_a_users_own_mcp_entry_is_kept_through_install_and_uninstall(agent_home):
+    path = agent_home / ".claude.json"
+    own = {"numStartups": 3, "mcpServers": {"backscroll": {"command": "backscroll", "args": ["mcp"],
+                                                           "env": {"BACKSCROLL_HOME": "/data/bs"}}}}
+    path.write_text(json.dumps(own, indent=2))
+    before = path.read_bytes()
+    res = runner.invoke(app, ["install", "mcp", "--agent", "claude"])
+    assert res.exit_code == 0 and "unchanged" in res.stdout and "of your own" in res.stderr
+    assert runner.invoke(app, ["install", "mcp", "--agent", "claude", "--uninstall"]).exit_code == 0
+    assert path.read_bytes() == before
+
+
+def test_a_symlinked_settings_file_stays_a_link_and_its_target_is_restored(agent_home, tmp_path):
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    target = dotfiles / "claude-settings.json"
+    target.write_text((agent_home / ".claude" / "settings.json").read_text())
+    link = agent_home / ".claude" / "settings.json"
+    link.unlink()
+    link.symlink_to(target)
+    before = target.read_bytes()
+    inst.run("hooks", "claude")
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert "hook claude prompt" in target.read_text()
+    inst.run("hooks", "claude", uninstall=True)
+    assert link.is_symlink() and target.read_bytes() == before
+
+
+def test_an_existing_empty_file_stays_and_a_file_install_created_goes(agent_home):
+    claude_md = agent_home / ".claude" / "CLAUDE.md"
+    claude_md.write_text("")
+    (agent_home / ".claude.json").unlink()
+    inst.run("instructions", "claude")
+    inst.run("mcp", "claude")
+    assert (agent_home / ".claude.json").exists()
+    inst.run("instructions", "claude", uninstall=True)
+    inst.run("mcp", "claude", uninstall=True)
+    assert claude_md.exists() and claude_md.read_text() == ""
+    assert not (agent_home / ".claude.json").exists(), "install created it: uninstall removes it"
+    assert not (agent_home / ".claude" / "skills").exists()
+
+
+@pytest.mark.parametrize("original", [
+    '{\r\n  "theme": "dark",\r\n  "limits": {"max": 1E3, "ratio": 1.10, "big": 12345678901234567890},\r\n'
+    '  "mcpServers": {}\r\n}\r\n',
+    '{"a":1,"mcpServers":{"x":{"command":"y"}}}',
+    '{}',
+    '\t{ "hooks" : { "Stop" : [ ] } , "n" : -0.0e-0 }\n',
+])
+def test_install_then_uninstall_gives_back_every_byte_of_any_json_style(agent_home, original):
+    for path in (agent_home / ".gemini" / "settings.json", agent_home / ".claude" / "settings.json"):
+        path.write_bytes(original.encode())
+    inst.run("mcp", "gemini")
+    inst.run("hooks", "claude")
+    gem = (agent_home / ".gemini" / "settings.json").read_bytes()
+    assert json.loads(gem)["mcpServers"]["backscroll"]["args"] == ["mcp"]
+    if "1E3" in original:
+        assert b"1E3" in gem and b"1.10" in gem and gem.count(b"\n") == gem.count(b"\r\n"), "CRLF throughout"
+    inst.run("mcp", "gemini", uninstall=True)
+    inst.run("hooks", "claude", uninstall=True)
+    for path in (agent_home / ".gemini" / "settings.json", agent_home / ".claude" / "settings.json"):
+        assert path.read_bytes() == original.encode(), path
+
+
+def test_uninstall_keeps_what_the_agent_changed_meanwhile(agent_home):
+    path = agent_home / ".claude.json"
+    inst.run("mcp", "claude")
+    data = path.read_text()
+    path.write_text(data.replace('"numStartups": 3', '"numStartups": 4'))  # Claude Code writes it all the time
+    inst.run("mcp", "claude", uninstall=True)
+    assert path.read_text() == json.dumps({"numStartups": 4, "projects": {"/p": {"x": 1}}}, indent=2)
+
+
+def test_secrets_files_keep_their_mode_and_no_copy_is_left_readable(agent_home):
+    path = agent_home / ".claude.json"
+    path.chmod(0o600)
+    old_backup = path.with_name(".claude.json.backscroll-backup")
+    old_backup.write_text(path.read_text())  # what an older release left behind, readable by all
+    old_backup.chmod(0o644)
+    inst.run("mcp", "claude")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert not old_backup.exists()
+    assert not [p for p in path.parent.iterdir() if "backscroll" in p.name and p.name.startswith(".claude.json")]
+    new = agent_home / ".gemini" / "settings.json"
+    new.unlink()
+    inst.run("mcp", "gemini")
+    assert stat.S_IMODE(new.stat().st_mode) == 0o600, "a config file install creates is private"
+
+
+@pytest.mark.parametrize("kind,text,what", [
+    ("hooks", '{"hooks": []}', '"hooks" is a JSON array'),
+    ("hooks", '{"hooks": {"SessionStart": {"matcher": "x"}}}', '"hooks.SessionStart" is a JSON object'),
+    ("mcp", '{"mcpServers": {"backscroll": "mine"}}', '"mcpServers.backscroll" is a JSON string'),
+    ("mcp", '{"mcpServers": []}', '"mcpServers" is a JSON array'),
+])
+def test_unexpected_but_valid_shapes_are_refused_with_the_file_named(agent_home, kind, text, what):
+    path = agent_home / ".claude" / "settings.json" if kind == "hooks" else agent_home / ".claude.json"
+    path.write_text(text)
+    res = runner.invoke(app, ["install", kind, "--agent", "claude"])
+    assert res.exit_code == 2, res.output
+    assert str(path) in res.output and what in res.output and "internal" not in res.output
+    assert path.read_text() == text
+
+
+def test_agents_get_the_absolute_path_of_this_backscroll(agent_home):
+    inst.run("mcp", "gemini")
+    inst.run("hooks", "codex")
+    entry = json.loads((agent_home / ".gemini" / "settings.json").read_text())["mcpServers"]["backscroll"]
+    assert os.path.isabs(entry["command"]) and os.access(entry["command"], os.X_OK)
+    command = json.loads((agent_home / ".codex" / "hooks.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0]
+    assert command["command"].split()[0] == entry["command"]
+
+
+def test_opencode_is_found_by_its_data_folder_too(backscroll_home):
+    (backscroll_home.home / ".local" / "share" / "opencode").mkdir(parents=True)
+    assert [a for a, _p in inst.skill_targets("all")] == ["opencode"]
+
+
+@pytest.mark.parametrize("config,warns_flag", [("", False), ("[features]\nhooks = true\n", False),
+                                               ("[features]\ncodex_hooks = true\n", False),
+                                               ("[features]\nhooks = false\n", True)])
+def test_codex_hooks_note_names_the_flag_only_when_it_is_off(agent_home, config, warns_flag):
+    (agent_home / ".codex" / "config.toml").write_text(config)
+    res = runner.invoke(app, ["install", "hooks", "--agent", "codex"])
+    assert res.exit_code == 0
+    assert "/hooks" in res.stderr and ("[features] hooks = true" in res.stderr) == warns_flag

@@ -10,8 +10,6 @@ import typer
 from backscroll.cli import common
 
 KINDS = ("skill", "instructions", "hooks", "mcp")
-CODEX_HOOKS_NOTE = ("codex: hooks need the feature flag (`[features] hooks = true`, older builds `codex_hooks = true`) "
-                    "in ~/.codex/config.toml, and must be trusted once in codex's /hooks view")
 
 
 def install(
@@ -24,8 +22,10 @@ def install(
 ) -> None:
     """Teach your agents about backscroll: a skill, an instructions block, recall hooks or the MCP server.
 
-    Every file written is listed; --uninstall puts each back as it was; `backscroll status` shows
-    what is installed. Recall hooks are opt-in: they add up to 2 KB of past context to a prompt.
+    Every file written is listed; --uninstall takes out exactly what install added (a file install
+    created goes with it); `backscroll status` shows what is installed. Hooks and MCP entries name
+    this backscroll by its absolute path. Recall hooks are opt-in: they add up to 2 KB of past context
+    to a prompt.
     """
 
     def body() -> int:
@@ -43,11 +43,16 @@ def install(
                 continue
             verb = ("removed from" if uninstall else "wrote") if c.changed else "unchanged:"
             sys.stdout.write(f"{c.what}: {verb} {c.path}\n")
-        if what == "hooks" and not uninstall and any("codex" in c.what for c in changes):
-            common.err(CODEX_HOOKS_NOTE)
-        if what == "mcp" and not uninstall and any("claude" in c.what for c in changes):
-            common.err("claude: `claude mcp add -s user backscroll -- backscroll mcp` does the same through "
-                       "claude itself")
+            for line in c.notes:
+                common.err(line)
+        if not uninstall and changes:
+            if what in ("skill", "instructions") and (path_note := inst.on_path_note()):
+                common.err(path_note)
+            if what == "hooks" and any(c.kind == "hooks" and "codex" in c.what for c in changes):
+                common.err(inst.codex_hooks_note())
+            if what == "mcp" and any("claude" in c.what for c in changes):
+                common.err("claude: `claude mcp add -s user backscroll -- backscroll mcp` does the same through "
+                           "claude itself")
         sys.stdout.flush()
         return 0
 

@@ -1,38 +1,51 @@
 """``backscroll install skill|instructions|hooks|mcp``: write (or remove) the agents' configuration.
 
 What each kind installs for each agent, and where; ``installed()`` reports it for ``status``. Every
-change is planned first as ``Change(path, before, after)`` (text, None = absent), so ``--dry-run``
-prints a unified diff and ``--uninstall`` is the inverse plan. What is ours is marked: the skill file
-carries an "installed by backscroll" comment, instruction files a
-``<!-- backscroll:begin … -->``/``<!-- backscroll:end -->`` block, hook handlers a command starting
-``backscroll hook``, MCP entries the key ``backscroll`` (Codex: a marker comment in the table).
-The reversible editing of those files (JSON, TOML, Markdown) and the atomic writes are in
-``backscroll.integrations.install_files``.
+change is planned first (``install_files.Change``), so ``--dry-run`` prints a unified diff. What is
+ours is marked: the skill file carries an "installed by backscroll" comment, instruction files a
+marked block, hook handlers a command running ``backscroll hook``, MCP entries the key ``backscroll``
+with our command (Codex: a marker comment in the table). Agents start hooks and MCP servers with
+their own PATH, so their configuration names this backscroll by its absolute path. JSON files are
+edited in place (``json_text``): not a byte of the user's is rewritten; a shape we do not expect
+(``"hooks": []``) is refused with the file named. Uninstall takes out what the ledger says was added.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import sys
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
 from backscroll.errors import UsageError
 from backscroll.integrations.install_files import (
     Change,
+    Ledger,
     add_block,
     apply,
     block_span,
     codex_add,
     codex_remove,
     codex_span,
-    json_change,
+    created_by_us,
     read_or_none,
     remove_block,
+    remove_old_backup,
+)
+from backscroll.integrations.install_json import (
+    add_hooks,
+    add_mcp,
+    json_change,
+    ours_handler,
+    ours_mcp,
+    remove_hooks,
+    remove_mcp,
 )
 
 SKILL_MARK = "installed by backscroll"
-HOOK_PREFIX = "backscroll hook"
 SKILL_AGENTS = ("claude", "codex", "gemini", "pi", "opencode")
 HOOK_AGENTS = ("claude", "codex")
 MCP_AGENTS = ("claude", "codex", "gemini")
@@ -40,6 +53,10 @@ MCP_AGENTS = ("claude", "codex", "gemini")
 
 def home() -> Path:
     return Path(os.path.expanduser("~"))
+
+
+def _xdg(var: str, default: str) -> Path:
+    return Path(os.environ.get(var) or home() / default)
 
 
 def claude_dir() -> Path:
@@ -55,6 +72,25 @@ def gemini_dir() -> Path:
     return home() / ".gemini"
 
 
+def executable() -> str:
+    """The absolute path of the ``backscroll`` running now (agents may not have its folder on PATH)."""
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if argv0 is not None and argv0.name == "backscroll" and argv0.is_file():
+        return os.path.abspath(argv0)
+    beside = Path(sys.executable).with_name("backscroll")
+    if beside.is_file():
+        return str(beside)
+    return shutil.which("backscroll") or "backscroll"
+
+
+def on_path_note() -> str | None:
+    """A warning when the ``backscroll`` that skills and instructions tell agents to run is not on PATH."""
+    if shutil.which("backscroll") is None:
+        return (f"`backscroll` is not on PATH: agents told to run `backscroll search` will not find it; add "
+                f"{Path(executable()).parent} to PATH")
+    return None
+
+
 def _agents(agent: str, allowed: tuple[str, ...]) -> tuple[list[str], bool]:
     """The agents to act on, and whether they were named (named ones are written even without a home)."""
     if agent == "all":
@@ -64,6 +100,12 @@ def _agents(agent: str, allowed: tuple[str, ...]) -> tuple[list[str], bool]:
     return [agent], True
 
 
+def ledger() -> Ledger:
+    from backscroll.config import resolve
+
+    return Ledger(resolve().home.value / "installed.json")
+
+
 # -- skill ----------------------------------------------------------------------------------
 
 def skill_text() -> str:
@@ -71,25 +113,26 @@ def skill_text() -> str:
 
 
 def skill_targets(agent: str = "all") -> list[tuple[str, Path]]:
-    """(agent, SKILL.md path) for the agents asked for that exist (their home directory is there)."""
+    """(agent, SKILL.md path) for the agents asked for that exist (their config or data folder is there)."""
     names, named = _agents(agent, SKILL_AGENTS)
-    roots = {"claude": (claude_dir(), claude_dir() / "skills"),
-             "codex": (codex_dir(), home() / ".agents" / "skills"),
-             "gemini": (gemini_dir(), home() / ".agents" / "skills"),
-             "pi": (home() / ".pi" / "agent", home() / ".pi" / "agent" / "skills"),
-             "opencode": (home() / ".config" / "opencode", home() / ".config" / "opencode" / "skills")}
+    opencode = _xdg("XDG_CONFIG_HOME", ".config") / "opencode"
+    roots = {"claude": ((claude_dir(),), claude_dir() / "skills"),
+             "codex": ((codex_dir(),), home() / ".agents" / "skills"),
+             "gemini": ((gemini_dir(),), home() / ".agents" / "skills"),
+             "pi": ((home() / ".pi" / "agent",), home() / ".pi" / "agent" / "skills"),
+             "opencode": ((opencode, _xdg("XDG_DATA_HOME", ".local/share") / "opencode"), opencode / "skills")}
     out: list[tuple[str, Path]] = []
     seen: set[Path] = set()
     for name in names:
-        agent_home, skills = roots[name]
+        agent_homes, skills = roots[name]
         path = skills / "backscroll" / "SKILL.md"
-        if (named or agent_home.is_dir()) and path not in seen:
+        if (named or any(h.is_dir() for h in agent_homes)) and path not in seen:
             seen.add(path)
             out.append((name, path))
     return out
 
 
-def plan_skill(agent: str = "all", uninstall: bool = False) -> list[Change]:
+def plan_skill(agent: str = "all", uninstall: bool = False, book: Ledger | None = None) -> list[Change]:
     text = skill_text()
     changes = []
     for name, path in skill_targets(agent):
@@ -98,7 +141,7 @@ def plan_skill(agent: str = "all", uninstall: bool = False) -> list[Change]:
             after = None if before is not None and SKILL_MARK in before else before
         else:
             after = text if before is None or SKILL_MARK in before else before  # never overwrite a user's own skill
-        changes.append(Change(path, before, after, f"skill ({name})"))
+        changes.append(Change(path, before, after, f"skill ({name})", "skill"))
     return changes
 
 
@@ -116,96 +159,42 @@ def instruction_targets(agent: str = "all") -> list[tuple[str, Path]]:
     return [(n, files[n][1]) for n in names if named or files[n][0].is_dir()]
 
 
-def plan_instructions(agent: str = "all", uninstall: bool = False) -> list[Change]:
+def plan_instructions(agent: str = "all", uninstall: bool = False, book: Ledger | None = None) -> list[Change]:
     block = instructions_block()
     changes = []
     for name, path in instruction_targets(agent):
         before = read_or_none(path)
         if uninstall:
             after = None if before is None else remove_block(before)
-            if after == "" and before is not None and before != "":
-                after = None  # the file held only our block: it was ours
+            if after == "" and before and created_by_us(book, path, "instructions"):
+                after = None  # install created the file for the block: it goes with it
         else:
             after = add_block(before or "", block)
-        changes.append(Change(path, before, after, f"instructions ({name})"))
+        changes.append(Change(path, before, after, f"instructions ({name})", "instructions"))
     return changes
 
 
-# -- hooks ----------------------------------------------------------------------------------
-
-HOOK_EVENTS = (("SessionStart", "session-start", "startup|resume|clear|compact", 10),
-               ("UserPromptSubmit", "prompt", None, 5))
-
-
-def _ours(handler) -> bool:
-    return isinstance(handler, dict) and str(handler.get("command", "")).startswith(HOOK_PREFIX)
-
-
-def remove_hooks(obj: dict) -> dict:
-    hooks = obj.get("hooks")
-    if not isinstance(hooks, dict):
-        return obj
-    for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
-            continue
-        kept = []
-        for g in groups:
-            if isinstance(g, dict) and isinstance(g.get("hooks"), list) and any(_ours(h) for h in g["hooks"]):
-                rest = [h for h in g["hooks"] if not _ours(h)]
-                if rest:
-                    kept.append({**g, "hooks": rest})
-            else:
-                kept.append(g)
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-    if not hooks:
-        del obj["hooks"]
-    return obj
-
-
-def add_hooks(obj: dict, agent: str) -> dict:
-    obj = remove_hooks(obj)
-    hooks = obj.setdefault("hooks", {})
-    for event, arg, matcher, timeout in HOOK_EVENTS:
-        group: dict = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [{"type": "command", "command": f"{HOOK_PREFIX} {agent} {arg}", "timeout": timeout}]
-        hooks.setdefault(event, []).append(group)
-    return obj
-
+# -- hooks and MCP entries ------------------------------------------------------------------
 
 def hook_file(agent: str) -> Path:
     return claude_dir() / "settings.json" if agent == "claude" else codex_dir() / "hooks.json"
 
 
-def plan_hooks(agent: str = "all", uninstall: bool = False) -> list[Change]:
+def plan_hooks(agent: str = "all", uninstall: bool = False, book: Ledger | None = None) -> list[Change]:
     names, named = _agents(agent, HOOK_AGENTS)
     dirs = {"claude": claude_dir(), "codex": codex_dir()}
-    out = []
-    for name in names:
-        if not (named or dirs[name].is_dir()):
-            continue
-        edit = remove_hooks if uninstall else (lambda o, n=name: add_hooks(o, n))
-        out.append(json_change(hook_file(name), edit, uninstall, f"hooks ({name})"))
-    return out
-
-
-# -- MCP registration -----------------------------------------------------------------------
-
-MCP_ENTRY = {"claude": {"type": "stdio", "command": "backscroll", "args": ["mcp"], "env": {}},
-             "gemini": {"command": "backscroll", "args": ["mcp"], "timeout": 30000, "trust": False}}
+    return [json_change(hook_file(n), "hooks", f"hooks ({n})", uninstall, book,
+                        lambda p, t, n=n: add_hooks(p, t, n, executable()), remove_hooks)
+            for n in names if named or dirs[n].is_dir()]
 
 
 def mcp_file(agent: str) -> Path:
     # Claude Code keeps .claude.json in $CLAUDE_CONFIG_DIR when that is set, else in the home directory.
     claude = claude_dir() / ".claude.json" if os.environ.get("CLAUDE_CONFIG_DIR") else home() / ".claude.json"
-    return {"claude": claude, "codex": codex_dir() / "config.toml",
-            "gemini": gemini_dir() / "settings.json"}[agent]
+    return {"claude": claude, "codex": codex_dir() / "config.toml", "gemini": gemini_dir() / "settings.json"}[agent]
 
 
-def plan_mcp(agent: str = "all", uninstall: bool = False) -> list[Change]:
+def plan_mcp(agent: str = "all", uninstall: bool = False, book: Ledger | None = None) -> list[Change]:
     names, named = _agents(agent, MCP_AGENTS)
     dirs = {"claude": claude_dir(), "codex": codex_dir(), "gemini": gemini_dir()}
     out = []
@@ -215,26 +204,21 @@ def plan_mcp(agent: str = "all", uninstall: bool = False) -> list[Change]:
             continue
         if name == "codex":
             before = read_or_none(path)
-            after = (None if before is None else codex_remove(before)) if uninstall else codex_add(before or "")
-            if uninstall and before and after == "":
-                after = None
-            out.append(Change(path, before, after, "mcp (codex)"))
-            continue
-
-        def edit(o, n=name):
-            servers = o.get("mcpServers")
             if uninstall:
-                if isinstance(servers, dict) and servers.get("backscroll", {}).get("command") == "backscroll":
-                    del servers["backscroll"]
-                    if not servers:
-                        del o["mcpServers"]
+                after = None if before is None else codex_remove(before)
+                if after == "" and before and created_by_us(book, path, "mcp"):
+                    after = None
             else:
-                if not isinstance(servers, dict):
-                    servers = o["mcpServers"] = {}
-                servers.setdefault("backscroll", MCP_ENTRY[n])
-            return o
-
-        out.append(json_change(path, edit, uninstall, f"mcp ({name})", delete_if_empty=name != "claude"))
+                after = codex_add(before or "", executable())
+            out.append(Change(path, before, after, "mcp (codex)", "mcp"))
+            continue
+        change = json_change(path, "mcp", f"mcp ({name})", uninstall, book,
+                             lambda p, t, n=name: add_mcp(p, t, n, executable()), remove_mcp)
+        if _json_has(path, lambda v: "backscroll" in (v.get("mcpServers") or {})
+                     and not ours_mcp(v["mcpServers"]["backscroll"])):
+            change = replace(change, notes=(f"{path} already has a `backscroll` MCP entry of your own; it is left "
+                                            "as it is",))
+        out.append(change)
     return out
 
 
@@ -244,11 +228,37 @@ PLANS = {"skill": plan_skill, "instructions": plan_instructions, "hooks": plan_h
 # -- running --------------------------------------------------------------------------------
 
 def run(kind: str, agent: str = "all", *, uninstall: bool = False, dry_run: bool = False) -> list[Change]:
-    changes = PLANS[kind](agent, uninstall)
-    if not dry_run:
-        for c in changes:
-            apply(c, uninstall)
+    book = ledger()
+    changes = PLANS[kind](agent, uninstall, book)
+    if dry_run:
+        return changes
+    for c in changes:
+        apply(c)
+        remove_old_backup(c.path)
+        if uninstall:
+            book.forget(c)
+        elif c.changed:
+            book.record(c)
+    if any(c.changed for c in changes) or uninstall:
+        book.save()
     return changes
+
+
+def codex_hooks_note() -> str:
+    """What Codex needs before our hooks run: trust in its /hooks view, and the feature not turned off."""
+    import tomllib
+
+    try:
+        conf = tomllib.loads(read_or_none(codex_dir() / "config.toml") or "")
+    except (tomllib.TOMLDecodeError, UsageError):
+        conf = {}
+    features = conf.get("features")
+    features = features if isinstance(features, dict) else {}
+    flags = [features[k] for k in ("hooks", "codex_hooks") if k in features]
+    if flags and not any(v is True for v in flags):
+        return ("codex: hooks are turned off in ~/.codex/config.toml: set `[features] hooks = true`, then trust "
+                "them once in codex's /hooks view")
+    return "codex: trust the new hooks once in codex's /hooks view"
 
 
 def installed() -> list[dict]:
@@ -263,22 +273,24 @@ def installed() -> list[dict]:
         if text and block_span(text):
             out.append({"kind": "instructions", "agent": name, "path": str(path)})
     for name in HOOK_AGENTS:
-        path = hook_file(name)
-        text = read_or_none(path)
-        if text and HOOK_PREFIX in text:
-            out.append({"kind": "hooks", "agent": name, "path": str(path)})
+        if _json_has(hook_file(name), lambda v: any(ours_handler(h) for gs in (v.get("hooks") or {}).values()
+                                                       if isinstance(gs, list) for g in gs if isinstance(g, dict)
+                                                       for h in g.get("hooks") or [])):
+            out.append({"kind": "hooks", "agent": name, "path": str(hook_file(name))})
     for name in MCP_AGENTS:
         path = mcp_file(name)
-        text = read_or_none(path)
-        if not text:
-            continue
         if name == "codex":
-            ok = codex_span(text) is not None
+            ok = codex_span(read_or_none(path) or "") is not None
         else:
-            try:
-                ok = "backscroll" in (json.loads(text).get("mcpServers") or {})
-            except (ValueError, AttributeError):
-                ok = False
+            ok = _json_has(path, lambda v: ours_mcp((v.get("mcpServers") or {}).get("backscroll")))
         if ok:
             out.append({"kind": "mcp", "agent": name, "path": str(path)})
     return out
+
+
+def _json_has(path: Path, test) -> bool:
+    try:
+        value = json.loads(read_or_none(path) or "{}")
+        return isinstance(value, dict) and bool(test(value))
+    except (ValueError, UsageError, AttributeError, TypeError):
+        return False

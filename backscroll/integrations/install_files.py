@@ -1,12 +1,14 @@
-"""Byte-for-byte reversible edits of the agents' files: planned changes, marked blocks, JSON, TOML.
+"""Reversible edits of the agents' files: planned changes, the ledger of what was added, safe writes.
 
 A ``Change(path, before, after)`` (text, None = absent) is planned before anything is written, so a
-dry run can print it as a diff. Markdown files get a ``<!-- backscroll:begin … -->``/``<!-- backscroll:end -->``
-block; Codex's ``config.toml`` a ``[mcp_servers.backscroll]`` table carrying a marker comment. JSON files
-are re-serialised keeping key order, indent and the final newline; the original bytes are kept beside
-them (``*.backscroll-backup``) and put back on uninstall when nothing else changed, so an install/uninstall
-round trip leaves every byte as it was. Writes are atomic (temp file + replace). What each kind installs
-for each agent is ``backscroll.integrations.install``.
+dry run can print it as a diff. What install adds is recorded in a ledger in our data dir
+(``installed.json``): per file and kind, the exact text inserted and whether install created the
+file. Uninstall takes out exactly that text, which gives the original bytes back (CRLF, spacing,
+number spellings), deletes a file only when install created it, and without a ledger entry removes
+only what is recognisably ours. Markdown files get a ``<!-- backscroll:begin … -->``/``<!-- backscroll:end -->``
+block; Codex's ``config.toml`` a ``[mcp_servers.backscroll]`` table carrying a marker comment.
+Writes are atomic, keep the file's mode from the first byte, and go through a symlink to its target.
+What each kind installs for each agent is ``backscroll.integrations.install``.
 """
 
 from __future__ import annotations
@@ -15,14 +17,14 @@ import difflib
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from backscroll.errors import UsageError
 
 BEGIN = "<!-- backscroll:begin"
 END = "<!-- backscroll:end -->"
-BACKUP = ".backscroll-backup"
+OLD_BACKUP = ".backscroll-backup"  # what releases before the ledger kept beside a JSON file
 CODEX_MARK = "# added by `backscroll install mcp`; `backscroll install mcp --uninstall` removes it"
 
 
@@ -32,6 +34,9 @@ class Change:
     before: str | None
     after: str | None
     what: str
+    kind: str = ""
+    inserted: tuple[str, ...] = ()  # install: the texts added (for the ledger)
+    notes: tuple[str, ...] = field(default=())
 
     @property
     def changed(self) -> bool:
@@ -45,106 +50,117 @@ class Change:
 
 def read_or_none(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8", newline="") as fh:  # keep CRLF as it is
+            return fh.read()
     except FileNotFoundError:
         return None
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a directory, not a file; nothing was changed") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not UTF-8 text; nothing was changed") from None
+
+
+# -- the ledger -----------------------------------------------------------------------------
+
+class Ledger:
+    """What install added to each file: ``{path: {kind: {"created": bool, "inserted": [text, …]}}}``."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            self.files: dict = data.get("files", {}) if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            self.files = {}
+
+    def entry(self, file: Path, kind: str) -> dict | None:
+        found = self.files.get(str(file), {}).get(kind)
+        return found if isinstance(found, dict) else None
+
+    def record(self, change: Change) -> None:
+        old = self.entry(change.path, change.kind) or {}
+        inserted = [*old.get("inserted", []), *change.inserted]
+        created = old.get("created", False) or change.before is None
+        self.files.setdefault(str(change.path), {})[change.kind] = {"created": created, "inserted": inserted}
+
+    def forget(self, change: Change) -> None:
+        kinds = self.files.get(str(change.path), {})
+        kinds.pop(change.kind, None)
+        if not kinds:
+            self.files.pop(str(change.path), None)
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        write_text(self.path, json.dumps({"version": 1, "files": self.files}, indent=1) + "\n", mode=0o600)
+
+
+def created_by_us(ledger: Ledger | None, path: Path, kind: str) -> bool:
+    entry = ledger.entry(path, kind) if ledger is not None else None
+    return bool(entry and entry.get("created"))
+
+
+def without_inserted(text: str, ledger: Ledger | None, path: Path, kind: str) -> str:
+    """``text`` without each text the ledger says install added here, where it is still there as added."""
+    from backscroll.integrations.json_text import remove_inserted
+
+    entry = ledger.entry(path, kind) if ledger is not None else None
+    for ins in reversed((entry or {}).get("inserted", [])):
+        cut = remove_inserted(text, ins)
+        if cut is not None:
+            text = cut
+    return text
 
 
 # -- Markdown: the marked block -------------------------------------------------------------
 
 def block_span(text: str) -> tuple[int, int] | None:
-    start = text.find(BEGIN)
-    if start < 0:
-        return None
-    end = text.find(END, start)
-    if end < 0:
-        return None
-    end += len(END)
-    if text[end:end + 1] == "\n":
-        end += 1
-    return start, end
+    """Our block: the last begin marker at a line start before the first end marker after it (an
+    orphaned begin marker above, left by a damaged block, never makes the span swallow the user's text)."""
+    ends = [m.start() for m in re.finditer(re.escape(END), text)]
+    for end in ends:
+        begins = [m.start() for m in re.finditer(r"(?m)^" + re.escape(BEGIN), text[:end])]
+        if begins:
+            start = begins[-1]
+            stop = end + len(END)
+            nl = "\r\n" if text.startswith("\r\n", stop) else ("\n" if text.startswith("\n", stop) else "")
+            return start, stop + len(nl)
+    return None
 
 
 def add_block(text: str, block: str) -> str:
-    """``text`` with the marked block replaced in place, or appended after one newline."""
+    """``text`` with the marked block replaced in place, or appended after one line break."""
+    nl = "\r\n" if "\r\n" in text else "\n"
+    block = block.replace("\n", nl)
     span = block_span(text)
     if span:
         return text[:span[0]] + block + text[span[1]:]
-    return text + ("\n" if text else "") + block
+    return text + (nl if text else "") + block
 
 
-def _cut(text: str, span: tuple[int, int] | None) -> str:
+def cut_span(text: str, span: tuple[int, int] | None) -> str:
     """``text`` without ``span`` and the line break before it (what adding it put there)."""
     if not span:
         return text
     start, end = span
-    if start > 0 and text[start - 1] == "\n":
+    if text[:start].endswith("\r\n"):
+        start -= 2
+    elif start > 0 and text[start - 1] == "\n":
         start -= 1
     return text[:start] + text[end:]
 
 
 def remove_block(text: str) -> str:
     """The inverse of ``add_block`` on a text that had no block."""
-    return _cut(text, block_span(text))
-
-
-# -- JSON files -----------------------------------------------------------------------------
-
-def _indent(text: str):
-    m = re.search(r"\n([ \t]+)\S", text)
-    if not m:
-        return 2
-    return m.group(1) if "\t" in m.group(1) else len(m.group(1))
-
-
-def dump_json(obj, like: str | None) -> str:
-    """``obj`` serialised in the style of ``like`` (indent, final newline); key order as given."""
-    indent = _indent(like) if like else 2
-    out = json.dumps(obj, indent=indent, ensure_ascii=False)
-    return out + "\n" if like is None or like.endswith("\n") else out
-
-
-def _load_json(path: Path, text: str | None) -> dict:
-    if text is None or not text.strip():
-        return {}
-    try:
-        obj = json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"{path} is not plain JSON ({exc}); nothing was changed",
-                         hint="add the entry by hand (see --dry-run on an empty file for the snippet)") from None
-    if not isinstance(obj, dict):
-        raise UsageError(f"{path} does not hold a JSON object; nothing was changed")
-    return obj
-
-
-def _strip_empty_hooks(obj: dict) -> dict:
-    return {k: v for k, v in obj.items() if not (k in ("hooks", "mcpServers") and v == {})}
-
-
-def json_change(path: Path, edit, uninstall: bool, what: str, delete_if_empty: bool = True) -> Change:
-    """Plan a JSON edit; on uninstall, put the original bytes back when the content matches them."""
-    before = read_or_none(path)
-    obj = _load_json(path, before)
-    new = edit(json.loads(json.dumps(obj)))
-    backup = read_or_none(path.with_name(path.name + BACKUP))
-    if uninstall:
-        if backup is not None:
-            try:
-                if _strip_empty_hooks(json.loads(backup)) == _strip_empty_hooks(new):
-                    return Change(path, before, backup, what)
-            except ValueError:
-                pass
-        elif before is not None and _strip_empty_hooks(new) == {} and delete_if_empty and new != obj:
-            return Change(path, before, None, what)  # we created the file
-    if new == obj:
-        return Change(path, before, before, what)
-    return Change(path, before, dump_json(new, before), what)
+    return cut_span(text, block_span(text))
 
 
 # -- Codex's config.toml: the marked table --------------------------------------------------
 
-CODEX_TABLE = (f'[mcp_servers.backscroll]\n{CODEX_MARK}\n'
-               'command = "backscroll"\nargs = ["mcp"]\nstartup_timeout_sec = 30\n')
+def codex_table(command: str) -> str:
+    return (f'[mcp_servers.backscroll]\n{CODEX_MARK}\n'
+            f'command = {json.dumps(command)}\nargs = ["mcp"]\nstartup_timeout_sec = 30\n')
+
+
 _TABLE_HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*([^\]\n]+?)[ \t]*\]\]?[ \t]*(#.*)?$", re.M)
 
 
@@ -166,47 +182,58 @@ def codex_has_foreign(text: str) -> bool:
     return bool(re.search(r"^\s*\[\s*mcp_servers\s*\.\s*backscroll\s*\]", text, re.M)) and codex_span(text) is None
 
 
-def codex_add(text: str) -> str:
-    if codex_span(text) or codex_has_foreign(text):
+def codex_add(text: str, command: str) -> str:
+    span = codex_span(text)
+    if span:
+        return text[:span[0]] + codex_table(command) + text[span[1]:]
+    if codex_has_foreign(text):
         return text
-    new = text + ("\n" if text else "") + CODEX_TABLE
+    nl = "\r\n" if "\r\n" in text else "\n"
+    new = text + (nl if text else "") + codex_table(command).replace("\n", nl)
     import tomllib
 
     try:
         tomllib.loads(new)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"adding [mcp_servers.backscroll] would not be valid TOML ({exc}); nothing was changed",
-                         hint="add it by hand: " + CODEX_TABLE.replace("\n", "; ")) from None
+                         hint="add it by hand: " + codex_table(command).replace("\n", "; ")) from None
     return new
 
 
 def codex_remove(text: str) -> str:
-    return _cut(text, codex_span(text))
+    return cut_span(text, codex_span(text))
 
 
 # -- writing --------------------------------------------------------------------------------
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    tmp = path.with_name(f".{path.name}.backscroll-{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-    if mode is not None:
-        os.chmod(tmp, mode)
-    os.replace(tmp, path)
+def write_text(path: Path, text: str, mode: int | None = None) -> None:
+    """Write atomically (a temp file beside the target, then a rename), through a symlink to its target.
+    The temp file has the target's mode (``mode`` for a new file) from its first byte."""
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o644 if mode is None else mode
+    tmp = target.with_name(f".{target.name}.backscroll-{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        os.fchmod(fd, mode)  # the umask narrowed it at creation
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, target)
 
 
-def apply(change: Change, uninstall: bool) -> None:
-    """Write one planned change. A JSON file's first modification keeps its original bytes as a backup."""
+def apply(change: Change) -> None:
+    """Write one planned change (the file must still hold what was planned from)."""
     if not change.changed:
         return
-    current = read_or_none(change.path)
-    if current != change.before:
+    if read_or_none(change.path) != change.before:
         raise UsageError(f"{change.path} changed while backscroll was editing it; nothing was written",
                          hint="run the command again")
-    backup = change.path.with_name(change.path.name + BACKUP)
-    is_json = change.path.suffix == ".json"
     if change.after is None:
         change.path.unlink()
         if change.path.name == "SKILL.md":
@@ -215,8 +242,14 @@ def apply(change: Change, uninstall: bool) -> None:
             except OSError:
                 pass
     else:
-        if is_json and not uninstall and change.before is not None and not backup.exists():
-            _write(backup, change.before)
-        _write(change.path, change.after)
-    if uninstall and is_json and backup.exists():
+        private = change.path.suffix in (".json", ".toml")  # agents keep tokens in them
+        write_text(change.path, change.after, mode=0o600 if private else None)
+
+
+def remove_old_backup(path: Path) -> bool:
+    """Delete the copy of ``path`` an older release kept beside it (it may hold tokens, readable by all)."""
+    backup = path.with_name(path.name + OLD_BACKUP)
+    if backup.is_file() and not backup.is_symlink():
         backup.unlink()
+        return True
+    return False

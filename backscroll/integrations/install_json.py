@@ -1,0 +1,188 @@
+"""Our entries in the agents' JSON settings: recall hook groups and MCP server entries, added and removed
+in place (``json_text``), so that not a byte of the user's is rewritten.
+
+What is ours: a hook group whose every handler runs ``backscroll hook`` (any path to a program named
+backscroll), an MCP entry ``backscroll`` running ``backscroll mcp`` with nothing the user added (no
+``env`` values, no other keys). A shape we do not expect (``"hooks": []``, an event that is an
+object, ``"mcpServers": {"backscroll": "mine"}``) is refused with the file named.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path, PurePath
+
+from backscroll.errors import UsageError
+from backscroll.integrations import json_text
+from backscroll.integrations.install_files import Change, Ledger, created_by_us, read_or_none, without_inserted
+
+HOOK_EVENTS = (("SessionStart", "session-start", "startup|resume|clear|compact", 10),
+               ("UserPromptSubmit", "prompt", None, 5))
+
+
+def is_backscroll(program: str) -> bool:
+    return PurePath(program).name == "backscroll"
+
+
+def _load(path: Path, text: str | None) -> str:
+    """The file's text to edit (``{}`` for an absent or empty file), once it is known to be a JSON object."""
+    if text is None or not text.strip():
+        return "{}\n" if text is None else text + "{}"
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise UsageError(f"{path} is not plain JSON ({exc}); nothing was changed",
+                         hint="add the entry by hand (see --dry-run on an empty file for the snippet)") from None
+    if not isinstance(obj, dict):
+        raise UsageError(f"{path} does not hold a JSON object; nothing was changed")
+    return text
+
+
+def _shape(path: Path, what: str, node: json_text.Node | None, kind: str) -> json_text.Node | None:
+    if node is not None and node.kind != kind:
+        raise UsageError(f"{path}: {what} is a JSON {node.kind}, where {'an' if kind == 'object' else 'a'} {kind} "
+                         "was expected; nothing was changed", hint=f"fix {what} by hand, then run it again")
+    return node
+
+
+def _value(text: str, node: json_text.Node):
+    return json.loads(text[node.start:node.end])
+
+
+def hook_groups(agent: str, program: str) -> dict[str, dict]:
+    """Our matcher group per event, running ``program`` (the absolute path of backscroll)."""
+    out = {}
+    for event, arg, matcher, timeout in HOOK_EVENTS:
+        group: dict = {"matcher": matcher} if matcher else {}
+        command = f"{shlex.quote(program)} hook {agent} {arg}"
+        group["hooks"] = [{"type": "command", "command": command, "timeout": timeout}]
+        out[event] = group
+    return out
+
+
+def ours_handler(handler) -> bool:
+    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
+        return False
+    try:
+        words = shlex.split(handler["command"])
+    except ValueError:
+        return False
+    return len(words) >= 2 and is_backscroll(words[0]) and words[1] == "hook"
+
+
+def ours_group(group) -> bool:
+    return isinstance(group, dict) and isinstance(group.get("hooks"), list) and bool(group["hooks"]) \
+        and all(ours_handler(h) for h in group["hooks"])
+
+
+def add_hooks(path: Path, text: str, agent: str, program: str) -> tuple[str, list[str]]:
+    """``text`` with our hook groups (an existing one of ours is replaced), and the texts inserted."""
+    wanted = hook_groups(agent, program)
+    hooks = _shape(path, '"hooks"', json_text.parse(text).get("hooks"), "object")
+    if hooks is not None:
+        present = _value(text, hooks)
+        for event in present:
+            _shape(path, f'"hooks.{event}"', hooks.get(event), "array")
+        ours = [g for groups in present.values() for g in groups if ours_group(g)]
+        if sorted(map(json.dumps, ours)) == sorted(json.dumps(g) for g in wanted.values()) and all(
+                g in present.get(e, []) for e, g in wanted.items()):
+            return text, []  # installed as it would be now
+    text = remove_hooks(path, text)
+    inserted: list[str] = []
+    for event, group in wanted.items():
+        root = json_text.parse(text)
+        hooks = _shape(path, '"hooks"', root.get("hooks"), "object")
+        if hooks is None:
+            text, ins = json_text.insert_member(text, root, "hooks", {e: [g] for e, g in wanted.items()})
+            return text, [*inserted, ins]
+        groups = _shape(path, f'"hooks.{event}"', hooks.get(event), "array")
+        if groups is None:
+            text, ins = json_text.insert_member(text, hooks, event, [group])
+        else:
+            text, ins = json_text.append_item(text, groups, group)
+        inserted.append(ins)
+    return text, inserted
+
+
+def remove_hooks(path: Path, text: str) -> str:
+    """``text`` without our hook groups and handlers (containers are left as they are)."""
+    while True:
+        root = json_text.parse(text)
+        hooks = root.get("hooks")
+        cut = None
+        for _event, _s, groups in (hooks.members if hooks is not None and hooks.kind == "object" else []):
+            for i, g in enumerate(groups.items if groups.kind == "array" else []):
+                value = _value(text, g)
+                if ours_group(value):
+                    cut = json_text.cut_item(text, groups, i)
+                elif isinstance(value, dict) and any(ours_handler(h) for h in value.get("hooks") or []):
+                    handlers = g.get("hooks")
+                    assert handlers is not None
+                    j = next(j for j, h in enumerate(handlers.items) if ours_handler(_value(text, h)))
+                    cut = json_text.cut_item(text, handlers, j)
+                if cut is not None:
+                    break
+            if cut is not None:
+                break
+        if cut is None:
+            return text
+        text = cut
+
+
+def mcp_entry(agent: str, program: str) -> dict:
+    if agent == "claude":
+        return {"type": "stdio", "command": program, "args": ["mcp"], "env": {}}
+    return {"command": program, "args": ["mcp"], "timeout": 30000, "trust": False}
+
+
+def ours_mcp(entry) -> bool:
+    """An MCP entry install wrote: our command and arguments, nothing the user added (no ``env`` values)."""
+    return (isinstance(entry, dict) and isinstance(entry.get("command"), str) and is_backscroll(entry["command"])
+            and entry.get("args") == ["mcp"] and not entry.get("env")
+            and set(entry) <= {"type", "command", "args", "env", "timeout", "trust"})
+
+
+def add_mcp(path: Path, text: str, agent: str, program: str) -> tuple[str, list[str]]:
+    root = json_text.parse(text)
+    servers = _shape(path, '"mcpServers"', root.get("mcpServers"), "object")
+    if servers is None:
+        text, ins = json_text.insert_member(text, root, "mcpServers", {"backscroll": mcp_entry(agent, program)})
+        return text, [ins]
+    existing = _shape(path, '"mcpServers.backscroll"', servers.get("backscroll"), "object")
+    if existing is not None:
+        if not ours_mcp(_value(text, existing)) or _value(text, existing) == mcp_entry(agent, program):
+            return text, []  # the user's own entry, or ours as it is
+        text = json_text.cut_member(text, servers, "backscroll")
+        servers = json_text.parse(text).get("mcpServers")
+        assert servers is not None
+    text, ins = json_text.insert_member(text, servers, "backscroll", mcp_entry(agent, program))
+    return text, [ins]
+
+
+def remove_mcp(path: Path, text: str) -> str:
+    servers = json_text.parse(text).get("mcpServers")
+    if servers is None or servers.kind != "object":
+        return text
+    entry = servers.get("backscroll")
+    if entry is None or not ours_mcp(_value(text, entry)):
+        return text
+    return json_text.cut_member(text, servers, "backscroll")
+
+
+def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger | None, add, remove) -> Change:
+    before = read_or_none(path)
+    text = _load(path, before)
+    if uninstall:
+        after: str | None = remove(path, without_inserted(text, book, path, kind))
+        if before is None:
+            after = None
+        elif created_by_us(book, path, kind) and after is not None and json.loads(after) == {}:
+            after = None  # install created the file: it goes
+        elif after == text:
+            after = before
+        return Change(path, before, after, what, kind)
+    after, inserted = add(path, text)
+    if not inserted and before is not None:
+        after = before
+    return Change(path, before, after, what, kind, tuple(inserted))

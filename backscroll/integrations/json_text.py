@@ -1,0 +1,175 @@
+"""Editing JSON text in place: insert or remove one member or element, leaving every other byte as it was.
+
+An agent's settings file is the user's: re-serialising it would respell numbers (``1E3`` becomes
+``1000.0``), reorder nothing but lose line endings, indentation and spacing. ``parse`` reads valid
+JSON text (``json.loads`` has accepted it) into nodes that know their spans; ``insert_member`` and
+``append_item`` return the new text and the exact text inserted, so that removing that text gives
+the original bytes back; ``cut_member`` and ``cut_item`` remove an entry when the inserted text
+cannot be found as it was (the file was reformatted since), keeping the rest as it stands.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+_SPACE = " \t\n\r"
+
+
+@dataclass
+class Node:
+    kind: str  # object | array | string | number | literal
+    start: int
+    end: int
+    members: list[tuple[str, int, Node]] = field(default_factory=list)  # object: (key, key start, value)
+    items: list[Node] = field(default_factory=list)  # array
+
+    def get(self, key: str) -> Node | None:
+        return next((v for k, _s, v in self.members if k == key), None)
+
+    def member_start(self, key: str) -> int:
+        return next(s for k, s, _v in self.members if k == key)
+
+
+class _Reader:
+    def __init__(self, text: str):
+        self.text = text
+
+    def space(self, i: int) -> int:
+        while i < len(self.text) and self.text[i] in _SPACE:
+            i += 1
+        return i
+
+    def string_end(self, i: int) -> int:
+        i += 1
+        while self.text[i] != '"':
+            i += 2 if self.text[i] == "\\" else 1
+        return i + 1
+
+    def value(self, i: int) -> Node:
+        i = self.space(i)
+        c = self.text[i]
+        if c == "{":
+            node = Node("object", i, i)
+            i = self.space(i + 1)
+            while self.text[i] != "}":
+                key_end = self.string_end(i)
+                key = json.loads(self.text[i:key_end])
+                value = self.value(self.space(key_end) + 1)
+                node.members.append((key, i, value))
+                i = self.space(value.end)
+                if self.text[i] == ",":
+                    i = self.space(i + 1)
+            node.end = i + 1
+            return node
+        if c == "[":
+            node = Node("array", i, i)
+            i = self.space(i + 1)
+            while self.text[i] != "]":
+                item = self.value(i)
+                node.items.append(item)
+                i = self.space(item.end)
+                if self.text[i] == ",":
+                    i = self.space(i + 1)
+            node.end = i + 1
+            return node
+        if c == '"':
+            return Node("string", i, self.string_end(i))
+        j = i
+        while j < len(self.text) and self.text[j] not in _SPACE + ",]}":
+            j += 1
+        return Node("number" if c in "-0123456789" else "literal", i, j)
+
+
+def parse(text: str) -> Node:
+    """The top-level value of ``text`` (which must be valid JSON) with the spans of everything in it."""
+    return _Reader(text).value(0)
+
+
+def newline(text: str) -> str:
+    return "\r\n" if "\r\n" in text else "\n"
+
+
+def indent_unit(text: str) -> str:
+    """The file's indentation step: a tab, or its smallest run of leading spaces (2 when it has none)."""
+    widths = []
+    for line in text.splitlines():
+        stripped = line.lstrip(" \t")
+        lead = line[: len(line) - len(stripped)]
+        if stripped and lead:
+            if "\t" in lead:
+                return "\t"
+            widths.append(len(lead))
+    return " " * (min(widths) if widths else 2)
+
+
+def _line_indent(text: str, at: int) -> str:
+    start = text.rfind("\n", 0, at) + 1
+    line = text[start:at]
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _render(value, text: str, indent: str, multiline: bool) -> str:
+    if not multiline:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    unit = indent_unit(text)
+    return json.dumps(value, ensure_ascii=False, indent=unit).replace("\n", newline(text) + indent)
+
+
+def _insert(text: str, container: Node, entry_start: str, entry) -> tuple[str, str]:
+    """Insert one entry (``entry_start`` is ``"key": `` or empty) as the container's last."""
+    nl = newline(text)
+    entries = container.members or container.items
+    if entries:
+        last = entries[-1]
+        last_node = last[2] if isinstance(last, tuple) else last
+        first = entries[0]
+        first_at = first[1] if isinstance(first, tuple) else first.start
+        multiline = "\n" in text[container.start:first_at]
+        if multiline:
+            indent = _line_indent(text, first_at)
+            ins = "," + nl + indent + entry_start + _render(entry, text, indent, True)
+        else:
+            ins = ", " + entry_start + _render(entry, text, "", False)
+        at = last_node.end
+    else:
+        outer = _line_indent(text, container.start)
+        indent = outer + indent_unit(text)
+        ins = nl + indent + entry_start + _render(entry, text, indent, True) + nl + outer
+        at = container.start + 1
+    return text[:at] + ins + text[at:], ins
+
+
+def insert_member(text: str, obj: Node, key: str, value) -> tuple[str, str]:
+    """``text`` with ``"key": value`` added as the object's last member, and the text inserted."""
+    return _insert(text, obj, json.dumps(key, ensure_ascii=False) + ": ", value)
+
+
+def append_item(text: str, arr: Node, value) -> tuple[str, str]:
+    """``text`` with ``value`` added as the array's last element, and the text inserted."""
+    return _insert(text, arr, "", value)
+
+
+def _cut(text: str, spans: list[tuple[int, int]], index: int, container: Node) -> str:
+    start, end = spans[index]
+    if index > 0:
+        return text[:spans[index - 1][1]] + text[end:]
+    if len(spans) > 1:
+        return text[:start] + text[spans[1][0]:]
+    return text[:container.start + 1] + text[container.end - 1:]
+
+
+def cut_member(text: str, obj: Node, key: str) -> str:
+    """``text`` without the member ``key`` (and the comma that joined it to its neighbour)."""
+    spans = [(s, v.end) for _k, s, v in obj.members]
+    return _cut(text, spans, [k for k, _s, _v in obj.members].index(key), obj)
+
+
+def cut_item(text: str, arr: Node, index: int) -> str:
+    """``text`` without the array's element at ``index``."""
+    return _cut(text, [(n.start, n.end) for n in arr.items], index, arr)
+
+
+def remove_inserted(text: str, inserted: str) -> str | None:
+    """``text`` without ``inserted`` when it is there exactly once (the file kept its form), else None."""
+    return text.replace(inserted, "", 1) if inserted and text.count(inserted) == 1 else None
