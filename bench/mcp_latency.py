@@ -38,9 +38,9 @@ QUERIES = ["job queue postgres skip locked", "why did the webhook retries fail",
 def index_fixtures(home: Path) -> None:
     env = {**os.environ, "BACKSCROLL_HOME": str(home), "HOME": str(home / "home")}
     env.pop("BACKSCROLL_EMBEDDER", None)
-    subprocess.run([sys.executable, "-m", "backscroll", "index", "--source", f"claude:{ROOT / 'fixtures/claude/projects'}",
-                    "--source", f"codex:{ROOT / 'fixtures/codex/sessions'}"], env=env, check=True,
-                   capture_output=True)
+    sources = [f"claude:{ROOT / 'fixtures/claude/projects'}", f"codex:{ROOT / 'fixtures/codex/sessions'}"]
+    subprocess.run([sys.executable, "-m", "backscroll", "index", *(a for s in sources for a in ("--source", s))],
+                   env=env, check=True, capture_output=True)
 
 
 async def _measure(checkout: Path, home: Path, limit_warm: int) -> dict:

@@ -218,8 +218,12 @@ def render(recalls: list[Recall], cap: int) -> tuple[str, list[Recall]]:
         where = "/".join(x for x in (r.agent, r.project) if x)
         date = (r.timestamp or "")[:10] or "undated"
         for width in (SNIPPET, SNIPPET // 2, 120):
-            quote = for_agent(_snippet(r.text, r.covered, width))
-            line = for_agent(f"- {date} {where} (record {r.record_id}): ") + f'"{quote}"'
+            head = for_agent(f"- {date} {where} (record {r.record_id}): ")
+            if r.answer is None:
+                line = head + f'"{for_agent(_snippet(r.text, r.covered, width))}"'
+            else:  # the question in brief, then the answer it got
+                asked = for_agent(_snippet(r.text, r.covered, max(60, width // 4)))
+                line = head + f'asked "{asked}"; answered "{for_agent(_snippet(r.answer, r.covered, width))}"'
             if len(block([*lines, line], len(used) + 1).encode()) <= cap:
                 lines.append(line)
                 used.append(r)
@@ -293,7 +297,7 @@ def run(agent: str, event: str, raw: bytes, cfg) -> str | None:
     if not used:
         return None
     try:
-        remember(home, agent, inp.session_id, [r.record_id for r in used])
+        remember(home, agent, inp.session_id, [i for r in used for i in (r.record_id, r.question_id) if i])
     except OSError as exc:
         log(f"could not remember injected records: {exc}")
     return output(agent, event, context, len(used))

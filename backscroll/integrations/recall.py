@@ -30,6 +30,9 @@ class HookInput:
 
 @dataclass(frozen=True)
 class Recall:
+    """A past passage worth recalling: the matched record, and when it is a question, the answer it got
+    (then ``record_id`` is the answer's, the one to open with ``backscroll show``)."""
+
     record_id: str
     session_id: str
     agent: str
@@ -37,6 +40,8 @@ class Recall:
     timestamp: str | None
     text: str
     covered: tuple[str, ...]
+    answer: str | None = None
+    question_id: str | None = None
 
 
 def content_words(text: str, analyze) -> list[str]:
@@ -98,8 +103,9 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
     try:
         ids = [rid for rid, _s in ranked]
         rows = {r[0]: r[1:] for r in store.conn.execute(
-            f"SELECT id, record_id, session_id, agent, project, timestamp, text, source_path FROM records "
+            f"SELECT id, record_id, session_id, agent, project, timestamp, text, source_path, role FROM records "
             f"WHERE id IN ({','.join('?' * len(ids))}) AND is_echo = 0", ids)}
+        answers = {rid: _answer(store, rid, row[1]) for rid, row in rows.items() if row[7] == "user"}
     finally:
         store.close()
     rare_stems = {w: stem(w) for w in rare}
@@ -108,8 +114,10 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
     for rid in ids:
         if rid not in rows:
             continue
-        record_id, session_id, agent, proj, ts, text, source_path = rows[rid]
-        if record_id in skip or _excluded(session_id, source_path, inp) or "<backscroll-recall" in text:
+        record_id, session_id, agent, proj, ts, text, source_path, _role = rows[rid]
+        answer = answers.get(rid)
+        if record_id in skip or (answer and answer[0] in skip) or _excluded(session_id, source_path, inp) \
+                or "<backscroll-recall" in text:
             continue
         tokens = set(analyze(text))
         stems = {stem(t) for t in tokens}
@@ -120,10 +128,25 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
         if key in seen_text:
             continue
         seen_text.add(key)
-        out.append(Recall(record_id, session_id, agent, proj, ts, text, covered))
+        if answer is not None:
+            out.append(Recall(answer[0], session_id, agent, proj, ts, text, covered, answer[1], record_id))
+        else:
+            out.append(Recall(record_id, session_id, agent, proj, ts, text, covered))
         if len(out) >= max_hits:
             break
     return out
+
+
+def _answer(store, rid: int, session_id: str) -> tuple[str, str] | None:
+    """The answer a question got: the turn's last assistant prose (its conclusion), before the next prompt."""
+    nxt = store.conn.execute(
+        "SELECT coalesce(min(id), 9223372036854775807) FROM records WHERE session_id = ? AND id > ? "
+        "AND role = 'user' AND content_type = 'text' AND is_echo = 0", (session_id, rid)).fetchone()[0]
+    row = store.conn.execute(
+        "SELECT record_id, text FROM records WHERE session_id = ? AND id > ? AND id < ? AND is_echo = 0 "
+        "AND role = 'assistant' AND content_type = 'text' AND length(trim(text)) > 0 ORDER BY id DESC LIMIT 1",
+        (session_id, rid, nxt)).fetchone()
+    return None if row is None else (row[0], row[1])
 
 
 def _snippet(text: str, words: tuple[str, ...], width: int = SNIPPET) -> str:
