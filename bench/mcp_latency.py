@@ -43,6 +43,11 @@ def index_fixtures(home: Path) -> None:
                    env=env, check=True, capture_output=True)
 
 
+def _text(result) -> str:
+    block = result.content[0]
+    return block.text if getattr(block, "type", None) == "text" else ""
+
+
 async def _measure(checkout: Path, home: Path, limit_warm: int) -> dict:
     from mcp import Client, StdioServerParameters
 
@@ -56,13 +61,13 @@ async def _measure(checkout: Path, home: Path, limit_warm: int) -> dict:
         t = time.perf_counter()
         first = await client.call_tool("search", {"query": QUERIES[0]})
         cold = time.perf_counter() - t
-        warm, sizes = [], [len(first.content[0].text.encode())]
+        warm, sizes = [], [len(_text(first).encode())]
         for q in QUERIES[1:limit_warm + 1]:
             t = time.perf_counter()
             res = await client.call_tool("search", {"query": q})
             warm.append(time.perf_counter() - t)
-            sizes.append(len(res.content[0].text.encode()))
-        hits = len(json.loads(first.content[0].text).get("results", []))
+            sizes.append(len(_text(res).encode()))
+        hits = len(json.loads(_text(first)).get("results", []))
     return {"initialize_s": init, "first_search_s": cold, "warm_search_ms": 1000 * statistics.median(warm),
             "bytes_per_search": statistics.median(sizes), "hits_first": hits}
 
