@@ -3,6 +3,8 @@
 
     python bench/hooks.py            # precision on both pair sets, bytes injected, cold latency (median of 10)
     python bench/hooks.py --quick    # precision only (what the test runs)
+    python bench/hooks.py --home DATA --prompts bench/queries/hooks-agent-corpus-v1.toml
+                                     # a frozen prompt set on an indexed history (e.g. bench/agent_corpus.py's)
 
 Related pairs: every query of fixtures/eval/tune.toml whose target is prose (not tool output),
 asked as a prompt; a hit is an injection that includes the target's session. The hook recalls by
@@ -115,6 +117,65 @@ def precision(home: Path) -> dict:
             "bytes_injected": {"median": statistics.median(sizes) if sizes else 0, "max": max(sizes, default=0)}}
 
 
+def injected_sessions(home: Path, prompt: str, n: int, cfg=None) -> tuple[set[str], int]:
+    """The sessions the prompt hook recalls for ``prompt`` (from a new session), and the bytes it injects."""
+    from backscroll.config import resolve
+    from backscroll.integrations import hooks
+
+    raw = json.dumps({"session_id": f"bench-new-{n}", "transcript_path": None, "prompt": prompt,
+                      "hook_event_name": "UserPromptSubmit"}).encode()
+    printed = hooks.run("claude", "prompt", raw, cfg or resolve(home=home))
+    if printed is None:
+        return set(), 0
+    ctx = json.loads(printed)["hookSpecificOutput"]["additionalContext"]
+    ids = {line.split("(record ", 1)[1].split(")", 1)[0] for line in ctx.splitlines() if "(record " in line}
+    db = sqlite3.connect(home / "backscroll.db")
+    try:
+        sessions = {r[0] for i in ids for r in db.execute("SELECT session_id FROM records WHERE record_id = ?", (i,))}
+    finally:
+        db.close()
+    return sessions, len(ctx.encode())
+
+
+def halves(items: list[dict], half: str) -> list[dict]:
+    """The half of a prompt file a run looks at, fixed before its first run: odd ids tune, even ids check."""
+    if half == "all":
+        return items
+    odd = half == "tune"
+    return [q for q in items if (int(q["id"].split("-")[1]) % 2 == 1) == odd]
+
+
+def prompt_set(home: Path, prompts: Path, half: str = "all") -> dict:
+    """Recall and false injections for a frozen prompt file (``[[related]]`` with the session it should
+    recall, ``[[unrelated]]`` that should recall nothing), per style, on one half or both."""
+    from backscroll.config import resolve
+
+    spec = tomllib.loads(prompts.read_text())
+    spec = {k: halves(spec[k], half) for k in ("related", "unrelated")}
+    cfg = resolve(home=home)
+    related: dict[str, list[int]] = {}
+    unrelated: dict[str, list[int]] = {}
+    sizes: list[int] = []
+    wrong = 0
+    for n, q in enumerate(spec["related"]):
+        got, size = injected_sessions(home, q["prompt"], n, cfg)
+        related.setdefault(q["style"], []).append(int(q["session"] in got))
+        wrong += bool(got - {q["session"]})
+        if size:
+            sizes.append(size)
+    for n, q in enumerate(spec["unrelated"]):
+        got, size = injected_sessions(home, q["prompt"], 10_000 + n, cfg)
+        unrelated.setdefault(q["style"], []).append(int(bool(got)))
+    flat_r = [x for v in related.values() for x in v]
+    flat_u = [x for v in unrelated.values() for x in v]
+    return {"related_recalled": round(sum(flat_r) / len(flat_r), 3), "related_n": len(flat_r),
+            "related_with_another_session": wrong,
+            "related_by_style": {k: f"{sum(v)}/{len(v)}" for k, v in sorted(related.items())},
+            "unrelated_injected": round(sum(flat_u) / len(flat_u), 3), "unrelated_n": len(flat_u),
+            "unrelated_by_style": {k: f"{sum(v)}/{len(v)}" for k, v in sorted(unrelated.items())},
+            "bytes_injected": {"median": statistics.median(sizes) if sizes else 0, "max": max(sizes, default=0)}}
+
+
 def latency(home: Path, runs: int = 10) -> dict:
     exe = str(Path(sys.executable).with_name("backscroll"))
     env = {**os.environ, "BACKSCROLL_HOME": str(home)}
@@ -131,7 +192,14 @@ def latency(home: Path, runs: int = 10) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="precision only")
+    ap.add_argument("--home", type=Path, help="an indexed data dir to measure instead of the eval corpus")
+    ap.add_argument("--prompts", type=Path, help="with --home: a frozen prompt file ([[related]], [[unrelated]])")
+    ap.add_argument("--half", choices=("tune", "check", "all"), default="all",
+                    help="odd prompt ids (tune: what rules are tried on) or even ones (check: measured after)")
     args = ap.parse_args()
+    if args.home is not None:
+        print(json.dumps(prompt_set(args.home, args.prompts, args.half), indent=2))
+        return
     with tempfile.TemporaryDirectory(prefix="backscroll-hooks-") as tmp:
         home = Path(tmp)
         index(home)
