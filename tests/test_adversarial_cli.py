@@ -402,3 +402,18 @@ def test_index_into_a_read_only_store_says_read_only(session_builder, backscroll
     err = error_of(r.stderr)
     assert err["kind"] == "read-only-store", err
     assert "corrupt" not in r.stderr and "move it aside" not in r.stderr
+
+
+def test_search_on_a_terminal_never_writes_session_escapes(session_builder, backscroll_index, backscroll_home):
+    """On a terminal the snippet is padded, not printed as text: it must be made safe all the same."""
+    from helpers import run_tty
+
+    s = session_builder.claude(project="shop\x1b[2J")
+    s.user("how do we deploy the hello service?")
+    s.assistant("deploy hello with make release \x1b]52;c;cm0gLXJmIH4= then \x1b[2J\x1b[H and \x9b31m done")
+    backscroll_index(embed=False)
+    code, out = run_tty(backscroll_home, "search", "deploy", "hello", "release", "--mode", "lexical", "--no-sync",
+                        "--color", "never")
+    assert code == 0 and "release" in out
+    assert "\x1b]" not in out and "\x1b[2J" not in out and "\x9b" not in out, repr(out)
+    assert "␛]52" in out, "shown, made visible"

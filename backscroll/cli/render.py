@@ -99,17 +99,17 @@ def _entry(hit: Hit):
 
     head = Text()
     head.append(f"{hit.rank:>2}. ", style="bold")
-    head.append(f"{hit.agent} · {hit.project or '-'} · {human_age(hit.timestamp)} · ", style="dim")
-    head.append(_label(hit), style="magenta" if hit.is_echo else "cyan")
+    head.append(clean(f"{hit.agent} · {hit.project or '-'} · {human_age(hit.timestamp)} · "), style="dim")
+    head.append(clean(_label(hit)), style="magenta" if hit.is_echo else "cyan")
     if hit.match == "meaning":
         head.append(" (meaning only)", style="dim")
     elif hit.match == "command":
         head.append(" (found by its command)", style="dim")
-    body = Text(hit.snippet)
+    body = Text(clean(hit.snippet))  # one character for one: the highlight offsets hold
     for start, end in hit.highlights:
         body.stylize("bold yellow", start, end)
-    foot = Text(show_command(hit), style="dim")
-    where = Text(f"{short_path(hit.source_path)}:{hit.line}")
+    foot = Text(clean(show_command(hit)), style="dim")
+    where = Text(clean(f"{short_path(hit.source_path)}:{hit.line}"))
     return head, body, foot, where
 
 
