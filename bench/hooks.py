@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -122,12 +123,13 @@ def injected_sessions(home: Path, prompt: str, n: int, cfg=None) -> tuple[set[st
     from backscroll.config import resolve
     from backscroll.integrations import hooks
 
-    raw = json.dumps({"session_id": f"bench-new-{n}", "transcript_path": None, "prompt": prompt,
+    raw = json.dumps({"session_id": f"bench-new-{RUN}-{n}", "transcript_path": None, "prompt": prompt,
                       "hook_event_name": "UserPromptSubmit"}).encode()
     printed = hooks.run("claude", "prompt", raw, cfg or resolve(home=home))
     if printed is None:
         return set(), 0
-    ctx = json.loads(printed)["hookSpecificOutput"]["additionalContext"]
+    answer = json.loads(printed) if isinstance(printed, str) else printed  # releases before 2026-12 gave a dict
+    ctx = answer["hookSpecificOutput"]["additionalContext"]
     ids = {line.split("(record ", 1)[1].split(")", 1)[0] for line in ctx.splitlines() if "(record " in line}
     db = sqlite3.connect(home / "backscroll.db")
     try:
@@ -143,6 +145,9 @@ def halves(items: list[dict], half: str) -> list[dict]:
         return items
     odd = half == "tune"
     return [q for q in items if (int(q["id"].split("-")[1]) % 2 == 1) == odd]
+
+
+RUN = os.urandom(6).hex()  # a new agent session per prompt and run: what one run injected never hides the next's
 
 
 def prompt_set(home: Path, prompts: Path, half: str = "all") -> dict:
@@ -166,6 +171,7 @@ def prompt_set(home: Path, prompts: Path, half: str = "all") -> dict:
     for n, q in enumerate(spec["unrelated"]):
         got, size = injected_sessions(home, q["prompt"], 10_000 + n, cfg)
         unrelated.setdefault(q["style"], []).append(int(bool(got)))
+    shutil.rmtree(home / "hooks", ignore_errors=True)  # the memory of what this run injected
     flat_r = [x for v in related.values() for x in v]
     flat_u = [x for v in unrelated.values() for x in v]
     return {"related_recalled": round(sum(flat_r) / len(flat_r), 3), "related_n": len(flat_r),

@@ -174,11 +174,15 @@ def test_the_whole_hook_holds_one_deadline(history, backscroll_home):
 
 
 def test_strong_match_rule():
-    assert hooks.is_strong(2, 3) and hooks.is_strong(2, 2)
-    assert not hooks.is_strong(1, 1), "one rare word is never enough"
-    assert not hooks.is_strong(2, 4), "half the rare words is not enough"
-    assert not hooks.is_strong(2, 3, unknown=4), "a prompt mostly of words no record holds is about something new"
-    assert hooks.is_strong(2, 2, unknown=1), "one unknown word (a typo, a new name) does not block a strong match"
+    from backscroll.integrations.recall import idf_weights, is_strong
+
+    df = {"reconcile_worker": 1, "deadlock": 3, "invoice": 4, "job": 400, "fix": 600, "xyzzy": 0}.__getitem__
+    w = idf_weights(["reconcile_worker", "deadlock", "invoice", "job", "fix"], df, 1000)
+    assert is_strong(["reconcile_worker", "deadlock", "invoice"], w), "the telling words"
+    assert not is_strong(["job", "fix"], w), "common words are not enough"
+    assert not is_strong(["reconcile_worker"], w), "one word is never enough"
+    novel = idf_weights(["xyzzy", "deadlock", "invoice", "job"], df, 1000)
+    assert not is_strong(["invoice", "job"], novel), "a prompt mostly about something never discussed"
 
 
 def test_read_stdin_returns_a_complete_object_without_waiting_for_eof():

@@ -10,14 +10,10 @@ spelling and no control character can reach the agent. The whole hook holds one 
 (``HOOK_DEADLINE``) and reads only small regular files. Every failure prints nothing and exits 0:
 a hook must never break the agent; the reason goes to stderr.
 
-"Strong" match: the prompt's rare words are its content words (not stopwords, 3+ characters) whose
-document frequency in the index is between 1 and ``RARE_SHARE`` of all documents, but at least
-``RARE_MIN_DF`` and at most ``RARE_DF``. A prose record from another session is injected only when it contains at least
-``MIN_RARE`` of them and at least ``MIN_COVERAGE`` of them (in plain or stemmed form), the words no
-record holds at all counted among them (a prompt about "a haiku generator in rust" is about something
-new, even when "write" and "using" are rare in a small index). Prompts with fewer than ``MIN_RARE``
-rare words inject nothing. At session start the query is the git branch's
-words (``fix-queue-deadlock``), restricted to the project; ``main``-like branches inject nothing.
+A strong match holds most of the prompt's telling words, weighted by how rare each is in the index
+(``recall.is_strong``), so a prompt mostly about things never discussed injects nothing. At session
+start the query is the git branch's words (``fix-queue-deadlock``), restricted to the project;
+``main``-like branches inject nothing.
 
 A record is injected at most once per agent session: the ids already injected are kept in
 ``<data dir>/hooks/<agent>-<session hash>.json`` (files older than a week are pruned).
@@ -36,22 +32,7 @@ import threading
 import time
 from pathlib import Path
 
-from backscroll.integrations.recall import (  # noqa: F401  (part of the hooks' interface)
-    MAX_HITS,
-    MIN_COVERAGE,
-    MIN_RARE,
-    RARE_DF,
-    RARE_MIN_DF,
-    RARE_SHARE,
-    SNIPPET,
-    HookInput,
-    Recall,
-    _snippet,
-    content_words,
-    find,
-    is_strong,
-    rare_words,
-)
+from backscroll.integrations.recall import SNIPPET, HookInput, Recall, _snippet, find
 from backscroll.sanitize import for_agent
 
 AGENTS = ("claude", "codex")

@@ -1,19 +1,28 @@
 """What a recall hook finds: the strong matches for a prompt (or a branch) in the lexical index.
 
-The rules (rare words, coverage) are described in ``integrations/hooks.py``; the constants are here.
+The prompt's content words (not stopwords, 3+ characters) are weighted by how rare they are in the
+index (idf, ``log((N + 1) / (df + 1))``: a word no record holds weighs the most). The best prose
+records by words (BM25 over all of them, the best ``JUDGED`` of other sessions) are candidates; one is
+recalled when it holds at least
+``MIN_COVERAGE`` of the prompt's weight, in plain or stemmed form, at least ``MIN_COVERED`` of its
+words, and words telling enough together (``MIN_INFORMATION``). A prompt mostly about things never
+discussed is about something new, whatever common words it shares; a prompt of everyday words
+("fix the failing test") recalls nothing however many records share them; and a small history,
+where no word can be rare, stays silent. A question is recalled with the answer it got (its turn's last assistant prose).
+Why these constants, and what they give: ``docs/recall-hooks.md``.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-RARE_DF = 50
-RARE_SHARE = 0.03  # tuned on bench/hooks.py: no false injection on the unrelated set
-RARE_MIN_DF = 3  # a small index: a word in three documents is still rare
-MIN_RARE = 2
-MIN_COVERAGE = 0.6
+MIN_COVERAGE = 0.45  # share of the prompt's idf weight a record must hold (two corpora: docs/recall-hooks.md)
+MIN_COVERED = 2  # one shared word is never a match
+MIN_INFORMATION = 8.0  # the covered words' idf, summed: about two words each in under 2% of the records
+JUDGED = 3  # only the best candidates by words are judged: a match further down is not what the prompt is about
 MAX_HITS = 3
 SNIPPET = 360
 CANDIDATES = 40
@@ -51,16 +60,21 @@ def content_words(text: str, analyze) -> list[str]:
                               if len(t) >= 3 and t not in STOPWORDS and not t.isdigit()))[:64]
 
 
-def rare_words(words: list[str], doc_freq, num_docs: int) -> list[str]:
-    """The words that are rare in the index (but present): the ones a match must cover."""
-    limit = min(RARE_DF, max(RARE_MIN_DF, int(num_docs * RARE_SHARE)))
-    return [w for w in words if 0 < doc_freq(w) <= limit]
+def idf_weights(words: list[str], doc_freq, num_docs: int) -> dict[str, float]:
+    """Each word's weight: rarer in the index is heavier; a word no record holds weighs the most."""
+    return {w: math.log((num_docs + 1) / (doc_freq(w) + 1)) for w in words}
 
 
-def is_strong(covered: int, rare: int, unknown: int = 0) -> bool:
-    """Enough of the prompt's telling words: ``unknown`` counts the words no record holds at all (a
-    prompt mostly about things never discussed is about something new, whatever two words it shares)."""
-    return rare >= MIN_RARE and covered >= MIN_RARE and covered / (rare + unknown) >= MIN_COVERAGE
+def coverage(covered: list[str], weights: dict[str, float]) -> float:
+    """The share of the prompt's weight that ``covered`` carries (0 for a prompt without weight)."""
+    total = sum(weights.values())
+    return sum(weights[w] for w in covered) / total if total > 0 else 0.0
+
+
+def is_strong(covered: list[str], weights: dict[str, float]) -> bool:
+    """Enough of the prompt's telling words, by weight, more than one of them, and telling enough together."""
+    return (len(covered) >= MIN_COVERED and coverage(covered, weights) >= MIN_COVERAGE
+            and sum(weights[w] for w in covered) >= MIN_INFORMATION)
 
 
 def _excluded(row_session: str, source_path: str | None, inp: HookInput) -> bool:
@@ -90,12 +104,10 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
     def df(w: str) -> int:
         return max(searcher.doc_freq("text", w), searcher.doc_freq("stem", stem(w)))
 
-    freq = {w: df(w) for w in words}
-    rare = rare_words(words, freq.__getitem__, n)
-    unknown = sum(1 for w in words if freq[w] == 0 and not searcher.doc_freq("parts", w))
-    if len(rare) < MIN_RARE:
+    weights = idf_weights(words, df, n)
+    if len(words) < MIN_COVERED or not weights:
         return []
-    ranked = lex.search(LexicalQuery(tuple(rare)), Filters(project=project), content_type="text", echo=False,
+    ranked = lex.search(LexicalQuery(tuple(words)), Filters(project=project), content_type="text", echo=False,
                         limit=CANDIDATES)
     if not ranked:
         return []
@@ -108,9 +120,10 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
         answers = {rid: _answer(store, rid, row[1]) for rid, row in rows.items() if row[7] == "user"}
     finally:
         store.close()
-    rare_stems = {w: stem(w) for w in rare}
+    word_stems = {w: stem(w) for w in words}
     out: list[Recall] = []
     seen_text: set[str] = set()
+    judged = 0
     for rid in ids:
         if rid not in rows:
             continue
@@ -119,19 +132,22 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
         if record_id in skip or (answer and answer[0] in skip) or _excluded(session_id, source_path, inp) \
                 or "<backscroll-recall" in text:
             continue
+        judged += 1
+        if judged > JUDGED:
+            break
         tokens = set(analyze(text))
         stems = {stem(t) for t in tokens}
-        covered = tuple(w for w in rare if w in tokens or rare_stems[w] in stems)
-        if not is_strong(len(covered), len(rare), unknown):
+        covered = [w for w in words if w in tokens or word_stems[w] in stems]
+        if not is_strong(covered, weights):
             continue
         key = " ".join(text.split())[:200]
         if key in seen_text:
             continue
         seen_text.add(key)
         if answer is not None:
-            out.append(Recall(answer[0], session_id, agent, proj, ts, text, covered, answer[1], record_id))
+            out.append(Recall(answer[0], session_id, agent, proj, ts, text, tuple(covered), answer[1], record_id))
         else:
-            out.append(Recall(record_id, session_id, agent, proj, ts, text, covered))
+            out.append(Recall(record_id, session_id, agent, proj, ts, text, tuple(covered)))
         if len(out) >= max_hits:
             break
     return out
