@@ -8,8 +8,8 @@ recalled when it holds at least
 words, and words telling enough together (``MIN_INFORMATION``). A prompt mostly about things never
 discussed is about something new, whatever common words it shares; a prompt of everyday words
 ("fix the failing test") recalls nothing however many records share them; and a small history,
-where no word can be rare, stays silent. A question is recalled with the answer it got (its turn's last assistant prose).
-Why these constants, and what they give: ``docs/recall-hooks.md``.
+where no word can be rare, stays silent. A question is recalled with the answer it got (its turn's
+last assistant prose). Why these constants, and what they give: ``docs/recall-hooks.md``.
 """
 
 from __future__ import annotations
