@@ -2,10 +2,9 @@
 
 The prompt's content words (not stopwords, 3+ characters) are weighted by how rare they are in the
 index (idf, ``log((N + 1) / (df + 1))``: a word no record holds weighs the most). The best prose
-records by words (BM25 over all of them, the best ``JUDGED`` of other sessions) are candidates; one is
-recalled when it holds at least
-``MIN_COVERAGE`` of the prompt's weight, in plain or stemmed form, at least ``MIN_COVERED`` of its
-words, and words telling enough together (``MIN_INFORMATION``). A prompt mostly about things never
+records of other sessions by words (BM25 over all of them, the first ``JUDGED``) are candidates;
+one is recalled when it holds at least ``MIN_COVERAGE`` of the prompt's weight, in plain or stemmed
+form, at least ``MIN_COVERED`` of its words, and words telling enough together (``MIN_INFORMATION``). A prompt mostly about things never
 discussed is about something new, whatever common words it shares; a prompt of everyday words
 ("fix the failing test") recalls nothing however many records share them; and a small history,
 where no word can be rare, stays silent. A question is recalled with the answer it got (its turn's
