@@ -4,11 +4,11 @@ The prompt's content words (not stopwords, 3+ characters) are weighted by how ra
 index (idf, ``log((N + 1) / (df + 1))``: a word no record holds weighs the most). The best prose
 records of other sessions by words (BM25 over all of them, the first ``JUDGED``) are candidates;
 one is recalled when it holds at least ``MIN_COVERAGE`` of the prompt's weight, in plain or stemmed
-form, at least ``MIN_COVERED`` of its words, and words telling enough together (``MIN_INFORMATION``). A prompt mostly about things never
-discussed is about something new, whatever common words it shares; a prompt of everyday words
-("fix the failing test") recalls nothing however many records share them; and a small history,
-where no word can be rare, stays silent. A question is recalled with the answer it got (its turn's
-last assistant prose). Why these constants, and what they give: ``docs/recall-hooks.md``.
+form, at least ``MIN_COVERED`` of its words, and words telling enough together (``MIN_INFORMATION``).
+A prompt mostly about things never discussed is about something new, whatever common words it
+shares; a prompt of everyday words ("fix the failing test") recalls nothing however many records
+share them; a small history, where no word can be rare, stays silent. A question is recalled with
+the answer it got (its turn's last assistant prose). Why these constants: ``docs/recall-hooks.md``.
 """
 
 from __future__ import annotations
