@@ -55,3 +55,20 @@ def test_every_registered_agent_has_sessions_and_answers_by_name(backscroll_home
         assert found.exit_code == 0, (name, word, found.output)
         hits = json.loads(found.stdout)["results"]
         assert hits and all(h["agent"] == name for h in hits), (name, word)
+
+
+def test_reading_every_agent_leaves_no_file_beside_their_databases(backscroll_home, session_builder):
+    """The agents' own SQLite databases (OpenCode, Crush, Goose, Zed, Cursor, …) are read without SQLite
+    creating ``-wal``/``-shm`` files beside them: nothing is written outside the data dir."""
+    install_everything(backscroll_home, session_builder)
+    home = backscroll_home.home
+
+    def files() -> set[str]:
+        return {str(p.relative_to(home)) for p in home.rglob("*") if p.is_file()}
+
+    before = files()
+    databases = [p for p in before if p.endswith((".db", ".vscdb"))]
+    assert len(databases) >= 4, databases
+    r = CliRunner().invoke(app, ["index", "--no-embed"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert files() - before == set(), "files created beside the agents' databases"

@@ -174,9 +174,12 @@ def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, t
                      pause: float = 0.1):
     """``read(conn)`` inside one read-only snapshot of the SQLite database at ``path``.
 
-    Opened with ``mode=ro`` (a missing file is never created; undecodable bytes of a path kept as they
-    are) beside a live writer in WAL mode; a busy database is retried ``attempts`` times, ``pause``
-    seconds apart and more each time. Failures become ``OSError`` naming ``what`` (the agent).
+    Nothing is created beside a database no writer has open: without ``-wal`` and ``-shm`` files there
+    it is opened with ``immutable=1``, which creates none; while a writer keeps its ``-wal`` there it is
+    opened with ``mode=ro`` and takes its locks (a writer holding the database alone is reported, and
+    read on the next sync). A missing file is never created; undecodable bytes of a path are kept as
+    they are. A busy database is retried ``attempts`` times, ``pause`` seconds apart and more each
+    time. Failures become ``OSError`` naming ``what`` (the agent).
     """
     import sqlite3
     import time
@@ -184,8 +187,12 @@ def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, t
 
     for attempt in range(attempts):
         conn = None
+        if not path.is_file():
+            raise OSError(f"{what} database missing: {path}")
+        live = any(os.path.exists(f"{path}{side}") for side in ("-wal", "-shm"))
+        flags = "mode=ro" if live else "mode=ro&immutable=1"
         try:
-            conn = sqlite3.connect(f"file:{quote(os.fsencode(path.as_posix()))}?mode=ro", uri=True,
+            conn = sqlite3.connect(f"file:{quote(os.fsencode(path.as_posix()))}?{flags}", uri=True,
                                    timeout=timeout, isolation_level=None)
             conn.execute("BEGIN")  # one snapshot for every query, whatever the writer does meanwhile
             return read(conn)
