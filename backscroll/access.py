@@ -20,6 +20,7 @@ from backscroll.errors import (
     BackscrollError,
     CorruptStoreError,
     DamagedIndexError,
+    DiskFullError,
     LockedError,
     NothingIndexedError,
     ReadOnlyStoreError,
@@ -193,6 +194,8 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
             store = Store.open(cfg.db_path)
         except ReadOnlyStoreError:
             return prepare_readonly(cfg, notes, lexical)
+        except DiskFullError:  # reading needs no space: answer from the store as it is
+            return prepare_readonly(cfg, notes, lexical, full=True)
         lex = LexicalIndex(cfg.index_dir)
     else:
         store, lex = held
@@ -231,11 +234,13 @@ def rebuild_damaged(cfg: Config, store: Store, lex: LexicalIndex, exc: LexicalDa
     notes.append("the lexical index was damaged; rebuilt it from the store")
 
 
-def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True) -> tuple[Store, LexicalIndex, bool]:
-    """A store that cannot be written (a backup on read-only media) is searched as it is. Tantivy
-    cannot open an index it may not lock, so a read-only index is searched from a temporary copy."""
+def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True,
+                     full: bool = False) -> tuple[Store, LexicalIndex, bool]:
+    """A store that cannot be written (a backup on read-only media, a full disk) is searched as it is.
+    Tantivy cannot open an index it may not lock, so a read-only index is searched from a temporary copy."""
     store = Store.open_readonly(cfg.db_path)
-    notes.append(readonly_note(cfg))
+    notes.append(f"the disk holding {cfg.db_path.parent} is full: answered from the store as it is, without "
+                 "reading new session lines" if full else readonly_note(cfg))
     lex = LexicalIndex(cfg.index_dir)
     if lexical and not lex.open_for_read():
         import atexit

@@ -133,6 +133,18 @@ def integrity_problems(db_path) -> list[str]:
     return [f"cannot be read: {last}"]
 
 
+def disk_is_full(path, margin: int = 64 * 1024) -> bool:
+    """Whether the file system holding ``path`` has (almost) no space left: SQLite reports a store it
+    cannot make its side files for as a bare "disk I/O error"."""
+    import os
+
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < margin
+
+
 def store_failure(exc: BaseException, db_path) -> BackscrollError | None:
     """What a failed read or write of the data dir really was: a full disk, a store that cannot be
     written, a damaged store (only when ``quick_check`` says so), or None for anything else (a bug)."""
@@ -147,7 +159,8 @@ def store_failure(exc: BaseException, db_path) -> BackscrollError | None:
     eno = getattr(exc, "errno", None)
     data_dir = str(Path(db_path).parent)
     if (eno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG) or "disk is full" in low or "no space left" in low
-            or "quota exceeded" in low or "file too large" in low):
+            or "quota exceeded" in low or "file too large" in low
+            or ("disk i/o error" in low and disk_is_full(Path(db_path).parent))):
         return DiskFullError(
             f"the disk holding {data_dir} is full ({text})",
             hint="free some space and run it again: what was stored before is intact, and the next run "

@@ -184,12 +184,12 @@ def indexing_in_progress(cfg: Config) -> bool:
 
 
 def _from_store(cfg: Config, out: dict) -> None:
-    from backscroll.errors import ReadOnlyStoreError
+    from backscroll.errors import DiskFullError, ReadOnlyStoreError
     from backscroll.store.db import Store
 
     try:
         store = Store.open(cfg.db_path) if os.access(cfg.db_path.parent, os.W_OK) else Store.open_readonly(cfg.db_path)
-    except ReadOnlyStoreError:
+    except (ReadOnlyStoreError, DiskFullError):  # status only reads: a full disk costs it nothing
         store = Store.open_readonly(cfg.db_path)
     out["read_only"] = store.readonly
     try:

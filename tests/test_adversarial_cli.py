@@ -417,3 +417,29 @@ def test_search_on_a_terminal_never_writes_session_escapes(session_builder, back
     assert code == 0 and "release" in out
     assert "\x1b]" not in out and "\x1b[2J" not in out and "\x9b" not in out, repr(out)
     assert "␛]52" in out, "shown, made visible"
+
+
+def test_a_full_disk_still_answers_searches_and_status(session_builder, backscroll_home, small_fs):
+    """Reading needs no space: SQLite's bare "disk I/O error" (no room for its -wal and -shm files) is
+    a full disk, and search and status answer from the store as it is."""
+    mnt = small_fs("4m")
+    data = mnt / "data"
+    s = session_builder.claude(project="kept")
+    s.user("what is the retry budget?")
+    s.assistant("the retry budget is seven attempts")
+    assert _run_in(backscroll_home, data, "index", "--no-embed").returncode == 0
+    with open(mnt / "filler", "wb") as fh:  # fill the disk to its last byte
+        try:
+            while True:
+                fh.write(b"\0" * 65536)
+                fh.flush()
+        except OSError:
+            pass
+    for args in (["search", "retry", "budget", "--no-sync", "--json", "--mode", "lexical"],
+                 ["search", "retry", "budget", "--json", "--mode", "lexical"]):
+        r = _run_in(backscroll_home, data, *args)
+        assert r.returncode == 0, r.stderr
+        assert "seven attempts" in r.stdout and "internal" not in r.stderr
+        assert "disk holding" in r.stderr and "is full" in r.stderr
+    st = _run_in(backscroll_home, data, "status", "--json")
+    assert st.returncode == 0 and json.loads(st.stdout)["records"] == 2, st.stderr

@@ -136,7 +136,8 @@ class Store(MetaKeys, SourceQueries, RecordQueries):
                 break
             except sqlite3.OperationalError as exc:
                 conn.close()
-                if "unable to open" not in str(exc) or flags == "immutable=1":
+                cannot_side = "unable to open" in str(exc) or "disk i/o error" in str(exc).lower()
+                if not cannot_side or flags == "immutable=1":  # no -shm can be made (read-only, full): immutable
                     raise store_failure(exc, path) or exc from None
             except sqlite3.DatabaseError as exc:
                 conn.close()
