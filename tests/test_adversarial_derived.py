@@ -327,3 +327,21 @@ def test_derived_files_are_owner_only(session_builder, backscroll_home, backscro
                 if stat.S_IMODE(os.stat(os.path.join(dirpath, f)).st_mode) != 0o600:
                     loose.append(os.path.join(dirpath, f))
     assert loose == []
+
+
+@pytest.mark.parametrize("suffix", ["idx", "term", "fast"])
+def test_a_damaged_segment_never_prints_a_rust_panic(session_builder, backscroll_home, backscroll_index, suffix):
+    """Tantivy panics on some damaged files and Rust prints the panic (and a backtrace) on stderr
+    before Python sees it: a person sees only our words."""
+    _session(session_builder, "durable", 5)
+    backscroll_index(embed=False)
+    for p in _generation(backscroll_home).iterdir():
+        if p.suffix == "." + suffix:
+            _damage(p)
+    env = {**os.environ, "RUST_BACKTRACE": "1", "HOME": str(backscroll_home.home),
+           "BACKSCROLL_HOME": str(backscroll_home.data)}
+    r = subprocess.run([sys.executable, "-m", "backscroll", "search", "durable", "--json", "--mode", "lexical",
+                        "--no-sync"], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0 and json.loads(r.stdout)["results"], r.stderr
+    assert "panicked" not in r.stderr and "backtrace" not in r.stderr, r.stderr
+    assert "lexical index" in r.stderr

@@ -30,6 +30,7 @@ from backscroll.indexes.lexical_schema import (
     analyze,
     document,
     register_tokenizers,
+    rust_quiet,
     stem,
     unreadable,
 )
@@ -101,7 +102,7 @@ class LexicalIndex(LexicalSearch):
                     continue
                 return False
             try:
-                with private_files():
+                with private_files(), rust_quiet():
                     idx = register_tokenizers(tantivy.Index.open(str(directory)))
                     idx.searcher()
             except BaseException as exc:  # corrupt files, wrong schema: rebuild
@@ -154,8 +155,9 @@ class LexicalIndex(LexicalSearch):
     def id_summary(self) -> tuple[int, int]:
         """``(documents, sum of their record ids)``: compared with the store's, cheaply."""
         try:
-            agg = self._opened().searcher().aggregate(
-                Query.all_query(), {"n": {"value_count": {"field": "id"}}, "s": {"sum": {"field": "id"}}})
+            with rust_quiet():
+                agg = self._opened().searcher().aggregate(
+                    Query.all_query(), {"n": {"value_count": {"field": "id"}}, "s": {"sum": {"field": "id"}}})
         except BaseException as exc:
             if unreadable(exc):
                 raise LexicalDamaged(str(exc)) from None
@@ -165,12 +167,13 @@ class LexicalIndex(LexicalSearch):
     def doc_ids(self) -> list[int]:
         """Every document's record id (the full comparison, on repair)."""
         try:
-            searcher = self._opened().searcher()
-            n = searcher.num_docs
-            if not n:
-                return []
-            hits = searcher.search(Query.all_query(), n, count=False).hits
-            return record_ids(searcher, hits)
+            with rust_quiet():
+                searcher = self._opened().searcher()
+                n = searcher.num_docs
+                if not n:
+                    return []
+                hits = searcher.search(Query.all_query(), n, count=False).hits
+                return record_ids(searcher, hits)
         except BaseException as exc:
             if unreadable(exc):
                 raise LexicalDamaged(str(exc)) from None

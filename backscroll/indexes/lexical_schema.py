@@ -8,7 +8,10 @@ version written beside each generation: a change here bumps it, and older indexe
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar, cast
@@ -126,13 +129,44 @@ def unreadable(exc: BaseException) -> bool:
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
+_QUIET = threading.Lock()
+_quiet: dict[str, Any] = {"depth": 0, "saved": None}
+
+
+@contextmanager
+def rust_quiet() -> Iterator[None]:
+    """Hold fd 2 on /dev/null while Tantivy reads: a Rust panic on a damaged segment prints its own
+    message and backtrace there before Python sees the exception, which we report in our words."""
+    with _QUIET:
+        if _quiet["depth"] == 0:
+            try:
+                saved = os.dup(2)
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, 2)
+                os.close(null)
+                _quiet["saved"] = saved
+            except OSError:
+                _quiet["saved"] = None
+        _quiet["depth"] += 1
+    try:
+        yield
+    finally:
+        with _QUIET:
+            _quiet["depth"] -= 1
+            if _quiet["depth"] == 0 and _quiet["saved"] is not None:
+                os.dup2(_quiet["saved"], 2)
+                os.close(_quiet["saved"])
+                _quiet["saved"] = None
+
+
 def reading(method: _F) -> _F:
     """Turn a damaged segment's error (or Rust panic) during a search into ``LexicalDamaged``."""
 
     @functools.wraps(method)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         try:
-            return method(self, *args, **kwargs)
+            with rust_quiet():
+                return method(self, *args, **kwargs)
         except BaseException as exc:
             if unreadable(exc):
                 raise LexicalDamaged(f"{type(exc).__name__}: {exc}") from None
