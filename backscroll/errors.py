@@ -106,7 +106,9 @@ CORRUPT_HINT = ("do not delete it: it holds records whose session files may be g
 
 
 def integrity_problems(db_path) -> list[str]:
-    """``PRAGMA quick_check`` of the store, read-only: its complaints, or [] when the store is sound."""
+    """``PRAGMA integrity_check`` of the store, read-only: its complaints, or [] when the store is sound.
+    (Not ``quick_check``: it passes a store whose indexes lost rows, which fails later reads and writes;
+    the full check costs about the same, ~1.3 s for a 90 MB store on a loaded machine.)"""
     import sqlite3
     from pathlib import Path
 
@@ -119,7 +121,7 @@ def integrity_problems(db_path) -> list[str]:
             last = exc
             continue
         try:
-            rows = [r[0] for r in conn.execute("PRAGMA quick_check(20)")]
+            rows = [r[0] for r in conn.execute("PRAGMA integrity_check(20)")]
             return [] if rows == ["ok"] else rows
         except sqlite3.OperationalError as exc:
             if "unable to open" in str(exc):  # no -shm and cannot create one: read it as immutable
@@ -147,7 +149,7 @@ def disk_is_full(path, margin: int = 64 * 1024) -> bool:
 
 def store_failure(exc: BaseException, db_path) -> BackscrollError | None:
     """What a failed read or write of the data dir really was: a full disk, a store that cannot be
-    written, a damaged store (only when ``quick_check`` says so), or None for anything else (a bug)."""
+    written, a damaged store (only when ``integrity_check`` says so), or None for anything else (a bug)."""
     import errno
     import sqlite3
     from pathlib import Path
@@ -173,11 +175,11 @@ def store_failure(exc: BaseException, db_path) -> BackscrollError | None:
             f"the store in {data_dir} cannot be written ({text})",
             hint="search, show, list and status still read it; to index, make the data dir writable or "
                  "copy it somewhere writable and point $BACKSCROLL_HOME at the copy", reason="read-only")
-    if isinstance(exc, sqlite3.DatabaseError) and ("malformed" in low or "not a database" in low):
-        problems = integrity_problems(db_path)
+    if isinstance(exc, sqlite3.DatabaseError) and "locked" not in low and "busy" not in low:
+        problems = integrity_problems(db_path)  # a damaged store shows in many ways ("Could not decode to UTF-8")
         if problems:
             return CorruptStoreError(
-                f"the store {db_path} is damaged ({text}; quick_check: {'; '.join(problems[:3])}); "
+                f"the store {db_path} is damaged ({text}; integrity_check: {'; '.join(problems[:3])}); "
                 "nothing more is written to it",
                 hint=CORRUPT_HINT.format(db=db_path))
     return None

@@ -308,7 +308,7 @@ def test_a_sound_store_never_gets_the_discard_hint(hostile_session, backscroll_i
     from backscroll.errors import store_failure
 
     backscroll_index(embed=False)
-    exc = sqlite3.DatabaseError("database disk image is malformed")  # raised, but quick_check finds nothing
+    exc = sqlite3.DatabaseError("database disk image is malformed")  # raised, but integrity_check finds nothing
     assert store_failure(exc, backscroll_home.data / "backscroll.db") is None
 
 
@@ -443,3 +443,47 @@ def test_a_full_disk_still_answers_searches_and_status(session_builder, backscro
         assert "disk holding" in r.stderr and "is full" in r.stderr
     st = _run_in(backscroll_home, data, "status", "--json")
     assert st.returncode == 0 and json.loads(st.stdout)["records"] == 2, st.stderr
+
+
+def _interior_damage(db: Path) -> int:
+    """Scramble part of one page of ``db`` so that ``quick_check`` passes and ``integrity_check`` fails
+    (an index that lost rows): the damage a quick check misses. Returns the page."""
+    pristine = db.read_bytes()
+    for page in range(2, len(pristine) // 4096 + 1):
+        b = bytearray(pristine)
+        for k in range((page - 1) * 4096 + 1000, (page - 1) * 4096 + 1300):
+            b[k] = (b[k] * 7 + 13) % 256
+        db.write_bytes(bytes(b))
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            quick = conn.execute("PRAGMA quick_check").fetchone()[0]
+            full = conn.execute("PRAGMA integrity_check").fetchone()[0]
+        except sqlite3.DatabaseError:
+            quick = full = "error"
+        finally:
+            conn.close()
+        if quick == "ok" and full != "ok":
+            return page
+    db.write_bytes(pristine)
+    raise AssertionError("no page gave interior damage")
+
+
+def test_interior_damage_is_found_before_a_write_and_reported_as_corrupt(session_builder, backscroll_home):
+    for i in range(12):
+        s = session_builder.claude(project=f"p{i % 3}")
+        for t in range(12):
+            s.user(f"question {i}.{t} about the ledger reconciliation and module_{i}_{t}")
+            s.assistant(f"answer {i}.{t}: " + "the ledger balances after the nightly job " * 4)
+    data = backscroll_home.data
+    assert _run_in(backscroll_home, data, "index", "--no-embed").returncode == 0
+    conn = sqlite3.connect(data / "backscroll.db")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    _interior_damage(data / "backscroll.db")
+    session_builder.claude(project="later").user("a new session after the damage")
+    r = _run_in(backscroll_home, data, "index", "--no-embed", "--json")
+    assert r.returncode == 1 and error_of(r.stderr)["kind"] == "corrupt-store", r.stderr
+    assert ".recover" in r.stderr and "nothing was written" in r.stderr
+    rb = _run_in(backscroll_home, data, "rebuild", "--json")
+    assert rb.returncode == 1 and error_of(rb.stderr)["kind"] == "corrupt-store", rb.stderr
+    assert "internal" not in rb.stderr
