@@ -1,4 +1,7 @@
-"""``backscroll status``: what is indexed, from where, what was skipped, and where every path came from."""
+"""``backscroll status``: what is indexed, from where, what was skipped, and where every path came from.
+
+Paths and reasons that come from sessions are bounded (``sanitize.shorten``): a hostile row never makes
+status print megabytes."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from datetime import UTC
 
 from backscroll.config import Config
 from backscroll.ingest.sources import AGENTS
+from backscroll.sanitize import shorten
 from backscroll.types import EMBEDDED_TYPES_SQL
 
 
@@ -217,14 +221,14 @@ def _from_store(cfg: Config, out: dict) -> None:
         out["redactions"] = {k: n for k, n in conn.execute("SELECT kind, count FROM redactions ORDER BY kind")}
         out["skipped_lines"] = conn.execute("SELECT count(*) FROM skipped_lines").fetchone()[0]
         out["skipped_examples"] = [
-            {"path": p, "line": ln, "reason": r}
+            {"path": shorten(p), "line": ln, "reason": shorten(r)}
             for p, ln, r in conn.execute("SELECT path, line, reason FROM skipped_lines ORDER BY path, line LIMIT 5")
         ]
         out["lexical"] = lexical_state(cfg, store)
         out["warnings"] = agent_health(cfg, conn, out["agents"])
         # Unreadable files and directories (kept until they are read or gone) and rewritten-file notices.
         out["source_issues"] = [
-            {"path": p, "kind": k, "reason": r, "seen_at": at}
+            {"path": shorten(p), "kind": k, "reason": shorten(r), "seen_at": at}
             for p, k, r, at in conn.execute(
                 "SELECT path, kind, reason, seen_at FROM source_issues ORDER BY kind = 'rewritten', path")
         ]

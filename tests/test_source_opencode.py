@@ -591,3 +591,23 @@ def test_stat_includes_the_wal(oc_db):
     s.user("one more row")
     after = opencode.stat(oc_db.path)
     assert after != before and after[0] > before[0]
+
+
+def test_a_hostile_row_never_makes_index_or_status_print_megabytes(oc_db, backscroll_home):
+    """A 5 MB session id reached every `index` note and every `status` (human and JSON) whole."""
+    from typer.testing import CliRunner
+
+    from backscroll.cli import app
+
+    s = oc_db.session("hostile", session_id="ses_" + "A" * 5_000_000)
+    for text in ("hello there", "second message", "third"):
+        s.user(text)
+    runner = CliRunner()
+    assert runner.invoke(app, ["index", "--no-embed"]).exit_code == 0
+    oc_db.conn.execute("DELETE FROM part WHERE message_id IN (SELECT id FROM message ORDER BY id DESC LIMIT 2)")
+    oc_db.conn.execute("DELETE FROM message WHERE id IN (SELECT id FROM message ORDER BY id DESC LIMIT 2)")
+    r = runner.invoke(app, ["index", "--no-embed"])
+    assert r.exit_code == 0 and "note:" in r.stderr and len(r.stderr) < 5000, len(r.stderr)
+    for args in (["status"], ["status", "--json"], ["index", "--no-embed", "--json"]):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 0 and len(r.stdout) + len(r.stderr) < 20_000, (args, len(r.stdout), len(r.stderr))

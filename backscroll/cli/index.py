@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from backscroll.cli import common
+from backscroll.sanitize import shorten
 
 SOURCE_HELP = ("Also read sessions under this directory (repeatable). Prefix with the agent to say "
                "which format it holds, e.g. codex:/mnt/old/sessions.")
@@ -50,12 +51,12 @@ def index(
             if report.lines_skipped:
                 common.err(f"skipped {report.lines_skipped} unreadable line(s), e.g.:")
                 for path, line, why in report.skipped_examples[:3]:
-                    common.err(f"  {path}:{line}: {why}")
+                    common.err(f"  {shorten(path)}:{line}: {shorten(why)}")
                 common.err("  (`backscroll status` lists them; the rest of each file was read)")
         for path, note in report.notices:
-            common.err(f"note: {path}: {note}")
+            common.err(f"note: {shorten(path)}: {shorten(note)}")
         for path, why in report.unreadable:
-            common.err(f"cannot read {path}: {why}")
+            common.err(f"cannot read {shorten(path)}: {shorten(why)}")
         return ExitCode.UNREADABLE_SOURCES if report.unreadable else ExitCode.OK
 
     common.run(body, as_json=as_json)

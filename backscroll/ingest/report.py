@@ -1,9 +1,13 @@
-"""What a sync tells its caller: the ``IndexReport`` it returns and the ``Progress`` it reports to."""
+"""What a sync tells its caller: the ``IndexReport`` it returns and the ``Progress`` it reports to.
+
+Paths and reasons in its JSON are bounded (``sanitize.shorten``): they can hold a session's identifiers."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from backscroll.sanitize import shorten
 
 
 @dataclass
@@ -25,8 +29,8 @@ class IndexReport:
             "records_added": self.records_added,
             "records_replaced": self.records_replaced,
             "lines_skipped": self.lines_skipped,
-            "unreadable": [{"path": p, "reason": r} for p, r in self.unreadable],
-            "notices": [{"path": p, "notice": n} for p, n in self.notices],
+            "unreadable": [{"path": shorten(p), "reason": shorten(r)} for p, r in self.unreadable],
+            "notices": [{"path": shorten(p), "notice": shorten(n)} for p, n in self.notices],
             "seconds": round(self.seconds, 3),
         }
 
