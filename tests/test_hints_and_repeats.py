@@ -262,3 +262,13 @@ def test_agent_shell_variables():
 
     assert run_by_agent({"CLAUDECODE": "1"}) and run_by_agent({"CODEX_SANDBOX": "seatbelt"})
     assert not run_by_agent({"CLAUDECODE": "", "TERM": "xterm"}) and not run_by_agent({})
+
+
+def test_a_search_the_person_typed_into_the_session_is_never_told_it_repeats(agent_turn, backscroll_search):
+    """Claude Code's ``!`` bash mode: the person types `! backscroll search …` after the agent ran the
+    same search; the command runs in the agent's shell (CLAUDECODE set, no terminal), and its in-flight
+    call is in the log as the person's. The person gets results, never the note."""
+    agent_turn.write(agent_turn._envelope("user", {"role": "user", "content":
+                                                    "<bash-input>backscroll search 'job queue'</bash-input>"}))
+    res = backscroll_search("job queue", caller_argv=["search", "job queue"])
+    assert res.repeated is None and res.results, res.notes

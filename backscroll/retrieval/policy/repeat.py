@@ -9,7 +9,8 @@ or none does, there is no calling session. If the calling
 session ran the same search earlier with no user message in between, the caller is told so
 instead of getting the same results again. Comparison with the earlier call is on normalized
 arguments: query words, filters, mode and limit; output flags do not count. A person at a terminal
-(the CLI passes no argv then) and a library caller that names neither are never affected.
+(the CLI passes no argv then), a command the person typed into the agent's session (Claude Code's
+``!`` bash mode) and a library caller that names neither are never affected.
 """
 
 from __future__ import annotations
@@ -170,6 +171,12 @@ def keys_in(tool_name: str | None, text: str) -> list[SearchKey]:
     return out
 
 
+def typed_by_a_person(call: tuple) -> bool:
+    """A shell command the person typed into the agent's session (Claude Code's ``!`` bash mode), not
+    one the agent ran: its author is never told about repeats."""
+    return str(call[2] or "").startswith("bash:") and call[3] == "bash"
+
+
 def _in_flight(store: Store, call: tuple) -> bool:
     """The call has no output logged yet: it is the very command now running (not an older one)."""
     _id, session, call_id, _tool, _text = call
@@ -238,7 +245,7 @@ def find_earlier(store: Store, key: SearchKey, *, now: datetime | None = None, s
     MCP call asks ``key``; with none of them there is none.
     """
     current = _current_call(store, key, now or datetime.now(UTC), session_id, argv, mcp)
-    if current is None:
+    if current is None or typed_by_a_person(current):
         return None
     current_id, session = current[0], current[1]
     last_user = store.conn.execute(
