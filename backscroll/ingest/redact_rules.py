@@ -138,7 +138,44 @@ def _basic(m: Matched) -> bool:
 def _pem(m: Matched) -> bool:
     # PuTTY keys have no ``body`` group; a private key without its END marker leaves it unmatched.
     body = (m.groupdict().get("body") if isinstance(m, re.Match) else None) or m.group("lines")
-    return sum(c.isalnum() or c in "+/=" for c in body) >= 32 and random_body(re.sub(r"\\[rn]|\s", "", body))
+    return sum(c.isalnum() or c in "+/=" for c in body) >= 32 and random_body(re.sub(r"\\++[rn]|\s", "", body))
+
+
+def _secret_word(v: str) -> bool:
+    """A value given after ``password`` without ``=``: a secret, not a word of prose or a variable."""
+    return (len(v) >= 6 and v.lower() not in _PLACEHOLDER_WORDS and v[0] not in "$%<{*#[" and "REDACTED" not in v
+            and (random_body(v) or _classes(v) >= 3 or (_classes(v) >= 2 and any(not c.isalnum() for c in v))))
+
+
+def _password_word(m: Matched) -> bool:
+    return _secret_word(m.group("pw"))
+
+
+def _html_password(m: Matched) -> bool:
+    """The ``value`` of an ``<input type="password">``."""
+    tag_end = m.string.find(">", m.end())
+    tag = m.string[m.start(): tag_end if tag_end >= 0 else m.end()].lower()
+    return re.search(r"type\s*=\s*[\"']?password", tag) is not None and bool(m.group(3).strip())
+
+
+def _base64_of_secret(m: Matched) -> bool:
+    """A base64 blob that decodes to text holding a secret (a key ``echo … | base64`` printed)."""
+    import base64
+    import binascii
+
+    v = m.group(0)
+    try:
+        decoded = base64.b64decode(v + "=" * (-len(v) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+    from backscroll.ingest.redact import redact
+
+    return "[REDACTED:" in redact(decoded)
+
+
+def _userinfo_token(m: Matched) -> bool:
+    v = m.group(2)
+    return random_body(v) and _classes(v) >= 2
 
 
 def _split_aws(m: Matched) -> bool:
@@ -155,9 +192,11 @@ def _on_line(m: Matched, words: tuple[str, ...]) -> bool:
 # -- the rules -------------------------------------------------------------------------------
 
 _B64 = r"A-Za-z0-9+/="
-_NL = r"[ \t]*+(?:\r?\n|(?:\\r)?\\n)[ \t]*+"  # a real or an escaped (JSON) line break
+# base64 of the prefixes of keys (sk-, ghp, github_pat_, AKIA, ASIA, xox, glpat-, pypi-Ag, AIza)
+_BASE64_PREFIXES = ("c2st", "Z2hw", "Z2l0aHViX3BhdF", "QUtJQ", "QVNJQ", "eG94", "Z2xwYXQt", "cHlwaS1BZ0", "QUl6YV")
+_NL = r"[ \t]*+(?:\r?\n|(?:\\++r)?\\++n)[ \t]*+"  # a real line break, or one escaped at any depth (JSON in JSON)
 _SEP = r"(?:" + _NL + r"|[ \t]++)"
-_LINES = r"(?:" + _NL + "[" + _B64 + r"]{16,}+(?=[ \t]*+(?:\r?\n|(?:\\r)?\\n|$)))++"  # whole base64 lines
+_LINES = r"(?:" + _NL + "[" + _B64 + r"]{16,}+(?=[ \t]*+(?:\r?\n|(?:\\++r)?\\++n|$)))++"  # whole base64 lines
 
 RULES: list[Rule] = [
     Rule("private-key", ("PRIVATE KEY",), re.compile(
@@ -183,7 +222,7 @@ RULES: list[Rule] = [
     Rule("aws-access-key", ("AKIA", "ASIA"),  # AIDA, AROA, ... name users and roles: not secrets
          re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])")),
     Rule("aws-access-key", ("AKIA", "ASIA"), re.compile(
-        r"(?<![A-Za-z0-9])(AKIA|ASIA)([0-9A-Z]{1,15})(?:\r?\n|(?:\\r)?\\n)[ \t]{0,8}([0-9A-Z]{1,15})(?![A-Za-z0-9])"),
+        r"(?<![A-Za-z0-9])(AKIA|ASIA)([0-9A-Z]{0,15})(?:\r?\n|(?:\\r)?\\n)[ \t]{0,8}([0-9A-Z]{1,16})(?![A-Za-z0-9])"),
          check=_split_aws),
     Rule("aws-secret-key", ("awssecret", "aws_secret"), re.compile(
         r"(?i)(aws_?secret_?access_?key[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"), 2,
@@ -248,6 +287,38 @@ RULES: list[Rule] = [
          3, check=lambda m: _on_line(m, ("curl",))),
     Rule("database-password", ("mysql", "mariadb"), re.compile(r"([ \t]-p)(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
          check=lambda m: _on_line(m, ("mysql", "mariadb")) and m.group(3)[0] != "-"),
+    # credentials in the config files agents ``cat``: Docker's config.json and .dockerconfigjson, .npmrc,
+    # .netrc (``password X``), kubeconfig's client keys
+    Rule("basic-auth", ('"auth"', "_auth"), re.compile(
+        r"((?:\\?\"auth\\?\"[ \t]{0,4}:[ \t]{0,4}\\?\"|(?<![A-Za-z0-9])_auth[ \t]{0,4}=[ \t]{0,4}))"
+        r"([A-Za-z0-9+/]{8,}+={0,2})"), 2, check=_basic),
+    Rule("docker-config", ("dockerconfigjson", "dockercfg"), re.compile(
+        r"(\.?docker(?:configjson|cfg)\\?[\"']?[ \t]{0,4}:[ \t]{0,4}\\?[\"']?)([A-Za-z0-9+/]{20,}+={0,2})"), 2),
+    Rule("private-key", ("key-data",), re.compile(
+        r"((?<![A-Za-z0-9_-])client-key-data\\?[\"']?[ \t]{0,4}:[ \t]{0,4}\\?[\"']?)([A-Za-z0-9+/]{20,}+={0,2})"), 2),
+    Rule("password", ("password", "Password", "PASSWORD", "passwd", "passphrase"), re.compile(
+        # .netrc, nmcli, prose: ``password X``, ``the password is X``
+        r"(?i)((?<![A-Za-z0-9_])pass(?:word|wd|phrase)(?:[ \t]{1,4}is|[ \t]{1,4}was)?[ \t]{1,4})"
+        r"(?P<q>[\"']?)(?P<pw>[^\s\"'`,;]{6,128})(?P=q)(?![^\s\"'`,;])"), "pw", check=_password_word),
+    Rule("password", ("sshpass",), re.compile(
+        r"(sshpass(?:[ \t]{1,4}-[a-zA-Z])*[ \t]{1,4}-p[ \t]{0,4})(?P<q>[\"']?)(?P<pw>[^\s\"']{3,128})(?P=q)"), "pw",
+         check=lambda m: m.group("pw")[0] not in "$%{<"),
+    Rule("password", ("value=",), re.compile(
+        r"(<input\b[^>]{0,400}?\bvalue[ \t]{0,2}=[ \t]{0,2})([\"'])([^\"'\n<>]{1,256})\2", re.I), 3,
+         check=_html_password),
+    # tokens in headers and URLs
+    Rule("bearer-token", ("oken ", "OKEN "), re.compile(
+        r"(?i)((?:authorization\\?[\"']?[ \t]{0,4}[:=][ \t]{0,4}\\?[\"']?)token[ \t]{1,4})"
+        r"([A-Za-z0-9._~+/\-]{16,}+=*+)"), 2, check=_bearer),
+    Rule("url-token", ("://",), re.compile(
+        r"((?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{1,30}://)([A-Za-z0-9_\-]{20,}+)"
+        r"(?=@[A-Za-z0-9.\-]{1,253}[./:])"), 2, check=_userinfo_token),
+    Rule("aws-signature", ("X-Amz-", "x-amz-"), re.compile(
+        r"(?i)([?&]x-amz-(?:signature|security-token)=)([A-Za-z0-9%+/=_\-]{20,}+)"), 2, lower=False),
+    # a key printed through base64 (``echo $KEY | base64``): the base64 of its prefix starts the blob
+    Rule("base64-secret", _BASE64_PREFIXES, re.compile(
+        r"(?<![A-Za-z0-9+/])(?:" + "|".join(_BASE64_PREFIXES) + r")[A-Za-z0-9+/]{20,}+={0,2}"),
+         check=_base64_of_secret),
     # generic: ``password=…``, ``"api_key": "…"``, ``export SECRET_KEY=…``, ``token: …`` (a match starts
     # where one of its markers does: it is tried only there, see redact._matches_at_markers)
     Rule("password-or-secret", ("pass", "pwd", "secret", "token", "key", "credential"), re.compile(

@@ -1,0 +1,140 @@
+"""Secret redaction, round two: the forms a second attack planted (config files agents `cat`, passwords
+in commands and prose, tokens in headers and URLs, provider tokens, keys after string escaping),
+looked for in every output, in the hook's injected context, in the store and in the lexical index's
+files; and the look-alikes that must stay verbatim.
+
+All values below are fake; they only have the shape of real credentials.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from backscroll.cli import app
+from backscroll.ingest.redact import redact
+
+_B64_USERPASS = base64.b64encode(b"deploy:S3cr3tP4sswordHere").decode()
+_DOCKERCONFIGJSON = base64.b64encode(json.dumps(
+    {"auths": {"registry.example.com": {"username": "deploy", "password": "Qx7Lm2Np9Rt4",
+                                         "auth": _B64_USERPASS}}}).encode()).decode()
+_B64_API_KEY = base64.b64encode(b"sk-proj-Qx7Lm2Np9Rt4Vw6Bk8Zy3Hc5Jd1Fg0Ks2Ma4Pb6").decode()
+_KEY_B64 = base64.b64encode(b"-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAx4Tq9Lm2Np4Rt6Vw8Bk3\n"
+                            b"-----END RSA PRIVATE KEY-----\n").decode()
+
+# (name, text holding the secret, fragments that must not survive)
+FORMS: list[tuple[str, str, tuple[str, ...]]] = [
+    ("docker-config-auth", '{"auths": {"https://index.docker.io/v1/": {"auth": "' + _B64_USERPASS + '"}}}',
+     (_B64_USERPASS[4:30],)),
+    ("dockerconfigjson", "data:\n  .dockerconfigjson: " + _DOCKERCONFIGJSON
+     + "\ntype: kubernetes.io/dockerconfigjson", (_DOCKERCONFIGJSON[20:60],)),
+    ("npmrc-auth", "registry=https://npm.example.com/\n_auth=" + _B64_USERPASS + "\nalways-auth=true",
+     (_B64_USERPASS[4:30],)),
+    ("netrc", "machine api.example.com\n  login deploy\n  password Zq8sW2xPl9Kd\n", ("Zq8sW2xPl9Kd",)),
+    ("netrc-one-line", "machine git.example.com login deploy password Hw7xQ2mPz9Lk", ("Hw7xQ2mPz9Lk",)),
+    ("kubeconfig-client-key", "users:\n- name: admin\n  user:\n    client-key-data: " + _KEY_B64 + "\n",
+     (_KEY_B64[10:50],)),
+    ("sshpass", "sshpass -p 'Tr0ub4dor-ssh-pw' ssh deploy@10.0.0.5 uptime", ("Tr0ub4dor-ssh-pw",)),
+    ("sshpass-unquoted", "sshpass -p Kd8sLq2pWxZ ssh -o StrictHostKeyChecking=no pi@raspberry", ("Kd8sLq2pWxZ",)),
+    ("nmcli", "nmcli dev wifi connect HomeNet password Wq8zPl2xMnKd", ("Wq8zPl2xMnKd",)),
+    ("prose-password", "ok, the db password is Kx9QwZ3zLp27 for the staging box", ("Kx9QwZ3zLp27",)),
+    ("html-password-input", '<input type="password" name="pw" value="Hx9zWq2pLmQ4">', ("Hx9zWq2pLmQ4",)),
+    ("authorization-token", "curl -H 'Authorization: Token 9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c' "
+     "https://api.example.com/v2/builds", ("9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c",)),
+    ("url-userinfo-token", "git remote set-url origin "
+     "https://x9Kq2Lm7Np4Rt6Vw8Bk3Hc5Jd1Fg0Ks2@github.com/org/repo.git", ("x9Kq2Lm7Np4Rt6Vw8Bk3Hc5",)),
+    ("s3-presigned", "https://bucket.s3.amazonaws.com/report.pdf?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date="
+     "20261201T000000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature="
+     "3f2a9c1b7e8d4f6a0b5c2e9d1a7f3b8c6e4d2a103f2a9c1b7e8d4f6a0b5c2e9d", ("3f2a9c1b7e8d4f6a0b5c2e9d1a7f3b8c",)),
+    ("doppler", "DOPPLER_TOKEN=dp.st.dev.Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAB7CdEfGh", ("Ab3dEf6hIj9kLm2nOp5qRs8",)),
+    ("pem-double-escaped", '"{\\"private_key\\": \\"-----BEGIN PRIVATE KEY-----\\\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC'
+     '\\\\nq9Lm2Np4Rt6Vw8Bk3Hc5Jd1Fg0Ks2Ma4Pb6\\\\n-----END PRIVATE KEY-----\\\\n\\"}"',
+     ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "q9Lm2Np4Rt6Vw8Bk3Hc5")),
+    ("base64-api-key", "$ echo -n $OPENAI_API_KEY | base64\n" + _B64_API_KEY, (_B64_API_KEY[4:40],)),
+    ("age-keygen-output", "# created: 2026-11-30T10:00:00Z\n"
+     "# public key: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p\n"
+     "AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEX", ("GFPYYSJZGFPYYSJZGFPYYSJZ",)),
+    ("aws-split-after-akia", "the key is AKIA\nQ3EGRTLXK7PZ2M4N, rotate it", ("Q3EGRTLXK7PZ2M4N",)),
+    ("pypi-upload", "twine upload -u __token__ -p "
+     "pypi-AgEIcHlwaS5vcmcCJDk4ZTk3ZmE1LWM2NzQtNDI1Mi1hNzA2LTQ1ZWMz dist/*", ("AgEIcHlwaS5vcmcCJDk4ZTk3ZmE1",)),
+]
+
+# Provider tokens: their formats come from the maintained rule set (see redact_rules).
+PROVIDER_FORMS: list[tuple[str, str, tuple[str, ...]]] = [
+    ("square", "square access token EAAAEOuLQObrVwJvCvoio3t8L0VZsJ9C7HBMbTpJk2u8Ix7-9ZKzNJbZCQOlnhWv ok",
+     ("EOuLQObrVwJvCvoio3t8L0VZ",)),
+    ("pulumi", "export PULUMI_ACCESS_TOKEN pul-4b7e1a9c2d5f8e3b6a0c9d2e5f8a1b4c7d0e3f6a",
+     ("4b7e1a9c2d5f8e3b6a0c9d2e5f8a1b4c",)),
+]
+
+# Look-alikes that must come back verbatim.
+KEEP = [
+    "commit 3f2a9c1b7e8d4f6a0b5c2e9d1a7f3b8c6e4d2a10 fixed the retry loop",
+    "session 9d240ba8-7c8a-50b8-94cb-08da561a357f was the last one",
+    "image: postgres@sha256:4b5c2e9d1a7f3b8c6e4d2a103f2a9c1b7e8d4f6a0b5c2e9d1a7f3b8c6e4d2a10",
+    '"integrity": "sha512-9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0=="',
+    "api_key = os.environ['API_KEY']",
+    "password: ${DB_PASSWORD}",
+    "secret: my-app-tls",
+    "the password is stored in the vault, never in the repo",
+    "sshpass -p \"$SSH_PASS\" ssh deploy@host",
+    "nmcli dev wifi connect HomeNet password \"$WIFI_PASSWORD\"",
+    '<input type="password" name="pw" value="">',
+    "Authorization: Token <your token>",
+    "machine api.example.com login deploy password $NETRC_PASSWORD",
+]
+
+
+@pytest.mark.parametrize("name,text,frags", FORMS, ids=[f[0] for f in FORMS])
+def test_each_new_form_is_redacted(name, text, frags):
+    out = redact(text)
+    assert "[REDACTED:" in out, out
+    assert not any(f in out for f in frags), out
+
+
+@pytest.mark.parametrize("text", KEEP)
+def test_new_look_alikes_are_kept_verbatim(text):
+    assert redact(text) == text
+
+
+def _bytes_under(root) -> bytes:
+    return b"".join(p.read_bytes() for p in root.rglob("*") if p.is_file())
+
+
+@pytest.mark.slow  # every form indexed, searched, shown, served over MCP and recalled by the hook
+def test_no_new_form_survives_anywhere(session_builder, backscroll_home, backscroll_index):
+    from backscroll.integrations import hooks
+    from backscroll.integrations.mcp_tools import Tools
+
+    sessions = []
+    for i, (name, text, _f) in enumerate(FORMS):
+        s = session_builder.claude(project=f"leak{i}")
+        s.summary(f"{name} {text}")  # a title
+        s.user(f"planted {name.replace('-', '')} here: {text}")
+        call = s.tool_use("Bash", {"command": f"cat config && echo {text}", "description": text})
+        s.tool_result(call, f"planted output {text}")
+        s.assistant(f"the {name.replace('-', '')} value was {text}")
+        sessions.append(s)
+    backscroll_index(embed=False)
+    runner = CliRunner()
+    out = []
+    for name, _t, _f in FORMS:
+        q = f"planted {name.replace('-', '')}"
+        for extra in ([], ["--include-echoes", "--content-type", "tool"]):
+            r = runner.invoke(app, ["search", q, "--json", "--max-chars", "0", "--mode", "lexical", *extra])
+            out.append(r.stdout + r.stderr)
+        out.append(Tools(str(backscroll_home.data)).call("search", {"query": q, "mode": "lexical"}).text())
+        raw = json.dumps({"session_id": "probe", "prompt": f"what was the {name.replace('-', '')} value planted"})
+        out.append(hooks.run("claude", "prompt", raw.encode(), backscroll_home.config()) or "")
+    for s in sessions:
+        out.append(runner.invoke(app, ["show", s.session_id, "--json", "--full"]).stdout)
+    out.append(runner.invoke(app, ["list", "--json", "--limit", "500"]).stdout)
+    blob = "\n".join(out)
+    data = _bytes_under(backscroll_home.data)
+    leaked = [name for name, _t, frags in FORMS if any(f in blob for f in frags)]
+    stored = [name for name, _t, frags in FORMS if any(f.encode() in data for f in frags)]
+    assert leaked == [], f"in outputs: {leaked}"
+    assert stored == [], f"under the data dir (store, lexical index terms): {stored}"
