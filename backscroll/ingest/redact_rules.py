@@ -307,12 +307,11 @@ RULES: list[Rule] = [
         r"(<input\b[^>]{0,400}?\bvalue[ \t]{0,2}=[ \t]{0,2})([\"'])([^\"'\n<>]{1,256})\2", re.I), 3,
          check=_html_password),
     # tokens in headers and URLs
-    Rule("bearer-token", ("oken ", "OKEN "), re.compile(
+    Rule("bearer-token", ("uthorization", "UTHORIZATION"), re.compile(
         r"(?i)((?:authorization\\?[\"']?[ \t]{0,4}[:=][ \t]{0,4}\\?[\"']?)token[ \t]{1,4})"
         r"([A-Za-z0-9._~+/\-]{16,}+=*+)"), 2, check=_bearer),
-    Rule("url-token", ("://",), re.compile(
-        r"((?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{1,30}://)([A-Za-z0-9_\-]{20,}+)"
-        r"(?=@[A-Za-z0-9.\-]{1,253}[./:])"), 2, check=_userinfo_token),
+    Rule("url-token", ("://",), re.compile(  # the literal first: searched for fast
+        r"(://)([A-Za-z0-9_\-]{20,}+)(?=@[A-Za-z0-9.\-]{1,253}[./:])"), 2, check=_userinfo_token),
     Rule("aws-signature", ("X-Amz-", "x-amz-"), re.compile(
         r"(?i)([?&]x-amz-(?:signature|security-token)=)([A-Za-z0-9%+/=_\-]{20,}+)"), 2, lower=False),
     # a key printed through base64 (``echo $KEY | base64``): the base64 of its prefix starts the blob
