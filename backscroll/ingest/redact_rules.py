@@ -153,8 +153,9 @@ def _password_word(m: Matched) -> bool:
 
 def _html_password(m: Matched) -> bool:
     """The ``value`` of an ``<input type="password">``."""
-    tag_end = m.string.find(">", m.end())
-    tag = m.string[m.start(): tag_end if tag_end >= 0 else m.end()].lower()
+    end = m.span()[1]
+    tag_end = m.string.find(">", end)
+    tag = m.string[m.start(): tag_end if tag_end >= 0 else end].lower()
     return re.search(r"type\s*=\s*[\"']?password", tag) is not None and bool(m.group(3).strip())
 
 
