@@ -62,7 +62,7 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
      "pypi-AgEIcHlwaS5vcmcCJDk4ZTk3ZmE1LWM2NzQtNDI1Mi1hNzA2LTQ1ZWMz dist/*", ("AgEIcHlwaS5vcmcCJDk4ZTk3ZmE1",)),
 ]
 
-# Provider tokens: their formats come from the maintained rule set (see redact_rules).
+# Provider tokens: their formats come from gitleaks' maintained rule set (redact_gitleaks).
 PROVIDER_FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     ("square", "square access token EAAAEOuLQObrVwJvCvoio3t8L0VZsJ9C7HBMbTpJk2u8Ix7-9ZKzNJbZCQOlnhWv ok",
      ("EOuLQObrVwJvCvoio3t8L0VZ",)),
@@ -88,7 +88,7 @@ KEEP = [
 ]
 
 
-@pytest.mark.parametrize("name,text,frags", FORMS, ids=[f[0] for f in FORMS])
+@pytest.mark.parametrize("name,text,frags", FORMS + PROVIDER_FORMS, ids=[f[0] for f in FORMS + PROVIDER_FORMS])
 def test_each_new_form_is_redacted(name, text, frags):
     out = redact(text)
     assert "[REDACTED:" in out, out
@@ -110,7 +110,7 @@ def test_no_new_form_survives_anywhere(session_builder, backscroll_home, backscr
     from backscroll.integrations.mcp_tools import Tools
 
     sessions = []
-    for i, (name, text, _f) in enumerate(FORMS):
+    for i, (name, text, _f) in enumerate(FORMS + PROVIDER_FORMS):
         s = session_builder.claude(project=f"leak{i}")
         s.summary(f"{name} {text}")  # a title
         s.user(f"planted {name.replace('-', '')} here: {text}")
@@ -121,7 +121,7 @@ def test_no_new_form_survives_anywhere(session_builder, backscroll_home, backscr
     backscroll_index(embed=False)
     runner = CliRunner()
     out = []
-    for name, _t, _f in FORMS:
+    for name, _t, _f in FORMS + PROVIDER_FORMS:
         q = f"planted {name.replace('-', '')}"
         for extra in ([], ["--include-echoes", "--content-type", "tool"]):
             r = runner.invoke(app, ["search", q, "--json", "--max-chars", "0", "--mode", "lexical", *extra])
@@ -134,8 +134,8 @@ def test_no_new_form_survives_anywhere(session_builder, backscroll_home, backscr
     out.append(runner.invoke(app, ["list", "--json", "--limit", "500"]).stdout)
     blob = "\n".join(out)
     data = _bytes_under(backscroll_home.data)
-    leaked = [name for name, _t, frags in FORMS if any(f in blob for f in frags)]
-    stored = [name for name, _t, frags in FORMS  # (the lexical index keeps its terms lowercased)
+    leaked = [name for name, _t, frags in FORMS + PROVIDER_FORMS if any(f in blob for f in frags)]
+    stored = [name for name, _t, frags in FORMS + PROVIDER_FORMS  # (the lexical index keeps its terms lowercased)
               if any(f.encode() in data or f.lower().encode() in data for f in frags)]
     assert leaked == [], f"in outputs: {leaked}"
     assert stored == [], f"under the data dir (store, lexical index terms): {stored}"

@@ -5,7 +5,7 @@ the embeddings, search output and ``show`` never hold it. Only counts per kind a
 
 This module is the engine: which rules a text runs (an index of their markers), applying them,
 passwords in URLs and ``\\u0041``-escaped keys, the counting ``Redactor``. The secret forms
-themselves (``RULES``) are in ``backscroll.ingest.redact_rules``.
+themselves are ours (``backscroll.ingest.redact_rules``) and gitleaks' (``redact_gitleaks``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from backscroll.ingest.redact_rules import RULES, Matched, Rule, random_body
+from backscroll.ingest import redact_gitleaks
+from backscroll.ingest.redact_rules import RULES as OWN_RULES
+from backscroll.ingest.redact_rules import Matched, Rule, random_body
+
+# Ours first (tuned to session text), then the provider formats of gitleaks' maintained rule set.
+RULES: list[Rule] = [*OWN_RULES, *redact_gitleaks.load()]
 
 __all__ = ["RULES", "Matched", "Redactor", "Rule", "random_body", "redact", "redact_optional"]
 
@@ -87,6 +92,19 @@ for _i, _r in enumerate(RULES):
             _filed.append((_m, [_i]))
         else:
             _entry[1].append(_i)
+# The lowercase markers (ours and gitleaks' keywords, ~300) are found in one pass (Aho-Corasick),
+# not by a substring test each.
+def _automaton():
+    import ahocorasick
+
+    automaton = ahocorasick.Automaton()
+    for marker, rules in _LOWER_MARKERS.items():
+        automaton.add_word(marker, tuple(rules))
+    automaton.make_automaton()
+    return automaton
+
+
+_LOWER_AUTOMATON = _automaton()
 # The generic rule without ``(?i)``, for the lowercased text: its keywords are lowercase literals.
 _LOWER_PATTERNS = {r.kind: re.compile(r.pattern.pattern.replace("(?i)", "", 1)) for r in RULES if r.group == "v"}
 
@@ -191,7 +209,8 @@ def _redact(text: str, counts: Counter | None, escapes: bool = True) -> str:
         text = _url_password(text, counts)
     low = text.lower()
     found = {i for c, filed in _CASED_MARKERS.items() if c in text for m, rules in filed if m in text for i in rules}
-    found.update(i for m in _LOWER_MARKERS if m in low for i in _LOWER_MARKERS[m])
+    for _end, rules in _LOWER_AUTOMATON.iter(low):  # every lowercase marker, in one pass over the text
+        found.update(rules)
     for i in sorted(found):
         rule = RULES[i]
         before = text
