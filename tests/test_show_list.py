@@ -140,3 +140,20 @@ def test_every_search_hit_names_its_show_command(session, backscroll_home):
     assert len(shows) == 3
     for cmd in shows:
         assert CliRunner().invoke(app, cmd.split()[1:]).exit_code == 0
+
+
+def test_reasoning_and_compaction_summaries_are_labelled_as_what_they_are(session_builder, backscroll_index,
+                                                                          backscroll_home):
+    """JSON says ``reasoning``/``summary``; the terminal said ``assistant`` for both."""
+    from helpers import run_cli
+
+    s = session_builder.claude(project="labels")
+    s.user("why is the importer slow?")
+    s.assistant("The importer parses each row twice.", thinking="the importer loops over rows and parses twice")
+    s.compact_summary("Summary: the importer parses each row twice; fix by caching the parsed row.")
+    backscroll_index(embed=False)
+    shown = run_cli(backscroll_home, "show", s.session_id, "--no-sync", "--no-pager")
+    assert "· reasoning" in shown.stdout and "· summary (compaction)" in shown.stdout, shown.stdout
+    found = run_cli(backscroll_home, "search", "importer", "parses", "--no-sync", "--mode", "lexical",
+                    "--content-type", "reasoning", "--strict")
+    assert "· reasoning" in found.stdout and "· assistant" not in found.stdout, found.stdout

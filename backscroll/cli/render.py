@@ -84,9 +84,14 @@ def show_command(hit: Hit) -> str:
 
 
 def _label(hit: Hit, *, subagent: bool = True) -> str:
-    """``assistant``, ``tool Bash``, ``output of Bash``, with ``[echo, error, subagent]`` flags."""
+    """``assistant``, ``reasoning``, ``summary``, ``tool Bash``, ``output of Bash``, with ``[echo, error,
+    subagent]`` flags: what JSON's ``content_type`` says, in words."""
     if hit.content_type == "tool":
         what = f"tool {hit.tool_name}" if hit.is_call else f"output of {hit.tool_name or 'a tool'}"
+    elif hit.content_type == "reasoning":
+        what = "reasoning"
+    elif hit.content_type == "summary":
+        what = "summary (compaction)"
     else:
         what = hit.role
     flags = [name for name, on in (("echo", hit.is_echo), ("error", hit.is_error),
