@@ -84,3 +84,23 @@ def test_status_of_an_empty_store_says_where_to_look_instead_of_an_empty_table(b
     runner.invoke(app, ["index"], catch_exceptions=False)
     out = runner.invoke(app, ["status"], catch_exceptions=False).stdout
     assert "no session files found yet" in out and "by kind" not in out
+
+
+def test_a_query_that_starts_with_a_dash_is_taught_and_suggested():
+    """`search --skip-checks base_stealth_options` was an unknown option with no way out named."""
+    import subprocess
+    import sys
+
+    from backscroll.integrations import install
+
+    r = subprocess.run([sys.executable, "-m", "backscroll", "search", "--skip-checks", "base_stealth_options"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert "backscroll search [OPTIONS] -- --skip-checks base_stealth_options" in r.stderr, r.stderr
+    j = subprocess.run([sys.executable, "-m", "backscroll", "search", "--json", "--skip-checks", "x"],
+                       capture_output=True, text=True, timeout=60)
+    assert "put -- before them" in j.stderr
+    help_text = subprocess.run([sys.executable, "-m", "backscroll", "search", "--help"], capture_output=True,
+                               text=True, timeout=60, env={"COLUMNS": "200", "PATH": ""}).stdout
+    assert "-- --skip-checks" in help_text
+    assert "-- --skip-checks" in install.skill_text() and "-- --skip-checks" in install.instructions_block()

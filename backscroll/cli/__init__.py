@@ -122,6 +122,16 @@ def hoist_globals(argv: list[str]) -> list[str]:
     return front + rest
 
 
+def dash_hint(argv: list[str], exc) -> str | None:
+    """For ``search --skip-checks words``: the words that start with ``-`` were read as an option; ``--``
+    before them makes them words. Pure."""
+    if "No such option" not in str(getattr(exc, "message", exc)) or "search" not in argv or "--" in argv:
+        return None
+    at = argv.index("search")
+    return ("to search for words that start with '-', put -- before them: backscroll search [OPTIONS] -- "
+            + " ".join(a for a in argv[at + 1:]))
+
+
 def posix_ok() -> bool:
     """Whether this platform has what the store and the writer lock need (``fcntl.flock``)."""
     try:
@@ -155,14 +165,17 @@ def main() -> None:
     try:
         code = app(args=hoist_globals(sys.argv[1:]), standalone_mode=False)
     except click_error as exc:
+        hint = dash_hint(sys.argv[1:], exc)
         if "--json" in sys.argv[1:]:
             import orjson
 
             kind = "usage" if exc.exit_code == 2 else "internal"
             sys.stderr.write(orjson.dumps({"error": {"kind": kind, "message": exc.format_message(),
-                                                     "hint": "see `backscroll --help`"}}).decode() + "\n")
+                                                     "hint": hint or "see `backscroll --help`"}}).decode() + "\n")
         else:
             exc.show()
+            if hint:
+                sys.stderr.write(f"hint: {hint}\n")
         sys.exit(exc.exit_code)
     except typer.Abort:
         sys.stderr.write("aborted\n")

@@ -17,6 +17,7 @@ EPILOG = (
     "  backscroll search what did we decide about the job queue\n\n"
     "  backscroll search \"UniqueViolation\" --content-type tool --since 2w\n\n"
     "  backscroll search retry backoff --project payments --json\n\n"
+    "  backscroll search --json -- --skip-checks   (words that start with - go after --)\n\n"
     "Query words are plain text (quotes around words make a phrase). Earlier backscroll searches "
     "and their output are hidden unless you pass --include-echoes or --content-type tool. "
     "--role, --author, --agent and --content-type are hints: up to three results they left out are "
