@@ -107,12 +107,12 @@ def search(
                   and not common.run_by_agent(os.environ))
         cfg = common.config(source)
         bars: dict[str, Any] = {}
-        if not no_sync and not cfg.db_path.exists():  # the first search indexes everything: show it
+        if not no_sync and not cfg.db_path.exists():  # the first search indexes everything: say so, show it
             from backscroll.cli.progress import FilesBar, WordsBar
             from backscroll.cli.progress import wanted as progress_wanted
 
+            common.err("nothing indexed yet: indexing your sessions first (once; `backscroll index` does it ahead)")
             if progress_wanted():
-                common.err("nothing indexed yet: indexing your sessions first (once; `backscroll index` does it ahead)")
                 bars = {"progress": FilesBar(), "lexical_progress": WordsBar()}
         result = api.search(
             text, limit=limit, role=role, author=author, agent=agent, content_type=content_type, project=project,
