@@ -53,3 +53,28 @@ def test_the_python_api_example_runs(backscroll_home, monkeypatch, capsys):
     assert re.search(r"^\d+ sessions, \d+ records$", out, re.M), out
     assert "not-found - " in out, out
     assert (backscroll_home.data / "backscroll.db").exists()
+
+
+def test_the_readme_error_table_says_what_cli_and_mcp_answer_for_an_unknown_project(session_builder,
+                                                                                     backscroll_index,
+                                                                                     backscroll_home):
+    """`--project nosuch` was `not-found` in the CLI while the README's table said `usage`."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from backscroll.integrations.mcp_tools import Tools
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `not-found` |"))
+    assert "--project nosuch" in row
+    assert "project" not in next(line for line in readme.splitlines() if line.startswith("| `usage` |"))
+    session_builder.claude(project="shop").user("the retry budget")
+    backscroll_index(embed=False)
+    env = {"HOME": str(backscroll_home.home), "BACKSCROLL_HOME": str(backscroll_home.data), "PATH": ""}
+    r = subprocess.run([sys.executable, "-m", "backscroll", "search", "retry", "--project", "nosuch", "--json",
+                        "--no-sync"], capture_output=True, text=True, env=env, timeout=60)
+    assert json.loads(r.stderr.strip().splitlines()[-1])["error"]["kind"] == "not-found"
+    answer = Tools(str(backscroll_home.data)).call("search", {"query": "retry", "project": "nosuch"})
+    assert answer.is_error and answer.document["error"]["kind"] == "not-found"
