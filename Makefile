@@ -33,8 +33,8 @@ demo: $(STAMP)
 	echo; echo "# An agent asked backscroll about the job queue three times; those searches and their"; \
 	echo "# output (query echoes) repeat the answer verbatim. By default they are hidden:"; \
 	bs search --no-sync job queue postgres --limit 2; \
-	echo; echo "# The same search with the echoes let in, marked [echo]. An unmarked row that quotes the command"; \
-	echo "# is a doc the agent wrote about backscroll search: it mentions the command without running it:"; \
+	echo; echo "# The same search with the echoes let in, marked [echo]: the agent's earlier backscroll search"; \
+	echo "# and its output, which repeat the decision word for word:"; \
 	bs search --no-sync job queue postgres --limit 8 --include-echoes
 
 # lint and types first (they take seconds), then the recall gate, so that pytest's summary is the

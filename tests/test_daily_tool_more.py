@@ -296,3 +296,23 @@ def test_the_demo_default_search_shows_no_unmarked_row_that_quotes_a_search(back
     assert hits
     for hit in hits:
         assert "backscroll search" not in hit["text"] or hit.get("is_echo"), hit["text"][:200]
+
+
+def test_the_demo_status_does_not_call_the_agents_it_just_indexed_not_found(backscroll_home):
+    """`make demo` indexes claude and codex with --source, then `status` said they were "not found in
+    their default places"."""
+    index = next(c for c in _demo_commands() if c[0] == "index")
+    env = cli_env(backscroll_home, NO_COLOR="1")
+    r = subprocess.run([sys.executable, "-m", "backscroll", *index, "--no-embed"], env=env, cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = subprocess.run([sys.executable, "-m", "backscroll", "status"], env=env, cwd=ROOT, capture_output=True,
+                         text=True, timeout=120).stdout
+    assert "indexed from paths given with --source: claude, codex" in out, out
+    absent = next(line for line in out.splitlines() if "not found in their default places" in line)
+    assert "claude" not in absent and "codex" not in absent, absent
+
+
+def test_the_demo_comments_promise_only_what_it_prints():
+    text = (ROOT / "Makefile").read_text()
+    assert "unmarked row" not in text[text.index("\ndemo:"):], "the top 8 hold no unmarked row quoting the command"

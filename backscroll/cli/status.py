@@ -110,7 +110,11 @@ def _human(info: dict) -> None:
         missing = "" if r["exists"] else "  (not found)"
         out.print(f"  {(r['agent'] or 'any'):<14} {r['path']}  (from {r['from']}){missing}")
     found = {r["agent"] for r in info["roots"] if r["exists"]}
-    absent = [a for a in absent if a not in found]
+    indexed = {a for a, v in (info.get("agents") or {}).items() if v.get("sessions")}
+    elsewhere = [a for a in absent if a not in found and a in indexed]  # read from --source paths
+    absent = [a for a in absent if a not in found and a not in indexed]
+    if elsewhere:
+        out.print(f"  indexed from paths given with --source: {', '.join(elsewhere)}", markup=False, highlight=False)
     if absent:
         out.print(f"  not found in their default places (status --json lists the paths): {', '.join(absent)}",
                   markup=False, highlight=False)
