@@ -100,6 +100,8 @@ def local_time(ts: str | None, *, seconds: bool = False) -> str:
 
 
 def human_age(ts: str | None, *, now: datetime | None = None) -> str:
+    """How long ago, always in one form (``40s ago``, ``12min ago``, ``5h ago``, ``34d ago``, ``4mo ago``,
+    ``2y ago``), so that a column of ages reads at a glance; the exact time is in JSON and ``show``."""
     if not ts:
         return "unknown time"
     now = now or datetime.now(UTC)
@@ -108,7 +110,12 @@ def human_age(ts: str | None, *, now: datetime | None = None) -> str:
     except ValueError:
         return ts
     if seconds < 0:
-        return local_time(ts)[:10]
+        return "in the future"
+    for limit, unit, div in ((90, "s", 1), (5400, "min", 60), (129600, "h", 3600), (86400 * 45, "d", 86400),
+                             (86400 * 548, "mo", 86400 * 30.44)):
+        if seconds < limit:
+            return f"{int(seconds // div)}{unit} ago"
+    return f"{int(seconds // (86400 * 365.25))}y ago"
     for limit, unit, div in ((90, "s", 1), (5400, "min", 60), (129600, "h", 3600), (86400 * 45, "d", 86400)):
         if seconds < limit:
             return f"{int(seconds // div)}{unit} ago"

@@ -316,3 +316,16 @@ def test_the_demo_status_does_not_call_the_agents_it_just_indexed_not_found(back
 def test_the_demo_comments_promise_only_what_it_prints():
     text = (ROOT / "Makefile").read_text()
     assert "unmarked row" not in text[text.index("\ndemo:"):], "the top 8 hold no unmarked row quoting the command"
+
+
+def test_ages_are_one_form_from_seconds_to_years():
+    """The age column mixed "34d ago" with "2026-10-06"."""
+    from datetime import UTC, datetime, timedelta
+
+    from backscroll.dates import format_ts, human_age
+
+    now = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
+    ages = [human_age(format_ts(now - timedelta(seconds=s)), now=now)
+            for s in (30, 600, 7200, 86400 * 3, 86400 * 34, 86400 * 57, 86400 * 400, 86400 * 800)]
+    assert ages == ["30s ago", "10min ago", "2h ago", "3d ago", "34d ago", "1mo ago", "13mo ago", "2y ago"]
+    assert all(re.fullmatch(r"\d+(s|min|h|d|mo|y) ago", a) for a in ages)

@@ -165,17 +165,17 @@ def main() -> None:
     try:
         code = app(args=hoist_globals(sys.argv[1:]), standalone_mode=False)
     except click_error as exc:
-        hint = dash_hint(sys.argv[1:], exc)
+        dash = dash_hint(sys.argv[1:], exc)
         if "--json" in sys.argv[1:]:
             import orjson
 
             kind = "usage" if exc.exit_code == 2 else "internal"
             sys.stderr.write(orjson.dumps({"error": {"kind": kind, "message": exc.format_message(),
-                                                     "hint": hint or "see `backscroll --help`"}}).decode() + "\n")
+                                                     "hint": dash or "see `backscroll --help`"}}).decode() + "\n")
         else:
             exc.show()
-            if hint:
-                sys.stderr.write(f"hint: {hint}\n")
+            if dash:
+                sys.stderr.write(f"hint: {dash}\n")
         sys.exit(exc.exit_code)
     except typer.Abort:
         sys.stderr.write("aborted\n")

@@ -26,6 +26,20 @@ EPILOG = (
 )
 
 
+FIRST_INDEX = "nothing indexed yet: indexing your sessions first (once; `backscroll index` does it ahead)"
+
+
+class _SayOnStart:
+    """A progress that only says, once, that the first search indexes everything first."""
+
+    def start(self, _total_files: int) -> None:
+        common.err(FIRST_INDEX)
+
+    def advance(self, _path: str, _records: int) -> None: ...
+
+    def finish(self) -> None: ...
+
+
 def search(
     query: Annotated[list[str], typer.Argument(metavar="WORDS...",
                                                help="Words to look for; \"quoted words\" must appear together.",
@@ -111,9 +125,11 @@ def search(
             from backscroll.cli.progress import FilesBar, WordsBar
             from backscroll.cli.progress import wanted as progress_wanted
 
-            common.err("nothing indexed yet: indexing your sessions first (once; `backscroll index` does it ahead)")
             if progress_wanted():
+                common.err(FIRST_INDEX)
                 bars = {"progress": FilesBar(), "lexical_progress": WordsBar()}
+            else:  # said once the sync starts, after the request was checked (an error stays one JSON line)
+                bars = {"progress": _SayOnStart()}
         result = api.search(
             text, limit=limit, role=role, author=author, agent=agent, content_type=content_type, project=project,
             session=session, since=since, until=until, include_echoes=include_echoes, mode=mode,
