@@ -92,7 +92,11 @@ def resolve_session(store: Store, ident: str, *, required: bool = False) -> str 
 
 
 def _known(values: list[str], n: int = 12) -> str:
-    return ", ".join(values[:n]) + ("…" if len(values) > n else "") if values else "(none)"
+    """The first ``n`` of ``values``, and how many more there are."""
+    if not values:
+        return "(none)"
+    more = len(values) - n
+    return ", ".join(values[:n]) + (f" and {more} more (`backscroll status --json` lists them all)" if more > 0 else "")
 
 
 def resolve_project(store: Store, name: str) -> str:

@@ -329,3 +329,18 @@ def test_ages_are_one_form_from_seconds_to_years():
             for s in (30, 600, 7200, 86400 * 3, 86400 * 34, 86400 * 57, 86400 * 400, 86400 * 800)]
     assert ages == ["30s ago", "10min ago", "2h ago", "3d ago", "34d ago", "1mo ago", "13mo ago", "2y ago"]
     assert all(re.fullmatch(r"\d+(s|min|h|d|mo|y) ago", a) for a in ages)
+
+
+def test_long_lists_say_how_many_more_exist(session_builder, backscroll_home):
+    """`status` showed 15 projects and "known projects" in an error 12, cut without a word."""
+    for i in range(20):
+        session_builder.claude(project=f"proj{i:02d}").user(f"question {i} about the ledger")
+    env = cli_env(backscroll_home, NO_COLOR="1")
+    assert subprocess.run([sys.executable, "-m", "backscroll", "index", "--no-embed"], env=env,
+                          capture_output=True, timeout=120).returncode == 0
+    status = subprocess.run([sys.executable, "-m", "backscroll", "status"], env=env, capture_output=True,
+                            text=True, timeout=120).stdout
+    assert "and 5 more project(s)" in status, status
+    err = subprocess.run([sys.executable, "-m", "backscroll", "search", "ledger", "--project", "nosuch",
+                          "--no-sync"], env=env, capture_output=True, text=True, timeout=120).stderr
+    assert "and 8 more" in err, err

@@ -61,6 +61,9 @@ def _human(info: dict) -> None:
             for p in info["projects"][:15]:
                 t.add_row(clean(p["agent"]), clean(p["project"] or "-"), str(p["sessions"]), str(p["records"]))
             out.print(t)
+            if len(info["projects"]) > 15:
+                more = len(info["projects"]) - 15
+                out.print(f"  and {more} more project(s): `backscroll status --json` lists them all")
         if info["skipped_lines"]:
             out.print(Text.assemble((f"{info['skipped_lines']} line(s) skipped", "yellow"),
                                     " (the rest of each file was read):"))
