@@ -344,3 +344,21 @@ def test_long_lists_say_how_many_more_exist(session_builder, backscroll_home):
     err = subprocess.run([sys.executable, "-m", "backscroll", "search", "ledger", "--project", "nosuch",
                           "--no-sync"], env=env, capture_output=True, text=True, timeout=120).stderr
     assert "and 8 more" in err, err
+
+
+def test_after_an_interrupted_first_index_the_next_one_is_calm(session_builder, backscroll_home, capsys):
+    """Ctrl-C during the first `index` said only "interrupted", and the next run said the lexical index
+    "was missing or unreadable", which alarms after a normal interrupt."""
+    from backscroll.indexes.lexical import LexicalIndex
+
+    session_builder.claude(project="calm").user("the ledger reconciliation")
+    LexicalIndex(backscroll_home.config().index_dir).create()  # what an interrupted first build leaves
+    env = cli_env(backscroll_home, NO_COLOR="1")
+    r = subprocess.run([sys.executable, "-m", "backscroll", "index", "--no-embed"], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0 and "missing or unreadable" not in r.stderr, r.stderr
+    from backscroll.cli import common
+
+    with pytest.raises(common.typer.Exit):
+        common.run(lambda: (_ for _ in ()).throw(KeyboardInterrupt))
+    assert "what was already indexed is kept" in capsys.readouterr().err

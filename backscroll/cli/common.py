@@ -140,7 +140,7 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False) -> None:
     except BackscrollError as exc:
         fail(exc, as_json)
     except KeyboardInterrupt:
-        err("interrupted")
+        err("interrupted: what was already indexed is kept; the next run goes on from there")
         raise typer.Exit(130) from None
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error
         try:

@@ -232,7 +232,8 @@ class LexicalIndex(LexicalSearch):
         full sets when those differ) and repairs any difference; an unreadable index is rebuilt.
         """
         if self.index is None and not self.open_for_read():
-            if self.exists():
+            if (self.path / CURRENT).exists():  # a published index that cannot be read (an unfinished
+                # first build, one Ctrl-C stopped, has none: building it is the normal next step)
                 notify("the lexical index was missing or unreadable; rebuilding it from the store")
             self.create()
         try:
