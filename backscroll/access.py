@@ -127,6 +127,8 @@ EMBED_NOTICE_MIN = 500  # pending texts from which `index` says that lexical sea
 def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = quiet,
                   announce: bool = False) -> tuple[int, float]:
     """Embed every prose record without a vector (newest first), then refresh the matrix cache.
+    Returns the prose records that got their vector (the count ``status`` shows and the announcement
+    names; records with the same text share one embedding) and the seconds it took.
 
     ``announce``: say first that lexical search already covers everything (``index`` on a large
     backlog). Ctrl-C keeps what was committed and says so before the KeyboardInterrupt goes on.
@@ -144,7 +146,7 @@ def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = qui
     total = vecs.pending()
     if announce and total >= EMBED_NOTICE_MIN:
         searchable = store.conn.execute("SELECT count(*) FROM records").fetchone()[0]
-        notify(f"{searchable:,} records searchable now; embedding {total:,} texts for meaning-based search, "
+        notify(f"{searchable:,} records searchable now; embedding {total:,} prose records for meaning-based search, "
                "newest first (Ctrl-C is safe: `backscroll embed` resumes)")
     if progress is not None:
         progress.start(total)
@@ -161,7 +163,7 @@ def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = qui
         if progress is not None:
             progress.finish()
             progress = None
-        notify(f"embedding interrupted: {done['records']:,} of {total:,} texts were done and are kept; "
+        notify(f"embedding interrupted: {done['records']:,} of {total:,} prose records were done and are kept; "
                "`backscroll embed` (or the next `index`) resumes")
         raise
     finally:
@@ -170,7 +172,7 @@ def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = qui
     pruned = vecs.prune_orphans()
     vecs.refresh_matrix(force=n > 0 or pruned > 0)
     vecs.prune_query_cache()
-    return n, time.perf_counter() - t0
+    return total - vecs.pending(), time.perf_counter() - t0
 
 
 @contextmanager

@@ -34,7 +34,7 @@ class IndexOutcome:
     def to_dict(self) -> dict:
         d = self.report.to_dict()
         d["lexical_documents_added"] = self.lexical_added
-        d["units_embedded"] = self.embedded
+        d["records_embedded"] = d["units_embedded"] = self.embedded  # (units_embedded: its older name)
         d["embed_seconds"] = round(self.embed_seconds, 3)
         d["notes"] = list(self.notes)
         return d

@@ -176,7 +176,7 @@ def test_index_says_lexical_search_is_ready_before_embedding_a_large_backlog(ses
     said: list[str] = []
     out = api.index(cfg=backscroll_home.config(), notify=said.append)
     assert out.embedded == 8
-    assert said[0].startswith("8 records searchable now; embedding 8 texts for meaning-based search, newest first")
+    assert said[0].startswith("8 records searchable now; embedding 8 prose records for meaning-based search, newest first")
     assert out.notes == []
 
 
@@ -245,3 +245,22 @@ def test_the_real_model_is_the_shipped_graph_and_ranks_paraphrases_above_unrelat
     long = "the deploy failed because the migration locked the orders table " * (embed_mod.MAX_TOKENS // 8)
     w = bulk.embed([long, long + " and then everything about lemon cakes"])
     assert float(w[0] @ w[1]) > 0.9999
+
+
+def test_announced_final_and_status_counts_agree(session_builder, backscroll_home, backscroll_index):
+    """"embedding 2,290 texts" then "embedded 2188" then status "2,290 / 2,290": records with the
+    same text share one embedding, and the final count counted embeddings. Every count is records now."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from backscroll.cli import app
+
+    s = session_builder.claude(project="counts")
+    for i in range(6):
+        s.user("same question about the ledger")  # six records, one text
+        s.assistant(f"a different answer {i} about the ledger reconciliation")
+    out = backscroll_index(embed=True)
+    status = json.loads(CliRunner().invoke(app, ["status", "--json"]).stdout)
+    assert out.embedded == status["embeddings"]["embedded"] == status["embeddings"]["prose_records"] == 12
+    assert out.to_dict()["records_embedded"] == 12

@@ -23,9 +23,9 @@ def embed(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON sum
         n, secs = api.embed(cfg=common.config(), progress=EmbedBar() if not as_json and wanted() else None,
                             notify=common.err)
         if as_json:
-            common.emit_json({"units_embedded": n, "seconds": round(secs, 3)})
+            common.emit_json({"records_embedded": n, "units_embedded": n, "seconds": round(secs, 3)})
         else:
-            common.err(f"embedded {n} text(s) in {secs:.1f}s" + (f" ({n / secs:.0f}/s)" if n and secs else ""))
+            common.err(f"embedded {n} prose record(s) in {secs:.1f}s" + (f" ({n / secs:.0f}/s)" if n and secs else ""))
         return 0
 
     common.run(body, as_json=as_json)

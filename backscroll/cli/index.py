@@ -46,7 +46,8 @@ def index(
                 f"{report.records_added} new record(s)"
                 + (f", {report.records_replaced} replaced" if report.records_replaced else "")
                 + f" in {report.seconds:.2f}s"
-                + (f"; embedded {outcome.embedded} text(s) in {outcome.embed_seconds:.1f}s" if outcome.embedded else "")
+                + (f"; embedded {outcome.embedded} prose record(s) in {outcome.embed_seconds:.1f}s"
+                   if outcome.embedded else "")
             )
             if report.lines_skipped:
                 common.err(f"skipped {report.lines_skipped} unreadable line(s), e.g.:")
