@@ -176,7 +176,8 @@ def test_index_says_lexical_search_is_ready_before_embedding_a_large_backlog(ses
     said: list[str] = []
     out = api.index(cfg=backscroll_home.config(), notify=said.append)
     assert out.embedded == 8
-    assert said[0].startswith("8 records searchable now; embedding 8 prose records for meaning-based search, newest first")
+    assert said[0].startswith("8 records searchable now; embedding 8 prose records for meaning-based search, "
+                              "newest first")
     assert out.notes == []
 
 
