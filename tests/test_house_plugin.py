@@ -104,3 +104,19 @@ def test_production_code_holds_no_fake_and_a_subprocess_still_selects_it(tmp_pat
                           env={**env, "BACKSCROLL_EMBEDDER": "fake:v3"})
     assert fake.stdout.split() == ["fake-hash-384-v3", "True"], fake.stderr
     assert not hasattr(embed, "FakeEmbedder")
+
+
+@pytest.mark.parametrize("embedder", ["fake", pytest.param(None, marks=pytest.mark.slow)])  # None: the real model
+def test_the_readme_pytest_example_passes_as_written(pytester, embedder, monkeypatch):
+    """The example failed under the fake embedder the README recommends for speed."""
+    import re
+    from pathlib import Path
+
+    if embedder is None and os.environ.get("BACKSCROLL_TEST_EMBEDDER") == "fake":
+        monkeypatch.delenv("BACKSCROLL_TEST_EMBEDDER")  # the real model, as the README's default
+    elif embedder:
+        monkeypatch.setenv("BACKSCROLL_TEST_EMBEDDER", embedder)
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme[readme.index("## Testing your agent's memory"):]
+    pytester.makepyfile(test_memory=re.search(r"```python\n(.*?)```", section, re.S).group(1))
+    pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)

@@ -78,3 +78,4 @@ def test_the_readme_error_table_says_what_cli_and_mcp_answer_for_an_unknown_proj
     assert json.loads(r.stderr.strip().splitlines()[-1])["error"]["kind"] == "not-found"
     answer = Tools(str(backscroll_home.data)).call("search", {"query": "retry", "project": "nosuch"})
     assert answer.is_error and answer.document["error"]["kind"] == "not-found"
+
