@@ -104,3 +104,17 @@ def test_a_query_that_starts_with_a_dash_is_taught_and_suggested():
                                text=True, timeout=60, env={"COLUMNS": "200", "PATH": ""}).stdout
     assert "-- --skip-checks" in help_text
     assert "-- --skip-checks" in install.skill_text() and "-- --skip-checks" in install.instructions_block()
+
+
+def test_search_help_fits_a_screen_in_groups():
+    """`search --help` was 113 lines at 80 columns; the reference is the README's."""
+    import subprocess
+    import sys
+
+    env = {"COLUMNS": "80", "PATH": ""}
+    out = subprocess.run([sys.executable, "-m", "backscroll", "search", "--help"], capture_output=True, text=True,
+                         timeout=60, env=env).stdout
+    assert len(out.splitlines()) <= 70, len(out.splitlines())
+    for group in ("Filters", "Hints", "Output"):
+        assert f"─ {group}" in out, group
+    assert "README" in out

@@ -12,17 +12,13 @@ from backscroll.cli import common
 from backscroll.cli.index import SOURCE_HELP
 from backscroll.errors import UsageError
 
+FILTERS, HINTS, OUTPUT = "Filters", "Hints (what they hide comes back as 'also matching')", "Output"
 EPILOG = (
-    "Examples:\n\n"
-    "  backscroll search what did we decide about the job queue\n\n"
-    "  backscroll search \"UniqueViolation\" --content-type tool --since 2w\n\n"
-    "  backscroll search retry backoff --project payments --json\n\n"
-    "  backscroll search --json -- --skip-checks   (words that start with - go after --)\n\n"
-    "Query words are plain text (quotes around words make a phrase). Earlier backscroll searches "
-    "and their output are hidden unless you pass --include-echoes or --content-type tool. "
-    "--role, --author, --agent and --content-type are hints: up to three results they left out are "
-    "listed after the others (--strict turns that off). An agent that repeats a search it already ran in "
-    "the same turn is told so instead of getting the same results again (--rerun runs it anyway)."
+    "Examples:  backscroll search what did we decide about the job queue  ·  "
+    "backscroll search \"UniqueViolation\" -t tool --since 2w  ·  "
+    "backscroll search --json -- --skip-checks (words that start with - go after --).  "
+    "Earlier backscroll searches and their output are hidden unless --include-echoes or -t tool. "
+    "Every option: README, \"Searching\"."
 )
 
 
@@ -41,56 +37,50 @@ class _SayOnStart:
 
 
 def search(
-    query: Annotated[list[str], typer.Argument(metavar="WORDS...",
-                                               help="Words to look for; \"quoted words\" must appear together.",
+    query: Annotated[list[str], typer.Argument(metavar="WORDS...", help="Words to look for (\"quoted\" = a phrase).",
                                                show_default=False)],
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="How many results.")] = 10,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, metavar="N",
+                                       help="How many results (1-1000).", show_default=False)] = 10,
+    since: Annotated[str | None, typer.Option("--since", metavar="WHEN", rich_help_panel=FILTERS,
+                                                 help="Newer than: 2026-10-01, 7d, 2w, 12h, today.")] = None,
+    until: Annotated[str | None, typer.Option("--until", metavar="WHEN", rich_help_panel=FILTERS,
+                                              help="Older than (same forms).")] = None,
+    project: Annotated[str | None, typer.Option("--project", "-p", metavar="NAME", rich_help_panel=FILTERS,
+                                                   help="Only this project (a unique prefix).")] = None,
+    session: Annotated[str | None, typer.Option("--session", metavar="ID", rich_help_panel=FILTERS,
+                                                help="Only this session.")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", metavar="NAME", rich_help_panel=HINTS,
+                                              help="claude, codex, gemini, cursor, … (status lists all).")] = None,
+    role: Annotated[str | None, typer.Option("--role", metavar="user|assistant|tool", rich_help_panel=HINTS,
+                                                help="Records of this role.")] = None,
+    author: Annotated[str | None, typer.Option("--author", metavar="human|agent|harness", rich_help_panel=HINTS,
+                                                  help="Who wrote the user text.")] = None,
     content_type: Annotated[str | None, typer.Option(
-        "--content-type", "-t", metavar="KIND",
-        help="Only this kind: text (prose), tool (calls and outputs; includes query echoes), reasoning "
-             "(the agent's thinking) or summary (compaction summaries).")] = None,
-    include_echoes: Annotated[bool, typer.Option(
-        "--include-echoes", help="Also return earlier backscroll searches and their output.")] = False,
-    role: Annotated[str | None, typer.Option("--role", metavar="user|assistant|tool",
-                                                help="Only records of this role.")] = None,
-    author: Annotated[str | None, typer.Option("--author", metavar="human|agent|harness",
-                                                  help="Only user text written by a person (human), by an agent "
-                                                       "for its subagent (agent), or by the harness.")] = None,
-    agent: Annotated[str | None, typer.Option("--agent", metavar="NAME",
-                                              help="Only this agent: claude, codex, gemini, cursor, copilot, … "
-                                                   "(`backscroll status` lists all).")] = None,
-    project: Annotated[str | None, typer.Option("--project", "-p", metavar="NAME",
-                                                   help="Only this project (last part of the working directory)."
-                                                   )] = None,
-    session: Annotated[str | None, typer.Option("--session", metavar="ID", help="Only this session.")] = None,
-    since: Annotated[str | None, typer.Option("--since", metavar="WHEN",
-                                                 help="Newer than a date or an age: 2026-10-01, 7d, 2w, 12h.")] = None,
-    until: Annotated[str | None, typer.Option("--until", metavar="WHEN", help="Older than a date or an age.")] = None,
+        "--content-type", "-t", metavar="text|tool|reasoning|summary", rich_help_panel=HINTS,
+        help="Prose, commands and outputs, thinking, compaction summaries.")] = None,
+    strict: Annotated[bool, typer.Option("--strict", rich_help_panel=HINTS,
+                                         help="Make these hard filters (no 'also matching').")] = False,
     mode: Annotated[str, typer.Option("--mode", metavar="hybrid|lexical|semantic",
-                                      help="Ranking: words, meaning, or both fused.")] = "hybrid",
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (see README, JSON output).")] = False,
-    no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
-    max_chars: Annotated[int, typer.Option("--max-chars", metavar="N", min=0,
-                                           help="Cut each hit's text and snippet to N characters "
-                                                "(0: whole text).")] = 2000,
-    strict: Annotated[bool, typer.Option(
-        "--strict", help="Hard filters: --role, --author, --agent and --content-type add no 'also matching' "
-                         "extras.")] = False,
+                                      help="Rank by words, meaning, or both.", show_default=False)] = "hybrid",
+    include_echoes: Annotated[bool, typer.Option(
+        "--include-echoes", help="Also earlier backscroll searches and their output.")] = False,
     rerun: Annotated[bool, typer.Option(
-        "--rerun", help="Run even if this agent session already ran the same search in this turn.")] = False,
-    source: Annotated[list[str] | None, typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
+        "--rerun", help="Run even if this agent session just ran it.")] = False,
+    no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
+    source: Annotated[list[str] | None, typer.Option("--source", metavar="PATH", help=SOURCE_HELP,
+                                                     hidden=True)] = None,
+    as_json: Annotated[bool, typer.Option("--json", rich_help_panel=OUTPUT, help="One JSON document.")] = False,
     fmt: Annotated[str | None, typer.Option(
-        "--format", "-f", metavar="human|json|jsonl|tsv|ids",
-        help="Output: human (default), json (= --json), jsonl (a hit per line), tsv (id, age, agent, project, "
-             "snippet), ids (record ids).")] = None,
-    ids: Annotated[bool, typer.Option("--ids", help="Print only record ids, one a line (= --format ids).")] = False,
-    fields: Annotated[str | None, typer.Option("--fields", metavar="A,B,C",
-                                                  help="JSON/JSONL: only these hit fields (e.g. record_id,snippet)."
-                                                  )] = None,
-    max_bytes: Annotated[int | None, typer.Option(
-        "--max-bytes", metavar="N", min=1, help="JSON/JSONL: as many whole hits as fit in N bytes.")] = None,
-    pretty: Annotated[bool, typer.Option("--pretty", help="Indented JSON even when piped.")] = False,
-    no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page long output on a terminal.")] = False,
+        "--format", "-f", metavar="human|json|jsonl|tsv|ids", rich_help_panel=OUTPUT, help="Output format.")] = None,
+    ids: Annotated[bool, typer.Option("--ids", rich_help_panel=OUTPUT, help="Only record ids.")] = False,
+    fields: Annotated[str | None, typer.Option("--fields", metavar="A,B", rich_help_panel=OUTPUT,
+                                                  help="JSON: only these hit fields.")] = None,
+    max_bytes: Annotated[int | None, typer.Option("--max-bytes", metavar="N", min=1, rich_help_panel=OUTPUT,
+                                                  help="JSON: whole hits within N bytes.")] = None,
+    max_chars: Annotated[int, typer.Option("--max-chars", metavar="N", min=0, rich_help_panel=OUTPUT,
+                                           help="Cut text to N characters (0: all).", show_default=False)] = 2000,
+    pretty: Annotated[bool, typer.Option("--pretty", rich_help_panel=OUTPUT, help="Indented JSON.")] = False,
+    no_pager: Annotated[bool, typer.Option("--no-pager", rich_help_panel=OUTPUT, help="Never page.")] = False,
 ) -> None:
     """Search every indexed session by words and by meaning, each hit scored on both.
 
