@@ -157,3 +157,25 @@ def test_reasoning_and_compaction_summaries_are_labelled_as_what_they_are(sessio
     found = run_cli(backscroll_home, "search", "importer", "parses", "--no-sync", "--mode", "lexical",
                     "--content-type", "reasoning", "--strict")
     assert "· reasoning" in found.stdout and "· assistant" not in found.stdout, found.stdout
+
+
+def test_show_exports_a_conversation_as_markdown(session_builder, backscroll_index, backscroll_home):
+    """`show SESSION --format markdown`: role headings, prose as written, tool calls and reasoning folded,
+    and session text cannot close a fence early."""
+    from helpers import run_cli
+
+    s = session_builder.claude(project="export")
+    s.user("why is the importer slow?")
+    s.assistant("It parses each row twice.", thinking="look at the parse loop")
+    s.tool("grep -n parse importer.py", "12: rows = [parse(r) for r in rows]\n```\nnot the end of the block")
+    s.assistant("Cache the parsed row:\n\n```python\nrow = parse(raw)\n```")
+    s.summary("Why the importer is slow")
+    backscroll_index(embed=False)
+    md = run_cli(backscroll_home, "show", s.session_id, "--format", "markdown", "--no-sync").stdout
+    assert md.startswith("# Why the importer is slow\n")
+    assert "### User · " in md and "### Assistant · " in md and "It parses each row twice." in md
+    assert "<details><summary>reasoning" in md and "<details><summary>Bash: <code>grep -n parse" in md
+    assert "````\n12: rows = [parse(r) for r in rows]\n```\nnot the end of the block\n````" in md, md
+    assert "```python\nrow = parse(raw)\n```" in md, "prose keeps its own Markdown"
+    bad = run_cli(backscroll_home, "show", s.session_id, "--format", "pdf", "--no-sync")
+    assert bad.returncode == 2 and "markdown" in bad.stderr

@@ -22,14 +22,23 @@ def show(
     full: Annotated[bool, typer.Option("--full", help="Do not fold long tool outputs.")] = False,
     as_json: Annotated[bool, typer.Option("--json",
                                           help="Print JSON on stdout (records in the search-hit shape).")] = False,
+    fmt: Annotated[str | None, typer.Option("--format", "-f", metavar="human|json|markdown",
+                                            help="markdown: the conversation to paste into an issue or a PR "
+                                                 "(tool calls, outputs and reasoning folded).")] = None,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
     show_path: Annotated[bool, typer.Option("--path",
                                             help="Print only the source file (path:line for a record).")] = False,
 ) -> None:
     """Open a search hit in its conversation, or print a whole session.
 
-    Examples: backscroll show 84ba7daa-…#0 -C 5   ·   backscroll show 5b0e7a52 --limit 50
+    Examples: backscroll show 84ba7daa-…#0 -C 5   ·   backscroll show 5b0e7a52 --limit 50   ·
+    backscroll show 5b0e7a52 --format markdown > session.md
     """
+    if fmt not in (None, "human", "json", "markdown"):
+        from backscroll.errors import UsageError
+
+        common.fail(UsageError(f"unknown --format {fmt!r}", hint="use one of: human, json, markdown"), as_json)
+    as_json = as_json or fmt == "json"
 
     def body() -> int:
         from backscroll import api
@@ -48,6 +57,10 @@ def show(
             sys.stdout.write(f"{focus.source_path}:{focus.line}\n" if focus else f"{s.get('source_path') or ''}\n")
         elif as_json:
             common.emit_json(view.to_dict())
+        elif fmt == "markdown":
+            from backscroll.cli.render_markdown import session_markdown
+
+            sys.stdout.write(session_markdown(view))
         else:
             common.paged(lambda: print_session_view(view, full=full, color=common.color_enabled(sys.stdout)))
         return 0

@@ -1,0 +1,63 @@
+"""``show … --format markdown``: a conversation as Markdown, to paste into an issue or a pull request.
+
+Each turn under a heading naming who spoke and when; prose as it was written; tool calls and their
+outputs, reasoning and compaction summaries folded (``<details>``), their text in code blocks. A fence
+is always longer than any run of backticks in the text it holds, so session text cannot close it
+early; control characters are made visible (``render.clean``). Pure: a ``SessionView`` in, text out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from backscroll.dates import local_time
+from backscroll.types import Hit, SessionView
+
+FOLD_OUTPUT_LINES = 200  # lines of a tool output kept (head and tail) in an export
+
+
+def _fence(text: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}\n{text}\n{ticks}"
+
+
+def _summary_line(text: str, width: int = 80) -> str:
+    first = " ".join(text.split())[:width]
+    return first.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _record(hit: Hit) -> str:
+    from backscroll.cli.render import clean
+    from backscroll.cli.render_session import fold
+
+    when = local_time(hit.timestamp) or "undated"
+    text = clean(hit.text)
+    if hit.content_type == "tool":
+        lines, folded = fold(text, FOLD_OUTPUT_LINES)
+        body = "\n".join(lines) + (f"\n… {folded} lines folded …" if folded else "")
+        if hit.is_call:
+            title = f"{clean(hit.tool_name or 'tool')}: <code>{_summary_line(text)}</code>"
+        else:
+            title = f"output of {clean(hit.tool_name or 'a tool')}" + (" (error)" if hit.is_error else "")
+        return f"<details><summary>{title}</summary>\n\n{_fence(body)}\n\n</details>"
+    if hit.content_type in ("reasoning", "summary"):
+        label = "reasoning" if hit.content_type == "reasoning" else "compaction summary"
+        return f"<details><summary>{label} · {when}</summary>\n\n{_fence(text)}\n\n</details>"
+    who = {"user": "User", "assistant": "Assistant"}.get(hit.role, hit.role.title())
+    return f"### {who} · {when}\n\n{text}"
+
+
+def session_markdown(view: SessionView) -> str:
+    """The page of the session ``view`` holds, as Markdown."""
+    from backscroll.cli.render import clean
+
+    s = view.session
+    title = clean(s.get("title") or "Untitled session")
+    facts = " · ".join(clean(str(x)) for x in (s.get("agent"), s.get("project"), local_time(s.get("started_at")),
+                                              f"session {s.get('session_id')}") if x)
+    parts = [f"# {title}", f"_{facts}_"]
+    if view.offset or view.offset + len(view.records) < view.total:
+        parts.append(f"_records {view.offset + 1}–{view.offset + len(view.records)} of {view.total}_")
+    parts += [_record(h) for h in view.records]
+    return "\n\n".join(parts) + "\n"
