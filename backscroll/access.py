@@ -127,8 +127,9 @@ EMBED_NOTICE_MIN = 500  # pending texts from which `index` says that lexical sea
 def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = quiet,
                   announce: bool = False) -> tuple[int, float]:
     """Embed every prose record without a vector (newest first), then refresh the matrix cache.
-    Returns the prose records that got their vector (the count ``status`` shows and the announcement
-    names; records with the same text share one embedding) and the seconds it took.
+    Returns the prose records done (given their vector, or found too short to embed: the count
+    ``status`` shows and the announcement names; records with the same text share one embedding) and
+    the seconds it took.
 
     ``announce``: say first that lexical search already covers everything (``index`` on a large
     backlog). Ctrl-C keeps what was committed and says so before the KeyboardInterrupt goes on.
