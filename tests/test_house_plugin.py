@@ -118,5 +118,7 @@ def test_the_readme_pytest_example_passes_as_written(pytester, embedder, monkeyp
         monkeypatch.setenv("BACKSCROLL_TEST_EMBEDDER", embedder)
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     section = readme[readme.index("## Testing your agent's memory"):]
-    pytester.makepyfile(test_memory=re.search(r"```python\n(.*?)```", section, re.S).group(1))
+    example = re.search(r"```python\n(.*?)```", section, re.S)
+    assert example is not None
+    pytester.makepyfile(test_memory=example.group(1))
     pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
