@@ -362,3 +362,15 @@ def test_after_an_interrupted_first_index_the_next_one_is_calm(session_builder, 
     with pytest.raises(common.typer.Exit):
         common.run(lambda: (_ for _ in ()).throw(KeyboardInterrupt))
     assert "what was already indexed is kept" in capsys.readouterr().err
+
+
+def test_a_misspelled_word_gets_a_did_you_mean_from_the_index(session_builder, backscroll_index, backscroll_search):
+    """Misspelled words were noted but never corrected."""
+    s = session_builder.claude(project="db")
+    s.user("the pgbouncer pool runs out of connections under load")
+    s.assistant("Raise default_pool_size in pgbouncer.ini and set server_idle_timeout.")
+    backscroll_index(embed=False)
+    res = backscroll_search("pgbounser pool size", mode="lexical")
+    assert any('did you mean "pgbouncer"?' in n for n in res.notes), res.notes
+    none = backscroll_search("xyzzyplugh frobnicate", mode="lexical")
+    assert not any("did you mean" in n for n in none.notes), none.notes

@@ -218,6 +218,17 @@ class LexicalSearch:
         return missing, (held / total if total else 1.0)
 
     @reading
+    def near_misses(self, word: str, limit: int = 20) -> list[int]:
+        """Store ids of records holding a word within a typo or two of ``word`` (Tantivy's fuzzy query)."""
+        distance = 1 if len(word) < 6 else 2
+        searcher = self._opened().searcher()
+        query = Query.fuzzy_term_query(SCHEMA, "text", word, distance=distance)
+        return record_ids(searcher, searcher.search(query, limit, count=False).hits)
+
+    def doc_freq(self, word: str) -> int:
+        return self._opened().searcher().doc_freq("text", word)
+
+    @reading
     def count(self, q: LexicalQuery, f: Filters, *, content_type: str | tuple[str, ...] | None,
               echo: bool | None) -> int:
         query = Query.boolean_query([(Occur.Must, self._text_query(q)), *self.filter_clauses(f, content_type, echo)])

@@ -24,7 +24,7 @@ from collections.abc import Set
 from dataclasses import dataclass, replace
 
 from backscroll.dates import parse_ts
-from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, stem
+from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, analyze, stem
 from backscroll.retrieval import priors, temporal
 from backscroll.retrieval.candidates import Facts, Similarity, candidates, fetch_facts, fetch_neighbours
 from backscroll.retrieval.evidence import classify as classify_evidence
@@ -243,7 +243,7 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     notes: tuple[str, ...] = (temporal.describe(plan.when, filters),) if plan.when is not None else ()
     every = bool(missing) and len(missing) == len(set(plan.lexical_terms))
     if missing:
-        notes += (unheld_note(missing, every),)
+        notes += (unheld_note(missing, every, suggestions(store, lex, missing)),)
     if hits and not every and all(h.match == "meaning" for h in hits):
         notes += ("no result holds the query's words: every result matches by meaning only",)
     if dropped:
@@ -259,19 +259,39 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
 NAMED_MAX = 20  # longer words, or words with digits, are not named in the note
 
 
-def unheld_note(missing: tuple[str, ...], every: bool) -> str:
-    """The note for query words no record in the history holds (a typo, or a topic never discussed).
-    Only plain words are named: a token or a key pasted into the query is not in the store (secrets are
-    redacted at ingest), and is never printed back."""
+def suggestions(store: Store, lex: LexicalIndex, missing: tuple[str, ...], most: int = 3) -> dict[str, str]:
+    """For up to ``most`` of the words no record holds, the indexed word a typo away (did you mean)."""
+    from backscroll.retrieval.spelling import nearest, worth_suggesting
+
+    out: dict[str, str] = {}
+    for word in [w for w in missing if worth_suggesting(w)][:most]:
+        ids = lex.near_misses(word)
+        if not ids:
+            continue
+        rows = store.conn.execute(f"SELECT text FROM records WHERE id IN ({','.join('?' * len(ids))})", ids)
+        words = {t for (text,) in rows for t in analyze(text[:20000])}
+        best = nearest(word, words, lex.doc_freq)
+        if best is not None:
+            out[word] = best
+    return out
+
+
+def unheld_note(missing: tuple[str, ...], every: bool, suggested: dict[str, str] | None = None) -> str:
+    """The note for query words no record in the history holds (a typo, or a topic never discussed),
+    with the indexed word each may have meant. Only plain words are named: a token or a key pasted
+    into the query is not in the store (secrets are redacted at ingest), and is never printed back."""
     named = [t for t in missing if t.isalpha() and len(t) <= NAMED_MAX]
     shown = ", ".join(f'"{t}"' for t in named[:5]) + (", ..." if len(named) > 5 else "")
     if len(named) < len(missing):
         others = len(missing) - len(named)
         shown = (shown + " and " if shown else "") + f"{others} other{'s' if others > 1 else ''}"
+    fixes = [f'"{b}"' for w, b in (suggested or {}).items() if w in named]
+    meant = f"did you mean {', '.join(fixes)}?" if fixes else ""
     if every:
-        return f"no record holds any of the query's words ({shown}): misspelled, or never discussed"
+        return f"no record holds any of the query's words ({shown}): " + (meant or "misspelled, or never discussed")
     pronoun = "they" if len(missing) > 1 else "it"
-    return f"no record holds {shown} (misspelled, or never discussed), so {pronoun} did not count"
+    why = f"misspelled? {meant}" if meant else "misspelled, or never discussed"
+    return f"no record holds {shown} ({why}), so {pronoun} did not count"
 
 
 def renumber(hits: list[Hit], start: int = 1) -> tuple[Hit, ...]:
