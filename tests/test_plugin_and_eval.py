@@ -7,6 +7,7 @@ import sys
 import textwrap
 
 import pytest
+from helpers import run_cli
 from typer.testing import CliRunner
 
 from backscroll.cli import app
@@ -76,15 +77,17 @@ def test_eval_reports_recall_and_fails_below_the_threshold(session_builder, back
          "content_type": "tool"},
         {"text": "kubernetes ingress timeout", "expected": "nginx ingress", "category": "lexical"},
     ])
-    r = CliRunner().invoke(app, ["eval", str(path), "--json", "--mode", "lexical", "--min-recall", "0.9"])
+    # (in a child process: nothing another test left in this process's CLI state can reach it)
+    r = run_cli(backscroll_home, "eval", path, "--json", "--mode", "lexical", "--min-recall", "0.9")
+    assert r.stdout, r.stderr
     report = json.loads(r.stdout)
     assert report["overall"]["queries"] == 3 and report["overall"]["found"] == 2
     assert report["categories"]["tool-output"]["recall"] == 1.0
     assert report["overall"]["echo_leaks"] == 0
     assert [m["text"] for m in report["misses"]] == ["kubernetes ingress timeout"]
-    assert r.exit_code == 1 and "eval failed" in r.stderr
-    ok = CliRunner().invoke(app, ["eval", str(path), "--mode", "lexical", "--min-recall", "0.6"])
-    assert ok.exit_code == 0 and "overall" in ok.stdout and "misses" in ok.stdout, (ok.stdout, ok.stderr, ok.exception)
+    assert r.returncode == 1 and "eval failed" in r.stderr
+    ok = run_cli(backscroll_home, "eval", path, "--mode", "lexical", "--min-recall", "0.6")
+    assert ok.returncode == 0 and "overall" in ok.stdout and "misses" in ok.stdout, (ok.stdout, ok.stderr)
 
 
 def test_eval_rejects_a_malformed_query_file(tmp_path):
