@@ -85,7 +85,7 @@ def _allow(spec: dict) -> tuple[list[re.Pattern], tuple[str, ...], str]:
     patterns = []
     for r in spec.get("regexes", []):
         try:
-            patterns.append(re.compile(translate(r)))
+            patterns.append(re.compile(translate(r), re.ASCII))
         except (re.error, ValueError):
             continue
     return patterns, tuple(w.lower() for w in spec.get("stopwords", [])), spec.get("regexTarget", "secret")
@@ -122,7 +122,7 @@ def load() -> list[Rule]:
                              else "no keywords (or only keywords too short to gate it) or no regex")
             continue
         try:
-            pattern = re.compile(translate(regex))
+            pattern = re.compile(translate(regex), re.ASCII)  # RE2's \w, \d, \b are ASCII
         except (re.error, ValueError) as exc:
             LEFT_OUT[rid] = f"does not translate: {exc}"
             continue
