@@ -116,7 +116,7 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
         rows = {r[0]: r[1:] for r in store.conn.execute(
             f"SELECT id, record_id, session_id, agent, project, timestamp, text, source_path, role FROM records "
             f"WHERE id IN ({','.join('?' * len(ids))}) AND is_echo = 0", ids)}
-        answers = {rid: _answer(store, rid, row[1]) for rid, row in rows.items() if row[7] == "user"}
+        answers = {rid: store.turn_answer(row[1], rid) for rid, row in rows.items() if row[7] == "user"}
     finally:
         store.close()
     word_stems = {w: stem(w) for w in words}
@@ -150,18 +150,6 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
         if len(out) >= max_hits:
             break
     return out
-
-
-def _answer(store, rid: int, session_id: str) -> tuple[str, str] | None:
-    """The answer a question got: the turn's last assistant prose (its conclusion), before the next prompt."""
-    nxt = store.conn.execute(
-        "SELECT coalesce(min(id), 9223372036854775807) FROM records WHERE session_id = ? AND id > ? "
-        "AND role = 'user' AND content_type = 'text' AND is_echo = 0", (session_id, rid)).fetchone()[0]
-    row = store.conn.execute(
-        "SELECT record_id, text FROM records WHERE session_id = ? AND id > ? AND id < ? AND is_echo = 0 "
-        "AND role = 'assistant' AND content_type = 'text' AND length(trim(text)) > 0 ORDER BY id DESC LIMIT 1",
-        (session_id, rid, nxt)).fetchone()
-    return None if row is None else (row[0], row[1])
 
 
 def _snippet(text: str, words: tuple[str, ...], width: int = SNIPPET) -> str:

@@ -268,8 +268,7 @@ def suggestions(store: Store, lex: LexicalIndex, missing: tuple[str, ...], most:
         ids = lex.near_misses(word)
         if not ids:
             continue
-        rows = store.conn.execute(f"SELECT text FROM records WHERE id IN ({','.join('?' * len(ids))})", ids)
-        words = {t for (text,) in rows for t in analyze(text[:20000])}
+        words = {t for text in store.texts(ids, 20000).values() for t in analyze(text)}
         best = nearest(word, words, lex.doc_freq)
         if best is not None:
             out[word] = best

@@ -231,6 +231,17 @@ class RecordQueries:
                 (chars, *chunk)).fetchall())
         return out
 
+    def turn_answer(self, session_id: str, after_id: int) -> tuple[str, str] | None:
+        """``(record_id, text)`` of the last assistant prose of the turn after record ``after_id``: before
+        the session's next user prompt (the turn's conclusion), or None."""
+        row = self.conn.execute(
+            "SELECT record_id, text FROM records WHERE session_id = ? AND id > ? AND is_echo = 0 "
+            "AND role = 'assistant' AND content_type = 'text' AND length(trim(text)) > 0 "
+            "AND id < (SELECT coalesce(min(id), 9223372036854775807) FROM records WHERE session_id = ? "
+            "AND id > ? AND role = 'user' AND content_type = 'text' AND is_echo = 0) ORDER BY id DESC LIMIT 1",
+            (session_id, after_id, session_id, after_id)).fetchone()
+        return None if row is None else (row[0], row[1])
+
     def tool_partners(self, ids: list[int]) -> dict[int, tuple[bool, list[tuple[int, bool]]]]:
         """For each tool row among ``ids``: whether it is the call, and the other rows of its tool call
         as ``(id, is_call)`` (the call, its output), never echoes (the same session and ``tool_call_id``)."""
