@@ -24,6 +24,18 @@ their answer must contain::
     include_echoes = false             # mode = "hybrid" | "lexical" | "semantic"
     allow_also_matching = true         # the target may come back in also_matching (a guessed filter)
 
+    [[query]]                          # a question about a time: any record in the window answers it
+    text = "what did we work on on 14 March?"
+    window = "2026-03-14"              # a day, or "2026-03-09..2026-03-15" (inclusive days, UTC)
+    now = "2026-11-21T12:00:00Z"       # optional: this query's own clock
+
+    [[query]]                          # a question no record answers: right when `results` is empty
+    text = "the terraform state lock in the s3 backend"
+    nothing = true
+
+``expected`` may be left out when ``session`` or ``window`` says what answers the query. A query that
+expects nothing counts as found at rank 1 when its results are empty (the weak matches aside).
+
 Without ``[corpus]`` the queries run against the configured home (your own sessions). Every query
 run with the default echo policy is also checked for leaked echoes.
 """
@@ -38,7 +50,7 @@ from pathlib import Path
 from backscroll.errors import UsageError
 
 QUERY_KEYS = {"id", "text", "expected", "category", "session", "role", "author", "agent", "content_type", "project",
-              "since", "until", "include_echoes", "mode", "allow_also_matching"}
+              "since", "until", "include_echoes", "mode", "allow_also_matching", "window", "nothing", "now"}
 SEARCH_KEYS = ("role", "author", "agent", "content_type", "project", "since", "until", "include_echoes", "mode")
 
 
@@ -51,6 +63,18 @@ class EvalQuery:
     options: dict = field(default_factory=dict)
     allow_also_matching: bool = False
     id: str | None = None
+    window: tuple[str, str] | None = None  # ISO timestamps, start inclusive, end exclusive
+    nothing: bool = False  # right when no result comes back
+    now: str | None = None  # this query's own clock
+
+
+def read_window(value: str) -> tuple[str, str]:
+    """``"2026-03-14"`` or ``"2026-03-09..2026-03-15"`` (inclusive days, UTC) as ISO bounds, end exclusive."""
+    from datetime import date, timedelta
+
+    first, _sep, last = value.partition("..")
+    start, end = date.fromisoformat(first.strip()), date.fromisoformat((last or first).strip()) + timedelta(days=1)
+    return f"{start.isoformat()}T00:00:00Z", f"{end.isoformat()}T00:00:00Z"
 
 
 @dataclass(frozen=True)
@@ -70,6 +94,7 @@ class QueryOutcome:
     echo_leaks: int
     where: str = "results"  # or "also_matching"
     session_rank: int | None = None  # rank of the answer's session among distinct sessions, in rank order
+    weak_rank: int | None = None  # rank of the answer among the weak matches, when it was held back there
 
 
 @dataclass
@@ -85,12 +110,16 @@ class EvalReport:
         first = sum(1 for o in items if o.rank == 1)
         session_first = sum(1 for o in items if o.session_rank == 1)
         mrr = sum(1.0 / o.rank for o in items if o.rank) / n if n else 0.0
+        session_found = sum(1 for o in items if o.session_rank is not None and o.session_rank <= self.k)
+        session_mrr = sum(1.0 / o.session_rank for o in items if o.session_rank) / n if n else 0.0
+        held_back = sum(1 for o in items if o.rank is None and o.weak_rank is not None)
 
-        def share(x: int) -> float:
+        def share(x: int | float) -> float:
             return round(x / n, 4) if n else 0.0
 
         return {"queries": n, "found": hits, "hit1": share(first), "recall": share(hits), "mrr": round(mrr, 4),
-                "session_hit1": share(session_first)}
+                "session_hit1": share(session_first), "session_recall": share(session_found),
+                "session_mrr": round(session_mrr, 4), "weak_only": held_back}
 
     @property
     def overall(self) -> dict:
@@ -219,29 +248,52 @@ def load_queries(path: Path) -> tuple[list[EvalQuery], list[str]]:
     queries = []
     for i, item in enumerate(data.get("query", []), start=1):
         unknown = set(item) - QUERY_KEYS
-        if unknown or not item.get("text") or not item.get("expected"):
-            raise UsageError(f"{path}: query {i} needs text and expected" +
+        answered = item.get("expected") or item.get("session") or item.get("window") or item.get("nothing")
+        if unknown or not item.get("text") or not answered:
+            raise UsageError(f"{path}: query {i} needs text and expected (or session, window or nothing)" +
                              (f"; unknown keys {sorted(unknown)}" if unknown else ""))
+        try:
+            window = read_window(item["window"]) if item.get("window") else None
+        except ValueError:
+            raise UsageError(f"{path}: query {i}: window {item['window']!r} is not YYYY-MM-DD[..YYYY-MM-DD]") from None
         queries.append(EvalQuery(
-            text=item["text"], expected=item["expected"], category=item.get("category", "default"),
+            text=item["text"], expected=item.get("expected", ""), category=item.get("category", "default"),
             session=item.get("session"), options={k: item[k] for k in SEARCH_KEYS if k in item},
-            allow_also_matching=bool(item.get("allow_also_matching")), id=item.get("id"),
+            allow_also_matching=bool(item.get("allow_also_matching")), id=item.get("id"), window=window,
+            nothing=bool(item.get("nothing")), now=item.get("now"),
         ))
     if not queries:
         raise UsageError(f"{path} has no [[query]] entries")
     return queries, sources
 
 
+def _in_window(hit, q: EvalQuery) -> bool:
+    from backscroll.dates import parse_ts
+
+    if q.window is None:
+        return True
+    if not hit.timestamp:
+        return False
+    return parse_ts(q.window[0]) <= parse_ts(hit.timestamp) < parse_ts(q.window[1])
+
+
 def _matches(hit, q: EvalQuery) -> bool:
-    return q.expected in hit.text and (q.session is None or hit.session_id == q.session)
+    return (not q.nothing and q.expected in hit.text and (q.session is None or hit.session_id == q.session)
+            and _in_window(hit, q))
 
 
 def _session_rank(results, q: EvalQuery) -> int | None:
-    """Where the answer's conversation comes among the distinct sessions of the results, in rank order."""
+    """Where the answer's conversation comes among the distinct sessions of the results, in rank order
+    (for a window without a session: the first session with a record in it)."""
+    if q.nothing:
+        return None if results else 1
+    sessions = list(dict.fromkeys(h.session_id for h in results))
+    if q.session is None and q.window is not None:
+        right = {h.session_id for h in results if _in_window(h, q)}
+        return next((n for n, s in enumerate(sessions, start=1) if s in right), None)
     target = q.session or next((h.session_id for h in results if _matches(h, q)), None)
     if target is None:
         return None
-    sessions = list(dict.fromkeys(h.session_id for h in results))
     return sessions.index(target) + 1 if target in sessions else None
 
 
@@ -288,9 +340,13 @@ def _run_mode(api, cfg, queries: list[EvalQuery], k: int, mode: str | None, now:
         if mode:
             opts["mode"] = mode
         result = api.search(q.text, cfg=cfg, limit=k, sync=False, rerun=True, max_chars=0,
-                            now=now, **opts)
+                            now=q.now or now, **opts)
         ranked = list(result.results[:k])
         rank = next((h.rank for h in ranked if _matches(h, q)), None)
+        if q.nothing:
+            rank = None if ranked else 1
+        weak = next((n for n, h in enumerate(getattr(result, "weak_matches", ())[:k], start=1) if _matches(h, q)),
+                    None)
         where = "results"
         if rank is None and q.allow_also_matching:
             extra = next((i for i, h in enumerate(result.also_matching, start=1) if _matches(h, q)), None)
@@ -300,5 +356,5 @@ def _run_mode(api, cfg, queries: list[EvalQuery], k: int, mode: str | None, now:
         leaks = sum(1 for h in (*result.results, *result.also_matching) if h.is_echo) if default_policy else 0
         cut = (rank - 1) if rank else len(ranked)
         above = [f"[{h.role}{' echo' if h.is_echo else ''}] {h.snippet[:120]}" for h in ranked[:cut]]
-        outcomes.append(QueryOutcome(q, rank, above, leaks, where, _session_rank(result.results, q)))
+        outcomes.append(QueryOutcome(q, rank, above, leaks, where, _session_rank(result.results[:k], q), weak))
     return EvalReport(k, mode, outcomes, gate)

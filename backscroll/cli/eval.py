@@ -97,6 +97,9 @@ def eval_queries(
       expected = "pendulum over arrow"  # a piece of the target record
       category = "paraphrase"       # optional (default "default")
       session = "..."               # optional: the hit's session
+      window = "2026-03-09..2026-03-15"  # or: any record of these days
+      nothing = true                # or: right when results are empty
+      now = "2026-11-21T12:00:00Z"  # optional: this query's own clock
       # optional: role author agent content_type project since until
       #   include_echoes mode allow_also_matching
     """
