@@ -82,7 +82,8 @@ def search(query: str, *, limit: int = 10, role: str | None = None, author: str 
            agent: str | None = None, content_type: str | None = None, project: str | None = None,
            session: str | None = None, since: str | None = None, until: str | None = None,
            include_echoes: bool = False, mode: str = "hybrid", sync: bool = True, max_chars: int = 2000,
-           strict: bool = False, rerun: bool = False, caller_session: str | None = None,
+           strict: bool = False, rerun: bool = False, weak: bool = False, by_session: bool = False,
+           caller_session: str | None = None,
            caller_argv: list[str] | None = None, cfg: Config | None = None, home=None, sources=(),
            notify: Notify = quiet, now: str | datetime | None = None, progress: Progress | None = None,
            lexical_progress=None) -> SearchResult:
@@ -92,9 +93,9 @@ def search(query: str, *, limit: int = 10, role: str | None = None, author: str 
     with _open(cfg, home, sources) as bs:
         return bs.search(query, limit=limit, role=role, author=author, agent=agent, content_type=content_type,
                          project=project, session=session, since=since, until=until, include_echoes=include_echoes,
-                         mode=mode, sync=sync, max_chars=max_chars, strict=strict, rerun=rerun,
-                         caller_session=caller_session, caller_argv=caller_argv, now=now, notify=notify,
-                         progress=progress, lexical_progress=lexical_progress, rerun_hint=RERUN)
+                         mode=mode, sync=sync, max_chars=max_chars, strict=strict, rerun=rerun, weak=weak,
+                         by_session=by_session, caller_session=caller_session, caller_argv=caller_argv, now=now,
+                         notify=notify, progress=progress, lexical_progress=lexical_progress, rerun_hint=RERUN)
 
 
 @_cli_worded

@@ -67,6 +67,11 @@ class SearchRequest:
                         choices=MODES)
     max_chars: int = _option(2000, "Cut each result's text and snippet to this many characters (0: whole text).",
                              minimum=0, maximum=MAX_COUNT, asks=False)
+    by_session: bool = _option(False, "List distinct sessions (up to limit), each with its best hits, under "
+                                      "`sessions`: which conversation was it?")
+    weak: bool = _option(False, "Also put weak matches in results: records that share a word or two with the "
+                                "query, or are only vaguely related in meaning (held back in weak_matches "
+                                "otherwise).")
     strict: bool = _option(False, "Treat role, author, agent and content_type as hard filters (no "
                                   "also_matching).")
     rerun: bool = _option(False, "Run the search even if this session already ran it in this turn.", asks=False)

@@ -142,6 +142,26 @@ class Filters:
 
 
 @dataclass(frozen=True)
+class SessionHits:
+    """A session among the results (``--by-session``): what it is, and its best hits in rank order."""
+
+    session_id: str
+    agent: str
+    project: str | None
+    title: str | None
+    started_at: str | None
+    hits: tuple[Hit, ...]
+
+    @property
+    def strength(self) -> float | None:
+        return max((h.strength for h in self.hits if h.strength is not None), default=None)
+
+    def to_dict(self) -> dict:
+        return {"session_id": self.session_id, "agent": self.agent, "project": self.project, "title": self.title,
+                "started_at": self.started_at, "strength": self.strength, "hits": [h.to_dict() for h in self.hits]}
+
+
+@dataclass(frozen=True)
 class SearchResult:
     query: str
     mode: str
@@ -153,6 +173,8 @@ class SearchResult:
     notes: tuple[str, ...] = ()
     echoes_hidden: int = 0
     schema_version: int = 1
+    weak_matches: tuple[Hit, ...] = ()  # below the weak line: nothing close (``retrieval.judgement``)
+    sessions: tuple[SessionHits, ...] = ()  # the results by session (``by_session``), best session first
 
     def to_dict(self) -> dict:
         return {
@@ -162,6 +184,8 @@ class SearchResult:
             "filters": self.filters.to_dict(),
             "results": [h.to_dict() for h in self.results],
             "also_matching": [h.to_dict() for h in self.also_matching],
+            "weak_matches": [h.to_dict() for h in self.weak_matches],
+            "sessions": [s.to_dict() for s in self.sessions],
             "dropped_filters": list(self.dropped_filters),
             "repeated": self.repeated.to_dict() if self.repeated is not None else None,
             "notes": list(self.notes),

@@ -83,14 +83,14 @@ def test_meaning_only_results_get_a_note():
               matched_by=("semantic",), rowid=7)
     from backscroll.retrieval.fusion import Candidate, Weights
 
-    got = evidence.classify(hit, "other words", Candidate(7, 0.0, 0.5, ("semantic",)), Weights(0.8, 1.0, 0.5))
+    got = evidence.classify(hit, "other words", Candidate(7, 0.0, 0.5, ("semantic",)), Weights(0.8, 0.5))
     assert (got.match, got.strength) == ("meaning", 0.5)
     found = evidence.classify(hit, "thing else", Candidate(7, 0.64, 0.5, ("lexical", "semantic")),
-                               Weights(0.8, 1.5, 0.5))
-    assert (found.match, found.strength) == ("words", 0.512), "the stronger evidence, words to their power"
+                               Weights(0.8, 0.5))
+    assert (found.match, found.strength) == ("words", 0.64), "the stronger evidence"
     # a modest cosine that stands out for its query ranks high, but its strength stays on the absolute scale
     standout = evidence.classify(hit, "other words", Candidate(7, 0.0, 1.0, ("semantic",), cosine=0.33),
-                                 Weights(0.8, 1.0, 0.5))
+                                 Weights(0.8, 0.5))
     assert standout.match == "meaning" and standout.strength == 0.25
 
 
@@ -105,9 +105,9 @@ def test_a_word_no_record_holds_lowers_the_strength_and_is_named_but_leaves_the_
     s.assistant("Helm charts for the worker now pin the image digest.")
     s.tool('backscroll search "kuberntes helm rollback"', "no results")  # an earlier search: a query echo
     backscroll_index()
-    plain = backscroll_search("helm rollback revision", mode="lexical", limit=5)
+    plain = backscroll_search("helm rollback revision", mode="lexical", limit=5, weak=True)
     assert plain.echoes_hidden == 1
-    typo = backscroll_search("kuberntes helm rollback revision", mode="lexical", limit=5)
+    typo = backscroll_search("kuberntes helm rollback revision", mode="lexical", limit=5, weak=True)
     assert [h.text for h in typo.results] == [h.text for h in plain.results], "an unheld word changes no rank"
     top, top_typo = plain.results[0], typo.results[0]
     assert top.strength == 1.0 and "revision 41" in top.text

@@ -5,7 +5,7 @@ from dataclasses import replace
 from backscroll.indexes.lexical import analyze
 from backscroll.retrieval.fusion import Candidate, Weights, fuse, word_confidence
 from backscroll.retrieval.query import classify_shape, plan
-from backscroll.retrieval.ranking import RANKING, semantic_quality
+from backscroll.retrieval.ranking import RANKING, SEMANTIC_FLOOR, semantic_quality
 
 
 def _order(cands, shape="keywords"):
@@ -13,7 +13,7 @@ def _order(cands, shape="keywords"):
 
 
 def test_evidence_adds_up_and_ties_keep_the_order_given():
-    w = Weights(meaning=0.8, power=1.0, unembedded_meaning=0.5)
+    w = Weights(meaning=0.8, unembedded_meaning=0.5)
     fused = fuse([Candidate(1, 0.2, 0.1, ("lexical",)), Candidate(2, 0.5, 0.9, ("lexical", "semantic")),
                   Candidate(3, 0.2, 0.1, ("lexical",))], w)
     assert [f.id for f in fused] == [2, 1, 3]
@@ -59,9 +59,9 @@ def test_paraphrase_semantic_hit_beats_partial_lexical_noise():
 
 
 def test_semantic_quality_runs_from_the_floor_to_a_close_match():
-    assert semantic_quality(RANKING.semantic_floor) == 0.0 and semantic_quality(0.0) == 0.0
+    assert semantic_quality(SEMANTIC_FLOOR) == 0.0 and semantic_quality(0.0) == 0.0
     assert semantic_quality(0.9) == 1.0 and semantic_quality(RANKING.semantic_full) == 1.0
-    assert 0.4 < semantic_quality((RANKING.semantic_floor + RANKING.semantic_full) / 2) < 0.6
+    assert 0.4 < semantic_quality((SEMANTIC_FLOOR + RANKING.semantic_full) / 2) < 0.6
 
 
 def test_query_shapes():
@@ -103,11 +103,14 @@ def test_echoes_interleave_behind_originals():
     from backscroll.retrieval.fusion import Fused
     from backscroll.retrieval.pipeline import interleave
 
-    main = [Fused(1, 0.5, ("lexical",)), Fused(2, 0.4, ("lexical",)), Fused(3, 0.3, ("lexical",))]
-    pile = [Fused(i, 1.0, ("lexical",)) for i in (5, 6, 7)]  # stronger evidence: they quote the query whole
-    fused = interleave(main, pile)
-    assert [f.id for f in fused] == [1, 5, 2, 6, 3, 7], "never first, never two in a row while results remain"
+    originals = [Fused(1, 0.95, ("lexical",)), Fused(2, 0.4, ("lexical",)), Fused(3, 0.3, ("lexical",))]
+    pile = [Fused(i, 1.0, ("lexical",)) for i in (5, 6, 7)]  # they quote the query whole
+    fused = interleave(originals, pile)
+    assert [f.id for f in fused] == [1, 5, 2, 6, 3, 7], "behind a result as strong, never two in a row"
     assert [f.score for f in fused] == sorted((f.score for f in fused), reverse=True)
+    main = [Fused(1, 0.5, ("lexical",)), Fused(2, 0.4, ("lexical",)), Fused(3, 0.3, ("lexical",))]
+    fused = interleave(main, pile)
+    assert [f.id for f in fused] == [5, 1, 6, 2, 7, 3], "first when no result comes close, still never two in a row"
     weak = interleave(main, [Fused(8, 0.1, ("lexical",))])
     assert [f.id for f in weak] == [1, 2, 3, 8], "an echo holding one common word stays down"
 
@@ -124,7 +127,7 @@ def test_near_duplicates_collapse_before_echoes_interleave():
              3: Facts(None, "text", "b", ("s", "h2")), 9: Facts(None, "tool", "e", ("t", "h9"))}
     main = collapse([Fused(1, 0.5, ()), Fused(2, 0.5, ()), Fused(3, 0.4, ())], facts)
     assert [f.id for f in main] == [1, 3], "the copy of 1 in the same session is dropped"
-    assert [f.id for f in interleave(main, [Fused(9, 1.0, ())])] == [1, 9, 3]
+    assert [f.id for f in interleave(main, [Fused(9, 0.5, ())])] == [1, 9, 3]
 
 
 def test_prose_without_a_vector_is_not_counted_as_unlike_the_query(session_builder, backscroll_home):

@@ -41,10 +41,9 @@ def window(text):
     ("the review last month", "2026-10-01", "2026-11-01", "the review"),
     ("the standup on Thursday", "2026-11-19", "2026-11-20", "the standup"),
     ("the standup last Friday", "2026-11-13", "2026-11-14", "the standup"),
-    ("what broke this morning", "2026-11-20", "2026-11-21", "what broke"),
+    ("what broke this morning", "2026-11-20", "2026-11-20", "what broke"),  # up to now (noon)
     # next to another date, or around it
     ("What did Mira do the week before 14 March 2026?", "2026-03-07", "2026-03-14", "What did Mira do?"),
-    ("the day after New Year's Day 2026", "2026-01-02", "2026-01-03", ""),
     ("the weekend before 9 June 2026", "2026-06-06", "2026-06-08", ""),  # a Tuesday: the Saturday and Sunday before
     ("the weekend after 14 March 2026", "2026-03-21", "2026-03-23", ""),  # a Saturday: the next one
     ("the week of 14 August 2026", "2026-08-10", "2026-08-17", ""),  # Monday to Sunday
@@ -67,12 +66,11 @@ def window(text):
     ("from November to February 2026", "2025-11-01", "2026-03-01", ""),
     ("from May to July", "2026-05-01", "2026-08-01", ""),  # without a year: the latest one begun
     ("from December to February", "2025-12-01", "2026-03-01", ""),
-    # numeric dates that read one way only; fixed-day holidays
+    # numeric dates that read one way only
     ("on 19/09/2026", "2026-09-19", "2026-09-20", ""),
     ("on 7/14/2026", "2026-07-14", "2026-07-15", ""),
     ("on 14.07.2026", "2026-07-14", "2026-07-15", ""),
-    ("over Christmas", "2025-12-25", "2025-12-26", "over"),  # the latest one
-    ("on New Year\u2019s Eve 2025", "2025-12-31", "2026-01-01", ""),
+    ("over Christmas", None, None, "over Christmas"),  # holidays are not dates (nobody asked for them)
     ("the actuator in Spring Boot since 31 April, in July 2026", "2026-07-01", "2026-08-01",
      "the actuator in Spring Boot since 31 April,"),  # the first expression that names a window
 ])
@@ -94,7 +92,8 @@ def test_the_date_words_leave_the_lexical_terms_and_the_embedded_text():
     p = plan("What did Tomas do on 14 March 2026?", analyze, now=NOW)
     assert p.when is not None and p.when.start.date().isoformat() == "2026-03-14"
     assert p.lexical_terms == ("tomas",) and p.meaning == "What did Tomas do?"
-    assert plan("yesterday", analyze, now=NOW).when is None, "a date alone is searched as words"
+    alone = plan("yesterday", analyze, now=NOW)
+    assert alone.when is not None and alone.date_only, "a date alone asks what went on then"
     assert plan("What did Tomas do on 14 March 2026?", analyze).when is None, "no clock, no dates"
 
 
@@ -216,7 +215,7 @@ def test_a_phrase_that_matches_nothing_falls_back_with_a_note(session_builder, b
         "Priya: I'm halfway through The Quiet Orchard, the novel about a beekeeper.", "Tomas: Sounds lovely."])])
     cfg = backscroll_home.config()
     api.index(cfg=cfg, embed=False)
-    r = api.search('Did Priya like "The Quite Orchard"?', cfg=cfg, mode="lexical")
+    r = api.search('Did Priya like "The Quite Orchard"?', cfg=cfg, mode="lexical", weak=True)  # a weak match
     assert r.results and "Quiet Orchard" in r.results[0].text
     assert r.dropped_filters == ("phrase",)
     assert any("quoted phrase" in n for n in r.notes)
@@ -234,7 +233,7 @@ def test_a_filler_turn_does_not_outrank_a_substantive_one(session_builder, backs
     ])])
     cfg = backscroll_home.config()
     api.index(cfg=cfg, embed=False)
-    r = api.search("What did Deborah say in more detail about the recital?", cfg=cfg, mode="lexical")
+    r = api.search("What did Deborah say in more detail about the recital?", cfg=cfg, mode="lexical", weak=True)
     assert "Chopin nocturne" in r.results[0].text, [h.text for h in r.results]
 
 
@@ -243,47 +242,6 @@ def test_information_prior_counts_content_words():
     assert information("Deborah: Let's go into more detail.") < 0.7
     assert information("I had a stall at the county fair and handed out 300 samples of plum jam; "
                                 "three shops asked to stock it.") == 1.0
-
-
-@pytest.mark.parametrize("sentence, defers", [
-    ("Let's go into more detail about the bear next time, I have a blurry photo.", True),
-    ("Tell me more next time about Elif!", True),
-    ("Let's talk more about the trip later.", True),
-    ("We moved the index build to later in the deploy, after the migrations finish.", False),  # no ask
-    ("Tell me how the trip went.", False),  # no time to come
-    ("Let's talk about the retry policy: three attempts with jitter, then the dead-letter queue, and "
-     "the alert fires after ten minutes of failures; we can revisit the numbers next time it pages.", False),  # long
-])
-def test_a_deferral_is_a_short_sentence_that_puts_its_topic_off(sentence, defers):
-    assert priors.deferral(sentence) is defers
-
-
-def test_a_sentence_that_puts_the_topic_off_is_not_content():
-    deferring = "Mira: Will do. Let's go into more detail about the bear next time, I have a blurry photo."
-    assert information(deferring) == information("Mira: Will do.")
-    # one such sentence among others that say something leaves them counted
-    assert information("We saw a black bear cub eating blackberries fifty feet off the trail above the "
-                       "creek. Let's talk more about it later.") == 1.0
-
-
-def test_a_turn_that_puts_the_topic_off_does_not_outrank_the_one_that_tells_it(session_builder, backscroll_home):
-    _chat(session_builder, [
-        ("2026-05-02T18:00:00.000Z", [
-            "Noor: I leave for the Faroe Islands on Tuesday!",
-            "Ivo: Take lots of photos. Let's talk more about the Faroe Islands trip next time.",
-        ]),
-        ("2026-05-20T18:00:00.000Z", [
-            "Noor: Back from the Faroe Islands. The puffins let us sit a metre from their burrows and the "
-            "fog never lifted.",
-            "Ivo: Jealous!",
-        ]),
-    ])
-    cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
-    r = api.search("more about the Faroe Islands", cfg=cfg, mode="lexical")
-    texts = [h.text for h in r.results]
-    told, deferred = (next(n for n, t in enumerate(texts) if marker in t) for marker in ("puffins", "next time"))
-    assert told < deferred, texts
 
 
 def test_hybrid_keeps_a_rare_word_exact_hit_against_paraphrases(session_builder, backscroll_home):
@@ -396,7 +354,7 @@ def test_contractions_and_light_verbs_are_not_search_terms():
 
 
 def test_meaning_counts_by_cosine_and_by_its_place_among_the_closest():
-    floor, full, top = ranking.RANKING.semantic_floor, ranking.RANKING.semantic_full, ranking.RANKING.semantic_top
+    floor, full, top = ranking.SEMANTIC_FLOOR, ranking.RANKING.semantic_full, ranking.RANKING.semantic_top
     assert ranking.semantic_quality(floor) == 0.0 and ranking.semantic_quality(full) == 1.0
     modest = 0.3  # a paraphrase of a long question: a modest cosine ...
     assert ranking.semantic_quality(modest) < 0.2
@@ -522,33 +480,3 @@ def test_the_similarity_lookup_answers_from_every_vector_once():
     assert empty is not None and empty.cosines([1]) == {}
 
 
-def test_names_and_speakers_of_chat_turns():
-    assert priors.names("What did Ivo's sister find in Ghent?") == {"Ivo", "Ghent"}
-    assert priors.names("How was the trip? What did we decide?") == frozenset(), "question words are not names"
-    assert priors.speaker("Noor: We watched two harriers.") == "Noor"
-    assert priors.speaker("We watched two harriers.") is None
-    def factor(content_type: str, text: str) -> float:
-        return priors.factor(content_type, text, None, full_words=1, reasoning=0.6, time_boost=1.0,
-                             named=frozenset({"Noor"}), speaker_boost=0.5)
-
-    assert factor("text", "Noor: harriers") == 1.5
-    assert factor("text", "Ivo: harriers") == 1.0
-    assert factor("tool", "Noor: harriers") == 1.0, "chat turns only"
-
-
-def test_a_question_naming_a_speaker_prefers_their_own_turn(session_builder, backscroll_home, monkeypatch):
-    """The other participant's turn repeats the question's words ("did Noor's group watch birds at
-    Fenmoor?") as fully as the answer, in fewer words; the answer is Noor's own turn."""
-    _chat(session_builder, [("2026-03-14T18:00:00.000Z", [
-        "Noor: The birds I went to watch at Fenmoor were two marsh harriers, quartering the reeds for an hour "
-        "while the whole group stood still in the hide.",
-        "Ivo: Fenmoor reeds at dusk sound lovely. Did Noor's group watch any other birds there, bitterns?",
-    ])])
-    cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
-    query = "Which birds did Noor watch over the reeds at Fenmoor?"
-    first = api.search(query, cfg=cfg, mode="lexical").results[0].text
-    assert first.startswith("Noor: The birds"), first
-    monkeypatch.setattr(pipeline, "RANKING", replace(pipeline.RANKING, speaker_boost=0.0))
-    without = api.search(query, cfg=cfg, mode="lexical").results[0].text
-    assert without.startswith("Ivo:"), "the case needs the prior: without it the other turn holds more words"

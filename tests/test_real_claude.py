@@ -591,16 +591,6 @@ def test_content_type_reasoning_and_summary_are_searchable(backscroll_home, back
     assert [h.content_type for h in hits] == ["summary"]
 
 
-def test_reasoning_ranks_below_an_answer_with_the_same_words(session_builder, backscroll_search):
-    s = session_builder.claude()
-    s.user("what broke the deploy")
-    s.assistant("The deploy broke because the migration lock timed out.",
-                thinking="The deploy broke because the migration lock timed out, probably.")
-    hits = backscroll_search("deploy migration lock timed out", mode="lexical").results
-    kinds = [h.content_type for h in hits]
-    assert kinds.index("text") < kinds.index("reasoning")
-
-
 def test_hook_notices_are_known_attachments_that_hold_nothing_to_index():
     # Seen in real 2.1.18x sessions with a SessionStart hook and a Stop hook: `status` listed them as
     # entry types it did not understand.

@@ -139,7 +139,7 @@ def test_filters(session_builder, backscroll_index, backscroll_search):
     backscroll_index()
 
     def texts(**kw):
-        return sorted(h.text for h in backscroll_search("deploy staging", mode="lexical", **kw).results)
+        return sorted(h.text for h in backscroll_search("deploy staging", mode="lexical", weak=True, **kw).results)
 
     assert texts(project="shop") == ["deploy the shop to staging", "deployed the shop to staging"]
     assert texts(agent="codex") == sorted(["deploy the infra to staging", "kubectl rollout status deploy/web",

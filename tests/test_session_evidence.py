@@ -50,7 +50,7 @@ def test_echoes_are_weighed_against_a_results_own_evidence_not_its_support():
     supported = with_session_evidence(fused, _near((1, 2, 3, 4)), weight=0.25, count=2)
     assert supported[0].score > 1.0 and supported[0].evidence == 0.8
     out = interleave(supported, [Fused(9, 1.0, ("lexical",))])
-    assert [f.id for f in out][:3] == [1, 9, 2], "an echo at 0.9 of 1.0 beats a result whose own evidence is 0.7"
+    assert [f.id for f in out][:3] == [9, 1, 2], "an echo at 0.9 of 1.0 beats the best result's own evidence, 0.8"
     assert [f.id for f in interleave(supported, [Fused(9, 0.5, ("lexical",))])][-1] == 9
 
 

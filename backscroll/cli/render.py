@@ -154,27 +154,49 @@ def print_result(result: SearchResult, *, color: bool) -> None:
     if result.repeated:
         out.print(result.notes[0] if result.notes else "[repeated search]", style="bold yellow" if color else None)
         return
-    if not result.results:  # on stderr: stdout stays empty, so `| wc -l` counts hits
+    if not result.results and not result.weak_matches:  # on stderr: stdout stays empty, so `| wc -l` counts hits
         sys.stderr.write("No matches" + (" with those filters.\n" if result.also_matching else ".\n"))
         sys.stderr.flush()
-    print_hits(out, result.results)
+    if result.sessions:
+        print_by_session(out, result, color=color)
+    else:
+        print_hits(out, result.results)
     if result.also_matching:
         out.print()
         out.print(also_heading(result), style="bold" if color else None)
         print_hits(out, result.also_matching)
 
 
+def print_by_session(out, result: SearchResult, *, color: bool) -> None:
+    """``--by-session``: a heading per session (its title, project, agent, when), then its best hits."""
+    from backscroll.sanitize import shorten
+
+    for n, s in enumerate(result.sessions, start=1):
+        if n > 1:
+            out.print()
+        title = shorten(" ".join((s.title or "(untitled)").split()), 100)
+        out.print(clean(f"{n}. {title}"), style="bold" if color else None, soft_wrap=True)
+        out.print(clean(f"   {s.agent} · {s.project or '-'} · {human_age(s.started_at)} · "
+                        f"backscroll show {s.session_id}"), style="dim" if color else None, soft_wrap=True)
+        print_hits(out, s.hits)
+
+
 def stderr_hints(result: SearchResult) -> list[str]:
     if result.repeated:
         return []
-    lines = list(result.notes)
+    from backscroll.retrieval.judgement import NOTHING_STRONG
+
+    lines = [n for n in result.notes if not n.startswith(NOTHING_STRONG)]
+    if result.weak_matches and not result.results:
+        n = len(result.weak_matches)
+        lines.append(f"{NOTHING_STRONG}; {n} weak match{'es' if n != 1 else ''}: --weak to see them")
     if result.echoes_hidden:
         lines.append(
             f"{result.echoes_hidden} query {'echo' if result.echoes_hidden == 1 else 'echoes'} hidden "
             "(earlier backscroll searches and their output); "
             "show them with --include-echoes, or --content-type tool"
         )
-    if not result.results and not result.also_matching:
+    if not result.results and not result.also_matching and not result.weak_matches:
         tips = []
         f = result.filters
         if any(v for v in (f.role, f.author, f.agent, f.content_type, f.project, f.session, f.since, f.until)):
@@ -221,10 +243,12 @@ def search_document(result: SearchResult, fields: tuple[str, ...] | None, max_by
     doc = result.to_dict()
     doc["results"] = [hit_fields(h, fields) for h in doc["results"]]
     doc["also_matching"] = [hit_fields(h, fields) for h in doc["also_matching"]]
+    doc["weak_matches"] = [hit_fields(h, fields) for h in doc["weak_matches"]]
     doc["omitted_for_budget"] = 0
     data = dumps(doc)
-    while max_bytes is not None and len(data) + 1 > max_bytes and (doc["results"] or doc["also_matching"]):
-        (doc["also_matching"] or doc["results"]).pop()
+    while max_bytes is not None and len(data) + 1 > max_bytes and (
+            doc["results"] or doc["also_matching"] or doc["weak_matches"]):
+        (doc["weak_matches"] or doc["also_matching"] or doc["results"]).pop()
         doc["omitted_for_budget"] += 1
         data = dumps(doc)
     return data

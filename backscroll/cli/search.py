@@ -66,6 +66,11 @@ def search(
         "--include-echoes", help="Also earlier backscroll searches and their output.")] = False,
     rerun: Annotated[bool, typer.Option(
         "--rerun", help="Run even if this agent session just ran it.")] = False,
+    by_session: Annotated[bool, typer.Option(
+        "--by-session", rich_help_panel=OUTPUT,
+        help="One entry per session (up to -n).")] = False,
+    weak: Annotated[bool, typer.Option(
+        "--weak", help="Also show weak matches.")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
     source: Annotated[list[str] | None, typer.Option("--source", metavar="PATH", help=SOURCE_HELP,
                                                      hidden=True)] = None,
@@ -123,7 +128,7 @@ def search(
         result = api.search(
             text, limit=limit, role=role, author=author, agent=agent, content_type=content_type, project=project,
             session=session, since=since, until=until, include_echoes=include_echoes, mode=mode,
-            sync=not no_sync, max_chars=max_chars, strict=strict, rerun=rerun,
+            sync=not no_sync, max_chars=max_chars, strict=strict, rerun=rerun, weak=weak, by_session=by_session,
             caller_session=caller_session, caller_argv=None if person else sys.argv[1:],
             cfg=cfg, **bars,
         )

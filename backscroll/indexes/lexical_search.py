@@ -131,20 +131,22 @@ class LexicalSearch:
         ids = record_ids(searcher, hits)
         return [(rid, score) for (score, _a), rid in zip(hits, ids, strict=True)]
 
-    def _idf(self, searcher: tantivy.Searcher, term: str) -> float | None:
+    def _idf(self, searcher: tantivy.Searcher, term: str, echoes: bool = False) -> float | None:
         """The term's idf, or None when no record holds it (as itself, its stem, a part of an
         identifier, or the start of a longer word) but query echoes: a word only an earlier search
-        holds is not in the history."""
+        holds is not in the history (unless ``echoes`` are searched too)."""
         facts = self._facts(searcher)
-        if ("idf", term) not in facts:
-            facts[("idf", term)] = self._held_idf(searcher, term, facts)
-        return facts[("idf", term)]
+        if ("idf", term, echoes) not in facts:
+            facts[("idf", term, echoes)] = self._held_idf(searcher, term, facts, echoes)
+        return facts[("idf", term, echoes)]
 
-    def _held_idf(self, searcher: tantivy.Searcher, term: str, facts: dict) -> float | None:
+    def _held_idf(self, searcher: tantivy.Searcher, term: str, facts: dict, echoes: bool = False) -> float | None:
         n = max(searcher.num_docs, 1)
         df = max(searcher.doc_freq("text", term), searcher.doc_freq("stem", stem(term)))
         if df == 0 and not searcher.doc_freq("parts", term) and not self.expansions(term):
             return None  # (a word held only as a part of an identifier, "serializer", is held)
+        if echoes:
+            return math.log(1 + (n - df + 0.5) / (df + 0.5))
         if "echo_docs" not in facts:  # a word more documents hold than there are echoes is a record's
             facts["echo_docs"] = searcher.search(Query.term_query(SCHEMA, "echo", "1"), 1, count=True).count  # type: ignore[attr-defined]
         if df <= facts["echo_docs"]:  # perhaps only echoes hold it: look
@@ -166,7 +168,8 @@ class LexicalSearch:
         return shares(weights, held, ids)
 
     @reading
-    def held(self, q: LexicalQuery, ids: list[int]) -> tuple[dict[str, float], dict[int, frozenset[str]]]:
+    def held(self, q: LexicalQuery, ids: list[int], echoes: bool = False
+             ) -> tuple[dict[str, float], dict[int, frozenset[str]]]:
         """The query's words with their idf, and for each record id the words it holds.
 
         A word counts as held in its plain or stemmed form, as a part of an identifier, or as the
@@ -180,7 +183,7 @@ class LexicalSearch:
         weights: dict[str, float] = {}
         held: dict[int, set[str]] = {}
         for t in q.terms:
-            w = self._idf(searcher, t)
+            w = self._idf(searcher, t, echoes)
             if w is None:
                 continue
             weights[t] = w
@@ -227,6 +230,28 @@ class LexicalSearch:
 
     def doc_freq(self, word: str) -> int:
         return self._opened().searcher().doc_freq("text", word)
+
+    @reading
+    def holding(self, words: tuple[str, ...], ids: list[int]) -> set[int]:
+        """Those of ``ids`` whose text holds ``words`` in this order, one after the other."""
+        if not ids or not words:
+            return set()
+        among = Query.term_set_query(SCHEMA, "id", list(ids))
+        phrase = Query.phrase_query(SCHEMA, "text", list(words)) if len(words) > 1 else \
+            Query.term_query(SCHEMA, "text", words[0])
+        searcher = self._opened().searcher()
+        hits = searcher.search(Query.boolean_query([(Occur.Must, among), (Occur.Must, phrase)]), len(ids)).hits
+        return set(record_ids(searcher, hits)) if hits else set()
+
+    @reading
+    def window_weight(self, f: Filters) -> float:
+        """The idf of "was recorded under ``f``" (a time window): a date in a query weighs as a word that
+        the window's records hold, rare when the window is short."""
+        searcher = self._opened().searcher()
+        query = Query.boolean_query([(Occur.Must, Query.all_query()), *self.filter_clauses(f, None, False)])
+        df = searcher.search(query, 1, count=True).count  # type: ignore[attr-defined]
+        n = max(searcher.num_docs, 1)
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
     @reading
     def count(self, q: LexicalQuery, f: Filters, *, content_type: str | tuple[str, ...] | None,

@@ -41,7 +41,7 @@ SEARCH_DESCRIPTION = (
     "hint filter hid), `notes`. Query echoes (earlier backscroll searches and their output, which quote old "
     "answers verbatim) are hidden; set include_echoes only to see what was searched before. The same search "
     "twice in one turn returns `repeated` and a note instead of results. Empty `results` means no earlier "
-    "session covers it.")
+    "session covers it: `weak_matches` then holds records that only share a word or two, or a vague likeness.")
 SHOW_DESCRIPTION = (
     "Open a search hit in its conversation (a record id: the records around it), or read a session page by page "
     "(a session id: `limit` records from `offset`). Returns the JSON of `backscroll show ID --json`.")

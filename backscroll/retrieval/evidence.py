@@ -1,11 +1,11 @@
 """How a hit matched and how strongly: ``match`` (exact | words | command | meaning) and ``strength`` in [0, 1]. Pure.
 
-``exact``: the record holds the query as typed (case and spacing aside). ``words``: a lexical list
-found it (it holds some of the query's words). ``command``: a tool output that holds none of the
-query's words itself, found by the command that printed it (``tool_exchange``). ``meaning``: only
+``exact``: the record holds the query as typed (case and spacing aside), or every phrase it quotes.
+``words``: a lexical list found it (it holds some of the query's words). ``command``: a tool output
+that holds none of the query's words itself, found by the command that printed it (``tool_exchange``). ``meaning``: only
 the semantic list found it, by similarity. ``strength`` is the evidence the ranking used, on one
 scale for every query: 1 for an exact match, otherwise the larger of the words evidence (the idf-
-weighted share of the query's words, to the ranking's power, before hybrid search's per-query word
+weighted share of the query's words, before hybrid search's per-query word
 confidence) and the meaning evidence on the absolute scale (the cosine from the noise floor to a
 close match: the ranking also credits a modest cosine by its place among the query's closest
 records, which says nothing across queries). Unlike ``score`` it means the same thing from one query
@@ -28,16 +28,18 @@ def _flat(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def classify(hit: Hit, query: str, candidate: Candidate | None, weights: Weights, held: float = 1.0) -> Hit:
+def classify(hit: Hit, query: str, candidate: Candidate | None, weights: Weights, held: float = 1.0,
+             quoted: bool = False) -> Hit:
     """``hit`` with ``match`` and ``strength`` set from the evidence its candidate carried; ``held`` is
-    the idf-weighted share of the query made up of words some record holds."""
+    the idf-weighted share of the query made up of words some record holds; ``quoted``: the query's
+    quoted phrases are held by every record the lexical lists found (what was quoted is what is asked)."""
     if candidate is None or not candidate.lists:
         return hit
     words = words_evidence(replace(candidate, words=candidate.words * held), weights)
     meaning = semantic_quality(candidate.cosine) if candidate.cosine is not None else candidate.meaning or 0.0
     flat_query = _flat(query).strip('"')
     if "lexical" in candidate.lists:
-        if flat_query and flat_query in _flat(hit.text):
+        if quoted or flat_query and flat_query in _flat(hit.text):
             return replace(hit, match="exact", strength=1.0)
         return replace(hit, match="command" if candidate.by_call else "words", strength=round(max(words, meaning), 3))
     return replace(hit, match="meaning", strength=round(meaning, 3))

@@ -9,7 +9,7 @@ candidate is then scored on the same two pieces of evidence, whichever list foun
   noise floor) to "a close match"; ``None`` for records without a vector (tool rows and reasoning are
   never embedded; prose may not be embedded yet).
 
-``score = confidence * words ** power + meaning_weight * meaning``, where the confidence
+``score = confidence * words + meaning_weight * meaning``, where the confidence
 (``word_confidence``) is 1 unless no candidate holds even half of the query's words (hybrid search).
 Scores, not ranks, are added: rank fusion (RRF, k = 60) is so flat that the rank-1 record of *both*
 lists lost to the rank-3 of one once a 6 % prior was applied, and two weak appearances (rank 21 and
@@ -38,7 +38,6 @@ class Weights:
     """How the evidence adds up (the values and why are in ``ranking.Ranking``)."""
 
     meaning: float  # weight of meaning against words (words count 1)
-    power: float  # the power of ``words``
     unembedded_meaning: float  # share of ``meaning`` a row without a vector is credited, from its words
     words: float = 1.0  # how much the words evidence counts for this query (``word_confidence``)
 
@@ -57,9 +56,9 @@ class Fused:
 
 
 def words_evidence(c: Candidate, w: Weights) -> float:
-    """The candidate's share of the query's words, to the ranking's power, times how much words count
-    for this query (``Weights.words``)."""
-    return w.words * c.words ** w.power if c.words > 0 else 0.0
+    """The candidate's share of the query's words times how much words count for this query
+    (``Weights.words``)."""
+    return w.words * c.words
 
 
 def word_confidence(candidates: list[Candidate], *, full: float, power: float) -> float:

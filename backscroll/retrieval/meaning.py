@@ -12,17 +12,8 @@ from backscroll.store.lock import writer_lock
 from backscroll.types import EMBEDDED_TYPES_SQL, Filters
 
 SEARCH_EMBED_LIMIT = 64  # new records a search embeds itself (a new session: well under 2 s)
-# Below this cosine a meaning-only match is noise (issue #18: `search xyzzyplugh` returned 10 hits).
-# Measured with the real MiniLM over fixtures/eval (bench/semantic_floor.py, 55 queries, 183 units):
-# each query against its target unit (related pairs): min 0.256, p5 0.273, median 0.574; against
-# every other unit (unrelated, and same-topic distractors): median 0.093, p90 0.229; the best unit a
-# nonsense query reaches ("xyzzyplugh", "qwertyuiop asdf", "blorft zingle wump", "the", ...): at most
-# 0.221. The floor sits between the best nonsense match and the weakest related pair.
-# Measured again on the grown corpus (1,306 units, 231 targets): related p5 0.250, median 0.489; the
-# best nonsense match 0.35, and 0.38 with 600 generated sessions beside it (24,575 units; "the" alone
-# 0.59). The best of many unrelated records rises with their number, so on a large history a nonsense
-# query clears the floor and gets meaning-only hits of low strength; a note then says that no record
-# holds its words (``pipeline.unheld_note``).
+# Below this cosine a meaning-only match is noise: between the best match a nonsense query reaches
+# and the weakest related pair (bench/semantic_floor.py; docs/ranking.md).
 SEMANTIC_FLOOR = 0.24
 
 

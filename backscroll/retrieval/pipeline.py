@@ -6,16 +6,15 @@ then scored on the same evidence, whichever list found it (``fusion``): the idf-
 the query's words it holds, and its calibrated similarity to the query (the cosine, from the noise
 floor to a close match; none for tool rows and reasoning, which are never embedded); in hybrid
 search the words count less when no candidate holds half of the query's words (``word_confidence``).
-Priors scale that score (``priors``): a date in the query boosts records near it (and its window
-proposes its own best matches, so the day's answer is a candidate), near-empty prose ("Bye, Deb!")
-counts by the little it says, reasoning counts less, a chat turn spoken by someone the query names counts
-more. In hybrid search a record also gains part of
-what its neighbours in the session found (``session_evidence``): the answer usually sits beside the
-question and the follow-up. A quoted phrase that matches nothing is dropped
+A date in the query is one more query word, held by the records of its window (which proposes its
+own best matches and what its sessions set out to do). Priors scale that score (``priors``):
+near-empty prose ("Bye, Deb!") counts by the little it says. In hybrid search
+a record also gains part of what its neighbours in the session found (``session_evidence``): the
+answer usually sits beside the question and the follow-up. A quoted phrase that matches nothing is dropped
 (with a note) rather than returning nothing. Where echoes are asked for (``--include-echoes``, or
-``--content-type tool``) they join the results by their evidence, slightly behind, never first and
-never two in a row, so a pile of earlier searches cannot bury the original rows. Every constant is in
-``ranking.RANKING``, with what it is for; ``candidates`` builds the evidence.
+``--content-type tool``) they join the results by their evidence, slightly behind (first only when no
+result comes close) and never two in a row, so a pile of earlier searches cannot bury the original rows.
+Every constant is in ``ranking.RANKING``, with what it is for; ``candidates`` builds the evidence.
 """
 
 from __future__ import annotations
@@ -23,13 +22,12 @@ from __future__ import annotations
 from collections.abc import Set
 from dataclasses import dataclass, replace
 
-from backscroll.dates import parse_ts
 from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, analyze, stem
-from backscroll.retrieval import priors, temporal
+from backscroll.retrieval import by_session, judgement, priors, temporal
 from backscroll.retrieval.candidates import Facts, Similarity, candidates, fetch_facts, fetch_neighbours
 from backscroll.retrieval.evidence import classify as classify_evidence
 from backscroll.retrieval.fusion import Candidate, Fused, Weights, fuse, word_confidence
-from backscroll.retrieval.query import QueryPlan
+from backscroll.retrieval.query import STOPWORDS, QueryPlan
 from backscroll.retrieval.ranking import RANKING
 from backscroll.retrieval.session_evidence import with_session_evidence
 from backscroll.retrieval.snippet import make_snippet
@@ -50,6 +48,8 @@ class SearchOptions:
     limit: int = 10
     include_echoes: bool = False
     max_chars: int = 2000  # text returned per hit; 0 = all of it
+    weak: bool = False  # weak matches stay in the results (``judgement``)
+    by_session: bool = False  # the results grouped by session too (``by_session``)
 
 
 def depth(opts: SearchOptions) -> int:
@@ -100,27 +100,22 @@ def tool_exchanges(store: Store, lex: LexicalIndex, plan: QueryPlan, tool: list[
 
 
 def with_priors(plan: QueryPlan, fused: list[Fused], facts: dict[int, Facts]) -> list[Fused]:
-    """Scale fused scores by the record's kind, length, closeness to a date in the query and speaker; re-sort."""
+    """Scale fused scores by the record's kind and length; re-sort."""
     r = RANKING
-    named = priors.names(plan.text) if r.speaker_boost else frozenset()
     scored = []
     for n, f in enumerate(fused):
         fact = facts.get(f.id, Facts(None, "tool", "", ("", "")))
-        closeness = (temporal.closeness(parse_ts(fact.timestamp), plan.when)
-                     if plan.when is not None and fact.timestamp else None)
-        factor = priors.factor(fact.content_type, fact.head, closeness, full_words=r.filler_words,
-                               reasoning=r.reasoning_weight, time_boost=r.time_boost, named=named,
-                               speaker_boost=r.speaker_boost)
+        factor = priors.factor(fact.content_type, fact.head, full_words=r.filler_words)
         scored.append((-f.score * factor, n, replace(f, score=f.score * factor)))
     return [f for _s, _n, f in sorted(scored, key=lambda x: (x[0], x[1]))]
 
 
 def interleave(main: list[Fused], echoes: list[Fused]) -> list[Fused]:
-    """Echoes behind the results, by their evidence (at ``echo_weight``): never first and never two in a
-    row while results remain, so a pile of earlier searches that all quote the query cannot crowd out
-    the original rows, and an echo that holds one common word stays down. An echo is weighed against a
-    result's own evidence (``Fused.evidence``), not the support its neighbours lend it. A score is capped
-    by the one above it, so scores still fall with the rank."""
+    """Echoes among the results, by their evidence (at ``echo_weight``): never two in a row while results
+    remain, so a pile of earlier searches that all quote the query cannot crowd out the original rows, and
+    an echo that holds one common word stays down; first only when no result has comparable evidence. An
+    echo is weighed against a result's own evidence (``Fused.evidence``), not the support its neighbours
+    lend it. A score is capped by the one above it, so scores still fall with the rank."""
     if not echoes:
         return main
     rest = [replace(e, score=RANKING.echo_weight * e.score) for e in echoes]
@@ -128,8 +123,7 @@ def interleave(main: list[Fused], echoes: list[Fused]) -> list[Fused]:
     i = j = 0
     last_was_echo = False
     while i < len(main) or j < len(rest):
-        last_was_echo = j < len(rest) and (i >= len(main) or (bool(out) and not last_was_echo
-                                                              and rest[j].score > main[i].evidence))
+        last_was_echo = j < len(rest) and (i >= len(main) or (not last_was_echo and rest[j].score > main[i].evidence))
         if last_was_echo:
             f, j = rest[j], j + 1
         else:
@@ -138,13 +132,28 @@ def interleave(main: list[Fused], echoes: list[Fused]) -> list[Fused]:
     return out
 
 
+def apart(hits: list[Hit]) -> list[Hit]:
+    """``hits`` in order, but an echo right after an echo waits behind the next result (``interleave``'s rule)."""
+    out: list[Hit] = []
+    waiting: list[Hit] = []
+    for h in hits:
+        if h.is_echo and (waiting or (out and out[-1].is_echo)):
+            waiting.append(h)
+            continue
+        out.append(h)
+        if not h.is_echo and waiting:
+            out.append(waiting.pop(0))
+    return out + waiting
+
+
 def rank(store: Store, lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
          semantic: list[tuple[int, float]] | None, similarity: Similarity | None, mode: str,
          w: Weights, calls: dict[int, tuple[int, ...]] | None = None,
          ) -> tuple[list[Fused], dict[int, Candidate], Weights]:
-    """The fused ranking (near-duplicates collapsed, session evidence in hybrid mode, echoes
-    interleaved when proposed), every candidate by id, and the weights it ranked with (``w`` with
-    this query's word confidence, in hybrid mode). ``calls``: each tool output's calls (``tool_exchanges``)."""
+    """The fused ranking (near-duplicates collapsed, session evidence in hybrid mode, a few hits per
+    session first, verbatim holders first, echoes interleaved when proposed), every candidate by id, and
+    the weights it ranked with (``w`` with this query's word confidence, in hybrid mode). ``calls``: each
+    tool output's calls (``tool_exchanges``)."""
     cands = candidates(lex, plan, ranked, facts, semantic, similarity, mode, calls)
     if mode == "hybrid":
         w = replace(w, words=word_confidence(cands["main"], full=RANKING.words_full, power=RANKING.words_confidence))
@@ -152,8 +161,34 @@ def rank(store: Store, lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, lis
     if mode == "hybrid":
         near = fetch_neighbours(store, facts, [f.id for f in main], RANKING.session_reach)
         main = with_session_evidence(main, near, weight=RANKING.session_weight, count=RANKING.session_records)
+    main = by_session.few_per_session(main, lambda f: facts[f.id].key[0] if f.id in facts else f.id,
+                                      lambda f: f.score)
+    if mode != "semantic":
+        main = verbatim_first(lex, plan, main)
     by_id = {c.id: c for kind in cands.values() for c in kind}
     return interleave(main, ranked_echoes(plan, cands["echo"], facts, w)), by_id, w
+
+
+def topical(plan: QueryPlan) -> LexicalQuery:
+    """The query's words without its stopwords: "of" missing from a history says nothing of its topics."""
+    return LexicalQuery(tuple(t for t in plan.lexical_terms if t not in STOPWORDS) or plan.lexical_terms)
+
+
+VERBATIM_DEPTH = 50  # how far down the fused list a verbatim holder is looked for
+VERBATIM_WORDS = 4  # a pasted message is this long; three keywords in a row are no quote
+
+
+def verbatim_first(lex: LexicalIndex, plan: QueryPlan, fused: list[Fused]) -> list[Fused]:
+    """The records that hold the query word for word (an error message, a path, identifiers in their order)
+    before those that hold fewer of its words plus meaning. Not for a few keywords, nor for questions:
+    their wording is the asker's own, and a record that repeats it is an earlier asking, not the answer."""
+    words = tuple(analyze(plan.meaning or plan.text))
+    if plan.question or len(words) < (2 if plan.shape == "identifier" else VERBATIM_WORDS):
+        return fused
+    held = lex.holding(words, [f.id for f in fused[:VERBATIM_DEPTH]])
+    if not held:
+        return fused
+    return [f for f in fused if f.id in held] + [f for f in fused if f.id not in held]
 
 
 def ranked_echoes(plan: QueryPlan, echoes: list[Candidate], facts: dict[int, Facts], w: Weights) -> list[Fused]:
@@ -211,11 +246,11 @@ def build_hits(store: Store, plan: QueryPlan, fused: list[Fused], opts: SearchOp
 
 
 def drop_phrases(lex: LexicalIndex, plan: QueryPlan, filters: Filters) -> tuple[QueryPlan, bool]:
-    """A quoted phrase found in fewer than ``phrase_min`` records is a hint, not a wall: drop it."""
+    """A quoted phrase no record holds is a hint, not a wall: drop it."""
     if not plan.phrases:
         return plan, False
     found = lex.count(LexicalQuery(plan.lexical_terms, plan.phrases), filters, content_type=None, echo=False)
-    if found >= RANKING.phrase_min:
+    if found:
         return plan, False
     return replace(plan, phrases=()), True
 
@@ -225,6 +260,8 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
         similarity: Similarity | None = None) -> SearchResult:
     """One ranking: ``semantic_list`` is the meaning-based list (None: no vectors), ``similarity`` the
     cosine of any other embedded candidate (without it, only the listed ones have a meaning score)."""
+    if plan.date_only:
+        return dated(store, plan, filters, opts, mode)
     phrased, dropped = drop_phrases(lex, plan, filters)
     quoted = plan.phrases
     plan = replace(phrased, phrases=()) if mode == "semantic" else phrased
@@ -233,27 +270,70 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     if "tool" in ranked:
         exchanges = tool_exchanges(store, lex, plan, ranked["tool"], filters)
         ranked["tool"], calls = exchanges.ranked, exchanges.calls
+    if plan.when is not None and "prose" in ranked:  # a date proposes what its sessions set out to do
+        window = temporal.within(filters, plan.when)
+        if window is not None:
+            ranked["prose"] += store.first_prompts(window.since or "", window.until or "", project=filters.project,
+                                                   agent=filters.agent, session=filters.session, limit=depth(opts))
     proposed = {*(i for items in ranked.values() for i in items), *(i for i, _c in semantic_list or ())}
     facts = fetch_facts(store, sorted(proposed))
     w = RANKING.weights(plan.shape)
     fused, by_id, ranked_with = rank(store, lex, plan, ranked, facts, semantic_list, similarity, mode, w, calls)
-    missing, held = lex.unheld(LexicalQuery(plan.lexical_terms)) if mode != "semantic" else ((), 1.0)
-    hits = [classify_evidence(h, plan.text, by_id.get(h.rowid), w, held)  # strength: the same scale for every query
-            for h in build_hits(store, plan, fused, opts, opts.limit)]
+    # (words only echoes hold count as held when echoes are searched too)
+    missing, held = (lex.unheld(topical(plan)) if mode != "semantic" and not echoes_included(filters, opts)
+                     else ((), 1.0))
+    wanted = opts.limit * (by_session.PER_SESSION + 1) if opts.by_session else opts.limit * (1 if opts.weak else 2)
+    hits = [classify_evidence(h, plan.text, by_id.get(h.rowid), w, held, quoted=bool(plan.phrases))  # one scale
+            for h in build_hits(store, plan, fused, opts, wanted)]
+    asked = (semantic_list is not None and mode != "lexical" and filters.role != "tool"
+             and filters.content_type not in ("tool", "reasoning"))  # a meaning ranking could speak
+    line = judgement.line([c for _i, c in semantic_list or ()] if asked else None,
+                          held if mode != "semantic" else lex.unheld(topical(plan))[1])
+    strong, weak = (hits, []) if opts.weak else judgement.split(hits, line)
+    strong = apart(strong)  # the weak ones gone, two echoes may have come together
+    sessions = (by_session.group(strong, store.session_heads(h.session_id for h in strong), opts.limit)
+                if opts.by_session else ())
+    hits = [h for s in sessions for h in s.hits] if opts.by_session else strong[:opts.limit]
+    weak = weak[:opts.limit]
     notes: tuple[str, ...] = (temporal.describe(plan.when, filters),) if plan.when is not None else ()
     every = bool(missing) and len(missing) == len(set(plan.lexical_terms))
     if missing:
         notes += (unheld_note(missing, every, suggestions(store, lex, missing)),)
     if hits and not every and all(h.match == "meaning" for h in hits):
         notes += ("no result holds the query's words: every result matches by meaning only",)
+    if weak and not hits:
+        notes += (judgement.nothing_strong_note(len(weak)),)
     if dropped:
         shown = ", ".join(f'"{" ".join(p)}"' for p in quoted)
         notes += (f"no record holds the quoted phrase {shown}: searched for its words without the quotes",)
     return SearchResult(
-        query=plan.text, mode=mode, filters=filters, results=tuple(hits),
+        query=plan.text, mode=mode, filters=filters, results=renumber(hits), weak_matches=renumber(weak),
+        sessions=tuple(replace(s, hits=tuple(h for h in renumber(hits) if h.session_id == s.session_id))
+                       for s in sessions),
         echoes_hidden=hidden_echo_count(lex, store, plan, filters, opts, fused, ranked_with),
         dropped_filters=("phrase",) if dropped else (), notes=notes,
     )
+
+
+def dated(store: Store, plan: QueryPlan, filters: Filters, opts: SearchOptions, mode: str) -> SearchResult:
+    """A question about a time alone ("what did I do yesterday?"): what each session of that time set out to
+    do (its first prompt in the window), the most recent first; the date is the whole evidence."""
+    assert plan.when is not None
+    window = temporal.clipped(filters, plan.when)
+    ids = [] if window is None else store.first_prompts(
+        window.since or "", window.until or "", project=filters.project, agent=filters.agent,
+        session=filters.session, limit=opts.limit * (by_session.PER_SESSION + 1))
+    fused = [Fused(i, 1.0, ("date",)) for i in ids]
+    hits = [replace(h, match="date", strength=1.0)  # the snippet: how the prompt begins
+            for h in build_hits(store, replace(plan, terms=()), fused, opts, len(ids))]
+    sessions = (by_session.group(hits, store.session_heads(h.session_id for h in hits), opts.limit)
+                if opts.by_session else ())
+    hits = hits[:opts.limit]
+    read = f'read "{plan.when.text}" as {temporal.days(plan.when)}'
+    notes = (f"{read}: the sessions of then, each by what it set out to do" if hits
+             else f"{read}: nothing was recorded then",)
+    return SearchResult(query=plan.text, mode=mode, filters=filters, results=renumber(hits), notes=notes,
+                        sessions=sessions)
 
 
 NAMED_MAX = 20  # longer words, or words with digits, are not named in the note

@@ -35,6 +35,12 @@ get gets getting got gotten
 s t d ll m re ve didn doesn isn wasn aren weren wouldn couldn shouldn haven hasn
 """.split())  # the last two lines: the light verb of "How did she get ...?", and what the tokenizer
 # leaves of "Tomas's", "didn't", "we'll", "I'm", "they've"
+# Words that ask what went on, not about what: next to a date they leave the word query.
+DATE_FILLER = frozenset("""
+happen happened happening happens work worked working works doing done anything something stuff
+thing things session sessions day days busy up far decide decided decision decisions discuss discussed talk talked
+monday tuesday wednesday thursday friday saturday sunday
+""".split())
 _QUESTION_START = frozenset(
     "what when where which who why how did do does is are was were can could should have has".split())
 MAX_QUERY_CHARS = 2000
@@ -53,6 +59,18 @@ class QueryPlan:
     notes: tuple[str, ...] = ()  # what was left out of a query too long to search whole
     when: temporal.TimeWindow | None = None  # a date named in the query: a soft preference, not a filter
     meaning: str = ""  # the text to embed for semantic search (the query without its date words)
+
+    @property
+    def question(self) -> bool:
+        """Asked as a question ("how did we ...?"): its wording is the asker's own, not a quote."""
+        words = self.text.lower().split()
+        return self.text.rstrip().endswith("?") or bool(words) and words[0] in _QUESTION_START
+
+    @property
+    def date_only(self) -> bool:
+        """A question about a time and nothing else ("what did I do yesterday?"): its answer is what
+        went on then."""
+        return self.when is not None and not self.lexical_terms and not self.phrases
 
 
 def _dedupe(tokens: list[str]) -> tuple[str, ...]:
@@ -104,12 +122,12 @@ def plan(text: str, analyze, now: datetime | None = None) -> QueryPlan:
     when, undated = temporal.find(text, now) if now is not None else (None, text)
     undated_tokens = [t for t in analyze(undated) if t in set(terms)] if when is not None and not when.literal \
         else tokens
-    if when is not None and not [t for t in undated_tokens if t not in STOPWORDS]:
-        when, undated, undated_tokens = None, text, tokens  # only a spoken date ("yesterday"): its words
+    if when is not None:  # "what happened", "what was I working on": said of any day; the date is the question
+        undated_tokens = [t for t in undated_tokens if t not in DATE_FILLER]
     shape = classify_shape(undated, undated_tokens)
     lexical = _dedupe(undated_tokens)
-    if shape == "natural":
+    if shape == "natural" or when is not None:
         content = tuple(t for t in lexical if t not in STOPWORDS)
-        if content:
-            lexical = content
+        if content or when is not None:
+            lexical = content  # none left: a question about the date alone ("what did I do yesterday?")
     return QueryPlan(text, terms, lexical, tuple(phrases), shape, tuple(notes), when, undated)

@@ -88,13 +88,14 @@ def rank(store: Store, lex: LexicalIndex, cfg: Config, req: SearchRequest, plan:
     from backscroll.retrieval import meaning, pipeline
     from backscroll.retrieval.policy import hints
 
-    opts = pipeline.SearchOptions(limit=req.limit, include_echoes=req.include_echoes, max_chars=req.max_chars)
+    opts = pipeline.SearchOptions(limit=req.limit, include_echoes=req.include_echoes, max_chars=req.max_chars,
+                                  weak=req.weak, by_session=req.by_session)
     memo: dict = {}
 
     def run(f: Filters) -> SearchResult:
         semantic = None
         effective = "lexical"
-        if req.mode != "lexical":
+        if req.mode != "lexical" and not plan.date_only:
             semantic = meaning.semantic_list(store, cfg, plan, f, req.mode, pipeline.depth(opts), fresh, notes, memo)
             if semantic is None:
                 if req.mode == "semantic":

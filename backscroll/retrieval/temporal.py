@@ -12,13 +12,13 @@ its three-letter abbreviation, ``Y`` a year 1900-2099, ``W`` a weekday name):
 
 - ISO ``Y-MM-DD``; ``D M Y`` / ``D of M, Y`` / ``M D, Y`` (a day); ``D M`` / ``M D`` (a day, the
   latest one not after today);
-- ``M Y`` / ``M of Y`` (a month); ``in|during|since|before|after|early|late|mid|this|last M`` (a month:
+- ``M Y`` / ``M of Y`` (a month); ``in|during|from|since|before|after|early|late|mid|this|last M`` (a month:
   the latest one not after this month; a bare month name is not a date: "march", "may");
 - ``in|during Y`` (a year);
 - ``today``, ``yesterday``, ``tonight``, ``last night``, ``this morning|afternoon|evening``; ``N
   days|weeks|fortnights|months|years ago`` (``a week ago``); ``this|last|past|previous
   week|month|year``; ``on|last|this|past|previous W`` (the latest such day not after today; "last W"
-  one before today);
+  one before today); ``since W`` (from that day to now);
 - weekends (Saturday and Sunday): ``this|last|past|previous weekend`` (the latest one begun; "last"
   one before it while a weekend is on), ``N weekends ago``;
 - seasons (the northern meteorological ones: spring March-May, summer June-August, autumn or fall
@@ -29,8 +29,6 @@ its three-letter abbreviation, ``Y`` a year 1900-2099, ``W`` a weekday name):
   Y``; a range of months: ``between|from M and|to|until|through M[,] [Y]``;
 - a numeric date that reads one way only: ``DD.MM.Y``, and ``D/M/Y`` or ``M/D/Y`` when one side is
   above 12 ("3/4/2026" could be either, and is left as words; "1.2.2026" is more likely a version);
-- holidays on a fixed day (``HOLIDAYS``: ``New Year's Day|Eve``, ``Christmas [Day|Eve]``,
-  ``Halloween``, ``Bonfire Night``, ...), with a year or the latest one;
 - any of them after ``the day|week|weekend|month before|after`` ("the week before 9 June 2026",
   "the day before yesterday") or ``the week|weekend|month of`` ("the week of 2 February").
 
@@ -57,11 +55,6 @@ NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # the month each one starts
 PARTS = {"early": 1, "mid": 5, "middle of": 5, "late": 9}  # the four months of a year each one names
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
-# Holidays on a fixed day, by name without its apostrophes (the query may write ' or ’ or none).
-HOLIDAYS = {"new years day": (1, 1), "valentines day": (2, 14), "st patricks day": (3, 17), "april fools day": (4, 1),
-            "fourth of july": (7, 4), "independence day": (7, 4), "halloween": (10, 31), "bonfire night": (11, 5),
-            "guy fawkes night": (11, 5), "christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25),
-            "boxing day": (12, 26), "new years eve": (12, 31)}
 
 _M = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _D = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
@@ -71,8 +64,8 @@ _N = r"(?P<n>\d+|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")"
 _UNIT = r"(?P<unit>day|fortnight|week|month|year)s?"
 _M2 = _M.replace("(?P<month>", "(?P<month2>")
 _SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
-_HOLIDAY = r"(?P<holiday>" + "|".join(re.sub(r"(?<=[rekls])s\b", "['\u2019]?s", h).replace(" ", r"\s+")
-                                       for h in sorted(HOLIDAYS, key=len, reverse=True)) + r")"
+
+_MONTH_PRE = "in|during|from|since|before|after|early|late|mid|this|last"  # a bare month name is no date
 
 # (kind, pattern); the earliest match in the text that names a window wins (then the earlier pattern).
 PATTERNS = [
@@ -85,9 +78,9 @@ PATTERNS = [
     ("ago", rf"\b{_N}\s+{_UNIT}\s+ago\b"),
     ("rel", r"\b(?P<which>this|last|past|previous)\s+(?P<unit>week|month|year)\b"),
     ("day", r"\b(?P<word>today|tonight|yesterday|last night|this (?:morning|afternoon|evening))\b"),
-    ("wd", rf"\b(?P<pre>on|last|this|past|previous)\s+{_W}\b"),
+    ("wd", rf"\b(?P<pre>on|last|this|past|previous|since)\s+{_W}\b"),
     ("range", rf"\b(?:between|from)\s+{_M}\s+(?:and|to|until|till|through)\s+{_M2}(?:,?\s+(?:of\s+)?{_Y})?\b"),
-    ("m", rf"\b(?P<pre>in|during|since|before|after|early|late|mid|this|last)[\s-]+{_M}(?:,?\s+(?:of\s+)?{_Y})?\b"),
+    ("m", rf"\b(?P<pre>{_MONTH_PRE})[\s-]+{_M}(?:,?\s+(?:of\s+)?{_Y})?\b"),
     ("numeric", rf"\b(?:(?P<a>[0-3]?\d)(?P<sep>/)(?P<b>[0-3]?\d)/|(?P<a2>[0-3]\d)\.(?P<b2>[01]\d)\.){_Y}\b"),
     ("weekend", r"\b(?P<which>this|last|past|previous)\s+weekend\b"),
     ("weekends", rf"\b{_N}\s+weekends?\s+ago\b"),
@@ -95,11 +88,10 @@ PATTERNS = [
     ("season", rf"\b(?:the\s+)?{_SEASON},?\s+(?:of\s+)?{_Y}\b"),
     ("part", rf"\b(?P<part>early|mid|middle of|late)[\s-]+{_Y}\b"),
     ("quarter", rf"\b(?:q(?P<q>[1-4])|the\s+(?P<ord>first|second|third|fourth)\s+quarter\s+of)\s+{_Y}\b"),
-    ("holiday", rf"\b{_HOLIDAY}(?:,?\s+{_Y})?\b"),
     ("y", rf"\b(?:in|during)\s+{_Y}\b"),
 ]
-# Before a date: a span next to it ("the week before 9 June", "the day after Christmas", "the day before
-# yesterday") or around it ("the week of 2 February").
+# Before a date: a span next to it ("the week before 9 June", "the day before yesterday") or around it
+# ("the week of 2 February").
 _RELATIVE_TO = re.compile(r"\b(?:the\s+)?(?P<span>day|week|weekend|month)\s+(?P<rel>before|after|of)\s+$",
                           re.IGNORECASE)
 _COMPILED = [(kind, re.compile(p, re.IGNORECASE)) for kind, p in PATTERNS]
@@ -211,10 +203,6 @@ def _window(kind: str, m: re.Match[str], now: datetime) -> tuple[datetime, datet
         if kind == "quarter":
             q = int(g["q"]) if g.get("q") else ORDINALS[g["ord"].lower()]
             return _months(int(g["year"]), 3 * q - 2, tz, 3)
-        if kind == "holiday":
-            mon, day = HOLIDAYS[" ".join(re.sub("['\u2019]", "", g["holiday"].lower()).split())]
-            held = date(int(g["year"]), mon, day) if g.get("year") else _latest_day(mon, day, today)
-            return (_at(held, tz), _at(held + timedelta(days=1), tz)) if held else None
     except ValueError:  # 31 April, month 13
         return None
     if kind in ("weekend", "weekends"):
@@ -255,7 +243,7 @@ def _window(kind: str, m: re.Match[str], now: datetime) -> tuple[datetime, datet
         if back == 0 and g["pre"].lower() in ("last", "past"):
             back = 7
         d = today - timedelta(days=back)
-        return _at(d, tz), _at(d + timedelta(days=1), tz)
+        return _at(d, tz), (now if g["pre"].lower() == "since" else _at(d + timedelta(days=1), tz))
     return None
 
 
@@ -273,6 +261,8 @@ def find(text: str, now: datetime) -> tuple[TimeWindow | None, str]:
     if near is not None:
         span = _next_to(span, near.group("span").lower(), near.group("rel").lower())
         begin = near.start()
+    if span[0] < now < span[1]:  # "this week" on a Thursday: nothing after now was recorded yet
+        span = (span[0], now)
     before = _PREPOSITION.sub("", text[:begin])
     rest = re.sub(r"\s+", " ", f"{before} {text[m.end():]}").strip()
     rest = re.sub(r"\s+([?.!,;:])", r"\1", rest)
@@ -331,6 +321,23 @@ def _narrowed(filters: Filters, window: TimeWindow) -> Filters | None:
     return replace(filters, since=format_ts(start), until=format_ts(end))
 
 
+def as_filters(window: TimeWindow) -> Filters:
+    """The window as a time filter."""
+    return Filters(since=format_ts(window.start.astimezone(UTC)), until=format_ts(window.end.astimezone(UTC)))
+
+
+def clipped(filters: Filters, window: TimeWindow) -> Filters | None:
+    """``filters`` narrowed to ``window`` (None when they leave nothing of it)."""
+    return _narrowed(filters, window)
+
+
+def days(window: TimeWindow) -> str:
+    """The days a window covers: ``2026-10-22``, or ``2026-10-01 to 2026-10-31``."""
+    last = window.end - timedelta(microseconds=1)
+    return f"{window.start:%Y-%m-%d}" if last.date() == window.start.date() \
+        else f"{window.start:%Y-%m-%d} to {last:%Y-%m-%d}"
+
+
 def within(filters: Filters, window: TimeWindow) -> Filters | None:
     """``filters`` narrowed to ``window``, for the extra candidates a date in the query proposes (the
     records of that day or month are proposed even when their words and meaning alone would not reach
@@ -346,10 +353,7 @@ def within(filters: Filters, window: TimeWindow) -> Filters | None:
 def describe(window: TimeWindow, filters: Filters) -> str:
     """The note a search gives about the date it read: which days, and that it is a preference (or
     that ``--since``/``--until`` leave those days out)."""
-    last = window.end - timedelta(microseconds=1)
-    days = f"{window.start:%Y-%m-%d}" if last.date() == window.start.date() \
-        else f"{window.start:%Y-%m-%d} to {last:%Y-%m-%d}"
-    read = f'read "{window.text}" as {days}'
+    read = f'read "{window.text}" as {days(window)}'
     if _narrowed(filters, window) is None:
         return f"{read}, which --since/--until leave out: the records nearest it rank higher"
     return f"{read}: records from then rank higher, others still count (to filter: --since/--until)"

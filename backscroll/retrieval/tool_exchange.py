@@ -4,7 +4,7 @@ People ask about an output by what was run to get it: "which commit broke the we
 check" is answered by a ``git log`` listing of hashes and subjects, "how much disk does the message
 log take" by a table holding "412 GB", while the words of the question sit in the call
 (``git log -- app/webhooks``, ``pg_total_relation_size``). So a tool output's words evidence is
-the share of the query that it *or its call* holds (``ranking.Ranking.call_words``), and the output
+the share of the query that it *or its call* holds (as if the output held them), and the output
 of every call the lexical tool list found joins that list right behind its call. A call keeps its
 own words only: asked about the command, the command still comes before what it printed
 (an output holding the same words ties with it and comes after it).

@@ -231,6 +231,43 @@ class RecordQueries:
                 (chars, *chunk)).fetchall())
         return out
 
+    def first_prompts(self, since: str, until: str, *, project: str | None = None, agent: str | None = None,
+                      session: str | None = None, limit: int = 100) -> list[int]:
+        """The first user prose of each session with a record between ``since`` and ``until`` (what it set
+        out to do), the session busy most recently first."""
+        where, params = ["timestamp >= ?", "timestamp < ?", "is_echo = 0"], [since, until]
+        for column, value in (("project", project), ("agent", agent), ("session_id", session)):
+            if value:
+                where.append(f"{column} = ?")
+                params.append(value)
+        sessions = [r[0] for r in self.conn.execute(
+            f"SELECT session_id FROM records WHERE {' AND '.join(where)} GROUP BY session_id "
+            "ORDER BY max(timestamp) DESC LIMIT ?", (*params, limit))]
+        out = []
+        for sid in sessions:
+            row = self.conn.execute(
+                "SELECT id FROM records WHERE session_id = ? AND timestamp >= ? AND timestamp < ? AND is_echo = 0 "
+                "AND role = 'user' AND content_type = 'text' ORDER BY text LIKE '/%', timestamp, id LIMIT 1",
+                (sid, since, until),
+            ).fetchone() or self.conn.execute(
+                "SELECT id FROM records WHERE session_id = ? AND timestamp >= ? AND timestamp < ? AND is_echo = 0 "
+                "AND content_type = 'text' ORDER BY timestamp, id LIMIT 1", (sid, since, until)).fetchone()
+            if row:
+                out.append(row[0])
+        return out
+
+    def session_heads(self, session_ids: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
+        """``(title, started_at)`` of each session."""
+        ids = list(dict.fromkeys(session_ids))
+        out: dict[str, tuple[str | None, str | None]] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            for sid, title, started in self.conn.execute(
+                    f"SELECT session_id, title, started_at FROM sessions WHERE session_id IN ({marks})", chunk):
+                out[sid] = (title, started)
+        return out
+
     def turn_answer(self, session_id: str, after_id: int) -> tuple[str, str] | None:
         """``(record_id, text)`` of the last assistant prose of the turn after record ``after_id``: before
         the session's next user prompt (the turn's conclusion), or None."""

@@ -38,7 +38,8 @@ _VALUE_OPTIONS = {
     "--home": None, "--color": None,
 }
 _FLAGS = {"--include-echoes": "include_echoes", "--strict": "strict", "--json": None, "--no-sync": None,
-          "--rerun": "rerun", "--ids": None, "--pretty": None, "--no-pager": None}
+          "--rerun": "rerun", "--ids": None, "--pretty": None, "--no-pager": None, "--weak": "weak",
+          "--by-session": "by_session"}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,197 @@
+"""Judgement (issue #34): the weak line on every surface, dates read as dates, exact strings first,
+sessions as the unit, and an echo first when it alone matches. Real stores, the fake embedder."""
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+from typer.testing import CliRunner
+
+from backscroll.cli import app
+from backscroll.indexes.lexical import analyze
+from backscroll.retrieval.query import plan
+
+NOW = "2026-11-20T12:00:00Z"
+QUEUE = ("We'll use a Postgres-backed job queue with SKIP LOCKED instead of Redis streams: we already run "
+         "Postgres and need transactional enqueue with the order insert.")
+
+
+@pytest.fixture
+def cli(backscroll_home):
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def shop(session_builder):
+    """Three sessions on three days: a queue decision in October, a cart bug, a November follow-up."""
+    october = session_builder.claude(project="shop", start="2026-10-06T10:00:00Z")
+    october.user("Which queue should the background jobs use?")
+    october.assistant(QUEUE)
+    october.tool("pytest -q tests/test_jobs.py", "5 passed in 0.31s")
+    cart = session_builder.claude(project="shop", start="2026-10-22T09:00:00Z")
+    cart.user("Checkout is slow: GET /api/cart takes 900 ms for a 20-line cart")
+    cart.assistant("The cart serializer runs one query per line; prefetch_related('lines__product') fixes it.")
+    later = session_builder.claude(project="shop", start="2026-11-12T15:00:00Z")
+    later.user("before I touch the retry logic: what did we decide about the job queue? I want to decide today")
+    later.assistant("We decided on Postgres with SKIP LOCKED; nothing changed since.")
+    return october
+
+
+# -- the weak line ----------------------------------------------------------------------------------
+
+NEVER = "terraform state lock stuck in the s3 backend"
+
+
+def test_a_search_for_something_never_discussed_gives_no_results_but_weak_matches(shop, backscroll_index,
+                                                                                  backscroll_search):
+    backscroll_index()
+    result = backscroll_search(NEVER, now=NOW)
+    assert result.results == ()
+    assert result.weak_matches, "the records sharing a word are kept aside, not thrown away"
+    assert any(n.startswith("nothing strong") for n in result.notes)
+    asked = backscroll_search(NEVER, now=NOW, weak=True, rerun=True)
+    assert [h.record_id for h in asked.results] == [h.record_id for h in result.weak_matches][:len(asked.results)]
+    assert asked.weak_matches == ()
+
+
+def test_a_real_answer_stays_above_the_weak_line(shop, backscroll_index, backscroll_search):
+    backscroll_index()
+    result = backscroll_search("postgres job queue skip locked", now=NOW)
+    assert result.results and QUEUE in result.results[0].text
+    assert result.results[0].strength is not None and result.results[0].strength >= 0.6
+    assert not any(n.startswith("nothing strong") for n in result.notes)
+
+
+def test_the_cli_says_nothing_strong_and_exits_zero(shop, cli):
+    cli("index")
+    r = cli("search", "--no-sync", *NEVER.split())
+    assert r.exit_code == 0
+    assert r.stdout == ""
+    assert "nothing strong;" in r.stderr and "--weak to see them" in r.stderr
+    data = json.loads(cli("search", "--no-sync", "--json", "--rerun", *NEVER.split()).stdout)
+    assert data["results"] == [] and data["weak_matches"]
+    shown = cli("search", "--no-sync", "--weak", "--rerun", *NEVER.split())
+    assert shown.exit_code == 0 and shown.stdout.strip(), "--weak shows them"
+
+
+def test_mcp_holds_weak_matches_back_too(shop, backscroll_index, backscroll_home, monkeypatch):
+    from backscroll.integrations.mcp_tools import Tools
+
+    backscroll_index()
+    monkeypatch.setenv("BACKSCROLL_HOME", str(backscroll_home.data))
+    answer = Tools(str(backscroll_home.data)).call("search", {"query": NEVER})
+    doc = answer.document
+    assert not answer.is_error
+    assert doc["results"] == [] and doc["weak_matches"]
+    asked = Tools(str(backscroll_home.data)).call("search", {"query": NEVER, "weak": True, "rerun": True}).document
+    assert asked["results"]
+
+
+def test_the_recall_hook_injects_nothing_for_a_prompt_never_discussed(shop, backscroll_index, backscroll_home):
+    from backscroll.integrations import recall
+    from backscroll.integrations.hooks import HookInput
+
+    backscroll_index()
+    inp = HookInput(session_id="s-new", transcript_path=None, cwd="/home/dev/shop", prompt=NEVER, source=None)
+    assert recall.find(backscroll_home.config(), NEVER, inp) == []
+
+
+# -- dates ------------------------------------------------------------------------------------------
+
+def test_date_words_leave_the_word_query():
+    now = datetime(2026, 11, 20, 12, tzinfo=UTC)
+    p = plan("what did we decide in October", analyze, now=now)
+    assert p.when is not None and p.when.start.month == 10
+    assert p.lexical_terms == () and p.date_only
+    p = plan("the job queue bug we fixed on 22 October", analyze, now=now)
+    assert "october" not in p.lexical_terms and "22" not in p.lexical_terms and "queue" in p.lexical_terms
+    assert not p.date_only
+
+
+@pytest.mark.parametrize("query, day", [("what happened on 22 October", "2026-10-22"),
+                                        ("what did we decide in October", "2026-10"),
+                                        ("what did I work on on 12 November?", "2026-11-12")])
+def test_a_question_about_a_date_puts_that_dates_session_first(shop, backscroll_index, backscroll_search, query, day):
+    backscroll_index()
+    result = backscroll_search(query, now=NOW)
+    assert result.results, result.notes
+    assert (result.results[0].timestamp or "").startswith(day), [(h.timestamp, h.snippet[:60]) for h in result.results]
+    assert result.results[0].strength == 1.0
+
+
+def test_a_record_inside_the_window_beats_an_equal_one_outside(shop, backscroll_index, backscroll_search):
+    backscroll_index()
+    result = backscroll_search("postgres skip locked in November", now=NOW, mode="lexical")
+    assert result.results[0].timestamp.startswith("2026-11"), [(h.timestamp, h.snippet[:60]) for h in result.results]
+    result = backscroll_search("postgres skip locked in October", now=NOW, mode="lexical", rerun=True)
+    assert result.results[0].timestamp.startswith("2026-10")
+
+
+def test_a_window_that_holds_nothing_says_so(shop, backscroll_index, backscroll_search):
+    backscroll_index()
+    result = backscroll_search("what did I do on 3 March", now=NOW)
+    assert result.results == ()
+    assert any("nothing was recorded then" in n for n in result.notes)
+
+
+# -- exact strings ----------------------------------------------------------------------------------
+
+def test_an_exact_error_message_beats_a_paraphrase_rich_neighbour(session_builder, backscroll_index,
+                                                                   backscroll_search):
+    error = "psycopg2.errors.LockNotAvailable: could not obtain lock on row in relation jobs_job"
+    s = session_builder.claude(project="shop")
+    s.user("the worker crashed overnight")
+    s.tool("python manage.py run_jobs", f"Traceback (most recent call last):\n  ...\n{error}", is_error=True)
+    other = session_builder.claude(project="api")
+    other.user("why could the worker not obtain a lock on the jobs row? the relation was locked by another "
+               "transaction and the error said lock not available")
+    other.assistant("Another transaction held the row lock on the relation: could not obtain it, so it errored.")
+    backscroll_index()
+    result = backscroll_search(error)
+    assert error in result.results[0].text, [h.snippet[:80] for h in result.results]
+
+
+# -- sessions ---------------------------------------------------------------------------------------
+
+def test_by_session_lists_distinct_sessions_with_their_best_hits(shop, backscroll_index, backscroll_search):
+    backscroll_index()
+    result = backscroll_search("job queue postgres", by_session=True, now=NOW, weak=True)
+    ids = [s.session_id for s in result.sessions]
+    assert len(ids) == len(set(ids)) >= 2
+    assert all(1 <= len(s.hits) <= 3 for s in result.sessions)
+    assert all(h.session_id == s.session_id for s in result.sessions for h in s.hits)
+    doc = result.to_dict()
+    assert doc["sessions"][0]["hits"] and "title" in doc["sessions"][0]
+
+
+def test_a_result_list_shows_the_runner_up_session(session_builder, backscroll_index, backscroll_search):
+    busy = session_builder.claude(project="shop")
+    for n in range(6):
+        busy.user(f"the retry backoff for the payment webhook, attempt {n}")
+        busy.assistant(f"retry backoff for the payment webhook: doubled to {2 ** n} s")
+    other = session_builder.claude(project="shop")
+    other.user("retry backoff for the payment webhook in the other service")
+    backscroll_index()
+    result = backscroll_search("retry backoff payment webhook", mode="lexical", limit=5)
+    sessions = [h.session_id for h in result.results]
+    assert len(set(sessions)) == 2, "at most three hits of the busy session come before the other one"
+
+
+def test_by_session_on_the_command_line(shop, cli):
+    cli("index")
+    r = cli("search", "--no-sync", "--by-session", "--weak", "job", "queue", "postgres")
+    assert r.exit_code == 0
+    assert r.stdout.startswith("1. ") and "backscroll show" in r.stdout
+
+
+# -- echoes -----------------------------------------------------------------------------------------
+
+def test_an_echo_comes_first_when_it_alone_matches(session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude(project="shop")
+    s.user("list the files")
+    s.tool("ls", "README.md\nfrobnicator.py\nsetup.cfg")
+    s.search_echo("frobnicator retry budget", "1. claude · shop · the frobnicator retry budget is 3 attempts")
+    backscroll_index()
+    result = backscroll_search("frobnicator retry budget", content_type="tool", mode="lexical")
+    assert result.results[0].is_echo, [(h.is_echo, h.snippet[:60]) for h in result.results]
