@@ -1,5 +1,6 @@
 # make demo: index the bundled fixtures into a temporary home and show echo suppression.
-# make test: lint, types, the recall gate, then the whole test suite (what CI runs).
+# make test: lint, types, the recall gates (the eval check set, and the slice of real agent sessions in
+# fixtures/agent), then the whole test suite (what CI runs).
 # make check: the fast inner loop: lint, types and the tests not marked slow.
 # make lint / make types: ruff and mypy on the package, the tests, the benchmarks and the scripts.
 # All create .venv first.
@@ -41,6 +42,7 @@ demo: $(STAMP)
 # last line of the output.
 test: lint types
 	$(BIN)/backscroll eval fixtures/eval/check.toml --min-recall 0.8 --gate
+	$(BIN)/backscroll eval fixtures/agent/gate.toml --gate
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS)
 
 # The inner loop: lint, types and everything but the tests marked slow (the SIGKILL loop, the real
