@@ -165,7 +165,8 @@ def test_by_session_lists_distinct_sessions_with_their_best_hits(shop, backscrol
     assert doc["sessions"][0]["hits"] and "title" in doc["sessions"][0]
 
 
-def test_a_result_list_shows_the_runner_up_session(session_builder, backscroll_index, backscroll_search):
+def test_by_session_shows_the_runner_up_session_one_session_buries(session_builder, backscroll_index,
+                                                                     backscroll_search):
     busy = session_builder.claude(project="shop")
     for n in range(6):
         busy.user(f"the retry backoff for the payment webhook, attempt {n}")
@@ -173,9 +174,11 @@ def test_a_result_list_shows_the_runner_up_session(session_builder, backscroll_i
     other = session_builder.claude(project="shop")
     other.user("retry backoff for the payment webhook in the other service")
     backscroll_index()
-    result = backscroll_search("retry backoff payment webhook", mode="lexical", limit=5)
-    sessions = [h.session_id for h in result.results]
-    assert len(set(sessions)) == 2, "at most three hits of the busy session come before the other one"
+    plain = backscroll_search("retry backoff payment webhook", mode="lexical", limit=5)
+    assert len({h.session_id for h in plain.results}) == 1, "the busy session fills a plain list"
+    grouped = backscroll_search("retry backoff payment webhook", mode="lexical", limit=5, by_session=True,
+                                rerun=True)
+    assert len(grouped.sessions) == 2 and [len(s.hits) for s in grouped.sessions] == [3, 1]
 
 
 def test_by_session_on_the_command_line(shop, cli):

@@ -150,8 +150,8 @@ def rank(store: Store, lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, lis
          semantic: list[tuple[int, float]] | None, similarity: Similarity | None, mode: str,
          w: Weights, calls: dict[int, tuple[int, ...]] | None = None,
          ) -> tuple[list[Fused], dict[int, Candidate], Weights]:
-    """The fused ranking (near-duplicates collapsed, session evidence in hybrid mode, a few hits per
-    session first, verbatim holders first, echoes interleaved when proposed), every candidate by id, and
+    """The fused ranking (near-duplicates collapsed, session evidence in hybrid mode, verbatim holders
+    first, echoes interleaved when proposed), every candidate by id, and
     the weights it ranked with (``w`` with this query's word confidence, in hybrid mode). ``calls``: each
     tool output's calls (``tool_exchanges``)."""
     cands = candidates(lex, plan, ranked, facts, semantic, similarity, mode, calls)
@@ -161,8 +161,6 @@ def rank(store: Store, lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, lis
     if mode == "hybrid":
         near = fetch_neighbours(store, facts, [f.id for f in main], RANKING.session_reach)
         main = with_session_evidence(main, near, weight=RANKING.session_weight, count=RANKING.session_records)
-    main = by_session.few_per_session(main, lambda f: facts[f.id].key[0] if f.id in facts else f.id,
-                                      lambda f: f.score)
     if mode != "semantic":
         main = verbatim_first(lex, plan, main)
     by_id = {c.id: c for kind in cands.values() for c in kind}
@@ -282,13 +280,16 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     # (words only echoes hold count as held when echoes are searched too)
     missing, held = (lex.unheld(topical(plan)) if mode != "semantic" and not echoes_included(filters, opts)
                      else ((), 1.0))
-    wanted = opts.limit * (by_session.PER_SESSION + 1) if opts.by_session else opts.limit * (1 if opts.weak else 2)
+    wanted = opts.limit * 10 if opts.by_session else opts.limit * (1 if opts.weak else 2)  # (one session's many)
     hits = [classify_evidence(h, plan.text, by_id.get(h.rowid), w, held, quoted=bool(plan.phrases))  # one scale
             for h in build_hits(store, plan, fused, opts, wanted)]
     asked = (semantic_list is not None and mode != "lexical" and filters.role != "tool"
              and filters.content_type not in ("tool", "reasoning"))  # a meaning ranking could speak
-    line = judgement.line([c for _i, c in semantic_list or ()] if asked else None,
-                          held if mode != "semantic" else lex.unheld(topical(plan))[1])
+    suggested = suggestions(store, lex, missing) if missing else {}
+    known = held if mode != "semantic" else lex.unheld(topical(plan))[1]
+    if suggested:  # a misspelt word is no topic the history lacks
+        known = lex.unheld(LexicalQuery(tuple(suggested.get(t, t) for t in topical(plan).terms)))[1]
+    line = judgement.line([c for _i, c in semantic_list or ()] if asked else None, known)
     strong, weak = (hits, []) if opts.weak else judgement.split(hits, line)
     strong = apart(strong)  # the weak ones gone, two echoes may have come together
     sessions = (by_session.group(strong, store.session_heads(h.session_id for h in strong), opts.limit)
@@ -298,7 +299,7 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     notes: tuple[str, ...] = (temporal.describe(plan.when, filters),) if plan.when is not None else ()
     every = bool(missing) and len(missing) == len(set(plan.lexical_terms))
     if missing:
-        notes += (unheld_note(missing, every, suggestions(store, lex, missing)),)
+        notes += (unheld_note(missing, every, suggested),)
     if hits and not every and all(h.match == "meaning" for h in hits):
         notes += ("no result holds the query's words: every result matches by meaning only",)
     if weak and not hits:
