@@ -198,3 +198,12 @@ def test_an_echo_comes_first_when_it_alone_matches(session_builder, backscroll_i
     backscroll_index()
     result = backscroll_search("frobnicator retry budget", content_type="tool", mode="lexical")
     assert result.results[0].is_echo, [(h.is_echo, h.snippet[:60]) for h in result.results]
+
+
+@pytest.mark.parametrize("word, meant, typo", [("harbor", "harbour", True), ("kuberntes", "kubernetes", True),
+                                               ("redis", "reds", False), ("grafana", "grana", False),
+                                               ("firebase", "figurebase", False), ("ansible", "visible", False)])
+def test_only_a_near_misspelling_counts_as_a_word_the_history_holds(word, meant, typo):
+    from backscroll.retrieval.spelling import surely_a_typo
+
+    assert surely_a_typo(word, meant) is typo

@@ -31,6 +31,7 @@ from backscroll.retrieval.query import STOPWORDS, QueryPlan
 from backscroll.retrieval.ranking import RANKING
 from backscroll.retrieval.session_evidence import with_session_evidence
 from backscroll.retrieval.snippet import make_snippet
+from backscroll.retrieval.spelling import surely_a_typo
 from backscroll.retrieval.tool_exchange import (
     CALL_CHARS,
     Exchanges,
@@ -287,8 +288,9 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
              and filters.content_type not in ("tool", "reasoning"))  # a meaning ranking could speak
     suggested = suggestions(store, lex, missing) if missing else {}
     known = held if mode != "semantic" else lex.unheld(topical(plan))[1]
-    if suggested:  # a misspelt word is no topic the history lacks
-        known = lex.unheld(LexicalQuery(tuple(suggested.get(t, t) for t in topical(plan).terms)))[1]
+    typos = {w: m for w, m in suggested.items() if surely_a_typo(w, m)}
+    if typos:  # a misspelt word is no topic the history lacks
+        known = lex.unheld(LexicalQuery(tuple(typos.get(t, t) for t in topical(plan).terms)))[1]
     line = judgement.line([c for _i, c in semantic_list or ()] if asked else None, known)
     strong, weak = (hits, []) if opts.weak else judgement.split(hits, line)
     strong = apart(strong)  # the weak ones gone, two echoes may have come together

@@ -30,3 +30,12 @@ def nearest(word: str, candidates: Iterable[str], doc_freq: Callable[[str], int]
         if d <= limit:
             scored.append((d, -doc_freq(cand), cand))
     return min(scored)[2] if scored else None
+
+
+def surely_a_typo(word: str, meant: str) -> bool:
+    """Whether ``meant`` is so near ``word`` (one edit, in a word of six letters or more) that the word is a
+    misspelling of it rather than a name the history never saw ("harbor" for "harbour", but not "redis"
+    for "reds" nor "grafana" for "grana"). Pure."""
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    return len(word) >= 6 and DamerauLevenshtein.distance(word, meant, score_cutoff=1) <= 1
