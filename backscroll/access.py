@@ -87,15 +87,21 @@ def writable(cfg: Config) -> bool:
 
 
 def refuse_if_damaged(store: Store) -> None:
-    """Write nothing into a damaged store: ``integrity_check`` first (about 1.3 s per 90 MB)."""
-    from backscroll.errors import integrity_problems
+    """Write nothing into a damaged store: ``integrity_check`` first (about 1.3 s per 90 MB), unless the
+    store's files are as a check, or a writer that found it checked, left them (``Store.vouched``): a
+    no-op ``index`` must not cost a pass over the whole history."""
+    from backscroll import errors
 
-    problems = integrity_problems(store.path)
+    if store.vouched():
+        store.sound = True
+        return
+    problems = errors.integrity_problems(store.path)
     if problems:
         raise CorruptStoreError(
             f"the store {store.path} is damaged (integrity_check: {'; '.join(problems[:3])}); nothing was written "
             "to it",
             hint=CORRUPT_HINT.format(db=store.path))
+    store.sound = True
 
 
 class LazyRedactor:
@@ -219,6 +225,7 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
         store, lex = held
     with writer_lock(cfg, 0.0) as acquired:
         if acquired:
+            store.sound = store.sound or store.vouched()  # then vouched for again when it is closed
             if do_sync:
                 from backscroll.ingest.sync import sync  # the readers of twenty agents: only when syncing
 

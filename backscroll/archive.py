@@ -146,6 +146,7 @@ class Backscroll:
         from backscroll import access
 
         with access.writing(self.config, wait, must_exist=True) as store:
+            store.sound = store.vouched()  # then vouched for again when it is closed
             return access.embed_pending(store, self.config, progress, notify)
 
     @_guarded

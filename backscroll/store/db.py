@@ -33,6 +33,45 @@ from backscroll.store.schema import schema_version
 __all__ = ["RECORD_COLUMNS", "FileState", "Store", "content_hash"]
 
 
+def _file_state(db: Path) -> str:
+    """The store's files as they stand: size and modification time of the database, and of its WAL when
+    that holds anything (opening the store creates an empty one)."""
+    parts = []
+    for path in (db, db.with_name(db.name + "-wal")):
+        try:
+            st = path.stat()
+            parts.append(f"{st.st_size}:{st.st_mtime_ns}" if st.st_size else "-")
+        except OSError:
+            parts.append("-")
+    return " ".join(parts)
+
+
+def stamp_path(db: Path) -> Path:
+    return db.with_name("verified")
+
+
+def vouched(db: Path) -> bool:
+    """Whether the store at ``db`` is as the last integrity check, or a writer that found it checked, left it
+    (an ``index`` with nothing new then skips the check: it reads the whole store)."""
+    try:
+        return stamp_path(db).read_text() == _file_state(db)
+    except OSError:
+        return False
+
+
+def vouch(db: Path) -> None:
+    """Say that the store as it now stands is sound (checked, or found so and then written by us)."""
+    stamp = stamp_path(db)
+    tmp = stamp.with_name(stamp.name + ".tmp")
+    try:
+        fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(_file_state(db))
+        os.replace(tmp, stamp)
+    except OSError:
+        pass  # the next index checks again
+
+
 @contextmanager
 def _file_lock(path: Path) -> Iterator[None]:
     fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
@@ -69,6 +108,7 @@ class Store(MetaKeys, SourceQueries, RecordQueries):
         self.path = path
         self.conn = conn
         self.readonly = False  # opened by ``open_readonly``: nothing may be written
+        self.sound = False  # checked, or found as a check left it: vouch for it again when closed
 
     # -- opening -----------------------------------------------------------------------------
     @classmethod
@@ -184,6 +224,12 @@ class Store(MetaKeys, SourceQueries, RecordQueries):
 
     def close(self) -> None:
         self.conn.close()
+        if self.sound and not self.readonly:
+            vouch(self.path)  # (after the close: its checkpoint changes the files)
+
+    def vouched(self) -> bool:
+        """Whether the store's files are as a check, or a writer that found them checked, left them."""
+        return vouched(self.path)
 
     # -- transactions ------------------------------------------------------------------------
     def begin(self) -> None:
