@@ -70,6 +70,10 @@ def window(text):
     ("on 19/09/2026", "2026-09-19", "2026-09-20", ""),
     ("on 7/14/2026", "2026-07-14", "2026-07-15", ""),
     ("on 14.07.2026", "2026-07-14", "2026-07-15", ""),
+    ("what broke in late October", "2026-10-21", "2026-11-01", "what broke"),  # a third of the month
+    ("early March 2026 deploy", "2026-03-01", "2026-03-11", "deploy"),
+    ("mid-September", "2026-09-11", "2026-09-21", ""),
+    ("late November", "2025-11-21", "2025-12-01", ""),  # on the 20th: last year's
     ("over Christmas", None, None, "over Christmas"),  # holidays are not dates (nobody asked for them)
     ("the actuator in Spring Boot since 31 April, in July 2026", "2026-07-01", "2026-08-01",
      "the actuator in Spring Boot since 31 April,"),  # the first expression that names a window

@@ -12,8 +12,9 @@ its three-letter abbreviation, ``Y`` a year 1900-2099, ``W`` a weekday name):
 
 - ISO ``Y-MM-DD``; ``D M Y`` / ``D of M, Y`` / ``M D, Y`` (a day); ``D M`` / ``M D`` (a day, the
   latest one not after today);
-- ``M Y`` / ``M of Y`` (a month); ``in|during|from|since|before|after|early|late|mid|this|last M`` (a month:
-  the latest one not after this month; a bare month name is not a date: "march", "may");
+- ``M Y`` / ``M of Y`` (a month); ``in|during|from|since|before|after|this|last M`` (a month:
+  the latest one not after this month; ``early|mid|late M`` its first, middle or last ten days; a bare
+  month name is not a date: "march", "may");
 - ``in|during Y`` (a year);
 - ``today``, ``yesterday``, ``tonight``, ``last night``, ``this morning|afternoon|evening``; ``N
   days|weeks|fortnights|months|years ago`` (``a week ago``); ``this|last|past|previous
@@ -127,6 +128,20 @@ def _months(year: int, month: int, tz: tzinfo, count: int = 1) -> tuple[datetime
     return _at(day_one(first), tz), _at(day_one(first + count), tz)
 
 
+MONTH_THIRDS = {"early": 0, "mid": 1, "late": 2}  # "late October": its last third, the 21st to the end
+
+
+def _part_of_month(span: tuple[datetime, datetime], pre: str) -> tuple[datetime, datetime]:
+    """The first, middle or last third of a month (days 1-10, 11-20, 21 to the end) for "early", "mid"
+    and "late"; the whole month otherwise."""
+    if pre not in MONTH_THIRDS:
+        return span
+    start, end = span
+    third = MONTH_THIRDS[pre]
+    first = start + timedelta(days=10 * third)
+    return first, (end if third == 2 else first + timedelta(days=10))
+
+
 def _saturday_begun(today: date) -> date:
     """The Saturday of the latest weekend begun by ``today`` (today's, on a Saturday or a Sunday)."""
     return today - timedelta(days=(today.weekday() - 5) % 7)
@@ -162,13 +177,17 @@ def _window(kind: str, m: re.Match[str], now: datetime) -> tuple[datetime, datet
             return (_at(latest, tz), _at(latest + timedelta(days=1), tz)) if latest else None
         if kind == "my":
             return _months(int(g["year"]), month, tz)
-        if kind == "m" and g.get("year"):
-            return _months(int(g["year"]), month, tz)
         if kind == "m":
-            year = today.year if month <= today.month else today.year - 1
-            if g["pre"].lower() == "last" and month == today.month:
-                year -= 1
-            return _months(year, month, tz)
+            if g.get("year"):
+                year = int(g["year"])
+            else:
+                year = today.year if month <= today.month else today.year - 1
+                if g["pre"].lower() == "last" and month == today.month:
+                    year -= 1
+            part = _part_of_month(_months(year, month, tz), g["pre"].lower())
+            if not g.get("year") and part[0] > now:  # "late November" on the 20th: last year's
+                part = _part_of_month(_months(year - 1, month, tz), g["pre"].lower())
+            return part
         if kind == "y":
             return _at(date(int(g["year"]), 1, 1), tz), _at(date(int(g["year"]) + 1, 1, 1), tz)
         if kind == "numeric":
