@@ -77,9 +77,9 @@ def reflow(doc: str | None) -> str | None:
 
 
 def _register() -> None:
-    from backscroll.cli import embed, eval, hook, index, install, list, mcp, rebuild, search, show, status
+    from backscroll.cli import completion, embed, eval, hook, index, install, list, mcp, rebuild, search, show, status
 
-    for module in (index, search, show, list, status, embed, rebuild, eval, install, hook, mcp):
+    for module in (index, search, show, list, status, embed, rebuild, eval, install, hook, mcp, completion):
         module.register(app)
     for info in app.registered_commands:  # Typer keeps a docstring's single line breaks: reflow its paragraphs
         if info.help is None and info.callback is not None:
@@ -162,6 +162,14 @@ def main() -> None:
 
     # click's ClickException, whichever click Typer ships (0.28 vendors its own copy): typed as Any
     click_error = cast(Any, typer.BadParameter.__mro__[2])
+    import os
+
+    if os.environ.get("_BACKSCROLL_COMPLETE"):  # the shell asks for completions (`backscroll completion`)
+        from typer.completion import completion_init
+
+        completion_init()
+        app(prog_name="backscroll", complete_var="_BACKSCROLL_COMPLETE")
+        return
     try:
         code = app(args=hoist_globals(sys.argv[1:]), standalone_mode=False)
     except click_error as exc:
