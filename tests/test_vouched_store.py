@@ -30,3 +30,26 @@ def test_the_integrity_check_runs_once_then_only_when_something_else_touched_the
     api.index(cfg=cfg, embed=False)
     assert len(calls) == 2, "a store changed behind backscroll's back is checked again"
     assert oct(stamp_path(cfg.db_path).stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_vouched_no_op_index_does_not_count_the_store_but_a_changed_index_is_checked(
+        session_builder, backscroll_home, monkeypatch):
+    from backscroll.indexes.lexical import LexicalIndex
+
+    counted = []
+    real = LexicalIndex.in_step
+    def counting(self, store):
+        counted.append(1)
+        return real(self, store)
+
+    monkeypatch.setattr(LexicalIndex, "in_step", counting)
+    session_builder.claude(project="shop").user("which queue for the jobs?")
+    cfg = backscroll_home.config()
+    api.index(cfg=cfg, embed=False)
+    assert counted == [1], "the first index counts"
+    api.index(cfg=cfg, embed=False)
+    assert counted == [1], "nothing changed: no count of the whole store"
+    current = (cfg.index_dir / "CURRENT").read_text().strip()
+    os.utime(cfg.index_dir / current / "meta.json")  # the index touched behind backscroll's back
+    api.index(cfg=cfg, embed=False)
+    assert counted == [1, 1]

@@ -35,9 +35,15 @@ __all__ = ["RECORD_COLUMNS", "FileState", "Store", "content_hash"]
 
 def _file_state(db: Path) -> str:
     """The store's files as they stand: size and modification time of the database, and of its WAL when
-    that holds anything (opening the store creates an empty one)."""
-    parts = []
-    for path in (db, db.with_name(db.name + "-wal")):
+    that holds anything (opening the store creates an empty one); and the lexical index beside it (its
+    current generation and that generation's commit file), which every writer keeps in step with it."""
+    index = db.parent / "index"
+    try:
+        generation = (index / "CURRENT").read_text().strip()
+    except OSError:
+        generation = ""
+    parts = [generation]
+    for path in (db, db.with_name(db.name + "-wal"), index / generation / "meta.json"):
         try:
             st = path.stat()
             parts.append(f"{st.st_size}:{st.st_mtime_ns}" if st.st_size else "-")
@@ -51,8 +57,9 @@ def stamp_path(db: Path) -> Path:
 
 
 def vouched(db: Path) -> bool:
-    """Whether the store at ``db`` is as the last integrity check, or a writer that found it checked, left it
-    (an ``index`` with nothing new then skips the check: it reads the whole store)."""
+    """Whether the store at ``db`` and its lexical index are as the last integrity check, or a writer that
+    found them checked, left them: an ``index`` with nothing new then skips the integrity check and the
+    index's count of the store's records (each reads the whole store)."""
     try:
         return stamp_path(db).read_text() == _file_state(db)
     except OSError:
