@@ -105,36 +105,6 @@ CORRUPT_HINT = ("do not delete it: it holds records whose session files may be g
                 "in its place (keep the damaged file)")
 
 
-def integrity_problems(db_path) -> list[str]:
-    """``PRAGMA integrity_check`` of the store, read-only: its complaints, or [] when the store is sound.
-    (Not ``quick_check``: it passes a store whose indexes lost rows, which fails later reads and writes;
-    the full check costs about the same, ~1.3 s for a 90 MB store on a loaded machine.)"""
-    import sqlite3
-    from pathlib import Path
-
-    uri = Path(db_path).resolve().as_uri()
-    last: Exception | None = None
-    for flags in ("mode=ro", "immutable=1"):
-        try:
-            conn = sqlite3.connect(f"{uri}?{flags}", uri=True)
-        except sqlite3.Error as exc:
-            last = exc
-            continue
-        try:
-            rows = [r[0] for r in conn.execute("PRAGMA integrity_check(20)")]
-            return [] if rows == ["ok"] else rows
-        except sqlite3.OperationalError as exc:
-            if "unable to open" in str(exc):  # no -shm and cannot create one: read it as immutable
-                last = exc
-                continue
-            return [str(exc)]
-        except sqlite3.DatabaseError as exc:
-            return [str(exc)]
-        finally:
-            conn.close()
-    return [f"cannot be read: {last}"]
-
-
 def disk_is_full(path, margin: int = 64 * 1024) -> bool:
     """Whether the file system holding ``path`` has (almost) no space left: SQLite reports a store it
     cannot make its side files for as a bare "disk I/O error"."""
@@ -176,6 +146,8 @@ def store_failure(exc: BaseException, db_path) -> BackscrollError | None:
             hint="search, show, list and status still read it; to index, make the data dir writable or "
                  "copy it somewhere writable and point $BACKSCROLL_HOME at the copy", reason="read-only")
     if isinstance(exc, sqlite3.DatabaseError) and "locked" not in low and "busy" not in low:
+        from backscroll.store.db import integrity_problems
+
         problems = integrity_problems(db_path)  # a damaged store shows in many ways ("Could not decode to UTF-8")
         if problems:
             return CorruptStoreError(

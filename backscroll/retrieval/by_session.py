@@ -8,6 +8,7 @@ the check set must keep in its top 5, and gained one on the agent-session benchm
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from backscroll.types import Hit, SessionHits
 
@@ -27,3 +28,12 @@ def group(hits: Sequence[Hit], heads: Mapping[str, tuple[str | None, str | None]
         first = items[0]
         out.append(SessionHits(sid, first.agent, first.project, title, started, tuple(items[:most])))
     return tuple(out)
+
+
+def numbered(hits: Sequence[Hit], heads: Mapping[str, tuple[str | None, str | None]], sessions: int
+             ) -> tuple[list[Hit], tuple[SessionHits, ...]]:
+    """``group``'s sessions and the hits they hold, ranked 1, 2, ... in session order (the results list)."""
+    groups = group(hits, heads, sessions)
+    rank = iter(range(1, len(hits) + 1))
+    groups = tuple(replace(g, hits=tuple(replace(h, rank=next(rank)) for h in g.hits)) for g in groups)
+    return [h for g in groups for h in g.hits], groups

@@ -233,28 +233,20 @@ class RecordQueries:
 
     def first_prompts(self, since: str, until: str, *, project: str | None = None, agent: str | None = None,
                       session: str | None = None, limit: int = 100) -> list[int]:
-        """The first user prose of each session with a record between ``since`` and ``until`` (what it set
-        out to do), the session busy most recently first."""
+        """The first prose of each session with a record between ``since`` and ``until`` (what it set out to
+        do: the user's, and not a slash command, when there is one), the session busy most recently first."""
         where, params = ["timestamp >= ?", "timestamp < ?", "is_echo = 0"], [since, until]
         for column, value in (("project", project), ("agent", agent), ("session_id", session)):
             if value:
                 where.append(f"{column} = ?")
                 params.append(value)
-        sessions = [r[0] for r in self.conn.execute(
-            f"SELECT session_id FROM records WHERE {' AND '.join(where)} GROUP BY session_id "
-            "ORDER BY max(timestamp) DESC LIMIT ?", (*params, limit))]
-        out = []
-        for sid in sessions:
-            row = self.conn.execute(
-                "SELECT id FROM records WHERE session_id = ? AND timestamp >= ? AND timestamp < ? AND is_echo = 0 "
-                "AND role = 'user' AND content_type = 'text' ORDER BY text LIKE '/%', timestamp, id LIMIT 1",
-                (sid, since, until),
-            ).fetchone() or self.conn.execute(
-                "SELECT id FROM records WHERE session_id = ? AND timestamp >= ? AND timestamp < ? AND is_echo = 0 "
-                "AND content_type = 'text' ORDER BY timestamp, id LIMIT 1", (sid, since, until)).fetchone()
-            if row:
-                out.append(row[0])
-        return out
+        rows = self.conn.execute(
+            "SELECT id FROM (SELECT id, content_type, max(timestamp) OVER (PARTITION BY session_id) AS busy, "
+            "row_number() OVER (PARTITION BY session_id ORDER BY content_type != 'text', role != 'user', "
+            "text LIKE '/%', timestamp, id) AS nth "
+            f"FROM records WHERE {' AND '.join(where)}) WHERE nth = 1 AND content_type = 'text' "
+            "ORDER BY busy DESC LIMIT ?", (*params, limit))
+        return [r[0] for r in rows]
 
     def session_heads(self, session_ids: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
         """``(title, started_at)`` of each session."""
