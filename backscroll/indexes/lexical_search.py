@@ -233,25 +233,14 @@ class LexicalSearch:
 
     @reading
     def holding(self, words: tuple[str, ...], ids: list[int]) -> set[int]:
-        """Those of ``ids`` whose text holds ``words`` in this order, one after the other."""
-        if not ids or not words:
+        """Those of ``ids`` whose text holds ``words`` (two or more) in this order, one after the other."""
+        if not ids or len(words) < 2:
             return set()
         among = Query.term_set_query(SCHEMA, "id", list(ids))
-        phrase = Query.phrase_query(SCHEMA, "text", list(words)) if len(words) > 1 else \
-            Query.term_query(SCHEMA, "text", words[0])
+        phrase = Query.phrase_query(SCHEMA, "text", list(words))
         searcher = self._opened().searcher()
         hits = searcher.search(Query.boolean_query([(Occur.Must, among), (Occur.Must, phrase)]), len(ids)).hits
         return set(record_ids(searcher, hits)) if hits else set()
-
-    @reading
-    def window_weight(self, f: Filters) -> float:
-        """The idf of "was recorded under ``f``" (a time window): a date in a query weighs as a word that
-        the window's records hold, rare when the window is short."""
-        searcher = self._opened().searcher()
-        query = Query.boolean_query([(Occur.Must, Query.all_query()), *self.filter_clauses(f, None, False)])
-        df = searcher.search(query, 1, count=True).count  # type: ignore[attr-defined]
-        n = max(searcher.num_docs, 1)
-        return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
     @reading
     def count(self, q: LexicalQuery, f: Filters, *, content_type: str | tuple[str, ...] | None,

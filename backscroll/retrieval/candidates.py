@@ -13,10 +13,8 @@ import bisect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from backscroll.dates import parse_ts
 from backscroll.indexes.lexical import LexicalIndex, LexicalQuery
 from backscroll.indexes.lexical_search import shares
-from backscroll.retrieval import temporal
 from backscroll.retrieval.fusion import Candidate
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.ranking import semantic_quality
@@ -85,11 +83,10 @@ def fetch_neighbours(store: Store, facts: dict[int, Facts], ids: Iterable[int], 
 
 
 def words_evidence(lex: LexicalIndex, plan: QueryPlan, ids: list[int], calls: Mapping[int, tuple[int, ...]],
-                   facts: Mapping[int, Facts] | None = None, echoes: bool = False
-                   ) -> tuple[dict[int, float], set[int]]:
+                   echoes: bool = False) -> tuple[dict[int, float], set[int]]:
     """Each record's idf-weighted share of the query's words, a tool output's counting what its call holds
-    too (as if the output held them); and the outputs whose share is all their call's (they hold none of the words).
-    A date in the query is one more word (``dated``)."""
+    too (as if the output held them); and the outputs whose share is all their call's (they hold none of
+    the words). ``echoes``: words that only query echoes hold count (echoes are searched too)."""
     q = LexicalQuery(plan.lexical_terms)
     made_by = {i: calls[i] for i in ids if i in calls}
     if not q.terms:
@@ -97,25 +94,7 @@ def words_evidence(lex: LexicalIndex, plan: QueryPlan, ids: list[int], calls: Ma
     weights, held = lex.held(q, sorted({*ids, *(c for cs in made_by.values() for c in cs)}), echoes)
     also = {i: frozenset().union(*(held.get(c, frozenset()) for c in cs)) for i, cs in made_by.items()}
     by_call = {i for i in made_by if also[i] and not held.get(i)}
-    found = shares(weights, held, ids, also, 1.0)
-    if plan.when is not None and facts is not None:
-        words = sum(weights.values())  # the date weighs at least as much as the other words: it is half the question
-        found = dated(found, words, max(words, lex.window_weight(temporal.as_filters(plan.when))), plan.when, facts)
-    return found, by_call
-
-
-def dated(found: Mapping[int, float], words: float, date: float, when: temporal.TimeWindow,
-          facts: Mapping[int, Facts]) -> dict[int, float]:
-    """The shares with the date as one more query word of weight ``date`` (its window's idf), held by
-    the records inside the window and in part by those near it (``temporal.closeness``): "what did we decide
-    in October" is answered by an October record before a November one that quotes "decide". Pure."""
-    total = words + date
-    out = {}
-    for i, share in found.items():
-        ts = facts[i].timestamp if i in facts else None
-        near = temporal.closeness(parse_ts(ts), when) if ts else 0.0
-        out[i] = (share * words + date * near) / total if total else share
-    return out
+    return shares(weights, held, ids, also, 1.0), by_call
 
 
 def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
@@ -132,12 +111,8 @@ def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]],
     """
     main_order = [*ranked.get("prose", ()), *(i for i, _c in semantic or ()), *ranked.get("tool", ())]
     ids = sorted(set(main_order) | set(ranked.get("echo", ())))
-    if mode != "semantic":
-        words, by_call = words_evidence(lex, plan, ids, calls or {}, facts, echoes=bool(ranked.get("echo")))
-    else:  # no words, but a date is still half the question
-        words, by_call = dict.fromkeys(ids, 0.0), set()
-        if plan.when is not None:
-            words = dated(words, 1.0, 1.0, plan.when, facts)
+    words, by_call = (words_evidence(lex, plan, ids, calls or {}, echoes=bool(ranked.get("echo")))
+                      if mode != "semantic" else (dict.fromkeys(ids, 0.0), set()))
     cosines = dict(semantic or ())
     if semantic is not None and similarity is not None:
         embeddable = [i for i in ids if i not in cosines and i in facts and facts[i].content_type in EMBEDDED_TYPES]

@@ -6,9 +6,9 @@ then scored on the same evidence, whichever list found it (``fusion``): the idf-
 the query's words it holds, and its calibrated similarity to the query (the cosine, from the noise
 floor to a close match; none for tool rows and reasoning, which are never embedded); in hybrid
 search the words count less when no candidate holds half of the query's words (``word_confidence``).
-A date in the query is one more query word, held by the records of its window (which proposes its
-own best matches and what its sessions set out to do). Priors scale that score (``priors``):
-near-empty prose ("Bye, Deb!") counts by the little it says. In hybrid search
+Priors scale that score (``priors``): a date in the query boosts records near it (and its window
+proposes its own best matches and what its sessions set out to do), near-empty prose ("Bye, Deb!")
+counts by the little it says. In hybrid search
 a record also gains part of what its neighbours in the session found (``session_evidence``): the
 answer usually sits beside the question and the follow-up. A quoted phrase that matches nothing is dropped
 (with a note) rather than returning nothing. Where echoes are asked for (``--include-echoes``, or
@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Set
 from dataclasses import dataclass, replace
 
+from backscroll.dates import parse_ts
 from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, analyze, stem
 from backscroll.retrieval import by_session, judgement, priors, temporal
 from backscroll.retrieval.candidates import Facts, Similarity, candidates, fetch_facts, fetch_neighbours
@@ -41,7 +42,7 @@ from backscroll.retrieval.tool_exchange import (
     without,
 )
 from backscroll.store.db import Store
-from backscroll.types import Filters, Hit, SearchResult
+from backscroll.types import Filters, Hit, SearchResult, SessionHits
 
 
 @dataclass(frozen=True)
@@ -101,12 +102,15 @@ def tool_exchanges(store: Store, lex: LexicalIndex, plan: QueryPlan, tool: list[
 
 
 def with_priors(plan: QueryPlan, fused: list[Fused], facts: dict[int, Facts]) -> list[Fused]:
-    """Scale fused scores by the record's kind and length; re-sort."""
+    """Scale fused scores by the record's kind and length and its closeness to a date in the query; re-sort."""
     r = RANKING
     scored = []
     for n, f in enumerate(fused):
         fact = facts.get(f.id, Facts(None, "tool", "", ("", "")))
-        factor = priors.factor(fact.content_type, fact.head, full_words=r.filler_words)
+        closeness = (temporal.closeness(parse_ts(fact.timestamp), plan.when)
+                     if plan.when is not None and fact.timestamp else None)
+        factor = priors.factor(fact.content_type, fact.head, closeness, full_words=r.filler_words,
+                               time_boost=r.time_boost)
         scored.append((-f.score * factor, n, replace(f, score=f.score * factor)))
     return [f for _s, _n, f in sorted(scored, key=lambda x: (x[0], x[1]))]
 
@@ -294,9 +298,7 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     line = judgement.line([c for _i, c in semantic_list or ()] if asked else None, known)
     strong, weak = (hits, []) if opts.weak else judgement.split(hits, line)
     strong = apart(strong)  # the weak ones gone, two echoes may have come together
-    sessions = (by_session.group(strong, store.session_heads(h.session_id for h in strong), opts.limit)
-                if opts.by_session else ())
-    hits = [h for s in sessions for h in s.hits] if opts.by_session else strong[:opts.limit]
+    hits, sessions = grouped(store, strong, opts)
     weak = weak[:opts.limit]
     notes: tuple[str, ...] = (temporal.describe(plan.when, filters),) if plan.when is not None else ()
     every = bool(missing) and len(missing) == len(set(plan.lexical_terms))
@@ -311,27 +313,31 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
         notes += (f"no record holds the quoted phrase {shown}: searched for its words without the quotes",)
     return SearchResult(
         query=plan.text, mode=mode, filters=filters, results=renumber(hits), weak_matches=renumber(weak),
-        sessions=tuple(replace(s, hits=tuple(h for h in renumber(hits) if h.session_id == s.session_id))
-                       for s in sessions),
+        sessions=sessions,
         echoes_hidden=hidden_echo_count(lex, store, plan, filters, opts, fused, ranked_with),
         dropped_filters=("phrase",) if dropped else (), notes=notes,
     )
+
+
+def grouped(store: Store, hits: list[Hit], opts: SearchOptions) -> tuple[list[Hit], tuple[SessionHits, ...]]:
+    """The results list and, with ``by_session``, the sessions it is made of (``by_session.numbered``)."""
+    if not opts.by_session:
+        return hits[:opts.limit], ()
+    return by_session.numbered(hits, store.session_heads(h.session_id for h in hits), opts.limit)
 
 
 def dated(store: Store, plan: QueryPlan, filters: Filters, opts: SearchOptions, mode: str) -> SearchResult:
     """A question about a time alone ("what did I do yesterday?"): what each session of that time set out to
     do (its first prompt in the window), the most recent first; the date is the whole evidence."""
     assert plan.when is not None
-    window = temporal.clipped(filters, plan.when)
+    window = temporal.narrowed(filters, plan.when)
     ids = [] if window is None else store.first_prompts(
         window.since or "", window.until or "", project=filters.project, agent=filters.agent,
         session=filters.session, limit=opts.limit * (by_session.PER_SESSION + 1))
     fused = [Fused(i, 1.0, ("date",)) for i in ids]
     hits = [replace(h, match="date", strength=1.0)  # the snippet: how the prompt begins
             for h in build_hits(store, replace(plan, terms=()), fused, opts, len(ids))]
-    sessions = (by_session.group(hits, store.session_heads(h.session_id for h in hits), opts.limit)
-                if opts.by_session else ())
-    hits = hits[:opts.limit]
+    hits, sessions = grouped(store, hits, opts)
     read = f'read "{plan.when.text}" as {temporal.days(plan.when)}'
     notes = (f"{read}: the sessions of then, each by what it set out to do" if hits
              else f"{read}: nothing was recorded then",)

@@ -3,6 +3,8 @@
 They scale a candidate's fused evidence (``fusion.score``), which is why that score must be one
 that means something: a prior adjusts the evidence, it never replaces it.
 
+- a date in the query (``temporal``): records inside its window count up to ``1 + time_boost`` times,
+  decaying outside it: an October record beats an equally good November one for "in October".
 - ``information``: near-empty prose ("Bye!", "Let's go into more detail.") carries the little it
   says, and a one-line answer nearly all it says.
 """
@@ -29,6 +31,8 @@ def information(text: str, full_words: int) -> float:
     return min(1.0, (max(len(words), 1) / full_words) ** 0.5)
 
 
-def factor(content_type: str, text: str, *, full_words: int) -> float:
-    """How much a record's evidence counts: prose by its length, other kinds fully."""
-    return information(text, full_words) if content_type == "text" else 1.0
+def factor(content_type: str, text: str, closeness: float | None, *, full_words: int, time_boost: float) -> float:
+    """How much a record's evidence counts: prose by its length, and any record by its closeness to a date
+    in the query (``temporal.closeness``: 1 inside the window)."""
+    f = information(text, full_words) if content_type == "text" else 1.0
+    return f * (1 + time_boost * closeness) if closeness is not None else f

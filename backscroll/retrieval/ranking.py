@@ -43,6 +43,8 @@ class Ranking:
     # Echoes (when asked for) count this much of their evidence, never two in a row while results remain:
     # a pile of earlier searches quoting the query cannot bury the original rows.
     echo_weight: float = 0.9
+    # A date in the query: a record inside its window counts (1 + time_boost) times, decaying outside it.
+    time_boost: float = 1.0
     # Prose with fewer content words counts by sqrt(words / filler_words): "Bye!" does not win on a name.
     filler_words: int = 9
 

@@ -348,7 +348,8 @@ def closeness(ts: datetime, window: TimeWindow) -> float:
 PROPOSING_DAYS = 31
 
 
-def _narrowed(filters: Filters, window: TimeWindow) -> Filters | None:
+def narrowed(filters: Filters, window: TimeWindow) -> Filters | None:
+    """``filters`` narrowed to ``window`` (None when they leave nothing of it)."""
     start, end = window.start.astimezone(UTC), window.end.astimezone(UTC)
     if filters.since:
         start = max(start, parse_ts(filters.since))
@@ -357,16 +358,6 @@ def _narrowed(filters: Filters, window: TimeWindow) -> Filters | None:
     if start >= end:
         return None
     return replace(filters, since=format_ts(start), until=format_ts(end))
-
-
-def as_filters(window: TimeWindow) -> Filters:
-    """The window as a time filter."""
-    return Filters(since=format_ts(window.start.astimezone(UTC)), until=format_ts(window.end.astimezone(UTC)))
-
-
-def clipped(filters: Filters, window: TimeWindow) -> Filters | None:
-    """``filters`` narrowed to ``window`` (None when they leave nothing of it)."""
-    return _narrowed(filters, window)
 
 
 def days(window: TimeWindow) -> str:
@@ -384,14 +375,14 @@ def within(filters: Filters, window: TimeWindow) -> Filters | None:
     than ``PROPOSING_DAYS``."""
     if window.days > PROPOSING_DAYS:
         return None
-    narrowed = _narrowed(filters, window)
-    return None if narrowed == filters else narrowed
+    inside = narrowed(filters, window)
+    return None if inside == filters else inside
 
 
 def describe(window: TimeWindow, filters: Filters) -> str:
     """The note a search gives about the date it read: which days, and that it is a preference (or
     that ``--since``/``--until`` leave those days out)."""
     read = f'read "{window.text}" as {days(window)}'
-    if _narrowed(filters, window) is None:
+    if narrowed(filters, window) is None:
         return f"{read}, which --since/--until leave out: the records nearest it rank higher"
     return f"{read}: records from then rank higher, others still count (to filter: --since/--until)"
