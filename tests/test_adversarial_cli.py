@@ -14,7 +14,7 @@ import pytest
 from helpers import cli_env, run_cli
 from typer.testing import CliRunner
 
-from backscroll.cli import app
+from backscroll.cli.app import app
 
 SESSION = "5b0e7a52-1111-4222-8333-444455556666"
 ESCAPES = ("\x1b]52;c;cm0gLXJmIH4=\x07", "\x1b[2J", "\x1b]0;pwned\x07", "\x9b31m")

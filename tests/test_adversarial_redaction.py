@@ -14,7 +14,7 @@ import textwrap
 import pytest
 from typer.testing import CliRunner
 
-from backscroll.cli import app
+from backscroll.cli.app import app
 from backscroll.ingest.redact import RULES, redact
 
 # (name, text holding the secret, fragments that must not survive)

@@ -14,7 +14,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from backscroll.cli import app
+from backscroll.cli.app import app
 from backscroll.ingest.redact import redact
 
 _B64_USERPASS = base64.b64encode(b"deploy:S3cr3tP4sswordHere").decode()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from backscroll.cli import app
+from backscroll.cli.app import app
 
 GOLDEN = Path(__file__).parent / "golden"
 HIT_FIELDS = ["rank", "score", "record_id", "session_id", "agent", "project", "cwd", "role", "content_type",

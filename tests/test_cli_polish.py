@@ -5,7 +5,7 @@ import json
 
 from typer.testing import CliRunner
 
-from backscroll.cli import app
+from backscroll.cli.app import app
 from backscroll.ingest import echo
 
 
@@ -59,7 +59,7 @@ def test_backscroll_mcp_calls_are_echoes_however_the_agent_names_them():
 
 
 def test_reflow_joins_prose_lines_and_keeps_indented_blocks():
-    from backscroll.cli import reflow
+    from backscroll.cli.app import reflow
 
     doc = """First line.
 

@@ -10,7 +10,7 @@ import pytest
 from helpers import cli_env, run_cli, run_tty
 from typer.testing import CliRunner
 
-from backscroll.cli import app
+from backscroll.cli.app import app
 
 PARENT = "34c6be73-9152-4f55-9572-3f0c5df10f7e"
 

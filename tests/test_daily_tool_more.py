@@ -14,7 +14,7 @@ import pytest
 from helpers import cli_env, run_cli, run_tty
 from typer.testing import CliRunner
 
-from backscroll.cli import app
+from backscroll.cli.app import app
 from backscroll.ingest import echo as classify
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -255,7 +255,7 @@ def test_announced_final_and_status_counts_agree(session_builder, backscroll_hom
 
     from typer.testing import CliRunner
 
-    from backscroll.cli import app
+    from backscroll.cli.app import app
 
     s = session_builder.claude(project="counts")
     for i in range(6):

@@ -11,7 +11,7 @@ from helpers import rows
 from test_source_more_agents import install_all as install_editor_agents
 from typer.testing import CliRunner
 
-from backscroll.cli import app
+from backscroll.cli.app import app
 from backscroll.ingest.sources import AGENTS
 
 DATA = Path(__file__).parent / "data"

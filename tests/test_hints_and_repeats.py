@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from typer.testing import CliRunner
 
-from backscroll.cli import app
+from backscroll.cli.app import app
 from backscroll.dates import format_ts
 from backscroll.retrieval.policy.repeat import key_from_args, make_key
 

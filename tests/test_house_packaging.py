@@ -109,3 +109,33 @@ def test_a_lexical_search_without_sync_loads_no_reader_nor_numpy(backscroll_home
             "    print('NUMPY' if 'numpy' in sys.modules else 'NO-NUMPY', file=sys.stderr)")
     r = subprocess.run([sys.executable, "-c", code], env=cli_env(backscroll_home), capture_output=True, text=True)
     assert '"results":[{' in r.stdout and r.stderr.strip().endswith("CLEAN\nNO-NUMPY"), r.stderr
+
+
+def test_a_hook_call_is_answered_without_typer(backscroll_home, session_builder, backscroll_index):
+    """Hooked agents run ``backscroll hook … prompt`` on every prompt: Typer and Click are not imported."""
+    import subprocess
+    import sys
+
+    from helpers import cli_env
+
+    session_builder.claude().user("which queue for the jobs?").assistant("Postgres with SKIP LOCKED for the jobs.")
+    backscroll_index(embed=False)
+    code = ("import sys; sys.argv = ['backscroll', 'hook', 'claude', 'prompt', '--home', sys.argv[1]]\n"
+            "from backscroll.cli import main\ntry:\n    main()\nfinally:\n"
+            "    print('TYPER' if 'typer' in sys.modules or 'click' in sys.modules else 'LIGHT', file=sys.stderr)")
+    prompt = '{"prompt": "which queue did we pick for the jobs?", "session_id": "s1", "cwd": "/tmp"}'
+    r = subprocess.run([sys.executable, "-c", code, str(backscroll_home)], env=cli_env(backscroll_home),
+                       input=prompt, capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr.strip().endswith("LIGHT"), r.stderr
+
+
+def test_hook_call_reads_only_a_plain_hook_invocation():
+    from backscroll.cli import hoist_globals, hook_call
+
+    assert hook_call(hoist_globals(["hook", "claude", "prompt", "--home", "/h"])) == ("claude", "prompt", "/h")
+    argv = ["--home=/h", "--color", "never", "hook", "codex", "session-start"]
+    assert hook_call(argv) == ("codex", "session-start", "/h")
+    assert hook_call(["hook", "claude", "prompt"]) == ("claude", "prompt", None)
+    for argv in (["hook", "claude"], ["hook", "--help"], ["hook", "claude", "prompt", "--help"],
+                 ["search", "claude", "prompt"], ["--verbose", "hook", "claude", "prompt"]):
+        assert hook_call(argv) is None, argv

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from backscroll.cli import app
+from backscroll.cli.app import app
 from backscroll.integrations import install as inst
 
 runner = CliRunner()

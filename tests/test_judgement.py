@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from typer.testing import CliRunner
 
-from backscroll.cli import app
+from backscroll.cli.app import app
 from backscroll.indexes.lexical import analyze
 from backscroll.retrieval.query import plan
 

@@ -143,7 +143,7 @@ def test_a_repeated_search_is_typed_and_its_note_fits_the_caller(session_builder
 def test_the_cli_json_of_list_and_status_keeps_its_shape(session_builder, backscroll_home):
     from typer.testing import CliRunner
 
-    from backscroll.cli import app
+    from backscroll.cli.app import app
 
     _corpus(session_builder)
     backscroll.index(home=backscroll_home.data, embed=False)
@@ -158,7 +158,7 @@ def test_the_cli_json_of_list_and_status_keeps_its_shape(session_builder, backsc
 def _search_command():
     import typer.main
 
-    from backscroll.cli import app
+    from backscroll.cli.app import app
 
     return typer.main.get_command(app)
 

@@ -10,7 +10,7 @@ import pytest
 from helpers import run_cli
 from typer.testing import CliRunner
 
-from backscroll.cli import app
+from backscroll.cli.app import app
 
 DOWNSTREAM_TEST = '''
 def test_our_agent_remembers_the_queue_decision(session_builder, backscroll_index, assert_recalled):

@@ -569,7 +569,7 @@ def test_status_counts_sessions_gone_from_disk_and_warns_past_cleanup_period(bac
 def test_status_cli_shows_kinds_and_warnings(backscroll_home, backscroll_index):
     from typer.testing import CliRunner
 
-    from backscroll.cli import app
+    from backscroll.cli.app import app
 
     install(backscroll_home, "cc-2.1.80-2.1.220-coverage-agent-sessions.jsonl")
     backscroll_index(embed=False)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from backscroll import api
-from backscroll.cli import app
+from backscroll.cli.app import app
 from backscroll.ingest.sources import LineError, ParsedLine, claude, codex
 from backscroll.ingest.sync import writer_lock
 from backscroll.types import SessionInfo

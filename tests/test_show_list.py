@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from backscroll import api
-from backscroll.cli import app
+from backscroll.cli.app import app
 from backscroll.cli.render import fold
 from backscroll.errors import NotFoundError
 

@@ -10,7 +10,7 @@ import pytest
 from agent_homes import install_all, install_crush
 from typer.testing import CliRunner
 
-from backscroll.cli import app
+from backscroll.cli.app import app
 
 NEW_AGENTS = ("amp", "goose", "droid", "crush", "zed", "openhands")
 # A phrase each agent's fixture holds in an assistant answer.

@@ -138,7 +138,7 @@ def test_truncated_json_is_unreadable_and_loses_nothing(backscroll_home, backscr
     assert "JSON" in out.report.unreadable[0][1]
     assert [r["record_id"] for r in rows(backscroll_home)] == [r["record_id"] for r in before]
 
-    from backscroll.cli import app
+    from backscroll.cli.app import app
 
     result = CliRunner().invoke(app, ["index"], catch_exceptions=False)
     assert result.exit_code == 4, "unreadable sources"

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from backscroll.cli import app
+from backscroll.cli.app import app
 from backscroll.ingest.sources import AGENTS, LineError, ParsedLine, aider, cline, copilot, cursor, kimi, omp, qwen
 from backscroll.types import SessionInfo
 

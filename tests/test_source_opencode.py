@@ -597,7 +597,7 @@ def test_a_hostile_row_never_makes_index_or_status_print_megabytes(oc_db, backsc
     """A 5 MB session id reached every `index` note and every `status` (human and JSON) whole."""
     from typer.testing import CliRunner
 
-    from backscroll.cli import app
+    from backscroll.cli.app import app
 
     s = oc_db.session("hostile", session_id="ses_" + "A" * 5_000_000)
     for text in ("hello there", "second message", "third"):

@@ -1,93 +1,10 @@
-"""The ``backscroll`` command line: a thin Typer layer over the library API.
+"""The ``backscroll`` command line: a thin Typer layer over the library (``cli/app.py``).
 
-One module per command. Commands parse options, call ``backscroll.api``, render, and map errors to
-exit codes (``cli/common.py``). Heavy modules are imported inside the commands.
+``main`` is the entry point. It stays light: a recall hook, which an agent runs on every prompt, is
+answered without importing Typer at all.
 """
 
 from __future__ import annotations
-
-import inspect
-from typing import Annotated
-
-import typer
-
-from backscroll.cli import common
-
-app = typer.Typer(
-    name="backscroll",
-    help=(
-        "A permanent, searchable record of your coding agents' sessions "
-        "(Claude Code, Codex CLI, Gemini CLI, Cursor, Copilot and 15 more).\n\n"
-        "Start with [bold]backscroll index[/bold], then [bold]backscroll search \"what did we decide about X\"[/bold]. "
-        "Earlier [italic]backscroll search[/italic] calls and their output (query echoes) are kept out of results."
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_show_locals=False,
-    rich_markup_mode="rich",
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
-
-def _version(value: bool) -> None:
-    if value:
-        from importlib.metadata import version
-
-        from backscroll.indexes.embed import model_id
-        from backscroll.store.schema import schema_version
-
-        typer.echo(f"backscroll {version('backscroll')} (model {model_id()}, store schema {schema_version()})")
-        raise typer.Exit()
-
-
-@app.callback()
-def main_callback(
-    home: Annotated[str | None, typer.Option(
-        "--home", metavar="DIR",
-        help="Data directory (store, indexes). Default: $BACKSCROLL_HOME, else the platform's user data dir.")] = None,
-    version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True,
-                                          help="Print the version, the embedding model and the store schema.")] = False,
-    color: Annotated[str, typer.Option("--color", metavar="auto|always|never",
-                                       help="Colour: auto (on a terminal, unless NO_COLOR), always, never.")] = "auto",
-    pretty: Annotated[bool, typer.Option("--pretty",
-                                         help="Indented JSON even when piped (compact otherwise).")] = False,
-    no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page long output on a terminal.")] = False,
-) -> None:
-    """Global options may also come after the command (`backscroll search x --home DIR`)."""
-    if color not in ("auto", "always", "never"):
-        raise typer.BadParameter("use auto, always or never", param_hint="--color")
-    common.STATE.home = home
-    common.STATE.color = color
-    common.STATE.pretty = pretty
-    common.STATE.pager = not no_pager
-
-
-def reflow(doc: str | None) -> str | None:
-    """A command's docstring with each prose paragraph on one line, so that help wraps at any width.
-
-    Paragraphs whose later lines are indented (a file format, an example block) keep their lines. Pure."""
-    if not doc:
-        return doc
-    out = []
-    for para in inspect.cleandoc(doc).split("\n\n"):
-        lines = para.split("\n")
-        preformatted = para.startswith("\b") or any(line[:1].isspace() for line in lines[1:])
-        out.append(para if preformatted else " ".join(line.strip() for line in lines))
-    return "\n\n".join(out)
-
-
-def _register() -> None:
-    from backscroll.cli import completion, embed, eval, hook, index, install, list, mcp, rebuild, search, show, status
-
-    for module in (index, search, show, list, status, embed, rebuild, eval, install, hook, mcp, completion):
-        module.register(app)
-    for info in app.registered_commands:  # Typer keeps a docstring's single line breaks: reflow its paragraphs
-        if info.help is None and info.callback is not None:
-            info.callback.__doc__ = reflow(info.callback.__doc__)
-
-
-_register()
-
 
 GLOBAL_VALUE_OPTIONS = ("--home", "--color")
 GLOBAL_FLAGS = ("--no-pager", "--pretty")
@@ -132,6 +49,27 @@ def dash_hint(argv: list[str], exc) -> str | None:
             + " ".join(a for a in argv[at + 1:]))
 
 
+def hook_call(argv: list[str]) -> tuple[str, str, str | None] | None:
+    """``(agent, event, home)`` when ``argv`` (globals hoisted) is a plain ``hook AGENT EVENT`` call, else
+    None. Anything else (``--help``, a stray option, a missing word) goes through Typer. Pure."""
+    home, i = None, 0
+    while i < len(argv) and argv[i].startswith("--"):
+        name, eq, value = argv[i].partition("=")
+        if name == "--home" and (eq or i + 1 < len(argv)):
+            home = value if eq else argv[i + 1]
+            i += 1 if eq else 2
+        elif name == "--color" and (eq or i + 1 < len(argv)):
+            i += 1 if eq else 2
+        elif name in GLOBAL_FLAGS:
+            i += 1
+        else:
+            return None
+    words = argv[i:]
+    if len(words) != 3 or words[0] != "hook" or any(w.startswith("-") for w in words[1:]):
+        return None
+    return words[1], words[2], home
+
+
 def posix_ok() -> bool:
     """Whether this platform has what the store and the writer lock need (``fcntl.flock``)."""
     try:
@@ -158,7 +96,17 @@ def main() -> None:
         else:
             sys.stderr.write(f"error: {message}\nhint: {hint}\n")
         sys.exit(1)
+    argv = hoist_globals(sys.argv[1:])
+    hook = hook_call(argv)
+    if hook is not None:  # every prompt of a hooked agent: answered without Typer
+        from backscroll.integrations.hooks import main as run_hook
+
+        sys.exit(run_hook(*hook))
     from typing import Any, cast
+
+    import typer
+
+    from backscroll.cli.app import app
 
     # click's ClickException, whichever click Typer ships (0.28 vendors its own copy): typed as Any
     click_error = cast(Any, typer.BadParameter.__mro__[2])
@@ -171,7 +119,7 @@ def main() -> None:
         app(prog_name="backscroll", complete_var="_BACKSCROLL_COMPLETE")
         return
     try:
-        code = app(args=hoist_globals(sys.argv[1:]), standalone_mode=False)
+        code = app(args=argv, standalone_mode=False)
     except click_error as exc:
         dash = dash_hint(sys.argv[1:], exc)
         if "--json" in sys.argv[1:]:
