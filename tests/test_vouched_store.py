@@ -54,3 +54,24 @@ def test_a_vouched_no_op_index_does_not_count_the_store_but_a_changed_index_is_c
     os.utime(cfg.index_dir / current / "meta.json")  # the index touched behind backscroll's back
     api.index(cfg=cfg, embed=False)
     assert counted == [1, 1]
+
+
+def test_a_known_file_is_not_claimed_again_but_a_new_or_grown_one_is_read(session_builder, backscroll_home,
+                                                                          monkeypatch):
+    """A sync asks an agent's ``claims`` only about files the store does not know yet; an append to a known
+    file is still read, and a new file still found."""
+    from dataclasses import replace
+
+    from backscroll.ingest.sources import AGENTS
+
+    first = session_builder.claude(project="shop").user("which queue for the jobs?")
+    cfg = backscroll_home.config()
+    api.index(cfg=cfg, embed=False)
+    asked = []
+    real = AGENTS["claude"].claims
+    monkeypatch.setitem(AGENTS, "claude", replace(AGENTS["claude"], claims=lambda p: asked.append(p.name) or real(p)))
+    first.assistant("Postgres with SKIP LOCKED.")
+    second = session_builder.claude(project="shop").user("and the retry policy?")
+    report = api.index(cfg=cfg, embed=False).report
+    assert report.records_added == 2 and report.files_changed == 2
+    assert asked == [second.path.name], asked

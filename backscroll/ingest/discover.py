@@ -9,14 +9,16 @@ changes, and the diagnostics of files that are gone are forgotten.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from backscroll.config import Config
 from backscroll.ingest.report import IndexReport
 from backscroll.ingest.rows import store_text
-from backscroll.ingest.sources import AGENTS, Agent
-from backscroll.store.db import FileState, Store
+from backscroll.ingest.sources import AGENTS, Agent, file_stat
+from backscroll.store.db import Store
+from backscroll.store.files import FileMark
 
 # ``path -> (kind, reason, size, mtime_ns)``, as ``Store.source_issues`` gives it.
 Issues = dict[str, tuple[str, str, int | None, int | None]]
@@ -32,11 +34,13 @@ class Scan:
     present: set[str] = field(default_factory=set)  # keys of every file found
 
 
-def discover(cfg: Config, errors: list[OSError] | None = None) -> list[tuple[Agent, Path]]:
+def discover(cfg: Config, errors: list[OSError] | None = None,
+             known: Mapping[str, tuple[object, ...]] | None = None) -> list[tuple[Agent, str | Path]]:
     """Every session file under the configured roots, each claimed by one agent, without repeats.
-    Directories that cannot be listed are appended to ``errors``."""
+    Directories that cannot be listed are appended to ``errors``; files ``known`` to an agent (path ->
+    (agent, ...)) are taken as its own without asking it again."""
     seen: set[str] = set()
-    found: list[tuple[Agent, Path]] = []
+    found: list[tuple[Agent, str | Path]] = []
     for root in cfg.roots:
         agents = [AGENTS[root.agent]] if root.agent else list(AGENTS.values())
         if root.path.is_file():  # a single session file given as a source
@@ -48,8 +52,8 @@ def discover(cfg: Config, errors: list[OSError] | None = None) -> list[tuple[Age
         if not root.path.is_dir():
             continue
         for agent in agents:
-            for path in agent.discover(root.path, errors):
-                key = str(path)
+            for path in agent.discover(root.path, errors, known):
+                key = os.fspath(path)
                 if key not in seen:
                     seen.add(key)
                     found.append((agent, path))
@@ -63,31 +67,32 @@ def reason(exc: BaseException) -> str:
     return f"unexpected {type(exc).__name__}: {exc}"
 
 
-def scan(cfg: Config, states: dict[str, FileState], issues: Issues, reparse: bool, report: IndexReport) -> Scan:
-    """The files to read (new or changed since their checkpoint), and what could not be looked at."""
+def scan(cfg: Config, marks: dict[str, FileMark], issues: Issues, reparse: bool, report: IndexReport) -> Scan:
+    """The files to read (new or changed since their checkpoint), and what could not be looked at.
+    A file whose agent, size and mtime are as last read costs one ``stat``."""
     out = Scan()
     for root in cfg.roots:
         if root.origin == "flag" and not root.path.exists():
             report.unreadable.append((store_text(str(root.path)), "no such file or directory (given with --source)"))
     dir_errors: list[OSError] = []
-    for agent, path in discover(cfg, dir_errors):
+    for agent, path in discover(cfg, dir_errors, marks):
         report.files_seen += 1
-        key = store_text(str(path))
+        key = store_text(os.fspath(path))
         out.present.add(key)
-        try:
-            size, mtime_ns = agent.stat(path)
+        try:  # the plain stat takes the path as found; an agent's own (a database, a folder) a Path
+            size, mtime_ns = file_stat(path) if agent.stat is file_stat else agent.stat(Path(path))
         except OSError as exc:
             report.unreadable.append((key, reason(exc)))
             out.failed.append((key, reason(exc), None, None))
             continue
-        prev = states.get(key)
-        if prev is not None and prev.size == size and prev.mtime_ns == mtime_ns and not reparse:
+        prev = marks.get(key)
+        if prev is not None and prev[1] == size and prev[2] == mtime_ns and not reparse:
             continue
         issue = issues.get(key)
         if issue is not None and issue[0] == "unreadable" and issue[2:] == (size, mtime_ns):
             report.unreadable.append((key, issue[1]))  # remembered: not read again until it changes
             continue
-        out.changed.append((agent, path, key, size, mtime_ns))
+        out.changed.append((agent, Path(path), key, size, mtime_ns))
     for error in dir_errors:
         out.bad_dirs.setdefault(store_text(str(error.filename)), reason(error))
     for key, why in out.bad_dirs.items():

@@ -59,10 +59,10 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
     report = IndexReport()
     reclassify(store)
     reparse = store.get_meta("parse_version") != str(PARSE_VERSION)
-    states = store.file_states()
+    marks = store.file_marks()
     issues = store.source_issues()
     now = _now()
-    found = scan(cfg, states, issues, reparse, report)
+    found = scan(cfg, marks, issues, reparse, report)
 
     progress.start(len(found.changed))
     pending = 0
@@ -76,8 +76,8 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
                     len(report.skipped_examples), len(report.notices))
             store.conn.execute("SAVEPOINT source_file")
             try:
-                pending += read(store, agent, path, states.get(key), size, mtime_ns, redactor, report, now,
-                                reparse=reparse and key in states)
+                pending += read(store, agent, path, store.file_state(key) if key in marks else None, size,
+                                mtime_ns, redactor, report, now, reparse=reparse and key in marks)
                 if key in issues and issues[key][0] == "unreadable":
                     store.clear_source_issue(key)
                     del issues[key]
@@ -111,8 +111,8 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
         store.set_meta("last_index_run", _now())  # `status`: when the sources were last looked at
         store.apply_leaf_titles()
         if reparse:
-            if states:
-                report.notices.append(("(all sources)", f"{len(states)} session file(s) {REPARSE_REASON}"))
+            if marks:
+                report.notices.append(("(all sources)", f"{len(marks)} session file(s) {REPARSE_REASON}"))
             store.set_meta("parse_version", str(PARSE_VERSION))
         store.commit()
     except BaseException:

@@ -13,6 +13,10 @@ from dataclasses import dataclass
 
 import orjson
 
+# What tells a source file is unchanged since it was read: ``(agent, size, mtime_ns)``. A plain tuple:
+# a sync builds one per known file, thousands of them, on every call.
+FileMark = tuple[str, int, int]
+
 
 @dataclass(frozen=True)
 class FileState:
@@ -36,15 +40,19 @@ class SourceQueries:
 
     conn: sqlite3.Connection
 
-    def file_states(self) -> dict[str, FileState]:
-        out = {}
-        for row in self.conn.execute(
+    def file_marks(self) -> dict[str, FileMark]:
+        """Every known source file's agent, size and mtime: all a sync needs to tell it is unchanged."""
+        return {row[0]: row[1:] for row in self.conn.execute("SELECT path, agent, size, mtime_ns FROM source_files")}
+
+    def file_state(self, path: str) -> FileState | None:
+        """The checkpoint of one source file, if it was read before."""
+        row = self.conn.execute(
             "SELECT path, agent, size, mtime_ns, offset, lines, head_digest, tail_digest, session_id, session_state "
-            "FROM source_files"
-        ):
-            out[row[0]] = FileState(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
-                                    orjson.loads(row[9]) if row[9] else {})
-        return out
+            "FROM source_files WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return None
+        return FileState(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
+                         orjson.loads(row[9]) if row[9] else {})
 
     def save_file_state(self, st: FileState, indexed_at: str) -> None:
         self.conn.execute(

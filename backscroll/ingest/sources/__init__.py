@@ -74,7 +74,7 @@ class WholeRead:
     state: dict  # what the agent wants back next time (e.g. a watermark), JSON-serialisable
 
 
-def file_stat(path: Path) -> tuple[int, int]:
+def file_stat(path: str | Path) -> tuple[int, int]:
     """Size and mtime of a regular file (following a symlink); ``OSError`` for anything else (a FIFO,
     a device, a socket), which is never opened: reading one could block forever or never end."""
     st = os.stat(path)
@@ -133,14 +133,19 @@ class Agent:
     # Which stored calls ran one is kept per call at ingest (a ``Record.command``), not by name.
     shell_tools: frozenset[str] = frozenset()
 
-    def discover(self, root: Path, errors: list[OSError] | None = None) -> Iterator[Path]:
+    def discover(self, root: Path, errors: list[OSError] | None = None,
+                 known: Mapping[str, tuple[object, ...]] | None = None) -> Iterator[str | Path]:
         """Every file under ``root`` this agent claims, in a stable order; directories that cannot
-        be listed are appended to ``errors``."""
+        be listed are appended to ``errors``. A path ``known`` to be this agent's (path -> (agent, ...))
+        is yielded as it is, a string: a history of thousands of files is not asked again, file by file."""
+        known = known or {}
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
             dirnames.sort()
             for name in sorted(filenames):
-                path = Path(dirpath, name)
-                if self.claims(path):
+                # os.path.join, without its cost per file
+                path = f"{dirpath}{name}" if dirpath.endswith(os.sep) else f"{dirpath}{os.sep}{name}"
+                mark = known.get(path)
+                if (mark is not None and mark[0] == self.name) or self.claims(Path(path)):
                     yield path
 
 

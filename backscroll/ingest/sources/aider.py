@@ -79,7 +79,7 @@ class _AiderAgent(Agent):
 
     _SKIP = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", "target", "dist", "build"}
 
-    def discover(self, root: Path, errors: list[OSError] | None = None):
+    def discover(self, root: Path, errors: list[OSError] | None = None, known=None):
         import os
 
         if root.is_file():

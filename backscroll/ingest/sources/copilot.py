@@ -235,7 +235,7 @@ def read_whole(path: Path, state: dict) -> WholeRead:
 class _CopilotAgent(Agent):
     """In VS Code's ``workspaceStorage/<hash>/`` only ``chatSessions`` is walked."""
 
-    def discover(self, root: Path, errors: list[OSError] | None = None):
+    def discover(self, root: Path, errors: list[OSError] | None = None, known=None):
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
             here = Path(dirpath)
             if here.parent.name == "workspaceStorage":

@@ -183,7 +183,7 @@ def read_whole(path: Path, state: dict) -> WholeRead:
 class _CrushAgent(Agent):
     """Follows ``projects.json`` when the root holds one, and walks the root for ``.crush/crush.db``."""
 
-    def discover(self, root: Path, errors: list[OSError] | None = None) -> Iterator[Path]:
+    def discover(self, root: Path, errors: list[OSError] | None = None, known=None) -> Iterator[Path]:
         seen: set[str] = set()
         listed = root / "projects.json"
         if listed.is_file():

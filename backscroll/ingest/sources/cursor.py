@@ -229,7 +229,7 @@ class _CursorAgent(Agent):
     """Looks only at ``state.vscdb`` in an editor's ``globalStorage`` (not the extensions' folders) and,
     in a project of ``~/.cursor/projects``, only in its ``agent-transcripts``."""
 
-    def discover(self, root: Path, errors: list[OSError] | None = None):
+    def discover(self, root: Path, errors: list[OSError] | None = None, known=None):
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
             here = Path(dirpath)
             if here.name == "globalStorage":

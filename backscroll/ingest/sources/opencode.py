@@ -175,7 +175,7 @@ class _OpenCodeAgent(Agent):
     """Walks only what can hold sessions: not snapshots (git repos), logs, binaries, or the message
     and part trees (read with their session)."""
 
-    def discover(self, root: Path, errors: list[OSError] | None = None) -> Iterator[Path]:
+    def discover(self, root: Path, errors: list[OSError] | None = None, known=None) -> Iterator[Path]:
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
             here = Path(dirpath)
             if here.name == "storage":
