@@ -366,6 +366,28 @@ def test_a_session_naming_no_path_finds_its_hashed_folders_root_from_another(bac
     assert projects == {"aaaa": "aim", "bbbb": "aim"}  # (a file with only a warning gives no session)
 
 
+def test_a_root_only_tool_outputs_name_is_found(backscroll_home, backscroll_index):
+    """Issue #36: a session whose calls use relative paths (``ls .``, ``cat app.py``) showed project ``-``
+    although its tool outputs print the folder."""
+    import hashlib
+
+    folder = hashlib.sha256(b"/home/dev/pomodoro").hexdigest() + "/chats"
+    calls = [{"id": "c1", "name": "list_directory", "args": {"path": "."}, "status": "success",
+              "resultDisplay": "Listed 3 item(s) in /home/dev/pomodoro/src."},
+             {"id": "c2", "name": "run_shell_command", "args": {"command": "pytest -q"}, "status": "success",
+              "result": [{"functionResponse": {"id": "c2", "name": "run_shell_command", "response": {
+                  "output": "Command: pytest -q\nDirectory: (root)\nOutput: rootdir: /home/dev/pomodoro\n1 passed"}}}]}]
+    sid = "dddd0004-0000-4000-8000-000000000004"
+    obj = {"sessionId": sid, "kind": "main", "messages": [
+        {"id": "m1", "timestamp": "2026-03-23T09:00:00Z", "type": "user", "content": "run the timer tests"},
+        {"id": "m2", "timestamp": "2026-03-23T09:00:05Z", "type": "gemini", "content": "Running them.",
+         "toolCalls": calls}]}
+    install(backscroll_home, f"{folder}/session-2026-03-23T09-00-dddd0004.json", json.dumps(obj).encode())
+    backscroll_index()
+    assert [(s["project"], s["cwd"]) for s in rows(backscroll_home, "SELECT * FROM sessions")] == [
+        ("pomodoro", "/home/dev/pomodoro")]
+
+
 def test_shell_calls_running_backscroll_search_are_echoes(backscroll_home, backscroll_index, backscroll_search):
     install(backscroll_home, MAIN)
     backscroll_index()

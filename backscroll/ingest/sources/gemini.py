@@ -15,11 +15,11 @@ Two generations, both read whole (``read_whole``) because Gemini rewrites what i
 ``<project>`` is a slug whose ``.project_root`` file holds the project path, or a SHA-256 of the
 project root. The root is, in order: ``.project_root``; the ``directories`` field; the path in
 ``~/.gemini/projects.json`` (``{"projects": {path: slug}}``) whose slug or SHA-256 names the folder;
-a parent directory of an absolute path in the session's own tool arguments whose SHA-256 names
-the folder, else in another session file's of the same folder. Records: user and gemini text
-(user text Gemini injects itself, such as "System: Please continue.", is authored by the harness),
-thoughts (reasoning), and per tool call a call record and a result record. ``info``, ``error`` and
-``warning`` messages and token counts are not records. Record ids are
+a parent directory of an absolute path in the session's own tool arguments (then in its tool
+outputs) whose SHA-256 names the folder, else in another session file's of the same folder.
+Records: user and gemini text (user text Gemini injects itself, such as "System: Please continue.",
+is authored by the harness), thoughts (reasoning), and per tool call a call record and a result
+record. ``info``, ``error`` and ``warning`` messages and token counts are not records. Record ids are
 ``<session>:<message id>#<block>`` (text 0, call k ``1+2k``, its result ``2+2k``, thoughts ``r``),
 so they survive rewrites.
 
@@ -125,15 +125,41 @@ def _absolute_paths(value: object, out: list[str], depth: int = 0) -> None:
             _absolute_paths(v, out, depth + 1)
 
 
+_PATH_IN_TEXT = re.compile(r"(?<![\w./~-])/[\w.@+-]+(?:/[\w.@+-]+)*")
+OUTPUT_SCAN = 64 * 1024  # characters of a tool's output looked at for paths
+
+
+def _paths_in_outputs(call: dict, out: list[str]) -> None:
+    """Absolute paths a tool's output prints (``Listed 3 item(s) in /home/dev/app``, ``rootdir: ...``)."""
+    texts: list[str] = []
+    _strings(call.get("result"), texts)
+    if isinstance(call.get("resultDisplay"), str):
+        texts.append(call["resultDisplay"])
+    for text in texts:
+        out.extend(m.group(0) for m in _PATH_IN_TEXT.finditer(text[:OUTPUT_SCAN]))
+
+
+def _strings(value: object, out: list[str], depth: int = 0) -> None:
+    if depth > 6:
+        return
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict | list):
+        for v in value.values() if isinstance(value, dict) else value:
+            _strings(v, out, depth + 1)
+
+
 def hashed_root(folder: str, messages: list[dict]) -> str | None:
-    """The directory whose SHA-256 is ``folder``, among the parents of absolute paths in tool arguments."""
+    """The directory whose SHA-256 is ``folder``, among the parents of absolute paths in tool arguments,
+    then in tool outputs (a session that only used relative paths)."""
     if not re.fullmatch(r"[0-9a-f]{64}", folder):
         return None
     paths: list[str] = []
-    for msg in messages:
-        for call in as_list(msg.get("toolCalls")):
-            if isinstance(call, dict):
-                _absolute_paths(call.get("args"), paths)
+    calls = [c for msg in messages for c in as_list(msg.get("toolCalls")) if isinstance(c, dict)]
+    for call in calls:
+        _absolute_paths(call.get("args"), paths)
+    for call in calls:
+        _paths_in_outputs(call, paths)
     seen: set[str] = set()
     for p in paths:
         sep = "\\" if "\\" in p and "/" not in p else "/"
