@@ -5,6 +5,8 @@ Works on an open store; ``Backscroll.show`` and ``Backscroll.sessions`` open it.
 
 from __future__ import annotations
 
+import os
+
 from backscroll.errors import MAX_COUNT, AmbiguousIdError, NotFoundError, UsageError
 from backscroll.store.db import Store
 from backscroll.types import Hit, SessionSummary, SessionView
@@ -100,13 +102,21 @@ def _known(values: list[str], n: int = 12) -> str:
 
 
 def resolve_project(store: Store, name: str) -> str:
-    """The indexed project ``name`` names: exactly, case-insensitively, or as a unique prefix."""
+    """The indexed project ``name`` names: exactly, case-insensitively, as a unique prefix or a unique part,
+    or as a path (``.``, ``~/src/app``, a worktree): the project of the repository there."""
     known = [r[0] for r in store.conn.execute(
         "SELECT project FROM sessions WHERE project IS NOT NULL GROUP BY project ORDER BY count(*) DESC, project")]
     if name in known:
         return name
+    if "/" in name or name in (".", "..", "~"):
+        from backscroll.ingest.projects import project
+
+        named = project(os.path.abspath(os.path.expanduser(name)))
+        if named is not None and named in known:
+            return named
     low = name.lower()
-    for candidates in ([p for p in known if p.lower() == low], [p for p in known if p.lower().startswith(low)]):
+    for candidates in ([p for p in known if p.lower() == low], [p for p in known if p.lower().startswith(low)],
+                       [p for p in known if low in p.lower()]):
         if len(candidates) == 1:
             return candidates[0]
         if len(candidates) > 1:

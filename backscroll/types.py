@@ -61,6 +61,8 @@ class SessionInfo:
     # ``copy_until`` are the parent's transcript copied in at the fork instant.
     history_mode: str | None = None
     copy_until: str | None = None
+    # The remote URL of the repository the session ran in, when the log records it: it names the project.
+    repository: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

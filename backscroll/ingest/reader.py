@@ -26,7 +26,7 @@ TAIL_BYTES = 256
 REPARSE_REASON = "read again by a newer parser"
 MAX_QUEUED = 50  # queued prompts remembered per file, to recognise them when they are sent
 # Session fields kept in a file's checkpoint and restored when it is read on from there.
-_KEPT_FIELDS = ("cwd", "title", "is_sidechain", "parent_session_id", "history_mode")
+_KEPT_FIELDS = ("cwd", "title", "is_sidechain", "parent_session_id", "history_mode", "repository")
 
 
 def digest(data: bytes) -> str:
@@ -164,6 +164,7 @@ class FileReader:
             session.session_id,
             {"cwd": stored.cwd, "title": stored.title, "is_sidechain": session.is_sidechain,
              "parent_session_id": session.parent_session_id, "history_mode": session.history_mode,
+             **({"repository": stored.repository} if stored.repository else {}),
              **({"title_rank": self.title_rank} if self.title_rank is not None else {}),
              **({"queued": self.queued[-MAX_QUEUED:]} if self.queued else {}),
              **({"human_seen": True} if self.human_seen else {})},

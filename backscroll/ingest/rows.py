@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from backscroll.ingest import echo as classify
+from backscroll.ingest.projects import project
 from backscroll.store.db import Store, content_hash
 from backscroll.types import MAX_TEXT_BYTES, Record, SessionInfo
 
@@ -65,18 +66,11 @@ def redact_field(redactor: Redact | None, value: str | None) -> str | None:
 
 
 def redacted_session(session: SessionInfo, redactor: Redact | None) -> SessionInfo:
-    """The session with its stored strings (title, cwd) redacted."""
-    if redactor is None or not (session.title or session.cwd):
+    """The session with its stored strings (title, cwd, remote URL) redacted."""
+    if redactor is None or not (session.title or session.cwd or session.repository):
         return session
-    return replace(session, title=redact_field(redactor, session.title), cwd=redact_field(redactor, session.cwd))
-
-
-def project(cwd: str | None) -> str | None:
-    """The last part of the working directory (POSIX or Windows separators)."""
-    if not cwd:
-        return None
-    name = cwd.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
-    return name or cwd
+    return replace(session, title=redact_field(redactor, session.title), cwd=redact_field(redactor, session.cwd),
+                   repository=redact_field(redactor, session.repository))
 
 
 class Batch:
@@ -117,9 +111,9 @@ class Batch:
             cwd, tool_name, home = self._field(cwd), self._field(tool_name), self._field(home)
         author = rec.author or ("human" if rec.role == "user" else None)
         return (
-            rec.record_id, session.session_id, session.agent, project(home), cwd, rec.role, rec.content_type,
-            tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp, self.key, rec.line,
-            text, int(truncated), content_hash(text), int(session.is_sidechain), session.parent_session_id,
+            rec.record_id, session.session_id, session.agent, project(home, session.repository), cwd, rec.role,
+            rec.content_type, tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp, self.key,
+            rec.line, text, int(truncated), content_hash(text), int(session.is_sidechain), session.parent_session_id,
             int(rec.tool_name is not None), author, int(rec.tool_name is not None and rec.command is not None),
         )
 
@@ -175,6 +169,6 @@ class Batch:
         if not session.cwd or all(r[3] is not None for r in rows):
             return rows
         home = self._field(session.cwd)
-        named = (home, project(home))
+        named = (home, project(home, session.repository))
         return [r[:3] + (named[1], r[4] or named[0]) + r[5:] if r[3] is None and r[1] == session.session_id else r
                 for r in rows]

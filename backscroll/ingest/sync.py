@@ -38,8 +38,9 @@ COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each 
 # 3: OpenCode subagent prompts are the parent agent's; Cursor and Copilot fixes from real files;
 # 4: Claude Code's IDE context, <ide_selection> and its kin, is the harness's; 5: fixes from real files
 # of Claude Code (queue-line prompts, hook stops), Codex desktop and IDE context, Copilot CLI authors
-# and compaction summaries, Cline auto-approved calls and opening prompts, Aider reasoning and echoes).
-PARSE_VERSION = 5
+# and compaction summaries, Cline auto-approved calls and opening prompts, Aider reasoning and echoes;
+# 6: a project is named after its repository, not the last folder of the cwd).
+PARSE_VERSION = 6
 
 
 def _now() -> str:

@@ -14,13 +14,13 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from backscroll.ingest.projects import project
 from backscroll.ingest.reader import REPARSE_REASON, FileReader
 from backscroll.ingest.report import IndexReport
 from backscroll.ingest.rows import (
     Batch,
     Redact,
     Row,
-    project,
     redacted_session,
     safe_rows,
     safe_session,
@@ -47,8 +47,9 @@ def take_redaction_counts(redactor: Redact | None) -> dict[str, int]:
 def session_row(session: SessionInfo, key: str, started: str | None, updated: str | None,
                 title_rank: int | None) -> dict:
     """The row ``Store.upsert_session`` takes for a session read from ``key``."""
-    return {"session_id": session.session_id, "agent": session.agent, "project": project(session.cwd),
-            "cwd": session.cwd, "title": session.title, "started_at": started, "updated_at": updated,
+    return {"session_id": session.session_id, "agent": session.agent,
+            "project": project(session.cwd, session.repository), "cwd": session.cwd, "title": session.title,
+            "started_at": started, "updated_at": updated,
             "source_path": key, "is_sidechain": int(session.is_sidechain),
             "parent_session_id": session.parent_session_id, "title_rank": title_rank}
 

@@ -266,7 +266,9 @@ def run(agent: str, event: str, raw: bytes, cfg) -> str | None:
             query = split_recall(query)[0]
     else:
         query = branch_words(inp.cwd)
-        project = Path(inp.cwd).name if inp.cwd else None
+        from backscroll.ingest.projects import project as project_of
+
+        project = project_of(inp.cwd)  # named as ingest names it: the repository
     if not query or not query.strip():
         return None
     home = cfg.home.value

@@ -96,6 +96,9 @@ def _meta(obj: dict, payload: dict, line_no: int, session: SessionInfo) -> Parse
         updates["cwd"] = payload["cwd"]
     if isinstance(payload.get("history_mode"), str):
         updates["history_mode"] = payload["history_mode"]
+    git = payload.get("git")
+    if isinstance(git, dict) and isinstance(git.get("repository_url"), str):
+        updates["repository"] = git["repository_url"]
     source = payload.get("source")
     spawn = source.get("subagent") if isinstance(source, dict) else None
     spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None

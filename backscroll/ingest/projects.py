@@ -1,0 +1,79 @@
+"""What a session's project is called: the repository it ran in, not the last folder of its cwd.
+
+A remote the log records names the project first: it names the same repository on every machine. Else a
+cwd inside a git checkout is named after the checkout's top folder, and a linked worktree after its main
+repository, so that ``…/pomodoro/claude`` is ``pomodoro`` and seven worktrees of one repository are one
+project. A cwd that is no longer on disk, or in no repository, keeps its last folder. The user's home and
+the filesystem root are never a project, even when a dotfiles repository sits there. Only ``.git`` entries
+are looked at: git is not run and nothing is written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+
+_WORKTREE = re.compile(r"^(.*?)[/\\]+(?:\.git[/\\]+)?worktrees[/\\]+[^/\\]+[/\\]*$")
+
+
+def folder_name(cwd: str) -> str:
+    """The last part of a working directory (POSIX or Windows separators). Pure."""
+    return cwd.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or cwd
+
+
+def remote_name(url: str) -> str | None:
+    """The repository a remote URL names: ``git@host:team/pomodoro.git`` -> ``pomodoro``. Pure."""
+    name = url.strip().rstrip("/").replace("\\", "/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    name = name.removesuffix(".git")
+    return name or None
+
+
+def main_repository(git_file_text: str, here: str) -> str | None:
+    """The main repository's folder, from the ``gitdir:`` line of a linked worktree's ``.git`` file (``None``
+    for a submodule, which is a project of its own). Pure."""
+    line = git_file_text.strip().splitlines()[0] if git_file_text.strip() else ""
+    if not line.startswith("gitdir:"):
+        return None
+    gitdir = os.path.normpath(os.path.join(here, line.removeprefix("gitdir:").strip()))
+    m = _WORKTREE.match(gitdir)
+    if not m:
+        return None
+    return m.group(1).removesuffix(".git").rstrip("/\\") or None
+
+
+@lru_cache(maxsize=4096)
+def repository_folder(cwd: str) -> str | None:
+    """The folder whose name the repository holding ``cwd`` goes by, if ``cwd`` is inside one on this disk."""
+    if not cwd.startswith("/"):
+        return None
+    home = os.path.expanduser("~").rstrip("/")
+    here = os.path.normpath(cwd)
+    for _ in range(64):
+        if here in ("/", home):
+            return None
+        dot_git = os.path.join(here, ".git")
+        try:
+            if os.path.isdir(dot_git):
+                return here
+            if os.path.isfile(dot_git):
+                with open(dot_git, encoding="utf-8", errors="replace") as fh:
+                    return main_repository(fh.read(4096), here) or here
+        except OSError:
+            return None
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+    return None
+
+
+@lru_cache(maxsize=4096)  # asked for every record
+def project(cwd: str | None, remote: str | None = None) -> str | None:
+    """The project of a session that ran in ``cwd``, with the remote URL its log records, if any."""
+    if remote and (name := remote_name(remote)):
+        return name
+    if not cwd:
+        return None
+    top = repository_folder(cwd)
+    return folder_name(top) if top else folder_name(cwd)
