@@ -194,7 +194,7 @@ class Backscroll:
                 raise access.nothing_indexed(store)
             from backscroll.browse import resolve_filters
 
-            filters = resolve_filters(store, filters)
+            filters = searching.spoken_agent_hint(store, plan, resolve_filters(store, filters), notes)
             result = searching.repeated(store, req, plan, filters, notes, rerun_hint)
             if result is not None:
                 return result

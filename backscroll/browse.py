@@ -127,7 +127,7 @@ def resolve_project(store: Store, name: str) -> str:
 
 def check_agent_indexed(store: Store, agent: str) -> None:
     """An error when no session of ``agent`` (a registered agent) is indexed: the filter could only return nothing."""
-    if store.conn.execute("SELECT 1 FROM sessions WHERE agent = ? LIMIT 1", (agent,)).fetchone():
+    if store.has_agent(agent):
         return
     indexed = [r[0] for r in store.conn.execute("SELECT DISTINCT agent FROM sessions ORDER BY agent")]
     raise NotFoundError(f"no {agent} sessions are indexed", hint=f"indexed agents: {_known(indexed)}")

@@ -272,3 +272,22 @@ def test_a_search_the_person_typed_into_the_session_is_never_told_it_repeats(age
                                                     "<bash-input>backscroll search 'job queue'</bash-input>"}))
     res = backscroll_search("job queue", caller_argv=["search", "job queue"])
     assert res.repeated is None and res.results, res.notes
+
+
+def test_an_agent_the_question_names_is_a_hint(session_builder, backscroll_index, backscroll_search):
+    """Issue #36: "what did codex do in March" read "codex" as a word to find."""
+    session_builder.claude(start="2026-03-10T09:00:00Z").user("the retry backoff for the webhook").assistant(
+        "Claude: exponential retry backoff with jitter, capped at a minute.")
+    session_builder.codex(start="2026-03-12T09:00:00Z").user("the retry backoff for the webhook").assistant(
+        "Codex: a fixed retry backoff of five seconds.")
+    session_builder.claude(start="2026-04-02T09:00:00Z").user("codex config.toml: where does the model go?")
+    backscroll_index(embed=False)
+    asked = backscroll_search("what did codex do for the webhook retry backoff?", mode="lexical")
+    assert asked.filters.agent == "codex" and asked.results, (asked.notes, asked.weak_matches)
+    assert asked.results[0].agent == "codex"
+    assert {h.agent for h in asked.also_matching} == {"claude"} and "agent" in asked.dropped_filters
+    assert any("--agent codex" in n for n in asked.notes)
+    march = backscroll_search("what did codex do in March?", mode="lexical", now="2026-11-30T12:00:00Z")
+    assert [h.agent for h in march.results] == ["codex"], march.results
+    topic = backscroll_search("codex config.toml", mode="lexical")
+    assert topic.filters.agent is None and "config.toml" in topic.results[0].text

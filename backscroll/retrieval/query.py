@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from backscroll.errors import QueryError
-from backscroll.retrieval import temporal
+from backscroll.retrieval import spoken_agent, temporal
 
 STOPWORDS = frozenset("""
 a about above after again against all also am an and any are as at be because been before being below
@@ -59,6 +59,7 @@ class QueryPlan:
     notes: tuple[str, ...] = ()  # what was left out of a query too long to search whole
     when: temporal.TimeWindow | None = None  # a date named in the query: a soft preference, not a filter
     meaning: str = ""  # the text to embed for semantic search (the query without its date words)
+    agent: str | None = None  # an agent the question names ("what did codex do"): a hint, like --agent
 
     @property
     def question(self) -> bool:
@@ -120,8 +121,9 @@ def plan(text: str, analyze, now: datetime | None = None) -> QueryPlan:
         if len(ptoks) > 1 and set(ptoks) <= set(terms):
             phrases.append(tuple(ptoks))
     when, undated = temporal.find(text, now) if now is not None else (None, text)
-    undated_tokens = [t for t in analyze(undated) if t in set(terms)] if when is not None and not when.literal \
-        else tokens
+    agent, undated = spoken_agent.find(undated)
+    reworded = (when is not None and not when.literal) or agent is not None
+    undated_tokens = [t for t in analyze(undated) if t in set(terms)] if reworded else tokens
     if when is not None:  # "what happened", "what was I working on": said of any day; the date is the question
         undated_tokens = [t for t in undated_tokens if t not in DATE_FILLER]
     shape = classify_shape(undated, undated_tokens)
@@ -130,4 +132,4 @@ def plan(text: str, analyze, now: datetime | None = None) -> QueryPlan:
         content = tuple(t for t in lexical if t not in STOPWORDS)
         if content or when is not None:
             lexical = content  # none left: a question about the date alone ("what did I do yesterday?")
-    return QueryPlan(text, terms, lexical, tuple(phrases), shape, tuple(notes), when, undated)
+    return QueryPlan(text, terms, lexical, tuple(phrases), shape, tuple(notes), when, undated, agent)

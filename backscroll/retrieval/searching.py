@@ -64,6 +64,16 @@ def check(req: SearchRequest) -> tuple[Filters, QueryPlan]:
     return filters, plan_query(req.query, analyze, now=now_of(req.now))
 
 
+def spoken_agent_hint(store: Store, plan: QueryPlan, filters: Filters, notes: list[str]) -> Filters:
+    """The agent the question names ("what did codex do"), as an ``--agent`` hint: when none was given and
+    that agent's sessions are indexed. Other agents' matches still come, as ``also_matching``."""
+    if plan.agent is None or filters.agent is not None or not store.has_agent(plan.agent):
+        return filters
+    notes.append(f"read {plan.agent!r} in the query as --agent {plan.agent} (a hint: other agents' matches "
+                 "follow as also matching)")
+    return replace(filters, agent=plan.agent)
+
+
 def repeated(store: Store, req: SearchRequest, plan: QueryPlan, filters: Filters, notes: list[str],
              rerun_wording: str | None = None) -> SearchResult | None:
     """The repeat policy: an empty result naming the earlier identical call of this turn, or None."""

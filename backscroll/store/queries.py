@@ -178,6 +178,10 @@ class RecordQueries:
     def has_records(self) -> bool:
         return self.conn.execute("SELECT EXISTS (SELECT 1 FROM records)").fetchone()[0] == 1
 
+    def has_agent(self, agent: str) -> bool:
+        """Whether any session of ``agent`` is indexed."""
+        return self.conn.execute("SELECT EXISTS (SELECT 1 FROM sessions WHERE agent = ?)", (agent,)).fetchone()[0] == 1
+
     def records_after(self, last_id: int, batch: int = 5000) -> Iterator[list[sqlite3.Row]]:
         """Records with ``id > last_id`` in id order, in batches (for building derived indexes)."""
         cur = self.conn.execute(
