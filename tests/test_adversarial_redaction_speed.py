@@ -1,5 +1,5 @@
-"""The redactor's shortcuts (markers filed by character, the generic rule tried only at its
-keywords) decide the same as the plain scans they replace."""
+"""The redactor's shortcuts (every marker found in one Aho-Corasick pass, the generic rule tried only at
+its keywords) decide the same as the plain scans they replace."""
 
 from __future__ import annotations
 
@@ -24,11 +24,16 @@ def test_generic_rule_tried_at_markers_matches_finditer():
             [m.span() for m in pattern.finditer(low)]
 
 
-def test_every_cased_marker_is_filed_under_one_of_its_characters():
-    filed = {(m, c) for c, entries in R._CASED_MARKERS.items() for m, _rules in entries}
-    cased = {m for r in R.RULES if not r.lower for m in r.markers}
-    assert {m for m, _c in filed} == cased
-    assert all(c in m for m, c in filed)
+def test_the_one_pass_marker_search_selects_the_rules_a_substring_test_per_marker_would():
+    from test_adversarial_redaction import FORMS
+
+    for text in [*TEXTS, *(t for _n, t, _f in FORMS), "sk-sk- SKsk AKIAasia xoxb-x curl -u a:b https://u:p@h"]:
+        low = text.lower()
+        found: set[int] = set()
+        R._CASED_AUTOMATON.found(text, found)
+        R._LOWER_AUTOMATON.found(low, found)
+        plain = {i for i, r in enumerate(R.RULES) if any(m in (low if r.lower else text) for m in r.markers)}
+        assert found == plain, text
 
 
 def test_markers_are_necessary_substrings():

@@ -61,50 +61,31 @@ _URL = re.compile(r"(?<![A-Za-z0-9+.\-])(?P<head>(?P<scheme>[A-Za-z][A-Za-z0-9+.
 _GROUP_V = ("v1", "v2", "v3")
 
 # -- which rules a text runs -----------------------------------------------------------------
-# A substring test scans the whole text; a test for one character is a memchr, ~20x cheaper. So
-# each cased marker is filed under its rarest character (by _BY_FREQUENCY: most common first, as
-# counted on session logs; characters not listed are the rarest), and a text tests only the
-# markers filed under characters it holds: ~25 character tests and a handful of substring tests
-# instead of ~65 substring tests. Which character a marker is filed under changes speed only.
-_BY_FREQUENCY = " etrsoaincld:.pum_hfg/12yk0b)(-=w346v5\"8,7ST9xEP`NR{>C;A[]IO}FD%zBMqU'ZjLW!H+VG<|*#?QK@&JX\\Y~"
-
-
-def _rarest(marker: str) -> str:
-    def rank(c: str) -> int:
-        i = _BY_FREQUENCY.find(c)
-        return len(_BY_FREQUENCY) if i < 0 else i
-
-    return max(marker, key=rank)
-
-
-# character -> [(marker, the rules it gates)]; marker -> the rules it gates, for the lowercased text.
-# Rules are kept by index so that they run in order.
-_CASED_MARKERS: dict[str, list[tuple[str, list[int]]]] = {}
+# marker -> the rules it gates (by index, so that they run in order): cased markers are looked for in the
+# text, lowercase ones in the lowercased text.
+_CASED_MARKERS: dict[str, list[int]] = {}
 _LOWER_MARKERS: dict[str, list[int]] = {}
 for _i, _r in enumerate(RULES):
     for _m in _r.markers:
-        if _r.lower:
-            _LOWER_MARKERS.setdefault(_m, []).append(_i)
-            continue
-        _filed = _CASED_MARKERS.setdefault(_rarest(_m), [])
-        _entry = next((e for e in _filed if e[0] == _m), None)
-        if _entry is None:
-            _filed.append((_m, [_i]))
-        else:
-            _entry[1].append(_i)
-# The lowercase markers (ours and gitleaks' keywords, ~300) are found in one pass (Aho-Corasick),
-# not by a substring test each.
-def _automaton():
-    import ahocorasick
+        (_LOWER_MARKERS if _r.lower else _CASED_MARKERS).setdefault(_m, []).append(_i)
+# Every marker is found in one pass over the text (the lowercase ones, ours and gitleaks' keywords, ~300,
+# over the lowercased text): Aho-Corasick, not a substring or character test each.
+class _Markers:
+    """Which rules the markers found in a text gate (``ahocorasick_rs``: overlapping matches, in Rust)."""
 
-    automaton = ahocorasick.Automaton()
-    for marker, rules in _LOWER_MARKERS.items():
-        automaton.add_word(marker, tuple(rules))
-    automaton.make_automaton()
-    return automaton
+    def __init__(self, markers: dict[str, list[int]]):
+        from ahocorasick_rs import AhoCorasick
+
+        self.rules = [tuple(rules) for rules in markers.values()]
+        self.automaton = AhoCorasick(list(markers))
+
+    def found(self, text: str, into: set[int]) -> None:
+        for pattern, _start, _end in self.automaton.find_matches_as_indexes(text, overlapping=True):
+            into.update(self.rules[pattern])
 
 
-_LOWER_AUTOMATON = _automaton()
+_LOWER_AUTOMATON = _Markers(_LOWER_MARKERS)
+_CASED_AUTOMATON = _Markers(_CASED_MARKERS)
 # The generic rule without ``(?i)``, for the lowercased text: its keywords are lowercase literals.
 _LOWER_PATTERNS = {r.kind: re.compile(r.pattern.pattern.replace("(?i)", "", 1)) for r in RULES if r.group == "v"}
 
@@ -208,9 +189,9 @@ def _redact(text: str, counts: Counter | None, escapes: bool = True) -> str:
     if "://" in text:
         text = _url_password(text, counts)
     low = text.lower()
-    found = {i for c, filed in _CASED_MARKERS.items() if c in text for m, rules in filed if m in text for i in rules}
-    for _end, rules in _LOWER_AUTOMATON.iter(low):  # every lowercase marker, in one pass over the text
-        found.update(rules)
+    found: set[int] = set()
+    _CASED_AUTOMATON.found(text, found)
+    _LOWER_AUTOMATON.found(low, found)
     for i in sorted(found):
         rule = RULES[i]
         before = text
