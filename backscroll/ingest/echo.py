@@ -1,6 +1,6 @@
 """Query-echo detection: is this tool call backscroll retrieving history?
 
-Pure and deterministic (DESIGN.md, "Echo rules"). A shell command is split into simple commands at
+Pure and deterministic (docs/architecture.md, "Echo rules"). A shell command is split into simple commands at
 ``;`` ``&&`` ``||`` ``|`` ``&`` and newlines; ``bash -c``/``-lc`` strings and argv arrays are
 unwrapped; leading ``NAME=value`` assignments and wrappers (env, command, exec, nohup, time, nice,
 timeout, sudo, uvx, pipx run, uv run, poetry run, python -m, xargs) and shell keywords (``do``,
