@@ -90,12 +90,12 @@ def refuse_if_damaged(store: Store) -> None:
     """Write nothing into a damaged store: ``integrity_check`` first (about 1.3 s per 90 MB), unless the
     store's files are as a check, or a writer that found it checked, left them (``Store.vouched``): a
     no-op ``index`` must not cost a pass over the whole history."""
-    from backscroll.store import db
+    from backscroll.store import integrity
 
     if store.vouched():
         store.sound = True
         return
-    problems = db.integrity_problems(store.path)
+    problems = integrity.integrity_problems(store.path)
     if problems:
         raise CorruptStoreError(
             f"the store {store.path} is damaged (integrity_check: {'; '.join(problems[:3])}); nothing was written "

@@ -24,12 +24,9 @@ from backscroll.archive import Backscroll, IndexOutcome
 from backscroll.config import Config
 from backscroll.errors import BackscrollError
 from backscroll.ingest.report import Progress
-from backscroll.retrieval.meaning import SEMANTIC_FLOOR  # noqa: F401
-from backscroll.retrieval.searching import MODES, make_filters  # noqa: F401
 from backscroll.types import Notify, SearchResult, SessionSummary, SessionView, StatusReport, quiet
 
 F = TypeVar("F", bound=Callable[..., Any])
-_prepare = prepare  # its old name
 
 
 def _cli_worded(fn: F) -> F:

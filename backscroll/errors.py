@@ -146,7 +146,7 @@ def store_failure(exc: BaseException, db_path) -> BackscrollError | None:
             hint="search, show, list and status still read it; to index, make the data dir writable or "
                  "copy it somewhere writable and point $BACKSCROLL_HOME at the copy", reason="read-only")
     if isinstance(exc, sqlite3.DatabaseError) and "locked" not in low and "busy" not in low:
-        from backscroll.store.db import integrity_problems
+        from backscroll.store.integrity import integrity_problems
 
         problems = integrity_problems(db_path)  # a damaged store shows in many ways ("Could not decode to UTF-8")
         if problems:

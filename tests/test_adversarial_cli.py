@@ -101,7 +101,7 @@ def test_json_keeps_the_text_exactly(hostile_session, backscroll_index):
 
 
 def test_clean_is_one_for_one():
-    from backscroll.cli.render import clean
+    from backscroll.cli.terminal import clean
 
     raw = "a\x1b[2Jb\tc\nd\x07\x7f\x9b\r"
     assert len(clean(raw)) == len(raw)

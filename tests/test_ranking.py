@@ -132,7 +132,7 @@ def test_near_duplicates_collapse_before_echoes_interleave():
 
 def test_prose_without_a_vector_is_not_counted_as_unlike_the_query(session_builder, backscroll_home):
     """A record not embedded yet (or too short to embed) has no meaning score, not a zero one."""
-    from backscroll import api
+    from backscroll import access, api
     from backscroll.retrieval.candidates import Similarity, candidates, fetch_facts
 
     s = session_builder.claude()
@@ -140,7 +140,7 @@ def test_prose_without_a_vector_is_not_counted_as_unlike_the_query(session_build
     s.tool("cat jam.txt", "plum jam: 40 jars")
     cfg = backscroll_home.config()
     api.index(cfg=cfg, embed=False)
-    store, lex, _fresh = api._prepare(cfg, False, [])
+    store, lex, _fresh = access.prepare(cfg, False, [])
     try:
         ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
         embedded, pending = ids["the plum jam sold out"], ids["plum jam again next week"]

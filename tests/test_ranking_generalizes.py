@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from backscroll import api
+from backscroll import access, api
 from backscroll.indexes.lexical import analyze
 from backscroll.retrieval import pipeline, priors, ranking
 from backscroll.retrieval.candidates import Similarity
@@ -266,14 +266,14 @@ def test_hybrid_keeps_a_rare_word_exact_hit_against_paraphrases(session_builder,
     _chat(session_builder, [("2026-04-09T19:00:00.000Z", rows)])
     cfg = backscroll_home.config()
     api.index(cfg=cfg, embed=False)
-    store, lex, _fresh = api._prepare(cfg, False, [])
+    store, lex, _fresh = access.prepare(cfg, False, [])
     try:
         ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
         q = plan("How did Priya get exposure for her dance at the fair?", analyze)
         # constructed semantic scores: the paraphrases are closer in meaning than the answer
         semantic = [(ids[rows[2]], 0.62), (ids[rows[1]], 0.58), (ids[rows[4]], 0.55), (ids[rows[3]], 0.5),
                     (ids[rows[0]], 0.35)]
-        result = pipeline.run(store, lex, q, api.make_filters(), pipeline.SearchOptions(limit=5),
+        result = pipeline.run(store, lex, q, make_filters(), pipeline.SearchOptions(limit=5),
                               semantic_list=semantic, mode="hybrid")
     finally:
         store.close()
@@ -304,13 +304,13 @@ def _paraphrase_store(session_builder, backscroll_home, monkeypatch, echoed: str
             recall.search_echo(f"ledger {n}", f"1. {echoed} {n}")
     cfg = backscroll_home.config()
     api.index(cfg=cfg, embed=False)
-    store, lex, _fresh = api._prepare(cfg, False, [])
+    store, lex, _fresh = access.prepare(cfg, False, [])
     ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
     semantic = [(ids[ANSWER], 0.40), *((ids[t], 0.33) for t in EVERYDAY)]
 
     def run(limit: int, include_echoes: bool = False):
         opts = pipeline.SearchOptions(limit=limit, include_echoes=include_echoes)
-        return pipeline.run(store, lex, plan(PARAPHRASED, analyze), api.make_filters(), opts,
+        return pipeline.run(store, lex, plan(PARAPHRASED, analyze), make_filters(), opts,
                             semantic_list=semantic, mode="hybrid")
 
     return store, run
@@ -386,7 +386,7 @@ def test_records_unrelated_to_the_query_do_not_change_how_its_matches_count(sess
         s.user(text)
     cfg = backscroll_home.config()
     api.index(cfg=cfg, embed=False)
-    store, lex, _fresh = api._prepare(cfg, False, [])
+    store, lex, _fresh = access.prepare(cfg, False, [])
     try:
         ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
         facts = fetch_facts(store, sorted(ids.values()))
@@ -414,7 +414,7 @@ def test_a_word_no_record_holds_does_not_weaken_the_words_evidence(session_build
                                                           "Tomas: the weather was grey"])])
     cfg = backscroll_home.config()
     api.index(cfg=cfg, embed=False)
-    store, lex, _fresh = api._prepare(cfg, False, [])
+    store, lex, _fresh = access.prepare(cfg, False, [])
     try:
         ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
         fair = ids["Priya: the county fair was a success"]
@@ -435,14 +435,14 @@ def test_records_only_the_lexical_list_found_still_count_their_meaning(session_b
     ])])
     cfg = backscroll_home.config()
     api.index(cfg=cfg, embed=False)
-    store, lex, _fresh = api._prepare(cfg, False, [])
+    store, lex, _fresh = access.prepare(cfg, False, [])
     try:
         ids = {text.split(":")[0]: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
         q = plan("how did the plum jam stall at the fair do", analyze)
 
         def run(cosines):
             sim = Similarity(lambda wanted: {i: c for i, c in cosines.items() if i in set(wanted)})
-            result = pipeline.run(store, lex, q, api.make_filters(), pipeline.SearchOptions(limit=2),
+            result = pipeline.run(store, lex, q, make_filters(), pipeline.SearchOptions(limit=2),
                                   semantic_list=[], mode="hybrid", similarity=sim)
             return [h.text.split(":")[0] for h in result.results]
 
@@ -458,7 +458,7 @@ def test_a_word_held_only_as_an_identifier_part_counts(session_builder, backscro
     s.user("unrelated words about lunch")
     cfg = backscroll_home.config()
     api.index(cfg=cfg, embed=False)
-    store, lex, _fresh = api._prepare(cfg, False, [])
+    store, lex, _fresh = access.prepare(cfg, False, [])
     try:
         ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
         from backscroll.indexes.lexical import LexicalQuery

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from backscroll import api
 from backscroll.cli.app import app
-from backscroll.cli.render import fold
+from backscroll.cli.render_session import fold
 from backscroll.errors import NotFoundError
 
 

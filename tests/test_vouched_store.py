@@ -4,19 +4,19 @@ store's files are not as a check, or a writer that found them checked, left them
 import os
 
 from backscroll import api
-from backscroll.store import db
+from backscroll.store import integrity
 from backscroll.store.db import stamp_path, vouched
 
 
 def test_the_integrity_check_runs_once_then_only_when_something_else_touched_the_store(
         session_builder, backscroll_home, monkeypatch):
     calls = []
-    real = db.integrity_problems
+    real = integrity.integrity_problems
     def counted(path):
         calls.append(path)
         return real(path)
 
-    monkeypatch.setattr(db, "integrity_problems", counted)
+    monkeypatch.setattr(integrity, "integrity_problems", counted)
     session_builder.claude(project="shop").user("which queue for the jobs?")
     cfg = backscroll_home.config()
     api.index(cfg=cfg, embed=False)

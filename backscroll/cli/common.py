@@ -28,7 +28,7 @@ _WARNED: set[str] = set()
 def err(message: str) -> None:
     """A line for people, on stderr (control characters from session text or paths made visible; an
     identifier or a path taken from a session never makes it longer than a few screens)."""
-    from backscroll.cli.render import clean
+    from backscroll.cli.terminal import clean
     from backscroll.sanitize import shorten
 
     sys.stderr.write(clean(shorten(message, 4000)) + "\n")

@@ -15,7 +15,7 @@ def _print(report) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from backscroll.cli.render import console
+    from backscroll.cli.terminal import console
 
     out = console(common.color_enabled(sys.stdout))
     t = Table("category", "queries", "hit@1", f"recall@{report.k}", "MRR", "session hit@1", box=None,
@@ -42,7 +42,7 @@ def _print_side_by_side(report, others) -> None:
     """hit@1 of every mode per category, and where the fused ranking is behind one it fuses."""
     from rich.table import Table
 
-    from backscroll.cli.render import console
+    from backscroll.cli.terminal import console
     from backscroll.evaluate import behind, paired
 
     out = console(common.color_enabled(sys.stdout))

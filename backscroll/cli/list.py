@@ -25,7 +25,7 @@ def list_sessions(
 
     def body() -> int:
         from backscroll import api
-        from backscroll.cli.render import print_sessions
+        from backscroll.cli.render_session import print_sessions
 
         sessions = api.list_sessions(agent=agent, project=project, since=since, limit=limit, offset=offset,
                                      sync=not no_sync, cfg=common.config(), notify=common.err)

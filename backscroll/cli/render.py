@@ -10,67 +10,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Literal
 
+from backscroll.cli.terminal import clean, console, label
 from backscroll.dates import human_age
 from backscroll.types import Hit, SearchResult
-
-# C0 controls and DEL as their visible Control Pictures (ESC -> ␛), C1 controls as U+FFFD: one
-# character for one, so highlight offsets stay valid. Newline and tab are kept.
-_CONTROLS = {c: 0x2400 + c for c in range(0x20) if c not in (0x09, 0x0A)}
-_CONTROLS[0x7F] = 0x2421
-_CONTROLS.update({c: 0xFFFD for c in range(0x80, 0xA0)})
-
-
-def clean(text: str) -> str:
-    """``text`` safe to print on a terminal: every control character except ``\n``/``\t`` made visible. Pure."""
-    return text.translate(_CONTROLS)
-
-
-def _clean_renderable(obj):
-    from rich.text import Text
-
-    if isinstance(obj, str):
-        return clean(obj)
-    if isinstance(obj, Text):
-        plain = obj.plain
-        safe = clean(plain)
-        if safe != plain:
-            obj = obj.copy()
-            obj.plain = safe
-    return obj
-
-
-def console(color: bool, *, markup: bool = False):
-    """A rich console on stdout: colour only when asked, user text never read as markup, and a
-    reader that stops early (``| head``) ending the program quietly with status 0."""
-    from rich.console import Console
-
-    class _Console(Console):
-        def on_broken_pipe(self) -> None:
-            self.quiet = True
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            raise BrokenPipeError
-
-        def print(self, *objects, **kw) -> None:
-            super().print(*(_clean_renderable(o) for o in objects), **kw)
-
-    import shutil
-
-    terminal = _is_terminal(sys.stdout)
-    color_system: Literal["auto"] | None = "auto" if color else None  # no colour: no styles at all (bold, dim)
-    return _Console(highlight=False, no_color=not color, force_terminal=color or None, soft_wrap=not terminal,
-                    color_system=color_system, markup=markup,
-                    width=shutil.get_terminal_size().columns if terminal else None,
-                    file=sys.stdout)
-
-
-def _is_terminal(stream) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
 
 
 def short_path(path: str) -> str:
@@ -83,29 +26,13 @@ def show_command(hit: Hit) -> str:
     return f"backscroll show {hit.record_id}"
 
 
-def _label(hit: Hit, *, subagent: bool = True) -> str:
-    """``assistant``, ``reasoning``, ``summary``, ``tool Bash``, ``output of Bash``, with ``[echo, error,
-    subagent]`` flags: what JSON's ``content_type`` says, in words."""
-    if hit.content_type == "tool":
-        what = f"tool {hit.tool_name}" if hit.is_call else f"output of {hit.tool_name or 'a tool'}"
-    elif hit.content_type == "reasoning":
-        what = "reasoning"
-    elif hit.content_type == "summary":
-        what = "summary (compaction)"
-    else:
-        what = hit.role
-    flags = [name for name, on in (("echo", hit.is_echo), ("error", hit.is_error),
-                                   ("subagent", subagent and hit.is_sidechain)) if on]
-    return what + (f" [{', '.join(flags)}]" if flags else "")
-
-
 def _entry(hit: Hit):
     from rich.text import Text
 
     head = Text()
     head.append(f"{hit.rank:>2}. ", style="bold")
     head.append(clean(f"{hit.agent} · {hit.project or '-'} · {human_age(hit.timestamp)} · "), style="dim")
-    head.append(clean(_label(hit)), style="magenta" if hit.is_echo else "cyan")
+    head.append(clean(label(hit)), style="magenta" if hit.is_echo else "cyan")
     if hit.match == "meaning":
         head.append(" (meaning only)", style="dim")
     elif hit.match == "command":
@@ -278,12 +205,3 @@ def tsv_lines(result: SearchResult) -> list[str]:
         cells = (h.record_id, human_age(h.timestamp), h.agent, h.project or "-", h.snippet)
         out.append("\t".join(clean(" ".join(str(c).split())) for c in cells))
     return out
-
-
-from backscroll.cli.render_session import (  # noqa: E402, F401  (show and list output, under their old address)
-    FOLD_TEXT_LINES,
-    FOLD_TOOL_LINES,
-    fold,
-    print_session_view,
-    print_sessions,
-)

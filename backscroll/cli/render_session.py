@@ -1,6 +1,6 @@
 """Human output of ``show`` (a record in its conversation, or a session) and ``list`` (sessions).
 
-Re-exported by ``cli/render.py``; the shared pieces (``console``, labels) are imported from there on use.
+The shared pieces (``console``, labels) come from ``cli/terminal.py``.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ def fold(text: str, max_lines: int) -> tuple[list[str], int]:
 
 
 def _record_lines(hit: Hit, full: bool) -> tuple[str, list[str], int]:
-    from backscroll.cli.render import _label
+    from backscroll.cli.terminal import label
     from backscroll.ingest.echo import SHELL_TOOLS
 
     when = local_time(hit.timestamp, seconds=True)
-    head = f"[{hit.rank}] {when} · {_label(hit, subagent=False)}"  # the session header says subagent
+    head = f"[{hit.rank}] {when} · {label(hit, subagent=False)}"  # the session header says subagent
     text = hit.text
     if hit.is_call and hit.tool_name in SHELL_TOOLS:
         text = "$ " + text
@@ -38,7 +38,7 @@ def _record_lines(hit: Hit, full: bool) -> tuple[str, list[str], int]:
 def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
     from rich.text import Text
 
-    from backscroll.cli.render import console
+    from backscroll.cli.terminal import console
 
     out = console(color)
     s = view.session
@@ -79,7 +79,7 @@ PROJECT_WIDTH = 24  # a longer project name is cut (with …) so that the column
 def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
     from rich.text import Text
 
-    from backscroll.cli.render import console
+    from backscroll.cli.terminal import console
 
     out = console(color)
     if not sessions:

@@ -42,7 +42,7 @@ def show(
 
     def body() -> int:
         from backscroll import api
-        from backscroll.cli.render import print_session_view
+        from backscroll.cli.render_session import print_session_view
 
         view = api.show(ident, context=3 if context is None else context, limit=limit, offset=offset,
                         sync=not no_sync, cfg=common.config(), notify=common.err)

@@ -14,7 +14,7 @@ def _human(info: dict) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from backscroll.cli.render import clean, console
+    from backscroll.cli.terminal import clean, console
     from backscroll.dates import local_time
 
     out = console(common.color_enabled(__import__("sys").stdout))

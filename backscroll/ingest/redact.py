@@ -12,15 +12,33 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 
 from backscroll.ingest import redact_gitleaks
 from backscroll.ingest.redact_rules import RULES as OWN_RULES
 from backscroll.ingest.redact_rules import Matched, Rule, random_body
 
-# Ours first (tuned to session text), then the provider formats of gitleaks' maintained rule set.
-RULES: list[Rule] = [*OWN_RULES, *redact_gitleaks.load()]
 
-__all__ = ["RULES", "Matched", "Redactor", "Rule", "random_body", "redact", "redact_optional"]
+def decodes_to_a_secret(m: Matched) -> bool:
+    """A base64 blob that decodes to text holding a secret (a key ``echo … | base64`` printed)."""
+    import base64
+    import binascii
+
+    v = m.group(0) or ""
+    try:
+        decoded = base64.b64decode(v + "=" * (-len(v) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+    return "[REDACTED:" in redact(decoded)
+
+
+# Ours first (tuned to session text), then the provider formats of gitleaks' maintained rule set. The
+# base64 rule's check runs the whole redactor on what the blob spells: it is given here, by the engine.
+RULES: list[Rule] = [replace(r, check=decodes_to_a_secret) if r.kind == "base64-secret" else r
+                     for r in (*OWN_RULES, *redact_gitleaks.load())]
+
+__all__ = ["RULES", "Matched", "Redactor", "Rule", "decodes_to_a_secret", "random_body", "redact",
+           "redact_optional"]
 
 
 # -- passwords in URLs -----------------------------------------------------------------------

@@ -34,7 +34,7 @@ def line(cosines: Sequence[float] | None, known: float) -> float:
     above the similarity floor; None: there was no meaning ranking) and whose words are ``known`` to the
     history (the idf-weighted share some record holds). Fewer than ten cosines count the floor for the
     missing ones."""
-    from backscroll.retrieval.meaning import SEMANTIC_FLOOR
+    from backscroll.retrieval.ranking import SEMANTIC_FLOOR
 
     if cosines is None:
         return LINE_WORDS

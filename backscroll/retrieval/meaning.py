@@ -7,14 +7,12 @@ from __future__ import annotations
 from backscroll.config import Config
 from backscroll.errors import SemanticUnavailableError
 from backscroll.retrieval import temporal
+from backscroll.retrieval.ranking import SEMANTIC_FLOOR
 from backscroll.store.db import Store
 from backscroll.store.lock import writer_lock
 from backscroll.types import EMBEDDED_TYPES_SQL, Filters
 
 SEARCH_EMBED_LIMIT = 64  # new records a search embeds itself (a new session: well under 2 s)
-# Below this cosine a meaning-only match is noise: between the best match a nonsense query reaches
-# and the weakest related pair (bench/semantic_floor.py; docs/ranking.md).
-SEMANTIC_FLOOR = 0.24
 
 
 class _LazyEmbedder:

@@ -10,7 +10,10 @@ import math
 from dataclasses import dataclass
 
 from backscroll.retrieval.fusion import Weights
-from backscroll.retrieval.meaning import SEMANTIC_FLOOR
+
+# Below this cosine a meaning-only match is noise: between the best match a nonsense query reaches
+# and the weakest related pair (bench/semantic_floor.py; docs/ranking.md).
+SEMANTIC_FLOOR = 0.24
 
 
 @dataclass(frozen=True)
@@ -18,7 +21,7 @@ class Ranking:
     """Every fusion constant (docs/ranking.md has their measurements; the weak line is in ``judgement``,
     the per-session list in ``by_session``)."""
 
-    # Meaning: no evidence at the similarity floor (``meaning.SEMANTIC_FLOOR``, above a nonsense query's
+    # Meaning: no evidence at the similarity floor (``SEMANTIC_FLOOR``, above a nonsense query's
     # best match), full from ``semantic_full`` (a close MiniLM match), linear in between ...
     semantic_full: float = 0.6
     # ... or by its place among the query's closest records, gone at ``semantic_top``: a long question's

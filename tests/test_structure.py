@@ -1,0 +1,86 @@
+"""The house rules a maintainer relies on (issue #37), checked on every ``make check``: no import circle between
+modules, no module over 300 lines, and SQL only in ``store/`` (readers of agents' own databases aside)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "backscroll"
+MAX_LINES = 300
+# Readers of other programs' SQLite databases (an agent's store, a fake one in tests) speak SQL to those.
+AGENT_DATABASES = ("ingest/sources/", "testing/")
+# Known debt, to be paid down: this list may only shrink.
+LONG_MODULES = {"access.py", "evaluate.py", "retrieval/temporal.py", "retrieval/pipeline.py", "integrations/hooks.py",
+                "indexes/lexical.py", "ingest/redact_rules.py", "ingest/sources/cline.py", "store/queries.py"}
+SQL_OUTSIDE_STORE = {"status_report.py", "access.py", "browse.py", "retrieval/candidates.py", "retrieval/meaning.py",
+                     "retrieval/policy/repeat.py", "integrations/recall.py", "indexes/lexical.py", "indexes/vectors.py",
+                     "indexes/matrix.py", "ingest/sync.py", "ingest/units.py"}
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+        out[".".join(parts)] = path
+    return out
+
+
+def imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The backscroll modules ``name`` imports anywhere (inside functions too: a deferred import is still an
+    arrow), except for typing."""
+    tree = ast.parse(path.read_text())
+    typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                   and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)}
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith("backscroll"):
+            found.update(f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in known else node.module
+                         for a in node.names)
+    # a package imported on the way to its own submodule is not an arrow back
+    return {m for m in found if m in known and m != name and not name.startswith(m + ".")}
+
+
+def test_no_import_circle():
+    mods = modules()
+    graph = {name: imports(name, path, set(mods)) for name, path in mods.items()}
+    cycles, state = [], dict.fromkeys(graph, 0)
+
+    def walk(node, stack):
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state[nxt] == 1:
+                cycles.append(stack[stack.index(nxt):] + [nxt])
+            elif state[nxt] == 0:
+                walk(nxt, stack)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if state[node] == 0:
+            walk(node, [])
+    assert not cycles, "import circles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_no_module_over_300_lines():
+    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert set(long) <= LONG_MODULES, f"over {MAX_LINES} lines: {dict(sorted(long.items()))}"
+
+
+def test_sql_only_in_the_store():
+    sites = {}
+    for path in PACKAGE.rglob("*.py"):
+        rel = str(path.relative_to(PACKAGE))
+        if rel.startswith(("store/", *AGENT_DATABASES)):
+            continue
+        n = sum(path.read_text().count(call) for call in ("execute(", "executemany(", "executescript("))
+        if n:
+            sites[rel] = n
+    assert set(sites) <= SQL_OUTSIDE_STORE, f"SQL outside store/: {dict(sorted(sites.items()))}"
