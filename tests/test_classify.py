@@ -1,4 +1,5 @@
-"""Echo rules (docs/architecture.md): every command form that runs backscroll retrieval, and the look-alikes that do not."""
+"""Echo rules (docs/architecture.md): every command form that runs backscroll retrieval, and the look-alikes
+that do not."""
 
 import pytest
 
