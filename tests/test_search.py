@@ -195,3 +195,19 @@ def test_lexical_index_rebuilds_itself_when_missing_or_corrupt(session_builder, 
     result = backscroll_search("durable", mode="lexical")
     assert result.results[0].text == "durable words"
     assert any("rebuild" in n for n in result.notes)
+
+
+def test_a_word_the_history_holds_is_not_stretched_to_longer_words(session_builder, backscroll_index,
+                                                                   backscroll_search):
+    """Issue #36: "bread" found ``breadcrumb`` as if it were an answer. A word the history holds matches
+    itself; a word it never holds still finds the longer word it begins ("postgres": postgresql)."""
+    s = session_builder.claude()
+    s.user("the breadcrumb component loses its trail on reload").assistant("The breadcrumb reads the router state.")
+    for loaf in ("sourdough bread needs a long proof", "rye bread for the team lunch", "bread and butter tasks"):
+        s.user(loaf)
+    s.user("which database for the queue?").assistant("We chose postgresql with SKIP LOCKED.")
+    backscroll_index(embed=False)
+    bread = backscroll_search("bread", mode="lexical", limit=10, weak=True)
+    assert bread.results and not any("breadcrumb" in h.text for h in bread.results), [h.text for h in bread.results]
+    postgres = backscroll_search("postgres queue", mode="lexical")
+    assert postgres.results and "postgresql" in postgres.results[0].text

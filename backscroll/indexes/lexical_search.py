@@ -1,7 +1,8 @@
 """The query side of the lexical index: ranked search, counts, prefix expansions, and coverage.
 
-A query word matches as itself, its English stem, a capitalised part of an identifier, and
-(weakly) the longer indexed words it begins; two to eight words also match as a loose phrase.
+A query word matches as itself, its English stem, a capitalised part of an identifier, and (weakly,
+when the word itself is rare) the longer indexed words it begins; two to eight words also match as a
+loose phrase.
 Filters become exact-term clauses on the raw fields (``within`` applies them to given records).
 ``coverage`` measures how much of a query a record holds (idf-weighted), independent of the record's
 length; ``held`` names the words, so a tool output can be credited with its call's. Mixed into ``LexicalIndex``.
@@ -18,7 +19,8 @@ from tantivy import Occur, Query
 from backscroll.indexes.lexical_schema import SCHEMA, LexicalQuery, reading, stem, to_datetime
 from backscroll.types import Filters
 
-PREFIX_MIN = 4  # query words this long also match longer indexed words they begin
+PREFIX_MIN = 4  # query words this long also match longer indexed words they begin ...
+PREFIX_RARE = 3  # ... when fewer records than this hold the word itself ("bread" is not "breadcrumb")
 PREFIX_EXPANSIONS = 8
 PREFIX_BOOST = 0.35
 PARTS_BOOST = 0.5
@@ -68,22 +70,29 @@ class LexicalSearch:
 
     @reading
     def expansions(self, term: str) -> list[str]:
-        """Indexed words that start with ``term`` (``postgres`` -> ``postgresql``), most frequent first."""
+        """Indexed words that start with ``term`` (``postgres`` -> ``postgresql``), most frequent first, for a
+        word the history holds rarely or not at all."""
         if len(term) < PREFIX_MIN or term.isdigit():
             return []
         searcher = self._opened().searcher()
         facts = self._facts(searcher)
         if ("prefix", term) not in facts:
             found = searcher.terms_with_prefix("text", term, limit=PREFIX_EXPANSIONS + 1)
-            facts[("prefix", term)] = [t for t, _n in found if t != term][:PREFIX_EXPANSIONS]
+            rare = self._own_freq(searcher, term) < PREFIX_RARE
+            facts[("prefix", term)] = [t for t, _n in found if t != term][:PREFIX_EXPANSIONS] if rare else []
         return facts[("prefix", term)]
 
-    def _term_clauses(self, t: str) -> list[Clause]:
+    @staticmethod
+    def _own_freq(searcher: tantivy.Searcher, term: str) -> int:
+        """How many records hold the word itself or its stem."""
+        return max(searcher.doc_freq("text", term), searcher.doc_freq("stem", stem(term)))
+
+    def _term_clauses(self, t: str, expand: bool = True) -> list[Clause]:
         """A query word as itself, its stem, and (weakly) the longer words it begins."""
         clauses = [(Occur.Should, Query.term_query(SCHEMA, "text", t)),
                    (Occur.Should, Query.boost_query(Query.term_query(SCHEMA, "stem", stem(t), "freq"), 0.6)),
                    (Occur.Should, Query.boost_query(Query.term_query(SCHEMA, "parts", t, "freq"), PARTS_BOOST))]
-        for longer in self.expansions(t):
+        for longer in self.expansions(t) if expand else []:
             clauses.append((Occur.Should, Query.boost_query(Query.term_query(SCHEMA, "text", longer), PREFIX_BOOST)))
         return clauses
 
@@ -142,7 +151,7 @@ class LexicalSearch:
 
     def _held_idf(self, searcher: tantivy.Searcher, term: str, facts: dict, echoes: bool = False) -> float | None:
         n = max(searcher.num_docs, 1)
-        df = max(searcher.doc_freq("text", term), searcher.doc_freq("stem", stem(term)))
+        df = self._own_freq(searcher, term)
         if df == 0 and not searcher.doc_freq("parts", term) and not self.expansions(term):
             return None  # (a word held only as a part of an identifier, "serializer", is held)
         if echoes:
@@ -172,10 +181,11 @@ class LexicalSearch:
              ) -> tuple[dict[str, float], dict[int, frozenset[str]]]:
         """The query's words with their idf, and for each record id the words it holds.
 
-        A word counts as held in its plain or stemmed form, as a part of an identifier, or as the
-        start of a longer word. A query word that no record holds (but query echoes) is left out: it
-        tells no record from another, and counting it ("how did Priya *get* ...") only made every
-        lexical match look weaker than a semantic one (``unheld`` names those words)."""
+        A word counts as held in its plain or stemmed form, as a part of an identifier, or, when the
+        history never holds the word itself, as the start of a longer word. A query word that no record
+        holds (but query echoes) is left out: it tells no record from another, and counting it ("how did
+        Priya *get* ...") only made every lexical match look weaker than a semantic one (``unheld`` names
+        those words)."""
         if not ids or not q.terms:
             return {}, {}
         searcher = self._opened().searcher()
@@ -187,7 +197,8 @@ class LexicalSearch:
             if w is None:
                 continue
             weights[t] = w
-            either = Query.boolean_query(self._term_clauses(t))
+            # a longer word holds this one only when the history never says it ("postgres": postgresql)
+            either = Query.boolean_query(self._term_clauses(t, expand=not self._own_freq(searcher, t)))
             hits = searcher.search(Query.boolean_query([(Occur.Must, among), (Occur.Must, either)]), len(ids)).hits
             for rid in record_ids(searcher, hits) if hits else []:
                 held.setdefault(rid, set()).add(t)
