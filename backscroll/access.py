@@ -152,7 +152,7 @@ def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = qui
         notify(f"the embedding model changed ({old_model} → {vecs.model}): every text is embedded again, once")
     total = vecs.pending()
     if announce and total >= EMBED_NOTICE_MIN:
-        searchable = store.conn.execute("SELECT count(*) FROM records").fetchone()[0]
+        searchable = store.record_count()
         notify(f"{searchable:,} records searchable now; embedding {total:,} prose records for meaning-based search, "
                "newest first (Ctrl-C is safe: `backscroll embed` resumes)")
     if progress is not None:
@@ -287,9 +287,7 @@ def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True,
 
 def nothing_indexed(store: Store) -> NothingIndexedError:
     """Why nothing is indexed: no session files found, or found but unreadable (or holding no records)."""
-    conn = store.conn
-    bad = conn.execute("SELECT count(*) FROM source_issues WHERE kind = 'unreadable'").fetchone()[0]
-    files = conn.execute("SELECT count(*) FROM source_files").fetchone()[0]
+    files, bad = store.source_counts()
     if bad:
         return NothingIndexedError(f"nothing is indexed yet: {bad} session file(s) were found but could not be read",
                                    hint="`backscroll status` lists them and why")

@@ -8,8 +8,8 @@ from backscroll.errors import SemanticUnavailableError
 from backscroll.indexes import embed as embed_mod
 from backscroll.indexes import vectors as vectors_mod
 from backscroll.indexes.vectors import Vectors, unit_text
-from backscroll.retrieval.meaning import allowed_query
 from backscroll.store.db import Store
+from backscroll.store.evidence import allowed_query
 from backscroll.testing import FakeEmbedder
 from backscroll.types import Filters
 

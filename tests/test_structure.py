@@ -11,11 +11,10 @@ MAX_LINES = 300
 # Readers of other programs' SQLite databases (an agent's store, a fake one in tests) speak SQL to those.
 AGENT_DATABASES = ("ingest/sources/", "testing/")
 # Known debt, to be paid down: this list may only shrink.
-LONG_MODULES = {"access.py", "evaluate.py", "retrieval/temporal.py", "retrieval/pipeline.py", "integrations/hooks.py",
+LONG_MODULES = {"evaluate.py", "retrieval/temporal.py", "retrieval/pipeline.py", "integrations/hooks.py",
                 "indexes/lexical.py", "ingest/redact_rules.py", "ingest/sources/cline.py", "store/queries.py"}
-SQL_OUTSIDE_STORE = {"status_report.py", "access.py", "browse.py", "retrieval/candidates.py", "retrieval/meaning.py",
-                     "retrieval/policy/repeat.py", "integrations/recall.py", "indexes/lexical.py", "indexes/vectors.py",
-                     "indexes/matrix.py", "ingest/sync.py", "ingest/units.py"}
+SQL_OUTSIDE_STORE = {"status_report.py", "browse.py", "retrieval/policy/repeat.py", "indexes/vectors.py",
+                     "indexes/matrix.py", "ingest/sync.py"}
 
 
 def modules() -> dict[str, Path]:
@@ -72,6 +71,7 @@ def test_no_module_over_300_lines():
     long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py")
             if (n := len(p.read_text().splitlines())) > MAX_LINES}
     assert set(long) <= LONG_MODULES, f"over {MAX_LINES} lines: {dict(sorted(long.items()))}"
+    assert not LONG_MODULES - set(long), f"paid, take them off LONG_MODULES: {LONG_MODULES - set(long)}"
 
 
 def test_sql_only_in_the_store():
@@ -84,3 +84,4 @@ def test_sql_only_in_the_store():
         if n:
             sites[rel] = n
     assert set(sites) <= SQL_OUTSIDE_STORE, f"SQL outside store/: {dict(sorted(sites.items()))}"
+    assert not SQL_OUTSIDE_STORE - set(sites), f"paid, take them off the list: {SQL_OUTSIDE_STORE - set(sites)}"

@@ -188,7 +188,7 @@ class LexicalIndex(LexicalSearch):
     def repair(self, store: Store, notify: Callable[[str], None]) -> tuple[int, int]:
         """Make the documents exactly the store's records: ``(stale removed, missing added)``."""
         indexed = set(self.doc_ids())
-        stored = {r[0] for r in store.conn.execute("SELECT id FROM records")}
+        stored = store.record_ids()
         ghosts, missing = sorted(indexed - stored), sorted(stored - indexed)
         if not ghosts and not missing:
             return 0, 0

@@ -88,8 +88,7 @@ def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], ba
             report.notices.append((key, note))
             store.set_source_issue(key, "rewritten", note, now)
     if superseded and whole:  # the title and times this file gave before, perhaps misread, are read afresh
-        store.conn.execute("UPDATE sessions SET title = NULL, title_rank = NULL, started_at = NULL, updated_at = NULL "
-                           "WHERE session_id = ? AND source_path = ?", (session.session_id, key))
+        store.forget_session_times(session.session_id, key)
     if rows or session.title or session.cwd:
         store.upsert_session(session_row(session, key, batch.first_ts, batch.last_ts,
                                          1 if title_rank is None else title_rank))

@@ -113,9 +113,7 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
     store = Store.open_readonly(cfg.db_path)
     try:
         ids = [rid for rid, _s in ranked]
-        rows = {r[0]: r[1:] for r in store.conn.execute(
-            f"SELECT id, record_id, session_id, agent, project, timestamp, text, source_path, role FROM records "
-            f"WHERE id IN ({','.join('?' * len(ids))}) AND is_echo = 0", ids)}
+        rows = store.recall_rows(ids)
         answers = {rid: store.turn_answer(row[1], rid) for rid, row in rows.items() if row[7] == "user"}
     finally:
         store.close()

@@ -41,13 +41,8 @@ class Facts:
 
 def fetch_facts(store: Store, ids: list[int]) -> dict[int, Facts]:
     out = {}
-    for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
-        marks = ",".join("?" * len(chunk))
-        for rid, ts, ctype, text, session, digest in store.conn.execute(
-                "SELECT id, timestamp, content_type, substr(text, 1, 400), session_id, content_hash FROM records "
-                f"WHERE id IN ({marks})", chunk):
-            out[rid] = Facts(ts, ctype, text or "", (session, digest))
+    for rid, ts, ctype, text, session, digest in store.record_facts(ids):
+        out[rid] = Facts(ts, ctype, text or "", (session, digest))
     return out
 
 
@@ -61,8 +56,6 @@ def fetch_neighbours(store: Store, facts: dict[int, Facts], ids: Iterable[int], 
         if i in facts:
             by_session.setdefault(facts[i].key[0], []).append(i)
     near: dict[int, set[int]] = {}
-    sql = ("SELECT count(*) FROM (SELECT 1 FROM records WHERE session_id = ? AND timestamp >= ? AND timestamp <= ? "
-           "AND (timestamp > ? OR id > ?) AND (timestamp < ? OR id < ?) LIMIT ?)")
     for session, members in by_session.items():
         if len(members) < 2:
             continue
@@ -73,7 +66,7 @@ def fetch_neighbours(store: Store, facts: dict[int, Facts], ids: Iterable[int], 
                 if ta is None or tb is None:
                     close = abs(a - b) <= reach
                 else:
-                    between = store.conn.execute(sql, (session, ta, tb, ta, a, tb, b, reach)).fetchone()[0]
+                    between = store.records_between(session, (ta, a), (tb, b), reach)
                     close = between < reach
                 if not close:
                     break  # the next ones are farther still

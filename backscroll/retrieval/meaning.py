@@ -10,7 +10,7 @@ from backscroll.retrieval import temporal
 from backscroll.retrieval.ranking import SEMANTIC_FLOOR
 from backscroll.store.db import Store
 from backscroll.store.lock import writer_lock
-from backscroll.types import EMBEDDED_TYPES_SQL, Filters
+from backscroll.types import Filters
 
 SEARCH_EMBED_LIMIT = 64  # new records a search embeds itself (a new session: well under 2 s)
 
@@ -29,44 +29,18 @@ class _LazyEmbedder:
         return self._e
 
 
-def allowed_query(filters: Filters) -> tuple[str, list[str]] | None:
-    """The SQL (and its parameters) for the record ids the filters allow in the semantic list, or None
-    when nothing is filtered. A time window alone is read from the ``records_prose_time`` index."""
-    where, params = [], []
-    for col, value in (("role", filters.role), ("agent", filters.agent), ("project", filters.project),
-                       ("session_id", filters.session), ("author", filters.author),
-                       ("content_type", filters.content_type)):
-        if value:
-            where.append(f"{col} = ?")
-            params.append(value)
-    if filters.since:
-        where.append("timestamp >= ?")
-        params.append(filters.since)
-    if filters.until:
-        where.append("timestamp < ?")
-        params.append(filters.until)
-    if not where:
-        return None
-    return (f"SELECT id FROM records WHERE content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0 AND "
-            + " AND ".join(where)), params
-
-
 def _semantic_allowed(store: Store, filters: Filters, memo: dict) -> set[int] | None:
     """Record ids the filters allow, for the semantic list (None when nothing is filtered); kept in
     ``memo``, so a hinted search (ranked twice) reads each set once."""
-    query = allowed_query(filters)
-    if query is None:
-        return None
     key = ("allowed", filters)
     if key not in memo:
-        memo[key] = {r[0] for r in store.conn.execute(*query)}
+        memo[key] = store.allowed_prose(filters)
     return memo[key]
 
 
 def _coverage_note(store: Store, pending: int) -> str:
     """How much of the prose the semantic ranking covers (a partly embedded store)."""
-    prose = store.conn.execute(f"SELECT count(*) FROM records WHERE content_type IN ({EMBEDDED_TYPES_SQL}) "
-                               "AND is_echo = 0").fetchone()[0]
+    prose = store.prose_count()
     share = max(0, prose - pending) * 100 // max(prose, 1)
     return (f"meaning-based ranking covers {share}% of prose ({pending:,} texts not embedded yet); "
             "`backscroll embed` finishes it")
@@ -121,9 +95,7 @@ def semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, 
     try:
         pending = vecs.pending() if ready else 0
         if fresh and cfg.embed.value:
-            small = not ready and store.conn.execute(
-                "SELECT count(*) <= ? FROM (SELECT 1 FROM records LIMIT ?)",
-                (SEARCH_EMBED_LIMIT, SEARCH_EMBED_LIMIT + 1)).fetchone()[0]
+            small = not ready and store.record_count(at_most=SEARCH_EMBED_LIMIT + 1) <= SEARCH_EMBED_LIMIT
             if (ready and 0 < pending <= SEARCH_EMBED_LIMIT) or small:
                 with writer_lock(cfg, 0.0) as acquired:
                     if acquired:  # a new session (or a tiny store) is embedded on the spot

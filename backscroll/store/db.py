@@ -25,6 +25,7 @@ from backscroll.errors import (
     ReadOnlyStoreError,
     store_failure,
 )
+from backscroll.store.evidence import EvidenceQueries
 from backscroll.store.files import FileState, SourceQueries
 from backscroll.store.meta import MetaKeys
 from backscroll.store.queries import RECORD_COLUMNS, RecordQueries, content_hash
@@ -108,7 +109,7 @@ def _newer_schema(path: Path, version: int, current: int) -> NewerSchemaError:
         hint="upgrade backscroll (pip install -U backscroll); the store was left untouched")
 
 
-class Store(MetaKeys, SourceQueries, RecordQueries):
+class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries):
     """An open record store. Use ``Store.open`` (creates and migrates) or ``Store.open_existing``."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection):
