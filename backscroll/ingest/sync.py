@@ -67,7 +67,7 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
 
     progress.start(len(found.changed))
     pending = 0
-    store.conn.execute("PRAGMA temp_store = MEMORY")  # the per-file savepoints' journal: no temp file
+    store.journal_in_memory()  # the per-file savepoints' journal: no temp file
     store.begin()
     try:
         for agent, path, key, size, mtime_ns in found.changed:
@@ -75,7 +75,7 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
             before = report.records_added
             mark = (report.records_added, report.records_replaced, report.lines_skipped,
                     len(report.skipped_examples), len(report.notices))
-            store.conn.execute("SAVEPOINT source_file")
+            store.savepoint()
             try:
                 pending += read(store, agent, path, store.file_state(key) if key in marks else None, size,
                                 mtime_ns, redactor, report, now, reparse=reparse and key in marks)
@@ -85,13 +85,12 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
                 if key != str(path):
                     report.notices.append((key, "the path is not valid UTF-8: stored with \\x escapes"))
                 flush_redactions(store, redactor)
-                store.conn.execute("RELEASE source_file")
+                store.release()
             except Exception as exc:  # this file alone is rolled back; the others keep their records
                 if not store.conn.in_transaction or (isinstance(exc, sqlite3.Error) and isinstance(
                         store_failure(exc, store.path), (DiskFullError, ReadOnlyStoreError))):
                     raise  # the store itself failed (a full disk, a read-only mount): not this file's fault
-                store.conn.execute("ROLLBACK TO source_file")
-                store.conn.execute("RELEASE source_file")
+                store.undo_savepoint()
                 take_redaction_counts(redactor)  # those records were not stored
                 (report.records_added, report.records_replaced, report.lines_skipped) = mark[:3]
                 del report.skipped_examples[mark[3]:], report.notices[mark[4]:]
@@ -139,17 +138,11 @@ def reclassify(store: Store) -> int:
     store.begin()
     try:
         changed = 0
-        calls = store.conn.execute(
-            "SELECT id, session_id, tool_call_id, text, is_echo, tool_name, is_shell FROM records "
-            "WHERE is_call = 1 AND (is_shell = 1 OR tool_name LIKE '%backscroll%')").fetchall()
-        for rid, session, call_id, text, was, tool, shell in calls:
+        for rid, session, call_id, text, was, tool, shell in store.classifiable_calls():
             echo = int(classify.is_mcp_echo(tool) or (bool(shell) and classify.is_query_echo(text)))
             if echo != was:
                 changed += 1
-                store.conn.execute("UPDATE records SET is_echo = ? WHERE id = ?", (echo, rid))
-                if call_id:
-                    store.conn.execute("UPDATE records SET is_echo = ? WHERE session_id = ? AND tool_call_id = ? "
-                                       "AND is_call = 0", (echo, session, call_id))
+                store.set_echo(rid, session, call_id, echo)
         if changed:
             store.set_meta("lexical_generation", None)  # the index is rebuilt with the new flags
         store.set_meta("classifier_version", str(classify.VERSION))

@@ -25,6 +25,7 @@ from backscroll.errors import (
     ReadOnlyStoreError,
     store_failure,
 )
+from backscroll.store.echoes import EchoQueries
 from backscroll.store.evidence import EvidenceQueries
 from backscroll.store.files import FileState, SourceQueries
 from backscroll.store.meta import MetaKeys
@@ -109,7 +110,7 @@ def _newer_schema(path: Path, version: int, current: int) -> NewerSchemaError:
         hint="upgrade backscroll (pip install -U backscroll); the store was left untouched")
 
 
-class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries):
+class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries, EchoQueries):
     """An open record store. Use ``Store.open`` (creates and migrates) or ``Store.open_existing``."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection):
@@ -249,4 +250,19 @@ class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries):
     def rollback(self) -> None:
         if self.conn.in_transaction:
             self.conn.execute("ROLLBACK")
+
+    def journal_in_memory(self) -> None:
+        """Savepoints' journal in memory, not a temporary file."""
+        self.conn.execute("PRAGMA temp_store = MEMORY")
+
+    def savepoint(self, name: str = "source_file") -> None:
+        """Mark a point (one source file's work) that ``undo_savepoint`` rolls back to, alone."""
+        self.conn.execute(f"SAVEPOINT {name}")
+
+    def release(self, name: str = "source_file") -> None:
+        self.conn.execute(f"RELEASE {name}")
+
+    def undo_savepoint(self, name: str = "source_file") -> None:
+        self.conn.execute(f"ROLLBACK TO {name}")
+        self.conn.execute(f"RELEASE {name}")
 

@@ -183,8 +183,7 @@ def _in_flight(store: Store, call: tuple) -> bool:
     _id, session, call_id, _tool, _text = call
     if not call_id:
         return True
-    return store.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM records WHERE session_id = ? AND tool_call_id = ? "
-                              "AND is_call = 0)", (session, call_id)).fetchone()[0] == 1
+    return store.call_unanswered(session, call_id)
 
 
 def _calling_call(store: Store, argv: list[str], now: datetime) -> tuple | None:
@@ -203,10 +202,7 @@ def _calling_mcp_call(store: Store, key: SearchKey, now: datetime) -> tuple | No
 
 
 def _recent_calls(store: Store, now: datetime) -> list[tuple]:
-    return store.conn.execute(
-        "SELECT id, session_id, tool_call_id, tool_name, text FROM records WHERE is_echo = 1 AND is_call = 1 "
-        "AND timestamp >= ? AND timestamp <= ? ORDER BY timestamp DESC, id DESC LIMIT 50",
-        (format_ts(now - WINDOW), format_ts(now + SKEW))).fetchall()
+    return store.echo_calls_between(format_ts(now - WINDOW), format_ts(now + SKEW))
 
 
 def _one_session(found: list[tuple]) -> tuple | None:
@@ -225,9 +221,7 @@ def calling_session(store: Store, key: SearchKey, *, now: datetime | None = None
 def _current_call(store: Store, key: SearchKey, now: datetime, session_id: str | None, argv: list[str] | None,
                   mcp: bool) -> tuple | None:
     if session_id:
-        candidates = store.conn.execute(
-            "SELECT id, session_id, tool_call_id, tool_name, text FROM records WHERE is_echo = 1 AND is_call = 1 "
-            "AND session_id = ? ORDER BY id DESC LIMIT 50", (session_id,)).fetchall()
+        candidates = store.echo_calls_of(session_id)
         return next((c for c in candidates if key in keys_in(c[3], c[4]) and _in_flight(store, c)), None)
     if argv:
         current = _calling_call(store, list(argv), now)
@@ -249,13 +243,7 @@ def find_earlier(store: Store, key: SearchKey, *, now: datetime | None = None, s
     if current is None or typed_by_a_person(current):
         return None
     current_id, session = current[0], current[1]
-    last_user = store.conn.execute(
-        "SELECT coalesce(max(id), 0) FROM records WHERE session_id = ? AND role = 'user' AND content_type = 'text' "
-        "AND id < ?", (session, current_id)).fetchone()[0]
-    for _rid, record_id, ts, tool, text in store.conn.execute(
-        "SELECT id, record_id, timestamp, tool_name, text FROM records WHERE session_id = ? AND is_echo = 1 "
-        "AND is_call = 1 AND id > ? AND id < ? ORDER BY id DESC", (session, last_user, current_id)
-    ):
+    for _rid, record_id, ts, tool, text in store.echo_calls_this_turn(session, current_id):
         if key in keys_in(tool, text):
             return RepeatedSearch(session, record_id, ts, text)
     return None

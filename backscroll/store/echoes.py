@@ -1,0 +1,54 @@
+"""What the store knows about query echoes: the calls to classify again when the rules change, and the
+earlier retrieval calls the repeat policy looks for. Mixed into ``Store``."""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+class EchoQueries:
+    """Echo calls, read and re-flagged."""
+
+    conn: sqlite3.Connection
+
+    def classifiable_calls(self) -> list[tuple]:
+        """``(id, session_id, tool_call_id, text, is_echo, tool_name, is_shell)`` of every call that may be an
+        echo: shell commands and tools named after backscroll."""
+        return self.conn.execute(
+            "SELECT id, session_id, tool_call_id, text, is_echo, tool_name, is_shell FROM records "
+            "WHERE is_call = 1 AND (is_shell = 1 OR tool_name LIKE '%backscroll%')").fetchall()
+
+    def set_echo(self, record: int, session: str, call_id: str | None, echo: int) -> None:
+        """Flag a call, and its results, as an echo or not."""
+        self.conn.execute("UPDATE records SET is_echo = ? WHERE id = ?", (echo, record))
+        if call_id:
+            self.conn.execute("UPDATE records SET is_echo = ? WHERE session_id = ? AND tool_call_id = ? "
+                              "AND is_call = 0", (echo, session, call_id))
+
+    def call_unanswered(self, session: str, call_id: str) -> bool:
+        """Whether no result of the call is stored yet (it is still running)."""
+        return self.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM records WHERE session_id = ? AND tool_call_id = ? "
+                                 "AND is_call = 0)", (session, call_id)).fetchone()[0] == 1
+
+    def echo_calls_between(self, since: str, until: str, limit: int = 50) -> list[tuple]:
+        """``(id, session_id, tool_call_id, tool_name, text)`` of echo calls in a time window, newest first."""
+        return self.conn.execute(
+            "SELECT id, session_id, tool_call_id, tool_name, text FROM records WHERE is_echo = 1 AND is_call = 1 "
+            "AND timestamp >= ? AND timestamp <= ? ORDER BY timestamp DESC, id DESC LIMIT ?",
+            (since, until, limit)).fetchall()
+
+    def echo_calls_of(self, session: str, limit: int = 50) -> list[tuple]:
+        """``(id, session_id, tool_call_id, tool_name, text)`` of a session's latest echo calls, newest first."""
+        return self.conn.execute(
+            "SELECT id, session_id, tool_call_id, tool_name, text FROM records WHERE is_echo = 1 AND is_call = 1 "
+            "AND session_id = ? ORDER BY id DESC LIMIT ?", (session, limit)).fetchall()
+
+    def echo_calls_this_turn(self, session: str, before: int) -> list[tuple]:
+        """``(id, record_id, timestamp, tool_name, text)`` of the echo calls of ``session`` after its last
+        prompt before record ``before``, newest first."""
+        last_user = self.conn.execute(
+            "SELECT coalesce(max(id), 0) FROM records WHERE session_id = ? AND role = 'user' AND content_type = 'text' "
+            "AND id < ?", (session, before)).fetchone()[0]
+        return self.conn.execute(
+            "SELECT id, record_id, timestamp, tool_name, text FROM records WHERE session_id = ? AND is_echo = 1 "
+            "AND is_call = 1 AND id > ? AND id < ? ORDER BY id DESC", (session, last_user, before)).fetchall()
