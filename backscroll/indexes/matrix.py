@@ -52,18 +52,9 @@ class MatrixCache:
                 except OSError:
                     pass
 
-    _ROWS_SQL = ("FROM records r INDEXED BY records_vector_seq "
-                 "JOIN embeddings e ON e.content_hash = r.unit_hash AND e.model = ? "
-                 "WHERE r.vector_seq > ? AND r.vector_seq IS NOT NULL")
-
     def _iter_rows(self, after_seq: int, chunk: int = 8192) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """``(ids, float32 rows)`` chunk by chunk, in matrix order: memory stays flat at any store size."""
-        cur = self.store.conn.execute(f"SELECT r.id, e.vector {self._ROWS_SQL} ORDER BY r.vector_seq, r.id",
-                                      (self.model, after_seq))
-        while True:
-            part = cur.fetchmany(chunk)
-            if not part:
-                return
+        for part in self.store.vector_rows(self.model, after_seq, chunk):
             ids = np.fromiter((r[0] for r in part), dtype=np.int64, count=len(part))
             m = np.frombuffer(b"".join(r[1] for r in part), dtype=np.float32).reshape(len(part), -1)
             yield ids, m
@@ -99,11 +90,9 @@ class MatrixCache:
         is fsynced; the meta file (with a checksum of each array) goes last. Files are owner-only.
         """
         seq = int(self.store.get_meta("vector_seq") or 0)
-        n = self.store.conn.execute(f"SELECT count(*) {self._ROWS_SQL}", (self.model, 0)).fetchone()[0]
-        dim = DIM_DEFAULT
-        first = self.store.conn.execute(f"SELECT length(e.vector) {self._ROWS_SQL} LIMIT 1", (self.model, 0)).fetchone()
-        if first:
-            dim = first[0] // 4
+        n = self.store.vector_row_count(self.model)
+        size = self.store.vector_bytes(self.model)
+        dim = size // 4 if size else DIM_DEFAULT
         mpath, spath, ipath, meta = self._paths()
         ids = np.zeros(n, dtype=np.int64)
         scales = np.zeros(n, dtype=np.float32)
@@ -136,7 +125,7 @@ class MatrixCache:
                 os.replace(mtmp, mpath)
             finally:
                 mtmp.unlink(missing_ok=True)
-            arrays = {"scales": (spath, scales), "ids": (ipath, ids)}
+            arrays: dict[str, tuple[Path, np.ndarray]] = {"scales": (spath, scales), "ids": (ipath, ids)}
             for path, arr in arrays.values():
                 tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npy")
                 try:
@@ -164,10 +153,7 @@ class MatrixCache:
 
     def _store_fingerprint(self, seq: int) -> tuple[int, int]:
         """``(rows, id sum)`` the matrix written at ``seq`` should hold, if no record was deleted since."""
-        n, total = self.store.conn.execute(
-            "SELECT count(*), coalesce(sum(id), 0) FROM records INDEXED BY records_vector_seq "
-            "WHERE vector_seq IS NOT NULL AND vector_seq <= ?", (seq,)).fetchone()
-        return n, total
+        return self.store.vectored_fingerprint(seq)
 
     def refresh_matrix(self, force: bool = False) -> bool:
         """Rewrite the matrix when it is missing, unreadable, far behind or holds records since
@@ -175,8 +161,7 @@ class MatrixCache:
         meta = self._meta()
         seq = int(self.store.get_meta("vector_seq") or 0)
         if not force and meta is not None:
-            behind = self.store.conn.execute("SELECT count(*) FROM records WHERE vector_seq > ?",
-                                             (meta["seq"],)).fetchone()[0]
+            behind = self.store.vectored_after(meta["seq"])
             if behind < MATRIX_REBUILD_TAIL and self._load_base(meta) is not None \
                     and (meta.get("rows"), meta.get("ids_sum")) == self._store_fingerprint(meta["seq"]):
                 return False

@@ -23,7 +23,6 @@ import numpy as np
 from backscroll.indexes.embed import Batching, Embedder
 from backscroll.indexes.matrix import MatrixCache
 from backscroll.store.db import Store, content_hash
-from backscroll.types import EMBEDDED_TYPES_SQL
 
 MIN_EMBED_CHARS = 12  # shorter prose is not embedded (lexical search still finds it)
 # The question's share of an exchange unit (about 60 tokens of the 256). In 92 public session files the
@@ -39,7 +38,6 @@ MATRIX_REFRESH_ROWS = 20_000  # rewrite the matrix during a long run after this 
 QUERY_CACHE_SIZE = 10_000
 PRUNE_FLAG = "embeddings_prune"  # set when records were deleted: some embeddings may have lost their units
 
-_PENDING = f"unit_hash IS NULL AND content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0"  # prose without a vector
 EmbedderFactory = Callable[[], Embedder]  # called once, when there is something to embed
 
 
@@ -78,49 +76,33 @@ class Vectors(MatrixCache):
         if current == self.model:
             return False
         self.store.begin()
-        self.store.conn.execute("UPDATE records SET unit_hash = NULL, vector_seq = NULL WHERE unit_hash IS NOT NULL")
-        self.store.conn.execute("DELETE FROM embeddings WHERE model != ?", (self.model,))
+        self.store.forget_other_models(self.model)
         self.store.set_meta("vectors_model", self.model)
         self.store.commit()
         self._drop_matrix()
         return current is not None
 
     def pending(self) -> int:
-        return self.store.conn.execute(
-            f"SELECT count(*) FROM records WHERE {_PENDING}").fetchone()[0]
+        return self.store.pending_prose()
 
     def count(self) -> int:
-        return self.store.conn.execute("SELECT count(*) FROM embeddings WHERE model = ?", (self.model,)).fetchone()[0]
+        return self.store.vector_count(self.model)
 
     # -- embedding -----------------------------------------------------------------------------
-    def _question_before(self, session_id: str, record_id: int) -> str | None:
-        row = self.store.conn.execute(
-            "SELECT text FROM records WHERE session_id = ? AND id < ? AND role = 'user' AND content_type = 'text' "
-            "ORDER BY id DESC LIMIT 1", (session_id, record_id)).fetchone()
-        return row[0] if row else None
-
     def pending_ids(self) -> np.ndarray:
         """Ids of the prose records without a vector, newest first (by timestamp, then id)."""
-        cur = self.store.conn.execute(
-            f"SELECT id FROM records WHERE {_PENDING} "
-            "ORDER BY coalesce(timestamp, '') DESC, id DESC")
-        return np.fromiter((r[0] for r in cur), dtype=np.int64)
+        return np.fromiter(self.store.pending_prose_ids(), dtype=np.int64)
 
     def _window_units(self, ids: np.ndarray) -> tuple[list[tuple[int, str, str]], list[int]]:
         """``(record id, unit hash, unit text)`` for a window of pending records, and the too-short ones."""
-        rows: list[tuple[int, str, str, str]] = []
-        for i in range(0, len(ids), 500):
-            chunk = [int(x) for x in ids[i:i + 500]]
-            rows += self.store.conn.execute(
-                f"SELECT id, session_id, role, text FROM records WHERE id IN ({','.join('?' * len(chunk))}) "
-                "AND unit_hash IS NULL", chunk).fetchall()
+        rows = self.store.unembedded([int(x) for x in ids])
         rows.sort(key=lambda r: (r[1], r[0]))  # each session in order, for the question before an answer
         units: list[tuple[int, str, str]] = []
         too_short: list[int] = []
         question: dict[str, str | None] = {}
         for rid, session, role, text in rows:
             if session not in question:
-                question[session] = self._question_before(session, rid)
+                question[session] = self.store.question_before(session, rid)
             if len(text.strip()) < MIN_EMBED_CHARS:  # "ok", "thanks", "Done." say nothing to search for
                 too_short.append(rid)
             else:
@@ -131,25 +113,14 @@ class Vectors(MatrixCache):
         return units, too_short
 
     def _known(self, hashes: list[str]) -> set[str]:
-        known: set[str] = set()
-        for i in range(0, len(hashes), 500):
-            chunk = hashes[i:i + 500]
-            known.update(r[0] for r in self.store.conn.execute(
-                "SELECT content_hash FROM embeddings WHERE model = ? "
-                f"AND content_hash IN ({','.join('?' * len(chunk))})",
-                (self.model, *chunk)))
-        return known
+        return self.store.known_vectors(self.model, hashes)
 
     def _commit(self, seq: int, vectors: dict[str, np.ndarray], records: list[tuple[int, str]],
                 too_short: list[int]) -> None:
         self.store.begin()
         try:
-            self.store.conn.executemany(
-                "INSERT OR REPLACE INTO embeddings (content_hash, model, dim, vector) VALUES (?, ?, ?, ?)",
-                [(h, self.model, len(v), v.astype(np.float32).tobytes()) for h, v in vectors.items()])
-            self.store.conn.executemany("UPDATE records SET unit_hash = ?, vector_seq = ? WHERE id = ?",
-                                        [(h, seq, rid) for rid, h in records])
-            self.store.conn.executemany("UPDATE records SET unit_hash = '' WHERE id = ?", [(r,) for r in too_short])
+            self.store.save_vectors(self.model, seq, [(h, len(v), v.astype(np.float32).tobytes())
+                                                      for h, v in vectors.items()], records, too_short)
             self.store.set_meta("vector_seq", str(seq))
             self.store.commit()
         except BaseException:
@@ -235,10 +206,8 @@ class Vectors(MatrixCache):
             return 0
         self.store.begin()
         try:
-            n = self.store.conn.execute(
-                "DELETE FROM embeddings WHERE content_hash NOT IN "
-                "(SELECT unit_hash FROM records WHERE unit_hash IS NOT NULL AND unit_hash != '')").rowcount
-            self.store.conn.execute("DELETE FROM meta WHERE key = ?", (PRUNE_FLAG,))
+            n = self.store.delete_orphan_vectors()
+            self.store.set_meta(PRUNE_FLAG, None)
             self.store.commit()
         except BaseException:
             self.store.rollback()
@@ -248,17 +217,14 @@ class Vectors(MatrixCache):
     # -- query vectors -------------------------------------------------------------------------
     def prune_query_cache(self, keep: int = QUERY_CACHE_SIZE) -> None:
         """Keep the ``keep`` most recently used query vectors."""
-        self.store.conn.execute(
-            "DELETE FROM query_vectors WHERE rowid NOT IN "
-            "(SELECT rowid FROM query_vectors ORDER BY used_at DESC LIMIT ?)", (keep,))
+        self.store.prune_query_vectors(keep)
 
     def query_vector(self, query: str, embedder_factory: EmbedderFactory) -> np.ndarray:
         """The query's vector, from the cache in the store when this query was embedded before."""
         key = content_hash(query.lower())  # a hash: the query's words are never stored
-        row = self.store.conn.execute("SELECT vector FROM query_vectors WHERE model = ? AND query = ?",
-                                      (self.model, key)).fetchone()
-        if row:
-            return np.frombuffer(row[0], dtype=np.float32).copy()
+        cached = self.store.cached_query_vector(self.model, key)
+        if cached:
+            return np.frombuffer(cached, dtype=np.float32).copy()
         from backscroll.errors import SemanticUnavailableError
 
         try:
@@ -270,9 +236,7 @@ class Vectors(MatrixCache):
         from datetime import datetime
 
         try:
-            self.store.conn.execute(
-                "INSERT OR REPLACE INTO query_vectors (model, query, vector, used_at) VALUES (?, ?, ?, ?)",
-                (self.model, key, vec.tobytes(), datetime.now(UTC).isoformat()))
+            self.store.cache_query_vector(self.model, key, vec.tobytes(), datetime.now(UTC).isoformat())
         except Exception:  # a read-only or busy store only loses the cache entry
             pass
         return vec

@@ -26,6 +26,7 @@ from backscroll.errors import (
     store_failure,
 )
 from backscroll.store.echoes import EchoQueries
+from backscroll.store.embeddings import EmbeddingQueries
 from backscroll.store.evidence import EvidenceQueries
 from backscroll.store.files import FileState, SourceQueries
 from backscroll.store.meta import MetaKeys
@@ -110,7 +111,7 @@ def _newer_schema(path: Path, version: int, current: int) -> NewerSchemaError:
         hint="upgrade backscroll (pip install -U backscroll); the store was left untouched")
 
 
-class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries, EchoQueries):
+class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries, EchoQueries, EmbeddingQueries):
     """An open record store. Use ``Store.open`` (creates and migrates) or ``Store.open_existing``."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection):
