@@ -22,22 +22,14 @@ def check_count(option: str, value: int | None, minimum: int) -> None:
                          hint=f"e.g. {option} 20")
 
 
-# A session without a title is titled by its first prompt: the person's, else the agent's (a subagent's
-# task), and only then the harness's (IDE context, an interruption notice, a task notification).
-FIRST_PROMPT = ("r.role = 'user' AND r.content_type = 'text' "
-                "ORDER BY coalesce(r.author = 'harness', 0), coalesce(r.author != 'human', 0), r.id LIMIT 1")
-
-
 def _session(store: Store, session_id: str) -> dict:
-    rows = store.query("SELECT * FROM sessions WHERE session_id = ?", (session_id,))
-    if rows:
-        d = dict(rows[0])
+    row = store.session(session_id)
+    if row is not None:
+        d = dict(row)
         d.pop("title_rank", None)  # how sure the title is: the store's own bookkeeping
         d["is_sidechain"] = bool(d["is_sidechain"])
         if not d.get("title"):  # as `list` titles it: the first user message
-            first = store.conn.execute(f"SELECT text FROM records r WHERE session_id = ? AND {FIRST_PROMPT}",
-                                       (session_id,)).fetchone()
-            d["title"] = " ".join((first[0] if first else "").split())[:120] or None
+            d["title"] = " ".join((store.first_prompt(session_id) or "").split())[:120] or None
         return d
     return {"session_id": session_id, "agent": None, "project": None, "cwd": None, "title": None,
             "started_at": None, "updated_at": None, "source_path": None, "is_sidechain": False,
@@ -71,14 +63,12 @@ def resolve_session(store: Store, ident: str, *, required: bool = False) -> str 
     with ``required``, NotFoundError) when nothing matches.
     """
     ident = ident.strip()
-    if store.conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (ident,)).fetchone():
+    if store.has_session(ident):
         return ident
     if len(ident) < MIN_PREFIX:
         raise UsageError(f"{ident!r} is too short to name a session: give at least {MIN_PREFIX} characters of "
                          "its id (or a whole record id)", hint=FIND_IDS_HINT)
-    found = [r[0] for r in store.conn.execute(
-        "SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' ORDER BY session_id LIMIT 21",
-        (_like_prefix(ident),))]
+    found = store.sessions_starting(_like_prefix(ident), 21)
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
@@ -104,8 +94,7 @@ def _known(values: list[str], n: int = 12) -> str:
 def resolve_project(store: Store, name: str) -> str:
     """The indexed project ``name`` names: exactly, case-insensitively, as a unique prefix or a unique part,
     or as a path (``.``, ``~/src/app``, a worktree): the project of the repository there."""
-    known = [r[0] for r in store.conn.execute(
-        "SELECT project FROM sessions WHERE project IS NOT NULL GROUP BY project ORDER BY count(*) DESC, project")]
+    known = store.project_names()
     if name in known:
         return name
     if "/" in name or name in (".", "..", "~"):
@@ -129,7 +118,7 @@ def check_agent_indexed(store: Store, agent: str) -> None:
     """An error when no session of ``agent`` (a registered agent) is indexed: the filter could only return nothing."""
     if store.has_agent(agent):
         return
-    indexed = [r[0] for r in store.conn.execute("SELECT DISTINCT agent FROM sessions ORDER BY agent")]
+    indexed = store.agent_names()
     raise NotFoundError(f"no {agent} sessions are indexed", hint=f"indexed agents: {_known(indexed)}")
 
 
@@ -158,26 +147,18 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
     check_count("--limit", limit, 1)
     check_count("--offset", offset, 0)
     ident = ident.strip()
-    rec = store.query("SELECT id, session_id, record_id FROM records WHERE record_id = ?", (ident,))
-    if rec:
-        rid, session_id, record_id = rec[0]["id"], rec[0]["session_id"], rec[0]["record_id"]
-        before = store.query("SELECT * FROM records WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
-                             (session_id, rid, max(context, 0)))[::-1]
-        here_after = store.query("SELECT * FROM records WHERE session_id = ? AND id >= ? ORDER BY id LIMIT ?",
-                                 (session_id, rid, max(context, 0) + 1))
-        position = store.conn.execute("SELECT count(*) FROM records WHERE session_id = ? AND id < ?",
-                                      (session_id, rid)).fetchone()[0]
-        total = store.conn.execute("SELECT count(*) FROM records WHERE session_id = ?", (session_id,)).fetchone()[0]
-        first = position - len(before)
-        return SessionView(_session(store, session_id), _hits(before + here_after, first + 1, max_chars), record_id,
-                           total, first)
+    place = store.record_place(ident)
+    if place is not None:
+        rid, around = place
+        rows, first = store.records_around(around, rid, max(context, 0))
+        return SessionView(_session(store, around), _hits(rows, first + 1, max_chars), ident,
+                           store.session_size(around), first)
     session_id = resolve_session(store, ident)
     if session_id is None:
         raise NotFoundError(f"no record or session with id {ident!r}", hint=FIND_IDS_HINT)
-    total = store.conn.execute("SELECT count(*) FROM records WHERE session_id = ?", (session_id,)).fetchone()[0]
-    rows = store.query("SELECT * FROM records WHERE session_id = ? ORDER BY id LIMIT ? OFFSET ?",
-                       (session_id, -1 if limit is None else limit, max(offset, 0)))
-    return SessionView(_session(store, session_id), _hits(rows, offset + 1, max_chars), None, total, offset)
+    rows = store.session_records(session_id, limit, max(offset, 0))
+    return SessionView(_session(store, session_id), _hits(rows, offset + 1, max_chars), None,
+                       store.session_size(session_id), offset)
 
 
 def list_sessions(store: Store, *, agent: str | None = None, project: str | None = None, since: str | None = None,
@@ -185,25 +166,8 @@ def list_sessions(store: Store, *, agent: str | None = None, project: str | None
     """Sessions, newest first, with a one-line title, record and echo counts."""
     check_count("--limit", limit, 1)
     check_count("--offset", offset, 0)
-    # A session row without records (a file that held only a title or a header) has nothing to show.
-    where, params = ["EXISTS (SELECT 1 FROM records r WHERE r.session_id = s.session_id)"], []
-    for col, value in (("s.agent", agent), ("s.project", project)):
-        if value:
-            where.append(f"{col} = ?")
-            params.append(value)
-    if since:
-        where.append("coalesce(s.updated_at, s.started_at) >= ?")
-        params.append(since)
-    sql = f"""
-        SELECT s.session_id, s.agent, s.project, s.cwd, s.title, s.started_at, s.updated_at, s.is_sidechain,
-               s.parent_session_id,
-               (SELECT count(*) FROM records r WHERE r.session_id = s.session_id) AS records,
-               (SELECT count(*) FROM records r WHERE r.session_id = s.session_id AND r.is_echo = 1) AS echoes,
-               (SELECT text FROM records r WHERE r.session_id = s.session_id AND {FIRST_PROMPT}) AS first_user
-        FROM sessions s {'WHERE ' + ' AND '.join(where) if where else ''}
-        ORDER BY coalesce(s.started_at, s.updated_at) DESC, s.session_id LIMIT ? OFFSET ?"""
     out = []
-    for row in store.query(sql, (*params, limit, offset)):
+    for row in store.session_list(agent, project, since, limit, offset):  # (sessions holding records)
         d = dict(row)
         first = d.pop("first_user")
         title = d["title"] or (first or "")
@@ -215,13 +179,4 @@ def list_sessions(store: Store, *, agent: str | None = None, project: str | None
 
 def count_sessions(store: Store, *, agent: str | None = None, project: str | None = None,
                    since: str | None = None) -> int:
-    where, params = [], []
-    for col, value in (("agent", agent), ("project", project)):
-        if value:
-            where.append(f"{col} = ?")
-            params.append(value)
-    if since:
-        where.append("coalesce(updated_at, started_at) >= ?")
-        params.append(since)
-    sql = "SELECT count(*) FROM sessions" + (" WHERE " + " AND ".join(where) if where else "")
-    return store.conn.execute(sql, params).fetchone()[0]
+    return store.session_count(agent, project, since)

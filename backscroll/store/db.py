@@ -32,6 +32,7 @@ from backscroll.store.files import FileState, SourceQueries
 from backscroll.store.meta import MetaKeys
 from backscroll.store.queries import RECORD_COLUMNS, RecordQueries, content_hash
 from backscroll.store.schema import schema_version
+from backscroll.store.sessions import SessionQueries
 
 __all__ = ["RECORD_COLUMNS", "FileState", "Store", "content_hash"]
 
@@ -111,7 +112,8 @@ def _newer_schema(path: Path, version: int, current: int) -> NewerSchemaError:
         hint="upgrade backscroll (pip install -U backscroll); the store was left untouched")
 
 
-class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries, EchoQueries, EmbeddingQueries):
+class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries, EchoQueries, EmbeddingQueries,
+            SessionQueries):
     """An open record store. Use ``Store.open`` (creates and migrates) or ``Store.open_existing``."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection):

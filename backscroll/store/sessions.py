@@ -1,0 +1,107 @@
+"""Reading sessions: one by id or prefix, a page of its records, the list of sessions, and the names of the
+projects and agents indexed. Mixed into ``Store``; the wording and the checks are ``browse``'s."""
+
+from __future__ import annotations
+
+import sqlite3
+
+# A session without a title is titled by its first prompt: the person's, else the agent's (a subagent's
+# task), and only then the harness's (IDE context, an interruption notice, a task notification).
+FIRST_PROMPT = ("r.role = 'user' AND r.content_type = 'text' "
+                "ORDER BY coalesce(r.author = 'harness', 0), coalesce(r.author != 'human', 0), r.id LIMIT 1")
+
+
+def _where(agent: str | None, project: str | None, since: str | None, prefix: str = "") -> tuple[list[str], list]:
+    where, params = [], []
+    for col, value in (("agent", agent), ("project", project)):
+        if value:
+            where.append(f"{prefix}{col} = ?")
+            params.append(value)
+    if since:
+        where.append(f"coalesce({prefix}updated_at, {prefix}started_at) >= ?")
+        params.append(since)
+    return where, params
+
+
+class SessionQueries:
+    """Sessions and the records of one."""
+
+    conn: sqlite3.Connection
+
+    def _all(self, sql: str, params: tuple | list = ()) -> list[sqlite3.Row]:
+        cur = self.conn.cursor()
+        cur.row_factory = sqlite3.Row
+        try:
+            return cur.execute(sql, params).fetchall()
+        finally:
+            cur.close()
+
+    def session(self, session_id: str) -> sqlite3.Row | None:
+        rows = self._all("SELECT * FROM sessions WHERE session_id = ?", (session_id,))
+        return rows[0] if rows else None
+
+    def first_prompt(self, session_id: str) -> str | None:
+        """The text that titles a session without a title (``FIRST_PROMPT``)."""
+        row = self.conn.execute(f"SELECT text FROM records r WHERE session_id = ? AND {FIRST_PROMPT}",
+                                (session_id,)).fetchone()
+        return row[0] if row else None
+
+    def has_session(self, session_id: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,)).fetchone() is not None
+
+    def sessions_starting(self, like_pattern: str, limit: int) -> list[str]:
+        """Session ids matching a ``LIKE`` pattern (``\\`` escapes), in order."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' ORDER BY session_id LIMIT ?",
+            (like_pattern, limit))]
+
+    def project_names(self) -> list[str]:
+        """The projects indexed, those with most sessions first."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT project FROM sessions WHERE project IS NOT NULL GROUP BY project ORDER BY count(*) DESC, project")]
+
+    def agent_names(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT DISTINCT agent FROM sessions ORDER BY agent")]
+
+    def record_place(self, record_id: str) -> tuple[int, str] | None:
+        """``(store id, session id)`` of a record, by its record id."""
+        row = self.conn.execute("SELECT id, session_id FROM records WHERE record_id = ?", (record_id,)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def records_around(self, session_id: str, rid: int, context: int) -> tuple[list[sqlite3.Row], int]:
+        """The ``context`` records before store id ``rid`` in its session, it and ``context`` after, and the
+        place of the first of them in the session (0-based)."""
+        before = self._all("SELECT * FROM records WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                           (session_id, rid, context))[::-1]
+        after = self._all("SELECT * FROM records WHERE session_id = ? AND id >= ? ORDER BY id LIMIT ?",
+                          (session_id, rid, context + 1))
+        position = self.conn.execute("SELECT count(*) FROM records WHERE session_id = ? AND id < ?",
+                                     (session_id, rid)).fetchone()[0]
+        return before + after, position - len(before)
+
+    def session_size(self, session_id: str) -> int:
+        return self.conn.execute("SELECT count(*) FROM records WHERE session_id = ?", (session_id,)).fetchone()[0]
+
+    def session_records(self, session_id: str, limit: int | None, offset: int) -> list[sqlite3.Row]:
+        return self._all("SELECT * FROM records WHERE session_id = ? ORDER BY id LIMIT ? OFFSET ?",
+                         (session_id, -1 if limit is None else limit, offset))
+
+    def session_list(self, agent: str | None, project: str | None, since: str | None, limit: int,
+                     offset: int) -> list[sqlite3.Row]:
+        """Sessions holding records, newest first, with their record and echo counts and first prompt."""
+        where, params = _where(agent, project, since, "s.")
+        where.insert(0, "EXISTS (SELECT 1 FROM records r WHERE r.session_id = s.session_id)")
+        return self._all(f"""
+            SELECT s.session_id, s.agent, s.project, s.cwd, s.title, s.started_at, s.updated_at, s.is_sidechain,
+                   s.parent_session_id,
+                   (SELECT count(*) FROM records r WHERE r.session_id = s.session_id) AS records,
+                   (SELECT count(*) FROM records r WHERE r.session_id = s.session_id AND r.is_echo = 1) AS echoes,
+                   (SELECT text FROM records r WHERE r.session_id = s.session_id AND {FIRST_PROMPT}) AS first_user
+            FROM sessions s WHERE {' AND '.join(where)}
+            ORDER BY coalesce(s.started_at, s.updated_at) DESC, s.session_id LIMIT ? OFFSET ?""",
+                         (*params, limit, offset))
+
+    def session_count(self, agent: str | None, project: str | None, since: str | None) -> int:
+        where, params = _where(agent, project, since)
+        sql = "SELECT count(*) FROM sessions" + (" WHERE " + " AND ".join(where) if where else "")
+        return self.conn.execute(sql, params).fetchone()[0]
