@@ -11,7 +11,6 @@ from datetime import UTC
 from backscroll.config import Config
 from backscroll.ingest.sources import AGENTS
 from backscroll.sanitize import shorten
-from backscroll.types import EMBEDDED_TYPES_SQL
 
 
 def _size(path) -> int:
@@ -36,12 +35,7 @@ def lexical_state(cfg: Config, store) -> dict:
     """
     from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex
 
-    watermark = int(store.get_meta("lexical_watermark") or 0)
-    n, total = store.conn.execute(
-        "SELECT count(*), coalesce(sum(id), 0) FROM (SELECT id FROM records WHERE id <= ?1 "
-        "UNION SELECT id FROM tombstones WHERE id <= ?1)", (watermark,)).fetchone()
-    pending = store.conn.execute("SELECT (SELECT count(*) FROM records WHERE id > ?) "
-                                 "+ (SELECT count(*) FROM tombstones)", (watermark,)).fetchone()[0]
+    n, total, pending = store.lexical_fingerprint(int(store.get_meta("lexical_watermark") or 0))
     state = {"readable": False, "documents": None, "expected": n, "pending": pending, "in_step": False}
     lex = LexicalIndex(cfg.index_dir)
     if not lex.open_for_read():
@@ -55,10 +49,6 @@ def lexical_state(cfg: Config, store) -> dict:
     return state
 
 
-KINDS_SQL = ("SELECT agent, CASE WHEN content_type IN ('reasoning', 'summary') THEN content_type "
-             "WHEN content_type = 'tool' AND is_call = 1 THEN 'tool_call' "
-             "WHEN content_type = 'tool' THEN 'tool_output' "
-             "ELSE role END, count(*) FROM records GROUP BY 1, 2")
 CLAUDE_KEEPS_DAYS = 30  # Claude Code's default cleanupPeriodDays
 
 
@@ -85,19 +75,17 @@ def claude_keeps_days(projects_root) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else CLAUDE_KEEPS_DAYS
 
 
-def agent_health(cfg: Config, conn, agents: dict, now=None) -> list[str]:
+def agent_health(cfg: Config, store, counts, agents: dict, now=None) -> list[str]:
     """Fill each agent's files, records by kind and unknown entry types; return the warnings."""
     from datetime import datetime, timedelta
 
     from backscroll.dates import format_ts
 
-    for agent, n in conn.execute("SELECT agent, count(*) FROM source_files GROUP BY agent"):
+    for agent, n in counts.files_by_agent.items():
         agents.setdefault(agent, {"sessions": 0, "records": 0})["files"] = n
-    for agent, kind, n in conn.execute(KINDS_SQL):
+    for agent, kind, n in counts.kinds:
         agents.setdefault(agent, {"sessions": 0, "records": 0}).setdefault("kinds", {})[kind] = n
-    for agent, etype, n, path, line in conn.execute(
-            "SELECT agent, entry_type, sum(count), min(path), min(example_line) FROM unknown_entries "
-            "GROUP BY agent, entry_type ORDER BY agent, sum(count) DESC"):
+    for agent, etype, n, path, line in counts.unknown:
         agents.setdefault(agent, {"sessions": 0, "records": 0}).setdefault("unknown", []).append(
             {"entry_type": etype, "count": n, "example": f"{path}:{line}" if line else path})
     warnings: list[str] = []
@@ -114,10 +102,10 @@ def agent_health(cfg: Config, conn, agents: dict, now=None) -> list[str]:
     claude = agents.get("claude")
     if claude_root is not None and claude and claude.get("sessions"):
         days = claude_keeps_days(claude_root)
-        paths = [r[0] for r in conn.execute("SELECT DISTINCT source_path FROM sessions WHERE agent = 'claude'")]
+        paths = store.source_paths("claude")
         claude["gone_from_disk"] = sum(1 for p in paths if p and not os.path.lexists(p))
         claude["agent_keeps_days"] = days
-        last = conn.execute("SELECT max(indexed_at) FROM source_files WHERE agent = 'claude'").fetchone()[0]
+        last = store.last_read("claude")
         if days and last and last < format_ts(now - timedelta(days=days)):
             warnings.append(f"claude: the last index ({last}) is older than the {days} days Claude Code keeps "
                             "sessions (cleanupPeriodDays): sessions from that gap may be gone; index more often")
@@ -197,41 +185,27 @@ def _from_store(cfg: Config, out: dict) -> None:
         store = Store.open_readonly(cfg.db_path)
     out["read_only"] = store.readonly
     try:
-        conn = store.conn
-        out["sessions"] = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
-        out["records"] = conn.execute("SELECT count(*) FROM records").fetchone()[0]
-        out["echoes"] = conn.execute("SELECT count(*) FROM records WHERE is_echo = 1").fetchone()[0]
-        for agent, n in conn.execute("SELECT agent, count(*) FROM sessions GROUP BY agent"):
+        counts = store.counts()
+        out["sessions"], out["records"], out["echoes"] = counts.sessions, counts.records, counts.echoes
+        for agent, n in counts.sessions_by_agent.items():
             out["agents"].setdefault(agent, {"sessions": 0, "records": 0})["sessions"] = n
-        for agent, n in conn.execute("SELECT agent, count(*) FROM records GROUP BY agent"):
+        for agent, n in counts.records_by_agent.items():
             out["agents"].setdefault(agent, {"sessions": 0, "records": 0})["records"] = n
-        out["projects"] = [
-            {"agent": a, "project": p, "sessions": s, "records": r}
-            for a, p, s, r in conn.execute(
-                "SELECT agent, project, count(DISTINCT session_id), count(*) FROM records "
-                "GROUP BY agent, project ORDER BY count(*) DESC")
-        ]
-        out["last_sync"] = conn.execute("SELECT max(indexed_at) FROM source_files").fetchone()[0]
+        out["projects"] = [{"agent": a, "project": p, "sessions": s, "records": r} for a, p, s, r in counts.projects]
+        out["last_sync"] = counts.last_sync
         out["last_index_run"] = store.get_meta("last_index_run")
-        prose, pending = conn.execute(
-            "SELECT count(*), coalesce(sum(unit_hash IS NULL), 0) FROM records "
-            f"WHERE content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0").fetchone()
-        out["embeddings"] = {"prose_records": prose, "embedded": prose - pending, "pending": pending}
-        out["files"] = conn.execute("SELECT count(*) FROM source_files").fetchone()[0]
-        out["redactions"] = {k: n for k, n in conn.execute("SELECT kind, count FROM redactions ORDER BY kind")}
-        out["skipped_lines"] = conn.execute("SELECT count(*) FROM skipped_lines").fetchone()[0]
-        out["skipped_examples"] = [
-            {"path": shorten(p), "line": ln, "reason": shorten(r)}
-            for p, ln, r in conn.execute("SELECT path, line, reason FROM skipped_lines ORDER BY path, line LIMIT 5")
-        ]
+        out["embeddings"] = {"prose_records": counts.prose, "embedded": counts.prose - counts.prose_pending,
+                             "pending": counts.prose_pending}
+        out["files"] = counts.files
+        out["redactions"] = counts.redactions
+        out["skipped_lines"] = counts.skipped_lines
+        out["skipped_examples"] = [{"path": shorten(p), "line": ln, "reason": shorten(r)}
+                                   for p, ln, r in counts.skipped_examples]
         out["lexical"] = lexical_state(cfg, store)
-        out["warnings"] = agent_health(cfg, conn, out["agents"])
+        out["warnings"] = agent_health(cfg, store, counts, out["agents"])
         # Unreadable files and directories (kept until they are read or gone) and rewritten-file notices.
-        out["source_issues"] = [
-            {"path": shorten(p), "kind": k, "reason": shorten(r), "seen_at": at}
-            for p, k, r, at in conn.execute(
-                "SELECT path, kind, reason, seen_at FROM source_issues ORDER BY kind = 'rewritten', path")
-        ]
+        out["source_issues"] = [{"path": shorten(p), "kind": k, "reason": shorten(r), "seen_at": at}
+                                for p, k, r, at in counts.source_issues]
     finally:
         store.close()
     out["sizes"] = {

@@ -33,6 +33,7 @@ from backscroll.store.meta import MetaKeys
 from backscroll.store.queries import RECORD_COLUMNS, RecordQueries, content_hash
 from backscroll.store.schema import schema_version
 from backscroll.store.sessions import SessionQueries
+from backscroll.store.status import StatusQueries
 
 __all__ = ["RECORD_COLUMNS", "FileState", "Store", "content_hash"]
 
@@ -113,7 +114,7 @@ def _newer_schema(path: Path, version: int, current: int) -> NewerSchemaError:
 
 
 class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries, EchoQueries, EmbeddingQueries,
-            SessionQueries):
+            SessionQueries, StatusQueries):
     """An open record store. Use ``Store.open`` (creates and migrates) or ``Store.open_existing``."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection):

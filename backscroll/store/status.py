@@ -1,0 +1,93 @@
+"""What ``status`` reads from the store: counts of everything, by agent and project and kind, what could not
+be read, and the fingerprint the lexical index is checked against. Mixed into ``Store``."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from backscroll.types import EMBEDDED_TYPES_SQL
+
+# A record's kind in status: reasoning and summaries by name, tool rows as calls or outputs, else its role.
+_KINDS = ("SELECT agent, CASE WHEN content_type IN ('reasoning', 'summary') THEN content_type "
+          "WHEN content_type = 'tool' AND is_call = 1 THEN 'tool_call' "
+          "WHEN content_type = 'tool' THEN 'tool_output' "
+          "ELSE role END, count(*) FROM records GROUP BY 1, 2")
+
+
+@dataclass(frozen=True)
+class StoreCounts:
+    """Everything ``status`` counts in the store."""
+
+    sessions: int
+    records: int
+    echoes: int
+    sessions_by_agent: dict[str, int]
+    records_by_agent: dict[str, int]
+    files_by_agent: dict[str, int]
+    kinds: list[tuple[str, str, int]]  # (agent, kind, records)
+    unknown: list[tuple[str, str, int, str, int | None]]  # (agent, entry type, count, a path, its line)
+    projects: list[tuple[str, str, int, int]]  # (agent, project, sessions, records), most records first
+    last_sync: str | None  # when a source file was last read
+    prose: int
+    prose_pending: int  # prose without a vector yet
+    files: int
+    redactions: dict[str, int]
+    skipped_lines: int
+    skipped_examples: list[tuple[str, int, str]]  # (path, line, reason), the first five
+    source_issues: list[tuple[str, str, str, str]]  # (path, kind, reason, seen at)
+
+
+class StatusQueries:
+    """Counts for ``status``."""
+
+    conn: sqlite3.Connection
+
+    def _one(self, sql: str, params: tuple = ()):
+        return self.conn.execute(sql, params).fetchone()[0]
+
+    def counts(self) -> StoreCounts:
+        c = self.conn
+        prose, pending = c.execute(
+            "SELECT count(*), coalesce(sum(unit_hash IS NULL), 0) FROM records "
+            f"WHERE content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0").fetchone()
+        return StoreCounts(
+            sessions=self._one("SELECT count(*) FROM sessions"),
+            records=self._one("SELECT count(*) FROM records"),
+            echoes=self._one("SELECT count(*) FROM records WHERE is_echo = 1"),
+            sessions_by_agent=dict(c.execute("SELECT agent, count(*) FROM sessions GROUP BY agent").fetchall()),
+            records_by_agent=dict(c.execute("SELECT agent, count(*) FROM records GROUP BY agent").fetchall()),
+            files_by_agent=dict(c.execute("SELECT agent, count(*) FROM source_files GROUP BY agent").fetchall()),
+            kinds=c.execute(_KINDS).fetchall(),
+            unknown=c.execute("SELECT agent, entry_type, sum(count), min(path), min(example_line) FROM unknown_entries "
+                              "GROUP BY agent, entry_type ORDER BY agent, sum(count) DESC").fetchall(),
+            projects=c.execute("SELECT agent, project, count(DISTINCT session_id), count(*) FROM records "
+                               "GROUP BY agent, project ORDER BY count(*) DESC").fetchall(),
+            last_sync=self._one("SELECT max(indexed_at) FROM source_files"),
+            prose=prose, prose_pending=pending,
+            files=self._one("SELECT count(*) FROM source_files"),
+            redactions=dict(c.execute("SELECT kind, count FROM redactions ORDER BY kind").fetchall()),
+            skipped_lines=self._one("SELECT count(*) FROM skipped_lines"),
+            skipped_examples=c.execute("SELECT path, line, reason FROM skipped_lines ORDER BY path, line LIMIT 5")
+            .fetchall(),
+            source_issues=c.execute("SELECT path, kind, reason, seen_at FROM source_issues "
+                                    "ORDER BY kind = 'rewritten', path").fetchall(),
+        )
+
+    def lexical_fingerprint(self, watermark: int) -> tuple[int, int, int]:
+        """``(documents, id sum, pending)`` the lexical index should hold up to ``watermark``: records and
+        tombstones at or below it, and the records above it plus tombstones still to apply."""
+        n, total = self.conn.execute(
+            "SELECT count(*), coalesce(sum(id), 0) FROM (SELECT id FROM records WHERE id <= ?1 "
+            "UNION SELECT id FROM tombstones WHERE id <= ?1)", (watermark,)).fetchone()
+        pending = self._one("SELECT (SELECT count(*) FROM records WHERE id > ?) + (SELECT count(*) FROM tombstones)",
+                            (watermark,))
+        return n, total, pending
+
+    def source_paths(self, agent: str) -> list[str]:
+        """The session files ``agent``'s sessions were read from."""
+        return [r[0] for r in self.conn.execute("SELECT DISTINCT source_path FROM sessions WHERE agent = ?", (agent,))]
+
+    def last_read(self, agent: str) -> str | None:
+        """When a file of ``agent`` was last read."""
+        return self._one("SELECT max(indexed_at) FROM source_files WHERE agent = ?", (agent,))
