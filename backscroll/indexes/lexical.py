@@ -36,6 +36,7 @@ from backscroll.indexes.lexical_schema import (
 )
 from backscroll.indexes.lexical_search import LexicalSearch, record_ids
 from backscroll.store.db import Store
+from backscroll.types import quiet
 
 __all__ = ["SCHEMA", "LexicalDamaged", "LexicalIndex", "LexicalQuery", "SyncProgress", "analyze", "private_files",
            "stem"]
@@ -54,10 +55,6 @@ class SyncProgress(Protocol):
     def add(self, n: int) -> None: ...
 
     def finish(self) -> None: ...
-
-
-def _quiet(_message: str) -> None:
-    pass
 
 
 class LexicalIndex(LexicalSearch):
@@ -216,14 +213,14 @@ class LexicalIndex(LexicalSearch):
         """Whether the documents' count and id sum equal the store's (after a sync)."""
         return self.id_summary() == store.id_summary()
 
-    def rebuild(self, store: Store, notify: Callable[[str], None] = _quiet,
+    def rebuild(self, store: Store, notify: Callable[[str], None] = quiet,
                 progress: SyncProgress | None = None) -> int:
         """A new generation from the store alone, swapped in when complete."""
         self.create()
         return self.sync(store, notify, progress)
 
     # -- sync ------------------------------------------------------------------------------
-    def sync(self, store: Store, notify: Callable[[str], None] = _quiet, progress: SyncProgress | None = None,
+    def sync(self, store: Store, notify: Callable[[str], None] = quiet, progress: SyncProgress | None = None,
              check: bool = False) -> int:
         """Bring the index up to the store; returns the number of documents added.
 

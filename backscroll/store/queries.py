@@ -235,35 +235,6 @@ class RecordQueries:
                 (chars, *chunk)).fetchall())
         return out
 
-    def first_prompts(self, since: str, until: str, *, project: str | None = None, agent: str | None = None,
-                      session: str | None = None, limit: int = 100) -> list[int]:
-        """The first prose of each session with a record between ``since`` and ``until`` (what it set out to
-        do: the user's, and not a slash command, when there is one), the session busy most recently first."""
-        where, params = ["timestamp >= ?", "timestamp < ?", "is_echo = 0"], [since, until]
-        for column, value in (("project", project), ("agent", agent), ("session_id", session)):
-            if value:
-                where.append(f"{column} = ?")
-                params.append(value)
-        rows = self.conn.execute(
-            "SELECT id FROM (SELECT id, content_type, max(timestamp) OVER (PARTITION BY session_id) AS busy, "
-            "row_number() OVER (PARTITION BY session_id ORDER BY content_type != 'text', role != 'user', "
-            "text LIKE '/%', timestamp, id) AS nth "
-            f"FROM records WHERE {' AND '.join(where)}) WHERE nth = 1 AND content_type = 'text' "
-            "ORDER BY busy DESC LIMIT ?", (*params, limit))
-        return [r[0] for r in rows]
-
-    def session_heads(self, session_ids: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
-        """``(title, started_at)`` of each session."""
-        ids = list(dict.fromkeys(session_ids))
-        out: dict[str, tuple[str | None, str | None]] = {}
-        for i in range(0, len(ids), 500):
-            chunk = ids[i:i + 500]
-            marks = ",".join("?" * len(chunk))
-            for sid, title, started in self.conn.execute(
-                    f"SELECT session_id, title, started_at FROM sessions WHERE session_id IN ({marks})", chunk):
-                out[sid] = (title, started)
-        return out
-
     def turn_answer(self, session_id: str, after_id: int) -> tuple[str, str] | None:
         """``(record_id, text)`` of the last assistant prose of the turn after record ``after_id``: before
         the session's next user prompt (the turn's conclusion), or None."""

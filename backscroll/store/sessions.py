@@ -4,6 +4,7 @@ projects and agents indexed. Mixed into ``Store``; the wording and the checks ar
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 
 # A session without a title is titled by its first prompt: the person's, else the agent's (a subagent's
 # task), and only then the harness's (IDE context, an interruption notice, a task notification).
@@ -105,3 +106,32 @@ class SessionQueries:
         where, params = _where(agent, project, since)
         sql = "SELECT count(*) FROM sessions" + (" WHERE " + " AND ".join(where) if where else "")
         return self.conn.execute(sql, params).fetchone()[0]
+
+    def first_prompts(self, since: str, until: str, *, project: str | None = None, agent: str | None = None,
+                      session: str | None = None, limit: int = 100) -> list[int]:
+        """The first prose of each session with a record between ``since`` and ``until`` (what it set out to
+        do: the user's, and not a slash command, when there is one), the session busy most recently first."""
+        where, params = ["timestamp >= ?", "timestamp < ?", "is_echo = 0"], [since, until]
+        for column, value in (("project", project), ("agent", agent), ("session_id", session)):
+            if value:
+                where.append(f"{column} = ?")
+                params.append(value)
+        rows = self.conn.execute(
+            "SELECT id FROM (SELECT id, content_type, max(timestamp) OVER (PARTITION BY session_id) AS busy, "
+            "row_number() OVER (PARTITION BY session_id ORDER BY content_type != 'text', role != 'user', "
+            "text LIKE '/%', timestamp, id) AS nth "
+            f"FROM records WHERE {' AND '.join(where)}) WHERE nth = 1 AND content_type = 'text' "
+            "ORDER BY busy DESC LIMIT ?", (*params, limit))
+        return [r[0] for r in rows]
+
+    def session_heads(self, session_ids: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
+        """``(title, started_at)`` of each session."""
+        ids = list(dict.fromkeys(session_ids))
+        out: dict[str, tuple[str | None, str | None]] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            for sid, title, started in self.conn.execute(
+                    f"SELECT session_id, title, started_at FROM sessions WHERE session_id IN ({marks})", chunk):
+                out[sid] = (title, started)
+        return out
