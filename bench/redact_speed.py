@@ -35,6 +35,8 @@ from backscroll.store.db import Store  # noqa: E402
 _PATHS = ("backscroll/ingest/redact.py", "backscroll/redact.py")
 _RULES_PATH = "backscroll/ingest/redact_rules.py"
 _RULES_MODULE = "backscroll.ingest.redact_rules"
+_CHECKS_PATH = "backscroll/ingest/redact_checks.py"
+_CHECKS_MODULE = "backscroll.ingest.redact_checks"
 
 
 def _show(rev: str, path: str) -> str | None:
@@ -58,19 +60,22 @@ def _load(name: str, rev: str, tmp: Path):
     src = next((s for s in (_show(rev, p) for p in _PATHS) if s is not None), None)
     if src is None:
         raise SystemExit(f"{rev}: no redactor at {' or '.join(_PATHS)}")
-    rules_src = _show(rev, _RULES_PATH)
-    if rules_src is None:
-        return _exec(f"redact_{name}", src, tmp)
-    # The engine imports its rules by their package name: hand it this revision's while it loads.
-    saved = sys.modules.get(_RULES_MODULE)
-    sys.modules[_RULES_MODULE] = _exec(f"redact_rules_{name}", rules_src, tmp)
+    # The engine imports its rules (and, since they were split, their checks) by package name: hand it this
+    # revision's while it loads.
+    modules = ((_CHECKS_MODULE, _CHECKS_PATH), (_RULES_MODULE, _RULES_PATH))
+    own = [(module, _show(rev, path)) for module, path in modules]
+    saved = {module: sys.modules.get(module) for module, _src in own}
     try:
+        for module, module_src in own:
+            if module_src is not None:
+                sys.modules[module] = _exec(f"{module.rsplit('.', 1)[1]}_{name}", module_src, tmp)
         return _exec(f"redact_{name}", src, tmp)
     finally:
-        if saved is None:
-            del sys.modules[_RULES_MODULE]
-        else:
-            sys.modules[_RULES_MODULE] = saved
+        for module, was in saved.items():
+            if was is None:
+                sys.modules.pop(module, None)
+            else:
+                sys.modules[module] = was
 
 
 def _config(home: Path, corpus: Path) -> Config:

@@ -15,8 +15,8 @@ from collections import Counter
 from dataclasses import replace
 
 from backscroll.ingest import redact_gitleaks
+from backscroll.ingest.redact_checks import Matched, Rule, random_body
 from backscroll.ingest.redact_rules import RULES as OWN_RULES
-from backscroll.ingest.redact_rules import Matched, Rule, random_body
 
 
 def decodes_to_a_secret(m: Matched) -> bool:

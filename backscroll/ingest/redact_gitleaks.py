@@ -19,7 +19,7 @@ import tomllib
 from collections import Counter
 from importlib import resources
 
-from backscroll.ingest.redact_rules import Matched, Rule
+from backscroll.ingest.redact_checks import Matched, Rule
 
 # Ours are tuned to session text (look-alikes kept), or gitleaks' rule has no prefix to gate it.
 OURS = frozenset({"generic-api-key", "private-key", "jwt", "jwt-base64", "curl-auth-header", "curl-auth-user"})
