@@ -36,9 +36,10 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
             continue
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith("backscroll"):
-            found.update(f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in known else node.module
-                         for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and \
+                node.module.startswith("backscroll"):
+            base = node.module
+            found.update(f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names)
     # a package imported on the way to its own submodule is not an arrow back
     return {m for m in found if m in known and m != name and not name.startswith(m + ".")}
 

@@ -67,9 +67,14 @@ def test_a_known_file_is_not_claimed_again_but_a_new_or_grown_one_is_read(sessio
     first = session_builder.claude(project="shop").user("which queue for the jobs?")
     cfg = backscroll_home.config()
     api.index(cfg=cfg, embed=False)
-    asked = []
+    asked: list[str] = []
     real = AGENTS["claude"].claims
-    monkeypatch.setitem(AGENTS, "claude", replace(AGENTS["claude"], claims=lambda p: asked.append(p.name) or real(p)))
+
+    def claims(path):
+        asked.append(path.name)
+        return real(path)
+
+    monkeypatch.setitem(AGENTS, "claude", replace(AGENTS["claude"], claims=claims))
     first.assistant("Postgres with SKIP LOCKED.")
     second = session_builder.claude(project="shop").user("and the retry policy?")
     report = api.index(cfg=cfg, embed=False).report
