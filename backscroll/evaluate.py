@@ -2,88 +2,17 @@
 
 What a user feels is rank 1: ``hit@1`` (the answer came first), ``MRR`` (1 / its rank), ``recall@k``
 (it is in the top k) and ``session hit@1`` (the first distinct session in rank order is the
-conversation that holds the answer). A query file (TOML) lists queries with the distinctive text
-their answer must contain::
-
-    now = "2026-11-20T12:00:00Z"   # optional: the clock relative dates in queries ("yesterday") read
-    [corpus]                       # optional: index these sources into a throw-away home first
-    sources = ["claude:corpus/.claude/projects", "codex:corpus/.codex/sessions"]
-
-    [gate]                         # optional: what `--gate` enforces
-    slack = 0.05                   # a category may fall this far below its floors
-    ratchet = ["lexical-1"]        # ids of queries that must keep being found in the top k
-    floors.lexical = { hit1 = 0.75, mrr = 0.8, recall = 1.0 }
-
-    [[query]]
-    id = "lexical-1"               # optional: names the query for the ratchet
-    text = "what did we pick for calendar arithmetic"
-    expected = "pendulum over arrow"   # a distinctive substring of the target record
-    category = "paraphrase"            # optional
-    session = "…"                      # optional: the hit must be in this session
-    role = "user"                      # optional filters: role agent content_type project since until
-    include_echoes = false             # mode = "hybrid" | "lexical" | "semantic"
-    allow_also_matching = true         # the target may come back in also_matching (a guessed filter)
-
-    [[query]]                          # a question about a time: any record in the window answers it
-    text = "what did we work on on 14 March?"
-    window = "2026-03-14"              # a day, or "2026-03-09..2026-03-15" (inclusive days, UTC)
-    now = "2026-11-21T12:00:00Z"       # optional: this query's own clock
-
-    [[query]]                          # a question no record answers: right when `results` is empty
-    text = "the terraform state lock in the s3 backend"
-    nothing = true
-
-``expected`` may be left out when ``session`` or ``window`` says what answers the query. A query that
-expects nothing counts as found at rank 1 when its results are empty (the weak matches aside).
-
-Without ``[corpus]`` the queries run against the configured home (your own sessions). Every query
-run with the default echo policy is also checked for leaked echoes.
+conversation that holds the answer). The query file's format, and reading it, are ``eval_file``.
+Every query run with the default echo policy is also checked for leaked echoes.
 """
 
 from __future__ import annotations
 
 import tempfile
-import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from backscroll.errors import UsageError
-
-QUERY_KEYS = {"id", "text", "expected", "category", "session", "role", "author", "agent", "content_type", "project",
-              "since", "until", "include_echoes", "mode", "allow_also_matching", "window", "nothing", "now"}
-SEARCH_KEYS = ("role", "author", "agent", "content_type", "project", "since", "until", "include_echoes", "mode")
-
-
-@dataclass(frozen=True)
-class EvalQuery:
-    text: str
-    expected: str
-    category: str = "default"
-    session: str | None = None
-    options: dict = field(default_factory=dict)
-    allow_also_matching: bool = False
-    id: str | None = None
-    window: tuple[str, str] | None = None  # ISO timestamps, start inclusive, end exclusive
-    nothing: bool = False  # right when no result comes back
-    now: str | None = None  # this query's own clock
-
-
-def read_window(value: str) -> tuple[str, str]:
-    """``"2026-03-14"`` or ``"2026-03-09..2026-03-15"`` (inclusive days, UTC) as ISO bounds, end exclusive."""
-    from datetime import date, timedelta
-
-    first, _sep, last = value.partition("..")
-    start, end = date.fromisoformat(first.strip()), date.fromisoformat((last or first).strip()) + timedelta(days=1)
-    return f"{start.isoformat()}T00:00:00Z", f"{end.isoformat()}T00:00:00Z"
-
-
-@dataclass(frozen=True)
-class Gate:
-    """Per-category floors (hit1, mrr, recall), the slack allowed below them, and the ratchet ids."""
-
-    floors: dict = field(default_factory=dict)
-    slack: float = 0.0
-    ratchet: tuple[str, ...] = ()
+from backscroll.eval_file import EvalQuery, Gate, load_gate, load_queries
 
 
 @dataclass
@@ -217,54 +146,6 @@ def behind(report: EvalReport, others: list[EvalReport]) -> dict[str, list[str]]
             if pair.lost > pair.won:
                 out.setdefault(cat, []).append(str(other.mode))
     return out
-
-
-def load_gate(path: Path) -> tuple[Gate | None, str | None]:
-    """The file's ``[gate]`` (None without one) and its ``now`` (None without one)."""
-    data = tomllib.loads(Path(path).read_text())
-    now = data.get("now")
-    g = data.get("gate")
-    if not isinstance(g, dict):
-        return None, now
-    floors = {c: {m: float(v) for m, v in f.items()} for c, f in (g.get("floors") or {}).items()}
-    return Gate(floors, float(g.get("slack", 0.0)), tuple(g.get("ratchet", ()))), now
-
-
-def load_queries(path: Path) -> tuple[list[EvalQuery], list[str]]:
-    """Read a query file; returns the queries and the corpus sources (absolute), if any."""
-    try:
-        data = tomllib.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise UsageError(f"no query file at {path}", hint="see `backscroll eval --help` for the format") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from None
-    base = Path(path).resolve().parent
-    sources = []
-    for spec in (data.get("corpus") or {}).get("sources", []):
-        agent, sep, rel = spec.partition(":") if ":" in spec and not spec.startswith("/") else ("", "", spec)
-        p = Path(rel if sep else spec)
-        p = p if p.is_absolute() else base / p
-        sources.append(f"{agent}:{p}" if sep else str(p))
-    queries = []
-    for i, item in enumerate(data.get("query", []), start=1):
-        unknown = set(item) - QUERY_KEYS
-        answered = item.get("expected") or item.get("session") or item.get("window") or item.get("nothing")
-        if unknown or not item.get("text") or not answered:
-            raise UsageError(f"{path}: query {i} needs text and expected (or session, window or nothing)" +
-                             (f"; unknown keys {sorted(unknown)}" if unknown else ""))
-        try:
-            window = read_window(item["window"]) if item.get("window") else None
-        except ValueError:
-            raise UsageError(f"{path}: query {i}: window {item['window']!r} is not YYYY-MM-DD[..YYYY-MM-DD]") from None
-        queries.append(EvalQuery(
-            text=item["text"], expected=item.get("expected", ""), category=item.get("category", "default"),
-            session=item.get("session"), options={k: item[k] for k in SEARCH_KEYS if k in item},
-            allow_also_matching=bool(item.get("allow_also_matching")), id=item.get("id"), window=window,
-            nothing=bool(item.get("nothing")), now=item.get("now"),
-        ))
-    if not queries:
-        raise UsageError(f"{path} has no [[query]] entries")
-    return queries, sources
 
 
 def _in_window(hit, q: EvalQuery) -> bool:

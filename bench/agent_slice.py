@@ -38,7 +38,7 @@ FLOORS = {"date": 0.72, "exact": 0.88, "identifier": 0.83, "keyword": 0.88, "nev
 
 def in_window(window: str, start: str, end: str) -> bool:
     """Whether a session running from ``start`` to ``end`` has time in ``window`` (inclusive days, UTC)."""
-    from backscroll.evaluate import read_window
+    from backscroll.eval_file import read_window
 
     lo, hi = read_window(window)
 

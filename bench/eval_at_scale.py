@@ -28,7 +28,7 @@ MODES = ("lexical", "semantic", None)
 def with_sources(query_file: Path, extra: list[str], out: Path) -> Path:
     """A copy of ``query_file`` whose corpus is its own (made absolute, as ``load_queries`` reads it)
     plus ``extra`` sources."""
-    from backscroll.evaluate import load_queries
+    from backscroll.eval_file import load_queries
 
     _queries, own = load_queries(query_file)
     text = query_file.read_text()

@@ -235,7 +235,7 @@ def test_eval_help_shows_the_argument_and_the_query_file_format():
 
 
 def test_the_keys_eval_help_names_are_the_keys_evaluate_reads():
-    from backscroll.evaluate import QUERY_KEYS
+    from backscroll.eval_file import QUERY_KEYS
 
     out = cli("eval", "--help", env={"COLUMNS": "200"}).stdout
     for key in QUERY_KEYS:

@@ -111,7 +111,8 @@ def test_eval_queries_may_filter_by_author(session_builder, backscroll_home, tmp
 
 
 def test_eval_says_where_the_fused_ranking_is_behind_a_list_it_fuses():
-    from backscroll.evaluate import EvalQuery, EvalReport, QueryOutcome, behind
+    from backscroll.eval_file import EvalQuery
+    from backscroll.evaluate import EvalReport, QueryOutcome, behind
 
     def report(mode, ranks):
         qs = [EvalQuery("q", "x", category=c) for c in ("a", "a", "b")]
@@ -125,7 +126,8 @@ def test_eval_says_where_the_fused_ranking_is_behind_a_list_it_fuses():
 
 
 def test_eval_pairs_the_modes_query_by_query_with_a_sign_test():
-    from backscroll.evaluate import EvalQuery, EvalReport, Paired, QueryOutcome, paired
+    from backscroll.eval_file import EvalQuery
+    from backscroll.evaluate import EvalReport, Paired, QueryOutcome, paired
 
     def report(mode, ranks):
         qs = [EvalQuery("q", "x", category=c) for c in ("a", "a", "a", "b")]
