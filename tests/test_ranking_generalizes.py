@@ -12,7 +12,8 @@ from backscroll.retrieval import pipeline, priors, ranking
 from backscroll.retrieval.candidates import Similarity
 from backscroll.retrieval.query import plan
 from backscroll.retrieval.searching import make_filters, now_of
-from backscroll.retrieval.temporal import closeness, describe, find, within
+from backscroll.retrieval.temporal import find
+from backscroll.retrieval.time_window import closeness, describe, within
 from backscroll.types import Filters
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)  # a Friday

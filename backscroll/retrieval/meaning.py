@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from backscroll.config import Config
 from backscroll.errors import SemanticUnavailableError
-from backscroll.retrieval import temporal
+from backscroll.retrieval import time_window
 from backscroll.retrieval.ranking import SEMANTIC_FLOOR
 from backscroll.store.db import Store
 from backscroll.store.lock import writer_lock
@@ -73,7 +73,7 @@ def similarity(memo: dict):
 def semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, depth: int,
                    fresh: bool, notes: list[str], memo: dict | None = None) -> list[tuple[int, float]] | None:
     """The semantic ranking, or None when there are no vectors to rank with (or no model to use). A
-    date in the query adds the closest records of its own window (``temporal.within``).
+    date in the query adds the closest records of its own window (``time_window.within``).
 
     A search embeds a few new records itself, under the writer lock (never beside an ``index``).
     """
@@ -120,7 +120,7 @@ def semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, 
     ids, scores = memo["similarities"]
     ranked = [(i, c) for i, c in vecs.top(ids, scores, depth, _semantic_allowed(store, filters, memo))
               if c >= SEMANTIC_FLOOR]
-    window = temporal.within(filters, plan.when) if plan.when is not None else None
+    window = time_window.within(filters, plan.when) if plan.when is not None else None
     if window is not None:  # a date in the query proposes the closest records of its own window too
         near = [(i, c) for i, c in vecs.top(ids, scores, depth, _semantic_allowed(store, window, memo))
                 if c >= SEMANTIC_FLOOR]

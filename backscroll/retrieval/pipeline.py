@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from backscroll.dates import parse_ts
 from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, analyze, stem
-from backscroll.retrieval import by_session, judgement, priors, temporal
+from backscroll.retrieval import by_session, judgement, priors, time_window
 from backscroll.retrieval.candidates import Facts, Similarity, candidates, fetch_facts, fetch_neighbours
 from backscroll.retrieval.evidence import classify as classify_evidence
 from backscroll.retrieval.fusion import Candidate, Fused, Weights, fuse, word_confidence
@@ -70,10 +70,10 @@ PROSE_TYPES = ("text", "summary", "reasoning")  # the kinds the prose list ranks
 def lexical_lists(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: SearchOptions,
                   depth: int) -> dict[str, list[int]]:
     """Lexical prose, tool and (when included) echo rankings (record ids, best first). A date in the
-    query adds the best of its own window to the prose and tool lists (``temporal.within``)."""
+    query adds the best of its own window to the prose and tool lists (``time_window.within``)."""
     q = LexicalQuery(plan.lexical_terms, plan.phrases)
     ct = filters.content_type
-    window = temporal.within(filters, plan.when) if plan.when is not None else None
+    window = time_window.within(filters, plan.when) if plan.when is not None else None
     scopes = [filters] if window is None else [filters, window]  # a date in the query proposes its own too
 
     def search(content_type: str | tuple[str, ...]) -> list[int]:
@@ -107,7 +107,7 @@ def with_priors(plan: QueryPlan, fused: list[Fused], facts: dict[int, Facts]) ->
     scored = []
     for n, f in enumerate(fused):
         fact = facts.get(f.id, Facts(None, "tool", "", ("", "")))
-        closeness = (temporal.closeness(parse_ts(fact.timestamp), plan.when)
+        closeness = (time_window.closeness(parse_ts(fact.timestamp), plan.when)
                      if plan.when is not None and fact.timestamp else None)
         factor = priors.factor(fact.content_type, fact.head, closeness, full_words=r.filler_words,
                                time_boost=r.time_boost)
@@ -274,7 +274,7 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
         exchanges = tool_exchanges(store, lex, plan, ranked["tool"], filters)
         ranked["tool"], calls = exchanges.ranked, exchanges.calls
     if plan.when is not None and "prose" in ranked:  # a date proposes what its sessions set out to do
-        window = temporal.within(filters, plan.when)
+        window = time_window.within(filters, plan.when)
         if window is not None:
             ranked["prose"] += store.first_prompts(window.since or "", window.until or "", project=filters.project,
                                                    agent=filters.agent, session=filters.session, limit=depth(opts))
@@ -300,7 +300,7 @@ def run(store: Store, lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts
     strong = apart(strong)  # the weak ones gone, two echoes may have come together
     hits, sessions = grouped(store, strong, opts)
     weak = weak[:opts.limit]
-    notes: tuple[str, ...] = (temporal.describe(plan.when, filters),) if plan.when is not None else ()
+    notes: tuple[str, ...] = (time_window.describe(plan.when, filters),) if plan.when is not None else ()
     every = bool(missing) and len(missing) == len(set(plan.lexical_terms))
     if missing:
         notes += (unheld_note(missing, every, suggested),)
@@ -330,7 +330,7 @@ def dated(store: Store, plan: QueryPlan, filters: Filters, opts: SearchOptions, 
     """A question about a time alone ("what did I do yesterday?"): what each session of that time set out to
     do (its first prompt in the window), the most recent first; the date is the whole evidence."""
     assert plan.when is not None
-    window = temporal.narrowed(filters, plan.when)
+    window = time_window.narrowed(filters, plan.when)
     ids = [] if window is None else store.first_prompts(
         window.since or "", window.until or "", project=filters.project, agent=filters.agent,
         session=filters.session, limit=opts.limit * (by_session.PER_SESSION + 1))
@@ -338,7 +338,7 @@ def dated(store: Store, plan: QueryPlan, filters: Filters, opts: SearchOptions, 
     hits = [replace(h, match="date", strength=1.0)  # the snippet: how the prompt begins
             for h in build_hits(store, replace(plan, terms=()), fused, opts, len(ids))]
     hits, sessions = grouped(store, hits, opts)
-    read = f'read "{plan.when.text}" as {temporal.days(plan.when)}'
+    read = f'read "{plan.when.text}" as {time_window.days(plan.when)}'
     notes = (f"{read}: the sessions of then, each by what it set out to do" if hits
              else f"{read}: nothing was recorded then",)
     return SearchResult(query=plan.text, mode=mode, filters=filters, results=renumber(hits), notes=notes,

@@ -33,6 +33,6 @@ def information(text: str, full_words: int) -> float:
 
 def factor(content_type: str, text: str, closeness: float | None, *, full_words: int, time_boost: float) -> float:
     """How much a record's evidence counts: prose by its length, and any record by its closeness to a date
-    in the query (``temporal.closeness``: 1 inside the window)."""
+    in the query (``time_window.closeness``: 1 inside the window)."""
     f = information(text, full_words) if content_type == "text" else 1.0
     return f * (1 + time_boost * closeness) if closeness is not None else f

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from backscroll.errors import QueryError
-from backscroll.retrieval import spoken_agent, temporal
+from backscroll.retrieval import spoken_agent, temporal, time_window
 
 STOPWORDS = frozenset("""
 a about above after again against all also am an and any are as at be because been before being below
@@ -57,7 +57,7 @@ class QueryPlan:
     phrases: tuple[tuple[str, ...], ...]  # analysed tokens of each quoted phrase
     shape: str  # "natural" | "identifier" | "keywords"
     notes: tuple[str, ...] = ()  # what was left out of a query too long to search whole
-    when: temporal.TimeWindow | None = None  # a date named in the query: a soft preference, not a filter
+    when: time_window.TimeWindow | None = None  # a date named in the query: a soft preference, not a filter
     meaning: str = ""  # the text to embed for semantic search (the query without its date words)
     agent: str | None = None  # an agent the question names ("what did codex do"): a hint, like --agent
 

@@ -3,35 +3,11 @@
 Pure: ``find(text, now)`` reads the first temporal expression of a small grammar and returns the
 time window it names plus the query text without it. Search then *boosts* records near that window
 (it never filters: ``--since``/``--until`` do that), has the window propose its own best matches
-(``within``) beside the ranked lists, and leaves the date words out of the lexical terms
-(but an ISO date, ``2026-09-14``, stays: records write dates that way). ``describe`` words the note
-that tells the person or agent which days the date was read as.
+(``time_window.within``) beside the ranked lists, and leaves the date words out of the lexical terms
+(but an ISO date, ``2026-09-14``, stays: records write dates that way).
 
-The grammar, case-insensitive (``D`` a day 1-31 with an optional st/nd/rd/th, ``M`` a month name or
-its three-letter abbreviation, ``Y`` a year 1900-2099, ``W`` a weekday name):
-
-- ISO ``Y-MM-DD``; ``D M Y`` / ``D of M, Y`` / ``M D, Y`` (a day); ``D M`` / ``M D`` (a day, the
-  latest one not after today);
-- ``M Y`` / ``M of Y`` (a month); ``in|during|from|since|before|after|this|last M`` (a month:
-  the latest one not after this month; ``early|mid|late M`` its first, middle or last ten days; a bare
-  month name is not a date: "march", "may");
-- ``in|during Y`` (a year);
-- ``today``, ``yesterday``, ``tonight``, ``last night``, ``this morning|afternoon|evening``; ``N
-  days|weeks|fortnights|months|years ago`` (``a week ago``); ``this|last|past|previous
-  week|month|year``; ``on|last|this|past|previous W`` (the latest such day not after today; "last W"
-  one before today); ``since W`` (from that day to now);
-- weekends (Saturday and Sunday): ``this|last|past|previous weekend`` (the latest one begun; "last"
-  one before it while a weekend is on), ``N weekends ago``;
-- seasons (the northern meteorological ones: spring March-May, summer June-August, autumn or fall
-  September-November, winter December-February), with a year or after ``in|during|this|last|early|
-  late|mid`` ("the servers fall over" is not a season): ``summer 2026``, ``the summer of 2026``,
-  ``last winter`` (winter 2026 is the one its January falls in);
-- parts of a year: ``early|mid|late Y`` (January-April, May-August, September-December), ``Q1-Q4
-  Y``; a range of months: ``between|from M and|to|until|through M[,] [Y]``;
-- a numeric date that reads one way only: ``DD.MM.Y``, and ``D/M/Y`` or ``M/D/Y`` when one side is
-  above 12 ("3/4/2026" could be either, and is left as words; "1.2.2026" is more likely a version);
-- any of them after ``the day|week|weekend|month before|after`` ("the week before 9 June 2026",
-  "the day before yesterday") or ``the week|weekend|month of`` ("the week of 2 February").
+The grammar (days, months, years, relative days and weeks, weekends, seasons, quarters, ranges of
+months, numeric dates that read one way only) is listed in docs/ranking.md, "Dates in a query".
 
 Relative expressions are read against ``now`` (a parameter, so tests fix it). Windows are in the
 time zone of ``now`` (UTC when it has none), ``start`` inclusive and ``end`` exclusive.
@@ -42,11 +18,9 @@ from __future__ import annotations
 import calendar
 import functools
 import re
-from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
-from backscroll.dates import format_ts, parse_ts
-from backscroll.types import Filters
+from backscroll.retrieval.time_window import TimeWindow
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
@@ -114,20 +88,6 @@ def _compiled() -> list[tuple[str, re.Pattern[str]]]:
     return [(kind, re.compile(p, re.IGNORECASE)) for kind, p in PATTERNS]
 
 _PREPOSITION = re.compile(r"\b(?:on|in|during|from|of)\s*$", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class TimeWindow:
-    start: datetime  # inclusive
-    end: datetime  # exclusive
-    text: str  # the words of the query that named it
-    # Written as records hold dates (ISO ``2026-09-14``: logs, file names, partitions), so its words
-    # stay search terms too; "on 14 September" is how people speak, and records rarely spell it so.
-    literal: bool = False
-
-    @property
-    def days(self) -> float:
-        return (self.end - self.start).total_seconds() / 86400
 
 
 def _at(d: date, tz: tzinfo) -> datetime:
@@ -331,58 +291,3 @@ def _next_to(span: tuple[datetime, datetime], unit: str, rel: str) -> tuple[date
         return _at(saturday, tz), _at(saturday + timedelta(days=2), tz)
     anchor = first if rel != "after" else last
     return _months(anchor.year, anchor.month + {"before": -1, "of": 0, "after": 1}[rel], tz)
-
-
-def closeness(ts: datetime, window: TimeWindow) -> float:
-    """1 inside the window, halving with every half-life outside it (a day, or a quarter of a long window)."""
-    if window.start <= ts < window.end:
-        return 1.0
-    gap = (window.start - ts) if ts < window.start else (ts - window.end)
-    half_life = max(1.0, window.days / 4)
-    return 0.5 ** (gap.total_seconds() / 86400 / half_life)
-
-
-# A window longer than this proposes no candidates of its own ("in 2026", "last year"): its records are
-# most of a history, which the ranked lists already draw from, and listing their ids costs 40-80 ms
-# on 300,000 records. The time preference still applies.
-PROPOSING_DAYS = 31
-
-
-def narrowed(filters: Filters, window: TimeWindow) -> Filters | None:
-    """``filters`` narrowed to ``window`` (None when they leave nothing of it)."""
-    start, end = window.start.astimezone(UTC), window.end.astimezone(UTC)
-    if filters.since:
-        start = max(start, parse_ts(filters.since))
-    if filters.until:
-        end = min(end, parse_ts(filters.until))
-    if start >= end:
-        return None
-    return replace(filters, since=format_ts(start), until=format_ts(end))
-
-
-def days(window: TimeWindow) -> str:
-    """The days a window covers: ``2026-10-22``, or ``2026-10-01 to 2026-10-31``."""
-    last = window.end - timedelta(microseconds=1)
-    return f"{window.start:%Y-%m-%d}" if last.date() == window.start.date() \
-        else f"{window.start:%Y-%m-%d} to {last:%Y-%m-%d}"
-
-
-def within(filters: Filters, window: TimeWindow) -> Filters | None:
-    """``filters`` narrowed to ``window``, for the extra candidates a date in the query proposes (the
-    records of that day or month are proposed even when their words and meaning alone would not reach
-    the ranked lists' depth; the time preference then decides). None when there is nothing to
-    propose: the two leave nothing, the filters already lie inside the window, or the window is longer
-    than ``PROPOSING_DAYS``."""
-    if window.days > PROPOSING_DAYS:
-        return None
-    inside = narrowed(filters, window)
-    return None if inside == filters else inside
-
-
-def describe(window: TimeWindow, filters: Filters) -> str:
-    """The note a search gives about the date it read: which days, and that it is a preference (or
-    that ``--since``/``--until`` leave those days out)."""
-    read = f'read "{window.text}" as {days(window)}'
-    if narrowed(filters, window) is None:
-        return f"{read}, which --since/--until leave out: the records nearest it rank higher"
-    return f"{read}: records from then rank higher, others still count (to filter: --since/--until)"
