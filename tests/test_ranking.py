@@ -100,8 +100,8 @@ def test_word_parts_and_prefixes_match(session_builder, backscroll_index, backsc
 
 
 def test_echoes_interleave_behind_originals():
+    from backscroll.retrieval.echo_order import interleave
     from backscroll.retrieval.fusion import Fused
-    from backscroll.retrieval.pipeline import interleave
 
     originals = [Fused(1, 0.95, ("lexical",)), Fused(2, 0.4, ("lexical",)), Fused(3, 0.3, ("lexical",))]
     pile = [Fused(i, 1.0, ("lexical",)) for i in (5, 6, 7)]  # they quote the query whole
@@ -120,8 +120,9 @@ def test_echoes_interleave_behind_originals():
 
 def test_near_duplicates_collapse_before_echoes_interleave():
     from backscroll.retrieval.candidates import Facts
+    from backscroll.retrieval.echo_order import interleave
     from backscroll.retrieval.fusion import Fused
-    from backscroll.retrieval.pipeline import collapse, interleave
+    from backscroll.retrieval.pipeline import collapse
 
     facts = {1: Facts(None, "text", "a", ("s", "h1")), 2: Facts(None, "text", "a", ("s", "h1")),
              3: Facts(None, "text", "b", ("s", "h2")), 9: Facts(None, "tool", "e", ("t", "h9"))}

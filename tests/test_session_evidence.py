@@ -44,7 +44,7 @@ def test_a_record_does_not_support_itself_and_only_candidates_count():
 
 
 def test_echoes_are_weighed_against_a_results_own_evidence_not_its_support():
-    from backscroll.retrieval.pipeline import interleave
+    from backscroll.retrieval.echo_order import interleave
 
     fused = [_f(1, 0.8), _f(2, 0.7), _f(3, 0.7), _f(4, 0.7)]
     supported = with_session_evidence(fused, _near((1, 2, 3, 4)), weight=0.25, count=2)

@@ -1,20 +1,8 @@
-"""The search pipeline: candidates, evidence, fusion, priors, echo interleaving, near-duplicate collapse, hits.
-
-The query runs as ranked lists, each filtered and with echoes removed *before* fusion: lexical
-prose, lexical tool rows, and semantic prose. The lists only propose candidates; every candidate is
-then scored on the same evidence, whichever list found it (``fusion``): the idf-weighted share of
-the query's words it holds, and its calibrated similarity to the query (the cosine, from the noise
-floor to a close match; none for tool rows and reasoning, which are never embedded); in hybrid
-search the words count less when no candidate holds half of the query's words (``word_confidence``).
-Priors scale that score (``priors``): a date in the query boosts records near it (and its window
-proposes its own best matches and what its sessions set out to do), near-empty prose ("Bye, Deb!")
-counts by the little it says. In hybrid search
-a record also gains part of what its neighbours in the session found (``session_evidence``): the
-answer usually sits beside the question and the follow-up. A quoted phrase that matches nothing is dropped
-(with a note) rather than returning nothing. Where echoes are asked for (``--include-echoes``, or
-``--content-type tool``) they join the results by their evidence, slightly behind (first only when no
-result comes close) and never two in a row, so a pile of earlier searches cannot bury the original rows.
-Every constant is in ``ranking.RANKING``, with what it is for; ``candidates`` builds the evidence.
+"""The search pipeline: ranked lists propose candidates, every candidate is scored on the same evidence
+(``candidates``, ``fusion``), priors scale it (``priors``), neighbours in the session lend support
+(``session_evidence``), echoes join only when asked for (``echo_order``), near-duplicates collapse, and the
+weak line holds back what the evidence does not single out (``judgement``). Every constant is in
+``ranking.RANKING``; docs/ranking.md, "The pipeline", tells the whole story.
 """
 
 from __future__ import annotations
@@ -24,8 +12,9 @@ from dataclasses import dataclass, replace
 
 from backscroll.dates import parse_ts
 from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, analyze, stem
-from backscroll.retrieval import by_session, judgement, priors, time_window
+from backscroll.retrieval import by_session, judgement, priors, time_window, tool_exchange
 from backscroll.retrieval.candidates import Facts, Similarity, candidates, fetch_facts, fetch_neighbours
+from backscroll.retrieval.echo_order import apart, interleave
 from backscroll.retrieval.evidence import classify as classify_evidence
 from backscroll.retrieval.fusion import Candidate, Fused, Weights, fuse, word_confidence
 from backscroll.retrieval.query import STOPWORDS, QueryPlan
@@ -33,14 +22,7 @@ from backscroll.retrieval.ranking import RANKING
 from backscroll.retrieval.session_evidence import with_session_evidence
 from backscroll.retrieval.snippet import make_snippet
 from backscroll.retrieval.spelling import surely_a_typo
-from backscroll.retrieval.tool_exchange import (
-    CALL_CHARS,
-    Exchanges,
-    outputs_to_add,
-    receipts,
-    with_outputs,
-    without,
-)
+from backscroll.retrieval.unheld import suggestions, unheld_note
 from backscroll.store.db import Store
 from backscroll.types import Filters, Hit, SearchResult, SessionHits
 
@@ -90,15 +72,17 @@ def lexical_lists(lex: LexicalIndex, plan: QueryPlan, filters: Filters, opts: Se
     return ranked
 
 
-def tool_exchanges(store: Store, lex: LexicalIndex, plan: QueryPlan, tool: list[int], filters: Filters) -> Exchanges:
+def tool_exchanges(store: Store, lex: LexicalIndex, plan: QueryPlan, tool: list[int],
+                   filters: Filters) -> tool_exchange.Exchanges:
     """The lexical tool list with the outputs of its calls (those the filters let through), and every
     output's calls, receipts left out (``tool_exchange``). A quoted phrase must be in every result, so
     then no output joins through its call."""
     partners = store.tool_partners(tool)
-    joining = outputs_to_add(tool, partners) if not plan.phrases else []
-    exchanges = with_outputs(tool, partners, lex.within(joining, filters, content_type="tool", echo=False))
-    texts = store.texts({i for o, cs in exchanges.calls.items() for i in (o, *cs)}, CALL_CHARS)
-    return without(exchanges, tool, receipts(exchanges, texts))
+    joining = tool_exchange.outputs_to_add(tool, partners) if not plan.phrases else []
+    shown = lex.within(joining, filters, content_type="tool", echo=False)
+    exchanges = tool_exchange.with_outputs(tool, partners, shown)
+    texts = store.texts({i for o, cs in exchanges.calls.items() for i in (o, *cs)}, tool_exchange.CALL_CHARS)
+    return tool_exchange.without(exchanges, tool, tool_exchange.receipts(exchanges, texts))
 
 
 def with_priors(plan: QueryPlan, fused: list[Fused], facts: dict[int, Facts]) -> list[Fused]:
@@ -113,42 +97,6 @@ def with_priors(plan: QueryPlan, fused: list[Fused], facts: dict[int, Facts]) ->
                                time_boost=r.time_boost)
         scored.append((-f.score * factor, n, replace(f, score=f.score * factor)))
     return [f for _s, _n, f in sorted(scored, key=lambda x: (x[0], x[1]))]
-
-
-def interleave(main: list[Fused], echoes: list[Fused]) -> list[Fused]:
-    """Echoes among the results, by their evidence (at ``echo_weight``): never two in a row while results
-    remain, so a pile of earlier searches that all quote the query cannot crowd out the original rows, and
-    an echo that holds one common word stays down; first only when no result has comparable evidence. An
-    echo is weighed against a result's own evidence (``Fused.evidence``), not the support its neighbours
-    lend it. A score is capped by the one above it, so scores still fall with the rank."""
-    if not echoes:
-        return main
-    rest = [replace(e, score=RANKING.echo_weight * e.score) for e in echoes]
-    out: list[Fused] = []
-    i = j = 0
-    last_was_echo = False
-    while i < len(main) or j < len(rest):
-        last_was_echo = j < len(rest) and (i >= len(main) or (not last_was_echo and rest[j].score > main[i].evidence))
-        if last_was_echo:
-            f, j = rest[j], j + 1
-        else:
-            f, i = main[i], i + 1
-        out.append(replace(f, score=min(f.score, out[-1].score)) if out else f)
-    return out
-
-
-def apart(hits: list[Hit]) -> list[Hit]:
-    """``hits`` in order, but an echo right after an echo waits behind the next result (``interleave``'s rule)."""
-    out: list[Hit] = []
-    waiting: list[Hit] = []
-    for h in hits:
-        if h.is_echo and (waiting or (out and out[-1].is_echo)):
-            waiting.append(h)
-            continue
-        out.append(h)
-        if not h.is_echo and waiting:
-            out.append(waiting.pop(0))
-    return out + waiting
 
 
 def rank(store: Store, lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
@@ -343,43 +291,6 @@ def dated(store: Store, plan: QueryPlan, filters: Filters, opts: SearchOptions, 
              else f"{read}: nothing was recorded then",)
     return SearchResult(query=plan.text, mode=mode, filters=filters, results=renumber(hits), notes=notes,
                         sessions=sessions)
-
-
-NAMED_MAX = 20  # longer words, or words with digits, are not named in the note
-
-
-def suggestions(store: Store, lex: LexicalIndex, missing: tuple[str, ...], most: int = 3) -> dict[str, str]:
-    """For up to ``most`` of the words no record holds, the indexed word a typo away (did you mean)."""
-    from backscroll.retrieval.spelling import nearest, worth_suggesting
-
-    out: dict[str, str] = {}
-    for word in [w for w in missing if worth_suggesting(w)][:most]:
-        ids = lex.near_misses(word)
-        if not ids:
-            continue
-        words = {t for text in store.texts(ids, 20000).values() for t in analyze(text)}
-        best = nearest(word, words, lex.doc_freq)
-        if best is not None:
-            out[word] = best
-    return out
-
-
-def unheld_note(missing: tuple[str, ...], every: bool, suggested: dict[str, str] | None = None) -> str:
-    """The note for query words no record in the history holds (a typo, or a topic never discussed),
-    with the indexed word each may have meant. Only plain words are named: a token or a key pasted
-    into the query is not in the store (secrets are redacted at ingest), and is never printed back."""
-    named = [t for t in missing if t.isalpha() and len(t) <= NAMED_MAX]
-    shown = ", ".join(f'"{t}"' for t in named[:5]) + (", ..." if len(named) > 5 else "")
-    if len(named) < len(missing):
-        others = len(missing) - len(named)
-        shown = (shown + " and " if shown else "") + f"{others} other{'s' if others > 1 else ''}"
-    fixes = [f'"{b}"' for w, b in (suggested or {}).items() if w in named]
-    meant = f"did you mean {', '.join(fixes)}?" if fixes else ""
-    if every:
-        return f"no record holds any of the query's words ({shown}): " + (meant or "misspelled, or never discussed")
-    pronoun = "they" if len(missing) > 1 else "it"
-    why = f"misspelled? {meant}" if meant else "misspelled, or never discussed"
-    return f"no record holds {shown} ({why}), so {pronoun} did not count"
 
 
 def renumber(hits: list[Hit], start: int = 1) -> tuple[Hit, ...]:
