@@ -187,7 +187,7 @@ def run_eval(path: Path, *, k: int = 5, mode: str | None = None, home=None, embe
     With ``modes`` (e.g. ``("lexical", "semantic", None)``) every mode runs over the same index and a
     list of reports comes back, one per mode; otherwise one report for ``mode``.
     """
-    from backscroll import api
+    from backscroll.archive import Backscroll
     from backscroll.config import resolve
 
     queries, sources = load_queries(path)
@@ -200,28 +200,28 @@ def run_eval(path: Path, *, k: int = 5, mode: str | None = None, home=None, embe
             tmp = tempfile.TemporaryDirectory(prefix="backscroll-eval-")
             where = tmp.name
         cfg = resolve(home=where, sources=sources, env={"HOME": where})
-        want_embed = embed and (mode != "lexical" or bool(modes))
-        api.index(cfg=cfg, embed=want_embed, notify=notify)
+        want_embed: bool | None = embed and (mode != "lexical" or bool(modes))
     else:
         cfg = resolve(home=home)
-        api.index(cfg=cfg, notify=notify)
+        want_embed = None  # as configured
     try:
-        reports = [_run_mode(api, cfg, queries, k, m, now, gate) for m in (modes or (mode,))]
+        with Backscroll(config=cfg) as bs:
+            bs.index(embed=want_embed, notify=notify)
+            reports = [_run_mode(bs, queries, k, m, now, gate) for m in (modes or (mode,))]
         return reports if modes else reports[0]
     finally:
         if tmp is not None:
             tmp.cleanup()
 
 
-def _run_mode(api, cfg, queries: list[EvalQuery], k: int, mode: str | None, now: str | None,
+def _run_mode(bs, queries: list[EvalQuery], k: int, mode: str | None, now: str | None,
               gate: Gate | None) -> EvalReport:
     outcomes = []
     for q in queries:
         opts = dict(q.options)
         if mode:
             opts["mode"] = mode
-        result = api.search(q.text, cfg=cfg, limit=k, sync=False, rerun=True, max_chars=0,
-                            now=q.now or now, **opts)
+        result = bs.search(q.text, limit=k, rerun=True, max_chars=0, now=q.now or now, **opts)
         ranked = list(result.results[:k])
         rank = next((h.rank for h in ranked if _matches(h, q)), None)
         if q.nothing:

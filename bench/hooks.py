@@ -66,12 +66,12 @@ def related_pairs() -> list[tuple[str, str, str]]:
 
 
 def index(home: Path) -> None:
-    from backscroll import api
+    import backscroll
     from backscroll.config import resolve
 
     spec = tomllib.loads((EVAL / "tune.toml").read_text())
     sources = tuple(s.split(":", 1)[0] + ":" + str(EVAL / s.split(":", 1)[1]) for s in spec["corpus"]["sources"])
-    api.index(cfg=resolve(home=home, sources=sources), embed=False)
+    backscroll.index(config=resolve(home=home, sources=sources), embed=False)
 
 
 def precision(home: Path) -> dict:

@@ -318,7 +318,6 @@ def main(argv: list[str] | None = None) -> int:
     import generate
 
     import backscroll
-    from backscroll import api
     from backscroll.config import resolve
 
     # Cold-start figures must not include compiling backscroll's own modules (an editable install
@@ -443,12 +442,12 @@ def main(argv: list[str] | None = None) -> int:
 
     # 5. warm library search
     warm: dict[str, list[float]] = {"lexical": [], "hybrid": []}
-    api.search("warm up", cfg=cfg, sync=False)
+    backscroll.search("warm up", config=cfg, sync=False)
     for mode in warm:
         for _ in range(3):
             for q in qs:
                 t0 = time.perf_counter()
-                api.search(q, cfg=cfg, mode=mode, sync=False, rerun=True)
+                backscroll.search(q, config=cfg, mode=mode, sync=False, rerun=True)
                 warm[mode].append(time.perf_counter() - t0)
     rows.append(("warm library search", f"lexical median {statistics.median(warm['lexical']) * 1000:.1f} ms, "
                  f"hybrid {statistics.median(warm['hybrid']) * 1000:.1f} ms", "in-process, --no-sync, cached vectors"))

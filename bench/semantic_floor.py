@@ -22,7 +22,7 @@ NONSENSE = ["xyzzyplugh", "qwertyuiop asdf", "blorft zingle wump", "frobnicate t
 
 
 def main() -> None:
-    from backscroll import api
+    import backscroll
     from backscroll.config import resolve
     from backscroll.indexes import embed
     from backscroll.indexes.vectors import Vectors
@@ -34,7 +34,7 @@ def main() -> None:
     sources = tuple(s.split(":", 1)[0] + ":" + str(base / s.split(":", 1)[1]) for s in spec["corpus"]["sources"])
     cfg = resolve(home=str(home), sources=sources)
     if not cfg.db_path.exists():
-        api.index(cfg=cfg)
+        backscroll.index(config=cfg)
     store = Store.open(cfg.db_path)
     vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
     model = embed.load(bulk=False)

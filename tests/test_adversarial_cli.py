@@ -58,19 +58,19 @@ def test_out_of_range_counts_are_usage_errors(hostile_session, backscroll_index,
 
 
 def test_library_rejects_out_of_range_counts(hostile_session, backscroll_index, backscroll_home):
-    from backscroll import api
+    import backscroll
     from backscroll.errors import UsageError
 
     backscroll_index(embed=False)
     cfg = backscroll_home.config()
     with pytest.raises(UsageError):
-        api.show(SESSION, cfg=cfg, limit=10**20)
+        backscroll.show(SESSION, config=cfg, limit=10**20, sync=True)
     with pytest.raises(UsageError):
-        api.show(SESSION, cfg=cfg, offset=-1)
+        backscroll.show(SESSION, config=cfg, offset=-1, sync=True)
     with pytest.raises(UsageError):
-        api.show(SESSION, cfg=cfg, context=10**20)
+        backscroll.show(SESSION, config=cfg, context=10**20, sync=True)
     with pytest.raises(UsageError):
-        api.list_sessions(offset=10**20, cfg=cfg)
+        backscroll.sessions(offset=10**20, config=cfg, sync=True)
 
 
 # -- item 18: terminal escapes never reach the terminal raw ----------------------------------------

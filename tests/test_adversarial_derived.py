@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from backscroll import api
+import backscroll
 from backscroll.indexes.lexical import LexicalIndex
 from backscroll.ingest.sync import writer_lock
 from backscroll.store.db import Store
@@ -95,7 +95,7 @@ def test_status_reports_and_index_repairs_an_out_of_step_index(session_builder, 
 
     _session(session_builder, "walrus", 3)
     backscroll_index(embed=False)
-    assert api.status(cfg=backscroll_home.config())["lexical"]["in_step"] is True
+    assert backscroll.status(config=backscroll_home.config())["lexical"]["in_step"] is True
     lex = LexicalIndex(backscroll_home.config().index_dir)
     assert lex.open_for_read() and lex.index is not None
     w = lex.index.writer(heap_size=15_000_000)
@@ -106,12 +106,12 @@ def test_status_reports_and_index_repairs_an_out_of_step_index(session_builder, 
     w.add_document(ghost)
     w.commit()
     w.wait_merging_threads()
-    info = api.status(cfg=backscroll_home.config())["lexical"]
+    info = backscroll.status(config=backscroll_home.config())["lexical"]
     assert info["in_step"] is False and info["readable"] is True
     out = backscroll_index(embed=False)
     assert any("out of step" in n for n in out.notes)
     assert _lex_ids(backscroll_home) == _store_ids(backscroll_home)
-    assert api.status(cfg=backscroll_home.config())["lexical"]["in_step"] is True
+    assert backscroll.status(config=backscroll_home.config())["lexical"]["in_step"] is True
 
 
 def test_status_json_has_the_lexical_check(session_builder, backscroll_home, backscroll_index):
@@ -276,13 +276,13 @@ def test_searches_during_a_rebuild_use_the_old_index(session_builder, backscroll
             pass
 
         def add(self, n):  # the rebuild is half done: another search arrives
-            r = api.search("steady", mode="lexical", cfg=backscroll_home.config())
+            r = backscroll.search("steady", mode="lexical", config=backscroll_home.config(), sync=True)
             seen.append(len(r.results))
 
         def finish(self):
             pass
 
-    assert api.rebuild(cfg=backscroll_home.config(), lexical_progress=Midway()) == 6
+    assert backscroll.rebuild(config=backscroll_home.config(), lexical_progress=Midway()) == 6
     assert seen == [6]
     assert _lex_ids(backscroll_home) == _store_ids(backscroll_home)
     assert [p.name for p in backscroll_home.config().index_dir.iterdir() if p.name.startswith("gen-")] \
@@ -313,7 +313,7 @@ def test_derived_files_are_owner_only(session_builder, backscroll_home, backscro
     try:
         _session(session_builder, "private", 2)
         backscroll_index(embed=True)
-        api.rebuild(cfg=backscroll_home.config())
+        backscroll.rebuild(config=backscroll_home.config())
     finally:
         os.umask(old)
     loose = []

@@ -10,7 +10,7 @@ from pathlib import Path
 from helpers import rows, texts
 from test_source_opencode import OpenCodeDB, oc_root
 
-from backscroll import api
+import backscroll
 from backscroll.ingest.sources import gemini, jsontext, render_input
 
 LATIN1_DIR = os.fsdecode(b"-home-dev-caf\xe9")  # a directory name with a Latin-1 byte (not UTF-8)
@@ -95,7 +95,7 @@ def test_emptied_file_keeps_its_records_and_says_so(session_builder, backscroll_
     out = backscroll_index()
     assert texts(backscroll_home) == ["the decision: keep the queue in postgres", "agreed, SKIP LOCKED is enough"]
     assert out.report.notices and "emptied" in out.report.notices[0][1]
-    issues = api.status(cfg=backscroll_home.config())["source_issues"]
+    issues = backscroll.status(config=backscroll_home.config())["source_issues"]
     assert [(i["path"], i["kind"]) for i in issues] == [(str(s.path), "rewritten")]
 
 
@@ -140,7 +140,7 @@ def test_a_record_changed_in_the_middle_keeps_its_place_in_the_session(backscrol
     after = {r["text"]: r["id"] for r in rows(backscroll_home)}
     assert (after["first prompt"], after["first answer"]) == (ids["first prompt"], ids["first answer"])
     assert len(rows(backscroll_home, "SELECT * FROM records")) == 6  # nothing doubled
-    view = api.show("g-order", cfg=backscroll_home.config())
+    view = backscroll.show("g-order", config=backscroll_home.config(), sync=True)
     assert [h.text for h in view.records][:3] == ["first prompt", "first answer", "second prompt, edited"]
 
 
@@ -273,7 +273,7 @@ def test_oversized_gemini_json_is_not_read_and_is_remembered(backscroll_home, ba
     path.write_text(json.dumps({"sessionId": "g-small", "messages": [gemini_msg("m1", "user", "small now")]}))
     third = backscroll_index()
     assert third.report.unreadable == [] and texts(backscroll_home) == ["small now"]
-    assert api.status(cfg=backscroll_home.config())["source_issues"] == []
+    assert backscroll.status(config=backscroll_home.config())["source_issues"] == []
 
 
 def test_whole_file_formats_default_to_a_documented_cap():
@@ -288,7 +288,7 @@ def test_unreadable_files_and_directories_are_kept_for_status(session_builder, b
     fifo = s.path.parent / "0b000000-0000-4000-8000-00000000f1f0.jsonl"
     os.mkfifo(fifo)
     run_cli(backscroll_home, "index", "--no-embed")  # in a child: a reader that opens the FIFO would hang
-    info = api.status(cfg=backscroll_home.config())
+    info = backscroll.status(config=backscroll_home.config())
     assert [(i["path"], i["kind"]) for i in info["source_issues"]] == [(str(fifo), "unreadable")]
     assert "not a regular file" in info["source_issues"][0]["reason"]
     res = run_cli(backscroll_home, "status")
@@ -310,11 +310,11 @@ def test_unlistable_directory_is_reported(session_builder, backscroll_home, back
     monkeypatch.setattr(os, "scandir", scandir)
     out = backscroll_index()
     assert (str(bad), "directory cannot be listed: Permission denied") in out.report.unreadable
-    info = api.status(cfg=backscroll_home.config())
+    info = backscroll.status(config=backscroll_home.config())
     assert {(i["path"], i["kind"]) for i in info["source_issues"]} == {(str(bad), "directory")}
     monkeypatch.setattr(os, "scandir", real_scandir)
     backscroll_index()
-    assert api.status(cfg=backscroll_home.config())["source_issues"] == []
+    assert backscroll.status(config=backscroll_home.config())["source_issues"] == []
 
 
 def test_found_but_unreadable_is_not_called_not_found(backscroll_home):
@@ -335,7 +335,7 @@ def test_emptied_session_is_listed_with_its_records(session_builder, backscroll_
     backscroll_index()
     s.path.write_bytes(b"")
     backscroll_index()
-    listed = api.list_sessions(cfg=backscroll_home.config())
+    listed = backscroll.sessions(config=backscroll_home.config(), sync=True)
     assert [(x["records"], x["title"]) for x in listed] == [(1, "Key rotation")]
 
 
@@ -344,7 +344,7 @@ def test_sessions_without_records_are_not_listed(session_builder, backscroll_hom
     empty = session_builder.claude()
     empty.summary("only a title, nothing said")
     backscroll_index()
-    assert [x["records"] for x in api.list_sessions(cfg=backscroll_home.config())] == [1]
+    assert [x["records"] for x in backscroll.sessions(config=backscroll_home.config(), sync=True)] == [1]
 
 
 def test_skipped_lines_of_a_deleted_file_are_dropped(session_builder, backscroll_home, backscroll_index):
@@ -352,8 +352,8 @@ def test_skipped_lines_of_a_deleted_file_are_dropped(session_builder, backscroll
     s.user("kept")
     s.raw("{not json")
     backscroll_index()
-    assert api.status(cfg=backscroll_home.config())["skipped_lines"] == 1
+    assert backscroll.status(config=backscroll_home.config())["skipped_lines"] == 1
     s.path.unlink()
     backscroll_index()
-    assert api.status(cfg=backscroll_home.config())["skipped_lines"] == 0
+    assert backscroll.status(config=backscroll_home.config())["skipped_lines"] == 0
     assert texts(backscroll_home) == ["kept"]

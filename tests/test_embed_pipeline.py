@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from helpers import rows
 
-from backscroll import access, api
+import backscroll
+from backscroll import access
 from backscroll.cli.progress import eta_text
 from backscroll.indexes import embed as embed_mod
 from backscroll.indexes import vectors as vectors_mod
@@ -139,7 +140,7 @@ def test_ctrl_c_during_embed_keeps_what_is_done_exits_130_and_the_next_run_resum
     kept = embedded()
     assert 0 < kept < 400
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake")
-    n, _secs = api.embed(cfg=backscroll_home.config())
+    n, _secs = backscroll.embed(config=backscroll_home.config())
     assert n == 400 - kept, "the second run embeds only what the first did not"
     assert embedded() == 400
 
@@ -174,7 +175,7 @@ def test_index_says_lexical_search_is_ready_before_embedding_a_large_backlog(ses
     for i in range(8):
         s.user(f"distinct question number {i} about topic {i * 7}")
     said: list[str] = []
-    out = api.index(cfg=backscroll_home.config(), notify=said.append)
+    out = backscroll.index(config=backscroll_home.config(), notify=said.append)
     assert out.embedded == 8
     assert said[0].startswith("8 records searchable now; embedding 8 prose records for meaning-based search, "
                               "newest first")
@@ -189,10 +190,10 @@ def test_a_model_change_re_embeds_everything_once_and_says_so(session_builder, b
     assert backscroll_index().embedded == 5
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake:v2")
     said: list[str] = []
-    n, _ = api.embed(cfg=backscroll_home.config(), notify=said.append)
+    n, _ = backscroll.embed(config=backscroll_home.config(), notify=said.append)
     assert n == 5 and any("embedding model changed (fake-hash-384 → fake-hash-384-v2)" in m for m in said)
     said.clear()
-    n, _ = api.embed(cfg=backscroll_home.config(), notify=said.append)
+    n, _ = backscroll.embed(config=backscroll_home.config(), notify=said.append)
     assert n == 0 and said == []
     assert {r["model"] for r in rows(backscroll_home, "SELECT DISTINCT model FROM embeddings")} == {"fake-hash-384-v2"}
 

@@ -12,10 +12,10 @@ DECISION = ("We'll use a Postgres-backed queue with SKIP LOCKED instead of Redis
 
 @pytest.fixture
 def indexed(backscroll_home):
-    from backscroll import api
+    import backscroll
 
     cfg = backscroll_home.config(sources=[f"claude:{FIXTURES}/claude/projects", f"codex:{FIXTURES}/codex/sessions"])
-    outcome = api.index(cfg=cfg)
+    outcome = backscroll.index(config=cfg)
     return cfg, outcome
 
 
@@ -60,11 +60,11 @@ def test_corpus_subagent_and_codex_copies(indexed, backscroll_home):
 
 def test_corpus_decision_found_despite_echoes(indexed, backscroll_search):
     cfg, _ = indexed
-    from backscroll import api
+    import backscroll
 
-    result = api.search("job queue postgres", cfg=cfg, mode="lexical", sync=False, limit=5)
+    result = backscroll.search("job queue postgres", config=cfg, mode="lexical", sync=False, limit=5)
     assert any(DECISION in h.text for h in result.results)
     assert not any(h.is_echo for h in result.results)
     # echoes_hidden counts the echoes the same search would have returned (issue #18): none in the top 5
     assert result.echoes_hidden == 0
-    assert api.search("job queue postgres", cfg=cfg, mode="lexical", sync=False, limit=20).echoes_hidden >= 3
+    assert backscroll.search("job queue postgres", config=cfg, mode="lexical", sync=False, limit=20).echoes_hidden >= 3

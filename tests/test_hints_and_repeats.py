@@ -134,7 +134,7 @@ def test_repeated_search_in_one_turn_returns_the_note(agent_turn, backscroll_ind
     assert res.results == () and res.repeated is not None
     assert res.repeated["session_id"] == agent_turn.session_id
     assert res.notes[0].startswith("[repeated search] this session already ran this search at ")
-    assert "--rerun" in res.notes[0]
+    assert "rerun=True" in res.notes[0]  # the library's words (the CLI says --rerun: test_library_api)
 
 
 @pytest.mark.parametrize("earlier,current,kw", [

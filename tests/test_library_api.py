@@ -107,7 +107,6 @@ def test_reads_do_not_sync_unless_asked(session_builder, backscroll_home):
 
 
 def test_library_hints_name_no_flags_and_the_cli_words_them(session_builder, backscroll_home):
-    from backscroll import api
 
     _corpus(session_builder)
     with Backscroll(home=backscroll_home.data) as bs:
@@ -115,13 +114,19 @@ def test_library_hints_name_no_flags_and_the_cli_words_them(session_builder, bac
         with pytest.raises(SemanticUnavailableError) as lib:
             bs.search("job queue", mode="semantic")
     assert lib.value.kind == "semantic-unavailable" and "--" not in (lib.value.hint or "")
-    with pytest.raises(SemanticUnavailableError) as cli:
-        api.search("job queue", mode="semantic", cfg=backscroll_home.config(), sync=False)
-    assert cli.value.kind == "semantic-unavailable" and "--mode lexical" in (cli.value.hint or "")
+    from helpers import cli_env
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    cli = CliRunner().invoke(app, ["search", "job queue", "--mode", "semantic", "--no-sync", "--json"],
+                             env=cli_env(backscroll_home))
+    error = json.loads(cli.stderr.strip().splitlines()[-1])["error"]
+    assert error["kind"] == "semantic-unavailable" and "--mode lexical" in error["hint"]
 
 
 def test_a_repeated_search_is_typed_and_its_note_fits_the_caller(session_builder, backscroll_home):
-    from backscroll import api
+    import backscroll
 
     s = session_builder.claude("shop")
     s.user("how do we run the job queue?")
@@ -134,8 +139,14 @@ def test_a_repeated_search_is_typed_and_its_note_fits_the_caller(session_builder
     assert "rerun=True" in lib.notes[0] and "--rerun" not in lib.notes[0]
     assert lib.to_dict()["repeated"] == lib.repeated.to_dict()
     assert set(lib.to_dict()["repeated"]) == {"session_id", "record_id", "timestamp", "command"}
-    cli = api.search("job queue", cfg=backscroll_home.config(), caller_session=s.session_id)
-    assert "add --rerun" in cli.notes[0]
+    from helpers import cli_env
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    cli = CliRunner().invoke(app, ["search", "job queue", "--json"],
+                             env=cli_env(backscroll_home, BACKSCROLL_SESSION_ID=s.session_id))
+    assert "add --rerun" in json.loads(cli.stdout)["notes"][0]
     assert backscroll.search("job queue", home=backscroll_home.data, caller_session=s.session_id,
                              rerun=True).repeated is None
 

@@ -230,7 +230,8 @@ def test_a_process_holding_the_model_stays_silent_while_it_lives(watched):
 
 def test_importing_backscroll_leaves_the_environment_alone(tmp_path):
     code = ("import os; before = dict(os.environ); "
-            "import backscroll, backscroll.api, backscroll.indexes.embed, backscroll.cli, backscroll.indexes.vectors; "
+            "import backscroll, backscroll.archive, backscroll.indexes.embed, backscroll.cli, "
+            "backscroll.indexes.vectors; "
             "assert dict(os.environ) == before, set(os.environ.items()) ^ set(before.items())")
     env = {k: v for k, v in os.environ.items() if k not in _CLEARED}
     proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)

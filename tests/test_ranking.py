@@ -133,14 +133,15 @@ def test_near_duplicates_collapse_before_echoes_interleave():
 
 def test_prose_without_a_vector_is_not_counted_as_unlike_the_query(session_builder, backscroll_home):
     """A record not embedded yet (or too short to embed) has no meaning score, not a zero one."""
-    from backscroll import access, api
+    import backscroll
+    from backscroll import access
     from backscroll.retrieval.candidates import Similarity, candidates, fetch_facts
 
     s = session_builder.claude()
     s.user("the plum jam sold out").assistant("plum jam again next week")
     s.tool("cat jam.txt", "plum jam: 40 jars")
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     store, lex, _fresh = access.prepare(cfg, False, [])
     try:
         ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}

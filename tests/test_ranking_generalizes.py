@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from backscroll import access, api
+import backscroll
+from backscroll import access
 from backscroll.indexes.lexical import analyze
 from backscroll.retrieval import pipeline, priors, ranking
 from backscroll.retrieval.candidates import Similarity
@@ -129,13 +130,15 @@ def test_a_date_in_the_question_prefers_that_day(session_builder, backscroll_hom
         ("2026-07-03T18:00:00.000Z", ["Priya: Any news?", "Tomas: I hiked around the lake to clear my head."]),
     ])
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     for when, marker, days in (("on 14 March 2026", "ridge trail", "2026-03-14"),
                                ("in July", "around the lake", "2026-07-01 to 2026-07-31")):
-        r = api.search(f"Where did Tomas hike {when}?", cfg=cfg, mode="lexical", now="2026-11-20T12:00:00Z")
+        r = backscroll.search(f"Where did Tomas hike {when}?", config=cfg, mode="lexical",
+                              now="2026-11-20T12:00:00Z", sync=True)
         assert marker in r.results[0].text, [h.text for h in r.results]
         assert any(n.startswith(f'read "{when.removeprefix("on ")}" as {days}:') for n in r.notes), r.notes
-    undated = api.search("Where did Tomas hike?", cfg=cfg, mode="lexical", now="2026-11-20T12:00:00Z")
+    undated = backscroll.search("Where did Tomas hike?", config=cfg, mode="lexical", now="2026-11-20T12:00:00Z",
+                                sync=True)
     assert not any(n.startswith("read ") for n in undated.notes), "no date, no note about one"
 
 
@@ -197,11 +200,12 @@ def test_a_date_in_the_question_proposes_that_days_records(session_builder, back
               "from the Salt and Saffron book, then the jars had to be burped, which nobody had warned me about.")
     _busy_chat(session_builder, answer, "2026-04-18T18:00:00.000Z")
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
-    r = api.search("What was Tomas cooking on 18 April 2026?", cfg=cfg, mode="lexical", limit=5,
-                   now="2026-11-20T12:00:00Z")
+    backscroll.index(config=cfg, embed=False)
+    r = backscroll.search("What was Tomas cooking on 18 April 2026?", config=cfg, mode="lexical", limit=5,
+                   now="2026-11-20T12:00:00Z", sync=True)
     assert r.results[0].text == answer, [h.text for h in r.results]
-    undated = api.search("What was Tomas cooking?", cfg=cfg, mode="lexical", limit=5, now="2026-11-20T12:00:00Z")
+    undated = backscroll.search("What was Tomas cooking?", config=cfg, mode="lexical", limit=5,
+                                now="2026-11-20T12:00:00Z", sync=True)
     assert answer not in [h.text for h in undated.results], "without the date its words alone do not reach it"
 
 
@@ -209,9 +213,9 @@ def test_a_date_in_the_question_proposes_that_days_records_by_meaning(session_bu
     answer = "Tomas: Kimchi day: napa cabbage, gochugaru and far too much garlic, the jars need burping."
     _busy_chat(session_builder, answer, "2026-04-18T18:00:00.000Z", busy="kimchi jars")
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=True)
-    r = api.search("Tomas kimchi jars on 18 April 2026", cfg=cfg, mode="semantic", limit=5,
-                   now="2026-11-20T12:00:00Z")
+    backscroll.index(config=cfg, embed=True)
+    r = backscroll.search("Tomas kimchi jars on 18 April 2026", config=cfg, mode="semantic", limit=5,
+                   now="2026-11-20T12:00:00Z", sync=True)
     assert r.results and r.results[0].text == answer, [h.text for h in r.results]
 
 
@@ -219,12 +223,13 @@ def test_a_phrase_that_matches_nothing_falls_back_with_a_note(session_builder, b
     _chat(session_builder, [("2026-05-22T20:00:00.000Z", [
         "Priya: I'm halfway through The Quiet Orchard, the novel about a beekeeper.", "Tomas: Sounds lovely."])])
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
-    r = api.search('Did Priya like "The Quite Orchard"?', cfg=cfg, mode="lexical", weak=True)  # a weak match
+    backscroll.index(config=cfg, embed=False)
+    r = backscroll.search('Did Priya like "The Quite Orchard"?', config=cfg, mode="lexical", weak=True,
+                          sync=True)  # a weak match
     assert r.results and "Quiet Orchard" in r.results[0].text
     assert r.dropped_filters == ("phrase",)
     assert any("quoted phrase" in n for n in r.notes)
-    exact = api.search('"the quiet orchard" beekeeper', cfg=cfg, mode="lexical")
+    exact = backscroll.search('"the quiet orchard" beekeeper', config=cfg, mode="lexical", sync=True)
     assert exact.dropped_filters == () and "Quiet Orchard" in exact.results[0].text
 
 
@@ -237,8 +242,9 @@ def test_a_filler_turn_does_not_outrank_a_substantive_one(session_builder, backs
         "Sam: Bye, Deborah!",
     ])])
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
-    r = api.search("What did Deborah say in more detail about the recital?", cfg=cfg, mode="lexical", weak=True)
+    backscroll.index(config=cfg, embed=False)
+    r = backscroll.search("What did Deborah say in more detail about the recital?", config=cfg, mode="lexical",
+                          weak=True, sync=True)
     assert "Chopin nocturne" in r.results[0].text, [h.text for h in r.results]
 
 
@@ -266,7 +272,7 @@ def test_hybrid_keeps_a_rare_word_exact_hit_against_paraphrases(session_builder,
     ] + [f"Priya: dance class {i} went fine, and I tried a longer exposure on the way home." for i in range(30)]
     _chat(session_builder, [("2026-04-09T19:00:00.000Z", rows)])
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     store, lex, _fresh = access.prepare(cfg, False, [])
     try:
         ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
@@ -304,7 +310,7 @@ def _paraphrase_store(session_builder, backscroll_home, monkeypatch, echoed: str
         for n in range(2):
             recall.search_echo(f"ledger {n}", f"1. {echoed} {n}")
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     store, lex, _fresh = access.prepare(cfg, False, [])
     ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
     semantic = [(ids[ANSWER], 0.40), *((ids[t], 0.33) for t in EVERYDAY)]
@@ -386,7 +392,7 @@ def test_records_unrelated_to_the_query_do_not_change_how_its_matches_count(sess
     for text in close:
         s.user(text)
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     store, lex, _fresh = access.prepare(cfg, False, [])
     try:
         ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
@@ -414,7 +420,7 @@ def test_a_word_no_record_holds_does_not_weaken_the_words_evidence(session_build
     _chat(session_builder, [("2026-04-09T19:00:00.000Z", ["Priya: the county fair was a success",
                                                           "Tomas: the weather was grey"])])
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     store, lex, _fresh = access.prepare(cfg, False, [])
     try:
         ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
@@ -435,7 +441,7 @@ def test_records_only_the_lexical_list_found_still_count_their_meaning(session_b
         "Tomas: the plum jam stall at the fair was closed for rain",
     ])])
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     store, lex, _fresh = access.prepare(cfg, False, [])
     try:
         ids = {text.split(":")[0]: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
@@ -458,7 +464,7 @@ def test_a_word_held_only_as_an_identifier_part_counts(session_builder, backscro
     s.assistant("The N+1 is in CheckoutLineSerializer.get_variant_image")
     s.user("unrelated words about lunch")
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     store, lex, _fresh = access.prepare(cfg, False, [])
     try:
         ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}

@@ -361,10 +361,10 @@ def test_ide_context_in_a_turn_is_the_harness_and_the_prompt_beside_it_the_perso
     assert any("getPrimaryDomainsBatch" in r["text"] for r in rows(backscroll_home)), "the context is kept"
     hits = backscroll_search("domain", author="human", mode="lexical", strict=True).results
     assert sorted(h.text[:15] for h in hits) == ["<ide_opened_fil", "why does the do"]
-    from backscroll import api
-    (listed,) = api.list_sessions(cfg=backscroll_home.config(), sync=False)
+    import backscroll
+    (listed,) = backscroll.sessions(config=backscroll_home.config(), sync=False)
     assert listed.title == "why does the domain batch lookup time out?", "titled by the person's first prompt"
-    assert api.show(s.session_id, cfg=backscroll_home.config(), sync=False).session["title"] == listed.title
+    assert backscroll.show(s.session_id, config=backscroll_home.config(), sync=False).session["title"] == listed.title
 
 
 def test_real_project_is_the_sessions_first_cwd(backscroll_home, backscroll_index):
@@ -530,7 +530,7 @@ def test_migration_007_gives_existing_user_rows_an_author(backscroll_home, backs
 
 
 def test_status_reports_kinds_unknown_types_and_silent_roots(backscroll_home, backscroll_index):
-    from backscroll import api
+    import backscroll
 
     paths = install(backscroll_home, "cc-2.1.80-2.1.220-coverage-agent-sessions.jsonl",
                     "cc-1.0.95-vibecodingtracker.jsonl")
@@ -538,7 +538,7 @@ def test_status_reports_kinds_unknown_types_and_silent_roots(backscroll_home, ba
     gemini.mkdir(parents=True)
     (gemini / "notes.txt").write_text("not a session")
     backscroll_index(embed=False)
-    info = api.status(cfg=backscroll_home.config())
+    info = backscroll.status(config=backscroll_home.config())
     claude = info["agents"]["claude"]
     assert claude["files"] == 2 and claude["sessions"] == 3  # two files, one inline sidechain
     assert claude["kinds"]["reasoning"] == 7 and claude["kinds"]["summary"] == 1
@@ -551,7 +551,7 @@ def test_status_reports_kinds_unknown_types_and_silent_roots(backscroll_home, ba
 
 
 def test_status_counts_sessions_gone_from_disk_and_warns_past_cleanup_period(backscroll_home, backscroll_index):
-    from backscroll import api
+    import backscroll
 
     paths = install(backscroll_home, "cc-1.0.98-slash-command-1af7fc5e.jsonl", "cc-1.0.95-vibecodingtracker.jsonl")
     (backscroll_home.home / ".claude" / "settings.json").write_text(json.dumps({"cleanupPeriodDays": 7}))
@@ -561,7 +561,7 @@ def test_status_counts_sessions_gone_from_disk_and_warns_past_cleanup_period(bac
     conn.execute("UPDATE source_files SET indexed_at = '2020-01-01T00:00:00.000Z'")
     conn.commit()
     conn.close()
-    info = api.status(cfg=backscroll_home.config())
+    info = backscroll.status(config=backscroll_home.config())
     assert info["agents"]["claude"]["gone_from_disk"] == 1 and info["agents"]["claude"]["agent_keeps_days"] == 7
     assert any("older than the 7 days" in w for w in info["warnings"])
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from backscroll import api
+import backscroll
 from backscroll.cli.app import app
 from backscroll.ingest.sources import LineError, ParsedLine, claude, codex
 from backscroll.ingest.sync import writer_lock
@@ -288,7 +288,7 @@ def test_valid_records_around_garbage_still_land(garbage, tmp_path_factory):
             + good[1].encode() + b"\n")
     path.write_bytes(body)
     cfg = resolve(home=root / "data", sources=[f"claude:{root / 'claude'}"], env={"HOME": str(root)})
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     conn = sqlite3.connect(cfg.db_path)
     texts = [r[0] for r in conn.execute("SELECT text FROM records ORDER BY id")]
     conn.close()

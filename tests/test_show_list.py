@@ -5,7 +5,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from backscroll import api
+import backscroll
 from backscroll.cli.app import app
 from backscroll.cli.render_session import fold
 from backscroll.errors import NotFoundError
@@ -30,27 +30,28 @@ def record_id(home, text):
 
 def test_context_window_around_a_record(session, backscroll_home):
     rid = record_id(backscroll_home, "message number 5")
-    view = api.show(rid, context=2, cfg=backscroll_home.config())
+    view = backscroll.show(rid, context=2, config=backscroll_home.config(), sync=True)
     assert [h.text for h in view.records] == [f"message number {i}" for i in (3, 4, 5, 6, 7)]
     assert view.focus == rid and view.total == 10
     assert [h.rank for h in view.records] == [3, 4, 5, 6, 7], "ranks are positions in the session"
 
 
 def test_context_window_at_the_session_edges(session, backscroll_home):
-    first = api.show(record_id(backscroll_home, "message number 1"), context=3, cfg=backscroll_home.config())
+    first = backscroll.show(record_id(backscroll_home, "message number 1"), context=3,
+                            config=backscroll_home.config(), sync=True)
     assert [h.text for h in first.records] == [f"message number {i}" for i in (1, 2, 3, 4)]
     last_text = "\n".join(f"line {n}" for n in range(1, 41))
-    last = api.show(record_id(backscroll_home, last_text), context=1, cfg=backscroll_home.config())
+    last = backscroll.show(record_id(backscroll_home, last_text), context=1, config=backscroll_home.config(), sync=True)
     assert [h.text for h in last.records] == ["pytest -q", last_text]
 
 
 def test_whole_session_with_limit_and_offset(session, backscroll_home):
     cfg = backscroll_home.config()
-    whole = api.show(session.session_id, cfg=cfg)
+    whole = backscroll.show(session.session_id, config=cfg, sync=True)
     assert len(whole.records) == 10 and whole.focus is None and whole.session["title"] == "Numbers and a long test run"
-    page = api.show(session.session_id, limit=3, offset=4, cfg=cfg)
+    page = backscroll.show(session.session_id, limit=3, offset=4, config=cfg, sync=True)
     assert [h.text for h in page.records] == ["message number 5", "message number 6", "message number 7"]
-    assert api.show(session.session_id[:8], limit=1, cfg=cfg).records[0].text == "message number 1"
+    assert backscroll.show(session.session_id[:8], limit=1, config=cfg, sync=True).records[0].text == "message number 1"
 
 
 def test_subagent_session_shows_its_parent(session_builder, backscroll_index, backscroll_home):
@@ -83,7 +84,7 @@ def test_fold_is_pure_and_keeps_head_and_tail():
 
 def test_unknown_ids_are_usage_errors_with_a_hint(session, backscroll_home):
     with pytest.raises(NotFoundError) as exc:
-        api.show("no-such-id#0", cfg=backscroll_home.config())
+        backscroll.show("no-such-id#0", config=backscroll_home.config(), sync=True)
     assert exc.value.exit_code == 2 and exc.value.hint is not None and "backscroll list" in exc.value.hint
     r = CliRunner().invoke(app, ["show", "no-such-id"])
     assert r.exit_code == 2 and "backscroll search" in r.stderr
@@ -111,12 +112,12 @@ def test_list_newest_first_with_counts_and_titles(session_builder, backscroll_in
     c.summary("A titled session")
     backscroll_index()
     cfg = backscroll_home.config()
-    sessions = api.list_sessions(cfg=cfg)
+    sessions = backscroll.sessions(config=cfg, sync=True)
     assert [s["title"] for s in sessions] == ["A titled session", "second session",
                                               "first session question with a second line"]
     assert [(s["records"], s["echoes"]) for s in sessions] == [(1, 0), (3, 2), (1, 0)]
-    assert [s["project"] for s in api.list_sessions(agent="codex", cfg=cfg)] == ["infra"]
-    assert len(api.list_sessions(project="shop", since="2026-10-08", cfg=cfg)) == 1
+    assert [s["project"] for s in backscroll.sessions(agent="codex", config=cfg, sync=True)] == ["infra"]
+    assert len(backscroll.sessions(project="shop", since="2026-10-08", config=cfg, sync=True)) == 1
     r = CliRunner().invoke(app, ["list", "--json"])
     assert [s["session_id"] for s in json.loads(r.stdout)["sessions"]] == [s["session_id"] for s in sessions]
     human = CliRunner().invoke(app, ["list"]).stdout

@@ -3,7 +3,7 @@ store's files are not as a check, or a writer that found them checked, left them
 
 import os
 
-from backscroll import api
+import backscroll
 from backscroll.store import integrity
 from backscroll.store.db import stamp_path, vouched
 
@@ -19,16 +19,16 @@ def test_the_integrity_check_runs_once_then_only_when_something_else_touched_the
     monkeypatch.setattr(integrity, "integrity_problems", counted)
     session_builder.claude(project="shop").user("which queue for the jobs?")
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     assert len(calls) == 1 and vouched(cfg.db_path)
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     assert len(calls) == 1, "a no-op index trusts the store it left"
     session_builder.claude(project="shop").user("and the retry policy?")
-    api.search("retry policy", cfg=cfg, mode="lexical")  # a search's sync writes, and vouches again
-    api.index(cfg=cfg, embed=False)
+    backscroll.search("retry policy", config=cfg, mode="lexical", sync=True)  # its sync writes, and vouches
+    backscroll.index(config=cfg, embed=False)
     assert len(calls) == 1 and vouched(cfg.db_path)
     os.utime(cfg.db_path)  # another hand touched the file
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     assert len(calls) == 2, "a store changed behind backscroll's back is checked again"
     assert oct(stamp_path(cfg.db_path).stat().st_mode & 0o777) == "0o600"
 
@@ -46,13 +46,13 @@ def test_a_vouched_no_op_index_does_not_count_the_store_but_a_changed_index_is_c
     monkeypatch.setattr(LexicalIndex, "in_step", counting)
     session_builder.claude(project="shop").user("which queue for the jobs?")
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     assert counted == [1], "the first index counts"
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     assert counted == [1], "nothing changed: no count of the whole store"
     current = (cfg.index_dir / "CURRENT").read_text().strip()
     os.utime(cfg.index_dir / current / "meta.json")  # the index touched behind backscroll's back
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     assert counted == [1, 1]
 
 
@@ -66,7 +66,7 @@ def test_a_known_file_is_not_claimed_again_but_a_new_or_grown_one_is_read(sessio
 
     first = session_builder.claude(project="shop").user("which queue for the jobs?")
     cfg = backscroll_home.config()
-    api.index(cfg=cfg, embed=False)
+    backscroll.index(config=cfg, embed=False)
     asked: list[str] = []
     real = AGENTS["claude"].claims
 
@@ -77,6 +77,6 @@ def test_a_known_file_is_not_claimed_again_but_a_new_or_grown_one_is_read(sessio
     monkeypatch.setitem(AGENTS, "claude", replace(AGENTS["claude"], claims=claims))
     first.assistant("Postgres with SKIP LOCKED.")
     second = session_builder.claude(project="shop").user("and the retry policy?")
-    report = api.index(cfg=cfg, embed=False).report
+    report = backscroll.index(config=cfg, embed=False).report
     assert report.records_added == 2 and report.files_changed == 2
     assert asked == [second.path.name], asked

@@ -164,6 +164,13 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False) -> None:
     raise typer.Exit(int(code or ExitCode.OK))
 
 
+def archive(cfg=None):
+    """The archive a command works on (``--home``, ``--source``): ``with common.archive() as bs: ...``."""
+    from backscroll.archive import Backscroll
+
+    return Backscroll(config=cfg if cfg is not None else config())
+
+
 def config(sources: list[str] | None = None):
     from backscroll.config import resolve
 

@@ -17,11 +17,10 @@ def embed(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON sum
     """
 
     def body() -> int:
-        from backscroll import api
         from backscroll.cli.progress import EmbedBar, wanted
 
-        n, secs = api.embed(cfg=common.config(), progress=EmbedBar() if not as_json and wanted() else None,
-                            notify=common.err)
+        with common.archive() as bs:
+            n, secs = bs.embed(progress=EmbedBar() if not as_json and wanted() else None, notify=common.err)
         if as_json:
             common.emit_json({"records_embedded": n, "units_embedded": n, "seconds": round(secs, 3)})
         else:

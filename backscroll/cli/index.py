@@ -28,15 +28,15 @@ def index(
     """
 
     def body() -> int:
-        from backscroll import api
         from backscroll.cli.progress import EmbedBar, FilesBar, WordsBar, wanted
         from backscroll.errors import ExitCode
 
         cfg = common.config(source)
         bars = not as_json and wanted()
-        outcome = api.index(cfg=cfg, embed=False if no_embed else None, progress=FilesBar() if bars else None,
-                            lexical_progress=WordsBar() if bars else None,
-                            embed_progress=EmbedBar() if bars else None, notify=common.err)
+        with common.archive(cfg) as bs:
+            outcome = bs.index(embed=False if no_embed else None, progress=FilesBar() if bars else None,
+                               lexical_progress=WordsBar() if bars else None,
+                               embed_progress=EmbedBar() if bars else None, notify=common.err)
         report = outcome.report
         if as_json:
             common.emit_json(outcome.to_dict())

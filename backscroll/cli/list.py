@@ -24,12 +24,12 @@ def list_sessions(
     """List sessions, newest first: agent, project, title, start, records and query echoes."""
 
     def body() -> int:
-        from backscroll import api
         from backscroll.cli.render_session import print_sessions
 
-        sessions = api.list_sessions(agent=agent, project=project, since=since, limit=limit, offset=offset,
-                                     sync=not no_sync, cfg=common.config(), notify=common.err)
-        total = api.count_sessions(agent=agent, project=project, since=since, cfg=common.config())
+        with common.archive() as bs:
+            sessions = bs.sessions(agent=agent, project=project, since=since, limit=limit, offset=offset,
+                                   sync=not no_sync, notify=common.err)
+            total = bs.count_sessions(agent=agent, project=project, since=since)
         if as_json:
             common.emit_json({"schema_version": 1, "total": total, "offset": offset,
                               "sessions": [s.to_dict() for s in sessions]})

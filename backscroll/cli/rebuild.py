@@ -19,12 +19,12 @@ def rebuild(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON s
     def body() -> int:
         import time
 
-        from backscroll import api
         from backscroll.cli.progress import WordsBar, wanted
 
         t0 = time.perf_counter()
         bar = WordsBar() if not as_json and wanted() else None
-        n = api.rebuild(cfg=common.config(), notify=common.err, lexical_progress=bar)
+        with common.archive() as bs:
+            n = bs.rebuild(notify=common.err, lexical_progress=bar)
         secs = time.perf_counter() - t0
         if as_json:
             common.emit_json({"documents": n, "seconds": round(secs, 3)})

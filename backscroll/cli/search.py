@@ -103,7 +103,6 @@ def search(
     common.STATE.pager = common.STATE.pager and not no_pager
 
     def body() -> int:
-        from backscroll import api
         from backscroll.cli.render import check_fields
 
         wanted = check_fields(fields)
@@ -125,13 +124,16 @@ def search(
                 bars = {"progress": FilesBar(), "lexical_progress": WordsBar()}
             else:  # said once the sync starts, after the request was checked (an error stays one JSON line)
                 bars = {"progress": _SayOnStart()}
-        result = api.search(
-            text, limit=limit, role=role, author=author, agent=agent, content_type=content_type, project=project,
-            session=session, since=since, until=until, include_echoes=include_echoes, mode=mode,
-            sync=not no_sync, max_chars=max_chars, strict=strict, rerun=rerun, weak=weak, by_session=by_session,
-            caller_session=caller_session, caller_argv=None if person else sys.argv[1:],
-            cfg=cfg, **bars,
-        )
+        from backscroll.cli.hints import RERUN
+
+        with common.archive(cfg) as bs:
+            result = bs.search(
+                text, limit=limit, role=role, author=author, agent=agent, content_type=content_type,
+                project=project, session=session, since=since, until=until, include_echoes=include_echoes,
+                mode=mode, sync=not no_sync, max_chars=max_chars, strict=strict, rerun=rerun, weak=weak,
+                by_session=by_session, caller_session=caller_session,
+                caller_argv=None if person else sys.argv[1:], rerun_hint=RERUN, **bars,
+            )
         from backscroll.cli import render
 
         hints = render.stderr_hints(result)

@@ -41,11 +41,11 @@ def show(
     as_json = as_json or fmt == "json"
 
     def body() -> int:
-        from backscroll import api
         from backscroll.cli.render_session import print_session_view
 
-        view = api.show(ident, context=3 if context is None else context, limit=limit, offset=offset,
-                        sync=not no_sync, cfg=common.config(), notify=common.err)
+        with common.archive() as bs:
+            view = bs.show(ident, context=3 if context is None else context, limit=limit, offset=offset,
+                           sync=not no_sync, notify=common.err)
         if context is not None and not view.focus:
             from backscroll.errors import UsageError
 

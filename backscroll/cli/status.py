@@ -139,12 +139,11 @@ def status(
     """Show what is indexed, where sessions are read from (and why), and which lines were skipped."""
 
     def body() -> int:
-        from backscroll import api
         from backscroll.errors import BackscrollError
         from backscroll.integrations.install import installed
 
         try:
-            info, failure = api.status(cfg=common.config(source)).to_dict(), None
+            info, failure = common.archive(common.config(source)).status().to_dict(), None
         except BackscrollError as exc:  # a damaged store: print the paths first, then the error
             if exc.partial_status is None:
                 raise

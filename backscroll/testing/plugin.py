@@ -140,10 +140,10 @@ def session_builder(backscroll_home: BackscrollHome) -> SessionFactory:
 @pytest.fixture
 def backscroll_index(backscroll_home: BackscrollHome) -> Callable[..., Any]:
     """Call to index everything written so far; returns the index outcome (report and notes)."""
-    from backscroll import api
+    import backscroll
 
     def run(**kw: Any) -> Any:
-        return api.index(cfg=backscroll_home.config(), **kw)
+        return backscroll.index(config=backscroll_home.config(), **kw)
 
     return run
 
@@ -151,10 +151,10 @@ def backscroll_index(backscroll_home: BackscrollHome) -> Callable[..., Any]:
 @pytest.fixture
 def backscroll_search(backscroll_home: BackscrollHome) -> Callable[..., SearchResult]:
     """Call like ``backscroll.search``: syncs first, returns a ``SearchResult``."""
-    from backscroll import api
+    import backscroll
 
     def run(query: str, **kw: Any) -> SearchResult:
-        return api.search(query, cfg=backscroll_home.config(), **kw)
+        return backscroll.search(query, config=backscroll_home.config(), **{"sync": True, **kw})
 
     return run
 
