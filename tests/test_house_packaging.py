@@ -139,3 +139,39 @@ def test_hook_call_reads_only_a_plain_hook_invocation():
     for argv in (["hook", "claude"], ["hook", "--help"], ["hook", "claude", "prompt", "--help"],
                  ["search", "claude", "prompt"], ["--verbose", "hook", "claude", "prompt"]):
         assert hook_call(argv) is None, argv
+
+
+def test_a_call_builds_only_the_command_it_runs(backscroll_home):
+    """Typer reads every registered command's signature at start-up: a call registers only its own."""
+    import subprocess
+    import sys
+
+    from helpers import cli_env
+
+    from backscroll.cli import command_of
+
+    assert command_of(["--home", "/h", "--color", "never", "search", "x"]) == "search"
+    assert command_of(["--help"]) is None and command_of([]) is None and command_of(["--home", "/h"]) is None
+    code = ("import sys; sys.argv = ['backscroll', 'status', '--json']\n"
+            "from backscroll.cli import main\ntry:\n    main()\nfinally:\n"
+            "    others = [m for m in ('search', 'install', 'eval', 'mcp', 'completion')\n"
+            "              if f'backscroll.cli.{m}' in sys.modules]\n"
+            "    print('OTHERS', others, file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code], env=cli_env(backscroll_home), capture_output=True, text=True)
+    assert r.returncode == 0 and "OTHERS []" in r.stderr, r.stderr
+
+
+def test_help_and_a_mistyped_command_still_know_every_command(backscroll_home):
+    import subprocess
+    import sys
+
+    from helpers import cli_env
+
+    from backscroll.cli.app import COMMANDS
+
+    r = subprocess.run([sys.executable, "-m", "backscroll", "--help"], env=cli_env(backscroll_home),
+                       capture_output=True, text=True)
+    assert all(f" {name} " in r.stdout for name in COMMANDS), r.stdout
+    r = subprocess.run([sys.executable, "-m", "backscroll", "serch", "x"], env=cli_env(backscroll_home),
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "Did you mean 'search'?" in r.stderr, r.stderr

@@ -49,9 +49,9 @@ def dash_hint(argv: list[str], exc) -> str | None:
             + " ".join(a for a in argv[at + 1:]))
 
 
-def hook_call(argv: list[str]) -> tuple[str, str, str | None] | None:
-    """``(agent, event, home)`` when ``argv`` (globals hoisted) is a plain ``hook AGENT EVENT`` call, else
-    None. Anything else (``--help``, a stray option, a missing word) goes through Typer. Pure."""
+def split_globals(argv: list[str]) -> tuple[str | None, list[str]] | None:
+    """``(home, the rest)`` of ``argv`` with its global options hoisted in front (``hoist_globals``); None
+    when something else leads (``--help``, ``--version``, an unknown option). Pure."""
     home, i = None, 0
     while i < len(argv) and argv[i].startswith("--"):
         name, eq, value = argv[i].partition("=")
@@ -64,10 +64,25 @@ def hook_call(argv: list[str]) -> tuple[str, str, str | None] | None:
             i += 1
         else:
             return None
-    words = argv[i:]
+    return home, argv[i:]
+
+
+def hook_call(argv: list[str]) -> tuple[str, str, str | None] | None:
+    """``(agent, event, home)`` when ``argv`` (globals hoisted) is a plain ``hook AGENT EVENT`` call, else
+    None. Anything else (``--help``, a stray option, a missing word) goes through Typer. Pure."""
+    split = split_globals(argv)
+    if split is None:
+        return None
+    home, words = split
     if len(words) != 3 or words[0] != "hook" or any(w.startswith("-") for w in words[1:]):
         return None
     return words[1], words[2], home
+
+
+def command_of(argv: list[str]) -> str | None:
+    """The command ``argv`` (globals hoisted) runs, or None (``--help``, ``--version``, no command). Pure."""
+    split = split_globals(argv)
+    return split[1][0] if split is not None and split[1] and not split[1][0].startswith("-") else None
 
 
 def posix_ok() -> bool:
@@ -102,17 +117,19 @@ def main() -> None:
         from backscroll.integrations.hooks import main as run_hook
 
         sys.exit(run_hook(*hook))
+    import os
     from typing import Any, cast
 
     import typer
 
-    from backscroll.cli.app import app
+    from backscroll.cli.app import build
+
+    completing = bool(os.environ.get("_BACKSCROLL_COMPLETE"))
+    app = build(None if completing else command_of(argv))  # one command's signature read, not twelve
 
     # click's ClickException, whichever click Typer ships (0.28 vendors its own copy): typed as Any
     click_error = cast(Any, typer.BadParameter.__mro__[2])
-    import os
-
-    if os.environ.get("_BACKSCROLL_COMPLETE"):  # the shell asks for completions (`backscroll completion`)
+    if completing:  # the shell asks for completions (`backscroll completion`)
         from typer.completion import completion_init
 
         completion_init()

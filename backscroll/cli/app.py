@@ -14,20 +14,27 @@ import typer
 
 from backscroll.cli import common
 
-app = typer.Typer(
-    name="backscroll",
-    help=(
-        "A permanent, searchable record of your coding agents' sessions "
-        "(Claude Code, Codex CLI, Gemini CLI, Cursor, Copilot and 15 more).\n\n"
-        "Start with [bold]backscroll index[/bold], then [bold]backscroll search \"what did we decide about X\"[/bold]. "
-        "Earlier [italic]backscroll search[/italic] calls and their output (query echoes) are kept out of results."
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_show_locals=False,
-    rich_markup_mode="rich",
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+COMMANDS = ("index", "search", "show", "list", "status", "embed", "rebuild", "eval", "install", "hook", "mcp",
+            "completion")  # each is ``backscroll.cli.<name>``, whose ``register`` adds it
+
+
+def _typer() -> typer.Typer:
+    return typer.Typer(
+        name="backscroll",
+        help=(
+            "A permanent, searchable record of your coding agents' sessions "
+            "(Claude Code, Codex CLI, Gemini CLI, Cursor, Copilot and 15 more).\n\n"
+            "Start with [bold]backscroll index[/bold], then "
+            "[bold]backscroll search \"what did we decide about X\"[/bold]. "
+            "Earlier [italic]backscroll search[/italic] calls and their output (query echoes) are kept out of "
+            "results."
+        ),
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_show_locals=False,
+        rich_markup_mode="rich",
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
 
 
 def _version(value: bool) -> None:
@@ -41,7 +48,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def main_callback(
     home: Annotated[str | None, typer.Option(
         "--home", metavar="DIR",
@@ -77,14 +83,24 @@ def reflow(doc: str | None) -> str | None:
     return "\n\n".join(out)
 
 
-def _register() -> None:
-    from backscroll.cli import completion, embed, eval, hook, index, install, list, mcp, rebuild, search, show, status
+def build(only: str | None = None) -> typer.Typer:
+    """The application with every command, or with just ``only`` when a call names one of ``COMMANDS``:
+    Typer reads every command's signature when it starts, which an agent's call need not pay for."""
+    import importlib
 
-    for module in (index, search, show, list, status, embed, rebuild, eval, install, hook, mcp, completion):
-        module.register(app)
-    for info in app.registered_commands:  # Typer keeps a docstring's single line breaks: reflow its paragraphs
+    application = _typer()
+    application.callback()(main_callback)
+    for name in (only,) if only in COMMANDS else COMMANDS:
+        importlib.import_module(f"backscroll.cli.{name}").register(application)
+    for info in application.registered_commands:  # Typer keeps a docstring's single line breaks: reflow them
         if info.help is None and info.callback is not None:
             info.callback.__doc__ = reflow(info.callback.__doc__)
+    return application
 
 
-_register()
+def __getattr__(name: str):
+    """``app``: the application with every command (tests, ``--help``), built on first use."""
+    if name == "app":
+        globals()["app"] = built = build()
+        return built
+    raise AttributeError(name)
