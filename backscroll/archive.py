@@ -25,7 +25,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 class IndexOutcome:
     """What ``index()`` did: the sync report, the lexical documents added and the texts embedded."""
 
-    report: Any  # ingest.sync.IndexReport
+    report: Any  # ingest.report.IndexReport
     lexical_added: int = 0
     embedded: int = 0
     embed_seconds: float = 0.0

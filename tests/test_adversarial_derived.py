@@ -13,8 +13,8 @@ import pytest
 
 import backscroll
 from backscroll.indexes.lexical import LexicalIndex
-from backscroll.ingest.sync import writer_lock
 from backscroll.store.db import Store
+from backscroll.store.lock import writer_lock
 
 
 def _lex_ids(home) -> list[int]:

@@ -110,7 +110,7 @@ def test_status_shows_embedding_coverage_in_words_and_json(small, backscroll_ind
 
 
 def test_status_says_indexing_in_progress_while_the_writer_lock_is_held(small, backscroll_index):
-    from backscroll.ingest.sync import writer_lock
+    from backscroll.store.lock import writer_lock
 
     backscroll_index(embed=False)
     cfg = small.config()

@@ -4,7 +4,7 @@ import pytest
 
 import backscroll
 from backscroll.errors import LockedError, UsageError
-from backscroll.ingest.sync import writer_lock
+from backscroll.store.lock import writer_lock
 
 
 @pytest.fixture

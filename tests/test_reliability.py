@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 import backscroll
 from backscroll.cli.app import app
 from backscroll.ingest.sources import LineError, ParsedLine, claude, codex
-from backscroll.ingest.sync import writer_lock
+from backscroll.store.lock import writer_lock
 from backscroll.types import SessionInfo
 
 KILLS = int(os.environ.get("BACKSCROLL_KILLS", "20"))

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from backscroll.ingest.sync import Progress as SyncProgress
+from backscroll.ingest.report import Progress as SyncProgress
 
 if TYPE_CHECKING:
     from rich.progress import TaskID

@@ -28,9 +28,8 @@ from backscroll.ingest.rows import Redact
 from backscroll.ingest.sources import ContentError
 from backscroll.ingest.units import flush_redactions, read_lines, read_whole, take_redaction_counts
 from backscroll.store.db import Store
-from backscroll.store.lock import writer_lock  # noqa: F401  (re-exported: where callers found it)
 
-__all__ = ["IndexReport", "Progress", "reclassify", "sync", "writer_lock"]
+__all__ = ["reclassify", "sync"]
 
 COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each file a savepoint of its own)
 # Bumped when a parser reads the same lines differently: every file is read again from the start,
