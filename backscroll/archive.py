@@ -72,6 +72,7 @@ class Backscroll:
 
         self.config = config if config is not None else resolve(home=home, sources=tuple(sources or ()))
         self._held: tuple[Any, Any] | None = None  # (Store, LexicalIndex) once a read opened them
+        self._recent: Any = None  # the MCP server's searches of late (``policy.recent``), once it asks
 
     def __enter__(self) -> Backscroll:
         return self
@@ -199,11 +200,22 @@ class Backscroll:
             if result is not None:
                 return result
             result = searching.rank(store, lex, self.config, req, plan, filters, fresh, notes)
+            if req.caller_mcp:  # a server's handle lives on: the same search again gets a note
+                result = self._noted_again(store, req, result)
             for n in result.notes:
                 notify(n)
             return result
         finally:
             self._release(store)
+
+    def _noted_again(self, store, req: SearchRequest, result: SearchResult) -> SearchResult:
+        from backscroll.retrieval.policy import recent, repeat
+
+        if self._recent is None:
+            self._recent = recent.RecentSearches()
+        key = repeat.key_of(req)
+        return recent.noted(self._recent, key, result, req.rerun,
+                            lambda: repeat.calling_session(store, key, mcp=True) is not None)
 
     @_guarded
     def show(self, ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0, sync: bool = False,

@@ -15,7 +15,8 @@ mcp = pytest.importorskip("mcp")
 import anyio  # noqa: E402
 
 from backscroll.dates import format_ts  # noqa: E402
-from backscroll.integrations.mcp_tools import TOOLS, RecentSearches, Tools  # noqa: E402
+from backscroll.integrations.mcp_tools import TOOLS, Tools  # noqa: E402
+from backscroll.retrieval.policy.recent import RecentSearches  # noqa: E402
 
 BIN = str(Path(sys.executable).with_name("backscroll"))
 REAL = Path(__file__).parent / "data" / "real" / "claude" / "cc-1.0.95-vibecodingtracker.jsonl"

@@ -9,18 +9,14 @@ this server's own sync for another process's.
 
 Repeated searches follow the library's rule (``retrieval/policy/repeat``): the calling session is
 the one whose log holds this very MCP search call, still in flight. When no session can be told,
-nothing is withheld: the search runs, and if this server answered the same search in the last
-``SAME_SEARCH_WINDOW``, a note says so. The server remembers only hashes of what it was asked
-(``RecentSearches``: at most ``RECENT_MAX`` of them, none older than the window).
+nothing is withheld: the search runs, and if this server answered the same search lately, a note says
+so (``retrieval/policy/recent``, applied by ``Backscroll.search`` for MCP calls).
 """
 
 from __future__ import annotations
 
-import hashlib
 import sys
 import threading
-import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,8 +46,6 @@ LIST_DESCRIPTION = ("Sessions, newest first: agent, project, title, times, recor
 STATUS_DESCRIPTION = ("What is indexed, from where, what was skipped, and what is installed "
                       "(`backscroll status --json`).")
 
-SAME_SEARCH_WINDOW = 600.0  # seconds an identical search is remembered when its caller cannot be told
-RECENT_MAX = 256
 
 
 @dataclass(frozen=True)
@@ -183,51 +177,11 @@ class Answer:
         return orjson.dumps(self.document).decode()
 
 
-class RecentSearches:
-    """Hashes of the searches this server answered lately, bounded by count and age."""
-
-    def __init__(self, max_entries: int = RECENT_MAX, window: float = SAME_SEARCH_WINDOW):
-        self.max_entries = max_entries
-        self.window = window
-        self._seen: OrderedDict[bytes, float] = OrderedDict()
-
-    @staticmethod
-    def digest(key: object) -> bytes:
-        return hashlib.sha256(repr(key).encode("utf-8", "surrogatepass")).digest()
-
-    def seconds_since(self, key: object) -> float | None:
-        """How long ago the same search was answered, within the window, else None."""
-        self._expire()
-        t = self._seen.get(self.digest(key))
-        return None if t is None else time.monotonic() - t
-
-    def remember(self, key: object) -> None:
-        d = self.digest(key)
-        self._seen.pop(d, None)
-        self._seen[d] = time.monotonic()
-        self._expire()
-
-    def _expire(self) -> None:
-        cutoff = time.monotonic() - self.window
-        while self._seen and (len(self._seen) > self.max_entries or next(iter(self._seen.values())) < cutoff):
-            self._seen.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._seen)
-
-
-def same_search_note(seconds: float) -> str:
-    return (f"[same search again] this server answered the same search {seconds:.0f} s ago. The calling session "
-            "could not be identified, so it ran again; if those results are above, use them instead of searching "
-            "again.")
-
-
 class Tools:
     """The tool bodies over one ``Backscroll`` handle (``call`` is what the server serves)."""
 
     def __init__(self, home: str | None = None):
         self.home = home
-        self.recent = RecentSearches()
         self._lock = threading.Lock()
         self._bs: Any = None
 
@@ -257,29 +211,8 @@ class Tools:
                                      "hint": "report it with the call that caused it"}}, True)
 
     def _search(self, args: dict) -> dict:
-        from dataclasses import replace
-
-        from backscroll.retrieval.policy import repeat
-
         req = SearchRequest(caller_mcp=True, **args)
-        result = self._archive().search(req, sync=True, rerun_hint="pass rerun=true")
-        key = repeat.key_of(req)
-        if result.repeated is None and not req.rerun:
-            seconds = self.recent.seconds_since(key)
-            if seconds is not None and not self._caller_known(key):
-                result = replace(result, notes=(same_search_note(seconds), *result.notes))
-        self.recent.remember(key)
-        return result.to_dict()
-
-    def _caller_known(self, key) -> bool:
-        from backscroll.retrieval.policy import repeat
-        from backscroll.store.db import Store
-
-        store = Store.open_readonly(self._archive().config.db_path)
-        try:
-            return repeat.calling_session(store, key, mcp=True) is not None
-        finally:
-            store.close()
+        return self._archive().search(req, sync=True, rerun_hint="pass rerun=true").to_dict()
 
     def _show(self, args: dict) -> dict:
         view = self._archive().show(args["id"], context=args["context"], limit=args["limit"], offset=args["offset"],
