@@ -30,6 +30,11 @@ class Option:
     minimum: int | None = None
     maximum: int | None = None
     asks: bool = True  # part of what is asked (the repeat rule compares it), not of how it is shown
+    short: str | None = None  # the command line's one-letter name, beside ``--the-field-name``
+
+    def flags(self, name: str) -> tuple[str, ...]:
+        """The command line's names of the option ``name``: ``--content-type`` and ``-t``."""
+        return (f"--{name.replace('_', '-')}", *((self.short,) if self.short else ()))
 
 
 def _option(default: Any, help: str, **kw: Any) -> Any:
@@ -44,7 +49,7 @@ class SearchRequest:
         "Words to look for: an error message, an identifier, a path, or the subject in plain words. "
         "\"Quoted words\" must appear together. A date in the question (\"last week\", \"in October\") "
         "prefers records from then.")})
-    limit: int = _option(10, "How many results.", minimum=1, maximum=MAX_LIMIT)
+    limit: int = _option(10, "How many results.", minimum=1, maximum=MAX_LIMIT, short="-n")
     role: str | None = _option(None, "Prefer records of this role (a hint: what it hides comes back under "
                                      "also_matching).", choices=ROLES)
     author: str | None = _option(None, "Prefer user text written by a person (human), by an agent for its "
@@ -53,8 +58,9 @@ class SearchRequest:
     content_type: str | None = _option(
         None, "Prefer this kind of record (a hint): text (prose), tool (commands and their output, including "
               "query echoes), reasoning (the agent's thinking) or summary (compaction summaries).",
-        choices=CONTENT_TYPES)
-    project: str | None = _option(None, "Only this project: case-insensitive, a unique prefix is enough.")
+        choices=CONTENT_TYPES, short="-t")
+    project: str | None = _option(None, "Only this project: case-insensitive, a unique prefix is enough.",
+                                  short="-p")
     session: str | None = _option(None, "Only this session (an id, or a prefix of 6+ characters).")
     since: str | None = _option(None, "Only records newer than this: a date (2026-10-01), a timestamp, today, "
                                       "yesterday, or an age (30m, 12h, 7d, 2w, 3mo, 1y).")

@@ -26,20 +26,26 @@ from backscroll.types import RepeatedSearch
 
 WINDOW = timedelta(minutes=2)
 SKEW = timedelta(seconds=30)  # a call logged this far in the future still counts (clocks differ a little)
-# Every option of ``backscroll search`` (and the global ones, which may follow the command), mapped
-# to the SearchKey field it sets, or to None when it only shapes the output. A test checks these
-# against the command's parameters: an option missing here would make every call using it unparsed,
-# and so never a repeat.
-_VALUE_OPTIONS = {
-    "--limit": "limit", "-n": "limit", "--content-type": "content_type", "-t": "content_type",
-    "--role": "role", "--author": "author", "--agent": "agent", "--project": "project", "-p": "project",
-    "--session": "session", "--since": "since", "--until": "until", "--mode": "mode",
-    "--max-chars": None, "--source": None, "--format": None, "-f": None, "--fields": None, "--max-bytes": None,
-    "--home": None, "--color": None,
-}
-_FLAGS = {"--include-echoes": "include_echoes", "--strict": "strict", "--json": None, "--no-sync": None,
-          "--rerun": "rerun", "--ids": None, "--pretty": None, "--no-pager": None, "--weak": "weak",
-          "--by-session": "by_session"}
+# The options of ``backscroll search`` that only shape the output (and the global ones, which may follow the
+# command); the others are the request's (``SearchRequest``). A test checks both against the command's
+# parameters: an option missing here would leave every call using it unparsed, and so never a repeat.
+_OUTPUT_VALUES = ("--source", "--format", "-f", "--fields", "--max-bytes", "--home", "--color")
+_OUTPUT_FLAGS = ("--json", "--no-sync", "--ids", "--pretty", "--no-pager")
+
+
+def _command_line() -> tuple[dict[str, str | None], dict[str, str | None]]:
+    """Each option's command-line names -> the request field it sets (None: output only), for options that
+    take a value and for flags."""
+    values: dict[str, str | None] = dict.fromkeys(_OUTPUT_VALUES)
+    flags: dict[str, str | None] = dict.fromkeys(_OUTPUT_FLAGS)
+    for name, annotation, _default, opt in options():
+        if name != "query":
+            target = flags if annotation == "bool" else values
+            target.update(dict.fromkeys(opt.flags(name), name if opt.asks or name == "rerun" else None))
+    return values, flags
+
+
+_VALUE_OPTIONS, _FLAGS = _command_line()
 
 
 @dataclass(frozen=True)
