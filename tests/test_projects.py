@@ -73,3 +73,21 @@ def test_project_filter_takes_a_path_or_a_part_of_the_name(backscroll_home, sess
                                 "--project", given], env=cli_env(backscroll_home))
         assert r.exit_code == 0, (given, r.output)
         assert {h["project"] for h in json.loads(r.stdout)["results"]} == {"pomodoro-app"}, given
+
+
+def test_a_secret_in_a_recorded_remote_never_names_a_project(backscroll_home, backscroll_index):
+    """The remote URL comes from the session log (hostile text): it is redacted before it names anything."""
+    token = "ghp_" + "R8kM2vXq9LtY4wZp7NcB3hJd6FsA1uGe5TnQ"
+    path = backscroll_home.codex_sessions / "2026" / "03" / "02" / (
+        "rollout-2026-03-02T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a54.jsonl")
+    path.parent.mkdir(parents=True)
+    lines = [{"timestamp": "2026-03-02T10:00:00Z", "type": "session_meta", "payload": {
+        "id": "0199a213-81c0-7800-8aa1-bbab2a035a54", "timestamp": "2026-03-02T10:00:00Z", "cwd": "/home/dev/app",
+        "git": {"branch": "main", "repository_url": f"https://github.com/team/{token}"}}},
+        {"timestamp": "2026-03-02T10:00:01Z", "type": "response_item", "payload": {
+            "type": "message", "role": "user", "content": [{"type": "input_text", "text": "add a long break"}]}}]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    backscroll_index(embed=False)
+    projects = {r["project"] for r in rows(backscroll_home)} | {
+        r["project"] for r in rows(backscroll_home, "SELECT * FROM sessions")}
+    assert projects and not any(token in (p or "") for p in projects), projects

@@ -23,7 +23,10 @@ def folder_name(cwd: str) -> str:
 
 
 def remote_name(url: str) -> str | None:
-    """The repository a remote URL names: ``git@host:team/pomodoro.git`` -> ``pomodoro``. Pure."""
+    """The repository a remote URL names: ``git@host:team/pomodoro.git`` -> ``pomodoro``; None when redaction
+    took part of it (a secret never names a project). Pure."""
+    if "[REDACTED" in url:
+        return None
     name = url.strip().rstrip("/").replace("\\", "/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
     name = name.removesuffix(".git")
     return name or None

@@ -109,9 +109,10 @@ class Batch:
         if self.redactor is not None:
             text = self.redactor(text)
             cwd, tool_name, home = self._field(cwd), self._field(tool_name), self._field(home)
+        remote = self._field(session.repository)  # a secret in the log's remote URL never names the project
         author = rec.author or ("human" if rec.role == "user" else None)
         return (
-            rec.record_id, session.session_id, session.agent, project(home, session.repository), cwd, rec.role,
+            rec.record_id, session.session_id, session.agent, project(home, remote), cwd, rec.role,
             rec.content_type, tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp, self.key,
             rec.line, text, int(truncated), content_hash(text), int(session.is_sidechain), session.parent_session_id,
             int(rec.tool_name is not None), author, int(rec.tool_name is not None and rec.command is not None),
@@ -169,6 +170,6 @@ class Batch:
         if not session.cwd or all(r[3] is not None for r in rows):
             return rows
         home = self._field(session.cwd)
-        named = (home, project(home, session.repository))
+        named = (home, project(home, self._field(session.repository)))
         return [r[:3] + (named[1], r[4] or named[0]) + r[5:] if r[3] is None and r[1] == session.session_id else r
                 for r in rows]
