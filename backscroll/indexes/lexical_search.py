@@ -82,10 +82,12 @@ class LexicalSearch:
             facts[("prefix", term)] = [t for t, _n in found if t != term][:PREFIX_EXPANSIONS] if rare else []
         return facts[("prefix", term)]
 
-    @staticmethod
-    def _own_freq(searcher: tantivy.Searcher, term: str) -> int:
-        """How many records hold the word itself or its stem."""
-        return max(searcher.doc_freq("text", term), searcher.doc_freq("stem", stem(term)))
+    def _own_freq(self, searcher: tantivy.Searcher, term: str) -> int:
+        """How many records hold the word itself or its stem (kept with the index's facts)."""
+        facts = self._facts(searcher)
+        if ("own", term) not in facts:
+            facts[("own", term)] = max(searcher.doc_freq("text", term), searcher.doc_freq("stem", stem(term)))
+        return facts[("own", term)]
 
     def _term_clauses(self, t: str, expand: bool = True) -> list[Clause]:
         """A query word as itself, its stem, and (weakly) the longer words it begins."""

@@ -4,7 +4,7 @@ projects and agents indexed. Mixed into ``Store``; the wording and the checks ar
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 # A session without a title is titled by its first prompt: the person's, else the agent's (a subagent's
 # task), and only then the harness's (IDE context, an interruption notice, a task notification).
@@ -28,17 +28,10 @@ class SessionQueries:
     """Sessions and the records of one."""
 
     conn: sqlite3.Connection
-
-    def _all(self, sql: str, params: tuple | list = ()) -> list[sqlite3.Row]:
-        cur = self.conn.cursor()
-        cur.row_factory = sqlite3.Row
-        try:
-            return cur.execute(sql, params).fetchall()
-        finally:
-            cur.close()
+    query: Callable[..., list[sqlite3.Row]]  # ``RecordQueries.query``: rows as ``sqlite3.Row``
 
     def session(self, session_id: str) -> sqlite3.Row | None:
-        rows = self._all("SELECT * FROM sessions WHERE session_id = ?", (session_id,))
+        rows = self.query("SELECT * FROM sessions WHERE session_id = ?", (session_id,))
         return rows[0] if rows else None
 
     def first_prompt(self, session_id: str) -> str | None:
@@ -72,9 +65,9 @@ class SessionQueries:
     def records_around(self, session_id: str, rid: int, context: int) -> tuple[list[sqlite3.Row], int]:
         """The ``context`` records before store id ``rid`` in its session, it and ``context`` after, and the
         place of the first of them in the session (0-based)."""
-        before = self._all("SELECT * FROM records WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+        before = self.query("SELECT * FROM records WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
                            (session_id, rid, context))[::-1]
-        after = self._all("SELECT * FROM records WHERE session_id = ? AND id >= ? ORDER BY id LIMIT ?",
+        after = self.query("SELECT * FROM records WHERE session_id = ? AND id >= ? ORDER BY id LIMIT ?",
                           (session_id, rid, context + 1))
         position = self.conn.execute("SELECT count(*) FROM records WHERE session_id = ? AND id < ?",
                                      (session_id, rid)).fetchone()[0]
@@ -84,7 +77,7 @@ class SessionQueries:
         return self.conn.execute("SELECT count(*) FROM records WHERE session_id = ?", (session_id,)).fetchone()[0]
 
     def session_records(self, session_id: str, limit: int | None, offset: int) -> list[sqlite3.Row]:
-        return self._all("SELECT * FROM records WHERE session_id = ? ORDER BY id LIMIT ? OFFSET ?",
+        return self.query("SELECT * FROM records WHERE session_id = ? ORDER BY id LIMIT ? OFFSET ?",
                          (session_id, -1 if limit is None else limit, offset))
 
     def session_list(self, agent: str | None, project: str | None, since: str | None, limit: int,
@@ -92,7 +85,7 @@ class SessionQueries:
         """Sessions holding records, newest first, with their record and echo counts and first prompt."""
         where, params = _where(agent, project, since, "s.")
         where.insert(0, "EXISTS (SELECT 1 FROM records r WHERE r.session_id = s.session_id)")
-        return self._all(f"""
+        return self.query(f"""
             SELECT s.session_id, s.agent, s.project, s.cwd, s.title, s.started_at, s.updated_at, s.is_sidechain,
                    s.parent_session_id,
                    (SELECT count(*) FROM records r WHERE r.session_id = s.session_id) AS records,
