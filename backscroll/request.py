@@ -1,9 +1,10 @@
 """What a search asks: ``SearchRequest``, the one description of every search option.
 
 Each option a caller may set carries its meaning, its choices and its bounds (``Option``, in the
-field's metadata). The MCP tool schema is generated from them, and ``check_fields`` holds every
-surface (CLI, library, MCP, hooks) to the same bounds before any I/O. Fields without an ``Option``
-say who is calling (for the repeat rule) and are not options.
+field's metadata). The command line's options (``search_command.py``), the MCP tool schema and the
+repeat rule's key are generated from them, and ``check_fields`` holds every surface (CLI, library,
+MCP, hooks) to the same bounds before any I/O: a new search option is one field here. Fields without
+an ``Option`` say who is calling (for the repeat rule) and are not options.
 """
 
 from __future__ import annotations
@@ -23,18 +24,28 @@ MAX_LIMIT = 1000  # results a search may return (a larger limit once made Tantiv
 
 @dataclass(frozen=True)
 class Option:
-    """What a search option means to a caller (the text an LLM reads in the MCP schema)."""
+    """What a search option means to a caller: ``help`` is what an LLM reads in the MCP schema, ``brief``
+    the line ``backscroll search --help`` shows."""
 
     help: str
+    brief: str = ""
     choices: tuple[str, ...] | None = None
     minimum: int | None = None
     maximum: int | None = None
     asks: bool = True  # part of what is asked (the repeat rule compares it), not of how it is shown
     short: str | None = None  # the command line's one-letter name, beside ``--the-field-name``
+    metavar: str | None = None  # the command line's placeholder (default: the choices, or N for a number)
+    group: str | None = None  # "filter", "hint" or "output": where ``--help`` lists it
 
     def flags(self, name: str) -> tuple[str, ...]:
         """The command line's names of the option ``name``: ``--content-type`` and ``-t``."""
         return (f"--{name.replace('_', '-')}", *((self.short,) if self.short else ()))
+
+    def placeholder(self, annotation: str) -> str | None:
+        """The command line's placeholder of a value: ``N``, ``user|assistant|tool``, or None for a flag."""
+        if self.metavar or annotation == "bool":
+            return self.metavar
+        return "|".join(self.choices) if self.choices else "N" if _kind(annotation) is int else "TEXT"
 
 
 def _option(default: Any, help: str, **kw: Any) -> Any:
@@ -48,39 +59,52 @@ class SearchRequest:
     query: str = field(metadata={"option": Option(
         "Words to look for: an error message, an identifier, a path, or the subject in plain words. "
         "\"Quoted words\" must appear together. A date in the question (\"last week\", \"in October\") "
-        "prefers records from then.")})
-    limit: int = _option(10, "How many results.", minimum=1, maximum=MAX_LIMIT, short="-n")
+        "prefers records from then.", brief="Words to look for (\"quoted\" = a phrase).", metavar="WORDS...")})
+    limit: int = _option(10, "How many results.", minimum=1, maximum=MAX_LIMIT, short="-n",
+                         brief="How many results (1-1000).")
+    project: str | None = _option(None, "Only this project: case-insensitive, a unique prefix is enough.",
+                                  short="-p", brief="Only this project (a unique prefix).", metavar="NAME",
+                                  group="filter")
+    session: str | None = _option(None, "Only this session (an id, or a prefix of 6+ characters).",
+                                  brief="Only this session.", metavar="ID", group="filter")
+    since: str | None = _option(None, "Only records newer than this: a date (2026-10-01), a timestamp, today, "
+                                      "yesterday, or an age (30m, 12h, 7d, 2w, 3mo, 1y).",
+                                brief="Newer than: 2026-10-01, 7d, 2w, 12h, today.", metavar="WHEN", group="filter")
+    until: str | None = _option(None, "Only records older than this (same forms as since).",
+                                brief="Older than (same forms).", metavar="WHEN", group="filter")
     role: str | None = _option(None, "Prefer records of this role (a hint: what it hides comes back under "
-                                     "also_matching).", choices=ROLES)
+                                     "also_matching).", choices=ROLES,
+                       brief="Records of this role.", group="hint")
     author: str | None = _option(None, "Prefer user text written by a person (human), by an agent for its "
-                                       "subagent (agent), or by the harness (a hint).", choices=AUTHORS)
-    agent: str | None = _option(None, "Prefer sessions of this agent (a hint).", choices=AGENT_NAMES)
+                                       "subagent (agent), or by the harness (a hint).", choices=AUTHORS,
+                         brief="Who wrote the user text.", group="hint")
+    agent: str | None = _option(None, "Prefer sessions of this agent (a hint).", choices=AGENT_NAMES,
+                        brief="claude, codex, gemini, cursor, … (status lists all).", metavar="NAME", group="hint")
     content_type: str | None = _option(
         None, "Prefer this kind of record (a hint): text (prose), tool (commands and their output, including "
               "query echoes), reasoning (the agent's thinking) or summary (compaction summaries).",
-        choices=CONTENT_TYPES, short="-t")
-    project: str | None = _option(None, "Only this project: case-insensitive, a unique prefix is enough.",
-                                  short="-p")
-    session: str | None = _option(None, "Only this session (an id, or a prefix of 6+ characters).")
-    since: str | None = _option(None, "Only records newer than this: a date (2026-10-01), a timestamp, today, "
-                                      "yesterday, or an age (30m, 12h, 7d, 2w, 3mo, 1y).")
-    until: str | None = _option(None, "Only records older than this (same forms as since).")
+        choices=CONTENT_TYPES, short="-t", brief="Prose, commands and outputs, thinking, compaction summaries.",
+        group="hint")
     include_echoes: bool = _option(
         False, "Also return query echoes: earlier backscroll searches, their output and recalled blocks, which "
                "repeat old answers verbatim and are hidden by default. Set it only to see what was searched "
-               "before.")
+               "before.", brief="Also earlier backscroll searches and their output.")
     mode: str = _option("hybrid", "Ranking: by words (lexical), by meaning (semantic), or both fused (hybrid).",
-                        choices=MODES)
+                        choices=MODES, brief="Rank by words, meaning, or both.")
     max_chars: int = _option(2000, "Cut each result's text and snippet to this many characters (0: whole text).",
-                             minimum=0, maximum=MAX_COUNT, asks=False)
+                             minimum=0, maximum=MAX_COUNT, asks=False,
+                             brief="Cut text to N characters (0: all).", group="output")
     by_session: bool = _option(False, "List distinct sessions (up to limit), each with its best hits, under "
-                                      "`sessions`: which conversation was it?")
+                                      "`sessions`: which conversation was it?",
+                             brief="One entry per session (up to -n).", group="output")
     weak: bool = _option(False, "Also put weak matches in results: records that share a word or two with the "
                                 "query, or are only vaguely related in meaning (held back in weak_matches "
-                                "otherwise).")
+                                "otherwise).", brief="Also show weak matches.")
     strict: bool = _option(False, "Treat role, author, agent and content_type as hard filters (no "
-                                  "also_matching).")
-    rerun: bool = _option(False, "Run the search even if this session already ran it in this turn.", asks=False)
+                                  "also_matching).", brief="Make these hard filters (no 'also matching').",
+                           group="hint")
+    rerun: bool = _option(False, "Run the search even if this session already ran it in this turn.", asks=False,
+                          brief="Run even if this agent session just ran it.")
     caller_session: str | None = None  # the agent session calling, when it says so ($BACKSCROLL_SESSION_ID)
     caller_argv: tuple[str, ...] | None = None  # this process's argv, found in the calling session's log
     caller_mcp: bool = False  # the call arrived over MCP: its in-flight call in a session's log names the caller
@@ -93,6 +117,11 @@ def options() -> Iterator[tuple[str, str, Any, Option]]:
         opt = f.metadata.get("option")
         if opt is not None:
             yield f.name, str(f.type), None if f.default is MISSING else f.default, opt
+
+
+def option(name: str) -> Option:
+    """The ``Option`` of the field ``name``."""
+    return SearchRequest.__dataclass_fields__[name].metadata["option"]
 
 
 def _kind(annotation: str) -> type:

@@ -217,6 +217,10 @@ def test_key_parsing():
     assert key_from_args(["search", "--unknown", "x"]) is None
     assert key_from_args(["search", "--limit"]) is None
     assert key_from_args(["show", "x"]) is None
+    # Asking for weak matches or for sessions asks for something else: not a repeat of the plain search.
+    assert key_from_args(["search", "x", "--weak"])[0] != make_key("x")  # type: ignore[index]
+    assert key_from_args(["search", "x", "--by-session"])[0] != make_key("x")  # type: ignore[index]
+    assert key_from_args(["search", "-n5", "x", "--since=2W"]) == (make_key("x", limit=5, since="2w"), False)
 
 
 def test_a_person_is_not_told_about_an_agents_finished_searches(session_builder, backscroll_search):

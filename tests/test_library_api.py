@@ -174,31 +174,28 @@ def _search_command():
     return typer.main.get_command(app)
 
 
-def test_the_repeat_parser_knows_every_option_of_the_search_command():
-    """A new ``search`` option must be added to the repeat parser, or its calls would never be repeats."""
+def test_every_request_field_is_an_option_of_the_command_and_the_repeat_parser_reads_it():
+    """The CLI's options and the repeat rule's parser are both generated from SearchRequest: a field is
+    an option on the command line, and a call that sets it is parsed into the key (if it asks)."""
+    from backscroll.request import options
     from backscroll.retrieval.policy import repeat
 
-    group = _search_command()
-    command = group.commands["search"]  # type: ignore[attr-defined]
-    known_values, known_flags = set(repeat._VALUE_OPTIONS), set(repeat._FLAGS)
-    key_fields = set(repeat.SearchKey.__dataclass_fields__) - {"query"}
-    seen_fields = set()
-    for params in (command.params, group.params):
-        for p in params:
-            if p.param_type_name != "option" or p.name in ("help", "version"):
-                continue
-            names = set(p.opts) | set(p.secondary_opts)
-            table = known_flags if p.is_flag else known_values
-            missing = names - table
-            where = "_FLAGS" if p.is_flag else "_VALUE_OPTIONS"
-            assert not missing, f"search option {sorted(names)} is not in repeat.{where}"
-            if p.name in key_fields:
-                mapped = {(repeat._FLAGS if p.is_flag else repeat._VALUE_OPTIONS)[n] for n in names}
-                assert mapped == {p.name}, (p.name, mapped)
-                seen_fields.add(p.name)
-    assert seen_fields == key_fields, f"SearchKey fields without a search option: {key_fields - seen_fields}"
-    declared = {n for p in (*command.params, *group.params) for n in (*p.opts, *p.secondary_opts)}
-    assert set(repeat._VALUE_OPTIONS) | set(repeat._FLAGS) <= declared, "the parser knows an option search lacks"
+    command = _search_command().commands["search"]  # type: ignore[attr-defined]
+    declared = {p.name: set(p.opts) for p in command.params if p.param_type_name == "option"}
+    for name, annotation, _default, opt in options():
+        if name == "query":
+            continue
+        assert declared[name] == set(opt.flags(name)), name
+        value = {"int": "7", "bool": None}.get(annotation.split(" |")[0], (opt.choices or ("x",))[-1])
+        parsed = repeat.key_from_args(["search", "words", opt.flags(name)[-1], *([value] if value else [])])
+        assert parsed is not None, name
+        key, rerun = parsed
+        if name == "rerun":
+            assert rerun
+        elif opt.asks:
+            assert getattr(key, name) not in (None, False, 10, "hybrid"), name
+        else:
+            assert key == repeat.make_key("words"), name
 
 
 def test_every_output_option_still_leaves_a_call_parseable():

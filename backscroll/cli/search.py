@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from typing import Annotated, Any
 
 import typer
 
+from backscroll import search_command
 from backscroll.cli import common
-from backscroll.cli.index import SOURCE_HELP
 from backscroll.errors import UsageError
+from backscroll.request import option
 
 FILTERS, HINTS, OUTPUT = "Filters", "Hints (what they hide comes back as 'also matching')", "Output"
 EPILOG = (
@@ -36,63 +38,18 @@ class _SayOnStart:
     def finish(self) -> None: ...
 
 
-def search(
-    query: Annotated[list[str], typer.Argument(metavar="WORDS...", help="Words to look for (\"quoted\" = a phrase).",
-                                               show_default=False)],
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, metavar="N",
-                                       help="How many results (1-1000).", show_default=False)] = 10,
-    since: Annotated[str | None, typer.Option("--since", metavar="WHEN", rich_help_panel=FILTERS,
-                                                 help="Newer than: 2026-10-01, 7d, 2w, 12h, today.")] = None,
-    until: Annotated[str | None, typer.Option("--until", metavar="WHEN", rich_help_panel=FILTERS,
-                                              help="Older than (same forms).")] = None,
-    project: Annotated[str | None, typer.Option("--project", "-p", metavar="NAME", rich_help_panel=FILTERS,
-                                                   help="Only this project (a unique prefix).")] = None,
-    session: Annotated[str | None, typer.Option("--session", metavar="ID", rich_help_panel=FILTERS,
-                                                help="Only this session.")] = None,
-    agent: Annotated[str | None, typer.Option("--agent", metavar="NAME", rich_help_panel=HINTS,
-                                              help="claude, codex, gemini, cursor, … (status lists all).")] = None,
-    role: Annotated[str | None, typer.Option("--role", metavar="user|assistant|tool", rich_help_panel=HINTS,
-                                                help="Records of this role.")] = None,
-    author: Annotated[str | None, typer.Option("--author", metavar="human|agent|harness", rich_help_panel=HINTS,
-                                                  help="Who wrote the user text.")] = None,
-    content_type: Annotated[str | None, typer.Option(
-        "--content-type", "-t", metavar="text|tool|reasoning|summary", rich_help_panel=HINTS,
-        help="Prose, commands and outputs, thinking, compaction summaries.")] = None,
-    strict: Annotated[bool, typer.Option("--strict", rich_help_panel=HINTS,
-                                         help="Make these hard filters (no 'also matching').")] = False,
-    mode: Annotated[str, typer.Option("--mode", metavar="hybrid|lexical|semantic",
-                                      help="Rank by words, meaning, or both.", show_default=False)] = "hybrid",
-    include_echoes: Annotated[bool, typer.Option(
-        "--include-echoes", help="Also earlier backscroll searches and their output.")] = False,
-    rerun: Annotated[bool, typer.Option(
-        "--rerun", help="Run even if this agent session just ran it.")] = False,
-    by_session: Annotated[bool, typer.Option(
-        "--by-session", rich_help_panel=OUTPUT,
-        help="One entry per session (up to -n).")] = False,
-    weak: Annotated[bool, typer.Option(
-        "--weak", help="Also show weak matches.")] = False,
-    no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
-    source: Annotated[list[str] | None, typer.Option("--source", metavar="PATH", help=SOURCE_HELP,
-                                                     hidden=True)] = None,
-    as_json: Annotated[bool, typer.Option("--json", rich_help_panel=OUTPUT, help="One JSON document.")] = False,
-    fmt: Annotated[str | None, typer.Option(
-        "--format", "-f", metavar="human|json|jsonl|tsv|ids", rich_help_panel=OUTPUT, help="Output format.")] = None,
-    ids: Annotated[bool, typer.Option("--ids", rich_help_panel=OUTPUT, help="Only record ids.")] = False,
-    fields: Annotated[str | None, typer.Option("--fields", metavar="A,B", rich_help_panel=OUTPUT,
-                                                  help="JSON: only these hit fields.")] = None,
-    max_bytes: Annotated[int | None, typer.Option("--max-bytes", metavar="N", min=1, rich_help_panel=OUTPUT,
-                                                  help="JSON: whole hits within N bytes.")] = None,
-    max_chars: Annotated[int, typer.Option("--max-chars", metavar="N", min=0, rich_help_panel=OUTPUT,
-                                           help="Cut text to N characters (0: all).", show_default=False)] = 2000,
-    pretty: Annotated[bool, typer.Option("--pretty", rich_help_panel=OUTPUT, help="Indented JSON.")] = False,
-    no_pager: Annotated[bool, typer.Option("--no-pager", rich_help_panel=OUTPUT, help="Never page.")] = False,
-) -> None:
+PANELS = {"filter": FILTERS, "hint": HINTS, "output": OUTPUT}
+
+
+def search(**given: Any) -> None:
     """Search every indexed session by words and by meaning, each hit scored on both.
 
     A quick incremental sync runs first (skip it with --no-sync),
     so what was said a moment ago is already findable.
     """
-
+    asked = {p.name: given.pop(p.name) for p in search_command.request_params()}
+    query, no_sync, source, as_json, fmt, ids, fields, max_bytes, pretty, no_pager = (given.pop(name) for name in (
+        "query", "no_sync", "source", "as_json", "fmt", "ids", "fields", "max_bytes", "pretty", "no_pager"))
     from backscroll.cli.render import FORMATS
 
     out_format = "json" if as_json else ("ids" if ids else (fmt or "human"))
@@ -127,13 +84,8 @@ def search(
         from backscroll.cli.hints import RERUN
 
         with common.archive(cfg) as bs:
-            result = bs.search(
-                text, limit=limit, role=role, author=author, agent=agent, content_type=content_type,
-                project=project, session=session, since=since, until=until, include_echoes=include_echoes,
-                mode=mode, sync=not no_sync, max_chars=max_chars, strict=strict, rerun=rerun, weak=weak,
-                by_session=by_session, caller_session=caller_session,
-                caller_argv=None if person else sys.argv[1:], rerun_hint=RERUN, **bars,
-            )
+            result = bs.search(text, **asked, sync=not no_sync, caller_session=caller_session,
+                               caller_argv=None if person else sys.argv[1:], rerun_hint=RERUN, **bars)
         from backscroll.cli import render
 
         hints = render.stderr_hints(result)
@@ -159,5 +111,24 @@ def search(
     common.run(body, as_json=machine)
 
 
+def _parameter(p: search_command.Param) -> inspect.Parameter:
+    """The Typer parameter of one option of the command (``search_command.params()``)."""
+    kind: Any = list[str] | None if p.multiple else p.kind if p.kind is bool or p.default is not None else p.kind | None
+    option = typer.Option(*p.flags, help=p.brief, metavar=p.metavar, rich_help_panel=PANELS.get(p.group or ""),
+                          min=p.minimum, max=p.maximum, hidden=p.hidden, show_default=False)
+    return inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default,
+                             annotation=Annotated[kind, option])
+
+
+def _signature() -> inspect.Signature:
+    """``search``'s parameters as Typer reads them: the words, then every option of the command."""
+    query = option("query")
+    words = inspect.Parameter("query", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Annotated[
+        list[str], typer.Argument(metavar=query.metavar, help=query.brief, show_default=False)])
+    return inspect.Signature([words, *(_parameter(p) for p in search_command.params())], return_annotation=None)
+
+
 def register(app: typer.Typer) -> None:
+    search.__signature__ = _signature()  # type: ignore[attr-defined]
+    search.__annotations__ = {p.name: p.annotation for p in search.__signature__.parameters.values()}  # type: ignore[attr-defined]
     app.command("search", epilog=EPILOG)(search)

@@ -8,16 +8,20 @@ over MCP) an MCP search call with these very arguments. When more than one sessi
 or none does, there is no calling session. If the calling
 session ran the same search earlier with no user message in between, the caller is told so
 instead of getting the same results again. Comparison with the earlier call is on normalized
-arguments: query words, filters, mode and limit; output flags do not count. A person at a terminal
+arguments: the query words and every option the request marks as asking (``request.Option.asks``:
+filters, hints, mode, limit, weak, by-session); output options do not count. An earlier command line
+is read by the command's own Click parser (``search_command.parse``). A person at a terminal
 (the CLI passes no argv then), a command the person typed into the agent's session (Claude Code's
 ``!`` bash mode) and a library caller that names neither are never affected.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import field, make_dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+from backscroll import search_command
 from backscroll.dates import format_ts
 from backscroll.ingest.echo import mcp_tool, retrieval_calls
 from backscroll.request import MCP_DEFAULTS, SearchRequest, options
@@ -26,104 +30,39 @@ from backscroll.types import RepeatedSearch
 
 WINDOW = timedelta(minutes=2)
 SKEW = timedelta(seconds=30)  # a call logged this far in the future still counts (clocks differ a little)
-# The options of ``backscroll search`` that only shape the output (and the global ones, which may follow the
-# command); the others are the request's (``SearchRequest``). A test checks both against the command's
-# parameters: an option missing here would leave every call using it unparsed, and so never a repeat.
-_OUTPUT_VALUES = ("--source", "--format", "-f", "--fields", "--max-bytes", "--home", "--color")
-_OUTPUT_FLAGS = ("--json", "--no-sync", "--ids", "--pretty", "--no-pager")
 
-
-def _command_line() -> tuple[dict[str, str | None], dict[str, str | None]]:
-    """Each option's command-line names -> the request field it sets (None: output only), for options that
-    take a value and for flags."""
-    values: dict[str, str | None] = dict.fromkeys(_OUTPUT_VALUES)
-    flags: dict[str, str | None] = dict.fromkeys(_OUTPUT_FLAGS)
-    for name, annotation, _default, opt in options():
-        if name != "query":
-            target = flags if annotation == "bool" else values
-            target.update(dict.fromkeys(opt.flags(name), name if opt.asks or name == "rerun" else None))
-    return values, flags
-
-
-_VALUE_OPTIONS, _FLAGS = _command_line()
-
-
-@dataclass(frozen=True)
-class SearchKey:
-    """A search's identity: what it asks, not how the answer is printed."""
-
-    query: str
-    limit: int = 10
-    mode: str = "hybrid"
-    content_type: str | None = None
-    include_echoes: bool = False
-    role: str | None = None
-    agent: str | None = None
-    project: str | None = None
-    session: str | None = None
-    since: str | None = None
-    until: str | None = None
-    strict: bool = False
-    author: str | None = None
+# A search's identity: what it asks (the request's options marked ``asks``), not how the answer is shown.
+_ASKED = {name: default for name, _t, default, opt in options() if opt.asks and name != "query"}
+SearchKey = make_dataclass("SearchKey", [("query", str), *((name, Any, field(default=default))
+                                                           for name, default in _ASKED.items())], frozen=True)
+Key = Any  # a SearchKey (generated, so not a static type)
 
 
 def normalize_query(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def key_of(req: SearchRequest) -> SearchKey:
+def key_of(req: SearchRequest) -> Key:
     """What ``req`` asks, as the repeat rule compares it."""
-    return make_key(req.query, **{name: getattr(req, name) for name, _t, _d, opt in options()
-                                  if opt.asks and name != "query"})
+    return make_key(req.query, **{name: getattr(req, name) for name in _ASKED})
 
 
-def make_key(query: str, **kw) -> SearchKey:
-    fields = {k: v for k, v in kw.items() if k in SearchKey.__dataclass_fields__}
+def make_key(query: str, **kw: Any) -> Key:
+    """The ``SearchKey`` of ``query`` with these options (others ignored), dates and words normalized."""
+    fields = {k: v for k, v in kw.items() if k in _ASKED}
     for k in ("since", "until"):
         if fields.get(k):
             fields[k] = fields[k].strip().lower()
     return SearchKey(query=normalize_query(query), **fields)
 
 
-def key_from_args(args: list[str]) -> tuple[SearchKey, bool] | None:
-    """Parse ``search …`` arguments as the CLI would. Returns (key, rerun) or None when unparseable."""
-    if not args or args[0] != "search":
+def key_from_args(args: list[str]) -> tuple[Key, bool] | None:
+    """``(key, rerun)`` of ``search …`` arguments, parsed as the CLI parses them; None when unparseable."""
+    asked = search_command.parse(args)
+    if asked is None:
         return None
-    words: list[str] = []
-    values: dict = {}
-    rerun = False
-    it = iter(args[1:])
-    only_words = False
-    for arg in it:
-        if only_words or not arg.startswith("-") or arg == "-":
-            words.append(arg)
-            continue
-        if arg == "--":
-            only_words = True
-            continue
-        name, eq, inline = arg.partition("=")
-        if name in _VALUE_OPTIONS:
-            value = inline if eq else next(it, None)
-            if value is None:
-                return None
-            field = _VALUE_OPTIONS[name]
-            if field == "limit":
-                try:
-                    values["limit"] = int(value)
-                except ValueError:
-                    return None
-            elif field:
-                values[field] = value
-        elif name in _FLAGS:
-            if _FLAGS[name] == "rerun":
-                rerun = True
-            elif _FLAGS[name]:
-                values[_FLAGS[name]] = True
-        else:
-            return None  # an option this version does not know: do not guess
-    if not words:
-        return None
-    return make_key(" ".join(words), **values), rerun
+    rerun = bool(asked.pop("rerun", False))
+    return make_key(asked.pop("query"), **asked), rerun
 
 
 RERUN = "search again with rerun=True"  # how a library caller runs it anyway (the CLI says --rerun)
@@ -136,7 +75,7 @@ def note(earlier: RepeatedSearch, rerun: str = RERUN) -> str:
             f"its results are above. Change the query or filters, or {rerun}.")
 
 
-def mcp_key(text: str) -> SearchKey | None:
+def mcp_key(text: str) -> Key | None:
     """The search an MCP search call asked for, from its logged text (the tool's name, then a
     ``name: value`` line per argument, as the readers render a call), with the tool's defaults."""
     kinds = {name: annotation.split(" |")[0] for name, annotation, _d, _o in options()}
@@ -165,7 +104,7 @@ def mcp_key(text: str) -> SearchKey | None:
     return make_key(query, **values) if isinstance(query, str) and query.strip() else None
 
 
-def keys_in(tool_name: str | None, text: str) -> list[SearchKey]:
+def keys_in(tool_name: str | None, text: str) -> list[Key]:
     """The searches a logged call ran: a shell command's ``backscroll search`` calls, or an MCP search."""
     if mcp_tool(tool_name) == "search":
         key = mcp_key(text)
@@ -201,7 +140,7 @@ def _calling_call(store: Store, argv: list[str], now: datetime) -> tuple | None:
                          and _in_flight(store, c)])
 
 
-def _calling_mcp_call(store: Store, key: SearchKey, now: datetime) -> tuple | None:
+def _calling_mcp_call(store: Store, key: Key, now: datetime) -> tuple | None:
     """The in-flight MCP search call asking exactly ``key``, recent and in one session only."""
     return _one_session([c for c in _recent_calls(store, now) if mcp_tool(c[3]) == "search"
                          and key in keys_in(c[3], c[4]) and _in_flight(store, c)])
@@ -217,14 +156,14 @@ def _one_session(found: list[tuple]) -> tuple | None:
     return found[0]
 
 
-def calling_session(store: Store, key: SearchKey, *, now: datetime | None = None, session_id: str | None = None,
+def calling_session(store: Store, key: Key, *, now: datetime | None = None, session_id: str | None = None,
                     argv: list[str] | None = None, mcp: bool = False) -> str | None:
     """The agent session making this call, when it can be told (see the module docstring)."""
     current = _current_call(store, key, now or datetime.now(UTC), session_id, argv, mcp)
     return current[1] if current is not None else None
 
 
-def _current_call(store: Store, key: SearchKey, now: datetime, session_id: str | None, argv: list[str] | None,
+def _current_call(store: Store, key: Key, now: datetime, session_id: str | None, argv: list[str] | None,
                   mcp: bool) -> tuple | None:
     if session_id:
         candidates = store.echo_calls_of(session_id)
@@ -237,7 +176,7 @@ def _current_call(store: Store, key: SearchKey, now: datetime, session_id: str |
     return None
 
 
-def find_earlier(store: Store, key: SearchKey, *, now: datetime | None = None, session_id: str | None = None,
+def find_earlier(store: Store, key: Key, *, now: datetime | None = None, session_id: str | None = None,
                  argv: list[str] | None = None, mcp: bool = False) -> RepeatedSearch | None:
     """The earlier identical search in the calling session's current turn, if any.
 

@@ -1,0 +1,99 @@
+"""The ``backscroll search`` command line as data: one ``Param`` per option.
+
+The request's options come from ``SearchRequest``'s fields; only the options that shape the output
+are listed here. The CLI builds its Typer command from ``params()``, and the repeat rule reads an
+agent's earlier call with Click's parser built from the same list (``parse``), so the two can never
+disagree about an option. Click is imported only when an argv is parsed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from backscroll.request import options
+
+
+@dataclass(frozen=True)
+class Param:
+    """One option of ``backscroll search``: the keyword the command receives and how it is written."""
+
+    name: str
+    flags: tuple[str, ...]
+    kind: type  # bool (a flag), int or str
+    default: Any
+    brief: str
+    metavar: str | None = None
+    group: str | None = None  # "filter", "hint" or "output": where ``--help`` lists it
+    minimum: int | None = None
+    maximum: int | None = None
+    asks: bool = False  # a SearchRequest field, passed to the search (the others shape the output)
+    hidden: bool = False
+    multiple: bool = False
+
+
+OUTPUT = (
+    Param("no_sync", ("--no-sync",), bool, False, "Do not read new session lines first."),
+    Param("source", ("--source",), str, None, "Read these session files or folders instead (AGENT:PATH).",
+          "PATH", hidden=True, multiple=True),
+    Param("as_json", ("--json",), bool, False, "One JSON document.", group="output"),
+    Param("fmt", ("--format", "-f"), str, None, "Output format.", "human|json|jsonl|tsv|ids", "output"),
+    Param("ids", ("--ids",), bool, False, "Only record ids.", group="output"),
+    Param("fields", ("--fields",), str, None, "JSON: only these hit fields.", "A,B", "output"),
+    Param("max_bytes", ("--max-bytes",), int, None, "JSON: whole hits within N bytes.", "N", "output", minimum=1),
+    Param("pretty", ("--pretty",), bool, False, "Indented JSON.", group="output"),
+    Param("no_pager", ("--no-pager",), bool, False, "Never page.", group="output"),
+)
+# Global options an agent may write after the command (``search x --home DIR``): parsed, never compared.
+TRAILING_GLOBALS = (Param("home", ("--home",), str, None, ""), Param("color", ("--color",), str, None, ""))
+
+
+def request_params() -> tuple[Param, ...]:
+    """The request's options, in ``SearchRequest``'s order, without the query (the command's words)."""
+    out = []
+    for name, annotation, default, opt in options():
+        if name != "query":
+            kind = {"int": int, "bool": bool}.get(annotation.split(" |")[0], str)
+            out.append(Param(name, opt.flags(name), kind, default, opt.brief or opt.help,
+                             opt.placeholder(annotation), opt.group, opt.minimum, opt.maximum, asks=True))
+    return tuple(out)
+
+
+def params() -> tuple[Param, ...]:
+    """Every option of ``backscroll search``: the request's, then the output's."""
+    return request_params() + OUTPUT
+
+
+@cache
+def _command() -> Any:
+    import click
+
+    def option(p: Param) -> click.Option:
+        if p.kind is bool:
+            return click.Option((p.name, *p.flags), is_flag=True, default=False)
+        return click.Option((p.name, *p.flags), type=click.INT if p.kind is int else click.STRING,
+                            multiple=p.multiple)
+
+    return click.Command("search", add_help_option=False, params=[
+        click.Argument(["query"], nargs=-1), *(option(p) for p in (*params(), *TRAILING_GLOBALS))])
+
+
+def parse(args: list[str]) -> dict[str, Any] | None:
+    """The request a ``search …`` argv asks (``{"query": "words", field: value}``, with the fields it sets),
+    or None when Click cannot parse it as this version's command (an unknown option, a missing value)
+    or it has no words."""
+    if not args or args[0] != "search":
+        return None
+    import click
+
+    try:
+        ctx = _command().make_context("search", list(args[1:]))
+    except click.ClickException:
+        return None
+    words = ctx.params.pop("query")
+    if not words:
+        return None
+    asked = {p.name for p in request_params()}
+    return {"query": " ".join(words),
+            **{k: v for k, v in ctx.params.items() if k in asked and v is not None and v is not False}}
