@@ -45,7 +45,7 @@ class Option:
         """The command line's placeholder of a value: ``N``, ``user|assistant|tool``, or None for a flag."""
         if self.metavar or annotation == "bool":
             return self.metavar
-        return "|".join(self.choices) if self.choices else "N" if _kind(annotation) is int else "TEXT"
+        return "|".join(self.choices) if self.choices else "N" if kind_of(annotation) is int else "TEXT"
 
 
 def _option(default: Any, help: str, **kw: Any) -> Any:
@@ -124,7 +124,8 @@ def option(name: str) -> Option:
     return SearchRequest.__dataclass_fields__[name].metadata["option"]
 
 
-def _kind(annotation: str) -> type:
+def kind_of(annotation: str) -> type:
+    """The Python type of an option annotated ``annotation`` (as ``options()`` gives it): int, bool or str."""
     return {"int": int, "bool": bool}.get(annotation.split(" |")[0], str)
 
 
@@ -134,7 +135,7 @@ def check_fields(req: SearchRequest) -> None:
         value = getattr(req, name)
         if value is None and "None" in annotation:
             continue
-        kind = _kind(annotation)
+        kind = kind_of(annotation)
         if kind is int:
             if isinstance(value, bool) or not isinstance(value, int) or not (
                     (opt.minimum is None or value >= opt.minimum) and (opt.maximum is None or value <= opt.maximum)):

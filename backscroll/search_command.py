@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from backscroll.request import options
+from backscroll.request import kind_of, options
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def request_params() -> tuple[Param, ...]:
     out = []
     for name, annotation, default, opt in options():
         if name != "query":
-            kind = {"int": int, "bool": bool}.get(annotation.split(" |")[0], str)
+            kind = kind_of(annotation)
             out.append(Param(name, opt.flags(name), kind, default, opt.brief or opt.help,
                              opt.placeholder(annotation), opt.group, opt.minimum, opt.maximum, asks=True))
     return tuple(out)

@@ -22,7 +22,7 @@ from typing import Any
 
 from backscroll.errors import MAX_COUNT, BackscrollError, UsageError
 from backscroll.ingest.agent_names import AGENT_NAMES
-from backscroll.request import MAX_LIMIT, MCP_DEFAULTS, SearchRequest, options
+from backscroll.request import MAX_LIMIT, MCP_DEFAULTS, SearchRequest, kind_of, options
 
 INSTRUCTIONS = (
     "Search the record of past coding-agent sessions on this machine: what was decided, tried, fixed, and the "
@@ -102,7 +102,7 @@ def _short(value: Any) -> str:
 def _search_params() -> tuple[Param, ...]:
     out = []
     for name, annotation, default, opt in options():
-        kind = {"int": int, "bool": bool}.get(annotation.split(" |")[0], str)
+        kind = kind_of(annotation)
         out.append(Param(name, kind, opt.help, MCP_DEFAULTS.get(name, default), opt.choices, opt.minimum, opt.maximum,
                          required=name == "query"))
     return tuple(out)

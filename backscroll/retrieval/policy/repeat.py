@@ -24,7 +24,7 @@ from typing import Any
 from backscroll import search_command
 from backscroll.dates import format_ts
 from backscroll.ingest.echo import mcp_tool, retrieval_calls
-from backscroll.request import MCP_DEFAULTS, SearchRequest, options
+from backscroll.request import MCP_DEFAULTS, SearchRequest, kind_of, options
 from backscroll.store.db import Store
 from backscroll.types import RepeatedSearch
 
@@ -78,7 +78,7 @@ def note(earlier: RepeatedSearch, rerun: str = RERUN) -> str:
 def mcp_key(text: str) -> Key | None:
     """The search an MCP search call asked for, from its logged text (the tool's name, then a
     ``name: value`` line per argument, as the readers render a call), with the tool's defaults."""
-    kinds = {name: annotation.split(" |")[0] for name, annotation, _d, _o in options()}
+    kinds = {name: kind_of(annotation) for name, annotation, _d, _o in options()}
     args: dict = {}
     last = None
     for line in text.split("\n")[1:]:
@@ -91,12 +91,12 @@ def mcp_key(text: str) -> Key | None:
     values: dict = {**MCP_DEFAULTS}
     for name, raw in args.items():
         kind = kinds[name]
-        if kind == "int":
+        if kind is int:
             try:
                 values[name] = int(raw)
             except ValueError:
                 return None
-        elif kind == "bool":
+        elif kind is bool:
             values[name] = raw.strip() == "true"
         else:
             values[name] = raw
