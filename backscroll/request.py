@@ -62,6 +62,9 @@ class SearchRequest:
         "prefers records from then.", brief="Words to look for (\"quoted\" = a phrase).", metavar="WORDS...")})
     limit: int = _option(10, "How many results.", minimum=1, maximum=MAX_LIMIT, short="-n",
                          brief="How many results (1-1000).")
+    offset: int = _option(0, "Skip this many results first: the next page of a search is offset = limit times the "
+                             "pages already read (ranks keep counting).", minimum=0, maximum=MAX_LIMIT,
+                          brief="Skip the first N results: the next page.")
     project: str | None = _option(None, "Only this project: case-insensitive, a unique prefix is enough.",
                                   short="-p", brief="Only this project (a unique prefix).", metavar="NAME",
                                   group="filter")

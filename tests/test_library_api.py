@@ -204,3 +204,26 @@ def test_every_output_option_still_leaves_a_call_parseable():
     args = ["search", "job", "queue", "--format", "tsv", "--fields", "record_id", "--max-bytes", "900", "--ids",
             "--pretty", "--no-pager", "--json", "--no-sync", "--max-chars", "0", "--home", "/tmp/x", "-n", "5"]
     assert key_from_args(args) == (make_key("job queue", limit=5), False)
+
+
+def test_offset_reads_the_next_page_on_every_surface(session_builder, backscroll_home):
+    """``offset`` is one SearchRequest field: the library, the CLI and the MCP schema take it, ranks keep
+    counting, and a page further on is not a repeat of the first."""
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+    from backscroll.integrations.mcp_tools import TOOLS
+    from backscroll.retrieval.policy.repeat import key_from_args
+
+    for n in range(6):
+        session_builder.claude(f"p{n}").user(f"the flaky retry test number {n} failed again on CI")
+    with Backscroll(home=backscroll_home.data) as bs:
+        bs.index(embed=False)
+        whole = bs.search("flaky retry test", mode="lexical", limit=4, weak=True).results
+        page = bs.search("flaky retry test", mode="lexical", limit=2, offset=2, weak=True).results
+    assert len(whole) == 4 and [(h.rank, h.record_id) for h in page] == [(h.rank, h.record_id) for h in whole[2:]]
+    out = CliRunner().invoke(app, ["--home", str(backscroll_home.data), "search", "flaky retry test", "--mode",
+                                   "lexical", "--weak", "-n", "2", "--offset", "2", "--no-sync", "--ids"])
+    assert out.exit_code == 0 and out.stdout.split() == [h.record_id for h in whole[2:]]
+    assert TOOLS["search"].input_schema()["properties"]["offset"]["minimum"] == 0
+    assert key_from_args(["search", "x", "--offset", "10"]) != key_from_args(["search", "x"])

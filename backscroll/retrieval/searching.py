@@ -98,8 +98,8 @@ def rank(store: Store, lex: LexicalIndex, cfg: Config, req: SearchRequest, plan:
     from backscroll.retrieval import meaning, pipeline
     from backscroll.retrieval.policy import hints
 
-    opts = pipeline.SearchOptions(limit=req.limit, include_echoes=req.include_echoes, max_chars=req.max_chars,
-                                  weak=req.weak, by_session=req.by_session)
+    opts = pipeline.SearchOptions(limit=req.limit + req.offset, include_echoes=req.include_echoes,
+                                  max_chars=req.max_chars, weak=req.weak, by_session=req.by_session)
     memo: dict = {}
 
     def run(f: Filters) -> SearchResult:
@@ -124,4 +124,5 @@ def rank(store: Store, lex: LexicalIndex, cfg: Config, req: SearchRequest, plan:
         access.rebuild_damaged(cfg, store, lex, exc, notes)
         result = run(filters)
     result = hints.also_matching(result, filters, run, strict=req.strict)
-    return replace(result, notes=tuple(dict.fromkeys([*notes, *result.notes])))
+    return replace(result, results=result.results[req.offset:], sessions=result.sessions[req.offset:],
+                   notes=tuple(dict.fromkeys([*notes, *result.notes])))
