@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from backscroll.archive import Backscroll, IndexOutcome
     from backscroll.errors import BackscrollError
+    from backscroll.status_types import StatusReport
     from backscroll.types import (
         Filters,
         Hit,
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
         SearchResult,
         SessionSummary,
         SessionView,
-        StatusReport,
     )
 
 __all__ = [
@@ -37,7 +37,7 @@ __all__ = [
     "IndexOutcome", "BackscrollError",
 ]
 
-_TYPES = ("Hit", "SearchResult", "Filters", "RepeatedSearch", "SessionSummary", "SessionView", "StatusReport")
+_TYPES = ("Hit", "SearchResult", "Filters", "RepeatedSearch", "SessionSummary", "SessionView")
 
 
 def _open(home, config) -> Backscroll:
@@ -100,6 +100,10 @@ def __getattr__(name: str) -> Any:
         from backscroll import types
 
         return getattr(types, name)
+    if name == "StatusReport":
+        from backscroll.status_types import StatusReport
+
+        return StatusReport
     if name == "BackscrollError":
         from backscroll.errors import BackscrollError
 

@@ -11,12 +11,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from backscroll.config import Config
 from backscroll.errors import BackscrollError, NothingIndexedError, store_failure
 from backscroll.request import SearchRequest
-from backscroll.types import Notify, SearchResult, SessionSummary, SessionView, StatusReport, quiet
+from backscroll.types import Notify, SearchResult, SessionSummary, SessionView, quiet
+
+if TYPE_CHECKING:
+    from backscroll.status_types import StatusReport
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -277,4 +280,4 @@ class Backscroll:
         """What is indexed, from where, and what was skipped (``backscroll status``)."""
         from backscroll.status_report import collect
 
-        return StatusReport(collect(self.config))
+        return collect(self.config)

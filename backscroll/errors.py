@@ -9,6 +9,10 @@ JSON) tells situations of one kind apart; the CLI words its hints by kind and re
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from backscroll.status_types import StatusReport
 
 MAX_COUNT = 1_000_000_000  # the largest --limit, --offset or --context accepted (SQLite takes 64-bit ints)
 
@@ -33,7 +37,7 @@ class BackscrollError(Exception):
         self.message = message
         self.hint = hint
         self.reason = reason
-        self.partial_status: dict | None = None  # status(): what was found before the store failed
+        self.partial_status: StatusReport | None = None  # status(): what was found before the store failed
 
     def to_dict(self) -> dict:
         return {"error": {"kind": self.kind, "message": self.message, "hint": self.hint}}

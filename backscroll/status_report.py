@@ -11,6 +11,20 @@ from datetime import UTC
 from backscroll.config import Config
 from backscroll.ingest.sources import AGENTS
 from backscroll.sanitize import shorten
+from backscroll.status_types import (
+    AgentStatus,
+    EmbeddingStatus,
+    LexicalStatus,
+    Place,
+    ProjectStatus,
+    Root,
+    Setting,
+    Sizes,
+    SkippedLine,
+    SourceIssue,
+    StatusReport,
+    UnknownType,
+)
 
 
 def _size(path) -> int:
@@ -27,7 +41,7 @@ def _size(path) -> int:
     return total
 
 
-def lexical_state(cfg: Config, store) -> dict:
+def lexical_state(cfg: Config, store) -> LexicalStatus:
     """Whether the lexical index holds exactly the store's records (count and id sum; cheap).
 
     Documents for records above the watermark, and for deleted records not yet removed, are
@@ -36,7 +50,7 @@ def lexical_state(cfg: Config, store) -> dict:
     from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex
 
     n, total, pending = store.lexical_fingerprint(int(store.get_meta("lexical_watermark") or 0))
-    state = {"readable": False, "documents": None, "expected": n, "pending": pending, "in_step": False}
+    state = LexicalStatus(expected=n, pending=pending)
     lex = LexicalIndex(cfg.index_dir)
     if not lex.open_for_read():
         return state
@@ -44,8 +58,8 @@ def lexical_state(cfg: Config, store) -> dict:
         docs, doc_sum = lex.id_summary()
     except LexicalDamaged:
         return state
-    state.update(readable=True, documents=docs,
-                 in_step=lex.generation == store.get_meta("lexical_generation") and (docs, doc_sum) == (n, total))
+    state.readable, state.documents = True, docs
+    state.in_step = lex.generation == store.get_meta("lexical_generation") and (docs, doc_sum) == (n, total)
     return state
 
 
@@ -75,36 +89,34 @@ def claude_keeps_days(projects_root) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else CLAUDE_KEEPS_DAYS
 
 
-def agent_health(cfg: Config, store, counts, agents: dict, now=None) -> list[str]:
+def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> list[str]:
     """Fill each agent's files, records by kind and unknown entry types; return the warnings."""
     from datetime import datetime, timedelta
 
     from backscroll.dates import format_ts
 
     for agent, n in counts.files_by_agent.items():
-        agents.setdefault(agent, {"sessions": 0, "records": 0})["files"] = n
+        report.agent(agent).files = n
     for agent, kind, n in counts.kinds:
-        agents.setdefault(agent, {"sessions": 0, "records": 0}).setdefault("kinds", {})[kind] = n
+        report.agent(agent).kinds[kind] = n
     for agent, etype, n, path, line in counts.unknown:
-        agents.setdefault(agent, {"sessions": 0, "records": 0}).setdefault("unknown", []).append(
-            {"entry_type": etype, "count": n, "example": f"{path}:{line}" if line else path})
+        report.agent(agent).unknown.append(UnknownType(etype, n, f"{path}:{line}" if line else path))
     warnings: list[str] = []
     for root in cfg.roots:
         if not root.agent or not root.path.is_dir():
             continue
-        info = agents.setdefault(root.agent, {"sessions": 0, "records": 0})
-        info.setdefault("files", 0)
-        if not info["sessions"] and (info["files"] or _has_files(root.path)):
+        info = report.agent(root.agent)
+        if not info.sessions and (info.files or _has_files(root.path)):
             warnings.append(f"{root.agent}: {root.path} holds files but no session was read from them "
                             "(a format this version does not know?)")
     now = now or datetime.now(UTC)
     claude_root = next((r.path for r in cfg.roots if r.agent == "claude" and r.origin != "flag"), None)
-    claude = agents.get("claude")
-    if claude_root is not None and claude and claude.get("sessions"):
+    claude = report.agents.get("claude")
+    if claude_root is not None and claude and claude.sessions:
         days = claude_keeps_days(claude_root)
         paths = store.source_paths("claude")
-        claude["gone_from_disk"] = sum(1 for p in paths if p and not os.path.lexists(p))
-        claude["agent_keeps_days"] = days
+        claude.gone_from_disk = sum(1 for p in paths if p and not os.path.lexists(p))
+        claude.agent_keeps_days = days
         last = store.last_read("claude")
         if days and last and last < format_ts(now - timedelta(days=days)):
             warnings.append(f"claude: the last index ({last}) is older than the {days} days Claude Code keeps "
@@ -112,46 +124,34 @@ def agent_health(cfg: Config, store, counts, agents: dict, now=None) -> list[str
     return warnings
 
 
-def collect(cfg: Config) -> dict:
+def collect(cfg: Config) -> StatusReport:
+    """The status of the store and indexes of ``cfg``; a store error carries the report so far
+    (``partial_status``: the paths)."""
     paths = {
-        "home": {"path": str(cfg.home.value), "from": cfg.home.origin},
-        "config_file": {"path": str(cfg.config_file.value), "from": cfg.config_file.origin,
-                        "exists": cfg.config_file.value.exists()},
-        "store": {"path": str(cfg.db_path)},
-        "lexical_index": {"path": str(cfg.index_dir)},
+        "home": Place(str(cfg.home.value), cfg.home.origin),
+        "config_file": Place(str(cfg.config_file.value), cfg.config_file.origin, cfg.config_file.value.exists()),
+        "store": Place(str(cfg.db_path)),
+        "lexical_index": Place(str(cfg.index_dir)),
     }
-    roots = [{"agent": r.agent, "path": str(r.path), "from": r.origin, "exists": r.path.is_dir()} for r in cfg.roots]
-    out: dict = {
-        "sessions": 0, "records": 0, "echoes": 0, "agents": {a: {"sessions": 0, "records": 0} for a in AGENTS},
-        "projects": [], "last_sync": None, "files": 0, "redactions": {}, "skipped_lines": 0, "skipped_examples": [],
-        "source_issues": [], "warnings": [],
-        "sizes": {"store_bytes": 0, "lexical_index_bytes": 0, "vectors_bytes": 0}, "paths": paths, "roots": roots,
-        "settings": {
-            "embed": {"value": cfg.embed.value, "from": cfg.embed.origin},
-            "redact": {"value": cfg.redact.value, "from": cfg.redact.origin},
-        },
-        "indexed": cfg.db_path.exists(),
-        "lexical": {"readable": False, "documents": None, "expected": 0, "pending": 0, "in_step": False},
-        "read_only": False,  # the store cannot be written (read-only media): it is only read
-        "last_index_run": None,  # when an index or a search's sync last finished (``last_sync``: last change)
-        "embeddings": {"prose_records": 0, "embedded": 0, "pending": 0},
-        "indexing": False,  # a backscroll process holds the writer lock
-        "config_warnings": list(cfg.warnings),
-    }
-    out["indexing"] = indexing_in_progress(cfg)
-    if not cfg.db_path.exists():
-        return out
+    report = StatusReport(
+        paths=paths, roots=[Root(str(r.path), r.origin, r.path.is_dir(), r.agent) for r in cfg.roots],
+        settings={"embed": Setting(cfg.embed.value, cfg.embed.origin),
+                  "redact": Setting(cfg.redact.value, cfg.redact.origin)},
+        indexed=cfg.db_path.exists(), config_warnings=list(cfg.warnings), agents={a: AgentStatus() for a in AGENTS},
+        indexing=indexing_in_progress(cfg))
+    if not report.indexed:
+        return report
     from backscroll.errors import store_failure
 
     try:
-        _from_store(cfg, out)
+        _from_store(cfg, report)
     except Exception as exc:  # a damaged store: the error carries what was found so far (the paths)
         known = store_failure(exc, cfg.db_path)
         if known is None:
             raise
-        known.partial_status = out
+        known.partial_status = report
         raise known from None
-    return out
+    return report
 
 
 def indexing_in_progress(cfg: Config) -> bool:
@@ -175,7 +175,7 @@ def indexing_in_progress(cfg: Config) -> bool:
         os.close(fd)
 
 
-def _from_store(cfg: Config, out: dict) -> None:
+def _from_store(cfg: Config, report: StatusReport) -> None:
     from backscroll.errors import DiskFullError, ReadOnlyStoreError
     from backscroll.store.db import Store
 
@@ -183,33 +183,30 @@ def _from_store(cfg: Config, out: dict) -> None:
         store = Store.open(cfg.db_path) if os.access(cfg.db_path.parent, os.W_OK) else Store.open_readonly(cfg.db_path)
     except (ReadOnlyStoreError, DiskFullError):  # status only reads: a full disk costs it nothing
         store = Store.open_readonly(cfg.db_path)
-    out["read_only"] = store.readonly
+    report.read_only = store.readonly
     try:
         counts = store.counts()
-        out["sessions"], out["records"], out["echoes"] = counts.sessions, counts.records, counts.echoes
+        report.sessions, report.records, report.echoes = counts.sessions, counts.records, counts.echoes
         for agent, n in counts.sessions_by_agent.items():
-            out["agents"].setdefault(agent, {"sessions": 0, "records": 0})["sessions"] = n
+            report.agent(agent).sessions = n
         for agent, n in counts.records_by_agent.items():
-            out["agents"].setdefault(agent, {"sessions": 0, "records": 0})["records"] = n
-        out["projects"] = [{"agent": a, "project": p, "sessions": s, "records": r} for a, p, s, r in counts.projects]
-        out["last_sync"] = counts.last_sync
-        out["last_index_run"] = store.get_meta("last_index_run")
-        out["embeddings"] = {"prose_records": counts.prose, "embedded": counts.prose - counts.prose_pending,
-                             "pending": counts.prose_pending}
-        out["files"] = counts.files
-        out["redactions"] = counts.redactions
-        out["skipped_lines"] = counts.skipped_lines
-        out["skipped_examples"] = [{"path": shorten(p), "line": ln, "reason": shorten(r)}
-                                   for p, ln, r in counts.skipped_examples]
-        out["lexical"] = lexical_state(cfg, store)
-        out["warnings"] = agent_health(cfg, store, counts, out["agents"])
+            report.agent(agent).records = n
+        report.projects = [ProjectStatus(*row) for row in counts.projects]
+        report.last_sync = counts.last_sync
+        report.last_index_run = store.get_meta("last_index_run")
+        report.embeddings = EmbeddingStatus(counts.prose, counts.prose - counts.prose_pending, counts.prose_pending)
+        report.files = counts.files
+        report.redactions = dict(counts.redactions)
+        report.skipped_lines = counts.skipped_lines
+        report.skipped_examples = [SkippedLine(shorten(p), ln, shorten(r)) for p, ln, r in counts.skipped_examples]
+        report.lexical = lexical_state(cfg, store)
+        report.warnings = agent_health(cfg, store, counts, report)
         # Unreadable files and directories (kept until they are read or gone) and rewritten-file notices.
-        out["source_issues"] = [{"path": shorten(p), "kind": k, "reason": shorten(r), "seen_at": at}
-                                for p, k, r, at in counts.source_issues]
+        report.source_issues = [SourceIssue(shorten(p), k, shorten(r), at) for p, k, r, at in counts.source_issues]
     finally:
         store.close()
-    out["sizes"] = {
-        "store_bytes": sum(_size(cfg.db_path.with_name(cfg.db_path.name + s)) for s in ("", "-wal", "-shm")),
-        "lexical_index_bytes": _size(cfg.index_dir),
-        "vectors_bytes": _size(cfg.vectors_dir),
-    }
+    report.sizes = Sizes(
+        store_bytes=sum(_size(cfg.db_path.with_name(cfg.db_path.name + s)) for s in ("", "-wal", "-shm")),
+        lexical_index_bytes=_size(cfg.index_dir),
+        vectors_bytes=_size(cfg.vectors_dir),
+    )

@@ -14,7 +14,8 @@ import pytest
 import backscroll
 from backscroll import Backscroll
 from backscroll.errors import NothingIndexedError, SemanticUnavailableError
-from backscroll.types import RepeatedSearch, SearchResult, SessionSummary, SessionView, StatusReport
+from backscroll.status_types import StatusReport
+from backscroll.types import RepeatedSearch, SearchResult, SessionSummary, SessionView
 
 
 def _corpus(session_builder) -> None:

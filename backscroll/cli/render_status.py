@@ -1,0 +1,160 @@
+"""The human page of ``backscroll status``: counts, agents, problems, indexes, paths, integrations."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+from rich.text import Text
+
+from backscroll.cli import common
+from backscroll.cli.terminal import clean
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from backscroll.status_types import StatusReport
+
+
+def print_status(report: StatusReport, integrations: list[dict], store_failed: bool) -> None:
+    from backscroll.cli.terminal import console
+
+    out = console(common.color_enabled(sys.stdout))
+    if report.indexing:
+        out.print(Text.assemble(("indexing in progress", "yellow"),
+                                " (another backscroll process holds the writer lock; counts below are the last "
+                                "committed state)"))
+    if store_failed:
+        pass  # the store could not be read: only the paths follow, then the error
+    elif not report.indexed:
+        out.print(Text.assemble(_bold("Nothing indexed yet."), " Run ", _bold("backscroll index"), "."))
+    else:
+        for section in (_counts, _agents, _projects, _problems, _indexes):
+            section(out, report)
+    out.print()
+    _places(out, report)
+    out.print(_bold("Integrations") + Text("  (backscroll install …; --uninstall removes)"))
+    for i in integrations:
+        out.print(f"  {i['kind']:<13} {i['agent']:<9} {clean(i['path'])}")
+    if not integrations:
+        out.print("  none")
+    embed, redact = report.settings["embed"], report.settings["redact"]
+    out.print(_bold("Settings"))
+    out.print(f"  embed {embed.value} (from {embed.origin}), redact {redact.value} (from {redact.origin})")
+
+
+def _bold(text: str) -> Text:
+    return Text(text, style="bold")
+
+
+def _counts(out: Console, r: StatusReport) -> None:
+    from backscroll.dates import local_time
+
+    out.print(Text.assemble(_bold(str(r.sessions)), " sessions, ", _bold(str(r.records)), " records ",
+                            f"({r.echoes} query echoes)"))
+    out.print(f"last index run {local_time(r.last_index_run) or 'never'}, "
+              f"last new record {local_time(r.last_sync) or 'never'}")
+    emb = r.embeddings
+    if emb.prose_records:
+        line = f"embedded {emb.embedded:,} / {emb.prose_records:,} prose records"
+        out.print(line + (" — run backscroll embed" if emb.pending else ""))
+
+
+def _agents(out: Console, r: StatusReport) -> None:
+    t = Table("agent", "files", "sessions", "records", "by kind", box=None, pad_edge=False)
+    for agent, n in r.agents.items():
+        if n.files or n.sessions or n.records:
+            kinds = ", ".join(f"{k} {v}" for k, v in sorted(n.kinds.items()))
+            t.add_row(clean(agent), str(n.files), str(n.sessions), str(n.records), clean(kinds))
+    if t.row_count:
+        out.print(t)
+    else:
+        out.print("no session files found yet: see Session roots below, or add one with --source PATH")
+    for agent, n in r.agents.items():
+        for u in n.unknown[:5]:
+            out.print(f"  {agent}: {u.count} line(s) of unknown type {u.entry_type!r}, e.g. {u.example}",
+                      markup=False, highlight=False)
+        if n.gone_from_disk:
+            out.print(f"  {agent}: {n.gone_from_disk} indexed session(s) are gone from disk "
+                      f"(kept by backscroll; the agent keeps {n.agent_keeps_days} days)", markup=False, highlight=False)
+    for w in r.warnings:
+        out.print(Text(f"warning: {w}", style="yellow"))
+
+
+def _projects(out: Console, r: StatusReport) -> None:
+    if not r.projects:
+        return
+    t = Table("agent", "project", "sessions", "records", box=None, pad_edge=False, title_justify="left")
+    for p in r.projects[:15]:
+        t.add_row(clean(p.agent), clean(p.project or "-"), str(p.sessions), str(p.records))
+    out.print(t)
+    if len(r.projects) > 15:
+        out.print(f"  and {len(r.projects) - 15} more project(s): `backscroll status --json` lists them all")
+
+
+def _problems(out: Console, r: StatusReport) -> None:
+    """Skipped lines, unreadable or rewritten sources, and what redaction replaced."""
+    if r.skipped_lines:
+        out.print(Text.assemble((f"{r.skipped_lines} line(s) skipped", "yellow"), " (the rest of each file was read):"))
+        for s in r.skipped_examples:
+            out.print(f"  {s.path}:{s.line}: {s.reason}")
+    unreadable = [i for i in r.source_issues if i.kind != "rewritten"]
+    if unreadable:
+        out.print(Text(f"{len(unreadable)} source(s) could not be read:", style="yellow"))
+        for i in unreadable[:10]:
+            what = "directory " if i.kind == "directory" else ""
+            out.print(f"  {what}{i.path}: {i.reason}", markup=False, highlight=False)
+    rewritten = [i for i in r.source_issues if i.kind == "rewritten"]
+    if rewritten:
+        out.print(f"{len(rewritten)} file(s) shrank or were rewritten (nothing was removed from the store):")
+        for i in rewritten[:10]:
+            out.print(f"  {i.path}: {i.reason}", markup=False, highlight=False)
+    if r.redactions:
+        out.print("secrets redacted at ingest: " + ", ".join(f"{k} {n}" for k, n in r.redactions.items()))
+
+
+def _indexes(out: Console, r: StatusReport) -> None:
+    lex = r.lexical
+    if lex.in_step:
+        out.print(f"lexical index: {lex.documents} documents, in step with the store"
+                  + (f" ({lex.pending} change(s) pending)" if lex.pending else ""))
+    elif not lex.readable:
+        out.print(Text.assemble(("lexical index: missing or unreadable", "yellow"),
+                                " (`backscroll index` or a search rebuilds it)"))
+    else:
+        out.print(Text.assemble((f"lexical index: out of step with the store ({lex.documents} documents, "
+                                 f"{lex.expected} expected)", "yellow"), " (`backscroll index` repairs it)"))
+    sizes = r.sizes
+    out.print(f"store {_mb(sizes.store_bytes)}, lexical index {_mb(sizes.lexical_index_bytes)}, "
+              f"vectors {_mb(sizes.vectors_bytes)}")
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.1f} MB"
+
+
+def _places(out: Console, r: StatusReport) -> None:
+    """The data paths and the session roots, each with where it came from."""
+    out.print(_bold("Paths"))
+    for name, p in r.paths.items():
+        origin = f"  (from {p.origin})" if p.origin else ""
+        out.print(f"  {name:<14} {p.path}{origin}")
+    out.print(_bold("Session roots"))
+    absent: list[str] = []  # default places with nothing there: one line, not one per agent
+    for root in r.roots:
+        if not root.exists and root.origin == "default":
+            if root.agent not in absent:
+                absent.append(root.agent or "any")
+            continue
+        missing = "" if root.exists else "  (not found)"
+        out.print(f"  {(root.agent or 'any'):<14} {root.path}  (from {root.origin}){missing}")
+    found = {root.agent for root in r.roots if root.exists}
+    indexed = {a for a, v in r.agents.items() if v.sessions}
+    elsewhere = [a for a in absent if a not in found and a in indexed]  # read from --source paths
+    absent = [a for a in absent if a not in found and a not in indexed]
+    if elsewhere:
+        out.print(f"  indexed from paths given with --source: {', '.join(elsewhere)}", markup=False, highlight=False)
+    if absent:
+        out.print(f"  not found in their default places (status --json lists the paths): {', '.join(absent)}",
+                  markup=False, highlight=False)

@@ -1,0 +1,154 @@
+"""What ``status()`` returns: ``StatusReport`` and its typed parts (``status_report.collect`` fills them).
+
+``to_dict()`` is the JSON of ``backscroll status --json``; a part's ``origin`` is its ``from`` there.
+Optional facts that do not apply (an agent's retention, a path's origin) are left out of the JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from backscroll.types import _Mapping
+
+
+def _json(value: Any) -> Any:
+    """``asdict`` output with ``origin`` keys named ``from`` and None-valued optional facts dropped."""
+    if isinstance(value, dict):
+        return {("from" if k == "origin" else k): _json(v) for k, v in value.items()
+                if k not in _OPTIONAL or v is not None}
+    if isinstance(value, list):
+        return [_json(v) for v in value]
+    return value
+
+
+_OPTIONAL = frozenset({"gone_from_disk", "agent_keeps_days", "exists", "origin"})
+
+
+@dataclass
+class UnknownType:
+    """Lines of an entry type the agent's reader does not know (counted, not stored)."""
+
+    entry_type: str
+    count: int
+    example: str  # path:line of one
+
+
+@dataclass
+class AgentStatus:
+    sessions: int = 0
+    records: int = 0
+    files: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)  # records by content kind
+    unknown: list[UnknownType] = field(default_factory=list)
+    gone_from_disk: int | None = None  # Claude Code: indexed sessions whose file the agent has since deleted
+    agent_keeps_days: int | None = None  # Claude Code: its cleanupPeriodDays
+
+
+@dataclass
+class ProjectStatus:
+    agent: str
+    project: str | None
+    sessions: int
+    records: int
+
+
+@dataclass
+class EmbeddingStatus:
+    prose_records: int = 0
+    embedded: int = 0
+    pending: int = 0
+
+
+@dataclass
+class LexicalStatus:
+    """Whether the lexical index holds exactly the store's records; ``pending`` changes wait for a sync."""
+
+    readable: bool = False
+    documents: int | None = None
+    expected: int = 0
+    pending: int = 0
+    in_step: bool = False
+
+
+@dataclass
+class Sizes:
+    store_bytes: int = 0
+    lexical_index_bytes: int = 0
+    vectors_bytes: int = 0
+
+
+@dataclass
+class SkippedLine:
+    path: str
+    line: int
+    reason: str
+
+
+@dataclass
+class SourceIssue:
+    """A file or directory that could not be read (``kind`` "file" or "directory"), or one that was rewritten."""
+
+    path: str
+    kind: str
+    reason: str
+    seen_at: str | None
+
+
+@dataclass
+class Place:
+    """A path and where it came from (flag, environment, config file, default)."""
+
+    path: str
+    origin: str | None = None
+    exists: bool | None = None
+
+
+@dataclass
+class Root(Place):
+    agent: str | None = None
+
+
+@dataclass
+class Setting:
+    value: Any
+    origin: str
+
+
+@dataclass
+class StatusReport(_Mapping):
+    """``status()``: what is indexed, from where, what was skipped, and the paths and settings in force."""
+
+    paths: dict[str, Place]
+    roots: list[Root]
+    settings: dict[str, Setting]
+    indexed: bool  # a store exists
+    config_warnings: list[str] = field(default_factory=list)
+    sessions: int = 0
+    records: int = 0
+    echoes: int = 0
+    agents: dict[str, AgentStatus] = field(default_factory=dict)
+    projects: list[ProjectStatus] = field(default_factory=list)
+    last_sync: str | None = None  # the newest record's time
+    last_index_run: str | None = None  # when an index or a search's sync last finished
+    files: int = 0
+    redactions: dict[str, int] = field(default_factory=dict)
+    skipped_lines: int = 0
+    skipped_examples: list[SkippedLine] = field(default_factory=list)
+    source_issues: list[SourceIssue] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    sizes: Sizes = field(default_factory=Sizes)
+    lexical: LexicalStatus = field(default_factory=LexicalStatus)
+    embeddings: EmbeddingStatus = field(default_factory=EmbeddingStatus)
+    read_only: bool = False  # the store cannot be written (read-only media): it is only read
+    indexing: bool = False  # a backscroll process holds the writer lock
+
+    def agent(self, name: str) -> AgentStatus:
+        """The agent's part, created empty the first time it is asked for."""
+        return self.agents.setdefault(name, AgentStatus())
+
+    def to_dict(self) -> dict:
+        return _json(asdict(self))
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.to_dict()
