@@ -491,3 +491,14 @@ def test_the_similarity_lookup_answers_from_every_vector_once():
     assert empty is not None and empty.cosines([1]) == {}
 
 
+
+
+def test_ranking_counts_words_as_the_index_reads_them():
+    """One notion of a word (``analyze``): "didn't" and "I'm" are stopwords' pieces to the prior as to a query, and a
+    highlight stops where the index splits a word (``retry_backoff`` is two words)."""
+    from backscroll.retrieval.snippet import make_snippet
+
+    assert information("Didn't I'm We'll") == information("Bye!")
+    assert information("café naïve résumé") == information("cafe naive resume")
+    _, spans = make_snippet("use retry_backoff here", ("retry",))
+    assert spans == ((4, 9),)

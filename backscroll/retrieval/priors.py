@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
+from backscroll.indexes.lexical_schema import analyze
 from backscroll.retrieval.query import STOPWORDS
 
-_WORD = re.compile(r"[A-Za-z0-9']+")
 # "Name: " at the start of a line of a chat log (a speaker, not something the line says).
 _SPEAKER = re.compile(r"^\s*[A-Z][\w.'-]{0,30}:\s")
 
@@ -23,11 +23,12 @@ _SPEAKER = re.compile(r"^\s*[A-Z][\w.'-]{0,30}:\s")
 def information(text: str, full_words: int) -> float:
     """The evidence a short prose record can carry, in (0, 1]: 1 from ``full_words`` content words up.
 
-    Content words are the distinct words that are not stopwords, after a leading speaker label
-    ("Deborah: "): a name in front of a pleasantry is not content. ``sqrt(words / full_words)``.
+    Content words are the distinct words (as the index reads them, ``analyze``) that are not stopwords,
+    after a leading speaker label ("Deborah: "): a name in front of a pleasantry is not content.
+    ``sqrt(words / full_words)``.
     """
     body = _SPEAKER.sub("", text[:400], count=1)
-    words = {w.lower() for w in _WORD.findall(body)} - STOPWORDS
+    words = set(analyze(body)) - STOPWORDS
     return min(1.0, (max(len(words), 1) / full_words) ** 0.5)
 
 

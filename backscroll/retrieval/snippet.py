@@ -11,7 +11,9 @@ def _pattern(terms: tuple[str, ...], stems: tuple[str, ...]) -> re.Pattern | Non
     words = sorted({w for w in (*terms, *stems) if w}, key=len, reverse=True)
     if not words:
         return None
-    return re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(w) for w in words) + r")\w*", re.IGNORECASE)
+    # A word as the index reads it (letters and digits, so ``_`` and punctuation split): a hit is a word that
+    # begins with a query word or its stem.
+    return re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(w) for w in words) + r")[^\W_]*", re.IGNORECASE)
 
 
 def make_snippet(text: str, terms: tuple[str, ...], stems: tuple[str, ...] = (), width: int = WIDTH

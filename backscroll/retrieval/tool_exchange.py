@@ -25,6 +25,8 @@ import re
 from collections.abc import Mapping, Set
 from dataclasses import dataclass, replace
 
+from backscroll.indexes.lexical_schema import analyze
+
 RECEIPT_NEW_WORDS = 0.5  # an output with fewer new words than this share of its own is a receipt...
 RECEIPT_LINES = 2  # ... and so is a message of this many lines or fewer with no new data token
 RECEIPT_CHARS = 2000  # the start of an output that is read for it (a receipt is a line or two)
@@ -75,7 +77,7 @@ def with_outputs(tool: list[int], partners: Partners, allowed: Set[int]) -> Exch
 
 
 def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+", text.lower()))
+    return set(analyze(text))  # the index's words: what a search could find in the output
 
 
 def is_receipt(output: str, calls: list[str]) -> bool:
