@@ -38,8 +38,10 @@ COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each 
 # 4: Claude Code's IDE context, <ide_selection> and its kin, is the harness's; 5: fixes from real files
 # of Claude Code (queue-line prompts, hook stops), Codex desktop and IDE context, Copilot CLI authors
 # and compaction summaries, Cline auto-approved calls and opening prompts, Aider reasoning and echoes;
-# 6: a project is named after its repository, not the last folder of the cwd).
-PARSE_VERSION = 6
+# 6: a project is named after its repository, not the last folder of the cwd; 7: issue #38, from real
+# files: Aider's unquoted note lines and typed /run instructions, Crush's errors and placeholder titles,
+# OpenHands' empty outputs and edits, Cline's complete messages left partial and its todo lists).
+PARSE_VERSION = 7
 
 
 def _now() -> str:

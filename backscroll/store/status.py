@@ -14,6 +14,9 @@ _KINDS = ("SELECT agent, CASE WHEN content_type IN ('reasoning', 'summary') THEN
           "WHEN content_type = 'tool' THEN 'tool_output' "
           "ELSE role END, count(*) FROM records GROUP BY 1, 2")
 
+# A session counts when it holds a record, as ``list`` shows them: a header with nothing after it (an agent
+# started and quit) is no session to a person.
+_HOLDS_RECORDS = "EXISTS (SELECT 1 FROM records r WHERE r.session_id = s.session_id)"
 
 @dataclass(frozen=True)
 class StoreCounts:
@@ -52,10 +55,11 @@ class StatusQueries:
             "SELECT count(*), coalesce(sum(unit_hash IS NULL), 0) FROM records "
             f"WHERE content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0").fetchone()
         return StoreCounts(
-            sessions=self._one("SELECT count(*) FROM sessions"),
+            sessions=self._one(f"SELECT count(*) FROM sessions s WHERE {_HOLDS_RECORDS}"),
             records=self._one("SELECT count(*) FROM records"),
             echoes=self._one("SELECT count(*) FROM records WHERE is_echo = 1"),
-            sessions_by_agent=dict(c.execute("SELECT agent, count(*) FROM sessions GROUP BY agent").fetchall()),
+            sessions_by_agent=dict(c.execute(f"SELECT agent, count(*) FROM sessions s WHERE {_HOLDS_RECORDS} "
+                                             "GROUP BY agent").fetchall()),
             records_by_agent=dict(c.execute("SELECT agent, count(*) FROM records GROUP BY agent").fetchall()),
             files_by_agent=dict(c.execute("SELECT agent, count(*) FROM source_files GROUP BY agent").fetchall()),
             kinds=c.execute(_KINDS).fetchall(),

@@ -2,9 +2,11 @@
 
 Read from aider 0.86.3.dev (Aider-AI/aider ``aider/io.py``, ``aider/commands.py`` and
 ``aider/reasoning_tags.py``, May 2026). Aider appends Markdown to the file in the directory it runs
-in (the repository root): ``# aider chat started at YYYY-MM-DD HH:MM:SS`` opens a session, every
-user input line is written as ``#### <line>``, its own notes and command output as ``> `` lines (a
-note of several lines has only its first line quoted), and the model's reply as plain prose, raw:
+in (the repository root): ``# aider chat started at YYYY-MM-DD HH:MM:SS`` (the local time, with no
+zone: it is read in this machine's zone, ``$TZ``) opens a session, every user input line is written
+as ``#### <line>``, its own notes and command output as ``> `` lines (a note of several lines, such as
+test output or a cost line, has only its first line quoted: the lines after it are the note's, up to
+the one that ends the message with two spaces), and the model's reply as plain prose, raw:
 reasoning a model streams is opened by Aider's own ``<thinking-content-<hash>>`` tag and closed by
 that tag or the model's (``</think>``), and a model that writes its thoughts in its answer leaves
 ``<think>`` (or ``<thinking>``, ``<reasoning>``) tags there. A reply cut short (Ctrl-C) before the
@@ -32,8 +34,9 @@ for the command; ``/copy-context MESSAGE`` (the context and the message go to th
 chat elsewhere) is the person's message as user text and a bare ``/copy-context`` call. Aider's own
 notes are tool output (a ``tool`` record without a tool name, the result of the command they follow,
 if any): the start-up banner, warnings, confirmation questions with the answer given, token counts,
-edits applied, commits. Being no one's words to the model, they are not user text (``author`` is
-for user text only). Each session is one unit keyed ``<file>#<start>``; only the sessions from the
+edits applied, commits. What a person typed at the /run prompt "(y/n/instructions)" instead of y or n
+(Aider 0.46-0.63) is their words, a user record. Being no one's words to the model, the notes are not
+user text (``author`` is for user text only). Each session is one unit keyed ``<file>#<start>``; only the sessions from the
 last one read onwards are read again when the file grows.
 """
 
@@ -64,6 +67,14 @@ _LONE_CLOSING_TAG = re.compile(r"^[ \t]*</think>[ \t]*$", re.MULTILINE)
 _CONFIRMATION = re.compile(r"\(Y\)es/\(N\)o(?:/\(A\)ll)?(?:/\(S\)kip all)?(?:/\(D\)on't ask again)?"
                            r" \[[^\]\n]*\]: ?\S*$")
 _COPY_CONTEXT = re.compile(r"^/copy-context\s+", re.IGNORECASE)
+# ``append_chat_history`` ends every message with ``text.rstrip() + "  "``; a note (``tool_output``) quotes only its
+# first line, so the lines after an unclosed ``> `` line are the note's, up to the one that closes it.
+_MESSAGE_END = re.compile(r"\S  \r?$")
+# The /run prompt where a person may type instructions instead of y/n (aider 0.46-0.63), then the answer.
+_INSTRUCTIONS = re.compile(r"(?:\([yY]/n/instructions\):?|\[Y/n/instructions\]|\(Y\)es/\(n\)o/message with "
+                           r"instructions:)[ \t]*(?P<answer>.*?)\s*$")
+_PLAIN_ANSWERS = {"", "y", "n", "yes", "no"}
+_MODE_LINE = re.compile(r"^\s*-\*-.*-\*-\s*$")  # an Emacs mode line someone put on line 1 (Aider writes none)
 
 
 def default_root(env):
@@ -101,21 +112,39 @@ def session_for(path: Path) -> SessionInfo:
 
 
 def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
-    """Consecutive lines grouped by kind: ``user`` (####), ``quote`` (>), ``prose``; with 1-based line."""
+    """Consecutive lines grouped by kind: ``user`` (####), ``quote`` (>, with the unquoted lines of a note
+    that is not closed yet), ``prose``; with 1-based line."""
     out: list[tuple[str, int, list[str]]] = []
+    note_open = False
     for n, line in enumerate(lines, 1):
         if line.startswith("#### ") or line.rstrip() == "####":
             kind, body = "user", line[5:]
         elif line.startswith("> ") or line.rstrip() == ">":
             kind, body = "quote", line[2:]
+        elif note_open:
+            kind, body = "quote", line
         else:
             kind, body = "prose", line
-        body = body[:-2] if body.endswith("  ") else body.rstrip("\n")
-        if out and out[-1][0] == kind and (kind != "user" or lines[n - 2].endswith("  ")):
+        note_open = kind == "quote" and not _MESSAGE_END.search(line) and line.rstrip() != ">"
+        body = body.rstrip("\r")
+        body = body[:-2] if body.endswith("  ") else body
+        if out and out[-1][0] == kind and (kind != "user" or lines[n - 2].rstrip("\r").endswith("  ")):
             out[-1][2].append(body)
         else:
             out.append((kind, n, [body]))
     return out
+
+
+def typed_instructions(note: str) -> tuple[str, str | None]:
+    """``(note, instructions)``: what a person typed at the /run "(y/n/instructions)" prompt in place of y or
+    n, taken out of Aider's note; None when the note holds no such answer."""
+    lines = note.split("\n")
+    for i, line in enumerate(lines):
+        m = _INSTRUCTIONS.search(line)
+        if m and m.group("answer").lower() not in _PLAIN_ANSWERS:
+            lines[i] = line[:m.start("answer")].rstrip()
+            return "\n".join(lines), m.group("answer")
+    return note, None
 
 
 def split_reasoning(reply: str) -> tuple[str, str]:
@@ -201,7 +230,11 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
                     title = title or text.splitlines()[0][:120]
                     records.append(Record(f"{rid}#0", "user", "text", text, line, ts, cwd))
         elif kind == "quote":
+            text, instructions = typed_instructions(text)
             records.append(Record(f"{rid}#0", "tool", "tool", text, line, ts, cwd, None, call))
+            if instructions:  # the person's words; Aider 0.54-0.63 logs them again as the next input
+                records.append(Record(f"{rid}#u", "user", "text", instructions, line, ts, cwd))
+                relogged = instructions
             call = None
             architect = architect or "with architect edit format" in text
         else:
@@ -224,6 +257,8 @@ def parse(data: str, path: Path, from_line: int = 1) -> list[SourceUnit]:
     """Every session that starts at or after ``from_line`` (the lines before the first header are one too)."""
     base = session_for(path)
     lines = data.split("\n")
+    if lines and _MODE_LINE.match(lines[0]):
+        lines[0] = ""
     starts: list[tuple[int, str | None]] = []
     for n, line in enumerate(lines, 1):
         m = _START.match(line)
