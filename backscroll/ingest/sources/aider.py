@@ -36,8 +36,8 @@ notes are tool output (a ``tool`` record without a tool name, the result of the 
 if any): the start-up banner, warnings, confirmation questions with the answer given, token counts,
 edits applied, commits. What a person typed at the /run prompt "(y/n/instructions)" instead of y or n
 (Aider 0.46-0.63) is their words, a user record. Being no one's words to the model, the notes are not
-user text (``author`` is for user text only). Each session is one unit keyed ``<file>#<start>``; only the sessions from the
-last one read onwards are read again when the file grows.
+user text (``author`` is for user text only). Each session is one unit keyed ``<file>#<start>``; only the
+sessions from the last one read onwards are read again when the file grows.
 """
 
 from __future__ import annotations
