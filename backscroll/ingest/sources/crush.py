@@ -14,7 +14,12 @@ Tables: ``sessions(id, parent_session_id, title, created_at, updated_at, ...)`` 
 seconds. ``parts`` is a list of ``{type, data}``: ``text``; ``reasoning`` (``data.thinking``, reasoning
 records); ``tool_call`` ``{id, name, input JSON text}``; ``tool_result`` ``{tool_call_id, content,
 is_error}`` (in ``tool`` messages) paired with its call; ``shell_command`` (a ``!command`` the user
-ran, a call and its result). Images, binaries, finish parts and summary messages are not records.
+ran, a call and its result); ``finish`` ``{reason, message, details}``, which is where Crush keeps an
+error the person saw instead of a reply (``reason: "error"``, e.g. "API Error" and the provider's
+"Your organization must be verified…"), a cancel or a denied permission: harness text, an error.
+Images, binaries, other finish parts and summary messages are not records. A session keeps the title
+Crush created it with until one is generated; those placeholders ("New Session", "Untitled Session",
+"New Agent Session", "non-interactive", ...) are no titles.
 A subagent (the ``agent`` tool) is a session whose id is the tool call id and whose parent is the
 calling session; the ``title-<id>`` sessions Crush uses to name a session are skipped. The session's
 cwd is the project directory (the parent of ``.crush``). The database is written live in WAL mode:
@@ -72,6 +77,30 @@ def _project_dir(db: Path) -> str:
     return str(data_dir.parent if data_dir.name == ".crush" else data_dir)
 
 
+# Titles Crush gives a session before (or instead of) a generated one (read at 37f36e9 and v0.10.4).
+PLACEHOLDER_TITLES = {"new session", "untitled session", "new agent session", "non-interactive", "fetch analysis",
+                      "generate a title"}
+_NOTICE_REASONS = {"error", "canceled", "permission_denied"}  # finish reasons that carry what the person saw
+
+
+def title_of(title: object) -> str | None:
+    """A session's title, or None for a placeholder; "Non-interactive: PROMPT..." is its prompt."""
+    text = _str(title)
+    if text is None or text.lower() in PLACEHOLDER_TITLES:
+        return None
+    if text.startswith("Non-interactive: "):
+        return text.removeprefix("Non-interactive: ").removesuffix("...").strip() or None
+    return text
+
+
+def _notice(data: dict) -> str | None:
+    """What a finish part told the person (an error, a cancel), or None for a normal end."""
+    if data.get("reason") not in _NOTICE_REASONS:
+        return None
+    said = [t for t in (_str(data.get("message")), _str(data.get("details"))) if t]
+    return ": ".join(said) if said else None
+
+
 def _str(value: object) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
@@ -120,6 +149,8 @@ def _message_records(mid: str, role: str, parts: list, line: int, ts: str | None
             if text:
                 records.append(Record(rid, "tool", "tool", text, line, ts, info.cwd, None,
                                       _str(data.get("tool_call_id")), is_error=data.get("is_error") is True))
+        elif kind == "finish" and (notice := _notice(data)):
+            records.append(Record(rid, "user", "text", notice, line, ts, info.cwd, is_error=True, author="harness"))
         elif kind == "shell_command" and _str(data.get("command")):
             call_id = f"shell:{mid}:{i}"
             records.append(Record(f"{rid}.0", "tool", "tool", data["command"].strip(), line, ts, info.cwd, "bash",
@@ -170,7 +201,7 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
         fingerprints[sid] = updated if isinstance(updated, (int, float, str)) or updated is None else str(updated)
         if not reread_all and prev.get(sid, object()) == fingerprints[sid] and sid not in touched:
             continue
-        info = SessionInfo(sid, "crush", cwd=cwd, title=_str(title), is_sidechain=bool(_str(parent_id)),
+        info = SessionInfo(sid, "crush", cwd=cwd, title=title_of(title), is_sidechain=bool(_str(parent_id)),
                            parent_session_id=_str(parent_id))
         units.append(_session_unit(conn, path, info, summary))
     return WholeRead(units, {"sessions": fingerprints, "message_rowid": top})
