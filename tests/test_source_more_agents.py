@@ -261,6 +261,7 @@ def test_cline_family_ui_messages(indexed, agent):
         ("tool", "tool", "execute_command", "41:    rows = cursor.fetchall()\n42:    for row in rows:"),
         ("assistant", "text", None, "The exporter calls fetchall() and holds every order in memory; streaming with "
                                     "fetchmany(5000) keeps memory flat."),
+        ("assistant", "text", None, "The export"),  # left partial: the reply as far as it got before the feedback
         ("user", "text", None, "Use a server-side cursor instead of fetchmany."),
         ("tool", "tool", "execute_command", 'backscroll search "server-side cursor export"'),
         ("tool", "tool", "execute_command", "1. [assistant] named cursor with itersize=2000 in the invoice export"),
@@ -282,6 +283,7 @@ def test_cline_auto_approved_task_opened_by_a_text_message(indexed, agent):
         ("user", "text", None, "The CSV importer rejects files that Excel saved with a BOM. Fix it."),
         ("assistant", "text", None, "I'll read how the importer opens the file."),
         ("tool", "tool", "readFile", "readFile\npath: importer/csv_reader.py"),
+        ("tool", "tool", "task_progress", "- [x] Read the importer\n- [ ] Handle the BOM"),  # the agent's todo list
         ("assistant", "text", None, "The reader opens files as utf-8, which keeps the BOM in the first header name."),
         ("tool", "tool", "execute_command", "python -m pytest tests/test_csv_reader.py -q"),
         ("tool", "tool", "execute_command",
@@ -299,7 +301,7 @@ def test_cline_auto_approved_task_opened_by_a_text_message(indexed, agent):
                                     "first header."),
     ]
     assert [r["author"] for r in recs if r["role"] == "user"] == ["human", "human"]
-    assert [r["is_call"] for r in recs if r["role"] == "tool"] == [1, 1, 0, 1, 0, 1, 0, 1, 0]
+    assert [r["is_call"] for r in recs if r["role"] == "tool"] == [1, 1, 1, 0, 1, 0, 1, 0, 1, 0]
     assert_paired(recs)
     assert [r["is_echo"] for r in recs][-3:] == [1, 1, 0]
     s = sessions(indexed, agent)[task]

@@ -22,8 +22,11 @@ first message: ``say: "task"`` since Cline 3.57 (Feb 2026), before that (and in 
 browser actions (calls; the page address and console logs their results, never the screenshot),
 subagents a task spawns (``use_subagents``; what they returned, from the ``subagent`` status), a new
 task handed its context (``new_task``, a call), condensed context (``condense``, ``summarize_task``:
-summaries), and the person's own edit of a proposed change (``user_feedback_diff``, user text). API
-request bookkeeping, errors, checkpoints and partial messages are not records.
+summaries), the person's own edit of a proposed change (``user_feedback_diff``, user text) and the
+agent's todo list (``task_progress``, a ``task_progress`` call). A message left ``partial: true`` is
+kept as it stands (the last state of a streamed message: a complete reasoning block of Cline before
+3.63 or of Roo, a reply a failed stream cut). API request bookkeeping, errors and checkpoints are not
+records.
 A folder with only ``api_conversation_history.json`` is read from that instead (text, ``tool_use`` and
 ``tool_result`` blocks). The project comes from the ``# Current Working Directory (...)`` line Cline
 puts in its environment details; the title is the task's first line. The messages become records in

@@ -105,7 +105,10 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
         last_command = None
 
     for n, msg in enumerate(messages, 1):
-        if not isinstance(msg, dict) or msg.get("partial") is True:
+        # A message still marked ``partial`` is kept: Cline rewrites a streamed message in place, so the one
+        # on disk is its last state; a reasoning block before a tool call (Cline < 3.63, Roo) or a reply
+        # cut by a failed stream stays marked although its text is all there was.
+        if not isinstance(msg, dict):
             continue
         kind = msg.get("say") if msg.get("type") == "say" else msg.get("ask") if msg.get("type") == "ask" else None
         if not isinstance(kind, str):
@@ -139,6 +142,9 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
             reasoning = _str(msg.get("reasoning")).strip()
             if reasoning:
                 records.append(Record(f"{rid}#r", "assistant", "reasoning", reasoning, n, ts, cwd))
+        elif kind == "task_progress":  # the agent's todo list, whole each time: a call, as Claude's TodoWrite
+            if text.strip():
+                records.append(Record(f"{rid}#0", "tool", "tool", text.strip(), n, ts, cwd, "task_progress", rid))
         elif kind == "reasoning":
             if text.strip():
                 records.append(Record(f"{rid}#0", "assistant", "reasoning", text.strip(), n, ts, cwd))
