@@ -3,8 +3,10 @@ serialisation to produce a ui_messages.json / api_conversation_history.json pair
 Cited code: apps/vscode/src/core/task/index.ts (say 828-925, ask 660-790, abortStream 2726-2785,
 reasoning 2875-3009), core/task/message-state.ts (addToClineMessages 200-216, updateClineMessage 239-262),
 core/storage/disk.ts (saveClineMessages 278-285: JSON.stringify(uiMessages) compact)."""
-import json, os
-OUT = "/tmp/research/cline/files/generated/1780000000000"
+import json
+import os
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "1780000000000")
 os.makedirs(OUT, exist_ok=True)
 T = [1780000000000]
 def now(step=700):
