@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from datetime import UTC
+from pathlib import Path
 
 from backscroll.config import Config
 from backscroll.ingest.sources import AGENTS
@@ -109,6 +110,7 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
         if not info.sessions and (info.files or _has_files(root.path)):
             warnings.append(f"{root.agent}: {root.path} holds files but no session was read from them "
                             "(a format this version does not know?)")
+    warnings.extend(unread_layouts(Path(os.environ.get("HOME") or os.path.expanduser("~"))))
     now = now or datetime.now(UTC)
     claude_root = next((r.path for r in cfg.roots if r.agent == "claude" and r.origin != "flag"), None)
     claude = report.agents.get("claude")
@@ -122,6 +124,18 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
             warnings.append(f"claude: the last index ({last}) is older than the {days} days Claude Code keeps "
                             "sessions (cleanupPeriodDays): sessions from that gap may be gone; index more often")
     return warnings
+
+
+def unread_layouts(home: Path) -> list[str]:
+    """A warning for each agent layout this version does not read that is there under ``home``."""
+    out = []
+    for name, agent in AGENTS.items():
+        for pattern, what in agent.unread:
+            found = next(home.glob(pattern), None)
+            if found is not None:
+                out.append(f"{name}: {shorten(str(found))} is one of the {what} this version does not read; "
+                           "they are not indexed")
+    return out
 
 
 def collect(cfg: Config) -> StatusReport:

@@ -124,11 +124,13 @@ def _reader(agent: str):
     return read_whole
 
 
-def _agent(name: str, root) -> Agent:
+def _agent(name: str, root, unread: tuple[tuple[str, str], ...] = ()) -> Agent:
     return Agent(name, root, claims, _session_for(name), read_whole=_reader(name), stat=stat,
-                 shell_tools=frozenset(SHELL_TOOLS))
+                 shell_tools=frozenset(SHELL_TOOLS), unread=unread)
 
 
-CLINE = _agent("cline", _cline_root)
+# Cline 4.0 writes sessions of its own (``~/.cline/data/sessions/<id>/<id>.messages.json``, read from
+# cline/cline's sdk ``local-runtime-host.ts``) and only reads the task folders it kept before.
+CLINE = _agent("cline", _cline_root, ((".cline/data/sessions/*/*.messages.json", "Cline 4 sessions"),))
 ROO = _agent("roo", lambda env: _roots(env, "rooveterinaryinc.roo-cline"))
 KILO = _agent("kilo", lambda env: _roots(env, "kilocode.kilo-code"))

@@ -140,4 +140,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     return ParsedLine(records, {})
 
 
-AGENT = Agent("kimi", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))
+# Kimi Code, the newer TypeScript CLI (MoonshotAI/kimi-code), keeps only a wire log of its own protocol
+# (``~/.kimi-code/sessions/<dir>/<id>/agents/<agent>/wire.jsonl``), no context.jsonl.
+UNREAD = ((".kimi-code/sessions/*/*/agents/*/wire.jsonl", "Kimi Code sessions (wire logs of the newer CLI)"),)
+AGENT = Agent("kimi", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS),
+              unread=UNREAD)
