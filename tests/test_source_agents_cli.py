@@ -45,8 +45,8 @@ def test_status_lists_every_new_agent_with_sessions(cli, backscroll_home):
     info = json.loads(r.stdout)
     for name in NEW_AGENTS:
         assert info["agents"][name]["sessions"] > 0 and info["agents"][name]["records"] > 0, name
-    roots = {r["agent"]: r for r in info["roots"]}
-    assert all(roots[name]["exists"] for name in NEW_AGENTS)
+    found = {r["agent"] for r in info["roots"] if r["exists"]}  # an agent may read several places (OpenHands)
+    assert set(NEW_AGENTS) <= found
 
 
 @pytest.mark.parametrize("agent", NEW_AGENTS)
