@@ -30,8 +30,6 @@ import os
 import re
 from pathlib import Path
 
-import orjson
-
 from backscroll.dates import normalize_timestamp
 from backscroll.ingest.sources import (
     Agent,
@@ -98,27 +96,12 @@ def stat(path: Path) -> tuple[int, int]:
     """Size and newest mtime over the events directory, its event files and ``metadata.json``."""
     if path.name != "0.json":
         return openhands_v1.stat(path)
-    events = path.parent
-    st = os.stat(events)
-    size, mtime = 0, st.st_mtime_ns
-    for f in [p for _n, p in _event_files(events)] + [_session_dir(path) / "metadata.json"]:
-        try:
-            fst = os.stat(f)
-        except FileNotFoundError:
-            continue
-        size, mtime = size + fst.st_size, max(mtime, fst.st_mtime_ns)
-    return size, mtime
+    return openhands_v1.files_stat(path.parent, [p for _n, p in _event_files(path.parent)]
+                                   + [_session_dir(path) / "metadata.json"])
 
 
 def _str(value: object) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
-
-
-def _load(path: Path) -> object:
-    try:
-        return orjson.loads(path.read_bytes())
-    except (orjson.JSONDecodeError, FileNotFoundError):
-        return None
 
 
 def _action(ev: dict, n: int, info: SessionInfo, base: str, ts: str | None, calls: set[int]) -> list[Record]:
@@ -193,7 +176,7 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     if path.name != "0.json":
         return openhands_v1.read_whole(path, state)
     folder = _session_dir(path)
-    meta = _load(folder / "metadata.json")
+    meta = openhands_v1.load(folder / "metadata.json")
     meta = meta if isinstance(meta, dict) else {}
     info = SessionInfo(_str(meta.get("conversation_id")) or folder.name, "openhands",
                        cwd=_str(meta.get("selected_repository")), title=_str(meta.get("title")))
@@ -201,7 +184,7 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     skipped: list[tuple[int, str]] = []
     calls: set[int] = set()
     for n, file in _event_files(path.parent):
-        ev = _load(file)
+        ev = openhands_v1.load(file)
         if not isinstance(ev, dict):
             skipped.append((n, "event file is not a JSON object"))
             continue

@@ -55,12 +55,11 @@ def _event_files(events: Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
-def stat(path: Path) -> tuple[int, int]:
-    """Size and newest mtime over the events directory, its event files and ``base_state.json``."""
-    events = path.parent
-    st = os.stat(events)
-    size, mtime = 0, st.st_mtime_ns
-    for f in [p for _n, p in _event_files(events)] + [events.parent / "base_state.json"]:
+def files_stat(events: Path, files: list[Path]) -> tuple[int, int]:
+    """Total size and newest mtime of ``files`` and the ``events`` directory (a new file shows in its mtime);
+    files gone meanwhile count for nothing. Both layouts' conversations are folders of files."""
+    size, mtime = 0, os.stat(events).st_mtime_ns
+    for f in files:
         try:
             fst = os.stat(f)
         except FileNotFoundError:
@@ -69,7 +68,14 @@ def stat(path: Path) -> tuple[int, int]:
     return size, mtime
 
 
-def _load(path: Path) -> object:
+def stat(path: Path) -> tuple[int, int]:
+    """Size and newest mtime over the events directory, its event files and ``base_state.json``."""
+    events = path.parent
+    return files_stat(events, [p for _n, p in _event_files(events)] + [events.parent / "base_state.json"])
+
+
+def load(path: Path) -> object:
+    """A JSON file's value; None when it is gone or not JSON."""
     try:
         return orjson.loads(path.read_bytes())
     except (orjson.JSONDecodeError, FileNotFoundError):
@@ -153,14 +159,14 @@ def _records(ev: dict, n: int, sid: str, cwd: str | None) -> list[Record]:
 
 def read_whole(path: Path, _state: dict) -> WholeRead:
     folder = path.parent.parent
-    state = _load(folder / "base_state.json")
+    state = load(folder / "base_state.json")
     state = state if isinstance(state, dict) else {}
     cwd = block_text(as_dict(state.get("workspace")).get("working_dir")).strip() or None
     sid = block_text(state.get("id")).replace("-", "").strip() or folder.name
     records: list[Record] = []
     skipped: list[tuple[int, str]] = []
     for n, file in _event_files(path.parent):
-        ev = _load(file)
+        ev = load(file)
         if not isinstance(ev, dict):
             skipped.append((n, "event file is not a JSON object"))
             continue
