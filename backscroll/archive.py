@@ -276,6 +276,23 @@ class Backscroll:
         finally:
             self._release(store)
 
+    @_guarded
+    def push(self, to: str | None = None, *, dry_run: bool = False, prune: bool = False, sync: bool = False,
+             batch: int = 500, advance=None, notify: Notify = quiet):
+        """Send this store's records to the team archive at ``to`` (else ``[archive] url``): ``team.push``."""
+        from backscroll.indexes.embed import model_id
+        from backscroll.store.archive_pg import Archive
+        from backscroll.team import push as team
+
+        url, member = team.settings(self.config, to)
+        store = self._records(sync, notify)
+        try:
+            with Archive.connect(url) as archive:
+                return team.push(store, archive, model_id(), member=member, dry_run=dry_run, prune=prune,
+                                 batch=batch, advance=advance or (lambda _n: None))
+        finally:
+            self._release(store)
+
     def status(self) -> StatusReport:
         """What is indexed, from where, and what was skipped (``backscroll status``)."""
         from backscroll.status_report import collect

@@ -102,7 +102,7 @@ def _read_config_file(path: Path) -> dict:
         ) from None
 
 
-TOP_KEYS = ("embed", "redact", "roots", "sources")
+TOP_KEYS = ("embed", "redact", "roots", "sources", "archive")
 SOURCE_KEYS = ("path", "agent")
 
 

@@ -24,6 +24,7 @@ class ExitCode(IntEnum):
     NOTHING_INDEXED = 3
     UNREADABLE_SOURCES = 4
     LOCKED = 5
+    ARCHIVE = 6  # the team archive could not be reached, or refused
 
 
 class BackscrollError(Exception):
@@ -60,6 +61,13 @@ class AmbiguousIdError(UsageError):
     """A prefix that starts more than one session id (the message lists them)."""
 
     kind = "ambiguous-id"
+
+
+class ArchiveError(BackscrollError):
+    """The team archive could not be reached or refused a statement (the message never holds a password)."""
+
+    kind = "archive"
+    exit_code = ExitCode.ARCHIVE
 
 
 class NothingIndexedError(BackscrollError):

@@ -13,8 +13,9 @@ PACKAGE = ROOT / "backscroll"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 # Imported only where they are optional: the pytest plugin runs under pytest; Zed's zstd readers
 # fall back from one to the next (the ``zed`` extra names one); the MCP SDK only for ``backscroll mcp``
-# (the ``mcp`` extra, which brings its own ``mcp_types`` and ``anyio``).
-OPTIONAL = {"pytest", "zstandard", "pyzstd", "compression", "mcp", "mcp_types", "anyio"}
+# (the ``mcp`` extra, which brings its own ``mcp_types`` and ``anyio``); psycopg only for the team archive
+# (the ``team`` extra).
+OPTIONAL = {"pytest", "zstandard", "pyzstd", "compression", "mcp", "mcp_types", "anyio", "psycopg"}
 
 
 def _third_party_imports() -> dict[str, set[str]]:

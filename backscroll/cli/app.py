@@ -15,7 +15,7 @@ import typer
 from backscroll.cli import common
 
 COMMANDS = ("index", "search", "show", "list", "status", "embed", "rebuild", "eval", "install", "hook", "mcp",
-            "completion")  # each is ``backscroll.cli.<name>``, whose ``register`` adds it
+            "completion", "push", "archive")  # each is ``backscroll.cli.<name>``, whose ``register`` adds it
 
 
 def _typer() -> typer.Typer:

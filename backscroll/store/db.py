@@ -30,6 +30,7 @@ from backscroll.store.embeddings import EmbeddingQueries
 from backscroll.store.evidence import EvidenceQueries
 from backscroll.store.files import FileState, SourceQueries
 from backscroll.store.meta import MetaKeys
+from backscroll.store.outbox import OutboxQueries
 from backscroll.store.queries import RECORD_COLUMNS, RecordQueries, content_hash
 from backscroll.store.schema import schema_version
 from backscroll.store.sessions import SessionQueries
@@ -114,7 +115,7 @@ def _newer_schema(path: Path, version: int, current: int) -> NewerSchemaError:
 
 
 class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries, EchoQueries, EmbeddingQueries,
-            SessionQueries, StatusQueries):
+            SessionQueries, StatusQueries, OutboxQueries):
     """An open record store. Use ``Store.open`` (creates and migrates) or ``Store.open_existing``."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection):

@@ -1,0 +1,47 @@
+"""``backscroll archive init``: set up (or migrate) a team archive on a PostgreSQL database."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from backscroll.cli import common
+
+
+def init(
+    url: Annotated[str, typer.Argument(metavar="URL", show_default=False,
+                                       help="The database, as its owner: postgresql://OWNER@HOST/DB.")],
+    member: Annotated[list[str] | None, typer.Option("--member", metavar="ROLE", show_default=False,
+                                                     help="Make ROLE a member (a login role that may push; "
+                                                          "repeatable). Set its password with ALTER ROLE.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
+) -> None:
+    """Create or migrate the archive's schema, the backscroll_member role and its row-level security: every
+    member reads every row, and inserts, changes or deletes only their own. Safe to run again.
+
+    The statements are in backscroll/store/archive_pg.py, for an administrator to read first.
+    """
+
+    def body() -> int:
+        from backscroll.store.archive_pg import Archive, where
+
+        with Archive.connect(url) as archive:
+            version, vector = archive.init(member or [])
+        if as_json:
+            common.emit_json({"archive": where(url), "schema_version": version, "pgvector": vector,
+                              "members": member or []})
+        else:
+            common.err(f"the archive at {where(url)} is at schema version {version}"
+                       + ("" if vector else " (no pgvector: meaning will be searched by an exact scan)")
+                       + (f"; members: {', '.join(member)}" if member else ""))
+        return 0
+
+    common.run(body, as_json=as_json)
+
+
+def register(app: typer.Typer) -> None:
+    group = typer.Typer(help="Set up the team archive (PostgreSQL) that `backscroll push` sends to.",
+                        no_args_is_help=True)
+    group.command("init")(init)
+    app.add_typer(group, name="archive")

@@ -1,0 +1,244 @@
+"""The team archive's PostgreSQL side: its schema (versioned migrations an administrator can read), roles and
+row-level security, and the statements a push, a prune and a search send. psycopg is imported only here.
+
+One table, ``backscroll.records``: every member's records, already redacted and echo-tagged on their machine,
+keyed by ``(member, machine, record_id)``. ``words`` holds the text as backscroll's own analyzer splits it
+(identifiers in pieces), so PostgreSQL's ``simple`` full-text configuration indexes the same words the local
+index does (``tsv``, GIN). ``embedding`` is a pgvector ``vector(384)`` (HNSW, cosine) where the extension can be
+created, else ``real[]`` for an exact scan. Members are database roles in ``backscroll_member``: everyone may
+read every row; a member may insert, change and delete only rows whose ``member`` is their own role.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from backscroll.errors import ArchiveError
+
+SCHEMA_VERSION = 1
+GROUP = "backscroll_member"
+DIM = 384
+# Columns a pushed row fills, in the order ``Store.outbox`` gives them after its own id (then words, vector).
+RECORD_COLUMNS = ("record_id", "session_id", "agent", "project", "cwd", "title", "role", "content_type", "author",
+                  "tool_name", "tool_call_id", "is_echo", "is_error", "is_call", "ts", "text")
+
+_TABLE = """
+CREATE TABLE IF NOT EXISTS backscroll.records (
+    member text NOT NULL DEFAULT current_user,
+    machine text NOT NULL,
+    record_id text NOT NULL,
+    session_id text NOT NULL,
+    agent text NOT NULL,
+    project text,
+    cwd text,
+    title text,
+    role text NOT NULL,
+    content_type text NOT NULL,
+    author text,
+    tool_name text,
+    tool_call_id text,
+    is_echo boolean NOT NULL DEFAULT false,
+    is_error boolean NOT NULL DEFAULT false,
+    is_call boolean NOT NULL DEFAULT false,
+    ts timestamptz,
+    text text NOT NULL,
+    words text NOT NULL,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', words)) STORED,
+    embedding {vector},
+    pushed_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (member, machine, record_id)
+)"""
+
+# Version 1, statement by statement (``archive init`` prints nothing it does not run; read them here).
+def _migration_1(vector: bool) -> list[str]:
+    return [
+        "CREATE SCHEMA IF NOT EXISTS backscroll",
+        "CREATE TABLE IF NOT EXISTS backscroll.meta (key text PRIMARY KEY, value text NOT NULL)",
+        _TABLE.format(vector=f"vector({DIM})" if vector else "real[]"),
+        "CREATE INDEX IF NOT EXISTS records_tsv ON backscroll.records USING gin (tsv)",
+        "CREATE INDEX IF NOT EXISTS records_session ON backscroll.records (session_id, ts)",
+        "CREATE INDEX IF NOT EXISTS records_member ON backscroll.records (member, machine)",
+        *(["CREATE INDEX IF NOT EXISTS records_embedding ON backscroll.records "
+           "USING hnsw (embedding vector_cosine_ops)"] if vector else []),
+        f"DO $$ BEGIN CREATE ROLE {GROUP} NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+        f"GRANT USAGE ON SCHEMA backscroll TO {GROUP}",
+        f"GRANT SELECT ON backscroll.meta TO {GROUP}",
+        f"GRANT SELECT, INSERT, UPDATE, DELETE ON backscroll.records TO {GROUP}",
+        "ALTER TABLE backscroll.records ENABLE ROW LEVEL SECURITY",
+        "DROP POLICY IF EXISTS everyone_reads ON backscroll.records",
+        f"CREATE POLICY everyone_reads ON backscroll.records FOR SELECT TO {GROUP} USING (true)",
+        "DROP POLICY IF EXISTS own_rows_in ON backscroll.records",
+        f"CREATE POLICY own_rows_in ON backscroll.records FOR INSERT TO {GROUP} WITH CHECK (member = current_user)",
+        "DROP POLICY IF EXISTS own_rows_changed ON backscroll.records",
+        f"CREATE POLICY own_rows_changed ON backscroll.records FOR UPDATE TO {GROUP} "
+        "USING (member = current_user) WITH CHECK (member = current_user)",
+        "DROP POLICY IF EXISTS own_rows_out ON backscroll.records",
+        f"CREATE POLICY own_rows_out ON backscroll.records FOR DELETE TO {GROUP} USING (member = current_user)",
+    ]
+
+
+def _psycopg():
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - the extra is part of the install
+        raise ArchiveError("the team archive needs psycopg: pip install 'backscroll[team]'") from None
+    return psycopg
+
+
+def where(url: str) -> str:
+    """``user@host:port/db`` of a connection URL, for messages: never its password."""
+    psycopg = _psycopg()
+    try:
+        info = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "the archive URL (not a valid PostgreSQL URL)"
+    host = str(info.get("host") or "local socket")
+    return f"{info.get('user') or 'you'}@{host}{':' + str(info['port']) if info.get('port') else ''}/" \
+           f"{info.get('dbname') or ''}"
+
+
+@dataclass
+class Archive:
+    """An open connection to a team archive."""
+
+    conn: Any
+    url: str
+
+    @classmethod
+    def connect(cls, url: str, timeout: int = 10) -> Archive:
+        psycopg = _psycopg()
+        try:
+            conn = psycopg.connect(url, connect_timeout=timeout, application_name="backscroll")
+        except psycopg.Error as exc:
+            raise ArchiveError(f"cannot reach the archive at {where(url)}: {_first_line(exc)}") from None
+        return cls(conn, url)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Archive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _run(self, sql: str, params: Sequence[Any] | None = None) -> list[tuple]:
+        psycopg = _psycopg()
+        try:
+            with self.conn.cursor() as cur:
+                cur.execute(sql, params)
+                return cur.fetchall() if cur.description else []
+        except psycopg.Error as exc:
+            self.conn.rollback()
+            raise ArchiveError(f"the archive at {where(self.url)} refused: {_first_line(exc)}") from None
+
+    # -- schema ---------------------------------------------------------------------------------------
+    def version(self) -> int | None:
+        """The archive's schema version, or None when ``archive init`` never ran there."""
+        found = self._run("SELECT to_regclass('backscroll.meta') IS NOT NULL")
+        if not found or not found[0][0]:
+            return None
+        row = self._run("SELECT value FROM backscroll.meta WHERE key = 'schema_version'")
+        return int(row[0][0]) if row else None
+
+    def has_vector(self) -> bool:
+        """Whether embeddings are pgvector vectors (else ``real[]``, scanned exactly)."""
+        row = self._run("SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+                        "WHERE attrelid = 'backscroll.records'::regclass AND attname = 'embedding'")
+        return bool(row) and row[0][0].startswith("vector")
+
+    def init(self, members: Iterable[str] = ()) -> tuple[int, bool]:
+        """Create or migrate the schema, the member group and its policies (idempotent), and make each of
+        ``members`` a login role in the group. Returns ``(schema version, pgvector)``."""
+        vector = self._try_vector()
+        current = self.version() or 0
+        if current > SCHEMA_VERSION:
+            raise ArchiveError(f"the archive's schema is version {current}, newer than this backscroll "
+                               f"({SCHEMA_VERSION}): upgrade backscroll")
+        for statement in _migration_1(vector):
+            self._run(statement)
+        self._run("INSERT INTO backscroll.meta VALUES ('schema_version', %s) "
+                  "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
+        psycopg = _psycopg()
+        for name in members:
+            role = psycopg.sql.Identifier(name)
+            exists = self._run("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,))
+            if not exists:
+                self._run(psycopg.sql.SQL("CREATE ROLE {} LOGIN").format(role).as_string(self.conn))
+            self._run(psycopg.sql.SQL("GRANT {} TO {}").format(psycopg.sql.Identifier(GROUP), role)
+                      .as_string(self.conn))
+        self.conn.commit()
+        return SCHEMA_VERSION, self.has_vector()
+
+    def _try_vector(self) -> bool:
+        """Create the pgvector extension if the server has it and we may; False otherwise."""
+        if not self._run("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"):
+            return False
+        try:
+            self._run("CREATE EXTENSION IF NOT EXISTS vector")
+        except ArchiveError:
+            return False
+        return True
+
+    def check_version(self) -> None:
+        """An error saying what to do when the schema is missing, older or newer than this client's."""
+        found = self.version()
+        if found == SCHEMA_VERSION:
+            return
+        if found is None:
+            raise ArchiveError(f"no backscroll archive at {where(self.url)}: its owner runs "
+                               "`backscroll archive init URL` first")
+        if found < SCHEMA_VERSION:
+            raise ArchiveError(f"the archive's schema is version {found}, older than this backscroll's "
+                               f"{SCHEMA_VERSION}: its owner runs `backscroll archive init URL` to migrate it")
+        raise ArchiveError(f"the archive's schema is version {found}, newer than this backscroll "
+                           f"({SCHEMA_VERSION}): upgrade backscroll")
+
+    def role(self) -> str:
+        return self._run("SELECT current_user")[0][0]
+
+    # -- push and prune -------------------------------------------------------------------------------
+    def upsert(self, member: str, machine: str, rows: list[tuple]) -> None:
+        """Insert or replace ``rows`` (``RECORD_COLUMNS`` values, then words, then the vector or None) as
+        ``member``'s from ``machine``, in one transaction."""
+        psycopg = _psycopg()
+        columns = ("member", "machine", *RECORD_COLUMNS, "words", "embedding")
+        update = ", ".join(f"{c} = excluded.{c}" for c in (*RECORD_COLUMNS[1:], "words", "embedding"))
+        sql = (f"INSERT INTO backscroll.records ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))}) "
+               f"ON CONFLICT (member, machine, record_id) DO UPDATE SET {update}, pushed_at = now()")
+        try:
+            with self.conn.cursor() as cur:
+                cur.executemany(sql, [(member, machine, *row) for row in rows])
+            self.conn.commit()
+        except psycopg.Error as exc:
+            self.conn.rollback()
+            raise ArchiveError(f"the archive at {where(self.url)} refused the push: {_first_line(exc)}") from None
+
+    def pushed_ids(self, member: str, machine: str) -> set[str]:
+        return {r[0] for r in self._run("SELECT record_id FROM backscroll.records WHERE member = %s AND machine = %s",
+                                        (member, machine))}
+
+    def delete(self, member: str, machine: str, record_ids: list[str]) -> int:
+        """Remove these records of ``member`` from ``machine``; how many went."""
+        psycopg = _psycopg()
+        try:
+            with self.conn.cursor() as cur:
+                cur.execute("DELETE FROM backscroll.records WHERE member = %s AND machine = %s "
+                            "AND record_id = ANY(%s)", (member, machine, record_ids))
+                gone = cur.rowcount
+            self.conn.commit()
+            return gone
+        except psycopg.Error as exc:
+            self.conn.rollback()
+            raise ArchiveError(f"the archive at {where(self.url)} refused the prune: {_first_line(exc)}") from None
+
+    def count(self, member: str | None = None) -> int:
+        if member is None:
+            return self._run("SELECT count(*) FROM backscroll.records")[0][0]
+        return self._run("SELECT count(*) FROM backscroll.records WHERE member = %s", (member,))[0][0]
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or ["error"])[0][:300]

@@ -1,0 +1,121 @@
+"""``backscroll push``: send this machine's records to the team archive, incrementally and idempotently.
+
+What goes is what the store holds: records already redacted and echo-tagged at ingest, with their vectors.
+The store remembers, per archive and member, the highest record id whose batch the archive committed
+(``archive_pushed:<archive key>``); a push sends what came after it, a batch per transaction, and moves the
+mark after each. A push killed between the archive's commit and the mark sends that batch again, and the
+archive's upsert keeps one row per ``(member, machine, record_id)``: nothing doubles. ``prune`` removes
+from the archive this member's rows of this machine that the store no longer holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from backscroll.config import Config
+from backscroll.errors import ArchiveError, UsageError
+from backscroll.indexes.lexical_schema import MAX_WORD, analyze
+from backscroll.store.archive_pg import Archive, where
+from backscroll.store.db import Store
+
+BATCH = 500
+MAX_WORDS_CHARS = 200_000  # a tsvector holds at most 1 MB: a longer output is searched by its start
+_PARTS = re.compile(r"[A-Z][a-z]+")
+
+
+@dataclass(frozen=True)
+class PushReport:
+    archive: str  # user@host/db, never a password
+    member: str
+    machine: str
+    pending: int  # records that were to go
+    pushed: int
+    pruned: int
+    dry_run: bool
+    vectors: bool  # the archive stores pgvector vectors (else real[] for an exact scan)
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def settings(cfg: Config, to: str | None, env=None) -> tuple[str, str | None]:
+    """``(archive URL, member or None)``: ``to``, else ``$BACKSCROLL_ARCHIVE_URL``, else ``[archive] url`` in the
+    config file; the member from ``[archive] member`` (default: the database role the URL connects as, which
+    libpq takes from the OS user). The password comes from the usual PostgreSQL places (``PGPASSWORD``,
+    ``~/.pgpass``, a service file), never from backscroll's config."""
+    import os
+
+    env = os.environ if env is None else env
+    section = cfg.file_values.get("archive")
+    section = section if isinstance(section, dict) else {}
+    url = to or env.get("BACKSCROLL_ARCHIVE_URL") or section.get("url")
+    if not isinstance(url, str) or not url.strip():
+        raise UsageError("no team archive given", hint="pass the archive's URL (postgresql://USER@HOST/DB) or set "
+                         "[archive] url in the config file", reason="no-archive")
+    member = section.get("member")
+    return url.strip(), member if isinstance(member, str) and member.strip() else None
+
+
+def archive_words(text: str) -> str:
+    """The words the archive's full-text index holds for ``text``: backscroll's own analyzer's (letters and
+    digits, lowercased, long runs dropped) and the capitalised pieces of identifiers, as the local index."""
+    head = text[:MAX_WORDS_CHARS]
+    parts = [p.lower() for p in _PARTS.findall(head)]
+    return " ".join(w for w in (*analyze(head), *parts) if len(w) <= MAX_WORD)
+
+
+def archive_key(url: str, member: str) -> str:
+    """What a push's mark is kept under: the archive (host, port, database) and the member, not the URL's
+    password."""
+    return hashlib.sha1(f"{where(url)}|{member}".encode()).hexdigest()[:16]
+
+
+def _vector(blob: bytes | None, pgvector: bool) -> str | list[float] | None:
+    if blob is None:
+        return None
+    values = np.frombuffer(blob, dtype=np.float32)
+    return "[" + ",".join(f"{v:.6g}" for v in values) + "]" if pgvector else values.astype(float).tolist()
+
+
+def row_of(record: tuple, pgvector: bool) -> tuple:
+    """An outbox row (``Store.outbox``) as the archive's columns: booleans, words, the vector."""
+    (_id, record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, tool_call_id,
+     is_echo, is_error, is_call, ts, text, vector) = record
+    return (record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, tool_call_id,
+            bool(is_echo), bool(is_error), bool(is_call), ts, text, archive_words(text), _vector(vector, pgvector))
+
+
+def push(store: Store, archive: Archive, model: str, *, member: str | None = None, machine: str | None = None,
+         dry_run: bool = False, prune: bool = False, batch: int = BATCH,
+         advance: Callable[[int], None] = lambda _n: None) -> PushReport:
+    """Send the records after this archive's mark; with ``prune``, remove what the store no longer holds."""
+    archive.check_version()
+    role = archive.role()
+    member = member or role
+    if member != role:
+        raise ArchiveError(f"member {member!r} is not your database role {role!r}: the archive lets each member "
+                           "write only rows of their own role (connect as that role, or drop [archive] member)")
+    machine = machine or socket.gethostname()
+    key = f"archive_pushed:{archive_key(archive.url, member)}"
+    mark = int(store.get_meta(key) or 0)
+    pending = store.outbox_count(mark)
+    pgvector = archive.has_vector()
+    pushed = pruned = 0
+    if not dry_run:
+        for rows in store.outbox(mark, model, batch):
+            archive.upsert(member, machine, [row_of(r, pgvector) for r in rows])
+            mark = rows[-1][0]
+            store.set_meta(key, str(mark))  # autocommits: the mark moves only after the archive committed
+            pushed += len(rows)
+            advance(len(rows))
+    if prune:
+        gone = sorted(archive.pushed_ids(member, machine) - store.held_record_ids())
+        pruned = len(gone) if dry_run else sum(archive.delete(member, machine, gone[i:i + batch])
+                                               for i in range(0, len(gone), batch))
+    return PushReport(where(archive.url), member, machine, pending, pushed, pruned, dry_run, pgvector)
