@@ -169,15 +169,12 @@ class Backscroll:
                lexical_progress=None, rerun_hint: str | None = None, **options: Any) -> SearchResult:
         """Search the archive: ``bs.search("retry backoff", limit=5, since="2w")``, or a ``SearchRequest``.
 
-        The options are the fields of ``backscroll.request.SearchRequest`` (README "Searching" says what
-        each does). A date in the query ("last week") is a soft preference read against ``now`` (ISO
-        string or datetime; the current time when None), which is also the clock a repeated call is
-        judged by. ``role``, ``author``, ``agent`` and ``content_type`` are hints: unless ``strict``, up
-        to three results they left out come back in ``also_matching``. When the calling agent session
-        (``caller_session``, the one whose in-flight call is ``caller_argv``, or with ``caller_mcp`` the
-        one whose in-flight MCP call is this search) already ran this search in this turn, the result is
-        empty and ``repeated`` names the earlier call, unless ``rerun``; ``rerun_hint`` words how to run
-        it anyway in the note. ``sync`` reads new session lines first.
+        The options are the fields of ``backscroll.request.SearchRequest`` (README "Searching"); ``now`` (ISO
+        string or datetime) is the clock dates in the query and repeats are read against. ``role``, ``author``,
+        ``agent`` and ``content_type`` are hints (``also_matching``) unless ``strict``. When the calling agent
+        session (``caller_session``, or found by ``caller_argv`` or ``caller_mcp``) already ran this search in
+        this turn, the result is empty and ``repeated`` names the earlier call, unless ``rerun`` (``rerun_hint``
+        words how). ``sync`` reads new session lines first; ``archive`` searches the team archive instead.
         """
         from backscroll import access
         from backscroll.retrieval import searching
@@ -191,6 +188,10 @@ class Backscroll:
                 options["caller_argv"] = tuple(options["caller_argv"])
             req = SearchRequest(query, **options)
         filters, plan = searching.check(req)
+        if req.archive is not None:
+            from backscroll.team.search import search_archive
+
+            return search_archive(self.config, req, plan, filters)
         notes: list[str] = list(plan.notes)
         store, lex, fresh = self._open(sync, notes, progress=progress, lexical_progress=lexical_progress)
         try:
@@ -280,16 +281,12 @@ class Backscroll:
     def push(self, to: str | None = None, *, dry_run: bool = False, prune: bool = False, sync: bool = False,
              batch: int = 500, advance=None, notify: Notify = quiet):
         """Send this store's records to the team archive at ``to`` (else ``[archive] url``): ``team.push``."""
-        from backscroll.indexes.embed import model_id
-        from backscroll.store.archive_pg import Archive
         from backscroll.team import push as team
 
-        url, member = team.settings(self.config, to)
         store = self._records(sync, notify)
         try:
-            with Archive.connect(url) as archive:
-                return team.push(store, archive, model_id(), member=member, dry_run=dry_run, prune=prune,
-                                 batch=batch, advance=advance or (lambda _n: None))
+            return team.push_to(self.config, store, to, dry_run=dry_run, prune=prune, batch=batch,
+                                advance=advance or (lambda _n: None))
         finally:
             self._release(store)
 

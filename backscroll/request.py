@@ -88,6 +88,13 @@ class SearchRequest:
               "query echoes), reasoning (the agent's thinking) or summary (compaction summaries).",
         choices=CONTENT_TYPES, short="-t", brief="Prose, commands and outputs, thinking, compaction summaries.",
         group="hint")
+    member: str | None = _option(None, "Only records this member pushed to the team archive (with archive).",
+                                 brief="Only this member's records (with --archive).", metavar="NAME",
+                                 group="filter")
+    archive: str | None = _option(None, "Search the team archive instead of this machine's sessions: \"default\" "
+                                        "(the one configured; over MCP the only value taken) or a PostgreSQL URL.",
+                                  brief="Search the team archive at URL (default: the configured one).",
+                                  metavar="URL|default")
     include_echoes: bool = _option(
         False, "Also return query echoes: earlier backscroll searches, their output and recalled blocks, which "
                "repeat old answers verbatim and are hidden by default. Set it only to see what was searched "

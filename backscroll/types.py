@@ -95,6 +95,8 @@ class Hit:
     match: str | None = None  # exact | words | command | meaning (see evidence.py)
     strength: float | None = None  # 0..1, comparable across queries (unlike score)
     author: str | None = None
+    member: str | None = None  # a team archive's hit: whose record it is (None for this machine's own)
+    machine: str | None = None  # ... and the machine it was pushed from
 
     @classmethod
     def from_row(cls, row, *, rank: int, score: float | None = None, snippet: str | None = None,
@@ -119,6 +121,9 @@ class Hit:
         d.pop("highlights")
         d.pop("rowid")
         d.pop("is_call")
+        for key in ("member", "machine"):  # only an archive's hits say whose they are
+            if d[key] is None:
+                d.pop(key)
         d["matched_by"] = list(self.matched_by)
         return d
 

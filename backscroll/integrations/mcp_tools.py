@@ -211,6 +211,9 @@ class Tools:
                                      "hint": "report it with the call that caused it"}}, True)
 
     def _search(self, args: dict) -> dict:
+        if args.get("archive") not in (None, "default"):  # a URL a model read somewhere is never connected to
+            raise UsageError("search: archive takes only \"default\" (the team archive configured here)",
+                             hint="ask the person to set [archive] url in backscroll's config")
         req = SearchRequest(caller_mcp=True, **args)
         return self._archive().search(req, sync=True, rerun_hint="pass rerun=true").to_dict()
 

@@ -59,6 +59,9 @@ def now_of(value: str | datetime | None) -> datetime:
 def check(req: SearchRequest) -> tuple[Filters, QueryPlan]:
     """The request's filters and query plan; a usage error for an option out of range (before any I/O)."""
     check_fields(req)
+    if req.member is not None and req.archive is None:
+        raise UsageError("member filters a team archive's records", hint="give the archive to search too",
+                         reason="member-without-archive")
     filters = make_filters(role=req.role, agent=req.agent, content_type=req.content_type, project=req.project,
                            session=req.session, since=req.since, until=req.until, author=req.author)
     return filters, plan_query(req.query, analyze, now=now_of(req.now))

@@ -119,3 +119,13 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
         pruned = len(gone) if dry_run else sum(archive.delete(member, machine, gone[i:i + batch])
                                                for i in range(0, len(gone), batch))
     return PushReport(where(archive.url), member, machine, pending, pushed, pruned, dry_run, pgvector)
+
+
+def push_to(cfg: Config, store: Store, to: str | None, **options) -> PushReport:
+    """``push`` to the archive ``to`` (else the configured one), as the configured member if any."""
+    from backscroll.indexes.embed import model_id
+    from backscroll.store.archive_pg import Archive
+
+    url, member = settings(cfg, to)
+    with Archive.connect(url) as archive:
+        return push(store, archive, model_id(), member=member, **options)

@@ -1,0 +1,37 @@
+"""The team archive's WHERE clause for a search's filters (PostgreSQL placeholders). Pure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from backscroll.types import Filters
+
+
+def where_sql(filters: Filters, *, include_echoes: bool, member: str | None = None) -> tuple[str, list[Any]]:
+    """``(clause, params)`` admitting the rows ``filters`` ask for: exact agent, role, content type and author;
+    a project by a case-insensitive prefix; a session by a prefix of its id; the time window; a member.
+    Query echoes are left out unless ``include_echoes``."""
+    clauses: list[str] = [] if include_echoes else ["NOT is_echo"]
+    params: list[Any] = []
+    for column, value in (("agent", filters.agent), ("role", filters.role), ("content_type", filters.content_type),
+                          ("author", filters.author), ("member", member)):
+        if value is not None:
+            clauses.append(f"{column} = %s")
+            params.append(value)
+    if filters.project is not None:
+        clauses.append("lower(project) LIKE %s")
+        params.append(_prefix(filters.project.lower()))
+    if filters.session is not None:
+        clauses.append("session_id LIKE %s")
+        params.append(_prefix(filters.session))
+    if filters.since is not None:
+        clauses.append("ts >= %s")
+        params.append(filters.since)
+    if filters.until is not None:
+        clauses.append("ts < %s")
+        params.append(filters.until)
+    return (" AND ".join(clauses) or "true"), params
+
+
+def _prefix(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

@@ -1,0 +1,118 @@
+"""``search --archive``: the team archive searched with the local search's rules.
+
+The archive proposes candidates from two lists, PostgreSQL full-text search over the words backscroll's
+own analyzer gave each record (``push.archive_words``) and the nearest vectors by meaning (pgvector, else
+an exact scan), and every candidate is scored as a local one is: the idf-weighted share of the query's
+words it holds and its calibrated meaning, fused by ``retrieval.fusion`` with the ranking's weights.
+Query echoes are left out unless asked for; role, author, agent and content type are hints (what they hide
+comes back as ``also_matching``, ``policy.hints``); every hit says its ``member`` and ``machine``.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import replace
+
+from backscroll.config import Config
+from backscroll.request import SearchRequest
+from backscroll.retrieval import fusion
+from backscroll.retrieval.query import QueryPlan
+from backscroll.retrieval.ranking import RANKING, SEMANTIC_FLOOR, semantic_quality
+from backscroll.store.archive_filters import where_sql
+from backscroll.store.archive_pg import Archive
+from backscroll.types import Filters, Hit, SearchResult
+
+DEPTH = 5  # candidates each list proposes per result asked for
+
+
+def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Filters) -> SearchResult:
+    """The archive's answer to ``req`` (its filters and plan already checked)."""
+    from backscroll.retrieval.policy import hints
+    from backscroll.team.push import settings
+
+    url, _member = settings(cfg, None if req.archive == "default" else req.archive)
+    notes: list[str] = []
+    with Archive.connect(url) as archive:
+        archive.check_version()
+        vector = _query_vector(plan, req, notes)
+
+        def run(f: Filters) -> SearchResult:
+            return _rank(archive, req, plan, f, vector, notes)
+
+        result = hints.also_matching(run(filters), filters, run, strict=req.strict)
+    return replace(result, notes=tuple(dict.fromkeys([*plan.notes, *notes, *result.notes])))
+
+
+def _query_vector(plan: QueryPlan, req: SearchRequest, notes: list[str]) -> list[float] | None:
+    if req.mode == "lexical":
+        return None
+    from backscroll.errors import SemanticUnavailableError
+    from backscroll.indexes.embed import load
+
+    try:
+        return [float(v) for v in load(bulk=False).embed([plan.meaning or plan.text])[0]]
+    except SemanticUnavailableError as exc:
+        if req.mode == "semantic":
+            raise
+        notes.append(f"semantic ranking unavailable ({exc.message}); used lexical search")
+        return None
+
+
+def _rank(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, vector: list[float] | None,
+          notes: list[str]) -> SearchResult:
+    include_echoes = req.include_echoes or f.content_type == "tool"
+    where, params = where_sql(f, include_echoes=include_echoes, member=req.member)
+    depth = DEPTH * (req.limit + req.offset)
+    terms = tuple(plan.lexical_terms)
+    rows: dict[tuple, dict] = {}
+    lists: dict[tuple, list[str]] = {}
+    if terms and req.mode != "semantic":
+        for row in archive.lexical(terms, where, params, depth):
+            key = (row["member"], row["machine"], row["record_id"])
+            rows[key] = row
+            lists.setdefault(key, []).append("lexical")
+    cosines: dict[tuple, tuple[float, int]] = {}
+    if vector is not None and f.content_type not in ("tool", "reasoning") and f.role != "tool":
+        for place, row in enumerate(archive.nearest(vector, where, params, depth), 1):
+            key = (row["member"], row["machine"], row["record_id"])
+            if row["cosine"] < SEMANTIC_FLOOR:
+                continue
+            rows.setdefault(key, row)
+            cosines[key] = (row["cosine"], place)
+            lists.setdefault(key, []).append("semantic")
+    total, frequency = archive.frequencies(terms, where, params) if terms else (0, [])
+    idf = [math.log(1 + total / (1 + df)) for df in frequency]
+    keys = list(rows)
+    candidates = [fusion.Candidate(
+        n, _share(rows[k]["words"], terms, idf),
+        semantic_quality(*cosines[k]) if k in cosines else None, tuple(lists[k]),
+        cosines[k][0] if k in cosines else None) for n, k in enumerate(keys)]
+    weights = RANKING.weights(plan.shape)
+    if vector is not None:
+        weights = replace(weights, words=fusion.word_confidence(candidates, full=RANKING.words_full,
+                                                                power=RANKING.words_confidence))
+    fused = fusion.fuse(candidates, weights)[req.offset:req.offset + req.limit]
+    hits = tuple(_hit(rows[keys[c.id]], rank, c, terms, req.max_chars)
+                 for rank, c in enumerate(fused, req.offset + 1))
+    mode = req.mode if vector is not None or req.mode == "lexical" else "lexical"
+    return SearchResult(query=req.query, mode=mode, filters=f, results=hits, notes=tuple(notes))
+
+
+def _share(words: str, terms: tuple[str, ...], idf: list[float]) -> float:
+    held = set(words.split())
+    whole = sum(idf) or 1.0
+    return sum(w for t, w in zip(terms, idf, strict=True) if t in held) / whole
+
+
+def _hit(row: dict, rank: int, c: fusion.Fused, terms: tuple[str, ...], max_chars: int) -> Hit:
+    from backscroll.retrieval.snippet import make_snippet
+
+    snippet, spans = make_snippet(row["text"], terms)
+    ts = row["ts"].isoformat().replace("+00:00", "Z") if row["ts"] is not None else None
+    record = {**row, "timestamp": ts, "source_path": f"{row['member']}@{row['machine']}", "line": 0,
+              "text_truncated": False, "is_sidechain": False, "parent_session_id": None,
+              "id": zlib.crc32(f"{row['member']}|{row['machine']}|{row['record_id']}".encode())}
+    hit = Hit.from_row(record, rank=rank, score=round(c.score, 6), snippet=snippet, highlights=spans,
+                       matched_by=c.lists, max_chars=max_chars)
+    return replace(hit, member=row["member"], machine=row["machine"])

@@ -1,0 +1,106 @@
+"""``search --archive``: the team archive searched with the local rules, on a real PostgreSQL (``pg_url``).
+
+Alice pushes a session of her own and Bob the bundled Claude Code ones (which hold query echoes: earlier ``backscroll
+search`` calls and their output); Carol, who has no local store at all, searches what both pushed."""
+
+import json
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import conninfo
+
+from backscroll.archive import Backscroll
+from backscroll.errors import UsageError
+from backscroll.store.archive_pg import Archive
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "claude" / "projects"
+CODEX = Path(__file__).resolve().parent.parent / "fixtures" / "codex" / "sessions"
+
+
+def as_role(url: str, role: str, dbname: str) -> str:
+    info = conninfo.conninfo_to_dict(url)
+    info.update(user=role, dbname=dbname)
+    return conninfo.make_conninfo("", **info)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def archive(pg_url, tmp_path_factory):
+    """An archive with alice's and bob's pushes; carol's URL to search it."""
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "team_search"')
+        admin.execute('CREATE DATABASE "team_search"')
+    with Archive.connect(as_role(pg_url, "postgres", "team_search")) as a:
+        a.init(["alice", "bob", "carol"])
+    root = tmp_path_factory.mktemp("members")
+    for member, source in (("alice", f"codex:{CODEX}"), ("bob", f"claude:{FIXTURES}")):
+        bs = Backscroll(home=root / member, sources=(source,))
+        bs.index(embed=member == "bob")  # bob's vectors go too (the fake embedder's 384 dimensions)
+        with bs:
+            bs.push(as_role(pg_url, member, "team_search"))
+    return as_role(pg_url, "carol", "team_search"), root
+
+
+def test_a_third_member_with_no_store_finds_both_members_records(archive):
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    mine = carol.search("capture_payment double-charged", archive=url, mode="lexical")
+    assert mine.results and mine.results[0].member == "alice" and mine.results[0].machine
+    assert "capture_payment" in mine.results[0].text
+    queue = carol.search("job queue postgres", archive=url, mode="lexical", limit=5)
+    assert queue.results and all(h.member == "bob" for h in queue.results)
+
+
+def test_query_echoes_stay_out_unless_asked_for(archive):
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    plain = carol.search("job queue postgres", archive=url, mode="lexical", limit=20)
+    assert plain.results and not any(h.is_echo for h in plain.results)
+    echoes = carol.search("job queue postgres", archive=url, mode="lexical", limit=20, include_echoes=True)
+    assert any(h.is_echo for h in echoes.results)
+
+
+def test_filters_are_hints_and_member_filters(archive):
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    hinted = carol.search("job queue postgres", archive=url, mode="lexical", role="tool", limit=3)
+    assert all(h.role == "tool" for h in hinted.results) and hinted.also_matching, "what the hint hid comes back"
+    only_alice = carol.search("job queue capture_payment", archive=url, mode="lexical", member="alice")
+    assert only_alice.results and {h.member for h in only_alice.results} == {"alice"}
+    with pytest.raises(UsageError, match="archive"):
+        carol.search("job queue", member="alice")
+
+
+def test_the_json_of_an_archive_search_keeps_the_contract_and_says_whose(archive):
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    url, root = archive
+    out = CliRunner().invoke(app, ["--home", str(root / "carol"), "search", "capture_payment", "--archive", url,
+                                   "--mode", "lexical", "--json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    hit = doc["results"][0]
+    assert hit["member"] == "alice" and hit["machine"] and hit["record_id"] and hit["snippet"]
+    assert set(doc) >= {"schema_version", "query", "mode", "filters", "results", "also_matching", "notes"}
+    local = CliRunner().invoke(app, ["--home", str(root / "alice"), "search", "capture_payment", "--no-sync",
+                                     "--mode", "lexical", "--json"])
+    assert "member" not in json.loads(local.stdout)["results"][0], "a local hit's JSON is unchanged"
+
+
+def test_meaning_comes_from_pgvector_and_is_fused_with_words(archive):
+    url, root = archive
+    with Archive.connect(url) as a:
+        assert a.has_vector() and a.count("bob") > 0
+    result = Backscroll(home=root / "carol").search("job queue postgres decision", archive=url, mode="hybrid")
+    assert result.mode == "hybrid" and result.results
+    assert any("semantic" in h.matched_by for h in result.results)
+
+
+def test_the_mcp_tool_searches_only_the_configured_archive():
+    from backscroll.integrations.mcp_tools import TOOLS, Tools
+
+    assert "archive" in TOOLS["search"].input_schema()["properties"]
+    answer = Tools(None).call("search", {"query": "x", "archive": "postgresql://evil.example/x"})
+    assert answer.is_error and "default" in answer.text() and "evil" not in answer.text()
