@@ -35,7 +35,7 @@ class Option:
     asks: bool = True  # part of what is asked (the repeat rule compares it), not of how it is shown
     short: str | None = None  # the command line's one-letter name, beside ``--the-field-name``
     metavar: str | None = None  # the command line's placeholder (default: the choices, or N for a number)
-    group: str | None = None  # "filter", "hint" or "output": where ``--help`` lists it
+    group: str | None = None  # "filter", "hint", "output" or "archive": where ``--help`` lists it
 
     def flags(self, name: str) -> tuple[str, ...]:
         """The command line's names of the option ``name``: ``--content-type`` and ``-t``."""
@@ -61,10 +61,10 @@ class SearchRequest:
         "\"Quoted words\" must appear together. A date in the question (\"last week\", \"in October\") "
         "prefers records from then.", brief="Words to look for (\"quoted\" = a phrase).", metavar="WORDS...")})
     limit: int = _option(10, "How many results.", minimum=1, maximum=MAX_LIMIT, short="-n",
-                         brief="How many results (1-1000).")
+                         brief="How many results.")
     offset: int = _option(0, "Skip this many results first: the next page of a search is offset = limit times the "
                              "pages already read (ranks keep counting).", minimum=0, maximum=MAX_LIMIT,
-                          brief="Skip the first N results: the next page.")
+                          brief="The next page: skip N.", group="output")
     project: str | None = _option(None, "Only this project: case-insensitive, a unique prefix is enough.",
                                   short="-p", brief="Only this project (a unique prefix).", metavar="NAME",
                                   group="filter")
@@ -89,24 +89,22 @@ class SearchRequest:
         choices=CONTENT_TYPES, short="-t", brief="Prose, commands and outputs, thinking, compaction summaries.",
         group="hint")
     member: str | None = _option(None, "Only records this member pushed to the team archive (with archive).",
-                                 brief="Only this member's records (with --archive).", metavar="NAME",
-                                 group="filter")
+                                 brief="Only this member's records.", metavar="NAME", group="archive")
     archive: str | None = _option(None, "Search the team archive instead of this machine's sessions: \"default\" "
                                         "(the one configured; over MCP the only value taken) or a PostgreSQL URL.",
-                                  brief="Search the team archive at URL (default: the configured one).",
-                                  metavar="URL|default")
+                                  brief="The team archive: a URL, or default.", metavar="URL", group="archive")
     include_echoes: bool = _option(
         False, "Also return query echoes: earlier backscroll searches, their output and recalled blocks, which "
                "repeat old answers verbatim and are hidden by default. Set it only to see what was searched "
-               "before.", brief="Also earlier backscroll searches and their output.")
+               "before.", brief="Show query echoes too.")
     mode: str = _option("hybrid", "Ranking: by words (lexical), by meaning (semantic), or both fused (hybrid).",
-                        choices=MODES, brief="Rank by words, meaning, or both.")
+                        choices=MODES, brief="Words, meaning or both.")
     max_chars: int = _option(2000, "Cut each result's text and snippet to this many characters (0: whole text).",
                              minimum=0, maximum=MAX_COUNT, asks=False,
-                             brief="Cut text to N characters (0: all).", group="output")
+                             brief="Cut each text at N (0: all).", group="output")
     by_session: bool = _option(False, "List distinct sessions (up to limit), each with its best hits, under "
                                       "`sessions`: which conversation was it?",
-                             brief="One entry per session (up to -n).", group="output")
+                             brief="One entry per session.", group="output")
     weak: bool = _option(False, "Also put weak matches in results: records that share a word or two with the "
                                 "query, or are only vaguely related in meaning (held back in weak_matches "
                                 "otherwise).", brief="Also show weak matches.")
@@ -114,7 +112,7 @@ class SearchRequest:
                                   "also_matching).", brief="Make these hard filters (no 'also matching').",
                            group="hint")
     rerun: bool = _option(False, "Run the search even if this session already ran it in this turn.", asks=False,
-                          brief="Run even if this agent session just ran it.")
+                          brief="Run a repeat anyway.")
     caller_session: str | None = None  # the agent session calling, when it says so ($BACKSCROLL_SESSION_ID)
     caller_argv: tuple[str, ...] | None = None  # this process's argv, found in the calling session's log
     caller_mcp: bool = False  # the call arrived over MCP: its in-flight call in a session's log names the caller

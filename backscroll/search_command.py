@@ -34,14 +34,14 @@ class Param:
 
 
 OUTPUT = (
-    Param("no_sync", ("--no-sync",), bool, False, "Do not read new session lines first."),
+    Param("no_sync", ("--no-sync",), bool, False, "Skip the sync first."),
     Param("source", ("--source",), str, None, "Read these session files or folders instead (AGENT:PATH).",
           "PATH", hidden=True, multiple=True),
     Param("as_json", ("--json",), bool, False, "One JSON document.", group="output"),
     Param("fmt", ("--format", "-f"), str, None, "Output format.", "human|json|jsonl|tsv|ids", "output"),
     Param("ids", ("--ids",), bool, False, "Only record ids.", group="output"),
     Param("fields", ("--fields",), str, None, "JSON: only these hit fields.", "A,B", "output"),
-    Param("max_bytes", ("--max-bytes",), int, None, "JSON: whole hits within N bytes.", "N", "output", minimum=1),
+    Param("max_bytes", ("--max-bytes",), int, None, "JSON: whole hits in N bytes.", "N", "output", minimum=1),
     Param("pretty", ("--pretty",), bool, False, "Indented JSON.", group="output"),
     Param("no_pager", ("--no-pager",), bool, False, "Never page.", group="output"),
 )

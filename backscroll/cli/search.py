@@ -11,7 +11,7 @@ import typer
 
 from backscroll import search_command
 from backscroll.cli import common
-from backscroll.errors import UsageError
+from backscroll.errors import MAX_COUNT, UsageError
 from backscroll.request import option
 
 FILTERS, HINTS, OUTPUT = "Filters", "Hints (what they hide comes back as 'also matching')", "Output"
@@ -38,7 +38,7 @@ class _SayOnStart:
     def finish(self) -> None: ...
 
 
-PANELS = {"filter": FILTERS, "hint": HINTS, "output": OUTPUT}
+PANELS = {"filter": FILTERS, "hint": HINTS, "output": OUTPUT, "archive": "Team archive (PostgreSQL)"}
 
 
 def search(**given: Any) -> None:
@@ -115,7 +115,8 @@ def _parameter(p: search_command.Param) -> inspect.Parameter:
     """The Typer parameter of one option of the command (``search_command.params()``)."""
     kind: Any = list[str] | None if p.multiple else p.kind if p.kind is bool or p.default is not None else p.kind | None
     option = typer.Option(*p.flags, help=p.brief, metavar=p.metavar, rich_help_panel=PANELS.get(p.group or ""),
-                          min=p.minimum, max=p.maximum, hidden=p.hidden, show_default=False)
+                          min=p.minimum, max=p.maximum if p.maximum != MAX_COUNT else None,  # (no bound to show)
+                          hidden=p.hidden, show_default=False)
     return inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default,
                              annotation=Annotated[kind, option])
 
