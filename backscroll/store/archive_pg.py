@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from backscroll.errors import ArchiveError
+from backscroll.store.archive_search import ArchiveSearch, first_line, psycopg_module, where
 
 SCHEMA_VERSION = 1
 GROUP = "backscroll_member"
@@ -79,28 +80,8 @@ def _migration_1(vector: bool) -> list[str]:
     ]
 
 
-def _psycopg():
-    try:
-        import psycopg
-    except ImportError:  # pragma: no cover - the extra is part of the install
-        raise ArchiveError("the team archive needs psycopg: pip install 'backscroll[team]'") from None
-    return psycopg
-
-
-def where(url: str) -> str:
-    """``user@host:port/db`` of a connection URL, for messages: never its password."""
-    psycopg = _psycopg()
-    try:
-        info = psycopg.conninfo.conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return "the archive URL (not a valid PostgreSQL URL)"
-    host = str(info.get("host") or "local socket")
-    return f"{info.get('user') or 'you'}@{host}{':' + str(info['port']) if info.get('port') else ''}/" \
-           f"{info.get('dbname') or ''}"
-
-
 @dataclass
-class Archive:
+class Archive(ArchiveSearch):
     """An open connection to a team archive."""
 
     conn: Any
@@ -108,15 +89,22 @@ class Archive:
 
     @classmethod
     def connect(cls, url: str, timeout: int = 10) -> Archive:
-        psycopg = _psycopg()
+        psycopg = psycopg_module()
         try:
             conn = psycopg.connect(url, connect_timeout=timeout, application_name="backscroll")
         except psycopg.Error as exc:
-            raise ArchiveError(f"cannot reach the archive at {where(url)}: {_first_line(exc)}") from None
+            raise ArchiveError(f"cannot reach the archive at {where(url)}: {first_line(exc)}") from None
         return cls(conn, url)
 
     def close(self) -> None:
         self.conn.close()
+
+    def _rollback(self) -> None:
+        """Roll back after a failed statement; a connection already lost has nothing to roll back."""
+        try:
+            self.conn.rollback()
+        except psycopg_module().Error:
+            pass
 
     def __enter__(self) -> Archive:
         return self
@@ -125,14 +113,14 @@ class Archive:
         self.close()
 
     def _run(self, sql: str, params: Sequence[Any] | None = None) -> list[tuple]:
-        psycopg = _psycopg()
+        psycopg = psycopg_module()
         try:
             with self.conn.cursor() as cur:
                 cur.execute(sql, params)
                 return cur.fetchall() if cur.description else []
         except psycopg.Error as exc:
-            self.conn.rollback()
-            raise ArchiveError(f"the archive at {where(self.url)} refused: {_first_line(exc)}") from None
+            self._rollback()
+            raise ArchiveError(f"the archive at {where(self.url)} refused: {first_line(exc)}") from None
 
     # -- schema ---------------------------------------------------------------------------------------
     def version(self) -> int | None:
@@ -161,7 +149,7 @@ class Archive:
             self._run(statement)
         self._run("INSERT INTO backscroll.meta VALUES ('schema_version', %s) "
                   "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
-        psycopg = _psycopg()
+        psycopg = psycopg_module()
         for name in members:
             role = psycopg.sql.Identifier(name)
             exists = self._run("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,))
@@ -203,7 +191,7 @@ class Archive:
     def upsert(self, member: str, machine: str, rows: list[tuple]) -> None:
         """Insert or replace ``rows`` (``RECORD_COLUMNS`` values, then words, then the vector or None) as
         ``member``'s from ``machine``, in one transaction."""
-        psycopg = _psycopg()
+        psycopg = psycopg_module()
         columns = ("member", "machine", *RECORD_COLUMNS, "words", "embedding")
         update = ", ".join(f"{c} = excluded.{c}" for c in (*RECORD_COLUMNS[1:], "words", "embedding"))
         sql = (f"INSERT INTO backscroll.records ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))}) "
@@ -213,8 +201,8 @@ class Archive:
                 cur.executemany(sql, [(member, machine, *row) for row in rows])
             self.conn.commit()
         except psycopg.Error as exc:
-            self.conn.rollback()
-            raise ArchiveError(f"the archive at {where(self.url)} refused the push: {_first_line(exc)}") from None
+            self._rollback()
+            raise ArchiveError(f"the archive at {where(self.url)} refused the push: {first_line(exc)}") from None
 
     def pushed_ids(self, member: str, machine: str) -> set[str]:
         return {r[0] for r in self._run("SELECT record_id FROM backscroll.records WHERE member = %s AND machine = %s",
@@ -222,7 +210,7 @@ class Archive:
 
     def delete(self, member: str, machine: str, record_ids: list[str]) -> int:
         """Remove these records of ``member`` from ``machine``; how many went."""
-        psycopg = _psycopg()
+        psycopg = psycopg_module()
         try:
             with self.conn.cursor() as cur:
                 cur.execute("DELETE FROM backscroll.records WHERE member = %s AND machine = %s "
@@ -231,67 +219,10 @@ class Archive:
             self.conn.commit()
             return gone
         except psycopg.Error as exc:
-            self.conn.rollback()
-            raise ArchiveError(f"the archive at {where(self.url)} refused the prune: {_first_line(exc)}") from None
+            self._rollback()
+            raise ArchiveError(f"the archive at {where(self.url)} refused the prune: {first_line(exc)}") from None
 
     def count(self, member: str | None = None) -> int:
         if member is None:
             return self._run("SELECT count(*) FROM backscroll.records")[0][0]
         return self._run("SELECT count(*) FROM backscroll.records WHERE member = %s", (member,))[0][0]
-
-
-    # -- search ---------------------------------------------------------------------------------------
-    def _rows(self, sql: str, params: Sequence[Any]) -> list[dict]:
-        psycopg = _psycopg()
-        try:
-            with self.conn.cursor(row_factory=psycopg.rows.dict_row) as cur:
-                cur.execute(sql, params)
-                return cur.fetchall()
-        except psycopg.Error as exc:
-            self.conn.rollback()
-            raise ArchiveError(f"the archive at {where(self.url)} refused the search: {_first_line(exc)}") from None
-
-    def lexical(self, terms: Sequence[str], where_sql: str, params: Sequence[Any], limit: int) -> list[dict]:
-        """Rows holding any of ``terms`` (the archive's words), best ``ts_rank_cd`` first."""
-        query = _or_query(terms)
-        return self._rows(f"SELECT {_HIT}, ts_rank_cd(tsv, q) AS rank FROM backscroll.records, "
-                          "to_tsquery('simple', %s) q WHERE tsv @@ q AND " + where_sql + " ORDER BY rank DESC, "
-                          "record_id LIMIT %s", (query, *params, limit))
-
-    def frequencies(self, terms: Sequence[str], where_sql: str, params: Sequence[Any]) -> tuple[int, list[int]]:
-        """How many rows the filters admit, and how many of them hold each of ``terms``."""
-        counts = ", ".join("count(*) FILTER (WHERE tsv @@ to_tsquery('simple', %s))" for _t in terms)
-        row = self._run(f"SELECT count(*){', ' + counts if terms else ''} FROM backscroll.records WHERE {where_sql}",
-                        (*(_or_query([t]) for t in terms), *params))[0]
-        return row[0], list(row[1:])
-
-    def nearest(self, vector: list[float], where_sql: str, params: Sequence[Any], limit: int) -> list[dict]:
-        """The rows closest in meaning (``cosine``), by the HNSW index where there is pgvector, else an
-        exact scan of every admitted vector."""
-        if self.has_vector():
-            literal = "[" + ",".join(f"{v:.6g}" for v in vector) + "]"
-            return self._rows(f"SELECT {_HIT}, 1 - (embedding <=> %s::vector) AS cosine FROM backscroll.records "
-                              "WHERE embedding IS NOT NULL AND " + where_sql + " ORDER BY embedding <=> %s::vector "
-                              "LIMIT %s", (literal, *params, literal, limit))
-        import numpy as np
-
-        rows = self._rows(f"SELECT {_HIT}, embedding FROM backscroll.records WHERE embedding IS NOT NULL AND "
-                          + where_sql, params)
-        if not rows:
-            return []
-        scores = np.asarray([r.pop("embedding") for r in rows], dtype=np.float32) @ np.asarray(vector, np.float32)
-        order = np.argsort(-scores)[:limit]
-        return [{**rows[i], "cosine": float(scores[i])} for i in order]
-
-
-_HIT = ("member, machine, record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, "
-        "is_echo, is_error, is_call, ts, text, words")
-
-
-def _or_query(terms: Iterable[str]) -> str:
-    """A ``to_tsquery`` of any of ``terms``, each quoted as a lexeme (so no operator in a word is read)."""
-    return " | ".join("'" + t.replace("\\", "").replace("'", "''") + "'" for t in terms if t) or "''"
-
-
-def _first_line(exc: Exception) -> str:
-    return (str(exc).strip().splitlines() or ["error"])[0][:300]

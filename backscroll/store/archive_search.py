@@ -1,0 +1,99 @@
+"""The team archive's search statements (mixed into ``archive_pg.Archive``): full-text candidates, word
+frequencies for idf, and the nearest vectors by pgvector or an exact scan."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from backscroll.errors import ArchiveError
+
+_HIT = ("member, machine, record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, "
+        "is_echo, is_error, is_call, ts, text, words")
+
+
+def psycopg_module():
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - the extra is part of the install
+        raise ArchiveError("the team archive needs psycopg: pip install 'backscroll[team]'") from None
+    return psycopg
+
+
+def first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or ["error"])[0][:300]
+
+
+def or_query(terms: Iterable[str]) -> str:
+    """A ``to_tsquery`` of any of ``terms``, each quoted as a lexeme (so no operator in a word is read)."""
+    return " | ".join("'" + t.replace("\\", "").replace("'", "''") + "'" for t in terms if t) or "''"
+
+
+def where(url: str) -> str:
+    """``user@host:port/db`` of a connection URL, for messages: never its password."""
+    psycopg = psycopg_module()
+    try:
+        info = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "the archive URL (not a valid PostgreSQL URL)"
+    host = str(info.get("host") or "local socket")
+    return f"{info.get('user') or 'you'}@{host}{':' + str(info['port']) if info.get('port') else ''}/" \
+           f"{info.get('dbname') or ''}"
+
+
+class ArchiveSearch:
+    """The search half of an archive connection (``archive_pg.Archive`` gives the connection)."""
+
+    conn: Any
+    url: str
+
+    def _run(self, sql: str, params: Sequence[Any] | None = None) -> list[tuple]:
+        raise NotImplementedError
+
+    def _rollback(self) -> None:
+        raise NotImplementedError
+
+    def has_vector(self) -> bool:
+        raise NotImplementedError
+
+    def _rows(self, sql: str, params: Sequence[Any]) -> list[dict]:
+        psycopg = psycopg_module()
+        try:
+            with self.conn.cursor(row_factory=psycopg.rows.dict_row) as cur:
+                cur.execute(sql, params)
+                return cur.fetchall()
+        except psycopg.Error as exc:
+            self._rollback()
+            raise ArchiveError(f"the archive at {where(self.url)} refused the search: {first_line(exc)}") from None
+
+    def lexical(self, terms: Sequence[str], where_sql: str, params: Sequence[Any], limit: int) -> list[dict]:
+        """Rows holding any of ``terms`` (the archive's words), best ``ts_rank_cd`` first."""
+        query = or_query(terms)
+        return self._rows(f"SELECT {_HIT}, ts_rank_cd(tsv, q) AS rank FROM backscroll.records, "
+                          "to_tsquery('simple', %s) q WHERE tsv @@ q AND " + where_sql + " ORDER BY rank DESC, "
+                          "record_id LIMIT %s", (query, *params, limit))
+
+    def frequencies(self, terms: Sequence[str], where_sql: str, params: Sequence[Any]) -> tuple[int, list[int]]:
+        """How many rows the filters admit, and how many of them hold each of ``terms``."""
+        counts = ", ".join("count(*) FILTER (WHERE tsv @@ to_tsquery('simple', %s))" for _t in terms)
+        row = self._run(f"SELECT count(*){', ' + counts if terms else ''} FROM backscroll.records WHERE {where_sql}",
+                        (*(or_query([t]) for t in terms), *params))[0]
+        return row[0], list(row[1:])
+
+    def nearest(self, vector: list[float], where_sql: str, params: Sequence[Any], limit: int) -> list[dict]:
+        """The rows closest in meaning (``cosine``), by the HNSW index where there is pgvector, else an
+        exact scan of every admitted vector."""
+        if self.has_vector():
+            literal = "[" + ",".join(f"{v:.6g}" for v in vector) + "]"
+            return self._rows(f"SELECT {_HIT}, 1 - (embedding <=> %s::vector) AS cosine FROM backscroll.records "
+                              "WHERE embedding IS NOT NULL AND " + where_sql + " ORDER BY embedding <=> %s::vector "
+                              "LIMIT %s", (literal, *params, literal, limit))
+        import numpy as np
+
+        rows = self._rows(f"SELECT {_HIT}, embedding FROM backscroll.records WHERE embedding IS NOT NULL AND "
+                          + where_sql, params)
+        if not rows:
+            return []
+        scores = np.asarray([r.pop("embedding") for r in rows], dtype=np.float32) @ np.asarray(vector, np.float32)
+        order = np.argsort(-scores)[:limit]
+        return [{**rows[i], "cosine": float(scores[i])} for i in order]
