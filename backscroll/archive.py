@@ -191,7 +191,7 @@ class Backscroll:
         if req.archive is not None:
             from backscroll.team.search import search_archive
 
-            return search_archive(self.config, req, plan, filters)
+            return search_archive(self.config, req, plan, filters, rerun_hint)
         notes: list[str] = list(plan.notes)
         store, lex, fresh = self._open(sync, notes, progress=progress, lexical_progress=lexical_progress)
         try:

@@ -104,3 +104,13 @@ def test_the_mcp_tool_searches_only_the_configured_archive():
     assert "archive" in TOOLS["search"].input_schema()["properties"]
     answer = Tools(None).call("search", {"query": "x", "archive": "postgresql://evil.example/x"})
     assert answer.is_error and "default" in answer.text() and "evil" not in answer.text()
+
+
+def test_a_question_about_nothing_anyone_discussed_returns_no_results(archive):
+    url, root = archive
+    result = Backscroll(home=root / "carol").search("terraform helm chart for the worker", archive=url, mode="lexical")
+    assert result.results == () and result.weak_matches, "a word or two in common is a weak match, held back"
+    assert any(n.startswith("nothing strong") for n in result.notes)
+    shown = Backscroll(home=root / "carol").search("terraform helm chart for the worker", archive=url, mode="lexical",
+                                                   weak=True)
+    assert [h.record_id for h in shown.results][:1] == [result.weak_matches[0].record_id]

@@ -5,7 +5,10 @@ own analyzer gave each record (``push.archive_words``) and the nearest vectors b
 an exact scan), and every candidate is scored as a local one is: the idf-weighted share of the query's
 words it holds and its calibrated meaning, fused by ``retrieval.fusion`` with the ranking's weights.
 Query echoes are left out unless asked for; role, author, agent and content type are hints (what they hide
-comes back as ``also_matching``, ``policy.hints``); every hit says its ``member`` and ``machine``.
+comes back as ``also_matching``, ``policy.hints``); the weak line holds back what the evidence does not
+single out (``judgement``); a search the calling agent session already ran this turn is not run again (the
+repeat rule reads this machine's store, where that session's log is); every hit says its ``member`` and
+``machine``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from dataclasses import replace
 
 from backscroll.config import Config
 from backscroll.request import SearchRequest
-from backscroll.retrieval import fusion
+from backscroll.retrieval import evidence, fusion, judgement
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.ranking import RANKING, SEMANTIC_FLOOR, semantic_quality
 from backscroll.store.archive_filters import where_sql
@@ -26,13 +29,17 @@ from backscroll.types import Filters, Hit, SearchResult
 DEPTH = 5  # candidates each list proposes per result asked for
 
 
-def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Filters) -> SearchResult:
+def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Filters,
+                   rerun_hint: str | None = None) -> SearchResult:
     """The archive's answer to ``req`` (its filters and plan already checked)."""
     from backscroll.retrieval.policy import hints
     from backscroll.team.push import settings
 
     url, _member = settings(cfg, None if req.archive == "default" else req.archive)
     notes: list[str] = []
+    again = _repeated(cfg, req, plan, filters, rerun_hint)
+    if again is not None:
+        return again
     with Archive.connect(url) as archive:
         archive.check_version()
         vector = _query_vector(plan, req, notes)
@@ -42,6 +49,21 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
 
         result = hints.also_matching(run(filters), filters, run, strict=req.strict)
     return replace(result, notes=tuple(dict.fromkeys([*plan.notes, *notes, *result.notes])))
+
+
+def _repeated(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Filters,
+              rerun_hint: str | None) -> SearchResult | None:
+    """The repeat rule, read from this machine's store (the calling session's log is there, not in the archive)."""
+    if req.rerun or not cfg.db_path.exists() or not (req.caller_session or req.caller_argv or req.caller_mcp):
+        return None
+    from backscroll.retrieval.searching import repeated
+    from backscroll.store.db import Store
+
+    store = Store.open_readonly(cfg.db_path)
+    try:
+        return repeated(store, req, plan, filters, list(plan.notes), rerun_hint)
+    finally:
+        store.close()
 
 
 def _query_vector(plan: QueryPlan, req: SearchRequest, notes: list[str]) -> list[float] | None:
@@ -92,11 +114,19 @@ def _rank(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, vec
     if vector is not None:
         weights = replace(weights, words=fusion.word_confidence(candidates, full=RANKING.words_full,
                                                                 power=RANKING.words_confidence))
-    fused = fusion.fuse(candidates, weights)[req.offset:req.offset + req.limit]
-    hits = tuple(_hit(rows[keys[c.id]], rank, c, terms, req.max_chars)
-                 for rank, c in enumerate(fused, req.offset + 1))
+    held = sum(w for w, df in zip(idf, frequency, strict=True) if df) / (sum(idf) or 1.0) if terms else 1.0
+    wanted = req.offset + req.limit * (1 if req.weak else 2)
+    hits = [evidence.classify(_hit(rows[keys[c.id]], rank, c, terms, req.max_chars), plan.text, candidates[c.id],
+                              weights, held, quoted=bool(plan.phrases))
+            for rank, c in enumerate(fusion.fuse(candidates, weights)[:wanted], 1)]
+    asked = vector is not None and f.role != "tool" and f.content_type not in ("tool", "reasoning")
+    line = judgement.line(sorted((c for c, _p in cosines.values()), reverse=True) if asked else None, held)
+    strong, weak = (hits, []) if req.weak else judgement.split(hits, line)
+    if weak and not strong:
+        notes = [*notes, judgement.nothing_strong_note(len(weak))]
     mode = req.mode if vector is not None or req.mode == "lexical" else "lexical"
-    return SearchResult(query=req.query, mode=mode, filters=f, results=hits, notes=tuple(notes))
+    return SearchResult(query=req.query, mode=mode, filters=f, results=tuple(strong[req.offset:req.offset + req.limit]),
+                        weak_matches=tuple(weak[:req.limit]), notes=tuple(notes))
 
 
 def _share(words: str, terms: tuple[str, ...], idf: list[float]) -> float:
