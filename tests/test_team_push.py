@@ -74,7 +74,8 @@ def test_a_push_resumes_after_its_mark_and_never_doubles(team, tmp_path):
     with bob:
         store, _l, _f = bob._open(False, [])
         try:  # as if killed after the archive committed the first batch, before the mark moved past it
-            store.set_meta(f"archive_pushed:{archive_key(team['bob'], 'bob')}", "0")
+            with Archive.connect(team["bob"]) as archive:
+                store.set_meta(f"archive_pushed:{archive_key(archive.identity(), 'bob')}", "0")
         finally:
             bob._release(store)
     again = pushed(team["bob"], bob, batch=7)
@@ -170,3 +171,15 @@ def test_the_command_line_sets_up_and_pushes(team, pg_url, session_builder, back
     assert done.exit_code == 0 and json.loads(done.stdout)["pushed"] == 2
     gone = runner.invoke(app, [*home, "push", "--to", "postgresql://dave:pw@127.0.0.1:1/x", "--json"])
     assert gone.exit_code == 6 and "pw@" not in gone.output and '"kind":"archive"' in gone.stderr.replace(" ", "")
+
+
+def test_an_archive_made_anew_under_the_same_name_is_pushed_to_whole(team, pg_url, session_builder, backscroll_home):
+    bs = home(session_builder, backscroll_home, "shop", "remember me")
+    assert pushed(team["alice"], bs).pushed == 2
+    name = conninfo.conninfo_to_dict(team["alice"])["dbname"]
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    with Archive.connect(team["postgres"]) as archive:
+        archive.init(["alice"])
+    assert pushed(team["alice"], bs).pushed == 2, "the old mark belongs to the old archive"

@@ -149,6 +149,9 @@ class Archive(ArchiveSearch):
             self._run(statement)
         self._run("INSERT INTO backscroll.meta VALUES ('schema_version', %s) "
                   "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
+        # Who this archive is: a push's mark is kept under it, so an archive made anew is pushed to whole.
+        self._run("INSERT INTO backscroll.meta VALUES ('archive_id', md5(random()::text || clock_timestamp()::text)) "
+                  "ON CONFLICT (key) DO NOTHING")
         psycopg = psycopg_module()
         for name in members:
             role = psycopg.sql.Identifier(name)
@@ -184,21 +187,32 @@ class Archive(ArchiveSearch):
         raise ArchiveError(f"the archive's schema is version {found}, newer than this backscroll "
                            f"({SCHEMA_VERSION}): upgrade backscroll")
 
+    def identity(self) -> str:
+        """The id ``archive init`` gave this archive (what a push's mark is kept under)."""
+        row = self._run("SELECT value FROM backscroll.meta WHERE key = 'archive_id'")
+        return row[0][0] if row else where(self.url)
+
     def role(self) -> str:
         return self._run("SELECT current_user")[0][0]
 
     # -- push and prune -------------------------------------------------------------------------------
     def upsert(self, member: str, machine: str, rows: list[tuple]) -> None:
         """Insert or replace ``rows`` (``RECORD_COLUMNS`` values, then words, then the vector or None) as
-        ``member``'s from ``machine``, in one transaction."""
+        ``member``'s from ``machine``, in one transaction: COPY into a session's staging table, then one
+        ``INSERT … ON CONFLICT`` (row-level security checks every row as it lands)."""
         psycopg = psycopg_module()
-        columns = ("member", "machine", *RECORD_COLUMNS, "words", "embedding")
+        columns = ", ".join(("member", "machine", *RECORD_COLUMNS, "words", "embedding"))
         update = ", ".join(f"{c} = excluded.{c}" for c in (*RECORD_COLUMNS[1:], "words", "embedding"))
-        sql = (f"INSERT INTO backscroll.records ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))}) "
-               f"ON CONFLICT (member, machine, record_id) DO UPDATE SET {update}, pushed_at = now()")
         try:
             with self.conn.cursor() as cur:
-                cur.executemany(sql, [(member, machine, *row) for row in rows])
+                cur.execute("CREATE TEMP TABLE IF NOT EXISTS push_stage AS SELECT " + columns +
+                            " FROM backscroll.records WITH NO DATA")
+                with cur.copy(f"COPY push_stage ({columns}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row((member, machine, *row))
+                cur.execute(f"INSERT INTO backscroll.records ({columns}) SELECT {columns} FROM push_stage "
+                            f"ON CONFLICT (member, machine, record_id) DO UPDATE SET {update}, pushed_at = now()")
+                cur.execute("TRUNCATE push_stage")
             self.conn.commit()
         except psycopg.Error as exc:
             self._rollback()

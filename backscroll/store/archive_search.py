@@ -8,6 +8,7 @@ from typing import Any
 
 from backscroll.errors import ArchiveError
 
+EXACT_UP_TO = 5000  # a word's rows are counted exactly up to this many
 _HIT = ("member, machine, record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, "
         "is_echo, is_error, is_call, ts, text, words")
 
@@ -74,11 +75,21 @@ class ArchiveSearch:
                           "record_id LIMIT %s", (query, *params, limit))
 
     def frequencies(self, terms: Sequence[str], where_sql: str, params: Sequence[Any]) -> tuple[int, list[int]]:
-        """How many rows the filters admit, and how many of them hold each of ``terms``."""
-        counts = ", ".join("count(*) FILTER (WHERE tsv @@ to_tsquery('simple', %s))" for _t in terms)
-        row = self._run(f"SELECT count(*){', ' + counts if terms else ''} FROM backscroll.records WHERE {where_sql}",
-                        (*(or_query([t]) for t in terms), *params))[0]
-        return row[0], list(row[1:])
+        """About how many rows the archive holds, and how many of those the filters admit hold each of ``terms``:
+        counted through the GIN index up to ``EXACT_UP_TO``, the planner's estimate above (idf needs the
+        order of magnitude of a common word, not its count)."""
+        total = int(self._run("SELECT greatest(reltuples, 0) FROM pg_class "
+                              "WHERE oid = 'backscroll.records'::regclass")[0][0])
+        out = []
+        for term in terms:
+            q = or_query([term])
+            sql = f"FROM backscroll.records WHERE tsv @@ to_tsquery('simple', %s) AND {where_sql}"
+            n = self._run(f"SELECT count(*) FROM (SELECT 1 {sql} LIMIT {EXACT_UP_TO}) s", (q, *params))[0][0]
+            if n >= EXACT_UP_TO:
+                plan = self._run(f"EXPLAIN (FORMAT JSON) SELECT 1 {sql}", (q, *params))[0][0]
+                n = max(n, int(plan[0]["Plan"]["Plan Rows"]))
+            out.append(n)
+        return max(total, max(out, default=0)), out
 
     def nearest(self, vector: list[float], where_sql: str, params: Sequence[Any], limit: int) -> list[dict]:
         """The rows closest in meaning (``cosine``), by the HNSW index where there is pgvector, else an

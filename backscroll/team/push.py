@@ -70,10 +70,10 @@ def archive_words(text: str) -> str:
     return " ".join(w for w in (*analyze(head), *parts) if len(w) <= MAX_WORD)
 
 
-def archive_key(url: str, member: str) -> str:
-    """What a push's mark is kept under: the archive (host, port, database) and the member, not the URL's
-    password."""
-    return hashlib.sha1(f"{where(url)}|{member}".encode()).hexdigest()[:16]
+def archive_key(identity: str, member: str) -> str:
+    """What a push's mark is kept under: the archive's own id (``archive init`` gives it one, so a database
+    made anew under the same name is pushed to whole) and the member."""
+    return hashlib.sha1(f"{identity}|{member}".encode()).hexdigest()[:16]
 
 
 def _vector(blob: bytes | None, pgvector: bool) -> str | list[float] | None:
@@ -102,7 +102,7 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
         raise ArchiveError(f"member {member!r} is not your database role {role!r}: the archive lets each member "
                            "write only rows of their own role (connect as that role, or drop [archive] member)")
     machine = machine or socket.gethostname()
-    key = f"archive_pushed:{archive_key(archive.url, member)}"
+    key = f"archive_pushed:{archive_key(archive.identity(), member)}"
     mark = int(store.get_meta(key) or 0)
     pending = store.outbox_count(mark)
     pgvector = archive.has_vector()

@@ -27,6 +27,7 @@ from backscroll.store.archive_pg import Archive
 from backscroll.types import Filters, Hit, SearchResult
 
 DEPTH = 5  # candidates each list proposes per result asked for
+SNIPPET_SCAN = 20_000  # a snippet is found in the start of a long output (a 2,000-line log takes ~10 ms whole)
 
 
 def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Filters,
@@ -138,7 +139,7 @@ def _share(words: str, terms: tuple[str, ...], idf: list[float]) -> float:
 def _hit(row: dict, rank: int, c: fusion.Fused, terms: tuple[str, ...], max_chars: int) -> Hit:
     from backscroll.retrieval.snippet import make_snippet
 
-    snippet, spans = make_snippet(row["text"], terms)
+    snippet, spans = make_snippet(row["text"][:SNIPPET_SCAN], terms)
     ts = row["ts"].isoformat().replace("+00:00", "Z") if row["ts"] is not None else None
     record = {**row, "timestamp": ts, "source_path": f"{row['member']}@{row['machine']}", "line": 0,
               "text_truncated": False, "is_sidechain": False, "parent_session_id": None,
