@@ -114,3 +114,22 @@ def test_a_question_about_nothing_anyone_discussed_returns_no_results(archive):
     shown = Backscroll(home=root / "carol").search("terraform helm chart for the worker", archive=url, mode="lexical",
                                                    weak=True)
     assert [h.record_id for h in shown.results][:1] == [result.weak_matches[0].record_id]
+
+
+def test_without_pgvector_meaning_is_an_exact_scan(pg_url, tmp_path):
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "team_exact"')
+        admin.execute('CREATE DATABASE "team_exact"')
+    with Archive.connect(as_role(pg_url, "postgres", "team_exact")) as a:
+        assert a.init(["erin", "carol"], pgvector=False) == (1, False)
+    erin = Backscroll(home=tmp_path / "erin", sources=(f"claude:{FIXTURES}",))
+    erin.index(embed=True)
+    with erin:
+        report = erin.push(as_role(pg_url, "erin", "team_exact"))
+    assert report.pushed > 0 and report.vectors is False
+    url = as_role(pg_url, "carol", "team_exact")
+    with Archive.connect(url) as a:
+        assert not a.has_vector()
+    result = Backscroll(home=tmp_path / "carol").search("job queue postgres decision", archive=url, mode="semantic",
+                                                        weak=True)
+    assert result.results and all(h.matched_by == ("semantic",) for h in result.results)

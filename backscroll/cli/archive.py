@@ -15,6 +15,8 @@ def init(
     member: Annotated[list[str] | None, typer.Option("--member", metavar="ROLE", show_default=False,
                                                      help="Make ROLE a member (a login role that may push; "
                                                           "repeatable). Set its password with ALTER ROLE.")] = None,
+    no_pgvector: Annotated[bool, typer.Option("--no-pgvector", help="Keep vectors as real[] (an exact scan) even "
+                                                                    "where the vector extension exists.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
 ) -> None:
     """Create or migrate the archive's schema, the backscroll_member role and its row-level security: every
@@ -27,7 +29,7 @@ def init(
         from backscroll.store.archive_pg import Archive, where
 
         with Archive.connect(url) as archive:
-            version, vector = archive.init(member or [])
+            version, vector = archive.init(member or [], pgvector=not no_pgvector)
         if as_json:
             common.emit_json({"archive": where(url), "schema_version": version, "pgvector": vector,
                               "members": member or []})

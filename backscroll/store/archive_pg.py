@@ -137,10 +137,11 @@ class Archive(ArchiveSearch):
                         "WHERE attrelid = 'backscroll.records'::regclass AND attname = 'embedding'")
         return bool(row) and row[0][0].startswith("vector")
 
-    def init(self, members: Iterable[str] = ()) -> tuple[int, bool]:
+    def init(self, members: Iterable[str] = (), *, pgvector: bool = True) -> tuple[int, bool]:
         """Create or migrate the schema, the member group and its policies (idempotent), and make each of
-        ``members`` a login role in the group. Returns ``(schema version, pgvector)``."""
-        vector = self._try_vector()
+        ``members`` a login role in the group; vectors are pgvector's where the server has it, unless not
+        ``pgvector`` (an archive made without keeps ``real[]``). Returns ``(schema version, pgvector)``."""
+        vector = pgvector and self._try_vector()
         current = self.version() or 0
         if current > SCHEMA_VERSION:
             raise ArchiveError(f"the archive's schema is version {current}, newer than this backscroll "
