@@ -8,20 +8,15 @@ to the ``notify`` callback, and every result is a typed object (see ``backscroll
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 from backscroll.config import Config
-from backscroll.errors import BackscrollError, NothingIndexedError, store_failure
+from backscroll.errors import NothingIndexedError
+from backscroll.guard import guarded
+from backscroll.reads import Reads
 from backscroll.request import SearchRequest
-from backscroll.types import Notify, SearchResult, SessionSummary, SessionView, quiet
-
-if TYPE_CHECKING:
-    from backscroll.status_types import StatusReport
-
-F = TypeVar("F", bound=Callable[..., Any])
+from backscroll.types import Notify, SearchResult, quiet
 
 
 @dataclass
@@ -43,26 +38,7 @@ class IndexOutcome:
         return d
 
 
-def _guarded(fn: F) -> F:
-    """A full disk, a store that cannot be written or a damaged one raised as what it is
-    (``errors.store_failure``) instead of an internal error."""
-
-    @functools.wraps(fn)
-    def wrapper(self: Backscroll, *args, **kw):
-        try:
-            return fn(self, *args, **kw)
-        except BackscrollError:
-            raise
-        except Exception as exc:
-            known = store_failure(exc, self.config.db_path)
-            if known is None:
-                raise
-            raise known from None
-
-    return wrapper  # type: ignore[return-value]  # functools.wraps keeps the signature F promises
-
-
-class Backscroll:
+class Backscroll(Reads):
     """An archive of agent sessions: ``with Backscroll() as bs: bs.search("retry backoff")``.
 
     ``home`` is the data dir (default: ``$BACKSCROLL_HOME``, else the platform's user data dir);
@@ -113,7 +89,7 @@ class Backscroll:
             raise NothingIndexedError("nothing is indexed yet", hint="run `backscroll index` first")
         return store
 
-    @_guarded
+    @guarded
     def index(self, *, embed: bool | None = None, progress=None, lexical_progress=None, embed_progress=None,
               wait: float | None = None, notify: Notify = quiet) -> IndexOutcome:
         """Read every new session line into the store and bring the derived indexes up to date.
@@ -145,7 +121,7 @@ class Backscroll:
             notify(n)
         return outcome
 
-    @_guarded
+    @guarded
     def embed(self, *, progress=None, wait: float | None = None, notify: Notify = quiet) -> tuple[int, float]:
         """Embed everything already in the store that has no vector; returns (texts embedded, seconds)."""
         from backscroll import access
@@ -154,7 +130,7 @@ class Backscroll:
             store.sound = store.vouched()  # then vouched for again when it is closed
             return access.embed_pending(store, self.config, progress, notify)
 
-    @_guarded
+    @guarded
     def rebuild(self, *, notify: Notify = quiet, lexical_progress=None) -> int:
         """Recreate the lexical index from the store alone; returns the number of documents indexed."""
         from backscroll import access
@@ -164,7 +140,7 @@ class Backscroll:
             # Built beside the index in use and swapped in when complete: searches meanwhile use the old one.
             return LexicalIndex(self.config.index_dir).rebuild(store, notify, lexical_progress)
 
-    @_guarded
+    @guarded
     def search(self, query: str | SearchRequest, *, sync: bool = False, notify: Notify = quiet, progress=None,
                lexical_progress=None, rerun_hint: str | None = None, **options: Any) -> SearchResult:
         """Search the archive: ``bs.search("retry backoff", limit=5, since="2w")``, or a ``SearchRequest``.
@@ -221,63 +197,7 @@ class Backscroll:
         return recent.noted(self._recent, key, result, req.rerun,
                             lambda: repeat.calling_session(store, key, mcp=True) is not None)
 
-    @_guarded
-    def show(self, ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0, sync: bool = False,
-             max_chars: int = 0, notify: Notify = quiet) -> SessionView:
-        """A record with ``context`` records either side, or (a session id or a prefix) a page of a session;
-        ``max_chars`` cuts each record's text (0: whole)."""
-        from backscroll import browse
-
-        browse.check_count("--context", context, 0)
-        browse.check_count("--limit", limit, 1)
-        browse.check_count("--offset", offset, 0)
-        browse.check_count("--max-chars", max_chars, 0)
-        store = self._records(sync, notify)
-        try:
-            return browse.show(store, ident, context=context, limit=limit, offset=offset, max_chars=max_chars)
-        finally:
-            self._release(store)
-
-    @_guarded
-    def sessions(self, *, agent: str | None = None, project: str | None = None, since: str | None = None,
-                 limit: int = 20, offset: int = 0, sync: bool = False, notify: Notify = quiet) -> list[SessionSummary]:
-        """Sessions, newest first, with a title and record and echo counts."""
-        from backscroll import browse
-        from backscroll.dates import parse_when
-        from backscroll.retrieval.searching import check_agent
-
-        check_agent(agent)
-        browse.check_count("--limit", limit, 1)
-        browse.check_count("--offset", offset, 0)
-        since_ts = parse_when(since) if since else None
-        store = self._records(sync, notify)
-        try:
-            project = browse.resolve_project(store, project) if project else None
-            if agent:
-                browse.check_agent_indexed(store, agent)
-            return browse.list_sessions(store, agent=agent, project=project, since=since_ts, limit=limit,
-                                        offset=offset)
-        finally:
-            self._release(store)
-
-    list_sessions = sessions
-
-    @_guarded
-    def count_sessions(self, *, agent: str | None = None, project: str | None = None, since: str | None = None,
-                       sync: bool = False) -> int:
-        """How many sessions ``sessions()`` could page through with these filters."""
-        from backscroll import browse
-        from backscroll.dates import parse_when
-
-        store = self._records(sync, quiet)
-        try:
-            project = browse.resolve_project(store, project) if project else None
-            return browse.count_sessions(store, agent=agent, project=project,
-                                         since=parse_when(since) if since else None)
-        finally:
-            self._release(store)
-
-    @_guarded
+    @guarded
     def push(self, to: str | None = None, *, dry_run: bool = False, prune: bool = False, sync: bool = False,
              batch: int = 500, advance=None, notify: Notify = quiet):
         """Send this store's records to the team archive at ``to`` (else ``[archive] url``): ``team.push``."""
@@ -289,9 +209,3 @@ class Backscroll:
                                 advance=advance or (lambda _n: None))
         finally:
             self._release(store)
-
-    def status(self) -> StatusReport:
-        """What is indexed, from where, and what was skipped (``backscroll status``)."""
-        from backscroll.status_report import collect
-
-        return collect(self.config)

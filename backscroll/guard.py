@@ -1,0 +1,30 @@
+"""``guarded``: a store failure raised as what it is (``errors.store_failure``), for ``Backscroll``'s methods."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from backscroll.errors import BackscrollError, store_failure
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def guarded(fn: F) -> F:
+    """A full disk, a store that cannot be written or a damaged one raised as what it is
+    (``errors.store_failure``) instead of an internal error."""
+
+    @functools.wraps(fn)
+    def wrapper(self, *args, **kw):
+        try:
+            return fn(self, *args, **kw)
+        except BackscrollError:
+            raise
+        except Exception as exc:
+            known = store_failure(exc, self.config.db_path)
+            if known is None:
+                raise
+            raise known from None
+
+    return wrapper  # type: ignore[return-value]  # functools.wraps keeps the signature F promises

@@ -1,0 +1,85 @@
+"""``Backscroll``'s reading calls: a record or a session (``show``), the list of sessions and its count, and
+``status``. Mixed into ``archive.Backscroll``, which holds the store they read."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from backscroll.guard import guarded
+from backscroll.types import Notify, SessionSummary, SessionView, quiet
+
+if TYPE_CHECKING:
+    from backscroll.config import Config
+    from backscroll.status_types import StatusReport
+
+
+class Reads:
+    config: Config
+
+    def _records(self, sync: bool, notify: Notify) -> Any:
+        raise NotImplementedError
+
+    def _release(self, store: Any) -> None:
+        raise NotImplementedError
+
+    @guarded
+    def show(self, ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0, sync: bool = False,
+             max_chars: int = 0, notify: Notify = quiet) -> SessionView:
+        """A record with ``context`` records either side, or (a session id or a prefix) a page of a session;
+        ``max_chars`` cuts each record's text (0: whole)."""
+        from backscroll import browse
+
+        browse.check_count("--context", context, 0)
+        browse.check_count("--limit", limit, 1)
+        browse.check_count("--offset", offset, 0)
+        browse.check_count("--max-chars", max_chars, 0)
+        store = self._records(sync, notify)
+        try:
+            return browse.show(store, ident, context=context, limit=limit, offset=offset, max_chars=max_chars)
+        finally:
+            self._release(store)
+
+    @guarded
+    def sessions(self, *, agent: str | None = None, project: str | None = None, since: str | None = None,
+                 limit: int = 20, offset: int = 0, sync: bool = False, notify: Notify = quiet) -> list[SessionSummary]:
+        """Sessions, newest first, with a title and record and echo counts."""
+        from backscroll import browse
+        from backscroll.dates import parse_when
+        from backscroll.retrieval.searching import check_agent
+
+        check_agent(agent)
+        browse.check_count("--limit", limit, 1)
+        browse.check_count("--offset", offset, 0)
+        since_ts = parse_when(since) if since else None
+        store = self._records(sync, notify)
+        try:
+            project = browse.resolve_project(store, project) if project else None
+            if agent:
+                browse.check_agent_indexed(store, agent)
+            return browse.list_sessions(store, agent=agent, project=project, since=since_ts, limit=limit,
+                                        offset=offset)
+        finally:
+            self._release(store)
+
+    list_sessions = sessions
+
+    @guarded
+    def count_sessions(self, *, agent: str | None = None, project: str | None = None, since: str | None = None,
+                       sync: bool = False) -> int:
+        """How many sessions ``sessions()`` could page through with these filters."""
+        from backscroll import browse
+        from backscroll.dates import parse_when
+
+        store = self._records(sync, quiet)
+        try:
+            project = browse.resolve_project(store, project) if project else None
+            return browse.count_sessions(store, agent=agent, project=project,
+                                         since=parse_when(since) if since else None)
+        finally:
+            self._release(store)
+
+    def status(self) -> StatusReport:
+        """What is indexed, from where, and what was skipped (``backscroll status``)."""
+        from backscroll.status_report import collect
+
+        return collect(self.config)
