@@ -24,15 +24,20 @@ class Reads:
 
     @guarded
     def show(self, ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0, sync: bool = False,
-             max_chars: int = 0, notify: Notify = quiet) -> SessionView:
+             max_chars: int = 0, archive: str | None = None, notify: Notify = quiet) -> SessionView:
         """A record with ``context`` records either side, or (a session id or a prefix) a page of a session;
-        ``max_chars`` cuts each record's text (0: whole)."""
+        ``max_chars`` cuts each record's text (0: whole); ``archive``: from the team archive."""
         from backscroll import browse
 
         browse.check_count("--context", context, 0)
         browse.check_count("--limit", limit, 1)
         browse.check_count("--offset", offset, 0)
         browse.check_count("--max-chars", max_chars, 0)
+        if archive is not None:
+            from backscroll.team import browse as team
+
+            return team.show(self.config, archive, ident, context=context, limit=limit, offset=offset,
+                             max_chars=max_chars)
         store = self._records(sync, notify)
         try:
             return browse.show(store, ident, context=context, limit=limit, offset=offset, max_chars=max_chars)
@@ -41,8 +46,10 @@ class Reads:
 
     @guarded
     def sessions(self, *, agent: str | None = None, project: str | None = None, since: str | None = None,
-                 limit: int = 20, offset: int = 0, sync: bool = False, notify: Notify = quiet) -> list[SessionSummary]:
-        """Sessions, newest first, with a title and record and echo counts."""
+                 limit: int = 20, offset: int = 0, sync: bool = False, archive: str | None = None,
+                 member: str | None = None, notify: Notify = quiet) -> list[SessionSummary]:
+        """Sessions, newest first, with a title and record and echo counts; ``archive``: the team archive's
+        (``member``: one member's)."""
         from backscroll import browse
         from backscroll.dates import parse_when
         from backscroll.retrieval.searching import check_agent
@@ -51,6 +58,12 @@ class Reads:
         browse.check_count("--limit", limit, 1)
         browse.check_count("--offset", offset, 0)
         since_ts = parse_when(since) if since else None
+        if archive is not None:
+            from backscroll.team import browse as team
+            from backscroll.types import Filters
+
+            return team.sessions(self.config, archive, Filters(agent=agent, project=project, since=since_ts), member,
+                                 limit, offset)[0]
         store = self._records(sync, notify)
         try:
             project = browse.resolve_project(store, project) if project else None
@@ -65,10 +78,18 @@ class Reads:
 
     @guarded
     def count_sessions(self, *, agent: str | None = None, project: str | None = None, since: str | None = None,
-                       sync: bool = False) -> int:
+                       sync: bool = False, archive: str | None = None, member: str | None = None) -> int:
         """How many sessions ``sessions()`` could page through with these filters."""
         from backscroll import browse
         from backscroll.dates import parse_when
+
+        if archive is not None:
+            from backscroll.team import browse as team
+            from backscroll.types import Filters
+
+            return team.sessions(self.config, archive, Filters(agent=agent, project=project,
+                                                               since=parse_when(since) if since else None),
+                                 member, 1, 0)[1]
 
         store = self._records(sync, quiet)
         try:

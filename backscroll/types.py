@@ -242,9 +242,12 @@ class SessionSummary(_Mapping):
     parent_session_id: str | None
     records: int
     echoes: int
+    member: str | None = None  # a team archive's session: whose, and from which machine
+    machine: str | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        return {k: v for k, v in d.items() if v is not None or k not in ("member", "machine")}
 
 
 @dataclass(frozen=True)

@@ -133,3 +133,29 @@ def test_without_pgvector_meaning_is_an_exact_scan(pg_url, tmp_path):
     result = Backscroll(home=tmp_path / "carol").search("job queue postgres decision", archive=url, mode="semantic",
                                                         weak=True)
     assert result.results and all(h.matched_by == ("semantic",) for h in result.results)
+
+
+def test_list_and_show_read_the_archive_and_say_whose(archive):
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    listed = carol.sessions(archive=url, limit=50)
+    assert {s.member for s in listed} == {"alice", "bob"} and all(s.machine and s.records for s in listed)
+    assert carol.count_sessions(archive=url) == len(listed)
+    assert {s.member for s in carol.sessions(archive=url, member="bob", limit=50)} == {"bob"}
+    hit = carol.search("capture_payment double-charged", archive=url, mode="lexical").results[0]
+    around = carol.show(hit.record_id, archive=url, context=1)
+    assert around.focus == hit.record_id and around.session["member"] == "alice"
+    assert hit.record_id in [r.record_id for r in around.records] and len(around.records) <= 3
+    whole = carol.show(hit.session_id[:8], archive=url, limit=5)
+    assert whole.focus is None and whole.total >= len(whole.records) > 0
+    runner = CliRunner()
+    out = runner.invoke(app, ["--home", str(root / "carol"), "list", "--archive", url, "--json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    assert doc["total"] == len(listed) and doc["sessions"][0]["member"] in ("alice", "bob")
+    shown = runner.invoke(app, ["--home", str(root / "carol"), "show", hit.record_id, "--archive", url, "--json"])
+    assert shown.exit_code == 0 and json.loads(shown.stdout)["records"][0]["member"] == "alice"

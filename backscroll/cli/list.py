@@ -20,6 +20,10 @@ def list_sessions(
     offset: Annotated[int, typer.Option("--offset", min=0, max=MAX_COUNT, help="Skip this many.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
+    archive: Annotated[str | None, typer.Option("--archive", metavar="URL",
+                                                help="The team archive's sessions (a URL, or default).")] = None,
+    member: Annotated[str | None, typer.Option("--member", metavar="NAME",
+                                               help="With --archive: only this member's.")] = None,
 ) -> None:
     """List sessions, newest first: agent, project, title, start, records and query echoes."""
 
@@ -28,8 +32,9 @@ def list_sessions(
 
         with common.archive() as bs:
             sessions = bs.sessions(agent=agent, project=project, since=since, limit=limit, offset=offset,
-                                   sync=not no_sync, notify=common.err)
-            total = bs.count_sessions(agent=agent, project=project, since=since)
+                                   sync=not no_sync and archive is None, archive=archive, member=member,
+                                   notify=common.err)
+            total = bs.count_sessions(agent=agent, project=project, since=since, archive=archive, member=member)
         if as_json:
             common.emit_json({"schema_version": 1, "total": total, "offset": offset,
                               "sessions": [s.to_dict() for s in sessions]})

@@ -28,6 +28,8 @@ def show(
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
     show_path: Annotated[bool, typer.Option("--path",
                                             help="Print only the source file (path:line for a record).")] = False,
+    archive: Annotated[str | None, typer.Option("--archive", metavar="URL",
+                                                help="From the team archive (a URL, or default).")] = None,
 ) -> None:
     """Open a search hit in its conversation, or print a whole session.
 
@@ -45,7 +47,7 @@ def show(
 
         with common.archive() as bs:
             view = bs.show(ident, context=3 if context is None else context, limit=limit, offset=offset,
-                           sync=not no_sync, notify=common.err)
+                           sync=not no_sync and archive is None, archive=archive, notify=common.err)
         if context is not None and not view.focus:
             from backscroll.errors import UsageError
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from backscroll.errors import ArchiveError
+from backscroll.store.archive_browse import ArchiveBrowse
 from backscroll.store.archive_search import ArchiveSearch, first_line, psycopg_module, where
 
 SCHEMA_VERSION = 1
@@ -81,7 +82,7 @@ def _migration_1(vector: bool) -> list[str]:
 
 
 @dataclass
-class Archive(ArchiveSearch):
+class Archive(ArchiveSearch, ArchiveBrowse):
     """An open connection to a team archive."""
 
     conn: Any

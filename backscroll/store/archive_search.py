@@ -9,8 +9,8 @@ from typing import Any
 from backscroll.errors import ArchiveError
 
 EXACT_UP_TO = 5000  # a word's rows are counted exactly up to this many
-_HIT = ("member, machine, record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, "
-        "is_echo, is_error, is_call, ts, text, words")
+HIT_COLUMNS = ("member, machine, record_id, session_id, agent, project, cwd, title, role, content_type, author, "
+               "tool_name, is_echo, is_error, is_call, ts, text, words")
 
 
 def psycopg_module():
@@ -70,7 +70,7 @@ class ArchiveSearch:
     def lexical(self, terms: Sequence[str], where_sql: str, params: Sequence[Any], limit: int) -> list[dict]:
         """Rows holding any of ``terms`` (the archive's words), best ``ts_rank_cd`` first."""
         query = or_query(terms)
-        return self._rows(f"SELECT {_HIT}, ts_rank_cd(tsv, q) AS rank FROM backscroll.records, "
+        return self._rows(f"SELECT {HIT_COLUMNS}, ts_rank_cd(tsv, q) AS rank FROM backscroll.records, "
                           "to_tsquery('simple', %s) q WHERE tsv @@ q AND " + where_sql + " ORDER BY rank DESC, "
                           "record_id LIMIT %s", (query, *params, limit))
 
@@ -96,12 +96,12 @@ class ArchiveSearch:
         exact scan of every admitted vector."""
         if self.has_vector():
             literal = "[" + ",".join(f"{v:.6g}" for v in vector) + "]"
-            return self._rows(f"SELECT {_HIT}, 1 - (embedding <=> %s::vector) AS cosine FROM backscroll.records "
+            return self._rows(f"SELECT {HIT_COLUMNS}, 1 - (embedding <=> %s::vector) AS cosine FROM backscroll.records "
                               "WHERE embedding IS NOT NULL AND " + where_sql + " ORDER BY embedding <=> %s::vector "
                               "LIMIT %s", (literal, *params, literal, limit))
         import numpy as np
 
-        rows = self._rows(f"SELECT {_HIT}, embedding FROM backscroll.records WHERE embedding IS NOT NULL AND "
+        rows = self._rows(f"SELECT {HIT_COLUMNS}, embedding FROM backscroll.records WHERE embedding IS NOT NULL AND "
                           + where_sql, params)
         if not rows:
             return []

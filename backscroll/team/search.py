@@ -14,7 +14,6 @@ repeat rule reads this machine's store, where that session's log is); every hit 
 from __future__ import annotations
 
 import math
-import zlib
 from dataclasses import replace
 
 from backscroll.config import Config
@@ -138,12 +137,8 @@ def _share(words: str, terms: tuple[str, ...], idf: list[float]) -> float:
 
 def _hit(row: dict, rank: int, c: fusion.Fused, terms: tuple[str, ...], max_chars: int) -> Hit:
     from backscroll.retrieval.snippet import make_snippet
+    from backscroll.team.browse import hit_of
 
     snippet, spans = make_snippet(row["text"][:SNIPPET_SCAN], terms)
-    ts = row["ts"].isoformat().replace("+00:00", "Z") if row["ts"] is not None else None
-    record = {**row, "timestamp": ts, "source_path": f"{row['member']}@{row['machine']}", "line": 0,
-              "text_truncated": False, "is_sidechain": False, "parent_session_id": None,
-              "id": zlib.crc32(f"{row['member']}|{row['machine']}|{row['record_id']}".encode())}
-    hit = Hit.from_row(record, rank=rank, score=round(c.score, 6), snippet=snippet, highlights=spans,
-                       matched_by=c.lists, max_chars=max_chars)
-    return replace(hit, member=row["member"], machine=row["machine"])
+    return hit_of(row, rank, score=round(c.score, 6), snippet=snippet, highlights=spans, matched_by=c.lists,
+                  max_chars=max_chars)

@@ -1,0 +1,72 @@
+"""``list --archive`` and ``show --archive``: the team archive's sessions, and a record or a session from it,
+in the shapes the local ``list`` and ``show`` give, each saying whose it is (``member``, ``machine``)."""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import replace
+
+from backscroll.config import Config
+from backscroll.errors import AmbiguousIdError, NotFoundError
+from backscroll.store.archive_filters import where_sql
+from backscroll.store.archive_pg import Archive
+from backscroll.types import Filters, Hit, SessionSummary, SessionView
+
+
+def hit_of(row: dict, rank: int, **kw) -> Hit:
+    """An archive row as a hit (``Hit.from_row`` with what a local row has and an archive's has not)."""
+    ts = row["ts"].isoformat().replace("+00:00", "Z") if row["ts"] is not None else None
+    record = {**row, "timestamp": ts, "source_path": f"{row['member']}@{row['machine']}", "line": 0,
+              "text_truncated": False, "is_sidechain": False, "parent_session_id": None,
+              "id": zlib.crc32(f"{row['member']}|{row['machine']}|{row['record_id']}".encode())}
+    return replace(Hit.from_row(record, rank=rank, **kw), member=row["member"], machine=row["machine"])
+
+
+def _open(cfg: Config, archive: str) -> Archive:
+    from backscroll.team.push import settings
+
+    url, _member = settings(cfg, None if archive == "default" else archive)
+    found = Archive.connect(url)
+    found.check_version()
+    return found
+
+
+def sessions(cfg: Config, archive: str, filters: Filters, member: str | None, limit: int,
+             offset: int) -> tuple[list[SessionSummary], int]:
+    """The archive's sessions the filters admit, latest first, and how many there are in all."""
+    where, params = where_sql(filters, include_echoes=True, member=member)
+    with _open(cfg, archive) as a:
+        rows = a.session_rows(where, params, limit, offset)
+        total = a.session_count(where, params)
+    stamp = (lambda t: t.isoformat().replace("+00:00", "Z") if t is not None else None)  # noqa: E731
+    return [SessionSummary(r["session_id"], r["agent"], r["project"], r["cwd"], r["title"], stamp(r["started_at"]),
+                           stamp(r["updated_at"]), False, None, r["records"], r["echoes"], r["member"], r["machine"])
+            for r in rows], total
+
+
+def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | None, offset: int,
+         max_chars: int) -> SessionView:
+    """A record with ``context`` records either side, or a page of a session (an id or a unique prefix)."""
+    with _open(cfg, archive) as a:
+        focus = a.record_row(ident)
+        if focus is not None:
+            key = (focus["member"], focus["machine"], focus["session_id"])
+        else:
+            found = a.sessions_like(ident)
+            if not found:
+                raise NotFoundError(f"no record or session {ident!r} in the team archive")
+            if len(found) > 1:
+                raise AmbiguousIdError(f"{ident!r} names {len(found)} sessions in the team archive",
+                                       hint="give more of the id: " + ", ".join(s for _m, _h, s in found[:5]))
+            key = found[0]
+        rows = a.session_records(*key)
+    if focus is not None:
+        at = next(i for i, r in enumerate(rows) if r["record_id"] == ident)
+        start, end = max(0, at - context), at + context + 1
+    else:
+        start, end = offset, offset + limit if limit else len(rows)
+    hits = tuple(hit_of(r, start + i + 1, max_chars=max_chars) for i, r in enumerate(rows[start:end]))
+    first = rows[0]
+    session = {"session_id": key[2], "agent": first["agent"], "project": first["project"], "cwd": first["cwd"],
+               "title": first["title"], "member": key[0], "machine": key[1]}
+    return SessionView(session, hits, ident if focus is not None else None, len(rows), start)
