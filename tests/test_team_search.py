@@ -63,8 +63,9 @@ def test_query_echoes_stay_out_unless_asked_for(archive):
 def test_filters_are_hints_and_member_filters(archive):
     url, root = archive
     carol = Backscroll(home=root / "carol")
-    hinted = carol.search("job queue postgres", archive=url, mode="lexical", role="tool", limit=3)
-    assert all(h.role == "tool" for h in hinted.results) and hinted.also_matching, "what the hint hid comes back"
+    hinted = carol.search("job queue postgres", archive=url, mode="lexical", role="assistant", limit=3)
+    assert all(h.role == "assistant" for h in hinted.results) and hinted.also_matching, "what the hint hid comes back"
+    assert all(h.role != "assistant" for h in hinted.also_matching)
     only_alice = carol.search("job queue capture_payment", archive=url, mode="lexical", member="alice")
     assert only_alice.results and {h.member for h in only_alice.results} == {"alice"}
     with pytest.raises(UsageError, match="archive"):

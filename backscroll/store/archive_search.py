@@ -67,12 +67,26 @@ class ArchiveSearch:
             self._rollback()
             raise ArchiveError(f"the archive at {where(self.url)} refused the search: {first_line(exc)}") from None
 
-    def lexical(self, terms: Sequence[str], where_sql: str, params: Sequence[Any], limit: int) -> list[dict]:
-        """Rows holding any of ``terms`` (the archive's words), best ``ts_rank_cd`` first."""
-        query = or_query(terms)
-        return self._rows(f"SELECT {HIT_COLUMNS}, ts_rank_cd(tsv, q) AS rank FROM backscroll.records, "
-                          "to_tsquery('simple', %s) q WHERE tsv @@ q AND " + where_sql + " ORDER BY rank DESC, "
-                          "record_id LIMIT %s", (query, *params, limit))
+    def lexical(self, terms: Sequence[str], where_sql: str, params: Sequence[Any], limit: int,
+                every: Sequence[str] = (), scan: int = 5000) -> list[dict]:
+        """Rows holding any of ``terms``, best ``ts_rank_cd`` first: first those holding ``every`` word (the GIN
+        index intersects them cheaply), then, while fewer than ``limit``, the others among ``scan`` rows
+        holding any (ranking every row that holds a common word costs seconds at a million rows)."""
+        found: list[dict] = []
+        if len(every) > 1:
+            found = self._rows(f"SELECT {HIT_COLUMNS}, ts_rank_cd(tsv, q) AS rank FROM backscroll.records, "
+                               "to_tsquery('simple', %s) q WHERE tsv @@ q AND " + where_sql + " ORDER BY rank DESC, "
+                               "record_id LIMIT %s", (" & ".join(or_query([t]) for t in every), *params, limit))
+        if len(found) < limit:
+            seen = {(r["member"], r["machine"], r["record_id"]) for r in found}
+            more = self._rows(f"SELECT *, ts_rank_cd(tsv, q) AS rank FROM (SELECT {HIT_COLUMNS}, tsv FROM "
+                              "backscroll.records WHERE tsv @@ to_tsquery('simple', %s) AND " + where_sql +
+                              " LIMIT %s) s, to_tsquery('simple', %s) q ORDER BY rank DESC, record_id LIMIT %s",
+                              (or_query(terms), *params, scan, or_query(terms), limit))
+            found += [r for r in more if (r["member"], r["machine"], r["record_id"]) not in seen]
+        for r in found:
+            r.pop("tsv", None)
+        return found[:limit]
 
     def frequencies(self, terms: Sequence[str], where_sql: str, params: Sequence[Any]) -> tuple[int, list[int]]:
         """About how many rows the archive holds, and how many of those the filters admit hold each of ``terms``:

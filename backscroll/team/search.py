@@ -26,6 +26,8 @@ from backscroll.store.archive_pg import Archive
 from backscroll.types import Filters, Hit, SearchResult
 
 DEPTH = 5  # candidates each list proposes per result asked for
+COMMON = 0.02  # a word in more than this share of the archive's rows (and more than CHEAP rows) proposes
+CHEAP = 5000  # no candidates of its own: ranking that many rows is what a search can afford
 SNIPPET_SCAN = 20_000  # a snippet is found in the start of a long output (a 2,000-line log takes ~10 ms whole)
 
 
@@ -89,8 +91,11 @@ def _rank(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, vec
     terms = tuple(plan.lexical_terms)
     rows: dict[tuple, dict] = {}
     lists: dict[tuple, list[str]] = {}
+    total, frequency = archive.frequencies(terms, where, params) if terms else (0, [])
     if terms and req.mode != "semantic":
-        for row in archive.lexical(terms, where, params, depth):
+        present = tuple(t for t, df in zip(terms, frequency, strict=True) if df)
+        for row in archive.lexical(_proposing(terms, frequency, total), where, params, depth, every=present,
+                                   scan=CHEAP):
             key = (row["member"], row["machine"], row["record_id"])
             rows[key] = row
             lists.setdefault(key, []).append("lexical")
@@ -103,7 +108,6 @@ def _rank(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, vec
             rows.setdefault(key, row)
             cosines[key] = (row["cosine"], place)
             lists.setdefault(key, []).append("semantic")
-    total, frequency = archive.frequencies(terms, where, params) if terms else (0, [])
     idf = [math.log(1 + total / (1 + df)) for df in frequency]
     keys = list(rows)
     candidates = [fusion.Candidate(
@@ -127,6 +131,17 @@ def _rank(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, vec
     mode = req.mode if vector is not None or req.mode == "lexical" else "lexical"
     return SearchResult(query=req.query, mode=mode, filters=f, results=tuple(strong[req.offset:req.offset + req.limit]),
                         weak_matches=tuple(weak[:req.limit]), notes=tuple(notes))
+
+
+def _proposing(terms: tuple[str, ...], frequency: list[int], total: int) -> tuple[str, ...]:
+    """The words whose rows the full-text list ranks: all but those held by more than ``COMMON`` of the
+    archive's rows and more than ``CHEAP`` rows (ranking every row that holds "test" costs seconds at a million
+    rows; such a word still counts in each candidate's words evidence); the rarest held word when every word
+    is that common."""
+    limit = max(COMMON * total, CHEAP)
+    rare = tuple(t for t, df in zip(terms, frequency, strict=True) if 0 < df <= limit)
+    held = [(df, t) for t, df in zip(terms, frequency, strict=True) if df > 0]
+    return rare or ((min(held)[1],) if held else terms)
 
 
 def _share(words: str, terms: tuple[str, ...], idf: list[float]) -> float:
