@@ -134,6 +134,7 @@ def test_without_pgvector_meaning_is_an_exact_scan(pg_url, tmp_path):
     result = Backscroll(home=tmp_path / "carol").search("job queue postgres decision", archive=url, mode="semantic",
                                                         weak=True)
     assert result.results and all(h.matched_by == ("semantic",) for h in result.results)
+    assert any("exact scan" in n for n in result.notes)
 
 
 def test_list_and_show_read_the_archive_and_say_whose(archive):

@@ -45,6 +45,8 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
     with Archive.connect(url) as archive:
         archive.check_version()
         vector = _query_vector(plan, req, notes)
+        if vector is not None and not archive.has_vector():
+            notes.append("meaning was searched by an exact scan: this archive keeps no pgvector index")
 
         def run(f: Filters) -> SearchResult:
             return _rank(archive, req, plan, f, vector, notes)
