@@ -161,3 +161,16 @@ def test_list_and_show_read_the_archive_and_say_whose(archive):
     assert doc["total"] == len(listed) and doc["sessions"][0]["member"] in ("alice", "bob")
     shown = runner.invoke(app, ["--home", str(root / "carol"), "show", hit.record_id, "--archive", url, "--json"])
     assert shown.exit_code == 0 and json.loads(shown.stdout)["records"][0]["member"] == "alice"
+
+
+def test_a_quoted_phrase_must_be_held_together(archive):
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    together = carol.search('"skip locked"', archive=url, mode="lexical", weak=True, limit=20, max_chars=0)
+    from backscroll.indexes.lexical_schema import analyze
+
+    # as the index reads words: `skip_locked=True` holds the phrase too
+    assert together.results and all(" skip locked " in f" {' '.join(analyze(h.text))} " for h in together.results)
+    apart = carol.search('"locked skip"', archive=url, mode="lexical", weak=True)
+    assert any("without the quotes" in n for n in apart.notes)
+    assert all(h.match != "exact" for h in apart.results), "a phrase no record holds makes no hit exact"

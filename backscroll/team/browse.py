@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import replace
+from datetime import UTC
 
 from backscroll.config import Config
 from backscroll.errors import AmbiguousIdError, NotFoundError
@@ -15,7 +16,7 @@ from backscroll.types import Filters, Hit, SessionSummary, SessionView
 
 def hit_of(row: dict, rank: int, **kw) -> Hit:
     """An archive row as a hit (``Hit.from_row`` with what a local row has and an archive's has not)."""
-    ts = row["ts"].isoformat().replace("+00:00", "Z") if row["ts"] is not None else None
+    ts = row["ts"].astimezone(UTC).isoformat().replace("+00:00", "Z") if row["ts"] is not None else None
     record = {**row, "timestamp": ts, "source_path": f"{row['member']}@{row['machine']}", "line": 0,
               "text_truncated": False, "is_sidechain": False, "parent_session_id": None,
               "id": zlib.crc32(f"{row['member']}|{row['machine']}|{row['record_id']}".encode())}

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from datetime import UTC
 
 from backscroll.config import Config
 from backscroll.request import SearchRequest
 from backscroll.retrieval import evidence, fusion, judgement
+from backscroll.retrieval.candidates import Facts
+from backscroll.retrieval.pipeline import with_priors
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.ranking import RANKING, SEMANTIC_FLOOR, semantic_quality
 from backscroll.store.archive_filters import where_sql
@@ -93,11 +96,16 @@ def _rank(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, vec
     terms = tuple(plan.lexical_terms)
     rows: dict[tuple, dict] = {}
     lists: dict[tuple, list[str]] = {}
+    quoted = False
     total, frequency = archive.frequencies(terms, where, params) if terms else (0, [])
     if terms and req.mode != "semantic":
         present = tuple(t for t, df in zip(terms, frequency, strict=True) if df)
-        for row in archive.lexical(_proposing(terms, frequency, total), where, params, depth, every=present,
-                                   scan=CHEAP):
+        found = archive.lexical(_proposing(terms, frequency, total), where, params, depth, every=present, scan=CHEAP)
+        phrased = [r for r in found if _holds_phrases(r["words"], plan.phrases)]
+        quoted = bool(plan.phrases and phrased)  # a quoted phrase no record holds is a hint, not a wall
+        if plan.phrases and not phrased and found:
+            notes = [*notes, "no record holds the quoted phrase: searched for its words without the quotes"]
+        for row in phrased if quoted else found:
             key = (row["member"], row["machine"], row["record_id"])
             rows[key] = row
             lists.setdefault(key, []).append("lexical")
@@ -116,6 +124,8 @@ def _rank(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, vec
         n, _share(rows[k]["words"], terms, idf),
         semantic_quality(*cosines[k]) if k in cosines else None, tuple(lists[k]),
         cosines[k][0] if k in cosines else None) for n, k in enumerate(keys)]
+    facts = {n: Facts(_iso(rows[k]["ts"]), rows[k]["content_type"], rows[k]["text"][:400], (k[2], ""))
+             for n, k in enumerate(keys)}  # the local priors: a record's kind and length, a date in the query
     weights = RANKING.weights(plan.shape)
     if vector is not None:
         weights = replace(weights, words=fusion.word_confidence(candidates, full=RANKING.words_full,
@@ -123,8 +133,8 @@ def _rank(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, vec
     held = sum(w for w, df in zip(idf, frequency, strict=True) if df) / (sum(idf) or 1.0) if terms else 1.0
     wanted = req.offset + req.limit * (1 if req.weak else 2)
     hits = [evidence.classify(_hit(rows[keys[c.id]], rank, c, terms, req.max_chars), plan.text, candidates[c.id],
-                              weights, held, quoted=bool(plan.phrases))
-            for rank, c in enumerate(fusion.fuse(candidates, weights)[:wanted], 1)]
+                              weights, held, quoted=quoted)
+            for rank, c in enumerate(with_priors(plan, fusion.fuse(candidates, weights), facts)[:wanted], 1)]
     asked = vector is not None and f.role != "tool" and f.content_type not in ("tool", "reasoning")
     line = judgement.line(sorted((c for c, _p in cosines.values()), reverse=True) if asked else None, held)
     strong, weak = (hits, []) if req.weak else judgement.split(hits, line)
@@ -144,6 +154,16 @@ def _proposing(terms: tuple[str, ...], frequency: list[int], total: int) -> tupl
     rare = tuple(t for t, df in zip(terms, frequency, strict=True) if 0 < df <= limit)
     held = [(df, t) for t, df in zip(terms, frequency, strict=True) if df > 0]
     return rare or ((min(held)[1],) if held else terms)
+
+
+def _iso(ts) -> str | None:
+    return ts.astimezone(UTC).isoformat().replace("+00:00", "Z") if ts is not None else None
+
+
+def _holds_phrases(words: str, phrases: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether a row's words (``push.archive_words``: the analyzer's tokens in order) hold every quoted phrase."""
+    padded = f" {words} "
+    return all(f" {' '.join(p)} " in padded for p in phrases)
 
 
 def _share(words: str, terms: tuple[str, ...], idf: list[float]) -> float:
