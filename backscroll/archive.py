@@ -175,7 +175,7 @@ class Backscroll(Reads):
                 raise access.nothing_indexed(store)
             from backscroll.browse import resolve_filters
 
-            filters = searching.spoken_agent_hint(store, plan, resolve_filters(store, filters), notes)
+            filters = searching.spoken_agent_hint(store.has_agent, plan, resolve_filters(store, filters), notes)
             result = searching.repeated(store, req, plan, filters, notes, rerun_hint)
             if result is not None:
                 return result

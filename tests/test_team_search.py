@@ -174,3 +174,19 @@ def test_a_quoted_phrase_must_be_held_together(archive):
     apart = carol.search('"locked skip"', archive=url, mode="lexical", weak=True)
     assert any("without the quotes" in n for n in apart.notes)
     assert all(h.match != "exact" for h in apart.results), "a phrase no record holds makes no hit exact"
+
+
+def test_dates_and_agents_in_questions_are_read_as_locally(archive):
+    url, root = archive
+    bob = Backscroll(home=root / "bob")
+    now = "2026-11-25T12:00:00Z"
+    local = bob.search("what did I do on October 21?", now=now, mode="lexical")
+    remote = bob.search("what did I do on October 21?", now=now, mode="lexical", archive=url, member="bob")
+    assert local.results and [h.match for h in remote.results] == ["date"] * len(remote.results)
+    assert [h.record_id for h in remote.results] == [h.record_id for h in local.results]
+    assert remote.notes[0] == local.notes[0] and "the sessions of then" in remote.notes[0]
+    words = bob.search("job queue decision on October 21", now=now, mode="lexical").notes[0]
+    assert words.startswith('read "October 21" as 2026-10-21: records from then rank higher')
+    assert words in bob.search("job queue decision on October 21", now=now, archive=url, mode="lexical").notes
+    spoken = bob.search("what did codex do about capture_payment", archive=url, mode="lexical", limit=3)
+    assert spoken.filters.agent == "codex" and any("--agent codex" in n for n in spoken.notes)

@@ -7,7 +7,7 @@ weak line holds back what the evidence does not single out (``judgement``). Ever
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Callable, Set
 from dataclasses import dataclass, replace
 
 from backscroll.dates import parse_ts
@@ -115,7 +115,7 @@ def rank(store: Store, lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, lis
         near = fetch_neighbours(store, facts, [f.id for f in main], RANKING.session_reach)
         main = with_session_evidence(main, near, weight=RANKING.session_weight, count=RANKING.session_records)
     if mode != "semantic":
-        main = verbatim_first(lex, plan, main)
+        main = verbatim_first(lex.holding, plan, main)
     by_id = {c.id: c for kind in cands.values() for c in kind}
     return interleave(main, ranked_echoes(plan, cands["echo"], facts, w)), by_id, w
 
@@ -129,14 +129,16 @@ VERBATIM_DEPTH = 50  # how far down the fused list a verbatim holder is looked f
 VERBATIM_WORDS = 4  # a pasted message is this long; three keywords in a row are no quote
 
 
-def verbatim_first(lex: LexicalIndex, plan: QueryPlan, fused: list[Fused]) -> list[Fused]:
+def verbatim_first(holding: Callable[[tuple[str, ...], list[int]], Set[int]], plan: QueryPlan,
+                   fused: list[Fused]) -> list[Fused]:
     """The records that hold the query word for word (an error message, a path, identifiers in their order)
     before those that hold fewer of its words plus meaning. Not for a few keywords, nor for questions:
-    their wording is the asker's own, and a record that repeats it is an earlier asking, not the answer."""
+    their wording is the asker's own, and a record that repeats it is an earlier asking, not the answer.
+    ``holding(words, ids)``: those of ``ids`` that hold ``words`` in this order (``LexicalIndex.holding``)."""
     words = tuple(analyze(plan.meaning or plan.text))
     if plan.question or len(words) < (2 if plan.shape == "identifier" else VERBATIM_WORDS):
         return fused
-    held = lex.holding(words, [f.id for f in fused[:VERBATIM_DEPTH]])
+    held = holding(words, [f.id for f in fused[:VERBATIM_DEPTH]])
     if not held:
         return fused
     return [f for f in fused if f.id in held] + [f for f in fused if f.id not in held]
@@ -286,9 +288,7 @@ def dated(store: Store, plan: QueryPlan, filters: Filters, opts: SearchOptions, 
     hits = [replace(h, match="date", strength=1.0)  # the snippet: how the prompt begins
             for h in build_hits(store, replace(plan, terms=()), fused, opts, len(ids))]
     hits, sessions = grouped(store, hits, opts)
-    read = f'read "{plan.when.text}" as {time_window.days(plan.when)}'
-    notes = (f"{read}: the sessions of then, each by what it set out to do" if hits
-             else f"{read}: nothing was recorded then",)
+    notes = (time_window.dated_note(plan.when, bool(hits)),)
     return SearchResult(query=plan.text, mode=mode, filters=filters, results=renumber(hits), notes=notes,
                         sessions=sessions)
 

@@ -5,6 +5,7 @@ meaning when there are vectors), the hint policy, then the notes. Works on an op
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -67,10 +68,11 @@ def check(req: SearchRequest) -> tuple[Filters, QueryPlan]:
     return filters, plan_query(req.query, analyze, now=now_of(req.now))
 
 
-def spoken_agent_hint(store: Store, plan: QueryPlan, filters: Filters, notes: list[str]) -> Filters:
+def spoken_agent_hint(has_agent: Callable[[str], bool], plan: QueryPlan, filters: Filters,
+                      notes: list[str]) -> Filters:
     """The agent the question names ("what did codex do"), as an ``--agent`` hint: when none was given and
-    that agent's sessions are indexed. Other agents' matches still come, as ``also_matching``."""
-    if plan.agent is None or filters.agent is not None or not store.has_agent(plan.agent):
+    that agent's sessions are searched (``has_agent``). Other agents' matches still come, as ``also_matching``."""
+    if plan.agent is None or filters.agent is not None or not has_agent(plan.agent):
         return filters
     notes.append(f"read {plan.agent!r} in the query as --agent {plan.agent} (a hint: other agents' matches "
                  "follow as also matching)")

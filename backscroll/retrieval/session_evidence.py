@@ -41,3 +41,21 @@ def with_session_evidence(fused: list[Fused], neighbours: Mapping[int, Collectio
     scored = [(f.score + weight * support(f), n, f) for n, f in enumerate(fused)]
     scored.sort(key=lambda x: (-x[0], x[1]))
     return [replace(f, score=s, own=f.evidence) for s, _n, f in scored]
+
+
+def neighbours_by_place(places: Mapping[int, tuple[object, int]], reach: int) -> dict[int, set[int]]:
+    """The neighbours of each record given its session and its place there (``(session, n)``): the others of its
+    session at most ``reach`` places away (no more than ``reach - 1`` records between them)."""
+    by_session: dict[object, list[tuple[int, int]]] = {}
+    for i, (session, n) in places.items():
+        by_session.setdefault(session, []).append((n, i))
+    near: dict[int, set[int]] = {}
+    for members in by_session.values():
+        members.sort()
+        for k, (na, a) in enumerate(members):
+            for nb, b in members[k + 1:]:
+                if nb - na > reach:
+                    break
+                near.setdefault(a, set()).add(b)
+                near.setdefault(b, set()).add(a)
+    return near

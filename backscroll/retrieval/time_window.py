@@ -79,3 +79,10 @@ def describe(window: TimeWindow, filters: Filters) -> str:
     if narrowed(filters, window) is None:
         return f"{read}, which --since/--until leave out: the records nearest it rank higher"
     return f"{read}: records from then rank higher, others still count (to filter: --since/--until)"
+
+
+def dated_note(window: TimeWindow, found: bool) -> str:
+    """The note of a question about a time alone: the days read, and what answers it."""
+    read = f'read "{window.text}" as {days(window)}'
+    return f"{read}: the sessions of then, each by what it set out to do" if found \
+        else f"{read}: nothing was recorded then"

@@ -13,22 +13,25 @@ repeat rule reads this machine's store, where that session's log is); every hit 
 
 from __future__ import annotations
 
+import bisect
+import hashlib
 import math
 from dataclasses import replace
 from datetime import UTC
 
 from backscroll.config import Config
 from backscroll.request import SearchRequest
-from backscroll.retrieval import evidence, fusion, judgement
+from backscroll.retrieval import evidence, fusion, judgement, pipeline, time_window
 from backscroll.retrieval.candidates import Facts
 from backscroll.retrieval.pipeline import with_priors
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.ranking import RANKING, SEMANTIC_FLOOR, semantic_quality
+from backscroll.retrieval.session_evidence import neighbours_by_place, with_session_evidence
 from backscroll.store.archive_filters import where_sql
 from backscroll.store.archive_pg import Archive
-from backscroll.types import Filters, Hit, SearchResult
+from backscroll.team.browse import hit_of
+from backscroll.types import EMBEDDED_TYPES, Filters, Hit, SearchResult
 
-DEPTH = 5  # candidates each list proposes per result asked for
 COMMON = 0.02  # a word in more than this share of the archive's rows (and more than CHEAP rows) proposes
 CHEAP = 5000  # no candidates of its own: ranking that many rows is what a search can afford
 SNIPPET_SCAN = 20_000  # a snippet is found in the start of a long output (a 2,000-line log takes ~10 ms whole)
@@ -38,6 +41,7 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
                    rerun_hint: str | None = None) -> SearchResult:
     """The archive's answer to ``req`` (its filters and plan already checked)."""
     from backscroll.retrieval.policy import hints
+    from backscroll.retrieval.searching import spoken_agent_hint
     from backscroll.team.push import settings
 
     url, _member = settings(cfg, None if req.archive == "default" else req.archive)
@@ -47,7 +51,8 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
         return again
     with Archive.connect(url) as archive:
         archive.check_version()
-        vector = _query_vector(plan, req, notes)
+        filters = spoken_agent_hint(archive.has_agent, plan, filters, notes)
+        vector = None if plan.date_only else _query_vector(plan, req, notes)
         if vector is not None and not archive.has_vector():
             notes.append("meaning was searched by an exact scan: this archive keeps no pgvector index")
 
@@ -88,61 +93,118 @@ def _query_vector(plan: QueryPlan, req: SearchRequest, notes: list[str]) -> list
         return None
 
 
+Key = tuple[str, str, str]  # (member, machine, record_id)
+
+
 def _rank(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, vector: list[float] | None,
           notes: list[str]) -> SearchResult:
+    if plan.date_only:
+        return _dated(archive, req, plan, f)
     include_echoes = req.include_echoes or f.content_type == "tool"
     where, params = where_sql(f, include_echoes=include_echoes, member=req.member)
-    depth = DEPTH * (req.limit + req.offset)
+    window = time_window.within(f, plan.when) if plan.when is not None else None
+    scopes = [where_sql(s, include_echoes=include_echoes, member=req.member) for s in (f, window) if s is not None]
+    depth = pipeline.depth(pipeline.SearchOptions(limit=req.limit + req.offset))
     terms = tuple(plan.lexical_terms)
-    rows: dict[tuple, dict] = {}
-    lists: dict[tuple, list[str]] = {}
+    rows: dict[Key, dict] = {}
+    lists: dict[Key, list[str]] = {}
     quoted = False
     total, frequency = archive.frequencies(terms, where, params) if terms else (0, [])
     if terms and req.mode != "semantic":
         present = tuple(t for t, df in zip(terms, frequency, strict=True) if df)
-        found = archive.lexical(_proposing(terms, frequency, total), where, params, depth, every=present, scan=CHEAP)
+        proposing = _proposing(terms, frequency, total)
+        found = [r for w, p in scopes for r in archive.lexical(proposing, w, p, depth, every=present, scan=CHEAP)]
         phrased = [r for r in found if _holds_phrases(r["words"], plan.phrases)]
         quoted = bool(plan.phrases and phrased)  # a quoted phrase no record holds is a hint, not a wall
         if plan.phrases and not phrased and found:
             notes = [*notes, "no record holds the quoted phrase: searched for its words without the quotes"]
+        if window is not None and not plan.phrases:  # a date proposes what its sessions set out to do
+            found += archive.first_prompts(*_sessions_of(window, req.member), depth)
         for row in phrased if quoted else found:
-            key = (row["member"], row["machine"], row["record_id"])
-            rows[key] = row
-            lists.setdefault(key, []).append("lexical")
-    cosines: dict[tuple, tuple[float, int]] = {}
+            rows.setdefault(_key(row), row)
+            if "lexical" not in lists.setdefault(_key(row), []):
+                lists[_key(row)].append("lexical")
+    cosines: dict[Key, float] = {}
     if vector is not None and f.content_type not in ("tool", "reasoning") and f.role != "tool":
-        for place, row in enumerate(archive.nearest(vector, where, params, depth), 1):
-            key = (row["member"], row["machine"], row["record_id"])
-            if row["cosine"] < SEMANTIC_FLOOR:
-                continue
-            rows.setdefault(key, row)
-            cosines[key] = (row["cosine"], place)
-            lists.setdefault(key, []).append("semantic")
+        for w, p in scopes:  # a date in the query proposes the closest records of its own window too
+            for row in archive.nearest(vector, w, p, depth):
+                if row["cosine"] >= SEMANTIC_FLOOR:
+                    rows.setdefault(_key(row), row)
+                    cosines[_key(row)] = row["cosine"]
+                    if "semantic" not in lists.setdefault(_key(row), []):
+                        lists[_key(row)].append("semantic")
+    semantic = set(cosines)
+    if vector is not None:  # the meaning of candidates only the words proposed
+        cosines.update(archive.cosines(vector, [k for k in rows if k not in cosines]))
     idf = [math.log(1 + total / (1 + df)) for df in frequency]
     keys = list(rows)
-    candidates = [fusion.Candidate(
-        n, _share(rows[k]["words"], terms, idf),
-        semantic_quality(*cosines[k]) if k in cosines else None, tuple(lists[k]),
-        cosines[k][0] if k in cosines else None) for n, k in enumerate(keys)]
-    facts = {n: Facts(_iso(rows[k]["ts"]), rows[k]["content_type"], rows[k]["text"][:400], (k[2], ""))
-             for n, k in enumerate(keys)}  # the local priors: a record's kind and length, a date in the query
+    closest = sorted(-c for c in cosines.values())  # negated: bisect counts the closer ones
+
+    def meaning(k: Key) -> float | None:
+        if vector is None or k not in cosines or rows[k]["content_type"] not in EMBEDDED_TYPES:
+            return None
+        return semantic_quality(cosines[k], rank=bisect.bisect_left(closest, -cosines[k]) + 1)
+
+    candidates = [fusion.Candidate(n, _share(rows[k]["words"], terms, idf) if req.mode != "semantic" else 0.0,
+                                   meaning(k), tuple(lists[k]), cosines.get(k)) for n, k in enumerate(keys)]
+    facts = {n: Facts(_iso(rows[k]["ts"]), rows[k]["content_type"], rows[k]["text"][:400],
+                      (f"{k[0]}|{k[1]}|{rows[k]['session_id']}", _digest(rows[k]["text"]))) for n, k in enumerate(keys)}
     weights = RANKING.weights(plan.shape)
-    if vector is not None:
+    if vector is not None and req.mode == "hybrid":
         weights = replace(weights, words=fusion.word_confidence(candidates, full=RANKING.words_full,
                                                                 power=RANKING.words_confidence))
+    main = pipeline.collapse(with_priors(plan, fusion.fuse(candidates, weights), facts), facts)
+    if vector is not None and req.mode == "hybrid":
+        places = archive.places([(*keys[m.id], rows[keys[m.id]]["session_id"]) for m in main])
+        near = neighbours_by_place({m.id: (facts[m.id].key[0], places[keys[m.id]]) for m in main
+                                    if keys[m.id] in places}, RANKING.session_reach)
+        main = with_session_evidence(main, near, weight=RANKING.session_weight, count=RANKING.session_records)
+    if req.mode != "semantic":
+        main = pipeline.verbatim_first(lambda words, ids: {i for i in ids if _holds_phrases(rows[keys[i]]["words"],
+                                                                                             (words,))}, plan, main)
     held = sum(w for w, df in zip(idf, frequency, strict=True) if df) / (sum(idf) or 1.0) if terms else 1.0
     wanted = req.offset + req.limit * (1 if req.weak else 2)
     hits = [evidence.classify(_hit(rows[keys[c.id]], rank, c, terms, req.max_chars), plan.text, candidates[c.id],
                               weights, held, quoted=quoted)
-            for rank, c in enumerate(with_priors(plan, fusion.fuse(candidates, weights), facts)[:wanted], 1)]
+            for rank, c in enumerate(main[:wanted], 1)]
     asked = vector is not None and f.role != "tool" and f.content_type not in ("tool", "reasoning")
-    line = judgement.line(sorted((c for c, _p in cosines.values()), reverse=True) if asked else None, held)
+    line = judgement.line(sorted((cosines[k] for k in semantic), reverse=True) if asked else None, held)
     strong, weak = (hits, []) if req.weak else judgement.split(hits, line)
     if weak and not strong:
         notes = [*notes, judgement.nothing_strong_note(len(weak))]
+    if plan.when is not None:
+        notes = [time_window.describe(plan.when, f), *notes]
     mode = req.mode if vector is not None or req.mode == "lexical" else "lexical"
     return SearchResult(query=req.query, mode=mode, filters=f, results=tuple(strong[req.offset:req.offset + req.limit]),
                         weak_matches=tuple(weak[:req.limit]), notes=tuple(notes))
+
+
+def _dated(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters) -> SearchResult:
+    """A question about a time alone ("what did I do yesterday?"): what each session of that time set out to do,
+    the most recent first, as locally (``pipeline.dated``)."""
+    assert plan.when is not None
+    window = time_window.narrowed(f, plan.when)
+    found = [] if window is None else archive.first_prompts(*_sessions_of(window, req.member),
+                                                              req.offset + req.limit)
+    hits = [replace(hit_of(r, n, score=1.0, snippet=r["text"][:200], highlights=(), matched_by=("date",),
+                           max_chars=req.max_chars), match="date", strength=1.0) for n, r in enumerate(found, 1)]
+    return SearchResult(query=req.query, mode=req.mode, filters=f, results=tuple(hits[req.offset:]),
+                        notes=(time_window.dated_note(plan.when, bool(hits)),))
+
+
+def _sessions_of(window: Filters, member: str | None) -> tuple[str, list]:
+    """The WHERE of the first prompts of a window: its project, agent and session, as locally."""
+    only = Filters(project=window.project, agent=window.agent, session=window.session, since=window.since,
+                   until=window.until)
+    return where_sql(only, include_echoes=False, member=member)
+
+
+def _key(row: dict) -> Key:
+    return row["member"], row["machine"], row["record_id"]
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _proposing(terms: tuple[str, ...], frequency: list[int], total: int) -> tuple[str, ...]:
@@ -174,7 +236,6 @@ def _share(words: str, terms: tuple[str, ...], idf: list[float]) -> float:
 
 def _hit(row: dict, rank: int, c: fusion.Fused, terms: tuple[str, ...], max_chars: int) -> Hit:
     from backscroll.retrieval.snippet import make_snippet
-    from backscroll.team.browse import hit_of
 
     snippet, spans = make_snippet(row["text"][:SNIPPET_SCAN], terms)
     return hit_of(row, rank, score=round(c.score, 6), snippet=snippet, highlights=spans, matched_by=c.lists,
