@@ -62,6 +62,7 @@ def _migration_1(vector: bool) -> list[str]:
         "CREATE INDEX IF NOT EXISTS records_tsv ON backscroll.records USING gin (tsv)",
         "CREATE INDEX IF NOT EXISTS records_session ON backscroll.records (session_id, ts)",
         "CREATE INDEX IF NOT EXISTS records_member ON backscroll.records (member, machine)",
+        "CREATE INDEX IF NOT EXISTS records_agent ON backscroll.records (agent)",  # "what did codex do": no scan
         *(["CREATE INDEX IF NOT EXISTS records_embedding ON backscroll.records "
            "USING hnsw (embedding vector_cosine_ops)"] if vector else []),
         f"DO $$ BEGIN CREATE ROLE {GROUP} NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$",

@@ -33,6 +33,9 @@ def or_query(terms: Iterable[str]) -> str:
     return " | ".join("'" + t.replace("\\", "").replace("'", "''") + "'" for t in terms if t) or "''"
 
 
+MATCH = "tsv @@ to_tsquery('simple', %s)"  # a query word, as itself or a piece of an identifier
+
+
 def where(url: str) -> str:
     """``user@host:port/db`` of a connection URL, for messages: never its password."""
     psycopg = psycopg_module()
@@ -70,26 +73,33 @@ class ArchiveSearch:
             self._rollback()
             raise ArchiveError(f"the archive at {where(self.url)} refused the search: {first_line(exc)}") from None
 
-    def lexical(self, terms: Sequence[str], where_sql: str, params: Sequence[Any], limit: int,
-                every: Sequence[str] = (), scan: int = 5000) -> list[dict]:
-        """Rows holding any of ``terms``, best ``ts_rank_cd`` first: first those holding ``every`` word (the GIN
-        index intersects them cheaply), then, while fewer than ``limit``, the others among ``scan`` rows
-        holding any (ranking every row that holds a common word costs seconds at a million rows)."""
-        found: list[dict] = []
-        if len(every) > 1:
-            found = self._rows(f"SELECT {HIT_COLUMNS}, ts_rank_cd(tsv, q) AS rank FROM backscroll.records, "
-                               "to_tsquery('simple', %s) q WHERE tsv @@ q AND " + where_sql + " ORDER BY rank DESC, "
-                               "record_id LIMIT %s", (" & ".join(or_query([t]) for t in every), *params, limit))
-        if len(found) < limit:
-            seen = {(r["member"], r["machine"], r["record_id"]) for r in found}
-            more = self._rows(f"SELECT *, ts_rank_cd(tsv, q) AS rank FROM (SELECT {HIT_COLUMNS}, tsv FROM "
-                              "backscroll.records WHERE tsv @@ to_tsquery('simple', %s) AND " + where_sql +
-                              " LIMIT %s) s, to_tsquery('simple', %s) q ORDER BY rank DESC, record_id LIMIT %s",
-                              (or_query(terms), *params, scan, or_query(terms), limit))
-            found += [r for r in more if (r["member"], r["machine"], r["record_id"]) not in seen]
-        for r in found:
-            r.pop("tsv", None)
-        return found[:limit]
+    def lexical(self, weights: dict[str, float], proposing: Sequence[str], where_sql: str, params: Sequence[Any],
+                limit: int, per_word: int = 5000) -> list[dict]:
+        """Rows holding any of the ``proposing`` words, the largest idf-weighted share of the query's words first
+        (``weights``: each word's idf), as the local index ranks; ``ts_rank_cd`` breaks ties. Each proposing
+        word's rows are read through the GIN index (at most ``per_word`` of them), and those with the best share
+        of the proposing words are then ranked by their share of all the words."""
+        held: dict[tuple[str, str, str], float] = {}
+        for term in proposing:
+            weight = weights[term]
+            for key in self._run(f"SELECT member, machine, record_id FROM backscroll.records WHERE {MATCH} AND "
+                                 + where_sql + " LIMIT %s", (or_query([term]), *params, per_word)):
+                held[key] = held.get(key, 0.0) + weight
+        if not held:
+            return []
+        best = sorted(held.items(), key=lambda kv: -kv[1])
+        if len(best) > limit:  # all that tie with the last one kept, for the tie-break to choose among
+            best = [kv for kv in best if kv[1] >= best[limit - 1][1]][:per_word]
+        columns = ([k[0] for k, _w in best], [k[1] for k, _w in best], [k[2] for k, _w in best], [w for _k, w in best])
+        others = [t for t in weights if t not in proposing]
+        share = "".join(f" + CASE WHEN {MATCH} THEN %s ELSE 0 END" for _t in others)
+        return self._rows(
+            f"SELECT {HIT_COLUMNS}, ts_rank_cd(tsv, to_tsquery('simple', %s)) AS rank FROM backscroll.records JOIN "
+            "unnest(%s::text[], %s::text[], %s::text[], %s::float8[]) AS s(m, h, r, share) "
+            f"ON member = s.m AND machine = s.h AND record_id = s.r ORDER BY s.share{share} DESC, rank DESC, "
+            "record_id LIMIT %s",
+            (or_query(weights), *columns, *(v for t in others for v in (or_query([t]), weights[t])),
+             limit))
 
     def frequencies(self, terms: Sequence[str], where_sql: str, params: Sequence[Any]) -> tuple[int, list[int]]:
         """About how many rows the archive holds, and how many of those the filters admit hold each of ``terms``:
@@ -100,7 +110,7 @@ class ArchiveSearch:
         out = []
         for term in terms:
             q = or_query([term])
-            sql = f"FROM backscroll.records WHERE tsv @@ to_tsquery('simple', %s) AND {where_sql}"
+            sql = f"FROM backscroll.records WHERE {MATCH} AND {where_sql}"
             n = self._run(f"SELECT count(*) FROM (SELECT 1 {sql} LIMIT {EXACT_UP_TO}) s", (q, *params))[0][0]
             if n >= EXACT_UP_TO:
                 plan = self._run(f"EXPLAIN (FORMAT JSON) SELECT 1 {sql}", (q, *params))[0][0]

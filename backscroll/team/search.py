@@ -111,9 +111,9 @@ def _rank(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, vec
     quoted = False
     total, frequency = archive.frequencies(terms, where, params) if terms else (0, [])
     if terms and req.mode != "semantic":
-        present = tuple(t for t, df in zip(terms, frequency, strict=True) if df)
         proposing = _proposing(terms, frequency, total)
-        found = [r for w, p in scopes for r in archive.lexical(proposing, w, p, depth, every=present, scan=CHEAP)]
+        weight = {t: math.log(1 + total / (1 + df)) for t, df in zip(terms, frequency, strict=True)}
+        found = [r for w, p in scopes for r in archive.lexical(weight, proposing, w, p, depth, per_word=CHEAP)]
         phrased = [r for r in found if _holds_phrases(r["words"], plan.phrases)]
         quoted = bool(plan.phrases and phrased)  # a quoted phrase no record holds is a hint, not a wall
         if plan.phrases and not phrased and found:
@@ -229,6 +229,7 @@ def _holds_phrases(words: str, phrases: tuple[tuple[str, ...], ...]) -> bool:
 
 
 def _share(words: str, terms: tuple[str, ...], idf: list[float]) -> float:
+    """The idf-weighted share of ``terms`` a row's words hold."""
     held = set(words.split())
     whole = sum(idf) or 1.0
     return sum(w for t, w in zip(terms, idf, strict=True) if t in held) / whole
