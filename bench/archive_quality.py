@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""The agent-session benchmark answered by the team archive beside the local store, same queries, same run.
+"""A frozen query set answered by the team archive beside the local store, same queries, same run.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/archive_quality.py CORPUS --home DIR [--modes lexical,semantic,hybrid]
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/archive_quality.py --queries fixtures/eval/check.toml --home DIR
 
-``CORPUS`` and ``--home`` are ``bench/agent_search.py``'s (the home keeps the index and the model's vectors).
+``CORPUS`` and ``--home`` are ``bench/agent_search.py``'s (the home keeps the index and the model's vectors);
+``--queries`` takes an evaluation file with its own ``[corpus]`` instead (``backscroll eval``'s format).
 The home's records, vectors included, are pushed to a throwaway PostgreSQL (pgserver's, with pgvector);
-then every frozen query runs twice per mode, locally and with ``archive=``, and the script prints session
-hit@1 by query style for both: the archive's search must rank as the local one does.
+then every frozen query runs twice per mode, locally and with ``archive=``, and the script prints hit@1 by
+category for both (of the session for the agent benchmark, whose queries name sessions; of the record for an
+evaluation file, whose queries name records): the archive's search must rank as the local one does.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from agent_search import DEFAULT_QUERIES, table, write_queries  # noqa: E402
+from agent_search import DEFAULT_QUERIES, write_queries  # noqa: E402
 
 
 class _OnArchive:
@@ -35,7 +38,8 @@ class _OnArchive:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("corpus", type=Path)
+    ap.add_argument("corpus", type=Path, nargs="?")
+    ap.add_argument("--queries", type=Path, help="an evaluation file with its own [corpus], instead of CORPUS")
     ap.add_argument("--home", type=Path, required=True)
     ap.add_argument("--modes", default="lexical,semantic,hybrid")
     a = ap.parse_args()
@@ -51,8 +55,12 @@ def main() -> None:
         warnings.simplefilter("ignore")
         import pgserver
 
-        qfile = Path(tmp) / "queries.toml"
-        write_queries(DEFAULT_QUERIES, a.corpus.resolve(), None, qfile)
+        if a.queries is None and a.corpus is None:
+            ap.error("give CORPUS or --queries FILE")
+        qfile = a.queries or Path(tmp) / "queries.toml"
+        if a.queries is None:
+            write_queries(DEFAULT_QUERIES, a.corpus.resolve(), None, qfile)
+        measure = "hit1" if a.queries else "session_hit1"
         queries, sources = load_queries(qfile)
         _gate, now = load_gate(qfile)
         server = pgserver.get_server(Path(tmp) / "pg", cleanup_mode="stop")
@@ -70,9 +78,9 @@ def main() -> None:
                 out = {}
                 for mode in a.modes.split(","):
                     m = None if mode == "hybrid" else mode
-                    local = table(_run_mode(bs, queries, 5, m, now, None))
-                    remote = table(_run_mode(_OnArchive(bs, url), queries, 5, m, now, None))
-                    out[mode] = {style: {"local": local[style]["hit1"], "archive": remote[style]["hit1"]}
+                    local = _run_mode(bs, queries, 5, m, now, None).table()
+                    remote = _run_mode(_OnArchive(bs, url), queries, 5, m, now, None).table()
+                    out[mode] = {style: {"local": local[style][measure], "archive": remote[style][measure]}
                                  for style in local}
                     print(mode, json.dumps(out[mode]), file=sys.stderr)
         finally:

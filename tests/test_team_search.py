@@ -190,3 +190,19 @@ def test_dates_and_agents_in_questions_are_read_as_locally(archive):
     assert words in bob.search("job queue decision on October 21", now=now, archive=url, mode="lexical").notes
     spoken = bob.search("what did codex do about capture_payment", archive=url, mode="lexical", limit=3)
     assert spoken.filters.agent == "codex" and any("--agent codex" in n for n in spoken.notes)
+
+
+def test_word_weights_count_every_row_at_once_after_a_push(pg_url, archive):
+    """idf needs the archive's size: the planner's count is -1 until PostgreSQL first analyzes the table."""
+    _url, root = archive
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "team_fresh"')
+        admin.execute('CREATE DATABASE "team_fresh"')
+    with Archive.connect(as_role(pg_url, "postgres", "team_fresh")) as a:
+        a.init(["bob"])
+    url = as_role(pg_url, "bob", "team_fresh")
+    with Backscroll(home=root / "bob") as bob:
+        bob.push(url)
+    with Archive.connect(url) as a:
+        total, (queue,) = a.frequencies(["queue"], "true", [])
+        assert total == a.count() and 0 < queue < total

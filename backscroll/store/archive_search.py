@@ -105,7 +105,8 @@ class ArchiveSearch:
         """About how many rows the archive holds, and how many of those the filters admit hold each of ``terms``:
         counted through the GIN index up to ``EXACT_UP_TO``, the planner's estimate above (idf needs the
         order of magnitude of a common word, not its count)."""
-        total = int(self._run("SELECT greatest(reltuples, 0) FROM pg_class "
+        # (the planner's count is -1 until the table is first analyzed; the statistics' live rows are right at once)
+        total = int(self._run("SELECT greatest(reltuples, coalesce(pg_stat_get_live_tuples(oid), 0), 0) FROM pg_class "
                               "WHERE oid = 'backscroll.records'::regclass")[0][0])
         out = []
         for term in terms:
