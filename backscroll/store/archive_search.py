@@ -76,7 +76,7 @@ class ArchiveSearch:
     def lexical(self, weights: dict[str, float], proposing: Sequence[str], where_sql: str, params: Sequence[Any],
                 limit: int, per_word: int = 5000) -> list[dict]:
         """Rows holding any of the ``proposing`` words, the largest idf-weighted share of the query's words first
-        (``weights``: each word's idf), as the local index ranks; ``ts_rank_cd`` breaks ties. Each proposing
+        (``weights``: each word's idf), as the local index ranks; ``ts_rank_cd`` by length breaks ties. Each proposing
         word's rows are read through the GIN index (at most ``per_word`` of them), and those with the best share
         of the proposing words are then ranked by their share of all the words."""
         held: dict[tuple[str, str, str], float] = {}
@@ -94,7 +94,9 @@ class ArchiveSearch:
         others = [t for t in weights if t not in proposing]
         share = "".join(f" + CASE WHEN {MATCH} THEN %s ELSE 0 END" for _t in others)
         return self._rows(
-            f"SELECT {HIT_COLUMNS}, ts_rank_cd(tsv, to_tsquery('simple', %s)) AS rank FROM backscroll.records JOIN "
+            # (divided by the row's length: BM25 prefers the shorter of two rows holding the same words; measured in
+            # docs/team-archive.md)
+            f"SELECT {HIT_COLUMNS}, ts_rank_cd(tsv, to_tsquery('simple', %s), 2) AS rank FROM backscroll.records JOIN "
             "unnest(%s::text[], %s::text[], %s::text[], %s::float8[]) AS s(m, h, r, share) "
             f"ON member = s.m AND machine = s.h AND record_id = s.r ORDER BY s.share{share} DESC, rank DESC, "
             "record_id LIMIT %s",
