@@ -1,14 +1,14 @@
 """``search --archive``: the team archive searched with the local search's rules.
 
-The archive proposes candidates from two lists, PostgreSQL full-text search over the words backscroll's
-own analyzer gave each record (``push.archive_words``) and the nearest vectors by meaning (pgvector, else
-an exact scan), and every candidate is scored as a local one is: the idf-weighted share of the query's
-words it holds and its calibrated meaning, fused by ``retrieval.fusion`` with the ranking's weights.
-Query echoes are left out unless asked for; role, author, agent and content type are hints (what they hide
-comes back as ``also_matching``, ``policy.hints``); the weak line holds back what the evidence does not
-single out (``judgement``); a search the calling agent session already ran this turn is not run again (the
-repeat rule reads this machine's store, where that session's log is); every hit says its ``member`` and
-``machine``.
+The archive proposes candidates from two lists, the rows holding the largest idf-weighted share of the query's
+words (PostgreSQL full-text search over the words backscroll's own analyzer gave each record,
+``push.archive_words``) and the nearest by meaning (pgvector, else an exact scan); a date in the query adds its
+own days' best and what each session of then set out to do. Every candidate carries a local one's evidence and
+is ranked by the local pipeline's pure steps (fusion, priors, near-duplicates, session evidence, verbatim
+holders first). Then the local policies: query echoes left out unless asked for; role, author, agent and
+content type, and an agent the question names, as hints (``policy.hints``); the weak line (``judgement``); a
+search the calling agent session already ran this turn is not run again (the repeat rule reads this machine's
+store, where that session's log is). Every hit says its ``member`` and ``machine``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import math
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC
 
 from backscroll.config import Config
@@ -96,24 +96,42 @@ def _query_vector(plan: QueryPlan, req: SearchRequest, notes: list[str]) -> list
 Key = tuple[str, str, str]  # (member, machine, record_id)
 
 
+@dataclass
+class Pool:
+    """The candidates an archive search gathered: each row once, the lists that proposed it, and the query's
+    cosine to those that have a vector (``semantic``: those the meaning list itself proposed)."""
+
+    rows: dict[Key, dict] = field(default_factory=dict)
+    lists: dict[Key, list[str]] = field(default_factory=dict)
+    cosines: dict[Key, float] = field(default_factory=dict)
+    semantic: set[Key] = field(default_factory=set)
+
+    def add(self, row: dict, proposed_by: str) -> Key:
+        key = row["member"], row["machine"], row["record_id"]
+        self.rows.setdefault(key, row)
+        if proposed_by not in self.lists.setdefault(key, []):
+            self.lists[key].append(proposed_by)
+        return key
+
+
 def _rank(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, vector: list[float] | None,
           notes: list[str]) -> SearchResult:
+    """One ranking of the archive under the filters ``f``: the local pipeline's steps on its candidates."""
     if plan.date_only:
         return _dated(archive, req, plan, f)
     include_echoes = req.include_echoes or f.content_type == "tool"
     where, params = where_sql(f, include_echoes=include_echoes, member=req.member)
+    terms = tuple(plan.lexical_terms)
+    total, frequency = archive.frequencies(terms, where, params) if terms else (0, [])
+    idf = [math.log(1 + total / (1 + df)) for df in frequency]
+    pool, quoted = Pool(), False
     window = time_window.within(f, plan.when) if plan.when is not None else None
     scopes = [where_sql(s, include_echoes=include_echoes, member=req.member) for s in (f, window) if s is not None]
     depth = pipeline.depth(pipeline.SearchOptions(limit=req.limit + req.offset))
-    terms = tuple(plan.lexical_terms)
-    rows: dict[Key, dict] = {}
-    lists: dict[Key, list[str]] = {}
-    quoted = False
-    total, frequency = archive.frequencies(terms, where, params) if terms else (0, [])
     if terms and req.mode != "semantic":
-        proposing = _proposing(terms, frequency, total)
-        weight = {t: math.log(1 + total / (1 + df)) for t, df in zip(terms, frequency, strict=True)}
-        found = [r for w, p in scopes for r in archive.lexical(weight, proposing, w, p, depth, per_word=CHEAP)]
+        found = [r for w, p in scopes for r in archive.lexical(dict(zip(terms, idf, strict=True)),
+                                                                _proposing(terms, frequency, total), w, p, depth,
+                                                                per_word=CHEAP)]
         phrased = [r for r in found if _holds_phrases(r["words"], plan.phrases)]
         quoted = bool(plan.phrases and phrased)  # a quoted phrase no record holds is a hint, not a wall
         if plan.phrases and not phrased and found:
@@ -121,54 +139,29 @@ def _rank(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, vec
         if window is not None and not plan.phrases:  # a date proposes what its sessions set out to do
             found += archive.first_prompts(*_sessions_of(window, req.member), depth)
         for row in phrased if quoted else found:
-            rows.setdefault(_key(row), row)
-            if "lexical" not in lists.setdefault(_key(row), []):
-                lists[_key(row)].append("lexical")
-    cosines: dict[Key, float] = {}
-    if vector is not None and f.content_type not in ("tool", "reasoning") and f.role != "tool":
-        for w, p in scopes:  # a date in the query proposes the closest records of its own window too
+            pool.add(row, "lexical")
+    asked = vector is not None and f.role != "tool" and f.content_type not in ("tool", "reasoning")
+    if vector is not None:
+        for w, p in scopes if asked else ():  # a date in the query proposes the closest of its own window too
             for row in archive.nearest(vector, w, p, depth):
                 if row["cosine"] >= SEMANTIC_FLOOR:
-                    rows.setdefault(_key(row), row)
-                    cosines[_key(row)] = row["cosine"]
-                    if "semantic" not in lists.setdefault(_key(row), []):
-                        lists[_key(row)].append("semantic")
-    semantic = set(cosines)
-    if vector is not None:  # the meaning of candidates only the words proposed
-        cosines.update(archive.cosines(vector, [k for k in rows if k not in cosines]))
-    idf = [math.log(1 + total / (1 + df)) for df in frequency]
-    keys = list(rows)
-    closest = sorted(-c for c in cosines.values())  # negated: bisect counts the closer ones
-
-    def meaning(k: Key) -> float | None:
-        if vector is None or k not in cosines or rows[k]["content_type"] not in EMBEDDED_TYPES:
-            return None
-        return semantic_quality(cosines[k], rank=bisect.bisect_left(closest, -cosines[k]) + 1)
-
-    candidates = [fusion.Candidate(n, _share(rows[k]["words"], terms, idf) if req.mode != "semantic" else 0.0,
-                                   meaning(k), tuple(lists[k]), cosines.get(k)) for n, k in enumerate(keys)]
-    facts = {n: Facts(_iso(rows[k]["ts"]), rows[k]["content_type"], rows[k]["text"][:400],
-                      (f"{k[0]}|{k[1]}|{rows[k]['session_id']}", _digest(rows[k]["text"]))) for n, k in enumerate(keys)}
+                    pool.cosines[pool.add(row, "semantic")] = row["cosine"]
+        pool.semantic = set(pool.cosines)  # then the meaning of those only the words proposed
+        pool.cosines.update(archive.cosines(vector, [k for k in pool.rows if k not in pool.cosines]))
+    keys = list(pool.rows)
+    candidates = _candidates(pool, keys, terms, idf, words=req.mode != "semantic", meaning=vector is not None)
     weights = RANKING.weights(plan.shape)
     if vector is not None and req.mode == "hybrid":
         weights = replace(weights, words=fusion.word_confidence(candidates, full=RANKING.words_full,
                                                                 power=RANKING.words_confidence))
-    main = pipeline.collapse(with_priors(plan, fusion.fuse(candidates, weights), facts), facts)
-    if vector is not None and req.mode == "hybrid":
-        places = archive.places([(*keys[m.id], rows[keys[m.id]]["session_id"]) for m in main])
-        near = neighbours_by_place({m.id: (facts[m.id].key[0], places[keys[m.id]]) for m in main
-                                    if keys[m.id] in places}, RANKING.session_reach)
-        main = with_session_evidence(main, near, weight=RANKING.session_weight, count=RANKING.session_records)
-    if req.mode != "semantic":
-        main = pipeline.verbatim_first(lambda words, ids: {i for i in ids if _holds_phrases(rows[keys[i]]["words"],
-                                                                                             (words,))}, plan, main)
+    main = _ranked(archive, req, plan, pool, keys, candidates, weights,
+                   hybrid=vector is not None and req.mode == "hybrid")
     held = sum(w for w, df in zip(idf, frequency, strict=True) if df) / (sum(idf) or 1.0) if terms else 1.0
     wanted = req.offset + req.limit * (1 if req.weak else 2)
-    hits = [evidence.classify(_hit(rows[keys[c.id]], rank, c, terms, req.max_chars), plan.text, candidates[c.id],
-                              weights, held, quoted=quoted)
+    hits = [evidence.classify(_hit(pool.rows[keys[c.id]], rank, c, terms, req.max_chars), plan.text,
+                              candidates[c.id], weights, held, quoted=quoted)
             for rank, c in enumerate(main[:wanted], 1)]
-    asked = vector is not None and f.role != "tool" and f.content_type not in ("tool", "reasoning")
-    line = judgement.line(sorted((cosines[k] for k in semantic), reverse=True) if asked else None, held)
+    line = judgement.line(sorted((pool.cosines[k] for k in pool.semantic), reverse=True) if asked else None, held)
     strong, weak = (hits, []) if req.weak else judgement.split(hits, line)
     if weak and not strong:
         notes = [*notes, judgement.nothing_strong_note(len(weak))]
@@ -177,6 +170,41 @@ def _rank(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, vec
     mode = req.mode if vector is not None or req.mode == "lexical" else "lexical"
     return SearchResult(query=req.query, mode=mode, filters=f, results=tuple(strong[req.offset:req.offset + req.limit]),
                         weak_matches=tuple(weak[:req.limit]), notes=tuple(notes))
+
+
+def _candidates(pool: Pool, keys: list[Key], terms: tuple[str, ...], idf: list[float], *, words: bool,
+                meaning: bool) -> list[fusion.Candidate]:
+    """Each pooled row's evidence, as a local candidate's (``retrieval.candidates``): its idf-weighted share of
+    the query's words and its calibrated cosine (by its place among all the candidates' cosines)."""
+    closest = sorted(-c for c in pool.cosines.values())  # negated: bisect counts the closer ones
+
+    def calibrated(k: Key) -> float | None:
+        if not meaning or k not in pool.cosines or pool.rows[k]["content_type"] not in EMBEDDED_TYPES:
+            return None
+        return semantic_quality(pool.cosines[k], rank=bisect.bisect_left(closest, -pool.cosines[k]) + 1)
+
+    return [fusion.Candidate(n, _share(pool.rows[k]["words"], terms, idf) if words else 0.0, calibrated(k),
+                             tuple(pool.lists[k]), pool.cosines.get(k)) for n, k in enumerate(keys)]
+
+
+def _ranked(archive: Archive, req: SearchRequest, plan: QueryPlan, pool: Pool, keys: list[Key],
+            candidates: list[fusion.Candidate], weights: fusion.Weights, *, hybrid: bool) -> list[fusion.Fused]:
+    """The local pipeline's order (``pipeline.rank``): fused, the priors, near-duplicates collapsed, session
+    evidence in hybrid mode, the records holding the query word for word first."""
+    rows = [pool.rows[k] for k in keys]
+    facts = {n: Facts(_iso(r["ts"]), r["content_type"], r["text"][:400],
+                      (f"{r['member']}|{r['machine']}|{r['session_id']}", _digest(r["text"])))
+             for n, r in enumerate(rows)}
+    main = pipeline.collapse(with_priors(plan, fusion.fuse(candidates, weights), facts), facts)
+    if hybrid:
+        places = archive.places([(*keys[m.id], rows[m.id]["session_id"]) for m in main])
+        near = neighbours_by_place({m.id: (facts[m.id].key[0], places[keys[m.id]]) for m in main
+                                    if keys[m.id] in places}, RANKING.session_reach)
+        main = with_session_evidence(main, near, weight=RANKING.session_weight, count=RANKING.session_records)
+    if req.mode == "semantic":
+        return main
+    return pipeline.verbatim_first(lambda words, ids: {i for i in ids if _holds_phrases(rows[i]["words"], (words,))},
+                                   plan, main)
 
 
 def _dated(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters) -> SearchResult:
@@ -197,10 +225,6 @@ def _sessions_of(window: Filters, member: str | None) -> tuple[str, list]:
     only = Filters(project=window.project, agent=window.agent, session=window.session, since=window.since,
                    until=window.until)
     return where_sql(only, include_echoes=False, member=member)
-
-
-def _key(row: dict) -> Key:
-    return row["member"], row["machine"], row["record_id"]
 
 
 def _digest(text: str) -> str:
