@@ -157,6 +157,10 @@ def store_failure(exc: BaseException, db_path) -> BackscrollError | None:
             f"the store in {data_dir} cannot be written ({text})",
             hint="search, show, list and status still read it; to index, make the data dir writable or "
                  "copy it somewhere writable and point $BACKSCROLL_HOME at the copy", reason="read-only")
+    if isinstance(exc, sqlite3.OperationalError) and ("database is locked" in low or "busy" in low):
+        return LockedError(f"the store in {data_dir} stayed locked by another process ({text})",
+                           hint="another backscroll is writing it (an index or an embed): run this again when it "
+                                "is done; nothing was lost", reason="store-busy")
     if isinstance(exc, sqlite3.DatabaseError) and "locked" not in low and "busy" not in low:
         from backscroll.store.integrity import integrity_problems
 

@@ -183,3 +183,27 @@ def test_an_archive_made_anew_under_the_same_name_is_pushed_to_whole(team, pg_ur
     with Archive.connect(team["postgres"]) as archive:
         archive.init(["alice"])
     assert pushed(team["alice"], bs).pushed == 2, "the old mark belongs to the old archive"
+
+
+def test_a_store_another_process_keeps_locked_is_a_clear_error_and_the_next_push_finishes(
+        team, session_builder, backscroll_home, monkeypatch):
+    import sqlite3
+
+    from backscroll.errors import LockedError
+    from backscroll.store import db
+
+    alice = home(session_builder, backscroll_home, "shop", "queue in postgres with skip locked")
+    monkeypatch.setattr(db, "BUSY_SECONDS", 0.2)
+    writer = sqlite3.connect(alice.config.db_path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another process's long write: an index of a big new history
+    try:
+        with pytest.raises(LockedError, match="locked by another process") as caught:
+            pushed(team["alice"], alice)
+        assert "run this again" in (caught.value.hint or "")
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    again = pushed(team["alice"], alice)
+    assert again.pending == 2
+    with Archive.connect(team["alice"]) as archive:
+        assert archive.count("alice") == 2, "the batch sent before the lock is there once"

@@ -114,6 +114,9 @@ def _newer_schema(path: Path, version: int, current: int) -> NewerSchemaError:
         hint="upgrade backscroll (pip install -U backscroll); the store was left untouched")
 
 
+
+BUSY_SECONDS = 30.0  # how long a statement waits for another process's write to finish
+
 class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries, EchoQueries, EmbeddingQueries,
             SessionQueries, StatusQueries, OutboxQueries):
     """An open record store. Use ``Store.open`` (creates and migrates) or ``Store.open_existing``."""
@@ -220,8 +223,8 @@ class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries, EchoQueries
 
     @staticmethod
     def _connect(path: Path) -> sqlite3.Connection:
-        conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout=30000")
+        conn = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout={int(BUSY_SECONDS * 1000)}")
         # Switching to WAL needs a moment alone with the file and does not wait on the busy handler.
         for _attempt in range(200):
             try:
