@@ -7,12 +7,16 @@ from typing import Any
 from backscroll.types import Filters
 
 
-def where_sql(filters: Filters, *, include_echoes: bool, member: str | None = None) -> tuple[str, list[Any]]:
+def where_sql(filters: Filters, *, include_echoes: bool, member: str | None = None,
+              kinds: tuple[str, ...] | None = None) -> tuple[str, list[Any]]:
     """``(clause, params)`` admitting the rows ``filters`` ask for: exact agent, role, content type and author;
-    a project by a case-insensitive prefix; a session by a prefix of its id; the time window; a member.
-    Query echoes are left out unless ``include_echoes``."""
+    a project by a case-insensitive prefix; a session by a prefix of its id; the time window; a member; one of
+    the content types ``kinds``. Query echoes are left out unless ``include_echoes``."""
     clauses: list[str] = [] if include_echoes else ["NOT is_echo"]
     params: list[Any] = []
+    if kinds is not None:
+        clauses.append("content_type = ANY(%s)")
+        params.append(list(kinds))
     for column, value in (("agent", filters.agent), ("role", filters.role), ("content_type", filters.content_type),
                           ("author", filters.author), ("member", member)):
         if value is not None:

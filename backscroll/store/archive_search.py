@@ -187,3 +187,28 @@ class ArchiveSearch:
         rows = self._run("SELECT member, machine, record_id, embedding FROM backscroll.records WHERE " + among, columns)
         query = np.asarray(vector, np.float32)
         return {(m, h, r): float(np.asarray(e, np.float32) @ query) for m, h, r, e in rows}
+
+    def tool_partners(self, keys: Sequence[tuple[str, str, str]]) -> list[dict]:
+        """The other rows of each tool row's call (the call, its output: the same member, machine, session and
+        ``tool_call_id``; tool rows, never echoes), each with ``partner_of``: the record id it is a partner of."""
+        if not keys:
+            return []
+        columns = ", ".join("b." + c.strip() for c in HIT_COLUMNS.split(","))
+        return self._rows(
+            f"SELECT {columns}, a.record_id AS partner_of FROM backscroll.records a JOIN backscroll.records b "
+            "ON b.member = a.member AND b.machine = a.machine AND b.session_id = a.session_id "
+            "AND b.tool_call_id = a.tool_call_id AND b.record_id != a.record_id AND b.content_type = 'tool' "
+            "AND NOT b.is_echo WHERE a.content_type = 'tool' AND a.tool_call_id IS NOT NULL AND "
+            "(a.member, a.machine, a.record_id) IN (SELECT * FROM unnest(%s::text[], %s::text[], %s::text[])) "
+            "ORDER BY b.ts NULLS FIRST, b.record_id",
+            ([m for m, _h, _r in keys], [h for _m, h, _r in keys], [r for _m, _h, r in keys]))
+
+    def admitted(self, keys: Sequence[tuple[str, str, str]], where_sql: str,
+                 params: Sequence[Any]) -> set[tuple[str, str, str]]:
+        """Those of ``keys`` the filters admit."""
+        if not keys:
+            return set()
+        rows = self._run("SELECT member, machine, record_id FROM backscroll.records WHERE (member, machine, "
+                         "record_id) IN (SELECT * FROM unnest(%s::text[], %s::text[], %s::text[])) AND " + where_sql,
+                         ([m for m, _h, _r in keys], [h for _m, h, _r in keys], [r for _m, _h, r in keys], *params))
+        return {(m, h, r) for m, h, r in rows}

@@ -13,10 +13,8 @@ store, where that session's log is). Every hit says its ``member`` and ``machine
 
 from __future__ import annotations
 
-import bisect
 import hashlib
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC
 
 from backscroll.config import Config
@@ -25,15 +23,14 @@ from backscroll.retrieval import evidence, fusion, judgement, pipeline, time_win
 from backscroll.retrieval.candidates import Facts
 from backscroll.retrieval.pipeline import with_priors
 from backscroll.retrieval.query import QueryPlan
-from backscroll.retrieval.ranking import RANKING, SEMANTIC_FLOOR, semantic_quality
+from backscroll.retrieval.ranking import RANKING
 from backscroll.retrieval.session_evidence import neighbours_by_place, with_session_evidence
 from backscroll.store.archive_filters import where_sql
 from backscroll.store.archive_pg import Archive
 from backscroll.team.browse import hit_of
-from backscroll.types import EMBEDDED_TYPES, Filters, Hit, SearchResult
+from backscroll.team.pool import Pool, Words, candidates, gather, holding
+from backscroll.types import Filters, Hit, SearchResult
 
-COMMON = 0.02  # a word in more than this share of the archive's rows (and more than CHEAP rows) proposes
-CHEAP = 5000  # no candidates of its own: ranking that many rows is what a search can afford
 SNIPPET_SCAN = 20_000  # a snippet is found in the start of a long output (a 2,000-line log takes ~10 ms whole)
 
 
@@ -93,118 +90,53 @@ def _query_vector(plan: QueryPlan, req: SearchRequest, notes: list[str]) -> list
         return None
 
 
-Key = tuple[str, str, str]  # (member, machine, record_id)
-
-
-@dataclass
-class Pool:
-    """The candidates an archive search gathered: each row once, the lists that proposed it, and the query's
-    cosine to those that have a vector (``semantic``: those the meaning list itself proposed)."""
-
-    rows: dict[Key, dict] = field(default_factory=dict)
-    lists: dict[Key, list[str]] = field(default_factory=dict)
-    cosines: dict[Key, float] = field(default_factory=dict)
-    semantic: set[Key] = field(default_factory=set)
-
-    def add(self, row: dict, proposed_by: str) -> Key:
-        key = row["member"], row["machine"], row["record_id"]
-        self.rows.setdefault(key, row)
-        if proposed_by not in self.lists.setdefault(key, []):
-            self.lists[key].append(proposed_by)
-        return key
-
-
 def _rank(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, vector: list[float] | None,
           notes: list[str]) -> SearchResult:
     """One ranking of the archive under the filters ``f``: the local pipeline's steps on its candidates."""
     if plan.date_only:
         return _dated(archive, req, plan, f)
     include_echoes = req.include_echoes or f.content_type == "tool"
-    where, params = where_sql(f, include_echoes=include_echoes, member=req.member)
-    terms = tuple(plan.lexical_terms)
-    total, frequency = archive.frequencies(terms, where, params) if terms else (0, [])
-    idf = [math.log(1 + total / (1 + df)) for df in frequency]
-    pool, quoted = Pool(), False
-    window = time_window.within(f, plan.when) if plan.when is not None else None
-    scopes = [where_sql(s, include_echoes=include_echoes, member=req.member) for s in (f, window) if s is not None]
-    depth = pipeline.depth(pipeline.SearchOptions(limit=req.limit + req.offset))
-    if terms and req.mode != "semantic":
-        found = [r for w, p in scopes for r in archive.lexical(dict(zip(terms, idf, strict=True)),
-                                                                _proposing(terms, frequency, total), w, p, depth,
-                                                                per_word=CHEAP)]
-        phrased = [r for r in found if _holds_phrases(r["words"], plan.phrases)]
-        quoted = bool(plan.phrases and phrased)  # a quoted phrase no record holds is a hint, not a wall
-        if plan.phrases and not phrased and found:
-            notes = [*notes, "no record holds the quoted phrase: searched for its words without the quotes"]
-        if window is not None and not plan.phrases:  # a date proposes what its sessions set out to do
-            found += archive.first_prompts(*_sessions_of(window, req.member), depth)
-        for row in phrased if quoted else found:
-            pool.add(row, "lexical")
-    asked = vector is not None and f.role != "tool" and f.content_type not in ("tool", "reasoning")
-    if vector is not None:
-        for w, p in scopes if asked else ():  # a date in the query proposes the closest of its own window too
-            for row in archive.nearest(vector, w, p, depth):
-                if row["cosine"] >= SEMANTIC_FLOOR:
-                    pool.cosines[pool.add(row, "semantic")] = row["cosine"]
-        pool.semantic = set(pool.cosines)  # then the meaning of those only the words proposed
-        pool.cosines.update(archive.cosines(vector, [k for k in pool.rows if k not in pool.cosines]))
-    keys = list(pool.rows)
-    candidates = _candidates(pool, keys, terms, idf, words=req.mode != "semantic", meaning=vector is not None)
+    words = Words.of(archive, plan, *where_sql(f, include_echoes=include_echoes, member=req.member))
+    notes = list(notes)
+    pool = gather(archive, req, plan, f, words, vector, notes)
+    found = candidates(pool, words, by_words=req.mode != "semantic", meaning=vector is not None)
+    by_id = {c.id: c for c in found}
     weights = RANKING.weights(plan.shape)
     if vector is not None and req.mode == "hybrid":
-        weights = replace(weights, words=fusion.word_confidence(candidates, full=RANKING.words_full,
+        weights = replace(weights, words=fusion.word_confidence(found, full=RANKING.words_full,
                                                                 power=RANKING.words_confidence))
-    main = _ranked(archive, req, plan, pool, keys, candidates, weights,
-                   hybrid=vector is not None and req.mode == "hybrid")
-    held = sum(w for w, df in zip(idf, frequency, strict=True) if df) / (sum(idf) or 1.0) if terms else 1.0
+    main = _ranked(archive, req, plan, pool, found, weights, hybrid=vector is not None and req.mode == "hybrid")
     wanted = req.offset + req.limit * (1 if req.weak else 2)
-    hits = [evidence.classify(_hit(pool.rows[keys[c.id]], rank, c, terms, req.max_chars), plan.text,
-                              candidates[c.id], weights, held, quoted=quoted)
+    hits = [evidence.classify(_hit(pool.rows[c.id], rank, c, words.terms, req.max_chars), plan.text, by_id[c.id],
+                              weights, words.held, quoted=pool.quoted)
             for rank, c in enumerate(main[:wanted], 1)]
-    line = judgement.line(sorted((pool.cosines[k] for k in pool.semantic), reverse=True) if asked else None, held)
+    asked = vector is not None and f.role != "tool" and f.content_type not in ("tool", "reasoning")
+    line = judgement.line(sorted((pool.cosines[i] for i in pool.semantic), reverse=True) if asked else None,
+                          words.held)
     strong, weak = (hits, []) if req.weak else judgement.split(hits, line)
     if weak and not strong:
-        notes = [*notes, judgement.nothing_strong_note(len(weak))]
+        notes.append(judgement.nothing_strong_note(len(weak)))
     if plan.when is not None:
-        notes = [time_window.describe(plan.when, f), *notes]
+        notes.insert(0, time_window.describe(plan.when, f))
     mode = req.mode if vector is not None or req.mode == "lexical" else "lexical"
     return SearchResult(query=req.query, mode=mode, filters=f, results=tuple(strong[req.offset:req.offset + req.limit]),
                         weak_matches=tuple(weak[:req.limit]), notes=tuple(notes))
 
 
-def _candidates(pool: Pool, keys: list[Key], terms: tuple[str, ...], idf: list[float], *, words: bool,
-                meaning: bool) -> list[fusion.Candidate]:
-    """Each pooled row's evidence, as a local candidate's (``retrieval.candidates``): its idf-weighted share of
-    the query's words and its calibrated cosine (by its place among all the candidates' cosines)."""
-    closest = sorted(-c for c in pool.cosines.values())  # negated: bisect counts the closer ones
-
-    def calibrated(k: Key) -> float | None:
-        if not meaning or k not in pool.cosines or pool.rows[k]["content_type"] not in EMBEDDED_TYPES:
-            return None
-        return semantic_quality(pool.cosines[k], rank=bisect.bisect_left(closest, -pool.cosines[k]) + 1)
-
-    return [fusion.Candidate(n, _share(pool.rows[k]["words"], terms, idf) if words else 0.0, calibrated(k),
-                             tuple(pool.lists[k]), pool.cosines.get(k)) for n, k in enumerate(keys)]
-
-
-def _ranked(archive: Archive, req: SearchRequest, plan: QueryPlan, pool: Pool, keys: list[Key],
-            candidates: list[fusion.Candidate], weights: fusion.Weights, *, hybrid: bool) -> list[fusion.Fused]:
+def _ranked(archive: Archive, req: SearchRequest, plan: QueryPlan, pool: Pool, found: list[fusion.Candidate],
+            weights: fusion.Weights, *, hybrid: bool) -> list[fusion.Fused]:
     """The local pipeline's order (``pipeline.rank``): fused, the priors, near-duplicates collapsed, session
     evidence in hybrid mode, the records holding the query word for word first."""
-    rows = [pool.rows[k] for k in keys]
-    facts = {n: Facts(_iso(r["ts"]), r["content_type"], r["text"][:400],
-                      (f"{r['member']}|{r['machine']}|{r['session_id']}", _digest(r["text"])))
-             for n, r in enumerate(rows)}
-    main = pipeline.collapse(with_priors(plan, fusion.fuse(candidates, weights), facts), facts)
+    facts = {c.id: Facts(_iso(r["ts"]), r["content_type"], r["text"][:400],
+                         (f"{r['member']}|{r['machine']}|{r['session_id']}", _digest(r["text"])))
+             for c in found for r in (pool.rows[c.id],)}
+    main = pipeline.collapse(with_priors(plan, fusion.fuse(found, weights), facts), facts)
     if hybrid:
-        places = archive.places([(*keys[m.id], rows[m.id]["session_id"]) for m in main])
-        near = neighbours_by_place({m.id: (facts[m.id].key[0], places[keys[m.id]]) for m in main
-                                    if keys[m.id] in places}, RANKING.session_reach)
+        places = archive.places([(*pool.key(m.id), pool.rows[m.id]["session_id"]) for m in main])
+        near = neighbours_by_place({m.id: (facts[m.id].key[0], places[pool.key(m.id)]) for m in main
+                                    if pool.key(m.id) in places}, RANKING.session_reach)
         main = with_session_evidence(main, near, weight=RANKING.session_weight, count=RANKING.session_records)
-    if req.mode == "semantic":
-        return main
-    return pipeline.verbatim_first(lambda words, ids: {i for i in ids if _holds_phrases(rows[i]["words"], (words,))},
-                                   plan, main)
+    return main if req.mode == "semantic" else pipeline.verbatim_first(holding(pool), plan, main)
 
 
 def _dated(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters) -> SearchResult:
@@ -231,32 +163,8 @@ def _digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _proposing(terms: tuple[str, ...], frequency: list[int], total: int) -> tuple[str, ...]:
-    """The words whose rows the full-text list ranks: all but those held by more than ``COMMON`` of the
-    archive's rows and more than ``CHEAP`` rows (ranking every row that holds "test" costs seconds at a million
-    rows; such a word still counts in each candidate's words evidence); the rarest held word when every word
-    is that common."""
-    limit = max(COMMON * total, CHEAP)
-    rare = tuple(t for t, df in zip(terms, frequency, strict=True) if 0 < df <= limit)
-    held = [(df, t) for t, df in zip(terms, frequency, strict=True) if df > 0]
-    return rare or ((min(held)[1],) if held else terms)
-
-
 def _iso(ts) -> str | None:
     return ts.astimezone(UTC).isoformat().replace("+00:00", "Z") if ts is not None else None
-
-
-def _holds_phrases(words: str, phrases: tuple[tuple[str, ...], ...]) -> bool:
-    """Whether a row's words (``push.archive_words``: the analyzer's tokens in order) hold every quoted phrase."""
-    padded = f" {words} "
-    return all(f" {' '.join(p)} " in padded for p in phrases)
-
-
-def _share(words: str, terms: tuple[str, ...], idf: list[float]) -> float:
-    """The idf-weighted share of ``terms`` a row's words hold."""
-    held = set(words.split())
-    whole = sum(idf) or 1.0
-    return sum(w for t, w in zip(terms, idf, strict=True) if t in held) / whole
 
 
 def _hit(row: dict, rank: int, c: fusion.Fused, terms: tuple[str, ...], max_chars: int) -> Hit:
