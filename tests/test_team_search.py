@@ -206,3 +206,27 @@ def test_word_weights_count_every_row_at_once_after_a_push(pg_url, archive):
     with Archive.connect(url) as a:
         total, (queue,) = a.frequencies(["queue"], "true", [])
         assert total == a.count() and 0 < queue < total
+
+
+def test_a_tool_output_is_found_by_its_calls_words_as_locally(pg_url, session_builder, backscroll_home):
+    """The commit listing holds none of "git log oneline webhooks": on the archive too it comes right behind
+    the call whose words it carries (the local tool exchange)."""
+    from test_tool_exchange import _webhook_session
+
+    _webhook_session(session_builder)
+    dan = Backscroll(home=backscroll_home.data)
+    dan.index(embed=False)
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "team_tools"')
+        admin.execute('CREATE DATABASE "team_tools"')
+    with Archive.connect(as_role(pg_url, "postgres", "team_tools")) as a:
+        a.init(["dan"])
+    url = as_role(pg_url, "dan", "team_tools")
+    with dan:
+        dan.push(url)
+    asked = dict(mode="lexical", content_type="tool", limit=5, max_chars=0)
+    local = dan.search("git log oneline webhooks", **asked).results
+    remote = dan.search("git log oneline webhooks", archive=url, **asked).results
+    assert remote[0].text.startswith("git log --oneline") and remote[1].text.startswith("a41c9d2 refactor")
+    assert [(h.record_id, h.match) for h in remote[:2]] == [(h.record_id, h.match) for h in local[:2]]
+    assert [h.match for h in remote[:2]] == ["words", "command"]

@@ -3,7 +3,7 @@ frequencies for idf, and the nearest vectors by pgvector or an exact scan."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from backscroll.errors import ArchiveError
@@ -74,17 +74,25 @@ class ArchiveSearch:
             raise ArchiveError(f"the archive at {where(self.url)} refused the search: {first_line(exc)}") from None
 
     def lexical(self, weights: dict[str, float], proposing: Sequence[str], where_sql: str, params: Sequence[Any],
-                limit: int, per_word: int = 5000) -> list[dict]:
-        """Rows holding any of the ``proposing`` words, the largest idf-weighted share of the query's words first
-        (``weights``: each word's idf), as the local index ranks; ``ts_rank_cd`` by length breaks ties. Each proposing
-        word's rows are read through the GIN index (at most ``per_word`` of them), and those with the best share
-        of the proposing words are then ranked by their share of all the words."""
-        held: dict[tuple[str, str, str], float] = {}
+                limit: int, kinds: Mapping[str, Collection[str]], per_word: int = 5000) -> dict[str, list[dict]]:
+        """For each list of ``kinds`` (its content types), the rows holding any of the ``proposing`` words, the
+        largest idf-weighted share of the query's words first (``weights``: each word's idf), as the local index
+        ranks; ``ts_rank_cd`` by length breaks ties. Each proposing word's rows are read once through the GIN
+        index (at most ``per_word`` of them), and those with the best share of the proposing words are then
+        ranked by their share of all the words."""
+        held: dict[str, dict[tuple[str, str, str], float]] = {name: {} for name in kinds}
         for term in proposing:
-            weight = weights[term]
-            for key in self._run(f"SELECT member, machine, record_id FROM backscroll.records WHERE {MATCH} AND "
-                                 + where_sql + " LIMIT %s", (or_query([term]), *params, per_word)):
-                held[key] = held.get(key, 0.0) + weight
+            for member, machine, record_id, kind in self._run(
+                    f"SELECT member, machine, record_id, content_type FROM backscroll.records WHERE {MATCH} AND "
+                    + where_sql + " LIMIT %s", (or_query([term]), *params, per_word)):
+                for name, types in kinds.items():
+                    if kind in types:
+                        key = member, machine, record_id
+                        held[name][key] = held[name].get(key, 0.0) + weights[term]
+        return {name: self._best(found, weights, proposing, limit, per_word) for name, found in held.items()}
+
+    def _best(self, held: dict[tuple[str, str, str], float], weights: dict[str, float], proposing: Sequence[str],
+              limit: int, per_word: int) -> list[dict]:
         if not held:
             return []
         best = sorted(held.items(), key=lambda kv: -kv[1])

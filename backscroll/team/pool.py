@@ -137,12 +137,13 @@ def _lexical(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, 
     kinds = {"prose": (ct,) if ct in pipeline.PROSE_TYPES else pipeline.PROSE_TYPES if ct is None else None,
              "tool": ("tool",) if ct in (None, "tool") else None}
     weights = dict(zip(words.terms, words.idf, strict=True))
-    found: dict[str, list[dict]] = {}
-    for name, types in kinds.items():
-        if types is not None:
-            found[name] = [r for s in scopes for r in archive.lexical(
-                weights, words.proposing(), *where_sql(s, include_echoes=echoes, member=req.member, kinds=types),
-                depth, per_word=CHEAP)]
+    wanted = {name: types for name, types in kinds.items() if types is not None}
+    found: dict[str, list[dict]] = {name: [] for name in wanted}
+    for s in scopes:
+        for name, rows in archive.lexical(weights, words.proposing(), *where_sql(s, include_echoes=echoes,
+                                                                                  member=req.member),
+                                          depth, wanted, per_word=CHEAP).items():
+            found[name] += rows
     every = [r for rows in found.values() for r in rows]
     pool.quoted = bool(plan.phrases) and any(_holds_phrases(r["words"], plan.phrases) for r in every)
     if plan.phrases and not pool.quoted and every:  # a quoted phrase no record holds is a hint, not a wall
