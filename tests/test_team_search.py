@@ -5,6 +5,7 @@ search`` calls and their output); Carol, who has no local store at all, searches
 
 import json
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -224,7 +225,7 @@ def test_a_tool_output_is_found_by_its_calls_words_as_locally(pg_url, session_bu
     url = as_role(pg_url, "dan", "team_tools")
     with dan:
         dan.push(url)
-    asked = dict(mode="lexical", content_type="tool", limit=5, max_chars=0)
+    asked: dict[str, Any] = dict(mode="lexical", content_type="tool", limit=5, max_chars=0)
     local = dan.search("git log oneline webhooks", **asked).results
     remote = dan.search("git log oneline webhooks", archive=url, **asked).results
     assert remote[0].text.startswith("git log --oneline") and remote[1].text.startswith("a41c9d2 refactor")
