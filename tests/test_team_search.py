@@ -25,6 +25,16 @@ def as_role(url: str, role: str, dbname: str) -> str:
     return conninfo.make_conninfo("", **info)  # type: ignore[arg-type]
 
 
+def fresh_archive(pg_url: str, dbname: str, member: str) -> str:
+    """A new archive in its own database with one member; that member's URL."""
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{dbname}"')
+        admin.execute(f'CREATE DATABASE "{dbname}"')
+    with Archive.connect(as_role(pg_url, "postgres", dbname)) as a:
+        a.init([member])
+    return as_role(pg_url, member, dbname)
+
+
 @pytest.fixture(scope="module")
 def archive(pg_url, tmp_path_factory):
     """An archive with alice's and bob's pushes; carol's URL to search it."""
@@ -196,12 +206,7 @@ def test_dates_and_agents_in_questions_are_read_as_locally(archive):
 def test_word_weights_count_every_row_at_once_after_a_push(pg_url, archive):
     """idf needs the archive's size: the planner's count is -1 until PostgreSQL first analyzes the table."""
     _url, root = archive
-    with psycopg.connect(pg_url, autocommit=True) as admin:
-        admin.execute('DROP DATABASE IF EXISTS "team_fresh"')
-        admin.execute('CREATE DATABASE "team_fresh"')
-    with Archive.connect(as_role(pg_url, "postgres", "team_fresh")) as a:
-        a.init(["bob"])
-    url = as_role(pg_url, "bob", "team_fresh")
+    url = fresh_archive(pg_url, "team_fresh", "bob")
     with Backscroll(home=root / "bob") as bob:
         bob.push(url)
     with Archive.connect(url) as a:
@@ -217,12 +222,7 @@ def test_a_tool_output_is_found_by_its_calls_words_as_locally(pg_url, session_bu
     _webhook_session(session_builder)
     dan = Backscroll(home=backscroll_home.data)
     dan.index(embed=False)
-    with psycopg.connect(pg_url, autocommit=True) as admin:
-        admin.execute('DROP DATABASE IF EXISTS "team_tools"')
-        admin.execute('CREATE DATABASE "team_tools"')
-    with Archive.connect(as_role(pg_url, "postgres", "team_tools")) as a:
-        a.init(["dan"])
-    url = as_role(pg_url, "dan", "team_tools")
+    url = fresh_archive(pg_url, "team_tools", "dan")
     with dan:
         dan.push(url)
     asked: dict[str, Any] = dict(mode="lexical", content_type="tool", limit=5, max_chars=0)
