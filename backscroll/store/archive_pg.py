@@ -12,7 +12,7 @@ read every row; a member may insert, change and delete only rows whose ``member`
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from backscroll.errors import ArchiveError
@@ -88,6 +88,8 @@ class Archive(ArchiveSearch, ArchiveBrowse):
 
     conn: Any
     url: str
+    _vector: bool | None = field(default=None, repr=False)
+    _breadth: int = field(default=0, repr=False)
 
     @classmethod
     def connect(cls, url: str, timeout: int = 10) -> Archive:
@@ -102,7 +104,9 @@ class Archive(ArchiveSearch, ArchiveBrowse):
         self.conn.close()
 
     def _rollback(self) -> None:
-        """Roll back after a failed statement; a connection already lost has nothing to roll back."""
+        """Roll back after a failed statement (settings made in the transaction go too); a connection already lost
+        has nothing to roll back."""
+        self._breadth = 0
         try:
             self.conn.rollback()
         except psycopg_module().Error:
@@ -134,10 +138,13 @@ class Archive(ArchiveSearch, ArchiveBrowse):
         return int(row[0][0]) if row else None
 
     def has_vector(self) -> bool:
-        """Whether embeddings are pgvector vectors (else ``real[]``, scanned exactly)."""
-        row = self._run("SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
-                        "WHERE attrelid = 'backscroll.records'::regclass AND attname = 'embedding'")
-        return bool(row) and row[0][0].startswith("vector")
+        """Whether embeddings are pgvector vectors (else ``real[]``, scanned exactly); asked once a connection
+        (a search asks it for each meaning list), again after ``init``."""
+        if self._vector is None:
+            row = self._run("SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+                            "WHERE attrelid = 'backscroll.records'::regclass AND attname = 'embedding'")
+            self._vector = bool(row) and row[0][0].startswith("vector")
+        return self._vector
 
     def init(self, members: Iterable[str] = (), *, pgvector: bool = True) -> tuple[int, bool]:
         """Create or migrate the schema, the member group and its policies (idempotent), and make each of
@@ -164,6 +171,7 @@ class Archive(ArchiveSearch, ArchiveBrowse):
             self._run(psycopg.sql.SQL("GRANT {} TO {}").format(psycopg.sql.Identifier(GROUP), role)
                       .as_string(self.conn))
         self.conn.commit()
+        self._vector = None
         return SCHEMA_VERSION, self.has_vector()
 
     def _try_vector(self) -> bool:

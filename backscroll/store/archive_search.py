@@ -36,6 +36,11 @@ def or_query(terms: Iterable[str]) -> str:
 MATCH = "tsv @@ to_tsquery('simple', %s)"  # a query word, as itself or a piece of an identifier
 
 
+def vector_literal(values: Iterable[float]) -> str:
+    """A vector as pgvector reads it: ``[0.1,-0.2,…]``."""
+    return "[" + ",".join(f"{v:.6g}" for v in values) + "]"
+
+
 def where(url: str) -> str:
     """``user@host:port/db`` of a connection URL, for messages: never its password."""
     psycopg = psycopg_module()
@@ -53,6 +58,7 @@ class ArchiveSearch:
 
     conn: Any
     url: str
+    _breadth: int  # the HNSW walk's width this connection has set
 
     def _run(self, sql: str, params: Sequence[Any] | None = None) -> list[tuple]:
         raise NotImplementedError
@@ -133,9 +139,11 @@ class ArchiveSearch:
         """The rows closest in meaning (``cosine``), by the HNSW index where there is pgvector, else an
         exact scan of every admitted vector."""
         if self.has_vector():
-            literal = "[" + ",".join(f"{v:.6g}" for v in vector) + "]"
+            literal = vector_literal(vector)
             breadth = min(1000, max(HNSW_BREADTH, limit))  # (1000: pgvector's most)
-            self._run("SELECT set_config('hnsw.ef_search', %s, false)", (str(breadth),))
+            if breadth != self._breadth:  # (set once a connection, for the searches it serves)
+                self._run("SELECT set_config('hnsw.ef_search', %s, false)", (str(breadth),))
+                self._breadth = breadth
             return self._rows(f"SELECT {HIT_COLUMNS}, 1 - (embedding <=> %s::vector) AS cosine FROM backscroll.records "
                               "WHERE embedding IS NOT NULL AND " + where_sql + " ORDER BY embedding <=> %s::vector "
                               "LIMIT %s", (literal, *params, literal, limit))
@@ -186,7 +194,7 @@ class ArchiveSearch:
         among = ("embedding IS NOT NULL AND (member, machine, record_id) IN "
                  "(SELECT * FROM unnest(%s::text[], %s::text[], %s::text[]))")
         if self.has_vector():
-            literal = "[" + ",".join(f"{v:.6g}" for v in vector) + "]"
+            literal = vector_literal(vector)
             rows = self._run("SELECT member, machine, record_id, 1 - (embedding <=> %s::vector) FROM "
                              "backscroll.records WHERE " + among, (literal, *columns))
             return {(m, h, r): float(c) for m, h, r, c in rows}

@@ -22,6 +22,7 @@ from backscroll.config import Config
 from backscroll.errors import ArchiveError, UsageError
 from backscroll.indexes.lexical_schema import MAX_WORD, analyze
 from backscroll.store.archive_pg import Archive, where
+from backscroll.store.archive_search import vector_literal
 from backscroll.store.db import Store
 
 BATCH = 500
@@ -80,7 +81,7 @@ def _vector(blob: bytes | None, pgvector: bool) -> str | list[float] | None:
     if blob is None:
         return None
     values = np.frombuffer(blob, dtype=np.float32)
-    return "[" + ",".join(f"{v:.6g}" for v in values) + "]" if pgvector else values.astype(float).tolist()
+    return vector_literal(values) if pgvector else values.astype(float).tolist()
 
 
 def row_of(record: tuple, pgvector: bool) -> tuple:
