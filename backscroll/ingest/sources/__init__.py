@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_module
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -216,6 +216,18 @@ def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, t
             if conn is not None:
                 conn.close()
     raise OSError(f"{what} database busy")  # pragma: no cover
+
+
+def with_stats(size: int, mtime: int, paths: Iterable[Path]) -> tuple[int, int]:
+    """``(size, mtime)`` with the files of ``paths`` added (sizes summed, the newest mtime); files gone or
+    unreadable count for nothing: a session kept in several files changes when any of them does."""
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        size, mtime = size + st.st_size, max(mtime, st.st_mtime_ns)
+    return size, mtime
 
 
 def db_stat(path: Path) -> tuple[int, int]:

@@ -45,6 +45,7 @@ from backscroll.ingest.sources import (
     SourceUnit,
     WholeRead,
     editor_user_dirs,
+    with_stats,
 )
 from backscroll.ingest.sources.cline_messages import SHELL_TOOLS, api_records, ui_records
 from backscroll.types import SessionInfo
@@ -91,16 +92,8 @@ def _session_for(agent: str):
 def stat(path: Path) -> tuple[int, int]:
     """The claimed file plus the task's other files (metadata and API history change too)."""
     st = os.stat(path)
-    size, mtime = st.st_size, st.st_mtime_ns
-    for name in (_API, _META):
-        other = path.parent / name
-        if other != path:
-            try:
-                ost = os.stat(other)
-            except OSError:
-                continue
-            size, mtime = size + ost.st_size, max(mtime, ost.st_mtime_ns)
-    return size, mtime
+    others = (path.parent / name for name in (_API, _META))
+    return with_stats(st.st_size, st.st_mtime_ns, (o for o in others if o != path))
 
 
 def _reader(agent: str):

@@ -28,7 +28,16 @@ from pathlib import Path
 import orjson
 
 from backscroll.dates import normalize_timestamp
-from backscroll.ingest.sources import SourceUnit, WholeRead, as_dict, as_list, block_text, clean_text, render_input
+from backscroll.ingest.sources import (
+    SourceUnit,
+    WholeRead,
+    as_dict,
+    as_list,
+    block_text,
+    clean_text,
+    render_input,
+    with_stats,
+)
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"terminal", "execute_bash", "bash"}
@@ -58,14 +67,7 @@ def _event_files(events: Path) -> list[tuple[int, Path]]:
 def files_stat(events: Path, files: list[Path]) -> tuple[int, int]:
     """Total size and newest mtime of ``files`` and the ``events`` directory (a new file shows in its mtime);
     files gone meanwhile count for nothing. Both layouts' conversations are folders of files."""
-    size, mtime = 0, os.stat(events).st_mtime_ns
-    for f in files:
-        try:
-            fst = os.stat(f)
-        except FileNotFoundError:
-            continue
-        size, mtime = size + fst.st_size, max(mtime, fst.st_mtime_ns)
-    return size, mtime
+    return with_stats(0, os.stat(events).st_mtime_ns, files)
 
 
 def stat(path: Path) -> tuple[int, int]:
