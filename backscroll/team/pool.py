@@ -106,10 +106,7 @@ def gather(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, wo
     if words.terms and req.mode != "semantic":
         prose, tool = _lexical(archive, req, plan, f, words, scopes, depth, pool, notes)
         if window is not None and not plan.phrases:  # a date proposes what its sessions set out to do
-            only = Filters(project=window.project, agent=window.agent, session=window.session,
-                           since=window.since, until=window.until)
-            prose += [pool.know(r) for r in archive.first_prompts(*where_sql(only, include_echoes=False,
-                                                                             member=req.member), depth)]
+            prose += [pool.know(r) for r in archive.first_prompts(*first_prompts_where(window, req.member), depth)]
     nearest: list[int] = []
     if vector is not None and f.content_type not in ("tool", "reasoning") and f.role != "tool":
         for s in scopes:
@@ -127,6 +124,13 @@ def gather(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, wo
         found = archive.cosines(vector, [pool.key(i) for i in pool.lists if i not in pool.cosines])
         pool.cosines.update({pool.ids[k]: c for k, c in found.items()})
     return pool
+
+
+def first_prompts_where(window: Filters, member: str | None) -> tuple[str, list]:
+    """The WHERE of a window's first prompts: its project, agent and session, as locally (``Store.first_prompts``)."""
+    only = Filters(project=window.project, agent=window.agent, session=window.session, since=window.since,
+                   until=window.until)
+    return where_sql(only, include_echoes=False, member=member)
 
 
 def _lexical(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters, words: Words, scopes: list[Filters],

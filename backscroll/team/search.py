@@ -28,7 +28,7 @@ from backscroll.retrieval.session_evidence import neighbours_by_place, with_sess
 from backscroll.store.archive_filters import where_sql
 from backscroll.store.archive_pg import Archive
 from backscroll.team.browse import hit_of
-from backscroll.team.pool import Pool, Words, candidates, gather, holding
+from backscroll.team.pool import Pool, Words, candidates, first_prompts_where, gather, holding
 from backscroll.types import Filters, Hit, SearchResult
 
 SNIPPET_SCAN = 20_000  # a snippet is found in the start of a long output (a 2,000-line log takes ~10 ms whole)
@@ -144,19 +144,12 @@ def _dated(archive: Archive, req: SearchRequest, plan: QueryPlan, f: Filters) ->
     the most recent first, as locally (``pipeline.dated``)."""
     assert plan.when is not None
     window = time_window.narrowed(f, plan.when)
-    found = [] if window is None else archive.first_prompts(*_sessions_of(window, req.member),
+    found = [] if window is None else archive.first_prompts(*first_prompts_where(window, req.member),
                                                               req.offset + req.limit)
-    hits = [replace(hit_of(r, n, score=1.0, snippet=r["text"][:200], highlights=(), matched_by=("date",),
-                           max_chars=req.max_chars), match="date", strength=1.0) for n, r in enumerate(found, 1)]
+    hits = [replace(_hit(r, n, fusion.Fused(n, 1.0, ("date",)), (), req.max_chars), match="date", strength=1.0)
+            for n, r in enumerate(found, 1)]  # (the snippet: how the prompt begins)
     return SearchResult(query=req.query, mode=req.mode, filters=f, results=tuple(hits[req.offset:]),
                         notes=(time_window.dated_note(plan.when, bool(hits)),))
-
-
-def _sessions_of(window: Filters, member: str | None) -> tuple[str, list]:
-    """The WHERE of the first prompts of a window: its project, agent and session, as locally."""
-    only = Filters(project=window.project, agent=window.agent, session=window.session, since=window.since,
-                   until=window.until)
-    return where_sql(only, include_echoes=False, member=member)
 
 
 def _digest(text: str) -> str:
