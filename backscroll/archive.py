@@ -167,7 +167,7 @@ class Backscroll(Reads):
         if req.archive is not None:
             from backscroll.team.search import search_archive
 
-            return search_archive(self.config, req, plan, filters, rerun_hint)
+            return self._answered(req, search_archive(self.config, req, plan, filters, rerun_hint), notify)
         notes: list[str] = list(plan.notes)
         store, lex, fresh = self._open(sync, notes, progress=progress, lexical_progress=lexical_progress)
         try:
@@ -179,14 +179,19 @@ class Backscroll(Reads):
             result = searching.repeated(store, req, plan, filters, notes, rerun_hint)
             if result is not None:
                 return result
-            result = searching.rank(store, lex, self.config, req, plan, filters, fresh, notes)
-            if req.caller_mcp:  # a server's handle lives on: the same search again gets a note
-                result = self._noted_again(store, req, result)
-            for n in result.notes:
-                notify(n)
-            return result
+            return self._answered(req, searching.rank(store, lex, self.config, req, plan, filters, fresh, notes),
+                                  notify, store)
         finally:
             self._release(store)
+
+    def _answered(self, req: SearchRequest, result: SearchResult, notify: Notify, store=None) -> SearchResult:
+        """``result`` as every search ends, local or on the archive: over MCP, a server's handle lives on, so the
+        same search again gets a note (``policy.recent``); the notes go to ``notify``."""
+        if req.caller_mcp:
+            result = self._noted_again(store, req, result)
+        for n in result.notes:
+            notify(n)
+        return result
 
     def _noted_again(self, store, req: SearchRequest, result: SearchResult) -> SearchResult:
         from backscroll.retrieval.policy import recent, repeat
@@ -194,8 +199,21 @@ class Backscroll(Reads):
         if self._recent is None:
             self._recent = recent.RecentSearches()
         key = repeat.key_of(req)
-        return recent.noted(self._recent, key, result, req.rerun,
-                            lambda: repeat.calling_session(store, key, mcp=True) is not None)
+
+        def caller_known() -> bool:  # (an archive search reads the calling session's log in this machine's store)
+            if store is not None:
+                return repeat.calling_session(store, key, mcp=True) is not None
+            if not self.config.db_path.exists():
+                return False
+            from backscroll.store.db import Store
+
+            local = Store.open_readonly(self.config.db_path)
+            try:
+                return repeat.calling_session(local, key, mcp=True) is not None
+            finally:
+                local.close()
+
+        return recent.noted(self._recent, key, result, req.rerun, caller_known)
 
     @guarded
     def push(self, to: str | None = None, *, dry_run: bool = False, prune: bool = False, sync: bool = False,

@@ -231,3 +231,15 @@ def test_a_tool_output_is_found_by_its_calls_words_as_locally(pg_url, session_bu
     assert remote[0].text.startswith("git log --oneline") and remote[1].text.startswith("a41c9d2 refactor")
     assert [(h.record_id, h.match) for h in remote[:2]] == [(h.record_id, h.match) for h in local[:2]]
     assert [h.match for h in remote[:2]] == ["words", "command"]
+
+
+def test_the_same_archive_search_again_over_mcp_gets_the_note_a_local_one_gets(archive):
+    """A server's handle lives on: the same search again, from a caller it cannot identify, is answered with
+    the note, on the archive as locally."""
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    first = carol.search("job queue postgres", archive=url, mode="lexical", caller_mcp=True)
+    again = carol.search("job queue  POSTGRES", archive=url, mode="lexical", caller_mcp=True)
+    assert again.results == first.results != () and again.repeated is None
+    assert again.notes[0].startswith("[same search again]")
+    assert not any(n.startswith("[same search again]") for n in first.notes)
