@@ -222,13 +222,39 @@ def _redact(text: str, counts: Counter | None, escapes: bool = True) -> str:
     return text
 
 
+# Terminal escape sequences (colours, cursor moves, OSC titles and links), raw or written as a JSON, shell
+# or C escape: ``gh``, ``kubectl`` and ``grep --color`` colour a token's parts apart, hiding it from every rule.
+_ESC = r"(?:\x1b|\\u001[bB]|\\x1[bB]|\\033|\\e(?=\[))"
+_TERMINAL = re.compile(_ESC + r"(?:\[[0-?]{0,32}[ -/]{0,4}[@-~]|\][^\x07\x1b\n]{0,2048}?(?:\x07|\x1b\\|\\u0007|\\a)"
+                       r"|[@-Z\\^_])")
+_ESC_MARKS = ("\x1b", "\\u001", "\\x1", "\\033", "\\e[")
+
+
+def without_terminal_codes(text: str) -> str:
+    """``text`` with terminal escape sequences removed. Pure."""
+    if not any(mark in text for mark in _ESC_MARKS):
+        return text
+    return _TERMINAL.sub("", text)
+
+
 def redact(text: str, counts: Counter | None = None) -> str:
-    """``text`` with every secret replaced by ``[REDACTED:<kind>]``; ``counts`` gains one per secret. Pure."""
+    """``text`` with every secret replaced by ``[REDACTED:<kind>]``; ``counts`` gains one per secret. Pure.
+
+    Secrets are looked for in the text as a terminal shows it: when colour codes split one, the text is
+    kept without its codes and the whole secret is redacted."""
+    plain = without_terminal_codes(text)
+    if plain is not text:
+        found: Counter = Counter()
+        out = _redact(plain, found)
+        if out != plain:
+            if counts is not None:
+                counts.update(found)
+            return out
     return _redact(text, counts)
 
 
 def redact_optional(text: str | None, counts: Counter | None = None) -> str | None:
-    return text if not text else _redact(text, counts)
+    return text if not text else redact(text, counts)
 
 
 class Redactor:

@@ -109,6 +109,11 @@ RULES: list[Rule] = [
     Rule("atlassian-token", ("ATATT",), re.compile(r"(?<![A-Za-z0-9])ATATT3[A-Za-z0-9_\-=]{30,}+")),
     Rule("linear-key", ("lin_api_",), re.compile(r"(?<![A-Za-z0-9_])lin_api_[A-Za-z0-9]{40}")),
     Rule("postman-key", ("PMAK-",), re.compile(r"(?<![A-Za-z0-9_\-])PMAK-[a-f0-9]{24}-[a-f0-9]{34}")),
+    # Doppler: service tokens name their config (``dp.st.<config>.<40>``); personal, CLI, service-account,
+    # SCIM and audit tokens do not
+    Rule("doppler-token", ("dp.st.", "dp.pt.", "dp.ct.", "dp.sa.", "dp.scim.", "dp.audit."), re.compile(
+        r"dp\.(?<![A-Za-z0-9_.\-]dp\.)(?:st\.(?:[a-z0-9_\-]{1,64}\.)?|pt\.|ct\.|sa\.|scim\.|audit\.)"
+        r"(?P<b>[A-Za-z0-9]{40,44})(?![A-Za-z0-9])"), check=body("b")),
     Rule("dockerhub-token", ("dckr_pat_",), re.compile(r"(?<![A-Za-z0-9_])dckr_pat_[A-Za-z0-9_\-]{27,}+")),
     # (the literal first, then the look-behind: a pattern that starts with a literal is searched for fast)
     Rule("notion-token", ("ntn_",), re.compile(r"ntn_(?<![A-Za-z0-9_]ntn_)[A-Za-z0-9]{40,}+(?![A-Za-z0-9])"),
