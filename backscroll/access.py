@@ -24,32 +24,13 @@ from backscroll.errors import (
     LockedError,
     NothingIndexedError,
     ReadOnlyStoreError,
-    UsageError,
     store_failure,
 )
 from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex
+from backscroll.ingest.redact_again import redact_again
 from backscroll.store.db import Store
-from backscroll.store.lock import writer_lock
+from backscroll.store.lock import lock_wait, writer_lock
 from backscroll.types import Notify, quiet
-
-INDEX_LOCK_WAIT = 10.0  # seconds a writer waits for another one; $BACKSCROLL_LOCK_WAIT overrides
-
-
-def lock_wait(wait: float | None) -> float:
-    """``wait`` when given, else ``$BACKSCROLL_LOCK_WAIT`` seconds, else ``INDEX_LOCK_WAIT``."""
-    if wait is not None:
-        return wait
-    raw = os.environ.get("BACKSCROLL_LOCK_WAIT", "").strip()
-    if not raw:
-        return INDEX_LOCK_WAIT
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value < float("inf"):
-        raise UsageError(f"$BACKSCROLL_LOCK_WAIT must be a number of seconds, not {raw!r}",
-                         hint="unset it for the default of 10 seconds")
-    return value
 
 
 def config_for(cfg: Config | None, home, sources) -> Config:
@@ -226,6 +207,8 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
     with writer_lock(cfg, 0.0) as acquired:
         if acquired:
             store.sound = store.sound or store.vouched()  # then vouched for again when it is closed
+            if cfg.redact.value:  # before anything is read or sent: no secret stored under older rules
+                notes.extend(redact_again(store).notes())
             if do_sync:
                 from backscroll.ingest.sync import sync  # the readers of twenty agents: only when syncing
 

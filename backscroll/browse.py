@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 from backscroll.errors import MAX_COUNT, AmbiguousIdError, NotFoundError, UsageError
+from backscroll.ingest.redact_again import shown_rows
 from backscroll.store.db import Store
 from backscroll.types import Hit, SessionSummary, SessionView
 
@@ -25,7 +26,7 @@ def check_count(option: str, value: int | None, minimum: int) -> None:
 def _session(store: Store, session_id: str) -> dict:
     row = store.session(session_id)
     if row is not None:
-        d = dict(row)
+        d = dict(shown_rows(store, [row])[0])
         d.pop("title_rank", None)  # how sure the title is: the store's own bookkeeping
         d["is_sidechain"] = bool(d["is_sidechain"])
         if not d.get("title"):  # as `list` titles it: the first user message
@@ -135,8 +136,9 @@ def resolve_filters(store: Store, filters):
     return filters
 
 
-def _hits(rows, start_rank: int, max_chars: int = 0) -> tuple[Hit, ...]:
-    return tuple(Hit.from_row(r, rank=start_rank + i, max_chars=max_chars) for i, r in enumerate(rows))
+def _hits(store: Store, rows, start_rank: int, max_chars: int = 0) -> tuple[Hit, ...]:
+    return tuple(Hit.from_row(r, rank=start_rank + i, max_chars=max_chars)
+                 for i, r in enumerate(shown_rows(store, rows)))
 
 
 def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0,
@@ -151,13 +153,13 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
     if place is not None:
         rid, around = place
         rows, first = store.records_around(around, rid, max(context, 0))
-        return SessionView(_session(store, around), _hits(rows, first + 1, max_chars), ident,
+        return SessionView(_session(store, around), _hits(store, rows, first + 1, max_chars), ident,
                            store.session_size(around), first)
     session_id = resolve_session(store, ident)
     if session_id is None:
         raise NotFoundError(f"no record or session with id {ident!r}", hint=FIND_IDS_HINT)
     rows = store.session_records(session_id, limit, max(offset, 0))
-    return SessionView(_session(store, session_id), _hits(rows, offset + 1, max_chars), None,
+    return SessionView(_session(store, session_id), _hits(store, rows, offset + 1, max_chars), None,
                        store.session_size(session_id), offset)
 
 

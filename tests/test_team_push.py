@@ -6,6 +6,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from psycopg import conninfo
+from team_archives import as_role
 
 from backscroll.archive import Backscroll
 from backscroll.errors import ArchiveError
@@ -13,12 +14,6 @@ from backscroll.store.archive_pg import Archive
 from backscroll.team.push import archive_key, push
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "claude" / "projects"
-
-
-def as_role(url: str, role: str, dbname: str) -> str:
-    info = conninfo.conninfo_to_dict(url)
-    info.update(user=role, dbname=dbname)
-    return conninfo.make_conninfo("", **info)  # type: ignore[arg-type]
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from psycopg import conninfo
+from team_archives import as_role, fresh_archive
 
 from backscroll.archive import Backscroll
 from backscroll.errors import UsageError
@@ -17,22 +17,6 @@ from backscroll.store.archive_pg import Archive
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "claude" / "projects"
 CODEX = Path(__file__).resolve().parent.parent / "fixtures" / "codex" / "sessions"
-
-
-def as_role(url: str, role: str, dbname: str) -> str:
-    info = conninfo.conninfo_to_dict(url)
-    info.update(user=role, dbname=dbname)
-    return conninfo.make_conninfo("", **info)  # type: ignore[arg-type]
-
-
-def fresh_archive(pg_url: str, dbname: str, member: str) -> str:
-    """A new archive in its own database with one member; that member's URL."""
-    with psycopg.connect(pg_url, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{dbname}"')
-        admin.execute(f'CREATE DATABASE "{dbname}"')
-    with Archive.connect(as_role(pg_url, "postgres", dbname)) as a:
-        a.init([member])
-    return as_role(pg_url, member, dbname)
 
 
 @pytest.fixture(scope="module")

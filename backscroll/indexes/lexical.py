@@ -36,6 +36,7 @@ from backscroll.indexes.lexical_schema import (
 )
 from backscroll.indexes.lexical_search import LexicalSearch, record_ids
 from backscroll.store.db import Store
+from backscroll.store.meta import REBUILD_LEXICAL
 from backscroll.types import quiet
 
 __all__ = ["SCHEMA", "LexicalDamaged", "LexicalIndex", "LexicalQuery", "SyncProgress", "analyze", "private_files",
@@ -51,9 +52,7 @@ class SyncProgress(Protocol):
     """What ``LexicalIndex.sync`` reports to: the documents to add, each batch added, the end."""
 
     def start(self, total: int) -> None: ...
-
     def add(self, n: int) -> None: ...
-
     def finish(self) -> None: ...
 
 
@@ -250,8 +249,9 @@ class LexicalIndex(LexicalSearch):
         if known_gen is not None and known_gen != self.generation and not created:
             self.open_for_read()  # another index object or process published a newer generation: read that one
         if known_gen != self.generation:
-            if known_gen is not None and not created:
-                notify("the lexical index is out of step with the store; rebuilding it")
+            if known_gen is not None and not created:  # (asked for: a new generation, none of the old files)
+                if known_gen != REBUILD_LEXICAL:
+                    notify("the lexical index is out of step with the store; rebuilding it")
                 self.create()
                 created = True
             watermark = 0

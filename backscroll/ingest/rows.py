@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from backscroll.ingest import echo as classify
 from backscroll.ingest.projects import project
+from backscroll.ingest.redact_again import RULES_VERSION
 from backscroll.store.db import Store, content_hash
 from backscroll.types import MAX_TEXT_BYTES, Record, SessionInfo
 
@@ -116,6 +117,7 @@ class Batch:
             rec.content_type, tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp, self.key,
             rec.line, text, int(truncated), content_hash(text), int(session.is_sidechain), session.parent_session_id,
             int(rec.tool_name is not None), author, int(rec.tool_name is not None and rec.command is not None),
+            RULES_VERSION if self.redactor is not None else 0,
         )
 
     def add(self, rec: Record, session: SessionInfo) -> None:

@@ -23,6 +23,9 @@ from backscroll.errors import DiskFullError, ReadOnlyStoreError, store_failure
 from backscroll.ingest import echo as classify
 from backscroll.ingest.discover import reason, remember_issues, scan
 from backscroll.ingest.reader import REPARSE_REASON
+from backscroll.ingest.redact_again import META_KEY as REDACTION_KEY
+from backscroll.ingest.redact_again import OFF as REDACTION_OFF
+from backscroll.ingest.redact_again import redact_again
 from backscroll.ingest.report import IndexReport, Progress
 from backscroll.ingest.rows import Redact
 from backscroll.ingest.sources import ContentError
@@ -60,6 +63,8 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
     progress = progress or Progress()
     report = IndexReport()
     reclassify(store)
+    if redactor is not None:
+        report.notices.extend(("(the store)", note) for note in redact_again(store).notes())
     reparse = store.get_meta("parse_version") != str(PARSE_VERSION)
     marks = store.file_marks()
     issues = store.source_issues()
@@ -110,6 +115,8 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
             progress.advance(str(path), report.records_added - before)
         remember_issues(store, found, issues, now)
         store.set_meta("last_index_run", _now())  # `status`: when the sources were last looked at
+        if redactor is None and (report.records_added or report.records_replaced):
+            store.set_meta(REDACTION_KEY, REDACTION_OFF)  # redacted once redaction is on again
         store.apply_leaf_titles()
         if reparse:
             if marks:

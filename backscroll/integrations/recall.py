@@ -88,6 +88,7 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
          max_hits: int = MAX_HITS) -> list[Recall]:
     """The strong matches for ``query`` from sessions other than the caller's (lexical index only)."""
     from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, analyze, stem
+    from backscroll.ingest.redact_again import behind
     from backscroll.store.db import Store
     from backscroll.types import Filters
 
@@ -115,6 +116,8 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
         ids = [rid for rid, _s in ranked]
         rows = store.recall_rows(ids)
         answers = {rid: store.turn_answer(row[1], rid) for rid, row in rows.items() if row[7] == "user"}
+        if behind(store):  # records under older rules: the pass runs with the next search or index
+            rows, answers = _redacted(rows, answers)
     finally:
         store.close()
     word_stems = {w: stem(w) for w in words}
@@ -148,6 +151,13 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
         if len(out) >= max_hits:
             break
     return out
+
+
+def _redacted(rows: dict, answers: dict) -> tuple[dict, dict]:
+    from backscroll.ingest.redact import redact
+
+    return ({rid: (*row[:5], redact(row[5]), *row[6:]) for rid, row in rows.items()},
+            {rid: answer and (answer[0], redact(answer[1])) for rid, answer in answers.items()})
 
 
 def _snippet(text: str, words: tuple[str, ...], width: int = SNIPPET) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from backscroll.dates import parse_ts
 from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, analyze, stem
+from backscroll.ingest.redact_again import shown_rows
 from backscroll.retrieval import by_session, judgement, priors, time_window, tool_exchange
 from backscroll.retrieval.candidates import Facts, Similarity, candidates, fetch_facts, fetch_neighbours
 from backscroll.retrieval.echo_order import apart, interleave
@@ -182,7 +183,8 @@ def build_hits(store: Store, plan: QueryPlan, fused: list[Fused], opts: SearchOp
                exclude: Set[int] = frozenset()) -> list[Hit]:
     """Fetch fused ids (near-duplicates already collapsed, ``rank``) from the store and shape them into hits."""
     chosen = [f for f in fused if f.id not in exclude][: max(limit * 4, limit + 20)]
-    rows = store.fetch(f.id for f in chosen)
+    fetched = store.fetch(f.id for f in chosen)
+    rows = dict(zip(fetched, shown_rows(store, fetched.values()), strict=True))
     stems = tuple(stem(t) for t in plan.terms)
     hits: list[Hit] = []
     for f in chosen:

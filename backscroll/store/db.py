@@ -32,6 +32,7 @@ from backscroll.store.files import FileState, SourceQueries
 from backscroll.store.meta import MetaKeys
 from backscroll.store.outbox import OutboxQueries
 from backscroll.store.queries import RECORD_COLUMNS, RecordQueries, content_hash
+from backscroll.store.redaction import RedactionQueries
 from backscroll.store.schema import schema_version
 from backscroll.store.sessions import SessionQueries
 from backscroll.store.status import StatusQueries
@@ -118,7 +119,7 @@ def _newer_schema(path: Path, version: int, current: int) -> NewerSchemaError:
 BUSY_SECONDS = 30.0  # how long a statement waits for another process's write to finish
 
 class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries, EchoQueries, EmbeddingQueries,
-            SessionQueries, StatusQueries, OutboxQueries):
+            SessionQueries, StatusQueries, OutboxQueries, RedactionQueries):
     """An open record store. Use ``Store.open`` (creates and migrates) or ``Store.open_existing``."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection):

@@ -10,6 +10,26 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from backscroll.config import Config
+from backscroll.errors import UsageError
+
+INDEX_LOCK_WAIT = 10.0  # seconds a writer waits for another one; $BACKSCROLL_LOCK_WAIT overrides
+
+
+def lock_wait(wait: float | None) -> float:
+    """``wait`` when given, else ``$BACKSCROLL_LOCK_WAIT`` seconds, else ``INDEX_LOCK_WAIT``."""
+    if wait is not None:
+        return wait
+    raw = os.environ.get("BACKSCROLL_LOCK_WAIT", "").strip()
+    if not raw:
+        return INDEX_LOCK_WAIT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise UsageError(f"$BACKSCROLL_LOCK_WAIT must be a number of seconds, not {raw!r}",
+                         hint="unset it for the default of 10 seconds")
+    return value
 
 
 @contextmanager

@@ -3,12 +3,18 @@
 Keys in use: ``lexical_generation`` and ``lexical_watermark`` (the lexical index's sync,
 ``indexes.lexical``); ``vectors_model``, ``vector_seq`` and ``embeddings_prune`` (the embedding
 pass, ``indexes.vectors``; ingest sets the prune flag); ``classifier_version`` (echo
-re-classification, ``ingest``). Migrations may delete a key to make its stage start over.
+re-classification, ``ingest``); ``redaction_version`` and ``revision_seq`` (records redacted again under
+newer rules, ``ingest.redact_again``); ``archive_pushed:*`` and ``archive_revised:*`` (a push's marks,
+``team.push``). Migrations may delete a key to make its stage start over.
 """
 
 from __future__ import annotations
 
 import sqlite3
+
+# ``lexical_generation`` set to this asks for a new generation of the lexical index, built from the store alone
+# (no file of the old one kept: its deleted documents' terms go with it).
+REBUILD_LEXICAL = "rebuild"
 
 
 class MetaKeys:

@@ -7,8 +7,10 @@ import sqlite3
 from collections.abc import Iterator
 
 # The columns a pushed row carries, in order (``team.archive_sql.RECORD_COLUMNS`` names them the same).
-_OUT = ("r.id, r.record_id, r.session_id, r.agent, r.project, r.cwd, s.title, r.role, r.content_type, r.author, "
-        "r.tool_name, r.tool_call_id, r.is_echo, r.is_error, r.is_call, r.timestamp, r.text, e.vector")
+# Then the rules' version the strings were redacted with (a push redacts an older one again on the way out).
+OUT_COLUMNS = ("r.id, r.record_id, r.session_id, r.agent, r.project, r.cwd, s.title, r.role, r.content_type, "
+               "r.author, r.tool_name, r.tool_call_id, r.is_echo, r.is_error, r.is_call, r.timestamp, r.text, "
+               "e.vector, r.redaction")
 
 
 class OutboxQueries:
@@ -18,7 +20,7 @@ class OutboxQueries:
         """Records with an id above ``after_id``, ``batch`` at a time, each with its vector of ``model``
         (None for a record not embedded)."""
         cur = self.conn.execute(
-            f"SELECT {_OUT} FROM records r LEFT JOIN sessions s USING (session_id) "
+            f"SELECT {OUT_COLUMNS} FROM records r LEFT JOIN sessions s USING (session_id) "
             "LEFT JOIN embeddings e ON e.content_hash = r.unit_hash AND e.model = ? "
             "WHERE r.id > ? ORDER BY r.id", (model, after_id))
         while rows := cur.fetchmany(batch):

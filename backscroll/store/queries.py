@@ -15,6 +15,7 @@ RECORD_COLUMNS = (
     "record_id", "session_id", "agent", "project", "cwd", "role", "content_type", "tool_name",
     "tool_call_id", "is_echo", "is_error", "timestamp", "source_path", "line", "text",
     "text_truncated", "content_hash", "is_sidechain", "parent_session_id", "is_call", "author", "is_shell",
+    "redaction",  # the rules' version the strings were redacted with: not part of what a record says
 )
 _READ_COLUMNS = "id, agent, project, role, content_type, session_id, is_echo, timestamp, text, tool_name, author"
 _INSERT_RECORD = (
@@ -70,7 +71,7 @@ class RecordQueries:
         migrated = {rid for rid, old in earlier if old[0] not in ids and (old[5], old[hash_at]) in texts}
 
         def same(old: tuple, row: tuple) -> bool:  # the same record, perhaps on another line
-            return old[:line_at] + old[line_at + 1:] == row[:line_at] + row[line_at + 1:]
+            return old[:line_at] + old[line_at + 1:-1] == row[:line_at] + row[line_at + 1:-1]
 
         changed = sum(1 for row in rows if row[0] in by_record and not same(by_record[row[0]][1], row))
         matched = sum(1 for row in rows if row[0] in by_record) + len(migrated)

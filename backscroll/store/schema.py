@@ -229,3 +229,18 @@ def m009_prose_time(db: Database) -> None:
     # scan of every record (210k records: 80 ms -> 0.3 ms for a day, 3 ms for a month).
     db.execute("CREATE INDEX IF NOT EXISTS records_prose_time ON records(timestamp) "
                "WHERE content_type IN ('text', 'summary') AND is_echo = 0")
+
+
+@migrations()
+def m010_redaction_version(db: Database) -> None:
+    # redaction: the version of the redaction rules a record's strings were redacted with (0: before
+    # versions were kept, or stored with redaction off); records under older rules are redacted again
+    # in place (ingest.redact_again). revised: the pass that changed a record in place, so that a push
+    # sends it again (the archive's copy gets the new text).
+    records = db.table("records")
+    if "redaction" not in records.columns_dict:
+        records.add_column("redaction", int, not_null_default=0)
+    if "revised" not in records.columns_dict:
+        records.add_column("revised", int)
+    db.execute("CREATE INDEX IF NOT EXISTS records_revised ON records(revised) WHERE revised IS NOT NULL")
+    db.execute("DELETE FROM meta WHERE key = 'redaction_version'")

@@ -21,6 +21,7 @@ import numpy as np
 from backscroll.config import Config
 from backscroll.errors import ArchiveError, UsageError
 from backscroll.indexes.lexical_schema import MAX_WORD, analyze
+from backscroll.ingest.redact_again import RULES_VERSION
 from backscroll.store.archive_pg import Archive, where
 from backscroll.store.archive_search import vector_literal
 from backscroll.store.db import Store
@@ -85,9 +86,15 @@ def _vector(blob: bytes | None, pgvector: bool) -> str | list[float] | None:
 
 
 def row_of(record: tuple, pgvector: bool) -> tuple:
-    """An outbox row (``Store.outbox``) as the archive's columns: booleans, words, the vector."""
+    """An outbox row (``Store.outbox``) as the archive's columns: booleans, words, the vector. Strings redacted
+    with older rules than today's (or stored with redaction off) are redacted on the way out."""
     (_id, record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, tool_call_id,
-     is_echo, is_error, is_call, ts, text, vector) = record
+     is_echo, is_error, is_call, ts, text, vector, redaction) = record
+    if redaction < RULES_VERSION:
+        from backscroll.ingest.redact import redact, redact_optional
+
+        text, project, cwd, title, tool_name = (redact(text), redact_optional(project), redact_optional(cwd),
+                                                redact_optional(title), redact_optional(tool_name))
     return (record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, tool_call_id,
             bool(is_echo), bool(is_error), bool(is_call), ts, text, archive_words(text), _vector(vector, pgvector))
 
@@ -103,12 +110,21 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
         raise ArchiveError(f"member {member!r} is not your database role {role!r}: the archive lets each member "
                            "write only rows of their own role (connect as that role, or drop [archive] member)")
     machine = machine or socket.gethostname()
-    key = f"archive_pushed:{archive_key(archive.identity(), member)}"
-    mark = int(store.get_meta(key) or 0)
-    pending = store.outbox_count(mark)
+    ident = archive_key(archive.identity(), member)
+    key, revised_key = f"archive_pushed:{ident}", f"archive_revised:{ident}"
+    mark, revised = int(store.get_meta(key) or 0), int(store.get_meta(revised_key) or 0)
+    revision = int(store.get_meta("revision_seq") or 0)
+    pending = store.outbox_count(mark) + store.revised_count(revised, mark)
     pgvector = archive.has_vector()
     pushed = pruned = 0
     if not dry_run:
+        # Records sent before and redacted again in place since (``ingest.redact_again``): the archive's copy
+        # is replaced by the new text.
+        for rows in store.revised_outbox(revised, mark, model, batch):
+            archive.upsert(member, machine, [row_of(r, pgvector) for r in rows])
+            pushed += len(rows)
+            advance(len(rows))
+        store.set_meta(revised_key, str(revision))
         for rows in store.outbox(mark, model, batch):
             archive.upsert(member, machine, [row_of(r, pgvector) for r in rows])
             mark = rows[-1][0]

@@ -1,0 +1,71 @@
+"""The SQL of redacting stored records again under newer rules, and of sending the changed ones again
+(``ingest.redact_again``, ``team.push``). Mixed into ``Store``."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+
+from backscroll.store.outbox import OUT_COLUMNS
+
+# The strings of a record that redaction covers, in this order (``strings_before`` and ``rewrite``).
+STRINGS = ("text", "cwd", "tool_name", "project")
+
+
+class RedactionQueries:
+    conn: sqlite3.Connection
+
+    def strings_before(self, version: int, after_id: int, batch: int) -> list[tuple]:
+        """``(id, session_id, content_type, text, cwd, tool_name, project)`` of up to ``batch`` records after
+        ``after_id`` redacted with rules older than ``version``, in id order."""
+        return self.conn.execute(
+            f"SELECT id, session_id, content_type, {', '.join(STRINGS)} FROM records "
+            "WHERE id > ? AND redaction < ? ORDER BY id LIMIT ?", (after_id, version, batch)).fetchall()
+
+    def rewrite_records(self, changed: Iterable[tuple], revision: int) -> None:
+        """Store ``(id, text, cwd, tool_name, project, content_hash)``: the record's strings as redacted again,
+        marked for the next push as ``revision``."""
+        self.conn.executemany(
+            f"UPDATE records SET {', '.join(f'{c} = ?' for c in STRINGS)}, content_hash = ?, revised = ? "
+            "WHERE id = ?", [(*row[1:], revision, row[0]) for row in changed])
+
+    def mark_redacted(self, version: int, first_id: int, last_id: int) -> None:
+        self.conn.execute("UPDATE records SET redaction = ? WHERE id BETWEEN ? AND ? AND redaction < ?",
+                          (version, first_id, last_id, version))
+
+    def forget_session_units(self, session_ids: Iterable[str]) -> None:
+        """The sessions' prose is embedded again (a unit holds its question: a changed text changes its
+        neighbour's unit); a unit whose text did not change finds its vector by hash."""
+        self.conn.executemany("UPDATE records SET unit_hash = NULL, vector_seq = NULL "
+                              "WHERE session_id = ? AND unit_hash IS NOT NULL", [(s,) for s in session_ids])
+
+    def session_strings(self) -> list[tuple[str, str | None, str | None, str | None]]:
+        """``(session_id, title, cwd, project)`` of every session."""
+        return self.conn.execute("SELECT session_id, title, cwd, project FROM sessions").fetchall()
+
+    def rewrite_session(self, session_id: str, strings: list[str | None], revision: int) -> None:
+        """A session's ``(title, cwd, project)`` as redacted again; its records go to the archive again (each
+        carries its session's title)."""
+        self.conn.execute("UPDATE sessions SET title = ?, cwd = ?, project = ? WHERE session_id = ?",
+                          (*strings, session_id))
+        self.conn.execute("UPDATE records SET revised = ? WHERE session_id = ?", (revision, session_id))
+
+    def leaf_title_strings(self) -> list[tuple[str, str]]:
+        return self.conn.execute("SELECT leaf_uuid, title FROM leaf_titles").fetchall()
+
+    def rewrite_leaf_title(self, leaf: str, title: str) -> None:
+        self.conn.execute("UPDATE leaf_titles SET title = ? WHERE leaf_uuid = ?", (title, leaf))
+
+    # -- what a push sends again ---------------------------------------------------------------
+    def revised_outbox(self, after_revision: int, up_to_id: int, model: str, batch: int) -> Iterator[list[tuple]]:
+        """Records up to ``up_to_id`` (already sent) changed in place by a pass after ``after_revision``."""
+        cur = self.conn.execute(
+            f"SELECT {OUT_COLUMNS} FROM records r LEFT JOIN sessions s USING (session_id) "
+            "LEFT JOIN embeddings e ON e.content_hash = r.unit_hash AND e.model = ? "
+            "WHERE r.revised > ? AND r.id <= ? ORDER BY r.id", (model, after_revision, up_to_id))
+        while rows := cur.fetchmany(batch):
+            yield rows
+
+    def revised_count(self, after_revision: int, up_to_id: int) -> int:
+        return self.conn.execute("SELECT count(*) FROM records WHERE revised > ? AND id <= ?",
+                                 (after_revision, up_to_id)).fetchone()[0]

@@ -1,0 +1,22 @@
+"""Throwaway team archives for the tests: a database per test on the suite's own PostgreSQL (``pg_url``)."""
+
+import psycopg
+from psycopg import conninfo
+
+from backscroll.store.archive_pg import Archive
+
+
+def as_role(url: str, role: str, dbname: str) -> str:
+    info = conninfo.conninfo_to_dict(url)
+    info.update(user=role, dbname=dbname)
+    return conninfo.make_conninfo("", **info)  # type: ignore[arg-type]
+
+
+def fresh_archive(pg_url: str, dbname: str, member: str) -> str:
+    """A new archive in its own database with one member; that member's URL."""
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{dbname}"')
+        admin.execute(f'CREATE DATABASE "{dbname}"')
+    with Archive.connect(as_role(pg_url, "postgres", dbname)) as a:
+        a.init([member])
+    return as_role(pg_url, member, dbname)
