@@ -17,7 +17,8 @@ from typing import Any
 
 from backscroll.errors import ArchiveError
 from backscroll.store.archive_browse import ArchiveBrowse
-from backscroll.store.archive_search import ArchiveSearch, first_line, psycopg_module, where
+from backscroll.store.archive_search import ArchiveSearch, psycopg_module
+from backscroll.store.archive_url import check, said, where
 
 SCHEMA_VERSION = 1
 GROUP = "backscroll_member"
@@ -94,10 +95,11 @@ class Archive(ArchiveSearch, ArchiveBrowse):
     @classmethod
     def connect(cls, url: str, timeout: int = 10) -> Archive:
         psycopg = psycopg_module()
+        check(url)
         try:
             conn = psycopg.connect(url, connect_timeout=timeout, application_name="backscroll")
         except psycopg.Error as exc:
-            raise ArchiveError(f"cannot reach the archive at {where(url)}: {first_line(exc)}") from None
+            raise ArchiveError(f"cannot reach the archive at {where(url)}: {said(exc, url)}") from None
         return cls(conn, url)
 
     def close(self) -> None:
@@ -126,7 +128,7 @@ class Archive(ArchiveSearch, ArchiveBrowse):
                 return cur.fetchall() if cur.description else []
         except psycopg.Error as exc:
             self._rollback()
-            raise ArchiveError(f"the archive at {where(self.url)} refused: {first_line(exc)}") from None
+            raise ArchiveError(f"the archive at {where(self.url)} refused: {said(exc, self.url)}") from None
 
     # -- schema ---------------------------------------------------------------------------------------
     def version(self) -> int | None:
@@ -227,7 +229,7 @@ class Archive(ArchiveSearch, ArchiveBrowse):
             self.conn.commit()
         except psycopg.Error as exc:
             self._rollback()
-            raise ArchiveError(f"the archive at {where(self.url)} refused the push: {first_line(exc)}") from None
+            raise ArchiveError(f"the archive at {where(self.url)} refused the push: {said(exc, self.url)}") from None
 
     def pushed_ids(self, member: str, machine: str) -> set[str]:
         return {r[0] for r in self._run("SELECT record_id FROM backscroll.records WHERE member = %s AND machine = %s",
@@ -245,7 +247,7 @@ class Archive(ArchiveSearch, ArchiveBrowse):
             return gone
         except psycopg.Error as exc:
             self._rollback()
-            raise ArchiveError(f"the archive at {where(self.url)} refused the prune: {first_line(exc)}") from None
+            raise ArchiveError(f"the archive at {where(self.url)} refused the prune: {said(exc, self.url)}") from None
 
     def count(self, member: str | None = None) -> int:
         if member is None:

@@ -7,6 +7,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from backscroll.errors import ArchiveError
+from backscroll.store.archive_url import said, where
 
 EXACT_UP_TO = 5000  # a word's rows are counted exactly up to this many
 # How many neighbours pgvector's HNSW walk keeps (its default, 40, is fewer than a search ranks once the filters
@@ -24,10 +25,6 @@ def psycopg_module():
     return psycopg
 
 
-def first_line(exc: Exception) -> str:
-    return (str(exc).strip().splitlines() or ["error"])[0][:300]
-
-
 def or_query(terms: Iterable[str]) -> str:
     """A ``to_tsquery`` of any of ``terms``, each quoted as a lexeme (so no operator in a word is read)."""
     return " | ".join("'" + t.replace("\\", "").replace("'", "''") + "'" for t in terms if t) or "''"
@@ -39,18 +36,6 @@ MATCH = "tsv @@ to_tsquery('simple', %s)"  # a query word, as itself or a piece 
 def vector_literal(values: Iterable[float]) -> str:
     """A vector as pgvector reads it: ``[0.1,-0.2,…]``."""
     return "[" + ",".join(f"{v:.6g}" for v in values) + "]"
-
-
-def where(url: str) -> str:
-    """``user@host:port/db`` of a connection URL, for messages: never its password."""
-    psycopg = psycopg_module()
-    try:
-        info = psycopg.conninfo.conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return "the archive URL (not a valid PostgreSQL URL)"
-    host = str(info.get("host") or "local socket")
-    return f"{info.get('user') or 'you'}@{host}{':' + str(info['port']) if info.get('port') else ''}/" \
-           f"{info.get('dbname') or ''}"
 
 
 class ArchiveSearch:
@@ -77,7 +62,7 @@ class ArchiveSearch:
                 return cur.fetchall()
         except psycopg.Error as exc:
             self._rollback()
-            raise ArchiveError(f"the archive at {where(self.url)} refused the search: {first_line(exc)}") from None
+            raise ArchiveError(f"the archive at {where(self.url)} refused the search: {said(exc, self.url)}") from None
 
     def lexical(self, weights: dict[str, float], proposing: Sequence[str], where_sql: str, params: Sequence[Any],
                 limit: int, kinds: Mapping[str, Collection[str]], per_word: int = 5000) -> dict[str, list[dict]]:

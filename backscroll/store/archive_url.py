@@ -1,0 +1,66 @@
+"""What a message may say of a team archive's URL: where it points (user, host, port, database), never its
+password, and what the server or libpq said about it with any part of the URL that could hold the password
+taken out. URLs are read by libpq's own parser (``psycopg.conninfo``); one it cannot read is refused without
+being quoted (libpq's own message quotes the token it stopped at: a password, as often as not)."""
+
+from __future__ import annotations
+
+import re
+
+from backscroll.errors import UsageError
+
+_SCHEME = re.compile(r"^postgres(?:ql)?://", re.IGNORECASE)
+
+
+def _parsed(url: str) -> dict | None:
+    from psycopg import ProgrammingError, conninfo
+
+    try:
+        return conninfo.conninfo_to_dict(url)
+    except ProgrammingError:
+        return None
+
+
+def _userinfo(url: str) -> str | None:
+    """What a URL holds before its host (``user:password``), or None."""
+    if not _SCHEME.match(url):
+        return None
+    rest = _SCHEME.sub("", url, count=1).split("/", 1)[0]
+    return rest.rsplit("@", 1)[0] if "@" in rest else None
+
+
+def check(url: str) -> None:
+    """Refuse a URL libpq would misread or cannot read, naming the fix, never quoting the URL."""
+    userinfo = _userinfo(url)
+    if userinfo is not None and "@" in userinfo:
+        raise UsageError("the archive URL has an '@' in its user name or password, which PostgreSQL reads as the "
+                         "start of the host; the URL is not shown, as it may hold a password",
+                         hint="write an '@' in a user name or password as %40")
+    if _parsed(url) is None:
+        raise UsageError("the archive URL could not be read as a PostgreSQL URL or connection string; it is not "
+                         "shown, as it may hold a password",
+                         hint="percent-encode special characters of a URL's password (% as %25, a space as %20), or "
+                              "quote a connection string's value that holds a space (password='…'); better, keep "
+                              "the password in ~/.pgpass or $PGPASSWORD")
+
+
+def where(url: str) -> str:
+    """``user@host:port/db`` of a connection URL, for messages: never its password."""
+    info = _parsed(url)
+    if info is None or "@" in (_userinfo(url) or ""):
+        return "the archive URL given (not shown: it could not be read, and may hold a password)"
+    host = str(info.get("host") or "local socket")
+    return f"{info.get('user') or 'you'}@{host}{':' + str(info['port']) if info.get('port') else ''}/" \
+           f"{info.get('dbname') or ''}"
+
+
+def said(exc: Exception, url: str) -> str:
+    """The first line of what libpq or the server said, without any part of ``url`` that could be a password."""
+    text = (str(exc).strip().splitlines() or ["error"])[0][:300]
+    secrets = {url, _userinfo(url) or "", str((_parsed(url) or {}).get("password") or "")}
+    secrets |= set(re.findall(r"password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", url, flags=re.IGNORECASE))
+    for secret in sorted((s for s in secrets if len(s) >= 2), key=len, reverse=True):
+        text = text.replace(secret, "[hidden]")
+    from backscroll.ingest.redact import redact
+
+    return redact(text)
