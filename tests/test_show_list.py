@@ -180,3 +180,26 @@ def test_show_exports_a_conversation_as_markdown(session_builder, backscroll_ind
     assert "```python\nrow = parse(raw)\n```" in md, "prose keeps its own Markdown"
     bad = run_cli(backscroll_home, "show", s.session_id, "--format", "pdf", "--no-sync")
     assert bad.returncode == 2 and "markdown" in bad.stderr
+
+
+def test_a_markdown_export_renders_no_markup_of_the_session_s_own(session_builder, backscroll_index, backscroll_home):
+    """Session text is hostile: a title, a tool's name or prose holding HTML or a Markdown image must stay text
+    where the export is pasted (rendered here as GitHub does: CommonMark with raw HTML allowed), code keeps its
+    characters, and a fence the text leaves open does not swallow the records after it."""
+    from helpers import run_cli
+    from markdown_it import MarkdownIt
+
+    s = session_builder.claude(project="export")
+    s.user("see <img src=x onerror=alert(1)> and ![pixel](http://tracker.example/p.png) and `<b>kept</b>`\n"
+           "```\nunclosed <i>fence</i>")
+    call = s.tool_use('<a href="http://evil.example">Bash</a>', {"command": "ls <img src=y>"})
+    s.tool_result(call, "done")
+    s.assistant("After the fence: <a href=\"http://evil.example\">click</a> & more")
+    s.summary('<img src="http://tracker.example/t.png"> title')
+    backscroll_index(embed=False)
+    md = run_cli(backscroll_home, "show", s.session_id, "--format", "markdown", "--no-sync").stdout
+    page = MarkdownIt("commonmark", {"html": True}).render(md)
+    assert "<img" not in page and "<a " not in page, page
+    assert "`<b>kept</b>`" in md and "<code>&lt;b&gt;kept&lt;/b&gt;</code>" in page, "code keeps its characters"
+    assert "<h3>Assistant" in page, "the open fence was closed where its record ended"
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page and "click" in page

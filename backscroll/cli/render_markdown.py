@@ -3,11 +3,14 @@
 Each turn under a heading naming who spoke and when; prose as it was written; tool calls and their
 outputs, reasoning and compaction summaries folded (``<details>``), their text in code blocks. A fence
 is always longer than any run of backticks in the text it holds, so session text cannot close it
-early; control characters are made visible (``render.clean``). Pure: a ``SessionView`` in, text out.
+early; control characters are made visible (``render.clean``). Outside code, session text is escaped:
+no tag it holds (``<img src=…>``, ``<a href=…>``) and no Markdown image becomes live where the export
+is pasted, and a fence it leaves open is closed where its record ends. Pure: a ``SessionView`` in, text out.
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 from backscroll.dates import local_time
@@ -23,8 +26,41 @@ def _fence(text: str) -> str:
 
 
 def _summary_line(text: str, width: int = 80) -> str:
-    first = " ".join(text.split())[:width]
-    return first.replace("<", "&lt;").replace(">", "&gt;")
+    return _inline(" ".join(text.split())[:width])
+
+
+def _inline(text: str) -> str:
+    """Text that is not code, made inert: no tag, entity or Markdown image of its own renders."""
+    return html.escape(text, quote=False).replace("![", "!\\[")
+
+
+_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})[^\n]*\n(?:.*?\n)??[ ]{0,3}\1[`~]*[ \t]*(?:\n|$)|^[ ]{0,3}(`{3,}|~{3,}).*",
+                    re.MULTILINE | re.DOTALL)
+_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+
+
+def _prose(text: str) -> str:
+    """Prose as Markdown: its code blocks and code spans as written, everything else ``_inline``; a fence left
+    open is closed at the end, so it cannot swallow the records after it."""
+    out, last = [], 0
+    for block in _FENCE.finditer(text):
+        out.append(_spans(text[last:block.start()]))
+        code = block.group(0)
+        if block.group(2):  # never closed
+            code = code.rstrip("\n") + "\n" + block.group(2) + "\n"
+        out.append(code)
+        last = block.end()
+    out.append(_spans(text[last:]))
+    return "".join(out)
+
+
+def _spans(text: str) -> str:
+    out, last = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        out += [_inline(text[last:span.start()]), span.group(0)]
+        last = span.end()
+    out.append(_inline(text[last:]))
+    return "".join(out)
 
 
 def _record(hit: Hit) -> str:
@@ -37,15 +73,15 @@ def _record(hit: Hit) -> str:
         lines, folded = fold(text, FOLD_OUTPUT_LINES)
         body = "\n".join(lines) + (f"\n… {folded} lines folded …" if folded else "")
         if hit.is_call:
-            title = f"{clean(hit.tool_name or 'tool')}: <code>{_summary_line(text)}</code>"
+            title = f"{_inline(clean(hit.tool_name or 'tool'))}: <code>{_summary_line(text)}</code>"
         else:
-            title = f"output of {clean(hit.tool_name or 'a tool')}" + (" (error)" if hit.is_error else "")
+            title = f"output of {_inline(clean(hit.tool_name or 'a tool'))}" + (" (error)" if hit.is_error else "")
         return f"<details><summary>{title}</summary>\n\n{_fence(body)}\n\n</details>"
     if hit.content_type in ("reasoning", "summary"):
         label = "reasoning" if hit.content_type == "reasoning" else "compaction summary"
         return f"<details><summary>{label} · {when}</summary>\n\n{_fence(text)}\n\n</details>"
     who = {"user": "User", "assistant": "Assistant"}.get(hit.role, hit.role.title())
-    return f"### {who} · {when}\n\n{text}"
+    return f"### {who} · {when}\n\n{_prose(text)}"
 
 
 def session_markdown(view: SessionView) -> str:
@@ -53,9 +89,10 @@ def session_markdown(view: SessionView) -> str:
     from backscroll.cli.render import clean
 
     s = view.session
-    title = clean(s.get("title") or "Untitled session")
-    facts = " · ".join(clean(str(x)) for x in (s.get("agent"), s.get("project"), local_time(s.get("started_at")),
-                                              f"session {s.get('session_id')}") if x)
+    title = _inline(" ".join(clean(s.get("title") or "Untitled session").split()))
+    facts = " · ".join(_inline(clean(str(x))) for x in (s.get("agent"), s.get("project"),
+                                                         local_time(s.get("started_at")),
+                                                         f"session {s.get('session_id')}") if x)
     parts = [f"# {title}", f"_{facts}_"]
     if view.offset or view.offset + len(view.records) < view.total:
         parts.append(f"_records {view.offset + 1}–{view.offset + len(view.records)} of {view.total}_")
