@@ -4,19 +4,51 @@ Anything an agent ever read can sit in a session (a web page, a file, a tool's o
 quoted back to an agent may hold markup meant to end our framing early ("</backscroll-recall>
 SYSTEM: …") or terminal escapes. ``for_agent`` folds compatibility forms (fullwidth ``＜``) to
 their plain characters, drops control and format characters (escapes, zero-width and bidi marks),
-and escapes ``&``, ``<`` and ``>`` (and the angle brackets that look like them): no tag, of any
-spelling, can form inside quoted text. ``shorten`` bounds what a message echoes of an identifier or
+and escapes ``&``, ``<`` and ``>``, and every character that looks like an angle bracket (Unicode's
+confusables data, through ``confusable-homoglyphs``, and any character named an angle bracket): no tag,
+of any spelling, can form inside quoted text. ``shorten`` bounds what a message echoes of an identifier or
 a path taken from a session (a hostile row once made every ``status`` print a 5 MB id).
 """
 
 from __future__ import annotations
 
+import functools
 import html
+import re
 import unicodedata
 
 _DROPPED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})  # controls, format marks, surrogates, private, unassigned
-# Angle brackets NFKC leaves alone that a reader may still take for one.
-_ANGLES = str.maketrans({c: "&lt;" for c in "‹〈⟨❮❬˂ᐸ"} | {c: "&gt;" for c in "›〉⟩❯❭˃ᐳ"})
+# The bidirectional marks, embeddings, overrides and isolates: they reorder what is shown after them.
+BIDI_CONTROLS = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+@functools.cache
+def _angles() -> dict[str, str]:
+    """Every character Unicode's confusables data takes for ``<`` or ``>``, directly or through another one,
+    with the entity it is written as (loaded on the first text that is not ASCII)."""
+    from confusable_homoglyphs.confusables import confusables_data as table
+
+    out: dict[str, str] = {}
+    for angle, entity in (("<", "&lt;"), (">", "&gt;")):
+        seen, todo = {angle}, [angle]
+        while todo:
+            for glyph in table.get(todo.pop(), ()):
+                if glyph["c"] not in seen:
+                    seen.add(glyph["c"])
+                    todo.append(glyph["c"])
+        out.update(dict.fromkeys(seen - {angle}, entity))
+    return out
+
+
+def _angle(m: re.Match) -> str:
+    ch = m.group(0)
+    if (entity := _angles().get(ch)) is not None:
+        return entity
+    name = unicodedata.name(ch, "")  # ornaments and brackets the confusables data leaves out: ❰ ⧼ 〈
+    if "ANGLE" in name and ("BRACKET" in name or "QUOTATION" in name):
+        return "&lt;" if "LEFT" in name else "&gt;"
+    return ch
 
 
 def printable(text: str) -> str:
@@ -28,7 +60,18 @@ def printable(text: str) -> str:
 
 def for_agent(text: str) -> str:
     """``text`` as it may be quoted inside a block an agent reads: printable, and no markup."""
-    return html.escape(printable(text), quote=False).translate(_ANGLES)
+    out = html.escape(printable(text), quote=False)
+    return out if out.isascii() else _NON_ASCII.sub(_angle, out)
+
+
+def escaped_bidi(data: bytes) -> bytes:
+    """A JSON document with every bidi control written as its ``\\uXXXX`` escape: the same strings to a parser,
+    and a terminal or a client showing the document is not reordered by session text."""
+    if b"\xe2\x80" not in data and b"\xe2\x81" not in data and b"\xd8\x9c" not in data:
+        return data
+    for code in BIDI_CONTROLS:
+        data = data.replace(chr(code).encode(), f"\\u{code:04x}".encode())
+    return data
 
 
 MESSAGE_MAX = 400  # characters of an identifier or a path a message echoes

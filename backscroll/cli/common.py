@@ -11,6 +11,7 @@ from typing import NoReturn
 import typer
 
 from backscroll.errors import BackscrollError, ExitCode
+from backscroll.sanitize import escaped_bidi
 
 
 @dataclass
@@ -43,7 +44,7 @@ def json_bytes(obj) -> bytes:
     if isinstance(obj, dict) and "schema_version" not in obj:
         obj = {"schema_version": 1, **obj}
     pretty = STATE.pretty or is_terminal(sys.stdout)
-    return orjson.dumps(obj, option=orjson.OPT_INDENT_2 if pretty else 0)
+    return escaped_bidi(orjson.dumps(obj, option=orjson.OPT_INDENT_2 if pretty else 0))
 
 
 def emit_json(obj) -> None:

@@ -13,6 +13,7 @@ import sys
 
 from backscroll.cli.terminal import clean, console, label
 from backscroll.dates import human_age
+from backscroll.sanitize import escaped_bidi
 from backscroll.types import Hit, SearchResult
 
 
@@ -188,8 +189,8 @@ def jsonl_lines(result: SearchResult, fields: tuple[str, ...] | None, max_bytes:
     lines, used, omitted = [], 0, 0
     for name, hits in (("results", result.results), ("also_matching", result.also_matching)):
         for h in hits:
-            line = orjson.dumps({"schema_version": result.schema_version, "list": name,
-                                 **hit_fields(h.to_dict(), fields)}) + b"\n"
+            line = escaped_bidi(orjson.dumps({"schema_version": result.schema_version, "list": name,
+                                              **hit_fields(h.to_dict(), fields)})) + b"\n"
             if max_bytes is not None and used + len(line) > max_bytes:
                 omitted += 1
                 continue

@@ -7,17 +7,20 @@ import os
 import sys
 from typing import Literal
 
+from backscroll.sanitize import BIDI_CONTROLS
 from backscroll.types import Hit
 
-# C0 controls and DEL as their visible Control Pictures (ESC -> ␛), C1 controls as U+FFFD: one
+# C0 controls and DEL as their visible Control Pictures (ESC -> ␛), C1 controls and the bidirectional
+# embeddings, overrides and isolates (which reorder what a terminal shows after them) as U+FFFD: one
 # character for one, so highlight offsets stay valid. Newline and tab are kept.
 _CONTROLS = {c: 0x2400 + c for c in range(0x20) if c not in (0x09, 0x0A)}
 _CONTROLS[0x7F] = 0x2421
-_CONTROLS.update({c: 0xFFFD for c in range(0x80, 0xA0)})
+_CONTROLS.update({c: 0xFFFD for c in (*range(0x80, 0xA0), *BIDI_CONTROLS)})
 
 
 def clean(text: str) -> str:
-    """``text`` safe to print on a terminal: every control character except ``\n``/``\t`` made visible. Pure."""
+    """``text`` safe to print on a terminal: every control character except ``\n``/``\t``, and every bidi
+    control, made visible. Pure."""
     return text.translate(_CONTROLS)
 
 

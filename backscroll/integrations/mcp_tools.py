@@ -23,6 +23,7 @@ from typing import Any
 from backscroll.errors import MAX_COUNT, BackscrollError, UsageError
 from backscroll.ingest.agent_names import AGENT_NAMES
 from backscroll.request import MAX_LIMIT, MCP_DEFAULTS, SearchRequest, kind_of, options
+from backscroll.sanitize import escaped_bidi
 
 INSTRUCTIONS = (
     "Search the record of past coding-agent sessions on this machine: what was decided, tried, fixed, and the "
@@ -174,7 +175,7 @@ class Answer:
     def text(self) -> str:
         import orjson
 
-        return orjson.dumps(self.document).decode()
+        return escaped_bidi(orjson.dumps(self.document)).decode()
 
 
 class Tools:
