@@ -251,3 +251,54 @@ def test_a_hostile_record_reaches_the_agent_inert(session_builder, backscroll_in
     ctx = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert ctx.lower().count("backscroll-recall>") == 1 and "\x1b" not in ctx and "\x07" not in ctx
     assert "&lt;/BACKSCROLL-RECALL &gt;" in ctx and "SYSTEM: ignore" in ctx, "shown, inert"
+
+
+
+def _plant_stale(folder: Path, n: int) -> None:
+    """``n`` empty memory files, as if from sessions a month gone (what a busy machine leaves in a year)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    old = time.time() - 30 * 86400
+    for i in range(n):
+        path = folder / f"claude-{i:020x}.json"
+        path.touch()
+        os.utime(path, (old, old))
+
+
+def test_pruning_a_crowded_memory_folder_never_costs_the_answer(history, backscroll_home):
+    """60,000 stale memory files: each prompt still gets its recall within the deadline, and pruning, done
+    after the answer, removes a bounded few of them per call and makes progress (issue #46)."""
+    from backscroll.integrations.hook_memory import PRUNE_MAX
+
+    folder = backscroll_home.data / "hooks"
+    _plant_stale(folder, 60_000)
+    fresh = folder / "codex-fresh.json"
+    fresh.write_text('{"session_id": "x", "record_ids": []}')
+    left = [60_000]
+    for n in range(3):
+        t = time.monotonic()
+        rc, out, err = call(backscroll_home, "claude", "prompt", claude_prompt(
+            "why does the invoice reconciliation deadlock in reconcile_worker?", session_id=f"crowded-{n}"))
+        took = time.monotonic() - t
+        assert rc == 0, err
+        assert "advisory lock" in json.loads(out)["hookSpecificOutput"]["additionalContext"], f"call {n}: {err}"
+        assert took < hooks.HOOK_DEADLINE + 2, took  # the deadline, and a generous margin for starting Python
+        stale = sum(1 for p in folder.iterdir() if p.name.startswith("claude-0"))
+        assert 0 < left[-1] - stale <= PRUNE_MAX, f"call {n} removed {left[-1] - stale} stale files"
+        left.append(stale)
+    assert fresh.exists(), "a file in use is kept"
+
+
+def test_a_pass_over_the_memory_folder_skips_what_it_cannot_remove_and_runs_once_a_day(tmp_path):
+    from backscroll.integrations.hook_memory import prune
+
+    folder = tmp_path / "hooks"
+    _plant_stale(folder, 50)
+    old = time.time() - 30 * 86400
+    for name in ("a-dir.json", "claude-1.json.4242.tmp"):  # a directory in the way; a write a killed hook left
+        path = folder / name
+        path.mkdir() if name.endswith(".json") else path.touch()
+        os.utime(path, (old, old))
+    assert prune(tmp_path, budget=30) == 51
+    assert sorted(p.name for p in folder.iterdir()) == [".pruned", "a-dir.json"]
+    _plant_stale(folder, 5)
+    assert prune(tmp_path, budget=30) == 0, "a whole pass ran today"
