@@ -67,6 +67,7 @@ def test_the_official_client_sees_described_schemas_and_errors_as_errors(session
         ("search", {}, "usage"),
         ("show", {"id": "no-such-record#0"}, "not-found"),
         ("show", {"id": "x", "context": -1}, "usage"),
+        ("show", {"id": "a" * 60_000}, "usage"),
         ("list_sessions", {"agent": "nosuch"}, "usage"),
         ("list_sessions", {"since": "yesteryear"}, "usage"),
         ("list_sessions", {"limit": 10**12}, "usage"),

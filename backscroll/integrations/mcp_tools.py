@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from backscroll.errors import MAX_COUNT, BackscrollError, UsageError
+from backscroll.errors import MAX_COUNT, MAX_ID, BackscrollError, UsageError
 from backscroll.ingest.agent_names import AGENT_NAMES
 from backscroll.request import MAX_LIMIT, MCP_DEFAULTS, SearchRequest, kind_of, options
 
@@ -60,6 +60,7 @@ class Param:
     minimum: int | None = None
     maximum: int | None = None
     required: bool = False
+    max_length: int | None = None  # said in the schema; the library refuses longer (``browse.check_id``)
 
     def schema(self) -> dict:
         out: dict[str, Any] = {"type": {str: "string", int: "integer", bool: "boolean"}[self.kind],
@@ -72,6 +73,8 @@ class Param:
             out["maximum"] = self.maximum
         if self.default is not None:
             out["default"] = self.default
+        if self.max_length is not None:
+            out["maxLength"] = self.max_length
         return out
 
     def check(self, tool: str, value: Any) -> Any:
@@ -110,7 +113,7 @@ def _search_params() -> tuple[Param, ...]:
 
 SHOW_PARAMS = (
     Param("id", str, "A record id (from search results) or a session id (a prefix of 6+ characters is enough).",
-          required=True),
+          required=True, max_length=MAX_ID),
     Param("context", int, "For a record: how many records to show before and after it.", 3, minimum=0, maximum=100),
     Param("limit", int, "For a session: how many records to show.", 50, minimum=1, maximum=MAX_LIMIT),
     Param("offset", int, "For a session: skip this many records (page with limit).", 0, minimum=0, maximum=MAX_COUNT),
