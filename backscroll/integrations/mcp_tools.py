@@ -195,14 +195,18 @@ class Tools:
             self._bs = Backscroll(home=self.home)
         return self._bs
 
-    def call(self, name: str, arguments: dict | None) -> Answer:
-        """Run one tool. Every backscroll error is an error answer; nothing raises."""
+    def call(self, name: str, arguments: dict | None, cancelled: threading.Event | None = None) -> Answer:
+        """Run one tool. Every backscroll error is an error answer; nothing raises. A call ``cancelled`` before
+        its turn comes does nothing (its answer is never sent)."""
         tool = TOOLS.get(name)
         if tool is None:
             return Answer(UsageError(f"unknown tool {name!r}", hint=f"use one of: {', '.join(TOOLS)}").to_dict(), True)
         try:
             args = tool.arguments(arguments)
             with self._lock:  # one call at a time: a second call waits for this one's sync, then reads
+                if cancelled is not None and cancelled.is_set():
+                    return Answer({"error": {"kind": "cancelled", "message": f"{name}: cancelled by the client",
+                                             "hint": None}}, True)
                 return Answer(getattr(self, f"_{name}")(args))
         except BackscrollError as exc:
             return Answer(exc.to_dict(), True)
