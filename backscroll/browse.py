@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from backscroll.errors import MAX_COUNT, AmbiguousIdError, NotFoundError, UsageError
+from backscroll.errors import MAX_COUNT, MAX_ID, AmbiguousIdError, NotFoundError, UsageError
 from backscroll.ingest.redact_again import shown_rows
 from backscroll.store.db import Store
 from backscroll.types import Hit, SessionSummary, SessionView
@@ -40,6 +40,13 @@ def _session(store: Store, session_id: str) -> dict:
 MIN_PREFIX = 6  # the fewest characters of a session id accepted as its prefix
 
 
+def check_id(ident: str) -> None:
+    """A usage error for an id longer than any real one (``MAX_ID``)."""
+    if len(ident) > MAX_ID:
+        raise UsageError(f"an id of {len(ident):,} characters is longer than any record or session id: ids of at "
+                         f"most {MAX_ID:,} characters are looked for", hint=FIND_IDS_HINT)
+
+
 def _like_prefix(ident: str) -> str:
     return ident.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
@@ -63,6 +70,7 @@ def resolve_session(store: Store, ident: str, *, required: bool = False) -> str 
     others extend it. Otherwise an ambiguous prefix lists the candidates, as git does. None (or,
     with ``required``, NotFoundError) when nothing matches.
     """
+    check_id(ident)
     ident = ident.strip()
     if store.has_session(ident):
         return ident

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from backscroll.status_types import StatusReport
 
 MAX_COUNT = 1_000_000_000  # the largest --limit, --offset or --context accepted (SQLite takes 64-bit ints)
+# The longest record or session id accepted: the longest real one is two file names (255 bytes each) and a
+# record number; a 60,000-character prefix was too long a LIKE pattern for SQLite (an internal error).
+MAX_ID = 1024
 
 
 class ExitCode(IntEnum):

@@ -33,6 +33,7 @@ class Reads:
         browse.check_count("--limit", limit, 1)
         browse.check_count("--offset", offset, 0)
         browse.check_count("--max-chars", max_chars, 0)
+        browse.check_id(ident)
         if archive is not None:
             from backscroll.team import browse as team
 

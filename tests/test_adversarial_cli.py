@@ -73,6 +73,30 @@ def test_library_rejects_out_of_range_counts(hostile_session, backscroll_index, 
         backscroll.sessions(offset=10**20, config=cfg, sync=True)
 
 
+def test_an_id_longer_than_any_real_one_is_a_usage_error_everywhere(hostile_session, backscroll_index,
+                                                                    backscroll_home):
+    """A 60,000-character id made SQLite say "LIKE or GLOB pattern too complex": an internal error (#46)."""
+    import backscroll
+    from backscroll.errors import MAX_ID, NotFoundError, UsageError
+    from backscroll.integrations.mcp_tools import Tools
+
+    backscroll_index(embed=False)
+    long_id = SESSION + "%_" * 30_000
+    r = run_cli(backscroll_home, "show", long_id, "--json", "--no-sync")
+    assert r.returncode == 2, r.stderr[-500:]
+    error = error_of(r.stderr)
+    assert error["kind"] == "usage" and f"{MAX_ID:,}" in error["message"] and error["hint"], error
+    assert len(error["message"]) < 400, "the message does not echo the id"
+    r = run_cli(backscroll_home, "search", "deploy", "--session", long_id, "--json", "--no-sync")
+    assert r.returncode == 2 and error_of(r.stderr)["kind"] == "usage", r.stderr[-500:]
+    with pytest.raises(UsageError, match=f"{MAX_ID:,}"):
+        backscroll.show(long_id, config=backscroll_home.config())
+    answer = Tools(str(backscroll_home.data)).call("show", {"id": long_id})
+    assert answer.is_error and answer.document["error"]["kind"] == "usage", answer.document
+    with pytest.raises(NotFoundError):  # an id at the bound is still looked for
+        backscroll.show(SESSION + "x" * (MAX_ID - len(SESSION)), config=backscroll_home.config())
+
+
 # -- item 18: terminal escapes never reach the terminal raw ----------------------------------------
 
 @pytest.mark.parametrize("args", [

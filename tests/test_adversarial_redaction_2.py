@@ -109,11 +109,15 @@ def test_no_new_form_survives_anywhere(session_builder, backscroll_home, backscr
     from backscroll.integrations import hooks
     from backscroll.integrations.mcp_tools import Tools
 
+    def words(name: str) -> str:  # words only this form's session holds, telling enough for the hook to recall it
+        tag = name.replace("-", "")
+        return f"{tag} {tag[::-1]} {tag}zeta"
+
     sessions = []
     for i, (name, text, _f) in enumerate(FORMS + PROVIDER_FORMS):
         s = session_builder.claude(project=f"leak{i}")
         s.summary(f"{name} {text}")  # a title
-        s.user(f"planted {name.replace('-', '')} here: {text}")
+        s.user(f"planted {words(name)} here: {text}")
         call = s.tool_use("Bash", {"command": f"cat config && echo {text}", "description": text})
         s.tool_result(call, f"planted output {text}")
         s.assistant(f"the {name.replace('-', '')} value was {text}")
@@ -121,14 +125,18 @@ def test_no_new_form_survives_anywhere(session_builder, backscroll_home, backscr
     backscroll_index(embed=False)
     runner = CliRunner()
     out = []
+    recalled = []
     for name, _t, _f in FORMS + PROVIDER_FORMS:
         q = f"planted {name.replace('-', '')}"
         for extra in ([], ["--include-echoes", "--content-type", "tool"]):
             r = runner.invoke(app, ["search", q, "--json", "--max-chars", "0", "--mode", "lexical", *extra])
             out.append(r.stdout + r.stderr)
         out.append(Tools(str(backscroll_home.data)).call("search", {"query": q, "mode": "lexical"}).text())
-        raw = json.dumps({"session_id": "probe", "prompt": f"what was the {name.replace('-', '')} value planted"})
-        out.append(hooks.run("claude", "prompt", raw.encode(), backscroll_home.config()) or "")
+        raw = json.dumps({"session_id": "probe", "prompt": f"what was the {words(name)} value planted"})
+        injected = hooks.run("claude", "prompt", raw.encode(), backscroll_home.config()) or ""
+        if words(name).split()[1] in injected:
+            recalled.append(name)
+        out.append(injected)
     for s in sessions:
         out.append(runner.invoke(app, ["show", s.session_id, "--json", "--full"]).stdout)
     out.append(runner.invoke(app, ["list", "--json", "--limit", "500"]).stdout)
@@ -137,5 +145,6 @@ def test_no_new_form_survives_anywhere(session_builder, backscroll_home, backscr
     leaked = [name for name, _t, frags in FORMS + PROVIDER_FORMS if any(f in blob for f in frags)]
     stored = [name for name, _t, frags in FORMS + PROVIDER_FORMS  # (the lexical index keeps its terms lowercased)
               if any(f.encode() in data or f.lower().encode() in data for f in frags)]
+    assert recalled == [name for name, _t, _f in FORMS + PROVIDER_FORMS], "the hook recalled each form's session"
     assert leaked == [], f"in outputs: {leaked}"
     assert stored == [], f"under the data dir (store, lexical index terms): {stored}"

@@ -2,9 +2,11 @@
 
 import json
 import os
+import queue
 import subprocess
 import sys
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -67,6 +69,7 @@ def test_the_official_client_sees_described_schemas_and_errors_as_errors(session
         ("search", {}, "usage"),
         ("show", {"id": "no-such-record#0"}, "not-found"),
         ("show", {"id": "x", "context": -1}, "usage"),
+        ("show", {"id": "a" * 60_000}, "usage"),
         ("list_sessions", {"agent": "nosuch"}, "usage"),
         ("list_sessions", {"since": "yesteryear"}, "usage"),
         ("list_sessions", {"limit": 10**12}, "usage"),
@@ -128,6 +131,77 @@ def test_an_unreadable_line_gets_a_json_rpc_error_and_the_server_goes_on(backscr
     assert {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}} in errors
     assert next(o for o in out if o.get("id") == 2)["result"]["tools"], "answered after the bad lines"
     assert next(o for o in out if o.get("id") == 3)["error"]["code"] == -32602, "an unknown tool"
+
+
+INIT = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+
+
+def _lines_of(stream) -> queue.Queue:
+    """The lines ``stream`` prints, as they come (None at EOF), read by a thread: a test never blocks on them."""
+    lines: queue.Queue = queue.Queue()
+
+    def read() -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+@pytest.mark.parametrize("calls", [1, 60])
+def test_a_cancelled_call_is_never_answered_and_never_holds_the_server(session_builder, backscroll_index,
+                                                                       backscroll_home, calls):
+    """notifications/cancelled: the call is dropped (no answer, as the spec says), its work abandoned, and once
+    stdin closes the server exits at once; it used to wait 60 s for an answer that never came (issue #46)."""
+    _history(session_builder, backscroll_index)
+    big = session_builder.claude(project="big")  # not indexed yet: the next search reads 30,000 records first
+    for i in range(15_000):
+        big.user(f"flux capacitor question {i}")
+        big.assistant(f"flux capacitor answer {i}")
+    search = [{"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": {
+        "name": "search", "arguments": {"query": "flux capacitor", "mode": "lexical"}}} for i in range(calls)]
+    cancel = [{"jsonrpc": "2.0", "method": "notifications/cancelled",
+               "params": {"requestId": 10 + i, "reason": "the person pressed Esc"}} for i in range(calls)]
+    listed = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    p = subprocess.Popen([BIN, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         env=_env(backscroll_home))
+    assert p.stdin is not None and p.stdout is not None
+    out = _lines_of(p.stdout)
+    p.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in (*INIT, *search, *cancel, listed)))
+    p.stdin.flush()
+    answers = [json.loads(out.get(timeout=60)) for _ in range(2)]  # tools/list is answered after the cancels
+    assert [a["id"] for a in answers] == [1, 2]
+    p.stdin.close()
+    t = time.monotonic()
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    took = time.monotonic() - t
+    rest = []
+    while (line := out.get(timeout=10)) is not None:
+        rest.append(json.loads(line))
+    assert rest == [], "a cancelled call is never answered"
+    assert took < 3, f"the server outlived its client by {took:.1f} s"  # liveness: it exits within a second or so
+    assert p.returncode == 0
+    # what the abandoned sync had not committed is read by the next run: the store is as a SIGKILL leaves it
+    index = subprocess.run([BIN, "index", "--no-embed"], env=_env(backscroll_home), capture_output=True, timeout=120)
+    assert index.returncode == 0, index.stderr
+    found = subprocess.run([BIN, "search", "flux capacitor question 14999", "--json", "--no-sync", "--mode",
+                            "lexical"], env=_env(backscroll_home), capture_output=True, timeout=120)
+    assert json.loads(found.stdout)["results"], found.stderr
+
+
+def test_a_call_cancelled_before_its_turn_does_nothing(backscroll_home):
+    cancelled = threading.Event()
+    cancelled.set()
+    answer = Tools(str(backscroll_home.data)).call("search", {"query": "webhook", "mode": "lexical"}, cancelled)
+    assert answer.is_error and answer.document["error"]["kind"] == "cancelled"
+    assert not backscroll_home.data.exists() or not any(backscroll_home.data.iterdir()), "nothing read or written"
 
 
 def _real_mcp_transcript(folder: Path, calls: list[dict]) -> str:

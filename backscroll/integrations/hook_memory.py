@@ -1,7 +1,9 @@
 """What a recall hook already injected into an agent session: it is not told the same thing twice.
 
 One small JSON file per agent session under ``<data>/hooks/`` (named by a hash of the session id), written
-atomically; files untouched for ``MEMORY_TTL`` are removed.
+atomically. Files untouched for ``MEMORY_TTL`` are removed by ``prune``, which the hook runs after its answer
+is written: at most ``PRUNE_MAX`` files and ``PRUNE_BUDGET`` seconds a call, a whole pass at most once a day
+(``.pruned`` marks the last one), so a folder of 60,000 stale files costs no prompt its recall (#46).
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import time
 from pathlib import Path
 
 MEMORY_TTL = 7 * 86400
+PRUNE_EVERY = 86400  # seconds between whole passes over the folder
+PRUNE_MAX = 1000  # files one call removes at most (a slow disk meets PRUNE_BUDGET first)
+PRUNE_BUDGET = 0.2  # seconds one call spends pruning at most
 
 
 def _memory_path(home: Path, agent: str, session_id: str) -> Path:
@@ -39,10 +44,36 @@ def remember(home: Path, agent: str, session_id: str | None, record_ids: list[st
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps({"session_id": session_id, "record_ids": ids}))
     os.replace(tmp, path)
+
+
+def prune(home: Path, budget: float = PRUNE_BUDGET) -> int:
+    """Remove memory files (and temporary files a killed hook left) untouched for ``MEMORY_TTL``; returns how
+    many. A pass cut short by ``PRUNE_MAX`` or ``budget`` goes on at the next call: ``.pruned`` is touched only
+    when a pass has seen the whole folder."""
+    folder = home / "hooks"
+    stamp = folder / ".pruned"
     now = time.time()
     try:
-        for old in path.parent.glob("*.json"):
-            if now - old.stat().st_mtime > MEMORY_TTL:
-                old.unlink(missing_ok=True)
+        if now - stamp.stat().st_mtime < PRUNE_EVERY:
+            return 0
     except OSError:
         pass
+    end = time.monotonic() + budget
+    removed = 0
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if removed >= PRUNE_MAX or time.monotonic() > end:
+                    return removed
+                if not entry.name.endswith((".json", ".tmp")):
+                    continue
+                try:
+                    if now - entry.stat(follow_symlinks=False).st_mtime > MEMORY_TTL:
+                        os.unlink(entry.path)
+                        removed += 1
+                except OSError:  # one file that cannot go (a directory, a permission) costs only itself
+                    continue
+        stamp.touch()
+    except OSError:
+        pass
+    return removed

@@ -16,7 +16,8 @@ start the query is the git branch's words (``fix-queue-deadlock``), restricted t
 ``main``-like branches inject nothing.
 
 A record is injected at most once per agent session: the ids already injected are kept in
-``<data dir>/hooks/<agent>-<session hash>.json`` (files older than a week are pruned).
+``<data dir>/hooks/<agent>-<session hash>.json``; files older than a week are pruned a bounded few at a
+time, after the answer is written (``hook_memory.prune``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import threading
 import time
 from pathlib import Path
 
-from backscroll.integrations.hook_memory import injected_before, remember
+from backscroll.integrations.hook_memory import PRUNE_BUDGET, injected_before, prune, remember
 from backscroll.integrations.recall import SNIPPET, HookInput, Recall, _snippet, find
 from backscroll.sanitize import for_agent
 
@@ -193,6 +194,7 @@ class Deadline:
     def __init__(self, seconds: float):
         self._lock = threading.Lock()
         self._written = False
+        self._end = time.monotonic() + seconds
         self._timer = threading.Timer(seconds, self._expire)
         self._timer.daemon = True
 
@@ -208,6 +210,9 @@ class Deadline:
             if not self._written:
                 log(f"no answer within {HOOK_DEADLINE:g} s; nothing injected")
                 os._exit(0)
+
+    def left(self) -> float:
+        return self._end - time.monotonic()
 
     def write(self, text: str) -> None:
         with self._lock:
@@ -261,9 +266,12 @@ def main(agent: str, event: str, home: str | None = None, deadline: float = HOOK
                 return 0
             from backscroll.config import resolve
 
-            result = run(agent, event, raw, resolve(home=home))
+            cfg = resolve(home=home)
+            result = run(agent, event, raw, cfg)
             if result is not None:
                 clock.write(result)
+            # only now, and briefly: a crowded memory folder must never cost the answer (#46)
+            prune(cfg.home.value, budget=min(PRUNE_BUDGET, clock.left() - 0.1))
         if os.environ.get("BACKSCROLL_HOOK_DEBUG"):
             log(f"{agent} {event}: {'injected' if result else 'nothing'} in {1000 * (time.perf_counter() - t0):.0f} ms")
     except BaseException as exc:  # noqa: BLE001 - a hook never fails the agent

@@ -5,14 +5,19 @@ Nothing but the protocol goes to stdout (the SDK points fd 1 at stderr while it 
 exits when stdin closes, on SIGHUP or SIGTERM, and opens no socket. A tool's error is a result with
 ``isError: true`` (an unknown tool is a protocol error, -32602). A line that is not JSON gets
 JSON-RPC's parse error (-32700, ``id: null``), one that is JSON but no JSON-RPC message its
-invalid-request error (-32600), and the server goes on. When stdin closes, the requests already read
-are answered before the server exits.
+invalid-request error (-32600), and the server goes on. A call the client cancels
+(``notifications/cancelled``) gets no answer, as the spec says: the SDK cancels its handler, which stops
+waiting for its worker thread (a call still queued behind it never starts). When stdin closes, the
+requests already read and not cancelled are answered before the server exits; an abandoned thread never
+holds it (the process ends with ``os._exit``: a search's sync is left as a SIGKILL leaves it, and the next
+run reads what it had not committed).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import Any
 
 DRAIN_SECONDS = 60.0  # how long the requests read before stdin closed may take to be answered
@@ -46,12 +51,25 @@ def build(tools):
     async def list_tools(_ctx, _params) -> Any:
         return listed
 
+    # Calls run one at a time (``Tools`` has a lock) on a thread limiter of their own: the stdio transport
+    # reads and writes in worker threads too, and 40 calls waiting on anyio's shared limiter left it none,
+    # so not even a cancel could be read.
+    limiter: list = []
+
     async def call_tool(_ctx, params) -> Any:
         if params.name not in TOOLS:  # a protocol error, as the spec has it; a bad argument is the tool's error
             from mcp.shared.exceptions import MCPError
 
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
-        answer = await anyio.to_thread.run_sync(tools.call, params.name, params.arguments)
+        if not limiter:
+            limiter.append(anyio.CapacityLimiter(1))
+        cancelled = threading.Event()
+        try:  # abandon_on_cancel: a cancelled call stops waiting for its thread at once
+            answer = await anyio.to_thread.run_sync(tools.call, params.name, params.arguments, cancelled,
+                                                    abandon_on_cancel=True, limiter=limiter[0])
+        except anyio.get_cancelled_exc_class():
+            cancelled.set()  # a call still waiting for the lock then never starts
+            raise
         return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text())],
                                     is_error=answer.is_error)
 
@@ -69,14 +87,20 @@ def rejected(exc: Exception) -> dict:
 
 async def serve_streams(server, read_stream, write_stream, drain_seconds: float = DRAIN_SECONDS) -> None:
     """Run ``server`` on the transport's streams: unreadable lines are answered instead of dropped, and
-    when stdin closes the requests already read are answered (for up to ``drain_seconds``) first."""
+    when stdin closes the requests already read are answered (for up to ``drain_seconds``) first, but for
+    the ones cancelled, which settle with no answer."""
     import anyio
     import mcp_types as types
-    from mcp.shared.message import SessionMessage
+    from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
     inner_send, inner_receive = anyio.create_memory_object_stream[Any](0)
     pending: set = set()
     answered = anyio.Event()
+
+    def settled(request_id) -> None:
+        pending.discard(request_id)
+        if not pending:
+            answered.set()
 
     class Answers:
         """The write stream, noting which requests have had their answer."""
@@ -85,9 +109,7 @@ async def serve_streams(server, read_stream, write_stream, drain_seconds: float 
             await write_stream.send(item)
             message = getattr(item, "message", None)
             if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
-                pending.discard(message.id)
-                if not pending:
-                    answered.set()
+                settled(message.id)
 
         def __getattr__(self, name):
             return getattr(write_stream, name)
@@ -108,8 +130,15 @@ async def serve_streams(server, read_stream, write_stream, drain_seconds: float 
                     await write_stream.send(SessionMessage(message))
                     continue
                 if isinstance(item.message, types.JSONRPCRequest):
-                    pending.add(item.message.id)
+                    request_id = item.message.id
+                    pending.add(request_id)
                     answered = anyio.Event()
+
+                    async def unanswered(request_id=request_id) -> None:  # the SDK: settled with no answer
+                        settled(request_id)
+
+                    if item.metadata is None:  # (stdio's messages carry none)
+                        item = SessionMessage(item.message, ServerMessageMetadata(on_request_unanswered=unanswered))
                 await inner_send.send(item)
             if pending:
                 with anyio.move_on_after(drain_seconds):

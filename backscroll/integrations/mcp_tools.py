@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from backscroll.errors import MAX_COUNT, BackscrollError, UsageError
+from backscroll.errors import MAX_COUNT, MAX_ID, BackscrollError, UsageError
 from backscroll.ingest.agent_names import AGENT_NAMES
 from backscroll.request import MAX_LIMIT, MCP_DEFAULTS, SearchRequest, kind_of, options
 from backscroll.sanitize import escaped_bidi
@@ -61,6 +61,7 @@ class Param:
     minimum: int | None = None
     maximum: int | None = None
     required: bool = False
+    max_length: int | None = None  # said in the schema; the library refuses longer (``browse.check_id``)
 
     def schema(self) -> dict:
         out: dict[str, Any] = {"type": {str: "string", int: "integer", bool: "boolean"}[self.kind],
@@ -73,6 +74,8 @@ class Param:
             out["maximum"] = self.maximum
         if self.default is not None:
             out["default"] = self.default
+        if self.max_length is not None:
+            out["maxLength"] = self.max_length
         return out
 
     def check(self, tool: str, value: Any) -> Any:
@@ -111,7 +114,7 @@ def _search_params() -> tuple[Param, ...]:
 
 SHOW_PARAMS = (
     Param("id", str, "A record id (from search results) or a session id (a prefix of 6+ characters is enough).",
-          required=True),
+          required=True, max_length=MAX_ID),
     Param("context", int, "For a record: how many records to show before and after it.", 3, minimum=0, maximum=100),
     Param("limit", int, "For a session: how many records to show.", 50, minimum=1, maximum=MAX_LIMIT),
     Param("offset", int, "For a session: skip this many records (page with limit).", 0, minimum=0, maximum=MAX_COUNT),
@@ -193,14 +196,18 @@ class Tools:
             self._bs = Backscroll(home=self.home)
         return self._bs
 
-    def call(self, name: str, arguments: dict | None) -> Answer:
-        """Run one tool. Every backscroll error is an error answer; nothing raises."""
+    def call(self, name: str, arguments: dict | None, cancelled: threading.Event | None = None) -> Answer:
+        """Run one tool. Every backscroll error is an error answer; nothing raises. A call ``cancelled`` before
+        its turn comes does nothing (its answer is never sent)."""
         tool = TOOLS.get(name)
         if tool is None:
             return Answer(UsageError(f"unknown tool {name!r}", hint=f"use one of: {', '.join(TOOLS)}").to_dict(), True)
         try:
             args = tool.arguments(arguments)
             with self._lock:  # one call at a time: a second call waits for this one's sync, then reads
+                if cancelled is not None and cancelled.is_set():
+                    return Answer({"error": {"kind": "cancelled", "message": f"{name}: cancelled by the client",
+                                             "hint": None}}, True)
                 return Answer(getattr(self, f"_{name}")(args))
         except BackscrollError as exc:
             return Answer(exc.to_dict(), True)
