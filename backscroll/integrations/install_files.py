@@ -6,21 +6,20 @@ dry run can print it as a diff. What install adds is recorded in a ledger in our
 file. Uninstall takes out exactly that text, which gives the original bytes back (CRLF, spacing,
 number spellings), deletes a file only when install created it, and without a ledger entry removes
 only what is recognisably ours. Markdown files get a ``<!-- backscroll:begin … -->``/``<!-- backscroll:end -->``
-block; Codex's ``config.toml`` a ``[mcp_servers.backscroll]`` table carrying a marker comment.
-Writes are atomic, keep the file's mode from the first byte, and go through a symlink to its target.
-What each kind installs for each agent is ``backscroll.integrations.install``.
+block; Codex's ``config.toml`` a ``[mcp_servers.backscroll]`` table carrying a marker comment. How files
+are written is ``install_write``; what each kind installs for each agent is ``backscroll.integrations.install``.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from backscroll.errors import UsageError
+from backscroll.integrations.install_write import read_or_none, write_text
 
 BEGIN = "<!-- backscroll:begin"
 END = "<!-- backscroll:end -->"
@@ -46,18 +45,6 @@ class Change:
         a = (self.before or "").splitlines(keepends=True)
         b = (self.after or "").splitlines(keepends=True)
         return "".join(difflib.unified_diff(a, b, f"{self.path} (before)", f"{self.path} (after)"))
-
-
-def read_or_none(path: Path) -> str | None:
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:  # keep CRLF as it is
-            return fh.read()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a directory, not a file; nothing was changed") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path} is not UTF-8 text; nothing was changed") from None
 
 
 # -- the ledger -----------------------------------------------------------------------------
@@ -204,28 +191,18 @@ def codex_remove(text: str) -> str:
     return cut_span(text, codex_span(text))
 
 
+def codex_change(path: Path, uninstall: bool, book: Ledger | None, program: str) -> Change:
+    before = read_or_none(path)
+    if uninstall:
+        after = None if before is None else codex_remove(before)
+        if after == "" and before and created_by_us(book, path, "mcp"):
+            after = None  # install created the file for the table: it goes with it
+    else:
+        after = codex_add(before or "", program)
+    return Change(path, before, after, "mcp (codex)", "mcp")
+
+
 # -- writing --------------------------------------------------------------------------------
-
-def write_text(path: Path, text: str, mode: int | None = None) -> None:
-    """Write atomically (a temp file beside the target, then a rename), through a symlink to its target.
-    The temp file has the target's mode (``mode`` for a new file) from its first byte."""
-    target = Path(os.path.realpath(path))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o644 if mode is None else mode
-    tmp = target.with_name(f".{target.name}.backscroll-{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        os.fchmod(fd, mode)  # the umask narrowed it at creation
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    os.replace(tmp, target)
-
 
 def apply(change: Change) -> None:
     """Write one planned change (the file must still hold what was planned from)."""

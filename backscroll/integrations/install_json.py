@@ -15,7 +15,8 @@ from pathlib import Path, PurePath
 
 from backscroll.errors import UsageError
 from backscroll.integrations import json_text
-from backscroll.integrations.install_files import Change, Ledger, created_by_us, read_or_none, without_inserted
+from backscroll.integrations.install_files import Change, Ledger, created_by_us, without_inserted
+from backscroll.integrations.install_write import read_or_none
 
 HOOK_EVENTS = (("SessionStart", "session-start", "startup|resume|clear|compact", 10),
                ("UserPromptSubmit", "prompt", None, 5))
@@ -186,3 +187,12 @@ def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger 
     if not inserted and before is not None:
         after = before
     return Change(path, before, after, what, kind, tuple(inserted))
+
+
+def json_has(path: Path, test) -> bool:
+    """Whether ``path`` holds a JSON object that passes ``test`` (False for anything unreadable)."""
+    try:
+        value = json.loads(read_or_none(path) or "{}")
+        return isinstance(value, dict) and bool(test(value))
+    except (ValueError, UsageError, AttributeError, TypeError):
+        return False
