@@ -161,7 +161,14 @@ def codex_span(text: str) -> tuple[int, int] | None:
                 if not n.group(1).replace(" ", "").startswith("mcp_servers.backscroll."):
                     end = n.start()
                     break
-            return (m.start(), end) if CODEX_MARK in text[m.start():end] else None
+            if CODEX_MARK not in text[m.start():end]:
+                return None
+            # Our table ends with a key: blank lines and comments after it are the user's (about what follows).
+            lines = text[m.start():end].splitlines(keepends=True)
+            while len(lines) > 1 and CODEX_MARK not in lines[-1] and (
+                    not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+                lines.pop()
+            return m.start(), m.start() + sum(map(len, lines))
     return None
 
 
