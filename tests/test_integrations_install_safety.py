@@ -1,5 +1,6 @@
 """`backscroll install` never costs the user a byte, a permission or a concurrent write (issue #46, item 5)."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,36 @@ def home(backscroll_home) -> Path:
 
 def cli(*args: str):
     return runner.invoke(app, ["install", *args])
+
+
+# -- 1. an entry the user adds in front of ours --------------------------------------------------------
+
+@pytest.mark.parametrize("kind,agent,rel", JSON_TARGETS)
+def test_an_entry_the_user_adds_in_front_of_ours_leaves_valid_json(home, kind, agent, rel):
+    path = home / rel
+    path.write_text("{}")
+    inst.run(kind, agent)
+    ours = path.read_text()
+    assert ours.startswith("{\n")
+    path.write_text('{\n  "theme": "dark",' + ours[1:])  # the user's line, joined to ours by their comma
+    inst.run(kind, agent, uninstall=True)
+    after = path.read_text()
+    assert json.loads(after) == {"theme": "dark"}
+    assert after == '{\n  "theme": "dark"\n}', "only our entry and the comma that joined it to the user's go"
+
+
+def test_a_hook_group_the_user_puts_in_front_of_ours_in_an_empty_list_leaves_valid_json(home):
+    path = home / ".claude" / "settings.json"
+    path.write_text('{"hooks": {"SessionStart": [], "UserPromptSubmit": []}}')
+    inst.run("hooks", "claude")
+    mine = '{"hooks": [{"type": "command", "command": "say hi"}]},'
+    text = path.read_text()
+    at = text.index("[", text.index('"SessionStart"')) + 1
+    path.write_text(text[:at] + mine + text[at:])
+    inst.run("hooks", "claude", uninstall=True)
+    assert json.loads(path.read_text()) == {"hooks": {"SessionStart": [json.loads(mine[:-1])],
+                                                      "UserPromptSubmit": []}}
+    assert path.read_text().startswith('{"hooks": {"SessionStart": [' + mine[:-1])
 
 
 # -- 2. Codex: a comment the user writes after our table -----------------------------------------------

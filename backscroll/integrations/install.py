@@ -32,16 +32,7 @@ from backscroll.integrations.install_files import (
     remove_block,
     remove_old_backup,
 )
-from backscroll.integrations.install_json import (
-    add_hooks,
-    add_mcp,
-    json_change,
-    json_has,
-    ours_handler,
-    ours_mcp,
-    remove_hooks,
-    remove_mcp,
-)
+from backscroll.integrations.install_json import add_hooks, add_mcp, json_change, json_has, ours_handler, ours_mcp
 from backscroll.integrations.install_write import read_or_none
 
 SKILL_MARK = "installed by backscroll"
@@ -183,7 +174,7 @@ def plan_hooks(agent: str = "all", uninstall: bool = False, book: Ledger | None 
     names, named = _agents(agent, HOOK_AGENTS)
     dirs = {"claude": claude_dir(), "codex": codex_dir()}
     return [json_change(hook_file(n), "hooks", f"hooks ({n})", uninstall, book,
-                        lambda p, t, n=n: add_hooks(p, t, n, executable()), remove_hooks)
+                        lambda p, t, n=n: add_hooks(p, t, n, executable()))
             for n in names if named or dirs[n].is_dir()]
 
 
@@ -205,7 +196,7 @@ def plan_mcp(agent: str = "all", uninstall: bool = False, book: Ledger | None = 
             out.append(codex_change(path, uninstall, book, executable()))
             continue
         change = json_change(path, "mcp", f"mcp ({name})", uninstall, book,
-                             lambda p, t, n=name: add_mcp(p, t, n, executable()), remove_mcp)
+                             lambda p, t, n=name: add_mcp(p, t, n, executable()))
         if json_has(path, lambda v: "backscroll" in (v.get("mcpServers") or {})
                     and not ours_mcp(v["mcpServers"]["backscroll"])):
             change = replace(change, notes=(f"{path} already has a `backscroll` MCP entry of your own; it is left "

@@ -64,6 +64,10 @@ class Ledger:
         found = self.files.get(str(file), {}).get(kind)
         return found if isinstance(found, dict) else None
 
+    def inserted(self, file: Path, kind: str) -> list[str]:
+        found = (self.entry(file, kind) or {}).get("inserted")
+        return [t for t in found if isinstance(t, str) and t] if isinstance(found, list) else []
+
     def record(self, change: Change) -> None:
         old = self.entry(change.path, change.kind) or {}
         inserted = [*old.get("inserted", []), *change.inserted]
@@ -84,18 +88,6 @@ class Ledger:
 def created_by_us(ledger: Ledger | None, path: Path, kind: str) -> bool:
     entry = ledger.entry(path, kind) if ledger is not None else None
     return bool(entry and entry.get("created"))
-
-
-def without_inserted(text: str, ledger: Ledger | None, path: Path, kind: str) -> str:
-    """``text`` without each text the ledger says install added here, where it is still there as added."""
-    from backscroll.integrations.json_text import remove_inserted
-
-    entry = ledger.entry(path, kind) if ledger is not None else None
-    for ins in reversed((entry or {}).get("inserted", [])):
-        cut = remove_inserted(text, ins)
-        if cut is not None:
-            text = cut
-    return text
 
 
 # -- Markdown: the marked block -------------------------------------------------------------

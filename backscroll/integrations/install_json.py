@@ -5,6 +5,10 @@ What is ours: a hook group whose every handler runs ``backscroll hook`` (any pat
 backscroll), an MCP entry ``backscroll`` running ``backscroll mcp`` with nothing the user added (no
 ``env`` values, no other keys). A shape we do not expect (``"hooks": []``, an event that is an
 object, ``"mcpServers": {"backscroll": "mine"}``) is refused with the file named.
+
+Taking ours out (``strip_ours``) uses the ledger first: a recorded text still in the file comes out when
+it is one whole entry, cleanly where it can (the original bytes come back), else with the comma that
+joined it to what the user wrote beside it. Then whatever else is ours goes.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from pathlib import Path, PurePath
 
 from backscroll.errors import UsageError
 from backscroll.integrations import json_text
-from backscroll.integrations.install_files import Change, Ledger, created_by_us, without_inserted
+from backscroll.integrations.install_files import Change, Ledger, created_by_us
 from backscroll.integrations.install_write import read_or_none
 
 HOOK_EVENTS = (("SessionStart", "session-start", "startup|resume|clear|compact", 10),
@@ -171,11 +175,39 @@ def remove_mcp(path: Path, text: str) -> str:
     return json_text.cut_member(text, servers, "backscroll")
 
 
-def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger | None, add, remove) -> Change:
+def _loads(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return ValueError  # never equal to a parsed value
+
+
+def _take_out(text: str, inserted: str) -> str:
+    if text.count(inserted) != 1:
+        return text  # reformatted since: ours goes by its content
+    at = text.index(inserted)
+    found = json_text.entry_at(text, at, at + len(inserted))
+    if found is None:
+        return text
+    clean = text[:at] + text[at + len(inserted):]
+    shaped = json_text.cut_at(text, found[1], found[2])
+    # The text as inserted comes out byte for byte unless the user wrote next to it (a comma joins theirs).
+    return clean if _loads(clean) == json.loads(shaped) else shaped
+
+
+def strip_ours(path: Path, text: str, book: Ledger | None, kind: str) -> str:
+    """``text`` without what install added (see the module's docstring)."""
+    if book is not None:
+        for inserted in reversed(book.inserted(path, kind)):
+            text = _take_out(text, inserted)
+    return (remove_hooks if kind == "hooks" else remove_mcp)(path, text)
+
+
+def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger | None, add) -> Change:
     before = read_or_none(path)
     text = _load(path, before)
     if uninstall:
-        after: str | None = remove(path, without_inserted(text, book, path, kind))
+        after: str | None = strip_ours(path, text, book, kind)
         if before is None:
             after = None
         elif created_by_us(book, path, kind) and after is not None and json.loads(after) == {}:
