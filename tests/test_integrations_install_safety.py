@@ -69,3 +69,21 @@ def test_a_comment_after_our_codex_table_survives_uninstall(home, gap):
     path.write_text(path.read_text() + tail)
     inst.run("mcp", "codex", uninstall=True)
     assert path.read_text() == 'model = "gpt-5"\n' + tail
+
+
+# -- 3. a tampered ledger ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("named", ['\n\t"theme": "dark",', "dark", '"x": {"command": "y"}'])
+def test_a_ledger_that_names_the_users_own_text_is_refused(home, backscroll_home, named):
+    path = home / ".gemini" / "settings.json"
+    path.write_text('{\n\t"theme": "dark",\n\t"mcpServers": {"x": {"command": "y"}}\n}\n')
+    inst.run("mcp", "gemini")
+    book = backscroll_home.data / "installed.json"
+    data = json.loads(book.read_text())
+    data["files"][str(path)]["mcp"]["inserted"].append(named)
+    book.write_text(json.dumps(data))
+    before = path.read_bytes()
+    res = cli("mcp", "--agent", "gemini", "--uninstall")
+    assert res.exit_code == 2, res.output
+    assert str(path) in res.output and "installed.json" in res.output and "Traceback" not in res.output
+    assert path.read_bytes() == before, "nothing is changed"

@@ -6,9 +6,10 @@ backscroll), an MCP entry ``backscroll`` running ``backscroll mcp`` with nothing
 ``env`` values, no other keys). A shape we do not expect (``"hooks": []``, an event that is an
 object, ``"mcpServers": {"backscroll": "mine"}``) is refused with the file named.
 
-Taking ours out (``strip_ours``) uses the ledger first: a recorded text still in the file comes out when
-it is one whole entry, cleanly where it can (the original bytes come back), else with the comma that
-joined it to what the user wrote beside it. Then whatever else is ours goes.
+Taking ours out (``strip_ours``) uses the ledger first: a recorded text still in the file comes out only
+when it is one whole entry of ours (by content), cleanly where it can (the original bytes come back),
+else with the comma that joined it to what the user wrote beside it; a recorded text that names anything
+else is refused, the ledger having been edited. Then whatever else is ours goes.
 """
 
 from __future__ import annotations
@@ -175,6 +176,26 @@ def remove_mcp(path: Path, text: str) -> str:
     return json_text.cut_member(text, servers, "backscroll")
 
 
+def ours_doc(kind: str, doc) -> bool:
+    """Whether ``doc`` (an entry wrapped in the keys that lead to it from the top) holds only what install
+    writes: ``{"mcpServers": {"backscroll": ours}}``, or ``{"hooks": {event: [our groups]}}``."""
+    if not isinstance(doc, dict):
+        return False
+    if kind == "mcp":
+        servers = doc.get("mcpServers")
+        return set(doc) == {"mcpServers"} and isinstance(servers, dict) and set(servers) == {"backscroll"} \
+            and ours_mcp(servers["backscroll"])
+    hooks = doc.get("hooks")
+    return set(doc) == {"hooks"} and isinstance(hooks, dict) and bool(hooks) and all(
+        isinstance(groups, list) and groups and all(ours_group(g) for g in groups) for groups in hooks.values())
+
+
+def _nest(keys: list, value):
+    for key in reversed(keys):
+        value = [value] if isinstance(key, int) else {key: value}
+    return value
+
+
 def _loads(text: str):
     try:
         return json.loads(text)
@@ -182,13 +203,16 @@ def _loads(text: str):
         return ValueError  # never equal to a parsed value
 
 
-def _take_out(text: str, inserted: str) -> str:
+def _take_out(path: Path, text: str, inserted: str, kind: str, book: Ledger) -> str:
     if text.count(inserted) != 1:
         return text  # reformatted since: ours goes by its content
     at = text.index(inserted)
     found = json_text.entry_at(text, at, at + len(inserted))
-    if found is None:
-        return text
+    if found is None or not ours_doc(kind, _nest(found[0], _value(text, found[3]))):
+        raise UsageError(f"{book.path} says backscroll added {inserted.strip()[:60]!r} to {path}, but that is not "
+                         "one whole entry of backscroll's there; nothing was changed",
+                         hint=f"the record was edited: take the entry for {path} out of {book.path}, then run "
+                              "it again")
     clean = text[:at] + text[at + len(inserted):]
     shaped = json_text.cut_at(text, found[1], found[2])
     # The text as inserted comes out byte for byte unless the user wrote next to it (a comma joins theirs).
@@ -199,7 +223,7 @@ def strip_ours(path: Path, text: str, book: Ledger | None, kind: str) -> str:
     """``text`` without what install added (see the module's docstring)."""
     if book is not None:
         for inserted in reversed(book.inserted(path, kind)):
-            text = _take_out(text, inserted)
+            text = _take_out(path, text, inserted, kind, book)
     return (remove_hooks if kind == "hooks" else remove_mcp)(path, text)
 
 
