@@ -1,6 +1,7 @@
 """`backscroll install` never costs the user a byte, a permission or a concurrent write (issue #46, item 5)."""
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,43 @@ def test_a_ledger_that_names_the_users_own_text_is_refused(home, backscroll_home
     assert res.exit_code == 2, res.output
     assert str(path) in res.output and "installed.json" in res.output and "Traceback" not in res.output
     assert path.read_bytes() == before, "nothing is changed"
+
+
+# -- 7. two installs from two venvs --------------------------------------------------------------------
+
+def venv_program(tmp_path: Path, name: str) -> str:
+    exe = tmp_path / name / "bin" / "backscroll"
+    exe.parent.mkdir(parents=True)
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    return str(exe)
+
+
+@pytest.mark.parametrize("original", ['{"model": "opus"}', '{}', '{\n}\n',
+                                      '{"model": "opus", "hooks": {"SessionStart": []}, "mcpServers": {}}'])
+@pytest.mark.parametrize("uninstall_from", ["a", "b", "both"])
+@pytest.mark.parametrize("reformatted", [False, True])
+def test_two_installs_from_two_venvs_leave_no_empty_containers(home, tmp_path, monkeypatch, original,
+                                                               uninstall_from, reformatted):
+    progs = {name: venv_program(tmp_path, name) for name in ("a", "b")}
+    targets = [t for t in JSON_TARGETS if t[1] != "codex"]
+    for _kind, _agent, rel in targets:
+        (home / rel).write_text(original)
+    for name in ("a", "b"):
+        monkeypatch.setattr(sys, "argv", [progs[name]])  # the backscroll each venv runs as
+        for kind, agent, rel in targets:
+            inst.run(kind, agent)
+            if reformatted and name == "a":  # the agent rewrote its file in its own style in between
+                (home / rel).write_text(json.dumps(json.loads((home / rel).read_text()), indent=4))
+    for _kind, _agent, rel in targets:
+        text = (home / rel).read_text()
+        assert progs["b"] in text and progs["a"] not in text
+    for name in (["a", "b"] if uninstall_from == "both" else [uninstall_from]):
+        monkeypatch.setattr(sys, "argv", [progs[name]])
+        for kind, agent, _rel in targets:
+            inst.run(kind, agent, uninstall=True)
+    for _kind, _agent, rel in targets:
+        after = (home / rel).read_text()
+        assert json.loads(after) == json.loads(original), rel
+        if not reformatted:
+            assert after == original, rel

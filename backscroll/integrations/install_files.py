@@ -2,12 +2,13 @@
 
 A ``Change(path, before, after)`` (text, None = absent) is planned before anything is written, so a
 dry run can print it as a diff. What install adds is recorded in a ledger in our data dir
-(``installed.json``): per file and kind, the exact text inserted and whether install created the
-file. Uninstall takes out exactly that text, which gives the original bytes back (CRLF, spacing,
-number spellings), deletes a file only when install created it, and without a ledger entry removes
-only what is recognisably ours. Markdown files get a ``<!-- backscroll:begin … -->``/``<!-- backscroll:end -->``
-block; Codex's ``config.toml`` a ``[mcp_servers.backscroll]`` table carrying a marker comment. How files
-are written is ``install_write``; what each kind installs for each agent is ``backscroll.integrations.install``.
+(``installed.json``): per file and kind, the exact text inserted, the JSON containers it created and
+whether install created the file. Uninstall takes out exactly that text, which gives the original bytes
+back (CRLF, spacing, number spellings), deletes a file only when install created it, and without a
+ledger entry removes only what is recognisably ours. Markdown files get a ``<!-- backscroll:begin … -->``/
+``<!-- backscroll:end -->`` block; Codex's ``config.toml`` a ``[mcp_servers.backscroll]`` table carrying a
+marker comment. How files are written is ``install_write``; what each kind installs for each agent is
+``backscroll.integrations.install``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class Change:
     what: str
     kind: str = ""
     inserted: tuple[str, ...] = ()  # install: the texts added (for the ledger)
+    containers: tuple[tuple[str, ...], ...] = ()  # install: the JSON containers (as key paths) it created
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -50,7 +52,8 @@ class Change:
 # -- the ledger -----------------------------------------------------------------------------
 
 class Ledger:
-    """What install added to each file: ``{path: {kind: {"created": bool, "inserted": [text, …]}}}``."""
+    """What install added to each file: ``{path: {kind: {"created": bool, "inserted": [text, …],
+    "containers": [[key, …], …]}}}`` (a record of text, so it is checked against the file before use)."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -68,11 +71,19 @@ class Ledger:
         found = (self.entry(file, kind) or {}).get("inserted")
         return [t for t in found if isinstance(t, str) and t] if isinstance(found, list) else []
 
+    def containers(self, file: Path, kind: str) -> list[tuple[str, ...]]:
+        found = (self.entry(file, kind) or {}).get("containers")
+        return [tuple(p) for p in found if isinstance(p, list) and p and all(isinstance(k, str) for k in p)] \
+            if isinstance(found, list) else []
+
     def record(self, change: Change) -> None:
+        """Install replaced what it had added before (``change.inserted`` is all of ours now); the containers
+        it ever created stay listed, so that uninstall can take them out once they are empty."""
         old = self.entry(change.path, change.kind) or {}
-        inserted = [*old.get("inserted", []), *change.inserted]
         created = old.get("created", False) or change.before is None
-        self.files.setdefault(str(change.path), {})[change.kind] = {"created": created, "inserted": inserted}
+        containers = sorted({*self.containers(change.path, change.kind), *change.containers})
+        self.files.setdefault(str(change.path), {})[change.kind] = {
+            "created": created, "inserted": list(change.inserted), "containers": [list(p) for p in containers]}
 
     def forget(self, change: Change) -> None:
         kinds = self.files.get(str(change.path), {})

@@ -6,10 +6,11 @@ backscroll), an MCP entry ``backscroll`` running ``backscroll mcp`` with nothing
 ``env`` values, no other keys). A shape we do not expect (``"hooks": []``, an event that is an
 object, ``"mcpServers": {"backscroll": "mine"}``) is refused with the file named.
 
-Taking ours out (``strip_ours``) uses the ledger first: a recorded text still in the file comes out only
-when it is one whole entry of ours (by content), cleanly where it can (the original bytes come back),
-else with the comma that joined it to what the user wrote beside it; a recorded text that names anything
-else is refused, the ledger having been edited. Then whatever else is ours goes.
+Taking ours out (``strip_ours``, for uninstall and before a reinstall) uses the ledger first: a recorded
+text still in the file comes out only when it is one whole entry of ours (by content), cleanly where it
+can (the original bytes come back), else with the comma that joined it to what the user wrote beside it;
+a recorded text that names anything else is refused, the ledger having been edited. Then whatever else is
+ours goes, and the containers install created (``"hooks": {}``), once empty.
 """
 
 from __future__ import annotations
@@ -219,12 +220,47 @@ def _take_out(path: Path, text: str, inserted: str, kind: str, book: Ledger) -> 
     return clean if _loads(clean) == json.loads(shaped) else shaped
 
 
+def _ours_container(kind: str, keys: tuple[str, ...]) -> bool:
+    """A container that holds our entries: ``mcpServers``, ``hooks`` or an event's list in it."""
+    return keys == ("mcpServers",) if kind == "mcp" else keys[0] == "hooks" and len(keys) <= 2
+
+
+def _prune(text: str, keys: tuple[str, ...], kind: str) -> str:
+    """``text`` without the container at ``keys`` if it is empty (and one of ours: the ledger is only text)."""
+    if not _ours_container(kind, keys):
+        return text
+    parent: json_text.Node | None = json_text.parse(text)
+    for key in keys[:-1]:
+        parent = parent.get(key) if parent is not None and parent.kind == "object" else None
+    node = parent.get(keys[-1]) if parent is not None and parent.kind == "object" else None
+    if parent is None or node is None or node.kind not in ("object", "array") or node.members or node.items:
+        return text
+    return json_text.cut_member(text, parent, keys[-1])
+
+
 def strip_ours(path: Path, text: str, book: Ledger | None, kind: str) -> str:
     """``text`` without what install added (see the module's docstring)."""
     if book is not None:
         for inserted in reversed(book.inserted(path, kind)):
             text = _take_out(path, text, inserted, kind, book)
-    return (remove_hooks if kind == "hooks" else remove_mcp)(path, text)
+    text = (remove_hooks if kind == "hooks" else remove_mcp)(path, text)
+    for keys in sorted(book.containers(path, kind) if book else [], key=len, reverse=True):  # inner first
+        text = _prune(text, keys, kind)
+    return text
+
+
+def created_containers(text: str, inserted: list[str], kind: str) -> tuple[tuple[str, ...], ...]:
+    """The containers (key paths) that the inserted texts made in ``text``: what uninstall may take out once
+    they are empty, even when the agent has reformatted the file."""
+    out: list[tuple[str, ...]] = []
+    for ins in inserted:
+        at = text.find(ins)
+        found = json_text.entry_at(text, at, at + len(ins)) if at >= 0 else None
+        if found is None or not all(isinstance(k, str) for k in found[0]):
+            continue  # an element appended to a list that was there
+        keys, node = tuple(map(str, found[0])), found[3]
+        out += [keys] + [(*keys, k) for k, _s, v in node.members if v.kind in ("object", "array")]
+    return tuple(keys for keys in out if _ours_container(kind, keys))
 
 
 def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger | None, add) -> Change:
@@ -240,9 +276,11 @@ def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger 
             after = before
         return Change(path, before, after, what, kind)
     after, inserted = add(path, text)
+    if inserted:  # ours from before (another venv's) goes as uninstall takes it out, so the record stays exact
+        after, inserted = add(path, strip_ours(path, text, book, kind))
     if not inserted and before is not None:
         after = before
-    return Change(path, before, after, what, kind, tuple(inserted))
+    return Change(path, before, after, what, kind, tuple(inserted), created_containers(after, inserted, kind))
 
 
 def json_has(path: Path, test) -> bool:
