@@ -1,6 +1,8 @@
 """`backscroll install` never costs the user a byte, a permission or a concurrent write (issue #46, item 5)."""
 
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 
@@ -88,6 +90,24 @@ def test_a_ledger_that_names_the_users_own_text_is_refused(home, backscroll_home
     assert res.exit_code == 2, res.output
     assert str(path) in res.output and "installed.json" in res.output and "Traceback" not in res.output
     assert path.read_bytes() == before, "nothing is changed"
+
+
+# -- 4. owner, group and mode are kept -----------------------------------------------------------------
+
+@pytest.mark.parametrize("kind,agent,rel", [*JSON_TARGETS[::2], ("mcp", "codex", ".codex/config.toml"),
+                                            ("instructions", "claude", ".claude/CLAUDE.md")])
+def test_a_file_keeps_its_owner_group_and_mode(home, kind, agent, rel):
+    path = home / rel
+    path.write_text("# mine\n" if rel.endswith((".md", ".toml")) else '{"model": "opus"}')
+    path.chmod(0o600)
+    root = os.geteuid() == 0
+    if root:  # the test machine runs as root: give the file to another user, as `sudo backscroll install` meets it
+        os.chown(path, 12345, 12346)
+    want = (12345, 12346) if root else (os.geteuid(), os.getegid())
+    for uninstall in (False, True):
+        inst.run(kind, agent, uninstall=uninstall)
+        st = path.stat()
+        assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (*want, 0o600), f"uninstall={uninstall}"
 
 
 # -- 7. two installs from two venvs --------------------------------------------------------------------

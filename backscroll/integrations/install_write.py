@@ -1,12 +1,14 @@
 """Reading and writing the agents' files: text as it is (CRLF kept), written atomically.
 
-A file is replaced atomically (a temp file beside it, then a rename), through a symlink to its target,
-with the file's mode from the first byte.
+A file is replaced atomically (a temp file beside it, then a rename), through a symlink to its target, and
+the replacement keeps the file's owner, group and mode (``sudo backscroll install`` must not hand a user's
+0600 settings to root).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from backscroll.errors import UsageError
@@ -25,21 +27,29 @@ def read_or_none(path: Path) -> str | None:
 
 
 def write_text(path: Path, text: str, mode: int | None = None) -> None:
-    """Write atomically (a temp file beside the target, then a rename), through a symlink to its target.
-    The temp file has the target's mode (``mode`` for a new file) from its first byte."""
+    """Write atomically, through a symlink to its target, keeping the owner, group and mode of the file there
+    (``mode``, else 0644, for a new file) from its first byte."""
     target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
+    owner = None
     try:
-        mode = target.stat().st_mode & 0o7777
+        st = target.stat()
+        mode, owner = stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid)
     except FileNotFoundError:
         mode = 0o644 if mode is None else mode
     tmp = target.with_name(f".{target.name}.backscroll-{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
-        os.fchmod(fd, mode)  # the umask narrowed it at creation
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            if owner is not None and owner != (os.geteuid(), os.getegid()):
+                try:
+                    os.fchown(fh.fileno(), *owner)  # a new file belongs to whoever writes it
+                except PermissionError:
+                    raise UsageError(f"backscroll could not keep the owner and group of {path}; nothing was "
+                                     "changed", hint="run it as the user who owns the file") from None
+            os.fchmod(fh.fileno(), mode)  # after fchown, which clears set-id bits; the umask narrowed it too
             fh.write(text)
+        os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    os.replace(tmp, target)
