@@ -110,6 +110,26 @@ def test_a_file_keeps_its_owner_group_and_mode(home, kind, agent, rel):
         assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (*want, 0o600), f"uninstall={uninstall}"
 
 
+# -- 5. a read-only file is refused --------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind,agent,rel", [JSON_TARGETS[0], JSON_TARGETS[3], ("mcp", "codex", ".codex/config.toml"),
+                                            ("instructions", "claude", ".claude/CLAUDE.md")])
+def test_a_read_only_file_is_refused_and_left_untouched(home, kind, agent, rel):
+    path = home / rel
+    path.write_text("# mine\n" if rel.endswith((".md", ".toml")) else '{"model": "opus"}')
+    for step in ("install", "uninstall"):
+        if step == "uninstall":
+            path.chmod(0o644)
+            assert cli(kind, "--agent", agent).exit_code == 0
+        path.chmod(0o444)
+        before = path.read_bytes()
+        res = cli(kind, "--agent", agent, *(["--uninstall"] if step == "uninstall" else []))
+        assert res.exit_code == 2, (step, res.output)
+        assert str(path) in res.output and "read-only" in res.output and "Traceback" not in res.output
+        assert path.read_bytes() == before and stat.S_IMODE(path.stat().st_mode) == 0o444, step
+        assert cli(kind, "--agent", agent, "--dry-run").exit_code == 0, "a dry run still shows the change"
+
+
 # -- 7. two installs from two venvs --------------------------------------------------------------------
 
 def venv_program(tmp_path: Path, name: str) -> str:

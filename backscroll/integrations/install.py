@@ -33,7 +33,7 @@ from backscroll.integrations.install_files import (
     remove_old_backup,
 )
 from backscroll.integrations.install_json import add_hooks, add_mcp, json_change, json_has, ours_handler, ours_mcp
-from backscroll.integrations.install_write import read_or_none
+from backscroll.integrations.install_write import check_editable, read_or_none
 
 SKILL_MARK = "installed by backscroll"
 SKILL_AGENTS = ("claude", "codex", "gemini", "pi", "opencode")
@@ -215,6 +215,9 @@ def run(kind: str, agent: str = "all", *, uninstall: bool = False, dry_run: bool
     changes = PLANS[kind](agent, uninstall, book)
     if dry_run:
         return changes
+    for c in changes:
+        if c.changed:
+            check_editable(c.path)  # before anything is written: a refused file stops the whole run
     for c in changes:
         apply(c)
         remove_old_backup(c.path)

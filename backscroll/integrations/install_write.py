@@ -2,7 +2,8 @@
 
 A file is replaced atomically (a temp file beside it, then a rename), through a symlink to its target, and
 the replacement keeps the file's owner, group and mode (``sudo backscroll install`` must not hand a user's
-0600 settings to root).
+0600 settings to root). A file with no write permission for anyone, or none for us, is the user saying
+"do not edit this": it is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -24,6 +25,24 @@ def read_or_none(path: Path) -> str | None:
         raise UsageError(f"{path} is a directory, not a file; nothing was changed") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path} is not UTF-8 text; nothing was changed") from None
+
+
+def check_editable(path: Path) -> None:
+    """Refuse a file the user keeps read-only, or whose owner a replacement written by us could not keep."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    mode = stat.S_IMODE(st.st_mode)
+    # Root may write anything (os.access says yes): the mode bits are what the user asked for.
+    if not mode & 0o222:
+        raise UsageError(f"{path} is read-only (mode {mode:04o}); nothing was changed",
+                         hint=f"make it writable (chmod u+w {path}) for backscroll to edit it, or make the change "
+                              "by hand (a dry run shows it)")
+    # A replacement we write is ours: a file of another user's we could not give back to them.
+    if os.geteuid() != 0 and (st.st_uid != os.geteuid() or not os.access(path, os.W_OK)):
+        raise UsageError(f"{path} is not yours to edit (owner uid {st.st_uid}, mode {mode:04o}); nothing was "
+                         "changed", hint="run it as the file's owner, or make the change by hand (a dry run shows it)")
 
 
 def write_text(path: Path, text: str, mode: int | None = None) -> None:
