@@ -130,6 +130,46 @@ def test_a_read_only_file_is_refused_and_left_untouched(home, kind, agent, rel):
         assert cli(kind, "--agent", agent, "--dry-run").exit_code == 0, "a dry run still shows the change"
 
 
+# -- 6. an agent writing the file while we do ----------------------------------------------------------
+
+def test_an_agent_writing_the_file_while_we_do_keeps_its_write(home, monkeypatch):
+    from backscroll.integrations import install_write
+
+    path = home / ".claude.json"
+    path.write_text('{"numStartups": 3}')
+    writes: list[Path] = []
+
+    def agent_writes(target):  # Claude Code rewrites .claude.json all the time
+        if not writes:
+            writes.append(target)
+            Path(target).write_text('{"numStartups": 4}')
+
+    monkeypatch.setattr(install_write, "race_window", agent_writes)
+    inst.run("mcp", "claude")
+    assert writes, "the window was reached"
+    data = json.loads(path.read_text())
+    assert data["numStartups"] == 4 and "backscroll" in data["mcpServers"], "the agent's write and ours"
+
+
+def test_an_agent_that_keeps_writing_makes_install_refuse_without_losing_a_write(home, monkeypatch):
+    from backscroll.integrations import install_write
+
+    path = home / ".claude.json"
+    path.write_text('{"numStartups": 0}')
+    writes: list[Path] = []
+
+    def agent_writes(target):
+        writes.append(target)
+        Path(target).write_text(json.dumps({"numStartups": len(writes)}))
+
+    monkeypatch.setattr(install_write, "race_window", agent_writes)
+    res = cli("mcp", "--agent", "claude")
+    assert res.exit_code == 2, res.output
+    assert str(path) in res.output and "changed while" in res.output and "Traceback" not in res.output
+    assert json.loads(path.read_text()) == {"numStartups": len(writes)}, "the agent's last write stands"
+    assert [p.name for p in home.iterdir() if ".tmp" in p.name] == []
+
+
 # -- 7. two installs from two venvs --------------------------------------------------------------------
 
 def venv_program(tmp_path: Path, name: str) -> str:

@@ -24,7 +24,7 @@ from backscroll.integrations.install_files import (
     Change,
     Ledger,
     add_block,
-    apply,
+    apply_settled,
     block_span,
     codex_change,
     codex_span,
@@ -218,16 +218,28 @@ def run(kind: str, agent: str = "all", *, uninstall: bool = False, dry_run: bool
     for c in changes:
         if c.changed:
             check_editable(c.path)  # before anything is written: a refused file stops the whole run
-    for c in changes:
-        apply(c)
-        remove_old_backup(c.path)
-        if uninstall:
-            book.forget(c)
-        elif c.changed:
-            book.record(c)
-    if any(c.changed for c in changes) or uninstall:
-        book.save()
-    return changes
+    done: list[Change] = []
+
+    def replan(path: Path) -> Change:  # from what the file holds now
+        again = [n for n in PLANS[kind](agent, uninstall, book) if n.path == path]
+        if not again:
+            raise UsageError(f"{path} changed while backscroll was editing it; nothing was written to it",
+                             hint="run the command again")
+        return again[0]
+
+    try:
+        for c in changes:
+            c = apply_settled(c, replan)
+            done.append(c)
+            remove_old_backup(c.path)
+            if uninstall:
+                book.forget(c)
+            elif c.changed:
+                book.record(c)
+    finally:  # what was written is recorded even when a later file stops the run
+        if any(c.changed for c in done) or uninstall:
+            book.save()
+    return done
 
 
 def codex_hooks_note() -> str:

@@ -16,11 +16,12 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from backscroll.errors import UsageError
-from backscroll.integrations.install_write import read_or_none, write_text
+from backscroll.integrations.install_write import Raced, read_or_none, still_as_read, write_text
 
 BEGIN = "<!-- backscroll:begin"
 END = "<!-- backscroll:end -->"
@@ -215,13 +216,11 @@ def codex_change(path: Path, uninstall: bool, book: Ledger | None, program: str)
 # -- writing --------------------------------------------------------------------------------
 
 def apply(change: Change) -> None:
-    """Write one planned change (the file must still hold what was planned from)."""
+    """Write one planned change; ``Raced`` when the file no longer holds what it was planned from."""
     if not change.changed:
         return
-    if read_or_none(change.path) != change.before:
-        raise UsageError(f"{change.path} changed while backscroll was editing it; nothing was written",
-                         hint="run the command again")
     if change.after is None:
+        still_as_read(change.path, change.before)
         change.path.unlink()
         if change.path.name == "SKILL.md":
             try:
@@ -230,7 +229,21 @@ def apply(change: Change) -> None:
                 pass
     else:
         private = change.path.suffix in (".json", ".toml")  # agents keep tokens in them
-        write_text(change.path, change.after, mode=0o600 if private else None)
+        write_text(change.path, change.after, mode=0o600 if private else None,
+                   guard=lambda: still_as_read(change.path, change.before))
+
+
+def apply_settled(change: Change, replan: Callable[[Path], Change], attempts: int = 3) -> Change:
+    """Apply ``change``; while another program writes the file meanwhile, plan again from what it holds now."""
+    for attempt in range(attempts):
+        try:
+            apply(change)
+            return change
+        except Raced:
+            if attempt == attempts - 1:
+                raise
+            change = replan(change.path)
+    return change
 
 
 def remove_old_backup(path: Path) -> bool:

@@ -1,18 +1,25 @@
-"""Reading and writing the agents' files: text as it is (CRLF kept), written atomically.
+"""Writing the agents' files without costing the user anything: reads, checks and atomic replacements.
 
 A file is replaced atomically (a temp file beside it, then a rename), through a symlink to its target, and
 the replacement keeps the file's owner, group and mode (``sudo backscroll install`` must not hand a user's
 0600 settings to root). A file with no write permission for anyone, or none for us, is the user saying
-"do not edit this": it is refused before anything is written.
+"do not edit this": it is refused before anything is written. An agent may rewrite its settings while we
+edit them: just before the rename the file must still hold what we read, else ``Raced`` is raised (and the
+caller plans again from what the file holds now) and the other program's write stands.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from backscroll.errors import UsageError
+
+
+class Raced(UsageError):
+    """The file changed between our read and our replace; nothing was written to it."""
 
 
 def read_or_none(path: Path) -> str | None:
@@ -45,9 +52,21 @@ def check_editable(path: Path) -> None:
                          "changed", hint="run it as the file's owner, or make the change by hand (a dry run shows it)")
 
 
-def write_text(path: Path, text: str, mode: int | None = None) -> None:
+def race_window(path: Path) -> None:
+    """Runs between our read of ``path`` and its replacement: where tests play an agent writing the file."""
+
+
+def still_as_read(path: Path, before: str | None) -> None:
+    """Raise ``Raced`` unless ``path`` still holds ``before`` (None: it is still absent)."""
+    race_window(path)
+    if read_or_none(path) != before:
+        raise Raced(f"{path} changed while backscroll was editing it (another program is writing it); it is left "
+                    "as that program wrote it", hint="run the command again once the agent is idle")
+
+
+def write_text(path: Path, text: str, mode: int | None = None, guard: Callable[[], None] | None = None) -> None:
     """Write atomically, through a symlink to its target, keeping the owner, group and mode of the file there
-    (``mode``, else 0644, for a new file) from its first byte."""
+    (``mode``, else 0644, for a new file) from its first byte. ``guard`` runs just before the rename."""
     target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     owner = None
@@ -68,6 +87,8 @@ def write_text(path: Path, text: str, mode: int | None = None) -> None:
                                      "changed", hint="run it as the user who owns the file") from None
             os.fchmod(fh.fileno(), mode)  # after fchown, which clears set-id bits; the umask narrowed it too
             fh.write(text)
+        if guard is not None:
+            guard()
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
