@@ -12,7 +12,6 @@ edited in place (``json_text``): not a byte of the user's is rewritten; a shape 
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -25,25 +24,16 @@ from backscroll.integrations.install_files import (
     Change,
     Ledger,
     add_block,
-    apply,
+    apply_settled,
     block_span,
-    codex_add,
-    codex_remove,
+    codex_change,
     codex_span,
     created_by_us,
-    read_or_none,
     remove_block,
     remove_old_backup,
 )
-from backscroll.integrations.install_json import (
-    add_hooks,
-    add_mcp,
-    json_change,
-    ours_handler,
-    ours_mcp,
-    remove_hooks,
-    remove_mcp,
-)
+from backscroll.integrations.install_json import add_hooks, add_mcp, json_change, json_has, ours_handler, ours_mcp
+from backscroll.integrations.install_write import check_editable, read_or_none
 
 SKILL_MARK = "installed by backscroll"
 SKILL_AGENTS = ("claude", "codex", "gemini", "pi", "opencode")
@@ -184,7 +174,7 @@ def plan_hooks(agent: str = "all", uninstall: bool = False, book: Ledger | None 
     names, named = _agents(agent, HOOK_AGENTS)
     dirs = {"claude": claude_dir(), "codex": codex_dir()}
     return [json_change(hook_file(n), "hooks", f"hooks ({n})", uninstall, book,
-                        lambda p, t, n=n: add_hooks(p, t, n, executable()), remove_hooks)
+                        lambda p, t, n=n: add_hooks(p, t, n, executable()))
             for n in names if named or dirs[n].is_dir()]
 
 
@@ -203,19 +193,12 @@ def plan_mcp(agent: str = "all", uninstall: bool = False, book: Ledger | None = 
         if not (named or dirs[name].is_dir() or path.exists()):
             continue
         if name == "codex":
-            before = read_or_none(path)
-            if uninstall:
-                after = None if before is None else codex_remove(before)
-                if after == "" and before and created_by_us(book, path, "mcp"):
-                    after = None
-            else:
-                after = codex_add(before or "", executable())
-            out.append(Change(path, before, after, "mcp (codex)", "mcp"))
+            out.append(codex_change(path, uninstall, book, executable()))
             continue
         change = json_change(path, "mcp", f"mcp ({name})", uninstall, book,
-                             lambda p, t, n=name: add_mcp(p, t, n, executable()), remove_mcp)
-        if _json_has(path, lambda v: "backscroll" in (v.get("mcpServers") or {})
-                     and not ours_mcp(v["mcpServers"]["backscroll"])):
+                             lambda p, t, n=name: add_mcp(p, t, n, executable()))
+        if json_has(path, lambda v: "backscroll" in (v.get("mcpServers") or {})
+                    and not ours_mcp(v["mcpServers"]["backscroll"])):
             change = replace(change, notes=(f"{path} already has a `backscroll` MCP entry of your own; it is left "
                                             "as it is",))
         out.append(change)
@@ -233,15 +216,30 @@ def run(kind: str, agent: str = "all", *, uninstall: bool = False, dry_run: bool
     if dry_run:
         return changes
     for c in changes:
-        apply(c)
-        remove_old_backup(c.path)
-        if uninstall:
-            book.forget(c)
-        elif c.changed:
-            book.record(c)
-    if any(c.changed for c in changes) or uninstall:
-        book.save()
-    return changes
+        if c.changed:
+            check_editable(c.path)  # before anything is written: a refused file stops the whole run
+    done: list[Change] = []
+
+    def replan(path: Path) -> Change:  # from what the file holds now
+        again = [n for n in PLANS[kind](agent, uninstall, book) if n.path == path]
+        if not again:
+            raise UsageError(f"{path} changed while backscroll was editing it; nothing was written to it",
+                             hint="run the command again")
+        return again[0]
+
+    try:
+        for c in changes:
+            c = apply_settled(c, replan)
+            done.append(c)
+            remove_old_backup(c.path)
+            if uninstall:
+                book.forget(c)
+            elif c.changed:
+                book.record(c)
+    finally:  # what was written is recorded even when a later file stops the run
+        if any(c.changed for c in done) or uninstall:
+            book.save()
+    return done
 
 
 def codex_hooks_note() -> str:
@@ -273,24 +271,16 @@ def installed() -> list[dict]:
         if text and block_span(text):
             out.append({"kind": "instructions", "agent": name, "path": str(path)})
     for name in HOOK_AGENTS:
-        if _json_has(hook_file(name), lambda v: any(ours_handler(h) for gs in (v.get("hooks") or {}).values()
-                                                       if isinstance(gs, list) for g in gs if isinstance(g, dict)
-                                                       for h in g.get("hooks") or [])):
+        if json_has(hook_file(name), lambda v: any(ours_handler(h) for gs in (v.get("hooks") or {}).values()
+                                                      if isinstance(gs, list) for g in gs if isinstance(g, dict)
+                                                      for h in g.get("hooks") or [])):
             out.append({"kind": "hooks", "agent": name, "path": str(hook_file(name))})
     for name in MCP_AGENTS:
         path = mcp_file(name)
         if name == "codex":
             ok = codex_span(read_or_none(path) or "") is not None
         else:
-            ok = _json_has(path, lambda v: ours_mcp((v.get("mcpServers") or {}).get("backscroll")))
+            ok = json_has(path, lambda v: ours_mcp((v.get("mcpServers") or {}).get("backscroll")))
         if ok:
             out.append({"kind": "mcp", "agent": name, "path": str(path)})
     return out
-
-
-def _json_has(path: Path, test) -> bool:
-    try:
-        value = json.loads(read_or_none(path) or "{}")
-        return isinstance(value, dict) and bool(test(value))
-    except (ValueError, UsageError, AttributeError, TypeError):
-        return False

@@ -2,25 +2,26 @@
 
 A ``Change(path, before, after)`` (text, None = absent) is planned before anything is written, so a
 dry run can print it as a diff. What install adds is recorded in a ledger in our data dir
-(``installed.json``): per file and kind, the exact text inserted and whether install created the
-file. Uninstall takes out exactly that text, which gives the original bytes back (CRLF, spacing,
-number spellings), deletes a file only when install created it, and without a ledger entry removes
-only what is recognisably ours. Markdown files get a ``<!-- backscroll:begin … -->``/``<!-- backscroll:end -->``
-block; Codex's ``config.toml`` a ``[mcp_servers.backscroll]`` table carrying a marker comment.
-Writes are atomic, keep the file's mode from the first byte, and go through a symlink to its target.
-What each kind installs for each agent is ``backscroll.integrations.install``.
+(``installed.json``): per file and kind, the exact text inserted, the JSON containers it created and
+whether install created the file. Uninstall takes out exactly that text, which gives the original bytes
+back (CRLF, spacing, number spellings), deletes a file only when install created it, and without a
+ledger entry removes only what is recognisably ours. Markdown files get a ``<!-- backscroll:begin … -->``/
+``<!-- backscroll:end -->`` block; Codex's ``config.toml`` a ``[mcp_servers.backscroll]`` table carrying a
+marker comment. How files are written is ``install_write``; what each kind installs for each agent is
+``backscroll.integrations.install``.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from backscroll.errors import UsageError
+from backscroll.integrations.install_write import Raced, read_or_none, still_as_read, write_text
 
 BEGIN = "<!-- backscroll:begin"
 END = "<!-- backscroll:end -->"
@@ -36,6 +37,7 @@ class Change:
     what: str
     kind: str = ""
     inserted: tuple[str, ...] = ()  # install: the texts added (for the ledger)
+    containers: tuple[tuple[str, ...], ...] = ()  # install: the JSON containers (as key paths) it created
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -48,22 +50,11 @@ class Change:
         return "".join(difflib.unified_diff(a, b, f"{self.path} (before)", f"{self.path} (after)"))
 
 
-def read_or_none(path: Path) -> str | None:
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:  # keep CRLF as it is
-            return fh.read()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a directory, not a file; nothing was changed") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path} is not UTF-8 text; nothing was changed") from None
-
-
 # -- the ledger -----------------------------------------------------------------------------
 
 class Ledger:
-    """What install added to each file: ``{path: {kind: {"created": bool, "inserted": [text, …]}}}``."""
+    """What install added to each file: ``{path: {kind: {"created": bool, "inserted": [text, …],
+    "containers": [[key, …], …]}}}`` (a record of text, so it is checked against the file before use)."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -77,11 +68,23 @@ class Ledger:
         found = self.files.get(str(file), {}).get(kind)
         return found if isinstance(found, dict) else None
 
+    def inserted(self, file: Path, kind: str) -> list[str]:
+        found = (self.entry(file, kind) or {}).get("inserted")
+        return [t for t in found if isinstance(t, str) and t] if isinstance(found, list) else []
+
+    def containers(self, file: Path, kind: str) -> list[tuple[str, ...]]:
+        found = (self.entry(file, kind) or {}).get("containers")
+        return [tuple(p) for p in found if isinstance(p, list) and p and all(isinstance(k, str) for k in p)] \
+            if isinstance(found, list) else []
+
     def record(self, change: Change) -> None:
+        """Install replaced what it had added before (``change.inserted`` is all of ours now); the containers
+        it ever created stay listed, so that uninstall can take them out once they are empty."""
         old = self.entry(change.path, change.kind) or {}
-        inserted = [*old.get("inserted", []), *change.inserted]
         created = old.get("created", False) or change.before is None
-        self.files.setdefault(str(change.path), {})[change.kind] = {"created": created, "inserted": inserted}
+        containers = sorted({*self.containers(change.path, change.kind), *change.containers})
+        self.files.setdefault(str(change.path), {})[change.kind] = {
+            "created": created, "inserted": list(change.inserted), "containers": [list(p) for p in containers]}
 
     def forget(self, change: Change) -> None:
         kinds = self.files.get(str(change.path), {})
@@ -97,18 +100,6 @@ class Ledger:
 def created_by_us(ledger: Ledger | None, path: Path, kind: str) -> bool:
     entry = ledger.entry(path, kind) if ledger is not None else None
     return bool(entry and entry.get("created"))
-
-
-def without_inserted(text: str, ledger: Ledger | None, path: Path, kind: str) -> str:
-    """``text`` without each text the ledger says install added here, where it is still there as added."""
-    from backscroll.integrations.json_text import remove_inserted
-
-    entry = ledger.entry(path, kind) if ledger is not None else None
-    for ins in reversed((entry or {}).get("inserted", [])):
-        cut = remove_inserted(text, ins)
-        if cut is not None:
-            text = cut
-    return text
 
 
 # -- Markdown: the marked block -------------------------------------------------------------
@@ -174,7 +165,14 @@ def codex_span(text: str) -> tuple[int, int] | None:
                 if not n.group(1).replace(" ", "").startswith("mcp_servers.backscroll."):
                     end = n.start()
                     break
-            return (m.start(), end) if CODEX_MARK in text[m.start():end] else None
+            if CODEX_MARK not in text[m.start():end]:
+                return None
+            # Our table ends with a key: blank lines and comments after it are the user's (about what follows).
+            lines = text[m.start():end].splitlines(keepends=True)
+            while len(lines) > 1 and CODEX_MARK not in lines[-1] and (
+                    not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+                lines.pop()
+            return m.start(), m.start() + sum(map(len, lines))
     return None
 
 
@@ -204,37 +202,25 @@ def codex_remove(text: str) -> str:
     return cut_span(text, codex_span(text))
 
 
+def codex_change(path: Path, uninstall: bool, book: Ledger | None, program: str) -> Change:
+    before = read_or_none(path)
+    if uninstall:
+        after = None if before is None else codex_remove(before)
+        if after == "" and before and created_by_us(book, path, "mcp"):
+            after = None  # install created the file for the table: it goes with it
+    else:
+        after = codex_add(before or "", program)
+    return Change(path, before, after, "mcp (codex)", "mcp")
+
+
 # -- writing --------------------------------------------------------------------------------
 
-def write_text(path: Path, text: str, mode: int | None = None) -> None:
-    """Write atomically (a temp file beside the target, then a rename), through a symlink to its target.
-    The temp file has the target's mode (``mode`` for a new file) from its first byte."""
-    target = Path(os.path.realpath(path))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o644 if mode is None else mode
-    tmp = target.with_name(f".{target.name}.backscroll-{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        os.fchmod(fd, mode)  # the umask narrowed it at creation
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    os.replace(tmp, target)
-
-
 def apply(change: Change) -> None:
-    """Write one planned change (the file must still hold what was planned from)."""
+    """Write one planned change; ``Raced`` when the file no longer holds what it was planned from."""
     if not change.changed:
         return
-    if read_or_none(change.path) != change.before:
-        raise UsageError(f"{change.path} changed while backscroll was editing it; nothing was written",
-                         hint="run the command again")
     if change.after is None:
+        still_as_read(change.path, change.before)
         change.path.unlink()
         if change.path.name == "SKILL.md":
             try:
@@ -243,7 +229,21 @@ def apply(change: Change) -> None:
                 pass
     else:
         private = change.path.suffix in (".json", ".toml")  # agents keep tokens in them
-        write_text(change.path, change.after, mode=0o600 if private else None)
+        write_text(change.path, change.after, mode=0o600 if private else None,
+                   guard=lambda: still_as_read(change.path, change.before))
+
+
+def apply_settled(change: Change, replan: Callable[[Path], Change], attempts: int = 3) -> Change:
+    """Apply ``change``; while another program writes the file meanwhile, plan again from what it holds now."""
+    for attempt in range(attempts):
+        try:
+            apply(change)
+            return change
+        except Raced:
+            if attempt == attempts - 1:
+                raise
+            change = replan(change.path)
+    return change
 
 
 def remove_old_backup(path: Path) -> bool:

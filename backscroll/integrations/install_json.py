@@ -5,6 +5,12 @@ What is ours: a hook group whose every handler runs ``backscroll hook`` (any pat
 backscroll), an MCP entry ``backscroll`` running ``backscroll mcp`` with nothing the user added (no
 ``env`` values, no other keys). A shape we do not expect (``"hooks": []``, an event that is an
 object, ``"mcpServers": {"backscroll": "mine"}``) is refused with the file named.
+
+Taking ours out (``strip_ours``, for uninstall and before a reinstall) uses the ledger first: a recorded
+text still in the file comes out only when it is one whole entry of ours (by content), cleanly where it
+can (the original bytes come back), else with the comma that joined it to what the user wrote beside it;
+a recorded text that names anything else is refused, the ledger having been edited. Then whatever else is
+ours goes, and the containers install created (``"hooks": {}``), once empty.
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ from pathlib import Path, PurePath
 
 from backscroll.errors import UsageError
 from backscroll.integrations import json_text
-from backscroll.integrations.install_files import Change, Ledger, created_by_us, read_or_none, without_inserted
+from backscroll.integrations.install_files import Change, Ledger, created_by_us
+from backscroll.integrations.install_write import read_or_none
 
 HOOK_EVENTS = (("SessionStart", "session-start", "startup|resume|clear|compact", 10),
                ("UserPromptSubmit", "prompt", None, 5))
@@ -170,11 +177,97 @@ def remove_mcp(path: Path, text: str) -> str:
     return json_text.cut_member(text, servers, "backscroll")
 
 
-def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger | None, add, remove) -> Change:
+def ours_doc(kind: str, doc) -> bool:
+    """Whether ``doc`` (an entry wrapped in the keys that lead to it from the top) holds only what install
+    writes: ``{"mcpServers": {"backscroll": ours}}``, or ``{"hooks": {event: [our groups]}}``."""
+    if not isinstance(doc, dict):
+        return False
+    if kind == "mcp":
+        servers = doc.get("mcpServers")
+        return set(doc) == {"mcpServers"} and isinstance(servers, dict) and set(servers) == {"backscroll"} \
+            and ours_mcp(servers["backscroll"])
+    hooks = doc.get("hooks")
+    return set(doc) == {"hooks"} and isinstance(hooks, dict) and bool(hooks) and all(
+        isinstance(groups, list) and groups and all(ours_group(g) for g in groups) for groups in hooks.values())
+
+
+def _nest(keys: list, value):
+    for key in reversed(keys):
+        value = [value] if isinstance(key, int) else {key: value}
+    return value
+
+
+def _loads(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return ValueError  # never equal to a parsed value
+
+
+def _take_out(path: Path, text: str, inserted: str, kind: str, book: Ledger) -> str:
+    if text.count(inserted) != 1:
+        return text  # reformatted since: ours goes by its content
+    at = text.index(inserted)
+    found = json_text.entry_at(text, at, at + len(inserted))
+    if found is None or not ours_doc(kind, _nest(found[0], _value(text, found[3]))):
+        raise UsageError(f"{book.path} says backscroll added {inserted.strip()[:60]!r} to {path}, but that is not "
+                         "one whole entry of backscroll's there; nothing was changed",
+                         hint=f"the record was edited: take the entry for {path} out of {book.path}, then run "
+                              "it again")
+    clean = text[:at] + text[at + len(inserted):]
+    shaped = json_text.cut_at(text, found[1], found[2])
+    # The text as inserted comes out byte for byte unless the user wrote next to it (a comma joins theirs).
+    return clean if _loads(clean) == json.loads(shaped) else shaped
+
+
+def _ours_container(kind: str, keys: tuple[str, ...]) -> bool:
+    """A container that holds our entries: ``mcpServers``, ``hooks`` or an event's list in it."""
+    return keys == ("mcpServers",) if kind == "mcp" else keys[0] == "hooks" and len(keys) <= 2
+
+
+def _prune(text: str, keys: tuple[str, ...], kind: str) -> str:
+    """``text`` without the container at ``keys`` if it is empty (and one of ours: the ledger is only text)."""
+    if not _ours_container(kind, keys):
+        return text
+    parent: json_text.Node | None = json_text.parse(text)
+    for key in keys[:-1]:
+        parent = parent.get(key) if parent is not None and parent.kind == "object" else None
+    node = parent.get(keys[-1]) if parent is not None and parent.kind == "object" else None
+    if parent is None or node is None or node.kind not in ("object", "array") or node.members or node.items:
+        return text
+    return json_text.cut_member(text, parent, keys[-1])
+
+
+def strip_ours(path: Path, text: str, book: Ledger | None, kind: str) -> str:
+    """``text`` without what install added (see the module's docstring)."""
+    if book is not None:
+        for inserted in reversed(book.inserted(path, kind)):
+            text = _take_out(path, text, inserted, kind, book)
+    text = (remove_hooks if kind == "hooks" else remove_mcp)(path, text)
+    for keys in sorted(book.containers(path, kind) if book else [], key=len, reverse=True):  # inner first
+        text = _prune(text, keys, kind)
+    return text
+
+
+def created_containers(text: str, inserted: list[str], kind: str) -> tuple[tuple[str, ...], ...]:
+    """The containers (key paths) that the inserted texts made in ``text``: what uninstall may take out once
+    they are empty, even when the agent has reformatted the file."""
+    out: list[tuple[str, ...]] = []
+    for ins in inserted:
+        at = text.find(ins)
+        found = json_text.entry_at(text, at, at + len(ins)) if at >= 0 else None
+        if found is None or not all(isinstance(k, str) for k in found[0]):
+            continue  # an element appended to a list that was there
+        keys, node = tuple(map(str, found[0])), found[3]
+        out += [keys] + [(*keys, k) for k, _s, v in node.members if v.kind in ("object", "array")]
+    return tuple(keys for keys in out if _ours_container(kind, keys))
+
+
+def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger | None, add) -> Change:
     before = read_or_none(path)
     text = _load(path, before)
     if uninstall:
-        after: str | None = remove(path, without_inserted(text, book, path, kind))
+        after: str | None = strip_ours(path, text, book, kind)
         if before is None:
             after = None
         elif created_by_us(book, path, kind) and after is not None and json.loads(after) == {}:
@@ -183,6 +276,17 @@ def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger 
             after = before
         return Change(path, before, after, what, kind)
     after, inserted = add(path, text)
+    if inserted:  # ours from before (another venv's) goes as uninstall takes it out, so the record stays exact
+        after, inserted = add(path, strip_ours(path, text, book, kind))
     if not inserted and before is not None:
         after = before
-    return Change(path, before, after, what, kind, tuple(inserted))
+    return Change(path, before, after, what, kind, tuple(inserted), created_containers(after, inserted, kind))
+
+
+def json_has(path: Path, test) -> bool:
+    """Whether ``path`` holds a JSON object that passes ``test`` (False for anything unreadable)."""
+    try:
+        value = json.loads(read_or_none(path) or "{}")
+        return isinstance(value, dict) and bool(test(value))
+    except (ValueError, UsageError, AttributeError, TypeError):
+        return False

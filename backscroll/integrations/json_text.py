@@ -4,8 +4,9 @@ An agent's settings file is the user's: re-serialising it would respell numbers 
 ``1000.0``), reorder nothing but lose line endings, indentation and spacing. ``parse`` reads valid
 JSON text (``json.loads`` has accepted it) into nodes that know their spans; ``insert_member`` and
 ``append_item`` return the new text and the exact text inserted, so that removing that text gives
-the original bytes back; ``cut_member`` and ``cut_item`` remove an entry when the inserted text
-cannot be found as it was (the file was reformatted since), keeping the rest as it stands.
+the original bytes back; ``entry_at`` tells whether a text found in the file is one whole entry (and
+which); ``cut_at`` removes an entry with the comma that joined it to a neighbour, keeping the rest as it
+stands (for an inserted text that no longer comes out cleanly: the user wrote beside it, or reformatted).
 """
 
 from __future__ import annotations
@@ -150,7 +151,34 @@ def append_item(text: str, arr: Node, value) -> tuple[str, str]:
     return _insert(text, arr, "", value)
 
 
-def _cut(text: str, spans: list[tuple[int, int]], index: int, container: Node) -> str:
+def _entries(node: Node) -> list[tuple[str | int, int, Node]]:
+    """(key or index, where the entry starts, its value) for each entry of a container."""
+    if node.kind == "object":
+        return [(k, s, v) for k, s, v in node.members]
+    return [(i, n.start, n) for i, n in enumerate(node.items)]
+
+
+def entry_at(text: str, start: int, end: int) -> tuple[list[str | int], Node, int, Node] | None:
+    """The one entry that ``text[start:end]`` holds whole, with nothing but commas and white space around it:
+    (the keys that lead to it, its container, its index there, its value); None for anything else."""
+    node, keys = parse(text), list[str | int]()
+    while node.kind in ("object", "array"):
+        for key, at, value in _entries(node):
+            if start <= at and value.end <= end:
+                if text[start:at].strip(_SPACE + ",") or text[value.end:end].strip(_SPACE + ","):
+                    return None
+                return [*keys, key], node, _entries(node).index((key, at, value)), value
+            if value.start <= start and end <= value.end:
+                node, keys = value, [*keys, key]
+                break
+        else:
+            return None
+    return None
+
+
+def cut_at(text: str, container: Node, index: int) -> str:
+    """``text`` without the container's entry at ``index`` (and the comma that joined it to its neighbour)."""
+    spans = [(at, value.end) for _k, at, value in _entries(container)]
     start, end = spans[index]
     if index > 0:
         return text[:spans[index - 1][1]] + text[end:]
@@ -160,16 +188,10 @@ def _cut(text: str, spans: list[tuple[int, int]], index: int, container: Node) -
 
 
 def cut_member(text: str, obj: Node, key: str) -> str:
-    """``text`` without the member ``key`` (and the comma that joined it to its neighbour)."""
-    spans = [(s, v.end) for _k, s, v in obj.members]
-    return _cut(text, spans, [k for k, _s, _v in obj.members].index(key), obj)
+    """``text`` without the member ``key``."""
+    return cut_at(text, obj, [k for k, _s, _v in obj.members].index(key))
 
 
 def cut_item(text: str, arr: Node, index: int) -> str:
     """``text`` without the array's element at ``index``."""
-    return _cut(text, [(n.start, n.end) for n in arr.items], index, arr)
-
-
-def remove_inserted(text: str, inserted: str) -> str | None:
-    """``text`` without ``inserted`` when it is there exactly once (the file kept its form), else None."""
-    return text.replace(inserted, "", 1) if inserted and text.count(inserted) == 1 else None
+    return cut_at(text, arr, index)

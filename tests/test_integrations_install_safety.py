@@ -1,0 +1,210 @@
+"""`backscroll install` never costs the user a byte, a permission or a concurrent write (issue #46, item 5)."""
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from backscroll.cli.app import app
+from backscroll.integrations import install as inst
+
+runner = CliRunner()
+
+# Every JSON file install edits: (kind, agent, path under HOME).
+JSON_TARGETS = [("hooks", "claude", ".claude/settings.json"), ("hooks", "codex", ".codex/hooks.json"),
+                ("mcp", "claude", ".claude.json"), ("mcp", "gemini", ".gemini/settings.json")]
+
+
+@pytest.fixture
+def home(backscroll_home) -> Path:
+    h = backscroll_home.home
+    for agent in (".claude", ".codex", ".gemini"):
+        (h / agent).mkdir()
+    return h
+
+
+def cli(*args: str):
+    return runner.invoke(app, ["install", *args])
+
+
+# -- 1. an entry the user adds in front of ours --------------------------------------------------------
+
+@pytest.mark.parametrize("kind,agent,rel", JSON_TARGETS)
+def test_an_entry_the_user_adds_in_front_of_ours_leaves_valid_json(home, kind, agent, rel):
+    path = home / rel
+    path.write_text("{}")
+    inst.run(kind, agent)
+    ours = path.read_text()
+    assert ours.startswith("{\n")
+    path.write_text('{\n  "theme": "dark",' + ours[1:])  # the user's line, joined to ours by their comma
+    inst.run(kind, agent, uninstall=True)
+    after = path.read_text()
+    assert json.loads(after) == {"theme": "dark"}
+    assert after == '{\n  "theme": "dark"\n}', "only our entry and the comma that joined it to the user's go"
+
+
+def test_a_hook_group_the_user_puts_in_front_of_ours_in_an_empty_list_leaves_valid_json(home):
+    path = home / ".claude" / "settings.json"
+    path.write_text('{"hooks": {"SessionStart": [], "UserPromptSubmit": []}}')
+    inst.run("hooks", "claude")
+    mine = '{"hooks": [{"type": "command", "command": "say hi"}]},'
+    text = path.read_text()
+    at = text.index("[", text.index('"SessionStart"')) + 1
+    path.write_text(text[:at] + mine + text[at:])
+    inst.run("hooks", "claude", uninstall=True)
+    assert json.loads(path.read_text()) == {"hooks": {"SessionStart": [json.loads(mine[:-1])],
+                                                      "UserPromptSubmit": []}}
+    assert path.read_text().startswith('{"hooks": {"SessionStart": [' + mine[:-1])
+
+
+# -- 2. Codex: a comment the user writes after our table -----------------------------------------------
+
+@pytest.mark.parametrize("gap", ["\n", ""])
+def test_a_comment_after_our_codex_table_survives_uninstall(home, gap):
+    path = home / ".codex" / "config.toml"
+    path.write_text('model = "gpt-5"\n')
+    inst.run("mcp", "codex")
+    tail = f'{gap}# my work profile: keep it fast\n\n[profiles.work]\nmodel = "o3"\n'
+    path.write_text(path.read_text() + tail)
+    inst.run("mcp", "codex", uninstall=True)
+    assert path.read_text() == 'model = "gpt-5"\n' + tail
+
+
+# -- 3. a tampered ledger ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("named", ['\n\t"theme": "dark",', "dark", '"x": {"command": "y"}'])
+def test_a_ledger_that_names_the_users_own_text_is_refused(home, backscroll_home, named):
+    path = home / ".gemini" / "settings.json"
+    path.write_text('{\n\t"theme": "dark",\n\t"mcpServers": {"x": {"command": "y"}}\n}\n')
+    inst.run("mcp", "gemini")
+    book = backscroll_home.data / "installed.json"
+    data = json.loads(book.read_text())
+    data["files"][str(path)]["mcp"]["inserted"].append(named)
+    book.write_text(json.dumps(data))
+    before = path.read_bytes()
+    res = cli("mcp", "--agent", "gemini", "--uninstall")
+    assert res.exit_code == 2, res.output
+    assert str(path) in res.output and "installed.json" in res.output and "Traceback" not in res.output
+    assert path.read_bytes() == before, "nothing is changed"
+
+
+# -- 4. owner, group and mode are kept -----------------------------------------------------------------
+
+@pytest.mark.parametrize("kind,agent,rel", [*JSON_TARGETS[::2], ("mcp", "codex", ".codex/config.toml"),
+                                            ("instructions", "claude", ".claude/CLAUDE.md")])
+def test_a_file_keeps_its_owner_group_and_mode(home, kind, agent, rel):
+    path = home / rel
+    path.write_text("# mine\n" if rel.endswith((".md", ".toml")) else '{"model": "opus"}')
+    path.chmod(0o600)
+    root = os.geteuid() == 0
+    if root:  # the test machine runs as root: give the file to another user, as `sudo backscroll install` meets it
+        os.chown(path, 12345, 12346)
+    want = (12345, 12346) if root else (os.geteuid(), os.getegid())
+    for uninstall in (False, True):
+        inst.run(kind, agent, uninstall=uninstall)
+        st = path.stat()
+        assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (*want, 0o600), f"uninstall={uninstall}"
+
+
+# -- 5. a read-only file is refused --------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind,agent,rel", [JSON_TARGETS[0], JSON_TARGETS[3], ("mcp", "codex", ".codex/config.toml"),
+                                            ("instructions", "claude", ".claude/CLAUDE.md")])
+def test_a_read_only_file_is_refused_and_left_untouched(home, kind, agent, rel):
+    path = home / rel
+    path.write_text("# mine\n" if rel.endswith((".md", ".toml")) else '{"model": "opus"}')
+    for step in ("install", "uninstall"):
+        if step == "uninstall":
+            path.chmod(0o644)
+            assert cli(kind, "--agent", agent).exit_code == 0
+        path.chmod(0o444)
+        before = path.read_bytes()
+        res = cli(kind, "--agent", agent, *(["--uninstall"] if step == "uninstall" else []))
+        assert res.exit_code == 2, (step, res.output)
+        assert str(path) in res.output and "read-only" in res.output and "Traceback" not in res.output
+        assert path.read_bytes() == before and stat.S_IMODE(path.stat().st_mode) == 0o444, step
+        assert cli(kind, "--agent", agent, "--dry-run").exit_code == 0, "a dry run still shows the change"
+
+
+# -- 6. an agent writing the file while we do ----------------------------------------------------------
+
+def test_an_agent_writing_the_file_while_we_do_keeps_its_write(home, monkeypatch):
+    from backscroll.integrations import install_write
+
+    path = home / ".claude.json"
+    path.write_text('{"numStartups": 3}')
+    writes: list[Path] = []
+
+    def agent_writes(target):  # Claude Code rewrites .claude.json all the time
+        if not writes:
+            writes.append(target)
+            Path(target).write_text('{"numStartups": 4}')
+
+    monkeypatch.setattr(install_write, "race_window", agent_writes)
+    inst.run("mcp", "claude")
+    assert writes, "the window was reached"
+    data = json.loads(path.read_text())
+    assert data["numStartups"] == 4 and "backscroll" in data["mcpServers"], "the agent's write and ours"
+
+
+def test_an_agent_that_keeps_writing_makes_install_refuse_without_losing_a_write(home, monkeypatch):
+    from backscroll.integrations import install_write
+
+    path = home / ".claude.json"
+    path.write_text('{"numStartups": 0}')
+    writes: list[Path] = []
+
+    def agent_writes(target):
+        writes.append(target)
+        Path(target).write_text(json.dumps({"numStartups": len(writes)}))
+
+    monkeypatch.setattr(install_write, "race_window", agent_writes)
+    res = cli("mcp", "--agent", "claude")
+    assert res.exit_code == 2, res.output
+    assert str(path) in res.output and "changed while" in res.output and "Traceback" not in res.output
+    assert json.loads(path.read_text()) == {"numStartups": len(writes)}, "the agent's last write stands"
+    assert [p.name for p in home.iterdir() if ".tmp" in p.name] == []
+
+
+# -- 7. two installs from two venvs --------------------------------------------------------------------
+
+def venv_program(tmp_path: Path, name: str) -> str:
+    exe = tmp_path / name / "bin" / "backscroll"
+    exe.parent.mkdir(parents=True)
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    return str(exe)
+
+
+@pytest.mark.parametrize("original", ['{"model": "opus"}', '{}', '{\n}\n',
+                                      '{"model": "opus", "hooks": {"SessionStart": []}, "mcpServers": {}}'])
+@pytest.mark.parametrize("uninstall_from", ["a", "b", "both"])
+@pytest.mark.parametrize("reformatted", [False, True])
+def test_two_installs_from_two_venvs_leave_no_empty_containers(home, tmp_path, monkeypatch, original,
+                                                               uninstall_from, reformatted):
+    progs = {name: venv_program(tmp_path, name) for name in ("a", "b")}
+    targets = [t for t in JSON_TARGETS if t[1] != "codex"]
+    for _kind, _agent, rel in targets:
+        (home / rel).write_text(original)
+    for name in ("a", "b"):
+        monkeypatch.setattr(sys, "argv", [progs[name]])  # the backscroll each venv runs as
+        for kind, agent, rel in targets:
+            inst.run(kind, agent)
+            if reformatted and name == "a":  # the agent rewrote its file in its own style in between
+                (home / rel).write_text(json.dumps(json.loads((home / rel).read_text()), indent=4))
+    for _kind, _agent, rel in targets:
+        text = (home / rel).read_text()
+        assert progs["b"] in text and progs["a"] not in text
+    for name in (["a", "b"] if uninstall_from == "both" else [uninstall_from]):
+        monkeypatch.setattr(sys, "argv", [progs[name]])
+        for kind, agent, _rel in targets:
+            inst.run(kind, agent, uninstall=True)
+    for _kind, _agent, rel in targets:
+        after = (home / rel).read_text()
+        assert json.loads(after) == json.loads(original), rel
+        if not reformatted:
+            assert after == original, rel
