@@ -20,3 +20,14 @@ def fresh_archive(pg_url: str, dbname: str, member: str) -> str:
     with Archive.connect(as_role(pg_url, "postgres", dbname)) as a:
         a.init([member])
     return as_role(pg_url, member, dbname)
+
+
+def row(record_id: str, text: str, **fields) -> tuple:
+    """An archive row as a push sends it (``archive_schema.RECORD_COLUMNS``, then the vector), for tests that write
+    to an archive directly."""
+    from backscroll.store.archive_schema import RECORD_COLUMNS
+
+    values = {"record_id": record_id, "session_id": "s", "agent": "claude", "role": "user", "content_type": "text",
+              "is_echo": False, "is_error": False, "is_call": False, "is_sidechain": False, "text": text,
+              "words": text, "stems": text, "parts": "", "seq": 0, **fields}
+    return (*(values.get(c) for c in RECORD_COLUMNS), None)

@@ -119,10 +119,10 @@ def test_echoes_interleave_behind_originals():
 
 
 def test_near_duplicates_collapse_before_echoes_interleave():
-    from backscroll.retrieval.candidates import Facts
     from backscroll.retrieval.echo_order import interleave
     from backscroll.retrieval.fusion import Fused
-    from backscroll.retrieval.pipeline import collapse
+    from backscroll.retrieval.order import collapse
+    from backscroll.retrieval.source import Facts
 
     facts = {1: Facts(None, "text", "a", ("s", "h1")), 2: Facts(None, "text", "a", ("s", "h1")),
              3: Facts(None, "text", "b", ("s", "h2")), 9: Facts(None, "tool", "e", ("t", "h9"))}
@@ -133,9 +133,11 @@ def test_near_duplicates_collapse_before_echoes_interleave():
 
 def test_prose_without_a_vector_is_not_counted_as_unlike_the_query(session_builder, backscroll_home):
     """A record not embedded yet (or too short to embed) has no meaning score, not a zero one."""
+    from sources import constructed
+
     import backscroll
     from backscroll import access
-    from backscroll.retrieval.candidates import Similarity, candidates, fetch_facts
+    from backscroll.retrieval.candidates import candidates, fetch_facts
 
     s = session_builder.claude()
     s.user("the plum jam sold out").assistant("plum jam again next week")
@@ -148,13 +150,14 @@ def test_prose_without_a_vector_is_not_counted_as_unlike_the_query(session_build
         embedded, pending = ids["the plum jam sold out"], ids["plum jam again next week"]
         tool = ids["plum jam: 40 jars"]
         facts = fetch_facts(store, sorted(ids.values()))
-        sim = Similarity(lambda wanted: {i: 0.5 for i in wanted if i == embedded})
         ranked = {"prose": [embedded, pending], "tool": [tool]}
         q = plan("plum jam", analyze)
-        got = {c.id: c.meaning for c in candidates(lex, q, ranked, facts, [], sim, "hybrid")["main"]}
-        without = {c.id: c.meaning for c in candidates(lex, q, ranked, facts, [], None, "hybrid")["main"]}
+        source = constructed(store, lex, q, lookup={embedded: 0.5})
+        source.cosines = lambda ids: {i: 0.5 for i in ids if i == embedded}  # type: ignore[method-assign]
+        got = {c.id: c.meaning for c in candidates(source, q, ranked, facts, [], "hybrid")["main"]}
+        lexical = {c.id: c.meaning for c in candidates(source, q, ranked, facts, None, "hybrid")["main"]}
     finally:
         store.close()
     assert (got[embedded] or 0.0) > 0.5
     assert got[pending] is None and got[tool] is None
-    assert without == {embedded: 0.0, pending: 0.0, tool: None}, "without a lookup, what the list left out counts 0"
+    assert lexical == {embedded: None, pending: None, tool: None}, "without a meaning ranking, no meaning at all"

@@ -5,12 +5,12 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sources import constructed
 
 import backscroll
 from backscroll import access
 from backscroll.indexes.lexical import analyze
-from backscroll.retrieval import pipeline, priors, ranking
-from backscroll.retrieval.candidates import Similarity
+from backscroll.retrieval import order, pipeline, priors, ranking
 from backscroll.retrieval.query import plan
 from backscroll.retrieval.searching import make_filters, now_of
 from backscroll.retrieval.temporal import find
@@ -280,8 +280,8 @@ def test_hybrid_keeps_a_rare_word_exact_hit_against_paraphrases(session_builder,
         # constructed semantic scores: the paraphrases are closer in meaning than the answer
         semantic = [(ids[rows[2]], 0.62), (ids[rows[1]], 0.58), (ids[rows[4]], 0.55), (ids[rows[3]], 0.5),
                     (ids[rows[0]], 0.35)]
-        result = pipeline.run(store, lex, q, make_filters(), pipeline.SearchOptions(limit=5),
-                              semantic_list=semantic, mode="hybrid")
+        result = pipeline.run(constructed(store, lex, q, semantic), q, make_filters(), pipeline.SearchOptions(limit=5),
+                              "hybrid")
     finally:
         store.close()
     assert result.results[0].text == rows[0], [h.text for h in result.results]
@@ -301,7 +301,7 @@ def _paraphrase_store(session_builder, backscroll_home, monkeypatch, echoed: str
     Returns the opened store (the caller closes it) and a hybrid ``run(limit, include_echoes)``. Meaning
     counts by the cosine alone here (no credit for the place: ``semantic_top`` 1), as for matches past
     a query's closest ten, so that the words evidence is what these tests weigh."""
-    for module in (ranking, pipeline):
+    for module in (ranking, pipeline, order):
         monkeypatch.setattr(module, "RANKING", replace(module.RANKING, semantic_top=1))
     for n, text in enumerate([ANSWER, *EVERYDAY, *RARE]):
         session_builder.claude("payments", start=f"2026-03-{10 + n}T18:00:00.000Z").assistant(text)
@@ -317,8 +317,8 @@ def _paraphrase_store(session_builder, backscroll_home, monkeypatch, echoed: str
 
     def run(limit: int, include_echoes: bool = False):
         opts = pipeline.SearchOptions(limit=limit, include_echoes=include_echoes)
-        return pipeline.run(store, lex, plan(PARAPHRASED, analyze), make_filters(), opts,
-                            semantic_list=semantic, mode="hybrid")
+        q = plan(PARAPHRASED, analyze)
+        return pipeline.run(constructed(store, lex, q, semantic), q, make_filters(), opts, "hybrid")
 
     return store, run
 
@@ -330,7 +330,7 @@ def test_hybrid_lets_meaning_decide_when_no_record_holds_half_the_question(sessi
     store, run = _paraphrase_store(session_builder, backscroll_home, monkeypatch)
     try:
         assert run(5).results[0].text == ANSWER
-        monkeypatch.setattr(pipeline, "RANKING", replace(pipeline.RANKING, words_full=0.0))
+        monkeypatch.setattr(order, "RANKING", replace(order.RANKING, words_full=0.0))
         assert run(5).results[0].text in EVERYDAY, "without the confidence the everyday words win"
     finally:
         store.close()
@@ -384,8 +384,8 @@ def test_records_unrelated_to_the_query_do_not_change_how_its_matches_count(sess
     mean and spread of every similarity fell with them, and most of the top ten reached full meaning)."""
     import numpy as np
 
-    from backscroll.retrieval import meaning
     from backscroll.retrieval.candidates import candidates, fetch_facts
+    from backscroll.retrieval.local import LocalSource
 
     close = {"the fair stall sold plum jam": 0.33, "the fair was rained off": 0.31, "lunch at the station": 0.05}
     s = session_builder.claude()
@@ -399,12 +399,13 @@ def test_records_unrelated_to_the_query_do_not_change_how_its_matches_count(sess
         facts = fetch_facts(store, sorted(ids.values()))
 
         def meanings(unrelated: int) -> dict[str, float]:
-            # what meaning.similarity reads: every vector's cosine, here with ``unrelated`` far ones
+            # what meaning.cosines reads: every vector's cosine, here with ``unrelated`` far ones
             far = np.random.default_rng(0).uniform(-0.05, 0.15, unrelated)
             every = (np.array([*ids.values(), *range(10**6, 10**6 + unrelated)], dtype=np.int64),
                      np.array([*(close[t] for t in ids), *far], dtype=np.float32))
-            got = candidates(lex, plan("plum jam at the fair", analyze), {"prose": sorted(ids.values())}, facts,
-                             [], meaning.similarity({"similarities": every}), "hybrid")["main"]
+            q = plan("plum jam at the fair", analyze)
+            source = LocalSource(store, lex, cfg, q, "hybrid", memo={"similarities": every})
+            got = candidates(source, q, {"prose": sorted(ids.values())}, facts, [], "hybrid")["main"]
             return {t: next(c.meaning or 0.0 for c in got if c.id == rid) for t, rid in ids.items()}
 
         alone, grown = meanings(0), meanings(5000)
@@ -448,9 +449,8 @@ def test_records_only_the_lexical_list_found_still_count_their_meaning(session_b
         q = plan("how did the plum jam stall at the fair do", analyze)
 
         def run(cosines):
-            sim = Similarity(lambda wanted: {i: c for i, c in cosines.items() if i in set(wanted)})
-            result = pipeline.run(store, lex, q, make_filters(), pipeline.SearchOptions(limit=2),
-                                  semantic_list=[], mode="hybrid", similarity=sim)
+            result = pipeline.run(constructed(store, lex, q, [], cosines), q, make_filters(),
+                                  pipeline.SearchOptions(limit=2), "hybrid")
             return [h.text.split(":")[0] for h in result.results]
 
         assert run({ids["Priya"]: 0.1, ids["Tomas"]: 0.7}) == ["Tomas", "Priya"]
@@ -482,13 +482,11 @@ def test_the_similarity_lookup_answers_from_every_vector_once():
 
     from backscroll.retrieval import meaning
 
-    assert meaning.similarity({}) is None
+    assert meaning.cosines({}, [1]) == {}, "no meaning ranking: nothing to look up (numpy never loaded for it)"
     memo = {"similarities": (np.array([5, 7, 9], dtype=np.int64), np.array([0.1, 0.5, 0.3], dtype=np.float32))}
-    sim = meaning.similarity(memo)
-    assert sim is not None and meaning.similarity(memo) is sim, "built once per query"
-    assert sim.cosines([7, 8]) == {7: pytest.approx(0.5)} and sim.cosines([]) == {}
-    empty = meaning.similarity({"similarities": (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))})
-    assert empty is not None and empty.cosines([1]) == {}
+    assert meaning.cosines(memo, [7, 8]) == {7: pytest.approx(0.5)} and meaning.cosines(memo, []) == {}
+    empty = {"similarities": (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))}
+    assert meaning.cosines(empty, [1]) == {}
 
 
 

@@ -15,6 +15,7 @@ from psycopg import conninfo
 from backscroll.archive import Backscroll
 from backscroll.errors import ArchiveError
 from backscroll.store.archive_pg import Archive
+from backscroll.store.archive_schema import SCHEMA_VERSION
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "claude" / "projects"
 
@@ -122,6 +123,6 @@ def test_a_schema_older_than_the_client_says_how_and_init_migrates_it(pg_url, st
     with Backscroll(home=store_home) as bs, pytest.raises(ArchiveError, match="older.*archive init"):
         bs.push(url)
     with Archive.connect(owner) as archive:
-        assert archive.init() == (1, True)
+        assert archive.init() == (SCHEMA_VERSION, True)
     with Backscroll(home=store_home) as bs:
         assert bs.push(url).pushed > 0

@@ -6,11 +6,12 @@ from pathlib import Path
 import psycopg
 import pytest
 from psycopg import conninfo
-from team_archives import as_role
+from team_archives import as_role, row
 
 from backscroll.archive import Backscroll
 from backscroll.errors import ArchiveError
 from backscroll.store.archive_pg import Archive
+from backscroll.store.archive_schema import SCHEMA_VERSION
 from backscroll.team.push import archive_key, push
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "claude" / "projects"
@@ -43,8 +44,8 @@ def pushed(url: str, bs: Backscroll, **kw):
 
 def test_init_is_idempotent_and_versioned(team):
     with Archive.connect(team["postgres"]) as archive:
-        assert archive.init(["alice"]) == (1, True)  # again: nothing breaks; pgvector is bundled
-        assert archive.version() == 1
+        assert archive.init(["alice"]) == (SCHEMA_VERSION, True)  # again: nothing breaks; pgvector is bundled
+        assert archive.version() == SCHEMA_VERSION
 
 
 def test_two_members_push_from_two_homes_and_a_third_reads_both(team, session_builder, backscroll_home, tmp_path):
@@ -87,8 +88,7 @@ def test_a_member_cannot_write_or_delete_anothers_rows(team, session_builder, ba
         assert len(ids) == 2, "bob reads alice's rows"
         assert archive.delete("alice", machine, ids) == 0, "row-level security hides them from his delete"
         with pytest.raises(ArchiveError, match="row-level security"):
-            archive.upsert("alice", "bob-laptop", [("x", "s", "claude", None, None, None, "user", "text", None, None,
-                                                     None, False, False, False, None, "forged", "forged", None)])
+            archive.upsert("alice", "bob-laptop", [row("x", "forged")])
     with Archive.connect(team["carol"]) as archive:
         assert archive.count("alice") == 2
 
@@ -108,8 +108,7 @@ def test_prune_removes_what_the_store_no_longer_holds(team, session_builder, bac
     bs = home(session_builder, backscroll_home, "shop", "keep me")
     machine = pushed(team["alice"], bs).machine
     with Archive.connect(team["alice"]) as archive:
-        archive.upsert("alice", machine, [("gone#0", "s", "claude", None, None, None, "user", "text", None,
-                                                  None, None, False, False, False, None, "old", "old", None)])
+        archive.upsert("alice", machine, [row("gone#0", "old")])
     report = pushed(team["alice"], bs, prune=True, dry_run=True)
     assert report.pruned == 1
     with Archive.connect(team["alice"]) as archive:
@@ -155,7 +154,7 @@ def test_the_command_line_sets_up_and_pushes(team, pg_url, session_builder, back
     owner = team["postgres"]
     out = runner.invoke(app, ["archive", "init", owner, "--member", "dave", "--json"])
     assert out.exit_code == 0, out.output
-    assert json.loads(out.stdout)["schema_version"] == 1
+    assert json.loads(out.stdout)["schema_version"] == SCHEMA_VERSION
     dave = team["alice"].replace("user=alice", "user=dave")
     home = ["--home", str(backscroll_home.data)]
     dry = runner.invoke(app, [*home, "push", "--to", dave, "--dry-run", "--json"])

@@ -10,18 +10,15 @@ length; ``held`` names the words, so a tool output can be credited with its call
 
 from __future__ import annotations
 
-import math
 from typing import Any, cast
 
 import tantivy
 from tantivy import Occur, Query
 
 from backscroll.indexes.lexical_schema import SCHEMA, LexicalQuery, reading, stem, to_datetime
+from backscroll.indexes.word_weights import PREFIX_EXPANSIONS, expands, idf, unheld
 from backscroll.types import Filters
 
-PREFIX_MIN = 4  # query words this long also match longer indexed words they begin ...
-PREFIX_RARE = 3  # ... when fewer records than this hold the word itself ("bread" is not "breadcrumb")
-PREFIX_EXPANSIONS = 8
 PREFIX_BOOST = 0.35
 PARTS_BOOST = 0.5
 
@@ -72,13 +69,13 @@ class LexicalSearch:
     def expansions(self, term: str) -> list[str]:
         """Indexed words that start with ``term`` (``postgres`` -> ``postgresql``), most frequent first, for a
         word the history holds rarely or not at all."""
-        if len(term) < PREFIX_MIN or term.isdigit():
+        if not expands(term, 0):
             return []
         searcher = self._opened().searcher()
         facts = self._facts(searcher)
         if ("prefix", term) not in facts:
             found = searcher.terms_with_prefix("text", term, limit=PREFIX_EXPANSIONS + 1)
-            rare = self._own_freq(searcher, term) < PREFIX_RARE
+            rare = expands(term, self._own_freq(searcher, term))
             facts[("prefix", term)] = [t for t, _n in found if t != term][:PREFIX_EXPANSIONS] if rare else []
         return facts[("prefix", term)]
 
@@ -157,7 +154,7 @@ class LexicalSearch:
         if df == 0 and not searcher.doc_freq("parts", term) and not self.expansions(term):
             return None  # (a word held only as a part of an identifier, "serializer", is held)
         if echoes:
-            return math.log(1 + (n - df + 0.5) / (df + 0.5))
+            return idf(n, df)
         if "echo_docs" not in facts:  # a word more documents hold than there are echoes is a record's
             facts["echo_docs"] = searcher.search(Query.term_query(SCHEMA, "echo", "1"), 1, count=True).count  # type: ignore[attr-defined]
         if df <= facts["echo_docs"]:  # perhaps only echoes hold it: look
@@ -165,7 +162,7 @@ class LexicalSearch:
             not_echo = Query.term_query(SCHEMA, "echo", "0")
             if not searcher.search(Query.boolean_query([(Occur.Must, either), (Occur.Must, not_echo)]), 1).hits:
                 return None
-        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+        return idf(n, df)
 
     @reading
     def coverage(self, q: LexicalQuery, ids: list[int]) -> dict[int, float]:
@@ -226,12 +223,7 @@ class LexicalSearch:
         if not q.terms:
             return (), 1.0
         searcher = self._opened().searcher()
-        rarest = math.log(1 + (max(searcher.num_docs, 1) + 0.5) / 0.5)
-        weights = {t: self._idf(searcher, t) for t in dict.fromkeys(q.terms)}
-        missing = tuple(t for t, w in weights.items() if w is None)
-        held = sum(w for w in weights.values() if w is not None)
-        total = held + rarest * len(missing)
-        return missing, (held / total if total else 1.0)
+        return unheld({t: self._idf(searcher, t) for t in dict.fromkeys(q.terms)}, searcher.num_docs)
 
     @reading
     def near_misses(self, word: str, limit: int = 20) -> list[int]:

@@ -4,39 +4,23 @@ Words: the idf-weighted share of the query's words it holds (the lexical index's
 whichever list proposed it; a tool output also counts the words of its call (``tool_exchange``).
 Meaning: its calibrated similarity to the query (``ranking.semantic_quality``: by its cosine and its
 place among the closest records), looked up for every embedded candidate, also those only the lexical
-lists found; ``None`` for rows that are never embedded.
+lists found; ``None`` for rows that are never embedded. The local store's facts and neighbours are read
+here too (``fetch_facts``, ``fetch_neighbours``: ``local.LocalSource``).
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 
-from backscroll.indexes.lexical import LexicalIndex, LexicalQuery
+from backscroll.indexes.lexical import LexicalQuery
 from backscroll.indexes.lexical_search import shares
 from backscroll.retrieval.fusion import Candidate
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.ranking import semantic_quality
+from backscroll.retrieval.source import Facts, Source
 from backscroll.store.db import Store
 from backscroll.types import EMBEDDED_TYPES
-
-
-@dataclass(frozen=True)
-class Similarity:
-    """The query's cosine to every embedded record, as a lookup."""
-
-    cosines: Callable[[Iterable[int]], dict[int, float]]  # record ids -> cosine, for those that have a vector
-
-
-@dataclass(frozen=True)
-class Facts:
-    """What the priors, the evidence and the near-duplicate collapse need to know of a candidate record."""
-
-    timestamp: str | None
-    content_type: str
-    head: str  # the first 400 characters of its text
-    key: tuple[str, str]  # (session, content hash): the same text twice in a session is one hit
 
 
 def fetch_facts(store: Store, ids: list[int]) -> dict[int, Facts]:
@@ -75,7 +59,7 @@ def fetch_neighbours(store: Store, facts: dict[int, Facts], ids: Iterable[int], 
     return near
 
 
-def words_evidence(lex: LexicalIndex, plan: QueryPlan, ids: list[int], calls: Mapping[int, tuple[int, ...]],
+def words_evidence(source: Source, plan: QueryPlan, ids: list[int], calls: Mapping[int, tuple[int, ...]],
                    echoes: bool = False) -> tuple[dict[int, float], set[int]]:
     """Each record's idf-weighted share of the query's words, a tool output's counting what its call holds
     too (as if the output held them); and the outputs whose share is all their call's (they hold none of
@@ -84,32 +68,32 @@ def words_evidence(lex: LexicalIndex, plan: QueryPlan, ids: list[int], calls: Ma
     made_by = {i: calls[i] for i in ids if i in calls}
     if not q.terms:
         return dict.fromkeys(ids, 1.0), set()
-    weights, held = lex.held(q, sorted({*ids, *(c for cs in made_by.values() for c in cs)}), echoes)
+    weights, held = source.held(q, sorted({*ids, *(c for cs in made_by.values() for c in cs)}), echoes)
     also = {i: frozenset().union(*(held.get(c, frozenset()) for c in cs)) for i, cs in made_by.items()}
     by_call = {i for i in made_by if also[i] and not held.get(i)}
     return shares(weights, held, ids, also, 1.0), by_call
 
 
-def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
-               semantic: list[tuple[int, float]] | None, similarity: Similarity | None,
-               mode: str, calls: Mapping[int, tuple[int, ...]] | None = None) -> dict[str, list[Candidate]]:
+def candidates(source: Source, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
+               semantic: list[tuple[int, float]] | None, mode: str,
+               calls: Mapping[int, tuple[int, ...]] | None = None) -> dict[str, list[Candidate]]:
     """Every proposed record with its evidence, by kind: ``main`` (prose and tool rows) and ``echo``.
 
     Words: the idf-weighted share of the query's words the record holds (``coverage``), whichever
     list proposed it, for a tool output also what the call that produced it holds (``calls``: output
     -> its calls, ``tool_exchange``); none in semantic mode. Meaning: the calibrated cosine of every embedded
-    candidate, also those only the lexical lists found (``similarity``); ``None`` in lexical mode and
-    for records without a vector (tool rows and reasoning, which are never embedded, and prose not
-    embedded yet). Without a ``similarity`` lookup a candidate the semantic list left out counts 0.
+    candidate, also those only the lexical lists found (``Source.cosines``), by its place among all of them;
+    ``None`` without a meaning ranking and for records without a vector (tool rows and reasoning, which are
+    never embedded, and prose not embedded yet).
     """
     main_order = [*ranked.get("prose", ()), *(i for i, _c in semantic or ()), *ranked.get("tool", ())]
     ids = sorted(set(main_order) | set(ranked.get("echo", ())))
-    words, by_call = (words_evidence(lex, plan, ids, calls or {}, echoes=bool(ranked.get("echo")))
+    words, by_call = (words_evidence(source, plan, ids, calls or {}, echoes=bool(ranked.get("echo")))
                       if mode != "semantic" else (dict.fromkeys(ids, 0.0), set()))
     cosines = dict(semantic or ())
-    if semantic is not None and similarity is not None:
+    if semantic is not None:
         embeddable = [i for i in ids if i not in cosines and i in facts and facts[i].content_type in EMBEDDED_TYPES]
-        cosines.update(similarity.cosines(embeddable))
+        cosines.update(source.cosines(embeddable))
     closest = sorted(-c for c in cosines.values())  # negated: bisect counts the closer ones
     found: dict[int, list[str]] = {}
     for name, items in (("lexical", [*ranked.get("prose", ()), *ranked.get("tool", ()), *ranked.get("echo", ())]),
@@ -120,11 +104,9 @@ def candidates(lex: LexicalIndex, plan: QueryPlan, ranked: dict[str, list[int]],
 
     def meaning(i: int) -> float | None:
         fact = facts.get(i)
-        if semantic is None or fact is None or fact.content_type not in EMBEDDED_TYPES:
+        if semantic is None or fact is None or fact.content_type not in EMBEDDED_TYPES or i not in cosines:
             return None
-        if i in cosines:
-            return semantic_quality(cosines[i], rank=bisect.bisect_left(closest, -cosines[i]) + 1)
-        return None if similarity is not None else 0.0  # no vector / below the semantic list's cut
+        return semantic_quality(cosines[i], rank=bisect.bisect_left(closest, -cosines[i]) + 1)
 
     def candidate(i: int) -> Candidate:
         return Candidate(i, words.get(i, 0.0), meaning(i), tuple(found.get(i, ())), cosines.get(i), i in by_call)

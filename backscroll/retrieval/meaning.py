@@ -1,13 +1,13 @@
-"""The meaning-based ranked list a hybrid or semantic search fuses: the query vector, a few new
-records embedded on the spot, the similarity floor, and the notes on what the ranking covers.
+"""The local store's meaning: the query vector, a few new records embedded on the spot, the records closest
+to the query within a scope, the query's cosine to any other record, and the notes on what the ranking covers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from backscroll.config import Config
 from backscroll.errors import SemanticUnavailableError
-from backscroll.retrieval import time_window
-from backscroll.retrieval.ranking import SEMANTIC_FLOOR
 from backscroll.store.db import Store
 from backscroll.store.lock import writer_lock
 from backscroll.types import Filters
@@ -46,48 +46,43 @@ def _coverage_note(store: Store, pending: int) -> str:
             "`backscroll embed` finishes it")
 
 
-def similarity(memo: dict):
-    """The query's similarity to every embedded record, from what a ``semantic_list`` call left in
-    ``memo``: a lookup for the candidates only the lexical lists found. None when it left nothing. Kept
-    in ``memo``, so a hinted search (ranked twice) builds it once."""
+def cosines(memo: dict, ids: Iterable[int]) -> dict[int, float]:
+    """The query's cosine to each of ``ids`` that has a vector, from the scores ``nearest`` left in ``memo`` (empty
+    when it left none: a lexical search never loads numpy)."""
     if "similarities" not in memo:
-        return None  # (checked before numpy is imported: a lexical search never loads it)
-    if "similarity" not in memo:
-        import numpy as np
+        return {}
+    import numpy as np
 
-        from backscroll.retrieval.candidates import Similarity
-
-        all_ids, scores = memo["similarities"]
-
-        def cosines(ids) -> dict[int, float]:
-            ids = list(ids)
-            if not ids or not len(all_ids):
-                return {}
-            mask = np.isin(all_ids, np.fromiter(ids, dtype=np.int64, count=len(ids)))
-            return {int(i): float(c) for i, c in zip(all_ids[mask], scores[mask], strict=True)}
-
-        memo["similarity"] = Similarity(cosines)
-    return memo["similarity"]
+    all_ids, scores = memo["similarities"]
+    ids = list(ids)
+    if not ids or not len(all_ids):
+        return {}
+    mask = np.isin(all_ids, np.fromiter(ids, dtype=np.int64, count=len(ids)))
+    return {int(i): float(c) for i, c in zip(all_ids[mask], scores[mask], strict=True)}
 
 
-def semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, depth: int,
-                   fresh: bool, notes: list[str], memo: dict | None = None) -> list[tuple[int, float]] | None:
-    """The semantic ranking, or None when there are no vectors to rank with (or no model to use). A
-    date in the query adds the closest records of its own window (``time_window.within``).
+def nearest(store: Store, cfg: Config, plan, scope: Filters, mode: str, depth: int, fresh: bool, notes: list[str],
+            memo: dict) -> list[tuple[int, float]] | None:
+    """The prose records in ``scope`` closest in meaning to the query (``(id, cosine)``, closest first), or None
+    when there are no vectors to rank with (or no model to use). The query is embedded and scored against every
+    vector once a search (``memo``)."""
+    if "similarities" not in memo:
+        if memo.get("unready"):
+            return None
+        ready = _ready(store, cfg, plan, mode, fresh, notes, memo)
+        if not ready:
+            memo["unready"] = True
+            return None
+    ids, scores = memo["similarities"]
+    return memo["vectors"].top(ids, scores, depth, _semantic_allowed(store, scope, memo))
 
-    A search embeds a few new records itself, under the writer lock (never beside an ``index``).
-    """
+
+def _ready(store: Store, cfg: Config, plan, mode: str, fresh: bool, notes: list[str], memo: dict) -> bool:
+    """Score the query against every vector into ``memo`` (a search embeds a few new records itself first,
+    under the writer lock, never beside an ``index``); False when there are no vectors or no model."""
     from backscroll.indexes import embed
     from backscroll.indexes.vectors import Vectors
 
-    if filters.content_type == "tool" or filters.role == "tool":
-        if mode == "semantic":
-            notes.append("tool rows are never embedded: semantic search has nothing to rank for --content-type tool")
-        return []
-    if filters.content_type == "reasoning":
-        if mode == "semantic":
-            notes.append("reasoning is not embedded: semantic search has nothing to rank for --content-type reasoning")
-        return []
     model = embed.model_id()
     vecs = Vectors(store, cfg.vectors_dir, model)
     factory = _LazyEmbedder()
@@ -107,24 +102,15 @@ def semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, 
         if not ready:
             if mode == "hybrid":
                 notes.append("no embeddings yet: hybrid search fell back to lexical (`backscroll index` embeds)")
-            return None
+            return False
         qvec = vecs.query_vector(plan.meaning or plan.text, factory)
     except SemanticUnavailableError as exc:
         if mode == "semantic":
             raise
         notes.append(f"semantic ranking unavailable ({exc.message}); used lexical search")
-        return None
-    memo = {} if memo is None else memo
-    if "similarities" not in memo:  # a hinted search ranks twice: score every vector once
-        memo["similarities"] = vecs.similarities(qvec)
-    ids, scores = memo["similarities"]
-    ranked = [(i, c) for i, c in vecs.top(ids, scores, depth, _semantic_allowed(store, filters, memo))
-              if c >= SEMANTIC_FLOOR]
-    window = time_window.within(filters, plan.when) if plan.when is not None else None
-    if window is not None:  # a date in the query proposes the closest records of its own window too
-        near = [(i, c) for i, c in vecs.top(ids, scores, depth, _semantic_allowed(store, window, memo))
-                if c >= SEMANTIC_FLOOR]
-        ranked = sorted(dict([*ranked, *near]).items(), key=lambda x: -x[1])
+        return False
+    memo["similarities"] = vecs.similarities(qvec)
+    memo["vectors"] = vecs
     if vecs.cache_damaged:
         acquired = False
         if not store.readonly:
@@ -133,4 +119,4 @@ def semantic_list(store: Store, cfg: Config, plan, filters: Filters, mode: str, 
                     vecs.write_matrix()
         notes.append("the vector cache was unreadable; answered from the store"
                      + (" and rebuilt the cache" if acquired else " (`backscroll index` rebuilds it)"))
-    return ranked
+    return True

@@ -10,15 +10,16 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from backscroll.config import Config
-from backscroll.errors import SemanticUnavailableError, UsageError
+from backscroll.errors import UsageError
 from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex, analyze
 from backscroll.request import MODES, SearchRequest, check_fields
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.query import plan as plan_query
+from backscroll.retrieval.source import Source
 from backscroll.store.db import Store
 from backscroll.types import AUTHORS, CONTENT_TYPES, ROLES, Filters, SearchResult
 
-__all__ = ["MODES", "SearchRequest", "check", "make_filters", "rank", "repeated"]
+__all__ = ["MODES", "SearchRequest", "answer", "check", "make_filters", "rank", "repeated"]
 
 
 def check_agent(agent: str | None) -> None:
@@ -98,36 +99,32 @@ def repeated(store: Store, req: SearchRequest, plan: QueryPlan, filters: Filters
 
 def rank(store: Store, lex: LexicalIndex, cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Filters,
          fresh: bool, notes: list[str]) -> SearchResult:
-    """Rank with the words, and the meaning when there are vectors; then the hint policy."""
+    """The local store's answer: ``answer`` on this machine's store and indexes (a damaged index is rebuilt)."""
     from backscroll import access
-    from backscroll.retrieval import meaning, pipeline
+    from backscroll.retrieval.local import LocalSource
+
+    source = LocalSource(store, lex, cfg, plan, req.mode, fresh)
+    try:
+        result = answer(source, req, plan, filters)
+    except LexicalDamaged as exc:
+        access.rebuild_damaged(cfg, store, lex, exc, notes)
+        result = answer(replace(source, notes=[], memo={}), req, plan, filters)
+    return replace(result, notes=tuple(dict.fromkeys([*notes, *result.notes])))
+
+
+def answer(source: Source, req: SearchRequest, plan: QueryPlan, filters: Filters) -> SearchResult:
+    """A search of ``source`` (the local store or the team archive): ranked under the filters, then the hint
+    policy (``policy.hints``: role, author, agent and content type narrow, the rest follows as also matching),
+    the page asked for (``offset``), and the source's notes."""
+    from backscroll.retrieval import pipeline
     from backscroll.retrieval.policy import hints
 
     opts = pipeline.SearchOptions(limit=req.limit + req.offset, include_echoes=req.include_echoes,
                                   max_chars=req.max_chars, weak=req.weak, by_session=req.by_session)
-    memo: dict = {}
 
     def run(f: Filters) -> SearchResult:
-        semantic = None
-        effective = "lexical"
-        if req.mode != "lexical" and not plan.date_only:
-            semantic = meaning.semantic_list(store, cfg, plan, f, req.mode, pipeline.depth(opts), fresh, notes, memo)
-            if semantic is None:
-                if req.mode == "semantic":
-                    raise SemanticUnavailableError(
-                        "no embeddings exist yet, so semantic search cannot run",
-                        hint="run `backscroll index` (or `backscroll embed`), or search in lexical mode",
-                        reason="no-embeddings")
-            else:
-                effective = req.mode
-        similarity = meaning.similarity(memo) if semantic is not None else None
-        return pipeline.run(store, lex, plan, f, opts, semantic_list=semantic, mode=effective, similarity=similarity)
+        return pipeline.run(source, plan, f, opts, req.mode)
 
-    try:
-        result = run(filters)
-    except LexicalDamaged as exc:
-        access.rebuild_damaged(cfg, store, lex, exc, notes)
-        result = run(filters)
-    result = hints.also_matching(result, filters, run, strict=req.strict)
+    result = hints.also_matching(run(filters), filters, run, strict=req.strict)
     return replace(result, results=result.results[req.offset:], sessions=result.sessions[req.offset:],
-                   notes=tuple(dict.fromkeys([*notes, *result.notes])))
+                   notes=tuple(dict.fromkeys([*source.notes, *result.notes])))

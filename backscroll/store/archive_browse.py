@@ -1,5 +1,5 @@
-"""The team archive's browsing statements (mixed into ``archive_pg.Archive``): its sessions, newest first, and
-the records of one session or around one record."""
+"""The team archive's browsing statements (mixed into ``archive_pg.Archive``): its sessions (the sessions table),
+newest first, and the records of one session or around one record."""
 
 from __future__ import annotations
 
@@ -14,17 +14,18 @@ class ArchiveBrowse:
         raise NotImplementedError
 
     def session_rows(self, where_sql: str, params: Sequence[Any], limit: int, offset: int) -> list[dict]:
-        """Sessions the filters admit (one per member, machine and session), latest activity first."""
-        return self._rows(
-            "SELECT member, machine, session_id, min(agent) AS agent, min(project) AS project, min(cwd) AS cwd, "
-            "max(title) AS title, min(ts) AS started_at, max(ts) AS updated_at, count(*) AS records, "
-            "count(*) FILTER (WHERE is_echo) AS echoes FROM backscroll.records WHERE " + where_sql +
-            " GROUP BY member, machine, session_id ORDER BY max(ts) DESC NULLS LAST, session_id LIMIT %s OFFSET %s",
-            (*params, limit, offset))
+        """Sessions the filters admit (``archive_filters.sessions_where``), the latest started first."""
+        return self._rows("SELECT * FROM backscroll.sessions WHERE " + where_sql + " ORDER BY coalesce(started_at, "
+                          "updated_at) DESC NULLS LAST, session_id, member, machine LIMIT %s OFFSET %s",
+                          (*params, limit, offset))
 
     def session_count(self, where_sql: str, params: Sequence[Any]) -> int:
-        return self._rows("SELECT count(*) AS n FROM (SELECT 1 FROM backscroll.records WHERE " + where_sql +
-                          " GROUP BY member, machine, session_id) s", params)[0]["n"]
+        return self._rows("SELECT count(*) AS n FROM backscroll.sessions WHERE " + where_sql, params)[0]["n"]
+
+    def session_row(self, member: str, machine: str, session_id: str) -> dict | None:
+        rows = self._rows("SELECT * FROM backscroll.sessions WHERE member = %s AND machine = %s AND session_id = %s",
+                          (member, machine, session_id))
+        return rows[0] if rows else None
 
     def record_row(self, record_id: str) -> dict | None:
         rows = self._rows(f"SELECT {HIT_COLUMNS} FROM backscroll.records WHERE record_id = %s "
@@ -39,6 +40,14 @@ class ArchiveBrowse:
             "ORDER BY 1, 2, 3 LIMIT 11", (escaped,))]
 
     def session_records(self, member: str, machine: str, session_id: str) -> list[dict]:
-        """One session's records in their order (time, then id)."""
+        """One session's records in their order (as the member's store read them)."""
         return self._rows(f"SELECT {HIT_COLUMNS} FROM backscroll.records WHERE member = %s AND machine = %s AND "
-                          "session_id = %s ORDER BY ts NULLS FIRST, record_id", (member, machine, session_id))
+                          "session_id = %s ORDER BY seq, record_id", (member, machine, session_id))
+
+    def session_heads(self, session_ids: Sequence[str]) -> list[tuple[str, str | None, Any]]:
+        """``(session_id, title, started_at)`` of each of ``session_ids`` (the first member's, should two share one)."""
+        if not session_ids:
+            return []
+        return [(r["session_id"], r["title"], r["started_at"]) for r in self._rows(
+            "SELECT DISTINCT ON (session_id) session_id, title, started_at FROM backscroll.sessions "
+            "WHERE session_id = ANY(%s) ORDER BY session_id, member, machine", (list(session_ids),))]

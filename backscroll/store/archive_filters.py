@@ -7,12 +7,12 @@ from typing import Any
 from backscroll.types import Filters
 
 
-def where_sql(filters: Filters, *, include_echoes: bool, member: str | None = None,
+def where_sql(filters: Filters, *, include_echoes: bool, echoes_only: bool = False, member: str | None = None,
               kinds: tuple[str, ...] | None = None) -> tuple[str, list[Any]]:
     """``(clause, params)`` admitting the rows ``filters`` ask for: exact agent, role, content type and author;
     a project by a case-insensitive prefix; a session by a prefix of its id; the time window; a member; one of
-    the content types ``kinds``. Query echoes are left out unless ``include_echoes``."""
-    clauses: list[str] = [] if include_echoes else ["NOT is_echo"]
+    the content types ``kinds``. Query echoes are left out unless ``include_echoes``; ``echoes_only``: only they."""
+    clauses: list[str] = ["is_echo"] if echoes_only else [] if include_echoes else ["NOT is_echo"]
     params: list[Any] = []
     if kinds is not None:
         clauses.append("content_type = ANY(%s)")
@@ -39,3 +39,20 @@ def where_sql(filters: Filters, *, include_echoes: bool, member: str | None = No
 
 def _prefix(value: str) -> str:
     return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def sessions_where(filters: Filters, member: str | None = None) -> tuple[str, list[Any]]:
+    """``(clause, params)`` admitting the sessions ``list`` asks for: agent, project (as in ``where_sql``), busy
+    since, member."""
+    clauses, params = [], []
+    for column, value in (("agent", filters.agent), ("member", member)):
+        if value is not None:
+            clauses.append(f"{column} = %s")
+            params.append(value)
+    if filters.project is not None:
+        clauses.append("lower(project) LIKE %s")
+        params.append(_prefix(filters.project.lower()))
+    if filters.since is not None:
+        clauses.append("coalesce(updated_at, started_at) >= %s")
+        params.append(filters.since)
+    return (" AND ".join(clauses) or "true"), params

@@ -1,12 +1,11 @@
 """The team archive's PostgreSQL side: its schema (versioned migrations an administrator can read), roles and
 row-level security, and the statements a push, a prune and a search send. psycopg is imported only here.
 
-One table, ``backscroll.records``: every member's records, already redacted and echo-tagged on their machine,
-keyed by ``(member, machine, record_id)``. ``words`` holds the text as backscroll's own analyzer splits it
-(identifiers in pieces), so PostgreSQL's ``simple`` full-text configuration indexes the same words the local
-index does (``tsv``, GIN). ``embedding`` is a pgvector ``vector(384)`` (HNSW, cosine) where the extension can be
-created, else ``real[]`` for an exact scan. Members are database roles in ``backscroll_member``: everyone may
-read every row; a member may insert, change and delete only rows whose ``member`` is their own role.
+The tables (``archive_schema``): ``backscroll.records``, every member's records, already redacted and echo-tagged
+on their machine, keyed by ``(member, machine, record_id)``, with the words the local index holds of each (plain,
+stemmed, identifier parts) and its vector; ``backscroll.sessions``, one row per member's session. Members are
+database roles in ``backscroll_member``: everyone may read every row; a member may insert, change and delete only
+rows whose ``member`` is their own role.
 """
 
 from __future__ import annotations
@@ -17,70 +16,9 @@ from typing import Any
 
 from backscroll.errors import ArchiveError
 from backscroll.store.archive_browse import ArchiveBrowse
+from backscroll.store.archive_schema import GROUP, RECORD_COLUMNS, SCHEMA_VERSION, SESSION_COLUMNS, migrations
 from backscroll.store.archive_search import ArchiveSearch, psycopg_module
 from backscroll.store.archive_url import check, said, where
-
-SCHEMA_VERSION = 1
-GROUP = "backscroll_member"
-DIM = 384
-# Columns a pushed row fills, in the order ``Store.outbox`` gives them after its own id (then words, vector).
-RECORD_COLUMNS = ("record_id", "session_id", "agent", "project", "cwd", "title", "role", "content_type", "author",
-                  "tool_name", "tool_call_id", "is_echo", "is_error", "is_call", "ts", "text")
-
-_TABLE = """
-CREATE TABLE IF NOT EXISTS backscroll.records (
-    member text NOT NULL DEFAULT current_user,
-    machine text NOT NULL,
-    record_id text NOT NULL,
-    session_id text NOT NULL,
-    agent text NOT NULL,
-    project text,
-    cwd text,
-    title text,
-    role text NOT NULL,
-    content_type text NOT NULL,
-    author text,
-    tool_name text,
-    tool_call_id text,
-    is_echo boolean NOT NULL DEFAULT false,
-    is_error boolean NOT NULL DEFAULT false,
-    is_call boolean NOT NULL DEFAULT false,
-    ts timestamptz,
-    text text NOT NULL,
-    words text NOT NULL,
-    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', words)) STORED,
-    embedding {vector},
-    pushed_at timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (member, machine, record_id)
-)"""
-
-# Version 1, statement by statement (``archive init`` prints nothing it does not run; read them here).
-def _migration_1(vector: bool) -> list[str]:
-    return [
-        "CREATE SCHEMA IF NOT EXISTS backscroll",
-        "CREATE TABLE IF NOT EXISTS backscroll.meta (key text PRIMARY KEY, value text NOT NULL)",
-        _TABLE.format(vector=f"vector({DIM})" if vector else "real[]"),
-        "CREATE INDEX IF NOT EXISTS records_tsv ON backscroll.records USING gin (tsv)",
-        "CREATE INDEX IF NOT EXISTS records_session ON backscroll.records (session_id, ts)",
-        "CREATE INDEX IF NOT EXISTS records_member ON backscroll.records (member, machine)",
-        "CREATE INDEX IF NOT EXISTS records_agent ON backscroll.records (agent)",  # "what did codex do": no scan
-        *(["CREATE INDEX IF NOT EXISTS records_embedding ON backscroll.records "
-           "USING hnsw (embedding vector_cosine_ops)"] if vector else []),
-        f"DO $$ BEGIN CREATE ROLE {GROUP} NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$",
-        f"GRANT USAGE ON SCHEMA backscroll TO {GROUP}",
-        f"GRANT SELECT ON backscroll.meta TO {GROUP}",
-        f"GRANT SELECT, INSERT, UPDATE, DELETE ON backscroll.records TO {GROUP}",
-        "ALTER TABLE backscroll.records ENABLE ROW LEVEL SECURITY",
-        "DROP POLICY IF EXISTS everyone_reads ON backscroll.records",
-        f"CREATE POLICY everyone_reads ON backscroll.records FOR SELECT TO {GROUP} USING (true)",
-        "DROP POLICY IF EXISTS own_rows_in ON backscroll.records",
-        f"CREATE POLICY own_rows_in ON backscroll.records FOR INSERT TO {GROUP} WITH CHECK (member = current_user)",
-        "DROP POLICY IF EXISTS own_rows_changed ON backscroll.records",
-        f"CREATE POLICY own_rows_changed ON backscroll.records FOR UPDATE TO {GROUP} "
-        "USING (member = current_user) WITH CHECK (member = current_user)",
-        "DROP POLICY IF EXISTS own_rows_out ON backscroll.records",
-        f"CREATE POLICY own_rows_out ON backscroll.records FOR DELETE TO {GROUP} USING (member = current_user)",
-    ]
 
 
 @dataclass
@@ -157,7 +95,7 @@ class Archive(ArchiveSearch, ArchiveBrowse):
         if current > SCHEMA_VERSION:
             raise ArchiveError(f"the archive's schema is version {current}, newer than this backscroll "
                                f"({SCHEMA_VERSION}): upgrade backscroll")
-        for statement in _migration_1(vector):
+        for statement in migrations(current, vector):
             self._run(statement)
         self._run("INSERT INTO backscroll.meta VALUES ('schema_version', %s) "
                   "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
@@ -209,23 +147,29 @@ class Archive(ArchiveSearch, ArchiveBrowse):
         return self._run("SELECT current_user")[0][0]
 
     # -- push and prune -------------------------------------------------------------------------------
-    def upsert(self, member: str, machine: str, rows: list[tuple]) -> None:
-        """Insert or replace ``rows`` (``RECORD_COLUMNS`` values, then words, then the vector or None) as
-        ``member``'s from ``machine``, in one transaction: COPY into a session's staging table, then one
-        ``INSERT … ON CONFLICT`` (row-level security checks every row as it lands)."""
+    def upsert(self, member: str, machine: str, rows: list[tuple], sessions: Sequence[tuple] = ()) -> None:
+        """Insert or replace ``rows`` (``RECORD_COLUMNS`` values, then the vector or None) and ``sessions``
+        (``SESSION_COLUMNS`` values) as ``member``'s from ``machine``, in one transaction: COPY into a session's
+        staging table, then one ``INSERT … ON CONFLICT`` (row-level security checks every row as it lands)."""
         psycopg = psycopg_module()
-        columns = ", ".join(("member", "machine", *RECORD_COLUMNS, "words", "embedding"))
-        update = ", ".join(f"{c} = excluded.{c}" for c in (*RECORD_COLUMNS[1:], "words", "embedding"))
         try:
             with self.conn.cursor() as cur:
-                cur.execute("CREATE TEMP TABLE IF NOT EXISTS push_stage AS SELECT " + columns +
-                            " FROM backscroll.records WITH NO DATA")
-                with cur.copy(f"COPY push_stage ({columns}) FROM STDIN") as copy:
-                    for row in rows:
-                        copy.write_row((member, machine, *row))
-                cur.execute(f"INSERT INTO backscroll.records ({columns}) SELECT {columns} FROM push_stage "
-                            f"ON CONFLICT (member, machine, record_id) DO UPDATE SET {update}, pushed_at = now()")
-                cur.execute("TRUNCATE push_stage")
+                for table, names, key, values in (("records", (*RECORD_COLUMNS, "embedding"), "record_id", rows),
+                                                  ("sessions", SESSION_COLUMNS, "session_id", sessions)):
+                    if not values:
+                        continue
+                    columns = ", ".join(("member", "machine", *names))
+                    update = ", ".join(f"{c} = excluded.{c}" for c in names if c != key)
+                    stage = f"push_{table}"
+                    cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS {stage} AS SELECT {columns} FROM backscroll.{table} "
+                                "WITH NO DATA")
+                    with cur.copy(f"COPY {stage} ({columns}) FROM STDIN") as copy:
+                        for row in values:
+                            copy.write_row((member, machine, *row))
+                    touched = ", pushed_at = now()" if table == "records" else ""
+                    cur.execute(f"INSERT INTO backscroll.{table} ({columns}) SELECT {columns} FROM {stage} "
+                                f"ON CONFLICT (member, machine, {key}) DO UPDATE SET {update}{touched}")
+                    cur.execute(f"TRUNCATE {stage}")
             self.conn.commit()
         except psycopg.Error as exc:
             self._rollback()
@@ -243,6 +187,14 @@ class Archive(ArchiveSearch, ArchiveBrowse):
                 cur.execute("DELETE FROM backscroll.records WHERE member = %s AND machine = %s "
                             "AND record_id = ANY(%s)", (member, machine, record_ids))
                 gone = cur.rowcount
+                # the sessions' counts follow; a session left with no record goes
+                cur.execute("UPDATE backscroll.sessions s SET records = c.n, echoes = c.e FROM (SELECT session_id, "
+                            "count(*) AS n, count(*) FILTER (WHERE is_echo) AS e FROM backscroll.records WHERE "
+                            "member = %s AND machine = %s GROUP BY session_id) c WHERE s.member = %s AND "
+                            "s.machine = %s AND s.session_id = c.session_id", (member, machine, member, machine))
+                cur.execute("DELETE FROM backscroll.sessions s WHERE member = %s AND machine = %s AND NOT EXISTS "
+                            "(SELECT 1 FROM backscroll.records r WHERE r.member = s.member AND r.machine = s.machine "
+                            "AND r.session_id = s.session_id)", (member, machine))
             self.conn.commit()
             return gone
         except psycopg.Error as exc:

@@ -13,8 +13,10 @@ EXACT_UP_TO = 5000  # a word's rows are counted exactly up to this many
 # How many neighbours pgvector's HNSW walk keeps (its default, 40, is fewer than a search ranks once the filters
 # took their share: the archive's semantic hit@1 on the agent benchmark was .69 with it, .77 with 400).
 HNSW_BREADTH = 400
+EXACT_TOTAL_UP_TO = 200_000  # the archive's rows are counted exactly up to this many
 HIT_COLUMNS = ("member, machine, record_id, session_id, agent, project, cwd, title, role, content_type, author, "
-               "tool_name, is_echo, is_error, is_call, ts, text, words")
+               "tool_name, is_echo, is_error, is_call, ts, text, words, stems, parts, seq, source_path, line, "
+               "is_sidechain, parent_session_id")
 
 
 def psycopg_module():
@@ -25,12 +27,26 @@ def psycopg_module():
     return psycopg
 
 
+def _quoted(term: str) -> str:
+    """A lexeme quoted for ``to_tsquery`` (so no operator in a word is read)."""
+    return "'" + term.replace("\\", "").replace("'", "''") + "'"
+
+
 def or_query(terms: Iterable[str]) -> str:
-    """A ``to_tsquery`` of any of ``terms``, each quoted as a lexeme (so no operator in a word is read)."""
-    return " | ".join("'" + t.replace("\\", "").replace("'", "''") + "'" for t in terms if t) or "''"
+    """A ``to_tsquery`` of any of ``terms``, each quoted as a lexeme."""
+    return " | ".join(_quoted(t) for t in terms if t) or "''"
 
 
-MATCH = "tsv @@ to_tsquery('simple', %s)"  # a query word, as itself or a piece of an identifier
+def _holds(term: str, stem: str, longer: tuple[str, ...]) -> tuple[str, tuple]:
+    """The clause (and its parameters) of a row holding ``term`` as the local index counts it: as a word, its stem,
+    a piece of an identifier, or one of the ``longer`` words it begins."""
+    clause = ("(tsv @@ to_tsquery('simple', %s) OR stem_tsv @@ to_tsquery('simple', %s) "
+              "OR parts_tsv @@ to_tsquery('simple', %s))")
+    return clause, (or_query([term, *longer]), or_query([stem]), or_query([term]))
+
+
+def _columns(keys: Sequence[tuple[str, str, str]]) -> tuple[list[str], list[str], list[str]]:
+    return [m for m, _h, _r in keys], [h for _m, h, _r in keys], [r for _m, _h, r in keys]
 
 
 def vector_literal(values: Iterable[float]) -> str:
@@ -64,61 +80,65 @@ class ArchiveSearch:
             self._rollback()
             raise ArchiveError(f"the archive at {where(self.url)} refused the search: {said(exc, self.url)}") from None
 
-    def lexical(self, weights: dict[str, float], proposing: Sequence[str], where_sql: str, params: Sequence[Any],
-                limit: int, kinds: Mapping[str, Collection[str]], per_word: int = 5000) -> dict[str, list[dict]]:
-        """For each list of ``kinds`` (its content types), the rows holding any of the ``proposing`` words, the
-        largest idf-weighted share of the query's words first (``weights``: each word's idf), as the local index
-        ranks; ``ts_rank_cd`` by length breaks ties. Each proposing word's rows are read once through the GIN
-        index (at most ``per_word`` of them), and those with the best share of the proposing words are then
-        ranked by their share of all the words."""
-        held: dict[str, dict[tuple[str, str, str], float]] = {name: {} for name in kinds}
-        for term in proposing:
-            for member, machine, record_id, kind in self._run(
-                    f"SELECT member, machine, record_id, content_type FROM backscroll.records WHERE {MATCH} AND "
-                    + where_sql + " LIMIT %s", (or_query([term]), *params, per_word)):
-                for name, types in kinds.items():
-                    if kind in types:
-                        key = member, machine, record_id
-                        held[name][key] = held[name].get(key, 0.0) + weights[term]
-        return {name: self._best(found, weights, proposing, limit, per_word) for name, found in held.items()}
+    def holding(self, terms: Mapping[str, tuple[str, tuple[str, ...]]], where_sql: str, params: Sequence[Any],
+                per_word: int, kinds: Collection[str]) -> dict[str, list[tuple[str, str, str]]]:
+        """For each of ``terms`` (each with its stem and the longer words it begins that count), the keys of up to
+        ``per_word`` rows of ``kinds`` the filters admit that hold it: through the GIN indexes, in no order."""
+        out = {}
+        for term, (stem, longer) in terms.items():
+            clause, args = _holds(term, stem, longer)
+            out[term] = [tuple(r) for r in self._run(
+                f"SELECT member, machine, record_id FROM backscroll.records WHERE {clause} AND content_type = ANY(%s) "
+                f"AND {where_sql} LIMIT %s", (*args, list(kinds), *params, per_word))]
+        return out
 
-    def _best(self, held: dict[tuple[str, str, str], float], weights: dict[str, float], proposing: Sequence[str],
-              limit: int, per_word: int) -> list[dict]:
-        if not held:
+    def rows_of(self, keys: Sequence[tuple[str, str, str]]) -> list[dict]:
+        """The rows of ``keys`` (``(member, machine, record_id)``), in no order."""
+        if not keys:
             return []
-        best = sorted(held.items(), key=lambda kv: -kv[1])
-        if len(best) > limit:  # all that tie with the last one kept, for the tie-break to choose among
-            best = [kv for kv in best if kv[1] >= best[limit - 1][1]][:per_word]
-        columns = ([k[0] for k, _w in best], [k[1] for k, _w in best], [k[2] for k, _w in best], [w for _k, w in best])
-        others = [t for t in weights if t not in proposing]
-        share = "".join(f" + CASE WHEN {MATCH} THEN %s ELSE 0 END" for _t in others)
-        return self._rows(
-            # (divided by the row's length: BM25 prefers the shorter of two rows holding the same words; measured in
-            # docs/team-archive.md)
-            f"SELECT {HIT_COLUMNS}, ts_rank_cd(tsv, to_tsquery('simple', %s), 2) AS rank FROM backscroll.records JOIN "
-            "unnest(%s::text[], %s::text[], %s::text[], %s::float8[]) AS s(m, h, r, share) "
-            f"ON member = s.m AND machine = s.h AND record_id = s.r ORDER BY s.share{share} DESC, rank DESC, "
-            "record_id LIMIT %s",
-            (or_query(weights), *columns, *(v for t in others for v in (or_query([t]), weights[t])),
-             limit))
+        return self._rows(f"SELECT {HIT_COLUMNS} FROM backscroll.records WHERE (member, machine, record_id) IN "
+                          "(SELECT * FROM unnest(%s::text[], %s::text[], %s::text[]))", _columns(keys))
 
-    def frequencies(self, terms: Sequence[str], where_sql: str, params: Sequence[Any]) -> tuple[int, list[int]]:
-        """About how many rows the archive holds, and how many of those the filters admit hold each of ``terms``:
-        counted through the GIN index up to ``EXACT_UP_TO``, the planner's estimate above (idf needs the
-        order of magnitude of a common word, not its count)."""
+    def word_counts(self, terms: Sequence[tuple[str, str]]) -> tuple[int, dict[str, tuple[int, int, int]]]:
+        """How many rows the archive holds, and for each ``(term, stem)`` how many hold the term as a word, its
+        stem, and the term as a piece of an identifier: exact up to ``EXACT_UP_TO``, the planner's estimate
+        above (idf needs a common word's order of magnitude, not its count)."""
         # (the planner's count is -1 until the table is first analyzed; the statistics' live rows are right at once)
         total = int(self._run("SELECT greatest(reltuples, coalesce(pg_stat_get_live_tuples(oid), 0), 0) FROM pg_class "
                               "WHERE oid = 'backscroll.records'::regclass")[0][0])
-        out = []
-        for term in terms:
-            q = or_query([term])
-            sql = f"FROM backscroll.records WHERE {MATCH} AND {where_sql}"
-            n = self._run(f"SELECT count(*) FROM (SELECT 1 {sql} LIMIT {EXACT_UP_TO}) s", (q, *params))[0][0]
-            if n >= EXACT_UP_TO:
-                plan = self._run(f"EXPLAIN (FORMAT JSON) SELECT 1 {sql}", (q, *params))[0][0]
-                n = max(n, int(plan[0]["Plan"]["Plan Rows"]))
-            out.append(n)
-        return max(total, max(out, default=0)), out
+        if total < EXACT_TOTAL_UP_TO:
+            total = int(self._run("SELECT count(*) FROM backscroll.records")[0][0])
+        out = {}
+        for term, stem in terms:
+            out[term] = (self._count("tsv", term), self._count("stem_tsv", stem), self._count("parts_tsv", term, 1))
+        return total, out
+
+    def _count(self, column: str, lexeme: str, up_to: int = EXACT_UP_TO) -> int:
+        sql = f"FROM backscroll.records WHERE {column} @@ to_tsquery('simple', %s)"
+        n = self._run(f"SELECT count(*) FROM (SELECT 1 {sql} LIMIT {up_to}) s", (or_query([lexeme]),))[0][0]
+        if n >= EXACT_UP_TO:
+            plan = self._run(f"EXPLAIN (FORMAT JSON) SELECT 1 {sql}", (or_query([lexeme]),))[0][0]
+            n = max(n, int(plan[0]["Plan"]["Plan Rows"]))
+        return int(n)
+
+    def expansions(self, term: str, most: int) -> list[str]:
+        """The words ``term`` begins (not itself), most rows first, then in order: the local index's prefix walk."""
+        rows = self._run("SELECT word FROM ts_stat(format('SELECT tsv FROM backscroll.records WHERE tsv @@ "
+                         "to_tsquery(%%L, %%L)', 'simple', %s::text)) WHERE word != %s AND starts_with(word, %s) "
+                         "ORDER BY ndoc DESC, word LIMIT %s", (_quoted(term) + ":*", term, term, most))
+        return [r[0] for r in rows]
+
+    def only_echoes(self, term: str, stem: str, longer: Sequence[str]) -> bool:
+        """Whether no row but query echoes holds ``term`` (as a word, its stem, a part, or a longer word)."""
+        clause, args = _holds(term, stem, tuple(longer))
+        return not self._run(f"SELECT EXISTS (SELECT 1 FROM backscroll.records WHERE NOT is_echo AND {clause})",
+                             args)[0][0]
+
+    def phrases_held(self, phrases: Sequence[Sequence[str]], where_sql: str, params: Sequence[Any]) -> bool:
+        """Whether a row the filters admit holds every phrase (its words one after the other)."""
+        query = " & ".join("(" + " <-> ".join(_quoted(w) for w in p) + ")" for p in phrases)
+        return bool(self._run(f"SELECT EXISTS (SELECT 1 FROM backscroll.records WHERE tsv @@ to_tsquery('simple', %s) "
+                              f"AND {where_sql})", (query, *params))[0][0])
 
     def nearest(self, vector: list[float], where_sql: str, params: Sequence[Any], limit: int) -> list[dict]:
         """The rows closest in meaning (``cosine``), by the HNSW index where there is pgvector, else an
@@ -148,7 +168,7 @@ class ArchiveSearch:
         ``Store.first_prompts``."""
         return self._rows(
             f"SELECT {HIT_COLUMNS} FROM (SELECT *, max(ts) OVER w AS busy, row_number() OVER (w ORDER BY "
-            "content_type != 'text', role != 'user', text LIKE '/%%', ts, record_id) AS nth FROM backscroll.records "
+            "content_type != 'text', role != 'user', text LIKE '/%%', ts, seq) AS nth FROM backscroll.records "
             "WHERE " + where_sql + " WINDOW w AS (PARTITION BY member, machine, session_id)) s "
             "WHERE nth = 1 AND content_type = 'text' ORDER BY busy DESC, record_id "
             "LIMIT %s", (*params, limit))
@@ -162,7 +182,7 @@ class ArchiveSearch:
         wanted = {(m, h, r) for m, h, r, _s in keys}
         rows = self._run(
             "SELECT member, machine, record_id, row_number() OVER (PARTITION BY member, machine, session_id "
-            "ORDER BY ts NULLS FIRST, record_id) FROM backscroll.records WHERE (member, machine, session_id) IN "
+            "ORDER BY ts NULLS FIRST, seq) FROM backscroll.records WHERE (member, machine, session_id) IN "
             "(SELECT * FROM unnest(%s::text[], %s::text[], %s::text[]))",
             ([m for m, _h, _s in sessions], [h for _m, h, _s in sessions], [s for _m, _h, s in sessions]))
         return {(m, h, r): n for m, h, r, n in rows if (m, h, r) in wanted}

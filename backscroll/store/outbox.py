@@ -7,10 +7,11 @@ import sqlite3
 from collections.abc import Iterator
 
 # The columns a pushed row carries, in order (``team.archive_sql.RECORD_COLUMNS`` names them the same).
-# Then the rules' version the strings were redacted with (a push redacts an older one again on the way out).
+# Then where it was read, its subagent's parent, its vector, and the rules' version the strings were redacted with
+# (a push redacts an older one again on the way out).
 OUT_COLUMNS = ("r.id, r.record_id, r.session_id, r.agent, r.project, r.cwd, s.title, r.role, r.content_type, "
                "r.author, r.tool_name, r.tool_call_id, r.is_echo, r.is_error, r.is_call, r.timestamp, r.text, "
-               "e.vector, r.redaction")
+               "r.source_path, r.line, r.is_sidechain, r.parent_session_id, e.vector, r.redaction")
 
 
 class OutboxQueries:
@@ -28,6 +29,23 @@ class OutboxQueries:
 
     def outbox_count(self, after_id: int) -> int:
         return self.conn.execute("SELECT count(*) FROM records WHERE id > ?", (after_id,)).fetchone()[0]
+
+    def outbox_sessions(self, session_ids: list[str]) -> list[tuple]:
+        """The sessions of pushed records as the archive keeps them (``archive_schema.SESSION_COLUMNS``): title, the
+        first prompt (what ``list`` titles an untitled one with), times, subagent parent, record and echo counts."""
+        from backscroll.store.sessions import FIRST_PROMPT
+
+        out: list[tuple] = []
+        for i in range(0, len(session_ids), 500):
+            chunk = session_ids[i:i + 500]
+            out += self.conn.execute(
+                "SELECT s.session_id, s.agent, s.project, s.cwd, s.title, "
+                f"(SELECT text FROM records r WHERE r.session_id = s.session_id AND {FIRST_PROMPT}), "
+                "s.started_at, s.updated_at, s.is_sidechain, s.parent_session_id, "
+                "(SELECT count(*) FROM records r WHERE r.session_id = s.session_id), "
+                "(SELECT count(*) FROM records r WHERE r.session_id = s.session_id AND r.is_echo = 1) "
+                f"FROM sessions s WHERE s.session_id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        return out
 
     def held_record_ids(self) -> set[str]:
         """Every record id this store holds (what a prune keeps in the archive)."""

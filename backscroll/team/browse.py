@@ -3,24 +3,12 @@ in the shapes the local ``list`` and ``show`` give, each saying whose it is (``m
 
 from __future__ import annotations
 
-import zlib
-from dataclasses import replace
-from datetime import UTC
-
 from backscroll.config import Config
 from backscroll.errors import AmbiguousIdError, NotFoundError
-from backscroll.store.archive_filters import where_sql
+from backscroll.store.archive_filters import sessions_where
 from backscroll.store.archive_pg import Archive
-from backscroll.types import Filters, Hit, SessionSummary, SessionView
-
-
-def hit_of(row: dict, rank: int, **kw) -> Hit:
-    """An archive row as a hit (``Hit.from_row`` with what a local row has and an archive's has not)."""
-    ts = row["ts"].astimezone(UTC).isoformat().replace("+00:00", "Z") if row["ts"] is not None else None
-    record = {**row, "timestamp": ts, "source_path": f"{row['member']}@{row['machine']}", "line": 0,
-              "text_truncated": False, "is_sidechain": False, "parent_session_id": None,
-              "id": zlib.crc32(f"{row['member']}|{row['machine']}|{row['record_id']}".encode())}
-    return replace(Hit.from_row(record, rank=rank, **kw), member=row["member"], machine=row["machine"])
+from backscroll.team.source import hit_of, iso
+from backscroll.types import Filters, SessionSummary, SessionView
 
 
 def _open(cfg: Config, archive: str) -> Archive:
@@ -34,15 +22,20 @@ def _open(cfg: Config, archive: str) -> Archive:
 
 def sessions(cfg: Config, archive: str, filters: Filters, member: str | None, limit: int,
              offset: int) -> tuple[list[SessionSummary], int]:
-    """The archive's sessions the filters admit, latest first, and how many there are in all."""
-    where, params = where_sql(filters, include_echoes=True, member=member)
+    """The archive's sessions the filters admit, latest first, and how many there are in all (its sessions table)."""
+    where, params = sessions_where(filters, member)
     with _open(cfg, archive) as a:
         rows = a.session_rows(where, params, limit, offset)
         total = a.session_count(where, params)
-    stamp = (lambda t: t.isoformat().replace("+00:00", "Z") if t is not None else None)  # noqa: E731
-    return [SessionSummary(r["session_id"], r["agent"], r["project"], r["cwd"], r["title"], stamp(r["started_at"]),
-                           stamp(r["updated_at"]), False, None, r["records"], r["echoes"], r["member"], r["machine"])
-            for r in rows], total
+    return [summary(r) for r in rows], total
+
+
+def summary(r: dict) -> SessionSummary:
+    """A sessions-table row as ``list`` shows a session: titled as locally (its first prompt when untitled)."""
+    title = " ".join((r["title"] or r["first_prompt"] or "").split())[:120] or None
+    return SessionSummary(r["session_id"], r["agent"], r["project"], r["cwd"], title, iso(r["started_at"]),
+                          iso(r["updated_at"]), r["is_sidechain"], r["parent_session_id"], r["records"], r["echoes"],
+                          r["member"], r["machine"])
 
 
 def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | None, offset: int,
@@ -61,6 +54,7 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
                                        hint="give more of the id: " + ", ".join(s for _m, _h, s in found[:5]))
             key = found[0]
         rows = a.session_records(*key)
+        head = a.session_row(*key)
     if focus is not None:
         at = next(i for i, r in enumerate(rows) if r["record_id"] == ident)
         start, end = max(0, at - context), at + context + 1
@@ -69,5 +63,10 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
     hits = tuple(hit_of(r, start + i + 1, max_chars=max_chars) for i, r in enumerate(rows[start:end]))
     first = rows[0]
     session = {"session_id": key[2], "agent": first["agent"], "project": first["project"], "cwd": first["cwd"],
-               "title": first["title"], "member": key[0], "machine": key[1]}
+               "title": first["title"], "member": key[0], "machine": key[1], "is_sidechain": first["is_sidechain"],
+               "parent_session_id": first["parent_session_id"]}
+    if head is not None:
+        s = summary(head)
+        session.update(title=s.title, started_at=head["started_at"] and iso(head["started_at"]),
+                       updated_at=head["updated_at"] and iso(head["updated_at"]))
     return SessionView(session, hits, ident if focus is not None else None, len(rows), start)

@@ -20,10 +20,12 @@ import numpy as np
 
 from backscroll.config import Config
 from backscroll.errors import ArchiveError, UsageError
-from backscroll.indexes.lexical_schema import MAX_WORD, analyze
-from backscroll.ingest.redact_again import RULES_VERSION
-from backscroll.store.archive_pg import Archive, where
+from backscroll.indexes.lexical_schema import MAX_WORD, analyze, stem
+from backscroll.ingest.redact_again import RULES_VERSION, behind
+from backscroll.store.archive_pg import Archive
+from backscroll.store.archive_schema import SCHEMA_VERSION
 from backscroll.store.archive_search import vector_literal
+from backscroll.store.archive_url import where
 from backscroll.store.db import Store
 
 BATCH = 500
@@ -64,18 +66,22 @@ def settings(cfg: Config, to: str | None, env=None) -> tuple[str, str | None]:
     return url.strip(), member if isinstance(member, str) and member.strip() else None
 
 
-def archive_words(text: str) -> str:
-    """The words the archive's full-text index holds for ``text``: backscroll's own analyzer's (letters and
-    digits, lowercased, long runs dropped) and the capitalised pieces of identifiers, as the local index."""
+def archive_words(text: str) -> tuple[str, str, str]:
+    """What the archive's full-text indexes hold of ``text``, as the local index holds it: its words as backscroll's
+    own analyzer splits them (lowercased, long runs dropped), in order; their English stems; the capitalised pieces
+    of its identifiers (``CheckoutLineSerializer``: checkout, line, serializer)."""
     head = text[:MAX_WORDS_CHARS]
-    parts = [p.lower() for p in _PARTS.findall(head)]
-    return " ".join(w for w in (*analyze(head), *parts) if len(w) <= MAX_WORD)
+    words = analyze(head)
+    stems = " ".join(dict.fromkeys(stem(w) for w in words))
+    parts = " ".join(dict.fromkeys(p.lower() for p in _PARTS.findall(head) if len(p) <= MAX_WORD))
+    return " ".join(words), stems, parts
 
 
 def archive_key(identity: str, member: str) -> str:
     """What a push's mark is kept under: the archive's own id (``archive init`` gives it one, so a database
-    made anew under the same name is pushed to whole) and the member."""
-    return hashlib.sha1(f"{identity}|{member}".encode()).hexdigest()[:16]
+    made anew under the same name is pushed to whole), the member, and the schema version (an archive migrated
+    to a version whose rows carry more is pushed to whole again)."""
+    return hashlib.sha1(f"{identity}|{member}|{SCHEMA_VERSION}".encode()).hexdigest()[:16]
 
 
 def _vector(blob: bytes | None, pgvector: bool) -> str | list[float] | None:
@@ -86,17 +92,39 @@ def _vector(blob: bytes | None, pgvector: bool) -> str | list[float] | None:
 
 
 def row_of(record: tuple, pgvector: bool) -> tuple:
-    """An outbox row (``Store.outbox``) as the archive's columns: booleans, words, the vector. Strings redacted
-    with older rules than today's (or stored with redaction off) are redacted on the way out."""
-    (_id, record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, tool_call_id,
-     is_echo, is_error, is_call, ts, text, vector, redaction) = record
+    """An outbox row (``Store.outbox``) as the archive's columns (``archive_schema.RECORD_COLUMNS``): booleans,
+    the words the archive indexes, the local id as the record's place in its session, the vector. Strings
+    redacted with older rules than today's (or stored with redaction off) are redacted on the way out."""
+    (seq, record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, tool_call_id,
+     is_echo, is_error, is_call, ts, text, source_path, line, is_sidechain, parent, vector, redaction) = record
     if redaction < RULES_VERSION:
         from backscroll.ingest.redact import redact, redact_optional
 
-        text, project, cwd, title, tool_name = (redact(text), redact_optional(project), redact_optional(cwd),
-                                                redact_optional(title), redact_optional(tool_name))
+        text, project, cwd, title, tool_name, source_path = (
+            redact(text), redact_optional(project), redact_optional(cwd), redact_optional(title),
+            redact_optional(tool_name), redact_optional(source_path))
     return (record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, tool_call_id,
-            bool(is_echo), bool(is_error), bool(is_call), ts, text, archive_words(text), _vector(vector, pgvector))
+            bool(is_echo), bool(is_error), bool(is_call), ts, text, seq, source_path, line, bool(is_sidechain),
+            parent, *archive_words(text), _vector(vector, pgvector))
+
+
+def session_of(row: tuple, behind: bool) -> tuple:
+    """An outbox session (``Store.outbox_sessions``) as the archive's columns, booleans; redacted again on the way
+    out when the store is ``behind`` today's rules."""
+    (session_id, agent, project, cwd, title, first_prompt, started, updated, is_sidechain, parent, records,
+     echoes) = row
+    if behind:
+        from backscroll.ingest.redact import redact_optional
+
+        project, cwd, title, first_prompt = map(redact_optional, (project, cwd, title, first_prompt))
+    return (session_id, agent, project, cwd, title, first_prompt, started, updated, bool(is_sidechain), parent,
+            records, echoes)
+
+
+def _sent(store: Store, archive: Archive, member: str, machine: str, rows: list[tuple], pgvector: bool) -> None:
+    sessions = store.outbox_sessions(sorted({r[2] for r in rows}))
+    late = behind(store)
+    archive.upsert(member, machine, [row_of(r, pgvector) for r in rows], [session_of(s, late) for s in sessions])
 
 
 def push(store: Store, archive: Archive, model: str, *, member: str | None = None, machine: str | None = None,
@@ -121,12 +149,12 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
         # Records sent before and redacted again in place since (``ingest.redact_again``): the archive's copy
         # is replaced by the new text.
         for rows in store.revised_outbox(revised, mark, model, batch):
-            archive.upsert(member, machine, [row_of(r, pgvector) for r in rows])
+            _sent(store, archive, member, machine, rows, pgvector)
             pushed += len(rows)
             advance(len(rows))
         store.set_meta(revised_key, str(revision))
         for rows in store.outbox(mark, model, batch):
-            archive.upsert(member, machine, [row_of(r, pgvector) for r in rows])
+            _sent(store, archive, member, machine, rows, pgvector)
             mark = rows[-1][0]
             store.set_meta(key, str(mark))  # autocommits: the mark moves only after the archive committed
             pushed += len(rows)

@@ -1,0 +1,111 @@
+"""From an order to what a search answers: hits with their snippets and evidence, the weak line, sessions
+(``--by-session``), the echoes a search hid, and the notes that say what the answer rests on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+from dataclasses import replace
+
+from backscroll.indexes.lexical_schema import LexicalQuery, stem
+from backscroll.retrieval import by_session, judgement
+from backscroll.retrieval.candidates import candidates
+from backscroll.retrieval.echo_order import interleave
+from backscroll.retrieval.evidence import classify
+from backscroll.retrieval.fusion import Candidate, Fused, Weights
+from backscroll.retrieval.lists import PROSE_TYPES, SearchOptions, echoes_included
+from backscroll.retrieval.order import ranked_echoes
+from backscroll.retrieval.query import QueryPlan
+from backscroll.retrieval.snippet import make_snippet
+from backscroll.retrieval.source import Source
+from backscroll.retrieval.spelling import surely_a_typo
+from backscroll.retrieval.unheld import unheld_note
+from backscroll.types import Filters, Hit, SessionHits
+
+
+def hits(source: Source, plan: QueryPlan, fused: list[Fused], opts: SearchOptions, limit: int,
+         exclude: Set[int] = frozenset()) -> list[Hit]:
+    """The first ``limit`` of ``fused`` (near-duplicates already collapsed) as hits, with their snippets."""
+    chosen = [f for f in fused if f.id not in exclude][: max(limit * 4, limit + 20)]
+    rows = source.rows([f.id for f in chosen])
+    stems = tuple(stem(t) for t in plan.terms)
+    out: list[Hit] = []
+    for f in chosen:
+        row = rows.get(f.id)
+        if row is None:
+            continue
+        snippet, spans = make_snippet(row["text"], plan.terms, stems)
+        hit = source.hit(row, rank=len(out) + 1, score=round(f.score, 6), snippet=snippet, highlights=spans,
+                         matched_by=tuple(dict.fromkeys(f.lists)), max_chars=opts.max_chars)
+        out.append(replace(hit, rowid=f.id))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def judged(hits: list[Hit], plan: QueryPlan, by_id: dict[int, Candidate], w: Weights, held: float,
+           cosines: list[float] | None, known: float, weak: bool) -> tuple[list[Hit], list[Hit]]:
+    """The hits with their match and strength (``evidence``), split at the weak line (``judgement``): those
+    shown and those held back (none with ``weak``)."""
+    hits = [classify(h, plan.text, by_id.get(h.rowid), w, held, quoted=bool(plan.phrases)) for h in hits]
+    if weak:
+        return hits, []
+    return judgement.split(hits, judgement.line(cosines, known))
+
+
+def known_share(source: Source, q: LexicalQuery, held: float, suggested: dict[str, str], mode: str) -> float:
+    """The idf-weighted share of the query the history holds, a misspelt word counted as its correction (no
+    topic the history lacks)."""
+    known = held if mode != "semantic" else source.unheld(q)[1]
+    typos = {w: m for w, m in suggested.items() if surely_a_typo(w, m)}
+    if typos:
+        known = source.unheld(LexicalQuery(tuple(typos.get(t, t) for t in q.terms)))[1]
+    return known
+
+
+def grouped(source: Source, hits: list[Hit], opts: SearchOptions) -> tuple[list[Hit], tuple[SessionHits, ...]]:
+    """The results list and, with ``by_session``, the sessions it is made of (``by_session.numbered``)."""
+    if not opts.by_session:
+        return hits[:opts.limit], ()
+    return by_session.numbered(hits, source.session_heads(h.session_id for h in hits), opts.limit)
+
+
+def hidden_echoes(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, main: list[Fused],
+                  w: Weights) -> int:
+    """How many echoes the same search would have returned with --include-echoes (not every echo holding one
+    of the words): the echo list interleaved with the results, counted in the top. (``main`` holds no
+    echoes: a search that proposes them counts none hidden.)"""
+    if echoes_included(filters, opts) or filters.content_type in PROSE_TYPES:
+        return 0
+    echo_ids = source.by_words(LexicalQuery(plan.lexical_terms, plan.phrases), filters, "tool", echo=True,
+                               depth=opts.limit)
+    if not echo_ids:
+        return 0
+    facts = source.facts(echo_ids)
+    cands = candidates(source, plan, {"echo": echo_ids}, facts, None, "lexical")["echo"]
+    shown = set(echo_ids)
+    return sum(1 for f in interleave(main, ranked_echoes(plan, cands, facts, w))[: opts.limit] if f.id in shown)
+
+
+def notes(plan: QueryPlan, filters: Filters, hits: list[Hit], weak: list[Hit], missing: tuple[str, ...],
+          suggested: dict[str, str], dropped: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+    """What the answer rests on: a date read, words no record holds, results by meaning only, nothing strong,
+    a quoted phrase searched without its quotes (``dropped``)."""
+    from backscroll.retrieval import time_window
+
+    out: tuple[str, ...] = (time_window.describe(plan.when, filters),) if plan.when is not None else ()
+    every = bool(missing) and len(missing) == len(set(plan.lexical_terms))
+    if missing:
+        out += (unheld_note(missing, every, suggested),)
+    if hits and not every and all(h.match == "meaning" for h in hits):
+        out += ("no result holds the query's words: every result matches by meaning only",)
+    if weak and not hits:
+        out += (judgement.nothing_strong_note(len(weak)),)
+    if dropped:
+        shown = ", ".join(f'"{" ".join(p)}"' for p in dropped)
+        out += (f"no record holds the quoted phrase {shown}: searched for its words without the quotes",)
+    return out
+
+
+def renumber(hits: list[Hit], start: int = 1) -> tuple[Hit, ...]:
+    return tuple(replace(h, rank=start + i) for i, h in enumerate(hits))
