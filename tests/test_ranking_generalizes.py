@@ -382,33 +382,30 @@ def test_records_unrelated_to_the_query_do_not_change_how_its_matches_count(sess
     """The calibration reads the candidates' places, not the whole store: a history that grows by
     thousands of records about something else leaves the strength of the query's matches alone (a
     mean and spread of every similarity fell with them, and most of the top ten reached full meaning)."""
-    import numpy as np
-
     from backscroll.retrieval.candidates import candidates, fetch_facts
-    from backscroll.retrieval.local import LocalSource
 
     close = {"the fair stall sold plum jam": 0.33, "the fair was rained off": 0.31, "lunch at the station": 0.05}
     s = session_builder.claude()
     for text in close:
         s.user(text)
+    for i in range(300):  # a history grown by records about something else
+        s.assistant(f"the build {i} finished on the runner")
     cfg = backscroll_home.config()
     backscroll.index(config=cfg, embed=False)
     store, lex, _fresh = access.prepare(cfg, False, [])
     try:
-        ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records")}
+        ids = {text: rid for rid, text in store.conn.execute("SELECT id, text FROM records") if text in close}
+        others = [rid for (rid,) in store.conn.execute("SELECT id FROM records") if rid not in ids.values()]
         facts = fetch_facts(store, sorted(ids.values()))
+        q = plan("plum jam at the fair", analyze)
 
         def meanings(unrelated: int) -> dict[str, float]:
-            # what meaning.cosines reads: every vector's cosine, here with ``unrelated`` far ones
-            far = np.random.default_rng(0).uniform(-0.05, 0.15, unrelated)
-            every = (np.array([*ids.values(), *range(10**6, 10**6 + unrelated)], dtype=np.int64),
-                     np.array([*(close[t] for t in ids), *far], dtype=np.float32))
-            q = plan("plum jam at the fair", analyze)
-            source = LocalSource(store, lex, cfg, q, "hybrid", memo={"similarities": every})
-            got = candidates(source, q, {"prose": sorted(ids.values())}, facts, [], "hybrid")["main"]
+            lookup = {**{ids[t]: c for t, c in close.items()}, **dict.fromkeys(others[:unrelated], 0.1)}
+            got = candidates(constructed(store, lex, q, lookup=lookup), q, {"prose": sorted(ids.values())}, facts,
+                             [], "hybrid")["main"]
             return {t: next(c.meaning or 0.0 for c in got if c.id == rid) for t, rid in ids.items()}
 
-        alone, grown = meanings(0), meanings(5000)
+        alone, grown = meanings(0), meanings(300)
     finally:
         store.close()
     assert alone["the fair stall sold plum jam"] == 1.0, "the closest record counts fully"
@@ -477,16 +474,34 @@ def test_a_word_held_only_as_an_identifier_part_counts(session_builder, backscro
     assert cov[ids["unrelated words about lunch"]] < 0.7
 
 
-def test_the_similarity_lookup_answers_from_every_vector_once():
+def test_a_searchs_cosines_are_the_stored_vectors_exact_ones(session_builder, backscroll_home):
+    """The matrix's int8 rows only choose the closest records; every cosine a search weighs is the exact one of the
+    stored float vectors (as the team archive's), and there is none before the query has a vector."""
     import numpy as np
 
+    from backscroll.indexes.embed import load, model_id
     from backscroll.retrieval import meaning
+    from backscroll.retrieval.local import LocalSource
 
-    assert meaning.cosines({}, [1]) == {}, "no meaning ranking: nothing to look up (numpy never loaded for it)"
-    memo = {"similarities": (np.array([5, 7, 9], dtype=np.int64), np.array([0.1, 0.5, 0.3], dtype=np.float32))}
-    assert meaning.cosines(memo, [7, 8]) == {7: pytest.approx(0.5)} and meaning.cosines(memo, []) == {}
-    empty = {"similarities": (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))}
-    assert meaning.cosines(empty, [1]) == {}
+    s = session_builder.claude()
+    s.user("the plum jam stall at the fair sold out by noon").assistant("we will bring twice the jars next year")
+    cfg = backscroll_home.config()
+    backscroll.index(config=cfg)
+    store, lex, _fresh = access.prepare(cfg, False, [])
+    try:
+        q = plan("plum jam at the fair", analyze)
+        source = LocalSource(store, lex, cfg, q, "hybrid")
+        assert source.cosines([1, 2]) == {}, "no meaning ranking yet: nothing to look up (numpy never loaded for it)"
+        nearest = source.by_meaning(make_filters(), 10)
+        assert nearest is not None and len(nearest) == 2
+        query = load(bulk=False).embed([q.meaning or q.text])[0]
+        stored = store.vectors_of([i for i, _c in nearest], model_id())
+        for i, c in nearest:
+            assert c == pytest.approx(float(np.frombuffer(stored[i], dtype=np.float32) @ query), abs=1e-6)
+        assert source.cosines([i for i, _c in nearest]) == pytest.approx(dict(nearest))
+        assert meaning.cosines(store, {}, [1]) == {}
+    finally:
+        store.close()
 
 
 

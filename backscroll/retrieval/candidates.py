@@ -25,8 +25,8 @@ from backscroll.types import EMBEDDED_TYPES
 
 def fetch_facts(store: Store, ids: list[int]) -> dict[int, Facts]:
     out = {}
-    for rid, ts, ctype, text, session, digest in store.record_facts(ids):
-        out[rid] = Facts(ts, ctype, text or "", (session, digest))
+    for rid, ts, ctype, text, session, digest, size, record_id in store.record_facts(ids):
+        out[rid] = Facts(ts, ctype, text or "", (session, digest), size, record_id)
     return out
 
 
@@ -86,10 +86,24 @@ def candidates(source: Source, plan: QueryPlan, ranked: dict[str, list[int]], fa
     ``None`` without a meaning ranking and for records without a vector (tool rows and reasoning, which are
     never embedded, and prose not embedded yet).
     """
-    main_order = [*ranked.get("prose", ()), *(i for i, _c in semantic or ()), *ranked.get("tool", ())]
-    ids = sorted(set(main_order) | set(ranked.get("echo", ())))
+    def own(i: int) -> tuple[int, str]:
+        return (facts[i].size, facts[i].record_id) if i in facts else (0, "")
+
+    def canonical(ids: Iterable[int]) -> list[int]:
+        # Equal evidence is ordered alike in every store: the shorter record first (as BM25 prefers it), then by id,
+        # an output found by its call's words alone right behind it; a store's own proposing order never decides
+        # (docs/ranking.md, "Ties").
+        def key(i: int) -> tuple:
+            made = [c for c in (calls or {}).get(i, ()) if c in facts] if i in by_call else []
+            return (*min(map(own, made)), 1, *own(i)) if made else (*own(i), 0, 0, "")
+
+        return sorted(ids, key=key)
+
+    ids = sorted({*(i for items in ranked.values() for i in items), *(i for i, _c in semantic or ())})
     words, by_call = (words_evidence(source, plan, ids, calls or {}, echoes=bool(ranked.get("echo")))
                       if mode != "semantic" else (dict.fromkeys(ids, 0.0), set()))
+    main_order = [*canonical(ranked.get("prose", ())), *(i for i, _c in semantic or ()),
+                  *canonical(ranked.get("tool", ()))]
     cosines = dict(semantic or ())
     if semantic is not None:
         embeddable = [i for i in ids if i not in cosines and i in facts and facts[i].content_type in EMBEDDED_TYPES]
@@ -112,4 +126,4 @@ def candidates(source: Source, plan: QueryPlan, ranked: dict[str, list[int]], fa
         return Candidate(i, words.get(i, 0.0), meaning(i), tuple(found.get(i, ())), cosines.get(i), i in by_call)
 
     return {"main": [candidate(i) for i in dict.fromkeys(main_order)],
-            "echo": [candidate(i) for i in dict.fromkeys(ranked.get("echo", ()))]}
+            "echo": [candidate(i) for i in dict.fromkeys(canonical(ranked.get("echo", ())))]}

@@ -40,7 +40,7 @@ class LocalSource:
                                self.memo)
 
     def cosines(self, ids: Iterable[int]) -> dict[int, float]:
-        return meaning.cosines(self.memo, ids)
+        return meaning.cosines(self.store, self.memo, ids)
 
     def first_prompts(self, window: Filters, limit: int) -> list[int]:
         return self.store.first_prompts(window.since or "", window.until or "", project=window.project,

@@ -46,19 +46,17 @@ def _coverage_note(store: Store, pending: int) -> str:
             "`backscroll embed` finishes it")
 
 
-def cosines(memo: dict, ids: Iterable[int]) -> dict[int, float]:
-    """The query's cosine to each of ``ids`` that has a vector, from the scores ``nearest`` left in ``memo`` (empty
-    when it left none: a lexical search never loads numpy)."""
-    if "similarities" not in memo:
+def cosines(store: Store, memo: dict, ids: Iterable[int]) -> dict[int, float]:
+    """The query's exact cosine to each of ``ids`` that has a vector (the stored float vectors: the matrix's int8
+    rows only choose the closest), once a search has its query vector (``nearest``); empty before."""
+    if "query" not in memo:
         return {}
     import numpy as np
 
-    all_ids, scores = memo["similarities"]
     ids = list(ids)
-    if not ids or not len(all_ids):
-        return {}
-    mask = np.isin(all_ids, np.fromiter(ids, dtype=np.int64, count=len(ids)))
-    return {int(i): float(c) for i, c in zip(all_ids[mask], scores[mask], strict=True)}
+    found = store.vectors_of(ids, memo["vectors"].model) if ids else {}
+    query = memo["query"]
+    return {i: float(np.frombuffer(blob, dtype=np.float32) @ query) for i, blob in found.items()}
 
 
 def nearest(store: Store, cfg: Config, plan, scope: Filters, mode: str, depth: int, fresh: bool, notes: list[str],
@@ -74,7 +72,9 @@ def nearest(store: Store, cfg: Config, plan, scope: Filters, mode: str, depth: i
             memo["unready"] = True
             return None
     ids, scores = memo["similarities"]
-    return memo["vectors"].top(ids, scores, depth, _semantic_allowed(store, scope, memo))
+    closest = memo["vectors"].top(ids, scores, depth, _semantic_allowed(store, scope, memo))
+    exact = cosines(store, memo, [i for i, _c in closest])
+    return sorted(((i, exact.get(i, c)) for i, c in closest), key=lambda x: -x[1])
 
 
 def _ready(store: Store, cfg: Config, plan, mode: str, fresh: bool, notes: list[str], memo: dict) -> bool:
@@ -111,6 +111,7 @@ def _ready(store: Store, cfg: Config, plan, mode: str, fresh: bool, notes: list[
         return False
     memo["similarities"] = vecs.similarities(qvec)
     memo["vectors"] = vecs
+    memo["query"] = qvec.astype("float32")
     if vecs.cache_damaged:
         acquired = False
         if not store.readonly:

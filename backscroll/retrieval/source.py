@@ -28,6 +28,8 @@ class Facts:
     content_type: str
     head: str  # the first 400 characters of its text
     key: tuple[str, str]  # (session, content hash): the same text twice in a session is one hit
+    size: int = 0  # the length of its text, in characters
+    record_id: str = ""  # its id in every store
 
 
 class Source(Protocol):

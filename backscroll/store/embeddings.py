@@ -98,6 +98,16 @@ class EmbeddingQueries:
         self.conn.execute("DELETE FROM query_vectors WHERE rowid NOT IN "
                           "(SELECT rowid FROM query_vectors ORDER BY used_at DESC LIMIT ?)", (keep,))
 
+    def vectors_of(self, ids: list[int], model: str) -> dict[int, bytes]:
+        """The stored vector of ``model`` of each of ``ids`` that has one (a search's exact cosines)."""
+        out: dict[int, bytes] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            out.update(self.conn.execute(
+                "SELECT r.id, e.vector FROM records r JOIN embeddings e ON e.content_hash = r.unit_hash "
+                f"AND e.model = ? WHERE r.id IN ({','.join('?' * len(chunk))})", (model, *chunk)).fetchall())
+        return out
+
     # -- the matrix cache's rows ---------------------------------------------------------------------
     def vector_rows(self, model: str, after_seq: int, chunk: int) -> Iterator[list[tuple[int, bytes]]]:
         """``(id, vector bytes)`` in matrix order after pass ``after_seq``, ``chunk`` rows at a time."""

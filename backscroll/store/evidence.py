@@ -38,12 +38,14 @@ class EvidenceQueries:
 
     conn: sqlite3.Connection
 
-    def record_facts(self, ids: list[int]) -> Iterable[tuple[int, str | None, str, str, str, str]]:
-        """``(id, timestamp, content_type, the first 400 characters, session_id, content_hash)`` per id."""
+    def record_facts(self, ids: list[int]) -> Iterable[tuple[int, str | None, str, str, str, str, int, str]]:
+        """``(id, timestamp, content_type, the first 400 characters, session_id, content_hash, the text's length,
+        record_id)`` per id."""
         for i in range(0, len(ids), CHUNK):
             chunk = ids[i:i + CHUNK]
             yield from self.conn.execute(
-                "SELECT id, timestamp, content_type, substr(text, 1, 400), session_id, content_hash FROM records "
+                "SELECT id, timestamp, content_type, substr(text, 1, 400), session_id, content_hash, length(text), "
+                "record_id FROM records "
                 f"WHERE id IN ({','.join('?' * len(chunk))})", chunk)
 
     def records_between(self, session: str, a: tuple[str, int], b: tuple[str, int], reach: int) -> int:
