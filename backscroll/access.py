@@ -24,11 +24,11 @@ from backscroll.errors import (
     LockedError,
     NothingIndexedError,
     ReadOnlyStoreError,
-    store_failure,
 )
 from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex
 from backscroll.ingest.redact_again import redact_again
 from backscroll.store.db import Store
+from backscroll.store.failures import store_failure
 from backscroll.store.lock import lock_wait, writer_lock
 from backscroll.types import Notify, quiet
 
@@ -39,7 +39,7 @@ def config_for(cfg: Config | None, home, sources) -> Config:
 
 def store_errors(fn):
     """Report a full disk, a store that cannot be written or a damaged one as what it is (see
-    ``errors.store_failure``) instead of an internal error."""
+    ``store.failures.store_failure``) instead of an internal error."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kw):
@@ -212,7 +212,7 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
             if do_sync:
                 from backscroll.ingest.sync import sync  # the readers of twenty agents: only when syncing
 
-                report = sync(store, cfg, progress, redactor=redactor(cfg))
+                report = sync(store, cfg.roots, progress, redactor=redactor(cfg))
                 if report.unreadable:
                     notes.append(f"{len(report.unreadable)} session file(s) could not be read; see `backscroll status`")
             lex.sync(store, notes.append, lexical_progress)

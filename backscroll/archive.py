@@ -108,7 +108,7 @@ class Backscroll(Reads):
             trusted = store.vouched()  # as a checked writer left it: the index needs no count of the store
             access.refuse_if_damaged(store)
             notes: list[str] = []
-            report = sync(store, cfg, progress, access.redactor(cfg))
+            report = sync(store, cfg.roots, progress, access.redactor(cfg))
             added = LexicalIndex(cfg.index_dir).sync(store, notes.append, lexical_progress, check=not trusted)
             outcome = IndexOutcome(report, added, notes=notes)
             if do_embed:
@@ -153,6 +153,7 @@ class Backscroll(Reads):
         words how). ``sync`` reads new session lines first; ``archive`` searches the team archive instead.
         """
         from backscroll import access
+        from backscroll.indexes.lexical import LexicalDamaged
         from backscroll.retrieval import searching
 
         if isinstance(query, SearchRequest):
@@ -179,8 +180,12 @@ class Backscroll(Reads):
             result = searching.repeated(store, req, plan, filters, notes, rerun_hint)
             if result is not None:
                 return result
-            return self._answered(req, searching.rank(store, lex, self.config, req, plan, filters, fresh, notes),
-                                  notify, store)
+            try:
+                result = searching.rank(store, lex, self.config, req, plan, filters, fresh, notes)
+            except LexicalDamaged as exc:
+                access.rebuild_damaged(self.config, store, lex, exc, notes)
+                result = searching.rank(store, lex, self.config, req, plan, filters, fresh, notes)
+            return self._answered(req, result, notify, store)
         finally:
             self._release(store)
 

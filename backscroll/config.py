@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from backscroll.errors import UsageError
+from backscroll.types import SourceRoot
 
 APP = "backscroll"
 _AGENT_PREFIX = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")  # ``name:`` in front of a --source path
@@ -26,15 +27,6 @@ class Setting:
     """A resolved value and where it came from (``flag``, ``env $NAME``, ``config``, ``default``)."""
 
     value: Any
-    origin: str
-
-
-@dataclass(frozen=True)
-class SourceRoot:
-    """A directory to read sessions from. ``agent`` is None when every agent may claim files in it."""
-
-    path: Path
-    agent: str | None
     origin: str
 
 

@@ -1,4 +1,4 @@
-"""``guarded``: a store failure raised as what it is (``errors.store_failure``), for ``Backscroll``'s methods."""
+"""``guarded``: a store failure raised as what it is (``store.failures``), for ``Backscroll``'s methods."""
 
 from __future__ import annotations
 
@@ -6,14 +6,15 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from backscroll.errors import BackscrollError, store_failure
+from backscroll.errors import BackscrollError
+from backscroll.store.failures import store_failure
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def guarded(fn: F) -> F:
     """A full disk, a store that cannot be written or a damaged one raised as what it is
-    (``errors.store_failure``) instead of an internal error."""
+    (``store.failures.store_failure``) instead of an internal error."""
 
     @functools.wraps(fn)
     def wrapper(self, *args, **kw):

@@ -155,7 +155,7 @@ def collect(cfg: Config) -> StatusReport:
         indexing=indexing_in_progress(cfg))
     if not report.indexed:
         return report
-    from backscroll.errors import store_failure
+    from backscroll.store.failures import store_failure
 
     try:
         _from_store(cfg, report)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 ROLES = ("user", "assistant", "tool")
 CONTENT_TYPES = ("text", "tool", "reasoning", "summary")
@@ -264,3 +265,12 @@ class SessionView:
         return {"schema_version": 1, "kind": "record" if self.focus else "session", "session": self.session,
                 "focus": self.focus, "total": self.total, "offset": self.offset,
                 "records": [h.to_dict() for h in self.records]}
+
+
+@dataclass(frozen=True)
+class SourceRoot:
+    """A directory to read sessions from. ``agent`` is None when every agent may claim files in it."""
+
+    path: Path
+    agent: str | None
+    origin: str

@@ -92,7 +92,7 @@ def _sync_once(corpus: Path, tmp: Path, redactor) -> tuple[float, int]:
         store = Store.open(cfg.db_path)
         try:
             t0 = time.process_time()
-            report = sync(store, cfg, redactor=redactor)
+            report = sync(store, cfg.roots, redactor=redactor)
             cpu = time.process_time() - t0
         finally:
             store.close()

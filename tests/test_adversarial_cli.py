@@ -329,7 +329,7 @@ def test_index_refuses_to_write_into_a_damaged_store(damaged_store, backscroll_h
 
 
 def test_a_sound_store_never_gets_the_discard_hint(hostile_session, backscroll_index, backscroll_home):
-    from backscroll.errors import store_failure
+    from backscroll.store.failures import store_failure
 
     backscroll_index(embed=False)
     exc = sqlite3.DatabaseError("database disk image is malformed")  # raised, but integrity_check finds nothing

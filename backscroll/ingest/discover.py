@@ -9,16 +9,16 @@ changes, and the diagnostics of files that are gone are forgotten.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from backscroll.config import Config
 from backscroll.ingest.report import IndexReport
 from backscroll.ingest.rows import store_text
 from backscroll.ingest.sources import AGENTS, Agent, file_stat
 from backscroll.store.db import Store
 from backscroll.store.files import FileMark
+from backscroll.types import SourceRoot
 
 # ``path -> (kind, reason, size, mtime_ns)``, as ``Store.source_issues`` gives it.
 Issues = dict[str, tuple[str, str, int | None, int | None]]
@@ -34,14 +34,14 @@ class Scan:
     present: set[str] = field(default_factory=set)  # keys of every file found
 
 
-def discover(cfg: Config, errors: list[OSError] | None = None,
+def discover(roots: Iterable[SourceRoot], errors: list[OSError] | None = None,
              known: Mapping[str, tuple[object, ...]] | None = None) -> list[tuple[Agent, str | Path]]:
     """Every session file under the configured roots, each claimed by one agent, without repeats.
     Directories that cannot be listed are appended to ``errors``; files ``known`` to an agent (path ->
     (agent, ...)) are taken as its own without asking it again."""
     seen: set[str] = set()
     found: list[tuple[Agent, str | Path]] = []
-    for root in cfg.roots:
+    for root in roots:
         agents = [AGENTS[root.agent]] if root.agent else list(AGENTS.values())
         if root.path.is_file():  # a single session file given as a source
             agent = next((a for a in agents if a.claims(root.path)), None)
@@ -67,15 +67,16 @@ def reason(exc: BaseException) -> str:
     return f"unexpected {type(exc).__name__}: {exc}"
 
 
-def scan(cfg: Config, marks: dict[str, FileMark], issues: Issues, reparse: bool, report: IndexReport) -> Scan:
+def scan(roots: Iterable[SourceRoot], marks: dict[str, FileMark], issues: Issues, reparse: bool,
+         report: IndexReport) -> Scan:
     """The files to read (new or changed since their checkpoint), and what could not be looked at.
     A file whose agent, size and mtime are as last read costs one ``stat``."""
     out = Scan()
-    for root in cfg.roots:
+    for root in roots:
         if root.origin == "flag" and not root.path.exists():
             report.unreadable.append((store_text(str(root.path)), "no such file or directory (given with --source)"))
     dir_errors: list[OSError] = []
-    for agent, path in discover(cfg, dir_errors, marks):
+    for agent, path in discover(roots, dir_errors, marks):
         report.files_seen += 1
         key = store_text(os.fspath(path))
         out.present.add(key)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from backscroll.config import Config
 from backscroll.dates import format_ts
-from backscroll.errors import DiskFullError, ReadOnlyStoreError, store_failure
+from backscroll.errors import DiskFullError, ReadOnlyStoreError
 from backscroll.ingest import echo as classify
 from backscroll.ingest.discover import reason, remember_issues, scan
 from backscroll.ingest.reader import REPARSE_REASON
@@ -31,6 +31,8 @@ from backscroll.ingest.rows import Redact
 from backscroll.ingest.sources import ContentError
 from backscroll.ingest.units import flush_redactions, read_lines, read_whole, take_redaction_counts
 from backscroll.store.db import Store
+from backscroll.store.failures import store_failure
+from backscroll.types import SourceRoot
 
 __all__ = ["reclassify", "sync"]
 
@@ -51,7 +53,7 @@ def _now() -> str:
     return format_ts(datetime.now(UTC))
 
 
-def sync(store: Store, cfg: Config, progress: Progress | None = None,
+def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = None,
          redactor: Redact | None = None) -> IndexReport:
     """Bring the store up to date with every session file. The caller holds the writer lock.
 
@@ -69,7 +71,7 @@ def sync(store: Store, cfg: Config, progress: Progress | None = None,
     marks = store.file_marks()
     issues = store.source_issues()
     now = _now()
-    found = scan(cfg, marks, issues, reparse, report)
+    found = scan(roots, marks, issues, reparse, report)
 
     progress.start(len(found.changed))
     pending = 0

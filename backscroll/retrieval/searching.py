@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from backscroll.config import Config
 from backscroll.errors import UsageError
-from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex, analyze
+from backscroll.indexes.lexical import LexicalIndex, analyze
 from backscroll.request import MODES, SearchRequest, check_fields
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.query import plan as plan_query
@@ -99,16 +99,11 @@ def repeated(store: Store, req: SearchRequest, plan: QueryPlan, filters: Filters
 
 def rank(store: Store, lex: LexicalIndex, cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Filters,
          fresh: bool, notes: list[str]) -> SearchResult:
-    """The local store's answer: ``answer`` on this machine's store and indexes (a damaged index is rebuilt)."""
-    from backscroll import access
+    """The local store's answer: ``answer`` on this machine's store and indexes (``LexicalDamaged`` when the
+    index cannot be read: the caller rebuilds it and asks again)."""
     from backscroll.retrieval.local import LocalSource
 
-    source = LocalSource(store, lex, cfg, plan, req.mode, fresh)
-    try:
-        result = answer(source, req, plan, filters)
-    except LexicalDamaged as exc:
-        access.rebuild_damaged(cfg, store, lex, exc, notes)
-        result = answer(replace(source, notes=[], memo={}), req, plan, filters)
+    result = answer(LocalSource(store, lex, cfg, plan, req.mode, fresh), req, plan, filters)
     return replace(result, notes=tuple(dict.fromkeys([*notes, *result.notes])))
 
 

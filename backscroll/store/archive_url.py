@@ -61,6 +61,4 @@ def said(exc: Exception, url: str) -> str:
     secrets |= set(re.findall(r"password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", url, flags=re.IGNORECASE))
     for secret in sorted((s for s in secrets if len(s) >= 2), key=len, reverse=True):
         text = text.replace(secret, "[hidden]")
-    from backscroll.ingest.redact import redact
-
-    return redact(text)
+    return text

@@ -23,11 +23,11 @@ from backscroll.errors import (
     NewerSchemaError,
     NothingIndexedError,
     ReadOnlyStoreError,
-    store_failure,
 )
 from backscroll.store.echoes import EchoQueries
 from backscroll.store.embeddings import EmbeddingQueries
 from backscroll.store.evidence import EvidenceQueries
+from backscroll.store.failures import store_failure
 from backscroll.store.files import FileState, SourceQueries
 from backscroll.store.meta import MetaKeys
 from backscroll.store.outbox import OutboxQueries

@@ -1,5 +1,5 @@
-"""The single-writer lock of a data dir (``flock`` on ``cfg.lock_path``): one process writes the store
-and the indexes at a time; readers never take it for long."""
+"""The single-writer lock of a data dir (``flock`` on its lock file, ``Config.lock_path``): one process writes the
+store and the indexes at a time; readers never take it for long."""
 
 from __future__ import annotations
 
@@ -8,9 +8,18 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Protocol
 
-from backscroll.config import Config
 from backscroll.errors import UsageError
+
+
+class HasLock(Protocol):
+    """What names a data dir's lock file (a ``Config``)."""
+
+    @property
+    def lock_path(self) -> Path: ...
+
 
 INDEX_LOCK_WAIT = 10.0  # seconds a writer waits for another one; $BACKSCROLL_LOCK_WAIT overrides
 
@@ -33,8 +42,9 @@ def lock_wait(wait: float | None) -> float:
 
 
 @contextmanager
-def writer_lock(cfg: Config, wait: float = 0.0) -> Iterator[bool]:
-    """Hold the single-writer lock; yields False when another process holds it past ``wait`` seconds."""
+def writer_lock(cfg: HasLock, wait: float = 0.0) -> Iterator[bool]:
+    """Hold the single-writer lock of ``cfg``'s data dir; yields False when another process holds it past
+    ``wait`` seconds."""
     cfg.lock_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(cfg.lock_path, os.O_CREAT | os.O_RDWR, 0o600)
     try:
