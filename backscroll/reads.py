@@ -28,12 +28,10 @@ class Reads:
         """A record with ``context`` records either side, or (a session id or a prefix) a page of a session;
         ``max_chars`` cuts each record's text (0: whole); ``archive``: from the team archive."""
         from backscroll import browse
+        from backscroll.request import ShowRequest, check_fields
 
-        browse.check_count("--context", context, 0)
-        browse.check_count("--limit", limit, 1)
-        browse.check_count("--offset", offset, 0)
-        browse.check_count("--max-chars", max_chars, 0)
         browse.check_id(ident)
+        check_fields(ShowRequest(ident, context, limit, offset, max_chars, archive))
         if archive is not None:
             from backscroll.team import browse as team
 
@@ -53,11 +51,9 @@ class Reads:
         (``member``: one member's)."""
         from backscroll import browse
         from backscroll.dates import parse_when
-        from backscroll.retrieval.searching import check_agent
+        from backscroll.request import ListRequest, check_fields
 
-        check_agent(agent)
-        browse.check_count("--limit", limit, 1)
-        browse.check_count("--offset", offset, 0)
+        check_fields(ListRequest(agent, project, since, limit, offset, archive, member))
         since_ts = parse_when(since) if since else None
         if archive is not None:
             from backscroll.team import browse as team

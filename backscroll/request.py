@@ -14,7 +14,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from backscroll.errors import MAX_COUNT, UsageError
+from backscroll.errors import MAX_COUNT, MAX_ID, UsageError
 from backscroll.ingest.agent_names import AGENT_NAMES
 from backscroll.types import AUTHORS, CONTENT_TYPES, ROLES
 
@@ -36,6 +36,7 @@ class Option:
     short: str | None = None  # the command line's one-letter name, beside ``--the-field-name``
     metavar: str | None = None  # the command line's placeholder (default: the choices, or N for a number)
     group: str | None = None  # "filter", "hint", "output" or "archive": where ``--help`` lists it
+    longest: int | None = None  # a text option's most characters
 
     def flags(self, name: str) -> tuple[str, ...]:
         """The command line's names of the option ``name``: ``--content-type`` and ``-t``."""
@@ -119,17 +120,60 @@ class SearchRequest:
     now: str | datetime | None = None
 
 
-def options() -> Iterator[tuple[str, str, Any, Option]]:
-    """``(name, type, default, Option)`` of every option, in declaration order (``type`` as annotated)."""
-    for f in fields(SearchRequest):
+@dataclass(frozen=True)
+class ShowRequest:
+    """``show``: a record in its conversation, or a page of a session (every surface: CLI, MCP, library)."""
+
+    id: str = field(metadata={"option": Option(
+        "A record id (from search results) or a session id (a prefix of 6+ characters is enough).",
+        brief="A record id (from search results) or a session id.", metavar="ID", longest=MAX_ID)})
+    context: int = _option(3, "For a record: how many records to show before and after it.", minimum=0,
+                           maximum=MAX_LIMIT, short="-C", brief="Records shown before and after a record.")
+    limit: int | None = _option(None, "For a session: how many records to show.", minimum=1, maximum=MAX_COUNT,
+                                short="-n", brief="For a session: how many records.")
+    offset: int = _option(0, "For a session: skip this many records (page with limit).", minimum=0,
+                          maximum=MAX_COUNT, brief="For a session: skip this many records.")
+    max_chars: int = _option(0, "Cut each record's text to this many characters (0: whole text).", minimum=0,
+                             maximum=MAX_COUNT, brief="Cut each text at N (0: all).")
+    archive: str | None = _option(None, "From the team archive (a URL, or default).",
+                                  brief="From the team archive (a URL, or default).", metavar="URL")
+
+
+@dataclass(frozen=True)
+class ListRequest:
+    """``list``: sessions, newest first (every surface: CLI, MCP, library)."""
+
+    agent: str | None = _option(None, "Only sessions of this agent.", choices=AGENT_NAMES, metavar="NAME",
+                                brief="Only this agent's sessions.")
+    project: str | None = _option(None, "Only this project: case-insensitive, a unique prefix is enough.",
+                                  short="-p", metavar="NAME", brief="Only this project (a unique prefix).")
+    since: str | None = _option(None, "Only sessions active since a date (2026-10-01) or an age (7d, 2w).",
+                                metavar="WHEN", brief="Active since: 2026-10-01, 7d, 2w, today.")
+    limit: int = _option(20, "How many sessions.", minimum=1, maximum=MAX_LIMIT, short="-n",
+                         brief="How many sessions.")
+    offset: int = _option(0, "Skip this many sessions (page with limit).", minimum=0, maximum=MAX_COUNT,
+                          brief="Skip this many sessions.")
+    archive: str | None = _option(None, "The team archive's sessions (a URL, or default).", metavar="URL",
+                                  brief="The team archive's sessions (a URL, or default).")
+    member: str | None = _option(None, "With archive: only this member's sessions.", metavar="NAME",
+                                 brief="With --archive: only this member's.")
+
+
+Request = SearchRequest | ShowRequest | ListRequest
+
+
+def options(request: type = SearchRequest) -> Iterator[tuple[str, str, Any, Option]]:
+    """``(name, type, default, Option)`` of every option of a request, in declaration order (``type`` as
+    annotated)."""
+    for f in fields(request):
         opt = f.metadata.get("option")
         if opt is not None:
             yield f.name, str(f.type), None if f.default is MISSING else f.default, opt
 
 
-def option(name: str) -> Option:
-    """The ``Option`` of the field ``name``."""
-    return SearchRequest.__dataclass_fields__[name].metadata["option"]
+def option(name: str, request: type = SearchRequest) -> Option:
+    """The ``Option`` of the field ``name`` of a request."""
+    return next(opt for field_name, _a, _d, opt in options(request) if field_name == name)
 
 
 def kind_of(annotation: str) -> type:
@@ -137,9 +181,9 @@ def kind_of(annotation: str) -> type:
     return {"int": int, "bool": bool}.get(annotation.split(" |")[0], str)
 
 
-def check_fields(req: SearchRequest) -> None:
+def check_fields(req: Request) -> None:
     """A usage error for an option of the wrong type, outside its bounds or its choices."""
-    for name, annotation, _default, opt in options():
+    for name, annotation, _default, opt in options(type(req)):
         value = getattr(req, name)
         if value is None and "None" in annotation:
             continue
@@ -151,6 +195,10 @@ def check_fields(req: SearchRequest) -> None:
                                  f"{_short(value)}", hint=f"e.g. {name} {min(20, opt.maximum or 20)}")
         elif not isinstance(value, kind):
             raise UsageError(f"{name} must be {'true or false' if kind is bool else 'a string'}, not {_short(value)}")
+        elif opt.longest is not None and isinstance(value, str) and len(value) > opt.longest:
+            raise UsageError(f"an {name} of {len(value):,} characters is longer than any real one: at most "
+                             f"{opt.longest:,} characters are looked for",
+                             hint="`backscroll search WORDS` prints record ids, `backscroll list` session ids")
         elif opt.choices is not None and value not in opt.choices:
             raise UsageError(f"unknown {name.replace('_', ' ')} {_short(value)}",
                              hint=f"use one of: {', '.join(opt.choices)}")
@@ -161,5 +209,6 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
-# The MCP search tool's own defaults: an agent's context is small, so fewer and shorter hits than the CLI's.
+# The MCP tools' own defaults: an agent's context is small, so fewer and shorter hits than the CLI's.
 MCP_DEFAULTS: dict[str, Any] = {"limit": 5, "max_chars": 1000}
+MCP_SHOW_DEFAULTS: dict[str, Any] = {"limit": 50, "max_chars": 2000}

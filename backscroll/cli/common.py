@@ -181,3 +181,13 @@ def config(sources: list[str] | None = None):
             _WARNED.add(warning)
             err(f"warning: {warning}")
     return cfg
+
+
+def option_of(request: type, name: str) -> typer.models.OptionInfo:
+    """The command line's option for a request field (``request.py``): its flags, bounds, placeholder and help."""
+    from backscroll.request import kind_of, option, options
+
+    opt = option(name, request)
+    annotation = next(a for n, a, _d, _o in options(request) if n == name)
+    return typer.Option(*opt.flags(name), min=opt.minimum, max=opt.maximum, help=opt.brief or opt.help,
+                        metavar=opt.placeholder(annotation) if kind_of(annotation) is not bool else None)

@@ -8,22 +8,19 @@ from typing import Annotated
 import typer
 
 from backscroll.cli import common
-from backscroll.errors import MAX_COUNT
+from backscroll.request import ListRequest
 
 
 def list_sessions(
-    agent: Annotated[str | None, typer.Option("--agent", metavar="NAME", help="Only this agent.")] = None,
-    project: Annotated[str | None, typer.Option("--project", "-p", metavar="NAME", help="Only this project.")] = None,
-    since: Annotated[str | None, typer.Option("--since", metavar="WHEN",
-                                              help="Active since a date or an age (7d).")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=MAX_COUNT, help="How many sessions.")] = 20,
-    offset: Annotated[int, typer.Option("--offset", min=0, max=MAX_COUNT, help="Skip this many.")] = 0,
+    agent: Annotated[str | None, common.option_of(ListRequest, "agent")] = None,
+    project: Annotated[str | None, common.option_of(ListRequest, "project")] = None,
+    since: Annotated[str | None, common.option_of(ListRequest, "since")] = None,
+    limit: Annotated[int, common.option_of(ListRequest, "limit")] = 20,
+    offset: Annotated[int, common.option_of(ListRequest, "offset")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
-    archive: Annotated[str | None, typer.Option("--archive", metavar="URL",
-                                                help="The team archive's sessions (a URL, or default).")] = None,
-    member: Annotated[str | None, typer.Option("--member", metavar="NAME",
-                                               help="With --archive: only this member's.")] = None,
+    archive: Annotated[str | None, common.option_of(ListRequest, "archive")] = None,
+    member: Annotated[str | None, common.option_of(ListRequest, "member")] = None,
 ) -> None:
     """List sessions, newest first: agent, project, title, start, records and query echoes."""
 

@@ -8,17 +8,15 @@ from typing import Annotated
 import typer
 
 from backscroll.cli import common
-from backscroll.errors import MAX_COUNT
+from backscroll.request import ShowRequest, option
 
 
 def show(
-    ident: Annotated[str, typer.Argument(metavar="ID", help="A record id (from search results) or a session id.")],
-    context: Annotated[int | None, typer.Option("--context", "-C", min=0, max=MAX_COUNT,
-                                                help="Records shown before and after a record (default 3).")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, max=MAX_COUNT,
-                                              help="For a session: how many records.")] = None,
-    offset: Annotated[int, typer.Option("--offset", min=0, max=MAX_COUNT,
-                                        help="For a session: skip this many records.")] = 0,
+    ident: Annotated[str, typer.Argument(metavar="ID", help=option("id", ShowRequest).brief)],
+    context: Annotated[int | None, common.option_of(ShowRequest, "context")] = None,
+    limit: Annotated[int | None, common.option_of(ShowRequest, "limit")] = None,
+    offset: Annotated[int, common.option_of(ShowRequest, "offset")] = 0,
+    max_chars: Annotated[int, common.option_of(ShowRequest, "max_chars")] = 0,
     full: Annotated[bool, typer.Option("--full", help="Do not fold long tool outputs.")] = False,
     as_json: Annotated[bool, typer.Option("--json",
                                           help="Print JSON on stdout (records in the search-hit shape).")] = False,
@@ -28,8 +26,7 @@ def show(
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
     show_path: Annotated[bool, typer.Option("--path",
                                             help="Print only the source file (path:line for a record).")] = False,
-    archive: Annotated[str | None, typer.Option("--archive", metavar="URL",
-                                                help="From the team archive (a URL, or default).")] = None,
+    archive: Annotated[str | None, common.option_of(ShowRequest, "archive")] = None,
 ) -> None:
     """Open a search hit in its conversation, or print a whole session.
 
@@ -47,7 +44,8 @@ def show(
 
         with common.archive() as bs:
             view = bs.show(ident, context=3 if context is None else context, limit=limit, offset=offset,
-                           sync=not no_sync and archive is None, archive=archive, notify=common.err)
+                           max_chars=max_chars, sync=not no_sync and archive is None, archive=archive,
+                           notify=common.err)
         if context is not None and not view.focus:
             from backscroll.errors import UsageError
 

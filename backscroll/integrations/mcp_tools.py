@@ -20,9 +20,16 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from backscroll.errors import MAX_COUNT, MAX_ID, BackscrollError, UsageError
-from backscroll.ingest.agent_names import AGENT_NAMES
-from backscroll.request import MAX_LIMIT, MCP_DEFAULTS, SearchRequest, kind_of, options
+from backscroll.errors import BackscrollError, UsageError
+from backscroll.request import (
+    MCP_DEFAULTS,
+    MCP_SHOW_DEFAULTS,
+    ListRequest,
+    SearchRequest,
+    ShowRequest,
+    kind_of,
+    options,
+)
 from backscroll.sanitize import escaped_bidi
 
 INSTRUCTIONS = (
@@ -103,31 +110,24 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
-def _search_params() -> tuple[Param, ...]:
+def _params(request: type, defaults: dict[str, Any], leave_out: tuple[str, ...] = ()) -> tuple[Param, ...]:
+    """A tool's parameters: a request's options (``request.py``), with the MCP tool's own defaults."""
     out = []
-    for name, annotation, default, opt in options():
-        kind = kind_of(annotation)
-        out.append(Param(name, kind, opt.help, MCP_DEFAULTS.get(name, default), opt.choices, opt.minimum, opt.maximum,
-                         required=name == "query"))
+    for name, annotation, default, opt in options(request):
+        if name not in leave_out:
+            out.append(Param(name, kind_of(annotation), opt.help, defaults.get(name, default), opt.choices,
+                             opt.minimum, opt.maximum, required=default is None and "None" not in annotation,
+                             max_length=opt.longest))
     return tuple(out)
 
 
-SHOW_PARAMS = (
-    Param("id", str, "A record id (from search results) or a session id (a prefix of 6+ characters is enough).",
-          required=True, max_length=MAX_ID),
-    Param("context", int, "For a record: how many records to show before and after it.", 3, minimum=0, maximum=100),
-    Param("limit", int, "For a session: how many records to show.", 50, minimum=1, maximum=MAX_LIMIT),
-    Param("offset", int, "For a session: skip this many records (page with limit).", 0, minimum=0, maximum=MAX_COUNT),
-    Param("max_chars", int, "Cut each record's text to this many characters (0: whole text).", 2000, minimum=0,
-          maximum=MAX_COUNT),
-)
-LIST_PARAMS = (
-    Param("agent", str, "Only sessions of this agent.", choices=AGENT_NAMES),
-    Param("project", str, "Only this project: case-insensitive, a unique prefix is enough."),
-    Param("since", str, "Only sessions active since a date (2026-10-01) or an age (7d, 2w)."),
-    Param("limit", int, "How many sessions.", 20, minimum=1, maximum=MAX_LIMIT),
-    Param("offset", int, "Skip this many sessions (page with limit).", 0, minimum=0, maximum=MAX_COUNT),
-)
+def _search_params() -> tuple[Param, ...]:
+    return _params(SearchRequest, MCP_DEFAULTS)
+
+
+# (the archive is searched over MCP through search's "default"; show and list read this machine's store)
+SHOW_PARAMS = _params(ShowRequest, MCP_SHOW_DEFAULTS, leave_out=("archive",))
+LIST_PARAMS = _params(ListRequest, {}, leave_out=("archive", "member"))
 
 
 @dataclass(frozen=True)
