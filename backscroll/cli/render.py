@@ -24,7 +24,18 @@ def short_path(path: str) -> str:
 
 
 def show_command(hit: Hit) -> str:
-    return f"backscroll show {hit.record_id}"
+    return f"backscroll show {hit.record_id}" + (" --archive …" if hit.member else "")
+
+
+def whose(hit: Hit) -> str:
+    """``alice@laptop · `` for a team archive's hit (whose it is), nothing for a local one."""
+    return f"{hit.member}@{hit.machine} · " if hit.member else ""
+
+
+def location(hit: Hit) -> str:
+    """Where the record was read: ``path:line``, and on the team archive whose machine that path is on."""
+    place = f"{short_path(hit.source_path)}:{hit.line}"
+    return f"{hit.member}@{hit.machine}: {place}" if hit.member else place
 
 
 def _entry(hit: Hit):
@@ -32,7 +43,7 @@ def _entry(hit: Hit):
 
     head = Text()
     head.append(f"{hit.rank:>2}. ", style="bold")
-    head.append(clean(f"{hit.agent} · {hit.project or '-'} · {human_age(hit.timestamp)} · "), style="dim")
+    head.append(clean(f"{whose(hit)}{hit.agent} · {hit.project or '-'} · {human_age(hit.timestamp)} · "), style="dim")
     head.append(clean(label(hit)), style="magenta" if hit.is_echo else "cyan")
     if hit.match == "meaning":
         head.append(" (meaning only)", style="dim")
@@ -42,7 +53,7 @@ def _entry(hit: Hit):
     for start, end in hit.highlights:
         body.stylize("bold yellow", start, end)
     foot = Text(clean(show_command(hit)), style="dim")
-    where = Text(clean(f"{short_path(hit.source_path)}:{hit.line}"))
+    where = Text(clean(location(hit)))
     return head, body, foot, where
 
 
@@ -104,7 +115,8 @@ def print_by_session(out, result: SearchResult, *, color: bool) -> None:
             out.print()
         title = shorten(" ".join((s.title or "(untitled)").split()), 100)
         out.print(clean(f"{n}. {title}"), style="bold" if color else None, soft_wrap=True)
-        out.print(clean(f"   {s.agent} · {s.project or '-'} · {human_age(s.started_at)} · "
+        owner = whose(s.hits[0]) if s.hits else ""
+        out.print(clean(f"   {owner}{s.agent} · {s.project or '-'} · {human_age(s.started_at)} · "
                         f"backscroll show {s.session_id}"), style="dim" if color else None, soft_wrap=True)
         print_hits(out, s.hits)
 

@@ -42,7 +42,8 @@ def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
 
     out = console(color)
     s = view.session
-    meta = " · ".join(str(x) for x in (s.get("agent"), s.get("project"), s.get("cwd"),
+    owner = f"{s['member']}@{s['machine']}" if s.get("member") else None
+    meta = " · ".join(str(x) for x in (owner, s.get("agent"), s.get("project"), s.get("cwd"),
                                        local_time(s.get("started_at"))) if x)
     out.print(Text(f"session {s['session_id']}", style="bold"), Text(f" · {meta}", style="dim"))
     if s.get("title"):
@@ -85,7 +86,7 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
     if not sessions:
         out.print("No sessions.")
         return
-    agent_width = max(len(s["agent"] or "") for s in sessions)
+    agent_width = max(len(_owned(s)) for s in sessions)
     project_width = min(PROJECT_WIDTH, max(len(s["project"] or "-") for s in sessions))
     for s in sessions:
         when = local_time(s["started_at"] or s["updated_at"])
@@ -94,9 +95,15 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
         project = s["project"] or "-"
         if len(project) > project_width:
             project = project[:project_width - 1] + "…"
-        line.append(f"{s['agent'] or '':<{agent_width}} {project:<{project_width}} ", style="cyan")
+        line.append(f"{_owned(s):<{agent_width}} {project:<{project_width}} ", style="cyan")
         line.append(f"{s['records']:>5} rec", style="dim")
         line.append(f" {s['echoes']:>3} echo  " if s["echoes"] else "           ", style="magenta")
         line.append(("↳ " if s["is_sidechain"] else "") + (s["title"] or "(untitled)"))
         out.print(line)
-        out.print(Text(f"{'':16}  backscroll show {s['session_id']}", style="dim"))
+        out.print(Text(f"{'':16}  backscroll show {s['session_id']}" + (" --archive …" if s.member else ""),
+                       style="dim"))
+
+
+def _owned(s: SessionSummary) -> str:
+    """The agent, and on the team archive whose session it is (``alice@laptop claude``)."""
+    return (f"{s.member}@{s.machine} " if s.member else "") + (s.agent or "")
