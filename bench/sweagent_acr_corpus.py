@@ -546,9 +546,9 @@ def _numbered(names: list[str], stem: str) -> list[tuple[int, str]]:
 def load_acr(mirror: Mirror, task_dir: str, files: list[str], run: str, instance_id: str) -> Convo:
     writes = [n for _, n in _numbered(files, "debug_agent_write_patch")]
     rounds = [n for _, n in _numbered(files, "conversation_round")]
-    source = (writes or rounds or [None])[-1]
-    if source is None:
+    if not (writes or rounds):
         raise ValueError("no conversation file")
+    source = (writes or rounds)[-1]
     messages = mirror.json(f"{task_dir}/{source}")
     if not isinstance(messages, list):
         raise ValueError("missing or unreadable conversation")
