@@ -59,3 +59,24 @@ def test_the_archive_ranks_as_the_local_store_does(both, mode):
             if local != remote:
                 differ.append((query, options, local, remote))
     assert not differ, differ[:2]
+
+
+def test_an_answer_fits_the_tokens_an_agent_gives_it_on_both_stores(both):
+    """``max_tokens``: one field of ``SearchRequest`` and one step of ``searching.answer``, so both stores keep it."""
+    from backscroll.integrations.mcp_tools import TOOLS
+
+    bs, url = both
+    for archive in (None, url):
+        whole = bs.search("job queue postgres", mode="lexical", limit=10, max_chars=0, archive=archive)
+        fitted = bs.search("job queue postgres", mode="lexical", limit=10, max_chars=0, max_tokens=150,
+                           archive=archive)
+        assert len(whole.results) == 10
+        used = sum(len(h.text) + len(h.snippet) for h in fitted.results)
+        assert 0 < len(fitted.results) < 10 and used <= 150 * 4
+        assert [h.record_id for h in fitted.results] == [h.record_id for h in whole.results[:len(fitted.results)]]
+        assert any("to fit --max-tokens 150" in n and "left out" in n for n in fitted.notes), fitted.notes
+        last = fitted.results[-1]
+        if last.text_truncated:
+            assert last.text.endswith("…") and whole.results[len(fitted.results) - 1].text.startswith(last.text[:-1])
+    schema = TOOLS["search"].input_schema()["properties"]["max_tokens"]
+    assert schema["minimum"] == 1, "the MCP tool takes it too"

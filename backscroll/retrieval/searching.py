@@ -111,7 +111,7 @@ def answer(source: Source, req: SearchRequest, plan: QueryPlan, filters: Filters
     """A search of ``source`` (the local store or the team archive): ranked under the filters, then the hint
     policy (``policy.hints``: role, author, agent and content type narrow, the rest follows as also matching),
     the page asked for (``offset``), and the source's notes."""
-    from backscroll.retrieval import pipeline
+    from backscroll.retrieval import budget, pipeline
     from backscroll.retrieval.policy import hints
 
     opts = pipeline.SearchOptions(limit=req.limit + req.offset, include_echoes=req.include_echoes,
@@ -121,5 +121,6 @@ def answer(source: Source, req: SearchRequest, plan: QueryPlan, filters: Filters
         return pipeline.run(source, plan, f, opts, req.mode)
 
     result = hints.also_matching(run(filters), filters, run, strict=req.strict)
-    return replace(result, results=result.results[req.offset:], sessions=result.sessions[req.offset:],
-                   notes=tuple(dict.fromkeys([*source.notes, *result.notes])))
+    result = replace(result, results=result.results[req.offset:], sessions=result.sessions[req.offset:],
+                     notes=tuple(dict.fromkeys([*source.notes, *result.notes])))
+    return budget.fitted(result, req.max_tokens) if req.max_tokens is not None else result

@@ -1,0 +1,52 @@
+"""An answer that must fit an agent's budget (``--max-tokens``): the best hits whole, the last one cut at a word
+boundary, the rest left out and counted in a note. Pure.
+
+A token is taken as four characters (English prose and code, for the tokenizers agents use: an estimate, never a
+count). What a hit costs is its text and its snippet; results come first, then what the hint filters hid
+(``also_matching``), then the weak matches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from backscroll.types import Hit, SearchResult
+
+CHARS_PER_TOKEN = 4
+MIN_CUT = 200  # characters a cut hit keeps at least: less says nothing, so the hit is left out instead
+
+
+def fitted(result: SearchResult, max_tokens: int) -> SearchResult:
+    """``result`` within about ``max_tokens`` tokens, with a note when anything was cut or left out."""
+    room = max_tokens * CHARS_PER_TOKEN
+    lists: dict[str, tuple[Hit, ...]] = {}
+    cut = left = 0
+    for name in ("results", "also_matching", "weak_matches"):
+        kept: list[Hit] = []
+        for hit in getattr(result, name):
+            size = len(hit.text) + len(hit.snippet)
+            if size <= room:
+                kept.append(hit)
+                room -= size
+            elif room - len(hit.snippet) >= MIN_CUT:
+                kept.append(replace(hit, text=_at_word(hit.text, room - len(hit.snippet)), text_truncated=True))
+                room, cut = 0, cut + 1
+            else:
+                left += 1
+        lists[name] = tuple(kept)
+    if not (cut or left):
+        return result
+    said = f"to fit --max-tokens {max_tokens}: " + ", ".join(
+        part for part in (f"{left} hit{'s' if left != 1 else ''} left out" if left else "",
+                          "the last one cut" if cut else "") if part)
+    kept_sessions = {h.session_id for h in lists["results"]}
+    return replace(result, results=lists["results"], also_matching=lists["also_matching"],
+                   weak_matches=lists["weak_matches"], notes=(*result.notes, said),
+                   sessions=tuple(s for s in result.sessions if s.session_id in kept_sessions))
+
+
+def _at_word(text: str, chars: int) -> str:
+    """``text`` cut to at most ``chars`` characters at a word boundary, with an ellipsis."""
+    head = text[:max(chars - 1, 0)]
+    space = head.rfind(" ")
+    return (head[:space] if space > chars // 2 else head).rstrip() + "…"
