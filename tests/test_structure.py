@@ -84,3 +84,27 @@ def test_sql_only_in_the_store():
             sites[rel] = n
     assert set(sites) <= SQL_OUTSIDE_STORE, f"SQL outside store/: {dict(sorted(sites.items()))}"
     assert not SQL_OUTSIDE_STORE - set(sites), f"paid, take them off the list: {SQL_OUTSIDE_STORE - set(sites)}"
+
+
+def test_the_command_line_reference_says_what_the_commands_say():
+    """docs/cli.md is written from the commands (``scripts/cli_reference.py``): every command and option is in it,
+    with its help, and it is never out of step with them."""
+    import typer
+
+    from backscroll.cli.app import build
+    from backscroll.cli.reference import reference
+
+    written = (PACKAGE.parent / "docs" / "cli.md").read_text()
+    assert written == reference(), "docs/cli.md is out of date: run scripts/cli_reference.py"
+    root = typer.main.get_command(build())
+    undocumented = []
+    for name, command in root.commands.items():  # type: ignore[attr-defined]
+        subcommands = getattr(command, "commands", {}).items()
+        for cmd_name, cmd in [(name, command), *((f"{name} {n}", c) for n, c in subcommands)]:
+            if not (cmd.help or "").strip():
+                undocumented.append(cmd_name)
+            for p in cmd.params:
+                if p.param_type_name == "option" and not p.hidden and not (p.help or "").strip():
+                    undocumented.append(f"{cmd_name} {p.opts[0]}")
+            assert f"`backscroll {cmd_name}`" in written
+    assert not undocumented, undocumented

@@ -22,7 +22,7 @@ def init(
     """Create or migrate the archive's schema, the backscroll_member role and its row-level security: every
     member reads every row, and inserts, changes or deletes only their own. Safe to run again.
 
-    The statements are in backscroll/store/archive_pg.py, for an administrator to read first.
+    The statements are in backscroll/store/archive_schema.py, for an administrator to read first.
     """
 
     def body() -> int:
