@@ -12,7 +12,9 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-DATA = Path(__file__).parent / "data"
+from helpers import TESTS
+
+DATA = TESTS / "data"
 
 AMP_ID = "T-019a2f4c-7d1e-7b3a-9c55-2e8f61a0d4b7"
 DROID_ID = "3f1b2c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"

@@ -9,7 +9,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-REAL = Path(__file__).parent / "data" / "real"  # real session files other projects publish (see ORIGIN.md)
+TESTS = Path(__file__).resolve().parent  # the tests' root: data/, golden/ and the shared helpers
+REAL = TESTS / "data" / "real"  # real session files other projects publish (see ORIGIN.md)
 
 
 def rows(home, sql="SELECT * FROM records ORDER BY id", params=()):
@@ -76,3 +77,17 @@ def kinds(records) -> Counter:
         else:
             out["output"] += 1
     return out
+
+
+def webhook_session(session_builder):
+    """A session whose commit listing answers a question asked in the words of the git log call that printed it."""
+    s = session_builder.claude()
+    s.user("the stripe webhook signature check fails since yesterday's deploy")
+    s.assistant("Let me see what changed in the webhook handler.")
+    s.tool("git log --oneline -3 -- app/webhooks/stripe_signature.py",
+           "a41c9d2 refactor: parse the payload with a pydantic model\n"
+           "7be02f1 feat: handle checkout.session.completed\n0c3e9aa chore: bump stripe to 11.2")
+    s.assistant("The signature is computed over the parsed payload now, not the raw body.")
+    for n in range(4):
+        session_builder.claude().user(f"stripe webhook retries are noisy in staging, batch {n}")
+    return s

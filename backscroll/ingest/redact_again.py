@@ -22,7 +22,7 @@ from backscroll.store.db import Store, content_hash
 from backscroll.store.meta import REBUILD_LEXICAL
 
 # The redaction rules' version: bump it whenever the rules (ours, gitleaks', the engine) find more, so that
-# stores redact their records again. ``tests/test_redaction_upgrade.py`` holds the fingerprint of the rules
+# stores redact their records again. ``tests/ingest/test_redaction_upgrade.py`` holds the fingerprint of the rules
 # it names and fails when they change without a new version. 0: before versions were kept.
 RULES_VERSION = 1
 META_KEY = "redaction_version"  # the version the whole store was last redacted with, or OFF

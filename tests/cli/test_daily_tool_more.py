@@ -1,0 +1,376 @@
+"""Issue #18, a daily tool (the rest): config typos warn, an unknown --source agent is a usage error,
+status tells coverage, a running index, the last run and its paths on a damaged store, more echo
+forms, eval --help documents the query file, the first search shows its indexing, the demo explains
+itself."""
+
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+
+import pytest
+from helpers import TESTS, cli_env, run_cli, run_tty
+from typer.testing import CliRunner
+
+from backscroll.cli.app import app
+from backscroll.ingest import echo as classify
+
+ROOT = TESTS.parent
+
+
+def cli(*args, **kw):
+    return CliRunner().invoke(app, [str(a) for a in args], **kw)
+
+
+def error_of(stderr: str) -> dict:
+    return json.loads(stderr.strip().splitlines()[-1])["error"]
+
+
+@pytest.fixture
+def small(session_builder, backscroll_home):
+    s = session_builder.claude(project="acme-api")
+    s.user("why is the cart endpoint slow?")
+    s.assistant("the cart endpoint runs an N+1 query over the line items; prefetch_related fixes it")
+    s.tool("pytest -q tests/test_cart.py", "3 passed in 0.41s")
+    return backscroll_home
+
+
+# -- 1. unknown config keys warn ------------------------------------------------------------------
+
+def test_a_misspelt_config_key_warns_on_stderr_and_suggests_the_known_one(small):
+    (small.data).mkdir(parents=True, exist_ok=True)
+    (small.data / "config.toml").write_text('embde = false\n[roots]\nclaud = "/nowhere"\n'
+                                            '[[sources]]\npath = "/tmp"\nagnet = "codex"\n')
+    r = run_cli(small, "status", "--json")
+    assert r.returncode == 0, r.stderr
+    assert "unknown key 'embde'" in r.stderr and "did you mean 'embed'?" in r.stderr
+    assert "known: embed, redact, roots, sources" in r.stderr
+    assert "unknown key 'claud' in [roots]" in r.stderr and "did you mean 'claude'?" in r.stderr
+    assert "unknown key 'agnet' in [[sources]]" in r.stderr and "did you mean 'agent'?" in r.stderr
+    assert len(json.loads(r.stdout)["config_warnings"]) == 3
+    assert json.loads(r.stdout)["settings"]["embed"] == {"value": True, "from": "default"}  # still ignored
+
+
+def test_a_valid_config_file_warns_about_nothing(small):
+    small.data.mkdir(parents=True, exist_ok=True)
+    (small.data / "config.toml").write_text('embed = false\nredact = true\n[roots]\nclaude = "/x"\n'
+                                            '[[sources]]\npath = "/tmp"\nagent = "codex"\n')
+    r = run_cli(small, "status", "--json")
+    assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
+
+
+def test_a_command_that_resolves_the_config_twice_warns_once(small, backscroll_index):
+    backscroll_index(embed=False)
+    (small.data / "config.toml").write_text("embde = false\n")
+    r = run_cli(small, "list", "--no-sync")  # list resolves the config for the page and the total
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("unknown key 'embde'") == 1
+
+
+# -- 2. an unknown agent prefix in --source -------------------------------------------------------
+
+def test_an_unknown_agent_prefix_is_a_usage_error_listing_the_registered_agents(small):
+    from backscroll.ingest.sources import AGENTS
+
+    r = run_cli(small, "index", "--source", "nosuchagent:/tmp", "--no-embed")
+    assert r.returncode == 2, r.stderr
+    assert "unknown agent 'nosuchagent'" in r.stderr and "no such file" not in r.stderr
+    assert ", ".join(AGENTS) in r.stderr
+    r = run_cli(small, "index", "--source", "cluade:/tmp", "--no-embed", "--json")
+    assert r.returncode == 2
+    err = error_of(r.stderr)
+    assert err["kind"] == "usage" and "did you mean claude:/tmp?" in err["hint"]
+
+
+def test_a_registered_agent_prefix_and_a_path_with_a_colon_still_work(small, tmp_path):
+    odd = tmp_path / "back:up"  # a real directory whose name holds a colon is a path, not an agent
+    odd.mkdir()
+    r = run_cli(small, "index", "--source", f"codex:{tmp_path}", "--source", str(odd), "--no-embed")
+    assert r.returncode == 0, r.stderr
+    r = run_cli(small, "index", "--source", f"cursor:{tmp_path}", "--no-embed")  # cursor is registered
+    assert r.returncode == 0, r.stderr
+
+
+# -- 3. status: coverage, a running index, the last run, a damaged store --------------------------
+
+def test_status_shows_embedding_coverage_in_words_and_json(small, backscroll_index):
+    backscroll_index(embed=False)
+    r = run_cli(small, "status", env=cli_env(small, COLUMNS="200"))
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"embedded 0 / 2 prose records — run backscroll embed", r.stdout), r.stdout
+    doc = json.loads(run_cli(small, "status", "--json").stdout)
+    assert doc["embeddings"] == {"prose_records": 2, "embedded": 0, "pending": 2}
+    assert run_cli(small, "embed").returncode == 0
+    doc = json.loads(run_cli(small, "status", "--json").stdout)
+    assert doc["embeddings"] == {"prose_records": 2, "embedded": 2, "pending": 0}
+    r = run_cli(small, "status")
+    assert "embedded 2 / 2 prose records" in r.stdout and "run backscroll embed" not in r.stdout
+
+
+def test_status_says_indexing_in_progress_while_the_writer_lock_is_held(small, backscroll_index):
+    from backscroll.store.lock import writer_lock
+
+    backscroll_index(embed=False)
+    cfg = small.config()
+    assert json.loads(run_cli(small, "status", "--json").stdout)["indexing"] is False
+    with writer_lock(cfg, 0.0) as acquired:
+        assert acquired
+        doc = json.loads(run_cli(small, "status", "--json").stdout)
+        human = run_cli(small, "status").stdout
+    assert doc["indexing"] is True and doc["records"] > 0
+    assert "indexing in progress" in human
+    assert "indexing in progress" not in run_cli(small, "status").stdout
+
+
+def test_status_on_a_fresh_home_creates_no_lock_file(small):
+    doc = json.loads(run_cli(small, "status", "--json").stdout)
+    assert doc["indexing"] is False and not small.config().lock_path.exists()
+
+
+def test_every_index_run_records_its_time_even_when_nothing_changed(small, backscroll_index):
+    from backscroll.store.db import Store
+
+    backscroll_index(embed=False)
+    doc = json.loads(run_cli(small, "status", "--json").stdout)
+    first_run, first_change = doc["last_index_run"], doc["last_sync"]
+    assert first_run and first_change
+    store = Store.open(small.config().db_path)
+    store.set_meta("last_index_run", "2020-01-01T00:00:00.000Z")  # as if that run were long ago
+    store.close()
+    assert run_cli(small, "index", "--no-embed").returncode == 0  # nothing new to read
+    doc = json.loads(run_cli(small, "status", "--json").stdout)
+    assert doc["last_index_run"] > "2020-01-01T00:00:00.000Z" and doc["last_sync"] == first_change
+    assert "last index run 20" in run_cli(small, "status").stdout
+
+
+def test_status_prints_its_paths_before_the_corrupt_store_error(small):
+    small.data.mkdir(parents=True, exist_ok=True)
+    db = small.config().db_path
+    db.write_bytes(b"this is not a database\x00" * 2000)
+    r = run_cli(small, "status")
+    assert r.returncode == 1
+    assert "Paths" in r.stdout and str(db) in r.stdout and "Session roots" in r.stdout
+    assert "damaged" in r.stderr and "hint:" in r.stderr
+    r = run_cli(small, "status", "--json")
+    assert r.returncode == 1
+    doc = json.loads(r.stdout)
+    assert doc["paths"]["store"]["path"] == str(db) and doc["store_error"]["kind"] == "corrupt-store"
+    assert error_of(r.stderr)["kind"] == "corrupt-store"
+    assert db.read_bytes() == b"this is not a database\x00" * 2000  # left as it was
+
+
+# -- 4. more echo forms ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [
+    "for q in a b; do backscroll search $q; done",
+    "for q in 'job queue' 'skip locked'\ndo\n  backscroll search \"$q\" --limit 3\ndone",
+    "while read id; do backscroll show \"$id\"; done < ids.txt",
+    "if true; then backscroll search x; fi",
+    "{ backscroll search x; }",
+    "xargs -I{} backscroll search {}",
+    "printf 'a\\nb\\n' | xargs -I {} backscroll search {}",
+    "echo queue | xargs backscroll search",
+    "cat ids | xargs -n 1 -P 4 backscroll show",
+    "watch backscroll search job queue",
+    "watch -n 5 backscroll search job queue",
+    "watch -n 5 'backscroll search job queue'",
+    "$(which backscroll) search job queue",
+    "`which backscroll` search job queue",
+    "$(command -v backscroll) show abc#3",
+])
+def test_more_retrieval_forms_are_echoes(command):
+    assert classify.is_query_echo(command), command
+
+
+@pytest.mark.parametrize("command", [
+    'echo "for q in x; do backscroll search"',
+    'grep "xargs backscroll search" notes.md',
+    'echo "$(which backscroll) search x"',
+    "watch backscroll status",
+    "xargs backscroll index",
+    "which backscroll",
+    "for f in *.md; do grep -l backscroll $f; done",
+    "watch -n 5 ls",
+])
+def test_look_alikes_stay_non_echoes(command):
+    assert not classify.is_query_echo(command), command
+
+
+def test_the_new_rules_bumped_the_classifier_version_and_reclassify_a_store(session_builder, backscroll_index,
+                                                                             backscroll_home):
+    from backscroll.store.db import Store
+
+    assert classify.VERSION >= 3
+    s = session_builder.claude(project="acme-api")
+    s.user("what did we decide about the queue?")
+    s.tool("for q in queue locks; do backscroll search $q; done", "1. we chose postgres for the queue")
+    backscroll_index(embed=False)
+    store = Store.open(backscroll_home.config().db_path)
+    try:
+        assert store.conn.execute("SELECT count(*) FROM records WHERE is_echo = 1").fetchone()[0] == 2
+        store.set_meta("classifier_version", "2")
+        store.conn.execute("UPDATE records SET is_echo = 0")
+    finally:
+        store.close()
+    backscroll_index(embed=False)
+    store = Store.open(backscroll_home.config().db_path)
+    try:
+        assert store.conn.execute("SELECT count(*) FROM records WHERE is_echo = 1").fetchone()[0] == 2
+    finally:
+        store.close()
+
+
+# -- 5. eval --help -------------------------------------------------------------------------------
+
+def test_eval_help_shows_the_argument_and_the_query_file_format():
+    r = cli("eval", "--help", env={"COLUMNS": "120"})
+    assert r.exit_code == 0
+    out = r.stdout
+    assert "QUERIES.toml" in out
+    for needle in ("[corpus]", "[gate]", "[[query]]", "now =", "text =", "expected =", "category =",
+                   "session =", "ratchet", "slack", "floors.", "allow_also_matching", "the file's [gate] fails"):
+        assert needle in out, needle
+
+
+def test_the_keys_eval_help_names_are_the_keys_evaluate_reads():
+    from backscroll.eval_file import QUERY_KEYS
+
+    out = cli("eval", "--help", env={"COLUMNS": "200"}).stdout
+    for key in QUERY_KEYS:
+        assert key in out, key
+
+
+# -- 6. the first search shows its indexing -------------------------------------------------------
+
+def test_the_first_search_on_a_terminal_shows_the_index_progress(small):
+    status, out = run_tty(small, "search", "cart endpoint", "--no-pager", columns=100)
+    assert status == 0, out
+    assert "indexing your sessions first" in out and "reading sessions" in out
+    assert "prefetch_related" in out
+    status, out = run_tty(small, "search", "cart endpoint", "--no-pager", columns=100)  # indexed now: quiet
+    assert status == 0 and "indexing your sessions first" not in out and "reading sessions" not in out
+
+
+def test_the_first_search_progress_can_be_forced_and_is_off_when_piped(small):
+    """Piped, no bars, but one line says why the first search takes a while (it was silent throughout)."""
+    r = run_cli(small, "search", "cart endpoint")
+    assert r.returncode == 0 and "reading sessions" not in r.stderr
+    assert r.stderr.count("indexing your sessions first") == 1, r.stderr
+    again = run_cli(small, "search", "cart endpoint")
+    assert "indexing your sessions first" not in again.stderr
+    other = small.root / "data2"
+    env = cli_env(small, BACKSCROLL_HOME=str(other), BACKSCROLL_PROGRESS="1")
+    r = run_cli(small, "search", "cart endpoint", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "reading sessions" in r.stderr and json.loads(r.stdout)["results"]  # stdout stays data
+
+
+# -- 8. make demo ---------------------------------------------------------------------------------
+
+def _demo_commands() -> list[list[str]]:
+    text = (ROOT / "Makefile").read_text()
+    demo = text[text.index("\ndemo:"):text.index("\n\n", text.index("\ndemo:"))]
+    return [shlex.split(m.group(1)) for m in re.finditer(r"\bbs ((?:index|search|status)[^;]*);", demo + ";")]
+
+
+def test_the_demo_explains_its_malformed_lines_in_one_sentence():
+    text = (ROOT / "Makefile").read_text()
+    demo = text[text.index("\ndemo:"):]
+    assert re.search(r'echo "# \(The skipped lines are broken on purpose[^"]*\.\)"', demo)
+
+
+def test_the_demo_default_search_shows_no_unmarked_row_that_quotes_a_search(backscroll_home):
+    commands = _demo_commands()
+    index = next(c for c in commands if c[0] == "index")
+    default = next(c for c in commands if c[0] == "search" and "--include-echoes" not in c)
+    env = cli_env(backscroll_home, NO_COLOR="1")
+    r = subprocess.run([sys.executable, "-m", "backscroll", *index, "--no-embed"], env=env, cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([sys.executable, "-m", "backscroll", *default, "--json", "--mode", "lexical"], env=env,
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    hits = json.loads(r.stdout)["results"]
+    assert hits
+    for hit in hits:
+        assert "backscroll search" not in hit["text"] or hit.get("is_echo"), hit["text"][:200]
+
+
+def test_the_demo_status_does_not_call_the_agents_it_just_indexed_not_found(backscroll_home):
+    """`make demo` indexes claude and codex with --source, then `status` said they were "not found in
+    their default places"."""
+    index = next(c for c in _demo_commands() if c[0] == "index")
+    env = cli_env(backscroll_home, NO_COLOR="1")
+    r = subprocess.run([sys.executable, "-m", "backscroll", *index, "--no-embed"], env=env, cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = subprocess.run([sys.executable, "-m", "backscroll", "status"], env=env, cwd=ROOT, capture_output=True,
+                         text=True, timeout=120).stdout
+    assert "indexed from paths given with --source: claude, codex" in out, out
+    absent = next(line for line in out.splitlines() if "not found in their default places" in line)
+    assert "claude" not in absent and "codex" not in absent, absent
+
+
+def test_the_demo_comments_promise_only_what_it_prints():
+    text = (ROOT / "Makefile").read_text()
+    assert "unmarked row" not in text[text.index("\ndemo:"):], "the top 8 hold no unmarked row quoting the command"
+
+
+def test_ages_are_one_form_from_seconds_to_years():
+    """The age column mixed "34d ago" with "2026-10-06"."""
+    from datetime import UTC, datetime, timedelta
+
+    from backscroll.dates import format_ts, human_age
+
+    now = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
+    ages = [human_age(format_ts(now - timedelta(seconds=s)), now=now)
+            for s in (30, 600, 7200, 86400 * 3, 86400 * 34, 86400 * 57, 86400 * 400, 86400 * 800)]
+    assert ages == ["30s ago", "10min ago", "2h ago", "3d ago", "34d ago", "1mo ago", "13mo ago", "2y ago"]
+    assert all(re.fullmatch(r"\d+(s|min|h|d|mo|y) ago", a) for a in ages)
+
+
+def test_long_lists_say_how_many_more_exist(session_builder, backscroll_home):
+    """`status` showed 15 projects and "known projects" in an error 12, cut without a word."""
+    for i in range(20):
+        session_builder.claude(project=f"proj{i:02d}").user(f"question {i} about the ledger")
+    env = cli_env(backscroll_home, NO_COLOR="1")
+    assert subprocess.run([sys.executable, "-m", "backscroll", "index", "--no-embed"], env=env,
+                          capture_output=True, timeout=120).returncode == 0
+    status = subprocess.run([sys.executable, "-m", "backscroll", "status"], env=env, capture_output=True,
+                            text=True, timeout=120).stdout
+    assert "and 5 more project(s)" in status, status
+    err = subprocess.run([sys.executable, "-m", "backscroll", "search", "ledger", "--project", "nosuch",
+                          "--no-sync"], env=env, capture_output=True, text=True, timeout=120).stderr
+    assert "and 8 more" in err, err
+
+
+def test_after_an_interrupted_first_index_the_next_one_is_calm(session_builder, backscroll_home, capsys):
+    """Ctrl-C during the first `index` said only "interrupted", and the next run said the lexical index
+    "was missing or unreadable", which alarms after a normal interrupt."""
+    from backscroll.indexes.lexical import LexicalIndex
+
+    session_builder.claude(project="calm").user("the ledger reconciliation")
+    LexicalIndex(backscroll_home.config().index_dir).create()  # what an interrupted first build leaves
+    env = cli_env(backscroll_home, NO_COLOR="1")
+    r = subprocess.run([sys.executable, "-m", "backscroll", "index", "--no-embed"], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0 and "missing or unreadable" not in r.stderr, r.stderr
+    from backscroll.cli import common
+
+    with pytest.raises(common.typer.Exit):
+        common.run(lambda: (_ for _ in ()).throw(KeyboardInterrupt))
+    assert "what was already indexed is kept" in capsys.readouterr().err
+
+
+def test_a_misspelled_word_gets_a_did_you_mean_from_the_index(session_builder, backscroll_index, backscroll_search):
+    """Misspelled words were noted but never corrected."""
+    s = session_builder.claude(project="db")
+    s.user("the pgbouncer pool runs out of connections under load")
+    s.assistant("Raise default_pool_size in pgbouncer.ini and set server_idle_timeout.")
+    backscroll_index(embed=False)
+    res = backscroll_search("pgbounser pool size", mode="lexical")
+    assert any('did you mean "pgbouncer"?' in n for n in res.notes), res.notes
+    none = backscroll_search("xyzzyplugh frobnicate", mode="lexical")
+    assert not any("did you mean" in n for n in none.notes), none.notes

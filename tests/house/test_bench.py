@@ -1,0 +1,43 @@
+"""The benchmark still runs (on a tiny corpus: speed is measured by bench/run.py, never asserted here)."""
+
+
+import json
+import subprocess
+import sys
+
+import pytest
+from helpers import TESTS
+
+BENCH = TESTS.parent / "bench" / "run.py"
+
+
+@pytest.mark.slow  # a corpus, an index and the real model in a subprocess
+def test_bench_runs_on_a_tiny_corpus(tmp_path):
+    out = subprocess.run([sys.executable, str(BENCH), "--sessions", "4", "--quick", "--embed-sample", "20",
+                          "--out", str(tmp_path), "--json"], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["records"] > 50 and data["raw_jsonl_bytes"] > 0
+    for key in ("index_lexical_s", "noop_index_s", "append_index_s", "search_lexical_median", "search_hybrid_median",
+                "warm_lexical_ms", "index_rss", "disk_ratio", "embed_rate"):
+        assert data[key] > 0, key
+
+
+def test_the_long_session_variant_merges_each_projects_sessions_into_one(tmp_path):
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        from long_sessions import merge_sessions
+    finally:
+        sys.path.pop(0)
+    project = tmp_path / "corpus" / ".claude" / "projects" / "-home-dev-shop"
+    project.mkdir(parents=True)
+    (project / "b.jsonl").write_text('{"sessionId": "b", "timestamp": "2026-02-01T00:00:00.000Z", "n": 3}\n')
+    (project / "a.jsonl").write_bytes(b'{"sessionId": "a", "timestamp": "2026-01-01T00:00:00.000Z", "n": 1}\n'
+                                      b'{"broken\xff\n{"sessionId": "a", "n": 2}\n')
+    assert merge_sessions(tmp_path / "corpus", tmp_path / "long") == 2
+    files = list((tmp_path / "long" / ".claude" / "projects" / "-home-dev-shop").glob("*.jsonl"))
+    assert [f.name for f in files] == ["a.jsonl"], "named after the earliest session"
+    lines = files[0].read_bytes().splitlines()
+    assert lines[1] == b'{"broken\xff', "a broken line is kept as it is"
+    objs = [json.loads(x) for x in lines if x != lines[1]]
+    assert [o["n"] for o in objs] == [1, 2, 3] and {o["sessionId"] for o in objs} == {"a"}

@@ -1,0 +1,49 @@
+"""Kimi: a session kimi-cli 1.49.0 wrote itself (tests/data/kimi-generated, see its README), and the layouts this
+version does not read (Kimi Code's wire logs, Cline 4's sessions), which status names instead of indexing
+nothing in silence."""
+
+
+import hashlib
+import shutil
+from collections import Counter
+
+from helpers import TESTS
+
+import backscroll
+
+DATA = TESTS / "data" / "kimi-generated"
+WORK = "/tmp/research/kimi/run/work"
+SESSION = "2794b12b-1865-4ab2-b0aa-97ca3033a6b2"
+
+
+def test_a_session_kimi_cli_wrote_holds_what_its_context_file_holds(backscroll_home, backscroll_index):
+    share = backscroll_home.home / ".kimi"
+    folder = share / "sessions" / hashlib.md5(WORK.encode()).hexdigest() / SESSION
+    folder.mkdir(parents=True)
+    for name in ("context.jsonl", "wire.jsonl", "state.json"):
+        shutil.copyfile(DATA / name, folder / name)
+    shutil.copyfile(DATA / "kimi.json", share / "kimi.json")
+    out = backscroll_index(embed=False)
+    assert out.report.lines_skipped == 0
+    got = backscroll.show(SESSION, home=backscroll_home.data)
+    kinds = Counter(r.content_type if r.content_type == "reasoning" else
+                    ("call" if r.is_call else "output") if r.role == "tool" else r.role for r in got.records)
+    # four prompts; five replies and two thoughts; Shell and ReadFile, each with its result (ReadFile's an error)
+    assert dict(kinds) == {"user": 4, "assistant": 5, "reasoning": 2, "call": 2, "output": 2}
+    assert got.session["cwd"] == WORK and got.session["title"] == "Show me notes.txt"
+
+
+def test_status_names_layouts_this_version_does_not_read(backscroll_home, backscroll_index, session_builder):
+    home = backscroll_home.home
+    wire = home / ".kimi-code/sessions/wd_app_0123456789ab/sess-1/agents/main/wire.jsonl"
+    cline4 = home / ".cline/data/sessions/s1/s1.messages.json"
+    for path in (wire, cline4):
+        path.parent.mkdir(parents=True)
+        path.write_text("{}\n")
+    warnings = backscroll.status(home=backscroll_home.data).warnings
+    assert not warnings  # nothing indexed yet: status reads no store, but the paths are listed below
+    session_builder.claude("p").user("hello")
+    backscroll_index(embed=False)
+    warnings = backscroll.status(home=backscroll_home.data).warnings
+    assert any(w.startswith("kimi: ") and "Kimi Code sessions" in w and str(wire) in w for w in warnings)
+    assert any(w.startswith("cline: ") and "Cline 4 sessions" in w for w in warnings)

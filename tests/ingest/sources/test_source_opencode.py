@@ -1,0 +1,423 @@
+"""OpenCode: the live SQLite database (v1.2+) and the older storage/ JSON tree, read into records.
+
+The database is built here with OpenCode's real tables (``session``, ``message``, ``part`` with JSON
+``data``), in WAL mode, by a connection that stays open like OpenCode's own; the older tree is the
+fixture under ``tests/data/opencode/storage``.
+"""
+
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from helpers import rows, texts
+from opencode_db import DATA, OCSession, OpenCodeDB, oc_root
+
+from backscroll.ingest.sources import AGENTS, opencode
+
+
+@pytest.fixture(autouse=True)
+def _no_opencode_env(monkeypatch):
+    monkeypatch.delenv("OPENCODE_DATA_DIR", raising=False)
+
+
+@pytest.fixture
+def oc_db(backscroll_home):
+    db = OpenCodeDB(oc_root(backscroll_home) / "opencode.db")
+    yield db
+    db.close()
+
+
+FIXED = "Fixed: checkout now answers 400 `cart is empty` instead of raising IndexError on cart.lines[0]."
+
+
+def _checkout_session(db: OpenCodeDB) -> OCSession:
+    s = db.session("Checkout returns 500 on empty carts")
+    s.user("why does checkout return 500 when the cart is empty?",
+           synthetic='Called the Read tool with the following input: {"filePath":"/home/dev/shop/checkout.py"}',
+           file="/home/dev/shop/checkout.py")
+    a = s.assistant()
+    a.reasoning("The handler probably indexes the first cart line without checking for an empty cart.")
+    a.text("Let me read the handler and run its tests.")
+    a.tool("read", {"filePath": "/home/dev/shop/checkout.py", "offset": 0, "limit": 40},
+           "<file>\n00012| def checkout(cart):\n00013|     first = cart.lines[0]\n</file>", title="checkout.py")
+    a.bash("pytest -q tests/test_checkout.py",
+           "F.\nFAILED tests/test_checkout.py::test_empty_cart - IndexError: list index out of range\n"
+           "1 failed, 1 passed")
+    a.tool("edit", {"filePath": "/home/dev/shop/checkout.py", "oldString": "cart.lines[0]",
+                    "newString": "cart.first()"},
+           status="error", error="Error: oldString not found in content")
+    a.patch("/home/dev/shop/checkout.py")
+    a.finish("tool-calls")
+    b = s.assistant()
+    b.text(FIXED)
+    b.tool("bash", {"command": "pytest -q", "description": "Run the whole suite"}, status="running")
+    b.finish()
+    return s
+
+
+def test_database_records_of_every_kind(oc_db, backscroll_home, backscroll_index):
+    s = _checkout_session(oc_db)
+    out = backscroll_index()
+    assert out.report.unreadable == [] and out.report.lines_skipped == 0
+
+    every = rows(backscroll_home)
+    reasoning = [r for r in every if r["content_type"] == "reasoning"]  # issue 15: reasoning parts are records
+    assert [(r["role"], r["text"].splitlines()[0][:40], r["line"]) for r in reasoning] == [
+        ("assistant", "The handler probably indexes the first c", 5)]
+    recs = [r for r in every if r["content_type"] != "reasoning"]
+    got = [(r["role"], r["tool_name"], r["is_error"], r["text"].splitlines()[0]) for r in recs]
+    assert got == [
+        ("user", None, 0, "why does checkout return 500 when the cart is empty?"),
+        ("assistant", None, 0, "Let me read the handler and run its tests."),
+        ("tool", "read", 0, "read"),
+        ("tool", "read", 0, "<file>"),  # the result is named after its call
+        ("tool", "bash", 0, "pytest -q tests/test_checkout.py"),
+        ("tool", "bash", 0, "F."),
+        ("tool", "edit", 0, "edit"),
+        ("tool", "edit", 1, "Error: oldString not found in content"),
+        ("assistant", None, 0, FIXED),
+        ("tool", "bash", 0, "pytest -q"),  # still running: a call without a result
+    ]
+    assert recs[2]["text"] == "read\nfilePath: /home/dev/shop/checkout.py\noffset: 0\nlimit: 40"
+    assert recs[4]["text"] == "pytest -q tests/test_checkout.py", "a bash call is exactly its command"
+    joined = "\n".join(r["text"] for r in recs)
+    assert "Called the Read tool" not in joined, "synthetic text is not what the user wrote"
+    assert "4f2a9c1e0b7d3a5c8e6f" not in joined, "step, snapshot and patch parts are not records"
+
+    assert {r["session_id"] for r in recs} == {s.session_id}
+    assert all(r["agent"] == "opencode" and r["source_path"] == f"{oc_db.path}#{s.session_id}" for r in recs)
+    assert recs[0]["record_id"].startswith(f"{s.session_id}:prt_") and recs[0]["record_id"].endswith("#0")
+    assert recs[3]["record_id"] == recs[2]["record_id"][:-2] + "#1" and recs[3]["line"] == recs[2]["line"]
+    assert [r["line"] for r in recs] == sorted(r["line"] for r in recs) and recs[0]["line"] == 1
+    assert recs[1]["line"] == 6, "lines count every part: text, synthetic text, file, step-start, reasoning, text"
+    assert recs[0]["cwd"] == "/home/dev/shop" and recs[0]["project"] == "shop"
+    assert all(r["timestamp"].endswith("Z") and r["timestamp"] >= "2026-09-21" for r in recs)
+    assert recs[0]["timestamp"] < recs[1]["timestamp"] <= recs[4]["timestamp"]
+
+    session = rows(backscroll_home, "SELECT * FROM sessions")[0]
+    assert (session["session_id"], session["agent"], session["title"], session["cwd"], session["is_sidechain"]) == (
+        s.session_id, "opencode", "Checkout returns 500 on empty carts", "/home/dev/shop", 0)
+
+
+def test_only_changed_sessions_are_read_again(oc_db, backscroll_home, backscroll_index):
+    a = oc_db.session("Flaky payment webhook", "/home/dev/payments")
+    a.user("the stripe webhook test is flaky")
+    t = a.assistant()
+    t.bash("pytest -q tests/test_webhook.py --count 20", "2 failed, 18 passed")
+    t.text("It depends on dict ordering of the event payload.")
+    t.finish()
+    b = oc_db.session("Add a healthcheck", "/home/dev/api")
+    b.user("add a /healthz endpoint")
+    tb = b.assistant()
+    tb.text("Added GET /healthz returning 200 with the git sha.")
+    tb.finish()
+    first = backscroll_index()
+    assert first.report.records_added == 6
+    of_b = "SELECT id, record_id FROM records WHERE session_id = ? ORDER BY id"
+    b_before = rows(backscroll_home, of_b, (b.session_id,))
+
+    a.user("can you pin the ordering?")  # touches the session, as a new prompt does
+    t2 = a.assistant()
+    t2.text("Sorted the payload keys before signing; 20 of 20 runs pass now.")
+    t2.finish()
+    second = backscroll_index()
+    assert second.report.records_replaced == 0, "session A's unchanged records are left alone"
+    assert second.report.records_added == 2
+    third = backscroll_index()
+    fourth = backscroll_index()
+    assert (third.report.files_changed, third.report.records_added) == (0, 0)
+    assert (fourth.report.files_changed, fourth.report.records_added) == (0, 0)
+
+    assert rows(backscroll_home, of_b, (b.session_id,)) == b_before, "the untouched session keeps its store ids"
+    recs = rows(backscroll_home)
+    assert len(recs) == len({r["record_id"] for r in recs}) == 8
+    assert texts(backscroll_home, session_id=a.session_id)[-1].startswith("Sorted the payload keys")
+    state = rows(backscroll_home, "SELECT session_state FROM source_files")[0]["session_state"]
+    state = json.loads(state)
+    assert set(state["sessions"]) == {a.session_id, b.session_id} and state["watermark"].endswith("Z")
+
+
+def test_new_parts_are_noticed_even_when_the_session_row_is_not_touched(oc_db, backscroll_home, backscroll_index):
+    s = oc_db.session("Slow search page", "/home/dev/shop")
+    s.user("the search page is slow")
+    turn = s.assistant()
+    turn.bash("EXPLAIN ANALYZE SELECT * FROM products WHERE name ILIKE '%shoe%'",
+              "Seq Scan on products (cost=0.00..4521.00)")
+    backscroll_index()
+    turn.text("A trigram GIN index on products.name turns the seq scan into an index scan.")  # streamed, no touch
+    out = backscroll_index()
+    assert out.report.records_added == 1
+    assert texts(backscroll_home)[-1].startswith("A trigram GIN index")
+
+
+def test_a_live_writer_in_wal_mode_is_read_and_wal_only_changes_are_noticed(oc_db, backscroll_home, backscroll_index):
+    s = oc_db.session("Migrate to uv", "/home/dev/tooling")
+    s.user("switch the project from poetry to uv")
+    turn = s.assistant()
+    turn.bash("uv init --no-readme && uv add -r requirements.txt", "Resolved 42 packages in 310ms")
+    backscroll_index()  # the writer's connection is open: its commits are in the WAL, not the main file
+    wal = Path(f"{oc_db.path}-wal")
+    assert wal.stat().st_size > 0
+    main_before = (oc_db.path.stat().st_size, oc_db.path.stat().st_mtime_ns)
+    assert len(texts(backscroll_home)) == 3
+
+    oc_db.conn.execute("BEGIN IMMEDIATE")  # a write in progress: not visible until it commits
+    turn.text("Done: pyproject.toml now uses uv with a lockfile; poetry.lock is removed.")
+    out = backscroll_index()
+    assert out.report.unreadable == [] and len(texts(backscroll_home)) == 3
+    oc_db.conn.execute("COMMIT")
+    turn.finish()
+    assert (oc_db.path.stat().st_size, oc_db.path.stat().st_mtime_ns) == main_before, "the change is only in the WAL"
+    out = backscroll_index()
+    assert out.report.files_changed == 1
+    assert texts(backscroll_home)[-1] == "Done: pyproject.toml now uses uv with a lockfile; poetry.lock is removed."
+
+
+def test_a_locked_database_is_reported_and_read_on_the_next_sync(oc_db, backscroll_home, backscroll_index, monkeypatch):
+    monkeypatch.setattr(opencode, "BUSY_TIMEOUT", 0.05)
+    monkeypatch.setattr(opencode, "BUSY_PAUSE", 0.0)
+    s = oc_db.session("Lock test")
+    s.user("rotate the api keys")
+    oc_db.close()
+    locker = sqlite3.connect(oc_db.path, isolation_level=None)
+    locker.execute("PRAGMA locking_mode=EXCLUSIVE")
+    locker.execute("BEGIN EXCLUSIVE")
+    try:
+        out = backscroll_index()
+        assert [p for p, _why in out.report.unreadable] == [str(oc_db.path)]
+        assert "locked" in out.report.unreadable[0][1]
+        assert texts(backscroll_home) == []
+    finally:
+        locker.execute("COMMIT")
+        locker.close()
+    out = backscroll_index()
+    assert out.report.unreadable == [] and texts(backscroll_home) == ["rotate the api keys"]
+
+
+def test_subagent_sessions_are_linked_to_their_parent(oc_db, backscroll_home, backscroll_index):
+    parent = oc_db.session("Audit the auth module", "/home/dev/api")
+    parent.user("audit the auth module for timing attacks")
+    turn = parent.assistant()
+    turn.tool("task", {"description": "Find token comparisons", "prompt": "Find every place tokens are compared",
+                       "subagent_type": "explore"}, "auth/tokens.py:31 compares with ==")
+    child = oc_db.session("Find token comparisons (@explore subagent)", "/home/dev/api", parent=parent)
+    child.user("Find every place tokens are compared")
+    ct = child.assistant()
+    ct.tool("grep", {"pattern": "token ==|== token", "include": "*.py"}, "auth/tokens.py:31: if token == expected:")
+    ct.text("auth/tokens.py:31 compares the token with == instead of hmac.compare_digest.")
+    ct.finish()
+    backscroll_index()
+    sess = {r["session_id"]: r for r in rows(backscroll_home, "SELECT * FROM sessions")}
+    assert sess[child.session_id]["is_sidechain"] == 1
+    assert sess[child.session_id]["parent_session_id"] == parent.session_id
+    assert sess[parent.session_id]["is_sidechain"] == 0 and sess[parent.session_id]["parent_session_id"] is None
+    rec = rows(backscroll_home, "SELECT * FROM records WHERE text LIKE '%compare_digest%'")[0]
+    assert (rec["session_id"], rec["is_sidechain"]) == (child.session_id, 1)
+    assert rec["parent_session_id"] == parent.session_id
+
+
+def test_backscroll_search_calls_are_echoes_and_mentions_are_not(oc_db, backscroll_home, backscroll_index,
+                                                                  backscroll_search):
+    s = oc_db.session("Recall the staging port")
+    s.user("which port does staging use?")
+    turn = s.assistant()
+    turn.bash("backscroll search foo", "1. [assistant] staging listens on 8443 behind the foo proxy")
+    turn.bash('grep "backscroll search" x', "x:3: run backscroll search foo to recall")
+    turn.text("Staging listens on 8443 behind the foo proxy.")
+    turn.finish()
+    backscroll_index()
+    recs = rows(backscroll_home)
+    assert [(r["text"].splitlines()[0], r["is_echo"]) for r in recs] == [
+        ("which port does staging use?", 0),
+        ("backscroll search foo", 1),
+        ("1. [assistant] staging listens on 8443 behind the foo proxy", 1),
+        ('grep "backscroll search" x', 0),
+        ("x:3: run backscroll search foo to recall", 0),
+        ("Staging listens on 8443 behind the foo proxy.", 0),
+    ]
+    res = backscroll_search("foo proxy", mode="lexical")
+    assert not any(h.is_echo for h in res.results) and res.echoes_hidden == 2
+
+
+def test_a_malformed_part_is_skipped_and_counted_and_the_rest_lands(oc_db, backscroll_home, backscroll_index):
+    s = oc_db.session("Bad row")
+    mid = s.user("why is the cache hit rate 3%?")
+    s.part(mid, '{"type": "text", "text": "cut in the mid')
+    turn = s.assistant()
+    turn.text("The cache key includes a timestamp, so nothing is ever reused.")
+    turn.finish()
+    out = backscroll_index()
+    assert texts(backscroll_home) == ["why is the cache hit rate 3%?",
+                                      "The cache key includes a timestamp, so nothing is ever reused."]
+    assert out.report.lines_skipped == 1
+    skipped = rows(backscroll_home, "SELECT * FROM skipped_lines")
+    assert [(r["path"], r["line"]) for r in skipped] == [(f"{oc_db.path}#{s.session_id}", 2)]
+    assert "malformed JSON" in skipped[0]["reason"]
+
+
+def test_search_finds_an_opencode_answer(oc_db, backscroll_home, backscroll_search):
+    s = oc_db.session("Queue choice", "/home/dev/shop")
+    s.user("which job queue should the shop use?")
+    turn = s.assistant()
+    turn.text("Use Postgres with SELECT ... FOR UPDATE SKIP LOCKED: we already run Postgres, no Redis needed.")
+    turn.finish()
+    res = backscroll_search("skip locked instead of redis", mode="lexical")
+    top = res.results[0]
+    assert top.agent == "opencode" and "SKIP LOCKED" in top.text and top.session_id == s.session_id
+    assert top.source_path == f"{oc_db.path}#{s.session_id}" and top.project == "shop"
+
+
+def test_iso_text_timestamps_are_normalised(backscroll_home, backscroll_index):
+    db = OpenCodeDB(oc_root(backscroll_home) / "opencode.db", iso_times=True)
+    try:
+        s = db.session("ISO times")
+        s.user("what time is it in the ledger?")
+        s.part(s.user("second question"), {"type": "text", "text": "part without its own time"})
+        backscroll_index()
+        part_times = [t for (t,) in db.conn.execute("SELECT time_created FROM part ORDER BY rowid")]
+        assert all(isinstance(t, str) and t.endswith("Z") for t in part_times)
+        assert [r["timestamp"] for r in rows(backscroll_home)] == part_times
+        s.user("a third")  # touch with ISO time_updated: noticed
+        assert backscroll_index().report.records_added == 1
+    finally:
+        db.close()
+
+
+# -- the older storage/ tree -------------------------------------------------------------------
+
+PARENT = "ses_6a1f2c3d4ffeQ7rT9wXyZa1bC2"
+CHILD = "ses_6a1f2b8e0ffdKx2Lm4Np6Qr8St"
+PROJECT = "4b0ea68d7af9a6031a7ffda7ad66e0cb83315750"
+
+
+def _storage(home) -> Path:
+    dest = oc_root(home) / "storage"
+    shutil.copytree(DATA / "storage", dest)
+    return dest
+
+
+def test_storage_tree_records_and_subagent(backscroll_home, backscroll_index):
+    storage = _storage(backscroll_home)
+    out = backscroll_index()
+    assert out.report.files_seen == 2 and out.report.unreadable == []
+    recs = rows(backscroll_home, "SELECT * FROM records WHERE session_id = ? AND content_type != 'reasoning' "
+                "ORDER BY id", (PARENT,))
+    assert [(r["role"], r["tool_name"], r["text"].splitlines()[0]) for r in recs] == [
+        ("user", None, "the nightly stock sync job keeps timing out against the warehouse API, can you find out why?"),
+        ("tool", "bash", 'rg -n "timeout" inventory/'),
+        ("tool", "bash", "inventory/sync.py:14:    resp = client.get(url, timeout=5)"),
+        ("tool", "task", "task"),
+        ("tool", "task", "Two callers: inventory/sync.py:14 (timeout=5) and inventory/reports.py:40 (no timeout)."),
+        ("tool", "edit", "edit"),  # empty output: no result record
+        ("assistant", None, "The warehouse API takes 8-12s on large SKU pages but the sync job used a 5s client "
+                            "timeout. I raised it to 30s in inventory/sync.py; reports.py passes no timeout at all "
+                            "and should get one too."),
+    ]
+    assert recs[0]["timestamp"] == "2026-09-05T09:27:00.000Z" and recs[1]["timestamp"] == "2026-09-05T09:27:03.500Z"
+    assert recs[0]["source_path"] == str(storage / "session" / PROJECT / f"{PARENT}.json")
+    assert recs[-1]["record_id"] == f"{PARENT}:prt_95e0c3e1000dGh5Ij6Kl7Mn8Op#0" and recs[-1]["line"] == 10
+    sess = {r["session_id"]: r for r in rows(backscroll_home, "SELECT * FROM sessions")}
+    assert sess[PARENT]["title"] == "Stock sync job times out" and sess[PARENT]["project"] == "inventory"
+    assert (sess[CHILD]["is_sidechain"], sess[CHILD]["parent_session_id"]) == (1, PARENT)
+    assert texts(backscroll_home, session_id=CHILD)[-1].startswith("Two callers")
+
+
+def test_storage_tree_notices_new_parts_and_never_duplicates(backscroll_home, backscroll_index):
+    storage = _storage(backscroll_home)
+    backscroll_index()
+    child_ids = rows(backscroll_home, "SELECT id FROM records WHERE session_id = ?", (CHILD,))
+    mid = "msg_95e0c3e10009St9Uv0Wx1Yz2Ab"
+    new = storage / "part" / mid / "prt_95e0c3e1000dZz0Follow0Up01.json"
+    new.write_text(json.dumps({"id": new.stem, "sessionID": PARENT, "messageID": mid, "type": "text",
+                               "text": "Also added retries with jitter around the warehouse call."}))
+    out = backscroll_index()
+    assert out.report.files_changed == 1 and out.report.records_replaced == 0 and out.report.records_added == 1
+    assert "Also added retries with jitter around the warehouse call." in texts(backscroll_home, session_id=PARENT)
+    assert rows(backscroll_home, "SELECT id FROM records WHERE session_id = ?", (CHILD,)) == child_ids
+    # a part rewritten in place (same directory entries) is noticed too
+    part = storage / "part" / mid / "prt_95e0c3e1000bMn7Op8Qr9St0Uv.json"
+    data = json.loads(part.read_text())
+    data["state"]["output"] = "Edit applied successfully."
+    part.write_text(json.dumps(data))
+    backscroll_index()
+    assert "Edit applied successfully." in texts(backscroll_home, session_id=PARENT)
+    for _ in range(2):
+        assert backscroll_index().report.files_changed == 0
+    recs = rows(backscroll_home)
+    assert len(recs) == len({r["record_id"] for r in recs}) == 14  # 13 and one reasoning part
+
+
+def test_a_session_in_both_generations_is_stored_once(backscroll_home, backscroll_index):
+    """OpenCode copies the older storage into the database on upgrade and leaves the files behind."""
+    _storage(backscroll_home)
+    db = OpenCodeDB(oc_root(backscroll_home) / "opencode.db", project=PROJECT)
+    try:
+        db.session("Stock sync job times out", "/home/dev/inventory", session_id=PARENT)
+        mid, pid, t = "msg_95e0c3d2b001Hq4Rz7Ux1Wb3Yd", "prt_95e0c3d2b002Ab1Cd2Ef3Gh4Ij", 1788600420000
+        question = "the nightly stock sync job keeps timing out against the warehouse API, can you find out why?"
+        db.conn.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+                        (mid, PARENT, t, t, json.dumps({"role": "user", "time": {"created": t}})))
+        db.conn.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+                        (pid, mid, PARENT, t, t, json.dumps({"type": "text", "text": question})))
+        backscroll_index()
+    finally:
+        db.close()
+    recs = rows(backscroll_home, "SELECT * FROM records WHERE text LIKE 'the nightly stock sync%'")
+    assert len(recs) == 1 and recs[0]["source_path"] == f"{db.path}#{PARENT}", "the database is read first"
+
+
+# -- finding the files -------------------------------------------------------------------------
+
+def test_discovery_claims_the_database_and_session_files_only(oc_db, backscroll_home):
+    storage = _storage(backscroll_home)
+    root = oc_root(backscroll_home)
+    (root / "log").mkdir()
+    (root / "log" / "2026-09-21T125320.log").write_text("INFO service=db opening database\n")
+    (root / "snapshot" / PROJECT / "objects").mkdir(parents=True)
+    oc_db.session("touch").user("hello")  # creates -wal and -shm beside the database
+    found = list(opencode.AGENT.discover(root))
+    assert found == [oc_db.path, storage / "session" / PROJECT / f"{CHILD}.json",
+                     storage / "session" / PROJECT / f"{PARENT}.json"]
+    assert AGENTS["opencode"] is opencode.AGENT
+    assert not opencode.claims(storage / "message" / PARENT / "msg_95e0c3d2b001Hq4Rz7Ux1Wb3Yd.json")
+    assert not opencode.claims(storage / "part" / "msg_95e0c3d2b001Hq4Rz7Ux1Wb3Yd" / "prt_95e0c3d2b002Ab1C.json")
+    assert not opencode.claims(Path(f"{oc_db.path}-wal")) and opencode.claims(root / "opencode-dev.db")
+
+
+def test_default_root_follows_opencode_and_xdg_variables(tmp_path):
+    home = {"HOME": str(tmp_path)}
+    assert opencode.default_root(home) == (tmp_path / ".local/share/opencode", "default")
+    assert opencode.default_root({**home, "XDG_DATA_HOME": "/xdg"}) == (Path("/xdg/opencode"), "env $XDG_DATA_HOME")
+    assert opencode.default_root({**home, "XDG_DATA_HOME": "/xdg", "OPENCODE_DATA_DIR": "/oc"}) == (
+        Path("/oc"), "env $OPENCODE_DATA_DIR")
+
+
+def test_stat_includes_the_wal(oc_db):
+    s = oc_db.session("stat")
+    before = opencode.stat(oc_db.path)
+    s.user("one more row")
+    after = opencode.stat(oc_db.path)
+    assert after != before and after[0] > before[0]
+
+
+def test_a_hostile_row_never_makes_index_or_status_print_megabytes(oc_db, backscroll_home):
+    """A 5 MB session id reached every `index` note and every `status` (human and JSON) whole."""
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    s = oc_db.session("hostile", session_id="ses_" + "A" * 5_000_000)
+    for text in ("hello there", "second message", "third"):
+        s.user(text)
+    runner = CliRunner()
+    assert runner.invoke(app, ["index", "--no-embed"]).exit_code == 0
+    oc_db.conn.execute("DELETE FROM part WHERE message_id IN (SELECT id FROM message ORDER BY id DESC LIMIT 2)")
+    oc_db.conn.execute("DELETE FROM message WHERE id IN (SELECT id FROM message ORDER BY id DESC LIMIT 2)")
+    r = runner.invoke(app, ["index", "--no-embed"])
+    assert r.exit_code == 0 and "note:" in r.stderr and len(r.stderr) < 5000, len(r.stderr)
+    for args in (["status"], ["status", "--json"], ["index", "--no-embed", "--json"]):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 0 and len(r.stdout) + len(r.stderr) < 20_000, (args, len(r.stdout), len(r.stderr))

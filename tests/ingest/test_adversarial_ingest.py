@@ -1,0 +1,359 @@
+"""Adversarial session sources (issue 13, "Nothing lost, nothing leaked"): odd paths, files that shrink
+or are replaced, deep and half-broken JSON, FIFOs and devices, huge files, unreadable sources."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import rows, texts
+from opencode_db import OpenCodeDB, oc_root
+
+import backscroll
+from backscroll.ingest.sources import gemini, jsontext, render_input
+
+LATIN1_DIR = os.fsdecode(b"-home-dev-caf\xe9")  # a directory name with a Latin-1 byte (not UTF-8)
+
+
+def cli_env(home) -> dict:
+    env = {**os.environ, "HOME": str(home.home), "BACKSCROLL_HOME": str(home.data), "BACKSCROLL_EMBEDDER": "fake"}
+    env.pop("OPENCODE_DATA_DIR", None)
+    return env
+
+
+def run_cli(home, *args) -> subprocess.CompletedProcess:
+    # The timeout only turns a hang into a failure; nothing here measures time.
+    return subprocess.run([sys.executable, "-m", "backscroll", *args], env=cli_env(home), capture_output=True,
+                          text=True, timeout=120)
+
+
+def gemini_chats(home, project="shop") -> Path:
+    chats = home.home / ".gemini" / "tmp" / project / "chats"
+    chats.mkdir(parents=True, exist_ok=True)
+    return chats
+
+
+def gemini_msg(mid, kind, text, **extra):
+    return {"id": mid, "timestamp": "2026-10-01T09:00:00.000Z", "type": kind, "content": text, **extra}
+
+
+def deep(levels: int) -> object:
+    value: object = "bottom"
+    for _ in range(levels):
+        value = {"x": value}
+    return value
+
+
+# -- 1. a non-UTF-8 path ------------------------------------------------------------------------
+
+def test_non_utf8_path_is_stored_escaped_and_never_stops_the_others(session_builder, backscroll_home,
+                                                                     backscroll_index):
+    healthy = session_builder.claude()
+    healthy.user("the healthy session")
+    odd = session_builder.claude()
+    odd.user("a session under a Latin-1 directory name")
+    target = backscroll_home.claude_projects / LATIN1_DIR / odd.path.name
+    target.parent.mkdir(parents=True)
+    odd.path.rename(target)
+    out = backscroll_index()
+    assert sorted(texts(backscroll_home)) == ["a session under a Latin-1 directory name", "the healthy session"]
+    assert out.report.unreadable == []
+    stored = {r["source_path"] for r in rows(backscroll_home)}
+    assert str(backscroll_home.claude_projects / "-home-dev-caf\\xe9" / odd.path.name) in stored
+    assert any("UTF-8" in n for _p, n in out.report.notices)
+    # later syncs go on: lines appended to both files are stored
+    healthy.user("appended to the healthy one")
+    with open(target, "a") as fh:
+        fh.write(json.dumps(dict(json.loads(target.read_text().splitlines()[0]), uuid="u-2",
+                                 message={"role": "user", "content": "appended to the odd one"})) + "\n")
+    out = backscroll_index()
+    assert {"appended to the healthy one", "appended to the odd one"} <= set(texts(backscroll_home))
+    assert run_cli(backscroll_home, "index").returncode == 0
+
+
+def test_a_file_that_fails_rolls_back_alone(session_builder, backscroll_home, backscroll_index):
+    first = session_builder.claude(session_id="0a000000-0000-4000-8000-000000000001")
+    first.user("first file")
+    path = gemini_chats(backscroll_home) / "session-2026-10-01T09-00-broken01.json"
+    path.write_text('{"sessionId": "g1", "messages": [')  # caught mid-rewrite
+    last = session_builder.claude(session_id="ff000000-0000-4000-8000-000000000001")
+    last.user("last file")
+    out = backscroll_index()
+    assert sorted(texts(backscroll_home)) == ["first file", "last file"]
+    assert [p for p, _w in out.report.unreadable] == [str(path)]
+
+
+# -- 3. emptied, truncated or replaced files -----------------------------------------------------
+
+def test_emptied_file_keeps_its_records_and_says_so(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("the decision: keep the queue in postgres")
+    s.assistant("agreed, SKIP LOCKED is enough")
+    backscroll_index()
+    s.path.write_bytes(b"")
+    out = backscroll_index()
+    assert texts(backscroll_home) == ["the decision: keep the queue in postgres", "agreed, SKIP LOCKED is enough"]
+    assert out.report.notices and "emptied" in out.report.notices[0][1]
+    issues = backscroll.status(config=backscroll_home.config())["source_issues"]
+    assert [(i["path"], i["kind"]) for i in issues] == [(str(s.path), "rewritten")]
+
+
+def test_file_replaced_by_unrelated_content_keeps_the_old_records(session_builder, backscroll_home,
+                                                                 backscroll_index):
+    s = session_builder.claude()
+    s.user("old question about the cache")
+    backscroll_index()
+    other = session_builder.claude()
+    other.user("a brand new conversation in the same file")
+    s.path.write_bytes(other.path.read_bytes())  # a different conversation (other record ids), same file
+    other.path.unlink()
+    out = backscroll_index()
+    assert out.report.notices and "rewritten" in out.report.notices[0][1]
+    assert texts(backscroll_home) == ["old question about the cache", "a brand new conversation in the same file"]
+
+
+def test_a_record_changed_in_the_middle_keeps_its_place_in_the_session(backscroll_home, backscroll_index):
+    # Every view of a session reads its records by id. A re-read that changes a record among others
+    # (a newer parser: the upgrade to parser version 5 replaced the first prompt of many sessions) gave
+    # the new version a new id at the end: `show` opened with the answer, and an untitled session was
+    # titled by its second prompt. Records before the change keep their ids; a record the file no
+    # longer holds stays where it was.
+    path = gemini_chats(backscroll_home) / "session-2026-10-01T09-00-order001.json"
+
+    def write(*messages):
+        path.write_text(json.dumps({"sessionId": "g-order", "projectHash": "x", "startTime": "2026-10-01T09:00:00Z",
+                                    "messages": list(messages)}))
+
+    write(gemini_msg("m1", "user", "first prompt"), gemini_msg("m2", "gemini", "first answer"),
+          gemini_msg("m3", "user", "second prompt"), gemini_msg("m4", "gemini", "second answer"),
+          gemini_msg("m5", "user", "third prompt"))
+    backscroll_index()
+    ids = {r["text"]: r["id"] for r in rows(backscroll_home)}
+    write(gemini_msg("m1", "user", "first prompt"), gemini_msg("m2", "gemini", "first answer"),
+          gemini_msg("m3", "user", "second prompt, edited"), gemini_msg("m5", "user", "third prompt"),
+          gemini_msg("m6", "gemini", "third answer"))  # m3 changed, m4 gone from the file
+    out = backscroll_index()
+    assert out.report.records_replaced == 1
+    assert texts(backscroll_home) == ["first prompt", "first answer", "second prompt, edited", "second answer",
+                                      "third prompt", "third answer"]  # in id order, as every view reads them
+    after = {r["text"]: r["id"] for r in rows(backscroll_home)}
+    assert (after["first prompt"], after["first answer"]) == (ids["first prompt"], ids["first answer"])
+    assert len(rows(backscroll_home, "SELECT * FROM records")) == 6  # nothing doubled
+    view = backscroll.show("g-order", config=backscroll_home.config(), sync=True)
+    assert [h.text for h in view.records][:3] == ["first prompt", "first answer", "second prompt, edited"]
+
+
+def test_gemini_rewind_across_syncs_keeps_the_rewound_turn(backscroll_home, backscroll_index):
+    path = gemini_chats(backscroll_home) / "session-2026-10-01T09-00-rewind01.jsonl"
+    lines = [{"sessionId": "g-rewind", "projectHash": "x", "startTime": "2026-10-01T09:00:00.000Z"},
+             gemini_msg("m1", "user", "first prompt"), gemini_msg("m2", "gemini", "an answer we later rewound")]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    backscroll_index()
+    more = [{"$rewindTo": "m2"}, gemini_msg("m3", "gemini", "the answer after the rewind")]
+    with open(path, "a") as fh:
+        fh.write("".join(json.dumps(x) + "\n" for x in more))
+    out = backscroll_index()
+    assert texts(backscroll_home) == ["first prompt", "an answer we later rewound", "the answer after the rewind"]
+    assert out.report.notices and "1 earlier record" in out.report.notices[0][1]
+    # a record id emitted again with new content replaces its earlier version
+    with open(path, "a") as fh:
+        fh.write(json.dumps(gemini_msg("m3", "gemini", "the answer, edited")) + "\n")
+    out = backscroll_index()
+    assert out.report.records_replaced == 1
+    assert texts(backscroll_home) == ["first prompt", "an answer we later rewound", "the answer, edited"]
+
+
+# -- 4. deep JSON ------------------------------------------------------------------------------
+
+def test_deep_tool_input_does_not_cost_a_gemini_session(backscroll_home, backscroll_index):
+    path = gemini_chats(backscroll_home) / "session-2026-10-01T09-00-deep0001.json"
+    doc = {"sessionId": "g-deep", "messages": [
+        gemini_msg("m1", "user", "please write the nested config"),
+        gemini_msg("m2", "gemini", "writing it", toolCalls=[{"id": "c1", "name": "write_file", "args": deep(300)}]),
+        gemini_msg("m3", "user", "thanks, that worked"),
+    ]}
+    path.write_text(json.dumps(doc))
+    out = backscroll_index()
+    assert out.report.unreadable == []
+    got = texts(backscroll_home)
+    assert got[0] == "please write the nested config" and got[-1] == "thanks, that worked"
+    assert any(t.startswith("write_file") and jsontext.DEEP in t for t in got)
+
+
+def test_deep_part_does_not_cost_the_opencode_database(backscroll_home, backscroll_index, monkeypatch):
+    monkeypatch.delenv("OPENCODE_DATA_DIR", raising=False)
+    db = OpenCodeDB(oc_root(backscroll_home) / "opencode.db")
+    try:
+        s = db.session("Nested config")
+        s.user("generate the nested config")
+        turn = s.assistant()
+        turn.tool("write", {"content": deep(300)}, "wrote it")
+        turn.text("Done, the config is written.")
+        other = db.session("Something else")
+        other.user("an unrelated session in the same database")
+        out = backscroll_index()
+    finally:
+        db.close()
+    assert out.report.unreadable == []
+    got = texts(backscroll_home)
+    assert "Done, the config is written." in got and "an unrelated session in the same database" in got
+
+
+def test_lines_nested_past_the_decoders_limit_are_kept(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("before")
+    envelope = s._envelope("assistant", {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "deep1", "name": "Write", "input": "DEEP"}]})
+    nested = '{"x":' * 1500 + '"bottom"' + "}" * 1500  # past orjson's 1024 levels to decode
+    s.raw(json.dumps(envelope).replace('"DEEP"', nested))
+    s.tool_result("deep1", "written")
+    s.user("after")
+    out = backscroll_index()
+    assert out.report.lines_skipped == 0
+    got = texts(backscroll_home)
+    assert got[0] == "before" and got[-1] == "after" and got[1].startswith("Write") and "written" in got
+
+
+def test_render_input_caps_depth():
+    text = render_input({"a": deep(400)})
+    assert text.startswith("a: {") and jsontext.DEEP in text
+
+
+# -- 5. lone surrogates ------------------------------------------------------------------------
+
+def test_json_with_lone_surrogates_is_kept_with_replacement_characters(session_builder, backscroll_home,
+                                                                       backscroll_index):
+    s = session_builder.claude()
+    s.user("x")
+    line = json.loads(s.path.read_text().splitlines()[0])
+    line["uuid"] = "cut-emoji"
+    line["message"] = {"role": "user", "content": "cut mid-emoji \ud83d and a pair \ud83d\ude00"}
+    s.raw(json.dumps(line, ensure_ascii=True))  # \ud83d escapes, as a Node agent writes them
+    out = backscroll_index()
+    assert out.report.lines_skipped == 0
+    assert texts(backscroll_home)[-1] == "cut mid-emoji \ufffd and a pair \U0001f600"
+
+
+def test_surrogate_repair_leaves_escaped_backslashes_alone():
+    assert jsontext.loads(b'["\\\\ud83d", "\\ud83d", "\\udc00x"]') == ["\\ud83d", "\ufffd", "\ufffdx"]
+
+
+# -- 6. FIFOs and devices ----------------------------------------------------------------------
+
+def test_fifo_and_dev_zero_named_like_sessions_do_not_hang(session_builder, backscroll_home):
+    s = session_builder.claude()
+    s.user("readable session")
+    folder = s.path.parent
+    fifo = folder / "0b000000-0000-4000-8000-00000000f1f0.jsonl"
+    os.mkfifo(fifo)
+    zero = folder / "0c000000-0000-4000-8000-0000000000de.jsonl"
+    zero.symlink_to("/dev/zero")
+    res = run_cli(backscroll_home, "index", "--no-embed")
+    assert res.returncode == 4, res.stderr
+    assert "not a regular file" in res.stderr
+    assert texts(backscroll_home) == ["readable session"]
+    res = run_cli(backscroll_home, "search", "readable", "--mode", "lexical", "--json")
+    assert res.returncode == 0 and "readable session" in res.stdout
+
+
+# -- 9. oversized whole-file sessions ----------------------------------------------------------
+
+def test_oversized_gemini_json_is_not_read_and_is_remembered(backscroll_home, backscroll_index, monkeypatch):
+    monkeypatch.setattr(gemini, "MAX_WHOLE_BYTES", 1024 * 1024)
+    path = gemini_chats(backscroll_home) / "session-2026-10-01T09-00-sparse01.json"
+    with open(path, "wb") as fh:
+        fh.truncate(8 * 1024 * 1024)  # sparse: costs no disk
+    first = backscroll_index()
+    assert [p for p, _w in first.report.unreadable] == [str(path)]
+    assert "larger than" in first.report.unreadable[0][1]
+    second = backscroll_index()
+    assert second.report.files_changed == 0, "an unchanged oversized file is not read again"
+    assert [p for p, _w in second.report.unreadable] == [str(path)]
+    path.write_text(json.dumps({"sessionId": "g-small", "messages": [gemini_msg("m1", "user", "small now")]}))
+    third = backscroll_index()
+    assert third.report.unreadable == [] and texts(backscroll_home) == ["small now"]
+    assert backscroll.status(config=backscroll_home.config())["source_issues"] == []
+
+
+def test_whole_file_formats_default_to_a_documented_cap():
+    assert gemini.MAX_WHOLE_BYTES == 256 * 1024 * 1024
+
+
+# -- 23. unreadable files and directories in status ---------------------------------------------
+
+def test_unreadable_files_and_directories_are_kept_for_status(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("readable")
+    fifo = s.path.parent / "0b000000-0000-4000-8000-00000000f1f0.jsonl"
+    os.mkfifo(fifo)
+    run_cli(backscroll_home, "index", "--no-embed")  # in a child: a reader that opens the FIFO would hang
+    info = backscroll.status(config=backscroll_home.config())
+    assert [(i["path"], i["kind"]) for i in info["source_issues"]] == [(str(fifo), "unreadable")]
+    assert "not a regular file" in info["source_issues"][0]["reason"]
+    res = run_cli(backscroll_home, "status")
+    assert str(fifo) in res.stdout and "not a regular file" in res.stdout
+
+
+def test_unlistable_directory_is_reported(session_builder, backscroll_home, backscroll_index, monkeypatch):
+    s = session_builder.claude()
+    s.user("readable")
+    bad = backscroll_home.claude_projects / "-home-dev-private"
+    bad.mkdir()
+    real_scandir = os.scandir
+
+    def scandir(path="."):  # root reads every directory: a permission error cannot be staged with chmod
+        if os.fspath(path) == str(bad):
+            raise PermissionError(13, "Permission denied", str(bad))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    out = backscroll_index()
+    assert (str(bad), "directory cannot be listed: Permission denied") in out.report.unreadable
+    info = backscroll.status(config=backscroll_home.config())
+    assert {(i["path"], i["kind"]) for i in info["source_issues"]} == {(str(bad), "directory")}
+    monkeypatch.setattr(os, "scandir", real_scandir)
+    backscroll_index()
+    assert backscroll.status(config=backscroll_home.config())["source_issues"] == []
+
+
+def test_found_but_unreadable_is_not_called_not_found(backscroll_home):
+    path = gemini_chats(backscroll_home) / "session-2026-10-01T09-00-broken01.json"
+    path.write_text('{"sessionId": "g1", "messages": [')
+    res = run_cli(backscroll_home, "search", "anything", "--mode", "lexical")
+    assert res.returncode == 3
+    assert "no session files were found" not in res.stderr
+    assert "1 session file(s) were found but could not be read" in res.stderr
+
+
+# -- 25. emptied sessions and skipped lines of vanished files ----------------------------------
+
+def test_emptied_session_is_listed_with_its_records(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("how do we rotate the signing keys?")
+    s.summary("Key rotation")
+    backscroll_index()
+    s.path.write_bytes(b"")
+    backscroll_index()
+    listed = backscroll.sessions(config=backscroll_home.config(), sync=True)
+    assert [(x["records"], x["title"]) for x in listed] == [(1, "Key rotation")]
+
+
+def test_sessions_without_records_are_not_listed(session_builder, backscroll_home, backscroll_index):
+    session_builder.claude().user("a real session")
+    empty = session_builder.claude()
+    empty.summary("only a title, nothing said")
+    backscroll_index()
+    assert [x["records"] for x in backscroll.sessions(config=backscroll_home.config(), sync=True)] == [1]
+
+
+def test_skipped_lines_of_a_deleted_file_are_dropped(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("kept")
+    s.raw("{not json")
+    backscroll_index()
+    assert backscroll.status(config=backscroll_home.config())["skipped_lines"] == 1
+    s.path.unlink()
+    backscroll_index()
+    assert backscroll.status(config=backscroll_home.config())["skipped_lines"] == 0
+    assert texts(backscroll_home) == ["kept"]

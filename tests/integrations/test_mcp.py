@@ -1,0 +1,337 @@
+"""`backscroll mcp` probed with the official SDK's stdio client (a real subprocess), and its tools directly."""
+
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from helpers import TESTS
+
+mcp = pytest.importorskip("mcp")
+
+import anyio  # noqa: E402
+
+from backscroll.dates import format_ts  # noqa: E402
+from backscroll.integrations.mcp_tools import TOOLS, Tools  # noqa: E402
+from backscroll.retrieval.policy.recent import RecentSearches  # noqa: E402
+
+BIN = str(Path(sys.executable).with_name("backscroll"))
+REAL = TESTS / "data" / "real" / "claude" / "cc-1.0.95-vibecodingtracker.jsonl"
+ANSWER = "We settled on exponential backoff with full jitter for the webhook retries, capped at 10 minutes."
+ENUMS = {"mode": {"hybrid", "lexical", "semantic"}, "role": {"user", "assistant", "tool"},
+         "author": {"human", "agent", "harness"}, "content_type": {"text", "tool", "reasoning", "summary"}}
+
+
+def _env(home) -> dict:
+    return {**os.environ, "HOME": str(home.home), "BACKSCROLL_HOME": str(home.data)}
+
+
+def _doc(res) -> dict:
+    assert len(res.content) == 1 and res.content[0].type == "text"
+    return json.loads(res.content[0].text)
+
+
+async def _session(home, body):
+    from mcp import Client, StdioServerParameters
+
+    async with Client(StdioServerParameters(command=BIN, args=["mcp"], env=_env(home))) as client:
+        return await body(client)
+
+
+def _history(session_builder, backscroll_index):
+    s = session_builder.claude(project="hooks")
+    s.user("how should webhook retries back off?")
+    s.assistant(ANSWER)
+    backscroll_index(embed=False)
+    return s
+
+
+def test_the_official_client_sees_described_schemas_and_errors_as_errors(session_builder, backscroll_index,
+                                                                          backscroll_home):
+    _history(session_builder, backscroll_index)
+    invalid = [
+        ("search", {"query": "webhook", "project": "nosuch"}, "not-found"),
+        ("search", {"query": "webhook", "mode": "bogus"}, "usage"),
+        ("search", {"query": "webhook", "since": "the day after never"}, "usage"),
+        ("search", {"query": "webhook", "since": "2026-10-02", "until": "2026-10-01"}, "usage"),
+        ("search", {"query": "webhook", "limit": 0}, "usage"),
+        ("search", {"query": "webhook", "limit": 10**12}, "usage"),
+        ("search", {"query": "webhook", "limit": 10**30}, "usage"),
+        ("search", {"query": "webhook", "limit": "5"}, "usage"),
+        ("search", {"query": "webhook", "agent": "nosuch"}, "usage"),
+        ("search", {"query": ""}, "bad-query"),
+        ("search", {"query": "webhook", "colour": "red"}, "usage"),
+        ("search", {}, "usage"),
+        ("show", {"id": "no-such-record#0"}, "not-found"),
+        ("show", {"id": "x", "context": -1}, "usage"),
+        ("show", {"id": "a" * 60_000}, "usage"),
+        ("list_sessions", {"agent": "nosuch"}, "usage"),
+        ("list_sessions", {"since": "yesteryear"}, "usage"),
+        ("list_sessions", {"limit": 10**12}, "usage"),
+    ]
+
+    async def body(client):
+        listed = (await client.list_tools()).tools
+        info = client.server_info
+        valid = {
+            "search": _doc(await client.call_tool("search", {"query": "webhook retries backoff", "mode": "lexical"})),
+            "list_sessions": _doc(await client.call_tool("list_sessions", {"since": "3650d", "limit": 1})),
+            "status": _doc(await client.call_tool("status", {})),
+        }
+        rid = valid["search"]["results"][0]["record_id"]
+        shown = await client.call_tool("show", {"id": rid, "context": 1})
+        page = await client.call_tool("show", {"id": valid["search"]["results"][0]["session_id"], "limit": 1,
+                                               "offset": 1})
+        errors = [(name, args, kind, await client.call_tool(name, args)) for name, args, kind in invalid]
+        return listed, info, valid, shown, page, errors
+
+    listed, info, valid, shown, page, errors = anyio.run(_session, backscroll_home, body)
+    assert info is not None and info.version, "serverInfo.version names the release"
+    assert {t.name for t in listed} == {"search", "show", "list_sessions", "status"}
+    for tool in listed:
+        assert tool.description and tool.output_schema is None
+        schema = tool.input_schema
+        assert schema.get("additionalProperties") is False
+        for name, prop in schema["properties"].items():
+            assert prop.get("description"), f"{tool.name}.{name} has no description"
+    props = next(t for t in listed if t.name == "search").input_schema["properties"]
+    for name, values in ENUMS.items():
+        assert set(props[name]["enum"]) == values, name
+    assert "claude" in props["agent"]["enum"] and props["limit"]["maximum"] == 1000
+    assert "echo" in next(t for t in listed if t.name == "search").description
+    assert valid["search"]["results"][0]["text"] == ANSWER
+    assert valid["list_sessions"]["total"] == 1 and len(valid["list_sessions"]["sessions"]) == 1
+    assert valid["status"]["records"] == 2
+    assert not shown.is_error and shown.structured_content is None
+    assert "\n " not in shown.content[0].text, "compact JSON"
+    assert _doc(page)["offset"] == 1 and [r["text"] for r in _doc(page)["records"]] == [ANSWER]
+    for name, args, kind, res in errors:
+        assert res.is_error, (name, args)
+        assert _doc(res)["error"]["kind"] == kind, (name, args, _doc(res))
+
+
+def test_an_unreadable_line_gets_a_json_rpc_error_and_the_server_goes_on(backscroll_home):
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    lines = [json.dumps(init), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+             "{not json", '{"just": "json"}', json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+             json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "nosuch"}})]
+    p = subprocess.run([BIN, "mcp"], input="\n".join(lines).encode() + b"\n", capture_output=True,
+                       env=_env(backscroll_home), timeout=120)
+    assert p.returncode == 0
+    out = [json.loads(line) for line in p.stdout.decode().splitlines()]
+    assert all(o["jsonrpc"] == "2.0" for o in out), "only the protocol on stdout"
+    errors = [o for o in out if "error" in o]
+    assert {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}} in errors
+    assert {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}} in errors
+    assert next(o for o in out if o.get("id") == 2)["result"]["tools"], "answered after the bad lines"
+    assert next(o for o in out if o.get("id") == 3)["error"]["code"] == -32602, "an unknown tool"
+
+
+INIT = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+
+
+def _lines_of(stream) -> queue.Queue:
+    """The lines ``stream`` prints, as they come (None at EOF), read by a thread: a test never blocks on them."""
+    lines: queue.Queue = queue.Queue()
+
+    def read() -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+@pytest.mark.parametrize("calls", [1, 60])
+def test_a_cancelled_call_is_never_answered_and_never_holds_the_server(session_builder, backscroll_index,
+                                                                       backscroll_home, calls):
+    """notifications/cancelled: the call is dropped (no answer, as the spec says), its work abandoned, and once
+    stdin closes the server exits at once; it used to wait 60 s for an answer that never came (issue #46)."""
+    _history(session_builder, backscroll_index)
+    big = session_builder.claude(project="big")  # not indexed yet: the next search reads 30,000 records first
+    for i in range(15_000):
+        big.user(f"flux capacitor question {i}")
+        big.assistant(f"flux capacitor answer {i}")
+    search = [{"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": {
+        "name": "search", "arguments": {"query": "flux capacitor", "mode": "lexical"}}} for i in range(calls)]
+    cancel = [{"jsonrpc": "2.0", "method": "notifications/cancelled",
+               "params": {"requestId": 10 + i, "reason": "the person pressed Esc"}} for i in range(calls)]
+    listed = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    p = subprocess.Popen([BIN, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         env=_env(backscroll_home))
+    assert p.stdin is not None and p.stdout is not None
+    out = _lines_of(p.stdout)
+    p.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in (*INIT, *search, *cancel, listed)))
+    p.stdin.flush()
+    answers = [json.loads(out.get(timeout=60)) for _ in range(2)]  # tools/list is answered after the cancels
+    assert [a["id"] for a in answers] == [1, 2]
+    p.stdin.close()
+    t = time.monotonic()
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    took = time.monotonic() - t
+    rest = []
+    while (line := out.get(timeout=10)) is not None:
+        rest.append(json.loads(line))
+    assert rest == [], "a cancelled call is never answered"
+    assert took < 3, f"the server outlived its client by {took:.1f} s"  # liveness: it exits within a second or so
+    assert p.returncode == 0
+    # what the abandoned sync had not committed is read by the next run: the store is as a SIGKILL leaves it
+    index = subprocess.run([BIN, "index", "--no-embed"], env=_env(backscroll_home), capture_output=True, timeout=120)
+    assert index.returncode == 0, index.stderr
+    found = subprocess.run([BIN, "search", "flux capacitor question 14999", "--json", "--no-sync", "--mode",
+                            "lexical"], env=_env(backscroll_home), capture_output=True, timeout=120)
+    assert json.loads(found.stdout)["results"], found.stderr
+
+
+def test_a_call_cancelled_before_its_turn_does_nothing(backscroll_home):
+    cancelled = threading.Event()
+    cancelled.set()
+    answer = Tools(str(backscroll_home.data)).call("search", {"query": "webhook", "mode": "lexical"}, cancelled)
+    assert answer.is_error and answer.document["error"]["kind"] == "cancelled"
+    assert not backscroll_home.data.exists() or not any(backscroll_home.data.iterdir()), "nothing read or written"
+
+
+def _real_mcp_transcript(folder: Path, calls: list[dict]) -> str:
+    """The real Claude Code 1.0.95 transcript up to its first MCP call, with that call (and the ones
+    after it, each answered but the last) asking backscroll's search; times moved to now."""
+    lines = [json.loads(line) for line in REAL.read_text().splitlines()]
+    first = next(i for i, o in enumerate(lines) if "mcp__context7" in json.dumps(o))
+    template = lines[first]
+    kept = lines[:first]
+    now = datetime.now(UTC)
+    for i, obj in enumerate(kept):
+        obj["timestamp"] = format_ts(now - timedelta(seconds=60 - i * 0.1))
+    session = template["sessionId"]
+    for n, args in enumerate(calls):
+        call = json.loads(json.dumps(template))
+        block = call["message"]["content"][0]
+        block.update(name="mcp__backscroll__search", input=args, id=f"toolu_backscroll{n}")
+        call["uuid"] = f"call-{n}"
+        call["timestamp"] = format_ts(now - timedelta(seconds=len(calls) - n))
+        kept.append(call)
+        if n < len(calls) - 1:  # every call but the last has its answer logged
+            kept.append({"parentUuid": call["uuid"], "isSidechain": False, "type": "user", "sessionId": session,
+                         "cwd": call["cwd"], "uuid": f"result-{n}", "timestamp": call["timestamp"],
+                         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": block["id"],
+                                                                  "content": "{\"results\": []}"}]}})
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{session}.jsonl").write_text("".join(json.dumps(o) + "\n" for o in kept))
+    return session
+
+
+def test_repeat_rule_over_mcp_on_a_real_claude_transcript(session_builder, backscroll_index, backscroll_home):
+    from helpers import rows
+
+    _history(session_builder, backscroll_index)
+    ask = {"query": "webhook retries backoff", "mode": "lexical"}
+    projects = backscroll_home.home / ".claude" / "projects"
+    session = _real_mcp_transcript(projects / "-home-user-repo-claude-code", [ask, ask])
+
+    async def body(client):
+        again = _doc(await client.call_tool("search", ask))
+        forced = _doc(await client.call_tool("search", {**ask, "rerun": True}))
+        other = _doc(await client.call_tool("search", {**ask, "limit": 3}))
+        return again, forced, other
+
+    again, forced, other = anyio.run(_session, backscroll_home, body)
+    echoes = rows(backscroll_home, "SELECT * FROM records WHERE session_id = ? AND tool_name = "
+                                   "'mcp__backscroll__search'", (session,))
+    assert len(echoes) == 3 and all(r["is_echo"] for r in echoes), "the calls and the answer are echoes"
+    assert again["results"] == [] and again["repeated"]["session_id"] == session
+    note = again["notes"][0]
+    assert note.startswith("[repeated search]") and "rerun=true" in note and "record mcp" not in note
+    assert forced["results"][0]["text"] == ANSWER and forced["repeated"] is None
+    assert other["results"] and other["repeated"] is None, "another search is not a repeat"
+
+
+def test_an_unidentified_caller_gets_results_and_an_honest_note(session_builder, backscroll_index,
+                                                                 backscroll_home):
+    _history(session_builder, backscroll_index)
+    tools = Tools(str(backscroll_home.data))
+    first = tools.call("search", {"query": "webhook jitter", "mode": "lexical"})
+    again = tools.call("search", {"query": "webhook  JITTER", "mode": "lexical"})
+    assert not again.is_error and again.document["results"] == first.document["results"] != []
+    assert again.document["repeated"] is None
+    assert again.document["notes"][0].startswith("[same search again]")
+    assert "could not be identified" in again.document["notes"][0]
+
+
+def test_recent_searches_keep_hashes_bounded_by_count_and_age(session_builder, backscroll_index, backscroll_home):
+    import tracemalloc
+
+    recent = RecentSearches(max_entries=4, window=60)
+    for i in range(10):
+        recent.remember(("q" * 1_000_000, i))
+    assert len(recent) == 4 and all(len(k) == 32 for k in recent._seen)
+    assert recent.seconds_since(("q" * 1_000_000, 9)) is not None and recent.seconds_since(("q" * 1_000_000, 0)) is None
+    aged = RecentSearches(window=0.0)
+    aged.remember("x")
+    assert aged.seconds_since("x") is None and len(aged) == 0
+
+    _history(session_builder, backscroll_index)
+    tools = Tools(str(backscroll_home.data))
+    tools.call("search", {"query": "warm up", "mode": "lexical"})
+    tracemalloc.start()
+    for i in range(20):
+        tools.call("search", {"query": f"webhook {i} " + "x" * 10_000_000, "mode": "lexical"})
+    current, _peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert current < 5_000_000, f"{current:,} bytes kept after 20 × 10 MB queries"
+
+
+def test_concurrent_calls_never_report_this_servers_own_sync_as_another_process(session_builder, backscroll_index,
+                                                                               backscroll_home):
+    s = _history(session_builder, backscroll_index)
+    tools = Tools(str(backscroll_home.data))
+    answers: list = []
+
+    def call(i: int) -> None:
+        answers.append(tools.call("search", {"query": f"webhook retries {i}", "mode": "lexical"}))
+
+    for round_ in range(3):
+        s.assistant(f"more about retries, round {round_}")  # each sync has lines to read
+        threads = [threading.Thread(target=call, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert len(answers) == 12 and not any(a.is_error for a in answers)
+    assert not any("another backscroll process" in n for a in answers for n in a.document["notes"])
+
+
+def test_search_json_matches_the_cli(session_builder, backscroll_index, backscroll_home):
+    s = session_builder.claude(project="hooks")
+    s.assistant(ANSWER)
+    backscroll_index(embed=False)
+    cli = json.loads(subprocess.run([BIN, "search", "webhook jitter", "--json", "--limit", "5", "--mode", "lexical",
+                                     "--max-chars", "1000", "--no-sync"], capture_output=True,
+                                    env=_env(backscroll_home), check=True).stdout)
+    served = Tools(str(backscroll_home.data)).call("search", {"query": "webhook jitter", "mode": "lexical"}).document
+    for r in (*cli["results"], *served["results"]):
+        r.pop("score", None)
+    assert served["results"] == cli["results"] and served.keys() == cli.keys()
+
+
+def test_schemas_are_generated_from_the_search_request():
+    from dataclasses import fields
+
+    from backscroll.request import SearchRequest
+
+    options = {f.name for f in fields(SearchRequest) if "option" in f.metadata}
+    assert set(TOOLS["search"].input_schema()["properties"]) == options
+    assert TOOLS["search"].input_schema()["required"] == ["query"]

@@ -1,0 +1,231 @@
+"""``search --archive``: the team archive searched with the local rules, on a real PostgreSQL (``pg_url``).
+
+Alice pushes a session of her own and Bob the bundled Claude Code ones (which hold query echoes: earlier ``backscroll
+search`` calls and their output); Carol, who has no local store at all, searches what both pushed."""
+
+
+import json
+from typing import Any
+
+import psycopg
+import pytest
+from helpers import TESTS
+from team_archives import as_role, fresh_archive
+
+from backscroll.archive import Backscroll
+from backscroll.errors import UsageError
+from backscroll.store.archive_pg import Archive
+from backscroll.store.archive_schema import SCHEMA_VERSION
+
+FIXTURES = TESTS.parent / "fixtures" / "claude" / "projects"
+CODEX = TESTS.parent / "fixtures" / "codex" / "sessions"
+
+
+@pytest.fixture(scope="module")
+def archive(pg_url, tmp_path_factory):
+    """An archive with alice's and bob's pushes; carol's URL to search it."""
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "team_search"')
+        admin.execute('CREATE DATABASE "team_search"')
+    with Archive.connect(as_role(pg_url, "postgres", "team_search")) as a:
+        a.init(["alice", "bob", "carol"])
+    root = tmp_path_factory.mktemp("members")
+    for member, source in (("alice", f"codex:{CODEX}"), ("bob", f"claude:{FIXTURES}")):
+        bs = Backscroll(home=root / member, sources=(source,))
+        bs.index(embed=member == "bob")  # bob's vectors go too (the fake embedder's 384 dimensions)
+        with bs:
+            bs.push(as_role(pg_url, member, "team_search"))
+    return as_role(pg_url, "carol", "team_search"), root
+
+
+def test_a_third_member_with_no_store_finds_both_members_records(archive):
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    mine = carol.search("capture_payment double-charged", archive=url, mode="lexical")
+    assert mine.results and mine.results[0].member == "alice" and mine.results[0].machine
+    assert "capture_payment" in mine.results[0].text
+    queue = carol.search("job queue postgres", archive=url, mode="lexical", limit=5)
+    assert queue.results and all(h.member == "bob" for h in queue.results)
+
+
+def test_query_echoes_stay_out_unless_asked_for(archive):
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    plain = carol.search("job queue postgres", archive=url, mode="lexical", limit=20)
+    assert plain.results and not any(h.is_echo for h in plain.results)
+    echoes = carol.search("job queue postgres", archive=url, mode="lexical", limit=20, include_echoes=True)
+    assert any(h.is_echo for h in echoes.results)
+
+
+def test_filters_are_hints_and_member_filters(archive):
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    hinted = carol.search("job queue postgres", archive=url, mode="lexical", role="user", limit=3)
+    assert all(h.role == "user" for h in hinted.results) and hinted.also_matching, "what the hint hid comes back"
+    assert all(h.role != "user" for h in hinted.also_matching)
+    only_alice = carol.search("job queue capture_payment", archive=url, mode="lexical", member="alice")
+    assert only_alice.results and {h.member for h in only_alice.results} == {"alice"}
+    with pytest.raises(UsageError, match="archive"):
+        carol.search("job queue", member="alice")
+
+
+def test_the_json_of_an_archive_search_keeps_the_contract_and_says_whose(archive):
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    url, root = archive
+    out = CliRunner().invoke(app, ["--home", str(root / "carol"), "search", "capture_payment", "--archive", url,
+                                   "--mode", "lexical", "--json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    hit = doc["results"][0]
+    assert hit["member"] == "alice" and hit["machine"] and hit["record_id"] and hit["snippet"]
+    assert set(doc) >= {"schema_version", "query", "mode", "filters", "results", "also_matching", "notes"}
+    local = CliRunner().invoke(app, ["--home", str(root / "alice"), "search", "capture_payment", "--no-sync",
+                                     "--mode", "lexical", "--json"])
+    assert "member" not in json.loads(local.stdout)["results"][0], "a local hit's JSON is unchanged"
+
+
+def test_meaning_comes_from_pgvector_and_is_fused_with_words(archive):
+    url, root = archive
+    with Archive.connect(url) as a:
+        assert a.has_vector() and a.count("bob") > 0
+    result = Backscroll(home=root / "carol").search("job queue postgres decision", archive=url, mode="hybrid")
+    assert result.mode == "hybrid" and result.results
+    assert any("semantic" in h.matched_by for h in result.results)
+
+
+def test_the_mcp_tool_searches_only_the_configured_archive():
+    from backscroll.integrations.mcp_tools import TOOLS, Tools
+
+    assert "archive" in TOOLS["search"].input_schema()["properties"]
+    answer = Tools(None).call("search", {"query": "x", "archive": "postgresql://evil.example/x"})
+    assert answer.is_error and "default" in answer.text() and "evil" not in answer.text()
+
+
+def test_a_question_about_nothing_anyone_discussed_returns_no_results(archive):
+    url, root = archive
+    result = Backscroll(home=root / "carol").search("terraform helm chart for the worker", archive=url, mode="lexical")
+    assert result.results == () and result.weak_matches, "a word or two in common is a weak match, held back"
+    assert any(n.startswith("nothing strong") for n in result.notes)
+    shown = Backscroll(home=root / "carol").search("terraform helm chart for the worker", archive=url, mode="lexical",
+                                                   weak=True)
+    assert [h.record_id for h in shown.results][:1] == [result.weak_matches[0].record_id]
+
+
+def test_without_pgvector_meaning_is_an_exact_scan(pg_url, tmp_path):
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "team_exact"')
+        admin.execute('CREATE DATABASE "team_exact"')
+    with Archive.connect(as_role(pg_url, "postgres", "team_exact")) as a:
+        assert a.init(["erin", "carol"], pgvector=False) == (SCHEMA_VERSION, False)
+    erin = Backscroll(home=tmp_path / "erin", sources=(f"claude:{FIXTURES}",))
+    erin.index(embed=True)
+    with erin:
+        report = erin.push(as_role(pg_url, "erin", "team_exact"))
+    assert report.pushed > 0 and report.vectors is False
+    url = as_role(pg_url, "carol", "team_exact")
+    with Archive.connect(url) as a:
+        assert not a.has_vector()
+    result = Backscroll(home=tmp_path / "carol").search("job queue postgres decision", archive=url, mode="semantic",
+                                                        weak=True)
+    assert result.results and all(h.matched_by == ("semantic",) for h in result.results)
+    assert any("exact scan" in n for n in result.notes)
+
+
+def test_list_and_show_read_the_archive_and_say_whose(archive):
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    listed = carol.sessions(archive=url, limit=50)
+    assert {s.member for s in listed} == {"alice", "bob"} and all(s.machine and s.records for s in listed)
+    assert carol.count_sessions(archive=url) == len(listed)
+    assert {s.member for s in carol.sessions(archive=url, member="bob", limit=50)} == {"bob"}
+    hit = carol.search("capture_payment double-charged", archive=url, mode="lexical").results[0]
+    around = carol.show(hit.record_id, archive=url, context=1)
+    assert around.focus == hit.record_id and around.session["member"] == "alice"
+    assert hit.record_id in [r.record_id for r in around.records] and len(around.records) <= 3
+    whole = carol.show(hit.session_id[:8], archive=url, limit=5)
+    assert whole.focus is None and whole.total >= len(whole.records) > 0
+    runner = CliRunner()
+    out = runner.invoke(app, ["--home", str(root / "carol"), "list", "--archive", url, "--json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    assert doc["total"] == len(listed) and doc["sessions"][0]["member"] in ("alice", "bob")
+    shown = runner.invoke(app, ["--home", str(root / "carol"), "show", hit.record_id, "--archive", url, "--json"])
+    assert shown.exit_code == 0 and json.loads(shown.stdout)["records"][0]["member"] == "alice"
+
+
+def test_a_quoted_phrase_must_be_held_together(archive):
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    together = carol.search('"skip locked"', archive=url, mode="lexical", weak=True, limit=20, max_chars=0)
+    from backscroll.indexes.lexical_schema import analyze
+
+    # as the index reads words: `skip_locked=True` holds the phrase too
+    assert together.results and all(" skip locked " in f" {' '.join(analyze(h.text))} " for h in together.results)
+    apart = carol.search('"locked skip"', archive=url, mode="lexical", weak=True)
+    assert any("without the quotes" in n for n in apart.notes)
+    assert all(h.match != "exact" for h in apart.results), "a phrase no record holds makes no hit exact"
+
+
+def test_dates_and_agents_in_questions_are_read_as_locally(archive):
+    url, root = archive
+    bob = Backscroll(home=root / "bob")
+    now = "2026-11-25T12:00:00Z"
+    local = bob.search("what did I do on October 21?", now=now, mode="lexical")
+    remote = bob.search("what did I do on October 21?", now=now, mode="lexical", archive=url, member="bob")
+    assert local.results and [h.match for h in remote.results] == ["date"] * len(remote.results)
+    assert [h.record_id for h in remote.results] == [h.record_id for h in local.results]
+    assert remote.notes[0] == local.notes[0] and "the sessions of then" in remote.notes[0]
+    words = bob.search("job queue decision on October 21", now=now, mode="lexical").notes[0]
+    assert words.startswith('read "October 21" as 2026-10-21: records from then rank higher')
+    assert words in bob.search("job queue decision on October 21", now=now, archive=url, mode="lexical").notes
+    spoken = bob.search("what did codex do about capture_payment", archive=url, mode="lexical", limit=3)
+    assert spoken.filters.agent == "codex" and any("--agent codex" in n for n in spoken.notes)
+
+
+def test_word_weights_count_every_row_at_once_after_a_push(pg_url, archive):
+    """idf needs the archive's size: the planner's count is -1 until PostgreSQL first analyzes the table."""
+    _url, root = archive
+    url = fresh_archive(pg_url, "team_fresh", "bob")
+    with Backscroll(home=root / "bob") as bob:
+        bob.push(url)
+    with Archive.connect(url) as a:
+        total, counts = a.word_counts([("queue", "queue")])
+        assert total == a.count() and 0 < counts["queue"][0] < total
+
+
+def test_a_tool_output_is_found_by_its_calls_words_as_locally(pg_url, session_builder, backscroll_home):
+    """The commit listing holds none of "git log oneline webhooks": on the archive too it comes right behind
+    the call whose words it carries (the local tool exchange)."""
+    from helpers import webhook_session
+
+    webhook_session(session_builder)
+    dan = Backscroll(home=backscroll_home.data)
+    dan.index(embed=False)
+    url = fresh_archive(pg_url, "team_tools", "dan")
+    with dan:
+        dan.push(url)
+    asked: dict[str, Any] = dict(mode="lexical", content_type="tool", limit=5, max_chars=0)
+    local = dan.search("git log oneline webhooks", **asked).results
+    remote = dan.search("git log oneline webhooks", archive=url, **asked).results
+    assert remote[0].text.startswith("git log --oneline") and remote[1].text.startswith("a41c9d2 refactor")
+    assert [(h.record_id, h.match) for h in remote[:2]] == [(h.record_id, h.match) for h in local[:2]]
+    assert [h.match for h in remote[:2]] == ["words", "command"]
+
+
+def test_the_same_archive_search_again_over_mcp_gets_the_note_a_local_one_gets(archive):
+    """A server's handle lives on: the same search again, from a caller it cannot identify, is answered with
+    the note, on the archive as locally."""
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    first = carol.search("job queue postgres", archive=url, mode="lexical", caller_mcp=True)
+    again = carol.search("job queue  POSTGRES", archive=url, mode="lexical", caller_mcp=True)
+    assert again.results == first.results != () and again.repeated is None
+    assert again.notes[0].startswith("[same search again]")
+    assert not any(n.startswith("[same search again]") for n in first.notes)

@@ -1,0 +1,204 @@
+"""The team archive on a real PostgreSQL server (a throwaway one, ``pg_url``): ``archive init``, pushes from two
+members' homes, idempotent and resumed pushes, row-level security, prune, and nothing unredacted leaving."""
+
+
+
+import psycopg
+import pytest
+from helpers import TESTS
+from psycopg import conninfo
+from team_archives import as_role, row
+
+from backscroll.archive import Backscroll
+from backscroll.errors import ArchiveError
+from backscroll.store.archive_pg import Archive
+from backscroll.store.archive_schema import SCHEMA_VERSION
+from backscroll.team.push import archive_key, push
+
+FIXTURES = TESTS.parent / "fixtures" / "claude" / "projects"
+
+
+@pytest.fixture
+def team(pg_url, request):
+    """A fresh database for this test, initialised, with members alice and bob (and carol, who only reads)."""
+    name = "t_" + request.node.name.lower().replace("[", "_").replace("]", "")[:40]
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    owner = as_role(pg_url, "postgres", name)
+    with Archive.connect(owner) as archive:
+        archive.init(["alice", "bob", "carol"])
+    return {m: as_role(pg_url, m, name) for m in ("alice", "bob", "carol", "postgres")}
+
+
+def home(session_builder, backscroll_home, project: str, words: str):
+    session_builder.claude(project).user(words).assistant(f"decided: {words}")
+    bs = Backscroll(home=backscroll_home.data)
+    bs.index(embed=False)
+    return bs
+
+
+def pushed(url: str, bs: Backscroll, **kw):
+    with bs:
+        return bs.push(url, **kw)
+
+
+def test_init_is_idempotent_and_versioned(team):
+    with Archive.connect(team["postgres"]) as archive:
+        assert archive.init(["alice"]) == (SCHEMA_VERSION, True)  # again: nothing breaks; pgvector is bundled
+        assert archive.version() == SCHEMA_VERSION
+
+
+def test_two_members_push_from_two_homes_and_a_third_reads_both(team, session_builder, backscroll_home, tmp_path):
+    alice = home(session_builder, backscroll_home, "shop", "queue in postgres with skip locked")
+    first = pushed(team["alice"], alice)
+    assert (first.member, first.pushed, first.pending, first.vectors) == ("alice", 2, 2, True)
+    assert pushed(team["alice"], alice).pushed == 0, "a second push adds nothing"
+    bob = Backscroll(home=tmp_path / "bob", sources=(f"claude:{FIXTURES}",))
+    bob.index(embed=False)
+    second = pushed(team["bob"], bob)
+    assert second.member == "bob" and second.pushed > 10
+    with Archive.connect(team["carol"]) as archive:
+        assert archive.count("alice") == 2 and archive.count("bob") == second.pushed
+        assert archive.count() == 2 + second.pushed
+
+
+def test_a_push_resumes_after_its_mark_and_never_doubles(team, tmp_path):
+    bob = Backscroll(home=tmp_path / "bob", sources=(f"claude:{FIXTURES}",))
+    bob.index(embed=False)
+    first = pushed(team["bob"], bob, batch=7)
+    assert first.pushed == first.pending > 7
+    with bob:
+        store, _l, _f = bob._open(False, [])
+        try:  # as if killed after the archive committed the first batch, before the mark moved past it
+            with Archive.connect(team["bob"]) as archive:
+                store.set_meta(f"archive_pushed:{archive_key(archive.identity(), 'bob')}", "0")
+        finally:
+            bob._release(store)
+    again = pushed(team["bob"], bob, batch=7)
+    assert again.pushed == first.pushed
+    with Archive.connect(team["carol"]) as archive:
+        assert archive.count("bob") == first.pushed, "a batch sent twice is still one row per record"
+
+
+def test_a_member_cannot_write_or_delete_anothers_rows(team, session_builder, backscroll_home):
+    bs = home(session_builder, backscroll_home, "shop", "retry with backoff")
+    machine = pushed(team["alice"], bs).machine
+    with Archive.connect(team["bob"]) as archive:
+        ids = sorted(archive.pushed_ids("alice", machine))
+        assert len(ids) == 2, "bob reads alice's rows"
+        assert archive.delete("alice", machine, ids) == 0, "row-level security hides them from his delete"
+        with pytest.raises(ArchiveError, match="row-level security"):
+            archive.upsert("alice", "bob-laptop", [row("x", "forged")])
+    with Archive.connect(team["carol"]) as archive:
+        assert archive.count("alice") == 2
+
+
+def test_a_member_named_otherwise_than_their_role_is_told(team, session_builder, backscroll_home):
+    bs = home(session_builder, backscroll_home, "shop", "hello")
+    with Archive.connect(team["alice"]) as archive, bs:
+        store, _l, _f = bs._open(False, [])
+        try:
+            with pytest.raises(ArchiveError, match="not your database role"):
+                push(store, archive, "m", member="bob")
+        finally:
+            bs._release(store)
+
+
+def test_prune_removes_what_the_store_no_longer_holds(team, session_builder, backscroll_home):
+    bs = home(session_builder, backscroll_home, "shop", "keep me")
+    machine = pushed(team["alice"], bs).machine
+    with Archive.connect(team["alice"]) as archive:
+        archive.upsert("alice", machine, [row("gone#0", "old")])
+    report = pushed(team["alice"], bs, prune=True, dry_run=True)
+    assert report.pruned == 1
+    with Archive.connect(team["alice"]) as archive:
+        assert archive.count("alice") == 3, "a dry run removes nothing"
+    assert pushed(team["alice"], bs, prune=True).pruned == 1
+    with Archive.connect(team["alice"]) as archive:
+        assert archive.count("alice") == 2
+
+
+def test_nothing_unredacted_reaches_the_archive(team, session_builder, backscroll_home):
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    bs = home(session_builder, backscroll_home, "shop", f"use token {secret} for the deploy")
+    pushed(team["alice"], bs)
+    with psycopg.connect(team["postgres"]) as conn:
+        dump = " ".join(str(v) for row in conn.execute("SELECT * FROM backscroll.records") for v in row)
+    assert "ghp_A1b2" not in dump and "for the deploy" in dump
+
+
+def test_an_archive_never_initialised_says_what_to_do(pg_url):
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "bare"')
+        admin.execute('CREATE DATABASE "bare"')
+    with Archive.connect(as_role(pg_url, "postgres", "bare")) as archive:
+        with pytest.raises(ArchiveError, match="archive init"):
+            archive.check_version()
+
+
+def test_an_unreachable_archive_is_a_clear_error_without_the_password():
+    with pytest.raises(ArchiveError) as err:
+        Archive.connect("postgresql://alice:s3cret@127.0.0.1:1/team", timeout=2)
+    assert "s3cret" not in str(err.value) and "alice@127.0.0.1:1/team" in str(err.value)
+
+
+def test_the_command_line_sets_up_and_pushes(team, pg_url, session_builder, backscroll_home, monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    session_builder.claude("shop").user("the nightly export times out").assistant("stream it with a cursor")
+    runner = CliRunner()
+    owner = team["postgres"]
+    out = runner.invoke(app, ["archive", "init", owner, "--member", "dave", "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["schema_version"] == SCHEMA_VERSION
+    dave = team["alice"].replace("user=alice", "user=dave")
+    home = ["--home", str(backscroll_home.data)]
+    dry = runner.invoke(app, [*home, "push", "--to", dave, "--dry-run", "--json"])
+    assert dry.exit_code == 0, dry.output
+    assert json.loads(dry.stdout)["pending"] == 2 and json.loads(dry.stdout)["pushed"] == 0
+    monkeypatch.setenv("BACKSCROLL_ARCHIVE_URL", dave)
+    done = runner.invoke(app, [*home, "push", "--json"])
+    assert done.exit_code == 0 and json.loads(done.stdout)["pushed"] == 2
+    gone = runner.invoke(app, [*home, "push", "--to", "postgresql://dave:pw@127.0.0.1:1/x", "--json"])
+    assert gone.exit_code == 6 and "pw@" not in gone.output and '"kind":"archive"' in gone.stderr.replace(" ", "")
+
+
+def test_an_archive_made_anew_under_the_same_name_is_pushed_to_whole(team, pg_url, session_builder, backscroll_home):
+    bs = home(session_builder, backscroll_home, "shop", "remember me")
+    assert pushed(team["alice"], bs).pushed == 2
+    name = conninfo.conninfo_to_dict(team["alice"])["dbname"]
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    with Archive.connect(team["postgres"]) as archive:
+        archive.init(["alice"])
+    assert pushed(team["alice"], bs).pushed == 2, "the old mark belongs to the old archive"
+
+
+def test_a_store_another_process_keeps_locked_is_a_clear_error_and_the_next_push_finishes(
+        team, session_builder, backscroll_home, monkeypatch):
+    import sqlite3
+
+    from backscroll.errors import LockedError
+    from backscroll.store import db
+
+    alice = home(session_builder, backscroll_home, "shop", "queue in postgres with skip locked")
+    monkeypatch.setattr(db, "BUSY_SECONDS", 0.2)
+    writer = sqlite3.connect(alice.config.db_path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another process's long write: an index of a big new history
+    try:
+        with pytest.raises(LockedError, match="locked by another process") as caught:
+            pushed(team["alice"], alice)
+        assert "run this again" in (caught.value.hint or "")
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    again = pushed(team["alice"], alice)
+    assert again.pending == 2
+    with Archive.connect(team["alice"]) as archive:
+        assert archive.count("alice") == 2, "the batch sent before the lock is there once"
