@@ -51,7 +51,7 @@ CREATE TABLE IF NOT EXISTS backscroll.records (
 def migrations(current: int, vector: bool) -> list[str]:
     """The statements that bring an archive at version ``current`` (0: none) to ``SCHEMA_VERSION``; each is
     idempotent, so a migration cut short is run again whole."""
-    return [*(_migration_1(vector) if current < 1 else []), *_migration_2()]
+    return [*(_migration_1(vector) if current < 1 else []), *(_migration_2(vector) if current < 2 else [])]
 
 
 # Version 1, statement by statement (``archive init`` prints nothing it does not run; read them here).
@@ -102,7 +102,7 @@ def _policies(table: str) -> list[str]:
 # Version 2 (#47): what the local ranking knows of a record (its English stems and identifier parts beside its
 # words, its place in its session, where it was read, its subagent's parent) and a sessions table. Rows pushed
 # under version 1 are sent again whole by each member's next push (its mark is kept per schema version).
-def _migration_2() -> list[str]:
+def _migration_2(vector: bool) -> list[str]:
     columns = (("stems", "text NOT NULL DEFAULT ''"), ("parts", "text NOT NULL DEFAULT ''"),
                ("seq", "bigint NOT NULL DEFAULT 0"), ("source_path", "text"), ("line", "integer"),
                ("is_sidechain", "boolean NOT NULL DEFAULT false"), ("parent_session_id", "text"))
@@ -134,4 +134,8 @@ def _migration_2() -> list[str]:
 )""",
         "CREATE INDEX IF NOT EXISTS sessions_started ON backscroll.sessions (coalesce(started_at, updated_at) DESC)",
         *_policies("sessions"),
+        # a graph that finds what an exact scan finds (.998 of the ten closest, against .963: archive_search)
+        *(["DROP INDEX IF EXISTS backscroll.records_embedding",
+           "CREATE INDEX records_embedding ON backscroll.records USING hnsw (embedding vector_cosine_ops) "
+           "WITH (m = 16, ef_construction = 200)"] if vector else []),
     ]

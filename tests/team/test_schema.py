@@ -1,0 +1,57 @@
+"""The team archive's schema versions: an archive of version 1 (as the first release made it, rows pushed by it)
+is migrated by ``archive init`` to version 2, and each member's next push sends everything again with what version
+2 keeps (stems, identifier parts, places, sessions), so that its search ranks as the local one does."""
+
+from __future__ import annotations
+
+import hashlib
+
+import psycopg
+from helpers import TESTS
+from team_archives import as_role
+
+from backscroll.archive import Backscroll
+from backscroll.store.archive_pg import Archive
+from backscroll.store.archive_schema import SCHEMA_VERSION, _migration_1
+
+FIXTURES = TESTS.parent / "fixtures" / "claude" / "projects"
+
+
+def test_an_archive_of_version_1_is_migrated_and_pushed_to_again_whole(pg_url, tmp_path):
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "schema_v1"')
+        admin.execute('CREATE DATABASE "schema_v1"')
+    owner = as_role(pg_url, "postgres", "schema_v1")
+    with psycopg.connect(owner, autocommit=True) as conn:  # what the first release's `archive init` ran
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        for statement in _migration_1(True):
+            conn.execute(statement)
+        conn.execute("INSERT INTO backscroll.meta VALUES ('schema_version', '1'), ('archive_id', 'v1-archive')")
+        conn.execute("INSERT INTO backscroll.records (member, machine, record_id, session_id, agent, role, "
+                     "content_type, text, words) VALUES ('postgres', 'old', 'r#0', 's', 'claude', 'user', 'text', "
+                     "'a row the first release pushed', 'a row the first release pushed')")
+    bs = Backscroll(home=tmp_path / "eve", sources=(f"claude:{FIXTURES}",))
+    bs.index(embed=False)
+    with Archive.connect(owner) as archive:
+        assert archive.version() == 1
+        assert archive.init() == (SCHEMA_VERSION, True)
+        assert archive.init() == (SCHEMA_VERSION, True), "again: nothing breaks"
+    with psycopg.connect(owner) as conn:
+        columns = {r[0] for r in conn.execute("SELECT column_name FROM information_schema.columns "
+                                              "WHERE table_schema = 'backscroll' AND table_name = 'records'")}
+        assert {"stems", "parts", "seq", "source_path", "line", "is_sidechain", "parent_session_id"} <= columns
+        index = conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'records_embedding'").fetchone()
+        assert index is not None and "ef_construction='200'" in index[0].replace(" ", "")
+        assert conn.execute("SELECT text FROM backscroll.records WHERE record_id = 'r#0'").fetchone() is not None, \
+            "rows pushed before are kept"
+    with bs:  # as if the first release had pushed everything (its mark, under the archive's id and the member)
+        store, _lex, _fresh = bs._open(False, [])
+        old_key = hashlib.sha1(b"v1-archive|postgres").hexdigest()[:16]
+        store.set_meta(f"archive_pushed:{old_key}", str(store.max_record_id()))
+        first = bs.push(owner)
+        assert first.pushed == first.pending > 10, "the first push to version 2 sends everything again"
+        assert bs.push(owner).pushed == 0
+        result = bs.search("job queue", archive=owner, mode="lexical")
+    assert result.results and result.results[0].source_path.endswith(".jsonl"), "rows carry where they were read"
+    with psycopg.connect(owner) as conn:
+        assert conn.execute("SELECT count(*) FROM backscroll.sessions").fetchone()[0] > 0
