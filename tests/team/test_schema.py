@@ -54,4 +54,4 @@ def test_an_archive_of_version_1_is_migrated_and_pushed_to_again_whole(pg_url, t
         result = bs.search("job queue", archive=owner, mode="lexical")
     assert result.results and result.results[0].source_path.endswith(".jsonl"), "rows carry where they were read"
     with psycopg.connect(owner) as conn:
-        assert conn.execute("SELECT count(*) FROM backscroll.sessions").fetchone()[0] > 0
+        assert conn.execute("SELECT count(*) FROM backscroll.sessions").fetchall()[0][0] > 0
