@@ -26,6 +26,24 @@ class SearchOptions:
     by_session: bool = False  # the results grouped by session too (``by_session``)
 
 
+@dataclass(frozen=True)
+class Proposed:
+    """What the lists proposed for one ranking: the plan as ranked (quoted phrases no record holds dropped), the
+    mode it ranks in, the lexical lists, the meaning list (None: no meaning ranking), each tool output's calls."""
+
+    plan: QueryPlan
+    mode: str
+    ranked: dict[str, list[int]]
+    semantic: list[tuple[int, float]] | None
+    calls: dict[int, tuple[int, ...]]
+    dropped: tuple[tuple[str, ...], ...]  # the quoted phrases no record holds
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ids(self) -> list[int]:
+        return sorted({*(i for items in self.ranked.values() for i in items), *(i for i, _c in self.semantic or ())})
+
+
 def depth(opts: SearchOptions) -> int:
     """How deep each ranked list goes before fusion."""
     return max(50, opts.limit * 5)

@@ -11,10 +11,9 @@ from dataclasses import replace
 from backscroll.errors import SemanticUnavailableError
 from backscroll.indexes.lexical_schema import LexicalQuery
 from backscroll.retrieval import results, time_window
-from backscroll.retrieval.echo_order import apart
 from backscroll.retrieval.fusion import Fused
-from backscroll.retrieval.lists import SearchOptions, by_meaning, by_words, depth, echoes_included, exchanges
-from backscroll.retrieval.order import ordered, topical
+from backscroll.retrieval.lists import Proposed, SearchOptions, by_meaning, by_words, depth, exchanges
+from backscroll.retrieval.order import ordered
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.ranking import RANKING
 from backscroll.retrieval.source import Source
@@ -27,6 +26,18 @@ def run(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, 
     """One ranking of ``source`` under ``filters`` in ``mode`` (lexical when it has no vectors to rank with)."""
     if plan.date_only:
         return dated(source, plan, filters, opts, mode)
+    found = propose(source, plan, filters, opts, mode)
+    facts = source.facts(found.ids)
+    w = RANKING.weights(found.plan.shape)
+    fused, by_id, ranked_with = ordered(source, found.plan, found.ranked, facts, found.semantic, found.mode, w,
+                                        found.calls)
+    judged = results.judge(source, found, filters, opts, fused, by_id, w)
+    return replace(judged, echoes_hidden=results.hidden_echoes(source, found.plan, filters, opts, fused, ranked_with))
+
+
+def propose(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, mode: str) -> Proposed:
+    """What the lists propose: by meaning (lexical mode when the source has no vectors), by words (the quoted
+    phrases no record holds dropped first), the tool list's outputs joined to their calls."""
     notes: list[str] = []
     semantic = by_meaning(source, plan, filters, mode, notes, depth(opts)) if mode != "lexical" else None
     if semantic is None and mode == "semantic":
@@ -38,31 +49,9 @@ def run(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, 
     ranked = by_words(source, plan, filters, opts) if mode != "semantic" else {}
     calls: dict[int, tuple[int, ...]] = {}
     if "tool" in ranked:
-        found = exchanges(source, plan, ranked["tool"], filters)
-        ranked["tool"], calls = found.ranked, found.calls
-    proposed = {*(i for items in ranked.values() for i in items), *(i for i, _c in semantic or ())}
-    facts = source.facts(sorted(proposed))
-    w = RANKING.weights(plan.shape)
-    fused, by_id, ranked_with = ordered(source, plan, ranked, facts, semantic, mode, w, calls)
-    # (words only echoes hold count as held when echoes are searched too)
-    missing, held = (source.unheld(topical(plan)) if mode != "semantic" and not echoes_included(filters, opts)
-                     else ((), 1.0))
-    wanted = opts.limit * 10 if opts.by_session else opts.limit * (1 if opts.weak else 2)  # (one session's many)
-    asked = (semantic is not None and filters.role != "tool"
-             and filters.content_type not in ("tool", "reasoning"))  # a meaning ranking could speak
-    suggested = source.suggestions(missing) if missing else {}
-    known = results.known_share(source, topical(plan), held, suggested, mode)
-    strong, weak = results.judged(results.hits(source, plan, fused, opts, wanted), plan, by_id, w, held,
-                                  [c for _i, c in semantic or ()] if asked else None, known, opts.weak)
-    hits, sessions = results.grouped(source, apart(strong), opts)  # (the weak ones gone, two echoes may meet)
-    weak = weak[:opts.limit]
-    said = results.notes(plan, filters, hits, weak, missing, suggested, dropped)
-    return SearchResult(
-        query=plan.text, mode=mode, filters=filters, results=results.renumber(hits),
-        weak_matches=results.renumber(weak), sessions=sessions,
-        echoes_hidden=results.hidden_echoes(source, plan, filters, opts, fused, ranked_with),
-        dropped_filters=("phrase",) if dropped else (), notes=(*notes, *said),
-    )
+        joined = exchanges(source, plan, ranked["tool"], filters)
+        ranked["tool"], calls = joined.ranked, joined.calls
+    return Proposed(plan, mode, ranked, semantic, calls, dropped, tuple(notes))
 
 
 def phrases_held(source: Source, plan: QueryPlan, filters: Filters, mode: str

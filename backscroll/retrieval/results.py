@@ -10,17 +10,17 @@ from dataclasses import replace
 from backscroll.indexes.lexical_schema import LexicalQuery, stem
 from backscroll.retrieval import by_session, judgement
 from backscroll.retrieval.candidates import candidates
-from backscroll.retrieval.echo_order import interleave
+from backscroll.retrieval.echo_order import apart, interleave
 from backscroll.retrieval.evidence import classify
 from backscroll.retrieval.fusion import Candidate, Fused, Weights
-from backscroll.retrieval.lists import PROSE_TYPES, SearchOptions, echoes_included
-from backscroll.retrieval.order import ranked_echoes
+from backscroll.retrieval.lists import PROSE_TYPES, Proposed, SearchOptions, echoes_included
+from backscroll.retrieval.order import ranked_echoes, topical
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.snippet import make_snippet
 from backscroll.retrieval.source import Source
 from backscroll.retrieval.spelling import surely_a_typo
 from backscroll.retrieval.unheld import unheld_note
-from backscroll.types import Filters, Hit, SessionHits
+from backscroll.types import Filters, Hit, SearchResult, SessionHits
 
 
 def hits(source: Source, plan: QueryPlan, fused: list[Fused], opts: SearchOptions, limit: int,
@@ -41,6 +41,29 @@ def hits(source: Source, plan: QueryPlan, fused: list[Fused], opts: SearchOption
         if len(out) >= limit:
             break
     return out
+
+
+def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions, fused: list[Fused],
+          by_id: dict[int, Candidate], w: Weights) -> SearchResult:
+    """The ranking as a search's answer: hits, judged against the weak line, grouped by session when asked, with
+    the notes that say what the answer rests on."""
+    plan, mode, semantic = found.plan, found.mode, found.semantic
+    # (words only echoes hold count as held when echoes are searched too)
+    missing, held = (source.unheld(topical(plan)) if mode != "semantic" and not echoes_included(filters, opts)
+                     else ((), 1.0))
+    wanted = opts.limit * 10 if opts.by_session else opts.limit * (1 if opts.weak else 2)  # (one session's many)
+    asked = (semantic is not None and filters.role != "tool"
+             and filters.content_type not in ("tool", "reasoning"))  # a meaning ranking could speak
+    suggested = source.suggestions(missing) if missing else {}
+    known = known_share(source, topical(plan), held, suggested, mode)
+    strong, weak = judged(hits(source, plan, fused, opts, wanted), plan, by_id, w, held,
+                          [c for _i, c in semantic or ()] if asked else None, known, opts.weak)
+    shown, sessions = grouped(source, apart(strong), opts)  # (the weak ones gone, two echoes may meet)
+    weak = weak[:opts.limit]
+    said = notes(plan, filters, shown, weak, missing, suggested, found.dropped)
+    return SearchResult(query=plan.text, mode=mode, filters=filters, results=renumber(shown),
+                        weak_matches=renumber(weak), sessions=sessions,
+                        dropped_filters=("phrase",) if found.dropped else (), notes=(*found.notes, *said))
 
 
 def judged(hits: list[Hit], plan: QueryPlan, by_id: dict[int, Candidate], w: Weights, held: float,
