@@ -28,6 +28,7 @@ from backscroll.types import EMBEDDED_TYPES, Filters, Hit
 
 Key = tuple[str, str, str]  # (member, machine, record_id)
 PER_WORD = 5000  # rows a query word proposes at most: ranking that many is what a search can afford
+POOL = 8  # the rows holding the largest share of the words, this many times a list's depth, are ranked by BM25
 COMMON = 0.02  # a word in more than this share of the archive's rows (and more than PER_WORD) proposes none
 
 
@@ -77,6 +78,9 @@ class ArchiveSource:
     _counts: dict[str, WordCounts] = field(default_factory=dict)
     _total: int = 0
     _cosines: dict[int, float] = field(default_factory=dict)
+    _dfs: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # (word, stem, part) document frequencies
+    _average: float = 0.0  # the archive's mean tokens a row
+    _stems: dict[str, str] = field(default_factory=dict)
 
     def _where(self, scope: Filters, echo: bool | None = False,
                kinds: tuple[str, ...] | None = None) -> tuple[str, list[Any]]:
@@ -90,7 +94,7 @@ class ArchiveSource:
         if new:
             self._total, found = self.archive.word_counts([(t, stem(t)) for t in new])
             for t in new:
-                text, stemmed, parts = found[t]
+                text, stemmed, parts = self._dfs[t] = found[t]
                 own = max(text, stemmed)
                 longer = tuple(self.archive.expansions(t, PREFIX_EXPANSIONS)) if expands(t, own) else ()
                 counts = WordCounts(own, parts, longer)
@@ -137,15 +141,28 @@ class ArchiveSource:
         for t, keys in found.items():
             for key in keys:
                 score[key] = score.get(key, 0.0) + weights[t]
-        best = sorted(score.items(), key=lambda kv: -kv[1])
-        if len(best) > depth:  # all that tie with the last one kept, for the full share to choose among
-            best = [kv for kv in best if kv[1] >= best[depth - 1][1]][:PER_WORD]
-        rows = [self.pool.know(r) for r in self.archive.rows_of([k for k, _s in best])]
+        pool = sorted(score.items(), key=lambda kv: -kv[1])[:max(depth * POOL, PER_WORD // 10)]
+        rows = [self.pool.know(r) for r in self.archive.rows_of([k for k, _s in pool])]
         if q.phrases:
             rows = [i for i in rows if all(_in_order(self.pool.rows[i]["words"], p) for p in q.phrases)]
-        share = {i: sum(weights[t] for t in self._held_by(self.pool.rows[i], weights)) for i in rows}
-        rows.sort(key=lambda i: (-share[i], len(self.pool.rows[i]["words"]), self.pool.rows[i]["record_id"]))
+        # as the local index orders them (BM25), the shorter first among equals (as the pipeline breaks ties)
+        ranked = {i: self._bm25(q.terms, self.pool.rows[i]) for i in rows}
+        rows.sort(key=lambda i: (-ranked[i], len(self.pool.rows[i]["text"]), self.pool.rows[i]["record_id"]))
         return rows[:depth]
+
+    def _bm25(self, terms: Sequence[str], row: dict) -> float:
+        from backscroll.team import bm25
+
+        if not self._average:
+            self._average = self.archive.average_words()
+        dfs = {t: self._dfs.get(t, (0, 0, 0)) for t in terms}
+        return bm25.score(list(dict.fromkeys(terms)), dfs, self._total, self._average, row["words"].split(),
+                          row["parts"].split(), self._stem)
+
+    def _stem(self, token: str) -> str:
+        if token not in self._stems:
+            self._stems[token] = stem(token)
+        return self._stems[token]
 
     def holding(self, words: tuple[str, ...], ids: list[int]) -> set[int]:
         return {i for i in ids if len(words) >= 2 and _in_order(self.pool.rows[i]["words"], words)}
