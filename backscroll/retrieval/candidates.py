@@ -60,18 +60,20 @@ def fetch_neighbours(store: Store, facts: dict[int, Facts], ids: Iterable[int], 
 
 
 def words_evidence(source: Source, plan: QueryPlan, ids: list[int], calls: Mapping[int, tuple[int, ...]],
-                   echoes: bool = False) -> tuple[dict[int, float], set[int]]:
+                   echoes: bool = False) -> tuple[dict[int, float], set[int], dict[int, frozenset[str]]]:
     """Each record's idf-weighted share of the query's words, a tool output's counting what its call holds
-    too (as if the output held them); and the outputs whose share is all their call's (they hold none of
-    the words). ``echoes``: words that only query echoes hold count (echoes are searched too)."""
+    too (as if the output held them); the outputs whose share is all their call's (they hold none of
+    the words); and the words each holds. ``echoes``: words that only query echoes hold count (echoes are
+    searched too)."""
     q = LexicalQuery(plan.lexical_terms)
     made_by = {i: calls[i] for i in ids if i in calls}
     if not q.terms:
-        return dict.fromkeys(ids, 1.0), set()
+        return dict.fromkeys(ids, 1.0), set(), {}
     weights, held = source.held(q, sorted({*ids, *(c for cs in made_by.values() for c in cs)}), echoes)
     also = {i: frozenset().union(*(held.get(c, frozenset()) for c in cs)) for i, cs in made_by.items()}
     by_call = {i for i in made_by if also[i] and not held.get(i)}
-    return shares(weights, held, ids, also, 1.0), by_call
+    every = {i: held.get(i, frozenset()) | also.get(i, frozenset()) for i in ids}
+    return shares(weights, held, ids, also, 1.0), by_call, every
 
 
 def candidates(source: Source, plan: QueryPlan, ranked: dict[str, list[int]], facts: dict[int, Facts],
@@ -100,8 +102,8 @@ def candidates(source: Source, plan: QueryPlan, ranked: dict[str, list[int]], fa
         return sorted(ids, key=key)
 
     ids = sorted({*(i for items in ranked.values() for i in items), *(i for i, _c in semantic or ())})
-    words, by_call = (words_evidence(source, plan, ids, calls or {}, echoes=bool(ranked.get("echo")))
-                      if mode != "semantic" else (dict.fromkeys(ids, 0.0), set()))
+    words, by_call, terms = (words_evidence(source, plan, ids, calls or {}, echoes=bool(ranked.get("echo")))
+                             if mode != "semantic" else (dict.fromkeys(ids, 0.0), set(), {}))
     main_order = [*canonical(ranked.get("prose", ())), *(i for i, _c in semantic or ()),
                   *canonical(ranked.get("tool", ()))]
     cosines = dict(semantic or ())
@@ -123,7 +125,8 @@ def candidates(source: Source, plan: QueryPlan, ranked: dict[str, list[int]], fa
         return semantic_quality(cosines[i], rank=bisect.bisect_left(closest, -cosines[i]) + 1)
 
     def candidate(i: int) -> Candidate:
-        return Candidate(i, words.get(i, 0.0), meaning(i), tuple(found.get(i, ())), cosines.get(i), i in by_call)
+        return Candidate(i, words.get(i, 0.0), meaning(i), tuple(found.get(i, ())), cosines.get(i), i in by_call,
+                         terms.get(i, frozenset()))
 
     return {"main": [candidate(i) for i in dict.fromkeys(main_order)],
             "echo": [candidate(i) for i in dict.fromkeys(canonical(ranked.get("echo", ())))]}

@@ -31,6 +31,7 @@ class Candidate:
     lists: tuple[str, ...]  # the lists that proposed it, in the order given: "lexical", "semantic"
     cosine: float | None = None  # the raw similarity behind ``meaning`` (for the hit's ``strength``)
     by_call: bool = False  # a tool output whose words evidence is all its call's (it holds none itself)
+    held: frozenset[str] = frozenset()  # the query's words it holds (its call's too, for a tool output)
 
 
 @dataclass(frozen=True)

@@ -56,14 +56,29 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
              and filters.content_type not in ("tool", "reasoning"))  # a meaning ranking could speak
     suggested = source.suggestions(missing) if missing else {}
     known = known_share(source, topical(plan), held, suggested, mode)
-    strong, weak = judged(hits(source, plan, fused, opts, wanted), plan, by_id, w, held,
-                          [c for _i, c in semantic or ()] if asked else None, known, opts.weak)
+    cosines = [c for _i, c in semantic or ()] if asked else None
+    shaped = with_evidence(source, hits(source, plan, fused, opts, wanted), plan, by_id, held, cosines)
+    strong, weak = judged(shaped, plan, by_id, w, held, cosines, known, opts.weak)
     shown, sessions = grouped(source, apart(strong), opts)  # (the weak ones gone, two echoes may meet)
     weak = weak[:opts.limit]
     said = notes(plan, filters, shown, weak, missing, suggested, found.dropped)
     return SearchResult(query=plan.text, mode=mode, filters=filters, results=renumber(shown),
                         weak_matches=renumber(weak), sessions=sessions,
                         dropped_filters=("phrase",) if found.dropped else (), notes=(*found.notes, *said))
+
+
+def with_evidence(source: Source, found: list[Hit], plan: QueryPlan, by_id: dict[int, Candidate], held: float,
+                  cosines: list[float] | None) -> list[Hit]:
+    """The hits with the relevance judgement's features (``relevance``)."""
+    from backscroll.retrieval import relevance
+
+    if not found:
+        return found
+    q = LexicalQuery(plan.lexical_terms)
+    weights = source.held(q, [found[0].rowid], False)[0] if q.terms else {}
+    question = relevance.Question(held, weights, cosines, {})
+    return [replace(h, evidence=relevance.features(by_id.get(h.rowid), h.match, n, question))
+            for n, h in enumerate(found, start=1)]
 
 
 def judged(hits: list[Hit], plan: QueryPlan, by_id: dict[int, Candidate], w: Weights, held: float,
