@@ -14,7 +14,7 @@ from backscroll.retrieval import priors, time_window
 from backscroll.retrieval.candidates import candidates
 from backscroll.retrieval.echo_order import interleave
 from backscroll.retrieval.fusion import Candidate, Fused, Weights, fuse, word_confidence
-from backscroll.retrieval.query import STOPWORDS, QueryPlan
+from backscroll.retrieval.query import ASKING, STOPWORDS, QueryPlan
 from backscroll.retrieval.ranking import RANKING
 from backscroll.retrieval.session_evidence import with_session_evidence
 from backscroll.retrieval.source import Facts, Source
@@ -56,8 +56,10 @@ def with_priors(plan: QueryPlan, fused: list[Fused], facts: dict[int, Facts]) ->
 
 
 def topical(plan: QueryPlan) -> LexicalQuery:
-    """The query's words without its stopwords: "of" missing from a history says nothing of its topics."""
-    return LexicalQuery(tuple(t for t in plan.lexical_terms if t not in STOPWORDS) or plan.lexical_terms)
+    """The query's words without its stopwords and asking words: "of" or "decide" missing from a history says
+    nothing of its topics."""
+    return LexicalQuery(tuple(t for t in plan.lexical_terms if t not in STOPWORDS and t not in ASKING)
+                        or plan.lexical_terms)
 
 
 def verbatim_first(source: Source, plan: QueryPlan, fused: list[Fused]) -> list[Fused]:

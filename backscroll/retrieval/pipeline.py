@@ -14,7 +14,7 @@ from backscroll.retrieval import results, time_window
 from backscroll.retrieval.fusion import Fused
 from backscroll.retrieval.lists import Proposed, SearchOptions, by_meaning, by_words, depth, exchanges
 from backscroll.retrieval.order import ordered
-from backscroll.retrieval.query import QueryPlan
+from backscroll.retrieval.query import NOTHING_TO_SEARCH, QueryPlan
 from backscroll.retrieval.ranking import RANKING
 from backscroll.retrieval.source import Source
 from backscroll.types import Filters, SearchResult
@@ -26,6 +26,8 @@ def run(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, 
     """One ranking of ``source`` under ``filters`` in ``mode`` (lexical when it has no vectors to rank with)."""
     if plan.date_only:
         return dated(source, plan, filters, opts, mode)
+    if plan.asks_nothing:
+        return SearchResult(query=plan.text, mode=mode, filters=filters, results=(), notes=(nothing_asked(plan),))
     found = propose(source, plan, filters, opts, mode)
     facts = source.facts(found.ids)
     w = RANKING.weights(found.plan.shape)
@@ -33,6 +35,12 @@ def run(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, 
                                         found.calls)
     judged = results.judge(source, found, filters, opts, fused, by_id, w)
     return replace(judged, echoes_hidden=results.hidden_echoes(source, found.plan, filters, opts, fused, ranked_with))
+
+
+def nothing_asked(plan: QueryPlan) -> str:
+    words = ", ".join(f'"{t}"' for t in plan.terms[:8])
+    return (f"{NOTHING_TO_SEARCH}: the query holds only question words ({words}); name what it was about, "
+            'e.g. "what did we decide about the job queue"')
 
 
 def propose(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, mode: str) -> Proposed:
@@ -45,6 +53,7 @@ def propose(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptio
                                        hint="run `backscroll index` (or `backscroll embed`), or search in lexical mode",
                                        reason="no-embeddings")
     mode = mode if semantic is not None else "lexical"
+    plan = respelled(source, plan, notes) if mode != "semantic" else plan
     plan, dropped = phrases_held(source, plan, filters, mode)
     ranked = by_words(source, plan, filters, opts) if mode != "semantic" else {}
     calls: dict[int, tuple[int, ...]] = {}
@@ -52,6 +61,39 @@ def propose(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptio
         joined = exchanges(source, plan, ranked["tool"], filters)
         ranked["tool"], calls = joined.ranked, joined.calls
     return Proposed(plan, mode, ranked, semantic, calls, dropped, tuple(notes))
+
+
+def respelled(source: Source, plan: QueryPlan, notes: list[str]) -> QueryPlan:
+    """The plan with each query word no record holds spelled as the history spells it, when that is sure: the
+    other side of the Atlantic's spelling ("serialise": "serialize"), or a typo's one-edit correction
+    ("transcriptrendrer": "transcriptrenderer"); a note says so. Other unheld words are left as they are (and
+    named, with any "did you mean", in the answer's notes)."""
+    from backscroll.retrieval.spelling import other_spellings, surely_a_typo
+
+    if not plan.lexical_terms:
+        return plan
+    missing, _share = source.unheld(LexicalQuery(plan.lexical_terms))
+    if not missing:
+        return plan
+    swap: dict[str, str] = {}
+    for word in missing:
+        held = [v for v in other_spellings(word) if not source.unheld(LexicalQuery((v,)))[0]]
+        if held:
+            swap[word] = held[0]
+            notes.append(f'searched for "{held[0]}", as the history spells "{word}"')
+    typos = {w: m for w, m in source.suggestions(tuple(w for w in missing if w not in swap)).items()
+             if surely_a_typo(w, m)}
+    for word, meant in typos.items():
+        swap[word] = meant
+        notes.append(f'no record holds "{word}": searched for "{meant}" instead')
+    if not swap:
+        return plan
+
+    def spelled(words: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(swap.get(w, w) for w in words))
+
+    return replace(plan, terms=spelled(plan.terms), lexical_terms=spelled(plan.lexical_terms),
+                   phrases=tuple(spelled(p) for p in plan.phrases))
 
 
 def phrases_held(source: Source, plan: QueryPlan, filters: Filters, mode: str

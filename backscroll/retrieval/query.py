@@ -41,6 +41,12 @@ happen happened happening happens work worked working works doing done anything 
 thing things session sessions day days busy up far decide decided decision decisions discuss discussed talk talked
 monday tuesday wednesday thursday friday saturday sunday
 """.split())
+NOTHING_TO_SEARCH = "nothing to search for"  # how the note on a query of question words only begins
+# Words that ask without naming anything: a query of these (and STOPWORDS) alone has nothing to search for.
+ASKING = frozenset("""
+happen happened happening happens work worked working works doing done anything something stuff thing things
+decide decided decision decisions discuss discussed talk talked say said mean meant again
+""".split())
 _QUESTION_START = frozenset(
     "what when where which who why how did do does is are was were can could should have has".split())
 MAX_QUERY_CHARS = 2000
@@ -66,6 +72,12 @@ class QueryPlan:
         """Asked as a question ("how did we ...?"): its wording is the asker's own, not a quote."""
         words = self.text.lower().split()
         return self.text.rstrip().endswith("?") or bool(words) and words[0] in _QUESTION_START
+
+    @property
+    def asks_nothing(self) -> bool:
+        """Only question words ("what did we decide", "the"): nothing names what to look for."""
+        return (self.when is None and self.agent is None and not self.phrases
+                and all(t in STOPWORDS or t in ASKING for t in self.terms))
 
     @property
     def date_only(self) -> bool:

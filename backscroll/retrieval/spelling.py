@@ -1,8 +1,11 @@
-"""Did you mean: for a query word no record holds, the indexed word a typo or two away from it.
+"""Did you mean: for a query word no record holds, the indexed word a typo or two away from it, and the other
+spelling of a word British and American English spell apart ("serialise", "serialize").
 
 Candidates are the words of records Tantivy's fuzzy query finds for the word; the nearest by
-Damerau-Levenshtein distance (rapidfuzz) wins, then the more common one. Only plain words of a
-sensible length are looked at: a token or a key pasted into a query is never echoed back.
+Damerau-Levenshtein distance (rapidfuzz) wins, then the more common one: one edit away for a word of up to six
+letters, two for a longer one ("spiked" is not "speed", nor "outage" "usage").
+Only plain words of a sensible length are looked at: a token or a key pasted into a query is never echoed back.
+The British and American spellings come from breame's word list.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 MAX_WORD = 20
+SHORT = 6  # a word of up to this many letters is one edit from its correction; a longer one, two at most
 
 
 def worth_suggesting(word: str) -> bool:
@@ -21,7 +25,7 @@ def nearest(word: str, candidates: Iterable[str], doc_freq: Callable[[str], int]
     ``doc_freq``, which breaks ties toward the word more records hold."""
     from rapidfuzz.distance import DamerauLevenshtein
 
-    limit = 1 if len(word) < 6 else 2
+    limit = 1 if len(word) <= SHORT else 2
     scored = []
     for cand in set(candidates):
         if cand == word or not cand.isalpha():
@@ -30,6 +34,14 @@ def nearest(word: str, candidates: Iterable[str], doc_freq: Callable[[str], int]
         if d <= limit:
             scored.append((d, -doc_freq(cand), cand))
     return min(scored)[2] if scored else None
+
+
+def other_spellings(word: str) -> tuple[str, ...]:
+    """The word as the other side of the Atlantic spells it ("optimising": "optimizing"), or nothing."""
+    from breame.data.spelling_constants import AMERICAN_ENGLISH_SPELLINGS, BRITISH_ENGLISH_SPELLINGS
+
+    found = (BRITISH_ENGLISH_SPELLINGS.get(word), AMERICAN_ENGLISH_SPELLINGS.get(word))
+    return tuple(dict.fromkeys(w.lower() for w in found if w and w.lower() != word))
 
 
 def surely_a_typo(word: str, meant: str) -> bool:

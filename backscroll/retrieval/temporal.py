@@ -41,7 +41,9 @@ _UNIT = r"(?P<unit>day|fortnight|week|month|year)s?"
 _M2 = _M.replace("(?P<month>", "(?P<month2>")
 _SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
 
-_MONTH_PRE = "in|during|from|since|before|after|early|late|mid|this|last"  # a bare month name is no date
+# a bare month name is no date; "the end of", "the last days of", "the start of" name a part of it
+_MONTH_PRE = (r"in|during|from|since|before|after|early|late|mid|this|last"
+              r"|(?:the\s+)?(?:end|beginning|start|middle|(?:last|first)\s+(?:few\s+)?days)\s+of")
 
 # (kind, pattern); the earliest match in the text that names a window wins (then the earlier pattern).
 PATTERNS = [
@@ -106,11 +108,16 @@ def _months(year: int, month: int, tz: tzinfo, count: int = 1) -> tuple[datetime
 
 
 MONTH_THIRDS = {"early": 0, "mid": 1, "late": 2}  # "late October": its last third, the 21st to the end
+# "the end of August", "the last days of March": as "late August"
+_THIRD_WORDS = {"end": "late", "last": "late", "beginning": "early", "start": "early", "first": "early",
+                "middle": "mid"}
 
 
 def _part_of_month(span: tuple[datetime, datetime], pre: str) -> tuple[datetime, datetime]:
     """The first, middle or last third of a month (days 1-10, 11-20, 21 to the end) for "early", "mid"
-    and "late"; the whole month otherwise."""
+    and "late" (and "the start of", "the end of", "the last days of"); the whole month otherwise."""
+    if " of" in pre:
+        pre = next((_THIRD_WORDS[w] for w in pre.split() if w in _THIRD_WORDS), pre)
     if pre not in MONTH_THIRDS:
         return span
     start, end = span

@@ -370,7 +370,9 @@ def test_a_misspelled_word_gets_a_did_you_mean_from_the_index(session_builder, b
     s.user("the pgbouncer pool runs out of connections under load")
     s.assistant("Raise default_pool_size in pgbouncer.ini and set server_idle_timeout.")
     backscroll_index(embed=False)
-    res = backscroll_search("pgbounser pool size", mode="lexical")
+    res = backscroll_search("pgbounser pool size", mode="lexical")  # one edit: searched as corrected (#48)
+    assert any('searched for "pgbouncer" instead' in n for n in res.notes), res.notes
+    res = backscroll_search("pgbounsr pool size", mode="lexical")  # two: only suggested
     assert any('did you mean "pgbouncer"?' in n for n in res.notes), res.notes
     none = backscroll_search("xyzzyplugh frobnicate", mode="lexical")
     assert not any("did you mean" in n for n in none.notes), none.notes
