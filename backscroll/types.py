@@ -98,7 +98,6 @@ class Hit:
     author: str | None = None
     member: str | None = None  # a team archive's hit: whose record it is (None for this machine's own)
     machine: str | None = None  # ... and the machine it was pushed from
-    evidence: tuple[float, ...] = ()  # the relevance judgement's features (``relevance.FEATURES``; not in the JSON)
 
     @classmethod
     def from_row(cls, row, *, rank: int, score: float | None = None, snippet: str | None = None,
@@ -122,7 +121,6 @@ class Hit:
         d = asdict(self)
         d.pop("highlights")
         d.pop("rowid")
-        d.pop("evidence")
         d.pop("is_call")
         for key in ("member", "machine"):  # only an archive's hits say whose they are
             if d[key] is None:
@@ -185,6 +183,7 @@ class SearchResult:
     schema_version: int = 1
     weak_matches: tuple[Hit, ...] = ()  # below the weak line: nothing close (``retrieval.judgement``)
     sessions: tuple[SessionHits, ...] = ()  # the results by session (``by_session``), best session first
+    evidence: tuple[float, ...] = ()  # what the relevance judgement read (``relevance.FEATURES``; not in the JSON)
 
     def to_dict(self) -> dict:
         return {

@@ -83,9 +83,12 @@ def _indent(text):
 
 
 def also_heading(result: SearchResult) -> str:
-    dropped = ", ".join(f"--{name.replace('_', '-')} {getattr(result.filters, name)}"
-                        for name in result.dropped_filters)
-    return f"Also matching without {dropped} (these records are not tagged that way):"
+    from backscroll.retrieval.policy.hints import SCOPE_FILTERS
+
+    names = [n for n in result.dropped_filters if hasattr(result.filters, n)]
+    dropped = ", ".join(f"--{name.replace('_', '-')} {getattr(result.filters, name)}" for name in names)
+    why = "outside what they leave" if set(names) & set(SCOPE_FILTERS) else "these records are not tagged that way"
+    return f"Also matching without {dropped} ({why}):"
 
 
 def print_result(result: SearchResult, *, color: bool) -> None:
@@ -136,7 +139,10 @@ def stderr_hints(result: SearchResult) -> list[str]:
             "(earlier backscroll searches and their output); "
             "show them with --include-echoes, or --content-type tool"
         )
-    if not result.results and not result.also_matching and not result.weak_matches:
+    from backscroll.retrieval.query import NOTHING_TO_SEARCH
+
+    asked = not any(n.startswith(NOTHING_TO_SEARCH) for n in result.notes)
+    if asked and not result.results and not result.also_matching and not result.weak_matches:
         tips = []
         f = result.filters
         if any(v for v in (f.role, f.author, f.agent, f.content_type, f.project, f.session, f.since, f.until)):

@@ -215,15 +215,22 @@ class LexicalSearch:
         return set(record_ids(searcher, hits)) if hits else set()
 
     @reading
-    def unheld(self, q: LexicalQuery) -> tuple[tuple[str, ...], float]:
+    def unheld(self, q: LexicalQuery, scope: Filters | None = None) -> tuple[tuple[str, ...], float]:
         """The query's words that no record holds (query echoes aside, as in ``coverage``), and the
         idf-weighted share of the query that the other words make up (1.0 when every word is held
         somewhere). An unheld word weighs as much as the rarest word can: it is not in the history at
-        all (a typo, or a topic never discussed)."""
+        all (a typo, or a topic never discussed). With ``scope``: no record the filters admit holds it."""
         if not q.terms:
             return (), 1.0
         searcher = self._opened().searcher()
-        return unheld({t: self._idf(searcher, t) for t in dict.fromkeys(q.terms)}, searcher.num_docs)
+        weights = {t: self._idf(searcher, t) for t in dict.fromkeys(q.terms)}
+        if scope is not None and scope != Filters():
+            admitted = self.filter_clauses(scope, None, False)
+            for t in [t for t, w in weights.items() if w is not None]:
+                either = Query.boolean_query(self._term_clauses(t, expand=not self._own_freq(searcher, t)))
+                if not searcher.search(Query.boolean_query([(Occur.Must, either), *admitted]), 1).hits:
+                    weights[t] = None
+        return unheld(weights, searcher.num_docs)
 
     @reading
     def near_misses(self, word: str, limit: int = 20) -> list[int]:

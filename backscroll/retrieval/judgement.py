@@ -1,63 +1,49 @@
-"""The weak line: which hits are strong enough to show, on the ``strength`` scale (``evidence``). Pure.
+"""Which hits a search shows: the question judged as a whole (has it an answer here?), then each hit. Pure.
 
-A search for something no session discusses still finds records that share a word or two with it,
-or that are the closest of thousands by meaning without being close. Those are *weak matches*: held
-back in ``weak_matches`` unless the caller asks for them (``weak``), so that an empty ``results``
-means "nothing here" on every surface (CLI, library, MCP; the recall hooks are stricter still).
-
-Where the line lies depends on whether the query is about something the history holds. It is when
-meaning singles some records out (the best cosine stands ``STANDS_OUT`` above the tenth best) or
-when every word of the query is in the history: then a hit needs
-``LINE_HELD``, for a paraphrase's answer holds few of the question's words and is only modestly close.
-Otherwise (a word the history never saw, "terraform", and nothing close in meaning) a hit needs
-``LINE``: most of the query's words, counting the unknown ones, or an exact match. Without meaning
-to ask (lexical mode, tool rows, no vectors yet) words alone decide, at ``LINE_WORDS``. Once one hit
-clears the line, the query has an answer, and the others need only ``LINE_HELD``. How the
-numbers were chosen is in docs/ranking.md.
+A search for something no session discusses still finds records that share a word or two with it, or that
+are the closest of thousands by meaning without being close. The fitted judgement (``relevance``) reads the
+question's evidence in the scope the filters leave and says whether it has an answer: at a search's operating
+point, or at a recall hook's stricter one. A question without one shows nothing: its hits are *weak matches*,
+held back in ``weak_matches`` unless the caller asks for them (``weak``), so that an empty ``results`` means
+"nothing here" on every surface. A question with one shows its first hit and every other that holds enough of
+it (``LINE_HELD`` on the ``strength`` scale, ``evidence``); the rest are weak. docs/ranking.md, "Judging
+relevance", tells how it was fitted and what it keeps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from backscroll.types import Hit
 
-STANDS_OUT = 0.1  # the best cosine this far above the tenth best singles records out
-LINE_HELD = 0.25  # the weak line for a query about something the history holds
-LINE = 0.6  # the weak line otherwise
-LINE_WORDS = 0.4  # the weak line without meaning (lexical mode, tool rows, no vectors)
+LINE_HELD = 0.25  # once a question has an answer, a further hit needs this strength
 NOTHING_STRONG = "nothing strong"  # how the note that says so begins (the CLI words its own)
+POINTS = ("search", "hook")  # the operating points: a search's, a recall hook's (stricter)
 
 
-def line(cosines: Sequence[float] | None, known: float) -> float:
-    """The weak line for a search whose meaning ranking gave ``cosines`` (the query's best, best first,
-    above the similarity floor; None: there was no meaning ranking) and whose words are ``known`` to the
-    history (the idf-weighted share some record holds). Fewer than ten cosines count the floor for the
-    missing ones."""
-    from backscroll.retrieval.ranking import SEMANTIC_FLOOR
+def answered(evidence: Sequence[float], mode: str, point: str = "search") -> bool:
+    """Whether the question's evidence (``relevance.FEATURES``) in a search of ``mode`` says it has an answer, at
+    ``point``."""
+    from backscroll.retrieval import relevance
 
-    if cosines is None:
-        return LINE_WORDS
-    tenth = cosines[9] if len(cosines) > 9 else SEMANTIC_FLOOR
-    singled = bool(cosines) and cosines[0] - tenth >= STANDS_OUT
-    return LINE_HELD if singled or known >= 1.0 else LINE
+    m = relevance.model()
+    return relevance.probability(evidence, m) >= m.point(point, mode)
 
 
-def is_strong(hit: Hit, line: float) -> bool:
-    """Above the weak line; a hit without a strength (no evidence was judged) counts as strong."""
+def is_strong(hit: Hit, line: float = LINE_HELD) -> bool:
+    """Above ``line``; a hit without a strength (no evidence was judged) counts as strong."""
     return hit.strength is None or hit.strength >= line
 
 
-def split(hits: Iterable[Hit], line: float) -> tuple[list[Hit], list[Hit]]:
-    """The hits above the weak line and those below it, each in rank order. Once one hit clears
-    ``line``, the query is about something the history holds, and the others need only ``LINE_HELD``."""
-    hits = list(hits)
-    if any(is_strong(h, line) for h in hits):
-        line = min(line, LINE_HELD)
+def split(hits: Sequence[Hit], answered: bool) -> tuple[list[Hit], list[Hit]]:
+    """The hits shown and those held back, each in rank order: none shown for a question without an answer;
+    for one with an answer, the first and every other above ``LINE_HELD``."""
+    if not answered:
+        return [], list(hits)
     strong: list[Hit] = []
     weak: list[Hit] = []
-    for h in hits:
-        (strong if is_strong(h, line) else weak).append(h)
+    for n, h in enumerate(hits):
+        (strong if n == 0 or is_strong(h) else weak).append(h)
     return strong, weak
 
 

@@ -50,8 +50,8 @@ class LocalSource:
              ) -> tuple[dict[str, float], dict[int, frozenset[str]]]:
         return self.lex.held(q, list(ids), echoes)
 
-    def unheld(self, q: LexicalQuery) -> tuple[tuple[str, ...], float]:
-        return self.lex.unheld(q)
+    def unheld(self, q: LexicalQuery, scope: Filters | None = None) -> tuple[tuple[str, ...], float]:
+        return self.lex.unheld(q, scope)
 
     def holding(self, words: tuple[str, ...], ids: list[int]) -> set[int]:
         return self.lex.holding(words, ids)

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from backscroll.indexes.lexical_schema import LexicalQuery, stem
 from backscroll.retrieval import by_session, judgement
-from backscroll.retrieval.candidates import candidates
+from backscroll.retrieval.candidates import candidates, words_evidence
 from backscroll.retrieval.echo_order import apart, interleave
 from backscroll.retrieval.evidence import classify
 from backscroll.retrieval.fusion import Candidate, Fused, Weights
@@ -18,7 +18,6 @@ from backscroll.retrieval.order import ranked_echoes, topical
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.snippet import make_snippet
 from backscroll.retrieval.source import Source
-from backscroll.retrieval.spelling import surely_a_typo
 from backscroll.retrieval.unheld import unheld_note
 from backscroll.types import Filters, Hit, SearchResult, SessionHits
 
@@ -45,60 +44,75 @@ def hits(source: Source, plan: QueryPlan, fused: list[Fused], opts: SearchOption
 
 def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions, fused: list[Fused],
           by_id: dict[int, Candidate], w: Weights) -> SearchResult:
-    """The ranking as a search's answer: hits, judged against the weak line, grouped by session when asked, with
-    the notes that say what the answer rests on."""
+    """The ranking as a search's answer: hits with their match and strength, judged (``relevance``: has the
+    question an answer here, in the scope the filters leave?), grouped by session when asked, with the notes
+    that say what the answer rests on."""
     plan, mode, semantic = found.plan, found.mode, found.semantic
     # (words only echoes hold count as held when echoes are searched too)
-    missing, held = (source.unheld(topical(plan)) if mode != "semantic" and not echoes_included(filters, opts)
-                     else ((), 1.0))
+    echoes = echoes_included(filters, opts)
+    missing, held = source.unheld(topical(plan)) if mode != "semantic" and not echoes else ((), 1.0)
+    in_scope = held_in_scope(source, topical(plan), filters) if not echoes else 1.0
     wanted = opts.limit * 10 if opts.by_session else opts.limit * (1 if opts.weak else 2)  # (one session's many)
     asked = (semantic is not None and filters.role != "tool"
              and filters.content_type not in ("tool", "reasoning"))  # a meaning ranking could speak
-    suggested = source.suggestions(missing) if missing else {}
-    known = known_share(source, topical(plan), held, suggested, mode)
     cosines = [c for _i, c in semantic or ()] if asked else None
-    shaped = with_evidence(source, hits(source, plan, fused, opts, wanted), plan, by_id, held, cosines)
-    strong, weak = judged(shaped, plan, by_id, w, held, cosines, known, opts.weak)
+    shaped = [classify(h, plan.text, by_id.get(h.rowid), w, in_scope, quoted=bool(plan.phrases))
+              for h in hits(source, plan, fused, opts, wanted)]
+    evidence = question_evidence(source, shaped, plan, by_id, in_scope, cosines, mode)
+    answered = opts.weak or judgement.answered(evidence, mode, opts.point)
+    strong, weak = (shaped, []) if opts.weak else judgement.split(shaped, answered)
     shown, sessions = grouped(source, apart(strong), opts)  # (the weak ones gone, two echoes may meet)
     weak = weak[:opts.limit]
+    suggested = source.suggestions(missing) if missing else {}
     said = notes(plan, filters, shown, weak, missing, suggested, found.dropped)
     return SearchResult(query=plan.text, mode=mode, filters=filters, results=renumber(shown),
-                        weak_matches=renumber(weak), sessions=sessions,
+                        weak_matches=renumber(weak), sessions=sessions, evidence=evidence,
                         dropped_filters=("phrase",) if found.dropped else (), notes=(*found.notes, *said))
 
 
-def with_evidence(source: Source, found: list[Hit], plan: QueryPlan, by_id: dict[int, Candidate], held: float,
-                  cosines: list[float] | None) -> list[Hit]:
-    """The hits with the relevance judgement's features (``relevance``)."""
+def held_in_scope(source: Source, q: LexicalQuery, scope: Filters) -> float:
+    """The idf-weighted share of the question some record in ``scope`` holds, its words of plain English that
+    none holds left out ("instead": a small history says few words)."""
+    from backscroll.retrieval.everyday import plain_english
+
+    missing, held = source.unheld(q, scope)
+    plain = {t for t in missing if plain_english(t)}
+    if not plain or len(plain) == len(set(q.terms)):
+        return held
+    return source.unheld(LexicalQuery(tuple(t for t in q.terms if t not in plain)), scope)[1]
+
+
+def question_evidence(source: Source, found: list[Hit], plan: QueryPlan, by_id: dict[int, Candidate],
+                      held: float, cosines: list[float] | None, mode: str) -> tuple[float, ...]:
+    """The relevance judgement's features of the question and its hits (``relevance.FEATURES``); ``held``: the
+    idf-weighted share of the question the scope holds. (A semantic search ranks without words, but its hits'
+    words are evidence all the same.)"""
     from backscroll.retrieval import relevance
 
-    if not found:
-        return found
     q = LexicalQuery(plan.lexical_terms)
-    weights = source.held(q, [found[0].rowid], False)[0] if q.terms else {}
-    question = relevance.Question(held, weights, cosines, {})
-    return [replace(h, evidence=relevance.features(by_id.get(h.rowid), h.match, n, question))
-            for n, h in enumerate(found, start=1)]
+    weights = source.held(q, [found[0].rowid], False)[0] if q.terms and found else {}
+    ids = [h.rowid for h in found if h.rowid is not None]
+    words, _by_call, terms = (words_evidence(source, plan, ids, {}) if mode == "semantic" and ids else
+                              ({i: c.words for i, c in by_id.items()}, set(), {i: c.held for i, c in by_id.items()}))
+
+    def of(h: Hit) -> relevance.HitEvidence:
+        c = by_id.get(h.rowid)
+        return relevance.HitEvidence(words.get(h.rowid, 0.0) * held, terms.get(h.rowid, frozenset()),
+                                     c.cosine if c and cosines is not None else None, h.match == "exact")
+
+    return relevance.features([of(h) for h in found], relevance.Question(weights, 1 - held, cosines,
+                                                                         dated(plan, found[0] if found else None)))
 
 
-def judged(hits: list[Hit], plan: QueryPlan, by_id: dict[int, Candidate], w: Weights, held: float,
-           cosines: list[float] | None, known: float, weak: bool) -> tuple[list[Hit], list[Hit]]:
-    """The hits with their match and strength (``evidence``), split at the weak line (``judgement``): those
-    shown and those held back (none with ``weak``)."""
-    hits = [classify(h, plan.text, by_id.get(h.rowid), w, held, quoted=bool(plan.phrases)) for h in hits]
-    if weak:
-        return hits, []
-    return judgement.split(hits, judgement.line(cosines, known))
+def dated(plan: QueryPlan, first: Hit | None) -> float:
+    """How near the date the question names its first hit lies (0 when it names none)."""
+    from backscroll.indexes.lexical_schema import to_datetime
+    from backscroll.retrieval.time_window import closeness
 
-
-def known_share(source: Source, q: LexicalQuery, held: float, suggested: dict[str, str], mode: str) -> float:
-    """The idf-weighted share of the query the history holds, a misspelt word counted as its correction (no
-    topic the history lacks)."""
-    known = held if mode != "semantic" else source.unheld(q)[1]
-    typos = {w: m for w, m in suggested.items() if surely_a_typo(w, m)}
-    if typos:
-        known = source.unheld(LexicalQuery(tuple(typos.get(t, t) for t in q.terms)))[1]
-    return known
+    at = to_datetime(first.timestamp) if first is not None else None
+    if plan.when is None or at is None:
+        return 0.0
+    return closeness(at if at.tzinfo else at.replace(tzinfo=plan.when.start.tzinfo), plan.when)
 
 
 def grouped(source: Source, hits: list[Hit], opts: SearchOptions) -> tuple[list[Hit], tuple[SessionHits, ...]]:

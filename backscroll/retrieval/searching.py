@@ -107,20 +107,23 @@ def rank(store: Store, lex: LexicalIndex, cfg: Config, req: SearchRequest, plan:
     return replace(result, notes=tuple(dict.fromkeys([*notes, *result.notes])))
 
 
-def answer(source: Source, req: SearchRequest, plan: QueryPlan, filters: Filters) -> SearchResult:
-    """A search of ``source`` (the local store or the team archive): ranked under the filters, then the hint
-    policy (``policy.hints``: role, author, agent and content type narrow, the rest follows as also matching),
-    the page asked for (``offset``), and the source's notes."""
+def answer(source: Source, req: SearchRequest, plan: QueryPlan, filters: Filters, point: str = "search"
+           ) -> SearchResult:
+    """A search of ``source`` (the local store or the team archive): ranked under the filters and judged at
+    ``point`` (a search's, or a recall hook's stricter one), then the hint policy (``policy.hints``: role,
+    author, agent and content type narrow, the rest follows as also matching; outside the scope when nothing
+    in it answers), the page asked for (``offset``), and the source's notes."""
     from backscroll.retrieval import budget, pipeline
     from backscroll.retrieval.policy import hints
 
     opts = pipeline.SearchOptions(limit=req.limit + req.offset, include_echoes=req.include_echoes,
-                                  max_chars=req.max_chars, weak=req.weak, by_session=req.by_session)
+                                  max_chars=req.max_chars, weak=req.weak, by_session=req.by_session, point=point)
 
     def run(f: Filters) -> SearchResult:
         return pipeline.run(source, plan, f, opts, req.mode)
 
     result = hints.also_matching(run(filters), filters, run, strict=req.strict)
+    result = hints.outside_scope(result, filters, run, strict=req.strict)
     result = replace(result, results=result.results[req.offset:], sessions=result.sessions[req.offset:],
                      notes=tuple(dict.fromkeys([*source.notes, *result.notes])))
     return budget.fitted(result, req.max_tokens) if req.max_tokens is not None else result

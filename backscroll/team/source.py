@@ -24,7 +24,7 @@ from backscroll.retrieval.tool_exchange import Partners
 from backscroll.store.archive_filters import where_sql
 from backscroll.store.archive_pg import Archive
 from backscroll.store.db import content_hash
-from backscroll.types import EMBEDDED_TYPES, Filters, Hit
+from backscroll.types import CONTENT_TYPES, EMBEDDED_TYPES, Filters, Hit
 
 Key = tuple[str, str, str]  # (member, machine, record_id)
 PER_WORD = 5000  # rows a query word proposes at most: ranking that many is what a search can afford
@@ -120,11 +120,17 @@ class ArchiveSource:
         held = {i: self._held_by(self.pool.rows[i], weights) for i in ids}
         return weights, {i: ts for i, ts in held.items() if ts}
 
-    def unheld(self, q: LexicalQuery) -> tuple[tuple[str, ...], float]:
+    def unheld(self, q: LexicalQuery, scope: Filters | None = None) -> tuple[tuple[str, ...], float]:
         if not q.terms:
             return (), 1.0
         counts = self.counts(q.terms)
-        return unheld({t: weight(self._total, c) for t, c in counts.items()}, self._total)
+        weights = {t: weight(self._total, c) for t, c in counts.items()}
+        if scope is not None and scope != Filters():
+            held = [t for t, w in weights.items() if w is not None]
+            found = self.archive.holding({t: (stem(t), counts[t].expansions) for t in held},
+                                         *self._where(scope, False), 1, CONTENT_TYPES)
+            weights.update({t: None for t in held if not found[t]})
+        return unheld(weights, self._total)
 
     def by_words(self, q: LexicalQuery, scope: Filters, kinds: Kinds, *, echo: bool, depth: int) -> list[int]:
         if not q.terms:

@@ -184,8 +184,8 @@ def test_search_session_accepts_a_prefix_and_rejects_an_unknown_id(corpus):
 # -- 3. filters that find nothing explain why -----------------------------------------------------
 
 def test_project_matches_case_insensitively_and_by_unique_prefix(corpus):
-    for name in ("ACME-API", "acme", "Inf"):
-        r = cli("search", "pgbouncer cart", "--project", name, "--json", "--no-sync")
+    for name, query in (("ACME-API", "slow cart endpoint"), ("acme", "slow cart endpoint"), ("Inf", "pgbouncer pool")):
+        r = cli("search", query, "--project", name, "--json", "--no-sync")
         assert r.exit_code == 0, (name, r.output)
         projects = {h["project"] for h in json.loads(r.stdout)["results"]}
         assert projects and len(projects) == 1 and next(iter(projects)).lower().startswith(name.lower())

@@ -316,7 +316,7 @@ def _paraphrase_store(session_builder, backscroll_home, monkeypatch, echoed: str
     semantic = [(ids[ANSWER], 0.40), *((ids[t], 0.33) for t in EVERYDAY)]
 
     def run(limit: int, include_echoes: bool = False):
-        opts = pipeline.SearchOptions(limit=limit, include_echoes=include_echoes)
+        opts = pipeline.SearchOptions(limit=limit, include_echoes=include_echoes, weak=True)  # (the order, unjudged)
         q = plan(PARAPHRASED, analyze)
         return pipeline.run(constructed(store, lex, q, semantic), q, make_filters(), opts, "hybrid")
 

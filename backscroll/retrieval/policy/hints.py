@@ -3,6 +3,10 @@
 Unless the search is strict, a search with one of these filters also runs without them; up to
 ``ALSO_MATCHING`` results the filtered search did not return (nor repeat the text of) are kept in
 ``also_matching``, and ``dropped_filters`` names the filters they do not satisfy.
+
+Project, session and dates filter: what they leave is the scope, judged on its own. When nothing in it
+answers, the same search outside it may: its first results come as ``also_matching`` (the scope's answer
+stays "nothing strong"), with a note.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from backscroll.types import Filters, SearchResult
 
 ALSO_MATCHING = 3  # extras a hinted filter may add
 HINT_FILTERS = ("role", "author", "agent", "content_type")
+SCOPE_FILTERS = ("project", "session", "since", "until")
 
 
 def hinted(filters: Filters) -> tuple[str, ...]:
@@ -35,3 +40,24 @@ def also_matching(result: SearchResult, filters: Filters, run: Callable[[Filters
         return result
     renumbered = tuple(replace(h, rank=i + 1) for i, h in enumerate(extras))
     return replace(result, also_matching=renumbered, dropped_filters=(*result.dropped_filters, *names))
+
+
+def outside_scope(result: SearchResult, filters: Filters, run: Callable[[Filters], SearchResult],
+                  *, strict: bool) -> SearchResult:
+    """``result`` with what the same search finds outside the scope, when nothing in the scope answers."""
+    names = tuple(name for name in SCOPE_FILTERS if getattr(filters, name))
+    if not names or strict or result.results or result.also_matching or result.repeated is not None:
+        return result
+    wide = run(replace(filters, project=None, session=None, since=None, until=None))
+    if not wide.results:
+        return result
+    inside = {h.rowid for h in result.weak_matches}  # (the scope's own, already judged weak)
+    outside = [h for h in wide.results if h.rowid not in inside][:ALSO_MATCHING]
+    if not outside:
+        return result
+    extras = tuple(replace(h, rank=i + 1) for i, h in enumerate(outside))
+    named = ", ".join("--" + n for n in names)
+    note = (f"nothing strong where {named} look{'s' if len(names) == 1 else ''}; "
+            f"{len(extras)} match{'es' if len(extras) != 1 else ''} outside follow in also_matching")
+    return replace(result, also_matching=extras, dropped_filters=(*result.dropped_filters, *names),
+                   notes=(*result.notes, note))

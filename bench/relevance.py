@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""Judging relevance: dump the evidence of frozen query sets, fit the judgement, report what it keeps.
+
+    python bench/relevance.py dump OUT.jsonl --set NAME=HOME=QUERIES.toml[@odd|@even][#TARGET] [...] [--modes hybrid]
+    python bench/relevance.py fit TRAIN.jsonl [...] [--hooks NAME] [--out backscroll/retrieval/relevance.json]
+    python bench/relevance.py report DUMP.jsonl [...] [--model FILE] [--point search|hook]
+
+``dump`` runs each query of a set against an indexed home (``bench/agent_search.py --home``, or a home indexed
+with ``backscroll index --source ...``) with weak matches kept, and writes one JSON line per query: its set, id,
+category, whether it was never discussed, the judgement's evidence (``relevance.FEATURES``) and its hits (which
+answer it: of the target session, or for a query naming a record, the record holding ``expected``; their
+strength). ``@odd``/``@even`` keep one half of a file (by the digits of the ids); ``#TARGET`` keeps only the
+queries of a crossed never-discussed file (``bench/crossed_never.py``) asked of that home (``#TARGET~SOURCE``:
+only those drawn from that source). A recall hook's prompt file (``[[related]]``, ``[[unrelated]]``) is asked
+as the hook asks it.
+
+``fit`` fits a logistic model of "the question has an answer here": a question with an answer in its top ``K``
+is 1, a never-discussed one 0 (others are left out); each set weighs alike within each class. It chooses the two
+operating points: a search's, the lowest probability that keeps ``NEVER_EMPTY`` of each question set's
+never-discussed questions empty; a recall hook's, the lowest that keeps ``HOOK_SILENT`` of each ``--hooks``
+set's unrelated prompts silent (and never below a search's). A ``--place-only`` hook set places the hook's point
+and is not fitted on: an everyday request ("add a changelog entry") is no answerless question to a search, only
+to a hook.
+
+``report`` prints, per set, what a user feels: never-discussed questions that came back empty, right answers
+(in the top 5 before any judgement) kept in the results, and hit@1 by category; without ``--model``, as if
+every question were answered (no judgement).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tomllib
+from collections import defaultdict
+from pathlib import Path
+
+NEVER_EMPTY = 0.97  # the share of never-discussed training questions a search's operating point keeps empty
+HOOK_SILENT = 0.98  # the share of unrelated training prompts a recall hook's operating point keeps silent
+K = 5
+HOOK = {"content_type": "text", "strict": True}  # how a recall hook searches (``integrations/recall.py``)
+
+
+def _half(qid: str, half: str) -> bool:
+    n = int("".join(c for c in qid if c.isdigit()) or 0)
+    return (n % 2 == 1) == (half == "odd")
+
+
+def load_set(spec: str) -> tuple[str, Path, list[dict], str | None]:
+    name, home, rest = spec.split("=", 2)
+    path, _, target = rest.partition("#")
+    path, _, half = path.partition("@")
+    data = tomllib.loads(Path(path).read_text())
+    asked = data.get("query", []) + [  # a recall hook's prompt file: prompts about past work, and unrelated ones
+        {"id": p["id"], "text": p["prompt"].strip(), "session": p["session"], "category": p.get("style"), **HOOK}
+        for p in data.get("related", [])] + [
+        {"id": p["id"], "text": p["prompt"].strip(), "nothing": True, "category": p.get("style"), **HOOK}
+        for p in data.get("unrelated", [])]
+    queries = [{**q, "id": q.get("id") or f"q{n}", "now": q.get("now", data.get("now"))}
+               for n, q in enumerate(asked, start=1)]
+    if half:
+        queries = [q for q in queries if _half(q["id"], half)]
+    if target:  # "c3", or "c3~evalcheck": the questions asked of c3, or only those drawn from evalcheck
+        queries = [q for q in queries if f"{q['id']}~".startswith(f"{target}~")]
+    return name, Path(home), queries, target or None
+
+
+def answers(hit, q: dict) -> bool:
+    if q.get("nothing"):
+        return False
+    if q.get("session"):  # a question about a session (the agent benchmarks): any of its records answers
+        return hit.session_id == q["session"]
+    return bool(q.get("expected")) and q["expected"] in hit.text
+
+
+def dump(args) -> int:
+    from backscroll.archive import Backscroll
+    from backscroll.retrieval.relevance import FEATURES
+
+    with args.out.open("w") as out:
+        for spec in args.set:
+            name, home, queries, _target = load_set(spec)
+            with Backscroll(home=home) as bs:
+                for mode in args.modes.split(","):
+                    for q in queries:
+                        opts = {k: q[k] for k in ("role", "author", "agent", "content_type", "project", "since",
+                                                  "until", "include_echoes", "strict") if k in q}
+                        every = bs.search(q["text"], mode=mode, limit=10, max_chars=0, rerun=True, now=q["now"],
+                                          weak=True, **opts)
+                        hits = [{"rank": h.rank, "right": answers(h, q), "strength": h.strength,
+                                 "session": h.session_id, "lists": list(h.matched_by), "match": h.match}
+                                for h in every.results]
+                        out.write(json.dumps({"set": name, "mode": mode, "id": q["id"], "category": q.get("category"),
+                                              "nothing": bool(q.get("nothing")), "features": list(FEATURES),
+                                              "evidence": list(every.evidence), "hits": hits}) + "\n")
+                        out.flush()
+            print(f"{name}: {len(queries)} queries", file=sys.stderr)
+    return 0
+
+
+def read(paths: list[Path], judged: bool = False) -> list[dict]:
+    """The dumps' queries; ``judged``: only those the judgement judges (a question about a date alone is
+    answered by its date, and one of question words only has nothing to judge: neither has evidence)."""
+    rows = [json.loads(line) for p in paths for line in p.read_text().splitlines() if line.strip()]
+    return [r for r in rows if not judged or r["evidence"]]
+
+
+def label(r: dict) -> float | None:
+    """1: the question has an answer in its top ``K``; 0: it was never discussed; None: neither (left out)."""
+    if r["nothing"]:
+        return 0.0
+    return 1.0 if any(h["right"] for h in r["hits"][:K]) else None
+
+
+def fit(args) -> int:
+    """A logistic model of "the question has an answer here" from the question's evidence: each training set
+    weighs alike within each class, and the two classes alike in all."""
+    import numpy as np
+
+    every = [r for r in read(args.dumps, judged=True) if label(r) is not None]
+    hooks = set(args.hooks)
+    fitted = hooks - set(args.place_only)
+    rows = [r for r in every if r["set"] not in hooks or r["set"] in fitted]
+    labels = [label(r) or 0.0 for r in rows]
+    groups: defaultdict[tuple[str, float], int] = defaultdict(int)
+    for r, y_ in zip(rows, labels, strict=True):
+        groups[(r["set"], y_)] += 1
+    classes = {y_: sum(1 for (_s, yy) in groups if yy == y_) for y_ in (0.0, 1.0)}
+    x = np.array([r["evidence"] for r in rows], dtype=float)
+    y = np.array(labels)
+    w = np.array([1.0 / groups[(r["set"], y_)] / classes[y_] for r, y_ in zip(rows, labels, strict=True)])
+    weights, bias = _logistic(x, y, w, l2=args.l2)
+    model = {"features": rows[0]["features"], "weights": [round(v, 4) for v in weights], "bias": round(bias, 4)}
+    points: dict[str, dict[str, float]] = {"search": {}, "hook": {}}
+    for mode in sorted({r["mode"] for r in every}):
+        search = operating_point([r for r in rows if r["set"] not in hooks and r["mode"] == mode], model, NEVER_EMPTY)
+        hook = operating_point([r for r in every if r["set"] in hooks and r["mode"] == mode], model, HOOK_SILENT)
+        points["search"][mode] = round(search, 4)
+        points["hook"][mode] = round(max(hook, search) if hooks else search, 4)
+    model["points"] = points
+    text = json.dumps(model, indent=1) + "\n"
+    if args.out:
+        args.out.write_text(text)
+    print(text)
+    return 0
+
+
+def _logistic(x, y, w, l2: float = 1.0, steps: int = 3000, rate: float = 0.5):
+    """Weighted, L2-regularised logistic regression by gradient descent on standardised features."""
+    import numpy as np
+
+    mean, std = x.mean(axis=0), x.std(axis=0) + 1e-9
+    z = (x - mean) / std
+    beta, b0 = np.zeros(z.shape[1]), 0.0
+    total = w.sum()
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(z @ beta + b0)))
+        g = (w * (p - y)) @ z / total + l2 * beta / total
+        g0 = (w * (p - y)).sum() / total
+        beta -= rate * g
+        b0 -= rate * g0
+    weights = beta / std
+    return weights.tolist(), float(b0 - (beta * mean / std).sum())
+
+
+def probability(features: list[float], model: dict) -> float:
+    z = model["bias"] + sum(a * b for a, b in zip(model["weights"], features, strict=True))
+    return 1 / (1 + math.exp(-z))
+
+
+def operating_point(rows: list[dict], model: dict, never_empty: float) -> float:
+    """The lowest threshold that keeps ``never_empty`` of the never-discussed questions empty, in each set and
+    mode."""
+    by_set = defaultdict(list)
+    for r in rows:
+        if r["nothing"]:
+            by_set[(r["set"], r["mode"])].append(probability(r["evidence"], model))
+    if not by_set:
+        return 0.5
+    points = []
+    for found in by_set.values():
+        found.sort()
+        points.append(found[min(len(found) - 1, math.ceil(never_empty * len(found)) - 1)] + 1e-6)
+    return max(points)
+
+
+def shown(r: dict, model: dict | None, point: str) -> list[dict]:
+    """The hits a search shows: the first and those above the line when the question is judged answered."""
+    from backscroll.retrieval.judgement import LINE_HELD
+
+    if not r["evidence"]:  # (a date question: its date answers it)
+        return r["hits"]
+    if model is not None and probability(r["evidence"], model) < model["points"][point][r["mode"]]:
+        return []
+    return [h for n, h in enumerate(r["hits"]) if n == 0 or h["strength"] is None or h["strength"] >= LINE_HELD]
+
+
+def report(args) -> int:
+    model = json.loads(args.model.read_text()) if args.model else None
+    by_set: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for path in args.dumps:
+        for r in read([path]):
+            by_set[(f"{path.stem}:{r['set']}", r["mode"])].append(r)
+    for (name, mode), items in sorted(by_set.items()):
+        never = [r for r in items if r["nothing"]]
+        answerable = [r for r in items if not r["nothing"]]
+        empty = sum(1 for r in never if not shown(r, model, args.point))
+        reachable = [r for r in answerable if any(h["right"] for h in r["hits"][:K])]
+        kept = sum(1 for r in reachable if any(h["right"] for h in shown(r, model, args.point)[:K]))
+        cats: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for r in answerable:
+            first = shown(r, model, args.point)[:1]
+            cats[r["category"]][0] += bool(first and first[0]["right"])
+            cats[r["category"]][1] += 1
+        line = {"never_empty": f"{empty}/{len(never)}" + (f" = {empty / len(never):.0%}" if never else ""),
+                "right_kept": f"{kept}/{len(reachable)}" + (f" = {kept / len(reachable):.1%}" if reachable else ""),
+                "hit1": {c: round(a / n, 3) for c, (a, n) in sorted(cats.items())}}
+        print(f"{name} {mode}: {json.dumps(line)}")
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="verb", required=True)
+    d = sub.add_parser("dump")
+    d.add_argument("out", type=Path)
+    d.add_argument("--set", action="append", required=True)
+    d.add_argument("--modes", default="hybrid")
+    f = sub.add_parser("fit")
+    f.add_argument("dumps", type=Path, nargs="+")
+    f.add_argument("--out", type=Path)
+    f.add_argument("--l2", type=float, default=0.01)
+    f.add_argument("--hooks", action="append", default=[], help="a set of recall-hook prompts (its point: the hook's)")
+    f.add_argument("--place-only", action="append", default=[],
+                   help="a hook set that places the hook's point but is not fitted on (everyday requests)")
+    r = sub.add_parser("report")
+    r.add_argument("dumps", type=Path, nargs="+")
+    r.add_argument("--model", type=Path, help="without: every question counts as answered (no judgement)")
+    r.add_argument("--point", default="search", choices=("search", "hook"))
+    args = ap.parse_args()
+    return {"dump": dump, "fit": fit, "report": report}[args.verb](args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

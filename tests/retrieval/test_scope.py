@@ -1,0 +1,48 @@
+"""Scope first, then judge (#48): project, session and dates leave a scope, and the judgement reads the question's
+evidence there; when nothing in it answers, the matches outside it follow as ``also_matching``. Real stores."""
+
+import pytest
+
+
+@pytest.fixture
+def two_projects(session_builder, backscroll_index):
+    billing = session_builder.claude(project="billing")
+    billing.user("InvoiceReconciler.reconcile_batch deadlocks when two workers pick the same batch")
+    billing.assistant("InvoiceReconciler.reconcile_batch now takes a row lock with SELECT ... FOR UPDATE SKIP LOCKED "
+                      "so two workers never reconcile the same batch.")
+    web = session_builder.claude(project="web")
+    web.user("the invoice page renders the reconcile button twice")
+    web.assistant("The batch list component mounted the reconcile button in both the header and the row; "
+                  "it is in the row only now.")
+    backscroll_index(embed=False)
+
+
+def test_an_identifier_absent_from_the_project_asked_is_nothing_strong_with_the_exact_hits_beside(
+        two_projects, backscroll_search):
+    result = backscroll_search("InvoiceReconciler.reconcile_batch", project="web", mode="lexical")
+    assert result.results == ()
+    assert result.also_matching and all(h.project == "billing" for h in result.also_matching)
+    assert "InvoiceReconciler" in result.also_matching[0].text
+    assert "project" in result.dropped_filters
+    assert any("nothing strong where --project looks" in n for n in result.notes), result.notes
+
+
+def test_in_its_own_project_the_identifier_is_found(two_projects, backscroll_search):
+    result = backscroll_search("InvoiceReconciler.reconcile_batch", project="billing", mode="lexical")
+    assert result.results and result.results[0].project == "billing"
+    assert not result.also_matching
+
+
+def test_strict_keeps_the_scope_alone(two_projects, backscroll_search):
+    result = backscroll_search("InvoiceReconciler.reconcile_batch", project="web", mode="lexical", strict=True)
+    assert result.results == () and result.also_matching == ()
+
+
+def test_the_command_line_says_where_the_matches_are(two_projects):
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    r = CliRunner().invoke(app, ["search", "InvoiceReconciler.reconcile_batch", "-p", "web", "--mode", "lexical"])
+    assert r.exit_code == 0
+    assert "Also matching without --project web (outside what they leave)" in r.output
