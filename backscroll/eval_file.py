@@ -74,7 +74,8 @@ def read_window(value: str) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class Gate:
-    """Per-category floors (hit1, mrr, recall), the slack allowed below them, and the ratchet ids."""
+    """Per-category floors (hit1, mrr, recall, kept; "overall" for every query), the slack allowed below them,
+    and the ratchet ids."""
 
     floors: dict = field(default_factory=dict)
     slack: float = 0.0

@@ -18,12 +18,12 @@ from backscroll.eval_file import EvalQuery, Gate, load_gate, load_queries
 @dataclass
 class QueryOutcome:
     query: EvalQuery
-    rank: int | None  # 1-based rank of the first matching hit within k, else None
+    rank: int | None  # 1-based rank of the first matching hit within k of the ranked list, else None
     above: list[str]  # snippets of what ranked above (or the top k, on a miss)
     echo_leaks: int
     where: str = "results"  # or "also_matching"
     session_rank: int | None = None  # rank of the answer's session among distinct sessions, in rank order
-    weak_rank: int | None = None  # rank of the answer among the weak matches, when it was held back there
+    kept: bool = True  # the judgement kept the answer in ``results`` (not among the weak matches)
 
 
 @dataclass
@@ -41,14 +41,15 @@ class EvalReport:
         mrr = sum(1.0 / o.rank for o in items if o.rank) / n if n else 0.0
         session_found = sum(1 for o in items if o.session_rank is not None and o.session_rank <= self.k)
         session_mrr = sum(1.0 / o.session_rank for o in items if o.session_rank) / n if n else 0.0
-        held_back = sum(1 for o in items if o.rank is None and o.weak_rank is not None)
+        held_back = sum(1 for o in items if o.rank is not None and not o.kept)
 
         def share(x: int | float) -> float:
             return round(x / n, 4) if n else 0.0
 
         return {"queries": n, "found": hits, "hit1": share(first), "recall": share(hits), "mrr": round(mrr, 4),
                 "session_hit1": share(session_first), "session_recall": share(session_found),
-                "session_mrr": round(session_mrr, 4), "weak_only": held_back}
+                "session_mrr": round(session_mrr, 4), "weak_only": held_back,
+                "kept": round(1 - held_back / hits, 4) if hits else 1.0}
 
     @property
     def overall(self) -> dict:
@@ -82,7 +83,7 @@ class EvalReport:
         if self.gate is None:
             return []
         out = []
-        cats = self.by_category()
+        cats = self.table()
         for cat, floors in sorted(self.gate.floors.items()):
             got = cats.get(cat)
             if got is None:
@@ -163,11 +164,12 @@ def _matches(hit, q: EvalQuery) -> bool:
             and _in_window(hit, q))
 
 
-def _session_rank(results, q: EvalQuery) -> int | None:
-    """Where the answer's conversation comes among the distinct sessions of the results, in rank order
-    (for a window without a session: the first session with a record in it)."""
+def _session_rank(results, q: EvalQuery, judged=()) -> int | None:
+    """Where the answer's conversation comes among the distinct sessions of the ranked list, in rank order
+    (for a window without a session: the first session with a record in it); a never-discussed question
+    ranks first when the judgement leaves ``judged`` empty."""
     if q.nothing:
-        return None if results else 1
+        return None if judged else 1
     sessions = list(dict.fromkeys(h.session_id for h in results))
     if q.session is None and q.window is not None:
         right = {h.session_id for h in results if _in_window(h, q)}
@@ -222,12 +224,13 @@ def _run_mode(bs, queries: list[EvalQuery], k: int, mode: str | None, now: str |
         if mode:
             opts["mode"] = mode
         result = bs.search(q.text, limit=k, rerun=True, max_chars=0, now=q.now or now, **opts)
-        ranked = list(result.results[:k])
-        rank = next((h.rank for h in ranked if _matches(h, q)), None)
+        # Finding is measured on the ranked list (what ``--weak`` shows: the results, then the weak
+        # matches); judging, as ``kept``: whether the answer found stayed in ``results``.
+        ranked = [*result.results, *result.weak_matches][:k]
+        rank = next((n for n, h in enumerate(ranked, start=1) if _matches(h, q)), None)
+        kept = rank is None or rank <= len(result.results)
         if q.nothing:
-            rank = None if ranked else 1
-        weak = next((n for n, h in enumerate(getattr(result, "weak_matches", ())[:k], start=1) if _matches(h, q)),
-                    None)
+            rank = None if result.results else 1
         where = "results"
         if rank is None and q.allow_also_matching:
             extra = next((i for i, h in enumerate(result.also_matching, start=1) if _matches(h, q)), None)
@@ -235,7 +238,8 @@ def _run_mode(bs, queries: list[EvalQuery], k: int, mode: str | None, now: str |
                 rank, where = extra, "also_matching"
         default_policy = not opts.get("include_echoes") and opts.get("content_type") != "tool"
         leaks = sum(1 for h in (*result.results, *result.also_matching) if h.is_echo) if default_policy else 0
-        cut = (rank - 1) if rank else len(ranked)
-        above = [f"[{h.role}{' echo' if h.is_echo else ''}] {h.snippet[:120]}" for h in ranked[:cut]]
-        outcomes.append(QueryOutcome(q, rank, above, leaks, where, _session_rank(result.results[:k], q), weak))
+        listed = list(result.results[:k]) if q.nothing else ranked
+        cut = (rank - 1) if rank else len(listed)
+        above = [f"[{h.role}{' echo' if h.is_echo else ''}] {h.snippet[:120]}" for h in listed[:cut]]
+        outcomes.append(QueryOutcome(q, rank, above, leaks, where, _session_rank(ranked, q, result.results), kept))
     return EvalReport(k, mode, outcomes, gate)

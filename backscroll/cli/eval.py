@@ -18,14 +18,14 @@ def _print(report) -> None:
     from backscroll.cli.terminal import console
 
     out = console(common.color_enabled(sys.stdout))
-    t = Table("category", "queries", "hit@1", f"recall@{report.k}", "MRR", "session hit@1", box=None,
+    t = Table("category", "queries", "hit@1", f"recall@{report.k}", "MRR", "session hit@1", "kept", box=None,
               pad_edge=False)
     for cat, s in report.by_category().items():
         t.add_row(cat, str(s["queries"]), f"{s['hit1']:.2f}", f"{s['recall']:.2f}", f"{s['mrr']:.2f}",
-                  f"{s['session_hit1']:.2f}")
+                  f"{s['session_hit1']:.2f}", f"{s['kept']:.2f}")
     o = report.overall
-    t.add_row(*(Text(v, style="bold") for v in ("overall", str(o["queries"]), f"{o['hit1']:.2f}",
-                                                 f"{o['recall']:.2f}", f"{o['mrr']:.2f}", f"{o['session_hit1']:.2f}")))
+    t.add_row(*(Text(v, style="bold") for v in ("overall", str(o["queries"]), f"{o['hit1']:.2f}", f"{o['recall']:.2f}",
+                                                 f"{o['mrr']:.2f}", f"{o['session_hit1']:.2f}", f"{o['kept']:.2f}")))
     out.print(f"mode: {report.mode or 'per query (default hybrid)'}")
     out.print(t)
     out.print(f"echo rows in default results: {o['echo_leaks']}")
@@ -80,6 +80,10 @@ def eval_queries(
     """Measure how well search recalls what it must: hit@1, recall@k, MRR and session hit@1, per category.
 
     QUERIES.toml lists queries, each with a piece of the record it must find.
+    Finding is measured on the ranked list (the results, then the weak matches, as
+    --weak shows them); "kept" is the share of answers found that the relevance
+    judgement keeps in the results, and a never-discussed question (nothing = true)
+    is right when the results come back empty.
     A \\[corpus] table names sources to index into a temporary home first;
     without one, your own index is used. Echo rows in results fail the run.
 
@@ -91,6 +95,7 @@ def eval_queries(
       slack = 0.05                  # a category may fall this far below
       ratchet = ["lexical-1"]       # query ids that must stay in the top k
       floors.lexical = { hit1 = 0.75, mrr = 0.8, recall = 1.0 }
+      floors.overall = { kept = 0.8 }   # "overall": every query
       \\[\\[query]]                     # one per query
       id = "lexical-1"              # optional: names it for the ratchet
       text = "what did we pick for calendar arithmetic"

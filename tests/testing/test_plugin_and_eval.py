@@ -125,6 +125,20 @@ def test_eval_says_where_the_fused_ranking_is_behind_a_list_it_fuses():
     assert behind(hybrid, [semantic]) == {}
 
 
+def test_eval_measures_finding_and_judging_apart_and_gates_the_share_kept():
+    from backscroll.eval_file import EvalQuery, Gate
+    from backscroll.evaluate import EvalReport, QueryOutcome
+
+    qs = [EvalQuery("q", "x", category=c) for c in ("a", "a", "a", "b")]
+    outcomes = [QueryOutcome(qs[0], 1, [], 0), QueryOutcome(qs[1], 2, [], 0, kept=False),
+                QueryOutcome(qs[2], None, [], 0), QueryOutcome(qs[3], 1, [], 0, kept=False)]
+    report = EvalReport(5, None, outcomes, Gate(floors={"overall": {"kept": 0.6}, "a": {"recall": 0.6}}))
+    a = report.by_category()["a"]
+    assert (a["found"], a["weak_only"], a["kept"]) == (2, 1, 0.5), "held back is found, but not kept"
+    assert report.overall["kept"] == round(1 / 3, 4)
+    assert report.gate_failures() == ["overall: kept 0.33 < floor 0.60 - slack 0.00"]
+
+
 def test_eval_pairs_the_modes_query_by_query_with_a_sign_test():
     from backscroll.eval_file import EvalQuery
     from backscroll.evaluate import EvalReport, Paired, QueryOutcome, paired
