@@ -71,7 +71,7 @@ def index(home: Path) -> None:
 
     spec = tomllib.loads((EVAL / "tune.toml").read_text())
     sources = tuple(s.split(":", 1)[0] + ":" + str(EVAL / s.split(":", 1)[1]) for s in spec["corpus"]["sources"])
-    backscroll.index(config=resolve(home=home, sources=sources), embed=False)
+    backscroll.index(config=resolve(home=home, sources=sources))  # (a hook judges by meaning too)
 
 
 def precision(home: Path) -> dict:

@@ -1,17 +1,17 @@
 """Opt-in recall hooks: ``backscroll hook claude|codex session-start|prompt``.
 
 The agent runs the hook with a JSON object on stdin and adds what it prints to the model's context.
-The hook reads stdin with a deadline (an agent may keep the pipe open), searches the lexical index
-only (no model, no sync, nothing written to the store), and prints a ``<backscroll-recall>`` block
-framed as untrusted history, or nothing: at session start as plain text (the form both agents
-document for SessionStart; some releases of each rejected JSON there), for a prompt as the JSON
-``hookSpecificOutput``. Quoted session text is made inert (``sanitize.for_agent``): no tag of any
+The hook reads stdin with a deadline (an agent may keep the pipe open), searches as ``backscroll search``
+does, read-only (words and meaning, no sync, nothing written to the store), and prints a
+``<backscroll-recall>`` block framed as untrusted history, or nothing: at session start as plain text (the
+form both agents document for SessionStart; some releases of each rejected JSON there), for a prompt as the
+JSON ``hookSpecificOutput``. Quoted session text is made inert (``sanitize.for_agent``): no tag of any
 spelling and no control character can reach the agent. The whole hook holds one deadline
 (``HOOK_DEADLINE``) and reads only small regular files. Every failure prints nothing and exits 0:
 a hook must never break the agent; the reason goes to stderr.
 
-A strong match holds most of the prompt's telling words, weighted by how rare each is in the index
-(``recall.is_strong``), so a prompt mostly about things never discussed injects nothing. At session
+What it recalls is judged by the search's own relevance judgement at the hooks' stricter operating point
+(``recall.find``), so an everyday request or a prompt about things never discussed injects nothing. At session
 start the query is the git branch's words (``fix-queue-deadlock``), restricted to the project;
 ``main``-like branches inject nothing.
 

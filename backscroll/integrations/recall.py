@@ -1,30 +1,22 @@
-"""What a recall hook finds: the strong matches for a prompt (or a branch) in the lexical index.
+"""What a recall hook finds: the past passages a prompt (or a branch) is about, judged as a search is.
 
-The prompt's content words (not stopwords, 3+ characters) are weighted by how rare they are in the
-index (idf, ``log((N + 1) / (df + 1))``: a word no record holds weighs the most). The best prose
-records of other sessions by words (BM25 over all of them, the first ``JUDGED``) are candidates;
-one is recalled when it holds at least ``MIN_COVERAGE`` of the prompt's weight, in plain or stemmed
-form, at least ``MIN_COVERED`` of its words, and words telling enough together (``MIN_INFORMATION``).
-A prompt mostly about things never discussed is about something new, whatever common words it
-shares; a prompt of everyday words ("fix the failing test") recalls nothing however many records
-share them; a small history, where no word can be rare, stays silent. A question is recalled with
-the answer it got (its turn's last assistant prose). Why these constants: ``docs/recall-hooks.md``.
+The prompt is searched as any query is (``retrieval.searching.answer``: words and meaning, the prose of other
+sessions, read-only), and judged by the same fitted judgement (``retrieval.relevance``) at the recall hooks' own,
+stricter operating point: a hook speaks unasked, so an everyday request ("commit and push", "make the error
+friendlier") must find nothing, however many records share its words. A question is recalled with the answer it
+got (its turn's last assistant prose). docs/recall-hooks.md tells how it was measured.
 """
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-MIN_COVERAGE = 0.45  # share of the prompt's idf weight a record must hold (two corpora: docs/recall-hooks.md)
-MIN_COVERED = 2  # one shared word is never a match
-MIN_INFORMATION = 8.0  # the covered words' idf, summed: about two words each in under 2% of the records
-JUDGED = 3  # only the best candidates by words are judged: a match further down is not what the prompt is about
 MAX_HITS = 3
 SNIPPET = 360
-CANDIDATES = 40
+CANDIDATES = 20  # results asked of the search: the caller's own session and passages already injected fall out
+MAX_PROMPT = 2000  # characters of a prompt searched (a pasted log says what it is about early)
 
 
 @dataclass(frozen=True)
@@ -52,30 +44,6 @@ class Recall:
     question_id: str | None = None
 
 
-def content_words(text: str, analyze) -> list[str]:
-    from backscroll.retrieval.query import STOPWORDS
-
-    return list(dict.fromkeys(t for t in analyze(text[:4000])
-                              if len(t) >= 3 and t not in STOPWORDS and not t.isdigit()))[:64]
-
-
-def idf_weights(words: list[str], doc_freq, num_docs: int) -> dict[str, float]:
-    """Each word's weight: rarer in the index is heavier; a word no record holds weighs the most."""
-    return {w: math.log((num_docs + 1) / (doc_freq(w) + 1)) for w in words}
-
-
-def coverage(covered: list[str], weights: dict[str, float]) -> float:
-    """The share of the prompt's weight that ``covered`` carries (0 for a prompt without weight)."""
-    total = sum(weights.values())
-    return sum(weights[w] for w in covered) / total if total > 0 else 0.0
-
-
-def is_strong(covered: list[str], weights: dict[str, float]) -> bool:
-    """Enough of the prompt's telling words, by weight, more than one of them, and telling enough together."""
-    return (len(covered) >= MIN_COVERED and coverage(covered, weights) >= MIN_COVERAGE
-            and sum(weights[w] for w in covered) >= MIN_INFORMATION)
-
-
 def _excluded(row_session: str, source_path: str | None, inp: HookInput) -> bool:
     sid = inp.session_id
     if sid and (row_session == sid or row_session.startswith(sid + ":")):
@@ -86,68 +54,56 @@ def _excluded(row_session: str, source_path: str | None, inp: HookInput) -> bool
 
 def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: AbstractSet[str] = frozenset(),
          max_hits: int = MAX_HITS) -> list[Recall]:
-    """The strong matches for ``query`` from sessions other than the caller's (lexical index only)."""
-    from backscroll.indexes.lexical import LexicalIndex, LexicalQuery, analyze, stem
+    """What ``query`` recalls from sessions other than the caller's: the search's results at the hooks'
+    operating point (nothing when the judgement says the history holds no answer)."""
+    from backscroll.indexes.lexical import LexicalIndex, analyze, stem
     from backscroll.ingest.redact_again import behind
+    from backscroll.request import SearchRequest
+    from backscroll.retrieval.local import LocalSource
+    from backscroll.retrieval.searching import answer, check
     from backscroll.store.db import Store
-    from backscroll.types import Filters
 
     if not cfg.db_path.exists():
         return []
     lex = LexicalIndex(cfg.index_dir)
     if not lex.open_for_read() or lex.index is None:
         return []
-    searcher = lex.index.searcher()
-    n = searcher.num_docs
-    words = content_words(query, analyze)
-
-    def df(w: str) -> int:
-        return max(searcher.doc_freq("text", w), searcher.doc_freq("stem", stem(w)))
-
-    weights = idf_weights(words, df, n)
-    if len(words) < MIN_COVERED or not weights:
-        return []
-    ranked = lex.search(LexicalQuery(tuple(words)), Filters(project=project), content_type="text", echo=False,
-                        limit=CANDIDATES)
-    if not ranked:
+    req = SearchRequest(query=query[:MAX_PROMPT], mode="hybrid", limit=CANDIDATES, project=project,
+                        content_type="text", strict=True, rerun=True, max_chars=0)
+    filters, plan = check(req)
+    if plan.asks_nothing or plan.date_only:
         return []
     store = Store.open_readonly(cfg.db_path)
     try:
-        ids = [rid for rid, _s in ranked]
-        rows = store.recall_rows(ids)
+        found = answer(LocalSource(store, lex, cfg, plan, req.mode, False), req, plan, filters, point="hook").results
+        rows = store.recall_rows([h.rowid for h in found if h.rowid is not None])
         answers = {rid: store.turn_answer(row[1], rid) for rid, row in rows.items() if row[7] == "user"}
         if behind(store):  # records under older rules: the pass runs with the next search or index
             rows, answers = _redacted(rows, answers)
     finally:
         store.close()
-    word_stems = {w: stem(w) for w in words}
+    words = [t for t in plan.lexical_terms if len(t) >= 3]
     out: list[Recall] = []
     seen_text: set[str] = set()
-    judged = 0
-    for rid in ids:
-        if rid not in rows:
+    for hit in found:
+        if hit.rowid not in rows:
             continue
-        record_id, session_id, agent, proj, ts, text, source_path, _role = rows[rid]
-        answer = answers.get(rid)
-        if record_id in skip or (answer and answer[0] in skip) or _excluded(session_id, source_path, inp) \
+        record_id, session_id, agent, proj, ts, text, source_path, _role = rows[hit.rowid]
+        answer_of = answers.get(hit.rowid)
+        if record_id in skip or (answer_of and answer_of[0] in skip) or _excluded(session_id, source_path, inp) \
                 or "<backscroll-recall" in text:
-            continue
-        judged += 1
-        if judged > JUDGED:
-            break
-        tokens = set(analyze(text))
-        stems = {stem(t) for t in tokens}
-        covered = [w for w in words if w in tokens or word_stems[w] in stems]
-        if not is_strong(covered, weights):
             continue
         key = " ".join(text.split())[:200]
         if key in seen_text:
             continue
         seen_text.add(key)
-        if answer is not None:
-            out.append(Recall(answer[0], session_id, agent, proj, ts, text, tuple(covered), answer[1], record_id))
+        tokens = set(analyze(text))
+        stems = {stem(t) for t in tokens}
+        covered = tuple(w for w in words if w in tokens or stem(w) in stems)
+        if answer_of is not None:
+            out.append(Recall(answer_of[0], session_id, agent, proj, ts, text, covered, answer_of[1], record_id))
         else:
-            out.append(Recall(record_id, session_id, agent, proj, ts, text, tuple(covered)))
+            out.append(Recall(record_id, session_id, agent, proj, ts, text, covered))
         if len(out) >= max_hits:
             break
     return out

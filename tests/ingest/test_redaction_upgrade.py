@@ -235,7 +235,7 @@ def test_a_recall_hook_on_a_store_behind_the_rules_injects_no_secret(session_bui
         s.user(f"please fix the failing test number {i} in the job queue")
         s.assistant(f"Fixed test {i}: the job queue worker now retries once.")
     env = cli_env(backscroll_home, BACKSCROLL_REDACT="0")  # stored as an older release would have
-    assert run_cli(backscroll_home, "index", "--no-embed", env=env).returncode == 0
+    assert run_cli(backscroll_home, "index", env=env).returncode == 0
     conn = sqlite3.connect(backscroll_home.data / "backscroll.db")
     with conn:  # as the upgrade's migration leaves it: the store's version unknown
         conn.execute("UPDATE meta SET value = NULL WHERE key = 'redaction_version'")

@@ -30,7 +30,7 @@ def history(session_builder, backscroll_index):
         s = session_builder.claude(project=f"p{i % 3}")
         s.user(f"please fix the failing test number {i} in the job queue")
         s.assistant(f"Fixed test {i}: the job queue worker now retries once.")
-    backscroll_index(embed=False)
+    backscroll_index()  # (a hook judges by meaning too: without vectors it speaks only for a word-for-word match)
     return past
 
 
@@ -111,7 +111,7 @@ def test_the_calling_session_is_never_recalled(history, backscroll_home):
 
 def test_unrelated_or_generic_prompts_inject_nothing(history, backscroll_home):
     assert_recall_fires(backscroll_home)
-    for prompt in ("add dark mode to the settings page", "fix the failing test in the job queue", "hi", ""):
+    for prompt in ("add dark mode to the settings page", "commit and push", "what did we decide", "hi", ""):
         rc, out, _ = call(backscroll_home, "claude", "prompt", claude_prompt(prompt))
         assert rc == 0 and out == "", prompt
 
@@ -148,7 +148,7 @@ def test_no_index_exits_0_with_no_output(backscroll_home):
 def test_session_start_prints_the_block_as_plain_text(history, backscroll_home, tmp_path):
     repo = tmp_path / "billing"
     (repo / ".git").mkdir(parents=True)
-    (repo / ".git" / "HEAD").write_text("ref: refs/heads/fix/invoice-reconciliation-deadlock\n")
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/fix/invoice-reconciliation-deadlocks\n")
     payload = {"session_id": "s-new", "transcript_path": None, "cwd": str(repo), "hook_event_name": "SessionStart",
                "source": "startup", "model": "x"}
     for agent in ("claude", "codex"):
@@ -166,7 +166,7 @@ def test_session_start_reads_only_small_regular_files_within_one_deadline(histor
     repo = tmp_path / "billing"
     (repo / ".git").mkdir(parents=True)
     path = repo / ".git" / "HEAD"
-    path.write_text("ref: refs/heads/fix/invoice-reconciliation-deadlock\n")
+    path.write_text("ref: refs/heads/fix/invoice-reconciliation-deadlocks\n")
     env = {**os.environ, "HOME": str(backscroll_home.home), "BACKSCROLL_HOME": str(backscroll_home.data)}
 
     def start(session_id: str) -> bytes:
@@ -184,7 +184,7 @@ def test_session_start_reads_only_small_regular_files_within_one_deadline(histor
     elif head == "dev-zero":
         path.symlink_to("/dev/zero")
     elif head == "huge":
-        path.write_text("ref: refs/heads/fix/invoice-reconciliation-deadlock" + "-x" * 5_000_000)
+        path.write_text("ref: refs/heads/fix/invoice-reconciliation-deadlocks" + "-x" * 5_000_000)
     else:
         path.mkdir()
     out = start("s-new")
@@ -200,18 +200,6 @@ def test_the_whole_hook_holds_one_deadline(history, backscroll_home):
                         claude_prompt("why does the invoice reconciliation deadlock in reconcile_worker?"))
     assert rc == 0 and out == ""
     assert "nothing injected" in err
-
-
-def test_strong_match_rule():
-    from backscroll.integrations.recall import idf_weights, is_strong
-
-    df = {"reconcile_worker": 1, "deadlock": 3, "invoice": 4, "job": 400, "fix": 600, "xyzzy": 0}.__getitem__
-    w = idf_weights(["reconcile_worker", "deadlock", "invoice", "job", "fix"], df, 1000)
-    assert is_strong(["reconcile_worker", "deadlock", "invoice"], w), "the telling words"
-    assert not is_strong(["job", "fix"], w), "common words are not enough"
-    assert not is_strong(["reconcile_worker"], w), "one word is never enough"
-    novel = idf_weights(["xyzzy", "deadlock", "invoice", "job"], df, 1000)
-    assert not is_strong(["invoice", "job"], novel), "a prompt mostly about something never discussed"
 
 
 def test_read_stdin_returns_a_complete_object_without_waiting_for_eof():
@@ -274,7 +262,7 @@ def test_a_hostile_record_reaches_the_agent_inert(session_builder, backscroll_in
         s = session_builder.claude(project=f"p{i % 3}")
         s.user(f"please fix the failing test number {i}")
         s.assistant(f"Fixed test {i}.")
-    backscroll_index(embed=False)
+    backscroll_index()
     rc, out, err = call(backscroll_home, "claude", "prompt",
                         claude_prompt("why does the invoice reconciliation deadlock in reconcile_worker again?"))
     ctx = context_of(out)
