@@ -19,5 +19,5 @@ def test_hook_precision_on_related_and_unrelated_pairs(tmp_path, monkeypatch):
     bench.index(tmp_path)
     out = bench.precision(tmp_path)
     assert out["unrelated_injection_rate"] == 0.0, out
-    assert out["word_hit_rate"] >= 0.4, out  # 0.447 of the 228 worded tuning queries (issue #48's operating point)
+    assert out["word_hit_rate"] >= 0.45, out  # 0.548 of the 228 worded tuning queries (issue #48's operating point)
     assert out["bytes_injected"]["max"] <= 1536
