@@ -125,8 +125,8 @@ def test_a_word_no_record_holds_lowers_the_strength_and_is_named_but_leaves_the_
 
 
 @pytest.mark.slow
-def test_real_model_nonsense_query_finds_nothing_but_a_paraphrase_still_does(session_builder, backscroll_index,
-                                                                            backscroll_search, monkeypatch):
+def test_real_model_nonsense_query_finds_nothing_and_a_paraphrase_is_a_weak_match(session_builder, backscroll_index,
+                                                                                   backscroll_search, monkeypatch):
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", "minilm")
     answer = "we chose pendulum over arrow because its timezone-aware date maths handles DST transitions"
     s = session_builder.claude(project="calendar")
@@ -142,7 +142,9 @@ def test_real_model_nonsense_query_finds_nothing_but_a_paraphrase_still_does(ses
     nonsense = backscroll_search("xyzzyplugh")
     assert nonsense.results == ()
     para = backscroll_search("what did we pick for calendar arithmetic", limit=5)
-    hit = next(h for h in para.results if h.text == answer)
+    # none of its words in the history, and only modestly close: the judgement holds it back, but offers it
+    assert para.results == ()
+    hit = next(h for h in para.weak_matches if h.text == answer)
     assert hit.match == "meaning" and hit.strength > 0
     # no record holds "pick", "calendar" or "arithmetic": one note says so, not a second on meaning-only hits
     assert [n for n in para.notes if "no record holds" in n or "by meaning only" in n] == [
