@@ -203,3 +203,59 @@ def test_a_markdown_export_renders_no_markup_of_the_session_s_own(session_builde
     assert "`<b>kept</b>`" in md and "<code>&lt;b&gt;kept&lt;/b&gt;</code>" in page, "code keeps its characters"
     assert "<h3>Assistant" in page, "the open fence was closed where its record ended"
     assert "&lt;img src=x onerror=alert(1)&gt;" in page and "click" in page
+
+
+def test_list_leaves_out_near_empty_sessions_folds_subagents_and_pages_to_the_end(session_builder, backscroll_index,
+                                                                                  backscroll_home):
+    cfg = backscroll_home.config()
+    parent = session_builder.claude(project="shop", start="2026-10-03T09:00:00Z")
+    parent.user("split the invoice module").assistant("done: invoices/ and invoices/pdf.py")
+    parent.subagent().user("read invoices.py").assistant("it is 900 lines")
+    parent.subagent().user("run the tests").assistant("all green")
+    session_builder.claude(project="shop", start="2026-10-02T09:00:00Z").user("hi")  # one record
+    for day in (4, 5, 6):
+        session_builder.codex(project="infra", start=f"2026-10-0{day}T09:00:00Z").user(f"deploy {day}").assistant("ok")
+    backscroll_index()
+    listed = backscroll.sessions(config=cfg, sync=True)
+    assert [s.title for s in listed] == ["deploy 6", "deploy 5", "deploy 4", "split the invoice module"]
+    assert listed[-1].subagents == 2 and listed[0].subagents == 0
+    assert backscroll.count_sessions(config=cfg) == 4, "the total counts what the list shows"
+    every = backscroll.sessions(config=cfg, all=True)
+    assert len(every) == 7 and backscroll.count_sessions(config=cfg, all=True) == 7
+    page = CliRunner().invoke(app, ["list", "--limit", "3", "--no-sync"])
+    assert "1 more session: --offset 3" in page.stderr
+    last = CliRunner().invoke(app, ["list", "--limit", "3", "--offset", "3", "--no-sync"])
+    assert "split the invoice module" in last.stdout and "+2 subagents" in last.stdout and "more" not in last.stderr
+    past = CliRunner().invoke(app, ["list", "--offset", "9", "--no-sync"])
+    assert "No sessions." in past.stdout and "4 sessions in all: --offset 9 is past the last" in past.stderr
+
+
+def test_list_grep_keeps_sessions_whose_title_or_first_prompt_holds_every_word(session_builder, backscroll_index,
+                                                                               backscroll_home):
+    cfg = backscroll_home.config()
+    a = session_builder.claude(project="shop", start="2026-10-01T09:00:00Z")
+    a.user("the job queue drops retries").assistant("fixed")
+    b = session_builder.claude(project="shop", start="2026-10-02T09:00:00Z")
+    b.user("something else").assistant("ok")
+    b.summary("Job Queue: 100% of retries_kept")
+    session_builder.claude(project="shop", start="2026-10-03T09:00:00Z").user("queue only").assistant("ok")
+    backscroll_index()
+    assert [s.session_id for s in backscroll.sessions(grep="QUEUE retries", config=cfg, sync=True)] == [
+        b.session_id, a.session_id]
+    assert [s.session_id for s in backscroll.sessions(grep="100%", config=cfg)] == [b.session_id], "% is a character"
+    assert backscroll.sessions(grep="retries_", config=cfg)[0].session_id == b.session_id, "_ is a character"
+    assert backscroll.count_sessions(grep="queue", config=cfg) == 3
+    out = json.loads(CliRunner().invoke(app, ["list", "--grep", "drops", "--json", "--no-sync"]).stdout)
+    assert out["total"] == 1 and out["sessions"][0]["session_id"] == a.session_id
+
+
+def test_one_title_per_session_in_list_show_and_by_session(session_builder, backscroll_index, backscroll_home):
+    cfg = backscroll_home.config()
+    s = session_builder.codex(project="pay", start="2026-10-01T09:00:00Z")
+    s.user("capture   retries\nare not idempotent " + "x" * 200).assistant("added an idempotency key to capture")
+    backscroll_index()
+    listed = backscroll.sessions(config=cfg, sync=True)[0].title
+    shown = backscroll.show(s.session_id, config=cfg).session["title"]
+    found = backscroll.search("idempotency key capture", by_session=True, weak=True, config=cfg)
+    assert listed == shown == found.sessions[0].title
+    assert listed.startswith("capture retries are not idempotent x") and len(listed) == 120
