@@ -15,7 +15,7 @@ import typer
 from backscroll.cli import common
 
 # each is ``backscroll.cli.<name>``, whose ``register`` adds it
-COMMANDS = ("index", "search", "show", "list", "files", "resume", "status", "stats", "embed", "rebuild", "eval",
+COMMANDS = ("index", "search", "show", "list", "files", "resume", "pick", "status", "stats", "embed", "rebuild", "eval",
             "install", "hook", "mcp", "completion", "push", "archive")
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from backscroll.cli import common
+
+if TYPE_CHECKING:
+    from backscroll.integrations.resume import Resumption
 
 
 def resume(
@@ -29,33 +32,38 @@ def resume(
     """
 
     def body() -> int:
-        from backscroll.errors import CannotResumeError
-
         with common.archive() as bs:
             how = bs.resume(ident, sync=not no_sync, notify=common.err)
-        for note in how.notes if how.argv else how.notes[:-1]:  # (the last, without a command, is the hint)
-            common.err(note)
-        if as_json:
-            common.emit_json({"schema_version": 1, **how.to_dict()})
-        elif print_only and how.command:
-            sys.stdout.write(how.command + "\n")
-        if how.argv is None:
-            raise CannotResumeError(f"{how.agent} has no command to resume a session", hint=how.notes[-1])
-        if print_only or as_json:
-            return 0
-        if shutil.which(how.argv[0]) is None:
-            sys.stdout.write(how.command + "\n")
-            raise CannotResumeError(f"{how.argv[0]} is not installed here (not on PATH)",
-                                    hint="run the command above where it is")
-        common.err(f"resuming {how.agent} session {how.session_id}" + (f" in {how.cwd}" if how.cwd else ""))
-        if how.cwd:
-            os.chdir(how.cwd)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.execvp(how.argv[0], list(how.argv))
-        return 0  # pragma: no cover (exec does not return)
+        return go(how, print_only=print_only, as_json=as_json)
 
     common.run(body, as_json=as_json)
+
+
+def go(how: Resumption, *, print_only: bool = False, as_json: bool = False) -> int:
+    """Print, or run in place of this process, the command ``how`` says (``resume`` and the picker)."""
+    from backscroll.errors import CannotResumeError
+
+    for note in how.notes if how.argv else how.notes[:-1]:  # (the last, without a command, is the hint)
+        common.err(note)
+    if as_json:
+        common.emit_json({"schema_version": 1, **how.to_dict()})
+    elif print_only and how.command:
+        sys.stdout.write(how.command + "\n")
+    if how.argv is None or how.command is None:
+        raise CannotResumeError(f"{how.agent} has no command to resume a session", hint=how.notes[-1])
+    if print_only or as_json:
+        return 0
+    if shutil.which(how.argv[0]) is None:
+        sys.stdout.write(how.command + "\n")
+        raise CannotResumeError(f"{how.argv[0]} is not installed here (not on PATH)",
+                                hint="run the command above where it is")
+    common.err(f"resuming {how.agent} session {how.session_id}" + (f" in {how.cwd}" if how.cwd else ""))
+    if how.cwd:
+        os.chdir(how.cwd)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execvp(how.argv[0], list(how.argv))
+    return 0  # pragma: no cover (exec does not return)
 
 
 def register(app: typer.Typer) -> None:
