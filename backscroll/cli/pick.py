@@ -71,14 +71,16 @@ def act(choice) -> int:
         with common.archive() as bs:
             how = bs.resume(hit.record_id)
         return go(how)
+    from backscroll.cli.render import openable
+
     editor = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
-    if not os.path.isfile(hit.source_path):
+    path, line = openable(hit.source_path, hit.line)
+    if not os.path.isfile(path):
         from backscroll.errors import NotFoundError
 
-        raise NotFoundError(f"{hit.source_path} is not a file this machine has", hint="backscroll show "
-                            + hit.record_id)
+        raise NotFoundError(f"{path} is not a file this machine has", hint="backscroll show " + hit.record_id)
     sys.stdout.flush()
-    os.execvp(editor[0], [*editor, f"+{hit.line}", hit.source_path])
+    os.execvp(editor[0], [*editor, f"+{line}", path])
     return 0  # pragma: no cover (exec does not return)
 
 

@@ -259,3 +259,21 @@ def test_one_title_per_session_in_list_show_and_by_session(session_builder, back
     found = backscroll.search("idempotency key capture", by_session=True, weak=True, config=cfg)
     assert listed == shown == found.sessions[0].title and listed is not None
     assert listed.startswith("capture retries are not idempotent x") and len(listed) == 120
+
+
+def test_every_location_opens_in_an_editor_at_its_line(tmp_path):
+    from backscroll.cli.render import openable
+
+    history = tmp_path / ".aider.chat.history.md"
+    history.write_text("# aider chat\n")
+    assert openable(f"{history}#60074", 60084) == (str(history), 60084), "aider's unit key is its file"
+    v0 = tmp_path / "sessions" / "a1b2"
+    (v0 / "events").mkdir(parents=True)
+    (v0 / "events" / "6.json").write_text("{}")
+    assert openable(str(v0), 6) == (str(v0 / "events" / "6.json"), 1), "an OpenHands event is its own file"
+    v1 = tmp_path / "conversations" / "c3d4"
+    (v1 / "events").mkdir(parents=True)
+    (v1 / "events" / "event-00012-9f8e.json").write_text("{}")
+    assert openable(str(v1), 12) == (str(v1 / "events" / "event-00012-9f8e.json"), 1)
+    plain = tmp_path / "s.jsonl"
+    assert openable(str(plain), 3) == (str(plain), 3)
