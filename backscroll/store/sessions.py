@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from backscroll.types import session_title
 
@@ -54,6 +55,22 @@ def _listed(agent: str | None, project: str | None, since: str | None, words: tu
                      "ESCAPE '\\')")
         params += [_like(word), _like(word)]
     return f"SELECT * FROM ({inner}) WHERE {' AND '.join(outer)}", params
+
+
+def project_names_at(db: Path) -> list[str]:
+    """The projects of the store at ``db``, read as it is (read-only, no lock, no migration: shell completion);
+    none when there is no readable store."""
+    if not db.exists():
+        return []
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.5)
+        try:
+            return [r[0] for r in conn.execute(
+                "SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL ORDER BY project")]
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return []
 
 
 class SessionQueries:
