@@ -41,12 +41,9 @@ def pick(
 
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise UsageError("pick needs a terminal", hint="in a script: backscroll search WORDS --format tsv | fzf")
-        if not no_sync:
-            with common.archive() as bs:
-                bs.index(embed=False, notify=common.err)
         from backscroll.cli.picker import Picker
 
-        choice = Picker(common.archive, " ".join(query or []), chosen).run()
+        choice = Picker(common.archive, " ".join(query or []), chosen, sync=not no_sync).run()
         return 0 if choice is None else act(choice)
 
     common.run(body)

@@ -82,9 +82,10 @@ class Picker(App[Choice | None]):
     ]
 
     def __init__(self, open_archive: Callable[[], Any], query: str = "", options: dict | None = None,
-                 *, vectors: bool = True) -> None:
+                 *, vectors: bool = True, sync: bool = False) -> None:
         super().__init__()
         self._open_archive = open_archive
+        self._sync = sync  # read new session lines first (on the search thread: the screen opens at once)
         self._archive: Any = None
         self._query = query
         self._options = dict(options or {})
@@ -121,6 +122,8 @@ class Picker(App[Choice | None]):
     def _run(self, fn: Callable[[Any], Any]) -> Any:
         if self._archive is None:
             self._archive = self._open_archive()
+            if self._sync:
+                self._archive.index(embed=False)
         return fn(self._archive)
 
     async def _call(self, fn: Callable[[Any], Any]) -> Any:
