@@ -36,7 +36,12 @@ demo: $(STAMP)
 	bs search --no-sync job queue postgres --limit 2; \
 	echo; echo "# The same search with the echoes let in, marked [echo]: the agent's earlier backscroll search"; \
 	echo "# and its output, which repeat the decision word for word:"; \
-	bs search --no-sync job queue postgres --limit 8 --include-echoes
+	bs search --no-sync job queue postgres --limit 8 --include-echoes; \
+	echo; echo "# The sessions whose tool calls touched a file, and what they did to it:"; \
+	bs files --no-sync payments/capture.py; \
+	echo; echo "# Back into a session in its own agent and directory (--print: say the command, run nothing):"; \
+	bs resume --no-sync --print 0b1f5850; \
+	echo; echo "# For daily use, put backscroll on your PATH: pipx install '.[mcp]' (or uv tool install '.[mcp]')"
 
 # lint and types first (they take seconds), then the recall gate, so that pytest's summary is the
 # last line of the output.

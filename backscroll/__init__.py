@@ -10,8 +10,8 @@ The library API (importing it is cheap: the search stack loads on the first call
             print(hit.rank, hit.snippet)
 
 The module-level functions (``backscroll.search``, ``index``, ``embed``, ``show``, ``sessions``
-(alias ``list_sessions``), ``status``, ``rebuild``) open a ``Backscroll`` for one call. Reads do
-not read new session lines unless asked (``sync=True``).
+(alias ``list_sessions``), ``count_sessions``, ``files``, ``resume``, ``status``, ``rebuild``) open a
+``Backscroll`` for one call. Reads do not read new session lines unless asked (``sync=True``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from backscroll.archive import Backscroll, IndexOutcome
     from backscroll.errors import BackscrollError
+    from backscroll.integrations.resume import Resumption
     from backscroll.status_types import StatusReport
+    from backscroll.touches import FileTouches
     from backscroll.types import (
         Filters,
         Hit,
@@ -32,7 +34,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
-    "Backscroll", "search", "index", "embed", "show", "sessions", "list_sessions", "status", "rebuild",
+    "Backscroll", "search", "index", "embed", "show", "sessions", "list_sessions", "count_sessions", "files", "resume",
+    "status", "rebuild",
     "Hit", "SearchResult", "Filters", "RepeatedSearch", "SessionSummary", "SessionView", "StatusReport",
     "IndexOutcome", "BackscrollError",
 ]
@@ -77,6 +80,24 @@ def sessions(*, home=None, config=None, **options: Any) -> list[SessionSummary]:
 
 
 list_sessions = sessions
+
+
+def count_sessions(*, home=None, config=None, **options: Any) -> int:
+    """``Backscroll(home, config).count_sessions(**options)``: how many sessions ``sessions`` pages through."""
+    with _open(home, config) as bs:
+        return bs.count_sessions(**options)
+
+
+def files(path: str, *, home=None, config=None, **options: Any) -> list[FileTouches]:
+    """``Backscroll(home, config).files(path, **options)``: the sessions whose tool calls touched a file."""
+    with _open(home, config) as bs:
+        return bs.files(path, **options)
+
+
+def resume(ident: str, *, home=None, config=None, **options: Any) -> Resumption:
+    """``Backscroll(home, config).resume(ident, **options)``: how to go back into a session in its own agent."""
+    with _open(home, config) as bs:
+        return bs.resume(ident, **options)
 
 
 def status(*, home=None, config=None) -> StatusReport:

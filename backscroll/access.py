@@ -27,6 +27,7 @@ from backscroll.errors import (
 )
 from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex
 from backscroll.ingest.redact_again import redact_again
+from backscroll.numbers import counted
 from backscroll.store.db import Store
 from backscroll.store.failures import store_failure
 from backscroll.store.lock import lock_wait, writer_lock
@@ -214,7 +215,8 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
 
                 report = sync(store, cfg.roots, progress, redactor=redactor(cfg))
                 if report.unreadable:
-                    notes.append(f"{len(report.unreadable)} session file(s) could not be read; see `backscroll status`")
+                    notes.append(f"{counted(len(report.unreadable), 'session file')} could not be read; see "
+                                 "`backscroll status`")
             lex.sync(store, notes.append, lexical_progress)
             return store, lex, do_sync
     notes.append("another backscroll process is indexing; answering from the last committed state")
@@ -272,10 +274,10 @@ def nothing_indexed(store: Store) -> NothingIndexedError:
     """Why nothing is indexed: no session files found, or found but unreadable (or holding no records)."""
     files, bad = store.source_counts()
     if bad:
-        return NothingIndexedError(f"nothing is indexed yet: {bad} session file(s) were found but could not be read",
+        return NothingIndexedError(f"nothing is indexed yet: {counted(bad, 'session file')} found but unreadable",
                                    hint="`backscroll status` lists them and why")
     if files:
-        return NothingIndexedError(f"nothing is indexed yet: {files} session file(s) were found but hold no records",
+        return NothingIndexedError(f"nothing is indexed yet: {counted(files, 'session file')} found, with no records",
                                    hint="`backscroll status` shows where sessions are looked for")
     return NothingIndexedError(
         "nothing is indexed yet: no session files were found",

@@ -6,11 +6,13 @@ Works on an open store; ``Backscroll.show`` and ``Backscroll.sessions`` open it.
 from __future__ import annotations
 
 import os
+import posixpath
 
 from backscroll.errors import MAX_COUNT, MAX_ID, AmbiguousIdError, NotFoundError, UsageError
 from backscroll.ingest.redact_again import shown_rows
 from backscroll.store.db import Store
-from backscroll.types import Hit, SessionSummary, SessionView
+from backscroll.touches import FileTouches
+from backscroll.types import Hit, SessionSummary, SessionView, session_title
 
 FIND_IDS_HINT = ("`backscroll search WORDS` prints the record id of each hit (`backscroll show <record id>`); "
                  "`backscroll list` prints session ids (the first 6 or more characters of one are enough)")
@@ -29,12 +31,54 @@ def _session(store: Store, session_id: str) -> dict:
         d = dict(shown_rows(store, [row])[0])
         d.pop("title_rank", None)  # how sure the title is: the store's own bookkeeping
         d["is_sidechain"] = bool(d["is_sidechain"])
-        if not d.get("title"):  # as `list` titles it: the first user message
-            d["title"] = " ".join((store.first_prompt(session_id) or "").split())[:120] or None
+        d["title"] = session_title(d.get("title"), None if d.get("title") else store.first_prompt(session_id))
         return d
     return {"session_id": session_id, "agent": None, "project": None, "cwd": None, "title": None,
             "started_at": None, "updated_at": None, "source_path": None, "is_sidechain": False,
             "parent_session_id": None}
+
+
+FILE_SESSIONS = 500  # --file: the latest sessions that touched the file, searched
+CALLS_READ = 20_000  # the newest calls naming a file that ``files`` reads (a file touched more often: the newest)
+
+
+def file_sessions(store: Store, path: str, *, agent: str | None = None, project: str | None = None,
+                  since: str | None = None, limit: int = 20) -> list[FileTouches]:
+    """The sessions whose tool calls touched ``path`` (``touches``), the latest touched first."""
+    from backscroll import touches
+
+    check_count("--limit", limit, 1)
+    name = posixpath.basename(posixpath.normpath(path))
+    if not name or name in (".", ".."):
+        raise UsageError(f"{path!r} names no file", hint="e.g. backscroll files src/app/models.py")
+    found: dict[str, list] = {}
+    for row in store.calls_naming(name, agent, project, since, CALLS_READ):
+        if touches.touches(row["text"], row["cwd"], path):
+            found.setdefault(row["session_id"], []).append(row)
+    out = []
+    for session_id, calls in list(found.items())[:limit]:
+        s = _session(store, session_id)
+        actions: dict[str, int] = {}
+        for c in calls:
+            a = touches.action(c["tool_name"])
+            actions[a] = actions.get(a, 0) + 1
+        out.append(FileTouches(session_id, s.get("agent"), s.get("project"), s.get("cwd"), s.get("title"),
+                               calls[0]["timestamp"], actions, calls[0]["record_id"]))
+    return out
+
+
+def resumable(store: Store, ident: str) -> dict:
+    """The session a hit or a session id names, as ``resume`` needs it; a subagent's parent (``subagent``: the
+    subagent's id), since a subagent does not resume alone."""
+    check_id(ident)
+    place = store.record_place(ident.strip())
+    session_id = place[1] if place else resolve_session(store, ident, required=True)
+    assert session_id is not None
+    row = _session(store, session_id)
+    parent = row.get("parent_session_id")
+    if row.get("is_sidechain") and parent and store.has_session(parent):
+        return {**_session(store, parent), "subagent": session_id}
+    return row
 
 
 MIN_PREFIX = 6  # the fewest characters of a session id accepted as its prefix
@@ -141,6 +185,14 @@ def resolve_filters(store: Store, filters):
         filters = replace(filters, project=resolve_project(store, filters.project))
     if filters.agent:
         check_agent_indexed(store, filters.agent)
+    if filters.file:
+        target = os.path.abspath(filters.file) if filters.file.startswith(("./", "../")) else filters.file
+        touched = file_sessions(store, target, limit=FILE_SESSIONS)
+        if not touched:
+            raise NotFoundError(f"no session's tool calls touched {filters.file}",
+                                hint="`backscroll files PATH` lists the sessions that did; a relative path "
+                                     "matches any file ending with it")
+        filters = replace(filters, file=target, sessions=tuple(t.session_id for t in touched))
     return filters
 
 
@@ -171,22 +223,29 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
                        store.session_size(session_id), offset)
 
 
+def grep_words(grep: str | None) -> tuple[str, ...]:
+    """The words of ``list --grep`` (each must be in a session's title or first prompt)."""
+    return tuple(dict.fromkeys((grep or "").lower().split()))
+
+
 def list_sessions(store: Store, *, agent: str | None = None, project: str | None = None, since: str | None = None,
-                  limit: int = 20, offset: int = 0) -> list[SessionSummary]:
-    """Sessions, newest first, with a one-line title, record and echo counts."""
+                  limit: int = 20, offset: int = 0, grep: str | None = None,
+                  everything: bool = False) -> list[SessionSummary]:
+    """Sessions, newest first, with a one-line title, record, echo and subagent counts (``everything``: also
+    those of fewer than two records, and subagents on their own lines)."""
     check_count("--limit", limit, 1)
     check_count("--offset", offset, 0)
     out = []
-    for row in store.session_list(agent, project, since, limit, offset):  # (sessions holding records)
+    for row in store.session_list(agent, project, since, limit, offset, words=grep_words(grep),
+                                  everything=everything):
         d = dict(row)
-        first = d.pop("first_user")
-        title = d["title"] or (first or "")
-        d["title"] = " ".join(title.split())[:120] or None
+        d["title"] = session_title(d["title"], d.pop("first_user"))
         d["is_sidechain"] = bool(d["is_sidechain"])
         out.append(SessionSummary(**d))
     return out
 
 
 def count_sessions(store: Store, *, agent: str | None = None, project: str | None = None,
-                   since: str | None = None) -> int:
-    return store.session_count(agent, project, since)
+                   since: str | None = None, grep: str | None = None, everything: bool = False) -> int:
+    """How many sessions ``list_sessions`` pages through."""
+    return store.session_count(agent, project, since, words=grep_words(grep), everything=everything)

@@ -66,6 +66,12 @@ class AmbiguousIdError(UsageError):
     kind = "ambiguous-id"
 
 
+class CannotResumeError(UsageError):
+    """``resume``: the session's agent has no resume command, or is not installed here."""
+
+    kind = "cannot-resume"
+
+
 class ArchiveError(BackscrollError):
     """The team archive could not be reached or refused a statement (the message never holds a password)."""
 

@@ -10,7 +10,9 @@ from backscroll.types import Notify, SessionSummary, SessionView, quiet
 
 if TYPE_CHECKING:
     from backscroll.config import Config
+    from backscroll.integrations.resume import Resumption
     from backscroll.status_types import StatusReport
+    from backscroll.touches import FileTouches
 
 
 class Reads:
@@ -44,30 +46,82 @@ class Reads:
             self._release(store)
 
     @guarded
+    def files(self, path: str, *, agent: str | None = None, project: str | None = None, since: str | None = None,
+              limit: int = 20, sync: bool = False, notify: Notify = quiet) -> list[FileTouches]:
+        """The sessions whose tool calls read, edited, wrote or ran a command on ``path``, the latest touched first
+        (absolute: that file; relative: any path ending with it, in any project)."""
+        from backscroll import browse
+        from backscroll.dates import parse_when
+
+        if not path.strip():
+            from backscroll.errors import UsageError
+
+            raise UsageError("files needs a path", hint="e.g. backscroll files src/app/models.py")
+        store = self._records(sync, notify)
+        try:
+            project = browse.resolve_project(store, project) if project else None
+            if agent:
+                browse.check_agent_indexed(store, agent)
+            return browse.file_sessions(store, path.strip(), agent=agent, project=project,
+                                        since=parse_when(since) if since else None, limit=limit)
+        finally:
+            self._release(store)
+
+    @guarded
+    def stats(self, *, since: str | None = None, sync: bool = False,
+              notify: Notify = quiet) -> dict[str, list[tuple[str | None, int, int]]]:
+        """``{"agent" | "project" | "month": [(name, sessions, records), ...]}``, most records first (months:
+        newest first); query echoes left out."""
+        from backscroll.dates import parse_when
+
+        since_ts = parse_when(since) if since else None
+        store = self._records(sync, notify)
+        try:
+            return {by: store.activity(by, since_ts) for by in ("agent", "project", "month")}
+        finally:
+            self._release(store)
+
+    @guarded
+    def resume(self, ident: str, *, sync: bool = False, notify: Notify = quiet) -> Resumption:
+        """How to go back into the session of a hit or a session id (or a prefix): the agent's own command and
+        the directory to run it in (``integrations/resume.py``)."""
+        from backscroll import browse
+        from backscroll.integrations.resume import resumption
+
+        store = self._records(sync, notify)
+        try:
+            return resumption(browse.resumable(store, ident))
+        finally:
+            self._release(store)
+
+    @guarded
     def sessions(self, *, agent: str | None = None, project: str | None = None, since: str | None = None,
                  limit: int = 20, offset: int = 0, sync: bool = False, archive: str | None = None,
-                 member: str | None = None, notify: Notify = quiet) -> list[SessionSummary]:
-        """Sessions, newest first, with a title and record and echo counts; ``archive``: the team archive's
-        (``member``: one member's)."""
+                 member: str | None = None, grep: str | None = None, all: bool = False,
+                 notify: Notify = quiet) -> list[SessionSummary]:
+        """Sessions, newest first, with a title and record, echo and subagent counts; ``archive``: the team
+        archive's (``member``: one member's); ``grep``: whose title or first prompt holds these words; ``all``:
+        also sessions of fewer than two records, and subagents on their own lines."""
         from backscroll import browse
         from backscroll.dates import parse_when
         from backscroll.request import ListRequest, check_fields
 
-        check_fields(ListRequest(agent, project, since, limit, offset, archive, member))
+        everything = all
+        check_fields(ListRequest(agent, project, since, limit, offset, archive, member, grep, everything))
         since_ts = parse_when(since) if since else None
         if archive is not None:
             from backscroll.team import browse as team
             from backscroll.types import Filters
 
             return team.sessions(self.config, archive, Filters(agent=agent, project=project, since=since_ts), member,
-                                 limit, offset)[0]
+                                 limit, offset, grep=grep, everything=everything)[0]
         store = self._records(sync, notify)
         try:
             project = browse.resolve_project(store, project) if project else None
             if agent:
                 browse.check_agent_indexed(store, agent)
             return browse.list_sessions(store, agent=agent, project=project, since=since_ts, limit=limit,
-                                        offset=offset)
+                                        offset=offset, grep=grep, everything=everything)
         finally:
             self._release(store)
 
@@ -75,24 +129,27 @@ class Reads:
 
     @guarded
     def count_sessions(self, *, agent: str | None = None, project: str | None = None, since: str | None = None,
-                       sync: bool = False, archive: str | None = None, member: str | None = None) -> int:
+                       sync: bool = False, archive: str | None = None, member: str | None = None,
+                       grep: str | None = None, all: bool = False) -> int:
         """How many sessions ``sessions()`` could page through with these filters."""
         from backscroll import browse
         from backscroll.dates import parse_when
 
+        everything = all
         if archive is not None:
             from backscroll.team import browse as team
             from backscroll.types import Filters
 
             return team.sessions(self.config, archive, Filters(agent=agent, project=project,
                                                                since=parse_when(since) if since else None),
-                                 member, 1, 0)[1]
+                                 member, 1, 0, grep=grep, everything=everything)[1]
 
         store = self._records(sync, quiet)
         try:
             project = browse.resolve_project(store, project) if project else None
             return browse.count_sessions(store, agent=agent, project=project,
-                                         since=parse_when(since) if since else None)
+                                         since=parse_when(since) if since else None, grep=grep,
+                                         everything=everything)
         finally:
             self._release(store)
 

@@ -71,6 +71,10 @@ class SearchRequest:
                                   group="filter")
     session: str | None = _option(None, "Only this session (an id, or a prefix of 6+ characters).",
                                   brief="Only this session.", metavar="ID", group="filter")
+    file: str | None = _option(None, "Only sessions whose tool calls read, edited, wrote or ran a command on this "
+                                     "file: a path (./src/app.py: that file; src/app.py: any project's file ending "
+                                     "so), as `backscroll files` takes it. This machine's history only.",
+                               brief="Only sessions that touched this file.", metavar="PATH", group="filter")
     since: str | None = _option(None, "Only records newer than this: a date (2026-10-01), a timestamp, today, "
                                       "yesterday, or an age (30m, 12h, 7d, 2w, 3mo, 1y).",
                                 brief="Newer than: 2026-10-01, 7d, 2w, 12h, today.", metavar="WHEN", group="filter")
@@ -161,6 +165,12 @@ class ListRequest:
                                   brief="The team archive's sessions (a URL, or default).")
     member: str | None = _option(None, "With archive: only this member's sessions.", metavar="NAME",
                                  brief="With --archive: only this member's.")
+    grep: str | None = _option(None, "Only sessions whose title or first prompt holds every one of these words "
+                                     "(case-insensitive, in any order).", metavar="WORDS",
+                               brief="Only sessions whose title or first prompt holds these words.")
+    all: bool = _option(False, "Also sessions of fewer than two records, and subagents as sessions of their own "
+                               "(by default a subagent is counted under its parent).",
+                        brief="Also near-empty sessions, and subagents on their own lines.")
 
 
 Request = SearchRequest | ShowRequest | ListRequest

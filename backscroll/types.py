@@ -144,9 +144,13 @@ class Filters:
     since: str | None = None  # ISO-8601 UTC, inclusive
     until: str | None = None  # ISO-8601 UTC, exclusive
     author: str | None = None  # human | agent | harness
+    file: str | None = None  # only sessions whose tool calls touched this file (``touches``) ...
+    sessions: tuple[str, ...] | None = None  # ... resolved to those sessions (not in the JSON)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        d.pop("sessions")
+        return d
 
 
 @dataclass(frozen=True)
@@ -229,6 +233,15 @@ class RepeatedSearch(_Mapping):
         return asdict(self)
 
 
+TITLE_CHARS = 120  # a session's title as every listing shows it: one line, this long at most
+
+
+def session_title(title: str | None, first_prompt: str | None) -> str | None:
+    """A session's one title on every surface (``list``, ``show``, ``--by-session``, the archive's): its own,
+    else its first prompt, on one line and at most ``TITLE_CHARS`` long."""
+    return " ".join((title or first_prompt or "").split())[:TITLE_CHARS] or None
+
+
 @dataclass(frozen=True)
 class SessionSummary(_Mapping):
     """One line of ``sessions()``: a session with its title and record counts."""
@@ -246,6 +259,7 @@ class SessionSummary(_Mapping):
     echoes: int
     member: str | None = None  # a team archive's session: whose, and from which machine
     machine: str | None = None
+    subagents: int = 0  # the subagent sessions counted under it (``list`` without ``all``)
 
     def to_dict(self) -> dict:
         d = asdict(self)

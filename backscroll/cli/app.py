@@ -14,8 +14,9 @@ import typer
 
 from backscroll.cli import common
 
-COMMANDS = ("index", "search", "show", "list", "status", "embed", "rebuild", "eval", "install", "hook", "mcp",
-            "completion", "push", "archive")  # each is ``backscroll.cli.<name>``, whose ``register`` adds it
+# each is ``backscroll.cli.<name>``, whose ``register`` adds it
+COMMANDS = ("index", "search", "show", "list", "files", "resume", "pick", "status", "stats", "embed", "rebuild", "eval",
+            "install", "hook", "mcp", "completion", "push", "archive")
 
 
 def _typer() -> typer.Typer:

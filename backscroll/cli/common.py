@@ -189,5 +189,22 @@ def option_of(request: type, name: str) -> typer.models.OptionInfo:
 
     opt = option(name, request)
     annotation = next(a for n, a, _d, _o in options(request) if n == name)
+    complete = complete_projects if name == "project" else complete_from(opt.choices) if opt.choices else None
     return typer.Option(*opt.flags(name), min=opt.minimum, max=opt.maximum, help=opt.brief or opt.help,
-                        metavar=opt.placeholder(annotation) if kind_of(annotation) is not bool else None)
+                        metavar=opt.placeholder(annotation) if kind_of(annotation) is not bool else None,
+                        autocompletion=complete)
+
+
+def complete_from(choices: tuple[str, ...]) -> Callable[[str], list[str]]:
+    """A shell completion of an option's values: its choices that begin with what was typed."""
+    return lambda incomplete: [c for c in choices if c.startswith(incomplete)]
+
+
+def complete_projects(incomplete: str) -> list[str]:
+    """The indexed projects that begin with what was typed, read from the store as it is (no sync, no lock;
+    nothing when there is no store yet)."""
+    from backscroll.config import resolve
+    from backscroll.store.sessions import project_names_at
+
+    return [n for n in project_names_at(resolve(home=STATE.home).home.value / "backscroll.db")
+            if n.startswith(incomplete)]

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from backscroll.cli import common
+from backscroll.numbers import counted
 
 
 def embed(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False) -> None:
@@ -24,7 +25,8 @@ def embed(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON sum
         if as_json:
             common.emit_json({"records_embedded": n, "units_embedded": n, "seconds": round(secs, 3)})
         else:
-            common.err(f"embedded {n} prose record(s) in {secs:.1f}s" + (f" ({n / secs:.0f}/s)" if n and secs else ""))
+            rate = f" ({n / secs:.0f}/s)" if n and secs else ""
+            common.err(f"embedded {counted(n, 'prose record')} in {secs:.1f}s{rate}")
         return 0
 
     common.run(body, as_json=as_json)

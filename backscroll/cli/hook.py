@@ -12,14 +12,45 @@ from backscroll.cli import common
 def hook(
     agent: Annotated[str, typer.Argument(metavar="claude|codex", help="The agent calling the hook.")],
     event: Annotated[str, typer.Argument(metavar="session-start|prompt", help="The hook event.")],
+    dry_run: Annotated[str | None, typer.Option("--dry-run", metavar="PROMPT",
+                                                help="Show what this prompt would inject (session-start: give "
+                                                     "\"\" and the current directory is used), without an agent.")
+                       ] = None,
 ) -> None:
     """Read the agent's hook JSON on stdin and print past context worth recalling (or nothing).
 
-    Lexical search only; never fails the agent: any problem prints nothing, exits 0, and says why on stderr.
+    Injects only what the relevance judgement, at its strict hook point, says answers the prompt. Never
+    fails the agent: any problem prints nothing, exits 0, and says why on stderr. Try a prompt with
+    --dry-run "why does the importer drop rows?" (session-start: --dry-run "" in the project).
     """
+    if dry_run is not None:
+        common.run(lambda: _dry_run(agent, event, dry_run))
     from backscroll.integrations.hooks import main
 
     raise typer.Exit(main(agent, event, common.STATE.home))
+
+
+def _dry_run(agent: str, event: str, prompt: str) -> int:
+    """What the hook would print for ``prompt`` (or, at session start, for this directory), remembered nowhere."""
+    import json
+    import os
+    import sys
+
+    from backscroll.errors import UsageError
+    from backscroll.integrations.hooks import AGENTS, EVENTS, run
+
+    if agent not in AGENTS or event not in EVENTS:
+        raise UsageError(f"unknown hook {agent} {event}", hint=f"agents: {', '.join(AGENTS)}; events: "
+                         + ", ".join(EVENTS))
+    raw = json.dumps({"session_id": "backscroll-dry-run", "prompt": prompt, "cwd": os.getcwd(),
+                      "hook_event_name": event}).encode()
+    with common.archive() as bs:
+        out = run(agent, event, raw, bs.config, dry_run=True)
+    if out is None:
+        common.err("nothing would be injected: no past session answers it surely enough")
+    else:
+        sys.stdout.write(out if out.endswith("\n") else out + "\n")
+    return 0
 
 
 def register(app: typer.Typer) -> None:

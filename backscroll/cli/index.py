@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from backscroll.cli import common
+from backscroll.numbers import counted
 from backscroll.sanitize import shorten
 
 SOURCE_HELP = ("Also read sessions under this directory (repeatable). Prefix with the agent to say "
@@ -42,15 +43,15 @@ def index(
             common.emit_json(outcome.to_dict())
         else:
             common.err(
-                f"indexed {report.files_changed} changed file(s) of {report.files_seen}: "
-                f"{report.records_added} new record(s)"
+                f"indexed {counted(report.files_changed, 'changed file')} of {report.files_seen:,}: "
+                f"{counted(report.records_added, 'new record')}"
                 + (f", {report.records_replaced} replaced" if report.records_replaced else "")
                 + f" in {report.seconds:.2f}s"
-                + (f"; embedded {outcome.embedded} prose record(s) in {outcome.embed_seconds:.1f}s"
+                + (f"; embedded {counted(outcome.embedded, 'prose record')} in {outcome.embed_seconds:.1f}s"
                    if outcome.embedded else "")
             )
             if report.lines_skipped:
-                common.err(f"skipped {report.lines_skipped} unreadable line(s), e.g.:")
+                common.err(f"skipped {counted(report.lines_skipped, 'unreadable line')}, e.g.:")
                 for path, line, why in report.skipped_examples[:3]:
                     common.err(f"  {shorten(path)}:{line}: {shorten(why)}")
                 common.err("  (`backscroll status` lists them; the rest of each file was read)")

@@ -13,10 +13,13 @@ KINDS = ("skill", "instructions", "hooks", "mcp")
 
 
 def install(
-    what: Annotated[str, typer.Argument(metavar="skill|instructions|hooks|mcp", help="What to install.")],
+    what: Annotated[str, typer.Argument(metavar="skill|instructions|hooks|mcp", help="What to install.",
+                                        autocompletion=common.complete_from(("skill", "instructions", "hooks",
+                                                                             "mcp")))],
     agent: Annotated[str, typer.Option("--agent", metavar="NAME",
-                                       help="claude, codex, gemini, pi, opencode, or all (those whose home exists)."
-                                       )] = "all",
+                                       help="claude, codex, gemini, pi, opencode, or all (those whose home exists).",
+                                       autocompletion=common.complete_from(("claude", "codex", "gemini", "pi",
+                                                                            "opencode", "all")))] = "all",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the changes as a diff; write nothing.")] = False,
     uninstall: Annotated[bool, typer.Option("--uninstall", help="Remove what install wrote.")] = False,
 ) -> None:

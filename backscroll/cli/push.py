@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from backscroll.cli import common
+from backscroll.numbers import counted
 
 
 def push(
@@ -48,10 +49,10 @@ def push(
         if as_json:
             common.emit_json(report.to_dict())
         elif dry_run:
-            common.err(f"would push {report.pending:,} record(s) to {report.archive} as {report.member} from "
+            common.err(f"would push {counted(report.pending, 'record')} to {report.archive} as {report.member} from "
                        f"{report.machine}" + (f", and remove {report.pruned:,}" if prune else ""))
         else:
-            common.err(f"pushed {report.pushed:,} record(s) to {report.archive} as {report.member} from "
+            common.err(f"pushed {counted(report.pushed, 'record')} to {report.archive} as {report.member} from "
                        f"{report.machine}" + (f"; removed {report.pruned:,}" if prune else "")
                        + ("" if report.vectors else " (no pgvector there: meaning is searched by an exact scan)"))
         return 0

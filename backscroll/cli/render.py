@@ -32,10 +32,32 @@ def whose(hit: Hit) -> str:
     return f"{hit.member}@{hit.machine} · " if hit.member else ""
 
 
+def openable(source_path: str, line: int) -> tuple[str, int]:
+    """The file and line an editor opens (``$EDITOR +LINE PATH``) for a record read at ``source_path``: a unit
+    keyed ``<file>#<part>`` (aider's chat history, an agent's database) is its file; a folder of event files
+    (OpenHands) is the event's own file."""
+    import glob
+
+    if "#" in source_path and not os.path.exists(source_path):
+        head = source_path.rsplit("#", 1)[0]
+        if os.path.isfile(head):
+            return head, line
+    if os.path.isdir(source_path):
+        events = os.path.join(glob.escape(source_path), "events")
+        found = sorted(glob.glob(os.path.join(events, f"{line}.json")) or
+                       glob.glob(os.path.join(events, f"event-{line:05d}*.json")))
+        if found:
+            return found[0], 1
+    return source_path, line
+
+
 def location(hit: Hit) -> str:
-    """Where the record was read: ``path:line``, and on the team archive whose machine that path is on."""
-    place = f"{short_path(hit.source_path)}:{hit.line}"
-    return f"{hit.member}@{hit.machine}: {place}" if hit.member else place
+    """Where the record was read, as ``path:line`` an editor opens; on the team archive, whose machine that path
+    is on (as read there)."""
+    if hit.member:
+        return f"{hit.member}@{hit.machine}: {short_path(hit.source_path)}:{hit.line}"
+    path, line = openable(hit.source_path, hit.line)
+    return f"{short_path(path)}:{line}"
 
 
 def _entry(hit: Hit):

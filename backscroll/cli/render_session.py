@@ -6,6 +6,7 @@ The shared pieces (``console``, labels) come from ``cli/terminal.py``.
 from __future__ import annotations
 
 from backscroll.dates import local_time
+from backscroll.touches import FileTouches
 from backscroll.types import Hit, SessionSummary, SessionView
 
 FOLD_TOOL_LINES = 12
@@ -72,6 +73,17 @@ def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
                        f"--offset {view.records[-1].rank}", style="dim"))
     if view.focus:
         out.print(Text(f"\nwhole session: backscroll show {s['session_id']}", style="dim"))
+    if not owner and resumes(s.get("agent")):
+        gap = "" if view.focus else "\n"
+        out.print(Text(f"{gap}back into it: backscroll resume {s['session_id']}", style="dim"))
+
+
+def resumes(agent: str | None) -> bool:
+    """Whether ``agent`` has a command that resumes one of its sessions (``integrations/resume.toml``)."""
+    from backscroll.integrations.resume import forms
+
+    form = forms().get(agent or "")
+    return form is not None and "none" not in form
 
 
 PROJECT_WIDTH = 24  # a longer project name is cut (with …) so that the columns stay aligned
@@ -99,9 +111,32 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
         line.append(f"{s['records']:>5} rec", style="dim")
         line.append(f" {s['echoes']:>3} echo  " if s["echoes"] else "           ", style="magenta")
         line.append(("↳ " if s["is_sidechain"] else "") + (s["title"] or "(untitled)"))
+        if s.subagents:
+            line.append(f"  +{s.subagents} subagent{'s' if s.subagents != 1 else ''}", style="dim")
         out.print(line)
         out.print(Text(f"{'':16}  backscroll show {s['session_id']}" + (" --archive …" if s.member else ""),
                        style="dim"))
+
+
+def print_file_sessions(found: list[FileTouches], path: str, *, color: bool) -> None:
+    from rich.text import Text
+
+    from backscroll.cli.terminal import console
+    from backscroll.touches import summary
+
+    out = console(color)
+    if not found:
+        out.print(f"No session's tool calls touched {path}.")
+        return
+    agent_width = max(len(f.agent or "") for f in found)
+    for f in found:
+        line = Text()
+        line.append(f"{local_time(f.last_at):<16}  ", style="dim")
+        line.append(f"{f.agent or '':<{agent_width}} {(f.project or '-')[:PROJECT_WIDTH]}  ", style="cyan")
+        line.append(summary(f.actions), style="bold")
+        line.append(f"  {f.title or '(untitled)'}")
+        out.print(line)
+        out.print(Text(f"{'':16}  backscroll show {f.record_id}", style="dim"))
 
 
 def _owned(s: SessionSummary) -> str:

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from backscroll.cli import common
 from backscroll.cli.terminal import clean
+from backscroll.numbers import counted
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -66,17 +67,17 @@ def _agents(out: Console, r: StatusReport) -> None:
     for agent, n in r.agents.items():
         if n.files or n.sessions or n.records:
             kinds = ", ".join(f"{k} {v}" for k, v in sorted(n.kinds.items()))
-            t.add_row(clean(agent), str(n.files), str(n.sessions), str(n.records), clean(kinds))
+            t.add_row(clean(agent), f"{n.files:,}", f"{n.sessions:,}", f"{n.records:,}", clean(kinds))
     if t.row_count:
         out.print(t)
     else:
         out.print("no session files found yet: see Session roots below, or add one with --source PATH")
     for agent, n in r.agents.items():
         for u in n.unknown[:5]:
-            out.print(f"  {agent}: {u.count} line(s) of unknown type {u.entry_type!r}, e.g. {u.example}",
+            out.print(f"  {agent}: {counted(u.count, 'line')} of unknown type {u.entry_type!r}, e.g. {u.example}",
                       markup=False, highlight=False)
         if n.gone_from_disk:
-            out.print(f"  {agent}: {n.gone_from_disk} indexed session(s) are gone from disk "
+            out.print(f"  {agent}: {counted(n.gone_from_disk, 'indexed session')} gone from disk "
                       f"(kept by backscroll; the agent keeps {n.agent_keeps_days} days)", markup=False, highlight=False)
     for w in r.warnings:
         out.print(Text(f"warning: {w}", style="yellow"))
@@ -87,27 +88,31 @@ def _projects(out: Console, r: StatusReport) -> None:
         return
     t = Table("agent", "project", "sessions", "records", box=None, pad_edge=False, title_justify="left")
     for p in r.projects[:15]:
-        t.add_row(clean(p.agent), clean(p.project or "-"), str(p.sessions), str(p.records))
+        t.add_row(clean(p.agent), clean(p.project or "-"), f"{p.sessions:,}", f"{p.records:,}")
     out.print(t)
     if len(r.projects) > 15:
-        out.print(f"  and {len(r.projects) - 15} more project(s): `backscroll status --json` lists them all")
+        out.print(f"  and {counted(len(r.projects) - 15, 'more project')}: `backscroll status --json` lists them all")
 
 
 def _problems(out: Console, r: StatusReport) -> None:
     """Skipped lines, unreadable or rewritten sources, and what redaction replaced."""
     if r.skipped_lines:
-        out.print(Text.assemble((f"{r.skipped_lines} line(s) skipped", "yellow"), " (the rest of each file was read):"))
+        out.print(Text.assemble((f"{counted(r.skipped_lines, 'line')} skipped", "yellow"),
+                                " (the rest of each file was read):"))
         for s in r.skipped_examples:
             out.print(f"  {s.path}:{s.line}: {s.reason}")
+        if r.skipped_lines > len(r.skipped_examples):
+            out.print(f"  and {counted(r.skipped_lines - len(r.skipped_examples), 'more')}: "
+                      "`backscroll status --json` lists them")
     unreadable = [i for i in r.source_issues if i.kind != "rewritten"]
     if unreadable:
-        out.print(Text(f"{len(unreadable)} source(s) could not be read:", style="yellow"))
+        out.print(Text(f"{counted(len(unreadable), 'source')} could not be read:", style="yellow"))
         for i in unreadable[:10]:
             what = "directory " if i.kind == "directory" else ""
             out.print(f"  {what}{i.path}: {i.reason}", markup=False, highlight=False)
     rewritten = [i for i in r.source_issues if i.kind == "rewritten"]
     if rewritten:
-        out.print(f"{len(rewritten)} file(s) shrank or were rewritten (nothing was removed from the store):")
+        out.print(f"{counted(len(rewritten), 'file')} shrank or were rewritten (nothing was removed from the store):")
         for i in rewritten[:10]:
             out.print(f"  {i.path}: {i.reason}", markup=False, highlight=False)
     if r.redactions:

@@ -114,9 +114,15 @@ def search(**given: Any) -> None:
 def _parameter(p: search_command.Param) -> inspect.Parameter:
     """The Typer parameter of one option of the command (``search_command.params()``)."""
     kind: Any = list[str] | None if p.multiple else p.kind if p.kind is bool or p.default is not None else p.kind | None
+    from backscroll.request import option as request_option
+
+    choices = request_option(p.name).choices if p.asks else None
+    if choices is None and p.metavar and "|" in p.metavar:
+        choices = tuple(p.metavar.split("|"))
+    complete = common.complete_projects if p.name == "project" else common.complete_from(choices) if choices else None
     option = typer.Option(*p.flags, help=p.brief, metavar=p.metavar, rich_help_panel=PANELS.get(p.group or ""),
                           min=p.minimum, max=p.maximum if p.maximum != MAX_COUNT else None,  # (no bound to show)
-                          hidden=p.hidden, show_default=False)
+                          hidden=p.hidden, show_default=False, autocompletion=complete)
     return inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default,
                              annotation=Annotated[kind, option])
 

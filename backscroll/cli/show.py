@@ -54,7 +54,13 @@ def show(
         if show_path:
             s = view.session
             focus = next((h for h in view.records if h.record_id == view.focus), None)
-            sys.stdout.write(f"{focus.source_path}:{focus.line}\n" if focus else f"{s.get('source_path') or ''}\n")
+            if focus:
+                from backscroll.cli.render import openable
+
+                path, line = openable(focus.source_path, focus.line)
+                sys.stdout.write(f"{path}:{line}\n")
+            else:
+                sys.stdout.write(f"{s.get('source_path') or ''}\n")
         elif as_json:
             common.emit_json(view.to_dict())
         elif fmt == "markdown":

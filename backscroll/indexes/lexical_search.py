@@ -115,6 +115,8 @@ class LexicalSearch:
                              ("session", f.session), ("author", f.author)):
             if value:
                 clauses.append((Occur.Must, Query.term_query(SCHEMA, field, value)))
+        if f.sessions is not None:
+            clauses.append((Occur.Must, Query.term_set_query(SCHEMA, "session", list(f.sessions) or [""])))
         if isinstance(ctype, tuple):  # one of several kinds (prose: text, summaries, reasoning)
             clauses.append((Occur.Must, Query.term_set_query(SCHEMA, "content_type", list(ctype))))
         elif ctype:

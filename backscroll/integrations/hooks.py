@@ -221,8 +221,9 @@ class Deadline:
             sys.stdout.flush()
 
 
-def run(agent: str, event: str, raw: bytes, cfg) -> str | None:
-    """What the hook prints for this input, or None (print nothing)."""
+def run(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False) -> str | None:
+    """What the hook prints for this input, or None (print nothing); ``dry_run``: without remembering what it
+    injected (``backscroll hook … --dry-run``)."""
     if agent not in AGENTS or event not in EVENTS:
         raise ValueError(f"unknown hook {agent} {event}")
     inp = parse_input(raw)
@@ -249,7 +250,8 @@ def run(agent: str, event: str, raw: bytes, cfg) -> str | None:
     if not used:
         return None
     try:
-        remember(home, agent, inp.session_id, [i for r in used for i in (r.record_id, r.question_id) if i])
+        if not dry_run:
+            remember(home, agent, inp.session_id, [i for r in used for i in (r.record_id, r.question_id) if i])
     except OSError as exc:
         log(f"could not remember injected records: {exc}")
     return output(agent, event, context, len(used))

@@ -29,6 +29,7 @@ from backscroll.integrations.install_files import (
     codex_change,
     codex_span,
     created_by_us,
+    missing_dirs,
     remove_block,
     remove_old_backup,
 )
@@ -229,6 +230,7 @@ def run(kind: str, agent: str = "all", *, uninstall: bool = False, dry_run: bool
 
     try:
         for c in changes:
+            new_dirs = [] if uninstall else missing_dirs(c.path)
             c = apply_settled(c, replan)
             done.append(c)
             remove_old_backup(c.path)
@@ -236,6 +238,9 @@ def run(kind: str, agent: str = "all", *, uninstall: bool = False, dry_run: bool
                 book.forget(c)
             elif c.changed:
                 book.record(c)
+                book.made(new_dirs)
+        if uninstall:
+            book.remove_empty_dirs()
     finally:  # what was written is recorded even when a later file stops the run
         if any(c.changed for c in done) or uninstall:
             book.save()

@@ -60,9 +60,11 @@ class Ledger:
         self.path = path
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            self.files: dict = data.get("files", {}) if isinstance(data, dict) else {}
         except (OSError, ValueError):
-            self.files = {}
+            data = {}
+        self.files: dict = data.get("files", {}) if isinstance(data, dict) else {}
+        dirs = data.get("dirs", []) if isinstance(data, dict) else []
+        self.dirs: set[str] = {d for d in dirs if isinstance(d, str)} if isinstance(dirs, list) else set()
 
     def entry(self, file: Path, kind: str) -> dict | None:
         found = self.files.get(str(file), {}).get(kind)
@@ -92,9 +94,41 @@ class Ledger:
         if not kinds:
             self.files.pop(str(change.path), None)
 
+    def made(self, dirs: list[Path]) -> None:
+        """Directories install created (``~/.claude/skills``): uninstall removes them once they are empty."""
+        self.dirs.update(str(d) for d in dirs if d.is_dir())
+
+    def remove_empty_dirs(self) -> list[Path]:
+        """The directories install created that are empty now, removed (the deepest first); those that hold
+        anything stay, and stay listed."""
+        removed = []
+        for d in sorted(self.dirs, key=lambda s: s.count("/"), reverse=True):
+            path = Path(d)
+            try:
+                path.rmdir()  # (only an empty directory goes; a missing one is forgotten)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                continue
+            else:
+                removed.append(path)
+            self.dirs.discard(d)
+        return removed
+
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        write_text(self.path, json.dumps({"version": 1, "files": self.files}, indent=1) + "\n", mode=0o600)
+        doc = {"version": 1, "files": self.files, **({"dirs": sorted(self.dirs)} if self.dirs else {})}
+        write_text(self.path, json.dumps(doc, indent=1) + "\n", mode=0o600)
+
+
+def missing_dirs(path: Path) -> list[Path]:
+    """The directories above ``path`` that do not exist yet (writing it will create them), the deepest first."""
+    out = []
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        out.append(parent)
+        parent = parent.parent
+    return out
 
 
 def created_by_us(ledger: Ledger | None, path: Path, kind: str) -> bool:

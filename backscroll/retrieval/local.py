@@ -44,7 +44,8 @@ class LocalSource:
 
     def first_prompts(self, window: Filters, limit: int) -> list[int]:
         return self.store.first_prompts(window.since or "", window.until or "", project=window.project,
-                                        agent=window.agent, session=window.session, limit=limit)
+                                        agent=window.agent, session=window.session, sessions=window.sessions,
+                                        limit=limit)
 
     def held(self, q: LexicalQuery, ids: Sequence[int], echoes: bool
              ) -> tuple[dict[str, float], dict[int, frozenset[str]]]:

@@ -30,7 +30,7 @@ def check_agent(agent: str | None) -> None:
 
 
 def make_filters(*, role=None, agent=None, content_type=None, project=None, session=None,
-                 since=None, until=None, author=None) -> Filters:
+                 since=None, until=None, author=None, file=None) -> Filters:
     from backscroll.dates import parse_when
 
     if role is not None and role not in ROLES:
@@ -46,7 +46,7 @@ def make_filters(*, role=None, agent=None, content_type=None, project=None, sess
         raise UsageError(f"--since {since} is not before --until {until}: nothing can match",
                          hint="swap them: `since` is the older end of the range", reason="empty-range")
     return Filters(author=author, role=role, agent=agent, content_type=content_type, project=project, session=session,
-                   since=since_ts, until=until_ts)
+                   since=since_ts, until=until_ts, file=file)
 
 
 def now_of(value: str | datetime | None) -> datetime:
@@ -64,8 +64,11 @@ def check(req: SearchRequest) -> tuple[Filters, QueryPlan]:
     if req.member is not None and req.archive is None:
         raise UsageError("member filters a team archive's records", hint="give the archive to search too",
                          reason="member-without-archive")
+    if req.file is not None and req.archive is not None:
+        raise UsageError("--file reads this machine's tool calls, not the team archive's",
+                         hint="search the archive without --file, or this machine's history with it")
     filters = make_filters(role=req.role, agent=req.agent, content_type=req.content_type, project=req.project,
-                           session=req.session, since=req.since, until=req.until, author=req.author)
+                           session=req.session, since=req.since, until=req.until, author=req.author, file=req.file)
     return filters, plan_query(req.query, analyze, now=now_of(req.now))
 
 

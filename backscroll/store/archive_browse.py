@@ -15,9 +15,11 @@ class ArchiveBrowse:
 
     def session_rows(self, where_sql: str, params: Sequence[Any], limit: int, offset: int) -> list[dict]:
         """Sessions the filters admit (``archive_filters.sessions_where``), the latest started first."""
-        return self._rows("SELECT * FROM backscroll.sessions WHERE " + where_sql + " ORDER BY coalesce(started_at, "
-                          "updated_at) DESC NULLS LAST, session_id, member, machine LIMIT %s OFFSET %s",
-                          (*params, limit, offset))
+        return self._rows("SELECT *, (SELECT count(*) FROM backscroll.sessions c WHERE c.member = sessions.member "
+                          "AND c.machine = sessions.machine AND c.parent_session_id = sessions.session_id AND "
+                          "c.is_sidechain) AS subagents FROM backscroll.sessions WHERE " + where_sql +
+                          " ORDER BY coalesce(started_at, updated_at) DESC NULLS LAST, session_id, member, machine "
+                          "LIMIT %s OFFSET %s", (*params, limit, offset))
 
     def session_count(self, where_sql: str, params: Sequence[Any]) -> int:
         return self._rows("SELECT count(*) AS n FROM backscroll.sessions WHERE " + where_sql, params)[0]["n"]
@@ -45,9 +47,11 @@ class ArchiveBrowse:
                           "session_id = %s ORDER BY seq, record_id", (member, machine, session_id))
 
     def session_heads(self, session_ids: Sequence[str]) -> list[tuple[str, str | None, Any]]:
-        """``(session_id, title, started_at)`` of each of ``session_ids`` (the first member's, should two share one)."""
+        """``(session_id, title, started_at)`` of each of ``session_ids`` (the first member's, should two share one;
+        untitled: its first prompt)."""
         if not session_ids:
             return []
         return [(r["session_id"], r["title"], r["started_at"]) for r in self._rows(
-            "SELECT DISTINCT ON (session_id) session_id, title, started_at FROM backscroll.sessions "
+            "SELECT DISTINCT ON (session_id) session_id, coalesce(nullif(title, ''), first_prompt) AS title, "
+            "started_at FROM backscroll.sessions "
             "WHERE session_id = ANY(%s) ORDER BY session_id, member, machine", (list(session_ids),))]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from backscroll.store.sessions import MIN_LISTED
 from backscroll.types import Filters
 
 
@@ -41,10 +42,19 @@ def _prefix(value: str) -> str:
     return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def sessions_where(filters: Filters, member: str | None = None) -> tuple[str, list[Any]]:
+def sessions_where(filters: Filters, member: str | None = None, *, words: tuple[str, ...] = (),
+                   everything: bool = True) -> tuple[str, list[Any]]:
     """``(clause, params)`` admitting the sessions ``list`` asks for: agent, project (as in ``where_sql``), busy
-    since, member."""
+    since, member; ``words`` all in the title or first prompt; without ``everything``, as the local ``list``
+    (``store.sessions._listed``): two records or more, and no subagent whose parent is in the archive."""
     clauses, params = [], []
+    if not everything:
+        clauses.append(f"records >= {MIN_LISTED} AND NOT (is_sidechain AND EXISTS (SELECT 1 FROM "
+                       "backscroll.sessions p WHERE p.member = sessions.member AND p.machine = sessions.machine "
+                       "AND p.session_id = sessions.parent_session_id))")
+    for word in words:
+        clauses.append("(coalesce(title, '') ILIKE %s OR coalesce(first_prompt, '') ILIKE %s)")
+        params += ["%" + _prefix(word)[:-1] + "%"] * 2
     for column, value in (("agent", filters.agent), ("member", member)):
         if value is not None:
             clauses.append(f"{column} = %s")

@@ -21,6 +21,9 @@ def allowed_query(filters: Filters) -> tuple[str, list[str]] | None:
         if value:
             where.append(f"{col} = ?")
             params.append(value)
+    if filters.sessions is not None:
+        where.append(f"session_id IN ({','.join('?' * len(filters.sessions)) or 'NULL'})")
+        params.extend(filters.sessions)
     if filters.since:
         where.append("timestamp >= ?")
         params.append(filters.since)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from backscroll.types import session_title
 
 # A session without a title is titled by its first prompt: the person's, else the agent's (a subagent's
 # task), and only then the harness's (IDE context, an interruption notice, a task notification).
@@ -22,6 +25,52 @@ def _where(agent: str | None, project: str | None, since: str | None, prefix: st
         where.append(f"coalesce({prefix}updated_at, {prefix}started_at) >= ?")
         params.append(since)
     return where, params
+
+
+MIN_LISTED = 2  # ``list`` leaves out sessions of fewer records (an aborted start, a lone title line) unless asked
+
+
+def _like(word: str) -> str:
+    return "%" + word.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _listed(agent: str | None, project: str | None, since: str | None, words: tuple[str, ...],
+            everything: bool) -> tuple[str, list]:
+    """The sessions ``list`` shows: those holding records (``everything``: any; else ``MIN_LISTED`` or more, and
+    not a subagent whose parent is here: it is counted under it), whose title or first prompt holds every one
+    of ``words``; as a query of session columns, ``records`` and ``first_user``."""
+    where, params = _where(agent, project, since, "s.")
+    if not everything:
+        where.append("NOT (s.is_sidechain = 1 AND EXISTS (SELECT 1 FROM sessions p "
+                     "WHERE p.session_id = s.parent_session_id))")
+    inner = f"""
+        SELECT s.session_id, s.agent, s.project, s.cwd, s.title, s.started_at, s.updated_at, s.is_sidechain,
+               s.parent_session_id,
+               (SELECT count(*) FROM records r WHERE r.session_id = s.session_id) AS records,
+               (SELECT text FROM records r WHERE r.session_id = s.session_id AND {FIRST_PROMPT}) AS first_user
+        FROM sessions s {'WHERE ' + ' AND '.join(where) if where else ''}"""
+    outer = [f"records >= {1 if everything else MIN_LISTED}"]
+    for word in words:
+        outer.append("(lower(coalesce(title, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(first_user, '')) LIKE ? "
+                     "ESCAPE '\\')")
+        params += [_like(word), _like(word)]
+    return f"SELECT * FROM ({inner}) WHERE {' AND '.join(outer)}", params
+
+
+def project_names_at(db: Path) -> list[str]:
+    """The projects of the store at ``db``, read as it is (read-only, no lock, no migration: shell completion);
+    none when there is no readable store."""
+    if not db.exists():
+        return []
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.5)
+        try:
+            return [r[0] for r in conn.execute(
+                "SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL ORDER BY project")]
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return []
 
 
 class SessionQueries:
@@ -81,27 +130,48 @@ class SessionQueries:
                          (session_id, -1 if limit is None else limit, offset))
 
     def session_list(self, agent: str | None, project: str | None, since: str | None, limit: int,
-                     offset: int) -> list[sqlite3.Row]:
-        """Sessions holding records, newest first, with their record and echo counts and first prompt."""
-        where, params = _where(agent, project, since, "s.")
-        where.insert(0, "EXISTS (SELECT 1 FROM records r WHERE r.session_id = s.session_id)")
+                     offset: int, *, words: tuple[str, ...] = (), everything: bool = False) -> list[sqlite3.Row]:
+        """The sessions ``list`` shows (``_listed``), newest first, with their record, echo and subagent counts
+        and first prompt."""
+        sql, params = _listed(agent, project, since, words, everything)
         return self.query(f"""
-            SELECT s.session_id, s.agent, s.project, s.cwd, s.title, s.started_at, s.updated_at, s.is_sidechain,
-                   s.parent_session_id,
-                   (SELECT count(*) FROM records r WHERE r.session_id = s.session_id) AS records,
-                   (SELECT count(*) FROM records r WHERE r.session_id = s.session_id AND r.is_echo = 1) AS echoes,
-                   (SELECT text FROM records r WHERE r.session_id = s.session_id AND {FIRST_PROMPT}) AS first_user
-            FROM sessions s WHERE {' AND '.join(where)}
-            ORDER BY coalesce(s.started_at, s.updated_at) DESC, s.session_id LIMIT ? OFFSET ?""",
-                         (*params, limit, offset))
+            SELECT l.*,
+                   (SELECT count(*) FROM records r WHERE r.session_id = l.session_id AND r.is_echo = 1) AS echoes,
+                   (SELECT count(*) FROM sessions c WHERE c.parent_session_id = l.session_id
+                                                      AND c.is_sidechain = 1) AS subagents
+            FROM ({sql}) l ORDER BY coalesce(l.started_at, l.updated_at) DESC, l.session_id LIMIT ? OFFSET ?""",
+                          (*params, limit, offset))
 
-    def session_count(self, agent: str | None, project: str | None, since: str | None) -> int:
-        where, params = _where(agent, project, since)
-        sql = "SELECT count(*) FROM sessions" + (" WHERE " + " AND ".join(where) if where else "")
-        return self.conn.execute(sql, params).fetchone()[0]
+    def session_count(self, agent: str | None, project: str | None, since: str | None, *,
+                      words: tuple[str, ...] = (), everything: bool = False) -> int:
+        """How many sessions ``session_list`` pages through."""
+        sql, params = _listed(agent, project, since, words, everything)
+        return self.conn.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()[0]
+
+    def activity(self, by: str, since: str | None) -> list[tuple[str | None, int, int]]:
+        """``(agent | project | month, sessions, records)``, most records first (months: newest first); echoes
+        left out."""
+        column = {"agent": "agent", "project": "project", "month": "substr(timestamp, 1, 7)"}[by]
+        order = "1 DESC" if by == "month" else "3 DESC, 1"
+        where = "is_echo = 0" + (" AND timestamp >= ?" if since else "")
+        return [tuple(r) for r in self.conn.execute(
+            f"SELECT {column}, count(DISTINCT session_id), count(*) FROM records WHERE {where} GROUP BY 1 "
+            f"ORDER BY {order}", (since,) if since else ())]
+
+    def calls_naming(self, name: str, agent: str | None, project: str | None, since: str | None,
+                     limit: int) -> list[sqlite3.Row]:
+        """The newest ``limit`` tool calls whose text holds ``name`` (a file name), with their session's cwd."""
+        where, params = _where(agent, project, since, "s.")
+        where[:0] = ["r.is_call = 1", "r.is_echo = 0", "r.text LIKE ? ESCAPE '\\'"]
+        params[:0] = [_like(name)]  # (LIKE ignores ASCII case: a file name's case is checked by ``touches``)
+        return self.query(f"""
+            SELECT r.id, r.record_id, r.session_id, r.tool_name, r.text, r.timestamp, s.cwd
+            FROM records r JOIN sessions s ON s.session_id = r.session_id WHERE {' AND '.join(where)}
+            ORDER BY r.timestamp DESC, r.id DESC LIMIT ?""", (*params, limit))
 
     def first_prompts(self, since: str, until: str, *, project: str | None = None, agent: str | None = None,
-                      session: str | None = None, limit: int = 100) -> list[int]:
+                      session: str | None = None, sessions: tuple[str, ...] | None = None,
+                      limit: int = 100) -> list[int]:
         """The first prose of each session with a record between ``since`` and ``until`` (what it set out to
         do: the user's, and not a slash command, when there is one), the session busy most recently first."""
         where, params = ["timestamp >= ?", "timestamp < ?", "is_echo = 0"], [since, until]
@@ -109,6 +179,9 @@ class SessionQueries:
             if value:
                 where.append(f"{column} = ?")
                 params.append(value)
+        if sessions is not None:
+            where.append(f"session_id IN ({','.join('?' * len(sessions)) or 'NULL'})")
+            params.extend(sessions)
         rows = self.conn.execute(
             "SELECT id FROM (SELECT id, content_type, max(timestamp) OVER (PARTITION BY session_id) AS busy, "
             "row_number() OVER (PARTITION BY session_id ORDER BY content_type != 'text', role != 'user', "
@@ -118,13 +191,15 @@ class SessionQueries:
         return [r[0] for r in rows]
 
     def session_heads(self, session_ids: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
-        """``(title, started_at)`` of each session."""
+        """``(title, started_at)`` of each session, titled as everywhere (``types.session_title``)."""
         ids = list(dict.fromkeys(session_ids))
         out: dict[str, tuple[str | None, str | None]] = {}
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
             marks = ",".join("?" * len(chunk))
-            for sid, title, started in self.conn.execute(
-                    f"SELECT session_id, title, started_at FROM sessions WHERE session_id IN ({marks})", chunk):
-                out[sid] = (title, started)
+            for sid, title, started, first in self.conn.execute(
+                    f"SELECT s.session_id, s.title, s.started_at, CASE WHEN coalesce(s.title, '') = '' THEN "
+                    f"(SELECT text FROM records r WHERE r.session_id = s.session_id AND {FIRST_PROMPT}) END "
+                    f"FROM sessions s WHERE s.session_id IN ({marks})", chunk):
+                out[sid] = (session_title(title, first), started)
         return out

@@ -8,7 +8,7 @@ from backscroll.errors import AmbiguousIdError, NotFoundError
 from backscroll.store.archive_filters import sessions_where
 from backscroll.store.archive_pg import Archive
 from backscroll.team.source import hit_of, iso
-from backscroll.types import Filters, SessionSummary, SessionView
+from backscroll.types import Filters, SessionSummary, SessionView, session_title
 
 
 def _open(cfg: Config, archive: str) -> Archive:
@@ -21,9 +21,12 @@ def _open(cfg: Config, archive: str) -> Archive:
 
 
 def sessions(cfg: Config, archive: str, filters: Filters, member: str | None, limit: int,
-             offset: int) -> tuple[list[SessionSummary], int]:
-    """The archive's sessions the filters admit, latest first, and how many there are in all (its sessions table)."""
-    where, params = sessions_where(filters, member)
+             offset: int, *, grep: str | None = None, everything: bool = False) -> tuple[list[SessionSummary], int]:
+    """The archive's sessions the filters admit, latest first, and how many there are in all (its sessions table),
+    chosen as the local ``list`` chooses (``browse.list_sessions``)."""
+    from backscroll.browse import grep_words
+
+    where, params = sessions_where(filters, member, words=grep_words(grep), everything=everything)
     with _open(cfg, archive) as a:
         rows = a.session_rows(where, params, limit, offset)
         total = a.session_count(where, params)
@@ -32,10 +35,10 @@ def sessions(cfg: Config, archive: str, filters: Filters, member: str | None, li
 
 def summary(r: dict) -> SessionSummary:
     """A sessions-table row as ``list`` shows a session: titled as locally (its first prompt when untitled)."""
-    title = " ".join((r["title"] or r["first_prompt"] or "").split())[:120] or None
+    title = session_title(r["title"], r["first_prompt"])
     return SessionSummary(r["session_id"], r["agent"], r["project"], r["cwd"], title, iso(r["started_at"]),
                           iso(r["updated_at"]), r["is_sidechain"], r["parent_session_id"], r["records"], r["echoes"],
-                          r["member"], r["machine"])
+                          r["member"], r["machine"], r.get("subagents") or 0)
 
 
 def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | None, offset: int,

@@ -24,7 +24,7 @@ from backscroll.retrieval.tool_exchange import Partners
 from backscroll.store.archive_filters import where_sql
 from backscroll.store.archive_pg import Archive
 from backscroll.store.db import content_hash
-from backscroll.types import CONTENT_TYPES, EMBEDDED_TYPES, Filters, Hit
+from backscroll.types import CONTENT_TYPES, EMBEDDED_TYPES, Filters, Hit, session_title
 
 Key = tuple[str, str, str]  # (member, machine, record_id)
 PER_WORD = 5000  # rows a query word proposes at most: ranking that many is what a search can afford
@@ -239,7 +239,8 @@ class ArchiveSource:
         return hit_of(row, **shape)
 
     def session_heads(self, session_ids: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
-        return {s: (title, iso(started)) for s, title, started in self.archive.session_heads(list(session_ids))}
+        return {s: (session_title(title, None), iso(started))
+                for s, title, started in self.archive.session_heads(list(session_ids))}
 
 
 def _in_order(words: str, phrase: Sequence[str]) -> bool:

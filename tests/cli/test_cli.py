@@ -60,7 +60,7 @@ def test_index_json_summary_and_status(cli, corpus):
 def test_index_human_output_goes_to_stderr(cli, corpus):
     r = cli("index")
     assert r.exit_code == 0 and r.stdout == ""
-    assert "7 new record(s)" in r.stderr
+    assert "7 new records" in r.stderr
 
 
 def test_search_json_is_pure_data_with_every_field(cli, corpus):

@@ -28,3 +28,21 @@ def test_the_shell_gets_commands_and_options():
 def test_an_unknown_shell_is_a_usage_error():
     r = run("completion", "tcsh")
     assert r.returncode == 2 and "bash, zsh, fish" in r.stderr
+
+
+def test_the_shell_gets_values_too(session_builder, backscroll_index, backscroll_home):
+    session_builder.claude(project="payments").user("a").assistant("b")
+    session_builder.claude(project="pagination-lab").user("c").assistant("d")
+    backscroll_index(embed=False)
+    home = {"HOME": str(backscroll_home.home), "BACKSCROLL_HOME": str(backscroll_home.data)}
+
+    def values(line: str) -> list[str]:
+        return run(COMP_WORDS=line, COMP_CWORD=str(len(line.split()) - 1), _BACKSCROLL_COMPLETE="complete_bash",
+                   **home).stdout.split()
+
+    assert values("backscroll search x --mode sem") == ["semantic"]
+    assert values("backscroll search x -t too") == ["tool"]
+    assert values("backscroll search x --format j") == ["json", "jsonl"]
+    assert "codex" in values("backscroll list --agent c")
+    assert values("backscroll search x --project pa") == ["pagination-lab", "payments"]
+    assert values("backscroll install h") == ["hooks"]

@@ -240,11 +240,11 @@ def test_people_see_local_time_and_json_keeps_utc(session_builder, backscroll_ho
     s = session_builder.claude(project="acme-api", start="2026-10-06T09:00:00.000Z")
     s.user("what time is it in Tokyo")
     env = {**cli_env(backscroll_home), "TZ": "Asia/Tokyo"}
-    r = run_cli(backscroll_home, "list", env=env)
+    r = run_cli(backscroll_home, "list", "--all", env=env)
     assert r.returncode == 0 and "2026-10-06 18:00" in r.stdout, r.stdout + r.stderr
     r = run_cli(backscroll_home, "show", s.session_id, env=env)
     assert "2026-10-06 18:00:00" in r.stdout
-    out = json.loads(run_cli(backscroll_home, "list", "--json", env=env).stdout)
+    out = json.loads(run_cli(backscroll_home, "list", "--json", "--all", env=env).stdout)
     assert out["sessions"][0]["started_at"] == "2026-10-06T09:00:00.000Z"
 
 
@@ -280,10 +280,10 @@ def test_every_json_command_carries_schema_version(corpus):
 
 
 def test_list_json_has_a_total_and_people_hear_how_many_more(corpus):
-    out = json.loads(cli("list", "--json", "--limit", "1", "--no-sync").stdout)
+    out = json.loads(cli("list", "--json", "--limit", "1", "--no-sync", "--all").stdout)
     assert out["total"] == 3 and len(out["sessions"]) == 1
-    r = cli("list", "--limit", "1", "--no-sync")
-    assert "2 more session(s)" in r.stderr
+    r = cli("list", "--limit", "1", "--no-sync", "--all")
+    assert "2 more sessions" in r.stderr
 
 
 def test_show_json_titles_a_codex_session_as_list_does(corpus):

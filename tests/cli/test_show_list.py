@@ -112,15 +112,15 @@ def test_list_newest_first_with_counts_and_titles(session_builder, backscroll_in
     c.summary("A titled session")
     backscroll_index()
     cfg = backscroll_home.config()
-    sessions = backscroll.sessions(config=cfg, sync=True)
+    sessions = backscroll.sessions(config=cfg, sync=True, all=True)  # (sessions of one record too)
     assert [s["title"] for s in sessions] == ["A titled session", "second session",
                                               "first session question with a second line"]
     assert [(s["records"], s["echoes"]) for s in sessions] == [(1, 0), (3, 2), (1, 0)]
-    assert [s["project"] for s in backscroll.sessions(agent="codex", config=cfg, sync=True)] == ["infra"]
-    assert len(backscroll.sessions(project="shop", since="2026-10-08", config=cfg, sync=True)) == 1
-    r = CliRunner().invoke(app, ["list", "--json"])
+    assert [s["project"] for s in backscroll.sessions(agent="codex", config=cfg, sync=True, all=True)] == ["infra"]
+    assert len(backscroll.sessions(project="shop", since="2026-10-08", config=cfg, sync=True, all=True)) == 1
+    r = CliRunner().invoke(app, ["list", "--json", "--all"])
     assert [s["session_id"] for s in json.loads(r.stdout)["sessions"]] == [s["session_id"] for s in sessions]
-    human = CliRunner().invoke(app, ["list"]).stdout
+    human = CliRunner().invoke(app, ["list", "--all"]).stdout
     assert f"backscroll show {b.session_id}" in human
 
 
@@ -129,7 +129,7 @@ def test_list_columns_stay_aligned_whatever_the_agent_and_project_names(session_
     session_builder.codex(project="cli", start="2026-10-02T09:00:00Z").user("b")
     session_builder.claude(project="shop", start="2026-10-03T09:00:00Z").user("c")
     backscroll_index()
-    lines = [ln for ln in CliRunner().invoke(app, ["list"]).stdout.splitlines() if " rec" in ln]
+    lines = [ln for ln in CliRunner().invoke(app, ["list", "--all"]).stdout.splitlines() if " rec" in ln]
     assert len(lines) == 3
     assert len({ln.index(" rec") for ln in lines}) == 1, lines  # the counts line up
     assert "planetfall-seed-signalk…" in lines[-1]  # a long project name is cut, not spilled
@@ -203,3 +203,77 @@ def test_a_markdown_export_renders_no_markup_of_the_session_s_own(session_builde
     assert "`<b>kept</b>`" in md and "<code>&lt;b&gt;kept&lt;/b&gt;</code>" in page, "code keeps its characters"
     assert "<h3>Assistant" in page, "the open fence was closed where its record ended"
     assert "&lt;img src=x onerror=alert(1)&gt;" in page and "click" in page
+
+
+def test_list_leaves_out_near_empty_sessions_folds_subagents_and_pages_to_the_end(session_builder, backscroll_index,
+                                                                                  backscroll_home):
+    cfg = backscroll_home.config()
+    parent = session_builder.claude(project="shop", start="2026-10-03T09:00:00Z")
+    parent.user("split the invoice module").assistant("done: invoices/ and invoices/pdf.py")
+    parent.subagent().user("read invoices.py").assistant("it is 900 lines")
+    parent.subagent().user("run the tests").assistant("all green")
+    session_builder.claude(project="shop", start="2026-10-02T09:00:00Z").user("hi")  # one record
+    for day in (4, 5, 6):
+        session_builder.codex(project="infra", start=f"2026-10-0{day}T09:00:00Z").user(f"deploy {day}").assistant("ok")
+    backscroll_index()
+    listed = backscroll.sessions(config=cfg, sync=True)
+    assert [s.title for s in listed] == ["deploy 6", "deploy 5", "deploy 4", "split the invoice module"]
+    assert listed[-1].subagents == 2 and listed[0].subagents == 0
+    assert backscroll.count_sessions(config=cfg) == 4, "the total counts what the list shows"
+    every = backscroll.sessions(config=cfg, all=True)
+    assert len(every) == 7 and backscroll.count_sessions(config=cfg, all=True) == 7
+    page = CliRunner().invoke(app, ["list", "--limit", "3", "--no-sync"])
+    assert "1 more session: --offset 3" in page.stderr
+    last = CliRunner().invoke(app, ["list", "--limit", "3", "--offset", "3", "--no-sync"])
+    assert "split the invoice module" in last.stdout and "+2 subagents" in last.stdout and "more" not in last.stderr
+    past = CliRunner().invoke(app, ["list", "--offset", "9", "--no-sync"])
+    assert "No sessions." in past.stdout and "4 sessions in all: --offset 9 is past the last" in past.stderr
+
+
+def test_list_grep_keeps_sessions_whose_title_or_first_prompt_holds_every_word(session_builder, backscroll_index,
+                                                                               backscroll_home):
+    cfg = backscroll_home.config()
+    a = session_builder.claude(project="shop", start="2026-10-01T09:00:00Z")
+    a.user("the job queue drops retries").assistant("fixed")
+    b = session_builder.claude(project="shop", start="2026-10-02T09:00:00Z")
+    b.user("something else").assistant("ok")
+    b.summary("Job Queue: 100% of retries_kept")
+    session_builder.claude(project="shop", start="2026-10-03T09:00:00Z").user("queue only").assistant("ok")
+    backscroll_index()
+    assert [s.session_id for s in backscroll.sessions(grep="QUEUE retries", config=cfg, sync=True)] == [
+        b.session_id, a.session_id]
+    assert [s.session_id for s in backscroll.sessions(grep="100%", config=cfg)] == [b.session_id], "% is a character"
+    assert backscroll.sessions(grep="retries_", config=cfg)[0].session_id == b.session_id, "_ is a character"
+    assert backscroll.count_sessions(grep="queue", config=cfg) == 3
+    out = json.loads(CliRunner().invoke(app, ["list", "--grep", "drops", "--json", "--no-sync"]).stdout)
+    assert out["total"] == 1 and out["sessions"][0]["session_id"] == a.session_id
+
+
+def test_one_title_per_session_in_list_show_and_by_session(session_builder, backscroll_index, backscroll_home):
+    cfg = backscroll_home.config()
+    s = session_builder.codex(project="pay", start="2026-10-01T09:00:00Z")
+    s.user("capture   retries\nare not idempotent " + "x" * 200).assistant("added an idempotency key to capture")
+    backscroll_index()
+    listed = backscroll.sessions(config=cfg, sync=True)[0].title
+    shown = backscroll.show(s.session_id, config=cfg).session["title"]
+    found = backscroll.search("idempotency key capture", by_session=True, weak=True, config=cfg)
+    assert listed == shown == found.sessions[0].title and listed is not None
+    assert listed.startswith("capture retries are not idempotent x") and len(listed) == 120
+
+
+def test_every_location_opens_in_an_editor_at_its_line(tmp_path):
+    from backscroll.cli.render import openable
+
+    history = tmp_path / ".aider.chat.history.md"
+    history.write_text("# aider chat\n")
+    assert openable(f"{history}#60074", 60084) == (str(history), 60084), "aider's unit key is its file"
+    v0 = tmp_path / "sessions" / "a1b2"
+    (v0 / "events").mkdir(parents=True)
+    (v0 / "events" / "6.json").write_text("{}")
+    assert openable(str(v0), 6) == (str(v0 / "events" / "6.json"), 1), "an OpenHands event is its own file"
+    v1 = tmp_path / "conversations" / "c3d4"
+    (v1 / "events").mkdir(parents=True)
+    (v1 / "events" / "event-00012-9f8e.json").write_text("{}")
+    assert openable(str(v1), 12) == (str(v1 / "events" / "event-00012-9f8e.json"), 1)
+    plain = tmp_path / "s.jsonl"
+    assert openable(str(plain), 3) == (str(plain), 3)

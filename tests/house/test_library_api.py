@@ -66,13 +66,13 @@ def test_a_handle_serves_many_calls_from_one_open_store(session_builder, backscr
         assert isinstance(res, SearchResult) and res.results
         assert bs._held is not None
         store = bs._held[0]
-        listed = bs.sessions()
+        listed = bs.sessions(all=True)  # (one session of one record)
         assert all(isinstance(s, SessionSummary) for s in listed) and len(listed) == 2
         assert {s.project for s in listed} == {"shop", "infra"} and listed[0]["records"] == listed[0].records
         view = bs.show(res.results[0].record_id, context=1)
         assert isinstance(view, SessionView) and view.focus == res.results[0].record_id
         assert bs.show(res.results[0].session_id).total == 2
-        assert bs.count_sessions(project="infra") == 1
+        assert bs.count_sessions(project="infra", all=True) == 1
         assert bs._held is not None and bs._held[0] is store, "reads reuse the store the handle opened"
         assert bs.rebuild() == 3
         assert bs.search("deploy keys", mode="lexical").results
@@ -104,7 +104,7 @@ def test_reads_do_not_sync_unless_asked(session_builder, backscroll_home):
     session_builder.claude("shop").user("a brand new zebra crossing question")
     assert backscroll.search("zebra crossing", home=home, mode="lexical").results == ()
     assert backscroll.search("zebra crossing", home=home, mode="lexical", sync=True).results
-    assert any("zebra" in (s.title or "") for s in backscroll.sessions(home=home))
+    assert any("zebra" in (s.title or "") for s in backscroll.sessions(home=home, all=True))
 
 
 def test_library_hints_name_no_flags_and_the_cli_words_them(session_builder, backscroll_home):
@@ -160,9 +160,10 @@ def test_the_cli_json_of_list_and_status_keeps_its_shape(session_builder, backsc
     _corpus(session_builder)
     backscroll.index(home=backscroll_home.data, embed=False)
     runner = CliRunner()
-    listed = json.loads(runner.invoke(app, ["--home", str(backscroll_home.data), "list", "--json"]).stdout)
+    listed = json.loads(runner.invoke(app, ["--home", str(backscroll_home.data), "list", "--json", "--all"]).stdout)
     assert list(listed["sessions"][0]) == ["session_id", "agent", "project", "cwd", "title", "started_at",
-                                           "updated_at", "is_sidechain", "parent_session_id", "records", "echoes"]
+                                           "updated_at", "is_sidechain", "parent_session_id", "records", "echoes",
+                                           "subagents"]
     status = json.loads(runner.invoke(app, ["--home", str(backscroll_home.data), "status", "--json"]).stdout)
     assert status["sessions"] == 2 and "integrations" in status and "paths" in status
 

@@ -323,7 +323,7 @@ def test_found_but_unreadable_is_not_called_not_found(backscroll_home):
     res = run_cli(backscroll_home, "search", "anything", "--mode", "lexical")
     assert res.returncode == 3
     assert "no session files were found" not in res.stderr
-    assert "1 session file(s) were found but could not be read" in res.stderr
+    assert "1 session file found but unreadable" in res.stderr
 
 
 # -- 25. emptied sessions and skipped lines of vanished files ----------------------------------
@@ -335,7 +335,7 @@ def test_emptied_session_is_listed_with_its_records(session_builder, backscroll_
     backscroll_index()
     s.path.write_bytes(b"")
     backscroll_index()
-    listed = backscroll.sessions(config=backscroll_home.config(), sync=True)
+    listed = backscroll.sessions(config=backscroll_home.config(), sync=True, all=True)
     assert [(x["records"], x["title"]) for x in listed] == [(1, "Key rotation")]
 
 
@@ -344,7 +344,7 @@ def test_sessions_without_records_are_not_listed(session_builder, backscroll_hom
     empty = session_builder.claude()
     empty.summary("only a title, nothing said")
     backscroll_index()
-    assert [x["records"] for x in backscroll.sessions(config=backscroll_home.config(), sync=True)] == [1]
+    assert [x["records"] for x in backscroll.sessions(config=backscroll_home.config(), sync=True, all=True)] == [1]
 
 
 def test_skipped_lines_of_a_deleted_file_are_dropped(session_builder, backscroll_home, backscroll_index):

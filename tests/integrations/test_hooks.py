@@ -320,3 +320,16 @@ def test_a_pass_over_the_memory_folder_skips_what_it_cannot_remove_and_runs_once
     assert sorted(p.name for p in folder.iterdir()) == [".pruned", "a-dir.json"]
     _plant_stale(folder, 5)
     assert prune(tmp_path, budget=30) == 0, "a whole pass ran today"
+
+
+def test_a_dry_run_shows_what_a_prompt_would_inject_and_remembers_nothing(history, backscroll_home):
+    from helpers import run_cli
+
+    for _ in range(2):  # remembered nowhere: the second dry run shows it again
+        r = run_cli(backscroll_home, "hook", "claude", "prompt", "--dry-run", PROMPT)
+        assert r.returncode == 0 and "advisory lock" in context_of(r.stdout), r.stderr
+    r = run_cli(backscroll_home, "hook", "claude", "prompt", "--dry-run", "commit and push")
+    assert r.returncode == 0 and r.stdout == "" and "nothing would be injected" in r.stderr
+    r = run_cli(backscroll_home, "hook", "gemini", "prompt", "--dry-run", PROMPT)
+    assert r.returncode == 2 and "unknown hook" in r.stderr
+    assert_recall_fires(backscroll_home, session_id="backscroll-dry-run")  # (the dry runs' id was not marked)

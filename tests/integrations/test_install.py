@@ -143,6 +143,22 @@ def test_files_created_by_install_are_removed_by_uninstall(backscroll_home):
     assert snapshot(h) == before
 
 
+def test_uninstall_removes_the_directories_install_created_once_empty(backscroll_home):
+    h = backscroll_home.home
+    (h / ".claude").mkdir()
+    (h / ".codex").mkdir()
+    inst.run("skill", "claude")
+    inst.run("skill", "codex")
+    made = {p.relative_to(h) for p in h.rglob("*") if p.is_dir()} - {Path(".claude"), Path(".codex")}
+    assert {Path(".claude/skills"), Path(".agents"), Path(".agents/skills")} <= made  # (codex reads ~/.agents)
+    (h / ".agents" / "skills" / "mine").mkdir()  # the user's own skill, made meanwhile
+    inst.run("skill", "claude", uninstall=True)
+    inst.run("skill", "codex", uninstall=True)
+    assert not (h / ".claude" / "skills").exists(), "created by install, empty again: removed"
+    assert (h / ".agents" / "skills" / "mine").is_dir(), "a directory holding the user's own is kept"
+    assert (h / ".claude").is_dir() and (h / ".codex").is_dir(), "the agents' own directories stay"
+
+
 def test_mcp_for_claude_goes_into_its_config_dir_when_claude_config_dir_is_set(agent_home, monkeypatch):
     conf = agent_home / "claude-conf"
     conf.mkdir()

@@ -18,7 +18,7 @@ from backscroll.types import Filters, SearchResult
 
 ALSO_MATCHING = 3  # extras a hinted filter may add
 HINT_FILTERS = ("role", "author", "agent", "content_type")
-SCOPE_FILTERS = ("project", "session", "since", "until")
+SCOPE_FILTERS = ("project", "session", "file", "since", "until")
 
 
 def hinted(filters: Filters) -> tuple[str, ...]:
@@ -48,7 +48,7 @@ def outside_scope(result: SearchResult, filters: Filters, run: Callable[[Filters
     names = tuple(name for name in SCOPE_FILTERS if getattr(filters, name))
     if not names or strict or result.results or result.also_matching or result.repeated is not None:
         return result
-    wide = run(replace(filters, project=None, session=None, since=None, until=None))
+    wide = run(replace(filters, project=None, session=None, file=None, sessions=None, since=None, until=None))
     if not wide.results:
         return result
     inside = {h.rowid for h in result.weak_matches}  # (the scope's own, already judged weak)

@@ -52,7 +52,7 @@ def test_status_lists_every_new_agent_with_sessions(cli, backscroll_home):
 @pytest.mark.parametrize("agent", NEW_AGENTS)
 def test_list_and_search_by_agent(cli, backscroll_home, agent):
     install_all(backscroll_home.home)
-    r = cli("list", "--agent", agent, "--json")
+    r = cli("list", "--agent", agent, "--json", "--all")
     assert r.exit_code == 0, r.output
     sessions = json.loads(r.stdout)["sessions"]
     assert sessions and {s["agent"] for s in sessions} == {agent}
@@ -75,7 +75,7 @@ def test_config_roots_may_list_several_directories_for_one_agent(cli, backscroll
         f'[roots]\ncrush = ["{other}", "{backscroll_home.home / "dev"}"]\n')
     roots = [(r.path, r.origin) for r in backscroll_home.config().roots if r.agent == "crush"]
     assert roots == [(other, "config"), (backscroll_home.home / "dev", "config")]
-    r = cli("list", "--agent", "crush", "--json")
+    r = cli("list", "--agent", "crush", "--json", "--all")
     sessions = json.loads(r.stdout)["sessions"]
     assert {s["title"] for s in sessions} == {"Sync conflicts on save", "Find where notes are merged"}
 

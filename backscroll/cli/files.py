@@ -1,0 +1,52 @@
+"""``backscroll files``: the sessions whose tool calls touched a file, and what they did to it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated
+
+import typer
+
+from backscroll.cli import common
+from backscroll.request import ListRequest
+
+
+def files(
+    path: Annotated[str, typer.Argument(metavar="PATH", help="The file: absolute (or ./relative: that file), or a "
+                                                              "relative path any project's file ends with.")],
+    agent: Annotated[str | None, common.option_of(ListRequest, "agent")] = None,
+    project: Annotated[str | None, common.option_of(ListRequest, "project")] = None,
+    since: Annotated[str | None, common.option_of(ListRequest, "since")] = None,
+    limit: Annotated[int, common.option_of(ListRequest, "limit")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+    no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
+) -> None:
+    """Which sessions read, edited, wrote or ran a command on a file, the latest first, across agents.
+
+    "Why is this line like this?": the sessions that changed the file, and a hit to open in its
+    conversation. A path starting with / or ./ names that file (a session's relative paths are
+    read from its working directory); any other, every file that ends with it
+    (models.py, app/models.py).
+
+    Examples: backscroll files ./src/app/models.py   ·   backscroll files payments/capture.py -p pay
+    """
+
+    def body() -> int:
+        from backscroll.cli.render_session import print_file_sessions
+
+        target = os.path.abspath(path) if path.startswith(("./", "../")) or path in (".", "..") else path
+        with common.archive() as bs:
+            found = bs.files(target, agent=agent, project=project, since=since, limit=limit, sync=not no_sync,
+                             notify=common.err)
+        if as_json:
+            common.emit_json({"schema_version": 1, "path": target, "sessions": [f.to_dict() for f in found]})
+        else:
+            common.paged(lambda: print_file_sessions(found, target, color=common.color_enabled(sys.stdout)))
+        return 0
+
+    common.run(body, as_json=as_json)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("files")(files)

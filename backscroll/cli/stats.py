@@ -1,0 +1,64 @@
+"""``backscroll stats``: sessions and records per agent, project and month, at a glance."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from backscroll.cli import common
+
+ROWS = {"agent": 20, "project": 10, "month": 12}  # how many of each a table shows (the rest summed on one line)
+BAR_WIDTH = 30
+UNNAMED = {"agent": "(unknown)", "project": "(no project)", "month": "(undated)"}
+
+
+def stats(
+    since: Annotated[str | None, typer.Option("--since", metavar="WHEN",
+                                              help="Only records since: 2026-10-01, 7d, 3mo.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (every row).")] = False,
+    no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
+) -> None:
+    """Sessions and records per agent, per project and per month, with a bar for each (query echoes left out)."""
+
+    def body() -> int:
+        with common.archive() as bs:
+            tables = bs.stats(since=since, sync=not no_sync, notify=common.err)
+        if as_json:
+            common.emit_json({"schema_version": 1, **{by: [{by: name, "sessions": s, "records": r}
+                                                           for name, s, r in rows] for by, rows in tables.items()}})
+        else:
+            common.paged(lambda: _print(tables, color=common.color_enabled(sys.stdout)))
+        return 0
+
+    common.run(body, as_json=as_json)
+
+
+def _print(tables: dict[str, list[tuple[str | None, int, int]]], *, color: bool) -> None:
+    from rich.bar import Bar
+    from rich.table import Column, Table
+
+    from backscroll.cli.terminal import console
+
+    out = console(color)
+    if not tables["agent"]:
+        out.print("Nothing indexed yet: run `backscroll index`.")
+        return
+    for by, rows in tables.items():
+        shown, rest = rows[:ROWS[by]], rows[ROWS[by]:]
+        top = max(r for _n, _s, r in shown)
+        t = Table(by, Column("sessions", justify="right"), Column("records", justify="right"), "", box=None,
+                  pad_edge=False)
+        for name, sessions, records in shown:
+            t.add_row(name or UNNAMED[by], f"{sessions:,}", f"{records:,}", Bar(top, 0, records, width=BAR_WIDTH,
+                                                                          color="cyan"))
+        if rest:
+            t.add_row(f"{len(rest):,} more", f"{sum(s for _n, s, _r in rest):,}", f"{sum(r for *_x, r in rest):,}",
+                      "", style="dim")
+        out.print(t)
+        out.print()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("stats")(stats)

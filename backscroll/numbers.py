@@ -1,0 +1,11 @@
+"""How a count reads everywhere backscroll says one: ``15,792 records``, ``1 record``. Pure."""
+
+from __future__ import annotations
+
+_IRREGULAR = {"echo": "echoes", "match": "matches", "entry": "entries", "directory": "directories",
+              "was": "were", "is": "are"}
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` with thousands separators and ``noun`` in the number it takes (``counted(2, "file")``: 2 files)."""
+    return f"{n:,} {noun if n == 1 else _IRREGULAR.get(noun, noun + 's')}"

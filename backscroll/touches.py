@@ -1,0 +1,86 @@
+"""Which tool calls touched a file, and how: read, edited, wrote, or ran a command on it. Pure.
+
+A call names a file as its agent wrote it: absolute (``Read file_path: /home/dev/shop/tax.py``), or relative
+to the session's working directory (``apply_patch *** Update File: payments/capture.py``, ``pytest
+tests/test_tax.py``). A path asked for absolutely matches a call's path resolved against its session's
+directory; a relative one matches any path that ends with it, whole components (``tax.py`` is not
+``syntax.py``), in any project.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class FileTouches:
+    """One line of ``files()``: a session whose tool calls touched a file, and what they did to it."""
+
+    session_id: str
+    agent: str | None
+    project: str | None
+    cwd: str | None
+    title: str | None
+    last_at: str | None  # the newest call that touched it
+    actions: dict[str, int]  # wrote / edited / read / ran: how many calls did each
+    record_id: str  # the newest such call (``show`` opens it in its conversation)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# How a call's tool name says what it did to the files it names (lower-cased; anything else: "ran").
+READS = frozenset("read read_file readfile read_many_files view copilot_readfile notebookread open_file cat "
+                  "view_file".split())
+EDITS = frozenset("edit multiedit replace edit_file editedexistingfile apply_patch str_replace_editor "
+                  "str_replace_based_edit_tool notebookedit patch search_replace replace_in_file "
+                  "copilot_replacestring insert_edit_into_file".split())
+WRITES = frozenset("write write_file create_file write_to_file newfilecreated create copilot_createfile".split())
+ACTIONS = ("wrote", "edited", "read", "ran")  # in the order a session's summary names them
+_PATHLIKE = re.compile(r"[\w.~/@+-]+")
+
+
+def action(tool_name: str | None) -> str:
+    """What a call of ``tool_name`` did to a file it names."""
+    name = (tool_name or "").lower().rsplit("__", 1)[-1].rsplit("/", 1)[-1]
+    if name in WRITES:
+        return "wrote"
+    if name in EDITS:
+        return "edited"
+    if name in READS:
+        return "read"
+    return "ran"
+
+
+def mentioned_paths(text: str, name: str) -> Iterable[str]:
+    """The path-like words of ``text`` that end with the file name ``name``."""
+    for m in _PATHLIKE.finditer(text):
+        word = m.group().rstrip(".,:;")
+        if word == name or word.endswith("/" + name):
+            yield word
+
+
+def touches(text: str, cwd: str | None, target: str) -> bool:
+    """Whether a call's ``text`` names ``target`` (absolute: that file, a relative path in the call resolved
+    against the session's ``cwd``; relative: any path ending with it, whole components)."""
+    target = posixpath.normpath(target)
+    name = posixpath.basename(target)
+    absolute = target.startswith("/")
+    for word in mentioned_paths(text, name):
+        if absolute:
+            path = word if word.startswith("/") else posixpath.join(cwd, word) if cwd else None
+            if path is not None and posixpath.normpath(path) == target:
+                return True
+        else:
+            path = posixpath.normpath(word)
+            if path == target or path.endswith("/" + target):
+                return True
+    return False
+
+
+def summary(counts: dict[str, int]) -> str:
+    """``edited 3×, read 2×``: what a session did to the file, most telling first."""
+    return ", ".join(f"{a} {counts[a]}×" if counts[a] > 1 else a for a in ACTIONS if counts.get(a))

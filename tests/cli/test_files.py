@@ -1,0 +1,74 @@
+"""`backscroll files` and `search --file`: the sessions whose tool calls touched a file, across agents."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import backscroll
+from backscroll.cli.app import app
+from backscroll.errors import NotFoundError
+from backscroll.touches import action, summary, touches
+
+
+@pytest.fixture
+def history(session_builder, backscroll_index):
+    a = session_builder.claude(project="shop", start="2026-10-01T09:00:00Z")
+    a.user("why is the tax rounding off by a cent?")
+    a.tool_result(a.tool_use("Read", {"file_path": "/home/dev/shop/src/shop/tax.py"}), "def tax(): ...")
+    a.tool_result(a.tool_use("Edit", {"file_path": "/home/dev/shop/src/shop/tax.py", "old_string": "round(x, 2)",
+                                      "new_string": "quantize(x)"}), "ok")
+    a.assistant("tax.py now rounds once, on the total")
+    b = session_builder.codex(project="shop", start="2026-10-05T09:00:00Z")
+    b.user("run the tax tests")
+    b.tool("pytest -q tests/test_tax.py src/shop/tax.py", "3 passed")
+    b.assistant("the tax tests pass")
+    c = session_builder.claude(project="shop", start="2026-10-07T09:00:00Z")
+    c.user("fix the syntax error")
+    c.tool_result(c.tool_use("Edit", {"file_path": "/home/dev/shop/src/shop/syntax.py", "old_string": "a",
+                                      "new_string": "b"}), "ok")
+    c.assistant("syntax.py fixed; the tax rounding stays as it is")
+    backscroll_index()
+    return a, b, c
+
+
+def test_files_lists_the_sessions_that_touched_a_file_latest_first_with_what_they_did(history, backscroll_home):
+    a, b, c = history
+    cfg = backscroll_home.config()
+    found = backscroll.files("src/shop/tax.py", config=cfg, sync=True)
+    assert [(f.session_id, f.actions) for f in found] == [(b.session_id, {"ran": 1}),
+                                                           (a.session_id, {"edited": 1, "read": 1})]
+    assert [f.session_id for f in backscroll.files("/home/dev/shop/src/shop/tax.py", config=cfg)] == [
+        b.session_id, a.session_id], "a relative path in a call is read from its session's directory"
+    assert [f.session_id for f in backscroll.files("tax.py", config=cfg)] == [b.session_id, a.session_id], \
+        "syntax.py is not tax.py"
+    assert backscroll.files("/elsewhere/src/shop/tax.py", config=cfg) == []
+    human = CliRunner().invoke(app, ["files", "tax.py", "--no-sync"]).stdout
+    assert "edited, read" in human and f"backscroll show {found[1].record_id}" in human
+    out = json.loads(CliRunner().invoke(app, ["files", "syntax.py", "--json", "--no-sync"]).stdout)
+    assert [s["session_id"] for s in out["sessions"]] == [c.session_id] and out["sessions"][0]["actions"] == {
+        "edited": 1}
+
+
+def test_search_file_keeps_the_search_to_the_sessions_that_touched_it(history, backscroll_home):
+    a, b, c = history
+    cfg = backscroll_home.config()
+    everywhere = backscroll.search("tax rounding", config=cfg, weak=True)
+    assert c.session_id in {h.session_id for h in everywhere.results}
+    scoped = backscroll.search("tax rounding", file="tax.py", config=cfg, weak=True)
+    assert scoped.results and {h.session_id for h in scoped.results} <= {a.session_id, b.session_id}
+    assert scoped.filters.file == "tax.py" and "sessions" not in scoped.to_dict()["filters"]
+    with pytest.raises(NotFoundError, match="no session's tool calls touched nosuch.py"):
+        backscroll.search("tax", file="nosuch.py", config=cfg)
+
+
+def test_a_call_names_a_file_by_whole_path_components():
+    assert touches("Read file_path: /srv/app/models.py", None, "/srv/app/models.py")
+    assert touches("apply_patch *** Update File: app/models.py", "/srv", "/srv/app/models.py")
+    assert not touches("apply_patch *** Update File: app/models.py", "/elsewhere", "/srv/app/models.py")
+    assert touches("sed -i s/a/b/ app/models.py,", "/srv", "models.py")
+    assert not touches("vim mymodels.py", "/srv", "models.py")
+    assert not touches("cat app/models.pyc", "/srv", "models.py")
+    assert [action(t) for t in ("Read", "mcp__fs__write_file", "apply_patch", "Bash", None)] == [
+        "read", "wrote", "edited", "ran", "ran"]
+    assert summary({"read": 2, "edited": 3, "ran": 1}) == "edited 3×, read 2×, ran"

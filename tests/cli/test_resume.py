@@ -1,0 +1,92 @@
+"""`backscroll resume`: back into a session in its own agent, run as a person would (stub agents on PATH)."""
+
+import json
+import os
+import stat
+
+import pytest
+from helpers import cli_env, run_cli
+
+from backscroll.ingest.sources import AGENTS
+from backscroll.integrations.resume import forms, resumption
+
+
+def _stub(bin_dir, name):
+    """An agent executable that records its argv and working directory, and exits 0."""
+    path = bin_dir / name
+    log = bin_dir / f"{name}.log"
+    path.write_text(f'#!/bin/sh\nprintf "%s\\n" "$PWD" "$@" > "{log}"\n')
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return log
+
+
+@pytest.fixture
+def stubs(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    return bin_dir
+
+
+def _env(home, bin_dir, *names):
+    logs = {n: _stub(bin_dir, n) for n in names}
+    return cli_env(home, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}"), logs
+
+
+def test_resume_runs_the_agents_own_command_in_the_sessions_directory(session_builder, backscroll_index,
+                                                                      backscroll_home, stubs, tmp_path):
+    project = tmp_path / "work" / "shop"
+    project.mkdir(parents=True)
+    s = session_builder.claude(cwd=str(project))
+    s.user("why is the invoice total off by a cent?").assistant("rounding per line; now rounded once")
+    c = session_builder.codex(cwd=str(project))
+    c.user("add the refund endpoint").assistant("added POST /refunds")
+    backscroll_index(embed=False)
+    env, logs = _env(backscroll_home, stubs, "claude", "codex")
+    r = run_cli(backscroll_home, "resume", s.session_id[:8], env=env)
+    assert r.returncode == 0, r.stderr
+    assert logs["claude"].read_text().splitlines() == [str(project), "--resume", s.session_id]
+    assert f"resuming claude session {s.session_id} in {project}" in r.stderr
+    rid = json.loads(run_cli(backscroll_home, "search", "refund endpoint", "--json", env=env).stdout)["results"][0]
+    r = run_cli(backscroll_home, "resume", rid["record_id"], env=env)
+    assert r.returncode == 0 and logs["codex"].read_text().splitlines() == [str(project), "resume", c.session_id]
+
+
+def test_resume_print_a_subagent_and_an_agent_that_is_not_installed(session_builder, backscroll_index,
+                                                                    backscroll_home, stubs):
+    s = session_builder.claude(project="gone")
+    s.user("plan the migration").assistant("three steps")
+    sub = s.subagent()
+    sub.user("read the schema").assistant("12 tables")
+    backscroll_index(embed=False)
+    env, _logs = _env(backscroll_home, stubs)
+    env["PATH"] = str(stubs)  # no claude here
+    subagent_id = next(x["session_id"] for x in json.loads(
+        run_cli(backscroll_home, "list", "--all", "--json", env=env).stdout)["sessions"] if x["is_sidechain"])
+    r = run_cli(backscroll_home, "resume", subagent_id, "--print", env=env)
+    assert r.returncode == 0 and r.stdout == f"claude --resume {s.session_id}\n", "its parent resumes"
+    assert "is a subagent: its parent session resumes" in r.stderr
+    assert "/home/dev/gone is not on this machine" in r.stderr
+    r = run_cli(backscroll_home, "resume", s.session_id, env=env)
+    assert r.returncode == 2 and r.stdout == f"claude --resume {s.session_id}\n"
+    assert "claude is not installed here" in r.stderr
+    r = run_cli(backscroll_home, "resume", s.session_id, "--json", "--no-sync", env=env)
+    assert json.loads(r.stdout)["argv"] == ["claude", "--resume", s.session_id]
+
+
+def test_an_agent_without_a_resume_command_says_what_comes_closest():
+    how = resumption({"agent": "cline", "session_id": "1760000000000", "cwd": "/tmp"})
+    assert how.argv is None and how.command is None and "task history" in how.notes[-1]
+    how = resumption({"agent": "pi", "session_id": "8c2d", "cwd": "/srv/app", "source_path": "/h/s/8c2d.jsonl"},
+                     exists=lambda _p: True)
+    assert how.command == "cd /srv/app && pi --session /h/s/8c2d.jsonl"
+    how = resumption({"agent": "claude", "session_id": "x y", "cwd": "/a b"}, exists=lambda _p: True)
+    assert how.command == "cd '/a b' && claude --resume 'x y'", "quoted for a shell"
+
+
+def test_every_agent_has_a_resume_form_that_names_its_source():
+    table = forms()
+    assert set(table) == set(AGENTS), "one form per registered agent"
+    for agent, form in table.items():
+        assert form.get("source") and form.get("confidence"), agent
+        assert ("argv" in form) != ("none" in form), agent
+        assert "argv" not in form or form["argv"][0] and all(isinstance(a, str) for a in form["argv"]), agent
