@@ -78,7 +78,7 @@ def test_bidi_controls_never_reach_the_terminal_from_archive_hits(pg_url, sessio
         assert bs.push(url).pushed == 1
     for args in (["search", "billing", "export", "cron", "--archive", url],
                  ["search", "billing", "export", "cron", "--archive", url, "--json"],
-                 ["list", "--archive", url]):
+                 ["list", "--archive", url, "--all"]):
         r = run_cli(backscroll_home, *args)
         assert r.returncode == 0, (args, r.stderr)
         assert "billing" in r.stdout and not raw_bidi(r.stdout), (args, raw_bidi(r.stdout))
