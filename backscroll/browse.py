@@ -225,7 +225,7 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
 
 def grep_words(grep: str | None) -> tuple[str, ...]:
     """The words of ``list --grep`` (each must be in a session's title or first prompt)."""
-    return tuple(dict.fromkeys((grep or "").lower().split()))
+    return tuple(dict.fromkeys((grep or "").split()))  # (LIKE folds ASCII case; other letters match as typed)
 
 
 def list_sessions(store: Store, *, agent: str | None = None, project: str | None = None, since: str | None = None,

@@ -10,8 +10,6 @@ directory; a relative one matches any path that ends with it, whole components (
 from __future__ import annotations
 
 import posixpath
-import re
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 
@@ -40,7 +38,7 @@ EDITS = frozenset("edit multiedit replace edit_file editedexistingfile apply_pat
                   "copilot_replacestring insert_edit_into_file".split())
 WRITES = frozenset("write write_file create_file write_to_file newfilecreated create copilot_createfile".split())
 ACTIONS = ("wrote", "edited", "read", "ran")  # in the order a session's summary names them
-_PATHLIKE = re.compile(r"[\w.~/@+-]+")
+_NAME = "_-.~@+"  # characters a file name goes on with: "mymodels.py" is not "models.py", nor "models.pyc"
 
 
 def action(tool_name: str | None) -> str:
@@ -55,30 +53,33 @@ def action(tool_name: str | None) -> str:
     return "ran"
 
 
-def mentioned_paths(text: str, name: str) -> Iterable[str]:
-    """The path-like words of ``text`` that end with the file name ``name``."""
-    for m in _PATHLIKE.finditer(text):
-        word = m.group().rstrip(".,:;")
-        if word == name or word.endswith("/" + name):
-            yield word
+def _named(text: str, path: str, *, under: bool) -> bool:
+    """Whether ``text`` holds ``path`` as a whole path: nothing of a longer name before or after it (``under``:
+    a directory before it, ``…/app/models.py``, counts too)."""
+    i = text.find(path)
+    while i >= 0:
+        before = text[i - 1] if i else " "
+        end = i + len(path)
+        after = text[end] if end < len(text) else " "
+        whole_after = not (after.isalnum() or after in _NAME)
+        if whole_after and not (before.isalnum() or before in _NAME or before == "/"):
+            return True
+        if whole_after and before == "/" and (under or text[max(0, i - 2):i] == "./"):
+            return True
+        i = text.find(path, i + 1)
+    return False
 
 
 def touches(text: str, cwd: str | None, target: str) -> bool:
-    """Whether a call's ``text`` names ``target`` (absolute: that file, a relative path in the call resolved
-    against the session's ``cwd``; relative: any path ending with it, whole components)."""
+    """Whether a call's ``text`` names ``target`` (absolute: that file, or its path relative to the session's
+    ``cwd``; relative: any path ending with it, whole components). Paths may hold spaces and brackets."""
     target = posixpath.normpath(target)
-    name = posixpath.basename(target)
-    absolute = target.startswith("/")
-    for word in mentioned_paths(text, name):
-        if absolute:
-            path = word if word.startswith("/") else posixpath.join(cwd, word) if cwd else None
-            if path is not None and posixpath.normpath(path) == target:
-                return True
-        else:
-            path = posixpath.normpath(word)
-            if path == target or path.endswith("/" + target):
-                return True
-    return False
+    if not target.startswith("/"):
+        return _named(text, target, under=True)
+    if _named(text, target, under=False):
+        return True
+    base = posixpath.normpath(cwd).rstrip("/") + "/" if cwd else None
+    return base is not None and target.startswith(base) and _named(text, target[len(base):], under=False)
 
 
 def summary(counts: dict[str, int]) -> str:

@@ -43,7 +43,7 @@ class Choice:
 def hit_line(hit: Hit) -> Text:
     """One hit as the list shows it: who, where, when, and its snippet on one line."""
     line = Text()
-    line.append(f"{label(hit)} · {hit.project or '-'} · {local_time(hit.timestamp)}  ", style="dim")
+    line.append(clean(f"{label(hit)} · {hit.project or '-'} · {local_time(hit.timestamp)}  "), style="dim")
     line.append(clean(" ".join((hit.snippet or hit.text).split()))[:200])
     return line
 
@@ -94,6 +94,7 @@ class Picker(App[Choice | None]):
         self._asked = 0  # the latest query's number: answers to older ones are dropped
         self._hits: list[Hit] = []
         self._timer: Any = None
+        self._pending: set[concurrent.futures.Future] = set()
 
     def compose(self) -> ComposeResult:
         yield Input(value=self._query, placeholder="search your agents' sessions…", id="query")
@@ -110,8 +111,10 @@ class Picker(App[Choice | None]):
             self._ask(self._query)
 
     def on_unmount(self) -> None:
+        for pending in self._pending:  # (searches not begun are dropped; the archive closes after the one running)
+            pending.cancel()
         self._pool.submit(self._close)
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool.shutdown(wait=False)
 
     # -- searching, on the archive's own thread --------------------------------------------------------------
 
@@ -127,7 +130,10 @@ class Picker(App[Choice | None]):
         return fn(self._archive)
 
     async def _call(self, fn: Callable[[Any], Any]) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(self._pool, self._run, fn)
+        future = self._pool.submit(self._run, fn)
+        self._pending.add(future)
+        future.add_done_callback(self._pending.discard)
+        return await asyncio.wrap_future(future)
 
     @on(Input.Submitted)
     def _submitted(self, _event: Input.Submitted) -> None:
@@ -141,7 +147,7 @@ class Picker(App[Choice | None]):
 
     def _ask(self, text: str) -> None:
         self._asked += 1
-        self.run_worker(self._search(text, self._asked), group="search")
+        self.run_worker(self._search(text, self._asked), group="search", exit_on_error=False)
 
     async def _search(self, text: str, asked: int) -> None:
         status = self.query_one("#status", Static)
@@ -187,12 +193,17 @@ class Picker(App[Choice | None]):
 
     @on(OptionList.OptionHighlighted)
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        hit = self._hits[int(event.option.id or 0)]
-        self.run_worker(self._preview(hit), group="preview", exclusive=True)
+        n = int(event.option.id or 0)
+        if n < len(self._hits):  # (an event of a list since replaced is let go)
+            self.run_worker(self._preview(self._hits[n]), group="preview", exclusive=True, exit_on_error=False)
 
     async def _preview(self, hit: Hit) -> None:
-        view = await self._call(lambda bs: bs.show(hit.record_id, context=PREVIEW_CONTEXT,
-                                                   max_chars=PREVIEW_CHARS))
+        try:
+            view = await self._call(lambda bs: bs.show(hit.record_id, context=PREVIEW_CONTEXT,
+                                                       max_chars=PREVIEW_CHARS))
+        except Exception as exc:  # a record gone meanwhile, a store busy: say so, keep the picker open
+            self.query_one("#status", Static).update(Text(clean(getattr(exc, "message", str(exc))), style="red"))
+            return
         if self._hits and self._current() is hit:
             self.query_one("#preview-text", Static).update(preview(view))
 

@@ -167,7 +167,8 @@ def stderr_hints(result: SearchResult) -> list[str]:
     if asked and not result.results and not result.also_matching and not result.weak_matches:
         tips = []
         f = result.filters
-        if any(v for v in (f.role, f.author, f.agent, f.content_type, f.project, f.session, f.since, f.until)):
+        if any(v for v in (f.role, f.author, f.agent, f.content_type, f.project, f.session, f.file, f.since,
+                            f.until)):
             tips.append("drop a filter")
         tips.append("try other words")
         lines.append("no results: " + ", or ".join(tips) + "; `backscroll status` shows what is indexed")

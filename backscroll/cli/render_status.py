@@ -102,7 +102,7 @@ def _problems(out: Console, r: StatusReport) -> None:
         for s in r.skipped_examples:
             out.print(f"  {s.path}:{s.line}: {s.reason}")
         if r.skipped_lines > len(r.skipped_examples):
-            out.print(f"  and {counted(r.skipped_lines - len(r.skipped_examples), 'more')}: "
+            out.print(f"  and {r.skipped_lines - len(r.skipped_examples):,} more: "
                       "`backscroll status --json` lists them")
     unreadable = [i for i in r.source_issues if i.kind != "rewritten"]
     if unreadable:

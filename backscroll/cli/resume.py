@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from backscroll.cli import common
+from backscroll.cli.terminal import clean
 
 if TYPE_CHECKING:
     from backscroll.integrations.resume import Resumption
@@ -48,13 +49,14 @@ def go(how: Resumption, *, print_only: bool = False, as_json: bool = False) -> i
     if as_json:
         common.emit_json({"schema_version": 1, **how.to_dict()})
     elif print_only and how.command:
-        sys.stdout.write(how.command + "\n")
+        sys.stdout.write(clean(how.command) + "\n")
     if how.argv is None or how.command is None:
         raise CannotResumeError(f"{how.agent} has no command to resume a session", hint=how.notes[-1])
     if print_only or as_json:
         return 0
-    if shutil.which(how.argv[0]) is None:
-        sys.stdout.write(how.command + "\n")
+    exe = shutil.which(how.argv[0])  # (found before the chdir: never a program of the session's directory)
+    if exe is None:
+        sys.stdout.write(clean(how.command) + "\n")
         raise CannotResumeError(f"{how.argv[0]} is not installed here (not on PATH)",
                                 hint="run the command above where it is")
     common.err(f"resuming {how.agent} session {how.session_id}" + (f" in {how.cwd}" if how.cwd else ""))
@@ -62,7 +64,7 @@ def go(how: Resumption, *, print_only: bool = False, as_json: bool = False) -> i
         os.chdir(how.cwd)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execvp(how.argv[0], list(how.argv))
+    os.execv(exe, list(how.argv))
     return 0  # pragma: no cover (exec does not return)
 
 

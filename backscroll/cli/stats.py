@@ -39,7 +39,7 @@ def _print(tables: dict[str, list[tuple[str | None, int, int]]], *, color: bool)
     from rich.bar import Bar
     from rich.table import Column, Table
 
-    from backscroll.cli.terminal import console
+    from backscroll.cli.terminal import clean, console
 
     out = console(color)
     if not tables["agent"]:
@@ -51,8 +51,8 @@ def _print(tables: dict[str, list[tuple[str | None, int, int]]], *, color: bool)
         t = Table(by, Column("sessions", justify="right"), Column("records", justify="right"), "", box=None,
                   pad_edge=False)
         for name, sessions, records in shown:
-            t.add_row(name or UNNAMED[by], f"{sessions:,}", f"{records:,}", Bar(top, 0, records, width=BAR_WIDTH,
-                                                                          color="cyan"))
+            bar = Bar(top, 0, records, width=BAR_WIDTH, color="cyan")
+            t.add_row(clean(name) if name else UNNAMED[by], f"{sessions:,}", f"{records:,}", bar)
         if rest:
             t.add_row(f"{len(rest):,} more", f"{sum(s for _n, s, _r in rest):,}", f"{sum(r for *_x, r in rest):,}",
                       "", style="dim")

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shlex
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
+
+SAFE_ID = re.compile(r"[\w.:@+][\w.:@+-]*")  # a session id an agent's command line reads as an id, never an option
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,10 @@ class Resumption:
         if self.argv is None:
             return None
         line = shlex.join(self.argv)
-        return f"cd {shlex.quote(self.cwd)} && {line}" if self.cwd else line
+        if not self.cwd:
+            return line
+        dash = "" if self.cwd.startswith("/") else "-- "  # (a directory that could read as an option)
+        return f"cd {dash}{shlex.quote(self.cwd)} && {line}"
 
     def to_dict(self) -> dict:
         return {"agent": self.agent, "session_id": self.session_id, "argv": list(self.argv) if self.argv else None,
@@ -57,6 +63,10 @@ def resumption(session: Mapping[str, Any], *, exists=os.path.isdir) -> Resumptio
     if form is None or "none" in form:
         closest = form["none"] if form else f"backscroll does not know how {agent or 'this agent'} resumes a session"
         return Resumption(agent, session["session_id"], None, session.get("cwd"), (*notes, closest))
+    if not SAFE_ID.fullmatch(session["session_id"] or ""):
+        notes.append("its id is not one to put on a command line safely (a space, a leading -): open it with "
+                     f"`backscroll show {session['session_id'][:40]!r}`")
+        return Resumption(agent, session["session_id"], None, session.get("cwd"), tuple(notes))
     values = {"id": session["session_id"], "path": session.get("source_path") or ""}
     argv = tuple(part.format(**values) for part in form["argv"])
     cwd = session.get("cwd") if form.get("cwd") else None

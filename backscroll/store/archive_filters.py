@@ -49,9 +49,11 @@ def sessions_where(filters: Filters, member: str | None = None, *, words: tuple[
     (``store.sessions._listed``): two records or more, and no subagent whose parent is in the archive."""
     clauses, params = [], []
     if not everything:
-        clauses.append(f"records >= {MIN_LISTED} AND NOT (is_sidechain AND EXISTS (SELECT 1 FROM "
-                       "backscroll.sessions p WHERE p.member = sessions.member AND p.machine = sessions.machine "
-                       "AND p.session_id = sessions.parent_session_id))")
+        clauses.append(f"records >= {MIN_LISTED}")
+    if not everything and not words:  # (a subagent is folded only under a parent the list shows)
+        clauses.append(f"NOT (is_sidechain AND EXISTS (SELECT 1 FROM backscroll.sessions p WHERE p.member = "
+                       "sessions.member AND p.machine = sessions.machine AND p.session_id = "
+                       f"sessions.parent_session_id AND p.records >= {MIN_LISTED}))")
     for word in words:
         clauses.append("(coalesce(title, '') ILIKE %s OR coalesce(first_prompt, '') ILIKE %s)")
         params += ["%" + _prefix(word)[:-1] + "%"] * 2

@@ -31,18 +31,22 @@ MIN_LISTED = 2  # ``list`` leaves out sessions of fewer records (an aborted star
 
 
 def _like(word: str) -> str:
-    return "%" + word.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    return "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
 def _listed(agent: str | None, project: str | None, since: str | None, words: tuple[str, ...],
             everything: bool) -> tuple[str, list]:
     """The sessions ``list`` shows: those holding records (``everything``: any; else ``MIN_LISTED`` or more, and
-    not a subagent whose parent is here: it is counted under it), whose title or first prompt holds every one
-    of ``words``; as a query of session columns, ``records`` and ``first_user``."""
+    not a subagent whose parent the list shows: it is counted under it), whose title or first prompt holds every
+    one of ``words`` (each subagent on its own line then); as a query of session columns, ``records`` and
+    ``first_user``."""
     where, params = _where(agent, project, since, "s.")
-    if not everything:
-        where.append("NOT (s.is_sidechain = 1 AND EXISTS (SELECT 1 FROM sessions p "
-                     "WHERE p.session_id = s.parent_session_id))")
+    if not everything and not words:  # (a subagent is folded only under a parent the list shows)
+        shown, shown_params = _where(agent, project, since, "p.")
+        where.append("NOT (s.is_sidechain = 1 AND EXISTS (SELECT 1 FROM sessions p WHERE p.session_id = "
+                     f"s.parent_session_id AND (SELECT count(*) FROM records r WHERE r.session_id = p.session_id) "
+                     f">= {MIN_LISTED}{''.join(' AND ' + w for w in shown)}))")
+        params += shown_params
     inner = f"""
         SELECT s.session_id, s.agent, s.project, s.cwd, s.title, s.started_at, s.updated_at, s.is_sidechain,
                s.parent_session_id,
@@ -51,8 +55,7 @@ def _listed(agent: str | None, project: str | None, since: str | None, words: tu
         FROM sessions s {'WHERE ' + ' AND '.join(where) if where else ''}"""
     outer = [f"records >= {1 if everything else MIN_LISTED}"]
     for word in words:
-        outer.append("(lower(coalesce(title, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(first_user, '')) LIKE ? "
-                     "ESCAPE '\\')")
+        outer.append("(coalesce(title, '') LIKE ? ESCAPE '\\' OR coalesce(first_user, '') LIKE ? ESCAPE '\\')")
         params += [_like(word), _like(word)]
     return f"SELECT * FROM ({inner}) WHERE {' AND '.join(outer)}", params
 
@@ -63,7 +66,7 @@ def project_names_at(db: Path) -> list[str]:
     if not db.exists():
         return []
     try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.5)
+        conn = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True, timeout=0.5)
         try:
             return [r[0] for r in conn.execute(
                 "SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL ORDER BY project")]

@@ -452,13 +452,13 @@ def test_a_full_disk_still_answers_searches_and_status(session_builder, backscro
     s.user("what is the retry budget?")
     s.assistant("the retry budget is seven attempts")
     assert _run_in(backscroll_home, data, "index", "--no-embed").returncode == 0
-    with open(mnt / "filler", "wb") as fh:  # fill the disk to its last byte
-        try:
+    try:  # fill the disk to its last byte (already full, the open itself fails: the state wanted all the same)
+        with open(mnt / "filler", "wb") as fh:
             while True:
                 fh.write(b"\0" * 65536)
                 fh.flush()
-        except OSError:
-            pass
+    except OSError:
+        pass
     for args in (["search", "retry", "budget", "--no-sync", "--json", "--mode", "lexical"],
                  ["search", "retry", "budget", "--json", "--mode", "lexical"]):
         r = _run_in(backscroll_home, data, *args)

@@ -72,3 +72,13 @@ def test_a_call_names_a_file_by_whole_path_components():
     assert [action(t) for t in ("Read", "mcp__fs__write_file", "apply_patch", "Bash", None)] == [
         "read", "wrote", "edited", "ran", "ran"]
     assert summary({"read": 2, "edited": 3, "ran": 1}) == "edited 3×, read 2×, ran"
+
+
+def test_paths_with_spaces_and_brackets_and_ids_that_read_as_options():
+    from backscroll.integrations.resume import resumption
+
+    assert touches("Edit file_path: /home/u/my proj/a.py", None, "/home/u/my proj/a.py")
+    assert touches("Read app/[slug]/page.tsx", "/w", "app/[slug]/page.tsx")
+    assert touches("cat ./src/x.py", "/w", "/w/src/x.py") and not touches("cat other/src/x.py", "/w", "/w/src/x.py")
+    how = resumption({"agent": "gemini", "session_id": "--yolo", "cwd": None})
+    assert how.argv is None and "a leading -" in how.notes[-1]

@@ -79,8 +79,9 @@ def test_an_agent_without_a_resume_command_says_what_comes_closest():
     how = resumption({"agent": "pi", "session_id": "8c2d", "cwd": "/srv/app", "source_path": "/h/s/8c2d.jsonl"},
                      exists=lambda _p: True)
     assert how.command == "cd /srv/app && pi --session /h/s/8c2d.jsonl"
-    how = resumption({"agent": "claude", "session_id": "x y", "cwd": "/a b"}, exists=lambda _p: True)
-    assert how.command == "cd '/a b' && claude --resume 'x y'", "quoted for a shell"
+    how = resumption({"agent": "claude", "session_id": "x:y", "cwd": "/a b"}, exists=lambda _p: True)
+    assert how.command == "cd '/a b' && claude --resume x:y", "quoted for a shell"
+    assert resumption({"agent": "claude", "session_id": "x y", "cwd": None}).argv is None, "never split in two"
 
 
 def test_every_agent_has_a_resume_form_that_names_its_source():

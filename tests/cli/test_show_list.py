@@ -222,6 +222,8 @@ def test_list_leaves_out_near_empty_sessions_folds_subagents_and_pages_to_the_en
     assert backscroll.count_sessions(config=cfg) == 4, "the total counts what the list shows"
     every = backscroll.sessions(config=cfg, all=True)
     assert len(every) == 7 and backscroll.count_sessions(config=cfg, all=True) == 7
+    found = backscroll.sessions(grep="invoices.py", config=cfg)
+    assert [s.is_sidechain for s in found] == [True], "a subagent --grep finds is listed, not hidden in its parent"
     page = CliRunner().invoke(app, ["list", "--limit", "3", "--no-sync"])
     assert "1 more session: --offset 3" in page.stderr
     last = CliRunner().invoke(app, ["list", "--limit", "3", "--offset", "3", "--no-sync"])
