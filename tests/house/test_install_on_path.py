@@ -3,7 +3,6 @@ this does: the package in an environment of its own, its console script in that 
 
 import os
 import subprocess
-import sys
 import sysconfig
 import venv
 
