@@ -147,7 +147,12 @@ class Picker(App[Choice | None]):
 
     def _ask(self, text: str) -> None:
         self._asked += 1
-        self.run_worker(self._search(text, self._asked), group="search", exit_on_error=False)
+        asked = self._asked
+
+        async def search() -> None:  # (a function, not a coroutine: a worker cancelled before it starts leaves none)
+            await self._search(text, asked)
+
+        self.run_worker(search, group="search", exit_on_error=False)  # type: ignore[arg-type]  # (textual infers Never)
 
     async def _search(self, text: str, asked: int) -> None:
         status = self.query_one("#status", Static)
@@ -195,7 +200,12 @@ class Picker(App[Choice | None]):
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         n = int(event.option.id or 0)
         if n < len(self._hits):  # (an event of a list since replaced is let go)
-            self.run_worker(self._preview(self._hits[n]), group="preview", exclusive=True, exit_on_error=False)
+            hit = self._hits[n]
+
+            async def preview() -> None:  # (a function: a worker replaced before it starts leaves no coroutine)
+                await self._preview(hit)
+
+            self.run_worker(preview, group="preview", exclusive=True, exit_on_error=False)  # type: ignore[arg-type]
 
     async def _preview(self, hit: Hit) -> None:
         try:
