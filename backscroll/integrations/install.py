@@ -28,10 +28,10 @@ from backscroll.integrations.install_files import (
     block_span,
     codex_change,
     codex_span,
-    created_by_us,
     missing_dirs,
     remove_block,
     remove_old_backup,
+    text_change,
 )
 from backscroll.integrations.install_json import add_hooks, add_mcp, json_change, json_has, ours_handler, ours_mcp
 from backscroll.integrations.install_write import check_editable, read_or_none
@@ -154,14 +154,8 @@ def plan_instructions(agent: str = "all", uninstall: bool = False, book: Ledger 
     block = instructions_block()
     changes = []
     for name, path in instruction_targets(agent):
-        before = read_or_none(path)
-        if uninstall:
-            after = None if before is None else remove_block(before)
-            if after == "" and before and created_by_us(book, path, "instructions"):
-                after = None  # install created the file for the block: it goes with it
-        else:
-            after = add_block(before or "", block)
-        changes.append(Change(path, before, after, f"instructions ({name})", "instructions"))
+        changes.append(text_change(path, f"instructions ({name})", "instructions", uninstall, book,
+                                   lambda text: add_block(text, block), remove_block))
     return changes
 
 

@@ -236,15 +236,22 @@ def codex_remove(text: str) -> str:
     return cut_span(text, codex_span(text))
 
 
-def codex_change(path: Path, uninstall: bool, book: Ledger | None, program: str) -> Change:
+def text_change(path: Path, what: str, kind: str, uninstall: bool, book: Ledger | None,
+                add: Callable[[str], str], remove: Callable[[str], str]) -> Change:
+    """Adding our part to a text file, or taking it out: a file install created for it goes with it."""
     before = read_or_none(path)
     if uninstall:
-        after = None if before is None else codex_remove(before)
-        if after == "" and before and created_by_us(book, path, "mcp"):
-            after = None  # install created the file for the table: it goes with it
+        after = None if before is None else remove(before)
+        if after == "" and before and created_by_us(book, path, kind):
+            after = None
     else:
-        after = codex_add(before or "", program)
-    return Change(path, before, after, "mcp (codex)", "mcp")
+        after = add(before or "")
+    return Change(path, before, after, what, kind)
+
+
+def codex_change(path: Path, uninstall: bool, book: Ledger | None, program: str) -> Change:
+    return text_change(path, "mcp (codex)", "mcp", uninstall, book, lambda text: codex_add(text, program),
+                       codex_remove)
 
 
 # -- writing --------------------------------------------------------------------------------

@@ -18,14 +18,9 @@ def where_sql(filters: Filters, *, include_echoes: bool, echoes_only: bool = Fal
     if kinds is not None:
         clauses.append("content_type = ANY(%s)")
         params.append(list(kinds))
-    for column, value in (("agent", filters.agent), ("role", filters.role), ("content_type", filters.content_type),
-                          ("author", filters.author), ("member", member)):
-        if value is not None:
-            clauses.append(f"{column} = %s")
-            params.append(value)
-    if filters.project is not None:
-        clauses.append("lower(project) LIKE %s")
-        params.append(_prefix(filters.project.lower()))
+    _matching(clauses, params, filters.project, (("agent", filters.agent), ("role", filters.role),
+                                                 ("content_type", filters.content_type), ("author", filters.author),
+                                                 ("member", member)))
     if filters.session is not None:
         clauses.append("session_id LIKE %s")
         params.append(_prefix(filters.session))
@@ -42,12 +37,25 @@ def _prefix(value: str) -> str:
     return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
+def _matching(clauses: list[str], params: list[Any], project: str | None,
+              equal: tuple[tuple[str, str | None], ...]) -> None:
+    """The clauses of columns that must equal a value, and of a project named by a prefix (case aside)."""
+    for column, value in equal:
+        if value is not None:
+            clauses.append(f"{column} = %s")
+            params.append(value)
+    if project is not None:
+        clauses.append("lower(project) LIKE %s")
+        params.append(_prefix(project.lower()))
+
+
 def sessions_where(filters: Filters, member: str | None = None, *, words: tuple[str, ...] = (),
                    everything: bool = True) -> tuple[str, list[Any]]:
     """``(clause, params)`` admitting the sessions ``list`` asks for: agent, project (as in ``where_sql``), busy
     since, member; ``words`` all in the title or first prompt; without ``everything``, as the local ``list``
     (``store.sessions._listed``): two records or more, and no subagent whose parent is in the archive."""
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[Any] = []
     if not everything:
         clauses.append(f"records >= {MIN_LISTED}")
     if not everything and not words:  # (a subagent is folded only under a parent the list shows)
@@ -57,13 +65,7 @@ def sessions_where(filters: Filters, member: str | None = None, *, words: tuple[
     for word in words:
         clauses.append("(coalesce(title, '') ILIKE %s OR coalesce(first_prompt, '') ILIKE %s)")
         params += ["%" + _prefix(word)[:-1] + "%"] * 2
-    for column, value in (("agent", filters.agent), ("member", member)):
-        if value is not None:
-            clauses.append(f"{column} = %s")
-            params.append(value)
-    if filters.project is not None:
-        clauses.append("lower(project) LIKE %s")
-        params.append(_prefix(filters.project.lower()))
+    _matching(clauses, params, filters.project, (("agent", filters.agent), ("member", member)))
     if filters.since is not None:
         clauses.append("coalesce(updated_at, started_at) >= %s")
         params.append(filters.since)
