@@ -50,8 +50,9 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     plan, mode, semantic = found.plan, found.mode, found.semantic
     # (words only echoes hold count as held when echoes are searched too)
     echoes = echoes_included(filters, opts)
-    missing, held = source.unheld(topical(plan)) if mode != "semantic" and not echoes else ((), 1.0)
-    in_scope = held_in_scope(source, topical(plan), filters) if not echoes else 1.0
+    everywhere = source.unheld(topical(plan)) if mode != "semantic" and not echoes else None
+    missing = everywhere[0] if everywhere else ()
+    in_scope = held_in_scope(source, topical(plan), filters, everywhere) if not echoes else 1.0
     wanted = opts.limit * 10 if opts.by_session else opts.limit * (1 if opts.weak else 2)  # (one session's many)
     asked = (semantic is not None and filters.role != "tool"
              and filters.content_type not in ("tool", "reasoning"))  # a meaning ranking could speak
@@ -70,12 +71,14 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
                         dropped_filters=("phrase",) if found.dropped else (), notes=(*found.notes, *said))
 
 
-def held_in_scope(source: Source, q: LexicalQuery, scope: Filters) -> float:
+def held_in_scope(source: Source, q: LexicalQuery, scope: Filters,
+                  everywhere: tuple[tuple[str, ...], float] | None = None) -> float:
     """The idf-weighted share of the question some record in ``scope`` holds, its words of plain English that
-    none holds left out ("instead": a small history says few words)."""
+    none holds left out ("instead": a small history says few words). ``everywhere``: ``source.unheld(q)``, when
+    already asked (a scope of no filters is the whole history)."""
     from backscroll.retrieval.everyday import plain_english
 
-    missing, held = source.unheld(q, scope)
+    missing, held = everywhere if everywhere is not None and scope == Filters() else source.unheld(q, scope)
     plain = {t for t in missing if plain_english(t)}
     if not plain or len(plain) == len(set(q.terms)):
         return held
