@@ -86,3 +86,14 @@ def test_the_parts_of_a_month_people_name(text, start, end):
     when, _rest = temporal.find(text, NOW)
     assert when is not None, text
     assert (when.start.date().isoformat(), when.end.date().isoformat()) == (start, end)
+
+
+def test_the_plain_english_words_are_the_models_first_vocabulary_entries():
+    import json
+    from importlib import resources
+
+    from backscroll.retrieval.everyday import PLAIN_ENGLISH, common_words, plain_english
+
+    vocab = json.loads(resources.files("backscroll.indexes").joinpath("model", "tokenizer.json").read_text())
+    assert common_words() == {w for w, n in vocab["model"]["vocab"].items() if n < PLAIN_ENGLISH}
+    assert plain_english("instead") and not plain_english("terraform")
