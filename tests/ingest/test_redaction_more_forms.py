@@ -105,9 +105,13 @@ def _bytes_under(root) -> bytes:
 
 
 @pytest.mark.slow  # every form indexed, searched, shown, served over MCP and recalled by the hook
-def test_no_new_form_survives_anywhere(session_builder, backscroll_home, backscroll_index):
+def test_no_new_form_survives_anywhere(session_builder, backscroll_home, backscroll_index, monkeypatch):
     from backscroll.integrations import hooks
     from backscroll.integrations.mcp_tools import Tools
+    from backscroll.retrieval import judgement
+
+    # (what the hook injects is checked for every form: its judgement, sure only on real vectors, is taken as said)
+    monkeypatch.setattr(judgement, "answered", lambda *_a, **_k: True)
 
     def words(name: str) -> str:  # words only this form's session holds, telling enough for the hook to recall it
         tag = name.replace("-", "")
@@ -132,7 +136,7 @@ def test_no_new_form_survives_anywhere(session_builder, backscroll_home, backscr
             r = runner.invoke(app, ["search", q, "--json", "--max-chars", "0", "--mode", "lexical", *extra])
             out.append(r.stdout + r.stderr)
         out.append(Tools(str(backscroll_home.data)).call("search", {"query": q, "mode": "lexical"}).text())
-        raw = json.dumps({"session_id": "probe", "prompt": f"what was the {words(name)} value planted"})
+        raw = json.dumps({"session_id": f"probe-{name}", "prompt": f"what was the {words(name)} value planted"})
         injected = hooks.run("claude", "prompt", raw.encode(), backscroll_home.config()) or ""
         if words(name).split()[1] in injected:
             recalled.append(name)
@@ -145,8 +149,6 @@ def test_no_new_form_survives_anywhere(session_builder, backscroll_home, backscr
     leaked = [name for name, _t, frags in FORMS + PROVIDER_FORMS if any(f in blob for f in frags)]
     stored = [name for name, _t, frags in FORMS + PROVIDER_FORMS  # (the lexical index keeps its terms lowercased)
               if any(f.encode() in data or f.lower().encode() in data for f in frags)]
-    # (the hook speaks only when its judgement is sure, which the test embedder's vectors seldom make it: what it
-    # did inject is checked with the rest)
-    assert recalled, "the hook recalled some form's session"
+    assert recalled == [name for name, _t, _f in FORMS + PROVIDER_FORMS], "the hook recalled each form's session"
     assert leaked == [], f"in outputs: {leaked}"
     assert stored == [], f"under the data dir (store, lexical index terms): {stored}"
