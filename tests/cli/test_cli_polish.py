@@ -118,3 +118,33 @@ def test_search_help_fits_a_screen_in_groups():
     for group in ("Filters", "Hints", "Output"):
         assert f"─ {group}" in out, group
     assert "README" in out
+
+
+def test_status_says_how_many_skipped_lines_it_did_not_list(session_builder, backscroll_home):
+    import subprocess
+    import sys
+
+    from helpers import cli_env
+
+    s = session_builder.claude(project="shop")
+    s.user("a real question").assistant("a real answer")
+    with open(s.path, "a") as fh:
+        fh.write("not json\n" * 8)
+    env = cli_env(backscroll_home, NO_COLOR="1")
+    subprocess.run([sys.executable, "-m", "backscroll", "index", "--no-embed"], env=env, capture_output=True,
+                   timeout=120)
+    out = subprocess.run([sys.executable, "-m", "backscroll", "status"], env=env, capture_output=True, text=True,
+                         timeout=120).stdout
+    assert "8 lines skipped" in out and "and 3 more" in out, out
+
+
+def test_every_text_an_agent_reads_says_which_filters_are_hints():
+    from backscroll.integrations import install
+    from backscroll.integrations.mcp_tools import INSTRUCTIONS
+
+    for text in (install.skill_text(), install.instructions_block(), INSTRUCTIONS):
+        flat = " ".join(text.replace("**", "").split())
+        assert "Filters are hints" not in flat and "are hints" in flat, flat
+        assert "--project" in flat or "project" in flat
+        hints = flat[:flat.index("are hints")]
+        assert "project" not in hints.rsplit(".", 1)[-1], "project is a filter, not a hint"
