@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,11 @@ from backscroll.store.db import Store
 
 MATRIX_REBUILD_TAIL = 2000
 SCORE_CHUNK = 16384
+ADMIT_BATCH = 500  # ids a filter is asked about at once (one SQL look-up)
 DIM_DEFAULT = 384
+
+
+Admit = Callable[[list[int]], set[int]]  # which of these record ids a search's filters allow
 
 
 def _crc(arr: np.ndarray, start: int = 0) -> int:
@@ -122,6 +126,7 @@ class MatrixCache:
                     del q8
                 with open(mtmp, "rb+") as fh:
                     os.fsync(fh.fileno())
+                written = os.stat(mtmp)
                 os.replace(mtmp, mpath)
             finally:
                 mtmp.unlink(missing_ok=True)
@@ -142,7 +147,8 @@ class MatrixCache:
             try:
                 with open(meta_tmp, "w") as fh:
                     fh.write(json.dumps({"model": self.model, "seq": seq, "rows": int(n),
-                                         "ids_sum": int(ids.sum()), "crc32": crcs}))
+                                         "ids_sum": int(ids.sum()), "crc32": crcs,
+                                         "int8_stat": [written.st_size, written.st_mtime_ns]}))
                     fh.flush()
                     os.fsync(fh.fileno())
                 os.replace(meta_tmp, meta)
@@ -157,12 +163,12 @@ class MatrixCache:
 
     def refresh_matrix(self, force: bool = False) -> bool:
         """Rewrite the matrix when it is missing, unreadable, far behind or holds records since
-        deleted. True when rewritten."""
+        deleted, or was written before its meta kept the file's size and mtime (once). True when rewritten."""
         meta = self._meta()
         seq = int(self.store.get_meta("vector_seq") or 0)
         if not force and meta is not None:
             behind = self.store.vectored_after(meta["seq"])
-            if behind < MATRIX_REBUILD_TAIL and self._load_base(meta) is not None \
+            if behind < MATRIX_REBUILD_TAIL and "int8_stat" in meta and self._load_base(meta) is not None \
                     and (meta.get("rows"), meta.get("ids_sum")) == self._store_fingerprint(meta["seq"]):
                 return False
         if seq == 0 and meta is None and not force and not self.cache_damaged:
@@ -184,13 +190,23 @@ class MatrixCache:
                 raise ValueError("unexpected array types")
             if not (len(base_ids) == base.shape[0] == len(scales) == rows):
                 raise ValueError("matrix, scales and ids disagree")
-            if (_crc(base_ids) != sums["ids"] or _crc(scales) != sums["scales"] or _crc(base) != sums["int8"]
-                    or int(base_ids.sum()) != meta["ids_sum"]):
+            if (_crc(base_ids) != sums["ids"] or _crc(scales) != sums["scales"]
+                    or int(base_ids.sum()) != meta["ids_sum"] or not self._int8_intact(mpath, base, meta)):
                 raise ValueError("checksum mismatch")
         except (OSError, ValueError, EOFError, KeyError, TypeError):
             self.cache_damaged = True
             return None
         return base_ids, base, scales
+
+    @staticmethod
+    def _int8_intact(path: Path, base: np.ndarray, meta: dict[str, Any]) -> bool:
+        """The int8 rows' checksum holds. Read in full only when the file is not the one written (its size
+        and mtime differ from the meta's): the whole matrix is 384 MB at a million records, and scoring reads
+        it anyway."""
+        st = os.stat(path)
+        if meta.get("int8_stat") == [st.st_size, st.st_mtime_ns]:
+            return True
+        return _crc(base) == meta["crc32"]["int8"]
 
     def load(self) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray]:
         """(ids, int8 rows, scales) of the memory-mapped matrix, then (ids, float32 rows) embedded since.
@@ -235,19 +251,47 @@ class MatrixCache:
         return np.concatenate(parts_ids), np.concatenate(parts_scores)
 
     @staticmethod
-    def top(ids: np.ndarray, scores: np.ndarray, k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
-        """The ``k`` best ``(id, similarity)`` among ``allowed`` (all when None), best first."""
-        if len(ids) == 0:
+    def top(ids: np.ndarray, scores: np.ndarray, k: int, admit: Admit | None = None,
+            reach: int | None = None) -> list[tuple[int, float]] | None:
+        """The ``k`` best ``(id, similarity)`` that ``admit`` lets through (all when None), best first, ties
+        by id. The ranking is read from the top in widening slices, so a broad filter costs a few look-ups,
+        not a pass over the store; None when fewer than ``k`` were admitted within ``reach`` rows (and more
+        remain): the caller then filters the whole set."""
+        n = len(ids)
+        k = min(k, n)
+        if k <= 0:
             return []
-        if allowed is not None:
-            mask = np.isin(ids, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
-            scores = np.where(mask, scores, -np.inf)
-        k = min(k, len(ids))
-        best = np.argpartition(-scores, k - 1)[:k]
-        best = best[np.argsort(-scores[best], kind="stable")]
-        return [(int(ids[i]), float(scores[i])) for i in best if np.isfinite(scores[i])]
+        width = k if admit is None else min(n, max(4 * k, ADMIT_BATCH))
+        out: list[tuple[int, float]] = []
+        looked = 0
+        while True:
+            order = _best(ids, scores, width)
+            for start in range(looked, len(order), ADMIT_BATCH):
+                pos = order[start:start + ADMIT_BATCH]
+                batch = [int(ids[i]) for i in pos]
+                kept = admit(batch) if admit is not None else None
+                out.extend((rid, float(scores[i])) for rid, i in zip(batch, pos, strict=True)
+                           if (kept is None or rid in kept) and np.isfinite(scores[i]))
+                if len(out) >= k:
+                    return out[:k]
+            looked = len(order)
+            if width >= n:
+                return out
+            if reach is not None and width >= reach:
+                return None
+            width = min(n, width * 8)
 
-    def search(self, qvec: np.ndarray, k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
+    def search(self, qvec: np.ndarray, k: int, admit: Admit | None = None) -> list[tuple[int, float]]:
         """The ``k`` nearest records as ``(id, cosine similarity)``, best first."""
         ids, scores = self.similarities(qvec)
-        return self.top(ids, scores, k, allowed)
+        return self.top(ids, scores, k, admit) or []
+
+
+def _best(ids: np.ndarray, scores: np.ndarray, width: int) -> np.ndarray:
+    """Positions of the ``width`` best scores, best first, ties by id (one total order, whatever the width)."""
+    if width < len(scores):
+        cut = np.partition(-scores, width - 1)[width - 1]
+        pos = np.flatnonzero(-scores <= cut)  # every tie at the cut, so the order below is the global one
+    else:
+        pos = np.arange(len(scores))
+    return pos[np.lexsort((ids[pos], -scores[pos]))][:width]

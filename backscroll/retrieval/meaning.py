@@ -9,10 +9,12 @@ from collections.abc import Iterable
 from backscroll.config import Config
 from backscroll.errors import SemanticUnavailableError
 from backscroll.store.db import Store
+from backscroll.store.evidence import allowed_query
 from backscroll.store.lock import writer_lock
 from backscroll.types import Filters
 
 SEARCH_EMBED_LIMIT = 64  # new records a search embeds itself (a new session: well under 2 s)
+ADMIT_REACH = 16384  # closest records checked against a scope before its whole set is read instead
 
 
 class _LazyEmbedder:
@@ -71,8 +73,16 @@ def nearest(store: Store, cfg: Config, plan, scope: Filters, mode: str, depth: i
         if not ready:
             memo["unready"] = True
             return None
+    import numpy as np
+
     ids, scores = memo["similarities"]
-    closest = memo["vectors"].top(ids, scores, depth, _semantic_allowed(store, scope, memo))
+    vecs = memo["vectors"]
+    admit = None if allowed_query(scope) is None else (lambda batch: store.allowed_among(scope, batch))
+    closest = vecs.top(ids, scores, depth, admit, reach=ADMIT_REACH)
+    if closest is None:  # a narrow scope: its whole set, read once
+        allowed = _semantic_allowed(store, scope, memo) or set()
+        mask = np.isin(ids, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
+        closest = vecs.top(ids[mask], scores[mask], depth) or []
     exact = cosines(store, memo, [i for i, _c in closest])
     return sorted(((i, exact.get(i, c)) for i, c in closest), key=lambda x: -x[1])
 

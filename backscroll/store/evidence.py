@@ -65,6 +65,19 @@ class EvidenceQueries:
         query = allowed_query(filters)
         return None if query is None else {r[0] for r in self.conn.execute(*query)}
 
+    def allowed_among(self, filters: Filters, ids: list[int]) -> set[int]:
+        """Which of ``ids`` are prose records the filters allow (every one of them when nothing is filtered)."""
+        query = allowed_query(filters)
+        if query is None:
+            return set(ids)
+        sql, params = query
+        out: set[int] = set()
+        for i in range(0, len(ids), CHUNK):
+            chunk = ids[i:i + CHUNK]
+            out.update(r[0] for r in self.conn.execute(f"{sql} AND id IN ({','.join('?' * len(chunk))})",
+                                                        [*params, *chunk]))
+        return out
+
     def prose_count(self) -> int:
         """Prose records that are embedded or will be (echoes aside)."""
         return self.conn.execute(f"SELECT count(*) FROM records WHERE content_type IN ({EMBEDDED_TYPES_SQL}) "

@@ -9,6 +9,7 @@ import stat
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import backscroll
@@ -345,3 +346,23 @@ def test_a_damaged_segment_never_prints_a_rust_panic(session_builder, backscroll
     assert r.returncode == 0 and json.loads(r.stdout)["results"], r.stderr
     assert "panicked" not in r.stderr and "backtrace" not in r.stderr, r.stderr
     assert "lexical index" in r.stderr
+
+
+def test_an_untouched_matrix_is_not_read_in_full_to_be_checked(session_builder, backscroll_home, backscroll_index,
+                                                                monkeypatch):
+    """A query reads the int8 rows only to score them: the checksum of the whole matrix is taken again only
+    when the file is not the one written (a million records: 384 MB read twice per query)."""
+    from backscroll.indexes import matrix
+
+    store, vecs = _embedded(session_builder, backscroll_index, backscroll_home)
+    try:
+        checked: list[np.dtype] = []
+        real = matrix._crc
+        monkeypatch.setattr(matrix, "_crc", lambda arr, start=0: checked.append(arr.dtype) or real(arr, start))
+        assert vecs.load()[1] is not None and not vecs.cache_damaged
+        assert np.dtype(np.int8) not in checked
+        path = vecs._paths()[0]
+        os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1))  # the same bytes, touched
+        assert vecs.load()[1] is not None and np.dtype(np.int8) in checked
+    finally:
+        store.close()
