@@ -213,7 +213,7 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
             if do_sync:
                 from backscroll.ingest.sync import sync  # the readers of twenty agents: only when syncing
 
-                report = sync(store, cfg.roots, progress, redactor=redactor(cfg))
+                report = sync(store, cfg.roots, progress, redactor=redactor(cfg), quick=True)
                 if report.unreadable:
                     notes.append(f"{counted(len(report.unreadable), 'session file')} could not be read; see "
                                  "`backscroll status`")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from backscroll.ingest.report import IndexReport
 from backscroll.ingest.rows import store_text
-from backscroll.ingest.sources import AGENTS, Agent, file_stat
+from backscroll.ingest.sources import AGENTS, Agent, file_stat, walk, walks_files
 from backscroll.store.db import Store
 from backscroll.store.files import FileMark
 from backscroll.types import SourceRoot
@@ -32,13 +32,16 @@ class Scan:
     failed: list[tuple[str, str, int | None, int | None]] = field(default_factory=list)  # unreadable, to remember
     bad_dirs: dict[str, str] = field(default_factory=dict)  # directories that cannot be listed -> why
     present: set[str] = field(default_factory=set)  # keys of every file found
+    complete: bool = True  # every file was looked at (a quick sync looks at some): what is gone can be told
 
 
 def discover(roots: Iterable[SourceRoot], errors: list[OSError] | None = None,
-             known: Mapping[str, tuple[object, ...]] | None = None) -> list[tuple[Agent, str | Path]]:
+             known: Mapping[str, tuple[object, ...]] | None = None,
+             walked: dict[str, list[str]] | None = None) -> list[tuple[Agent, str | Path]]:
     """Every session file under the configured roots, each claimed by one agent, without repeats.
     Directories that cannot be listed are appended to ``errors``; files ``known`` to an agent (path ->
-    (agent, ...)) are taken as its own without asking it again."""
+    (agent, ...)) are taken as its own without asking it again. ``walked`` gets, per root of one agent that
+    keeps plain files, the directories listed (``quick`` lists only the changed ones next time)."""
     seen: set[str] = set()
     found: list[tuple[Agent, str | Path]] = []
     for root in roots:
@@ -52,7 +55,11 @@ def discover(roots: Iterable[SourceRoot], errors: list[OSError] | None = None,
         if not root.path.is_dir():
             continue
         for agent in agents:
-            for path in agent.discover(root.path, errors, known):
+            dirs = walked.setdefault(store_text(str(root.path)), []) \
+                if walked is not None and root.agent and walks_files(agent) else None
+            paths = walk(agent, root.path, errors, known, dirs) if dirs is not None \
+                else agent.discover(root.path, errors, known)
+            for path in paths:
                 key = os.fspath(path)
                 if key not in seen:
                     seen.add(key)
@@ -68,7 +75,7 @@ def reason(exc: BaseException) -> str:
 
 
 def scan(roots: Iterable[SourceRoot], marks: dict[str, FileMark], issues: Issues, reparse: bool,
-         report: IndexReport) -> Scan:
+         report: IndexReport, walked: dict[str, list[str]] | None = None) -> Scan:
     """The files to read (new or changed since their checkpoint), and what could not be looked at.
     A file whose agent, size and mtime are as last read costs one ``stat``."""
     out = Scan()
@@ -76,29 +83,35 @@ def scan(roots: Iterable[SourceRoot], marks: dict[str, FileMark], issues: Issues
         if root.origin == "flag" and not root.path.exists():
             report.unreadable.append((store_text(str(root.path)), "no such file or directory (given with --source)"))
     dir_errors: list[OSError] = []
-    for agent, path in discover(roots, dir_errors, marks):
-        report.files_seen += 1
-        key = store_text(os.fspath(path))
-        out.present.add(key)
-        try:  # the plain stat takes the path as found; an agent's own (a database, a folder) a Path
-            size, mtime_ns = file_stat(path) if agent.stat is file_stat else agent.stat(Path(path))
-        except OSError as exc:
-            report.unreadable.append((key, reason(exc)))
-            out.failed.append((key, reason(exc), None, None))
-            continue
-        prev = marks.get(key)
-        if prev is not None and prev[1] == size and prev[2] == mtime_ns and not reparse:
-            continue
-        issue = issues.get(key)
-        if issue is not None and issue[0] == "unreadable" and issue[2:] == (size, mtime_ns):
-            report.unreadable.append((key, issue[1]))  # remembered: not read again until it changes
-            continue
-        out.changed.append((agent, Path(path), key, size, mtime_ns))
+    for agent, path in discover(roots, dir_errors, marks, walked):
+        look(agent, path, store_text(os.fspath(path)), marks, issues, reparse, out, report)
     for error in dir_errors:
         out.bad_dirs.setdefault(store_text(str(error.filename)), reason(error))
     for key, why in out.bad_dirs.items():
         report.unreadable.append((key, f"directory cannot be listed: {why}"))
     return out
+
+
+def look(agent: Agent, path: str | Path, key: str, marks: Mapping[str, FileMark], issues: Issues, reparse: bool,
+         out: Scan, report: IndexReport) -> None:
+    """One file: ``stat`` it and add it to ``out.changed`` unless it is as last read (or remembered
+    unreadable at this size and mtime)."""
+    report.files_seen += 1
+    out.present.add(key)
+    try:  # the plain stat takes the path as found; an agent's own (a database, a folder) a Path
+        size, mtime_ns = file_stat(path) if agent.stat is file_stat else agent.stat(Path(path))
+    except OSError as exc:
+        report.unreadable.append((key, reason(exc)))
+        out.failed.append((key, reason(exc), None, None))
+        return
+    prev = marks.get(key)
+    if prev is not None and prev[1] == size and prev[2] == mtime_ns and not reparse:
+        return
+    issue = issues.get(key)
+    if issue is not None and issue[0] == "unreadable" and issue[2:] == (size, mtime_ns):
+        report.unreadable.append((key, issue[1]))  # remembered: not read again until it changes
+        return
+    out.changed.append((agent, Path(path), key, size, mtime_ns))
 
 
 def _file_gone(key: str) -> bool:
@@ -121,6 +134,8 @@ def remember_issues(store: Store, found: Scan, issues: Issues, now: str) -> None
         _note_issue(store, issues, key, "unreadable", why, now, size, mtime_ns)
     for key, why in found.bad_dirs.items():
         _note_issue(store, issues, key, "directory", why, now)
+    if not found.complete:  # a quick sync did not look everywhere: what it did not see may still be there
+        return
     for key, issue in list(issues.items()):
         if issue[0] == "directory" and key not in found.bad_dirs:
             store.forget_diagnostics(key)

@@ -21,7 +21,8 @@ from datetime import UTC, datetime
 from backscroll.dates import format_ts
 from backscroll.errors import DiskFullError, ReadOnlyStoreError
 from backscroll.ingest import echo as classify
-from backscroll.ingest.discover import reason, remember_issues, scan
+from backscroll.ingest.discover import reason, remember_issues
+from backscroll.ingest.quick import full_scan, quick_scan
 from backscroll.ingest.reader import REPARSE_REASON
 from backscroll.ingest.redact_again import META_KEY as REDACTION_KEY
 from backscroll.ingest.redact_again import OFF as REDACTION_OFF
@@ -54,8 +55,11 @@ def _now() -> str:
 
 
 def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = None,
-         redactor: Redact | None = None) -> IndexReport:
+         redactor: Redact | None = None, quick: bool = False) -> IndexReport:
     """Bring the store up to date with every session file. The caller holds the writer lock.
+
+    ``quick`` (the sync before a search) looks only at changed directories, recent files and a few
+    others in turn (``ingest.quick``); otherwise (``index``) every file is looked at.
 
     Each file is a savepoint of its own, committed in groups of about ``COMMIT_EVERY_RECORDS``
     records: a file that fails is rolled back alone, reported unreadable (kept in ``source_issues``)
@@ -68,10 +72,12 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
     if redactor is not None:
         report.notices.extend(("(the store)", note) for note in redact_again(store).notes())
     reparse = store.get_meta("parse_version") != str(PARSE_VERSION)
-    marks = store.file_marks()
     issues = store.source_issues()
     now = _now()
-    found = scan(roots, marks, issues, reparse, report)
+    roots = list(roots)
+    looked = quick_scan(store, roots, issues, report) if quick and not reparse \
+        else full_scan(store, roots, issues, reparse, report)
+    found, marks = looked.found, looked.marks
 
     progress.start(len(found.changed))
     pending = 0
@@ -116,6 +122,7 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
                 pending = 0
             progress.advance(str(path), report.records_added - before)
         remember_issues(store, found, issues, now)
+        looked.remember(store)
         store.set_meta("last_index_run", _now())  # `status`: when the sources were last looked at
         if redactor is None and (report.records_added or report.records_replaced):
             store.set_meta(REDACTION_KEY, REDACTION_OFF)  # redacted once redaction is on again

@@ -7,6 +7,7 @@ read, notices about rewritten files, and entry types a parser did not know. Mixe
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -43,6 +44,43 @@ class SourceQueries:
     def file_marks(self) -> dict[str, FileMark]:
         """Every known source file's agent, size and mtime: all a sync needs to tell it is unchanged."""
         return {row[0]: row[1:] for row in self.conn.execute("SELECT path, agent, size, mtime_ns FROM source_files")}
+
+    def file_marks_under(self, directory: str) -> dict[str, FileMark]:
+        """The marks of the known files under ``directory`` (any depth)."""
+        low = directory.rstrip(os.sep) + os.sep
+        high = low[:-1] + chr(ord(os.sep) + 1)
+        return {row[0]: row[1:] for row in self.conn.execute(
+            "SELECT path, agent, size, mtime_ns FROM source_files WHERE path >= ? AND path < ?", (low, high))}
+
+    def marks_of(self, paths: list[str]) -> dict[str, FileMark]:
+        """The marks of those of ``paths`` that are known."""
+        return {row[0]: row[1:] for row in self.conn.execute(
+            f"SELECT path, agent, size, mtime_ns FROM source_files WHERE path IN ({','.join('?' * len(paths))})",
+            paths)} if paths else {}
+
+    def recent_marks(self, since_ns: int, limit: int) -> dict[str, FileMark]:
+        """The marks of the ``limit`` known files last written most recently, after ``since_ns``."""
+        return {row[0]: row[1:] for row in self.conn.execute(
+            "SELECT path, agent, size, mtime_ns FROM source_files WHERE mtime_ns > ? ORDER BY mtime_ns DESC "
+            "LIMIT ?", (since_ns, limit))}
+
+    def marks_after(self, path: str, limit: int) -> list[tuple[str, str, int, int]]:
+        """Up to ``limit`` known files' marks after ``path``, in path order (a sync's turn through them)."""
+        return self.conn.execute("SELECT path, agent, size, mtime_ns FROM source_files WHERE path > ? "
+                                 "ORDER BY path LIMIT ?", (path, limit)).fetchall()
+
+    def source_dirs(self, root: str) -> dict[str, int]:
+        """The directories last walked under ``root`` and the mtime each had when listed."""
+        return dict(self.conn.execute("SELECT path, mtime_ns FROM source_dirs WHERE root = ?", (root,)))
+
+    def save_source_dirs(self, root: str, dirs: dict[str, int], gone: Iterable[str] = (),
+                         replace: bool = False) -> None:
+        """Remember directories' mtimes under ``root`` (all of them when ``replace``); forget ``gone``."""
+        if replace:
+            self.conn.execute("DELETE FROM source_dirs WHERE root = ?", (root,))
+        self.conn.executemany("DELETE FROM source_dirs WHERE root = ? AND path = ?", [(root, d) for d in gone])
+        self.conn.executemany("INSERT OR REPLACE INTO source_dirs (root, path, mtime_ns) VALUES (?, ?, ?)",
+                              [(root, d, m) for d, m in dirs.items()])
 
     def file_state(self, path: str) -> FileState | None:
         """The checkpoint of one source file, if it was read before."""

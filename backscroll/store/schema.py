@@ -244,3 +244,13 @@ def m010_redaction_version(db: Database) -> None:
         records.add_column("revised", int)
     db.execute("CREATE INDEX IF NOT EXISTS records_revised ON records(revised) WHERE revised IS NOT NULL")
     db.execute("DELETE FROM meta WHERE key = 'redaction_version'")
+
+
+@migrations()
+def m011_source_dirs(db: Database) -> None:
+    # The directories a sync walked, with the mtime they had when listed: a directory whose mtime is
+    # unchanged holds the same entries, so the sync that runs before every search lists only the changed
+    # ones, and looks at the files written recently and a few others in turn (``ingest.quick``).
+    db.execute("CREATE TABLE IF NOT EXISTS source_dirs (root TEXT NOT NULL, path TEXT NOT NULL, "
+               "mtime_ns INTEGER NOT NULL, PRIMARY KEY (root, path))")
+    db.execute("CREATE INDEX IF NOT EXISTS source_files_mtime ON source_files(mtime_ns)")

@@ -141,15 +141,29 @@ class Agent:
         """Every file under ``root`` this agent claims, in a stable order; directories that cannot
         be listed are appended to ``errors``. A path ``known`` to be this agent's (path -> (agent, ...))
         is yielded as it is, a string: a history of thousands of files is not asked again, file by file."""
-        known = known or {}
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
-            dirnames.sort()
-            for name in sorted(filenames):
-                # os.path.join, without its cost per file
-                path = f"{dirpath}{name}" if dirpath.endswith(os.sep) else f"{dirpath}{os.sep}{name}"
-                mark = known.get(path)
-                if (mark is not None and mark[0] == self.name) or self.claims(Path(path)):
-                    yield path
+        return walk(self, root, errors, known)
+
+
+def walk(agent: Agent, root: Path, errors: list[OSError] | None = None,
+         known: Mapping[str, tuple[object, ...]] | None = None, dirs: list[str] | None = None) -> Iterator[str | Path]:
+    """``Agent.discover``'s walk; the directories it lists are appended to ``dirs``."""
+    known = known or {}
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
+        dirnames.sort()
+        if dirs is not None:
+            dirs.append(dirpath)
+        for name in sorted(filenames):
+            # os.path.join, without its cost per file
+            path = f"{dirpath}{name}" if dirpath.endswith(os.sep) else f"{dirpath}{os.sep}{name}"
+            mark = known.get(path)
+            if (mark is not None and mark[0] == agent.name) or agent.claims(Path(path)):
+                yield path
+
+
+def walks_files(agent: Agent) -> bool:
+    """Whether ``agent`` keeps plain session files that ``Agent.discover`` walks to (not a database or a
+    layout of its own): the files a sync can skip while their directory is unchanged."""
+    return type(agent).discover is Agent.discover and agent.stat is file_stat
 
 
 def _collect(errors: list[OSError] | None):

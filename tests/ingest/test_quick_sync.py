@@ -1,0 +1,118 @@
+"""The sync before every search looks only where something can have changed: changed directories,
+recent files and a few others in turn; ``index`` looks everywhere. Nothing new is missed for long."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from helpers import rows
+
+from backscroll.ingest import quick
+from backscroll.ingest.sync import sync
+from backscroll.store.db import Store
+
+DAY_NS = 24 * 3600 * 10**9
+
+
+def _quick(home) -> tuple:
+    store = Store.open(home.data / "backscroll.db")
+    try:
+        report = sync(store, home.config().roots, quick=True)
+    finally:
+        store.close()
+    return report
+
+
+def _age(*paths, days=3):
+    """Set files (and their directories) back ``days``: written long ago, as most of a history is."""
+    then = time.time_ns() - days * DAY_NS
+    for p in paths:
+        os.utime(p, ns=(then, then))
+        os.utime(p.parent, ns=(then, then))
+
+
+def _texts(home):
+    return sorted(r["text"] for r in rows(home))
+
+
+def test_unchanged_directories_and_old_files_are_not_looked_at(session_builder, backscroll_home, backscroll_index,
+                                                                monkeypatch):
+    sessions = [session_builder.claude(project=f"p{i}") for i in range(4)]
+    for i, s in enumerate(sessions):
+        s.user(f"first words {i}")
+    _age(*(s.path for s in sessions))
+    backscroll_index()
+    monkeypatch.setattr(quick, "ROTATE", 0)
+    assert _quick(backscroll_home).files_seen == 0  # the full index remembered every directory
+
+
+def test_a_new_session_is_found_at_once_in_a_known_or_a_new_project(session_builder, backscroll_home,
+                                                                    backscroll_index, monkeypatch):
+    old = session_builder.claude(project="shop")
+    old.user("an old session")
+    _age(old.path)
+    backscroll_index()
+    monkeypatch.setattr(quick, "ROTATE", 0)
+    session_builder.claude(project="shop").user("a new session beside it")
+    session_builder.claude(project="garden").user("a session in a new project")
+    session_builder.codex(project="shop").user("a codex session on a new day")
+    report = _quick(backscroll_home)
+    assert report.records_added == 3
+    assert "a session in a new project" in _texts(backscroll_home)
+
+
+def test_appends_to_recent_files_are_read_on_every_search(session_builder, backscroll_home, backscroll_index,
+                                                          backscroll_search, monkeypatch):
+    s = session_builder.claude()
+    s.user("the first question")
+    backscroll_index()
+    monkeypatch.setattr(quick, "ROTATE", 0)
+    s.assistant("the zanzibar answer")  # the directory is unchanged: the file is recent
+    assert [h.text for h in backscroll_search("zanzibar", mode="lexical").results] == ["the zanzibar answer"]
+
+
+def test_an_old_session_resumed_is_read_within_a_few_searches(session_builder, backscroll_home, backscroll_index,
+                                                              monkeypatch):
+    sessions = [session_builder.claude(project=f"p{i}") for i in range(3)]
+    for s in sessions:
+        s.user("long ago")
+    _age(*(s.path for s in sessions))
+    backscroll_index()
+    monkeypatch.setattr(quick, "ROTATE", 1)
+    monkeypatch.setattr(quick, "HOT_NS", 0)  # nothing counts as recent: only the turn finds it
+    sessions[1].assistant("resumed today")
+    _age(sessions[1].path, days=2)  # appended, but its mtime says old (a clock, a copy)
+    added = [_quick(backscroll_home).records_added for _ in range(3)]
+    assert sum(added) == 1 and "resumed today" in _texts(backscroll_home)
+
+
+def test_a_directory_changed_while_it_was_listed_is_listed_again(tmp_path):
+    then = time.time_ns() - DAY_NS
+    os.utime(tmp_path, ns=(then, then))
+    assert quick.dir_mtimes([str(tmp_path)], time.time_ns())[str(tmp_path)] == then
+    assert quick.dir_mtimes([str(tmp_path)], then + 10**9)[str(tmp_path)] == -1  # changed as it was listed
+
+
+def test_a_removed_directory_is_forgotten_and_its_records_kept(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude(project="gone")
+    s.user("kept after the folder went")
+    backscroll_index()
+    s.path.unlink()
+    s.path.parent.rmdir()
+    _quick(backscroll_home)
+    dirs = [r["path"] for r in rows(backscroll_home, "SELECT path FROM source_dirs")]
+    assert str(s.path.parent) not in dirs
+    assert _texts(backscroll_home) == ["kept after the folder went"]
+
+
+@pytest.mark.parametrize("agent", ["cursor", "copilot"])
+def test_agents_with_a_layout_of_their_own_are_looked_at_whole(session_builder, backscroll_home, backscroll_index,
+                                                               agent):
+    first = getattr(session_builder, agent)()
+    first.user("before the index")
+    backscroll_index()
+    getattr(session_builder, agent)(session_id="second").user("written after it")
+    assert _quick(backscroll_home).records_added >= 1
+    assert "written after it" in _texts(backscroll_home)
