@@ -27,6 +27,8 @@ file content; ~2% of tool calls are ``backscroll search ...`` query echoes whose
 earlier assistant prose. Words follow Zipf-like frequencies over a few hundred software-engineering
 words, per-project identifiers and file paths, error messages and numbers.
 
+Each file's mtime is when its session ended, as an agent's last write leaves it.
+
 Deterministic: the same arguments give byte-identical files (only ``random.Random`` instances are
 used, uuids are drawn from them). ``append_lines(path, k, seed)`` appends ``k`` one-record lines to
 an existing Claude session file (the "append to a live session" benchmark).
@@ -40,6 +42,7 @@ import bisect
 import itertools
 import json
 import math
+import os
 import re
 import shlex
 import shutil
@@ -1409,13 +1412,14 @@ def generate(out_dir: str | Path, sessions: int, seed: int = 0, codex_share: flo
     made_dirs: set[Path] = set()
     totals: dict[str, float] = {"sessions": 0, "files": 0, "lines": 0, "bytes": 0, "expected_records": 0}
 
-    def write(path: Path, lines: list[str]) -> None:
+    def write(path: Path, lines: list[str], ended_ms: int) -> None:
         d = path.parent
         if d not in made_dirs:
             d.mkdir(parents=True, exist_ok=True)
             made_dirs.add(d)
         data = ("\n".join(lines) + "\n").encode()
         path.write_bytes(data)
+        os.utime(path, ns=(ended_ms * 1_000_000, ended_ms * 1_000_000))  # last written when the session ended
         totals["files"] += 1
         totals["lines"] += len(lines)
         totals["bytes"] += len(data)
@@ -1430,7 +1434,7 @@ def generate(out_dir: str | Path, sessions: int, seed: int = 0, codex_share: flo
             gen.run(target)
             name = f"rollout-{fmt_ts(start)[:19].replace(':', '-')}-{sid}.jsonl"
             d = fmt_ts(start)[:10].replace("-", "/")
-            write(codex_root / d / name, gen.lines)
+            write(codex_root / d / name, gen.lines, gen.now)
             totals["expected_records"] += gen.records
         else:
             sid = uuid4(rng)
@@ -1443,7 +1447,7 @@ def generate(out_dir: str | Path, sessions: int, seed: int = 0, codex_share: flo
             cgen.run(target, sub_at, spawn)
             if rng.random() < 0.3:
                 cgen.lines.insert(0, dumps({"type": "summary", "summary": text.title(), "leafUuid": cgen.last}))
-            write(claude_root / project.slug / f"{sid}.jsonl", cgen.lines)
+            write(claude_root / project.slug / f"{sid}.jsonl", cgen.lines, cgen.now)
             totals["expected_records"] += cgen.records
         totals["sessions"] += 1
     totals["seconds"] = round(time.perf_counter() - started, 3)
@@ -1461,7 +1465,7 @@ def _spawner(text, memory, project, sid, claude_root, write, totals):
         call = parent.tool_use("Task", {"description": desc, "prompt": prompt, "subagent_type": "general-purpose"})
         sub = ClaudeGen(text, memory, project, parent.now, sid, agent_id=agent_id)
         report = sub.run_subagent(prompt)
-        write(claude_root / project.slug / sid / "subagents" / f"agent-{agent_id}.jsonl", sub.lines)
+        write(claude_root / project.slug / sid / "subagents" / f"agent-{agent_id}.jsonl", sub.lines, sub.now)
         totals["expected_records"] += sub.records
         took = sub.now - parent.now
         parent.now = sub.now
