@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from backscroll.indexes.files import fsync_dir, private_files
+from backscroll.indexes.packing import unpack_rows
 from backscroll.store.db import Store
 
 MATRIX_REBUILD_TAIL = 2000
@@ -58,10 +59,10 @@ class MatrixCache:
 
     def _iter_rows(self, after_seq: int, chunk: int = 8192) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """``(ids, float32 rows)`` chunk by chunk, in matrix order: memory stays flat at any store size."""
+        dim = self.store.vector_dim(self.model) or DIM_DEFAULT
         for part in self.store.vector_rows(self.model, after_seq, chunk):
             ids = np.fromiter((r[0] for r in part), dtype=np.int64, count=len(part))
-            m = np.frombuffer(b"".join(r[1] for r in part), dtype=np.float32).reshape(len(part), -1)
-            yield ids, m
+            yield ids, unpack_rows([r[1] for r in part], dim)
 
     def _rows(self, after_seq: int) -> tuple[np.ndarray, np.ndarray]:
         ids_parts: list[np.ndarray] = []
@@ -95,8 +96,7 @@ class MatrixCache:
         """
         seq = int(self.store.get_meta("vector_seq") or 0)
         n = self.store.vector_row_count(self.model)
-        size = self.store.vector_bytes(self.model)
-        dim = size // 4 if size else DIM_DEFAULT
+        dim = self.store.vector_dim(self.model) or DIM_DEFAULT
         mpath, spath, ipath, meta = self._paths()
         ids = np.zeros(n, dtype=np.int64)
         scales = np.zeros(n, dtype=np.float32)

@@ -22,6 +22,7 @@ import numpy as np
 
 from backscroll.indexes.embed import Batching, Embedder
 from backscroll.indexes.matrix import MatrixCache
+from backscroll.indexes.packing import pack
 from backscroll.store.db import Store, content_hash
 
 MIN_EMBED_CHARS = 12  # shorter prose is not embedded (lexical search still finds it)
@@ -119,8 +120,8 @@ class Vectors(MatrixCache):
                 too_short: list[int]) -> None:
         self.store.begin()
         try:
-            self.store.save_vectors(self.model, seq, [(h, len(v), v.astype(np.float32).tobytes())
-                                                      for h, v in vectors.items()], records, too_short)
+            self.store.save_vectors(self.model, seq, [(h, len(v), pack(v)) for h, v in vectors.items()], records,
+                                    too_short)
             self.store.set_meta("vector_seq", str(seq))
             self.store.commit()
         except BaseException:

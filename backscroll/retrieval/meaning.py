@@ -53,12 +53,12 @@ def cosines(store: Store, memo: dict, ids: Iterable[int]) -> dict[int, float]:
     rows only choose the closest), once a search has its query vector (``nearest``); empty before."""
     if "query" not in memo:
         return {}
-    import numpy as np
+    from backscroll.indexes.packing import unpack
 
     ids = list(ids)
     found = store.vectors_of(ids, memo["vectors"].model) if ids else {}
     query = memo["query"]
-    return {i: float(np.frombuffer(blob, dtype=np.float32) @ query) for i, blob in found.items()}
+    return {i: float(unpack(blob, len(query)) @ query) for i, blob in found.items()}
 
 
 def nearest(store: Store, cfg: Config, plan, scope: Filters, mode: str, depth: int, fresh: bool, notes: list[str],

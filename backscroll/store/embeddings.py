@@ -69,7 +69,7 @@ class EmbeddingQueries:
 
     def save_vectors(self, model: str, seq: int, vectors: list[tuple[str, int, bytes]],
                      records: list[tuple[int, str]], too_short: list[int]) -> None:
-        """Store ``(hash, dim, float32 bytes)`` vectors, point ``records`` (id, unit hash) at them as pass
+        """Store ``(hash, dim, packed bytes)`` vectors, point ``records`` (id, unit hash) at them as pass
         ``seq``, and mark texts too short to embed (in the caller's transaction)."""
         self.conn.executemany(
             "INSERT OR REPLACE INTO embeddings (content_hash, model, dim, vector) VALUES (?, ?, ?, ?)",
@@ -118,9 +118,9 @@ class EmbeddingQueries:
     def vector_row_count(self, model: str) -> int:
         return self.conn.execute(f"SELECT count(*) {_ROWS}", (model, 0)).fetchone()[0]
 
-    def vector_bytes(self, model: str) -> int | None:
-        """The size of one stored vector of ``model`` (None when there is none)."""
-        row = self.conn.execute(f"SELECT length(e.vector) {_ROWS} LIMIT 1", (model, 0)).fetchone()
+    def vector_dim(self, model: str) -> int | None:
+        """How many values a stored vector of ``model`` has (None when there is none)."""
+        row = self.conn.execute("SELECT dim FROM embeddings WHERE model = ? LIMIT 1", (model,)).fetchone()
         return row[0] if row else None
 
     def vectored_fingerprint(self, seq: int) -> tuple[int, int]:

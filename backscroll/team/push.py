@@ -16,11 +16,11 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
 from backscroll.config import Config
 from backscroll.errors import ArchiveError, UsageError
 from backscroll.indexes.lexical_schema import MAX_WORD, analyze, stem
+from backscroll.indexes.matrix import DIM_DEFAULT
+from backscroll.indexes.packing import unpack
 from backscroll.ingest.redact_again import RULES_VERSION, behind
 from backscroll.store.archive_pg import Archive
 from backscroll.store.archive_schema import SCHEMA_VERSION
@@ -84,14 +84,14 @@ def archive_key(identity: str, member: str) -> str:
     return hashlib.sha1(f"{identity}|{member}|{SCHEMA_VERSION}".encode()).hexdigest()[:16]
 
 
-def _vector(blob: bytes | None, pgvector: bool) -> str | list[float] | None:
+def _vector(blob: bytes | None, pgvector: bool, dim: int) -> str | list[float] | None:
     if blob is None:
         return None
-    values = np.frombuffer(blob, dtype=np.float32)
+    values = unpack(blob, dim)
     return vector_literal(values) if pgvector else values.astype(float).tolist()
 
 
-def row_of(record: tuple, pgvector: bool) -> tuple:
+def row_of(record: tuple, pgvector: bool, dim: int = DIM_DEFAULT) -> tuple:
     """An outbox row (``Store.outbox``) as the archive's columns (``archive_schema.RECORD_COLUMNS``): booleans,
     the words the archive indexes, the local id as the record's place in its session, the vector. Strings
     redacted with older rules than today's (or stored with redaction off) are redacted on the way out."""
@@ -105,7 +105,7 @@ def row_of(record: tuple, pgvector: bool) -> tuple:
             redact_optional(tool_name), redact_optional(source_path))
     return (record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, tool_call_id,
             bool(is_echo), bool(is_error), bool(is_call), ts, text, seq, source_path, line, bool(is_sidechain),
-            parent, *archive_words(text), _vector(vector, pgvector))
+            parent, *archive_words(text), _vector(vector, pgvector, dim))
 
 
 def session_of(row: tuple, behind: bool) -> tuple:
@@ -121,10 +121,12 @@ def session_of(row: tuple, behind: bool) -> tuple:
             records, echoes)
 
 
-def _sent(store: Store, archive: Archive, member: str, machine: str, rows: list[tuple], pgvector: bool) -> None:
+def _sent(store: Store, archive: Archive, member: str, machine: str, rows: list[tuple], pgvector: bool,
+          dim: int) -> None:
     sessions = store.outbox_sessions(sorted({r[2] for r in rows}))
     late = behind(store)
-    archive.upsert(member, machine, [row_of(r, pgvector) for r in rows], [session_of(s, late) for s in sessions])
+    archive.upsert(member, machine, [row_of(r, pgvector, dim) for r in rows],
+                   [session_of(s, late) for s in sessions])
 
 
 def push(store: Store, archive: Archive, model: str, *, member: str | None = None, machine: str | None = None,
@@ -144,17 +146,18 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
     revision = int(store.get_meta("revision_seq") or 0)
     pending = store.outbox_count(mark) + store.revised_count(revised, mark)
     pgvector = archive.has_vector()
+    dim = store.vector_dim(model) or DIM_DEFAULT
     pushed = pruned = 0
     if not dry_run:
         # Records sent before and redacted again in place since (``ingest.redact_again``): the archive's copy
         # is replaced by the new text.
         for rows in store.revised_outbox(revised, mark, model, batch):
-            _sent(store, archive, member, machine, rows, pgvector)
+            _sent(store, archive, member, machine, rows, pgvector, dim)
             pushed += len(rows)
             advance(len(rows))
         store.set_meta(revised_key, str(revision))
         for rows in store.outbox(mark, model, batch):
-            _sent(store, archive, member, machine, rows, pgvector)
+            _sent(store, archive, member, machine, rows, pgvector, dim)
             mark = rows[-1][0]
             store.set_meta(key, str(mark))  # autocommits: the mark moves only after the archive committed
             pushed += len(rows)

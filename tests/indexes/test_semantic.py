@@ -155,7 +155,7 @@ def test_matrix_cache_plus_tail_matches_the_table(session_builder, backscroll_ho
     assert base is not None and scales is not None
     restored = base.astype(np.float32) * scales[:, None]
     assert base.dtype == np.int8 and np.allclose(np.linalg.norm(restored, axis=1), 1.0, atol=0.02)
-    assert np.allclose(np.linalg.norm(tail, axis=1), 1.0, atol=1e-5)
+    assert np.allclose(np.linalg.norm(tail, axis=1), 1.0, atol=1e-3)  # kept as float16
     store.close()
 
 

@@ -475,6 +475,8 @@ def test_a_word_held_only_as_an_identifier_part_counts(session_builder, backscro
 
 
 def test_a_searchs_cosines_are_the_stored_vectors_exact_ones(session_builder, backscroll_home):
+    from backscroll.indexes.packing import unpack
+
     """The matrix's int8 rows only choose the closest records; every cosine a search weighs is the exact one of the
     stored float vectors (as the team archive's), and there is none before the query has a vector."""
     import numpy as np
@@ -497,7 +499,7 @@ def test_a_searchs_cosines_are_the_stored_vectors_exact_ones(session_builder, ba
         query = load(bulk=False).embed([q.meaning or q.text])[0]
         stored = store.vectors_of([i for i, _c in nearest], model_id())
         for i, c in nearest:
-            assert c == pytest.approx(float(np.frombuffer(stored[i], dtype=np.float32) @ query), abs=1e-6)
+            assert c == pytest.approx(float(unpack(stored[i], len(query)) @ query), abs=1e-6)
         assert source.cosines([i for i, _c in nearest]) == pytest.approx(dict(nearest))
         assert meaning.cosines(store, {}, [1]) == {}
     finally:
