@@ -36,6 +36,8 @@ class Config:
     config_file: Setting
     embed: Setting
     redact: Setting
+    # A search that leaves prose without vectors starts a worker that embeds it in the background.
+    background: Setting = field(default_factory=lambda: Setting(True, "default"))
     file_values: Mapping[str, Any] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()  # unknown keys in the config file (the CLI prints them on stderr)
     # Finds the session roots on first use: the agents' default places need every reader's module,
@@ -94,7 +96,7 @@ def _read_config_file(path: Path) -> dict:
         ) from None
 
 
-TOP_KEYS = ("embed", "redact", "roots", "sources", "archive")
+TOP_KEYS = ("embed", "background", "redact", "roots", "sources", "archive")
 SOURCE_KEYS = ("path", "agent")
 
 
@@ -216,6 +218,7 @@ def resolve(
         find_roots=lambda: (*default_roots(env_now, file_roots), *extra),
         embed=_bool_setting("embed", "BACKSCROLL_EMBED", file_values, env, embed, True),
         redact=_bool_setting("redact", "BACKSCROLL_REDACT", file_values, env, None, True),
+        background=_bool_setting("background", "BACKSCROLL_BACKGROUND", file_values, env, None, True),
         file_values=file_values,
         warnings=tuple(f"config file {cfg_s.value}: {w}" for w in unknown_keys(file_values, AGENT_NAMES)),
     )

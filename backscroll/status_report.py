@@ -25,6 +25,7 @@ from backscroll.status_types import (
     SourceIssue,
     StatusReport,
     UnknownType,
+    WorkerStatus,
 )
 
 
@@ -138,6 +139,17 @@ def unread_layouts(home: Path) -> list[str]:
     return out
 
 
+def _worker(cfg: Config, store, emb: EmbeddingStatus) -> None:
+    """What the background embedding worker is doing, and how long what is left should take it."""
+    from backscroll import background
+
+    last = background.state(store, cfg)
+    if last is None:
+        return
+    emb.worker = WorkerStatus(last.running, last.rate, int(emb.pending / last.rate) if last.running and last.rate
+                              else None, last.error if not last.running else None)
+
+
 def collect(cfg: Config) -> StatusReport:
     """The status of the store and indexes of ``cfg``; a store error carries the report so far
     (``partial_status``: the paths)."""
@@ -150,7 +162,8 @@ def collect(cfg: Config) -> StatusReport:
     report = StatusReport(
         paths=paths, roots=[Root(str(r.path), r.origin, r.path.is_dir(), r.agent) for r in cfg.roots],
         settings={"embed": Setting(cfg.embed.value, cfg.embed.origin),
-                  "redact": Setting(cfg.redact.value, cfg.redact.origin)},
+                  "redact": Setting(cfg.redact.value, cfg.redact.origin),
+                  "background": Setting(cfg.background.value, cfg.background.origin)},
         indexed=cfg.db_path.exists(), config_warnings=list(cfg.warnings), agents={a: AgentStatus() for a in AGENTS},
         indexing=indexing_in_progress(cfg))
     if not report.indexed:
@@ -209,6 +222,7 @@ def _from_store(cfg: Config, report: StatusReport) -> None:
         report.last_sync = counts.last_sync
         report.last_index_run = store.get_meta("last_index_run")
         report.embeddings = EmbeddingStatus(counts.prose, counts.prose - counts.prose_pending, counts.prose_pending)
+        _worker(cfg, store, report.embeddings)
         report.files = counts.files
         report.redactions = dict(counts.redactions)
         report.skipped_lines = counts.skipped_lines

@@ -22,7 +22,7 @@ def _json(value: Any) -> Any:
     return value
 
 
-_OPTIONAL = frozenset({"gone_from_disk", "agent_keeps_days", "exists", "origin"})
+_OPTIONAL = frozenset({"gone_from_disk", "agent_keeps_days", "exists", "origin", "worker"})
 
 
 @dataclass
@@ -58,6 +58,18 @@ class EmbeddingStatus:
     prose_records: int = 0
     embedded: int = 0
     pending: int = 0
+    worker: WorkerStatus | None = None  # the background worker's, once one ran
+
+
+@dataclass
+class WorkerStatus:
+    """The background embedding worker (``backscroll.background``): at work now, its rate (prose records per
+    second), the seconds it expects to need for what is left, or why the last one stopped."""
+
+    running: bool = False
+    rate: float | None = None
+    eta_s: int | None = None
+    error: str | None = None
 
 
 @dataclass

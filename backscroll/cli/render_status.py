@@ -40,9 +40,8 @@ def print_status(report: StatusReport, integrations: list[dict], store_failed: b
         out.print(f"  {i['kind']:<13} {i['agent']:<9} {clean(i['path'])}")
     if not integrations:
         out.print("  none")
-    embed, redact = report.settings["embed"], report.settings["redact"]
     out.print(_bold("Settings"))
-    out.print(f"  embed {embed.value} (from {embed.origin}), redact {redact.value} (from {redact.origin})")
+    out.print("  " + ", ".join(f"{name} {s.value} (from {s.origin})" for name, s in report.settings.items()))
 
 
 def _bold(text: str) -> Text:
@@ -59,7 +58,24 @@ def _counts(out: Console, r: StatusReport) -> None:
     emb = r.embeddings
     if emb.prose_records:
         line = f"embedded {emb.embedded:,} / {emb.prose_records:,} prose records"
-        out.print(line + (" — run backscroll embed" if emb.pending else ""))
+        worker = emb.worker
+        if emb.pending and worker is not None and worker.running:
+            eta = f", about {_duration(worker.eta_s)} left" if worker.eta_s is not None else ""
+            rate = f"{worker.rate:.0f} records/s" if worker.rate else "starting"
+            line += f" — a background worker is embedding the rest ({rate}{eta})"
+        elif emb.pending:
+            line += " — run backscroll embed"
+            if worker is not None and worker.error:
+                line += f" (the background worker stopped: {clean(worker.error)})"
+        out.print(line)
+
+
+def _duration(seconds: int | None) -> str:
+    """``2 h 5 min``, ``7 min``, ``40 s``."""
+    s = seconds or 0
+    if s >= 3600:
+        return f"{s // 3600} h {s % 3600 // 60} min"
+    return f"{s // 60} min" if s >= 60 else f"{s} s"
 
 
 def _agents(out: Console, r: StatusReport) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from datetime import UTC
 from pathlib import Path
 
@@ -40,6 +41,8 @@ QUERY_CACHE_SIZE = 10_000
 PRUNE_FLAG = "embeddings_prune"  # set when records were deleted: some embeddings may have lost their units
 
 EmbedderFactory = Callable[[], Embedder]  # called once, when there is something to embed
+Turn = Callable[[], AbstractContextManager[bool]]  # the writer lock for one step: yields whether it was given
+TURN_RECORDS = 512  # records a background step embeds before it takes the lock to save them
 
 
 def _batches(embedder: Embedder, texts: list[str]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -197,6 +200,56 @@ class Vectors(MatrixCache):
                 self.write_matrix()
                 since_matrix = 0
         return embedded
+    def embed_in_turns(self, embedder_factory: EmbedderFactory, turn: Turn, *, step: int = TURN_RECORDS,
+                       progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed prose records without a vector, newest first, ``step`` records at a time, computing each step
+        without the writer lock and taking it (``turn()``, which yields whether it was given) only to save it.
+        Records that changed meanwhile (redacted again, replaced) are left for the next step. Stops when nothing
+        is pending, when a step saves nothing, or when the lock is not given (another writer is at work).
+        Returns the units embedded; ``progress(records_done, units_embedded)`` after each step."""
+        with turn() as given:
+            if not given:
+                return 0
+            self.ensure_model()
+        embedder: Embedder | None = None
+        done = embedded = since_matrix = 0
+        while len(ids := self.pending_ids()[:step]):
+            units, too_short = self._window_units(ids)
+            known = self._known(sorted({h for _r, h, _u in units}))
+            todo = {h: u for _r, h, u in units if h not in known}
+            finished: dict[str, np.ndarray] = {}
+            if todo:
+                embedder = embedder or embedder_factory()
+                hashes = list(todo)
+                for idx, vecs in _batches(embedder, [todo[h] for h in hashes]):
+                    finished.update((hashes[i], v) for i, v in zip(idx, vecs, strict=True))
+            with turn() as given:
+                if not given:
+                    break
+                now_units, now_short = self._window_units(ids)  # as the store holds them now
+                same = {(r, h) for r, h, _u in units} & {(r, h) for r, h, _u in now_units}
+                have = self._known(sorted({h for _r, h in same}))
+                ready = sorted((r, h) for r, h in same if h in finished or h in have)
+                short = sorted(set(too_short) & set(now_short))
+                if not ready and not short:
+                    break
+                used = {h for _r, h in ready}
+                self._commit(int(self.store.get_meta("vector_seq") or 0) + 1,
+                             {h: v for h, v in finished.items() if h in used}, ready, short)
+                embedded += len(used & set(finished))
+                done += len(ready) + len(short)
+                since_matrix += len(ready)
+                if since_matrix >= MATRIX_REFRESH_ROWS:
+                    self.write_matrix()
+                    since_matrix = 0
+            if progress:
+                progress(done, embedded)
+        if since_matrix:
+            with turn() as given:
+                if given:
+                    self.write_matrix()
+        return embedded
+
     # -- pruning -------------------------------------------------------------------------------
     def prune_orphans(self) -> int:
         """Delete embeddings no current record's unit uses (their records were replaced or deleted).

@@ -28,7 +28,11 @@ class EmbeddingQueries:
         self.conn.execute("UPDATE records SET unit_hash = NULL, vector_seq = NULL WHERE unit_hash IS NOT NULL")
         self.conn.execute("DELETE FROM embeddings WHERE model != ?", (model,))
 
-    def pending_prose(self) -> int:
+    def pending_prose(self, at_most: int | None = None) -> int:
+        """Prose records without a vector (counting stops at ``at_most`` when given)."""
+        if at_most is not None:
+            return self.conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM records WHERE {_PENDING} LIMIT ?)",
+                                     (at_most,)).fetchone()[0]
         return self.conn.execute(f"SELECT count(*) FROM records WHERE {_PENDING}").fetchone()[0]
 
     def pending_prose_ids(self) -> Iterator[int]:

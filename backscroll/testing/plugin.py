@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from backscroll.types import Hit, SearchResult
 
 _SCRUBBED_ENV = ("BACKSCROLL_HOME", "BACKSCROLL_CONFIG", "BACKSCROLL_EMBED", "BACKSCROLL_REDACT",
-                 "BACKSCROLL_SESSION_ID", "BACKSCROLL_EMBEDDER", "BACKSCROLL_LOCK_WAIT",
+                 "BACKSCROLL_SESSION_ID", "BACKSCROLL_EMBEDDER", "BACKSCROLL_BACKGROUND", "BACKSCROLL_LOCK_WAIT",
                  "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME",
                  "OPENCODE_DATA_DIR", "PI_CODING_AGENT_DIR", "XDG_DATA_HOME",
                  "OMP_CODING_AGENT_DIR", "KIMI_SHARE_DIR", "COPILOT_HOME", "CLINE_DATA_DIR", "CLINE_DIR",
@@ -126,6 +126,7 @@ def backscroll_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: py
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("BACKSCROLL_HOME", str(data))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("BACKSCROLL_BACKGROUND", "0")  # no search leaves an embedding worker behind a test
     # The real model by default, as users run it; set BACKSCROLL_TEST_EMBEDDER=fake for fast unit tests.
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", os.environ.get("BACKSCROLL_TEST_EMBEDDER", "minilm"))
     register_fake()

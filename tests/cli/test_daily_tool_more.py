@@ -46,7 +46,7 @@ def test_a_misspelt_config_key_warns_on_stderr_and_suggests_the_known_one(small)
     r = run_cli(small, "status", "--json")
     assert r.returncode == 0, r.stderr
     assert "unknown key 'embde'" in r.stderr and "did you mean 'embed'?" in r.stderr
-    assert "known: embed, redact, roots, sources" in r.stderr
+    assert "known: embed, background, redact, roots, sources" in r.stderr
     assert "unknown key 'claud' in [roots]" in r.stderr and "did you mean 'claude'?" in r.stderr
     assert "unknown key 'agnet' in [[sources]]" in r.stderr and "did you mean 'agent'?" in r.stderr
     assert len(json.loads(r.stdout)["config_warnings"]) == 3

@@ -479,7 +479,6 @@ def test_a_searchs_cosines_are_the_stored_vectors_exact_ones(session_builder, ba
 
     """The matrix's int8 rows only choose the closest records; every cosine a search weighs is the exact one of the
     stored float vectors (as the team archive's), and there is none before the query has a vector."""
-    import numpy as np
 
     from backscroll.indexes.embed import load, model_id
     from backscroll.retrieval import meaning

@@ -1,0 +1,151 @@
+"""Meaning in the background: on a big history words are searchable at once, and a search that leaves more
+prose without vectors than it embeds itself starts one detached worker (``backscroll embed --background``)
+that embeds it, newest first, at low priority, taking the store's write lock only to save each step (so a
+search's sync, an ``index`` or a ``push`` never waits long for it). One worker at a time (its own lock file);
+it stops when nothing is left or another writer keeps the lock; a failure is kept for ``status`` and the
+next worker is started no sooner than an hour later. ``background = false`` (or ``BACKSCROLL_BACKGROUND=0``)
+turns it off; ``status`` shows its rate and what is left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from backscroll.config import Config
+from backscroll.store.db import Store
+from backscroll.store.lock import writer_lock
+
+LOCK_NAME = "embed-worker.lock"
+STATE_KEY = "embed_worker"
+START_ABOVE = 64  # pending prose a search leaves to the worker (fewer, it embeds itself: meaning.SEARCH_EMBED_LIMIT)
+RETRY_AFTER_S = 3600  # after a worker failed
+TURN_WAIT_S = 5.0  # how long a step waits for the writer lock before the worker gives way and stops
+NICE = 10
+
+
+@dataclass(frozen=True)
+class WorkerState:
+    """What the last worker said: when it started and last saved, how much it did and how fast, and why it
+    stopped if it failed."""
+
+    running: bool
+    started: float | None = None
+    updated: float | None = None
+    done: int = 0
+    rate: float | None = None  # prose records per second
+    error: str | None = None
+
+
+def _lock_path(cfg: Config):
+    return cfg.home.value / LOCK_NAME
+
+
+@contextlib.contextmanager
+def _worker_lock(cfg: Config) -> Iterator[bool]:
+    """Hold the worker's own lock; yields False when another worker holds it."""
+    path = _lock_path(cfg)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def running(cfg: Config) -> bool:
+    """Whether a worker is at work on this data dir."""
+    if not _lock_path(cfg).exists():
+        return False
+    with _worker_lock(cfg) as free:
+        return not free
+
+
+def state(store: Store, cfg: Config) -> WorkerState | None:
+    """The last worker's report (None when no worker ever ran)."""
+    raw = store.get_meta(STATE_KEY)
+    if not raw:
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    return WorkerState(running(cfg), data.get("started"), data.get("updated"), int(data.get("done") or 0),
+                       data.get("rate"), data.get("error"))
+
+
+def start(cfg: Config, store: Store, pending: int) -> bool:
+    """Start a worker when ``pending`` prose records are more than a search embeds itself, embedding is on, no
+    worker runs and none failed within the hour; True when one was started."""
+    if pending <= START_ABOVE or not cfg.embed.value or not cfg.background.value:
+        return False
+    last = state(store, cfg)
+    if last is not None and last.error and time.time() - (last.updated or 0) < RETRY_AFTER_S:
+        return False
+    if running(cfg):
+        return False
+    env = {**os.environ, "BACKSCROLL_HOME": str(cfg.home.value), "BACKSCROLL_CONFIG": str(cfg.config_file.value)}
+    subprocess.Popen([sys.executable, "-m", "backscroll", "embed", "--background"], env=env, cwd=cfg.home.value,
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     start_new_session=True, close_fds=True)
+    return True
+
+
+def work(cfg: Config) -> int:
+    """The worker: embed what is pending in turns with other writers; returns the units embedded (0 when
+    another worker is already at work)."""
+    from backscroll.indexes import embed
+    from backscroll.indexes.vectors import Vectors
+
+    with _worker_lock(cfg) as mine:
+        if not mine:
+            return 0
+        with contextlib.suppress(OSError):
+            os.nice(NICE)
+        store = Store.open(cfg.db_path)
+        started = time.time()
+        report: dict[str, object] = {"started": started, "updated": started, "done": 0, "rate": None, "error": None}
+
+        @contextlib.contextmanager
+        def turn() -> Iterator[bool]:
+            with writer_lock(cfg, TURN_WAIT_S) as given:
+                yield given
+
+        def step(done: int, _units: int) -> None:
+            now = time.time()
+            report.update(updated=now, done=done, rate=round(done / max(now - started, 1e-6), 2))
+            _save(cfg, store, report)
+
+        try:
+            return Vectors(store, cfg.vectors_dir, embed.model_id()).embed_in_turns(
+                lambda: embed.load(bulk=True), turn, progress=step)
+        except Exception as exc:  # kept for `status`; the next worker waits an hour
+            report.update(updated=time.time(), error=f"{type(exc).__name__}: {exc}"[:300])
+            _save(cfg, store, report)
+            return 0
+        finally:
+            store.close()
+
+
+def _save(cfg: Config, store: Store, report: dict) -> None:
+    """Keep the worker's report (a small write under the writer lock; skipped when it is busy)."""
+    with writer_lock(cfg, TURN_WAIT_S) as given:
+        if given:
+            store.begin()
+            store.set_meta(STATE_KEY, json.dumps(report))
+            store.commit()

@@ -1,0 +1,153 @@
+"""Meaning in the background: a worker embeds what a search leaves, newest first, taking the writer lock only
+to save each step, one worker at a time, giving way to other writers; ``status`` says how it is going."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+from helpers import rows
+
+from backscroll import background
+from backscroll.indexes import embed as embed_mod
+from backscroll.indexes.vectors import Vectors
+from backscroll.store.db import Store
+from backscroll.store.lock import writer_lock
+
+
+@pytest.fixture
+def backlog(session_builder, backscroll_home, backscroll_index, monkeypatch):
+    """A store with 80 prose records and no vectors (``index --no-embed``), embedded by the fake model."""
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake")
+    s = session_builder.claude()
+    for i in range(40):
+        s.user(f"question number {i} about the lighthouse keeper").assistant(f"answer number {i} about the tide")
+    backscroll_index(embed=False)
+    return backscroll_home
+
+
+def _pending(home) -> int:
+    return rows(home, "SELECT count(*) AS n FROM records WHERE unit_hash IS NULL AND content_type = 'text' "
+                      "AND is_echo = 0")[0]["n"]
+
+
+def _vectors(home) -> tuple[Store, Vectors]:
+    store = Store.open(home.config().db_path)
+    return store, Vectors(store, home.config().vectors_dir, embed_mod.model_id())
+
+
+def test_a_backlog_is_embedded_in_turns_saving_only_under_the_lock(backlog):
+    cfg = backlog.config()
+    store, vecs = _vectors(backlog)
+    held: list[bool] = []
+
+    @contextlib.contextmanager
+    def turn():
+        with writer_lock(cfg, 1.0) as given:
+            held.append(given)
+            yield given
+
+    try:
+        embedded = vecs.embed_in_turns(lambda: embed_mod.load(bulk=True), turn, step=16)
+        assert vecs.load()[1] is not None  # the matrix was written at the end
+    finally:
+        store.close()
+    assert embedded == 80 and _pending(backlog) == 0
+    assert len(held) >= 80 // 16 and all(held)
+
+
+def test_the_worker_gives_way_when_another_writer_keeps_the_lock(backlog, monkeypatch):
+    monkeypatch.setattr(background, "TURN_WAIT_S", 0.1)
+    with writer_lock(backlog.config(), 0.0) as mine:
+        assert mine
+        assert background.work(backlog.config()) == 0
+    assert _pending(backlog) == 80
+
+
+def test_a_record_changed_while_its_step_was_computed_is_not_saved_with_the_old_vector(backlog):
+    cfg = backlog.config()
+    store, vecs = _vectors(backlog)
+    first = rows(backlog, "SELECT id FROM records ORDER BY id DESC LIMIT 1")[0]["id"]
+    turns = {"n": 0}
+
+    @contextlib.contextmanager
+    def turn():
+        turns["n"] += 1
+        if turns["n"] == 2:  # between computing the first step and saving it: the record is redacted again
+            store.begin()
+            store.conn.execute("UPDATE records SET text = 'the tide answer, [REDACTED] since' WHERE id = ?", (first,))
+            store.commit()
+        with writer_lock(cfg, 1.0) as given:
+            yield given
+
+    try:
+        vecs.embed_in_turns(lambda: embed_mod.load(bulk=True), turn, step=8)
+        unit = rows(backlog, "SELECT unit_hash FROM records WHERE id = ?", (first,))[0]["unit_hash"]
+        units, _short = vecs._window_units(vecs.pending_ids())
+    finally:
+        store.close()
+    assert unit is not None and _pending(backlog) == 0  # embedded in a later step, from its new text
+    assert units == []
+
+
+def test_one_worker_at_a_time(backlog):
+    cfg = backlog.config()
+    with background._worker_lock(cfg) as mine:
+        assert mine and background.running(cfg)
+        assert background.work(cfg) == 0
+    assert not background.running(cfg)
+
+
+def test_start_only_when_a_search_leaves_more_than_it_embeds_itself(backlog, monkeypatch):
+    cfg = backlog.config()
+    store = Store.open(cfg.db_path)
+    started: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda argv, **kw: started.append(argv))
+    try:
+        assert not background.start(cfg, store, 64)
+        assert not background.start(cfg, store, 80)  # the test environment turns the worker off
+        monkeypatch.setenv("BACKSCROLL_BACKGROUND", "1")
+        on = backlog.config()
+        assert background.start(on, store, 80) and started[-1][-2:] == ["embed", "--background"]
+        store.begin()
+        store.set_meta(background.STATE_KEY, json.dumps({"updated": time.time(), "error": "RuntimeError: no model"}))
+        store.commit()
+        assert not background.start(on, store, 80)  # it failed within the hour
+    finally:
+        store.close()
+
+
+def test_a_search_starts_a_real_worker_and_status_shows_it(backlog, monkeypatch):
+    monkeypatch.setenv("BACKSCROLL_BACKGROUND", "1")
+    env = {k: v for k, v in __import__("os").environ.items()}
+    out = subprocess.run([sys.executable, "-m", "backscroll", "search", "lighthouse keeper", "--mode", "lexical"],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    deadline = time.monotonic() + 60
+    while (_pending(backlog) or background.running(backlog.config())) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _pending(backlog) == 0
+    status = subprocess.run([sys.executable, "-m", "backscroll", "status", "--json"], env=env, capture_output=True,
+                            text=True, timeout=60)
+    emb = json.loads(status.stdout)["embeddings"]
+    assert emb["pending"] == 0 and emb["worker"]["rate"] and not emb["worker"]["running"]
+
+
+def test_status_names_the_workers_rate_and_what_is_left(backlog, monkeypatch):
+    from backscroll.cli import render_status
+
+    assert render_status._duration(15) == "15 s" and render_status._duration(7265) == "2 h 1 min"
+    store = Store.open(backlog.config().db_path)
+    try:
+        store.begin()
+        store.set_meta(background.STATE_KEY, json.dumps({"updated": time.time(), "error": "[red]boom[/red]"}))
+        store.commit()
+    finally:
+        store.close()
+    out = subprocess.run([sys.executable, "-m", "backscroll", "status"], capture_output=True, text=True, timeout=60,
+                         env={**__import__("os").environ, "COLUMNS": "300"})
+    assert "the background worker stopped: [red]boom[/red]" in out.stdout
