@@ -40,7 +40,6 @@ class Dirs:
     root: str
     seen: dict[str, int] = field(default_factory=dict)
     gone: list[str] = field(default_factory=list)
-    replace: bool = False
 
 
 @dataclass
@@ -56,7 +55,7 @@ class Look:
     def remember(self, store: Store) -> None:
         """Keep what was learnt (inside the sync's transaction)."""
         for learnt in self.dirs:
-            store.save_source_dirs(learnt.root, learnt.seen, learnt.gone, learnt.replace)
+            store.save_source_dirs(learnt.root, learnt.seen, learnt.gone)
         if self.cursor is not None:
             store.set_meta(CURSOR_KEY, self.cursor)
 
@@ -80,7 +79,13 @@ def full_scan(store: Store, roots: list[SourceRoot], issues: Issues, reparse: bo
     marks = store.file_marks()
     walked: dict[str, list[str]] = {}
     found = scan(roots, marks, issues, reparse, report, walked)
-    return Look(found, marks, [Dirs(root, dir_mtimes(paths, started), replace=True) for root, paths in walked.items()])
+    return Look(found, marks, [_changes(store, root, dir_mtimes(paths, started)) for root, paths in walked.items()])
+
+
+def _changes(store: Store, root: str, now: dict[str, int]) -> Dirs:
+    """What differs from the directories remembered under ``root`` (a walk that found nothing new writes nothing)."""
+    before = store.source_dirs(root)
+    return Dirs(root, {d: m for d, m in now.items() if before.get(d) != m}, [d for d in before if d not in now])
 
 
 def quick_scan(store: Store, roots: list[SourceRoot], issues: Issues, report: IndexReport) -> Look:
@@ -107,7 +112,7 @@ def quick_scan(store: Store, roots: list[SourceRoot], issues: Issues, report: In
             marks.update(store.file_marks_under(path) if root.path.is_dir() else store.marks_of([path]))
         walked: dict[str, list[str]] = {}
         _merge(out, scan(whole, marks, issues, False, report, walked))
-        dirs.extend(Dirs(r, dir_mtimes(p, started), replace=True) for r, p in walked.items())
+        dirs.extend(_changes(store, r, dir_mtimes(p, started)) for r, p in walked.items())
     bad_before = set(out.bad_dirs)
     for root, agent in walkers:
         key = store_text(str(root.path))

@@ -73,11 +73,8 @@ class SourceQueries:
         """The directories last walked under ``root`` and the mtime each had when listed."""
         return dict(self.conn.execute("SELECT path, mtime_ns FROM source_dirs WHERE root = ?", (root,)))
 
-    def save_source_dirs(self, root: str, dirs: dict[str, int], gone: Iterable[str] = (),
-                         replace: bool = False) -> None:
-        """Remember directories' mtimes under ``root`` (all of them when ``replace``); forget ``gone``."""
-        if replace:
-            self.conn.execute("DELETE FROM source_dirs WHERE root = ?", (root,))
+    def save_source_dirs(self, root: str, dirs: dict[str, int], gone: Iterable[str] = ()) -> None:
+        """Remember directories' mtimes under ``root``; forget ``gone``."""
         self.conn.executemany("DELETE FROM source_dirs WHERE root = ? AND path = ?", [(root, d) for d in gone])
         self.conn.executemany("INSERT OR REPLACE INTO source_dirs (root, path, mtime_ns) VALUES (?, ?, ?)",
                               [(root, d, m) for d, m in dirs.items()])

@@ -116,3 +116,21 @@ def test_agents_with_a_layout_of_their_own_are_looked_at_whole(session_builder, 
     getattr(session_builder, agent)(session_id="second").user("written after it")
     assert _quick(backscroll_home).records_added >= 1
     assert "written after it" in _texts(backscroll_home)
+
+
+def test_a_full_walk_that_finds_nothing_new_remembers_nothing_new(session_builder, backscroll_home, backscroll_index):
+    from backscroll.ingest.report import IndexReport
+
+    s = session_builder.claude(project="shop")
+    s.user("an old session")
+    _age(s.path, s.path.parent)  # the project's folder and the root above it too
+    backscroll_index()
+    store = Store.open(backscroll_home.data / "backscroll.db")
+    try:
+        look = quick.full_scan(store, list(backscroll_home.config().roots), {}, False, IndexReport())
+        assert look.dirs and all(not d.seen and not d.gone for d in look.dirs)
+        session_builder.claude(project="garden").user("a new project")
+        look = quick.full_scan(store, list(backscroll_home.config().roots), {}, False, IndexReport())
+        assert any(d.seen for d in look.dirs)
+    finally:
+        store.close()
