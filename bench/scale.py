@@ -97,6 +97,19 @@ def sources(corpus: Path) -> list[str]:
             "--source", f"codex:{corpus / 'codex' / 'sessions'}"]
 
 
+def forget_queries(home: Path) -> None:
+    """Empty the data dir's query-vector cache: every timed hybrid search embeds its query (a data dir kept from
+    an earlier run would otherwise answer from the vectors it cached then)."""
+    import sqlite3
+
+    conn = sqlite3.connect(home / "backscroll.db")
+    try:
+        conn.execute("DELETE FROM query_vectors")
+        conn.commit()
+    finally:
+        conn.close()
+
+
 def count(home: Path) -> int:
     """The records a data dir holds."""
     import sqlite3
@@ -153,6 +166,7 @@ def main() -> None:
         for checkout, home in homes.values():  # settle: bytecode, a first check
             run(checkout, home, ["index", "--no-embed", *src])
             run(checkout, home, ["search", "settle", "--json", "--no-sync", "--rerun"])
+            forget_queries(home)
         per_round = max(1, len(qs) // args.runs)
         for r in range(args.runs):
             round_qs = qs[r * per_round:(r + 1) * per_round][:6]
