@@ -10,18 +10,19 @@ turns it off; ``status`` shows its rate and what is left.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from pathlib import Path
 
 from backscroll.config import Config
 from backscroll.store.db import Store
-from backscroll.store.lock import writer_lock
+from backscroll.store.lock import file_lock, writer_lock
 
 LOCK_NAME = "embed-worker.lock"
 STATE_KEY = "embed_worker"
@@ -44,28 +45,13 @@ class WorkerState:
     error: str | None = None
 
 
-def _lock_path(cfg: Config):
+def _lock_path(cfg: Config) -> Path:
     return cfg.home.value / LOCK_NAME
 
 
-@contextlib.contextmanager
-def _worker_lock(cfg: Config) -> Iterator[bool]:
-    """Hold the worker's own lock; yields False when another worker holds it."""
-    path = _lock_path(cfg)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+def _worker_lock(cfg: Config) -> AbstractContextManager[bool]:
+    """The worker's own lock; yields False when another worker holds it."""
+    return file_lock(_lock_path(cfg))
 
 
 def running(cfg: Config) -> bool:

@@ -45,8 +45,16 @@ def lock_wait(wait: float | None) -> float:
 def writer_lock(cfg: HasLock, wait: float = 0.0) -> Iterator[bool]:
     """Hold the single-writer lock of ``cfg``'s data dir; yields False when another process holds it past
     ``wait`` seconds."""
-    cfg.lock_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(cfg.lock_path, os.O_CREAT | os.O_RDWR, 0o600)
+    with file_lock(cfg.lock_path, wait) as held:
+        yield held
+
+
+@contextmanager
+def file_lock(path: Path, wait: float = 0.0) -> Iterator[bool]:
+    """Hold an exclusive lock on the file at ``path`` (created owner-only); yields False when another process
+    holds it past ``wait`` seconds."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
     try:
         deadline = time.monotonic() + wait
         while True:
