@@ -358,7 +358,12 @@ def test_an_untouched_matrix_is_not_read_in_full_to_be_checked(session_builder, 
     try:
         checked: list[np.dtype] = []
         real = matrix._crc
-        monkeypatch.setattr(matrix, "_crc", lambda arr, start=0: checked.append(arr.dtype) or real(arr, start))
+
+        def spy(arr, start=0):
+            checked.append(arr.dtype)
+            return real(arr, start)
+
+        monkeypatch.setattr(matrix, "_crc", spy)
         assert vecs.load()[1] is not None and not vecs.cache_damaged
         assert np.dtype(np.int8) not in checked
         path = vecs._paths()[0]

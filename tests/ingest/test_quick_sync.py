@@ -10,13 +10,14 @@ import pytest
 from helpers import rows
 
 from backscroll.ingest import quick
+from backscroll.ingest.report import IndexReport
 from backscroll.ingest.sync import sync
 from backscroll.store.db import Store
 
 DAY_NS = 24 * 3600 * 10**9
 
 
-def _quick(home) -> tuple:
+def _quick(home) -> IndexReport:
     store = Store.open(home.data / "backscroll.db")
     try:
         report = sync(store, home.config().roots, quick=True)
@@ -119,8 +120,6 @@ def test_agents_with_a_layout_of_their_own_are_looked_at_whole(session_builder, 
 
 
 def test_a_full_walk_that_finds_nothing_new_remembers_nothing_new(session_builder, backscroll_home, backscroll_index):
-    from backscroll.ingest.report import IndexReport
-
     s = session_builder.claude(project="shop")
     s.user("an old session")
     _age(s.path, s.path.parent)  # the project's folder and the root above it too
