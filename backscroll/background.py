@@ -2,8 +2,9 @@
 prose without vectors than it embeds itself starts one detached worker (``backscroll embed --background``)
 that embeds it, newest first, at low priority, taking the store's write lock only to save each step (so a
 search's sync, an ``index`` or a ``push`` never waits long for it). One worker at a time (its own lock file);
-it stops when nothing is left or another writer keeps the lock; a failure is kept for ``status`` and the
-next worker is started no sooner than an hour later. ``background = false`` (or ``BACKSCROLL_BACKGROUND=0``)
+it stops when nothing is left or another writer keeps the lock (the next one starts a minute later), and never
+switches the store's model; a worker that failed or died is kept for ``status`` and the next one is started no
+sooner than an hour later. ``background = false`` (or ``BACKSCROLL_BACKGROUND=0``)
 turns it off; ``status`` shows its rate and what is left.
 """
 
@@ -28,6 +29,7 @@ LOCK_NAME = "embed-worker.lock"
 STATE_KEY = "embed_worker"
 START_ABOVE = 64  # pending prose a search leaves to the worker (fewer, it embeds itself: meaning.SEARCH_EMBED_LIMIT)
 RETRY_AFTER_S = 3600  # after a worker failed
+GIVE_WAY_S = 60  # after a worker gave way to another writer
 TURN_WAIT_S = 5.0  # how long a step waits for the writer lock before the worker gives way and stops
 NICE = 10
 
@@ -43,6 +45,8 @@ class WorkerState:
     done: int = 0
     rate: float | None = None  # prose records per second
     error: str | None = None
+    finished: bool = False
+    gave_way: float | None = None  # when a step found the writer lock kept by another writer
 
 
 def _lock_path(cfg: Config) -> Path:
@@ -72,7 +76,8 @@ def state(store: Store, cfg: Config) -> WorkerState | None:
     except ValueError:
         return None
     return WorkerState(running(cfg), data.get("started"), data.get("updated"), int(data.get("done") or 0),
-                       data.get("rate"), data.get("error"))
+                       data.get("rate"), data.get("error"), bool(data.get("finished")),
+                       data.get("gave_way"))
 
 
 def start(cfg: Config, store: Store, pending: int) -> bool:
@@ -80,11 +85,13 @@ def start(cfg: Config, store: Store, pending: int) -> bool:
     worker runs and none failed within the hour; True when one was started."""
     if pending <= START_ABOVE or not cfg.embed.value or not cfg.background.value:
         return False
-    last = state(store, cfg)
-    if last is not None and last.error and time.time() - (last.updated or 0) < RETRY_AFTER_S:
-        return False
     if running(cfg):
         return False
+    last = state(store, cfg)
+    if last is not None and not last.finished and time.time() - (last.updated or 0) < RETRY_AFTER_S:
+        return False  # the last one failed or died (killed, out of memory) within the hour
+    if last is not None and last.gave_way and time.time() - last.gave_way < GIVE_WAY_S:
+        return False  # another writer (an `index` embedding itself) kept the lock a moment ago
     env = {**os.environ, "BACKSCROLL_HOME": str(cfg.home.value), "BACKSCROLL_CONFIG": str(cfg.config_file.value)}
     subprocess.Popen([sys.executable, "-m", "backscroll", "embed", "--background"], env=env, cwd=cfg.home.value,
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -94,7 +101,7 @@ def start(cfg: Config, store: Store, pending: int) -> bool:
 
 def work(cfg: Config) -> int:
     """The worker: embed what is pending in turns with other writers; returns the units embedded (0 when
-    another worker is already at work)."""
+    another worker is already at work, or the store's vectors are another model's)."""
     from backscroll.indexes import embed
     from backscroll.indexes.vectors import Vectors
 
@@ -105,11 +112,15 @@ def work(cfg: Config) -> int:
             os.nice(NICE)
         store = Store.open(cfg.db_path)
         started = time.time()
-        report: dict[str, object] = {"started": started, "updated": started, "done": 0, "rate": None, "error": None}
+        report: dict[str, object] = {"started": started, "updated": started, "done": 0, "rate": None, "error": None,
+                                     "finished": False}
+        _save(cfg, store, report)  # a worker that dies before its first step is not started again at once
 
         @contextlib.contextmanager
         def turn() -> Iterator[bool]:
             with writer_lock(cfg, TURN_WAIT_S) as given:
+                if not given:
+                    report["gave_way"] = time.time()
                 yield given
 
         def step(done: int, _units: int) -> None:
@@ -118,9 +129,13 @@ def work(cfg: Config) -> int:
             _save(cfg, store, report)
 
         try:
-            return Vectors(store, cfg.vectors_dir, embed.model_id()).embed_in_turns(
-                lambda: embed.load(bulk=True), turn, progress=step)
+            vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
+            n = vecs.embed_in_turns(embed.load(bulk=True), turn, progress=step)  # the model loads before anything
+            report.update(updated=time.time(), finished=True)
+            _save(cfg, store, report)
+            return n
         except Exception as exc:  # kept for `status`; the next worker waits an hour
+            store.rollback()
             report.update(updated=time.time(), error=f"{type(exc).__name__}: {exc}"[:300])
             _save(cfg, store, report)
             return 0

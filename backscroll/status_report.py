@@ -146,8 +146,9 @@ def _worker(cfg: Config, store, emb: EmbeddingStatus) -> None:
     last = background.state(store, cfg)
     if last is None:
         return
+    stopped = None if last.running or last.finished else last.error or "it stopped before it finished"
     emb.worker = WorkerStatus(last.running, last.rate, int(emb.pending / last.rate) if last.running and last.rate
-                              else None, last.error if not last.running else None)
+                              else None, stopped)
 
 
 def collect(cfg: Config) -> StatusReport:

@@ -11,24 +11,23 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from backscroll.indexes.files import fsync_dir, private_files
+from backscroll.indexes.nearest import Admit, best_admitted
 from backscroll.indexes.packing import unpack_rows
 from backscroll.store.db import Store
 
 MATRIX_REBUILD_TAIL = 2000
 SCORE_CHUNK = 16384
-ADMIT_BATCH = 500  # ids a filter is asked about at once (one SQL look-up)
+STALE_TEMP_S = 3600  # a temporary matrix file this old belongs to a writer that was killed
 DIM_DEFAULT = 384
-
-
-Admit = Callable[[list[int]], set[int]]  # which of these record ids a search's filters allow
 
 
 def _crc(arr: np.ndarray, start: int = 0) -> int:
@@ -94,10 +93,15 @@ class MatrixCache:
         Each file is written beside its final name, fsynced and renamed over it, then the directory
         is fsynced; the meta file (with a checksum of each array) goes last. Files are owner-only.
         """
+        with self.store.reading():  # one snapshot: written without the writer lock, the rows still match the seq
+            return self._write_matrix()
+
+    def _write_matrix(self) -> int:
         seq = int(self.store.get_meta("vector_seq") or 0)
         n = self.store.vector_row_count(self.model)
         dim = self.store.vector_dim(self.model) or DIM_DEFAULT
         mpath, spath, ipath, meta = self._paths()
+        self._sweep_temp_files()
         ids = np.zeros(n, dtype=np.int64)
         scales = np.zeros(n, dtype=np.float32)
         crc_int8 = 0
@@ -156,6 +160,18 @@ class MatrixCache:
                 meta_tmp.unlink(missing_ok=True)
             fsync_dir(self.dir)
         return n
+
+    def _sweep_temp_files(self) -> None:
+        """Remove the half-written files of a writer killed an hour or more ago (a matrix is hundreds of MB)."""
+        if not self.dir.is_dir():
+            return
+        cutoff = time.time() - STALE_TEMP_S
+        for p in self.dir.glob(".*.tmp*"):
+            try:
+                if p.stat().st_mtime < cutoff:
+                    p.unlink()
+            except OSError:
+                pass
 
     def _store_fingerprint(self, seq: int) -> tuple[int, int]:
         """``(rows, id sum)`` the matrix written at ``seq`` should hold, if no record was deleted since."""
@@ -250,48 +266,10 @@ class MatrixCache:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         return np.concatenate(parts_ids), np.concatenate(parts_scores)
 
-    @staticmethod
-    def top(ids: np.ndarray, scores: np.ndarray, k: int, admit: Admit | None = None,
-            reach: int | None = None) -> list[tuple[int, float]] | None:
-        """The ``k`` best ``(id, similarity)`` that ``admit`` lets through (all when None), best first, ties
-        by id. The ranking is read from the top in widening slices, so a broad filter costs a few look-ups,
-        not a pass over the store; None when fewer than ``k`` were admitted within ``reach`` rows (and more
-        remain): the caller then filters the whole set."""
-        n = len(ids)
-        k = min(k, n)
-        if k <= 0:
-            return []
-        width = k if admit is None else min(n, max(4 * k, ADMIT_BATCH))
-        out: list[tuple[int, float]] = []
-        looked = 0
-        while True:
-            order = _best(ids, scores, width)
-            for start in range(looked, len(order), ADMIT_BATCH):
-                pos = order[start:start + ADMIT_BATCH]
-                batch = [int(ids[i]) for i in pos]
-                kept = admit(batch) if admit is not None else None
-                out.extend((rid, float(scores[i])) for rid, i in zip(batch, pos, strict=True)
-                           if (kept is None or rid in kept) and np.isfinite(scores[i]))
-                if len(out) >= k:
-                    return out[:k]
-            looked = len(order)
-            if width >= n:
-                return out
-            if reach is not None and width >= reach:
-                return None
-            width = min(n, width * 8)
+    top = staticmethod(best_admitted)
 
     def search(self, qvec: np.ndarray, k: int, admit: Admit | None = None) -> list[tuple[int, float]]:
         """The ``k`` nearest records as ``(id, cosine similarity)``, best first."""
         ids, scores = self.similarities(qvec)
         return self.top(ids, scores, k, admit) or []
 
-
-def _best(ids: np.ndarray, scores: np.ndarray, width: int) -> np.ndarray:
-    """Positions of the ``width`` best scores, best first, ties by id (one total order, whatever the width)."""
-    if width < len(scores):
-        cut = np.partition(-scores, width - 1)[width - 1]
-        pos = np.flatnonzero(-scores <= cut)  # every tie at the cut, so the order below is the global one
-    else:
-        pos = np.arange(len(scores))
-    return pos[np.lexsort((ids[pos], -scores[pos]))][:width]

@@ -200,18 +200,19 @@ class Vectors(MatrixCache):
                 self.write_matrix()
                 since_matrix = 0
         return embedded
-    def embed_in_turns(self, embedder_factory: EmbedderFactory, turn: Turn, *, step: int = TURN_RECORDS,
+    def embed_in_turns(self, embedder: Embedder, turn: Turn, *, step: int = TURN_RECORDS,
                        progress: Callable[[int, int], None] | None = None) -> int:
         """Embed prose records without a vector, newest first, ``step`` records at a time, computing each step
         without the writer lock and taking it (``turn()``, which yields whether it was given) only to save it.
-        Records that changed meanwhile (redacted again, replaced) are left for the next step. Stops when nothing
-        is pending, when a step saves nothing, or when the lock is not given (another writer is at work).
-        Returns the units embedded; ``progress(records_done, units_embedded)`` after each step."""
+        Records that changed meanwhile (redacted again, replaced) are left for the next step. Never switches
+        the store's model: it stops when the store's vectors are (or become) another model's, when nothing is
+        pending, when a step saves nothing, or when the lock is not given (another writer is at work). The
+        matrix is written from a snapshot, without the lock. Returns the units embedded;
+        ``progress(records_done, units_embedded)`` after each step."""
         with turn() as given:
-            if not given:
+            if not given or self.store.get_meta("vectors_model") not in (None, self.model):
                 return 0
-            self.ensure_model()
-        embedder: Embedder | None = None
+            self.ensure_model()  # a store never embedded: nothing of another model to forget
         done = embedded = since_matrix = 0
         while len(ids := self.pending_ids()[:step]):
             units, too_short = self._window_units(ids)
@@ -219,12 +220,11 @@ class Vectors(MatrixCache):
             todo = {h: u for _r, h, u in units if h not in known}
             finished: dict[str, np.ndarray] = {}
             if todo:
-                embedder = embedder or embedder_factory()
                 hashes = list(todo)
                 for idx, vecs in _batches(embedder, [todo[h] for h in hashes]):
                     finished.update((hashes[i], v) for i, v in zip(idx, vecs, strict=True))
             with turn() as given:
-                if not given:
+                if not given or self.store.get_meta("vectors_model") != self.model:
                     break
                 now_units, now_short = self._window_units(ids)  # as the store holds them now
                 same = {(r, h) for r, h, _u in units} & {(r, h) for r, h, _u in now_units}
@@ -236,18 +236,16 @@ class Vectors(MatrixCache):
                 used = {h for _r, h in ready}
                 self._commit(int(self.store.get_meta("vector_seq") or 0) + 1,
                              {h: v for h, v in finished.items() if h in used}, ready, short)
-                embedded += len(used & set(finished))
-                done += len(ready) + len(short)
-                since_matrix += len(ready)
-                if since_matrix >= MATRIX_REFRESH_ROWS:
-                    self.write_matrix()
-                    since_matrix = 0
+            embedded += len(used & set(finished))
+            done += len(ready) + len(short)
+            since_matrix += len(ready)
+            if since_matrix >= MATRIX_REFRESH_ROWS:
+                self.write_matrix()
+                since_matrix = 0
             if progress:
                 progress(done, embedded)
         if since_matrix:
-            with turn() as given:
-                if given:
-                    self.write_matrix()
+            self.write_matrix()
         return embedded
 
     # -- pruning -------------------------------------------------------------------------------

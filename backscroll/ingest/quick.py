@@ -4,9 +4,11 @@ looking at every file.
 A directory's mtime changes when an entry is added, removed or renamed in it, so a directory whose mtime
 is as last listed holds the same files: only changed directories are listed again (a new session is
 found at once). Appends do not touch the directory, so the newest files written in the last day are
-looked at on every call (the sessions agents are writing), and ``ROTATE`` others in turn (a resumed old session
-is read within a few calls). The agents that keep their sessions in a database or a layout of their
-own are looked at whole, as ``discover.scan`` does. ``index`` walks everything (``scan``) and
+looked at on every call (the sessions agents are writing), ``ROTATE`` others in turn (a resumed old
+session is read within files / ROTATE calls), and the files that could not be read last time. A file that
+is gone is not a failure (agents prune their logs; the store keeps the records). The agents that keep
+their sessions in a database or a layout of their own are looked at whole, as ``discover.scan`` does, and
+a directory whose name is not UTF-8 is read by ``index`` only. ``index`` walks everything (``scan``) and
 remembers every directory; a directory that changed while it was walked is listed again next time.
 """
 
@@ -65,11 +67,13 @@ def dir_mtimes(paths: Iterable[str], since_ns: int) -> dict[str, int]:
     or just before it was listed)."""
     out: dict[str, int] = {}
     for d in paths:
+        if store_text(d) != d:  # a name that is not UTF-8 cannot be stat'ed from its stored form: index reads it
+            continue
         try:
             mtime = os.stat(d).st_mtime_ns
         except OSError:
             continue
-        out[store_text(d)] = -1 if mtime > since_ns - RACY_NS else mtime
+        out[d] = -1 if mtime > since_ns - RACY_NS else mtime
     return out
 
 
@@ -157,20 +161,22 @@ def _relist(d: str, mtime: int, started: int, known_dirs: dict[str, int], learnt
     stack = [(d, mtime)]
     while stack:
         path, mt = stack.pop()
+        if store_text(path) != path:  # not UTF-8: read by index only (see dir_mtimes)
+            continue
         try:
             with os.scandir(path) as it:
                 entries = list(it)
         except OSError as exc:
-            out.bad_dirs.setdefault(store_text(path), reason(exc))
+            out.bad_dirs.setdefault(path, reason(exc))
+            learnt.seen[path] = -1  # listed again next time
             continue
-        learnt.seen[store_text(path)] = -1 if mt > started - RACY_NS else mt
-        for entry in entries:
+        learnt.seen[path] = -1 if mt > started - RACY_NS else mt
+        for entry in entries:  # as os.walk sorts them: a link to a directory is not followed, anything else is a file
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    if store_text(entry.path) not in known_dirs:
-                        stack.append((entry.path, entry.stat(follow_symlinks=False).st_mtime_ns))
-                elif entry.is_file():
+                if not entry.is_dir():
                     candidates.append(entry.path)
+                elif not entry.is_symlink() and entry.path not in known_dirs:
+                    stack.append((entry.path, entry.stat(follow_symlinks=False).st_mtime_ns))
             except OSError:
                 continue
 
@@ -188,11 +194,17 @@ def _recent_and_in_turn(store: Store, walkers: list[tuple[SourceRoot, Agent]], m
     turn = store.marks_after(cursor, ROTATE)
     if len(turn) < ROTATE:  # wrap around
         turn += store.marks_after("", ROTATE - len(turn))
-    rows: dict[str, FileMark] = {**{p: (a, size, mtime) for p, a, size, mtime in turn}, **recent}
+    rows: dict[str, FileMark | None] = {**{p: (a, size, mtime) for p, a, size, mtime in turn}, **recent}
+    failed = [k for k, issue in issues.items() if issue[0] == "unreadable" and k.startswith(prefixes)]
+    rows.update((k, marks.get(k) or store.marks_of([k]).get(k)) for k in failed if k not in rows)
     for key, mark in sorted(rows.items()):
-        agent = owners.get(mark[0])
-        if agent is None or not key.startswith(prefixes) or key in out.present:
+        if key in out.present or not key.startswith(prefixes) or not os.path.lexists(key):
+            continue  # a file gone (agents prune their logs) is not a failure: its records stay
+        root_agent = next(a for (root, a), prefix in zip(walkers, prefixes, strict=True) if key.startswith(prefix))
+        agent = owners.get(mark[0]) if mark is not None else (root_agent if root_agent.claims(Path(key)) else None)
+        if agent is None:
             continue
-        marks[key] = mark
+        if mark is not None:
+            marks[key] = mark
         look(agent, key, key, marks, issues, False, out, report)
     return turn[-1][0] if turn else None

@@ -256,6 +256,20 @@ class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries, EchoQueries
     def commit(self) -> None:
         self.conn.execute("COMMIT")
 
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One snapshot for several reads (a matrix written without the writer lock sees one state of the
+        store); inside a transaction already, that transaction's."""
+        if self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")
+
     def rollback(self) -> None:
         if self.conn.in_transaction:
             self.conn.execute("ROLLBACK")

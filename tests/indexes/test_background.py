@@ -51,13 +51,22 @@ def test_a_backlog_is_embedded_in_turns_saving_only_under_the_lock(backlog):
             held.append(given)
             yield given
 
+    unlocked: list[bool] = []
+    write = vecs.write_matrix
+
+    def write_matrix():
+        with writer_lock(cfg, 0.0) as free:  # written from a snapshot: other writers are not kept waiting
+            unlocked.append(free)
+        return write()
+
+    vecs.write_matrix = write_matrix  # type: ignore[method-assign]
     try:
-        embedded = vecs.embed_in_turns(lambda: embed_mod.load(bulk=True), turn, step=16)
+        embedded = vecs.embed_in_turns(embed_mod.load(bulk=True), turn, step=16)
         assert vecs.load()[1] is not None  # the matrix was written at the end
     finally:
         store.close()
     assert embedded == 80 and _pending(backlog) == 0
-    assert len(held) >= 80 // 16 and all(held)
+    assert len(held) >= 80 // 16 and all(held) and unlocked == [True]
 
 
 def test_the_worker_gives_way_when_another_writer_keeps_the_lock(backlog, monkeypatch):
@@ -85,13 +94,27 @@ def test_a_record_changed_while_its_step_was_computed_is_not_saved_with_the_old_
             yield given
 
     try:
-        vecs.embed_in_turns(lambda: embed_mod.load(bulk=True), turn, step=8)
+        vecs.embed_in_turns(embed_mod.load(bulk=True), turn, step=8)
         unit = rows(backlog, "SELECT unit_hash FROM records WHERE id = ?", (first,))[0]["unit_hash"]
         units, _short = vecs._window_units(vecs.pending_ids())
     finally:
         store.close()
     assert unit is not None and _pending(backlog) == 0  # embedded in a later step, from its new text
     assert units == []
+
+
+def test_the_worker_never_switches_the_stores_model(backlog):
+    cfg = backlog.config()
+    store = Store.open(cfg.db_path)
+    try:
+        store.begin()
+        store.set_meta("vectors_model", "another-model")
+        store.commit()
+    finally:
+        store.close()
+    assert background.work(cfg) == 0
+    assert rows(backlog, "SELECT value FROM meta WHERE key = 'vectors_model'")[0]["value"] == "another-model"
+    assert _pending(backlog) == 80
 
 
 def test_one_worker_at_a_time(backlog):
@@ -113,10 +136,17 @@ def test_start_only_when_a_search_leaves_more_than_it_embeds_itself(backlog, mon
         monkeypatch.setenv("BACKSCROLL_BACKGROUND", "1")
         on = backlog.config()
         assert background.start(on, store, 80) and started[-1][-2:] == ["embed", "--background"]
+        for last in ({"updated": time.time(), "error": "RuntimeError: no model"},  # it failed within the hour
+                     {"updated": time.time(), "finished": False},  # it died (killed, out of memory)
+                     {"updated": time.time(), "finished": True, "gave_way": time.time()}):  # an index kept the lock
+            store.begin()
+            store.set_meta(background.STATE_KEY, json.dumps(last))
+            store.commit()
+            assert not background.start(on, store, 80)
         store.begin()
-        store.set_meta(background.STATE_KEY, json.dumps({"updated": time.time(), "error": "RuntimeError: no model"}))
+        store.set_meta(background.STATE_KEY, json.dumps({"updated": time.time() - 7200, "finished": False}))
         store.commit()
-        assert not background.start(on, store, 80)  # it failed within the hour
+        assert background.start(on, store, 80)
     finally:
         store.close()
 

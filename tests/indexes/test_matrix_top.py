@@ -44,3 +44,12 @@ def test_without_a_filter_ties_come_in_id_order():
     ids = np.array([9, 3, 7, 1], dtype=np.int64)
     scores = np.array([0.5, 0.5, 0.9, 0.5], dtype=np.float32)
     assert [i for i, _s in MatrixCache.top(ids, scores, 3) or []] == [7, 1, 3]
+
+
+def test_nan_scores_rank_nowhere_and_nothing_comes_twice():
+    ids = np.arange(1, 5001, dtype=np.int64)
+    scores = np.full(5000, np.nan, dtype=np.float32)
+    scores[:600] = np.linspace(1, 0, 600)
+    got = MatrixCache.top(ids, scores, 50, lambda batch: {i for i in batch if i % 7 == 0})
+    assert got is not None and len(got) == len({i for i, _s in got}) == 50
+    assert all(i % 7 == 0 and np.isfinite(s) for i, s in got)

@@ -133,3 +133,30 @@ def test_a_full_walk_that_finds_nothing_new_remembers_nothing_new(session_builde
         assert any(d.seen for d in look.dirs)
     finally:
         store.close()
+
+
+def test_a_pruned_session_is_not_reported_unreadable(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("a session the agent prunes later")
+    backscroll_index()
+    s.path.unlink()  # recent, so the quick sync looks at it every time
+    report = _quick(backscroll_home)
+    assert report.unreadable == [] and _texts(backscroll_home) == ["a session the agent prunes later"]
+
+
+def test_a_file_that_could_not_be_read_is_tried_again_by_the_next_search(session_builder, backscroll_home,
+                                                                          backscroll_index):
+    old = session_builder.claude(project="shop")
+    old.user("an old session")
+    _age(old.path)
+    backscroll_index()
+    target = backscroll_home.root / "later.jsonl"
+    link = old.path.parent / "0d7c9f1e-8d3a-4b7e-9a55-3c0f2b1e6a10.jsonl"
+    link.symlink_to(target)  # a new file the first look cannot read
+    assert [p for p, _why in _quick(backscroll_home).unreadable] == [str(link)]
+    later = session_builder.claude(project="scratch")
+    later.user("written after the first look")
+    os.replace(later.path, target)
+    later.path.parent.rmdir()
+    report = _quick(backscroll_home)
+    assert report.unreadable == [] and "written after the first look" in _texts(backscroll_home)

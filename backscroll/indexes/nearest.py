@@ -1,0 +1,56 @@
+"""The ``k`` records closest to a query among those a search's filters admit, read from the top of the ranking
+in widening slices (a broad filter costs a few look-ups, not a pass over the store); ties by id. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+ADMIT_BATCH = 500  # ids a filter is asked about at once (one SQL look-up)
+
+Admit = Callable[[list[int]], set[int]]  # which of these record ids a search's filters allow
+
+
+def best_admitted(ids: np.ndarray, scores: np.ndarray, k: int, admit: Admit | None = None,
+                  reach: int | None = None) -> list[tuple[int, float]] | None:
+    """The ``k`` best ``(id, similarity)`` that ``admit`` lets through (all when None), best first, ties
+    by id. The ranking is read from the top in widening slices, so a broad filter costs a few look-ups,
+    not a pass over the store; None when fewer than ``k`` were admitted within ``reach`` rows (and more
+    remain): the caller then filters the whole set."""
+    finite = np.isfinite(scores)
+    if not finite.all():  # a NaN (a damaged vector) ranks nowhere
+        ids, scores = ids[finite], scores[finite]
+    n = len(ids)
+    k = min(k, n)
+    if k <= 0:
+        return []
+    width = k if admit is None else min(n, max(4 * k, ADMIT_BATCH))
+    out: list[tuple[int, float]] = []
+    looked = 0
+    while True:
+        order = _best(ids, scores, width)
+        for start in range(looked, len(order), ADMIT_BATCH):
+            pos = order[start:start + ADMIT_BATCH]
+            batch = [int(ids[i]) for i in pos]
+            kept = admit(batch) if admit is not None else None
+            out.extend((rid, float(scores[i])) for rid, i in zip(batch, pos, strict=True)
+                       if kept is None or rid in kept)
+            if len(out) >= k:
+                return out[:k]
+        looked = len(order)
+        if width >= n:
+            return out
+        if reach is not None and width >= reach:
+            return None
+        width = min(n, width * 8)
+
+
+def _best(ids: np.ndarray, scores: np.ndarray, width: int) -> np.ndarray:
+    """Positions of the ``width`` best scores, best first, ties by id (one total order, whatever the width)."""
+    if width < len(scores):
+        cut = np.partition(-scores, width - 1)[width - 1]
+        pos = np.flatnonzero(-scores <= cut)  # every tie at the cut, so the order below is the global one
+    else:
+        pos = np.arange(len(scores))
+    return pos[np.lexsort((ids[pos], -scores[pos]))][:width]
