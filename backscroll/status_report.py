@@ -146,7 +146,7 @@ def _worker(cfg: Config, store, emb: EmbeddingStatus) -> None:
     last = background.state(store, cfg)
     if last is None:
         return
-    stopped = None if last.running or last.finished else last.error or "it stopped before it finished"
+    stopped = None if last.running or last.finished else last.error or "killed or crashed before it finished"
     emb.worker = WorkerStatus(last.running, last.rate, int(emb.pending / last.rate) if last.running and last.rate
                               else None, stopped)
 
