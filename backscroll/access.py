@@ -220,7 +220,7 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
                 if cfg.embed.value and cfg.background.value:  # meaning for what a search does not embed itself
                     from backscroll import background
 
-                    background.start(cfg, store, store.pending_prose(at_most=background.START_ABOVE + 1))
+                    background.start(cfg, store, store.pending_prose(at_most=background.SEARCH_EMBEDS + 1))
             lex.sync(store, notes.append, lexical_progress)
             return store, lex, do_sync
     notes.append("another backscroll process is indexing; answering from the last committed state")

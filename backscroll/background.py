@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -27,7 +26,7 @@ from backscroll.store.lock import file_lock, writer_lock
 
 LOCK_NAME = "embed-worker.lock"
 STATE_KEY = "embed_worker"
-START_ABOVE = 64  # pending prose a search leaves to the worker (fewer, it embeds itself: meaning.SEARCH_EMBED_LIMIT)
+SEARCH_EMBEDS = 64  # new prose records a search embeds itself (a new session: well under 2 s); more go to the worker
 RETRY_AFTER_S = 3600  # after a worker failed
 GIVE_WAY_S = 60  # after a worker gave way to another writer
 TURN_WAIT_S = 5.0  # how long a step waits for the writer lock before the worker gives way and stops
@@ -83,7 +82,7 @@ def state(store: Store, cfg: Config) -> WorkerState | None:
 def start(cfg: Config, store: Store, pending: int) -> bool:
     """Start a worker when ``pending`` prose records are more than a search embeds itself, embedding is on, no
     worker runs and none failed within the hour; True when one was started."""
-    if pending <= START_ABOVE or not cfg.embed.value or not cfg.background.value:
+    if pending <= SEARCH_EMBEDS or not cfg.embed.value or not cfg.background.value:
         return False
     if running(cfg):
         return False
@@ -92,6 +91,8 @@ def start(cfg: Config, store: Store, pending: int) -> bool:
         return False  # the last one failed or died (killed, out of memory) within the hour
     if last is not None and last.gave_way and time.time() - last.gave_way < GIVE_WAY_S:
         return False  # another writer (an `index` embedding itself) kept the lock a moment ago
+    import subprocess
+
     env = {**os.environ, "BACKSCROLL_HOME": str(cfg.home.value), "BACKSCROLL_CONFIG": str(cfg.config_file.value)}
     subprocess.Popen([sys.executable, "-m", "backscroll", "embed", "--background"], env=env, cwd=cfg.home.value,
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

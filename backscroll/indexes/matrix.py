@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from backscroll.indexes.files import fsync_dir, private_files
-from backscroll.indexes.nearest import Admit, best_admitted
+from backscroll.indexes.nearest import best_admitted
 from backscroll.indexes.packing import unpack_rows
 from backscroll.store.db import Store
 
@@ -267,9 +267,3 @@ class MatrixCache:
         return np.concatenate(parts_ids), np.concatenate(parts_scores)
 
     top = staticmethod(best_admitted)
-
-    def search(self, qvec: np.ndarray, k: int, admit: Admit | None = None) -> list[tuple[int, float]]:
-        """The ``k`` nearest records as ``(id, cosine similarity)``, best first."""
-        ids, scores = self.similarities(qvec)
-        return self.top(ids, scores, k, admit) or []
-

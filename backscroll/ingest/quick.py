@@ -103,10 +103,13 @@ def quick_scan(store: Store, roots: list[SourceRoot], issues: Issues, report: In
     dirs: list[Dirs] = []
     whole: list[SourceRoot] = []
     walkers: list[tuple[SourceRoot, Agent]] = []
+    known: dict[str, dict[str, int]] = {}  # root -> its directories' mtimes, for the roots walked before
     for root in roots:
         key = store_text(str(root.path))
         agent = AGENTS[root.agent] if root.agent else None
-        if agent is None or not walks_files(agent) or not root.path.is_dir() or not store.source_dirs(key):
+        if agent is not None and walks_files(agent) and root.path.is_dir():
+            known[key] = store.source_dirs(key)
+        if agent is None or not known.get(key):
             whole.append(root)
         else:
             walkers.append((root, agent))
@@ -120,7 +123,7 @@ def quick_scan(store: Store, roots: list[SourceRoot], issues: Issues, report: In
     bad_before = set(out.bad_dirs)
     for root, agent in walkers:
         key = store_text(str(root.path))
-        known_dirs = store.source_dirs(key)
+        known_dirs = known[key]
         learnt = Dirs(key)
         candidates: list[str] = []
         for d, mtime in known_dirs.items():

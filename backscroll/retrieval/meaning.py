@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from backscroll.background import SEARCH_EMBEDS
 from backscroll.config import Config
 from backscroll.errors import SemanticUnavailableError
 from backscroll.store.db import Store
@@ -13,7 +14,6 @@ from backscroll.store.evidence import allowed_query
 from backscroll.store.lock import writer_lock
 from backscroll.types import Filters
 
-SEARCH_EMBED_LIMIT = 64  # new records a search embeds itself (a new session: well under 2 s)
 ADMIT_REACH = 16384  # closest records checked against a scope before its whole set is read instead
 
 
@@ -100,14 +100,14 @@ def _ready(store: Store, cfg: Config, plan, mode: str, fresh: bool, notes: list[
     try:
         pending = vecs.pending() if ready else 0
         if fresh and cfg.embed.value:
-            small = not ready and store.record_count(at_most=SEARCH_EMBED_LIMIT + 1) <= SEARCH_EMBED_LIMIT
-            if (ready and 0 < pending <= SEARCH_EMBED_LIMIT) or small:
+            small = not ready and store.record_count(at_most=SEARCH_EMBEDS + 1) <= SEARCH_EMBEDS
+            if (ready and 0 < pending <= SEARCH_EMBEDS) or small:
                 with writer_lock(cfg, 0.0) as acquired:
                     if acquired:  # a new session (or a tiny store) is embedded on the spot
                         vecs.embed_pending(factory)
                 ready = store.get_meta("vectors_model") == model and int(store.get_meta("vector_seq") or 0) > 0
                 pending = vecs.pending() if ready else 0
-        if ready and pending > SEARCH_EMBED_LIMIT:
+        if ready and pending > SEARCH_EMBEDS:
             notes.append(_coverage_note(store, pending))
         if not ready:
             if mode == "hybrid":
