@@ -4,7 +4,9 @@ Queries read a memory-mapped int8 matrix with a scale per row (``vectors/``: a q
 memory, scores within 0.002 and the same top ranks), converted chunk by chunk into a small float32
 buffer, plus the few rows embedded since it was written, straight from SQLite. The files are
 written beside their final names and renamed over them, with a meta file (checksums, row count,
-id sum) written last; a matrix that fails its checks is ignored and rewritten.
+id sum) written last; a matrix that fails its checks is ignored and rewritten. A new matrix starts from
+the old one's rows, copied, when none of them changed since: only the rows embedded since are read
+from the store (at a million records, reading every vector again took minutes).
 """
 
 from __future__ import annotations
@@ -104,7 +106,8 @@ class MatrixCache:
         self._sweep_temp_files()
         ids = np.zeros(n, dtype=np.int64)
         scales = np.zeros(n, dtype=np.float32)
-        crc_int8 = 0
+        kept = self._reusable(seq, dim)
+        after, crc_int8 = (kept[3], kept[4]) if kept is not None else (0, 0)
         with private_files():
             self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             # The int8 rows are written chunk by chunk into the file (never all in memory at once).
@@ -115,7 +118,14 @@ class MatrixCache:
                 else:
                     q8 = np.lib.format.open_memmap(mtmp, mode="w+", dtype=np.int8, shape=(n, dim))
                     at = 0
-                    for part_ids, m in self._iter_rows(0):
+                    if kept is not None:  # the old rows, copied as they are (in matrix order: they come first)
+                        base_ids, base, base_scales = kept[:3]
+                        at = min(len(base_ids), n)
+                        for start in range(0, at, SCORE_CHUNK):
+                            q8[start:min(at, start + SCORE_CHUNK)] = base[start:min(at, start + SCORE_CHUNK)]
+                        ids[:at], scales[:at] = base_ids[:at], base_scales[:at]
+                        del base
+                    for part_ids, m in self._iter_rows(after):
                         k = min(len(part_ids), n - at)  # the writer lock is held: the count cannot change
                         m = m[:k]
                         sc = np.abs(m).max(axis=1) / 127.0
@@ -160,6 +170,19 @@ class MatrixCache:
                 meta_tmp.unlink(missing_ok=True)
             fsync_dir(self.dir)
         return n
+
+    def _reusable(self, seq: int, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int] | None:
+        """``(ids, int8 rows, scales, its seq, its int8 checksum)`` of the matrix written last, when it is intact
+        and still holds exactly the store's vectors up to its pass (none replaced or deleted since); else None."""
+        meta = self._meta()
+        if meta is None or not isinstance(meta.get("seq"), int) or meta["seq"] > seq:
+            return None
+        damaged, loaded = self.cache_damaged, self._load_base(meta)
+        self.cache_damaged = damaged  # (a damaged matrix is simply written afresh)
+        if loaded is None or loaded[1].shape[1:] != (dim,) or \
+                (meta.get("rows"), meta.get("ids_sum")) != self._store_fingerprint(meta["seq"]):
+            return None
+        return (*loaded, meta["seq"], int(meta["crc32"]["int8"]))
 
     def _sweep_temp_files(self) -> None:
         """Remove the half-written files of a writer killed an hour or more ago (a matrix is hundreds of MB)."""
