@@ -3,7 +3,8 @@
 The request's options come from ``SearchRequest``'s fields; only the options that shape the output
 are listed here. The CLI builds its Typer command from ``params()``, and the repeat rule reads an
 agent's earlier call with Click's parser built from the same list (``parse``), so the two can never
-disagree about an option. Click is imported only when an argv is parsed.
+disagree about an option. Click is imported only when an argv is parsed. A plain call (known options, each
+once, values in bounds) is read without Click or Typer at all (``read``): an agent runs one every turn.
 """
 
 from __future__ import annotations
@@ -97,3 +98,52 @@ def parse(args: list[str]) -> dict[str, Any] | None:
     asked = {p.name for p in request_params()}
     return {"query": " ".join(words),
             **{k: v for k, v in ctx.params.items() if k in asked and v is not None and v is not False}}
+
+
+def read(args: list[str]) -> dict[str, Any] | None:
+    """The keyword arguments ``backscroll search ARGS`` gives the command (``{"query": [words], name: value}``, every
+    option present), read without Click; None when anything is not plain: an option unknown here (``--help``), given
+    twice, without its value, with a value that starts with ``-``, is not a whole number or is out of its bounds, or
+    no words. Typer then reads the call and says what is wrong. Pure."""
+    flags = {flag: p for p in params() for flag in p.flags}
+    given: dict[str, Any] = {p.name: p.default for p in params()}
+    seen: set[str] = set()
+    words: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            words.extend(args[i:])
+            break
+        if not arg.startswith("-") or arg == "-":
+            words.append(arg)
+            continue
+        name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        p = flags.get(name)
+        if p is None or (p.name in seen and not p.multiple):
+            return None
+        seen.add(p.name)
+        if p.kind is bool:
+            if eq:
+                return None
+            given[p.name] = True
+            continue
+        if not eq:
+            if i == len(args):
+                return None
+            value, i = args[i], i + 1
+        if value.startswith("-"):
+            return None
+        if p.kind is int:
+            if not (value.isascii() and value.isdigit()) or (p.minimum is not None and int(value) < p.minimum) or (
+                    p.maximum is not None and int(value) > p.maximum):
+                return None
+            given[p.name] = int(value)
+        elif p.multiple:
+            given[p.name] = [*(given[p.name] or ()), value]
+        else:
+            given[p.name] = value
+    if not words:
+        return None
+    return {"query": words, **given}

@@ -6,6 +6,8 @@ answered without importing Typer at all.
 
 from __future__ import annotations
 
+from typing import Any
+
 GLOBAL_VALUE_OPTIONS = ("--home", "--color")
 GLOBAL_FLAGS = ("--no-pager", "--pretty")
 OWN_FLAGS = {"search": GLOBAL_FLAGS}  # commands that declare these flags themselves
@@ -49,22 +51,23 @@ def dash_hint(argv: list[str], exc) -> str | None:
             + " ".join(a for a in argv[at + 1:]))
 
 
-def split_globals(argv: list[str]) -> tuple[str | None, list[str]] | None:
-    """``(home, the rest)`` of ``argv`` with its global options hoisted in front (``hoist_globals``); None
-    when something else leads (``--help``, ``--version``, an unknown option). Pure."""
-    home, i = None, 0
+def split_globals(argv: list[str]) -> tuple[dict[str, Any], list[str]] | None:
+    """``(the global options, the rest)`` of ``argv`` with its global options hoisted in front (``hoist_globals``):
+    ``{"home", "color", "pretty", "no_pager"}``; None when something else leads (``--help``, ``--version``, an
+    unknown option). Pure."""
+    given: dict[str, Any] = {"home": None, "color": "auto", "pretty": False, "no_pager": False}
+    i = 0
     while i < len(argv) and argv[i].startswith("--"):
         name, eq, value = argv[i].partition("=")
-        if name == "--home" and (eq or i + 1 < len(argv)):
-            home = value if eq else argv[i + 1]
-            i += 1 if eq else 2
-        elif name == "--color" and (eq or i + 1 < len(argv)):
+        if name in GLOBAL_VALUE_OPTIONS and (eq or i + 1 < len(argv)):
+            given[name[2:]] = value if eq else argv[i + 1]
             i += 1 if eq else 2
         elif name in GLOBAL_FLAGS:
+            given[name[2:].replace("-", "_")] = True
             i += 1
         else:
             return None
-    return home, argv[i:]
+    return given, argv[i:]
 
 
 def hook_call(argv: list[str]) -> tuple[str, str, str | None] | None:
@@ -73,10 +76,22 @@ def hook_call(argv: list[str]) -> tuple[str, str, str | None] | None:
     split = split_globals(argv)
     if split is None:
         return None
-    home, words = split
+    given, words = split
     if len(words) != 3 or words[0] != "hook" or any(w.startswith("-") for w in words[1:]):
         return None
-    return words[1], words[2], home
+    return words[1], words[2], given["home"]
+
+
+def search_call(argv: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """``(the global options, what the command receives)`` when ``argv`` (globals hoisted) is a plain ``search``
+    call (``search_command.read``), else None: Typer reads it. Pure."""
+    split = split_globals(argv)
+    if split is None or split[0]["color"] not in ("auto", "always", "never") or split[1][:1] != ["search"]:
+        return None
+    from backscroll.search_command import read
+
+    given = read(split[1][1:])
+    return None if given is None else (split[0], given)
 
 
 def command_of(argv: list[str]) -> str | None:
@@ -118,7 +133,13 @@ def main() -> None:
 
         sys.exit(run_hook(*hook))
     import os
-    from typing import Any, cast
+
+    plain = None if os.environ.get("_BACKSCROLL_COMPLETE") else search_call(argv)
+    if plain is not None:  # an agent's search, every turn: read without Typer too
+        from backscroll.cli.search import run_plain
+
+        run_plain(*plain)  # exits
+    from typing import cast
 
     import typer
 

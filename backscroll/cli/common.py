@@ -1,4 +1,8 @@
-"""What every command shares: the global options, stderr messages, JSON output, error mapping."""
+"""What every command shares: the global options, stderr messages, JSON output, error mapping.
+
+It imports no Typer: a plain ``search`` runs without it (``backscroll.cli.search_call``). A command ends by
+raising ``SystemExit`` with its code, which Typer lets through as it is.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,13 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import NoReturn
-
-import typer
+from typing import TYPE_CHECKING, NoReturn
 
 from backscroll.errors import BackscrollError, ExitCode
 from backscroll.sanitize import escaped_bidi
+
+if TYPE_CHECKING:
+    import typer
 
 
 @dataclass
@@ -131,7 +136,7 @@ def fail(exc: BackscrollError, as_json: bool) -> NoReturn:
         err(f"backscroll: {exc.message}")
         if exc.hint:
             err(f"hint: {exc.hint}")
-    raise typer.Exit(int(exc.exit_code))
+    raise SystemExit(int(exc.exit_code))
 
 
 def run(fn: Callable[[], int | None], *, as_json: bool = False) -> None:
@@ -142,17 +147,17 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False) -> None:
         fail(exc, as_json)
     except KeyboardInterrupt:
         err("interrupted: what was already indexed is kept; the next run goes on from there")
-        raise typer.Exit(130) from None
+        raise SystemExit(130) from None
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except OSError:
             pass
-        raise typer.Exit(0) from None
-    except (typer.Exit, typer.Abort, SystemExit):
+        raise SystemExit(0) from None
+    except SystemExit:
         raise
     except Exception as exc:  # a bug: say so briefly, never dump locals (transcripts hold secrets)
-        if os.environ.get("BACKSCROLL_DEBUG"):
+        if os.environ.get("BACKSCROLL_DEBUG") or _typer_exit(exc):
             raise
         internal = BackscrollError(f"internal error: {type(exc).__name__}: {exc}",
                                    hint="set BACKSCROLL_DEBUG=1 for a traceback and report it")
@@ -162,7 +167,13 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False) -> None:
             raise
         fail(BackscrollError(f"internal error: a panic in the search engine: {exc}",
                              hint="`backscroll rebuild` recreates the index from the store"), as_json)
-    raise typer.Exit(int(code or ExitCode.OK))
+    raise SystemExit(int(code or ExitCode.OK))
+
+
+def _typer_exit(exc: Exception) -> bool:
+    """Whether ``exc`` is Typer's own way out (``typer.Exit``, ``typer.Abort``), raised inside a command's body."""
+    typer = sys.modules.get("typer")
+    return typer is not None and isinstance(exc, typer.Exit | typer.Abort)
 
 
 def archive(cfg=None):
@@ -185,6 +196,8 @@ def config(sources: list[str] | None = None):
 
 def option_of(request: type, name: str) -> typer.models.OptionInfo:
     """The command line's option for a request field (``request.py``): its flags, bounds, placeholder and help."""
+    import typer
+
     from backscroll.request import kind_of, option, options
 
     opt = option(name, request)

@@ -1,18 +1,23 @@
-"""``backscroll search``: find what was said, decided or run in earlier sessions."""
+"""``backscroll search``: find what was said, decided or run in earlier sessions.
+
+The command runs under Typer, or, for a plain call (``backscroll.cli.search_call``), straight from ``run_plain``:
+Typer is imported only to build the command.
+"""
 
 from __future__ import annotations
 
 import inspect
 import os
 import sys
-from typing import Annotated, Any
-
-import typer
+from typing import TYPE_CHECKING, Annotated, Any
 
 from backscroll import search_command
 from backscroll.cli import common
 from backscroll.errors import MAX_COUNT, UsageError
 from backscroll.request import option
+
+if TYPE_CHECKING:
+    import typer
 
 FILTERS, HINTS, OUTPUT = "Filters", "Hints (what they hide comes back as 'also matching')", "Output"
 EPILOG = (
@@ -111,8 +116,19 @@ def search(**given: Any) -> None:
     common.run(body, as_json=machine)
 
 
+def run_plain(global_options: dict[str, Any], given: dict[str, Any]) -> None:
+    """Run a plain call without Typer: the global options as the application's callback sets them, then the
+    command with what Typer would have given it (``search_command.read``). Exits with the command's code."""
+    common.STATE.home = global_options["home"]
+    common.STATE.color = global_options["color"]
+    common.STATE.pretty = global_options["pretty"]
+    common.STATE.pager = not global_options["no_pager"]
+    search(**given)
+
+
 def _parameter(p: search_command.Param) -> inspect.Parameter:
     """The Typer parameter of one option of the command (``search_command.params()``)."""
+    import typer
     kind: Any = list[str] | None if p.multiple else p.kind if p.kind is bool or p.default is not None else p.kind | None
     from backscroll.request import option as request_option
 
@@ -129,6 +145,8 @@ def _parameter(p: search_command.Param) -> inspect.Parameter:
 
 def _signature() -> inspect.Signature:
     """``search``'s parameters as Typer reads them: the words, then every option of the command."""
+    import typer
+
     query = option("query")
     words = inspect.Parameter("query", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Annotated[
         list[str], typer.Argument(metavar=query.metavar, help=query.brief, show_default=False)])

@@ -359,8 +359,9 @@ def test_after_an_interrupted_first_index_the_next_one_is_calm(session_builder, 
     assert r.returncode == 0 and "missing or unreadable" not in r.stderr, r.stderr
     from backscroll.cli import common
 
-    with pytest.raises(common.typer.Exit):
+    with pytest.raises(SystemExit) as stopped:
         common.run(lambda: (_ for _ in ()).throw(KeyboardInterrupt))
+    assert stopped.value.code == 130
     assert "what was already indexed is kept" in capsys.readouterr().err
 
 
