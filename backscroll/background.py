@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from backscroll.config import Config
-from backscroll.store.db import Store
+from backscroll.store.db import Store, vouch
 from backscroll.store.lock import file_lock, writer_lock
 
 LOCK_NAME = "embed-worker.lock"
@@ -122,7 +122,8 @@ def work(cfg: Config) -> int:
             with writer_lock(cfg, TURN_WAIT_S) as given:
                 if not given:
                     report["gave_way"] = time.time()
-                yield given
+                with _keeping_vouched(store, given):
+                    yield given
 
         def step(done: int, _units: int) -> None:
             now = time.time()
@@ -141,12 +142,24 @@ def work(cfg: Config) -> int:
             _save(cfg, store, report)
             return 0
         finally:
-            store.close()
+            with writer_lock(cfg, TURN_WAIT_S) as given:  # closing checkpoints the journal: vouched again after
+                store.sound = given and store.vouched()
+                store.close()
+
+
+@contextlib.contextmanager
+def _keeping_vouched(store: Store, given: bool) -> Iterator[None]:
+    """A write under the writer lock that keeps the store vouched for when it was (found as a check left it, then
+    written by us alone): otherwise the next ``index`` would check the whole store, minutes at millions of records."""
+    sound = given and store.vouched()
+    yield
+    if sound:
+        vouch(store.path)
 
 
 def _save(cfg: Config, store: Store, report: dict) -> None:
     """Keep the worker's report (a small write under the writer lock; skipped when it is busy)."""
-    with writer_lock(cfg, TURN_WAIT_S) as given:
+    with writer_lock(cfg, TURN_WAIT_S) as given, _keeping_vouched(store, given):
         if given:
             store.begin()
             store.set_meta(STATE_KEY, json.dumps(report))

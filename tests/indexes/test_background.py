@@ -181,3 +181,34 @@ def test_status_names_the_workers_rate_and_what_is_left(backlog, monkeypatch):
     out = subprocess.run([sys.executable, "-m", "backscroll", "status"], capture_output=True, text=True, timeout=60,
                          env={**__import__("os").environ, "COLUMNS": "300"})
     assert "the background worker stopped: [red]boom[/red]" in out.stdout
+
+
+def test_the_worker_keeps_a_checked_store_vouched_for_and_vouches_for_nothing_else(backlog):
+    """A store the last ``index`` checked stays vouched for through the worker's writes: otherwise the next
+    ``index`` checks the whole store again (minutes at millions of records)."""
+    cfg = backlog.config()
+    store = Store.open(cfg.db_path)
+    try:
+        assert store.vouched()
+    finally:
+        store.close()
+    assert background.work(cfg) == 80 and _pending(backlog) == 0
+    store = Store.open(cfg.db_path)
+    try:
+        assert store.vouched()
+        store.begin()  # a write nobody vouches for (a crashed writer's, say)
+        store.set_meta("unchecked", "1")
+        store.commit()
+    finally:
+        store.close()
+    s = Store.open(cfg.db_path)
+    s.conn.execute("UPDATE records SET unit_hash = NULL, vector_seq = NULL")
+    s.conn.commit()
+    s.close()
+    background.work(cfg)  # the vectors are known: saved again without embedding
+    assert _pending(backlog) == 0
+    store = Store.open(cfg.db_path)
+    try:
+        assert not store.vouched()
+    finally:
+        store.close()
