@@ -3,6 +3,8 @@ read from the store, and the files are the same, byte for byte, as a matrix writ
 
 from __future__ import annotations
 
+import pytest
+
 from backscroll.store.db import Store
 
 
@@ -19,6 +21,16 @@ def _vectors(backscroll_home):
 
     store = Store.open(backscroll_home.data / "backscroll.db")
     return store, Vectors(store, backscroll_home.config().vectors_dir, embed_mod.model_id())
+
+
+@pytest.fixture
+def embedded(session_builder, backscroll_home, backscroll_index):
+    """A store with one session embedded and its matrix written: ``(store, vectors)``."""
+    _session(session_builder, "lighthouse", 4)
+    backscroll_index(embed=True)
+    store, vecs = _vectors(backscroll_home)
+    yield store, vecs
+    store.close()
 
 
 def _reads_after(monkeypatch) -> list[int]:
@@ -48,62 +60,45 @@ def _same_but_stat(a: list[bytes], b: list[bytes]) -> bool:
     return a[:3] == b[:3] and meta(a[3]) == meta(b[3])
 
 
-def test_only_the_new_rows_are_read_and_the_matrix_is_as_if_written_afresh(session_builder, backscroll_home,
+def test_only_the_new_rows_are_read_and_the_matrix_is_as_if_written_afresh(embedded, session_builder,
                                                                             backscroll_index, monkeypatch):
-    _session(session_builder, "lighthouse", 4)
-    backscroll_index(embed=True)
-    store, vecs = _vectors(backscroll_home)
-    try:
-        first_seq = vecs._meta()["seq"]
-        _session(session_builder, "harbour", 3)
-        asked = _reads_after(monkeypatch)
-        backscroll_index(embed=True)  # embeds the new rows and writes the matrix again
-        assert asked == [first_seq] and vecs._meta()["seq"] > first_seq
-        assert vecs._meta()["rows"] == store.vector_row_count(vecs.model)
-        appended = _files(vecs)
-        vecs._drop_matrix()
-        vecs.write_matrix()
-        assert asked == [first_seq, 0]
-        assert _same_but_stat(appended, _files(vecs))
-        ids, base, scales, tail_ids, _tail = vecs.load()
-        assert base is not None and len(tail_ids) == 0 and not vecs.cache_damaged
-        assert sorted(ids.tolist()) == sorted(r[0] for part in store.vector_rows(vecs.model, 0, 100) for r in part)
-    finally:
-        store.close()
+    store, vecs = embedded
+    first_seq = vecs._meta()["seq"]
+    _session(session_builder, "harbour", 3)
+    asked = _reads_after(monkeypatch)
+    backscroll_index(embed=True)  # embeds the new rows and writes the matrix again
+    assert asked == [first_seq] and vecs._meta()["seq"] > first_seq
+    assert vecs._meta()["rows"] == store.vector_row_count(vecs.model)
+    appended = _files(vecs)
+    vecs._drop_matrix()
+    vecs.write_matrix()
+    assert asked == [first_seq, 0]
+    assert _same_but_stat(appended, _files(vecs))
+    ids, base, _scales, tail_ids, _tail = vecs.load()
+    assert base is not None and len(tail_ids) == 0 and not vecs.cache_damaged
+    assert sorted(ids.tolist()) == sorted(r[0] for part in store.vector_rows(vecs.model, 0, 100) for r in part)
 
 
-def test_a_vector_replaced_since_means_every_row_is_read_again(session_builder, backscroll_home, backscroll_index,
-                                                                monkeypatch):
-    _session(session_builder, "lighthouse", 4)
-    backscroll_index(embed=True)
-    store, vecs = _vectors(backscroll_home)
-    try:
-        rid = int(vecs.load()[0][0])
-        store.conn.execute("UPDATE records SET unit_hash = NULL, vector_seq = NULL WHERE id = ?", (rid,))
-        store.conn.commit()
-        asked = _reads_after(monkeypatch)
-        backscroll_index(embed=True)  # the record gets a vector again, in a later pass, and the matrix is written
-        assert asked == [0]
-        ids = vecs.load()[0]
-        assert len(ids) == len(set(ids.tolist())) == store.vector_row_count(vecs.model)
-    finally:
-        store.close()
+def test_a_vector_replaced_since_means_every_row_is_read_again(embedded, backscroll_index, monkeypatch):
+    store, vecs = embedded
+    rid = int(vecs.load()[0][0])
+    store.conn.execute("UPDATE records SET unit_hash = NULL, vector_seq = NULL WHERE id = ?", (rid,))
+    store.conn.commit()
+    asked = _reads_after(monkeypatch)
+    backscroll_index(embed=True)  # the record gets a vector again, in a later pass, and the matrix is written
+    assert asked == [0]
+    ids = vecs.load()[0]
+    assert len(ids) == len(set(ids.tolist())) == store.vector_row_count(vecs.model)
 
 
-def test_a_damaged_matrix_is_written_afresh_not_copied(session_builder, backscroll_home, backscroll_index,
-                                                       monkeypatch):
-    _session(session_builder, "lighthouse", 4)
-    backscroll_index(embed=True)
-    store, vecs = _vectors(backscroll_home)
-    try:
-        clean = _files(vecs)
-        mpath = vecs._paths()[0]
-        raw = bytearray(mpath.read_bytes())
-        raw[-64:] = bytes(64)  # the last rows zeroed: the size stays, the checksum does not hold
-        mpath.write_bytes(bytes(raw))
-        asked = _reads_after(monkeypatch)
-        vecs.write_matrix()
-        assert asked == [0] and not vecs.cache_damaged
-        assert _same_but_stat(clean, _files(vecs))
-    finally:
-        store.close()
+def test_a_damaged_matrix_is_written_afresh_not_copied(embedded, monkeypatch):
+    store, vecs = embedded
+    clean = _files(vecs)
+    mpath = vecs._paths()[0]
+    raw = bytearray(mpath.read_bytes())
+    raw[-64:] = bytes(64)  # the last rows zeroed: the size stays, the checksum does not hold
+    mpath.write_bytes(bytes(raw))
+    asked = _reads_after(monkeypatch)
+    vecs.write_matrix()
+    assert asked == [0] and not vecs.cache_damaged
+    assert _same_but_stat(clean, _files(vecs))
