@@ -136,9 +136,13 @@ def main() -> None:
 
     plain = None if os.environ.get("_BACKSCROLL_COMPLETE") else search_call(argv)
     if plain is not None:  # an agent's search, every turn: read without Typer too
-        from backscroll.cli.search import run_plain
+        try:
+            from backscroll.cli.search import run_plain
 
-        run_plain(*plain)  # exits
+            run_plain(*plain)  # exits
+        except KeyboardInterrupt:  # before the command's own handling starts, as Typer says it
+            sys.stderr.write("aborted\n")
+            sys.exit(130)
     from typing import cast
 
     import typer

@@ -88,3 +88,17 @@ def test_an_agents_search_never_imports_typer(session_builder, backscroll_home, 
     bad = subprocess.run([sys.executable, "-m", "backscroll", "search", "x", "-n", "0", "--json"],
                          env=cli_env(backscroll_home), capture_output=True, text=True)
     assert bad.returncode == 2 and json.loads(bad.stderr)["error"]["kind"] == "usage"
+
+
+def test_ctrl_c_before_a_plain_search_starts_is_an_abort_not_a_traceback(monkeypatch, capsys):
+    from backscroll.cli import main
+    from backscroll.cli import search as search_module
+
+    def interrupted(*_args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(search_module, "run_plain", interrupted)
+    monkeypatch.setattr(sys, "argv", ["backscroll", "search", "x", "--json"])
+    with pytest.raises(SystemExit) as stopped:
+        main()
+    assert stopped.value.code == 130 and capsys.readouterr().err == "aborted\n"
