@@ -106,7 +106,7 @@ class MatrixCache:
         self._sweep_temp_files()
         ids = np.zeros(n, dtype=np.int64)
         scales = np.zeros(n, dtype=np.float32)
-        kept = self._reusable(seq, dim)
+        kept = self._reusable(seq, n, dim)
         after, crc_int8 = (kept[3], kept[4]) if kept is not None else (0, 0)
         with private_files():
             self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -120,13 +120,13 @@ class MatrixCache:
                     at = 0
                     if kept is not None:  # the old rows, copied as they are (in matrix order: they come first)
                         base_ids, base, base_scales = kept[:3]
-                        at = min(len(base_ids), n)
+                        at = len(base_ids)
                         for start in range(0, at, SCORE_CHUNK):
-                            q8[start:min(at, start + SCORE_CHUNK)] = base[start:min(at, start + SCORE_CHUNK)]
-                        ids[:at], scales[:at] = base_ids[:at], base_scales[:at]
-                        del base
+                            end = min(at, start + SCORE_CHUNK)
+                            q8[start:end] = base[start:end]
+                        ids[:at], scales[:at] = base_ids, base_scales
                     for part_ids, m in self._iter_rows(after):
-                        k = min(len(part_ids), n - at)  # the writer lock is held: the count cannot change
+                        k = min(len(part_ids), n - at)  # one read snapshot: the count cannot change
                         m = m[:k]
                         sc = np.abs(m).max(axis=1) / 127.0
                         sc[sc == 0] = 1.0
@@ -171,14 +171,17 @@ class MatrixCache:
             fsync_dir(self.dir)
         return n
 
-    def _reusable(self, seq: int, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int] | None:
+    def _reusable(self, seq: int, n: int, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int] | None:
         """``(ids, int8 rows, scales, its seq, its int8 checksum)`` of the matrix written last, when it is intact
-        and still holds exactly the store's vectors up to its pass (none replaced or deleted since); else None."""
-        meta = self._meta()
-        if meta is None or not isinstance(meta.get("seq"), int) or meta["seq"] > seq:
-            return None
-        damaged, loaded = self.cache_damaged, self._load_base(meta)
+        and still holds exactly the store's vectors up to its pass (none replaced or deleted since, no more rows
+        than the ``n`` the store has now); else None."""
+        damaged, meta = self.cache_damaged, self._meta()
         self.cache_damaged = damaged  # (a damaged matrix is simply written afresh)
+        if meta is None or not isinstance(meta.get("seq"), int) or meta["seq"] > seq or \
+                not isinstance(meta.get("rows"), int) or meta["rows"] > n:
+            return None
+        loaded = self._load_base(meta)
+        self.cache_damaged = damaged
         if loaded is None or loaded[1].shape[1:] != (dim,) or \
                 (meta.get("rows"), meta.get("ids_sum")) != self._store_fingerprint(meta["seq"]):
             return None

@@ -74,9 +74,10 @@ class EmbeddingQueries:
     def save_vectors(self, model: str, seq: int, vectors: list[tuple[str, int, bytes]],
                      records: list[tuple[int, str]], too_short: list[int]) -> None:
         """Store ``(hash, dim, packed bytes)`` vectors, point ``records`` (id, unit hash) at them as pass
-        ``seq``, and mark texts too short to embed (in the caller's transaction)."""
+        ``seq``, and mark texts too short to embed (in the caller's transaction). A text's first vector stays:
+        records given it in earlier passes keep their rows in the matrix, which a new matrix copies."""
         self.conn.executemany(
-            "INSERT OR REPLACE INTO embeddings (content_hash, model, dim, vector) VALUES (?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO embeddings (content_hash, model, dim, vector) VALUES (?, ?, ?, ?)",
             [(h, model, dim, blob) for h, dim, blob in vectors])
         self.conn.executemany("UPDATE records SET unit_hash = ?, vector_seq = ? WHERE id = ?",
                               [(h, seq, rid) for rid, h in records])

@@ -62,6 +62,9 @@ def _same_but_stat(a: list[bytes], b: list[bytes]) -> bool:
 
 def test_only_the_new_rows_are_read_and_the_matrix_is_as_if_written_afresh(embedded, session_builder,
                                                                             backscroll_index, monkeypatch):
+    from backscroll.indexes import matrix
+
+    monkeypatch.setattr(matrix, "SCORE_CHUNK", 3)  # the old rows are copied in several chunks
     store, vecs = embedded
     first_seq = vecs._meta()["seq"]
     _session(session_builder, "harbour", 3)
@@ -102,3 +105,32 @@ def test_a_damaged_matrix_is_written_afresh_not_copied(embedded, monkeypatch):
     vecs.write_matrix()
     assert asked == [0] and not vecs.cache_damaged
     assert _same_but_stat(clean, _files(vecs))
+
+
+def test_a_vector_gone_from_the_store_means_every_row_is_read_again(embedded, monkeypatch):
+    """A record whose text's vector is gone (a store recovered by hand) still counts in the fingerprint: the matrix
+    must not claim more rows than the store gives."""
+    store, vecs = embedded
+    store.conn.execute("DELETE FROM embeddings WHERE content_hash = (SELECT unit_hash FROM records WHERE id = ?)",
+                       (int(vecs.load()[0][0]),))
+    store.conn.commit()
+    asked = _reads_after(monkeypatch)
+    rows = vecs.write_matrix()
+    assert asked == [0] and rows == store.vector_row_count(vecs.model) == len(vecs.load()[0])
+
+
+def test_a_texts_first_vector_stays(embedded):
+    """Records given a text's vector in earlier passes keep their rows in a copied matrix: a later save of the same
+    text (another writer's, computed meanwhile) must not change the vector under them."""
+    import numpy as np
+
+    from backscroll.indexes.packing import pack, unpack
+
+    store, vecs = embedded
+    rid, unit = store.conn.execute("SELECT id, unit_hash FROM records WHERE vector_seq IS NOT NULL LIMIT 1").fetchone()
+    before = store.vectors_of([rid], vecs.model)[rid]
+    other = np.ones(len(unpack(before, 384)), dtype=np.float32) / np.sqrt(384)
+    store.begin()
+    store.save_vectors(vecs.model, 99, [(unit, len(other), pack(other))], [(rid, unit)], [])
+    store.commit()
+    assert store.vectors_of([rid], vecs.model)[rid] == before
