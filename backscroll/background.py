@@ -150,7 +150,8 @@ def work(cfg: Config) -> int:
 @contextlib.contextmanager
 def _keeping_vouched(store: Store, given: bool) -> Iterator[None]:
     """A write under the writer lock that keeps the store vouched for when it was (found as a check left it, then
-    written by us alone): otherwise the next ``index`` would check the whole store, minutes at millions of records."""
+    written under the lock): otherwise the next ``index`` would check the whole store, minutes at millions of
+    records. (A search caching its query vector writes without the lock: an ordinary committed write.)"""
     sound = given and store.vouched()
     yield
     if sound:

@@ -81,23 +81,25 @@ def _command() -> Any:
 
 
 def parse(args: list[str]) -> dict[str, Any] | None:
-    """The request a ``search …`` argv asks (``{"query": "words", field: value}``, with the fields it sets),
-    or None when Click cannot parse it as this version's command (an unknown option, a missing value)
-    or it has no words."""
+    """The request a ``search …`` argv asks (``{"query": "words", field: value}``: the fields it sets, and for a
+    plain call (``read``) the defaults of the others, which the repeat rule's key holds anyway), or None when
+    Click cannot parse it as this version's command (an unknown option, a missing value) or it has no words."""
     if not args or args[0] != "search":
         return None
-    import click
+    given = read(list(args[1:]))  # a plain call, as an agent writes it: no Click to import
+    if given is None:
+        import click
 
-    try:
-        ctx = _command().make_context("search", list(args[1:]))
-    except click.ClickException:
-        return None
-    words = ctx.params.pop("query")
+        try:
+            given = _command().make_context("search", list(args[1:])).params
+        except click.ClickException:
+            return None
+    words = given.pop("query")
     if not words:
         return None
     asked = {p.name for p in request_params()}
     return {"query": " ".join(words),
-            **{k: v for k, v in ctx.params.items() if k in asked and v is not None and v is not False}}
+            **{k: v for k, v in given.items() if k in asked and v is not None and v is not False}}
 
 
 def read(args: list[str]) -> dict[str, Any] | None:

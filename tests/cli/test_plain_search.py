@@ -102,3 +102,17 @@ def test_ctrl_c_before_a_plain_search_starts_is_an_abort_not_a_traceback(monkeyp
     with pytest.raises(SystemExit) as stopped:
         main()
     assert stopped.value.code == 130 and capsys.readouterr().err == "aborted\n"
+
+
+def test_the_repeat_rule_reads_a_plain_call_without_click_and_as_click_does():
+    """An agent's search is matched against its own call in the session log (``search_command.parse``): a plain
+    call is read without Click, to the same request."""
+    code = ("import sys\nfrom backscroll.search_command import parse\n"
+            "print(parse(['search', 'why', 'flaky', '-n', '3', '--json', '-t', 'tool']), 'click' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip().endswith("False"), r.stderr
+    from backscroll.retrieval.policy.repeat import key_from_args, make_key
+
+    plain = key_from_args(["search", "why", "flaky", "-n", "3", "--json", "-t", "tool"])
+    by_click = key_from_args(["search", "why", "flaky", "-n", "3", "--json", "-t", "tool", "--home", "/h"])
+    assert plain == by_click == (make_key("why flaky", limit=3, content_type="tool"), False)
