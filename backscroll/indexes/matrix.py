@@ -169,23 +169,28 @@ class MatrixCache:
             finally:
                 meta_tmp.unlink(missing_ok=True)
             fsync_dir(self.dir)
+        self.cache_damaged = False  # (whatever was found damaged on the way is written afresh now)
         return n
 
     def _reusable(self, seq: int, n: int, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int] | None:
         """``(ids, int8 rows, scales, its seq, its int8 checksum)`` of the matrix written last, when it is intact
         and still holds exactly the store's vectors up to its pass (none replaced or deleted since, no more rows
         than the ``n`` the store has now); else None."""
-        damaged, meta = self.cache_damaged, self._meta()
-        self.cache_damaged = damaged  # (a damaged matrix is simply written afresh)
+        meta = self._meta()
         if meta is None or not isinstance(meta.get("seq"), int) or meta["seq"] > seq or \
                 not isinstance(meta.get("rows"), int) or meta["rows"] > n:
             return None
-        loaded = self._load_base(meta)
-        self.cache_damaged = damaged
-        if loaded is None or loaded[1].shape[1:] != (dim,) or \
-                (meta.get("rows"), meta.get("ids_sum")) != self._store_fingerprint(meta["seq"]):
+        loaded = self._current_base(meta)
+        if loaded is None or loaded[1].shape[1:] != (dim,):
             return None
         return (*loaded, meta["seq"], int(meta["crc32"]["int8"]))
+
+    def _current_base(self, meta: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The matrix's arrays when they are intact and still hold exactly the store's vectors up to its pass."""
+        loaded = self._load_base(meta)
+        if loaded is None or (meta.get("rows"), meta.get("ids_sum")) != self._store_fingerprint(meta["seq"]):
+            return None
+        return loaded
 
     def _sweep_temp_files(self) -> None:
         """Remove the half-written files of a writer killed an hour or more ago (a matrix is hundreds of MB)."""
@@ -210,13 +215,11 @@ class MatrixCache:
         seq = int(self.store.get_meta("vector_seq") or 0)
         if not force and meta is not None:
             behind = self.store.vectored_after(meta["seq"])
-            if behind < MATRIX_REBUILD_TAIL and "int8_stat" in meta and self._load_base(meta) is not None \
-                    and (meta.get("rows"), meta.get("ids_sum")) == self._store_fingerprint(meta["seq"]):
+            if behind < MATRIX_REBUILD_TAIL and "int8_stat" in meta and self._current_base(meta) is not None:
                 return False
         if seq == 0 and meta is None and not force and not self.cache_damaged:
             return False
         self.write_matrix()
-        self.cache_damaged = False
         return True
 
     def _load_base(self, meta: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
