@@ -129,6 +129,7 @@ def run_plain(global_options: dict[str, Any], given: dict[str, Any]) -> None:
 def _parameter(p: search_command.Param) -> inspect.Parameter:
     """The Typer parameter of one option of the command (``search_command.params()``)."""
     import typer
+
     kind: Any = list[str] | None if p.multiple else p.kind if p.kind is bool or p.default is not None else p.kind | None
     from backscroll.request import option as request_option
 

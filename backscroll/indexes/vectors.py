@@ -119,6 +119,11 @@ class Vectors(MatrixCache):
     def _known(self, hashes: list[str]) -> set[str]:
         return self.store.known_vectors(self.model, hashes)
 
+    def _to_embed(self, units: list[tuple[int, str, str]]) -> tuple[set[str], dict[str, str]]:
+        """The window's units that already have a vector, and the text of each other unit (identical texts once)."""
+        known = self._known(sorted({h for _r, h, _u in units}))
+        return known, {h: u for _r, h, u in units if h not in known}
+
     def _commit(self, seq: int, vectors: dict[str, np.ndarray], records: list[tuple[int, str]],
                 too_short: list[int]) -> None:
         self.store.begin()
@@ -151,11 +156,7 @@ class Vectors(MatrixCache):
         for start in range(0, len(ids), WINDOW_RECORDS):
             window = ids[start:start + WINDOW_RECORDS]
             units, too_short = self._window_units(window)
-            known = self._known(sorted({h for _r, h, _u in units}))
-            todo: dict[str, str] = {}
-            for _rid, h, u in units:
-                if h not in known and h not in todo:
-                    todo[h] = u
+            known, todo = self._to_embed(units)
             waiting = [(rid, h) for rid, h, _u in units]  # records not yet committed
             finished: dict[str, np.ndarray] = {}  # vectors computed, not yet committed
             window_done = len(window) - len(units)  # too short, or already taken
@@ -200,6 +201,7 @@ class Vectors(MatrixCache):
                 self.write_matrix()
                 since_matrix = 0
         return embedded
+
     def embed_in_turns(self, embedder: Embedder, turn: Turn, *, step: int = TURN_RECORDS,
                        progress: Callable[[int, int], None] | None = None) -> int:
         """Embed prose records without a vector, newest first, ``step`` records at a time, computing each step
@@ -216,8 +218,7 @@ class Vectors(MatrixCache):
         done = embedded = since_matrix = 0
         while len(ids := self.pending_ids()[:step]):
             units, too_short = self._window_units(ids)
-            known = self._known(sorted({h for _r, h, _u in units}))
-            todo = {h: u for _r, h, u in units if h not in known}
+            _known, todo = self._to_embed(units)
             finished: dict[str, np.ndarray] = {}
             if todo:
                 hashes = list(todo)
