@@ -4,6 +4,7 @@
     python bench/relevance.py dump OUT.jsonl --set NAME=HOME=QUERIES.toml[@odd|@even][#TARGET] [...] [--modes hybrid]
     python bench/relevance.py fit TRAIN.jsonl [...] [--hooks NAME] [--out backscroll/retrieval/relevance.json]
     python bench/relevance.py report DUMP.jsonl [...] [--model FILE] [--point search|hook]
+    python bench/relevance.py cross DUMP.jsonl [...] --corpus NAME=SET,SET [--corpus ...] [--hooks NAME]
 
 ``dump`` runs each query of a set against an indexed home (``bench/agent_search.py --home``, or a home indexed
 with ``backscroll index --source ...``) with weak matches kept, and writes one JSON line per query: its set, id,
@@ -25,6 +26,9 @@ to a hook.
 ``report`` prints, per set, what a user feels: never-discussed questions that came back empty, right answers
 (in the top 5 before any judgement) kept in the results, and hit@1 by category; without ``--model``, as if
 every question were answered (no judgement).
+
+``cross`` asks whether a fit transfers (a rule that pays on one corpus only does not): it fits on each
+corpus's sets alone and measures on each other corpus's, beside the fit on them all.
 """
 
 from __future__ import annotations
@@ -115,13 +119,21 @@ def label(r: dict) -> float | None:
 
 
 def fit(args) -> int:
-    """A logistic model of "the question has an answer here" from the question's evidence: each training set
-    weighs alike within each class, and the two classes alike in all."""
+    model = fitted(read(args.dumps, judged=True), set(args.hooks), set(args.place_only), args.l2)
+    text = json.dumps(model, indent=1) + "\n"
+    if args.out:
+        args.out.write_text(text)
+    print(text)
+    return 0
+
+
+def fitted(judged: list[dict], hooks: set[str], place_only: set[str], l2: float) -> dict:
+    """A logistic model of "the question has an answer here" from the question's evidence, with its operating
+    points: each training set weighs alike within each class, and the two classes alike in all."""
     import numpy as np
 
-    every = [r for r in read(args.dumps, judged=True) if label(r) is not None]
-    hooks = set(args.hooks)
-    fitted = hooks - set(args.place_only)
+    every = [r for r in judged if label(r) is not None]
+    fitted = hooks - place_only
     rows = [r for r in every if r["set"] not in hooks or r["set"] in fitted]
     labels = [label(r) or 0.0 for r in rows]
     groups: defaultdict[tuple[str, float], int] = defaultdict(int)
@@ -131,7 +143,7 @@ def fit(args) -> int:
     x = np.array([r["evidence"] for r in rows], dtype=float)
     y = np.array(labels)
     w = np.array([1.0 / groups[(r["set"], y_)] / classes[y_] for r, y_ in zip(rows, labels, strict=True)])
-    weights, bias = _logistic(x, y, w, l2=args.l2)
+    weights, bias = _logistic(x, y, w, l2=l2)
     model = {"features": rows[0]["features"], "weights": [round(v, 4) for v in weights], "bias": round(bias, 4)}
     points: dict[str, dict[str, float]] = {"search": {}, "hook": {}}
     for mode in sorted({r["mode"] for r in every}):
@@ -140,11 +152,7 @@ def fit(args) -> int:
         points["search"][mode] = round(search, 4)
         points["hook"][mode] = round(max(hook, search) if hooks else search, 4)
     model["points"] = points
-    text = json.dumps(model, indent=1) + "\n"
-    if args.out:
-        args.out.write_text(text)
-    print(text)
-    return 0
+    return model
 
 
 def _logistic(x, y, w, l2: float = 1.0, steps: int = 3000, rate: float = 0.5):
@@ -204,20 +212,45 @@ def report(args) -> int:
         for r in read([path]):
             by_set[(f"{path.stem}:{r['set']}", r["mode"])].append(r)
     for (name, mode), items in sorted(by_set.items()):
-        never = [r for r in items if r["nothing"]]
-        answerable = [r for r in items if not r["nothing"]]
-        empty = sum(1 for r in never if not shown(r, model, args.point))
-        reachable = [r for r in answerable if any(h["right"] for h in r["hits"][:K])]
-        kept = sum(1 for r in reachable if any(h["right"] for h in shown(r, model, args.point)[:K]))
-        cats: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-        for r in answerable:
-            first = shown(r, model, args.point)[:1]
-            cats[r["category"]][0] += bool(first and first[0]["right"])
-            cats[r["category"]][1] += 1
-        line = {"never_empty": f"{empty}/{len(never)}" + (f" = {empty / len(never):.0%}" if never else ""),
-                "right_kept": f"{kept}/{len(reachable)}" + (f" = {kept / len(reachable):.1%}" if reachable else ""),
-                "hit1": {c: round(a / n, 3) for c, (a, n) in sorted(cats.items())}}
-        print(f"{name} {mode}: {json.dumps(line)}")
+        print(f"{name} {mode}: {json.dumps(measure(items, model, args.point))}")
+    return 0
+
+
+def measure(items: list[dict], model: dict | None, point: str) -> dict:
+    """What a user of one set and mode feels: never-discussed questions left empty, right answers kept, hit@1."""
+    never = [r for r in items if r["nothing"]]
+    answerable = [r for r in items if not r["nothing"]]
+    empty = sum(1 for r in never if not shown(r, model, point))
+    reachable = [r for r in answerable if any(h["right"] for h in r["hits"][:K])]
+    kept = sum(1 for r in reachable if any(h["right"] for h in shown(r, model, point)[:K]))
+    cats: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in answerable:
+        first = shown(r, model, point)[:1]
+        cats[r["category"]][0] += bool(first and first[0]["right"])
+        cats[r["category"]][1] += 1
+    return {"never_empty": f"{empty}/{len(never)}" + (f" = {empty / len(never):.0%}" if never else ""),
+            "right_kept": f"{kept}/{len(reachable)}" + (f" = {kept / len(reachable):.1%}" if reachable else ""),
+            "hit1": {c: round(a / n, 3) for c, (a, n) in sorted(cats.items())}}
+
+
+def cross(args) -> int:
+    """Whether the judgement transfers: fitted on each corpus's sets alone, measured on every other corpus's,
+    beside the model fitted on them all (a feature or constant that pays on one corpus only shows here)."""
+    judged = read(args.dumps, judged=True)
+    corpora = {name: set(sets.split(",")) for name, _, sets in (c.partition("=") for c in args.corpus)}
+    hooks, place_only = set(args.hooks), set(args.place_only)
+    every = set().union(*corpora.values())
+    models = {"all": fitted([r for r in judged if r["set"] in every], hooks & every, place_only & every, args.l2)}
+    models |= {name: fitted([r for r in judged if r["set"] in sets], hooks & sets, place_only & sets, args.l2)
+               for name, sets in corpora.items()}
+    rows = read(args.dumps)
+    for target, sets in corpora.items():
+        for source in ("all", *(n for n in corpora if n != target)):
+            for (name, mode) in sorted({(r["set"], r["mode"]) for r in rows if r["set"] in sets}):
+                point = "hook" if name in hooks | place_only else "search"
+                items = [r for r in rows if r["set"] == name and r["mode"] == mode]
+                print(f"fitted on {source} -> {target}:{name} {mode} ({point}): "
+                      f"{json.dumps(measure(items, models[source], point))}")
     return 0
 
 
@@ -235,12 +268,18 @@ def main() -> int:
     f.add_argument("--hooks", action="append", default=[], help="a set of recall-hook prompts (its point: the hook's)")
     f.add_argument("--place-only", action="append", default=[],
                    help="a hook set that places the hook's point but is not fitted on (everyday requests)")
+    c = sub.add_parser("cross", help="fit on each corpus alone, measure on the others")
+    c.add_argument("dumps", type=Path, nargs="+")
+    c.add_argument("--corpus", action="append", required=True, help="NAME=SET,SET...: the sets of one corpus")
+    c.add_argument("--l2", type=float, default=0.01)
+    c.add_argument("--hooks", action="append", default=[])
+    c.add_argument("--place-only", action="append", default=[])
     r = sub.add_parser("report")
     r.add_argument("dumps", type=Path, nargs="+")
     r.add_argument("--model", type=Path, help="without: every question counts as answered (no judgement)")
     r.add_argument("--point", default="search", choices=("search", "hook"))
     args = ap.parse_args()
-    return {"dump": dump, "fit": fit, "report": report}[args.verb](args)
+    return {"dump": dump, "fit": fit, "cross": cross, "report": report}[args.verb](args)
 
 
 if __name__ == "__main__":

@@ -41,3 +41,23 @@ def test_the_long_session_variant_merges_each_projects_sessions_into_one(tmp_pat
     assert lines[1] == b'{"broken\xff', "a broken line is kept as it is"
     objs = [json.loads(x) for x in lines if x != lines[1]]
     assert [o["n"] for o in objs] == [1, 2, 3] and {o["sessionId"] for o in objs} == {"a"}
+
+
+def test_the_judgement_fits_on_each_corpus_alone_and_is_measured_on_the_other(tmp_path):
+    def row(corpus: str, n: int, answered: bool) -> dict:  # the first feature tells the two classes apart
+        evidence = [0.9 if answered else 0.1, *[(n % 7) / 7] * 9]
+        return {"set": corpus, "mode": "hybrid", "id": f"q{n}", "category": "question", "nothing": not answered,
+                "features": [f"f{i}" for i in range(10)], "evidence": evidence,
+                "hits": [{"rank": 1, "right": answered, "strength": 0.5, "session": "s", "lists": ["lexical"],
+                          "match": "words"}]}
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text("".join(json.dumps(row(c, n, n % 2 == 0)) + "\n" for c in ("a", "b") for n in range(40)))
+    out = subprocess.run([sys.executable, str(BENCH.parent / "relevance.py"), "cross",
+                          str(dump), "--corpus", "one=a", "--corpus", "two=b"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = dict(line.split(": ", 1) for line in out.stdout.splitlines())
+    assert set(lines) == {f"fitted on {s} -> {t}:{c} hybrid (search)"
+                          for t, c in (("one", "a"), ("two", "b")) for s in ("all", "one", "two") if s != t}
+    transferred = json.loads(lines["fitted on one -> two:b hybrid (search)"])
+    assert transferred["never_empty"] == "20/20 = 100%" and transferred["right_kept"] == "20/20 = 100.0%"
