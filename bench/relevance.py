@@ -1,27 +1,28 @@
 #!/usr/bin/env python3
 """Judging relevance: dump the evidence of frozen query sets, fit the judgement, report what it keeps.
 
-    python bench/relevance.py dump OUT.jsonl --set NAME=HOME=QUERIES.toml[@odd|@even][#TARGET] [...] [--modes hybrid]
-    python bench/relevance.py fit TRAIN.jsonl [...] [--hooks NAME] [--out backscroll/retrieval/relevance.json]
+    python bench/relevance.py dump OUT.jsonl --set NAME=HOME=QUERIES.toml[@odd|@even][#TARGET] [...]
+                                             [--hook-set NAME=HOME=QUERIES.toml...] [--modes hybrid]
+    python bench/relevance.py fit TRAIN.jsonl [...] [--out backscroll/retrieval/relevance.json]
     python bench/relevance.py report DUMP.jsonl [...] [--model FILE] [--point search|hook]
-    python bench/relevance.py cross DUMP.jsonl [...] --corpus NAME=SET,SET [--corpus ...] [--hooks NAME]
+    python bench/relevance.py cross DUMP.jsonl [...] --corpus NAME=SET,SET [--corpus ...]
 
 ``dump`` runs each query of a set against an indexed home (``bench/agent_search.py --home``, or a home indexed
-with ``backscroll index --source ...``) with weak matches kept, and writes one JSON line per query: its set, id,
-category, whether it was never discussed, the judgement's evidence (``relevance.FEATURES``) and its hits (which
-answer it: of the target session, or for a query naming a record, the record holding ``expected``; their
-strength). ``@odd``/``@even`` keep one half of a file (by the digits of the ids); ``#TARGET`` keeps only the
-queries of a crossed never-discussed file (``bench/crossed_never.py``) asked of that home (``#TARGET~SOURCE``:
-only those drawn from that source). A recall hook's prompt file (``[[related]]``, ``[[unrelated]]``) is asked
-as the hook asks it.
+with ``backscroll index --source ...``) with weak matches kept, and writes one JSON line per query: its set, the
+use it was asked for, id, category, whether it was never discussed, the judgement's evidence
+(``relevance.FEATURES``) and its hits (which answer it: of the target session, or for a query naming a record,
+the record holding ``expected``; their strength). ``@odd``/``@even`` keep one half of a file (by the digits of
+the ids); ``#TARGET`` keeps only the queries of a crossed never-discussed file (``bench/crossed_never.py``)
+asked of that home (``#TARGET~SOURCE``: only those drawn from that source). A recall hook's prompt file
+(``[[related]]``, ``[[unrelated]]``), and a ``--hook-set``'s questions, are asked as the hook asks a prompt.
 
-``fit`` fits a logistic model of "the question has an answer here": a question with an answer in its top ``K``
-is 1, a never-discussed one 0 (others are left out); each set weighs alike within each class. It chooses the two
-operating points: a search's, the lowest probability that keeps ``NEVER_EMPTY`` of each question set's
-never-discussed questions empty; a recall hook's, the lowest that keeps ``HOOK_SILENT`` of each ``--hooks``
-set's unrelated prompts silent (and never below a search's). A ``--place-only`` hook set places the hook's point
-and is not fitted on: an everyday request ("add a changelog entry") is no answerless question to a search, only
-to a hook.
+``fit`` fits, for each use and mode, a logistic model of "the question has an answer here" on the sets asked that way: a
+question with an answer in its top ``K`` is 1, a never-discussed one (or an unrelated prompt) 0, others are left
+out; each set weighs alike within each class. Its operating point is the lowest probability that
+keeps ``NEVER_EMPTY`` of each set's never-discussed questions empty (a search's) or ``HOOK_SILENT`` of each
+set's unrelated prompts silent (a recall hook's). A hook has its own fit because what it must stay silent for
+differs: an everyday request ("add a changelog entry") is no answerless question to a search, and the words
+it holds are no evidence of past work.
 
 ``report`` prints, per set, what a user feels: never-discussed questions that came back empty, right answers
 (in the top 5 before any judgement) kept in the results, and hit@1 by category; without ``--model``, as if
@@ -52,12 +53,19 @@ def _half(qid: str, half: str) -> bool:
     return (n % 2 == 1) == (half == "odd")
 
 
-def load_set(spec: str) -> tuple[str, Path, list[dict], str | None]:
+def load_set(spec: str, hook: bool = False) -> tuple[str, Path, list[dict], str]:
+    """A set's name, home, queries and use ("hook" for a prompt file, or with ``hook``: its questions asked as a
+    recall hook asks a prompt, prose only and strict, those whose answer is a tool output left out)."""
     name, home, rest = spec.split("=", 2)
     path, _, target = rest.partition("#")
     path, _, half = path.partition("@")
     data = tomllib.loads(Path(path).read_text())
-    asked = data.get("query", []) + [  # a recall hook's prompt file: prompts about past work, and unrelated ones
+    questions = data.get("query", [])
+    if hook:
+        questions = [{**q, **HOOK} for q in questions
+                     if q.get("content_type") != "tool" and q.get("category") not in ("tool-output", "wrong-filter")]
+    use = "hook" if hook or "related" in data or "unrelated" in data else "search"
+    asked = questions + [  # a recall hook's prompt file: prompts about past work, and unrelated ones
         {"id": p["id"], "text": p["prompt"].strip(), "session": p["session"], "category": p.get("style"), **HOOK}
         for p in data.get("related", [])] + [
         {"id": p["id"], "text": p["prompt"].strip(), "nothing": True, "category": p.get("style"), **HOOK}
@@ -68,7 +76,7 @@ def load_set(spec: str) -> tuple[str, Path, list[dict], str | None]:
         queries = [q for q in queries if _half(q["id"], half)]
     if target:  # "c3", or "c3~evalcheck": the questions asked of c3, or only those drawn from evalcheck
         queries = [q for q in queries if f"{q['id']}~".startswith(f"{target}~")]
-    return name, Path(home), queries, target or None
+    return name, Path(home), queries, use
 
 
 def answers(hit, q: dict) -> bool:
@@ -84,8 +92,8 @@ def dump(args) -> int:
     from backscroll.retrieval.relevance import FEATURES
 
     with args.out.open("w") as out:
-        for spec in args.set:
-            name, home, queries, _target = load_set(spec)
+        for spec, hook in [(s, False) for s in args.set] + [(s, True) for s in args.hook_set]:
+            name, home, queries, use = load_set(spec, hook)
             with Backscroll(home=home) as bs:
                 for mode in args.modes.split(","):
                     for q in queries:
@@ -96,9 +104,10 @@ def dump(args) -> int:
                         hits = [{"rank": h.rank, "right": answers(h, q), "strength": h.strength,
                                  "session": h.session_id, "lists": list(h.matched_by), "match": h.match}
                                 for h in every.results]
-                        out.write(json.dumps({"set": name, "mode": mode, "id": q["id"], "category": q.get("category"),
-                                              "nothing": bool(q.get("nothing")), "features": list(FEATURES),
-                                              "evidence": list(every.evidence), "hits": hits}) + "\n")
+                        out.write(json.dumps({"set": name, "use": use, "mode": mode, "id": q["id"],
+                                              "category": q.get("category"), "nothing": bool(q.get("nothing")),
+                                              "features": list(FEATURES), "evidence": list(every.evidence),
+                                              "hits": hits}) + "\n")
                         out.flush()
             print(f"{name}: {len(queries)} queries", file=sys.stderr)
     return 0
@@ -118,8 +127,11 @@ def label(r: dict) -> float | None:
     return 1.0 if any(h["right"] for h in r["hits"][:K]) else None
 
 
+USES = {"search": NEVER_EMPTY, "hook": HOOK_SILENT}  # each use's fit, and the share of its answerless set kept empty
+
+
 def fit(args) -> int:
-    model = fitted(read(args.dumps, judged=True), set(args.hooks), set(args.place_only), args.l2)
+    model = fitted(read(args.dumps, judged=True), args.l2)
     text = json.dumps(model, indent=1) + "\n"
     if args.out:
         args.out.write_text(text)
@@ -127,14 +139,30 @@ def fit(args) -> int:
     return 0
 
 
-def fitted(judged: list[dict], hooks: set[str], place_only: set[str], l2: float) -> dict:
-    """A logistic model of "the question has an answer here" from the question's evidence, with its operating
-    points: each training set weighs alike within each class, and the two classes alike in all."""
+def use(r: dict) -> str:
+    return r.get("use", "search")  # (dumps written before sets were asked as a hook asks)
+
+
+def fitted(judged: list[dict], l2: float) -> dict:
+    """The judgement for each use and mode, fitted on the sets asked that way: a search's on questions, a recall
+    hook's on prompts (a request that names no past work is no answerless question to a search, only to a hook);
+    each mode has evidence of its own (no meaning in lexical mode, no words ranking in semantic)."""
+    model: dict = {"features": judged[0]["features"]}
+    for name, empty in USES.items():
+        rows = [r for r in judged if use(r) == name]
+        modes = sorted({r["mode"] for r in rows})
+        if rows:
+            model[name] = {mode: fitted_one([r for r in rows if r["mode"] == mode], empty, l2) for mode in modes}
+    return model
+
+
+def fitted_one(judged: list[dict], empty: float, l2: float) -> dict:
+    """A logistic model of "the question has an answer here" from the question's evidence, each training set
+    weighing alike within each class and the two classes alike in all; its operating point is the lowest that
+    keeps ``empty`` of each set's answerless questions empty."""
     import numpy as np
 
-    every = [r for r in judged if label(r) is not None]
-    fitted = hooks - place_only
-    rows = [r for r in every if r["set"] not in hooks or r["set"] in fitted]
+    rows = [r for r in judged if label(r) is not None]
     labels = [label(r) or 0.0 for r in rows]
     groups: defaultdict[tuple[str, float], int] = defaultdict(int)
     for r, y_ in zip(rows, labels, strict=True):
@@ -144,15 +172,19 @@ def fitted(judged: list[dict], hooks: set[str], place_only: set[str], l2: float)
     y = np.array(labels)
     w = np.array([1.0 / groups[(r["set"], y_)] / classes[y_] for r, y_ in zip(rows, labels, strict=True)])
     weights, bias = _logistic(x, y, w, l2=l2)
-    model = {"features": rows[0]["features"], "weights": [round(v, 4) for v in weights], "bias": round(bias, 4)}
-    points: dict[str, dict[str, float]] = {"search": {}, "hook": {}}
-    for mode in sorted({r["mode"] for r in every}):
-        search = operating_point([r for r in rows if r["set"] not in hooks and r["mode"] == mode], model, NEVER_EMPTY)
-        hook = operating_point([r for r in every if r["set"] in hooks and r["mode"] == mode], model, HOOK_SILENT)
-        points["search"][mode] = round(search, 4)
-        points["hook"][mode] = round(max(hook, search) if hooks else search, 4)
-    model["points"] = points
+    model: dict = {"weights": [round(v, 4) for v in weights], "bias": round(bias, 4)}
+    model["point"] = math.ceil(operating_point(rows, model, empty) * 1e4) / 1e4  # (up: above those it keeps out)
     return model
+
+
+def load_model(path: Path) -> dict:
+    """A fitted judgement; one of before each use and mode had its own fit reads as the same fit for each."""
+    data = json.loads(path.read_text())
+    if "weights" in data:
+        one = {"weights": data["weights"], "bias": data["bias"]}
+        return {"features": data["features"],
+                **{u: {mode: {**one, "point": point} for mode, point in data["points"][u].items()} for u in USES}}
+    return data
 
 
 def _logistic(x, y, w, l2: float = 1.0, steps: int = 3000, rate: float = 0.5):
@@ -194,19 +226,21 @@ def operating_point(rows: list[dict], model: dict, never_empty: float) -> float:
     return max(points)
 
 
-def shown(r: dict, model: dict | None, point: str) -> list[dict]:
-    """The hits a search shows: the first and those above the line when the question is judged answered."""
+def shown(r: dict, model: dict | None, point: str | None = None) -> list[dict]:
+    """The hits a search shows (or a hook injects: ``point``, else the use the set was asked for): the first
+    and those above the line when the question is judged answered."""
     from backscroll.retrieval.judgement import LINE_HELD
 
     if not r["evidence"]:  # (a date question: its date answers it)
         return r["hits"]
-    if model is not None and probability(r["evidence"], model) < model["points"][point][r["mode"]]:
+    judge = model[point or use(r)][r["mode"]] if model is not None else None
+    if judge is not None and probability(r["evidence"], judge) < judge["point"]:
         return []
     return [h for n, h in enumerate(r["hits"]) if n == 0 or h["strength"] is None or h["strength"] >= LINE_HELD]
 
 
 def report(args) -> int:
-    model = json.loads(args.model.read_text()) if args.model else None
+    model = load_model(args.model) if args.model else None
     by_set: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for path in args.dumps:
         for r in read([path]):
@@ -216,7 +250,7 @@ def report(args) -> int:
     return 0
 
 
-def measure(items: list[dict], model: dict | None, point: str) -> dict:
+def measure(items: list[dict], model: dict | None, point: str | None = None) -> dict:
     """What a user of one set and mode feels: never-discussed questions left empty, right answers kept, hit@1."""
     never = [r for r in items if r["nothing"]]
     answerable = [r for r in items if not r["nothing"]]
@@ -238,19 +272,18 @@ def cross(args) -> int:
     beside the model fitted on them all (a feature or constant that pays on one corpus only shows here)."""
     judged = read(args.dumps, judged=True)
     corpora = {name: set(sets.split(",")) for name, _, sets in (c.partition("=") for c in args.corpus)}
-    hooks, place_only = set(args.hooks), set(args.place_only)
     every = set().union(*corpora.values())
-    models = {"all": fitted([r for r in judged if r["set"] in every], hooks & every, place_only & every, args.l2)}
-    models |= {name: fitted([r for r in judged if r["set"] in sets], hooks & sets, place_only & sets, args.l2)
-               for name, sets in corpora.items()}
+    models = {"all": fitted([r for r in judged if r["set"] in every], args.l2)}
+    models |= {name: fitted([r for r in judged if r["set"] in sets], args.l2) for name, sets in corpora.items()}
     rows = read(args.dumps)
     for target, sets in corpora.items():
         for source in ("all", *(n for n in corpora if n != target)):
             for (name, mode) in sorted({(r["set"], r["mode"]) for r in rows if r["set"] in sets}):
-                point = "hook" if name in hooks | place_only else "search"
                 items = [r for r in rows if r["set"] == name and r["mode"] == mode]
-                print(f"fitted on {source} -> {target}:{name} {mode} ({point}): "
-                      f"{json.dumps(measure(items, models[source], point))}")
+                if use(items[0]) not in models[source]:
+                    continue  # (that corpus had no set asked this way to fit on)
+                print(f"fitted on {source} -> {target}:{name} {mode} ({use(items[0])}): "
+                      f"{json.dumps(measure(items, models[source]))}")
     return 0
 
 
@@ -259,25 +292,21 @@ def main() -> int:
     sub = ap.add_subparsers(dest="verb", required=True)
     d = sub.add_parser("dump")
     d.add_argument("out", type=Path)
-    d.add_argument("--set", action="append", required=True)
+    d.add_argument("--set", action="append", default=[])
+    d.add_argument("--hook-set", action="append", default=[], help="a query set asked as a recall hook asks")
     d.add_argument("--modes", default="hybrid")
     f = sub.add_parser("fit")
     f.add_argument("dumps", type=Path, nargs="+")
     f.add_argument("--out", type=Path)
     f.add_argument("--l2", type=float, default=0.01)
-    f.add_argument("--hooks", action="append", default=[], help="a set of recall-hook prompts (its point: the hook's)")
-    f.add_argument("--place-only", action="append", default=[],
-                   help="a hook set that places the hook's point but is not fitted on (everyday requests)")
     c = sub.add_parser("cross", help="fit on each corpus alone, measure on the others")
     c.add_argument("dumps", type=Path, nargs="+")
     c.add_argument("--corpus", action="append", required=True, help="NAME=SET,SET...: the sets of one corpus")
     c.add_argument("--l2", type=float, default=0.01)
-    c.add_argument("--hooks", action="append", default=[])
-    c.add_argument("--place-only", action="append", default=[])
     r = sub.add_parser("report")
     r.add_argument("dumps", type=Path, nargs="+")
     r.add_argument("--model", type=Path, help="without: every question counts as answered (no judgement)")
-    r.add_argument("--point", default="search", choices=("search", "hook"))
+    r.add_argument("--point", choices=("search", "hook"), help="judge every set as this use (default: as asked)")
     args = ap.parse_args()
     return {"dump": dump, "fit": fit, "cross": cross, "report": report}[args.verb](args)
 

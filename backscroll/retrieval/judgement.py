@@ -2,8 +2,8 @@
 
 A search for something no session discusses still finds records that share a word or two with it, or that
 are the closest of thousands by meaning without being close. The fitted judgement (``relevance``) reads the
-question's evidence in the scope the filters leave and says whether it has an answer: at a search's operating
-point, or at a recall hook's stricter one. A question without one shows nothing: its hits are *weak matches*,
+question's evidence in the scope the filters leave and says whether it has an answer, as fitted
+for a search or for a recall hook. A question without one shows nothing: its hits are *weak matches*,
 held back in ``weak_matches`` unless the caller asks for them (``weak``), so that an empty ``results`` means
 "nothing here" on every surface. A question with one shows its first hit and every other that holds enough of
 it (``LINE_HELD`` on the ``strength`` scale, ``evidence``); the rest are weak. docs/ranking.md, "Judging
@@ -18,7 +18,6 @@ from backscroll.types import Hit
 
 LINE_HELD = 0.25  # once a question has an answer, a further hit needs this strength
 NOTHING_STRONG = "nothing strong"  # how the note that says so begins (the CLI words its own)
-POINTS = ("search", "hook")  # the operating points: a search's, a recall hook's (stricter)
 
 
 def answered(evidence: Sequence[float], mode: str, point: str = "search") -> bool:
@@ -26,8 +25,8 @@ def answered(evidence: Sequence[float], mode: str, point: str = "search") -> boo
     ``point``."""
     from backscroll.retrieval import relevance
 
-    m = relevance.model()
-    return relevance.probability(evidence, m) >= m.point(point, mode)
+    m = relevance.model(point, mode)
+    return relevance.probability(evidence, m) >= m.point
 
 
 def is_strong(hit: Hit, line: float = LINE_HELD) -> bool:

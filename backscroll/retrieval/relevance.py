@@ -1,8 +1,8 @@
 """Whether a search found something that answers the question, or only records that share a word or two with it:
-one fitted judgement for every store and surface (a logistic model over ten named features of the question, its
-scope and its best hits), at a search's operating point, or at a recall hook's stricter one. Pure, but for reading
-the model (``relevance.json``, fitted by ``bench/relevance.py``). docs/ranking.md, "Judging relevance", names the
-features and the data behind them.
+one judgement for every store and surface (a logistic model over ten named features of the question, its scope
+and its best hits), fitted for each use: a search's, and a recall hook's, which must stay silent for everyday
+requests too. Pure, but for reading the fits (``relevance.json``, by ``bench/relevance.py``). docs/ranking.md,
+"Judging relevance", names the features and the data behind them.
 """
 
 from __future__ import annotations
@@ -73,25 +73,25 @@ def floor() -> float:
     return SEMANTIC_FLOOR
 
 
+USES = ("search", "hook")  # a search's fit; a recall hook's (it speaks unasked, so everyday requests count against)
+
+
 @dataclass(frozen=True)
 class Model:
     weights: tuple[float, ...]
     bias: float
-    # the operating points, by use ("search"; "hook", stricter: it speaks unasked) and mode (each mode has its
-    # own evidence: no meaning in lexical mode, no words in semantic): a question judged at or above one has an
-    # answer
-    points: Mapping[str, Mapping[str, float]]
-
-    def point(self, use: str, mode: str) -> float:
-        return self.points[use][mode]
+    point: float  # the operating point: a question judged at or above it has an answer
 
 
 @functools.cache
-def model() -> Model:
+def model(use: str = "search", mode: str = "hybrid") -> Model:
+    """The judgement as fitted for ``use`` (``USES``) in a search of ``mode``: each mode has its own evidence (no
+    meaning in lexical mode, no words ranking in semantic)."""
     data = json.loads(resources.files("backscroll.retrieval").joinpath("relevance.json").read_text())
     if tuple(data["features"]) != FEATURES:
         raise RuntimeError("relevance.json was fitted on other features: run bench/relevance.py fit")
-    return Model(tuple(data["weights"]), data["bias"], data["points"])
+    fit = data[use][mode]
+    return Model(tuple(fit["weights"]), fit["bias"], fit["point"])
 
 
 def probability(x: Sequence[float], m: Model | None = None) -> float:

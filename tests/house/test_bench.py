@@ -43,21 +43,30 @@ def test_the_long_session_variant_merges_each_projects_sessions_into_one(tmp_pat
     assert [o["n"] for o in objs] == [1, 2, 3] and {o["sessionId"] for o in objs} == {"a"}
 
 
-def test_the_judgement_fits_on_each_corpus_alone_and_is_measured_on_the_other(tmp_path):
-    def row(corpus: str, n: int, answered: bool) -> dict:  # the first feature tells the two classes apart
-        evidence = [0.9 if answered else 0.1, *[(n % 7) / 7] * 9]
-        return {"set": corpus, "mode": "hybrid", "id": f"q{n}", "category": "question", "nothing": not answered,
-                "features": [f"f{i}" for i in range(10)], "evidence": evidence,
+def test_the_judgement_is_fitted_for_each_use_on_each_corpus_alone_and_measured_on_the_other(tmp_path):
+    def row(corpus: str, use: str, n: int, answered: bool) -> dict:
+        # a search's answers stand out by the first feature, a hook's by the second (the first misleads it)
+        evidence = [0.9 if answered else 0.1, 0.1, *[(n % 7) / 7] * 8]
+        if use == "hook":
+            evidence[:2] = [0.9 if not answered else 0.1, 0.9 if answered else 0.1]
+        return {"set": f"{corpus}-{use}", "use": use, "mode": "hybrid", "id": f"q{n}", "category": "question",
+                "nothing": not answered, "features": [f"f{i}" for i in range(10)], "evidence": evidence,
                 "hits": [{"rank": 1, "right": answered, "strength": 0.5, "session": "s", "lists": ["lexical"],
                           "match": "words"}]}
     dump = tmp_path / "dump.jsonl"
-    dump.write_text("".join(json.dumps(row(c, n, n % 2 == 0)) + "\n" for c in ("a", "b") for n in range(40)))
-    out = subprocess.run([sys.executable, str(BENCH.parent / "relevance.py"), "cross",
-                          str(dump), "--corpus", "one=a", "--corpus", "two=b"],
-                         capture_output=True, text=True, timeout=120)
+    dump.write_text("".join(json.dumps(row(c, u, n, n % 2 == 0)) + "\n"
+                            for c in ("a", "b") for u in ("search", "hook") for n in range(40)))
+    script = str(BENCH.parent / "relevance.py")
+    out = subprocess.run([sys.executable, script, "cross", str(dump), "--corpus", "one=a-search,a-hook",
+                          "--corpus", "two=b-search,b-hook"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     lines = dict(line.split(": ", 1) for line in out.stdout.splitlines())
-    assert set(lines) == {f"fitted on {s} -> {t}:{c} hybrid (search)"
-                          for t, c in (("one", "a"), ("two", "b")) for s in ("all", "one", "two") if s != t}
-    transferred = json.loads(lines["fitted on one -> two:b hybrid (search)"])
-    assert transferred["never_empty"] == "20/20 = 100%" and transferred["right_kept"] == "20/20 = 100.0%"
+    assert set(lines) == {f"fitted on {s} -> {t}:{c}-{u} hybrid ({u})" for t, c in (("one", "a"), ("two", "b"))
+                          for s in ("all", "one", "two") if s != t for u in ("search", "hook")}
+    for u in ("search", "hook"):
+        transferred = json.loads(lines[f"fitted on one -> two:b-{u} hybrid ({u})"])
+        assert transferred["never_empty"] == "20/20 = 100%" and transferred["right_kept"] == "20/20 = 100.0%"
+    fit = subprocess.run([sys.executable, script, "fit", str(dump)], capture_output=True, text=True, timeout=120)
+    model = json.loads(fit.stdout)
+    assert model["search"]["hybrid"]["weights"][0] > 0 > model["hook"]["hybrid"]["weights"][0], "each its own fit"
+    assert set(model["hook"]) == {"hybrid"} and 0 < model["hook"]["hybrid"]["point"] < 1
