@@ -21,6 +21,8 @@ from backscroll.retrieval.source import Source
 from backscroll.retrieval.unheld import unheld_note
 from backscroll.types import Filters, Hit, SearchResult, SessionHits
 
+EVIDENCE_HITS = 20  # the judgement reads this many hits, whatever the limit: a question is judged alike everywhere
+
 
 def hits(source: Source, plan: QueryPlan, fused: list[Fused], opts: SearchOptions, limit: int,
          exclude: Set[int] = frozenset()) -> list[Hit]:
@@ -53,13 +55,14 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     everywhere = source.unheld(topical(plan)) if mode != "semantic" and not echoes else None
     missing = everywhere[0] if everywhere else ()
     in_scope = held_in_scope(source, topical(plan), filters, everywhere) if not echoes else 1.0
-    wanted = opts.limit * 10 if opts.by_session else opts.limit * (1 if opts.weak else 2)  # (one session's many)
+    wanted = max(opts.limit * 10 if opts.by_session else opts.limit * (1 if opts.weak else 2),  # (one session's many)
+                 EVIDENCE_HITS)
     asked = (semantic is not None and filters.role != "tool"
              and filters.content_type not in ("tool", "reasoning"))  # a meaning ranking could speak
     cosines = [c for _i, c in semantic or ()] if asked else None
     shaped = [classify(h, plan.text, by_id.get(h.rowid), w, in_scope, quoted=bool(plan.phrases))
               for h in hits(source, plan, fused, opts, wanted)]
-    evidence = question_evidence(source, shaped, plan, by_id, in_scope, cosines, mode)
+    evidence = question_evidence(source, shaped[:EVIDENCE_HITS], plan, by_id, in_scope, cosines, mode)
     answered = opts.weak or judgement.answered(evidence, mode, opts.point)
     strong, weak = (shaped, []) if opts.weak else judgement.split(shaped, answered)
     shown, sessions = grouped(source, apart(strong), opts)  # (the weak ones gone, two echoes may meet)

@@ -207,3 +207,30 @@ def test_only_a_near_misspelling_counts_as_a_word_the_history_holds(word, meant,
     from backscroll.retrieval.spelling import surely_a_typo
 
     assert surely_a_typo(word, meant) is typo
+
+
+def test_a_question_is_judged_on_the_same_hits_whatever_the_limit(session_builder, backscroll_index,
+                                                                  backscroll_search):
+    """A search of one result, of fifty, a weak one and a hook's (20 asked) read the evidence of the same
+    hits (``results.EVIDENCE_HITS``), so a question is judged alike on every surface."""
+    notes = session_builder.claude(project="ops", start="2026-10-01T09:00:00Z")
+    for n in range(30):  # more hits than the judgement reads, holding more or less of the question
+        notes.user(f"note {n}: the deploy ran" + (" and the canary rollback held" if n % 7 == 3 else ""))
+        notes.assistant(f"ok {n}" + (", canary rollback noted in the runbook" if n % 11 == 5 else ""))
+    backscroll_index()
+    question = "deploy canary rollback runbook"
+    read = {(limit, weak, by): backscroll_search(question, now=NOW, limit=limit, weak=weak, by_session=by,
+                                                 rerun=True).evidence
+            for limit in (1, 2, 10, 20, 50) for weak in (False, True) for by in (False, True)}
+    assert len(set(read.values())) == 1, read
+
+
+def test_every_use_and_mode_has_a_fit_of_the_judgement():
+    from backscroll.retrieval import relevance
+
+    for use in relevance.USES:
+        for mode in ("hybrid", "lexical", "semantic"):
+            fit = relevance.model(use, mode)
+            assert len(fit.weights) == len(relevance.FEATURES) and 0 < fit.point < 1, (use, mode)
+    with pytest.raises(RuntimeError, match="no fit for a search in fuzzy mode"):
+        relevance.model("search", "fuzzy")
