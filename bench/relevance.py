@@ -89,6 +89,7 @@ def answers(hit, q: dict) -> bool:
 
 def dump(args) -> int:
     from backscroll.archive import Backscroll
+    from backscroll.integrations.recall import MAX_PROMPT
     from backscroll.retrieval.relevance import FEATURES
 
     with args.out.open("w") as out:
@@ -99,7 +100,8 @@ def dump(args) -> int:
                     for q in queries:
                         opts = {k: q[k] for k in ("role", "author", "agent", "content_type", "project", "since",
                                                   "until", "include_echoes", "strict") if k in q}
-                        every = bs.search(q["text"], mode=mode, limit=10, max_chars=0, rerun=True, now=q["now"],
+                        text = q["text"][:MAX_PROMPT] if use == "hook" else q["text"]  # (as the hook cuts it)
+                        every = bs.search(text, mode=mode, limit=10, max_chars=0, rerun=True, now=q["now"],
                                           weak=True, **opts)
                         hits = [{"rank": h.rank, "right": answers(h, q), "strength": h.strength,
                                  "session": h.session_id, "lists": list(h.matched_by), "match": h.match}
@@ -127,6 +129,7 @@ def label(r: dict) -> float | None:
     return 1.0 if any(h["right"] for h in r["hits"][:K]) else None
 
 
+MODES = ("hybrid", "lexical", "semantic")
 USES = {"search": NEVER_EMPTY, "hook": HOOK_SILENT}  # each use's fit, and the share of its answerless set kept empty
 
 
@@ -134,13 +137,19 @@ def fit(args) -> int:
     model = fitted(read(args.dumps, judged=True), args.l2)
     text = json.dumps(model, indent=1) + "\n"
     if args.out:
+        missing = [f"{u} {m}" for u in USES for m in MODES if m not in model.get(u, {})]
+        if missing:  # (a search may ask in every mode, and so may a hook, once it falls back)
+            raise SystemExit(f"not written: no fit for {', '.join(missing)} (dump --modes {','.join(MODES)}, "
+                             "and some sets asked as a hook asks)")
         args.out.write_text(text)
     print(text)
     return 0
 
 
 def use(r: dict) -> str:
-    return r.get("use", "search")  # (dumps written before sets were asked as a hook asks)
+    if "use" not in r:
+        raise SystemExit(f"{r['set']}: a dump written before each set was marked with its use: dump it again")
+    return r["use"]
 
 
 def fitted(judged: list[dict], l2: float) -> dict:
@@ -241,12 +250,12 @@ def shown(r: dict, model: dict | None, point: str | None = None) -> list[dict]:
 
 def report(args) -> int:
     model = load_model(args.model) if args.model else None
-    by_set: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    by_set: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
     for path in args.dumps:
         for r in read([path]):
-            by_set[(f"{path.stem}:{r['set']}", r["mode"])].append(r)
-    for (name, mode), items in sorted(by_set.items()):
-        print(f"{name} {mode}: {json.dumps(measure(items, model, args.point))}")
+            by_set[(f"{path.stem}:{r['set']}", use(r), r["mode"])].append(r)
+    for (name, asked, mode), items in sorted(by_set.items()):
+        print(f"{name} ({asked}) {mode}: {json.dumps(measure(items, model, args.point))}")
     return 0
 
 
@@ -272,17 +281,22 @@ def cross(args) -> int:
     beside the model fitted on them all (a feature or constant that pays on one corpus only shows here)."""
     judged = read(args.dumps, judged=True)
     corpora = {name: set(sets.split(",")) for name, _, sets in (c.partition("=") for c in args.corpus)}
+    known = {r["set"] for r in judged}
+    if "all" in corpora or any(not sets & known for sets in corpora.values()):
+        raise SystemExit("each --corpus needs a name other than 'all' and sets the dumps hold")
+    for name in sorted(set().union(*corpora.values()) - known):
+        print(f"(no set {name} in the dumps)", file=sys.stderr)
     every = set().union(*corpora.values())
     models = {"all": fitted([r for r in judged if r["set"] in every], args.l2)}
     models |= {name: fitted([r for r in judged if r["set"] in sets], args.l2) for name, sets in corpora.items()}
     rows = read(args.dumps)
     for target, sets in corpora.items():
         for source in ("all", *(n for n in corpora if n != target)):
-            for (name, mode) in sorted({(r["set"], r["mode"]) for r in rows if r["set"] in sets}):
-                items = [r for r in rows if r["set"] == name and r["mode"] == mode]
-                if use(items[0]) not in models[source]:
-                    continue  # (that corpus had no set asked this way to fit on)
-                print(f"fitted on {source} -> {target}:{name} {mode} ({use(items[0])}): "
+            for (name, asked, mode) in sorted({(r["set"], use(r), r["mode"]) for r in rows if r["set"] in sets}):
+                if mode not in models[source].get(asked, {}):
+                    continue  # (that corpus had no set asked this way, in this mode, to fit on)
+                items = [r for r in rows if r["set"] == name and use(r) == asked and r["mode"] == mode]
+                print(f"fitted on {source} -> {target}:{name} {mode} ({asked}): "
                       f"{json.dumps(measure(items, models[source]))}")
     return 0
 

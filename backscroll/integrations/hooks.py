@@ -10,7 +10,7 @@ spelling and no control character can reach the agent. The whole hook holds one 
 (``HOOK_DEADLINE``) and reads only small regular files. Every failure prints nothing and exits 0:
 a hook must never break the agent; the reason goes to stderr.
 
-What it recalls is judged by the search's own relevance judgement at the hooks' stricter operating point
+What it recalls is judged by the search's own relevance judgement, as fitted for the hooks
 (``recall.find``), so an everyday request or a prompt about things never discussed injects nothing. At session
 start the query is the git branch's words (``fix-queue-deadlock``), restricted to the project;
 ``main``-like branches inject nothing.

@@ -1,10 +1,10 @@
 """What a recall hook finds: the past passages a prompt (or a branch) is about, judged as a search is.
 
 The prompt is searched as any query is (``retrieval.searching.answer``: words and meaning, the prose of other
-sessions, read-only), and judged by the same fitted judgement (``retrieval.relevance``) at the recall hooks' own,
-stricter operating point: a hook speaks unasked, so an everyday request ("commit and push", "make the error
-friendlier") must find nothing, however many records share its words. A question is recalled with the answer it
-got (its turn's last assistant prose). docs/recall-hooks.md tells how it was measured.
+sessions, read-only), and judged by the same judgement (``retrieval.relevance``) as fitted for the recall
+hooks, with their own weights and operating point: a hook speaks unasked, so an everyday request ("commit and
+push", "make the error friendlier") must find nothing, however many records share its words. A question is
+recalled with the answer it got (its turn's last assistant prose). docs/recall-hooks.md tells how it was measured.
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ def _excluded(row_session: str, source_path: str | None, inp: HookInput) -> bool
 
 def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: AbstractSet[str] = frozenset(),
          max_hits: int = MAX_HITS) -> list[Recall]:
-    """What ``query`` recalls from sessions other than the caller's: the search's results at the hooks'
-    operating point (nothing when the judgement says the history holds no answer)."""
+    """What ``query`` recalls from sessions other than the caller's: the search's results as judged for a
+    hook (nothing when the judgement says the history holds no answer)."""
     from backscroll.indexes.lexical import LexicalIndex, analyze, stem
     from backscroll.ingest.redact_again import behind
     from backscroll.request import SearchRequest

@@ -21,8 +21,8 @@ NOTHING_STRONG = "nothing strong"  # how the note that says so begins (the CLI w
 
 
 def answered(evidence: Sequence[float], mode: str, point: str = "search") -> bool:
-    """Whether the question's evidence (``relevance.FEATURES``) in a search of ``mode`` says it has an answer, at
-    ``point``."""
+    """Whether the question's evidence (``relevance.FEATURES``) in a search of ``mode`` says it has an answer, as
+    judged for ``point``'s use (a search, or a recall hook)."""
     from backscroll.retrieval import relevance
 
     m = relevance.model(point, mode)

@@ -90,7 +90,9 @@ def model(use: str = "search", mode: str = "hybrid") -> Model:
     data = json.loads(resources.files("backscroll.retrieval").joinpath("relevance.json").read_text())
     if tuple(data["features"]) != FEATURES:
         raise RuntimeError("relevance.json was fitted on other features: run bench/relevance.py fit")
-    fit = data[use][mode]
+    fit = data.get(use, {}).get(mode)
+    if fit is None:
+        raise RuntimeError(f"relevance.json has no fit for a {use} in {mode} mode: run bench/relevance.py fit")
     return Model(tuple(fit["weights"]), fit["bias"], fit["point"])
 
 

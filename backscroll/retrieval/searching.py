@@ -113,7 +113,7 @@ def rank(store: Store, lex: LexicalIndex, cfg: Config, req: SearchRequest, plan:
 def answer(source: Source, req: SearchRequest, plan: QueryPlan, filters: Filters, point: str = "search"
            ) -> SearchResult:
     """A search of ``source`` (the local store or the team archive): ranked under the filters and judged at
-    ``point`` (a search's, or a recall hook's stricter one), then the hint policy (``policy.hints``: role,
+    ``point`` (as a search is, or as a recall hook is), then the hint policy (``policy.hints``: role,
     author, agent and content type narrow, the rest follows as also matching; outside the scope when nothing
     in it answers), the page asked for (``offset``), and the source's notes."""
     from backscroll.retrieval import budget, pipeline

@@ -70,3 +70,18 @@ def test_the_judgement_is_fitted_for_each_use_on_each_corpus_alone_and_measured_
     model = json.loads(fit.stdout)
     assert model["search"]["hybrid"]["weights"][0] > 0 > model["hook"]["hybrid"]["weights"][0], "each its own fit"
     assert set(model["hook"]) == {"hybrid"} and 0 < model["hook"]["hybrid"]["point"] < 1
+
+
+def test_a_judgement_fitted_before_uses_had_fits_of_their_own_reads_as_one_fit_for_each(tmp_path):
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        from relevance import load_model
+    finally:
+        sys.path.pop(0)
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"features": ["a", "b"], "weights": [1.0, -2.0], "bias": 0.5,
+                               "points": {"search": {"hybrid": 0.5, "lexical": 0.6},
+                                          "hook": {"hybrid": 0.9, "lexical": 0.95}}}))
+    model = load_model(old)
+    assert model["hook"]["lexical"] == {"weights": [1.0, -2.0], "bias": 0.5, "point": 0.95}
+    assert model["search"]["hybrid"]["point"] == 0.5 and set(model["search"]) == {"hybrid", "lexical"}
