@@ -19,9 +19,10 @@ def hook(
 ) -> None:
     """Read the agent's hook JSON on stdin and print past context worth recalling (or nothing).
 
-    Injects only what the relevance judgement, at its strict hook point, says answers the prompt. Never
-    fails the agent: any problem prints nothing, exits 0, and says why on stderr. Try a prompt with
-    --dry-run "why does the importer drop rows?" (session-start: --dry-run "" in the project).
+    Injects only what the relevance judgement, as fitted for hooks (silent for everyday requests), says
+    answers the prompt. Never fails the agent: any problem prints nothing, exits 0, and says why on stderr.
+    Try a prompt with --dry-run "why does the importer drop rows?" (session-start: --dry-run "" in the
+    project).
     """
     if dry_run is not None:
         common.run(lambda: _dry_run(agent, event, dry_run))
