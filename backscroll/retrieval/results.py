@@ -21,7 +21,7 @@ from backscroll.retrieval.source import Source
 from backscroll.retrieval.unheld import unheld_note
 from backscroll.types import Filters, Hit, SearchResult, SessionHits
 
-EVIDENCE_HITS = 20  # the judgement reads this many hits, whatever the limit: a question is judged alike everywhere
+EVIDENCE_HITS = 20  # the judgement reads the first 20 hits, however many are shown: alike on every surface
 
 
 def hits(source: Source, plan: QueryPlan, fused: list[Fused], opts: SearchOptions, limit: int,
@@ -55,14 +55,14 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     everywhere = source.unheld(topical(plan)) if mode != "semantic" and not echoes else None
     missing = everywhere[0] if everywhere else ()
     in_scope = held_in_scope(source, topical(plan), filters, everywhere) if not echoes else 1.0
-    wanted = max(opts.limit * 10 if opts.by_session else opts.limit * (1 if opts.weak else 2),  # (one session's many)
-                 EVIDENCE_HITS)
+    wanted = opts.limit * 10 if opts.by_session else opts.limit * (1 if opts.weak else 2)  # (one session's many)
     asked = (semantic is not None and filters.role != "tool"
              and filters.content_type not in ("tool", "reasoning"))  # a meaning ranking could speak
     cosines = [c for _i, c in semantic or ()] if asked else None
-    shaped = [classify(h, plan.text, by_id.get(h.rowid), w, in_scope, quoted=bool(plan.phrases))
-              for h in hits(source, plan, fused, opts, wanted)]
-    evidence = question_evidence(source, shaped[:EVIDENCE_HITS], plan, by_id, in_scope, cosines, mode)
+    read = [classify(h, plan.text, by_id.get(h.rowid), w, in_scope, quoted=bool(plan.phrases))
+            for h in hits(source, plan, fused, opts, max(wanted, EVIDENCE_HITS))]
+    evidence = question_evidence(source, read[:EVIDENCE_HITS], plan, by_id, in_scope, cosines, mode)
+    shaped = read[:wanted]  # (what is shown is as many as asked; only the judgement reads more)
     answered = opts.weak or judgement.answered(evidence, mode, opts.point)
     strong, weak = (shaped, []) if opts.weak else judgement.split(shaped, answered)
     shown, sessions = grouped(source, apart(strong), opts)  # (the weak ones gone, two echoes may meet)
