@@ -89,7 +89,7 @@ def answers(hit, q: dict) -> bool:
 
 def dump(args) -> int:
     from backscroll.archive import Backscroll
-    from backscroll.integrations.recall import MAX_PROMPT
+    from backscroll.integrations.recall import CANDIDATES, MAX_PROMPT
     from backscroll.retrieval.relevance import FEATURES
 
     with args.out.open("w") as out:
@@ -100,12 +100,13 @@ def dump(args) -> int:
                     for q in queries:
                         opts = {k: q[k] for k in ("role", "author", "agent", "content_type", "project", "since",
                                                   "until", "include_echoes", "strict") if k in q}
-                        text = q["text"][:MAX_PROMPT] if use == "hook" else q["text"]  # (as the hook cuts it)
-                        every = bs.search(text, mode=mode, limit=10, max_chars=0, rerun=True, now=q["now"],
+                        hook = use == "hook"  # (asked as the hook asks: its prompt cut, its 20 candidates)
+                        every = bs.search(q["text"][:MAX_PROMPT] if hook else q["text"], mode=mode,
+                                          limit=CANDIDATES if hook else 10, max_chars=0, rerun=True, now=q["now"],
                                           weak=True, **opts)
                         hits = [{"rank": h.rank, "right": answers(h, q), "strength": h.strength,
                                  "session": h.session_id, "lists": list(h.matched_by), "match": h.match}
-                                for h in every.results]
+                                for h in every.results[:10]]
                         out.write(json.dumps({"set": name, "use": use, "mode": mode, "id": q["id"],
                                               "category": q.get("category"), "nothing": bool(q.get("nothing")),
                                               "features": list(FEATURES), "evidence": list(every.evidence),
