@@ -2,9 +2,10 @@
 
 The prompt is searched as any query is (``retrieval.searching.answer``: words and meaning, the prose of other
 sessions, read-only), and judged by the same judgement (``retrieval.relevance``) as fitted for the recall
-hooks, with their own weights and operating point: a hook speaks unasked, so an everyday request ("commit and
-push", "make the error friendlier") must find nothing, however many records share its words. A question is
-recalled with the answer it got (its turn's last assistant prose). docs/recall-hooks.md tells how it was measured.
+hooks (a fit of their own in ``relevance.json``; today the search's weights at a stricter point): a hook
+speaks unasked, so an everyday request ("commit and push", "make the error friendlier") must find nothing,
+however many records share its words. A question is recalled with the answer it got (its turn's last
+assistant prose). docs/recall-hooks.md tells how it was measured.
 """
 
 from __future__ import annotations

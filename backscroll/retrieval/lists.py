@@ -24,7 +24,7 @@ class SearchOptions:
     max_chars: int = 2000  # text returned per hit; 0 = all of it
     weak: bool = False  # weak matches stay in the results (``judgement``)
     by_session: bool = False  # the results grouped by session too (``by_session``)
-    point: str = "search"  # whose judgement: a search's, or a recall hook's ("hook": a fit of its own)
+    point: str = "search"  # whose judgement: a search's, or a recall hook's ("hook": its own fit and point)
 
 
 @dataclass(frozen=True)
