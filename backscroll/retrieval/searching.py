@@ -127,6 +127,8 @@ def answer(source: Source, req: SearchRequest, plan: QueryPlan, filters: Filters
 
     result = hints.also_matching(run(filters), filters, run, strict=req.strict)
     result = hints.outside_scope(result, filters, run, strict=req.strict)
-    result = replace(result, results=result.results[req.offset:], sessions=result.sessions[req.offset:],
+    sessions = result.sessions[req.offset:]  # (by session, a page counts sessions: its results are theirs)
+    results = [h for g in sessions for h in g.hits] if req.by_session else result.results[req.offset:]
+    result = replace(result, results=tuple(results), sessions=sessions,
                      notes=tuple(dict.fromkeys([*source.notes, *result.notes])))
     return budget.fitted(result, req.max_tokens) if req.max_tokens is not None else result

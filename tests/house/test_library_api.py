@@ -229,3 +229,17 @@ def test_offset_reads_the_next_page_on_every_surface(session_builder, backscroll
     assert out.exit_code == 0 and out.stdout.split() == [h.record_id for h in whole[2:]]
     assert TOOLS["search"].input_schema()["properties"]["offset"]["minimum"] == 0
     assert key_from_args(["search", "x", "--offset", "10"]) != key_from_args(["search", "x"])
+
+
+def test_a_page_of_sessions_holds_those_sessions_hits(session_builder, backscroll_home):
+    """With --by-session, ``offset`` counts sessions, and the results are the hits of the sessions shown."""
+    for n in range(5):
+        s = session_builder.claude(f"p{n}")
+        for k in range(3):
+            s.user(f"the flaky retry test number {n}.{k} failed again on CI")
+    with Backscroll(home=backscroll_home.data) as bs:
+        bs.index(embed=False)
+        whole = bs.search("flaky retry test", mode="lexical", limit=4, weak=True, by_session=True)
+        page = bs.search("flaky retry test", mode="lexical", limit=2, offset=2, weak=True, by_session=True)
+    assert [g.session_id for g in page.sessions] == [g.session_id for g in whole.sessions[2:]]
+    assert [h.record_id for h in page.results] == [h.record_id for g in whole.sessions[2:] for h in g.hits]
