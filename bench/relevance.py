@@ -157,6 +157,8 @@ def fitted(judged: list[dict], l2: float) -> dict:
     """The judgement for each use and mode, fitted on the sets asked that way: a search's on questions, a recall
     hook's on prompts (a request that names no past work is no answerless question to a search, only to a hook);
     each mode has evidence of its own (no meaning in lexical mode, no words ranking in semantic)."""
+    if not judged:
+        raise SystemExit("nothing to fit: the dumps hold no judged question")
     model: dict = {"features": judged[0]["features"]}
     for name, empty in USES.items():
         rows = [r for r in judged if use(r) == name]
