@@ -47,11 +47,25 @@ def _dry_run(agent: str, event: str, prompt: str) -> int:
                       "hook_event_name": event}).encode()
     with common.archive() as bs:
         out = run(agent, event, raw, bs.config, dry_run=True)
+        why = _silent(bs.config, prompt) if out is None and event == "prompt" else ""
     if out is None:
-        common.err("nothing would be injected: no past session answers it surely enough")
+        common.err(f"nothing would be injected: {why or 'no past session answers it surely enough'}")
     else:
         sys.stdout.write(out if out.endswith("\n") else out + "\n")
     return 0
+
+
+def _silent(cfg, prompt: str) -> str:
+    """Why a prompt injects nothing, as the judgement saw it ("" when it judged nothing)."""
+    from backscroll.integrations.recall import judged
+
+    sure = judged(cfg, prompt)
+    if sure is None:
+        return ""
+    if sure[0] < sure[1]:
+        return (f"no past session answers it surely enough (the judgement gives {sure[0]:.2f} that one does; "
+                f"a hook speaks from {sure[1]:.2f})")
+    return "what answers it was injected already or belongs to this session"
 
 
 def register(app: typer.Typer) -> None:

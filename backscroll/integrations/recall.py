@@ -11,8 +11,16 @@ assistant prose). docs/recall-hooks.md tells how it was measured.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from backscroll.retrieval.query import QueryPlan
+    from backscroll.store.db import Store
+    from backscroll.types import SearchResult
 
 MAX_HITS = 3
 SNIPPET = 360
@@ -53,36 +61,61 @@ def _excluded(row_session: str, source_path: str | None, inp: HookInput) -> bool
                 and os.path.abspath(source_path) == os.path.abspath(inp.transcript_path))
 
 
-def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: AbstractSet[str] = frozenset(),
-         max_hits: int = MAX_HITS) -> list[Recall]:
-    """What ``query`` recalls from sessions other than the caller's: the search's results as judged for a
-    hook (nothing when the judgement says the history holds no answer)."""
-    from backscroll.indexes.lexical import LexicalIndex, analyze, stem
-    from backscroll.ingest.redact_again import behind
+@contextmanager
+def _searched(cfg, query: str, project: str | None) -> Iterator[tuple[SearchResult, QueryPlan, Store] | None]:
+    """The hook's search of ``query`` (the search's results as judged for a hook), its plan and the read-only
+    store it ran on, open while in use; None when there is no history or nothing to search for."""
+    from backscroll.indexes.lexical import LexicalIndex
     from backscroll.request import SearchRequest
     from backscroll.retrieval.local import LocalSource
     from backscroll.retrieval.searching import answer, check
     from backscroll.store.db import Store
 
-    if not cfg.db_path.exists():
-        return []
     lex = LexicalIndex(cfg.index_dir)
-    if not lex.open_for_read() or lex.index is None:
-        return []
+    if not cfg.db_path.exists() or not lex.open_for_read() or lex.index is None:
+        yield None
+        return
     req = SearchRequest(query=query[:MAX_PROMPT], mode="hybrid", limit=CANDIDATES, project=project,
                         content_type="text", strict=True, rerun=True, max_chars=0)
     filters, plan = check(req)
     if plan.asks_nothing or plan.date_only:
-        return []
+        yield None
+        return
     store = Store.open_readonly(cfg.db_path)
     try:
-        found = answer(LocalSource(store, lex, cfg, plan, req.mode, False), req, plan, filters, point="hook").results
+        yield answer(LocalSource(store, lex, cfg, plan, req.mode, False), req, plan, filters, point="hook"), plan, store
+    finally:
+        store.close()
+
+
+def judged(cfg, query: str, project: str | None = None) -> tuple[float, float] | None:
+    """How sure the judgement, as fitted for a hook, is that ``query`` has an answer in the history, and how sure
+    a hook must be to speak (``hook --dry-run`` says so when it stays silent); None: nothing was judged."""
+    from backscroll.retrieval import relevance
+
+    with _searched(cfg, query, project) as searched:
+        if searched is None or not searched[0].evidence:
+            return None
+        fit = relevance.model("hook", searched[0].mode)
+        return relevance.probability(searched[0].evidence, fit), fit.point
+
+
+def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: AbstractSet[str] = frozenset(),
+         max_hits: int = MAX_HITS) -> list[Recall]:
+    """What ``query`` recalls from sessions other than the caller's: the search's results as judged for a
+    hook (nothing when the judgement says the history holds no answer)."""
+    from backscroll.indexes.lexical import analyze, stem
+    from backscroll.ingest.redact_again import behind
+
+    with _searched(cfg, query, project) as searched:
+        if searched is None:
+            return []
+        result, plan, store = searched
+        found = result.results
         rows = store.recall_rows([h.rowid for h in found if h.rowid is not None])
         answers = {rid: store.turn_answer(row[1], rid) for rid, row in rows.items() if row[7] == "user"}
         if behind(store):  # records under older rules: the pass runs with the next search or index
             rows, answers = _redacted(rows, answers)
-    finally:
-        store.close()
     words = [t for t in plan.lexical_terms if len(t) >= 3]
     out: list[Recall] = []
     seen_text: set[str] = set()

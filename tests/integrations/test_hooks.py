@@ -330,6 +330,7 @@ def test_a_dry_run_shows_what_a_prompt_would_inject_and_remembers_nothing(histor
         assert r.returncode == 0 and "advisory lock" in context_of(r.stdout), r.stderr
     r = run_cli(backscroll_home, "hook", "claude", "prompt", "--dry-run", "commit and push")
     assert r.returncode == 0 and r.stdout == "" and "nothing would be injected" in r.stderr
+    assert "a hook speaks from" in r.stderr, "how sure the judgement was, against how sure a hook must be"
     r = run_cli(backscroll_home, "hook", "gemini", "prompt", "--dry-run", PROMPT)
     assert r.returncode == 2 and "unknown hook" in r.stderr
     assert_recall_fires(backscroll_home, session_id="backscroll-dry-run")  # (the dry runs' id was not marked)
