@@ -57,15 +57,17 @@ def _dry_run(agent: str, event: str, prompt: str) -> int:
 
 def _silent(cfg, prompt: str) -> str:
     """Why a prompt injects nothing, as the judgement saw it ("" when it judged nothing)."""
+    from backscroll.integrations.hooks import prompt_query
     from backscroll.integrations.recall import judged
 
-    sure = judged(cfg, prompt)
+    query = prompt_query(prompt)
+    sure = judged(cfg, query) if query and query.strip() else None
     if sure is None:
         return ""
     if sure[0] < sure[1]:
         return (f"no past session answers it surely enough (the judgement gives {sure[0]:.2f} that one does; "
                 f"a hook speaks from {sure[1]:.2f})")
-    return "what answers it was injected already or belongs to this session"
+    return "the passages that answer it quote earlier recalls, or cannot be injected"
 
 
 def register(app: typer.Typer) -> None:

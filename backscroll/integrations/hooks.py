@@ -221,6 +221,15 @@ class Deadline:
             sys.stdout.flush()
 
 
+def prompt_query(prompt: str | None) -> str | None:
+    """What a prompt asks of the history: the prompt without the recall block a hook put in it before."""
+    if prompt and "<backscroll-recall" in prompt:
+        from backscroll.ingest.echo import split_recall
+
+        return split_recall(prompt)[0]
+    return prompt
+
+
 def run(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False) -> str | None:
     """What the hook prints for this input, or None (print nothing); ``dry_run``: without remembering what it
     injected (``backscroll hook … --dry-run``)."""
@@ -229,11 +238,7 @@ def run(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False) -> st
     inp = parse_input(raw)
     project = None
     if event == "prompt":
-        query = inp.prompt
-        if query and "<backscroll-recall" in query:
-            from backscroll.ingest.echo import split_recall
-
-            query = split_recall(query)[0]
+        query = prompt_query(inp.prompt)
     else:
         query = branch_words(inp.cwd)
         from backscroll.ingest.projects import project as project_of

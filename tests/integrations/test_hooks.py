@@ -334,3 +334,20 @@ def test_a_dry_run_shows_what_a_prompt_would_inject_and_remembers_nothing(histor
     r = run_cli(backscroll_home, "hook", "gemini", "prompt", "--dry-run", PROMPT)
     assert r.returncode == 2 and "unknown hook" in r.stderr
     assert_recall_fires(backscroll_home, session_id="backscroll-dry-run")  # (the dry runs' id was not marked)
+
+
+def test_a_hook_judges_the_prompt_as_it_searches_it(history, backscroll_home):
+    """``judged``: how sure the hook's judgement is that the history answers a prompt, against its point; what a
+    hook put in the prompt before is not part of what it asks."""
+    from backscroll.integrations.hooks import prompt_query
+    from backscroll.integrations.recall import judged
+    from backscroll.retrieval import relevance
+
+    cfg = backscroll_home.config()
+    sure, point = judged(cfg, PROMPT)
+    assert point == relevance.model("hook", "hybrid").point and sure >= point, "the past session answers it"
+    unsure, _ = judged(cfg, "commit and push")
+    assert unsure < point
+    assert judged(cfg, "what did we decide") is None, "question words only: nothing to judge"
+    recalled = f"{PROMPT}\n<backscroll-recall source=\"backscroll\">\n- an earlier passage\n</backscroll-recall>"
+    assert prompt_query(recalled).strip() == PROMPT
