@@ -344,10 +344,10 @@ def test_a_hook_judges_the_prompt_as_it_searches_it(history, backscroll_home):
     from backscroll.retrieval import relevance
 
     cfg = backscroll_home.config()
-    sure, point = judged(cfg, PROMPT)
-    assert point == relevance.model("hook", "hybrid").point and sure >= point, "the past session answers it"
-    unsure, _ = judged(cfg, "commit and push")
-    assert unsure < point
+    answered, everyday = judged(cfg, PROMPT), judged(cfg, "commit and push")
+    assert answered is not None and everyday is not None
+    point = relevance.model("hook", "hybrid").point
+    assert answered[1] == everyday[1] == point and everyday[0] < point <= answered[0]
     assert judged(cfg, "what did we decide") is None, "question words only: nothing to judge"
     recalled = f"{PROMPT}\n<backscroll-recall source=\"backscroll\">\n- an earlier passage\n</backscroll-recall>"
-    assert prompt_query(recalled).strip() == PROMPT
+    assert (prompt_query(recalled) or "").strip() == PROMPT
