@@ -116,7 +116,7 @@ def answer(source: Source, req: SearchRequest, plan: QueryPlan, filters: Filters
     ``point`` (as a search is, or as a recall hook is), then the hint policy (``policy.hints``: role,
     author, agent and content type narrow, the rest follows as also matching; outside the scope when nothing
     in it answers), the page asked for (``offset``), and the source's notes."""
-    from backscroll.retrieval import budget, pipeline
+    from backscroll.retrieval import budget, judgement, pipeline
     from backscroll.retrieval.policy import hints
 
     opts = pipeline.SearchOptions(limit=req.limit + req.offset, include_echoes=req.include_echoes,
@@ -129,6 +129,9 @@ def answer(source: Source, req: SearchRequest, plan: QueryPlan, filters: Filters
     result = hints.outside_scope(result, filters, run, strict=req.strict)
     sessions = result.sessions[req.offset:]  # (by session, a page counts sessions: its results are theirs)
     results = [h for g in sessions for h in g.hits] if req.by_session else result.results[req.offset:]
-    result = replace(result, results=tuple(results), sessions=sessions,
-                     notes=tuple(dict.fromkeys([*source.notes, *result.notes])))
+    weak = result.weak_matches[req.offset:]
+    held = f"{judgement.NOTHING_STRONG}:"  # (the note counts the page's weak matches)
+    notes = [judgement.nothing_strong_note(len(weak)) if n.startswith(held) else n for n in result.notes]
+    result = replace(result, results=tuple(results), sessions=sessions, weak_matches=weak,
+                     notes=tuple(dict.fromkeys([*source.notes, *notes])))
     return budget.fitted(result, req.max_tokens) if req.max_tokens is not None else result

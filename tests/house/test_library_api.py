@@ -231,6 +231,20 @@ def test_offset_reads_the_next_page_on_every_surface(session_builder, backscroll
     assert key_from_args(["search", "x", "--offset", "10"]) != key_from_args(["search", "x"])
 
 
+def test_a_page_of_a_search_with_nothing_strong_holds_the_next_weak_matches(session_builder, backscroll_home):
+    for n in range(6):
+        session_builder.claude(f"p{n}").user(f"the flaky retry test number {n} failed again on CI")
+    asked = "terraform state lock retry in the s3 backend"  # (shares one word with every session)
+    with Backscroll(home=backscroll_home.data) as bs:
+        bs.index(embed=False)
+        whole = bs.search(asked, mode="lexical", limit=4)
+        page = bs.search(asked, mode="lexical", limit=2, offset=2)
+    assert whole.results == page.results == () and len(whole.weak_matches) == 4
+    assert [(h.rank, h.record_id) for h in page.weak_matches] == [(h.rank, h.record_id)
+                                                                  for h in whole.weak_matches[2:]]
+    assert "nothing strong: 2 weak matches held back in weak_matches" in page.notes
+
+
 def test_a_page_of_sessions_holds_those_sessions_hits(session_builder, backscroll_home):
     """With --by-session, ``offset`` counts sessions, and the results are the hits of the sessions shown."""
     for n in range(5):
