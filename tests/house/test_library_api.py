@@ -245,6 +245,20 @@ def test_a_page_of_a_search_with_nothing_strong_holds_the_next_weak_matches(sess
     assert "nothing strong: 2 weak matches held back in weak_matches" in page.notes
 
 
+def test_sessions_within_a_token_budget_list_only_the_hits_kept(session_builder, backscroll_home):
+    for n in range(4):
+        s = session_builder.claude(f"p{n}")
+        for k in range(3):
+            s.user(f"the flaky retry test {n}.{k} failed again on CI: " + "the runner log says more. " * 12)
+    with Backscroll(home=backscroll_home.data) as bs:
+        bs.index(embed=False)
+        fitted = bs.search("flaky retry test", mode="lexical", limit=4, weak=True, by_session=True,
+                           max_chars=0, max_tokens=300)
+    listed = [h for g in fitted.sessions for h in g.hits]
+    assert 0 < len(fitted.results) < 12 and all(g.hits for g in fitted.sessions)
+    assert [(h.record_id, h.text) for h in listed] == [(h.record_id, h.text) for h in fitted.results]
+
+
 def test_a_page_of_sessions_holds_those_sessions_hits(session_builder, backscroll_home):
     """With --by-session, ``offset`` counts sessions, and the results are the hits of the sessions shown."""
     for n in range(5):
