@@ -39,8 +39,8 @@ def fitted(result: SearchResult, max_tokens: int) -> SearchResult:
     said = f"to fit --max-tokens {max_tokens}: " + ", ".join(
         part for part in (f"{left} hit{'s' if left != 1 else ''} left out" if left else "",
                           "the last one cut" if cut else "") if part)
-    kept = {h.record_id: h for h in lists["results"]}  # (a session lists the hits kept, as kept: cut or whole)
-    sessions = (replace(s, hits=tuple(kept[h.record_id] for h in s.hits if h.record_id in kept))
+    shown = {h.record_id: h for h in lists["results"]}  # (a session lists the hits kept, as kept: cut or whole)
+    sessions = (replace(s, hits=tuple(shown[h.record_id] for h in s.hits if h.record_id in shown))
                 for s in result.sessions)
     return replace(result, results=lists["results"], also_matching=lists["also_matching"],
                    weak_matches=lists["weak_matches"], notes=(*result.notes, said),
