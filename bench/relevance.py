@@ -89,21 +89,25 @@ def answers(hit, q: dict) -> bool:
 
 def dump(args) -> int:
     from backscroll.archive import Backscroll
-    from backscroll.integrations.recall import CANDIDATES, MAX_PROMPT
+    from backscroll.integrations.recall import searched
     from backscroll.retrieval.relevance import FEATURES
 
     with args.out.open("w") as out:
         for spec, hook in [(s, False) for s in args.set] + [(s, True) for s in args.hook_set]:
             name, home, queries, use = load_set(spec, hook)
             with Backscroll(home=home) as bs:
-                for mode in args.modes.split(","):
+                for mode in args.modes.split(",") if use == "search" else ["hybrid"]:  # (a hook asks hybrid)
                     for q in queries:
-                        opts = {k: q[k] for k in ("role", "author", "agent", "content_type", "project", "since",
-                                                  "until", "include_echoes", "strict") if k in q}
-                        hook = use == "hook"  # (asked as the hook asks: its prompt cut, its 20 candidates)
-                        every = bs.search(q["text"][:MAX_PROMPT] if hook else q["text"], mode=mode,
-                                          limit=CANDIDATES if hook else 10, max_chars=0, rerun=True, now=q["now"],
-                                          weak=True, **opts)
+                        if use == "hook":  # the hook's own search: its prompt cut, prose only, 20 candidates
+                            with searched(bs.config, q["text"], None, weak=True) as found:
+                                every = found[0] if found else None
+                            if every is None:
+                                continue
+                        else:
+                            opts = {k: q[k] for k in ("role", "author", "agent", "content_type", "project",
+                                                      "since", "until", "include_echoes", "strict") if k in q}
+                            every = bs.search(q["text"], mode=mode, limit=10, max_chars=0, rerun=True,
+                                              now=q["now"], weak=True, **opts)
                         hits = [{"rank": h.rank, "right": answers(h, q), "strength": h.strength,
                                  "session": h.session_id, "lists": list(h.matched_by), "match": h.match}
                                 for h in every.results[:10]]
@@ -135,7 +139,21 @@ USES = {"search": NEVER_EMPTY, "hook": HOOK_SILENT}  # each use's fit, and the s
 
 
 def fit(args) -> int:
-    model = fitted(read(args.dumps, judged=True), args.l2)
+    judged = read(args.dumps, judged=True)
+    if args.use:  # one use's fits on some of the features, into the fits already written
+        model = load_model(args.into)
+        if model["features"] != judged[0]["features"]:
+            raise SystemExit(f"{args.into} was fitted on other features: fit every use")
+        only = [model["features"].index(f) for f in args.features.split(",")] if args.features else None
+        new = fitted([r for r in judged if use(r) == args.use], args.l2, only)
+        model[args.use] = {**model.get(args.use, {}), **new.get(args.use, {})}
+        args.into.write_text(json.dumps(model, indent=1) + "\n")
+        print(json.dumps(new, indent=1))
+        return 0
+    model = fitted(judged, args.l2)
+    if args.out and args.out.exists():  # (a session start's fit has no data of its own: kept as it is)
+        kept = load_model(args.out)
+        model |= {u: fits for u, fits in kept.items() if u not in (*USES, "features")}
     text = json.dumps(model, indent=1) + "\n"
     if args.out:
         missing = [f"{u} {m}" for u in USES for m in MODES if m not in model.get(u, {})]
@@ -153,7 +171,7 @@ def use(r: dict) -> str:
     return r["use"]
 
 
-def fitted(judged: list[dict], l2: float) -> dict:
+def fitted(judged: list[dict], l2: float, only: list[int] | None = None) -> dict:
     """The judgement for each use and mode, fitted on the sets asked that way: a search's on questions, a recall
     hook's on prompts (a request that names no past work is no answerless question to a search, only to a hook);
     each mode has evidence of its own (no meaning in lexical mode, no words ranking in semantic)."""
@@ -164,11 +182,12 @@ def fitted(judged: list[dict], l2: float) -> dict:
         rows = [r for r in judged if use(r) == name]
         modes = sorted({r["mode"] for r in rows})
         if rows:
-            model[name] = {mode: fitted_one([r for r in rows if r["mode"] == mode], empty, l2) for mode in modes}
+            model[name] = {mode: fitted_one([r for r in rows if r["mode"] == mode], empty, l2, only)
+                           for mode in modes}
     return model
 
 
-def fitted_one(judged: list[dict], empty: float, l2: float) -> dict:
+def fitted_one(judged: list[dict], empty: float, l2: float, only: list[int] | None = None) -> dict:
     """A logistic model of "the question has an answer here" from the question's evidence, each training set
     weighing alike within each class and the two classes alike in all; its operating point is the lowest that
     keeps ``empty`` of each set's answerless questions empty."""
@@ -181,9 +200,13 @@ def fitted_one(judged: list[dict], empty: float, l2: float) -> dict:
         groups[(r["set"], y_)] += 1
     classes = {y_: sum(1 for (_s, yy) in groups if yy == y_) for y_ in (0.0, 1.0)}
     x = np.array([r["evidence"] for r in rows], dtype=float)
+    if only is not None:  # (the other features weigh nothing)
+        x = x[:, only]
     y = np.array(labels)
     w = np.array([1.0 / groups[(r["set"], y_)] / classes[y_] for r, y_ in zip(rows, labels, strict=True)])
     weights, bias = _logistic(x, y, w, l2=l2)
+    if only is not None:
+        weights = [dict(zip(only, weights, strict=True)).get(n, 0.0) for n in range(len(rows[0]["evidence"]))]
     model: dict = {"weights": [round(v, 4) for v in weights], "bias": round(bias, 4)}
     model["point"] = math.ceil(operating_point(rows, model, empty) * 1e4) / 1e4  # (up: above those it keeps out)
     return model
@@ -316,6 +339,9 @@ def main() -> int:
     f.add_argument("dumps", type=Path, nargs="+")
     f.add_argument("--out", type=Path)
     f.add_argument("--l2", type=float, default=0.01)
+    f.add_argument("--use", choices=tuple(USES), help="fit this use only, into --into's fits (the others kept)")
+    f.add_argument("--features", help="with --use: the features it reads, comma-separated (the others weigh 0)")
+    f.add_argument("--into", type=Path, default=Path("backscroll/retrieval/relevance.json"))
     c = sub.add_parser("cross", help="fit on each corpus alone, measure on the others")
     c.add_argument("dumps", type=Path, nargs="+")
     c.add_argument("--corpus", action="append", required=True, help="NAME=SET,SET...: the sets of one corpus")

@@ -85,3 +85,26 @@ def test_a_judgement_fitted_before_uses_had_fits_of_their_own_reads_as_one_fit_f
     model = load_model(old)
     assert model["hook"]["lexical"] == {"weights": [1.0, -2.0], "bias": 0.5, "point": 0.95}
     assert model["search"]["hybrid"]["point"] == 0.5 and set(model["search"]) == {"hybrid", "lexical"}
+
+
+def test_one_use_is_fitted_on_the_features_it_names_and_the_other_fits_are_kept(tmp_path):
+    def row(n: int, answered: bool) -> dict:
+        evidence = [0.5, 0.9 if answered else 0.1, *[(n % 7) / 7] * 8]
+        return {"set": "prompts", "use": "hook", "mode": "hybrid", "id": f"q{n}", "category": "prompt",
+                "nothing": not answered, "features": [f"f{i}" for i in range(10)], "evidence": evidence,
+                "hits": [{"rank": 1, "right": answered, "strength": 0.5, "session": "s", "lists": ["lexical"],
+                          "match": "words"}]}
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text("".join(json.dumps(row(n, n % 2 == 0)) + "\n" for n in range(40)))
+    one = {"weights": [1.0] * 10, "bias": 0.0, "point": 0.5}
+    fits = tmp_path / "relevance.json"
+    fits.write_text(json.dumps({"features": [f"f{i}" for i in range(10)], "search": {"hybrid": one},
+                                "hook": {"hybrid": one, "lexical": one}, "start": {"hybrid": one}}))
+    out = subprocess.run([sys.executable, str(BENCH.parent / "relevance.py"), "fit", str(dump), "--use", "hook",
+                          "--features", "f1", "--into", str(fits)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    model = json.loads(fits.read_text())
+    weights = model["hook"]["hybrid"]["weights"]
+    assert weights[1] > 0 and weights[:1] + weights[2:] == [0.0] * 9, "only the feature named"
+    assert model["search"] == {"hybrid": one} and model["start"] == {"hybrid": one}
+    assert model["hook"]["lexical"] == one, "a mode the dumps do not hold keeps its fit"
