@@ -4,6 +4,7 @@
     python bench/relevance.py dump OUT.jsonl --set NAME=HOME=QUERIES.toml[@odd|@even][#TARGET] [...]
                                              [--hook-set NAME=HOME=QUERIES.toml...] [--modes hybrid]
     python bench/relevance.py fit TRAIN.jsonl [...] [--out backscroll/retrieval/relevance.json]
+    python bench/relevance.py fit TRAIN.jsonl [...] --use hook [--features F,F] [--into FITS.json]
     python bench/relevance.py report DUMP.jsonl [...] [--model FILE] [--point search|hook]
     python bench/relevance.py cross DUMP.jsonl [...] --corpus NAME=SET,SET [--corpus ...]
 
@@ -22,7 +23,8 @@ out; each set weighs alike within each class. Its operating point is the lowest 
 keeps ``NEVER_EMPTY`` of each set's never-discussed questions empty (a search's) or ``HOOK_SILENT`` of each
 set's unrelated prompts silent (a recall hook's). A hook has its own fit because what it must stay silent for
 differs: an everyday request ("add a changelog entry") is no answerless question to a search, and the words
-it holds are no evidence of past work.
+it holds are no evidence of past work. ``--use`` fits one use alone (on the ``--features`` named, the others
+weighing 0) into a file of fits whose other uses are kept: a candidate for one use, beside the shipped rest.
 
 ``report`` prints, per set, what a user feels: never-discussed questions that came back empty, right answers
 (in the top 5 before any judgement) kept in the results, and hit@1 by category; without ``--model``, as if
@@ -89,25 +91,21 @@ def answers(hit, q: dict) -> bool:
 
 def dump(args) -> int:
     from backscroll.archive import Backscroll
-    from backscroll.integrations.recall import searched
+    from backscroll.integrations.recall import CANDIDATES, MAX_PROMPT
     from backscroll.retrieval.relevance import FEATURES
 
     with args.out.open("w") as out:
         for spec, hook in [(s, False) for s in args.set] + [(s, True) for s in args.hook_set]:
             name, home, queries, use = load_set(spec, hook)
             with Backscroll(home=home) as bs:
-                for mode in args.modes.split(",") if use == "search" else ["hybrid"]:  # (a hook asks hybrid)
+                for mode in args.modes.split(","):
                     for q in queries:
-                        if use == "hook":  # the hook's own search: its prompt cut, prose only, 20 candidates
-                            with searched(bs.config, q["text"], None, weak=True) as found:
-                                every = found[0] if found else None
-                            if every is None:
-                                continue
-                        else:
-                            opts = {k: q[k] for k in ("role", "author", "agent", "content_type", "project",
-                                                      "since", "until", "include_echoes", "strict") if k in q}
-                            every = bs.search(q["text"], mode=mode, limit=10, max_chars=0, rerun=True,
-                                              now=q["now"], weak=True, **opts)
+                        opts = {k: q[k] for k in ("role", "author", "agent", "content_type", "project", "since",
+                                                  "until", "include_echoes", "strict") if k in q}
+                        hook = use == "hook"  # (asked as the hook asks: its prompt cut, its 20 candidates)
+                        every = bs.search(q["text"][:MAX_PROMPT] if hook else q["text"], mode=mode,
+                                          limit=CANDIDATES if hook else 10, max_chars=0, rerun=True, now=q["now"],
+                                          weak=True, **opts)
                         hits = [{"rank": h.rank, "right": answers(h, q), "strength": h.strength,
                                  "session": h.session_id, "lists": list(h.matched_by), "match": h.match}
                                 for h in every.results[:10]]
@@ -151,9 +149,6 @@ def fit(args) -> int:
         print(json.dumps(new, indent=1))
         return 0
     model = fitted(judged, args.l2)
-    if args.out and args.out.exists():  # (a session start's fit has no data of its own: kept as it is)
-        kept = load_model(args.out)
-        model |= {u: fits for u, fits in kept.items() if u not in (*USES, "features")}
     text = json.dumps(model, indent=1) + "\n"
     if args.out:
         missing = [f"{u} {m}" for u in USES for m in MODES if m not in model.get(u, {})]

@@ -248,7 +248,7 @@ def run(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False) -> st
         return None
     home = cfg.home.value
     skip = injected_before(home, agent, inp.session_id)
-    recalls = find(cfg, query, inp, project=project, skip=skip, point="hook" if event == "prompt" else "start")
+    recalls = find(cfg, query, inp, project=project, skip=skip)
     if not recalls:
         return None
     context, used = render(recalls, CAPS[event])

@@ -2,11 +2,10 @@
 
 The prompt is searched as any query is (``retrieval.searching.answer``: words and meaning, the prose of other
 sessions, read-only), and judged by the same judgement (``retrieval.relevance``) as fitted for the recall
-hooks (a fit of their own in ``relevance.json``: a prompt must come closer to the history by meaning than
-everyday requests do, ``indexes.everyday_level``; a session start's branch words, the search's weights at a
-stricter point): a hook speaks unasked, so an everyday request ("commit and push", "make the error
-friendlier") must find nothing, however many records share its words. A question is recalled with the answer it
-got (its turn's last assistant prose). docs/recall-hooks.md tells how it was measured.
+hooks (a fit of their own in ``relevance.json``; today the search's weights at a stricter point): a hook
+speaks unasked, so an everyday request ("commit and push", "make the error friendlier") must find nothing,
+however many records share its words. A question is recalled with the answer it got (its turn's last
+assistant prose). docs/recall-hooks.md tells how it was measured.
 """
 
 from __future__ import annotations
@@ -63,10 +62,8 @@ def _excluded(row_session: str, source_path: str | None, inp: HookInput) -> bool
 
 
 @contextmanager
-def searched(cfg, query: str, project: str | None, weak: bool = False, point: str = "hook"
-             ) -> Iterator[tuple[SearchResult, QueryPlan, Store] | None]:
-    """The hook's search of ``query`` (the search's results as judged for ``point``: a prompt's hook, or a
-    session ``start``; ``weak``: every hit, as ``bench/relevance.py`` reads them), its plan and the read-only
+def _searched(cfg, query: str, project: str | None) -> Iterator[tuple[SearchResult, QueryPlan, Store] | None]:
+    """The hook's search of ``query`` (the search's results as judged for a hook), its plan and the read-only
     store it ran on, open while in use; None when there is no history or nothing to search for."""
     from backscroll.indexes.lexical import LexicalIndex
     from backscroll.request import SearchRequest
@@ -79,14 +76,14 @@ def searched(cfg, query: str, project: str | None, weak: bool = False, point: st
         yield None
         return
     req = SearchRequest(query=query[:MAX_PROMPT], mode="hybrid", limit=CANDIDATES, project=project,
-                        content_type="text", strict=True, rerun=True, max_chars=0, weak=weak)
+                        content_type="text", strict=True, rerun=True, max_chars=0)
     filters, plan = check(req)
     if plan.asks_nothing or plan.date_only:
         yield None
         return
     store = Store.open_readonly(cfg.db_path)
     try:
-        yield answer(LocalSource(store, lex, cfg, plan, req.mode, False), req, plan, filters, point=point), plan, store
+        yield answer(LocalSource(store, lex, cfg, plan, req.mode, False), req, plan, filters, point="hook"), plan, store
     finally:
         store.close()
 
@@ -96,24 +93,24 @@ def judged(cfg, query: str, project: str | None = None) -> tuple[float, float] |
     a hook must be to speak (``hook --dry-run`` says so when it stays silent); None: nothing was judged."""
     from backscroll.retrieval import relevance
 
-    with searched(cfg, query, project) as found:
-        if found is None or not found[0].evidence:
+    with _searched(cfg, query, project) as searched:
+        if searched is None or not searched[0].evidence:
             return None
-        fit = relevance.model("hook", found[0].mode)
-        return relevance.probability(found[0].evidence, fit), fit.point
+        fit = relevance.model("hook", searched[0].mode)
+        return relevance.probability(searched[0].evidence, fit), fit.point
 
 
 def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: AbstractSet[str] = frozenset(),
-         max_hits: int = MAX_HITS, point: str = "hook") -> list[Recall]:
+         max_hits: int = MAX_HITS) -> list[Recall]:
     """What ``query`` recalls from sessions other than the caller's: the search's results as judged for a
     hook (nothing when the judgement says the history holds no answer)."""
     from backscroll.indexes.lexical import analyze, stem
     from backscroll.ingest.redact_again import behind
 
-    with searched(cfg, query, project, point=point) as asked:
-        if asked is None:
+    with _searched(cfg, query, project) as searched:
+        if searched is None:
             return []
-        result, plan, store = asked
+        result, plan, store = searched
         found = result.results
         rows = store.recall_rows([h.rowid for h in found if h.rowid is not None])
         answers = {rid: store.turn_answer(row[1], rid) for rid, row in rows.items() if row[7] == "user"}

@@ -42,9 +42,6 @@ class LocalSource:
     def cosines(self, ids: Iterable[int]) -> dict[int, float]:
         return meaning.cosines(self.store, self.memo, ids)
 
-    def everyday_level(self) -> float | None:
-        return meaning.everyday_level(self.memo)
-
     def first_prompts(self, window: Filters, limit: int) -> list[int]:
         return self.store.first_prompts(window.since or "", window.until or "", project=window.project,
                                         agent=window.agent, session=window.session, sessions=window.sessions,

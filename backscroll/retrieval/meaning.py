@@ -61,18 +61,6 @@ def cosines(store: Store, memo: dict, ids: Iterable[int]) -> dict[int, float]:
     return {i: float(unpack(blob, len(query)) @ query) for i, blob in found.items()}
 
 
-def everyday_level(memo: dict) -> float | None:
-    """The history's everyday level (``indexes.everyday_level``), once a search has its vectors (``nearest``);
-    None before, or with none."""
-    if "vectors" not in memo:
-        return None
-    if "everyday" not in memo:
-        from backscroll.indexes.everyday_level import level
-
-        memo["everyday"] = level(memo["vectors"], memo["embedder"], len(memo["similarities"][0]))
-    return memo["everyday"]
-
-
 def nearest(store: Store, cfg: Config, plan, scope: Filters, mode: str, depth: int, fresh: bool, notes: list[str],
             memo: dict) -> list[tuple[int, float]] | None:
     """The prose records in ``scope`` closest in meaning to the query (``(id, cosine)``, closest first), or None
@@ -133,7 +121,6 @@ def _ready(store: Store, cfg: Config, plan, mode: str, fresh: bool, notes: list[
         return False
     memo["similarities"] = vecs.similarities(qvec)
     memo["vectors"] = vecs
-    memo["embedder"] = factory
     memo["query"] = qvec.astype("float32")
     if vecs.cache_damaged:
         acquired = False

@@ -25,7 +25,6 @@ FEATURES = (
     "exact",  # a hit holds the question, or every quoted phrase, word for word
     "meaning",  # a meaning ranking spoke (hybrid or semantic, on prose) and found records in scope
     "dated",  # the question names a date and its first hit lies in it (1), or near it (less); 0 without a date
-    "over_everyday",  # the scope's closest cosine above the history's everyday level (a recall hook's; 0 unread)
 )
 
 
@@ -47,7 +46,6 @@ class Question:
     unknown: float  # the idf-weighted share of the question the scope never says
     cosines: Sequence[float] | None  # the scope's closest cosines, best first (None: no meaning ranking spoke)
     dated: float = 0.0  # how near the date the question names its first hit lies (``time_window.closeness``)
-    everyday: float | None = None  # the history's everyday level (``indexes.everyday_level``; None: not read)
 
 
 def features(hits: Sequence[HitEvidence], q: Question) -> tuple[float, ...]:
@@ -66,8 +64,7 @@ def features(hits: Sequence[HitEvidence], q: Question) -> tuple[float, ...]:
     return (round(max((h.words for h in hits), default=0.0), 4), round(first.words if first else 0.0, 4),
             round(max((specific_share(h) for h in hits), default=0.0), 4), round(q.unknown, 4), round(best, 4),
             round((first.cosine or 0.0) if first else 0.0, 4), round(best - tenth, 4),
-            float(any(h.exact for h in hits)), float(bool(q.cosines)), round(q.dated, 4),
-            round(best - q.everyday, 4) if q.cosines and q.everyday is not None else 0.0)
+            float(any(h.exact for h in hits)), float(bool(q.cosines)), round(q.dated, 4))
 
 
 def floor() -> float:
@@ -76,8 +73,7 @@ def floor() -> float:
     return SEMANTIC_FLOOR
 
 
-USES = ("search", "hook", "start")  # a search's fit; a prompt's recall hook's (it speaks unasked: everyday requests
-# count against); a session start's (its branch words in its project; the search's weights at the hook's old point)
+USES = ("search", "hook")  # a search's fit; a recall hook's (it speaks unasked, so everyday requests count against)
 
 
 @dataclass(frozen=True)

@@ -61,8 +61,7 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     cosines = [c for _i, c in semantic or ()] if asked else None
     read = [classify(h, plan.text, by_id.get(h.rowid), w, in_scope, quoted=bool(plan.phrases))
             for h in hits(source, plan, fused, opts, max(wanted, EVIDENCE_HITS))]
-    level = source.everyday_level() if cosines and opts.point == "hook" else None  # (what a hook's fit reads)
-    evidence = question_evidence(source, read[:EVIDENCE_HITS], plan, by_id, in_scope, cosines, mode, level)
+    evidence = question_evidence(source, read[:EVIDENCE_HITS], plan, by_id, in_scope, cosines, mode)
     shaped = read[:wanted]  # (what is shown is as many as asked; only the judgement reads more)
     answered = opts.weak or judgement.answered(evidence, mode, opts.point)
     strong, weak = (shaped, []) if opts.weak else judgement.split(shaped, answered)
@@ -90,11 +89,10 @@ def held_in_scope(source: Source, q: LexicalQuery, scope: Filters,
 
 
 def question_evidence(source: Source, found: list[Hit], plan: QueryPlan, by_id: dict[int, Candidate],
-                      held: float, cosines: list[float] | None, mode: str,
-                      everyday: float | None = None) -> tuple[float, ...]:
+                      held: float, cosines: list[float] | None, mode: str) -> tuple[float, ...]:
     """The relevance judgement's features of the question and its hits (``relevance.FEATURES``); ``held``: the
-    idf-weighted share of the question the scope holds; ``everyday``: the history's everyday level, when read.
-    (A semantic search ranks without words, but its hits' words are evidence all the same.)"""
+    idf-weighted share of the question the scope holds. (A semantic search ranks without words, but its hits'
+    words are evidence all the same.)"""
     from backscroll.retrieval import relevance
 
     q = LexicalQuery(plan.lexical_terms)
@@ -108,8 +106,8 @@ def question_evidence(source: Source, found: list[Hit], plan: QueryPlan, by_id: 
         return relevance.HitEvidence(words.get(h.rowid, 0.0) * held, terms.get(h.rowid, frozenset()),
                                      c.cosine if c and cosines is not None else None, h.match == "exact")
 
-    return relevance.features([of(h) for h in found], relevance.Question(
-        weights, 1 - held, cosines, dated(plan, found[0] if found else None), everyday))
+    return relevance.features([of(h) for h in found], relevance.Question(weights, 1 - held, cosines,
+                                                                         dated(plan, found[0] if found else None)))
 
 
 def dated(plan: QueryPlan, first: Hit | None) -> float:

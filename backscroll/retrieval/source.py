@@ -51,11 +51,6 @@ class Source(Protocol):
         """The query's cosine to each of ``ids`` that has a vector (after a ``by_meaning`` call)."""
         ...
 
-    def everyday_level(self) -> float | None:
-        """How close the history comes by meaning to everyday coding requests (``indexes.everyday_level``), after
-        a ``by_meaning`` call; None when the source cannot tell."""
-        ...
-
     def first_prompts(self, window: Filters, limit: int) -> list[int]:
         """The first prompt of each session with a record in ``window``, the session busy most recently first."""
         ...

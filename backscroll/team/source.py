@@ -198,10 +198,6 @@ class ArchiveSource:
         self._cosines.update({self.pool.ids[k]: c for k, c in found.items()})
         return {i: self._cosines[i] for i in ids if i in self._cosines}
 
-    def everyday_level(self) -> None:
-        """Not measured: only a recall hook's judgement reads the level, and hooks ask the local store."""
-        return None
-
     # -- facts ---------------------------------------------------------------------------------
     def first_prompts(self, window: Filters, limit: int) -> list[int]:
         only = Filters(project=window.project, agent=window.agent, session=window.session, since=window.since,

@@ -99,12 +99,12 @@ def test_one_use_is_fitted_on_the_features_it_names_and_the_other_fits_are_kept(
     one = {"weights": [1.0] * 10, "bias": 0.0, "point": 0.5}
     fits = tmp_path / "relevance.json"
     fits.write_text(json.dumps({"features": [f"f{i}" for i in range(10)], "search": {"hybrid": one},
-                                "hook": {"hybrid": one, "lexical": one}, "start": {"hybrid": one}}))
+                                "hook": {"hybrid": one, "lexical": one}}))
     out = subprocess.run([sys.executable, str(BENCH.parent / "relevance.py"), "fit", str(dump), "--use", "hook",
                           "--features", "f1", "--into", str(fits)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     model = json.loads(fits.read_text())
     weights = model["hook"]["hybrid"]["weights"]
     assert weights[1] > 0 and weights[:1] + weights[2:] == [0.0] * 9, "only the feature named"
-    assert model["search"] == {"hybrid": one} and model["start"] == {"hybrid": one}
+    assert model["search"] == {"hybrid": one}
     assert model["hook"]["lexical"] == one, "a mode the dumps do not hold keeps its fit"

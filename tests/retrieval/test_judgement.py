@@ -234,25 +234,3 @@ def test_every_use_and_mode_has_a_fit_of_the_judgement():
             assert len(fit.weights) == len(relevance.FEATURES) and 0 < fit.point < 1, (use, mode)
     with pytest.raises(RuntimeError, match="no fit for a search in fuzzy mode"):
         relevance.model("search", "fuzzy")
-
-
-def test_a_hook_judges_a_prompt_against_the_historys_everyday_level_and_a_search_never_reads_it(
-        shop, backscroll_index, backscroll_home, backscroll_search):
-    """A recall hook's prompt must come closer to the history by meaning than everyday requests do
-    (``indexes.everyday_level``); a search's judgement does not read that level, nor measure it."""
-    from backscroll.integrations import recall
-    from backscroll.integrations.hooks import HookInput
-    from backscroll.retrieval import relevance
-
-    backscroll_index()
-    over = relevance.FEATURES.index("over_everyday")
-    assert backscroll_search("which job queue did we pick, postgres or redis streams?", rerun=True).evidence[over] == 0
-    assert not list(backscroll_home.config().vectors_dir.glob("everyday-*")), "a search measured the level"
-    cfg = backscroll_home.config()
-    inp = HookInput(session_id="s-new", transcript_path=None, cwd="/home/dev/shop", prompt="", source=None)
-    asked = "Which queue should the background jobs use: Postgres with SKIP LOCKED or Redis streams?"
-    assert shop.session_id in {r.session_id for r in recall.find(cfg, asked, inp)}
-    with recall.searched(cfg, asked, None) as found:
-        assert found is not None and found[0].evidence[over] > 0
-    assert list(cfg.vectors_dir.glob("everyday-*.json")), "the level is kept beside the matrix"
-    assert recall.find(cfg, "commit this and push it to my branch", inp) == []
