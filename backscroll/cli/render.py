@@ -113,7 +113,7 @@ def also_heading(result: SearchResult) -> str:
     return f"Also matching without {dropped} ({why}):"
 
 
-def print_result(result: SearchResult, *, color: bool) -> None:
+def print_result(result: SearchResult, *, color: bool, offset: int = 0) -> None:
     out = console(color)
     if result.repeated:
         out.print(result.notes[0] if result.notes else "[repeated search]", style="bold yellow" if color else None)
@@ -122,7 +122,7 @@ def print_result(result: SearchResult, *, color: bool) -> None:
         sys.stderr.write("No matches" + (" with those filters.\n" if result.also_matching else ".\n"))
         sys.stderr.flush()
     if result.sessions:
-        print_by_session(out, result, color=color)
+        print_by_session(out, result, color=color, offset=offset)
     else:
         print_hits(out, result.results)
     if result.also_matching:
@@ -131,12 +131,13 @@ def print_result(result: SearchResult, *, color: bool) -> None:
         print_hits(out, result.also_matching)
 
 
-def print_by_session(out, result: SearchResult, *, color: bool) -> None:
-    """``--by-session``: a heading per session (its title, project, agent, when), then its best hits."""
+def print_by_session(out, result: SearchResult, *, color: bool, offset: int = 0) -> None:
+    """``--by-session``: a heading per session (its title, project, agent, when), then its best hits; numbered on
+    from ``offset`` (a later page's first session is ``offset + 1``)."""
     from backscroll.sanitize import shorten
 
-    for n, s in enumerate(result.sessions, start=1):
-        if n > 1:
+    for n, s in enumerate(result.sessions, start=offset + 1):
+        if n > offset + 1:
             out.print()
         title = shorten(" ".join((s.title or "(untitled)").split()), 100)
         out.print(clean(f"{n}. {title}"), style="bold" if color else None, soft_wrap=True)

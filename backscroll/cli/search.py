@@ -108,7 +108,8 @@ def search(**given: Any) -> None:
             if not rows:
                 hints.insert(0, result.notes[0] if result.repeated and result.notes else "No matches.")
         else:
-            common.paged(lambda: render.print_result(result, color=common.color_enabled(sys.stdout)))
+            common.paged(lambda: render.print_result(result, color=common.color_enabled(sys.stdout),
+                                                     offset=asked.get("offset") or 0))
         sys.stdout.flush()
         render.write_stderr(hints)
         return 0

@@ -186,6 +186,8 @@ def test_by_session_on_the_command_line(shop, cli):
     r = cli("search", "--no-sync", "--by-session", "--weak", "job", "queue", "postgres")
     assert r.exit_code == 0
     assert r.stdout.startswith("1. ") and "backscroll show" in r.stdout
+    page = cli("search", "--no-sync", "--by-session", "--weak", "-n", "1", "--offset", "1", "job", "queue", "postgres")
+    assert page.exit_code == 0 and page.stdout.startswith("2. "), "a later page numbers its sessions on"
 
 
 # -- echoes -----------------------------------------------------------------------------------------
