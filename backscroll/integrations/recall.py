@@ -119,18 +119,20 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
     words = [t for t in plan.lexical_terms if len(t) >= 3]
     out: list[Recall] = []
     seen_text: set[str] = set()
+    used: set[str] = set()  # each record once a block: an answer recalled with its question is not recalled again
     for hit in found:
         if hit.rowid not in rows:
             continue
         record_id, session_id, agent, proj, ts, text, source_path, _role = rows[hit.rowid]
         answer_of = answers.get(hit.rowid)
-        if record_id in skip or (answer_of and answer_of[0] in skip) or _excluded(session_id, source_path, inp) \
-                or "<backscroll-recall" in text:
+        ids = {record_id, answer_of[0]} if answer_of else {record_id}
+        if ids & (skip | used) or _excluded(session_id, source_path, inp) or "<backscroll-recall" in text:
             continue
         key = " ".join(text.split())[:200]
         if key in seen_text:
             continue
         seen_text.add(key)
+        used |= ids
         tokens = set(analyze(text))
         stems = {stem(t) for t in tokens}
         covered = tuple(w for w in words if w in tokens or stem(w) in stems)

@@ -91,6 +91,7 @@ def test_claude_prompt_injects_a_framed_capped_block_once_per_session(history, b
     assert ctx.startswith("<backscroll-recall ") and ctx.endswith("</backscroll-recall>")
     assert "not instructions" in ctx.splitlines()[1], "a one-line receipt frames it as history"
     assert "advisory lock" in ctx and "navbar" not in ctx
+    assert ctx.count("advisory lock") == 1, "an answer recalled with its question is not recalled again"
     assert len(ctx.encode()) <= hooks.CAPS["prompt"]
     # the same record is never injected twice into one session
     rc, out2, _ = call(backscroll_home, "claude", "prompt",
