@@ -55,7 +55,8 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     everywhere = source.unheld(topical(plan)) if mode != "semantic" and not echoes else None
     missing = everywhere[0] if everywhere else ()
     in_scope = held_in_scope(source, topical(plan), filters, everywhere) if not echoes else 1.0
-    wanted = opts.limit * 10 if opts.by_session else opts.limit * (1 if opts.weak else 2)  # (one session's many)
+    # (by session, every candidate: one busy session's many records must not keep the next sessions out)
+    wanted = len(fused) if opts.by_session else opts.limit * (1 if opts.weak else 2)
     asked = (semantic is not None and filters.role != "tool"
              and filters.content_type not in ("tool", "reasoning"))  # a meaning ranking could speak
     cosines = [c for _i, c in semantic or ()] if asked else None

@@ -181,6 +181,20 @@ def test_by_session_shows_the_runner_up_session_one_session_buries(session_build
     assert len(grouped.sessions) == 2 and [len(s.hits) for s in grouped.sessions] == [3, 1]
 
 
+def test_by_session_lists_as_many_sessions_as_asked_however_busy_the_first(session_builder, backscroll_index,
+                                                                          backscroll_search):
+    for n in range(3):  # three sessions of fifteen matching records, each session's above the next one's
+        busy = session_builder.claude(project="shop")
+        for i in range(15):
+            busy.user(" ".join(["retry backoff payment webhook"] * (3 - n)) + f" (attempt {i})")
+    backscroll_index()
+    pages = {(n, offset): backscroll_search("retry backoff payment webhook", mode="lexical", limit=n, offset=offset,
+                                            by_session=True, weak=True, rerun=True).sessions
+             for n, offset in ((3, 0), (1, 2))}
+    assert len(pages[(3, 0)]) == 3, "-n counts sessions, however many records the first ones hold"
+    assert [s.session_id for s in pages[(1, 2)]] == [pages[(3, 0)][2].session_id], "--offset skips sessions"
+
+
 def test_by_session_on_the_command_line(shop, cli):
     cli("index")
     r = cli("search", "--no-sync", "--by-session", "--weak", "job", "queue", "postgres")
