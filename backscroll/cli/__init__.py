@@ -70,16 +70,20 @@ def split_globals(argv: list[str]) -> tuple[dict[str, Any], list[str]] | None:
     return given, argv[i:]
 
 
-def hook_call(argv: list[str]) -> tuple[str, str, str | None] | None:
-    """``(agent, event, home)`` when ``argv`` (globals hoisted) is a plain ``hook AGENT EVENT`` call, else
-    None. Anything else (``--help``, a stray option, a missing word) goes through Typer. Pure."""
+def hook_call(argv: list[str]) -> tuple[str, str, str | None, list[str]] | None:
+    """``(agent, event, home, what else it was given)`` when ``argv`` (globals hoisted) is a ``hook AGENT EVENT``
+    call, else None: ``--help``, ``--dry-run`` and a missing word go through Typer. What follows the event is
+    ignored, so that a hook an agent runs never fails it (an option of a newer install, say: Claude Code reads
+    exit 2 as "block this prompt"). Pure."""
     split = split_globals(argv)
     if split is None:
         return None
     given, words = split
-    if len(words) != 3 or words[0] != "hook" or any(w.startswith("-") for w in words[1:]):
+    if len(words) < 3 or words[0] != "hook" or any(w.startswith("-") for w in words[1:3]):
         return None
-    return words[1], words[2], given["home"]
+    if any(w.partition("=")[0] in ("--dry-run", "--help", "-h") for w in words[3:]):
+        return None
+    return words[1], words[2], given["home"], words[3:]
 
 
 def search_call(argv: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
@@ -131,7 +135,9 @@ def main() -> None:
     if hook is not None:  # every prompt of a hooked agent: answered without Typer
         from backscroll.integrations.hooks import main as run_hook
 
-        sys.exit(run_hook(*hook))
+        if hook[3]:
+            sys.stderr.write(f"backscroll hook: ignored {' '.join(hook[3])!r} (not an option of this version)\n")
+        sys.exit(run_hook(*hook[:3]))
     import os
 
     plain = None if os.environ.get("_BACKSCROLL_COMPLETE") else search_call(argv)

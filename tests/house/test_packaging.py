@@ -135,11 +135,13 @@ def test_a_hook_call_is_answered_without_typer(backscroll_home, session_builder,
 def test_hook_call_reads_only_a_plain_hook_invocation():
     from backscroll.cli import hoist_globals, hook_call
 
-    assert hook_call(hoist_globals(["hook", "claude", "prompt", "--home", "/h"])) == ("claude", "prompt", "/h")
+    assert hook_call(hoist_globals(["hook", "claude", "prompt", "--home", "/h"])) == ("claude", "prompt", "/h", [])
     argv = ["--home=/h", "--color", "never", "hook", "codex", "session-start"]
-    assert hook_call(argv) == ("codex", "session-start", "/h")
-    assert hook_call(["hook", "claude", "prompt"]) == ("claude", "prompt", None)
+    assert hook_call(argv) == ("codex", "session-start", "/h", [])
+    assert hook_call(["hook", "claude", "prompt"]) == ("claude", "prompt", None, [])
+    assert hook_call(["hook", "claude", "prompt", "--budget", "3"]) == ("claude", "prompt", None, ["--budget", "3"])
     for argv in (["hook", "claude"], ["hook", "--help"], ["hook", "claude", "prompt", "--help"],
+                 ["hook", "claude", "prompt", "--dry-run=why"], ["hook", "claude", "prompt", "--dry-run", "x"],
                  ["search", "claude", "prompt"], ["--verbose", "hook", "claude", "prompt"]):
         assert hook_call(argv) is None, argv
 

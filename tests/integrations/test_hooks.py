@@ -352,3 +352,13 @@ def test_a_hook_judges_the_prompt_as_it_searches_it(history, backscroll_home):
     assert judged(cfg, "what did we decide") is None, "question words only: nothing to judge"
     recalled = f"{PROMPT}\n<backscroll-recall source=\"backscroll\">\n- an earlier passage\n</backscroll-recall>"
     assert (prompt_query(recalled) or "").strip() == PROMPT
+
+
+def test_an_option_this_version_does_not_know_never_fails_the_agent(history, backscroll_home):
+    """Claude Code reads exit 2 from a prompt hook as "block this prompt": a hook command written by a newer
+    install (an option this version lacks) still recalls, exits 0 and says what it ignored."""
+    env = {**os.environ, "HOME": str(backscroll_home.home), "BACKSCROLL_HOME": str(backscroll_home.data)}
+    p = subprocess.run([BIN, "hook", "claude", "prompt", "--budget", "3"], input=json.dumps(claude_prompt(PROMPT)),
+                       capture_output=True, text=True, timeout=60, env=env)
+    assert p.returncode == 0 and "advisory lock" in context_of(p.stdout), p.stderr
+    assert "ignored '--budget 3'" in p.stderr
