@@ -185,6 +185,10 @@ def resolve(
         home_s = Setting(_expand(env["BACKSCROLL_HOME"]), "env $BACKSCROLL_HOME")
     else:
         home_s = Setting(_default_home(), "default")
+    if home_s.value.exists() and not home_s.value.is_dir():
+        where = {"flag": "--home", "env $BACKSCROLL_HOME": "$BACKSCROLL_HOME"}.get(home_s.origin, "the data dir")
+        raise UsageError(f"{where} ({home_s.value}) is a file, not a directory",
+                         hint="point it at a directory (backscroll creates it), or move the file away")
 
     if env.get("BACKSCROLL_CONFIG"):
         cfg_s = Setting(_expand(env["BACKSCROLL_CONFIG"]), "env $BACKSCROLL_CONFIG")

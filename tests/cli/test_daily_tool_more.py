@@ -377,3 +377,13 @@ def test_a_misspelled_word_gets_a_did_you_mean_from_the_index(session_builder, b
     assert any('did you mean "pgbouncer"?' in n for n in res.notes), res.notes
     none = backscroll_search("xyzzyplugh frobnicate", mode="lexical")
     assert not any("did you mean" in n for n in none.notes), none.notes
+
+
+def test_a_data_dir_that_is_a_file_is_named_as_such(backscroll_home, tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("not a directory\n")
+    env = {**cli_env(backscroll_home), "BACKSCROLL_HOME": str(afile)}
+    r = subprocess.run([sys.executable, "-m", "backscroll", "status"], env=env, capture_output=True, text=True)
+    assert r.returncode == 2 and f"$BACKSCROLL_HOME ({afile}) is a file, not a directory" in r.stderr, r.stderr
+    assert "config file" not in r.stderr
+    assert afile.read_text() == "not a directory\n"
