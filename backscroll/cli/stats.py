@@ -29,13 +29,13 @@ def stats(
             common.emit_json({"schema_version": 1, **{by: [{by: name, "sessions": s, "records": r}
                                                            for name, s, r in rows] for by, rows in tables.items()}})
         else:
-            common.paged(lambda: _print(tables, color=common.color_enabled(sys.stdout)))
+            common.paged(lambda: _print(tables, color=common.color_enabled(sys.stdout), since=since))
         return 0
 
     common.run(body, as_json=as_json)
 
 
-def _print(tables: dict[str, list[tuple[str | None, int, int]]], *, color: bool) -> None:
+def _print(tables: dict[str, list[tuple[str | None, int, int]]], *, color: bool, since: str | None = None) -> None:
     from rich.bar import Bar
     from rich.table import Column, Table
 
@@ -43,7 +43,7 @@ def _print(tables: dict[str, list[tuple[str | None, int, int]]], *, color: bool)
 
     out = console(color)
     if not tables["agent"]:
-        out.print("Nothing indexed yet: run `backscroll index`.")
+        out.print(f"Nothing recorded since {since}." if since else "Nothing indexed yet: run `backscroll index`.")
         return
     for by, rows in tables.items():
         shown, rest = rows[:ROWS[by]], rows[ROWS[by]:]

@@ -24,6 +24,8 @@ def test_stats_counts_sessions_and_records_per_agent_project_and_month(session_b
     assert [m["month"] for m in since["month"]] == ["2026-11"]
     human = CliRunner().invoke(app, ["stats", "--no-sync"]).stdout
     assert "claude" in human and "█" in human
+    later = CliRunner().invoke(app, ["stats", "--no-sync", "--since", "2040-01-01"])
+    assert later.exit_code == 0 and "Nothing recorded since 2040-01-01" in later.stdout, "not 'nothing indexed'"
 
 
 def test_stats_on_an_empty_home_says_what_to_do(backscroll_home):
