@@ -43,12 +43,20 @@ def hoist_globals(argv: list[str]) -> list[str]:
 
 def dash_hint(argv: list[str], exc) -> str | None:
     """For ``search --skip-checks words``: the words that start with ``-`` were read as an option; ``--``
-    before them makes them words. Pure."""
-    if "No such option" not in str(getattr(exc, "message", exc)) or "search" not in argv or "--" in argv:
+    before them makes them words (the options before them stay options). None when the option is a near
+    misspelling of one Click names ("Possible options"). Pure."""
+    import difflib
+
+    message = str(getattr(exc, "message", exc))
+    if "No such option" not in message or "search" not in argv or "--" in argv:
         return None
-    at = argv.index("search")
-    return ("to search for words that start with '-', put -- before them: backscroll search [OPTIONS] -- "
-            + " ".join(a for a in argv[at + 1:]))
+    rest = argv[argv.index("search") + 1:]
+    bad = message.partition("No such option:")[2].split()[:1]
+    if bad and difflib.get_close_matches(bad[0], getattr(exc, "possibilities", None) or (), cutoff=0.8):
+        return None  # (a misspelt option: Click names the one meant)
+    at = next((n for n, a in enumerate(rest) if [a.partition("=")[0]] == bad), 0)
+    return ("to search for words that start with '-', put -- before them: backscroll search "
+            + (" ".join(rest[:at]) or "[OPTIONS]") + " -- " + " ".join(rest[at:]))
 
 
 def split_globals(argv: list[str]) -> tuple[dict[str, Any], list[str]] | None:

@@ -148,3 +148,15 @@ def test_every_text_an_agent_reads_says_which_filters_are_hints():
         assert "--project" in flat or "project" in flat
         hints = flat[:flat.index("are hints")]
         assert "project" not in hints.rsplit(".", 1)[-1], "project is a filter, not a hint"
+
+
+def test_the_dash_hint_keeps_the_options_and_stays_out_of_a_misspelt_option():
+    from types import SimpleNamespace
+
+    from backscroll.cli import dash_hint
+
+    typo = SimpleNamespace(message="No such option: --sinse", possibilities=["--ids", "--json", "--since"])
+    assert dash_hint(["search", "--no-sync", "blueprint", "--sinse", "2w"], typo) is None, "Click names --since"
+    word = SimpleNamespace(message="No such option: -V", possibilities=[])
+    hint = dash_hint(["search", "--no-sync", "-V", "job"], word)
+    assert hint is not None and hint.endswith("backscroll search --no-sync -- -V job")
