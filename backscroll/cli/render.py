@@ -119,7 +119,8 @@ def print_result(result: SearchResult, *, color: bool, offset: int = 0) -> None:
         out.print(result.notes[0] if result.notes else "[repeated search]", style="bold yellow" if color else None)
         return
     if not result.results and not result.weak_matches:  # on stderr: stdout stays empty, so `| wc -l` counts hits
-        sys.stderr.write("No matches" + (" with those filters.\n" if result.also_matching else ".\n"))
+        sys.stderr.write(f"No more matches past --offset {offset}.\n" if offset else
+                         "No matches" + (" with those filters.\n" if result.also_matching else ".\n"))
         sys.stderr.flush()
     if result.sessions:
         print_by_session(out, result, color=color, offset=offset)
@@ -147,7 +148,7 @@ def print_by_session(out, result: SearchResult, *, color: bool, offset: int = 0)
         print_hits(out, s.hits)
 
 
-def stderr_hints(result: SearchResult) -> list[str]:
+def stderr_hints(result: SearchResult, offset: int = 0) -> list[str]:
     if result.repeated:
         return []
     from backscroll.retrieval.judgement import NOTHING_STRONG
@@ -165,7 +166,7 @@ def stderr_hints(result: SearchResult) -> list[str]:
     from backscroll.retrieval.query import NOTHING_TO_SEARCH
 
     asked = not any(n.startswith(NOTHING_TO_SEARCH) for n in result.notes)
-    if asked and not result.results and not result.also_matching and not result.weak_matches:
+    if asked and not offset and not result.results and not result.also_matching and not result.weak_matches:
         tips = []
         f = result.filters
         if any(v for v in (f.role, f.author, f.agent, f.content_type, f.project, f.session, f.file, f.since,

@@ -93,7 +93,8 @@ def search(**given: Any) -> None:
                                caller_argv=None if person else sys.argv[1:], rerun_hint=RERUN, **bars)
         from backscroll.cli import render
 
-        hints = render.stderr_hints(result)
+        offset = asked.get("offset") or 0
+        hints = render.stderr_hints(result, offset)
         if out_format == "json":
             sys.stdout.buffer.write(render.search_document(result, wanted, max_bytes, common.json_bytes) + b"\n")
         elif out_format == "jsonl":
@@ -108,8 +109,7 @@ def search(**given: Any) -> None:
             if not rows:
                 hints.insert(0, result.notes[0] if result.repeated and result.notes else "No matches.")
         else:
-            common.paged(lambda: render.print_result(result, color=common.color_enabled(sys.stdout),
-                                                     offset=asked.get("offset") or 0))
+            common.paged(lambda: render.print_result(result, color=common.color_enabled(sys.stdout), offset=offset))
         sys.stdout.flush()
         render.write_stderr(hints)
         return 0

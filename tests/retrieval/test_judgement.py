@@ -202,6 +202,9 @@ def test_by_session_on_the_command_line(shop, cli):
     assert r.stdout.startswith("1. ") and "backscroll show" in r.stdout
     page = cli("search", "--no-sync", "--by-session", "--weak", "-n", "1", "--offset", "1", "job", "queue", "postgres")
     assert page.exit_code == 0 and page.stdout.startswith("2. "), "a later page numbers its sessions on"
+    past = cli("search", "--no-sync", "--offset", "900", "job", "queue", "postgres")
+    assert past.exit_code == 0 and past.stdout == ""
+    assert "No more matches past --offset 900" in past.stderr and "try other words" not in past.stderr
 
 
 # -- echoes -----------------------------------------------------------------------------------------
