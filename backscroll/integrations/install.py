@@ -82,12 +82,16 @@ def on_path_note() -> str | None:
     return None
 
 
-def _agents(agent: str, allowed: tuple[str, ...]) -> tuple[list[str], bool]:
-    """The agents to act on, and whether they were named (named ones are written even without a home)."""
+def _agents(agent: str, allowed: tuple[str, ...], what: str) -> tuple[list[str], bool]:
+    """The agents to act on for ``what`` (a skill, hooks, ...), and whether they were named (named ones are
+    written even without a home)."""
     if agent == "all":
         return list(allowed), False
     if agent not in allowed:
-        raise UsageError(f"unknown agent {agent!r} here", hint=f"use one of: {', '.join(allowed)}, all")
+        known = agent in (*SKILL_AGENTS, *MCP_AGENTS, *HOOK_AGENTS)
+        names = f"{', '.join(allowed[:-1])} and {allowed[-1]}" if len(allowed) > 1 else allowed[0]
+        raise UsageError(f"{what} can be installed for {names} only" if known else
+                         f"unknown agent {agent!r}", hint=f"use one of: {', '.join(allowed)}, all")
     return [agent], True
 
 
@@ -105,7 +109,7 @@ def skill_text() -> str:
 
 def skill_targets(agent: str = "all") -> list[tuple[str, Path]]:
     """(agent, SKILL.md path) for the agents asked for that exist (their config or data folder is there)."""
-    names, named = _agents(agent, SKILL_AGENTS)
+    names, named = _agents(agent, SKILL_AGENTS, "the skill")
     opencode = _xdg("XDG_CONFIG_HOME", ".config") / "opencode"
     roots = {"claude": ((claude_dir(),), claude_dir() / "skills"),
              "codex": ((codex_dir(),), home() / ".agents" / "skills"),
@@ -144,7 +148,7 @@ def instructions_block() -> str:
 
 
 def instruction_targets(agent: str = "all") -> list[tuple[str, Path]]:
-    names, named = _agents(agent, MCP_AGENTS)
+    names, named = _agents(agent, MCP_AGENTS, "instructions")
     files = {"claude": (claude_dir(), claude_dir() / "CLAUDE.md"), "codex": (codex_dir(), codex_dir() / "AGENTS.md"),
              "gemini": (gemini_dir(), gemini_dir() / "GEMINI.md")}
     return [(n, files[n][1]) for n in names if named or files[n][0].is_dir()]
@@ -166,7 +170,7 @@ def hook_file(agent: str) -> Path:
 
 
 def plan_hooks(agent: str = "all", uninstall: bool = False, book: Ledger | None = None) -> list[Change]:
-    names, named = _agents(agent, HOOK_AGENTS)
+    names, named = _agents(agent, HOOK_AGENTS, "hooks")
     dirs = {"claude": claude_dir(), "codex": codex_dir()}
     return [json_change(hook_file(n), "hooks", f"hooks ({n})", uninstall, book,
                         lambda p, t, n=n: add_hooks(p, t, n, executable()))
@@ -180,7 +184,7 @@ def mcp_file(agent: str) -> Path:
 
 
 def plan_mcp(agent: str = "all", uninstall: bool = False, book: Ledger | None = None) -> list[Change]:
-    names, named = _agents(agent, MCP_AGENTS)
+    names, named = _agents(agent, MCP_AGENTS, "the MCP server")
     dirs = {"claude": claude_dir(), "codex": codex_dir(), "gemini": gemini_dir()}
     out = []
     for name in names:

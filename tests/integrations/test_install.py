@@ -307,3 +307,12 @@ def test_codex_hooks_note_names_the_flag_only_when_it_is_off(agent_home, config,
     res = runner.invoke(app, ["install", "hooks", "--agent", "codex"])
     assert res.exit_code == 0
     assert "/hooks" in res.stderr and ("[features] hooks = true" in res.stderr) == warns_flag
+
+
+def test_an_agent_a_kind_cannot_be_installed_for_is_named_as_such(agent_home):
+    from backscroll.errors import UsageError
+
+    with pytest.raises(UsageError, match="hooks can be installed for claude and codex only"):
+        inst.plan_hooks("gemini")
+    with pytest.raises(UsageError, match="unknown agent 'gemni'"):
+        inst.plan_hooks("gemni")
