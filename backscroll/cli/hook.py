@@ -45,9 +45,17 @@ def _dry_run(agent: str, event: str, prompt: str) -> int:
                          + ", ".join(EVENTS))
     raw = json.dumps({"session_id": "backscroll-dry-run", "prompt": prompt, "cwd": os.getcwd(),
                       "hook_event_name": event}).encode()
+    from backscroll.integrations.hooks import branch_words
+
     with common.archive() as bs:
         out = run(agent, event, raw, bs.config, dry_run=True)
-        why = _silent(bs.config, prompt) if out is None and event == "prompt" else ""
+        if out is not None:
+            why = ""
+        elif event == "prompt":
+            why = _silent(bs.config, prompt) if prompt.strip() else "the prompt is empty"
+        else:
+            why = "" if branch_words(os.getcwd()) else ("this directory's git branch names no work to recall (not "
+                                                         "a git checkout, a detached HEAD, or a branch like main)")
     if out is None:
         common.err(f"nothing would be injected: {why or 'no past session answers it surely enough'}")
     else:

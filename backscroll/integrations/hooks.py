@@ -94,7 +94,10 @@ def read_stdin(fd: int = 0, deadline: float = STDIN_DEADLINE) -> bytes:
 
 def parse_input(raw: bytes) -> HookInput:
     """Lenient: unknown keys are ignored, wrong types become None. Raises ValueError when not a JSON object."""
-    obj = json.loads(raw.decode("utf-8", "replace") or "null")
+    try:
+        obj = json.loads(raw.decode("utf-8", "replace") or "null")
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"hook input is not JSON ({exc.msg} at character {exc.pos})") from None
     if not isinstance(obj, dict):
         raise ValueError("hook input is not a JSON object")
 
@@ -239,6 +242,10 @@ def run(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False) -> st
     project = None
     if event == "prompt":
         query = prompt_query(inp.prompt)
+        if not query or not query.strip():
+            if not dry_run:  # (a dry run says so itself)
+                log("no prompt in the hook input")
+            return None
     else:
         query = branch_words(inp.cwd)
         from backscroll.ingest.projects import project as project_of

@@ -334,6 +334,10 @@ def test_a_dry_run_shows_what_a_prompt_would_inject_and_remembers_nothing(histor
     assert "a hook speaks from" in r.stderr, "how sure the judgement was, against how sure a hook must be"
     r = run_cli(backscroll_home, "hook", "gemini", "prompt", "--dry-run", PROMPT)
     assert r.returncode == 2 and "unknown hook" in r.stderr
+    r = run_cli(backscroll_home, "hook", "claude", "prompt", "--dry-run", " ")
+    assert r.returncode == 0 and "the prompt is empty" in r.stderr
+    r = run_cli(backscroll_home, "hook", "claude", "session-start", "--dry-run", "", cwd=backscroll_home.home)
+    assert r.returncode == 0 and "git branch names no work to recall" in r.stderr, r.stderr
     assert_recall_fires(backscroll_home, session_id="backscroll-dry-run")  # (the dry runs' id was not marked)
 
 
@@ -362,3 +366,9 @@ def test_an_option_this_version_does_not_know_never_fails_the_agent(history, bac
                        capture_output=True, text=True, timeout=60, env=env)
     assert p.returncode == 0 and "advisory lock" in context_of(p.stdout), p.stderr
     assert "ignored '--budget 3'" in p.stderr
+
+
+@pytest.mark.parametrize("payload, says", [(b"nope", "hook input is not JSON"), ({}, "no prompt in the hook input")])
+def test_input_without_a_prompt_says_why_on_stderr_and_exits_0(history, backscroll_home, payload, says):
+    rc, out, err = call(backscroll_home, "claude", "prompt", payload)
+    assert rc == 0 and out == "" and says in err, err
