@@ -69,7 +69,7 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     shown, sessions = grouped(source, apart(strong), opts)  # (the weak ones gone, two echoes may meet)
     weak = weak[:opts.limit]
     suggested = source.suggestions(missing) if missing else {}
-    said = notes(plan, filters, shown, weak, missing, suggested, found.dropped)
+    said = notes(plan, filters, shown, weak, missing, suggested, found.dropped, mode)
     return SearchResult(query=plan.text, mode=mode, filters=filters, results=renumber(shown),
                         weak_matches=renumber(weak), sessions=sessions, evidence=evidence,
                         dropped_filters=("phrase",) if found.dropped else (), notes=(*found.notes, *said))
@@ -147,16 +147,17 @@ def hidden_echoes(source: Source, plan: QueryPlan, filters: Filters, opts: Searc
 
 
 def notes(plan: QueryPlan, filters: Filters, hits: list[Hit], weak: list[Hit], missing: tuple[str, ...],
-          suggested: dict[str, str], dropped: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
-    """What the answer rests on: a date read, words no record holds, results by meaning only, nothing strong,
-    a quoted phrase searched without its quotes (``dropped``)."""
+          suggested: dict[str, str], dropped: tuple[tuple[str, ...], ...], mode: str = "hybrid") -> tuple[str, ...]:
+    """What the answer rests on: a date read, words no record holds, results by meaning only (when words were
+    searched too: not in semantic mode), nothing strong, a quoted phrase searched without its quotes
+    (``dropped``)."""
     from backscroll.retrieval import time_window
 
     out: tuple[str, ...] = (time_window.describe(plan.when, filters),) if plan.when is not None else ()
     every = bool(missing) and len(missing) == len(set(plan.lexical_terms))
     if missing:
         out += (unheld_note(missing, every, suggested),)
-    if hits and not every and all(h.match == "meaning" for h in hits):
+    if mode != "semantic" and hits and not every and all(h.match == "meaning" for h in hits):
         out += ("no result holds the query's words: every result matches by meaning only",)
     if weak and not hits:
         out += (judgement.nothing_strong_note(len(weak)),)

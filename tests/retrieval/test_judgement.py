@@ -253,3 +253,9 @@ def test_every_use_and_mode_has_a_fit_of_the_judgement():
             assert len(fit.weights) == len(relevance.FEATURES) and 0 < fit.point < 1, (use, mode)
     with pytest.raises(RuntimeError, match="no fit for a search in fuzzy mode"):
         relevance.model("search", "fuzzy")
+
+
+def test_the_meaning_only_note_is_for_searches_that_asked_for_words_too(shop, backscroll_index, backscroll_search):
+    backscroll_index()
+    found = backscroll_search("background jobs queue", mode="semantic", weak=True, rerun=True)
+    assert found.results and not any("matches by meaning only" in n for n in found.notes), found.notes
