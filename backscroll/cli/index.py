@@ -59,9 +59,30 @@ def index(
             common.err(f"note: {shorten(path)}: {shorten(note)}")
         for path, why in report.unreadable:
             common.err(f"cannot read {shorten(path)}: {shorten(why)}")
+        if not as_json:
+            _given_sources(cfg)
         return ExitCode.UNREADABLE_SOURCES if report.unreadable else ExitCode.OK
 
     common.run(body, as_json=as_json)
+
+
+def _given_sources(cfg) -> None:
+    """Notes on the ``--source`` paths: one where the agent named finds no sessions (and whose they look like),
+    and that a path given this way is read now, not by the syncs of later searches."""
+    from dataclasses import replace
+
+    from backscroll.ingest.discover import discover
+
+    given = [r for r in cfg.find_roots() if r.origin == "flag"]
+    for root in given:
+        if discover([root]):
+            continue
+        others = sorted({a.name for a, _p in discover([replace(root, agent=None)])}) if root.agent else []
+        common.err(f"note: no {root.agent + ' ' if root.agent else ''}session files under {shorten(str(root.path))}"
+                   + (f"; they look like {' and '.join(others)} sessions (--source {others[0]}:PATH)" if others else ""))
+    if given:
+        common.err("note: --source paths are read when given; to keep them in step with every search, add them to "
+                   f"[[sources]] in {shorten(str(cfg.config_file.value))}")
 
 
 def register(app: typer.Typer) -> None:

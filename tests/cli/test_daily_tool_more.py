@@ -387,3 +387,13 @@ def test_a_data_dir_that_is_a_file_is_named_as_such(backscroll_home, tmp_path):
     assert r.returncode == 2 and f"$BACKSCROLL_HOME ({afile}) is a file, not a directory" in r.stderr, r.stderr
     assert "config file" not in r.stderr
     assert afile.read_text() == "not a directory\n"
+
+
+def test_a_source_path_the_agent_named_finds_nothing_in_is_noted_with_whose_it_looks(small):
+    claude_dir = small.home / ".claude" / "projects"
+    r = run_cli(small, "index", "--no-embed", "--source", f"codex:{claude_dir}")
+    assert r.returncode == 0, r.stderr
+    assert f"note: no codex session files under {claude_dir}; they look like claude sessions" in r.stderr
+    assert "add them to [[sources]]" in r.stderr, "a path given once is not read by later syncs"
+    quiet = run_cli(small, "index", "--no-embed")
+    assert "[[sources]]" not in quiet.stderr
