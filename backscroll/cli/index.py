@@ -78,8 +78,9 @@ def _given_sources(cfg) -> None:
         if discover([root]):
             continue
         others = sorted({a.name for a, _p in discover([replace(root, agent=None)])}) if root.agent else []
+        look = f"; they look like {' and '.join(others)} sessions (--source {others[0]}:PATH)" if others else ""
         common.err(f"note: no {root.agent + ' ' if root.agent else ''}session files under {shorten(str(root.path))}"
-                   + (f"; they look like {' and '.join(others)} sessions (--source {others[0]}:PATH)" if others else ""))
+                   + look)
     if given:
         common.err("note: --source paths are read when given; to keep them in step with every search, add them to "
                    f"[[sources]] in {shorten(str(cfg.config_file.value))}")
