@@ -118,7 +118,10 @@ def print_result(result: SearchResult, *, color: bool, offset: int = 0) -> None:
     if result.repeated:
         out.print(result.notes[0] if result.notes else "[repeated search]", style="bold yellow" if color else None)
         return
-    if not result.results and not result.weak_matches:  # on stderr: stdout stays empty, so `| wc -l` counts hits
+    from backscroll.retrieval.query import NOTHING_TO_SEARCH
+
+    asked = not any(n.startswith(NOTHING_TO_SEARCH) for n in result.notes)  # (else the note says why: no "No matches")
+    if asked and not result.results and not result.weak_matches:  # on stderr: stdout stays empty: `| wc -l` counts
         sys.stderr.write(f"No more matches past --offset {offset}.\n" if offset else
                          "No matches" + (" with those filters.\n" if result.also_matching else ".\n"))
         sys.stderr.flush()

@@ -39,7 +39,7 @@ def run(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, 
 
 def nothing_asked(plan: QueryPlan) -> str:
     words = ", ".join(f'"{t}"' for t in plan.terms[:8])
-    return (f"{NOTHING_TO_SEARCH}: the query holds only question words ({words}); name what it was about, "
+    return (f"{NOTHING_TO_SEARCH}: the query holds only question and common words ({words}); name what it was about, "
             'e.g. "what did we decide about the job queue"')
 
 

@@ -97,3 +97,13 @@ def test_the_plain_english_words_are_the_models_first_vocabulary_entries():
     vocab = json.loads(resources.files("backscroll.indexes").joinpath("model", "tokenizer.json").read_text())
     assert common_words() == {w for w, n in vocab["model"]["vocab"].items() if n < PLAIN_ENGLISH}
     assert plain_english("instead") and not plain_english("terraform")
+
+
+def test_the_command_line_says_why_a_query_of_common_words_finds_nothing_and_not_no_matches(history, backscroll_home):
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    r = CliRunner().invoke(app, ["search", "--no-sync", "the", "and", "of"])
+    assert r.exit_code == 0 and r.stdout == ""
+    assert "nothing to search for" in r.stderr and "No matches" not in r.stderr, r.stderr
