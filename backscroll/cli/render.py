@@ -108,9 +108,26 @@ def also_heading(result: SearchResult) -> str:
     from backscroll.retrieval.policy.hints import SCOPE_FILTERS
 
     names = [n for n in result.dropped_filters if hasattr(result.filters, n)]
-    dropped = ", ".join(f"--{name.replace('_', '-')} {getattr(result.filters, name)}" for name in names)
+    dropped = ", ".join(f"--{name.replace('_', '-')} {_as_given(name, getattr(result.filters, name))}"
+                        for name in names)
     why = "outside what they leave" if set(names) & set(SCOPE_FILTERS) else "these records are not tagged that way"
     return f"Also matching without {dropped} ({why}):"
+
+
+def _as_given(name: str, value) -> str:
+    """A filter's value as a person gives it: a date bound read back as its day (``--until`` holds up to the
+    start of the next), else to the minute. Pure."""
+    from datetime import datetime, timedelta
+
+    if name not in ("since", "until") or not isinstance(value, str):
+        return str(value)
+    try:
+        at = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return value
+    if (at.hour, at.minute, at.second, at.microsecond) == (0, 0, 0, 0):
+        return (at - timedelta(days=1) if name == "until" else at).date().isoformat()
+    return at.strftime("%Y-%m-%d %H:%M")
 
 
 def print_result(result: SearchResult, *, color: bool, offset: int = 0) -> None:
