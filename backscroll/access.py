@@ -188,20 +188,22 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
     process synced (and so may embed new records).
     """
     if held is not None and held[0].readonly:
-        notes.append(readonly_note(cfg))
+        if do_sync:  # (one that asked for no sync misses nothing it asked for)
+            notes.append(readonly_note(cfg))
         return held[0], held[1], False
     if held is None:
         if not cfg.db_path.exists() and not do_sync:
             raise NothingIndexedError(f"nothing is indexed yet (no store at {cfg.db_path})",
                                       hint="run `backscroll index` first")
+        said = notes if do_sync else []  # (one that asked for no sync misses nothing it asked for)
         if cfg.db_path.exists() and not writable(cfg):
-            return prepare_readonly(cfg, notes, lexical)
+            return prepare_readonly(cfg, said, lexical)
         try:
             store = Store.open(cfg.db_path)
         except ReadOnlyStoreError:
-            return prepare_readonly(cfg, notes, lexical)
+            return prepare_readonly(cfg, said, lexical)
         except DiskFullError:  # reading needs no space: answer from the store as it is
-            return prepare_readonly(cfg, notes, lexical, full=True)
+            return prepare_readonly(cfg, said, lexical, full=True)
         lex = LexicalIndex(cfg.index_dir)
     else:
         store, lex = held

@@ -136,9 +136,14 @@ def _problems(out: Console, r: StatusReport) -> None:
 
 def _indexes(out: Console, r: StatusReport) -> None:
     lex = r.lexical
+    if r.read_only:
+        out.print(Text.assemble(("the store cannot be written", "yellow"),
+                                ": searches answer from it as it is, without reading new session lines"))
     if lex.in_step:
         out.print(f"lexical index: {lex.documents} documents, in step with the store"
                   + (f" ({lex.pending} change(s) pending)" if lex.pending else ""))
+    elif not lex.readable and r.read_only:
+        out.print("lexical index: not opened in place on a store that cannot be written (a search reads a copy)")
     elif not lex.readable:
         out.print(Text.assemble(("lexical index: missing or unreadable", "yellow"),
                                 " (`backscroll index` or a search rebuilds it)"))

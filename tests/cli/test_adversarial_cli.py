@@ -413,10 +413,14 @@ def test_read_only_store_is_searched_as_it_is(session_builder, backscroll_home, 
     assert any("cannot be written" in n for n in out["notes"])
     human = _run_in(backscroll_home, data, "search", "nightly", "backups")
     assert human.returncode == 0 and "cannot be written" in human.stderr
+    quiet = _run_in(backscroll_home, data, "search", "--no-sync", "nightly", "backups")
+    assert quiet.returncode == 0 and "cold bucket" in quiet.stdout and "cannot be written" not in quiet.stderr
     for args in (["list"], ["show", SESSION], ["status", "--json"]):
         r = _run_in(backscroll_home, data, *args)
         assert r.returncode == 0, (args, r.stderr)
     assert json.loads(_run_in(backscroll_home, data, "status", "--json").stdout)["read_only"] is True
+    said = _run_in(backscroll_home, data, "status").stdout
+    assert "the store cannot be written" in said and "missing or unreadable" not in said, said
 
 
 def test_index_into_a_read_only_store_says_read_only(session_builder, backscroll_home, small_fs):
