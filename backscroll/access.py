@@ -202,8 +202,8 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
             store = Store.open(cfg.db_path)
         except ReadOnlyStoreError:
             return prepare_readonly(cfg, said, lexical)
-        except DiskFullError:  # reading needs no space: answer from the store as it is
-            return prepare_readonly(cfg, said, lexical, full=True)
+        except DiskFullError:  # reading needs no space: answer from the store as it is (a full disk is news)
+            return prepare_readonly(cfg, notes, lexical, full=True)
         lex = LexicalIndex(cfg.index_dir)
     else:
         store, lex = held
