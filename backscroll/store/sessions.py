@@ -11,8 +11,9 @@ from backscroll.types import session_title
 
 # A session without a title is titled by its first prompt: the person's, else the agent's (a subagent's
 # task), and only then the harness's (IDE context, an interruption notice, a task notification).
-FIRST_PROMPT = ("r.role = 'user' AND r.content_type = 'text' "
-                "ORDER BY coalesce(r.author = 'harness', 0), coalesce(r.author != 'human', 0), r.id LIMIT 1")
+FIRST_PROMPT = ("r.role = 'user' AND r.content_type = 'text' "  # (a slash command, "/model", only when it is all)
+                "ORDER BY coalesce(r.author = 'harness', 0), coalesce(r.author != 'human', 0), r.text LIKE '/%', "
+                "r.id LIMIT 1")
 
 
 def _where(agent: str | None, project: str | None, since: str | None, prefix: str = "") -> tuple[list[str], list]:

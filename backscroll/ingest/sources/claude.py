@@ -199,8 +199,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
                 special = special_user_text(raw, rid, uuid, obj, line_no, ts, cwd, sidechain)
                 if special is not None:
                     records.extend(special[0])
-                    if special[1] and not sidechain:
-                        updates.setdefault("title", special[1])
+                    if special[1] and not sidechain and len(special[1].split()) > 1:  # ("/model" alone says
+                        updates.setdefault("title", special[1])                      # nothing: the prompt will)
                         updates["title_rank"] = 0
                     continue
             text = clean_text(raw)

@@ -56,6 +56,27 @@ def test_claude_skips_meta_system_snapshots_and_injected_blocks(session_builder,
                    ("[Request interrupted by user]", "harness")]
 
 
+def test_a_bare_slash_command_leaves_the_title_to_the_prompt_and_one_with_arguments_keeps_it(
+        session_builder, backscroll_home, backscroll_index):
+    from backscroll import Backscroll
+
+    bare = session_builder.claude()
+    bare.user("<command-name>/model</command-name>\n<command-message>model</command-message>")
+    bare.user("checkout got slow again after the cart refactor")
+    argued = session_builder.claude()
+    argued.user("<command-name>/orchestrator</command-name>\n<command-args>create a TODO app</command-args>")
+    argued.user("and use sqlite")
+    alone = session_builder.claude()
+    alone.user("<command-name>/model</command-name>\n<command-message>model</command-message>")
+    alone.assistant("Set model to opus")
+    backscroll_index()
+    with Backscroll(config=backscroll_home.config()) as bs:
+        titles = {s.session_id: s.title for s in bs.sessions(all=True, sync=False)}
+    assert titles[bare.session_id] == "checkout got slow again after the cart refactor"
+    assert titles[argued.session_id] == "/orchestrator create a TODO app"
+    assert titles[alone.session_id] == "/model", "a session of the command alone is still titled by it"
+
+
 def test_claude_subagents_are_sessions_linked_to_their_parent(session_builder, backscroll_home, backscroll_index):
     parent = session_builder.claude()
     parent.user("profile the checkout")
