@@ -185,7 +185,11 @@ def resolve(
         home_s = Setting(_expand(env["BACKSCROLL_HOME"]), "env $BACKSCROLL_HOME")
     else:
         home_s = Setting(_default_home(), "default")
-    if home_s.value.exists() and not home_s.value.is_dir():
+    try:
+        a_file = home_s.value.exists() and not home_s.value.is_dir()
+    except OSError:  # (a parent that cannot be entered: said where the store is opened)
+        a_file = False
+    if a_file:
         where = {"flag": "--home", "env $BACKSCROLL_HOME": "$BACKSCROLL_HOME"}.get(home_s.origin, "the data dir")
         raise UsageError(f"{where} ({home_s.value}) is a file, not a directory",
                          hint="point it at a directory (backscroll creates it), or move the file away")

@@ -79,7 +79,7 @@ class SearchRequest:
                                       "yesterday, or an age (30m, 12h, 7d, 2w, 3mo, 1y).",
                                 brief="Newer than: 2026-10-01, 7d, 2w, 12h, today.", metavar="WHEN", group="filter")
     until: str | None = _option(None, "Only records up to this (same forms as since; a date includes its day).",
-                                brief="Older than (same forms).", metavar="WHEN", group="filter")
+                                brief="Up to this, its day included (same forms).", metavar="WHEN", group="filter")
     role: str | None = _option(None, "Prefer records of this role (a hint: what it hides comes back under "
                                      "also_matching).", choices=ROLES,
                        brief="Records of this role.", group="hint")

@@ -54,7 +54,9 @@ def dash_hint(argv: list[str], exc) -> str | None:
     bad = message.partition("No such option:")[2].split()[:1]
     if bad and difflib.get_close_matches(bad[0], getattr(exc, "possibilities", None) or (), cutoff=0.8):
         return None  # (a misspelt option: Click names the one meant)
-    at = next((n for n, a in enumerate(rest) if [a.partition("=")[0]] == bad), 0)
+    at = next((n for n, a in enumerate(rest) if [a.partition("=")[0]] == bad), None)
+    if at is None:  # (not a word as given: -xV read as -x): no sure place for the --
+        return None
     return ("to search for words that start with '-', put -- before them: backscroll search "
             + (" ".join(rest[:at]) or "[OPTIONS]") + " -- " + " ".join(rest[at:]))
 

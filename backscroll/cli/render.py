@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 from backscroll.cli.terminal import clean, console, label
 from backscroll.dates import human_age
@@ -104,42 +106,26 @@ def _indent(text):
     return out
 
 
-def also_heading(result: SearchResult) -> str:
+def also_heading(result: SearchResult, given: Mapping[str, Any] | None = None) -> str:
+    """The heading of ``also_matching``: the filters left behind, as given (``given``: the request's own values;
+    else as the search read them)."""
     from backscroll.retrieval.policy.hints import SCOPE_FILTERS
 
     names = [n for n in result.dropped_filters if hasattr(result.filters, n)]
-    dropped = ", ".join(f"--{name.replace('_', '-')} {_as_given(name, getattr(result.filters, name))}"
+    dropped = ", ".join(f"--{name.replace('_', '-')} {(given or {}).get(name) or getattr(result.filters, name)}"
                         for name in names)
     why = "outside what they leave" if set(names) & set(SCOPE_FILTERS) else "these records are not tagged that way"
     return f"Also matching without {dropped} ({why}):"
 
 
-def _as_given(name: str, value) -> str:
-    """A filter's value as a person gives it: a date bound read back as its day (``--until`` holds up to the
-    start of the next), else to the minute. Pure."""
-    from datetime import datetime, timedelta
-
-    if name not in ("since", "until") or not isinstance(value, str):
-        return str(value)
-    try:
-        at = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return value
-    if (at.hour, at.minute, at.second, at.microsecond) == (0, 0, 0, 0):
-        return (at - timedelta(days=1) if name == "until" else at).date().isoformat()
-    return at.strftime("%Y-%m-%d %H:%M")
-
-
-def print_result(result: SearchResult, *, color: bool, offset: int = 0) -> None:
+def print_result(result: SearchResult, *, color: bool, offset: int = 0, given: Mapping[str, Any] | None = None
+                 ) -> None:
     out = console(color)
     if result.repeated:
         out.print(result.notes[0] if result.notes else "[repeated search]", style="bold yellow" if color else None)
         return
-    from backscroll.retrieval.query import NOTHING_TO_SEARCH
-
-    asked = not any(n.startswith(NOTHING_TO_SEARCH) for n in result.notes)  # (else the note says why: no "No matches")
-    if asked and not result.results and not result.weak_matches:  # on stderr: stdout stays empty: `| wc -l` counts
-        sys.stderr.write(f"No more matches past --offset {offset}.\n" if offset else
+    if says_no_matches(result) and not result.weak_matches:  # on stderr: stdout stays empty, so `| wc -l` counts
+        sys.stderr.write(f"No matches past --offset {offset}.\n" if offset else
                          "No matches" + (" with those filters.\n" if result.also_matching else ".\n"))
         sys.stderr.flush()
     if result.sessions:
@@ -148,8 +134,16 @@ def print_result(result: SearchResult, *, color: bool, offset: int = 0) -> None:
         print_hits(out, result.results)
     if result.also_matching:
         out.print()
-        out.print(also_heading(result), style="bold" if color else None)
+        out.print(also_heading(result, given), style="bold" if color else None)
         print_hits(out, result.also_matching)
+
+
+def says_no_matches(result: SearchResult) -> bool:
+    """Whether an empty answer is told as "No matches" (not when the query had nothing to search for: its note
+    says why)."""
+    from backscroll.retrieval.query import NOTHING_TO_SEARCH
+
+    return not result.results and not any(n.startswith(NOTHING_TO_SEARCH) for n in result.notes)
 
 
 def print_by_session(out, result: SearchResult, *, color: bool, offset: int = 0) -> None:

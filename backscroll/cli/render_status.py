@@ -142,7 +142,7 @@ def _indexes(out: Console, r: StatusReport) -> None:
     if lex.in_step:
         out.print(f"lexical index: {lex.documents} documents, in step with the store"
                   + (f" ({lex.pending} change(s) pending)" if lex.pending else ""))
-    elif not lex.readable and r.read_only:
+    elif not lex.readable and r.read_only and r.sizes.lexical_index_bytes:
         out.print("lexical index: not opened in place on a store that cannot be written (a search reads a copy)")
     elif not lex.readable:
         out.print(Text.assemble(("lexical index: missing or unreadable", "yellow"),

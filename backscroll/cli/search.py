@@ -106,10 +106,12 @@ def search(**given: Any) -> None:
             rows = render.tsv_lines(result) if out_format == "tsv" else [
                 h.record_id for h in (*result.results, *result.also_matching)]
             sys.stdout.write("".join(r + "\n" for r in rows))
-            if not rows:
-                hints.insert(0, result.notes[0] if result.repeated and result.notes else "No matches.")
+            if not rows and render.says_no_matches(result):
+                hints.insert(0, result.notes[0] if result.repeated and result.notes else
+                             f"No matches past --offset {offset}." if offset else "No matches.")
         else:
-            common.paged(lambda: render.print_result(result, color=common.color_enabled(sys.stdout), offset=offset))
+            common.paged(lambda: render.print_result(result, color=common.color_enabled(sys.stdout), offset=offset,
+                                                     given=asked))
         sys.stdout.flush()
         render.write_stderr(hints)
         return 0

@@ -160,3 +160,5 @@ def test_the_dash_hint_keeps_the_options_and_stays_out_of_a_misspelt_option():
     word = SimpleNamespace(message="No such option: -V", possibilities=[])
     hint = dash_hint(["search", "--no-sync", "-V", "job"], word)
     assert hint is not None and hint.endswith("backscroll search --no-sync -- -V job")
+    joined = SimpleNamespace(message="No such option: -x", possibilities=[])
+    assert dash_hint(["search", "--no-sync", "-xV", "job"], joined) is None, "no sure place for the --"

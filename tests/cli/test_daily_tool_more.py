@@ -390,10 +390,14 @@ def test_a_data_dir_that_is_a_file_is_named_as_such(backscroll_home, tmp_path):
 
 
 def test_a_source_path_the_agent_named_finds_nothing_in_is_noted_with_whose_it_looks(small):
-    claude_dir = small.home / ".claude" / "projects"
-    r = run_cli(small, "index", "--no-embed", "--source", f"codex:{claude_dir}")
+    import shutil
+
+    claude_dir = small.home.parent / "old-laptop" / "projects"  # (a copy: no agent's own root)
+    shutil.copytree(small.home / ".claude" / "projects", claude_dir)
+    env = {**cli_env(small), "HOME": str(small.home.parent / "empty-home")}
+    r = run_cli(small, "index", "--no-embed", "--source", f"codex:{claude_dir}", env=env)
     assert r.returncode == 0, r.stderr
     assert f"note: no codex session files under {claude_dir}; they look like claude sessions" in r.stderr
     assert "add them to [[sources]]" in r.stderr, "a path given once is not read by later syncs"
-    quiet = run_cli(small, "index", "--no-embed")
+    quiet = run_cli(small, "index", "--no-embed", env=env)
     assert "[[sources]]" not in quiet.stderr

@@ -204,7 +204,9 @@ def test_by_session_on_the_command_line(shop, cli):
     assert page.exit_code == 0 and page.stdout.startswith("2. "), "a later page numbers its sessions on"
     past = cli("search", "--no-sync", "--offset", "900", "job", "queue", "postgres")
     assert past.exit_code == 0 and past.stdout == ""
-    assert "No more matches past --offset 900" in past.stderr and "try other words" not in past.stderr
+    assert "No matches past --offset 900" in past.stderr and "try other words" not in past.stderr
+    ids = cli("search", "--no-sync", "--ids", "--offset", "900", "job", "queue", "postgres")
+    assert ids.stdout == "" and "No matches past --offset 900" in ids.stderr
 
 
 # -- echoes -----------------------------------------------------------------------------------------

@@ -48,10 +48,12 @@ def test_the_command_line_says_where_the_matches_are(two_projects):
     assert "Also matching without --project web (outside what they leave)" in r.output
 
 
-def test_a_date_filter_left_behind_is_named_as_it_was_given():
-    from backscroll.cli.render import _as_given
+def test_a_date_filter_left_behind_is_named_as_it_was_given(two_projects):
+    from typer.testing import CliRunner
 
-    assert _as_given("until", "1990-01-02T00:00:00.000Z") == "1990-01-01", "--until 1990-01-01 holds that day"
-    assert _as_given("since", "2026-10-01T00:00:00.000Z") == "2026-10-01"
-    assert _as_given("since", "2026-11-21T00:14:12.410Z") == "2026-11-21 00:14"
-    assert _as_given("project", "web") == "web"
+    from backscroll.cli.app import app
+
+    r = CliRunner().invoke(app, ["search", "InvoiceReconciler.reconcile_batch", "--until", "1990-01-01", "--mode",
+                                 "lexical"])
+    assert r.exit_code == 0
+    assert "Also matching without --until 1990-01-01 (outside what they leave)" in r.output, r.output

@@ -107,3 +107,5 @@ def test_the_command_line_says_why_a_query_of_common_words_finds_nothing_and_not
     r = CliRunner().invoke(app, ["search", "--no-sync", "the", "and", "of"])
     assert r.exit_code == 0 and r.stdout == ""
     assert "nothing to search for" in r.stderr and "No matches" not in r.stderr, r.stderr
+    tsv = CliRunner().invoke(app, ["search", "--no-sync", "--format", "tsv", "the", "and", "of"])
+    assert "nothing to search for" in tsv.stderr and "No matches" not in tsv.stderr, tsv.stderr
