@@ -210,6 +210,9 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
     check_count("--offset", offset, 0)
     ident = ident.strip()
     place = store.record_place(ident)
+    if place is None and "#" not in ident and resolve_session(store, ident) is None:
+        place = store.record_place(ident + "#0")  # (a message's id without its block: its first block)
+        ident = ident + "#0" if place is not None else ident
     if place is not None:
         rid, around = place
         rows, first = store.records_around(around, rid, max(context, 0))

@@ -36,6 +36,13 @@ def test_context_window_around_a_record(session, backscroll_home):
     assert [h.rank for h in view.records] == [3, 4, 5, 6, 7], "ranks are positions in the session"
 
 
+def test_a_record_id_without_its_block_names_its_first_block(session, backscroll_home):
+    rid = record_id(backscroll_home, "message number 5")
+    assert rid.endswith("#0")
+    view = backscroll.show(rid.removesuffix("#0"), context=0, config=backscroll_home.config(), sync=True)
+    assert [h.text for h in view.records] == ["message number 5"] and view.focus == rid
+
+
 def test_context_window_at_the_session_edges(session, backscroll_home):
     first = backscroll.show(record_id(backscroll_home, "message number 1"), context=3,
                             config=backscroll_home.config(), sync=True)
