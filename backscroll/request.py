@@ -62,7 +62,7 @@ class SearchRequest:
         "\"Quoted words\" must appear together. A date in the question (\"last week\", \"in October\") "
         "prefers records from then.", brief="Words to look for (\"quoted\" = a phrase).", metavar="WORDS...")})
     limit: int = _option(10, "How many results.", minimum=1, maximum=MAX_LIMIT, short="-n",
-                         brief="How many results.")
+                         brief="How many results (10).")
     offset: int = _option(0, "Skip this many results first: the next page of a search is offset = limit times the "
                              "pages already read (ranks keep counting).", minimum=0, maximum=MAX_LIMIT,
                           brief="The next page: skip N.", group="output")
@@ -106,7 +106,7 @@ class SearchRequest:
                         choices=MODES, brief="Words, meaning or both.")
     max_chars: int = _option(2000, "Cut each result's text and snippet to this many characters (0: whole text).",
                              minimum=0, maximum=MAX_COUNT, asks=False,
-                             brief="Cut each text at N (0: all).", group="output")
+                             brief="Cut each text at N (2000; 0: all).", group="output")
     max_tokens: int | None = _option(None, "Fit the answer in about this many tokens (four characters each): the "
                                            "best hits whole, the last one cut at a word, the rest left out with a "
                                            "note saying how many.", minimum=1, maximum=MAX_COUNT, asks=False,
