@@ -150,6 +150,7 @@ def resolve_project(store: Store, name: str) -> str:
     known = store.project_names()
     if name in known:
         return name
+    named = None
     if "/" in name or name in (".", "..", "~"):
         from backscroll.ingest.projects import project
 
@@ -164,7 +165,8 @@ def resolve_project(store: Store, name: str) -> str:
         if len(candidates) > 1:
             raise UsageError(f"--project {name!r} matches more than one project: {_known(sorted(candidates))}",
                              hint="give more of the name")
-    raise NotFoundError(f"no project {name!r} is indexed", hint=f"known: {_known(known)}")
+    where = f" (the project at {name} is {named!r})" if named else ""
+    raise NotFoundError(f"no project {name!r} is indexed{where}", hint=f"known: {_known(known)}")
 
 
 def check_agent_indexed(store: Store, agent: str) -> None:

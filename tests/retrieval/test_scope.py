@@ -57,3 +57,16 @@ def test_a_date_filter_left_behind_is_named_as_it_was_given(two_projects):
                                  "lexical"])
     assert r.exit_code == 0
     assert "Also matching without --until 1990-01-01 (outside what they leave)" in r.output, r.output
+
+
+def test_a_project_given_as_a_path_that_is_not_indexed_names_the_project_it_found(two_projects, tmp_path,
+                                                                                   monkeypatch):
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    repo = tmp_path / "shop-api"
+    (repo / ".git").mkdir(parents=True)
+    monkeypatch.chdir(repo)
+    r = CliRunner().invoke(app, ["search", "--no-sync", "invoice", "-p", "."])
+    assert r.exit_code != 0 and "no project '.' is indexed (the project at . is 'shop-api')" in r.output, r.output
