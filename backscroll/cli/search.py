@@ -57,6 +57,10 @@ def search(**given: Any) -> None:
         "query", "no_sync", "source", "as_json", "fmt", "ids", "fields", "max_bytes", "pretty", "no_pager"))
     from backscroll.cli.render import FORMATS
 
+    chosen = [name for name, on in (("--json", as_json), ("--ids", ids), (f"--format {fmt}", fmt)) if on]
+    if len(chosen) > 1 and not (chosen[1:] == ["--format json"] and as_json):
+        common.fail(UsageError(f"{' and '.join(chosen)} ask for different outputs", hint="give one of them"),
+                    as_json)
     out_format = "json" if as_json else ("ids" if ids else (fmt or "human"))
     if out_format not in FORMATS:
         common.fail(UsageError(f"unknown --format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}"), False)

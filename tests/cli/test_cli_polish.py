@@ -3,6 +3,7 @@ store bookkeeping in JSON, and backscroll's own value options do not hide an ech
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from backscroll.cli.app import app
@@ -162,3 +163,13 @@ def test_the_dash_hint_keeps_the_options_and_stays_out_of_a_misspelt_option():
     assert hint is not None and hint.endswith("backscroll search --no-sync -- -V job")
     joined = SimpleNamespace(message="No such option: -x", possibilities=[])
     assert dash_hint(["search", "--no-sync", "-xV", "job"], joined) is None, "no sure place for the --"
+
+
+@pytest.mark.parametrize("flags", [["--json", "--format", "tsv"], ["--ids", "--json"], ["--ids", "--format", "tsv"]])
+def test_output_flags_that_ask_for_different_outputs_are_a_usage_error(flags):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "backscroll", "search", "--no-sync", "job", *flags],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "ask for different outputs" in r.stderr, r.stderr
