@@ -212,7 +212,8 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
     check_count("--offset", offset, 0)
     ident = ident.strip()
     place = store.record_place(ident)
-    if place is None and "#" not in ident and resolve_session(store, ident) is None:
+    session_id = resolve_session(store, ident) if place is None else None
+    if place is None and session_id is None and "#" not in ident:
         place = store.record_place(ident + "#0")  # (a message's id without its block: its first block)
         ident = ident + "#0" if place is not None else ident
     if place is not None:
@@ -220,7 +221,6 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
         rows, first = store.records_around(around, rid, max(context, 0))
         return SessionView(_session(store, around), _hits(store, rows, first + 1, max_chars), ident,
                            store.session_size(around), first)
-    session_id = resolve_session(store, ident)
     if session_id is None:
         raise NotFoundError(f"no record or session with id {ident!r}", hint=FIND_IDS_HINT)
     rows = store.session_records(session_id, limit, max(offset, 0))

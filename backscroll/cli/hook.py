@@ -38,15 +38,13 @@ def _dry_run(agent: str, event: str, prompt: str) -> int:
     import sys
 
     from backscroll.errors import UsageError
-    from backscroll.integrations.hooks import AGENTS, EVENTS, run
+    from backscroll.integrations.hooks import AGENTS, EVENTS, branch_words, run
 
     if agent not in AGENTS or event not in EVENTS:
         raise UsageError(f"unknown hook {agent} {event}", hint=f"agents: {', '.join(AGENTS)}; events: "
                          + ", ".join(EVENTS))
     raw = json.dumps({"session_id": "backscroll-dry-run", "prompt": prompt, "cwd": os.getcwd(),
                       "hook_event_name": event}).encode()
-    from backscroll.integrations.hooks import branch_words
-
     with common.archive() as bs:
         out = run(agent, event, raw, bs.config, dry_run=True)
         if out is not None:

@@ -177,10 +177,7 @@ def stderr_hints(result: SearchResult, offset: int = 0) -> list[str]:
             "(earlier backscroll searches and their output); "
             "show them with --include-echoes, or --content-type tool"
         )
-    from backscroll.retrieval.query import NOTHING_TO_SEARCH
-
-    asked = not any(n.startswith(NOTHING_TO_SEARCH) for n in result.notes)
-    if asked and not offset and not result.results and not result.also_matching and not result.weak_matches:
+    if says_no_matches(result) and not offset and not result.also_matching and not result.weak_matches:
         tips = []
         f = result.filters
         if any(v for v in (f.role, f.author, f.agent, f.content_type, f.project, f.session, f.file, f.since,
