@@ -70,3 +70,16 @@ def test_a_project_given_as_a_path_that_is_not_indexed_names_the_project_it_foun
     monkeypatch.chdir(repo)
     r = CliRunner().invoke(app, ["search", "--no-sync", "invoice", "-p", "."])
     assert r.exit_code != 0 and "no project '.' is indexed (the project at . is 'shop-api')" in r.output, r.output
+
+
+def test_a_filter_left_behind_is_shown_as_text_never_as_markup_or_control_characters(capsys):
+    from backscroll.cli.render import print_result
+    from backscroll.types import Filters, Hit, SearchResult
+
+    other = Hit(rank=1, score=1.0, record_id="r#0", session_id="s", agent="claude", project="billing", cwd=None,
+                role="user", content_type="text", text="the batch", snippet="the batch", timestamp=None,
+                source_path="", line=1, tool_name=None, is_echo=False, text_truncated=False, matched_by=())
+    print_result(SearchResult(query="q", mode="lexical", filters=Filters(project="[bold]web\x1b[2J"), results=(),
+                              also_matching=(other,), dropped_filters=("project",)), color=False)
+    out = capsys.readouterr().out
+    assert "Also matching without --project [bold]web" in out and "\x1b" not in out, repr(out)
