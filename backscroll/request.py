@@ -64,7 +64,8 @@ class SearchRequest:
     limit: int = _option(10, "How many results.", minimum=1, maximum=MAX_LIMIT, short="-n",
                          brief="How many results (10).")
     offset: int = _option(0, "Skip this many results first: the next page of a search is offset = limit times the "
-                             "pages already read (ranks keep counting).", minimum=0, maximum=MAX_LIMIT,
+                             "pages already read (ranks keep counting); `has_more` says whether there is one.",
+                          minimum=0, maximum=MAX_LIMIT,
                           brief="The next page: skip N.", group="output")
     project: str | None = _option(None, "Only this project: case-insensitive, a unique prefix is enough.",
                                   short="-p", brief="Only this project (a unique prefix).", metavar="NAME",

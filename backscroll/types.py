@@ -188,6 +188,7 @@ class SearchResult:
     weak_matches: tuple[Hit, ...] = ()  # below the weak line: nothing close (``retrieval.judgement``)
     sessions: tuple[SessionHits, ...] = ()  # the results by session (``by_session``), best session first
     evidence: tuple[float, ...] = ()  # what the relevance judgement read (``relevance.FEATURES``; not in the JSON)
+    has_more: bool = False  # a later page (``offset``) holds more results (or, when nothing is strong, weak matches)
 
     def to_dict(self) -> dict:
         return {
@@ -203,6 +204,7 @@ class SearchResult:
             "repeated": self.repeated.to_dict() if self.repeated is not None else None,
             "notes": list(self.notes),
             "echoes_hidden": self.echoes_hidden,
+            "has_more": self.has_more,
             "omitted_for_budget": 0,  # hits dropped to fit a byte budget (the CLI's --max-bytes)
         }
 

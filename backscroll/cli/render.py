@@ -177,6 +177,9 @@ def stderr_hints(result: SearchResult, offset: int = 0) -> list[str]:
             "(earlier backscroll searches and their output); "
             "show them with --include-echoes, or --content-type tool"
         )
+    if result.has_more and result.results:
+        shown = len(result.sessions) if result.sessions else len(result.results)
+        lines.append(f"more {'sessions' if result.sessions else 'results'}: --offset {offset + shown}")
     if says_no_matches(result) and not offset and not result.also_matching and not result.weak_matches:
         tips = []
         f = result.filters

@@ -60,18 +60,22 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     asked = (semantic is not None and filters.role != "tool"
              and filters.content_type not in ("tool", "reasoning"))  # a meaning ranking could speak
     cosines = [c for _i, c in semantic or ()] if asked else None
+    # (one hit more than is read, to know whether a later page has any)
     read = [classify(h, plan.text, by_id.get(h.rowid), w, in_scope, quoted=bool(plan.phrases))
-            for h in hits(source, plan, fused, opts, max(wanted, EVIDENCE_HITS))]
+            for h in hits(source, plan, fused, opts, max(wanted, EVIDENCE_HITS) + 1)]
     evidence = question_evidence(source, read[:EVIDENCE_HITS], plan, by_id, in_scope, cosines, mode)
     shaped = read[:wanted]  # (what is shown is as many as asked; only the judgement reads more)
     answered = opts.weak or judgement.answered(evidence, mode, opts.point)
     strong, weak = (shaped, []) if opts.weak else judgement.split(shaped, answered)
-    shown, sessions = grouped(source, apart(strong), opts)  # (the weak ones gone, two echoes may meet)
+    strong = apart(strong)  # (the weak ones gone, two echoes may meet)
+    shown, sessions = grouped(source, strong, opts)
+    more = (len({h.session_id for h in strong}) > len(sessions) if opts.by_session
+            else len(strong) > len(shown) or (opts.weak and len(read) > wanted) or len(weak) > opts.limit)
     weak = weak[:opts.limit]
     suggested = source.suggestions(missing) if missing else {}
     said = notes(plan, filters, shown, weak, missing, suggested, found.dropped, mode)
     return SearchResult(query=plan.text, mode=mode, filters=filters, results=renumber(shown),
-                        weak_matches=renumber(weak), sessions=sessions, evidence=evidence,
+                        weak_matches=renumber(weak), sessions=sessions, evidence=evidence, has_more=more,
                         dropped_filters=("phrase",) if found.dropped else (), notes=(*found.notes, *said))
 
 

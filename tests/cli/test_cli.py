@@ -69,7 +69,8 @@ def test_search_json_is_pure_data_with_every_field(cli, corpus):
     assert r.exit_code == 0
     data = json.loads(r.stdout)  # stdout parses as one JSON document: nothing else is printed there
     assert list(data) == ["schema_version", "query", "mode", "filters", "results", "also_matching", "weak_matches",
-                          "sessions", "dropped_filters", "repeated", "notes", "echoes_hidden", "omitted_for_budget"]
+                          "sessions", "dropped_filters", "repeated", "notes", "echoes_hidden", "has_more",
+                          "omitted_for_budget"]
     assert data["schema_version"] == 1 and data["query"] == "job queue" and data["mode"] == "lexical"
     assert data["also_matching"] == [] and data["dropped_filters"] == [] and data["repeated"] is None
     for hit in data["results"]:

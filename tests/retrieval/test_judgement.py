@@ -194,6 +194,30 @@ def test_by_session_lists_as_many_sessions_as_asked_however_busy_the_first(sessi
     assert len(pages[(3, 0)]) == 3, "-n counts sessions, however many records the first ones hold"
     assert [s.session_id for s in pages[(1, 2)]] == [pages[(3, 0)][2].session_id], "--offset skips sessions"
 
+    assert pages[(3, 0)] and not backscroll_search("retry backoff payment webhook", mode="lexical", limit=3,
+                                                   by_session=True, weak=True, rerun=True).has_more
+    assert backscroll_search("retry backoff payment webhook", mode="lexical", limit=2, by_session=True, weak=True,
+                             rerun=True).has_more, "a third session waits on the next page"
+
+
+def test_has_more_says_whether_the_next_page_holds_anything(session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude(project="shop")
+    for i in range(7):
+        s.user(f"retry backoff payment webhook, attempt {i}")
+    backscroll_index()
+
+    def page(limit, offset=0, **kw):
+        return backscroll_search("retry backoff payment webhook", mode="lexical", limit=limit, offset=offset,
+                                 rerun=True, **kw)
+
+    assert page(5).has_more and len(page(5).results) == 5
+    assert not page(5, offset=5).has_more and len(page(5, offset=5).results) == 2
+    assert not page(7).has_more and page(6).has_more
+    assert page(6, weak=True).has_more and not page(7, weak=True).has_more
+    weak = [backscroll_search("the webhook of kubernetes helm charts", limit=n, rerun=True) for n in (1, 50)]
+    assert not weak[0].results and len(weak[1].weak_matches) > 1, "nothing strong, and weak matches to page"
+    assert weak[0].has_more and not weak[1].has_more
+
 
 def test_by_session_on_the_command_line(shop, cli):
     cli("index")
@@ -205,6 +229,9 @@ def test_by_session_on_the_command_line(shop, cli):
     past = cli("search", "--no-sync", "--offset", "900", "job", "queue", "postgres")
     assert past.exit_code == 0 and past.stdout == ""
     assert "No matches past --offset 900" in past.stderr and "try other words" not in past.stderr
+    first = cli("search", "--no-sync", "--by-session", "--weak", "-n", "1", "job", "queue", "postgres")
+    assert "more sessions: --offset 1" in first.stderr, "the first of two sessions says where the next page starts"
+    assert "more sessions" not in page.stderr and "more" not in past.stderr
     ids = cli("search", "--no-sync", "--ids", "--offset", "900", "job", "queue", "postgres")
     assert ids.stdout == "" and "No matches past --offset 900" in ids.stderr
 
