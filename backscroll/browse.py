@@ -182,7 +182,9 @@ def resolve_filters(store: Store, filters):
     from dataclasses import replace
 
     if filters.session:
-        filters = replace(filters, session=resolve_session(store, filters.session, required=True))
+        place = store.record_place(filters.session.strip())  # (a hit's record id names its session)
+        filters = replace(filters, session=place[1] if place else resolve_session(store, filters.session,
+                                                                                 required=True))
     if filters.project:
         filters = replace(filters, project=resolve_project(store, filters.project))
     if filters.agent:

@@ -70,7 +70,7 @@ class SearchRequest:
     project: str | None = _option(None, "Only this project: case-insensitive, a unique prefix is enough.",
                                   short="-p", brief="Only this project (a unique prefix).", metavar="NAME",
                                   group="filter")
-    session: str | None = _option(None, "Only this session (an id, or a prefix of 6+ characters).",
+    session: str | None = _option(None, "Only this session (an id, a prefix of 6+ characters, or a hit's record id).",
                                   brief="Only this session.", metavar="ID", group="filter")
     file: str | None = _option(None, "Only sessions whose tool calls read, edited, wrote or ran a command on this "
                                      "file: a path (./src/app.py: that file; src/app.py: any project's file ending "

@@ -51,6 +51,12 @@ def show(
 
             raise UsageError("-C/--context applies to a record id, not to a whole session",
                              hint="page through a session with --limit N --offset M")
+        if (limit is not None or offset) and view.focus:
+            from backscroll.errors import UsageError
+
+            raise UsageError("--limit and --offset page a whole session, not a record",
+                             hint="-C N shows N records before and after it; `backscroll show "
+                                  f"{view.session.get('session_id') or 'SESSION'}` shows its session")
         if show_path:
             s = view.session
             focus = next((h for h in view.records if h.record_id == view.focus), None)

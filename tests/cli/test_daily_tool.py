@@ -181,6 +181,9 @@ def test_search_session_accepts_a_prefix_and_rejects_an_unknown_id(corpus):
     assert out["filters"]["session"] == PARENT
     r = cli("search", "cart", "--session", "ffffffff", "--json", "--no-sync")
     assert r.exit_code == 2 and error_of(r.stderr)["kind"] == "not-found"
+    hit = out["results"][0]["record_id"]  # a hit's record id names its session
+    by_hit = json.loads(cli("search", "cart", "--session", hit, "--json", "--no-sync").stdout)
+    assert by_hit["filters"]["session"] == PARENT and by_hit["results"] == out["results"]
 
 
 # -- 3. filters that find nothing explain why -----------------------------------------------------

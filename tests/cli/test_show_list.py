@@ -108,6 +108,16 @@ def test_show_json_uses_the_hit_shape(session, backscroll_home):
     assert data["session"]["session_id"] == session.session_id
 
 
+def test_paging_options_are_for_a_session_and_context_for_a_record(session, backscroll_home):
+    rid = record_id(backscroll_home, "message number 2")
+    for args in (["-n", "2"], ["--offset", "1"]):
+        r = CliRunner().invoke(app, ["show", "--no-sync", rid, *args])
+        assert r.exit_code == 2 and "page a whole session, not a record" in r.stderr, args
+        assert "-C N" in r.stderr and session.session_id in r.stderr
+    r = CliRunner().invoke(app, ["show", "--no-sync", session.session_id, "-C", "1"])
+    assert r.exit_code == 2 and "applies to a record id" in r.stderr
+    assert CliRunner().invoke(app, ["show", "--no-sync", session.session_id, "-n", "2"]).exit_code == 0
+
 def test_list_newest_first_with_counts_and_titles(session_builder, backscroll_index, backscroll_home):
     a = session_builder.claude(project="shop", start="2026-10-01T09:00:00Z")
     a.user("first session question\nwith a second line")
