@@ -4,22 +4,23 @@ Read from aider 0.86.3.dev (Aider-AI/aider ``aider/io.py``, ``aider/commands.py`
 ``aider/reasoning_tags.py``, May 2026). Aider appends Markdown to the file in the directory it runs
 in (the repository root): ``# aider chat started at YYYY-MM-DD HH:MM:SS`` (the local time, with no
 zone: it is read in this machine's zone, ``$TZ``) opens a session, every user input line is written
-as ``#### <line>``, its own notes and command output as ``> `` lines (a note of several lines, such as
-test output or a cost line, has only its first line quoted: the lines after it are the note's, up to
-the one that ends the message with two spaces), and the model's reply as plain prose, raw:
+as ``#### <line>`` ending in a Markdown line break (two spaces; the model's own ``####`` headings have
+none), its own notes and command output as ``> `` lines (a note of several lines, such as test output
+or a cost line, has only its first line quoted: the lines after it are the note's, up to the one that
+ends the message with two spaces), and the model's reply as plain prose, raw:
 reasoning a model streams is opened by Aider's own ``<thinking-content-<hash>>`` tag and closed by
 that tag or the model's (``</think>``), and a model that writes its thoughts in its answer leaves
-``<think>`` (or ``<thinking>``, ``<reasoning>``) tags there. A reply cut short (Ctrl-C) before the
-closing tag is all reasoning. The ``► **THINKING**`` / ``► **ANSWER**`` rulers Aider prints on screen
-are read too.
+``<think>`` (or ``<thinking>``, ``<reasoning>``) tags there. A reply cut short (Ctrl-C) before the closing
+tag is all reasoning. The ``► **THINKING**`` / ``► **ANSWER**`` rulers Aider prints on screen are read too.
 
 Not everything after ``####`` was typed by the person. Aider logs a question it answered itself
 from an earlier "(A)ll" as ``#### <question>: all``, then as every answer, ``> <question>: a``; it
 logs ``/ask``, ``/code``, ``/architect`` and ``/context`` messages a second time, without the
-prefix, when the new mode takes them; and it hands the architect's plan (the reply just logged) to
-its editor model as input. These echoes are dropped: the question and its answer stay once, in
-Aider's note; the message and the plan once, as the person's and the model's. (``/help QUESTION``
-logs the question wrapped in Aider's help text; that stays user text.)
+prefix, when the new mode takes them; and it hands the architect's plan (the reply just logged, with
+any reasoning the model wrote in it) to its editor model as input (architect mode: the banner's edit
+format, or ``--architect`` on the command line logged first, as a banner may be cut short). These
+echoes are dropped: the question and its answer stay once, in Aider's note; the message and the plan
+once, as the person's and the model's. (``/help QUESTION`` logs it wrapped in Aider's help text: user text.)
 
 Aider keeps no per-user directory of sessions, so nothing is read by default: ``[roots] aider`` lists
 the directories whose repositories are searched (``aider = ["~/code", "~/work"]``), or
@@ -55,6 +56,7 @@ FILE_NAME = ".aider.chat.history.md"
 SHELL_TOOL = "run"
 SHELL_TOOLS = {SHELL_TOOL}
 _START = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})\s*$")
+_ARCHITECT_FLAG = re.compile(r"^\S*aider\b.*\s(--architect|--edit-format[= ]architect|--chat-mode[= ]architect)(\s|$)")
 _ASK = re.compile(r"^/(ask|code|architect|context|help)\s+", re.IGNORECASE)
 _RULERS = re.compile(r"-{3,}\s*\n► \*\*THINKING\*\*\s*\n(.*?)\n-{3,}\s*\n► \*\*ANSWER\*\*\s*\n?", re.DOTALL)
 # Aider's own tag (``REASONING_TAG`` in aider/reasoning_tags.py) and the ones models write themselves.
@@ -116,8 +118,12 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
     that is not closed yet), ``prose``; with 1-based line."""
     out: list[tuple[str, int, list[str]]] = []
     note_open = False
+    # (a "#### " line without the line break, where inputs have it, is a heading of the model's reply)
+    breaks = any(line.startswith("#### ") and line.rstrip("\r").endswith("  ") for line in lines)
     for n, line in enumerate(lines, 1):
-        if line.startswith("#### ") or line.rstrip() == "####":
+        if line.startswith("#### ") and breaks and not line.rstrip("\r").endswith("  "):
+            kind, body = "prose", line
+        elif line.startswith("#### ") or line.rstrip() == "####":
             kind, body = "user", line[5:]
         elif line.startswith("> ") or line.rstrip() == ">":
             kind, body = "quote", line[2:]
@@ -196,7 +202,7 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
             expected, relogged = relogged, None
             if text == "<blank>" or is_aiders_own_answer(text):
                 continue
-            if expected is not None and _same_text(text, expected):
+            if expected is not None and (_same_text(text, expected) or _same_text(split_reasoning(text)[1], expected)):
                 continue
             planning = architect
             if text.lower().startswith("/chat-mode"):
@@ -236,7 +242,7 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
                 records.append(Record(f"{rid}#u", "user", "text", instructions, line, ts, cwd))
                 relogged = instructions
             call = None
-            architect = architect or "with architect edit format" in text
+            architect = architect or "with architect edit format" in text or bool(_ARCHITECT_FLAG.search(text))
         else:
             call = None
             reasoning, answer = split_reasoning(text)

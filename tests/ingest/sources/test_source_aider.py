@@ -165,6 +165,42 @@ def test_the_persons_input_equal_to_the_answer_before_is_kept():
         ("user", "Yes."), ("assistant", "Keeping it at 3.")]
 
 
+def test_a_heading_in_the_models_reply_is_the_models_not_the_persons():
+    """Aider writes each input line as ``#### line`` ending in a Markdown line break (two spaces); the model's
+    own Markdown headings (``#### Request``) have none (seen in real logs: an API-docs reply read as twenty
+    inputs). A file whose trailing spaces were stripped keeps reading ``####`` lines as the person's."""
+    lines = ["#### document the upload endpoint  ", "", "Here is the documentation.", "",
+             "#### Request", "", "`POST /upload` with a multipart body.", "", "#### 400 Bad Request", "",
+             "Returned when the file is missing.", "", "#### now add an example with curl  ", "#### and httpie  ",
+             "", "Sure: `curl -F file=@a.pdf`.", ""]
+    records, title = aider.session_records(lines, 2, SessionInfo("s", "aider"), None)
+    assert [(r.role, r.text.splitlines()[0]) for r in records] == [
+        ("user", "document the upload endpoint"), ("assistant", "Here is the documentation."),
+        ("user", "now add an example with curl"), ("assistant", "Sure: `curl -F file=@a.pdf`.")]
+    assert "#### 400 Bad Request" in records[1].text and records[2].text.endswith("and httpie")
+    assert title == "document the upload endpoint"
+    stripped = [line.rstrip() for line in lines]  # (and its lines of one input no longer join)
+    read = aider.session_records(stripped, 2, SessionInfo("s", "aider"), None)[0]
+    assert [r.text for r in read if r.role == "user"][1:3] == ["Request", "400 Bad Request"]
+
+def test_an_architects_plan_logged_again_with_its_reasoning_is_not_the_persons():
+    """A model that writes its reasoning in its answer and closes it with ``</think>`` alone: Aider hands the whole
+    reply, reasoning and all, to the editor model as its input (seen in a real log, DeepSeek-R1 as architect)."""
+    reply = ["Alright, so the user wants retries.", "", "</think>", "", "Add a retry loop to `fetch()`.  "]
+    lines = ["> Model: r1 with architect edit format  ", "", "#### /architect retry the download  ", "",
+             *[line.rstrip() for line in reply], "", *[f"#### {line}".rstrip() + "  " for line in reply], "",
+             "Done: `fetch()` retries three times.", ""]
+    records, _title = aider.session_records(lines, 2, SessionInfo("s", "aider"), None)
+    assert [(r.role, r.content_type, r.text) for r in records if r.content_type != "tool"] == [
+        ("user", "text", "retry the download"), ("assistant", "reasoning", "Alright, so the user wants retries."),
+        ("assistant", "text", "Add a retry loop to `fetch()`."),
+        ("assistant", "text", "Done: `fetch()` retries three times.")]
+    # Architect mode from the command line alone (a banner cut short by warnings has no "Model:" line)
+    banner = ["> /Users/dev/.local/bin/aider --architect --model gemini/flash  ", "> Warning: no key set  ", ""]
+    plain = [line.replace("/architect ", "") for line in lines[2:]]
+    records, _title = aider.session_records([*banner, *plain], 2, SessionInfo("s", "aider"), None)
+    assert [r.text for r in records if r.role == "user"] == ["retry the download"]
+
 def _as_an_older_parser_left_it(bh, repo: str) -> None:
     """A confirmation Aider answered itself, stored as the person's words (what parser version 4 did),
     and the store marked as read by that version."""
@@ -195,7 +231,7 @@ def test_what_an_older_parser_read_is_kept_when_the_file_changed_since(indexed, 
     # one the agent has since cut from its log. The permanent record keeps it.
     _as_an_older_parser_left_it(indexed, "webcache")
     history = indexed.home / "code" / "webcache" / HISTORY
-    history.write_text(history.read_text() + "\n#### and the tests?\n")
+    history.write_text(history.read_text() + "\n#### and the tests?  \n")
     backscroll_index(embed=False)
     texts = [r["text"] for r in records_of(indexed, "webcache")]
     assert "Add file to the chat? (Y)es/(N)o [Yes]: all" in texts and texts[-1] == "and the tests?"
