@@ -69,8 +69,8 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     strong, weak = (shaped, []) if opts.weak else judgement.split(shaped, answered)
     strong = apart(strong)  # (the weak ones gone, two echoes may meet)
     shown, sessions = grouped(source, strong, opts)
-    more = (len({h.session_id for h in strong}) > len(sessions) if opts.by_session
-            else len(strong) > len(shown) or (opts.weak and len(read) > wanted) or len(weak) > opts.limit)
+    more = (len({h.session_id for h in strong}) > len(sessions) if opts.by_session else
+            len(strong) > len(shown) or (opts.weak and len(read) > wanted) or (not shown and len(weak) > opts.limit))
     weak = weak[:opts.limit]
     suggested = source.suggestions(missing) if missing else {}
     said = notes(plan, filters, shown, weak, missing, suggested, found.dropped, mode)
