@@ -94,6 +94,10 @@ def plausible_assignment(m: Matched) -> bool:
         return False
     if low.endswith(("_id", "_name", "_file", "_path", "_type", "_url")):
         return False
+    if m.group("sfx"):  # a name that goes on past its keyword: only a value that looks like a secret
+        name = (low + m.group("sfx")).lower()
+        return (not name.endswith(("_id", "_name", "_file", "_path", "_type", "_url")) and len(value) >= 8
+                and " " not in value and (random_body(value) or classes(value) >= 3))
     if not quoted:
         if _CODE_LIKE.fullmatch(value) or value.isdigit():
             return False

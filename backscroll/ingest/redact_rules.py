@@ -163,10 +163,11 @@ RULES: list[Rule] = [
     # (its check decodes the blob and redacts what it spells: the engine's, ``redact.decodes_to_a_secret``)
     Rule("base64-secret", _BASE64_PREFIXES, re.compile(
         r"(?<![A-Za-z0-9+/])(?:" + "|".join(_BASE64_PREFIXES) + r")[A-Za-z0-9+/]{20,}+={0,2}")),
-    # generic: ``password=…``, ``"api_key": "…"``, ``export SECRET_KEY=…``, ``token: …`` (a match starts
-    # where one of its markers does: it is tried only there, see redact._matches_at_markers)
+    # generic: ``password=…``, ``"api_key": "…"``, ``export SECRET_KEY=…``, ``token: …``, and names that go
+    # on (``SECRET_KEY_BASE=…``, ``DATABASE_PASSWORD_DEV=…``) (a match starts where one of its markers does:
+    # it is tried only there, see redact._matches_at_markers)
     Rule("password-or-secret", ("pass", "pwd", "secret", "token", "key", "credential"), re.compile(
-        r"(?i)(?P<kw>pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?)"
+        r"(?i)(?P<kw>pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?)(?P<sfx>(?:[_-][a-z0-9]{1,16}){1,3})?"
         r"(?:\\?[\"'])?[ \t]{0,4}(?::=|=>|=|:(?!:))[ \t]{0,4}"
         r"(?:(?P<q1>\\?\")(?P<v1>[^\"\\\n]{1,256})\\?\"|(?P<q2>')(?P<v2>[^'\n]{1,256})'"
         r"|(?P<v3>[^\s\"'`,;&<>(){}\[\]\\]{1,256}))"), "v", check=plausible_assignment, lower=True),

@@ -58,6 +58,11 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
      "# public key: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p\n"
      "AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEX", ("GFPYYSJZGFPYYSJZGFPYYSJZ",)),
     ("aws-split-after-akia", "the key is AKIA\nQ3EGRTLXK7PZ2M4N, rotate it", ("Q3EGRTLXK7PZ2M4N",)),
+    # a name that goes on past its keyword (seen in real Aider logs: a Phoenix config, .env files)
+    ("name-goes-on-yaml", 'secret_key_base: "KICVlf7hOszt9Qx2LmPz8aBcDeFgH"', ("KICVlf7hOszt9Qx2",)),
+    ("name-goes-on-env", "SECRET_KEY_BASE=Zq8Lm2Np9Rt4Vw6Bk8Zy3Hc5Jd1Fg0Ks", ("Zq8Lm2Np9Rt4Vw6B",)),
+    ("name-goes-on-export", "export API_KEY_PROD=sk9f8Hq2LmPz0aBcDeF", ("sk9f8Hq2LmPz0aBcDeF",)),
+    ("name-goes-on-quoted", 'DATABASE_PASSWORD_DEV="Hunter2!pw7x"', ("Hunter2!pw7x",)),
     ("pypi-upload", "twine upload -u __token__ -p "
      "pypi-AgEIcHlwaS5vcmcCJDk4ZTk3ZmE1LWM2NzQtNDI1Mi1hNzA2LTQ1ZWMz dist/*", ("AgEIcHlwaS5vcmcCJDk4ZTk3ZmE1",)),
 ]
@@ -85,6 +90,12 @@ KEEP = [
     '<input type="password" name="pw" value="">',
     "Authorization: Token <your token>",
     "machine api.example.com login deploy password $NETRC_PASSWORD",
+    'password_label: "Your password here"',
+    "token_limit: 4096",
+    'password_reset_url: "https://example.com/reset"',
+    'api_key_header = "X-Api-Key"',
+    "TOKEN_EXPIRY=3600s",
+    'keyboard_layout: "qwerty-us"',
 ]
 
 
