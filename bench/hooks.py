@@ -156,7 +156,7 @@ def prompt_set(home: Path, prompts: Path, half: str = "all") -> dict:
     from backscroll.config import resolve
 
     spec = tomllib.loads(prompts.read_text())
-    spec = {k: halves(spec[k], half) for k in ("related", "unrelated")}
+    spec = {k: halves(spec.get(k, []), half) for k in ("related", "unrelated")}  # (a set may hold one kind only)
     cfg = resolve(home=home)
     related: dict[str, list[int]] = {}
     unrelated: dict[str, list[int]] = {}
@@ -174,10 +174,10 @@ def prompt_set(home: Path, prompts: Path, half: str = "all") -> dict:
     shutil.rmtree(home / "hooks", ignore_errors=True)  # the memory of what this run injected
     flat_r = [x for v in related.values() for x in v]
     flat_u = [x for v in unrelated.values() for x in v]
-    return {"related_recalled": round(sum(flat_r) / len(flat_r), 3), "related_n": len(flat_r),
+    return {"related_recalled": round(sum(flat_r) / len(flat_r), 3) if flat_r else None, "related_n": len(flat_r),
             "related_with_another_session": wrong,
             "related_by_style": {k: f"{sum(v)}/{len(v)}" for k, v in sorted(related.items())},
-            "unrelated_injected": round(sum(flat_u) / len(flat_u), 3), "unrelated_n": len(flat_u),
+            "unrelated_injected": round(sum(flat_u) / len(flat_u), 3) if flat_u else None, "unrelated_n": len(flat_u),
             "unrelated_by_style": {k: f"{sum(v)}/{len(v)}" for k, v in sorted(unrelated.items())},
             "bytes_injected": {"median": statistics.median(sizes) if sizes else 0, "max": max(sizes, default=0)}}
 
