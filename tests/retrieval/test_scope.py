@@ -83,3 +83,28 @@ def test_a_filter_left_behind_is_shown_as_text_never_as_markup_or_control_charac
                               also_matching=(other,), dropped_filters=("project",)), color=False)
     out = capsys.readouterr().out
     assert "Also matching without --project [bold]web" in out and "\x1b" not in out, repr(out)
+
+
+def test_a_match_inside_the_scope_is_never_shown_as_outside_it():
+    """The scope's judgement may find its own records weak (their words are common there) while the wide search
+    finds one strong: that record is not "outside" (seen on real logs: -p ielts listed an ielts hit as outside)."""
+    from dataclasses import replace
+
+    from backscroll.retrieval.policy.hints import outside_scope
+    from backscroll.types import Filters, Hit, SearchResult
+
+    def hit(rowid, project, when="2026-10-02T09:00:00.000Z"):
+        return Hit(rank=rowid, score=1.0, record_id=f"r{rowid}", session_id=f"s{rowid}", agent="claude",
+                   project=project, cwd=None, role="assistant", content_type="text", tool_name=None, is_echo=False,
+                   timestamp=when, source_path="x.jsonl", line=rowid, text="essay checker", text_truncated=False,
+                   snippet="essay checker", matched_by=("lexical",), rowid=rowid)
+
+    wide = SearchResult(query="essay checker", mode="hybrid", filters=Filters(),
+                        results=(hit(1, "ielts"), hit(2, "blog"), hit(3, "ielts", "2025-01-01T00:00:00.000Z")))
+    scoped = Filters(project="ielts")
+    empty = SearchResult(query="essay checker", mode="hybrid", filters=scoped, results=())
+    found = outside_scope(empty, scoped, lambda f: wide, strict=False)
+    assert [h.record_id for h in found.also_matching] == ["r2"]
+    dated = Filters(project="ielts", since="2026-01-01T00:00:00Z")
+    found = outside_scope(replace(empty, filters=dated), dated, lambda f: wide, strict=False)
+    assert [h.record_id for h in found.also_matching] == ["r2", "r3"], "an ielts record before --since is outside"

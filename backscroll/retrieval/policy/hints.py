@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from backscroll.types import Filters, SearchResult
+from backscroll.types import Filters, Hit, SearchResult
 
 ALSO_MATCHING = 3  # extras a hinted filter may add
 HINT_FILTERS = ("role", "author", "agent", "content_type")
@@ -52,7 +52,7 @@ def outside_scope(result: SearchResult, filters: Filters, run: Callable[[Filters
     if not wide.results:
         return result
     inside = {h.rowid for h in result.weak_matches}  # (the scope's own, already judged weak)
-    outside = [h for h in wide.results if h.rowid not in inside][:ALSO_MATCHING]
+    outside = [h for h in wide.results if h.rowid not in inside and not in_scope(h, filters)][:ALSO_MATCHING]
     if not outside:
         return result
     extras = tuple(replace(h, rank=i + 1) for i, h in enumerate(outside))
@@ -61,3 +61,14 @@ def outside_scope(result: SearchResult, filters: Filters, run: Callable[[Filters
             f"{len(extras)} match{'es' if len(extras) != 1 else ''} outside follow in also_matching")
     return replace(result, also_matching=extras, dropped_filters=(*result.dropped_filters, *names),
                    notes=(*result.notes, note))
+
+
+def in_scope(hit: Hit, scope: Filters) -> bool:
+    """Whether ``hit`` lies in what the scope filters leave (a wide search's hit there is no match outside,
+    though the scope's judgement found it weak)."""
+    at = (hit.timestamp or "")[:19]
+    return ((scope.project is None or hit.project == scope.project)
+            and (scope.session is None or hit.session_id == scope.session
+                 or hit.session_id.startswith(scope.session + ":"))
+            and (scope.sessions is None or hit.session_id in scope.sessions)
+            and (scope.since is None or at >= scope.since[:19]) and (scope.until is None or at < scope.until[:19]))
