@@ -188,7 +188,7 @@ class SearchResult:
     weak_matches: tuple[Hit, ...] = ()  # below the weak line: nothing close (``retrieval.judgement``)
     sessions: tuple[SessionHits, ...] = ()  # the results by session (``by_session``), best session first
     evidence: tuple[float, ...] = ()  # what the relevance judgement read (``relevance.FEATURES``; not in the JSON)
-    has_more: bool = False  # a later page (``offset``) holds more results (or, when nothing is strong, weak matches)
+    has_more: bool = False  # a later page (``offset``) holds more results (weak matches are paged with ``weak``)
 
     def to_dict(self) -> dict:
         return {

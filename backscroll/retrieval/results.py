@@ -70,7 +70,7 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     strong = apart(strong)  # (the weak ones gone, two echoes may meet)
     shown, sessions = grouped(source, strong, opts)
     more = (len({h.session_id for h in strong}) > len(sessions) if opts.by_session else
-            len(strong) > len(shown) or (opts.weak and len(read) > wanted) or (not shown and len(weak) > opts.limit))
+            len(strong) > len(shown) or (opts.weak and len(read) > wanted))  # (results only: --weak pages the rest)
     weak = weak[:opts.limit]
     suggested = source.suggestions(missing) if missing else {}
     said = notes(plan, filters, shown, weak, missing, suggested, found.dropped, mode)

@@ -216,7 +216,7 @@ def test_has_more_says_whether_the_next_page_holds_anything(session_builder, bac
     assert page(6, weak=True).has_more and not page(7, weak=True).has_more
     weak = [backscroll_search("the webhook of kubernetes helm charts", limit=n, rerun=True) for n in (1, 50)]
     assert not weak[0].results and len(weak[1].weak_matches) > 1, "nothing strong, and weak matches to page"
-    assert weak[0].has_more and not weak[1].has_more
+    assert not weak[0].has_more, "no results, so no next page of them: an agent's `while has_more` loop ends"
 
 
 def test_by_session_on_the_command_line(shop, cli):
