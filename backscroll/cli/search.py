@@ -110,6 +110,10 @@ def search(**given: Any) -> None:
             rows = render.tsv_lines(result) if out_format == "tsv" else [
                 h.record_id for h in (*result.results, *result.also_matching)]
             sys.stdout.write("".join(r + "\n" for r in rows))
+            if result.also_matching:  # (the lines carry no mark of it: say which they are)
+                n = len(result.also_matching)
+                hints.append(f"the last {n} line{'s are' if n != 1 else ' is'} "
+                             + render.also_heading(result, asked).removesuffix(":").replace("Also", "also", 1))
             if not rows and render.says_no_matches(result):
                 hints.insert(0, result.notes[0] if result.repeated and result.notes else
                              f"No matches past --offset {offset}." if offset else "No matches.")

@@ -46,6 +46,12 @@ def test_the_command_line_says_where_the_matches_are(two_projects):
     r = CliRunner().invoke(app, ["search", "InvoiceReconciler.reconcile_batch", "-p", "web", "--mode", "lexical"])
     assert r.exit_code == 0
     assert "Also matching without --project web (outside what they leave)" in r.output
+    for fmt in (["--ids"], ["--format", "tsv"]):  # (lines that carry no heading: stderr says which they are)
+        r = CliRunner().invoke(app, ["search", "InvoiceReconciler.reconcile_batch", "-p", "web", "--mode", "lexical",
+                                     *fmt])
+        n = len(r.stdout.splitlines())
+        assert n >= 1 and f"the last {n} line{'s are' if n != 1 else ' is'} also matching without --project web" \
+            in r.stderr, (fmt, r.stderr)
 
 
 def test_a_date_filter_left_behind_is_named_as_it_was_given(two_projects):
