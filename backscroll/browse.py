@@ -128,9 +128,10 @@ def resolve_session(store: Store, ident: str, *, required: bool = False) -> str 
         roots = [f for f in found if all(g == f or g.startswith(f) for g in found)]
         if len(roots) == 1 and len(found) <= 20:
             return roots[0]
-        more = " (and more)" if len(found) > 20 else ""
-        raise AmbiguousIdError(f"{ident!r} is the start of more than one session id{more}; the candidates are:\n"
-                               + "\n".join(_describe(store, found[:20])), hint="give more of the id")
+        many = "more than 20 session ids; the first 20 are" if len(found) > 20 else \
+            f"{len(found)} session ids; they are"
+        raise AmbiguousIdError(f"{ident!r} is the start of {many}:\n" + "\n".join(_describe(store, found[:20])),
+                               hint="give more of the id")
     if required:
         raise NotFoundError(f"no session with id {ident!r}", hint=FIND_IDS_HINT)
     return None

@@ -166,6 +166,7 @@ def test_an_ambiguous_prefix_lists_the_candidates(session_builder, backscroll_in
     r = cli("show", "abcdef0", "--no-sync")
     assert r.exit_code == 2
     assert "abcdef01-0000-4000-8000-000000000001" in r.stderr and "abcdef02-0000-4000-8000-000000000002" in r.stderr
+    assert "'abcdef0' is the start of 2 session ids; they are:" in r.stderr
     r = cli("show", "abcdef0", "--no-sync", "--json")
     assert error_of(r.stderr)["kind"] == "ambiguous-id"
 
