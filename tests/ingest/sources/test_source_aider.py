@@ -183,6 +183,7 @@ def test_a_heading_in_the_models_reply_is_the_models_not_the_persons():
     read = aider.session_records(stripped, 2, SessionInfo("s", "aider"), None)[0]
     assert [r.text for r in read if r.role == "user"][1:3] == ["Request", "400 Bad Request"]
 
+
 def test_an_architects_plan_logged_again_with_its_reasoning_is_not_the_persons():
     """A model that writes its reasoning in its answer and closes it with ``</think>`` alone: Aider hands the whole
     reply, reasoning and all, to the editor model as its input (seen in a real log, DeepSeek-R1 as architect)."""
