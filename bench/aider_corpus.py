@@ -63,7 +63,6 @@ pair, both without user input).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -168,7 +167,6 @@ SOURCES: tuple[tuple[str, str, str, str], ...] = (
 # As backscroll/ingest/sources/aider.py reads a log: the session header, an Emacs mode line someone put on line 1,
 # and Aider's own answer to a confirmation question logged as user input.
 HEADER = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})\s*$")
-MODE_LINE = re.compile(r"^\s*-\*-.*-\*-\s*$")
 MESSAGE_COMMAND = re.compile(r"^/(ask|code|architect|context|help)\s+", re.IGNORECASE)
 CONFIRMATION = re.compile(r"\(Y\)es/\(N\)o(?:/\(A\)ll)?(?:/\(S\)kip all)?(?:/\(D\)on't ask again)?"
                           r" \[[^\]\n]*\]: ?\S*$")
@@ -198,21 +196,19 @@ def repo_dir(repo: str) -> str:
 
 
 def sessions(data: bytes, directory: Path) -> list[dict[str, Any]]:
-    """The sessions backscroll makes of one log, with the ids it gives them (``directory`` absolute)."""
-    tag = hashlib.sha1(str(directory).encode()).hexdigest()[:8]
-    lines = data.decode("utf-8", "replace").split("\n")
-    if lines and MODE_LINE.match(lines[0]):
-        lines[0] = ""
-    starts: list[tuple[int, str | None]] = []
-    for n, line in enumerate(lines, 1):
-        m = HEADER.match(line)
-        if m:
-            starts.append((n, f"{m.group(1)} {m.group(2)}"))
-    if not starts or starts[0][0] > 1 and any(x.strip() for x in lines[: starts[0][0] - 1]):
-        starts.insert(0, (1, None))
+    """The sessions backscroll makes of one log: its own reader's split and ids (``directory`` absolute), with
+    each session's inputs counted here, from the file."""
+    from backscroll.ingest.sources import aider
+
+    text = data.decode("utf-8", "replace")
+    lines = text.split("\n")
+    units = aider.parse(text, directory / FILE_NAME)
+    starts = [int(unit.key.rsplit("#", 1)[1]) for unit in units]
     out = []
-    for i, (start, when) in enumerate(starts):
-        end = starts[i + 1][0] - 1 if i + 1 < len(starts) else len(lines)
+    for i, (unit, start) in enumerate(zip(units, starts, strict=True)):
+        end = starts[i + 1] - 1 if i + 1 < len(starts) else len(lines)
+        header = HEADER.match(lines[start - 1])
+        when = f"{header.group(1)} {header.group(2)}" if header else None
         body = lines[start:end] if when else lines[start - 1:end]
         blocks: list[list[str]] = []  # each user input: its lines
         previous = ""
@@ -235,8 +231,7 @@ def sessions(data: bytes, directory: Path) -> list[dict[str, Any]]:
             if said and (said != typed or not typed.startswith(("/", "!"))):
                 messages += 1
                 first = first or said.splitlines()[0].strip()[:200]
-        stamp = (when or "start").replace(" ", "T").replace(":", "").replace("-", "")
-        out.append({"session_id": f"aider-{tag}-{stamp}", "start": when, "line": start,
+        out.append({"session_id": unit.session.session_id, "start": when, "line": start,
                     "first_user_line": first, "inputs": inputs, "messages": messages})
     return out
 
