@@ -52,11 +52,13 @@ def parse_ts(value: str) -> datetime:
     return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
 
 
-_WHEN_HINT = "use a date (2026-10-01), a timestamp (2026-10-01T09:30:00Z) or an age (30m, 12h, 7d, 2w, 3mo)"
+_WHEN_HINT = ("use a date (2026-10-01), a timestamp (2026-10-01T09:30:00Z), an age (30m, 12h, 7d, 2w, 3mo), today, "
+              "yesterday, or a date as a query names one (last August, last week, 3 days ago)")
 
 
 def parse_when(value: str, *, now: datetime | None = None, end: bool = False) -> str:
-    """``7d``, ``2w``, ``3h``, ``today``, ``yesterday``, ``2026-10-01`` or a full timestamp -> ISO UTC.
+    """``7d``, ``2w``, ``3h``, ``today``, ``yesterday``, ``2026-10-01``, a full timestamp or a date as a query
+    names one (``last August``: ``retrieval.temporal``) -> ISO UTC.
 
     With ``end=True`` a bare date means the end of that day (so ``--until 2026-10-01`` includes it).
     """
@@ -78,10 +80,21 @@ def _parse_when(value: str, now: datetime, end: bool) -> str:
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", v):
         day = datetime.fromisoformat(v).date()
         return format_ts(_local_midnight(day + timedelta(days=1) if end else day))
-    ts = normalize_timestamp(value)
+    ts = normalize_timestamp(value) or _phrase(value, now, end)
     if ts is None:
         raise ValueError(value)
     return ts
+
+
+def _phrase(value: str, now: datetime, end: bool) -> str | None:
+    """A date as a query names one ("last August", "last week", "3 days ago"), the whole value: the start of
+    its window on the user's calendar (its end with ``end``)."""
+    from backscroll.retrieval.temporal import find
+
+    window, rest = find(value.strip(), now.astimezone())
+    if window is None or rest.strip(" ,."):
+        return None
+    return format_ts(window.end if end else window.start)
 
 
 def _local_midnight(day) -> datetime:

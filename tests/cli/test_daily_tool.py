@@ -240,6 +240,21 @@ def test_dates_and_today_are_local_midnight(tokyo):
     assert parse_when("yesterday", now=now) == "2026-09-30T15:00:00.000Z"
 
 
+def test_a_date_as_a_query_names_one_is_a_filter_too(tokyo):
+    from datetime import datetime
+
+    from backscroll.dates import parse_when
+    from backscroll.errors import UsageError
+
+    now = datetime(2026, 10, 1, 16, 0, tzinfo=UTC)  # Friday 2 October in Tokyo
+    assert parse_when("last August", now=now) == "2026-07-31T15:00:00.000Z"  # 1 August, Tokyo midnight
+    assert parse_when("last August", now=now, end=True) == "2026-08-31T15:00:00.000Z"
+    assert parse_when("3 days ago", now=now) == "2026-09-28T15:00:00.000Z"
+    with pytest.raises(UsageError, match="cannot read the date") as e:
+        parse_when("last August and bananas", now=now)
+    assert "last August" in (e.value.hint or "")
+
+
 def test_people_see_local_time_and_json_keeps_utc(session_builder, backscroll_home):
     s = session_builder.claude(project="acme-api", start="2026-10-06T09:00:00.000Z")
     s.user("what time is it in Tokyo")
