@@ -51,7 +51,7 @@ class Reads:
         """The sessions whose tool calls read, edited, wrote or ran a command on ``path``, the latest touched first
         (absolute: that file; relative: any path ending with it, in any project)."""
         from backscroll import browse
-        from backscroll.dates import parse_when
+        from backscroll.when import parse_when
 
         if not path.strip():
             from backscroll.errors import UsageError
@@ -72,7 +72,7 @@ class Reads:
               notify: Notify = quiet) -> dict[str, list[tuple[str | None, int, int]]]:
         """``{"agent" | "project" | "month": [(name, sessions, records), ...]}``, most records first (months:
         newest first); query echoes left out."""
-        from backscroll.dates import parse_when
+        from backscroll.when import parse_when
 
         since_ts = parse_when(since) if since else None
         store = self._records(sync, notify)
@@ -103,8 +103,8 @@ class Reads:
         archive's (``member``: one member's); ``grep``: whose title or first prompt holds these words; ``all``:
         also sessions of fewer than two records, and subagents on their own lines."""
         from backscroll import browse
-        from backscroll.dates import parse_when
         from backscroll.request import ListRequest, check_fields
+        from backscroll.when import parse_when
 
         everything = all
         check_fields(ListRequest(agent, project, since, limit, offset, archive, member, grep, everything))
@@ -133,7 +133,7 @@ class Reads:
                        grep: str | None = None, all: bool = False) -> int:
         """How many sessions ``sessions()`` could page through with these filters."""
         from backscroll import browse
-        from backscroll.dates import parse_when
+        from backscroll.when import parse_when
 
         everything = all
         if archive is not None:

@@ -31,7 +31,7 @@ def check_agent(agent: str | None) -> None:
 
 def make_filters(*, role=None, agent=None, content_type=None, project=None, session=None,
                  since=None, until=None, author=None, file=None) -> Filters:
-    from backscroll.dates import parse_when
+    from backscroll.when import parse_when
 
     if role is not None and role not in ROLES:
         raise UsageError(f"unknown role {role!r}", hint=f"use one of: {', '.join(ROLES)}")
@@ -52,7 +52,7 @@ def make_filters(*, role=None, agent=None, content_type=None, project=None, sess
 def now_of(value: str | datetime | None) -> datetime:
     """``value`` as an aware datetime (an ISO string or a datetime); the current time when None, in the
     local time zone ($TZ honoured): a date in the query is a day on the user's calendar, as for
-    ``--since``/``--until`` (``dates.parse_when``) and the times shown."""
+    ``--since``/``--until`` (``when.parse_when``) and the times shown."""
     if isinstance(value, datetime):
         return value
     return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else datetime.now(UTC).astimezone()

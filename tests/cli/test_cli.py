@@ -134,7 +134,7 @@ def test_errors_are_messages_with_exit_codes(cli, corpus):
     assert err["error"]["kind"] == "bad-query" and err["error"]["hint"]
     r = cli("search", "queue", "--role", "robot")
     assert r.exit_code == 2 and "unknown role" in r.stderr
-    r = cli("search", "queue", "--since", "last tuesday")
+    r = cli("search", "queue", "--since", "next blursday")
     assert r.exit_code == 2 and "cannot read the date" in r.stderr
 
 

@@ -231,7 +231,7 @@ def tokyo(monkeypatch):
 def test_dates_and_today_are_local_midnight(tokyo):
     from datetime import datetime
 
-    from backscroll.dates import parse_when
+    from backscroll.when import parse_when
 
     assert parse_when("2026-10-01") == "2026-09-30T15:00:00.000Z"
     assert parse_when("2026-10-01", end=True) == "2026-10-01T15:00:00.000Z"
@@ -243,8 +243,8 @@ def test_dates_and_today_are_local_midnight(tokyo):
 def test_a_date_as_a_query_names_one_is_a_filter_too(tokyo):
     from datetime import datetime
 
-    from backscroll.dates import parse_when
     from backscroll.errors import UsageError
+    from backscroll.when import parse_when
 
     now = datetime(2026, 10, 1, 16, 0, tzinfo=UTC)  # Friday 2 October in Tokyo
     assert parse_when("last August", now=now) == "2026-07-31T15:00:00.000Z"  # 1 August, Tokyo midnight

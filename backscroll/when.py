@@ -1,0 +1,61 @@
+"""What a ``--since`` or ``--until`` value means: a date, a timestamp, an age, today or yesterday, or a date as a
+query names one (``last August``: ``retrieval.temporal``'s grammar), as a stored UTC timestamp."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+from backscroll.dates import format_ts, normalize_timestamp
+from backscroll.errors import UsageError
+
+_RELATIVE = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|mo|y)\s*$", re.IGNORECASE)
+_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "mo": 30 * 86400, "y": 365 * 86400}
+
+_WHEN_HINT = ("use a date (2026-10-01), a timestamp (2026-10-01T09:30:00Z), an age (30m, 12h, 7d, 2w, 3mo), today, "
+              "yesterday, or a date as a query names one (last August, last week, 3 days ago)")
+
+
+def parse_when(value: str, *, now: datetime | None = None, end: bool = False) -> str:
+    """``7d``, ``2w``, ``3h``, ``today``, ``yesterday``, ``2026-10-01``, a full timestamp or a date as a query
+    names one (``last August``: ``retrieval.temporal``) -> ISO UTC.
+
+    With ``end=True`` a bare date means the end of that day (so ``--until 2026-10-01`` includes it).
+    """
+    try:
+        return _parse_when(value, now or datetime.now(UTC), end)
+    except (ValueError, OverflowError):
+        raise UsageError(f"cannot read the date {value!r}", hint=_WHEN_HINT) from None
+
+
+def _parse_when(value: str, now: datetime, end: bool) -> str:
+    v = value.strip().lower()
+    m = _RELATIVE.match(v)
+    if m:
+        return format_ts(now - timedelta(seconds=int(m.group(1)) * _UNITS[m.group(2).lower()]))
+    # Dates are days on the user's calendar: local midnight ($TZ honoured), stored as UTC.
+    if v in {"today", "yesterday"}:
+        day = now.astimezone().date() - timedelta(days=1 if v == "yesterday" else 0)
+        return format_ts(_local_midnight(day + timedelta(days=1) if end else day))
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", v):
+        day = datetime.fromisoformat(v).date()
+        return format_ts(_local_midnight(day + timedelta(days=1) if end else day))
+    ts = normalize_timestamp(value) or _phrase(value, now, end)
+    if ts is None:
+        raise ValueError(value)
+    return ts
+
+
+def _phrase(value: str, now: datetime, end: bool) -> str | None:
+    """A date as a query names one ("last August", "last week", "3 days ago"), the whole value: the start of
+    its window on the user's calendar (its end with ``end``)."""
+    from backscroll.retrieval.temporal import find
+
+    window, rest = find(value.strip(), now.astimezone())
+    if window is None or rest.strip(" ,."):
+        return None
+    return format_ts(window.end if end else window.start)
+
+
+def _local_midnight(day) -> datetime:
+    return datetime(day.year, day.month, day.day).astimezone()  # naive -> local time zone
