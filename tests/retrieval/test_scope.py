@@ -114,3 +114,7 @@ def test_a_match_inside_the_scope_is_never_shown_as_outside_it():
     dated = Filters(project="ielts", since="2026-01-01T00:00:00Z")
     found = outside_scope(replace(empty, filters=dated), dated, lambda f: wide, strict=False)
     assert [h.record_id for h in found.also_matching] == ["r2", "r3"], "an ielts record before --since is outside"
+    undated = SearchResult(query="essay checker", mode="hybrid", filters=Filters(), results=(hit(4, "ielts", None),))
+    until = Filters(project="ielts", until="2027-01-01T00:00:00Z")
+    found = outside_scope(replace(empty, filters=until), until, lambda f: undated, strict=False)
+    assert [h.record_id for h in found.also_matching] == ["r4"], "a record with no time is outside any date filter"

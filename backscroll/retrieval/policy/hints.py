@@ -66,9 +66,9 @@ def outside_scope(result: SearchResult, filters: Filters, run: Callable[[Filters
 def in_scope(hit: Hit, scope: Filters) -> bool:
     """Whether ``hit`` lies in what the scope filters leave (a wide search's hit there is no match outside,
     though the scope's judgement found it weak)."""
-    at = (hit.timestamp or "")[:19]
+    at = (hit.timestamp or "")[:19]  # (to the second: the stores write their times alike that far)
     return ((scope.project is None or hit.project == scope.project)
-            and (scope.session is None or hit.session_id == scope.session
-                 or hit.session_id.startswith(scope.session + ":"))
+            and (scope.session is None or hit.session_id.startswith(scope.session))  # (its subagents too)
             and (scope.sessions is None or hit.session_id in scope.sessions)
-            and (scope.since is None or at >= scope.since[:19]) and (scope.until is None or at < scope.until[:19]))
+            and (scope.since is None or bool(at) and at >= scope.since[:19])
+            and (scope.until is None or bool(at) and at < scope.until[:19]))  # (no time: no date filter holds it)
