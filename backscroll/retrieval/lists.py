@@ -20,6 +20,7 @@ PROSE_TYPES = ("text", "summary", "reasoning")  # the kinds the prose list ranks
 @dataclass(frozen=True)
 class SearchOptions:
     limit: int = 10
+    page: int | None = None  # the page's size, when ``limit`` reaches past earlier pages (``depth``)
     include_echoes: bool = False
     max_chars: int = 2000  # text returned per hit; 0 = all of it
     weak: bool = False  # weak matches stay in the results (``judgement``)
@@ -46,8 +47,9 @@ class Proposed:
 
 
 def depth(opts: SearchOptions) -> int:
-    """How deep each ranked list goes before fusion."""
-    return max(50, opts.limit * 5)
+    """How deep each ranked list goes before fusion: set by the page's size, not by how far on it starts, so
+    that every page of a search is cut from one ranking (a deeper one reorders the first)."""
+    return max(50, (opts.page or opts.limit) * 5)
 
 
 def echoes_included(filters: Filters, opts: SearchOptions) -> bool:

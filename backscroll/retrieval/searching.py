@@ -119,7 +119,7 @@ def answer(source: Source, req: SearchRequest, plan: QueryPlan, filters: Filters
     from backscroll.retrieval import budget, judgement, pipeline
     from backscroll.retrieval.policy import hints
 
-    opts = pipeline.SearchOptions(limit=req.limit + req.offset, include_echoes=req.include_echoes,
+    opts = pipeline.SearchOptions(limit=req.limit + req.offset, page=req.limit, include_echoes=req.include_echoes,
                                   max_chars=req.max_chars, weak=req.weak, by_session=req.by_session, point=point)
 
     def run(f: Filters) -> SearchResult:

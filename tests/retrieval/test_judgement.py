@@ -219,6 +219,32 @@ def test_has_more_says_whether_the_next_page_holds_anything(session_builder, bac
     assert not weak[0].has_more, "no results, so no next page of them: an agent's `while has_more` loop ends"
 
 
+def test_every_page_of_a_search_is_cut_from_one_ranking(session_builder, backscroll_index, backscroll_search):
+    """A later page reaches further down the same ranking: an agent's ``while has_more`` loop sees each hit once,
+    and the first page is the page a search of that size shows. (Lists read deeper for a later page reordered
+    the whole ranking: pages repeated and skipped hits.)"""
+    noise = "ledger invoice refund payout receipt coupon tax checkout cart order".split()
+    for n in range(12):
+        s = session_builder.claude(project="shop")
+        for i in range(10):
+            s.user(f"payment webhook retry {n}.{i} " + " ".join(noise[: (n + i) % 10]))
+            s.assistant(f"webhook retry, webhook retry, the payment retry {n}.{i}: " + " ".join(noise) * (i % 4))
+    backscroll_index()
+    for by_session in (False, True):
+        seen, offset = [], 0
+        while True:
+            page = backscroll_search("payment webhook retry", limit=10, offset=offset, rerun=True, weak=True,
+                                     by_session=by_session)
+            seen += [g.session_id for g in page.sessions] if by_session else [h.record_id for h in page.results]
+            offset += 10
+            if not page.has_more:
+                break
+        first = backscroll_search("payment webhook retry", limit=10, rerun=True, weak=True, by_session=by_session)
+        assert offset > 10 and len(seen) == len(set(seen)), "no hit on two pages"
+        assert seen[:10] == ([g.session_id for g in first.sessions] if by_session else
+                             [h.record_id for h in first.results])
+
+
 def test_by_session_on_the_command_line(shop, cli):
     cli("index")
     r = cli("search", "--no-sync", "--by-session", "--weak", "job", "queue", "postgres")
