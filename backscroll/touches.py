@@ -32,7 +32,7 @@ class FileTouches:
 
 # How a call's tool name says what it did to the files it names (lower-cased; anything else: "ran").
 READS = frozenset("read read_file readfile read_many_files view copilot_readfile notebookread open_file cat "
-                  "view_file".split())
+                  "view_file /add /read-only".split())  # (/add: Aider's command, the file into the chat)
 EDITS = frozenset("edit multiedit replace edit_file editedexistingfile apply_patch str_replace_editor "
                   "str_replace_based_edit_tool notebookedit patch search_replace replace_in_file "
                   "copilot_replacestring insert_edit_into_file".split())
@@ -43,7 +43,8 @@ _NAME = "_-.~@+"  # characters a file name goes on with: "mymodels.py" is not "m
 
 def action(tool_name: str | None) -> str:
     """What a call of ``tool_name`` did to a file it names."""
-    name = (tool_name or "").lower().rsplit("__", 1)[-1].rsplit("/", 1)[-1]
+    name = (tool_name or "").lower()
+    name = name if name.startswith("/") else name.rsplit("__", 1)[-1].rsplit("/", 1)[-1]
     if name in WRITES:
         return "wrote"
     if name in EDITS:

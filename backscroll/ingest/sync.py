@@ -47,8 +47,9 @@ COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each 
 # 6: a project is named after its repository, not the last folder of the cwd; 7: issue #38, from real
 # files: Aider's unquoted note lines and typed /run instructions, Crush's errors and placeholder titles,
 # OpenHands' empty outputs and edits, Cline's complete messages left partial and its todo lists;
-# 8: Aider's model replies keep their own "#### " headings, which had been read as the person's inputs).
-PARSE_VERSION = 8
+# 8: Aider's model replies keep their own "#### " headings, which had been read as the person's inputs;
+# 9: Aider's note lines of an edit applied, or a file created, are that edit's calls, for ``files``).
+PARSE_VERSION = 9
 
 
 def _now() -> str:

@@ -35,7 +35,8 @@ for the command; ``/copy-context MESSAGE`` (the context and the message go to th
 chat elsewhere) is the person's message as user text and a bare ``/copy-context`` call. Aider's own
 notes are tool output (a ``tool`` record without a tool name, the result of the command they follow,
 if any): the start-up banner, warnings, confirmation questions with the answer given, token counts,
-edits applied, commits. What a person typed at the /run prompt "(y/n/instructions)" instead of y or n
+commits; a line saying Aider applied an edit to a file, or created one, is that edit's call (``aider_notes``).
+What a person typed at the /run prompt "(y/n/instructions)" instead of y or n
 (Aider 0.46-0.63) is their words, a user record. Being no one's words to the model, the notes are not
 user text (``author`` is for user text only). Each session is one unit keyed ``<file>#<start>``; only the
 sessions from the last one read onwards are read again when the file grows.
@@ -50,6 +51,7 @@ from pathlib import Path
 
 from backscroll.dates import format_ts
 from backscroll.ingest.sources import Agent, SourceUnit, WholeRead, _collect
+from backscroll.ingest.sources.aider_notes import parts, typed_instructions
 from backscroll.types import Record, SessionInfo
 
 FILE_NAME = ".aider.chat.history.md"
@@ -72,10 +74,6 @@ _COPY_CONTEXT = re.compile(r"^/copy-context\s+", re.IGNORECASE)
 # ``append_chat_history`` ends every message with ``text.rstrip() + "  "``; a note (``tool_output``) quotes only its
 # first line, so the lines after an unclosed ``> `` line are the note's, up to the one that closes it.
 _MESSAGE_END = re.compile(r"\S  \r?$")
-# The /run prompt where a person may type instructions instead of y/n (aider 0.46-0.63), then the answer.
-_INSTRUCTIONS = re.compile(r"(?:\([yY]/n/instructions\):?|\[Y/n/instructions\]|\(Y\)es/\(n\)o/message with "
-                           r"instructions:)[ \t]*(?P<answer>.*?)\s*$")
-_PLAIN_ANSWERS = {"", "y", "n", "yes", "no"}
 _MODE_LINE = re.compile(r"^\s*-\*-.*-\*-\s*$")  # an Emacs mode line someone put on line 1 (Aider writes none)
 
 
@@ -139,18 +137,6 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
         else:
             out.append((kind, n, [body]))
     return out
-
-
-def typed_instructions(note: str) -> tuple[str, str | None]:
-    """``(note, instructions)``: what a person typed at the /run "(y/n/instructions)" prompt in place of y or
-    n, taken out of Aider's note; None when the note holds no such answer."""
-    lines = note.split("\n")
-    for i, line in enumerate(lines):
-        m = _INSTRUCTIONS.search(line)
-        if m and m.group("answer").lower() not in _PLAIN_ANSWERS:
-            lines[i] = line[:m.start("answer")].rstrip()
-            return "\n".join(lines), m.group("answer")
-    return note, None
 
 
 def split_reasoning(reply: str) -> tuple[str, str]:
@@ -236,11 +222,16 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
                     title = title or text.splitlines()[0][:120]
                     records.append(Record(f"{rid}#0", "user", "text", text, line, ts, cwd))
         elif kind == "quote":
-            text, instructions = typed_instructions(text)
-            records.append(Record(f"{rid}#0", "tool", "tool", text, line, ts, cwd, None, call))
-            if instructions:  # the person's words; Aider 0.54-0.63 logs them again as the next input
-                records.append(Record(f"{rid}#u", "user", "text", instructions, line, ts, cwd))
-                relogged = instructions
+            for at, part, tool in parts(body):
+                part_id = f"{session.session_id}:{line + at}"
+                if tool is not None:  # a file Aider changed: the call of its edit
+                    records.append(Record(f"{part_id}#0", "tool", "tool", part, line + at, ts, cwd, tool, part_id))
+                    continue
+                part, instructions = typed_instructions(part)
+                records.append(Record(f"{part_id}#0", "tool", "tool", part, line + at, ts, cwd, None, call))
+                if instructions:  # the person's words; Aider 0.54-0.63 logs them again as the next input
+                    records.append(Record(f"{part_id}#u", "user", "text", instructions, line + at, ts, cwd))
+                    relogged = instructions
             call = None
             architect = architect or "with architect edit format" in text or bool(_ARCHITECT_FLAG.search(text))
         else:

@@ -37,9 +37,10 @@ def counted(repo: str) -> Counter:
 @pytest.mark.parametrize(("repo", "expected"), [
     # sessions (A: three headers and the excerpt's headerless start), empty ones, the person's words (A: the 42-line
     # block /lint logs is input; B: "update the test" typed at the /run prompt), replies, notes, /commands
-    ("aider-history-A", {"sessions": 4, "empty": 0, "user": 4, "assistant": 2, "note": 8, "command": 2}),
-    ("aider-history-B", {"sessions": 2, "empty": 1, "user": 1, "assistant": 3, "note": 6, "command": 4}),
-    ("afi-core", {"sessions": 9, "empty": 0, "user": 28, "assistant": 39, "note": 72, "command": 12}),
+    # (an "Applied edit to" line is a call of its own, and splits its note in two when lines follow it)
+    ("aider-history-A", {"sessions": 4, "empty": 0, "user": 4, "assistant": 2, "note": 9, "command": 3}),
+    ("aider-history-B", {"sessions": 2, "empty": 1, "user": 1, "assistant": 3, "note": 7, "command": 5}),
+    ("afi-core", {"sessions": 9, "empty": 0, "user": 28, "assistant": 39, "note": 84, "command": 29}),
 ])
 def test_real_histories_hold_what_a_reader_of_aiders_writer_counts(repo, expected):
     assert {k: counted(repo)[k] for k in expected} == expected
@@ -113,3 +114,21 @@ def test_header_times_are_read_in_the_zone_of_tz(monkeypatch, zone, stored):
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_files_finds_the_edits_aider_applied_and_the_files_it_added(backscroll_home, backscroll_index):
+    """Aider says in a note which files it edited; ``/add`` puts a file into the chat (read), ``/mv`` is a
+    command run on it. Counted from afi-core's lines 820 (/add), 923 (Applied edit to) and 927 (/mv)."""
+    import backscroll
+
+    code = backscroll_home.home / "code" / "afi-core"
+    code.mkdir(parents=True)
+    shutil.copyfile(REAL / "aider" / "afi-core" / HISTORY, code / HISTORY)
+    backscroll_home.data.mkdir(parents=True, exist_ok=True)
+    (backscroll_home.data / "config.toml").write_text(f'[roots]\naider = ["{code.parent}"]\n')
+    backscroll_index(embed=False)
+    found = backscroll.files("validators/PoIValidator.ts", home=backscroll_home.data)
+    assert [f.actions for f in found] == [{"read": 1, "edited": 1, "ran": 1}]
+    edited = backscroll.files("sync-afi.sh", home=backscroll_home.data)
+    assert [f.actions for f in edited] == [{"edited": 1}], "a new file Aider wrote is an edit applied"
+    assert backscroll.files(str(code / "sync-afi.sh"), home=backscroll_home.data) == edited, "read from the repo"

@@ -336,8 +336,8 @@ def test_aider_chat_history(indexed):
         ("20261003T080000", "assistant", "text", None,
          "retry.py\n```python\n<<<<<<< SEARCH\n    except BaseException:\n"
          "=======\n    except Exception:\n>>>>>>> REPLACE\n```"),
-        ("20261003T080000", "tool", "tool", None,
-         "Applied edit to retry.py\nCommit 1a2b3c4 fix: retry only on Exception"),
+        ("20261003T080000", "tool", "tool", "edit", "Applied edit to retry.py"),  # (the call of Aider's edit)
+        ("20261003T080000", "tool", "tool", None, "Commit 1a2b3c4 fix: retry only on Exception"),
     ]
     assert_paired(recs)
     assert [r["is_echo"] for r in recs if r["session_id"].endswith("T080000")][:2] == [1, 1]
