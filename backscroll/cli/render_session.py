@@ -92,7 +92,7 @@ PROJECT_WIDTH = 24  # a longer project name is cut (with …) so that the column
 def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
     from rich.text import Text
 
-    from backscroll.cli.terminal import console
+    from backscroll.cli.terminal import console, one_line
 
     out = console(color)
     if not sessions:
@@ -100,6 +100,7 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
         return
     agent_width = max(len(_owned(s)) for s in sessions)
     project_width = min(PROJECT_WIDTH, max(len(s["project"] or "-") for s in sessions))
+    echoes = any(s["echoes"] for s in sessions)  # (their column only when a session has some)
     for s in sessions:
         when = local_time(s["started_at"] or s["updated_at"])
         line = Text()
@@ -109,11 +110,11 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
             project = project[:project_width - 1] + "…"
         line.append(f"{_owned(s):<{agent_width}} {project:<{project_width}} ", style="cyan")
         line.append(f"{s['records']:>5} rec", style="dim")
-        line.append(f" {s['echoes']:>3} echo  " if s["echoes"] else "           ", style="magenta")
+        line.append(f" {s['echoes']:>3} echo  " if s["echoes"] else " " * (11 if echoes else 2), style="magenta")
         line.append(("↳ " if s["is_sidechain"] else "") + (s["title"] or "(untitled)"))
         if s.subagents:
             line.append(f"  +{s.subagents} subagent{'s' if s.subagents != 1 else ''}", style="dim")
-        out.print(line)
+        one_line(out, line)
         out.print(Text(f"{'':16}  backscroll show {s['session_id']}" + (" --archive …" if s.member else ""),
                        style="dim"))
 
@@ -121,7 +122,7 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
 def print_file_sessions(found: list[FileTouches], path: str, *, color: bool) -> None:
     from rich.text import Text
 
-    from backscroll.cli.terminal import console
+    from backscroll.cli.terminal import console, one_line
     from backscroll.touches import summary
 
     out = console(color)
@@ -135,7 +136,7 @@ def print_file_sessions(found: list[FileTouches], path: str, *, color: bool) -> 
         line.append(f"{f.agent or '':<{agent_width}} {(f.project or '-')[:PROJECT_WIDTH]}  ", style="cyan")
         line.append(summary(f.actions), style="bold")
         line.append(f"  {f.title or '(untitled)'}")
-        out.print(line)
+        one_line(out, line)
         out.print(Text(f"{'':16}  backscroll show {f.record_id}", style="dim"))
 
 

@@ -63,6 +63,14 @@ def console(color: bool, *, markup: bool = False):
                     file=sys.stdout)
 
 
+def one_line(out, line) -> None:
+    """``line`` on one line of a terminal, cut with … at its width; whole into a pipe (``console``'s soft wrap)."""
+    if out.soft_wrap:
+        out.print(line)
+    else:
+        out.print(line, no_wrap=True, overflow="ellipsis")
+
+
 def _is_terminal(stream) -> bool:
     try:
         return bool(stream.isatty())

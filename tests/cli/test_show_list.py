@@ -296,3 +296,20 @@ def test_every_location_opens_in_an_editor_at_its_line(tmp_path):
     assert openable(str(v1), 12) == (str(v1 / "events" / "event-00012-9f8e.json"), 1)
     plain = tmp_path / "s.jsonl"
     assert openable(str(plain), 3) == (str(plain), 3)
+
+
+def test_list_on_a_terminal_cuts_each_title_to_its_width_and_a_pipe_gets_all_of_it(session_builder, backscroll_index,
+                                                                                 backscroll_home):
+    from helpers import run_cli, run_tty
+
+    title = "the importer drops rows whose date column is empty, " * 4
+    session_builder.claude(project="a-project-with-a-rather-long-name").user(title.strip()).assistant("fixed")
+    backscroll_index()
+    status, out = run_tty(backscroll_home, "list", columns=80)
+    import re
+
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in out.splitlines() if "rec" in line]
+    assert status == 0 and len(lines) == 1 and lines[0].endswith("…") and len(lines[0]) <= 80
+    assert "the importer drops" in lines[0], "no echo column spends the title's room when no session has echoes"
+    piped = run_cli(backscroll_home, "list").stdout
+    assert title.strip()[:120] in piped
