@@ -48,7 +48,8 @@ COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each 
 # files: Aider's unquoted note lines and typed /run instructions, Crush's errors and placeholder titles,
 # OpenHands' empty outputs and edits, Cline's complete messages left partial and its todo lists;
 # 8: Aider's model replies keep their own "#### " headings, which had been read as the person's inputs;
-# 9: Aider's note lines of an edit applied, or a file created, are that edit's calls, for ``files``).
+# 9: Aider's note lines of an edit applied, or a file created, are that edit's calls, for ``files``; a title
+# skips lines of markup alone, such as "<pre>").
 PARSE_VERSION = 9
 
 

@@ -50,7 +50,7 @@ from datetime import datetime
 from pathlib import Path
 
 from backscroll.dates import format_ts
-from backscroll.ingest.sources import Agent, SourceUnit, WholeRead, _collect
+from backscroll.ingest.sources import Agent, SourceUnit, WholeRead, _collect, title_line
 from backscroll.ingest.sources.aider_notes import parts, typed_instructions
 from backscroll.types import Record, SessionInfo
 
@@ -204,7 +204,7 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
                 call = rid
             elif _COPY_CONTEXT.match(text):
                 message = _COPY_CONTEXT.sub("", text, count=1).strip()
-                title = title or message.splitlines()[0][:120]
+                title = title or title_line(message)
                 records.append(Record(f"{rid}#0", "user", "text", message, line, ts, cwd))
                 records.append(Record(f"{rid}#1", "tool", "tool", "/copy-context", line, ts, cwd, "/copy-context", rid))
                 call = rid
@@ -219,7 +219,7 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
                     relogged = text
                     planning = asked.group(1).lower() == "architect"
                 if text:
-                    title = title or text.splitlines()[0][:120]
+                    title = title or title_line(text)
                     records.append(Record(f"{rid}#0", "user", "text", text, line, ts, cwd))
         elif kind == "quote":
             for at, part, tool in parts(body):

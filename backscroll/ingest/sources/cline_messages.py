@@ -10,7 +10,7 @@ import re
 import orjson
 
 from backscroll.dates import normalize_timestamp
-from backscroll.ingest.sources import block_text, clean_text, render_input
+from backscroll.ingest.sources import block_text, clean_text, render_input, title_line
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOL = "execute_command"
@@ -129,7 +129,7 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
             body = clean_text(text)
             if body:
                 if kind != "user_feedback" and title is None:
-                    title = body.splitlines()[0][:120]
+                    title = title_line(body)
                 records.append(Record(f"{rid}#0", "user", "text", body, n, ts, cwd))
         elif kind in ("text", "completion_result", "plan_completion_result", "plan_mode_respond", "act_mode_respond",
                       "followup"):
@@ -219,7 +219,7 @@ def api_records(messages: list, session: SessionInfo) -> tuple[list[Record], str
                 text = re.sub(r"^<task>\s*(.*?)\s*</task>$", r"\1", text, flags=re.DOTALL)
                 if text:
                     if role == "user" and title is None:
-                        title = text.splitlines()[0][:120]
+                        title = title_line(text)
                     records.append(Record(rid, role, "text", text, n, ts, cwd))
             elif btype in ("thinking", "reasoning") and isinstance(thought := block.get("thinking", block.get("text")),
                                                                    str):

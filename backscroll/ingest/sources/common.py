@@ -1,6 +1,7 @@
 """The text helpers every session format shares: reading untrusted JSON values (``as_dict``,
 ``as_list``, ``as_str``) and turning message and tool blocks into record text (``clean_text``,
-``render_input``, ``call_text``, ``block_text``). Re-exported by ``backscroll.ingest.sources``."""
+``render_input``, ``call_text``, ``block_text``), and a session's title from its first words (``title_line``).
+Re-exported by ``backscroll.ingest.sources``."""
 
 from __future__ import annotations
 
@@ -40,6 +41,21 @@ def clean_text(text: str) -> str:
     if "<" in text:
         text = _INJECTED_BLOCK.sub("", text)
     return text.strip()
+
+
+TITLE_CHARS = 120
+_MARKUP = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")  # a tag: <pre>, </instructions>, <br/>
+
+
+def title_line(text: str) -> str | None:
+    """A session's title from a message: its first line that says something, cut at ``TITLE_CHARS``. A line of
+    markup alone (``<pre>``, ``</instructions>``), a code fence or a rule says nothing; None when no line does."""
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith(("```", "~~~")) or not re.search(r"[^\W_]", _MARKUP.sub("", line)):
+            continue
+        return line[:TITLE_CHARS]
+    return None
 
 
 def render_input(value: object) -> str:

@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlparse
 import orjson
 
 from backscroll.dates import normalize_timestamp
-from backscroll.ingest.sources import as_dict, as_list, clean_text
+from backscroll.ingest.sources import as_dict, as_list, clean_text, title_line
 from backscroll.ingest.sources.copilot_calls import _call_text, _s
 from backscroll.types import Record, SessionInfo
 
@@ -71,7 +71,7 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
         message = as_dict(req.get("message"))
         text = clean_text(_s(message.get("text")))
         if text:
-            title = title or text.splitlines()[0][:120]
+            title = title or title_line(text)
             records.append(Record(f"{rid}#0", "user", "text", text, n, ts, cwd))
         metadata = as_dict(as_dict(req.get("result")).get("metadata"))
         results = as_dict(metadata.get("toolCallResults"))

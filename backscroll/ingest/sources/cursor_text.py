@@ -21,7 +21,14 @@ from pathlib import Path
 
 import orjson
 
-from backscroll.ingest.sources import SourceUnit, WholeRead, editor_user_dirs, read_db_snapshot, read_regular
+from backscroll.ingest.sources import (
+    SourceUnit,
+    WholeRead,
+    editor_user_dirs,
+    read_db_snapshot,
+    read_regular,
+    title_line,
+)
 from backscroll.ingest.sources.cursor_records import _call, _loads
 from backscroll.ingest.sources.cursor_transcripts import (
     TranscriptState,
@@ -117,7 +124,7 @@ def read_transcript(path: Path) -> SourceUnit:
                 unknown[parsed.unknown] = unknown.get(parsed.unknown, 0) + 1
     slug = project_slug(path)
     cwd = state.cwd or (decode_slug(slug, state.paths) if slug else None)
-    title = next((r.text.splitlines()[0][:120] for r in records if r.role == "user" and r.text.strip()), None)
+    title = next((t for r in records if r.role == "user" and (t := title_line(r.text))), None)
     info = SessionInfo(session.session_id, "cursor", cwd=cwd, title=title, is_sidechain=session.is_sidechain,
                        parent_session_id=session.parent_session_id)
     return SourceUnit(str(path), info, records, skipped, unknown)

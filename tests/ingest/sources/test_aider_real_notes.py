@@ -132,3 +132,24 @@ def test_files_finds_the_edits_aider_applied_and_the_files_it_added(backscroll_h
     edited = backscroll.files("sync-afi.sh", home=backscroll_home.data)
     assert [f.actions for f in edited] == [{"edited": 1}], "a new file Aider wrote is an edit applied"
     assert backscroll.files(str(code / "sync-afi.sh"), home=backscroll_home.data) == edited, "read from the repo"
+
+
+@pytest.mark.parametrize(("text", "title"), [
+    ("<pre>\n<instructions>\n- In the file trading_agent.py, locate send_alert", "- In the file trading_agent.py, "
+                                                                                "locate send_alert"),
+    ("```python\nprint(1)\n```", "print(1)"),
+    ("---\n<task>\n</task>", None),
+    ("fix the <div> overflow on mobile", "fix the <div> overflow on mobile"),
+    ("x" * 200, "x" * 120),
+])
+def test_a_title_is_the_first_line_that_says_something(text, title):
+    from backscroll.ingest.sources import title_line
+
+    assert title_line(text) == title
+
+
+def test_a_session_opened_with_markup_is_titled_by_its_first_words():
+    text = ("# aider chat started at 2025-03-01 10:00:00\n\n#### <pre>  \n#### <instructions>  \n"
+            "#### - In trade_execution.py, record the order's fees  \n\nDone.\n")
+    unit = aider.parse(text, Path("/r") / HISTORY)[0]
+    assert unit.session.title == "- In trade_execution.py, record the order's fees"
