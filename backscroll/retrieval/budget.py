@@ -3,7 +3,7 @@ boundary, the rest left out and counted in a note. Pure.
 
 A token is taken as four characters (English prose and code, for the tokenizers agents use: an estimate, never a
 count). What a hit costs is its text and its snippet; results come first, then what the hint filters hid
-(``also_matching``), then the weak matches.
+(``also_matching``), then the weak matches. Results left out make ``has_more`` true: the next page holds them.
 """
 
 from __future__ import annotations
@@ -42,9 +42,11 @@ def fitted(result: SearchResult, max_tokens: int) -> SearchResult:
     shown = {h.record_id: h for h in lists["results"]}  # (a session lists the hits kept, as kept: cut or whole)
     sessions = (replace(s, hits=tuple(shown[h.record_id] for h in s.hits if h.record_id in shown))
                 for s in result.sessions)
+    listed = tuple(s for s in sessions if s.hits)
+    # (results left out wait on the next page, which starts after the last one kept)
+    more = result.has_more or len(lists["results"]) < len(result.results) or len(listed) < len(result.sessions)
     return replace(result, results=lists["results"], also_matching=lists["also_matching"],
-                   weak_matches=lists["weak_matches"], notes=(*result.notes, said),
-                   sessions=tuple(s for s in sessions if s.hits))
+                   weak_matches=lists["weak_matches"], notes=(*result.notes, said), sessions=listed, has_more=more)
 
 
 def _at_word(text: str, chars: int) -> str:

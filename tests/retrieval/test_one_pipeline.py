@@ -84,6 +84,13 @@ def test_an_answer_fits_the_tokens_an_agent_gives_it_on_both_stores(both):
         assert 0 < len(fitted.results) < 10 and used <= 150 * 4
         assert [h.record_id for h in fitted.results] == [h.record_id for h in whole.results[:len(fitted.results)]]
         assert any("to fit --max-tokens 150" in n and "left out" in n for n in fitted.notes), fitted.notes
+        every = bs.search("job queue postgres", mode="lexical", limit=50, max_chars=0, archive=archive, rerun=True)
+        cut = bs.search("job queue postgres", mode="lexical", limit=50, max_chars=0, max_tokens=150, archive=archive,
+                        rerun=True)
+        assert not every.has_more and cut.has_more, "the results left out are the next page's"
+        following = bs.search("job queue postgres", mode="lexical", limit=10, offset=len(fitted.results),
+                              max_chars=0, archive=archive, rerun=True)
+        assert following.results[0].record_id == whole.results[len(fitted.results)].record_id
         last = fitted.results[-1]
         if last.text_truncated:
             assert last.text.endswith("…") and whole.results[len(fitted.results) - 1].text.startswith(last.text[:-1])
