@@ -49,7 +49,7 @@ COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each 
 # OpenHands' empty outputs and edits, Cline's complete messages left partial and its todo lists;
 # 8: Aider's model replies keep their own "#### " headings, which had been read as the person's inputs;
 # 9: Aider's note lines of an edit applied, or a file created, are that edit's calls, for ``files``; a title
-# skips lines of markup alone, such as "<pre>").
+# skips lines of markup alone, such as "<pre>"; Aider's inputs take their times from its input history).
 PARSE_VERSION = 9
 
 

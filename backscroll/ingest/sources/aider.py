@@ -24,8 +24,8 @@ once, as the person's and the model's. (``/help QUESTION`` logs it wrapped in Ai
 
 Aider keeps no per-user directory of sessions, so nothing is read by default: ``[roots] aider`` lists
 the directories whose repositories are searched (``aider = ["~/code", "~/work"]``), or
-``--source aider:PATH``. ``.aider.input.history`` holds only the typed inputs (already in the chat
-log) and is not read.
+``--source aider:PATH``. The chat log times only each session's start; ``.aider.input.history`` beside it
+times each input and what follows it (``aider_inputs``).
 
 Records: user inputs (``/ask``, ``/code``, ``/architect`` prefixes dropped), assistant replies and
 their reasoning (``content_type="reasoning"``), and tool records: ``/run CMD`` and ``!CMD`` are calls
@@ -50,8 +50,9 @@ from datetime import datetime
 from pathlib import Path
 
 from backscroll.dates import format_ts
-from backscroll.ingest.sources import Agent, SourceUnit, WholeRead, _collect, title_line
+from backscroll.ingest.sources import Agent, SourceUnit, WholeRead, _collect, aider_inputs, read_regular, title_line
 from backscroll.ingest.sources.aider_notes import parts, typed_instructions
+from backscroll.ingest.sources.aider_reasoning import split_reasoning
 from backscroll.types import Record, SessionInfo
 
 FILE_NAME = ".aider.chat.history.md"
@@ -60,13 +61,6 @@ SHELL_TOOLS = {SHELL_TOOL}
 _START = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})\s*$")
 _ARCHITECT_FLAG = re.compile(r"^\S*aider\b.*\s(--architect|--edit-format[= ]architect|--chat-mode[= ]architect)(\s|$)")
 _ASK = re.compile(r"^/(ask|code|architect|context|help)\s+", re.IGNORECASE)
-_RULERS = re.compile(r"-{3,}\s*\n► \*\*THINKING\*\*\s*\n(.*?)\n-{3,}\s*\n► \*\*ANSWER\*\*\s*\n?", re.DOTALL)
-# Aider's own tag (``REASONING_TAG`` in aider/reasoning_tags.py) and the ones models write themselves.
-_REASONING_TAGS = r"thinking-content-[0-9a-f]+|think|thinking|reasoning"
-_OPENING_TAG = re.compile(rf"\s*<(?:{_REASONING_TAGS})>")
-_CLOSING_TAG = re.compile(rf"</(?:{_REASONING_TAGS})>")
-# A closing tag alone on its line with no opening one: the model's template opened the thought.
-_LONE_CLOSING_TAG = re.compile(r"^[ \t]*</think>[ \t]*$", re.MULTILINE)
 # confirm_ask's options and default, then the answer: "Add file to the chat? (Y)es/(N)o [Yes]: y".
 _CONFIRMATION = re.compile(r"\(Y\)es/\(N\)o(?:/\(A\)ll)?(?:/\(S\)kip all)?(?:/\(D\)on't ask again)?"
                            r" \[[^\]\n]*\]: ?\S*$")
@@ -139,23 +133,6 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
     return out
 
 
-def split_reasoning(reply: str) -> tuple[str, str]:
-    """``(reasoning, answer)`` of one reply as Aider logged it; the reasoning is empty when there is none."""
-    rulers = _RULERS.search(reply + "\n")
-    if rulers:
-        return rulers.group(1).strip(), (reply[:rulers.start()] + reply[rulers.end():]).strip()
-    opening = _OPENING_TAG.match(reply)
-    if opening:
-        closing = _CLOSING_TAG.search(reply, opening.end())
-        if not closing:
-            return reply[opening.end():].strip(), ""  # cut short while thinking
-        return reply[opening.end():closing.start()].strip(), reply[closing.end():].strip()
-    closing = _LONE_CLOSING_TAG.search(reply)
-    if closing and "```" not in reply[:closing.start()]:  # not a tag in code the reply shows
-        return reply[:closing.start()].strip(), reply[closing.end():].strip()
-    return "", reply.strip()
-
-
 def is_aiders_own_answer(user_text: str) -> bool:
     """A ``####`` line that is a confirmation question with its answer: Aider answered it itself."""
     return "\n" not in user_text and _CONFIRMATION.search(user_text) is not None
@@ -165,9 +142,11 @@ def _same_text(a: str, b: str) -> bool:
     return [line.rstrip() for line in a.strip().splitlines()] == [line.rstrip() for line in b.strip().splitlines()]
 
 
-def session_records(lines: list[str], first_line: int, session: SessionInfo,
-                    ts: str | None) -> tuple[list[Record], str | None]:
-    """The records of one session's lines (after its header) and its title."""
+def session_records(lines: list[str], first_line: int, session: SessionInfo, ts: str | None,
+                    typed: list[aider_inputs.Typed] | None = None) -> tuple[list[Record], str | None]:
+    """The records of one session's lines (after its header) and its title; ``ts``: the header's time, and
+    ``typed`` the input history's entries of the session (``aider_inputs``), which time its inputs."""
+    clock = aider_inputs.Clock(typed or [], ts)
     records: list[Record] = []
     title = None
     call: str | None = None
@@ -188,6 +167,7 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo,
             expected, relogged = relogged, None
             if text == "<blank>" or is_aiders_own_answer(text):
                 continue
+            ts = clock.at(text)
             if expected is not None and (_same_text(text, expected) or _same_text(split_reasoning(text)[1], expected)):
                 continue
             planning = architect
@@ -250,8 +230,10 @@ def header_time(when: str | None) -> str | None:
     return format_ts(datetime.fromisoformat(when).astimezone()) if when else None
 
 
-def parse(data: str, path: Path, from_line: int = 1) -> list[SourceUnit]:
-    """Every session that starts at or after ``from_line`` (the lines before the first header are one too)."""
+def parse(data: str, path: Path, from_line: int = 1, typed: list[aider_inputs.Typed] | None = None
+          ) -> list[SourceUnit]:
+    """Every session that starts at or after ``from_line`` (the lines before the first header are one too);
+    ``typed``: the input history's entries, which time the inputs."""
     base = session_for(path)
     lines = data.split("\n")
     if lines and _MODE_LINE.match(lines[0]):
@@ -271,7 +253,10 @@ def parse(data: str, path: Path, from_line: int = 1) -> list[SourceUnit]:
         sid = f"{base.session_id}-{(when or 'start').replace(':', '').replace('-', '')}"
         session = SessionInfo(sid, "aider", cwd=base.cwd)
         body = lines[start:end] if when else lines[start - 1:end]
-        records, title = session_records(body, start + 1 if when else start, session, header_time(when))
+        until = starts[i + 1][1] if i + 1 < len(starts) else None
+        own = aider_inputs.within(typed or [], datetime.fromisoformat(when) if when else None,
+                                  datetime.fromisoformat(until) if until else None)
+        records, title = session_records(body, start + 1 if when else start, session, header_time(when), own)
         units.append(SourceUnit(f"{path}#{start}", SessionInfo(sid, "aider", cwd=base.cwd, title=title), records))
     return units
 
@@ -282,7 +267,12 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     size = stored if isinstance(stored := state.get("size"), int) else 0
     if len(data.encode()) < size:
         last = 1  # the file was cut or replaced: read it all again
-    units = parse(data, path, last)
+    try:
+        typed = aider_inputs.entries(read_regular(path.with_name(aider_inputs.FILE_NAME), aider_inputs.MAX_BYTES)
+                                     .decode("utf-8", "replace"))
+    except OSError:  # (none, or unreadable: the inputs keep their session's start time)
+        typed = []
+    units = parse(data, path, last, typed)
     starts = [int(u.key.rsplit("#", 1)[1]) for u in units]
     return WholeRead(units, {"last_start": max(starts) if starts else last, "size": len(data.encode())})
 

@@ -1,0 +1,73 @@
+"""Aider's inputs timed by the input history beside the chat log, on a real pair of files.
+
+tests/data/real/aider/afi-core holds a chat log and the ``.aider.input.history`` committed with it (the same
+commit; see ORIGIN.md). The times below were read from the input history by hand: the first input of the first
+session was typed at 11:41:32.156157, and the sixth session's last entry ("/edit *") at 2025-07-17 18:47:35.746,
+the day after that session started.
+"""
+
+import shutil
+import time
+
+import pytest
+from helpers import REAL, rows
+
+from backscroll.ingest.sources import aider, aider_inputs
+
+AFI = REAL / "aider" / "afi-core" / ".aider.chat.history.md"
+
+
+@pytest.fixture
+def utc(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_each_input_and_what_follows_it_take_the_time_it_was_typed(utc):
+    units = aider.read_whole(AFI, {}).units
+    first = units[0].records
+    asked = next(r for r in first if r.role == "user")
+    assert asked.text.startswith("add a comment at the top of schemas/pipeline_config_schema.ts")
+    assert asked.timestamp == "2025-07-15T11:41:32.156Z"
+    assert first[0].timestamp == "2025-07-15T11:38:37.000Z", "the banner keeps the session's start"
+    assert all(r.timestamp == asked.timestamp for r in first[first.index(asked):]), "the reply follows its input"
+    long = units[5].records
+    assert (long[0].timestamp, max(r.timestamp or "" for r in long)) == ("2025-07-16T20:11:30.000Z",
+                                                                         "2025-07-17T18:47:35.746Z")
+    users = [r for u in units for r in u.records if r.role == "user"]
+    assert len(users) == 28 and all(r.timestamp != u.records[0].timestamp for u in units for r in u.records
+                                    if r.role == "user"), "every input of the log is in the input history"
+
+
+def test_without_an_input_history_every_record_keeps_the_sessions_start(utc, tmp_path):
+    shutil.copyfile(AFI, tmp_path / AFI.name)
+    units = aider.read_whole(tmp_path / AFI.name, {}).units
+    assert {r.timestamp for r in units[5].records} == {"2025-07-16T20:11:30.000Z"}
+
+
+def test_an_input_no_entry_holds_keeps_the_time_before_it_and_answers_are_passed_over():
+    typed = aider_inputs.entries("\n# 2025-07-15 11:39:27.886544\n+Y\n\n# 2025-07-15 11:41:32.5\n+fix the\n+tests  \n"
+                                 "\n# 2025-07-15 11:50:00\n+/run pytest\n")
+    assert [t for _w, t in typed] == ["Y", "fix the\ntests  ", "/run pytest"]
+    clock = aider_inputs.Clock(typed, "start")
+    assert clock.at("a plan Aider logged again") == "start"
+    assert clock.at("fix the\ntests") != "start"
+    assert clock.at("fix the\ntests") == clock.now, "an entry is matched once: a repeat keeps the time"
+    before = clock.now or ""
+    assert (clock.at("/run pytest") or "") > before and clock.at("an input typed nowhere") == clock.now
+
+
+def test_a_session_is_updated_when_its_last_input_was_typed(utc, backscroll_home, backscroll_index):
+    code = backscroll_home.home / "code" / "afi-core"
+    code.mkdir(parents=True)
+    for name in (AFI.name, aider_inputs.FILE_NAME):
+        shutil.copyfile(AFI.parent / name, code / name)
+    backscroll_home.data.mkdir(parents=True, exist_ok=True)
+    (backscroll_home.data / "config.toml").write_text(f'[roots]\naider = ["{code.parent}"]\n')
+    backscroll_index(embed=False)
+    got = rows(backscroll_home, "SELECT started_at, updated_at FROM sessions WHERE started_at LIKE '2025-07-16T20:11%'")
+    assert [(r["started_at"], r["updated_at"]) for r in got] == [("2025-07-16T20:11:30.000Z",
+                                                                  "2025-07-17T18:47:35.746Z")]
