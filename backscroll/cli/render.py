@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from backscroll.cli.terminal import clean, console, label
@@ -222,38 +223,57 @@ def check_fields(spec: str | None) -> tuple[str, ...] | None:
 
 
 def search_document(result: SearchResult, fields: tuple[str, ...] | None, max_bytes: int | None,
-                    dumps) -> bytes:
-    """The ``--json`` document, its hits cut to ``fields``; with ``max_bytes``, as many whole hits as
-    fit (the last ones dropped first, ``omitted_for_budget`` says how many)."""
-    doc = result.to_dict()
-    doc["results"] = [hit_fields(h, fields) for h in doc["results"]]
-    doc["also_matching"] = [hit_fields(h, fields) for h in doc["also_matching"]]
-    doc["weak_matches"] = [hit_fields(h, fields) for h in doc["weak_matches"]]
-    doc["omitted_for_budget"] = 0
-    data = dumps(doc)
-    while max_bytes is not None and len(data) + 1 > max_bytes and (
-            doc["results"] or doc["also_matching"] or doc["weak_matches"]):
-        (doc["weak_matches"] or doc["also_matching"] or doc["results"]).pop()
-        doc["omitted_for_budget"] += 1
+                    dumps) -> tuple[bytes, SearchResult]:
+    """The ``--json`` document, its hits cut to ``fields``, and the result as sent: with ``max_bytes``, as many
+    whole hits as fit, the last ones dropped first (``omitted_for_budget`` says how many)."""
+    omitted = 0
+    while True:
+        doc = result.to_dict()
+        for name in ("results", "also_matching", "weak_matches"):
+            doc[name] = [hit_fields(h, fields) for h in doc[name]]
+        doc["omitted_for_budget"] = omitted
         data = dumps(doc)
-    return data
+        if max_bytes is None or len(data) + 1 <= max_bytes or not (
+                result.results or result.also_matching or result.weak_matches):
+            return data, result
+        result, omitted = without_last(result), omitted + 1
 
 
-def jsonl_lines(result: SearchResult, fields: tuple[str, ...] | None, max_bytes: int | None) -> tuple[list[bytes], int]:
-    """One compact JSON object per hit (``list`` says results or also_matching); whole lines within ``max_bytes``."""
+def without_last(result: SearchResult) -> SearchResult:
+    """``result`` without its last hit: a weak match, else one also matching, else a result, which the next page
+    then starts with (``has_more``)."""
+    if result.weak_matches:
+        return replace(result, weak_matches=result.weak_matches[:-1])
+    if result.also_matching:
+        return replace(result, also_matching=result.also_matching[:-1])
+    gone = result.results[-1].record_id
+    sessions = tuple(g for g in (replace(s, hits=tuple(h for h in s.hits if h.record_id != gone))
+                                 for s in result.sessions) if g.hits)
+    more = len(sessions) < len(result.sessions) if result.sessions else True
+    return replace(result, results=result.results[:-1], sessions=sessions, has_more=result.has_more or more)
+
+
+def jsonl_lines(result: SearchResult, fields: tuple[str, ...] | None, max_bytes: int | None
+                ) -> tuple[list[bytes], int, SearchResult]:
+    """One compact JSON object per hit (``list`` says results or also_matching); the first lines within
+    ``max_bytes``, how many were left out, and the result as sent (``without_last``)."""
     import orjson
 
-    lines, used, omitted = [], 0, 0
-    for name, hits in (("results", result.results), ("also_matching", result.also_matching)):
-        for h in hits:
-            line = escaped_bidi(orjson.dumps({"schema_version": result.schema_version, "list": name,
-                                              **hit_fields(h.to_dict(), fields)})) + b"\n"
-            if max_bytes is not None and used + len(line) > max_bytes:
-                omitted += 1
-                continue
-            used += len(line)
-            lines.append(line)
-    return lines, omitted
+    every = [(name, h) for name, hits in (("results", result.results), ("also_matching", result.also_matching))
+             for h in hits]
+    lines: list[bytes] = []
+    used = 0
+    for name, h in every:
+        line = escaped_bidi(orjson.dumps({"schema_version": result.schema_version, "list": name,
+                                          **hit_fields(h.to_dict(), fields)})) + b"\n"
+        if max_bytes is not None and used + len(line) > max_bytes:
+            break
+        used += len(line)
+        lines.append(line)
+    sent = replace(result, weak_matches=())  # (no line holds a weak match)
+    for _ in range(len(every) - len(lines)):
+        sent = without_last(sent)
+    return lines, len(every) - len(lines), replace(sent, weak_matches=result.weak_matches)
 
 
 def tsv_lines(result: SearchResult) -> list[str]:

@@ -98,11 +98,14 @@ def search(**given: Any) -> None:
         from backscroll.cli import render
 
         offset = asked.get("offset") or 0
-        hints = render.stderr_hints(result, offset)
+        first: list[str] = []
+        hints: list[str] = []
+        found = bool(result.results)
         if out_format == "json":
-            sys.stdout.buffer.write(render.search_document(result, wanted, max_bytes, common.json_bytes) + b"\n")
+            data, result = render.search_document(result, wanted, max_bytes, common.json_bytes)
+            sys.stdout.buffer.write(data + b"\n")
         elif out_format == "jsonl":
-            lines, omitted = render.jsonl_lines(result, wanted, max_bytes)
+            lines, omitted, result = render.jsonl_lines(result, wanted, max_bytes)
             sys.stdout.buffer.write(b"".join(lines))
             if omitted:
                 hints.append(f"{omitted} hit(s) left out to stay within --max-bytes {max_bytes}")
@@ -115,13 +118,17 @@ def search(**given: Any) -> None:
                 hints.append(f"the last {n} line{'s are' if n != 1 else ' is'} "
                              + render.also_heading(result, asked).removesuffix(":").replace("Also", "also", 1))
             if not rows and render.says_no_matches(result):
-                hints.insert(0, result.notes[0] if result.repeated and result.notes else
+                first.append(result.notes[0] if result.repeated and result.notes else
                              f"No matches past --offset {offset}." if offset else "No matches.")
         else:
             common.paged(lambda: render.print_result(result, color=common.color_enabled(sys.stdout), offset=offset,
                                                      given=asked))
         sys.stdout.flush()
-        render.write_stderr(hints)
+        said = render.stderr_hints(result, offset)  # (of the result as sent)
+        if found and not result.results:  # (the budget left every result out: no advice to try other words)
+            first, said, hints = [f"the first result alone takes more than --max-bytes {max_bytes}: raise it, or "
+                                  "keep fewer --fields"], [], []
+        render.write_stderr([*first, *said, *hints])
         return 0
 
     common.run(body, as_json=machine)

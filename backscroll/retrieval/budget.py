@@ -17,22 +17,28 @@ MIN_CUT = 200  # characters a cut hit keeps at least: less says nothing, so the 
 
 
 def fitted(result: SearchResult, max_tokens: int) -> SearchResult:
-    """``result`` within about ``max_tokens`` tokens, with a note when anything was cut or left out."""
+    """``result`` within about ``max_tokens`` tokens, with a note when anything was cut or left out. Each list
+    keeps a prefix (a page ends where the next one starts), and the first result is kept even when no result
+    fits, cut short: an empty page whose next page starts where it did would never end an agent's loop."""
     room = max_tokens * CHARS_PER_TOKEN
     lists: dict[str, tuple[Hit, ...]] = {}
     cut = left = 0
     for name in ("results", "also_matching", "weak_matches"):
+        hits = getattr(result, name)
         kept: list[Hit] = []
-        for hit in getattr(result, name):
+        for hit in hits:
             size = len(hit.text) + len(hit.snippet)
             if size <= room:
                 kept.append(hit)
                 room -= size
-            elif room - len(hit.snippet) >= MIN_CUT:
-                kept.append(replace(hit, text=_at_word(hit.text, room - len(hit.snippet)), text_truncated=True))
+                continue
+            first = name == "results" and not kept
+            if room - len(hit.snippet) >= MIN_CUT or first:
+                kept.append(replace(hit, text=_at_word(hit.text, max(room - len(hit.snippet), MIN_CUT)),
+                                    text_truncated=True))
                 room, cut = 0, cut + 1
-            else:
-                left += 1
+            break
+        left += len(hits) - len(kept)
         lists[name] = tuple(kept)
     if not (cut or left):
         return result
@@ -43,8 +49,9 @@ def fitted(result: SearchResult, max_tokens: int) -> SearchResult:
     sessions = (replace(s, hits=tuple(shown[h.record_id] for h in s.hits if h.record_id in shown))
                 for s in result.sessions)
     listed = tuple(s for s in sessions if s.hits)
-    # (results left out wait on the next page, which starts after the last one kept)
-    more = result.has_more or len(lists["results"]) < len(result.results) or len(listed) < len(result.sessions)
+    # (what is left out waits on the next page, which starts after the last result, or session, kept)
+    more = result.has_more or (len(listed) < len(result.sessions) if result.sessions else
+                               len(lists["results"]) < len(result.results))
     return replace(result, results=lists["results"], also_matching=lists["also_matching"],
                    weak_matches=lists["weak_matches"], notes=(*result.notes, said), sessions=listed, has_more=more)
 

@@ -286,6 +286,16 @@ def test_jsonl_fields_and_a_byte_budget(corpus):
     r = cli("search", "cart endpoint", "--json", "--max-bytes", budget, "--no-sync")
     doc = json.loads(r.stdout)
     assert len(r.stdout.encode()) <= budget and len(doc["results"]) == n_full - doc["omitted_for_budget"] > 0
+    assert doc["has_more"] and f"more results: --offset {len(doc['results'])}" in r.stderr, "the next page starts there"
+    ids = [h["record_id"] for h in json.loads(full)["results"]]
+    every = cli("search", "cart endpoint", "--format", "jsonl", "--no-sync").stdout.encode().splitlines(keepends=True)
+    lines = cli("search", "cart endpoint", "--format", "jsonl", "--max-bytes", len(every[0]) + len(every[1]) + 9,
+                "--no-sync")
+    sent = [json.loads(x)["record_id"] for x in lines.stdout.splitlines()]
+    assert sent == ids[:2] and "more results: --offset 2" in lines.stderr, "whole lines, in order"
+    none = cli("search", "cart endpoint", "--json", "--max-bytes", 300, "--no-sync")
+    assert json.loads(none.stdout)["has_more"] and "the first result alone takes more than --max-bytes 300" in \
+        none.stderr and "try other words" not in none.stderr
     r = cli("search", "cart endpoint", "--json", "--fields", "nope", "--no-sync")
     assert r.exit_code == 2 and "known: " in error_of(r.stderr)["hint"]
 

@@ -245,6 +245,71 @@ def test_every_page_of_a_search_is_cut_from_one_ranking(session_builder, backscr
                              [h.record_id for h in first.results])
 
 
+def test_pages_within_a_token_budget_follow_on_without_a_gap_or_a_repeat(session_builder, backscroll_index,
+                                                                         backscroll_search):
+    """Under ``max_tokens`` a page keeps a prefix of its results, so the next page, at ``offset + shown``, goes on
+    from the last one shown; a budget smaller than any result still shows the first, cut, and says there is more."""
+    s = session_builder.claude(project="shop")
+    for i in range(14):
+        s.user(f"retry backoff payment webhook, attempt {i}: " + "the gateway timed out. " * (1 + 60 * (i % 3 == 1)))
+    backscroll_index()
+
+    def page(offset, **kw):
+        return backscroll_search("retry backoff payment webhook", mode="lexical", limit=5, offset=offset,
+                                 max_chars=0, rerun=True, **kw)
+
+    whole, offset = [], 0
+    while True:
+        p = page(offset)
+        whole += [h.record_id for h in p.results]
+        offset += len(p.results)
+        if not p.has_more:
+            break
+    seen, offset = [], 0
+    for _ in range(40):
+        p = page(offset, max_tokens=120)
+        assert p.results, "never an empty page while there is more"
+        seen += [h.record_id for h in p.results]
+        offset += len(p.results)
+        if not p.has_more:
+            break
+    assert seen == whole and len(whole) == 14
+    tiny = page(0, max_tokens=1)
+    assert len(tiny.results) == 1 and tiny.results[0].text_truncated and tiny.has_more
+
+
+def test_a_budget_keeps_a_prefix_of_the_results_so_the_next_page_starts_after_it():
+    from backscroll.retrieval.budget import fitted
+    from backscroll.types import Filters, Hit, SearchResult
+
+    def hit(n, chars):
+        return Hit(rank=n, score=1.0, record_id=f"r{n}", session_id="s", agent="claude", project=None, cwd=None,
+                   role="user", content_type="text", tool_name=None, is_echo=False, timestamp=None,
+                   source_path="x.jsonl", line=n, text="word " * (chars // 5), text_truncated=False, snippet="",
+                   matched_by=("lexical",))
+
+    result = SearchResult(query="word", mode="lexical", filters=Filters(),
+                          results=(hit(1, 300), hit(2, 50), hit(3, 5000), hit(4, 40)))
+    page = fitted(result, 100)  # (400 characters: the first two whole, the third no longer worth cutting)
+    assert [h.record_id for h in page.results] == ["r1", "r2"] and page.has_more, "r4 waits on the next page"
+
+
+def test_a_page_past_the_end_of_an_answer_holds_no_weak_matches(session_builder, backscroll_index,
+                                                                backscroll_search):
+    """Past the last session of a question that has an answer, a page is empty: its weak matches would say
+    "nothing strong" of a question whose answer the earlier pages showed."""
+    for n in range(3):
+        session_builder.claude(project="shop").user(f"the payment webhook retry uses exponential backoff ({n})")
+    blog = session_builder.claude(project="blog")
+    for i in range(30):
+        blog.user(f"draft {i}: retry the spell check of chapter {i}")
+    backscroll_index()
+    pages = [backscroll_search("payment webhook retry backoff", mode="lexical", limit=1, offset=k, by_session=True,
+                               rerun=True) for k in range(5)]
+    assert all(p.sessions for p in pages[:3]) and not pages[3].sessions
+    assert not pages[3].weak_matches and not pages[4].weak_matches
+
+
 def test_by_session_on_the_command_line(shop, cli):
     cli("index")
     r = cli("search", "--no-sync", "--by-session", "--weak", "job", "queue", "postgres")
