@@ -37,12 +37,16 @@ def files(
 
         target = os.path.abspath(path) if path.startswith(("./", "../")) or path in (".", "..") else path
         with common.archive() as bs:
-            found = bs.files(target, agent=agent, project=project, since=since, limit=limit, sync=not no_sync,
+            found = bs.files(target, agent=agent, project=project, since=since, limit=limit + 1, sync=not no_sync,
                              notify=common.err)
+        more, found = len(found) > limit, found[:limit]  # (one more asked, to know whether others wait)
         if as_json:
-            common.emit_json({"schema_version": 1, "path": target, "sessions": [f.to_dict() for f in found]})
+            common.emit_json({"schema_version": 1, "path": target, "sessions": [f.to_dict() for f in found],
+                              "has_more": more})
         else:
             common.paged(lambda: print_file_sessions(found, target, color=common.color_enabled(sys.stdout)))
+        if more:
+            common.err(f"more sessions touched it: -n {limit * 2} lists more")
         return 0
 
     common.run(body, as_json=as_json)

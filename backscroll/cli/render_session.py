@@ -87,6 +87,7 @@ def resumes(agent: str | None) -> bool:
 
 
 PROJECT_WIDTH = 24  # a longer project name is cut (with …) so that the columns stay aligned
+MIN_PROJECT, MIN_TITLE = 10, 20  # on a narrow terminal the project gives way to the title, down to this
 
 
 def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
@@ -99,16 +100,16 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
         out.print("No sessions.")
         return
     agent_width = max(len(_owned(s)) for s in sessions)
-    project_width = min(PROJECT_WIDTH, max(len(s["project"] or "-") for s in sessions))
     echoes = any(s["echoes"] for s in sessions)  # (their column only when a session has some)
+    before_title = 16 + 2 + agent_width + 1 + 1 + 9 + (11 if echoes else 2)  # (all but the project and the title)
+    project_width = min(PROJECT_WIDTH, max(len(s["project"] or "-") for s in sessions),
+                        PROJECT_WIDTH if out.soft_wrap else max(MIN_PROJECT, out.width - before_title - MIN_TITLE))
     for s in sessions:
         when = local_time(s["started_at"] or s["updated_at"])
         line = Text()
         line.append(f"{when:<16}  ", style="dim")
-        project = s["project"] or "-"
-        if len(project) > project_width:
-            project = project[:project_width - 1] + "…"
-        line.append(f"{_owned(s):<{agent_width}} {project:<{project_width}} ", style="cyan")
+        line.append(f"{_owned(s):<{agent_width}} {cut(s['project'] or '-', project_width):<{project_width}} ",
+                    style="cyan")
         line.append(f"{s['records']:>5} rec", style="dim")
         line.append(f" {s['echoes']:>3} echo  " if s["echoes"] else " " * (11 if echoes else 2), style="magenta")
         line.append(("↳ " if s["is_sidechain"] else "") + (s["title"] or "(untitled)"))
@@ -116,7 +117,7 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
             line.append(f"  +{s.subagents} subagent{'s' if s.subagents != 1 else ''}", style="dim")
         one_line(out, line)
         out.print(Text(f"{'':16}  backscroll show {s['session_id']}" + (" --archive …" if s.member else ""),
-                       style="dim"))
+                       style="dim"), soft_wrap=True)  # (never broken: a command to copy whole)
 
 
 def print_file_sessions(found: list[FileTouches], path: str, *, color: bool) -> None:
@@ -130,14 +131,22 @@ def print_file_sessions(found: list[FileTouches], path: str, *, color: bool) -> 
         out.print(f"No session's tool calls touched {path}.")
         return
     agent_width = max(len(f.agent or "") for f in found)
+    project_width = min(PROJECT_WIDTH, max(len(f.project or "-") for f in found))
+    action_width = max(len(summary(f.actions)) for f in found)
     for f in found:
         line = Text()
         line.append(f"{local_time(f.last_at):<16}  ", style="dim")
-        line.append(f"{f.agent or '':<{agent_width}} {(f.project or '-')[:PROJECT_WIDTH]}  ", style="cyan")
-        line.append(summary(f.actions), style="bold")
+        line.append(f"{f.agent or '':<{agent_width}} {cut(f.project or '-', project_width):<{project_width}}  ",
+                    style="cyan")
+        line.append(f"{summary(f.actions):<{action_width}}", style="bold")
         line.append(f"  {f.title or '(untitled)'}")
         one_line(out, line)
-        out.print(Text(f"{'':16}  backscroll show {f.record_id}", style="dim"))
+        out.print(Text(f"{'':16}  backscroll show {f.record_id}", style="dim"), soft_wrap=True)
+
+
+def cut(name: str, width: int) -> str:
+    """``name`` in ``width`` characters: a longer one cut, with …, so that the columns stay aligned."""
+    return name if len(name) <= width else name[:width - 1] + "…"
 
 
 def _owned(s: SessionSummary) -> str:

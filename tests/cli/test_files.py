@@ -82,3 +82,17 @@ def test_paths_with_spaces_and_brackets_and_ids_that_read_as_options():
     assert touches("cat ./src/x.py", "/w", "/w/src/x.py") and not touches("cat other/src/x.py", "/w", "/w/src/x.py")
     how = resumption({"agent": "gemini", "session_id": "--yolo", "cwd": None})
     assert how.argv is None and "a leading -" in how.notes[-1]
+
+
+def test_a_path_logged_on_windows_is_found_and_a_longer_list_says_so(history, session_builder, backscroll_index,
+                                                                     backscroll_home):
+    w = session_builder.claude(project="shop", start="2026-10-09T09:00:00Z")
+    w.user("round the tax on windows too")
+    w.tool_result(w.tool_use("Edit", {"file_path": "C:\\Users\\dev\\shop\\src\\shop\\tax.py", "old_string": "a",
+                                      "new_string": "b"}), "ok")
+    backscroll_index()
+    found = backscroll.files("src/shop/tax.py", config=backscroll_home.config())
+    assert found[0].session_id == w.session_id and found[0].actions == {"edited": 1}
+    one = CliRunner().invoke(app, ["files", "tax.py", "--json", "-n", "1", "--no-sync"])
+    assert json.loads(one.stdout)["has_more"] and "more sessions touched it: -n 2" in one.stderr
+    assert not json.loads(CliRunner().invoke(app, ["files", "tax.py", "--json", "--no-sync"]).stdout)["has_more"]

@@ -312,4 +312,10 @@ def test_list_on_a_terminal_cuts_each_title_to_its_width_and_a_pipe_gets_all_of_
     assert status == 0 and len(lines) == 1 and lines[0].endswith("…") and len(lines[0]) <= 80
     assert "the importer drops" in lines[0], "no echo column spends the title's room when no session has echoes"
     piped = run_cli(backscroll_home, "list").stdout
-    assert title.strip()[:120] in piped
+    assert title.strip()[:100] in piped
+    status, narrow = run_tty(backscroll_home, "list", columns=60)
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in narrow.splitlines()]
+    assert any(line.endswith("the importer…") or "the importer d" in line for line in plain), \
+        "on a narrow terminal the project gives way to the title"
+    shown = [line for line in plain if "backscroll show" in line]
+    assert len(shown) == 1 and len(shown[0].split("backscroll show ")[1].strip()) == 36, "the command is never broken"

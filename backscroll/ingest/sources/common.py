@@ -48,13 +48,18 @@ _MARKUP = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")  # a tag: <pre>, </
 
 
 def title_line(text: str) -> str | None:
-    """A session's title from a message: its first line that says something, cut at ``TITLE_CHARS``. A line of
-    markup alone (``<pre>``, ``</instructions>``), a code fence or a rule says nothing; None when no line does."""
+    """A session's title from a message: its first line that says something, cut at a word within ``TITLE_CHARS``
+    (with …). A line of markup alone (``<pre>``, ``</instructions>``), a code fence, a rule or a lone letter or
+    digit (an answer: ``y``, ``4``) says nothing; None when no line does."""
     for line in text.splitlines():
         line = line.strip()
-        if line.startswith(("```", "~~~")) or not re.search(r"[^\W_]", _MARKUP.sub("", line)):
+        if line.startswith(("```", "~~~")) or len(re.findall(r"[^\W_]", _MARKUP.sub("", line))) < 2:
             continue
-        return line[:TITLE_CHARS]
+        if len(line) <= TITLE_CHARS:
+            return line
+        head = line[:TITLE_CHARS - 1]
+        space = head.rfind(" ")
+        return (head[:space] if space > TITLE_CHARS // 2 else head).rstrip() + "…"
     return None
 
 

@@ -140,7 +140,10 @@ def test_files_finds_the_edits_aider_applied_and_the_files_it_added(backscroll_h
     ("```python\nprint(1)\n```", "print(1)"),
     ("---\n<task>\n</task>", None),
     ("fix the <div> overflow on mobile", "fix the <div> overflow on mobile"),
-    ("x" * 200, "x" * 120),
+    ("x" * 200, "x" * 119 + "…"),
+    ("word " * 40, ("word " * 23).strip() + "…"),
+    ("4\nthe retry test fails on CI", "the retry test fails on CI"),
+    ("n", None),
 ])
 def test_a_title_is_the_first_line_that_says_something(text, title):
     from backscroll.ingest.sources import title_line
