@@ -34,9 +34,10 @@ def fitted(result: SearchResult, max_tokens: int) -> SearchResult:
                 continue
             first = name == "results" and not kept
             if room - len(hit.snippet) >= MIN_CUT or first:
-                kept.append(replace(hit, text=_at_word(hit.text, max(room - len(hit.snippet), MIN_CUT)),
-                                    text_truncated=True))
-                room, cut = 0, cut + 1
+                chars = max(room - len(hit.snippet), MIN_CUT)
+                kept.append(hit if len(hit.text) <= chars else
+                            replace(hit, text=_at_word(hit.text, chars), text_truncated=True))
+                room, cut = 0, cut + (len(hit.text) > chars)
             break
         left += len(hits) - len(kept)
         lists[name] = tuple(kept)

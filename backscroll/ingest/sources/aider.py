@@ -167,9 +167,9 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo, ts:
             expected, relogged = relogged, None
             if text == "<blank>" or is_aiders_own_answer(text):
                 continue
-            ts = clock.at(text)
             if expected is not None and (_same_text(text, expected) or _same_text(split_reasoning(text)[1], expected)):
                 continue
+            ts = clock.at(text)  # (not for what Aider logged again: nobody typed it)
             planning = architect
             if text.lower().startswith("/chat-mode"):
                 architect = text.split()[1:2] == ["architect"]

@@ -33,10 +33,17 @@ def entries(text: str) -> list[Typed]:
         if m or line == "# end":
             if when is not None:
                 out.append((when, "\n".join(lines)))
-            when, lines = (datetime.fromisoformat(m.group(1)), []) if m else (None, [])
+            when, lines = (_when(m.group(1)) if m else None), []
         elif when is not None and line.startswith("+"):
             lines.append(line[1:].rstrip("\r"))
     return out
+
+
+def _when(stamp: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(stamp)
+    except ValueError:  # (no such day: the entry is skipped)
+        return None
 
 
 def within(typed: list[Typed], start: datetime | None, end: datetime | None) -> list[Typed]:

@@ -52,6 +52,8 @@ def test_an_input_no_entry_holds_keeps_the_time_before_it_and_answers_are_passed
     typed = aider_inputs.entries("\n# 2025-07-15 11:39:27.886544\n+Y\n\n# 2025-07-15 11:41:32.5\n+fix the\n+tests  \n"
                                  "\n# 2025-07-15 11:50:00\n+/run pytest\n")
     assert [t for _w, t in typed] == ["Y", "fix the\ntests  ", "/run pytest"]
+    assert [t for _w, t in aider_inputs.entries("# 2025-13-45 10:00:00\n+no such day\n# 2025-01-02 10:00:00\n+ok")] \
+        == ["ok"], "an entry with no such day is skipped, not the file"
     clock = aider_inputs.Clock(typed, "start")
     assert clock.at("a plan Aider logged again") == "start"
     assert clock.at("fix the\ntests") != "start"
