@@ -74,8 +74,8 @@ def _named(text: str, path: str, *, under: bool) -> bool:
 def touches(text: str, cwd: str | None, target: str) -> bool:
     """Whether a call's ``text`` names ``target`` (absolute: that file, or its path relative to the session's
     ``cwd``; relative: any path ending with it, whole components). Paths may hold spaces and brackets."""
-    target = posixpath.normpath(target)
-    text = text.replace("\\", "/") if "\\" in text else text  # (a path logged on Windows: app\models.py)
+    target = posixpath.normpath(target.replace("\\", "/"))  # (a path on Windows: app\models.py)
+    text = text.replace("\\", "/") if "\\" in text else text
     if not target.startswith("/"):
         return _named(text, target, under=True)
     if _named(text, target, under=False):

@@ -93,6 +93,7 @@ def test_a_path_logged_on_windows_is_found_and_a_longer_list_says_so(history, se
     backscroll_index()
     found = backscroll.files("src/shop/tax.py", config=backscroll_home.config())
     assert found[0].session_id == w.session_id and found[0].actions == {"edited": 1}
+    assert backscroll.files("src\\shop\\tax.py", config=backscroll_home.config())[0].session_id == w.session_id
     one = CliRunner().invoke(app, ["files", "tax.py", "--json", "-n", "1", "--no-sync"])
     assert json.loads(one.stdout)["has_more"] and "more sessions touched it: -n 2" in one.stderr
     assert not json.loads(CliRunner().invoke(app, ["files", "tax.py", "--json", "--no-sync"]).stdout)["has_more"]

@@ -50,7 +50,16 @@ from datetime import datetime
 from pathlib import Path
 
 from backscroll.dates import format_ts
-from backscroll.ingest.sources import Agent, SourceUnit, WholeRead, _collect, aider_inputs, read_regular, title_line
+from backscroll.ingest.sources import (
+    Agent,
+    SourceUnit,
+    WholeRead,
+    _collect,
+    aider_inputs,
+    decoded,
+    read_regular,
+    title_line,
+)
 from backscroll.ingest.sources.aider_notes import parts, typed_instructions
 from backscroll.ingest.sources.aider_reasoning import split_reasoning
 from backscroll.types import Record, SessionInfo
@@ -143,10 +152,11 @@ def _same_text(a: str, b: str) -> bool:
 
 
 def session_records(lines: list[str], first_line: int, session: SessionInfo, ts: str | None,
-                    typed: list[aider_inputs.Typed] | None = None) -> tuple[list[Record], str | None]:
+                    typed: list[aider_inputs.Typed] | None = None, clock: aider_inputs.Clock | None = None
+                    ) -> tuple[list[Record], str | None]:
     """The records of one session's lines (after its header) and its title; ``ts``: the header's time, and
     ``typed`` the input history's entries of the session (``aider_inputs``), which time its inputs."""
-    clock = aider_inputs.Clock(typed or [], ts)
+    clock = clock or aider_inputs.Clock(typed or [], ts)
     records: list[Record] = []
     title = None
     call: str | None = None
@@ -222,6 +232,8 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo, ts:
             if answer:
                 records.append(Record(f"{rid}#0", "assistant", "text", answer, line, ts, cwd))
                 relogged = answer if planning else None
+    if typed and clock.times is None:  # (the inputs are known now: read again, each at the time it was typed)
+        return session_records(lines, first_line, session, clock.start, typed, clock.aligned())
     return records, title
 
 
@@ -262,14 +274,14 @@ def parse(data: str, path: Path, from_line: int = 1, typed: list[aider_inputs.Ty
 
 
 def read_whole(path: Path, state: dict) -> WholeRead:
-    data = path.read_bytes().decode("utf-8", "replace")
+    data = decoded(path.read_bytes())
     last = stored if isinstance(stored := state.get("last_start"), int) else 1
     size = stored if isinstance(stored := state.get("size"), int) else 0
     if len(data.encode()) < size:
         last = 1  # the file was cut or replaced: read it all again
     try:
-        typed = aider_inputs.entries(read_regular(path.with_name(aider_inputs.FILE_NAME), aider_inputs.MAX_BYTES)
-                                     .decode("utf-8", "replace"))
+        typed = aider_inputs.entries(decoded(read_regular(path.with_name(aider_inputs.FILE_NAME),
+                                                          aider_inputs.MAX_BYTES)))
     except OSError:  # (none, or unreadable: the inputs keep their session's start time)
         typed = []
     units = parse(data, path, last, typed)

@@ -3,10 +3,10 @@
 Aider's chat log (``.aider.chat.history.md``) gives a time only to each session's start. Its input history
 (``.aider.input.history``, prompt_toolkit's file history, in the same folder) holds every input typed at its
 prompt, each under the local time it was typed (``# 2025-07-15 11:41:32.156157``, then its lines, each after a
-``+``). An input of a session takes the time of the next entry, among those typed between the session's start
-and the next one's, that holds the same text; the replies and notes after it take that time too (a lower bound:
-a reply comes after its question). Answers typed to a question (``y``, ``n``) are entries too and are passed
-over; an input no entry holds (one Aider logs again itself) keeps the time before it.
+``+``). The inputs of a session and the entries typed between its start and the next one's are matched in order;
+an input takes its entry's time, and the replies and notes after it take that time too (a lower bound: a reply
+comes after its question). Answers typed to a question (``y``, ``n``) are entries too and match no input; an input
+no entry holds (the history keeps one entry for an input repeated at once) keeps the time before it.
 """
 
 from __future__ import annotations
@@ -56,19 +56,39 @@ def _words(text: str) -> list[str]:
 
 
 class Clock:
-    """The time of one session's records as its inputs are met: each input's own when an entry holds it."""
+    """The time of one session's records as its inputs are met. A first reading only collects the inputs (each
+    keeps the session's start); ``aligned`` then gives the clock for a second: the inputs and the entries matched
+    in order (difflib's matching blocks, so that one input no entry holds cannot pull the rest to a later one of
+    the same text), each input at its entry's time or, with none, at the time before it."""
 
-    def __init__(self, typed: list[Typed], start: str | None):
+    def __init__(self, typed: list[Typed], start: str | None, times: list[str | None] | None = None):
         self.typed = typed
-        self.next = 0
-        self.now = start
+        self.start = self.now = start
+        self.asked: list[str] = []  # the inputs met, in order
+        self.times = times  # once aligned: each input's time
 
     def at(self, text: str) -> str | None:
         """The stored timestamp of the input ``text`` (in order of the log), and of what follows it."""
-        wanted = _words(text)
-        for i in range(self.next, len(self.typed)):
-            if _words(self.typed[i][1]) == wanted:
-                self.next = i + 1
-                self.now = format_ts(self.typed[i][0].astimezone())
-                break
+        self.asked.append(text)
+        if self.times is not None and len(self.asked) <= len(self.times):
+            self.now = self.times[len(self.asked) - 1]
         return self.now
+
+    def aligned(self) -> Clock:
+        """A clock for reading the same inputs again, each at the time it was typed."""
+        from difflib import SequenceMatcher
+
+        wanted = ["\n".join(_words(text)) for text in self.asked]
+        # (an input repeated at once has no entry of its own: prompt_toolkit keeps no repeat of the last entry)
+        own = [i for i, text in enumerate(wanted) if i == 0 or text != wanted[i - 1]]
+        entries = ["\n".join(_words(text)) for _when, text in self.typed]
+        when: dict[int, str] = {}
+        for block in SequenceMatcher(None, [wanted[i] for i in own], entries, autojunk=False).get_matching_blocks():
+            for k in range(block.size):
+                when[own[block.a + k]] = format_ts(self.typed[block.b + k][0].astimezone())
+        times: list[str | None] = []
+        now = self.start
+        for i in range(len(wanted)):
+            now = when.get(i, now)
+            times.append(now)
+        return Clock(self.typed, self.start, times)

@@ -1,6 +1,7 @@
 """The text helpers every session format shares: reading untrusted JSON values (``as_dict``,
 ``as_list``, ``as_str``) and turning message and tool blocks into record text (``clean_text``,
-``render_input``, ``call_text``, ``block_text``), and a session's title from its first words (``title_line``).
+``render_input``, ``call_text``, ``block_text``), a session's title from its first words (``title_line``) and a
+text file's bytes as text (``decoded``).
 Re-exported by ``backscroll.ingest.sources``."""
 
 from __future__ import annotations
@@ -41,6 +42,18 @@ def clean_text(text: str) -> str:
     if "<" in text:
         text = _INJECTED_BLOCK.sub("", text)
     return text.strip()
+
+
+def decoded(raw: bytes) -> str:
+    """A text file's bytes as text: UTF-16 when it starts with that byte-order mark and goes on in it (as Windows
+    tools write), else UTF-8 without a byte-order mark (a UTF-16 one before UTF-8 text, and its NULs, dropped: a
+    shell wrote the first line); bytes that do not decode are replaced."""
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        sample = raw[2:514]
+        if sample.count(0) * 4 >= len(sample):  # (UTF-16 text: about every other byte is NUL)
+            return raw.decode("utf-16", "replace")
+        return raw[2:].decode("utf-8", "replace").replace("\x00", "")
+    return raw.decode("utf-8-sig", "replace")
 
 
 TITLE_CHARS = 120
