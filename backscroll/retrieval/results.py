@@ -13,7 +13,7 @@ from backscroll.retrieval.candidates import candidates, words_evidence
 from backscroll.retrieval.echo_order import apart, interleave
 from backscroll.retrieval.evidence import classify
 from backscroll.retrieval.fusion import Candidate, Fused, Weights
-from backscroll.retrieval.lists import PROSE_TYPES, Proposed, SearchOptions, echoes_included
+from backscroll.retrieval.lists import PROSE_TYPES, Proposed, SearchOptions, depth, echoes_included
 from backscroll.retrieval.order import ranked_echoes, topical
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.snippet import make_snippet
@@ -74,9 +74,22 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     weak = weak[:opts.limit]
     suggested = source.suggestions(missing) if missing else {}
     said = notes(plan, filters, shown, weak, missing, suggested, found.dropped, mode)
+    if strong and not more and len(read) <= max(wanted, EVIDENCE_HITS) and full(found, depth(opts)):
+        said += (ranking_ends(depth(opts), opts.page or opts.limit),)  # (a later page reached the ranking's end)
     return SearchResult(query=plan.text, mode=mode, filters=filters, results=renumber(shown),
                         weak_matches=renumber(weak), sessions=sessions, evidence=evidence, has_more=more,
                         dropped_filters=("phrase",) if found.dropped else (), notes=(*found.notes, *said))
+
+
+def full(found: Proposed, n: int) -> bool:
+    """Whether a list was read to its depth ``n``: deeper, more records would have been proposed."""
+    return any(len(ids) >= n for ids in found.ranked.values()) or len(found.semantic or ()) >= n
+
+
+def ranking_ends(n: int, page: int) -> str:
+    """The note of a last page that ends with the ranking, whose lists were read ``n`` deep (more were there)."""
+    return f"the results end with the ranking, which read the best {n} records of each list: -n {max(2 * page, 20)} " \
+           "reads deeper"
 
 
 def held_in_scope(source: Source, q: LexicalQuery, scope: Filters,

@@ -241,6 +241,8 @@ def test_every_page_of_a_search_is_cut_from_one_ranking(session_builder, backscr
                 break
         first = backscroll_search("payment webhook retry", limit=10, rerun=True, weak=True, by_session=by_session)
         assert offset > 10 and len(seen) == len(set(seen)), "no hit on two pages"
+        if not by_session:  # (240 records hold the words: the ranking, 50 deep, ends first, and says so)
+            assert any("-n 20 reads deeper" in n for n in page.notes) and not any("deeper" in n for n in first.notes)
         assert seen[:10] == ([g.session_id for g in first.sessions] if by_session else
                              [h.record_id for h in first.results])
 
