@@ -28,6 +28,36 @@ def texts(home, **where):
     return [r["text"] for r in rows(home, sql, tuple(where.values()))]
 
 
+def in_zone(name: str):
+    """A fixture that runs its test in the time zone ``name`` ($TZ, read again by ``time.tzset``), restored after."""
+    import time
+
+    import pytest
+
+    @pytest.fixture
+    def zone(monkeypatch):
+        monkeypatch.setenv("TZ", name)
+        time.tzset()
+        yield
+        monkeypatch.undo()
+        time.tzset()
+
+    return zone
+
+
+def index_aider_repo(home, index, repo: str) -> Path:
+    """``REAL/aider/<repo>``'s files in a repository under an Aider root of ``home``, indexed without vectors; the
+    repository's folder."""
+    import shutil
+
+    code = home.home / "code" / repo
+    shutil.copytree(REAL / "aider" / repo, code)
+    home.data.mkdir(parents=True, exist_ok=True)
+    (home.data / "config.toml").write_text(f'[roots]\naider = ["{code.parent}"]\n')
+    index(embed=False)
+    return code
+
+
 def cli_env(home, **extra) -> dict:
     """The environment of a CLI child process on ``home``: this one's, without $BACKSCROLL_*, offline,
     with the fake embedder."""

@@ -7,7 +7,7 @@ import re
 from datetime import UTC
 
 import pytest
-from helpers import cli_env, run_cli, run_tty
+from helpers import cli_env, in_zone, run_cli, run_tty
 from typer.testing import CliRunner
 
 from backscroll.cli.app import app
@@ -217,15 +217,7 @@ def test_an_agent_with_nothing_indexed_is_an_error(corpus):
 
 # -- 4. time --------------------------------------------------------------------------------------
 
-@pytest.fixture
-def tokyo(monkeypatch):
-    import time
-
-    monkeypatch.setenv("TZ", "Asia/Tokyo")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+tokyo = in_zone("Asia/Tokyo")
 
 
 def test_dates_and_today_are_local_midnight(tokyo):

@@ -7,12 +7,11 @@ ORIGIN.md. Aider quotes only the first line of a multi-line note (``tool_output`
 counts below were made by a reader of Aider's ``io.py``, not of ours.
 """
 
-import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import REAL, rows
+from helpers import REAL, index_aider_repo, rows
 
 from backscroll.ingest.sources import aider
 
@@ -87,12 +86,7 @@ def test_an_emacs_mode_line_is_no_reply():
 
 
 def test_status_and_list_agree_on_sessions_when_one_is_empty(backscroll_home, backscroll_index):
-    code = backscroll_home.home / "code" / "aider"
-    code.mkdir(parents=True)
-    shutil.copyfile(REAL / "aider" / "aider-history-B" / HISTORY, code / HISTORY)
-    backscroll_home.data.mkdir(parents=True, exist_ok=True)
-    (backscroll_home.data / "config.toml").write_text(f'[roots]\naider = ["{code.parent}"]\n')
-    backscroll_index(embed=False)
+    index_aider_repo(backscroll_home, backscroll_index, "aider-history-B")
     import backscroll
 
     status = backscroll.status(home=backscroll_home.data)
@@ -121,12 +115,7 @@ def test_files_finds_the_edits_aider_applied_and_the_files_it_added(backscroll_h
     command run on it. Counted from afi-core's lines 820 (/add), 923 (Applied edit to) and 927 (/mv)."""
     import backscroll
 
-    code = backscroll_home.home / "code" / "afi-core"
-    code.mkdir(parents=True)
-    shutil.copyfile(REAL / "aider" / "afi-core" / HISTORY, code / HISTORY)
-    backscroll_home.data.mkdir(parents=True, exist_ok=True)
-    (backscroll_home.data / "config.toml").write_text(f'[roots]\naider = ["{code.parent}"]\n')
-    backscroll_index(embed=False)
+    code = index_aider_repo(backscroll_home, backscroll_index, "afi-core")
     found = backscroll.files("validators/PoIValidator.ts", home=backscroll_home.data)
     assert [f.actions for f in found] == [{"read": 1, "edited": 1, "ran": 1}]
     edited = backscroll.files("sync-afi.sh", home=backscroll_home.data)

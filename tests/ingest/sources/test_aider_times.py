@@ -7,23 +7,16 @@ the day after that session started.
 """
 
 import shutil
-import time
 
 import pytest
-from helpers import REAL, rows
+from helpers import REAL, in_zone, index_aider_repo, rows
 
 from backscroll.ingest.sources import aider, aider_inputs
 
 AFI = REAL / "aider" / "afi-core" / ".aider.chat.history.md"
 
 
-@pytest.fixture
-def utc(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+utc = in_zone("UTC")
 
 
 def test_each_input_and_what_follows_it_take_the_time_it_was_typed(utc):
@@ -66,13 +59,7 @@ def test_an_input_no_entry_holds_keeps_the_time_before_it_and_answers_are_passed
 
 
 def test_a_session_is_updated_when_its_last_input_was_typed(utc, backscroll_home, backscroll_index):
-    code = backscroll_home.home / "code" / "afi-core"
-    code.mkdir(parents=True)
-    for name in (AFI.name, aider_inputs.FILE_NAME):
-        shutil.copyfile(AFI.parent / name, code / name)
-    backscroll_home.data.mkdir(parents=True, exist_ok=True)
-    (backscroll_home.data / "config.toml").write_text(f'[roots]\naider = ["{code.parent}"]\n')
-    backscroll_index(embed=False)
+    index_aider_repo(backscroll_home, backscroll_index, "afi-core")
     got = rows(backscroll_home, "SELECT started_at, updated_at FROM sessions WHERE started_at LIKE '2025-07-16T20:11%'")
     assert [(r["started_at"], r["updated_at"]) for r in got] == [("2025-07-16T20:11:30.000Z",
                                                                   "2025-07-17T18:47:35.746Z")]
