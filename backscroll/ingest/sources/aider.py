@@ -20,7 +20,8 @@ prefix, when the new mode takes them; and it hands the architect's plan (the rep
 any reasoning the model wrote in it) to its editor model as input (architect mode: the banner's edit
 format, or ``--architect`` on the command line logged first, as a banner may be cut short). These
 echoes are dropped: the question and its answer stay once, in Aider's note; the message and the plan
-once, as the person's and the model's. (``/help QUESTION`` logs it wrapped in Aider's help text: user text.)
+once, as the person's and the model's. ``/help QUESTION`` hands its help model a prompt Aider writes (``# Question:``
+and the docs it found), logged as input: that is Aider's, one note.
 
 Aider keeps no per-user directory of sessions, so nothing is read by default: ``[roots] aider`` lists
 the directories whose repositories are searched (``aider = ["~/code", "~/work"]``), or
@@ -46,10 +47,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from backscroll.dates import format_ts
 from backscroll.ingest.sources import (
     Agent,
     SourceUnit,
@@ -60,6 +61,7 @@ from backscroll.ingest.sources import (
     read_regular,
     title_line,
 )
+from backscroll.ingest.sources.aider_inputs import header_time, same_text
 from backscroll.ingest.sources.aider_notes import parts, typed_instructions
 from backscroll.ingest.sources.aider_reasoning import split_reasoning
 from backscroll.types import Record, SessionInfo
@@ -147,10 +149,6 @@ def is_aiders_own_answer(user_text: str) -> bool:
     return "\n" not in user_text and _CONFIRMATION.search(user_text) is not None
 
 
-def _same_text(a: str, b: str) -> bool:
-    return [line.rstrip() for line in a.strip().splitlines()] == [line.rstrip() for line in b.strip().splitlines()]
-
-
 def session_records(lines: list[str], first_line: int, session: SessionInfo, ts: str | None,
                     typed: list[aider_inputs.Typed] | None = None, clock: aider_inputs.Clock | None = None
                     ) -> tuple[list[Record], str | None]:
@@ -166,6 +164,8 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo, ts:
     relogged: str | None = None
     architect = False  # the session is in architect mode (start-up banner, /chat-mode)
     planning = False  # the answer to come is an architect's plan
+    helping = False  # after ``/help QUESTION``: the help coder's prompt may follow, logged as inputs
+    prompt: int | None = None  # the record that holds it
     for kind, n, body in _blocks(lines):
         line = first_line + n - 1
         rid = f"{session.session_id}:{line}"
@@ -177,7 +177,15 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo, ts:
             expected, relogged = relogged, None
             if text == "<blank>" or is_aiders_own_answer(text):
                 continue
-            if expected is not None and (_same_text(text, expected) or _same_text(split_reasoning(text)[1], expected)):
+            if helping and (prompt is not None or text.startswith("# Question:")):  # Aider's, not the person's
+                if prompt is None:
+                    prompt = len(records)
+                    records.append(Record(f"{rid}#0", "tool", "tool", text, line, ts, cwd))
+                else:
+                    records[prompt] = replace(records[prompt], text=f"{records[prompt].text}\n{text}")
+                continue
+            helping = False
+            if expected is not None and (same_text(text, expected) or same_text(split_reasoning(text)[1], expected)):
                 continue
             ts = clock.at(text)  # (not for what Aider logged again: nobody typed it)
             planning = architect
@@ -208,10 +216,12 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo, ts:
                 if asked and asked.group(1).lower() != "help":
                     relogged = text
                     planning = asked.group(1).lower() == "architect"
+                helping, prompt = bool(asked and asked.group(1).lower() == "help"), None
                 if text:
                     title = title or title_line(text)
                     records.append(Record(f"{rid}#0", "user", "text", text, line, ts, cwd))
         elif kind == "quote":
+            helping = False
             for at, part, tool in parts(body):
                 part_id = f"{session.session_id}:{line + at}"
                 if tool is not None:  # a file Aider changed: the call of its edit
@@ -225,7 +235,7 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo, ts:
             call = None
             architect = architect or "with architect edit format" in text or bool(_ARCHITECT_FLAG.search(text))
         else:
-            call = None
+            call, helping = None, False
             reasoning, answer = split_reasoning(text)
             if reasoning:
                 records.append(Record(f"{rid}#r", "assistant", "reasoning", reasoning, line, ts, cwd))
@@ -235,11 +245,6 @@ def session_records(lines: list[str], first_line: int, session: SessionInfo, ts:
     if typed and clock.times is None:  # (the inputs are known now: read again, each at the time it was typed)
         return session_records(lines, first_line, session, clock.start, typed, clock.aligned())
     return records, title
-
-
-def header_time(when: str | None) -> str | None:
-    """A session header's time (Aider writes the local time, with no zone) as a stored UTC timestamp."""
-    return format_ts(datetime.fromisoformat(when).astimezone()) if when else None
 
 
 def parse(data: str, path: Path, from_line: int = 1, typed: list[aider_inputs.Typed] | None = None

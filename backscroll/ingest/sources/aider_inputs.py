@@ -51,8 +51,18 @@ def within(typed: list[Typed], start: datetime | None, end: datetime | None) -> 
     return [e for e in typed if (start is None or e[0] >= start) and (end is None or e[0] < end)]
 
 
+def header_time(when: str | None) -> str | None:
+    """A session header's time (Aider writes the local time, with no zone) as a stored UTC timestamp."""
+    return format_ts(datetime.fromisoformat(when).astimezone()) if when else None
+
+
 def _words(text: str) -> list[str]:
     return [line.rstrip() for line in text.strip().splitlines()]
+
+
+def same_text(a: str, b: str) -> bool:
+    """Whether two messages hold the same lines (trailing spaces and blank ends aside)."""
+    return _words(a) == _words(b)
 
 
 class Clock:

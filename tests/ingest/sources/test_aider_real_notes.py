@@ -145,3 +145,22 @@ def test_a_session_opened_with_markup_is_titled_by_its_first_words():
             "#### - In trade_execution.py, record the order's fees  \n\nDone.\n")
     unit = aider.parse(text, Path("/r") / HISTORY)[0]
     assert unit.session.title == "- In trade_execution.py, record the order's fees"
+
+
+@pytest.mark.parametrize("joined", ["  \n", "\n\n"])  # (Aider ends an input's lines with two spaces; 0.4x did not)
+def test_the_prompt_aider_writes_for_help_is_its_note_not_the_persons_words(joined):
+    """``/help QUESTION``: Aider's help coder takes a prompt Aider writes, the question and the docs it found,
+    and logs it as input (``io.user_input``): as one block, or (older versions) a block a line."""
+    prompt = ["# Question: how do I pick what goes into the repo map", "", "# Relevant docs:", "", "<doc>",
+              "Repository map", "</doc>"]
+    end = "  " if joined == "  \n" else ""
+    text = ("# aider chat started at 2024-08-21 11:16:05\n\n"
+            f"#### /help how do I pick what goes into the repo map{end}\n\n"
+            + "#### " + joined.join(f"#### {line}" if i else line for i, line in enumerate(prompt)) + f"{end}\n\n"
+            f"Aider builds the repo map from the files in git.\n\n#### thanks, and now fix the test{end}\n")
+    records = aider.parse(text, Path("/r") / HISTORY)[0].records
+    assert [r.text for r in records if r.role == "user"] == ["how do I pick what goes into the repo map",
+                                                             "thanks, and now fix the test"]
+    notes = [r for r in records if r.role == "tool"]
+    assert len(notes) == 1 and notes[0].text.startswith("# Question:") and "Repository map" in notes[0].text
+    assert [r.text for r in records if r.role == "assistant"] == ["Aider builds the repo map from the files in git."]
