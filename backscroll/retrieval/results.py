@@ -71,7 +71,8 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     shown, sessions = grouped(source, strong, opts)
     more = (len({h.session_id for h in strong}) > len(sessions) if opts.by_session else
             len(strong) > len(shown) or (opts.weak and len(read) > wanted))  # (results only: --weak pages the rest)
-    weak = weak[:opts.limit]
+    # (by session, the weak matches of as many sessions as asked, as the results would be)
+    weak = [h for g in by_session.group(weak, {}, opts.limit) for h in g.hits] if opts.by_session else weak[:opts.limit]
     suggested = source.suggestions(missing) if missing else {}
     said = notes(plan, filters, shown, weak, missing, suggested, found.dropped, mode)
     if strong and not more and len(read) <= max(wanted, EVIDENCE_HITS) and full(found, depth(opts)):

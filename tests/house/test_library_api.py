@@ -245,6 +245,21 @@ def test_a_page_of_a_search_with_nothing_strong_holds_the_next_weak_matches(sess
     assert "nothing strong: 2 weak matches held back in weak_matches" in page.notes
 
 
+def test_by_session_a_page_of_weak_matches_skips_whole_sessions(session_builder, backscroll_home):
+    """With nothing strong, ``--by-session`` pages the weak matches by session too, as ``--weak`` pages them."""
+    for n in range(5):
+        s = session_builder.claude(f"p{n}")
+        for k in range(3):  # (a session's records rank together: each says the word as often)
+            s.user(f"the flaky {'retry ' * (5 - n)}test number {n}.{k} failed again on CI")
+    asked = "terraform state lock retry in the s3 backend"  # (shares one word with every session)
+    with Backscroll(home=backscroll_home.data) as bs:
+        bs.index(embed=False)
+        shown = bs.search(asked, mode="lexical", limit=2, offset=2, by_session=True, weak=True)
+        page = bs.search(asked, mode="lexical", limit=2, offset=2, by_session=True)
+    assert not page.results and len(shown.sessions) == 2
+    assert list(dict.fromkeys(h.session_id for h in page.weak_matches)) == [g.session_id for g in shown.sessions]
+
+
 def test_sessions_within_a_token_budget_list_only_the_hits_kept(session_builder, backscroll_home):
     for n in range(4):
         s = session_builder.claude(f"p{n}")
