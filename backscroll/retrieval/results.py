@@ -75,8 +75,9 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     weak = [h for g in by_session.group(weak, {}, opts.limit) for h in g.hits] if opts.by_session else weak[:opts.limit]
     suggested = source.suggestions(missing) if missing else {}
     said = notes(plan, filters, shown, weak, missing, suggested, found.dropped, mode)
-    if strong and not more and len(read) <= max(wanted, EVIDENCE_HITS) and full(found, depth(opts)):
-        said += (ranking_ends(depth(opts), opts.page or opts.limit),)  # (a later page reached the ranking's end)
+    later = opts.page is not None and opts.limit > opts.page  # (a later page: page 1 needs no word on depth)
+    if later and strong and not more and len(read) <= max(wanted, EVIDENCE_HITS) and full(found, depth(opts)):
+        said += (ranking_ends(depth(opts), opts.page or opts.limit),)
     return SearchResult(query=plan.text, mode=mode, filters=filters, results=renumber(shown),
                         weak_matches=renumber(weak), sessions=sessions, evidence=evidence, has_more=more,
                         dropped_filters=("phrase",) if found.dropped else (), notes=(*found.notes, *said))

@@ -17,7 +17,7 @@ from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.query import plan as plan_query
 from backscroll.retrieval.source import Source
 from backscroll.store.db import Store
-from backscroll.types import AUTHORS, CONTENT_TYPES, ROLES, Filters, SearchResult
+from backscroll.types import AUTHORS, CONTENT_TYPES, ROLES, Filters, Hit, SearchResult
 
 __all__ = ["MODES", "SearchRequest", "answer", "check", "make_filters", "rank", "repeated"]
 
@@ -131,10 +131,13 @@ def answer(source: Source, req: SearchRequest, plan: QueryPlan, filters: Filters
     results = [h for g in sessions for h in g.hits] if req.by_session else result.results[req.offset:]
     # (a question with an answer pages its results: a later page holds no weak matches to say "nothing strong";
     # by session, a page of weak matches skips whole sessions, as a page of results does)
-    skipped = set(list(dict.fromkeys(h.session_id for h in result.weak_matches))[:req.offset])
-    weak = (() if result.results and req.offset else
-            tuple(h for h in result.weak_matches if h.session_id not in skipped) if req.by_session else
-            result.weak_matches[req.offset:])
+    if result.results and req.offset:
+        weak: tuple[Hit, ...] = ()
+    elif req.by_session:
+        skipped = set(list(dict.fromkeys(h.session_id for h in result.weak_matches))[:req.offset])
+        weak = tuple(h for h in result.weak_matches if h.session_id not in skipped)
+    else:
+        weak = result.weak_matches[req.offset:]
     held = f"{judgement.NOTHING_STRONG}:"  # (the note counts the page's weak matches)
     notes = [judgement.nothing_strong_note(len(weak)) if n.startswith(held) else n for n in result.notes]
     result = replace(result, results=tuple(results), sessions=sessions, weak_matches=weak,

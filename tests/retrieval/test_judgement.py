@@ -243,8 +243,11 @@ def test_every_page_of_a_search_is_cut_from_one_ranking(session_builder, backscr
         assert offset > 10 and len(seen) == len(set(seen)), "no hit on two pages"
         if not by_session:  # (240 records hold the words: the ranking, 50 deep, ends first, and says so)
             assert any("-n 20 reads deeper" in n for n in page.notes) and not any("deeper" in n for n in first.notes)
+        assert not any("deeper" in n for n in first.notes), "page 1 says nothing of the ranking's depth"
         assert seen[:10] == ([g.session_id for g in first.sessions] if by_session else
                              [h.record_id for h in first.results])
+    every = backscroll_search("payment webhook retry", limit=20, rerun=True, weak=True, by_session=True)
+    assert len(every.sessions) == 12 and not every.has_more and not any("deeper" in n for n in every.notes)
 
 
 def test_pages_within_a_token_budget_follow_on_without_a_gap_or_a_repeat(session_builder, backscroll_index,
