@@ -38,7 +38,7 @@ def _dry_run(agent: str, event: str, prompt: str) -> int:
     import sys
 
     from backscroll.errors import UsageError
-    from backscroll.integrations.hooks import AGENTS, EVENTS, branch_words, run
+    from backscroll.integrations.hooks import AGENTS, EVENTS, branch_words, respond
 
     if agent not in AGENTS or event not in EVENTS:
         raise UsageError(f"unknown hook {agent} {event}", hint=f"agents: {', '.join(AGENTS)}; events: "
@@ -46,11 +46,11 @@ def _dry_run(agent: str, event: str, prompt: str) -> int:
     raw = json.dumps({"session_id": "backscroll-dry-run", "prompt": prompt, "cwd": os.getcwd(),
                       "hook_event_name": event}).encode()
     with common.archive() as bs:
-        out = run(agent, event, raw, bs.config, dry_run=True)
+        out, sure = respond(agent, event, raw, bs.config, dry_run=True)
         if out is not None:
             why = ""
         elif event == "prompt":
-            why = _silent(bs.config, prompt) if prompt.strip() else "the prompt is empty"
+            why = _silent(sure) if prompt.strip() else "the prompt is empty"
         else:
             why = "" if branch_words(os.getcwd()) else ("this directory's git branch names no work to recall (not "
                                                          "a git checkout, a detached HEAD, or a branch like main)")
@@ -61,13 +61,8 @@ def _dry_run(agent: str, event: str, prompt: str) -> int:
     return 0
 
 
-def _silent(cfg, prompt: str) -> str:
+def _silent(sure: tuple[float, float] | None) -> str:
     """Why a prompt injects nothing, as the judgement saw it ("" when it judged nothing)."""
-    from backscroll.integrations.hooks import prompt_query
-    from backscroll.integrations.recall import judged
-
-    query = prompt_query(prompt)
-    sure = judged(cfg, query) if query and query.strip() else None
     if sure is None:
         return ""
     if sure[0] < sure[1]:

@@ -236,6 +236,12 @@ def prompt_query(prompt: str | None) -> str | None:
 def run(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False) -> str | None:
     """What the hook prints for this input, or None (print nothing); ``dry_run``: without remembering what it
     injected (``backscroll hook … --dry-run``)."""
+    return respond(agent, event, raw, cfg, dry_run=dry_run)[0]
+
+
+def respond(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False
+            ) -> tuple[str | None, tuple[float, float] | None]:
+    """``run``'s answer, with how sure the judgement was beside how sure a hook must be (``recall.Found``)."""
     if agent not in AGENTS or event not in EVENTS:
         raise ValueError(f"unknown hook {agent} {event}")
     inp = parse_input(raw)
@@ -245,28 +251,25 @@ def run(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False) -> st
         if not query or not query.strip():
             if not dry_run:  # (a dry run says so itself)
                 log("no prompt in the hook input")
-            return None
+            return None, None
     else:
         query = branch_words(inp.cwd)
         from backscroll.ingest.projects import project as project_of
 
         project = project_of(inp.cwd)  # named as ingest names it: the repository
     if not query or not query.strip():
-        return None
+        return None, None
     home = cfg.home.value
-    skip = injected_before(home, agent, inp.session_id)
-    recalls = find(cfg, query, inp, project=project, skip=skip)
-    if not recalls:
-        return None
-    context, used = render(recalls, CAPS[event])
+    found = find(cfg, query, inp, project=project, skip=injected_before(home, agent, inp.session_id))
+    context, used = render(found.recalls, CAPS[event])
     if not used:
-        return None
+        return None, found.sure
     try:
         if not dry_run:
             remember(home, agent, inp.session_id, [i for r in used for i in (r.record_id, r.question_id) if i])
     except OSError as exc:
         log(f"could not remember injected records: {exc}")
-    return output(agent, event, context, len(used))
+    return output(agent, event, context, len(used)), found.sure
 
 
 def main(agent: str, event: str, home: str | None = None, deadline: float = HOOK_DEADLINE) -> int:

@@ -53,6 +53,15 @@ class Recall:
     question_id: str | None = None
 
 
+@dataclass(frozen=True)
+class Found:
+    """What a prompt recalls, and how sure the judgement (as fitted for a hook) was that the history answers it,
+    beside how sure a hook must be to speak (``sure``: None when nothing was judged)."""
+
+    recalls: list[Recall]
+    sure: tuple[float, float] | None = None
+
+
 def _excluded(row_session: str, source_path: str | None, inp: HookInput) -> bool:
     sid = inp.session_id
     if sid and (row_session == sid or row_session.startswith(sid + ":")):
@@ -88,29 +97,20 @@ def _searched(cfg, query: str, project: str | None) -> Iterator[tuple[SearchResu
         store.close()
 
 
-def judged(cfg, query: str, project: str | None = None) -> tuple[float, float] | None:
-    """How sure the judgement, as fitted for a hook, is that ``query`` has an answer in the history, and how sure
-    a hook must be to speak (``hook --dry-run`` says so when it stays silent); None: nothing was judged."""
-    from backscroll.retrieval import relevance
-
-    with _searched(cfg, query, project) as searched:
-        if searched is None or not searched[0].evidence:
-            return None
-        fit = relevance.model("hook", searched[0].mode)
-        return relevance.probability(searched[0].evidence, fit), fit.point
-
-
 def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: AbstractSet[str] = frozenset(),
-         max_hits: int = MAX_HITS) -> list[Recall]:
+         max_hits: int = MAX_HITS) -> Found:
     """What ``query`` recalls from sessions other than the caller's: the search's results as judged for a
     hook (nothing when the judgement says the history holds no answer)."""
     from backscroll.indexes.lexical import analyze, stem
     from backscroll.ingest.redact_again import behind
+    from backscroll.retrieval import relevance
 
     with _searched(cfg, query, project) as searched:
         if searched is None:
-            return []
+            return Found([])
         result, plan, store = searched
+        fit = relevance.model("hook", result.mode) if result.evidence else None
+        sure = (relevance.probability(result.evidence, fit), fit.point) if fit else None
         found = result.results
         rows = store.recall_rows([h.rowid for h in found if h.rowid is not None])
         answers = {rid: store.turn_answer(row[1], rid) for rid, row in rows.items() if row[7] == "user"}
@@ -142,7 +142,7 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
             out.append(Recall(record_id, session_id, agent, proj, ts, text, covered))
         if len(out) >= max_hits:
             break
-    return out
+    return Found(out, sure)
 
 
 def _redacted(rows: dict, answers: dict) -> tuple[dict, dict]:

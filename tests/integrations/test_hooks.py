@@ -342,18 +342,20 @@ def test_a_dry_run_shows_what_a_prompt_would_inject_and_remembers_nothing(histor
 
 
 def test_a_hook_judges_the_prompt_as_it_searches_it(history, backscroll_home):
-    """``judged``: how sure the hook's judgement is that the history answers a prompt, against its point; what a
-    hook put in the prompt before is not part of what it asks."""
+    """``find(...).sure``: how sure the hook's judgement is that the history answers a prompt, against its point,
+    read from the one search that finds the recalls; what a hook put in the prompt before is not part of what it
+    asks."""
     from backscroll.integrations.hooks import prompt_query
-    from backscroll.integrations.recall import judged
+    from backscroll.integrations.recall import HookInput, find
     from backscroll.retrieval import relevance
 
-    cfg = backscroll_home.config()
-    answered, everyday = judged(cfg, PROMPT), judged(cfg, "commit and push")
-    assert answered is not None and everyday is not None
+    cfg, inp = backscroll_home.config(), HookInput(None, None, None, None, None)
+    answered, everyday = find(cfg, PROMPT, inp), find(cfg, "commit and push", inp)
+    assert answered.sure is not None and everyday.sure is not None
     point = relevance.model("hook", "hybrid").point
-    assert answered[1] == everyday[1] == point and everyday[0] < point <= answered[0]
-    assert judged(cfg, "what did we decide") is None, "question words only: nothing to judge"
+    assert answered.sure[1] == everyday.sure[1] == point and everyday.sure[0] < point <= answered.sure[0]
+    assert answered.recalls and not everyday.recalls
+    assert find(cfg, "what did we decide", inp).sure is None, "question words only: nothing to judge"
     recalled = f"{PROMPT}\n<backscroll-recall source=\"backscroll\">\n- an earlier passage\n</backscroll-recall>"
     assert (prompt_query(recalled) or "").strip() == PROMPT
 

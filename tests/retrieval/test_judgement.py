@@ -94,7 +94,7 @@ def test_the_recall_hook_injects_nothing_for_a_prompt_never_discussed(shop, back
 
     backscroll_index()
     inp = HookInput(session_id="s-new", transcript_path=None, cwd="/home/dev/shop", prompt=NEVER, source=None)
-    assert recall.find(backscroll_home.config(), NEVER, inp) == []
+    assert recall.find(backscroll_home.config(), NEVER, inp).recalls == []
 
 
 # -- dates ------------------------------------------------------------------------------------------
