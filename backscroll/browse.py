@@ -53,17 +53,20 @@ def file_sessions(store: Store, path: str, *, agent: str | None = None, project:
         raise UsageError(f"{path!r} names no file", hint="e.g. backscroll files src/app/models.py")
     found: dict[str, list] = {}
     for row in store.calls_naming(name, agent, project, since, CALLS_READ):
-        if touches.touches(row["text"], row["cwd"], path):
-            found.setdefault(row["session_id"], []).append(row)
+        named = touches.touched(row["text"], row["cwd"], path)
+        if named is not None:
+            found.setdefault(row["session_id"], []).append((row, named))
     out = []
     for session_id, calls in list(found.items())[:limit]:
         s = _session(store, session_id)
         actions: dict[str, int] = {}
-        for c in calls:
+        for c, _ in calls:
             a = touches.action(c["tool_name"])
             actions[a] = actions.get(a, 0) + 1
+        newest = calls[0][0]
         out.append(FileTouches(session_id, s.get("agent"), s.get("project"), s.get("cwd"), s.get("title"),
-                               calls[0]["timestamp"], actions, calls[0]["record_id"]))
+                               newest["timestamp"], actions, newest["record_id"],
+                               tuple(dict.fromkeys(named for _, named in calls))))
     return out
 
 

@@ -4,7 +4,7 @@ A call names a file as its agent wrote it: absolute (``Read file_path: /home/dev
 to the session's working directory (``apply_patch *** Update File: payments/capture.py``, ``pytest
 tests/test_tax.py``). A path asked for absolutely matches a call's path resolved against its session's
 directory; a relative one matches any path that ends with it, whole components (``tax.py`` is not
-``syntax.py``), in any project.
+``syntax.py``), in any project. Each session says which files it touched (``app/models.py`` for ``models.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ class FileTouches:
     last_at: str | None  # the newest call that touched it
     actions: dict[str, int]  # wrote / edited / read / ran: how many calls did each
     record_id: str  # the newest such call (``show`` opens it in its conversation)
+    files: tuple[str, ...] = ()  # which files, newest first: a relative path's match as a call names it (from cwd)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -54,9 +55,9 @@ def action(tool_name: str | None) -> str:
     return "ran"
 
 
-def _named(text: str, path: str, *, under: bool) -> bool:
-    """Whether ``text`` holds ``path`` as a whole path: nothing of a longer name before or after it (``under``:
-    a directory before it, ``…/app/models.py``, counts too)."""
+def _at(text: str, path: str, *, under: bool) -> int:
+    """Where ``text`` holds ``path`` as a whole path, or -1: nothing of a longer name before or after it
+    (``under``: a directory before it, ``…/app/models.py``, counts too)."""
     i = text.find(path)
     while i >= 0:
         before = text[i - 1] if i else " "
@@ -64,24 +65,45 @@ def _named(text: str, path: str, *, under: bool) -> bool:
         after = text[end] if end < len(text) else " "
         whole_after = not (after.isalnum() or after in _NAME)
         if whole_after and not (before.isalnum() or before in _NAME or before == "/"):
-            return True
+            return i
         if whole_after and before == "/" and (under or text[max(0, i - 2):i] == "./"):
-            return True
+            return i
         i = text.find(path, i + 1)
-    return False
+    return -1
 
 
-def touches(text: str, cwd: str | None, target: str) -> bool:
-    """Whether a call's ``text`` names ``target`` (absolute: that file, or its path relative to the session's
-    ``cwd``; relative: any path ending with it, whole components). Paths may hold spaces and brackets."""
+_BEFORE_A_PATH = frozenset(" \t\n\r\"'`=(<>,;|&")
+
+
+def _whole(text: str, start: int, end: int, cwd: str | None) -> str:
+    """The path that ends at ``end`` and holds ``text[start:end]``, from ``cwd`` when it lies inside it."""
+    while start and text[start - 1] not in _BEFORE_A_PATH:
+        start -= 1
+    found = text[start:end]
+    base = posixpath.normpath(cwd).rstrip("/") + "/" if cwd else None
+    found = found[len(base):] if base and found.startswith(base) and len(found) > len(base) else found
+    return found[2:] if found.startswith("./") else found
+
+
+def touched(text: str, cwd: str | None, target: str) -> str | None:
+    """The path by which a call's ``text`` names ``target`` (absolute: that file, or its path relative to the
+    session's ``cwd``; relative: any path ending with it, whole components), or None. Paths may hold spaces
+    and brackets."""
     target = posixpath.normpath(target.replace("\\", "/"))  # (a path on Windows: app\models.py)
     text = text.replace("\\", "/") if "\\" in text else text
     if not target.startswith("/"):
-        return _named(text, target, under=True)
-    if _named(text, target, under=False):
-        return True
+        at = _at(text, target, under=True)
+        return None if at < 0 else _whole(text, at, at + len(target), cwd)
     base = posixpath.normpath(cwd).rstrip("/") + "/" if cwd else None
-    return base is not None and target.startswith(base) and _named(text, target[len(base):], under=False)
+    inside = target[len(base):] if base and target.startswith(base) else None
+    if _at(text, target, under=False) >= 0 or (inside and _at(text, inside, under=False) >= 0):
+        return inside or target
+    return None
+
+
+def touches(text: str, cwd: str | None, target: str) -> bool:
+    """Whether a call's ``text`` names ``target`` (``touched``)."""
+    return touched(text, cwd, target) is not None
 
 
 def summary(counts: dict[str, int]) -> str:

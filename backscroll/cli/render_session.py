@@ -87,6 +87,7 @@ def resumes(agent: str | None) -> bool:
 
 
 PROJECT_WIDTH = 24  # a longer project name is cut (with …) so that the columns stay aligned
+PATH_WIDTH = 40  # likewise a file's path, from its start
 MIN_PROJECT, MIN_TITLE = 10, 20  # on a narrow terminal the project gives way to the title, down to this
 
 
@@ -133,15 +134,31 @@ def print_file_sessions(found: list[FileTouches], path: str, *, color: bool) -> 
     agent_width = max(len(f.agent or "") for f in found)
     project_width = min(PROJECT_WIDTH, max(len(f.project or "-") for f in found))
     action_width = max(len(summary(f.actions)) for f in found)
+    which = {f.session_id: _which(f, path) for f in found}  # (a relative path: which file ended with it)
+    which_width = 0 if set(which.values()) <= {"", path} else min(PATH_WIDTH, max(len(w) for w in which.values()))
     for f in found:
         line = Text()
         line.append(f"{local_time(f.last_at):<16}  ", style="dim")
         line.append(f"{f.agent or '':<{agent_width}} {cut(f.project or '-', project_width):<{project_width}}  ",
                     style="cyan")
         line.append(f"{summary(f.actions):<{action_width}}", style="bold")
+        if which_width:
+            line.append(f"  {cut_start(which[f.session_id], which_width):<{which_width}}")
         line.append(f"  {f.title or '(untitled)'}")
         one_line(out, line)
         out.print(Text(f"{'':16}  backscroll show {f.record_id}", style="dim"), soft_wrap=True)
+
+
+def _which(f: FileTouches, path: str) -> str:
+    """The file a session touched (and how many others) when the path asked for ends several (``models.py``)."""
+    if path.startswith("/") or not f.files:
+        return ""
+    return f.files[0] + (f" +{len(f.files) - 1}" if len(f.files) > 1 else "")
+
+
+def cut_start(path: str, width: int) -> str:
+    """``path`` in ``width`` characters: a longer one loses its start (``…db/models.py``)."""
+    return path if len(path) <= width else "…" + path[len(path) - width + 1:]
 
 
 def cut(name: str, width: int) -> str:

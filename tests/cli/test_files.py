@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 import backscroll
 from backscroll.cli.app import app
 from backscroll.errors import NotFoundError
-from backscroll.touches import action, summary, touches
+from backscroll.touches import action, summary, touched, touches
 
 
 @pytest.fixture
@@ -48,6 +48,22 @@ def test_files_lists_the_sessions_that_touched_a_file_latest_first_with_what_the
     out = json.loads(CliRunner().invoke(app, ["files", "syntax.py", "--json", "--no-sync"]).stdout)
     assert [s["session_id"] for s in out["sessions"]] == [c.session_id] and out["sessions"][0]["actions"] == {
         "edited": 1}
+    assert out["sessions"][0]["files"] == ["src/shop/syntax.py"], "which file ended with it, from the session's cwd"
+
+
+def test_files_says_which_file_a_session_touched_when_the_path_ends_several(history, session_builder,
+                                                                             backscroll_index, backscroll_home):
+    d = session_builder.claude(project="blog", start="2026-10-08T09:00:00Z")
+    d.user("the blog's tax notice")
+    d.tool_result(d.tool_use("Read", {"file_path": "/home/dev/blog/pages/tax.py"}), "...")
+    d.tool("cat ./tax.py", "...")
+    backscroll_index()
+    found = backscroll.files("tax.py", config=backscroll_home.config())
+    assert [f.files for f in found] == [("tax.py", "pages/tax.py"), ("src/shop/tax.py",), ("src/shop/tax.py",)]
+    human = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["files", "tax.py", "--no-sync"]).stdout
+    assert "tax.py +1" in human and human.count("src/shop/tax.py") == 2, human
+    assert "src/shop" not in CliRunner(env={"COLUMNS": "200"}).invoke(
+        app, ["files", "src/shop/tax.py", "--no-sync"]).stdout, "no column when every file is the one asked for"
 
 
 def test_search_file_keeps_the_search_to_the_sessions_that_touched_it(history, backscroll_home):
@@ -80,6 +96,11 @@ def test_paths_with_spaces_and_brackets_and_ids_that_read_as_options():
     assert touches("Edit file_path: /home/u/my proj/a.py", None, "/home/u/my proj/a.py")
     assert touches("Read app/[slug]/page.tsx", "/w", "app/[slug]/page.tsx")
     assert touches("cat ./src/x.py", "/w", "/w/src/x.py") and not touches("cat other/src/x.py", "/w", "/w/src/x.py")
+    assert touched('Read file_path: "/w/app/[slug]/page.tsx"', "/w", "page.tsx") == "app/[slug]/page.tsx"
+    assert touched("pytest -q --cov=src/shop tests/test_tax.py", "/w", "test_tax.py") == "tests/test_tax.py"
+    assert touched("Edit file_path: C:\\dev\\shop\\tax.py", "/w", "shop\\tax.py") == "C:/dev/shop/tax.py"
+    assert touched("cat /srv/app/models.py", "/srv", "/srv/app/models.py") == "app/models.py", "from its directory"
+    assert touched("cat /srv/app/models.py", "/w", "/srv/app/models.py") == "/srv/app/models.py"
     how = resumption({"agent": "gemini", "session_id": "--yolo", "cwd": None})
     assert how.argv is None and "a leading -" in how.notes[-1]
 
