@@ -21,7 +21,7 @@ from backscroll.errors import ArchiveError, UsageError
 from backscroll.indexes.lexical_schema import MAX_WORD, analyze, stem
 from backscroll.indexes.matrix import DIM_DEFAULT
 from backscroll.indexes.packing import unpack
-from backscroll.ingest.redact_again import RULES_VERSION, behind
+from backscroll.ingest.redact_again import RULES_VERSION, is_current
 from backscroll.store.archive_pg import Archive
 from backscroll.store.archive_schema import SCHEMA_VERSION
 from backscroll.store.archive_search import vector_literal
@@ -109,8 +109,8 @@ def row_of(record: tuple, pgvector: bool, dim: int = DIM_DEFAULT) -> tuple:
 
 
 def session_of(row: tuple, behind: bool) -> tuple:
-    """An outbox session (``Store.outbox_sessions``) as the archive's columns, booleans; redacted again on the way
-    out when the store is ``behind`` today's rules."""
+    """An outbox session (``Store.outbox_sessions``) as the archive's columns, booleans; redacted on the way out
+    when the store is ``behind`` today's rules (or was filled with redaction off)."""
     (session_id, agent, project, cwd, title, first_prompt, started, updated, is_sidechain, parent, records,
      echoes) = row
     if behind:
@@ -124,7 +124,7 @@ def session_of(row: tuple, behind: bool) -> tuple:
 def _sent(store: Store, archive: Archive, member: str, machine: str, rows: list[tuple], pgvector: bool,
           dim: int) -> None:
     sessions = store.outbox_sessions(sorted({r[2] for r in rows}))
-    late = behind(store)
+    late = not is_current(store)
     archive.upsert(member, machine, [row_of(r, pgvector, dim) for r in rows],
                    [session_of(s, late) for s in sessions])
 

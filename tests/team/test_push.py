@@ -128,6 +128,20 @@ def test_nothing_unredacted_reaches_the_archive(team, session_builder, backscrol
     assert "ghp_A1b2" not in dump and "for the deploy" in dump
 
 
+def test_a_store_filled_with_redaction_off_pushes_its_sessions_redacted(team, session_builder, backscroll_home,
+                                                                         monkeypatch):
+    """A member who turned redaction off locally still sends nothing unredacted: not the records, and not the
+    session rows (title, first prompt) every teammate lists."""
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    monkeypatch.setenv("BACKSCROLL_REDACT", "0")
+    bs = home(session_builder, backscroll_home, "shop", f"use token {secret} for the deploy")
+    pushed(team["alice"], bs)
+    with psycopg.connect(team["postgres"]) as conn:
+        dump = " ".join(str(v) for table in ("records", "sessions")
+                        for row in conn.execute(f"SELECT * FROM backscroll.{table}") for v in row)
+    assert "ghp_A1b2" not in dump and dump.count("for the deploy") >= 2, dump
+
+
 def test_an_archive_never_initialised_says_what_to_do(pg_url):
     with psycopg.connect(pg_url, autocommit=True) as admin:
         admin.execute('DROP DATABASE IF EXISTS "bare"')
