@@ -186,7 +186,7 @@ def codex_table(command: str) -> str:
             f'command = {json.dumps(command)}\nargs = ["mcp"]\nstartup_timeout_sec = 30\n')
 
 
-_TABLE_HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*([^\]\n]+?)[ \t]*\]\]?[ \t]*(#.*)?$", re.M)
+_TABLE_HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*([^\]\n]+?)[ \t]*\]\]?[ \t]*(#[^\r\n]*)?\r?$", re.M)  # (CRLF too)
 
 
 def codex_span(text: str) -> tuple[int, int] | None:
@@ -215,12 +215,12 @@ def codex_has_foreign(text: str) -> bool:
 
 
 def codex_add(text: str, command: str) -> str:
+    nl = "\r\n" if "\r\n" in text else "\n"  # (the file's own line ends)
     span = codex_span(text)
     if span:
-        return text[:span[0]] + codex_table(command) + text[span[1]:]
+        return text[:span[0]] + codex_table(command).replace("\n", nl) + text[span[1]:]
     if codex_has_foreign(text):
         return text
-    nl = "\r\n" if "\r\n" in text else "\n"
     new = text + (nl if text else "") + codex_table(command).replace("\n", nl)
     import tomllib
 

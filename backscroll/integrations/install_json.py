@@ -1,10 +1,11 @@
 """Our entries in the agents' JSON settings: recall hook groups and MCP server entries, added and removed
 in place (``json_text``), so that not a byte of the user's is rewritten.
 
-What is ours: a hook group whose every handler runs ``backscroll hook`` (any path to a program named
-backscroll), an MCP entry ``backscroll`` running ``backscroll mcp`` with nothing the user added (no
-``env`` values, no other keys). A shape we do not expect (``"hooks": []``, an event that is an
-object, ``"mcpServers": {"backscroll": "mine"}``) is refused with the file named.
+What is ours: a hook group whose every handler runs ``backscroll hook AGENT EVENT`` as install writes it (any
+path to a program named backscroll; a handler with another word or key is the user's), an MCP entry
+``backscroll`` running ``backscroll mcp`` with nothing the user added (no ``env`` values, no other keys). A
+shape we do not expect (``"hooks": []``, an event that is an object, ``"mcpServers": {"backscroll": "mine"}``)
+is refused with the file named.
 
 Taking ours out (``strip_ours``, for uninstall and before a reinstall) uses the ledger first: a recorded
 text still in the file comes out only when it is one whole entry of ours (by content), cleanly where it
@@ -40,7 +41,8 @@ def _load(path: Path, text: str | None) -> str:
         obj = json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise UsageError(f"{path} is not plain JSON ({exc}); nothing was changed",
-                         hint="add the entry by hand (see --dry-run on an empty file for the snippet)") from None
+                         hint="make it plain JSON (no comments, no trailing commas) and run it again; "
+                              "--agent NAME installs for the other agents alone") from None
     if not isinstance(obj, dict):
         raise UsageError(f"{path} does not hold a JSON object; nothing was changed")
     return text
@@ -69,13 +71,17 @@ def hook_groups(agent: str, program: str) -> dict[str, dict]:
 
 
 def ours_handler(handler) -> bool:
-    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
+    """A handler as install writes it: ``backscroll hook AGENT EVENT`` (any path to the program, an older
+    install's too), nothing the user added: no other word, option or key."""
+    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str) \
+            or not set(handler) <= {"type", "command", "timeout"}:
         return False
     try:
         words = shlex.split(handler["command"])
     except ValueError:
         return False
-    return len(words) >= 2 and is_backscroll(words[0]) and words[1] == "hook"
+    return len(words) == 4 and is_backscroll(words[0]) and words[1] == "hook" and words[2] in ("claude", "codex") \
+        and words[3] in {arg for _e, arg, _m, _t in HOOK_EVENTS}
 
 
 def ours_group(group) -> bool:

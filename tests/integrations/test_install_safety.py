@@ -74,6 +74,32 @@ def test_a_comment_after_our_codex_table_survives_uninstall(home, gap):
     assert path.read_text() == 'model = "gpt-5"\n' + tail
 
 
+@pytest.mark.parametrize("header", ["[mcp_servers.other]", "[mcp_servers.other]  # mine"])
+def test_a_codex_config_with_crlf_line_ends_gets_every_byte_back(home, header):
+    path = home / ".codex" / "config.toml"
+    original = f'model = "o3"\r\n{header}\r\ncommand = "x"\r\n'.encode()
+    path.write_bytes(original)
+    inst.run("mcp", "codex")
+    assert b"[mcp_servers.backscroll]" in path.read_bytes()
+    assert not [c for c in inst.run("mcp", "codex") if c.changed], "installed as it would be now: idempotent"
+    inst.run("mcp", "codex", uninstall=True)
+    assert path.read_bytes() == original
+
+
+def test_hook_handlers_the_user_wrote_around_backscroll_survive_install_and_uninstall(home):
+    """Only handlers as install writes them are ours: one with another word, option or key is the user's."""
+    path = home / ".claude" / "settings.json"
+    mine = [{"hooks": [{"type": "command", "command": "backscroll hook claude prompt --dry-run x"}]},
+            {"hooks": [{"type": "command", "command": "backscroll hook claude prompt", "statusMessage": "recall"}]},
+            {"hooks": [{"type": "command", "command": "BACKSCROLL_HOME=/data/team backscroll hook claude prompt"}]}]
+    original = json.dumps({"hooks": {"UserPromptSubmit": mine}}, indent=2)
+    path.write_text(original)
+    inst.run("hooks", "claude")
+    assert json.loads(path.read_text())["hooks"]["UserPromptSubmit"][:3] == mine
+    inst.run("hooks", "claude", uninstall=True)
+    assert path.read_text() == original
+
+
 # -- 3. a tampered ledger ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("named", ['\n\t"theme": "dark",', "dark", '"x": {"command": "y"}'])
