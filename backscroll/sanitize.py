@@ -64,9 +64,14 @@ def for_agent(text: str) -> str:
     return out if out.isascii() else _NON_ASCII.sub(_angle, out)
 
 
-def escaped_bidi(data: bytes) -> bytes:
-    """A JSON document with every bidi control written as its ``\\uXXXX`` escape: the same strings to a parser,
-    and a terminal or a client showing the document is not reordered by session text."""
+_RAW_IN_JSON = re.compile(rb"\x7f|\xc2[\x80-\x9f]")  # DEL and the C1 controls, which JSON lets through raw
+
+
+def escaped_controls(data: bytes) -> bytes:
+    """A JSON document with every control a parser lets through raw (DEL, the C1 controls: a terminal may read
+    ``\\x9b`` as an escape) and every bidi control written as its ``\\uXXXX`` escape: the same strings to a
+    parser, and a terminal or a client showing the document is not driven or reordered by session text."""
+    data = _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group().decode()):04x}".encode(), data)
     if b"\xe2\x80" not in data and b"\xe2\x81" not in data and b"\xd8\x9c" not in data:
         return data
     for code in BIDI_CONTROLS:

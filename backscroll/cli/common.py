@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NoReturn
 
 from backscroll.errors import BackscrollError, ExitCode
-from backscroll.sanitize import escaped_bidi
+from backscroll.sanitize import escaped_controls
 
 if TYPE_CHECKING:
     import typer
@@ -49,7 +49,7 @@ def json_bytes(obj) -> bytes:
     if isinstance(obj, dict) and "schema_version" not in obj:
         obj = {"schema_version": 1, **obj}
     pretty = STATE.pretty or is_terminal(sys.stdout)
-    return escaped_bidi(orjson.dumps(obj, option=orjson.OPT_INDENT_2 if pretty else 0))
+    return escaped_controls(orjson.dumps(obj, option=orjson.OPT_INDENT_2 if pretty else 0))
 
 
 def emit_json(obj) -> None:

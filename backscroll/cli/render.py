@@ -16,7 +16,7 @@ from typing import Any
 
 from backscroll.cli.terminal import clean, console, label
 from backscroll.dates import human_age
-from backscroll.sanitize import escaped_bidi
+from backscroll.sanitize import escaped_controls
 from backscroll.types import Hit, SearchResult
 
 
@@ -264,7 +264,7 @@ def jsonl_lines(result: SearchResult, fields: tuple[str, ...] | None, max_bytes:
     lines: list[bytes] = []
     used = 0
     for name, h in every:
-        line = escaped_bidi(orjson.dumps({"schema_version": result.schema_version, "list": name,
+        line = escaped_controls(orjson.dumps({"schema_version": result.schema_version, "list": name,
                                           **hit_fields(h.to_dict(), fields)})) + b"\n"
         if max_bytes is not None and used + len(line) > max_bytes:
             break

@@ -30,7 +30,7 @@ from backscroll.request import (
     kind_of,
     options,
 )
-from backscroll.sanitize import escaped_bidi
+from backscroll.sanitize import escaped_controls
 
 INSTRUCTIONS = (
     "Search the record of past coding-agent sessions on this machine: what was decided, tried, fixed, and the "
@@ -182,7 +182,7 @@ class Answer:
     def text(self) -> str:
         import orjson
 
-        return escaped_bidi(orjson.dumps(self.document)).decode()
+        return escaped_controls(orjson.dumps(self.document)).decode()
 
 
 class Tools:

@@ -43,11 +43,13 @@ def test_a_recall_block_holds_no_look_alike_of_its_own_tag():
 
 
 BIDI = "".join(chr(c) for c in BIDI_CONTROLS)
-HOSTILE = f"the billing \u202eexport cron\u202c job \u2066reads\u2069 from the replica {BIDI}"
+HOSTILE = (f"the billing \u202eexport cron\u202c job \u2066reads\u2069 from the replica {BIDI} "
+           "\u009d0;pwned\u009c \u009b2J \x7f")  # (C1 controls: OSC, ST, CSI; DEL)
 
 
 def raw_bidi(data: str) -> list[str]:
-    return [unicodedata.name(ch) for ch in data if ord(ch) in BIDI_CONTROLS]
+    """The bidi controls, C1 controls and DELs ``data`` holds raw."""
+    return [unicodedata.name(ch, hex(ord(ch))) for ch in data if ord(ch) in BIDI_CONTROLS or 0x7f <= ord(ch) <= 0x9f]
 
 
 def test_bidi_controls_never_reach_the_terminal_or_a_json_document(session_builder, backscroll_index,
