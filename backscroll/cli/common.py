@@ -25,6 +25,7 @@ class _State:
     pretty: bool = False  # --pretty: indented JSON even when piped
     color: str = "auto"  # --color auto|always|never
     pager: bool = True  # --no-pager turns it off
+    archive: str | None = None  # the team archive a command reads (--archive): its follow-up commands name it
 
 
 STATE = _State()
@@ -50,6 +51,15 @@ def json_bytes(obj) -> bytes:
         obj = {"schema_version": 1, **obj}
     pretty = STATE.pretty or is_terminal(sys.stdout)
     return escaped_controls(orjson.dumps(obj, option=orjson.OPT_INDENT_2 if pretty else 0))
+
+
+def show_command(ident: str, member: str | None = None) -> str:
+    """``backscroll show ID``, with the ``--archive`` this command read when the id is a team archive's."""
+    if not member:
+        return f"backscroll show {ident}"
+    from backscroll.store.archive_url import for_command
+
+    return f"backscroll show {ident} --archive {for_command(STATE.archive) if STATE.archive else 'URL'}"
 
 
 def emit_json(obj) -> None:

@@ -34,6 +34,7 @@ def list_sessions(
     def body() -> int:
         from backscroll.cli.render_session import print_sessions
 
+        common.STATE.archive = archive
         with common.archive() as bs:
             sessions = bs.sessions(agent=agent, project=project, since=since, limit=limit, offset=offset,
                                    sync=not no_sync and archive is None, archive=archive, member=member, grep=grep,

@@ -27,7 +27,9 @@ def short_path(path: str) -> str:
 
 
 def show_command(hit: Hit) -> str:
-    return f"backscroll show {hit.record_id}" + (" --archive …" if hit.member else "")
+    from backscroll.cli.common import show_command as command
+
+    return command(hit.record_id, hit.member)
 
 
 def whose(hit: Hit) -> str:
@@ -150,6 +152,7 @@ def says_no_matches(result: SearchResult) -> bool:
 def print_by_session(out, result: SearchResult, *, color: bool, offset: int = 0) -> None:
     """``--by-session``: a heading per session (its title, project, agent, when), then its best hits; numbered on
     from ``offset`` (a later page's first session is ``offset + 1``)."""
+    from backscroll.cli.common import show_command as command
     from backscroll.sanitize import shorten
 
     for n, s in enumerate(result.sessions, start=offset + 1):
@@ -158,8 +161,9 @@ def print_by_session(out, result: SearchResult, *, color: bool, offset: int = 0)
         title = shorten(" ".join((s.title or "(untitled)").split()), 100)
         out.print(clean(f"{n}. {title}"), style="bold" if color else None, soft_wrap=True)
         owner = whose(s.hits[0]) if s.hits else ""
-        out.print(clean(f"   {owner}{s.agent} · {s.project or '-'} · {human_age(s.started_at)} · "
-                        f"backscroll show {s.session_id}"), style="dim" if color else None, soft_wrap=True)
+        show = command(s.session_id, s.hits[0].member if s.hits else None)
+        out.print(clean(f"   {owner}{s.agent} · {s.project or '-'} · {human_age(s.started_at)} · {show}"),
+                  style="dim" if color else None, soft_wrap=True)
         print_hits(out, s.hits)
 
 

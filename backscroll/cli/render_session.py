@@ -5,6 +5,7 @@ The shared pieces (``console``, labels) come from ``cli/terminal.py``.
 
 from __future__ import annotations
 
+from backscroll.cli.common import show_command
 from backscroll.dates import local_time
 from backscroll.touches import FileTouches
 from backscroll.types import Hit, SessionSummary, SessionView
@@ -68,11 +69,12 @@ def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
             out.print(Text(f"    … {folded} more lines (--full shows them)", style="dim"))
             for line in lines[-2:]:
                 out.print(Text("    " + line))
+    show = show_command(s["session_id"], s.get("member"))
     if view.records and view.records[-1].rank < view.total and not view.focus:
-        out.print(Text(f"\n{view.total - view.records[-1].rank} more: backscroll show {s['session_id']} "
-                       f"--offset {view.records[-1].rank}", style="dim"))
+        out.print(Text(f"\n{view.total - view.records[-1].rank} more: {show} --offset {view.records[-1].rank}",
+                       style="dim"))
     if view.focus:
-        out.print(Text(f"\nwhole session: backscroll show {s['session_id']}", style="dim"))
+        out.print(Text(f"\nwhole session: {show}", style="dim"))
     if not owner and resumes(s.get("agent")):
         gap = "" if view.focus else "\n"
         out.print(Text(f"{gap}back into it: backscroll resume {s['session_id']}", style="dim"))
@@ -117,8 +119,8 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
         if s.subagents:
             line.append(f"  +{s.subagents} subagent{'s' if s.subagents != 1 else ''}", style="dim")
         one_line(out, line)
-        out.print(Text(f"{'':16}  backscroll show {s['session_id']}" + (" --archive …" if s.member else ""),
-                       style="dim"), soft_wrap=True)  # (never broken: a command to copy whole)
+        out.print(Text(f"{'':16}  {show_command(s['session_id'], s.member)}", style="dim"),
+                  soft_wrap=True)  # (never broken: a command to copy whole)
 
 
 def print_file_sessions(found: list[FileTouches], path: str, *, color: bool) -> None:

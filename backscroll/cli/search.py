@@ -92,6 +92,7 @@ def search(**given: Any) -> None:
                 bars = {"progress": _SayOnStart()}
         from backscroll.cli.hints import RERUN
 
+        common.STATE.archive = asked.get("archive")
         with common.archive(cfg) as bs:
             result = bs.search(text, **asked, sync=not no_sync, caller_session=caller_session,
                                caller_argv=None if person else sys.argv[1:], rerun_hint=RERUN, **bars)

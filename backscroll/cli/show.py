@@ -42,6 +42,7 @@ def show(
     def body() -> int:
         from backscroll.cli.render_session import print_session_view
 
+        common.STATE.archive = archive
         with common.archive() as bs:
             view = bs.show(ident, context=3 if context is None else context, limit=limit, offset=offset,
                            max_chars=max_chars, sync=not no_sync and archive is None, archive=archive,

@@ -54,6 +54,20 @@ def where(url: str) -> str:
            f"{info.get('dbname') or ''}"
 
 
+def for_command(given: str) -> str:
+    """The ``--archive`` a printed follow-up command repeats, quoted for a shell: ``default`` as it is, a URL
+    without a password as given, else where it points without the password (it then comes from ~/.pgpass or
+    $PGPASSWORD, as it should)."""
+    import shlex
+
+    info = _parsed(given)
+    if given == "default" or info is None or not (info.get("password") or ":" in (_userinfo(given) or "")):
+        return shlex.quote(given) if info is not None or given == "default" else "URL"
+    from psycopg import conninfo
+
+    return shlex.quote(conninfo.make_conninfo(**{k: v for k, v in info.items() if k != "password"}))
+
+
 def said(exc: Exception, url: str) -> str:
     """The first line of what libpq or the server said, without any part of ``url`` that could be a password."""
     text = (str(exc).strip().splitlines() or ["error"])[0][:300]

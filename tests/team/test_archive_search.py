@@ -229,3 +229,39 @@ def test_the_same_archive_search_again_over_mcp_gets_the_note_a_local_one_gets(a
     assert again.results == first.results != () and again.repeated is None
     assert again.notes[0].startswith("[same search again]")
     assert not any(n.startswith("[same search again]") for n in first.notes)
+
+
+def test_the_commands_an_archive_answer_prints_can_be_run_as_printed(archive):
+    """Every ``backscroll show`` an archive answer prints names the archive it read (never a password)."""
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    url, root = archive
+    home = ["--home", str(root / "carol"), "--no-pager"]
+    runner = CliRunner(env={"COLUMNS": "300"})
+    printed = []
+    for args in (["search", "capture_payment", "--mode", "lexical", "--archive", url],
+                 ["search", "capture_payment", "--mode", "lexical", "--by-session", "--archive", url],
+                 ["list", "--archive", url, "-n", "2"]):
+        out = runner.invoke(app, [*home, *args])
+        assert out.exit_code == 0, out.output
+        printed += [ln[ln.index("backscroll show"):] for ln in out.stdout.splitlines() if "backscroll show" in ln]
+    assert printed and all("--archive" in line and "…" not in line for line in printed), printed
+    for line in printed[:3]:
+        shown = runner.invoke(app, [*home, *shlex.split(line)[1:]])
+        assert shown.exit_code == 0 and shown.stdout.startswith("session "), shown.output
+        follow = [ln[ln.index("backscroll show"):] for ln in shown.stdout.splitlines() if "backscroll show" in ln]
+        assert all("--archive" in ln for ln in follow), follow
+
+
+def test_a_printed_archive_argument_never_holds_a_password():
+    from backscroll.store.archive_url import for_command
+
+    assert for_command("default") == "default"
+    assert for_command("postgresql://alice@db.example/team") == "postgresql://alice@db.example/team"
+    assert "s3cret" not in for_command("postgresql://alice:s3cret@db.example:5433/team?sslmode=require")
+    assert "sslmode=require" in for_command("postgresql://alice:s3cret@db.example:5433/team?sslmode=require")
+    assert "s3cret" not in for_command("host=db user=alice password=s3cret dbname=team")
