@@ -88,7 +88,7 @@ def plausible_assignment(m: Matched) -> bool:
     quoted = m.group("q1") is not None or m.group("q2") is not None
     if len(value) < 4 or value.lower() in _PLACEHOLDER_WORDS or "REDACTED" in value or len(set(value)) < 3:
         return False
-    if value[0] in "$%<{*#" or value.startswith(("process.env", "os.environ", "env.", "ENV[", "secrets.")):
+    if value[0] in "$%<{*#&" or value.startswith(("process.env", "os.environ", "env.", "ENV[", "secrets.")):
         return False
     if kw in ("pass", "pwd", "token", "key") and not boundary and not any(low.endswith(c + kw) for c in _KEY_COMPOUNDS):
         return False

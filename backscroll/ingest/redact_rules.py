@@ -132,6 +132,9 @@ RULES: list[Rule] = [
          3, check=lambda m: on_line(m, ("curl",))),
     Rule("database-password", ("mysql", "mariadb"), re.compile(r"([ \t]-p)(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
          check=lambda m: on_line(m, ("mysql", "mariadb")) and m.group(3)[0] != "-"),
+    # a registry login's ``-p PASSWORD`` (docker, podman, buildah, skopeo, oras, helm registry)
+    Rule("password", ("login",), re.compile(r"((?<![\w-])-p[ \t]{1,4})(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
+         check=lambda m: on_line(m, (" login",)) and m.group(3)[0] not in "-$%{<"),
     # credentials in the config files agents ``cat``: Docker's config.json and .dockerconfigjson, .npmrc,
     # .netrc (``password X``), kubeconfig's client keys
     Rule("basic-auth", ('"auth"', "_auth"), re.compile(
@@ -145,6 +148,11 @@ RULES: list[Rule] = [
         # .netrc, nmcli, prose: ``password X``, ``the password is X``
         r"(?i)((?<![A-Za-z0-9_])pass(?:word|wd|phrase)(?:[ \t]{1,4}is|[ \t]{1,4}was)?[ \t]{1,4})"
         r"(?P<q>[\"']?)(?P<pw>[^\s\"'`,;]{6,128})(?P=q)(?![^\s\"'`,;])"), "pw", check=password_word),
+    # prose: ``the secret is X``, ``secret key X`` (an AWS secret access key pasted without its name)
+    Rule("password-or-secret", ("secret", "Secret", "SECRET"), re.compile(
+        r"(?i)((?<![A-Za-z0-9_])secret(?:[ \t]{1,4}(?:access[ \t]{1,4})?key)?(?:[ \t]{1,4}is|[ \t]{1,4}was)?[ \t]{1,4})"
+        r"(?P<q>[\"']?)(?P<pw>[A-Za-z0-9+/_\-]{16,128}={0,2})(?P=q)(?![A-Za-z0-9+/=_\-])"), "pw",
+         check=lambda m: random_body(m.group("pw")) and classes(m.group("pw")) >= 3),
     Rule("password", ("sshpass",), re.compile(
         r"(sshpass(?:[ \t]{1,4}-[a-zA-Z])*[ \t]{1,4}-p[ \t]{0,4})(?P<q>[\"']?)(?P<pw>[^\s\"']{3,128})(?P=q)"), "pw",
          check=lambda m: m.group("pw")[0] not in "$%{<"),
@@ -168,7 +176,8 @@ RULES: list[Rule] = [
     # it is tried only there, see redact._matches_at_markers)
     Rule("password-or-secret", ("pass", "pwd", "secret", "token", "key", "credential"), re.compile(
         r"(?i)(?P<kw>pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?)(?P<sfx>(?:[_-][a-z0-9]{1,16}){1,3})?"
-        r"(?:\\?[\"'])?[ \t]{0,4}(?::=|=>|=|:(?!:))[ \t]{0,4}"
+        r"(?:\\?[\"'])?[ \t]{0,4}(?::=|=>|=|(?P<col>:)(?!:))[ \t]{0,4}"
         r"(?:(?P<q1>\\?\")(?P<v1>[^\"\\\n]{1,256})\\?\"|(?P<q2>')(?P<v2>[^'\n]{1,256})'"
-        r"|(?P<v3>[^\s\"'`,;&<>(){}\[\]\\]{1,256}))"), "v", check=plausible_assignment, lower=True),
+        r"|(?P<v3>(?(col)[^\s\"'`,;<>(){}\[\]\\]|[^\s\"'`,;&<>(){}\[\]\\]){1,256}))"), "v",  # (& ends a value after =)
+         check=plausible_assignment, lower=True),
 ]

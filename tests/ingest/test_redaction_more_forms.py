@@ -65,6 +65,13 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     ("name-goes-on-quoted", 'DATABASE_PASSWORD_DEV="Hunter2!pw7x"', ("Hunter2!pw7x",)),
     ("pypi-upload", "twine upload -u __token__ -p "
      "pypi-AgEIcHlwaS5vcmcCJDk4ZTk3ZmE1LWM2NzQtNDI1Mi1hNzA2LTQ1ZWMz dist/*", ("AgEIcHlwaS5vcmcCJDk4ZTk3ZmE1",)),
+    # rules version 3 (a review's planted forms): a registry login's -p, a value past an &, a secret in prose
+    ("registry-login", "docker login -u me -p HsOmwhP49euIeKj1 reg.example.com", ("HsOmwhP49euIeKj1",)),
+    ("podman-login-quoted", "podman login quay.io -u bot -p 'Qx7Lm2&Np9' --tls-verify", ("Qx7Lm2", "Np9")),
+    ("password-past-ampersand", "password: dKnyzefG&5vUnDC", ("dKnyzefG", "5vUnDC")),
+    ("password-tail-past-ampersand", "password: Tr0ub4dor&3 for now", ("Tr0ub4dor", "&3")),
+    ("secret-in-prose", "the secret is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, rotate it", ("wJalrXUtnFEMI",)),
+    ("secret-key-in-prose", "secret key ab12CD34ef56GH78ij90 for the bucket", ("ab12CD34ef56GH78ij90",)),
 ]
 
 # Provider tokens: their formats come from gitleaks' maintained rule set (redact_gitleaks).
@@ -96,6 +103,13 @@ KEEP = [
     'api_key_header = "X-Api-Key"',
     "TOKEN_EXPIRY=3600s",
     'keyboard_layout: "qwerty-us"',
+    "https://example.com/cb?token=$TOKEN&user=bob",
+    "password: &default_password",
+    "defaults:\n  key: &base\n    retries: 3",
+    "podman login -p $REG_PASS quay.io",
+    "ssh -p 2222 deploy@host, then login as root",
+    "the secret is out: we ship on Monday",
+    "secret_sauce_recipe_for_success is a function name",
 ]
 
 
