@@ -149,9 +149,14 @@ def _known(values: list[str], n: int = 12) -> str:
 
 
 def resolve_project(store: Store, name: str) -> str:
-    """The indexed project ``name`` names: exactly, case-insensitively, as a unique prefix or a unique part,
-    or as a path (``.``, ``~/src/app``, a worktree): the project of the repository there."""
-    known = store.project_names()
+    """The indexed project ``name`` names (``project_named``)."""
+    return project_named(store.project_names(), name)
+
+
+def project_named(known: list[str], name: str) -> str:
+    """The project of ``known`` (the local store's or the team archive's) that ``name`` names: exactly,
+    case-insensitively, as a unique prefix or a unique part, or as a path (``.``, ``~/src/app``, a worktree):
+    the project of the repository there."""
     if name in known:
         return name
     named = None

@@ -13,6 +13,11 @@ class ArchiveBrowse:
     def _rows(self, sql: str, params: Sequence[Any]) -> list[dict]:
         raise NotImplementedError
 
+    def project_names(self) -> list[str]:
+        """The projects in the archive, those with most sessions first."""
+        return [r["project"] for r in self._rows("SELECT project FROM backscroll.sessions WHERE project IS NOT NULL "
+                                                 "GROUP BY project ORDER BY count(*) DESC, project", ())]
+
     def session_rows(self, where_sql: str, params: Sequence[Any], limit: int, offset: int) -> list[dict]:
         """Sessions the filters admit (``archive_filters.sessions_where``), the latest started first."""
         return self._rows("SELECT *, (SELECT count(*) FROM backscroll.sessions c WHERE c.member = sessions.member "

@@ -10,8 +10,8 @@ from backscroll.types import Filters
 
 def where_sql(filters: Filters, *, include_echoes: bool, echoes_only: bool = False, member: str | None = None,
               kinds: tuple[str, ...] | None = None) -> tuple[str, list[Any]]:
-    """``(clause, params)`` admitting the rows ``filters`` ask for: exact agent, role, content type and author;
-    a project by a case-insensitive prefix; a session by a prefix of its id; the time window; a member; one of
+    """``(clause, params)`` admitting the rows ``filters`` ask for: exact agent, role, content type, author and
+    project; a session by a prefix of its id; the time window; a member; one of
     the content types ``kinds``. Query echoes are left out unless ``include_echoes``; ``echoes_only``: only they."""
     clauses: list[str] = ["is_echo"] if echoes_only else [] if include_echoes else ["NOT is_echo"]
     params: list[Any] = []
@@ -39,14 +39,14 @@ def _prefix(value: str) -> str:
 
 def _matching(clauses: list[str], params: list[Any], project: str | None,
               equal: tuple[tuple[str, str | None], ...]) -> None:
-    """The clauses of columns that must equal a value, and of a project named by a prefix (case aside)."""
+    """The clauses of columns that must equal a value, the project among them."""
     for column, value in equal:
         if value is not None:
             clauses.append(f"{column} = %s")
             params.append(value)
-    if project is not None:
-        clauses.append("lower(project) LIKE %s")
-        params.append(_prefix(project.lower()))
+    if project is not None:  # (resolved to one of the archive's projects first: ``browse.project_named``)
+        clauses.append("project = %s")
+        params.append(project)
 
 
 def sessions_where(filters: Filters, member: str | None = None, *, words: tuple[str, ...] = (),

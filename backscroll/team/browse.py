@@ -24,10 +24,14 @@ def sessions(cfg: Config, archive: str, filters: Filters, member: str | None, li
              offset: int, *, grep: str | None = None, everything: bool = False) -> tuple[list[SessionSummary], int]:
     """The archive's sessions the filters admit, latest first, and how many there are in all (its sessions table),
     chosen as the local ``list`` chooses (``browse.list_sessions``)."""
-    from backscroll.browse import grep_words
+    from dataclasses import replace
 
-    where, params = sessions_where(filters, member, words=grep_words(grep), everything=everything)
+    from backscroll.browse import grep_words, project_named
+
     with _open(cfg, archive) as a:
+        if filters.project:
+            filters = replace(filters, project=project_named(a.project_names(), filters.project))
+        where, params = sessions_where(filters, member, words=grep_words(grep), everything=everything)
         rows = a.session_rows(where, params, limit, offset)
         total = a.session_count(where, params)
     return [summary(r) for r in rows], total

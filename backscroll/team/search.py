@@ -21,6 +21,7 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
     """The archive's answer to ``req`` (its filters and plan already checked)."""
     from dataclasses import replace
 
+    from backscroll.browse import project_named
     from backscroll.retrieval.searching import answer, spoken_agent_hint
     from backscroll.team.push import settings
     from backscroll.team.source import ArchiveSource
@@ -32,6 +33,8 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
     notes: list[str] = []
     with Archive.connect(url) as archive:
         archive.check_version()
+        if filters.project:  # (named as locally: a unique prefix or part, a path; none or several is an error)
+            filters = replace(filters, project=project_named(archive.project_names(), filters.project))
         filters = spoken_agent_hint(archive.has_agent, plan, filters, notes)
         vector = None if plan.date_only else _query_vector(plan, req, notes)
         if vector is not None and not archive.has_vector():

@@ -55,7 +55,8 @@ class Pool:
 
 
 def iso(ts) -> str | None:
-    return ts.astimezone(UTC).isoformat().replace("+00:00", "Z") if ts is not None else None
+    """A time as the local store writes one: UTC, to the millisecond (``2026-11-12T11:30:06.984Z``)."""
+    return ts.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z") if ts is not None else None
 
 
 def hit_of(row: dict, rank: int, **kw) -> Hit:

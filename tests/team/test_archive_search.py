@@ -13,7 +13,7 @@ from helpers import TESTS
 from team_archives import as_role, fresh_archive
 
 from backscroll.archive import Backscroll
-from backscroll.errors import UsageError
+from backscroll.errors import NotFoundError, UsageError
 from backscroll.store.archive_pg import Archive
 from backscroll.store.archive_schema import SCHEMA_VERSION
 
@@ -67,6 +67,24 @@ def test_filters_are_hints_and_member_filters(archive):
     assert only_alice.results and {h.member for h in only_alice.results} == {"alice"}
     with pytest.raises(UsageError, match="archive"):
         carol.search("job queue", member="alice")
+
+
+
+def test_a_project_is_named_on_the_archive_as_locally(archive):
+    """A unique prefix or part names one project; a name for none is an error naming those there (not an
+    empty scope with matches "outside" it), as a local search's is."""
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    found = carol.search("capture_payment", archive=url, mode="lexical", project="PAY")
+    assert found.results and {h.project for h in found.results} == {"payments"}
+    local = Backscroll(home=root / "alice").search("capture_payment", mode="lexical", project="pay")
+    assert {h.timestamp for h in local.results} >= {h.timestamp for h in found.results}, "times written alike"
+    assert {s.project for s in carol.sessions(archive=url, project="pay", limit=50)} == {"payments"}
+    for asked in (lambda: carol.search("capture_payment", archive=url, project="nosuch"),
+                  lambda: carol.sessions(archive=url, project="nosuch")):
+        with pytest.raises(NotFoundError, match="no project 'nosuch' is indexed") as err:
+            asked()
+        assert "payments" in (err.value.hint or "")
 
 
 def test_the_json_of_an_archive_search_keeps_the_contract_and_says_whose(archive):
