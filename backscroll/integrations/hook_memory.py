@@ -42,7 +42,9 @@ def remember(home: Path, agent: str, session_id: str | None, record_ids: list[st
     ids = sorted(injected_before(home, agent, session_id) | set(record_ids))
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"session_id": session_id, "record_ids": ids}))
+    fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)  # (owner-only, as the rest of the data dir)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps({"session_id": session_id, "record_ids": ids}))
     os.replace(tmp, path)
 
 
@@ -73,7 +75,7 @@ def prune(home: Path, budget: float = PRUNE_BUDGET) -> int:
                         removed += 1
                 except OSError:  # one file that cannot go (a directory, a permission) costs only itself
                     continue
-        stamp.touch()
+        stamp.touch(mode=0o600)
     except OSError:
         pass
     return removed

@@ -26,14 +26,13 @@ from backscroll.integrations.install_files import (
     add_block,
     apply_settled,
     block_span,
-    codex_change,
-    codex_span,
     missing_dirs,
     remove_block,
     remove_old_backup,
     text_change,
 )
 from backscroll.integrations.install_json import add_hooks, add_mcp, json_change, json_has, ours_handler, ours_mcp
+from backscroll.integrations.install_toml import codex_change, codex_span
 from backscroll.integrations.install_write import check_editable, read_or_none
 
 SKILL_MARK = "installed by backscroll"

@@ -7,7 +7,7 @@ whether install created the file. Uninstall takes out exactly that text, which g
 back (CRLF, spacing, number spellings), deletes a file only when install created it, and without a
 ledger entry removes only what is recognisably ours. Markdown files get a ``<!-- backscroll:begin … -->``/
 ``<!-- backscroll:end -->`` block; Codex's ``config.toml`` a ``[mcp_servers.backscroll]`` table carrying a
-marker comment. How files are written is ``install_write``; what each kind installs for each agent is
+marker comment (``install_toml``). How files are written is ``install_write``; what each kind installs for each agent is
 ``backscroll.integrations.install``.
 """
 
@@ -20,13 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from backscroll.errors import UsageError
 from backscroll.integrations.install_write import Raced, read_or_none, still_as_read, write_text
 
 BEGIN = "<!-- backscroll:begin"
 END = "<!-- backscroll:end -->"
 OLD_BACKUP = ".backscroll-backup"  # what releases before the ledger kept beside a JSON file
-CODEX_MARK = "# added by `backscroll install mcp`; `backscroll install mcp --uninstall` removes it"
 
 
 @dataclass(frozen=True)
@@ -54,7 +52,8 @@ class Change:
 
 class Ledger:
     """What install added to each file: ``{path: {kind: {"created": bool, "inserted": [text, …],
-    "containers": [[key, …], …]}}}`` (a record of text, so it is checked against the file before use)."""
+    "containers": [[key, …], …], "blank"?: text}}}`` (a record of text, so it is checked against the file
+    before use; ``blank``: the file was empty, or white space, before)."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -85,8 +84,11 @@ class Ledger:
         old = self.entry(change.path, change.kind) or {}
         created = old.get("created", False) or change.before is None
         containers = sorted({*self.containers(change.path, change.kind), *change.containers})
-        self.files.setdefault(str(change.path), {})[change.kind] = {
-            "created": created, "inserted": list(change.inserted), "containers": [list(p) for p in containers]}
+        entry = {"created": created, "inserted": list(change.inserted), "containers": [list(p) for p in containers]}
+        blank = old.get("blank") if "blank" in old else change.before
+        if isinstance(blank, str) and not blank.strip():  # (an empty file: uninstall gives its bytes back)
+            entry["blank"] = blank
+        self.files.setdefault(str(change.path), {})[change.kind] = entry
 
     def forget(self, change: Change) -> None:
         kinds = self.files.get(str(change.path), {})
@@ -136,6 +138,13 @@ def created_by_us(ledger: Ledger | None, path: Path, kind: str) -> bool:
     return bool(entry and entry.get("created"))
 
 
+def blank_before(ledger: Ledger | None, path: Path, kind: str) -> str | None:
+    """What an empty (or blank) file held when install first wrote into it, or None."""
+    entry = ledger.entry(path, kind) if ledger is not None else None
+    blank = entry.get("blank") if entry else None
+    return blank if isinstance(blank, str) and not blank.strip() else None
+
+
 # -- Markdown: the marked block -------------------------------------------------------------
 
 def block_span(text: str) -> tuple[int, int] | None:
@@ -179,62 +188,7 @@ def remove_block(text: str) -> str:
     return cut_span(text, block_span(text))
 
 
-# -- Codex's config.toml: the marked table --------------------------------------------------
-
-def codex_table(command: str) -> str:
-    return (f'[mcp_servers.backscroll]\n{CODEX_MARK}\n'
-            f'command = {json.dumps(command)}\nargs = ["mcp"]\nstartup_timeout_sec = 30\n')
-
-
-_TABLE_HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*([^\]\n]+?)[ \t]*\]\]?[ \t]*(#[^\r\n]*)?\r?$", re.M)  # (CRLF too)
-
-
-def codex_span(text: str) -> tuple[int, int] | None:
-    """The span of our ``[mcp_servers.backscroll]`` table (with its subtables), if it carries our mark."""
-    headers = list(_TABLE_HEADER.finditer(text))
-    for i, m in enumerate(headers):
-        if m.group(1).replace(" ", "") == "mcp_servers.backscroll":
-            end = len(text)
-            for n in headers[i + 1:]:
-                if not n.group(1).replace(" ", "").startswith("mcp_servers.backscroll."):
-                    end = n.start()
-                    break
-            if CODEX_MARK not in text[m.start():end]:
-                return None
-            # Our table ends with a key: blank lines and comments after it are the user's (about what follows).
-            lines = text[m.start():end].splitlines(keepends=True)
-            while len(lines) > 1 and CODEX_MARK not in lines[-1] and (
-                    not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
-                lines.pop()
-            return m.start(), m.start() + sum(map(len, lines))
-    return None
-
-
-def codex_has_foreign(text: str) -> bool:
-    return bool(re.search(r"^\s*\[\s*mcp_servers\s*\.\s*backscroll\s*\]", text, re.M)) and codex_span(text) is None
-
-
-def codex_add(text: str, command: str) -> str:
-    nl = "\r\n" if "\r\n" in text else "\n"  # (the file's own line ends)
-    span = codex_span(text)
-    if span:
-        return text[:span[0]] + codex_table(command).replace("\n", nl) + text[span[1]:]
-    if codex_has_foreign(text):
-        return text
-    new = text + (nl if text else "") + codex_table(command).replace("\n", nl)
-    import tomllib
-
-    try:
-        tomllib.loads(new)
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"adding [mcp_servers.backscroll] would not be valid TOML ({exc}); nothing was changed",
-                         hint="add it by hand: " + codex_table(command).replace("\n", "; ")) from None
-    return new
-
-
-def codex_remove(text: str) -> str:
-    return cut_span(text, codex_span(text))
-
+# -- a text file's part of ours (the Markdown block; Codex's table: ``install_toml``) ----------
 
 def text_change(path: Path, what: str, kind: str, uninstall: bool, book: Ledger | None,
                 add: Callable[[str], str], remove: Callable[[str], str]) -> Change:
@@ -247,11 +201,6 @@ def text_change(path: Path, what: str, kind: str, uninstall: bool, book: Ledger 
     else:
         after = add(before or "")
     return Change(path, before, after, what, kind)
-
-
-def codex_change(path: Path, uninstall: bool, book: Ledger | None, program: str) -> Change:
-    return text_change(path, "mcp (codex)", "mcp", uninstall, book, lambda text: codex_add(text, program),
-                       codex_remove)
 
 
 # -- writing --------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from pathlib import Path, PurePath
 
 from backscroll.errors import UsageError
 from backscroll.integrations import json_text
-from backscroll.integrations.install_files import Change, Ledger, created_by_us
+from backscroll.integrations.install_files import Change, Ledger, blank_before, created_by_us
 from backscroll.integrations.install_write import read_or_none
 
 HOOK_EVENTS = (("SessionStart", "session-start", "startup|resume|clear|compact", 10),
@@ -278,6 +278,8 @@ def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger 
             after = None
         elif created_by_us(book, path, kind) and after is not None and json.loads(after) == {}:
             after = None  # install created the file: it goes
+        elif (blank := blank_before(book, path, kind)) is not None and after is not None and json.loads(after) == {}:
+            after = blank  # install found it empty: empty it is again
         elif after == text:
             after = before
         return Change(path, before, after, what, kind)

@@ -152,7 +152,7 @@ class Tool:
         unknown = sorted(set(given) - set(known))
         if unknown:
             raise UsageError(f"{self.name}: unknown argument {unknown[0]!r}",
-                             hint=f"{self.name} takes: {', '.join(known)}")
+                             hint=f"{self.name} takes: {', '.join(known)}" if known else f"{self.name} takes none")
         out = {}
         for p in self.params:
             if p.name not in given or given[p.name] is None:

@@ -323,6 +323,23 @@ def test_a_pass_over_the_memory_folder_skips_what_it_cannot_remove_and_runs_once
     assert prune(tmp_path, budget=30) == 0, "a whole pass ran today"
 
 
+def test_what_a_hook_remembers_is_owner_only(tmp_path):
+    import stat
+
+    from backscroll.integrations.hook_memory import injected_before, prune, remember
+
+    old = os.umask(0o022)
+    try:
+        remember(tmp_path, "claude", "s-1", ["r#0"])
+        prune(tmp_path, budget=5)
+    finally:
+        os.umask(old)
+    folder = tmp_path / "hooks"
+    assert injected_before(tmp_path, "claude", "s-1") == {"r#0"}
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in folder.iterdir()}
+    assert modes and set(modes.values()) == {0o600}, modes
+
+
 def test_a_dry_run_shows_what_a_prompt_would_inject_and_remembers_nothing(history, backscroll_home):
     from helpers import run_cli
 

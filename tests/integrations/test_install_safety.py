@@ -100,6 +100,17 @@ def test_hook_handlers_the_user_wrote_around_backscroll_survive_install_and_unin
     assert path.read_text() == original
 
 
+@pytest.mark.parametrize("blank", ["", "  \n", "\n\n"])
+@pytest.mark.parametrize("kind,agent,rel", JSON_TARGETS)
+def test_an_empty_settings_file_is_empty_again_after_uninstall(home, kind, agent, rel, blank):
+    path = home / rel
+    path.write_text(blank)
+    inst.run(kind, agent)
+    assert json.loads(path.read_text()), "installed"
+    inst.run(kind, agent, uninstall=True)
+    assert path.read_text() == blank
+
+
 # -- 3. a tampered ledger ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("named", ['\n\t"theme": "dark",', "dark", '"x": {"command": "y"}'])

@@ -335,3 +335,14 @@ def test_schemas_are_generated_from_the_search_request():
     options = {f.name for f in fields(SearchRequest) if "option" in f.metadata}
     assert set(TOOLS["search"].input_schema()["properties"]) == options
     assert TOOLS["search"].input_schema()["required"] == ["query"]
+
+
+def test_an_unknown_argument_names_what_the_tool_takes():
+    from backscroll.errors import UsageError
+
+    with pytest.raises(UsageError) as err:
+        TOOLS["status"].arguments({"x": 1})
+    assert err.value.hint == "status takes none"
+    with pytest.raises(UsageError) as err:
+        TOOLS["show"].arguments({"id": "a", "contxt": 2})
+    assert "context" in (err.value.hint or "")
