@@ -18,7 +18,7 @@ from backscroll.errors import ArchiveError
 from backscroll.store.archive_browse import ArchiveBrowse
 from backscroll.store.archive_schema import GROUP, RECORD_COLUMNS, SCHEMA_VERSION, SESSION_COLUMNS, migrations
 from backscroll.store.archive_search import ArchiveSearch, psycopg_module
-from backscroll.store.archive_url import check, said, where
+from backscroll.store.archive_url import advice, check, said, where
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Archive(ArchiveSearch, ArchiveBrowse):
         try:
             conn = psycopg.connect(url, connect_timeout=timeout, application_name="backscroll")
         except psycopg.Error as exc:
-            raise ArchiveError(f"cannot reach the archive at {where(url)}: {said(exc, url)}") from None
+            raise ArchiveError(f"cannot reach the archive at {where(url)}: {said(exc, url)}", advice(exc)) from None
         return cls(conn, url)
 
     def close(self) -> None:
@@ -66,7 +66,8 @@ class Archive(ArchiveSearch, ArchiveBrowse):
                 return cur.fetchall() if cur.description else []
         except psycopg.Error as exc:
             self._rollback()
-            raise ArchiveError(f"the archive at {where(self.url)} refused: {said(exc, self.url)}") from None
+            raise ArchiveError(f"the archive at {where(self.url)} refused: {said(exc, self.url)}",
+                               advice(exc)) from None
 
     # -- schema ---------------------------------------------------------------------------------------
     def version(self) -> int | None:

@@ -31,6 +31,12 @@ def _userinfo(url: str) -> str | None:
 
 def check(url: str) -> None:
     """Refuse a URL libpq would misread or cannot read, naming the fix, never quoting the URL."""
+    if "://" in url and not _SCHEME.match(url):
+        raise UsageError("the archive is a PostgreSQL database: its URL starts with postgresql://",
+                         hint="e.g. postgresql://alice@db.example.com/team")
+    if "://" not in url and "=" not in url:
+        raise UsageError("an archive is named by a PostgreSQL URL, or by `default` for the one configured here",
+                         hint="e.g. --archive default, or postgresql://alice@db.example.com/team")
     userinfo = _userinfo(url)
     if userinfo is not None and "@" in userinfo:
         raise UsageError("the archive URL has an '@' in its user name or password, which PostgreSQL reads as the "
@@ -54,6 +60,30 @@ def where(url: str) -> str:
            f"{info.get('dbname') or ''}"
 
 
+def advice(exc: Exception) -> str | None:
+    """What to do about an error the server or libpq gave, by its SQLSTATE or libpq's words (a failed connection
+    carries no SQLSTATE), or None."""
+    state = getattr(exc, "sqlstate", None) or ""
+    text = str(exc)
+    if state == "28P01" or "password authentication failed" in text:
+        return ("the password is read from the URL, $PGPASSWORD or ~/.pgpass (host:port:db:user:password, mode "
+                "0600): check the one for this user")
+    if "no password supplied" in text or "fe_sendauth" in text:
+        return "put the password in ~/.pgpass (host:port:db:user:password, mode 0600) or $PGPASSWORD"
+    if state == "28000" or "pg_hba.conf" in text:
+        return "the server's pg_hba.conf does not let this user in from here: ask its administrator"
+    if state == "3D000" or re.search(r'database "[^"]*" does not exist', text):
+        return "check the database name at the end of the URL"
+    if re.search(r'role "[^"]*" does not exist', text):
+        return "the archive's owner makes a member with `backscroll archive init URL --member NAME`"
+    if state == "42501" or "permission denied" in text:
+        return ("`archive init` runs as the database's owner; a member reads and pushes once the owner ran "
+                "`backscroll archive init URL --member NAME` for them")
+    if "Connection refused" in text or "timeout expired" in text or "could not translate host" in text:
+        return "check the host and port, and that the server is running and reachable from here"
+    return None
+
+
 def for_command(given: str) -> str:
     """The ``--archive`` a printed follow-up command repeats, quoted for a shell: ``default`` as it is, a URL
     without a password as given, else where it points without the password (it then comes from ~/.pgpass or
@@ -71,7 +101,8 @@ def for_command(given: str) -> str:
 def said(exc: Exception, url: str) -> str:
     """The first line of what libpq or the server said, without any part of ``url`` that could be a password."""
     text = (str(exc).strip().splitlines() or ["error"])[0][:300]
-    secrets = {url, _userinfo(url) or "", str((_parsed(url) or {}).get("password") or "")}
+    userinfo = _userinfo(url) or ""
+    secrets = {url, userinfo if ":" in userinfo else "", str((_parsed(url) or {}).get("password") or "")}
     secrets |= set(re.findall(r"password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", url, flags=re.IGNORECASE))
     for secret in sorted((s for s in secrets if len(s) >= 2), key=len, reverse=True):
         text = text.replace(secret, "[hidden]")

@@ -59,3 +59,13 @@ def test_where_names_the_place_and_said_hides_every_form_of_the_password():
         == 'could not connect to "[hidden]": password "[hidden]" rejected'
     conninfo = "host=h user=alice password='Zq8 sW2xPl9Kd' dbname=team"
     assert clean(said(RuntimeError(f"bad option in {conninfo}"), conninfo))
+
+
+@pytest.mark.parametrize("given, says", [("defualt", "or by `default`"), ("mysql://me@db/team", "postgresql://")])
+def test_an_archive_named_neither_by_a_postgresql_url_nor_default_says_what_is_taken(given, says):
+    from backscroll.errors import UsageError
+    from backscroll.store.archive_url import check
+
+    with pytest.raises(UsageError) as err:
+        check(given)
+    assert says in str(err.value) and "percent-encode" not in (err.value.hint or "")

@@ -157,6 +157,24 @@ def test_an_unreachable_archive_is_a_clear_error_without_the_password():
     assert "s3cret" not in str(err.value) and "alice@127.0.0.1:1/team" in str(err.value)
 
 
+def test_archive_errors_say_what_to_do(team, pg_url):
+    """Each way of not getting in names its fix: a role that is no member, a database that is not there, a
+    server that is not listening; a user name is not a password, so it is shown."""
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute("DROP ROLE IF EXISTS eve")
+        admin.execute("CREATE ROLE eve LOGIN")
+    eve = team["alice"].replace("user=alice", "user=eve")
+    with Archive.connect(eve) as archive, pytest.raises(ArchiveError) as err:
+        archive.check_version()
+    assert "--member NAME" in (err.value.hint or ""), err.value
+    with pytest.raises(ArchiveError) as err:
+        Archive.connect(as_role(pg_url, "alice", "no_such_db"))
+    assert "database name" in (err.value.hint or "") and "alice@" in err.value.message, err.value
+    with pytest.raises(ArchiveError) as err:
+        Archive.connect("postgresql://alice@127.0.0.1:1/team", timeout=2)
+    assert "host and port" in (err.value.hint or ""), err.value
+
+
 def test_the_command_line_sets_up_and_pushes(team, pg_url, session_builder, backscroll_home, monkeypatch):
     import json
 
