@@ -56,9 +56,10 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
             found = a.sessions_like(ident)
             if not found:
                 raise NotFoundError(f"no record or session {ident!r} in the team archive")
-            if len(found) > 1:
-                raise AmbiguousIdError(f"{ident!r} names {len(found)} sessions in the team archive",
-                                       hint="give more of the id: " + ", ".join(s for _m, _h, s in found[:5]))
+            ids = list(dict.fromkeys(s for _m, _h, s in found))  # (one session pushed twice is one session)
+            if len(ids) > 1:
+                raise AmbiguousIdError(f"{ident!r} names {len(ids)} sessions in the team archive",
+                                       hint="give more of the id: " + ", ".join(ids[:5]))
             key = found[0]
         rows = a.session_records(*key)
         head = a.session_row(*key)

@@ -207,9 +207,10 @@ class ArchiveSource:
 
     def facts(self, ids: Sequence[int]) -> dict[int, Facts]:
         rows = self.pool.rows
+        # (keyed by the session alone: the same session pushed from two machines, or by two members, is one)
         return {i: Facts(iso(rows[i]["ts"]), rows[i]["content_type"], rows[i]["text"][:400],
-                         (f"{rows[i]['member']}|{rows[i]['machine']}|{rows[i]['session_id']}",
-                          content_hash(rows[i]["text"])), len(rows[i]["text"]), rows[i]["record_id"]) for i in ids}
+                         (rows[i]["session_id"], content_hash(rows[i]["text"])), len(rows[i]["text"]),
+                         rows[i]["record_id"]) for i in ids}
 
     def neighbours(self, facts: dict[int, Facts], ids: Iterable[int], reach: int) -> dict[int, set[int]]:
         ids = [i for i in ids if i in facts]

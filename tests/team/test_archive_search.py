@@ -283,3 +283,26 @@ def test_a_printed_archive_argument_never_holds_a_password():
     assert "s3cret" not in for_command("postgresql://alice:s3cret@db.example:5433/team?sslmode=require")
     assert "sslmode=require" in for_command("postgresql://alice:s3cret@db.example:5433/team?sslmode=require")
     assert "s3cret" not in for_command("host=db user=alice password=s3cret dbname=team")
+
+
+def test_one_session_pushed_by_two_members_is_found_once(pg_url, tmp_path):
+    """The same session pushed twice (a home synced between two machines, logs a teammate copied) is one
+    session: each of its records is one hit, and ``show`` opens it by its id."""
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "team_copies"')
+        admin.execute('CREATE DATABASE "team_copies"')
+    with Archive.connect(as_role(pg_url, "postgres", "team_copies")) as a:
+        a.init(["alice", "bob"])
+    for member in ("alice", "bob"):
+        bs = Backscroll(home=tmp_path / member, sources=(f"codex:{CODEX}",))
+        bs.index(embed=False)
+        with bs:
+            bs.push(as_role(pg_url, member, "team_copies"))
+    url = as_role(pg_url, "alice", "team_copies")
+    found = Backscroll(home=tmp_path / "alice").search("capture_payment", archive=url, mode="lexical", weak=True,
+                                                       limit=20)
+    ids = [(h.session_id, h.record_id) for h in (*found.results, *found.weak_matches)]
+    assert ids and len(ids) == len(set(ids)), ids
+    session = found.results[0].session_id
+    whole = Backscroll(home=tmp_path / "alice").show(session[:8], archive=url)
+    assert whole.session["session_id"] == session and whole.total > 0
