@@ -32,7 +32,7 @@ from backscroll.integrations.install_files import (
     text_change,
 )
 from backscroll.integrations.install_json import add_hooks, add_mcp, json_change, json_has, ours_handler, ours_mcp
-from backscroll.integrations.install_toml import codex_change, codex_span
+from backscroll.integrations.install_toml import codex_change, codex_has_foreign, codex_span
 from backscroll.integrations.install_write import check_editable, read_or_none
 
 SKILL_MARK = "installed by backscroll"
@@ -135,7 +135,9 @@ def plan_skill(agent: str = "all", uninstall: bool = False, book: Ledger | None 
             after = None if before is not None and SKILL_MARK in before else before
         else:
             after = text if before is None or SKILL_MARK in before else before  # never overwrite a user's own skill
-        changes.append(Change(path, before, after, f"skill ({name})", "skill"))
+        own = () if uninstall or before is None or SKILL_MARK in before else (
+            f"{path} is a skill of your own; it is left as it is",)
+        changes.append(Change(path, before, after, f"skill ({name})", "skill", notes=own))
     return changes
 
 
@@ -191,7 +193,11 @@ def plan_mcp(agent: str = "all", uninstall: bool = False, book: Ledger | None = 
         if not (named or dirs[name].is_dir() or path.exists()):
             continue
         if name == "codex":
-            out.append(codex_change(path, uninstall, book, executable()))
+            change = codex_change(path, uninstall, book, executable())
+            if not uninstall and codex_has_foreign(change.before or ""):
+                change = replace(change, notes=(f"{path} already has an [mcp_servers.backscroll] table of your own; "
+                                                "it is left as it is",))
+            out.append(change)
             continue
         change = json_change(path, "mcp", f"mcp ({name})", uninstall, book,
                              lambda p, t, n=name: add_mcp(p, t, n, executable()))

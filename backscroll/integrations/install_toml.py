@@ -32,7 +32,7 @@ def codex_span(text: str) -> tuple[int, int] | None:
                     end = n.start()
                     break
             if CODEX_MARK not in text[m.start():end]:
-                return None
+                continue  # (the user's own table, or the words inside a string: ours may come later)
             # Our table ends with a key: blank lines and comments after it are the user's (about what follows).
             lines = text[m.start():end].splitlines(keepends=True)
             while len(lines) > 1 and CODEX_MARK not in lines[-1] and (
@@ -43,7 +43,17 @@ def codex_span(text: str) -> tuple[int, int] | None:
 
 
 def codex_has_foreign(text: str) -> bool:
-    return bool(re.search(r"^\s*\[\s*mcp_servers\s*\.\s*backscroll\s*\]", text, re.M)) and codex_span(text) is None
+    """Whether the file has an ``[mcp_servers.backscroll]`` table install did not write (text inside a string
+    that looks like one is not a table)."""
+    if not re.search(r"^\s*\[\s*mcp_servers\s*\.\s*backscroll\s*\]", text, re.M) or codex_span(text) is not None:
+        return False
+    import tomllib
+
+    try:
+        servers = tomllib.loads(text).get("mcp_servers")
+    except tomllib.TOMLDecodeError:
+        return True  # (unreadable: the table is taken to be there, and left alone)
+    return isinstance(servers, dict) and "backscroll" in servers
 
 
 def codex_add(text: str, command: str) -> str:

@@ -111,6 +111,29 @@ def test_an_empty_settings_file_is_empty_again_after_uninstall(home, kind, agent
     assert path.read_text() == blank
 
 
+def test_a_codex_table_named_inside_a_string_is_not_taken_for_one(home):
+    path = home / ".codex" / "config.toml"
+    original = 'notes = """\n[mcp_servers.backscroll]\nmy old snippet\n"""\nmodel = "o3"\n'
+    path.write_text(original)
+    changes = inst.run("mcp", "codex")
+    assert changes[0].changed and not changes[0].notes
+    assert path.read_text().count("[mcp_servers.backscroll]") == 2
+    inst.run("mcp", "codex", uninstall=True)
+    assert path.read_text() == original
+
+
+def test_a_codex_table_or_a_skill_of_the_users_own_is_left_and_said_so(home):
+    path = home / ".codex" / "config.toml"
+    path.write_text('[mcp_servers.backscroll]\ncommand = "/opt/bs/backscroll"\nargs = ["mcp"]\n')
+    change = inst.run("mcp", "codex")[0]
+    assert not change.changed and "of your own" in change.notes[0]
+    skill = home / ".claude" / "skills" / "backscroll" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("my own notes on backscroll\n")
+    mine = [c for c in inst.run("skill", "claude") if c.path == skill][0]
+    assert not mine.changed and "of your own" in mine.notes[0]
+
+
 # -- 3. a tampered ledger ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("named", ['\n\t"theme": "dark",', "dark", '"x": {"command": "y"}'])
