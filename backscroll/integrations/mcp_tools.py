@@ -4,8 +4,9 @@ Four tools: ``search``, ``show``, ``list_sessions``, ``status``. Their input sch
 (``search``'s from ``SearchRequest``'s options, with ``MCP_DEFAULTS``): every parameter has a
 description, closed vocabularies are enums, counts have bounds. A call answers with the document
 the CLI prints with ``--json`` (compact), or an error document (``{"error": {kind, message, hint}}``)
-marked as an error. Calls run one at a time on one ``Backscroll`` handle, so a call never mistakes
-this server's own sync for another process's.
+marked as an error; a note or an error that names a CLI option names the tool's argument instead
+(``--max-tokens 120`` is ``max_tokens=120``, ``-n`` is ``limit``). Calls run one at a time on one
+``Backscroll`` handle, so a call never mistakes this server's own sync for another process's.
 
 Repeated searches follow the library's rule (``retrieval/policy/repeat``): the calling session is
 the one whose log holds this very MCP search call, still in flight. When no session can be told,
@@ -15,6 +16,7 @@ so (``retrieval/policy/recent``, applied by ``Backscroll.search`` for MCP calls)
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 from dataclasses import dataclass
@@ -172,6 +174,35 @@ TOOLS = {t.name: t for t in (
 )}
 
 
+_OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z-]*|-n)(?:[ =](\d+)\b)?")
+
+
+def as_argument(text: str, tool: Tool) -> str:
+    """``text`` with each CLI option ``tool`` takes as its argument (``--offset 10`` → ``offset=10``, ``--weak``
+    → ``weak=true``)."""
+    kinds = {p.name: p.kind for p in tool.params}
+
+    def one(m: re.Match) -> str:
+        name = "limit" if m.group(1) == "-n" else m.group(1)[2:].replace("-", "_")
+        if name not in kinds:
+            return m.group(0)
+        value = m.group(2) or ("true" if kinds[name] is bool else None)
+        return f"{name}={value}" if value else name
+    return _OPTION.sub(one, text) if "-" in text else text
+
+
+def worded(document: dict, tool: Tool) -> dict:
+    """A tool's answer with its notes, or its error, naming the tool's arguments, not the CLI's options."""
+    if isinstance(document.get("notes"), list):
+        document["notes"] = [as_argument(n, tool) if isinstance(n, str) else n for n in document["notes"]]
+    error = document.get("error")
+    if isinstance(error, dict):
+        for key in ("message", "hint"):
+            if isinstance(error.get(key), str):
+                error[key] = as_argument(error[key], tool)
+    return document
+
+
 @dataclass(frozen=True)
 class Answer:
     """A tool's answer: a JSON document, and whether it reports an error."""
@@ -212,9 +243,9 @@ class Tools:
                 if cancelled is not None and cancelled.is_set():
                     return Answer({"error": {"kind": "cancelled", "message": f"{name}: cancelled by the client",
                                              "hint": None}}, True)
-                return Answer(getattr(self, f"_{name}")(args))
+                return Answer(worded(getattr(self, f"_{name}")(args), tool))
         except BackscrollError as exc:
-            return Answer(exc.to_dict(), True)
+            return Answer(worded(exc.to_dict(), tool), True)
         except Exception as exc:  # a bug: an answer, never a crash of the server
             import traceback
 

@@ -346,3 +346,16 @@ def test_an_unknown_argument_names_what_the_tool_takes():
     with pytest.raises(UsageError) as err:
         TOOLS["show"].arguments({"id": "a", "contxt": 2})
     assert "context" in (err.value.hint or "")
+
+
+def test_notes_and_errors_name_the_tools_arguments_not_the_cli_options(session_builder, backscroll_index,
+                                                                        backscroll_home):
+    s = session_builder.claude(project="hooks")
+    for n in range(6):
+        s.assistant(f"{ANSWER} (retry {n})")
+    backscroll_index(embed=False)
+    tools = Tools(str(backscroll_home.data))
+    cut = tools.call("search", {"query": "webhook jitter", "mode": "lexical", "max_tokens": 60}).document
+    assert any("max_tokens=60" in n for n in cut["notes"]) and not any("--" in n for n in cut["notes"]), cut["notes"]
+    wrong = tools.call("search", {"query": "webhook", "since": "2026-12-01", "until": "2026-11-01"})
+    assert wrong.is_error and "since=2026-12-01 is not before until=2026-11-01" in wrong.document["error"]["message"]
