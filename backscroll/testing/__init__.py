@@ -5,10 +5,11 @@ fixtures ``backscroll_home``, ``session_builder``, ``backscroll_index``, ``backs
 ``assert_recalled``. The builders write the agents' real on-disk layouts (Claude Code projects
 and subagent files, Codex rollouts), so what is tested is what users' machines hold.
 
-    def test_we_remember_the_queue_decision(session_builder, assert_recalled):
+    def test_we_remember_the_queue_decision(session_builder, backscroll_index, assert_recalled):
         s = session_builder.claude(project="shop")
         s.user("which queue should we use?")
         s.assistant("Postgres with SKIP LOCKED: we already run Postgres.")
+        backscroll_index()
         assert_recalled("queue decision", "SKIP LOCKED")
 
 A project that has backscroll installed but does not want these fixtures turns the plugin off:

@@ -63,9 +63,11 @@ class BackscrollHome:
         return self.home / ".codex" / "sessions"
 
     def config(self, **kw: Any) -> Config:
+        """The configuration of this home: its data dir, and the agents' folders inside ``home`` (whatever the
+        process's own HOME, so a home made outside the fixture never reads the user's sessions)."""
         from backscroll.config import resolve
 
-        return resolve(home=self.data, **kw)
+        return resolve(home=self.data, **{"env": {**os.environ, "HOME": str(self.home)}, **kw})
 
 
 @dataclass
@@ -125,12 +127,31 @@ def backscroll_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: py
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("BACKSCROLL_HOME", str(data))
+    _pin_utc(request)  # ("--since 2026-10-15" is local midnight: a test means the same on every machine)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("BACKSCROLL_BACKGROUND", "0")  # no search leaves an embedding worker behind a test
     # The real model by default, as users run it; set BACKSCROLL_TEST_EMBEDDER=fake for fast unit tests.
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", os.environ.get("BACKSCROLL_TEST_EMBEDDER", "minilm"))
     register_fake()
     return BackscrollHome(root, home, data)
+
+
+def _pin_utc(request: pytest.FixtureRequest) -> None:
+    """Local time is UTC for the test (``TZ``, and the C library's notion of it), as it was after."""
+    import time
+
+    was = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+
+    def restore() -> None:
+        if was is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = was
+        time.tzset()
+
+    request.addfinalizer(restore)
 
 
 @pytest.fixture
@@ -161,20 +182,41 @@ def backscroll_search(backscroll_home: BackscrollHome) -> Callable[..., SearchRe
 
 
 def format_hits(hits: Iterable[Hit]) -> str:
-    """Hits one per line (rank, role, echo mark, snippet), for an assertion's message."""
-    lines = [f"  {h.rank}. [{h.role}{' echo' if h.is_echo else ''}] {h.snippet[:160]}" for h in hits]
+    """Hits one per line (rank, agent, project, time, role, echo mark, snippet), for an assertion's message."""
+    lines = [f"  {h.rank}. [{h.agent} {h.project or '-'} {(h.timestamp or '')[:16]} {h.role}"
+             f"{' echo' if h.is_echo else ''}] {h.snippet[:160]}" for h in hits]
     return "\n".join(lines) or "  (none)"
 
 
 @pytest.fixture
 def assert_recalled(backscroll_search: Callable[..., SearchResult]) -> Callable[..., Hit]:
-    """``assert_recalled(query, marker, k=5, **filters)``: some top-k hit's text contains ``marker``."""
+    """``assert_recalled(query, marker, k=5, **options)``: some top-k result's whole text contains ``marker``;
+    returns that hit. A failure shows what the search answered: its results, the hits a hinted filter left out
+    (``also_matching``) and those held back as weak, its notes and the embedder that ran."""
 
     def check(query: str, marker: str, k: int = 5, **kw: Any) -> Hit:
-        result = backscroll_search(query, limit=k, **kw)
+        __tracebackhide__ = True
+        if "limit" in kw:
+            raise TypeError("assert_recalled takes k=N (how many top results may hold the marker), not limit=")
+        result = backscroll_search(query, limit=k, **{"max_chars": 0, **kw})  # (the whole text: a marker at its end)
         for hit in result.results[:k]:
             if marker in hit.text:
                 return hit
-        raise AssertionError(f"{marker!r} not in the top {k} for {query!r}; got:\n{format_hits(result.results)}")
+        raise AssertionError(f"{marker!r} not in the top {k} results for {query!r}\n{explain(result)}")
 
     return check
+
+
+def explain(result: SearchResult) -> str:
+    """What a search answered, for an assertion's message: each list of hits, the filters, notes, embedder."""
+    parts = [f"results:\n{format_hits(result.results)}"]
+    if result.also_matching:
+        parts.append(f"also matching (a hinted filter left them out: {', '.join(result.dropped_filters) or '-'}):\n"
+                     f"{format_hits(result.also_matching)}")
+    if result.weak_matches:
+        parts.append(f"weak matches (held back: nothing strong answers it):\n{format_hits(result.weak_matches)}")
+    parts += [f"note: {n}" for n in result.notes]
+    filters = {k: v for k, v in result.filters.to_dict().items() if v not in (None, False, (), [])}
+    parts.append(f"mode {result.mode}, filters {filters or 'none'}, embedder "
+                 f"{os.environ.get('BACKSCROLL_EMBEDDER') or 'minilm'}")
+    return "\n".join(parts)
