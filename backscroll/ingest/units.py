@@ -75,11 +75,11 @@ def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], ba
     else:
         before = store.source_records(key)
         store.forget_skipped(key)
-        added, replaced, matched = store.upsert_records(rows, key, superseded=superseded)
+        added, replaced, matched, versions = store.upsert_records(rows, key, superseded=superseded)
         report.records_replaced += replaced
         if replaced:  # their embeddings may now belong to no unit (vectors.prune_orphans)
             store.set_meta("embeddings_prune", "1")
-        kept = before - matched
+        kept = before - matched + versions  # (a record the file now gives another text: its earlier text kept)
         store.forget_unknown(key)
         if reread == REPARSE_REASON:
             kept = 0  # a parser that now reads less of a file is not news about the file

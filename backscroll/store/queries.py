@@ -8,6 +8,7 @@ own with ``sqlite3.Row``: the shared connection's row factory is never changed.
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 from collections.abc import Iterable, Iterator
 
@@ -39,24 +40,26 @@ class RecordQueries:
         self.conn.executemany(_INSERT_RECORD, rows)
         return self.conn.total_changes - before
 
-    def upsert_records(self, rows: list[tuple], source: str, *, superseded: bool = False) -> tuple[int, int, int]:
+    def upsert_records(self, rows: list[tuple], source: str, *, superseded: bool = False
+                       ) -> tuple[int, int, int, int]:
         """Store the rows of a re-read ``source``: a record id it stored before is replaced when its
         content changed (the old row tombstoned for the derived indexes) and left alone when not; a
         record id stored from another source is never touched. An earlier record of ``source`` whose
         id is not emitted again but whose text is (the file was migrated to new ids) is replaced too:
-        no text is lost. Returns (added, replaced, matched), ``matched`` counting the earlier records
-        of ``source`` that the rows account for.
+        no text is lost; ``matched`` counts the earlier records of ``source`` that the rows account for.
 
         The ids keep the conversation's order (every view of a session reads its records by id). The
         stored records the rows begin with, unchanged and in the same order, stay as they are; from the
         first difference on (a record changed or added among them, by a newer parser or a file rewritten
         in the middle) the rest is stored again in the rows' order, with the earlier records the rows no
         longer hold (kept) each after the row its predecessor became. A record stored again unchanged
-        keeps its text's embedding (the next embedding pass finds it by its hash).
+        keeps its text's embedding (the next embedding pass finds it by its hash). A record whose text the
+        rows replace with another (a log rewritten in place), not one that goes on (a message streaming),
+        keeps its earlier text too, as a version of its own (``<id>~<hash>``).
 
-        ``superseded``: the rows are a newer parser's reading of exactly the bytes the earlier records
-        were read from, so an earlier record they no longer hold was a misreading: it is dropped, not
-        kept (counted as replaced)."""
+        ``superseded``: the rows are a newer parser's reading of exactly the bytes the earlier records were
+        read from, so an earlier record they no longer hold was a misreading: it is dropped, not kept
+        (counted as replaced). Returns (added, replaced, matched, versions kept)."""
         cols = ", ".join(RECORD_COLUMNS)
         line_at = RECORD_COLUMNS.index("line")
         hash_at = RECORD_COLUMNS.index("content_hash")
@@ -85,11 +88,16 @@ class RecordQueries:
         position = {row[0]: n for n, row in enumerate(rest)}
         after: dict[int, list[tuple]] = {}
         last = -1
-        dropped = 0
+        dropped = versions = 0
+        text_at = RECORD_COLUMNS.index("text")
         for rid, old in tail:
             if old[0] in position:
                 last = position[old[0]]
-            elif superseded and rid not in migrated:
+                new = rest[last][text_at]
+                if not superseded and old[text_at] and new != old[text_at] and not new.startswith(old[text_at]):
+                    after.setdefault(last, []).append((f"{old[0]}~{old[hash_at][:8]}", *old[1:]))
+                    versions += 1
+            elif superseded and rid not in migrated and not re.search(r"~[0-9a-f]{8}$", old[0]):  # (not a version)
                 dropped += 1
             elif rid not in migrated:
                 after.setdefault(last, []).append(old)
@@ -98,7 +106,8 @@ class RecordQueries:
         self.conn.executemany("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", [(i,) for i in gone])
         self.conn.executemany("DELETE FROM records WHERE id = ?", [(i,) for i in gone])
         again = len(ordered) - sum(1 for row in rest if row[0] not in by_record)  # earlier ones stored again
-        return self.insert_records(ordered) - again, changed + len(migrated) + dropped, matched + dropped
+        return (self.insert_records(ordered) - again, changed + len(migrated) + dropped, matched + dropped,
+                versions)
 
     def _stored_ids(self, record_ids: list[str]) -> set[str]:
         """Which of ``record_ids`` the store holds."""

@@ -156,12 +156,13 @@ def test_gemini_rewind_across_syncs_keeps_the_rewound_turn(backscroll_home, back
     out = backscroll_index()
     assert texts(backscroll_home) == ["first prompt", "an answer we later rewound", "the answer after the rewind"]
     assert out.report.notices and "1 earlier record" in out.report.notices[0][1]
-    # a record id emitted again with new content replaces its earlier version
+    # a record id emitted again with new content replaces it, and its earlier text is kept after it
     with open(path, "a") as fh:
         fh.write(json.dumps(gemini_msg("m3", "gemini", "the answer, edited")) + "\n")
     out = backscroll_index()
     assert out.report.records_replaced == 1
-    assert texts(backscroll_home) == ["first prompt", "an answer we later rewound", "the answer, edited"]
+    assert texts(backscroll_home) == ["first prompt", "an answer we later rewound", "the answer, edited",
+                                      "the answer after the rewind"]
 
 
 # -- 4. deep JSON ------------------------------------------------------------------------------

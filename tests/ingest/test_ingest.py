@@ -81,15 +81,43 @@ def test_unchanged_files_cost_nothing_and_reruns_never_duplicate(session_builder
     assert len(rows(backscroll_home)) == 2
 
 
-def test_rewritten_file_replaces_its_records(session_builder, backscroll_home, backscroll_index):
+def test_a_rewritten_file_replaces_its_records_and_keeps_their_earlier_texts(session_builder, backscroll_home,
+                                                                             backscroll_index):
+    """A log rewritten in place (the same lines saying something else) gives its records their new texts, and
+    the permanent record keeps the earlier ones, each after the record it was, once however often it syncs."""
     s = session_builder.claude()
     s.user("original question")
     s.assistant("original answer")
     backscroll_index()
     s.path.write_text(s.path.read_text().replace("original", "edited"))
     out = backscroll_index()
-    assert out.report.records_replaced == 2
-    assert texts(backscroll_home) == ["edited question", "edited answer"]
+    assert out.report.records_replaced == 2 and "2 earlier record" in out.report.notices[0][1]
+    assert texts(backscroll_home) == ["edited question", "original question", "edited answer", "original answer"]
+    assert backscroll_index().report.records_added == 0
+    s.user("a question written after")
+    backscroll_index()
+    assert texts(backscroll_home)[-1] == "a question written after" and len(texts(backscroll_home)) == 5
+
+
+def test_a_codex_rollout_rewritten_in_place_keeps_what_it_said(session_builder, backscroll_home, backscroll_index,
+                                                               backscroll_search):
+    s = session_builder.codex()
+    s.user("what did we settle on for capture retries?")
+    s.assistant("three attempts with jitter, then a dead letter queue")
+    backscroll_index(embed=False)
+    s.path.write_text(s.path.read_text().replace("what did we settle on for capture retries?", "start over"))
+    backscroll_index(embed=False)
+    assert backscroll_search("settle capture retries", mode="lexical").results
+
+
+def test_a_message_that_goes_on_replaces_its_shorter_self(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("how do we page results?")
+    s.assistant("by offset")
+    backscroll_index()
+    s.path.write_text(s.path.read_text().replace("by offset", "by offset, from one ranking read once"))
+    backscroll_index()
+    assert texts(backscroll_home) == ["how do we page results?", "by offset, from one ranking read once"]
 
 
 def test_shrunk_file_is_read_again_and_what_it_lost_is_kept(session_builder, backscroll_home, backscroll_index):
