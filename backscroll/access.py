@@ -267,6 +267,9 @@ def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True,
         atexit.register(shutil.rmtree, tmp, True)
         if cfg.index_dir.is_dir():
             shutil.copytree(cfg.index_dir, tmp, dirs_exist_ok=True)
+            for folder, _dirs, files in os.walk(tmp):  # (the copy keeps read-only modes: Tantivy writes a lock)
+                for name in (folder, *(os.path.join(folder, f) for f in files)):
+                    os.chmod(name, os.stat(name).st_mode | 0o200)
         lex = LexicalIndex(Path(tmp))
         if not lex.open_for_read():
             store.close()

@@ -194,7 +194,8 @@ class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries, EchoQueries
                 break
             except sqlite3.OperationalError as exc:
                 conn.close()
-                cannot_side = "unable to open" in str(exc) or "disk i/o error" in str(exc).lower()
+                said = str(exc).lower()  # (a -shm it may not create: its directory read-only, or a full disk)
+                cannot_side = any(w in said for w in ("unable to open", "disk i/o error", "readonly database"))
                 if not cannot_side or flags == "immutable=1":  # no -shm can be made (read-only, full): immutable
                     raise store_failure(exc, path) or exc from None
             except sqlite3.DatabaseError as exc:

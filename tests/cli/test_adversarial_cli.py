@@ -423,6 +423,43 @@ def test_read_only_store_is_searched_as_it_is(session_builder, backscroll_home, 
     assert "the store cannot be written" in said and "missing or unreadable" not in said, said
 
 
+def test_a_data_dir_its_owner_made_read_only_is_read_as_it_is(tmp_path):
+    """``chmod -R a-w`` on the data dir (a backup kept read-only): no ``-shm`` can be made and the index cannot
+    be locked, yet search, list, show and status answer, as on read-only media. Run as an unprivileged user
+    (root ignores file modes)."""
+    import shutil
+    import tempfile
+
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root, to run backscroll as an unprivileged user")
+    shared = Path(tempfile.mkdtemp(prefix="bs-readonly-", dir="/tmp"))
+    try:
+        shared.chmod(0o777)
+        home, data = shared / "home", shared / "data"
+        shutil.copytree(Path(__file__).parents[2] / "fixtures" / "claude" / "projects", home / ".claude" / "projects")
+        subprocess.run(["chown", "-R", "65534:65534", str(home)], check=True)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("BACKSCROLL_")}
+        env.update(HOME=str(home), BACKSCROLL_HOME=str(data), BACKSCROLL_EMBEDDER="fake", BACKSCROLL_BACKGROUND="0",
+                   HF_HUB_OFFLINE="1", PYTHONDONTWRITEBYTECODE="1")
+
+        def run(*args: str) -> subprocess.CompletedProcess:
+            return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
+                                   "-m", "backscroll", *args], env=env, capture_output=True, text=True, timeout=120)
+
+        assert run("index").returncode == 0
+        subprocess.run(["chmod", "-R", "a-w", str(data)], check=True)
+        found = run("search", "pgbouncer", "--format", "tsv")
+        assert found.returncode == 0 and "pgbouncer" in found.stdout and "cannot be written" in found.stderr, found
+        for args in (["list"], ["stats"], ["show", found.stdout.split("\t")[0]]):
+            r = run(*args)
+            assert r.returncode == 0 and r.stdout, (args, r.stderr)
+        status = json.loads(run("status", "--json").stdout)
+        assert status["read_only"] is True and status["records"] > 0
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(shared)], capture_output=True)
+        shutil.rmtree(shared, ignore_errors=True)
+
+
 def test_index_into_a_read_only_store_says_read_only(session_builder, backscroll_home, small_fs):
     data = _read_only_store(session_builder, backscroll_home, small_fs)
     r = _run_in(backscroll_home, data, "index", "--json")
