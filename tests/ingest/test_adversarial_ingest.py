@@ -358,3 +358,16 @@ def test_skipped_lines_of_a_deleted_file_are_dropped(session_builder, backscroll
     backscroll_index()
     assert backscroll.status(config=backscroll_home.config())["skipped_lines"] == 0
     assert texts(backscroll_home) == ["kept"]
+
+
+def test_a_byte_order_mark_and_a_stray_latin1_byte_cost_no_record(session_builder, backscroll_home, backscroll_index):
+    """A file a Windows tool saved with a BOM keeps its first line; a byte that is not UTF-8 is read as U+FFFD,
+    and the message it sits in lands."""
+    s = session_builder.claude()
+    s.user("the first prompt, behind a byte-order mark")
+    s.assistant("an answer about the cafe menu")
+    s.path.write_bytes(b"\xef\xbb\xbf" + s.path.read_bytes().replace(b"cafe", b"caf\xe9"))
+    out = backscroll_index()
+    assert out.report.lines_skipped == 0
+    assert texts(backscroll_home) == ["the first prompt, behind a byte-order mark",
+                                      "an answer about the caf\ufffd menu"]

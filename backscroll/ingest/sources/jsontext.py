@@ -61,7 +61,8 @@ def cap_depth(data: bytes, limit: int = MAX_DEPTH) -> bytes:
 
 
 def loads(raw: bytes | str) -> object:
-    """``orjson.loads``, repairing lone surrogate escapes and too-deep nesting when orjson refuses them.
+    """``orjson.loads``, repairing lone surrogate escapes, too-deep nesting, a byte-order mark and bytes that are not
+    UTF-8 (each as U+FFFD) when orjson refuses them.
 
     Raises the original ``orjson.JSONDecodeError`` when the text is not JSON even after the repairs.
     """
@@ -81,6 +82,10 @@ def loads(raw: bytes | str) -> object:
                 if attempt or not ("recursion" in msg or "depth" in msg):
                     break
                 fixed = cap_depth(fixed)
+    if "utf-8" in text:  # a byte-order mark (a Windows tool's), or bytes that are not UTF-8: the rest is kept
+        fixed = (data[3:] if data.startswith(b"\xef\xbb\xbf") else data).decode("utf-8", "replace").encode()
+        if fixed != data:
+            return loads(fixed)
     raise first
 
 

@@ -415,22 +415,23 @@ def test_bad_jsonl_lines_are_skipped_and_counted(backscroll_home, backscroll_ind
         "Why does the price cache miss on every request for EU customers?",
         "The cache key includes the Accept-Language header, and EU browsers send a different value on almost every "
         "request. Key the cache on the resolved currency instead.",
+        "caf\ufffd pricing too?",  # (a byte that is not UTF-8, read as U+FFFD)
         "Do that.",
     ]
-    assert out.report.lines_skipped == 4 and out.report.unreadable == []
+    assert out.report.lines_skipped == 3 and out.report.unreadable == []
     skipped = rows(backscroll_home, "SELECT line, reason FROM skipped_lines ORDER BY line")
-    assert [r["line"] for r in skipped] == [3, 4, 6, 7], "the half-written last line is not counted"
+    assert [r["line"] for r in skipped] == [3, 4, 6], "the half-written last line is not counted"
     reasons = " | ".join(r["reason"] for r in skipped)
-    assert "malformed JSON" in reasons and "not valid UTF-8" in reasons and "list" in reasons
+    assert "malformed JSON" in reasons and "list" in reasons
 
     with path.open("ab") as fh:  # the agent finishes writing the last line
         fh.write(b'ency, so EU requests hit it again.","thoughts":[],"model":"gemini-2.5-pro"}\n')
     out = backscroll_index()
     assert texts(backscroll_home, role="assistant")[-1] == ("Keyed the price cache on the resolved currency, so EU "
                                                             "requests hit it again.")
-    assert out.report.lines_skipped == 4
-    assert rows(backscroll_home, "SELECT count(*) AS n FROM skipped_lines")[0]["n"] == 4
-    assert len(rows(backscroll_home)) == 4
+    assert out.report.lines_skipped == 3
+    assert rows(backscroll_home, "SELECT count(*) AS n FROM skipped_lines")[0]["n"] == 3
+    assert len(rows(backscroll_home)) == 5
 
 
 def test_search_finds_a_gemini_answer(backscroll_home, backscroll_search):
