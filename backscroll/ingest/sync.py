@@ -81,6 +81,9 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
     looked = quick_scan(store, roots, issues, report) if quick and not reparse \
         else full_scan(store, roots, issues, reparse, report)
     found, marks = looked.found, looked.marks
+    if reparse and not marks:  # (no file read before: a first index, cut short or not, is no newer parser's)
+        store.set_meta("parse_version", str(PARSE_VERSION))
+        reparse = False
 
     progress.start(len(found.changed))
     pending = 0

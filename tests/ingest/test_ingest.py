@@ -4,6 +4,7 @@ import json
 import os
 import stat
 
+import pytest
 from helpers import rows, texts
 
 from backscroll.ingest import reader
@@ -222,3 +223,29 @@ def test_line_numbers_hold_after_a_complete_line_without_newline(session_builder
     backscroll_index()
     fresh = {r["text"]: (r["line"], r["record_id"].split(":")[-1]) for r in rows(backscroll_home)}
     assert got == fresh and got["third"][0] == 6
+
+
+def test_a_first_index_cut_short_reads_only_what_it_had_not_read(session_builder, backscroll_home, backscroll_index,
+                                                                 monkeypatch):
+    """Killed part-way (its committed groups kept), the first index's next run reads the files it had not read,
+    and says nothing of a newer parser: no file was read by an older one."""
+    from backscroll.ingest import sync
+    from backscroll.ingest.report import Progress
+
+    for n in range(12):
+        session_builder.claude(project=f"p{n}").user(f"question {n}").assistant(f"answer {n}")
+    monkeypatch.setattr(sync, "COMMIT_EVERY_RECORDS", 4)
+
+    class Killed(Progress):
+        seen = 0
+
+        def advance(self, path: str, records: int) -> None:
+            Killed.seen += 1
+            if Killed.seen == 6:
+                raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        backscroll_index(progress=Killed(), embed=False)
+    out = backscroll_index(embed=False)
+    assert 0 < out.report.files_changed < 12 and not out.report.notices, out.report
+    assert len(texts(backscroll_home)) == 24
