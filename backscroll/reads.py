@@ -153,8 +153,9 @@ class Reads:
         finally:
             self._release(store)
 
-    def status(self) -> StatusReport:
-        """What is indexed, from where, and what was skipped (``backscroll status``)."""
+    def status(self, *, skipped: int = 5) -> StatusReport:
+        """What is indexed, from where, and what was skipped (``backscroll status``), with ``skipped`` of the lines
+        skipped named (-1: every one)."""
         from backscroll.status_report import collect
 
-        return collect(self.config)
+        return collect(self.config, skipped)

@@ -151,9 +151,9 @@ def _worker(cfg: Config, store, emb: EmbeddingStatus) -> None:
                               else None, stopped)
 
 
-def collect(cfg: Config) -> StatusReport:
-    """The status of the store and indexes of ``cfg``; a store error carries the report so far
-    (``partial_status``: the paths)."""
+def collect(cfg: Config, skipped: int = 5) -> StatusReport:
+    """The status of the store and indexes of ``cfg``, with ``skipped`` examples of the lines skipped (-1: every
+    one); a store error carries the report so far (``partial_status``: the paths)."""
     paths = {
         "home": Place(str(cfg.home.value), cfg.home.origin),
         "config_file": Place(str(cfg.config_file.value), cfg.config_file.origin, cfg.config_file.value.exists()),
@@ -172,7 +172,7 @@ def collect(cfg: Config) -> StatusReport:
     from backscroll.store.failures import store_failure
 
     try:
-        _from_store(cfg, report)
+        _from_store(cfg, report, skipped)
     except Exception as exc:  # a damaged store: the error carries what was found so far (the paths)
         known = store_failure(exc, cfg.db_path)
         if known is None:
@@ -203,7 +203,7 @@ def indexing_in_progress(cfg: Config) -> bool:
         os.close(fd)
 
 
-def _from_store(cfg: Config, report: StatusReport) -> None:
+def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
     from backscroll.errors import DiskFullError, ReadOnlyStoreError
     from backscroll.store.db import Store
 
@@ -213,7 +213,7 @@ def _from_store(cfg: Config, report: StatusReport) -> None:
         store = Store.open_readonly(cfg.db_path)
     report.read_only = store.readonly
     try:
-        counts = store.counts()
+        counts = store.counts(skipped)
         report.sessions, report.records, report.echoes = counts.sessions, counts.records, counts.echoes
         for agent, n in counts.sessions_by_agent.items():
             report.agent(agent).sessions = n

@@ -118,7 +118,8 @@ def _problems(out: Console, r: StatusReport) -> None:
         for s in r.skipped_examples:
             out.print(f"  {s.path}:{s.line}: {s.reason}")
         if r.skipped_lines > len(r.skipped_examples):
-            out.print(f"  and {r.skipped_lines - len(r.skipped_examples):,} more")
+            more = r.skipped_lines - len(r.skipped_examples)
+            out.print(f"  and {more:,} more: `backscroll status --skipped` names them")
     unreadable = [i for i in r.source_issues if i.kind != "rewritten"]
     if unreadable:
         out.print(Text(f"{counted(len(unreadable), 'source')} could not be read:", style="yellow"))

@@ -13,6 +13,7 @@ from backscroll.cli.index import SOURCE_HELP
 def status(
     source: Annotated[list[str] | None, typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+    skipped: Annotated[bool, typer.Option("--skipped", help="Name every line skipped, not the first five.")] = False,
 ) -> None:
     """Show what is indexed, where sessions are read from (and why), and which lines were skipped."""
 
@@ -22,7 +23,7 @@ def status(
 
         failure: BackscrollError | None = None
         try:
-            report = common.archive(common.config(source)).status()
+            report = common.archive(common.config(source)).status(skipped=-1 if skipped else 5)
         except BackscrollError as exc:  # a damaged store: print the paths first, then the error
             if exc.partial_status is None:
                 raise

@@ -49,7 +49,7 @@ class StatusQueries:
     def _one(self, sql: str, params: tuple = ()):
         return self.conn.execute(sql, params).fetchone()[0]
 
-    def counts(self) -> StoreCounts:
+    def counts(self, skipped: int = 5) -> StoreCounts:
         c = self.conn
         prose, pending = c.execute(
             "SELECT count(*), coalesce(sum(unit_hash IS NULL), 0) FROM records "
@@ -72,8 +72,8 @@ class StatusQueries:
             files=self._one("SELECT count(*) FROM source_files"),
             redactions=dict(c.execute("SELECT kind, count FROM redactions ORDER BY kind").fetchall()),
             skipped_lines=self._one("SELECT count(*) FROM skipped_lines"),
-            skipped_examples=c.execute("SELECT path, line, reason FROM skipped_lines ORDER BY path, line LIMIT 5")
-            .fetchall(),
+            skipped_examples=c.execute("SELECT path, line, reason FROM skipped_lines ORDER BY path, line LIMIT ?",
+                                       (skipped,)).fetchall(),  # (-1: every one)
             source_issues=c.execute("SELECT path, kind, reason, seen_at FROM source_issues "
                                     "ORDER BY kind = 'rewritten', path").fetchall(),
         )

@@ -136,7 +136,13 @@ def test_status_says_how_many_skipped_lines_it_did_not_list(session_builder, bac
                    timeout=120)
     out = subprocess.run([sys.executable, "-m", "backscroll", "status"], env=env, capture_output=True, text=True,
                          timeout=120).stdout
-    assert "8 lines skipped" in out and "and 3 more" in out, out
+    assert "8 lines skipped" in out and "and 3 more: `backscroll status --skipped` names them" in out, out
+    every = subprocess.run([sys.executable, "-m", "backscroll", "status", "--skipped"], env=env, capture_output=True,
+                           text=True, timeout=120).stdout
+    assert every.count(": malformed JSON") == 8 and "more" not in every.split("skipped")[-1], every
+    doc = subprocess.run([sys.executable, "-m", "backscroll", "status", "--skipped", "--json"], env=env,
+                         capture_output=True, text=True, timeout=120).stdout
+    assert len(json.loads(doc)["skipped_examples"]) == 8
 
 
 def test_every_text_an_agent_reads_says_which_filters_are_hints():
