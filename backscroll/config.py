@@ -121,6 +121,16 @@ def unknown_keys(file_values: Mapping[str, Any], agents) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def archive_password(file_values: Mapping[str, Any]) -> list[str]:
+    """A warning when ``[archive] url`` holds a password: a config file is not where one belongs. Pure."""
+    section = file_values.get("archive")
+    url = section.get("url") if isinstance(section, dict) else None
+    if isinstance(url, str) and re.search(r"^postgres(?:ql)?://[^/@]*:[^/@]*@|(?:^|\s)password\s*=", url, re.I):
+        return ["[archive] url holds a password: keep it in ~/.pgpass or $PGPASSWORD instead (backscroll never "
+                "shows it, but the file may be read or shared)"]
+    return []
+
+
 def _bool_setting(name: str, env_name: str, file_values: dict, env: Mapping[str, str],
                   flag: bool | None, default: bool) -> Setting:
     if flag is not None:
@@ -228,5 +238,6 @@ def resolve(
         redact=_bool_setting("redact", "BACKSCROLL_REDACT", file_values, env, None, True),
         background=_bool_setting("background", "BACKSCROLL_BACKGROUND", file_values, env, None, True),
         file_values=file_values,
-        warnings=tuple(f"config file {cfg_s.value}: {w}" for w in unknown_keys(file_values, AGENT_NAMES)),
+        warnings=tuple(f"config file {cfg_s.value}: {w}" for w in (*unknown_keys(file_values, AGENT_NAMES),
+                                                                    *archive_password(file_values))),
     )

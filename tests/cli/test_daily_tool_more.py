@@ -53,6 +53,18 @@ def test_a_misspelt_config_key_warns_on_stderr_and_suggests_the_known_one(small)
     assert json.loads(r.stdout)["settings"]["embed"] == {"value": True, "from": "default"}  # still ignored
 
 
+@pytest.mark.parametrize("url", ["postgresql://alice:Zq8sW2xPl9Kd@db.example.com/team",
+                                 "host=db user=alice password=Zq8sW2xPl9Kd dbname=team"])
+def test_a_password_in_the_configured_archive_url_warns_without_showing_it(small, url):
+    (small.data).mkdir(parents=True, exist_ok=True)
+    (small.data / "config.toml").write_text(f'[archive]\nurl = "{url}"\n')
+    r = run_cli(small, "status", "--json")
+    assert "[archive] url holds a password: keep it in ~/.pgpass" in r.stderr and "Zq8sW2xPl9Kd" not in r.stderr
+    assert len(json.loads(r.stdout)["config_warnings"]) == 1
+    (small.data / "config.toml").write_text('[archive]\nurl = "postgresql://alice@db.example.com/team"\n')
+    assert "password" not in run_cli(small, "status").stderr
+
+
 def test_a_valid_config_file_warns_about_nothing(small):
     small.data.mkdir(parents=True, exist_ok=True)
     (small.data / "config.toml").write_text('embed = false\nredact = true\n[roots]\nclaude = "/x"\n'
