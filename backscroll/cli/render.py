@@ -245,23 +245,23 @@ def search_document(result: SearchResult, fields: tuple[str, ...] | None, max_by
 
 def without_last(result: SearchResult) -> SearchResult:
     """``result`` without its last hit: a weak match, else one also matching, else a result, which the next page
-    then starts with (``has_more``)."""
+    then starts with (``budget.with_results``)."""
+    from backscroll.retrieval.budget import with_results
+
     if result.weak_matches:
         return replace(result, weak_matches=result.weak_matches[:-1])
     if result.also_matching:
         return replace(result, also_matching=result.also_matching[:-1])
-    gone = result.results[-1].record_id
-    sessions = tuple(g for g in (replace(s, hits=tuple(h for h in s.hits if h.record_id != gone))
-                                 for s in result.sessions) if g.hits)
-    more = len(sessions) < len(result.sessions) if result.sessions else True
-    return replace(result, results=result.results[:-1], sessions=sessions, has_more=result.has_more or more)
+    return with_results(result, result.results[:-1])
 
 
 def jsonl_lines(result: SearchResult, fields: tuple[str, ...] | None, max_bytes: int | None
                 ) -> tuple[list[bytes], int, SearchResult]:
     """One compact JSON object per hit (``list`` says results or also_matching); the first lines within
-    ``max_bytes``, how many were left out, and the result as sent (``without_last``)."""
+    ``max_bytes``, how many were left out, and the result as sent."""
     import orjson
+
+    from backscroll.retrieval.budget import with_results
 
     every = [(name, h) for name, hits in (("results", result.results), ("also_matching", result.also_matching))
              for h in hits]
@@ -269,15 +269,14 @@ def jsonl_lines(result: SearchResult, fields: tuple[str, ...] | None, max_bytes:
     used = 0
     for name, h in every:
         line = escaped_controls(orjson.dumps({"schema_version": result.schema_version, "list": name,
-                                          **hit_fields(h.to_dict(), fields)})) + b"\n"
+                                              **hit_fields(h.to_dict(), fields)})) + b"\n"
         if max_bytes is not None and used + len(line) > max_bytes:
             break
         used += len(line)
         lines.append(line)
-    sent = replace(result, weak_matches=())  # (no line holds a weak match)
-    for _ in range(len(every) - len(lines)):
-        sent = without_last(sent)
-    return lines, len(every) - len(lines), replace(sent, weak_matches=result.weak_matches)
+    sent, n = len(lines), len(result.results)  # (the lines hold the results first, then those also matching)
+    kept = with_results(result, result.results[:sent]) if sent < n else result
+    return lines, len(every) - sent, replace(kept, also_matching=result.also_matching[:max(0, sent - n)])
 
 
 def tsv_lines(result: SearchResult) -> list[str]:

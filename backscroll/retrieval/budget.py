@@ -46,15 +46,21 @@ def fitted(result: SearchResult, max_tokens: int) -> SearchResult:
     said = f"to fit --max-tokens {max_tokens}: " + ", ".join(
         part for part in (f"{left} hit{'s' if left != 1 else ''} left out" if left else "",
                           "the last one cut" if cut else "") if part)
-    shown = {h.record_id: h for h in lists["results"]}  # (a session lists the hits kept, as kept: cut or whole)
+    return replace(with_results(result, lists["results"]), also_matching=lists["also_matching"],
+                   weak_matches=lists["weak_matches"], notes=(*result.notes, said))
+
+
+def with_results(result: SearchResult, kept: tuple[Hit, ...]) -> SearchResult:
+    """``result`` with only its first results ``kept`` (as kept: the last may be cut), its sessions listing those
+    alone. What is left out waits on the next page (``has_more``), which starts after the last result, or
+    session, kept."""
+    shown = {h.record_id: h for h in kept}
     sessions = (replace(s, hits=tuple(shown[h.record_id] for h in s.hits if h.record_id in shown))
                 for s in result.sessions)
     listed = tuple(s for s in sessions if s.hits)
-    # (what is left out waits on the next page, which starts after the last result, or session, kept)
     more = result.has_more or (len(listed) < len(result.sessions) if result.sessions else
-                               len(lists["results"]) < len(result.results))
-    return replace(result, results=lists["results"], also_matching=lists["also_matching"],
-                   weak_matches=lists["weak_matches"], notes=(*result.notes, said), sessions=listed, has_more=more)
+                               len(kept) < len(result.results))
+    return replace(result, results=kept, sessions=listed, has_more=more)
 
 
 def _at_word(text: str, chars: int) -> str:
