@@ -7,7 +7,8 @@ their plain characters, drops control and format characters (escapes, zero-width
 and escapes ``&``, ``<`` and ``>``, and every character that looks like an angle bracket (Unicode's
 confusables data, through ``confusable-homoglyphs``, and any character named an angle bracket): no tag,
 of any spelling, can form inside quoted text. ``shorten`` bounds what a message echoes of an identifier or
-a path taken from a session (a hostile row once made every ``status`` print a 5 MB id).
+a path taken from a session (a hostile row once made every ``status`` print a 5 MB id); ``at_word`` cuts a text
+at a word.
 """
 
 from __future__ import annotations
@@ -77,6 +78,13 @@ def escaped_controls(data: bytes) -> bytes:
     for code in BIDI_CONTROLS:
         data = data.replace(chr(code).encode(), f"\\u{code:04x}".encode())
     return data
+
+
+def at_word(text: str, chars: int) -> str:
+    """``text`` cut to at most ``chars`` characters at a word boundary, with an ellipsis."""
+    head = text[:max(chars - 1, 0)]
+    space = head.rfind(" ")
+    return (head[:space] if space > chars // 2 else head).rstrip() + "…"
 
 
 MESSAGE_MAX = 400  # characters of an identifier or a path a message echoes

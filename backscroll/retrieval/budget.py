@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from backscroll.sanitize import at_word
 from backscroll.types import Hit, SearchResult
 
 CHARS_PER_TOKEN = 4
@@ -36,7 +37,7 @@ def fitted(result: SearchResult, max_tokens: int) -> SearchResult:
             if room - len(hit.snippet) >= MIN_CUT or first:
                 chars = max(room - len(hit.snippet), MIN_CUT)
                 kept.append(hit if len(hit.text) <= chars else
-                            replace(hit, text=_at_word(hit.text, chars), text_truncated=True))
+                            replace(hit, text=at_word(hit.text, chars), text_truncated=True))
                 room, cut = 0, cut + (len(hit.text) > chars)
             break
         left += len(hits) - len(kept)
@@ -61,10 +62,3 @@ def with_results(result: SearchResult, kept: tuple[Hit, ...]) -> SearchResult:
     more = result.has_more or (len(listed) < len(result.sessions) if result.sessions else
                                len(kept) < len(result.results))
     return replace(result, results=kept, sessions=listed, has_more=more)
-
-
-def _at_word(text: str, chars: int) -> str:
-    """``text`` cut to at most ``chars`` characters at a word boundary, with an ellipsis."""
-    head = text[:max(chars - 1, 0)]
-    space = head.rfind(" ")
-    return (head[:space] if space > chars // 2 else head).rstrip() + "…"

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from backscroll.ingest.sources.jsontext import dumps
+from backscroll.sanitize import at_word
 
 
 def as_dict(value: object) -> dict[str, Any]:
@@ -68,11 +69,7 @@ def title_line(text: str) -> str | None:
         line = line.strip()
         if line.startswith(("```", "~~~")) or len(re.findall(r"[^\W_]", _MARKUP.sub("", line))) < 2:
             continue
-        if len(line) <= TITLE_CHARS:
-            return line
-        head = line[:TITLE_CHARS - 1]
-        space = head.rfind(" ")
-        return (head[:space] if space > TITLE_CHARS // 2 else head).rstrip() + "…"
+        return line if len(line) <= TITLE_CHARS else at_word(line, TITLE_CHARS)
     return None
 
 
