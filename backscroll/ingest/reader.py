@@ -3,19 +3,22 @@
 A grown file is read from its stored byte offset, never past the size ``stat`` gave; a shrunk or
 rewritten one (its leading bytes or the bytes before the offset changed) is read again from the
 start. A last line without a newline that does not parse yet is a session still being written: it
-is left for the next sync. Gigantic lines are skipped and counted; so are lines a parser rejects.
+is left for the next sync. Gigantic lines are skipped and counted; so are lines a parser rejects. A line
+that was cut short (its writer died mid-line) and then had the session's next record appended to it
+costs only itself: the appended record is found and kept.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import replace
 from pathlib import Path
 
 import orjson
 
 from backscroll.ingest.rows import Batch, Redact, Row, redacted_session, safe_session, store_text
-from backscroll.ingest.sources import Agent, LineError, open_regular
+from backscroll.ingest.sources import Agent, LineError, ParsedLine, open_regular
 from backscroll.ingest.sources.jsontext import loads
 from backscroll.store.db import FileState, Store, content_hash
 from backscroll.types import SessionInfo
@@ -25,6 +28,9 @@ HEAD_BYTES = 4096
 TAIL_BYTES = 256
 REPARSE_REASON = "read again by a newer parser"
 MAX_QUEUED = 50  # queued prompts remembered per file, to recognise them when they are sent
+MAX_JOINS = 16  # places a malformed line is tried for a record appended to a cut-short one
+CUT_SHORT = "cut short; the record appended to it was kept"
+_FIRST_KEY = re.compile(rb'\s*(\{"[^"\\]{1,64}":)')
 # Session fields kept in a file's checkpoint and restored when it is read on from there.
 _KEPT_FIELDS = ("cwd", "title", "is_sidechain", "parent_session_id", "history_mode", "repository")
 
@@ -66,6 +72,7 @@ class FileReader:
         self.queued: list[str] = []
         self.human_seen = False
         self.intact_reparse = False  # re-read by a newer parser, and the file still holds what was read before
+        self.line_starts: set[bytes] = set()  # how this file's lines begin (`{"key":`), to find an appended one
 
     @property
     def first_ts(self) -> str | None:
@@ -104,6 +111,8 @@ class FileReader:
         offset, line_no = 0, 0
         with open_regular(self.path) as fh:
             head = fh.read(min(HEAD_BYTES, size))
+            if first := _FIRST_KEY.match(head):
+                self.line_starts.add(first.group(1))
             prev = self.prev
             if prev is not None and self.reparse:
                 self.intact_reparse = self._intact(fh, head, size, prev)
@@ -177,6 +186,10 @@ class FileReader:
         try:
             obj = loads(raw)
         except orjson.JSONDecodeError as exc:
+            appended = self._appended(raw, line_no, session)
+            if appended is not None:
+                self.skipped.append((line_no, CUT_SHORT))
+                return self._take(appended, line_no, session)
             reason = "not valid UTF-8" if "utf-8" in str(exc).lower() else "malformed JSON"
             self.skipped.append((line_no, reason))
             return session
@@ -188,6 +201,32 @@ class FileReader:
         except Exception as exc:  # a parser bug must not lose the rest of the file
             self.skipped.append((line_no, f"unexpected {type(exc).__name__}: {exc}"))
             return session
+        if first := _FIRST_KEY.match(raw):
+            self.line_starts.add(first.group(1))
+        return self._take(parsed, line_no, session)
+
+    def _appended(self, raw: bytes, line_no: int, session: SessionInfo) -> ParsedLine | None:
+        """The record a malformed line ends with, when the line is a cut-short one with the session's next
+        record appended: a suffix that starts as this file's lines start, parses whole, and reads as a known
+        record. (A nested object of a line that is merely broken is not one: it reads as no known record.)"""
+        starts = self.line_starts | ({m.group(1)} if (m := _FIRST_KEY.match(raw)) else set())
+        places = sorted(i for key in starts for i in _places(raw, key))[:MAX_JOINS]
+        for at in places:
+            try:
+                obj = loads(raw[at:])
+            except orjson.JSONDecodeError:
+                continue
+            if not isinstance(obj, dict):
+                continue
+            try:
+                parsed = self.parse_line(obj, line_no, session)
+            except Exception:  # noqa: BLE001 - not a record this parser knows: the line stays malformed
+                continue
+            if parsed.unknown is None and (parsed.records or parsed.session_updates):
+                return parsed
+        return None
+
+    def _take(self, parsed: ParsedLine, line_no: int, session: SessionInfo) -> SessionInfo:
         if parsed.unknown:
             seen = self.unknown.setdefault(parsed.unknown, [0, line_no])
             seen[0] += 1
@@ -231,3 +270,13 @@ class FileReader:
                                 session.session_id)
         return self.side
 
+
+
+def _places(raw: bytes, key: bytes) -> list[int]:
+    """Where ``key`` starts in ``raw`` past its first byte (at most ``MAX_JOINS`` places)."""
+    found: list[int] = []
+    at = raw.find(key, 1)
+    while at >= 0 and len(found) < MAX_JOINS:
+        found.append(at)
+        at = raw.find(key, at + 1)
+    return found

@@ -149,6 +149,37 @@ def test_half_written_last_line_is_picked_up_when_complete(session_builder, back
     assert rows(backscroll_home, "SELECT count(*) AS n FROM skipped_lines")[0]["n"] == 0
 
 
+def test_a_line_cut_short_costs_only_itself_when_the_session_goes_on(session_builder, backscroll_home,
+                                                                     backscroll_index):
+    """The agent died mid-line, then the session went on in the same file: the next record, appended to the
+    cut-short line, lands; the cut line is reported. Read across two syncs or in one, the same."""
+    for syncs in (2, 1):
+        s = session_builder.claude()
+        s.user("before the crash")
+        cut = json.dumps(s._envelope("assistant", {"role": "assistant", "content": [{"type": "text", "text": "lost"}]}))
+        s.raw(cut[:70], newline=False)
+        if syncs == 2:
+            backscroll_index()
+        s.user("after the crash")
+        s.assistant("and on")
+        out = backscroll_index()
+        assert texts(backscroll_home)[-3:] == ["before the crash", "after the crash", "and on"]
+        skipped = rows(backscroll_home, "SELECT line, reason FROM skipped_lines WHERE path = ?", (str(s.path),))
+        assert [(r["line"], r["reason"]) for r in skipped] == [(2, "cut short; the record appended to it was kept")]
+        assert out.report.lines_skipped == 1
+
+
+def test_a_broken_line_is_not_mistaken_for_a_cut_short_one(session_builder, backscroll_home, backscroll_index):
+    """A line that lacks its last brace holds a complete nested object at its end: that is no record."""
+    c = session_builder.codex()
+    c.user("kept")
+    c.raw(json.dumps({"timestamp": "2026-10-01T10:00:00Z", "type": "response_item", "payload": {
+        "type": "message", "role": "user", "content": [{"type": "input_text", "text": "nested"}]}})[:-1])
+    backscroll_index()
+    assert texts(backscroll_home) == ["kept"]
+    assert [r["reason"] for r in rows(backscroll_home, "SELECT reason FROM skipped_lines")] == ["malformed JSON"]
+
+
 def test_records_outlive_their_source_file(session_builder, backscroll_home, backscroll_index, backscroll_search):
     s = session_builder.claude()
     s.assistant("the cache key includes the tenant id")
