@@ -38,10 +38,10 @@ def _load(path: Path, text: str | None) -> str:
     if text is None or not text.strip():
         return "{}\n" if text is None else text + "{}"
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, object_pairs_hook=json_text.once_each)
     except (ValueError, RecursionError) as exc:
         raise UsageError(f"{path} is not plain JSON ({exc}); nothing was changed",
-                         hint="make it plain JSON (no comments, no trailing commas) and run it again; "
+                         hint="make it plain JSON (no comments, no trailing commas, each key once) and run it again; "
                               "--agent NAME installs for the other agents alone") from None
     if not isinstance(obj, dict):
         raise UsageError(f"{path} does not hold a JSON object; nothing was changed")

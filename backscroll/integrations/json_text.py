@@ -82,6 +82,18 @@ class _Reader:
         return Node("number" if c in "-0123456789" else "literal", i, j)
 
 
+def once_each(pairs: list[tuple[str, object]]) -> dict:
+    """``json.loads``'s ``object_pairs_hook`` that refuses an object holding a key twice: an agent reads only
+    the last of them, where an edit in place would find the first."""
+    seen: set[str] = set()
+    for key, _value in pairs:
+        if key in seen:
+            raise ValueError(f"the key {json.dumps(key[:60])} appears twice in one object, and an agent reads only "
+                             "the last")
+        seen.add(key)
+    return dict(pairs)
+
+
 def parse(text: str) -> Node:
     """The top-level value of ``text`` (which must be valid JSON) with the spans of everything in it."""
     return _Reader(text).value(0)

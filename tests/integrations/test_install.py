@@ -131,6 +131,18 @@ def test_a_users_own_skill_and_unparseable_settings_are_left_alone(agent_home):
     assert (agent_home / ".gemini" / "settings.json").read_text() == '{ // comment\n "a": 1 }'
 
 
+def test_settings_holding_a_key_twice_are_refused_not_edited_where_the_agent_never_looks(agent_home):
+    """JSON.parse keeps the last "hooks": an edit of the first would install hooks the agent never runs."""
+    settings = agent_home / ".claude" / "settings.json"
+    text = '{\n  "hooks": {"Stop": []},\n  "model": "x",\n  "hooks": {"Notification": []}\n}\n'
+    settings.write_text(text)
+    res = runner.invoke(app, ["install", "hooks", "--agent", "claude"])
+    assert res.exit_code == 2 and 'the key "hooks" appears twice' in res.output and "each key once" in res.output
+    assert settings.read_text() == text
+    runner.invoke(app, ["install", "hooks", "--agent", "claude", "--uninstall"])
+    assert settings.read_text() == text
+
+
 def test_files_created_by_install_are_removed_by_uninstall(backscroll_home):
     h = backscroll_home.home
     (h / ".codex").mkdir()
