@@ -27,6 +27,7 @@ from backscroll.status_types import (
     UnknownType,
     WorkerStatus,
 )
+from backscroll.store.outbox import LAST_PUSH
 
 
 def _size(path) -> int:
@@ -226,6 +227,10 @@ def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
         _worker(cfg, store, report.embeddings)
         report.files = counts.files
         report.redactions = dict(counts.redactions)
+        if os.environ.get("BACKSCROLL_ARCHIVE_URL") or cfg.file_values.get("archive") or store.get_meta(LAST_PUSH):
+            from backscroll.team.push import standing
+
+            report.archive = standing(cfg, store)
         report.skipped_lines = counts.skipped_lines
         report.skipped_examples = [SkippedLine(shorten(p), ln, shorten(r)) for p, ln, r in counts.skipped_examples]
         report.lexical = lexical_state(cfg, store)

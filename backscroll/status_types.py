@@ -128,6 +128,27 @@ class Setting:
 
 
 @dataclass
+class LastPush:
+    """This store's last push to a team archive; ``waiting``: records stored or redacted again since, not yet sent."""
+
+    archive: str
+    member: str
+    machine: str
+    at: str
+    waiting: int
+
+
+@dataclass
+class ArchiveStatus:
+    """The team archive configured (where it points, never its password; ``origin``: env or config file), and
+    this store's last push, read without connecting."""
+
+    configured: str | None
+    origin: str | None = None
+    last_push: LastPush | None = None
+
+
+@dataclass
 class StatusReport(_Mapping):
     """``status()``: what is indexed, from where, what was skipped, and the paths and settings in force."""
 
@@ -154,6 +175,7 @@ class StatusReport(_Mapping):
     embeddings: EmbeddingStatus = field(default_factory=EmbeddingStatus)
     read_only: bool = False  # the store cannot be written (read-only media): it is only read
     indexing: bool = False  # a backscroll process holds the writer lock
+    archive: ArchiveStatus | None = None  # a team archive configured or pushed to
 
     def agent(self, name: str) -> AgentStatus:
         """The agent's part, created empty the first time it is asked for."""

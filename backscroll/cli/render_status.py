@@ -31,7 +31,7 @@ def print_status(report: StatusReport, integrations: list[dict], store_failed: b
     elif not report.indexed:
         out.print(Text.assemble(_bold("Nothing indexed yet."), " Run ", _bold("backscroll index"), "."))
     else:
-        for section in (_counts, _agents, _projects, _problems, _indexes):
+        for section in (_counts, _agents, _projects, _problems, _indexes, _archive):
             section(out, report)
     out.print()
     _places(out, report)
@@ -68,6 +68,25 @@ def _counts(out: Console, r: StatusReport) -> None:
             if worker is not None and worker.error:
                 line += f" (the background worker stopped: {clean(worker.error)})"
         out.print(line)
+
+
+def _archive(out: Console, r: StatusReport) -> None:
+    """The team archive configured and this store's last push to one (read without connecting)."""
+    from backscroll.dates import local_time
+
+    a = r.archive
+    if a is None:
+        return
+    line = f"team archive {clean(a.configured)} (from {a.origin})" if a.configured else "no team archive configured"
+    last = a.last_push
+    if last is None:
+        line += "; never pushed from this store: `backscroll push` sends its records"
+    else:
+        there = "" if last.archive == a.configured else f" to {clean(last.archive)}"
+        line += (f"; last push{there} {local_time(last.at)} as {clean(last.member)} from {clean(last.machine)}, "
+                 + (f"{counted(last.waiting, 'record')} since: `backscroll push` sends them" if last.waiting
+                    else "nothing new since"))
+    out.print(line)
 
 
 def _duration(seconds: int | None) -> str:

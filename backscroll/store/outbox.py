@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
+LAST_PUSH = "archive_last_push"  # meta: where this store last pushed, as whom, when, and its mark's key
+
 # The columns a pushed row carries, in order (``team.archive_sql.RECORD_COLUMNS`` names them the same).
 # Then where it was read, its subagent's parent, its vector, and the rules' version the strings were redacted with
 # (a push redacts an older one again on the way out).

@@ -11,22 +11,27 @@ from the archive this member's rows of this machine that the store no longer hol
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from backscroll.config import Config
+from backscroll.dates import format_ts
 from backscroll.errors import ArchiveError, UsageError
 from backscroll.indexes.lexical_schema import MAX_WORD, analyze, stem
 from backscroll.indexes.matrix import DIM_DEFAULT
 from backscroll.indexes.packing import unpack
 from backscroll.ingest.redact_again import RULES_VERSION, is_current
+from backscroll.status_types import ArchiveStatus, LastPush
 from backscroll.store.archive_pg import Archive
 from backscroll.store.archive_schema import SCHEMA_VERSION
 from backscroll.store.archive_search import vector_literal
 from backscroll.store.archive_url import where
 from backscroll.store.db import Store
+from backscroll.store.outbox import LAST_PUSH
 
 BATCH = 500
 MAX_WORDS_CHARS = 200_000  # a tsvector holds at most 1 MB: a longer output is searched by its start
@@ -163,6 +168,8 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
             store.set_meta(key, str(mark))  # autocommits: the mark moves only after the archive committed
             pushed += len(rows)
             advance(len(rows))
+        store.set_meta(LAST_PUSH, json.dumps({"archive": where(archive.url), "member": member, "machine": machine,
+                                              "at": format_ts(datetime.now(UTC)), "key": ident}))
     if prune:
         gone = sorted(archive.pushed_ids(member, machine) - store.held_record_ids())
         pruned = len(gone) if dry_run else sum(archive.delete(member, machine, gone[i:i + batch])
@@ -178,3 +185,26 @@ def push_to(cfg: Config, store: Store, to: str | None, **options) -> PushReport:
     url, member = settings(cfg, to)
     with Archive.connect(url) as archive:
         return push(store, archive, model_id(), member=member, **options)
+
+
+def standing(cfg: Config, store: Store, env=None) -> ArchiveStatus | None:
+    """What ``status`` says of the team archive, without connecting: the one configured and from where, and this
+    store's last push with the records it has not sent since. None when none is configured nor was pushed to."""
+    import os
+
+    env = os.environ if env is None else env
+    last = json.loads(store.get_meta(LAST_PUSH) or "null")
+    try:
+        url: str | None = settings(cfg, None, env)[0]
+    except UsageError:
+        url = None
+    if url is None and last is None:
+        return None
+    status = ArchiveStatus(where(url) if url else None, None if url is None else
+                           "env $BACKSCROLL_ARCHIVE_URL" if env.get("BACKSCROLL_ARCHIVE_URL") else "config file")
+    if last is not None:
+        mark = int(store.get_meta(f"archive_pushed:{last['key']}") or 0)
+        revised = int(store.get_meta(f"archive_revised:{last['key']}") or 0)
+        waiting = store.outbox_count(mark) + store.revised_count(revised, mark)
+        status.last_push = LastPush(last["archive"], last["member"], last["machine"], last["at"], waiting)
+    return status

@@ -69,3 +69,15 @@ def test_an_archive_named_neither_by_a_postgresql_url_nor_default_says_what_is_t
     with pytest.raises(UsageError) as err:
         check(given)
     assert says in str(err.value) and "percent-encode" not in (err.value.hint or "")
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_status_names_the_configured_archive_without_its_password(backscroll_home, session_builder, shape):
+    session_builder.claude().user("something to index")
+    run_cli(backscroll_home, "index")
+    (backscroll_home.data / "config.toml").write_text(f"[archive]\nurl = {json.dumps(SHAPES[shape])}\n")
+    page = run_cli(backscroll_home, "status")
+    assert page.returncode == 0 and "never pushed from this store" in page.stdout, page.stderr
+    report = run_cli(backscroll_home, "status", "--json")
+    assert json.loads(report.stdout)["archive"]["last_push"] is None
+    assert clean(page.stdout + page.stderr + report.stdout + report.stderr)

@@ -196,6 +196,13 @@ def test_the_command_line_sets_up_and_pushes(team, pg_url, session_builder, back
     monkeypatch.setenv("BACKSCROLL_ARCHIVE_URL", dave)
     done = runner.invoke(app, [*home, "push", "--json"])
     assert done.exit_code == 0 and json.loads(done.stdout)["pushed"] == 2
+    session_builder.claude("shop").user("one more, not pushed yet")
+    runner.invoke(app, [*home, "index"])
+    status = json.loads(runner.invoke(app, [*home, "status", "--json"]).stdout)["archive"]
+    assert status["configured"] == status["last_push"]["archive"] and status["from"] == "env $BACKSCROLL_ARCHIVE_URL"
+    assert status["last_push"]["member"] == "dave" and status["last_push"]["waiting"] == 1
+    said = runner.invoke(app, [*home, "status"]).stdout
+    assert "as dave" in said and "1 record since: `backscroll push` sends them" in said
     gone = runner.invoke(app, [*home, "push", "--to", "postgresql://dave:pw@127.0.0.1:1/x", "--json"])
     assert gone.exit_code == 6 and "pw@" not in gone.output and '"kind":"archive"' in gone.stderr.replace(" ", "")
 
