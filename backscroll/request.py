@@ -64,9 +64,9 @@ class SearchRequest:
     limit: int = _option(10, "How many results.", minimum=1, maximum=MAX_LIMIT, short="-n",
                          brief="How many results (10).")
     offset: int = _option(0, "Skip this many results first: the next page of a search is offset = limit times the "
-                             "pages already read (ranks keep counting); `has_more` says whether there is one. The "
-                             "pages of one limit are cut from one ranking, which reads max(50, 5 x limit) "
-                             "records of each list: a larger limit reaches further.",
+                             "pages already read (ranks keep counting); `has_more` says whether there is one. Every "
+                             "page is cut from one ranking, whatever the limit: a page past its end is read from a "
+                             "deeper one, which follows it.",
                           minimum=0, maximum=MAX_LIMIT,
                           brief="The next page: skip N.", group="output")
     project: str | None = _option(None, "Only this project: case-insensitive, a unique prefix is enough.",

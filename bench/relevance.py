@@ -42,6 +42,7 @@ import math
 import sys
 import tomllib
 from collections import defaultdict
+from contextlib import contextmanager
 from pathlib import Path
 
 NEVER_EMPTY = 0.97  # the share of never-discussed training questions a search's operating point keeps empty
@@ -53,6 +54,19 @@ HOOK = {"content_type": "text", "strict": True}  # how a recall hook searches (`
 def _half(qid: str, half: str) -> bool:
     n = int("".join(c for c in qid if c.isdigit()) or 0)
     return (n % 2 == 1) == (half == "odd")
+
+
+@contextmanager
+def hook_depth(hook: bool):
+    """A search whose lists are read as deep as a recall hook reads them (``lists.HOOK_DEPTH``)."""
+    from backscroll.retrieval import lists
+
+    was = lists.DEPTH
+    lists.DEPTH = lists.HOOK_DEPTH if hook else was
+    try:
+        yield
+    finally:
+        lists.DEPTH = was
 
 
 def load_set(spec: str, hook: bool = False) -> tuple[str, Path, list[dict], str]:
@@ -103,9 +117,10 @@ def dump(args) -> int:
                         opts = {k: q[k] for k in ("role", "author", "agent", "content_type", "project", "since",
                                                   "until", "include_echoes", "strict") if k in q}
                         hook = use == "hook"  # (asked as the hook asks: its prompt cut, its 20 candidates)
-                        every = bs.search(q["text"][:MAX_PROMPT] if hook else q["text"], mode=mode,
-                                          limit=CANDIDATES if hook else 10, max_chars=0, rerun=True, now=q["now"],
-                                          weak=True, **opts)
+                        with hook_depth(hook):  # (the lists read as deep as the hook reads them)
+                            every = bs.search(q["text"][:MAX_PROMPT] if hook else q["text"], mode=mode,
+                                              limit=CANDIDATES if hook else 10, max_chars=0, rerun=True,
+                                              now=q["now"], weak=True, **opts)
                         hits = [{"rank": h.rank, "right": answers(h, q), "strength": h.strength,
                                  "session": h.session_id, "lists": list(h.matched_by), "match": h.match}
                                 for h in every.results[:10]]

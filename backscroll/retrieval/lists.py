@@ -15,12 +15,15 @@ from backscroll.retrieval.source import Source
 from backscroll.types import Filters
 
 PROSE_TYPES = ("text", "summary", "reasoning")  # the kinds the prose list ranks together
+DEPTH = 50  # how deep each ranked list is read: a search's depth, whatever its page's size (a deeper one reorders)
+HOOK_DEPTH = 100  # a recall hook's (its 20 candidates, 5 deep each): the depth its judgement was fitted at
 
 
 @dataclass(frozen=True)
 class SearchOptions:
     limit: int = 10
-    page: int | None = None  # the page's size, when ``limit`` reaches past earlier pages (``depth``)
+    page: int | None = None  # the page's size, when ``limit`` reaches past earlier pages
+    depth: int = DEPTH  # how deep each ranked list is read (``pipeline.run`` reads deeper for a page past its end)
     include_echoes: bool = False
     max_chars: int = 2000  # text returned per hit; 0 = all of it
     weak: bool = False  # weak matches stay in the results (``judgement``)
@@ -46,10 +49,17 @@ class Proposed:
         return sorted({*(i for items in self.ranked.values() for i in items), *(i for i, _c in self.semantic or ())})
 
 
-def depth(opts: SearchOptions) -> int:
-    """How deep each ranked list goes before fusion: set by the page's size, not by how far on it starts, so
-    that every page of a search is cut from one ranking (a deeper one reorders the first)."""
-    return max(50, (opts.page or opts.limit) * 5)
+def depth_for(point: str) -> int:
+    """How deep the lists are read for a caller: a search's depth, or a recall hook's."""
+    return HOOK_DEPTH if point == "hook" else DEPTH
+
+
+def deeper(opts: SearchOptions) -> SearchOptions:
+    """The options of the ranking that follows one read ``opts.depth`` deep, for a page past its end: four times
+    as deep, so that every page past it is cut from the same one."""
+    from dataclasses import replace
+
+    return replace(opts, depth=4 * opts.depth)
 
 
 def echoes_included(filters: Filters, opts: SearchOptions) -> bool:
@@ -67,7 +77,7 @@ def by_words(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOpti
     """Lexical prose, tool and (when included) echo rankings, best first. The tool list carries the outputs of
     its calls behind them (``exchanges``); a date in the query adds its sessions' first prompts to the prose."""
     q = LexicalQuery(plan.lexical_terms, plan.phrases)
-    ct, n = filters.content_type, depth(opts)
+    ct, n = filters.content_type, opts.depth
 
     def search(kinds: str | tuple[str, ...]) -> list[int]:
         return list(dict.fromkeys(i for s in scopes(filters, plan) for i in source.by_words(q, s, kinds, echo=False,

@@ -11,15 +11,15 @@ from dataclasses import replace
 from backscroll.errors import SemanticUnavailableError
 from backscroll.indexes.lexical_schema import LexicalQuery
 from backscroll.retrieval import results, time_window
-from backscroll.retrieval.fusion import Fused
-from backscroll.retrieval.lists import Proposed, SearchOptions, by_meaning, by_words, depth, exchanges
+from backscroll.retrieval.fusion import Candidate, Fused, Weights
+from backscroll.retrieval.lists import Proposed, SearchOptions, by_meaning, by_words, deeper, exchanges
 from backscroll.retrieval.order import ordered
 from backscroll.retrieval.query import NOTHING_TO_SEARCH, QueryPlan
 from backscroll.retrieval.ranking import RANKING
 from backscroll.retrieval.source import Source
 from backscroll.types import Filters, SearchResult
 
-__all__ = ["SearchOptions", "depth", "run"]
+__all__ = ["SearchOptions", "run"]
 
 
 def run(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, mode: str) -> SearchResult:
@@ -29,12 +29,29 @@ def run(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, 
     if plan.asks_nothing:
         return SearchResult(query=plan.text, mode=mode, filters=filters, results=(), notes=(nothing_asked(plan),))
     found = propose(source, plan, filters, opts, mode)
-    facts = source.facts(found.ids)
     w = RANKING.weights(found.plan.shape)
+    fused, by_id, ranked_with, sessions = ranking(source, found, w)
+    first = {f.id for f in fused}  # (the judgement reads the first ranking alone, however deep a page reads)
+    while (len(sessions) <= opts.limit if opts.by_session else len(fused) <= 2 * opts.limit) and \
+            results.full(found, opts.depth) and opts.depth < 5 * opts.limit:
+        # A page past the ranking's end: a deeper ranking's records follow, the ranking above them unchanged.
+        opts = deeper(opts)
+        found = propose(source, plan, filters, opts, mode)
+        more, more_by_id, _w, more_sessions = ranking(source, found, w)
+        seen = {f.id for f in fused}
+        fused, by_id, sessions = fused + [f for f in more if f.id not in seen], {**more_by_id, **by_id}, \
+            sessions | more_sessions
+    judged = results.judge(source, found, filters, opts, fused, by_id, w, first)
+    return replace(judged, echoes_hidden=results.hidden_echoes(source, found.plan, filters, opts, fused, ranked_with))
+
+
+def ranking(source: Source, found: Proposed, w: Weights
+            ) -> tuple[list[Fused], dict[int, Candidate], Weights, set[str]]:
+    """The ordered candidates of ``found``, each by id, the weights they ranked with, and their sessions."""
+    facts = source.facts(found.ids)
     fused, by_id, ranked_with = ordered(source, found.plan, found.ranked, facts, found.semantic, found.mode, w,
                                         found.calls)
-    judged = results.judge(source, found, filters, opts, fused, by_id, w)
-    return replace(judged, echoes_hidden=results.hidden_echoes(source, found.plan, filters, opts, fused, ranked_with))
+    return fused, by_id, ranked_with, {facts[f.id].key[0] for f in fused if f.id in facts}
 
 
 def nothing_asked(plan: QueryPlan) -> str:
@@ -47,7 +64,7 @@ def propose(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptio
     """What the lists propose: by meaning (lexical mode when the source has no vectors), by words (the quoted
     phrases no record holds dropped first), the tool list's outputs joined to their calls."""
     notes: list[str] = []
-    semantic = by_meaning(source, plan, filters, mode, notes, depth(opts)) if mode != "lexical" else None
+    semantic = by_meaning(source, plan, filters, mode, notes, opts.depth) if mode != "lexical" else None
     if semantic is None and mode == "semantic":
         raise SemanticUnavailableError("no embeddings exist yet, so semantic search cannot run",
                                        hint="run `backscroll index` (or `backscroll embed`), or search in lexical mode",

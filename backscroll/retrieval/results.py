@@ -13,7 +13,7 @@ from backscroll.retrieval.candidates import candidates, words_evidence
 from backscroll.retrieval.echo_order import apart, interleave
 from backscroll.retrieval.evidence import classify
 from backscroll.retrieval.fusion import Candidate, Fused, Weights
-from backscroll.retrieval.lists import PROSE_TYPES, Proposed, SearchOptions, depth, echoes_included
+from backscroll.retrieval.lists import PROSE_TYPES, Proposed, SearchOptions, echoes_included
 from backscroll.retrieval.order import ranked_echoes, topical
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.snippet import make_snippet
@@ -45,7 +45,7 @@ def hits(source: Source, plan: QueryPlan, fused: list[Fused], opts: SearchOption
 
 
 def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions, fused: list[Fused],
-          by_id: dict[int, Candidate], w: Weights) -> SearchResult:
+          by_id: dict[int, Candidate], w: Weights, first: set[int] | None = None) -> SearchResult:
     """The ranking as a search's answer: hits with their match and strength, judged (``relevance``: has the
     question an answer here, in the scope the filters leave?), grouped by session when asked, with the notes
     that say what the answer rests on."""
@@ -63,7 +63,8 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     # (one hit more than is read, to know whether a later page has any)
     read = [classify(h, plan.text, by_id.get(h.rowid), w, in_scope, quoted=bool(plan.phrases))
             for h in hits(source, plan, fused, opts, max(wanted, EVIDENCE_HITS) + 1)]
-    evidence = question_evidence(source, read[:EVIDENCE_HITS], plan, by_id, in_scope, cosines, mode)
+    judged = read if first is None else [h for h in read if h.rowid in first]  # (``first``: the first ranking's)
+    evidence = question_evidence(source, judged[:EVIDENCE_HITS], plan, by_id, in_scope, cosines, mode)
     shaped = read[:wanted]  # (what is shown is as many as asked; only the judgement reads more)
     answered = opts.weak or judgement.answered(evidence, mode, opts.point)
     strong, weak = (shaped, []) if opts.weak else judgement.split(shaped, answered)
@@ -76,8 +77,8 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     suggested = source.suggestions(missing) if missing else {}
     said = notes(plan, filters, shown, weak, missing, suggested, found.dropped, mode)
     later = opts.page is not None and opts.limit > opts.page  # (a later page: page 1 needs no word on depth)
-    if later and strong and not more and len(read) <= max(wanted, EVIDENCE_HITS) and full(found, depth(opts)):
-        said += (ranking_ends(depth(opts), opts.page or opts.limit),)
+    if later and strong and not more and len(read) <= max(wanted, EVIDENCE_HITS) and full(found, opts.depth):
+        said += (ranking_ends(opts.depth, opts.page or opts.limit),)
     return SearchResult(query=plan.text, mode=mode, filters=filters, results=renumber(shown),
                         weak_matches=renumber(weak), sessions=sessions, evidence=evidence, has_more=more,
                         dropped_filters=("phrase",) if found.dropped else (), notes=(*found.notes, *said))

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from backscroll.config import Config
 from backscroll.errors import UsageError
 from backscroll.indexes.lexical import LexicalIndex, analyze
-from backscroll.request import MODES, SearchRequest, check_fields
+from backscroll.request import MAX_LIMIT, MODES, SearchRequest, check_fields
 from backscroll.retrieval.query import QueryPlan
 from backscroll.retrieval.query import plan as plan_query
 from backscroll.retrieval.source import Source
@@ -117,10 +117,12 @@ def answer(source: Source, req: SearchRequest, plan: QueryPlan, filters: Filters
     author, agent and content type narrow, the rest follows as also matching; outside the scope when nothing
     in it answers), the page asked for (``offset``), and the source's notes."""
     from backscroll.retrieval import budget, judgement, pipeline
+    from backscroll.retrieval.lists import depth_for
     from backscroll.retrieval.policy import hints
 
     opts = pipeline.SearchOptions(limit=req.limit + req.offset, page=req.limit, include_echoes=req.include_echoes,
-                                  max_chars=req.max_chars, weak=req.weak, by_session=req.by_session, point=point)
+                                  max_chars=req.max_chars, weak=req.weak, by_session=req.by_session, point=point,
+                                  depth=depth_for(point))
 
     def run(f: Filters) -> SearchResult:
         return pipeline.run(source, plan, f, opts, req.mode)
@@ -142,4 +144,9 @@ def answer(source: Source, req: SearchRequest, plan: QueryPlan, filters: Filters
     notes = [judgement.nothing_strong_note(len(weak)) if n.startswith(held) else n for n in result.notes]
     result = replace(result, results=tuple(results), sessions=sessions, weak_matches=weak,
                      notes=tuple(dict.fromkeys([*source.notes, *notes])))
-    return budget.fitted(result, req.max_tokens) if req.max_tokens is not None else result
+    result = budget.fitted(result, req.max_tokens) if req.max_tokens is not None else result
+    shown = len(result.sessions) if req.by_session else len(result.results)
+    if result.has_more and req.offset + shown > MAX_LIMIT:  # (no offset reaches the next page)
+        result = replace(result, has_more=False, notes=(*result.notes, f"no page starts past offset {MAX_LIMIT}: "
+                                                        "narrow the search (a filter, more words) to reach the rest"))
+    return result

@@ -241,13 +241,33 @@ def test_every_page_of_a_search_is_cut_from_one_ranking(session_builder, backscr
                 break
         first = backscroll_search("payment webhook retry", limit=10, rerun=True, weak=True, by_session=by_session)
         assert offset > 10 and len(seen) == len(set(seen)), "no hit on two pages"
-        if not by_session:  # (240 records hold the words: the ranking, 50 deep, ends first, and says so)
-            assert any("-n 20 reads deeper" in n for n in page.notes) and not any("deeper" in n for n in first.notes)
+        if not by_session:  # (240 records hold the words: past the ranking, 50 deep, a deeper one follows)
+            assert len(seen) == 240 and not any("deeper" in n for n in page.notes)
+            whole = backscroll_search("payment webhook retry", limit=240, rerun=True, weak=True)
+            assert seen == [h.record_id for h in whole.results], "one ranking, however it is paged"
         assert not any("deeper" in n for n in first.notes), "page 1 says nothing of the ranking's depth"
         assert seen[:10] == ([g.session_id for g in first.sessions] if by_session else
                              [h.record_id for h in first.results])
     every = backscroll_search("payment webhook retry", limit=20, rerun=True, weak=True, by_session=True)
     assert len(every.sessions) == 12 and not every.has_more and not any("deeper" in n for n in every.notes)
+
+
+def test_the_first_hits_are_the_same_whatever_the_limit(session_builder, backscroll_index, backscroll_search):
+    """MCP asks for 5, the command line for 10, an agent for 50: one ranking, so one first hit. (Lists read
+    5 x limit deep let in records the fusion put above the first page's: long ones holding every word, which
+    BM25 ranks below many short ones holding two.)"""
+    filler = " ".join(f"line{i} of the build log" for i in range(400))
+    pairs = ("payment webhook", "webhook retry", "payment retry")
+    for n in range(12):
+        s = session_builder.claude(project="shop")
+        for i in range(20):
+            s.user(f"{pairs[(n + i) % 3]} {n}.{i}")
+        if n % 4 == 0:
+            s.tool("make logs", f"{filler} payment webhook retry {filler}")
+    backscroll_index()
+    firsts = [[h.record_id for h in backscroll_search("payment webhook retry", mode="lexical", limit=n, rerun=True,
+                                                        weak=True).results[:5]] for n in (5, 10, 20, 50, 200)]
+    assert all(f == firsts[0] for f in firsts), firsts
 
 
 def test_pages_within_a_token_budget_follow_on_without_a_gap_or_a_repeat(session_builder, backscroll_index,
@@ -384,3 +404,18 @@ def test_the_meaning_only_note_is_for_searches_that_asked_for_words_too(shop, ba
     backscroll_index()
     found = backscroll_search("background jobs queue", mode="semantic", weak=True, rerun=True)
     assert found.results and not any("matches by meaning only" in n for n in found.notes), found.notes
+
+
+def test_no_next_page_is_promised_past_the_largest_offset(session_builder, backscroll_index, backscroll_search,
+                                                          monkeypatch):
+    from backscroll.retrieval import searching
+
+    s = session_builder.claude(project="shop")
+    for i in range(30):
+        s.user(f"retry backoff payment webhook, attempt {i}")
+    backscroll_index()
+    monkeypatch.setattr(searching, "MAX_LIMIT", 20)  # (the offset's bound, 1000, as if it were 20)
+    page = backscroll_search("retry backoff payment webhook", mode="lexical", limit=10, offset=15, rerun=True)
+    assert len(page.results) == 10 and not page.has_more
+    assert any("no page starts past offset 20" in n for n in page.notes)
+    assert backscroll_search("retry backoff payment webhook", mode="lexical", limit=5, offset=10, rerun=True).has_more
