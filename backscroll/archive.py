@@ -8,11 +8,11 @@ to the ``notify`` callback, and every result is a typed object (see ``backscroll
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from backscroll.config import Config
-from backscroll.errors import NothingIndexedError
+from backscroll.errors import NothingIndexedError, UsageError
 from backscroll.guard import guarded
 from backscroll.reads import Reads
 from backscroll.request import SearchRequest
@@ -163,6 +163,11 @@ class Backscroll(Reads):
         else:
             if isinstance(options.get("caller_argv"), list):
                 options["caller_argv"] = tuple(options["caller_argv"])
+            unknown = sorted(set(options) - {f.name for f in fields(SearchRequest)})
+            if unknown:
+                raise UsageError(f"search takes no option {', '.join(map(repr, unknown))}",
+                                 hint="the options are SearchRequest's fields: limit, offset, mode, project, since, "
+                                      "until, agent, role, ... (README, \"Searching\")")
             req = SearchRequest(query, **options)
         filters, plan = searching.check(req)
         if req.archive is not None:

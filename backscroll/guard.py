@@ -14,10 +14,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def guarded(fn: F) -> F:
     """A full disk, a store that cannot be written or a damaged one raised as what it is
-    (``store.failures.store_failure``) instead of an internal error."""
+    (``store.failures.store_failure``) instead of an internal error; the caller's text made valid Unicode first."""
 
     @functools.wraps(fn)
     def wrapper(self, *args, **kw):
+        from backscroll.sanitize import whole
+
+        args, kw = tuple(whole(a) for a in args), {k: whole(v) for k, v in kw.items()}
         try:
             return fn(self, *args, **kw)
         except BackscrollError:

@@ -131,6 +131,9 @@ class SearchRequest:
     caller_mcp: bool = False  # the call arrived over MCP: its in-flight call in a session's log names the caller
     now: str | datetime | None = None
 
+    def __post_init__(self) -> None:
+        whole_text(self)
+
 
 @dataclass(frozen=True)
 class ShowRequest:
@@ -149,6 +152,9 @@ class ShowRequest:
                              maximum=MAX_COUNT, brief="Cut each text at N (0: all).")
     archive: str | None = _option(None, "From the team archive (a URL, or default).",
                                   brief="From the team archive (a URL, or default).", metavar="URL")
+
+    def __post_init__(self) -> None:
+        whole_text(self)
 
 
 @dataclass(frozen=True)
@@ -177,6 +183,9 @@ class ListRequest:
                                "(by default a subagent is counted under its parent).",
                         brief="Also near-empty sessions, and subagents on their own lines.")
 
+    def __post_init__(self) -> None:
+        whole_text(self)
+
 
 Request = SearchRequest | ShowRequest | ListRequest
 
@@ -198,6 +207,16 @@ def option(name: str, request: type = SearchRequest) -> Option:
 def kind_of(annotation: str) -> type:
     """The Python type of an option annotated ``annotation`` (as ``options()`` gives it): int, bool or str."""
     return {"int": int, "bool": bool}.get(annotation.split(" |")[0], str)
+
+
+def whole_text(req: Any) -> None:
+    """Make every text field of a frozen request valid Unicode (``sanitize.whole``)."""
+    from backscroll.sanitize import whole
+
+    for f in fields(req):
+        value = getattr(req, f.name)
+        if whole(value) is not value:
+            object.__setattr__(req, f.name, whole(value))
 
 
 def check_fields(req: Request) -> None:

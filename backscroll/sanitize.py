@@ -8,7 +8,7 @@ and escapes ``&``, ``<`` and ``>``, and every character that looks like an angle
 confusables data, through ``confusable-homoglyphs``, and any character named an angle bracket): no tag,
 of any spelling, can form inside quoted text. ``shorten`` bounds what a message echoes of an identifier or
 a path taken from a session (a hostile row once made every ``status`` print a 5 MB id); ``at_word`` cuts a text
-at a word.
+at a word; ``whole`` makes a caller's text valid Unicode.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ _DROPPED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})  # controls, format marks, 
 # The bidirectional marks, embeddings, overrides and isolates: they reorder what is shown after them.
 BIDI_CONTROLS = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @functools.cache
@@ -97,3 +98,13 @@ def shorten(text: str, limit: int = MESSAGE_MAX) -> str:
     keep = max(limit - 40, 20)
     head, tail = text[: keep * 2 // 3], text[-(keep - keep * 2 // 3):]
     return f"{head}…[{len(text) - len(head) - len(tail):,} characters]…{tail}"
+
+
+def whole(value):
+    """``value`` with every lone surrogate of its text made U+FFFD (a byte that is not UTF-8 in a command line's
+    argument, ``"\\ud800"`` in JSON), as a session's text is at ingest; text in a tuple too, anything else as is."""
+    if isinstance(value, str):
+        return value if value.isascii() or not _LONE_SURROGATE.search(value) else _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, tuple) and any(isinstance(v, str) for v in value):
+        return tuple(whole(v) for v in value)
+    return value

@@ -55,7 +55,13 @@ def now_of(value: str | datetime | None) -> datetime:
     ``--since``/``--until`` (``when.parse_when``) and the times shown."""
     if isinstance(value, datetime):
         return value
-    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else datetime.now(UTC).astimezone()
+    if not value:
+        return datetime.now(UTC).astimezone()
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"now must be an ISO date or time, not {str(value)[:60]!r}",
+                         hint="e.g. now=\"2026-10-01T09:00:00Z\", or a datetime") from None
 
 
 def check(req: SearchRequest) -> tuple[Filters, QueryPlan]:

@@ -73,6 +73,41 @@ def test_library_rejects_out_of_range_counts(hostile_session, backscroll_index, 
         backscroll.sessions(offset=10**20, config=cfg, sync=True)
 
 
+@pytest.mark.parametrize("args", [["search", b"deploy \xff hello", "--json"], ["show", b"\xff\xfe\xfd\xfc\xfb\xfa"],
+                                  ["list", "--grep", b"\xff"], ["files", b"src/\xff.py"]])
+def test_bytes_that_are_not_utf8_in_an_argument_are_no_internal_error(hostile_session, backscroll_index,
+                                                                       backscroll_home, args):
+    """A shell passes bytes: one that is not UTF-8 reaches Python as a lone surrogate, and is read as U+FFFD."""
+    backscroll_index(embed=False)
+    r = subprocess.run([sys.executable, "-m", "backscroll", *args], env=cli_env(backscroll_home),
+                       capture_output=True, timeout=120)
+    assert r.returncode in (0, 2), r.stderr  # (found, or no such id)
+    assert b"internal error" not in r.stderr and b"Traceback" not in r.stderr
+
+
+def test_the_library_reads_lone_surrogates_as_replacement_characters(hostile_session, backscroll_index,
+                                                                     backscroll_home):
+    import backscroll
+
+    backscroll_index(embed=False)
+    cfg = backscroll_home.config()
+    assert backscroll.search("\ud800 deploy hello", config=cfg, mode="lexical").query == "\ufffd deploy hello"
+    assert backscroll.sessions(grep="\udcff", config=cfg) == []
+    assert backscroll.files("src/\udcff.py", config=cfg) == []
+
+
+def test_the_librarys_search_refuses_an_unknown_option_and_a_bad_clock_as_usage(hostile_session, backscroll_index,
+                                                                               backscroll_home):
+    import backscroll
+    from backscroll.errors import UsageError
+
+    backscroll_index(embed=False)
+    with pytest.raises(UsageError, match="no option 'bogus'"):
+        backscroll.search("deploy", config=backscroll_home.config(), bogus=1)
+    with pytest.raises(UsageError, match="now must be an ISO date"):
+        backscroll.search("deploy", config=backscroll_home.config(), now="garbage")
+
+
 def test_an_id_longer_than_any_real_one_is_a_usage_error_everywhere(hostile_session, backscroll_index,
                                                                     backscroll_home):
     """A 60,000-character id made SQLite say "LIKE or GLOB pattern too complex": an internal error (#46)."""
