@@ -110,6 +110,8 @@ def search(**given: Any) -> None:
             sys.stdout.buffer.write(b"".join(lines))
             if omitted:
                 hints.append(f"{omitted} hit(s) left out to stay within --max-bytes {max_bytes}")
+            if not lines and result.repeated and result.notes:  # (no line to carry it: say why there is none)
+                first.append(result.notes[0])
         elif out_format in ("tsv", "ids"):
             rows = render.tsv_lines(result) if out_format == "tsv" else [
                 h.record_id for h in (*result.results, *result.also_matching)]

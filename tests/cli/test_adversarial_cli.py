@@ -307,6 +307,15 @@ def test_a_person_typing_the_agents_command_gets_results(decision, session_build
     assert piped.stdout.startswith("[repeated search]"), "through a pipe (an agent's shell tool) it is the agent"
 
 
+@pytest.mark.parametrize("fmt", ["jsonl", "tsv", "ids"])
+def test_a_repeat_in_a_line_format_says_so_on_stderr(decision, session_builder, backscroll_home, fmt):
+    """No line to carry the repeat's note: an agent must not take the empty answer for "no matches"."""
+    command = f"backscroll search --mode lexical --format {fmt} 'job queue'"
+    _agent_searching(session_builder, command, start=_ago(30))
+    r = run_cli(backscroll_home, "search", "--mode", "lexical", "--format", fmt, "job queue")
+    assert r.returncode == 0 and r.stdout == "" and "[repeated search]" in r.stderr, r.stderr
+
+
 def test_a_terminal_with_a_session_id_is_an_agent(decision, session_builder, backscroll_home):
     s = _agent_searching(session_builder, "backscroll search --mode lexical 'job queue'", start=_ago(30))
     code, out = _run_on_terminal(backscroll_home, ["search", "--mode", "lexical", "job queue"],
