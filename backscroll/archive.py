@@ -80,13 +80,24 @@ class Backscroll(Reads):
             store.close()
 
     def _records(self, sync: bool, notify: Notify):
+        """The store to read (new lines read first with ``sync``). One this call made and found nothing to fill
+        is taken away again: a mistyped ``--home`` is left as it was."""
+        from backscroll import leftovers
+
+        where = self.config.db_path.parent
+        fresh = not self.config.db_path.exists()
+        before = leftovers.entries(where) if fresh else None
         notes: list[str] = []
         store, _lex, _fresh = self._open(sync, notes, lexical=False)
         for n in notes:
             notify(n)
         if not store.has_records():
             self._release(store)
-            raise NothingIndexedError("nothing is indexed yet", hint="run `backscroll index` first")
+            if fresh:
+                leftovers.unmade(where, before)
+            raise NothingIndexedError(f"nothing is indexed in {where} yet",
+                                      hint="run `backscroll index` first, or name the data dir you meant with --home "
+                                           "or $BACKSCROLL_HOME")
         return store
 
     @guarded

@@ -394,3 +394,15 @@ def test_terminal_output_wraps_to_the_width_and_no_matches_goes_to_stderr(corpus
 def test_show_session_rejects_context(corpus):
     r = cli("show", PARENT, "-C", "2", "--no-sync")
     assert r.exit_code == 2 and "--context" in r.stderr
+
+
+@pytest.mark.parametrize("command", [["list"], ["show", "abcdef1"], ["files", "src/app.py"], ["stats"]])
+def test_a_mistyped_home_is_left_as_it_was(backscroll_home, tmp_path, command):
+    """A read pointed at a data dir that holds no store, with no session to fill one, makes nothing there."""
+    missing, existing = tmp_path / "no-such-dir", tmp_path / "notes"
+    existing.mkdir()
+    (existing / "mine.txt").write_text("mine")
+    for home in (missing, existing):
+        r = run_cli(backscroll_home, "--home", home, *command)
+        assert r.returncode == 3 and f"nothing is indexed in {home} yet" in r.stderr, r.stderr
+    assert not missing.exists() and sorted(p.name for p in existing.iterdir()) == ["mine.txt"]
