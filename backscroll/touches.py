@@ -77,10 +77,13 @@ _BEFORE_A_PATH = frozenset(" \t\n\r\"'`=(<>,;|&")
 
 def _whole(text: str, start: int, end: int, cwd: str | None) -> str:
     """The path that ends at ``end`` and holds ``text[start:end]``, from ``cwd`` when it lies inside it."""
-    while start and text[start - 1] not in _BEFORE_A_PATH:
+    base = posixpath.normpath(cwd).rstrip("/") + "/" if cwd else None
+    inside = text.rfind(base, 0, start + 1) if base else -1
+    if base and inside >= 0 and not any(c in _BEFORE_A_PATH and c != " " for c in text[inside + len(base):end]):
+        start = inside  # (the cwd written out: its spaces and quotes are the path's own)
+    while start and text[start - 1] not in _BEFORE_A_PATH and (inside < 0 or start != inside):
         start -= 1
     found = text[start:end]
-    base = posixpath.normpath(cwd).rstrip("/") + "/" if cwd else None
     found = found[len(base):] if base and found.startswith(base) and len(found) > len(base) else found
     return found[2:] if found.startswith("./") else found
 

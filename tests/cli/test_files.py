@@ -101,6 +101,9 @@ def test_paths_with_spaces_and_brackets_and_ids_that_read_as_options():
     assert touched("Edit file_path: C:\\dev\\shop\\tax.py", "/w", "shop\\tax.py") == "C:/dev/shop/tax.py"
     assert touched("cat /srv/app/models.py", "/srv", "/srv/app/models.py") == "app/models.py", "from its directory"
     assert touched("cat /srv/app/models.py", "/w", "/srv/app/models.py") == "/srv/app/models.py"
+    cwd = "/home/u/my proj's dir"  # (a session's own directory with a space and a quote: they are the path's)
+    assert touched(f"Edit file_path: {cwd}/src/flux.py old_string: x", cwd, "src/flux.py") == "src/flux.py"
+    assert touched(f"cd {cwd}/ && cat lib/flux.py", cwd, "flux.py") == "lib/flux.py"
     how = resumption({"agent": "gemini", "session_id": "--yolo", "cwd": None})
     assert how.argv is None and "a leading -" in how.notes[-1]
 
