@@ -71,8 +71,8 @@ def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
                 out.print(Text("    " + line))
     show = show_command(s["session_id"], s.get("member"))
     if view.records and view.records[-1].rank < view.total and not view.focus:
-        out.print(Text(f"\n{view.total - view.records[-1].rank} more: {show} --offset {view.records[-1].rank}",
-                       style="dim"))
+        out.print(Text(f"\n{view.total - view.records[-1].rank} more: {show} --offset {view.records[-1].rank} "
+                       f"--limit {len(view.records)}", style="dim"))
     if view.focus:
         out.print(Text(f"\nwhole session: {show}", style="dim"))
     if not owner and resumes(s.get("agent")):

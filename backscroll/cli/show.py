@@ -61,13 +61,13 @@ def show(
         if show_path:
             s = view.session
             focus = next((h for h in view.records if h.record_id == view.focus), None)
-            if focus:
-                from backscroll.cli.render import openable
+            from backscroll.cli.render import openable
 
+            if focus:
                 path, line = openable(focus.source_path, focus.line)
                 sys.stdout.write(f"{path}:{line}\n")
-            else:
-                sys.stdout.write(f"{s.get('source_path') or ''}\n")
+            else:  # (a session read from part of a file, aider's chat history: the file)
+                sys.stdout.write(f"{openable(s.get('source_path') or '', 1)[0]}\n")
         elif as_json:
             common.emit_json(view.to_dict())
         elif fmt == "markdown":

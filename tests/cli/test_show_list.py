@@ -116,7 +116,10 @@ def test_paging_options_are_for_a_session_and_context_for_a_record(session, back
         assert "-C N" in r.stderr and session.session_id in r.stderr
     r = CliRunner().invoke(app, ["show", "--no-sync", session.session_id, "-C", "1"])
     assert r.exit_code == 2 and "applies to a record id" in r.stderr
-    assert CliRunner().invoke(app, ["show", "--no-sync", session.session_id, "-n", "2"]).exit_code == 0
+    page = CliRunner().invoke(app, ["show", "--no-sync", session.session_id, "-n", "2"])
+    assert page.exit_code == 0 and f"show {session.session_id} --offset 2 --limit 2" in page.stdout, page.stdout
+    path = CliRunner().invoke(app, ["show", "--no-sync", session.session_id, "--path"]).stdout.strip()
+    assert path == str(session.path), "a session's --path is its file"
 
 def test_list_newest_first_with_counts_and_titles(session_builder, backscroll_index, backscroll_home):
     a = session_builder.claude(project="shop", start="2026-10-01T09:00:00Z")
@@ -319,3 +322,12 @@ def test_list_on_a_terminal_cuts_each_title_to_its_width_and_a_pipe_gets_all_of_
         "on a narrow terminal the project gives way to the title"
     shown = [line for line in plain if "backscroll show" in line]
     assert len(shown) == 1 and len(shown[0].split("backscroll show ")[1].strip()) == 36, "the command is never broken"
+
+
+def test_an_aider_sessions_path_is_its_chat_history_file(backscroll_home, backscroll_index):
+    from helpers import index_aider_repo
+
+    code = index_aider_repo(backscroll_home, backscroll_index, "afi-core")
+    sid = backscroll.sessions(config=backscroll_home.config())[0]["session_id"]
+    r = CliRunner().invoke(app, ["show", "--no-sync", sid, "--path"])
+    assert r.exit_code == 0 and r.stdout.strip() == str(code / ".aider.chat.history.md"), r.stdout
