@@ -15,7 +15,7 @@ from backscroll.touches import FileTouches
 from backscroll.types import Hit, SessionSummary, SessionView, session_title
 
 FIND_IDS_HINT = ("`backscroll search WORDS` prints the record id of each hit (`backscroll show <record id>`); "
-                 "`backscroll list` prints session ids (the first 6 or more characters of one are enough)")
+                 "`backscroll list` prints session ids (the first 6 or more characters of either id are enough)")
 
 
 def check_count(option: str, value: int | None, minimum: int) -> None:
@@ -74,9 +74,7 @@ def resumable(store: Store, ident: str) -> dict:
     """The session a hit or a session id names, as ``resume`` needs it; a subagent's parent (``subagent``: the
     subagent's id), since a subagent does not resume alone."""
     check_id(ident)
-    place = store.record_place(ident.strip())
-    session_id = place[1] if place else resolve_session(store, ident, required=True)
-    assert session_id is not None
+    session_id = session_named(store, ident)
     row = _session(store, session_id)
     parent = row.get("parent_session_id")
     if row.get("is_sidechain") and parent and store.has_session(parent):
@@ -191,9 +189,7 @@ def resolve_filters(store: Store, filters):
     from dataclasses import replace
 
     if filters.session:
-        place = store.record_place(filters.session.strip())  # (a hit's record id names its session)
-        filters = replace(filters, session=place[1] if place else resolve_session(store, filters.session,
-                                                                                 required=True))
+        filters = replace(filters, session=session_named(store, filters.session))
     if filters.project:
         filters = replace(filters, project=resolve_project(store, filters.project))
     if filters.agent:
@@ -224,9 +220,9 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
     ident = ident.strip()
     place = store.record_place(ident)
     session_id = resolve_session(store, ident) if place is None else None
-    if place is None and session_id is None and "#" not in ident:
-        place = store.record_place(ident + "#0")  # (a message's id without its block: its first block)
-        ident = ident + "#0" if place is not None else ident
+    if place is None and session_id is None:
+        ident = record_named(store, ident) or ident
+        place = store.record_place(ident)
     if place is not None:
         rid, around = place
         rows, first = store.records_around(around, rid, max(context, 0))
@@ -237,6 +233,31 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
     rows = store.session_records(session_id, limit, max(offset, 0))
     return SessionView(_session(store, session_id), _hits(store, rows, offset + 1, max_chars), None,
                        store.session_size(session_id), offset)
+
+
+def session_named(store: Store, ident: str) -> str:
+    """The session an id names: a record's (a hit's id, or the start of one) or its own (or the start of it)."""
+    ident = ident.strip()
+    place = store.record_place(ident)
+    session_id = place[1] if place else resolve_session(store, ident)
+    if session_id is None and (rid := record_named(store, ident)) and (place := store.record_place(rid)):
+        session_id = place[1]
+    if session_id is None:
+        raise NotFoundError(f"no session with id {ident!r}", hint=FIND_IDS_HINT)
+    return session_id
+
+
+def record_named(store: Store, ident: str) -> str | None:
+    """The record a unique prefix of its id names (of at least ``MIN_PREFIX`` characters; a message's id without its
+    block: its first block), or None; a prefix of several messages' ids lists them."""
+    if len(ident) < MIN_PREFIX:
+        return None
+    found = store.records_starting(ident, 21)
+    if len({rid.split("#")[0] for rid in found}) > 1:
+        many = "more than 20 record ids; the first 20 are" if len(found) > 20 else f"{len(found)} record ids; they are"
+        raise AmbiguousIdError(f"{ident!r} is the start of {many}:\n" + "\n".join(f"  {r}" for r in found[:20]),
+                               hint="give more of the id")
+    return found[0] if found else None
 
 
 def grep_words(grep: str | None) -> tuple[str, ...]:

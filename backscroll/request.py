@@ -140,7 +140,7 @@ class ShowRequest:
     """``show``: a record in its conversation, or a page of a session (every surface: CLI, MCP, library)."""
 
     id: str = field(metadata={"option": Option(
-        "A record id (from search results) or a session id (a prefix of 6+ characters is enough).",
+        "A record id (from search results) or a session id (a prefix of 6+ characters of either is enough).",
         brief="A record id (from search results) or a session id.", metavar="ID", longest=MAX_ID)})
     context: int = _option(3, "For a record: how many records to show before and after it.", minimum=0,
                            maximum=MAX_LIMIT, short="-C", brief="Records shown before and after a record.")

@@ -110,6 +110,12 @@ class SessionQueries:
     def agent_names(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT agent FROM sessions ORDER BY agent")]
 
+    def records_starting(self, prefix: str, limit: int) -> list[str]:
+        """Record ids that start with ``prefix``, in order (read through the ids' index)."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT record_id FROM records WHERE record_id >= ? AND record_id < ? ORDER BY record_id LIMIT ?",
+            (prefix, prefix + "\U0010ffff", limit))]
+
     def record_place(self, record_id: str) -> tuple[int, str] | None:
         """``(store id, session id)`` of a record, by its record id."""
         row = self.conn.execute("SELECT id, session_id FROM records WHERE record_id = ?", (record_id,)).fetchone()

@@ -22,6 +22,12 @@ def session(session_builder, backscroll_index):
     return s
 
 
+def rows_of(home, sql, params=()):
+    from helpers import rows
+
+    return [r["record_id"] for r in rows(home, sql, params)]
+
+
 def record_id(home, text):
     from helpers import rows
 
@@ -41,6 +47,23 @@ def test_a_record_id_without_its_block_names_its_first_block(session, backscroll
     assert rid.endswith("#0")
     view = backscroll.show(rid.removesuffix("#0"), context=0, config=backscroll_home.config(), sync=True)
     assert [h.text for h in view.records] == ["message number 5"] and view.focus == rid
+
+
+def test_the_start_of_a_record_id_names_its_record_as_search_prints_it(session, backscroll_home, session_builder,
+                                                                      backscroll_index):
+    from backscroll.errors import AmbiguousIdError
+
+    rid = record_id(backscroll_home, "message number 5")
+    view = backscroll.show(rid[:8], context=0, config=backscroll_home.config())
+    assert [h.text for h in view.records] == ["message number 5"] and view.focus == rid
+    c = session_builder.codex(project="infra")  # (its record ids: <session>:<line>#<block>)
+    for i in range(12):
+        c.user(f"codex prompt {i}")
+    backscroll_index()
+    some = rows_of(backscroll_home, "SELECT record_id FROM records WHERE record_id LIKE ? ORDER BY record_id",
+                   (f"{c.session_id}:1%",))
+    with pytest.raises(AmbiguousIdError, match=f"'{c.session_id}:1' is the start of {len(some)} record ids"):
+        backscroll.show(f"{c.session_id}:1", config=backscroll_home.config())
 
 
 def test_context_window_at_the_session_edges(session, backscroll_home):
@@ -331,3 +354,18 @@ def test_an_aider_sessions_path_is_its_chat_history_file(backscroll_home, backsc
     sid = backscroll.sessions(config=backscroll_home.config())[0]["session_id"]
     r = CliRunner().invoke(app, ["show", "--no-sync", sid, "--path"])
     assert r.exit_code == 0 and r.stdout.strip() == str(code / ".aider.chat.history.md"), r.stdout
+
+
+def test_resume_and_session_take_the_start_of_a_record_id_too(session, backscroll_home):
+    from backscroll.browse import resumable
+
+    rid = record_id(backscroll_home, "message number 5")
+    assert backscroll.search("message number", config=backscroll_home.config(), session=rid[:8],
+                             mode="lexical").filters.session == session.session_id
+    from backscroll.store.db import Store
+
+    store = Store.open(backscroll_home.data / "backscroll.db")
+    try:
+        assert resumable(store, rid[:8])["session_id"] == session.session_id
+    finally:
+        store.close()
