@@ -10,6 +10,7 @@ import posixpath
 
 from backscroll.errors import MAX_COUNT, MAX_ID, AmbiguousIdError, NotFoundError, UsageError
 from backscroll.ingest.redact_again import shown_rows
+from backscroll.sanitize import shorten
 from backscroll.store.db import Store
 from backscroll.touches import FileTouches
 from backscroll.types import Hit, SessionSummary, SessionView, session_title
@@ -173,7 +174,7 @@ def project_named(known: list[str], name: str) -> str:
             raise UsageError(f"--project {name!r} matches more than one project: {_known(sorted(candidates))}",
                              hint="give more of the name")
     where = f" (the project at {name} is {named!r})" if named else ""
-    raise NotFoundError(f"no project {name!r} is indexed{where}", hint=f"known: {_known(known)}")
+    raise NotFoundError(f"no project {shorten(name, 80)!r} is indexed{where}", hint=f"known: {_known(known)}")
 
 
 def check_agent_indexed(store: Store, agent: str) -> None:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from backscroll.dates import format_ts, normalize_timestamp
 from backscroll.errors import UsageError
+from backscroll.sanitize import shorten
 
 _RELATIVE = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|mo|y)\s*$", re.IGNORECASE)
 _UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "mo": 30 * 86400, "y": 365 * 86400}
@@ -25,7 +26,7 @@ def parse_when(value: str, *, now: datetime | None = None, end: bool = False) ->
     try:
         return _parse_when(value, now or datetime.now(UTC), end)
     except (ValueError, OverflowError):
-        raise UsageError(f"cannot read the date {value!r}", hint=_WHEN_HINT) from None
+        raise UsageError(f"cannot read the date {shorten(value, 80)!r}", hint=_WHEN_HINT) from None
 
 
 def _parse_when(value: str, now: datetime, end: bool) -> str:

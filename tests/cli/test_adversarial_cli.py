@@ -108,6 +108,13 @@ def test_the_librarys_search_refuses_an_unknown_option_and_a_bad_clock_as_usage(
         backscroll.search("deploy", config=backscroll_home.config(), now="garbage")
 
 
+@pytest.mark.parametrize("option", ["--project", "--since", "--until"])
+def test_an_error_echoes_a_long_value_shortened(hostile_session, backscroll_index, option):
+    backscroll_index(embed=False)
+    r = cli("search", "deploy", option, "a" * 5000, "--no-sync")
+    assert r.exit_code == 2 and len(r.output) < 1000 and "aaaa" in r.output, r.output[:300]
+
+
 def test_an_id_longer_than_any_real_one_is_a_usage_error_everywhere(hostile_session, backscroll_index,
                                                                     backscroll_home):
     """A 60,000-character id made SQLite say "LIKE or GLOB pattern too complex": an internal error (#46)."""
