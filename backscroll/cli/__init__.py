@@ -57,8 +57,30 @@ def dash_hint(argv: list[str], exc) -> str | None:
     at = next((n for n, a in enumerate(rest) if [a.partition("=")[0]] == bad), None)
     if at is None:  # (not a word as given: -xV read as -x): no sure place for the --
         return None
-    return ("to search for words that start with '-', put -- before them: backscroll search "
-            + (" ".join(rest[:at]) or "[OPTIONS]") + " -- " + " ".join(rest[at:]))
+    words, options = _options_after(rest[at:])
+    return ("to search for words that start with '-', put -- before them: "
+            + " ".join(["backscroll", "search", *rest[:at], *options, "--", *words]))
+
+
+def _options_after(args: list[str]) -> tuple[list[str], list[str]]:
+    """``args`` parted into words and the search options among them (with their values): the options stay in
+    front of the ``--``. Pure."""
+    from backscroll.search_command import TRAILING_GLOBALS, params
+
+    takes = {flag: p.kind is not bool for p in (*params(), *TRAILING_GLOBALS) for flag in p.flags}
+    words: list[str] = []
+    options: list[str] = []
+    i = 0
+    while i < len(args):
+        name = args[i].partition("=")[0]
+        if i and name in takes:  # (the first is the word read as an option)
+            value = takes[name] and "=" not in args[i] and i + 1 < len(args)
+            options += args[i:i + 1 + value]
+            i += 1 + value
+        else:
+            words.append(args[i])
+            i += 1
+    return words, options
 
 
 def split_globals(argv: list[str]) -> tuple[dict[str, Any], list[str]] | None:
