@@ -111,9 +111,11 @@ class SearchRequest:
     max_chars: int = _option(2000, "Cut each result's text and snippet to this many characters (0: whole text).",
                              minimum=0, maximum=MAX_COUNT, asks=False,
                              brief="Cut each text at N (2000; 0: all).", group="output")
-    max_tokens: int | None = _option(None, "Fit the answer in about this many tokens (four characters each): the "
-                                           "best hits whole, the last one cut at a word, the rest left out with a "
-                                           "note saying how many.", minimum=1, maximum=MAX_COUNT, asks=False,
+    max_tokens: int | None = _option(None, "Fit the JSON answer in about this many tokens (four characters each, "
+                                           "every field counted): the best hits whole, the last one cut at a word, "
+                                           "the rest left out with a note saying how many; the first result is kept "
+                                           "whatever the budget, its text cut to 200 characters.", minimum=1,
+                                     maximum=MAX_COUNT, asks=False,
                                      brief="Fit the answer in about N tokens.", group="output")
     by_session: bool = _option(False, "List distinct sessions (up to limit), each with its best hits, under "
                                       "`sessions`: which conversation was it?",

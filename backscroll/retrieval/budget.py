@@ -2,8 +2,10 @@
 boundary, the rest left out and counted in a note. Pure.
 
 A token is taken as four characters (English prose and code, for the tokenizers agents use: an estimate, never a
-count). What a hit costs is its text and its snippet; results come first, then what the hint filters hid
-(``also_matching``), then the weak matches. Results left out make ``has_more`` true: the next page holds them.
+count). What a hit costs is all of it as JSON writes it, its fields with its text and snippet (twice by session,
+where a hit is listed in its session too), and the answer's frame a little more; results come first, then what the
+hint filters hid (``also_matching``), then the weak matches. Results left out make ``has_more`` true: the next page
+holds them.
 """
 
 from __future__ import annotations
@@ -15,27 +17,37 @@ from backscroll.types import Hit, SearchResult
 
 CHARS_PER_TOKEN = 4
 MIN_CUT = 200  # characters a cut hit keeps at least: less says nothing, so the hit is left out instead
+FRAME = 600  # characters of an answer besides its hits (the query, filters, notes, counts), about
+
+
+def chars_of(hit: Hit, times: int = 1) -> int:
+    """The characters ``hit`` takes in the JSON answer, listed ``times`` times."""
+    import orjson
+
+    return len(orjson.dumps(hit.to_dict()).decode()) * times
 
 
 def fitted(result: SearchResult, max_tokens: int) -> SearchResult:
     """``result`` within about ``max_tokens`` tokens, with a note when anything was cut or left out. Each list
     keeps a prefix (a page ends where the next one starts), and the first result is kept even when no result
     fits, cut short: an empty page whose next page starts where it did would never end an agent's loop."""
-    room = max_tokens * CHARS_PER_TOKEN
+    room = max_tokens * CHARS_PER_TOKEN - FRAME
     lists: dict[str, tuple[Hit, ...]] = {}
     cut = left = 0
     for name in ("results", "also_matching", "weak_matches"):
         hits = getattr(result, name)
+        times = 2 if name == "results" and result.sessions else 1
         kept: list[Hit] = []
         for hit in hits:
-            size = len(hit.text) + len(hit.snippet)
+            size = chars_of(hit, times)
             if size <= room:
                 kept.append(hit)
                 room -= size
                 continue
             first = name == "results" and not kept
-            if room - len(hit.snippet) >= MIN_CUT or first:
-                chars = max(room - len(hit.snippet), MIN_CUT)
+            frame = size - len(hit.text) * times  # (the hit without its text)
+            if (room - frame) // times >= MIN_CUT or first:
+                chars = max((room - frame) // times, MIN_CUT)
                 kept.append(hit if len(hit.text) <= chars else
                             replace(hit, text=at_word(hit.text, chars), text_truncated=True))
                 room, cut = 0, cut + (len(hit.text) > chars)

@@ -304,7 +304,7 @@ def test_pages_within_a_token_budget_follow_on_without_a_gap_or_a_repeat(session
 
 
 def test_a_budget_keeps_a_prefix_of_the_results_so_the_next_page_starts_after_it():
-    from backscroll.retrieval.budget import fitted
+    from backscroll.retrieval.budget import FRAME, chars_of, fitted
     from backscroll.types import Filters, Hit, SearchResult
 
     def hit(n, chars):
@@ -315,8 +315,25 @@ def test_a_budget_keeps_a_prefix_of_the_results_so_the_next_page_starts_after_it
 
     result = SearchResult(query="word", mode="lexical", filters=Filters(),
                           results=(hit(1, 300), hit(2, 50), hit(3, 5000), hit(4, 40)))
-    page = fitted(result, 100)  # (400 characters: the first two whole, the third no longer worth cutting)
+    room = FRAME + chars_of(result.results[0]) + chars_of(result.results[1]) + 100
+    page = fitted(result, room // 4)  # (the first two whole, the third no longer worth cutting)
     assert [h.record_id for h in page.results] == ["r1", "r2"] and page.has_more, "r4 waits on the next page"
+
+
+def test_a_budget_bounds_the_whole_json_answer(session_builder, backscroll_index, backscroll_search):
+    """Every field counts, and by session each hit twice (it is listed in its session too)."""
+    import json
+
+    for n in range(6):
+        s = session_builder.claude(project="shop")
+        for i in range(5):
+            s.user(f"retry backoff payment webhook, attempt {n}.{i}: " + "the gateway timed out. " * 20)
+    backscroll_index()
+    for by_session in (False, True):
+        for budget in (1000, 2000, 4000):
+            answer = backscroll_search("retry backoff payment webhook", mode="lexical", limit=20, max_chars=0,
+                                       rerun=True, max_tokens=budget, by_session=by_session)
+            assert answer.results and len(json.dumps(answer.to_dict())) <= 4 * budget * 1.1, (budget, by_session)
 
 
 def test_a_page_past_the_end_of_an_answer_holds_no_weak_matches(session_builder, backscroll_index,
