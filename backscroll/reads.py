@@ -108,6 +108,11 @@ class Reads:
 
         everything = all
         check_fields(ListRequest(agent, project, since, limit, offset, archive, member, grep, everything))
+        if member is not None and archive is None:
+            from backscroll.errors import UsageError
+
+            raise UsageError("member lists a team archive's sessions", hint="give the archive to list too",
+                             reason="member-without-archive")
         since_ts = parse_when(since) if since else None
         if archive is not None:
             from backscroll.team import browse as team

@@ -37,6 +37,12 @@ def show(
         from backscroll.errors import UsageError
 
         common.fail(UsageError(f"unknown --format {fmt!r}", hint="use one of: human, json, markdown"), as_json)
+    asked = [name for name, on in (("--json", as_json), (f"--format {fmt}", fmt not in (None, "human")),
+                                   ("--path", show_path)) if on]
+    if len(asked) > 1 and asked != ["--json", "--format json"]:
+        from backscroll.errors import UsageError
+
+        common.fail(UsageError(f"{' and '.join(asked)} ask for different outputs", hint="choose one"), as_json)
     as_json = as_json or fmt == "json"
 
     def body() -> int:

@@ -183,3 +183,16 @@ def test_output_flags_that_ask_for_different_outputs_are_a_usage_error(flags):
     r = subprocess.run([sys.executable, "-m", "backscroll", "search", "--no-sync", "job", *flags],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "ask for different outputs" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("args", [["show", "abcdef1", "--format", "markdown", "--json"],
+                                  ["show", "abcdef1", "--path", "--json"],
+                                  ["show", "abcdef1", "--path", "--format", "markdown"],
+                                  ["list", "--member", "bob"]])
+def test_options_that_cannot_go_together_are_refused_not_ignored(args, backscroll_home):
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    r = CliRunner().invoke(app, ["--home", str(backscroll_home.data), *args, "--no-sync"])
+    assert r.exit_code == 2 and ("ask for different outputs" in r.output or "team archive" in r.output), r.output
