@@ -102,12 +102,16 @@ def load_queries(path: Path) -> tuple[list[EvalQuery], list[str]]:
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"cannot read {path}: {exc}") from None
     base = Path(path).resolve().parent
-    sources = []
+    sources, places = [], []
     for spec in (data.get("corpus") or {}).get("sources", []):
         agent, sep, rel = spec.partition(":") if ":" in spec and not spec.startswith("/") else ("", "", spec)
         p = Path(rel if sep else spec)
         p = p if p.is_absolute() else base / p
         sources.append(f"{agent}:{p}" if sep else str(p))
+        places.append(p)
+    if places and not any(p.exists() for p in places):
+        raise UsageError(f"{path}: no corpus source exists: " + ", ".join(sources),
+                         hint="a relative path is read from the query file's folder")
     queries = []
     for i, item in enumerate(data.get("query", []), start=1):
         unknown = set(item) - QUERY_KEYS

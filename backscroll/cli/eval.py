@@ -84,8 +84,9 @@ def eval_queries(
     --weak shows them); "kept" is the share of answers found that the relevance
     judgement keeps in the results, and a never-discussed question (nothing = true)
     is right when the results come back empty.
-    A \\[corpus] table names sources to index into a temporary home first;
-    without one, your own index is used. Echo rows in results fail the run.
+    A \\[corpus] table names sources to index into a temporary home first
+    (a relative path is read from the query file's folder); without one, your
+    own index is used. Echo rows in results fail the run.
 
     The query file (TOML):
       now = "2026-11-18T12:00:00Z"  # optional: the clock for "yesterday"

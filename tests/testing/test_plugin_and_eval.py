@@ -95,6 +95,10 @@ def test_eval_rejects_a_malformed_query_file(tmp_path):
     bad.write_text("[[query]]\ntext = 'x'\n")
     r = CliRunner().invoke(app, ["eval", str(bad)])
     assert r.exit_code == 2 and "needs text and expected" in r.stderr
+    bad.write_text("[corpus]\nsources = ['claude:nowhere/projects']\n[[query]]\ntext = 'x'\nexpected = 'y'\n")
+    r = CliRunner().invoke(app, ["eval", str(bad)])
+    assert r.exit_code == 2 and f"no corpus source exists: claude:{tmp_path / 'nowhere' / 'projects'}" in r.stderr
+    assert "query file's folder" in r.stderr
 
 
 def test_eval_queries_may_filter_by_author(session_builder, backscroll_home, tmp_path):
