@@ -6,12 +6,15 @@ from typing import Annotated
 
 import typer
 
+from backscroll.cli import common
+
 SHELLS = ("bash", "zsh", "fish")
 COMPLETE_VAR = "_BACKSCROLL_COMPLETE"  # what the script sets when it asks backscroll for completions
 
 
 def completion(
     shell: Annotated[str, typer.Argument(metavar="bash|zsh|fish", help="The shell to complete in.",
+                                         autocompletion=common.complete_from(SHELLS),
                                          show_default=False)],
 ) -> None:
     """Print the script that completes commands and options in your shell.
@@ -20,7 +23,6 @@ def completion(
     fish: backscroll completion fish > ~/.config/fish/completions/backscroll.fish.
     Completing asks backscroll itself, so it follows the installed version.
     """
-    from backscroll.cli import common
     from backscroll.errors import UsageError
 
     if shell not in SHELLS:

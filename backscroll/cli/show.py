@@ -22,7 +22,8 @@ def show(
                                           help="Print JSON on stdout (records in the search-hit shape).")] = False,
     fmt: Annotated[str | None, typer.Option("--format", "-f", metavar="human|json|markdown",
                                             help="markdown: the conversation to paste into an issue or a PR "
-                                                 "(tool calls, outputs and reasoning folded).")] = None,
+                                                 "(tool calls, outputs and reasoning folded).",
+                                            autocompletion=common.complete_from(("human", "json", "markdown")))] = None,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
     show_path: Annotated[bool, typer.Option("--path",
                                             help="Print only the source file (path:line for a record).")] = False,

@@ -46,3 +46,6 @@ def test_the_shell_gets_values_too(session_builder, backscroll_index, backscroll
     assert "codex" in values("backscroll list --agent c")
     assert values("backscroll search x --project pa") == ["pagination-lab", "payments"]
     assert values("backscroll install h") == ["hooks"]
+    assert values("backscroll show abc --format m") == ["markdown"]
+    assert values("backscroll --color a") == ["auto", "always"]
+    assert values("backscroll completion z") == ["zsh"]
