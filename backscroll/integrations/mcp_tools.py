@@ -177,9 +177,20 @@ TOOLS = {t.name: t for t in (
 _OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z-]*|-n)(?:[ =](\d+)\b)?")
 
 
+# The commands a message names that an MCP caller runs as tools (the others, index and embed, are a person's).
+_COMMANDS = ((re.compile(r"`?backscroll search WORDS`?"), "the search tool"),
+             (re.compile(r"`?backscroll search (\"[^\"]*\")`?"), r"query=\1"),
+             (re.compile(r"`?backscroll show <record id>`?"), "the show tool"),
+             (re.compile(r"`?backscroll list`?(?! --)"), "the list_sessions tool"),
+             (re.compile(r"`?backscroll files PATH`?"), "the search tool's file argument"))
+
+
 def as_argument(text: str, tool: Tool) -> str:
     """``text`` with each CLI option ``tool`` takes as its argument (``--offset 10`` → ``offset=10``, ``--weak``
-    → ``weak=true``)."""
+    → ``weak=true``) and each command an MCP caller runs as a tool named as that tool."""
+    if "backscroll " in text:
+        for command, named in _COMMANDS:
+            text = command.sub(named, text)
     kinds = {p.name: p.kind for p in tool.params}
 
     def one(m: re.Match) -> str:

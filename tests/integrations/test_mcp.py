@@ -359,3 +359,9 @@ def test_notes_and_errors_name_the_tools_arguments_not_the_cli_options(session_b
     assert any("max_tokens=60" in n for n in cut["notes"]) and not any("--" in n for n in cut["notes"]), cut["notes"]
     wrong = tools.call("search", {"query": "webhook", "since": "2026-12-01", "until": "2026-11-01"})
     assert wrong.is_error and "since=2026-12-01 is not before until=2026-11-01" in wrong.document["error"]["message"]
+    gone = tools.call("show", {"id": "zzzzzzzz"})
+    empty = tools.call("search", {"query": "   "})
+    for answer in (gone, empty):
+        error = answer.document["error"]
+        assert answer.is_error and "backscroll " not in error["message"] + error["hint"], error
+    assert "the list_sessions tool" in gone.document["error"]["hint"]
