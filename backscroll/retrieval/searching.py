@@ -82,7 +82,11 @@ def spoken_agent_hint(has_agent: Callable[[str], bool], plan: QueryPlan, filters
                       notes: list[str]) -> Filters:
     """The agent the question names ("what did codex do"), as an ``--agent`` hint: when none was given and
     that agent's sessions are searched (``has_agent``). Other agents' matches still come, as ``also_matching``."""
-    if plan.agent is None or filters.agent is not None or not has_agent(plan.agent):
+    if plan.agent is None or filters.agent is not None:
+        return filters
+    if not has_agent(plan.agent):
+        notes.append(f"no {plan.agent} sessions are indexed: these are other agents' matches for the rest of the "
+                     "query")
         return filters
     notes.append(f"read {plan.agent!r} in the query as --agent {plan.agent} (a hint: other agents' matches "
                  "follow as also matching)")

@@ -295,3 +295,6 @@ def test_an_agent_the_question_names_is_a_hint(session_builder, backscroll_index
     assert [h.agent for h in march.results] == ["codex"], march.results
     topic = backscroll_search("codex config.toml", mode="lexical")
     assert topic.filters.agent is None and "config.toml" in topic.results[0].text
+    none = backscroll_search("what did gemini do for the webhook retry backoff?", mode="lexical")
+    assert none.filters.agent is None and none.results, "no gemini sessions: the others' matches, and a note"
+    assert any("no gemini sessions are indexed" in n for n in none.notes), none.notes
