@@ -39,6 +39,9 @@ EDITS = frozenset("edit multiedit replace edit_file editedexistingfile apply_pat
                   "copilot_replacestring insert_edit_into_file".split())
 WRITES = frozenset("write write_file create_file write_to_file newfilecreated create copilot_createfile".split())
 ACTIONS = ("wrote", "edited", "read", "ran")  # in the order a session's summary names them
+_NAMED = (("ran", ("bash", "shell", "exec", "command", "terminal", "run")), ("wrote", ("write", "create")),
+          ("edited", ("edit", "replace", "patch", "change", "insert")),
+          ("read", ("read", "view", "open", "search", "find", "grep", "glob", "identify", "show", "list")))
 _NAME = "_-.~@+"  # characters a file name goes on with: "mymodels.py" is not "models.py", nor "models.pyc"
 
 
@@ -52,6 +55,10 @@ def action(tool_name: str | None) -> str:
         return "edited"
     if name in READS:
         return "read"
+    # A tool of a harness not named above, by the words of its name (EditCode, RequestCodeChange, ViewCode).
+    for verb, words in _NAMED:
+        if any(w in name for w in words):
+            return verb
     return "ran"
 
 

@@ -121,3 +121,12 @@ def test_a_path_logged_on_windows_is_found_and_a_longer_list_says_so(history, se
     one = CliRunner().invoke(app, ["files", "tax.py", "--json", "-n", "1", "--no-sync"])
     assert json.loads(one.stdout)["has_more"] and "more sessions touched it: -n 2" in one.stderr
     assert not json.loads(CliRunner().invoke(app, ["files", "tax.py", "--json", "--no-sync"]).stdout)["has_more"]
+
+
+def test_a_harness_tool_of_its_own_is_named_by_the_words_of_its_name():
+    """A harness's own tools (SWE-agent's, AutoCodeRover's) were all "ran"."""
+    from backscroll.touches import action
+
+    assert [action(n) for n in ("EditCode", "RequestCodeChange", "ViewCode", "SearchCode", "FindClass", "Bash",
+                                "run_shell_command", "createFile", "Finish")] == \
+        ["edited", "edited", "read", "read", "read", "ran", "ran", "wrote", "ran"]
