@@ -92,6 +92,16 @@ def claude_keeps_days(projects_root) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else CLAUDE_KEEPS_DAYS
 
 
+def _common_folder(paths: list[str]) -> str | None:
+    """The deepest folder holding every path (a unit's ``#part`` dropped), or None."""
+    files = [p.rsplit("#", 1)[0] for p in paths if p and p.startswith("/")]
+    try:
+        common = os.path.commonpath(files) if files else None
+    except ValueError:
+        return None
+    return None if common is None else shorten(os.path.dirname(common) if common in files else common)
+
+
 def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> list[str]:
     """Fill each agent's files, records by kind and unknown entry types; return the warnings."""
     from datetime import datetime, timedelta
@@ -100,6 +110,7 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
 
     for agent, n in counts.files_by_agent.items():
         report.agent(agent).files = n
+        report.agent(agent).read_from = _common_folder(store.source_paths(agent))
     for agent, kind, n in counts.kinds:
         report.agent(agent).kinds[kind] = n
     for agent, etype, n, path, line in counts.unknown:

@@ -22,7 +22,7 @@ def _json(value: Any) -> Any:
     return value
 
 
-_OPTIONAL = frozenset({"gone_from_disk", "agent_keeps_days", "exists", "origin", "worker"})
+_OPTIONAL = frozenset({"gone_from_disk", "agent_keeps_days", "exists", "origin", "worker", "read_from"})
 
 
 @dataclass
@@ -42,6 +42,7 @@ class AgentStatus:
     kinds: dict[str, int] = field(default_factory=dict)  # records by content kind
     unknown: list[UnknownType] = field(default_factory=list)
     gone_from_disk: int | None = None  # Claude Code: indexed sessions whose file the agent has since deleted
+    read_from: str | None = None  # the folder holding every file its sessions were read from
     agent_keeps_days: int | None = None  # Claude Code: its cleanupPeriodDays
 
 

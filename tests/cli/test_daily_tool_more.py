@@ -320,7 +320,9 @@ def test_the_demo_status_does_not_call_the_agents_it_just_indexed_not_found(back
     assert r.returncode == 0, r.stderr
     out = subprocess.run([sys.executable, "-m", "backscroll", "status"], env=env, cwd=ROOT, capture_output=True,
                          text=True, timeout=120).stdout
-    assert "indexed from paths given with --source: claude, codex" in out, out
+    fixtures = ROOT / "fixtures"
+    assert (f"indexed from paths given with --source: claude ({fixtures / 'claude' / 'projects'}), "
+            f"codex ({fixtures / 'codex' / 'sessions' / '2026'})") in out.replace("\n   ", ""), out
     absent = next(line for line in out.splitlines() if "not found in their default places" in line)
     assert "claude" not in absent and "codex" not in absent, absent
 
