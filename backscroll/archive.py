@@ -85,7 +85,7 @@ class Backscroll(Reads):
         from backscroll import leftovers
 
         where = self.config.db_path.parent
-        fresh = not self.config.db_path.exists()
+        fresh, made = not self.config.db_path.exists(), leftovers.made_from(where)
         before = leftovers.entries(where) if fresh else None
         notes: list[str] = []
         store, _lex, _fresh = self._open(sync, notes, lexical=False)
@@ -94,7 +94,8 @@ class Backscroll(Reads):
         if not store.has_records():
             self._release(store)
             if fresh:
-                leftovers.unmade(where, before)
+                self.close()  # (the handle holds it no longer: a later call opens what is there then)
+                leftovers.unmade(where, before, made)
             raise NothingIndexedError(f"nothing is indexed in {where} yet",
                                       hint="run `backscroll index` first, or name the data dir you meant with --home "
                                            "or $BACKSCROLL_HOME")

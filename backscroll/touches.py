@@ -10,6 +10,7 @@ directory; a relative one matches any path that ends with it, whole components (
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import asdict, dataclass
 
 
@@ -39,9 +40,11 @@ EDITS = frozenset("edit multiedit replace edit_file editedexistingfile apply_pat
                   "copilot_replacestring insert_edit_into_file".split())
 WRITES = frozenset("write write_file create_file write_to_file newfilecreated create copilot_createfile".split())
 ACTIONS = ("wrote", "edited", "read", "ran")  # in the order a session's summary names them
-_NAMED = (("ran", ("bash", "shell", "exec", "command", "terminal", "run")), ("wrote", ("write", "create")),
-          ("edited", ("edit", "replace", "patch", "change", "insert")),
-          ("read", ("read", "view", "open", "search", "find", "grep", "glob", "identify", "show", "list")))
+_NAMED = (("ran", frozenset("bash shell exec command terminal run".split())),
+          ("wrote", frozenset("write create".split())),
+          ("edited", frozenset("edit replace patch change insert".split())),
+          ("read", frozenset("read view open search find grep glob identify show list".split())))
+_ELSEWHERE = frozenset("todo todos web issue issues pr comment plan memory task tasks notebook".split())
 _NAME = "_-.~@+"  # characters a file name goes on with: "mymodels.py" is not "models.py", nor "models.pyc"
 
 
@@ -55,10 +58,13 @@ def action(tool_name: str | None) -> str:
         return "edited"
     if name in READS:
         return "read"
-    # A tool of a harness not named above, by the words of its name (EditCode, RequestCodeChange, ViewCode).
-    for verb, words in _NAMED:
-        if any(w in name for w in words):
-            return verb
+    # A tool of a harness not named above, by the words of its name (EditCode, RequestCodeChange, ViewCode); not
+    # one whose words say it keeps something else (TodoWrite, WebSearch, create_issue).
+    words = set(re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", tool_name or "").lower()))
+    if not words & _ELSEWHERE:
+        for verb, verbs in _NAMED:
+            if words & verbs:
+                return verb
     return "ran"
 
 
@@ -85,9 +91,12 @@ _BEFORE_A_PATH = frozenset(" \t\n\r\"'`=(<>,;|&")
 def _whole(text: str, start: int, end: int, cwd: str | None) -> str:
     """The path that ends at ``end`` and holds ``text[start:end]``, from ``cwd`` when it lies inside it."""
     base = posixpath.normpath(cwd).rstrip("/") + "/" if cwd else None
-    inside = text.rfind(base, 0, start + 1) if base else -1
-    if base and inside >= 0 and not any(c in _BEFORE_A_PATH and c != " " for c in text[inside + len(base):end]):
-        start = inside  # (the cwd written out: its spaces and quotes are the path's own)
+    # (the cwd written out just before it: its spaces and quotes are the path's own)
+    inside = text.rfind(base, 0, start + 1) if base and any(c in _BEFORE_A_PATH for c in base) else -1
+    if inside >= 0 and base and not any(c in _BEFORE_A_PATH for c in text[inside + len(base):start]):
+        start = inside
+    else:
+        inside = -1
     while start and text[start - 1] not in _BEFORE_A_PATH and (inside < 0 or start != inside):
         start -= 1
     found = text[start:end]

@@ -46,6 +46,7 @@ def dash_hint(argv: list[str], exc) -> str | None:
     before them makes them words (the options before them stay options). None when the option is a near
     misspelling of one Click names ("Possible options"). Pure."""
     import difflib
+    import shlex
 
     message = str(getattr(exc, "message", exc))
     if "No such option" not in message or "search" not in argv or "--" in argv:
@@ -59,7 +60,7 @@ def dash_hint(argv: list[str], exc) -> str | None:
         return None
     words, options = _options_after(rest[at:])
     return ("to search for words that start with '-', put -- before them: "
-            + " ".join(["backscroll", "search", *rest[:at], *options, "--", *words]))
+            + shlex.join(["backscroll", "search", *rest[:at], *options, "--", *words]))
 
 
 def _options_after(args: list[str]) -> tuple[list[str], list[str]]:

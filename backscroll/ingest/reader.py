@@ -210,8 +210,8 @@ class FileReader:
         record appended: a suffix that starts as this file's lines start, parses whole, and reads as a known
         record. (A nested object of a line that is merely broken is not one: it reads as no known record.)"""
         starts = self.line_starts | ({m.group(1)} if (m := _FIRST_KEY.match(raw)) else set())
-        places = sorted(i for key in starts for i in _places(raw, key))[:MAX_JOINS]
-        for at in places:
+        places = sorted((i for key in starts for i in _places(raw, key)), reverse=True)[:MAX_JOINS]
+        for at in reversed(places):  # (the earliest that parses to the end: the whole appended record)
             try:
                 obj = loads(raw[at:])
             except orjson.JSONDecodeError:
@@ -273,10 +273,15 @@ class FileReader:
 
 
 def _places(raw: bytes, key: bytes) -> list[int]:
-    """Where ``key`` starts in ``raw`` past its first byte (at most ``MAX_JOINS`` places)."""
+    """Where ``key`` starts a value of its own in ``raw`` (not a nested one: no ``:``, ``,``, ``[`` or ``{`` just
+    before it), the last ``MAX_JOINS`` of them: the appended record ends the line."""
     found: list[int] = []
-    at = raw.find(key, 1)
-    while at >= 0 and len(found) < MAX_JOINS:
-        found.append(at)
-        at = raw.find(key, at + 1)
+    at, looked = raw.rfind(key), 0
+    while at > 0 and len(found) < MAX_JOINS and looked < 4 * MAX_JOINS:
+        before = at - 1
+        while before > 0 and raw[before] in b" \t\r\n":
+            before -= 1
+        if raw[before] not in b":,[{":
+            found.append(at)
+        at, looked = raw.rfind(key, 0, at), looked + 1
     return found

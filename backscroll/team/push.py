@@ -135,6 +135,18 @@ def _sent(store: Store, archive: Archive, member: str, machine: str, rows: list[
                    [session_of(s, late) for s in sessions])
 
 
+def _marks(store: Store, ident: str) -> tuple[str, str, int, int]:
+    """The keys a push to archive ``ident`` keeps its marks under, and the marks: the last record id sent, and the
+    last redaction revision sent again."""
+    key, revised_key = f"archive_pushed:{ident}", f"archive_revised:{ident}"
+    return key, revised_key, int(store.get_meta(key) or 0), int(store.get_meta(revised_key) or 0)
+
+
+def _pending(store: Store, mark: int, revised: int) -> int:
+    """Records to send after those marks: new ones, and sent ones redacted again since."""
+    return store.outbox_count(mark) + store.revised_count(revised, mark)
+
+
 def push(store: Store, archive: Archive, model: str, *, member: str | None = None, machine: str | None = None,
          dry_run: bool = False, prune: bool = False, batch: int = BATCH,
          advance: Callable[[int], None] = lambda _n: None) -> PushReport:
@@ -147,10 +159,9 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
                            "write only rows of their own role (connect as that role, or drop [archive] member)")
     machine = machine or socket.gethostname()
     ident = archive_key(archive.identity(), member)
-    key, revised_key = f"archive_pushed:{ident}", f"archive_revised:{ident}"
-    mark, revised = int(store.get_meta(key) or 0), int(store.get_meta(revised_key) or 0)
+    key, revised_key, mark, revised = _marks(store, ident)
     revision = int(store.get_meta("revision_seq") or 0)
-    pending = store.outbox_count(mark) + store.revised_count(revised, mark)
+    pending = _pending(store, mark, revised)
     pgvector = archive.has_vector()
     dim = store.vector_dim(model) or DIM_DEFAULT
     pushed = pruned = 0
@@ -203,8 +214,7 @@ def standing(cfg: Config, store: Store, env=None) -> ArchiveStatus | None:
     status = ArchiveStatus(where(url) if url else None, None if url is None else
                            "env $BACKSCROLL_ARCHIVE_URL" if env.get("BACKSCROLL_ARCHIVE_URL") else "config file")
     if last is not None:
-        mark = int(store.get_meta(f"archive_pushed:{last['key']}") or 0)
-        revised = int(store.get_meta(f"archive_revised:{last['key']}") or 0)
-        waiting = store.outbox_count(mark) + store.revised_count(revised, mark)
-        status.last_push = LastPush(last["archive"], last["member"], last["machine"], last["at"], waiting)
+        _key, _revised_key, mark, revised = _marks(store, last["key"])
+        status.last_push = LastPush(last["archive"], last["member"], last["machine"], last["at"],
+                                    _pending(store, mark, revised))
     return status

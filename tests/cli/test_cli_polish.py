@@ -171,6 +171,9 @@ def test_the_dash_hint_keeps_the_options_and_stays_out_of_a_misspelt_option():
                       SimpleNamespace(message="No such option: --bogus", possibilities=[]))
     assert later is not None and later.endswith("backscroll search foo --json --since 2w -n=3 -- --bogus bar"), \
         "options written after the word stay options"
+    quoted = dash_hint(["search", "why", "--bogus", "it's", "broken;", "rm"],
+                       SimpleNamespace(message="No such option: --bogus", possibilities=[]))
+    assert quoted is not None and quoted.endswith("""backscroll search why -- --bogus 'it'"'"'s' 'broken;' rm""")
     joined = SimpleNamespace(message="No such option: -x", possibilities=[])
     assert dash_hint(["search", "--no-sync", "-xV", "job"], joined) is None, "no sure place for the --"
 

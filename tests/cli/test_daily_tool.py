@@ -406,3 +406,18 @@ def test_a_mistyped_home_is_left_as_it_was(backscroll_home, tmp_path, command):
         r = run_cli(backscroll_home, "--home", home, *command)
         assert r.returncode == 3 and f"nothing is indexed in {home} yet" in r.stderr, r.stderr
     assert not missing.exists() and sorted(p.name for p in existing.iterdir()) == ["mine.txt"]
+
+
+def test_a_handle_that_found_nothing_reads_what_is_there_later(backscroll_home, session_builder, tmp_path):
+    """The MCP server's one handle: the empty store it took away is not what it reads next."""
+    from backscroll.archive import Backscroll
+    from backscroll.errors import NothingIndexedError
+
+    where = tmp_path / "later" / "data"
+    bs = Backscroll(home=where)
+    with pytest.raises(NothingIndexedError):
+        bs.sessions(sync=True)
+    assert not (tmp_path / "later").exists()
+    session_builder.claude().user("now there is one").assistant("and an answer")
+    assert [s.title for s in bs.sessions(sync=True, all=True)] == ["now there is one"]
+    bs.close()

@@ -57,11 +57,15 @@ def test_the_start_of_a_record_id_names_its_record_as_search_prints_it(session, 
     view = backscroll.show(rid[:8], context=0, config=backscroll_home.config())
     assert [h.text for h in view.records] == ["message number 5"] and view.focus == rid
     c = session_builder.codex(project="infra")  # (its record ids: <session>:<line>#<block>)
-    for i in range(12):
+    for i in range(40):
         c.user(f"codex prompt {i}")
     backscroll_index()
     some = rows_of(backscroll_home, "SELECT record_id FROM records WHERE record_id LIKE ? ORDER BY record_id",
                    (f"{c.session_id}:1%",))
+    every = rows_of(backscroll_home, "SELECT record_id FROM records WHERE session_id = ?", (c.session_id,))
+    stem = next(r.split("#")[0] for r in every if any(o != r and o.startswith(r.split("#")[0]) for o in every))
+    assert backscroll.show(stem, context=0, config=backscroll_home.config()).focus == f"{stem}#0", \
+        "a whole message id without its block is that message, though it starts others"
     with pytest.raises(AmbiguousIdError, match=f"'{c.session_id}:1' is the start of {len(some)} record ids"):
         backscroll.show(f"{c.session_id}:1", config=backscroll_home.config())
 
