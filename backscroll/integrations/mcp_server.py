@@ -77,12 +77,46 @@ def build(tools):
                   on_call_tool=call_tool)
 
 
+def _inputs(exc: Exception) -> list:
+    """What the validation error says was read: the line (a JSON error), or the objects it could not take."""
+    errors = getattr(exc, "errors", None)
+    try:
+        return [e.get("input") for e in errors()] if callable(errors) else []
+    except Exception:  # noqa: BLE001 - any other error carries nothing
+        return []
+
+
+def _line(exc: Exception) -> str | None:
+    """The line the transport could not read as JSON, as the validation error carries it."""
+    return next((i for i in _inputs(exc) if isinstance(i, str) and i.lstrip().startswith("{")), None)
+
+
+def repaired(exc: Exception):
+    """The message of a line that is JSON but for a lone surrogate escape (``"\\ud800"``, valid JSON syntax that no
+    Unicode text holds), read with U+FFFD in its place as a session's text is; None for any other line."""
+    import mcp_types as types
+
+    from backscroll.ingest.sources.jsontext import replace_lone_surrogates
+
+    line = _line(exc)
+    if line is None or "\\u" not in line:
+        return None
+    try:
+        return types.jsonrpc_message_adapter.validate_json(replace_lone_surrogates(line.encode()), by_name=False)
+    except Exception:  # noqa: BLE001 - still not a message: answered as rejected
+        return None
+
+
 def rejected(exc: Exception) -> dict:
-    """The JSON-RPC error answering a line the transport could not read as a message."""
+    """The JSON-RPC error answering a line the transport could not read as a message: with the request's id when
+    the line is JSON that names one, so that the caller waiting on it hears."""
     text = str(exc)
     code = PARSE_ERROR if ("json_invalid" in text or "Invalid JSON" in text) else INVALID_REQUEST
     message = "Parse error" if code == PARSE_ERROR else "Invalid Request"
-    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+    request_id = next((i.get("id") for i in _inputs(exc) if isinstance(i, dict) and "id" in i), None)
+    if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
+        request_id = None
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
 async def serve_streams(server, read_stream, write_stream, drain_seconds: float = DRAIN_SECONDS) -> None:
@@ -126,9 +160,12 @@ async def serve_streams(server, read_stream, write_stream, drain_seconds: float 
         async with inner_send:
             async for item in read_stream:
                 if isinstance(item, Exception):
-                    message = types.jsonrpc_message_adapter.validate_python(rejected(item))
-                    await write_stream.send(SessionMessage(message))
-                    continue
+                    fixed = repaired(item)
+                    if fixed is None:
+                        message = types.jsonrpc_message_adapter.validate_python(rejected(item))
+                        await write_stream.send(SessionMessage(message))
+                        continue
+                    item = SessionMessage(fixed)
                 if isinstance(item.message, types.JSONRPCRequest):
                     request_id = item.message.id
                     pending.add(request_id)

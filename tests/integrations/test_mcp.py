@@ -122,7 +122,10 @@ def test_an_unreadable_line_gets_a_json_rpc_error_and_the_server_goes_on(backscr
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
     lines = [json.dumps(init), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
              "{not json", '{"just": "json"}', json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-             json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "nosuch"}})]
+             json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "nosuch"}}),
+             '{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "search", "arguments": '
+             '{"query": "\\ud800 webhook"}}}',
+             json.dumps({"jsonrpc": "2.0", "id": 5, "method": 42})]
     p = subprocess.run([BIN, "mcp"], input="\n".join(lines).encode() + b"\n", capture_output=True,
                        env=_env(backscroll_home), timeout=120)
     assert p.returncode == 0
@@ -133,6 +136,10 @@ def test_an_unreadable_line_gets_a_json_rpc_error_and_the_server_goes_on(backscr
     assert {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}} in errors
     assert next(o for o in out if o.get("id") == 2)["result"]["tools"], "answered after the bad lines"
     assert next(o for o in out if o.get("id") == 3)["error"]["code"] == -32602, "an unknown tool"
+    lone = next(o for o in out if o.get("id") == 4)  # (a lone surrogate escape: read as U+FFFD, and answered)
+    assert "result" in lone and "nothing-indexed" in lone["result"]["content"][0]["text"], lone
+    assert {"jsonrpc": "2.0", "id": 5, "error": {"code": -32600, "message": "Invalid Request"}} in errors, \
+        "a request the server cannot read is answered under its own id"
 
 
 INIT = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
