@@ -68,7 +68,7 @@ class Config:
 
 
 def _expand(p: str | os.PathLike) -> Path:
-    return Path(os.path.expandvars(os.path.expanduser(str(p)))).absolute()
+    return Path(os.path.abspath(os.path.expandvars(os.path.expanduser(str(p)))))  # ("a/../b" is b)
 
 
 def _default_home() -> Path:

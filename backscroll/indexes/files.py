@@ -1,8 +1,10 @@
-"""Owner-only, durable files for the derived indexes (the lexical index, the vector matrix)."""
+"""Owner-only, durable files for the derived indexes (the lexical index, the vector matrix), and which entries of an
+index folder are the index's own."""
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,3 +32,13 @@ def fsync_dir(path: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+_TANTIVY = re.compile(r"(?:[0-9a-f]{32}(?:\.\d+)?\.(?:idx|pos|term|store|fast|fieldnorm|del)|meta\.json|"
+                      r"\.managed\.json|\.tantivy-(?:meta|writer)\.lock|\.CURRENT\.\d+\.tmp|backscroll-index\.json)")
+
+
+def index_entry(path: Path, generation_prefix: str) -> bool:
+    """Whether an entry of the lexical index's folder is the index's (a generation, a Tantivy file of the older
+    layout, a rename's leftover), not something else a person keeps there."""
+    return path.name.startswith(generation_prefix) if path.is_dir() else bool(_TANTIVY.fullmatch(path.name))

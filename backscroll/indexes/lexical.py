@@ -21,7 +21,7 @@ from typing import Protocol
 import tantivy
 from tantivy import Query
 
-from backscroll.indexes.files import fsync_dir, private_files
+from backscroll.indexes.files import fsync_dir, index_entry, private_files
 from backscroll.indexes.lexical_schema import (
     LEXICAL_SCHEMA,
     SCHEMA,
@@ -140,7 +140,7 @@ class LexicalIndex(LexicalSearch):
         fsync_dir(self.path)
         self.unpublished = False
         for p in self.path.iterdir():  # older generations, and the files of the pre-generation layout
-            if p.name == CURRENT or p == directory:
+            if p.name == CURRENT or p == directory or not index_entry(p, GEN_PREFIX):
                 continue
             try:
                 shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()

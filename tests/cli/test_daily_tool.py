@@ -398,14 +398,17 @@ def test_show_session_rejects_context(corpus):
 
 @pytest.mark.parametrize("command", [["list"], ["show", "abcdef1"], ["files", "src/app.py"], ["stats"]])
 def test_a_mistyped_home_is_left_as_it_was(backscroll_home, tmp_path, command):
-    """A read pointed at a data dir that holds no store, with no session to fill one, makes nothing there."""
-    missing, existing = tmp_path / "no-such-dir", tmp_path / "notes"
-    existing.mkdir()
+    """A read pointed at a data dir that did not exist, with no session to fill a store, makes nothing there; one
+    that existed keeps every byte of its own (an `index` folder of the person's too)."""
+    missing, existing = tmp_path / "no-such-dir" / "data", tmp_path / "notes"
+    (existing / "index").mkdir(parents=True)
     (existing / "mine.txt").write_text("mine")
-    for home in (missing, existing):
+    (existing / "index" / "todo.txt").write_text("my index of things")
+    for home in (missing, existing, tmp_path / "nope" / ".." / "notes"):
         r = run_cli(backscroll_home, "--home", home, *command)
-        assert r.returncode == 3 and f"nothing is indexed in {home} yet" in r.stderr, r.stderr
-    assert not missing.exists() and sorted(p.name for p in existing.iterdir()) == ["mine.txt"]
+        assert r.returncode == 3 and "nothing is indexed in" in r.stderr and "yet" in r.stderr, r.stderr
+    assert not (tmp_path / "no-such-dir").exists()
+    assert (existing / "mine.txt").read_text() == "mine" and (existing / "index" / "todo.txt").exists()
 
 
 def test_a_handle_that_found_nothing_reads_what_is_there_later(backscroll_home, session_builder, tmp_path):
