@@ -251,8 +251,8 @@ def session_named(store: Store, ident: str) -> str:
 def record_named(store: Store, ident: str) -> str | None:
     """The record a unique prefix of its id names (of at least ``MIN_PREFIX`` characters; a message's id without its
     block: its first block), or None; a prefix of several messages' ids lists them."""
-    if "#" not in ident and store.record_place(ident + "#0") is not None:
-        return ident + "#0"
+    if "#" not in ident and (blocks := store.records_starting(ident + "#", 1)):
+        return blocks[0]  # (a message's id without its block: its first block)
     if len(ident) < MIN_PREFIX:
         return None
     found = store.records_starting(ident, 21)

@@ -37,14 +37,14 @@ READS = frozenset("read read_file readfile read_many_files view copilot_readfile
                   "view_file /add /read-only".split())  # (/add: Aider's command, the file into the chat)
 EDITS = frozenset("edit multiedit replace edit_file editedexistingfile apply_patch str_replace_editor "
                   "str_replace_based_edit_tool notebookedit patch search_replace replace_in_file "
-                  "copilot_replacestring insert_edit_into_file".split())
+                  "copilot_replacestring insert_edit_into_file apply_diff".split())
 WRITES = frozenset("write write_file create_file write_to_file newfilecreated create copilot_createfile".split())
 ACTIONS = ("wrote", "edited", "read", "ran")  # in the order a session's summary names them
 _NAMED = (("ran", frozenset("bash shell exec command terminal run".split())),
           ("wrote", frozenset("write create".split())),
           ("edited", frozenset("edit replace patch change insert".split())),
           ("read", frozenset("read view open search find grep glob identify show list".split())))
-_ELSEWHERE = frozenset("todo todos web issue issues pr comment plan memory task tasks notebook".split())
+_ELSEWHERE = frozenset("todo todos web issue issues pr comment plan memory task tasks".split())
 _NAME = "_-.~@+"  # characters a file name goes on with: "mymodels.py" is not "models.py", nor "models.pyc"
 
 
@@ -90,10 +90,11 @@ _BEFORE_A_PATH = frozenset(" \t\n\r\"'`=(<>,;|&")
 
 def _whole(text: str, start: int, end: int, cwd: str | None) -> str:
     """The path that ends at ``end`` and holds ``text[start:end]``, from ``cwd`` when it lies inside it."""
-    base = posixpath.normpath(cwd).rstrip("/") + "/" if cwd else None
+    base = posixpath.normpath(cwd.replace("\\", "/")).rstrip("/") + "/" if cwd else None
     # (the cwd written out just before it: its spaces and quotes are the path's own)
     inside = text.rfind(base, 0, start + 1) if base and any(c in _BEFORE_A_PATH for c in base) else -1
-    if inside >= 0 and base and not any(c in _BEFORE_A_PATH for c in text[inside + len(base):start]):
+    if inside >= 0 and base and not any(c in _BEFORE_A_PATH for c in text[inside + len(base):start]) and (
+            inside == 0 or text[inside - 1] in _BEFORE_A_PATH):
         start = inside
     else:
         inside = -1

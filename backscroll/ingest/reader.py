@@ -31,6 +31,7 @@ MAX_QUEUED = 50  # queued prompts remembered per file, to recognise them when th
 MAX_JOINS = 16  # places a malformed line is tried for a record appended to a cut-short one
 CUT_SHORT = "cut short; the record appended to it was kept"
 _FIRST_KEY = re.compile(rb'\s*(\{"[^"\\]{1,64}":)')
+_ESCAPED = re.compile(rb"\\.", re.DOTALL)
 # Session fields kept in a file's checkpoint and restored when it is read on from there.
 _KEPT_FIELDS = ("cwd", "title", "is_sidechain", "parent_session_id", "history_mode", "repository")
 
@@ -273,15 +274,20 @@ class FileReader:
 
 
 def _places(raw: bytes, key: bytes) -> list[int]:
-    """Where ``key`` starts a value of its own in ``raw`` (not a nested one: no ``:``, ``,``, ``[`` or ``{`` just
-    before it), the last ``MAX_JOINS`` of them: the appended record ends the line."""
+    """Where ``key`` may start the appended record in ``raw``, the last ``MAX_JOINS`` of them (it ends the line):
+    inside a string the line was cut in, or after anything but ``:``, ``,``, ``[`` or ``{`` (there it starts a
+    nested value)."""
     found: list[int] = []
-    at, looked = raw.rfind(key), 0
-    while at > 0 and len(found) < MAX_JOINS and looked < 4 * MAX_JOINS:
+    at, structural = raw.rfind(key), 0
+    while at > 0 and len(found) < MAX_JOINS and structural < MAX_JOINS:
         before = at - 1
         while before > 0 and raw[before] in b" \t\r\n":
             before -= 1
         if raw[before] not in b":,[{":
             found.append(at)
-        at, looked = raw.rfind(key, 0, at), looked + 1
+        else:
+            structural += 1
+            if _ESCAPED.sub(b"", raw[:at]).count(b'"') % 2:  # (cut inside a string: not a nested value)
+                found.append(at)
+        at = raw.rfind(key, 0, at)
     return found

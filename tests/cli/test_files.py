@@ -105,6 +105,8 @@ def test_paths_with_spaces_and_brackets_and_ids_that_read_as_options():
     assert touched(f"Edit file_path: {cwd}/src/flux.py old_string: x", cwd, "src/flux.py") == "src/flux.py"
     assert touched(f"cd {cwd}/ && cat lib/flux.py", cwd, "flux.py") == "lib/flux.py"
     assert touched("cp /w/proj/a.py b.py", "/w/proj", "b.py") == "b.py", "a cwd without a space: paths end at one"
+    assert touched("Edit file_path: C:\\Users\\Jo Smith\\shop\\src\\a.py", "C:\\Users\\Jo Smith\\shop", "a.py") == \
+        "src/a.py", "a cwd logged on Windows"
     how = resumption({"agent": "gemini", "session_id": "--yolo", "cwd": None})
     assert how.argv is None and "a leading -" in how.notes[-1]
 
@@ -133,3 +135,4 @@ def test_a_harness_tool_of_its_own_is_named_by_the_words_of_its_name():
         ["edited", "edited", "read", "read", "read", "ran", "ran", "wrote", "ran"]
     assert {action(n) for n in ("TodoWrite", "write_todos", "WebSearch", "mcp__github__create_issue")} == {"ran"}, \
         "a tool that keeps something else touched no file"
+    assert action("edit_notebook") == action("apply_diff") == "edited"
