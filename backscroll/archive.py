@@ -80,21 +80,14 @@ class Backscroll(Reads):
             store.close()
 
     def _records(self, sync: bool, notify: Notify):
-        """The store to read (new lines read first with ``sync``). A data dir this call made and found nothing to
-        fill a store with is taken away again: a mistyped ``--home`` is left as it was."""
-        from backscroll import leftovers
-
+        """The store to read (new lines read first with ``sync``: the first read of a new data dir indexes it)."""
         where = self.config.db_path.parent
-        made = leftovers.made_from(where)
         notes: list[str] = []
         store, _lex, _fresh = self._open(sync, notes, lexical=False)
         for n in notes:
             notify(n)
         if not store.has_records():
             self._release(store)
-            if made is not None:
-                self.close()  # (the handle holds it no longer: a later call opens what is there then)
-                leftovers.unmade(where, made)
             raise NothingIndexedError(f"nothing is indexed in {where} yet",
                                       hint="run `backscroll index` first, or name the data dir you meant with --home "
                                            "or $BACKSCROLL_HOME")

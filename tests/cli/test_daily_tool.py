@@ -397,30 +397,15 @@ def test_show_session_rejects_context(corpus):
 
 
 @pytest.mark.parametrize("command", [["list"], ["show", "abcdef1"], ["files", "src/app.py"], ["stats"]])
-def test_a_mistyped_home_is_left_as_it_was(backscroll_home, tmp_path, command):
-    """A read pointed at a data dir that did not exist, with no session to fill a store, makes nothing there; one
-    that existed keeps every byte of its own (an `index` folder of the person's too)."""
-    missing, existing = tmp_path / "no-such-dir" / "data", tmp_path / "notes"
+def test_a_home_with_nothing_to_index_is_named_and_keeps_its_own_files(backscroll_home, tmp_path, command):
+    """A read pointed at a folder of the person's (an `index` folder of their own in it too) says nothing is indexed
+    there, naming it, and leaves every byte of theirs."""
+    existing = tmp_path / "notes"
     (existing / "index").mkdir(parents=True)
     (existing / "mine.txt").write_text("mine")
     (existing / "index" / "todo.txt").write_text("my index of things")
-    for home in (missing, existing, tmp_path / "nope" / ".." / "notes"):
+    for home in (existing, tmp_path / "nope" / ".." / "notes"):
         r = run_cli(backscroll_home, "--home", home, *command)
-        assert r.returncode == 3 and "nothing is indexed in" in r.stderr and "yet" in r.stderr, r.stderr
-    assert not (tmp_path / "no-such-dir").exists()
+        assert r.returncode == 3 and f"nothing is indexed in {existing} yet" in r.stderr, r.stderr
+    assert not (tmp_path / "nope").exists(), "a/../b is b"
     assert (existing / "mine.txt").read_text() == "mine" and (existing / "index" / "todo.txt").exists()
-
-
-def test_a_handle_that_found_nothing_reads_what_is_there_later(backscroll_home, session_builder, tmp_path):
-    """The MCP server's one handle: the empty store it took away is not what it reads next."""
-    from backscroll.archive import Backscroll
-    from backscroll.errors import NothingIndexedError
-
-    where = tmp_path / "later" / "data"
-    bs = Backscroll(home=where)
-    with pytest.raises(NothingIndexedError):
-        bs.sessions(sync=True)
-    assert not (tmp_path / "later").exists()
-    session_builder.claude().user("now there is one").assistant("and an answer")
-    assert [s.title for s in bs.sessions(sync=True, all=True)] == ["now there is one"]
-    bs.close()
