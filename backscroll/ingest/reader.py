@@ -272,7 +272,6 @@ class FileReader:
         return self.side
 
 
-
 def _places(raw: bytes, key: bytes) -> list[int]:
     """Where ``key`` may start the appended record in ``raw``, the last ``MAX_JOINS`` of them (it ends the line):
     inside a string the line was cut in, or after anything but ``:``, ``,``, ``[`` or ``{`` (there it starts a
