@@ -16,13 +16,9 @@ import pytest  # noqa: E402
 def pg_url(tmp_path_factory):
     """A throwaway PostgreSQL server for the team archive's tests, started in a temporary directory and stopped
     at the end: pgserver's bundled PostgreSQL (with pgvector), installed by the test extra."""
-    import warnings
+    from team_archives import pg_server
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # platformdirs warns when $XDG_RUNTIME_DIR is unset
-        import pgserver
-
-        server = pgserver.get_server(tmp_path_factory.mktemp("pg"), cleanup_mode="stop")
+    server = pg_server(tmp_path_factory.mktemp("pg"))
     try:
         yield server.get_uri()
     finally:

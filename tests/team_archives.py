@@ -6,6 +6,33 @@ from psycopg import conninfo
 from backscroll.store.archive_pg import Archive
 
 
+def pg_server(path):
+    """pgserver's bundled PostgreSQL in ``path``, started (or found running). Its initdb runs as another user when
+    the tests run as root, so the folders it makes must be readable to that user: the umask is set for it (a
+    process's umask is shared, and a thread that writes an index narrows it for a moment), and a start that
+    failed on that is tried once more."""
+    import os
+    import shutil
+    import subprocess
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs warns when $XDG_RUNTIME_DIR is unset
+        import pgserver
+
+        for attempt in range(2):
+            old = os.umask(0o022)
+            try:
+                return pgserver.get_server(path, cleanup_mode="stop")
+            except subprocess.CalledProcessError:
+                if attempt or (path / "global" / "pg_control").exists():
+                    raise
+                shutil.rmtree(path, ignore_errors=True)
+            finally:
+                os.umask(old)
+    raise AssertionError("unreachable")
+
+
 def as_role(url: str, role: str, dbname: str) -> str:
     info = conninfo.conninfo_to_dict(url)
     info.update(user=role, dbname=dbname)

@@ -6,12 +6,12 @@ import os
 import signal
 import subprocess
 import sys
-import warnings
 
 import psycopg
 import pytest
 from helpers import TESTS
 from psycopg import conninfo
+from team_archives import pg_server
 
 from backscroll.archive import Backscroll
 from backscroll.errors import ArchiveError
@@ -82,11 +82,7 @@ def test_a_push_killed_mid_way_resumes_without_doubling(pg_url, store_home):
 
 
 def test_a_server_that_goes_away_mid_push_leaves_whole_batches_and_a_clear_error(store_home, tmp_path):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import pgserver
-
-        server = pgserver.get_server(tmp_path / "pg", cleanup_mode="stop")
+    server = pg_server(tmp_path / "pg")
     try:
         owner = database(server.get_uri(), "away")
         with Archive.connect(owner) as archive:
@@ -102,7 +98,7 @@ def test_a_server_that_goes_away_mid_push_leaves_whole_batches_and_a_clear_error
         with Backscroll(home=store_home) as bs, pytest.raises(ArchiveError) as err:
             bs.push(url, batch=5, advance=advance)
         assert "refused" in str(err.value) or "cannot reach" in str(err.value)
-        server = pgserver.get_server(tmp_path / "pg", cleanup_mode="stop")
+        server = pg_server(tmp_path / "pg")
         with Archive.connect(url) as archive:
             assert archive.count("dave") == 10, "two whole batches, nothing half-written"
         with Backscroll(home=store_home) as bs:
