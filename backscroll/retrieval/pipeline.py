@@ -30,28 +30,30 @@ def run(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, 
         return SearchResult(query=plan.text, mode=mode, filters=filters, results=(), notes=(nothing_asked(plan),))
     found = propose(source, plan, filters, opts, mode)
     w = RANKING.weights(found.plan.shape)
-    fused, by_id, ranked_with, sessions = ranking(source, found, w)
+    fused, by_id, ranked_with, keys = ranking(source, found, w)
     first = {f.id for f in fused}  # (the judgement reads the first ranking alone, however deep a page reads)
-    while (len(sessions) <= opts.limit if opts.by_session else len(fused) <= 2 * opts.limit) and \
+    while (len({k[0] for k in keys.values()}) <= opts.limit if opts.by_session else len(fused) <= 2 * opts.limit) and \
             results.full(found, opts.depth) and opts.depth < 5 * opts.limit:
-        # A page past the ranking's end: a deeper ranking's records follow, the ranking above them unchanged.
+        # A page past the ranking's end: a deeper ranking's records follow, the ranking above them unchanged (and
+        # none the same text as one above it: the collapse's key).
         opts = deeper(opts)
         found = propose(source, plan, filters, opts, mode)
-        more, more_by_id, _w, more_sessions = ranking(source, found, w)
-        seen = {f.id for f in fused}
-        fused, by_id, sessions = fused + [f for f in more if f.id not in seen], {**more_by_id, **by_id}, \
-            sessions | more_sessions
+        more, more_by_id, _w, more_keys = ranking(source, found, w)
+        seen, said = {f.id for f in fused}, set(keys.values())
+        fused += [f for f in more if f.id not in seen and more_keys.get(f.id) not in said]
+        by_id, keys = {**more_by_id, **by_id}, {**more_keys, **keys}
     judged = results.judge(source, found, filters, opts, fused, by_id, w, first)
     return replace(judged, echoes_hidden=results.hidden_echoes(source, found.plan, filters, opts, fused, ranked_with))
 
 
 def ranking(source: Source, found: Proposed, w: Weights
-            ) -> tuple[list[Fused], dict[int, Candidate], Weights, set[str]]:
-    """The ordered candidates of ``found``, each by id, the weights they ranked with, and their sessions."""
+            ) -> tuple[list[Fused], dict[int, Candidate], Weights, dict[int, tuple[str, str]]]:
+    """The ordered candidates of ``found``, each by id, the weights they ranked with, and each one's key (its
+    session and its text's hash: what the near-duplicate collapse keeps one of)."""
     facts = source.facts(found.ids)
     fused, by_id, ranked_with = ordered(source, found.plan, found.ranked, facts, found.semantic, found.mode, w,
                                         found.calls)
-    return fused, by_id, ranked_with, {facts[f.id].key[0] for f in fused if f.id in facts}
+    return fused, by_id, ranked_with, {f.id: facts[f.id].key for f in fused if f.id in facts}
 
 
 def nothing_asked(plan: QueryPlan) -> str:
