@@ -7,12 +7,11 @@ from backscroll.store.archive_pg import Archive
 
 
 def pg_server(path):
-    """pgserver's bundled PostgreSQL in ``path``, started (or found running). Its initdb runs as another user when
-    the tests run as root, so the folders it makes must be readable to that user: the umask is set for it (a
-    process's umask is shared, and a thread that writes an index narrows it for a moment), and a start that
-    failed on that is tried once more."""
+    """pgserver's bundled PostgreSQL in ``path`` (or found running there). Its initdb runs as another user when the
+    tests run as root, and under the whole suite it has now and then failed to open the files it had just made
+    ("Permission denied" on ``global/pg_control``), then to clean up after itself: a start that fails is tried
+    again in a fresh folder beside it (``server.pgdata`` says which), twice at most."""
     import os
-    import shutil
     import subprocess
     import warnings
 
@@ -20,14 +19,14 @@ def pg_server(path):
         warnings.simplefilter("ignore")  # platformdirs warns when $XDG_RUNTIME_DIR is unset
         import pgserver
 
-        for attempt in range(2):
+        for attempt in range(3):
+            where = path if attempt == 0 else path.with_name(f"{path.name}-{attempt}")
             old = os.umask(0o022)
             try:
-                return pgserver.get_server(path, cleanup_mode="stop")
+                return pgserver.get_server(where, cleanup_mode="stop")
             except subprocess.CalledProcessError:
-                if attempt or (path / "global" / "pg_control").exists():
+                if attempt == 2:
                     raise
-                shutil.rmtree(path, ignore_errors=True)
             finally:
                 os.umask(old)
     raise AssertionError("unreachable")
