@@ -83,16 +83,22 @@ def test_a_push_killed_mid_way_resumes_without_doubling(pg_url, store_home):
 
 
 def restarted(pgdata):
-    """The server of ``pgdata`` started again, once it answers: just after a stop, pgserver may read the stopped
-    one's leftovers as a server running and start none."""
+    """The server of ``pgdata`` started again, once the stopped one has gone (its ``postmaster.pid`` removed) and the
+    new one has answered twice, a second apart: under the whole suite, pgserver at times took the stopping server
+    for a running one and started none."""
     for _ in range(5):
+        for _wait in range(150):
+            if not (pgdata / "postmaster.pid").exists():
+                break
+            time.sleep(0.2)
         server = pg_server(pgdata)
         try:
-            psycopg.connect(server.get_uri(), connect_timeout=5).close()
+            for _twice in range(2):
+                time.sleep(1)
+                psycopg.connect(server.get_uri(), connect_timeout=5).close()
             return server
         except psycopg.OperationalError:
             server.cleanup()
-            time.sleep(1)
     raise AssertionError(f"no server would start again in {pgdata}")
 
 
