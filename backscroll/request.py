@@ -155,9 +155,6 @@ class ShowRequest:
     archive: str | None = _option(None, "From the team archive (a URL, or default).",
                                   brief="From the team archive (a URL, or default).", metavar="URL")
 
-    def __post_init__(self) -> None:
-        whole_text(self)
-
 
 @dataclass(frozen=True)
 class ListRequest:
@@ -185,9 +182,6 @@ class ListRequest:
                                "(by default a subagent is counted under its parent).",
                         brief="Also near-empty sessions, and subagents on their own lines.")
 
-    def __post_init__(self) -> None:
-        whole_text(self)
-
 
 Request = SearchRequest | ShowRequest | ListRequest
 
@@ -212,13 +206,14 @@ def kind_of(annotation: str) -> type:
 
 
 def whole_text(req: Any) -> None:
-    """Make every text field of a frozen request valid Unicode (``sanitize.whole``)."""
+    """Make every text field of a frozen request valid Unicode (``sanitize.whole``): a search is built by every
+    surface (the library's other reads clean their arguments in ``guard.guarded``)."""
     from backscroll.sanitize import whole
 
     for f in fields(req):
         value = getattr(req, f.name)
-        if whole(value) is not value:
-            object.__setattr__(req, f.name, whole(value))
+        if (clean := whole(value)) is not value:
+            object.__setattr__(req, f.name, clean)
 
 
 def check_fields(req: Request) -> None:

@@ -93,13 +93,12 @@ def _whole(text: str, start: int, end: int, cwd: str | None) -> str:
     base = posixpath.normpath(cwd.replace("\\", "/")).rstrip("/") + "/" if cwd else None
     # (the cwd written out just before it: its spaces and quotes are the path's own)
     inside = text.rfind(base, 0, start + 1) if base and any(c in _BEFORE_A_PATH for c in base) else -1
-    if inside >= 0 and base and not any(c in _BEFORE_A_PATH for c in text[inside + len(base):start]) and (
+    if base and inside >= 0 and not any(c in _BEFORE_A_PATH for c in text[inside + len(base):start]) and (
             inside == 0 or text[inside - 1] in _BEFORE_A_PATH):
         start = inside
     else:
-        inside = -1
-    while start and text[start - 1] not in _BEFORE_A_PATH and (inside < 0 or start != inside):
-        start -= 1
+        while start and text[start - 1] not in _BEFORE_A_PATH:
+            start -= 1
     found = text[start:end]
     found = found[len(base):] if base and found.startswith(base) and len(found) > len(base) else found
     return found[2:] if found.startswith("./") else found
