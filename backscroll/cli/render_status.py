@@ -199,7 +199,7 @@ def _places(out: Console, r: StatusReport) -> None:
     elsewhere = [a for a in absent if a not in found and a in indexed]  # read from --source paths
     absent = [a for a in absent if a not in found and a not in indexed]
     if elsewhere:
-        read = [f"{a} ({r.agents[a].read_from})" if r.agents[a].read_from else a for a in elsewhere]
+        read = [f"{a} ({clean(r.agents[a].read_from or '')})" if r.agents[a].read_from else a for a in elsewhere]
         out.print(f"  indexed from paths given with --source: {', '.join(read)}", markup=False, highlight=False)
     if absent:
         out.print(f"  not found in their default places (status --json lists the paths): {', '.join(absent)}",
