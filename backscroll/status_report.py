@@ -24,6 +24,7 @@ from backscroll.status_types import (
     SkippedLine,
     SourceIssue,
     StatusReport,
+    UnfinishedLine,
     UnknownType,
     WorkerStatus,
 )
@@ -248,6 +249,8 @@ def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
         report.warnings = agent_health(cfg, store, counts, report)
         # Unreadable files and directories (kept until they are read or gone) and rewritten-file notices.
         report.source_issues = [SourceIssue(shorten(p), k, shorten(r), at) for p, k, r, at in counts.source_issues]
+        report.unfinished_lines = [UnfinishedLine(shorten(p), line, waiting, at)
+                                   for p, line, waiting, size, at in counts.unfinished if _size(Path(p)) == size]
     finally:
         store.close()
     report.sizes = Sizes(

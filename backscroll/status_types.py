@@ -109,6 +109,17 @@ class SourceIssue:
 
 
 @dataclass
+class UnfinishedLine:
+    """A session file whose last line has no end yet (``bytes`` of it): left unread until it is finished, as a
+    live agent's is; an agent that died mid-line never finishes it."""
+
+    path: str
+    line: int
+    bytes: int
+    seen_at: str | None
+
+
+@dataclass
 class Place:
     """A path and where it came from (flag, environment, config file, default)."""
 
@@ -170,6 +181,7 @@ class StatusReport(_Mapping):
     skipped_lines: int = 0
     skipped_examples: list[SkippedLine] = field(default_factory=list)
     source_issues: list[SourceIssue] = field(default_factory=list)
+    unfinished_lines: list[UnfinishedLine] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     sizes: Sizes = field(default_factory=Sizes)
     lexical: LexicalStatus = field(default_factory=LexicalStatus)

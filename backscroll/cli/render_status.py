@@ -150,6 +150,12 @@ def _problems(out: Console, r: StatusReport) -> None:
         out.print(f"{counted(len(rewritten), 'file')} shrank or were rewritten (nothing was removed from the store):")
         for i in rewritten[:10]:
             out.print(f"  {i.path}: {i.reason}", markup=False, highlight=False)
+    if r.unfinished_lines:
+        one = len(r.unfinished_lines) == 1
+        out.print(f"{counted(len(r.unfinished_lines), 'file')} {'ends' if one else 'end'} in a line with no end yet, "
+                  "left unread until it is finished (an agent that stopped mid-line never finishes it):")
+        for u in r.unfinished_lines[:10]:
+            out.print(f"  {u.path}:{u.line}: {u.bytes:,} bytes", markup=False, highlight=False)
     if r.redactions:
         out.print("secrets redacted at ingest: " + ", ".join(f"{k} {n}" for k, n in r.redactions.items()))
 

@@ -39,6 +39,7 @@ class StoreCounts:
     skipped_lines: int
     skipped_examples: list[tuple[str, int, str]]  # (path, line, reason), the first five
     source_issues: list[tuple[str, str, str, str]]  # (path, kind, reason, seen at)
+    unfinished: list[tuple[str, int, int, int, str]]  # (path, its line, bytes unread, file size, seen at)
 
 
 class StatusQueries:
@@ -76,6 +77,9 @@ class StatusQueries:
                                        (skipped,)).fetchall(),  # (-1: every one)
             source_issues=c.execute("SELECT path, kind, reason, seen_at FROM source_issues "
                                     "ORDER BY kind = 'rewritten', path").fetchall(),
+            # A line file read up to a last line with no end: left for the sync that finds it finished.
+            unfinished=c.execute("SELECT path, lines + 1, size - offset, size, indexed_at FROM source_files "
+                                 "WHERE offset < size ORDER BY path").fetchall(),
         )
 
     def lexical_fingerprint(self, watermark: int) -> tuple[int, int, int]:
