@@ -108,3 +108,13 @@ def test_one_use_is_fitted_on_the_features_it_names_and_the_other_fits_are_kept(
     assert weights[1] > 0 and weights[:1] + weights[2:] == [0.0] * 9, "only the feature named"
     assert model["search"] == {"hybrid": one}
     assert model["hook"]["lexical"] == one, "a mode the dumps do not hold keeps its fit"
+
+
+def test_the_benchmark_homes_name_the_mirrors_they_lack_and_build_nothing(tmp_path):
+    out = subprocess.run([sys.executable, str(BENCH.parent / "homes.py"), "agent", "c3", "--mirrors",
+                          str(tmp_path / "mirrors"), "--root", str(tmp_path / "bench")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert "agent: fetch github:aorwall/moatless-tools" in out.stderr
+    assert "c3: fetch github:nus-apr/auto-code-rover" in out.stderr
+    assert not (tmp_path / "bench").exists()
