@@ -132,6 +132,19 @@ def test_search_embeds_a_new_session_itself(session_builder, backscroll_home, ba
     assert res.results[0].text == "fresh zeppelin plans"
 
 
+def test_a_search_embeds_a_small_history_never_embedded_whatever_its_tool_rows(session_builder, backscroll_home,
+                                                                              backscroll_index, backscroll_search):
+    s = session_builder.claude()
+    s.user("fresh zeppelin plans")
+    for n in range(40):  # 80 records, one of them prose: the tool rows are never embedded
+        s.tool(f"ls /srv/hangar{n}", f"hangar{n}.txt")
+    backscroll_index(embed=False)
+    res = backscroll_search("zeppelin plans", mode="semantic")
+    assert res.results[0].text == "fresh zeppelin plans"
+    assert rows(backscroll_home, "SELECT count(*) AS n FROM records WHERE unit_hash IS NULL "
+                                 "AND content_type = 'text'")[0]["n"] == 0
+
+
 def test_query_vectors_are_cached(session_builder, backscroll_home, backscroll_index, backscroll_search):
     session_builder.claude().user("a question about caching")
     backscroll_index()
