@@ -189,6 +189,7 @@ class SearchResult:
     sessions: tuple[SessionHits, ...] = ()  # the results by session (``by_session``), best session first
     evidence: tuple[float, ...] = ()  # what the relevance judgement read (``relevance.FEATURES``; not in the JSON)
     has_more: bool = False  # a later page (``offset``) holds more results (weak matches are paged with ``weak``)
+    omitted_for_budget: int = 0  # hits left out to fit ``max_tokens`` (the CLI adds those --max-bytes drops)
 
     def to_dict(self) -> dict:
         return {
@@ -205,7 +206,7 @@ class SearchResult:
             "notes": list(self.notes),
             "echoes_hidden": self.echoes_hidden,
             "has_more": self.has_more,
-            "omitted_for_budget": 0,  # hits dropped to fit a byte budget (the CLI's --max-bytes)
+            "omitted_for_budget": self.omitted_for_budget,
         }
 
 

@@ -229,13 +229,13 @@ def check_fields(spec: str | None) -> tuple[str, ...] | None:
 def search_document(result: SearchResult, fields: tuple[str, ...] | None, max_bytes: int | None,
                     dumps) -> tuple[bytes, SearchResult]:
     """The ``--json`` document, its hits cut to ``fields``, and the result as sent: with ``max_bytes``, as many
-    whole hits as fit, the last ones dropped first (``omitted_for_budget`` says how many)."""
+    whole hits as fit, the last ones dropped first (``omitted_for_budget`` counts them too)."""
     omitted = 0
     while True:
         doc = result.to_dict()
         for name in ("results", "also_matching", "weak_matches"):
             doc[name] = [hit_fields(h, fields) for h in doc[name]]
-        doc["omitted_for_budget"] = omitted
+        doc["omitted_for_budget"] += omitted
         data = dumps(doc)
         if max_bytes is None or len(data) + 1 <= max_bytes or not (
                 result.results or result.also_matching or result.weak_matches):

@@ -60,7 +60,8 @@ def fitted(result: SearchResult, max_tokens: int) -> SearchResult:
         part for part in (f"{left} hit{'s' if left != 1 else ''} left out" if left else "",
                           "the last one cut" if cut else "") if part)
     return replace(with_results(result, lists["results"]), also_matching=lists["also_matching"],
-                   weak_matches=lists["weak_matches"], notes=(*result.notes, said))
+                   weak_matches=lists["weak_matches"], notes=(*result.notes, said),
+                   omitted_for_budget=result.omitted_for_budget + left)
 
 
 def with_results(result: SearchResult, kept: tuple[Hit, ...]) -> SearchResult:

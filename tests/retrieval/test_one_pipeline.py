@@ -84,6 +84,8 @@ def test_an_answer_fits_the_tokens_an_agent_gives_it_on_both_stores(both):
         assert 0 < len(fitted.results) < 10 and used <= 150 * 4
         assert [h.record_id for h in fitted.results] == [h.record_id for h in whole.results[:len(fitted.results)]]
         assert any("to fit --max-tokens 150" in n and "left out" in n for n in fitted.notes), fitted.notes
+        kept_out = len(whole.results) + len(whole.weak_matches) - len(fitted.results) - len(fitted.weak_matches)
+        assert fitted.to_dict()["omitted_for_budget"] == kept_out > 0 and whole.omitted_for_budget == 0
         every = bs.search("job queue postgres", mode="lexical", limit=50, max_chars=0, archive=archive, rerun=True)
         cut = bs.search("job queue postgres", mode="lexical", limit=50, max_chars=0, max_tokens=150, archive=archive,
                         rerun=True)
