@@ -108,6 +108,7 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
     from datetime import datetime, timedelta
 
     from backscroll.dates import format_ts
+    from backscroll.ingest.rows import on_disk
 
     for agent, n in counts.files_by_agent.items():
         report.agent(agent).files = n
@@ -131,7 +132,7 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
     if claude_root is not None and claude and claude.sessions:
         days = claude_keeps_days(claude_root)
         paths = store.source_paths("claude")
-        claude.gone_from_disk = sum(1 for p in paths if p and not os.path.lexists(p))
+        claude.gone_from_disk = sum(1 for p in paths if p and not on_disk(p))
         claude.agent_keeps_days = days
         last = store.last_read("claude")
         if days and last and last < format_ts(now - timedelta(days=days)):

@@ -7,6 +7,8 @@ session's strings storable (a path's undecodable bytes as ``\\xNN``, redaction o
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -31,6 +33,18 @@ def store_text(text: str) -> str:
             return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         except UnicodeEncodeError:
             return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+_ESCAPED_BYTE = re.compile(rb"\\x([0-9a-f]{2})")
+
+
+def on_disk(stored: str) -> bool:
+    """Whether the file a stored path names is there: as written, or with its ``\\xNN`` read back as the bytes
+    ``store_text`` escaped."""
+    if os.path.lexists(stored):
+        return True
+    raw = stored.encode("utf-8")
+    return b"\\x" in raw and os.path.lexists(_ESCAPED_BYTE.sub(lambda m: bytes([int(m.group(1), 16)]), raw))
 
 
 def store_value(value: object) -> object:

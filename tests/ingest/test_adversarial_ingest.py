@@ -70,6 +70,9 @@ def test_non_utf8_path_is_stored_escaped_and_never_stops_the_others(session_buil
     out = backscroll_index()
     assert {"appended to the healthy one", "appended to the odd one"} <= set(texts(backscroll_home))
     assert run_cli(backscroll_home, "index").returncode == 0
+    assert backscroll.status(config=backscroll_home.config())["agents"]["claude"]["gone_from_disk"] == 0
+    target.unlink()
+    assert backscroll.status(config=backscroll_home.config())["agents"]["claude"]["gone_from_disk"] == 1
 
 
 def test_a_file_that_fails_rolls_back_alone(session_builder, backscroll_home, backscroll_index):
