@@ -279,16 +279,18 @@ def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True,
     return store, lex, False
 
 
-def nothing_indexed(store: Store) -> NothingIndexedError:
-    """Why nothing is indexed: no session files found, or found but unreadable (or holding no records)."""
+def nothing_indexed(store: Store, where=None) -> NothingIndexedError:
+    """Why nothing is indexed (in the data dir ``where``, when named): no session files found, or found but
+    unreadable (or holding no records)."""
     files, bad = store.source_counts()
+    yet = f"nothing is indexed in {where} yet" if where else "nothing is indexed yet"
     if bad:
-        return NothingIndexedError(f"nothing is indexed yet: {counted(bad, 'session file')} found but unreadable",
+        return NothingIndexedError(f"{yet}: {counted(bad, 'session file')} found but unreadable",
                                    hint="`backscroll status` lists them and why")
     if files:
-        return NothingIndexedError(f"nothing is indexed yet: {counted(files, 'session file')} found, with no records",
+        return NothingIndexedError(f"{yet}: {counted(files, 'session file')} found, with no records",
                                    hint="`backscroll status` shows where sessions are looked for")
     return NothingIndexedError(
-        "nothing is indexed yet: no session files were found",
+        f"{yet}: no session files were found",
         hint="`backscroll status` shows where sessions are looked for; add more session directories as sources",
         reason="no-files")

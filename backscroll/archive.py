@@ -87,10 +87,14 @@ class Backscroll(Reads):
         for n in notes:
             notify(n)
         if not store.has_records():
+            from backscroll.access import nothing_indexed
+
+            # (once an index ran, why it found nothing; before, that one is to run)
+            error = nothing_indexed(store, where) if store.get_meta("last_index_run") else NothingIndexedError(
+                f"nothing is indexed in {where} yet",
+                hint="run `backscroll index` first, or name the data dir you meant with --home or $BACKSCROLL_HOME")
             self._release(store)
-            raise NothingIndexedError(f"nothing is indexed in {where} yet",
-                                      hint="run `backscroll index` first, or name the data dir you meant with --home "
-                                           "or $BACKSCROLL_HOME")
+            raise error
         return store
 
     @guarded

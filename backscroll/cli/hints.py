@@ -18,7 +18,8 @@ HINTS: dict[tuple[str, str], str] = {
     ("read-only-store", "index-unreadable"):
         "copy the data dir somewhere writable and run `backscroll --home COPY rebuild`",
     ("nothing-indexed", "no-files"):
-        "`backscroll status` shows where sessions are looked for; add more with --source PATH",
+        "`backscroll status` shows where sessions are looked for; `backscroll index --source AGENT:PATH` reads "
+        "others",
 }
 RERUN = "add --rerun"  # how a repeated search is run anyway, in the note that replaces its results
 

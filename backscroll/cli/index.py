@@ -60,16 +60,21 @@ def index(
         for path, why in report.unreadable:
             common.err(f"cannot read {shorten(path)}: {shorten(why)}")
         if not as_json:
-            _given_sources(cfg, found_none=report.files_seen == 0)
+            _given_sources(cfg)
+            if report.files_seen == 0 and not source:  # (a --source that holds none has its own note)
+                common.err(f"note: {NONE_FOUND}")
         return ExitCode.UNREADABLE_SOURCES if report.unreadable else ExitCode.OK
 
     common.run(body, as_json=as_json)
 
 
-def _given_sources(cfg, found_none: bool) -> None:
+NONE_FOUND = ("no session files were found: `backscroll status` shows where sessions are looked for, and "
+              "`backscroll index --source AGENT:PATH` reads others")
+
+
+def _given_sources(cfg) -> None:
     """Notes on the ``--source`` paths not configured otherwise: that a path given this way is read now, not by the
-    syncs of later searches; and, when nothing at all was found (``found_none``), where the agent named finds no
-    sessions and whose they look like."""
+    syncs of later searches; and where the agent named finds no sessions, whose they look like."""
     from dataclasses import replace
 
     from backscroll.ingest.discover import discover
@@ -77,7 +82,9 @@ def _given_sources(cfg, found_none: bool) -> None:
     roots = cfg.find_roots()
     kept = {r.path for r in roots if r.origin != "flag"}
     given = [r for r in roots if r.origin == "flag" and r.path.exists() and r.path not in kept]
-    for root in given if found_none else ():
+    for root in given:
+        if next(iter(discover([root])), None) is not None:
+            continue
         others = sorted({a.name for a, _p in discover([replace(root, agent=None)])}) if root.agent else []
         look = f"; they look like {' and '.join(others)} sessions (--source {others[0]}:PATH)" if others else ""
         common.err(f"note: no {root.agent + ' ' if root.agent else ''}session files under {shorten(str(root.path))}"

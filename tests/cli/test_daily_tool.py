@@ -396,6 +396,17 @@ def test_show_session_rejects_context(corpus):
     assert r.exit_code == 2 and "--context" in r.stderr
 
 
+def test_an_index_that_found_no_session_file_says_so_and_reads_after_it_say_why(backscroll_home):
+    """An empty machine: `index` succeeds with nothing, and says where to look; the reads that follow say that no
+    file was found, not to run the `index` just run."""
+    r = run_cli(backscroll_home, "index", "--no-embed")
+    assert r.returncode == 0 and "note: no session files were found" in r.stderr, r.stderr
+    for command in (["stats"], ["list"], ["files", "src/app.py"], ["show", "abcdef1"]):
+        r = run_cli(backscroll_home, *command)
+        assert r.returncode == 3 and "no session files were found" in r.stderr, r.stderr
+        assert "run `backscroll index` first" not in r.stderr and "index --source AGENT:PATH" in r.stderr
+
+
 @pytest.mark.parametrize("command", [["list"], ["show", "abcdef1"], ["files", "src/app.py"], ["stats"]])
 def test_a_home_with_nothing_to_index_is_named_and_keeps_its_own_files(backscroll_home, tmp_path, command):
     """A read pointed at a folder of the person's (an `index` folder of their own in it too) says nothing is indexed

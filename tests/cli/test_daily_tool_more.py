@@ -415,3 +415,8 @@ def test_a_source_path_the_agent_named_finds_nothing_in_is_noted_with_whose_it_l
     assert "add them to [[sources]]" in r.stderr, "a path given once is not read by later syncs"
     quiet = run_cli(small, "index", "--no-embed", env=env)
     assert "[[sources]]" not in quiet.stderr
+    # beside a source that holds sessions, the one that holds none is still named
+    both = run_cli(small, "index", "--no-embed", "--source", f"claude:{claude_dir}", "--source",
+                   f"codex:{claude_dir}", env=env)
+    assert f"note: no codex session files under {claude_dir}; they look like claude sessions" in both.stderr
+    assert f"no claude session files under {claude_dir}" not in both.stderr
