@@ -30,14 +30,13 @@ class Param:
     minimum: int | None = None
     maximum: int | None = None
     asks: bool = False  # a SearchRequest field, passed to the search (the others shape the output)
-    hidden: bool = False
     multiple: bool = False
 
 
 OUTPUT = (
     Param("no_sync", ("--no-sync",), bool, False, "Skip the sync first."),
-    Param("source", ("--source",), str, None, "Read these session files or folders instead (AGENT:PATH).",
-          "PATH", hidden=True, multiple=True),
+    Param("source", ("--source",), str, None, "Also read sessions here (AGENT:PATH).",
+          "PATH", multiple=True),
     Param("as_json", ("--json",), bool, False, "One JSON document.", group="output"),
     Param("fmt", ("--format", "-f"), str, None, "Output format.", "human|json|jsonl|tsv|ids", "output"),
     Param("ids", ("--ids",), bool, False, "Only record ids.", group="output"),

@@ -160,7 +160,7 @@ def _parameter(p: search_command.Param) -> inspect.Parameter:
     complete = common.complete_projects if p.name == "project" else common.complete_from(choices) if choices else None
     option = typer.Option(*p.flags, help=p.brief, metavar=p.metavar, rich_help_panel=PANELS.get(p.group or ""),
                           min=p.minimum, max=p.maximum if p.maximum != MAX_COUNT else None,  # (no bound to show)
-                          hidden=p.hidden, show_default=False, autocompletion=complete)
+                          show_default=False, autocompletion=complete)
     return inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default,
                              annotation=Annotated[kind, option])
 
