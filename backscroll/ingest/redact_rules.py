@@ -135,6 +135,10 @@ RULES: list[Rule] = [
     # a registry login's ``-p PASSWORD`` (docker, podman, buildah, skopeo, oras, helm registry)
     Rule("password", ("login",), re.compile(r"((?<![\w-])-p[ \t]{1,4})(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
          check=lambda m: on_line(m, (" login",)) and m.group(3)[0] not in "-$%{<"),
+    # redis-cli's ``-a PASSWORD`` (``--pass``)
+    Rule("password", ("redis-cli",), re.compile(
+        r"((?<![\w-])(?:-a|--pass)[ \t]{1,4})(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
+         check=lambda m: on_line(m, ("redis-cli",)) and m.group(3)[0] not in "-$%{<"),
     # credentials in the config files agents ``cat``: Docker's config.json and .dockerconfigjson, .npmrc,
     # .netrc (``password X``), kubeconfig's client keys
     Rule("basic-auth", ('"auth"', "_auth"), re.compile(

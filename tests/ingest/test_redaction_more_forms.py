@@ -72,6 +72,9 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     ("password-tail-past-ampersand", "password: Tr0ub4dor&3 for now", ("Tr0ub4dor", "&3")),
     ("secret-in-prose", "the secret is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, rotate it", ("wJalrXUtnFEMI",)),
     ("secret-key-in-prose", "secret key ab12CD34ef56GH78ij90 for the bucket", ("ab12CD34ef56GH78ij90",)),
+    # rules version 4: redis-cli's -a
+    ("redis-cli-a", "redis-cli -h cache.internal -a Rt5kLm9QzW2x ping", ("Rt5kLm9QzW2x",)),
+    ("redis-cli-pass-quoted", "redis-cli --pass 'Qx7Lm2Np9v' --no-auth-warning info", ("Qx7Lm2Np9v",)),
 ]
 
 # Provider tokens: their formats come from gitleaks' maintained rule set (redact_gitleaks).
@@ -93,6 +96,8 @@ KEEP = [
     "secret: my-app-tls",
     "the password is stored in the vault, never in the repo",
     "sshpass -p \"$SSH_PASS\" ssh deploy@host",
+    "redis-cli -a \"$REDIS_PASSWORD\" ping",
+    "tar -a -cf backup.tar.gz notes",
     "nmcli dev wifi connect HomeNet password \"$WIFI_PASSWORD\"",
     '<input type="password" name="pw" value="">',
     "Authorization: Token <your token>",
