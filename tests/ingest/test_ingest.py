@@ -34,6 +34,19 @@ def test_bad_lines_are_skipped_and_counted_and_the_rest_lands(session_builder, b
     assert "malformed JSON" in reasons and "list" in reasons
 
 
+def test_a_claude_line_without_a_type_is_skipped_not_taken_for_a_new_kind(session_builder, backscroll_home,
+                                                                        backscroll_index):
+    s = session_builder.claude()
+    s.user("kept")
+    s.raw('{"message": ' + "[" * 5000 + "]" * 5000 + "}")  # deep, and no type at all
+    s.raw('{"type": 7, "message": {"role": "user", "content": "seven"}}')
+    out = backscroll_index()
+    assert texts(backscroll_home) == ["kept"] and out.report.lines_skipped == 2
+    reasons = [r["reason"] for r in rows(backscroll_home, "SELECT reason FROM skipped_lines ORDER BY line")]
+    assert reasons == ["the entry has no type", "type is int, expected text"]
+    assert rows(backscroll_home, "SELECT count(*) AS n FROM unknown_entries")[0]["n"] == 0
+
+
 def test_huge_lines_are_skipped_and_huge_texts_capped(session_builder, backscroll_home, backscroll_index, monkeypatch):
     monkeypatch.setattr(reader, "MAX_LINE_BYTES", 8192)
     s = session_builder.claude()

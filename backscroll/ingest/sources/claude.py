@@ -119,6 +119,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     if not isinstance(obj, dict):
         raise LineError(f"expected a JSON object, got {type(obj).__name__}")
     kind = obj.get("type")
+    if not isinstance(kind, str):  # (no entry of the format lacks one: a broken line, not a new kind)
+        raise LineError("the entry has no type" if kind is None else f"type is {type(kind).__name__}, expected text")
     if kind in ("summary", "custom-title", "ai-title"):
         return _title_updates(obj, kind)
     ts = normalize_timestamp(obj.get("timestamp"))
