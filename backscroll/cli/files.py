@@ -39,6 +39,7 @@ def files(
         with common.archive() as bs:
             found = bs.files(target, agent=agent, project=project, since=since, limit=limit + 1, sync=not no_sync,
                              notify=common.err)
+            outside = not found and any((agent, project, since)) and bool(bs.files(target, limit=1, sync=False))
         more, found = len(found) > limit, found[:limit]  # (one more asked, to know whether others wait)
         if as_json:
             common.emit_json({"schema_version": 1, "path": target, "sessions": [f.to_dict() for f in found],
@@ -47,6 +48,10 @@ def files(
             common.paged(lambda: print_file_sessions(found, target, color=common.color_enabled(sys.stdout)))
         if more:
             common.err(f"more sessions touched it: -n {limit * 2} lists more")
+        if outside:
+            named = [f for f, v in (("--agent", agent), ("--project", project), ("--since", since)) if v]
+            common.err(f"note: sessions outside {' and '.join(named)} touched it; without "
+                       f"{'that filter' if len(named) == 1 else 'those filters'}, `files` lists them")
         return 0
 
     common.run(body, as_json=as_json)

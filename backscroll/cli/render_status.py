@@ -147,7 +147,8 @@ def _problems(out: Console, r: StatusReport) -> None:
             out.print(f"  {what}{i.path}: {i.reason}", markup=False, highlight=False)
     rewritten = [i for i in r.source_issues if i.kind == "rewritten"]
     if rewritten:
-        out.print(f"{counted(len(rewritten), 'file')} shrank or were rewritten (nothing was removed from the store):")
+        verb = "was" if len(rewritten) == 1 else "were"
+        out.print(f"{counted(len(rewritten), 'file')} shrank or {verb} rewritten (nothing was removed from the store):")
         for i in rewritten[:10]:
             out.print(f"  {i.path}: {i.reason}", markup=False, highlight=False)
     if r.unfinished_lines:
