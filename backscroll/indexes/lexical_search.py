@@ -217,15 +217,16 @@ class LexicalSearch:
         return set(record_ids(searcher, hits)) if hits else set()
 
     @reading
-    def unheld(self, q: LexicalQuery, scope: Filters | None = None) -> tuple[tuple[str, ...], float]:
-        """The query's words that no record holds (query echoes aside, as in ``coverage``), and the
+    def unheld(self, q: LexicalQuery, scope: Filters | None = None, echoes: bool = False
+               ) -> tuple[tuple[str, ...], float]:
+        """The query's words that no record holds (query echoes aside, unless ``echoes``), and the
         idf-weighted share of the query that the other words make up (1.0 when every word is held
         somewhere). An unheld word weighs as much as the rarest word can: it is not in the history at
         all (a typo, or a topic never discussed). With ``scope``: no record the filters admit holds it."""
         if not q.terms:
             return (), 1.0
         searcher = self._opened().searcher()
-        weights = {t: self._idf(searcher, t) for t in dict.fromkeys(q.terms)}
+        weights = {t: self._idf(searcher, t, echoes) for t in dict.fromkeys(q.terms)}
         if scope is not None and scope != Filters():
             admitted = self.filter_clauses(scope, None, False)
             for t in [t for t, w in weights.items() if w is not None]:

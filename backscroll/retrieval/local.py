@@ -51,8 +51,9 @@ class LocalSource:
              ) -> tuple[dict[str, float], dict[int, frozenset[str]]]:
         return self.lex.held(q, list(ids), echoes)
 
-    def unheld(self, q: LexicalQuery, scope: Filters | None = None) -> tuple[tuple[str, ...], float]:
-        return self.lex.unheld(q, scope)
+    def unheld(self, q: LexicalQuery, scope: Filters | None = None, echoes: bool = False
+               ) -> tuple[tuple[str, ...], float]:
+        return self.lex.unheld(q, scope, echoes)
 
     def holding(self, words: tuple[str, ...], ids: list[int]) -> set[int]:
         return self.lex.holding(words, ids)

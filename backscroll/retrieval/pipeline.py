@@ -42,8 +42,8 @@ def run(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, 
         seen, said = {f.id for f in fused}, set(keys.values())
         fused += [f for f in more if f.id not in seen and more_keys.get(f.id) not in said]
         by_id, keys = {**more_by_id, **by_id}, {**more_keys, **keys}
-    judged = results.judge(source, found, filters, opts, fused, by_id, w, first)
-    return replace(judged, echoes_hidden=results.hidden_echoes(source, found.plan, filters, opts, fused, ranked_with))
+    hidden = results.hidden_echoes(source, found.plan, filters, opts, fused, ranked_with)
+    return replace(results.judge(source, found, filters, opts, fused, by_id, w, first, hidden), echoes_hidden=hidden)
 
 
 def ranking(source: Source, found: Proposed, w: Weights

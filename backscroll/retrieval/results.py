@@ -45,16 +45,18 @@ def hits(source: Source, plan: QueryPlan, fused: list[Fused], opts: SearchOption
 
 
 def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions, fused: list[Fused],
-          by_id: dict[int, Candidate], w: Weights, first: set[int] | None = None) -> SearchResult:
+          by_id: dict[int, Candidate], w: Weights, first: set[int] | None = None, echoes_hidden: int = 0
+          ) -> SearchResult:
     """The ranking as a search's answer: hits with their match and strength, judged (``relevance``: has the
     question an answer here, in the scope the filters leave?), grouped by session when asked, with the notes
     that say what the answer rests on."""
     plan, mode, semantic = found.plan, found.mode, found.semantic
     # (words only echoes hold count as held when echoes are searched too)
     echoes = echoes_included(filters, opts)
-    everywhere = source.unheld(topical(plan)) if mode != "semantic" and not echoes else None
+    everywhere = source.unheld(topical(plan), echoes=echoes) if mode != "semantic" else None
     missing = everywhere[0] if everywhere else ()
-    in_scope = held_in_scope(source, topical(plan), filters, everywhere) if not echoes else 1.0
+    in_scope = held_in_scope(source, topical(plan), filters, everywhere) if not echoes else \
+        everywhere[1] if everywhere else 1.0
     # (by session, every candidate: one busy session's many records must not keep the next sessions out)
     wanted = len(fused) if opts.by_session else opts.limit * (1 if opts.weak else 2)
     asked = (semantic is not None and filters.role != "tool"
@@ -75,7 +77,7 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     # (by session, the weak matches of as many sessions as asked, as the results would be)
     weak = [h for g in by_session.group(weak, {}, opts.limit) for h in g.hits] if opts.by_session else weak[:opts.limit]
     suggested = source.suggestions(missing) if missing else {}
-    said = notes(plan, filters, shown, weak, missing, suggested, found.dropped, mode)
+    said = notes(plan, filters, shown, weak, missing, suggested, found.dropped, mode, echoes_hidden > 0)
     later = opts.page is not None and opts.limit > opts.page  # (a later page: page 1 needs no word on depth)
     if later and strong and not more and len(read) <= max(wanted, EVIDENCE_HITS) and full(found, opts.depth):
         said += (ranking_ends(opts.depth, opts.page or opts.limit),)
@@ -167,16 +169,17 @@ def hidden_echoes(source: Source, plan: QueryPlan, filters: Filters, opts: Searc
 
 
 def notes(plan: QueryPlan, filters: Filters, hits: list[Hit], weak: list[Hit], missing: tuple[str, ...],
-          suggested: dict[str, str], dropped: tuple[tuple[str, ...], ...], mode: str = "hybrid") -> tuple[str, ...]:
-    """What the answer rests on: a date read, words no record holds, results by meaning only (when words were
-    searched too: not in semantic mode), nothing strong, a quoted phrase searched without its quotes
-    (``dropped``)."""
+          suggested: dict[str, str], dropped: tuple[tuple[str, ...], ...], mode: str = "hybrid",
+          echoes: bool = False) -> tuple[str, ...]:
+    """What the answer rests on: a date read, words no record holds (outside query echoes, when ``echoes`` hold
+    some), results by meaning only (when words were searched too: not in semantic mode), nothing strong, a quoted
+    phrase searched without its quotes (``dropped``)."""
     from backscroll.retrieval import time_window
 
     out: tuple[str, ...] = (time_window.describe(plan.when, filters),) if plan.when is not None else ()
     every = bool(missing) and len(missing) == len(set(plan.lexical_terms))
     if missing:
-        out += (unheld_note(missing, every, suggested),)
+        out += (unheld_note(missing, every, suggested, echoes),)
     if mode != "semantic" and hits and not every and all(h.match == "meaning" for h in hits):
         out += ("no result holds the query's words: every result matches by meaning only",)
     if weak and not hits:

@@ -63,9 +63,10 @@ class Source(Protocol):
         says the word itself). ``echoes``: words only query echoes hold count."""
         ...
 
-    def unheld(self, q: LexicalQuery, scope: Filters | None = None) -> tuple[tuple[str, ...], float]:
+    def unheld(self, q: LexicalQuery, scope: Filters | None = None, echoes: bool = False
+               ) -> tuple[tuple[str, ...], float]:
         """The query's words no record holds, and the idf-weighted share of the query the others make up; with
-        ``scope``, no record the filters admit (query echoes aside)."""
+        ``scope``, no record the filters admit (query echoes aside, unless ``echoes`` are searched too)."""
         ...
 
     def holding(self, words: tuple[str, ...], ids: list[int]) -> set[int]:

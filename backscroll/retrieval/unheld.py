@@ -27,10 +27,12 @@ def suggestions(store: Store, lex: LexicalIndex, missing: tuple[str, ...], most:
     return out
 
 
-def unheld_note(missing: tuple[str, ...], every: bool, suggested: dict[str, str] | None = None) -> str:
-    """The note for query words no record in the history holds (a typo, or a topic never discussed),
-    with the indexed word each may have meant. Only plain words are named: a token or a key pasted
-    into the query is not in the store (secrets are redacted at ingest), and is never printed back."""
+def unheld_note(missing: tuple[str, ...], every: bool, suggested: dict[str, str] | None = None,
+                echoes: bool = False) -> str:
+    """The note for query words no record in the history holds (a typo, or a topic never discussed; ``echoes``:
+    hidden query echoes hold some), with the indexed word each may have meant. Only plain words are named: a
+    token or a key pasted into the query is not in the store (secrets are redacted at ingest), and is never
+    printed back."""
     named = [t for t in missing if t.isalpha() and len(t) <= NAMED_MAX]
     shown = ", ".join(f'"{t}"' for t in named[:5]) + (", ..." if len(named) > 5 else "")
     if len(named) < len(missing):
@@ -39,7 +41,9 @@ def unheld_note(missing: tuple[str, ...], every: bool, suggested: dict[str, str]
     fixes = [f'"{b}"' for w, b in (suggested or {}).items() if w in named]
     meant = f"did you mean {', '.join(fixes)}?" if fixes else ""
     if every:
-        return f"no record holds any of the query's words ({shown}): " + (meant or "misspelled, or never discussed")
+        outside = " outside query echoes" if echoes else ""
+        return f"no record holds any of the query's words ({shown}){outside}: " + (meant or
+                                                                                  "misspelled, or never discussed")
     pronoun = "they" if len(missing) > 1 else "it"
     why = f"misspelled? {meant}" if meant else "misspelled, or never discussed"
     return f"no record holds {shown} ({why}), so {pronoun} did not count"

@@ -121,11 +121,12 @@ class ArchiveSource:
         held = {i: self._held_by(self.pool.rows[i], weights) for i in ids}
         return weights, {i: ts for i, ts in held.items() if ts}
 
-    def unheld(self, q: LexicalQuery, scope: Filters | None = None) -> tuple[tuple[str, ...], float]:
+    def unheld(self, q: LexicalQuery, scope: Filters | None = None, echoes: bool = False
+               ) -> tuple[tuple[str, ...], float]:
         if not q.terms:
             return (), 1.0
         counts = self.counts(q.terms)
-        weights = {t: weight(self._total, c) for t, c in counts.items()}
+        weights = {t: weight(self._total, c, echoes) for t, c in counts.items()}
         if scope is not None and scope != Filters():
             held = [t for t, w in weights.items() if w is not None]
             found = self.archive.holding({t: (stem(t), counts[t].expansions) for t in held},

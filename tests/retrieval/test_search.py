@@ -63,6 +63,32 @@ def test_include_echoes_lets_them_in_under_hybrid_ranking_too(echo_story, backsc
     assert all(not (a.is_echo and b.is_echo) for a, b in zip(result.results, result.results[1:], strict=False))
 
 
+def test_words_no_record_holds_count_against_a_search_that_lets_echoes_in(session_builder, backscroll_index,
+                                                                       backscroll_search):
+    """With echoes searched too, a word only an echo holds is held, and a word nothing holds is named and weighs
+    against the answer as it does without echoes (they had made every such search strong)."""
+    s = session_builder.claude(project="shop")
+    s.user("what is in the rollout log?")
+    s.search_echo("rollout", "1. codex · shop · ~/.codex/sessions/rollout-2026-10-14.jsonl")
+    backscroll_index()
+    for asked in ({"content_type": "tool"}, {"include_echoes": True}):
+        res = backscroll_search("kubernetes helm chart rollout", mode="lexical", **asked)
+        assert res.results == () and res.weak_matches, asked
+        assert any('"kubernetes", "helm", "chart"' in n for n in res.notes), res.notes
+    alone = backscroll_search("zeppelinx", mode="lexical")
+    assert alone.notes[0].startswith('no record holds any of the query\'s words ("zeppelinx"):')
+
+
+def test_the_unheld_note_says_when_query_echoes_hold_the_words(session_builder, backscroll_index, backscroll_search):
+    s = session_builder.claude(project="shop")
+    s.user("an unrelated question about tax rounding")
+    s.search_echo("zeppelin", "1. claude · shop · the zeppelin hangar plan")
+    backscroll_index()
+    res = backscroll_search("zeppelin", mode="lexical")
+    assert res.echoes_hidden == 2 and res.results == ()  # (the call and what it printed)
+    assert res.notes[0].startswith('no record holds any of the query\'s words ("zeppelin") outside query echoes:')
+
+
 def test_original_tool_output_comes_before_echoed_copies(session_builder, backscroll_index, backscroll_search):
     s = session_builder.claude()
     s.tool("alembic upgrade head", "sqlalchemy.exc.OperationalError: no such column: orders.tenant_id")
