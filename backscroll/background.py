@@ -21,11 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from backscroll.config import Config
+from backscroll.indexes.files import private_files
 from backscroll.store.db import Store, vouch
 from backscroll.store.lock import file_lock, writer_lock
 
 LOCK_NAME = "embed-worker.lock"
-STATE_KEY = "embed_worker"
+REPORT_NAME = "embed-worker.json"  # the last worker's report (its own file: never waits on the store's writer)
+STATE_KEY = "embed_worker"  # where a store's worker reported before (read when no report file is there)
 SEARCH_EMBEDS = 64  # new prose records a search embeds itself (a new session: well under 2 s); more go to the worker
 RETRY_AFTER_S = 3600  # after a worker failed
 GIVE_WAY_S = 60  # after a worker gave way to another writer
@@ -67,7 +69,10 @@ def running(cfg: Config) -> bool:
 
 def state(store: Store, cfg: Config) -> WorkerState | None:
     """The last worker's report (None when no worker ever ran)."""
-    raw = store.get_meta(STATE_KEY)
+    try:
+        raw: str | None = (cfg.home.value / REPORT_NAME).read_text()
+    except OSError:
+        raw = store.get_meta(STATE_KEY)
     if not raw:
         return None
     try:
@@ -115,7 +120,7 @@ def work(cfg: Config) -> int:
         started = time.time()
         report: dict[str, object] = {"started": started, "updated": started, "done": 0, "rate": None, "error": None,
                                      "finished": False}
-        _save(cfg, store, report)  # a worker that dies before its first step is not started again at once
+        _save(cfg, report)  # a worker that dies before its first step is not started again at once
 
         @contextlib.contextmanager
         def turn() -> Iterator[bool]:
@@ -128,18 +133,18 @@ def work(cfg: Config) -> int:
         def step(done: int, _units: int) -> None:
             now = time.time()
             report.update(updated=now, done=done, rate=round(done / max(now - started, 1e-6), 2))
-            _save(cfg, store, report)
+            _save(cfg, report)
 
         try:
             vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
             n = vecs.embed_in_turns(embed.load(bulk=True), turn, progress=step)  # the model loads before anything
-            report.update(updated=time.time(), finished=True)
-            _save(cfg, store, report)
+            report.update(updated=time.time(), finished=True)  # (also when it gave way: said in gave_way)
+            _save(cfg, report)
             return n
         except Exception as exc:  # kept for `status`; the next worker waits an hour
             store.rollback()
             report.update(updated=time.time(), error=f"{type(exc).__name__}: {exc}"[:300])
-            _save(cfg, store, report)
+            _save(cfg, report)
             return 0
         finally:
             with writer_lock(cfg, TURN_WAIT_S) as given:  # closing checkpoints the journal: vouched again after
@@ -158,10 +163,12 @@ def _keeping_vouched(store: Store, given: bool) -> Iterator[None]:
         vouch(store.path)
 
 
-def _save(cfg: Config, store: Store, report: dict) -> None:
-    """Keep the worker's report (a small write under the writer lock; skipped when it is busy)."""
-    with writer_lock(cfg, TURN_WAIT_S) as given, _keeping_vouched(store, given):
-        if given:
-            store.begin()
-            store.set_meta(STATE_KEY, json.dumps(report))
-            store.commit()
+def _save(cfg: Config, report: dict) -> None:
+    """Keep the worker's report in its own file, written whole (only the worker writes it, under its own lock). In
+    the store it waited on the writer lock, and a worker that gave way to an ``index`` could not say so: it read as
+    one that died, and none started for an hour."""
+    path = cfg.home.value / REPORT_NAME
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(OSError), private_files():
+        tmp.write_text(json.dumps(report))
+        os.replace(tmp, path)

@@ -75,6 +75,20 @@ def test_the_worker_gives_way_when_another_writer_keeps_the_lock(backlog, monkey
         assert mine
         assert background.work(backlog.config()) == 0
     assert _pending(backlog) == 80
+    # it says it gave way (the writer kept the lock all along), so the next search starts one a minute later,
+    # not an hour later as after a worker that died
+    monkeypatch.setenv("BACKSCROLL_BACKGROUND", "1")
+    cfg = backlog.config()
+    store = Store.open(cfg.db_path)
+    try:
+        last = background.state(store, cfg)
+        assert last is not None and last.finished and last.gave_way and not last.error
+        monkeypatch.setattr(subprocess, "Popen", lambda argv, **kw: None)
+        assert not background.start(cfg, store, 80)
+        monkeypatch.setattr(background, "GIVE_WAY_S", 0)
+        assert background.start(cfg, store, 80)
+    finally:
+        store.close()
 
 
 def test_a_record_changed_while_its_step_was_computed_is_not_saved_with_the_old_vector(backlog):
