@@ -156,7 +156,14 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False) -> None:
     except BackscrollError as exc:
         fail(exc, as_json)
     except KeyboardInterrupt:
-        err("interrupted: what was already indexed is kept; the next run goes on from there")
+        said = "interrupted: what was saved is kept, and the next run reads the rest"
+        if as_json:
+            import orjson
+
+            sys.stderr.write(orjson.dumps({"error": {"kind": "interrupted", "message": said, "hint": None}}).decode()
+                             + "\n")
+        else:
+            err(said)
         raise SystemExit(130) from None
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error
         try:

@@ -376,7 +376,23 @@ def test_after_an_interrupted_first_index_the_next_one_is_calm(session_builder, 
     with pytest.raises(SystemExit) as stopped:
         common.run(lambda: (_ for _ in ()).throw(KeyboardInterrupt))
     assert stopped.value.code == 130
-    assert "what was already indexed is kept" in capsys.readouterr().err
+    assert "interrupted: what was saved is kept" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:  # an agent asked for JSON: the error document, as for any error
+        common.run(lambda: (_ for _ in ()).throw(KeyboardInterrupt), as_json=True)
+    assert stopped.value.code == 130
+    assert json.loads(capsys.readouterr().err)["error"]["kind"] == "interrupted"
+
+
+def test_status_says_a_first_index_has_not_finished_rather_than_blaming_the_format(session_builder, backscroll_home):
+    from backscroll.status_report import collect
+    from backscroll.store.db import Store
+
+    session_builder.claude(project="calm").user("the ledger reconciliation")
+    cfg = backscroll_home.config()
+    Store.open(cfg.db_path).close()  # what a first index killed before its first save leaves
+    warnings = collect(cfg).warnings
+    assert any("the first `backscroll index` has not finished" in w for w in warnings), warnings
+    assert not any("a format this version does not know" in w for w in warnings)
 
 
 def test_a_misspelled_word_gets_a_did_you_mean_from_the_index(session_builder, backscroll_index, backscroll_search):
