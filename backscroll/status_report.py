@@ -122,7 +122,10 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
         if not root.agent or not root.path.is_dir():
             continue
         info = report.agent(root.agent)
-        if not info.sessions and (info.files or _has_files(root.path)):
+        if not info.sessions and not info.files and report.last_index_run is None and _has_files(root.path):
+            warnings.append(f"{root.agent}: {root.path} holds files not read yet: the first `backscroll index` has "
+                            "not finished (still running, or interrupted: run it again)")
+        elif not info.sessions and (info.files or _has_files(root.path)):
             warnings.append(f"{root.agent}: {root.path} holds files but no session was read from them "
                             "(a format this version does not know?)")
     warnings.extend(unread_layouts(Path(os.environ.get("HOME") or os.path.expanduser("~"))))

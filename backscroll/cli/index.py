@@ -14,10 +14,13 @@ SOURCE_HELP = ("Also read sessions under this directory (repeatable). Prefix wit
                "which format it holds, e.g. codex:/mnt/old/sessions.")
 
 
+NO_EMBED_HELP = ("Skip embedding for now: words are searchable at once, and a later search embeds what waits in "
+                 "the background (`background = false` turns that off).")
+
+
 def index(
     source: Annotated[list[str] | None, typer.Option("--source", metavar="PATH", help=SOURCE_HELP)] = None,
-    no_embed: Annotated[bool, typer.Option("--no-embed",
-                                           help="Skip embedding (semantic search); lexical only.")] = False,
+    no_embed: Annotated[bool, typer.Option("--no-embed", help=NO_EMBED_HELP)] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
 ) -> None:
     """Read every new line of every session into the record store, then update the search index.

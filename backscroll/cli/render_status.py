@@ -41,7 +41,9 @@ def print_status(report: StatusReport, integrations: list[dict], store_failed: b
     if not integrations:
         out.print("  none")
     out.print(_bold("Settings"))
-    out.print("  " + ", ".join(f"{name} {s.value} (from {s.origin})" for name, s in report.settings.items()))
+    shown = {True: "true", False: "false"}  # (as the config file spells them)
+    out.print("  " + ", ".join(f"{name} {shown.get(s.value, s.value)} (from {s.origin})"
+                               for name, s in report.settings.items()))
 
 
 def _bold(text: str) -> Text:
@@ -167,8 +169,8 @@ def _indexes(out: Console, r: StatusReport) -> None:
         out.print(Text.assemble(("the store cannot be written", "yellow"),
                                 ": searches answer from it as it is, without reading new session lines"))
     if lex.in_step:
-        out.print(f"lexical index: {lex.documents} documents, in step with the store"
-                  + (f" ({lex.pending} change(s) pending)" if lex.pending else ""))
+        out.print(f"lexical index: {lex.documents:,} documents, in step with the store"
+                  + (f" up to its last {lex.pending:,} changes, which the next sync adds" if lex.pending else ""))
     elif not lex.readable and r.read_only and r.sizes.lexical_index_bytes:
         out.print("lexical index: not opened in place on a store that cannot be written (a search reads a copy)")
     elif not lex.readable:
