@@ -17,6 +17,8 @@ from backscroll.errors import MAX_COUNT, UsageError
 from backscroll.request import option
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import typer
 
 FILTERS, HINTS, OUTPUT = "Filters", "Hints (what they hide comes back as 'also matching')", "Output"
@@ -30,6 +32,7 @@ EPILOG = (
 
 
 FIRST_INDEX = "nothing indexed yet: indexing your sessions first (once; `backscroll index` does it ahead)"
+LONG_FILES, LONG_WORDS = 200, 20_000  # a catch-up a search says it makes first (a few seconds, or more)
 
 
 class _SayOnStart:
@@ -41,6 +44,45 @@ class _SayOnStart:
     def advance(self, _path: str, _records: int) -> None: ...
 
     def finish(self) -> None: ...
+
+
+class _SayIfLong:
+    """The progress of a search's sync on a store that exists: silent for a few new lines, but a long catch-up (a
+    first index cut short, weeks away) says so, with a bar on a terminal. Nothing of rich loads before."""
+
+    def __init__(self, least: int, said: str, bar: Callable[[], Any]):
+        self.least, self.said, self.bar = least, said, bar
+        self.shown: Any = None
+
+    def start(self, total: int) -> None:
+        if total >= self.least:
+            from backscroll.cli.progress import wanted
+
+            common.err(self.said.format(n=total))
+            if wanted():
+                self.shown = self.bar()
+                self.shown.start(total)
+
+    def advance(self, *args: Any) -> None:
+        if self.shown is not None:
+            self.shown.advance(*args)
+
+    def add(self, n: int) -> None:
+        if self.shown is not None:
+            self.shown.add(n)
+
+    def finish(self) -> None:
+        if self.shown is not None:
+            self.shown.finish()
+
+
+def catching_up() -> dict[str, Any]:
+    """A search's sync progress on a store that exists (``_SayIfLong``)."""
+    from backscroll.cli.progress import FilesBar, WordsBar
+
+    return {"progress": _SayIfLong(LONG_FILES, "reading {n:,} new or changed session files first (`backscroll index`"
+                                               " does it ahead)", FilesBar),
+            "lexical_progress": _SayIfLong(LONG_WORDS, "making {n:,} records searchable by words first", WordsBar)}
 
 
 PANELS = {"filter": FILTERS, "hint": HINTS, "output": OUTPUT, "archive": "Team archive (PostgreSQL)"}
@@ -90,6 +132,8 @@ def search(**given: Any) -> None:
                 bars = {"progress": FilesBar(), "lexical_progress": WordsBar()}
             else:  # said once the sync starts, after the request was checked (an error stays one JSON line)
                 bars = {"progress": _SayOnStart()}
+        elif not no_sync:
+            bars = catching_up()
         from backscroll.cli.hints import RERUN
 
         common.STATE.archive = asked.get("archive")

@@ -199,3 +199,22 @@ def test_options_that_cannot_go_together_are_refused_not_ignored(args, backscrol
 
     r = CliRunner().invoke(app, ["--home", str(backscroll_home.data), *args, "--no-sync"])
     assert r.exit_code == 2 and ("ask for different outputs" in r.output or "team archive" in r.output), r.output
+
+
+def test_a_search_that_catches_up_on_many_files_says_so_and_a_few_new_lines_stay_silent(session_builder,
+                                                                                         backscroll_index,
+                                                                                         monkeypatch):
+    from backscroll.cli import search as search_cli
+
+    session_builder.claude(project="calm").user("the ledger reconciliation")
+    backscroll_index(embed=False)  # a store exists: no first-search note
+    session_builder.claude(project="calm").user("the ledger audit")
+    quiet = CliRunner().invoke(app, ["search", "ledger", "--mode", "lexical"])
+    assert quiet.exit_code == 0 and "first" not in quiet.stderr, quiet.stderr
+    monkeypatch.setattr(search_cli, "LONG_FILES", 2)  # (200 files, as after a first index cut short)
+    monkeypatch.setattr(search_cli, "LONG_WORDS", 2)
+    for n in range(2):
+        session_builder.claude(project="calm").user(f"the ledger export {n}")
+    said = CliRunner().invoke(app, ["search", "ledger", "--mode", "lexical"])
+    assert "reading 2 new or changed session files first" in said.stderr, said.stderr
+    assert "making 2 records searchable by words first" in said.stderr
