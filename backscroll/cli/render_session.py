@@ -29,7 +29,7 @@ def _record_lines(hit: Hit, full: bool) -> tuple[str, list[str], int]:
 
     when = local_time(hit.timestamp, seconds=True)
     head = f"[{hit.rank}] {when} · {label(hit, subagent=False)}"  # the session header says subagent
-    text = hit.text
+    text = hit.text + ("…" if hit.text_truncated else "")  # (cut by --max-chars, or when stored)
     if hit.is_call and hit.tool_name in SHELL_TOOLS:
         text = "$ " + text
     limit = 0 if full else (FOLD_TOOL_LINES if hit.content_type == "tool" else FOLD_TEXT_LINES)

@@ -373,3 +373,18 @@ def test_resume_and_session_take_the_start_of_a_record_id_too(session, backscrol
         assert resumable(store, rid[:8])["session_id"] == session.session_id
     finally:
         store.close()
+
+
+def test_a_long_first_prompt_titles_its_session_cut_at_a_word(session_builder, backscroll_index, backscroll_home):
+    prompt = "we're adding retries to refund_payment() now. what did we settle on for capture retries last month? " \
+             "check backscroll, then tell me"
+    session_builder.claude(project="pay").user(prompt)
+    backscroll_index()
+    [s] = backscroll.sessions(config=backscroll_home.config(), all=True)
+    assert s.title is not None and len(s.title) <= 120 and s.title.endswith("check backscroll,…"), s.title
+
+
+def test_show_marks_a_text_it_cut_with_an_ellipsis(session, backscroll_home):
+    r = CliRunner().invoke(app, ["show", session.session_id, "--max-chars", "10", "--no-sync"])
+    assert r.exit_code == 0 and "message nu…" in r.stdout, r.stdout
+    assert "message number 1…" not in CliRunner().invoke(app, ["show", session.session_id, "--no-sync"]).stdout
