@@ -75,7 +75,3 @@ def human_age(ts: str | None, *, now: datetime | None = None) -> str:
         if seconds < limit:
             return f"{int(seconds // div)}{unit} ago"
     return f"{int(seconds // (86400 * 365.25))}y ago"
-    for limit, unit, div in ((90, "s", 1), (5400, "min", 60), (129600, "h", 3600), (86400 * 45, "d", 86400)):
-        if seconds < limit:
-            return f"{int(seconds // div)}{unit} ago"
-    return local_time(ts)[:10]
