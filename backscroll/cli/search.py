@@ -107,6 +107,11 @@ def search(**given: Any) -> None:
     if out_format not in FORMATS:
         common.fail(UsageError(f"unknown --format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}"), False)
     machine = out_format in ("json", "jsonl")
+    if not machine:  # (an option that would shape nothing: said, not silently ignored)
+        for flag, value in (("--fields", fields), ("--max-bytes", max_bytes)):
+            if value is not None:
+                common.err(f"note: {flag} shapes JSON and JSONL output (--json, --format jsonl); "
+                           f"--format {out_format} ignores it")
     common.STATE.pretty = common.STATE.pretty or pretty
     common.STATE.pager = common.STATE.pager and not no_pager
 

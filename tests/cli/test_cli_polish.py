@@ -218,3 +218,13 @@ def test_a_search_that_catches_up_on_many_files_says_so_and_a_few_new_lines_stay
     said = CliRunner().invoke(app, ["search", "ledger", "--mode", "lexical"])
     assert "reading 2 new or changed session files first" in said.stderr, said.stderr
     assert "making 2 records searchable by words first" in said.stderr
+
+
+def test_output_options_that_shape_only_json_say_so_in_human_output(session_builder, backscroll_index):
+    session_builder.claude(project="calm").user("the ledger reconciliation")
+    backscroll_index(embed=False)
+    r = CliRunner().invoke(app, ["search", "ledger", "--fields", "record_id", "--mode", "lexical", "--no-sync"])
+    assert r.exit_code == 0 and "note: --fields shapes JSON and JSONL output" in r.stderr, r.stderr
+    r = CliRunner().invoke(app, ["search", "ledger", "--fields", "record_id", "--json", "--mode", "lexical",
+                                 "--no-sync"])
+    assert "note: --fields" not in r.stderr
