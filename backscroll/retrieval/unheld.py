@@ -37,7 +37,7 @@ def unheld_note(missing: tuple[str, ...], every: bool, suggested: dict[str, str]
     shown = ", ".join(f'"{t}"' for t in named[:5]) + (", ..." if len(named) > 5 else "")
     if len(named) < len(missing):
         others = len(missing) - len(named)
-        shown = (shown + " and " if shown else "") + f"{others} other{'s' if others > 1 else ''}"
+        shown = (shown + " and " if shown else "") + f"{others} token{'s' if others > 1 else ''} not repeated here"
     fixes = [f'"{b}"' for w, b in (suggested or {}).items() if w in named]
     meant = f"did you mean {', '.join(fixes)}?" if fixes else ""
     if every:
