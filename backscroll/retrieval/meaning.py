@@ -100,9 +100,10 @@ def _ready(store: Store, cfg: Config, plan, mode: str, fresh: bool, notes: list[
     try:
         pending = vecs.pending() if ready else 0
         if fresh and cfg.embed.value:
-            # never embedded: its waiting prose counts (not its tool rows, which are never embedded)
-            small = (not ready and store.get_meta("vectors_model") in (None, model)
-                     and store.pending_prose(at_most=SEARCH_EMBEDS + 1) <= SEARCH_EMBEDS)
+            # never embedded: its waiting prose counts (not its tool rows, which are never embedded); on another
+            # model's vectors every record would be embedded again: a tiny store only
+            waiting = store.pending_prose if store.get_meta("vectors_model") in (None, model) else store.record_count
+            small = not ready and waiting(at_most=SEARCH_EMBEDS + 1) <= SEARCH_EMBEDS
             if (ready and 0 < pending <= SEARCH_EMBEDS) or small:
                 with writer_lock(cfg, 0.0) as acquired:
                     if acquired:  # a new session (or a tiny store) is embedded on the spot

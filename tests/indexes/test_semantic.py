@@ -145,6 +145,23 @@ def test_a_search_embeds_a_small_history_never_embedded_whatever_its_tool_rows(s
                                  "AND content_type = 'text'")[0]["n"] == 0
 
 
+def test_a_search_embeds_a_tiny_store_again_for_a_new_model(session_builder, backscroll_home, backscroll_index,
+                                                             backscroll_search):
+    session_builder.claude().user("fresh zeppelin plans")
+    backscroll_index()
+    store = Store.open(backscroll_home.config().db_path)
+    try:
+        store.begin()
+        store.set_meta("vectors_model", "old-model")  # the vectors an older release's model made
+        store.commit()
+    finally:
+        store.close()
+    res = backscroll_search("zeppelin plans", mode="semantic")
+    assert res.results[0].text == "fresh zeppelin plans"
+    assert rows(backscroll_home, "SELECT value FROM meta WHERE key = 'vectors_model'")[0]["value"] == \
+        embed_mod.model_id()
+
+
 def test_query_vectors_are_cached(session_builder, backscroll_home, backscroll_index, backscroll_search):
     session_builder.claude().user("a question about caching")
     backscroll_index()
