@@ -169,3 +169,14 @@ def on_line(m: Matched, words: tuple[str, ...]) -> bool:
     line_start = m.string.rfind("\n", max(0, m.start() - 200), m.start()) + 1
     before = m.string[max(line_start, m.start() - 200): m.start()].lower()
     return any(w in before for w in words) and m.group(3).lower() not in _PLACEHOLDER_WORDS
+
+
+_NEXT_COMMAND = re.compile(r"[|;&]")
+
+
+def in_command(m: Matched, command: str) -> bool:
+    """The match is an option of ``command``: it follows it on its line, with no pipe, ``;`` or ``&&`` between."""
+    line_start = m.string.rfind("\n", max(0, m.start() - 200), m.start()) + 1
+    before = m.string[max(line_start, m.start() - 200): m.start()]
+    at = before.rfind(command)
+    return at >= 0 and not _NEXT_COMMAND.search(before, at) and m.group(3).lower() not in _PLACEHOLDER_WORDS

@@ -20,6 +20,7 @@ from backscroll.ingest.redact_checks import (
     body,
     classes,
     html_password,
+    in_command,
     on_line,
     password_word,
     pem,
@@ -138,7 +139,7 @@ RULES: list[Rule] = [
     # redis-cli's ``-a PASSWORD`` (``--pass``)
     Rule("password", ("redis-cli",), re.compile(
         r"((?<![\w-])(?:-a|--pass)[ \t]{1,4})(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
-         check=lambda m: on_line(m, ("redis-cli",)) and m.group(3)[0] not in "-$%{<"),
+         check=lambda m: in_command(m, "redis-cli") and m.group(3)[0] not in "-$%{<"),
     # credentials in the config files agents ``cat``: Docker's config.json and .dockerconfigjson, .npmrc,
     # .netrc (``password X``), kubeconfig's client keys
     Rule("basic-auth", ('"auth"', "_auth"), re.compile(

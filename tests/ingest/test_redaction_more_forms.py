@@ -97,6 +97,8 @@ KEEP = [
     "the password is stored in the vault, never in the repo",
     "sshpass -p \"$SSH_PASS\" ssh deploy@host",
     "redis-cli -a \"$REDIS_PASSWORD\" ping",
+    "redis-cli info && ls -a /tmp/cachedir",
+    "redis-cli --scan | grep -a sessionkey",
     "tar -a -cf backup.tar.gz notes",
     "nmcli dev wifi connect HomeNet password \"$WIFI_PASSWORD\"",
     '<input type="password" name="pw" value="">',
