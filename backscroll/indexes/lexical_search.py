@@ -228,7 +228,7 @@ class LexicalSearch:
         searcher = self._opened().searcher()
         weights = {t: self._idf(searcher, t, echoes) for t in dict.fromkeys(q.terms)}
         if scope is not None and scope != Filters():
-            admitted = self.filter_clauses(scope, None, False)
+            admitted = self.filter_clauses(scope, None, None if echoes else False)
             for t in [t for t, w in weights.items() if w is not None]:
                 either = Query.boolean_query(self._term_clauses(t, expand=not self._own_freq(searcher, t)))
                 if not searcher.search(Query.boolean_query([(Occur.Must, either), *admitted]), 1).hits:

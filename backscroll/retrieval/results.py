@@ -55,8 +55,7 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     echoes = echoes_included(filters, opts)
     everywhere = source.unheld(topical(plan), echoes=echoes) if mode != "semantic" else None
     missing = everywhere[0] if everywhere else ()
-    in_scope = held_in_scope(source, topical(plan), filters, everywhere) if not echoes else \
-        everywhere[1] if everywhere else 1.0
+    in_scope = held_in_scope(source, topical(plan), filters, everywhere, echoes)
     # (by session, every candidate: one busy session's many records must not keep the next sessions out)
     wanted = len(fused) if opts.by_session else opts.limit * (1 if opts.weak else 2)
     asked = (semantic is not None and filters.role != "tool"
@@ -98,17 +97,17 @@ def ranking_ends(n: int, page: int) -> str:
 
 
 def held_in_scope(source: Source, q: LexicalQuery, scope: Filters,
-                  everywhere: tuple[tuple[str, ...], float] | None = None) -> float:
-    """The idf-weighted share of the question some record in ``scope`` holds, its words of plain English that
-    none holds left out ("instead": a small history says few words). ``everywhere``: ``source.unheld(q)``, when
-    already asked (a scope of no filters is the whole history)."""
+                  everywhere: tuple[tuple[str, ...], float] | None = None, echoes: bool = False) -> float:
+    """The idf-weighted share of the question some record in ``scope`` holds (query echoes too, with ``echoes``),
+    its words of plain English that none holds left out ("instead": a small history says few words).
+    ``everywhere``: ``source.unheld(q)``, when already asked (a scope of no filters is the whole history)."""
     from backscroll.retrieval.everyday import plain_english
 
-    missing, held = everywhere if everywhere is not None and scope == Filters() else source.unheld(q, scope)
+    missing, held = everywhere if everywhere is not None and scope == Filters() else source.unheld(q, scope, echoes)
     plain = {t for t in missing if plain_english(t)}
     if not plain or len(plain) == len(set(q.terms)):
         return held
-    return source.unheld(LexicalQuery(tuple(t for t in q.terms if t not in plain)), scope)[1]
+    return source.unheld(LexicalQuery(tuple(t for t in q.terms if t not in plain)), scope, echoes)[1]
 
 
 def question_evidence(source: Source, found: list[Hit], plan: QueryPlan, by_id: dict[int, Candidate],

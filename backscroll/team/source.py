@@ -130,7 +130,7 @@ class ArchiveSource:
         if scope is not None and scope != Filters():
             held = [t for t, w in weights.items() if w is not None]
             found = self.archive.holding({t: (stem(t), counts[t].expansions) for t in held},
-                                         *self._where(scope, False), 1, CONTENT_TYPES)
+                                         *self._where(scope, None if echoes else False), 1, CONTENT_TYPES)
             weights.update({t: None for t in held if not found[t]})
         return unheld(weights, self._total)
 
