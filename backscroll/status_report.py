@@ -222,6 +222,7 @@ def indexing_in_progress(cfg: Config) -> bool:
 
 def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
     from backscroll.errors import DiskFullError, ReadOnlyStoreError
+    from backscroll.ingest.rows import disk_path
     from backscroll.store.db import Store
 
     try:
@@ -254,7 +255,8 @@ def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
         # Unreadable files and directories (kept until they are read or gone) and rewritten-file notices.
         report.source_issues = [SourceIssue(shorten(p), k, shorten(r), at) for p, k, r, at in counts.source_issues]
         report.unfinished_lines = [UnfinishedLine(shorten(p), line, waiting, at)
-                                   for p, line, waiting, size, at in counts.unfinished if _size(Path(p)) == size]
+                                   for p, line, waiting, size, at in counts.unfinished
+                                   if _size(Path(disk_path(p))) == size]
     finally:
         store.close()
     report.sizes = Sizes(

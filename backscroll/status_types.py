@@ -110,13 +110,13 @@ class SourceIssue:
 
 @dataclass
 class UnfinishedLine:
-    """A session file whose last line has no end yet (``bytes`` of it): left unread until it is finished, as a
-    live agent's is; an agent that died mid-line never finishes it."""
+    """A session file whose last line has no end yet (``unread_bytes`` of it, as the file was last read): left
+    unread until it is finished, as a live agent's is; an agent that died mid-line never finishes it."""
 
     path: str
     line: int
-    bytes: int
-    seen_at: str | None
+    unread_bytes: int
+    last_read: str | None
 
 
 @dataclass

@@ -158,7 +158,9 @@ def _problems(out: Console, r: StatusReport) -> None:
         out.print(f"{counted(len(r.unfinished_lines), 'file')} {'ends' if one else 'end'} in a line with no end yet, "
                   "left unread until it is finished (an agent that stopped mid-line never finishes it):")
         for u in r.unfinished_lines[:10]:
-            out.print(f"  {u.path}:{u.line}: {u.bytes:,} bytes", markup=False, highlight=False)
+            out.print(f"  {u.path}:{u.line}: {u.unread_bytes:,} bytes", markup=False, highlight=False)
+        if len(r.unfinished_lines) > 10:
+            out.print(f"  and {len(r.unfinished_lines) - 10:,} more: `backscroll status --json` names them all")
     if r.redactions:
         out.print("secrets redacted at ingest: " + ", ".join(f"{k} {n}" for k, n in r.redactions.items()))
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from backscroll.ingest.report import IndexReport
-from backscroll.ingest.rows import store_text
+from backscroll.ingest.rows import on_disk, store_text
 from backscroll.ingest.sources import AGENTS, Agent, file_stat, walk, walks_files
 from backscroll.store.db import Store
 from backscroll.store.files import FileMark
@@ -116,7 +116,7 @@ def look(agent: Agent, path: str | Path, key: str, marks: Mapping[str, FileMark]
 
 def _file_gone(key: str) -> bool:
     """Whether the file behind a stored path (or ``<db>#<session>`` unit key) no longer exists."""
-    return not os.path.lexists(key) and not ("#" in key and os.path.lexists(key.rsplit("#", 1)[0]))
+    return not on_disk(key) and not ("#" in key and on_disk(key.rsplit("#", 1)[0]))
 
 
 def _note_issue(store: Store, issues: Issues, key: str, kind: str, why: str, now: str,

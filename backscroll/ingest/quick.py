@@ -22,7 +22,7 @@ from pathlib import Path
 
 from backscroll.ingest.discover import Issues, Scan, look, reason, scan
 from backscroll.ingest.report import IndexReport
-from backscroll.ingest.rows import store_text
+from backscroll.ingest.rows import disk_path, store_text
 from backscroll.ingest.sources import AGENTS, Agent, walks_files
 from backscroll.store.db import Store
 from backscroll.store.files import FileMark
@@ -201,7 +201,8 @@ def _recent_and_in_turn(store: Store, walkers: list[tuple[SourceRoot, Agent]], m
     failed = [k for k, issue in issues.items() if issue[0] == "unreadable" and k.startswith(prefixes)]
     rows.update((k, marks.get(k) or store.marks_of([k]).get(k)) for k in failed if k not in rows)
     for key, mark in sorted(rows.items()):
-        if key in out.present or not key.startswith(prefixes) or not os.path.lexists(key):
+        path = disk_path(key)  # (a path that is not UTF-8 is stored escaped)
+        if key in out.present or not key.startswith(prefixes) or not os.path.lexists(path):
             continue  # a file gone (agents prune their logs) is not a failure: its records stay
         root_agent = next(a for (root, a), prefix in zip(walkers, prefixes, strict=True) if key.startswith(prefix))
         agent = owners.get(mark[0]) if mark is not None else (root_agent if root_agent.claims(Path(key)) else None)
@@ -209,5 +210,5 @@ def _recent_and_in_turn(store: Store, walkers: list[tuple[SourceRoot, Agent]], m
             continue
         if mark is not None:
             marks[key] = mark
-        look(agent, key, key, marks, issues, False, out, report)
+        look(agent, path, key, marks, issues, False, out, report)
     return turn[-1][0] if turn else None

@@ -38,13 +38,18 @@ def store_text(text: str) -> str:
 _ESCAPED_BYTE = re.compile(rb"\\x([0-9a-f]{2})")
 
 
+def disk_path(stored: str) -> str:
+    """The path a stored one names on disk: as written, or with the ``\\xNN`` that ``store_text`` wrote for a byte
+    that is not UTF-8 read back as that byte (when that file is there)."""
+    if "\\x" not in stored or os.path.lexists(stored):
+        return stored
+    raw = os.fsdecode(_ESCAPED_BYTE.sub(lambda m: bytes([int(m.group(1), 16)]), stored.encode("utf-8")))
+    return raw if os.path.lexists(raw) else stored
+
+
 def on_disk(stored: str) -> bool:
-    """Whether the file a stored path names is there: as written, or with its ``\\xNN`` read back as the bytes
-    ``store_text`` escaped."""
-    if os.path.lexists(stored):
-        return True
-    raw = stored.encode("utf-8")
-    return b"\\x" in raw and os.path.lexists(_ESCAPED_BYTE.sub(lambda m: bytes([int(m.group(1), 16)]), raw))
+    """Whether the file a stored path names is there (``disk_path``)."""
+    return os.path.lexists(disk_path(stored))
 
 
 def store_value(value: object) -> object:

@@ -71,6 +71,11 @@ def test_non_utf8_path_is_stored_escaped_and_never_stops_the_others(session_buil
     assert {"appended to the healthy one", "appended to the odd one"} <= set(texts(backscroll_home))
     assert run_cli(backscroll_home, "index").returncode == 0
     assert backscroll.status(config=backscroll_home.config())["agents"]["claude"]["gone_from_disk"] == 0
+    with open(target, "a") as fh:  # a search's own sync reads it too
+        fh.write(json.dumps(dict(json.loads(target.read_text().splitlines()[0]), uuid="u-3",
+                                 message={"role": "user", "content": "zeppelin hangar under the odd name"})) + "\n")
+    found = backscroll.search("zeppelin hangar", config=backscroll_home.config(), sync=True, mode="lexical")
+    assert [h.text for h in found.results] == ["zeppelin hangar under the odd name"]
     target.unlink()
     assert backscroll.status(config=backscroll_home.config())["agents"]["claude"]["gone_from_disk"] == 1
 

@@ -161,7 +161,7 @@ def test_half_written_last_line_is_picked_up_when_complete(session_builder, back
     assert texts(backscroll_home) == ["complete"] and out.report.lines_skipped == 0
     # status names the line that waits for its end (an agent that died mid-line never gives it one)
     waiting = backscroll.status(config=backscroll_home.config())["unfinished_lines"]
-    assert [(u["path"], u["line"], u["bytes"]) for u in waiting] == [(str(s.path), 2, 40)]
+    assert [(u["path"], u["line"], u["unread_bytes"]) for u in waiting] == [(str(s.path), 2, 40)]
     shown = CliRunner().invoke(app, ["status"], env={"HOME": str(backscroll_home.home), "NO_COLOR": "1",
                                                      "BACKSCROLL_HOME": str(backscroll_home.data), "COLUMNS": "200"})
     assert "1 file ends in a line with no end yet" in shown.output and f"{s.path}:2: 40 bytes" in shown.output
