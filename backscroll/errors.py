@@ -28,6 +28,7 @@ class ExitCode(IntEnum):
     UNREADABLE_SOURCES = 4
     LOCKED = 5
     ARCHIVE = 6  # the team archive could not be reached, or refused
+    INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 
 
 class BackscrollError(Exception):
@@ -113,6 +114,13 @@ class ReadOnlyStoreError(BackscrollError):
 class LockedError(BackscrollError):
     kind = "locked"
     exit_code = ExitCode.LOCKED
+
+
+class Interrupted(BackscrollError):
+    """Ctrl-C (SIGINT): what was saved is kept."""
+
+    kind = "interrupted"
+    exit_code = ExitCode.INTERRUPTED
 
 
 class DamagedIndexError(LockedError):

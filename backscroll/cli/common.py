@@ -156,15 +156,9 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False) -> None:
     except BackscrollError as exc:
         fail(exc, as_json)
     except KeyboardInterrupt:
-        said = "interrupted: what was saved is kept, and the next run reads the rest"
-        if as_json:
-            import orjson
+        from backscroll.errors import Interrupted
 
-            sys.stderr.write(orjson.dumps({"error": {"kind": "interrupted", "message": said, "hint": None}}).decode()
-                             + "\n")
-        else:
-            err(said)
-        raise SystemExit(130) from None
+        fail(Interrupted("interrupted: what was saved is kept, and the next run reads the rest"), as_json)
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
