@@ -88,6 +88,11 @@ def at_word(text: str, chars: int) -> str:
     return (head[:space] if space > chars // 2 else head).rstrip() + "…"
 
 
+def within(text: str, chars: int) -> str:
+    """``text`` whole when it fits in ``chars`` characters, else cut at a word (``at_word``)."""
+    return text if len(text) <= chars else at_word(text, chars)
+
+
 MESSAGE_MAX = 400  # characters of an identifier or a path a message echoes
 
 

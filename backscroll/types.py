@@ -242,10 +242,9 @@ TITLE_CHARS = 120  # a session's title as every listing shows it: one line, this
 def session_title(title: str | None, first_prompt: str | None) -> str | None:
     """A session's one title on every surface (``list``, ``show``, ``--by-session``, the archive's): its own,
     else its first prompt, on one line and at most ``TITLE_CHARS`` long."""
-    from backscroll.sanitize import at_word
+    from backscroll.sanitize import within
 
-    line = " ".join((title or first_prompt or "").split())
-    return (line if len(line) <= TITLE_CHARS else at_word(line, TITLE_CHARS)) or None
+    return within(" ".join((title or first_prompt or "").split()), TITLE_CHARS) or None
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,7 @@ def _record(hit: Hit) -> str:
     from backscroll.cli.render_session import fold
 
     when = local_time(hit.timestamp) or "undated"
-    text = clean(hit.text)
+    text = clean(hit.text) + ("…" if hit.text_truncated else "")  # (cut by --max-chars, or when stored)
     if hit.content_type == "tool":
         lines, folded = fold(text, FOLD_OUTPUT_LINES)
         body = "\n".join(lines) + (f"\n… {folded} lines folded …" if folded else "")

@@ -388,3 +388,6 @@ def test_show_marks_a_text_it_cut_with_an_ellipsis(session, backscroll_home):
     r = CliRunner().invoke(app, ["show", session.session_id, "--max-chars", "10", "--no-sync"])
     assert r.exit_code == 0 and "message nu…" in r.stdout, r.stdout
     assert "message number 1…" not in CliRunner().invoke(app, ["show", session.session_id, "--no-sync"]).stdout
+    md = CliRunner().invoke(app, ["show", session.session_id, "--max-chars", "10", "--format", "markdown",
+                                  "--no-sync"])
+    assert "message nu…" in md.stdout, md.stdout

@@ -12,7 +12,8 @@ from typing import Any
 import orjson
 
 from backscroll.ingest.sources.jsontext import dumps
-from backscroll.sanitize import at_word
+from backscroll.sanitize import within
+from backscroll.types import TITLE_CHARS
 
 
 def as_dict(value: object) -> dict[str, Any]:
@@ -57,7 +58,6 @@ def decoded(raw: bytes) -> str:
     return raw.decode("utf-8-sig", "replace")
 
 
-TITLE_CHARS = 120
 _MARKUP = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")  # a tag: <pre>, </instructions>, <br/>
 
 
@@ -69,7 +69,7 @@ def title_line(text: str) -> str | None:
         line = line.strip()
         if line.startswith(("```", "~~~")) or len(re.findall(r"[^\W_]", _MARKUP.sub("", line))) < 2:
             continue
-        return line if len(line) <= TITLE_CHARS else at_word(line, TITLE_CHARS)
+        return within(line, TITLE_CHARS)
     return None
 
 
