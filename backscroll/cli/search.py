@@ -110,8 +110,8 @@ def search(**given: Any) -> None:
     if not machine:  # (an option that would shape nothing: said, not silently ignored)
         for flag, value in (("--fields", fields), ("--max-bytes", max_bytes)):
             if value is not None:
-                common.err(f"note: {flag} shapes JSON and JSONL output (--json, --format jsonl); "
-                           f"--format {out_format} ignores it")
+                shown = "--ids" if ids else f"--format {fmt}" if fmt else "the human output"
+                common.err(f"note: {flag} shapes JSON and JSONL output (--json, --format jsonl); {shown} ignores it")
     common.STATE.pretty = common.STATE.pretty or pretty
     common.STATE.pager = common.STATE.pager and not no_pager
 

@@ -153,13 +153,10 @@ def test_start_only_when_a_search_leaves_more_than_it_embeds_itself(backlog, mon
         for last in ({"updated": time.time(), "error": "RuntimeError: no model"},  # it failed within the hour
                      {"updated": time.time(), "finished": False},  # it died (killed, out of memory)
                      {"updated": time.time(), "finished": True, "gave_way": time.time()}):  # an index kept the lock
-            store.begin()
-            store.set_meta(background.STATE_KEY, json.dumps(last))
-            store.commit()
+            (cfg.home.value / background.REPORT_NAME).write_text(json.dumps(last))  # (the worker's own report)
             assert not background.start(on, store, 80)
-        store.begin()
-        store.set_meta(background.STATE_KEY, json.dumps({"updated": time.time() - 7200, "finished": False}))
-        store.commit()
+        (cfg.home.value / background.REPORT_NAME).write_text(json.dumps({"updated": time.time() - 7200,
+                                                                         "finished": False}))
         assert background.start(on, store, 80)
     finally:
         store.close()
