@@ -8,7 +8,8 @@ looked at on every call (the sessions agents are writing), ``ROTATE`` others in 
 session is read within files / ROTATE calls), and the files that could not be read last time. A file that
 is gone is not a failure (agents prune their logs; the store keeps the records). The agents that keep
 their sessions in a database or a layout of their own are looked at whole, as ``discover.scan`` does, and
-a directory whose name is not UTF-8 is read by ``index`` only. ``index`` walks everything (``scan``) and
+a directory whose name is not UTF-8 is listed by ``index`` only (the files it found there are looked at as
+others are: ``rows.disk_path``). ``index`` walks everything (``scan``) and
 remembers every directory; a directory that changed while it was walked is listed again next time.
 """
 
