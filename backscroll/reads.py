@@ -90,9 +90,31 @@ class Reads:
 
         store = self._records(sync, notify)
         try:
-            return resumption(browse.resumable(store, ident))
+            session = browse.resumable(store, ident)
+            self._note_resumed(store, session.get("source_path"))
+            return resumption(session)
         finally:
             self._release(store)
+
+    def _note_resumed(self, store, path: str | None) -> None:
+        """The file of a session gone back into is looked at by every search's sync for a day: its agent writes
+        it again, and an old file is otherwise looked at only in turn (``ingest.quick``). Skipped when the store
+        cannot be written now."""
+        import time
+
+        from backscroll.store.db import vouch
+        from backscroll.store.lock import writer_lock
+
+        if path is None or store.readonly:
+            return
+        with writer_lock(self.config, 0.0) as acquired:
+            if acquired:
+                sound = store.vouched()  # (a store found checked stays vouched for: the next index skips its check)
+                store.begin()
+                store.note_resumed(path, time.time_ns())
+                store.commit()
+                if sound:
+                    vouch(store.path)
 
     @guarded
     def sessions(self, *, agent: str | None = None, project: str | None = None, since: str | None = None,

@@ -4,8 +4,9 @@ looking at every file.
 A directory's mtime changes when an entry is added, removed or renamed in it, so a directory whose mtime
 is as last listed holds the same files: only changed directories are listed again (a new session is
 found at once). Appends do not touch the directory, so the newest files written in the last day are
-looked at on every call (the sessions agents are writing), ``ROTATE`` others in turn (a resumed old
-session is read within files / ROTATE calls), and the files that could not be read last time. A file that
+looked at on every call (the sessions agents are writing), and so are those ``backscroll resume`` went
+back into in the last day; ``ROTATE`` others in turn (an old session resumed otherwise is read within
+files / ROTATE calls), and the files that could not be read last time. A file that
 is gone is not a failure (agents prune their logs; the store keeps the records). The agents that keep
 their sessions in a database or a layout of their own are looked at whole, as ``discover.scan`` does, and
 a directory whose name is not UTF-8 is listed by ``index`` only (the files it found there are looked at as
@@ -199,6 +200,8 @@ def _recent_and_in_turn(store: Store, walkers: list[tuple[SourceRoot, Agent]], m
     if len(turn) < ROTATE:  # wrap around
         turn += store.marks_after("", ROTATE - len(turn))
     rows: dict[str, FileMark | None] = {**{p: (a, size, mtime) for p, a, size, mtime in turn}, **recent}
+    resumed = [p for p in store.resumed_files(time.time_ns() - HOT_NS) if p not in rows]  # (written again now)
+    rows.update(store.marks_of(resumed))
     failed = [k for k, issue in issues.items() if issue[0] == "unreadable" and k.startswith(prefixes)]
     rows.update((k, marks.get(k) or store.marks_of([k]).get(k)) for k in failed if k not in rows)
     for key, mark in sorted(rows.items()):

@@ -17,6 +17,7 @@ import orjson
 # What tells a source file is unchanged since it was read: ``(agent, size, mtime_ns)``. A plain tuple:
 # a sync builds one per known file, thousands of them, on every call.
 FileMark = tuple[str, int, int]
+RESUMED_KEY, RESUMED_KEPT = "resumed_files", 32  # the session files ``resume`` went back into, the newest kept
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,25 @@ class SourceQueries:
         return {row[0]: row[1:] for row in self.conn.execute(
             f"SELECT path, agent, size, mtime_ns FROM source_files WHERE path IN ({','.join('?' * len(paths))})",
             paths)} if paths else {}
+
+    def _resumed(self) -> dict[str, int]:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (RESUMED_KEY,)).fetchone()
+        try:
+            kept = orjson.loads(row[0]) if row and row[0] else {}
+        except orjson.JSONDecodeError:
+            return {}
+        return {p: at for p, at in kept.items() if isinstance(at, int)} if isinstance(kept, dict) else {}
+
+    def resumed_files(self, since_ns: int) -> list[str]:
+        """The session files ``resume`` went back into after ``since_ns`` (their agent writes them again)."""
+        return [path for path, at in self._resumed().items() if at > since_ns]
+
+    def note_resumed(self, path: str, at_ns: int) -> None:
+        """Remember that ``resume`` went back into the session of ``path`` (the newest ``RESUMED_KEPT``)."""
+        kept = sorted(((p, at) for p, at in self._resumed().items() if p != path), key=lambda item: item[1])
+        newest = dict([*kept[-(RESUMED_KEPT - 1):], (path, at_ns)])
+        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                          (RESUMED_KEY, orjson.dumps(newest).decode()))
 
     def recent_marks(self, since_ns: int, limit: int) -> dict[str, FileMark]:
         """The marks of the ``limit`` known files last written most recently, after ``since_ns``."""

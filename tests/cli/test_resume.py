@@ -91,3 +91,30 @@ def test_every_agent_has_a_resume_form_that_names_its_source():
         assert form.get("source") and form.get("confidence"), agent
         assert ("argv" in form) != ("none" in form), agent
         assert "argv" not in form or form["argv"][0] and all(isinstance(a, str) for a in form["argv"]), agent
+
+
+def test_a_session_resumed_is_read_by_the_next_searches_however_old_its_file(session_builder, backscroll_index,
+                                                                           backscroll_home, monkeypatch):
+    """An old file is looked at by a search's sync only in turn; the one `resume` went back into is written again
+    by its agent, and every sync looks at it for a day."""
+    import backscroll
+    from backscroll.ingest import quick
+    from backscroll.store.db import Store
+
+    monkeypatch.setattr(quick, "ROTATE", 0)  # (no turn reaches it: at 36,000 files, one in 140 searches does)
+    s = session_builder.claude(project="shop")
+    s.user("the old plan for the zeppelin hangar")
+    for written_years_ago in (s.path, s.path.parent, s.path.parent.parent):
+        os.utime(written_years_ago, (1_600_000_000, 1_600_000_000))
+    backscroll_index()
+    cfg = backscroll_home.config()
+    store = Store.open(cfg.db_path)
+    vouched = store.vouched()
+    store.close()
+    backscroll.resume(s.session_id, config=cfg)
+    store = Store.open(cfg.db_path)
+    assert store.vouched() == vouched, "noting the resume leaves a checked store vouched for"
+    store.close()
+    s.user("resumed: the hangar doors open inward now")
+    found = backscroll.search("hangar doors inward", config=cfg, sync=True, mode="lexical")
+    assert [h.text for h in found.results][:1] == ["resumed: the hangar doors open inward now"]
