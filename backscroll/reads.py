@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from backscroll.config import Config
     from backscroll.integrations.resume import Resumption
     from backscroll.status_types import StatusReport
+    from backscroll.store.db import Store
     from backscroll.touches import FileTouches
 
 
@@ -96,25 +97,21 @@ class Reads:
         finally:
             self._release(store)
 
-    def _note_resumed(self, store, path: str | None) -> None:
+    def _note_resumed(self, store: Store, path: str | None) -> None:
         """The file of a session gone back into is looked at by every search's sync for a day: its agent writes
-        it again, and an old file is otherwise looked at only in turn (``ingest.quick``). Skipped when the store
-        cannot be written now."""
+        it again, and an old file is otherwise looked at only in turn (``ingest.quick``). Skipped, never waited
+        for, when the store cannot be written at once: it is record-keeping, not the answer."""
         import time
 
-        from backscroll.store.db import vouch
         from backscroll.store.lock import writer_lock
 
         if path is None or store.readonly:
             return
         with writer_lock(self.config, 0.0) as acquired:
-            if acquired:
-                sound = store.vouched()  # (a store found checked stays vouched for: the next index skips its check)
-                store.begin()
-                store.note_resumed(path, time.time_ns())
-                store.commit()
-                if sound:
-                    vouch(store.path)
+            if not acquired:
+                return
+            store.sound = store.sound or store.vouched()  # (vouched for again when it is closed)
+            store.note_resumed(path, time.time_ns())
 
     @guarded
     def sessions(self, *, agent: str | None = None, project: str | None = None, since: str | None = None,

@@ -71,12 +71,25 @@ class SourceQueries:
         """The session files ``resume`` went back into after ``since_ns`` (their agent writes them again)."""
         return [path for path, at in self._resumed().items() if at > since_ns]
 
-    def note_resumed(self, path: str, at_ns: int) -> None:
-        """Remember that ``resume`` went back into the session of ``path`` (the newest ``RESUMED_KEPT``)."""
+    def note_resumed(self, path: str, at_ns: int) -> bool:
+        """Remember, in a transaction of its own, that ``resume`` went back into the session of ``path`` (the newest
+        ``RESUMED_KEPT``). Never waits long nor raises: False when the store could not be written at once."""
         kept = sorted(((p, at) for p, at in self._resumed().items() if p != path), key=lambda item: item[1])
-        newest = dict([*kept[-(RESUMED_KEPT - 1):], (path, at_ns)])
-        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                          (RESUMED_KEY, orjson.dumps(newest).decode()))
+        newest = dict([*kept[max(0, len(kept) - RESUMED_KEPT + 1):], (path, at_ns)])
+        waits = self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        self.conn.execute("PRAGMA busy_timeout = 500")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                              (RESUMED_KEY, orjson.dumps(newest).decode()))
+            self.conn.execute("COMMIT")
+            return True
+        except (sqlite3.Error, OSError):
+            if self.conn.in_transaction:
+                self.conn.rollback()
+            return False
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(waits)}")
 
     def recent_marks(self, since_ns: int, limit: int) -> dict[str, FileMark]:
         """The marks of the ``limit`` known files last written most recently, after ``since_ns``."""

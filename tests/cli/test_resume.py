@@ -118,3 +118,24 @@ def test_a_session_resumed_is_read_by_the_next_searches_however_old_its_file(ses
     s.user("resumed: the hangar doors open inward now")
     found = backscroll.search("hangar doors inward", config=cfg, sync=True, mode="lexical")
     assert [h.text for h in found.results][:1] == ["resumed: the hangar doors open inward now"]
+
+
+def test_resume_answers_when_the_store_cannot_be_written_at_once(session_builder, backscroll_index, backscroll_home):
+    """Noting the resume is record-keeping: a store another connection is writing skips it, never fails resume."""
+    import sqlite3
+
+    import backscroll
+
+    s = session_builder.claude(project="shop")
+    s.user("the old plan for the zeppelin hangar")
+    backscroll_index()
+    cfg = backscroll_home.config()
+    other = sqlite3.connect(cfg.db_path)
+    other.execute("BEGIN IMMEDIATE")  # (a write in progress elsewhere)
+    try:
+        assert backscroll.resume(s.session_id, config=cfg).command
+    finally:
+        other.rollback()
+        other.close()
+    with backscroll.Backscroll(config=cfg) as bs:  # a held handle goes on working after a skipped note
+        assert bs.resume(s.session_id).command and bs.resume(s.session_id).command
