@@ -171,12 +171,16 @@ def on_line(m: Matched, words: tuple[str, ...]) -> bool:
     return any(w in before for w in words) and m.group(3).lower() not in _PLACEHOLDER_WORDS
 
 
-_NEXT_COMMAND = re.compile(r"[|;&]")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_NEXT_COMMAND = re.compile(r"\|\|?|;|&&|(?<!\S)&(?!\S)")  # a pipe, ``;``, ``&&``, ``||``, a lone ``&`` (not ``2>&1``)
 
 
 def in_command(m: Matched, command: str) -> bool:
-    """The match is an option of ``command``: it follows it on its line, with no pipe, ``;`` or ``&&`` between."""
-    line_start = m.string.rfind("\n", max(0, m.start() - 200), m.start()) + 1
-    before = m.string[max(line_start, m.start() - 200): m.start()]
-    at = before.rfind(command)
-    return at >= 0 and not _NEXT_COMMAND.search(before, at) and m.group(3).lower() not in _PLACEHOLDER_WORDS
+    """The match is an option of ``command``: it follows it in the command line (lines continued with ``\\``
+    joined), with no pipe, ``;``, ``&&`` or ``&`` between them outside quotes."""
+    before = re.sub(r"\\\r?\n", " ", m.string[max(0, m.start() - 400): m.start()]).rsplit("\n", 1)[-1]
+    named = list(re.finditer(rf"(?<![\w./-]){re.escape(command)}(?![\w-])", before))
+    if not named:
+        return False
+    between = _QUOTED.sub("", before[named[-1].end():])
+    return not _NEXT_COMMAND.search(between) and m.group(3).lower() not in _PLACEHOLDER_WORDS

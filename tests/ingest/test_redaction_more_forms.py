@@ -75,6 +75,11 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     # rules version 4: redis-cli's -a
     ("redis-cli-a", "redis-cli -h cache.internal -a Rt5kLm9QzW2x ping", ("Rt5kLm9QzW2x",)),
     ("redis-cli-pass-quoted", "redis-cli --pass 'Qx7Lm2Np9v' --no-auth-warning info", ("Qx7Lm2Np9v",)),
+    ("redis-cli-quoted-pipe", 'redis-cli --pattern "a|b" --scan -a s3cretPass9', ("s3cretPass9",)),
+    ("redis-cli-stderr-merged", "redis-cli -u redis://cache 2>&1 -a s3cretPass9", ("s3cretPass9",)),
+    ("redis-cli-after-url", "redis-cli -u 'redis://cache?ssl=true&db=2' -a s3cretPass9 ping", ("s3cretPass9",)),
+    ("redis-cli-url-unquoted", "redis-cli -u redis://cache?ssl=true&db=2 -a s3cretPass9 ping", ("s3cretPass9",)),
+    ("redis-cli-continued", "redis-cli -h cache.internal \\\n  -a s3cretPass9 ping", ("s3cretPass9",)),
 ]
 
 # Provider tokens: their formats come from gitleaks' maintained rule set (redact_gitleaks).
