@@ -35,7 +35,7 @@ def store_text(text: str) -> str:
             return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
-_ESCAPED_BYTE = re.compile(rb"\\x([0-9a-f]{2})")
+_ESCAPED_BYTE = re.compile(rb"\\x([89a-f][0-9a-f])")  # (store_text escapes only bytes that are not ASCII)
 
 
 def disk_path(stored: str) -> str:

@@ -379,3 +379,16 @@ def test_a_byte_order_mark_and_a_stray_latin1_byte_cost_no_record(session_builde
     assert out.report.lines_skipped == 0
     assert texts(backscroll_home) == ["the first prompt, behind a byte-order mark",
                                       "an answer about the caf\ufffd menu"]
+
+
+def test_a_stored_path_is_read_back_to_the_file_on_disk(tmp_path):
+    from backscroll.ingest.rows import disk_path, on_disk, store_text
+
+    odd = tmp_path / os.fsdecode(b"a\\x41b-\xff.jsonl")  # a literal backslash-x beside a byte that is not UTF-8
+    odd.write_text("{}\n")
+    stored = store_text(str(odd))
+    assert stored.endswith("a\\x41b-\\xff.jsonl") and on_disk(stored) and disk_path(stored) == str(odd)
+    plain = tmp_path / "a\\x41b.jsonl"
+    plain.write_text("{}\n")
+    assert disk_path(store_text(str(plain))) == str(plain)
+    assert not on_disk(str(tmp_path / "gone\\xff.jsonl"))
