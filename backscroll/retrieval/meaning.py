@@ -101,8 +101,8 @@ def _ready(store: Store, cfg: Config, plan, mode: str, fresh: bool, notes: list[
         pending = vecs.pending() if ready else 0
         if fresh and cfg.embed.value:
             # never embedded: its waiting prose counts (not its tool rows, which are never embedded); on another
-            # model's vectors every record would be embedded again: a tiny store only
-            waiting = store.pending_prose if store.get_meta("vectors_model") in (None, model) else store.record_count
+            # model's vectors, all its prose, embedded again
+            waiting = store.pending_prose if store.get_meta("vectors_model") in (None, model) else store.prose_count
             small = not ready and waiting(at_most=SEARCH_EMBEDS + 1) <= SEARCH_EMBEDS
             if (ready and 0 < pending <= SEARCH_EMBEDS) or small:
                 with writer_lock(cfg, 0.0) as acquired:

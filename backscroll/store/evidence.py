@@ -78,16 +78,16 @@ class EvidenceQueries:
                                                         [*params, *chunk]))
         return out
 
-    def prose_count(self) -> int:
-        """Prose records that are embedded or will be (echoes aside)."""
-        return self.conn.execute(f"SELECT count(*) FROM records WHERE content_type IN ({EMBEDDED_TYPES_SQL}) "
-                                 "AND is_echo = 0").fetchone()[0]
-
-    def record_count(self, at_most: int | None = None) -> int:
-        """How many records the store holds (counting stops at ``at_most`` when given)."""
+    def prose_count(self, at_most: int | None = None) -> int:
+        """Prose records that are embedded or will be (echoes aside; counting stops at ``at_most`` when given)."""
+        prose = f"SELECT 1 FROM records WHERE content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0"
         if at_most is None:
-            return self.conn.execute("SELECT count(*) FROM records").fetchone()[0]
-        return self.conn.execute("SELECT count(*) FROM (SELECT 1 FROM records LIMIT ?)", (at_most,)).fetchone()[0]
+            return self.conn.execute(f"SELECT count(*) FROM ({prose})").fetchone()[0]
+        return self.conn.execute(f"SELECT count(*) FROM ({prose} LIMIT ?)", (at_most,)).fetchone()[0]
+
+    def record_count(self) -> int:
+        """How many records the store holds."""
+        return self.conn.execute("SELECT count(*) FROM records").fetchone()[0]
 
     def record_ids(self) -> set[int]:
         return {r[0] for r in self.conn.execute("SELECT id FROM records")}

@@ -147,7 +147,10 @@ def test_a_search_embeds_a_small_history_never_embedded_whatever_its_tool_rows(s
 
 def test_a_search_embeds_a_tiny_store_again_for_a_new_model(session_builder, backscroll_home, backscroll_index,
                                                              backscroll_search):
-    session_builder.claude().user("fresh zeppelin plans")
+    s = session_builder.claude()
+    s.user("fresh zeppelin plans")
+    for n in range(40):  # tool rows are never embedded: they do not make the store too big to embed again
+        s.tool(f"ls /srv/hangar{n}", f"hangar{n}.txt")
     backscroll_index()
     store = Store.open(backscroll_home.config().db_path)
     try:
