@@ -58,8 +58,8 @@ class LocalSource:
     def holding(self, words: tuple[str, ...], ids: list[int]) -> set[int]:
         return self.lex.holding(words, ids)
 
-    def holds_phrases(self, q: LexicalQuery, scope: Filters) -> bool:
-        return self.lex.count(q, scope, content_type=None, echo=False) > 0
+    def holds_phrases(self, q: LexicalQuery, scope: Filters, echoes: bool = False) -> bool:
+        return self.lex.count(q, scope, content_type=None, echo=None if echoes else False) > 0
 
     def facts(self, ids: Sequence[int]) -> dict[int, Facts]:
         return fetch_facts(self.store, list(ids))

@@ -12,7 +12,15 @@ from backscroll.errors import SemanticUnavailableError
 from backscroll.indexes.lexical_schema import LexicalQuery
 from backscroll.retrieval import results, time_window
 from backscroll.retrieval.fusion import Candidate, Fused, Weights
-from backscroll.retrieval.lists import Proposed, SearchOptions, by_meaning, by_words, deeper, exchanges
+from backscroll.retrieval.lists import (
+    Proposed,
+    SearchOptions,
+    by_meaning,
+    by_words,
+    deeper,
+    echoes_included,
+    exchanges,
+)
 from backscroll.retrieval.order import ordered
 from backscroll.retrieval.query import NOTHING_TO_SEARCH, QueryPlan
 from backscroll.retrieval.ranking import RANKING
@@ -73,7 +81,7 @@ def propose(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptio
                                        reason="no-embeddings")
     mode = mode if semantic is not None else "lexical"
     plan = respelled(source, plan, notes) if mode != "semantic" else plan
-    plan, dropped = phrases_held(source, plan, filters, mode)
+    plan, dropped = phrases_held(source, plan, filters, mode, echoes_included(filters, opts))
     ranked = by_words(source, plan, filters, opts) if mode != "semantic" else {}
     calls: dict[int, tuple[int, ...]] = {}
     if "tool" in ranked:
@@ -115,13 +123,13 @@ def respelled(source: Source, plan: QueryPlan, notes: list[str]) -> QueryPlan:
                    phrases=tuple(spelled(p) for p in plan.phrases))
 
 
-def phrases_held(source: Source, plan: QueryPlan, filters: Filters, mode: str
+def phrases_held(source: Source, plan: QueryPlan, filters: Filters, mode: str, echoes: bool = False
                  ) -> tuple[QueryPlan, tuple[tuple[str, ...], ...]]:
-    """The plan as ranked, and the quoted phrases dropped: a phrase no record holds is a hint, not a wall;
-    meaning has no phrases."""
+    """The plan as ranked, and the quoted phrases dropped: a phrase no record holds (query echoes aside, unless
+    ``echoes`` are searched too) is a hint, not a wall; meaning has no phrases."""
     if not plan.phrases:
         return plan, ()
-    if not source.holds_phrases(LexicalQuery(plan.lexical_terms, plan.phrases), filters):
+    if not source.holds_phrases(LexicalQuery(plan.lexical_terms, plan.phrases), filters, echoes):
         return replace(plan, phrases=()), plan.phrases
     return (replace(plan, phrases=()) if mode == "semantic" else plan), ()
 

@@ -73,8 +73,9 @@ class Source(Protocol):
         """Those of ``ids`` that hold ``words`` in this order."""
         ...
 
-    def holds_phrases(self, q: LexicalQuery, scope: Filters) -> bool:
-        """Whether any record in ``scope`` holds every quoted phrase of ``q``."""
+    def holds_phrases(self, q: LexicalQuery, scope: Filters, echoes: bool = False) -> bool:
+        """Whether any record in ``scope`` holds every quoted phrase of ``q`` (query echoes aside, unless
+        ``echoes`` are searched too)."""
         ...
 
     def facts(self, ids: Sequence[int]) -> dict[int, Facts]:

@@ -175,8 +175,8 @@ class ArchiveSource:
     def holding(self, words: tuple[str, ...], ids: list[int]) -> set[int]:
         return {i for i in ids if len(words) >= 2 and _in_order(self.pool.rows[i]["words"], words)}
 
-    def holds_phrases(self, q: LexicalQuery, scope: Filters) -> bool:
-        return self.archive.phrases_held(q.phrases, *self._where(scope, None))
+    def holds_phrases(self, q: LexicalQuery, scope: Filters, echoes: bool = False) -> bool:
+        return self.archive.phrases_held(q.phrases, *self._where(scope, None if echoes else False))
 
     def suggestions(self, missing: tuple[str, ...]) -> dict[str, str]:
         return {}  # (the archive keeps no spelling index: no "did you mean")

@@ -22,6 +22,7 @@ QUERIES = [
     "UniqueViolation", "migration", "rate limit", "flaky test", "docker compose", "webhook signature",
     "how did we fix the slow checkout", '"skip locked"', "what did I do on 22 October", "stripe webhooks last month",
     "kubernetes helm rollout",  # (words no record holds, and one only echoes hold)
+    '"results for" queue',  # (a phrase only query echoes hold)
 ]
 OPTIONS: list[dict[str, Any]] = [{}, {"weak": True}, {"by_session": True}, {"role": "user"}, {"agent": "codex"},
            {"content_type": "tool"}, {"since": "2026-10-20", "until": "2026-11-01"}, {"include_echoes": True},
