@@ -237,3 +237,19 @@ def test_a_word_the_history_holds_is_not_stretched_to_longer_words(session_build
     assert bread.results and not any("breadcrumb" in h.text for h in bread.results), [h.text for h in bread.results]
     postgres = backscroll_search("postgres queue", mode="lexical")
     assert postgres.results and "postgresql" in postgres.results[0].text
+
+
+def test_a_search_with_echoes_judges_in_the_filters_scope_as_one_without(session_builder, backscroll_index,
+                                                                         backscroll_search):
+    """What the scope holds is judged alike whether echoes are let in or not: a project that says only one of the
+    query's words does not borrow the other from another project."""
+    shop = session_builder.claude(project="shop")
+    shop.user("the zeppelin hangar doors open inward")
+    web = session_builder.claude(project="web")
+    web.user("the zeppelin parade banner for the landing page")
+    web.assistant("banner added to the landing page")
+    backscroll_index()
+    plain = backscroll_search("zeppelin hangar", project="web", mode="lexical")
+    echoes = backscroll_search("zeppelin hangar", project="web", mode="lexical", include_echoes=True)
+    assert (bool(plain.results), len(plain.weak_matches)) == (bool(echoes.results), len(echoes.weak_matches))
+    assert echoes.evidence == plain.evidence
