@@ -17,7 +17,6 @@ import orjson
 # What tells a source file is unchanged since it was read: ``(agent, size, mtime_ns)``. A plain tuple:
 # a sync builds one per known file, thousands of them, on every call.
 FileMark = tuple[str, int, int]
-RESUMED_KEY, RESUMED_KEPT = "resumed_files", 32  # the session files ``resume`` went back into, the newest kept
 
 
 @dataclass(frozen=True)
@@ -58,38 +57,6 @@ class SourceQueries:
         return {row[0]: row[1:] for row in self.conn.execute(
             f"SELECT path, agent, size, mtime_ns FROM source_files WHERE path IN ({','.join('?' * len(paths))})",
             paths)} if paths else {}
-
-    def _resumed(self) -> dict[str, int]:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (RESUMED_KEY,)).fetchone()
-        try:
-            kept = orjson.loads(row[0]) if row and row[0] else {}
-        except orjson.JSONDecodeError:
-            return {}
-        return {p: at for p, at in kept.items() if isinstance(at, int)} if isinstance(kept, dict) else {}
-
-    def resumed_files(self, since_ns: int) -> list[str]:
-        """The session files ``resume`` went back into after ``since_ns`` (their agent writes them again)."""
-        return [path for path, at in self._resumed().items() if at > since_ns]
-
-    def note_resumed(self, path: str, at_ns: int) -> bool:
-        """Remember, in a transaction of its own, that ``resume`` went back into the session of ``path`` (the newest
-        ``RESUMED_KEPT``). Never waits long nor raises: False when the store could not be written at once."""
-        kept = sorted(((p, at) for p, at in self._resumed().items() if p != path), key=lambda item: item[1])
-        newest = dict([*kept[max(0, len(kept) - RESUMED_KEPT + 1):], (path, at_ns)])
-        waits = self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
-        self.conn.execute("PRAGMA busy_timeout = 500")
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                              (RESUMED_KEY, orjson.dumps(newest).decode()))
-            self.conn.execute("COMMIT")
-            return True
-        except (sqlite3.Error, OSError):
-            if self.conn.in_transaction:
-                self.conn.rollback()
-            return False
-        finally:
-            self.conn.execute(f"PRAGMA busy_timeout = {int(waits)}")
 
     def recent_marks(self, since_ns: int, limit: int) -> dict[str, FileMark]:
         """The marks of the ``limit`` known files last written most recently, after ``since_ns``."""

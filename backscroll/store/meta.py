@@ -5,16 +5,20 @@ Keys in use: ``lexical_generation`` and ``lexical_watermark`` (the lexical index
 pass, ``indexes.vectors``; ingest sets the prune flag); ``classifier_version`` (echo
 re-classification, ``ingest``); ``redaction_version`` and ``revision_seq`` (records redacted again under
 newer rules, ``ingest.redact_again``); ``archive_pushed:*`` and ``archive_revised:*`` (a push's marks,
-``team.push``). Migrations may delete a key to make its stage start over.
+``team.push``); ``resumed_files`` (the session files ``backscroll resume`` went back into, read by
+``ingest.quick``). Migrations may delete a key to make its stage start over.
 """
 
 from __future__ import annotations
 
 import sqlite3
 
+import orjson
+
 # ``lexical_generation`` set to this asks for a new generation of the lexical index, built from the store alone
 # (no file of the old one kept: its deleted documents' terms go with it).
 REBUILD_LEXICAL = "rebuild"
+RESUMED_KEY, RESUMED_KEPT = "resumed_files", 32  # the session files ``resume`` went back into, the newest kept
 
 
 class MetaKeys:
@@ -28,3 +32,33 @@ class MetaKeys:
 
     def set_meta(self, key: str, value: str | None) -> None:
         self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def _resumed(self) -> dict[str, int]:
+        try:
+            kept = orjson.loads(self.get_meta(RESUMED_KEY) or "{}")
+        except orjson.JSONDecodeError:
+            return {}
+        return {p: at for p, at in kept.items() if isinstance(at, int)} if isinstance(kept, dict) else {}
+
+    def resumed_files(self, since_ns: int) -> list[str]:
+        """The session files ``resume`` went back into after ``since_ns`` (their agent writes them again)."""
+        return [path for path, at in self._resumed().items() if at > since_ns]
+
+    def note_resumed(self, path: str, at_ns: int) -> bool:
+        """Remember, in a transaction of its own, that ``resume`` went back into the session of ``path`` (the newest
+        ``RESUMED_KEPT``). Never waits long nor raises: False when the store could not be written at once."""
+        kept = sorted(((p, at) for p, at in self._resumed().items() if p != path), key=lambda item: item[1])
+        newest = dict([*kept[max(0, len(kept) - RESUMED_KEPT + 1):], (path, at_ns)])
+        waits = self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        self.conn.execute("PRAGMA busy_timeout = 500")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.set_meta(RESUMED_KEY, orjson.dumps(newest).decode())
+            self.conn.execute("COMMIT")
+            return True
+        except (sqlite3.Error, OSError):
+            if self.conn.in_transaction:
+                self.conn.rollback()
+            return False
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(waits)}")
