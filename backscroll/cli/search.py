@@ -35,20 +35,10 @@ FIRST_INDEX = "nothing indexed yet: indexing your sessions first (once; `backscr
 LONG_FILES, LONG_WORDS = 200, 20_000  # a catch-up a search says it makes first (a few seconds, or more)
 
 
-class _SayOnStart:
-    """A progress that only says, once, that the first search indexes everything first."""
-
-    def start(self, _total_files: int) -> None:
-        common.err(FIRST_INDEX)
-
-    def advance(self, _path: str, _records: int) -> None: ...
-
-    def finish(self) -> None: ...
-
-
 class _SayIfLong:
-    """The progress of a search's sync on a store that exists: silent for a few new lines, but a long catch-up (a
-    first index cut short, weeks away) says so, with a bar on a terminal. Nothing of rich loads before."""
+    """The progress of a search's sync: silent for a few new lines, but a long catch-up (the first search, a first
+    index cut short, weeks away) says so once the sync starts (after the request was checked: an error stays one
+    JSON line), with a bar on a terminal. Nothing of rich loads before."""
 
     def __init__(self, least: int, said: str, bar: Callable[[], Any]):
         self.least, self.said, self.bar = least, said, bar
@@ -76,12 +66,13 @@ class _SayIfLong:
             self.shown.finish()
 
 
-def catching_up() -> dict[str, Any]:
-    """A search's sync progress on a store that exists (``_SayIfLong``)."""
+def catching_up(first: bool) -> dict[str, Any]:
+    """A search's sync progress (``_SayIfLong``); ``first``: the first search, which indexes everything."""
     from backscroll.cli.progress import FilesBar, WordsBar
 
-    return {"progress": _SayIfLong(LONG_FILES, "reading {n:,} new or changed session files first (`backscroll index`"
-                                               " does it ahead)", FilesBar),
+    files = (0, FIRST_INDEX) if first else (LONG_FILES, "reading {n:,} new or changed session files first "
+                                                        "(`backscroll index` does it ahead)")
+    return {"progress": _SayIfLong(*files, FilesBar),
             "lexical_progress": _SayIfLong(LONG_WORDS, "making {n:,} records searchable by words first", WordsBar)}
 
 
@@ -127,18 +118,7 @@ def search(**given: Any) -> None:
         person = ((common.is_terminal(sys.stdin) or common.is_terminal(sys.stdout))
                   and not common.run_by_agent(os.environ))
         cfg = common.config(source)
-        bars: dict[str, Any] = {}
-        if not no_sync and not cfg.db_path.exists():  # the first search indexes everything: say so, show it
-            from backscroll.cli.progress import FilesBar, WordsBar
-            from backscroll.cli.progress import wanted as progress_wanted
-
-            if progress_wanted():
-                common.err(FIRST_INDEX)
-                bars = {"progress": FilesBar(), "lexical_progress": WordsBar()}
-            else:  # said once the sync starts, after the request was checked (an error stays one JSON line)
-                bars = {"progress": _SayOnStart()}
-        elif not no_sync:
-            bars = catching_up()
+        bars = {} if no_sync else catching_up(first=not cfg.db_path.exists())
         from backscroll.cli.hints import RERUN
 
         common.STATE.archive = asked.get("archive")
