@@ -41,8 +41,7 @@ def print_status(report: StatusReport, integrations: list[dict], store_failed: b
     if not integrations:
         out.print("  none")
     out.print(_bold("Settings"))
-    shown = {True: "true", False: "false"}  # (as the config file spells them)
-    out.print("  " + ", ".join(f"{name} {shown.get(s.value, s.value)} (from {s.origin})"
+    out.print("  " + ", ".join(f"{name} {str(s.value).lower()} (from {s.origin})"  # (as the config file spells them)
                                for name, s in report.settings.items()))
 
 
