@@ -1,5 +1,6 @@
 """What this store sends to a team archive: records after a watermark, with their session's facts and their
-vector, in id order; and the ids still held, for a prune. Mixed into ``Store``."""
+vector, in id order; records sent before their vector was made, once it is; and the ids still held, for a
+prune. Mixed into ``Store``."""
 
 from __future__ import annotations
 
@@ -28,6 +29,19 @@ class OutboxQueries:
             "WHERE r.id > ? ORDER BY r.id", (model, after_id))
         while rows := cur.fetchmany(batch):
             yield rows
+
+    def vectored_outbox(self, after_seq: int, up_to_id: int, model: str, batch: int) -> Iterator[list[tuple]]:
+        """Records up to ``up_to_id`` (already sent) given a vector by an embedding pass after ``after_seq``."""
+        cur = self.conn.execute(
+            f"SELECT {OUT_COLUMNS} FROM records r LEFT JOIN sessions s USING (session_id) "
+            "JOIN embeddings e ON e.content_hash = r.unit_hash AND e.model = ? "
+            "WHERE r.vector_seq > ? AND r.id <= ? ORDER BY r.id", (model, after_seq, up_to_id))
+        while rows := cur.fetchmany(batch):
+            yield rows
+
+    def vectored_count(self, after_seq: int, up_to_id: int) -> int:
+        return self.conn.execute("SELECT count(*) FROM records WHERE vector_seq > ? AND id <= ?",
+                                 (after_seq, up_to_id)).fetchone()[0]
 
     def outbox_count(self, after_id: int) -> int:
         return self.conn.execute("SELECT count(*) FROM records WHERE id > ?", (after_id,)).fetchone()[0]

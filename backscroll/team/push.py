@@ -4,7 +4,9 @@ What goes is what the store holds: records already redacted and echo-tagged at i
 The store remembers, per archive and member, the highest record id whose batch the archive committed
 (``archive_pushed:<archive key>``); a push sends what came after it, a batch per transaction, and moves the
 mark after each. A push killed between the archive's commit and the mark sends that batch again, and the
-archive's upsert keeps one row per ``(member, machine, record_id)``: nothing doubles. ``prune`` removes
+archive's upsert keeps one row per ``(member, machine, record_id)``: nothing doubles. A record sent before it
+had a vector (a push right after new lines were read) is sent again once an embedding pass gives it one
+(``archive_vectored:<key>``, the last pass sent). ``prune`` removes
 from the archive this member's rows of this machine that the store no longer holds.
 """
 
@@ -135,16 +137,28 @@ def _sent(store: Store, archive: Archive, member: str, machine: str, rows: list[
                    [session_of(s, late) for s in sessions])
 
 
-def _marks(store: Store, ident: str) -> tuple[str, str, int, int]:
-    """The keys a push to archive ``ident`` keeps its marks under, and the marks: the last record id sent, and the
-    last redaction revision sent again."""
-    key, revised_key = f"archive_pushed:{ident}", f"archive_revised:{ident}"
-    return key, revised_key, int(store.get_meta(key) or 0), int(store.get_meta(revised_key) or 0)
+@dataclass(frozen=True)
+class Marks:
+    """Where a push to one archive stands: the last record id sent, the last redaction revision sent again, the
+    last embedding pass whose vectors were sent."""
 
+    ident: str
+    pushed: int
+    revised: int
+    vectored: int
 
-def _pending(store: Store, mark: int, revised: int) -> int:
-    """Records to send after those marks: new ones, and sent ones redacted again since."""
-    return store.outbox_count(mark) + store.revised_count(revised, mark)
+    @classmethod
+    def read(cls, store: Store, ident: str) -> Marks:
+        return cls(ident, *(int(store.get_meta(f"archive_{k}:{ident}") or 0) for k in ("pushed", "revised",
+                                                                                      "vectored")))
+
+    def key(self, which: str) -> str:
+        return f"archive_{which}:{self.ident}"
+
+    def pending(self, store: Store) -> int:
+        """Records to send: new ones, and sent ones redacted again or given a vector since."""
+        return (store.outbox_count(self.pushed) + store.revised_count(self.revised, self.pushed)
+                + store.vectored_count(self.vectored, self.pushed))
 
 
 def push(store: Store, archive: Archive, model: str, *, member: str | None = None, machine: str | None = None,
@@ -158,25 +172,27 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
         raise ArchiveError(f"member {member!r} is not your database role {role!r}: the archive lets each member "
                            "write only rows of their own role (connect as that role, or drop [archive] member)")
     machine = machine or socket.gethostname()
-    ident = archive_key(archive.identity(), member)
-    key, revised_key, mark, revised = _marks(store, ident)
-    revision = int(store.get_meta("revision_seq") or 0)
-    pending = _pending(store, mark, revised)
+    marks = Marks.read(store, archive_key(archive.identity(), member))
+    mark, ident = marks.pushed, marks.ident
+    revision, vector_pass = int(store.get_meta("revision_seq") or 0), int(store.get_meta("vector_seq") or 0)
+    pending = marks.pending(store)
     pgvector = archive.has_vector()
     dim = store.vector_dim(model) or DIM_DEFAULT
     pushed = pruned = 0
     if not dry_run:
         # Records sent before and redacted again in place since (``ingest.redact_again``): the archive's copy
-        # is replaced by the new text.
-        for rows in store.revised_outbox(revised, mark, model, batch):
-            _sent(store, archive, member, machine, rows, pgvector, dim)
-            pushed += len(rows)
-            advance(len(rows))
-        store.set_meta(revised_key, str(revision))
+        # is replaced by the new text. Then those sent before an embedding pass gave them a vector.
+        for again, which, to in ((store.revised_outbox(marks.revised, mark, model, batch), "revised", revision),
+                                 (store.vectored_outbox(marks.vectored, mark, model, batch), "vectored", vector_pass)):
+            for rows in again:
+                _sent(store, archive, member, machine, rows, pgvector, dim)
+                pushed += len(rows)
+                advance(len(rows))
+            store.set_meta(marks.key(which), str(to))
         for rows in store.outbox(mark, model, batch):
             _sent(store, archive, member, machine, rows, pgvector, dim)
             mark = rows[-1][0]
-            store.set_meta(key, str(mark))  # autocommits: the mark moves only after the archive committed
+            store.set_meta(marks.key("pushed"), str(mark))  # autocommits: moves only after the archive committed
             pushed += len(rows)
             advance(len(rows))
         store.set_meta(LAST_PUSH, json.dumps({"archive": where(archive.url), "member": member, "machine": machine,
@@ -214,7 +230,6 @@ def standing(cfg: Config, store: Store, env=None) -> ArchiveStatus | None:
     status = ArchiveStatus(where(url) if url else None, None if url is None else
                            "env $BACKSCROLL_ARCHIVE_URL" if env.get("BACKSCROLL_ARCHIVE_URL") else "config file")
     if last is not None:
-        _key, _revised_key, mark, revised = _marks(store, last["key"])
         status.last_push = LastPush(last["archive"], last["member"], last["machine"], last["at"],
-                                    _pending(store, mark, revised))
+                                    Marks.read(store, last["key"]).pending(store))
     return status

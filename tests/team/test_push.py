@@ -197,12 +197,12 @@ def test_the_command_line_sets_up_and_pushes(team, pg_url, session_builder, back
     done = runner.invoke(app, [*home, "push", "--json"])
     assert done.exit_code == 0 and json.loads(done.stdout)["pushed"] == 2
     session_builder.claude("shop").user("one more, not pushed yet")
-    runner.invoke(app, [*home, "index"])
+    runner.invoke(app, [*home, "index"])  # (which embeds the two pushed before their vectors, too)
     status = json.loads(runner.invoke(app, [*home, "status", "--json"]).stdout)["archive"]
     assert status["configured"] == status["last_push"]["archive"] and status["from"] == "env $BACKSCROLL_ARCHIVE_URL"
-    assert status["last_push"]["member"] == "dave" and status["last_push"]["waiting"] == 1
+    assert status["last_push"]["member"] == "dave" and status["last_push"]["waiting"] == 3
     said = runner.invoke(app, [*home, "status"]).stdout
-    assert "as dave" in said and "1 record since: `backscroll push` sends them" in said
+    assert "as dave" in said and "3 records new or changed since (a vector made counts): `backscroll push`" in said
     gone = runner.invoke(app, [*home, "push", "--to", "postgresql://dave:pw@127.0.0.1:1/x", "--json"])
     assert gone.exit_code == 6 and "pw@" not in gone.output and '"kind":"archive"' in gone.stderr.replace(" ", "")
 
@@ -241,3 +241,16 @@ def test_a_store_another_process_keeps_locked_is_a_clear_error_and_the_next_push
     assert again.pending == 2
     with Archive.connect(team["alice"]) as archive:
         assert archive.count("alice") == 2, "the batch sent before the lock is there once"
+
+
+def test_records_pushed_before_their_vector_are_sent_again_with_it(team, session_builder, backscroll_home):
+    bs = home(session_builder, backscroll_home, "shop", "queue in postgres with skip locked")
+    assert pushed(team["alice"], bs).pushed == 2  # read, not yet embedded: the archive holds no vector
+    with psycopg.connect(team["postgres"]) as conn:
+        assert conn.execute("SELECT count(embedding) FROM backscroll.records").fetchone() == (0,)
+    assert bs.embed()[0] == 2
+    again = pushed(team["alice"], bs)
+    assert (again.pending, again.pushed) == (2, 2), "the vectors made since follow their records"
+    with psycopg.connect(team["postgres"]) as conn:
+        assert conn.execute("SELECT count(embedding), count(*) FROM backscroll.records").fetchone() == (2, 2)
+    assert pushed(team["alice"], bs).pushed == 0, "and only once"
