@@ -18,7 +18,9 @@ def push(
                                                 "file.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would go; send nothing.")] = False,
     prune: Annotated[bool, typer.Option("--prune", help="Also remove from the archive this machine's records "
-                                                        "the store no longer holds.")] = False,
+                                                        "of this store's sessions that the store no longer holds "
+                                                        "(those of sessions it never held are left: another data "
+                                                        "dir on this machine pushes under its name).")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
 ) -> None:

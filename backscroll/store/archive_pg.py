@@ -176,9 +176,10 @@ class Archive(ArchiveSearch, ArchiveBrowse):
             self._rollback()
             raise ArchiveError(f"the archive at {where(self.url)} refused the push: {said(exc, self.url)}") from None
 
-    def pushed_ids(self, member: str, machine: str) -> set[str]:
-        return {r[0] for r in self._run("SELECT record_id FROM backscroll.records WHERE member = %s AND machine = %s",
-                                        (member, machine))}
+    def pushed_ids(self, member: str, machine: str) -> dict[str, str]:
+        """Each record id ``member`` pushed from ``machine``, with its session's id."""
+        return {r[0]: r[1] for r in self._run("SELECT record_id, session_id FROM backscroll.records "
+                                              "WHERE member = %s AND machine = %s", (member, machine))}
 
     def delete(self, member: str, machine: str, record_ids: list[str]) -> int:
         """Remove these records of ``member`` from ``machine``; how many went."""

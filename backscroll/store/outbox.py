@@ -1,6 +1,6 @@
 """What this store sends to a team archive: records after a watermark, with their session's facts and their
-vector, in id order; records sent before their vector was made, once it is; and the ids still held, for a
-prune. Mixed into ``Store``."""
+vector, in id order; records sent before their vector was made, once it is; and the ids and sessions still
+held, for a prune. Mixed into ``Store``."""
 
 from __future__ import annotations
 
@@ -66,3 +66,7 @@ class OutboxQueries:
     def held_record_ids(self) -> set[str]:
         """Every record id this store holds (what a prune keeps in the archive)."""
         return {r[0] for r in self.conn.execute("SELECT record_id FROM records")}
+
+    def held_session_ids(self) -> set[str]:
+        """Every session this store holds (a prune touches only their rows)."""
+        return {r[0] for r in self.conn.execute("SELECT session_id FROM sessions")}

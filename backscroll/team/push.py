@@ -7,7 +7,9 @@ mark after each. A push killed between the archive's commit and the mark sends t
 archive's upsert keeps one row per ``(member, machine, record_id)``: nothing doubles. A record sent before it
 had a vector (a push right after new lines were read) is sent again once an embedding pass gives it one
 (``archive_vectored:<key>``, the last pass sent). ``prune`` removes
-from the archive this member's rows of this machine that the store no longer holds.
+from the archive this member's rows of this machine that the store no longer holds, of the sessions it holds:
+another store on the same machine (a second data dir, a container) pushes under the same name, and its other
+sessions are its own.
 """
 
 from __future__ import annotations
@@ -164,7 +166,8 @@ class Marks:
 def push(store: Store, archive: Archive, model: str, *, member: str | None = None, machine: str | None = None,
          dry_run: bool = False, prune: bool = False, batch: int = BATCH,
          advance: Callable[[int], None] = lambda _n: None) -> PushReport:
-    """Send the records after this archive's mark; with ``prune``, remove what the store no longer holds."""
+    """Send the records after this archive's mark; with ``prune``, remove what the store no longer holds of its
+    sessions."""
     archive.check_version()
     role = archive.role()
     member = member or role
@@ -198,7 +201,9 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
         store.set_meta(LAST_PUSH, json.dumps({"archive": where(archive.url), "member": member, "machine": machine,
                                               "at": format_ts(datetime.now(UTC)), "key": ident}))
     if prune:
-        gone = sorted(archive.pushed_ids(member, machine) - store.held_record_ids())
+        held, sessions = store.held_record_ids(), store.held_session_ids()
+        gone = sorted(r for r, session in archive.pushed_ids(member, machine).items()
+                      if r not in held and session in sessions)
         pruned = len(gone) if dry_run else sum(archive.delete(member, machine, gone[i:i + batch])
                                                for i in range(0, len(gone), batch))
     return PushReport(where(archive.url), member, machine, pending, pushed, pruned, dry_run, pgvector)

@@ -109,14 +109,37 @@ def test_prune_removes_what_the_store_no_longer_holds(team, session_builder, bac
     bs = home(session_builder, backscroll_home, "shop", "keep me")
     machine = pushed(team["alice"], bs).machine
     with Archive.connect(team["alice"]) as archive:
-        archive.upsert("alice", machine, [row("gone#0", "old")])
+        session = next(iter(archive.pushed_ids("alice", machine).values()))
+        archive.upsert("alice", machine, [row("gone#0", "old", session_id=session),
+                                          row("elsewhere#0", "another data dir's", session_id="other")])
     report = pushed(team["alice"], bs, prune=True, dry_run=True)
     assert report.pruned == 1
     with Archive.connect(team["alice"]) as archive:
-        assert archive.count("alice") == 3, "a dry run removes nothing"
+        assert archive.count("alice") == 4, "a dry run removes nothing"
     assert pushed(team["alice"], bs, prune=True).pruned == 1
     with Archive.connect(team["alice"]) as archive:
-        assert archive.count("alice") == 2
+        assert set(archive.pushed_ids("alice", machine)) - {"elsewhere#0"} == bs_ids(bs)
+        assert "elsewhere#0" in archive.pushed_ids("alice", machine), "a session this store never held is left"
+
+
+def test_a_second_data_dir_on_the_machine_prunes_none_of_the_firsts_sessions(team, session_builder, backscroll_home,
+                                                                              tmp_path):
+    first = Backscroll(home=tmp_path / "first", sources=(f"claude:{FIXTURES}",))
+    first.index(embed=False)
+    sent = pushed(team["alice"], first).pushed
+    second = home(session_builder, backscroll_home, "infra", "a new laptop's one session")
+    assert pushed(team["alice"], second, prune=True).pruned == 0
+    with Archive.connect(team["alice"]) as archive:
+        assert archive.count("alice") == sent + 2
+
+
+def bs_ids(bs: Backscroll) -> set[str]:
+    with bs:
+        store, _l, _f = bs._open(False, [])
+        try:
+            return store.held_record_ids()
+        finally:
+            bs._release(store)
 
 
 def test_nothing_unredacted_reaches_the_archive(team, session_builder, backscroll_home):
