@@ -145,7 +145,8 @@ class Archive(ArchiveSearch, ArchiveBrowse):
         return row[0][0] if row else where(self.url)
 
     def role(self) -> str:
-        return self._run("SELECT current_user")[0][0]
+        """The role this connection logged in as: the member whose rows it may write."""
+        return self._run("SELECT session_user")[0][0]
 
     # -- push and prune -------------------------------------------------------------------------------
     def upsert(self, member: str, machine: str, rows: list[tuple], sessions: Sequence[tuple] = ()) -> None:

@@ -10,7 +10,8 @@ indexed (GIN) so that a word counts as held exactly as the local index counts it
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+ROWS_VERSION = 2  # the last version that changed what a pushed row carries (a push's mark is kept under it)
 GROUP = "backscroll_member"
 DIM = 384
 # Columns a pushed row fills, in this order (``push.row_of``), then the vector.
@@ -51,7 +52,8 @@ CREATE TABLE IF NOT EXISTS backscroll.records (
 def migrations(current: int, vector: bool) -> list[str]:
     """The statements that bring an archive at version ``current`` (0: none) to ``SCHEMA_VERSION``; each is
     idempotent, so a migration cut short is run again whole."""
-    return [*(_migration_1(vector) if current < 1 else []), *(_migration_2(vector) if current < 2 else [])]
+    return [*(_migration_1(vector) if current < 1 else []), *(_migration_2(vector) if current < 2 else []),
+            *(_migration_3() if current < 3 else [])]
 
 
 # Version 1, statement by statement (``archive init`` prints nothing it does not run; read them here).
@@ -138,4 +140,16 @@ def _migration_2(vector: bool) -> list[str]:
         *(["DROP INDEX IF EXISTS backscroll.records_embedding",
            "CREATE INDEX records_embedding ON backscroll.records USING hnsw (embedding vector_cosine_ops) "
            "WITH (m = 16, ef_construction = 200)"] if vector else []),
+    ]
+
+
+# Version 3: a row is its member's when it names the role that logged in (``session_user``), not the role in use
+# (``current_user``): every member may ``SET ROLE`` to the group, and could write and delete rows under its name.
+# The rows do not change, so nothing is pushed again.
+def _migration_3() -> list[str]:
+    return [
+        *(f"ALTER TABLE backscroll.{table} ALTER COLUMN member SET DEFAULT session_user"
+          for table in ("records", "sessions")),
+        *(statement.replace("current_user", "session_user") for table in ("records", "sessions")
+          for statement in _policies(table)),
     ]

@@ -31,7 +31,7 @@ from backscroll.indexes.packing import unpack
 from backscroll.ingest.redact_again import RULES_VERSION, is_current
 from backscroll.status_types import ArchiveStatus, LastPush
 from backscroll.store.archive_pg import Archive
-from backscroll.store.archive_schema import SCHEMA_VERSION
+from backscroll.store.archive_schema import ROWS_VERSION
 from backscroll.store.archive_search import vector_literal
 from backscroll.store.archive_url import where
 from backscroll.store.db import Store
@@ -89,9 +89,9 @@ def archive_words(text: str) -> tuple[str, str, str]:
 
 def archive_key(identity: str, member: str) -> str:
     """What a push's mark is kept under: the archive's own id (``archive init`` gives it one, so a database
-    made anew under the same name is pushed to whole), the member, and the schema version (an archive migrated
+    made anew under the same name is pushed to whole), the member, and the rows' version (an archive migrated
     to a version whose rows carry more is pushed to whole again)."""
-    return hashlib.sha1(f"{identity}|{member}|{SCHEMA_VERSION}".encode()).hexdigest()[:16]
+    return hashlib.sha1(f"{identity}|{member}|{ROWS_VERSION}".encode()).hexdigest()[:16]
 
 
 def _vector(blob: bytes | None, pgvector: bool, dim: int) -> str | list[float] | None:

@@ -94,6 +94,23 @@ def test_a_member_cannot_write_or_delete_anothers_rows(team, session_builder, ba
         assert archive.count("alice") == 2
 
 
+def test_no_member_writes_under_the_group_roles_name(team, session_builder, backscroll_home):
+    bs = home(session_builder, backscroll_home, "shop", "deploy on friday is fine")
+    machine = pushed(team["bob"], bs).machine
+    with psycopg.connect(team["alice"], autocommit=True) as conn:
+        conn.execute("SET ROLE backscroll_member")  # (every member may: it is their group)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("INSERT INTO backscroll.records (member, machine, record_id, session_id, agent, role, "
+                         "content_type, text, words) VALUES ('backscroll_member', 'x', 'r#0', 's', 'claude', "
+                         "'user', 'text', 'bob said: deploy friday', 'bob said')")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("INSERT INTO backscroll.sessions (member, machine, session_id, agent) "
+                         "VALUES ('backscroll_member', 'x', 's', 'claude')")
+        assert conn.execute("DELETE FROM backscroll.records WHERE member = 'bob'").rowcount == 0
+    with Archive.connect(team["carol"]) as archive:
+        assert archive.count("bob") == 2 and archive.pushed_ids("bob", machine)
+
+
 def test_a_member_named_otherwise_than_their_role_is_told(team, session_builder, backscroll_home):
     bs = home(session_builder, backscroll_home, "shop", "hello")
     with Archive.connect(team["alice"]) as archive, bs:

@@ -55,3 +55,28 @@ def test_an_archive_of_version_1_is_migrated_and_pushed_to_again_whole(pg_url, t
     assert result.results and result.results[0].source_path.endswith(".jsonl"), "rows carry where they were read"
     with psycopg.connect(owner) as conn:
         assert conn.execute("SELECT count(*) FROM backscroll.sessions").fetchall()[0][0] > 0
+
+
+def test_an_archive_of_version_2_is_migrated_without_pushing_again(pg_url, tmp_path):
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "schema_v2"')
+        admin.execute('CREATE DATABASE "schema_v2"')
+    owner = as_role(pg_url, "postgres", "schema_v2")
+    with Archive.connect(owner) as archive:
+        archive.init(["frank"])
+    frank = as_role(pg_url, "frank", "schema_v2")
+    bs = Backscroll(home=tmp_path / "frank", sources=(f"claude:{FIXTURES}",))
+    bs.index(embed=False)
+    with bs:
+        assert bs.push(frank).pushed > 10
+    with psycopg.connect(owner, autocommit=True) as conn:  # as version 2 left it: rows its member's by current_user
+        conn.execute("UPDATE backscroll.meta SET value = '2' WHERE key = 'schema_version'")
+        for table in ("records", "sessions"):
+            conn.execute(f"ALTER POLICY own_rows_in ON backscroll.{table} WITH CHECK (member = current_user)")
+    with Archive.connect(owner) as archive:
+        assert archive.init() == (SCHEMA_VERSION, True)
+    with psycopg.connect(owner) as conn:
+        checks = [r[0] for r in conn.execute("SELECT with_check FROM pg_policies WHERE policyname = 'own_rows_in'")]
+        assert len(checks) == 2 and all("session_user" in c.lower() for c in checks)
+    with bs:
+        assert bs.push(frank).pushed == 0, "the rows did not change: nothing is sent again"
