@@ -184,3 +184,17 @@ def in_command(m: Matched, command: str) -> bool:
         return False
     between = _QUOTED.sub("", before[named[-1].end():])
     return not _NEXT_COMMAND.search(between) and m.group(3).lower() not in _PLACEHOLDER_WORDS
+
+
+def plain_value(m: Matched, group: int | str = 3) -> bool:
+    """A value given as itself: not a variable, a template, a redirect or another option, nor a placeholder."""
+    value = m.group(group)
+    return value[0] not in "-$%{<" and value.lower() not in _PLACEHOLDER_WORDS
+
+
+def htpasswd_batch(m: Matched) -> bool:
+    """htpasswd's password on the command line (``-b``): after the file and the user, or the user alone
+    with ``-n`` (nothing written)."""
+    flags = m.group("flags")
+    given = len(re.findall(r"'[^'\n]*'|\"[^\"\n]*\"|\S+", m.group("args")))
+    return "b" in flags and given == (1 if "n" in flags else 2) and plain_value(m, "pw")

@@ -20,10 +20,12 @@ from backscroll.ingest.redact_checks import (
     body,
     classes,
     html_password,
+    htpasswd_batch,
     in_command,
     on_line,
     password_word,
     pem,
+    plain_value,
     plausible_assignment,
     random_body,
     split_aws,
@@ -140,6 +142,28 @@ RULES: list[Rule] = [
     Rule("password", ("redis-cli",), re.compile(
         r"((?<![\w-])(?:-a|--pass)[ \t]{1,4})(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
          check=lambda m: in_command(m, "redis-cli") and m.group(3)[0] not in "-$%{<"),
+    # other tools' passwords on the command line: ssh-keygen's passphrases (``-N`` new, ``-P`` old), openssl's
+    # ``-k`` and ``pass:`` sources, keytool's store and key passwords, htpasswd's ``-b``, and one piped to sudo
+    Rule("password", ("ssh-keygen",), re.compile(
+        r"((?<![\w-])-[NP][ \t]{1,4})(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
+         check=lambda m: in_command(m, "ssh-keygen") and plain_value(m)),
+    Rule("password", ("openssl",), re.compile(
+        r"((?<![\w-])-k[ \t]{1,4})(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
+         check=lambda m: in_command(m, "openssl") and plain_value(m)),
+    Rule("password", ("pass:",), re.compile(
+        r"((?<![\w-])-pass(?:in|out)?[ \t]{1,4}(['\"]?)pass:)([^\s'\"]{1,128})\2"), 3, check=plain_value),
+    Rule("password", ("storepass", "keypass"), re.compile(
+        r"((?<![\w-])-(?:src|dest|new)?(?:store|key)pass[ \t]{1,4})(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
+         check=plain_value),
+    Rule("password", ("htpasswd",), re.compile(
+        r"(htpasswd(?P<flags>(?:[ \t]{1,4}-[A-Za-z]{1,6}(?:[ \t]{1,4}\d{1,3}(?=[ \t]))?)+)"
+        r"(?P<args>(?:[ \t]{1,4}(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"|;&]+)){1,2})[ \t]{1,4})"
+        r"(?P<q>['\"]?)(?P<pw>[^\s'\"]{3,128})(?P=q)(?=\s|$)"), "pw", check=htpasswd_batch),
+    Rule("password", ("sudo",), re.compile(
+        r"((?<![\w-])(?:echo|printf)[ \t]{1,4}(?:-[a-zA-Z]{1,3}[ \t]{1,4})?(?:(['\"])%s\\n\2[ \t]{1,4})?)"
+        r"(?P<q>['\"]?)(?P<pw>[^\s'\"|;&]{3,128})(?P=q)"
+        r"(?=[ \t]{0,4}\|[ \t]{0,4}sudo[ \t]{1,4}(?:-[a-zA-Z]{1,4}[ \t]{1,4})*?-[a-zA-Z]{0,3}S)"), "pw",
+         check=lambda m: plain_value(m, "pw")),
     # credentials in the config files agents ``cat``: Docker's config.json and .dockerconfigjson, .npmrc,
     # .netrc (``password X``), kubeconfig's client keys
     Rule("basic-auth", ('"auth"', "_auth"), re.compile(

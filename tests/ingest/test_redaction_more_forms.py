@@ -80,6 +80,18 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     ("redis-cli-after-url", "redis-cli -u 'redis://cache?ssl=true&db=2' -a s3cretPass9 ping", ("s3cretPass9",)),
     ("redis-cli-url-unquoted", "redis-cli -u redis://cache?ssl=true&db=2 -a s3cretPass9 ping", ("s3cretPass9",)),
     ("redis-cli-continued", "redis-cli -h cache.internal \\\n  -a s3cretPass9 ping", ("s3cretPass9",)),
+    # rules version 5: other tools' passwords on the command line
+    ("ssh-keygen-new", "ssh-keygen -t ed25519 -N Zq8vLm2Np9 -f deploy_key", ("Zq8vLm2Np9",)),
+    ("ssh-keygen-old-and-new", "ssh-keygen -p -P 'oldPass99x' -N newPass99x -f key", ("oldPass99x", "newPass99x")),
+    ("openssl-k", "openssl enc -aes-256-cbc -k Zq8vLm2Np9 -in a.tar -out a.enc", ("Zq8vLm2Np9",)),
+    ("openssl-pass-source", "openssl pkcs12 -export -in c.pem -passout pass:Zq8vLm2Np9 -out c.p12", ("Zq8vLm2Np9",)),
+    ("keytool", "keytool -genkey -keystore ks.jks -storepass Zq8vLm2Np9 -keypass Qx7Lm2Np9v", ("Zq8vLm2Np9",
+                                                                                               "Qx7Lm2Np9v")),
+    ("htpasswd-batch", "htpasswd -b .htpasswd admin Zq8vLm2Np9", ("Zq8vLm2Np9",)),
+    ("htpasswd-bcrypt-cost", "htpasswd -bBC 12 /etc/nginx/.htpasswd admin Zq8vLm2Np9", ("Zq8vLm2Np9",)),
+    ("htpasswd-print", "htpasswd -nb admin Zq8vLm2Np9 >> users", ("Zq8vLm2Np9",)),
+    ("sudo-piped", "echo 'Zq8vLm2Np9' | sudo -S systemctl restart nginx", ("Zq8vLm2Np9",)),
+    ("sudo-printf", "printf '%s\\n' Zq8vLm2Np9 | sudo -S -k whoami", ("Zq8vLm2Np9",)),
 ]
 
 # Provider tokens: their formats come from gitleaks' maintained rule set (redact_gitleaks).
@@ -122,6 +134,13 @@ KEEP = [
     "ssh -p 2222 deploy@host, then login as root",
     "the secret is out: we ship on Monday",
     "secret_sauce_recipe_for_success is a function name",
+    'ssh-keygen -t ed25519 -N "" -f deploy_key',
+    "ssh-keygen -N \"$KEY_PASSPHRASE\" -f key",
+    "openssl rsa -passin env:KEY_PASS -in key.pem",
+    "ls -N /tmp && grep -k pattern file",
+    "htpasswd -c .htpasswd admin",
+    "echo done | sudo tee -a /etc/hosts",
+    "echo \"$SUDO_PASSWORD\" | sudo -S ls",
 ]
 
 
