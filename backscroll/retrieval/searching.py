@@ -30,7 +30,8 @@ def check_agent(agent: str | None) -> None:
 
 
 def make_filters(*, role=None, agent=None, content_type=None, project=None, session=None,
-                 since=None, until=None, author=None, file=None) -> Filters:
+                 since=None, until=None, author=None, file=None, now: datetime | None = None) -> Filters:
+    """The filters of a search, checked; ages and dates (``since``, ``until``) read against ``now``."""
     from backscroll.when import parse_when
 
     if role is not None and role not in ROLES:
@@ -40,8 +41,8 @@ def make_filters(*, role=None, agent=None, content_type=None, project=None, sess
     if author is not None and author not in AUTHORS:
         raise UsageError(f"unknown author {author!r}", hint=f"use one of: {', '.join(AUTHORS)}")
     check_agent(agent)
-    since_ts = parse_when(since) if since else None
-    until_ts = parse_when(until, end=True) if until else None
+    since_ts = parse_when(since, now=now) if since else None
+    until_ts = parse_when(until, now=now, end=True) if until else None
     if since_ts and until_ts and since_ts >= until_ts:
         raise UsageError(f"--since {since} is not before --until {until}: nothing can match",
                          hint="swap them: `since` is the older end of the range", reason="empty-range")
@@ -50,15 +51,16 @@ def make_filters(*, role=None, agent=None, content_type=None, project=None, sess
 
 
 def now_of(value: str | datetime | None) -> datetime:
-    """``value`` as an aware datetime (an ISO string or a datetime); the current time when None, in the
-    local time zone ($TZ honoured): a date in the query is a day on the user's calendar, as for
-    ``--since``/``--until`` (``when.parse_when``) and the times shown."""
+    """``value`` as an aware datetime (an ISO string or a datetime; without a zone, a time in the local one);
+    the current time when None, in the local time zone ($TZ honoured): a date in the query is a day on the
+    user's calendar, as for ``--since``/``--until`` (``when.parse_when``) and the times shown."""
     if isinstance(value, datetime):
-        return value
+        return value if value.tzinfo is not None else value.astimezone()
     if not value:
         return datetime.now(UTC).astimezone()
     try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        found = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        return found if found.tzinfo is not None else found.astimezone()
     except ValueError:
         raise UsageError(f"now must be an ISO date or time, not {str(value)[:60]!r}",
                          hint="e.g. now=\"2026-10-01T09:00:00Z\", or a datetime") from None
@@ -73,9 +75,11 @@ def check(req: SearchRequest) -> tuple[Filters, QueryPlan]:
     if req.file is not None and req.archive is not None:
         raise UsageError("--file reads this machine's tool calls, not the team archive's",
                          hint="search the archive without --file, or this machine's history with it")
+    now = now_of(req.now)
     filters = make_filters(role=req.role, agent=req.agent, content_type=req.content_type, project=req.project,
-                           session=req.session, since=req.since, until=req.until, author=req.author, file=req.file)
-    return filters, plan_query(req.query, analyze, now=now_of(req.now))
+                           session=req.session, since=req.since, until=req.until, author=req.author, file=req.file,
+                           now=now)
+    return filters, plan_query(req.query, analyze, now=now)
 
 
 def spoken_agent_hint(has_agent: Callable[[str], bool], plan: QueryPlan, filters: Filters,

@@ -37,12 +37,14 @@ from backscroll.testing.plugin import (
     backscroll_search,
     format_hits,
     pytest_addoption,
+    pytest_runtest_teardown,
     session_builder,
 )
-from backscroll.testing.sessions import ClaudeSession, CodexSession
+from backscroll.testing.sessions import ClaudeSession, CodexSession, uuid_for
 
 __all__ = [
     "DEFAULT_START", "BackscrollHome", "ClaudeSession", "CodexSession", "CopilotCliSession", "CursorCliSession",
     "FakeEmbedder", "SessionFactory", "assert_recalled", "backscroll_home", "backscroll_index", "backscroll_search",
-    "fake_embedder", "format_hits", "pytest_addoption", "session_builder",
+    "fake_embedder", "format_hits", "pytest_addoption", "pytest_runtest_teardown", "session_builder",
+    "uuid_for",
 ]

@@ -7,6 +7,8 @@ docstring for how a project uses the fixtures or turns them off.
 from __future__ import annotations
 
 import os
+import re
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -24,13 +26,13 @@ if TYPE_CHECKING:
     from backscroll.config import Config
     from backscroll.types import Hit, SearchResult
 
-_SCRUBBED_ENV = ("BACKSCROLL_HOME", "BACKSCROLL_CONFIG", "BACKSCROLL_EMBED", "BACKSCROLL_REDACT",
-                 "BACKSCROLL_SESSION_ID", "BACKSCROLL_EMBEDDER", "BACKSCROLL_BACKGROUND", "BACKSCROLL_LOCK_WAIT",
-                 "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME",
+# The agents' variables; backscroll's own (``BACKSCROLL_*``) go too, but for the test embedder's choice.
+_SCRUBBED_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME",
                  "OPENCODE_DATA_DIR", "PI_CODING_AGENT_DIR", "XDG_DATA_HOME",
                  "OMP_CODING_AGENT_DIR", "KIMI_SHARE_DIR", "COPILOT_HOME", "CLINE_DATA_DIR", "CLINE_DIR",
                  "GOOSE_PATH_ROOT", "CRUSH_GLOBAL_DATA", "FILE_STORE_PATH", "XDG_CONFIG_HOME", "NO_COLOR")
-DEFAULT_START = "2026-10-01T09:00:00.000Z"
+DEFAULT_START = "2026-10-01T09:00:00.000Z"  # the day before the first session: each starts a day after the last
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -72,15 +74,23 @@ class BackscrollHome:
 
 @dataclass
 class SessionFactory:
-    """``session_builder``: start Claude Code, Codex, Cursor CLI or Copilot CLI sessions inside the isolated home."""
+    """``session_builder``: start Claude Code, Codex, Cursor CLI or Copilot CLI sessions inside the isolated home.
+
+    Asking again for a session id already started returns its builder, which goes on writing that session (as
+    an agent resuming it does)."""
 
     env: BackscrollHome
     start: str = DEFAULT_START
     step: float = 30.0
     _count: int = field(default=0)
+    _started: dict[tuple[str, str], Any] = field(default_factory=dict)
 
-    def _session_id(self, session_id: str | None) -> str:
+    def _session_id(self, session_id: str | None, uuid: bool = True) -> str:
         self._count += 1
+        if uuid and session_id is not None and not _UUID.fullmatch(session_id):
+            raise ValueError(f"session_id {session_id[:80]!r} is not a UUID, and the agents name their session files "
+                             "by one (backscroll would not read it): leave it out for a fresh one, or pass "
+                             f"backscroll.testing.uuid_for({session_id[:40]!r}) for a stable one")
         return session_id or uuid_for(f"session:{self._count}")
 
     def _start(self, start: str | None) -> str:
@@ -89,29 +99,48 @@ class SessionFactory:
         # successive sessions start a day apart, in order
         return format_ts(parse_ts(self.start) + timedelta(days=self._count))
 
+    def _cwd(self, project: str, cwd: str | None) -> str:
+        if cwd is not None:
+            return cwd
+        if not project.strip("/."):
+            raise ValueError(f"project {project!r} names no folder: pass a name, or cwd= for a path")
+        return f"/home/dev/{project}"
+
+    def _begin(self, agent: str, session_id: str | None, cwd: str, make: Callable[[str], Any]) -> Any:
+        """The session's builder: a new one, or the one already writing it. (Claude Code and Codex find their
+        sessions by the UUID in the file's name; Cursor's and Copilot's folders may be named otherwise.)"""
+        if session_id is not None and (agent, session_id.lower()) in self._started:
+            was = self._started[(agent, session_id.lower())]
+            if was.cwd != cwd:
+                raise ValueError(f"{agent} session {session_id} was started in {was.cwd}, not {cwd}")
+            return was
+        builder = make(self._session_id(session_id, uuid=agent in ("claude", "codex")))
+        self._started[(agent, builder.session_id.lower())] = builder
+        return builder
+
     def claude(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
                start: str | None = None) -> ClaudeSession:
-        sid = self._session_id(session_id)
-        return ClaudeSession(self.env.claude_projects, cwd or f"/home/dev/{project}", sid, self._start(start),
-                             self.step)
+        where = self._cwd(project, cwd)
+        return self._begin("claude", session_id, where, lambda sid: ClaudeSession(
+            self.env.claude_projects, where, sid, self._start(start), self.step))
 
     def codex(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
               start: str | None = None) -> CodexSession:
-        sid = self._session_id(session_id)
-        return CodexSession(self.env.codex_sessions, cwd or f"/home/dev/{project}", sid, self._start(start),
-                            self.step)
+        where = self._cwd(project, cwd)
+        return self._begin("codex", session_id, where, lambda sid: CodexSession(
+            self.env.codex_sessions, where, sid, self._start(start), self.step))
 
     def cursor(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
                start: str | None = None, title: str | None = None) -> CursorCliSession:
-        sid = self._session_id(session_id)
-        return CursorCliSession(self.env.home / ".cursor" / "chats", cwd or f"/home/dev/{project}", sid,
-                                self._start(start), self.step, title)
+        where = self._cwd(project, cwd)
+        return self._begin("cursor", session_id, where, lambda sid: CursorCliSession(
+            self.env.home / ".cursor" / "chats", where, sid, self._start(start), self.step, title))
 
     def copilot(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
                 start: str | None = None) -> CopilotCliSession:
-        sid = self._session_id(session_id)
-        return CopilotCliSession(self.env.home / ".copilot" / "session-state", cwd or f"/home/dev/{project}", sid,
-                                 self._start(start), self.step)
+        where = self._cwd(project, cwd)
+        return self._begin("copilot", session_id, where, lambda sid: CopilotCliSession(
+            self.env.home / ".copilot" / "session-state", where, sid, self._start(start), self.step))
 
 
 # -- fixtures ----------------------------------------------------------------------------------
@@ -123,11 +152,15 @@ def backscroll_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: py
     root = tmp_path / "backscroll-env"
     home, data = root / "home", root / "data"
     home.mkdir(parents=True)
-    for name in _SCRUBBED_ENV:
-        monkeypatch.delenv(name, raising=False)
+    for name in (*_SCRUBBED_ENV, *(n for n in os.environ if n.startswith("BACKSCROLL_"))):
+        if name != "BACKSCROLL_TEST_EMBEDDER":
+            monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("BACKSCROLL_HOME", str(data))
-    _pin_utc(request)  # ("--since 2026-10-15" is local midnight: a test means the same on every machine)
+    # ("--since 2026-10-15" is local midnight: a test means the same on every machine)
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    request.node.stash[_PINNED] = True
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("BACKSCROLL_BACKGROUND", "0")  # no search leaves an embedding worker behind a test
     # The real model by default, as users run it; set BACKSCROLL_TEST_EMBEDDER=fake for fast unit tests.
@@ -136,26 +169,22 @@ def backscroll_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: py
     return BackscrollHome(root, home, data)
 
 
-def _pin_utc(request: pytest.FixtureRequest) -> None:
-    """Local time is UTC for the test (``TZ``, and the C library's notion of it), as it was after."""
-    import time
+_PINNED = pytest.StashKey[bool]()
 
-    was = os.environ.get("TZ")
-    os.environ["TZ"] = "UTC"
-    time.tzset()
 
-    def restore() -> None:
-        if was is None:
-            os.environ.pop("TZ", None)
-        else:
-            os.environ["TZ"] = was
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """After every fixture of a test that pinned local time is torn down (``TZ`` is as it was, whatever the test
+    set in between), the C library reads the zone again."""
+    if item.stash.get(_PINNED, False):
         time.tzset()
-
-    request.addfinalizer(restore)
 
 
 @pytest.fixture
 def session_builder(backscroll_home: BackscrollHome) -> SessionFactory:
+    """Writes agents' session files into the isolated home: ``.claude()``, ``.codex()``, ``.cursor()`` and
+    ``.copilot()`` start a session (a day after the last) and return its builder (``.user()``, ``.assistant()``,
+    ``.tool()``, ``.search_echo()``, ...)."""
     return SessionFactory(backscroll_home)
 
 
@@ -198,7 +227,13 @@ def assert_recalled(backscroll_search: Callable[..., SearchResult]) -> Callable[
         __tracebackhide__ = True
         if "limit" in kw:
             raise TypeError("assert_recalled takes k=N (how many top results may hold the marker), not limit=")
-        result = backscroll_search(query, limit=k, **{"max_chars": 0, **kw})  # (the whole text: a marker at its end)
+        if "max_chars" in kw:
+            raise TypeError("assert_recalled reads each hit's whole text: it takes no max_chars=")
+        if not marker:
+            raise ValueError("assert_recalled needs a marker to look for: an empty one is in every text")
+        if not 1 <= k <= 1000:
+            raise ValueError(f"k must be from 1 to 1,000, not {k}")
+        result = backscroll_search(query, limit=k, max_chars=0, **kw)  # (the whole text: a marker at its end)
         for hit in result.results[:k]:
             if marker in hit.text:
                 return hit

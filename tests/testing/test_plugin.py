@@ -123,3 +123,18 @@ def test_the_readme_pytest_example_passes_as_written(pytester, embedder, monkeyp
     assert example is not None
     pytester.makepyfile(test_memory=example.group(1))
     pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_local_time_is_given_back_whatever_the_test_set_meanwhile(pytester, monkeypatch):
+    monkeypatch.delenv("TZ", raising=False)
+    pytester.makepyfile("""
+        import os, time
+
+        def test_a(backscroll_home, monkeypatch):
+            monkeypatch.setenv("TZ", "Europe/Berlin")
+            time.tzset()
+
+        def test_b():
+            assert "TZ" not in os.environ and time.tzname[0] != "CET"
+    """)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)

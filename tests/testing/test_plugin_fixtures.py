@@ -57,3 +57,73 @@ def test_a_home_made_outside_the_fixture_reads_only_its_own_sessions(tmp_path, m
     found = backscroll.search("CANARY-REAL-HOME SKIP LOCKED", config=mine.config(), mode="lexical", weak=True)
     texts = [h.text for h in (*found.results, *found.weak_matches)]
     assert texts and not any("CANARY" in t for t in texts), texts
+
+
+def test_now_pins_the_ages_and_dates_of_since_and_until_too(session_builder, backscroll_index, backscroll_search):
+    session_builder.codex(start="2026-10-19T08:00:00Z").user("we chose nats for the notifier")
+    backscroll_index(embed=False)
+    pinned = backscroll_search("notifier", since="2d", now="2026-10-20T12:00:00Z", mode="lexical")
+    assert pinned.filters.since == "2026-10-18T12:00:00.000Z" and pinned.results
+    today = backscroll_search("notifier", since="yesterday", until="today", now="2026-10-20T12:00:00Z",
+                              mode="lexical")
+    assert (today.filters.since, today.filters.until) == ("2026-10-19T00:00:00.000Z", "2026-10-21T00:00:00.000Z")
+    assert today.results
+
+
+@pytest.mark.parametrize("now", ["2026-10-20", "2026-10-20T12:00:00", "naive datetime"])
+def test_a_clock_without_a_zone_is_local_time(session_builder, backscroll_index, backscroll_search, now):
+    from datetime import datetime
+
+    session_builder.claude(start="2026-10-19T08:00:00Z").user("we chose nats for the notifier yesterday")
+    backscroll_index(embed=False)
+    clock = datetime(2026, 10, 20, 12) if now == "naive datetime" else now
+    found = backscroll_search("notifier yesterday", now=clock, mode="lexical")
+    assert found.results
+
+
+def test_a_session_id_the_agents_would_not_name_a_file_by_is_refused(session_builder):
+    for start in (session_builder.claude, session_builder.codex):
+        with pytest.raises(ValueError, match="not a UUID.*uuid_for"):
+            start(session_id="checkout-bug")
+    with pytest.raises(ValueError, match="names no folder"):
+        session_builder.claude(project="")
+
+
+def test_a_session_id_asked_for_again_goes_on_with_that_session(session_builder, backscroll_index,
+                                                                 backscroll_search):
+    sid = "11111111-2222-3333-4444-555555555555"
+    first = session_builder.claude(session_id=sid)
+    first.user("first visit talks about alpha bravo").assistant("alpha answer one")
+    again = session_builder.claude(session_id=sid.upper())
+    assert again is first
+    again.user("second visit talks about charlie delta").assistant("charlie answer two")
+    codex = session_builder.codex(session_id="22222222-2222-3333-4444-555555555555")
+    codex.user("echo about zulu")
+    session_builder.codex(session_id="22222222-2222-3333-4444-555555555555").user("and then about yankee")
+    assert backscroll_index(embed=False).report.records_added == 6
+    assert backscroll_search("charlie", mode="lexical").results
+    assert backscroll_search("yankee", mode="lexical").results
+    with pytest.raises(ValueError, match="was started in /home/dev/shop"):
+        session_builder.claude(project="infra", session_id=sid)
+
+
+def test_assert_recalled_refuses_what_would_check_nothing(session_builder, backscroll_index, assert_recalled):
+    session_builder.claude().user("where is the N+1?").assistant("The N+1 query is in CartSerializer; it fixes it")
+    backscroll_index(embed=False)
+    with pytest.raises(ValueError, match="empty one"):
+        assert_recalled("CartSerializer", "")
+    with pytest.raises(TypeError, match="no max_chars"):
+        assert_recalled("CartSerializer", "fixes it", max_chars=10)
+    with pytest.raises(ValueError, match="k must be from 1"):
+        assert_recalled("CartSerializer", "fixes it", k=0)
+    assert_recalled("CartSerializer", "fixes it")
+
+
+def test_every_backscroll_variable_is_cleared_but_the_test_embedder(monkeypatch, request):
+    import os
+
+    monkeypatch.setenv("BACKSCROLL_DEBUG", "1")
+    monkeypatch.setenv("BACKSCROLL_ARCHIVE_URL", "postgresql://someone@db/agents")
+    request.getfixturevalue("backscroll_home")
+    assert "BACKSCROLL_DEBUG" not in os.environ and "BACKSCROLL_ARCHIVE_URL" not in os.environ
+    assert os.environ["TZ"] == "UTC"
