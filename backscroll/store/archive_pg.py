@@ -175,6 +175,10 @@ class Archive(ArchiveSearch, ArchiveBrowse):
             self.conn.commit()
         except psycopg.Error as exc:
             self._rollback()
+            if isinstance(exc, psycopg.OperationalError):  # (the server went away or shut down: nothing was refused)
+                raise ArchiveError(f"the connection to the archive at {where(self.url)} was lost mid-push: "
+                                   f"{said(exc, self.url)}", hint="the batches committed stay; the next push sends "
+                                   "the rest") from None
             raise ArchiveError(f"the archive at {where(self.url)} refused the push: {said(exc, self.url)}") from None
 
     def pushed_ids(self, member: str, machine: str) -> dict[str, str]:

@@ -66,8 +66,8 @@ def advice(exc: Exception) -> str | None:
     state = getattr(exc, "sqlstate", None) or ""
     text = str(exc)
     if state == "28P01" or "password authentication failed" in text:
-        return ("the password is read from the URL, $PGPASSWORD or ~/.pgpass (host:port:db:user:password, mode "
-                "0600): check the one for this user")
+        return ("the password is read from $PGPASSWORD or ~/.pgpass (host:port:db:user:password, mode 0600), or "
+                "from the URL when it holds one: check the one for this user")
     if "no password supplied" in text or "fe_sendauth" in text:
         return "put the password in ~/.pgpass (host:port:db:user:password, mode 0600) or $PGPASSWORD"
     if state == "28000" or "pg_hba.conf" in text:

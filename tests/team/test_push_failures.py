@@ -118,7 +118,7 @@ def test_a_server_that_goes_away_mid_push_leaves_whole_batches_and_a_clear_error
 
         with Backscroll(home=store_home) as bs, pytest.raises(ArchiveError) as err:
             bs.push(url, batch=5, advance=advance)
-        assert "refused" in str(err.value) or "cannot reach" in str(err.value)
+        assert "was lost mid-push" in str(err.value) or "cannot reach" in str(err.value)
         server = restarted(server.pgdata)  # (where the first one ran: its data)
         with Archive.connect(url) as archive:
             assert archive.count("dave") == 10, "two whole batches, nothing half-written"
