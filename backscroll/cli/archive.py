@@ -36,7 +36,8 @@ def init(
         else:
             common.err(f"the archive at {where(url)} is at schema version {version}"
                        + ("" if vector else " (no pgvector: meaning will be searched by an exact scan)")
-                       + (f"; members: {', '.join(member)}" if member else ""))
+                       + (f"; granted to {', '.join(member)} (members granted before keep their access)"
+                          if member else ""))
         return 0
 
     common.run(body, as_json=as_json)
