@@ -15,6 +15,7 @@ LAST_PUSH = "archive_last_push"  # meta: where this store last pushed, as whom, 
 OUT_COLUMNS = ("r.id, r.record_id, r.session_id, r.agent, r.project, r.cwd, s.title, r.role, r.content_type, "
                "r.author, r.tool_name, r.tool_call_id, r.is_echo, r.is_error, r.is_call, r.timestamp, r.text, "
                "r.source_path, r.line, r.is_sidechain, r.parent_session_id, e.vector, r.redaction")
+OUT_VECTOR = 21  # (where ``e.vector`` is among them)
 
 
 class OutboxQueries:
@@ -23,21 +24,31 @@ class OutboxQueries:
     def outbox(self, after_id: int, model: str, batch: int) -> Iterator[list[tuple]]:
         """Records with an id above ``after_id``, ``batch`` at a time, each with its vector of ``model``
         (None for a record not embedded)."""
-        cur = self.conn.execute(
-            f"SELECT {OUT_COLUMNS} FROM records r LEFT JOIN sessions s USING (session_id) "
-            "LEFT JOIN embeddings e ON e.content_hash = r.unit_hash AND e.model = ? "
-            "WHERE r.id > ? ORDER BY r.id", (model, after_id))
-        while rows := cur.fetchmany(batch):
+        return self._in_batches("r.id > ?", (after_id,), model, batch)
+
+    def _in_batches(self, where: str, args: tuple, model: str, batch: int) -> Iterator[list[tuple]]:
+        """The outbox rows ``where`` says, in id order, each batch read by a statement of its own: no read
+        transaction stays open between batches, so a push can move its mark while another process writes."""
+        last = 0
+        while rows := self.conn.execute(
+                f"SELECT {OUT_COLUMNS} FROM records r LEFT JOIN sessions s USING (session_id) "
+                "LEFT JOIN embeddings e ON e.content_hash = r.unit_hash AND e.model = ? "
+                f"WHERE {where} AND r.id > ? ORDER BY r.id LIMIT ?", (model, *args, last, batch)).fetchall():
             yield rows
+            last = rows[-1][0]
+
+    def revised_outbox(self, after_revision: int, up_to_id: int, model: str, batch: int) -> Iterator[list[tuple]]:
+        """Records up to ``up_to_id`` (already sent) changed in place by a pass after ``after_revision``."""
+        return self._in_batches("r.revised > ? AND r.id <= ?", (after_revision, up_to_id), model, batch)
+
+    def revised_count(self, after_revision: int, up_to_id: int) -> int:
+        return self.conn.execute("SELECT count(*) FROM records WHERE revised > ? AND id <= ?",
+                                 (after_revision, up_to_id)).fetchone()[0]
 
     def vectored_outbox(self, after_seq: int, up_to_id: int, model: str, batch: int) -> Iterator[list[tuple]]:
         """Records up to ``up_to_id`` (already sent) given a vector by an embedding pass after ``after_seq``."""
-        cur = self.conn.execute(
-            f"SELECT {OUT_COLUMNS} FROM records r LEFT JOIN sessions s USING (session_id) "
-            "JOIN embeddings e ON e.content_hash = r.unit_hash AND e.model = ? "
-            "WHERE r.vector_seq > ? AND r.id <= ? ORDER BY r.id", (model, after_seq, up_to_id))
-        while rows := cur.fetchmany(batch):
-            yield rows
+        for rows in self._in_batches("r.vector_seq > ? AND r.id <= ?", (after_seq, up_to_id), model, batch):
+            yield [r for r in rows if r[OUT_VECTOR] is not None]  # (a vector of another model is none of ours)
 
     def vectored_count(self, after_seq: int, up_to_id: int) -> int:
         return self.conn.execute("SELECT count(*) FROM records WHERE vector_seq > ? AND id <= ?",

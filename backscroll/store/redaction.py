@@ -1,12 +1,10 @@
-"""The SQL of redacting stored records again under newer rules, and of sending the changed ones again
-(``ingest.redact_again``, ``team.push``). Mixed into ``Store``."""
+"""The SQL of redacting stored records again under newer rules (``ingest.redact_again``; what a push sends
+again is the outbox's). Mixed into ``Store``."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
-
-from backscroll.store.outbox import OUT_COLUMNS
+from collections.abc import Iterable
 
 # The strings of a record that redaction covers, in this order (``strings_before`` and ``rewrite``).
 STRINGS = ("text", "cwd", "tool_name", "project")
@@ -56,16 +54,3 @@ class RedactionQueries:
     def rewrite_leaf_title(self, leaf: str, title: str) -> None:
         self.conn.execute("UPDATE leaf_titles SET title = ? WHERE leaf_uuid = ?", (title, leaf))
 
-    # -- what a push sends again ---------------------------------------------------------------
-    def revised_outbox(self, after_revision: int, up_to_id: int, model: str, batch: int) -> Iterator[list[tuple]]:
-        """Records up to ``up_to_id`` (already sent) changed in place by a pass after ``after_revision``."""
-        cur = self.conn.execute(
-            f"SELECT {OUT_COLUMNS} FROM records r LEFT JOIN sessions s USING (session_id) "
-            "LEFT JOIN embeddings e ON e.content_hash = r.unit_hash AND e.model = ? "
-            "WHERE r.revised > ? AND r.id <= ? ORDER BY r.id", (model, after_revision, up_to_id))
-        while rows := cur.fetchmany(batch):
-            yield rows
-
-    def revised_count(self, after_revision: int, up_to_id: int) -> int:
-        return self.conn.execute("SELECT count(*) FROM records WHERE revised > ? AND id <= ?",
-                                 (after_revision, up_to_id)).fetchone()[0]

@@ -294,3 +294,23 @@ def test_records_pushed_before_their_vector_are_sent_again_with_it(team, session
     with psycopg.connect(team["postgres"]) as conn:
         assert conn.execute("SELECT count(embedding), count(*) FROM backscroll.records").fetchone() == (2, 2)
     assert pushed(team["alice"], bs).pushed == 0, "and only once"
+
+
+def test_a_push_moves_its_mark_while_another_process_writes_between_batches(team, tmp_path):
+    """An embedding worker commits vectors while a push sends: the push held one read open across its batches,
+    so moving its mark after another's commit failed at once ("database is locked"), whatever the wait."""
+    import sqlite3
+
+    bob = Backscroll(home=tmp_path / "bob", sources=(f"claude:{FIXTURES}",))
+    bob.index(embed=False)
+    other = sqlite3.connect(tmp_path / "bob" / "backscroll.db", isolation_level=None)
+
+    def another_writer(_n: int) -> None:
+        other.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('elsewhere', ?)", (str(_n),))
+
+    try:
+        report = pushed(team["bob"], bob, batch=7, advance=another_writer)
+    finally:
+        other.close()
+    assert report.pushed == report.pending > 7
+    assert pushed(team["bob"], bob).pushed == 0, "every mark moved"
