@@ -49,6 +49,12 @@ class Backscroll(Reads):
     def __init__(self, home=None, config: Config | None = None, *, sources=()):
         from backscroll.config import resolve
 
+        if config is not None and (home is not None or sources):
+            raise UsageError("give a data dir (home=, sources=) or a resolved config=, not both",
+                             hint="a Config names its data dir and sources already")
+        if config is not None and not isinstance(config, Config):
+            raise UsageError(f"config= takes a backscroll Config, not {type(config).__name__}",
+                             hint="pass home= (a data dir) instead, or backscroll.config.resolve(...)")
         self.config = config if config is not None else resolve(home=home, sources=tuple(sources or ()))
         self._held: tuple[Any, Any] | None = None  # (Store, LexicalIndex) once a read opened them
         self._recent: Any = None  # the MCP server's searches of late (``policy.recent``), once it asks

@@ -607,3 +607,15 @@ def test_interior_damage_is_found_before_a_write_and_reported_as_corrupt(session
     for args in (["rebuild", "--json"], ["status", "--json"], ["search", "ledger", "--no-sync", "--json"]):
         out = _run_in(backscroll_home, data, *args)
         assert "internal" not in out.stderr, (args, out.stderr)
+
+
+def test_a_data_dir_and_a_config_together_or_a_config_that_is_none_are_usage_errors(backscroll_home, tmp_path):
+    import backscroll
+    from backscroll import Backscroll
+    from backscroll.errors import UsageError
+
+    with pytest.raises(UsageError, match="not both"):
+        backscroll.search("deploy", home=tmp_path / "elsewhere", config=backscroll_home.config())
+    with pytest.raises(UsageError, match="takes a backscroll Config, not object"):
+        Backscroll(config=object())  # type: ignore[arg-type]
+    assert not (tmp_path / "elsewhere").exists()
