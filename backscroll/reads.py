@@ -27,19 +27,26 @@ class Reads:
 
     @guarded
     def show(self, ident: str, *, context: int = 3, limit: int | None = None, offset: int = 0, sync: bool = False,
-             max_chars: int = 0, archive: str | None = None, notify: Notify = quiet) -> SessionView:
+             max_chars: int = 0, archive: str | None = None, member: str | None = None,
+             notify: Notify = quiet) -> SessionView:
         """A record with ``context`` records either side, or (a session id or a prefix) a page of a session;
-        ``max_chars`` cuts each record's text (0: whole); ``archive``: from the team archive."""
+        ``max_chars`` cuts each record's text (0: whole); ``archive``: from the team archive (``member``: whose,
+        when two members pushed the same session)."""
         from backscroll import browse
         from backscroll.request import ShowRequest, check_fields
 
         browse.check_id(ident)
-        check_fields(ShowRequest(ident, context, limit, offset, max_chars, archive))
+        check_fields(ShowRequest(ident, context, limit, offset, max_chars, archive, member))
+        if member is not None and archive is None:
+            from backscroll.errors import UsageError
+
+            raise UsageError("member names whose record it is in a team archive", hint="give the archive too",
+                             reason="member-without-archive")
         if archive is not None:
             from backscroll.team import browse as team
 
             return team.show(self.config, archive, ident, context=context, limit=limit, offset=offset,
-                             max_chars=max_chars)
+                             max_chars=max_chars, member=member)
         store = self._records(sync, notify)
         try:
             return browse.show(store, ident, context=context, limit=limit, offset=offset, max_chars=max_chars)

@@ -154,6 +154,8 @@ class ShowRequest:
                              maximum=MAX_COUNT, brief="Cut each text at N (0: all).")
     archive: str | None = _option(None, "From the team archive (a URL, or default).",
                                   brief="From the team archive (a URL, or default).", metavar="URL")
+    member: str | None = _option(None, "With --archive: the member whose record or session it is (when two "
+                                 "pushed the same session).", metavar="NAME", brief="With --archive: whose it is.")
 
 
 @dataclass(frozen=True)

@@ -57,9 +57,12 @@ def show_command(ident: str, member: str | None = None) -> str:
     """``backscroll show ID``, with the ``--archive`` this command read when the id is a team archive's."""
     if not member:
         return f"backscroll show {ident}"
+    import shlex
+
     from backscroll.store.archive_url import for_command
 
-    return f"backscroll show {ident} --archive {for_command(STATE.archive) if STATE.archive else 'URL'}"
+    return (f"backscroll show {ident} --archive {for_command(STATE.archive) if STATE.archive else 'URL'} "
+            f"--member {shlex.quote(member)}")
 
 
 def emit_json(obj) -> None:

@@ -28,6 +28,7 @@ def show(
     show_path: Annotated[bool, typer.Option("--path",
                                             help="Print only the source file (path:line for a record).")] = False,
     archive: Annotated[str | None, common.option_of(ShowRequest, "archive")] = None,
+    member: Annotated[str | None, common.option_of(ShowRequest, "member")] = None,
 ) -> None:
     """Open a search hit in its conversation, or print a whole session.
 
@@ -53,7 +54,7 @@ def show(
         with common.archive() as bs:
             view = bs.show(ident, context=3 if context is None else context, limit=limit, offset=offset,
                            max_chars=max_chars, sync=not no_sync and archive is None, archive=archive,
-                           notify=common.err)
+                           member=member, notify=common.err)
         if context is not None and not view.focus:
             from backscroll.errors import UsageError
 

@@ -132,7 +132,7 @@ def _search_params() -> tuple[Param, ...]:
 
 
 # (the archive is searched over MCP through search's "default"; show and list read this machine's store)
-SHOW_PARAMS = _params(ShowRequest, MCP_SHOW_DEFAULTS, leave_out=("archive",))
+SHOW_PARAMS = _params(ShowRequest, MCP_SHOW_DEFAULTS, leave_out=("archive", "member"))
 LIST_PARAMS = _params(ListRequest, {}, leave_out=("archive", "member"))
 
 

@@ -34,17 +34,20 @@ class ArchiveBrowse:
                           (member, machine, session_id))
         return rows[0] if rows else None
 
-    def record_row(self, record_id: str) -> dict | None:
+    def record_row(self, record_id: str, member: str | None = None) -> dict | None:
+        """The record of that id as the first member who pushed it has it (``member``: as they have it)."""
         rows = self._rows(f"SELECT {HIT_COLUMNS} FROM backscroll.records WHERE record_id = %s "
-                          "ORDER BY member, machine LIMIT 1", (record_id,))
+                          "AND (%s::text IS NULL OR member = %s) ORDER BY member, machine LIMIT 1",
+                          (record_id, member, member))
         return rows[0] if rows else None
 
-    def sessions_like(self, prefix: str) -> list[tuple[str, str, str]]:
-        """The ``(member, machine, session_id)`` whose id starts with ``prefix`` (at most 11)."""
+    def sessions_like(self, prefix: str, member: str | None = None) -> list[tuple[str, str, str]]:
+        """The ``(member, machine, session_id)`` whose id starts with ``prefix`` (at most 11; ``member``: only
+        theirs)."""
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         return [(r["member"], r["machine"], r["session_id"]) for r in self._rows(
             "SELECT DISTINCT member, machine, session_id FROM backscroll.records WHERE session_id LIKE %s "
-            "ORDER BY 1, 2, 3 LIMIT 11", (escaped,))]
+            "AND (%s::text IS NULL OR member = %s) ORDER BY 1, 2, 3 LIMIT 11", (escaped, member, member))]
 
     def session_records(self, member: str, machine: str, session_id: str) -> list[dict]:
         """One session's records in their order (as the member's store read them)."""

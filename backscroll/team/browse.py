@@ -46,16 +46,19 @@ def summary(r: dict) -> SessionSummary:
 
 
 def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | None, offset: int,
-         max_chars: int) -> SessionView:
-    """A record with ``context`` records either side, or a page of a session (an id or a unique prefix)."""
+         max_chars: int, member: str | None = None) -> SessionView:
+    """A record with ``context`` records either side, or a page of a session (an id or a unique prefix). A session
+    two members pushed is opened as the first of them pushed it, or as ``member`` did (the copies may differ: a
+    hit names whose it is, and the command it prints says so)."""
     with _open(cfg, archive) as a:
-        focus = a.record_row(ident)
+        focus = a.record_row(ident, member)
         if focus is not None:
             key = (focus["member"], focus["machine"], focus["session_id"])
         else:
-            found = a.sessions_like(ident)
+            found = a.sessions_like(ident, member)
             if not found:
-                raise NotFoundError(f"no record or session {ident!r} in the team archive")
+                raise NotFoundError(f"no record or session {ident!r} in the team archive"
+                                    + (f" pushed by {member}" if member else ""))
             ids = list(dict.fromkeys(s for _m, _h, s in found))  # (one session pushed twice is one session)
             if len(ids) > 1:
                 raise AmbiguousIdError(f"{ident!r} names {len(ids)} sessions in the team archive",

@@ -68,7 +68,8 @@ class Builder:
         return self
 
     def search_echo(self, query: str, output: str, *, argv: bool = False) -> Self:
-        """An agent running ``backscroll search QUERY`` and seeing ``output``: a query echo."""
+        """An agent running ``backscroll search QUERY`` and seeing ``output``: a query echo. (``argv``: the command
+        as an argument list, where the agent logs one: Codex's.)"""
         return self.tool(f"backscroll search {shlex.quote(query)}", output)
 
     def tool(self, command: str, output: str, *, is_error: bool = False) -> Self:  # pragma: no cover

@@ -306,3 +306,42 @@ def test_one_session_pushed_by_two_members_is_found_once(pg_url, tmp_path):
     session = found.results[0].session_id
     whole = Backscroll(home=tmp_path / "alice").show(session[:8], archive=url)
     assert whole.session["session_id"] == session and whole.total > 0
+
+
+def test_a_session_two_members_pushed_differently_opens_as_the_hit_says(pg_url, tmp_path):
+    """Carol's copy of Alice's session, its project changed: her hit says carol, and the command it prints opens
+    her copy, not Alice's."""
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "team_differing"')
+        admin.execute('CREATE DATABASE "team_differing"')
+    with Archive.connect(as_role(pg_url, "postgres", "team_differing")) as a:
+        a.init(["alice", "carol"])
+    for member in ("alice", "carol"):
+        bs = Backscroll(home=tmp_path / member, sources=(f"codex:{CODEX}",))
+        bs.index(embed=False)
+        with bs:
+            bs.push(as_role(pg_url, member, "team_differing"))
+    with psycopg.connect(as_role(pg_url, "carol", "team_differing"), autocommit=True) as conn:
+        conn.execute("UPDATE backscroll.records SET project = 'payments-copy' WHERE member = 'carol'")
+    url = as_role(pg_url, "carol", "team_differing")
+    runner = CliRunner(env={"COLUMNS": "300"})
+    home = ["--home", str(tmp_path / "carol"), "--no-pager"]
+    out = runner.invoke(app, [*home, "search", "capture_payment", "--mode", "lexical", "--member", "carol",
+                              "--archive", url])
+    assert out.exit_code == 0, out.output
+    line = next(ln[ln.index("backscroll show"):] for ln in out.stdout.splitlines() if "backscroll show" in ln)
+    assert "--member carol" in line
+    shown = runner.invoke(app, [*home, *shlex.split(line)[1:]])
+    assert shown.exit_code == 0 and "carol@" in shown.stdout.splitlines()[0], shown.output
+    alices = runner.invoke(app, [*home, *shlex.split(line.replace("--member carol", "--member alice"))[1:]])
+    assert alices.exit_code == 0 and "alice@" in alices.stdout.splitlines()[0], alices.output
+    nobody = runner.invoke(app, [*home, *shlex.split(line.replace("--member carol", "--member dave"))[1:]])
+    assert nobody.exit_code != 0 and "pushed by dave" in nobody.output
+    without = runner.invoke(app, [*home, "show", line.split()[2], "--member", "carol"])
+    assert without.exit_code == 2 and "archive" in without.output
