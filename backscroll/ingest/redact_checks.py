@@ -187,9 +187,11 @@ def in_command(m: Matched, command: str) -> bool:
 
 
 def plain_value(m: Matched, group: int | str = 3) -> bool:
-    """A value given as itself: not a variable, a template, a redirect or another option, nor a placeholder."""
+    """A value given as itself, that reads as a password: not a variable, a template, a redirect or another
+    option, nor a placeholder, nor a short plain word (``use -P for the old passphrase``)."""
     value = m.group(group)
-    return value[0] not in "-$%{<" and value.lower() not in _PLACEHOLDER_WORDS
+    return (value[0] not in "-$%{<" and value.lower() not in _PLACEHOLDER_WORDS
+            and (classes(value) >= 2 or len(value) >= 10 or not value.isalnum()))
 
 
 def htpasswd_batch(m: Matched) -> bool:
@@ -198,3 +200,33 @@ def htpasswd_batch(m: Matched) -> bool:
     flags = m.group("flags")
     given = len(re.findall(r"'[^'\n]*'|\"[^\"\n]*\"|\S+", m.group("args")))
     return "b" in flags and given == (1 if "n" in flags else 2) and plain_value(m, "pw")
+
+
+# Where a command starts: a line, or after a shell separator, a backtick or ``$(``, behind a prompt's ``$``,
+# ``sudo``, ``env``, ``time`` or variable assignments
+_RUN_AT = re.compile(r"(?:^|[;&|`(])[ \t]*(?:\$[ \t]+)?(?:(?:sudo|env|time|nohup|exec|command)(?:[ \t]+-\S+)*[ \t]+"
+                     r"|\w+=\S*[ \t]+)*$")
+# What ends the arguments of a command in prose: a backtick, a parenthesis, a sentence's punctuation
+_NOT_ARGUMENTS = re.compile(r"[`()]|[.,;:!?](?:\s|$)")
+
+
+def _line_before(m: Matched) -> str:
+    """The command line before the match (lines continued with ``\\`` joined), at most 400 characters of it."""
+    return re.sub(r"\\\r?\n", " ", m.string[max(0, m.start() - 400): m.start()]).rsplit("\n", 1)[-1]
+
+
+def starts_a_command(m: Matched) -> bool:
+    """The match is where a command starts (``_RUN_AT``), not a mention in prose."""
+    return _RUN_AT.search(_line_before(m)) is not None
+
+
+def run_as(m: Matched, command: str, then: re.Pattern | None = None) -> bool:
+    """The match is an option of ``command`` as it is run: ``then`` matches right after its name when given, and
+    what lies between them reads as its arguments: no shell separator (a pipe, ``;``, ``&&``, ``&``) outside
+    quotes, nor a backtick, a parenthesis or a sentence's punctuation (``the openssl cert, so call `curl -k``)."""
+    before = _line_before(m)
+    named = list(re.finditer(rf"(?<![\w./-]){re.escape(command)}(?![\w-])", before))
+    if not named or (then is not None and not then.match(before, named[-1].end())):
+        return False
+    between = _QUOTED.sub("", before[named[-1].end():])
+    return not _NEXT_COMMAND.search(between) and not _NOT_ARGUMENTS.search(between)

@@ -28,7 +28,9 @@ from backscroll.ingest.redact_checks import (
     plain_value,
     plausible_assignment,
     random_body,
+    run_as,
     split_aws,
+    starts_a_command,
     userinfo_token,
 )
 
@@ -40,6 +42,9 @@ _BASE64_PREFIXES = ("c2st", "Z2hw", "Z2l0aHViX3BhdF", "QUtJQ", "QVNJQ", "eG94", 
 _NL = r"[ \t]*+(?:\r?\n|(?:\\++r)?\\++n)[ \t]*+"  # a real line break, or one escaped at any depth (JSON in JSON)
 _SEP = r"(?:" + _NL + r"|[ \t]++)"
 _LINES = r"(?:" + _NL + "[" + _B64 + r"]{16,}+(?=[ \t]*+(?:\r?\n|(?:\\++r)?\\++n|$)))++"  # whole base64 lines
+
+# ``openssl enc``, or a cipher run as its own subcommand (``openssl aes-256-cbc``): where ``-k`` is a password
+_OPENSSL_CIPHER = re.compile(r"[ \t]+-?(?:enc|aes|des|bf|cast|rc[245]|camellia|aria|sm4|chacha|seed|idea)\b")
 
 RULES: list[Rule] = [
     Rule("private-key", ("PRIVATE KEY",), re.compile(
@@ -142,27 +147,29 @@ RULES: list[Rule] = [
     Rule("password", ("redis-cli",), re.compile(
         r"((?<![\w-])(?:-a|--pass)[ \t]{1,4})(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
          check=lambda m: in_command(m, "redis-cli") and m.group(3)[0] not in "-$%{<"),
-    # other tools' passwords on the command line: ssh-keygen's passphrases (``-N`` new, ``-P`` old), openssl's
-    # ``-k`` and ``pass:`` sources, keytool's store and key passwords, htpasswd's ``-b``, and one piped to sudo
+    # other tools' passwords on the command line: ssh-keygen's passphrases (``-N`` new, ``-P`` old), ``openssl
+    # enc``'s ``-k`` and openssl's ``pass:`` sources, keytool's store and key passwords, htpasswd's ``-b``, and one
+    # piped to sudo; each where the tool is run (not a mention in prose), a value ending at shell syntax
     Rule("password", ("ssh-keygen",), re.compile(
-        r"((?<![\w-])-[NP][ \t]{1,4})(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
-         check=lambda m: in_command(m, "ssh-keygen") and plain_value(m)),
+        r"((?<![\w-])-[NP][ \t]{1,4})(['\"]?)([^\s'\"`;|&<>()]{3,128})\2(?=[\s;|&<>)`]|$)"), 3,
+         check=lambda m: run_as(m, "ssh-keygen") and plain_value(m)),
     Rule("password", ("openssl",), re.compile(
-        r"((?<![\w-])-k[ \t]{1,4})(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
-         check=lambda m: in_command(m, "openssl") and plain_value(m)),
+        r"((?<![\w-])-k[ \t]{1,4})(['\"]?)([^\s'\"`;|&<>()]{3,128})\2(?=[\s;|&<>)`]|$)"), 3,
+         check=lambda m: run_as(m, "openssl", then=_OPENSSL_CIPHER) and plain_value(m)),
     Rule("password", ("pass:",), re.compile(
-        r"((?<![\w-])-pass(?:in|out)?[ \t]{1,4}(['\"]?)pass:)([^\s'\"]{1,128})\2"), 3, check=plain_value),
+        r"((?<![\w-])-pass(?:in|out)?[ \t]{1,4}(['\"]?)pass:)([^\s'\"`;|&<>()]{1,128})\2"), 3, check=plain_value),
     Rule("password", ("storepass", "keypass"), re.compile(
-        r"((?<![\w-])-(?:src|dest|new)?(?:store|key)pass[ \t]{1,4})(['\"]?)([^\s'\"]{3,128})\2(?=\s|$)"), 3,
-         check=plain_value),
+        r"((?<![\w-])-(?:src|dest|new)?(?:store|key)pass[ \t]{1,4})(['\"]?)([^\s'\"`;|&<>()]{3,128})\2"
+        r"(?=[\s;|&<>)`]|$)"), 3, check=plain_value),
     Rule("password", ("htpasswd",), re.compile(
         r"(htpasswd(?P<flags>(?:[ \t]{1,4}-[A-Za-z]{1,6}(?:[ \t]{1,4}\d{1,3}(?=[ \t]))?)+)"
         r"(?P<args>(?:[ \t]{1,4}(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"|;&]+)){1,2})[ \t]{1,4})"
-        r"(?P<q>['\"]?)(?P<pw>[^\s'\"]{3,128})(?P=q)(?=\s|$)"), "pw", check=htpasswd_batch),
+        r"(?P<q>['\"]?)(?P<pw>[^\s'\"`;|&<>()]{3,128})(?P=q)(?=[\s;|&<>)`]|$)"), "pw",
+         check=lambda m: htpasswd_batch(m) and (starts_a_command(m) or classes(m.group("pw")) >= 2)),
     Rule("password", ("sudo",), re.compile(
         r"((?<![\w-])(?:echo|printf)[ \t]{1,4}(?:-[a-zA-Z]{1,3}[ \t]{1,4})?(?:(['\"])%s\\n\2[ \t]{1,4})?)"
-        r"(?P<q>['\"]?)(?P<pw>[^\s'\"|;&]{3,128})(?P=q)"
-        r"(?=[ \t]{0,4}\|[ \t]{0,4}sudo[ \t]{1,4}(?:-[a-zA-Z]{1,4}[ \t]{1,4})*?-[a-zA-Z]{0,3}S)"), "pw",
+        r"(?P<q>['\"]?)(?P<pw>[^\s'\"`;|&<>()]{3,128})(?P=q)"
+        r"(?=[ \t]{0,4}\|[ \t]{0,4}sudo[ \t]{1,4}(?:-[a-zA-Z]{1,4}[ \t]{1,4})*?(?:-[a-zA-Z]{0,3}S|--stdin))"), "pw",
          check=lambda m: plain_value(m, "pw")),
     # credentials in the config files agents ``cat``: Docker's config.json and .dockerconfigjson, .npmrc,
     # .netrc (``password X``), kubeconfig's client keys

@@ -69,7 +69,8 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     ("registry-login", "docker login -u me -p HsOmwhP49euIeKj1 reg.example.com", ("HsOmwhP49euIeKj1",)),
     ("podman-login-quoted", "podman login quay.io -u bot -p 'Qx7Lm2&Np9' --tls-verify", ("Qx7Lm2", "Np9")),
     ("password-past-ampersand", "password: dKnyzefG&5vUnDC", ("dKnyzefG", "5vUnDC")),
-    ("password-tail-past-ampersand", "password: Tr0ub4dor&3 for now", ("Tr0ub4dor", "&3")),
+    # (not "&3" alone: two bytes turn up in the index's binary files by chance)
+    ("password-tail-past-ampersand", "password: Tr0ub4dor&3 for now", ("Tr0ub4dor", "4dor&3")),
     ("secret-in-prose", "the secret is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, rotate it", ("wJalrXUtnFEMI",)),
     ("secret-key-in-prose", "secret key ab12CD34ef56GH78ij90 for the bucket", ("ab12CD34ef56GH78ij90",)),
     # rules version 4: redis-cli's -a
@@ -83,6 +84,7 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     # rules version 5: other tools' passwords on the command line
     ("ssh-keygen-new", "ssh-keygen -t ed25519 -N Zq8vLm2Np9 -f deploy_key", ("Zq8vLm2Np9",)),
     ("ssh-keygen-old-and-new", "ssh-keygen -p -P 'oldPass99x' -N newPass99x -f key", ("oldPass99x", "newPass99x")),
+    ("ssh-keygen-then-next-command", "ssh-keygen -N pwZq8vLm2; ls", ("pwZq8vLm2",)),
     ("openssl-k", "openssl enc -aes-256-cbc -k Zq8vLm2Np9 -in a.tar -out a.enc", ("Zq8vLm2Np9",)),
     ("openssl-pass-source", "openssl pkcs12 -export -in c.pem -passout pass:Zq8vLm2Np9 -out c.p12", ("Zq8vLm2Np9",)),
     ("keytool", "keytool -genkey -keystore ks.jks -storepass Zq8vLm2Np9 -keypass Qx7Lm2Np9v", ("Zq8vLm2Np9",
@@ -92,6 +94,12 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     ("htpasswd-print", "htpasswd -nb admin Zq8vLm2Np9 >> users", ("Zq8vLm2Np9",)),
     ("sudo-piped", "echo 'Zq8vLm2Np9' | sudo -S systemctl restart nginx", ("Zq8vLm2Np9",)),
     ("sudo-printf", "printf '%s\\n' Zq8vLm2Np9 | sudo -S -k whoami", ("Zq8vLm2Np9",)),
+    # rules version 6: where each is run, up to the shell syntax after it
+    ("sudo-stdin", "echo Zq8vLm2Np9 | sudo --stdin systemctl reload nginx", ("Zq8vLm2Np9",)),
+    ("openssl-cipher-subcommand", "openssl aes-256-cbc -d -k Zq8vLm2Np9 -in a.enc", ("Zq8vLm2Np9",)),
+    ("ssh-keygen-quoted-then-semicolon", "ssh-keygen -f k -N 'Zq8vLm2Np9';ls", ("Zq8vLm2Np9",)),
+    ("ssh-keygen-in-backticks", "run `ssh-keygen -t rsa -N Zq8vLm2Np9 -f k` first", ("Zq8vLm2Np9",)),
+    ("htpasswd-after-and", "cd /etc/nginx && htpasswd -b .htpasswd admin Zq8vLm2Np9|tee log", ("Zq8vLm2Np9",)),
 ]
 
 # Provider tokens: their formats come from gitleaks' maintained rule set (redact_gitleaks).
@@ -141,6 +149,16 @@ KEEP = [
     "htpasswd -c .htpasswd admin",
     "echo done | sudo tee -a /etc/hosts",
     "echo \"$SUDO_PASSWORD\" | sudo -S ls",
+    "The openssl cert is self-signed, so call it with `curl -k https://localhost:8443/health`",
+    "run `ssh-keygen -t ed25519` and then search with `grep -P 'foo.*bar' src/`",
+    "Generated with ssh-keygen. Next: rsync -P big.tar host:/srv/",
+    "openssl x509 -in c.pem (then curl -k https://localhost:8443)",
+    "openssl x509 -noout -text -in c.pem && curl -k https://localhost",
+    "openssl s_client -connect example.com:443 -k",
+    "use htpasswd -b to pass the password",
+    "I used ssh-keygen and rsync -P files",
+    "ssh-keygen docs say use -P for the old passphrase",
+    "the keytool manual lists -storepass and -keypass",
 ]
 
 
