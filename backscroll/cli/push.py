@@ -28,7 +28,8 @@ def push(
     embeddings, as your database role from this machine.
 
     Only what came since the last push goes, in batches; a second push sends nothing, and a push that was
-    killed picks up where it stopped without doubling a row. Safe from a cron job or a hook.
+    killed picks up where it stopped without doubling a row. Safe from a cron job or a hook. Records pushed
+    before they were embedded get their vectors from a later push.
     The archive's owner sets it up once with `backscroll archive init URL`.
     """
 
@@ -52,10 +53,14 @@ def push(
             common.emit_json(report.to_dict())
         elif dry_run:
             common.err(f"would push {counted(report.pending, 'record')} to {report.archive} as {report.member} from "
-                       f"{report.machine}" + (f", and remove {report.pruned:,}" if prune else ""))
+                       f"{report.machine}" + (f", and remove {report.pruned:,}" if prune else "")
+                       + (f", and give {counted(report.vectors_added, 'record')} pushed before it had one its vector"
+                          if report.vectors_added else ""))
         else:
             common.err(f"pushed {counted(report.pushed, 'record')} to {report.archive} as {report.member} from "
                        f"{report.machine}" + (f"; removed {report.pruned:,}" if prune else "")
+                       + (f"; gave {counted(report.vectors_added, 'record')} pushed before it had one its vector"
+                          if report.vectors_added else "")
                        + ("" if report.vectors else " (no pgvector there: meaning is searched by an exact scan)"))
         return 0
 

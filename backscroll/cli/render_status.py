@@ -85,8 +85,7 @@ def _archive(out: Console, r: StatusReport) -> None:
     else:
         there = "" if last.archive == a.configured else f" to {clean(last.archive)}"
         line += (f"; last push{there} {local_time(last.at)} as {clean(last.member)} from {clean(last.machine)}, "
-                 + (f"{counted(last.waiting, 'record')} new or changed since (a vector made counts): `backscroll push` "
-                    "sends them" if last.waiting
+                 + (f"{counted(last.waiting, 'record')} since: `backscroll push` sends them" if last.waiting
                     else "nothing new since"))
     out.print(line)
 

@@ -19,6 +19,7 @@ from backscroll.store.archive_browse import ArchiveBrowse
 from backscroll.store.archive_schema import GROUP, RECORD_COLUMNS, SCHEMA_VERSION, SESSION_COLUMNS, migrations
 from backscroll.store.archive_search import ArchiveSearch, psycopg_module
 from backscroll.store.archive_url import advice, check, said, where
+from backscroll.types import EMBEDDED_TYPES_SQL
 
 
 @dataclass
@@ -149,10 +150,12 @@ class Archive(ArchiveSearch, ArchiveBrowse):
         return self._run("SELECT session_user")[0][0]
 
     # -- push and prune -------------------------------------------------------------------------------
-    def upsert(self, member: str, machine: str, rows: list[tuple], sessions: Sequence[tuple] = ()) -> None:
+    def upsert(self, member: str, machine: str, rows: list[tuple], sessions: Sequence[tuple] = (), *,
+               insert: bool = True) -> None:
         """Insert or replace ``rows`` (``RECORD_COLUMNS`` values, then the vector or None) and ``sessions``
         (``SESSION_COLUMNS`` values) as ``member``'s from ``machine``, in one transaction: COPY into a session's
-        staging table, then one ``INSERT … ON CONFLICT`` (row-level security checks every row as it lands)."""
+        staging table, then one ``INSERT … ON CONFLICT`` (row-level security checks every row as it lands).
+        ``insert=False`` only replaces the rows the archive holds: one a member deleted stays deleted."""
         psycopg = psycopg_module()
         try:
             with self.conn.cursor() as cur:
@@ -169,17 +172,56 @@ class Archive(ArchiveSearch, ArchiveBrowse):
                         for row in values:
                             copy.write_row((member, machine, *row))
                     touched = ", pushed_at = now()" if table == "records" else ""
-                    cur.execute(f"INSERT INTO backscroll.{table} ({columns}) SELECT {columns} FROM {stage} "
-                                f"ON CONFLICT (member, machine, {key}) DO UPDATE SET {update}{touched}")
+                    if insert:
+                        cur.execute(f"INSERT INTO backscroll.{table} ({columns}) SELECT {columns} FROM {stage} "
+                                    f"ON CONFLICT (member, machine, {key}) DO UPDATE SET {update}{touched}")
+                    else:
+                        cur.execute(f"UPDATE backscroll.{table} t SET {update.replace('excluded.', 's.')}{touched} "
+                                    f"FROM {stage} s WHERE t.member = s.member AND t.machine = s.machine "
+                                    f"AND t.{key} = s.{key}")
                     cur.execute(f"TRUNCATE {stage}")
             self.conn.commit()
         except psycopg.Error as exc:
             self._rollback()
-            if isinstance(exc, psycopg.OperationalError):  # (the server went away or shut down: nothing was refused)
-                raise ArchiveError(f"the connection to the archive at {where(self.url)} was lost mid-push: "
-                                   f"{said(exc, self.url)}", hint="the batches committed stay; the next push sends "
-                                   "the rest") from None
-            raise ArchiveError(f"the archive at {where(self.url)} refused the push: {said(exc, self.url)}") from None
+            raise self._push_failed(exc) from None
+
+    def _push_failed(self, exc: Exception) -> ArchiveError:
+        """A failed push's error: a connection lost (the server went away or shut down: class 08, 57P01-03), or a
+        refusal (row-level security, a limit, a timeout)."""
+        state = getattr(exc, "sqlstate", None) or ""
+        if self.conn.broken or state.startswith(("08", "57P")):
+            return ArchiveError(f"the connection to the archive at {where(self.url)} was lost mid-push: "
+                                f"{said(exc, self.url)}", hint="the batches committed stay; the next push goes on "
+                                "from there")
+        return ArchiveError(f"the archive at {where(self.url)} refused the push: {said(exc, self.url)}")
+
+    def unembedded_ids(self, member: str, machine: str) -> set[str]:
+        """The prose rows ``member`` pushed from ``machine`` that hold no vector yet (sent before they had one)."""
+        return {r[0] for r in self._run(
+            "SELECT record_id FROM backscroll.records WHERE member = %s AND machine = %s AND embedding IS NULL "
+            f"AND content_type IN ({EMBEDDED_TYPES_SQL}) AND NOT is_echo", (member, machine))}
+
+    def set_vectors(self, member: str, machine: str, vectors: list[tuple[str, Any]]) -> int:
+        """Give rows ``member`` pushed from ``machine`` their vectors (``(record_id, vector)``), in one transaction;
+        how many rows took one. A row the archive no longer holds stays gone."""
+        psycopg = psycopg_module()
+        try:
+            with self.conn.cursor() as cur:
+                cur.execute("CREATE TEMP TABLE IF NOT EXISTS push_vectors AS SELECT record_id, embedding "
+                            "FROM backscroll.records WITH NO DATA")
+                with cur.copy("COPY push_vectors (record_id, embedding) FROM STDIN") as copy:
+                    for row in vectors:
+                        copy.write_row(row)
+                cur.execute("UPDATE backscroll.records r SET embedding = v.embedding FROM push_vectors v "
+                            "WHERE r.member = %s AND r.machine = %s AND r.record_id = v.record_id",
+                            (member, machine))
+                done = cur.rowcount
+                cur.execute("TRUNCATE push_vectors")
+            self.conn.commit()
+            return done
+        except psycopg.Error as exc:
+            self._rollback()
+            raise self._push_failed(exc) from None
 
     def pushed_ids(self, member: str, machine: str) -> dict[str, str]:
         """Each record id ``member`` pushed from ``machine``, with its session's id."""

@@ -1,6 +1,6 @@
 """What this store sends to a team archive: records after a watermark, with their session's facts and their
-vector, in id order; records sent before their vector was made, once it is; and the ids and sessions still
-held, for a prune. Mixed into ``Store``."""
+vector, in id order; the vectors of records sent before they had one; and the ids and sessions still held,
+for a prune. Mixed into ``Store``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ LAST_PUSH = "archive_last_push"  # meta: where this store last pushed, as whom, 
 OUT_COLUMNS = ("r.id, r.record_id, r.session_id, r.agent, r.project, r.cwd, s.title, r.role, r.content_type, "
                "r.author, r.tool_name, r.tool_call_id, r.is_echo, r.is_error, r.is_call, r.timestamp, r.text, "
                "r.source_path, r.line, r.is_sidechain, r.parent_session_id, e.vector, r.redaction")
-OUT_VECTOR = 21  # (where ``e.vector`` is among them)
 
 
 class OutboxQueries:
@@ -45,14 +44,15 @@ class OutboxQueries:
         return self.conn.execute("SELECT count(*) FROM records WHERE revised > ? AND id <= ?",
                                  (after_revision, up_to_id)).fetchone()[0]
 
-    def vectored_outbox(self, after_seq: int, up_to_id: int, model: str, batch: int) -> Iterator[list[tuple]]:
-        """Records up to ``up_to_id`` (already sent) given a vector by an embedding pass after ``after_seq``."""
-        for rows in self._in_batches("r.vector_seq > ? AND r.id <= ?", (after_seq, up_to_id), model, batch):
-            yield [r for r in rows if r[OUT_VECTOR] is not None]  # (a vector of another model is none of ours)
-
-    def vectored_count(self, after_seq: int, up_to_id: int) -> int:
-        return self.conn.execute("SELECT count(*) FROM records WHERE vector_seq > ? AND id <= ?",
-                                 (after_seq, up_to_id)).fetchone()[0]
+    def pushed_vectors(self, record_ids: list[str], model: str) -> list[tuple[str, bytes]]:
+        """``(record_id, vector)`` of those of ``record_ids`` that have a vector of ``model``."""
+        out: list[tuple[str, bytes]] = []
+        for i in range(0, len(record_ids), 500):
+            chunk = record_ids[i:i + 500]
+            out += self.conn.execute(
+                "SELECT r.record_id, e.vector FROM records r JOIN embeddings e ON e.content_hash = r.unit_hash "
+                f"AND e.model = ? WHERE r.record_id IN ({','.join('?' * len(chunk))})", (model, *chunk)).fetchall()
+        return out
 
     def outbox_count(self, after_id: int) -> int:
         return self.conn.execute("SELECT count(*) FROM records WHERE id > ?", (after_id,)).fetchone()[0]
@@ -79,5 +79,5 @@ class OutboxQueries:
         return {r[0] for r in self.conn.execute("SELECT record_id FROM records")}
 
     def held_session_ids(self) -> set[str]:
-        """Every session this store holds (a prune touches only their rows)."""
-        return {r[0] for r in self.conn.execute("SELECT session_id FROM sessions")}
+        """Every session this store holds a record of (a prune touches only their rows)."""
+        return {r[0] for r in self.conn.execute("SELECT DISTINCT session_id FROM records")}

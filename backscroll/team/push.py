@@ -5,8 +5,9 @@ The store remembers, per archive and member, the highest record id whose batch t
 (``archive_pushed:<archive key>``); a push sends what came after it, a batch per transaction, and moves the
 mark after each. A push killed between the archive's commit and the mark sends that batch again, and the
 archive's upsert keeps one row per ``(member, machine, record_id)``: nothing doubles. A record sent before it
-had a vector (a push right after new lines were read) is sent again once an embedding pass gives it one
-(``archive_vectored:<key>``, the last pass sent). ``prune`` removes
+had a vector (a push right after new lines were read) gets it from a later push: the archive names its prose rows
+without one, and those the store has a vector for are given it, the vector alone. Records redacted again are sent
+again in place, as are vectors: a row a member deleted from the archive stays deleted. ``prune`` removes
 from the archive this member's rows of this machine that the store no longer holds, of the sessions it holds:
 another store on the same machine (a second data dir, a container) pushes under the same name, and its other
 sessions are its own.
@@ -52,6 +53,7 @@ class PushReport:
     pruned: int
     dry_run: bool
     vectors: bool  # the archive stores pgvector vectors (else real[] for an exact scan)
+    vectors_added: int = 0  # rows sent before they had a vector, given it
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -132,35 +134,31 @@ def session_of(row: tuple, behind: bool) -> tuple:
 
 
 def _sent(store: Store, archive: Archive, member: str, machine: str, rows: list[tuple], pgvector: bool,
-          dim: int) -> None:
+          dim: int, insert: bool = True) -> None:
     sessions = store.outbox_sessions(sorted({r[2] for r in rows}))
     late = not is_current(store)
     archive.upsert(member, machine, [row_of(r, pgvector, dim) for r in rows],
-                   [session_of(s, late) for s in sessions])
+                   [session_of(s, late) for s in sessions], insert=insert)
 
 
 @dataclass(frozen=True)
 class Marks:
-    """Where a push to one archive stands: the last record id sent, the last redaction revision sent again, the
-    last embedding pass whose vectors were sent."""
+    """Where a push to one archive stands: the last record id sent, and the last redaction revision sent again."""
 
     ident: str
     pushed: int
     revised: int
-    vectored: int
 
     @classmethod
     def read(cls, store: Store, ident: str) -> Marks:
-        return cls(ident, *(int(store.get_meta(f"archive_{k}:{ident}") or 0) for k in ("pushed", "revised",
-                                                                                      "vectored")))
+        return cls(ident, *(int(store.get_meta(f"archive_{k}:{ident}") or 0) for k in ("pushed", "revised")))
 
     def key(self, which: str) -> str:
         return f"archive_{which}:{self.ident}"
 
     def pending(self, store: Store) -> int:
-        """Records to send: new ones, and sent ones redacted again or given a vector since."""
-        return (store.outbox_count(self.pushed) + store.revised_count(self.revised, self.pushed)
-                + store.vectored_count(self.vectored, self.pushed))
+        """Records to send: new ones, and sent ones redacted again since."""
+        return store.outbox_count(self.pushed) + store.revised_count(self.revised, self.pushed)
 
 
 def push(store: Store, archive: Archive, model: str, *, member: str | None = None, machine: str | None = None,
@@ -177,21 +175,19 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
     machine = machine or socket.gethostname()
     marks = Marks.read(store, archive_key(archive.identity(), member))
     mark, ident = marks.pushed, marks.ident
-    revision, vector_pass = int(store.get_meta("revision_seq") or 0), int(store.get_meta("vector_seq") or 0)
+    revision = int(store.get_meta("revision_seq") or 0)
     pending = marks.pending(store)
     pgvector = archive.has_vector()
     dim = store.vector_dim(model) or DIM_DEFAULT
     pushed = pruned = 0
     if not dry_run:
         # Records sent before and redacted again in place since (``ingest.redact_again``): the archive's copy
-        # is replaced by the new text. Then those sent before an embedding pass gave them a vector.
-        for again, which, to in ((store.revised_outbox(marks.revised, mark, model, batch), "revised", revision),
-                                 (store.vectored_outbox(marks.vectored, mark, model, batch), "vectored", vector_pass)):
-            for rows in again:
-                _sent(store, archive, member, machine, rows, pgvector, dim)
-                pushed += len(rows)
-                advance(len(rows))
-            store.set_meta(marks.key(which), str(to))
+        # is replaced by the new text (in place only: a row a member deleted stays deleted).
+        for rows in store.revised_outbox(marks.revised, mark, model, batch):
+            _sent(store, archive, member, machine, rows, pgvector, dim, insert=False)
+            pushed += len(rows)
+            advance(len(rows))
+        store.set_meta(marks.key("revised"), str(revision))
         for rows in store.outbox(mark, model, batch):
             _sent(store, archive, member, machine, rows, pgvector, dim)
             mark = rows[-1][0]
@@ -200,13 +196,18 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
             advance(len(rows))
         store.set_meta(LAST_PUSH, json.dumps({"archive": where(archive.url), "member": member, "machine": machine,
                                               "at": format_ts(datetime.now(UTC)), "key": ident}))
+    # The vectors of rows sent before they had one (each batch its own transaction: a push cut short keeps them)
+    waiting = store.pushed_vectors(sorted(archive.unembedded_ids(member, machine)), model)
+    vectors = len(waiting) if dry_run else sum(
+        archive.set_vectors(member, machine, [(rid, _vector(blob, pgvector, dim)) for rid, blob in
+                                              waiting[i:i + batch]]) for i in range(0, len(waiting), batch))
     if prune:
         held, sessions = store.held_record_ids(), store.held_session_ids()
         gone = sorted(r for r, session in archive.pushed_ids(member, machine).items()
                       if r not in held and session in sessions)
         pruned = len(gone) if dry_run else sum(archive.delete(member, machine, gone[i:i + batch])
                                                for i in range(0, len(gone), batch))
-    return PushReport(where(archive.url), member, machine, pending, pushed, pruned, dry_run, pgvector)
+    return PushReport(where(archive.url), member, machine, pending, pushed, pruned, dry_run, pgvector, vectors)
 
 
 def push_to(cfg: Config, store: Store, to: str | None, **options) -> PushReport:

@@ -237,12 +237,12 @@ def test_the_command_line_sets_up_and_pushes(team, pg_url, session_builder, back
     done = runner.invoke(app, [*home, "push", "--json"])
     assert done.exit_code == 0 and json.loads(done.stdout)["pushed"] == 2
     session_builder.claude("shop").user("one more, not pushed yet")
-    runner.invoke(app, [*home, "index"])  # (which embeds the two pushed before their vectors, too)
+    runner.invoke(app, [*home, "index"])
     status = json.loads(runner.invoke(app, [*home, "status", "--json"]).stdout)["archive"]
     assert status["configured"] == status["last_push"]["archive"] and status["from"] == "env $BACKSCROLL_ARCHIVE_URL"
-    assert status["last_push"]["member"] == "dave" and status["last_push"]["waiting"] == 3
+    assert status["last_push"]["member"] == "dave" and status["last_push"]["waiting"] == 1
     said = runner.invoke(app, [*home, "status"]).stdout
-    assert "as dave" in said and "3 records new or changed since (a vector made counts): `backscroll push`" in said
+    assert "as dave" in said and "1 record since: `backscroll push` sends them" in said
     gone = runner.invoke(app, [*home, "push", "--to", "postgresql://dave:pw@127.0.0.1:1/x", "--json"])
     assert gone.exit_code == 6 and "pw@" not in gone.output and '"kind":"archive"' in gone.stderr.replace(" ", "")
 
@@ -283,17 +283,20 @@ def test_a_store_another_process_keeps_locked_is_a_clear_error_and_the_next_push
         assert archive.count("alice") == 2, "the batch sent before the lock is there once"
 
 
-def test_records_pushed_before_their_vector_are_sent_again_with_it(team, session_builder, backscroll_home):
+def test_records_pushed_before_their_vector_get_it_and_deleted_rows_stay_deleted(team, session_builder,
+                                                                                  backscroll_home):
     bs = home(session_builder, backscroll_home, "shop", "queue in postgres with skip locked")
     assert pushed(team["alice"], bs).pushed == 2  # read, not yet embedded: the archive holds no vector
     with psycopg.connect(team["postgres"]) as conn:
         assert conn.execute("SELECT count(embedding) FROM backscroll.records").fetchone() == (0,)
+    with psycopg.connect(team["alice"], autocommit=True) as conn:  # alice takes one of her rows back
+        conn.execute("DELETE FROM backscroll.records WHERE text LIKE 'decided:%'")
     assert bs.embed()[0] == 2
     again = pushed(team["alice"], bs)
-    assert (again.pending, again.pushed) == (2, 2), "the vectors made since follow their records"
+    assert (again.pending, again.pushed, again.vectors_added) == (0, 0, 1), "the vector alone, of the row held"
     with psycopg.connect(team["postgres"]) as conn:
-        assert conn.execute("SELECT count(embedding), count(*) FROM backscroll.records").fetchone() == (2, 2)
-    assert pushed(team["alice"], bs).pushed == 0, "and only once"
+        assert conn.execute("SELECT count(embedding), count(*) FROM backscroll.records").fetchone() == (1, 1)
+    assert pushed(team["alice"], bs).vectors_added == 0, "and only once"
 
 
 def test_a_push_moves_its_mark_while_another_process_writes_between_batches(team, tmp_path):
@@ -314,3 +317,22 @@ def test_a_push_moves_its_mark_while_another_process_writes_between_batches(team
         other.close()
     assert report.pushed == report.pending > 7
     assert pushed(team["bob"], bob).pushed == 0, "every mark moved"
+
+
+def test_a_row_sent_again_in_place_is_not_brought_back_once_deleted(team):
+    with Archive.connect(team["alice"]) as archive:
+        archive.upsert("alice", "laptop", [row("kept#0", "first"), row("taken#0", "second")])
+        with psycopg.connect(team["alice"], autocommit=True) as conn:
+            conn.execute("DELETE FROM backscroll.records WHERE record_id = 'taken#0'")
+        archive.upsert("alice", "laptop", [row("kept#0", "first, redacted again"), row("taken#0", "second again")],
+                       insert=False)
+        assert archive.pushed_ids("alice", "laptop") == {"kept#0": "s"}
+    with psycopg.connect(team["alice"]) as conn:
+        assert conn.execute("SELECT text FROM backscroll.records").fetchall() == [("first, redacted again",)]
+
+
+def test_a_push_refused_is_told_from_a_connection_lost(team):
+    with Archive.connect(team["alice"]) as archive:
+        refused = archive._push_failed(psycopg.errors.QueryCanceled("canceling statement due to statement timeout"))
+        lost = archive._push_failed(psycopg.errors.AdminShutdown("terminating connection"))
+    assert "refused the push" in str(refused) and "lost mid-push" in str(lost)
