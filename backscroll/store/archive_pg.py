@@ -16,7 +16,14 @@ from typing import Any
 
 from backscroll.errors import ArchiveError
 from backscroll.store.archive_browse import ArchiveBrowse
-from backscroll.store.archive_schema import GROUP, RECORD_COLUMNS, SCHEMA_VERSION, SESSION_COLUMNS, migrations
+from backscroll.store.archive_schema import (
+    GROUP,
+    RECORD_COLUMNS,
+    ROWS_VERSION,
+    SCHEMA_VERSION,
+    SESSION_COLUMNS,
+    migrations,
+)
 from backscroll.store.archive_search import ArchiveSearch, psycopg_module
 from backscroll.store.archive_url import advice, check, said, where
 from backscroll.types import EMBEDDED_TYPES_SQL
@@ -129,8 +136,8 @@ class Archive(ArchiveSearch, ArchiveBrowse):
     def check_version(self) -> None:
         """An error saying what to do when the schema is missing, older or newer than this client's."""
         found = self.version()
-        if found == SCHEMA_VERSION:
-            return
+        if found is not None and ROWS_VERSION <= found <= SCHEMA_VERSION:
+            return  # (an archive whose rows are today's works as it is; `archive init` brings its policies up)
         if found is None:
             raise ArchiveError(f"no backscroll archive at {where(self.url)}: its owner runs "
                                "`backscroll archive init URL` first")

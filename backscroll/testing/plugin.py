@@ -26,8 +26,11 @@ if TYPE_CHECKING:
     from backscroll.config import Config
     from backscroll.types import Hit, SearchResult
 
-# The agents' variables; backscroll's own (``BACKSCROLL_*``) go too, but for the test embedder's choice.
-_SCRUBBED_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME",
+# backscroll's variables and the agents'
+_SCRUBBED_ENV = ("BACKSCROLL_HOME", "BACKSCROLL_CONFIG", "BACKSCROLL_EMBED", "BACKSCROLL_REDACT",
+                 "BACKSCROLL_SESSION_ID", "BACKSCROLL_EMBEDDER", "BACKSCROLL_BACKGROUND", "BACKSCROLL_LOCK_WAIT",
+                 "BACKSCROLL_DEBUG", "BACKSCROLL_PROGRESS", "BACKSCROLL_ARCHIVE_URL", "BACKSCROLL_HOOK_DEBUG",
+                 "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME",
                  "OPENCODE_DATA_DIR", "PI_CODING_AGENT_DIR", "XDG_DATA_HOME",
                  "OMP_CODING_AGENT_DIR", "KIMI_SHARE_DIR", "COPILOT_HOME", "CLINE_DATA_DIR", "CLINE_DIR",
                  "GOOSE_PATH_ROOT", "CRUSH_GLOBAL_DATA", "FILE_STORE_PATH", "XDG_CONFIG_HOME", "NO_COLOR")
@@ -106,13 +109,16 @@ class SessionFactory:
             raise ValueError(f"project {project!r} names no folder: pass a name, or cwd= for a path")
         return f"/home/dev/{project}"
 
-    def _begin(self, agent: str, session_id: str | None, cwd: str, make: Callable[[str], Any]) -> Any:
+    def _begin(self, agent: str, session_id: str | None, cwd: str, start: str | None,
+               make: Callable[[str], Any]) -> Any:
         """The session's builder: a new one, or the one already writing it. (Claude Code and Codex find their
         sessions by the UUID in the file's name; Cursor's and Copilot's folders may be named otherwise.)"""
         if session_id is not None and (agent, session_id.lower()) in self._started:
             was = self._started[(agent, session_id.lower())]
             if was.cwd != cwd:
                 raise ValueError(f"{agent} session {session_id} was started in {was.cwd}, not {cwd}")
+            if start is not None:
+                raise ValueError(f"{agent} session {session_id} has started already: move its clock with .at(time)")
             return was
         builder = make(self._session_id(session_id, uuid=agent in ("claude", "codex")))
         self._started[(agent, builder.session_id.lower())] = builder
@@ -121,25 +127,25 @@ class SessionFactory:
     def claude(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
                start: str | None = None) -> ClaudeSession:
         where = self._cwd(project, cwd)
-        return self._begin("claude", session_id, where, lambda sid: ClaudeSession(
+        return self._begin("claude", session_id, where, start, lambda sid: ClaudeSession(
             self.env.claude_projects, where, sid, self._start(start), self.step))
 
     def codex(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
               start: str | None = None) -> CodexSession:
         where = self._cwd(project, cwd)
-        return self._begin("codex", session_id, where, lambda sid: CodexSession(
+        return self._begin("codex", session_id, where, start, lambda sid: CodexSession(
             self.env.codex_sessions, where, sid, self._start(start), self.step))
 
     def cursor(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
                start: str | None = None, title: str | None = None) -> CursorCliSession:
         where = self._cwd(project, cwd)
-        return self._begin("cursor", session_id, where, lambda sid: CursorCliSession(
+        return self._begin("cursor", session_id, where, start, lambda sid: CursorCliSession(
             self.env.home / ".cursor" / "chats", where, sid, self._start(start), self.step, title))
 
     def copilot(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
                 start: str | None = None) -> CopilotCliSession:
         where = self._cwd(project, cwd)
-        return self._begin("copilot", session_id, where, lambda sid: CopilotCliSession(
+        return self._begin("copilot", session_id, where, start, lambda sid: CopilotCliSession(
             self.env.home / ".copilot" / "session-state", where, sid, self._start(start), self.step))
 
 
@@ -152,9 +158,8 @@ def backscroll_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: py
     root = tmp_path / "backscroll-env"
     home, data = root / "home", root / "data"
     home.mkdir(parents=True)
-    for name in (*_SCRUBBED_ENV, *(n for n in os.environ if n.startswith("BACKSCROLL_"))):
-        if name != "BACKSCROLL_TEST_EMBEDDER":
-            monkeypatch.delenv(name, raising=False)
+    for name in _SCRUBBED_ENV:
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("BACKSCROLL_HOME", str(data))
     # ("--since 2026-10-15" is local midnight: a test means the same on every machine)

@@ -105,6 +105,8 @@ def test_a_session_id_asked_for_again_goes_on_with_that_session(session_builder,
     assert backscroll_search("yankee", mode="lexical").results
     with pytest.raises(ValueError, match="was started in /home/dev/shop"):
         session_builder.claude(project="infra", session_id=sid)
+    with pytest.raises(ValueError, match=r"has started already: move its clock with \.at"):
+        session_builder.claude(session_id=sid, start="2026-11-01T09:00:00Z")
 
 
 def test_assert_recalled_refuses_what_would_check_nothing(session_builder, backscroll_index, assert_recalled):
@@ -119,7 +121,7 @@ def test_assert_recalled_refuses_what_would_check_nothing(session_builder, backs
     assert_recalled("CartSerializer", "fixes it")
 
 
-def test_every_backscroll_variable_is_cleared_but_the_test_embedder(monkeypatch, request):
+def test_backscrolls_variables_are_cleared(monkeypatch, request):
     import os
 
     monkeypatch.setenv("BACKSCROLL_DEBUG", "1")
