@@ -49,8 +49,11 @@ COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each 
 # OpenHands' empty outputs and edits, Cline's complete messages left partial and its todo lists;
 # 8: Aider's model replies keep their own "#### " headings, which had been read as the person's inputs;
 # 9: Aider's note lines of an edit applied, or a file created, are that edit's calls, for ``files``; a title
-# skips lines of markup alone, such as "<pre>"; Aider's inputs take their times from its input history).
-PARSE_VERSION = 9
+# skips lines of markup alone, such as "<pre>"; Aider's inputs take their times from its input history;
+# 10: Kimi's lines are dated (by its wire log's turns, else the file's last write), its notifications and
+# <system> text are the harness's and a compaction leaves a summary; Qwen Code's notifications are the
+# harness's and its compressions summaries; a Pi turn that failed leaves its error).
+PARSE_VERSION = 10
 
 
 def _now() -> str:

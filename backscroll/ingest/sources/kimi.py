@@ -7,7 +7,10 @@ share dir is ``$KIMI_SHARE_DIR`` (else ``~/.kimi``). ``context.jsonl`` holds one
 "image_url", ...}``) plus bookkeeping lines (``_system_prompt``, ``_checkpoint``, ``_usage``). When the
 context is compacted or reverted Kimi renames the file to ``context_<n>.jsonl`` and starts a new one,
 so those are read too, each as an earlier part of the session: ``<session id>~<n>``, linked to it.
-``wire.jsonl`` is the UI event stream of the same turns and is not read. Subagents live in
+``context.jsonl`` keeps no times: a prompt is dated by its turn's start in ``wire.jsonl`` (the UI event stream of the
+same turns: ``TurnBegin`` holds the prompt and its time), found by its text; the rest of a file is dated by its
+last write, as Kimi dates a session (``session.py``). Harness text in the person's turn (``<system>…``,
+``<notification …>``) is the harness's, and the summary a compaction leaves is stored as one. Subagents live in
 ``<session>/subagents/<agent id>/context.jsonl`` and are sessions linked to their parent.
 
 The work dir is not in the session files: ``kimi.json`` (``work_dirs[].path``) is read to map the
@@ -21,15 +24,18 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 
 import orjson
 
+from backscroll.dates import format_ts
 from backscroll.ingest.sources import EMPTY, Agent, LineError, ParsedLine, call_text, clean_text, home_root
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"Shell", "Bash"}
+COMPACTED = "<system>Previous context has been compacted"  # (kimi_cli ``soul/compaction.py``'s prefix)
 _CONTEXT = re.compile(r"^context(_\d+)?\.jsonl$")
 
 
@@ -81,14 +87,55 @@ def session_for(path: Path) -> SessionInfo:
         parent = session_dir.name
         return SessionInfo(f"{parent}:{folder.name}", "kimi",
                            cwd=_cwd(session_dir.parent.parent, session_dir.parent.name),
-                           is_sidechain=True, parent_session_id=parent)
+                           is_sidechain=True, parent_session_id=parent, **_times(path))
     cwd = _cwd(folder.parent.parent, folder.parent.name)
     m = _CONTEXT.match(path.name) if claims(path) else None
     rotated = m.group(1) if m else None
     if rotated:  # context_<n>.jsonl: what the session held before a compaction or revert
         return SessionInfo(f"{folder.name}~{rotated[1:]}", "kimi", cwd=cwd, title=_title(folder),
-                           parent_session_id=folder.name)
-    return SessionInfo(folder.name, "kimi", cwd=cwd, title=_title(folder))
+                           parent_session_id=folder.name, **_times(path))
+    return SessionInfo(folder.name, "kimi", cwd=cwd, title=_title(folder), **_times(path))
+
+
+def _times(path: Path) -> dict:
+    """``prompt_times`` from the wire log beside a context file, and ``undated_at`` (the file's last write)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return {}
+    wire = path.parent / "wire.jsonl"
+    try:
+        wst = wire.stat()
+        prompts = _turns(wire, wst.st_mtime_ns, wst.st_size)
+    except OSError:
+        prompts = ()
+    return {"prompt_times": prompts, "undated_at": format_ts(datetime.fromtimestamp(st.st_mtime, UTC))}
+
+
+@lru_cache(maxsize=8)
+def _turns(wire: Path, _mtime: int, _size: int) -> tuple[tuple[str, str], ...]:
+    """Each turn's prompt and start time, from the ``TurnBegin`` events of a wire log."""
+    out = []
+    try:
+        with wire.open("rb") as fh:
+            for line in fh:
+                if b'"TurnBegin"' not in line:
+                    continue
+                try:
+                    event = orjson.loads(line)
+                    asked, at = event["message"]["payload"]["user_input"], float(event["timestamp"])
+                except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+                    continue
+                if isinstance(asked, str):
+                    out.append((asked.strip(), format_ts(datetime.fromtimestamp(at, UTC))))
+    except OSError:
+        return ()
+    return tuple(out)
+
+
+def _prompt_time(session: SessionInfo, text: str) -> str | None:
+    """When the prompt ``text`` was asked: its turn's start (the last turn asked so, should two be)."""
+    return next((at for asked, at in reversed(session.prompt_times) if asked == text.strip()), None)
 
 
 def _parts(content: object) -> list[dict]:
@@ -110,23 +157,34 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         return EMPTY  # _system_prompt, _checkpoint, _usage, system
     base = f"{session.session_id}:{line_no}"
     cwd = session.cwd
+    ts = session.undated_at
+    if role == "user":
+        asked = "\n".join(p["text"] for p in _parts(obj.get("content")) if isinstance(p.get("text"), str))
+        ts = _prompt_time(session, asked) or ts
     records: list[Record] = []
     if role == "tool":
         call_id = obj.get("tool_call_id") if isinstance(obj.get("tool_call_id"), str) else None
         text = "\n".join(p["text"] for p in _parts(obj.get("content"))
                          if p.get("type") == "text" and isinstance(p.get("text"), str)).strip()
         if text:
-            records.append(Record(f"{base}#0", "tool", "tool", text, line_no, None, cwd, None, call_id,
+            records.append(Record(f"{base}#0", "tool", "tool", text, line_no, ts, cwd, None, call_id,
                                   is_error="<system>ERROR" in text[:200]))
         return ParsedLine(records, {})
+    summary = False  # (the parts after a compaction's ``<system>`` prefix are its summary)
     for i, part in enumerate(_parts(obj.get("content"))):
         kind = part.get("type")
         if kind == "text" and isinstance(part.get("text"), str):
             text = clean_text(part["text"])
-            if text:
-                records.append(Record(f"{base}#{i}", role, "text", text, line_no, None, cwd))
+            if role == "user" and text.startswith(COMPACTED):
+                summary = True
+            elif text and summary:
+                records.append(Record(f"{base}#{i}", "assistant", "summary", text, line_no, ts, cwd))
+            elif text:
+                harness = role == "user" and text.startswith(("<system>", "<notification"))
+                records.append(Record(f"{base}#{i}", role, "text", text, line_no, ts, cwd,
+                                      author="harness" if harness else None))
         elif kind == "think" and isinstance(part.get("think"), str) and part["think"].strip():
-            records.append(Record(f"{base}#{i}", "assistant", "reasoning", part["think"].strip(), line_no, None, cwd))
+            records.append(Record(f"{base}#{i}", "assistant", "reasoning", part["think"].strip(), line_no, ts, cwd))
     calls = obj.get("tool_calls") if role == "assistant" else None
     for k, call in enumerate(calls if isinstance(calls, list) else []):
         if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
@@ -135,7 +193,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         name = fn.get("name") if isinstance(fn.get("name"), str) and fn["name"] else "tool"
         text, command = call_text(name, fn.get("arguments"), SHELL_TOOLS)
         call_id = call.get("id") if isinstance(call.get("id"), str) else f"{base}#c{k}"
-        records.append(Record(f"{base}#c{k}", "tool", "tool", text, line_no, None, cwd, name, call_id,
+        records.append(Record(f"{base}#c{k}", "tool", "tool", text, line_no, ts, cwd, name, call_id,
                               command=command))
     return ParsedLine(records, {})
 

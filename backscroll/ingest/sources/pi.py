@@ -166,6 +166,11 @@ def _message(entry: dict, line_no: int, session: SessionInfo) -> list[Record]:
                 # the readable thinking; its signature and redacted blocks are never stored
                 records.append(Record(f"{base}#{i}", "assistant", "reasoning", block["thinking"].strip(), line_no,
                                       ts, cwd))
+        error = message.get("errorMessage")
+        if message.get("stopReason") == "error" and isinstance(error, str) and error.strip():
+            # a turn the model's provider failed (``docs/session.md``): the harness's notice, as an error
+            records.append(Record(f"{base}#e", "user", "text", error.strip(), line_no, ts, cwd, is_error=True,
+                                  author="harness"))
         return records
 
     if role == "toolResult":

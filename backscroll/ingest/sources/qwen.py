@@ -10,8 +10,11 @@ the root is ``~/.qwen`` so both are found (``[roots] qwen`` moves it).
 
 Records: user text, assistant text, thoughts (parts with ``thought: true``, stored as
 ``content_type="reasoning"``), ``functionCall`` parts (``run_shell_command`` as its command) and
-``functionResponse`` parts (results, paired by call id). ``system`` records (compression, slash
-commands, telemetry) are not records. The session's working directory is each record's ``cwd``.
+``functionResponse`` parts (results, paired by call id). Later releases (qwen-code 015346f) write
+notifications and scheduled prompts as ``user`` records with ``provenance: "system"``: they are the
+harness's words; a prompt typed mid-turn loses the prefix qwen-code adds. Of the ``system`` records, a
+compression's summary (``chat_compression``) is stored as a summary; the others (slash commands,
+titles, telemetry) are not records. The session's working directory is each record's ``cwd``.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"run_shell_command"}
 _ROLES = {"user": "user", "assistant": "assistant", "tool_result": "user"}
+MID_TURN = "[User message received during tool execution]: "  # (qwen-code's prefix on a prompt typed mid-turn)
 
 
 def default_root(env):
@@ -72,6 +76,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         updates["session_id"] = obj["sessionId"].strip()
     if isinstance(obj.get("cwd"), str) and obj["cwd"]:
         updates["cwd"] = obj["cwd"]
+    if kind == "system" and obj.get("subtype") == "chat_compression":
+        return ParsedLine(_compressed(obj, line_no, session, updates), updates)
     if kind not in _ROLES:
         return ParsedLine([], updates) if updates else EMPTY
     message = obj.get("message")
@@ -86,6 +92,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     ts = normalize_timestamp(obj.get("timestamp"))
     cwd = updates.get("cwd", session.cwd)
     role = _ROLES[kind]
+    # (a notification or a scheduled prompt is written as the person's turn; the harness wrote it)
+    harness = kind == "user" and (obj.get("provenance") == "system" or obj.get("subtype") in ("notification", "cron"))
     records: list[Record] = []
     for i, part in enumerate(parts):
         if not isinstance(part, dict):
@@ -98,7 +106,9 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
             if part.get("thought") is True:
                 records.append(Record(rid, "assistant", "reasoning", text, line_no, ts, cwd))
             elif kind != "tool_result":
-                records.append(Record(rid, role, "text", text, line_no, ts, cwd))
+                text = text.removeprefix(MID_TURN).strip() or text  # (the person's words, typed mid-turn)
+                records.append(Record(rid, role, "text", text, line_no, ts, cwd,
+                                      author="harness" if harness else None))
         elif isinstance(part.get("functionCall"), dict):
             call = part["functionCall"]
             name = call.get("name") if isinstance(call.get("name"), str) and call["name"] else "tool"
@@ -116,6 +126,20 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
                                                  and not resp["response"].get("output"))
                 records.append(Record(rid, "tool", "tool", text, line_no, ts, cwd, None, call_id, is_error=is_error))
     return ParsedLine(records, updates)
+
+
+def _compressed(obj: dict, line_no: int, session: SessionInfo, updates: dict) -> list[Record]:
+    """The summary a compression leaves (``systemPayload.compressedHistory``'s text), as a summary record."""
+    payload = obj.get("systemPayload")
+    history = payload.get("compressedHistory") if isinstance(payload, dict) else None
+    text = "\n\n".join(clean_text(p["text"]) for m in (history if isinstance(history, list) else [])
+                       if isinstance(m, dict) and isinstance(m.get("parts"), list)
+                       for p in m["parts"] if isinstance(p, dict) and isinstance(p.get("text"), str)).strip()
+    if not text:
+        return []
+    uid = obj.get("uuid") if isinstance(obj.get("uuid"), str) and obj["uuid"] else f"line{line_no}"
+    return [Record(f"{updates.get('session_id', session.session_id)}:{uid}#0", "assistant", "summary", text, line_no,
+                   normalize_timestamp(obj.get("timestamp")), updates.get("cwd", session.cwd))]
 
 
 AGENT = Agent("qwen", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

@@ -47,3 +47,38 @@ def test_status_names_layouts_this_version_does_not_read(backscroll_home, backsc
     warnings = backscroll.status(home=backscroll_home.data).warnings
     assert any(w.startswith("kimi: ") and "Kimi Code sessions" in w and str(wire) in w for w in warnings)
     assert any(w.startswith("cline: ") and "Cline 4 sessions" in w for w in warnings)
+
+
+def test_a_kimi_session_is_dated_by_its_wire_log_and_harness_text_is_the_harnesss(backscroll_home, backscroll_index):
+    """Kimi's context lines carry no time: a prompt is dated by its turn's start in wire.jsonl, the rest by the
+    file's last write; a notification is the harness's, and what a compaction leaves is a summary."""
+    import json
+
+    from backscroll.dates import format_ts, parse_ts
+
+    share = backscroll_home.home / ".kimi"
+    folder = share / "sessions" / hashlib.md5(WORK.encode()).hexdigest() / SESSION
+    folder.mkdir(parents=True)
+    for name in ("context.jsonl", "wire.jsonl", "state.json"):
+        shutil.copyfile(DATA / name, folder / name)
+    shutil.copyfile(DATA / "kimi.json", share / "kimi.json")
+    with (folder / "context.jsonl").open("a") as fh:
+        for line in ({"role": "user", "content": '<notification id="n1">the build finished</notification>'},
+                     {"role": "user", "content": [
+                         {"type": "text", "text": "<system>Previous context has been compacted. Here is the "
+                                                  "compaction output:</system>"},
+                         {"type": "text", "text": "Summary: the notes file was read; missing.txt is absent."}]}):
+            fh.write(json.dumps(line) + "\n")
+    backscroll_index(embed=False)
+    got = backscroll.show(SESSION, home=backscroll_home.data)
+    assert all(r.timestamp for r in got.records)
+    first = next(r for r in got.records if r.text == "Show me notes.txt")
+    assert first.timestamp == format_ts(parse_ts("2026-12-02T14:55:34.724Z"))
+    assert got.session["started_at"] == first.timestamp
+    note = next(r for r in got.records if "build finished" in r.text)
+    assert note.author == "harness"
+    summary = next(r for r in got.records if r.text.startswith("Summary:"))
+    assert (summary.role, summary.content_type) == ("assistant", "summary")
+    assert not any(r.text.startswith("<system>Previous context") for r in got.records)
+    found = backscroll.search("notes file", home=backscroll_home.data, since="2026-12-01", mode="lexical")
+    assert found.results, "a date filter finds kimi's records"

@@ -80,6 +80,8 @@ def pi_seen(path: Path) -> Counter:
                     seen["call"] += 1
                 elif b.get("type") == "thinking" and b.get("thinking", "").strip():
                     seen["reasoning"] += 1
+            if m.get("stopReason") == "error" and (m.get("errorMessage") or "").strip():
+                seen["user"] += 1  # (the provider's error, as the harness's notice)
         elif m["role"] == "toolResult" and any(b.get("text", "").strip() for b in blocks if isinstance(b, dict)):
             seen["output"] += 1
         elif m["role"] == "bashExecution":

@@ -529,3 +529,34 @@ def test_aider_parser_never_raises(tokens, tmp_path_factory):
     path = tmp_path_factory.mktemp("aider") / aider.FILE_NAME
     for unit in aider.parse(text, path):
         assert all(r.text for r in unit.records)
+
+
+def test_qwen_notifications_are_the_harnesss_a_mid_turn_prompt_is_the_persons_and_a_compression_a_summary():
+    """qwen-code (015346f) writes notifications and scheduled prompts as user records (provenance "system"), a
+    prompt typed mid-turn with a prefix, and a compression's summary in a system record."""
+    s = SessionInfo("q", "qwen")
+
+    def parsed(obj: dict) -> list:
+        return qwen.parse_line({"uuid": "u1", "timestamp": "2026-11-02T10:00:00Z", **obj}, 1, s).records
+
+    note = parsed({"type": "user", "subtype": "notification", "provenance": "system",
+                   "message": {"role": "user", "parts": [{"text": "<task-notification>build done"}]}})
+    assert [(r.role, r.author) for r in note] == [("user", "harness")]
+    typed = parsed({"type": "user", "subtype": "mid_turn_user_message", "message": {"role": "user", "parts": [
+        {"text": "[User message received during tool execution]: stop after the migration"}]}})
+    assert [(r.text, r.author) for r in typed] == [("stop after the migration", None)]
+    summary = parsed({"type": "system", "subtype": "chat_compression", "systemPayload": {"compressedHistory": [
+        {"role": "user", "parts": [{"text": "<state_snapshot>the queue moved to postgres</state_snapshot>"}]}]}})
+    assert [(r.role, r.content_type) for r in summary] == [("assistant", "summary")]
+    assert "queue moved to postgres" in summary[0].text
+    assert parsed({"type": "system", "subtype": "ui_telemetry", "systemPayload": {}}) == []
+
+
+def test_a_pi_turn_that_ended_in_an_error_leaves_the_error():
+    from backscroll.ingest.sources import pi
+
+    entry = {"type": "message", "id": "e1", "timestamp": "2026-11-02T10:00:00Z", "message": {
+        "role": "assistant", "content": [], "stopReason": "error", "errorMessage": "529 overloaded_error: Overloaded"}}
+    out = pi.parse_line(entry, 4, SessionInfo("p", "pi"))
+    records = out.records if isinstance(out, ParsedLine) else out
+    assert [(r.text, r.is_error, r.author) for r in records] == [("529 overloaded_error: Overloaded", True, "harness")]
