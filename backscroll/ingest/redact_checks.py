@@ -187,11 +187,15 @@ def in_command(m: Matched, command: str) -> bool:
 
 
 def plain_value(m: Matched, group: int | str = 3) -> bool:
-    """A value given as itself, that reads as a password: not a variable, a template, a redirect or another
-    option, nor a placeholder, nor a short plain word (``use -P for the old passphrase``)."""
+    """A value given as itself: not a variable, a template, a redirect or another option, nor a placeholder."""
     value = m.group(group)
-    return (value[0] not in "-$%{<" and value.lower() not in _PLACEHOLDER_WORDS
-            and (classes(value) >= 2 or len(value) >= 10 or not value.isalnum()))
+    return (bool(value) and value[0] not in "-$%{<" and value.lower().rstrip(":,.") not in _PLACEHOLDER_WORDS
+            and not value.endswith((":", ",")))
+
+
+def reads_as_password(value: str) -> bool:
+    """A value that prose could not hold as a word: letters and digits, or longer than a word with a symbol."""
+    return classes(value) >= 2 or (len(value) >= 8 and not value.isalnum())
 
 
 def htpasswd_batch(m: Matched) -> bool:
@@ -220,13 +224,32 @@ def starts_a_command(m: Matched) -> bool:
     return _RUN_AT.search(_line_before(m)) is not None
 
 
-def run_as(m: Matched, command: str, then: re.Pattern | None = None) -> bool:
-    """The match is an option of ``command`` as it is run: ``then`` matches right after its name when given, and
-    what lies between them reads as its arguments: no shell separator (a pipe, ``;``, ``&&``, ``&``) outside
-    quotes, nor a backtick, a parenthesis or a sentence's punctuation (``the openssl cert, so call `curl -k``)."""
+def run_as(m: Matched, command: str, then: re.Pattern | None = None, anywhere: bool = False) -> bool:
+    """The match (group 3) is a password given to ``command``: where the command is run (it starts a command,
+    and no shell separator outside quotes lies between them), any plain value; where prose names it (or, with
+    ``anywhere``, where it is not named at all: its option is its own), one that reads as a password and no
+    backtick, parenthesis or sentence's punctuation between. ``then`` must follow its name when given."""
+    value = m.group(3)
+    if not plain_value(m):
+        return False
     before = _line_before(m)
-    named = list(re.finditer(rf"(?<![\w./-]){re.escape(command)}(?![\w-])", before))
-    if not named or (then is not None and not then.match(before, named[-1].end())):
+    named = list(re.finditer(rf"(?<![\w.-]){re.escape(command)}(?![\w-])", before))
+    if not named:
+        return anywhere and reads_as_password(value)
+    if then is not None and not then.match(before, named[-1].end()):
         return False
     between = _QUOTED.sub("", before[named[-1].end():])
-    return not _NEXT_COMMAND.search(between) and not _NOT_ARGUMENTS.search(between)
+    if _NEXT_COMMAND.search(between):
+        return False
+    ahead = re.sub(r"\S*/$", "", before[:named[-1].start()])  # (``/usr/bin/ssh-keygen``)
+    inline = ahead.rstrip().endswith(("`", "$(")) and re.search(r"[`)]", between)  # (its inline code closed)
+    run = _RUN_AT.search(ahead) is not None and not inline and _arguments(between)
+    return run or (not _NOT_ARGUMENTS.search(between) and reads_as_password(value))
+
+
+def _arguments(between: str) -> bool:
+    """What follows a command's name reads as its arguments: options, their values, paths and files, not the
+    plain words of a sentence (``ssh-keygen docs say use -P for …``)."""
+    words = between.split()
+    return all(w.startswith("-") or (n and words[n - 1].startswith("-")) or re.search(r"[/.=:@$`0-9]", w)
+               for n, w in enumerate(words))

@@ -28,6 +28,7 @@ from backscroll.ingest.redact_checks import (
     plain_value,
     plausible_assignment,
     random_body,
+    reads_as_password,
     run_as,
     split_aws,
     starts_a_command,
@@ -44,7 +45,7 @@ _SEP = r"(?:" + _NL + r"|[ \t]++)"
 _LINES = r"(?:" + _NL + "[" + _B64 + r"]{16,}+(?=[ \t]*+(?:\r?\n|(?:\\++r)?\\++n|$)))++"  # whole base64 lines
 
 # ``openssl enc``, or a cipher run as its own subcommand (``openssl aes-256-cbc``): where ``-k`` is a password
-_OPENSSL_CIPHER = re.compile(r"[ \t]+-?(?:enc|aes|des|bf|cast|rc[245]|camellia|aria|sm4|chacha|seed|idea)\b")
+_OPENSSL_CIPHER = re.compile(r"[ \t]+-?(?:enc\b|aes|des|bf|cast|rc[245]|camellia|aria|sm4|chacha|seed|idea)")
 
 RULES: list[Rule] = [
     Rule("private-key", ("PRIVATE KEY",), re.compile(
@@ -149,28 +150,34 @@ RULES: list[Rule] = [
          check=lambda m: in_command(m, "redis-cli") and m.group(3)[0] not in "-$%{<"),
     # other tools' passwords on the command line: ssh-keygen's passphrases (``-N`` new, ``-P`` old), ``openssl
     # enc``'s ``-k`` and openssl's ``pass:`` sources, keytool's store and key passwords, htpasswd's ``-b``, and one
-    # piped to sudo; each where the tool is run (not a mention in prose), a value ending at shell syntax
+    # piped to sudo. A quoted value is whole; a bare one ends at shell syntax or a man page's bracket. Where the
+    # tool is run, any value goes; where prose names it, one that reads as a password (``run_as``)
     Rule("password", ("ssh-keygen",), re.compile(
-        r"((?<![\w-])-[NP][ \t]{1,4})(['\"]?)([^\s'\"`;|&<>()]{3,128})\2(?=[\s;|&<>)`]|$)"), 3,
-         check=lambda m: run_as(m, "ssh-keygen") and plain_value(m)),
+        r"((?<![\w-])-[NP][ \t]{1,4})(['\"]?)((?:(?<=['\"])[^'\"\n]{1,128}|(?<!['\"])[^\s'\"`;|&<>()\[\]]{3,128}))\2"
+        r"(?=[\s;|&<>)`]|$)"), 3, check=lambda m: run_as(m, "ssh-keygen")),
     Rule("password", ("openssl",), re.compile(
-        r"((?<![\w-])-k[ \t]{1,4})(['\"]?)([^\s'\"`;|&<>()]{3,128})\2(?=[\s;|&<>)`]|$)"), 3,
-         check=lambda m: run_as(m, "openssl", then=_OPENSSL_CIPHER) and plain_value(m)),
+        r"((?<![\w-])-k[ \t]{1,4})(['\"]?)((?:(?<=['\"])[^'\"\n]{1,128}|(?<!['\"])[^\s'\"`;|&<>()\[\]]{3,128}))\2"
+        r"(?=[\s;|&<>)`]|$)"), 3, check=lambda m: run_as(m, "openssl", then=_OPENSSL_CIPHER)),
     Rule("password", ("pass:",), re.compile(
-        r"((?<![\w-])-pass(?:in|out)?[ \t]{1,4}(['\"]?)pass:)([^\s'\"`;|&<>()]{1,128})\2"), 3, check=plain_value),
+        r"((?<![\w-])-pass(?:in|out)?[ \t]{1,4}(['\"]?)pass:)"
+        r"((?:(?<=['\"]pass:)[^'\"\n]{1,128}|(?<!['\"]pass:)[^\s'\"`;|&<>()\[\]]{1,128}))\2"),
+         3, check=plain_value),
     Rule("password", ("storepass", "keypass"), re.compile(
-        r"((?<![\w-])-(?:src|dest|new)?(?:store|key)pass[ \t]{1,4})(['\"]?)([^\s'\"`;|&<>()]{3,128})\2"
-        r"(?=[\s;|&<>)`]|$)"), 3, check=plain_value),
+        r"((?<![\w-])-(?:src|dest|new)?(?:store|key)pass[ \t]{1,4})(['\"]?)"
+        r"((?:(?<=['\"])[^'\"\n]{1,128}|(?<!['\"])[^\s'\"`;|&<>()\[\]]{3,128}))\2(?=[\s;|&<>)`]|$)"), 3,
+         check=lambda m: run_as(m, "keytool", anywhere=True)),
     Rule("password", ("htpasswd",), re.compile(
         r"(htpasswd(?P<flags>(?:[ \t]{1,4}-[A-Za-z]{1,6}(?:[ \t]{1,4}\d{1,3}(?=[ \t]))?)+)"
         r"(?P<args>(?:[ \t]{1,4}(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"|;&]+)){1,2})[ \t]{1,4})"
-        r"(?P<q>['\"]?)(?P<pw>[^\s'\"`;|&<>()]{3,128})(?P=q)(?=[\s;|&<>)`]|$)"), "pw",
-         check=lambda m: htpasswd_batch(m) and (starts_a_command(m) or classes(m.group("pw")) >= 2)),
+        r"(?P<q>['\"]?)(?P<pw>(?:(?<=['\"])[^'\"\n]{1,128}|(?<!['\"])[^\s'\"`;|&<>()\[\]]{3,128}))(?P=q)"
+        r"(?=[\s;|&<>)`]|$)"), "pw",
+         check=lambda m: htpasswd_batch(m) and (plain_value(m, "pw") if starts_a_command(m)
+                                                 else reads_as_password(m.group("pw")))),
     Rule("password", ("sudo",), re.compile(
         r"((?<![\w-])(?:echo|printf)[ \t]{1,4}(?:-[a-zA-Z]{1,3}[ \t]{1,4})?(?:(['\"])%s\\n\2[ \t]{1,4})?)"
-        r"(?P<q>['\"]?)(?P<pw>[^\s'\"`;|&<>()]{3,128})(?P=q)"
-        r"(?=[ \t]{0,4}\|[ \t]{0,4}sudo[ \t]{1,4}(?:-[a-zA-Z]{1,4}[ \t]{1,4})*?(?:-[a-zA-Z]{0,3}S|--stdin))"), "pw",
-         check=lambda m: plain_value(m, "pw")),
+        r"(?P<q>['\"]?)(?P<pw>(?:(?<=['\"])[^'\"\n]{1,128}|(?<!['\"])[^\s'\"`;|&<>()]{3,128}))(?P=q)"
+        r"(?=[ \t]{0,4}\|[ \t]{0,4}sudo[ \t]{1,4}(?:-[a-zA-Z]{1,4}(?:[ \t]{1,4}\w+)?[ \t]{1,4})*?"
+        r"(?:-[a-zA-Z]{0,3}S|--stdin))"), "pw", check=lambda m: plain_value(m, "pw")),
     # credentials in the config files agents ``cat``: Docker's config.json and .dockerconfigjson, .npmrc,
     # .netrc (``password X``), kubeconfig's client keys
     Rule("basic-auth", ('"auth"', "_auth"), re.compile(

@@ -102,6 +102,19 @@ FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     ("htpasswd-after-and", "cd /etc/nginx && htpasswd -b .htpasswd admin Zq8vLm2Np9|tee log", ("Zq8vLm2Np9",)),
 ]
 
+# Rules version 7: where the tool runs (a command, not prose naming it), a weak password too, a quoted value whole,
+# openssl's cipher aliases. Checked as commands (prose keeps what does not read as a password: KEEP).
+RUN_FORMS: list[tuple[str, str, tuple[str, ...]]] = [
+    ("sudo-weak", "echo letmein7 | sudo -S whoami", ("letmein7",)),
+    ("ssh-keygen-weak", "ssh-keygen -t ed25519 -N opensesame -f deploy_key", ("opensesame",)),
+    ("keytool-default-looking", "keytool -list -keystore ks.jks -storepass changeit", ("changeit",)),
+    ("quoted-with-shell-syntax", "ssh-keygen -N 'pass;wo(rd1' -f k", ("pass;wo", "rd1")),
+    ("openssl-alias", "openssl aes256 -k Vb4nRt8yQ -in a.tar", ("Vb4nRt8yQ",)),
+    ("after-command-substitution", "ssh-keygen -t ed25519 -f $(mktemp -u) -N Hx2mWq7pL", ("Hx2mWq7pL",)),
+    ("by-its-path", "/usr/bin/ssh-keygen -N Jy6tKc3vB -f k", ("Jy6tKc3vB",)),
+    ("sudo-as-user", "echo Pw5sDf9gH | sudo -u root -S ls", ("Pw5sDf9gH",)),
+]
+
 # Provider tokens: their formats come from gitleaks' maintained rule set (redact_gitleaks).
 PROVIDER_FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     ("square", "square access token EAAAEOuLQObrVwJvCvoio3t8L0VZsJ9C7HBMbTpJk2u8Ix7-9ZKzNJbZCQOlnhWv ok",
@@ -159,10 +172,16 @@ KEEP = [
     "I used ssh-keygen and rsync -P files",
     "ssh-keygen docs say use -P for the old passphrase",
     "the keytool manual lists -storepass and -keypass",
+    "ssh-keygen [-N new_passphrase] [-P old_passphrase] [-f output_keyfile]",
+    "keytool -list [-storepass arg] [-keystore keystore]",
+    "openssl enc -k password: the password is read from the next argument",
+    "With ssh-keygen you can pass -N newpassphrase to skip the prompt",
+    "ssh-keygen docs say use -P for the old passphrase",
 ]
 
 
-@pytest.mark.parametrize("name,text,frags", FORMS + PROVIDER_FORMS, ids=[f[0] for f in FORMS + PROVIDER_FORMS])
+@pytest.mark.parametrize("name,text,frags", FORMS + PROVIDER_FORMS + RUN_FORMS,
+                         ids=[f[0] for f in FORMS + PROVIDER_FORMS + RUN_FORMS])
 def test_each_new_form_is_redacted(name, text, frags):
     out = redact(text)
     assert "[REDACTED:" in out, out
