@@ -26,7 +26,6 @@ from backscroll.store.archive_schema import (
 )
 from backscroll.store.archive_search import ArchiveSearch, psycopg_module
 from backscroll.store.archive_url import advice, check, said, where
-from backscroll.types import EMBEDDED_TYPES_SQL
 
 
 @dataclass
@@ -202,11 +201,14 @@ class Archive(ArchiveSearch, ArchiveBrowse):
                                 "from there")
         return ArchiveError(f"the archive at {where(self.url)} refused the push: {said(exc, self.url)}")
 
-    def unembedded_ids(self, member: str, machine: str) -> set[str]:
-        """The prose rows ``member`` pushed from ``machine`` that hold no vector yet (sent before they had one)."""
-        return {r[0] for r in self._run(
-            "SELECT record_id FROM backscroll.records WHERE member = %s AND machine = %s AND embedding IS NULL "
-            f"AND content_type IN ({EMBEDDED_TYPES_SQL}) AND NOT is_echo", (member, machine))}
+    def unembedded_ids(self, member: str, machine: str, record_ids: Sequence[str]) -> set[str]:
+        """Those of ``record_ids`` ``member`` pushed from ``machine`` that hold no vector yet (by the primary key)."""
+        out: set[str] = set()
+        for i in range(0, len(record_ids), 5000):
+            out |= {r[0] for r in self._run(
+                "SELECT record_id FROM backscroll.records WHERE member = %s AND machine = %s "
+                "AND record_id = ANY(%s) AND embedding IS NULL", (member, machine, list(record_ids[i:i + 5000])))}
+        return out
 
     def set_vectors(self, member: str, machine: str, vectors: list[tuple[str, Any]]) -> int:
         """Give rows ``member`` pushed from ``machine`` their vectors (``(record_id, vector)``), in one transaction;

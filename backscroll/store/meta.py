@@ -3,8 +3,8 @@
 Keys in use: ``lexical_generation`` and ``lexical_watermark`` (the lexical index's sync, ``indexes.lexical``);
 ``vectors_model``, ``vector_seq`` and ``embeddings_prune`` (the embedding pass, ``indexes.vectors``; ingest
 sets the prune flag); ``classifier_version`` (echo re-classification, ``ingest``); ``redaction_version`` and
-``revision_seq`` (records redacted again under newer rules, ``ingest.redact_again``); ``archive_pushed:*`` and
-``archive_revised:*`` (a push's marks, ``team.push``); ``resumed_files`` (the
+``revision_seq`` (records redacted again under newer rules, ``ingest.redact_again``); ``archive_pushed:*``,
+``archive_revised:*`` and ``archive_vectored:*`` (a push's marks, ``team.push``); ``resumed_files`` (the
 session files ``backscroll resume`` went back into, read by ``ingest.quick``). Migrations may delete a key to
 make its stage start over.
 """

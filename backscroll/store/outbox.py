@@ -44,6 +44,11 @@ class OutboxQueries:
         return self.conn.execute("SELECT count(*) FROM records WHERE revised > ? AND id <= ?",
                                  (after_revision, up_to_id)).fetchone()[0]
 
+    def embedded_since(self, after_seq: int, up_to_id: int) -> list[str]:
+        """The record ids up to ``up_to_id`` (already sent) given a vector by an embedding pass after ``after_seq``."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT record_id FROM records WHERE vector_seq > ? AND id <= ? ORDER BY id", (after_seq, up_to_id))]
+
     def pushed_vectors(self, record_ids: list[str], model: str) -> list[tuple[str, bytes]]:
         """``(record_id, vector)`` of those of ``record_ids`` that have a vector of ``model``."""
         out: list[tuple[str, bytes]] = []

@@ -5,8 +5,9 @@ The store remembers, per archive and member, the highest record id whose batch t
 (``archive_pushed:<archive key>``); a push sends what came after it, a batch per transaction, and moves the
 mark after each. A push killed between the archive's commit and the mark sends that batch again, and the
 archive's upsert keeps one row per ``(member, machine, record_id)``: nothing doubles. A record sent before it
-had a vector (a push right after new lines were read) gets it from a later push: the archive names its prose rows
-without one, and those the store has a vector for are given it, the vector alone. Records redacted again are sent
+had a vector (a push right after new lines were read) gets it from a later push: of the records embedded since the
+last push asked (``archive_vectored:<key>``, an embedding pass), the archive names those it holds without one, and
+each is given its vector alone. Records redacted again are sent
 again in place, as are vectors: a row a member deleted from the archive stays deleted. ``prune`` removes
 from the archive this member's rows of this machine that the store no longer holds, of the sessions it holds:
 another store on the same machine (a second data dir, a container) pushes under the same name, and its other
@@ -143,15 +144,18 @@ def _sent(store: Store, archive: Archive, member: str, machine: str, rows: list[
 
 @dataclass(frozen=True)
 class Marks:
-    """Where a push to one archive stands: the last record id sent, and the last redaction revision sent again."""
+    """Where a push to one archive stands: the last record id sent, the last redaction revision sent again, and
+    the last embedding pass whose records the archive was asked about (the vectors it lacked were sent)."""
 
     ident: str
     pushed: int
     revised: int
+    vectored: int
 
     @classmethod
     def read(cls, store: Store, ident: str) -> Marks:
-        return cls(ident, *(int(store.get_meta(f"archive_{k}:{ident}") or 0) for k in ("pushed", "revised")))
+        return cls(ident, *(int(store.get_meta(f"archive_{k}:{ident}") or 0)
+                            for k in ("pushed", "revised", "vectored")))
 
     def key(self, which: str) -> str:
         return f"archive_{which}:{self.ident}"
@@ -175,7 +179,7 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
     machine = machine or socket.gethostname()
     marks = Marks.read(store, archive_key(archive.identity(), member))
     mark, ident = marks.pushed, marks.ident
-    revision = int(store.get_meta("revision_seq") or 0)
+    revision, vector_pass = int(store.get_meta("revision_seq") or 0), int(store.get_meta("vector_seq") or 0)
     pending = marks.pending(store)
     pgvector = archive.has_vector()
     dim = store.vector_dim(model) or DIM_DEFAULT
@@ -196,11 +200,15 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
             advance(len(rows))
         store.set_meta(LAST_PUSH, json.dumps({"archive": where(archive.url), "member": member, "machine": machine,
                                               "at": format_ts(datetime.now(UTC)), "key": ident}))
-    # The vectors of rows sent before they had one (each batch its own transaction: a push cut short keeps them)
-    waiting = store.pushed_vectors(sorted(archive.unembedded_ids(member, machine)), model)
+    # The vectors of rows sent before they had one: of the records embedded since the last push asked, those the
+    # archive holds without one (each batch its own transaction: a push cut short keeps what it sent)
+    lacking = archive.unembedded_ids(member, machine, store.embedded_since(marks.vectored, mark))
+    waiting = store.pushed_vectors(sorted(lacking), model)
     vectors = len(waiting) if dry_run else sum(
         archive.set_vectors(member, machine, [(rid, _vector(blob, pgvector, dim)) for rid, blob in
                                               waiting[i:i + batch]]) for i in range(0, len(waiting), batch))
+    if not dry_run:
+        store.set_meta(marks.key("vectored"), str(vector_pass))
     if prune:
         held, sessions = store.held_record_ids(), store.held_session_ids()
         gone = sorted(r for r, session in archive.pushed_ids(member, machine).items()
