@@ -64,10 +64,9 @@ class SessionInfo:
     copy_until: str | None = None
     # The remote URL of the repository the session ran in, when the log records it: it names the project.
     repository: str | None = None
-    # For a format whose lines carry no time (Kimi's context files): each prompt's time, by its text, from a log
-    # beside it; and the time the rest is dated by (the file's last write).
-    prompt_times: tuple[tuple[str, str], ...] = ()
-    undated_at: str | None = None
+    # For a format whose lines carry no time (Kimi's context files): each line's time, by its line number from 1
+    # (its turn's start, from a log beside it; else the file's last write).
+    line_times: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

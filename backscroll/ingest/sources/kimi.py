@@ -7,11 +7,11 @@ share dir is ``$KIMI_SHARE_DIR`` (else ``~/.kimi``). ``context.jsonl`` holds one
 "image_url", ...}``) plus bookkeeping lines (``_system_prompt``, ``_checkpoint``, ``_usage``). When the
 context is compacted or reverted Kimi renames the file to ``context_<n>.jsonl`` and starts a new one,
 so those are read too, each as an earlier part of the session: ``<session id>~<n>``, linked to it.
-``context.jsonl`` keeps no times: a prompt is dated by its turn's start in ``wire.jsonl`` (the UI event stream of the
-same turns: ``TurnBegin`` holds the prompt and its time), found by its text; the rest of a file is dated by its
-last write, as Kimi dates a session (``session.py``). Harness text in the person's turn (``<system>…``,
-``<notification …>``) is the harness's, and the summary a compaction leaves is stored as one. Subagents live in
-``<session>/subagents/<agent id>/context.jsonl`` and are sessions linked to their parent.
+``context.jsonl`` keeps no times: each line is dated by its turn's start in ``wire.jsonl`` (the UI event stream of
+the same turns: ``TurnBegin`` holds the prompt and its time), the prompts matched in order by their words; without
+one, by the file's last write, as Kimi dates a session (``session.py``). Harness text in the person's turn
+(``<system>…``, ``<notification …>``) is the harness's, and the summary a compaction leaves is stored as one.
+Subagents live in ``<session>/subagents/<agent id>/context.jsonl`` and are sessions linked to their parent.
 
 The work dir is not in the session files: ``kimi.json`` (``work_dirs[].path``) is read to map the
 md5 folder name back to it. The title is ``state.json``'s ``custom_title`` when set. Records: user and
@@ -98,23 +98,47 @@ def session_for(path: Path) -> SessionInfo:
 
 
 def _times(path: Path) -> dict:
-    """``prompt_times`` from the wire log beside a context file, and ``undated_at`` (the file's last write)."""
+    """``line_times`` of a context file (``_dated``), for as long as it and its wire log stay as they are."""
     try:
         st = path.stat()
+        wire = path.parent / "wire.jsonl"
+        wst = wire.stat() if wire.exists() else None
     except OSError:
         return {}
-    wire = path.parent / "wire.jsonl"
-    try:
-        wst = wire.stat()
-        prompts = _turns(wire, wst.st_mtime_ns, wst.st_size)
-    except OSError:
-        prompts = ()
-    return {"prompt_times": prompts, "undated_at": format_ts(datetime.fromtimestamp(st.st_mtime, UTC))}
+    return {"line_times": _dated(path, st.st_mtime_ns, st.st_size, wst.st_mtime_ns if wst else 0,
+                                 wst.st_size if wst else 0)}
 
 
 @lru_cache(maxsize=8)
-def _turns(wire: Path, _mtime: int, _size: int) -> tuple[tuple[str, str], ...]:
-    """Each turn's prompt and start time, from the ``TurnBegin`` events of a wire log."""
+def _dated(path: Path, mtime: int, _size: int, _wire_mtime: int, _wire_size: int) -> tuple[str, ...]:
+    """Each line's time: its turn's start. A prompt is matched, in order, to the next turn of the wire log begun
+    with the same words, and the lines after it are its turn's; lines before the first prompt take its time, and
+    with no turn found every line takes the file's last write (as Kimi dates a session)."""
+    turns = _turns(path.parent / "wire.jsonl")
+    written = format_ts(datetime.fromtimestamp(mtime / 1e9, UTC))
+    out: list[str | None] = []
+    now, k = None, 0
+    try:
+        lines = path.read_bytes().split(b"\n")  # (numbered as the reader numbers them)
+    except OSError:
+        return ()
+    for raw in lines:
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            obj = None
+        if isinstance(obj, dict) and obj.get("role") == "user":
+            asked = "\n".join(p["text"] for p in _parts(obj.get("content")) if isinstance(p.get("text"), str)).strip()
+            at = next((n for n in range(k, len(turns)) if turns[n][0] == asked), None)
+            if at is not None:
+                now, k = turns[at][1], at + 1
+        out.append(now)
+    first = next((t for t in out if t), None)
+    return tuple(t or first or written for t in out)
+
+
+def _turns(wire: Path) -> list[tuple[str, str]]:
+    """Each turn's prompt and start time, in order, from the ``TurnBegin`` events of a wire log."""
     out = []
     try:
         with wire.open("rb") as fh:
@@ -129,13 +153,8 @@ def _turns(wire: Path, _mtime: int, _size: int) -> tuple[tuple[str, str], ...]:
                 if isinstance(asked, str):
                     out.append((asked.strip(), format_ts(datetime.fromtimestamp(at, UTC))))
     except OSError:
-        return ()
-    return tuple(out)
-
-
-def _prompt_time(session: SessionInfo, text: str) -> str | None:
-    """When the prompt ``text`` was asked: its turn's start (the last turn asked so, should two be)."""
-    return next((at for asked, at in reversed(session.prompt_times) if asked == text.strip()), None)
+        return []
+    return out
 
 
 def _parts(content: object) -> list[dict]:
@@ -157,10 +176,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         return EMPTY  # _system_prompt, _checkpoint, _usage, system
     base = f"{session.session_id}:{line_no}"
     cwd = session.cwd
-    ts = session.undated_at
-    if role == "user":
-        asked = "\n".join(p["text"] for p in _parts(obj.get("content")) if isinstance(p.get("text"), str))
-        ts = _prompt_time(session, asked) or ts
+    ts = session.line_times[line_no - 1] if 0 < line_no <= len(session.line_times) else None
     records: list[Record] = []
     if role == "tool":
         call_id = obj.get("tool_call_id") if isinstance(obj.get("tool_call_id"), str) else None

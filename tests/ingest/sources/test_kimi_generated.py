@@ -82,3 +82,30 @@ def test_a_kimi_session_is_dated_by_its_wire_log_and_harness_text_is_the_harness
     assert not any(r.text.startswith("<system>Previous context") for r in got.records)
     found = backscroll.search("notes file", home=backscroll_home.data, since="2026-12-01", mode="lexical")
     assert found.results, "a date filter finds kimi's records"
+
+
+def test_a_kimi_reply_is_dated_by_its_turn_and_a_prompt_asked_twice_by_each_turn(backscroll_home, backscroll_index):
+    """Lines take their turn's start, the prompts matched to the wire log's turns in order: a reply never comes
+    before its prompt, and a prompt asked twice ("continue") is dated by each of its turns."""
+    import json
+    import os
+
+    share = backscroll_home.home / ".kimi"
+    folder = share / "sessions" / hashlib.md5(WORK.encode()).hexdigest() / SESSION
+    folder.mkdir(parents=True)
+    shutil.copyfile(DATA / "kimi.json", share / "kimi.json")
+    turns = [("continue", 1796300000.0), ("something else", 1796303600.0), ("continue", 1796307200.0)]
+    with (folder / "wire.jsonl").open("w") as fh:
+        for asked, at in turns:
+            fh.write(json.dumps({"timestamp": at, "message": {"type": "TurnBegin",
+                                                              "payload": {"user_input": asked}}}) + "\n")
+    with (folder / "context.jsonl").open("w") as fh:
+        for asked, _at in turns:
+            fh.write(json.dumps({"role": "user", "content": asked}) + "\n")
+            fh.write(json.dumps({"role": "assistant", "content": f"done: {asked}"}) + "\n")
+    os.utime(folder / "context.jsonl", (1796900000, 1796900000))  # (a week later: no line takes it)
+    backscroll_index(embed=False)
+    got = backscroll.show(SESSION, home=backscroll_home.data)
+    times = [r.timestamp or "" for r in got.records]
+    assert times == sorted(times) and len(set(times)) == 3, times
+    assert times[0] == times[1] and times[4] == times[5] and times[0] < times[4]
