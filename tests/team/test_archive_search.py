@@ -285,19 +285,24 @@ def test_a_printed_archive_argument_never_holds_a_password():
     assert "s3cret" not in for_command("host=db user=alice password=s3cret dbname=team")
 
 
-def test_one_session_pushed_by_two_members_is_found_once(pg_url, tmp_path):
-    """The same session pushed twice (a home synced between two machines, logs a teammate copied) is one
-    session: each of its records is one hit, and ``show`` opens it by its id."""
+def each_pushed_the_codex_fixtures(pg_url: str, tmp_path, dbname: str, members: tuple[str, ...]) -> None:
+    """A new archive ``dbname`` to which each of ``members`` pushed the same Codex sessions from a home of theirs."""
     with psycopg.connect(pg_url, autocommit=True) as admin:
-        admin.execute('DROP DATABASE IF EXISTS "team_copies"')
-        admin.execute('CREATE DATABASE "team_copies"')
-    with Archive.connect(as_role(pg_url, "postgres", "team_copies")) as a:
-        a.init(["alice", "bob"])
-    for member in ("alice", "bob"):
+        admin.execute(f'DROP DATABASE IF EXISTS "{dbname}"')
+        admin.execute(f'CREATE DATABASE "{dbname}"')
+    with Archive.connect(as_role(pg_url, "postgres", dbname)) as a:
+        a.init(list(members))
+    for member in members:
         bs = Backscroll(home=tmp_path / member, sources=(f"codex:{CODEX}",))
         bs.index(embed=False)
         with bs:
-            bs.push(as_role(pg_url, member, "team_copies"))
+            bs.push(as_role(pg_url, member, dbname))
+
+
+def test_one_session_pushed_by_two_members_is_found_once(pg_url, tmp_path):
+    """The same session pushed twice (a home synced between two machines, logs a teammate copied) is one
+    session: each of its records is one hit, and ``show`` opens it by its id."""
+    each_pushed_the_codex_fixtures(pg_url, tmp_path, "team_copies", ("alice", "bob"))
     url = as_role(pg_url, "alice", "team_copies")
     found = Backscroll(home=tmp_path / "alice").search("capture_payment", archive=url, mode="lexical", weak=True,
                                                        limit=20)
@@ -317,16 +322,7 @@ def test_a_session_two_members_pushed_differently_opens_as_the_hit_says(pg_url, 
 
     from backscroll.cli.app import app
 
-    with psycopg.connect(pg_url, autocommit=True) as admin:
-        admin.execute('DROP DATABASE IF EXISTS "team_differing"')
-        admin.execute('CREATE DATABASE "team_differing"')
-    with Archive.connect(as_role(pg_url, "postgres", "team_differing")) as a:
-        a.init(["alice", "carol"])
-    for member in ("alice", "carol"):
-        bs = Backscroll(home=tmp_path / member, sources=(f"codex:{CODEX}",))
-        bs.index(embed=False)
-        with bs:
-            bs.push(as_role(pg_url, member, "team_differing"))
+    each_pushed_the_codex_fixtures(pg_url, tmp_path, "team_differing", ("alice", "carol"))
     with psycopg.connect(as_role(pg_url, "carol", "team_differing"), autocommit=True) as conn:
         conn.execute("UPDATE backscroll.records SET project = 'payments-copy' WHERE member = 'carol'")
     url = as_role(pg_url, "carol", "team_differing")

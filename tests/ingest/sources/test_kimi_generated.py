@@ -16,13 +16,19 @@ WORK = "/tmp/research/kimi/run/work"
 SESSION = "2794b12b-1865-4ab2-b0aa-97ca3033a6b2"
 
 
-def test_a_session_kimi_cli_wrote_holds_what_its_context_file_holds(backscroll_home, backscroll_index):
+def the_generated_session(backscroll_home, files=("context.jsonl", "wire.jsonl", "state.json")):
+    """The session kimi-cli wrote, where it keeps it in the test's home (its folder), and its kimi.json."""
     share = backscroll_home.home / ".kimi"
     folder = share / "sessions" / hashlib.md5(WORK.encode()).hexdigest() / SESSION
     folder.mkdir(parents=True)
-    for name in ("context.jsonl", "wire.jsonl", "state.json"):
+    for name in files:
         shutil.copyfile(DATA / name, folder / name)
     shutil.copyfile(DATA / "kimi.json", share / "kimi.json")
+    return folder
+
+
+def test_a_session_kimi_cli_wrote_holds_what_its_context_file_holds(backscroll_home, backscroll_index):
+    the_generated_session(backscroll_home)
     out = backscroll_index(embed=False)
     assert out.report.lines_skipped == 0
     got = backscroll.show(SESSION, home=backscroll_home.data)
@@ -56,12 +62,7 @@ def test_a_kimi_session_is_dated_by_its_wire_log_and_harness_text_is_the_harness
 
     from backscroll.dates import format_ts, parse_ts
 
-    share = backscroll_home.home / ".kimi"
-    folder = share / "sessions" / hashlib.md5(WORK.encode()).hexdigest() / SESSION
-    folder.mkdir(parents=True)
-    for name in ("context.jsonl", "wire.jsonl", "state.json"):
-        shutil.copyfile(DATA / name, folder / name)
-    shutil.copyfile(DATA / "kimi.json", share / "kimi.json")
+    folder = the_generated_session(backscroll_home)
     with (folder / "context.jsonl").open("a") as fh:
         for line in ({"role": "user", "content": '<notification id="n1">the build finished</notification>'},
                      {"role": "user", "content": [
@@ -90,10 +91,7 @@ def test_a_kimi_reply_is_dated_by_its_turn_and_a_prompt_asked_twice_by_each_turn
     import json
     import os
 
-    share = backscroll_home.home / ".kimi"
-    folder = share / "sessions" / hashlib.md5(WORK.encode()).hexdigest() / SESSION
-    folder.mkdir(parents=True)
-    shutil.copyfile(DATA / "kimi.json", share / "kimi.json")
+    folder = the_generated_session(backscroll_home, files=())
     turns = [("continue", 1796300000.0), ("something else", 1796303600.0), ("continue", 1796307200.0)]
     with (folder / "wire.jsonl").open("w") as fh:
         for asked, at in turns:
