@@ -7,8 +7,8 @@ mark after each. A push killed between the archive's commit and the mark sends t
 archive's upsert keeps one row per ``(member, machine, record_id)``: nothing doubles. A record sent before it
 had a vector (a push right after new lines were read) gets it from a later push: of the records embedded since the
 last push asked (``archive_vectored:<key>``, an embedding pass), the archive names those it holds without one, and
-each is given its vector alone. Records redacted again are sent
-again in place, as are vectors: a row a member deleted from the archive stays deleted. ``prune`` removes
+each is given its vector alone. Records redacted again are sent again in place, as are vectors: a row a member
+deleted from the archive stays deleted. ``prune`` removes
 from the archive this member's rows of this machine that the store no longer holds, of the sessions it holds:
 another store on the same machine (a second data dir, a container) pushes under the same name, and its other
 sessions are its own.
@@ -202,7 +202,8 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
                                               "at": format_ts(datetime.now(UTC)), "key": ident}))
     # The vectors of rows sent before they had one: of the records embedded since the last push asked, those the
     # archive holds without one (each batch its own transaction: a push cut short keeps what it sent)
-    lacking = archive.unembedded_ids(member, machine, store.embedded_since(marks.vectored, mark))
+    asked = vector_pass if marks.pushed == 0 else marks.vectored  # (a first push sent every vector it had)
+    lacking = archive.unembedded_ids(member, machine, store.embedded_since(asked, mark))
     waiting = store.pushed_vectors(sorted(lacking), model)
     vectors = len(waiting) if dry_run else sum(
         archive.set_vectors(member, machine, [(rid, _vector(blob, pgvector, dim)) for rid, blob in
