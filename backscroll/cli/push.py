@@ -49,6 +49,8 @@ def push(
                                      advance=lambda n: bar.advance(task, n))
             else:
                 report = bs.push(to, dry_run=dry_run, prune=prune, sync=not no_sync, notify=common.err)
+        if report.note and not as_json:
+            common.err(f"note: {report.note}")
         if as_json:
             common.emit_json(report.to_dict())
         elif dry_run:

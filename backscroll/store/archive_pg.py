@@ -132,11 +132,15 @@ class Archive(ArchiveSearch, ArchiveBrowse):
             return False
         return True
 
-    def check_version(self) -> None:
-        """An error saying what to do when the schema is missing, older or newer than this client's."""
+    def check_version(self) -> str | None:
+        """An error saying what to do when the schema is missing, older or newer than this client's; for an archive
+        this client uses as it is, though older, a note saying what its owner runs."""
         found = self.version()
         if found is not None and ROWS_VERSION <= found <= SCHEMA_VERSION:
-            return  # (an archive whose rows are today's works as it is; `archive init` brings its policies up)
+            # (an archive whose rows are today's works as it is; `archive init` brings its policies up)
+            return None if found == SCHEMA_VERSION else (
+                f"the archive's schema is version {found}: its owner runs `backscroll archive init URL` to bring it "
+                f"to {SCHEMA_VERSION} (rows are then kept by the role that logged in)")
         if found is None:
             raise ArchiveError(f"no backscroll archive at {where(self.url)}: its owner runs "
                                "`backscroll archive init URL` first")

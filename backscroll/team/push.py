@@ -55,6 +55,7 @@ class PushReport:
     dry_run: bool
     vectors: bool  # the archive stores pgvector vectors (else real[] for an exact scan)
     vectors_added: int = 0  # rows sent before they had a vector, given it
+    note: str | None = None  # what the archive's owner should run (an archive older than this client)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -170,7 +171,7 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
          advance: Callable[[int], None] = lambda _n: None) -> PushReport:
     """Send the records after this archive's mark; with ``prune``, remove what the store no longer holds of its
     sessions."""
-    archive.check_version()
+    behind = archive.check_version()
     role = archive.role()
     member = member or role
     if member != role:
@@ -216,7 +217,8 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
                       if r not in held and session in sessions)
         pruned = len(gone) if dry_run else sum(archive.delete(member, machine, gone[i:i + batch])
                                                for i in range(0, len(gone), batch))
-    return PushReport(where(archive.url), member, machine, pending, pushed, pruned, dry_run, pgvector, vectors)
+    return PushReport(where(archive.url), member, machine, pending, pushed, pruned, dry_run, pgvector, vectors,
+                      behind)
 
 
 def push_to(cfg: Config, store: Store, to: str | None, **options) -> PushReport:

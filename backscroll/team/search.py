@@ -32,7 +32,8 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
         return again
     notes: list[str] = []
     with Archive.connect(url) as archive:
-        archive.check_version()
+        if behind := archive.check_version():
+            notes.append(behind)
         if filters.project:  # (named as locally: a unique prefix or part, a path; none or several is an error)
             filters = replace(filters, project=project_named(archive.project_names(), filters.project))
         filters = spoken_agent_hint(archive.has_agent, plan, filters, notes)

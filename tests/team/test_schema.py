@@ -74,12 +74,15 @@ def test_an_archive_of_version_2_is_migrated_without_pushing_again(pg_url, tmp_p
         for table in ("records", "sessions"):
             conn.execute(f"ALTER POLICY own_rows_in ON backscroll.{table} WITH CHECK (member = current_user)")
     with bs:  # (before the owner migrates it: an archive of version 2 holds today's rows, and is used as it is)
-        assert bs.push(frank).pushed == 0
-        assert bs.search("job queue", archive=frank, mode="lexical").results
+        report = bs.push(frank)
+        assert report.pushed == 0 and "archive init" in (report.note or "")
+        found = bs.search("job queue", archive=frank, mode="lexical")
+        assert found.results and any("schema is version 2" in n for n in found.notes)
     with Archive.connect(owner) as archive:
         assert archive.init() == (SCHEMA_VERSION, True)
     with psycopg.connect(owner) as conn:
         checks = [r[0] for r in conn.execute("SELECT with_check FROM pg_policies WHERE policyname = 'own_rows_in'")]
         assert len(checks) == 2 and all("session_user" in c.lower() for c in checks)
     with bs:
-        assert bs.push(frank).pushed == 0, "the rows did not change: nothing is sent again"
+        again = bs.push(frank)
+        assert again.pushed == 0 and again.note is None, "the rows did not change: nothing is sent again"
