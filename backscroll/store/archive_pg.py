@@ -166,16 +166,29 @@ class Archive(ArchiveSearch, ArchiveBrowse):
         (``SESSION_COLUMNS`` values) as ``member``'s from ``machine``, in one transaction: COPY into a session's
         staging table, then one ``INSERT … ON CONFLICT`` (row-level security checks every row as it lands).
         ``insert=False`` only replaces the rows the archive holds: one a member deleted stays deleted."""
+        self._written(member, machine, [("records", (*RECORD_COLUMNS, "embedding"), "record_id", rows),
+                                        ("sessions", SESSION_COLUMNS, "session_id", sessions)], insert)
+
+    def set_vectors(self, member: str, machine: str, vectors: list[tuple[str, Any]]) -> int:
+        """Give rows ``member`` pushed from ``machine`` their vectors (``(record_id, vector)``), in one transaction;
+        how many rows took one. A row the archive no longer holds stays gone."""
+        return self._written(member, machine, [("records", ("record_id", "embedding"), "record_id", vectors)],
+                             insert=False)
+
+    def _written(self, member: str, machine: str, tables: Sequence[tuple[str, Sequence[str], str, Sequence[tuple]]],
+                 insert: bool) -> int:
+        """Each ``(table, columns, key, rows)`` as ``member``'s from ``machine``, in one transaction: COPY into a
+        staging table of those columns, then one ``INSERT … ON CONFLICT`` (or, without ``insert``, one ``UPDATE``
+        of the rows held); how many rows were written."""
         psycopg = psycopg_module()
+        written = 0
         try:
             with self.conn.cursor() as cur:
-                for table, names, key, values in (("records", (*RECORD_COLUMNS, "embedding"), "record_id", rows),
-                                                  ("sessions", SESSION_COLUMNS, "session_id", sessions)):
+                for table, names, key, values in tables:
                     if not values:
                         continue
                     columns = ", ".join(("member", "machine", *names))
-                    update = ", ".join(f"{c} = excluded.{c}" for c in names if c != key)
-                    stage = f"push_{table}"
+                    stage = f"push_{table}_{len(names)}"  # (a staging table for each set of columns)
                     cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS {stage} AS SELECT {columns} FROM backscroll.{table} "
                                 "WITH NO DATA")
                     with cur.copy(f"COPY {stage} ({columns}) FROM STDIN") as copy:
@@ -183,14 +196,17 @@ class Archive(ArchiveSearch, ArchiveBrowse):
                             copy.write_row((member, machine, *row))
                     touched = ", pushed_at = now()" if table == "records" else ""
                     if insert:
+                        update = ", ".join(f"{c} = excluded.{c}" for c in names if c != key)
                         cur.execute(f"INSERT INTO backscroll.{table} ({columns}) SELECT {columns} FROM {stage} "
                                     f"ON CONFLICT (member, machine, {key}) DO UPDATE SET {update}{touched}")
                     else:
-                        cur.execute(f"UPDATE backscroll.{table} t SET {update.replace('excluded.', 's.')}{touched} "
-                                    f"FROM {stage} s WHERE t.member = s.member AND t.machine = s.machine "
-                                    f"AND t.{key} = s.{key}")
+                        update = ", ".join(f"{c} = s.{c}" for c in names if c != key)
+                        cur.execute(f"UPDATE backscroll.{table} t SET {update}{touched} FROM {stage} s WHERE "
+                                    f"t.member = s.member AND t.machine = s.machine AND t.{key} = s.{key}")
+                    written += cur.rowcount
                     cur.execute(f"TRUNCATE {stage}")
             self.conn.commit()
+            return written
         except psycopg.Error as exc:
             self._rollback()
             raise self._push_failed(exc) from None
@@ -213,28 +229,6 @@ class Archive(ArchiveSearch, ArchiveBrowse):
                 "SELECT record_id FROM backscroll.records WHERE member = %s AND machine = %s "
                 "AND record_id = ANY(%s) AND embedding IS NULL", (member, machine, list(record_ids[i:i + 5000])))}
         return out
-
-    def set_vectors(self, member: str, machine: str, vectors: list[tuple[str, Any]]) -> int:
-        """Give rows ``member`` pushed from ``machine`` their vectors (``(record_id, vector)``), in one transaction;
-        how many rows took one. A row the archive no longer holds stays gone."""
-        psycopg = psycopg_module()
-        try:
-            with self.conn.cursor() as cur:
-                cur.execute("CREATE TEMP TABLE IF NOT EXISTS push_vectors AS SELECT record_id, embedding "
-                            "FROM backscroll.records WITH NO DATA")
-                with cur.copy("COPY push_vectors (record_id, embedding) FROM STDIN") as copy:
-                    for row in vectors:
-                        copy.write_row(row)
-                cur.execute("UPDATE backscroll.records r SET embedding = v.embedding FROM push_vectors v "
-                            "WHERE r.member = %s AND r.machine = %s AND r.record_id = v.record_id",
-                            (member, machine))
-                done = cur.rowcount
-                cur.execute("TRUNCATE push_vectors")
-            self.conn.commit()
-            return done
-        except psycopg.Error as exc:
-            self._rollback()
-            raise self._push_failed(exc) from None
 
     def pushed_ids(self, member: str, machine: str) -> dict[str, str]:
         """Each record id ``member`` pushed from ``machine``, with its session's id."""
