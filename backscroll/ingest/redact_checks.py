@@ -175,10 +175,15 @@ _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 _NEXT_COMMAND = re.compile(r"\|\|?|;|&&|(?<!\S)&(?!\S)")  # a pipe, ``;``, ``&&``, ``||``, a lone ``&`` (not ``2>&1``)
 
 
+def _line_before(m: Matched) -> str:
+    """The command line before the match (lines continued with ``\\`` joined), at most 400 characters of it."""
+    return re.sub(r"\\\r?\n", " ", m.string[max(0, m.start() - 400): m.start()]).rsplit("\n", 1)[-1]
+
+
 def in_command(m: Matched, command: str) -> bool:
     """The match is an option of ``command``: it follows it in the command line (lines continued with ``\\``
     joined), with no pipe, ``;``, ``&&`` or ``&`` between them outside quotes."""
-    before = re.sub(r"\\\r?\n", " ", m.string[max(0, m.start() - 400): m.start()]).rsplit("\n", 1)[-1]
+    before = _line_before(m)
     named = list(re.finditer(rf"(?<![\w./-]){re.escape(command)}(?![\w-])", before))
     if not named:
         return False
@@ -212,11 +217,6 @@ _RUN_AT = re.compile(r"(?:^|[;&|`(])[ \t]*(?:\$[ \t]+)?(?:(?:sudo|env|time|nohup
                      r"|\w+=\S*[ \t]+)*$")
 # What ends the arguments of a command in prose: a backtick, a parenthesis, a sentence's punctuation
 _NOT_ARGUMENTS = re.compile(r"[`()]|[.,;:!?](?:\s|$)")
-
-
-def _line_before(m: Matched) -> str:
-    """The command line before the match (lines continued with ``\\`` joined), at most 400 characters of it."""
-    return re.sub(r"\\\r?\n", " ", m.string[max(0, m.start() - 400): m.start()]).rsplit("\n", 1)[-1]
 
 
 def starts_a_command(m: Matched) -> bool:

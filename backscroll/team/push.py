@@ -8,10 +8,9 @@ archive's upsert keeps one row per ``(member, machine, record_id)``: nothing dou
 had a vector (a push right after new lines were read) gets it from a later push: of the records embedded since the
 last push asked (``archive_vectored:<key>``, an embedding pass), the archive names those it holds without one, and
 each is given its vector alone. Records redacted again are sent again in place, as are vectors: a row a member
-deleted from the archive stays deleted. ``prune`` removes
-from the archive this member's rows of this machine that the store no longer holds, of the sessions it holds:
-another store on the same machine (a second data dir, a container) pushes under the same name, and its other
-sessions are its own.
+deleted from the archive stays deleted. ``prune`` removes from the archive this member's rows of this machine
+that the store no longer holds, of the sessions it holds: another store on the same machine (a second data dir,
+a container) pushes under the same name, and its other sessions are its own.
 """
 
 from __future__ import annotations

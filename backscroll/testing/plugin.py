@@ -237,8 +237,10 @@ def assert_recalled(backscroll_search: Callable[..., SearchResult]) -> Callable[
             raise TypeError("assert_recalled reads each hit's whole text: it takes no max_chars=")
         if not marker:
             raise ValueError("assert_recalled needs a marker to look for: an empty one is in every text")
-        if not 1 <= k <= 1000:
-            raise ValueError(f"k must be from 1 to 1,000, not {k}")
+        from backscroll.request import MAX_LIMIT
+
+        if not 1 <= k <= MAX_LIMIT:
+            raise ValueError(f"k must be from 1 to {MAX_LIMIT:,}, not {k}")
         result = backscroll_search(query, limit=k, max_chars=0, **kw)  # (the whole text: a marker at its end)
         for hit in result.results[:k]:
             if marker in hit.text:

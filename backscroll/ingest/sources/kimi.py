@@ -101,12 +101,14 @@ def _times(path: Path) -> dict:
     """``line_times`` of a context file (``_dated``), for as long as it and its wire log stay as they are."""
     try:
         st = path.stat()
-        wire = path.parent / "wire.jsonl"
-        wst = wire.stat() if wire.exists() else None
     except OSError:
         return {}
-    return {"line_times": _dated(path, st.st_mtime_ns, st.st_size, wst.st_mtime_ns if wst else 0,
-                                 wst.st_size if wst else 0)}
+    try:
+        wire = (path.parent / "wire.jsonl").stat()
+        seen = (wire.st_mtime_ns, wire.st_size)
+    except OSError:
+        seen = (0, 0)
+    return {"line_times": _dated(path, st.st_mtime_ns, st.st_size, *seen)}
 
 
 @lru_cache(maxsize=8)
