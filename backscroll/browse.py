@@ -177,6 +177,15 @@ def project_named(known: list[str], name: str) -> str:
     raise NotFoundError(f"no project {shorten(name, 80)!r} is indexed{where}", hint=f"known: {_known(known)}")
 
 
+def member_named(known: list[str], name: str | None) -> str | None:
+    """``name`` when a member of ``known`` (the team archive's) has that name: an unknown one is named, not searched
+    for in silence."""
+    if name is None or name in known:
+        return name
+    raise NotFoundError(f"no member {shorten(name, 80)!r} has pushed to the team archive",
+                        hint=f"members who have: {_known(known)}")
+
+
 def check_agent_indexed(store: Store, agent: str) -> None:
     """An error when no session of ``agent`` (a registered agent) is indexed: the filter could only return nothing."""
     if store.has_agent(agent):

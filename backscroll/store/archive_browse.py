@@ -18,6 +18,10 @@ class ArchiveBrowse:
         return [r["project"] for r in self._rows("SELECT project FROM backscroll.sessions WHERE project IS NOT NULL "
                                                  "GROUP BY project ORDER BY count(*) DESC, project", ())]
 
+    def member_names(self) -> list[str]:
+        """The members who have sessions in the archive, by name."""
+        return [r["member"] for r in self._rows("SELECT DISTINCT member FROM backscroll.sessions ORDER BY member", ())]
+
     def session_rows(self, where_sql: str, params: Sequence[Any], limit: int, offset: int) -> list[dict]:
         """Sessions the filters admit (``archive_filters.sessions_where``), the latest started first."""
         return self._rows("SELECT *, (SELECT count(*) FROM backscroll.sessions c WHERE c.member = sessions.member "

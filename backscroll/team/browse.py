@@ -26,9 +26,10 @@ def sessions(cfg: Config, archive: str, filters: Filters, member: str | None, li
     chosen as the local ``list`` chooses (``browse.list_sessions``)."""
     from dataclasses import replace
 
-    from backscroll.browse import grep_words, project_named
+    from backscroll.browse import grep_words, member_named, project_named
 
     with _open(cfg, archive) as a:
+        member = member_named(a.member_names(), member)
         if filters.project:
             filters = replace(filters, project=project_named(a.project_names(), filters.project))
         where, params = sessions_where(filters, member, words=grep_words(grep), everything=everything)
@@ -50,7 +51,10 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
     """A record with ``context`` records either side, or a page of a session (an id or a unique prefix). A session
     two members pushed is opened as the first of them pushed it, or as ``member`` did (the copies may differ: a
     hit names whose it is, and the command it prints says so)."""
+    from backscroll.browse import member_named
+
     with _open(cfg, archive) as a:
+        member = member_named(a.member_names(), member)
         focus = a.record_row(ident, member)
         if focus is not None:
             key = (focus["member"], focus["machine"], focus["session_id"])

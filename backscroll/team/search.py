@@ -21,7 +21,7 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
     """The archive's answer to ``req`` (its filters and plan already checked)."""
     from dataclasses import replace
 
-    from backscroll.browse import project_named
+    from backscroll.browse import member_named, project_named
     from backscroll.retrieval.searching import answer, spoken_agent_hint
     from backscroll.team.push import settings
     from backscroll.team.source import ArchiveSource
@@ -34,6 +34,7 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
     with Archive.connect(url) as archive:
         if behind := archive.check_version():
             notes.append(behind)
+        member_named(archive.member_names(), req.member)
         if filters.project:  # (named as locally: a unique prefix or part, a path; none or several is an error)
             filters = replace(filters, project=project_named(archive.project_names(), filters.project))
         filters = spoken_agent_hint(archive.has_agent, plan, filters, notes)

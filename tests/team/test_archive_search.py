@@ -69,6 +69,20 @@ def test_filters_are_hints_and_member_filters(archive):
         carol.search("job queue", member="alice")
 
 
+def test_a_member_who_never_pushed_is_named_not_searched_for(archive):
+    """``--member`` for a name with no row says so and names those who pushed, on search, list and show alike
+    (a mistyped name once read as "No matches")."""
+    from backscroll.errors import NotFoundError
+
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    for call in (lambda: carol.search("job queue", archive=url, mode="lexical", member="alcie"),
+                 lambda: carol.sessions(archive=url, member="alcie"),
+                 lambda: carol.show("anything", archive=url, member="alcie")):
+        with pytest.raises(NotFoundError, match="no member 'alcie'") as err:
+            call()
+        assert "alice, bob" in str(err.value.hint)
+
 
 def test_a_project_is_named_on_the_archive_as_locally(archive):
     """A unique prefix or part names one project; a name for none is an error naming those there (not an
@@ -338,6 +352,6 @@ def test_a_session_two_members_pushed_differently_opens_as_the_hit_says(pg_url, 
     alices = runner.invoke(app, [*home, *shlex.split(line.replace("--member carol", "--member alice"))[1:]])
     assert alices.exit_code == 0 and "alice@" in alices.stdout.splitlines()[0], alices.output
     nobody = runner.invoke(app, [*home, *shlex.split(line.replace("--member carol", "--member dave"))[1:]])
-    assert nobody.exit_code != 0 and "pushed by dave" in nobody.output
+    assert nobody.exit_code != 0 and "no member 'dave'" in nobody.output
     without = runner.invoke(app, [*home, "show", line.split()[2], "--member", "carol"])
     assert without.exit_code == 2 and "archive" in without.output
