@@ -52,8 +52,10 @@ COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each 
 # skips lines of markup alone, such as "<pre>"; Aider's inputs take their times from its input history;
 # 10: Kimi's lines are dated (by its wire log's turns, else the file's last write), its notifications and
 # <system> text are the harness's and a compaction leaves a summary; Qwen Code's notifications are the
-# harness's and its compressions summaries; a Pi turn that failed leaves its error).
-PARSE_VERSION = 10
+# harness's and its compressions summaries; a Pi turn that failed leaves its error; 11: a Gemini CLI
+# compression keeps what it left out and its snapshot is a summary, the text Gemini composes in the person's
+# turn is the harness's).
+PARSE_VERSION = 11
 
 
 def _now() -> str:

@@ -7,7 +7,8 @@ Two generations, both read whole (``read_whole``) because Gemini rewrites what i
   that does not parse is being rewritten: it is reported unreadable and read again when it changes.
 * newer ``session-*.jsonl``: a header line, then message lines upserted by ``id`` (a rewritten
   assistant turn keeps the place where it first appeared), ``{"$set": {...}}`` metadata patches
-  (``$set.messages`` is a checkpoint that replaces the message list) and ``{"$rewindTo": id}``
+  (``$set.messages`` is a compression's new context: its new messages, such as the summary, are added; what it
+  left out or masked was said and stays) and ``{"$rewindTo": id}``
   (drops that message and everything after it). Bad lines are skipped and counted; a last line
   without a newline that does not parse yet is still being written and is left for next time.
   Subagents live in ``chats/<parentSessionId>/<id>.jsonl`` and are sessions linked to the parent.
@@ -17,11 +18,12 @@ project root. The root is, in order: ``.project_root``; the ``directories`` fiel
 ``~/.gemini/projects.json`` (``{"projects": {path: slug}}``) whose slug or SHA-256 names the folder;
 a parent directory of an absolute path in the session's own tool arguments (then in its tool
 outputs) whose SHA-256 names the folder, else in another session file's of the same folder.
-Records: user and gemini text (user text Gemini injects itself, such as "System: Please continue.",
-is authored by the harness), thoughts (reasoning), and per tool call a call record and a result
-record. ``info``, ``error`` and ``warning`` messages and token counts are not records. Record ids are
-``<session>:<message id>#<block>`` (text 0, call k ``1+2k``, its result ``2+2k``, thoughts ``r``),
-so they survive rewrites.
+Records: user and gemini text (user text Gemini composes itself, such as "System: Please continue.", the
+``<session_context>`` each session opens with, a hook's ``<hook_context>`` and the ``!`` shell mode's report, is
+authored by the harness; a compression's ``<state_snapshot>`` is a summary), thoughts (reasoning), and per tool
+call a call record and a result record. ``info``, ``error`` and ``warning`` messages and token counts are not
+records. Record ids are ``<session>:<message id>#<block>`` (text 0, call k ``1+2k``, its result ``2+2k``, thoughts
+``r``), so they survive rewrites.
 
 This module owns the files (where they are, their project root, reading them whole); their content is
 replayed and turned into records by ``gemini_conversation``.

@@ -1,10 +1,10 @@
 """A Gemini CLI session file's content, pure: bytes in, a ``Conversation`` out, and its records.
 
-This module owns replaying both generations (the older single JSON object; the newer JSONL of
-message upserts, ``$set`` patches and ``$rewindTo`` rewinds) and turning the final message list into
-records: user and gemini text (harness nudges authored by the harness, @-referenced file contents
-left out), thoughts as reasoning, and per tool call a call and a result record. ``gemini`` finds the
-files, their project root, and reads them whole.
+This module owns replaying both generations (the older single JSON object; the newer JSONL of message upserts,
+``$set`` patches and ``$rewindTo`` rewinds) and turning the final message list into records: user and gemini text
+(text Gemini composes in the person's turn authored by the harness, a hook's context added to a prompt a record of
+its own, @-referenced file contents left out, a compression's snapshot a summary), thoughts as reasoning, and per
+tool call a call and a result record. ``gemini`` finds the files, their project root, and reads them whole.
 """
 
 from __future__ import annotations
@@ -25,9 +25,15 @@ _TEXT_TYPES = {"user": "user", "gemini": "assistant"}
 # and the grace-period warning a subagent gets when it runs out of turns or time.
 _HARNESS_TEXT = re.compile(r"^(System: Please continue\.?|Please continue\.?)$"
                            r"|^You have exceeded the (maximum number of turns|time limit)\. You have one final chance")
+# User-role messages Gemini CLI composes itself (``environmentContext.ts``, ``client.ts``, hooks, ``!`` shell mode).
+_HARNESS_OPENING = ("<session_context>", "<hook_context>", "Here is the user's editor context",
+                    "Here is a summary of changes in the user's editor context", "I ran the following shell command:")
+SNAPSHOT = "<state_snapshot>"  # a compression's summary (``chatCompressionService.ts``), in the person's turn
 # What the @-command processor appends to a user turn: the referenced files' contents, not what
 # the person typed.
 _REFERENCED_FILES = re.compile(r"\n?--- Content from referenced files ---.*?(?:--- End of content ---|\Z)", re.DOTALL)
+# What a hook adds to the person's prompt (``client.ts``): the hook's context, not the person's words.
+_HOOK_CONTEXT = re.compile(r"\s*<hook_context>.*?(?:</hook_context>|\Z)", re.DOTALL)
 
 
 # -- reading the two generations (pure: bytes in, conversation out) ------------------------------
@@ -105,9 +111,11 @@ def parse_jsonl(data: bytes) -> Conversation:
         elif isinstance(obj.get("$set"), dict):
             patch = dict(obj["$set"])
             checkpoint = patch.pop("messages", None)
-            if isinstance(checkpoint, list):
-                messages = {}
-                _upsert(messages, checkpoint)
+            if isinstance(checkpoint, list):  # a compression's new context: what it left out or masked was said
+                fresh: dict[str, dict] = {}
+                _upsert(fresh, checkpoint)
+                for mid, msg in fresh.items():
+                    messages.setdefault(mid, msg)
             conv.meta.update(patch)
         elif isinstance(obj.get("sessionId"), str):
             conv.meta.update(obj)  # the header (and the header of a migrated older file)
@@ -203,7 +211,7 @@ def _thoughts(msg: dict) -> str:
 
 
 def _author(text: str, session: SessionInfo) -> str:
-    if _HARNESS_TEXT.match(text):
+    if _HARNESS_TEXT.match(text) or text.startswith(_HARNESS_OPENING):
         return "harness"
     return "agent" if session.is_sidechain else "human"
 
@@ -223,9 +231,18 @@ def message_records(msg: dict, line: int, session: SessionInfo) -> list[Record]:
         if thoughts:
             records.append(Record(f"{base}#r", "assistant", "reasoning", thoughts, line, ts, cwd))
     text = _user_text(msg) if role == "user" else clean_text(_text(msg.get("content")))
+    if role == "user" and text.startswith(SNAPSHOT):
+        records.append(Record(f"{base}#0", "assistant", "summary", text, line, ts, cwd))
+        text = ""
+    hooked = [m.group(0).strip() for m in _HOOK_CONTEXT.finditer(text)] if role == "user" and text.find(
+        "<hook_context>") > 0 else []
+    if hooked:
+        text = clean_text(_HOOK_CONTEXT.sub("", text))
     if text:
         records.append(Record(f"{base}#0", role, "text", text, line, ts, cwd,
                               author=_author(text, session) if role == "user" else None))
+    if hooked:
+        records.append(Record(f"{base}#h", "user", "text", "\n\n".join(hooked), line, ts, cwd, author="harness"))
     calls = msg.get("toolCalls") if role == "assistant" else None
     for k, call in enumerate(calls if isinstance(calls, list) else []):
         if not isinstance(call, dict):

@@ -222,24 +222,28 @@ def test_jsonl_rewritten_turn_is_replaced_across_syncs(backscroll_home, backscro
     assert len(recs) == 17 and len({r["record_id"] for r in recs}) == 17  # 14 and 3 thoughts
 
 
-def test_jsonl_checkpoint_replaces_the_message_list(backscroll_home, backscroll_index):
+def test_jsonl_checkpoint_adds_a_compressions_summary_and_keeps_what_it_left_out(backscroll_home, backscroll_index):
+    """A ``$set.messages`` checkpoint (a compression's new context) adds its summary, filed as one, and what it
+    left out or masked stays: the file still holds it, and a first index after the compression reads it."""
     install(backscroll_home, CHECKPOINT)
     backscroll_index()
     recs = rows(backscroll_home, "SELECT * FROM records WHERE content_type != 'reasoning' ORDER BY id")
-    got = [(r["line"], r["role"], r["tool_name"], r["text"].split("\n")[0][:40]) for r in recs]
+    got = [(r["line"], r["role"], r["content_type"], r["tool_name"], r["text"].split("\n")[0][:40]) for r in recs]
     assert got == [
-        (1, "user", None, "<state_snapshot>"),
-        (2, "assistant", None, "Got it. Thanks for the additional contex"),
-        (3, "user", None, "Summarise docs/migrations.md"),
-        (4, "assistant", None, "Three phases: expand (add the new ledger"),
-        (4, "tool", "read_file", "read_file"),
-        (4, "tool", "read_file", "[Tool output masked: 412 characters. The"),  # the checkpoint's version
-        (5, "user", None, "Does the contract phase need downtime?"),  # appended after the checkpoint
-        (6, "assistant", None, "No. The contract phase only drops amount"),
+        (1, "user", "text", None, "What does scripts/migrate.py do with --d"),
+        (2, "assistant", "text", None, "With --dry-run it opens a transaction, a"),
+        (2, "tool", "tool", "read_file", "read_file"),
+        (2, "tool", "tool", "read_file", "def main(argv=None):"),
+        (3, "user", "text", None, "Summarise docs/migrations.md"),
+        (4, "assistant", "text", None, "Three phases: expand (add the new ledger"),
+        (4, "tool", "tool", "read_file", "read_file"),
+        (4, "tool", "tool", "read_file", "# Ledger schema migrations"),  # as read, not the checkpoint's mask
+        (5, "assistant", "summary", None, "<state_snapshot>"),
+        (6, "assistant", "text", None, "Got it. Thanks for the additional contex"),
+        (7, "user", "text", None, "Does the contract phase need downtime?"),  # appended after the checkpoint
+        (8, "assistant", "text", None, "No. The contract phase only drops amount"),
     ]
-    gone = ["What does scripts/migrate.py do with --dry-run?", "With --dry-run it opens a transaction"]
-    assert not [r for r in recs if r["text"].startswith(tuple(gone))], "messages left out of the checkpoint are gone"
-    assert "# Ledger schema migrations" not in " ".join(r["text"] for r in recs), "the unmasked output is gone"
+    assert [r["author"] for r in recs if r["role"] == "user"] == ["human", "human", "human"]
     # no .project_root: the directories field names the project
     assert {(r["cwd"], r["project"]) for r in recs} == {("/home/dev/ledger", "ledger")}
 
@@ -524,3 +528,29 @@ def test_result_text_and_content_shapes():
     assert [(r.content_type, r.text) for r in gemini.message_records(model, 1, session)] == [
         ("reasoning", "hidden"), ("text", "Visible.")]
     assert gemini.message_records({"id": "w", "type": "warning", "content": "careful"}, 1, session) == []
+
+
+def test_text_gemini_composes_in_the_persons_turn_is_the_harnesss():
+    """The environment context every session opens with, a hook's context (alone or added to a prompt), the
+    editor's context and the ``!`` shell mode's report are Gemini's words, not the person's; a compression's
+    ``<state_snapshot>`` is a summary."""
+    from backscroll.types import SessionInfo
+
+    session = SessionInfo("s", "gemini")
+
+    def said(text):
+        msg = {"id": "m", "type": "user", "timestamp": "2026-10-01T09:00:00Z", "content": [{"text": text}]}
+        return [(r.role, r.content_type, r.author, r.text) for r in gemini.message_records(msg, 1, session)]
+
+    for opening in ("<session_context>\nThis is the Gemini CLI.\n</session_context>",
+                    "<hook_context>branch: main</hook_context>",
+                    "Here is the user's editor context as a JSON object. This is for your information only.\n{}",
+                    "I ran the following shell command:\n```sh\nls\n```"):
+        assert said(opening) == [("user", "text", "harness", opening)]
+    assert said("<state_snapshot>\n<overall_goal>x</overall_goal>\n</state_snapshot>")[0][:3] == (
+        "assistant", "summary", None)
+    assert said("why does it deadlock?<hook_context>branch: main</hook_context>") == [
+        ("user", "text", "human", "why does it deadlock?"),
+        ("user", "text", "harness", "<hook_context>branch: main</hook_context>")]
+    plain = "Tell me about <session_context> tags"
+    assert said(plain) == [("user", "text", "human", plain)]
