@@ -55,6 +55,8 @@ def go(how: Resumption, *, print_only: bool = False, as_json: bool = False) -> i
     if print_only or as_json:
         return 0
     exe = shutil.which(how.argv[0])  # (found before the chdir: never a program of the session's directory)
+    if exe is not None:
+        exe = os.path.abspath(exe)  # (a relative PATH entry, ".", "node_modules/.bin", names one of the cwd here)
     if exe is None:
         sys.stdout.write(clean(how.command) + "\n")
         raise CannotResumeError(f"{how.argv[0]} is not installed here (not on PATH)",
@@ -64,7 +66,11 @@ def go(how: Resumption, *, print_only: bool = False, as_json: bool = False) -> i
         os.chdir(how.cwd)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(exe, list(how.argv))
+    try:
+        os.execv(exe, list(how.argv))
+    except OSError as exc:
+        raise CannotResumeError(f"{exe} could not be run: {exc.strerror or exc}",
+                                hint="run the command above where it is") from None
     return 0  # pragma: no cover (exec does not return)
 
 

@@ -51,6 +51,25 @@ def test_resume_runs_the_agents_own_command_in_the_sessions_directory(session_bu
     assert r.returncode == 0 and logs["codex"].read_text().splitlines() == [str(project), "resume", c.session_id]
 
 
+def test_a_relative_path_entry_never_runs_a_program_of_the_sessions_directory(session_builder, backscroll_index,
+                                                                             backscroll_home, tmp_path):
+    """``PATH=.:…`` or ``node_modules/.bin``: the agent is the one found where resume was run, not one the
+    session's directory holds (resume changes into it before running the agent)."""
+    project = tmp_path / "repo"
+    (project / "bin").mkdir(parents=True)
+    s = session_builder.claude(cwd=str(project))
+    s.user("tidy the importer").assistant("done")
+    backscroll_index(embed=False)
+    planted = _stub(project / "bin", "claude")
+    here = tmp_path / "here"
+    (here / "bin").mkdir(parents=True)
+    mine = _stub(here / "bin", "claude")
+    env = cli_env(backscroll_home, PATH=f"bin{os.pathsep}{os.environ['PATH']}")
+    r = run_cli(backscroll_home, "resume", s.session_id, env=env, cwd=here)
+    assert r.returncode == 0, r.stderr
+    assert mine.read_text().splitlines() == [str(project), "--resume", s.session_id] and not planted.exists()
+
+
 def test_resume_print_a_subagent_and_an_agent_that_is_not_installed(session_builder, backscroll_index,
                                                                     backscroll_home, stubs):
     s = session_builder.claude(project="gone")
