@@ -20,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 from backscroll.errors import UsageError
+from backscroll.integrations.install_entries import add_hooks, add_mcp, ours_handler, ours_mcp, own_hook
 from backscroll.integrations.install_files import (
     Change,
     Ledger,
@@ -31,8 +32,8 @@ from backscroll.integrations.install_files import (
     remove_old_backup,
     text_change,
 )
-from backscroll.integrations.install_json import add_hooks, add_mcp, json_change, json_has, ours_handler, ours_mcp
-from backscroll.integrations.install_toml import codex_change, codex_has_foreign, codex_span
+from backscroll.integrations.install_json import json_change, json_has
+from backscroll.integrations.install_toml import codex_change, codex_changed, codex_has_foreign, codex_span
 from backscroll.integrations.install_write import check_editable, read_or_none
 
 SKILL_MARK = "installed by backscroll"
@@ -96,7 +97,6 @@ def _agents(agent: str, allowed: tuple[str, ...], what: str) -> tuple[list[str],
 
 def ledger() -> Ledger:
     from backscroll.config import resolve
-
     return Ledger(resolve().home.value / "installed.json")
 
 
@@ -131,13 +131,13 @@ def plan_skill(agent: str = "all", uninstall: bool = False, book: Ledger | None 
     changes = []
     for name, path in skill_targets(agent):
         before = read_or_none(path)
-        if uninstall:
-            after = None if before is not None and SKILL_MARK in before else before
-        else:
-            after = text if before is None or SKILL_MARK in before else before  # never overwrite a user's own skill
-        own = () if uninstall or before is None or SKILL_MARK in before else (
-            f"{path} is a skill of your own; it is left as it is",)
-        changes.append(Change(path, before, after, f"skill ({name})", "skill", notes=own))
+        written = book.inserted(path, "skill") if book else []  # (what install wrote last: edited since, it stays)
+        ours = before is not None and SKILL_MARK in before and (not written or before == written[-1])
+        own = () if before is None or ours or (uninstall and SKILL_MARK not in before) else (
+            f"{path} is a skill of your own" if SKILL_MARK not in before else f"{path} holds changes of yours",)
+        after = (None if ours else before) if uninstall else (text if before is None or ours else before)
+        changes.append(Change(path, before, after, f"skill ({name})", "skill", (text,) if after == text else (),
+                              notes=tuple(f"{n}; it is left as it is" for n in own)))
     return changes
 
 
@@ -157,11 +157,8 @@ def instruction_targets(agent: str = "all") -> list[tuple[str, Path]]:
 
 def plan_instructions(agent: str = "all", uninstall: bool = False, book: Ledger | None = None) -> list[Change]:
     block = instructions_block()
-    changes = []
-    for name, path in instruction_targets(agent):
-        changes.append(text_change(path, f"instructions ({name})", "instructions", uninstall, book,
-                                   lambda text: add_block(text, block), remove_block))
-    return changes
+    return [text_change(path, f"instructions ({name})", "instructions", uninstall, book,
+                        lambda text: add_block(text, block), remove_block) for name, path in instruction_targets(agent)]
 
 
 # -- hooks and MCP entries ------------------------------------------------------------------
@@ -173,9 +170,15 @@ def hook_file(agent: str) -> Path:
 def plan_hooks(agent: str = "all", uninstall: bool = False, book: Ledger | None = None) -> list[Change]:
     names, named = _agents(agent, HOOK_AGENTS, "hooks")
     dirs = {"claude": claude_dir(), "codex": codex_dir()}
-    return [json_change(hook_file(n), "hooks", f"hooks ({n})", uninstall, book,
-                        lambda p, t, n=n: add_hooks(p, t, n, executable()))
-            for n in names if named or dirs[n].is_dir()]
+    out = []
+    for n in (n for n in names if named or dirs[n].is_dir()):
+        change = json_change(hook_file(n), "hooks", f"hooks ({n})", uninstall, book,
+                             lambda p, t, n=n: add_hooks(p, t, n, executable()))
+        own = not uninstall and json_has(hook_file(n), lambda v, n=n: any(
+            own_hook(g, n) for g in (v.get("hooks") or {}).values()))
+        out.append(replace(change, notes=(f"{hook_file(n)} already runs `backscroll hook` from a handler of your own; "
+                                          "that event is left as it is",)) if own else change)
+    return out
 
 
 def mcp_file(agent: str) -> Path:
@@ -197,6 +200,9 @@ def plan_mcp(agent: str = "all", uninstall: bool = False, book: Ledger | None = 
             if not uninstall and codex_has_foreign(change.before or ""):
                 change = replace(change, notes=(f"{path} already has an [mcp_servers.backscroll] table of your own; "
                                                 "it is left as it is",))
+            elif codex_changed(change.before or ""):
+                change = replace(change, notes=(f"{path}: [mcp_servers.backscroll] holds changes of yours; it is left "
+                                                "as it is" + (" (take it out by hand)" if uninstall else ""),))
             out.append(change)
             continue
         change = json_change(path, "mcp", f"mcp ({name})", uninstall, book,

@@ -176,7 +176,7 @@ def cut_span(text: str, span: tuple[int, int] | None) -> str:
     if not span:
         return text
     start, end = span
-    if text[:start].endswith("\r\n"):
+    if text[:start].endswith("\r\n") and "\r\n" in text[start:end]:  # (a file of lone CRs got a "\n" after its last)
         start -= 2
     elif start > 0 and text[start - 1] == "\n":
         start -= 1
@@ -211,7 +211,8 @@ def apply(change: Change) -> None:
         return
     if change.after is None:
         still_as_read(change.path, change.before)
-        change.path.unlink()
+        # a link (dotfiles) keeps pointing where it did: the file install created is its target
+        (change.path.resolve() if change.path.is_symlink() else change.path).unlink()
         if change.path.name == "SKILL.md":
             try:
                 change.path.parent.rmdir()

@@ -42,6 +42,22 @@ def codex_span(text: str) -> tuple[int, int] | None:
     return None
 
 
+def codex_changed(text: str) -> bool:
+    """Whether our marked table holds what install did not write (a key, a value or a comment of the user's): then it
+    is theirs too, and neither a reinstall nor uninstall touches it."""
+    span = codex_span(text)
+    if span is None:
+        return False
+    table = text[span[0]:span[1]].replace("\r\n", "\n")
+    import tomllib
+
+    try:
+        command = tomllib.loads(table)["mcp_servers"]["backscroll"]["command"]
+    except (tomllib.TOMLDecodeError, KeyError, TypeError):
+        return True
+    return not isinstance(command, str) or table != codex_table(command)
+
+
 def codex_has_foreign(text: str) -> bool:
     """Whether the file has an ``[mcp_servers.backscroll]`` table install did not write (text inside a string
     that looks like one is not a table)."""
@@ -59,6 +75,8 @@ def codex_has_foreign(text: str) -> bool:
 def codex_add(text: str, command: str) -> str:
     nl = "\r\n" if "\r\n" in text else "\n"  # (the file's own line ends)
     span = codex_span(text)
+    if span and codex_changed(text):
+        return text
     if span:
         return text[:span[0]] + codex_table(command).replace("\n", nl) + text[span[1]:]
     if codex_has_foreign(text):
@@ -75,7 +93,7 @@ def codex_add(text: str, command: str) -> str:
 
 
 def codex_remove(text: str) -> str:
-    return cut_span(text, codex_span(text))
+    return text if codex_changed(text) else cut_span(text, codex_span(text))
 
 
 def codex_change(path: Path, uninstall: bool, book: Ledger | None, program: str) -> Change:

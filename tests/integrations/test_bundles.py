@@ -6,7 +6,7 @@ import json
 from helpers import TESTS
 
 from backscroll.integrations import install as inst
-from backscroll.integrations.install_json import hook_groups
+from backscroll.integrations.install_entries import hook_groups
 
 ROOT = TESTS.parent / "integrations"
 

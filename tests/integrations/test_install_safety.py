@@ -268,3 +268,92 @@ def test_two_installs_from_two_venvs_leave_no_empty_containers(home, tmp_path, m
         assert json.loads(after) == json.loads(original), rel
         if not reformatted:
             assert after == original, rel
+
+
+# -- entries of the user's own that look like ours ------------------------------------------------------
+
+def test_claude_mcp_adds_own_entry_is_never_taken_over_nor_removed(home):
+    """``claude mcp add -s user backscroll -- backscroll mcp`` writes our shape with a bare program: it is the user's,
+    kept byte for byte by install, reinstall and uninstall (with or without an install before)."""
+    path = home / ".claude.json"
+    mine = '{"numStartups": 3, "mcpServers": {"backscroll": {"type": "stdio", "command": "backscroll", ' \
+           '"args": ["mcp"], "env": {}}}}'
+    path.write_text(mine)
+    inst.run("mcp", "claude", uninstall=True)
+    assert path.read_text() == mine
+    changes = inst.run("mcp", "claude")
+    assert path.read_text() == mine and any("of your own" in n for c in changes for n in c.notes)
+    inst.run("mcp", "claude")
+    inst.run("mcp", "claude", uninstall=True)
+    assert path.read_text() == mine
+
+
+@pytest.mark.parametrize("extra", [{"timeout": 7}, {"statusMessage": "recalling"}])
+def test_a_hook_the_user_wrote_or_changed_is_kept_and_never_doubled(home, extra):
+    """A handler running ``backscroll hook claude prompt`` of the user's (another timeout, a key of theirs) is left
+    as it is; that event gets no second handler, which would inject twice per prompt; uninstall keeps it."""
+    path = home / ".claude" / "settings.json"
+    inst.run("hooks", "claude")
+    doc = json.loads(path.read_text())
+    doc["hooks"]["UserPromptSubmit"][0]["hooks"][0].update(extra)
+    path.write_text(json.dumps(doc, indent=2))
+    mine = path.read_text()
+    changes = inst.run("hooks", "claude")
+    assert any("a handler of your own" in n for c in changes for n in c.notes)
+    again = json.loads(path.read_text())
+    assert again["hooks"]["UserPromptSubmit"] == doc["hooks"]["UserPromptSubmit"], "no second prompt hook"
+    assert len(again["hooks"]["SessionStart"]) == 1
+    inst.run("hooks", "claude", uninstall=True)
+    left = json.loads(path.read_text())
+    assert left["hooks"]["UserPromptSubmit"] == doc["hooks"]["UserPromptSubmit"]
+    assert mine  # (the user's handler, as they wrote it, is what stays)
+
+
+@pytest.mark.parametrize("kind,agent,rel", [("instructions", "claude", ".claude/CLAUDE.md"),
+                                            ("instructions", "gemini", ".gemini/GEMINI.md")])
+def test_a_file_of_lone_carriage_returns_gets_its_last_byte_back(home, kind, agent, rel):
+    """(TOML has no lone CR line ends: such a config.toml is refused, not edited.)"""
+    path = home / rel
+    mine = b"# old mac\rline2\r"
+    path.write_bytes(mine)
+    inst.run(kind, agent)
+    inst.run(kind, agent, uninstall=True)
+    assert path.read_bytes() == mine
+
+
+def test_changes_of_the_users_to_our_codex_table_or_skill_are_kept(home):
+    """A key added to our ``[mcp_servers.backscroll]`` table, or a line to our SKILL.md, makes it the user's too: a
+    reinstall leaves it and says so, and uninstall leaves it (their bytes) and says so."""
+    path = home / ".codex" / "config.toml"
+    path.write_text("model = 'o3'\n")
+    inst.run("mcp", "codex")
+    edited = path.read_text() + "tool_timeout_sec = 120\n\n[mcp_servers.backscroll.env]\nX = \"mine\"\n"
+    path.write_text(edited)
+    for uninstall in (False, True):
+        changes = inst.run("mcp", "codex", uninstall=uninstall)
+        assert path.read_text() == edited and any("changes of yours" in n for c in changes for n in c.notes)
+    skill = next(p for name, p in inst.skill_targets("claude"))
+    inst.run("skill", "claude")
+    inst.run("skill", "claude")  # (a reinstall of what it wrote is no edit)
+    mine = skill.read_text() + "\nAlways pass --project.\n"
+    skill.write_text(mine)
+    for uninstall in (False, True):
+        changes = inst.run("skill", "claude", uninstall=uninstall)
+        assert skill.read_text() == mine and any("changes of yours" in n for c in changes for n in c.notes)
+    skill.write_text(inst.skill_text())
+    inst.run("skill", "claude", uninstall=True)
+    assert not skill.exists()
+
+
+@pytest.mark.parametrize("kind,agent,rel", [*JSON_TARGETS, ("instructions", "claude", ".claude/CLAUDE.md")])
+def test_a_link_to_a_file_not_made_yet_stays_a_link_and_its_target_goes(home, kind, agent, rel):
+    """A dotfiles link whose target does not exist yet: install creates the target; uninstall deletes that file,
+    not the user's link."""
+    path = home / rel
+    target = home / "dotfiles" / path.name
+    target.parent.mkdir(exist_ok=True)
+    path.symlink_to(target)
+    inst.run(kind, agent)
+    assert path.is_symlink() and target.exists()
+    inst.run(kind, agent, uninstall=True)
+    assert path.is_symlink() and os.readlink(path) == str(target) and not target.exists()
