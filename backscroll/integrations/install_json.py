@@ -123,6 +123,8 @@ def created_containers(text: str, inserted: list[str], kind: str) -> tuple[tuple
 
 def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger | None, add) -> Change:
     before = read_or_none(path)
+    if uninstall and (before is None or "backscroll" not in before):
+        return Change(path, before, before, what, kind)  # (nothing of ours can be there, whatever the file holds)
     text = _load(path, before)
     if uninstall:
         after: str | None = strip_ours(path, text, book, kind)

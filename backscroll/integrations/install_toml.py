@@ -59,16 +59,16 @@ def codex_changed(text: str) -> bool:
 
 
 def codex_has_foreign(text: str) -> bool:
-    """Whether the file has an ``[mcp_servers.backscroll]`` table install did not write (text inside a string
-    that looks like one is not a table)."""
-    if not re.search(r"^\s*\[\s*mcp_servers\s*\.\s*backscroll\s*\]", text, re.M) or codex_span(text) is not None:
+    """Whether the file has a ``backscroll`` MCP server install did not write, in any spelling (``[mcp_servers.
+    "backscroll"]``, an inline table); text inside a string that looks like one is not a table."""
+    if "backscroll" not in text or codex_span(text) is not None:
         return False
     import tomllib
 
     try:
         servers = tomllib.loads(text).get("mcp_servers")
-    except tomllib.TOMLDecodeError:
-        return True  # (unreadable: the table is taken to be there, and left alone)
+    except tomllib.TOMLDecodeError:  # (unreadable: a table that looks like one is taken to be there, and left alone)
+        return bool(re.search(r"^\s*\[\s*mcp_servers\s*\.\s*\"?backscroll\"?\s*\]", text, re.M))
     return isinstance(servers, dict) and "backscroll" in servers
 
 
@@ -88,7 +88,8 @@ def codex_add(text: str, command: str) -> str:
         tomllib.loads(new)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"adding [mcp_servers.backscroll] would not be valid TOML ({exc}); nothing was changed",
-                         hint="add it by hand: " + codex_table(command).replace("\n", "; ")) from None
+                         hint=f"add a [mcp_servers.backscroll] table by hand: command = {json.dumps(command)}, "
+                              'args = ["mcp"]') from None
     return new
 
 

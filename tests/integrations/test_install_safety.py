@@ -357,3 +357,19 @@ def test_a_link_to_a_file_not_made_yet_stays_a_link_and_its_target_goes(home, ki
     assert path.is_symlink() and target.exists()
     inst.run(kind, agent, uninstall=True)
     assert path.is_symlink() and os.readlink(path) == str(target) and not target.exists()
+
+
+@pytest.mark.parametrize("mine", ['[mcp_servers."backscroll"]\ncommand = "backscroll"\nargs = ["mcp"]\n',
+                                  'mcp_servers = { backscroll = { command = "backscroll", args = ["mcp"] } }\n'])
+def test_a_codex_server_of_the_users_in_another_spelling_is_theirs(home, mine):
+    path = home / ".codex" / "config.toml"
+    path.write_text(mine)
+    changes = inst.run("mcp", "codex")
+    assert path.read_text() == mine and any("of your own" in n for c in changes for n in c.notes)
+
+
+def test_uninstall_leaves_a_file_it_cannot_read_when_nothing_of_ours_is_there(home):
+    path = home / ".claude" / "settings.json"
+    path.write_text('{\n  // my settings\n  "theme": "dark",\n}\n')
+    assert all(not c.changed for c in inst.run("hooks", "claude", uninstall=True))
+    assert path.read_text() == '{\n  // my settings\n  "theme": "dark",\n}\n'
