@@ -54,8 +54,9 @@ COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each 
 # <system> text are the harness's and a compaction leaves a summary; Qwen Code's notifications are the
 # harness's and its compressions summaries; a Pi turn that failed leaves its error; 11: a Gemini CLI
 # compression keeps what it left out and its snapshot is a summary, the text Gemini composes in the person's
-# turn is the harness's).
-PARSE_VERSION = 11
+# turn is the harness's; 12: compaction summaries of Goose, Crush, Amp and Droid are kept, a Crush reply the
+# content filter stopped leaves a notice, Zed tool results written as a list of parts are read).
+PARSE_VERSION = 12
 
 
 def _now() -> str:

@@ -112,6 +112,12 @@ def _records(thread: dict, info: SessionInfo) -> tuple[list[Record], list[tuple[
             skipped.append((n, "message is not an object with content"))
             continue
         role = msg.get("role")
+        if role == "info":  # a thread's summary after compaction: ``{"type": "summary", "summary": {"summary"}}``
+            records += [Record(f"{info.session_id}:{msg.get('messageId', n - 1)}#{i}", "assistant", "summary",
+                               clean_text(b["summary"]["summary"]), n, fallback, info.cwd)
+                        for i, b in enumerate(msg["content"]) if isinstance(b, dict) and b.get("type") == "summary"
+                        and isinstance(b.get("summary"), dict) and isinstance(b["summary"].get("summary"), str)
+                        and clean_text(b["summary"]["summary"])]
         if role not in ("user", "assistant"):
             continue
         content = msg["content"]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -80,7 +81,7 @@ def _project_dir(db: Path) -> str:
 # Titles Crush gives a session before (or instead of) a generated one (read at 37f36e9 and v0.10.4).
 PLACEHOLDER_TITLES = {"new session", "untitled session", "new agent session", "non-interactive", "fetch analysis",
                       "generate a title"}
-_NOTICE_REASONS = {"error", "canceled", "permission_denied"}  # finish reasons that carry what the person saw
+_NOTICE_REASONS = {"error", "canceled", "permission_denied", "content_filter"}  # finishes the person was told of
 
 
 def title_of(title: object) -> str | None:
@@ -98,6 +99,8 @@ def _notice(data: dict) -> str | None:
     if data.get("reason") not in _NOTICE_REASONS:
         return None
     said = [t for t in (_str(data.get("message")), _str(data.get("details"))) if t]
+    if not said and data["reason"] == "content_filter":
+        return "Refused: the provider's content filter stopped the reply"  # (Crush's banner says "REFUSED")
     return ": ".join(said) if said else None
 
 
@@ -169,13 +172,14 @@ def _session_unit(conn, path: Path, info: SessionInfo, summary: str) -> SourceUn
     rows = conn.execute(f"SELECT id, role, parts, created_at, {summary} FROM messages WHERE session_id = ? "
                         "ORDER BY created_at, rowid", (info.session_id,)).fetchall()
     for line, (mid, role, raw, created, is_summary) in enumerate(rows, 1):
-        if is_summary:
-            continue
         parts = _parts(raw)
         if isinstance(parts, str):
             skipped.append((line, f"message {mid}: {parts}"))
             continue
-        records.extend(_message_records(str(mid), role, parts, line, normalize_timestamp(created), info))
+        found = _message_records(str(mid), role, parts, line, normalize_timestamp(created), info)
+        if is_summary:  # a summarised session's summary (``IsSummaryMessage``): its text, as a summary
+            found = [replace(r, role="assistant", content_type="summary") for r in found if r.content_type == "text"]
+        records.extend(found)
     return SourceUnit(f"{path}#{info.session_id}", info, records, skipped)
 
 

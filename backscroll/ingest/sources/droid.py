@@ -9,8 +9,8 @@ Line 1 is ``{"type": "session_start", "id", "title", "owner", "cwd", "version"}`
 ``{"type": "message", "id", "timestamp", "message": {"role", "content": [blocks]}}``, where blocks
 are Anthropic-shaped: ``text``, ``thinking`` (reasoning records), ``tool_use`` ``{id, name, input}``
 and, in user messages, ``tool_result`` ``{tool_use_id, content, is_error}`` paired with its call.
-The shell tool is ``Execute`` (``input.command``). ``todo_state``, compaction and other entry types
-are not records. Record ids are ``<session>:<message id>#<block>``.
+The shell tool is ``Execute`` (``input.command``). A ``compaction_state``'s summary is a summary record;
+``todo_state`` and other entry types are not records. Record ids are ``<session>:<message id>#<block>``.
 """
 
 from __future__ import annotations
@@ -111,7 +111,13 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         return ParsedLine(_message(obj, line_no, session), {})
     if not isinstance(kind, str):
         raise LineError("entry without a type")
-    return EMPTY  # todo_state, compaction_state and later entry types: nothing to index
+    if kind == "compaction_state":  # its summary (``summaryText``, or ``summary.body`` in other builds)
+        summary = obj.get("summary")
+        text = clean_text(_str(obj.get("summaryText")) or (_str(summary.get("body")) if isinstance(summary, dict)
+                                                              else _str(summary)) or "")
+        return ParsedLine([Record(f"{session.session_id}:{line_no}#s", "assistant", "summary", text, line_no,
+                                  normalize_timestamp(obj.get("timestamp")), session.cwd)] if text else [], {})
+    return EMPTY  # todo_state and later entry types: nothing to index
 
 
 AGENT = Agent("droid", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

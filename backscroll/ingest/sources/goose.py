@@ -136,7 +136,14 @@ def _message_records(msg: object, pos: int, info: SessionInfo) -> list[Record] |
         return "message without a role and a content list"
     meta = as_dict(msg.get("metadata"))
     if meta.get("userVisible") is False:
-        return []
+        # agent-only: a compaction's summary (in the user's role) is kept as one; its continuation nudge and the
+        # hidden copies (the originals it replaced, a preserved prompt) are not records
+        if meta.get("agentVisible") is False or role != "user":
+            return []
+        return [Record(f"{info.session_id}:{pos}#{i}", "assistant", "summary", clean_text(item["text"]), pos,
+                       normalize_timestamp(msg.get("created")), info.cwd)
+                for i, item in enumerate(content) if isinstance(item, dict) and item.get("type") == "text"
+                and isinstance(item.get("text"), str) and clean_text(item["text"])]
     ts = normalize_timestamp(msg.get("created"))
     base = f"{info.session_id}:{pos}"
     records: list[Record] = []

@@ -119,6 +119,9 @@ def decode_thread(data_type: object, data: object) -> dict | str:
 
 
 def _tool_text(value: object) -> str:
+    """A tool result's content: ``{"Text": …}``, ``{"Image": …}``, or (Zed since 2026) a list of them."""
+    if isinstance(value, list):
+        return "\n".join(t for t in map(_tool_text, value) if t.strip())
     if isinstance(value, dict):
         if isinstance(value.get("Text"), str):
             return value["Text"]

@@ -39,6 +39,7 @@ def test_amp_records_of_every_kind(backscroll_home, backscroll_index):
         ("4#0", "tool", "tool", "Read", "Error: no such file tests/test_retry.py"),
         ("5#0", "tool", "tool", "Bash", "backscroll search 'retry jitter seed'"),
         ("6#0", "tool", "tool", "Bash", "[1] 2026-09-02 · assistant · seed the jitter RNG per test"),
+        ("7#0", "assistant", "summary", None, "Compacted: looked at retry jitter"),
         ("8#0", "assistant", "text", None, "The jitter uses the global random module, so the test depends on test "
                                            "order. Inject a seeded random.Random into RetryPolicy."),
     ]
@@ -48,7 +49,6 @@ def test_amp_records_of_every_kind(backscroll_home, backscroll_index):
     assert [r["is_error"] for r in results] == [0, 1, 0]
     assert [r["is_echo"] for r in recs if r["tool_call_id"] == "toolu_01C"] == [1, 1]
     assert not any(r["is_echo"] for r in recs if r["tool_call_id"] != "toolu_01C")
-    assert "Compacted" not in "\n".join(r["text"] for r in recs), "info summaries are not records"
     # Assistant messages have no time of their own: they take the time of the message before them.
     assert [r["timestamp"] for r in recs][:5] == ["2026-10-01T08:00:01.000Z"] * 4 + ["2026-10-01T08:00:05.000Z"]
     session = rows(backscroll_home, "SELECT * FROM sessions")[0]
@@ -66,9 +66,9 @@ def test_amp_rewritten_thread_replaces_its_records(backscroll_home, backscroll_i
     thread["title"] = "Seed the retry jitter"
     path.write_text(json.dumps(thread))
     out = backscroll_index()
-    # only the new message is added; the ten unchanged records are neither re-added nor replaced
+    # only the new message is added; the eleven unchanged records are neither re-added nor replaced
     assert out.report.records_added == 1 and out.report.records_replaced == 0
-    assert len(rows(backscroll_home)) == 11
+    assert len(rows(backscroll_home)) == 12
     assert rows(backscroll_home, "SELECT title FROM sessions")[0]["title"] == "Seed the retry jitter"
 
 
@@ -80,7 +80,7 @@ def test_amp_half_written_file_is_unreadable_until_complete(backscroll_home, bac
     assert [p for p, _why in out.report.unreadable] == [str(path)] and rows(backscroll_home) == []
     path.write_bytes(whole)
     out = backscroll_index()
-    assert not out.report.unreadable and len(rows(backscroll_home)) == 10
+    assert not out.report.unreadable and len(rows(backscroll_home)) == 11
 
 
 json_values = st.recursive(
@@ -106,3 +106,15 @@ def test_amp_reader_never_raises_on_odd_threads(thread):
     for rec in records:
         assert isinstance(rec.text, str) and rec.text and rec.role in ("user", "assistant", "tool")
     assert all(isinstance(why, str) for _n, why in skipped)
+
+
+def test_a_threads_summary_is_kept():
+    thread = {"id": "T-1", "created": 1785578400000, "messages": [
+        {"role": "user", "messageId": 0, "content": [{"type": "text", "text": "why?"}],
+         "meta": {"sentAt": 1785578400000}},
+        {"role": "info", "messageId": 1, "content": [{"type": "summary", "summary": {"type": "message",
+                                                                                    "summary": "Lock order."}}]}]}
+    records, skipped = amp._records(thread, SessionInfo("T-1", "amp"))
+    assert [(r.role, r.content_type, r.text) for r in records] == [("user", "text", "why?"),
+                                                                    ("assistant", "summary", "Lock order.")]
+    assert not skipped

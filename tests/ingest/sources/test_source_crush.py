@@ -107,3 +107,22 @@ parts = st.fixed_dictionaries({"type": st.sampled_from(["text", "reasoning", "to
 def test_crush_message_reader_never_raises(ps, role):
     for rec in crush._message_records("m", role, ps, 1, None, SessionInfo("s", "crush")):
         assert isinstance(rec.text, str) and rec.text and rec.role in ("user", "assistant", "tool")
+
+
+def test_a_summary_and_a_refusal_are_kept(backscroll_home, backscroll_index):
+    """A summarised session's summary (``is_summary_message``) is a summary record; a reply the provider's content
+    filter stopped leaves what Crush showed, not nothing."""
+    writer = install_crush(backscroll_home.home, keep_open=True)
+    crush_message(writer, {"id": "m8", "session_id": CRUSH_ID, "role": "assistant", "created_at": 1791300200,
+                           "is_summary_message": 1, "parts": [{"type": "text", "data": {"text": "Notes sync: merge per "
+                                                                                         "field with a base."}}]})
+    crush_message(writer, {"id": "m9", "session_id": CRUSH_ID, "role": "assistant", "created_at": 1791300300,
+                           "is_summary_message": 0,
+                           "parts": [{"type": "finish", "data": {"reason": "content_filter"}}]})
+    writer.commit()
+    writer.close()
+    backscroll_index()
+    got = [(r["role"], r["content_type"], r["author"], r["text"]) for r in rows(backscroll_home)
+           if r["record_id"].startswith((CRUSH_ID + ":m8", CRUSH_ID + ":m9"))]
+    assert got == [("assistant", "summary", None, "Notes sync: merge per field with a base."),
+                   ("user", "text", "harness", "Refused: the provider's content filter stopped the reply")]

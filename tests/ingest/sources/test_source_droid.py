@@ -76,3 +76,13 @@ def test_droid_parser_never_raises_anything_but_line_errors(obj):
     assert isinstance(out, ParsedLine)
     for rec in out.records:
         assert isinstance(rec.text, str) and rec.text and rec.role in ("user", "assistant", "tool")
+
+
+def test_a_compactions_summary_is_kept():
+    session = SessionInfo("d", "droid")
+    for obj in ({"type": "compaction_state", "timestamp": "2026-10-01T09:00:00Z", "summaryText": "Lock order."},
+                {"type": "compaction_state", "timestamp": "2026-10-01T09:00:00Z", "summary": {"body": "Lock order."}}):
+        parsed = droid.parse_line(obj, 7, session)
+        assert [(r.role, r.content_type, r.text, r.timestamp) for r in parsed.records] == [
+            ("assistant", "summary", "Lock order.", "2026-10-01T09:00:00.000Z")]
+    assert droid.parse_line({"type": "compaction_state"}, 8, session).records == []

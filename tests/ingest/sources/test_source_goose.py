@@ -47,6 +47,7 @@ def test_goose_database_records_of_every_kind(backscroll_home, backscroll_index)
         ("5#0", "tool", "tool", "developer__text_editor", "File '/home/dev/warehouse/missing.py' does not exist"),
         ("6#0", "tool", "tool", "developer__shell", "backscroll search 'bulk insert sqlite'"),
         ("7#0", "tool", "tool", "developer__shell", "[1] executemany inside one transaction"),
+        ("8#0", "assistant", "summary", None, "Summary of the conversation so far: profiling the import"),
         ("9#0", "assistant", "text", None, "Commit once per 10,000 rows with executemany: the import drops from "
                                            "forty minutes to under two."),
     ]
@@ -54,7 +55,6 @@ def test_goose_database_records_of_every_kind(backscroll_home, backscroll_index)
     assert [r["tool_call_id"] for r in results] == ["call_G2", "call_G3", "call_G4"]
     assert [r["is_error"] for r in results] == [0, 1, 0]
     assert [r["tool_call_id"] for r in recs if r["is_echo"]] == ["call_G4", "call_G4"]
-    assert "Summary of the conversation" not in "\n".join(r["text"] for r in recs), "hidden messages are not records"
     sessions = {s["session_id"]: s for s in rows(backscroll_home, "SELECT * FROM sessions")}
     assert (sessions[NEW]["title"], sessions[NEW]["project"], sessions[NEW]["is_sidechain"]) == (
         "Speed up the CSV import", "warehouse", 0)
@@ -145,3 +145,22 @@ def test_goose_legacy_file_without_metadata_is_unreadable(backscroll_home, backs
     path.write_text(json.dumps([1, 2]) + "\n")
     out = backscroll_index()
     assert [p for p, _why in out.report.unreadable] == [str(path)]
+
+
+def test_a_compactions_summary_is_kept_and_its_nudge_and_hidden_copies_are_not():
+    """Goose's compaction (``context_mgmt``): the summary, in the user's role and seen by the agent only, is a summary
+    record; the continuation nudge (the assistant's, agent-only) and a copy hidden from both are not records."""
+    info = SessionInfo("s", "goose")
+
+    def said(role, text, user_visible, agent_visible):
+        msg = {"role": role, "created": 1785578400, "content": [{"type": "text", "text": text}],
+               "metadata": {"userVisible": user_visible, "agentVisible": agent_visible}}
+        found = goose._message_records(msg, 3, info)
+        assert isinstance(found, list)
+        return [(r.role, r.content_type, r.text) for r in found]
+
+    assert said("user", "The user is fixing a deadlock.", False, True) == [
+        ("assistant", "summary", "The user is fixing a deadlock.")]
+    assert said("assistant", "Your context was compacted. The previous message contains a summary", False, True) == []
+    assert said("user", "why does it deadlock?", False, False) == []
+    assert said("user", "why does it deadlock?", True, False) == [("user", "text", "why does it deadlock?")]

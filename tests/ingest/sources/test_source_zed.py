@@ -116,3 +116,10 @@ def test_zed_thread_reader_never_raises(thread):
     records, skipped = zed.thread_records(thread, SessionInfo("t", "zed"), None)
     for rec in records:
         assert isinstance(rec.text, str) and rec.text and rec.role in ("user", "assistant", "tool")
+
+
+def test_a_tool_results_content_as_a_list_is_read():
+    """Zed writes ``LanguageModelToolResult.content`` as a list of parts since 2026 (``[{"Text": …}]``)."""
+    assert zed._tool_text([{"Text": "test result: FAILED"}, {"Image": {}}, {"Text": ""}]) == (
+        "test result: FAILED\n[image]")
+    assert zed._tool_text({"Text": "older shape"}) == "older shape"
