@@ -130,7 +130,8 @@ class Batch:
             text = self.redactor(text)
             cwd, tool_name, home = self._field(cwd), self._field(tool_name), self._field(home)
         remote = self._field(session.repository)  # a secret in the log's remote URL never names the project
-        author = rec.author or ("human" if rec.role == "user" else None)
+        # a subagent's prompts are its parent agent's (every reader that knows says so; this is for those that do not)
+        author = rec.author or (("agent" if session.is_sidechain else "human") if rec.role == "user" else None)
         return (
             rec.record_id, session.session_id, session.agent, project(home, remote), cwd, rec.role,
             rec.content_type, tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp, self.key,

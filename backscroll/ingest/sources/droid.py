@@ -24,6 +24,8 @@ from backscroll.ingest.sources import EMPTY, Agent, LineError, ParsedLine, block
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"Execute"}
+# Entry types that hold nothing to search (the plan, settings, a turn's outcome), as public readers list them.
+KNOWN_SKIPPED = {"todo_state", "session_settings", "agent_turn_outcome"}
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 
 
@@ -117,7 +119,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
                                                               else _str(summary)) or "")
         return ParsedLine([Record(f"{session.session_id}:{line_no}#s", "assistant", "summary", text, line_no,
                                   normalize_timestamp(obj.get("timestamp")), session.cwd)] if text else [], {})
-    return EMPTY  # todo_state and later entry types: nothing to index
+    return EMPTY if kind in KNOWN_SKIPPED else ParsedLine([], {}, unknown=kind)  # (counted for ``status``)
 
 
 AGENT = Agent("droid", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

@@ -155,8 +155,9 @@ def _message_records(msg: object, pos: int, info: SessionInfo) -> list[Record] |
             text = clean_text(item["text"])
             if text:
                 records.append(Record(rid, role, "text", text, pos, ts, info.cwd))
-        elif kind == "thinking" and isinstance(item.get("thinking"), str) and item["thinking"].strip():
-            records.append(Record(rid, "assistant", "reasoning", item["thinking"].strip(), pos, ts, info.cwd))
+        elif kind in ("thinking", "reasoning") and (said := next((item[k].strip() for k in ("thinking", "text")
+                                                                   if isinstance(item.get(k), str)), "")):
+            records.append(Record(rid, "assistant", "reasoning", said, pos, ts, info.cwd))
         elif kind in ("toolRequest", "frontendToolRequest"):
             name, text, command = _call(item)
             records.append(Record(rid, "tool", "tool", text, pos, ts, info.cwd, name, _str(item.get("id")),
@@ -169,16 +170,27 @@ def _message_records(msg: object, pos: int, info: SessionInfo) -> list[Record] |
     return records
 
 
+# Content types with nothing to search (an image, a confirmation or notice the UI showed, encrypted thinking); any
+# other one is counted for ``status`` as not understood.
+_KNOWN_TYPES = {"text", "thinking", "reasoning", "toolRequest", "frontendToolRequest", "toolResponse", "image",
+                "redactedThinking", "toolConfirmationRequest", "actionRequired", "systemNotification"}
+
+
 def _unit(key: str, info: SessionInfo, messages: Sequence[object]) -> SourceUnit:
     records: list[Record] = []
     skipped: list[tuple[int, str]] = []
+    unknown: dict[str, int] = {}
     for pos, msg in enumerate(messages, 1):
         out = _message_records(msg, pos, info)
         if isinstance(out, str):
             skipped.append((pos, out))
-        else:
-            records.extend(out)
-    return SourceUnit(key, info, records, skipped)
+            continue
+        records.extend(out)
+        for item in msg["content"] if isinstance(msg, dict) and isinstance(msg.get("content"), list) else []:
+            kind = item.get("type") if isinstance(item, dict) else None
+            if kind not in _KNOWN_TYPES:
+                unknown[str(kind)] = unknown.get(str(kind), 0) + 1
+    return SourceUnit(key, info, records, skipped, unknown)
 
 
 # -- the database ------------------------------------------------------------------------------

@@ -86,3 +86,9 @@ def test_a_compactions_summary_is_kept():
         assert [(r.role, r.content_type, r.text, r.timestamp) for r in parsed.records] == [
             ("assistant", "summary", "Lock order.", "2026-10-01T09:00:00.000Z")]
     assert droid.parse_line({"type": "compaction_state"}, 8, session).records == []
+
+
+def test_an_entry_type_not_known_is_counted():
+    session = SessionInfo("d", "droid")
+    assert droid.parse_line({"type": "brand_new_entry"}, 3, session).unknown == "brand_new_entry"
+    assert droid.parse_line({"type": "todo_state"}, 4, session).unknown is None

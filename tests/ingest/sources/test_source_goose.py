@@ -164,3 +164,21 @@ def test_a_compactions_summary_is_kept_and_its_nudge_and_hidden_copies_are_not()
     assert said("assistant", "Your context was compacted. The previous message contains a summary", False, True) == []
     assert said("user", "why does it deadlock?", False, False) == []
     assert said("user", "why does it deadlock?", True, False) == [("user", "text", "why does it deadlock?")]
+
+
+def test_a_subagents_prompt_is_its_parent_agents(backscroll_home, backscroll_index):
+    """A ``sub_agent`` session's user text is the brief its parent agent wrote, not the person's words (as every
+    reader files a subagent's prompts)."""
+    install_goose_db(backscroll_home.home)
+    backscroll_index()
+    authors = {(r["is_sidechain"], r["author"]) for r in rows(backscroll_home) if r["role"] == "user"}
+    assert authors == {(0, "human"), (1, "agent")}
+
+
+def test_reasoning_is_read_and_a_content_type_not_known_is_counted():
+    info = SessionInfo("s", "goose")
+    msg = {"role": "assistant", "created": 1785578400, "metadata": {}, "content": [
+        {"type": "reasoning", "text": "Lock order first."}, {"type": "hologram", "x": 1}, {"type": "image"}]}
+    unit = goose._unit("k", info, [msg])
+    assert [(r.content_type, r.text) for r in unit.records] == [("reasoning", "Lock order first.")]
+    assert unit.unknown == {"hologram": 1}
