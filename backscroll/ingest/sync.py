@@ -56,8 +56,9 @@ COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each 
 # compression keeps what it left out and its snapshot is a summary, the text Gemini composes in the person's
 # turn is the harness's; 12: compaction summaries of Goose, Crush, Amp and Droid are kept, a Crush reply the
 # content filter stopped leaves a notice, Zed tool results written as a list of parts are read; 13: a subagent's
-# prompts are its parent agent's in every reader, Goose's, Crush's and Kimi's too).
-PARSE_VERSION = 13
+# prompts are its parent agent's in every reader, Goose's, Crush's and Kimi's too; 14: the context Codex adds to the
+# person's turn is the harness's, and a message between agents written as JSON is the sender's).
+PARSE_VERSION = 14
 
 
 def _now() -> str:

@@ -10,6 +10,8 @@ recall echoes), reasoning summaries, tool calls and their outputs (``function_ca
 
 from __future__ import annotations
 
+import orjson
+
 from backscroll.ingest.sources import (
     EMPTY,
     LineError,
@@ -30,6 +32,14 @@ _INJECTED_PREFIXES = (
     "# AGENTS.md instructions",
     "<INSTRUCTIONS>",
     "<turn_aborted>",
+)
+# The rest of what Codex counts as context it added to the person's turn (``contextual_user_message.rs``): kept, as
+# the harness's (a skill's body, a ``!`` command and its output, a subagent's report, a hook's prompt, warnings).
+_HARNESS_PREFIXES = (
+    "<skill>", "<user_shell_command>", "<subagent_notification>", "<hook_prompt", "<external_", "<extension_context>",
+    "<goal_context>", "Warning: apply_patch was requested via ",
+    "Warning: The maximum number of unified exec processes you can keep open is",
+    "Warning: Your account was flagged for potentially high-risk cyber activity",
 )
 _OUTPUT_TYPES = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
 _CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call"}
@@ -68,6 +78,21 @@ def _reasoning_text(payload: dict) -> str:
     if not parts:
         parts = _texts(payload.get("content")) or _texts(payload.get("raw_content"))
     return "\n\n".join(p.strip() for p in parts if p.strip())
+
+
+def _inter_agent(content: list) -> str | None:
+    """The words of a message between agents as builds before the ``agent_message`` item wrote it: an assistant
+    message whose one text is ``InterAgentCommunication`` as JSON (``{author, recipient, content, …}``)."""
+    if len(content) != 1 or not isinstance(content[0], dict) or not str(content[0].get("text", "")).startswith("{"):
+        return None
+    try:
+        sent = orjson.loads(content[0]["text"])
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(sent, dict) or not {"author", "recipient", "content"} <= set(sent) \
+            or not isinstance(sent["content"], str):
+        return None
+    return clean_text(sent["content"]) or None
 
 
 def _author(session: SessionInfo) -> str:
@@ -112,7 +137,7 @@ def _user_records(base: str, texts: list[str], line_no: int, ts, session: Sessio
                                       author="harness"))
         if text:
             records.append(Record(f"{base}#{i}", "user", "text", text, line_no, ts, session.cwd,
-                                  author=_author(session)))
+                                  author="harness" if text.startswith(_HARNESS_PREFIXES) else _author(session)))
     return records
 
 
@@ -138,6 +163,8 @@ def response_item(payload: dict, line_no: int, ts, session: SessionInfo) -> Pars
         if role == "user":
             texts = [b["text"] if isinstance(b, dict) and isinstance(b.get("text"), str) else "" for b in content]
             return ParsedLine(_user_records(base, texts, line_no, ts, session), {})
+        if (brief := _inter_agent(content)) is not None:  # (builds before ``agent_message``: the same, as JSON)
+            return ParsedLine([Record(f"{base}#0", "user", "text", brief, line_no, ts, cwd, author="agent")], {})
         records = []
         for i, block in enumerate(content):
             if isinstance(block, dict) and isinstance(block.get("text"), str):

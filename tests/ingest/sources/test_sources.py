@@ -218,3 +218,28 @@ def test_parsers_reject_non_objects_and_wrong_types():
         assert "content" in str(exc)
     else:
         raise AssertionError("wrong content type accepted")
+
+
+def test_codex_context_it_adds_to_the_persons_turn_is_the_harnesss_and_a_brief_is_an_agents():
+    """What Codex counts as context it added (``contextual_user_message.rs``: a skill's body, a ``!`` command, a
+    subagent's report, a hook's prompt, a warning) is the harness's; a message between agents written as JSON in
+    an assistant message (builds before ``agent_message``) is the sending agent's words, not the reply."""
+    from backscroll.ingest.sources.codex_items import response_item
+
+    session = SessionInfo("s", "codex")
+
+    def said(role, text):
+        kind = "input_text" if role == "user" else "output_text"
+        payload = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+        return [(r.role, r.author, r.text) for r in response_item(payload, 1, None, session).records]
+
+    for text in ("<skill>\n<name>release</name>\nbody\n</skill>", "<user_shell_command>\nls\n</user_shell_command>",
+                 '<subagent_notification>\n{"agent_path": "/root/w"}\n</subagent_notification>',
+                 '<hook_prompt hook_run_id="stop:1">keep going</hook_prompt>', "<external_ide>x</external_ide>",
+                 "Warning: apply_patch was requested via exec_command. Use the apply_patch tool instead."):
+        assert said("user", text) == [("user", "harness", text)]
+    assert said("user", "why does <skill> render twice?") == [("user", "human", "why does <skill> render twice?")]
+    brief = json.dumps({"author": "/root", "recipient": "/root/worker", "other_recipients": [],
+                        "content": "audit the auth module", "trigger_turn": True})
+    assert said("assistant", brief) == [("user", "agent", "audit the auth module")]
+    assert said("assistant", '{"plan": "not a message between agents"}')[0][:2] == ("assistant", None)
