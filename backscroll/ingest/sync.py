@@ -57,8 +57,10 @@ COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each 
 # turn is the harness's; 12: compaction summaries of Goose, Crush, Amp and Droid are kept, a Crush reply the
 # content filter stopped leaves a notice, Zed tool results written as a list of parts are read; 13: a subagent's
 # prompts are its parent agent's in every reader, Goose's, Crush's and Kimi's too; 14: the context Codex adds to the
-# person's turn is the harness's, and a message between agents written as JSON is the sender's).
-PARSE_VERSION = 14
+# person's turn is the harness's, and a message between agents written as JSON is the sender's; 15: Roo Code's
+# subtasks, their results and condensed context; Copilot's summaries, listed reasoning and failures; OpenCode's
+# errors and an interrupted tool's output).
+PARSE_VERSION = 15
 
 
 def _now() -> str:

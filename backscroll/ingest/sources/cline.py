@@ -52,6 +52,7 @@ from backscroll.types import SessionInfo
 
 _EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 _UI, _API, _META = "ui_messages.json", "api_conversation_history.json", "task_metadata.json"
+_HISTORY = "history_item.json"  # (Roo Code)
 
 
 def _roots(env, extension_id: str, own: tuple[str, str] | None = None) -> list[tuple[Path, str]]:
@@ -92,7 +93,7 @@ def _session_for(agent: str):
 def stat(path: Path) -> tuple[int, int]:
     """The claimed file plus the task's other files (metadata and API history change too)."""
     st = os.stat(path)
-    others = (path.parent / name for name in (_API, _META))
+    others = (path.parent / name for name in (_API, _META, _HISTORY))
     return with_stats(st.st_size, st.st_mtime_ns, (o for o in others if o != path))
 
 
@@ -104,7 +105,8 @@ def _reader(agent: str):
             raise OSError(f"not a complete JSON document (being rewritten?): {exc}") from None
         if not isinstance(data, list):
             raise OSError(f"expected a JSON array of messages, got {type(data).__name__}")
-        base = SessionInfo(path.parent.name, agent)
+        parent, workspace = _history_item(path.parent)
+        base = SessionInfo(path.parent.name, agent, is_sidechain=parent is not None, parent_session_id=parent)
         records, cwd, title = (ui_records if path.name == _UI else api_records)(data, base)
         if cwd is None and path.name == _UI and (path.parent / _API).exists():
             try:
@@ -112,9 +114,24 @@ def _reader(agent: str):
                 _r, cwd, _t = api_records(api if isinstance(api, list) else [], base)
             except (OSError, orjson.JSONDecodeError):
                 pass
-        session = SessionInfo(base.session_id, agent, cwd=cwd, title=title)
+        session = SessionInfo(base.session_id, agent, cwd=cwd or workspace, title=title,
+                              is_sidechain=base.is_sidechain, parent_session_id=parent)
         return WholeRead([SourceUnit(str(path), session, records)], {})
     return read_whole
+
+
+def _history_item(folder: Path) -> tuple[str | None, str | None]:
+    """Roo Code's ``history_item.json`` beside a task: the task that handed it its work (``parentTaskId``: it is
+    that task's subtask), and its workspace."""
+    try:
+        item = orjson.loads((folder / _HISTORY).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None, None
+    if not isinstance(item, dict):
+        return None, None
+    parent, workspace = item.get("parentTaskId"), item.get("workspace")
+    return (parent if isinstance(parent, str) and parent.strip() else None,
+            workspace if isinstance(workspace, str) and workspace.strip() else None)
 
 
 def _agent(name: str, root, unread: tuple[tuple[str, str], ...] = ()) -> Agent:

@@ -44,7 +44,8 @@ def _str(value: object) -> str:
 _CALLS = {"browser_action_launch": "browser_action", "browser_action": "browser_action",
           "use_subagents": "use_subagents", "new_task": "new_task"}
 _RESULTS = {"mcp_server_response": "use_mcp_server", "browser_action_result": "browser_action",
-            "subagent": "use_subagents"}
+            "subagent": "use_subagents", "subtask_result": "new_task"}
+_NEW_TASK_TOOLS = {"newTask", "new_task"}  # Roo's and Kilo's subtask tool: its ``content`` is the brief (an argument)
 
 
 def _call_text(kind: str, text: str) -> str:
@@ -61,9 +62,9 @@ def _call_text(kind: str, text: str) -> str:
 
 
 def _result_text(kind: str, text: str) -> str:
-    """An MCP response, a browser action's page and console logs (never its screenshot), or what the
-    subagents returned. Pure."""
-    if kind == "mcp_server_response":
+    """An MCP response, a browser action's page and console logs (never its screenshot), what the subagents
+    returned, or a subtask's result. Pure."""
+    if kind in ("mcp_server_response", "subtask_result"):  # (a subtask's completion, as it reported it)
         return text.strip()
     obj = _json(text)
     if not isinstance(obj, dict):
@@ -161,10 +162,13 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
                 body = _str(obj.get("arguments"))
             else:
                 name = _str(obj.get("tool")) or "tool"
-                body = render_input({k: v for k, v in obj.items() if k not in _NOT_ARGUMENTS})
+                arguments = ("tool",) if name in _NEW_TASK_TOOLS else _NOT_ARGUMENTS
+                body = render_input({k: v for k, v in obj.items() if k not in arguments})
             records.append(Record(f"{rid}#0", "tool", "tool", f"{name}\n{body}".strip(), n, ts, cwd, name, rid))
-            result = "" if kind != "tool" or name in _CONTENT_IS_PATH else \
+            result = "" if kind != "tool" or name in _CONTENT_IS_PATH | _NEW_TASK_TOOLS else \
                 (_str(obj.get("content")) or _str(obj.get("diff"))).strip()
+            if name in _NEW_TASK_TOOLS:
+                waiting["new_task"] = rid
             if result:  # what the tool read, found or wrote: its output
                 records.append(Record(f"{rid}#1", "tool", "tool", result, n, ts, cwd, None, rid))
             if kind == "use_mcp_server":
@@ -174,8 +178,9 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
             body = "\n".join(x for x in (_str(obj.get("path")), _str(obj.get("diff")).strip()) if x)
             if body:
                 records.append(Record(f"{rid}#0", "user", "text", body, n, ts, cwd))
-        elif kind in ("condense", "summarize_task"):  # the summary that replaces the conversation so far
-            body = clean_text(text)
+        elif kind in ("condense", "summarize_task", "condense_context"):  # what replaces the conversation so far
+            condensed = msg.get("contextCondense")  # (Roo's: the summary is there, its text empty)
+            body = clean_text(_str(condensed.get("summary")) if isinstance(condensed, dict) else text)
             if body:
                 records.append(Record(f"{rid}#0", "assistant", "summary", body, n, ts, cwd))
         elif kind in _CALLS:

@@ -101,7 +101,8 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
                 prose.append(_reference(part))
             elif kind == "thinking":
                 flush(i)
-                body = _value(part.get("value")).strip()
+                value = part.get("value")  # (``string | string[]``)
+                body = "\n\n".join(map(_value, value) if isinstance(value, list) else [_value(value)]).strip()
                 if body:
                     records.append(Record(f"{rid}#{i}t", "assistant", "reasoning", body, n, ts, cwd))
             elif _models_call(part):
@@ -130,7 +131,20 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
                 if out.strip():
                     records.append(Record(f"{rid}#{i}r", "tool", "tool", out.strip(), n, ts, cwd, None, call_id))
         flush(len(parts) + 1)
+        records.extend(_after(req, metadata, rid, n, ts, cwd))
     return SessionInfo(sid, "copilot", cwd=cwd, title=title), records
+
+
+def _after(req: dict, metadata: dict, rid: str, n: int, ts: str | None, cwd: str | None) -> list[Record]:
+    """What a request's result adds after the reply: the conversation summaries Copilot wrote (``summaries``, the
+    older ``summary``) and the failure the person saw instead of a reply (``errorDetails``, the harness's)."""
+    summaries = [metadata.get("summary"), *as_list(metadata.get("summaries"))]
+    texts = dict.fromkeys(clean_text(_s(as_dict(x).get("text")) if isinstance(x, dict) else _s(x)) for x in summaries)
+    out = [Record(f"{rid}#s{k}", "assistant", "summary", t, n, ts, cwd) for k, t in enumerate(texts) if t]
+    failed = clean_text(_s(as_dict(as_dict(req.get("result")).get("errorDetails")).get("message")))
+    if failed:
+        out.append(Record(f"{rid}#e", "user", "text", failed, n, ts, cwd, author="harness"))
+    return out
 
 
 def _workspace_folder(chat_sessions: Path) -> str | None:

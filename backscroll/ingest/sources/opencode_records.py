@@ -92,8 +92,10 @@ def _tool_records(base: str, part_id: str, data: dict, line: int, fallback_ts: s
     status = state.get("status")
     output = state.get("output")
     result = block_text(output).strip() if output is not None else ""
-    if not result and status == "error":
-        result = block_text(state.get("error")).strip()
+    if not result and status == "error":  # (an interrupted tool's partial output comes first: ``toModelMessages``)
+        partial = _get(state, "metadata", "output") if _get(state, "metadata", "interrupted") is True else None
+        result = "\n".join(t for t in (block_text(partial).strip() if partial else "",
+                                       block_text(state.get("error")).strip()) if t)
     if result:
         records.append(Record(f"{base}#1", "tool", "tool", result, line, end, cwd, None, call_id,
                               is_error=status == "error"))
@@ -150,4 +152,9 @@ def _unit(key: str, session: SessionInfo, messages: list[_Message],
                     records.extend(_tool_records(base, part.part_id, data, line, ts, cwd))
                 except Exception as exc:  # one odd part must not cost the session or the database
                     skipped.append((line, f"part {part.part_id}: unexpected {type(exc).__name__}: {exc}"))
+        failed = as_dict(msg.data.get("error")) if role == "assistant" else {}
+        said = _str(_get(failed, "data", "message")) or _str(failed.get("name"))
+        if said:  # what the person saw instead of (the rest of) a reply: the harness's
+            records.append(Record(f"{session.session_id}:{msg.message_id}#error", "user", "text", said.strip(), line,
+                                  msg_ts, cwd, author="harness"))
     return SourceUnit(key, session, records, skipped, unknown)

@@ -297,6 +297,43 @@ def test_cline_browser_subagents_new_tasks_summaries_and_the_persons_edits_are_k
     assert not any("base64" in r.text for r in records)  # a screenshot is never stored
 
 
+def test_roo_subtasks_their_results_and_condensed_context_are_kept(backscroll_home, backscroll_index):
+    """Roo Code (``NewTaskTool.ts``, ``Task.ts``, ``history.ts``): a subtask's folder says its parent
+    (``history_item.json``), so the brief it opens with is the parent agent's; the parent's ``newTask`` call holds
+    the brief and ``subtask_result`` its result; ``condense_context`` keeps its summary in ``contextCondense``."""
+    j = json.dumps
+    tasks = backscroll_home.home / CODE / "globalStorage/rooveterinaryinc.roo-cline/tasks"
+    parent = [{"ts": 1, "type": "say", "say": "text", "text": "Build the parser in two steps."},
+              {"ts": 2, "type": "say", "say": "api_req_started", "text": j({"request": "x"})},
+              {"ts": 3, "type": "ask", "ask": "tool", "text": j({"tool": "newTask", "mode": "code",
+                                                              "content": "Implement step 1 of the parser."})},
+              {"ts": 4, "type": "say", "say": "condense_context", "contextCondense": {"summary": "Step 1 delegated."}},
+              {"ts": 9, "type": "say", "say": "subtask_result", "text": "Step 1 done: 12 tests pass."}]
+    child = [{"ts": 5, "type": "say", "say": "text", "text": "Implement step 1 of the parser."},
+             {"ts": 6, "type": "say", "say": "api_req_started", "text": j({"request": "x"})},
+             {"ts": 8, "type": "say", "say": "completion_result", "text": "Step 1 done: 12 tests pass."}]
+    for name, messages, item in (("p1", parent, None), ("c1", child, {"id": "c1", "parentTaskId": "p1",
+                                                                       "workspace": "/home/dev/parser"})):
+        (tasks / name).mkdir(parents=True)
+        (tasks / name / "ui_messages.json").write_text(j(messages))
+        if item:
+            (tasks / name / "history_item.json").write_text(j(item))
+    backscroll_index(embed=False)
+    got = [(r["session_id"], r["role"], r["author"], r["content_type"], r["text"])
+           for r in rows(backscroll_home, "SELECT * FROM records ORDER BY session_id DESC, id")]
+    assert got == [
+        ("p1", "user", "human", "text", "Build the parser in two steps."),
+        ("p1", "tool", None, "tool", "newTask\nmode: code\ncontent: Implement step 1 of the parser."),
+        ("p1", "assistant", None, "summary", "Step 1 delegated."),
+        ("p1", "tool", None, "tool", "Step 1 done: 12 tests pass."),
+        ("c1", "user", "agent", "text", "Implement step 1 of the parser."),
+        ("c1", "assistant", None, "text", "Step 1 done: 12 tests pass."),
+    ]
+    sessions = {s["session_id"]: s for s in rows(backscroll_home, "SELECT * FROM sessions")}
+    assert (sessions["c1"]["parent_session_id"], sessions["c1"]["is_sidechain"], sessions["c1"]["cwd"]) == (
+        "p1", 1, "/home/dev/parser")
+
+
 def test_cline_task_with_only_api_history(indexed):
     recs = [r for r in by_agent(indexed, "cline") if r["session_id"] == "1760000999000"]
     assert kinds(recs) == [
@@ -560,3 +597,29 @@ def test_a_pi_turn_that_ended_in_an_error_leaves_the_error():
     out = pi.parse_line(entry, 4, SessionInfo("p", "pi"))
     records = out.records if isinstance(out, ParsedLine) else out
     assert [(r.text, r.is_error, r.author) for r in records] == [("529 overloaded_error: Overloaded", True, "harness")]
+
+
+def test_copilot_vscode_summaries_reasoning_as_a_list_and_a_failure_are_kept():
+    """vscode-copilot-chat ``conversation.ts`` keeps its summaries in ``result.metadata`` (``summaries``, the older
+    ``summary``); a thinking part's value may be a list; a request that failed shows ``errorDetails``."""
+    from backscroll.ingest.sources.copilot_vscode import vscode_records
+
+    doc = {"sessionId": "s", "requests": [
+        {"requestId": "r1", "timestamp": 1767261600000, "message": {"text": "why does the build fail?"},
+         "response": [{"kind": "thinking", "value": ["check the logs", "then the config"]},
+                      {"kind": "markdownContent", "content": {"value": "A missing env var."}}],
+         "result": {"metadata": {"summary": {"toolCallRoundId": "a", "text": "Build fails: env var."},
+                                 "summaries": [{"toolCallRoundId": "a", "text": "Build fails: env var."},
+                                               {"toolCallRoundId": "b", "text": "Fixed in .env.example."}]}}},
+        {"requestId": "r2", "timestamp": 1767261700000, "message": {"text": "try again"}, "response": [],
+         "result": {"errorDetails": {"message": "Sorry, you have exhausted this model's rate limit."}}}]}
+    _session, records = vscode_records(doc, SessionInfo("s", "copilot"), "/home/dev/app")
+    assert [(r.role, r.author, r.content_type, r.text) for r in records] == [
+        ("user", None, "text", "why does the build fail?"),
+        ("assistant", None, "reasoning", "check the logs\n\nthen the config"),
+        ("assistant", None, "text", "A missing env var."),
+        ("assistant", None, "summary", "Build fails: env var."),
+        ("assistant", None, "summary", "Fixed in .env.example."),
+        ("user", None, "text", "try again"),
+        ("user", "harness", "text", "Sorry, you have exhausted this model's rate limit."),
+    ]

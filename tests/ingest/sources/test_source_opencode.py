@@ -421,3 +421,22 @@ def test_a_hostile_row_never_makes_index_or_status_print_megabytes(oc_db, backsc
     for args in (["status"], ["status", "--json"], ["index", "--no-embed", "--json"]):
         r = runner.invoke(app, args)
         assert r.exit_code == 0 and len(r.stdout) + len(r.stderr) < 20_000, (args, len(r.stdout), len(r.stderr))
+
+
+def test_an_error_the_person_saw_and_an_interrupted_tools_partial_output_are_kept():
+    """OpenCode ``message-v2.ts``: an assistant message's ``error`` (an API error, an abort) is what the person saw,
+    the harness's; an interrupted tool's ``state.metadata.output`` is its output so far, before the error."""
+    from backscroll.ingest.sources.opencode_records import _Message, _Part, _unit
+    from backscroll.types import SessionInfo
+
+    tool = {"type": "tool", "tool": "bash", "callID": "c1", "state": {
+        "status": "error", "input": {"command": "./migrate.sh"}, "error": "Tool execution aborted",
+        "metadata": {"interrupted": True, "output": "applied 3 of 7 migrations"}}}
+    msg = _Message("m1", {"role": "assistant", "time": {"created": 1767261600000},
+                          "error": {"name": "APIError", "data": {"message": "529 Overloaded"}}},
+                   None, [_Part("p1", tool)])
+    unit = _unit("k", SessionInfo("s", "opencode"), [msg])
+    assert [(r.role, r.author, r.is_error, r.text) for r in unit.records] == [
+        ("tool", None, False, "./migrate.sh"),
+        ("tool", None, True, "applied 3 of 7 migrations\nTool execution aborted"),
+        ("user", "harness", False, "529 Overloaded")]
