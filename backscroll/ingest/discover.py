@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from backscroll.ingest.parse_version import PARSE_VERSION
 from backscroll.ingest.report import IndexReport
 from backscroll.ingest.rows import on_disk, store_text
 from backscroll.ingest.sources import AGENTS, Agent, file_stat, walk, walks_files
@@ -74,17 +75,17 @@ def reason(exc: BaseException) -> str:
     return f"unexpected {type(exc).__name__}: {exc}"
 
 
-def scan(roots: Iterable[SourceRoot], marks: dict[str, FileMark], issues: Issues, reparse: bool,
+def scan(roots: Iterable[SourceRoot], marks: dict[str, FileMark], issues: Issues,
          report: IndexReport, walked: dict[str, list[str]] | None = None) -> Scan:
-    """The files to read (new or changed since their checkpoint), and what could not be looked at.
-    A file whose agent, size and mtime are as last read costs one ``stat``."""
+    """The files to read (new or changed since their checkpoint, or read by an older parser), and what could not be
+    looked at. A file whose agent, size and mtime are as last read costs one ``stat``."""
     out = Scan()
     for root in roots:
         if root.origin == "flag" and not root.path.exists():
             report.unreadable.append((store_text(str(root.path)), "no such file or directory (given with --source)"))
     dir_errors: list[OSError] = []
     for agent, path in discover(roots, dir_errors, marks, walked):
-        look(agent, path, store_text(os.fspath(path)), marks, issues, reparse, out, report)
+        look(agent, path, store_text(os.fspath(path)), marks, issues, out, report)
     for error in dir_errors:
         out.bad_dirs.setdefault(store_text(str(error.filename)), reason(error))
     for key, why in out.bad_dirs.items():
@@ -92,9 +93,9 @@ def scan(roots: Iterable[SourceRoot], marks: dict[str, FileMark], issues: Issues
     return out
 
 
-def look(agent: Agent, path: str | Path, key: str, marks: Mapping[str, FileMark], issues: Issues, reparse: bool,
+def look(agent: Agent, path: str | Path, key: str, marks: Mapping[str, FileMark], issues: Issues,
          out: Scan, report: IndexReport) -> None:
-    """One file: ``stat`` it and add it to ``out.changed`` unless it is as last read (or remembered
+    """One file: ``stat`` it and add it to ``out.changed`` unless it is as last read by this parser (or remembered
     unreadable at this size and mtime)."""
     report.files_seen += 1
     out.present.add(key)
@@ -105,7 +106,7 @@ def look(agent: Agent, path: str | Path, key: str, marks: Mapping[str, FileMark]
         out.failed.append((key, reason(exc), None, None))
         return
     prev = marks.get(key)
-    if prev is not None and prev[1] == size and prev[2] == mtime_ns and not reparse:
+    if prev is not None and prev[1] == size and prev[2] == mtime_ns and prev[3] >= PARSE_VERSION:
         return
     issue = issues.get(key)
     if issue is not None and issue[0] == "unreadable" and issue[2:] == (size, mtime_ns):

@@ -79,12 +79,12 @@ def dir_mtimes(paths: Iterable[str], since_ns: int) -> dict[str, int]:
     return out
 
 
-def full_scan(store: Store, roots: list[SourceRoot], issues: Issues, reparse: bool, report: IndexReport) -> Look:
+def full_scan(store: Store, roots: list[SourceRoot], issues: Issues, report: IndexReport) -> Look:
     """``scan`` of everything, and every walked directory's mtime (what the next quick sync starts from)."""
     started = time.time_ns()
     marks = store.file_marks()
     walked: dict[str, list[str]] = {}
-    found = scan(roots, marks, issues, reparse, report, walked)
+    found = scan(roots, marks, issues, report, walked)
     return Look(found, marks, [_changes(store, root, dir_mtimes(paths, started)) for root, paths in walked.items()])
 
 
@@ -120,7 +120,7 @@ def quick_scan(store: Store, roots: list[SourceRoot], issues: Issues, report: In
             path = store_text(str(root.path))
             marks.update(store.file_marks_under(path) if root.path.is_dir() else store.marks_of([path]))
         walked: dict[str, list[str]] = {}
-        _merge(out, scan(whole, marks, issues, False, report, walked))
+        _merge(out, scan(whole, marks, issues, report, walked))
         dirs.extend(_changes(store, r, dir_mtimes(p, started)) for r, p in walked.items())
     bad_before = set(out.bad_dirs)
     for root, agent in walkers:
@@ -146,7 +146,7 @@ def quick_scan(store: Store, roots: list[SourceRoot], issues: Issues, report: In
             name = store_text(path)
             mark = marks.get(name)
             if (mark is not None and mark[0] == agent.name) or agent.claims(Path(path)):
-                look(agent, path, name, marks, issues, False, out, report)
+                look(agent, path, name, marks, issues, out, report)
     for key in set(out.bad_dirs) - bad_before:
         report.unreadable.append((key, f"directory cannot be listed: {out.bad_dirs[key]}"))
     cursor = _recent_and_in_turn(store, walkers, marks, out, report, issues)
@@ -199,7 +199,7 @@ def _recent_and_in_turn(store: Store, walkers: list[tuple[SourceRoot, Agent]], m
     turn = store.marks_after(cursor, ROTATE)
     if len(turn) < ROTATE:  # wrap around
         turn += store.marks_after("", ROTATE - len(turn))
-    rows: dict[str, FileMark | None] = {**{p: (a, size, mtime) for p, a, size, mtime in turn}, **recent}
+    rows: dict[str, FileMark | None] = {**{p: (a, size, mtime, v) for p, a, size, mtime, v in turn}, **recent}
     resumed = [p for p in store.resumed_files(time.time_ns() - HOT_NS) if p not in rows]  # (written again now)
     rows.update(store.marks_of(resumed))
     failed = [k for k, issue in issues.items() if issue[0] == "unreadable" and k.startswith(prefixes)]
@@ -214,5 +214,5 @@ def _recent_and_in_turn(store: Store, walkers: list[tuple[SourceRoot, Agent]], m
             continue
         if mark is not None:
             marks[key] = mark
-        look(agent, path, key, marks, issues, False, out, report)
+        look(agent, path, key, marks, issues, out, report)
     return turn[-1][0] if turn else None

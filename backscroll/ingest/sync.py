@@ -22,6 +22,7 @@ from backscroll.dates import format_ts
 from backscroll.errors import DiskFullError, ReadOnlyStoreError
 from backscroll.ingest import echo as classify
 from backscroll.ingest.discover import reason, remember_issues
+from backscroll.ingest.parse_version import PARSE_VERSION
 from backscroll.ingest.quick import full_scan, quick_scan
 from backscroll.ingest.reader import REPARSE_REASON
 from backscroll.ingest.redact_again import META_KEY as REDACTION_KEY
@@ -38,29 +39,6 @@ from backscroll.types import SourceRoot
 __all__ = ["reclassify", "sync"]
 
 COMMIT_EVERY_RECORDS = 20_000  # files are committed in groups this large (each file a savepoint of its own)
-# Bumped when a parser reads the same lines differently: every file is read again from the start,
-# re-emitted records replace their earlier versions (2: authors, reasoning, summaries, sidechains;
-# 3: OpenCode subagent prompts are the parent agent's; Cursor and Copilot fixes from real files;
-# 4: Claude Code's IDE context, <ide_selection> and its kin, is the harness's; 5: fixes from real files
-# of Claude Code (queue-line prompts, hook stops), Codex desktop and IDE context, Copilot CLI authors
-# and compaction summaries, Cline auto-approved calls and opening prompts, Aider reasoning and echoes;
-# 6: a project is named after its repository, not the last folder of the cwd; 7: issue #38, from real
-# files: Aider's unquoted note lines and typed /run instructions, Crush's errors and placeholder titles,
-# OpenHands' empty outputs and edits, Cline's complete messages left partial and its todo lists;
-# 8: Aider's model replies keep their own "#### " headings, which had been read as the person's inputs;
-# 9: Aider's note lines of an edit applied, or a file created, are that edit's calls, for ``files``; a title
-# skips lines of markup alone, such as "<pre>"; Aider's inputs take their times from its input history;
-# 10: Kimi's lines are dated (by its wire log's turns, else the file's last write), its notifications and
-# <system> text are the harness's and a compaction leaves a summary; Qwen Code's notifications are the
-# harness's and its compressions summaries; a Pi turn that failed leaves its error; 11: a Gemini CLI
-# compression keeps what it left out and its snapshot is a summary, the text Gemini composes in the person's
-# turn is the harness's; 12: compaction summaries of Goose, Crush, Amp and Droid are kept, a Crush reply the
-# content filter stopped leaves a notice, Zed tool results written as a list of parts are read; 13: a subagent's
-# prompts are its parent agent's in every reader, Goose's, Crush's and Kimi's too; 14: the context Codex adds to the
-# person's turn is the harness's, and a message between agents written as JSON is the sender's; 15: Roo Code's
-# subtasks, their results and condensed context; Copilot's summaries, listed reasoning and failures; OpenCode's
-# errors and an interrupted tool's output).
-PARSE_VERSION = 15
 
 
 def _now() -> str:
@@ -84,16 +62,17 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
     reclassify(store)
     if redactor is not None:
         report.notices.extend(("(the store)", note) for note in redact_again(store).notes())
-    reparse = store.get_meta("parse_version") != str(PARSE_VERSION)
+    stored = store.get_meta("parse_version")
+    reparse = stored != str(PARSE_VERSION)  # (a newer parser: every file is looked at once, not only recent ones)
+    if reparse and stored is not None and stored.isdigit():
+        store.cap_parse_version(int(stored))  # (no file was read by a newer parser than the store says)
     issues = store.source_issues()
     now = _now()
     roots = list(roots)
-    looked = quick_scan(store, roots, issues, report) if quick and not reparse \
-        else full_scan(store, roots, issues, reparse, report)
+    looked = quick_scan(store, roots, issues, report) if quick and not reparse else full_scan(store, roots, issues,
+                                                                                               report)
     found, marks = looked.found, looked.marks
-    if reparse and not marks:  # (no file read before: a first index, cut short or not, is no newer parser's)
-        store.set_meta("parse_version", str(PARSE_VERSION))
-        reparse = False
+    older = {key for key, mark in marks.items() if mark[3] < PARSE_VERSION}  # read by an older parser
 
     progress.start(len(found.changed))
     pending = 0
@@ -108,7 +87,7 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
             store.savepoint()
             try:
                 pending += read(store, agent, path, store.file_state(key) if key in marks else None, size,
-                                mtime_ns, redactor, report, now, reparse=reparse and key in marks)
+                                mtime_ns, redactor, report, now, reparse=key in older)
                 if key in issues and issues[key][0] == "unreadable":
                     store.clear_source_issue(key)
                     del issues[key]
@@ -143,9 +122,10 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
         if redactor is None and (report.records_added or report.records_replaced):
             store.set_meta(REDACTION_KEY, REDACTION_OFF)  # redacted once redaction is on again
         store.apply_leaf_titles()
+        reparsed = len({key for _a, _p, key, _s, _m in found.changed if key in older} - {f[0] for f in found.failed})
+        if reparsed:
+            report.notices.append(("(all sources)", f"{reparsed} session file(s) {REPARSE_REASON}"))
         if reparse:
-            if marks:
-                report.notices.append(("(all sources)", f"{len(marks)} session file(s) {REPARSE_REASON}"))
             store.set_meta("parse_version", str(PARSE_VERSION))
         store.commit()
     except BaseException:

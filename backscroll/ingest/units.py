@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from backscroll.ingest.parse_version import PARSE_VERSION
 from backscroll.ingest.projects import project
 from backscroll.ingest.reader import REPARSE_REASON, FileReader
 from backscroll.ingest.report import IndexReport
@@ -117,7 +118,7 @@ def read_lines(store: Store, agent: Agent, path: Path, prev: FileState | None, s
     if reader.leaf_titles:
         store.add_leaf_titles({uuid: redactor(title) if redactor is not None and title else title
                                for uuid, title in reader.leaf_titles.items()}, now)
-    store.save_file_state(state, now)
+    store.save_file_state(state, now, PARSE_VERSION)
     return len(rows)
 
 
@@ -170,5 +171,5 @@ def read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, s
         store_subsessions(store, unit_key, unit.records, subsessions, redactor)
         written += len(rows)
     store.save_file_state(FileState(key, agent.name, size, mtime_ns, size, 0, "", "", "",
-                                    result.state), now)
+                                    result.state), now, PARSE_VERSION)
     return written

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 import orjson
 
-# What tells a source file is unchanged since it was read: ``(agent, size, mtime_ns)``. A plain tuple:
-# a sync builds one per known file, thousands of them, on every call.
-FileMark = tuple[str, int, int]
+# What tells a source file is unchanged since it was read: ``(agent, size, mtime_ns, parse_version)`` (the parser
+# version that read it). A plain tuple: a sync builds one per known file, thousands of them, on every call.
+FileMark = tuple[str, int, int, int]
+_MARK = "path, agent, size, mtime_ns, parse_version"
 
 
 @dataclass(frozen=True)
@@ -43,31 +44,30 @@ class SourceQueries:
 
     def file_marks(self) -> dict[str, FileMark]:
         """Every known source file's agent, size and mtime: all a sync needs to tell it is unchanged."""
-        return {row[0]: row[1:] for row in self.conn.execute("SELECT path, agent, size, mtime_ns FROM source_files")}
+        return {row[0]: row[1:] for row in self.conn.execute(f"SELECT {_MARK} FROM source_files")}
 
     def file_marks_under(self, directory: str) -> dict[str, FileMark]:
         """The marks of the known files under ``directory`` (any depth)."""
         low = directory.rstrip(os.sep) + os.sep
         high = low[:-1] + chr(ord(os.sep) + 1)
         return {row[0]: row[1:] for row in self.conn.execute(
-            "SELECT path, agent, size, mtime_ns FROM source_files WHERE path >= ? AND path < ?", (low, high))}
+            f"SELECT {_MARK} FROM source_files WHERE path >= ? AND path < ?", (low, high))}
 
     def marks_of(self, paths: list[str]) -> dict[str, FileMark]:
         """The marks of those of ``paths`` that are known."""
         return {row[0]: row[1:] for row in self.conn.execute(
-            f"SELECT path, agent, size, mtime_ns FROM source_files WHERE path IN ({','.join('?' * len(paths))})",
+            f"SELECT {_MARK} FROM source_files WHERE path IN ({','.join('?' * len(paths))})",
             paths)} if paths else {}
 
     def recent_marks(self, since_ns: int, limit: int) -> dict[str, FileMark]:
         """The marks of the ``limit`` known files last written most recently, after ``since_ns``."""
         return {row[0]: row[1:] for row in self.conn.execute(
-            "SELECT path, agent, size, mtime_ns FROM source_files WHERE mtime_ns > ? ORDER BY mtime_ns DESC "
-            "LIMIT ?", (since_ns, limit))}
+            f"SELECT {_MARK} FROM source_files WHERE mtime_ns > ? ORDER BY mtime_ns DESC LIMIT ?", (since_ns, limit))}
 
-    def marks_after(self, path: str, limit: int) -> list[tuple[str, str, int, int]]:
+    def marks_after(self, path: str, limit: int) -> list[tuple[str, str, int, int, int]]:
         """Up to ``limit`` known files' marks after ``path``, in path order (a sync's turn through them)."""
-        return self.conn.execute("SELECT path, agent, size, mtime_ns FROM source_files WHERE path > ? "
-                                 "ORDER BY path LIMIT ?", (path, limit)).fetchall()
+        return self.conn.execute(f"SELECT {_MARK} FROM source_files WHERE path > ? ORDER BY path LIMIT ?",
+                                 (path, limit)).fetchall()
 
     def source_dirs(self, root: str) -> dict[str, int]:
         """The directories last walked under ``root`` and the mtime each had when listed."""
@@ -89,13 +89,17 @@ class SourceQueries:
         return FileState(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
                          orjson.loads(row[9]) if row[9] else {})
 
-    def save_file_state(self, st: FileState, indexed_at: str) -> None:
+    def save_file_state(self, st: FileState, indexed_at: str, parse_version: int) -> None:
         self.conn.execute(
             "INSERT OR REPLACE INTO source_files (path, agent, size, mtime_ns, offset, lines, head_digest, "
-            "tail_digest, session_id, session_state, indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            "tail_digest, session_id, session_state, indexed_at, parse_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (st.path, st.agent, st.size, st.mtime_ns, st.offset, st.lines, st.head_digest, st.tail_digest,
-             st.session_id, orjson.dumps(st.session_state).decode(), indexed_at),
+             st.session_id, orjson.dumps(st.session_state).decode(), indexed_at, parse_version),
         )
+
+    def cap_parse_version(self, version: int) -> None:
+        """Take every file to have been read by parser ``version`` at the newest (the store's own word for it)."""
+        self.conn.execute("UPDATE source_files SET parse_version = ? WHERE parse_version > ?", (version, version))
 
     def source_records(self, path: str) -> int:
         """How many stored records were read from ``path`` (a file, or a unit key)."""

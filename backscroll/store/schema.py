@@ -254,3 +254,13 @@ def m011_source_dirs(db: Database) -> None:
     db.execute("CREATE TABLE IF NOT EXISTS source_dirs (root TEXT NOT NULL, path TEXT NOT NULL, "
                "mtime_ns INTEGER NOT NULL, PRIMARY KEY (root, path))")
     db.execute("CREATE INDEX IF NOT EXISTS source_files_mtime ON source_files(mtime_ns)")
+
+
+@migrations()
+def m012_parse_version_per_file(db: Database) -> None:
+    # Which parser version read each file: a file not seen when a newer parser came (a source given once with
+    # --source, a drive not mounted) is read again by it when next seen, not left as the older one read it.
+    if "parse_version" not in db.table("source_files").columns_dict:
+        db.table("source_files").add_column("parse_version", int, not_null_default=0)
+        db.execute("UPDATE source_files SET parse_version = coalesce((SELECT CAST(value AS INTEGER) FROM meta "
+                   "WHERE key = 'parse_version'), 0)")

@@ -320,3 +320,26 @@ def test_a_first_index_cut_short_reads_only_what_it_had_not_read(session_builder
     out = backscroll_index(embed=False)
     assert 0 < out.report.files_changed < 12 and not out.report.notices, out.report
     assert len(texts(backscroll_home)) == 24
+
+
+def test_a_file_not_seen_when_a_newer_parser_came_is_read_by_it_when_next_seen(session_builder, backscroll_home,
+                                                                                backscroll_index):
+    """Each file's checkpoint says which parser read it: a source away when a newer parser came (a folder given
+    once with --source, a drive not mounted) is read again by it when it is back, not left as the older read it."""
+    import sqlite3
+
+    session_builder.claude(project="shop").user("why is the total off by a cent?").assistant("rounding per line")
+    session_builder.codex(project="shop").user("add the refund endpoint").assistant("added POST /refunds")
+    backscroll_index(embed=False)
+    conn = sqlite3.connect(backscroll_home.data / "backscroll.db")
+    conn.execute("UPDATE meta SET value = '4' WHERE key = 'parse_version'")  # (read by parser version 4)
+    conn.commit()
+    conn.close()
+    codex = backscroll_home.home / ".codex"
+    codex.rename(codex.with_name("codex-away"))
+    away = backscroll_index(embed=False)
+    assert away.report.files_changed == 1 and any("1 session file(s) read again" in n for _p, n in away.report.notices)
+    codex.with_name("codex-away").rename(codex)
+    back = backscroll_index(embed=False)
+    assert back.report.files_changed == 1 and any("1 session file(s) read again" in n for _p, n in back.report.notices)
+    assert backscroll_index(embed=False).report.files_changed == 0  # once

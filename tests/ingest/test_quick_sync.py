@@ -126,10 +126,10 @@ def test_a_full_walk_that_finds_nothing_new_remembers_nothing_new(session_builde
     backscroll_index()
     store = Store.open(backscroll_home.data / "backscroll.db")
     try:
-        look = quick.full_scan(store, list(backscroll_home.config().roots), {}, False, IndexReport())
+        look = quick.full_scan(store, list(backscroll_home.config().roots), {}, IndexReport())
         assert look.dirs and all(not d.seen and not d.gone for d in look.dirs)
         session_builder.claude(project="garden").user("a new project")
-        look = quick.full_scan(store, list(backscroll_home.config().roots), {}, False, IndexReport())
+        look = quick.full_scan(store, list(backscroll_home.config().roots), {}, IndexReport())
         assert any(d.seen for d in look.dirs)
     finally:
         store.close()

@@ -1,0 +1,29 @@
+"""The parsers' version: bumped when a parser reads the same lines differently.
+
+Every source file is read again from the start by a newer parser (when it is next seen: a file on a drive not
+mounted today waits), and the records it emits again replace their earlier versions. Each file's checkpoint says
+which version read it (``source_files.parse_version``).
+"""
+
+# The versions, each with what it changed (2: authors, reasoning, summaries, sidechains;
+# 3: OpenCode subagent prompts are the parent agent's; Cursor and Copilot fixes from real files;
+# 4: Claude Code's IDE context, <ide_selection> and its kin, is the harness's; 5: fixes from real files
+# of Claude Code (queue-line prompts, hook stops), Codex desktop and IDE context, Copilot CLI authors
+# and compaction summaries, Cline auto-approved calls and opening prompts, Aider reasoning and echoes;
+# 6: a project is named after its repository, not the last folder of the cwd; 7: issue #38, from real
+# files: Aider's unquoted note lines and typed /run instructions, Crush's errors and placeholder titles,
+# OpenHands' empty outputs and edits, Cline's complete messages left partial and its todo lists;
+# 8: Aider's model replies keep their own "#### " headings, which had been read as the person's inputs;
+# 9: Aider's note lines of an edit applied, or a file created, are that edit's calls, for ``files``; a title
+# skips lines of markup alone, such as "<pre>"; Aider's inputs take their times from its input history;
+# 10: Kimi's lines are dated (by its wire log's turns, else the file's last write), its notifications and
+# <system> text are the harness's and a compaction leaves a summary; Qwen Code's notifications are the
+# harness's and its compressions summaries; a Pi turn that failed leaves its error; 11: a Gemini CLI
+# compression keeps what it left out and its snapshot is a summary, the text Gemini composes in the person's
+# turn is the harness's; 12: compaction summaries of Goose, Crush, Amp and Droid are kept, a Crush reply the
+# content filter stopped leaves a notice, Zed tool results written as a list of parts are read; 13: a subagent's
+# prompts are its parent agent's in every reader, Goose's, Crush's and Kimi's too; 14: the context Codex adds to the
+# person's turn is the harness's, and a message between agents written as JSON is the sender's; 15: Roo Code's
+# subtasks, their results and condensed context; Copilot's summaries, listed reasoning and failures; OpenCode's
+# errors and an interrupted tool's output).
+PARSE_VERSION = 15
