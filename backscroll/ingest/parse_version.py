@@ -25,5 +25,6 @@ which version read it (``source_files.parse_version``).
 # prompts are its parent agent's in every reader, Goose's, Crush's and Kimi's too; 14: the context Codex adds to the
 # person's turn is the harness's, and a message between agents written as JSON is the sender's; 15: Roo Code's
 # subtasks, their results and condensed context; Copilot's summaries, listed reasoning and failures; OpenCode's
-# errors and an interrupted tool's output).
-PARSE_VERSION = 15
+# errors and an interrupted tool's output; 16: a Zed message is dated by the save that first held it, a thread's
+# first message by the thread's creation).
+PARSE_VERSION = 16

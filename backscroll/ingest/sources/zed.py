@@ -18,7 +18,8 @@ records). Agent content items are ``{"Text": s}``, ``{"Thinking": {text}}`` (rea
 content}``, paired with its call. The shell tool is ``terminal`` (``input.command``). A subagent's
 thread names its parent (``parent_id``). The cwd is the first of the thread's ``folder_paths``. The
 database is written live (WAL): opened read-only, and only threads whose ``updated_at`` changed are
-re-read. Record ids are ``<thread>:<message index>#<item>``.
+re-read. Zed keeps no time per message: each is dated by the save that first held it (a thread first read: its
+first message by the thread's creation, the rest by its last save). Record ids are ``<thread>:<message index>#<item>``.
 """
 
 from __future__ import annotations
@@ -144,8 +145,26 @@ def _call(use: dict) -> tuple[str, str, str | None]:
     return name, (f"{name}\n{body}" if body else name), None
 
 
-def thread_records(thread: dict, info: SessionInfo, ts: str | None) -> tuple[list[Record], list[tuple[int, str]]]:
-    """Records of a decoded thread (Zed stores no per-message times: all carry the thread's time)."""
+def first_seen(runs: object, count: int, created: str | None, updated: str | None) -> list[list]:
+    """When each of a thread's ``count`` messages was first seen, as runs ``[[end, time], …]`` (messages before
+    ``end`` and after the run before it): Zed stores no per-message times, so a message keeps the time of the save
+    that first held it, and a thread first read dates its first message by its creation and the rest by its last
+    save. Pure."""
+    kept = [r for r in (runs if isinstance(runs, list) else []) if isinstance(r, list) and len(r) == 2
+            and isinstance(r[0], int) and 0 < r[0] <= count]
+    if not kept and created and count > 1:
+        kept = [[1, created]]
+    if count > (kept[-1][0] if kept else 0):
+        kept.append([count, updated])
+    return kept
+
+
+def _time_of(runs: list[list], n: int) -> str | None:
+    return next((t for end, t in runs if n <= end), None)
+
+
+def thread_records(thread: dict, info: SessionInfo, runs: list[list]) -> tuple[list[Record], list[tuple[int, str]]]:
+    """Records of a decoded thread, each message dated when first seen (``first_seen``)."""
     records: list[Record] = []
     skipped: list[tuple[int, str]] = []
     messages = thread.get("messages")
@@ -163,6 +182,7 @@ def thread_records(thread: dict, info: SessionInfo, ts: str | None) -> tuple[lis
             skipped.append((n, f"{kind} message without a content list"))
             continue
         base = f"{info.session_id}:{n - 1}"
+        ts = _time_of(runs, n)
         if kind == "User":
             for i, item in enumerate(body["content"]):
                 text = clean_text(item["Text"]) if isinstance(item, dict) and isinstance(item.get("Text"), str) else ""
@@ -202,15 +222,18 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
         raise OSError("no threads table: not a Zed threads database")
     parent = "parent_id" if "parent_id" in cols else "NULL"
     folders = "folder_paths" if "folder_paths" in cols else "NULL"
-    prev = as_dict(state.get("threads"))
-    units, fingerprints = [], {}
-    for tid, summary, updated, parent_id, folder_paths in conn.execute(
-            f"SELECT id, summary, updated_at, {parent}, {folders} FROM threads"):
+    created = "created_at" if "created_at" in cols else "NULL"
+    prev, seen = as_dict(state.get("threads")), as_dict(state.get("seen"))
+    units, fingerprints, dated = [], {}, {}
+    for tid, summary, updated, parent_id, folder_paths, made in conn.execute(
+            f"SELECT id, summary, updated_at, {parent}, {folders}, {created} FROM threads"):
         if not isinstance(tid, str):
             continue
         fp = updated if isinstance(updated, (int, float, str)) or updated is None else str(updated)
         if prev.get(tid, object()) == fp:
             fingerprints[tid] = fp
+            if tid in seen:
+                dated[tid] = seen[tid]
             continue
         data_type, data = conn.execute("SELECT data_type, data FROM threads WHERE id = ?", (tid,)).fetchone()
         thread = decode_thread(data_type, data)
@@ -223,9 +246,11 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
             units.append(SourceUnit(f"{path}#{tid}", info, [], [(0, f"thread {tid}: {thread}")]))
             continue
         fingerprints[tid] = fp
-        records, skipped = thread_records(thread, info, normalize_timestamp(updated))
+        count = len(thread["messages"]) if isinstance(thread.get("messages"), list) else 0
+        dated[tid] = first_seen(seen.get(tid), count, normalize_timestamp(made), normalize_timestamp(updated))
+        records, skipped = thread_records(thread, info, dated[tid])
         units.append(SourceUnit(f"{path}#{tid}", info, records, skipped))
-    return WholeRead(units, {"threads": fingerprints})
+    return WholeRead(units, {"threads": fingerprints, "seen": dated})
 
 
 def read_whole(path: Path, state: dict) -> WholeRead:

@@ -113,7 +113,7 @@ values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_si
 @given(thread=st.fixed_dictionaries({"messages": st.one_of(st.lists(st.one_of(values, st.just("Resume")), max_size=5),
                                                            values)}))
 def test_zed_thread_reader_never_raises(thread):
-    records, skipped = zed.thread_records(thread, SessionInfo("t", "zed"), None)
+    records, skipped = zed.thread_records(thread, SessionInfo("t", "zed"), [])
     for rec in records:
         assert isinstance(rec.text, str) and rec.text and rec.role in ("user", "assistant", "tool")
 
@@ -123,3 +123,27 @@ def test_a_tool_results_content_as_a_list_is_read():
     assert zed._tool_text([{"Text": "test result: FAILED"}, {"Image": {}}, {"Text": ""}]) == (
         "test result: FAILED\n[image]")
     assert zed._tool_text({"Text": "older shape"}) == "older shape"
+
+
+def test_a_message_keeps_the_time_of_the_save_that_first_held_it(backscroll_home):
+    """Zed keeps no time per message: on a first read the thread's first message takes its creation and the rest its
+    last save; a later save dates only the messages it added (they were restamped with every save)."""
+    install_zed(backscroll_home.home, compress=False)
+    db = _db(backscroll_home.home)
+    first = zed.read_whole(db, {})
+    unit = next(u for u in first.units if u.session.session_id == ZED_CHILD)
+    before = {r.record_id: r.timestamp for r in unit.records}
+    conn = sqlite3.connect(db)
+    thread = json.loads(conn.execute("SELECT data FROM threads WHERE id = ?", (ZED_CHILD,)).fetchone()[0])
+    thread["messages"].append({"User": {"id": "u2", "content": [{"Text": "And on disk?"}]}})
+    kind, data = zed_blob(thread, compress=False)
+    conn.execute("UPDATE threads SET data_type = ?, data = ?, updated_at = ? WHERE id = ?",
+                 (kind, data, "2026-11-20T09:00:00+00:00", ZED_CHILD))
+    conn.commit()
+    conn.close()
+    again = next(u for u in zed.read_whole(db, first.state).units if u.session.session_id == ZED_CHILD)
+    times = {r.record_id: r.timestamp for r in again.records}
+    assert {k: times[k] for k in before} == before, "what was there keeps its time"
+    assert [t for k, t in times.items() if k not in before] == ["2026-11-20T09:00:00.000Z"]
+    assert zed.first_seen([], 3, "2026-10-01T09:00:00Z", "2026-10-02T09:00:00Z") == [
+        [1, "2026-10-01T09:00:00Z"], [3, "2026-10-02T09:00:00Z"]]
