@@ -39,7 +39,8 @@ def install(
             raise UsageError(f"unknown integration {what!r}", hint=f"use one of: {', '.join(KINDS)}")
         changes = inst.run(what, agent, uninstall=uninstall, dry_run=dry_run)
         if not changes:
-            common.err(f"backscroll: no agent home found for {what} (--agent NAME writes it anyway)")
+            common.err(f"backscroll: no agent home found for {what}" + (": nothing to remove" if uninstall else
+                                                                         " (--agent NAME writes it anyway)"))
         for c in changes:
             if dry_run:
                 sys.stdout.write(c.diff() or f"# {c.what}: {c.path} unchanged\n")
@@ -51,9 +52,9 @@ def install(
         if not uninstall and changes:
             if what in ("skill", "instructions") and (path_note := inst.on_path_note()):
                 common.err(path_note)
-            if what == "hooks" and any(c.kind == "hooks" and "codex" in c.what for c in changes):
+            if what == "hooks" and any(c.kind == "hooks" and "codex" in c.what and c.changed for c in changes):
                 common.err(inst.codex_hooks_note())
-            if what == "mcp" and any("claude" in c.what for c in changes):
+            if what == "mcp" and any("claude" in c.what and c.changed for c in changes):
                 common.err("claude: `claude mcp add -s user backscroll -- backscroll mcp` does the same through "
                            "claude itself")
         sys.stdout.flush()

@@ -69,6 +69,7 @@ def go(how: Resumption, *, print_only: bool = False, as_json: bool = False) -> i
     try:
         os.execv(exe, list(how.argv))
     except OSError as exc:
+        sys.stdout.write(clean(how.command) + "\n")
         raise CannotResumeError(f"{exe} could not be run: {exc.strerror or exc}",
                                 hint="run the command above where it is") from None
     return 0  # pragma: no cover (exec does not return)

@@ -1,8 +1,9 @@
 """The parsers' version: bumped when a parser reads the same lines differently.
 
-Every source file is read again from the start by a newer parser (when it is next seen: a file on a drive not
-mounted today waits), and the records it emits again replace their earlier versions. Each file's checkpoint says
-which version read it (``source_files.parse_version``).
+Every source file is read again from the start by a newer parser, and the records it emits again replace their
+earlier versions. Each file's checkpoint says which version read it (``source_files.parse_version``), so a file away
+when the newer parser came (a drive not mounted, a folder indexed once with ``--source``) is read again when ``index``
+next finds it, or a search's sync in its turn through the files.
 """
 
 # The versions, each with what it changed (2: authors, reasoning, summaries, sidechains;
@@ -26,5 +27,7 @@ which version read it (``source_files.parse_version``).
 # person's turn is the harness's, and a message between agents written as JSON is the sender's; 15: Roo Code's
 # subtasks, their results and condensed context; Copilot's summaries, listed reasoning and failures; OpenCode's
 # errors and an interrupted tool's output; 16: a Zed message is dated by the save that first held it, a thread's
-# first message by the thread's creation).
-PARSE_VERSION = 16
+# first message by the thread's creation; 17: review of 11-16: the person's words inside a Roo subtask are theirs, a
+# Goose prompt put back after compaction is no summary, only agent paths make a Codex message one between agents, a
+# Gemini hook's context is the part a hook added).
+PARSE_VERSION = 17

@@ -62,10 +62,7 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
     reclassify(store)
     if redactor is not None:
         report.notices.extend(("(the store)", note) for note in redact_again(store).notes())
-    stored = store.get_meta("parse_version")
-    reparse = stored != str(PARSE_VERSION)  # (a newer parser: every file is looked at once, not only recent ones)
-    if reparse and stored is not None and stored.isdigit():
-        store.cap_parse_version(int(stored))  # (no file was read by a newer parser than the store says)
+    reparse = store.get_meta("parse_version") != str(PARSE_VERSION)  # (a newer parser: every file is looked at once)
     issues = store.source_issues()
     now = _now()
     roots = list(roots)

@@ -282,8 +282,10 @@ def main(agent: str, event: str, home: str | None = None, deadline: float = HOOK
                 log("no input on stdin")
                 return 0
             from backscroll.config import resolve
-
             cfg = resolve(home=home)
+            if not cfg.db_path.exists():
+                log(f"nothing is indexed in {cfg.home.value} yet: run `backscroll index`")
+                return 0
             result = run(agent, event, raw, cfg)
             if result is not None:
                 clock.write(result)

@@ -211,8 +211,10 @@ def apply(change: Change) -> None:
         return
     if change.after is None:
         still_as_read(change.path, change.before)
-        # a link (dotfiles) keeps pointing where it did: the file install created is its target
-        (change.path.resolve() if change.path.is_symlink() else change.path).unlink()
+        # a settings file install created through a link (dotfiles): the link stays, its target goes; a skill (ours by
+        # its mark, not by the record) linked in from elsewhere: the link goes, the file it points at stays
+        linked = change.path.is_symlink() and change.kind != "skill"
+        (change.path.resolve() if linked else change.path).unlink()
         if change.path.name == "SKILL.md":
             try:
                 change.path.parent.rmdir()

@@ -136,7 +136,10 @@ def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger 
             after = blank  # install found it empty: empty it is again
         elif after == text:
             after = before
-        return Change(path, before, after, what, kind)
+        unrecorded = () if after == before or (book is not None and book.entry(path, kind)) else (
+            f"{path}: no record of installing it in {book.path if book else 'the data dir'} (installed with another "
+            "data dir?): backscroll's entries were taken out by their shape; what held them stays",)
+        return Change(path, before, after, what, kind, notes=unrecorded)
     after, inserted = add(path, text)
     if inserted:  # ours from before (another venv's) goes as uninstall takes it out, so the record stays exact
         after, inserted = add(path, strip_ours(path, text, book, kind))

@@ -97,10 +97,6 @@ class SourceQueries:
              st.session_id, orjson.dumps(st.session_state).decode(), indexed_at, parse_version),
         )
 
-    def cap_parse_version(self, version: int) -> None:
-        """Take every file to have been read by parser ``version`` at the newest (the store's own word for it)."""
-        self.conn.execute("UPDATE source_files SET parse_version = ? WHERE parse_version > ?", (version, version))
-
     def source_records(self, path: str) -> int:
         """How many stored records were read from ``path`` (a file, or a unit key)."""
         return self.conn.execute("SELECT count(*) FROM records WHERE source_path = ?", (path,)).fetchone()[0]

@@ -333,6 +333,7 @@ def test_a_file_not_seen_when_a_newer_parser_came_is_read_by_it_when_next_seen(s
     backscroll_index(embed=False)
     conn = sqlite3.connect(backscroll_home.data / "backscroll.db")
     conn.execute("UPDATE meta SET value = '4' WHERE key = 'parse_version'")  # (read by parser version 4)
+    conn.execute("UPDATE source_files SET parse_version = 4")
     conn.commit()
     conn.close()
     codex = backscroll_home.home / ".codex"

@@ -141,9 +141,9 @@ def test_bad_input_exits_0_with_no_output(history, backscroll_home, payload):
     assert rc == 0 and out == ""
 
 
-def test_no_index_exits_0_with_no_output(backscroll_home):
-    rc, out, _ = call(backscroll_home, "claude", "prompt", claude_prompt("invoice reconciliation deadlock"))
-    assert rc == 0 and out == ""
+def test_no_index_exits_0_with_no_output_and_says_why(backscroll_home):
+    rc, out, err = call(backscroll_home, "claude", "prompt", claude_prompt("invoice reconciliation deadlock"))
+    assert rc == 0 and out == "" and "nothing is indexed" in err
 
 
 def test_session_start_prints_the_block_as_plain_text(history, backscroll_home, tmp_path):

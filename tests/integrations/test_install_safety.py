@@ -373,3 +373,12 @@ def test_uninstall_leaves_a_file_it_cannot_read_when_nothing_of_ours_is_there(ho
     path.write_text('{\n  // my settings\n  "theme": "dark",\n}\n')
     assert all(not c.changed for c in inst.run("hooks", "claude", uninstall=True))
     assert path.read_text() == '{\n  // my settings\n  "theme": "dark",\n}\n'
+
+
+def test_uninstall_from_another_data_dir_says_it_had_no_record(home, backscroll_home, monkeypatch):
+    inst.run("hooks", "claude")
+    monkeypatch.setenv("BACKSCROLL_HOME", str(backscroll_home.root / "elsewhere"))
+    changes = inst.run("hooks", "claude", uninstall=True)
+    assert any(c.changed for c in changes)
+    assert any("no record of installing it" in n for c in changes for n in c.notes)
+    assert "backscroll hook" not in (home / ".claude" / "settings.json").read_text()

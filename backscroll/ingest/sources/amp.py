@@ -112,8 +112,9 @@ def _records(thread: dict, info: SessionInfo) -> tuple[list[Record], list[tuple[
             skipped.append((n, "message is not an object with content"))
             continue
         role = msg.get("role")
+        mid = msg.get("messageId") if isinstance(msg.get("messageId"), (int, str)) else n - 1
         if role == "info":  # a thread's summary after compaction: ``{"type": "summary", "summary": {"summary"}}``
-            records += [Record(f"{info.session_id}:{msg.get('messageId', n - 1)}#{i}", "assistant", "summary",
+            records += [Record(f"{info.session_id}:{mid}#{i}", "assistant", "summary",
                                clean_text(b["summary"]["summary"]), n, fallback, info.cwd)
                         for i, b in enumerate(msg["content"]) if isinstance(b, dict) and b.get("type") == "summary"
                         and isinstance(b.get("summary"), dict) and isinstance(b["summary"].get("summary"), str)
@@ -127,7 +128,6 @@ def _records(thread: dict, info: SessionInfo) -> tuple[list[Record], list[tuple[
         # Assistant messages carry no time of their own: they follow the message before them.
         ts = normalize_timestamp(meta.get("sentAt")) or fallback
         fallback = ts
-        mid = msg.get("messageId") if isinstance(msg.get("messageId"), (int, str)) else n - 1
         base = f"{info.session_id}:{mid}"
         for i, block in enumerate(content):
             if not isinstance(block, dict):

@@ -131,7 +131,9 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
             if body:
                 if kind != "user_feedback" and title is None:
                     title = title_line(body)
-                records.append(Record(f"{rid}#0", "user", "text", body, n, ts, cwd))
+                # (the task a subtask opens with is its parent agent's: the author its session gives)
+                records.append(Record(f"{rid}#0", "user", "text", body, n, ts, cwd,
+                                      author="human" if kind == "user_feedback" else None))
         elif kind in ("text", "completion_result", "plan_completion_result", "plan_mode_respond", "act_mode_respond",
                       "followup"):
             obj = _json(text)
@@ -177,7 +179,7 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
             obj = _json(text) or {}
             body = "\n".join(x for x in (_str(obj.get("path")), _str(obj.get("diff")).strip()) if x)
             if body:
-                records.append(Record(f"{rid}#0", "user", "text", body, n, ts, cwd))
+                records.append(Record(f"{rid}#0", "user", "text", body, n, ts, cwd, author="human"))
         elif kind in ("condense", "summarize_task", "condense_context"):  # what replaces the conversation so far
             condensed = msg.get("contextCondense")  # (Roo's: the summary is there, its text empty)
             body = clean_text(_str(condensed.get("summary")) if isinstance(condensed, dict) else text)

@@ -89,8 +89,8 @@ def _inter_agent(content: list) -> str | None:
         sent = orjson.loads(content[0]["text"])
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(sent, dict) or not {"author", "recipient", "content"} <= set(sent) \
-            or not isinstance(sent["content"], str):
+    if not isinstance(sent, dict) or not isinstance(sent.get("content"), str) or not all(
+            str(sent.get(k, "")).startswith("/") for k in ("author", "recipient")):  # (agent paths: "/root/worker")
         return None
     return clean_text(sent["content"]) or None
 

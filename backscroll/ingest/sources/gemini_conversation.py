@@ -32,8 +32,6 @@ SNAPSHOT = "<state_snapshot>"  # a compression's summary (``chatCompressionServi
 # What the @-command processor appends to a user turn: the referenced files' contents, not what
 # the person typed.
 _REFERENCED_FILES = re.compile(r"\n?--- Content from referenced files ---.*?(?:--- End of content ---|\Z)", re.DOTALL)
-# What a hook adds to the person's prompt (``client.ts``): the hook's context, not the person's words.
-_HOOK_CONTEXT = re.compile(r"\s*<hook_context>.*?(?:</hook_context>|\Z)", re.DOTALL)
 
 
 # -- reading the two generations (pure: bytes in, conversation out) ------------------------------
@@ -146,10 +144,18 @@ def _text(content: object) -> str:
     return "".join(out)
 
 
+def _hooked(part: object) -> bool:
+    """A part a hook added to the person's prompt (``client.ts``: ``<hook_context>…</hook_context>``, a part of its
+    own)."""
+    text = part if isinstance(part, str) else part.get("text") if isinstance(part, dict) else None
+    return isinstance(text, str) and text.lstrip().startswith("<hook_context>")
+
+
 def _user_text(msg: dict) -> str:
     text = _text(msg.get("displayContent")) if msg.get("displayContent") else ""
     if not text.strip():
-        text = _text(msg.get("content"))
+        parts = _parts(msg.get("content"))
+        text = _text([p for p in parts if not _hooked(p)] if len(parts) > 1 else parts)
     if "--- Content from referenced files ---" in text:
         text = _REFERENCED_FILES.sub("", text)
     return clean_text(text)
@@ -234,10 +240,8 @@ def message_records(msg: dict, line: int, session: SessionInfo) -> list[Record]:
     if role == "user" and text.startswith(SNAPSHOT):
         records.append(Record(f"{base}#0", "assistant", "summary", text, line, ts, cwd))
         text = ""
-    hooked = [m.group(0).strip() for m in _HOOK_CONTEXT.finditer(text)] if role == "user" and text.find(
-        "<hook_context>") > 0 else []
-    if hooked:
-        text = clean_text(_HOOK_CONTEXT.sub("", text))
+    parts = _parts(msg.get("content")) if role == "user" else []
+    hooked = [_text([p]).strip() for p in parts if _hooked(p)] if len(parts) > 1 else []
     if text:
         records.append(Record(f"{base}#0", role, "text", text, line, ts, cwd,
                               author=_author(text, session) if role == "user" else None))

@@ -126,8 +126,15 @@ def _for_assistant(content: object) -> object:
     return kept
 
 
-def _message_records(msg: object, pos: int, info: SessionInfo) -> list[Record] | str:
-    """The records of one message (its position in the session is ``pos``), or why it is unreadable."""
+def _texts(msg: object) -> tuple[str, ...]:
+    content = msg.get("content") if isinstance(msg, dict) else None
+    return tuple(c["text"].strip() for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)) \
+        if isinstance(content, list) else ()
+
+
+def _message_records(msg: object, pos: int, info: SessionInfo, summary: bool = True) -> list[Record] | str:
+    """The records of one message (its position in the session is ``pos``), or why it is unreadable. ``summary``: an
+    agent-only message in the user's role is a compaction's summary (not a copy of the person's prompt)."""
     if not isinstance(msg, dict):
         return "message is not a JSON object"
     role = msg.get("role")
@@ -136,9 +143,9 @@ def _message_records(msg: object, pos: int, info: SessionInfo) -> list[Record] |
         return "message without a role and a content list"
     meta = as_dict(msg.get("metadata"))
     if meta.get("userVisible") is False:
-        # agent-only: a compaction's summary (in the user's role) is kept as one; its continuation nudge and the
-        # hidden copies (the originals it replaced, a preserved prompt) are not records
-        if meta.get("agentVisible") is False or role != "user":
+        # agent-only: a compaction's summary (in the user's role) is kept as one; its nudge and the hidden copies (the
+        # originals it replaced, the person's prompt put back after it) are not records
+        if meta.get("agentVisible") is False or role != "user" or not summary:
             return []
         return [Record(f"{info.session_id}:{pos}#{i}", "assistant", "summary", clean_text(item["text"]), pos,
                        normalize_timestamp(msg.get("created")), info.cwd)
@@ -180,8 +187,12 @@ def _unit(key: str, info: SessionInfo, messages: Sequence[object]) -> SourceUnit
     records: list[Record] = []
     skipped: list[tuple[int, str]] = []
     unknown: dict[str, int] = {}
+    said: set[tuple[str, ...]] = set()  # what the person's visible messages said (a copy of one is no summary)
     for pos, msg in enumerate(messages, 1):
-        out = _message_records(msg, pos, info)
+        out = _message_records(msg, pos, info, summary=_texts(msg) not in said)
+        if isinstance(msg, dict) and msg.get("role") == "user" and as_dict(msg.get("metadata")).get("userVisible") \
+                is not False:
+            said.add(_texts(msg))
         if isinstance(out, str):
             skipped.append((pos, out))
             continue

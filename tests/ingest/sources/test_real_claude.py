@@ -475,6 +475,7 @@ def test_a_record_the_old_parser_misread_is_dropped_when_the_file_still_holds_wh
     del old["id"]
     conn.execute(f"INSERT INTO records ({', '.join(old)}) VALUES ({', '.join('?' * len(old))})", list(old.values()))
     conn.execute("UPDATE meta SET value = '4' WHERE key = 'parse_version'")
+    conn.execute("UPDATE source_files SET parse_version = 4")
     conn.commit()
     conn.close()
     s.user("and the tests?")  # the file grew since: what was read before is still there
@@ -493,6 +494,7 @@ def test_store_indexed_by_the_old_parser_is_read_again_and_fixed(backscroll_home
     conn.execute("UPDATE records SET session_id = ?, is_sidechain = 0, parent_session_id = NULL, author = "
                  "CASE WHEN role = 'user' THEN 'human' END WHERE session_id = ?", (FE5E, FE5E + ":sidechain"))
     conn.execute("UPDATE meta SET value = '1' WHERE key = 'parse_version'")
+    conn.execute("UPDATE source_files SET parse_version = 1")
     conn.commit()
     conn.close()
     out = backscroll_index(embed=False)

@@ -215,6 +215,7 @@ def _as_an_older_parser_left_it(bh, repo: str) -> None:
     conn.execute(f"INSERT INTO records ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
                  [fake[c] for c in cols])
     conn.execute("UPDATE meta SET value = '4' WHERE key = 'parse_version'")
+    conn.execute("UPDATE source_files SET parse_version = 4")
     conn.commit()
     conn.close()
 

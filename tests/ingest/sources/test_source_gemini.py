@@ -315,6 +315,7 @@ def test_older_subagent_file_under_its_parents_id_is_a_session_of_its_own(backsc
     conn.execute("UPDATE sessions SET title = 'Map the install scripts', updated_at = '2026-03-21T03:45:00.000Z' "
                  "WHERE session_id = ?", (sid,))
     conn.execute("UPDATE meta SET value = '4' WHERE key = 'parse_version'")
+    conn.execute("UPDATE source_files SET parse_version = 4")
     conn.commit()
     conn.close()
     backscroll_index()
@@ -549,8 +550,11 @@ def test_text_gemini_composes_in_the_persons_turn_is_the_harnesss():
         assert said(opening) == [("user", "text", "harness", opening)]
     assert said("<state_snapshot>\n<overall_goal>x</overall_goal>\n</state_snapshot>")[0][:3] == (
         "assistant", "summary", None)
-    assert said("why does it deadlock?<hook_context>branch: main</hook_context>") == [
-        ("user", "text", "human", "why does it deadlock?"),
-        ("user", "text", "harness", "<hook_context>branch: main</hook_context>")]
+    two = {"id": "m", "type": "user", "content": [{"text": "why does it deadlock?"},
+                                                  {"text": "<hook_context>branch: main</hook_context>"}]}
+    assert [(r.author, r.text) for r in gemini.message_records(two, 1, session)] == [
+        ("human", "why does it deadlock?"), ("harness", "<hook_context>branch: main</hook_context>")]
+    mentioned = "why does my <hook_context> tag vanish?"
+    assert said(mentioned) == [("user", "text", "human", mentioned)]
     plain = "Tell me about <session_context> tags"
     assert said(plain) == [("user", "text", "human", plain)]

@@ -182,3 +182,19 @@ def test_reasoning_is_read_and_a_content_type_not_known_is_counted():
     unit = goose._unit("k", info, [msg])
     assert [(r.content_type, r.text) for r in unit.records] == [("reasoning", "Lock order first.")]
     assert unit.unknown == {"hologram": 1}
+
+
+def test_the_persons_prompt_put_back_after_a_compaction_is_no_summary():
+    """A newer Goose may put the person's latest prompt back as an agent-only message after the compaction: a copy
+    of what they said is no summary (their prompt is stored where they typed it)."""
+    info = SessionInfo("s", "goose")
+
+    def msg(role, text, user_visible=False):
+        return {"role": role, "created": 1785578400, "content": [{"type": "text", "text": text}],
+                "metadata": {"userVisible": user_visible, "agentVisible": True}}
+
+    unit = goose._unit("k", info, [msg("user", "why does it deadlock?", True), msg("user", "The user asks why."),
+                                   msg("assistant", "Your context was compacted. The previous message ..."),
+                                   msg("user", "why does it deadlock?")])
+    assert [(r.content_type, r.text) for r in unit.records] == [("text", "why does it deadlock?"),
+                                                                 ("summary", "The user asks why.")]

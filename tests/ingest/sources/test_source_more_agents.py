@@ -311,6 +311,8 @@ def test_roo_subtasks_their_results_and_condensed_context_are_kept(backscroll_ho
               {"ts": 9, "type": "say", "say": "subtask_result", "text": "Step 1 done: 12 tests pass."}]
     child = [{"ts": 5, "type": "say", "say": "text", "text": "Implement step 1 of the parser."},
              {"ts": 6, "type": "say", "say": "api_req_started", "text": j({"request": "x"})},
+             {"ts": 7, "type": "ask", "ask": "followup", "text": "Which grammar?"},
+             {"ts": 7.5, "type": "say", "say": "user_feedback", "text": "PEG, please."},
              {"ts": 8, "type": "say", "say": "completion_result", "text": "Step 1 done: 12 tests pass."}]
     for name, messages, item in (("p1", parent, None), ("c1", child, {"id": "c1", "parentTaskId": "p1",
                                                                        "workspace": "/home/dev/parser"})):
@@ -327,6 +329,8 @@ def test_roo_subtasks_their_results_and_condensed_context_are_kept(backscroll_ho
         ("p1", "assistant", None, "summary", "Step 1 delegated."),
         ("p1", "tool", None, "tool", "Step 1 done: 12 tests pass."),
         ("c1", "user", "agent", "text", "Implement step 1 of the parser."),
+        ("c1", "assistant", None, "text", "Which grammar?"),
+        ("c1", "user", "human", "text", "PEG, please."),  # (the person, answering inside the subtask)
         ("c1", "assistant", None, "text", "Step 1 done: 12 tests pass."),
     ]
     sessions = {s["session_id"]: s for s in rows(backscroll_home, "SELECT * FROM sessions")}

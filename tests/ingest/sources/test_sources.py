@@ -243,3 +243,5 @@ def test_codex_context_it_adds_to_the_persons_turn_is_the_harnesss_and_a_brief_i
                         "content": "audit the auth module", "trigger_turn": True})
     assert said("assistant", brief) == [("user", "agent", "audit the auth module")]
     assert said("assistant", '{"plan": "not a message between agents"}')[0][:2] == ("assistant", None)
+    chat = '{"author": "alice", "recipient": "bob", "content": "hi"}'  # (a reply that is a chat app's payload)
+    assert said("assistant", chat) == [("assistant", None, chat)]
