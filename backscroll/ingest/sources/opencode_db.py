@@ -1,5 +1,6 @@
 """One read-only snapshot of OpenCode's ``opencode.db``: which sessions changed since the last read
-(their ``time_updated``, and the highest ``message`` and ``part`` rowids seen) and their units.
+(their ``time_updated``, and the highest ``message``, ``part`` and ``session_message`` rowids seen) and their units.
+A session only the newer ``session_message`` table holds is read from it (``v2_message``).
 
 ``opencode`` opens the database (busy retries) and calls ``read_snapshot`` inside one transaction;
 the columns are looked up per table, since OpenCode's schema has moved between releases.
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from backscroll.dates import normalize_timestamp
 from backscroll.ingest.sources import SourceUnit, WholeRead, as_dict
-from backscroll.ingest.sources.opencode_records import _decode, _Message, _Part, _str, _title, _unit
+from backscroll.ingest.sources.opencode_records import _decode, _get, _Message, _Part, _str, _title, _unit
 from backscroll.types import SessionInfo
 
 
@@ -57,7 +58,9 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRea
     touched: set[str] = set()
     reread_all = False
     high: dict[str, int] = {}
-    for table, session_col in (("message", "session_id"), ("part", part_session)):
+    v2 = "session_id" in _columns(conn, "session_message")  # (the newer projection: ``_v2_messages``)
+    for table, session_col in (("message", "session_id"), ("part", part_session),
+                               *((("session_message", "session_id"),) if v2 else ())):
         top = conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
         high[table] = top
         seen = state.get(f"{table}_rowid")
@@ -84,14 +87,16 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRea
             continue
         info = SessionInfo(sid, "opencode", cwd=_str(cwd), title=_title(title),
                            is_sidechain=bool(_str(parent_id)), parent_session_id=_str(parent_id))
-        units.append(_db_session(conn, path, info, m_created, parts_of_session))
+        units.append(_db_session(conn, path, info, m_created, parts_of_session, v2))
     new_state = {"watermark": watermark, "sessions": fingerprints,
                  "message_rowid": high["message"], "part_rowid": high["part"]}
+    if v2:
+        new_state["session_message_rowid"] = high["session_message"]
     return WholeRead(units, new_state)
 
 
 def _db_session(conn: sqlite3.Connection, path: Path, info: SessionInfo, m_created: str,
-                parts_sql: str) -> SourceUnit:
+                parts_sql: str, v2: bool = False) -> SourceUnit:
     parts: dict[str, list[_Part]] = {}
     for pid, mid, created, data in conn.execute(parts_sql, (info.session_id,)):
         parts.setdefault(mid, []).append(_Part(str(pid), _decode(data), created))
@@ -102,4 +107,40 @@ def _db_session(conn: sqlite3.Connection, path: Path, info: SessionInfo, m_creat
         messages.append(_Message(str(mid), _decode(data), created, own))
     # OpenCode's own order: by creation time, then id (ids grow with time).
     messages.sort(key=lambda m: (normalize_timestamp(m.created) or "", m.message_id))
+    if not messages and v2:  # a session only the newer projection holds (one that holds both is read once, above)
+        messages = [m for mid, kind, created, data in conn.execute(
+            "SELECT id, type, time_created, data FROM session_message WHERE session_id = ? ORDER BY seq",
+            (info.session_id,)) if (m := v2_message(str(mid), kind, _decode(data), created)) is not None]
     return _unit(f"{path}#{info.session_id}", info, messages)
+
+
+def v2_message(mid: str, kind: object, data: dict | str, created: object) -> _Message | None:
+    """A ``session_message`` row (OpenCode's ``SessionMessage``, its ``type`` and ``id`` left out of ``data``) in the
+    shape of the older message and parts: the person's text, the assistant's text, reasoning and tools (a tool's
+    ``content`` its output), a ``!`` command as a bash call, a compaction's summary, an error the person saw. What
+    OpenCode adds itself (``synthetic``, ``system``) and switches of agent or model are not records."""
+    if isinstance(data, str):
+        return _Message(mid, data, created, [])
+    when = {"created": _get(data, "time", "created") or created}
+    if kind == "user":
+        return _Message(mid, {"role": "user", "time": when}, created, [_Part(f"{mid}.0", {"type": "text",
+                                                                                         "text": data.get("text")})])
+    if kind == "compaction":
+        return _Message(mid, {"role": "assistant", "summary": True, "time": when}, created,
+                        [_Part(f"{mid}.0", {"type": "text", "text": data.get("summary")})])
+    if kind == "shell":
+        state = {"status": "completed", "input": {"command": data.get("command")}, "output": data.get("output")}
+        tool = {"type": "tool", "tool": "bash", "callID": data.get("callID"), "state": state}
+        return _Message(mid, {"role": "assistant", "time": when}, created, [_Part(f"{mid}.0", tool)])
+    if kind != "assistant":
+        return None
+    parts = []
+    for i, item in enumerate(c for c in data.get("content") or [] if isinstance(c, dict)):
+        if item.get("type") == "tool":
+            state = as_dict(item.get("state"))
+            item = {"type": "tool", "tool": item.get("name"), "callID": item.get("id"), "state": {
+                "status": state.get("status"), "input": state.get("input"), "output": state.get("content"),
+                "error": _get(state, "error", "message")}}
+        parts.append(_Part(f"{mid}.{i}", item))
+    error = {"data": {"message": _get(data, "error", "message")}} if isinstance(data.get("error"), dict) else None
+    return _Message(mid, {"role": "assistant", "time": when, "error": error}, created, parts)

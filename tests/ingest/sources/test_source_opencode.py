@@ -440,3 +440,61 @@ def test_an_error_the_person_saw_and_an_interrupted_tools_partial_output_are_kep
         ("tool", None, False, "./migrate.sh"),
         ("tool", None, True, "applied 3 of 7 migrations\nTool execution aborted"),
         ("user", "harness", False, "529 Overloaded")]
+
+
+def test_a_session_only_the_newer_session_message_table_holds_is_read():
+    """OpenCode's newer projection (``session_message``: ``SessionMessage`` rows, ``type`` in a column of its own):
+    the person's text, the assistant's text, reasoning and tools, a ``!`` command, a compaction's summary and an
+    error; what OpenCode adds itself is not a record."""
+    from backscroll.ingest.sources.opencode_db import v2_message
+    from backscroll.ingest.sources.opencode_records import _unit
+    from backscroll.types import SessionInfo
+
+    t = {"created": 1767261600000}
+    rows: list[tuple[str, str, dict]] = [
+        ("msg_1", "user", {"text": "why does the parser hang?", "time": t}),
+        ("msg_2", "synthetic", {"sessionID": "s", "text": "<system-reminder>", "time": t}),
+        ("msg_3", "assistant", {"agent": "build", "time": t, "content": [
+            {"type": "reasoning", "id": "r", "text": "A loop on empty input."},
+            {"type": "tool", "id": "call_1", "name": "read", "time": t, "state": {
+                "status": "completed", "input": {"path": "parser.py"}, "structured": {},
+                "content": [{"type": "text", "text": "while not done:"}]}},
+            {"type": "text", "id": "x", "text": "It loops when the input is empty."}],
+            "error": {"type": "unknown", "message": "stream cut"}}),
+        ("msg_4", "shell", {"callID": "sh_1", "command": "pytest -x", "output": "1 failed", "time": t}),
+        ("msg_5", "compaction", {"reason": "auto", "summary": "Parser hangs on empty input.", "recent": "", "time": t}),
+        ("msg_6", "model-switched", {"model": {"id": "m"}, "time": t}),
+    ]
+    messages = [m for mid, kind, data in rows if (m := v2_message(mid, kind, data, 1767261600000)) is not None]
+    unit = _unit("k", SessionInfo("s", "opencode"), messages)
+    assert [(r.role, r.author, r.content_type, r.text) for r in unit.records] == [
+        ("user", "human", "text", "why does the parser hang?"),
+        ("assistant", None, "reasoning", "A loop on empty input."),
+        ("tool", None, "tool", "read\npath: parser.py"),
+        ("tool", None, "tool", "while not done:"),
+        ("assistant", None, "text", "It loops when the input is empty."),
+        ("user", "harness", "text", "stream cut"),
+        ("tool", None, "tool", "pytest -x"),
+        ("tool", None, "tool", "1 failed"),
+        ("assistant", None, "summary", "Parser hangs on empty input."),
+    ]
+
+
+def test_the_newer_table_is_read_for_a_session_only_it_holds_and_never_twice(oc_db, backscroll_home,
+                                                                               backscroll_index):
+    import json
+
+    s = _checkout_session(oc_db)
+    only_v2 = oc_db.session("Parser hangs")
+    oc_db.conn.execute("CREATE TABLE session_message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, type TEXT NOT "
+                       "NULL, seq INTEGER NOT NULL, time_created INTEGER, time_updated INTEGER, data TEXT NOT NULL)")
+    made = [(f"msg_a{n}", sid, "user", n, oc_db.now, oc_db.now, json.dumps({"text": text, "time": {"created": 1}}))
+            for n, (sid, text) in enumerate(((s.session_id, "the projection of a prompt read from message"),
+                                             (only_v2.session_id, "why does the parser hang?")))]
+    oc_db.conn.executemany("INSERT INTO session_message VALUES (?, ?, ?, ?, ?, ?, ?)", made)
+    backscroll_index(embed=False)
+    texts_ = [r["text"] for r in rows(backscroll_home)]
+    assert "why does the parser hang?" in texts_ and "the projection of a prompt read from message" not in texts_
+    oc_db.conn.execute("INSERT INTO session_message VALUES ('msg_b', ?, 'user', 9, 1, 1, ?)",
+                       (only_v2.session_id, json.dumps({"text": "and on empty input?", "time": {"created": 1}})))
+    assert backscroll_index(embed=False).report.records_added == 1, "a new row of the newer table is noticed"
