@@ -27,8 +27,9 @@ from backscroll.store.meta import REBUILD_LEXICAL
 # past their keyword (``SECRET_KEY_BASE=…``); 3: a registry login's ``-p``, a value past ``&``, a secret in prose;
 # 4: redis-cli's ``-a``; 5: ssh-keygen's, openssl's, keytool's and htpasswd's passwords, one piped to sudo;
 # 6: those only where the tool is run, a value ending at shell syntax; 7: a quoted value whole, a weak one where
-# the tool runs, openssl's cipher aliases.
-RULES_VERSION = 7
+# the tool runs, openssl's cipher aliases; 8: ssh-keygen's passphrase attached to its flag (``-Nsecret``), keytool's
+# ``-new``.
+RULES_VERSION = 8
 META_KEY = "redaction_version"  # the version the whole store was last redacted with, or OFF
 OFF = "off"  # records were stored with redaction turned off (redacted once it is on again)
 BATCH = 2000

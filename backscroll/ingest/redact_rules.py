@@ -153,7 +153,7 @@ RULES: list[Rule] = [
     # piped to sudo. A quoted value is whole; a bare one ends at shell syntax or a man page's bracket. Where the
     # tool is run, any value goes; where prose names it, one that reads as a password (``run_as``)
     Rule("password", ("ssh-keygen",), re.compile(
-        r"((?<![\w-])-[NP][ \t]{1,4})(['\"]?)((?:(?<=['\"])[^'\"\n]{1,128}|(?<!['\"])[^\s'\"`;|&<>()\[\]]{3,128}))\2"
+        r"((?<![\w-])-[NP][ \t]{0,4})(['\"]?)((?:(?<=['\"])[^'\"\n]{1,128}|(?<!['\"])[^\s'\"`;|&<>()\[\]]{3,128}))\2"
         r"(?=[\s;|&<>)`]|$)"), 3, check=lambda m: run_as(m, "ssh-keygen")),
     Rule("password", ("openssl",), re.compile(
         r"((?<![\w-])-k[ \t]{1,4})(['\"]?)((?:(?<=['\"])[^'\"\n]{1,128}|(?<!['\"])[^\s'\"`;|&<>()\[\]]{3,128}))\2"
@@ -166,6 +166,10 @@ RULES: list[Rule] = [
         r"((?<![\w-])-(?:src|dest|new)?(?:store|key)pass[ \t]{1,4})(['\"]?)"
         r"((?:(?<=['\"])[^'\"\n]{1,128}|(?<!['\"])[^\s'\"`;|&<>()\[\]]{3,128}))\2(?=[\s;|&<>)`]|$)"), 3,
          check=lambda m: run_as(m, "keytool", anywhere=True)),
+    Rule("password", ("keytool",), re.compile(  # (``-storepasswd``/``-keypasswd``'s ``-new``: keytool named)
+        r"((?<![\w-])-new[ \t]{1,4})(['\"]?)"
+        r"((?:(?<=['\"])[^'\"\n]{1,128}|(?<!['\"])[^\s'\"`;|&<>()\[\]]{3,128}))\2(?=[\s;|&<>)`]|$)"), 3,
+         check=lambda m: run_as(m, "keytool")),
     Rule("password", ("htpasswd",), re.compile(
         r"(htpasswd(?P<flags>(?:[ \t]{1,4}-[A-Za-z]{1,6}(?:[ \t]{1,4}\d{1,3}(?=[ \t]))?)+)"
         r"(?P<args>(?:[ \t]{1,4}(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"|;&]+)){1,2})[ \t]{1,4})"

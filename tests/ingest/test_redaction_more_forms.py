@@ -113,6 +113,11 @@ RUN_FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     ("after-command-substitution", "ssh-keygen -t ed25519 -f $(mktemp -u) -N Hx2mWq7pL", ("Hx2mWq7pL",)),
     ("by-its-path", "/usr/bin/ssh-keygen -N Jy6tKc3vB -f k", ("Jy6tKc3vB",)),
     ("sudo-as-user", "echo Pw5sDf9gH | sudo -u root -S ls", ("Pw5sDf9gH",)),
+    # version 8
+    ("ssh-keygen-attached", "ssh-keygen -t ed25519 -NZq8vLm2Np9 -f k", ("Zq8vLm2Np9",)),
+    ("ssh-keygen-attached-quoted", "ssh-keygen -f k -P'Zq8v Lm2Np9'", ("Zq8v Lm2Np9",)),
+    ("keytool-new", "keytool -storepasswd -new Zq8vLm2Np9 -keystore ks.jks -storepass changeit",
+     ("Zq8vLm2Np9", "changeit")),
 ]
 
 # Provider tokens: their formats come from gitleaks' maintained rule set (redact_gitleaks).
@@ -177,6 +182,9 @@ KEEP = [
     "openssl enc -k password: the password is read from the next argument",
     "With ssh-keygen you can pass -N newpassphrase to skip the prompt",
     "ssh-keygen docs say use -P for the old passphrase",
+    "openssl req -new -key k.pem -out c.csr",
+    "ls -Nlh /tmp && ssh-keygen -lf key.pub",
+    "the keytool -new option sets a new password",
 ]
 
 
