@@ -79,3 +79,24 @@ def prune(home: Path, budget: float = PRUNE_BUDGET) -> int:
     except OSError:
         pass
     return removed
+
+
+def note_resumed(cfg, transcript: str | None) -> None:
+    """A session its agent resumed (a session start from ``resume``): its file is looked at by every search's sync
+    for a day, as after ``backscroll resume`` (an old file is otherwise looked at only in turn, ``ingest.quick``).
+    Skipped, never waited for, when the store cannot be written at once."""
+    if not transcript or not cfg.db_path.exists():
+        return
+    from backscroll.ingest.rows import store_text
+    from backscroll.store.db import Store
+    from backscroll.store.lock import writer_lock
+
+    with writer_lock(cfg, 0.0) as acquired:
+        if not acquired:
+            return
+        store = Store.open(cfg.db_path)
+        try:
+            store.sound = store.vouched()  # (vouched for again when it is closed, if it was)
+            store.note_resumed(store_text(os.path.abspath(transcript)), time.time_ns())
+        finally:
+            store.close()

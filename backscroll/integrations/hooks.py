@@ -32,7 +32,7 @@ import threading
 import time
 from pathlib import Path
 
-from backscroll.integrations.hook_memory import PRUNE_BUDGET, injected_before, prune, remember
+from backscroll.integrations.hook_memory import PRUNE_BUDGET, injected_before, note_resumed, prune, remember
 from backscroll.integrations.recall import SNIPPET, HookInput, Recall, _snippet, find
 from backscroll.sanitize import for_agent
 
@@ -234,8 +234,7 @@ def prompt_query(prompt: str | None) -> str | None:
 
 
 def run(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False) -> str | None:
-    """What the hook prints for this input, or None (print nothing); ``dry_run``: without remembering what it
-    injected (``backscroll hook … --dry-run``)."""
+    """What the hook prints for this input, or None; ``dry_run``: remembering nothing (``hook … --dry-run``)."""
     return respond(agent, event, raw, cfg, dry_run=dry_run)[0]
 
 
@@ -254,8 +253,9 @@ def respond(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False
             return None, None
     else:
         query = branch_words(inp.cwd)
+        if inp.source == "resume" and not dry_run:
+            note_resumed(cfg, inp.transcript_path)
         from backscroll.ingest.projects import project as project_of
-
         project = project_of(inp.cwd)  # named as ingest names it: the repository
     if not query or not query.strip():
         return None, None

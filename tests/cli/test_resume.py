@@ -158,3 +158,28 @@ def test_resume_answers_when_the_store_cannot_be_written_at_once(session_builder
         other.close()
     with backscroll.Backscroll(config=cfg) as bs:  # a held handle goes on working after a skipped note
         assert bs.resume(s.session_id).command and bs.resume(s.session_id).command
+
+
+def test_a_session_its_agent_resumed_is_read_by_the_next_searches(session_builder, backscroll_index,
+                                                                   backscroll_home, monkeypatch):
+    """Resumed in its own agent (``claude --resume``), a session's old file is written again: the session-start
+    hook (source ``resume``) notes it as ``backscroll resume`` does, and every sync looks at it for a day."""
+    import json
+
+    import backscroll
+    from backscroll.ingest import quick
+    from backscroll.integrations import hooks
+
+    monkeypatch.setattr(quick, "ROTATE", 0)
+    s = session_builder.claude(project="shop")
+    s.user("the old plan for the zeppelin hangar")
+    for written_years_ago in (s.path, s.path.parent, s.path.parent.parent):
+        os.utime(written_years_ago, (1_600_000_000, 1_600_000_000))
+    backscroll_index()
+    cfg = backscroll_home.config()
+    start = {"session_id": s.session_id, "transcript_path": str(s.path), "cwd": "/tmp", "source": "resume",
+             "hook_event_name": "SessionStart"}
+    hooks.run("claude", "session-start", json.dumps(start).encode(), cfg)
+    s.user("resumed: the hangar doors open inward now")
+    found = backscroll.search("hangar doors inward", config=cfg, sync=True, mode="lexical")
+    assert [h.text for h in found.results][:1] == ["resumed: the hangar doors open inward now"]
