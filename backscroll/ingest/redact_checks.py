@@ -191,6 +191,15 @@ def in_command(m: Matched, command: str) -> bool:
     return not _NEXT_COMMAND.search(between) and m.group(3).lower() not in _PLACEHOLDER_WORDS
 
 
+def unquoted_after(m: Matched, command: str) -> bool:
+    """The match does not lie inside a quoted argument of ``command`` (``ssh-keygen -C "ci -Nightly runner"``: a
+    comment's words), though the whole command may be quoted (``bash -c "ssh-keygen -N …"``)."""
+    before = _line_before(m)
+    named = list(re.finditer(rf"(?<![\w.-]){re.escape(command)}(?![\w-])", before))
+    rest = _QUOTED.sub("", before[named[-1].end():] if named else before)
+    return rest.count('"') % 2 == 0 and rest.count("'") % 2 == 0
+
+
 def plain_value(m: Matched, group: int | str = 3) -> bool:
     """A value given as itself: not a variable, a template, a redirect or another option, nor a placeholder."""
     value = m.group(group)

@@ -118,6 +118,7 @@ RUN_FORMS: list[tuple[str, str, tuple[str, ...]]] = [
     ("ssh-keygen-attached-quoted", "ssh-keygen -f k -P'Zq8v Lm2Np9'", ("Zq8v Lm2Np9",)),
     ("keytool-new", "keytool -storepasswd -new Zq8vLm2Np9 -keystore ks.jks -storepass changeit",
      ("Zq8vLm2Np9", "changeit")),
+    ("ssh-keygen-in-a-quoted-command", 'bash -c "ssh-keygen -t ed25519 -N Zq8vLm2Np9 -f k"', ("Zq8vLm2Np9",)),
 ]
 
 # Provider tokens: their formats come from gitleaks' maintained rule set (redact_gitleaks).
@@ -185,6 +186,8 @@ KEEP = [
     "openssl req -new -key k.pem -out c.csr",
     "ls -Nlh /tmp && ssh-keygen -lf key.pub",
     "the keytool -new option sets a new password",
+    'ssh-keygen -t ed25519 -C "ci -Nightly2 runner" -f k',
+    "ssh-keygen -C 'deploy key -Prod2 server' -f k",
 ]
 
 

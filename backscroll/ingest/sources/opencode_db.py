@@ -58,7 +58,8 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRea
     touched: set[str] = set()
     reread_all = False
     high: dict[str, int] = {}
-    v2 = "session_id" in _columns(conn, "session_message")  # (the newer projection: ``_v2_messages``)
+    v2cols = _columns(conn, "session_message")  # (the newer projection: ``v2_message``)
+    v2 = "session_id" in v2cols
     for table, session_col in (("message", "session_id"), ("part", part_session),
                                *((("session_message", "session_id"),) if v2 else ())):
         top = conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
@@ -71,6 +72,13 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRea
         elif top > seen:
             touched.update(r[0] for r in conn.execute(
                 f"SELECT DISTINCT {session_col} FROM {table} WHERE rowid > ?", (seen,)))
+    # a session_message row grows in place (an assistant's step: its text and tools are updates of one row)
+    changed = state.get("session_message_updated")
+    newest = conn.execute("SELECT max(time_updated) FROM session_message").fetchone()[0] \
+        if "time_updated" in v2cols else None
+    if isinstance(changed, (int, float)) and isinstance(newest, (int, float)) and newest > changed:
+        touched.update(r[0] for r in conn.execute(
+            "SELECT DISTINCT session_id FROM session_message WHERE time_updated > ?", (changed,)))
 
     units: list[SourceUnit] = []
     fingerprints: dict[str, object] = {}
@@ -87,16 +95,18 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRea
             continue
         info = SessionInfo(sid, "opencode", cwd=_str(cwd), title=_title(title),
                            is_sidechain=bool(_str(parent_id)), parent_session_id=_str(parent_id))
-        units.append(_db_session(conn, path, info, m_created, parts_of_session, v2))
+        units.append(_db_session(conn, path, info, m_created, parts_of_session,
+                                 ("seq" if "seq" in v2cols else "rowid") if v2 else None))
     new_state = {"watermark": watermark, "sessions": fingerprints,
                  "message_rowid": high["message"], "part_rowid": high["part"]}
     if v2:
         new_state["session_message_rowid"] = high["session_message"]
+        new_state["session_message_updated"] = newest
     return WholeRead(units, new_state)
 
 
 def _db_session(conn: sqlite3.Connection, path: Path, info: SessionInfo, m_created: str,
-                parts_sql: str, v2: bool = False) -> SourceUnit:
+                parts_sql: str, v2_order: str | None = None) -> SourceUnit:
     parts: dict[str, list[_Part]] = {}
     for pid, mid, created, data in conn.execute(parts_sql, (info.session_id,)):
         parts.setdefault(mid, []).append(_Part(str(pid), _decode(data), created))
@@ -107,9 +117,9 @@ def _db_session(conn: sqlite3.Connection, path: Path, info: SessionInfo, m_creat
         messages.append(_Message(str(mid), _decode(data), created, own))
     # OpenCode's own order: by creation time, then id (ids grow with time).
     messages.sort(key=lambda m: (normalize_timestamp(m.created) or "", m.message_id))
-    if not messages and v2:  # a session only the newer projection holds (one that holds both is read once, above)
+    if not messages and v2_order:  # a session only the newer projection holds (one both hold is read once, above)
         messages = [m for mid, kind, created, data in conn.execute(
-            "SELECT id, type, time_created, data FROM session_message WHERE session_id = ? ORDER BY seq",
+            f"SELECT id, type, time_created, data FROM session_message WHERE session_id = ? ORDER BY {v2_order}",
             (info.session_id,)) if (m := v2_message(str(mid), kind, _decode(data), created)) is not None]
     return _unit(f"{path}#{info.session_id}", info, messages)
 
@@ -135,7 +145,8 @@ def v2_message(mid: str, kind: object, data: dict | str, created: object) -> _Me
     if kind != "assistant":
         return None
     parts = []
-    for i, item in enumerate(c for c in data.get("content") or [] if isinstance(c, dict)):
+    content = data.get("content")
+    for i, item in enumerate(c for c in (content if isinstance(content, list) else []) if isinstance(c, dict)):
         if item.get("type") == "tool":
             state = as_dict(item.get("state"))
             item = {"type": "tool", "tool": item.get("name"), "callID": item.get("id"), "state": {

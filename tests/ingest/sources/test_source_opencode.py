@@ -498,3 +498,25 @@ def test_the_newer_table_is_read_for_a_session_only_it_holds_and_never_twice(oc_
     oc_db.conn.execute("INSERT INTO session_message VALUES ('msg_b', ?, 'user', 9, 1, 1, ?)",
                        (only_v2.session_id, json.dumps({"text": "and on empty input?", "time": {"created": 1}})))
     assert backscroll_index(embed=False).report.records_added == 1, "a new row of the newer table is noticed"
+
+
+def test_a_row_of_the_newer_table_updated_in_place_is_read_again(oc_db, backscroll_home, backscroll_index):
+    """An assistant's step grows one ``session_message`` row in place (its text and tools are updates), and an
+    early table has no ``seq``: both are read, and an odd ``content`` costs nothing."""
+    import json
+
+    only_v2 = oc_db.session("Parser hangs")
+    oc_db.conn.execute("CREATE TABLE session_message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, type TEXT NOT "
+                       "NULL, time_created INTEGER, time_updated INTEGER, data TEXT NOT NULL)")
+    empty = {"agent": "build", "time": {"created": 1}, "content": []}
+    oc_db.conn.executemany("INSERT INTO session_message VALUES (?, ?, ?, 1, 1, ?)", [
+        ("msg_1", only_v2.session_id, "user", json.dumps({"text": "why does the parser hang?",
+                                                          "time": {"created": 1}})),
+        ("msg_2", only_v2.session_id, "assistant", json.dumps(empty)),
+        ("msg_3", only_v2.session_id, "assistant", json.dumps({**empty, "content": 5}))])
+    oc_db.session("No messages yet")  # (read from the newer table too: nothing there)
+    backscroll_index(embed=False)
+    grown = {**empty, "content": [{"type": "text", "id": "t", "text": "It loops on empty input."}]}
+    oc_db.conn.execute("UPDATE session_message SET time_updated = 2, data = ? WHERE id = 'msg_2'", (json.dumps(grown),))
+    backscroll_index(embed=False)
+    assert [r["text"] for r in rows(backscroll_home)] == ["why does the parser hang?", "It loops on empty input."]
