@@ -112,12 +112,15 @@ def test_every_agent_has_a_resume_form_that_names_its_source():
         assert "argv" not in form or form["argv"][0] and all(isinstance(a, str) for a in form["argv"]), agent
 
 
+@pytest.mark.parametrize("how", ["backscroll resume", "its own agent"])
 def test_a_session_resumed_is_read_by_the_next_searches_however_old_its_file(session_builder, backscroll_index,
-                                                                           backscroll_home, monkeypatch):
-    """An old file is looked at by a search's sync only in turn; the one `resume` went back into is written again
-    by its agent, and every sync looks at it for a day."""
+                                                                           backscroll_home, monkeypatch, how):
+    """An old file is looked at by a search's sync only in turn; the one a session resumed in is written again by its
+    agent, and every sync looks at it for a day: noted by `resume`, or, resumed in the agent itself (``claude
+    --resume``), by the session-start hook (source ``resume``)."""
     import backscroll
     from backscroll.ingest import quick
+    from backscroll.integrations import hooks
     from backscroll.store.db import Store
 
     monkeypatch.setattr(quick, "ROTATE", 0)  # (no turn reaches it: at 36,000 files, one in 140 searches does)
@@ -130,7 +133,11 @@ def test_a_session_resumed_is_read_by_the_next_searches_however_old_its_file(ses
     store = Store.open(cfg.db_path)
     vouched = store.vouched()
     store.close()
-    backscroll.resume(s.session_id, config=cfg)
+    if how == "backscroll resume":
+        backscroll.resume(s.session_id, config=cfg)
+    else:
+        start = {"session_id": s.session_id, "transcript_path": str(s.path), "cwd": "/tmp", "source": "resume"}
+        hooks.run("claude", "session-start", json.dumps(start).encode(), cfg)
     store = Store.open(cfg.db_path)
     assert store.vouched() == vouched, "noting the resume leaves a checked store vouched for"
     store.close()
@@ -158,28 +165,3 @@ def test_resume_answers_when_the_store_cannot_be_written_at_once(session_builder
         other.close()
     with backscroll.Backscroll(config=cfg) as bs:  # a held handle goes on working after a skipped note
         assert bs.resume(s.session_id).command and bs.resume(s.session_id).command
-
-
-def test_a_session_its_agent_resumed_is_read_by_the_next_searches(session_builder, backscroll_index,
-                                                                   backscroll_home, monkeypatch):
-    """Resumed in its own agent (``claude --resume``), a session's old file is written again: the session-start
-    hook (source ``resume``) notes it as ``backscroll resume`` does, and every sync looks at it for a day."""
-    import json
-
-    import backscroll
-    from backscroll.ingest import quick
-    from backscroll.integrations import hooks
-
-    monkeypatch.setattr(quick, "ROTATE", 0)
-    s = session_builder.claude(project="shop")
-    s.user("the old plan for the zeppelin hangar")
-    for written_years_ago in (s.path, s.path.parent, s.path.parent.parent):
-        os.utime(written_years_ago, (1_600_000_000, 1_600_000_000))
-    backscroll_index()
-    cfg = backscroll_home.config()
-    start = {"session_id": s.session_id, "transcript_path": str(s.path), "cwd": "/tmp", "source": "resume",
-             "hook_event_name": "SessionStart"}
-    hooks.run("claude", "session-start", json.dumps(start).encode(), cfg)
-    s.user("resumed: the hangar doors open inward now")
-    found = backscroll.search("hangar doors inward", config=cfg, sync=True, mode="lexical")
-    assert [h.text for h in found.results][:1] == ["resumed: the hangar doors open inward now"]
