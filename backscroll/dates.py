@@ -7,7 +7,17 @@ sort as text.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
+
+
+def as_when(value: object) -> object:
+    """A ``datetime`` or ``date`` given for ``since=``/``until=`` as the text those take (a naive time is local, as a
+    person means it); anything else as it is."""
+    if isinstance(value, datetime):
+        return value.astimezone().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
 
 
 def format_ts(dt: datetime) -> str:

@@ -10,17 +10,20 @@ from backscroll.errors import BackscrollError
 from backscroll.store.failures import store_failure
 
 F = TypeVar("F", bound=Callable[..., Any])
+WHEN = ("since", "until")  # (a ``datetime`` or ``date`` given for them is taken as its text: ``dates.as_when``)
 
 
 def guarded(fn: F) -> F:
     """A full disk, a store that cannot be written or a damaged one raised as what it is
-    (``store.failures.store_failure``) instead of an internal error; the caller's text made valid Unicode first."""
+    (``store.failures.store_failure``) instead of an internal error; the caller's text made valid Unicode first, and
+    a ``datetime`` or ``date`` for ``since``/``until`` its text."""
 
     @functools.wraps(fn)
     def wrapper(self, *args, **kw):
+        from backscroll.dates import as_when
         from backscroll.sanitize import whole
 
-        args, kw = tuple(whole(a) for a in args), {k: whole(v) for k, v in kw.items()}
+        args, kw = tuple(whole(a) for a in args), {k: whole(as_when(v) if k in WHEN else v) for k, v in kw.items()}
         try:
             return fn(self, *args, **kw)
         except BackscrollError:

@@ -70,6 +70,28 @@ def test_now_pins_the_ages_and_dates_of_since_and_until_too(session_builder, bac
     assert today.results
 
 
+def test_since_and_until_take_a_datetime_or_a_date(session_builder, backscroll_index, backscroll_search,
+                                                   backscroll_home):
+    """The library takes ``since=``/``until=`` as a ``datetime`` (a naive one is local time) or a ``date``, as the
+    text it stands for."""
+    from datetime import UTC, date, datetime
+
+    session_builder.codex(start="2026-10-19T08:00:00Z").user("we chose nats for the notifier")
+    backscroll_index(embed=False)
+    as_text = backscroll_search("notifier", since="2026-10-19T07:00:00Z", until="2026-10-20", mode="lexical")
+    typed = backscroll_search("notifier", since=datetime(2026, 10, 19, 7, tzinfo=UTC), until=date(2026, 10, 20),
+                              mode="lexical")
+    assert (typed.filters.since, typed.filters.until) == (as_text.filters.since, as_text.filters.until)
+    assert typed.results and [h.record_id for h in typed.results] == [h.record_id for h in as_text.results]
+    import backscroll
+
+    session_builder.claude(start="2026-10-19T09:00:00Z").user("and the retry policy?").assistant("three tries")
+    backscroll_index(embed=False)
+    cfg = backscroll_home.config()
+    listed = backscroll.sessions(config=cfg, since=date(2026, 10, 19))
+    assert listed and listed == backscroll.sessions(config=cfg, since="2026-10-19")
+
+
 @pytest.mark.parametrize("now", ["2026-10-20", "2026-10-20T12:00:00", "naive datetime"])
 def test_a_clock_without_a_zone_is_local_time(session_builder, backscroll_index, backscroll_search, now):
     from datetime import datetime
