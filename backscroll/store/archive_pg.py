@@ -85,6 +85,11 @@ class Archive(ArchiveSearch, ArchiveBrowse):
         row = self._run("SELECT value FROM backscroll.meta WHERE key = 'schema_version'")
         return int(row[0][0]) if row else None
 
+    def rows_estimate(self) -> int:
+        """About how many records the archive holds (the planner's count: no scan)."""
+        row = self._run("SELECT reltuples FROM pg_class WHERE oid = 'backscroll.records'::regclass")
+        return max(0, int(row[0][0])) if row and row[0][0] is not None else 0
+
     def has_vector(self) -> bool:
         """Whether embeddings are pgvector vectors (else ``real[]``, scanned exactly); asked once a connection
         (a search asks it for each meaning list), again after ``init``."""

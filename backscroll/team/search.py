@@ -15,6 +15,8 @@ from backscroll.retrieval.query import QueryPlan
 from backscroll.store.archive_pg import Archive
 from backscroll.types import Filters, SearchResult
 
+EXACT_SCAN_NOTED = 100_000  # records from which a search says its meaning was an exact scan (why it is slow)
+
 
 def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Filters,
                    rerun_hint: str | None = None) -> SearchResult:
@@ -39,8 +41,9 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
             filters = replace(filters, project=project_named(archive.project_names(), filters.project))
         filters = spoken_agent_hint(archive.has_agent, plan, filters, notes)
         vector = None if plan.date_only else _query_vector(plan, req, notes)
-        if vector is not None and not archive.has_vector():
-            notes.append("meaning was searched by an exact scan: this archive keeps no pgvector index")
+        if vector is not None and not archive.has_vector() and archive.rows_estimate() >= EXACT_SCAN_NOTED:
+            notes.append("meaning was searched by an exact scan: this archive keeps no pgvector index (with the "
+                         "extension installed, `backscroll archive init` makes one)")
         result = answer(ArchiveSource(archive, vector, req.member), req, plan, filters)
     return replace(result, notes=tuple(dict.fromkeys([*plan.notes, *notes, *result.notes])))
 
