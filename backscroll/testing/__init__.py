@@ -38,6 +38,7 @@ from backscroll.testing.plugin import (
     format_hits,
     pytest_addoption,
     pytest_runtest_teardown,
+    recalled,
     session_builder,
 )
 from backscroll.testing.sessions import ClaudeSession, CodexSession, uuid_for
@@ -45,6 +46,6 @@ from backscroll.testing.sessions import ClaudeSession, CodexSession, uuid_for
 __all__ = [
     "DEFAULT_START", "BackscrollHome", "ClaudeSession", "CodexSession", "CopilotCliSession", "CursorCliSession",
     "FakeEmbedder", "SessionFactory", "assert_recalled", "backscroll_home", "backscroll_index", "backscroll_search",
-    "fake_embedder", "format_hits", "pytest_addoption", "pytest_runtest_teardown", "session_builder",
+    "fake_embedder", "format_hits", "pytest_addoption", "pytest_runtest_teardown", "recalled", "session_builder",
     "uuid_for",
 ]

@@ -68,6 +68,12 @@ class BackscrollHome:
     def codex_sessions(self) -> Path:
         return self.home / ".codex" / "sessions"
 
+    @classmethod
+    def at(cls, root: Path) -> BackscrollHome:
+        """A home made outside the fixture, under ``root`` (a module-scoped history: ``tmp_path_factory``)."""
+        (root / "home").mkdir(parents=True, exist_ok=True)
+        return cls(root, root / "home", root / "data")
+
     def config(self, **kw: Any) -> Config:
         """The configuration of this home: its data dir, and the agents' folders inside ``home`` (whatever the
         process's own HOME, so a home made outside the fixture never reads the user's sessions)."""
@@ -231,23 +237,35 @@ def assert_recalled(backscroll_search: Callable[..., SearchResult]) -> Callable[
 
     def check(query: str, marker: str, k: int = 5, **kw: Any) -> Hit:
         __tracebackhide__ = True
-        if "limit" in kw:
-            raise TypeError("assert_recalled takes k=N (how many top results may hold the marker), not limit=")
-        if "max_chars" in kw:
-            raise TypeError("assert_recalled reads each hit's whole text: it takes no max_chars=")
-        if not marker:
-            raise ValueError("assert_recalled needs a marker to look for: an empty one is in every text")
-        from backscroll.request import MAX_LIMIT
-
-        if not 1 <= k <= MAX_LIMIT:
-            raise ValueError(f"k must be from 1 to {MAX_LIMIT:,}, not {k}")
-        result = backscroll_search(query, limit=k, max_chars=0, **kw)  # (the whole text: a marker at its end)
-        for hit in result.results[:k]:
-            if marker in hit.text:
-                return hit
-        raise AssertionError(f"{marker!r} not in the top {k} results for {query!r}\n{explain(result)}")
+        return recalled(query, marker, k=k, search=backscroll_search, **kw)
 
     return check
+
+
+def recalled(query: str, marker: str, k: int = 5, *, search: Callable[..., SearchResult] | None = None,
+             **kw: Any) -> Hit:
+    """``assert_recalled`` outside the fixtures (a history built once for a module, ``BackscrollHome.at``): some
+    top-k result's whole text holds ``marker``; ``search`` (else ``backscroll.search``) gets ``config=`` in ``kw``."""
+    __tracebackhide__ = True
+    if "limit" in kw:
+        raise TypeError("assert_recalled takes k=N (how many top results may hold the marker), not limit=")
+    if "max_chars" in kw:
+        raise TypeError("assert_recalled reads each hit's whole text: it takes no max_chars=")
+    if not marker:
+        raise ValueError("assert_recalled needs a marker to look for: an empty one is in every text")
+    from backscroll.request import MAX_LIMIT
+
+    if not 1 <= k <= MAX_LIMIT:
+        raise ValueError(f"k must be from 1 to {MAX_LIMIT:,}, not {k}")
+    if search is None:
+        import backscroll
+
+        search = backscroll.search
+    result = search(query, limit=k, max_chars=0, **kw)  # (the whole text: a marker at its end)
+    for hit in result.results[:k]:
+        if marker in hit.text:
+            return hit
+    raise AssertionError(f"{marker!r} not in the top {k} results for {query!r}\n{explain(result)}")
 
 
 def explain(result: SearchResult) -> str:
