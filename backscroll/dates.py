@@ -14,7 +14,10 @@ def as_when(value: object) -> object:
     """A ``datetime`` or ``date`` given for ``since=``/``until=`` as the text those take (a naive time is local, as a
     person means it); anything else as it is."""
     if isinstance(value, datetime):
-        return value.astimezone().isoformat()
+        try:
+            return value.astimezone().isoformat()
+        except (ValueError, OverflowError):  # (``datetime.max`` in a zone ahead of UTC: as written)
+            return value.isoformat()
     if isinstance(value, date):
         return value.isoformat()
     return value

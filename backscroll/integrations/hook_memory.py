@@ -91,12 +91,15 @@ def note_resumed(cfg, transcript: str | None) -> None:
     from backscroll.store.db import Store
     from backscroll.store.lock import writer_lock
 
-    with writer_lock(cfg, 0.0) as acquired:
-        if not acquired:
-            return
-        store = Store.open(cfg.db_path)
-        try:
-            store.sound = store.vouched()  # (vouched for again when it is closed, if it was)
-            store.note_resumed(store_text(os.path.abspath(transcript)), time.time_ns())
-        finally:
-            store.close()
+    try:
+        with writer_lock(cfg, 0.0) as acquired:
+            if not acquired:
+                return
+            store = Store.open(cfg.db_path)
+            try:
+                store.sound = store.vouched()  # (vouched for again when it is closed, if it was)
+                store.note_resumed(store_text(os.path.abspath(transcript)), time.time_ns())
+            finally:
+                store.close()
+    except Exception:  # noqa: BLE001 - record-keeping never costs the hook its answer (a read-only data dir)
+        return

@@ -88,7 +88,10 @@ class Archive(ArchiveSearch, ArchiveBrowse):
     def rows_estimate(self) -> int:
         """About how many records the archive holds (the planner's count: no scan)."""
         row = self._run("SELECT reltuples FROM pg_class WHERE oid = 'backscroll.records'::regclass")
-        return max(0, int(row[0][0])) if row and row[0][0] is not None else 0
+        if row and row[0][0] is not None and row[0][0] >= 0:
+            return int(row[0][0])
+        # never analyzed (-1): counted, up to as many as matter
+        return self._run("SELECT count(*) FROM (SELECT 1 FROM backscroll.records LIMIT 100000) AS r")[0][0]
 
     def has_vector(self) -> bool:
         """Whether embeddings are pgvector vectors (else ``real[]``, scanned exactly); asked once a connection

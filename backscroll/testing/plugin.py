@@ -27,14 +27,14 @@ if TYPE_CHECKING:
     from backscroll.types import Hit, SearchResult
 
 # backscroll's variables and the agents'
-_SCRUBBED_ENV = ("BACKSCROLL_HOME", "BACKSCROLL_CONFIG", "BACKSCROLL_EMBED", "BACKSCROLL_REDACT",
+# Where the user's sessions and configuration are: never read by a test's home, made by the fixture or not.
+_PLACES = ("BACKSCROLL_CONFIG", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME", "OPENCODE_DATA_DIR",
+           "PI_CODING_AGENT_DIR", "XDG_DATA_HOME", "OMP_CODING_AGENT_DIR", "KIMI_SHARE_DIR", "COPILOT_HOME",
+           "CLINE_DATA_DIR", "CLINE_DIR", "GOOSE_PATH_ROOT", "CRUSH_GLOBAL_DATA", "FILE_STORE_PATH", "XDG_CONFIG_HOME")
+_SCRUBBED_ENV = ("BACKSCROLL_HOME", "BACKSCROLL_EMBED", "BACKSCROLL_REDACT",
                  "BACKSCROLL_SESSION_ID", "BACKSCROLL_EMBEDDER", "BACKSCROLL_BACKGROUND", "BACKSCROLL_LOCK_WAIT",
                  "BACKSCROLL_DEBUG", "BACKSCROLL_PROGRESS", "BACKSCROLL_ARCHIVE_URL", "BACKSCROLL_HOOK_DEBUG",
-                 "_BACKSCROLL_COMPLETE",
-                 "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_HOME",
-                 "OPENCODE_DATA_DIR", "PI_CODING_AGENT_DIR", "XDG_DATA_HOME",
-                 "OMP_CODING_AGENT_DIR", "KIMI_SHARE_DIR", "COPILOT_HOME", "CLINE_DATA_DIR", "CLINE_DIR",
-                 "GOOSE_PATH_ROOT", "CRUSH_GLOBAL_DATA", "FILE_STORE_PATH", "XDG_CONFIG_HOME", "NO_COLOR")
+                 "_BACKSCROLL_COMPLETE", *_PLACES, "NO_COLOR")
 DEFAULT_START = "2026-10-01T09:00:00.000Z"  # the day before the first session: each starts a day after the last
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
@@ -59,6 +59,7 @@ class BackscrollHome:
     root: Path
     home: Path
     data: Path
+    apart: bool = False  # made outside the fixture (``at``): the user's variables are left out of ``config()``
 
     @property
     def claude_projects(self) -> Path:
@@ -72,14 +73,16 @@ class BackscrollHome:
     def at(cls, root: Path) -> BackscrollHome:
         """A home made outside the fixture, under ``root`` (a module-scoped history: ``tmp_path_factory``)."""
         (root / "home").mkdir(parents=True, exist_ok=True)
-        return cls(root, root / "home", root / "data")
+        return cls(root, root / "home", root / "data", apart=True)
 
     def config(self, **kw: Any) -> Config:
         """The configuration of this home: its data dir, and the agents' folders inside ``home`` (whatever the
-        process's own HOME, so a home made outside the fixture never reads the user's sessions)."""
+        process's own HOME; made with ``at``, whatever the agents' variables too), so a home made outside the fixture
+        never reads the user's sessions nor configuration; within one, a test may point a variable somewhere."""
         from backscroll.config import resolve
 
-        return resolve(home=self.data, **{"env": {**os.environ, "HOME": str(self.home)}, **kw})
+        env = {k: v for k, v in os.environ.items() if not (self.apart and k in _PLACES)}  # (the fixture cleared them)
+        return resolve(home=self.data, **{"env": {**env, "HOME": str(self.home)}, **kw})
 
 
 @dataclass

@@ -27,3 +27,27 @@ def test_and_another_and_a_miss_says_what_came_instead(history):
     with pytest.raises(AssertionError, match="not in the top 1 results") as failed:
         recalled("background jobs queue", "CartSerializer", k=1, config=history.config(), mode="lexical")
     assert "SKIP LOCKED" in str(failed.value)
+
+
+def test_a_home_made_outside_the_fixture_reads_none_of_the_users_places(tmp_path, monkeypatch):
+    """The agents' variables (``CLAUDE_CONFIG_DIR``, ``XDG_DATA_HOME``, …) and ``BACKSCROLL_CONFIG`` point at the
+    user's own sessions and settings: a home's ``config()`` looks only inside it."""
+    for name in ("CLAUDE_CONFIG_DIR", "XDG_DATA_HOME", "CODEX_HOME"):
+        monkeypatch.setenv(name, str(tmp_path / "mine" / name))
+    monkeypatch.setenv("BACKSCROLL_CONFIG", str(tmp_path / "mine" / "config.toml"))
+    home = BackscrollHome.at(tmp_path / "h")
+    cfg = home.config()
+    assert all(str(r.path).startswith(str(home.home)) for r in cfg.roots), [str(r.path) for r in cfg.roots]
+    assert "mine" not in str(cfg.config_file.value)
+
+
+def test_a_search_request_takes_a_datetime_or_a_date(history):
+    from datetime import UTC, date, datetime
+
+    from backscroll.request import SearchRequest
+
+    since, until = datetime(2020, 1, 1, tzinfo=UTC), date(2099, 1, 1)
+    req = SearchRequest("background jobs queue", since=since, until=until, mode="lexical")  # type: ignore[arg-type]
+    assert (req.since, req.until) == ("2020-01-01T00:00:00+00:00", "2099-01-01")
+    with backscroll.Backscroll(config=history.config()) as bs:
+        assert bs.search(req).results

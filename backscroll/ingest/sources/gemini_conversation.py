@@ -29,8 +29,7 @@ _HARNESS_TEXT = re.compile(r"^(System: Please continue\.?|Please continue\.?)$"
 _HARNESS_OPENING = ("<session_context>", "<hook_context>", "Here is the user's editor context",
                     "Here is a summary of changes in the user's editor context", "I ran the following shell command:")
 SNAPSHOT = "<state_snapshot>"  # a compression's summary (``chatCompressionService.ts``), in the person's turn
-# What the @-command processor appends to a user turn: the referenced files' contents, not what
-# the person typed.
+# What the @-command processor appends to a user turn: the referenced files' contents, not the person's words.
 _REFERENCED_FILES = re.compile(r"\n?--- Content from referenced files ---.*?(?:--- End of content ---|\Z)", re.DOTALL)
 
 
@@ -83,6 +82,7 @@ def parse_jsonl(data: bytes) -> Conversation:
     """A newer append-mostly session file, replayed: upserts, ``$set`` patches and rewinds."""
     conv = Conversation()
     messages: dict[str, dict] = {}
+    live: list[str] = []  # the ids in Gemini's own order (a compression's context first): what a rewind cuts
     lines = data.split(b"\n")
     complete = len(lines) - 1  # the piece after the last newline has none yet
     for i, raw in enumerate(lines):
@@ -100,12 +100,14 @@ def parse_jsonl(data: bytes) -> Conversation:
             continue
         if isinstance(obj.get("$rewindTo"), str):
             target = obj["$rewindTo"]
-            if target in messages:
-                ids = list(messages)
-                for gone in ids[ids.index(target):]:
-                    del messages[gone]
+            if target in live:
+                for gone in live[live.index(target):]:
+                    messages.pop(gone, None)
+                del live[live.index(target):]
         elif isinstance(obj.get("id"), str):
             messages[obj["id"]] = obj
+            if obj["id"] not in live:
+                live.append(obj["id"])
         elif isinstance(obj.get("$set"), dict):
             patch = dict(obj["$set"])
             checkpoint = patch.pop("messages", None)
@@ -114,6 +116,7 @@ def parse_jsonl(data: bytes) -> Conversation:
                 _upsert(fresh, checkpoint)
                 for mid, msg in fresh.items():
                     messages.setdefault(mid, msg)
+                live[:] = list(fresh)
             conv.meta.update(patch)
         elif isinstance(obj.get("sessionId"), str):
             conv.meta.update(obj)  # the header (and the header of a migrated older file)

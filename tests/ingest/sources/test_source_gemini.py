@@ -558,3 +558,16 @@ def test_text_gemini_composes_in_the_persons_turn_is_the_harnesss():
     assert said(mentioned) == [("user", "text", "human", mentioned)]
     plain = "Tell me about <session_context> tags"
     assert said(plain) == [("user", "text", "human", plain)]
+
+
+def test_a_rewind_after_a_compression_cuts_as_gemini_does():
+    """A rewind cuts Gemini's own order, the compression's context first: rewinding to a turn it kept leaves its
+    summary, which came before that turn there, and the turns said before the compression."""
+    def msg(mid, text, kind="user"):
+        return {"id": mid, "timestamp": "2026-10-01T09:00:00Z", "type": kind, "content": text}
+
+    conv = gemini.parse_jsonl(_jsonl(
+        msg("a", "first"), msg("b", "second", "gemini"), msg("c", "kept"),
+        {"$set": {"messages": [msg("s", "<state_snapshot>x</state_snapshot>"), msg("c", "kept")]}},
+        msg("d", "after"), {"$rewindTo": "c"}, msg("e", "instead")))
+    assert [m["id"] for m in conv.messages] == ["a", "b", "s", "e"]
