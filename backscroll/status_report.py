@@ -103,6 +103,17 @@ def _common_folder(paths: list[str]) -> str | None:
     return None if common is None else shorten(os.path.dirname(common) if common in files else common)
 
 
+def _older_parser(store) -> dict[str, int]:
+    """The files an older parser read, by ``AGENT:FOLDER`` (the folder holding that agent's): ``index --source`` with
+    it reads them again (a search's sync reaches them only in its turn)."""
+    from backscroll.ingest.parse_version import PARSE_VERSION
+
+    by_agent: dict[str, list[str]] = {}
+    for agent, path in store.read_by_older(PARSE_VERSION):
+        by_agent.setdefault(agent, []).append(path)
+    return {f"{agent}:{_common_folder(paths) or '?'}": len(paths) for agent, paths in by_agent.items()}
+
+
 def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> list[str]:
     """Fill each agent's files, records by kind and unknown entry types; return the warnings."""
     from datetime import datetime, timedelta
@@ -257,6 +268,7 @@ def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
         report.unfinished_lines = [UnfinishedLine(shorten(p), line, waiting, at)
                                    for p, line, waiting, size, at in counts.unfinished
                                    if _size(Path(disk_path(p))) == size]
+        report.older_parser = _older_parser(store)
     finally:
         store.close()
     report.sizes = Sizes(

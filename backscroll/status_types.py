@@ -182,6 +182,8 @@ class StatusReport(_Mapping):
     skipped_examples: list[SkippedLine] = field(default_factory=list)
     source_issues: list[SourceIssue] = field(default_factory=list)
     unfinished_lines: list[UnfinishedLine] = field(default_factory=list)
+    # files an older parser read (away when a newer came): how many, and ``AGENT:FOLDER`` for ``index --source``
+    older_parser: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     sizes: Sizes = field(default_factory=Sizes)
     lexical: LexicalStatus = field(default_factory=LexicalStatus)

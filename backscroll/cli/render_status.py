@@ -160,6 +160,9 @@ def _problems(out: Console, r: StatusReport) -> None:
             out.print(f"  {u.path}:{u.line}: {u.unread_bytes:,} bytes", markup=False, highlight=False)
         if len(r.unfinished_lines) > 10:
             out.print(f"  and {len(r.unfinished_lines) - 10:,} more: `backscroll status --json` names them all")
+    for source, n in r.older_parser.items():
+        out.print(f"{counted(n, 'session file')} read by an older parser: `backscroll index --source {source}` reads "
+                  "them again", markup=False, highlight=False)
     if r.redactions:
         out.print("secrets redacted at ingest: " + ", ".join(f"{k} {n}" for k, n in r.redactions.items()))
 

@@ -97,6 +97,11 @@ class SourceQueries:
              st.session_id, orjson.dumps(st.session_state).decode(), indexed_at, parse_version),
         )
 
+    def read_by_older(self, version: int) -> list[tuple[str, str]]:
+        """``(agent, path)`` of each known file an older parser than ``version`` read (away when a newer came)."""
+        return self.conn.execute("SELECT agent, path FROM source_files WHERE parse_version < ? ORDER BY path",
+                                 (version,)).fetchall()
+
     def source_records(self, path: str) -> int:
         """How many stored records were read from ``path`` (a file, or a unit key)."""
         return self.conn.execute("SELECT count(*) FROM records WHERE source_path = ?", (path,)).fetchone()[0]

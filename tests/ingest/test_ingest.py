@@ -340,7 +340,10 @@ def test_a_file_not_seen_when_a_newer_parser_came_is_read_by_it_when_next_seen(s
     codex.rename(codex.with_name("codex-away"))
     away = backscroll_index(embed=False)
     assert away.report.files_changed == 1 and any("1 session file(s) read again" in n for _p, n in away.report.notices)
+    waiting = backscroll.status(config=backscroll_home.config()).older_parser
+    assert list(waiting.values()) == [1] and next(iter(waiting)).startswith("codex:"), "status says what waits"
     codex.with_name("codex-away").rename(codex)
     back = backscroll_index(embed=False)
     assert back.report.files_changed == 1 and any("1 session file(s) read again" in n for _p, n in back.report.notices)
     assert backscroll_index(embed=False).report.files_changed == 0  # once
+    assert backscroll.status(config=backscroll_home.config()).older_parser == {}
