@@ -191,15 +191,6 @@ def in_command(m: Matched, command: str) -> bool:
     return not _NEXT_COMMAND.search(between) and m.group(3).lower() not in _PLACEHOLDER_WORDS
 
 
-def unquoted_after(m: Matched, command: str) -> bool:
-    """The match does not lie inside a quoted argument of ``command`` (``ssh-keygen -C "ci -Nightly runner"``: a
-    comment's words), though the whole command may be quoted (``bash -c "ssh-keygen -N …"``)."""
-    before = _line_before(m)
-    named = list(re.finditer(rf"(?<![\w.-]){re.escape(command)}(?![\w-])", before))
-    rest = _QUOTED.sub("", before[named[-1].end():] if named else before)
-    return rest.count('"') % 2 == 0 and rest.count("'") % 2 == 0
-
-
 def plain_value(m: Matched, group: int | str = 3) -> bool:
     """A value given as itself: not a variable, a template, a redirect or another option, nor a placeholder."""
     value = m.group(group)
@@ -233,11 +224,14 @@ def starts_a_command(m: Matched) -> bool:
     return _RUN_AT.search(_line_before(m)) is not None
 
 
-def run_as(m: Matched, command: str, then: re.Pattern | None = None, anywhere: bool = False) -> bool:
+def run_as(m: Matched, command: str, then: re.Pattern | None = None, anywhere: bool = False,
+           quoted: bool = True) -> bool:
     """The match (group 3) is a password given to ``command``: where the command is run (it starts a command,
     and no shell separator outside quotes lies between them), any plain value; where prose names it (or, with
     ``anywhere``, where it is not named at all: its option is its own), one that reads as a password and no
-    backtick, parenthesis or sentence's punctuation between. ``then`` must follow its name when given."""
+    backtick, parenthesis or sentence's punctuation between. ``then`` must follow its name when given; without
+    ``quoted``, a match inside a quoted argument of the command is its words (``ssh-keygen -C "ci -Nightly runner"``),
+    though the whole command may be quoted (``bash -c "ssh-keygen -N …"``)."""
     value = m.group(3)
     if not plain_value(m):
         return False
@@ -248,7 +242,7 @@ def run_as(m: Matched, command: str, then: re.Pattern | None = None, anywhere: b
     if then is not None and not then.match(before, named[-1].end()):
         return False
     between = _QUOTED.sub("", before[named[-1].end():])
-    if _NEXT_COMMAND.search(between):
+    if _NEXT_COMMAND.search(between) or not quoted and (between.count('"') % 2 or between.count("'") % 2):
         return False
     ahead = re.sub(r"\S*/$", "", before[:named[-1].start()])  # (``/usr/bin/ssh-keygen``)
     inline = ahead.rstrip().endswith(("`", "$(")) and re.search(r"[`)]", between)  # (its inline code closed)

@@ -32,7 +32,6 @@ from backscroll.ingest.redact_checks import (
     run_as,
     split_aws,
     starts_a_command,
-    unquoted_after,
     userinfo_token,
 )
 
@@ -155,7 +154,7 @@ RULES: list[Rule] = [
     # tool is run, any value goes; where prose names it, one that reads as a password (``run_as``)
     Rule("password", ("ssh-keygen",), re.compile(
         r"((?<![\w-])-[NP][ \t]{0,4})(['\"]?)((?:(?<=['\"])[^'\"\n]{1,128}|(?<!['\"])[^\s'\"`;|&<>()\[\]]{3,128}))\2"
-        r"(?=[\s;|&<>)`]|$)"), 3, check=lambda m: run_as(m, "ssh-keygen") and unquoted_after(m, "ssh-keygen")),
+        r"(?=[\s;|&<>)`]|$)"), 3, check=lambda m: run_as(m, "ssh-keygen", quoted=False)),
     Rule("password", ("openssl",), re.compile(
         r"((?<![\w-])-k[ \t]{1,4})(['\"]?)((?:(?<=['\"])[^'\"\n]{1,128}|(?<!['\"])[^\s'\"`;|&<>()\[\]]{3,128}))\2"
         r"(?=[\s;|&<>)`]|$)"), 3, check=lambda m: run_as(m, "openssl", then=_OPENSSL_CIPHER)),
