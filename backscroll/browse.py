@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Callable
 
 from backscroll.errors import MAX_COUNT, MAX_ID, AmbiguousIdError, NotFoundError, UsageError
 from backscroll.ingest.redact_again import shown_rows
@@ -177,10 +178,13 @@ def project_named(known: list[str], name: str) -> str:
     raise NotFoundError(f"no project {shorten(name, 80)!r} is indexed{where}", hint=f"known: {_known(known)}")
 
 
-def member_named(known: list[str], name: str | None) -> str | None:
-    """``name`` when a member of ``known`` (the team archive's) has that name: an unknown one is named, not searched
-    for in silence."""
-    if name is None or name in known:
+def member_named(members: Callable[[], list[str]], name: str | None) -> str | None:
+    """``name`` when a member of the team archive (``members``, asked only for a name) has that name: an unknown one
+    is named, not searched for in silence."""
+    if name is None:
+        return None
+    known = members()
+    if name in known:
         return name
     raise NotFoundError(f"no member {shorten(name, 80)!r} has pushed to the team archive",
                         hint=f"members who have: {_known(known)}")

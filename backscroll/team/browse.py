@@ -29,7 +29,7 @@ def sessions(cfg: Config, archive: str, filters: Filters, member: str | None, li
     from backscroll.browse import grep_words, member_named, project_named
 
     with _open(cfg, archive) as a:
-        member = member_named(a.member_names(), member)
+        member = member_named(a.member_names, member)
         if filters.project:
             filters = replace(filters, project=project_named(a.project_names(), filters.project))
         where, params = sessions_where(filters, member, words=grep_words(grep), everything=everything)
@@ -54,7 +54,7 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
     from backscroll.browse import member_named
 
     with _open(cfg, archive) as a:
-        member = member_named(a.member_names(), member)
+        member = member_named(a.member_names, member)
         focus = a.record_row(ident, member)
         if focus is not None:
             key = (focus["member"], focus["machine"], focus["session_id"])

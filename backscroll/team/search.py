@@ -36,7 +36,7 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
     with Archive.connect(url) as archive:
         if behind := archive.check_version():
             notes.append(behind)
-        member_named(archive.member_names(), req.member)
+        member_named(archive.member_names, req.member)
         if filters.project:  # (named as locally: a unique prefix or part, a path; none or several is an error)
             filters = replace(filters, project=project_named(archive.project_names(), filters.project))
         filters = spoken_agent_hint(archive.has_agent, plan, filters, notes)
