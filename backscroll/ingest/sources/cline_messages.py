@@ -167,7 +167,7 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
                 arguments = ("tool",) if name in _NEW_TASK_TOOLS else _NOT_ARGUMENTS
                 body = render_input({k: v for k, v in obj.items() if k not in arguments})
             records.append(Record(f"{rid}#0", "tool", "tool", f"{name}\n{body}".strip(), n, ts, cwd, name, rid))
-            result = "" if kind != "tool" or name in _CONTENT_IS_PATH | _NEW_TASK_TOOLS else \
+            result = "" if kind != "tool" or name in _CONTENT_IS_PATH or name in _NEW_TASK_TOOLS else \
                 (_str(obj.get("content")) or _str(obj.get("diff"))).strip()
             if name in _NEW_TASK_TOOLS:
                 waiting["new_task"] = rid

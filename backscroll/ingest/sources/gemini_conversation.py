@@ -154,14 +154,16 @@ def _hooked(part: object) -> bool:
     return isinstance(text, str) and text.lstrip().startswith("<hook_context>")
 
 
-def _user_text(msg: dict) -> str:
+def _user_text(msg: dict) -> tuple[str, list[str]]:
+    """The person's words, and what hooks added to them as parts of their own (a part alone is the text itself)."""
+    parts = _parts(msg.get("content"))
+    hooked = [p for p in parts if _hooked(p)] if len(parts) > 1 else []
     text = _text(msg.get("displayContent")) if msg.get("displayContent") else ""
     if not text.strip():
-        parts = _parts(msg.get("content"))
-        text = _text([p for p in parts if not _hooked(p)] if len(parts) > 1 else parts)
+        text = _text([p for p in parts if p not in hooked])
     if "--- Content from referenced files ---" in text:
         text = _REFERENCED_FILES.sub("", text)
-    return clean_text(text)
+    return clean_text(text), [_text([p]).strip() for p in hooked]
 
 
 def _response_text(response: object) -> str:
@@ -239,12 +241,10 @@ def message_records(msg: dict, line: int, session: SessionInfo) -> list[Record]:
         thoughts = _thoughts(msg)
         if thoughts:
             records.append(Record(f"{base}#r", "assistant", "reasoning", thoughts, line, ts, cwd))
-    text = _user_text(msg) if role == "user" else clean_text(_text(msg.get("content")))
+    text, hooked = _user_text(msg) if role == "user" else (clean_text(_text(msg.get("content"))), [])
     if role == "user" and text.startswith(SNAPSHOT):
         records.append(Record(f"{base}#0", "assistant", "summary", text, line, ts, cwd))
         text = ""
-    parts = _parts(msg.get("content")) if role == "user" else []
-    hooked = [_text([p]).strip() for p in parts if _hooked(p)] if len(parts) > 1 else []
     if text:
         records.append(Record(f"{base}#0", role, "text", text, line, ts, cwd,
                               author=_author(text, session) if role == "user" else None))
