@@ -54,8 +54,8 @@ def hook_groups(agent: str, program: str) -> dict[str, dict]:
     return out
 
 
-def hook_words(handler) -> tuple[str, str] | None:
-    """``(agent, event)`` of a handler that runs ``backscroll hook AGENT EVENT`` (any path, any other key)."""
+def hook_words(handler) -> tuple[str, str, str] | None:
+    """``(program, agent, event)`` of a handler that runs ``backscroll hook AGENT EVENT`` (any path, any other key)."""
     if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
         return None
     try:
@@ -64,7 +64,7 @@ def hook_words(handler) -> tuple[str, str] | None:
         return None
     if len(words) == 4 and is_backscroll(words[0]) and words[1] == "hook" and words[2] in ("claude", "codex") \
             and words[3] in TIMEOUTS:
-        return words[2], words[3]
+        return words[0], words[2], words[3]
     return None
 
 
@@ -73,7 +73,7 @@ def ours_handler(handler) -> bool:
     with install's type and timeout and nothing the user added: no other word, option, key or value."""
     found = hook_words(handler)
     return found is not None and set(handler) == {"type", "command", "timeout"} and handler["type"] == "command" \
-        and handler["timeout"] == TIMEOUTS[found[1]] and installed_program(shlex.split(handler["command"])[0])
+        and handler["timeout"] == TIMEOUTS[found[2]] and installed_program(found[0])
 
 
 def ours_group(group) -> bool:
@@ -118,7 +118,7 @@ def own_hook(groups, agent: str) -> bool:
     """Whether an event's groups hold a handler of the user's that runs ``backscroll hook AGENT …``."""
     handlers = [h for g in (groups if isinstance(groups, list) else []) if isinstance(g, dict)
                 for h in (g["hooks"] if isinstance(g.get("hooks"), list) else [])]
-    return any(not ours_handler(h) and (hook_words(h) or ("",))[0] == agent for h in handlers)
+    return any(not ours_handler(h) and (hook_words(h) or ("", ""))[1] == agent for h in handlers)
 
 
 def remove_hooks(path: Path, text: str) -> str:
