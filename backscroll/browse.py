@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable
 
 from backscroll.errors import MAX_COUNT, MAX_ID, AmbiguousIdError, NotFoundError, UsageError
 from backscroll.ingest.redact_again import shown_rows
@@ -140,7 +139,7 @@ def resolve_session(store: Store, ident: str, *, required: bool = False) -> str 
     return None
 
 
-def _known(values: list[str], n: int = 12) -> str:
+def known_list(values: list[str], n: int = 12) -> str:
     """The first ``n`` of ``values``, and how many more there are."""
     if not values:
         return "(none)"
@@ -172,22 +171,10 @@ def project_named(known: list[str], name: str) -> str:
         if len(candidates) == 1:
             return candidates[0]
         if len(candidates) > 1:
-            raise UsageError(f"--project {name!r} matches more than one project: {_known(sorted(candidates))}",
+            raise UsageError(f"--project {name!r} matches more than one project: {known_list(sorted(candidates))}",
                              hint="give more of the name")
     where = f" (the project at {name} is {named!r})" if named else ""
-    raise NotFoundError(f"no project {shorten(name, 80)!r} is indexed{where}", hint=f"known: {_known(known)}")
-
-
-def member_named(members: Callable[[], list[str]], name: str | None) -> str | None:
-    """``name`` when a member of the team archive (``members``, asked only for a name) has that name: an unknown one
-    is named, not searched for in silence."""
-    if name is None:
-        return None
-    known = members()
-    if name in known:
-        return name
-    raise NotFoundError(f"no member {shorten(name, 80)!r} has pushed to the team archive",
-                        hint=f"members who have: {_known(known)}")
+    raise NotFoundError(f"no project {shorten(name, 80)!r} is indexed{where}", hint=f"known: {known_list(known)}")
 
 
 def check_agent_indexed(store: Store, agent: str) -> None:
@@ -195,7 +182,7 @@ def check_agent_indexed(store: Store, agent: str) -> None:
     if store.has_agent(agent):
         return
     indexed = store.agent_names()
-    raise NotFoundError(f"no {agent} sessions are indexed", hint=f"indexed agents: {_known(indexed)}")
+    raise NotFoundError(f"no {agent} sessions are indexed", hint=f"indexed agents: {known_list(indexed)}")
 
 
 def resolve_filters(store: Store, filters):

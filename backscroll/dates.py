@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
+WHEN = ("since", "until")  # the options ``as_when`` reads a ``datetime`` or ``date`` for
+
 
 def as_when(value: object) -> object:
     """A ``datetime`` or ``date`` given for ``since=``/``until=`` as the text those take (a naive time is local, as a

@@ -10,7 +10,6 @@ from backscroll.errors import BackscrollError
 from backscroll.store.failures import store_failure
 
 F = TypeVar("F", bound=Callable[..., Any])
-WHEN = ("since", "until")  # (a ``datetime`` or ``date`` given for them is taken as its text: ``dates.as_when``)
 
 
 def guarded(fn: F) -> F:
@@ -20,7 +19,7 @@ def guarded(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(self, *args, **kw):
-        from backscroll.dates import as_when
+        from backscroll.dates import WHEN, as_when
         from backscroll.sanitize import whole
 
         args, kw = tuple(whole(a) for a in args), {k: whole(as_when(v) if k in WHEN else v) for k, v in kw.items()}

@@ -134,9 +134,9 @@ class SearchRequest:
     now: str | datetime | None = None
 
     def __post_init__(self) -> None:
-        from backscroll.dates import as_when
+        from backscroll.dates import WHEN, as_when
 
-        for name in ("since", "until"):  # (a ``datetime`` or ``date`` given for them: its text)
+        for name in WHEN:  # (a ``datetime`` or ``date`` given for them: its text)
             object.__setattr__(self, name, as_when(getattr(self, name)))
         whole_text(self)
 

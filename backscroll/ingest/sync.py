@@ -66,8 +66,7 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
     issues = store.source_issues()
     now = _now()
     roots = list(roots)
-    looked = quick_scan(store, roots, issues, report) if quick and not reparse else full_scan(store, roots, issues,
-                                                                                               report)
+    looked = (quick_scan if quick and not reparse else full_scan)(store, roots, issues, report)
     found, marks = looked.found, looked.marks
     older = {key for key, mark in marks.items() if mark[3] < PARSE_VERSION}  # read by an older parser
 

@@ -3,12 +3,29 @@ in the shapes the local ``list`` and ``show`` give, each saying whose it is (``m
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from backscroll.config import Config
 from backscroll.errors import AmbiguousIdError, NotFoundError
 from backscroll.store.archive_filters import sessions_where
 from backscroll.store.archive_pg import Archive
 from backscroll.team.source import hit_of, iso
 from backscroll.types import Filters, SessionSummary, SessionView, session_title
+
+
+def member_named(members: Callable[[], list[str]], name: str | None) -> str | None:
+    """``name`` when a member of the team archive (``members``, asked only for a name) has that name: an unknown one
+    is named, not searched for in silence."""
+    from backscroll.browse import known_list
+    from backscroll.sanitize import shorten
+
+    if name is None:
+        return None
+    known = members()
+    if name in known:
+        return name
+    raise NotFoundError(f"no member {shorten(name, 80)!r} has pushed to the team archive",
+                        hint=f"members who have: {known_list(known)}")
 
 
 def _open(cfg: Config, archive: str) -> Archive:
@@ -26,7 +43,7 @@ def sessions(cfg: Config, archive: str, filters: Filters, member: str | None, li
     chosen as the local ``list`` chooses (``browse.list_sessions``)."""
     from dataclasses import replace
 
-    from backscroll.browse import grep_words, member_named, project_named
+    from backscroll.browse import grep_words, project_named
 
     with _open(cfg, archive) as a:
         member = member_named(a.member_names, member)
@@ -51,8 +68,6 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
     """A record with ``context`` records either side, or a page of a session (an id or a unique prefix). A session
     two members pushed is opened as the first of them pushed it, or as ``member`` did (the copies may differ: a
     hit names whose it is, and the command it prints says so)."""
-    from backscroll.browse import member_named
-
     with _open(cfg, archive) as a:
         member = member_named(a.member_names, member)
         focus = a.record_row(ident, member)

@@ -23,8 +23,9 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
     """The archive's answer to ``req`` (its filters and plan already checked)."""
     from dataclasses import replace
 
-    from backscroll.browse import member_named, project_named
+    from backscroll.browse import project_named
     from backscroll.retrieval.searching import answer, spoken_agent_hint
+    from backscroll.team.browse import member_named
     from backscroll.team.push import settings
     from backscroll.team.source import ArchiveSource
 
