@@ -141,10 +141,10 @@ def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = qui
         progress.start(total)
     done = {"records": 0}
 
-    def step(records: int, _units: int) -> None:
+    def step(records: int, _units: int, worked: float) -> None:
         done["records"] = records
         if progress is not None:
-            progress.advance(records)
+            progress.advance(records, worked)
 
     try:
         n = vecs.embed_pending(lambda: embed.load(bulk=True), progress=step)

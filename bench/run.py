@@ -371,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     done = {"records": 0}
     vecs.embed_pending(lambda: embedder, limit=None if args.full_embed else args.embed_sample,
-                       progress=lambda r, _u: done.update(records=r))
+                       progress=lambda r, _u, _w: done.update(records=r))
     embed_s = time.perf_counter() - t0
     rate = done["records"] / embed_s if embed_s else 0.0
     units_total = pending  # upper bound: identical texts are embedded once

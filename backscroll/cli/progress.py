@@ -70,7 +70,7 @@ class FilesBar(SyncProgress):
             self.bar.stop()
 
 
-def eta_text(done: int, total: int, elapsed: float) -> str:
+def eta_text(done: float, total: int, elapsed: float) -> str:
     """Time left at the average rate so far ("" until there is a rate to go by). Pure."""
     if done <= 0 or elapsed <= 0 or total <= done:
         return ""
@@ -111,15 +111,16 @@ class CountBar:
             self.bar.start()
             self.task = self.bar.add_task(self.unit, total=total, rate="", eta="")
 
-    def advance(self, done: int) -> None:
-        """``done``: the count so far."""
+    def advance(self, done: int, worked: float | None = None) -> None:
+        """``done``: the count so far; ``worked``: the items' worth of work done, when items cost unevenly
+        (the time left goes by it)."""
         import time
 
         if self.task is not None:
             self._done = done
             elapsed = max(time.perf_counter() - self._t0, 1e-6)
             self.bar.update(self.task, completed=done, rate=f"{done / elapsed:,.0f} {self.unit}/s",
-                            eta=eta_text(done, self._total, elapsed))
+                            eta=eta_text(done if worked is None else worked, self._total, elapsed))
 
     def add(self, n: int) -> None:
         self.advance(self._done + n)

@@ -102,6 +102,16 @@ def plan_batches(lengths: Sequence[int], budget: int = TOKEN_BUDGET,
     return out
 
 
+def text_cost(texts: Sequence[str]) -> np.ndarray:
+    """What each text costs the model, roughly, in its token length's units. Pure.
+
+    Longer texts cost more than their length (attention), and a window is embedded shortest first, so a
+    count of texts done says little of the time left: on three histories, the count put a window's time left
+    at a tenth to a half of the real one, these costs within a fifth once a tenth was done."""
+    chars = np.fromiter((len(t) for t in texts), dtype=np.float64, count=len(texts))
+    return (np.minimum(chars / 4, MAX_TOKENS) + 4) ** 1.3
+
+
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from backscroll.indexes.embed import Batching, Embedder
+from backscroll.indexes.embed import Batching, Embedder, text_cost
 from backscroll.indexes.matrix import MatrixCache
 from backscroll.indexes.packing import pack
 from backscroll.store.db import Store, content_hash
@@ -137,13 +137,14 @@ class Vectors(MatrixCache):
             raise
 
     def embed_pending(self, embedder_factory: EmbedderFactory, *, limit: int | None = None,
-                      progress: Callable[[int, int], None] | None = None) -> int:
+                      progress: Callable[[int, int, float], None] | None = None) -> int:
         """Embed prose records that have no vector yet, newest first; returns how many new units were embedded.
 
         Pending records are read in windows of ``WINDOW_RECORDS`` (newest first); each window's texts
         are embedded in token-budget batches and committed about every ``COMMIT_SECONDS``, so an
         interruption (Ctrl-C) keeps all but the batch in flight and the next run resumes.
-        ``progress(records_done, units_embedded)`` is called after each commit.
+        ``progress(records_done, units_embedded, worked)`` is called after each commit; ``worked`` is the
+        records' worth of work done (a window's done part weighed by ``text_cost``), what time left goes by.
         """
         self.ensure_model()
         embedder: Embedder | None = None
@@ -160,8 +161,11 @@ class Vectors(MatrixCache):
             waiting = [(rid, h) for rid, h, _u in units]  # records not yet committed
             finished: dict[str, np.ndarray] = {}  # vectors computed, not yet committed
             window_done = len(window) - len(units)  # too short, or already taken
+            costs = text_cost(list(todo.values()))
+            cost_done, cost_all = 0.0, float(costs.sum()) or 1.0
 
-            def flush(known: set[str] = known) -> None:
+            def flush(share: float = 1.0, known: set[str] = known, base: int = done, size: int = len(window)) -> None:
+                """Commit what is ready; ``share``: of the window's work done, what time left goes by."""
                 nonlocal seq, waiting, finished, too_short, done, embedded, window_done, since_matrix
                 ready = [(rid, h) for rid, h in waiting if h in known or h in finished]
                 if not ready and not too_short:
@@ -175,7 +179,7 @@ class Vectors(MatrixCache):
                 waiting = [(rid, h) for rid, h in waiting if h not in known]
                 finished, too_short, window_done = {}, [], 0
                 if progress:
-                    progress(done, embedded)
+                    progress(done, embedded, base + size * (share if waiting else 1.0))
 
             try:
                 if todo:
@@ -187,8 +191,9 @@ class Vectors(MatrixCache):
                     for idx, vecs in _batches(embedder, texts):
                         for i, v in zip(idx, vecs, strict=True):
                             finished[hashes[i]] = v
+                        cost_done += float(costs[idx].sum())
                         if time.monotonic() - last >= COMMIT_SECONDS:
-                            flush()
+                            flush(cost_done / cost_all)
                             last = time.monotonic()
                 flush()
             except BaseException:  # Ctrl-C: keep what is done (only the batch in flight is lost)

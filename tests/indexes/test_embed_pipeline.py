@@ -87,12 +87,41 @@ def test_a_window_commits_in_steps_and_each_step_reports_progress(session_builde
     store = Store.open(backscroll_home.config().db_path)
     try:
         vecs = Vectors(store, backscroll_home.config().vectors_dir, embed_mod.model_id())
-        assert vecs.embed_pending(FakeEmbedder, progress=lambda r, u: steps.append((r, u))) == 20
+        assert vecs.embed_pending(FakeEmbedder, progress=lambda r, u, _w: steps.append((r, u))) == 20
         assert vecs.pending() == 0
     finally:
         store.close()
     assert len(steps) == 7 and steps[-1] == (21, 20)
     assert [r for r, _u in steps] == sorted(r for r, _u in steps)
+
+
+def test_the_time_left_goes_by_work_not_by_texts_done_shortest_first(session_builder, backscroll_home,
+                                                                     backscroll_index, monkeypatch):
+    s = session_builder.claude()
+    for i in range(12):  # twelve short questions, then four long ones: a window embeds the short first
+        s.user(f"short question number {i}")
+    for i in range(4):
+        s.user(f"long question {i} " + "about the ranking of sessions by their evidence " * 30)
+    backscroll_index(embed=False)
+    monkeypatch.setattr(vectors_mod, "BATCH_RECORDS", 4)
+    monkeypatch.setattr(vectors_mod, "COMMIT_SECONDS", 0.0)
+    steps: list[tuple[int, float]] = []
+    store = Store.open(backscroll_home.config().db_path)
+    try:
+        vecs = Vectors(store, backscroll_home.config().vectors_dir, embed_mod.model_id())
+        vecs.embed_pending(FakeEmbedder, progress=lambda r, _u, w: steps.append((r, w)))
+    finally:
+        store.close()
+    done, worked = steps[0]
+    assert done == 4 and worked < 1  # a quarter of the texts, far less of the work
+    assert [w for _r, w in steps] == sorted(w for _r, w in steps) and steps[-1] == (16, 16.0)
+    assert eta_text(worked, 16, 1.0) != eta_text(done, 16, 1.0)
+
+
+def test_a_text_costs_more_than_its_length_and_no_more_than_the_model_reads():
+    short, long, longer = embed_mod.text_cost(["x" * 40, "x" * 400, "x" * 40_000])
+    assert long / short > 400 / 40  # (attention: a longer text costs more per token)
+    assert longer == embed_mod.text_cost(["y" * embed_mod.MAX_TOKENS * 4])[0]  # the model reads 256 tokens
 
 
 _SLOW_EMBED = """
