@@ -22,6 +22,7 @@ from backscroll.ingest.rows import (
     Batch,
     Redact,
     Row,
+    on_disk,
     redacted_session,
     safe_rows,
     safe_session,
@@ -103,12 +104,26 @@ def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], ba
     return added
 
 
+def adopt_moved(store: Store, key: str, rows: list[Row]) -> None:
+    """A file read for the first time that holds every record read from a file no longer there is that file,
+    moved (a folder renamed, a home restored elsewhere): its records name where it is now. A copy, whose
+    original is still there, or a file holding only some of another's records (a session resumed into a new
+    file), is a file of its own."""
+    ids = [str(row[0]) for row in rows]
+    for old, held in store.sources_holding(ids, besides=key).items():
+        # (a file the store read: a unit of a database, ``db#session``, is no file that could move)
+        if held == store.source_records_read(old) and store.marks_of([old]) and not on_disk(old):
+            store.move_source(old, key)
+
+
 def read_lines(store: Store, agent: Agent, path: Path, prev: FileState | None, size: int, mtime_ns: int,
                redactor: Redact | None, report: IndexReport, now: str, reparse: bool = False) -> int:
     """A line-based file from its checkpoint. Returns the rows written."""
     reader = FileReader(store, agent, path, prev, redactor, reparse=reparse)
     state, session = reader.read(size, mtime_ns)
     rows = reader.rows if reader.key == str(path) else safe_rows(reader.rows)
+    if prev is None and reader.key == str(path) and rows:
+        adopt_moved(store, reader.key, rows)
     store_unit(store, reader.key, session, rows, reader.batch, reader.skipped, report, now,
                redactor, reread=reader.rewritten, title_rank=reader.title_rank,
                unknown={t: (n, line) for t, (n, line) in reader.unknown.items()}, superseded=reader.intact_reparse)
@@ -165,6 +180,8 @@ def read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, s
         rows = batch.finish(session)
         if dirty:
             rows = safe_rows(rows)
+        if prev is None and unit_key == key and rows:
+            adopt_moved(store, unit_key, rows)
         store_unit(store, unit_key, session, rows, batch, unit.skipped, report, now,
                    redactor, reread=REPARSE_REASON if reparse else "rewritten",
                    unknown={t: (n, 0) for t, n in unit.unknown.items()}, superseded=superseded, whole=True)
