@@ -82,7 +82,7 @@ def precision(home: Path) -> dict:
     db = sqlite3.connect(home / "backscroll.db")
 
     def ask(prompt: str, n: int) -> tuple[str | None, set[str]]:
-        raw = json.dumps({"session_id": f"bench-{n}", "transcript_path": None, "prompt": prompt,
+        raw = json.dumps({"session_id": f"bench-{RUN}-{n}", "transcript_path": None, "prompt": prompt,
                           "hook_event_name": "UserPromptSubmit"}).encode()
         printed = hooks.run("claude", "prompt", raw, cfg)
         if printed is None:

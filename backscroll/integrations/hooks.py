@@ -15,7 +15,7 @@ What it recalls is judged by the search's own relevance judgement, as fitted for
 start the query is the git branch's words (``fix-queue-deadlock``), restricted to the project;
 ``main``-like branches inject nothing.
 
-A record is injected at most once per agent session: the ids already injected are kept in
+A record is injected at most once per agent session, and no weaker one in its place: the ids injected are kept in
 ``<data dir>/hooks/<agent>-<session hash>.json``; files older than a week are pruned a bounded few at a
 time, after the answer is written (``hook_memory.prune``).
 """

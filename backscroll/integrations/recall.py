@@ -120,19 +120,25 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
     out: list[Recall] = []
     seen_text: set[str] = set()
     used: set[str] = set()  # each record once a block: an answer recalled with its question is not recalled again
+    picked = 0  # the passages a block holds, those injected before included: a weaker one does not take their place
     for hit in found:
+        if picked >= max_hits:
+            break
         if hit.rowid not in rows:
             continue
         record_id, session_id, agent, proj, ts, text, source_path, _role = rows[hit.rowid]
         answer_of = answers.get(hit.rowid)
         ids = {record_id, answer_of[0]} if answer_of else {record_id}
-        if ids & (skip | used) or _excluded(session_id, source_path, inp) or "<backscroll-recall" in text:
+        if ids & used or _excluded(session_id, source_path, inp) or "<backscroll-recall" in text:
             continue
         key = " ".join(text.split())[:200]
         if key in seen_text:
             continue
         seen_text.add(key)
         used |= ids
+        picked += 1
+        if ids & skip:
+            continue
         tokens = set(analyze(text))
         stems = {stem(t) for t in tokens}
         covered = tuple(w for w in words if w in tokens or stem(w) in stems)
@@ -140,8 +146,6 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
             out.append(Recall(answer_of[0], session_id, agent, proj, ts, text, covered, answer_of[1], record_id))
         else:
             out.append(Recall(record_id, session_id, agent, proj, ts, text, covered))
-        if len(out) >= max_hits:
-            break
     return Found(out, sure)
 
 

@@ -103,6 +103,19 @@ def test_claude_prompt_injects_a_framed_capped_block_once_per_session(history, b
     assert "advisory lock" in out3
 
 
+def test_a_prompt_asked_again_in_a_session_recalls_nothing_deeper(history, backscroll_home, session_builder,
+                                                                   backscroll_index):
+    for i in range(4):  # passages that share the prompt's words, weaker than the decision
+        s = session_builder.claude(project="billing")
+        s.user(f"note {i}: the invoice reconciliation report lists deadlock retries per worker")
+        s.assistant(f"Listed {i} deadlock retries of the invoice reconciliation worker in the report.")
+    backscroll_index()
+    rc, out, _ = call(backscroll_home, "claude", "prompt", claude_prompt(PROMPT))
+    assert rc == 0 and "advisory lock" in context_of(out)
+    rc, again, _ = call(backscroll_home, "claude", "prompt", claude_prompt(PROMPT))
+    assert rc == 0 and again == "", "what was recalled is not made up for by what ranked below it"
+
+
 def test_the_calling_session_is_never_recalled(history, backscroll_home):
     assert_recall_fires(backscroll_home)
     rc, out, _ = call(backscroll_home, "claude", "prompt",
