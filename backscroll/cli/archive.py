@@ -31,7 +31,7 @@ def init(
         with Archive.connect(url) as archive:
             version, vector = archive.init(member or [], pgvector=not no_pgvector)
         if as_json:
-            common.emit_json({"archive": where(url), "schema_version": version, "pgvector": vector,
+            common.emit_json({"archive": where(url), "archive_schema": version, "pgvector": vector,
                               "members": member or []})
         else:
             common.err(f"the archive at {where(url)} is at schema version {version}"

@@ -28,7 +28,7 @@ def install(
     Every file written is listed; --uninstall takes out exactly what install added (a file install
     created goes with it); `backscroll status` shows what is installed. Hooks and MCP entries name
     this backscroll by its absolute path. Recall hooks are opt-in: they add up to 2 KB of past context
-    to a prompt.
+    at session start and 1.5 KB to a prompt.
     """
 
     def body() -> int:

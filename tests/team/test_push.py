@@ -227,7 +227,8 @@ def test_the_command_line_sets_up_and_pushes(team, pg_url, session_builder, back
     owner = team["postgres"]
     out = runner.invoke(app, ["archive", "init", owner, "--member", "dave", "--json"])
     assert out.exit_code == 0, out.output
-    assert json.loads(out.stdout)["schema_version"] == SCHEMA_VERSION
+    doc = json.loads(out.stdout)
+    assert doc["schema_version"] == 1 and doc["archive_schema"] == SCHEMA_VERSION  # (the JSON's own, the archive's)
     dave = team["alice"].replace("user=alice", "user=dave")
     home = ["--home", str(backscroll_home.data)]
     dry = runner.invoke(app, [*home, "push", "--to", dave, "--dry-run", "--json"])
