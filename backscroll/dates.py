@@ -10,6 +10,16 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 WHEN = ("since", "until")  # the options ``as_when`` reads a ``datetime`` or ``date`` for
+# The times the lexical index can hold (nanoseconds from 1970 in 64 bits): a session's time outside them is a clock
+# gone wrong, read as no time, and a ``--since``/``--until`` outside them means the edge.
+EARLIEST = datetime(1678, 1, 1, tzinfo=UTC)
+LATEST = datetime(2262, 1, 1, tzinfo=UTC)
+
+
+def held(dt: datetime) -> datetime | None:
+    """``dt`` (naive: UTC) when the index can hold it, else None."""
+    dt = dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
+    return dt if EARLIEST <= dt <= LATEST else None
 
 
 def as_when(value: object) -> object:
@@ -31,25 +41,25 @@ def format_ts(dt: datetime) -> str:
 
 
 def normalize_timestamp(value: object) -> str | None:
-    """ISO-8601 text, epoch seconds or epoch milliseconds -> ``2026-03-02T10:15:00.000Z``; else None."""
+    """ISO-8601 text, epoch seconds or epoch milliseconds -> ``2026-03-02T10:15:00.000Z``; else None (also for
+    a time the index cannot hold: ``held``)."""
     if value is None or isinstance(value, bool):
         return None
     try:
         if isinstance(value, (int, float)):
             seconds = value / 1000 if value > 1e11 else value
-            return format_ts(datetime.fromtimestamp(seconds, tz=UTC))
+            at = held(datetime.fromtimestamp(seconds, tz=UTC))
+            return format_ts(at) if at else None
         if isinstance(value, str):
             if len(value) == 24 and value[10] == "T" and value[19] == "." and value[23] == "Z" and value[:4].isdigit():
-                return value  # already the canonical form (what Claude Code and Codex write)
+                return value if "1678" <= value[:4] < "2262" else None  # the canonical form (Claude Code's, Codex's)
             s = value.strip()
             if not s:
                 return None
             if s.isdigit():
                 return normalize_timestamp(int(s))
-            dt = datetime.fromisoformat(s.replace("Z", "+00:00").replace("z", "+00:00"))
-            if dt.tzinfo is None:
-                dt = dt.replace(tzinfo=UTC)
-            return format_ts(dt)
+            at = held(datetime.fromisoformat(s.replace("Z", "+00:00").replace("z", "+00:00")))
+            return format_ts(at) if at else None
     except (ValueError, OverflowError, OSError):
         return None
     return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from backscroll.dates import format_ts, normalize_timestamp
+from backscroll.dates import EARLIEST, LATEST, format_ts, normalize_timestamp
 from backscroll.errors import UsageError
 from backscroll.sanitize import shorten
 
@@ -25,23 +25,50 @@ def parse_when(value: str, *, now: datetime | None = None, end: bool = False) ->
     """
     try:
         return _parse_when(value, now or datetime.now(UTC), end)
+    except _Edge as edge:  # (``--until 9999-12-31``, ``--since 1500-01-01``: no bound, as meant)
+        return format_ts(edge.at)
     except (ValueError, OverflowError):
         raise UsageError(f"cannot read the date {shorten(value, 80)!r}", hint=_WHEN_HINT) from None
+
+
+class _Edge(Exception):
+    """A date past what the index holds: its edge (``dates.EARLIEST`` or ``LATEST``)."""
+
+    def __init__(self, at: datetime):
+        self.at = at
+
+
+def _within(dt: datetime) -> datetime:
+    dt = dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
+    if dt < EARLIEST or dt > LATEST:
+        raise _Edge(EARLIEST if dt < EARLIEST else LATEST)
+    return dt
 
 
 def _parse_when(value: str, now: datetime, end: bool) -> str:
     v = value.strip().lower()
     m = _RELATIVE.match(v)
     if m:
-        return format_ts(now - timedelta(seconds=int(m.group(1)) * _UNITS[m.group(2).lower()]))
+        seconds = int(m.group(1)) * _UNITS[m.group(2).lower()]
+        if seconds > (now - EARLIEST).total_seconds():
+            raise _Edge(EARLIEST)
+        return format_ts(now - timedelta(seconds=seconds))
     # Dates are days on the user's calendar: local midnight ($TZ honoured), stored as UTC.
     if v in {"today", "yesterday"}:
         day = now.astimezone().date() - timedelta(days=1 if v == "yesterday" else 0)
         return format_ts(_local_midnight(day + timedelta(days=1) if end else day))
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", v):
         day = datetime.fromisoformat(v).date()
+        if not EARLIEST.date() < day < LATEST.date():
+            raise _Edge(EARLIEST if day <= EARLIEST.date() else LATEST)
         return format_ts(_local_midnight(day + timedelta(days=1) if end else day))
-    ts = normalize_timestamp(value) or _phrase(value, now, end)
+    ts = normalize_timestamp(value)
+    if ts is None:
+        try:  # (a timestamp the index cannot hold: its edge)
+            _within(datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
+        except ValueError:
+            pass
+        ts = _phrase(value, now, end)
     if ts is None:
         raise ValueError(value)
     return ts

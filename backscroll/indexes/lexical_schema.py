@@ -19,6 +19,8 @@ from typing import Any, TypeVar, cast
 import tantivy
 from tantivy import Filter, SchemaBuilder, TextAnalyzer, TextAnalyzerBuilder, Tokenizer
 
+from backscroll.dates import held
+
 LEXICAL_SCHEMA = 4
 MAX_WORD = 80  # longer "words" (base64, minified code) are not indexed; a sha256 (64) still is
 
@@ -81,11 +83,12 @@ def register_tokenizers(idx: tantivy.Index) -> tantivy.Index:
 
 
 def to_datetime(value: str | None) -> datetime | None:
-    """An ISO timestamp as a datetime (``Z`` accepted); None when absent or unparsable."""
+    """An ISO timestamp as a datetime (``Z`` accepted); None when absent, unparsable or out of the index's reach
+    (``dates.held``: a store may hold such a time from before it was read as none)."""
     if not value:
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return held(datetime.fromisoformat(value.replace("Z", "+00:00")))
     except ValueError:
         return None
 

@@ -423,3 +423,16 @@ def test_a_home_with_nothing_to_index_is_named_and_keeps_its_own_files(backscrol
         assert r.returncode == 3 and f"nothing is indexed in {existing} yet" in r.stderr, r.stderr
     assert not (tmp_path / "nope").exists(), "a/../b is b"
     assert (existing / "mine.txt").read_text() == "mine" and (existing / "index" / "todo.txt").exists()
+
+
+def test_a_date_past_what_the_index_holds_means_no_bound(session_builder, backscroll_home):
+    from backscroll.when import parse_when
+
+    assert parse_when("9999-12-31", end=True) == parse_when("3000-01-01T00:00:00Z") == "2262-01-01T00:00:00.000Z"
+    assert parse_when("1500-01-01") == parse_when("99999y") == "1678-01-01T00:00:00.000Z"
+    session_builder.claude(project="acme-api").user("the orchestrator drops retries")
+    r = run_cli(backscroll_home, "search", "--json", "orchestrator retries", "--since", "1600-01-01", "--until",
+                "9999-12-31")
+    assert r.returncode == 0 and json.loads(r.stdout)["results"], r.stdout + r.stderr
+    r = run_cli(backscroll_home, "search", "--json", "orchestrator retries", "--since", "9999-12-31")
+    assert r.returncode == 0 and json.loads(r.stdout)["results"] == [], r.stdout + r.stderr

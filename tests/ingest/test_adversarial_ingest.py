@@ -392,3 +392,26 @@ def test_a_stored_path_is_read_back_to_the_file_on_disk(tmp_path):
     plain.write_text("{}\n")
     assert disk_path(store_text(str(plain))) == str(plain)
     assert not on_disk(str(tmp_path / "gone\\xff.jsonl"))
+
+
+def test_a_time_no_index_can_hold_is_no_time_and_breaks_nothing(session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("the orchestrator drops retries")
+    for when in ("2999-01-01T00:00:00Z", "1500-01-01T00:00:00Z", 99_999_999_999_999):
+        s.raw(json.dumps({"type": "user", "message": {"role": "user", "content": f"a clock gone wrong {when}"},
+                          "uuid": f"u-{when}", "timestamp": when, "sessionId": s.session_id, "cwd": "/x"}))
+    backscroll_index()
+    clocks = rows(backscroll_home, "SELECT timestamp FROM records WHERE text LIKE 'a clock gone wrong%'")
+    assert [r["timestamp"] for r in clocks] == [None, None, None]
+    for args in (["search", "--json", "clock gone wrong"], ["list", "--json"], ["show", s.session_id]):
+        r = run_cli(backscroll_home, *args)
+        assert r.returncode == 0 and "internal" not in r.stdout + r.stderr, (args, r.stdout, r.stderr)
+    assert "a clock gone wrong" in run_cli(backscroll_home, "search", "clock gone wrong", "--mode", "lexical").stdout
+
+
+def test_a_stored_time_the_index_cannot_hold_is_indexed_without_it():
+    from backscroll.indexes.lexical_schema import document, to_datetime
+
+    assert to_datetime("2999-01-01T00:00:00.000Z") is None and to_datetime("1500-01-01T00:00:00.000Z") is None
+    assert to_datetime("2026-10-01T00:00:00.000Z") is not None
+    document((1, "claude", "p", "user", "text", "s", 0, "2999-01-01T00:00:00.000Z", "a stored time", None, None))
