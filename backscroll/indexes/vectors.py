@@ -146,8 +146,10 @@ class Vectors(MatrixCache):
         ``progress(records_done, units_embedded, worked)`` is called after each commit; ``worked`` is the
         records' worth of work done (a window's done part weighed by ``text_cost``), what time left goes by.
         """
-        self.ensure_model()
         embedder: Embedder | None = None
+        if self.store.get_meta("vectors_model") not in (None, self.model):
+            embedder = embedder_factory()  # (first: a model that cannot load must not cost the store its vectors)
+        self.ensure_model()
         done, embedded = 0, 0
         seq = int(self.store.get_meta("vector_seq") or 0)
         since_matrix = 0

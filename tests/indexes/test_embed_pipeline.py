@@ -15,6 +15,7 @@ from helpers import rows
 import backscroll
 from backscroll import access
 from backscroll.cli.progress import eta_text
+from backscroll.errors import SemanticUnavailableError
 from backscroll.indexes import embed as embed_mod
 from backscroll.indexes import vectors as vectors_mod
 from backscroll.indexes.vectors import Vectors
@@ -225,6 +226,21 @@ def test_a_model_change_re_embeds_everything_once_and_says_so(session_builder, b
     n, _ = backscroll.embed(config=backscroll_home.config(), notify=said.append)
     assert n == 0 and said == []
     assert {r["model"] for r in rows(backscroll_home, "SELECT DISTINCT model FROM embeddings")} == {"fake-hash-384-v2"}
+
+
+def test_a_mistyped_embedder_costs_the_store_no_vector(session_builder, backscroll_home, backscroll_index,
+                                                       backscroll_search, monkeypatch):
+    s = session_builder.claude()
+    for i in range(5):
+        s.user(f"distinct question number {i} about topic {i * 7}")
+    assert backscroll_index().embedded == 5
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "minlm")
+    assert backscroll_search("distinct question").results  # (words still find it)
+    with pytest.raises(SemanticUnavailableError, match="unknown embedder 'minlm'"):
+        backscroll.embed(config=backscroll_home.config())
+    backscroll_index()
+    assert len(rows(backscroll_home, "SELECT * FROM embeddings")) == 5
+    assert rows(backscroll_home, "SELECT value FROM meta WHERE key = 'vectors_model'")[0]["value"] == "fake-hash-384"
 
 
 def test_the_streamed_matrix_holds_every_vector_in_order(session_builder, backscroll_home, backscroll_index,
