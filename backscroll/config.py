@@ -89,7 +89,7 @@ def _read_config_file(path: Path) -> dict:
             return tomllib.load(fh)
     except FileNotFoundError:
         return {}
-    except (tomllib.TOMLDecodeError, OSError) as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:  # (TOML is UTF-8)
         raise UsageError(
             f"cannot read the config file {path}: {exc}",
             hint="fix or remove the file; `backscroll status` shows which config file is in use",
@@ -189,6 +189,8 @@ def resolve(
     from backscroll.ingest.agent_names import AGENT_NAMES
 
     env = os.environ if env is None else env
+    if home is not None and not str(home).strip():  # (``--home "$UNSET"``: not the current directory)
+        raise UsageError("--home names no folder", hint="give a folder, or leave --home out for the default")
     if home is not None:
         home_s = Setting(_expand(home), "flag")
     elif env.get("BACKSCROLL_HOME"):

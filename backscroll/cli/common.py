@@ -49,8 +49,23 @@ def json_bytes(obj) -> bytes:
 
     if isinstance(obj, dict) and "schema_version" not in obj:
         obj = {"schema_version": 1, **obj}
-    pretty = STATE.pretty or is_terminal(sys.stdout)
-    return escaped_controls(orjson.dumps(obj, option=orjson.OPT_INDENT_2 if pretty else 0))
+    option = orjson.OPT_INDENT_2 if STATE.pretty or is_terminal(sys.stdout) else 0
+    try:
+        return escaped_controls(orjson.dumps(obj, option=option))
+    except TypeError:  # a path that is not UTF-8 (Linux allows it): its bytes as ``\xNN``, as the store keeps them
+        return escaped_controls(orjson.dumps(_utf8(obj), option=option))
+
+
+def _utf8(obj):
+    from backscroll.ingest.rows import store_text
+
+    if isinstance(obj, str):
+        return store_text(obj)
+    if isinstance(obj, dict):
+        return {_utf8(k): _utf8(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_utf8(v) for v in obj]
+    return obj
 
 
 def show_command(ident: str, member: str | None = None) -> str:

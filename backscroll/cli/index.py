@@ -42,8 +42,10 @@ def index(
                                lexical_progress=WordsBar() if bars else None,
                                embed_progress=EmbedBar() if bars else None, notify=common.err)
         report = outcome.report
+        notes = _given_sources(cfg) + ([NONE_FOUND] if report.files_seen == 0 and not source else [])
         if as_json:
-            common.emit_json(outcome.to_dict())
+            doc = outcome.to_dict()
+            common.emit_json({**doc, "notes": [*doc["notes"], *notes]})
         else:
             common.err(
                 f"indexed {counted(report.files_changed, 'changed file')} of {report.files_seen:,}: "
@@ -63,9 +65,8 @@ def index(
         for path, why in report.unreadable:
             common.err(f"cannot read {shorten(path)}: {shorten(why)}")
         if not as_json:
-            _given_sources(cfg)
-            if report.files_seen == 0 and not source:  # (a --source that holds none has its own note)
-                common.err(f"note: {NONE_FOUND}")
+            for note in notes:  # (a --source that holds none has its own)
+                common.err(f"note: {note}")
         return ExitCode.UNREADABLE_SOURCES if report.unreadable else ExitCode.OK
 
     common.run(body, as_json=as_json)
@@ -75,7 +76,7 @@ NONE_FOUND = ("no session files were found: `backscroll status` shows where sess
               "`backscroll index --source AGENT:PATH` reads others")
 
 
-def _given_sources(cfg) -> None:
+def _given_sources(cfg) -> list[str]:
     """Notes on the ``--source`` paths not configured otherwise: that a path given this way is read now, not by the
     syncs of later searches; and where the agent named finds no sessions, whose they look like."""
     from dataclasses import replace
@@ -85,16 +86,17 @@ def _given_sources(cfg) -> None:
     roots = cfg.find_roots()
     kept = {r.path for r in roots if r.origin != "flag"}
     given = [r for r in roots if r.origin == "flag" and r.path.exists() and r.path not in kept]
+    notes = []
     for root in given:
         if next(iter(discover([root])), None) is not None:
             continue
         others = sorted({a.name for a, _p in discover([replace(root, agent=None)])}) if root.agent else []
         look = f"; they look like {' and '.join(others)} sessions (--source {others[0]}:PATH)" if others else ""
-        common.err(f"note: no {root.agent + ' ' if root.agent else ''}session files under {shorten(str(root.path))}"
-                   + look)
+        notes.append(f"no {root.agent + ' ' if root.agent else ''}session files under {shorten(str(root.path))}" + look)
     if given:
-        common.err("note: --source paths are read when given; to keep them in step with every search, add them to "
-                   f"[[sources]] in {shorten(str(cfg.config_file.value))}")
+        notes.append("--source paths are read when given; to keep them in step with every search, add them to "
+                     f"[[sources]] in {shorten(str(cfg.config_file.value))}")
+    return notes
 
 
 def register(app: typer.Typer) -> None:

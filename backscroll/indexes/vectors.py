@@ -150,12 +150,9 @@ class Vectors(MatrixCache):
         if self.store.get_meta("vectors_model") not in (None, self.model):
             embedder = embedder_factory()  # (first: a model that cannot load must not cost the store its vectors)
         self.ensure_model()
-        done, embedded = 0, 0
+        done = embedded = since_matrix = 0
         seq = int(self.store.get_meta("vector_seq") or 0)
-        since_matrix = 0
-        ids = self.pending_ids()
-        if limit is not None:
-            ids = ids[:limit]
+        ids = self.pending_ids()[:limit]
         for start in range(0, len(ids), WINDOW_RECORDS):
             window = ids[start:start + WINDOW_RECORDS]
             units, too_short = self._window_units(window)

@@ -5,6 +5,7 @@ itself."""
 
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -436,3 +437,20 @@ def test_a_source_path_the_agent_named_finds_nothing_in_is_noted_with_whose_it_l
                    f"codex:{claude_dir}", env=env)
     assert f"note: no codex session files under {claude_dir}; they look like claude sessions" in both.stderr
     assert f"no claude session files under {claude_dir}" not in both.stderr
+    # an agent reading --json is told too
+    r = run_cli(small, "index", "--no-embed", "--json", "--source", f"codex:{claude_dir}", env=env)
+    assert f"no codex session files under {claude_dir}; they look like claude sessions" in " ".join(
+        json.loads(r.stdout)["notes"])
+
+
+def test_an_empty_home_a_config_not_in_utf8_and_a_path_not_in_utf8_are_answered_not_crashed(small, tmp_path):
+    here = tmp_path / "here"
+    here.mkdir()
+    r = run_cli(small, "--home", "", "list", "--json", cwd=here)
+    assert r.returncode == 2 and json.loads(r.stderr)["error"]["kind"] == "usage" and not list(here.iterdir())
+    bad = tmp_path / "c.toml"
+    bad.write_bytes(b"\xff\xfe\x00junk")
+    r = run_cli(small, "status", "--json", env={**cli_env(small), "BACKSCROLL_CONFIG": str(bad)})
+    assert r.returncode == 2 and "cannot read the config file" in json.loads(r.stderr)["error"]["message"]
+    r = run_cli(small, "files", "--json", os.fsdecode(b"caf\xe9.py"))
+    assert r.returncode == 0 and json.loads(r.stdout)["path"] == "caf\\xe9.py", r.stdout + r.stderr
