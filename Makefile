@@ -31,12 +31,12 @@ demo: $(STAMP)
 	bs index --source claude:fixtures/claude/projects --source codex:fixtures/codex/sessions; \
 	echo "# (The skipped lines are broken on purpose in the fixtures, to show that a bad line costs only itself.)"; \
 	bs status; \
-	echo; echo "# An agent asked backscroll about the job queue three times; those searches and their"; \
-	echo "# output (query echoes) repeat the answer verbatim. By default they are hidden:"; \
-	bs search --no-sync job queue postgres --limit 2; \
-	echo; echo "# The same search with the echoes let in, marked [echo]: the agent's earlier backscroll search"; \
-	echo "# and its output, which repeat the decision word for word:"; \
-	bs search --no-sync job queue postgres --limit 8 --include-echoes; \
+	echo; echo "# An agent asked backscroll \"job queue decision\" before. Its search and the output it got (query"; \
+	echo "# echoes) repeat those words and would come first; by default they are hidden (see the note):"; \
+	bs search --no-sync job queue decision --limit 3; \
+	echo; echo "# The same search with the echoes let in, marked [echo]: the agent's earlier search and the output"; \
+	echo "# it got come first, ahead of the person's own question:"; \
+	bs search --no-sync job queue decision --limit 3 --include-echoes; \
 	echo; echo "# The sessions whose tool calls touched a file, and what they did to it:"; \
 	bs files --no-sync payments/capture.py; \
 	echo; echo "# Back into a session in its own agent and directory (--print: say the command, run nothing):"; \
