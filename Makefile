@@ -33,10 +33,10 @@ demo: $(STAMP)
 	bs status; \
 	echo; echo "# An agent asked backscroll \"job queue decision\" before. Its search and the output it got (query"; \
 	echo "# echoes) repeat those words and would come first; by default they are hidden (see the note):"; \
-	bs search --no-sync job queue decision --limit 3; \
-	echo; echo "# The same search with the echoes let in, marked [echo]: the agent's earlier search and the output"; \
-	echo "# it got come first, ahead of the person's own question:"; \
-	bs search --no-sync job queue decision --limit 3 --include-echoes; \
+	bs search --no-sync job queue decision --limit 2; \
+	echo; echo "# The same search with the echoes let in, marked [echo]: the agent's earlier search comes first,"; \
+	echo "# ahead of the person's own question:"; \
+	bs search --no-sync job queue decision --limit 2 --include-echoes; \
 	echo; echo "# The sessions whose tool calls touched a file, and what they did to it:"; \
 	bs files --no-sync payments/capture.py; \
 	echo; echo "# Back into a session in its own agent and directory (--print: say the command, run nothing):"; \

@@ -294,21 +294,25 @@ def test_the_demo_explains_its_malformed_lines_in_one_sentence():
     assert re.search(r'echo "# \(The skipped lines are broken on purpose[^"]*\.\)"', demo)
 
 
-def test_the_demo_default_search_shows_no_unmarked_row_that_quotes_a_search(backscroll_home):
+@pytest.mark.slow  # (the real model, as `make demo` runs)
+def test_the_demo_shows_echoes_hidden_and_no_unmarked_row_that_quotes_a_search(backscroll_home):
     commands = _demo_commands()
     index = next(c for c in commands if c[0] == "index")
-    default = next(c for c in commands if c[0] == "search" and "--include-echoes" not in c)
-    env = cli_env(backscroll_home, NO_COLOR="1")
-    r = subprocess.run([sys.executable, "-m", "backscroll", *index, "--no-embed"], env=env, cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+    default, let_in = (next(c for c in commands if c[0] == "search" and ("--include-echoes" in c) == echoes)
+                       for echoes in (False, True))
+    env = {**cli_env(backscroll_home, NO_COLOR="1"), "BACKSCROLL_EMBEDDER": "minilm"}
+    r = subprocess.run([sys.executable, "-m", "backscroll", *index], env=env, cwd=ROOT,
+                       capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    r = subprocess.run([sys.executable, "-m", "backscroll", *default, "--json", "--mode", "lexical"], env=env,
-                       cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    hits = json.loads(r.stdout)["results"]
-    assert hits
-    for hit in hits:
-        assert "backscroll search" not in hit["text"] or hit.get("is_echo"), hit["text"][:200]
+    shown = {}
+    for name, command in (("default", default), ("let_in", let_in)):
+        r = subprocess.run([sys.executable, "-m", "backscroll", *command, "--json"], env=env,
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        shown[name] = json.loads(r.stdout)
+    assert shown["default"]["echoes_hidden"] >= 1 and shown["let_in"]["results"][0]["is_echo"]
+    for hit in shown["default"]["results"]:
+        assert "backscroll search" not in hit["text"] and not hit["is_echo"], hit["text"][:200]
 
 
 def test_the_demo_status_does_not_call_the_agents_it_just_indexed_not_found(backscroll_home):

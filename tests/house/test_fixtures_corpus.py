@@ -70,15 +70,3 @@ def test_corpus_decision_found_despite_echoes(indexed, backscroll_search):
     assert result.echoes_hidden == 0
     assert backscroll.search("job queue postgres", config=cfg, mode="lexical", sync=False, limit=20).echoes_hidden >= 3
 
-
-@pytest.mark.slow  # (the real model)
-def test_the_demo_shows_echoes_hidden_and_what_they_would_push_down(backscroll_home, monkeypatch):
-    import backscroll
-
-    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "minilm")  # (as `make demo` runs: the real model)
-    cfg = backscroll_home.config(sources=[f"claude:{FIXTURES}/claude/projects", f"codex:{FIXTURES}/codex/sessions"])
-    backscroll.index(config=cfg)
-    plain = backscroll.search("job queue decision", config=cfg, sync=False, limit=3)
-    assert plain.echoes_hidden == 2 and not any(h.is_echo for h in plain.results)
-    let_in = backscroll.search("job queue decision", config=cfg, sync=False, limit=3, include_echoes=True)
-    assert let_in.results[0].is_echo and sum(h.is_echo for h in let_in.results) == 2
