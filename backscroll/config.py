@@ -67,8 +67,11 @@ class Config:
         return self.home.value / "write.lock"
 
 
-def _expand(p: str | os.PathLike) -> Path:
-    return Path(os.path.abspath(os.path.expandvars(os.path.expanduser(str(p)))))  # ("a/../b" is b)
+def _expand(p: str | os.PathLike, base: Path | None = None) -> Path:
+    """A path as given (``~`` and ``$VAR`` expanded); a relative one from ``base`` (a config file's folder), else the
+    current directory."""
+    path = os.path.expandvars(os.path.expanduser(str(p)))
+    return Path(os.path.abspath(os.path.join(base, path) if base is not None else path))  # ("a/../b" is b)
 
 
 def _default_home() -> Path:
@@ -121,6 +124,27 @@ def unknown_keys(file_values: Mapping[str, Any], agents) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+_YES, _NO = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
+
+
+def wrong_types(file_values: Mapping[str, Any]) -> list[str]:
+    """A warning for every value of the config file of a kind nothing can read (it is then ignored). Pure."""
+    out = [f"{k} = {v!r} is neither true nor false (ignored)" for k in ("embed", "redact", "background")
+           if k in file_values and not isinstance(v := file_values[k], bool)
+           and not (isinstance(v, str) and v.strip().lower() in _YES | _NO)]
+    roots = file_values.get("roots")
+    if roots is not None and not isinstance(roots, dict):
+        out.append('roots is not a table (ignored; e.g. [roots] claude = "~/.claude/projects")')
+    for agent, paths in roots.items() if isinstance(roots, dict) else ():
+        if not all(isinstance(p, str) for p in (paths if isinstance(paths, list) else [paths])):
+            out.append(f"[roots] {agent} is not a path or a list of paths (what is not a path is ignored)")
+    archive = file_values.get("archive")
+    if archive is not None and not (isinstance(archive, dict) and isinstance(archive.get("url", ""), str)
+                                    and isinstance(archive.get("member", ""), str)):
+        out.append('[archive] takes url = "postgresql://…" and member = "name", as text (ignored)')
+    return out
+
+
 def archive_password(file_values: Mapping[str, Any]) -> list[str]:
     """A warning when ``[archive] url`` holds a password: a config file is not where one belongs. Pure."""
     section = file_values.get("archive")
@@ -137,12 +161,12 @@ def _bool_setting(name: str, env_name: str, file_values: dict, env: Mapping[str,
         return Setting(flag, "flag")
     if env.get(env_name):
         return Setting(env[env_name].strip().lower() not in {"0", "false", "no", "off"}, f"env ${env_name}")
-    if name in file_values:
-        value = file_values[name]
-        if isinstance(value, str):
-            value = value.strip().lower() not in {"0", "false", "no", "off", ""}
-        return Setting(bool(value), "config")
-    return Setting(default, "default")
+    value = file_values.get(name)
+    if isinstance(value, str) and value.strip().lower() in _YES | _NO:
+        value = value.strip().lower() in _YES
+    if isinstance(value, bool):
+        return Setting(value, "config")
+    return Setting(default, "default")  # (absent, or of a kind nothing reads: ``wrong_types`` warns)
 
 
 def parse_source_spec(spec: str) -> tuple[str | None, str]:
@@ -163,8 +187,8 @@ def parse_source_spec(spec: str) -> tuple[str | None, str]:
     return None, spec
 
 
-def default_roots(env: Mapping[str, str], file_roots: Mapping[str, Any]) -> list[SourceRoot]:
-    """Each agent's default places, or what ``[roots]`` in the config file names instead."""
+def default_roots(env: Mapping[str, str], file_roots: Mapping[str, Any], base: Path | None = None) -> list[SourceRoot]:
+    """Each agent's default places, or what ``[roots]`` in the config file (in ``base``) names instead."""
     from backscroll.ingest.sources import AGENTS
 
     roots: list[SourceRoot] = []
@@ -173,7 +197,7 @@ def default_roots(env: Mapping[str, str], file_roots: Mapping[str, Any]) -> list
         defaults = found if isinstance(found, list) else [found]
         if name in file_roots and all(origin == "default" for _p, origin in defaults):
             given = file_roots[name]  # one path, or a list of them (aider: the repositories' parents)
-            defaults = [(_expand(p), "config") for p in (given if isinstance(given, list) else [given])
+            defaults = [(_expand(p, base), "config") for p in (given if isinstance(given, list) else [given])
                         if isinstance(p, str)]
         roots.extend(SourceRoot(path, name, origin) for path, origin in defaults)
     return roots
@@ -215,7 +239,8 @@ def resolve(
     file_values = _read_config_file(cfg_s.value)
 
     extra: list[SourceRoot] = []
-    file_roots = file_values.get("roots", {}) or {}
+    file_roots = roots if isinstance(roots := file_values.get("roots"), dict) else {}
+    base = cfg_s.value.parent  # (a relative path in the config file is from its folder)
     for entry in file_values.get("sources", []) or []:
         if isinstance(entry, str):
             entry = {"path": entry}
@@ -226,7 +251,7 @@ def resolve(
         if agent_name is not None and agent_name not in AGENT_NAMES:
             raise UsageError(f"config file {cfg_s.value}: unknown agent {agent_name!r}",
                              hint=f"known agents: {', '.join(AGENT_NAMES)}")
-        extra.append(SourceRoot(_expand(entry["path"]), agent_name, "config"))
+        extra.append(SourceRoot(_expand(entry["path"], base), agent_name, "config"))
     for spec in sources:
         agent_name, path = parse_source_spec(spec)
         extra.append(SourceRoot(_expand(path), agent_name, "flag"))
@@ -235,11 +260,12 @@ def resolve(
     return Config(
         home=home_s,
         config_file=cfg_s,
-        find_roots=lambda: (*default_roots(env_now, file_roots), *extra),
+        find_roots=lambda: (*default_roots(env_now, file_roots, base), *extra),
         embed=_bool_setting("embed", "BACKSCROLL_EMBED", file_values, env, embed, True),
         redact=_bool_setting("redact", "BACKSCROLL_REDACT", file_values, env, None, True),
         background=_bool_setting("background", "BACKSCROLL_BACKGROUND", file_values, env, None, True),
         file_values=file_values,
         warnings=tuple(f"config file {cfg_s.value}: {w}" for w in (*unknown_keys(file_values, AGENT_NAMES),
+                                                                    *wrong_types(file_values),
                                                                     *archive_password(file_values))),
     )

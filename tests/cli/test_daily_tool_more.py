@@ -54,6 +54,28 @@ def test_a_misspelt_config_key_warns_on_stderr_and_suggests_the_known_one(small)
     assert json.loads(r.stdout)["settings"]["embed"] == {"value": True, "from": "default"}  # still ignored
 
 
+def test_a_config_value_of_a_kind_nothing_reads_warns_and_is_ignored(small):
+    small.data.mkdir(parents=True, exist_ok=True)
+    (small.data / "config.toml").write_text('embed = "maybe"\nredact = "off"\nroots = "claude codex"\n'
+                                            '[archive]\nurl = 5\n')
+    r = run_cli(small, "status", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert len(doc["config_warnings"]) == 3 and "embed = 'maybe' is neither true nor false" in r.stderr
+    assert doc["settings"]["embed"] == {"value": True, "from": "default"}
+    assert doc["settings"]["redact"] == {"value": False, "from": "config"}
+
+
+def test_a_relative_path_in_the_config_file_is_from_its_folder(small, tmp_path):
+    small.data.mkdir(parents=True, exist_ok=True)
+    (small.data / "config.toml").write_text('[roots]\nclaude = ["old/projects", 3]\n[[sources]]\npath = "more"\n')
+    r = run_cli(small, "status", "--json", cwd=tmp_path)
+    doc = json.loads(r.stdout)
+    paths = {root["path"] for root in doc["roots"]}
+    assert {str(small.data / "old" / "projects"), str(small.data / "more")} <= paths, paths
+    assert any("[roots] claude is not a path" in w for w in doc["config_warnings"])
+
+
 @pytest.mark.parametrize("url", ["postgresql://alice:Zq8sW2xPl9Kd@db.example.com/team",
                                  "host=db user=alice password=Zq8sW2xPl9Kd dbname=team"])
 def test_a_password_in_the_configured_archive_url_warns_without_showing_it(small, url):
