@@ -82,9 +82,30 @@ class Gate:
     ratchet: tuple[str, ...] = ()
 
 
+def _read(path: Path) -> dict:
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"no query file at {path}", hint="see `backscroll eval --help` for the format") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+
+
+def _shaped(path: Path, read):
+    """``read()``, with a value of the wrong kind in the file (``slack = "x"``, ``query = 5``) a usage error."""
+    try:
+        return read()
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise UsageError(f"{path}: a value of the wrong kind ({exc})",
+                         hint="see `backscroll eval --help` for the format") from None
+
+
 def load_gate(path: Path) -> tuple[Gate | None, str | None]:
     """The file's ``[gate]`` (None without one) and its ``now`` (None without one)."""
-    data = tomllib.loads(Path(path).read_text())
+    return _shaped(path, lambda: _gate(_read(path)))
+
+
+def _gate(data: dict) -> tuple[Gate | None, str | None]:
     now = data.get("now")
     g = data.get("gate")
     if not isinstance(g, dict):
@@ -95,12 +116,11 @@ def load_gate(path: Path) -> tuple[Gate | None, str | None]:
 
 def load_queries(path: Path) -> tuple[list[EvalQuery], list[str]]:
     """Read a query file; returns the queries and the corpus sources (absolute), if any."""
-    try:
-        data = tomllib.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise UsageError(f"no query file at {path}", hint="see `backscroll eval --help` for the format") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from None
+    data = _read(path)
+    return _shaped(path, lambda: _queries(path, data))
+
+
+def _queries(path: Path, data: dict) -> tuple[list[EvalQuery], list[str]]:
     base = Path(path).resolve().parent
     sources, places = [], []
     for spec in (data.get("corpus") or {}).get("sources", []):

@@ -6,6 +6,7 @@ raising ``SystemExit`` with its code, which Typer lets through as it is.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -188,6 +189,10 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False) -> None:
     except Exception as exc:  # a bug: say so briefly, never dump locals (transcripts hold secrets)
         if os.environ.get("BACKSCROLL_DEBUG") or _typer_exit(exc):
             raise
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):  # (output to a full disk)
+            from backscroll.errors import DiskFullError
+
+            fail(DiskFullError(f"the disk is full: {exc.strerror}", hint="free some space, then run it again"), as_json)
         internal = BackscrollError(f"internal error: {type(exc).__name__}: {exc}",
                                    hint="set BACKSCROLL_DEBUG=1 for a traceback and report it")
         fail(internal, as_json)

@@ -31,7 +31,7 @@ def member_named(members: Callable[[], list[str]], name: str | None) -> str | No
 def _open(cfg: Config, archive: str) -> Archive:
     from backscroll.team.push import settings
 
-    url, _member = settings(cfg, None if archive == "default" else archive)
+    url, _member = settings(cfg, archive)
     found = Archive.connect(url)
     found.check_version()
     return found

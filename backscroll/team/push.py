@@ -61,16 +61,16 @@ class PushReport:
 
 
 def settings(cfg: Config, to: str | None, env=None) -> tuple[str, str | None]:
-    """``(archive URL, member or None)``: ``to``, else ``$BACKSCROLL_ARCHIVE_URL``, else ``[archive] url`` in the
-    config file; the member from ``[archive] member`` (default: the database role the URL connects as, which
-    libpq takes from the OS user). The password comes from the usual PostgreSQL places (``PGPASSWORD``,
-    ``~/.pgpass``, a service file), never from backscroll's config."""
+    """``(archive URL, member or None)``: ``to`` (``default``: as not given), else ``$BACKSCROLL_ARCHIVE_URL``, else
+    ``[archive] url`` in the config file; the member from ``[archive] member`` (default: the database role the URL
+    connects as, which libpq takes from the OS user). The password comes from the usual PostgreSQL places
+    (``PGPASSWORD``, ``~/.pgpass``, a service file), never from backscroll's config."""
     import os
 
     env = os.environ if env is None else env
     section = cfg.file_values.get("archive")
     section = section if isinstance(section, dict) else {}
-    url = to or env.get("BACKSCROLL_ARCHIVE_URL") or section.get("url")
+    url = (to if to != "default" else None) or env.get("BACKSCROLL_ARCHIVE_URL") or section.get("url")
     if not isinstance(url, str) or not url.strip():
         raise UsageError("no team archive given", hint="pass its URL (postgresql://USER@HOST/DB: push --to, search "
                          "--archive), or set $BACKSCROLL_ARCHIVE_URL or [archive] url in the config file",

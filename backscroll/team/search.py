@@ -29,7 +29,7 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
     from backscroll.team.push import settings
     from backscroll.team.source import ArchiveSource
 
-    url, _member = settings(cfg, None if req.archive == "default" else req.archive)
+    url, _member = settings(cfg, req.archive)
     again = _repeated(cfg, req, plan, filters, rerun_hint)
     if again is not None:
         return again

@@ -10,6 +10,7 @@ import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from helpers import TESTS, cli_env, run_cli, run_tty
@@ -74,6 +75,13 @@ def test_a_relative_path_in_the_config_file_is_from_its_folder(small, tmp_path):
     paths = {root["path"] for root in doc["roots"]}
     assert {str(small.data / "old" / "projects"), str(small.data / "more")} <= paths, paths
     assert any("[roots] claude is not a path" in w for w in doc["config_warnings"])
+
+
+def test_push_to_default_is_the_configured_archive_as_search_archive_default_is(small):
+    from backscroll.team.push import settings
+
+    env = {"BACKSCROLL_ARCHIVE_URL": "postgresql://alice@db.example.com/team"}
+    assert settings(small.config(), "default", env=env)[0] == "postgresql://alice@db.example.com/team"
 
 
 @pytest.mark.parametrize("url", ["postgresql://alice:Zq8sW2xPl9Kd@db.example.com/team",
@@ -275,6 +283,30 @@ def test_the_keys_eval_help_names_are_the_keys_evaluate_reads():
     out = cli("eval", "--help", env={"COLUMNS": "200"}).stdout
     for key in QUERY_KEYS:
         assert key in out, key
+
+
+@pytest.mark.parametrize("content", [b"query = 5\n", b'[gate]\nslack = "x"\n[[query]]\ntext = "a"\nexpected = "b"\n',
+                                     b"\xff\xfe junk", None])
+def test_a_query_file_eval_cannot_read_is_a_usage_error(tmp_path, content):
+    from backscroll.errors import UsageError
+    from backscroll.eval_file import load_gate, load_queries
+
+    path = tmp_path / "q.toml"
+    if content is None:
+        path.mkdir()  # (a folder given for the file)
+    else:
+        path.write_bytes(content)
+    with pytest.raises(UsageError):
+        load_gate(path)
+        load_queries(path)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_output_to_a_full_disk_is_named_not_an_internal_error(small):
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "backscroll", "list", "--json"], env=cli_env(small), stdout=full,
+                           stderr=subprocess.PIPE, text=True, timeout=120)
+    assert json.loads(r.stderr)["error"]["kind"] == "disk-full", r.stderr
 
 
 # -- 6. the first search shows its indexing -------------------------------------------------------
