@@ -232,7 +232,7 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
         if held is None:
             store.close()
         raise LockedError("the index is being built by another backscroll process and no earlier snapshot exists",
-                          hint="try again when `backscroll index` has finished")
+                          hint="try again in a moment, when it has finished (a first index or search builds it)")
     return store, lex, False
 
 

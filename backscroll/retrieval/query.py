@@ -117,6 +117,11 @@ def plan(text: str, analyze, now: datetime | None = None) -> QueryPlan:
         text = text[: cut if cut > 0 else MAX_QUERY_CHARS].rstrip()
     tokens = analyze(text) if text else []
     if not tokens:
+        from backscroll.indexes.lexical_schema import MAX_WORD
+
+        if any(len(w) > MAX_WORD for w in re.findall(r"[^\W_]+", text)):  # (a pasted key, a blob)
+            raise QueryError(f"words longer than {MAX_WORD} characters (a key, a blob) are not indexed: the query has "
+                             "none to search", hint="search the words around it")
         raise QueryError(
             "the query has no searchable words" if text else "the query is empty",
             hint='give some words to look for, e.g. backscroll search "job queue decision"',

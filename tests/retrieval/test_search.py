@@ -139,6 +139,14 @@ def test_empty_or_punctuation_queries_are_usage_errors(query, session_builder, b
     assert exc.value.exit_code == 2 and exc.value.hint
 
 
+def test_a_query_of_one_word_too_long_to_index_says_so(session_builder, backscroll_index, backscroll_search):
+    session_builder.claude().user("hello")
+    backscroll_index()
+    with pytest.raises(QueryError, match="longer than 80 characters") as exc:
+        backscroll_search("Zm9v" * 25)  # (a pasted blob)
+    assert exc.value.hint == "search the words around it"
+
+
 def test_quoted_phrase_must_appear_together(session_builder, backscroll_index, backscroll_search):
     s = session_builder.claude()
     s.user("the lock was skipped, then the job locked up")
