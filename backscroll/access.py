@@ -130,8 +130,6 @@ def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = qui
     t0 = time.perf_counter()
     vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
     old_model = store.get_meta("vectors_model")
-    # (loaded first: a model that cannot load, a mistyped $BACKSCROLL_EMBEDDER, must not cost the store its vectors)
-    loaded = embed.load(bulk=True) if old_model not in (None, vecs.model) else None
     if vecs.ensure_model():
         notify(f"the embedding model changed ({old_model} → {vecs.model}): every text is embedded again, once")
     total = vecs.pending()
@@ -149,7 +147,7 @@ def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = qui
             progress.advance(records, worked)
 
     try:
-        n = vecs.embed_pending(lambda: loaded or embed.load(bulk=True), progress=step)
+        n = vecs.embed_pending(lambda: embed.load(bulk=True), progress=step)
     except KeyboardInterrupt:
         if progress is not None:
             progress.finish()

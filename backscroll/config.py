@@ -124,14 +124,24 @@ def unknown_keys(file_values: Mapping[str, Any], agents) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-_YES, _NO = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
+def as_bool(value: object) -> bool | None:
+    """A setting's value read as a switch (``true``, ``0``, ``"off"``, ``""``); None when it is none. Pure."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and (word := value.strip().lower()) in {"1", "true", "yes", "on", "0", "false", "no",
+                                                                       "off", ""}:
+        return word in {"1", "true", "yes", "on"}
+    return None
 
 
 def wrong_types(file_values: Mapping[str, Any]) -> list[str]:
     """A warning for every value of the config file of a kind nothing can read (it is then ignored). Pure."""
-    out = [f"{k} = {v!r} is neither true nor false (ignored)" for k in ("embed", "redact", "background")
-           if k in file_values and not isinstance(v := file_values[k], bool)
-           and not (isinstance(v, str) and v.strip().lower() in _YES | _NO)]
+    out = [f"{k} = {file_values[k]!r} is neither true nor false (ignored)" for k in ("embed", "redact", "background")
+           if k in file_values and as_bool(file_values[k]) is None]
+    if not isinstance(file_values.get("sources", []), list):
+        out.append('sources is not a list of [[sources]] tables (ignored; e.g. [[sources]] path = "/mnt/old")')
     roots = file_values.get("roots")
     if roots is not None and not isinstance(roots, dict):
         out.append('roots is not a table (ignored; e.g. [roots] claude = "~/.claude/projects")')
@@ -161,10 +171,8 @@ def _bool_setting(name: str, env_name: str, file_values: dict, env: Mapping[str,
         return Setting(flag, "flag")
     if env.get(env_name):
         return Setting(env[env_name].strip().lower() not in {"0", "false", "no", "off"}, f"env ${env_name}")
-    value = file_values.get(name)
-    if isinstance(value, str) and value.strip().lower() in _YES | _NO:
-        value = value.strip().lower() in _YES
-    if isinstance(value, bool):
+    value = as_bool(file_values.get(name, default))
+    if name in file_values and value is not None:
         return Setting(value, "config")
     return Setting(default, "default")  # (absent, or of a kind nothing reads: ``wrong_types`` warns)
 
@@ -241,7 +249,7 @@ def resolve(
     extra: list[SourceRoot] = []
     file_roots = roots if isinstance(roots := file_values.get("roots"), dict) else {}
     base = cfg_s.value.parent  # (a relative path in the config file is from its folder)
-    for entry in file_values.get("sources", []) or []:
+    for entry in listed if isinstance(listed := file_values.get("sources"), list) else []:
         if isinstance(entry, str):
             entry = {"path": entry}
         if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):

@@ -14,6 +14,7 @@ WHEN = ("since", "until")  # the options ``as_when`` reads a ``datetime`` or ``d
 # gone wrong, read as no time, and a ``--since``/``--until`` outside them means the edge.
 EARLIEST = datetime(1678, 1, 1, tzinfo=UTC)
 LATEST = datetime(2262, 1, 1, tzinfo=UTC)
+_YEARS = (f"{EARLIEST.year:04d}", f"{LATEST.year:04d}")  # (the years held whole, as a canonical timestamp begins)
 
 
 def held(dt: datetime) -> datetime | None:
@@ -52,7 +53,7 @@ def normalize_timestamp(value: object) -> str | None:
             return format_ts(at) if at else None
         if isinstance(value, str):
             if len(value) == 24 and value[10] == "T" and value[19] == "." and value[23] == "Z" and value[:4].isdigit():
-                return value if "1678" <= value[:4] < "2262" else None  # the canonical form (Claude Code's, Codex's)
+                return value if _YEARS[0] <= value[:4] < _YEARS[1] else None  # the canonical form (Claude Code's)
             s = value.strip()
             if not s:
                 return None

@@ -233,6 +233,7 @@ def indexing_in_progress(cfg: Config) -> bool:
 
 def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
     from backscroll.errors import DiskFullError, ReadOnlyStoreError
+    from backscroll.indexes import embed
     from backscroll.ingest.rows import disk_path
     from backscroll.store.db import Store
 
@@ -263,6 +264,8 @@ def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
         report.skipped_examples = [SkippedLine(shorten(p), ln, shorten(r)) for p, ln, r in counts.skipped_examples]
         report.lexical = lexical_state(cfg, store)
         report.warnings = agent_health(cfg, store, counts, report)
+        if (why := embed.unusable()) is not None:
+            report.warnings.append(f"meaning is not searched: {why}")
         # Unreadable files and directories (kept until they are read or gone) and rewritten-file notices.
         report.source_issues = [SourceIssue(shorten(p), k, shorten(r), at) for p, k, r, at in counts.source_issues]
         report.unfinished_lines = [UnfinishedLine(shorten(p), line, waiting, at)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from backscroll.dates import EARLIEST, LATEST, format_ts, normalize_timestamp
+from backscroll.dates import EARLIEST, LATEST, format_ts, held, normalize_timestamp
 from backscroll.errors import UsageError
 from backscroll.sanitize import shorten
 
@@ -17,16 +17,18 @@ _WHEN_HINT = ("use a date (2026-10-01), a timestamp (2026-10-01T09:30:00Z), an a
               "yesterday, or a date as a query names one (last August, last week, 3 days ago)")
 
 
-def parse_when(value: str, *, now: datetime | None = None, end: bool = False) -> str:
+def parse_when(value: str, *, now: datetime | None = None, end: bool = False) -> str | None:
     """``7d``, ``2w``, ``3h``, ``today``, ``yesterday``, ``2026-10-01``, a full timestamp or a date as a query
     names one (``last August``: ``retrieval.temporal``) -> ISO UTC.
 
-    With ``end=True`` a bare date means the end of that day (so ``--until 2026-10-01`` includes it).
+    With ``end=True`` (an ``until``) a bare date means the end of that day (so ``--until 2026-10-01`` includes it).
+    A date past the times the index holds (``dates.held``) on the side it bounds is no bound (None: ``--until
+    9999-12-31``, ``--since 1500-01-01``), and on the other its edge (``--since 9999-12-31`` finds nothing).
     """
     try:
         return _parse_when(value, now or datetime.now(UTC), end)
-    except _Edge as edge:  # (``--until 9999-12-31``, ``--since 1500-01-01``: no bound, as meant)
-        return format_ts(edge.at)
+    except _Edge as edge:
+        return None if (edge.at == EARLIEST) != end else format_ts(edge.at)
     except (ValueError, OverflowError):
         raise UsageError(f"cannot read the date {shorten(value, 80)!r}", hint=_WHEN_HINT) from None
 
@@ -38,11 +40,9 @@ class _Edge(Exception):
         self.at = at
 
 
-def _within(dt: datetime) -> datetime:
-    dt = dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
-    if dt < EARLIEST or dt > LATEST:
-        raise _Edge(EARLIEST if dt < EARLIEST else LATEST)
-    return dt
+def _within(dt: datetime) -> None:
+    if held(dt) is None:
+        raise _Edge(EARLIEST if dt.replace(tzinfo=dt.tzinfo or UTC) < EARLIEST else LATEST)
 
 
 def _parse_when(value: str, now: datetime, end: bool) -> str:
@@ -59,7 +59,7 @@ def _parse_when(value: str, now: datetime, end: bool) -> str:
         return format_ts(_local_midnight(day + timedelta(days=1) if end else day))
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", v):
         day = datetime.fromisoformat(v).date()
-        if not EARLIEST.date() < day < LATEST.date():
+        if not EARLIEST.date() < day < LATEST.date():  # (a day inside them, and the day after it)
             raise _Edge(EARLIEST if day <= EARLIEST.date() else LATEST)
         return format_ts(_local_midnight(day + timedelta(days=1) if end else day))
     ts = normalize_timestamp(value)

@@ -273,6 +273,19 @@ def model_id() -> str:
         return embedder_kind()  # unusable: ``load`` says why, where semantic search degrades to lexical
 
 
+def unusable() -> str | None:
+    """Why the configured embedder cannot embed (an unknown name, no model file), known without loading it."""
+    name, _, variant = embedder_kind().partition(":")
+    try:
+        if name != "minilm":
+            _factory(name)(variant)
+        elif not MODEL_FILE.exists():
+            return f"the embedding model file is missing ({MODEL_FILE})"
+    except SemanticUnavailableError as exc:
+        return exc.message
+    return None
+
+
 def load(bulk: bool) -> Embedder:
     """The configured embedder (``bulk`` verifies the model file's SHA-256; a query skips the 20 ms)."""
     name, _, variant = embedder_kind().partition(":")

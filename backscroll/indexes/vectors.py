@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from backscroll.indexes.embed import Batching, Embedder, text_cost
+from backscroll.errors import SemanticUnavailableError
+from backscroll.indexes.embed import Batching, Embedder, text_cost, unusable
 from backscroll.indexes.matrix import MatrixCache
 from backscroll.indexes.packing import pack
 from backscroll.store.db import Store, content_hash
@@ -75,10 +76,12 @@ class Vectors(MatrixCache):
 
     # -- model bookkeeping ---------------------------------------------------------------------
     def ensure_model(self) -> bool:
-        """Forget units computed for another model. True when that happened (everything re-embeds)."""
-        current = self.store.get_meta("vectors_model")
-        if current == self.model:
+        """Forget units computed for another model; True when that happened (everything re-embeds). An embedder
+        that cannot embed (a mistyped ``$BACKSCROLL_EMBEDDER``) forgets nothing: ``SemanticUnavailableError``."""
+        if (current := self.store.get_meta("vectors_model")) == self.model:
             return False
+        if (why := unusable()) is not None:
+            raise SemanticUnavailableError(why, hint="lexical search still works")
         self.store.begin()
         self.store.forget_other_models(self.model)
         self.store.set_meta("vectors_model", self.model)
@@ -146,10 +149,8 @@ class Vectors(MatrixCache):
         ``progress(records_done, units_embedded, worked)`` is called after each commit; ``worked`` is the
         records' worth of work done (a window's done part weighed by ``text_cost``), what time left goes by.
         """
-        embedder: Embedder | None = None
-        if self.store.get_meta("vectors_model") not in (None, self.model):
-            embedder = embedder_factory()  # (first: a model that cannot load must not cost the store its vectors)
         self.ensure_model()
+        embedder: Embedder | None = None
         done = embedded = since_matrix = 0
         seq = int(self.store.get_meta("vector_seq") or 0)
         ids = self.pending_ids()[:limit]

@@ -11,6 +11,7 @@ the caller wraps each file in a savepoint.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -105,14 +106,13 @@ def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], ba
 
 
 def adopt_moved(store: Store, key: str, rows: list[Row]) -> None:
-    """A file read for the first time that holds every record read from a file no longer there is that file,
-    moved (a folder renamed, a home restored elsewhere): its records name where it is now. A copy, whose
-    original is still there, or a file holding only some of another's records (a session resumed into a new
-    file), is a file of its own."""
-    ids = [str(row[0]) for row in rows]
-    for old, held in store.sources_holding(ids, besides=key).items():
+    """A file read for the first time under the name of a file no longer there whose records it holds is that
+    file, moved (a folder renamed, a home restored elsewhere): the records read from it name where it is now. A
+    copy, whose original is still there, or a file of another name that holds some of its records (a session
+    forked or resumed into a new file), is a file of its own."""
+    for old in store.sources_holding([str(row[0]) for row in rows], besides=key):
         # (a file the store read: a unit of a database, ``db#session``, is no file that could move)
-        if held == store.source_records_read(old) and store.marks_of([old]) and not on_disk(old):
+        if os.path.basename(old) == os.path.basename(key) and store.marks_of([old]) and not on_disk(old):
             store.move_source(old, key)
 
 

@@ -106,21 +106,15 @@ class SourceQueries:
         """How many stored records were read from ``path`` (a file, or a unit key)."""
         return self.conn.execute("SELECT count(*) FROM records WHERE source_path = ?", (path,)).fetchone()[0]
 
-    def sources_holding(self, record_ids: list[str], besides: str) -> dict[str, int]:
-        """The sources other than ``besides`` that records with these ids were read from, and how many each holds."""
-        held: dict[str, int] = {}
+    def sources_holding(self, record_ids: list[str], besides: str) -> set[str]:
+        """The sources other than ``besides`` that records with these ids were read from."""
+        held: set[str] = set()
         for i in range(0, len(record_ids), 500):
             chunk = record_ids[i:i + 500]
-            for path, n in self.conn.execute(
-                    f"SELECT source_path, count(*) FROM records WHERE record_id IN ({','.join('?' * len(chunk))}) "
-                    "AND source_path != ? GROUP BY source_path", (*chunk, besides)):
-                held[path] = held.get(path, 0) + n
+            held.update(path for (path,) in self.conn.execute(
+                f"SELECT DISTINCT source_path FROM records WHERE record_id IN ({','.join('?' * len(chunk))}) "
+                "AND source_path != ?", (*chunk, besides)))
         return held
-
-    def source_records_read(self, path: str) -> int:
-        """How many records were read from ``path`` as it last was (not the earlier texts kept as versions)."""
-        return self.conn.execute("SELECT count(*) FROM records WHERE source_path = ? AND record_id NOT GLOB ?",
-                                 (path, "*~" + "[0-9a-f]" * 8)).fetchone()[0]
 
     def move_source(self, old: str, new: str) -> None:
         """The file once read at ``old`` is now at ``new``: its records and sessions name ``new``; what was

@@ -428,11 +428,15 @@ def test_a_home_with_nothing_to_index_is_named_and_keeps_its_own_files(backscrol
 def test_a_date_past_what_the_index_holds_means_no_bound(session_builder, backscroll_home):
     from backscroll.when import parse_when
 
-    assert parse_when("9999-12-31", end=True) == parse_when("3000-01-01T00:00:00Z") == "2262-01-01T00:00:00.000Z"
-    assert parse_when("1500-01-01") == parse_when("99999y") == "1678-01-01T00:00:00.000Z"
-    session_builder.claude(project="acme-api").user("the orchestrator drops retries")
-    r = run_cli(backscroll_home, "search", "--json", "orchestrator retries", "--since", "1600-01-01", "--until",
-                "9999-12-31")
-    assert r.returncode == 0 and json.loads(r.stdout)["results"], r.stdout + r.stderr
+    assert parse_when("9999-12-31", end=True) is None and parse_when("3000-01-01T00:00:00Z", end=True) is None
+    assert parse_when("1500-01-01") is None and parse_when("99999y") is None  # (no bound: an undated record too)
+    assert parse_when("9999-12-31") == "2262-01-01T00:00:00.000Z"  # (since then: nothing)
+    s = session_builder.claude(project="acme-api")
+    s.user("the orchestrator drops retries")
+    s.raw(json.dumps({"type": "user", "message": {"role": "user", "content": "the orchestrator clock gone wrong"},
+                      "uuid": "u-2999", "timestamp": "2999-01-01T00:00:00Z", "sessionId": s.session_id, "cwd": "/x"}))
+    r = run_cli(backscroll_home, "search", "--json", "orchestrator", "--mode", "lexical", "--since", "1600-01-01",
+                "--until", "9999-12-31")
+    assert r.returncode == 0 and len(json.loads(r.stdout)["results"]) == 2, r.stdout + r.stderr
     r = run_cli(backscroll_home, "search", "--json", "orchestrator retries", "--since", "9999-12-31")
     assert r.returncode == 0 and json.loads(r.stdout)["results"] == [], r.stdout + r.stderr

@@ -57,14 +57,16 @@ def test_a_misspelt_config_key_warns_on_stderr_and_suggests_the_known_one(small)
 
 def test_a_config_value_of_a_kind_nothing_reads_warns_and_is_ignored(small):
     small.data.mkdir(parents=True, exist_ok=True)
-    (small.data / "config.toml").write_text('embed = "maybe"\nredact = "off"\nroots = "claude codex"\n'
-                                            '[archive]\nurl = 5\n')
+    (small.data / "config.toml").write_text('embed = "maybe"\nredact = "off"\nbackground = 0\nroots = "claude codex"\n'
+                                            'sources = "/"\n[archive]\nurl = 5\n')
     r = run_cli(small, "status", "--json")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert len(doc["config_warnings"]) == 3 and "embed = 'maybe' is neither true nor false" in r.stderr
+    assert len(doc["config_warnings"]) == 4 and "embed = 'maybe' is neither true nor false" in r.stderr
     assert doc["settings"]["embed"] == {"value": True, "from": "default"}
     assert doc["settings"]["redact"] == {"value": False, "from": "config"}
+    assert doc["settings"]["background"] == {"value": False, "from": "config"}  # (a TOML 0, as ever)
+    assert all(root["from"] != "config" for root in doc["roots"])  # (not "/", nor a root per character)
 
 
 def test_a_relative_path_in_the_config_file_is_from_its_folder(small, tmp_path):
@@ -285,9 +287,10 @@ def test_the_keys_eval_help_names_are_the_keys_evaluate_reads():
         assert key in out, key
 
 
-@pytest.mark.parametrize("content", [b"query = 5\n", b'[gate]\nslack = "x"\n[[query]]\ntext = "a"\nexpected = "b"\n',
-                                     b"\xff\xfe junk", None])
-def test_a_query_file_eval_cannot_read_is_a_usage_error(tmp_path, content):
+@pytest.mark.parametrize(("content", "loaders"), [
+    (b"query = 5\n", ("queries",)), (b'[gate]\nslack = "x"\n[[query]]\ntext = "a"\nexpected = "b"\n', ("gate",)),
+    (b"\xff\xfe junk", ("gate", "queries")), (None, ("gate", "queries"))])
+def test_a_query_file_eval_cannot_read_is_a_usage_error(tmp_path, content, loaders):
     from backscroll.errors import UsageError
     from backscroll.eval_file import load_gate, load_queries
 
@@ -296,9 +299,9 @@ def test_a_query_file_eval_cannot_read_is_a_usage_error(tmp_path, content):
         path.mkdir()  # (a folder given for the file)
     else:
         path.write_bytes(content)
-    with pytest.raises(UsageError):
-        load_gate(path)
-        load_queries(path)
+    for name in loaders:
+        with pytest.raises(UsageError):
+            {"gate": load_gate, "queries": load_queries}[name](path)
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")

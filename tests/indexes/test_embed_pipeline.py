@@ -241,6 +241,21 @@ def test_a_mistyped_embedder_costs_the_store_no_vector(session_builder, backscro
     backscroll_index()
     assert len(rows(backscroll_home, "SELECT * FROM embeddings")) == 5
     assert rows(backscroll_home, "SELECT value FROM meta WHERE key = 'vectors_model'")[0]["value"] == "fake-hash-384"
+    from backscroll.status_report import collect
+
+    assert "meaning is not searched: unknown embedder 'minlm' in $BACKSCROLL_EMBEDDER" in collect(
+        backscroll_home.config()).warnings
+
+
+def test_a_mistyped_embedder_on_a_new_store_names_no_model(session_builder, backscroll_home, monkeypatch):
+    session_builder.claude().user("distinct question about the checkout total")
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "minlm")
+    backscroll.index(config=backscroll_home.config())
+    assert rows(backscroll_home, "SELECT value FROM meta WHERE key = 'vectors_model'") == []
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake")
+    said: list[str] = []
+    assert backscroll.embed(config=backscroll_home.config(), notify=said.append)[0] == 1
+    assert not any("model changed" in m for m in said), said
 
 
 def test_the_streamed_matrix_holds_every_vector_in_order(session_builder, backscroll_home, backscroll_index,

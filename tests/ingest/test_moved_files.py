@@ -53,18 +53,36 @@ def test_a_copy_whose_original_is_there_is_a_file_of_its_own(session_builder, ba
     assert len(rows(backscroll_home, "SELECT id FROM records")) == 1
 
 
-def test_a_file_holding_only_part_of_a_gone_one_leaves_its_records_where_they_were(session_builder, backscroll_home,
-                                                                                   backscroll_index):
+def test_a_fork_under_another_name_never_takes_the_records_of_the_file_it_copied(session_builder, backscroll_home,
+                                                                                backscroll_index):
+    s = session_builder.claude(project="shop")
+    s.user("the first question")
+    s.user("the second question")
+    fork = s.path.with_name("0a0a0a0a-0000-4000-8000-000000000001.jsonl")  # (sorts first: read first)
+    backscroll_index()
+    fork.write_text(s.path.read_text())  # (a fork copies the messages, uuids and all)
+    backscroll_index()
+    moved = backscroll_home.root / "renamed"
+    s.path.parent.rename(moved)
+    _index_from(backscroll_home, moved.parent)
+    own = {r["source_path"] for r in rows(backscroll_home, "SELECT source_path FROM records WHERE session_id = ?",
+                                          (s.session_id,))}
+    assert own == {str(moved / s.path.name)}
+
+
+def test_a_moved_file_once_rewritten_takes_what_it_kept_along(session_builder, backscroll_home, backscroll_index):
     s = session_builder.claude(project="shop")
     s.user("the first question")
     s.user("the second question")
     backscroll_index()
-    part = backscroll_home.root / "later" / s.path.parent.name / s.path.name
-    part.parent.mkdir(parents=True)
-    part.write_text(s.path.read_text().splitlines(keepends=True)[0])
-    s.path.unlink()
-    _index_from(backscroll_home, backscroll_home.root / "later")
-    assert _paths(backscroll_home)["records"] == {str(s.path)}
+    s.path.write_text(s.path.read_text().splitlines(keepends=True)[1])  # (rewritten: the first is kept in the store)
+    backscroll_index()
+    moved = backscroll_home.root / "renamed"
+    s.path.parent.rename(moved)
+    _index_from(backscroll_home, moved.parent)
+    assert _paths(backscroll_home) == {"records": {str(moved / s.path.name)}, "sessions": {str(moved / s.path.name)},
+                                       "files": {str(moved / s.path.name)}}
+    assert len(rows(backscroll_home, "SELECT id FROM records")) == 2
 
 
 def test_a_moved_file_read_whole_takes_its_records_along(backscroll_home, backscroll_index):
