@@ -212,12 +212,16 @@ def test_index_says_lexical_search_is_ready_before_embedding_a_large_backlog(ses
     assert out.notes == []
 
 
-def test_a_model_change_re_embeds_everything_once_and_says_so(session_builder, backscroll_home,
-                                                              backscroll_index, monkeypatch):
+@pytest.fixture
+def five_embedded(session_builder, backscroll_index):
+    """Five questions, indexed and embedded by the fake embedder."""
     s = session_builder.claude()
     for i in range(5):
         s.user(f"distinct question number {i} about topic {i * 7}")
     assert backscroll_index().embedded == 5
+
+
+def test_a_model_change_re_embeds_everything_once_and_says_so(five_embedded, backscroll_home, monkeypatch):
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake:v2")
     said: list[str] = []
     n, _ = backscroll.embed(config=backscroll_home.config(), notify=said.append)
@@ -228,12 +232,8 @@ def test_a_model_change_re_embeds_everything_once_and_says_so(session_builder, b
     assert {r["model"] for r in rows(backscroll_home, "SELECT DISTINCT model FROM embeddings")} == {"fake-hash-384-v2"}
 
 
-def test_a_mistyped_embedder_costs_the_store_no_vector(session_builder, backscroll_home, backscroll_index,
+def test_a_mistyped_embedder_costs_the_store_no_vector(five_embedded, backscroll_home, backscroll_index,
                                                        backscroll_search, monkeypatch):
-    s = session_builder.claude()
-    for i in range(5):
-        s.user(f"distinct question number {i} about topic {i * 7}")
-    assert backscroll_index().embedded == 5
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", "minlm")
     assert backscroll_search("distinct question").results  # (words still find it)
     with pytest.raises(SemanticUnavailableError, match="unknown embedder 'minlm'"):
