@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime
 
 WHEN = ("since", "until")  # the options ``as_when`` reads a ``datetime`` or ``date`` for
 # The times the lexical index can hold (nanoseconds from 1970 in 64 bits): a session's time outside them is a clock
-# gone wrong, read as no time, and a ``--since``/``--until`` outside them means the edge.
+# gone wrong, read as no time; a ``--since``/``--until`` outside them is no bound, or the edge (``when.parse_when``).
 EARLIEST = datetime(1678, 1, 1, tzinfo=UTC)
 LATEST = datetime(2262, 1, 1, tzinfo=UTC)
 _YEARS = (f"{EARLIEST.year:04d}", f"{LATEST.year:04d}")  # (the years held whole, as a canonical timestamp begins)
