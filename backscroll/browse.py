@@ -265,7 +265,8 @@ def record_named(store: Store, ident: str) -> str | None:
 
 def grep_words(grep: str | None) -> tuple[str, ...]:
     """The words of ``list --grep`` (each must be in a session's title or first prompt)."""
-    return tuple(dict.fromkeys((grep or "").split()))  # (LIKE folds ASCII case; other letters match as typed)
+    # (LIKE folds ASCII case, other letters match as typed; a NUL would end the pattern there: a space)
+    return tuple(dict.fromkeys((grep or "").replace("\x00", " ").split()))
 
 
 def list_sessions(store: Store, *, agent: str | None = None, project: str | None = None, since: str | None = None,

@@ -18,6 +18,8 @@ MAX_COUNT = 1_000_000_000  # the largest --limit, --offset or --context accepted
 # The longest record or session id accepted: the longest real one is two file names (255 bytes each) and a
 # record number; a 60,000-character prefix was too long a LIKE pattern for SQLite (an internal error).
 MAX_ID = 1024
+MAX_PATH = 4096  # a file named (Linux's PATH_MAX): SQLite refuses a LIKE pattern past 50,000 bytes
+MAX_WORDS = 1000  # the words a session's title or first prompt is looked through for
 
 
 class ExitCode(IntEnum):

@@ -59,12 +59,12 @@ class Reads:
         """The sessions whose tool calls read, edited, wrote or ran a command on ``path``, the latest touched first
         (absolute: that file; relative: any path ending with it, in any project)."""
         from backscroll import browse
+        from backscroll.errors import MAX_PATH, UsageError
         from backscroll.when import parse_when
 
-        if not path.strip():
-            from backscroll.errors import UsageError
-
-            raise UsageError("files needs a path", hint="e.g. backscroll files src/app/models.py")
+        if not isinstance(path, str) or not path.strip() or len(path) > MAX_PATH:
+            raise UsageError(f"files needs a path (as text, of at most {MAX_PATH:,} characters)",
+                             hint="e.g. backscroll files src/app/models.py")
         store = self._records(sync, notify)
         try:
             project = browse.resolve_project(store, project) if project else None
@@ -164,9 +164,11 @@ class Reads:
                        grep: str | None = None, all: bool = False) -> int:
         """How many sessions ``sessions()`` could page through with these filters."""
         from backscroll import browse
+        from backscroll.request import ListRequest, check_fields
         from backscroll.when import parse_when
 
         everything = all
+        check_fields(ListRequest(agent, project, since, 1, 0, archive, member, grep, everything))
         if archive is not None:
             from backscroll.team import browse as team
             from backscroll.types import Filters

@@ -14,7 +14,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from backscroll.errors import MAX_COUNT, MAX_ID, UsageError
+from backscroll.errors import MAX_COUNT, MAX_ID, MAX_PATH, MAX_WORDS, UsageError
 from backscroll.ingest.agent_names import AGENT_NAMES
 from backscroll.types import AUTHORS, CONTENT_TYPES, ROLES
 
@@ -77,7 +77,8 @@ class SearchRequest:
     file: str | None = _option(None, "Only sessions whose tool calls read, edited, wrote or ran a command on this "
                                      "file: a path (./src/app.py: that file; src/app.py: any project's file ending "
                                      "so), as `backscroll files` takes it. This machine's history only.",
-                               brief="Only sessions that touched this file.", metavar="PATH", group="filter")
+                               brief="Only sessions that touched this file.", metavar="PATH", group="filter",
+                               longest=MAX_PATH)
     since: str | None = _option(None, "Only records newer than this: a date (2026-10-01), a timestamp, today, "
                                       "yesterday, an age (30m, 12h, 7d, 2w, 3mo, 1y), or a date as a query "
                                       "names one (last August, last week).",
@@ -182,7 +183,7 @@ class ListRequest:
     member: str | None = _option(None, "With archive: only this member's sessions.", metavar="NAME",
                                  brief="With --archive: only this member's.")
     grep: str | None = _option(None, "Only sessions whose title or first prompt holds every one of these words "
-                                     "(case-insensitive, in any order).", metavar="WORDS",
+                                     "(case-insensitive, in any order).", metavar="WORDS", longest=MAX_WORDS,
                                brief="Only sessions whose title or first prompt holds these words.")
     all: bool = _option(False, "Also sessions of fewer than two records, and subagents as sessions of their own "
                                "(by default a subagent is counted under its parent).",
@@ -237,9 +238,10 @@ def check_fields(req: Request) -> None:
         elif not isinstance(value, kind):
             raise UsageError(f"{name} must be {'true or false' if kind is bool else 'a string'}, not {_short(value)}")
         elif opt.longest is not None and isinstance(value, str) and len(value) > opt.longest:
-            raise UsageError(f"an {name} of {len(value):,} characters is longer than any real one: at most "
+            raise UsageError(f"the {name} given is {len(value):,} characters long, longer than any real one: at most "
                              f"{opt.longest:,} characters are looked for",
-                             hint="`backscroll search WORDS` prints record ids, `backscroll list` session ids")
+                             hint="`backscroll search WORDS` prints record ids, `backscroll list` session ids"
+                             if opt.metavar == "ID" else None)
         elif opt.choices is not None and value not in opt.choices:
             raise UsageError(f"unknown {name.replace('_', ' ')} {_short(value)}",
                              hint=f"use one of: {', '.join(opt.choices)}")

@@ -139,6 +139,31 @@ def test_an_id_longer_than_any_real_one_is_a_usage_error_everywhere(hostile_sess
         backscroll.show(SESSION + "x" * (MAX_ID - len(SESSION)), config=backscroll_home.config())
 
 
+def test_a_file_or_words_too_long_to_look_for_are_usage_errors_over_mcp_and_in_the_library(
+        hostile_session, backscroll_index, backscroll_home):
+    """50,000 characters of ``file`` or ``grep`` made SQLite say "LIKE or GLOB pattern too complex": internal."""
+    import backscroll
+    from backscroll.errors import UsageError
+    from backscroll.integrations.mcp_tools import Tools
+
+    backscroll_index(embed=False)
+    tools = Tools(str(backscroll_home.data))
+    for tool, args in (("search", {"query": "deploy", "file": "x" * 50_000}),
+                       ("list_sessions", {"grep": "中" * 17_000})):
+        answer = tools.call(tool, args)
+        assert answer.is_error and answer.document["error"]["kind"] == "usage", answer.document
+    cfg = backscroll_home.config()
+    for call in (lambda: backscroll.files("x" * 60_000, config=cfg),
+                 lambda: backscroll.files(5, config=cfg),  # type: ignore[arg-type]
+                 lambda: backscroll.count_sessions(grep="x" * 5000, config=cfg),
+                 lambda: backscroll.count_sessions(since=5, config=cfg),
+                 lambda: backscroll.show(SESSION, config=cfg, bogus=1)):
+        with pytest.raises(UsageError):
+            call()
+    plain = tools.call("list_sessions", {}).document["total"]
+    assert tools.call("list_sessions", {"grep": "\u0000"}).document["total"] == plain, "a NUL is a space, no pattern"
+
+
 # -- item 18: terminal escapes never reach the terminal raw ----------------------------------------
 
 @pytest.mark.parametrize("args", [
