@@ -55,7 +55,8 @@ class Backscroll(Reads):
         if config is not None and not isinstance(config, Config):
             raise UsageError(f"config= takes a backscroll Config, not {type(config).__name__}",
                              hint="pass home= (a data dir) instead, or backscroll.config.resolve(...)")
-        self.config = config if config is not None else resolve(home=home, sources=tuple(sources or ()))
+        self.config = config if config is not None else resolve(
+            home=home, sources=tuple(sources or ()) if isinstance(sources, (list, tuple, type(None))) else sources)
         self._held: tuple[Any, Any] | None = None  # (Store, LexicalIndex) once a read opened them
         self._recent: Any = None  # the MCP server's searches of late (``policy.recent``), once it asks
 
@@ -116,6 +117,8 @@ class Backscroll(Reads):
         from backscroll.ingest.sync import sync
 
         cfg = self.config
+        if embed is not None and not isinstance(embed, bool):
+            raise UsageError(f"embed must be true, false or None, not {embed!r}"[:200])
         do_embed = cfg.embed.value if embed is None else embed
         with access.writing(cfg, wait, hint="wait for it to finish; searches meanwhile answer from the last "
                                              "committed state") as store:

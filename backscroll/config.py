@@ -221,6 +221,12 @@ def resolve(
     from backscroll.ingest.agent_names import AGENT_NAMES
 
     env = os.environ if env is None else env
+    if home is not None and not isinstance(home, (str, os.PathLike)):  # (``home=5`` would be a folder named 5)
+        raise UsageError(f"home must be a folder's path, not {home!r}"[:200])
+    if not isinstance(sources, (list, tuple)) or not all(isinstance(s, str) for s in sources):
+        raise UsageError("sources must be a list of AGENT:PATH or PATH texts", hint='e.g. sources=["codex:/mnt/old"]')
+    if embed is not None and not isinstance(embed, bool):
+        raise UsageError(f"embed must be true, false or None, not {embed!r}"[:200])
     if home is not None and not str(home).strip():  # (``--home "$UNSET"``: not the current directory)
         raise UsageError("--home names no folder", hint="give a folder, or leave --home out for the default")
     if home is not None:

@@ -27,6 +27,8 @@ INDEX_LOCK_WAIT = 10.0  # seconds a writer waits for another one; $BACKSCROLL_LO
 def lock_wait(wait: float | None) -> float:
     """``wait`` when given, else ``$BACKSCROLL_LOCK_WAIT`` seconds, else ``INDEX_LOCK_WAIT``."""
     if wait is not None:
+        if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait < float("inf"):
+            raise UsageError(f"wait must be a number of seconds, not {wait!r}", hint="e.g. wait=30")
         return wait
     raw = os.environ.get("BACKSCROLL_LOCK_WAIT", "").strip()
     if not raw:
