@@ -87,7 +87,9 @@ MIN_PREFIX = 6  # the fewest characters of a session id accepted as its prefix
 
 
 def check_id(ident: str) -> None:
-    """A usage error for an id longer than any real one (``MAX_ID``)."""
+    """A usage error for an id that is not text, or longer than any real one (``MAX_ID``)."""
+    if not isinstance(ident, str):
+        raise UsageError(f"an id is text, not {type(ident).__name__}", hint=FIND_IDS_HINT)
     if len(ident) > MAX_ID:
         raise UsageError(f"an id of {len(ident):,} characters is longer than any record or session id: ids of at "
                          f"most {MAX_ID:,} characters are looked for", hint=FIND_IDS_HINT)

@@ -158,6 +158,8 @@ def test_a_file_or_words_too_long_to_look_for_are_usage_errors_over_mcp_and_in_t
                  lambda: backscroll.count_sessions(grep="x" * 5000, config=cfg),
                  lambda: backscroll.count_sessions(since=5, config=cfg),
                  lambda: backscroll.show(SESSION, config=cfg, bogus=1),
+                 lambda: backscroll.show(5, config=cfg),  # type: ignore[arg-type]
+                 lambda: backscroll.resume(None, config=cfg),  # type: ignore[arg-type]
                  lambda: backscroll.Backscroll(home=5),  # type: ignore[arg-type]
                  lambda: backscroll.Backscroll(home=backscroll_home.data, sources=5),  # type: ignore[arg-type]
                  lambda: backscroll.Backscroll(config=cfg).index(wait="x"),  # type: ignore[arg-type]
