@@ -35,7 +35,7 @@ from backscroll.types import Notify, quiet
 
 
 def config_for(cfg: Config | None, home, sources) -> Config:
-    return cfg if cfg is not None else resolve(home=home, sources=tuple(sources or ()))
+    return cfg if cfg is not None else resolve(home=home, sources=() if sources is None else sources)
 
 
 def store_errors(fn):

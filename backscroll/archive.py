@@ -55,8 +55,7 @@ class Backscroll(Reads):
         if config is not None and not isinstance(config, Config):
             raise UsageError(f"config= takes a backscroll Config, not {type(config).__name__}",
                              hint="pass home= (a data dir) instead, or backscroll.config.resolve(...)")
-        self.config = config if config is not None else resolve(
-            home=home, sources=tuple(sources or ()) if isinstance(sources, (list, tuple, type(None))) else sources)
+        self.config = config if config is not None else resolve(home=home, sources=() if sources is None else sources)
         self._held: tuple[Any, Any] | None = None  # (Store, LexicalIndex) once a read opened them
         self._recent: Any = None  # the MCP server's searches of late (``policy.recent``), once it asks
 

@@ -171,8 +171,8 @@ def _bool_setting(name: str, env_name: str, file_values: dict, env: Mapping[str,
         return Setting(flag, "flag")
     if env.get(env_name):
         return Setting(env[env_name].strip().lower() not in {"0", "false", "no", "off"}, f"env ${env_name}")
-    value = as_bool(file_values.get(name, default))
-    if name in file_values and value is not None:
+    value = as_bool(file_values[name]) if name in file_values else None
+    if value is not None:
         return Setting(value, "config")
     return Setting(default, "default")  # (absent, or of a kind nothing reads: ``wrong_types`` warns)
 
@@ -225,8 +225,6 @@ def resolve(
         raise UsageError(f"home must be a folder's path, not {home!r}"[:200])
     if not isinstance(sources, (list, tuple)) or not all(isinstance(s, str) for s in sources):
         raise UsageError("sources must be a list of AGENT:PATH or PATH texts", hint='e.g. sources=["codex:/mnt/old"]')
-    if embed is not None and not isinstance(embed, bool):
-        raise UsageError(f"embed must be true, false or None, not {embed!r}"[:200])
     if home is not None and not str(home).strip():  # (``--home "$UNSET"``: not the current directory)
         raise UsageError("--home names no folder", hint="give a folder, or leave --home out for the default")
     if home is not None:
