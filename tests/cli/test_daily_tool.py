@@ -431,6 +431,10 @@ def test_a_date_past_what_the_index_holds_means_no_bound(session_builder, backsc
     assert parse_when("9999-12-31", end=True) is None and parse_when("3000-01-01T00:00:00Z", end=True) is None
     assert parse_when("1500-01-01") is None and parse_when("99999y") is None  # (no bound: an undated record too)
     assert parse_when("9999-12-31") == "2262-01-01T00:00:00.000Z"  # (since then: nothing)
+    # epoch seconds and milliseconds alike: 11 digits of seconds, 13 of milliseconds past 2262
+    assert parse_when("1700000000") == parse_when("1700000000000") == "2023-11-14T22:13:20.000Z"
+    for far in ("99999999999", "9999999999999", "9" * 30):
+        assert parse_when(far, end=True) is None and parse_when(far) == "2262-01-01T00:00:00.000Z", far
     s = session_builder.claude(project="acme-api")
     s.user("the orchestrator drops retries")
     s.raw(json.dumps({"type": "user", "message": {"role": "user", "content": "the orchestrator clock gone wrong"},
