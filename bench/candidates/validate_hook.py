@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""A waiting hook candidate judged by its written rule: main and main + the patch, in turn, on the frozen sets.
+
+    python bench/candidates/validate_hook.py --agent-home /tmp/bench/agent-home --c3-home /tmp/bench/c3-home \\
+        --aider-home /tmp/bench/aider-home [--patch bench/candidates/hook-everyday.patch] [--out /tmp/validate]
+
+The homes are ``bench/homes.py``'s. Both code trees are worktrees of HEAD made under ``--out`` (the candidate's with
+the patch applied), each run with ``PYTHONPATH`` on its tree from a folder outside the checkout, and each on its own
+copy of every home (what a tree's hook keeps in a home never reaches the other's). Set by set, main runs first and
+the candidate next, through the hook's own entry (``bench/hooks.py``'s prompt sets and its 20 unrelated pairs of the
+eval corpus), and the default searches of the identity check are written by each and compared byte for byte.
+Printed: each set's figures, and each line of the rule held or not (``docs/ranking.md``, "A candidate waiting in
+main"). The hook's whole-process wall is timed apart, old and new paired in turn; the commands are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+QUERIES = ROOT / "bench" / "queries"
+# (set, home) in the order they run; hooks-terse-v1 holds everyday requests only
+SETS = [("hooks-everyday-v1", "agent"), ("hooks-everyday-v2", "agent"), ("hooks-everyday-v3", "agent"),
+        ("hooks-c3-v1", "c3"), ("hooks-aider-v1", "aider"), ("hooks-terse-v1", "aider"), ("hooks-terse-v1", "agent")]
+
+IDENTITY = r'''
+import json, sys, tomllib
+import backscroll
+from backscroll import Backscroll
+home, out, root = sys.argv[1], sys.argv[2], sys.argv[3]
+crossed = [q for q in tomllib.load(open(f"{root}/bench/queries/crossed-train-v1.toml", "rb"))["query"]
+           if q.get("target", "agent") == "agent"]
+odd = [q for q in tomllib.load(open(f"{root}/bench/queries/agent-search-v1.toml", "rb"))["query"]
+       if int("".join(c for c in q["id"] if c.isdigit())) % 2 == 1]
+rows = []
+with Backscroll(home=home) as bs:
+    for q in crossed + odd:
+        for limit in (5, 10):
+            r = bs.search(q["text"], limit=limit, rerun=True, now=q.get("now") or "2026-12-05T00:00:00Z")
+            rows.append({"q": q["text"], "n": limit, "results": [h.record_id for h in r.results],
+                         "weak": [h.record_id for h in r.weak_matches], "strength": [h.strength for h in r.results],
+                         "notes": list(r.notes), "has_more": r.has_more, "evidence": list(r.evidence)})
+json.dump({"code": backscroll.__file__, "rows": rows}, open(out, "w"))
+'''
+
+
+def tree(out: Path, name: str, patch: Path | None) -> Path:
+    """A worktree of HEAD at ``out/name``, with ``patch`` applied."""
+    path = out / name
+    if not path.exists():
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), "HEAD"], check=True,
+                       capture_output=True)
+        if patch is not None:
+            subprocess.run(["git", "-C", str(path), "apply", str(patch.resolve())], check=True)
+    return path
+
+
+def home_copy(out: Path, tree_name: str, name: str, source: Path) -> Path:
+    path = out / "homes" / tree_name / name
+    if not path.exists():
+        shutil.copytree(source, path, symlinks=True)
+    return path
+
+
+def run(code: Path, out: Path, args: list[str]) -> str:
+    """A bench script of ``code``'s tree, run with that tree's package, from outside any checkout."""
+    env = {**os.environ, "PYTHONPATH": str(code), "HF_HUB_OFFLINE": "1", "TZ": "UTC", "BACKSCROLL_BACKGROUND": "0"}
+    done = subprocess.run([sys.executable, *args], cwd=out, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed in {code}:\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+def counts(result: dict) -> dict:
+    """Injecting everyday requests and recalled past-work prompts, as counts."""
+    injected = round((result["unrelated_injected"] or 0) * result["unrelated_n"])
+    recalled = round((result["related_recalled"] or 0) * result["related_n"])
+    return {"everyday_injecting": injected, "everyday_n": result["unrelated_n"], "recalled": recalled,
+            "related_n": result["related_n"], "by_style": result["related_by_style"]}
+
+
+def judge(figures: dict, eval_pairs: dict, same: int, total: int) -> list[tuple[str, bool]]:
+    """Each line of the rule, held or not."""
+    lines = []
+    for key, (old, new) in figures.items():
+        silent = 1 - new["everyday_injecting"] / new["everyday_n"] if new["everyday_n"] else 1.0
+        main_silent = 1 - old["everyday_injecting"] / old["everyday_n"] if old["everyday_n"] else 1.0
+        if key.startswith("hooks-terse-v1"):
+            lines.append((f"{key}: everyday injecting {new['everyday_injecting']} vs main {old['everyday_injecting']}"
+                          f" (no more than main)", new["everyday_injecting"] <= old["everyday_injecting"]))
+            continue
+        lines.append((f"{key}: everyday injecting {new['everyday_injecting']} vs main {old['everyday_injecting']} "
+                      "(at most one more)", new["everyday_injecting"] <= old["everyday_injecting"] + 1))
+        if main_silent >= 0.98:
+            lines.append((f"{key}: silent {silent:.1%} (≥ 98% where main is, {main_silent:.1%})", silent >= 0.98))
+        lines.append((f"{key}: recalled {new['recalled']} vs main {old['recalled']} (not fewer by more than one)",
+                      new["recalled"] >= old["recalled"] - 1))
+    old_total = sum(o["recalled"] for k, (o, _) in figures.items() if not k.startswith("hooks-terse"))
+    new_total = sum(n["recalled"] for k, (_, n) in figures.items() if not k.startswith("hooks-terse"))
+    lines.append((f"past work recalled in total: {new_total} vs main {old_total} (more)", new_total > old_total))
+    injected = round(eval_pairs["cand"]["unrelated_injection_rate"] * eval_pairs["cand"]["unrelated_n"])
+    lines.append((f"eval corpus's unrelated pairs injecting: {injected} of {eval_pairs['cand']['unrelated_n']} "
+                  "(none)", injected == 0))
+    lines.append((f"identity searches unchanged: {same} of {total}", same == total))
+    return lines
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--agent-home", type=Path, required=True)
+    ap.add_argument("--c3-home", type=Path, required=True)
+    ap.add_argument("--aider-home", type=Path, required=True)
+    ap.add_argument("--patch", type=Path, default=ROOT / "bench" / "candidates" / "hook-everyday.patch")
+    ap.add_argument("--out", type=Path, default=Path("/tmp/validate-hook"))
+    ap.add_argument("--trial", type=Path, help="a trial of this script: this prompt file in place of every set, "
+                    "with neither the eval pairs nor the identity searches (no line of the rule is judged)")
+    args = ap.parse_args()
+    homes = {"agent": args.agent_home, "c3": args.c3_home, "aider": args.aider_home}
+    for name, path in homes.items():
+        if not (path / "backscroll.db").exists():
+            raise SystemExit(f"--{name}-home {path}: no backscroll.db (bench/homes.py builds it)")
+    args.out.mkdir(parents=True, exist_ok=True)
+    trees = {"main": tree(args.out, "main", None), "cand": tree(args.out, "cand", args.patch)}
+    results = args.out / ("trial" if args.trial else "results")
+    results.mkdir(exist_ok=True)
+
+    figures: dict[str, tuple[dict, dict]] = {}
+    for name, home in SETS:
+        pair = []
+        for side, code in trees.items():
+            saved = results / f"{name}.{home}.{side}.json"
+            if not saved.exists():
+                h = home_copy(args.out, side, home, homes[home])
+                prompts = args.trial or QUERIES / f"{name}.toml"
+                saved.write_text(run(code, args.out, [str(code / "bench" / "hooks.py"), "--home", str(h),
+                                                      "--prompts", str(prompts)]))
+            pair.append(counts(json.loads(saved.read_text())))
+            print(f"{name} on {home}, {side}: {pair[-1]}", flush=True)
+        figures[f"{name} ({home})"] = (pair[0], pair[1])
+    if args.trial:
+        print(f"afterwards: git worktree remove --force {trees['main']}; git worktree remove --force {trees['cand']}")
+        return 0
+
+    eval_pairs = {}
+    for side, code in trees.items():
+        saved = results / f"eval-pairs.{side}.json"
+        if not saved.exists():
+            saved.write_text(run(code, args.out, [str(code / "bench" / "hooks.py"), "--quick"]))
+        eval_pairs[side] = json.loads(saved.read_text())
+        print(f"eval corpus pairs, {side}: {eval_pairs[side]}", flush=True)
+
+    script = args.out / "identity.py"
+    script.write_text(IDENTITY)
+    rows = {}
+    for side, code in trees.items():
+        saved = results / f"identity.{side}.json"
+        if not saved.exists():
+            h = home_copy(args.out, side, "agent", homes["agent"])
+            run(code, args.out, [str(script), str(h), str(saved), str(code)])
+        got = json.loads(saved.read_text())
+        if not got["code"].startswith(str(code)):
+            raise SystemExit(f"the {side} searches ran {got['code']}, not {code}'s package")
+        rows[side] = got["rows"]
+    same = sum(a == b for a, b in zip(rows["main"], rows["cand"], strict=True))
+
+    print()
+    lines = judge(figures, eval_pairs, same, len(rows["main"]))
+    for text, held in lines:
+        print(f"{'held  ' if held else 'FAILED'}  {text}")
+    print("\nthe hook's whole-process wall, paired in turn (the rule: median at most 1.25 times main's):")
+    for side, code in trees.items():
+        print(f"  {side}: PYTHONPATH={code} BACKSCROLL_HOME={args.out / 'homes' / side / 'agent'} "
+              f"{sys.executable} -m backscroll hook claude prompt < PROMPT.json")
+    print("\nevery line held" if all(h for _, h in lines) else "\nnot every line held: the patch goes")
+    print(f"afterwards: git worktree remove --force {trees['main']}; git worktree remove --force {trees['cand']}")
+    return 0 if all(h for _, h in lines) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
