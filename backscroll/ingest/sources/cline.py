@@ -44,6 +44,7 @@ from backscroll.ingest.sources import (
     Agent,
     SourceUnit,
     WholeRead,
+    cline_sessions,
     editor_user_dirs,
     with_stats,
 )
@@ -65,14 +66,17 @@ def _roots(env, extension_id: str, own: tuple[str, str] | None = None) -> list[t
 
 
 def _cline_root(env):
+    """Cline's own sessions (4.0 on), the task folders it kept before, and the older extension's tasks."""
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
     if env.get("CLINE_DATA_DIR"):
-        own = [(Path(os.path.expanduser(env["CLINE_DATA_DIR"])) / "tasks", "env $CLINE_DATA_DIR")]
+        data, origin = Path(os.path.expanduser(env["CLINE_DATA_DIR"])), "env $CLINE_DATA_DIR"
     elif env.get("CLINE_DIR"):
-        own = [(Path(os.path.expanduser(env["CLINE_DIR"])) / "data" / "tasks", "env $CLINE_DIR")]
+        data, origin = Path(os.path.expanduser(env["CLINE_DIR"])) / "data", "env $CLINE_DIR"
     else:
-        home = Path(env.get("HOME") or os.path.expanduser("~"))
-        own = [(home / ".cline" / "data" / "tasks", "default")]
-    return own + _roots(env, "saoudrizwan.claude-dev")
+        data, origin = home / ".cline" / "data", "default"
+    sessions = (Path(os.path.expanduser(env["CLINE_SESSION_DATA_DIR"])), "env $CLINE_SESSION_DATA_DIR") \
+        if env.get("CLINE_SESSION_DATA_DIR") else (data / "sessions", origin)
+    return [sessions, (data / "tasks", origin)] + _roots(env, "saoudrizwan.claude-dev")
 
 
 def claims(path: Path) -> bool:
@@ -84,21 +88,32 @@ def claims(path: Path) -> bool:
     return path.name == _API and not (path.parent / _UI).exists()
 
 
+def _cline_claims(path: Path) -> bool:
+    return claims(path) or cline_sessions.claims(path)
+
+
 def _session_for(agent: str):
     def session_for(path: Path) -> SessionInfo:
+        if path.name.endswith(cline_sessions.MESSAGES):
+            return cline_sessions.session_for(path, agent)
         return SessionInfo(path.parent.name, agent)
     return session_for
 
 
 def stat(path: Path) -> tuple[int, int]:
-    """The claimed file plus the task's other files (metadata and API history change too)."""
+    """The claimed file plus the task's other files (metadata and API history change too), or a session's
+    manifest and compaction sidecar."""
     st = os.stat(path)
+    if path.name.endswith(cline_sessions.MESSAGES):
+        return with_stats(st.st_size, st.st_mtime_ns, cline_sessions.companions(path))
     others = (path.parent / name for name in (_API, _META, _HISTORY))
     return with_stats(st.st_size, st.st_mtime_ns, (o for o in others if o != path))
 
 
 def _reader(agent: str):
     def read_whole(path: Path, state: dict) -> WholeRead:
+        if path.name.endswith(cline_sessions.MESSAGES):
+            return cline_sessions.read_session(path, agent)
         try:
             data = orjson.loads(path.read_bytes())
         except orjson.JSONDecodeError as exc:
@@ -134,13 +149,12 @@ def _history_item(folder: Path) -> tuple[str | None, str | None]:
             workspace if isinstance(workspace, str) and workspace.strip() else None)
 
 
-def _agent(name: str, root, unread: tuple[tuple[str, str], ...] = ()) -> Agent:
-    return Agent(name, root, claims, _session_for(name), read_whole=_reader(name), stat=stat,
-                 shell_tools=frozenset(SHELL_TOOLS), unread=unread)
+def _agent(name: str, root, claimed=claims) -> Agent:
+    return Agent(name, root, claimed, _session_for(name), read_whole=_reader(name), stat=stat,
+                 shell_tools=frozenset(SHELL_TOOLS | {cline_sessions.SHELL_TOOL}))
 
 
-# Cline 4.0 writes sessions of its own (``~/.cline/data/sessions/<id>/<id>.messages.json``, read from
-# cline/cline's sdk ``local-runtime-host.ts``) and only reads the task folders it kept before.
-CLINE = _agent("cline", _cline_root, ((".cline/data/sessions/*/*.messages.json", "Cline 4 sessions"),))
+# Cline 4.0 writes sessions of its own (``cline_sessions``) and only reads the task folders it kept before.
+CLINE = _agent("cline", _cline_root, _cline_claims)
 ROO = _agent("roo", lambda env: _roots(env, "rooveterinaryinc.roo-cline"))
 KILO = _agent("kilo", lambda env: _roots(env, "kilocode.kilo-code"))

@@ -1,0 +1,181 @@
+"""Cline's own sessions (4.0 on: the extension 4.x and the CLI 3.x): sessions the CLI wrote itself
+(tests/data/cline-sdk-generated, see its README) and Cline's own fixture of a real fork (tests/data/real/cline/
+sdk-fork, see ORIGIN.md). The counts were made from the files by reading them, not by running our reader."""
+
+
+import json
+import shutil
+from collections import Counter
+
+from helpers import REAL, TESTS, rows
+
+import backscroll
+from backscroll.ingest.sources import cline_sessions
+
+GENERATED = TESTS / "data" / "cline-sdk-generated" / "sessions"
+FORK = REAL / "cline" / "sdk-fork" / "1784094124598_rruoq"
+
+
+def installed(backscroll_home, *folders, into=".cline/data/sessions"):
+    sessions = backscroll_home.home / into
+    for folder in folders:
+        shutil.copytree(folder, sessions / folder.name)
+    return sessions
+
+
+def counted(records) -> dict:
+    return dict(Counter(r.content_type if r.content_type in ("reasoning", "summary") else
+                        ("call" if r.is_call else "output") if r.role == "tool" else r.role for r in records))
+
+
+def test_a_session_the_cli_wrote_holds_its_prompts_replies_calls_and_compaction(backscroll_home, backscroll_index):
+    installed(backscroll_home, GENERATED / "1796503563019_ekt3g")
+    out = backscroll_index(embed=False)
+    assert out.report.lines_skipped == 0 and not out.report.unreadable
+    got = backscroll.show("1796503563019_ekt3g", home=backscroll_home.data)
+    # two prompts, four replies and four thoughts, two `run_commands` calls with their output, the summary
+    # `/compact` left in the sidecar
+    assert counted(got.records) == {"user": 2, "assistant": 4, "reasoning": 4, "call": 2, "output": 2, "summary": 1}
+    assert got.session["cwd"] == "/tmp/g/r/cline4/work" and got.session["title"] == "Please list the files here"
+    prompts = [r.text for r in got.records if r.role == "user"]
+    assert prompts == ["Please list the files here", "Now run a failing command"]  # (out of <user_input>)
+    calls = [r.text for r in got.records if r.is_call]
+    assert calls == ["ls", "ls /nonexistent_dir_zz"]
+    outputs = [r for r in got.records if r.role == "tool" and not r.is_call]
+    assert [r.is_error for r in outputs] == [False, True]  # (the second exited 2: `success: false`)
+    assert outputs[0].text == "README.md\nmain.py"
+    first = got.records[0]
+    assert first.timestamp == "2026-12-05T20:46:03.254Z" and first.author == "human"
+
+
+def test_a_subagent_is_a_session_of_its_own_linked_to_the_one_that_spawned_it(backscroll_home, backscroll_index):
+    installed(backscroll_home, GENERATED / "1796503575811_yd4y0")
+    backscroll_index(embed=False)
+    lead = backscroll.show("1796503575811_yd4y0", home=backscroll_home.data)
+    sub = backscroll.show("1796503575811_yd4y0__agent_1796503576102_v24cub", home=backscroll_home.data)
+    spawn = [r for r in lead.records if r.is_call]
+    assert len(spawn) == 1 and "task: Say hi from the subagent" in spawn[0].text
+    assert sub.session["parent_session_id"] == "1796503575811_yd4y0" and sub.session["is_sidechain"]
+    assert sub.session["cwd"] == "/tmp/g/r/cline4/work"  # (from the lead's manifest: a subagent has none)
+    brief = sub.records[0]
+    assert brief.text == "Say hi from the subagent" and brief.author == "agent"  # (the lead agent's words)
+    assert counted(sub.records) == {"user": 1, "reasoning": 1, "assistant": 1}
+
+
+def test_errors_the_person_saw_are_the_harnesss_and_a_rejected_call_is_an_error(backscroll_home, backscroll_index):
+    installed(backscroll_home, GENERATED / "1796503706010_ctr2m", GENERATED / "1796503593049_hxwkl")
+    backscroll_index(embed=False)
+    failed = backscroll.show("1796503706010_ctr2m", home=backscroll_home.data).records
+    assert [(r.role, r.author, r.is_error) for r in failed] == [("user", "human", False), ("user", "harness", True)]
+    assert failed[1].text.startswith("Anthropic API key is missing")
+    rejected = backscroll.show("1796503593049_hxwkl", home=backscroll_home.data).records
+    output = [r for r in rejected if r.role == "tool" and not r.is_call]
+    assert len(output) == 1 and output[0].is_error and output[0].text.startswith("Tool call no_such_tool was rejected")
+
+
+def test_every_session_the_cli_wrote_is_read_and_found(backscroll_home, backscroll_index):
+    installed(backscroll_home, *sorted(p for p in GENERATED.iterdir() if p.is_dir()))
+    out = backscroll_index(embed=False)
+    assert out.report.lines_skipped == 0 and not out.report.unreadable
+    got = {r["session_id"] for r in rows(backscroll_home, "SELECT session_id FROM sessions WHERE agent = 'cline'")}
+    assert len(got) == 7  # six sessions and a subagent's
+    hits = backscroll.search("interactively", home=backscroll_home.data, mode="lexical", weak=True)
+    assert {h.session_id for h in [*hits.results, *hits.weak_matches]} == {"1796503676136_pra2i"}
+
+
+def test_a_fork_whose_parent_is_gone_keeps_its_copy_of_it(backscroll_home, backscroll_index):
+    installed(backscroll_home, FORK)
+    backscroll_index(embed=False)
+    fork = backscroll.show("1784094124598_rruoq", home=backscroll_home.data)
+    assert fork.session["parent_session_id"] == "1784094053271_p8pzo" and not fork.session["is_sidechain"]
+    # the copy is all there is of the parent, and it is kept: 5 prompts and the @-mentioned file (a placeholder,
+    # never its text), 14 replies, 11 calls and their results
+    assert counted(fork.records) == {"user": 6, "assistant": 14, "call": 11, "output": 11}
+    attached = [r.text for r in fork.records if r.text.startswith("[file: ")]
+    assert attached == ["[file: /Users/example/dev/cline/apps/examples/desktop-app/webview/components/"
+                        "agent-sidebar.tsx]"]
+
+
+def test_a_forks_copy_of_its_parent_is_stored_once(backscroll_home, backscroll_index):
+    """With the parent beside it, what the fork copied (every message before ``forkedAt``) is the parent's alone."""
+    sessions = installed(backscroll_home, FORK)
+    messages = json.loads((FORK / "1784094124598_rruoq.messages.json").read_text())
+    parent = sessions / "1784094053271_p8pzo"
+    parent.mkdir()
+    (parent / "1784094053271_p8pzo.messages.json").write_text(json.dumps({**messages, "sessionId": parent.name}))
+    typed = {"type": "text", "text": '<user_input mode="act">now the icons</user_input>'}
+    messages["messages"].append({"id": "own", "role": "user", "ts": 1784094200000, "content": [typed]})
+    (sessions / FORK.name / "1784094124598_rruoq.messages.json").write_text(json.dumps(messages))
+    backscroll_index(embed=False)
+    fork = backscroll.show("1784094124598_rruoq", home=backscroll_home.data)
+    assert [r.text for r in fork.records] == ["now the icons"]
+    assert counted(backscroll.show(parent.name, home=backscroll_home.data).records)["call"] == 11
+
+
+def test_a_session_searching_backscroll_leaves_an_echo(backscroll_home, backscroll_index):
+    folder = backscroll_home.home / ".cline/data/sessions/1796600000000_abcde"
+    folder.mkdir(parents=True)
+    call = {"type": "tool_use", "id": "c1", "name": "run_commands",
+            "input": {"commands": ["backscroll search 'job queue decision' --json"]}}
+    result = {"type": "tool_result", "tool_use_id": "c1", "name": "run_commands",
+              "content": [{"query": "backscroll search 'job queue decision' --json", "result": "[hits]",
+                           "success": True}]}
+    mcp = {"type": "tool_use", "id": "c2", "name": "backscroll__search", "input": {"query": "job queue"}}
+    messages = [{"id": "u", "role": "user", "ts": 1796600000001, "content": "what did we decide about the job queue?"},
+                {"id": "a", "role": "assistant", "ts": 1796600000002, "content": [call, mcp]},
+                {"id": "r", "role": "user", "ts": 1796600000003, "content": [result]}]
+    session = {"version": 1, "agent": "lead", "messages": messages}
+    (folder / f"{folder.name}.messages.json").write_text(json.dumps(session))
+    backscroll_index(embed=False)
+    got = rows(backscroll_home, "SELECT tool_name, is_call, is_echo FROM records WHERE role = 'tool' ORDER BY id")
+    assert [(r["tool_name"], r["is_call"], r["is_echo"]) for r in got] == [
+        ("run_commands", 1, 1), ("backscroll__search", 1, 1), ("run_commands", 0, 1)]
+
+
+def test_what_the_person_typed_comes_out_of_clines_wrappers():
+    text = cline_sessions.prompt_text
+    assert text('<user_input mode="plan">fix the <b>parser</b></user_input>') == "fix the <b>parser</b>"
+    assert text('<mode_notice>The user switched from plan mode to act mode before sending this message.</mode_notice>'
+                '<user_input mode="act">go ahead</user_input>') == "go ahead"
+    assert text('<user_command slash="team">spawn a team</user_command>') == "/team spawn a team"
+    assert text('<user_input mode="act">see this</user_input>\n<file_content path="/a/b.py">\nsecret = 1\n'
+                '</file_content>') == "see this\n[file: /a/b.py]"
+
+
+def test_the_runtimes_own_prompts_are_the_harnesss():
+    from backscroll.types import SessionInfo
+
+    messages = [{"role": "user", "content": "[TASK RESUMPTION] This task was interrupted 2 minutes ago."},
+                {"role": "user", "content": "hook context", "metadata": {"displayRole": "system"}},
+                {"role": "user", "content": "you stopped early", "metadata": {"kind": "completion_reminder"}},
+                {"role": "user", "content": "Context summary:\n\nwe fixed it",
+                 "metadata": {"kind": "compaction_summary", "summary": "we fixed it"}},
+                {"role": "user", "content": [{"type": "redacted_thinking", "data": "opaque"},
+                                             {"type": "text", "text": "hi"}]}]
+    records, title = cline_sessions.message_records(messages, SessionInfo("s", "cline"), None)
+    assert [(r.content_type, r.author, r.text) for r in records] == [
+        ("text", "harness", "[TASK RESUMPTION] This task was interrupted 2 minutes ago."),
+        ("text", "harness", "hook context"), ("text", "harness", "you stopped early"),
+        ("summary", None, "we fixed it"), ("text", None, "hi")]
+    assert title == "hi"
+
+
+def test_a_file_caught_mid_write_is_read_when_it_is_whole(backscroll_home, backscroll_index):
+    sessions = installed(backscroll_home, GENERATED / "1796503676136_pra2i")
+    path = sessions / "1796503676136_pra2i" / "1796503676136_pra2i.messages.json"
+    whole = path.read_bytes()
+    path.write_bytes(whole[: len(whole) // 2])
+    out = backscroll_index(embed=False)
+    assert rows(backscroll_home, "SELECT COUNT(*) AS n FROM records")[0]["n"] == 0
+    assert [why for _path, why in out.report.unreadable] == [
+        "not a complete JSON document (being rewritten?): unexpected end of data: line 50 column 1595 (char 2737)"]
+    path.write_bytes(whole)
+    backscroll_index(embed=False)
+    assert len(backscroll.show("1796503676136_pra2i", home=backscroll_home.data).records) == 3
+
+
+def test_cline_session_data_dir_moves_the_sessions(backscroll_home, monkeypatch):
+    monkeypatch.setenv("CLINE_SESSION_DATA_DIR", str(backscroll_home.root / "elsewhere"))
+    roots = [(r.path, r.origin) for r in backscroll_home.config().roots if r.agent == "cline"]
+    assert roots[0] == (backscroll_home.root / "elsewhere", "env $CLINE_SESSION_DATA_DIR")
+    assert (backscroll_home.home / ".cline/data/tasks", "default") in roots
