@@ -12,6 +12,7 @@ the same turns: ``TurnBegin`` holds the prompt and its time), the prompts matche
 one, by the file's last write, as Kimi dates a session (``session.py``). Harness text in the person's turn
 (``<system>…``, ``<notification …>``) is the harness's, and the summary a compaction leaves is stored as one.
 Subagents live in ``<session>/subagents/<agent id>/context.jsonl`` and are sessions linked to their parent.
+Kimi Code, the TypeScript CLI that followed, keeps a log of its own protocol instead: ``kimi_code``, one agent.
 
 The work dir is not in the session files: ``kimi.json`` (``work_dirs[].path``) is read to map the
 md5 folder name back to it. The title is ``state.json``'s ``custom_title`` when set. Records: user and
@@ -31,7 +32,7 @@ from pathlib import Path
 import orjson
 
 from backscroll.dates import format_ts
-from backscroll.ingest.sources import EMPTY, Agent, LineError, ParsedLine, call_text, clean_text, home_root
+from backscroll.ingest.sources import EMPTY, Agent, LineError, ParsedLine, call_text, clean_text, home_root, kimi_code
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"Shell", "Bash"}
@@ -40,11 +41,16 @@ _CONTEXT = re.compile(r"^context(_\d+)?\.jsonl$")
 
 
 def default_root(env):
-    return home_root(env, "KIMI_SHARE_DIR", "sessions", ".kimi/sessions")
+    """kimi-cli's sessions, and Kimi Code's (``kimi_code``)."""
+    return [home_root(env, "KIMI_SHARE_DIR", "sessions", ".kimi/sessions"), kimi_code.default_root(env)]
 
 
 def claims(path: Path) -> bool:
     return bool(_CONTEXT.match(path.name))
+
+
+def _claims(path: Path) -> bool:
+    return claims(path) or kimi_code.claims(path)
 
 
 @lru_cache(maxsize=8)
@@ -81,6 +87,8 @@ def _title(session_dir: Path) -> str | None:
 
 
 def session_for(path: Path) -> SessionInfo:
+    if kimi_code.claims(path):
+        return kimi_code.session_for(path)
     folder = path.parent
     if folder.parent.name == "subagents":
         session_dir = folder.parent.parent
@@ -169,6 +177,8 @@ def _parts(content: object) -> list[dict]:
 
 
 def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
+    if (session.history_mode or "").startswith(kimi_code.READ):
+        return kimi_code.parse_line(obj, line_no, session)
     if not isinstance(obj, dict):
         raise LineError(f"expected a JSON object, got {type(obj).__name__}")
     role = obj.get("role")
@@ -216,8 +226,5 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     return ParsedLine(records, {})
 
 
-# Kimi Code, the newer TypeScript CLI (MoonshotAI/kimi-code), keeps only a wire log of its own protocol
-# (``~/.kimi-code/sessions/<dir>/<id>/agents/<agent>/wire.jsonl``), no context.jsonl.
-UNREAD = ((".kimi-code/sessions/*/*/agents/*/wire.jsonl", "Kimi Code sessions (wire logs of the newer CLI)"),)
-AGENT = Agent("kimi", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS),
-              unread=UNREAD)
+AGENT = Agent("kimi", default_root, _claims, session_for, parse_line,
+              shell_tools=frozenset(SHELL_TOOLS | kimi_code.SHELL_TOOLS))

@@ -1,6 +1,5 @@
-"""Kimi: a session kimi-cli 1.49.0 wrote itself (tests/data/kimi-generated, see its README), and the layouts this
-version does not read (Kimi Code's wire logs), which status names instead of indexing
-nothing in silence."""
+"""Kimi: a session kimi-cli 1.49.0 wrote itself (tests/data/kimi-generated, see its README), and a layout a version
+does not read, which status names instead of indexing nothing in silence."""
 
 
 import hashlib
@@ -39,18 +38,23 @@ def test_a_session_kimi_cli_wrote_holds_what_its_context_file_holds(backscroll_h
     assert got.session["cwd"] == WORK and got.session["title"] == "Show me notes.txt"
 
 
-def test_status_names_layouts_this_version_does_not_read(backscroll_home, backscroll_index, session_builder):
-    home = backscroll_home.home
-    wire = home / ".kimi-code/sessions/wd_app_0123456789ab/sess-1/agents/main/wire.jsonl"
-    wire.parent.mkdir(parents=True)
-    wire.write_text("{}\n")
-    warnings = backscroll.status(home=backscroll_home.data).warnings
-    assert not warnings  # nothing indexed yet: status reads no store, but the paths are listed below
+def test_status_names_layouts_this_version_does_not_read(backscroll_home, backscroll_index, session_builder,
+                                                       monkeypatch):
+    """An agent's layout this version does not read (``Agent.unread``; none today) is named, not indexed in silence."""
+    from dataclasses import replace
+
+    from backscroll.ingest import sources
+
+    monkeypatch.setitem(sources.AGENTS, "kimi", replace(sources.AGENTS["kimi"], unread=(
+        (".kimi-next/sessions/*/log.jsonl", "Kimi Next sessions"),)))
+    log = backscroll_home.home / ".kimi-next/sessions/s1/log.jsonl"
+    log.parent.mkdir(parents=True)
+    log.write_text("{}\n")
     session_builder.claude("p").user("hello")
     backscroll_index(embed=False)
     warnings = backscroll.status(home=backscroll_home.data).warnings
-    assert any(w.startswith("kimi: ") and "Kimi Code sessions" in w and str(wire) in w for w in warnings)
-    assert not any(w.startswith("cline: ") for w in warnings)  # (Cline 4's sessions are read: test_cline_sessions)
+    assert [w for w in warnings if w.startswith("kimi: ")] == [
+        f"kimi: {log} is one of the Kimi Next sessions this version does not read; they are not indexed"]
 
 
 def test_a_kimi_session_is_dated_by_its_wire_log_and_harness_text_is_the_harnesss(backscroll_home, backscroll_index):
