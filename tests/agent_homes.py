@@ -184,7 +184,14 @@ def install_openhands(home: Path) -> Path:
     return dest / OH_ID
 
 
+def install_hermes(home: Path) -> None:
+    """The database Hermes 0.19.0 wrote (tests/data/hermes-generated), where Hermes keeps it."""
+    (home / ".hermes").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(DATA / "hermes-generated" / "state.db", home / ".hermes" / "state.db")
+
+
 def install_all(home: Path) -> None:
+    install_hermes(home)
     install_amp(home)
     install_droid(home)
     install_goose_legacy(home)

@@ -6,4 +6,5 @@ list equal to ``backscroll.ingest.sources.AGENTS``.
 """
 
 AGENT_NAMES = ("claude", "codex", "gemini", "opencode", "pi", "cursor", "copilot", "cline", "roo", "kilo", "aider",
-               "omp", "qwen", "kimi", "amp", "goose", "droid", "crush", "zed", "openhands")
+               "omp", "qwen", "kimi", "amp", "goose", "droid", "crush", "zed", "openhands",
+               "hermes")

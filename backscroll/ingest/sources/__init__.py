@@ -272,6 +272,7 @@ def _registry() -> dict[str, Agent]:
         droid,
         gemini,
         goose,
+        hermes,
         kimi,
         omp,
         opencode,
@@ -284,7 +285,8 @@ def _registry() -> dict[str, Agent]:
     return {a.name: a for a in (claude.AGENT, codex.AGENT, gemini.AGENT, opencode.AGENT, pi.AGENT,
                                 cursor.AGENT, copilot.AGENT, cline.CLINE, cline.ROO, cline.KILO, aider.AGENT,
                                 omp.AGENT, qwen.AGENT, kimi.AGENT,
-                                amp.AGENT, goose.AGENT, droid.AGENT, crush.AGENT, zed.AGENT, openhands.AGENT)}
+                                amp.AGENT, goose.AGENT, droid.AGENT, crush.AGENT, zed.AGENT, openhands.AGENT,
+                                hermes.AGENT)}
 
 
 AGENTS: dict[str, Agent] = _registry()

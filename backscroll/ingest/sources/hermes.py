@@ -1,0 +1,228 @@
+"""Hermes Agent (Nous Research) sessions: ``~/.hermes/state.db``, and a named profile's ``profiles/<name>/state.db``.
+
+Read from hermes-agent 0.19.0 (PyPI; ``hermes_state.py``'s schema 22, ``agent/context_compressor.py``,
+``agent/conversation_compression.py``, ``tools/terminal_tool.py``, ``tools/delegate_tool.py``) and a database Hermes
+0.19.0 wrote itself (tests/data/hermes-generated). The home is ``$HERMES_HOME``, else ``~/.hermes``. Tables:
+``sessions(id, source, parent_session_id, title, cwd, git_repo_root, started_at, ended_at, message_count,
+rewind_count, ...)`` and ``messages(id, session_id, role, content, tool_calls JSON, tool_call_id, tool_name,
+timestamp, reasoning, reasoning_content, active, compacted, ...)``; times are unix seconds; content holding parts is
+``"\\x00json:" + JSON``. Records: prompts, replies and their reasoning, tool calls (``terminal`` as its command) and
+results (``{output, exit_code, error}``: an error when it exited non-zero or says one), a compaction's summary. A
+subagent (``source = 'subagent'``) is a session linked to the one that delegated to it. Messages a ``/undo`` or
+rewind took back are kept, as the database keeps them; an in-place compaction keeps the turns it summarised and
+copies its kept tail after the summary: those copies are not stored twice. The database is written live in WAL
+mode: it is opened read-only and only sessions whose rows changed are read again. Records are numbered by their
+place in the session, so messages Hermes deletes and writes again (``/retry``) are the same records.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+
+from backscroll.dates import normalize_timestamp
+from backscroll.ingest.sources import (
+    Agent,
+    SourceUnit,
+    WholeRead,
+    as_dict,
+    block_text,
+    call_text,
+    clean_text,
+    db_stat,
+    read_db_snapshot,
+)
+from backscroll.types import Record, SessionInfo
+
+SHELL_TOOLS = {"terminal"}
+DB = "state.db"
+_PARTS = "\x00json:"
+_SUMMARY_MARKERS = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
+_SUMMARY_END = "--- END OF CONTEXT SUMMARY"
+
+
+def default_root(env):
+    if env.get("HERMES_HOME"):
+        return Path(os.path.expanduser(env["HERMES_HOME"])), "env $HERMES_HOME"
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".hermes", "default"
+
+
+def claims(path: Path) -> bool:
+    return path.name == DB
+
+
+def session_for(path: Path) -> SessionInfo:
+    return SessionInfo(path.name, "hermes")
+
+
+def _str(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def content_text(raw: object) -> str:
+    """A message's text: plain, or its parts' (``"\\x00json:"`` + JSON). Pure."""
+    if not isinstance(raw, str):
+        return ""
+    if raw.startswith(_PARTS):
+        try:
+            return block_text(orjson.loads(raw[len(_PARTS):]))
+        except orjson.JSONDecodeError:
+            return ""
+    return raw
+
+
+def summary_text(text: str) -> str | None:
+    """What a compaction's summary says, out of the instructions Hermes wraps it in; None if it is no summary. Pure."""
+    at = min((i for i in (text.find(m) for m in _SUMMARY_MARKERS) if i >= 0), default=-1)
+    if at < 0:
+        return None
+    body = text[at:]
+    heading = body.find("\n## ")
+    body = body[heading + 1:] if heading >= 0 else body
+    end = body.find(_SUMMARY_END)
+    return (body[:end] if end >= 0 else body).strip() or None
+
+
+def result_text(raw: str) -> tuple[str, bool]:
+    """A tool result's text, and whether it failed (a command's non-zero exit, an error it states). Pure."""
+    obj = None
+    if raw.lstrip().startswith("{"):
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    if not isinstance(obj, dict):
+        return raw.strip(), False
+    if "output" in obj or "exit_code" in obj:
+        error = obj.get("error")
+        parts = [p for p in (obj.get("output"), error) if isinstance(p, str) and p.strip()]
+        code = obj.get("exit_code")
+        return "\n".join(parts).strip(), bool(error) or (isinstance(code, int) and code != 0)
+    results = obj.get("results")
+    if isinstance(results, list):  # (a delegation's: what each subagent reported)
+        said = [r["summary"].strip() for r in results if isinstance(r, dict) and isinstance(r.get("summary"), str)]
+        if any(said):
+            return "\n\n".join(s for s in said if s), False
+    if isinstance(obj.get("error"), str) and obj["error"].strip():
+        return obj["error"].strip(), True
+    return raw.strip(), False
+
+
+def message_records(rows: list[dict], info: SessionInfo) -> list[Record]:
+    """A session's records from its message rows, in their order. Pure."""
+    records: list[Record] = []
+    summarised: set[tuple] = set()  # the turns an in-place compaction summarised (they stay, inactive)
+    copies = False  # right after its summary: the copies of the turns it kept, until a row is none
+    for pos, row in enumerate(rows, 1):
+        role, text = row.get("role"), content_text(row.get("content"))
+        key = (role, text, row.get("tool_calls"), row.get("tool_call_id"))
+        if row.get("compacted"):
+            summarised.add(key)
+        elif copies and row.get("active") and key in summarised:
+            continue  # (stored from the original)
+        copies = False
+        ts = normalize_timestamp(row.get("timestamp"))
+        base, cwd = f"{info.session_id}:{pos}", info.cwd
+        if role in ("user", "assistant") and (summary := summary_text(text)) is not None:
+            copies = not row.get("compacted")
+            records.append(Record(f"{base}#0", "assistant", "summary", summary, pos, ts, cwd))
+            continue
+        if role == "user":
+            said = clean_text(text)
+            if said:
+                records.append(Record(f"{base}#0", "user", "text", said, pos, ts, cwd))
+        elif role == "assistant":
+            thought = _str(row.get("reasoning_content")) or _str(row.get("reasoning"))
+            if thought:
+                records.append(Record(f"{base}#r", "assistant", "reasoning", thought, pos, ts, cwd))
+            said = clean_text(text)
+            if said:
+                records.append(Record(f"{base}#0", "assistant", "text", said, pos, ts, cwd))
+            records += _calls(row.get("tool_calls"), base, pos, ts, cwd)
+        elif role == "tool":
+            out, failed = result_text(text)
+            if out:
+                records.append(Record(f"{base}#0", "tool", "tool", out, pos, ts, cwd, None,
+                                      _str(row.get("tool_call_id")), is_error=failed))
+    return records
+
+
+def _calls(raw: object, base: str, pos: int, ts: str | None, cwd: str | None) -> list[Record]:
+    try:
+        calls = orjson.loads(raw) if isinstance(raw, (str, bytes)) else raw
+    except orjson.JSONDecodeError:
+        return []
+    out = []
+    for k, call in enumerate(calls if isinstance(calls, list) else []):
+        call = as_dict(call)
+        fn = as_dict(call.get("function"))
+        name = _str(fn.get("name")) or "tool"
+        text, command = call_text(name, fn.get("arguments"), SHELL_TOOLS)
+        out.append(Record(f"{base}#c{k}", "tool", "tool", text, pos, ts, cwd, name,
+                          _str(call.get("id")) or f"{base}#c{k}", command=command))
+    return out
+
+
+def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
+    scols = {r[1] for r in conn.execute("PRAGMA table_info(sessions)")}
+    mcols = {r[1] for r in conn.execute("PRAGMA table_info(messages)")}
+    if not {"id", "source"} <= scols or not {"session_id", "role", "content"} <= mcols:
+        raise OSError("no sessions and messages tables: not a Hermes database")
+    wanted = ("id", "source", "parent_session_id", "title", "cwd", "git_repo_root", "message_count", "ended_at",
+              "rewind_count")
+    sessions = conn.execute(f"SELECT {', '.join(c if c in scols else 'NULL' for c in wanted)} FROM sessions").fetchall()
+    fields = [c for c in ("role", "content", "tool_calls", "tool_call_id", "timestamp", "reasoning",
+                          "reasoning_content", "active", "compacted") if c in mcols]
+    prev = as_dict(state.get("sessions"))
+    top = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
+    seen = state.get("message_id")
+    touched: set[str] = set()
+    if isinstance(seen, int) and top > seen:
+        touched = {r[0] for r in conn.execute("SELECT DISTINCT session_id FROM messages WHERE id > ?", (seen,))}
+    units, fingerprints = [], {}
+    for sid, source, parent, title, cwd, repo, count, ended, rewinds in sessions:
+        if not isinstance(sid, str):
+            continue
+        fingerprints[sid] = fp = [str(count), str(ended), str(title), str(rewinds)]
+        if isinstance(seen, int) and top >= seen and prev.get(sid) == fp and sid not in touched:
+            continue
+        info = SessionInfo(sid, "hermes", cwd=_str(cwd) or _str(repo) or _parents_cwd(conn, parent),
+                           title=_str(title), is_sidechain=source == "subagent", parent_session_id=_str(parent))
+        rows = [dict(zip(fields, r, strict=True)) for r in conn.execute(
+            f"SELECT {', '.join(fields)} FROM messages WHERE session_id = ? ORDER BY id", (sid,))]
+        units.append(SourceUnit(f"{path}#{sid}", info, message_records(rows, info)))
+    return WholeRead(units, {"sessions": fingerprints, "message_id": top})
+
+
+def _parents_cwd(conn, parent: object) -> str | None:
+    """A subagent's work dir, which Hermes leaves empty: its delegating session's."""
+    if not isinstance(parent, str):
+        return None
+    row = conn.execute("SELECT cwd FROM sessions WHERE id = ?", (parent,)).fetchone()
+    return _str(row[0]) if row else None
+
+
+def read_whole(path: Path, state: dict) -> WholeRead:
+    return read_db_snapshot(path, lambda conn: _read_snapshot(conn, path, state), "Hermes")
+
+
+class _HermesAgent(Agent):
+    """Only the home's database and its profiles' (the home also holds caches, logs and skills)."""
+
+    def discover(self, root: Path, errors: list[OSError] | None = None, known=None) -> Iterator[Path]:
+        if (root / DB).is_file():
+            yield root / DB
+        try:
+            profiles = sorted(p for p in (root / "profiles").iterdir() if (p / DB).is_file())
+        except OSError:
+            return
+        for profile in profiles:
+            yield profile / DB
+
+
+AGENT = _HermesAgent("hermes", default_root, claims, session_for,
+                     read_whole=read_whole, stat=db_stat, shell_tools=frozenset(SHELL_TOOLS))

@@ -1,0 +1,138 @@
+"""Hermes Agent: a database Hermes 0.19.0 wrote itself (tests/data/hermes-generated, see its README). The counts were
+made from the database's rows by reading them, not by running our reader."""
+
+
+import shutil
+import sqlite3
+from collections import Counter
+
+from helpers import TESTS, rows
+
+import backscroll
+from backscroll.ingest.sources import hermes
+
+GENERATED = TESTS / "data" / "hermes-generated" / "state.db"
+PLAIN, SHELL, DELEGATING, SUBAGENT, TUI = ("20261205_210504_47ffcc", "20261205_210513_d360eb",
+                                           "20261205_210520_870d2f", "20261205_210521_5defed",
+                                           "20261205_210544_23e79b")
+
+
+def installed(backscroll_home, into=".hermes"):
+    db = backscroll_home.home / into / "state.db"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(GENERATED, db)
+    return db
+
+
+def counted(records) -> dict:
+    return dict(Counter(r.content_type if r.content_type in ("reasoning", "summary") else
+                        ("call" if r.is_call else "output") if r.role == "tool" else r.role for r in records))
+
+
+def show(backscroll_home, session):
+    return backscroll.show(session, home=backscroll_home.data)
+
+
+def test_a_database_hermes_wrote_holds_its_sessions(backscroll_home, backscroll_index):
+    installed(backscroll_home)
+    out = backscroll_index(embed=False)
+    assert out.report.lines_skipped == 0 and not out.report.unreadable
+    got = show(backscroll_home, SHELL)
+    assert counted(got.records) == {"user": 1, "reasoning": 2, "assistant": 2, "call": 1, "output": 1}
+    call, output = (r for r in got.records if r.role == "tool")
+    assert call.text == "echo hello-from-tool && ls /nonexistent-dir" and call.tool_name == "terminal"
+    assert output.is_error and output.text.startswith("hello-from-tool\nls: cannot access")  # (exit code 2)
+    assert got.session["cwd"] == "/tmp/g/r/others/run1/proj"
+    assert got.records[0].timestamp == "2026-12-05T21:05:14.594Z" and got.records[0].author == "human"
+    assert show(backscroll_home, TUI).session["title"] == "Fake pty session"
+
+
+def test_a_subagent_is_a_session_linked_to_the_one_that_delegated(backscroll_home, backscroll_index):
+    installed(backscroll_home)
+    backscroll_index(embed=False)
+    sub = show(backscroll_home, SUBAGENT)
+    assert sub.session["parent_session_id"] == DELEGATING and sub.session["is_sidechain"]
+    assert sub.session["cwd"] == "/tmp/g/r/others/run1/proj"  # (Hermes leaves it empty: the delegator's)
+    assert (sub.records[0].text, sub.records[0].author) == ("Say the word SUBAGENT-OK and stop.", "agent")
+    delegated = [r.text for r in show(backscroll_home, DELEGATING).records if r.role == "tool" and not r.is_call]
+    assert delegated == ["Hello! This is a scripted reply from the fake server."]  # (what the subagent reported)
+
+
+def test_a_compaction_in_place_leaves_its_summary_and_no_second_copy_of_what_it_kept(backscroll_home,
+                                                                                    backscroll_index):
+    installed(backscroll_home)
+    backscroll_index(embed=False)
+    got = show(backscroll_home, TUI).records
+    # twelve rows it summarised (kept, inactive), its summary, the two it kept (copied after the summary: not
+    # stored again), and the turn after it
+    prompts = [r.text for r in got if r.role == "user"]
+    assert prompts == ["Hello there, RUNCMD please", "What next?", "First extra turn", "Second extra turn RUNCMD",
+                       "After compaction turn"]
+    summaries = [r.text for r in got if r.content_type == "summary"]
+    assert len(summaries) == 1 and summaries[0].startswith("## Historical Task Snapshot")
+    assert "## Summary\nThe user greeted the agent" in summaries[0] and "END OF CONTEXT SUMMARY" not in summaries[0]
+    assert got[-1].text == "Hello! This is a scripted reply from the fake server."  # (a reply of its own)
+
+
+def test_new_rows_are_read_and_rows_written_again_are_not_stored_twice(backscroll_home, backscroll_index):
+    db = installed(backscroll_home)
+    backscroll_index(embed=False)
+    before = rows(backscroll_home, "SELECT COUNT(*) AS n FROM records")[0]["n"]
+    conn = sqlite3.connect(db)
+    with conn:  # a /retry: Hermes deletes the session's rows and writes them again, under new ids
+        kept = conn.execute("SELECT session_id, role, content, timestamp, active, compacted FROM messages "
+                            "WHERE session_id = ? ORDER BY id", (PLAIN,)).fetchall()
+        conn.execute("DELETE FROM messages WHERE session_id = ?", (PLAIN,))
+        conn.executemany("INSERT INTO messages (session_id, role, content, timestamp, active, compacted) "
+                         "VALUES (?, ?, ?, ?, ?, ?)", kept)
+        conn.execute("INSERT INTO messages (session_id, role, content, timestamp, active, compacted) "
+                     "VALUES (?, 'user', 'and one more thing', 1796505000.5, 1, 0)", (PLAIN,))
+    conn.close()
+    backscroll_index(embed=False)
+    assert rows(backscroll_home, "SELECT COUNT(*) AS n FROM records")[0]["n"] == before + 1
+    assert show(backscroll_home, PLAIN).records[-1].text == "and one more thing"
+
+
+def test_hermes_searching_backscroll_leaves_an_echo(backscroll_home, backscroll_index):
+    db = installed(backscroll_home)
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("INSERT INTO messages (session_id, role, content, tool_calls, timestamp, active, compacted) "
+                     "VALUES (?, 'assistant', '', ?, 1796505000.0, 1, 0)", (PLAIN, '[{"id": "call_e", "type": '
+                     '"function", "function": {"name": "terminal", "arguments": "{\\"command\\": \\"backscroll '
+                     'search job queue\\"}"}}]'))
+    conn.close()
+    backscroll_index(embed=False)
+    echoes = rows(backscroll_home, "SELECT text FROM records WHERE is_echo = 1")
+    assert [r["text"] for r in echoes] == ["backscroll search job queue"]
+
+
+def test_the_home_and_its_profiles_are_read_and_nothing_else(backscroll_home, backscroll_index, monkeypatch):
+    monkeypatch.setenv("HERMES_HOME", str(backscroll_home.root / "hh"))
+    (backscroll_home.root / "hh" / "cache").mkdir(parents=True)
+    (backscroll_home.root / "hh" / "cache" / "state.db").write_text("not ours")  # (a cache is not walked)
+    shutil.copyfile(GENERATED, backscroll_home.root / "hh" / "state.db")
+    (backscroll_home.root / "hh" / "profiles" / "work").mkdir(parents=True)
+    profile = backscroll_home.root / "hh" / "profiles" / "work" / "state.db"
+    shutil.copyfile(GENERATED, profile)
+    conn = sqlite3.connect(profile)
+    with conn:  # (a profile's sessions are its own)
+        conn.execute("UPDATE sessions SET id = 'work_' || id, parent_session_id = 'work_' || parent_session_id")
+        conn.execute("UPDATE messages SET session_id = 'work_' || session_id")
+    conn.close()
+    roots = [(r.path, r.origin) for r in backscroll_home.config().roots if r.agent == "hermes"]
+    assert roots == [(backscroll_home.root / "hh", "env $HERMES_HOME")]
+    out = backscroll_index(embed=False)
+    assert not out.report.unreadable
+    paths = {r["source_path"] for r in rows(backscroll_home, "SELECT DISTINCT source_path FROM records")}
+    assert {p.split("#")[0] for p in paths} == {str(backscroll_home.root / "hh" / "state.db"),
+                                                str(backscroll_home.root / "hh" / "profiles" / "work" / "state.db")}
+
+
+def test_what_a_summary_and_a_result_say():
+    assert hermes.summary_text("[CONTEXT SUMMARY]: we fixed the parser") == "[CONTEXT SUMMARY]: we fixed the parser"
+    assert hermes.summary_text("just a reply") is None
+    assert hermes.result_text('{"output": "", "exit_code": 0, "error": "timed out"}') == ("timed out", True)
+    assert hermes.result_text('{"output": "ok", "exit_code": 0, "error": null}') == ("ok", False)
+    assert hermes.result_text("plain text") == ("plain text", False)
+    assert hermes.content_text('\x00json:[{"type": "text", "text": "look"}, {"type": "image_url"}]') == "look"
