@@ -46,6 +46,7 @@ from backscroll.ingest.sources import (
     WholeRead,
     cline_sessions,
     editor_user_dirs,
+    file_stat,
     with_stats,
 )
 from backscroll.ingest.sources.cline_messages import SHELL_TOOLS, api_records, ui_records
@@ -103,11 +104,11 @@ def _session_for(agent: str):
 def stat(path: Path) -> tuple[int, int]:
     """The claimed file plus the task's other files (metadata and API history change too), or a session's
     manifest and compaction sidecar."""
-    st = os.stat(path)
+    size, mtime = file_stat(path)  # (a regular file only: a FIFO would block the read)
     if path.name.endswith(cline_sessions.MESSAGES):
-        return with_stats(st.st_size, st.st_mtime_ns, cline_sessions.companions(path))
+        return with_stats(size, mtime, cline_sessions.companions(path))
     others = (path.parent / name for name in (_API, _META, _HISTORY))
-    return with_stats(st.st_size, st.st_mtime_ns, (o for o in others if o != path))
+    return with_stats(size, mtime, (o for o in others if o != path))
 
 
 def _reader(agent: str):

@@ -20,18 +20,33 @@ resumption and continuation prompts) are the harness's. Pure; where the files ar
 
 from __future__ import annotations
 
-import hashlib
+import os
 import re
+import shlex
 from pathlib import Path
 
 import orjson
 
 from backscroll.dates import normalize_timestamp
-from backscroll.ingest.sources import SourceUnit, WholeRead, as_dict, block_text, call_text, clean_text, title_line
+from backscroll.ingest.sources import (
+    SourceUnit,
+    WholeRead,
+    as_dict,
+    block_text,
+    call_text,
+    clean_text,
+    editor_user_dirs,
+    jsontext,
+    read_regular,
+    title_line,
+)
 from backscroll.types import Record, SessionInfo
 
-SHELL_TOOL = "run_commands"  # (its input: ``commands``, a list of command lines)
+SHELL_TOOL = "run_commands"  # (its input: ``commands``, a list of command lines, or the other shapes it takes)
 MESSAGES = ".messages.json"
+MAX_BYTES = 256 * 1024 * 1024
+LEGACY_WARNING = "Warning: this is a legacy conversation"  # (after a classic task's history, converted on resume)
+_EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 _USER_WRAPPER = re.compile(r"</?user_input\b[^>]*>")
 _COMMAND = re.compile(r"^\s*<user_command\b[^>]*\bslash=\"([^\"]+)\"[^>]*>(.*)</user_command>\s*$", re.S | re.I)
 _MODE_NOTICE = re.compile(r"<mode_notice>.*?</mode_notice>", re.S)
@@ -63,45 +78,60 @@ def session_for(path: Path, agent: str) -> SessionInfo:
     return SessionInfo(f"{root}__{path.name[:-len(MESSAGES)]}", agent, is_sidechain=True, parent_session_id=root)
 
 
-def _load(path: Path) -> object:
+def _load(path: Path) -> dict | None:
+    """A JSON document beside the messages file: None when there is none; ``OSError`` when it is caught mid-write
+    (Cline rewrites it in place), so the session is read again whole next time."""
     try:
-        return orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        data = jsontext.loads(read_regular(path, MAX_BYTES))
+    except FileNotFoundError:
         return None
+    except orjson.JSONDecodeError as exc:
+        raise OSError(f"{path.name}: not a complete JSON document (being rewritten?): {exc}") from None
+    return as_dict(data)
 
 
 def read_session(path: Path, agent: str) -> WholeRead:
     """One messages file as a unit: the lead session, or a subagent's linked to it."""
-    try:
-        data = orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as exc:  # (Cline rewrites it in place: caught mid-write, read it next time)
-        raise OSError(f"not a complete JSON document (being rewritten?): {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+    data = _load(path)
+    if not isinstance((data or {}).get("messages"), list):
         raise OSError("expected a Cline session ({version, messages: [...]})")
+    assert data is not None
     root = path.parent.name
-    manifest = _load(companions(path)[0])
-    manifest = manifest if isinstance(manifest, dict) else {}
+    manifest = _load(companions(path)[0]) or {}
     lead = path.name == root + MESSAGES
     own = data.get("sessionId")
     session_id = own if isinstance(own, str) and own.strip() else session_for(path, agent).session_id
     cwd = _str(manifest.get("cwd")) or _str(manifest.get("workspace_root")) or None
     meta = as_dict(manifest.get("metadata")) if lead else {}
-    fork = as_dict(meta.get("fork"))
-    forked_from = _str(fork.get("forkedFromSessionId")).strip() or None
-    parent = forked_from if lead else root
-    base = SessionInfo(session_id, agent, cwd=cwd, is_sidechain=not lead, parent_session_id=parent)
-    # A fork opens with its parent's messages copied in: stored once, from the parent's file, while it is there.
-    kept = forked_from and (path.parent.parent / forked_from / (forked_from + MESSAGES)).is_file()
-    copied_until = normalize_timestamp(fork.get("forkedAt")) if kept else None
-    start = normalize_timestamp(manifest.get("started_at")) if lead else None
-    records, first = message_records(data["messages"], base, start, copied_until)
+    forked_from = _str(as_dict(meta.get("fork")).get("forkedFromSessionId")).strip() or None
+    base = SessionInfo(session_id, agent, cwd=cwd, is_sidechain=not lead,
+                       parent_session_id=forked_from if lead else root)
+    messages = data["messages"]
+    legacy = next((n for n, m in enumerate(messages) if _opens_with(m, LEGACY_WARNING)), None) if lead else None
+    if legacy is not None and _classic_task(path, root):  # (the task folder holds that history: stored from there)
+        messages = [None] * (legacy + 1) + messages[legacy + 1:]
+    start = normalize_timestamp(manifest.get("started_at")) if lead and legacy is None else None
+    records, first = message_records(messages, base, start)
     if lead:
-        compaction = _load(companions(path)[1])
-        records += summaries(compaction, base, len(data["messages"]))
+        records += summaries(_load(companions(path)[1]), base, len(messages))
     title = _str(meta.get("title")).strip()
     session = SessionInfo(session_id, agent, cwd=cwd, title=title_line(title) if title else first,
                           is_sidechain=base.is_sidechain, parent_session_id=base.parent_session_id)
     return WholeRead([SourceUnit(str(path), session, records)], {})
+
+
+def _opens_with(msg: object, prefix: str) -> bool:
+    content = as_dict(msg).get("content")
+    text = content if isinstance(content, str) else block_text(content) if isinstance(content, list) else ""
+    return text.lstrip().startswith(prefix)
+
+
+def _classic_task(path: Path, task: str) -> bool:
+    """Whether the classic task a resumed session was converted from is still there: in Cline's data dir beside
+    ``sessions``, or the older extension's in an editor's global storage."""
+    places = [path.parent.parent.parent / "tasks"] + [d / "globalStorage" / "saoudrizwan.claude-dev" / "tasks"
+                                                       for d in editor_user_dirs(os.environ, _EDITORS)]
+    return any((p / task).is_dir() for p in places)
 
 
 def _str(value: object) -> str:
@@ -121,8 +151,8 @@ def prompt_text(text: str) -> str:
 
 def _harness(msg: dict, text: str) -> bool:
     meta = msg.get("metadata")
-    if isinstance(meta, dict) and (meta.get("displayRole") in ("system", "status") or
-                                   isinstance(meta.get("kind"), str)):
+    role = _str(as_dict(meta).get("displayRole")).strip().lower()
+    if isinstance(meta, dict) and (role in ("system", "status") or isinstance(meta.get("kind"), str)):
         return True
     return text.startswith(_CONTINUATIONS)
 
@@ -156,37 +186,52 @@ def _result(content: object) -> tuple[str, bool]:
 def _call(block: dict) -> tuple[str, str | None]:
     name = _str(block.get("name")) or "tool"
     inp = block.get("input")
-    commands = inp.get("commands") if name == SHELL_TOOL and isinstance(inp, dict) else None
-    if isinstance(commands, str):
-        commands = [commands]
-    if isinstance(commands, list) and all(isinstance(c, str) for c in commands) and "".join(commands).strip():
-        command = "\n".join(c for c in commands if c.strip())
-        return command, command
-    return call_text(name, inp, {SHELL_TOOL})
+    if name == SHELL_TOOL and (script := shell_script(inp)):
+        return script, script
+    return call_text(name, inp, {SHELL_TOOL, "execute_command"})  # (the latter: a classic task's, converted)
 
 
-def message_records(messages: list, session: SessionInfo, start: str | None,
-                    copied_until: str | None = None) -> tuple[list[Record], str | None]:
-    """The records of a session's messages (in order), and the title its first prompt gives; messages up to
-    ``copied_until`` (a fork's copy of its parent) are left out. Pure."""
+def shell_script(inp: object) -> str | None:
+    """The command lines of a ``run_commands`` call, in any shape its input takes (a list of command lines, one, an
+    executable with its ``args``, ``command``, ``cmd``: Cline's ``RunCommandsInputUnionSchema``), one per line. Pure."""
+    if isinstance(inp, dict):
+        inp = next((inp[k] for k in ("commands", "cmd") if k in inp), inp)
+    entries = inp if isinstance(inp, list) else [inp]
+    lines = []
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("command"), str):
+            args = entry.get("args")
+            argv = [entry["command"], *(a for a in args if isinstance(a, str))] if isinstance(args, list) else None
+            entry = shlex.join(argv) if argv and len(argv) > 1 else entry["command"]
+        if isinstance(entry, str) and entry.strip():
+            lines.append(entry.strip())
+    return "\n".join(lines) or None
+
+
+def message_records(messages: list, session: SessionInfo, start: str | None) -> tuple[list[Record], str | None]:
+    """The records of a session's messages (in order), and the title its first prompt gives. A record is keyed by
+    Cline's own message id where it has one, so a copy of a message in another session is the same record. Pure."""
     records: list[Record] = []
     title = None
     when = start
     cwd = session.cwd
+    seen: dict[str, int] = {}
     for n, msg in enumerate(messages, 1):
         if not isinstance(msg, dict) or msg.get("role") not in ("user", "assistant"):
             continue
         when = normalize_timestamp(msg.get("ts")) or when
-        if copied_until and when and when <= copied_until:
-            continue
+        key = _str(msg.get("id")).strip()
+        if key:  # (a fork or a restored checkpoint copies its source's messages, ids and all: stored once)
+            seen[key] = seen.get(key, 0) + 1
+            key = f"cline:{key}" + (f"~{seen[key]}" if seen[key] > 1 else "")
         content = msg.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         meta = as_dict(msg.get("metadata"))
-        error = msg["role"] == "assistant" and meta.get("displayRole") == "error"
+        error = msg["role"] == "assistant" and _str(meta.get("displayRole")).strip().lower() == "error"
         for i, block in enumerate(blocks if isinstance(blocks, list) else []):
             if not isinstance(block, dict):
                 continue
-            rid = f"{session.session_id}:{n}#{i}"
+            rid = f"{key or f'{session.session_id}:{n}'}#{i}"
             kind = block.get("type")
             if kind == "text" and isinstance(block.get("text"), str):
                 if error:  # what the person saw instead of a reply
@@ -240,11 +285,7 @@ def summaries(compaction: object, session: SessionInfo, after: int) -> list[Reco
         text = _str(meta.get("summary")).strip() or block_text(msg.get("content")).strip()
         if text:
             when = normalize_timestamp(meta.get("generatedAt")) or normalize_timestamp(compaction.get("updated_at"))
-            out.append(Record(f"{session.session_id}:compaction#{text_key(text)}", "assistant", "summary", text, n,
-                              when, session.cwd))
+            # (one record: a later compaction's summary replaces it, the earlier kept as a version)
+            out.append(Record(f"{session.session_id}:compaction", "assistant", "summary", text, n, when, session.cwd))
+            break
     return out
-
-
-def text_key(text: str) -> str:
-    """A short stable key of a summary's text: a later compaction's summary is a record of its own."""
-    return hashlib.sha1(text.encode()).hexdigest()[:12]

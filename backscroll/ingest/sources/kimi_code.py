@@ -18,7 +18,10 @@ files are (its lines without a ``time`` are the copy). Lines undone by ``/undo``
 
 from __future__ import annotations
 
+import html
 import os
+import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -26,19 +29,29 @@ from pathlib import Path
 import orjson
 
 from backscroll.dates import format_ts, normalize_timestamp
-from backscroll.ingest.sources import EMPTY, LineError, ParsedLine, as_dict, call_text, clean_text, home_root
+from backscroll.ingest.sources import (
+    EMPTY,
+    LineError,
+    ParsedLine,
+    as_dict,
+    call_text,
+    clean_text,
+    home_root,
+    jsontext,
+    read_regular,
+)
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"Bash", "Shell"}  # (Shell: kimi-cli's, in imported logs)
 READ = "kimi-code"  # a session's reading mode (``SessionInfo.history_mode``)
-COPY = "kimi-code-copy"  # ... while the lines are a fork's copy of its source (up to the ``forked`` line)
+COPY = "kimi-code-copy:"  # ... while the lines are a fork's copy of its source: up to the line named after it
 IMPORTED = "kimi-code-imported"  # ... in a log imported from kimi-cli whose own files are still there
 _IGNORED = ("metadata", "runtime.", "permission.", "plugin.", "profile.", "config.", "llm.", "usage.",
             "token_counting.", "tools.", "mcp.", "plan_mode.", "plan.", "swarm_mode.", "tower_mode.", "goal.",
             "cron.", "interaction.", "prompt.", "turn.", "agent.", "subagent.", "task.", "file_history.",
             "staleGuard.", "interruptionReminder.", "full_compaction.", "context.", "micro_compaction.")
-# the person's prompt, and a subagent's brief (its parent agent's words: the author its session gives)
-_SPOKEN = {"user", "system_trigger"}
+MAX_STATE = 16 * 1024 * 1024
+_SHELL = re.compile(r"<bash-(input|stdout|stderr)>\n?(.*?)\n?</bash-\1>", re.S)
 
 
 def default_root(env):
@@ -52,7 +65,7 @@ def claims(path: Path) -> bool:
 @lru_cache(maxsize=64)
 def _state(path: Path, _mtime: int) -> dict:
     try:
-        return as_dict(orjson.loads(path.read_bytes()))
+        return as_dict(jsontext.loads(read_regular(path, MAX_STATE)))
     except (OSError, orjson.JSONDecodeError):
         return {}
 
@@ -66,6 +79,33 @@ def state(session_dir: Path) -> dict:
         return {}
 
 
+def _last_forked(path: Path) -> int:
+    """The line of the last ``forked`` line of a log (0: none): a fork's copy of its source ends there, and a fork
+    of a fork copies the first fork's log, its own ``forked`` line and all."""
+    try:
+        st = path.stat()
+    except OSError:
+        return 0
+    return _forked_line(path, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=8)
+def _forked_line(path: Path, _mtime: int, _size: int) -> int:
+    last = 0
+    try:
+        with path.open("rb") as fh:
+            for n, raw in enumerate(fh, 1):
+                if b'"forked"' in raw:
+                    try:
+                        if as_dict(jsontext.loads(raw)).get("type") == "forked":
+                            last = n
+                    except orjson.JSONDecodeError:
+                        continue
+    except OSError:
+        return 0
+    return last
+
+
 def session_for(path: Path) -> SessionInfo:
     agent, session_dir = path.parent.name, path.parent.parent.parent
     st = state(session_dir)
@@ -76,8 +116,9 @@ def session_for(path: Path) -> SessionInfo:
     source = st.get("forkedFrom") if isinstance(st.get("forkedFrom"), str) and st["forkedFrom"] else None
     mode = READ
     times: tuple[str, ...] = ()
-    if source and (session_dir.parent / source).is_dir():
-        mode = COPY
+    forked = _last_forked(path) if source and (session_dir.parent / source).is_dir() else 0
+    if forked:  # (an agent the fork started after it has no copy, and no ``forked`` line)
+        mode = f"{COPY}{forked}"
     elif custom.get("imported_from_kimi_cli") is True:
         original = custom.get("kimi_cli_source_path")
         mode = IMPORTED if isinstance(original, str) and original and Path(original).exists() else READ
@@ -108,7 +149,7 @@ def _dated(path: Path, mtime: int, _size: int) -> tuple[str, ...]:
         return ()
     for raw in lines:
         try:
-            obj = orjson.loads(raw)
+            obj = jsontext.loads(raw)
         except orjson.JSONDecodeError:
             obj = None
         at = normalize_timestamp(obj.get("time") if isinstance(obj, dict) else None)
@@ -137,14 +178,19 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     kind = obj.get("type")
     if not isinstance(kind, str):
         raise LineError("a line without a type")
-    if session.history_mode == COPY:  # (a fork's copy of its source's log, stored from the source)
-        return ParsedLine([], {"history_mode": READ}) if kind == "forked" else EMPTY
+    mode = session.history_mode or READ
+    if mode.startswith(COPY):  # (a fork's copy of its source's log, stored from the source)
+        last = int(mode[len(COPY):] or 0) if mode[len(COPY):].isdigit() else 0
+        if line_no <= last:
+            return EMPTY if line_no < last else ParsedLine([], {"history_mode": READ})
+        parsed = parse_line(obj, line_no, replace(session, history_mode=READ))
+        return ParsedLine(parsed.records, {**parsed.session_updates, "history_mode": READ}, parsed.unknown)
     if session.history_mode == IMPORTED and "time" not in obj:  # (kimi-cli's own, read from its files)
         return EMPTY
     ts = normalize_timestamp(obj.get("time"))
     if ts is None and 0 < line_no <= len(session.line_times):
         ts = session.line_times[line_no - 1]
-    base = f"{session.session_id}:{line_no}"
+    base = f"{session.session_id}:{line_no}"  # (a record without a key of the log's own: by its line)
     if kind == "context.append_message":
         return ParsedLine(_message(as_dict(obj.get("message")), base, line_no, ts, session), {})
     if kind == "context.append_loop_event":
@@ -162,15 +208,28 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     return ParsedLine([], {}, unknown=kind)
 
 
+def _key(value: object, base: str) -> str:
+    """A record's id: the log's own key of what it holds (a message's id, a loop event's uuid), which a fork's copy
+    keeps, so a copy is the same record; else its line."""
+    return f"kimi-code:{value}" if isinstance(value, str) and len(value) >= 8 else base
+
+
 def _message(msg: dict, base: str, line_no: int, ts: str | None, session: SessionInfo) -> list[Record]:
     role, cwd = msg.get("role"), session.cwd
+    base = _key(msg.get("id"), base)
     out: list[Record] = []
     if role == "user":
         origin = as_dict(msg.get("origin"))
-        if origin.get("kind") == "compaction_summary":  # (the summary: ``context.apply_compaction``'s)
+        kind = origin.get("kind", "user")
+        if kind == "compaction_summary":  # (the summary: ``context.apply_compaction``'s)
             return []
-        text = clean_text(_text(msg.get("content")))
-        spoken = origin.get("kind", "user") in _SPOKEN
+        raw = _text(msg.get("content"))
+        if kind == "shell_command":  # (``!cmd``: a shell call the person made, and what it printed)
+            return _shell(raw, origin, base, line_no, ts, cwd)
+        text = clean_text(raw)
+        # the person's prompt, and a subagent's brief (its parent agent's: the author its session gives); else the
+        # runtime's (reminders, notifications, a stop hook's reason, a goal's continuation)
+        spoken = kind == "user" or (kind == "system_trigger" and origin.get("name") == "subagent")
         if text:
             out.append(Record(f"{base}#0", "user", "text", text, line_no, ts, cwd,
                               author=None if spoken else "harness"))
@@ -194,6 +253,16 @@ def _message(msg: dict, base: str, line_no: int, ts: str | None, session: Sessio
     return out
 
 
+def _shell(raw: str, origin: dict, base: str, line_no: int, ts: str | None, cwd: str | None) -> list[Record]:
+    said = {m.group(1): html.unescape(m.group(2)) for m in _SHELL.finditer(raw)}
+    if origin.get("phase") == "input" and said.get("input", "").strip():
+        command = said["input"].strip()
+        return [Record(f"{base}#0", "tool", "tool", command, line_no, ts, cwd, "Bash", f"{base}#0", command=command)]
+    text = "\n".join(p for p in (said.get("stdout", "").strip(), said.get("stderr", "").strip()) if p)
+    return [Record(f"{base}#0", "tool", "tool", text, line_no, ts, cwd, None, None,
+                   is_error=origin.get("isError") is True)] if text else []
+
+
 def _part(part: dict, rid: str, line_no: int, ts: str | None, cwd: str | None) -> list[Record]:
     if part.get("type") == "text" and isinstance(part.get("text"), str) and (text := clean_text(part["text"])):
         return [Record(rid, "assistant", "text", text, line_no, ts, cwd)]
@@ -205,16 +274,17 @@ def _part(part: dict, rid: str, line_no: int, ts: str | None, cwd: str | None) -
 def _event(event: dict, base: str, line_no: int, ts: str | None, session: SessionInfo) -> list[Record]:
     kind, cwd = event.get("type"), session.cwd
     if kind == "content.part":
-        return _part(as_dict(event.get("part")), f"{base}#0", line_no, ts, cwd)
+        return _part(as_dict(event.get("part")), f"{_key(event.get('uuid'), base)}#0", line_no, ts, cwd)
     if kind == "tool.call":
         name = str(event["name"]) if isinstance(event.get("name"), str) and event["name"] else "tool"
         text, command = call_text(name, event.get("args"), SHELL_TOOLS)
-        call_id = event.get("toolCallId") if isinstance(event.get("toolCallId"), str) else f"{base}#0"
-        return [Record(f"{base}#0", "tool", "tool", text, line_no, ts, cwd, name, call_id, command=command)]
+        rid = f"{_key(event.get('uuid'), base)}#0"
+        call_id = event.get("toolCallId") if isinstance(event.get("toolCallId"), str) else rid
+        return [Record(rid, "tool", "tool", text, line_no, ts, cwd, name, call_id, command=command)]
     if kind == "tool.result":
         result = as_dict(event.get("result"))
         text = _text(result.get("output")).strip()
         call_id = event.get("toolCallId") if isinstance(event.get("toolCallId"), str) else None
-        return [Record(f"{base}#0", "tool", "tool", text, line_no, ts, cwd, None, call_id,
-                       is_error=result.get("isError") is True)] if text else []
+        return [Record(f"{_key(event.get('parentUuid'), base)}#1", "tool", "tool", text, line_no, ts, cwd, None,
+                       call_id, is_error=result.get("isError") is True)] if text else []
     return []

@@ -168,10 +168,90 @@ def test_a_file_caught_mid_write_is_read_when_it_is_whole(backscroll_home, backs
     out = backscroll_index(embed=False)
     assert rows(backscroll_home, "SELECT COUNT(*) AS n FROM records")[0]["n"] == 0
     assert [why for _path, why in out.report.unreadable] == [
-        "not a complete JSON document (being rewritten?): unexpected end of data: line 50 column 1595 (char 2737)"]
+        "1796503676136_pra2i.messages.json: not a complete JSON document (being rewritten?): unexpected end of data: "
+        "line 50 column 1595 (char 2737)"]
     path.write_bytes(whole)
     backscroll_index(embed=False)
     assert len(backscroll.show("1796503676136_pra2i", home=backscroll_home.data).records) == 3
+
+
+def test_a_manifest_caught_mid_write_is_read_again_and_a_string_cut_mid_emoji_is_read(backscroll_home,
+                                                                                        backscroll_index):
+    sessions = installed(backscroll_home, FORK)
+    folder = sessions / FORK.name
+    manifest = (folder / f"{FORK.name}.json").read_text()
+    (folder / f"{FORK.name}.json").write_text(manifest[:200])  # (Cline rewrites it in place)
+    out = backscroll_index(embed=False)
+    assert [p for p, _why in out.report.unreadable] == [str(folder / f"{FORK.name}.messages.json")]
+    assert rows(backscroll_home, "SELECT COUNT(*) AS n FROM records")[0]["n"] == 0
+    # Node cuts strings by UTF-16 units: a title cut mid-emoji is a lone surrogate escape, which JSON parsers refuse
+    (folder / f"{FORK.name}.json").write_text(manifest.replace('"title": "can you', '"title": "\\ud83d can you'))
+    messages = (folder / f"{FORK.name}.messages.json").read_text()
+    (folder / f"{FORK.name}.messages.json").write_text(messages.replace("Sessions text button", "Sessions \\ud83d"))
+    out = backscroll_index(embed=False)
+    assert not out.report.unreadable
+    fork = backscroll.show(FORK.name, home=backscroll_home.data)
+    assert fork.session["parent_session_id"] == "1784094053271_p8pzo" and fork.session["title"].startswith("\ufffd can")
+    assert fork.records[0].text.endswith("Sessions \ufffd")
+
+
+def test_a_copy_is_stored_once_whichever_is_read_and_whether_its_source_stays(backscroll_home, backscroll_index):
+    """A fork or a restored checkpoint copies its source's messages, ids and all: they are one record each."""
+    sessions = installed(backscroll_home, GENERATED / "1796503563019_ekt3g")
+    source = sessions / "1796503563019_ekt3g"
+    data = json.loads((source / "1796503563019_ekt3g.messages.json").read_text())
+    restored = sessions / "1796503900000_rstrd"
+    restored.mkdir()
+    typed = {"type": "text", "text": '<user_input mode="act">Now run a passing command</user_input>'}
+    copy = {**data, "sessionId": restored.name, "messages": data["messages"][:4] + [
+        {"id": "new-1", "role": "user", "ts": 1796503900100, "content": [typed]}]}
+    (restored / f"{restored.name}.messages.json").write_text(json.dumps(copy))
+    backscroll_index(embed=False)
+    assert [r.text for r in backscroll.show(restored.name, home=backscroll_home.data).records] == [
+        "Now run a passing command"]
+    shutil.rmtree(source)  # (the source goes; the copy grows: still stored once)
+    copy["messages"].append({"id": "new-2", "role": "assistant", "ts": 1796503900200, "content": "Done."})
+    (restored / f"{restored.name}.messages.json").write_text(json.dumps(copy))
+    backscroll_index(embed=False)
+    calls = rows(backscroll_home, "SELECT text, COUNT(*) AS n FROM records WHERE is_call = 1 GROUP BY text")
+    assert [(r["text"], r["n"]) for r in calls] == [("ls", 1), ("ls /nonexistent_dir_zz", 1)]
+
+
+def test_a_classic_task_resumed_in_cline_4_is_not_stored_twice(backscroll_home, backscroll_index):
+    """The extension 4.x resumes a classic task as a session of the same id, its history converted in front of a
+    warning; the task folder holds that history (and is read), so only what follows the warning is new."""
+    task = backscroll_home.home / ".cline/data/tasks/1780000000000"
+    shutil.copytree(TESTS / "data" / "cline-generated" / "1780000000000", task)
+    folder = backscroll_home.home / ".cline/data/sessions/1780000000000"
+    folder.mkdir(parents=True)
+    converted = [{"id": "c1", "role": "user", "content": [{"type": "text", "text": "<task>\nFix the failing unit "
+                                                                                   "test in calc.py\n</task>"}]},
+                 {"id": "c2", "role": "assistant", "content": [{"type": "text", "text": "Running the tests now."}]},
+                 {"id": "w", "role": "user", "content": [{"type": "text", "text": "Warning: this is a legacy "
+                                                          "conversation, which means tool names may have changed."}]},
+                 {"id": "n1", "role": "user", "ts": 1796600000000,
+                  "content": [{"type": "text", "text": '<user_input mode="act">and the docs too</user_input>'}]}]
+    (folder / "1780000000000.messages.json").write_text(json.dumps({"version": 1, "agent": "lead",
+                                                                     "messages": converted}))
+    (folder / "1780000000000.json").write_text(json.dumps({"session_id": "1780000000000", "cwd": "/w",
+                                                            "started_at": "2026-12-05T20:00:00.000Z"}))
+    backscroll_index(embed=False)
+    from_session = rows(backscroll_home, "SELECT text FROM records WHERE source_path LIKE '%sessions/%.messages.json'")
+    assert [r["text"] for r in from_session] == ["and the docs too"]
+    shutil.rmtree(task.parent)  # (without the task folder, the converted history is all there is of it)
+    kept = cline_sessions.read_session(folder / "1780000000000.messages.json", "cline").units[0].records
+    assert [r.text for r in kept][:2] == ["<task>\nFix the failing unit test in calc.py\n</task>",
+                                          "Running the tests now."]
+
+
+def test_every_shape_of_a_run_commands_input_is_its_command_line():
+    script = cline_sessions.shell_script
+    assert script({"commands": ["ls", "pwd"]}) == script(["ls", "pwd"]) == "ls\npwd"
+    assert script({"cmd": "make"}) == script("make") == script({"command": "make"}) == "make"
+    assert script({"commands": {"command": "backscroll", "args": ["search", "job queue"]}}) == \
+        "backscroll search 'job queue'"
+    assert script([{"command": "git", "args": ["log"]}, "ls"]) == "git log\nls"
+    assert script({}) is None and script(5) is None
 
 
 def test_cline_session_data_dir_moves_the_sessions(backscroll_home, monkeypatch):

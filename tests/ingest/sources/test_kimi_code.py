@@ -169,6 +169,65 @@ def test_a_session_imported_from_kimi_cli_whose_files_are_gone_is_read_whole(bac
     assert got[2].is_call and [r["tool_call_id"] for r in calls] == ["Shell:0", "Shell:0"]  # (the call and its output)
 
 
+def test_an_agent_a_fork_started_after_it_and_a_fork_of_a_fork_keep_their_own(backscroll_home, backscroll_index):
+    root = installed(backscroll_home, PRINTED)
+    fork = forked(root, PRINTED, source_there=True)
+    bucket = root / PRINTED.split("/")[0]
+    helper = bucket / fork / "agents" / "agent-1" / "wire.jsonl"  # (no copy of anything: no ``forked`` line)
+    helper.parent.mkdir(parents=True)
+    brief = {"type": "context.append_message", "agentId": "agent-1", "time": 1796504000005,
+             "message": {"role": "user", "content": "count the files", "id": "msg_brief_000001",
+                         "origin": {"kind": "system_trigger", "name": "subagent"}}}
+    helper.write_text(json.dumps(brief) + "\n")
+    again = bucket / "session_fork2" / "agents" / "main"  # (a fork of the fork: its log holds both forked lines)
+    again.mkdir(parents=True)
+    (bucket / "session_fork2" / "state.json").write_text(json.dumps({"cwd": "/w", "forkedFrom": fork}))
+    second = {"type": "context.append_message", "agentId": "main", "time": 1796504000009,
+              "message": {"role": "user", "content": "and the second fork", "origin": {"kind": "user"}}}
+    own = (bucket / fork / "agents" / "main" / "wire.jsonl").read_text()
+    (again / "wire.jsonl").write_text(own + json.dumps({"type": "forked", "agentId": "main"}) + "\n" +
+                                      json.dumps(second) + "\n")
+    backscroll_index(embed=False)
+    assert [r.text for r in backscroll.show(f"{fork}:agent-1", home=backscroll_home.data).records] == [
+        "count the files"]
+    assert [r.text for r in backscroll.show("session_fork2", home=backscroll_home.data).records] == [
+        "and the second fork"]
+
+
+def test_a_log_rewritten_with_its_lines_moved_stores_nothing_twice(backscroll_home, backscroll_index):
+    """Kimi Code rewrites an older log when it opens it (a metadata line put in front): records keep their ids."""
+    root = installed(backscroll_home, PRINTED)
+    wire = root / PRINTED / "agents" / "main" / "wire.jsonl"
+    lines = wire.read_text().splitlines(keepends=True)
+    wire.write_text("".join(lines[1:]))  # (as an older build wrote it: no metadata line)
+    backscroll_index(embed=False)
+    before = rows(backscroll_home, "SELECT COUNT(*) AS n FROM records")[0]["n"]
+    wire.write_text("".join(lines))
+    backscroll_index(embed=False)
+    assert rows(backscroll_home, "SELECT COUNT(*) AS n FROM records")[0]["n"] == before
+
+
+def test_the_persons_shell_commands_are_calls_and_the_runtimes_prompts_are_the_harnesss():
+    session = SessionInfo("s", "kimi", history_mode=kimi_code.READ)
+
+    def said(message: dict) -> list[tuple]:
+        line = {"type": "context.append_message", "agentId": "main", "time": 1796504000000, "message": message}
+        return [(r.role, r.author, r.tool_name, r.command, r.text, r.is_error)
+                for r in kimi_code.parse_line(line, 5, session).records]
+
+    assert said({"role": "user", "content": "<bash-input>\nbackscroll search &quot;job queue&quot;\n</bash-input>",
+                 "origin": {"kind": "shell_command", "phase": "input"}}) == [
+        ("tool", None, "Bash", 'backscroll search "job queue"', 'backscroll search "job queue"', False)]
+    assert said({"role": "user", "content": "<bash-stdout></bash-stdout><bash-stderr>no such file</bash-stderr>",
+                 "origin": {"kind": "shell_command", "phase": "output", "isError": True}}) == [
+        ("tool", None, None, None, "no such file", True)]
+    for origin in ({"kind": "system_trigger", "name": "stop_hook"}, {"kind": "system_trigger",
+                                                                     "name": "goal_continuation"},
+                   {"kind": "task"}, {"kind": ["not", "a", "kind"]}):
+        assert [a for _r, a, *_ in said({"role": "user", "content": "keep going", "origin": origin})] == ["harness"]
+    assert [a for _r, a, *_ in said({"role": "user", "content": "fix it", "origin": {"kind": "user"}})] == [None]
+
+
 def test_the_work_dir_of_an_older_state_comes_from_the_log():
     session = SessionInfo("s", "kimi", history_mode=kimi_code.READ)
     parsed = kimi_code.parse_line({"type": "config.update", "cwd": "/tmp/work", "time": 1}, 2, session)
