@@ -15,7 +15,11 @@ and the title; a compaction's summary is kept in ``<id>.compaction.json`` only (
 and is read from there. The person's prompt is wrapped (``<user_input mode="act">…</user_input>``,
 ``<user_command slash="x">``, a ``<mode_notice>``): stored as they typed it. Errors the person saw instead of a
 reply (``displayRole: "error"``), what the runtime adds (``displayRole`` system or status, a synthetic ``kind``,
-resumption and continuation prompts) are the harness's. Pure; where the files are is ``cline``.
+resumption and continuation prompts) are the harness's. A record is keyed by Cline's own message id: a fork
+(``metadata.fork``, linked to its parent) or a restored checkpoint copies its source's messages, ids and all, so
+the copy is the same records, stored once. A classic task resumed in the extension 4.x opens with its history
+converted, up to a "legacy conversation" warning: left out while the task folder (read itself) is there. Where the
+files are is ``cline``.
 """
 
 from __future__ import annotations

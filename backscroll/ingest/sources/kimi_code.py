@@ -11,9 +11,11 @@ assistant messages and tool results in logs imported from kimi-cli) and what it 
 tool's ``command``, ``tool.result`` with ``isError``), and ``context.apply_compaction``'s summary. The ``agent.*``
 lines repeat the same messages for people and are not read; nor is the bookkeeping (``turn.*``, ``llm.*``,
 ``profile.bind``, ...). ``state.json`` beside ``agents/`` gives the work dir and title. A subagent's log is a session
-of its own linked to its session. A ``/fork`` copies its source's log up to a ``forked`` line: that copy is stored
-once, from the source, while the source is there; a session imported from kimi-cli likewise, while kimi-cli's own
-files are (its lines without a ``time`` are the copy). Lines undone by ``/undo`` stay, as they stay in the log.
+of its own linked to its session. A record is keyed by the log's own id of what it holds (a message's ``id``, an
+event's ``uuid``; else its line), so a log Kimi Code rewrites, or a fork's copy, is the same records. A ``/fork``
+copies its source's logs up to their last ``forked`` line: skipped while the source is there (lines without an id
+too); a session imported from kimi-cli likewise, while kimi-cli's own files are (its lines without a ``time`` are
+the copy). A ``!`` command is the person's shell call. Lines undone by ``/undo`` stay, as they stay in the log.
 """
 
 from __future__ import annotations
