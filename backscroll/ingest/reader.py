@@ -94,6 +94,8 @@ class FileReader:
         self.queued = list(state.get("queued") or [])
         self.human_seen = bool(state.get("human_seen"))
         kept = {k: v for k, v in state.items() if k in _KEPT_FIELDS}
+        if base.title:  # (a title the agent keeps beside the log, as Kimi does: renamed since, it is the newer)
+            kept["title"] = base.title
         return replace(base, session_id=self.prev.session_id or base.session_id, **kept)
 
     @staticmethod

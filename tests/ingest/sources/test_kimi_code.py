@@ -228,6 +228,18 @@ def test_the_persons_shell_commands_are_calls_and_the_runtimes_prompts_are_the_h
     assert [a for _r, a, *_ in said({"role": "user", "content": "fix it", "origin": {"kind": "user"}})] == [None]
 
 
+def test_a_session_renamed_after_it_was_indexed_takes_its_new_title(backscroll_home, backscroll_index):
+    root = installed(backscroll_home, TUI)
+    backscroll_index(embed=False)
+    state = json.loads((root / TUI / "state.json").read_text())
+    (root / TUI / "state.json").write_text(json.dumps({**state, "title": "Renamed"}))
+    with (root / TUI / "agents" / "main" / "wire.jsonl").open("a") as fh:
+        fh.write(json.dumps({"type": "turn.ended", "agentId": "main", "turnId": 9, "reason": "completed",
+                             "time": 1796504000000}) + "\n")
+    backscroll_index(embed=False)
+    assert backscroll.show(session_id(TUI), home=backscroll_home.data).session["title"] == "Renamed"
+
+
 def test_the_work_dir_of_an_older_state_comes_from_the_log():
     session = SessionInfo("s", "kimi", history_mode=kimi_code.READ)
     parsed = kimi_code.parse_line({"type": "config.update", "cwd": "/tmp/work", "time": 1}, 2, session)
