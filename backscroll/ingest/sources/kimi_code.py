@@ -125,6 +125,8 @@ def session_for(path: Path) -> SessionInfo:
         original = custom.get("kimi_cli_source_path")
         mode = IMPORTED if isinstance(original, str) and original and Path(original).exists() else READ
         times = _carried_times(path)
+        earlier = custom.get("kimi_cli_session_id")  # (the kimi-cli session it goes on from)
+        source = earlier if isinstance(earlier, str) and earlier else None
     if agent == "main":
         return SessionInfo(session_dir.name, "kimi", cwd=cwd, title=title, parent_session_id=source,
                            history_mode=mode, line_times=times)
@@ -202,6 +204,13 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         text = (summary if isinstance(summary, str) else _text(as_dict(summary).get("content"))).strip()
         return ParsedLine([Record(f"{base}#0", "assistant", "summary", text, line_no, ts, session.cwd)] if text else [],
                           {})
+    if kind == "turn.ended":  # (a turn that failed: what the person saw instead of a reply)
+        error = obj.get("error")
+        said = error if isinstance(error, str) else as_dict(error).get("message")
+        if isinstance(said, str) and said.strip():
+            return ParsedLine([Record(f"{base}#0", "user", "text", said.strip(), line_no, ts, session.cwd,
+                                      is_error=True, author="harness")], {})
+        return EMPTY
     if kind in ("config.update", "profile.bind") and not session.cwd:  # (a state.json without the work dir)
         cwd = obj.get("cwd") if kind == "config.update" else as_dict(obj.get("environmentDisclosure")).get("cwd")
         return ParsedLine([], {"cwd": cwd}) if isinstance(cwd, str) and cwd else EMPTY

@@ -134,7 +134,8 @@ def imported(backscroll_home, *, original_there: bool):
     (folder / "agents" / "main").mkdir(parents=True)
     (folder / "state.json").write_text(json.dumps({
         "id": "ses_0f1e", "version": 2, "cwd": "/home/user/myproj", "agents": {"main": {"type": "main"}},
-        "custom": {"imported_from_kimi_cli": True, "kimi_cli_source_path": str(original)}}))
+        "custom": {"imported_from_kimi_cli": True, "kimi_cli_source_path": str(original),
+                   "kimi_cli_session_id": "0f1e"}}))
     lines = [{"type": "metadata", "protocol_version": "1.0", "created_at": 1780000000000},
              {"type": "turn.prompt", "agentId": "main", "input": [{"type": "text", "text": "list the files"}],
               "origin": {"kind": "user"}, "time": 1780000000000},
@@ -154,7 +155,9 @@ def test_a_session_imported_from_kimi_cli_is_stored_once(backscroll_home, backsc
     imported(backscroll_home, original_there=True)
     backscroll_index(embed=False)
     # kimi-cli's own files hold the imported part (its reader stores it): only what Kimi Code added is new
-    assert [r.text for r in backscroll.show("ses_0f1e", home=backscroll_home.data).records] == ["resumed in Kimi Code"]
+    got = backscroll.show("ses_0f1e", home=backscroll_home.data)
+    assert [r.text for r in got.records] == ["resumed in Kimi Code"]
+    assert got.session["parent_session_id"] == "0f1e"
 
 
 def test_a_session_imported_from_kimi_cli_whose_files_are_gone_is_read_whole(backscroll_home, backscroll_index):
@@ -226,6 +229,10 @@ def test_the_persons_shell_commands_are_calls_and_the_runtimes_prompts_are_the_h
                    {"kind": "task"}, {"kind": ["not", "a", "kind"]}):
         assert [a for _r, a, *_ in said({"role": "user", "content": "keep going", "origin": origin})] == ["harness"]
     assert [a for _r, a, *_ in said({"role": "user", "content": "fix it", "origin": {"kind": "user"}})] == [None]
+    failed = {"type": "turn.ended", "agentId": "main", "turnId": 3, "reason": "failed", "time": 1796504000000,
+              "error": {"code": "provider_error", "message": "429 Too Many Requests"}}
+    assert [(r.role, r.author, r.is_error, r.text) for r in kimi_code.parse_line(failed, 7, session).records] == [
+        ("user", "harness", True, "429 Too Many Requests")]
 
 
 def test_a_session_renamed_after_it_was_indexed_takes_its_new_title(backscroll_home, backscroll_index):
