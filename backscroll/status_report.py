@@ -10,6 +10,7 @@ from datetime import UTC
 from pathlib import Path
 
 from backscroll.config import Config
+from backscroll.ingest.agent_names import NOT_READ
 from backscroll.ingest.sources import AGENTS
 from backscroll.sanitize import shorten
 from backscroll.status_types import (
@@ -156,14 +157,19 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
 
 
 def unread_layouts(home: Path) -> list[str]:
-    """A warning for each agent layout this version does not read that is there under ``home``."""
+    """A warning for each agent layout this version does not read that is there under ``home``: another layout of an
+    agent it reads (``Agent.unread``), or an agent it does not read at all (``NOT_READ``)."""
     out = []
-    for name, agent in AGENTS.items():
-        for pattern, what in agent.unread:
-            found = next(home.glob(pattern), None)
-            if found is not None:
-                out.append(f"{name}: {shorten(str(found))} is one of the {what} this version does not read; "
-                           "they are not indexed")
+    layouts = [(name, pattern, what) for name, agent in AGENTS.items() for pattern, what in agent.unread]
+    said: set[str] = set()
+    for name, pattern, what in [*layouts, *NOT_READ]:
+        if what in said:
+            continue
+        found = next(home.glob(pattern), None)
+        if found is not None:
+            said.add(what)
+            out.append(f"{name}: {shorten(str(found))} is one of the {what} this version does not read; "
+                       "they are not indexed")
     return out
 
 

@@ -1,4 +1,5 @@
-"""The names of the registered agents, in registry order, without importing their readers.
+"""The names of the registered agents, in registry order, without importing their readers; and where the agents this
+version does not read keep their sessions.
 
 Checking a config file or a ``--source`` prefix needs only the names; loading twenty readers for it
 would cost every command that does not sync (a search with ``--no-sync``, a hook). A test keeps this
@@ -8,3 +9,19 @@ list equal to ``backscroll.ingest.sources.AGENTS``.
 AGENT_NAMES = ("claude", "codex", "gemini", "opencode", "pi", "cursor", "copilot", "cline", "roo", "kilo", "aider",
                "omp", "qwen", "kimi", "amp", "goose", "droid", "crush", "zed", "openhands",
                "hermes")
+
+# Agents this version does not read, where their sessions lie: ``(name, glob under the user's home, what they are)``.
+# ``status`` names one that is there, so that what is indexed is not taken for the whole history.
+NOT_READ: tuple[tuple[str, str, str], ...] = (
+    ("openclaw", ".openclaw/agents/*/sessions/*.jsonl", "OpenClaw sessions"),
+    ("openclaw", ".openclaw/agents/*/agent/openclaw-agent.sqlite", "OpenClaw sessions"),
+    ("clawdbot", ".clawdbot/agents/*/sessions/*.jsonl", "Clawdbot sessions"),
+    ("vibe", ".vibe/logs/session/*/messages.jsonl", "Mistral Vibe sessions"),
+    ("grok", ".grok/sessions/*/*/chat_history.jsonl", "Grok Build sessions"),
+    ("kiro", ".kiro/sessions/cli/*.jsonl", "Kiro CLI sessions"),
+    ("junie", ".junie/sessions/*/events.jsonl", "Junie CLI sessions"),
+    ("continue", ".continue/sessions/*.json", "Continue sessions"),
+    ("auggie", ".augment/sessions/*.json", "Auggie CLI sessions"),
+    ("antigravity", ".gemini/antigravity-cli/brain/*/.system_generated/logs/transcript_full.jsonl",
+     "Antigravity CLI transcripts"),
+)

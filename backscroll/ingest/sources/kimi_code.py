@@ -220,8 +220,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
 
 
 def _key(value: object, base: str) -> str:
-    """A record's id: the log's own key of what it holds (a message's id, a loop event's uuid), which a fork's copy
-    keeps, so a copy is the same record; else its line."""
+    """A record's id: the log's key of what it holds (a message's id, an event's uuid; a copy keeps it), or its line."""
     return f"kimi-code:{value}" if isinstance(value, str) and len(value) >= 8 else base
 
 
