@@ -18,7 +18,21 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from backscroll.cli.app import app
-from backscroll.ingest.sources import AGENTS, LineError, ParsedLine, aider, cline, copilot, cursor, kimi, omp, qwen
+from backscroll.ingest.sources import (
+    AGENTS,
+    LineError,
+    ParsedLine,
+    aider,
+    cline,
+    cline_sessions,
+    copilot,
+    cursor,
+    hermes,
+    kimi,
+    kimi_code,
+    omp,
+    qwen,
+)
 from backscroll.types import SessionInfo
 
 
@@ -535,9 +549,14 @@ shaped = st.fixed_dictionaries({
 @settings(max_examples=200, deadline=None)
 @given(obj=st.one_of(json_values, shaped))
 def test_line_parsers_never_raise_anything_but_line_errors(obj):
-    for parser, agent in ((omp.parse_line, "omp"), (qwen.parse_line, "qwen"), (kimi.parse_line, "kimi")):
+    kimi_code_line = {"type": "context.append_message", "message": obj} if isinstance(obj, dict) else obj
+    for parser, agent, line, mode in ((omp.parse_line, "omp", obj, None), (qwen.parse_line, "qwen", obj, None),
+                                      (kimi.parse_line, "kimi", obj, None),
+                                      (kimi.parse_line, "kimi", kimi_code_line, kimi_code.READ),
+                                      (kimi.parse_line, "kimi", {"type": "context.append_loop_event", "event": obj},
+                                       kimi_code.READ)):
         try:
-            out = parser(obj, 3, SessionInfo("s", agent))
+            out = parser(line, 3, SessionInfo("s", agent, history_mode=mode))
         except LineError:
             continue
         assert isinstance(out, ParsedLine)
@@ -559,6 +578,8 @@ def test_whole_readers_never_raise_on_any_shapes(items):
     cursor.bubble_records([i for i in items if isinstance(i, dict)], base, None)
     copilot.vscode_records({"requests": items}, base, None)
     copilot.cli_records([json.dumps(i).encode() for i in items], base)
+    cline_sessions.message_records(items, base, None)
+    hermes.message_records([i for i in items if isinstance(i, dict)], base)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
