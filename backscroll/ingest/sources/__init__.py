@@ -25,6 +25,8 @@ from backscroll.ingest.sources.common import clean_text as clean_text
 from backscroll.ingest.sources.common import decoded as decoded
 from backscroll.ingest.sources.common import render_input as render_input
 from backscroll.ingest.sources.common import title_line as title_line
+from backscroll.ingest.sources.databases import db_stat as db_stat
+from backscroll.ingest.sources.databases import read_db_snapshot as read_db_snapshot
 from backscroll.types import Record, SessionInfo
 
 
@@ -194,46 +196,6 @@ def editor_user_dirs(env: Mapping[str, str], apps: tuple[str, ...]) -> list[Path
     return [base / app / "User" for app in apps]
 
 
-def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, timeout: float = 1.0,
-                     pause: float = 0.1):
-    """``read(conn)`` inside one read-only snapshot of the SQLite database at ``path``.
-
-    Nothing is created beside a database no writer has open: without ``-wal`` and ``-shm`` files there
-    it is opened with ``immutable=1``, which creates none; while a writer keeps its ``-wal`` there it is
-    opened with ``mode=ro`` and takes its locks (a writer holding the database alone is reported, and
-    read on the next sync). A missing file is never created; undecodable bytes of a path are kept as
-    they are. A busy database is retried ``attempts`` times, ``pause`` seconds apart and more each
-    time. Failures become ``OSError`` naming ``what`` (the agent).
-    """
-    import sqlite3
-    import time
-    from urllib.parse import quote
-
-    for attempt in range(attempts):
-        conn = None
-        if not path.is_file():
-            raise OSError(f"{what} database missing: {path}")
-        live = any(os.path.exists(f"{path}{side}") for side in ("-wal", "-shm"))
-        flags = "mode=ro" if live else "mode=ro&immutable=1"
-        try:
-            conn = sqlite3.connect(f"file:{quote(os.fsencode(path.as_posix()))}?{flags}", uri=True,
-                                   timeout=timeout, isolation_level=None)
-            conn.execute("BEGIN")  # one snapshot for every query, whatever the writer does meanwhile
-            return read(conn)
-        except sqlite3.OperationalError as exc:
-            text = str(exc).lower()
-            if ("locked" in text or "busy" in text) and attempt + 1 < attempts:
-                time.sleep(pause * (attempt + 1))
-                continue
-            raise OSError(f"{what} database unreadable: {exc}") from None
-        except sqlite3.DatabaseError as exc:
-            raise OSError(f"not a readable {what} database: {exc}") from None
-        finally:
-            if conn is not None:
-                conn.close()
-    raise OSError(f"{what} database busy")  # pragma: no cover
-
-
 def with_stats(size: int, mtime: int, paths: Iterable[Path]) -> tuple[int, int]:
     """``(size, mtime)`` with the files of ``paths`` added (sizes summed, the newest mtime); files gone or
     unreadable count for nothing: a session kept in several files changes when any of them does."""
@@ -243,19 +205,6 @@ def with_stats(size: int, mtime: int, paths: Iterable[Path]) -> tuple[int, int]:
         except OSError:
             continue
         size, mtime = size + st.st_size, max(mtime, st.st_mtime_ns)
-    return size, mtime
-
-
-def db_stat(path: Path) -> tuple[int, int]:
-    """Size and mtime of a SQLite database plus its ``-wal`` file (uncheckpointed commits count)."""
-    st = os.stat(path)
-    size, mtime = st.st_size, st.st_mtime_ns
-    try:
-        wal = os.stat(f"{path}-wal")
-    except FileNotFoundError:
-        return size, mtime
-    if wal.st_size:  # an empty WAL is the one a read-only open leaves behind: it holds no change
-        size, mtime = size + wal.st_size, max(mtime, wal.st_mtime_ns)
     return size, mtime
 
 

@@ -7,16 +7,20 @@ Read from hermes-agent 0.19.0 (PyPI; ``hermes_state.py``'s schema 22, ``agent/co
 rewind_count, ...)`` and ``messages(id, session_id, role, content, tool_calls JSON, tool_call_id, tool_name,
 timestamp, reasoning, reasoning_content, active, compacted, ...)``; times are unix seconds; content holding parts is
 ``"\\x00json:" + JSON``. Records: prompts, replies and their reasoning, tool calls (``terminal`` as its command) and
-results (``{output, exit_code, error}``: an error when it exited non-zero or says one), a compaction's summary. A
-subagent (``source = 'subagent'``) is a session linked to the one that delegated to it. Messages a ``/undo`` or
-rewind took back are kept, as the database keeps them; an in-place compaction keeps the turns it summarised and
-copies its kept tail after the summary: those copies are not stored twice. The database is written live in WAL
-mode: it is opened read-only and only sessions whose rows changed are read again. Records are numbered by their
-place in the session, so messages Hermes deletes and writes again (``/retry``) are the same records.
+results (``{output, exit_code, error}``: an error when it exited non-zero or says one), a compaction's summary. The
+person's words are theirs; a skill's body, a scheduled job's prompt, the runtime's notices and nudges and a group's
+chatter the gateway only observed are the harness's. A subagent (``source = 'subagent'``) is a session linked to the
+one that delegated to it. Messages a ``/undo`` or rewind took back are kept, as the database keeps them. What Hermes
+copies is stored once: a compaction writes, in one go (all at one time), copies of the turns it keeps around its
+summary, and a ``/branch`` or a rotated session opens with its parent's turns written in one go. The database is
+written live in WAL mode: it is opened read-only and only sessions whose rows changed are read again. A record is
+keyed by what it holds (and how often that came before in the session), so rows Hermes deletes and writes again
+(``/retry``) are the same records.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,8 +44,14 @@ from backscroll.types import Record, SessionInfo
 SHELL_TOOLS = {"terminal"}
 DB = "state.db"
 _PARTS = "\x00json:"
-_SUMMARY_MARKERS = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
+_SUMMARY_MARKERS = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")  # (``agent/context_compressor.py``)
 _SUMMARY_END = "--- END OF CONTEXT SUMMARY"
+_PRIOR, _PRIOR_END = "[PRIOR CONTEXT", "[END OF PRIOR CONTEXT — COMPACTION SUMMARY BELOW]"
+_SKILL = "[IMPORTANT: The user has invoked"  # (``agent/skill_commands.py``)
+_SKILL_ASK = "The user has provided the following instruction alongside the skill invocation:"
+_RUNTIME = ("[IMPORTANT: You are running as a scheduled cron job", "[IMPORTANT: Background process", _SKILL,
+            "[Continuing toward your standing goal]", "[System:", "[System note:")
+_BATCH = 0.01  # seconds: the rows one write of Hermes's (a compaction, a branch's copy) carry the same time
 
 
 def default_root(env):
@@ -76,15 +86,28 @@ def content_text(raw: object) -> str:
 
 
 def summary_text(text: str) -> str | None:
-    """What a compaction's summary says, out of the instructions Hermes wraps it in; None if it is no summary. Pure."""
-    at = min((i for i in (text.find(m) for m in _SUMMARY_MARKERS) if i >= 0), default=-1)
-    if at < 0:
+    """What a compaction's summary says, out of the instructions Hermes wraps it in; None if the text is none (it starts
+    with Hermes's marker, after the prior reply Hermes may merge in front of it). Pure."""
+    body = text.lstrip()
+    if body.startswith(_PRIOR) and _PRIOR_END in body:
+        body = body.split(_PRIOR_END, 1)[1].lstrip()
+    if not body.startswith(_SUMMARY_MARKERS):
         return None
-    body = text[at:]
     heading = body.find("\n## ")
     body = body[heading + 1:] if heading >= 0 else body
     end = body.find(_SUMMARY_END)
     return (body[:end] if end >= 0 else body).strip() or None
+
+
+def said_by(text: str, source: object, observed: object) -> tuple[str, str | None]:
+    """A user row's words and whose they are: the person's (None: the author its session gives), or the harness's
+    (a skill's body, a scheduled job's prompt, the runtime's notices and nudges, a group's chatter the gateway only
+    observed). A skill call keeps the person's instruction as theirs. Pure."""
+    if observed or source == "cron":
+        return text, "harness"
+    if text.startswith(_SKILL) and _SKILL_ASK in text:
+        return text.split(_SKILL_ASK, 1)[1].strip(), None
+    return text, "harness" if text.startswith(_RUNTIME) else None
 
 
 def result_text(raw: str) -> tuple[str, bool]:
@@ -112,29 +135,50 @@ def result_text(raw: str) -> tuple[str, bool]:
     return raw.strip(), False
 
 
-def message_records(rows: list[dict], info: SessionInfo) -> list[Record]:
-    """A session's records from its message rows, in their order. Pure."""
+def copies(rows: list[dict], child: bool) -> set[int]:
+    """The rows that copy earlier ones: a compaction writes the turns it keeps around its summary in one go (they carry
+    its time), and a branch or a rotated session (``child``) opens with its parent's turns written in one go. Pure."""
+    times = [row.get("timestamp") if isinstance(row.get("timestamp"), (int, float)) else None for row in rows]
+    is_summary = [row.get("role") in ("user", "assistant") and
+                  summary_text(content_text(row.get("content"))) is not None for row in rows]
+    out: set[int] = set()
+    start = 0
+    for end in range(1, len(rows) + 1):
+        now, before = times[end] if end < len(rows) else None, times[end - 1]
+        if now is not None and before is not None and abs(now - before) <= _BATCH:
+            continue
+        batch = range(start, end)
+        summaries = {i for i in batch if is_summary[i]}
+        # (a summary Hermes merged a reply into keeps that reply's time: its copies follow it in a batch of their own)
+        if len(batch) > 1 and (summaries or (child and start == 0) or (start and is_summary[start - 1])):
+            out.update(i for i in batch if i not in summaries)
+        start = end
+    return out
+
+
+def message_records(rows: list[dict], info: SessionInfo, source: object = None) -> list[Record]:
+    """A session's records from its message rows, in their order; the copies Hermes writes of earlier rows are not
+    records again. A record is keyed by what it holds (and how often that came before), so rows Hermes deletes and
+    writes again are the same records. Pure."""
     records: list[Record] = []
-    summarised: set[tuple] = set()  # the turns an in-place compaction summarised (they stay, inactive)
-    copies = False  # right after its summary: the copies of the turns it kept, until a row is none
+    seen: dict[str, int] = {}
+    skipped = copies(rows, child=bool(info.parent_session_id) and not info.is_sidechain)
     for pos, row in enumerate(rows, 1):
+        if pos - 1 in skipped:
+            continue
         role, text = row.get("role"), content_text(row.get("content"))
-        key = (role, text, row.get("tool_calls"), row.get("tool_call_id"))
-        if row.get("compacted"):
-            summarised.add(key)
-        elif copies and row.get("active") and key in summarised:
-            continue  # (stored from the original)
-        copies = False
-        ts = normalize_timestamp(row.get("timestamp"))
-        base, cwd = f"{info.session_id}:{pos}", info.cwd
+        digest = hashlib.blake2b(repr((role, text, row.get("tool_calls"), row.get("tool_call_id"))).encode(),
+                                 digest_size=6).hexdigest()
+        seen[digest] = seen.get(digest, 0) + 1
+        base = f"{info.session_id}:{digest}" + (f".{seen[digest]}" if seen[digest] > 1 else "")
+        ts, cwd = normalize_timestamp(row.get("timestamp")), info.cwd
         if role in ("user", "assistant") and (summary := summary_text(text)) is not None:
-            copies = not row.get("compacted")
             records.append(Record(f"{base}#0", "assistant", "summary", summary, pos, ts, cwd))
             continue
         if role == "user":
-            said = clean_text(text)
-            if said:
-                records.append(Record(f"{base}#0", "user", "text", said, pos, ts, cwd))
+            words, author = said_by(clean_text(text), source, row.get("observed"))
+            if words:
+                records.append(Record(f"{base}#0", "user", "text", words, pos, ts, cwd, author=author))
         elif role == "assistant":
             thought = _str(row.get("reasoning_content")) or _str(row.get("reasoning"))
             if thought:
@@ -176,7 +220,7 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
               "rewind_count")
     sessions = conn.execute(f"SELECT {', '.join(c if c in scols else 'NULL' for c in wanted)} FROM sessions").fetchall()
     fields = [c for c in ("role", "content", "tool_calls", "tool_call_id", "timestamp", "reasoning",
-                          "reasoning_content", "active", "compacted") if c in mcols]
+                          "reasoning_content", "observed") if c in mcols]
     prev = as_dict(state.get("sessions"))
     top = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
     seen = state.get("message_id")
@@ -190,17 +234,17 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
         fingerprints[sid] = fp = [str(count), str(ended), str(title), str(rewinds)]
         if isinstance(seen, int) and top >= seen and prev.get(sid) == fp and sid not in touched:
             continue
-        info = SessionInfo(sid, "hermes", cwd=_str(cwd) or _str(repo) or _parents_cwd(conn, parent),
+        info = SessionInfo(sid, "hermes", cwd=_str(cwd) or _str(repo) or _parents_cwd(conn, parent, scols),
                            title=_str(title), is_sidechain=source == "subagent", parent_session_id=_str(parent))
         rows = [dict(zip(fields, r, strict=True)) for r in conn.execute(
             f"SELECT {', '.join(fields)} FROM messages WHERE session_id = ? ORDER BY id", (sid,))]
-        units.append(SourceUnit(f"{path}#{sid}", info, message_records(rows, info)))
+        units.append(SourceUnit(f"{path}#{sid}", info, message_records(rows, info, source)))
     return WholeRead(units, {"sessions": fingerprints, "message_id": top})
 
 
-def _parents_cwd(conn, parent: object) -> str | None:
+def _parents_cwd(conn, parent: object, scols: set[str]) -> str | None:
     """A subagent's work dir, which Hermes leaves empty: its delegating session's."""
-    if not isinstance(parent, str):
+    if not isinstance(parent, str) or "cwd" not in scols:
         return None
     row = conn.execute("SELECT cwd FROM sessions WHERE id = ?", (parent,)).fetchone()
     return _str(row[0]) if row else None

@@ -136,3 +136,78 @@ def test_what_a_summary_and_a_result_say():
     assert hermes.result_text('{"output": "ok", "exit_code": 0, "error": null}') == ("ok", False)
     assert hermes.result_text("plain text") == ("plain text", False)
     assert hermes.content_text('\x00json:[{"type": "text", "text": "look"}, {"type": "image_url"}]') == "look"
+
+
+def session(db, sid: str, messages: list[tuple], source: str = "cli", parent: str | None = None) -> None:
+    """A session written into a copy of the database as Hermes writes one: ``(role, content, time, extra)`` rows."""
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("INSERT INTO sessions (id, source, parent_session_id, started_at, cwd) VALUES (?, ?, ?, ?, '/w')",
+                     (sid, source, parent, messages[0][2]))
+        for role, content, at, *extra in messages:
+            observed = extra[0] if extra else 0
+            conn.execute("INSERT INTO messages (session_id, role, content, timestamp, active, compacted, observed) "
+                         "VALUES (?, ?, ?, ?, 1, 0, ?)", (sid, role, content, at, observed))
+    conn.close()
+
+
+SUMMARY = ("[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted into the summary below.\n"
+           "## Summary\nWe chose SKIP LOCKED for the job queue.\n\n--- END OF CONTEXT SUMMARY — respond below ---")
+
+
+def test_what_two_compactions_copy_is_stored_once_and_a_new_turn_that_repeats_one_is_kept(backscroll_home,
+                                                                                          backscroll_index):
+    """A compaction writes, in one go (one time), copies of the first turns, its summary and copies of the last
+    turns; a turn after it is the person's, even when it says what an earlier one said."""
+    db = installed(backscroll_home)
+    session(db, "s_two", [
+        ("user", "continue", 100.0), ("assistant", "queue chosen", 101.0), ("user", "and the retries?", 110.0),
+        ("assistant", "three, with backoff", 111.0),
+        ("user", "continue", 200.0), ("assistant", "queue chosen", 200.0), ("assistant", SUMMARY, 200.0),
+        ("user", "and the retries?", 200.0), ("assistant", "three, with backoff", 200.0),
+        ("user", "continue", 260.0), ("assistant", "done", 261.0),
+        ("assistant", SUMMARY.replace("SKIP LOCKED", "SKIP LOCKED and retries"), 300.0), ("user", "continue", 300.0),
+        ("assistant", "done", 300.0), ("user", "ship it", 330.0)])
+    backscroll_index(embed=False)
+    got = [(r.role, r.content_type, r.text) for r in show(backscroll_home, "s_two").records]
+    assert [t for role, kind, t in got if role == "user"] == ["continue", "and the retries?", "continue", "ship it"]
+    assert [t[:20] for _r, kind, t in got if kind == "summary"] == ["## Summary\nWe chose ", "## Summary\nWe chose "]
+
+
+def test_a_branch_opens_with_its_parents_turns_stored_once(backscroll_home, backscroll_index):
+    db = installed(backscroll_home)
+    session(db, "s_branch", [("user", "Alpha one", 517.493), ("assistant", "Hello!", 517.494),
+                             ("user", "Golf seven", 525.972), ("assistant", "Seven.", 526.015)], parent=PLAIN)
+    backscroll_index(embed=False)
+    assert [r.text for r in show(backscroll_home, "s_branch").records] == ["Golf seven", "Seven."]
+
+
+def test_what_the_runtime_writes_in_the_persons_place_is_the_harnesss(backscroll_home, backscroll_index):
+    db = installed(backscroll_home)
+    skill = ('[IMPORTANT: The user has invoked the "review-code" skill, indicating they want you to follow it.]\n'
+             "# Review code\nRead every changed file.\n\nThe user has provided the following instruction alongside "
+             "the skill invocation: check the parser module")
+    session(db, "s_words", [("user", skill, 10.0), ("user", "[System: Continue now. Execute the tool calls.]", 20.0),
+                            ("user", "[Alice|10042]\nhas anyone seen the deploy logs?", 30.0, 1),
+                            ("user", "what did [CONTEXT SUMMARY]: say?", 40.0)])
+    session(db, "s_cron", [("user", "[IMPORTANT: You are running as a scheduled cron job.] Summarise the logs", 50.0)],
+            source="cron")
+    backscroll_index(embed=False)
+    got = [(r.text, r.author, r.content_type) for r in show(backscroll_home, "s_words").records]
+    assert got == [("check the parser module", "human", "text"),
+                   ("[System: Continue now. Execute the tool calls.]", "harness", "text"),
+                   ("[Alice|10042]\nhas anyone seen the deploy logs?", "harness", "text"),
+                   ("what did [CONTEXT SUMMARY]: say?", "human", "text")]
+    assert [r.author for r in show(backscroll_home, "s_cron").records] == ["harness"]
+
+
+def test_a_value_that_is_not_utf8_costs_only_itself(backscroll_home, backscroll_index):
+    db = installed(backscroll_home)
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("UPDATE messages SET content = CAST(X'68656C6C6FFF' AS TEXT) WHERE id = 1")
+    conn.close()
+    out = backscroll_index(embed=False)
+    assert not out.report.unreadable
+    assert show(backscroll_home, PLAIN).records[0].text == "hello\ufffd"
+    assert counted(show(backscroll_home, SHELL).records)["call"] == 1
