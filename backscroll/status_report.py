@@ -10,9 +10,9 @@ from datetime import UTC
 from pathlib import Path
 
 from backscroll.config import Config
-from backscroll.ingest.agent_names import NOT_READ
 from backscroll.ingest.sources import AGENTS
 from backscroll.sanitize import shorten
+from backscroll.status_places import has_files, left_out, unread_layouts
 from backscroll.status_types import (
     AgentStatus,
     EmbeddingStatus,
@@ -71,16 +71,7 @@ def lexical_state(cfg: Config, store) -> LexicalStatus:
 CLAUDE_KEEPS_DAYS = 30  # Claude Code's default cleanupPeriodDays
 
 
-def _has_files(path, limit: int = 2000) -> bool:
-    """Whether a directory holds any regular file (looks at ``limit`` entries at most)."""
-    seen = 0
-    for _dirpath, _dirs, files in os.walk(path):
-        if files:
-            return True
-        seen += 1
-        if seen >= limit:
-            return False
-    return False
+
 
 
 def claude_keeps_days(projects_root) -> int:
@@ -134,13 +125,14 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
         if not root.agent or not root.path.is_dir():
             continue
         info = report.agent(root.agent)
-        if not info.sessions and not info.files and report.last_index_run is None and _has_files(root.path):
+        if not info.sessions and not info.files and report.last_index_run is None and has_files(root.path):
             warnings.append(f"{root.agent}: {root.path} holds files not read yet: the first `backscroll index` has "
                             "not finished (still running, or interrupted: run it again)")
-        elif not info.sessions and (info.files or _has_files(root.path)):
+        elif not info.sessions and (info.files or has_files(root.path)):
             warnings.append(f"{root.agent}: {root.path} holds files but no session was read from them "
                             "(a format this version does not know?)")
     warnings.extend(unread_layouts(Path(os.environ.get("HOME") or os.path.expanduser("~"))))
+    warnings.extend(left_out(cfg))
     now = now or datetime.now(UTC)
     claude_root = next((r.path for r in cfg.roots if r.agent == "claude" and r.origin != "flag"), None)
     claude = report.agents.get("claude")
@@ -156,21 +148,7 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
     return warnings
 
 
-def unread_layouts(home: Path) -> list[str]:
-    """A warning for each agent layout this version does not read that is there under ``home``: another layout of an
-    agent it reads (``Agent.unread``), or an agent it does not read at all (``NOT_READ``)."""
-    out = []
-    layouts = [(name, pattern, what) for name, agent in AGENTS.items() for pattern, what in agent.unread]
-    said: set[str] = set()
-    for name, pattern, what in [*layouts, *NOT_READ]:
-        if what in said:
-            continue
-        found = next(home.glob(pattern), None)
-        if found is not None:
-            said.add(what)
-            out.append(f"{name}: {shorten(str(found))} is one of the {what} this version does not read; "
-                       "they are not indexed")
-    return out
+
 
 
 def _worker(cfg: Config, store, emb: EmbeddingStatus) -> None:

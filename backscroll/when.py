@@ -63,7 +63,7 @@ def _parse_when(value: str, now: datetime, end: bool) -> str:
             raise _Edge(EARLIEST if day <= EARLIEST.date() else LATEST)
         return format_ts(_local_midnight(day + timedelta(days=1) if end else day))
     ts = normalize_timestamp(value)
-    if ts is None and v.isdigit():  # (epoch seconds or milliseconds past what the index holds: all after 1970)
+    if ts is None and v.isascii() and v.isdigit():  # (epoch seconds or milliseconds past what the index holds)
         raise _Edge(LATEST)
     if ts is None:
         try:  # (a timestamp the index cannot hold: its edge)

@@ -51,13 +51,19 @@ json.dump({"code": backscroll.__file__, "rows": rows}, open(out, "w"))
 
 
 def tree(out: Path, name: str, patch: Path | None) -> Path:
-    """A worktree of HEAD at ``out/name``, with ``patch`` applied."""
+    """A worktree of HEAD at ``out/name``, with ``patch`` applied; made again when one is there (a run cut short, a
+    patch that did not apply), so that what is judged is always HEAD and HEAD + the patch."""
     path = out / name
-    if not path.exists():
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), "HEAD"], check=True,
-                       capture_output=True)
-        if patch is not None:
-            subprocess.run(["git", "-C", str(path), "apply", str(patch.resolve())], check=True)
+    if path.exists():
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(path)], capture_output=True)
+        shutil.rmtree(path, ignore_errors=True)
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), "HEAD"], check=True,
+                   capture_output=True)
+    if patch is not None:
+        done = subprocess.run(["git", "-C", str(path), "apply", str(patch.resolve())], capture_output=True, text=True)
+        if done.returncode != 0:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(path)], capture_output=True)
+            raise SystemExit(f"{patch} does not apply to HEAD:\n{done.stderr}")
     return path
 
 
@@ -125,9 +131,12 @@ def main() -> int:
     for name, path in homes.items():
         if not (path / "backscroll.db").exists():
             raise SystemExit(f"--{name}-home {path}: no backscroll.db (bench/homes.py builds it)")
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], check=True, capture_output=True,
+                          text=True).stdout.strip()
+    args.out = args.out / head  # (what a run of another HEAD wrote is not taken for this one's)
     args.out.mkdir(parents=True, exist_ok=True)
     trees = {"main": tree(args.out, "main", None), "cand": tree(args.out, "cand", args.patch)}
-    results = args.out / ("trial" if args.trial else "results")
+    results = args.out / ("trial" if args.trial else "results")  # (kept: a run cut short goes on from there)
     results.mkdir(exist_ok=True)
 
     figures: dict[str, tuple[dict, dict]] = {}

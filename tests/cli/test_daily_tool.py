@@ -426,6 +426,7 @@ def test_a_home_with_nothing_to_index_is_named_and_keeps_its_own_files(backscrol
 
 
 def test_a_date_past_what_the_index_holds_means_no_bound(session_builder, backscroll_home):
+    from backscroll.errors import UsageError
     from backscroll.when import parse_when
 
     assert parse_when("9999-12-31", end=True) is None and parse_when("3000-01-01T00:00:00Z", end=True) is None
@@ -435,6 +436,8 @@ def test_a_date_past_what_the_index_holds_means_no_bound(session_builder, backsc
     assert parse_when("1700000000") == parse_when("1700000000000") == "2023-11-14T22:13:20.000Z"
     for far in ("99999999999", "9999999999999", "9" * 30):
         assert parse_when(far, end=True) is None and parse_when(far) == "2262-01-01T00:00:00.000Z", far
+    with pytest.raises(UsageError, match="cannot read the date"):
+        parse_when("\u00b2")  # (a digit to Python, not a number of seconds)
     s = session_builder.claude(project="acme-api")
     s.user("the orchestrator drops retries")
     s.raw(json.dumps({"type": "user", "message": {"role": "user", "content": "the orchestrator clock gone wrong"},

@@ -24,6 +24,7 @@ files are is ``cline``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shlex
@@ -227,7 +228,9 @@ def message_records(messages: list, session: SessionInfo, start: str | None) -> 
         key = _str(msg.get("id")).strip()
         if key:  # (a fork or a restored checkpoint copies its source's messages, ids and all: stored once)
             seen[key] = seen.get(key, 0) + 1
-            key = f"cline:{key}" + (f"~{seen[key]}" if seen[key] > 1 else "")
+            # (and what it says: two messages that happen to draw the same short id stay two records)
+            said = hashlib.blake2b(repr((msg.get("role"), msg.get("content"))).encode(), digest_size=4).hexdigest()
+            key = f"cline:{key}:{said}" + (f"~{seen[key]}" if seen[key] > 1 else "")
         content = msg.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         meta = as_dict(msg.get("metadata"))

@@ -12,13 +12,14 @@ def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, t
                      pause: float = 0.1):
     """``read(conn)`` inside one read-only snapshot of the SQLite database at ``path``.
 
-    Nothing is created beside a database no writer has open: a WAL database without ``-wal`` and ``-shm`` files
-    there is opened with ``immutable=1``, which creates none; while a writer keeps its ``-wal`` there, and a
-    database in rollback-journal mode (written in place, where WAL is not supported) always, it is opened with
-    ``mode=ro`` and takes its locks (a writer holding the database alone is reported, and
-    read on the next sync). A missing file is never created; undecodable bytes of a path are kept as
-    they are. A busy database is retried ``attempts`` times, ``pause`` seconds apart and more each
-    time. Failures become ``OSError`` naming ``what`` (the agent).
+    Nothing is created beside a database no writer has open, and no writer waits for a read: without ``-wal`` and
+    ``-shm`` files there (a database in rollback-journal mode, or a WAL one no writer has open) it is opened with
+    ``immutable=1``, which creates none and takes no lock, and it is read again when a writer committed meanwhile
+    (its header's change counter moved); while a writer keeps its ``-wal`` there it is opened with ``mode=ro`` and
+    takes its locks (a writer holding the database alone is reported, and read on the next sync). A missing file
+    is never created; undecodable bytes of a path are kept as they are, and text that is not UTF-8 is read with
+    U+FFFD. A busy database is retried ``attempts`` times, ``pause`` seconds apart and more each time. Failures
+    become ``OSError`` naming ``what`` (the agent).
     """
     import sqlite3
     import time
@@ -28,14 +29,22 @@ def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, t
         conn = None
         if not path.is_file():
             raise OSError(f"{what} database missing: {path}")
-        live = any(os.path.exists(f"{path}{side}") for side in ("-wal", "-shm", "-journal")) or not _wal(path)
+        live = any(os.path.exists(f"{path}{side}") for side in ("-wal", "-shm"))
         flags = "mode=ro" if live else "mode=ro&immutable=1"
         try:
+            before = None if live else _change_counter(path)
             conn = sqlite3.connect(f"file:{quote(os.fsencode(path.as_posix()))}?{flags}", uri=True,
                                    timeout=timeout, isolation_level=None)
             conn.text_factory = lambda raw: raw.decode("utf-8", "replace")  # (one bad value costs only itself)
             conn.execute("BEGIN")  # one snapshot for every query, whatever the writer does meanwhile
-            return read(conn)
+            result = read(conn)
+            after = None if before is None else _change_counter(path)
+            if after is not None and (after != before or after.endswith(b"j")):
+                if attempt + 1 < attempts:  # (written while read without a lock: what was read may be torn)
+                    time.sleep(pause * (attempt + 1))
+                    continue
+                raise sqlite3.OperationalError("written to while it was read")
+            return result
         except sqlite3.OperationalError as exc:
             text = str(exc).lower()
             if ("locked" in text or "busy" in text) and attempt + 1 < attempts:
@@ -50,14 +59,15 @@ def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, t
     raise OSError(f"{what} database busy")  # pragma: no cover
 
 
-def _wal(path: Path) -> bool:
-    """Whether a SQLite database is in WAL mode (its header's read and write versions are 2)."""
+def _change_counter(path: Path) -> bytes:
+    """A SQLite database's file change counter (its header's bytes 24-27: a commit in rollback-journal mode moves it),
+    and whether a write is under way (its ``-journal``)."""
     try:
         with open(path, "rb") as fh:  # (a regular file: checked before)
-            header = fh.read(20)
+            header = fh.read(28)
     except OSError:
-        return True
-    return header[18:20] == b"\x02\x02"
+        return b""
+    return header[24:28] + (b"j" if os.path.exists(f"{path}-journal") else b"")
 
 
 def db_stat(path: Path) -> tuple[int, int]:

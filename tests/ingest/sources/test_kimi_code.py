@@ -255,6 +255,20 @@ def test_the_work_dir_of_an_older_state_comes_from_the_log():
     assert parsed.unknown == "a.new.kind"
 
 
+def test_status_names_a_default_place_the_configured_roots_leave_out(backscroll_home, backscroll_index):
+    """A ``[roots] kimi`` written for kimi-cli replaces Kimi Code's place too: status says what is not indexed."""
+    installed(backscroll_home, PRINTED)
+    backscroll_home.data.mkdir(parents=True, exist_ok=True)
+    moved = backscroll_home.root / "kimi-sessions"
+    moved.mkdir()
+    (backscroll_home.data / "config.toml").write_text(f'[roots]\nkimi = "{moved}"\n')
+    backscroll_index(embed=False)
+    warnings = backscroll.status(home=backscroll_home.data).warnings
+    code = backscroll_home.home / ".kimi-code" / "sessions"
+    assert [w for w in warnings if w.startswith("kimi: ")] == [
+        f"kimi: {code} holds sessions too, but [roots] kimi does not name it; they are not indexed"]
+
+
 def test_kimi_code_home_moves_the_sessions(backscroll_home, monkeypatch):
     monkeypatch.setenv("KIMI_CODE_HOME", str(backscroll_home.root / "kc"))
     roots = [(r.path, r.origin) for r in backscroll_home.config().roots if r.agent == "kimi"]

@@ -1,0 +1,57 @@
+"""What ``status`` says of the places sessions are read from: a folder that holds files, an agent's default place
+that ``[roots]`` leaves out, and the layouts this version does not read."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from backscroll.config import Config
+from backscroll.ingest.agent_names import NOT_READ
+from backscroll.ingest.sources import AGENTS
+from backscroll.sanitize import shorten
+
+
+def has_files(path, limit: int = 2000) -> bool:
+    """Whether a directory holds any regular file (looks at ``limit`` entries at most)."""
+    seen = 0
+    for _dirpath, _dirs, files in os.walk(path):
+        if files:
+            return True
+        seen += 1
+        if seen >= limit:
+            return False
+    return False
+
+
+def left_out(cfg: Config) -> list[str]:
+    """An agent's default place that holds files though ``[roots]`` names others (a config older than the layout)."""
+    named: dict[str, set[Path]] = {}
+    for r in cfg.roots:
+        if r.origin == "config" and r.agent:
+            named.setdefault(r.agent, set()).add(r.path)
+    out = []
+    for name, paths in named.items():
+        found = AGENTS[name].default_root(os.environ)
+        for path, _origin in found if isinstance(found, list) else [found]:
+            if path not in paths and path.is_dir() and has_files(path):
+                out.append(f"{name}: {shorten(str(path))} holds sessions too, but [roots] {name} does not name it; "
+                           "they are not indexed")
+    return out
+
+
+def unread_layouts(home: Path) -> list[str]:
+    """A warning for each agent layout this version does not read that is there under ``home``: another layout of an
+    agent it reads (``Agent.unread``), or an agent it does not read at all (``NOT_READ``)."""
+    out = []
+    layouts = [(name, pattern, what) for name, agent in AGENTS.items() for pattern, what in agent.unread]
+    said: set[str] = set()
+    for name, pattern, what in [*layouts, *NOT_READ]:
+        if what in said:
+            continue
+        found = next(home.glob(pattern), None)
+        if found is not None:
+            said.add(what)
+            out.append(f"{name}: {shorten(str(found))} is one of the {what} this version does not read; "
+                       "they are not indexed")
+    return out
