@@ -126,10 +126,12 @@ def result_text(raw: str) -> tuple[str, bool]:
         code = obj.get("exit_code")
         return "\n".join(parts).strip(), bool(error) or (isinstance(code, int) and code != 0)
     results = obj.get("results")
-    if isinstance(results, list):  # (a delegation's: what each subagent reported)
-        said = [r["summary"].strip() for r in results if isinstance(r, dict) and isinstance(r.get("summary"), str)]
+    if isinstance(results, list):  # (a delegation's: what each subagent reported, or why it failed)
+        done = [r for r in results if isinstance(r, dict)]
+        said = [next((r[k].strip() for k in ("summary", "error") if isinstance(r.get(k), str) and r[k].strip()), "")
+                for r in done]
         if any(said):
-            return "\n\n".join(s for s in said if s), False
+            return "\n\n".join(s for s in said if s), any(r.get("status") in ("error", "timeout") for r in done)
     if isinstance(obj.get("error"), str) and obj["error"].strip():
         return obj["error"].strip(), True
     return raw.strip(), False
@@ -231,7 +233,7 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
     for sid, source, parent, title, cwd, repo, count, ended, rewinds in sessions:
         if not isinstance(sid, str):
             continue
-        fingerprints[sid] = fp = [str(count), str(ended), str(title), str(rewinds)]
+        fingerprints[sid] = fp = [str(v) for v in (count, ended, title, rewinds, cwd, repo, parent)]
         if isinstance(seen, int) and top >= seen and prev.get(sid) == fp and sid not in touched:
             continue
         info = SessionInfo(sid, "hermes", cwd=_str(cwd) or _str(repo) or _parents_cwd(conn, parent, scols),

@@ -135,6 +135,8 @@ def test_what_a_summary_and_a_result_say():
     assert hermes.result_text('{"output": "", "exit_code": 0, "error": "timed out"}') == ("timed out", True)
     assert hermes.result_text('{"output": "ok", "exit_code": 0, "error": null}') == ("ok", False)
     assert hermes.result_text("plain text") == ("plain text", False)
+    assert hermes.result_text('{"results": [{"status": "timeout", "summary": null, "error": "Subagent timed out"}]}') \
+        == ("Subagent timed out", True)
     assert hermes.content_text('\x00json:[{"type": "text", "text": "look"}, {"type": "image_url"}]') == "look"
 
 
@@ -211,3 +213,14 @@ def test_a_value_that_is_not_utf8_costs_only_itself(backscroll_home, backscroll_
     assert not out.report.unreadable
     assert show(backscroll_home, PLAIN).records[0].text == "hello\ufffd"
     assert counted(show(backscroll_home, SHELL).records)["call"] == 1
+
+
+def test_a_session_whose_work_dir_changes_alone_is_read_again(backscroll_home, backscroll_index):
+    db = installed(backscroll_home)
+    backscroll_index(embed=False)
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("UPDATE sessions SET cwd = '/srv/moved' WHERE id = ?", (PLAIN,))
+    conn.close()
+    backscroll_index(embed=False)
+    assert show(backscroll_home, PLAIN).session["cwd"] == "/srv/moved"
