@@ -20,9 +20,7 @@ the copy). A ``!`` command is the person's shell call. Lines undone by ``/undo``
 
 from __future__ import annotations
 
-import html
 import os
-import re
 from dataclasses import replace
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -40,6 +38,7 @@ from backscroll.ingest.sources import (
     clean_text,
     home_root,
     jsontext,
+    kimi_code_prompts,
     read_regular,
 )
 from backscroll.types import Record, SessionInfo
@@ -53,7 +52,6 @@ _IGNORED = ("metadata", "runtime.", "permission.", "plugin.", "profile.", "confi
             "cron.", "interaction.", "prompt.", "turn.", "agent.", "subagent.", "task.", "file_history.",
             "staleGuard.", "interruptionReminder.", "full_compaction.", "context.", "micro_compaction.")
 MAX_STATE = 16 * 1024 * 1024
-_SHELL = re.compile(r"<bash-(input|stdout|stderr)>\n?(.*?)\n?</bash-\1>", re.S)
 
 
 def default_root(env):
@@ -130,8 +128,10 @@ def session_for(path: Path) -> SessionInfo:
     if agent == "main":
         return SessionInfo(session_dir.name, "kimi", cwd=cwd, title=title, parent_session_id=source,
                            history_mode=mode, line_times=times)
+    spawner = as_dict(as_dict(st.get("agents")).get(agent)).get("parentAgentId")  # (a subagent's own subagent)
+    parent = f"{session_dir.name}:{spawner}" if isinstance(spawner, str) and spawner not in ("", "main") else None
     return SessionInfo(f"{session_dir.name}:{agent}", "kimi", cwd=cwd, is_sidechain=True,
-                       parent_session_id=session_dir.name, history_mode=mode, line_times=times)
+                       parent_session_id=parent or session_dir.name, history_mode=mode, line_times=times)
 
 
 def _carried_times(path: Path) -> tuple[str, ...]:
@@ -229,20 +229,7 @@ def _message(msg: dict, base: str, line_no: int, ts: str | None, session: Sessio
     base = _key(msg.get("id"), base)
     out: list[Record] = []
     if role == "user":
-        origin = as_dict(msg.get("origin"))
-        kind = origin.get("kind", "user")
-        if kind == "compaction_summary":  # (the summary: ``context.apply_compaction``'s)
-            return []
-        raw = _text(msg.get("content"))
-        if kind == "shell_command":  # (``!cmd``: a shell call the person made, and what it printed)
-            return _shell(raw, origin, base, line_no, ts, cwd)
-        text = clean_text(raw)
-        # the person's prompt, and a subagent's brief (its parent agent's: the author its session gives); else the
-        # runtime's (reminders, notifications, a stop hook's reason, a goal's continuation)
-        spoken = kind == "user" or (kind == "system_trigger" and origin.get("name") == "subagent")
-        if text:
-            out.append(Record(f"{base}#0", "user", "text", text, line_no, ts, cwd,
-                              author=None if spoken else "harness"))
+        return kimi_code_prompts.records(as_dict(msg.get("origin")), _text(msg.get("content")), base, line_no, ts, cwd)
     elif role == "assistant":  # (a log imported from kimi-cli: whole messages)
         for i, part in enumerate(_parts(msg.get("content"))):
             out += _part(part, f"{base}#{i}", line_no, ts, cwd)
@@ -261,16 +248,6 @@ def _message(msg: dict, base: str, line_no: int, ts: str | None, session: Sessio
             out.append(Record(f"{base}#0", "tool", "tool", text, line_no, ts, cwd, None, call_id,
                               is_error=msg.get("isError") is True))
     return out
-
-
-def _shell(raw: str, origin: dict, base: str, line_no: int, ts: str | None, cwd: str | None) -> list[Record]:
-    said = {m.group(1): html.unescape(m.group(2)) for m in _SHELL.finditer(raw)}
-    if origin.get("phase") == "input" and said.get("input", "").strip():
-        command = said["input"].strip()
-        return [Record(f"{base}#0", "tool", "tool", command, line_no, ts, cwd, "Bash", f"{base}#0", command=command)]
-    text = "\n".join(p for p in (said.get("stdout", "").strip(), said.get("stderr", "").strip()) if p)
-    return [Record(f"{base}#0", "tool", "tool", text, line_no, ts, cwd, None, None,
-                   is_error=origin.get("isError") is True)] if text else []
 
 
 def _part(part: dict, rid: str, line_no: int, ts: str | None, cwd: str | None) -> list[Record]:

@@ -229,6 +229,11 @@ def test_the_persons_shell_commands_are_calls_and_the_runtimes_prompts_are_the_h
                    {"kind": "task"}, {"kind": ["not", "a", "kind"]}):
         assert [a for _r, a, *_ in said({"role": "user", "content": "keep going", "origin": origin})] == ["harness"]
     assert [a for _r, a, *_ in said({"role": "user", "content": "fix it", "origin": {"kind": "user"}})] == [None]
+    skill = said({"role": "user", "content": "# Review\nRead every changed file.\n\nARGUMENTS: the parser",
+                  "origin": {"kind": "skill_activation", "trigger": "user-slash", "skillName": "review",
+                             "skillArgs": "the parser"}})
+    assert [(text, author) for _r, author, _t, _c, text, _e in skill] == [
+        ("/review the parser", None), ("# Review\nRead every changed file.\n\nARGUMENTS: the parser", "harness")]
     failed = {"type": "turn.ended", "agentId": "main", "turnId": 3, "reason": "failed", "time": 1796504000000,
               "error": {"code": "provider_error", "message": "429 Too Many Requests"}}
     assert [(r.role, r.author, r.is_error, r.text) for r in kimi_code.parse_line(failed, 7, session).records] == [
@@ -274,3 +279,14 @@ def test_kimi_code_home_moves_the_sessions(backscroll_home, monkeypatch):
     roots = [(r.path, r.origin) for r in backscroll_home.config().roots if r.agent == "kimi"]
     assert roots == [(backscroll_home.home / ".kimi" / "sessions", "default"),
                      (backscroll_home.root / "kc" / "sessions", "env $KIMI_CODE_HOME")]
+
+
+def test_a_subagents_own_subagent_is_linked_to_it(tmp_path):
+    folder = tmp_path / "sessions" / "wd_x_0123456789ab" / "session_n"
+    (folder / "agents" / "agent-1").mkdir(parents=True)
+    (folder / "state.json").write_text(json.dumps({"cwd": "/w", "agents": {
+        "main": {"type": "main"}, "agent-0": {"type": "sub", "parentAgentId": "main"},
+        "agent-1": {"type": "sub", "parentAgentId": "agent-0"}}}))
+    nested = kimi_code.session_for(folder / "agents" / "agent-1" / "wire.jsonl")
+    first = kimi_code.session_for(folder / "agents" / "agent-0" / "wire.jsonl")
+    assert (nested.parent_session_id, first.parent_session_id) == ("session_n:agent-0", "session_n")
