@@ -41,12 +41,11 @@ def left_out(cfg: Config) -> list[str]:
 
 
 def unread_layouts(home: Path) -> list[str]:
-    """A warning for each agent layout this version does not read that is there under ``home``: another layout of an
-    agent it reads (``Agent.unread``), or an agent it does not read at all (``NOT_READ``)."""
+    """A warning for each layout this version does not read that is there under ``home`` (``NOT_READ``): an agent it
+    does not read, or a layout of one it does."""
     out = []
-    layouts = [(name, pattern, what) for name, agent in AGENTS.items() for pattern, what in agent.unread]
     said: set[str] = set()
-    for name, pattern, what in [*layouts, *NOT_READ]:
+    for name, pattern, what in NOT_READ:
         if what in said:
             continue
         found = next(home.glob(pattern), None)

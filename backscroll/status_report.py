@@ -71,9 +71,6 @@ def lexical_state(cfg: Config, store) -> LexicalStatus:
 CLAUDE_KEEPS_DAYS = 30  # Claude Code's default cleanupPeriodDays
 
 
-
-
-
 def claude_keeps_days(projects_root) -> int:
     """``cleanupPeriodDays`` from Claude Code's settings.json beside its projects dir (30 by default)."""
     import json
@@ -146,9 +143,6 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
             warnings.append(f"claude: the last index ({last}) is older than the {days} days Claude Code keeps "
                             "sessions (cleanupPeriodDays): sessions from that gap may be gone; index more often")
     return warnings
-
-
-
 
 
 def _worker(cfg: Config, store, emb: EmbeddingStatus) -> None:

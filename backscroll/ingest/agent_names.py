@@ -10,7 +10,8 @@ AGENT_NAMES = ("claude", "codex", "gemini", "opencode", "pi", "cursor", "copilot
                "omp", "qwen", "kimi", "amp", "goose", "droid", "crush", "zed", "openhands",
                "hermes")
 
-# Agents this version does not read, where their sessions lie: ``(name, glob under the user's home, what they are)``.
+# Layouts this version does not read (another agent's, or another layout of one it reads), where their sessions
+# lie: ``(name, glob under the user's home, what they are)``.
 # ``status`` names one that is there, so that what is indexed is not taken for the whole history.
 NOT_READ: tuple[tuple[str, str, str], ...] = (
     ("openclaw", ".openclaw/agents/*/sessions/*.jsonl", "OpenClaw sessions"),

@@ -136,9 +136,6 @@ class Agent:
     # The names of this agent's tools that run a shell command (views mark their calls with ``$``).
     # Which stored calls ran one is kept per call at ingest (a ``Record.command``), not by name.
     shell_tools: frozenset[str] = frozenset()
-    # Layouts of this agent this version does not read: ``(glob under the user's home, what they are)``.
-    # ``status`` warns when one is there, rather than index nothing in silence.
-    unread: tuple[tuple[str, str], ...] = ()
 
     def discover(self, root: Path, errors: list[OSError] | None = None,
                  known: Mapping[str, tuple[object, ...]] | None = None) -> Iterator[str | Path]:

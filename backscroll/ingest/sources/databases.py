@@ -81,5 +81,3 @@ def db_stat(path: Path) -> tuple[int, int]:
     if wal.st_size:  # an empty WAL is the one a read-only open leaves behind: it holds no change
         size, mtime = size + wal.st_size, max(mtime, wal.st_mtime_ns)
     return size, mtime
-
-

@@ -40,13 +40,12 @@ def test_a_session_kimi_cli_wrote_holds_what_its_context_file_holds(backscroll_h
 
 def test_status_names_layouts_this_version_does_not_read(backscroll_home, backscroll_index, session_builder,
                                                        monkeypatch):
-    """An agent's layout this version does not read (``Agent.unread``; none today) is named, not indexed in silence."""
-    from dataclasses import replace
+    """A layout of an agent this version reads but not that layout (``NOT_READ``; none today) is named, not indexed
+    in silence."""
+    from backscroll import status_places
 
-    from backscroll.ingest import sources
-
-    monkeypatch.setitem(sources.AGENTS, "kimi", replace(sources.AGENTS["kimi"], unread=(
-        (".kimi-next/sessions/*/log.jsonl", "Kimi Next sessions"),)))
+    monkeypatch.setattr(status_places, "NOT_READ", (("kimi", ".kimi-next/sessions/*/log.jsonl", "Kimi Next sessions"),
+                                                    *status_places.NOT_READ))
     log = backscroll_home.home / ".kimi-next/sessions/s1/log.jsonl"
     log.parent.mkdir(parents=True)
     log.write_text("{}\n")
