@@ -113,8 +113,9 @@ def stat(path: Path) -> tuple[int, int]:
 
 def _reader(agent: str):
     def read_whole(path: Path, state: dict) -> WholeRead:
-        if path.name.endswith(cline_sessions.MESSAGES):
-            return cline_sessions.read_session(path, agent)
+        if path.name.endswith(cline_sessions.MESSAGES):  # (a classic task resumed in 4.x: its folder, if still there)
+            tasks = tuple(p for p, _origin in _cline_root(os.environ)[1:]) + (path.parent.parent.parent / "tasks",)
+            return cline_sessions.read_session(path, agent, tasks)
         try:
             data = orjson.loads(path.read_bytes())
         except orjson.JSONDecodeError as exc:

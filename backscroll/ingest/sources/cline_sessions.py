@@ -25,7 +25,6 @@ files are is ``cline``.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import shlex
 from pathlib import Path
@@ -37,10 +36,10 @@ from backscroll.ingest.sources import (
     SourceUnit,
     WholeRead,
     as_dict,
+    as_str,
     block_text,
     call_text,
     clean_text,
-    editor_user_dirs,
     jsontext,
     read_regular,
     title_line,
@@ -51,7 +50,6 @@ SHELL_TOOL = "run_commands"  # (its input: ``commands``, a list of command lines
 MESSAGES = ".messages.json"
 MAX_BYTES = 256 * 1024 * 1024
 LEGACY_WARNING = "Warning: this is a legacy conversation"  # (after a classic task's history, converted on resume)
-_EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 _USER_WRAPPER = re.compile(r"</?user_input\b[^>]*>")
 _COMMAND = re.compile(r"^\s*<user_command\b[^>]*\bslash=\"([^\"]+)\"[^>]*>(.*)</user_command>\s*$", re.S | re.I)
 _MODE_NOTICE = re.compile(r"<mode_notice>.*?</mode_notice>", re.S)
@@ -95,8 +93,9 @@ def _load(path: Path) -> dict | None:
     return as_dict(data)
 
 
-def read_session(path: Path, agent: str) -> WholeRead:
-    """One messages file as a unit: the lead session, or a subagent's linked to it."""
+def read_session(path: Path, agent: str, task_dirs: tuple[Path, ...] = ()) -> WholeRead:
+    """One messages file as a unit: the lead session, or a subagent's linked to it. ``task_dirs``: where the classic
+    task folders are (a resumed task's converted history is left out while its folder is there)."""
     data = _load(path)
     if not isinstance((data or {}).get("messages"), list):
         raise OSError("expected a Cline session ({version, messages: [...]})")
@@ -106,20 +105,20 @@ def read_session(path: Path, agent: str) -> WholeRead:
     lead = path.name == root + MESSAGES
     own = data.get("sessionId")
     session_id = own if isinstance(own, str) and own.strip() else session_for(path, agent).session_id
-    cwd = _str(manifest.get("cwd")) or _str(manifest.get("workspace_root")) or None
+    cwd = as_str(manifest.get("cwd")) or as_str(manifest.get("workspace_root")) or None
     meta = as_dict(manifest.get("metadata")) if lead else {}
-    forked_from = _str(as_dict(meta.get("fork")).get("forkedFromSessionId")).strip() or None
+    forked_from = as_str(as_dict(meta.get("fork")).get("forkedFromSessionId")).strip() or None
     base = SessionInfo(session_id, agent, cwd=cwd, is_sidechain=not lead,
                        parent_session_id=forked_from if lead else root)
     messages = data["messages"]
     legacy = next((n for n, m in enumerate(messages) if _opens_with(m, LEGACY_WARNING)), None) if lead else None
-    if legacy is not None and _classic_task(path, root):  # (the task folder holds that history: stored from there)
+    if legacy is not None and any((d / root).is_dir() for d in task_dirs):  # (its folder holds that history)
         messages = [None] * (legacy + 1) + messages[legacy + 1:]
     start = normalize_timestamp(manifest.get("started_at")) if lead and legacy is None else None
     records, first = message_records(messages, base, start)
     if lead:
         records += summaries(_load(companions(path)[1]), base, len(messages))
-    title = _str(meta.get("title")).strip()
+    title = as_str(meta.get("title")).strip()
     session = SessionInfo(session_id, agent, cwd=cwd, title=title_line(title) if title else first,
                           is_sidechain=base.is_sidechain, parent_session_id=base.parent_session_id)
     return WholeRead([SourceUnit(str(path), session, records)], {})
@@ -129,18 +128,6 @@ def _opens_with(msg: object, prefix: str) -> bool:
     content = as_dict(msg).get("content")
     text = content if isinstance(content, str) else block_text(content) if isinstance(content, list) else ""
     return text.lstrip().startswith(prefix)
-
-
-def _classic_task(path: Path, task: str) -> bool:
-    """Whether the classic task a resumed session was converted from is still there: in Cline's data dir beside
-    ``sessions``, or the older extension's in an editor's global storage."""
-    places = [path.parent.parent.parent / "tasks"] + [d / "globalStorage" / "saoudrizwan.claude-dev" / "tasks"
-                                                       for d in editor_user_dirs(os.environ, _EDITORS)]
-    return any((p / task).is_dir() for p in places)
-
-
-def _str(value: object) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def prompt_text(text: str) -> str:
@@ -156,7 +143,7 @@ def prompt_text(text: str) -> str:
 
 def _harness(msg: dict, text: str) -> bool:
     meta = msg.get("metadata")
-    role = _str(as_dict(meta).get("displayRole")).strip().lower()
+    role = as_str(as_dict(meta).get("displayRole")).strip().lower()
     if isinstance(meta, dict) and (role in ("system", "status") or isinstance(meta.get("kind"), str)):
         return True
     return text.startswith(_CONTINUATIONS)
@@ -181,7 +168,7 @@ def _result(content: object) -> tuple[str, bool]:
     parts, failed = [], False
     for item in content:
         if isinstance(item, dict) and "type" not in item and ("result" in item or "error" in item):
-            parts.append(_str(item.get("result")) or _str(item.get("error")))
+            parts.append(as_str(item.get("result")) or as_str(item.get("error")))
             failed = failed or item.get("success") is False
         else:
             parts.append(block_text([item]))
@@ -189,7 +176,7 @@ def _result(content: object) -> tuple[str, bool]:
 
 
 def _call(block: dict) -> tuple[str, str | None]:
-    name = _str(block.get("name")) or "tool"
+    name = as_str(block.get("name")) or "tool"
     inp = block.get("input")
     if name == SHELL_TOOL and (script := shell_script(inp)):
         return script, script
@@ -225,7 +212,7 @@ def message_records(messages: list, session: SessionInfo, start: str | None) -> 
         if not isinstance(msg, dict) or msg.get("role") not in ("user", "assistant"):
             continue
         when = normalize_timestamp(msg.get("ts")) or when
-        key = _str(msg.get("id")).strip()
+        key = as_str(msg.get("id")).strip()
         if key:  # (a fork or a restored checkpoint copies its source's messages, ids and all: stored once)
             seen[key] = seen.get(key, 0) + 1
             # (and what it says: two messages that happen to draw the same short id stay two records)
@@ -234,7 +221,7 @@ def message_records(messages: list, session: SessionInfo, start: str | None) -> 
         content = msg.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         meta = as_dict(msg.get("metadata"))
-        error = msg["role"] == "assistant" and _str(meta.get("displayRole")).strip().lower() == "error"
+        error = msg["role"] == "assistant" and as_str(meta.get("displayRole")).strip().lower() == "error"
         for i, block in enumerate(blocks if isinstance(blocks, list) else []):
             if not isinstance(block, dict):
                 continue
@@ -247,7 +234,7 @@ def message_records(messages: list, session: SessionInfo, start: str | None) -> 
                         records.append(Record(rid, "user", "text", text, n, when, cwd, is_error=True,
                                               author="harness"))
                 elif meta.get("kind") == "compaction_summary":
-                    text = _str(meta.get("summary")).strip() or block["text"].strip()
+                    text = as_str(meta.get("summary")).strip() or block["text"].strip()
                     if text:
                         records.append(Record(rid, "assistant", "summary", text, n, when, cwd))
                 elif msg["role"] == "user":
@@ -266,16 +253,16 @@ def message_records(messages: list, session: SessionInfo, start: str | None) -> 
                 records.append(Record(rid, "assistant", "reasoning", block["thinking"].strip(), n, when, cwd))
             elif kind == "tool_use":
                 text, command = _call(block)
-                records.append(Record(rid, "tool", "tool", text, n, when, cwd, _str(block.get("name")) or "tool",
-                                      _str(block.get("id")) or rid, command=command))
+                records.append(Record(rid, "tool", "tool", text, n, when, cwd, as_str(block.get("name")) or "tool",
+                                      as_str(block.get("id")) or rid, command=command))
             elif kind == "tool_result":
                 text, failed = _result(block.get("content"))
                 if text.strip():
                     records.append(Record(rid, "tool", "tool", text.strip(), n, when, cwd, None,
-                                          _str(block.get("tool_use_id")) or None,
+                                          as_str(block.get("tool_use_id")) or None,
                                           is_error=block.get("is_error") is True or failed))
             elif kind in ("file", "image") and msg["role"] == "user":  # an attachment: never its bytes
-                text = f"[file: {_str(block.get('path'))}]" if kind == "file" else "[image]"
+                text = f"[file: {as_str(block.get('path'))}]" if kind == "file" else "[image]"
                 records.append(Record(rid, "user", "text", text, n, when, cwd))
     return records, title
 
@@ -289,7 +276,7 @@ def summaries(compaction: object, session: SessionInfo, after: int) -> list[Reco
         meta = msg.get("metadata") if isinstance(msg, dict) else None
         if not isinstance(meta, dict) or meta.get("kind") != "compaction_summary":
             continue
-        text = _str(meta.get("summary")).strip() or block_text(msg.get("content")).strip()
+        text = as_str(meta.get("summary")).strip() or block_text(msg.get("content")).strip()
         if text:
             when = normalize_timestamp(meta.get("generatedAt")) or normalize_timestamp(compaction.get("updated_at"))
             # (one record: a later compaction's summary replaces it, the earlier kept as a version)

@@ -239,7 +239,7 @@ def test_a_classic_task_resumed_in_cline_4_is_not_stored_twice(backscroll_home, 
     from_session = rows(backscroll_home, "SELECT text FROM records WHERE source_path LIKE '%sessions/%.messages.json'")
     assert [r["text"] for r in from_session] == ["and the docs too"]
     shutil.rmtree(task.parent)  # (without the task folder, the converted history is all there is of it)
-    kept = cline_sessions.read_session(folder / "1780000000000.messages.json", "cline").units[0].records
+    kept = cline_sessions.read_session(folder / "1780000000000.messages.json", "cline", (task.parent,)).units[0].records
     assert [r.text for r in kept][:2] == ["<task>\nFix the failing unit test in calc.py\n</task>",
                                           "Running the tests now."]
 
