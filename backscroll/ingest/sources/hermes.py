@@ -137,12 +137,11 @@ def result_text(raw: str) -> tuple[str, bool]:
     return raw.strip(), False
 
 
-def copies(rows: list[dict], child: bool) -> set[int]:
-    """The rows that copy earlier ones: a compaction writes the turns it keeps around its summary in one go (they carry
-    its time), and a branch or a rotated session (``child``) opens with its parent's turns written in one go. Pure."""
+def copies(rows: list[dict], is_summary: list[bool], child: bool) -> set[int]:
+    """The rows that copy earlier ones: a compaction writes the turns it keeps around its summary (``is_summary``) in
+    one go (they carry its time), and a branch or a rotated session (``child``) opens with its parent's turns written
+    in one go. Pure."""
     times = [row.get("timestamp") if isinstance(row.get("timestamp"), (int, float)) else None for row in rows]
-    is_summary = [row.get("role") in ("user", "assistant") and
-                  summary_text(content_text(row.get("content"))) is not None for row in rows]
     out: set[int] = set()
     start = 0
     for end in range(1, len(rows) + 1):
@@ -164,17 +163,21 @@ def message_records(rows: list[dict], info: SessionInfo, source: object = None) 
     writes again are the same records. Pure."""
     records: list[Record] = []
     seen: dict[str, int] = {}
-    skipped = copies(rows, child=bool(info.parent_session_id) and not info.is_sidechain)
-    for pos, row in enumerate(rows, 1):
+    texts = [content_text(row.get("content")) for row in rows]
+    summaries = [summary_text(t) if row.get("role") in ("user", "assistant") else None
+                 for row, t in zip(rows, texts, strict=True)]
+    child = bool(info.parent_session_id) and not info.is_sidechain
+    skipped = copies(rows, [s is not None for s in summaries], child)
+    for pos, (row, text, summary) in enumerate(zip(rows, texts, summaries, strict=True), 1):
         if pos - 1 in skipped:
             continue
-        role, text = row.get("role"), content_text(row.get("content"))
+        role = row.get("role")
         digest = hashlib.blake2b(repr((role, text, row.get("tool_calls"), row.get("tool_call_id"))).encode(),
                                  digest_size=6).hexdigest()
         seen[digest] = seen.get(digest, 0) + 1
         base = f"{info.session_id}:{digest}" + (f".{seen[digest]}" if seen[digest] > 1 else "")
         ts, cwd = normalize_timestamp(row.get("timestamp")), info.cwd
-        if role in ("user", "assistant") and (summary := summary_text(text)) is not None:
+        if summary is not None:
             records.append(Record(f"{base}#0", "assistant", "summary", summary, pos, ts, cwd))
             continue
         if role == "user":
