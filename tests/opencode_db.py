@@ -171,11 +171,12 @@ class OCTurn:
         return self.s.part(self.message_id, {"type": "text", "text": text, "time": {"start": t, "end": t + 1200}})
 
     def tool(self, tool: str, inp: dict, output: str | None = None, *, status: str = "completed",
-             error: str | None = None, title: str = "") -> str:
+             error: str | None = None, title: str = "", metadata: dict | None = None) -> str:
         t = self.s.db.tick()
         state: dict = {"status": status, "input": inp}
         if status == "completed":
-            state.update(output=output or "", title=title or tool, metadata={}, time={"start": t, "end": t + 400})
+            state.update(output=output or "", title=title or tool, metadata=metadata or {},
+                         time={"start": t, "end": t + 400})
         elif status == "error":
             state.update(error=error or "", time={"start": t, "end": t + 400})
         elif status == "running":

@@ -6,9 +6,10 @@ as lines marked ``isSidechain``, which go to the sub-session ``<session>:sidecha
 text block, thinking block (``reasoning``), ``tool_use`` and ``tool_result``.
 
 Who wrote a user line (``author``): the person (their prompts, queued prompts, slash commands with
-their arguments), the agent (a subagent's task prompt) or the harness (interruption markers, turn
-limits, background-task notices). Compaction summaries are stored once, as ``summary``; the expanded
-body of a slash command and the local-command noise are not records. ``summary`` lines title the
+their arguments, their answers to ``AskUserQuestion``, stored in place of its result), the agent (a
+subagent's task prompt) or the harness (interruption markers, turn limits, background-task notices).
+Compaction summaries are stored once, as ``summary``; the expanded body of a slash command and the
+local-command noise are not records. ``summary`` lines title the
 session that holds their ``leafUuid``; ``custom-title`` beats ``ai-title`` beats both.
 
 This module owns the lines (their types, sessions, titles, sidechains, forks); the blocks and user
@@ -31,6 +32,7 @@ from backscroll.ingest.sources import (
     clean_text,
     home_root,
 )
+from backscroll.ingest.sources.answers import claude_answers
 from backscroll.ingest.sources.claude_blocks import (
     SHELL_TOOLS,
     placeholder,
@@ -189,6 +191,10 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         recs = [Record(f"{uuid}#0", "assistant", "summary", text, line_no, ts, cwd)] if text else []
         return ParsedLine(recs, updates)
 
+    # An AskUserQuestion's answers sit beside its one result, in the harness's own field
+    said = claude_answers(obj.get("toolUseResult")) if role == "user" else ""
+    if said and sum(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks) != 1:
+        said = ""
     records: list[Record] = []
     for i, block in enumerate(blocks):
         if not isinstance(block, dict):
@@ -219,6 +225,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
             text, command = tool_use_text(name, block.get("input"))
             call_id = block.get("id") if isinstance(block.get("id"), str) else None
             records.append(Record(rid, "tool", "tool", text, line_no, ts, cwd, name, call_id, command=command))
+        elif btype == "tool_result" and said:  # the person's choices: their words (answers.py)
+            records.append(Record(rid, "user", "text", said, line_no, ts, cwd, author="human"))
         elif btype == "tool_result":
             text = strip_reminders(result_text(block.get("content")))
             call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None

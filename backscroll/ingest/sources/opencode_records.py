@@ -5,7 +5,8 @@ This module owns the decoded shapes (``_Message`` holding its ``_Part``\ s, each
 object or the reason it could not be read) and one session's unit: ``text`` parts as user or
 assistant text (a compaction summary as ``summary``; user text is the human's, or in a subagent
 session the parent agent's), ``reasoning`` parts, and ``tool`` parts as a call (``bash`` as its
-command) plus a result. Ids are ``<session>:<part>#0`` / ``#1``.
+command) plus a result (the ``question`` tool's: the person's answers, as their text). Ids are
+``<session>:<part>#0`` / ``#1``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import orjson
 
 from backscroll.dates import normalize_timestamp
 from backscroll.ingest.sources import SourceUnit, as_dict, as_str, block_text, clean_text, render_input
+from backscroll.ingest.sources.answers import opencode_answers
 from backscroll.ingest.sources.jsontext import loads
 from backscroll.types import Record, SessionInfo
 
@@ -96,7 +98,10 @@ def _tool_records(base: str, part_id: str, data: dict, line: int, fallback_ts: s
         partial = _get(state, "metadata", "output") if _get(state, "metadata", "interrupted") is True else None
         result = "\n".join(t for t in (block_text(partial).strip() if partial else "",
                                        block_text(state.get("error")).strip()) if t)
-    if result:
+    said = opencode_answers(inp, state.get("metadata")) if name == "question" and status == "completed" else ""
+    if said:  # the person's choices: their words (answers.py)
+        records.append(Record(f"{base}#1", "user", "text", said, line, end, cwd, author="human"))
+    elif result:
         records.append(Record(f"{base}#1", "tool", "tool", result, line, end, cwd, None, call_id,
                               is_error=status == "error"))
     return records

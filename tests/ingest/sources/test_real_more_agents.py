@@ -47,6 +47,10 @@ def opencode_seen(session_file: Path) -> tuple[Counter, Counter]:
             elif p["type"] == "tool":
                 seen["call"] += 1
                 state = p.get("state") or {}
+                picked = (state.get("metadata") or {}).get("answers") or []
+                if p.get("tool") == "question" and state.get("status") == "completed" and any(picked):
+                    seen["user"] += 1  # the options the person picked (or typed) are their words
+                    continue
                 seen["output"] += bool(str(state.get("output") or "").strip() or
                                        (state.get("status") == "error" and str(state.get("error") or "").strip()))
             elif p["type"] not in OPENCODE_QUIET:
@@ -72,7 +76,7 @@ def test_opencode_real_counts_are_what_the_files_hold():
         ("oc-1.0.220-task-subagent-opencodenvim", "ses_46b492ebbffel5oIJ1qUl9GKFh"):
             Counter(user=1, answer=2, call=5, output=4),  # one bash call still running
         ("oc-1.17.13-reasoning-question-opencodenvim", "ses_0a33cbcaaffeVZsUHHWte5Q3j4"):
-            Counter(user=1, reasoning=2, call=1, output=1, answer=1),
+            Counter(user=2, reasoning=2, call=1, answer=1),  # the second "user": the question's answers
         ("oc-1.2.15-explore-subagent-opencodenvim", "ses_341f480cfffekQwFX2LabeJFAU"):
             Counter(user=1, call=1, output=1, answer=1),
         ("oc-1.2.15-explore-subagent-opencodenvim", "ses_341f3e676ffez6WUF6zpok7dUZ"):
@@ -102,12 +106,14 @@ def test_opencode_reasoning_and_question_answer_in_order():
     assert [(r.role, r.content_type, r.tool_name) for r in recs] == [
         ("user", "text", None),
         ("assistant", "reasoning", None),
-        ("tool", "tool", "question"), ("tool", "tool", None),
+        ("tool", "tool", "question"), ("user", "text", None),
         ("assistant", "reasoning", None),
         ("assistant", "text", None),
     ]
-    assert recs[3].text.startswith("User has answered your questions:") and not recs[3].is_error
-    assert recs[2].tool_call_id == recs[3].tool_call_id == "call_00_VJNf4EJT9QPVwSQz08qX5094"
+    # the option picked and the answer typed ("ai"), as the person's words beside the question
+    assert (recs[3].author, recs[3].text) == ("human", "Which of these features would you be interested in? → "
+                                              "LSP integration, ai")
+    assert recs[2].tool_call_id == "call_00_VJNf4EJT9QPVwSQz08qX5094"
     assert recs[0].cwd == "/home/user/Projects/_nvim/opencode.nvim"  # from the session's directory
 
 

@@ -520,3 +520,27 @@ def test_a_row_of_the_newer_table_updated_in_place_is_read_again(oc_db, backscro
     oc_db.conn.execute("UPDATE session_message SET time_updated = 2, data = ? WHERE id = 'msg_2'", (json.dumps(grown),))
     backscroll_index(embed=False)
     assert [r["text"] for r in rows(backscroll_home)] == ["why does the parser hang?", "It loops on empty input."]
+
+
+def test_the_persons_answers_to_the_question_tool_are_their_words(oc_db, backscroll_home, backscroll_index):
+    """OpenCode's ``question`` tool keeps the options picked in ``metadata.answers`` (a list per question): they are
+    stored as the person's text beside each question; its output text alone (a question unanswered) stays output."""
+    s = oc_db.session("Storage layer")
+    s.user("set up the storage layer")
+    a = s.assistant()
+    asked = {"questions": [{"header": "DB", "question": "Which database should we use?", "multiple": False,
+                            "options": [{"label": "SQLite", "description": "a file"},
+                                        {"label": "PostgreSQL", "description": "a server"}]},
+                           {"header": "Extras", "question": "Which extras?", "multiple": True,
+                            "options": [{"label": "Backups"}, {"label": "Metrics"}]}]}
+    said = ('User has answered your questions: "Which database should we use?"="SQLite", "Which extras?"='
+            '"Backups, Metrics". You can now continue with the user\'s answers in mind.')
+    a.tool("question", asked, said, metadata={"answers": [["SQLite"], ["Backups", "Metrics"]]})
+    a.tool("question", asked, "The user dismissed this question", status="error", error="dismissed")
+    a.finish()
+    backscroll_index()
+    got = [(r["role"], r["author"], r["text"]) for r in rows(backscroll_home) if r["role"] != "tool"]
+    assert got == [("user", "human", "set up the storage layer"),
+                   ("user", "human", "Which database should we use? → SQLite\nWhich extras? → Backups, Metrics")]
+    outputs = [r["text"] for r in rows(backscroll_home) if r["role"] == "tool"]
+    assert len(outputs) == 3 and outputs[2] == "dismissed" and said not in outputs

@@ -245,3 +245,41 @@ def test_codex_context_it_adds_to_the_persons_turn_is_the_harnesss_and_a_brief_i
     assert said("assistant", '{"plan": "not a message between agents"}')[0][:2] == ("assistant", None)
     chat = '{"author": "alice", "recipient": "bob", "content": "hi"}'  # (a reply that is a chat app's payload)
     assert said("assistant", chat) == [("assistant", None, chat)]
+
+
+def test_claude_answers_to_ask_user_question_are_the_persons_words(session_builder, backscroll_home,
+                                                                   backscroll_index):
+    """The options picked and notes typed in ``AskUserQuestion`` are read from Claude Code's ``toolUseResult``
+    (never from a result's text, which a file the agent read can imitate) and stored as the person's turn."""
+    s = session_builder.claude()
+    s.user("set up the new storage layer")
+    asked = [{"question": "Which database should we use?", "header": "DB", "multiSelect": False,
+              "options": [{"label": "PostgreSQL", "description": "server"},
+                          {"label": "SQLite", "description": "file"}]},
+             {"question": "Which features?", "header": "Features", "multiSelect": True,
+              "options": [{"label": "Backups"}, {"label": "Replication"}, {"label": "Metrics"}]}]
+    call = s.tool_use("AskUserQuestion", {"questions": asked})
+    text = ('User has answered your questions: "Which database should we use?"="SQLite", "Which features?"='
+            '"Backups, Metrics". You can now continue with the user\'s answers in mind.')
+    s.write(s._envelope("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call,
+                                                              "content": text}]},
+                        toolUseResult={"questions": asked,
+                                       "answers": {"Which database should we use?": "SQLite",
+                                                   "Which features?": ["Backups", "Metrics"]},
+                                       "annotations": {
+                                           "Which database should we use?": {"notes": "one file, no ops"}}}))
+    s.tool_result(s.tool_use("Read", {"file_path": "/tmp/notes.md"}), text)  # imitated by a file: a tool output
+    backscroll_index()
+
+    got = [(r["role"], r["content_type"], r["author"], r["text"]) for r in rows(backscroll_home)]
+    assert got[2] == ("user", "text", "human",
+                      "Which database should we use? → SQLite\none file, no ops\nWhich features? → Backups, Metrics")
+    assert got[1][:2] == ("tool", "tool") and "AskUserQuestion" in got[1][3]  # the agent's question stays its call
+    assert got[-1] == ("tool", "tool", None, text)
+    # a result holding no answers (Escape, or an unanswered form) is the tool's output, as before
+    info = SessionInfo("s", "claude")
+    line = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "q", "content": "User declined to answer questions"}]},
+            "toolUseResult": {"questions": asked, "answers": {}}}
+    assert [(r.role, r.text) for r in claude.parse_line(line, 1, info).records] == [
+        ("tool", "User declined to answer questions")]
