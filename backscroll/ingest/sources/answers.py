@@ -1,7 +1,9 @@
 """The person's answers to an agent's questions (Claude Code's ``AskUserQuestion``, OpenCode's ``question``): the
 options they picked and the notes they typed are their words ("what did we decide about the database?"), so they
 are stored as the person's turn, each beside the question it answers. Read only from the structure the harness keeps
-beside the tool's result, never from a result's text, which anything the agent read could imitate.
+beside the tool's result, never from a result's text, which anything the agent read could imitate. Likewise the
+reason they typed when refusing a Claude Code tool call ("run only the unit tests"), when the harness's own record
+of the refusal says it was one.
 """
 
 from __future__ import annotations
@@ -46,3 +48,18 @@ def opencode_answers(inp: object, metadata: object) -> str:
     if not isinstance(answers, list) or not questions:
         return ""
     return answer_text((as_dict(q).get("question"), a, None) for q, a in zip(questions, answers, strict=False))
+
+
+REFUSED = "The user doesn't want to proceed with this tool use."
+_SAID = "To tell you how to proceed, the user said:"
+
+
+def claude_refusal(text: str, result: object, is_error: bool) -> tuple[str, str] | None:
+    """``(the harness's notice, the person's reason)`` of a tool call the person refused with a reason: an error
+    result whose text opens with Claude Code's notice, and whose ``toolUseResult`` (the harness's, not the tool's)
+    says the same; None for any other result."""
+    if not (is_error and text.startswith(REFUSED) and isinstance(result, str)
+            and result.startswith(f"Error: {REFUSED}")):
+        return None
+    notice, said, reason = text.partition(_SAID)
+    return (notice.strip(), reason.strip()) if said and reason.strip() else None

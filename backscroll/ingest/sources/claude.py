@@ -6,11 +6,11 @@ as lines marked ``isSidechain``, which go to the sub-session ``<session>:sidecha
 text block, thinking block (``reasoning``), ``tool_use`` and ``tool_result``.
 
 Who wrote a user line (``author``): the person (their prompts, queued prompts, slash commands with
-their arguments, their answers to ``AskUserQuestion``, stored in place of its result), the agent (a
-subagent's task prompt) or the harness (interruption markers, turn limits, background-task notices).
-Compaction summaries are stored once, as ``summary``; the expanded body of a slash command and the
-local-command noise are not records. ``summary`` lines title the
-session that holds their ``leafUuid``; ``custom-title`` beats ``ai-title`` beats both.
+their arguments, their answers to ``AskUserQuestion``, stored in place of its result, and the reason
+they gave for refusing a tool call), the agent (a subagent's task prompt) or the harness (interruption
+markers, turn limits, background-task notices). Compaction summaries are stored once, as ``summary``;
+the expanded body of a slash command and the local-command noise are not records. ``summary`` lines
+title the session that holds their ``leafUuid``; ``custom-title`` beats ``ai-title`` beats both.
 
 This module owns the lines (their types, sessions, titles, sidechains, forks); the blocks and user
 text within a message are read by ``claude_blocks``.
@@ -32,7 +32,7 @@ from backscroll.ingest.sources import (
     clean_text,
     home_root,
 )
-from backscroll.ingest.sources.answers import claude_answers
+from backscroll.ingest.sources.answers import claude_answers, claude_refusal
 from backscroll.ingest.sources.claude_blocks import (
     SHELL_TOOLS,
     placeholder,
@@ -230,9 +230,14 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         elif btype == "tool_result":
             text = strip_reminders(result_text(block.get("content")))
             call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
+            refused = claude_refusal(text, obj.get("toolUseResult"), block.get("is_error") is True)
+            if refused:  # the notice stays the call's error; the reason the person typed is their words
+                text = refused[0]
             if text:
                 records.append(Record(rid, "tool", "tool", text, line_no, ts, cwd, None, call_id,
                                       is_error=block.get("is_error") is True))
+            if refused:
+                records.append(Record(f"{rid}:said", "user", "text", refused[1], line_no, ts, cwd, author="human"))
         elif role == "user" and btype in ("image", "document"):
             records.append(Record(rid, "user", "text", placeholder(block) or "[attachment]", line_no, ts, cwd,
                                   author="agent" if sidechain else "human"))

@@ -283,3 +283,27 @@ def test_claude_answers_to_ask_user_question_are_the_persons_words(session_build
             "toolUseResult": {"questions": asked, "answers": {}}}
     assert [(r.role, r.text) for r in claude.parse_line(line, 1, info).records] == [
         ("tool", "User declined to answer questions")]
+
+
+def test_the_reason_the_person_gave_for_refusing_a_claude_tool_call_is_their_words():
+    """Claude Code writes a refused call's result as an error holding its notice and what the person typed, and its
+    own ``toolUseResult`` says it was refused: the notice stays the call's error, the reason is the person's. A
+    failing command whose output imitates the notice (``toolUseResult`` is the command's) stays output."""
+    notice = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file "
+              "edit, the new_string was NOT written to the file).")
+    text = f"{notice} To tell you how to proceed, the user said:\nrun only the unit tests, not the integration ones"
+
+    def result(content, tool_use_result):
+        line = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": content, "is_error": True}]},
+                "toolUseResult": tool_use_result}
+        return [(r.role, r.author, r.is_error, r.text) for r in claude.parse_line(line, 1, SessionInfo("s", "claude"))
+                .records]
+
+    assert result(text, "Error: The user doesn't want to proceed with this tool use.") == [
+        ("tool", None, True, notice),
+        ("user", "human", False, "run only the unit tests, not the integration ones")]
+    assert result(text, {"stdout": text, "stderr": "", "interrupted": False}) == [("tool", None, True, text)]
+    assert result(text, "Error: Exit code 1") == [("tool", None, True, text)]
+    bare = "The user doesn't want to proceed with this tool use. The tool use was rejected."  # no reason typed
+    assert result(bare, f"Error: {bare}") == [("tool", None, True, bare)]
