@@ -14,30 +14,37 @@ from backscroll.ingest.sources.common import as_dict, as_list
 
 
 def answer_text(pairs: Iterable[tuple[object, object, object]]) -> str:
-    """``question → answer`` lines (and the person's note below its answer) from ``(question, answer, note)``
-    triples; an answer may be a list of picked options. Values not text are left out. Pure."""
+    """``question → answer`` lines (and the person's note below) from ``(question, answer, note)`` triples; an answer
+    may be a list of picked options, or none beside a note. Values not text are left out. Pure."""
     lines = []
     for question, answer, note in pairs:
         picked = [a.strip() for a in (answer if isinstance(answer, list) else [answer])
                   if isinstance(a, str) and a.strip()]
-        if not picked:
+        noted = note.strip() if isinstance(note, str) else ""
+        if not (picked or noted):
             continue
         asked = question.strip() if isinstance(question, str) else ""
-        lines.append(f"{asked} → {', '.join(picked)}" if asked else ", ".join(picked))
-        if isinstance(note, str) and note.strip():
-            lines.append(note.strip())
+        if picked:
+            lines.append(f"{asked} → {', '.join(picked)}" if asked else ", ".join(picked))
+        elif asked:
+            lines.append(asked)
+        if noted:
+            lines.append(noted)
     return "\n".join(lines)
 
 
 def claude_answers(result: object) -> str:
     """The answers in Claude Code's ``toolUseResult`` of an ``AskUserQuestion`` (``answers``: question → option or
-    options, ``annotations``: question → ``{"notes": ...}``); "" for any other result."""
+    options, ``annotations``: question → ``{"notes": ...}``), in the order asked; "" for any other result."""
     given = as_dict(result)
-    answers = given.get("answers")
-    if not isinstance(answers, dict) or not isinstance(given.get("questions"), list):
+    answers, asked = given.get("answers"), given.get("questions")
+    if not isinstance(answers, dict) or not isinstance(asked, list):
         return ""
     notes = as_dict(given.get("annotations"))
-    return answer_text((q, a, as_dict(notes.get(q)).get("notes")) for q, a in answers.items())
+    texts = [q.get("question") if isinstance(q, dict) else q for q in asked]
+    order = [t for t in texts if isinstance(t, str) and (t in answers or t in notes)]
+    order += [q for q in [*answers, *notes] if q not in order]
+    return answer_text((q, answers.get(q), as_dict(notes.get(q)).get("notes")) for q in dict.fromkeys(order))
 
 
 def opencode_answers(inp: object, metadata: object) -> str:
@@ -51,15 +58,24 @@ def opencode_answers(inp: object, metadata: object) -> str:
 
 
 REFUSED = "The user doesn't want to proceed with this tool use."
-_SAID = "To tell you how to proceed, the user said:"
+# what may follow the notice, before the reason they typed (wordings of Claude Code's versions)
+_SAID = ("To tell you how to proceed, the user said:", "The user provided the following reason for the rejection:")
+_AFTER = "\n\nNote: The user's next message"  # the harness's memory hint, appended after the reason
+_CLARIFY = "The user wants to clarify these questions."  # the harness's template, no reason typed
 
 
-def claude_refusal(text: str, result: object, is_error: bool) -> tuple[str, str] | None:
-    """``(the harness's notice, the person's reason)`` of a tool call the person refused with a reason: an error
-    result whose text opens with Claude Code's notice, and whose ``toolUseResult`` (the harness's, not the tool's)
-    says the same; None for any other result."""
-    if not (is_error and text.startswith(REFUSED) and isinstance(result, str)
-            and result.startswith(f"Error: {REFUSED}")):
+def claude_refusal(line: dict, text: str) -> tuple[str, str] | None:
+    """``(the harness's notice, the person's reason)`` of a tool call the person refused with a reason: a line that
+    Claude Code marks ``toolDenialKind: user-rejected`` (a tool's own error is never marked so), its one result
+    opening with the notice; None for any other line."""
+    if line.get("toolDenialKind") not in ("user-rejected", "user_rejected") or not text.startswith(REFUSED):
         return None
-    notice, said, reason = text.partition(_SAID)
-    return (notice.strip(), reason.strip()) if said and reason.strip() else None
+    cut = min((i for i in (text.find(said) for said in _SAID) if i >= 0), default=-1)
+    if cut < 0:
+        return None
+    notice, rest = text[:cut].strip(), text[cut:]
+    reason = line.get("userFeedback")
+    if not (isinstance(reason, str) and reason.strip()):
+        reason = rest.partition(":")[2].partition(_AFTER)[0]
+    reason = reason.strip()
+    return (notice, reason) if reason and not reason.startswith(_CLARIFY) else None

@@ -192,9 +192,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         return ParsedLine(recs, updates)
 
     # An AskUserQuestion's answers sit beside its one result, in the harness's own field
-    said = claude_answers(obj.get("toolUseResult")) if role == "user" else ""
-    if said and sum(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks) != 1:
-        said = ""
+    results = sum(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
+    said = claude_answers(obj.get("toolUseResult")) if role == "user" and results == 1 else ""
     records: list[Record] = []
     for i, block in enumerate(blocks):
         if not isinstance(block, dict):
@@ -230,7 +229,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         elif btype == "tool_result":
             text = strip_reminders(result_text(block.get("content")))
             call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
-            refused = claude_refusal(text, obj.get("toolUseResult"), block.get("is_error") is True)
+            refused = claude_refusal(obj, text) if results == 1 and block.get("is_error") is True else None
             if refused:  # the notice stays the call's error; the reason the person typed is their words
                 text = refused[0]
             if text:

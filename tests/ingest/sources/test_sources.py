@@ -286,24 +286,46 @@ def test_claude_answers_to_ask_user_question_are_the_persons_words(session_build
 
 
 def test_the_reason_the_person_gave_for_refusing_a_claude_tool_call_is_their_words():
-    """Claude Code writes a refused call's result as an error holding its notice and what the person typed, and its
-    own ``toolUseResult`` says it was refused: the notice stays the call's error, the reason is the person's. A
-    failing command whose output imitates the notice (``toolUseResult`` is the command's) stays output."""
+    """Claude Code marks a call the person refused (``toolDenialKind: user-rejected``) and writes its result as an
+    error holding its notice and what the person typed: the notice stays the call's error, the reason is the
+    person's (without the memory hint Claude Code may append). Unmarked lines, a tool's own error imitating the
+    notice, the classifier's refusals and the "clarify" template stay the tool's output."""
     notice = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file "
               "edit, the new_string was NOT written to the file).")
+    hint = ("\n\nNote: The user's next message may contain a correction or preference. Pay close attention - if "
+            "they explain what went wrong, consider saving that to memory.")
     text = f"{notice} To tell you how to proceed, the user said:\nrun only the unit tests, not the integration ones"
 
-    def result(content, tool_use_result):
+    def result(content, **marks):
         line = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "t1", "content": content, "is_error": True}]},
-                "toolUseResult": tool_use_result}
+                "toolUseResult": f"Error: {content}", **marks}
         return [(r.role, r.author, r.is_error, r.text) for r in claude.parse_line(line, 1, SessionInfo("s", "claude"))
                 .records]
 
-    assert result(text, "Error: The user doesn't want to proceed with this tool use.") == [
-        ("tool", None, True, notice),
-        ("user", "human", False, "run only the unit tests, not the integration ones")]
-    assert result(text, {"stdout": text, "stderr": "", "interrupted": False}) == [("tool", None, True, text)]
-    assert result(text, "Error: Exit code 1") == [("tool", None, True, text)]
+    reason = "run only the unit tests, not the integration ones"
+    assert result(text + hint, toolDenialKind="user-rejected") == [
+        ("tool", None, True, notice), ("user", "human", False, reason)]
+    assert result(text, toolDenialKind="user-rejected", userFeedback="  use the fixtures instead ") == [
+        ("tool", None, True, notice), ("user", "human", False, "use the fixtures instead")]
+    other = ("The user doesn't want to proceed with this tool use. The tool use was rejected. The user provided the "
+             "following reason for the rejection:  keep the branch")
+    assert result(other, toolDenialKind="user-rejected")[1] == ("user", "human", False, "keep the branch")
+    assert result(text) == [("tool", None, True, text)]  # unmarked: a tool's own error could say as much
+    assert result(text, toolDenialKind="automode-blocked") == [("tool", None, True, text)]
+    clarify = f"{notice} To tell you how to proceed, the user said:\nThe user wants to clarify these questions.\n..."
+    assert result(clarify, toolDenialKind="user-rejected") == [("tool", None, True, clarify)]
     bare = "The user doesn't want to proceed with this tool use. The tool use was rejected."  # no reason typed
-    assert result(bare, f"Error: {bare}") == [("tool", None, True, bare)]
+    assert result(bare, toolDenialKind="user-rejected") == [("tool", None, True, bare)]
+
+
+def test_a_note_the_person_typed_without_picking_an_option_is_kept_in_the_order_asked():
+    asked = [{"question": "Which cache?"}, {"question": "Which queue?"}]
+    line = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "q", "content": "User has answered your questions: ..."}]},
+            "toolUseResult": {"questions": asked, "answers": {"Which queue?": "SQS"},
+                              "annotations": {"Which cache?": {"notes": "none, we drop caching"},
+                                              "Which queue?": {"preview": "the agent's preview, not theirs"}}}}
+    recs = claude.parse_line(line, 1, SessionInfo("s", "claude")).records
+    assert [(r.role, r.author, r.text) for r in recs] == [
+        ("user", "human", "Which cache?\nnone, we drop caching\nWhich queue? → SQS")]
