@@ -15,7 +15,8 @@ and the title; a compaction's summary is kept in ``<id>.compaction.json`` only (
 and is read from there. The person's prompt is wrapped (``<user_input mode="act">…</user_input>``,
 ``<user_command slash="x">``, a ``<mode_notice>``): stored as they typed it. Errors the person saw instead of a
 reply (``displayRole: "error"``), what the runtime adds (``displayRole`` system or status, a synthetic ``kind``,
-resumption and continuation prompts) are the harness's. A record is keyed by Cline's own message id: a fork
+resumption and continuation prompts) are the harness's; the person's answer to ``ask_question`` (its result) is
+their text. A record is keyed by Cline's own message id: a fork
 (``metadata.fork``, linked to its parent) or a restored checkpoint copies its source's messages, ids and all, so
 the copy is the same records, stored once. A classic task resumed in the extension 4.x opens with its history
 converted, up to a "legacy conversation" warning: left out while the task folder (read itself) is there. Where the
@@ -44,6 +45,7 @@ from backscroll.ingest.sources import (
     read_regular,
     title_line,
 )
+from backscroll.ingest.sources.answers import answer_text
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOL = "run_commands"  # (its input: ``commands``, a list of command lines, or the other shapes it takes)
@@ -208,6 +210,7 @@ def message_records(messages: list, session: SessionInfo, start: str | None) -> 
     when = start
     cwd = session.cwd
     seen: dict[str, int] = {}
+    asked: dict[str, object] = {}  # ask_question's call id: its question
     for n, msg in enumerate(messages, 1):
         if not isinstance(msg, dict) or msg.get("role") not in ("user", "assistant"):
             continue
@@ -255,9 +258,16 @@ def message_records(messages: list, session: SessionInfo, start: str | None) -> 
                 text, command = _call(block)
                 records.append(Record(rid, "tool", "tool", text, n, when, cwd, as_str(block.get("name")) or "tool",
                                       as_str(block.get("id")) or rid, command=command))
+                if block.get("name") == "ask_question" and as_str(block.get("id")):
+                    asked[block["id"]] = as_dict(block.get("input")).get("question")
             elif kind == "tool_result":
                 text, failed = _result(block.get("content"))
-                if text.strip():
+                call = as_str(block.get("tool_use_id"))
+                answer = "" if failed or block.get("is_error") is True or call not in asked else text
+                if answer.strip():  # the person's answer to ask_question (only they resolve it): their words
+                    records.append(Record(rid, "user", "text", answer_text([(asked[call], answer, None)]), n, when,
+                                          cwd, author="human"))
+                elif text.strip():
                     records.append(Record(rid, "tool", "tool", text.strip(), n, when, cwd, None,
                                           as_str(block.get("tool_use_id")) or None,
                                           is_error=block.get("is_error") is True or failed))

@@ -160,6 +160,29 @@ def test_the_runtimes_own_prompts_are_the_harnesss():
     assert title == "hi"
 
 
+def test_the_persons_answer_to_ask_question_is_their_words():
+    """Only the person resolves ``ask_question`` (the SDK persists the answer string as its result): their answer is
+    stored beside the question as their text; an empty answer (the session torn down) or a failed call is not."""
+    from backscroll.types import SessionInfo
+
+    def ask(call, question):
+        return {"role": "assistant", "content": [{"type": "tool_use", "id": call, "name": "ask_question",
+                                                  "input": {"question": question, "options": ["SQLite", "Postgres"]}}]}
+
+    def answer(call, content, **extra):
+        return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call, "name": "ask_question",
+                                             "content": content, **extra}]}
+
+    messages = [ask("q1", "Which database should we use?"), answer("q1", "SQLite, one file is enough"),
+                ask("q2", "Deploy now?"), answer("q2", ""),
+                ask("q3", "Which region?"), answer("q3", '{"error":"aborted"}', is_error=True),
+                answer("other", "a tool's output")]
+    records, _ = cline_sessions.message_records(messages, SessionInfo("s", "cline"), None)
+    assert [(r.role, r.author, r.text) for r in records if r.role == "user"] == [
+        ("user", "human", "Which database should we use? → SQLite, one file is enough")]
+    assert [r.text for r in records if r.role == "tool" and r.tool_name is None] == ["aborted", "a tool's output"]
+
+
 def test_a_file_caught_mid_write_is_read_when_it_is_whole(backscroll_home, backscroll_index):
     sessions = installed(backscroll_home, GENERATED / "1796503676136_pra2i")
     path = sessions / "1796503676136_pra2i" / "1796503676136_pra2i.messages.json"
