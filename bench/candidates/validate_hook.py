@@ -2,7 +2,7 @@
 """A waiting hook candidate judged by its written rule: main and main + the patch, in turn, on the frozen sets.
 
     python bench/candidates/validate_hook.py --agent-home /tmp/bench/agent-home --c3-home /tmp/bench/c3-home \\
-        --aider-home /tmp/bench/aider-home [--patch bench/candidates/hook-everyday.patch] [--out /tmp/validate]
+        --aider-home /tmp/bench/aider-home --patch bench/candidates/NAME.patch [--out /tmp/validate]
 
 The homes are ``bench/homes.py``'s. Both code trees are worktrees of HEAD made under ``--out`` (the candidate's with
 the patch applied), each run with ``PYTHONPATH`` on its tree from a folder outside the checkout, and each on its own
@@ -122,7 +122,7 @@ def main() -> int:
     ap.add_argument("--agent-home", type=Path, required=True)
     ap.add_argument("--c3-home", type=Path, required=True)
     ap.add_argument("--aider-home", type=Path, required=True)
-    ap.add_argument("--patch", type=Path, default=ROOT / "bench" / "candidates" / "hook-everyday.patch")
+    ap.add_argument("--patch", type=Path, required=True, help="the candidate, a patch waiting in bench/candidates")
     ap.add_argument("--out", type=Path, default=Path("/tmp/validate-hook"))
     ap.add_argument("--trial", type=Path, help="a trial of this script: this prompt file in place of every set, "
                     "with neither the eval pairs nor the identity searches (no line of the rule is judged)")
@@ -176,7 +176,11 @@ def main() -> int:
         if not got["code"].startswith(str(code)):
             raise SystemExit(f"the {side} searches ran {got['code']}, not {code}'s package")
         rows[side] = got["rows"]
-    same = sum(a == b for a, b in zip(rows["main"], rows["cand"], strict=True))
+    pairs = list(zip(rows["main"], rows["cand"], strict=True))
+    same = sum(a == b for a, b in pairs)
+    seen_same = sum({**a, "evidence": None} == {**b, "evidence": None} for a, b in pairs)
+    print(f"identity: {same} of {len(rows['main'])} the same; {seen_same - same} more differ in their evidence "
+          "vector alone (results, strengths and notes the same)")
 
     print()
     lines = judge(figures, eval_pairs, same, len(rows["main"]))
