@@ -9,13 +9,17 @@ the patch applied), each run with ``PYTHONPATH`` on its tree from a folder outsi
 copy of every home (what a tree's hook keeps in a home never reaches the other's). Set by set, main runs first and
 the candidate next, through the hook's own entry (``bench/hooks.py``'s prompt sets and its 20 unrelated pairs of the
 eval corpus), and the default searches of the identity check are written by each and compared byte for byte.
-Printed: each set's figures, and each line of the rule held or not (``docs/ranking.md``, "A candidate waiting in
-main"). The hook's whole-process wall is timed apart, old and new paired in turn; the commands are printed.
+Printed: each set's figures, and each line of the rule held or not. The rule here (``SETS`` and ``judge``) is the
+one written on 2026-12-05 for the everyday-likeness candidate (``docs/ranking.md``, "Tried and not kept: the
+everyday likeness"); a new candidate writes its own rule in docs/ranking.md before its first run and puts its sets
+and lines here (``hooks-terse-v1`` is training data since 2026-12-06; ``hooks-terse-v2`` waits for a first run).
+The hook's whole-process wall is timed apart, old and new paired in turn; the commands are printed.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -25,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 QUERIES = ROOT / "bench" / "queries"
-# (set, home) in the order they run; hooks-terse-v1 holds everyday requests only
+# (set, home) in the order they run, as the 2026-12-05 rule named them; hooks-terse-v1 holds everyday requests only
 SETS = [("hooks-everyday-v1", "agent"), ("hooks-everyday-v2", "agent"), ("hooks-everyday-v3", "agent"),
         ("hooks-c3-v1", "c3"), ("hooks-aider-v1", "aider"), ("hooks-terse-v1", "aider"), ("hooks-terse-v1", "agent")]
 
@@ -133,7 +137,8 @@ def main() -> int:
             raise SystemExit(f"--{name}-home {path}: no backscroll.db (bench/homes.py builds it)")
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], check=True, capture_output=True,
                           text=True).stdout.strip()
-    args.out = args.out / head  # (what a run of another HEAD wrote is not taken for this one's)
+    patch_id = hashlib.blake2b(args.patch.read_bytes(), digest_size=4).hexdigest()
+    args.out = args.out / f"{head}-{patch_id}"  # (what a run of another HEAD or patch wrote is not taken for this)
     args.out.mkdir(parents=True, exist_ok=True)
     trees = {"main": tree(args.out, "main", None), "cand": tree(args.out, "cand", args.patch)}
     results = args.out / ("trial" if args.trial else "results")  # (kept: a run cut short goes on from there)

@@ -1,16 +1,16 @@
-"""The person's answers to an agent's questions (Claude Code's ``AskUserQuestion``, OpenCode's ``question``): the
-options they picked and the notes they typed are their words ("what did we decide about the database?"), so they
-are stored as the person's turn, each beside the question it answers. Read only from the structure the harness keeps
-beside the tool's result, never from a result's text, which anything the agent read could imitate. Likewise the
-reason they typed when refusing a Claude Code tool call ("run only the unit tests"), when the harness's own record
-of the refusal says it was one.
+"""The person's answers to an agent's questions (Claude Code's ``AskUserQuestion``, OpenCode's ``question``, Cline's
+``ask_question``): the options they picked and the notes they typed are their words ("what did we decide about the
+database?"), so they are stored as the person's turn, each beside the question it answers. Read from what only the
+harness writes: the structure it keeps beside the result (Claude Code, OpenCode) or the question tool's own result
+(Cline) — never from another tool's output, which anything the agent read could imitate. Likewise the reason they
+typed when refusing a Claude Code tool call ("run only the unit tests"), when the harness marks the refusal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from backscroll.ingest.sources.common import as_dict, as_list
+from backscroll.ingest.sources.common import as_dict, as_list, as_str
 
 
 def answer_text(pairs: Iterable[tuple[object, object, object]]) -> str:
@@ -18,12 +18,10 @@ def answer_text(pairs: Iterable[tuple[object, object, object]]) -> str:
     may be a list of picked options, or none beside a note. Values not text are left out. Pure."""
     lines = []
     for question, answer, note in pairs:
-        picked = [a.strip() for a in (answer if isinstance(answer, list) else [answer])
-                  if isinstance(a, str) and a.strip()]
-        noted = note.strip() if isinstance(note, str) else ""
+        picked = [as_str(a).strip() for a in (answer if isinstance(answer, list) else [answer]) if as_str(a).strip()]
+        noted, asked = as_str(note).strip(), as_str(question).strip()
         if not (picked or noted):
             continue
-        asked = question.strip() if isinstance(question, str) else ""
         if picked:
             lines.append(f"{asked} → {', '.join(picked)}" if asked else ", ".join(picked))
         elif asked:
@@ -42,9 +40,9 @@ def claude_answers(result: object) -> str:
         return ""
     notes = as_dict(given.get("annotations"))
     texts = [q.get("question") if isinstance(q, dict) else q for q in asked]
-    order = [t for t in texts if isinstance(t, str) and (t in answers or t in notes)]
-    order += [q for q in [*answers, *notes] if q not in order]
-    return answer_text((q, answers.get(q), as_dict(notes.get(q)).get("notes")) for q in dict.fromkeys(order))
+    order = dict.fromkeys(t for t in texts if isinstance(t, str) and (t in answers or t in notes))
+    order.update(dict.fromkeys([*answers, *notes]))  # (answered questions its list does not name, after)
+    return answer_text((q, answers.get(q), as_dict(notes.get(q)).get("notes")) for q in order)
 
 
 def opencode_answers(inp: object, metadata: object) -> str:
@@ -57,25 +55,24 @@ def opencode_answers(inp: object, metadata: object) -> str:
     return answer_text((as_dict(q).get("question"), a, None) for q, a in zip(questions, answers, strict=False))
 
 
-REFUSED = "The user doesn't want to proceed with this tool use."
+# how the harness's notice opens: the person refused the call (in a subagent: "denied")
+REFUSED = ("The user doesn't want to proceed with this tool use.", "Permission for this tool use was denied.")
 # what may follow the notice, before the reason they typed (wordings of Claude Code's versions)
-_SAID = ("To tell you how to proceed, the user said:", "The user provided the following reason for the rejection:")
+_SAID = ("To tell you how to proceed, the user said:", "The user provided the following reason for the rejection:",
+         "The user said:")
 _AFTER = "\n\nNote: The user's next message"  # the harness's memory hint, appended after the reason
 _CLARIFY = "The user wants to clarify these questions."  # the harness's template, no reason typed
 
 
 def claude_refusal(line: dict, text: str) -> tuple[str, str] | None:
-    """``(the harness's notice, the person's reason)`` of a tool call the person refused with a reason: a line that
-    Claude Code marks ``toolDenialKind: user-rejected`` (a tool's own error is never marked so), its one result
-    opening with the notice; None for any other line."""
+    """``(the harness's notice, the person's reason)`` of a refused tool call's result ``text``, when its ``line``
+    is one Claude Code marks ``toolDenialKind: user-rejected`` (a tool's own error never is) and the person typed a
+    reason; None otherwise. (Its caller reads only a line holding one result.)"""
     if line.get("toolDenialKind") not in ("user-rejected", "user_rejected") or not text.startswith(REFUSED):
         return None
     cut = min((i for i in (text.find(said) for said in _SAID) if i >= 0), default=-1)
     if cut < 0:
         return None
     notice, rest = text[:cut].strip(), text[cut:]
-    reason = line.get("userFeedback")
-    if not (isinstance(reason, str) and reason.strip()):
-        reason = rest.partition(":")[2].partition(_AFTER)[0]
-    reason = reason.strip()
+    reason = as_str(line.get("userFeedback")).strip() or rest.partition(":")[2].partition(_AFTER)[0].strip()
     return (notice, reason) if reason and not reason.startswith(_CLARIFY) else None

@@ -231,12 +231,12 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
             call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
             refused = claude_refusal(obj, text) if results == 1 and block.get("is_error") is True else None
             if refused:  # the notice stays the call's error; the reason the person typed is their words
-                text = refused[0]
+                text, reason = refused
             if text:
                 records.append(Record(rid, "tool", "tool", text, line_no, ts, cwd, None, call_id,
                                       is_error=block.get("is_error") is True))
             if refused:
-                records.append(Record(f"{rid}:said", "user", "text", refused[1], line_no, ts, cwd, author="human"))
+                records.append(Record(f"{rid}:said", "user", "text", reason, line_no, ts, cwd, author="human"))
         elif role == "user" and btype in ("image", "document"):
             records.append(Record(rid, "user", "text", placeholder(block) or "[attachment]", line_no, ts, cwd,
                                   author="agent" if sidechain else "human"))

@@ -15,12 +15,12 @@ and the title; a compaction's summary is kept in ``<id>.compaction.json`` only (
 and is read from there. The person's prompt is wrapped (``<user_input mode="act">…</user_input>``,
 ``<user_command slash="x">``, a ``<mode_notice>``): stored as they typed it. Errors the person saw instead of a
 reply (``displayRole: "error"``), what the runtime adds (``displayRole`` system or status, a synthetic ``kind``,
-resumption and continuation prompts) are the harness's; the person's answer to ``ask_question`` (its result) is
-their text. A record is keyed by Cline's own message id: a fork
-(``metadata.fork``, linked to its parent) or a restored checkpoint copies its source's messages, ids and all, so
-the copy is the same records, stored once. A classic task resumed in the extension 4.x opens with its history
-converted, up to a "legacy conversation" warning: left out while the task folder (read itself) is there. Where the
-files are is ``cline``.
+resumption and continuation prompts) are the harness's; the answer to ``ask_question`` (its result) is the
+person's text, or the harness's in a run without a terminal (the CLI picks the first option). A record is keyed
+by Cline's own message id: a fork (``metadata.fork``, linked to its parent) or a restored checkpoint copies its
+source's messages, ids and all, so the copy is the same records, stored once. A classic task resumed in the
+extension 4.x opens with its history converted, up to a "legacy conversation" warning: left out while the task
+folder (read itself) is there. Where the files are is ``cline``.
 """
 
 from __future__ import annotations
@@ -117,7 +117,9 @@ def read_session(path: Path, agent: str, task_dirs: tuple[Path, ...] = ()) -> Wh
     if legacy is not None and any((d / root).is_dir() for d in task_dirs):  # (its folder holds that history)
         messages = [None] * (legacy + 1) + messages[legacy + 1:]
     start = normalize_timestamp(manifest.get("started_at")) if lead and legacy is None else None
-    records, first = message_records(messages, base, start)
+    # (without a terminal, the CLI answers ask_question itself, with its first option)
+    answered_by = "harness" if manifest.get("interactive") is False else "human"
+    records, first = message_records(messages, base, start, answered_by)
     if lead:
         records += summaries(_load(companions(path)[1]), base, len(messages))
     title = as_str(meta.get("title")).strip()
@@ -202,9 +204,11 @@ def shell_script(inp: object) -> str | None:
     return "\n".join(lines) or None
 
 
-def message_records(messages: list, session: SessionInfo, start: str | None) -> tuple[list[Record], str | None]:
+def message_records(messages: list, session: SessionInfo, start: str | None,
+                    answered_by: str = "human") -> tuple[list[Record], str | None]:
     """The records of a session's messages (in order), and the title its first prompt gives. A record is keyed by
-    Cline's own message id where it has one, so a copy of a message in another session is the same record. Pure."""
+    Cline's own message id where it has one, so a copy of a message in another session is the same record;
+    ``answered_by``: who answers ``ask_question`` in this run. Pure."""
     records: list[Record] = []
     title = None
     when = start
@@ -258,15 +262,16 @@ def message_records(messages: list, session: SessionInfo, start: str | None) -> 
                 text, command = _call(block)
                 records.append(Record(rid, "tool", "tool", text, n, when, cwd, as_str(block.get("name")) or "tool",
                                       as_str(block.get("id")) or rid, command=command))
+                asked.pop(as_str(block.get("id")), None)  # (a provider may use an id again, for another call)
                 if block.get("name") == "ask_question" and as_str(block.get("id")):
                     asked[block["id"]] = as_dict(block.get("input")).get("question")
             elif kind == "tool_result":
                 text, failed = _result(block.get("content"))
-                call = as_str(block.get("tool_use_id"))
-                answer = "" if failed or block.get("is_error") is True or call not in asked else text
-                if answer.strip():  # the person's answer to ask_question (only they resolve it): their words
-                    records.append(Record(rid, "user", "text", answer_text([(asked[call], answer, None)]), n, when,
-                                          cwd, author="human"))
+                question = asked.pop(as_str(block.get("tool_use_id")), None)
+                answer = "" if failed or block.get("is_error") is True or question is None else text
+                if answer.strip():  # the answer to ask_question, which only the harness writes: the person's
+                    records.append(Record(rid, "user", "text", answer_text([(question, answer, None)]), n, when,
+                                          cwd, author=answered_by))
                 elif text.strip():
                     records.append(Record(rid, "tool", "tool", text.strip(), n, when, cwd, None,
                                           as_str(block.get("tool_use_id")) or None,

@@ -161,8 +161,9 @@ def test_the_runtimes_own_prompts_are_the_harnesss():
 
 
 def test_the_persons_answer_to_ask_question_is_their_words():
-    """Only the person resolves ``ask_question`` (the SDK persists the answer string as its result): their answer is
-    stored beside the question as their text; an empty answer (the session torn down) or a failed call is not."""
+    """The harness resolves ``ask_question`` with what the person answered (the SDK persists the string as its
+    result): stored beside the question as their text; an empty answer (the session torn down) or a failed call is
+    not, and neither is another call's output under an id used again."""
     from backscroll.types import SessionInfo
 
     def ask(call, question):
@@ -176,11 +177,21 @@ def test_the_persons_answer_to_ask_question_is_their_words():
     messages = [ask("q1", "Which database should we use?"), answer("q1", "SQLite, one file is enough"),
                 ask("q2", "Deploy now?"), answer("q2", ""),
                 ask("q3", "Which region?"), answer("q3", '{"error":"aborted"}', is_error=True),
-                answer("other", "a tool's output")]
+                answer("other", "a tool's output"),
+                # a provider that uses an id again: the second call's output is not an answer to the first question
+                ask("call_0", "Deploy?"), answer("call_0", "yes, deploy"),
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "call_0", "name": "read_files",
+                                                   "input": {"paths": ["notes.md"]}}]},
+                answer("call_0", "the file's text")]
     records, _ = cline_sessions.message_records(messages, SessionInfo("s", "cline"), None)
     assert [(r.role, r.author, r.text) for r in records if r.role == "user"] == [
-        ("user", "human", "Which database should we use? → SQLite, one file is enough")]
-    assert [r.text for r in records if r.role == "tool" and r.tool_name is None] == ["aborted", "a tool's output"]
+        ("user", "human", "Which database should we use? → SQLite, one file is enough"),
+        ("user", "human", "Deploy? → yes, deploy")]
+    assert [r.text for r in records if r.role == "tool" and r.tool_name is None] == [
+        "aborted", "a tool's output", "the file's text"]
+    # without a terminal the CLI picks the first option itself: the harness's answer
+    records, _ = cline_sessions.message_records(messages[:2], SessionInfo("s", "cline"), None, answered_by="harness")
+    assert [(r.role, r.author) for r in records if r.role == "user"] == [("user", "harness")]
 
 
 def test_a_file_caught_mid_write_is_read_when_it_is_whole(backscroll_home, backscroll_index):

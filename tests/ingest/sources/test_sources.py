@@ -311,6 +311,10 @@ def test_the_reason_the_person_gave_for_refusing_a_claude_tool_call_is_their_wor
     other = ("The user doesn't want to proceed with this tool use. The tool use was rejected. The user provided the "
              "following reason for the rejection:  keep the branch")
     assert result(other, toolDenialKind="user-rejected")[1] == ("user", "human", False, "keep the branch")
+    denied = ("Permission for this tool use was denied. The tool use was rejected (eg. if it was a file edit, the "
+              "new_string was NOT written to the file).")
+    assert result(f"{denied} The user said:\nnot in prod", toolDenialKind="user-rejected") == [  # (a subagent's)
+        ("tool", None, True, denied), ("user", "human", False, "not in prod")]
     assert result(text) == [("tool", None, True, text)]  # unmarked: a tool's own error could say as much
     assert result(text, toolDenialKind="automode-blocked") == [("tool", None, True, text)]
     clarify = f"{notice} To tell you how to proceed, the user said:\nThe user wants to clarify these questions.\n..."
