@@ -276,6 +276,11 @@ def test_claude_answers_to_ask_user_question_are_the_persons_words(session_build
                       "Which database should we use? → SQLite\none file, no ops\nWhich features? → Backups, Metrics")
     assert got[1][:2] == ("tool", "tool") and "AskUserQuestion" in got[1][3]  # the agent's question stays its call
     assert got[-1] == ("tool", "tool", None, text)
+    # what the person chose is found as their words: a search hinted to the person's turns finds it first
+    hits = backscroll.search("which database did we choose", home=backscroll_home.data, mode="lexical", role="user",
+                             weak=True)
+    first = [*hits.results, *hits.weak_matches][0]
+    assert (first.role, first.text.splitlines()[0]) == ("user", "Which database should we use? → SQLite")
     # a result holding no answers (Escape, or an unanswered form) is the tool's output, as before
     info = SessionInfo("s", "claude")
     line = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": [
