@@ -152,7 +152,8 @@ RUN = os.urandom(6).hex()  # a new agent session per prompt and run: what one ru
 
 def prompt_set(home: Path, prompts: Path, half: str = "all") -> dict:
     """Recall and false injections for a frozen prompt file (``[[related]]`` with the session it should
-    recall, ``[[unrelated]]`` that should recall nothing), per style, on one half or both."""
+    recall, ``[[unrelated]]`` that should recall nothing), per style, on one half or both, with the ids of the
+    prompts that missed their session or injected anything."""
     from backscroll.config import resolve
 
     spec = tomllib.loads(prompts.read_text())
@@ -162,15 +163,20 @@ def prompt_set(home: Path, prompts: Path, half: str = "all") -> dict:
     unrelated: dict[str, list[int]] = {}
     sizes: list[int] = []
     wrong = 0
+    missed, injected = [], []  # (the ids, for reading a run afterwards)
     for n, q in enumerate(spec["related"]):
         got, size = injected_sessions(home, q["prompt"], n, cfg)
         related.setdefault(q["style"], []).append(int(q["session"] in got))
         wrong += bool(got - {q["session"]})
+        if q["session"] not in got:
+            missed.append(q["id"])
         if size:
             sizes.append(size)
     for n, q in enumerate(spec["unrelated"]):
         got, size = injected_sessions(home, q["prompt"], 10_000 + n, cfg)
         unrelated.setdefault(q["style"], []).append(int(bool(got)))
+        if got:
+            injected.append(q["id"])
     shutil.rmtree(home / "hooks", ignore_errors=True)  # the memory of what this run injected
     flat_r = [x for v in related.values() for x in v]
     flat_u = [x for v in unrelated.values() for x in v]
@@ -179,7 +185,8 @@ def prompt_set(home: Path, prompts: Path, half: str = "all") -> dict:
             "related_by_style": {k: f"{sum(v)}/{len(v)}" for k, v in sorted(related.items())},
             "unrelated_injected": round(sum(flat_u) / len(flat_u), 3) if flat_u else None, "unrelated_n": len(flat_u),
             "unrelated_by_style": {k: f"{sum(v)}/{len(v)}" for k, v in sorted(unrelated.items())},
-            "bytes_injected": {"median": statistics.median(sizes) if sizes else 0, "max": max(sizes, default=0)}}
+            "bytes_injected": {"median": statistics.median(sizes) if sizes else 0, "max": max(sizes, default=0)},
+            "related_missed": missed, "unrelated_injecting": injected}
 
 
 def latency(home: Path, runs: int = 10) -> dict:
