@@ -7,25 +7,13 @@ from __future__ import annotations
 
 import re
 
-import orjson
-
 from backscroll.dates import normalize_timestamp
-from backscroll.ingest.sources import block_text, clean_text, render_input, title_line
+from backscroll.ingest.sources import block_text, clean_text, json_object, render_input, title_line
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOL = "execute_command"
 SHELL_TOOLS = {SHELL_TOOL}
 _CWD = re.compile(r"# Current (?:Working Directory|Workspace Directory) \(([^)\n]+)\)")
-
-
-def _json(text: object) -> dict | None:
-    if not isinstance(text, str) or not text.lstrip().startswith("{"):
-        return None
-    try:
-        obj = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return None
-    return obj if isinstance(obj, dict) else None
 
 
 # A tool message's fields that are not its arguments: its name, what it read, found or wrote (stored as
@@ -50,7 +38,7 @@ _NEW_TASK_TOOLS = {"newTask", "new_task"}  # Roo's and Kilo's subtask tool: its 
 
 def _call_text(kind: str, text: str) -> str:
     """What a browser action, a subagent spawn or a new task asked for. Pure."""
-    obj = _json(text)
+    obj = json_object(text)
     if kind == "use_subagents":
         prompts = obj.get("prompts") if isinstance(obj, dict) else None
         if not isinstance(prompts, list):
@@ -66,7 +54,7 @@ def _result_text(kind: str, text: str) -> str:
     returned, or a subtask's result. Pure."""
     if kind in ("mcp_server_response", "subtask_result"):  # (a subtask's completion, as it reported it)
         return text.strip()
-    obj = _json(text)
+    obj = json_object(text)
     if not isinstance(obj, dict):
         return ""
     if kind == "browser_action_result":
@@ -123,7 +111,7 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
             continue
         flush()
         if kind == "api_req_started":
-            found = _CWD.search(_str((_json(text) or {}).get("request")))
+            found = _CWD.search(_str((json_object(text) or {}).get("request")))
             if found and cwd is None:
                 cwd = found.group(1).strip()
         elif _opens_task(n, msg, kind) or kind == "user_feedback":
@@ -136,7 +124,7 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
                                       author="human" if kind == "user_feedback" else None))
         elif kind in ("text", "completion_result", "plan_completion_result", "plan_mode_respond", "act_mode_respond",
                       "followup"):
-            obj = _json(text)
+            obj = json_object(text)
             if obj is not None:
                 text = _str(obj.get("response") or obj.get("question") or obj.get("text")) or text
             body = clean_text(text)
@@ -158,7 +146,7 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
                                       command=command))
                 last_command = rid
         elif kind in ("tool", "use_mcp_server"):
-            obj = _json(text) or {}
+            obj = json_object(text) or {}
             if kind == "use_mcp_server":
                 name = f"mcp:{_str(obj.get('serverName'))}/{_str(obj.get('toolName'))}"
                 body = _str(obj.get("arguments"))
@@ -176,7 +164,7 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
             if kind == "use_mcp_server":
                 waiting[kind] = rid
         elif kind == "user_feedback_diff":  # the person's own edit of a change the agent proposed
-            obj = _json(text) or {}
+            obj = json_object(text) or {}
             body = "\n".join(x for x in (_str(obj.get("path")), _str(obj.get("diff")).strip()) if x)
             if body:
                 records.append(Record(f"{rid}#0", "user", "text", body, n, ts, cwd, author="human"))

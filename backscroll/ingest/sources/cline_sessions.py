@@ -41,6 +41,7 @@ from backscroll.ingest.sources import (
     block_text,
     call_text,
     clean_text,
+    json_object,
     jsontext,
     read_regular,
     title_line,
@@ -156,13 +157,8 @@ def _harness(msg: dict, text: str) -> bool:
 def _result(content: object) -> tuple[str, bool]:
     """A tool result's text, and whether a built-in tool said it failed. Pure."""
     if isinstance(content, str):
-        obj = None
-        if content.lstrip().startswith("{"):
-            try:
-                obj = orjson.loads(content)
-            except orjson.JSONDecodeError:
-                pass
-        if isinstance(obj, dict):  # (a subagent's answer, an edit's result, a rejected call's error)
+        obj = json_object(content)
+        if obj is not None:  # (a subagent's answer, an edit's result, a rejected call's error)
             for key in ("text", "result", "error"):
                 if isinstance(obj.get(key), str) and obj[key].strip():
                     return obj[key], key == "error"

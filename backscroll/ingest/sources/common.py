@@ -1,7 +1,7 @@
-"""The text helpers every session format shares: reading untrusted JSON values (``as_dict``,
-``as_list``, ``as_str``) and turning message and tool blocks into record text (``clean_text``,
-``render_input``, ``call_text``, ``block_text``), a session's title from its first words (``title_line``) and a
-text file's bytes as text (``decoded``).
+"""The text helpers every session format shares: reading untrusted JSON values (``as_dict``, ``as_list``,
+``as_str``, a text that may hold a JSON object: ``json_object``) and turning message and tool blocks into record
+text (``clean_text``, ``render_input``, ``call_text``, ``block_text``), a session's title from its first words
+(``title_line``) and a text file's bytes as text (``decoded``).
 Re-exported by ``backscroll.ingest.sources``."""
 
 from __future__ import annotations
@@ -99,6 +99,17 @@ def call_text(name: str, args: object, shell_tools: frozenset[str] | set[str]) -
     if isinstance(command, str) and command.strip():
         return command, command
     return (f"{name}\n{render_input(args)}" if args not in (None, {}, "") else name), None
+
+
+def json_object(text: object) -> dict | None:
+    """The JSON object ``text`` holds (a tool's structured result written as text), else None."""
+    if not isinstance(text, str) or not text.lstrip().startswith("{"):
+        return None
+    try:
+        obj = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return obj if isinstance(obj, dict) else None
 
 
 def block_text(content: object) -> str:

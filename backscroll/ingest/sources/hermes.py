@@ -37,6 +37,7 @@ from backscroll.ingest.sources import (
     call_text,
     clean_text,
     db_stat,
+    json_object,
     read_db_snapshot,
 )
 from backscroll.types import Record, SessionInfo
@@ -112,13 +113,8 @@ def said_by(text: str, source: object, observed: object) -> tuple[str, str | Non
 
 def result_text(raw: str) -> tuple[str, bool]:
     """A tool result's text, and whether it failed (a command's non-zero exit, an error it states). Pure."""
-    obj = None
-    if raw.lstrip().startswith("{"):
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            pass
-    if not isinstance(obj, dict):
+    obj = json_object(raw)
+    if obj is None:
         return raw.strip(), False
     if "output" in obj or "exit_code" in obj:
         error = obj.get("error")
