@@ -10,9 +10,9 @@ copy of every home (what a tree's hook keeps in a home never reaches the other's
 the candidate next, through the hook's own entry (``bench/hooks.py``'s prompt sets and its 20 unrelated pairs of the
 eval corpus), and the default searches of the identity check are written by each and compared byte for byte.
 Printed: each set's figures, and each line of the rule held or not. The rule here (``SETS`` and ``judge``) is the
-one written on 2026-12-05 for the everyday-likeness candidate (``docs/ranking.md``, "Tried and not kept: the
-everyday likeness"); a new candidate writes its own rule in docs/ranking.md before its first run and puts its sets
-and lines here (``hooks-terse-v1`` is training data since 2026-12-06; ``hooks-terse-v2`` waits for a first run).
+one written on 2026-12-06 for the everyday-request candidate (``docs/ranking.md``, "A waiting candidate: prompts
+that name nothing"); a new candidate writes its own rule in docs/ranking.md before its first run and puts its sets
+and lines here. ``hooks-terse-v1`` is training data since 2026-12-06: its figures are printed, not judged.
 The hook's whole-process wall is timed apart, old and new paired in turn; the commands are printed.
 """
 
@@ -29,9 +29,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 QUERIES = ROOT / "bench" / "queries"
-# (set, home) in the order they run, as the 2026-12-05 rule named them; hooks-terse-v1 holds everyday requests only
+# (set, home) in the order they run, as the 2026-12-06 rule named them; the terse sets hold everyday requests only
 SETS = [("hooks-everyday-v1", "agent"), ("hooks-everyday-v2", "agent"), ("hooks-everyday-v3", "agent"),
-        ("hooks-c3-v1", "c3"), ("hooks-aider-v1", "aider"), ("hooks-terse-v1", "aider"), ("hooks-terse-v1", "agent")]
+        ("hooks-c3-v1", "c3"), ("hooks-aider-v1", "aider"), ("hooks-terse-v2", "aider"), ("hooks-terse-v2", "agent"),
+        ("hooks-terse-v1", "aider"), ("hooks-terse-v1", "agent")]
+TRAINING = ("hooks-terse-v1",)  # printed, not judged
 
 IDENTITY = r'''
 import json, sys, tomllib
@@ -98,22 +100,22 @@ def counts(result: dict) -> dict:
 def judge(figures: dict, eval_pairs: dict, same: int, total: int) -> list[tuple[str, bool]]:
     """Each line of the rule, held or not."""
     lines = []
-    for key, (old, new) in figures.items():
-        silent = 1 - new["everyday_injecting"] / new["everyday_n"] if new["everyday_n"] else 1.0
-        main_silent = 1 - old["everyday_injecting"] / old["everyday_n"] if old["everyday_n"] else 1.0
-        if key.startswith("hooks-terse-v1"):
-            lines.append((f"{key}: everyday injecting {new['everyday_injecting']} vs main {old['everyday_injecting']}"
-                          f" (no more than main)", new["everyday_injecting"] <= old["everyday_injecting"]))
+    judged = {k: v for k, v in figures.items() if not k.startswith(TRAINING)}
+    for key, (old, new) in judged.items():
+        if key.startswith("hooks-terse-v2"):
+            silent = 1 - new["everyday_injecting"] / new["everyday_n"]
+            lines.append((f"{key}: everyday injecting {new['everyday_injecting']} vs main {old['everyday_injecting']} "
+                          f"(fewer than main; silent {silent:.1%}, the goal 98%)",
+                          new["everyday_injecting"] < old["everyday_injecting"]))
             continue
         lines.append((f"{key}: everyday injecting {new['everyday_injecting']} vs main {old['everyday_injecting']} "
-                      "(at most one more)", new["everyday_injecting"] <= old["everyday_injecting"] + 1))
-        if main_silent >= 0.98:
-            lines.append((f"{key}: silent {silent:.1%} (≥ 98% where main is, {main_silent:.1%})", silent >= 0.98))
+                      "(no more than main)", new["everyday_injecting"] <= old["everyday_injecting"]))
         lines.append((f"{key}: recalled {new['recalled']} vs main {old['recalled']} (not fewer by more than one)",
                       new["recalled"] >= old["recalled"] - 1))
-    old_total = sum(o["recalled"] for k, (o, _) in figures.items() if not k.startswith("hooks-terse"))
-    new_total = sum(n["recalled"] for k, (_, n) in figures.items() if not k.startswith("hooks-terse"))
-    lines.append((f"past work recalled in total: {new_total} vs main {old_total} (more)", new_total > old_total))
+    old_total = sum(o["recalled"] for o, _ in judged.values())
+    new_total = sum(n["recalled"] for _, n in judged.values())
+    lines.append((f"past work recalled in total: {new_total} vs main {old_total} (not fewer by more than two)",
+                  new_total >= old_total - 2))
     injected = round(eval_pairs["cand"]["unrelated_injection_rate"] * eval_pairs["cand"]["unrelated_n"])
     lines.append((f"eval corpus's unrelated pairs injecting: {injected} of {eval_pairs['cand']['unrelated_n']} "
                   "(none)", injected == 0))
