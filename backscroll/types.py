@@ -64,9 +64,10 @@ class SessionInfo:
     copy_until: str | None = None
     # The remote URL of the repository the session ran in, when the log records it: it names the project.
     repository: str | None = None
-    # For a format whose lines carry no time (Kimi's context files): each line's time, by its line number from 1
-    # (its turn's start, from a log beside it; else the file's last write).
+    # For lines without a time (Kimi's context files): each line's time by its number from 1 (its turn's start)
     line_times: tuple[str, ...] = ()
+    # Codex's ``request_user_input`` calls not answered yet: (call id, question id, question)
+    questions: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,5 +32,6 @@ next finds it, or a search's sync in its turn through the files.
 # Gemini hook's context is the part a hook added; 18: an OpenCode session only its newer ``session_message`` table
 # holds is read; 19: a Gemini rewind after a compression cuts Gemini's own order, leaving the summary; 20: the person's
 # answers to Claude Code's ``AskUserQuestion``, OpenCode's ``question`` and Cline's ``ask_question``, and the reason
-# they give for refusing a Claude Code tool call, are their text, not the tool's output).
-PARSE_VERSION = 20
+# they give for refusing a Claude Code tool call, are their text, not the tool's output; 21: so are their answers to
+# Codex's ``request_user_input``).
+PARSE_VERSION = 21

@@ -33,7 +33,7 @@ CUT_SHORT = "cut short; the record appended to it was kept"
 _FIRST_KEY = re.compile(rb'\s*(\{"[^"\\]{1,64}":)')
 _ESCAPED = re.compile(rb"\\.", re.DOTALL)
 # Session fields kept in a file's checkpoint and restored when it is read on from there.
-_KEPT_FIELDS = ("cwd", "title", "is_sidechain", "parent_session_id", "history_mode", "repository")
+_KEPT_FIELDS = ("cwd", "title", "is_sidechain", "parent_session_id", "history_mode", "repository", "questions")
 
 
 def digest(data: bytes) -> str:
@@ -94,6 +94,8 @@ class FileReader:
         self.queued = list(state.get("queued") or [])
         self.human_seen = bool(state.get("human_seen"))
         kept = {k: v for k, v in state.items() if k in _KEPT_FIELDS}
+        if "questions" in kept:  # (kept as JSON lists)
+            kept["questions"] = tuple(tuple(q) for q in kept["questions"] if isinstance(q, list) and len(q) == 3)
         if base.title:  # (a title the agent keeps beside the log, as Kimi does: renamed since, it is the newer)
             kept["title"] = base.title
         return replace(base, session_id=self.prev.session_id or base.session_id, **kept)
@@ -177,6 +179,7 @@ class FileReader:
             {"cwd": stored.cwd, "title": stored.title, "is_sidechain": session.is_sidechain,
              "parent_session_id": session.parent_session_id, "history_mode": session.history_mode,
              **({"repository": stored.repository} if stored.repository else {}),
+             **({"questions": [list(q) for q in session.questions]} if session.questions else {}),
              **({"title_rank": self.title_rank} if self.title_rank is not None else {}),
              **({"queued": self.queued[-MAX_QUEUED:]} if self.queued else {}),
              **({"human_seen": True} if self.human_seen else {})},

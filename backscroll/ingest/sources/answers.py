@@ -1,16 +1,17 @@
 """The person's answers to an agent's questions (Claude Code's ``AskUserQuestion``, OpenCode's ``question``, Cline's
-``ask_question``): the options they picked and the notes they typed are their words ("what did we decide about the
-database?"), so they are stored as the person's turn, each beside the question it answers. Read from what only the
-harness writes: the structure it keeps beside the result (Claude Code, OpenCode) or the question tool's own result
-(Cline) — never from another tool's output, which anything the agent read could imitate. Likewise the reason they
-typed when refusing a Claude Code tool call ("run only the unit tests"), when the harness marks the refusal.
+``ask_question``, Codex's ``request_user_input``): the options they picked and the notes they typed are their words
+("what did we decide about the database?"), so they are stored as the person's turn, each beside the question it
+answers. Read from what only the harness writes: the structure it keeps beside the result (Claude Code, OpenCode) or
+the question tool's own result (Cline, Codex) — never from another tool's output, which anything the agent read could
+imitate. Likewise the reason they typed when refusing a Claude Code tool call ("run only the unit tests"), when the
+harness marks the refusal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from backscroll.ingest.sources.common import as_dict, as_list, as_str
+from backscroll.ingest.sources.common import as_dict, as_list, as_str, json_object
 
 
 def answer_text(pairs: Iterable[tuple[object, object, object]]) -> str:
@@ -55,6 +56,31 @@ def opencode_answers(inp: object, metadata: object) -> str:
     return answer_text((as_dict(q).get("question"), a, None) for q, a in zip(questions, answers, strict=False))
 
 
+CODEX_ASKS = "request_user_input"  # Codex's question tool
+CODEX_NOTE = "user_note: "  # how Codex's answer list marks the note typed beside the option picked
+MAX_ASKED = 24  # Codex's questions remembered until answered (a request Codex cancelled is never answered)
+Asked = tuple[tuple[str, str, str], ...]  # questions not yet answered: (call id, question id, question)
+
+
+def codex_questions(arguments: object) -> list[tuple[str, str]]:
+    """``(id, question)`` of each question a ``request_user_input`` call asks (its arguments, as JSON)."""
+    asked = (as_dict(q) for q in as_list(as_dict(json_object(arguments)).get("questions")))
+    return [(q["id"], as_str(q.get("question")) or q["id"]) for q in asked if isinstance(q.get("id"), str)]
+
+
+def codex_answers(output: object, asked: Sequence[tuple[str, str]]) -> str:
+    """The answers in the output of a ``request_user_input`` call (Codex's response, as JSON: question id →
+    ``{"answers": [option picked, "user_note: " + note typed]}``), beside the questions ``asked``, in their order;
+    "" for any other output (the tool refused in this mode, a request cancelled)."""
+    answers = as_dict(as_dict(json_object(output)).get("answers"))
+    triples = []
+    for qid, question in asked:
+        said = [as_str(a) for a in as_list(as_dict(answers.get(qid)).get("answers"))]
+        notes = [a[len(CODEX_NOTE):] for a in said if a.startswith(CODEX_NOTE)]
+        triples.append((question, [a for a in said if not a.startswith(CODEX_NOTE)], "\n".join(notes)))
+    return answer_text(triples)
+
+
 # how the harness's notice opens: the person refused the call (in a subagent: "denied")
 REFUSED = ("The user doesn't want to proceed with this tool use.", "Permission for this tool use was denied.")
 # what may follow the notice, before the reason they typed (wordings of Claude Code's versions)
@@ -76,3 +102,18 @@ def claude_refusal(line: dict, text: str) -> tuple[str, str] | None:
     notice, rest = text[:cut].strip(), text[cut:]
     reason = as_str(line.get("userFeedback")).strip() or rest.partition(":")[2].partition(_AFTER)[0].strip()
     return (notice, reason) if reason and not reason.startswith(_CLARIFY) else None
+
+
+def codex_asked(pending: Asked, call_id: str | None, arguments: object) -> dict:
+    """The session update that remembers the questions a ``request_user_input`` call asks, till its answer's line."""
+    asks = codex_questions(arguments) if call_id else []
+    return {"questions": (*pending, *((call_id, *q) for q in asks))[-MAX_ASKED:]} if asks else {}
+
+
+def codex_answered(pending: Asked, call_id: str | None, output: object) -> tuple[str, dict]:
+    """The person's answers in the output of a call that asked ``pending`` questions ("" for another call's, or
+    none given), and the session update that forgets its questions."""
+    asked = [(qid, question) for c, qid, question in pending if c == call_id]
+    if not asked:
+        return "", {}
+    return codex_answers(output, asked), {"questions": tuple(q for q in pending if q[0] != call_id)}

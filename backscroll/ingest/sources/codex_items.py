@@ -22,6 +22,7 @@ from backscroll.ingest.sources import (
     clean_text,
     render_input,
 )
+from backscroll.ingest.sources.answers import CODEX_ASKS, codex_answered, codex_asked
 from backscroll.ingest.sources.codex_calls import argv_text, tool_call, tool_output, web_search_text
 from backscroll.types import Record, SessionInfo
 
@@ -184,15 +185,19 @@ def response_item(payload: dict, line_no: int, ts, session: SessionInfo) -> Pars
         name, text, command = tool_call(payload)
         call_id = payload.get("call_id") or payload.get("id")
         call_id = call_id if isinstance(call_id, str) else None
+        updates = codex_asked(session.questions, call_id, payload.get("arguments")) if name == CODEX_ASKS else {}
         return ParsedLine([Record(f"{base}#0", "tool", "tool", text, line_no, ts, cwd, name, call_id,
-                                  command=command)], {})
+                                  command=command)], updates)
     if ptype in _OUTPUT_TYPES:
         text, failed = tool_output(payload)
         call_id = payload.get("call_id") if isinstance(payload.get("call_id"), str) else None
+        said, updates = codex_answered(session.questions, call_id, payload.get("output"))
+        if said:  # the person's answers to the question tool (answers.py)
+            return ParsedLine([Record(f"{base}#0", "user", "text", said, line_no, ts, cwd, author="human")], updates)
         if not text:
-            return EMPTY
+            return ParsedLine([], updates)
         return ParsedLine([Record(f"{base}#0", "tool", "tool", text, line_no, ts, cwd, None, call_id,
-                                  is_error=failed)], {})
+                                  is_error=failed)], updates)
     if ptype == "web_search_call":
         query = web_search_text(payload.get("action"), payload.get("query"))
         call_id = payload.get("call_id") or payload.get("id")
