@@ -179,7 +179,7 @@ class FileReader:
             {"cwd": stored.cwd, "title": stored.title, "is_sidechain": session.is_sidechain,
              "parent_session_id": session.parent_session_id, "history_mode": session.history_mode,
              **({"repository": stored.repository} if stored.repository else {}),
-             **({"questions": [list(q) for q in session.questions]} if session.questions else {}),
+             **({"questions": [list(q) for q in stored.questions]} if stored.questions else {}),
              **({"title_rank": self.title_rank} if self.title_rank is not None else {}),
              **({"queued": self.queued[-MAX_QUEUED:]} if self.queued else {}),
              **({"human_seen": True} if self.human_seen else {})},

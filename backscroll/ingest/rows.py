@@ -86,11 +86,12 @@ def redact_field(redactor: Redact | None, value: str | None) -> str | None:
 
 
 def redacted_session(session: SessionInfo, redactor: Redact | None) -> SessionInfo:
-    """The session with its stored strings (title, cwd, remote URL) redacted."""
-    if redactor is None or not (session.title or session.cwd or session.repository):
+    """The session with its stored strings (title, cwd, remote URL, questions awaiting their answer) redacted."""
+    if redactor is None or not (session.title or session.cwd or session.repository or session.questions):
         return session
     return replace(session, title=redact_field(redactor, session.title), cwd=redact_field(redactor, session.cwd),
-                   repository=redact_field(redactor, session.repository))
+                   repository=redact_field(redactor, session.repository),
+                   questions=tuple((c, i, redact_field(redactor, q) or "") for c, i, q in session.questions))
 
 
 class Batch:

@@ -58,14 +58,17 @@ def opencode_answers(inp: object, metadata: object) -> str:
 
 CODEX_ASKS = "request_user_input"  # Codex's question tool
 CODEX_NOTE = "user_note: "  # how Codex's answer list marks the note typed beside the option picked
-MAX_ASKED = 24  # Codex's questions remembered until answered (a request Codex cancelled is never answered)
+MAX_ASKED = 24  # Codex's questions remembered until answered (or the turn ends)
+MAX_QUESTION = 1000  # characters of a question remembered
 Asked = tuple[tuple[str, str, str], ...]  # questions not yet answered: (call id, question id, question)
 
 
 def codex_questions(arguments: object) -> list[tuple[str, str]]:
-    """``(id, question)`` of each question a ``request_user_input`` call asks (its arguments, as JSON)."""
+    """``(id, question)`` of each question a ``request_user_input`` call asks (its arguments, as JSON); a secret one
+    (``isSecret``: the answer is masked as it is typed) is left out, and so is its answer."""
     asked = (as_dict(q) for q in as_list(as_dict(json_object(arguments)).get("questions")))
-    return [(q["id"], as_str(q.get("question")) or q["id"]) for q in asked if isinstance(q.get("id"), str)]
+    return [(q["id"], (as_str(q.get("question")) or q["id"])[:MAX_QUESTION]) for q in asked
+            if isinstance(q.get("id"), str) and q.get("isSecret", q.get("is_secret")) is not True]
 
 
 def codex_answers(output: object, asked: Sequence[tuple[str, str]]) -> str:
@@ -77,7 +80,8 @@ def codex_answers(output: object, asked: Sequence[tuple[str, str]]) -> str:
     for qid, question in asked:
         said = [as_str(a) for a in as_list(as_dict(answers.get(qid)).get("answers"))]
         notes = [a[len(CODEX_NOTE):] for a in said if a.startswith(CODEX_NOTE)]
-        triples.append((question, [a for a in said if not a.startswith(CODEX_NOTE)], "\n".join(notes)))
+        picked = [a for a in said if not a.startswith(CODEX_NOTE)]
+        triples.append((question, picked or notes, "\n".join(notes) if picked else ""))  # (free text: the answer)
     return answer_text(triples)
 
 
@@ -104,16 +108,28 @@ def claude_refusal(line: dict, text: str) -> tuple[str, str] | None:
     return (notice, reason) if reason and not reason.startswith(_CLARIFY) else None
 
 
-def codex_asked(pending: Asked, call_id: str | None, arguments: object) -> dict:
-    """The session update that remembers the questions a ``request_user_input`` call asks, till its answer's line."""
-    asks = codex_questions(arguments) if call_id else []
-    return {"questions": (*pending, *((call_id, *q) for q in asks))[-MAX_ASKED:]} if asks else {}
+def codex_asked(pending: Asked, call_id: str | None, name: str, arguments: object) -> dict:
+    """The session update for a Codex tool call: a ``request_user_input`` call's questions are remembered till its
+    answer's line; any other call that takes a pending call's id (a provider that reuses ids) forgets them."""
+    kept = tuple(q for q in pending if q[0] != call_id)
+    asks = codex_questions(arguments) if call_id and name == CODEX_ASKS else []
+    return {"questions": (*kept, *((call_id, *q) for q in asks))[-MAX_ASKED:]} if asks or kept != pending else {}
 
 
-def codex_answered(pending: Asked, call_id: str | None, output: object) -> tuple[str, dict]:
-    """The person's answers in the output of a call that asked ``pending`` questions ("" for another call's, or
-    none given), and the session update that forgets its questions."""
+def codex_answered(pending: Asked, payload: dict) -> tuple[str, dict]:
+    """The person's answers in a Codex tool output, when it is the function output of the call that asked
+    ``pending`` questions ("" for any other, or when none was given), and the session update that forgets them."""
+    call_id = payload.get("call_id")
     asked = [(qid, question) for c, qid, question in pending if c == call_id]
-    if not asked:
+    if not asked or payload.get("type") != "function_call_output":
         return "", {}
-    return codex_answers(output, asked), {"questions": tuple(q for q in pending if q[0] != call_id)}
+    return codex_answers(payload.get("output"), asked), {"questions": tuple(q for q in pending if q[0] != call_id)}
+
+
+def codex_asking(payload: dict, pending: Asked) -> bool:
+    """Whether a Codex response item is a ``request_user_input`` call or the function output that answers one: a
+    paginated thread persists no completed item for them (none of its kinds is one), so they are read here."""
+    ptype, call_id = payload.get("type"), payload.get("call_id")
+    return ((ptype == "function_call" and payload.get("name") == CODEX_ASKS and not payload.get("namespace"))
+            or (ptype == "function_call_output" and any(q[0] == call_id for q in pending)))
+

@@ -46,6 +46,7 @@ SHELL_TOOLS = {"shell", "shell_command", "exec_command", "local_shell", "contain
 FORK_BURST = timedelta(seconds=1)
 # Known lines that hold nothing to index (state, metadata, UI copies of response items).
 _IGNORED_TOP = {"world_state", "inter_agent_communication_metadata"}
+_TURN_ENDS = {"task_complete", "turn_complete", "turn_aborted"}
 _IGNORED_EVENTS = {
     "user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content", "agent_reasoning_section_break",
     "token_count", "task_started", "task_complete", "turn_started", "turn_complete", "turn_aborted",
@@ -173,6 +174,8 @@ def _parse(obj: dict, kind: object, payload: object, line_no: int, session: Sess
             if session.history_mode != "paginated" or not isinstance(item, dict):
                 return EMPTY  # in a default thread the response_item lines hold the same items
             return completed_item(item, line_no, ts, session)
+        if etype in _TURN_ENDS and session.questions:
+            return ParsedLine([], {"questions": ()})  # a question unanswered when its turn ended never will be
         if etype in _IGNORED_EVENTS:
             return EMPTY
         return ParsedLine([], {}, unknown=f"event_msg/{etype}")

@@ -22,7 +22,7 @@ from backscroll.ingest.sources import (
     clean_text,
     render_input,
 )
-from backscroll.ingest.sources.answers import CODEX_ASKS, codex_answered, codex_asked
+from backscroll.ingest.sources.answers import codex_answered, codex_asked, codex_asking
 from backscroll.ingest.sources.codex_calls import argv_text, tool_call, tool_output, web_search_text
 from backscroll.types import Record, SessionInfo
 
@@ -45,6 +45,8 @@ _HARNESS_PREFIXES = (
 _OUTPUT_TYPES = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
 _CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call"}
 _IGNORED_ITEMS = {"ghost_snapshot", "compaction", "compaction_summary", "other"}
+_PROJECTED = {"message", "reasoning", "web_search_call", "function_call", "function_call_output", "local_shell_call",
+              "local_shell_call_output"}  # what a paginated thread persists as completed items too
 
 
 def _hook_context(payload: dict, base: str, line_no: int, ts, cwd) -> ParsedLine:
@@ -146,9 +148,7 @@ def response_item(payload: dict, line_no: int, ts, session: SessionInfo) -> Pars
     cwd = session.cwd
     base = f"{session.session_id}:{line_no}"
     ptype = payload.get("type")
-    paginated = session.history_mode == "paginated"
-    if paginated and ptype in ("message", "reasoning", "web_search_call", "function_call", "function_call_output",
-                               "local_shell_call", "local_shell_call_output"):
+    if session.history_mode == "paginated" and ptype in _PROJECTED and not codex_asking(payload, session.questions):
         return EMPTY  # legacy projections of the items this thread persists as item_completed
     if ptype == "message":
         role = payload.get("role")
@@ -185,13 +185,13 @@ def response_item(payload: dict, line_no: int, ts, session: SessionInfo) -> Pars
         name, text, command = tool_call(payload)
         call_id = payload.get("call_id") or payload.get("id")
         call_id = call_id if isinstance(call_id, str) else None
-        updates = codex_asked(session.questions, call_id, payload.get("arguments")) if name == CODEX_ASKS else {}
+        updates = codex_asked(session.questions, call_id, name, payload.get("arguments"))
         return ParsedLine([Record(f"{base}#0", "tool", "tool", text, line_no, ts, cwd, name, call_id,
                                   command=command)], updates)
     if ptype in _OUTPUT_TYPES:
         text, failed = tool_output(payload)
         call_id = payload.get("call_id") if isinstance(payload.get("call_id"), str) else None
-        said, updates = codex_answered(session.questions, call_id, payload.get("output"))
+        said, updates = codex_answered(session.questions, payload)
         if said:  # the person's answers to the question tool (answers.py)
             return ParsedLine([Record(f"{base}#0", "user", "text", said, line_no, ts, cwd, author="human")], updates)
         if not text:
