@@ -30,16 +30,22 @@ PLAIN_ENGLISH = 5000  # the shipped model's vocabulary lists whole English words
 
 
 @functools.cache
+def _vocabulary() -> str:
+    """The shipped model's vocabulary as its tokenizer file writes it (``"word": id``, in id order)."""
+    text = resources.files("backscroll.indexes").joinpath("model", "tokenizer.json").read_text()
+    return text[text.index('"vocab"') + len('"vocab"'):]
+
+
+@functools.cache
 def common_words() -> frozenset[str]:
     """The shipped model's first ``PLAIN_ENGLISH`` vocabulary entries. Its tokenizer file lists them in id order,
     so the read stops there (a search pays ~10 ms for it, not the ~40 of parsing the whole file)."""
     import json
     import re
 
-    text = resources.files("backscroll.indexes").joinpath("model", "tokenizer.json").read_text()
     out = set()
     entry = re.compile(r'"((?:[^"\\]|\\.)*)":\s*(\d+)')
-    for m in entry.finditer(text, text.index('"vocab"') + len('"vocab"')):
+    for m in entry.finditer(_vocabulary()):
         if int(m.group(2)) >= PLAIN_ENGLISH:
             break
         out.add(json.loads(f'"{m.group(1)}"') if "\\" in m.group(1) else m.group(1))
@@ -51,3 +57,9 @@ def plain_english(word: str) -> bool:
     says it may still be about what a question asks (a small one says few words), where a history that never
     says "terraform" is not."""
     return word in common_words()
+
+
+def english(word: str) -> bool:
+    """A word of English ("leap", "spiked"), a whole word of the shipped model's vocabulary (about 21,700 with common
+    names): one a history lacks is not a typo of a word it holds ("lead")."""
+    return word.isascii() and word.isalpha() and f'"{word}":' in _vocabulary()

@@ -4,7 +4,8 @@ spelling of a word British and American English spell apart ("serialise", "seria
 Candidates are the words of records Tantivy's fuzzy query finds for the word; the nearest by
 Damerau-Levenshtein distance (rapidfuzz) wins, then the more common one: one edit away for a word of up to six
 letters, two for a longer one ("spiked" is not "speed", nor "outage" "usage").
-Only plain words of a sensible length are looked at: a token or a key pasted into a query is never echoed back.
+Only plain words of a sensible length that are no word of English ("leap" is not a typo of "lead") are looked at: a
+token or a key pasted into a query is never echoed back.
 The British and American spellings come from breame's word list.
 """
 
@@ -17,7 +18,10 @@ SHORT = 6  # a word of up to this many letters is one edit from its correction; 
 
 
 def worth_suggesting(word: str) -> bool:
-    return word.isalpha() and 4 <= len(word) <= MAX_WORD
+    """A plain word of a sensible length that is no word of English: "leap" is not a typo of "lead"."""
+    from backscroll.retrieval.everyday import english
+
+    return word.isalpha() and 4 <= len(word) <= MAX_WORD and not english(word)
 
 
 def nearest(word: str, candidates: Iterable[str], doc_freq: Callable[[str], int]) -> str | None:

@@ -36,6 +36,18 @@ def test_a_correction_is_offered_only_when_near(word, near, found):
     assert nearest(word, near, lambda w: near.get(w, 0)) == found
 
 
+def test_a_word_of_english_is_no_typo(history, backscroll_search):
+    """"leap" is one edit from "lead", but it is a word: the history lacks it, it did not mistype it."""
+    from backscroll.retrieval.spelling import worth_suggesting
+
+    assert not worth_suggesting("leap") and not worth_suggesting("spiked") and worth_suggesting("recieve")
+    s = history
+    s.assistant("We lead with the cart service.")
+    result = backscroll_search("leap year cart", mode="lexical", weak=True)
+    assert any('no record holds "leap"' in n for n in result.notes) and not any("did you mean" in n
+                                                                             for n in result.notes), result.notes
+
+
 def test_british_and_american_spellings_are_known_from_a_word_list():
     assert other_spellings("serialise") == ("serialize",)
     assert other_spellings("optimising") == ("optimizing",)
