@@ -415,3 +415,18 @@ def test_a_stored_time_the_index_cannot_hold_is_indexed_without_it():
     assert to_datetime("2999-01-01T00:00:00.000Z") is None and to_datetime("1500-01-01T00:00:00.000Z") is None
     assert to_datetime("2026-10-01T00:00:00.000Z") is not None
     document((1, "claude", "p", "user", "text", "s", 0, "2999-01-01T00:00:00.000Z", "a stored time", None, None))
+
+
+def test_status_warns_of_files_no_session_was_read_from(backscroll_home, backscroll_index):
+    """A file no reader claims (a layout this version does not know), or one read whole of lines it does not know,
+    is named; files read with nothing unknown in them hold no session yet (hermes' test)."""
+    sessions = backscroll_home.home / ".codex" / "sessions"
+    sessions.mkdir(parents=True)
+    (sessions / "thread-2027.log").write_text("a layout from the future\n")
+    projects = backscroll_home.home / ".claude" / "projects" / "-work-app"
+    projects.mkdir(parents=True)
+    (projects / "a1b2c3d4-0000-4000-8000-000000000000.jsonl").write_text(json.dumps({"type": "hologram"}) + "\n")
+    backscroll_index(embed=False)
+    said = run_cli(backscroll_home, "status").stdout
+    assert f"codex: {sessions} holds files but no session was read" in said, said
+    assert "claude:" in said and "holds files but no session was read" in said.split("claude:", 1)[1], said

@@ -215,6 +215,8 @@ def _calls(raw: object, base: str, pos: int, ts: str | None, cwd: str | None) ->
 def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
     scols = {r[1] for r in conn.execute("PRAGMA table_info(sessions)")}
     mcols = {r[1] for r in conn.execute("PRAGMA table_info(messages)")}
+    if not scols and not mcols:  # (Hermes may make the file before its first session: another of its tables alone)
+        return WholeRead([], {})
     if not {"id", "source"} <= scols or not {"session_id", "role", "content"} <= mcols:
         raise OSError("no sessions and messages tables: not a Hermes database")
     wanted = ("id", "source", "parent_session_id", "title", "cwd", "git_repo_root", "message_count", "ended_at",

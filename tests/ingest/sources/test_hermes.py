@@ -224,3 +224,24 @@ def test_a_session_whose_work_dir_changes_alone_is_read_again(backscroll_home, b
     conn.close()
     backscroll_index(embed=False)
     assert show(backscroll_home, PLAIN).session["cwd"] == "/srv/moved"
+
+
+def test_a_database_made_before_the_first_session_holds_none_and_is_no_error(backscroll_home, backscroll_index):
+    """Hermes may make ``state.db`` with another of its tables alone before any session: nothing to read, nothing
+    to report. A database of another program's tables only is not Hermes's, and is reported."""
+    from helpers import run_cli
+
+    db = backscroll_home.home / ".hermes" / "state.db"
+    db.parent.mkdir(parents=True)
+    (db.parent / "logs").mkdir()
+    (db.parent / "logs" / "agent.log").write_text("started\n")
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE async_delegations (id TEXT PRIMARY KEY, payload TEXT)")
+    conn.commit()
+    conn.close()
+    out = backscroll_index(embed=False)
+    assert not out.report.unreadable and not rows(backscroll_home, "SELECT * FROM records")
+    status = run_cli(backscroll_home, "status")
+    said = status.stdout + status.stderr
+    assert status.returncode == 0 and "could not be read" not in said and "no session was read" not in said, said
+
