@@ -125,8 +125,7 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
         if not info.sessions and not info.files and report.last_index_run is None and has_files(root.path):
             warnings.append(f"{root.agent}: {root.path} holds files not read yet: the first `backscroll index` has "
                             "not finished (still running, or interrupted: run it again)")
-        elif not info.sessions and (info.unknown or not info.files and has_files(root.path)):
-            # (files read whole with nothing unknown in them hold no session yet: a database made before its first)
+        elif not info.sessions and (info.files or has_files(root.path)):
             warnings.append(f"{root.agent}: {root.path} holds files but no session was read from them "
                             "(a format this version does not know?)")
     warnings.extend(unread_layouts(Path(os.environ.get("HOME") or os.path.expanduser("~"))))

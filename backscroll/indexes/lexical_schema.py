@@ -51,11 +51,6 @@ def stem(token: str) -> str:
     return out[0] if out else token
 
 
-def stems(text: str) -> list[str]:
-    """The stems of a text's words, in order (one call for many words)."""
-    return _STEMS.analyze(text)
-
-
 def _schema() -> tantivy.Schema:
     sb = SchemaBuilder()
     sb.add_unsigned_field("id", stored=True, indexed=True, fast=True)

@@ -59,19 +59,7 @@ def plain_english(word: str) -> bool:
     return word in common_words()
 
 
-@functools.cache
-def _english_stems() -> frozenset[str]:
-    """The stems of the shipped model's whole words ("nudge": "nudg"), ~20 ms to make."""
-    import re
-
-    from backscroll.indexes.lexical_schema import stems
-
-    return frozenset(stems(" ".join(re.findall(r'"([a-z]+)":', _vocabulary()))))
-
-
 def english(word: str) -> bool:
-    """A word of English ("leap", "mended"): a whole word of the shipped model's vocabulary (about 21,700 with common
-    names), or a form of one. One a history lacks is not a typo of a word it holds ("lead", "ended")."""
-    from backscroll.indexes.lexical_schema import stem
-
-    return word.isascii() and word.isalpha() and (f'"{word}":' in _vocabulary() or stem(word) in _english_stems())
+    """A word of English ("leap", "spiked"), a whole word of the shipped model's vocabulary (about 21,700 with common
+    names): one a history lacks is not a typo of a word it holds ("lead")."""
+    return word.isascii() and word.isalpha() and f'"{word}":' in _vocabulary()

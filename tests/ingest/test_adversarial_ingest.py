@@ -418,8 +418,8 @@ def test_a_stored_time_the_index_cannot_hold_is_indexed_without_it():
 
 
 def test_status_warns_of_files_no_session_was_read_from(backscroll_home, backscroll_index):
-    """A file no reader claims (a layout this version does not know), or one read whole of lines it does not know,
-    is named; files read with nothing unknown in them hold no session yet (hermes' test)."""
+    """A file no reader claims (a layout this version does not know), or one of lines its reader does not know, is
+    named."""
     sessions = backscroll_home.home / ".codex" / "sessions"
     sessions.mkdir(parents=True)
     (sessions / "thread-2027.log").write_text("a layout from the future\n")

@@ -52,6 +52,9 @@ _SKILL = "[IMPORTANT: The user has invoked"  # (``agent/skill_commands.py``)
 _SKILL_ASK = "The user has provided the following instruction alongside the skill invocation:"
 _RUNTIME = ("[IMPORTANT: You are running as a scheduled cron job", "[IMPORTANT: Background process", _SKILL,
             "[Continuing toward your standing goal]", "[System:", "[System note:")
+# Hermes's other tables in the file (``hermes_state.py``): one may be made before any session (``async_delegations``)
+_HERMES_TABLES = {"schema_version", "session_model_usage", "state_meta", "gateway_routing", "compression_locks",
+                  "async_delegations", "telegram_dm_topic_mode", "telegram_dm_topic_bindings"}
 _BATCH = 0.01  # seconds: the rows one write of Hermes's (a compaction, a branch's copy) carry the same time
 
 
@@ -215,7 +218,7 @@ def _calls(raw: object, base: str, pos: int, ts: str | None, cwd: str | None) ->
 def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
     scols = {r[1] for r in conn.execute("PRAGMA table_info(sessions)")}
     mcols = {r[1] for r in conn.execute("PRAGMA table_info(messages)")}
-    if not scols and not mcols:  # (Hermes may make the file before its first session: another of its tables alone)
+    if not scols and not mcols and _tables(conn) <= _HERMES_TABLES:  # (made before its first session, as Hermes does)
         return WholeRead([], {})
     if not {"id", "source"} <= scols or not {"session_id", "role", "content"} <= mcols:
         raise OSError("no sessions and messages tables: not a Hermes database")
@@ -243,6 +246,10 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
             f"SELECT {', '.join(fields)} FROM messages WHERE session_id = ? ORDER BY id", (sid,))]
         units.append(SourceUnit(f"{path}#{sid}", info, message_records(rows, info, source)))
     return WholeRead(units, {"sessions": fingerprints, "message_id": top})
+
+
+def _tables(conn) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
 def _parents_cwd(conn, parent: object, scols: set[str]) -> str | None:

@@ -227,21 +227,20 @@ def test_a_session_whose_work_dir_changes_alone_is_read_again(backscroll_home, b
 
 
 def test_a_database_made_before_the_first_session_holds_none_and_is_no_error(backscroll_home, backscroll_index):
-    """Hermes may make ``state.db`` with another of its tables alone before any session: nothing to read, nothing
-    to report. A database of another program's tables only is not Hermes's, and is reported."""
-    from helpers import run_cli
-
+    """Hermes may make ``state.db`` with another of its own tables alone before any session: nothing to read, and
+    no source that could not be read on every search. A database of another program's tables is not Hermes's, and
+    is reported."""
     db = backscroll_home.home / ".hermes" / "state.db"
     db.parent.mkdir(parents=True)
-    (db.parent / "logs").mkdir()
-    (db.parent / "logs" / "agent.log").write_text("started\n")
     conn = sqlite3.connect(db)
     conn.execute("CREATE TABLE async_delegations (id TEXT PRIMARY KEY, payload TEXT)")
     conn.commit()
     conn.close()
     out = backscroll_index(embed=False)
     assert not out.report.unreadable and not rows(backscroll_home, "SELECT * FROM records")
-    status = run_cli(backscroll_home, "status")
-    said = status.stdout + status.stderr
-    assert status.returncode == 0 and "could not be read" not in said and "no session was read" not in said, said
-
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE conversations (id TEXT PRIMARY KEY, body TEXT)")
+    conn.commit()
+    conn.close()
+    out = backscroll_index(embed=False)
+    assert [why for _path, why in out.report.unreadable] == ["no sessions and messages tables: not a Hermes database"]
