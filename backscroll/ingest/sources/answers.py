@@ -85,29 +85,6 @@ def codex_answers(output: object, asked: Sequence[tuple[str, str]]) -> str:
     return answer_text(triples)
 
 
-# how the harness's notice opens: the person refused the call (in a subagent: "denied")
-REFUSED = ("The user doesn't want to proceed with this tool use.", "Permission for this tool use was denied.")
-# what may follow the notice, before the reason they typed (wordings of Claude Code's versions)
-_SAID = ("To tell you how to proceed, the user said:", "The user provided the following reason for the rejection:",
-         "The user said:")
-_AFTER = "\n\nNote: The user's next message"  # the harness's memory hint, appended after the reason
-_CLARIFY = "The user wants to clarify these questions."  # the harness's template, no reason typed
-
-
-def claude_refusal(line: dict, text: str) -> tuple[str, str] | None:
-    """``(the harness's notice, the person's reason)`` of a refused tool call's result ``text``, when its ``line``
-    is one Claude Code marks ``toolDenialKind: user-rejected`` (a tool's own error never is) and the person typed a
-    reason; None otherwise. (Its caller reads only a line holding one result.)"""
-    if line.get("toolDenialKind") not in ("user-rejected", "user_rejected") or not text.startswith(REFUSED):
-        return None
-    cut = min((i for i in (text.find(said) for said in _SAID) if i >= 0), default=-1)
-    if cut < 0:
-        return None
-    notice, rest = text[:cut].strip(), text[cut:]
-    reason = as_str(line.get("userFeedback")).strip() or rest.partition(":")[2].partition(_AFTER)[0].strip()
-    return (notice, reason) if reason and not reason.startswith(_CLARIFY) else None
-
-
 def codex_asked(pending: Asked, call_id: str | None, name: str, arguments: object) -> dict:
     """The session update for a Codex tool call: a ``request_user_input`` call's questions are remembered till its
     answer's line; any other call that takes a pending call's id (a provider that reuses ids) forgets them."""
@@ -133,3 +110,25 @@ def codex_asking(payload: dict, pending: Asked) -> bool:
     return ((ptype == "function_call" and payload.get("name") == CODEX_ASKS and not payload.get("namespace"))
             or (ptype == "function_call_output" and any(q[0] == call_id for q in pending)))
 
+
+# how the harness's notice opens: the person refused the call (in a subagent: "denied")
+REFUSED = ("The user doesn't want to proceed with this tool use.", "Permission for this tool use was denied.")
+# what may follow the notice, before the reason they typed (wordings of Claude Code's versions)
+_SAID = ("To tell you how to proceed, the user said:", "The user provided the following reason for the rejection:",
+         "The user said:")
+_AFTER = "\n\nNote: The user's next message"  # the harness's memory hint, appended after the reason
+_CLARIFY = "The user wants to clarify these questions."  # the harness's template, no reason typed
+
+
+def claude_refusal(line: dict, text: str) -> tuple[str, str] | None:
+    """``(the harness's notice, the person's reason)`` of a refused tool call's result ``text``, when its ``line``
+    is one Claude Code marks ``toolDenialKind: user-rejected`` (a tool's own error never is) and the person typed a
+    reason; None otherwise. (Its caller reads only a line holding one result.)"""
+    if line.get("toolDenialKind") not in ("user-rejected", "user_rejected") or not text.startswith(REFUSED):
+        return None
+    cut = min((i for i in (text.find(said) for said in _SAID) if i >= 0), default=-1)
+    if cut < 0:
+        return None
+    notice, rest = text[:cut].strip(), text[cut:]
+    reason = as_str(line.get("userFeedback")).strip() or rest.partition(":")[2].partition(_AFTER)[0].strip()
+    return (notice, reason) if reason and not reason.startswith(_CLARIFY) else None
