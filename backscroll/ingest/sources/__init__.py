@@ -27,6 +27,7 @@ from backscroll.ingest.sources.common import json_object as json_object
 from backscroll.ingest.sources.common import render_input as render_input
 from backscroll.ingest.sources.common import title_line as title_line
 from backscroll.ingest.sources.databases import db_stat as db_stat
+from backscroll.ingest.sources.databases import db_tables as db_tables
 from backscroll.ingest.sources.databases import read_db_snapshot as read_db_snapshot
 from backscroll.types import Record, SessionInfo
 

@@ -46,6 +46,7 @@ from backscroll.ingest.sources import (
     _collect,
     as_dict,
     db_stat,
+    db_tables,
     editor_user_dirs,
     file_stat,
     read_db_snapshot,
@@ -169,8 +170,7 @@ def _read_editor(path: Path, state: dict) -> WholeRead:
     prev = as_dict(state.get("composers"))
 
     def read(conn):
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if "cursorDiskKV" not in tables:
+        if "cursorDiskKV" not in db_tables(conn):
             return {}, {}, {}
         composers = {}
         for key, value in conn.execute("SELECT key, value FROM cursorDiskKV WHERE key LIKE 'composerData:%'"):

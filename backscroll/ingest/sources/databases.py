@@ -70,6 +70,11 @@ def _change_counter(path: Path) -> bytes:
     return header[24:28] + (b"j" if os.path.exists(f"{path}-journal") else b"")
 
 
+def db_tables(conn) -> set[str]:
+    """The names of the tables of an agent's database (read inside ``read_db_snapshot``)."""
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
 def db_stat(path: Path) -> tuple[int, int]:
     """Size and mtime of a SQLite database plus its ``-wal`` file (uncheckpointed commits count)."""
     st = os.stat(path)

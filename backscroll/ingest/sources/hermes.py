@@ -37,6 +37,7 @@ from backscroll.ingest.sources import (
     call_text,
     clean_text,
     db_stat,
+    db_tables,
     json_object,
     read_db_snapshot,
 )
@@ -218,7 +219,7 @@ def _calls(raw: object, base: str, pos: int, ts: str | None, cwd: str | None) ->
 def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
     scols = {r[1] for r in conn.execute("PRAGMA table_info(sessions)")}
     mcols = {r[1] for r in conn.execute("PRAGMA table_info(messages)")}
-    if not scols and not mcols and _tables(conn) <= _HERMES_TABLES:  # (made before its first session, as Hermes does)
+    if not scols and not mcols and db_tables(conn) <= _HERMES_TABLES:  # (made before its first session, as Hermes does)
         return WholeRead([], {})
     if not {"id", "source"} <= scols or not {"session_id", "role", "content"} <= mcols:
         raise OSError("no sessions and messages tables: not a Hermes database")
@@ -246,10 +247,6 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
             f"SELECT {', '.join(fields)} FROM messages WHERE session_id = ? ORDER BY id", (sid,))]
         units.append(SourceUnit(f"{path}#{sid}", info, message_records(rows, info, source)))
     return WholeRead(units, {"sessions": fingerprints, "message_id": top})
-
-
-def _tables(conn) -> set[str]:
-    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
 def _parents_cwd(conn, parent: object, scols: set[str]) -> str | None:
