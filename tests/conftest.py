@@ -9,6 +9,26 @@ os.environ.setdefault("BACKSCROLL_TEST_EMBEDDER", "fake")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+def _away_from_the_real_home() -> None:
+    """Every test runs in an empty HOME with no agent's or backscroll's variables: an index or search finds every
+    agent's default place, so a test without ``backscroll_home`` would read the developer's own sessions (and
+    open an agent's live database) into its store."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from backscroll.testing.plugin import _SCRUBBED_ENV
+
+    home = tempfile.mkdtemp(prefix="backscroll-test-home-")
+    atexit.register(shutil.rmtree, home, True)
+    for name in _SCRUBBED_ENV:
+        os.environ.pop(name, None)
+    os.environ["HOME"] = home
+
+
+_away_from_the_real_home()
+
+
 import pytest  # noqa: E402
 
 
