@@ -24,6 +24,35 @@ def has_files(path, limit: int = 2000) -> bool:
     return False
 
 
+def read_in_vain(agent: str, root: Path, read: list[str], limit: int = 2000) -> bool:
+    """Whether ``root`` holds files that should have given ``agent`` sessions: files its reader read that are not a
+    database (a database of a schema it knows may hold none yet: agents make theirs when they start), or, in a root
+    kept for sessions alone, a file it does not claim (a layout this version does not know). A root the agent shares
+    with its settings and logs says nothing by them (``Agent.shares_root``)."""
+    inside = f"{root}{os.sep}"
+    if any(path.startswith(inside) and not _sqlite(path) for path in read):
+        return True
+    reader = AGENTS[agent]
+    if reader.shares_root:
+        return False
+    seen = 0
+    for dirpath, _dirs, files in os.walk(root):
+        if any(not reader.claims(Path(dirpath, name)) for name in files):
+            return True
+        seen += 1
+        if seen >= limit:
+            return False
+    return False
+
+
+def _sqlite(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
 def left_out(cfg: Config) -> list[str]:
     """An agent's default place that holds files though ``[roots]`` names others (a config older than the layout)."""
     named: dict[str, set[Path]] = {}

@@ -96,6 +96,11 @@ class StatusQueries:
         """The session files ``agent``'s sessions were read from."""
         return [r[0] for r in self.conn.execute("SELECT DISTINCT source_path FROM sessions WHERE agent = ?", (agent,))]
 
+    def files_read(self, agent: str, limit: int = 50) -> list[str]:
+        """Files of ``agent`` read (sessions in them or not), ``limit`` at most."""
+        rows = self.conn.execute("SELECT path FROM source_files WHERE agent = ? LIMIT ?", (agent, limit))
+        return [r[0] for r in rows]
+
     def last_read(self, agent: str) -> str | None:
         """When a file of ``agent`` was last read."""
         return self._one("SELECT max(indexed_at) FROM source_files WHERE agent = ?", (agent,))

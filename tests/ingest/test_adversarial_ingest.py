@@ -430,3 +430,40 @@ def test_status_warns_of_files_no_session_was_read_from(backscroll_home, backscr
     said = run_cli(backscroll_home, "status").stdout
     assert f"codex: {sessions} holds files but no session was read" in said, said
     assert "claude:" in said and "holds files but no session was read" in said.split("claude:", 1)[1], said
+
+
+def test_status_is_quiet_about_agents_installed_but_never_used(backscroll_home, backscroll_index):
+    """What Gemini, Qwen, OpenCode and Hermes write before their first session (settings, logs, a database with no
+    session yet) is no format this version does not know; a Qwen chat of lines it does not know still is."""
+    import sqlite3
+
+    home = backscroll_home.home
+    gemini_tmp = home / ".gemini" / "tmp" / "abc123"
+    (gemini_tmp / "chats").mkdir(parents=True)
+    (gemini_tmp / "logs.json").write_text("[]")
+    (gemini_tmp / ".project_root").write_text("/work/app")
+    (home / ".qwen" / "debug").mkdir(parents=True)
+    (home / ".qwen" / "settings.json").write_text("{}")
+    (home / ".qwen" / "debug" / "s1.txt").write_text("debug started\n")
+    OpenCodeDB(oc_root(backscroll_home) / "opencode.db").close()
+    (oc_root(backscroll_home) / "log").mkdir()
+    (oc_root(backscroll_home) / "log" / "2026-12-06T000000.log").write_text("INFO start\n")
+    hermes = home / ".hermes"
+    (hermes / "logs").mkdir(parents=True)
+    (hermes / "logs" / "agent.log").write_text("")
+    state = hermes / "state.db"
+    state.write_bytes((Path(__file__).parent.parent / "data" / "hermes-generated" / "state.db").read_bytes())
+    with sqlite3.connect(state) as conn:
+        conn.execute("DELETE FROM messages")
+        conn.execute("DELETE FROM sessions")
+    backscroll_index(embed=False)
+    said = run_cli(backscroll_home, "status").stdout
+    assert "no session was read" not in said, said
+
+    chats = home / ".qwen" / "projects" / "-work-app" / "chats"
+    chats.mkdir(parents=True)
+    (chats / "s2.jsonl").write_text(json.dumps({"kind": "hologram"}) + "\n")
+    backscroll_index(embed=False)
+    said = run_cli(backscroll_home, "status").stdout
+    assert f"qwen: {home / '.qwen'} holds files but no session was read" in said, said
+    assert "gemini:" not in said.split("Session roots")[0] and "hermes: " not in said.split("Session roots")[0], said

@@ -138,6 +138,9 @@ class Agent:
     # The names of this agent's tools that run a shell command (views mark their calls with ``$``).
     # Which stored calls ran one is kept per call at ingest (a ``Record.command``), not by name.
     shell_tools: frozenset[str] = frozenset()
+    # Whether its root also holds the agent's settings, logs and caches, or other programs' files (``~/.qwen``, an
+    # editor's storage): there only the files it claims tell of sessions.
+    shares_root: bool = False
 
     def discover(self, root: Path, errors: list[OSError] | None = None,
                  known: Mapping[str, tuple[object, ...]] | None = None) -> Iterator[str | Path]:

@@ -247,4 +247,4 @@ class _CopilotAgent(Agent):
 
 
 AGENT = _CopilotAgent("copilot", default_root, claims, session_for,
-                      read_whole=read_whole, shell_tools=frozenset(SHELL_TOOLS))
+                      read_whole=read_whole, shell_tools=frozenset(SHELL_TOOLS), shares_root=True)

@@ -246,4 +246,4 @@ class _CrushAgent(Agent):
 
 
 AGENT = _CrushAgent("crush", default_root, claims, session_for,
-                    read_whole=read_whole, stat=db_stat, shell_tools=frozenset(SHELL_TOOLS))
+                    read_whole=read_whole, stat=db_stat, shell_tools=frozenset(SHELL_TOOLS), shares_root=True)

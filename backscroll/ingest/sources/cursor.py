@@ -243,4 +243,4 @@ class _CursorAgent(Agent):
 
 
 AGENT = _CursorAgent("cursor", default_root, claims, session_for,
-                     read_whole=read_whole, stat=stat, shell_tools=frozenset(SHELL_TOOLS))
+                     read_whole=read_whole, stat=stat, shell_tools=frozenset(SHELL_TOOLS), shares_root=True)

@@ -250,4 +250,5 @@ def read_whole(path: Path, state: dict) -> WholeRead:
     return WholeRead([unit], {"session_id": session.session_id, "messages": len(conv.messages)})
 
 
-AGENT = Agent("gemini", default_root, claims, session_for, read_whole=read_whole, shell_tools=frozenset(SHELL_TOOLS))
+AGENT = Agent("gemini", default_root, claims, session_for, read_whole=read_whole, shell_tools=frozenset(SHELL_TOOLS),
+              shares_root=True)

@@ -276,4 +276,4 @@ class _HermesAgent(Agent):
 
 
 AGENT = _HermesAgent("hermes", default_root, claims, session_for,
-                     read_whole=read_whole, stat=db_stat, shell_tools=frozenset(SHELL_TOOLS))
+                     read_whole=read_whole, stat=db_stat, shell_tools=frozenset(SHELL_TOOLS), shares_root=True)

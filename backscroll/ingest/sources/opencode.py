@@ -195,4 +195,4 @@ class _OpenCodeAgent(Agent):
 
 
 AGENT = _OpenCodeAgent("opencode", default_root, claims, session_for,
-                       read_whole=read_whole, stat=stat, shell_tools=frozenset(SHELL_TOOLS))
+                       read_whole=read_whole, stat=stat, shell_tools=frozenset(SHELL_TOOLS), shares_root=True)

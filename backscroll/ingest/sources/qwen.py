@@ -142,4 +142,5 @@ def _compressed(obj: dict, line_no: int, session: SessionInfo, updates: dict) ->
                    normalize_timestamp(obj.get("timestamp")), updates.get("cwd", session.cwd))]
 
 
-AGENT = Agent("qwen", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))
+AGENT = Agent("qwen", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS),
+              shares_root=True)

@@ -538,8 +538,9 @@ def test_status_reports_kinds_unknown_types_and_silent_roots(backscroll_home, ba
     paths = install(backscroll_home, "cc-2.1.80-2.1.220-coverage-agent-sessions.jsonl",
                     "cc-1.0.95-vibecodingtracker.jsonl")
     gemini = backscroll_home.home / ".gemini" / "tmp" / "abc123"
-    gemini.mkdir(parents=True)
-    (gemini / "notes.txt").write_text("not a session")
+    (gemini / "chats").mkdir(parents=True)
+    (gemini / "logs.json").write_text("[]")  # (Gemini's own, before any session: no warning for it alone)
+    (gemini / "chats" / "session-2027-01-01T00-00-abcd1234.jsonl").write_text('{"hologram": true}\n')
     backscroll_index(embed=False)
     info = backscroll.status(config=backscroll_home.config())
     claude = info["agents"]["claude"]
