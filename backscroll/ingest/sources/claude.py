@@ -8,7 +8,9 @@ text block, thinking block (``reasoning``), ``tool_use`` and ``tool_result``.
 Who wrote a user line (``author``): the person (their prompts, queued prompts, slash commands with
 their arguments, their answers to ``AskUserQuestion``, stored in place of its result, and the reason
 they gave for refusing a tool call), the agent (a subagent's task prompt) or the harness (interruption
-markers, turn limits, background-task notices). Compaction summaries are stored once, as ``summary``;
+markers, turn limits, background-task notices); a line's ``origin`` (Claude Code 2.1) names a sender that is
+no person: another session or a background task (the agent), a notification (the harness); a message the person
+sent through a channel (Telegram) is theirs. Compaction summaries are stored once, as ``summary``;
 the expanded body of a slash command and the local-command noise are not records. ``summary`` lines
 title the session that holds their ``leafUuid``; ``custom-title`` beats ``ai-title`` beats both.
 
@@ -19,7 +21,10 @@ text within a message are read by ``claude_blocks``.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
+
+import orjson
 
 from backscroll.dates import normalize_timestamp
 from backscroll.ingest.sources import (
@@ -50,6 +55,11 @@ KNOWN_SKIPPED = {
     "system", "file-history-snapshot", "file-history-delta", "progress", "last-prompt", "permission-mode",
     "mode", "worktree-state", "agent-name", "pr-link", "frame-link", "tag",
 }
+# Who sent a user line that ``origin`` says no person typed (the SDK's ``MessageOriginKind``); a kind not named
+# here ("human", "channel": the person on their phone, or one this version does not know) leaves it to the text.
+ORIGIN_AUTHORS = {"peer": "agent", "coordinator": "agent", "observer": "agent", "observer-activity": "agent",
+                  "task-notification": "harness", "auto-continuation": "harness"}
+_CHANNEL = re.compile(r"\A\s*<channel\b[^>]*>(.*)</channel>\s*\Z", re.DOTALL)  # (a channel message's envelope)
 # Attachments the harness adds to a turn (reminders, hook output, file contents): not the person's words.
 KNOWN_ATTACHMENTS = {
     "hook_success", "hook_non_blocking_error", "hook_blocking_error", "hook_additional_context", "hook_progress",
@@ -130,8 +140,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     if kind == "queue-operation":
         content = obj.get("content")
         if (obj.get("operation") != "enqueue" or not isinstance(content, str)
-                or content.startswith("<task-notification>")):
-            return EMPTY
+                or content.startswith("<task-notification>") or _json_object(content)):
+            return EMPTY  # (a JSON object queued is a background task's record: {"task_id": ..., "task_type": ...})
         recs = prompt_records(content, f"{session.session_id}:queued:{line_no}", line_no, ts, cwd)
         return ParsedLine(recs, {"queued": True}) if recs else EMPTY
     if kind == "attachment":
@@ -144,12 +154,13 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
             prompt = att.get("prompt")
             if isinstance(prompt, str) and prompt.lstrip().startswith("<task-notification>"):
                 return EMPTY
-            recs = prompt_records(prompt, f"{uuid}:{line_no}", line_no, ts, cwd)
+            recs = _told(prompt_records(prompt, f"{uuid}:{line_no}", line_no, ts, cwd), att)
             return ParsedLine(recs, {"cwd": cwd} if cwd and session.cwd is None else {})
         return EMPTY if atype in KNOWN_ATTACHMENTS else ParsedLine([], {}, unknown=f"attachment/{atype}")
     if kind not in ("user", "assistant"):
         return EMPTY if kind in KNOWN_SKIPPED else ParsedLine([], {}, unknown=str(kind))
-    if obj.get("isMeta") and not obj.get("isCompactSummary"):
+    sent_by = as_dict(obj.get("origin")).get("kind")
+    if obj.get("isMeta") and not obj.get("isCompactSummary") and sent_by not in ("channel", "peer"):
         return EMPTY  # a slash command's expanded body, a caveat: written by the harness
 
     updates: dict = {}
@@ -202,6 +213,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         rid = f"{uuid}#{i}"
         if btype == "text" and isinstance(block.get("text"), str):
             raw = block["text"]
+            if sent_by == "channel" and (envelope := _CHANNEL.match(raw)):
+                raw = envelope.group(1)
             if role == "user" and "<" in raw:
                 special = special_user_text(raw, rid, uuid, obj, line_no, ts, cwd, sidechain)
                 if special is not None:
@@ -240,7 +253,24 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         elif role == "user" and btype in ("image", "document"):
             records.append(Record(rid, "user", "text", placeholder(block) or "[attachment]", line_no, ts, cwd,
                                   author="agent" if sidechain else "human"))
-    return ParsedLine(records, updates)
+    return ParsedLine(_told(records, obj), updates)
+
+
+def _told(records: list[Record], line: dict) -> list[Record]:
+    """``records`` with the person's turns given to whom the line's ``origin`` says sent them, if not a person."""
+    told = ORIGIN_AUTHORS.get(as_str(as_dict(line.get("origin")).get("kind"), ""))
+    if told is None:
+        return records
+    return [replace(r, author=told) if r.role == "user" and r.author == "human" else r for r in records]
+
+
+def _json_object(text: str) -> bool:
+    if not text.lstrip().startswith("{"):
+        return False
+    try:
+        return isinstance(orjson.loads(text), dict)
+    except orjson.JSONDecodeError:
+        return False
 
 
 AGENT = Agent("claude", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))
