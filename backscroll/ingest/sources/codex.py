@@ -33,6 +33,7 @@ from backscroll.ingest.sources import (
     LineError,
     ParsedLine,
     as_dict,
+    as_str,
     home_root,
 )
 from backscroll.ingest.sources.codex_items import completed_item, response_item
@@ -45,7 +46,9 @@ SHELL_TOOLS = {"shell", "shell_command", "exec_command", "local_shell", "contain
 # session_meta (or later) are the fork's own.
 FORK_BURST = timedelta(seconds=1)
 # Known lines that hold nothing to index (state, metadata, UI copies of response items).
-_IGNORED_TOP = {"world_state", "inter_agent_communication_metadata"}
+# (a request_user_input answer kept for the model's context, ``retained_context``, is read from the call's output)
+_IGNORED_TOP = {"world_state", "inter_agent_communication_metadata", "token_usage_record", "security_risk_score",
+                "retained_context"}
 _TURN_ENDS = {"task_complete", "turn_complete", "turn_aborted"}
 _IGNORED_EVENTS = {
     "user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content", "agent_reasoning_section_break",
@@ -53,7 +56,8 @@ _IGNORED_EVENTS = {
     "exec_command_begin", "exec_command_end", "exec_command_output_delta", "patch_apply_begin", "patch_apply_end",
     "mcp_tool_call_begin", "mcp_tool_call_end", "web_search_begin", "web_search_end", "view_image_tool_call",
     "image_generation_begin", "image_generation_end", "context_compacted", "thread_settings_applied",
-    "thread_goal_updated", "entered_review_mode", "exited_review_mode", "guardian_assessment", "error", "warning",
+    "thread_goal_updated", "thread_rolled_back", "model_reroute", "model_verification", "hook_started",
+    "hook_completed", "entered_review_mode", "exited_review_mode", "guardian_assessment", "error", "warning",
     "stream_error", "background_event", "undo_started", "undo_completed", "turn_diff", "plan_update",
     "collab_agent_spawn_begin", "collab_agent_spawn_end", "collab_agent_interaction_begin",
     "collab_agent_interaction_end", "collab_waiting_begin", "collab_waiting_end", "collab_close_begin",
@@ -179,6 +183,10 @@ def _parse(obj: dict, kind: object, payload: object, line_no: int, session: Sess
         if etype in _IGNORED_EVENTS:
             return EMPTY
         return ParsedLine([], {}, unknown=f"event_msg/{etype}")
+    if kind == "inter_agent_communication":  # a message between agents, as a line of its own
+        text = as_str(as_dict(payload).get("content")).strip()
+        return ParsedLine([Record(f"{session.session_id}:{line_no}#0", "user", "text", text, line_no, ts, session.cwd,
+                                  author="agent")], {}) if text else EMPTY
     if kind in _IGNORED_TOP:
         return EMPTY
     return ParsedLine([], {}, unknown=str(kind))

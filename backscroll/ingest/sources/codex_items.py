@@ -1,11 +1,10 @@
-"""Codex's item shapes: one ``response_item`` payload, or one ``item_completed`` item of a
-``history_mode: "paginated"`` thread, turned into records.
+"""Codex's item shapes: one ``response_item`` payload, or one ``item_completed`` item of a ``history_mode:
+"paginated"`` thread, turned into records.
 
-This module owns messages (injected context left out, hook context kept only as backscroll's own
-recall echoes), reasoning summaries, tool calls and their outputs (``function_call`` /
-``custom_tool_call`` / ``local_shell_call`` and the ``*_output`` lines; their shapes are read by
-``codex_calls``), web and tool searches, image generation and messages between agents.
-``codex.py`` reads the lines around them (session meta, forks, events).
+This module owns messages (injected context left out, hook context kept only as backscroll's own recall echoes),
+reasoning summaries, tool calls and their outputs (``function_call`` / ``custom_tool_call`` / ``local_shell_call``
+and the ``*_output`` lines; their shapes are read by ``codex_calls``), web and tool searches, image generation and
+messages between agents. ``codex.py`` reads the lines around them (session meta, forks, events).
 """
 
 from __future__ import annotations
@@ -42,9 +41,10 @@ _HARNESS_PREFIXES = (
     "Warning: The maximum number of unified exec processes you can keep open is",
     "Warning: Your account was flagged for potentially high-risk cyber activity",
 )
-_OUTPUT_TYPES = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
-_CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call"}
-_IGNORED_ITEMS = {"ghost_snapshot", "compaction", "compaction_summary", "other"}
+_OUTPUT_TYPES, _CALL_TYPES = ({"function_call_output", "custom_tool_call_output", "local_shell_call_output"},
+                              {"function_call", "custom_tool_call", "local_shell_call"})
+_IGNORED_ITEMS = {"ghost_snapshot", "compaction", "compaction_summary", "context_compaction", "compaction_trigger",
+                  "configuration_update", "additional_tools", "other"}
 _PROJECTED = {"message", "reasoning", "web_search_call", "function_call", "function_call_output", "local_shell_call",
               "local_shell_call_output"}  # what a paginated thread persists as completed items too
 
