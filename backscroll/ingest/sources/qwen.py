@@ -6,7 +6,9 @@ layout). Qwen Code is a Gemini CLI fork, but it records sessions its own way: on
 file per session, one ``ChatRecord`` per line ``{uuid, parentUuid, sessionId, timestamp, type:
 "user"|"assistant"|"tool_result"|"system", cwd, version, gitBranch, message: {role, parts}, model?,
 toolCallResult?}``. Older releases wrote the same files under ``~/.qwen/tmp/<project hash>/chats``;
-the root is ``~/.qwen`` so both are found (``[roots] qwen`` moves it).
+the root is ``~/.qwen`` so both are found (``$QWEN_RUNTIME_DIR``, else ``$QWEN_HOME``, or ``[roots] qwen``
+moves it); ``/archive`` moves a chat to ``chats/archive/``, where it is read too, and ``qwen serve``'s prompt
+ledger (``<id>.ledger.jsonl``) beside the chats is no session.
 
 Records: user text, assistant text, thoughts (parts with ``thought: true``, stored as
 ``content_type="reasoning"``), ``functionCall`` parts (``run_shell_command`` as its command) and
@@ -41,13 +43,18 @@ MID_TURN = "[User message received during tool execution]: "  # (qwen-code's pre
 
 
 def default_root(env):
+    for var in ("QWEN_RUNTIME_DIR", "QWEN_HOME"):  # (where Qwen Code keeps its sessions, when moved)
+        if env.get(var, "").strip():
+            return Path(os.path.expanduser(env[var].strip())), f"env ${var}"
     home = Path(env.get("HOME") or os.path.expanduser("~"))
     return home / ".qwen", "default"
 
 
 def claims(path: Path) -> bool:
-    return (path.suffix == ".jsonl" and path.parent.name == "chats"
-            and path.parent.parent.parent.name in ("projects", "tmp"))
+    if path.suffix != ".jsonl" or path.name.endswith(".ledger.jsonl"):  # (``qwen serve``'s prompt ledger)
+        return False
+    chats = path.parent.parent if path.parent.name == "archive" else path.parent  # (``/archive`` moves a chat)
+    return chats.name == "chats" and chats.parent.parent.name in ("projects", "tmp")
 
 
 def session_for(path: Path) -> SessionInfo:

@@ -465,6 +465,19 @@ def test_gemini_home_moves_the_root(backscroll_home, backscroll_index, monkeypat
     assert (root.path, root.origin) == (alt / "tmp", "env $GEMINI_HOME")
 
 
+def test_gemini_cli_home_moves_the_root_as_gemini_cli_does(backscroll_home, backscroll_index, monkeypatch):
+    """Gemini CLI's own variable names a home, of which it keeps ``.gemini`` (``utils/paths.ts``)."""
+    alt = backscroll_home.root / "elsewhere"
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(alt))
+    dest = alt / ".gemini" / "tmp" / MAIN
+    dest.parent.mkdir(parents=True)
+    dest.write_bytes((DATA / MAIN).read_bytes())
+    backscroll_index()
+    assert len(records_of(backscroll_home, MAIN_SID)) == 14
+    root = next(r for r in backscroll_home.config().roots if r.agent == "gemini")
+    assert (root.path, root.origin) == (alt / ".gemini" / "tmp", "env $GEMINI_CLI_HOME")
+
+
 # -- the pure parts ---------------------------------------------------------------------------------
 
 def test_registry_claims_and_session_for():

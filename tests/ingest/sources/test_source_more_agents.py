@@ -8,10 +8,11 @@ Cursor's SQLite databases are built in the test from the hand-written rows in te
 
 import json
 import sqlite3
+from pathlib import Path
 
 import orjson
 import pytest
-from editor_homes import CODE, NEW, build_cursor, install_all
+from editor_homes import CODE, DATA, NEW, build_cursor, install_all
 from helpers import rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -648,3 +649,24 @@ def test_copilot_vscode_summaries_reasoning_as_a_list_and_a_failure_are_kept():
         ("user", None, "text", "try again"),
         ("user", "harness", "text", "Sorry, you have exhausted this model's rate limit."),
     ]
+
+
+def test_qwen_sessions_moved_by_its_runtime_dir_and_archived_are_read_and_its_prompt_ledger_is_no_session(
+        backscroll_home, backscroll_index, monkeypatch):
+    """Qwen Code keeps sessions under ``$QWEN_RUNTIME_DIR`` (else ``$QWEN_HOME``, else ``~/.qwen``); ``/archive``
+    moves a chat to ``chats/archive/``; ``qwen serve`` writes a prompt ledger beside the chats."""
+    runtime = backscroll_home.root / "qwen-runtime"
+    monkeypatch.setenv("QWEN_HOME", str(backscroll_home.root / "qwen-config"))
+    monkeypatch.setenv("QWEN_RUNTIME_DIR", str(runtime))
+    chat = DATA / "qwen" / "projects" / "-home-dev-shop" / "chats" / "8e7d6c5b-4a39-4281-9f0e-d1c2b3a49586.jsonl"
+    archive = runtime / "projects" / "-home-dev-shop" / "chats" / "archive"
+    archive.mkdir(parents=True)
+    (archive / chat.name).write_bytes(chat.read_bytes())
+    ledger = archive.parent / "8e7d6c5b-4a39-4281-9f0e-d1c2b3a49586.ledger.jsonl"
+    ledger.write_text('{"v":1,"promptId":"p1","state":"in_flight","at":1692000000000}\n')
+    out = backscroll_index(embed=False)
+    assert out.report.lines_skipped == 0, out.report
+    assert len(by_agent(backscroll_home, "qwen")) == 6
+    assert qwen.default_root({"QWEN_HOME": "/q", "HOME": "/h"}) == (Path("/q"), "env $QWEN_HOME")
+    assert qwen.default_root({"HOME": "/h"}) == (Path("/h/.qwen"), "default")
+    assert not qwen.claims(ledger)
