@@ -36,5 +36,6 @@ next finds it, or a search's sync in its turn through the files.
 # Codex's ``request_user_input``); 22: a Claude Code line whose ``origin`` names another session, a background task
 # or a notification is theirs, not the person's, a message the person sent through a channel is kept as theirs,
 # and a background task's record in the queue is no prompt; a Codex message between agents on a line of its own is
-# the sending agent's; Qwen Code's archived chats are read and its prompt ledger is no session).
+# the sending agent's; Qwen Code's archived chats are read and its prompt ledger is no session, a hook's context is
+# not the person's words, and a subagent's turns, other agents' messages and a goal's nudges are not theirs either).
 PARSE_VERSION = 22

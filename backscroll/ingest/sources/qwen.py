@@ -14,7 +14,10 @@ Records: user text, assistant text, thoughts (parts with ``thought: true``, stor
 ``content_type="reasoning"``), ``functionCall`` parts (``run_shell_command`` as its command) and
 ``functionResponse`` parts (results, paired by call id). Later releases (qwen-code 015346f) write
 notifications and scheduled prompts as ``user`` records with ``provenance: "system"``: they are the
-harness's words; a prompt typed mid-turn loses the prefix qwen-code adds. Of the ``system`` records, a
+harness's words, as are a goal's nudges; a subagent's turns (``isSidechain``) and other agents' messages are an
+agent's. When a hook added context to a prompt (in a part of its own, ``<qwen:user-prompt-submit-context>``), the
+person's words are what they typed (``systemPayload.displayText``), without it; a prompt typed mid-turn loses the
+prefix qwen-code adds. Of the ``system`` records, a
 compression's summary (``chat_compression``) is stored as a summary; the others (slash commands,
 titles, telemetry) are not records. The session's working directory is each record's ``cwd``.
 """
@@ -30,6 +33,7 @@ from backscroll.ingest.sources import (
     Agent,
     LineError,
     ParsedLine,
+    as_dict,
     block_text,
     call_text,
     clean_text,
@@ -40,6 +44,7 @@ from backscroll.types import Record, SessionInfo
 SHELL_TOOLS = {"run_shell_command"}
 _ROLES = {"user": "user", "assistant": "assistant", "tool_result": "user"}
 MID_TURN = "[User message received during tool execution]: "  # (qwen-code's prefix on a prompt typed mid-turn)
+HOOK_CONTEXT = ("<qwen:user-prompt-submit-context>", "</qwen:user-prompt-submit-context>")
 
 
 def default_root(env):
@@ -99,8 +104,10 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     ts = normalize_timestamp(obj.get("timestamp"))
     cwd = updates.get("cwd", session.cwd)
     role = _ROLES[kind]
-    # (a notification or a scheduled prompt is written as the person's turn; the harness wrote it)
-    harness = kind == "user" and (obj.get("provenance") == "system" or obj.get("subtype") in ("notification", "cron"))
+    author = _author(obj) if kind == "user" else None
+    shown = as_dict(obj.get("systemPayload")).get("displayText") if kind == "user" else None
+    if isinstance(shown, str) and clean_text(shown):  # (what the person typed, before a hook's context was added)
+        parts = [{"text": shown}]
     records: list[Record] = []
     for i, part in enumerate(parts):
         if not isinstance(part, dict):
@@ -108,14 +115,13 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         rid = f"{base}#{i}"
         if isinstance(part.get("text"), str):
             text = clean_text(part["text"])
-            if not text:
+            if not text or (kind == "user" and i and _hook_context(text)):  # (appended after the person's parts)
                 continue
             if part.get("thought") is True:
                 records.append(Record(rid, "assistant", "reasoning", text, line_no, ts, cwd))
             elif kind != "tool_result":
                 text = text.removeprefix(MID_TURN).strip() or text  # (the person's words, typed mid-turn)
-                records.append(Record(rid, role, "text", text, line_no, ts, cwd,
-                                      author="harness" if harness else None))
+                records.append(Record(rid, role, "text", text, line_no, ts, cwd, author=author))
         elif isinstance(part.get("functionCall"), dict):
             call = part["functionCall"]
             name = call.get("name") if isinstance(call.get("name"), str) and call["name"] else "tool"
@@ -133,6 +139,22 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
                                                  and not resp["response"].get("output"))
                 records.append(Record(rid, "tool", "tool", text, line_no, ts, cwd, None, call_id, is_error=is_error))
     return ParsedLine(records, updates)
+
+
+def _author(obj: dict) -> str | None:
+    """Who wrote a user record that no person typed: a notification, a scheduled prompt or a goal's nudge is the
+    harness's; a subagent's turn (``isSidechain``) and a message or mention from another agent are an agent's."""
+    subtype = obj.get("subtype")
+    if obj.get("provenance") in ("system", "goal_runtime") or subtype in ("notification", "cron", "goal_runtime"):
+        return "harness"
+    if obj.get("isSidechain") is True or subtype in ("agent_message", "agent_mention"):
+        return "agent"
+    return None
+
+
+def _hook_context(text: str) -> bool:
+    """A part that is wholly a hook's added context (backscroll's own recall among them), which Qwen Code wraps."""
+    return text.startswith(HOOK_CONTEXT[0]) and text.endswith(HOOK_CONTEXT[1])
 
 
 def _compressed(obj: dict, line_no: int, session: SessionInfo, updates: dict) -> list[Record]:

@@ -615,6 +615,31 @@ def test_qwen_notifications_are_the_harnesss_a_mid_turn_prompt_is_the_persons_an
     assert parsed({"type": "system", "subtype": "ui_telemetry", "systemPayload": {}}) == []
 
 
+def test_qwen_the_persons_words_without_a_hooks_context_and_turns_no_person_typed():
+    """Newer qwen-code keeps what the person typed in ``systemPayload.displayText`` when a hook added context, which
+    it appends as a part of its own in ``<qwen:user-prompt-submit-context>`` (backscroll's recall among them); a
+    subagent's turns (``isSidechain``), other agents' messages and a goal's nudges are written as user records."""
+    s = SessionInfo("q", "qwen")
+    recall = "<qwen:user-prompt-submit-context>\nbackscroll recalled: the queue moved to postgres\n" \
+             "</qwen:user-prompt-submit-context>"
+
+    def parsed(obj: dict) -> list:
+        return qwen.parse_line({"uuid": "u1", "timestamp": "2026-11-02T10:00:00Z", "type": "user", **obj}, 1, s).records
+
+    with_payload = parsed({"message": {"role": "user", "parts": [{"text": "fix it"}, {"text": recall}]},
+                           "systemPayload": {"displayText": "fix it", "hookContext": "..."}})
+    assert [(r.text, r.author) for r in with_payload] == [("fix it", None)]
+    tag_only = parsed({"message": {"role": "user", "parts": [{"text": "fix it"}, {"text": recall}]}})
+    assert [r.text for r in tag_only] == ["fix it"]
+    typed_tag = parsed({"message": {"role": "user", "parts": [{"text": recall}]}})  # (typed by the person alone)
+    assert [r.text for r in typed_tag] == [recall]
+    for obj, author in (({"isSidechain": True, "agentId": "explore-7f3c"}, "agent"),
+                        ({"subtype": "agent_message"}, "agent"),
+                        ({"subtype": "goal_runtime", "provenance": "goal_runtime"}, "harness")):
+        recs = parsed({**obj, "message": {"role": "user", "parts": [{"text": "Continue toward the goal."}]}})
+        assert [(r.role, r.author) for r in recs] == [("user", author)], obj
+
+
 def test_a_pi_turn_that_ended_in_an_error_leaves_the_error():
     from backscroll.ingest.sources import pi
 
