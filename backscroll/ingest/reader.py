@@ -254,14 +254,14 @@ class FileReader:
                 session = replace(session, **updates)
             target = self._side(session) if side else session
         for rec in parsed.records:
-            if rec.role == "user" and rec.author == "human" and rec.content_type == "text":
+            if rec.role == "user" and rec.content_type == "text" and (rec.author == "human" or self.queued):
                 h = content_hash(rec.text)
                 if queued:
                     self.queued.append(h)
-                elif h in self.queued:  # the queued prompt, sent: stored once, as queued
+                elif h in self.queued:  # the queued prompt, sent (whoever the line says sent it): stored once
                     self.queued.remove(h)
                     continue
-                self.human_seen = True
+                self.human_seen = self.human_seen or rec.author == "human"
             self.batch.add(rec, target)
         return session
 

@@ -9,8 +9,8 @@ Who wrote a user line (``author``): the person (their prompts, queued prompts, s
 their arguments, their answers to ``AskUserQuestion``, stored in place of its result, and the reason
 they gave for refusing a tool call), the agent (a subagent's task prompt) or the harness (interruption
 markers, turn limits, background-task notices); a line's ``origin`` (Claude Code 2.1) names a sender that is
-no person: another session or a background task (the agent), a notification (the harness); a message the person
-sent through a channel (Telegram) is theirs. Compaction summaries are stored once, as ``summary``;
+no person: another session or a background task (the agent), or the harness (a notification, a message an MCP
+channel brought in, any kind this version does not know). Compaction summaries are stored once, as ``summary``;
 the expanded body of a slash command and the local-command noise are not records. ``summary`` lines
 title the session that holds their ``leafUuid``; ``custom-title`` beats ``ai-title`` beats both.
 
@@ -55,11 +55,10 @@ KNOWN_SKIPPED = {
     "system", "file-history-snapshot", "file-history-delta", "progress", "last-prompt", "permission-mode",
     "mode", "worktree-state", "agent-name", "pr-link", "frame-link", "tag",
 }
-# Who sent a user line that ``origin`` says no person typed (the SDK's ``MessageOriginKind``); a kind not named
-# here ("human", "channel": the person on their phone, or one this version does not know) leaves it to the text.
-ORIGIN_AUTHORS = {"peer": "agent", "coordinator": "agent", "observer": "agent", "observer-activity": "agent",
-                  "task-notification": "harness", "auto-continuation": "harness"}
-_CHANNEL = re.compile(r"\A\s*<channel\b[^>]*>(.*)</channel>\s*\Z", re.DOTALL)  # (a channel message's envelope)
+# The ``origin`` kinds (the SDK's ``MessageOriginKind``) of a line another session or a background task sent; any
+# other kind but "human", one this version does not know included, is the harness's: a notification, or what an MCP
+# channel (a chat bot, a webhook) brought in, which may be anyone's.
+AGENT_ORIGINS = {"peer", "coordinator", "observer", "observer-activity"}
 # Attachments the harness adds to a turn (reminders, hook output, file contents): not the person's words.
 KNOWN_ATTACHMENTS = {
     "hook_success", "hook_non_blocking_error", "hook_blocking_error", "hook_additional_context", "hook_progress",
@@ -140,8 +139,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     if kind == "queue-operation":
         content = obj.get("content")
         if (obj.get("operation") != "enqueue" or not isinstance(content, str)
-                or content.startswith("<task-notification>") or _json_object(content)):
-            return EMPTY  # (a JSON object queued is a background task's record: {"task_id": ..., "task_type": ...})
+                or content.startswith(("<task-notification>", "<channel")) or _task_record(content)):
+            return EMPTY  # (what the harness queues is written again as the line it sends; a task's is no prompt)
         recs = prompt_records(content, f"{session.session_id}:queued:{line_no}", line_no, ts, cwd)
         return ParsedLine(recs, {"queued": True}) if recs else EMPTY
     if kind == "attachment":
@@ -154,13 +153,14 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
             prompt = att.get("prompt")
             if isinstance(prompt, str) and prompt.lstrip().startswith("<task-notification>"):
                 return EMPTY
-            recs = _told(prompt_records(prompt, f"{uuid}:{line_no}", line_no, ts, cwd), att)
+            recs = _told(prompt_records(prompt, f"{uuid}:{line_no}", line_no, ts, cwd), _sender(att))
             return ParsedLine(recs, {"cwd": cwd} if cwd and session.cwd is None else {})
         return EMPTY if atype in KNOWN_ATTACHMENTS else ParsedLine([], {}, unknown=f"attachment/{atype}")
     if kind not in ("user", "assistant"):
         return EMPTY if kind in KNOWN_SKIPPED else ParsedLine([], {}, unknown=str(kind))
-    sent_by = as_dict(obj.get("origin")).get("kind")
-    if obj.get("isMeta") and not obj.get("isCompactSummary") and sent_by not in ("channel", "peer"):
+    sent_by = _sender(obj)
+    if (obj.get("isMeta") and not obj.get("isCompactSummary")
+            and as_dict(obj.get("origin")).get("kind") not in ("channel", "peer")):
         return EMPTY  # a slash command's expanded body, a caveat: written by the harness
 
     updates: dict = {}
@@ -213,9 +213,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         rid = f"{uuid}#{i}"
         if btype == "text" and isinstance(block.get("text"), str):
             raw = block["text"]
-            if sent_by == "channel" and (envelope := _CHANNEL.match(raw)):
-                raw = envelope.group(1)
-            if role == "user" and "<" in raw:
+            if role == "user" and "<" in raw and sent_by is None:  # (a command or shell mode only the person types)
                 special = special_user_text(raw, rid, uuid, obj, line_no, ts, cwd, sidechain)
                 if special is not None:
                     records.extend(special[0])
@@ -253,24 +251,34 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         elif role == "user" and btype in ("image", "document"):
             records.append(Record(rid, "user", "text", placeholder(block) or "[attachment]", line_no, ts, cwd,
                                   author="agent" if sidechain else "human"))
-    return ParsedLine(_told(records, obj), updates)
+    return ParsedLine(_told(records, sent_by), updates)
 
 
-def _told(records: list[Record], line: dict) -> list[Record]:
-    """``records`` with the person's turns given to whom the line's ``origin`` says sent them, if not a person."""
-    told = ORIGIN_AUTHORS.get(as_str(as_dict(line.get("origin")).get("kind"), ""))
-    if told is None:
+def _sender(line: dict) -> str | None:
+    """Who sent a user line (or a queued prompt) by its ``origin``, when no person did: None for a person's."""
+    origin = as_dict(line.get("origin"))
+    kind = as_str(origin.get("kind"))
+    if kind in ("", "human"):
+        return None
+    return "agent" if kind in AGENT_ORIGINS or origin.get("subkind") == "peer-send-message" else "harness"
+
+
+def _told(records: list[Record], sender: str | None) -> list[Record]:
+    """``records`` with the person's turns given to ``sender``, when another sent them."""
+    if sender is None:
         return records
-    return [replace(r, author=told) if r.role == "user" and r.author == "human" else r for r in records]
+    return [replace(r, author=sender) if r.role == "user" and r.author == "human" else r for r in records]
 
 
-def _json_object(text: str) -> bool:
+def _task_record(text: str) -> bool:
+    """A background task's record queued as JSON (``{"task_id": ..., "task_type": ...}``)."""
     if not text.lstrip().startswith("{"):
         return False
     try:
-        return isinstance(orjson.loads(text), dict)
+        value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return False
+    return isinstance(value, dict) and "task_id" in value
 
 
 AGENT = Agent("claude", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))
