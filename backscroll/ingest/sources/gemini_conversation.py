@@ -242,8 +242,8 @@ def message_records(msg: dict, line: int, session: SessionInfo) -> list[Record]:
         if thoughts:
             records.append(Record(f"{base}#r", "assistant", "reasoning", thoughts, line, ts, cwd))
     text, hooked = _user_text(msg) if role == "user" else (clean_text(_text(msg.get("content"))), [])
-    if role == "user" and text.startswith(SNAPSHOT):
-        records.append(Record(f"{base}#0", "assistant", "summary", text, line, ts, cwd))
+    if role == "user" and (text.startswith(SNAPSHOT) or (text.startswith("<scratchpad>") and SNAPSHOT in text)):
+        records.append(Record(f"{base}#0", "assistant", "summary", text[text.index(SNAPSHOT):], line, ts, cwd))
         text = ""
     if text:
         records.append(Record(f"{base}#0", role, "text", text, line, ts, cwd,

@@ -563,6 +563,11 @@ def test_text_gemini_composes_in_the_persons_turn_is_the_harnesss():
         assert said(opening) == [("user", "text", "harness", opening)]
     assert said("<state_snapshot>\n<overall_goal>x</overall_goal>\n</state_snapshot>")[0][:3] == (
         "assistant", "summary", None)
+    # (newer Gemini CLI asks the model to reason in a scratchpad first: the summary is the snapshot)
+    assert said("<scratchpad>\nGoal: fix the flaky test\n</scratchpad>\n<state_snapshot>\n<overall_goal>x"
+                "</overall_goal>\n</state_snapshot>") == [
+        ("assistant", "summary", None, "<state_snapshot>\n<overall_goal>x</overall_goal>\n</state_snapshot>")]
+    assert said("<scratchpad> is a word I made up") == [("user", "text", "human", "<scratchpad> is a word I made up")]
     two = {"id": "m", "type": "user", "content": [{"text": "why does it deadlock?"},
                                                   {"text": "<hook_context>branch: main</hook_context>"}]}
     assert [(r.author, r.text) for r in gemini.message_records(two, 1, session)] == [
