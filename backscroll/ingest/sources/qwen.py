@@ -81,6 +81,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     if not isinstance(obj, dict):
         raise LineError(f"expected a JSON object, got {type(obj).__name__}")
     kind = obj.get("type")
+    if kind is None and "promptId" in obj and "state" in obj:
+        return EMPTY  # (a prompt ledger's line, ``<id>.ledger.jsonl``: a store of an earlier version reads it still)
     if not isinstance(kind, str):
         raise LineError("record without a type")
     updates = {}

@@ -695,3 +695,5 @@ def test_qwen_sessions_moved_by_its_runtime_dir_and_archived_are_read_and_its_pr
     assert qwen.default_root({"QWEN_HOME": "/q", "HOME": "/h"}) == (Path("/q"), "env $QWEN_HOME")
     assert qwen.default_root({"HOME": "/h"}) == (Path("/h/.qwen"), "default")
     assert not qwen.claims(ledger)
+    ledger_line = {"v": 1, "promptId": "p1", "state": "in_flight", "at": 1692000000000}
+    assert qwen.parse_line(ledger_line, 1, SessionInfo("x", "qwen")).records == []  # (one a store read before)
