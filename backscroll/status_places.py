@@ -25,24 +25,32 @@ def has_files(path, limit: int = 2000) -> bool:
 
 
 def read_in_vain(agent: str, root: Path, read: list[str], limit: int = 2000) -> bool:
-    """Whether ``root`` holds files that should have given ``agent`` sessions: files its reader read that are not a
-    database (a database of a schema it knows may hold none yet: agents make theirs when they start), or, in a root
-    kept for sessions alone, a file it does not claim (a layout this version does not know). A root the agent shares
-    with its settings and logs says nothing by them (``Agent.shares_root``)."""
-    inside = f"{root}{os.sep}"
-    if any(path.startswith(inside) and not _sqlite(path) for path in read):
+    """Whether ``root`` holds files that should have given ``agent`` sessions: files its reader read (``read``, those
+    under ``root``) that are not a database, or, in a root kept for sessions alone, a file it does not claim (a layout
+    this version does not know). A database read may hold no session yet: agents make theirs when they start, and
+    most readers report one whose tables they do not know as a file they could not read (Cursor's finds nothing in
+    it). A root the agent shares with its settings and logs says nothing by them (``Agent.shares_root``)."""
+    if any(not _sqlite(path) for path in read):
         return True
     reader = AGENTS[agent]
     if reader.shares_root:
         return False
     seen = 0
     for dirpath, _dirs, files in os.walk(root):
-        if any(not reader.claims(Path(dirpath, name)) for name in files):
+        if any(not reader.claims(Path(dirpath, _beside(name))) for name in files):
             return True
         seen += 1
         if seen >= limit:
             return False
     return False
+
+
+def _beside(name: str) -> str:
+    """The database a side file is of (its ``-wal``, ``-shm`` or ``-journal``, while its agent writes), or ``name``."""
+    for side in ("-wal", "-shm", "-journal"):
+        if name.endswith(side):
+            return name[: -len(side)]
+    return name
 
 
 def _sqlite(path: str) -> bool:

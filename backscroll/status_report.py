@@ -125,7 +125,7 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
         if not info.sessions and not info.files and report.last_index_run is None and has_files(root.path):
             warnings.append(f"{root.agent}: {root.path} holds files not read yet: the first `backscroll index` has "
                             "not finished (still running, or interrupted: run it again)")
-        elif not info.sessions and read_in_vain(root.agent, root.path, store.files_read(root.agent)):
+        elif not info.sessions and read_in_vain(root.agent, root.path, store.files_read(root.agent, str(root.path))):
             warnings.append(f"{root.agent}: {root.path} holds files but no session was read from them "
                             "(a format this version does not know?)")
     warnings.extend(unread_layouts(Path(os.environ.get("HOME") or os.path.expanduser("~"))))

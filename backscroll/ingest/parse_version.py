@@ -34,8 +34,9 @@ next finds it, or a search's sync in its turn through the files.
 # answers to Claude Code's ``AskUserQuestion``, OpenCode's ``question`` and Cline's ``ask_question``, and the reason
 # they give for refusing a Claude Code tool call, are their text, not the tool's output; 21: so are their answers to
 # Codex's ``request_user_input``); 22: a Claude Code line whose ``origin`` names another session, a background task
-# or a notification is theirs, not the person's, a message the person sent through a channel is kept as theirs,
-# and a background task's record in the queue is no prompt; a Codex message between agents on a line of its own is
+# or a notification (or what an MCP channel brings in) is theirs, not the person's, and a background task's record
+# in the queue is no prompt; a Codex message between agents on a line of its own is
 # the sending agent's; Qwen Code's archived chats are read and its prompt ledger is no session, a hook's context is
-# not the person's words, and a subagent's turns, other agents' messages and a goal's nudges are not theirs either).
+# not the person's words, and a subagent's turns, other agents' messages and a goal's nudges are not theirs either;
+# a Gemini CLI compression whose model reasoned in a scratchpad first is a summary, not the person's turn).
 PARSE_VERSION = 22

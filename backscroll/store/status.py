@@ -3,6 +3,7 @@ be read, and the fingerprint the lexical index is checked against. Mixed into ``
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from dataclasses import dataclass
 
@@ -96,9 +97,11 @@ class StatusQueries:
         """The session files ``agent``'s sessions were read from."""
         return [r[0] for r in self.conn.execute("SELECT DISTINCT source_path FROM sessions WHERE agent = ?", (agent,))]
 
-    def files_read(self, agent: str, limit: int = 50) -> list[str]:
-        """Files of ``agent`` read (sessions in them or not), ``limit`` at most."""
-        rows = self.conn.execute("SELECT path FROM source_files WHERE agent = ? LIMIT ?", (agent, limit))
+    def files_read(self, agent: str, under: str, limit: int = 50) -> list[str]:
+        """Files of ``agent`` read under the folder ``under`` (sessions in them or not), ``limit`` at most."""
+        low = f"{under.rstrip(os.sep)}{os.sep}"
+        rows = self.conn.execute("SELECT path FROM source_files WHERE agent = ? AND path >= ? AND path < ? LIMIT ?",
+                                 (agent, low, low[:-1] + chr(ord(os.sep) + 1), limit))
         return [r[0] for r in rows]
 
     def last_read(self, agent: str) -> str | None:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agent_homes import ZED_SCHEMA, _wal
 from helpers import rows, texts
 from opencode_db import OpenCodeDB, oc_root
 
@@ -456,8 +457,10 @@ def test_status_is_quiet_about_agents_installed_but_never_used(backscroll_home, 
     with sqlite3.connect(state) as conn:
         conn.execute("DELETE FROM messages")
         conn.execute("DELETE FROM sessions")
+    zed = _wal(home / ".local/share/zed/threads/threads.db", ZED_SCHEMA)  # (Zed running: its -wal and -shm beside)
     backscroll_index(embed=False)
     said = run_cli(backscroll_home, "status").stdout
+    zed.close()
     assert "no session was read" not in said, said
 
     chats = home / ".qwen" / "projects" / "-work-app" / "chats"
