@@ -38,5 +38,6 @@ next finds it, or a search's sync in its turn through the files.
 # in the queue is no prompt; a Codex message between agents on a line of its own is
 # the sending agent's; Qwen Code's archived chats are read and its prompt ledger is no session, a hook's context is
 # not the person's words, and a subagent's turns, other agents' messages and a goal's nudges are not theirs either;
-# a Gemini CLI compression whose model reasoned in a scratchpad first is a summary, not the person's turn).
+# a Gemini CLI compression whose model reasoned in a scratchpad first is a summary, not the person's turn; an
+# OpenCode session's turns after OpenCode moved to its newer table are read, and a fork's copy of its parent is not).
 PARSE_VERSION = 22

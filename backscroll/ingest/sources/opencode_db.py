@@ -1,6 +1,9 @@
 """One read-only snapshot of OpenCode's ``opencode.db``: which sessions changed since the last read
 (their ``time_updated``, and the highest ``message``, ``part`` and ``session_message`` rowids seen) and their units.
-A session only the newer ``session_message`` table holds is read from it (``v2_message``).
+A session's turns in the newer ``session_message`` table are read from it too (``v2_message``): OpenCode's newer core
+writes only there, and copies a session's older turns there (``evt_legacy_backfill_`` rows); of a session ``message``
+rows hold, only the newer table's turns after them are read. A fork's rows copied from its parent (``<event>_<seq>``)
+are left out and the fork is linked to its parent.
 
 ``opencode`` opens the database (busy retries) and calls ``read_snapshot`` inside one transaction;
 the columns are looked up per table, since OpenCode's schema has moved between releases.
@@ -40,6 +43,7 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRea
     m_created = _pick(mcols, "time_created", "created_at")
     p_created = _pick(pcols, "time_created", "created_at")
     parent = _pick(scols, "parent_id")
+    fork = _pick(scols, "fork_session_id")
     directory = _pick(scols, "directory")
     if "session_id" in pcols:
         part_session = "session_id"
@@ -50,7 +54,7 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRea
                             f"(SELECT id FROM message WHERE session_id = ?)")
 
     sessions = conn.execute(
-        f"SELECT id, title, {directory}, {parent}, {s_updated} FROM session").fetchall()
+        f"SELECT id, title, {directory}, {parent}, {s_updated}, {fork} FROM session").fetchall()
     prev: dict = as_dict(state.get("sessions"))
 
     # Messages and parts are updated in place without always touching their session, but new ones
@@ -83,7 +87,7 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRea
     units: list[SourceUnit] = []
     fingerprints: dict[str, object] = {}
     watermark: str | None = None
-    for sid, title, cwd, parent_id, updated in sessions:
+    for sid, title, cwd, parent_id, updated, forked in sessions:
         if not isinstance(sid, str):
             continue
         fp = _fingerprint(updated)
@@ -94,9 +98,9 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRea
         if not reread_all and sid in prev and prev[sid] == fp and sid not in touched:
             continue
         info = SessionInfo(sid, "opencode", cwd=_str(cwd), title=_title(title),
-                           is_sidechain=bool(_str(parent_id)), parent_session_id=_str(parent_id))
+                           is_sidechain=bool(_str(parent_id)), parent_session_id=_str(parent_id) or _str(forked))
         units.append(_db_session(conn, path, info, m_created, parts_of_session,
-                                 ("seq" if "seq" in v2cols else "rowid") if v2 else None))
+                                 ("seq" if "seq" in v2cols else "rowid") if v2 else None, bool(_str(forked))))
     new_state = {"watermark": watermark, "sessions": fingerprints,
                  "message_rowid": high["message"], "part_rowid": high["part"]}
     if v2:
@@ -106,7 +110,7 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRea
 
 
 def _db_session(conn: sqlite3.Connection, path: Path, info: SessionInfo, m_created: str,
-                parts_sql: str, v2_order: str | None = None) -> SourceUnit:
+                parts_sql: str, v2_order: str | None = None, forked: bool = False) -> SourceUnit:
     parts: dict[str, list[_Part]] = {}
     for pid, mid, created, data in conn.execute(parts_sql, (info.session_id,)):
         parts.setdefault(mid, []).append(_Part(str(pid), _decode(data), created))
@@ -117,10 +121,20 @@ def _db_session(conn: sqlite3.Connection, path: Path, info: SessionInfo, m_creat
         messages.append(_Message(str(mid), _decode(data), created, own))
     # OpenCode's own order: by creation time, then id (ids grow with time).
     messages.sort(key=lambda m: (normalize_timestamp(m.created) or "", m.message_id))
-    if not messages and v2_order:  # a session only the newer projection holds (one both hold is read once, above)
-        messages = [m for mid, kind, created, data in conn.execute(
-            f"SELECT id, type, time_created, data FROM session_message WHERE session_id = ? ORDER BY {v2_order}",
-            (info.session_id,)) if (m := v2_message(str(mid), kind, _decode(data), created)) is not None]
+    if v2_order:
+        # Where ``message`` rows are read, only the newer table's later turns are new (its earlier rows copy them).
+        last = max((normalize_timestamp(m.created) or "" for m in messages), default=None)
+        for mid, kind, created, data, seq in conn.execute(
+                f"SELECT id, type, time_created, data, {v2_order} FROM session_message WHERE session_id = ? "
+                f"ORDER BY {v2_order}", (info.session_id,)):
+            mid = str(mid)
+            if forked and mid.endswith(f"_{seq}"):  # (a fork's copy of its parent's)
+                continue
+            if last is not None and (mid.startswith("evt_legacy_backfill_")
+                                     or (normalize_timestamp(created) or "") <= last):
+                continue
+            if (m := v2_message(mid, kind, _decode(data), created)) is not None:
+                messages.append(m)
     return _unit(f"{path}#{info.session_id}", info, messages)
 
 

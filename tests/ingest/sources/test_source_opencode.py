@@ -488,9 +488,12 @@ def test_the_newer_table_is_read_for_a_session_only_it_holds_and_never_twice(oc_
     only_v2 = oc_db.session("Parser hangs")
     oc_db.conn.execute("CREATE TABLE session_message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, type TEXT NOT "
                        "NULL, seq INTEGER NOT NULL, time_created INTEGER, time_updated INTEGER, data TEXT NOT NULL)")
-    made = [(f"msg_a{n}", sid, "user", n, oc_db.now, oc_db.now, json.dumps({"text": text, "time": {"created": 1}}))
-            for n, (sid, text) in enumerate(((s.session_id, "the projection of a prompt read from message"),
-                                             (only_v2.session_id, "why does the parser hang?")))]
+    first = oc_db.conn.execute("SELECT min(time_created) FROM message WHERE session_id = ?",
+                               (s.session_id,)).fetchone()[0]
+    made = [(f"msg_a{n}", sid, "user", n, when, when, json.dumps({"text": text, "time": {"created": 1}}))
+            for n, (sid, text, when) in enumerate((
+                (s.session_id, "the projection of a prompt read from message", first),
+                (only_v2.session_id, "why does the parser hang?", oc_db.now)))]
     oc_db.conn.executemany("INSERT INTO session_message VALUES (?, ?, ?, ?, ?, ?, ?)", made)
     backscroll_index(embed=False)
     texts_ = [r["text"] for r in rows(backscroll_home)]
@@ -498,6 +501,42 @@ def test_the_newer_table_is_read_for_a_session_only_it_holds_and_never_twice(oc_
     oc_db.conn.execute("INSERT INTO session_message VALUES ('msg_b', ?, 'user', 9, 1, 1, ?)",
                        (only_v2.session_id, json.dumps({"text": "and on empty input?", "time": {"created": 1}})))
     assert backscroll_index(embed=False).report.records_added == 1, "a new row of the newer table is noticed"
+
+
+def test_a_session_continued_after_opencode_moved_to_the_newer_table_keeps_its_later_turns(oc_db, backscroll_home,
+                                                                                           backscroll_index):
+    """OpenCode's newer core writes a session's new turns only to ``session_message`` and copies its older ones there
+    (``evt_legacy_backfill_`` rows); a fork copies its parent's rows (``<event>_<seq>``) and names it."""
+    import json
+
+    s = _checkout_session(oc_db)
+    oc_db.conn.execute("CREATE TABLE session_message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, type TEXT NOT "
+                       "NULL, seq INTEGER NOT NULL, time_created INTEGER, time_updated INTEGER, data TEXT NOT NULL)")
+    first = oc_db.conn.execute("SELECT min(time_created) FROM message WHERE session_id = ?",
+                               (s.session_id,)).fetchone()[0]
+    later = oc_db.tick()
+
+    def user(text: str) -> str:
+        return json.dumps({"text": text, "time": {"created": 1}})
+
+    oc_db.conn.executemany("INSERT INTO session_message VALUES (?, ?, 'user', ?, ?, ?, ?)", [
+        ("evt_legacy_backfill_m_0001", s.session_id, 1, first, first, user("a copy of the first prompt")),
+        ("msg_new1", s.session_id, 2, later, later, user("now make the empty-cart message friendlier"))])
+    oc_db.conn.execute("ALTER TABLE session ADD COLUMN fork_session_id TEXT")
+    fork = oc_db.session("Checkout (fork #1)")
+    oc_db.conn.execute("UPDATE session SET fork_session_id = ? WHERE id = ?", (s.session_id, fork.session_id))
+    oc_db.conn.executemany("INSERT INTO session_message VALUES (?, ?, 'user', ?, ?, ?, ?)", [
+        ("evt_fork1_2", fork.session_id, 2, later, later, user("now make the empty-cart message friendlier")),
+        ("msg_fork1", fork.session_id, 3, oc_db.tick(), oc_db.now, user("try it with a 404 instead"))])
+    backscroll_index(embed=False)
+    said = [(r["session_id"], r["text"]) for r in rows(backscroll_home) if r["role"] == "user"]
+    assert (s.session_id, "now make the empty-cart message friendlier") in said
+    assert (fork.session_id, "try it with a 404 instead") in said
+    assert not any("a copy of the first prompt" in t for _, t in said)
+    assert [t for sid, t in said if sid == fork.session_id] == ["try it with a 404 instead"]
+    parent = rows(backscroll_home, "SELECT DISTINCT parent_session_id FROM records WHERE session_id = ?",
+                  (fork.session_id,))
+    assert [r["parent_session_id"] for r in parent] == [s.session_id]
 
 
 def test_a_row_of_the_newer_table_updated_in_place_is_read_again(oc_db, backscroll_home, backscroll_index):
