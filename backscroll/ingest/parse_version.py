@@ -39,5 +39,6 @@ next finds it, or a search's sync in its turn through the files.
 # the sending agent's; Qwen Code's archived chats are read and its prompt ledger is no session, a hook's context is
 # not the person's words, and a subagent's turns, other agents' messages and a goal's nudges are not theirs either;
 # a Gemini CLI compression whose model reasoned in a scratchpad first is a summary, not the person's turn; an
-# OpenCode session's turns after OpenCode moved to its newer table are read, and a fork's copy of its parent is not).
+# OpenCode session's turns after OpenCode moved to its newer table are read, and a fork's copy of its parent is not;
+# Claude Code's slash commands written as ``system`` lines are the person's, and its away recaps are summaries).
 PARSE_VERSION = 22

@@ -11,7 +11,9 @@ they gave for refusing a tool call), the agent (a subagent's task prompt) or the
 markers, turn limits, background-task notices); a line's ``origin`` (Claude Code 2.1) names a sender that is
 no person: another session or a background task (the agent), or the harness (a notification, a message an MCP
 channel brought in, any kind this version does not know). Compaction summaries are stored once, as ``summary``;
-the expanded body of a slash command and the local-command noise are not records. ``summary`` lines
+the recap Claude Code writes while the person is away (``away_summary``) is one too; a slash command written as a
+``system`` line (Claude Code 2.1) is the person's; the expanded body of a slash command and the local-command noise
+are not records. ``summary`` lines
 title the session that holds their ``leafUuid``; ``custom-title`` beats ``ai-title`` beats both.
 
 This module owns the lines (their types, sessions, titles, sidechains, forks); the blocks and user
@@ -21,7 +23,6 @@ text within a message are read by ``claude_blocks``.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -43,8 +44,11 @@ from backscroll.ingest.sources.claude_blocks import (
     placeholder,
     prompt_records,
     result_text,
+    sender,
+    slash_command,
     special_user_text,
     strip_reminders,
+    told,
     tool_use_text,
     user_author,
 )
@@ -55,10 +59,7 @@ KNOWN_SKIPPED = {
     "system", "file-history-snapshot", "file-history-delta", "progress", "last-prompt", "permission-mode",
     "mode", "worktree-state", "agent-name", "pr-link", "frame-link", "tag",
 }
-# The ``origin`` kinds (the SDK's ``MessageOriginKind``) of a line another session or a background task sent; any
-# other kind but "human", one this version does not know included, is the harness's: a notification, or what an MCP
-# channel (a chat bot, a webhook) brought in, which may be anyone's.
-AGENT_ORIGINS = {"peer", "coordinator", "observer", "observer-activity"}
+_RECAP_HINT = re.compile(r"\s*\(disable recaps in /config\)\s*$")  # (the hint Claude Code ends a recap with)
 # Attachments the harness adds to a turn (reminders, hook output, file contents): not the person's words.
 KNOWN_ATTACHMENTS = {
     "hook_success", "hook_non_blocking_error", "hook_blocking_error", "hook_additional_context", "hook_progress",
@@ -153,12 +154,14 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
             prompt = att.get("prompt")
             if isinstance(prompt, str) and prompt.lstrip().startswith("<task-notification>"):
                 return EMPTY
-            recs = _told(prompt_records(prompt, f"{uuid}:{line_no}", line_no, ts, cwd), _sender(att))
+            recs = told(prompt_records(prompt, f"{uuid}:{line_no}", line_no, ts, cwd), sender(att))
             return ParsedLine(recs, {"cwd": cwd} if cwd and session.cwd is None else {})
         return EMPTY if atype in KNOWN_ATTACHMENTS else ParsedLine([], {}, unknown=f"attachment/{atype}")
+    if kind == "system":
+        return _system(obj, line_no, session, ts, cwd)
     if kind not in ("user", "assistant"):
         return EMPTY if kind in KNOWN_SKIPPED else ParsedLine([], {}, unknown=str(kind))
-    sent_by = _sender(obj)
+    sent_by = sender(obj)
     if (obj.get("isMeta") and not obj.get("isCompactSummary")
             and as_dict(obj.get("origin")).get("kind") not in ("channel", "peer")):
         return EMPTY  # a slash command's expanded body, a caveat: written by the harness
@@ -251,23 +254,25 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         elif role == "user" and btype in ("image", "document"):
             records.append(Record(rid, "user", "text", placeholder(block) or "[attachment]", line_no, ts, cwd,
                                   author="agent" if sidechain else "human"))
-    return ParsedLine(_told(records, sent_by), updates)
+    return ParsedLine(told(records, sent_by), updates)
 
 
-def _sender(line: dict) -> str | None:
-    """Who sent a user line (or a queued prompt) by its ``origin``, when no person did: None for a person's."""
-    origin = as_dict(line.get("origin"))
-    kind = as_str(origin.get("kind"))
-    if kind in ("", "human"):
-        return None
-    return "agent" if kind in AGENT_ORIGINS or origin.get("subkind") == "peer-send-message" else "harness"
-
-
-def _told(records: list[Record], sender: str | None) -> list[Record]:
-    """``records`` with the person's turns given to ``sender``, when another sent them."""
-    if sender is None:
-        return records
-    return [replace(r, author=sender) if r.role == "user" and r.author == "human" else r for r in records]
+def _system(obj: dict, line_no: int, session: SessionInfo, ts, cwd) -> ParsedLine:
+    """The system lines that hold words: a slash command the person typed (Claude Code 2.1 writes ``local_command``; a
+    user line repeating it is dropped, as a queued prompt's is) and the recap written while they were away
+    (``away_summary``), a summary. The others are the harness's notices and timings."""
+    content, subtype = obj.get("content"), obj.get("subtype")
+    if not isinstance(content, str):
+        return EMPTY
+    rid = f"{given if isinstance(given := obj.get('uuid'), str) else f'{session.session_id}:{line_no}'}#0"
+    if subtype == "away_summary" and (text := clean_text(_RECAP_HINT.sub("", content))):
+        return ParsedLine([Record(rid, "assistant", "summary", text, line_no, ts, cwd)], {})
+    command = slash_command(content) if subtype == "local_command" and not session.is_sidechain else None
+    if not command:
+        return EMPTY
+    titled = {"title": command, "title_rank": 0} if len(command.split()) > 1 else {}
+    return ParsedLine([Record(rid, "user", "text", command, line_no, ts, cwd, author="human")],
+                      {"queued": True, **titled})
 
 
 def _task_record(text: str) -> bool:

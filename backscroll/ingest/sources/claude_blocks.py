@@ -3,7 +3,8 @@
 This module owns reading one block or one piece of user text: a ``tool_use`` (``Bash`` as its
 command), a ``tool_result`` (reminders stripped, documents as placeholders), an attached image or
 document (``[image]``, ``[document: name]``, never its bytes), a queued prompt, who wrote a user
-line (person, agent or harness: IDE context such as ``<ide_selection>`` is the harness's), and the
+line (person, agent or harness: IDE context such as ``<ide_selection>`` is the harness's, and a line whose
+``origin`` names no person is another session's or the harness's), and the
 special user lines (slash commands, ``!`` bash mode and its output, local-command noise). ``claude``
 reads the lines that hold them.
 """
@@ -11,8 +12,9 @@ reads the lines that hold them.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from backscroll.ingest.sources import as_dict, block_text, clean_text, render_input
+from backscroll.ingest.sources import as_dict, as_str, block_text, clean_text, render_input
 from backscroll.types import Record
 
 SHELL_TOOLS = {"Bash"}
@@ -31,7 +33,10 @@ _IDE_CONTEXT = re.compile(r"<(ide_selection|ide_opened_file|ide_opened_files|ide
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 _TAG = {name: re.compile(rf"<{name}>(.*?)</{name}>", re.DOTALL)
         for name in ("command-name", "command-args", "bash-input", "bash-stdout", "bash-stderr")}
-
+# The ``origin`` kinds (the SDK's ``MessageOriginKind``) of a line another session or a background task sent; any
+# other kind but "human", one this version does not know included, is the harness's: a notification, or what an MCP
+# channel (a chat bot, a webhook) brought in, which may be anyone's.
+AGENT_ORIGINS = {"peer", "coordinator", "observer", "observer-activity"}
 
 def tool_use_text(name: str, inp: object) -> tuple[str, str | list | None]:
     if name in SHELL_TOOLS and isinstance(inp, dict) and isinstance(inp.get("command"), str):
@@ -93,6 +98,22 @@ def result_text(content: object) -> str:
 def ide_context_only(text: str) -> bool:
     """Whether ``text`` is only IDE context (``<ide_selection>`` and its kin), nothing the person wrote."""
     return text.startswith("<ide_") and not _IDE_CONTEXT.sub("", text).strip()
+
+
+def sender(line: dict) -> str | None:
+    """Who sent a user line (or a queued prompt) by its ``origin``, when no person did: None for a person's."""
+    origin = as_dict(line.get("origin"))
+    kind = as_str(origin.get("kind"))
+    if kind in ("", "human"):
+        return None
+    return "agent" if kind in AGENT_ORIGINS or origin.get("subkind") == "peer-send-message" else "harness"
+
+
+def told(records: list[Record], sender: str | None) -> list[Record]:
+    """``records`` with the person's turns given to ``sender``, when another sent them."""
+    if sender is None:
+        return records
+    return [replace(r, author=sender) if r.role == "user" and r.author == "human" else r for r in records]
 
 
 def user_author(text: str, sidechain: bool) -> str:
