@@ -48,20 +48,17 @@ class FileReader:
     replaces a higher one), ``leaf_title`` (``(uuid, title)``: a title for the session that holds
     record ``uuid``, often another file's), ``sidechain`` (the line's records belong to the file's
     inline sidechain, the sub-session ``<session>:sidechain``) and ``queued`` (the records are prompts
-    queued while the agent worked: the same words sent later are that prompt, not a second one).
+    queued while the agent worked: the same words sent later are that prompt, not a second one, and if another
+    sent them, theirs).
     """
 
     def __init__(self, store: Store, agent: Agent, path: Path, prev: FileState | None, redactor: Redact | None,
                  reparse: bool = False):
         if agent.parse_line is None:
             raise TypeError(f"{agent.name} sessions are read whole, not line by line")
-        self.store = store
-        self.agent = agent
-        self.parse_line = agent.parse_line
-        self.path = path
+        self.store, self.agent, self.parse_line, self.path = store, agent, agent.parse_line, path
         self.key = store_text(str(path))
-        self.prev = prev
-        self.reparse = reparse
+        self.prev, self.reparse = prev, reparse
         self.rewritten: str | None = None  # why the file is read again from the start
         self.skipped: list[tuple[int, str]] = []
         self.batch = Batch(store, self.key, redactor)
@@ -71,6 +68,7 @@ class FileReader:
         self.side: SessionInfo | None = None
         self.title_rank: int | None = None
         self.queued: list[str] = []
+        self.queued_at: dict[str, int] = {}  # (where this read put each queued prompt among its rows)
         self.human_seen = False
         self.intact_reparse = False  # re-read by a newer parser, and the file still holds what was read before
         self.line_starts: set[bytes] = set()  # how this file's lines begin (`{"key":`), to find an appended one
@@ -254,12 +252,16 @@ class FileReader:
                 session = replace(session, **updates)
             target = self._side(session) if side else session
         for rec in parsed.records:
-            if rec.role == "user" and rec.content_type == "text" and (rec.author == "human" or self.queued):
+            if rec.role == "user" and rec.content_type == "text" and (rec.author == "human" or self.queued_at):
                 h = content_hash(rec.text)
                 if queued:
                     self.queued.append(h)
-                elif h in self.queued:  # the queued prompt, sent (whoever the line says sent it): stored once
-                    self.queued.remove(h)
+                    self.queued_at[h] = len(self.batch.rows)
+                elif h in self.queued and (rec.author == "human" or h in self.queued_at):
+                    self.queued.remove(h)  # the queued prompt, sent: stored once, as queued, by whom sent it
+                    at = self.queued_at.pop(h, None)
+                    if rec.author != "human" and at is not None:
+                        self.batch.sent_by(at, rec.author or "agent")
                     continue
                 self.human_seen = self.human_seen or rec.author == "human"
             self.batch.add(rec, target)

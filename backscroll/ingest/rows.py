@@ -15,12 +15,13 @@ from dataclasses import replace
 from backscroll.ingest import echo as classify
 from backscroll.ingest.projects import project
 from backscroll.ingest.redact_again import RULES_VERSION
-from backscroll.store.db import Store, content_hash
+from backscroll.store.db import RECORD_COLUMNS, Store, content_hash
 from backscroll.types import MAX_TEXT_BYTES, Record, SessionInfo
 
 # A redactor: text in, text with secrets replaced out (``redact.Redactor`` also counts them).
 Redact = Callable[[str], str]
 Row = tuple[object, ...]
+_AUTHOR = RECORD_COLUMNS.index("author")
 
 
 def store_text(text: str) -> str:
@@ -174,6 +175,12 @@ class Batch:
         for k, block in enumerate(blocks):
             self.rows.append(self._row(replace(rec, record_id=f"{rec.record_id}~recall{k}", text=block,
                                                role="tool", content_type="tool"), session, True, None))
+
+    def sent_by(self, at: int, author: str) -> None:
+        """The row at ``at`` (a prompt queued earlier in this batch) is ``author``'s: the line that sent it says so."""
+        row = self.rows[at]
+        if row is not None:
+            self.rows[at] = (*row[:_AUTHOR], author, *row[_AUTHOR + 1:])
 
     def finish(self, session: SessionInfo) -> list[Row]:
         """The rows, with results whose call was not in this batch resolved from the store, and the

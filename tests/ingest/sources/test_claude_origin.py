@@ -74,14 +74,22 @@ def test_a_queued_task_record_is_no_prompt_but_a_persons_json_is():
         assert [r.text for r in parsed(prompt).records] == [said]
 
 
-def test_a_peers_message_queued_then_sent_is_stored_once(session_builder, backscroll_home, backscroll_index):
-    """A message the harness queues is written again as the line it sends: one record, whoever sent it."""
+def test_a_message_queued_then_sent_by_a_peer_is_stored_once_as_the_peers(session_builder, backscroll_home,
+                                                                          backscroll_index):
+    """A message the harness queues is written again as the line it sends: one record, by whom the sent line says;
+    the person's own words queued alike stay theirs, once."""
     s = session_builder.claude()
     s.user("check the branch")
-    for line in ({"type": "queue-operation", "operation": "enqueue", "content": "Tests pass on branch fix-db."},
-                 {"type": "user", "uuid": "u6", "origin": {"kind": "peer", "from": "uds:/tmp/s.sock"},
-                  "message": {"role": "user", "content": "Tests pass on branch fix-db."}}):
+    lines: list[dict] = [
+        {"type": "queue-operation", "operation": "enqueue", "content": "Tests pass on branch fix-db."},
+        {"type": "queue-operation", "operation": "enqueue", "content": "yes"},
+        {"type": "user", "uuid": "u6", "origin": {"kind": "peer", "from": "uds:/tmp/s.sock"},
+         "message": {"role": "user", "content": "Tests pass on branch fix-db."}},
+        {"type": "user", "uuid": "u7", "message": {"role": "user", "content": "yes"}}]
+    for line in lines:
         s.raw(json.dumps({"sessionId": s.session_id, "timestamp": "2026-10-02T09:00:00.000Z", **line}))
     backscroll_index(embed=False)
-    said = rows(backscroll_home, "SELECT text FROM records WHERE text = 'Tests pass on branch fix-db.'")
-    assert len(said) == 1
+    said = rows(backscroll_home, "SELECT text, author FROM records WHERE text IN (?, 'yes')",
+                ("Tests pass on branch fix-db.",))
+    assert sorted((r["text"], r["author"]) for r in said) == [("Tests pass on branch fix-db.", "agent"),
+                                                               ("yes", "human")]

@@ -165,7 +165,8 @@ def test_real_enqueue_then_dequeue_then_user_line_is_one_human_record(backscroll
     assert [(r["text"], r["author"]) for r in users] == [("[REDACTED_PROMPT]", "human")]
 
 
-def test_real_queued_command_attachments_are_the_persons_words(backscroll_home, backscroll_index):
+def test_real_queued_command_attachments_are_read_and_an_origin_of_a_kind_not_known_is_no_persons(
+        backscroll_home, backscroll_index):
     install(backscroll_home, "cc-2.1.80-2.1.220-coverage-agent-sessions.jsonl")
     backscroll_index(embed=False)
     lines = {r["line"]: r for r in session_rows(backscroll_home, SHAPE) if r["role"] == "user"}
