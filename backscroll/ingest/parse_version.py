@@ -33,12 +33,13 @@ next finds it, or a search's sync in its turn through the files.
 # holds is read; 19: a Gemini rewind after a compression cuts Gemini's own order, leaving the summary; 20: the person's
 # answers to Claude Code's ``AskUserQuestion``, OpenCode's ``question`` and Cline's ``ask_question``, and the reason
 # they give for refusing a Claude Code tool call, are their text, not the tool's output; 21: so are their answers to
-# Codex's ``request_user_input``); 22: a Claude Code line whose ``origin`` names another session, a background task
-# or a notification (or what an MCP channel brings in) is theirs, not the person's, and a background task's record
-# in the queue is no prompt; a Codex message between agents on a line of its own is
-# the sending agent's; Qwen Code's archived chats are read and its prompt ledger is no session, a hook's context is
-# not the person's words, and a subagent's turns, other agents' messages and a goal's nudges are not theirs either;
-# a Gemini CLI compression whose model reasoned in a scratchpad first is a summary, not the person's turn; an
-# OpenCode session's turns after OpenCode moved to its newer table are read, and a fork's copy of its parent is not;
-# Claude Code's slash commands written as ``system`` lines are the person's, and its away recaps are summaries).
+# Codex's ``request_user_input``); 22: a Claude Code line whose ``origin`` is of any kind but human is not the
+# person's (another session's or a background task's, else the harness's: a notification, an MCP channel's message,
+# a kind not known), a prompt queued then sent by another is theirs and stored once, a background task's record in
+# the queue is no prompt, a slash command written as a ``system`` line is the person's and the away recap a summary;
+# a Codex message between agents on a line of its own is the sending agent's; Qwen Code's archived chats are read,
+# its prompt ledger is no session, a hook's context is not the person's words, and a subagent's turns, other
+# agents' messages and a goal's nudges are not theirs either; a Gemini CLI compression whose model reasoned in a
+# scratchpad first is a summary; an OpenCode session's rows in its newer table are read beside its ``message`` rows
+# (not their copies), and a fork's copy of its parent is not).
 PARSE_VERSION = 22

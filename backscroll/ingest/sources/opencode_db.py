@@ -1,9 +1,9 @@
 """One read-only snapshot of OpenCode's ``opencode.db``: which sessions changed since the last read
 (their ``time_updated``, and the highest ``message``, ``part`` and ``session_message`` rowids seen) and their units.
 A session's turns in the newer ``session_message`` table are read from it too (``v2_message``): OpenCode's newer core
-writes only there, and copies a session's older turns there (``evt_legacy_backfill_`` rows); of a session ``message``
-rows hold, only the newer table's turns after them are read. A fork's rows copied from its parent (``<event>_<seq>``)
-are left out and the fork is linked to its parent.
+writes only there and copies a session's older turns there (``evt_legacy_backfill_`` rows), so a session's ``message``
+rows are read, then the newer table's rows but those copies and the projections of a ``message`` row (its id). A
+fork's rows copied from its parent (``…_<seq>``) are left out and the fork is linked to its parent.
 
 ``opencode`` opens the database (busy retries) and calls ``read_snapshot`` inside one transaction;
 the columns are looked up per table, since OpenCode's schema has moved between releases.
@@ -122,19 +122,14 @@ def _db_session(conn: sqlite3.Connection, path: Path, info: SessionInfo, m_creat
     # OpenCode's own order: by creation time, then id (ids grow with time).
     messages.sort(key=lambda m: (normalize_timestamp(m.created) or "", m.message_id))
     if v2_order:
-        # Where ``message`` rows are read, only the newer table's later turns are new (its earlier rows copy them).
-        last = max((normalize_timestamp(m.created) or "" for m in messages), default=None)
-        for mid, kind, created, data, seq in conn.execute(
-                f"SELECT id, type, time_created, data, {v2_order} FROM session_message WHERE session_id = ? "
-                f"ORDER BY {v2_order}", (info.session_id,)):
-            mid = str(mid)
-            if forked and mid.endswith(f"_{seq}"):  # (a fork's copy of its parent's)
-                continue
-            if last is not None and (mid.startswith("evt_legacy_backfill_")
-                                     or (normalize_timestamp(created) or "") <= last):
-                continue
-            if (m := v2_message(mid, kind, _decode(data), created)) is not None:
-                messages.append(m)
+        newer = [(str(mid), kind, created, data) for mid, kind, created, data, seq in conn.execute(
+            f"SELECT id, type, time_created, data, {v2_order} FROM session_message WHERE session_id = ? "
+            f"ORDER BY {v2_order}", (info.session_id,)) if not (forked and str(mid).endswith(f"_{seq}"))]
+        if messages:  # (the ``message`` rows are read: the newer table's copies and projections of them are not)
+            older = {m.message_id for m in messages}
+            newer = [row for row in newer if not row[0].startswith("evt_legacy_backfill_") and row[0] not in older]
+        messages += [m for mid, kind, created, data in newer
+                     if (m := v2_message(mid, kind, _decode(data), created)) is not None]
     return _unit(f"{path}#{info.session_id}", info, messages)
 
 

@@ -488,12 +488,11 @@ def test_the_newer_table_is_read_for_a_session_only_it_holds_and_never_twice(oc_
     only_v2 = oc_db.session("Parser hangs")
     oc_db.conn.execute("CREATE TABLE session_message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, type TEXT NOT "
                        "NULL, seq INTEGER NOT NULL, time_created INTEGER, time_updated INTEGER, data TEXT NOT NULL)")
-    first = oc_db.conn.execute("SELECT min(time_created) FROM message WHERE session_id = ?",
+    first = oc_db.conn.execute("SELECT id FROM message WHERE session_id = ? ORDER BY time_created",
                                (s.session_id,)).fetchone()[0]
-    made = [(f"msg_a{n}", sid, "user", n, when, when, json.dumps({"text": text, "time": {"created": 1}}))
-            for n, (sid, text, when) in enumerate((
-                (s.session_id, "the projection of a prompt read from message", first),
-                (only_v2.session_id, "why does the parser hang?", oc_db.now)))]
+    made = [(mid, sid, "user", n, oc_db.now, oc_db.now, json.dumps({"text": text, "time": {"created": 1}}))
+            for n, (mid, sid, text) in enumerate(((first, s.session_id, "the projection of a prompt read from message"),
+                                                  ("msg_a1", only_v2.session_id, "why does the parser hang?")))]
     oc_db.conn.executemany("INSERT INTO session_message VALUES (?, ?, ?, ?, ?, ?, ?)", made)
     backscroll_index(embed=False)
     texts_ = [r["text"] for r in rows(backscroll_home)]
@@ -528,9 +527,11 @@ def test_a_session_continued_after_opencode_moved_to_the_newer_table_keeps_its_l
     oc_db.conn.executemany("INSERT INTO session_message VALUES (?, ?, 'user', ?, ?, ?, ?)", [
         ("evt_fork1_2", fork.session_id, 2, later, later, user("now make the empty-cart message friendlier")),
         ("msg_fork1", fork.session_id, 3, oc_db.tick(), oc_db.now, user("try it with a 404 instead"))])
+    s.user("an older opencode, still running, wrote this one")  # (the older table after the newer's first row)
     backscroll_index(embed=False)
     said = [(r["session_id"], r["text"]) for r in rows(backscroll_home) if r["role"] == "user"]
     assert (s.session_id, "now make the empty-cart message friendlier") in said
+    assert (s.session_id, "an older opencode, still running, wrote this one") in said
     assert (fork.session_id, "try it with a 404 instead") in said
     assert not any("a copy of the first prompt" in t for _, t in said)
     assert [t for sid, t in said if sid == fork.session_id] == ["try it with a 404 instead"]
