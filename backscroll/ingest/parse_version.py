@@ -36,7 +36,8 @@ next finds it, or a search's sync in its turn through the files.
 # Codex's ``request_user_input``); 22: a Claude Code line whose ``origin`` is of any kind but human is not the
 # person's (another session's or a background task's, else the harness's: a notification, an MCP channel's message,
 # a kind not known), a prompt queued then sent by another is theirs and stored once, a background task's record in
-# the queue is no prompt, a slash command written as a ``system`` line is the person's and the away recap a summary;
+# the queue is no prompt, a slash command written as a ``system`` line is the person's and the away recap a summary,
+# and a workflow's subagent is its session's;
 # a Codex message between agents on a line of its own is the sending agent's; Qwen Code's archived chats are read,
 # its prompt ledger is no session, a hook's context is not the person's words, and a subagent's turns, other
 # agents' messages and a goal's nudges are not theirs either; a Gemini CLI compression whose model reasoned in a

@@ -1,6 +1,7 @@
 """Claude Code sessions: ``~/.claude/projects/<slug>/<session>.jsonl`` and subagent transcripts.
 
-Subagents live in ``<slug>/<session>/subagents/agent-<id>.jsonl`` (older builds: ``<slug>/agent-<id>.jsonl``)
+Subagents live in ``<slug>/<session>/subagents/agent-<id>.jsonl`` (a workflow's one folder deeper,
+``subagents/workflows/<run>/``; older builds: ``<slug>/agent-<id>.jsonl``)
 and become sessions of their own, linked to the parent; Claude Code 1.0.x wrote them inline instead,
 as lines marked ``isSidechain``, which go to the sub-session ``<session>:sidechain``. One record per
 text block, thinking block (``reasoning``), ``tool_use`` and ``tool_result``.
@@ -89,8 +90,10 @@ def claims(path: Path) -> bool:
 def session_for(path: Path) -> SessionInfo:
     stem = path.stem
     if stem.startswith("agent-"):
-        if path.parent.name == "subagents":
-            parent = path.parent.parent.name
+        # (<session>/subagents/agent-<id>.jsonl, or a workflow's: <session>/subagents/workflows/<run>/agent-<id>.jsonl)
+        subagents = next((p for p in path.parents[:3] if p.name == "subagents"), None)
+        if subagents is not None:
+            parent = subagents.parent.name
             return SessionInfo(f"{parent}:{stem}", "claude", is_sidechain=True, parent_session_id=parent)
         return SessionInfo(stem, "claude", is_sidechain=True)
     return SessionInfo(stem, "claude")

@@ -1,6 +1,7 @@
 """What each agent's session lines become: every record kind of Claude Code and Codex."""
 
 import json
+from pathlib import Path
 
 from helpers import rows, texts
 
@@ -90,6 +91,17 @@ def test_claude_subagents_are_sessions_linked_to_their_parent(session_builder, b
     assert child["session_id"].startswith(parent.session_id + ":agent-")
     rec = rows(backscroll_home, "SELECT * FROM records WHERE text LIKE '%CartSerializer%'")[0]
     assert rec["is_sidechain"] == 1 and rec["parent_session_id"] == parent.session_id
+
+
+def test_a_claude_workflows_subagent_is_its_sessions_too():
+    """Claude Code 2.1 keeps a workflow's subagents one folder deeper (the Agent SDK's ``_collect_agent_files``)."""
+    from backscroll.ingest.sources import claude
+
+    sid = "5c0375b4-0000-4000-8000-000000000003"
+    path = Path("/p/-home-dev-shop") / sid / "subagents" / "workflows" / "run1" / "agent-abc.jsonl"
+    info = claude.session_for(path)
+    assert (info.session_id, info.parent_session_id, info.is_sidechain) == (f"{sid}:agent-abc", sid, True)
+    assert claude.session_for(path.parent.parent.parent / "agent-abc.jsonl").session_id == f"{sid}:agent-abc"
 
 
 def test_claude_old_layout_subagent_learns_parent_from_records(backscroll_home, backscroll_index):
