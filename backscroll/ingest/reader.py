@@ -68,7 +68,7 @@ class FileReader:
         self.side: SessionInfo | None = None
         self.title_rank: int | None = None
         self.queued: list[str] = []
-        self.queued_at: dict[str, int] = {}  # (where this read put each queued prompt among its rows)
+        self.queued_at: dict[str, list[int]] = {}  # (where this read put each queued prompt among its rows)
         self.human_seen = False
         self.intact_reparse = False  # re-read by a newer parser, and the file still holds what was read before
         self.line_starts: set[bytes] = set()  # how this file's lines begin (`{"key":`), to find an appended one
@@ -252,16 +252,16 @@ class FileReader:
                 session = replace(session, **updates)
             target = self._side(session) if side else session
         for rec in parsed.records:
-            if rec.role == "user" and rec.content_type == "text" and (rec.author == "human" or self.queued_at):
+            if rec.role == "user" and rec.content_type == "text" and (rec.author == "human" or self.queued):
                 h = content_hash(rec.text)
                 if queued:
                     self.queued.append(h)
-                    self.queued_at[h] = len(self.batch.rows)
-                elif h in self.queued and (rec.author == "human" or h in self.queued_at):
-                    self.queued.remove(h)  # the queued prompt, sent: stored once, as queued, by whom sent it
-                    at = self.queued_at.pop(h, None)
-                    if rec.author != "human" and at is not None:
-                        self.batch.sent_by(at, rec.author or "agent")
+                    self.queued_at.setdefault(h, []).append(len(self.batch.rows))
+                elif h in self.queued:  # the queued prompt, sent: stored once, as queued
+                    self.queued.remove(h)
+                    at = self.queued_at.get(h)
+                    if rec.author == "agent" and at:  # (another session sent it: theirs, when still in this read)
+                        self.batch.sent_by(at.pop(0), "agent")
                     continue
                 self.human_seen = self.human_seen or rec.author == "human"
             self.batch.add(rec, target)

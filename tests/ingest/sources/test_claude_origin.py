@@ -93,3 +93,31 @@ def test_a_message_queued_then_sent_by_a_peer_is_stored_once_as_the_peers(sessio
                 ("Tests pass on branch fix-db.",))
     assert sorted((r["text"], r["author"]) for r in said) == [("Tests pass on branch fix-db.", "agent"),
                                                                ("yes", "human")]
+
+
+def test_the_same_words_queued_twice_and_sent_twice_by_a_peer_are_the_peers_twice(session_builder, backscroll_home,
+                                                                                 backscroll_index):
+    s = session_builder.claude()
+    s.user("watch the build")
+    queued: dict = {"type": "queue-operation", "operation": "enqueue", "content": "ping"}
+    sent: dict = {"type": "user", "origin": {"kind": "peer"}, "message": {"role": "user", "content": "ping"}}
+    for n, line in enumerate((queued, queued, {**sent, "uuid": "p1"}, {**sent, "uuid": "p2"})):
+        s.raw(json.dumps({"sessionId": s.session_id, "timestamp": f"2026-10-02T09:00:0{n}.000Z", **line}))
+    backscroll_index(embed=False)
+    assert [r["author"] for r in rows(backscroll_home, "SELECT author FROM records WHERE text = 'ping'")] == [
+        "agent", "agent"]
+
+
+def test_a_prompt_queued_in_one_sync_and_sent_by_a_peer_in_the_next_is_stored_once(session_builder, backscroll_home,
+                                                                                   backscroll_index):
+    """Claude Code writes the queue line at once and the line it sends when the turn ends, often a sync later."""
+    s = session_builder.claude()
+    s.user("watch the build")
+    s.raw(json.dumps({"sessionId": s.session_id, "timestamp": "2026-10-02T09:00:00.000Z", "type": "queue-operation",
+                      "operation": "enqueue", "content": "Tests pass on branch fix-db."}))
+    backscroll_index(embed=False)
+    s.raw(json.dumps({"sessionId": s.session_id, "timestamp": "2026-10-02T09:00:05.000Z", "type": "user", "uuid": "u8",
+                      "origin": {"kind": "peer"},
+                      "message": {"role": "user", "content": "Tests pass on branch fix-db."}}))
+    backscroll_index(embed=False)
+    assert len(rows(backscroll_home, "SELECT 1 FROM records WHERE text = 'Tests pass on branch fix-db.'")) == 1
