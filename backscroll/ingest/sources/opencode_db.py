@@ -2,7 +2,8 @@
 (their ``time_updated``, and the highest ``message``, ``part`` and ``session_message`` rowids seen) and their units.
 A session's turns in the newer ``session_message`` table are read from it too (``v2_message``): OpenCode's newer core
 writes only there and copies a session's older turns there (``evt_legacy_backfill_`` rows), so a session's ``message``
-rows are read, then the newer table's rows but those copies and the projections of a ``message`` row (its id). A
+rows are read, then the newer table's rows but those copies and the ones written beside a ``message`` row (its id,
+or its very time: the dual writes of OpenCode's experimental event system). A
 fork's rows copied from its parent (``…_<seq>``) are left out and the fork is linked to its parent.
 
 ``opencode`` opens the database (busy retries) and calls ``read_snapshot`` inside one transaction;
@@ -125,9 +126,11 @@ def _db_session(conn: sqlite3.Connection, path: Path, info: SessionInfo, m_creat
         newer = [(str(mid), kind, created, data) for mid, kind, created, data, seq in conn.execute(
             f"SELECT id, type, time_created, data, {v2_order} FROM session_message WHERE session_id = ? "
             f"ORDER BY {v2_order}", (info.session_id,)) if not (forked and str(mid).endswith(f"_{seq}"))]
-        if messages:  # (the ``message`` rows are read: the newer table's copies and projections of them are not)
-            older = {m.message_id for m in messages}
-            newer = [row for row in newer if not row[0].startswith("evt_legacy_backfill_") and row[0] not in older]
+        if messages:  # (the ``message`` rows are read: the newer table's copies of them are not)
+            ids = {m.message_id for m in messages}
+            times = {normalize_timestamp(m.created) for m in messages} - {None}
+            newer = [row for row in newer if not row[0].startswith("evt_legacy_backfill_") and row[0] not in ids
+                     and normalize_timestamp(row[2]) not in times]
         messages += [m for mid, kind, created, data in newer
                      if (m := v2_message(mid, kind, _decode(data), created)) is not None]
     return _unit(f"{path}#{info.session_id}", info, messages)

@@ -528,10 +528,16 @@ def test_a_session_continued_after_opencode_moved_to_the_newer_table_keeps_its_l
         ("evt_fork1_2", fork.session_id, 2, later, later, user("now make the empty-cart message friendlier")),
         ("msg_fork1", fork.session_id, 3, oc_db.tick(), oc_db.now, user("try it with a 404 instead"))])
     s.user("an older opencode, still running, wrote this one")  # (the older table after the newer's first row)
+    dual = s.user("OpenCode's experimental event system wrote this one to both tables")
+    when = oc_db.conn.execute("SELECT time_created FROM message WHERE id = ?", (dual,)).fetchone()[0]
+    oc_db.conn.execute("INSERT INTO session_message VALUES ('msg_dual', ?, 'user', 4, ?, ?, ?)",
+                       (s.session_id, when, when, user("OpenCode's experimental event system wrote this one to both "
+                                                       "tables")))
     backscroll_index(embed=False)
     said = [(r["session_id"], r["text"]) for r in rows(backscroll_home) if r["role"] == "user"]
     assert (s.session_id, "now make the empty-cart message friendlier") in said
     assert (s.session_id, "an older opencode, still running, wrote this one") in said
+    assert [t for _, t in said].count("OpenCode's experimental event system wrote this one to both tables") == 1
     assert (fork.session_id, "try it with a 404 instead") in said
     assert not any("a copy of the first prompt" in t for _, t in said)
     assert [t for sid, t in said if sid == fork.session_id] == ["try it with a 404 instead"]
