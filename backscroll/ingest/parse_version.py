@@ -37,7 +37,7 @@ next finds it, or a search's sync in its turn through the files.
 # person's (another session's or a background task's, else the harness's: a notification, an MCP channel's message,
 # a kind not known), a prompt queued then sent by another is theirs and stored once, a background task's record in
 # the queue is no prompt, a slash command written as a ``system`` line is the person's and the away recap a summary,
-# and a workflow's subagent is its session's;
+# a workflow's subagent is its session's, and an API error written as the assistant's turn is the harness's;
 # a Codex message between agents on a line of its own is the sending agent's; Qwen Code's archived chats are read,
 # its prompt ledger is no session, a hook's context is not the person's words, and a subagent's turns, other
 # agents' messages and a goal's nudges are not theirs either; a Gemini CLI compression whose model reasoned in a

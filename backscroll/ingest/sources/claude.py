@@ -9,7 +9,8 @@ text block, thinking block (``reasoning``), ``tool_use`` and ``tool_result``.
 Who wrote a user line (``author``): the person (their prompts, queued prompts, slash commands with
 their arguments, their answers to ``AskUserQuestion``, stored in place of its result, and the reason
 they gave for refusing a tool call), the agent (a subagent's task prompt) or the harness (interruption
-markers, turn limits, background-task notices); a line's ``origin`` (Claude Code 2.1) names a sender that is
+markers, turn limits, background-task notices, and an API error Claude Code writes as the assistant's turn,
+``isApiErrorMessage``); a line's ``origin`` (Claude Code 2.1) names a sender that is
 no person: another session or a background task (the agent), or the harness (a notification, a message an MCP
 channel brought in, any kind this version does not know). Compaction summaries are stored once, as ``summary``;
 the recap Claude Code writes while the person is away (``away_summary``) is one too; a slash command written as a
@@ -24,6 +25,7 @@ text within a message are read by ``claude_blocks``.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -257,6 +259,9 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         elif role == "user" and btype in ("image", "document"):
             records.append(Record(rid, "user", "text", placeholder(block) or "[attachment]", line_no, ts, cwd,
                                   author="agent" if sidechain else "human"))
+    if role == "assistant" and obj.get("isApiErrorMessage") is True:  # ("API Error: 529 ...": the harness wrote it)
+        records = [replace(r, role="user", author="harness", is_error=True) if r.content_type == "text" else r
+                   for r in records]
     return ParsedLine(told(records, sent_by), updates)
 
 

@@ -49,3 +49,14 @@ def test_a_command_written_both_as_a_system_line_and_a_user_line_is_stored_once(
     backscroll_index(embed=False)
     assert [r["text"] for r in rows(backscroll_home, "SELECT text FROM records WHERE text LIKE '/model%'")] == [
         "/model opus"]
+
+
+def test_an_api_error_written_as_the_assistants_turn_is_the_harnesss_error():
+    line = {"type": "assistant", "uuid": "a2", "isApiErrorMessage": True, "message": {
+        "id": "m2", "role": "assistant", "model": "<synthetic>",
+        "content": [{"type": "text", "text": "API Error: 529 overloaded"}]}}
+    out = parsed(line)
+    assert [(r.role, r.author, r.is_error, r.text) for r in out.records] == [
+        ("user", "harness", True, "API Error: 529 overloaded")]
+    answer = {**line, "isApiErrorMessage": False}
+    assert [(r.role, r.author) for r in parsed(answer).records] == [("assistant", None)]
