@@ -38,7 +38,8 @@ next finds it, or a search's sync in its turn through the files.
 # a kind not known), a prompt queued then sent by another is theirs and stored once, a background task's record in
 # the queue is no prompt, a slash command written as a ``system`` line is the person's and the away recap a summary,
 # a workflow's subagent is its session's, and an API error written as the assistant's turn is the harness's;
-# a Codex message between agents on a line of its own is the sending agent's; Qwen Code's archived chats are read,
+# a Codex message between agents on a line of its own is the sending agent's, and what a compaction wrote or a
+# parent thread's turn copied into a subagent's is not read twice; Qwen Code's archived chats are read,
 # its prompt ledger is no session, a hook's context is not the person's words, and a subagent's turns, other
 # agents' messages and a goal's nudges are not theirs either; a Gemini CLI compression whose model reasoned in a
 # scratchpad first is a summary; an OpenCode session's rows in its newer table are read beside its ``message`` rows

@@ -160,6 +160,9 @@ def _parse(obj: dict, kind: object, payload: object, line_no: int, session: Sess
     if kind == "response_item":
         if not isinstance(payload, dict):
             raise LineError("response_item without a payload object")
+        copied = as_dict(obj.get("metadata"))  # (newer Codex: what a compaction wrote, or a parent thread's turn)
+        if copied.get("compaction_output") is True or copied.get("inherited_user_message") is True:
+            return EMPTY  # a copy: the original is read where it was written
         return response_item(payload, line_no, ts, session)
     if kind == "compacted":
         message = payload.get("message") if isinstance(payload, dict) else None
