@@ -34,13 +34,13 @@ next finds it, or a search's sync in its turn through the files.
 # answers to Claude Code's ``AskUserQuestion``, OpenCode's ``question`` and Cline's ``ask_question``, and the reason
 # they give for refusing a Claude Code tool call, are their text, not the tool's output; 21: so are their answers to
 # Codex's ``request_user_input``); 22: a Claude Code line whose ``origin`` is of any kind but human is not the
-# person's (another session's or a background task's, else the harness's: a notification, an MCP channel's message,
-# a kind not known), a prompt queued then sent by another is theirs and stored once, a background task's record in
-# the queue is no prompt, a slash command written as a ``system`` line is the person's and the away recap a summary,
-# a workflow's subagent is its session's, and an API error written as the assistant's turn is the harness's;
-# a Codex message between agents on a line of its own is the sending agent's, and what a compaction wrote or a
-# parent thread's turn copied into a subagent's is not read twice; Qwen Code's archived chats are read,
-# its prompt ledger is no session, a hook's context is not the person's words, and a subagent's turns, other
+# person's (another session's or a background task's, else the harness's: a notification, an MCP channel's message, a
+# kind not known), a prompt queued then sent by another is theirs and stored once, a background task's record in the
+# queue is no prompt, a slash command written as a ``system`` line is the person's and the away recap a summary, a
+# workflow's subagent is its session's, and an API error written as the assistant's turn is the harness's; a Codex
+# message between agents on a line of its own is the sending agent's, and what a compaction wrote, a parent thread's
+# turn copied into a subagent's or an answer kept for the model is not read twice; Qwen Code's archived chats are
+# read, its prompt ledger is no session, a hook's context is not the person's words, and a subagent's turns, other
 # agents' messages and a goal's nudges are not theirs either; a Gemini CLI compression whose model reasoned in a
 # scratchpad first is a summary; an OpenCode session's rows in its newer table are read beside its ``message`` rows
 # (not their copies), and a fork's copy of its parent is not).

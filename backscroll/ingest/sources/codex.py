@@ -50,6 +50,9 @@ FORK_BURST = timedelta(seconds=1)
 _IGNORED_TOP = {"world_state", "inter_agent_communication_metadata", "token_usage_record", "security_risk_score",
                 "retained_context"}
 _TURN_ENDS = {"task_complete", "turn_complete", "turn_aborted"}
+# The marks newer Codex puts on a response item it copied (``CodexHarnessMetadata``): a compaction's output, a parent
+# thread's turn in a subagent's, an answer kept for the model's context; the originals are read where they were written.
+_COPY_MARKS = ("compaction_output", "inherited_user_message", "delivered_assistant_message")
 _IGNORED_EVENTS = {
     "user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content", "agent_reasoning_section_break",
     "token_count", "task_started", "task_complete", "turn_started", "turn_complete", "turn_aborted",
@@ -160,9 +163,9 @@ def _parse(obj: dict, kind: object, payload: object, line_no: int, session: Sess
     if kind == "response_item":
         if not isinstance(payload, dict):
             raise LineError("response_item without a payload object")
-        copied = as_dict(obj.get("metadata"))  # (newer Codex: what a compaction wrote, or a parent thread's turn)
-        if copied.get("compaction_output") is True or copied.get("inherited_user_message") is True:
-            return EMPTY  # a copy: the original is read where it was written
+        marks = as_dict(obj.get("metadata"))
+        if any(marks.get(mark) not in (None, False, "") for mark in _COPY_MARKS):
+            return EMPTY
         return response_item(payload, line_no, ts, session)
     if kind == "compacted":
         message = payload.get("message") if isinstance(payload, dict) else None

@@ -33,12 +33,14 @@ def test_newer_lines_are_read_and_none_is_unknown():
 
 
 def test_a_message_a_compaction_or_a_parent_thread_wrote_is_a_copy_not_a_second_turn():
-    """Newer Codex marks a response item with ``metadata``: a compaction's output, or a parent thread's turn copied
-    into a subagent's (``CodexHarnessMetadata``); the originals are read where they were written."""
+    """Newer Codex marks a response item with ``metadata``: a compaction's output, a parent thread's turn copied
+    into a subagent's, an answer kept for the model's context (``CodexHarnessMetadata``); the originals are read where
+    they were written."""
     session = SessionInfo("019f0000-0000-7000-8000-000000000002", "codex", cwd="/work/app")
     said = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "use the staging database"}]}
     for metadata in ({"client_authored": False, "compaction_output": True},
-                     {"client_authored": True, "inherited_user_message": True}):
+                     {"client_authored": True, "inherited_user_message": True},
+                     {"client_authored": False, "delivered_assistant_message": "msg-7"}):
         line = {"timestamp": T, "type": "response_item", "payload": said, "metadata": metadata}
         assert codex.parse_line(line, 1, session).records == []
     original = {"timestamp": T, "type": "response_item", "payload": said, "metadata": {"client_authored": True}}
