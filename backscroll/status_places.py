@@ -4,6 +4,7 @@ that ``[roots]`` leaves out, and the layouts this version does not read."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from backscroll.config import Config
@@ -12,11 +13,12 @@ from backscroll.ingest.sources import AGENTS
 from backscroll.sanitize import shorten
 
 
-def has_files(path, limit: int = 2000) -> bool:
-    """Whether a directory holds any regular file (looks at ``limit`` entries at most)."""
+def has_files(path, limit: int = 2000, counts: Callable[[str, str], bool] | None = None) -> bool:
+    """Whether a directory holds any regular file (looks at ``limit`` directories at most), or any file
+    ``counts(folder, name)`` counts."""
     seen = 0
-    for _dirpath, _dirs, files in os.walk(path):
-        if files:
+    for dirpath, _dirs, files in os.walk(path):
+        if any(counts is None or counts(dirpath, name) for name in files):
             return True
         seen += 1
         if seen >= limit:
@@ -24,7 +26,7 @@ def has_files(path, limit: int = 2000) -> bool:
     return False
 
 
-def read_in_vain(agent: str, root: Path, read: list[str], limit: int = 2000) -> bool:
+def read_in_vain(agent: str, root: Path, read: list[str]) -> bool:
     """Whether ``root`` holds files that should have given ``agent`` sessions: files its reader read (``read``, those
     under ``root``) that are not a database, or, in a root kept for sessions alone, a file it does not claim (a layout
     this version does not know). A database read may hold no session yet: agents make theirs when they start, and
@@ -33,16 +35,8 @@ def read_in_vain(agent: str, root: Path, read: list[str], limit: int = 2000) -> 
     if any(not _sqlite(path) for path in read):
         return True
     reader = AGENTS[agent]
-    if reader.shares_root:
-        return False
-    seen = 0
-    for dirpath, _dirs, files in os.walk(root):
-        if any(not reader.claims(Path(dirpath, _beside(name))) for name in files):
-            return True
-        seen += 1
-        if seen >= limit:
-            return False
-    return False
+    return not reader.shares_root and has_files(root, counts=lambda folder, name: not reader.claims(
+        Path(folder, _beside(name))))
 
 
 def _beside(name: str) -> str:

@@ -28,8 +28,6 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-import orjson
-
 from backscroll.dates import normalize_timestamp
 from backscroll.ingest.sources import (
     EMPTY,
@@ -40,6 +38,7 @@ from backscroll.ingest.sources import (
     as_str,
     clean_text,
     home_root,
+    json_object,
 )
 from backscroll.ingest.sources.answers import claude_answers, claude_refusal
 from backscroll.ingest.sources.claude_blocks import (
@@ -272,7 +271,8 @@ def _system(obj: dict, line_no: int, session: SessionInfo, ts, cwd) -> ParsedLin
     content, subtype = obj.get("content"), obj.get("subtype")
     if not isinstance(content, str):
         return EMPTY
-    rid = f"{given if isinstance(given := obj.get('uuid'), str) else f'{session.session_id}:{line_no}'}#0"
+    uuid = given if isinstance(given := obj.get("uuid"), str) else f"{session.session_id}:{line_no}"
+    rid = f"{uuid}#0"
     if subtype == "away_summary" and (text := clean_text(_RECAP_HINT.sub("", content))):
         return ParsedLine([Record(rid, "assistant", "summary", text, line_no, ts, cwd)], {})
     command = slash_command(content) if subtype == "local_command" and not session.is_sidechain else None
@@ -285,13 +285,7 @@ def _system(obj: dict, line_no: int, session: SessionInfo, ts, cwd) -> ParsedLin
 
 def _task_record(text: str) -> bool:
     """A background task's record queued as JSON (``{"task_id": ..., "task_type": ...}``)."""
-    if not text.lstrip().startswith("{"):
-        return False
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return False
-    return isinstance(value, dict) and "task_id" in value
+    return "task_id" in (json_object(text) or {})
 
 
 AGENT = Agent("claude", default_root, claims, session_for, parse_line, shell_tools=frozenset(SHELL_TOOLS))

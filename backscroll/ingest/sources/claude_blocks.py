@@ -38,6 +38,7 @@ _TAG = {name: re.compile(rf"<{name}>(.*?)</{name}>", re.DOTALL)
 # channel (a chat bot, a webhook) brought in, which may be anyone's.
 AGENT_ORIGINS = {"peer", "coordinator", "observer", "observer-activity"}
 
+
 def tool_use_text(name: str, inp: object) -> tuple[str, str | list | None]:
     if name in SHELL_TOOLS and isinstance(inp, dict) and isinstance(inp.get("command"), str):
         return inp["command"], inp["command"]

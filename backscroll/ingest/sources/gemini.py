@@ -32,7 +32,6 @@ replayed and turned into records by ``gemini_conversation``.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -69,7 +68,7 @@ _NOTICE_TYPES = {"info", "error", "warning"}
 
 def default_root(env):
     if env.get("GEMINI_CLI_HOME"):  # (Gemini CLI's own variable: the home whose .gemini it keeps)
-        return Path(os.path.expanduser(env["GEMINI_CLI_HOME"])) / ".gemini" / "tmp", "env $GEMINI_CLI_HOME"
+        return home_root(env, "GEMINI_CLI_HOME", ".gemini/tmp", ".gemini/tmp")
     return home_root(env, "GEMINI_HOME", "tmp", ".gemini/tmp")
 
 
