@@ -57,11 +57,11 @@ class SessionInfo:
     title: str | None = None
     is_sidechain: bool = False
     parent_session_id: str | None = None
-    # Codex reading state kept between lines: ``"paginated"`` threads persist ``item_completed`` items
-    # instead of the legacy ``response_item`` projections; a fork's lines stamped up to
-    # ``copy_until`` are the parent's transcript copied in at the fork instant.
+    # Codex reading state: ``"paginated"`` threads persist ``item_completed`` items, not ``response_item`` projections;
+    # a fork's lines stamped up to ``copy_until`` ("" once over), or numbered below ``copy_below``, are a copy.
     history_mode: str | None = None
     copy_until: str | None = None
+    copy_below: int | None = None
     # The remote URL of the repository the session ran in, when the log records it: it names the project.
     repository: str | None = None
     # For lines without a time (Kimi's context files): each line's time by its number from 1 (its turn's start)

@@ -33,7 +33,8 @@ CUT_SHORT = "cut short; the record appended to it was kept"
 _FIRST_KEY = re.compile(rb'\s*(\{"[^"\\]{1,64}":)')
 _ESCAPED = re.compile(rb"\\.", re.DOTALL)
 # Session fields kept in a file's checkpoint and restored when it is read on from there.
-_KEPT_FIELDS = ("cwd", "title", "is_sidechain", "parent_session_id", "history_mode", "repository", "questions")
+_KEPT_FIELDS = ("cwd", "title", "is_sidechain", "parent_session_id", "history_mode", "repository", "questions",
+                "copy_below")
 
 
 def digest(data: bytes) -> str:
@@ -176,7 +177,7 @@ class FileReader:
             session.session_id,
             {"cwd": stored.cwd, "title": stored.title, "is_sidechain": session.is_sidechain,
              "parent_session_id": session.parent_session_id, "history_mode": session.history_mode,
-             **({"repository": stored.repository} if stored.repository else {}),
+             **{k: v for k, v in (("repository", stored.repository), ("copy_below", session.copy_below)) if v},
              **({"questions": [list(q) for q in stored.questions]} if stored.questions else {}),
              **({"title_rank": self.title_rank} if self.title_rank is not None else {}),
              **({"queued": self.queued[-MAX_QUEUED:]} if self.queued else {}),

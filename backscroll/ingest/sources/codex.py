@@ -11,9 +11,11 @@ agents. ``compacted`` lines give their summary, ``thread_name_updated`` the titl
 legacy projections: there the items are the records. Injected context (environment, AGENTS.md,
 developer instructions) and encrypted reasoning are not records.
 
-A fork (``forked_from_id``) opens with the parent's transcript copied in and re-stamped at the fork
-instant, with the ancestors' ``session_meta`` lines: lines stamped within ``FORK_BURST`` of the
-fork's own ``session_meta`` are that copy (already stored from the parent's file) and are skipped.
+A fork (``forked_from_id``), or a subagent spawned with its parent's history, opens with the parent's
+transcript copied in (already stored from the parent's file), which is skipped: below the line
+``ordinal`` its ``session_meta`` names (``subagent_history_start_ordinal``) when it names one; else the
+lines stamped within ``FORK_BURST`` of the fork's own ``session_meta``, or of the first ancestor's
+``session_meta`` copied in, ended early by the spawn's own note to the child (``SPAWNED_NOTE``).
 Entry types this module does not know are reported in ``ParsedLine.unknown``.
 
 This module owns the lines (session meta, forks, events, compaction) and the ``Agent``; the
@@ -45,6 +47,8 @@ SHELL_TOOLS = {"shell", "shell_command", "exec_command", "local_shell", "contain
 # A fork's copied prefix is written in one burst: lines stamped this long after the fork's own
 # session_meta (or later) are the fork's own.
 FORK_BURST = timedelta(seconds=1)
+# What Codex answers the parent's spawn call with in the child's copy: the copy ends with it.
+SPAWNED_NOTE = "You are the newly spawned agent. The prior conversation history was forked from your parent agent."
 # Known lines that hold nothing to index (state, metadata, UI copies of response items).
 # (a request_user_input answer kept for the model's context, ``retained_context``, is read from the call's output)
 _IGNORED_TOP = {"world_state", "inter_agent_communication_metadata", "token_usage_record", "security_risk_score",
@@ -98,7 +102,11 @@ def _meta(obj: dict, payload: dict, line_no: int, session: SessionInfo) -> Parse
     """A ``session_meta`` line: the session's own, or an ancestor's copied into a fork (ignored)."""
     pid = payload.get("id")
     if line_no > 1 and isinstance(pid, str) and pid.lower() != session.session_id.lower():
-        return EMPTY  # an ancestor's meta, copied in with its transcript
+        # an ancestor's meta, copied in with its transcript: the copy's burst begins here, unless known already
+        start = _stamp(obj.get("timestamp"))
+        if session.copy_until is None and not session.copy_below and start is not None:
+            return ParsedLine([], {"copy_until": (start + FORK_BURST).isoformat()})
+        return EMPTY
     updates: dict = {}
     if isinstance(payload.get("cwd"), str):
         updates["cwd"] = payload["cwd"]
@@ -110,12 +118,17 @@ def _meta(obj: dict, payload: dict, line_no: int, session: SessionInfo) -> Parse
     source = payload.get("source")
     spawn = source.get("subagent") if isinstance(source, dict) else None
     spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
-    if isinstance(spawn, dict) and isinstance(spawn.get("parent_thread_id"), str):
+    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else payload.get("parent_thread_id")
+    if isinstance(parent, str) and parent.strip():
         updates["is_sidechain"] = True
-        updates["parent_session_id"] = spawn["parent_thread_id"]
+        updates["parent_session_id"] = parent.strip()
     forked = payload.get("forked_from_id")
     if isinstance(forked, str) and forked.strip():
         updates.setdefault("parent_session_id", forked.strip())
+    below = payload.get("subagent_history_start_ordinal")
+    if isinstance(below, int) and not isinstance(below, bool) and below > 0:
+        updates["copy_below"] = below  # the copy's lines are numbered: exact, where a burst is a guess
+    elif isinstance(forked, str) and forked.strip():
         start = _stamp(obj.get("timestamp")) or _stamp(payload.get("timestamp"))
         if start is not None:
             updates["copy_until"] = (start + FORK_BURST).isoformat()
@@ -124,6 +137,9 @@ def _meta(obj: dict, payload: dict, line_no: int, session: SessionInfo) -> Parse
 
 def _in_copy(obj: dict, session: SessionInfo) -> tuple[bool, dict]:
     """Whether a fork's line belongs to the copied parent transcript; the updates that end the copy."""
+    if session.copy_below:
+        ordinal = obj.get("ordinal")
+        return isinstance(ordinal, int) and ordinal < session.copy_below, {}
     if not session.copy_until:
         return False, {}
     when = _stamp(obj.get("timestamp"))
@@ -136,6 +152,14 @@ def _in_copy(obj: dict, session: SessionInfo) -> tuple[bool, dict]:
     return False, {"copy_until": ""}  # the copy is over for good
 
 
+def _spawned_note(obj: dict) -> bool:
+    """The output Codex gives the parent's spawn call in a child's copy, to tell it the copy is over."""
+    payload = as_dict(obj.get("payload"))
+    output = payload.get("output") if payload.get("type") == "function_call_output" else None
+    text = as_str(as_dict(output).get("content") if isinstance(output, dict) else output)
+    return text.startswith(SPAWNED_NOTE)
+
+
 def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     if not isinstance(obj, dict):
         raise LineError(f"expected a JSON object, got {type(obj).__name__}")
@@ -145,6 +169,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         if not isinstance(payload, dict):
             raise LineError(f"{kind} without a payload object")
         return _meta(obj, payload, line_no, session)
+    if _spawned_note(obj):  # the harness's, and the end of a copy
+        return ParsedLine([], {"copy_until": ""}) if session.copy_until else EMPTY
     copied, ended = _in_copy(obj, session)
     if copied:
         return EMPTY  # the parent's transcript, stored from the parent's own file

@@ -262,6 +262,63 @@ def test_codex_fork_does_not_store_the_copied_parent_transcript_again():
     assert [r.text for r in plain] == ["List the files"]
 
 
+def _said(role: str, text: str, **top) -> dict:
+    kind = "input_text" if role == "user" else "output_text"
+    return {**top, "type": "response_item",
+            "payload": {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}}
+
+
+def _item(role: str, text: str, **top) -> dict:
+    """A paginated thread's line: an ``item_completed`` event."""
+    kind = "UserMessage" if role == "user" else "AgentMessage"
+    return {**top, "type": "event_msg", "payload": {"type": "item_completed", "item": {
+        "type": kind, "id": f"{kind}-{top.get('ordinal')}", "content": [{"type": "text", "text": text}]}}}
+
+
+def test_codex_subagent_copy_is_skipped_below_the_ordinal_its_meta_names(session_builder, backscroll_home,
+                                                                         backscroll_index):
+    """Newer Codex numbers a subagent's lines and names where its own begin: the copy may take any time to write."""
+    from helpers import rows
+    c = session_builder.codex()
+    path = Path(c.path)
+    spawn = {"subagent": {"thread_spawn": {"parent_thread_id": "p1", "depth": 1}}}
+    lines = [
+        {"timestamp": "2026-08-03T11:00:00Z", "ordinal": 0, "type": "session_meta",
+         "payload": {"id": c.session_id, "source": spawn, "history_mode": "paginated",
+                     "subagent_history_start_ordinal": 3}},
+        _item("user", "the parent's question", timestamp="2026-08-03T11:00:00Z", ordinal=1),
+        _item("assistant", "the parent's answer", timestamp="2026-08-03T11:00:09Z", ordinal=2),
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines[:2]))
+    backscroll_index(embed=False)
+    own = [_item("user", "audit the tests", timestamp="2026-08-03T11:00:10Z", ordinal=3),
+           _item("assistant", "Two are flaky.", timestamp="2026-08-03T11:00:30Z", ordinal=4)]
+    with path.open("a") as fh:  # read on in a later sync: where the copy ends is kept
+        fh.write("".join(json.dumps(line) + "\n" for line in [lines[2], *own]))
+    backscroll_index(embed=False)
+    assert [r["text"] for r in rows(backscroll_home)] == ["audit the tests", "Two are flaky."]
+    recs, _, session = codex_lines(lines[0], *own)
+    assert (session.parent_session_id, session.is_sidechain) == ("p1", True)
+
+
+def test_codex_subagent_spawned_with_its_parents_history_skips_the_copy_up_to_the_spawn_note():
+    """Older Codex copied the parent's whole rollout into the child, its meta first, then told the child so."""
+    note = ("You are the newly spawned agent. The prior conversation history was forked from your parent agent. "
+            "Treat the next user message as your new task, and use the forked history only as background context.")
+    recs, _, session = codex_lines(
+        {"timestamp": "2026-08-03T11:00:00.000Z", "type": "session_meta",
+         "payload": {"id": CODEX_ID, "parent_thread_id": "p1", "cwd": "/r"}},
+        {"timestamp": "2026-08-03T11:00:00.001Z", "type": "session_meta", "payload": {"id": "p1", "cwd": "/r"}},
+        _said("user", "the parent's question", timestamp="2026-08-03T11:00:00.002Z"),
+        {"timestamp": "2026-08-03T11:00:00.003Z", "type": "response_item",
+         "payload": {"type": "function_call_output", "call_id": "spawn-1", "output": note}},
+        _said("user", "audit the tests", timestamp="2026-08-03T11:00:00.004Z"),  # the child's own, at once
+        _said("assistant", "Two are flaky.", timestamp="2026-08-03T11:00:20Z"),
+    )
+    assert [r.text for r in recs] == ["audit the tests", "Two are flaky."]
+    assert (session.parent_session_id, session.is_sidechain) == ("p1", True)
+
+
 def test_codex_spawned_subagent_prompts_are_written_by_an_agent():
     meta = {"type": "session_meta", "payload": {"id": CODEX_ID, "source": {
         "subagent": {"thread_spawn": {"parent_thread_id": "p1", "depth": 1}}}}}
