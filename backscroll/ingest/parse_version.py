@@ -43,5 +43,8 @@ next finds it, or a search's sync in its turn through the files.
 # read, its prompt ledger is no session, a hook's context is not the person's words, and a subagent's turns, other
 # agents' messages and a goal's nudges are not theirs either; a Gemini CLI compression whose model reasoned in a
 # scratchpad first is a summary; an OpenCode session's rows in its newer table are read beside its ``message`` rows
-# (not their copies), and a fork's copy of its parent is not).
-PARSE_VERSION = 22
+# (not their copies), and a fork's copy of its parent is not); 23: a Codex subagent's copy of its parent's
+# history is skipped by the line numbers its meta names, or, copied whole by older Codex, from the parent's meta to
+# the spawn's note; a Claude Code side question (``/btw``) is the person's, the prompt of any other helper forked from
+# the conversation the harness's, and a prompt suggestion's transcript adds nothing.
+PARSE_VERSION = 23

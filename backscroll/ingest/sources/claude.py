@@ -18,6 +18,9 @@ the recap Claude Code writes while the person is away (``away_summary``) is one 
 are not records. ``summary`` lines
 title the session that holds their ``leafUuid``; ``custom-title`` beats ``ai-title`` beats both.
 
+A helper forked from the conversation (``agent-a<label>-<hex>``) begins with its lines, uuids kept (stored once, from
+the main file); its prompt is the harness's, a side question's (``/btw``) the person's; a compaction adds nothing.
+
 This module owns the lines (their types, sessions, titles, sidechains, forks); the blocks and user
 text within a message are read by ``claude_blocks``.
 """
@@ -43,6 +46,9 @@ from backscroll.ingest.sources import (
 from backscroll.ingest.sources.answers import claude_answers, claude_refusal
 from backscroll.ingest.sources.claude_blocks import (
     SHELL_TOOLS,
+    WORDLESS_FORKS,
+    fork_author,
+    fork_label,
     placeholder,
     prompt_records,
     result_text,
@@ -187,8 +193,9 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     if inline_side:
         updates["sidechain"] = True
     sidechain = session.is_sidechain or inline_side
-    if "agent-acompact" in session.session_id:
-        return ParsedLine([], updates)  # the compaction's own run: its summary is stored once, in the main file
+    fork = fork_label(session.session_id) if session.is_sidechain else None
+    if fork in WORDLESS_FORKS:
+        return ParsedLine([], updates)
 
     message = obj.get("message")
     if not isinstance(message, dict):
@@ -232,7 +239,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
             if not text:
                 continue
             if role == "user":
-                records.append(Record(rid, role, "text", text, line_no, ts, cwd, author=user_author(text, sidechain)))
+                author = fork_author(fork, raw) if fork else user_author(text, sidechain)
+                records.append(Record(rid, role, "text", text, line_no, ts, cwd, author=author))
             else:
                 records.append(Record(rid, role, "text", text, line_no, ts, cwd))
         elif btype == "thinking" and isinstance(block.get("thinking"), str) and block["thinking"].strip():

@@ -37,6 +37,12 @@ _TAG = {name: re.compile(rf"<{name}>(.*?)</{name}>", re.DOTALL)
 # other kind but "human", one this version does not know included, is the harness's: a notification, or what an MCP
 # channel (a chat bot, a webhook) brought in, which may be anyone's.
 AGENT_ORIGINS = {"peer", "coordinator", "observer", "observer-activity"}
+# A helper Claude Code forks from the conversation (``createAgentId(label)``) writes ``agent-a<label>-<hex>.jsonl``.
+_FORK_FILE = re.compile(r"agent-a([a-z][a-z_]*)-[0-9a-f]{6,}$")
+# Forked helpers that add no words: a compaction (its summary is stored from the main file) and a guess at the
+# person's next prompt (older builds kept it).
+WORDLESS_FORKS = {"compact", "prompt_suggestion"}
+SIDE_QUESTION = "<system-reminder>This is a side question from the user."
 
 
 def tool_use_text(name: str, inp: object) -> tuple[str, str | list | None]:
@@ -121,6 +127,19 @@ def user_author(text: str, sidechain: bool) -> str:
     if text.startswith(HARNESS_PREFIXES) or text.startswith(COMPACT_PROMPT) or ide_context_only(text):
         return "harness"
     return "agent" if sidechain else "human"
+
+
+def fork_label(session_id: str) -> str | None:
+    """What a helper Claude Code forked from the conversation was for (``agent-a<label>-<hex>``: ``compact``,
+    ``side_question``, ``session_memory``, …), or None for a subagent the agent asked for (``agent-a<hex>``)."""
+    m = _FORK_FILE.search(session_id)
+    return m.group(1) if m else None
+
+
+def fork_author(label: str, raw: str) -> str:
+    """Who wrote a forked helper's prompt: the person, for a side question (``/btw``), else the harness. (The
+    parent's lines it begins with keep their uuids, so they are stored once, from the parent's file.)"""
+    return "human" if label == "side_question" and raw.startswith(SIDE_QUESTION) else "harness"
 
 
 def prompt_records(prompt: object, rid: str, line_no: int, ts, cwd) -> list[Record]:

@@ -313,6 +313,40 @@ def test_compaction_summary_stored_once_and_its_prompt_is_not_user_text(session_
     assert not [r for r in recs if "create a detailed summary" in r["text"]]
 
 
+def _forked(s, label: str):
+    """A helper Claude Code forks from ``s``'s conversation: its file begins with ``s``'s lines, uuids kept."""
+    fork = s.subagent()
+    fork.path = fork.path.with_name(f"agent-a{label}-0123456789abcdef.jsonl")
+    for line in s.path.read_text().splitlines():
+        fork.write({**json.loads(line), "isSidechain": True, "agentId": f"a{label}-0123456789abcdef"})
+    return fork
+
+
+def test_a_side_question_is_the_persons_and_its_copy_of_the_conversation_is_stored_once(
+        session_builder, backscroll_home, backscroll_index):
+    s = session_builder.claude()
+    s.user("move the login form to the sidebar")
+    s.assistant("Moved it.")
+    side = _forked(s, "side_question")
+    side.user("<system-reminder>This is a side question from the user. You must answer this question directly in "
+              "a single response.\n\nSimply answer the question with the information you have.</system-reminder>"
+              "\n\nwhich port does the dev server listen on?")
+    side.assistant("Port 5173, from vite.config.ts.")
+    memory = _forked(s, "session_memory")
+    memory.user("IMPORTANT: This message and these instructions are NOT part of the actual user conversation.")
+    guess = _forked(s, "prompt_suggestion")
+    guess.user("[SUGGESTION MODE: Suggest what the user might naturally type next into Claude Code.]")
+    guess.assistant("run the tests")
+    backscroll_index(embed=False)
+    recs = rows(backscroll_home)
+    assert [(r["text"], r["session_id"] == s.session_id) for r in recs if "login form" in r["text"]] == [
+        ("move the login form to the sidebar", True)]
+    asked = [(r["author"], r["is_sidechain"]) for r in recs if r["text"] == "which port does the dev server listen on?"]
+    assert asked == [("human", 1)]
+    assert [r["author"] for r in recs if r["text"].startswith("IMPORTANT: This message")] == ["harness"]
+    assert not [r for r in recs if "SUGGESTION MODE" in r["text"] or r["text"] == "run the tests"]
+
+
 # -- sidechains, subagents and who wrote what ------------------------------------------------------
 
 
