@@ -1,7 +1,6 @@
 """The data shapes every stage passes along: records read from sessions, and search results.
 
-Frozen dataclasses only; no behaviour beyond small conveniences. The JSON contract for search
-results is ``Hit.to_dict`` and ``SearchResult.to_dict`` (see README, "JSON output").
+Frozen dataclasses only. The JSON contract for search results is ``Hit.to_dict`` and ``SearchResult.to_dict``.
 """
 
 from __future__ import annotations
@@ -58,10 +57,11 @@ class SessionInfo:
     is_sidechain: bool = False
     parent_session_id: str | None = None
     # Codex reading state: ``"paginated"`` threads persist ``item_completed`` items, not ``response_item`` projections;
-    # a fork's lines stamped up to ``copy_until`` ("" once over), or numbered below ``copy_below``, are a copy.
+    # a fork's copy: lines to ``copy_until`` ("" once over) or ``copy_notes`` spawn notes, or below ``copy_below``.
     history_mode: str | None = None
     copy_until: str | None = None
     copy_below: int | None = None
+    copy_notes: int = 0
     # The remote URL of the repository the session ran in, when the log records it: it names the project.
     repository: str | None = None
     # For lines without a time (Kimi's context files): each line's time by its number from 1 (its turn's start)

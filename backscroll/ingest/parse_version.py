@@ -44,7 +44,7 @@ next finds it, or a search's sync in its turn through the files.
 # agents' messages and a goal's nudges are not theirs either; a Gemini CLI compression whose model reasoned in a
 # scratchpad first is a summary; an OpenCode session's rows in its newer table are read beside its ``message`` rows
 # (not their copies), and a fork's copy of its parent is not); 23: a Codex subagent's copy of its parent's
-# history is skipped by the line numbers its meta names, or, copied whole by older Codex, from the parent's meta to
-# the spawn's note; a Claude Code side question (``/btw``) is the person's, the prompt of any other helper forked from
-# the conversation the harness's, and a prompt suggestion's transcript adds nothing.
+# history is skipped by the line numbers its meta names, or, copied whole by older Codex, up to the spawn's note to
+# it; a Claude Code side question (``/btw``) is the person's, the prompts of the other helpers forked from the
+# conversation are not stored, and a prompt suggestion's or speculative run's transcript adds nothing.
 PARSE_VERSION = 23

@@ -3,9 +3,8 @@
 A grown file is read from its stored byte offset, never past the size ``stat`` gave; a shrunk or
 rewritten one (its leading bytes or the bytes before the offset changed) is read again from the
 start. A last line without a newline that does not parse yet is a session still being written: it
-is left for the next sync. Gigantic lines are skipped and counted; so are lines a parser rejects. A line
-that was cut short (its writer died mid-line) and then had the session's next record appended to it
-costs only itself: the appended record is found and kept.
+is left for the next sync. Gigantic lines are skipped and counted; so are lines a parser rejects. A line that was cut
+short (its writer died mid-line) and then had the session's next record appended to it costs only itself.
 """
 
 from __future__ import annotations
@@ -33,8 +32,9 @@ CUT_SHORT = "cut short; the record appended to it was kept"
 _FIRST_KEY = re.compile(rb'\s*(\{"[^"\\]{1,64}":)')
 _ESCAPED = re.compile(rb"\\.", re.DOTALL)
 # Session fields kept in a file's checkpoint and restored when it is read on from there.
+_COPY_STATE = ("copy_until", "copy_below", "copy_notes")  # where a fork's copy of its parent ends (Codex)
 _KEPT_FIELDS = ("cwd", "title", "is_sidechain", "parent_session_id", "history_mode", "repository", "questions",
-                "copy_below")
+                *_COPY_STATE)
 
 
 def digest(data: bytes) -> str:
@@ -44,13 +44,12 @@ def digest(data: bytes) -> str:
 class FileReader:
     """Reads one line-based file from a checkpoint and turns its new lines into store rows.
 
-    Besides a session's fields, a parser's ``session_updates`` may hold: ``title_rank`` (how sure the
-    ``title`` is: 0 a first slash command, 1 default, 2 AI-made, 3 the person's; a lower rank never
-    replaces a higher one), ``leaf_title`` (``(uuid, title)``: a title for the session that holds
-    record ``uuid``, often another file's), ``sidechain`` (the line's records belong to the file's
-    inline sidechain, the sub-session ``<session>:sidechain``) and ``queued`` (the records are prompts
-    queued while the agent worked: the same words sent later are that prompt, not a second one, and if another
-    sent them, theirs).
+    Besides a session's fields, a parser's ``session_updates`` may hold: ``title_rank`` (how sure the ``title`` is:
+    0 a first slash command, 1 default, 2 AI-made, 3 the person's; a lower rank never replaces a higher one),
+    ``leaf_title`` (``(uuid, title)``: a title for the session that holds record ``uuid``, often another file's),
+    ``sidechain`` (the line's records belong to the file's inline sidechain, the sub-session ``<session>:sidechain``)
+    and ``queued`` (the records are prompts queued while the agent worked: the same words sent later are that prompt,
+    not a second one, and if another sent them, theirs).
     """
 
     def __init__(self, store: Store, agent: Agent, path: Path, prev: FileState | None, redactor: Redact | None,
@@ -177,7 +176,8 @@ class FileReader:
             session.session_id,
             {"cwd": stored.cwd, "title": stored.title, "is_sidechain": session.is_sidechain,
              "parent_session_id": session.parent_session_id, "history_mode": session.history_mode,
-             **{k: v for k, v in (("repository", stored.repository), ("copy_below", session.copy_below)) if v},
+             **({"repository": stored.repository} if stored.repository else {}),
+             **{k: v for k in _COPY_STATE if (v := getattr(session, k)) not in (None, 0)},  # ("" is kept: over)
              **({"questions": [list(q) for q in stored.questions]} if stored.questions else {}),
              **({"title_rank": self.title_rank} if self.title_rank is not None else {}),
              **({"queued": self.queued[-MAX_QUEUED:]} if self.queued else {}),

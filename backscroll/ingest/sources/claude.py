@@ -1,25 +1,24 @@
 """Claude Code sessions: ``~/.claude/projects/<slug>/<session>.jsonl`` and subagent transcripts.
 
 Subagents live in ``<slug>/<session>/subagents/agent-<id>.jsonl`` (a workflow's one folder deeper,
-``subagents/workflows/<run>/``; older builds: ``<slug>/agent-<id>.jsonl``)
-and become sessions of their own, linked to the parent; Claude Code 1.0.x wrote them inline instead,
-as lines marked ``isSidechain``, which go to the sub-session ``<session>:sidechain``. One record per
-text block, thinking block (``reasoning``), ``tool_use`` and ``tool_result``.
+``subagents/workflows/<run>/``; older builds: ``<slug>/agent-<id>.jsonl``) and become sessions of their own, linked
+to the parent; Claude Code 1.0.x wrote them inline instead, as lines marked ``isSidechain``, which go to the
+sub-session ``<session>:sidechain``. One record per text block, thinking block (``reasoning``), ``tool_use`` and
+``tool_result``.
 
-Who wrote a user line (``author``): the person (their prompts, queued prompts, slash commands with
-their arguments, their answers to ``AskUserQuestion``, stored in place of its result, and the reason
-they gave for refusing a tool call), the agent (a subagent's task prompt) or the harness (interruption
-markers, turn limits, background-task notices, and an API error Claude Code writes as the assistant's turn,
-``isApiErrorMessage``); a line's ``origin`` (Claude Code 2.1) names a sender that is
-no person: another session or a background task (the agent), or the harness (a notification, a message an MCP
-channel brought in, any kind this version does not know). Compaction summaries are stored once, as ``summary``;
-the recap Claude Code writes while the person is away (``away_summary``) is one too; a slash command written as a
-``system`` line (Claude Code 2.1) is the person's; the expanded body of a slash command and the local-command noise
-are not records. ``summary`` lines
-title the session that holds their ``leafUuid``; ``custom-title`` beats ``ai-title`` beats both.
+Who wrote a user line (``author``): the person (their prompts, queued prompts, slash commands with their arguments,
+their answers to ``AskUserQuestion``, stored in place of its result, and the reason they gave for refusing a tool
+call), the agent (a subagent's task prompt) or the harness (interruption markers, turn limits, background-task
+notices, and an API error Claude Code writes as the assistant's turn, ``isApiErrorMessage``); a line's ``origin``
+(Claude Code 2.1) names a sender that is no person: another session or a background task (the agent), or the harness
+(a notification, a message an MCP channel brought in, any kind this version does not know). Compaction summaries are
+stored once, as ``summary``; the recap Claude Code writes while the person is away (``away_summary``) is one too; a
+slash command written as a ``system`` line (Claude Code 2.1) is the person's; the expanded body of a slash command
+and the local-command noise are not records. ``summary`` lines title the session that holds their ``leafUuid``;
+``custom-title`` beats ``ai-title`` beats both.
 
-A helper forked from the conversation (``agent-a<label>-<hex>``) begins with its lines, uuids kept (stored once, from
-the main file); its prompt is the harness's, a side question's (``/btw``) the person's; a compaction adds nothing.
+A helper forked from the conversation (``agent-a<label>-<hex>``) begins with its lines (stored from the main file);
+of its user text only a side question (``/btw``) is kept, as the person's; a compaction or a prompt guess adds nothing.
 
 This module owns the lines (their types, sessions, titles, sidechains, forks); the blocks and user
 text within a message are read by ``claude_blocks``.
@@ -47,12 +46,12 @@ from backscroll.ingest.sources.answers import claude_answers, claude_refusal
 from backscroll.ingest.sources.claude_blocks import (
     SHELL_TOOLS,
     WORDLESS_FORKS,
-    fork_author,
     fork_label,
     placeholder,
     prompt_records,
     result_text,
     sender,
+    side_question,
     slash_command,
     special_user_text,
     strip_reminders,
@@ -193,9 +192,8 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     if inline_side:
         updates["sidechain"] = True
     sidechain = session.is_sidechain or inline_side
-    fork = fork_label(session.session_id) if session.is_sidechain else None
-    if fork in WORDLESS_FORKS:
-        return ParsedLine([], updates)
+    if (fork := fork_label(session.session_id) if session.is_sidechain else None) in WORDLESS_FORKS:
+        return ParsedLine([], updates)  # (a helper forked from the conversation that adds no words)
 
     message = obj.get("message")
     if not isinstance(message, dict):
@@ -227,6 +225,10 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         rid = f"{uuid}#{i}"
         if btype == "text" and isinstance(block.get("text"), str):
             raw = block["text"]
+            if role == "user" and fork:  # (its user text: the conversation's, copied, or the harness's prompt)
+                records.extend([Record(rid, role, "text", asked, line_no, ts, cwd, author="human")]
+                               if (asked := side_question(fork, raw)) else [])
+                continue
             if role == "user" and "<" in raw and sent_by is None:  # (a command or shell mode only the person types)
                 special = special_user_text(raw, rid, uuid, obj, line_no, ts, cwd, sidechain)
                 if special is not None:
@@ -239,8 +241,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
             if not text:
                 continue
             if role == "user":
-                author = fork_author(fork, raw) if fork else user_author(text, sidechain)
-                records.append(Record(rid, role, "text", text, line_no, ts, cwd, author=author))
+                records.append(Record(rid, role, "text", text, line_no, ts, cwd, author=user_author(text, sidechain)))
             else:
                 records.append(Record(rid, role, "text", text, line_no, ts, cwd))
         elif btype == "thinking" and isinstance(block.get("thinking"), str) and block["thinking"].strip():

@@ -39,9 +39,9 @@ _TAG = {name: re.compile(rf"<{name}>(.*?)</{name}>", re.DOTALL)
 AGENT_ORIGINS = {"peer", "coordinator", "observer", "observer-activity"}
 # A helper Claude Code forks from the conversation (``createAgentId(label)``) writes ``agent-a<label>-<hex>.jsonl``.
 _FORK_FILE = re.compile(r"agent-a([a-z][a-z_]*)-[0-9a-f]{6,}$")
-# Forked helpers that add no words: a compaction (its summary is stored from the main file) and a guess at the
-# person's next prompt (older builds kept it).
-WORDLESS_FORKS = {"compact", "prompt_suggestion"}
+# Forked helpers that add no words: a compaction (its summary is stored from the main file), a guess at the person's
+# next prompt (older builds kept it) and a run of that guess (what the person accepts reaches the main file).
+WORDLESS_FORKS = {"compact", "prompt_suggestion", "speculation"}
 SIDE_QUESTION = "<system-reminder>This is a side question from the user."
 
 
@@ -136,10 +136,10 @@ def fork_label(session_id: str) -> str | None:
     return m.group(1) if m else None
 
 
-def fork_author(label: str, raw: str) -> str:
-    """Who wrote a forked helper's prompt: the person, for a side question (``/btw``), else the harness. (The
-    parent's lines it begins with keep their uuids, so they are stored once, from the parent's file.)"""
-    return "human" if label == "side_question" and raw.startswith(SIDE_QUESTION) else "harness"
+def side_question(label: str, raw: str) -> str:
+    """The person's question in a side question's (``/btw``) prompt, else "": a forked helper's other user text is the
+    conversation's, copied (stored from the main file, or dropped there as a repeat), or the harness's prompt."""
+    return clean_text(raw) if label == "side_question" and raw.startswith(SIDE_QUESTION) else ""
 
 
 def prompt_records(prompt: object, rid: str, line_no: int, ts, cwd) -> list[Record]:

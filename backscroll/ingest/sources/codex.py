@@ -12,10 +12,11 @@ legacy projections: there the items are the records. Injected context (environme
 developer instructions) and encrypted reasoning are not records.
 
 A fork (``forked_from_id``), or a subagent spawned with its parent's history, opens with the parent's
-transcript copied in (already stored from the parent's file), which is skipped: below the line
-``ordinal`` its ``session_meta`` names (``subagent_history_start_ordinal``) when it names one; else the
-lines stamped within ``FORK_BURST`` of the fork's own ``session_meta``, or of the first ancestor's
-``session_meta`` copied in, ended early by the spawn's own note to the child (``SPAWNED_NOTE``).
+transcript copied in (already stored from the parent's file), which is skipped: the lines numbered
+(``ordinal``) below the first its ``session_meta`` names as its own (``subagent_history_start_ordinal``);
+else the lines stamped within ``FORK_BURST`` of the fork's own ``session_meta`` (or of the first
+ancestor's copied in), for a spawned child only up to the spawn's note to it (``SPAWNED_NOTE``: a copy
+of a child spawned with history holds that child's note too).
 Entry types this module does not know are reported in ``ParsedLine.unknown``.
 
 This module owns the lines (session meta, forks, events, compaction) and the ``Agent``; the
@@ -45,7 +46,7 @@ _UUID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 # Codex's shell tools over the years (any call with a ``command``/``cmd`` is stored as a shell call).
 SHELL_TOOLS = {"shell", "shell_command", "exec_command", "local_shell", "container.exec"}
 # A fork's copied prefix is written in one burst: lines stamped this long after the fork's own
-# session_meta (or later) are the fork's own.
+# session_meta (or the first ancestor's copied in), or later, are the fork's own.
 FORK_BURST = timedelta(seconds=1)
 # What Codex answers the parent's spawn call with in the child's copy: the copy ends with it.
 SPAWNED_NOTE = "You are the newly spawned agent. The prior conversation history was forked from your parent agent."
@@ -98,16 +99,26 @@ def _stamp(value: object) -> datetime | None:
         return None
 
 
+def _spawn(payload: dict) -> dict | None:
+    """A spawned subagent's ``source.subagent.thread_spawn``, else None."""
+    source = payload.get("source")
+    spawn = source.get("subagent") if isinstance(source, dict) else None
+    spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
+    return spawn if isinstance(spawn, dict) else None
+
+
 def _meta(obj: dict, payload: dict, line_no: int, session: SessionInfo) -> ParsedLine:
-    """A ``session_meta`` line: the session's own, or an ancestor's copied into a fork (ignored)."""
+    """A ``session_meta`` line: the session's own, or an ancestor's copied into a fork (where the copy begins)."""
     pid = payload.get("id")
     if line_no > 1 and isinstance(pid, str) and pid.lower() != session.session_id.lower():
-        # an ancestor's meta, copied in with its transcript: the copy's burst begins here, unless known already
+        updates: dict = {}
+        if session.copy_notes and _spawn(payload) is not None and as_str(payload.get("forked_from_id")).strip():
+            updates["copy_notes"] = session.copy_notes + 1  # a child spawned with history: its note is copied too
         start = _stamp(obj.get("timestamp"))
         if session.copy_until is None and not session.copy_below and start is not None:
-            return ParsedLine([], {"copy_until": (start + FORK_BURST).isoformat()})
-        return EMPTY
-    updates: dict = {}
+            updates["copy_until"] = (start + FORK_BURST).isoformat()
+        return ParsedLine([], updates)
+    updates = {}
     if isinstance(payload.get("cwd"), str):
         updates["cwd"] = payload["cwd"]
     if isinstance(payload.get("history_mode"), str):
@@ -115,20 +126,20 @@ def _meta(obj: dict, payload: dict, line_no: int, session: SessionInfo) -> Parse
     git = payload.get("git")
     if isinstance(git, dict) and isinstance(git.get("repository_url"), str):
         updates["repository"] = git["repository_url"]
-    source = payload.get("source")
-    spawn = source.get("subagent") if isinstance(source, dict) else None
-    spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
-    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else payload.get("parent_thread_id")
-    if isinstance(parent, str) and parent.strip():
+    spawn = _spawn(payload)
+    if spawn is not None:
+        updates["copy_notes"] = 1  # a copy of its parent's history, if any, ends with the spawn's note to it
+    parent = as_str((spawn or {}).get("parent_thread_id")).strip() or as_str(payload.get("parent_thread_id")).strip()
+    if parent and payload.get("thread_source") in (None, "subagent"):
         updates["is_sidechain"] = True
-        updates["parent_session_id"] = parent.strip()
-    forked = payload.get("forked_from_id")
-    if isinstance(forked, str) and forked.strip():
-        updates.setdefault("parent_session_id", forked.strip())
+        updates["parent_session_id"] = parent
+    forked = as_str(payload.get("forked_from_id")).strip()
+    if forked:
+        updates.setdefault("parent_session_id", forked)
     below = payload.get("subagent_history_start_ordinal")
-    if isinstance(below, int) and not isinstance(below, bool) and below > 0:
+    if type(below) is int and below > 0:
         updates["copy_below"] = below  # the copy's lines are numbered: exact, where a burst is a guess
-    elif isinstance(forked, str) and forked.strip():
+    elif forked:
         start = _stamp(obj.get("timestamp")) or _stamp(payload.get("timestamp"))
         if start is not None:
             updates["copy_until"] = (start + FORK_BURST).isoformat()
@@ -139,7 +150,7 @@ def _in_copy(obj: dict, session: SessionInfo) -> tuple[bool, dict]:
     """Whether a fork's line belongs to the copied parent transcript; the updates that end the copy."""
     if session.copy_below:
         ordinal = obj.get("ordinal")
-        return isinstance(ordinal, int) and ordinal < session.copy_below, {}
+        return type(ordinal) is int and ordinal < session.copy_below, {}
     if not session.copy_until:
         return False, {}
     when = _stamp(obj.get("timestamp"))
@@ -169,8 +180,11 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         if not isinstance(payload, dict):
             raise LineError(f"{kind} without a payload object")
         return _meta(obj, payload, line_no, session)
-    if _spawned_note(obj):  # the harness's, and the end of a copy
-        return ParsedLine([], {"copy_until": ""}) if session.copy_until else EMPTY
+    if _spawned_note(obj):  # the harness's, and (the last one a spawned child's copy holds) the end of the copy
+        if not session.copy_until or not session.copy_notes:
+            return EMPTY
+        left = session.copy_notes - 1
+        return ParsedLine([], {"copy_notes": left} if left else {"copy_notes": 0, "copy_until": ""})
     copied, ended = _in_copy(obj, session)
     if copied:
         return EMPTY  # the parent's transcript, stored from the parent's own file

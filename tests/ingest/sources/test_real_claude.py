@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from helpers import TESTS, rows
 
+from backscroll.ingest.sources.claude_blocks import fork_label
+
 REAL = TESTS / "data" / "real" / "claude"
 # Each real file under the name Claude Code gives it (<session uuid>.jsonl); the 1.0.95 file is a
 # resumed session whose first lines were copied from session e9f146fa.
@@ -343,8 +345,14 @@ def test_a_side_question_is_the_persons_and_its_copy_of_the_conversation_is_stor
         ("move the login form to the sidebar", True)]
     asked = [(r["author"], r["is_sidechain"]) for r in recs if r["text"] == "which port does the dev server listen on?"]
     assert asked == [("human", 1)]
-    assert [r["author"] for r in recs if r["text"].startswith("IMPORTANT: This message")] == ["harness"]
-    assert not [r for r in recs if "SUGGESTION MODE" in r["text"] or r["text"] == "run the tests"]
+    assert [r["session_id"] for r in recs if r["text"] == "Port 5173, from vite.config.ts."] == [asked_in(side)]
+    assert not [r for r in recs if r["text"].startswith(("IMPORTANT: This message", "[SUGGESTION MODE"))]
+    assert not [r for r in recs if r["text"] == "run the tests"]
+    assert fork_label(f"{s.session_id}:agent-a3f2c1b4d5e6f7a8") is None  # a subagent the agent asked for
+
+
+def asked_in(fork) -> str:
+    return f"{fork.session_id}:{fork.path.stem}"
 
 
 # -- sidechains, subagents and who wrote what ------------------------------------------------------

@@ -301,21 +301,90 @@ def test_codex_subagent_copy_is_skipped_below_the_ordinal_its_meta_names(session
     assert (session.parent_session_id, session.is_sidechain) == ("p1", True)
 
 
+SPAWN_NOTE = ("You are the newly spawned agent. The prior conversation history was forked from your parent agent. "
+              "Treat the next user message as your new task, and use the forked history only as background context.")
+
+
+def _child_meta(ts: str, sid: str, parent: str) -> dict:
+    """A subagent spawned with its parent's history, as older Codex wrote its meta."""
+    return {"timestamp": ts, "type": "session_meta", "payload": {"id": sid, "forked_from_id": parent, "source": {
+        "subagent": {"thread_spawn": {"parent_thread_id": parent, "depth": 1}}}}}
+
+
+def _note(ts: str) -> dict:
+    return {"timestamp": ts, "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "spawn-1", "output": SPAWN_NOTE}}
+
+
 def test_codex_subagent_spawned_with_its_parents_history_skips_the_copy_up_to_the_spawn_note():
-    """Older Codex copied the parent's whole rollout into the child, its meta first, then told the child so."""
-    note = ("You are the newly spawned agent. The prior conversation history was forked from your parent agent. "
-            "Treat the next user message as your new task, and use the forked history only as background context.")
+    """Older Codex copied the parent's rollout into the child, its meta first, then told the child so."""
     recs, _, session = codex_lines(
-        {"timestamp": "2026-08-03T11:00:00.000Z", "type": "session_meta",
-         "payload": {"id": CODEX_ID, "parent_thread_id": "p1", "cwd": "/r"}},
+        _child_meta("2026-08-03T11:00:00.000Z", CODEX_ID, "p1"),
         {"timestamp": "2026-08-03T11:00:00.001Z", "type": "session_meta", "payload": {"id": "p1", "cwd": "/r"}},
         _said("user", "the parent's question", timestamp="2026-08-03T11:00:00.002Z"),
-        {"timestamp": "2026-08-03T11:00:00.003Z", "type": "response_item",
-         "payload": {"type": "function_call_output", "call_id": "spawn-1", "output": note}},
+        _note("2026-08-03T11:00:00.003Z"),
         _said("user", "audit the tests", timestamp="2026-08-03T11:00:00.004Z"),  # the child's own, at once
         _said("assistant", "Two are flaky.", timestamp="2026-08-03T11:00:20Z"),
     )
     assert [r.text for r in recs] == ["audit the tests", "Two are flaky."]
+    assert (session.parent_session_id, session.is_sidechain, session.copy_until) == ("p1", True, "")
+
+
+def test_codex_copy_read_across_two_syncs_is_still_skipped(session_builder, backscroll_home, backscroll_index):
+    from helpers import rows
+    c = session_builder.codex()
+    path = Path(c.path)
+    first = [_child_meta("2026-08-03T11:00:00.000Z", c.session_id, "p1"),
+             {"timestamp": "2026-08-03T11:00:00.001Z", "type": "session_meta", "payload": {"id": "p1"}},
+             _said("user", "the parent's question", timestamp="2026-08-03T11:00:00.002Z")]
+    path.write_text("".join(json.dumps(line) + "\n" for line in first))
+    backscroll_index(embed=False)
+    rest = [_said("assistant", "the parent's answer", timestamp="2026-08-03T11:00:00.003Z"),
+            _note("2026-08-03T11:00:00.004Z"), _said("user", "audit the tests", timestamp="2026-08-03T11:00:00.005Z")]
+    with path.open("a") as fh:
+        fh.write("".join(json.dumps(line) + "\n" for line in rest))
+    backscroll_index(embed=False)
+    assert [r["text"] for r in rows(backscroll_home)] == ["audit the tests"]
+
+
+def test_codex_grandchild_copy_holds_its_parents_note_and_ends_at_its_own():
+    """A child spawned with history by a child spawned with history: its copy holds both spawns' notes."""
+    recs, _, _ = codex_lines(
+        _child_meta("2026-08-03T11:00:00.000Z", CODEX_ID, "c1"),
+        _child_meta("2026-08-03T11:00:00.001Z", "c1", "p1"),
+        {"timestamp": "2026-08-03T11:00:00.002Z", "type": "session_meta", "payload": {"id": "p1"}},
+        _said("user", "the root's question", timestamp="2026-08-03T11:00:00.003Z"),
+        _note("2026-08-03T11:00:00.004Z"),
+        _said("user", "the child's task", timestamp="2026-08-03T11:00:00.005Z"),
+        _said("assistant", "the child's answer", timestamp="2026-08-03T11:00:00.006Z"),
+        _note("2026-08-03T11:00:00.007Z"),
+        _said("user", "the grandchild's task", timestamp="2026-08-03T11:00:00.008Z"),
+        _said("assistant", "the grandchild's answer", timestamp="2026-08-03T11:00:20Z"),
+    )
+    assert [r.text for r in recs] == ["the grandchild's task", "the grandchild's answer"]
+
+
+def test_codex_a_fork_of_a_spawned_child_ends_its_copy_by_time_not_at_the_copied_note():
+    """A fork the person made (no spawn) of a child spawned with history: the child's note is part of the copy."""
+    recs, _, _ = codex_lines(
+        {"timestamp": "2026-08-03T11:00:00.000Z", "type": "session_meta",
+         "payload": {"id": CODEX_ID, "forked_from_id": "c1"}},
+        _child_meta("2026-08-03T11:00:00.001Z", "c1", "p1"),
+        _note("2026-08-03T11:00:00.002Z"),
+        _said("user", "the child's task", timestamp="2026-08-03T11:00:00.003Z"),
+        _said("user", "and now the docs", timestamp="2026-08-03T11:00:09Z"),
+    )
+    assert [r.text for r in recs] == ["and now the docs"]
+
+
+def test_codex_spawn_note_outside_a_copy_is_no_record_and_the_parent_may_be_named_at_the_top():
+    meta = {"timestamp": "2026-08-03T11:00:00Z", "type": "session_meta", "payload": {
+        "id": CODEX_ID, "parent_thread_id": "p1", "thread_source": "subagent",
+        "source": {"subagent": {"thread_spawn": {"agent_path": "/root/worker"}}}}}
+    out = {"timestamp": "2026-08-03T11:00:02Z", "type": "response_item",
+           "payload": {"type": "function_call_output", "call_id": "c9", "output": "Exit code: 0\nOutput:\nok"}}
+    recs, _, session = codex_lines(meta, _note("2026-08-03T11:00:01Z"), out)
+    assert [r.text for r in recs] == ["Exit code: 0\nOutput:\nok"]
     assert (session.parent_session_id, session.is_sidechain) == ("p1", True)
 
 
