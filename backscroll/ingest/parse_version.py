@@ -46,5 +46,7 @@ next finds it, or a search's sync in its turn through the files.
 # (not their copies), and a fork's copy of its parent is not); 23: a Codex subagent's copy of its parent's
 # history is skipped by the line numbers its meta names, or, copied whole by older Codex, up to the spawn's note to
 # it; a Claude Code side question (``/btw``) is the person's, the prompts of the other helpers forked from the
-# conversation are not stored, and a prompt suggestion's or speculative run's transcript adds nothing.
+# conversation are not stored, and a prompt suggestion's or speculative run's transcript adds nothing; the Cursor
+# CLI's assistant messages are keyed by their blobs (each one's own id is "1": all but the first were lost), and an
+# older Cursor transcript's call written without named arguments no longer ends the read or becomes the reply.
 PARSE_VERSION = 23

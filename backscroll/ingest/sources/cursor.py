@@ -14,7 +14,8 @@ created) with a busy timeout, each in one snapshot, and ``stat`` counts the ``-w
 ``name``, ``createdAt``, ``latestRootBlobId``) and ``blobs(id, data)``, content-addressed. Message
 blobs are JSON (AI SDK shape: ``{role, content}``, content text or parts ``text``, ``reasoning``,
 ``tool-call {toolCallId, toolName, args}``, ``tool-result {toolCallId, result}``); the others are
-binary tree nodes and are skipped. Messages are read in the order they were stored. The user's words
+binary tree nodes and are skipped. Messages are read in the order they were stored, each keyed by its blob (an
+assistant message's own ``id`` is "1", every one). The user's words
 are the ``<user_query>`` of a user message; its ``<user_info>`` block gives the workspace path.
 
 **Editor** ``state.vscdb``: table ``cursorDiskKV``: ``composerData:<composer id>`` (``name``,
@@ -113,10 +114,10 @@ def _read_cli(path: Path) -> WholeRead:
     def read(conn):
         meta = _meta(conn)
         messages = []
-        for (data,) in conn.execute("SELECT data FROM blobs ORDER BY rowid"):
+        for blob, data in conn.execute("SELECT id, data FROM blobs ORDER BY rowid"):
             obj = _loads(data)
             if isinstance(obj, dict) and isinstance(obj.get("role"), str):
-                messages.append(obj)
+                messages.append((_s(blob), obj))
         return meta, messages
 
     meta, messages = _read(path, read)

@@ -67,17 +67,18 @@ def _result_text(raw: object) -> str:
     return block_text(value)
 
 
-def cli_messages_records(messages: list[dict], session: SessionInfo) -> tuple[list[Record], str | None]:
-    """Records of the CLI's JSON message blobs (in stored order), and the workspace path."""
+def cli_messages_records(messages: list[tuple[str, dict]], session: SessionInfo) -> tuple[list[Record], str | None]:
+    """Records of the CLI's JSON message blobs, each with its blob's id (in stored order), and the workspace path.
+    A record is keyed by its blob: a message's own ``id`` is "1" for every assistant message."""
     records: list[Record] = []
     cwd = None
-    for n, msg in enumerate(messages, 1):
+    for n, (blob, msg) in enumerate(messages, 1):
         role = msg.get("role")
         if role not in ("user", "assistant", "tool"):
             continue
         content = msg.get("content")
         parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        base = f"{session.session_id}:{_s(msg.get('id')) or n}"
+        base = f"{session.session_id}:{blob or n}"
         for i, part in enumerate(parts if isinstance(parts, list) else []):
             if not isinstance(part, dict):
                 continue

@@ -142,7 +142,8 @@ def text_records(text: str, session: SessionInfo, state: TranscriptState) -> lis
     last_arg = ""
 
     def flush() -> None:
-        nonlocal kind, body, args
+        nonlocal kind, body, args, last_arg
+        last_arg = ""  # (an argument's indented lines never run on into the next call's)
         if role is None or kind is None:
             kind, body, args = None, [], {}
             return
@@ -186,8 +187,9 @@ def text_records(text: str, session: SessionInfo, state: TranscriptState) -> lis
                 last_arg = arg.group(1)
                 args[last_arg] = arg.group(2)
                 continue
-            if line.startswith("  ") and last_arg:
-                args[last_arg] += "\n" + line.strip()
+            if line.startswith("  "):  # an argument's next line, or a call's input written without a name
+                last_arg = last_arg or "input"
+                args[last_arg] = f"{args[last_arg]}\n{line.strip()}" if last_arg in args else line.strip()
                 continue
             if not line.strip():
                 continue

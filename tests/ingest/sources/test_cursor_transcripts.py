@@ -148,6 +148,14 @@ def test_older_text_transcripts_are_read():
     assert "cursor" in AGENTS
 
 
+def test_a_text_transcript_call_without_named_arguments_after_one_with_them_is_read():
+    text = ("assistant:\n[Tool call] Shell\n  command: ls\n\n[Tool result] Shell\napp\n\n"
+            "[Tool call] ApplyPatch\n  *** Begin Patch\n\nassistant:\nPatched.\n")
+    recs = text_records(text, SessionInfo("s", "cursor"), TranscriptState())
+    assert [(r.role, r.text) for r in recs] == [
+        ("tool", "ls"), ("tool", "app"), ("tool", "ApplyPatch\ninput: *** Begin Patch"), ("assistant", "Patched.")]
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=5),

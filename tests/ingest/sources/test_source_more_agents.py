@@ -575,7 +575,7 @@ def test_whole_readers_never_raise_on_any_shapes(items):
     base = SessionInfo("s", "x")
     cline.ui_records(items, base)
     cline.api_records(items, base)
-    cursor.cli_messages_records([i for i in items if isinstance(i, dict)], base)
+    cursor.cli_messages_records([(str(n), i) for n, i in enumerate(items) if isinstance(i, dict)], base)
     cursor.bubble_records([i for i in items if isinstance(i, dict)], base, None)
     copilot.vscode_records({"requests": items}, base, None)
     copilot.cli_records([json.dumps(i).encode() for i in items], base)
