@@ -48,5 +48,8 @@ next finds it, or a search's sync in its turn through the files.
 # it; a Claude Code side question (``/btw``) is the person's, the prompts of the other helpers forked from the
 # conversation are not stored, and a prompt suggestion's or speculative run's transcript adds nothing; the Cursor
 # CLI's assistant messages are keyed by their blobs (each one's own id is "1": all but the first were lost), and an
-# older Cursor transcript's call written without named arguments no longer ends the read or becomes the reply.
+# older Cursor transcript's call written without named arguments no longer ends the read or becomes the reply;
+# a Copilot CLI skill's hidden prompt or autopilot's continuation is the harness's, and so is a VS Code "Continue"
+# the person clicked; a VS Code reply part checked for vulnerabilities is read, a subagent's calls leave the main
+# model's paired, and a forked conversation's copies of the requests it was forked from are not stored again.
 PARSE_VERSION = 23

@@ -14,10 +14,11 @@ read whole when it changes.
 
 Who wrote a ``user.message`` (``author``), from real 1.0.74 logs: ``source: "system"`` is the CLI's own
 (the deferred-tools ``<system_reminder>``), the harness's; ``source: "agent-<session id>"`` is the main
-agent's brief to a subagent started by its ``task`` tool, the agent's. A subagent's events (its brief,
-replies, calls) carry a top-level ``agentId`` (the ``task`` call's id, ``data.parentToolCallId`` on its
-replies and calls) and are interleaved with the main conversation's: they are a session of their own,
-``<session id>:<agentId>``, linked to this one (the ``task`` call and its result stay here). What
+agent's brief to a subagent started by its ``task`` tool, the agent's; any other ``source`` (a skill's hidden
+injection, ``skill-<name>``) or an autopilot continuation (``isAutopilotContinuation``) is the harness's. A
+subagent's events (its brief, replies, calls) carry a top-level ``agentId`` (the ``task`` call's id,
+``data.parentToolCallId`` on its replies and calls) and are interleaved with the main conversation's: they are a
+session of their own, ``<session id>:<agentId>``, linked to this one (the ``task`` call and its result stay here). What
 the person typed has no ``source``, including the ``session resumed.`` they type after ``--resume``
 (the ``userPromptSubmitted`` hook fires for it, like any prompt). ``content`` is what was written;
 ``transformedContent``, the same text wrapped in what the CLI injects (``<current_datetime>``,
@@ -43,8 +44,11 @@ In the document, markdown parts (``value``) are the reply, with ``inlineReferenc
 name in backticks, ``thinking`` parts reasoning, ``toolInvocationSerialized`` parts tool calls (terminal
 calls as their command line), paired in order with the model's calls in ``result.metadata.toolCallRounds``
 (name, arguments, and the id under which ``toolCallResults`` holds the output, a prompt-tsx tree); VS
-Code's own ``*_internal`` invocations (applying an edit) are not the model's and are left out. The
-workspace folder comes from ``workspace.json`` beside ``chatSessions``.
+Code's own ``*_internal`` invocations (applying an edit) are not the model's and are left out, and a subagent's
+(``subAgentInvocationId``) are its own model's, not paired. A "Continue" the person clicks (``confirmation``) sends
+VS Code's words, the harness's. A forked conversation begins with copies of the requests it was forked from, each
+stamped with the fork's creation time plus its index: they are stored from there. The workspace folder comes from
+``workspace.json`` beside ``chatSessions``.
 """
 
 from __future__ import annotations
@@ -115,10 +119,10 @@ def session_for(path: Path) -> SessionInfo:
 def _user_author(event: dict, data: dict) -> str:
     """Who wrote a ``user.message`` (see the module docstring): the CLI, the main agent, or the person."""
     source = _s(data.get("source"))
-    if source == "system":
-        return "harness"
     if source.startswith("agent-") or _s(event.get("agentId")):
         return "agent"
+    if source not in ("", "user", "human") or data.get("isAutopilotContinuation") is True:
+        return "harness"  # (the CLI's own, a skill's hidden injection, autopilot's continuation, a schedule)
     return "human"
 
 

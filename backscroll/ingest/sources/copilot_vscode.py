@@ -16,7 +16,7 @@ from backscroll.ingest.sources.copilot_calls import _call_text, _s
 from backscroll.types import Record, SessionInfo
 
 # Response part kinds: prose, reasoning and tool calls are read; the rest are UI state with no words.
-VSCODE_PART_KINDS = {None, "markdownContent", "inlineReference", "thinking", "toolInvocationSerialized",
+VSCODE_PART_KINDS = {None, "markdownContent", "markdownVuln", "inlineReference", "thinking", "toolInvocationSerialized",
                      "toolInvocation", "prepareToolInvocation", "undoStop", "codeblockUri", "textEditGroup",
                      "mcpServersStarting"}
 
@@ -63,8 +63,9 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
     records: list[Record] = []
     requests = as_list(doc.get("requests"))
     title = _s(doc.get("customTitle")).strip() or None
+    copied = _forked(requests, doc.get("creationDate"))
     for n, req in enumerate(requests, 1):
-        if not isinstance(req, dict):
+        if not isinstance(req, dict) or n <= copied:
             continue
         rid = f"{sid}:{_s(req.get('requestId')) or n}"
         ts = normalize_timestamp(req.get("timestamp"))
@@ -72,7 +73,9 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
         text = clean_text(_s(message.get("text")))
         if text:
             title = title or title_line(text)
-            records.append(Record(f"{rid}#0", "user", "text", text, n, ts, cwd))
+            # (a "Continue" button the person clicked sends VS Code's words, marked as a ``confirmation``)
+            records.append(Record(f"{rid}#0", "user", "text", text, n, ts, cwd,
+                                  author="harness" if _s(req.get("confirmation")) else None))
         metadata = as_dict(as_dict(req.get("result")).get("metadata"))
         results = as_dict(metadata.get("toolCallResults"))
         prose: list[str] = []
@@ -81,7 +84,8 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
         # is stored under) are in ``toolCallRounds``, in the same order: paired when the counts agree.
         model_calls = [as_dict(c) for r in as_list(metadata.get("toolCallRounds"))
                        for c in as_list(as_dict(r).get("toolCalls"))]
-        invocations = [p for p in parts if _models_call(p)]
+        # (a subagent's calls, marked ``subAgentInvocationId``, are its own model's, not in these rounds)
+        invocations = [p for p in parts if _models_call(p) and not p.get("subAgentInvocationId")]
         paired = iter(model_calls if len(model_calls) == len(invocations) else [{}] * len(invocations))
 
         def flush(i: int, prose: list[str] = prose, rid: str = rid, n: int = n, ts: str | None = ts) -> None:
@@ -95,7 +99,7 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
             if not isinstance(part, dict):
                 continue
             kind = part.get("kind")
-            if kind in (None, "markdownContent") and _value(part.get("content", part)):
+            if kind in (None, "markdownContent", "markdownVuln") and _value(part.get("content", part)):
                 prose.append(_value(part.get("content", part)))
             elif kind == "inlineReference":
                 prose.append(_reference(part))
@@ -107,7 +111,7 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
                     records.append(Record(f"{rid}#{i}t", "assistant", "reasoning", body, n, ts, cwd))
             elif _models_call(part):
                 flush(i)
-                model = next(paired, {})
+                model = {} if part.get("subAgentInvocationId") else next(paired, {})
                 call_id = _s(part.get("toolCallId"))
                 if call_id not in results:
                     call_id = _s(model.get("id")) or call_id or f"{rid}#{i}c"
@@ -133,6 +137,18 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
         flush(len(parts) + 1)
         records.extend(_after(req, metadata, rid, n, ts, cwd))
     return SessionInfo(sid, "copilot", cwd=cwd, title=title), records
+
+
+def _forked(requests: list, created: object) -> int:
+    """How many requests a forked conversation begins with that it copied from the one it was forked from (stored
+    from there): VS Code stamps each copy with the fork's creation time plus its index, complete at that instant."""
+    n = 0
+    while n < len(requests) and isinstance(req := requests[n], dict) and type(created) is int:
+        when = req.get("timestamp")
+        if when != created + n or as_dict(req.get("modelState")).get("completedAt") != when:
+            break
+        n += 1
+    return n
 
 
 def _after(req: dict, metadata: dict, rid: str, n: int, ts: str | None, cwd: str | None) -> list[Record]:

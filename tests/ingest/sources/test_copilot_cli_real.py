@@ -105,11 +105,15 @@ def test_a_subagents_messages_are_the_agents_by_source_or_by_agent_id():
         {"type": "user.message", "data": {"content": "reminder", "source": "system"}, "id": "c"},
         {"type": "user.message", "data": {"content": "typed"}, "id": "d"},
         {"type": "session.compaction_complete", "data": {"summaryContent": "  "}, "id": "e"},  # empty: nothing
+        {"type": "user.message", "data": {"content": "<skill-context>pdf</skill-context>", "source": "skill-pdf"},
+         "id": "f"},  # a skill's hidden injection (the SDK's ``UserMessageData.source``)
+        {"type": "user.message", "data": {"content": "keep going", "isAutopilotContinuation": True}, "id": "g"},
     )]
     _, records, skipped, _ = copilot.cli_records(lines, SessionInfo(SESSION, "copilot"))
     assert skipped == []
     assert [(r.text, r.author) for r in records] == [
-        ("brief", "agent"), ("follow-up", "agent"), ("reminder", "harness"), ("typed", "human")]
+        ("brief", "agent"), ("follow-up", "agent"), ("reminder", "harness"), ("typed", "human"),
+        ("<skill-context>pdf</skill-context>", "harness"), ("keep going", "harness")]
 
 
 def test_a_subagents_events_are_a_session_of_their_own_linked_to_the_main_one(backscroll_home, backscroll_index):

@@ -650,7 +650,7 @@ def test_a_pi_turn_that_ended_in_an_error_leaves_the_error():
     assert [(r.text, r.is_error, r.author) for r in records] == [("529 overloaded_error: Overloaded", True, "harness")]
 
 
-def test_copilot_vscode_summaries_reasoning_as_a_list_and_a_failure_are_kept():
+def test_copilot_vscode_summaries_reasoning_as_a_list_a_failure_and_a_confirmation_are_kept():
     """vscode-copilot-chat ``conversation.ts`` keeps its summaries in ``result.metadata`` (``summaries``, the older
     ``summary``); a thinking part's value may be a list; a request that failed shows ``errorDetails``."""
     from backscroll.ingest.sources.copilot_vscode import vscode_records
@@ -663,7 +663,10 @@ def test_copilot_vscode_summaries_reasoning_as_a_list_and_a_failure_are_kept():
                                  "summaries": [{"toolCallRoundId": "a", "text": "Build fails: env var."},
                                                {"toolCallRoundId": "b", "text": "Fixed in .env.example."}]}}},
         {"requestId": "r2", "timestamp": 1767261700000, "message": {"text": "try again"}, "response": [],
-         "result": {"errorDetails": {"message": "Sorry, you have exhausted this model's rate limit."}}}]}
+         "result": {"errorDetails": {"message": "Sorry, you have exhausted this model's rate limit."}}},
+        {"requestId": "r3", "timestamp": 1767261800000, "message": {"text": '@agent Continue: "Continue to iterate?"'},
+         "confirmation": "Continue", "response": [{"kind": "markdownVuln", "content": {"value": "Retried: it passes."},
+                                                    "vulnerabilities": []}]}]}
     _session, records = vscode_records(doc, SessionInfo("s", "copilot"), "/home/dev/app")
     assert [(r.role, r.author, r.content_type, r.text) for r in records] == [
         ("user", None, "text", "why does the build fail?"),
@@ -673,7 +676,53 @@ def test_copilot_vscode_summaries_reasoning_as_a_list_and_a_failure_are_kept():
         ("assistant", None, "summary", "Fixed in .env.example."),
         ("user", None, "text", "try again"),
         ("user", "harness", "text", "Sorry, you have exhausted this model's rate limit."),
+        ("user", "harness", "text", '@agent Continue: "Continue to iterate?"'),  # a button the person clicked
+        ("assistant", None, "text", "Retried: it passes."),  # (a reply part VS Code checked for vulnerabilities)
     ]
+
+
+def test_copilot_vscode_a_subagents_calls_leave_the_main_models_calls_paired():
+    """A subagent's calls sit in the request's response (``subAgentInvocationId``), not in the main model's
+    ``toolCallRounds``: the main calls keep their arguments and results."""
+    from backscroll.ingest.sources.copilot_vscode import vscode_records
+
+    def part(call: str, tool: str, **extra) -> dict:
+        return {"kind": "toolInvocationSerialized", "toolCallId": call, "toolId": tool,
+                "invocationMessage": {"value": f"Running {tool}"}, **extra}
+
+    doc = {"sessionId": "s", "requests": [{
+        "requestId": "r1", "timestamp": 1767261600000, "message": {"text": "find the flaky test"},
+        "response": [part("vs-1", "copilot_findTextInFiles"),
+                     part("vs-2", "copilot_readFile", subAgentInvocationId="sub-1")],
+        "result": {"metadata": {
+            "toolCallRounds": [{"toolCalls": [{"id": "toolu_1", "name": "copilot_findTextInFiles",
+                                               "arguments": '{"query": "flaky"}'}]}],
+            "toolCallResults": {"toolu_1": {"content": [{"value": "tests/test_io.py: @flaky"}]}}}}}]}
+    _session, records = vscode_records(doc, SessionInfo("s", "copilot"), None)
+    calls = [r for r in records if r.tool_name is not None]
+    assert [(r.tool_call_id, r.text) for r in calls] == [
+        ("toolu_1", "copilot_findTextInFiles\nquery: flaky"), ("vs-2", "Running copilot_readFile")]
+    assert [r.text for r in records if r.role == "tool" and r.tool_name is None] == ["tests/test_io.py: @flaky"]
+
+
+def test_copilot_vscode_a_forked_conversation_does_not_store_what_it_copied_again():
+    """VS Code's "Fork Conversation" copies the requests with new ids, each stamped with the fork's creation time
+    plus its index and complete at that instant (``chatForkActions.ts``); a conversation begun then is no copy."""
+    from backscroll.ingest.sources.copilot_vscode import vscode_records
+
+    def req(rid: str, text: str, at: int, done: int) -> dict:
+        return {"requestId": rid, "timestamp": at, "message": {"text": text},
+                "modelState": {"value": 1, "completedAt": done},
+                "response": [{"kind": "markdownContent", "content": {"value": f"re: {text}"}}]}
+
+    created = 1767261600000
+    fork = {"sessionId": "f", "creationDate": created, "customTitle": "Forked: flaky tests", "requests": [
+        req("c0", "why is test_io flaky?", created, created), req("c1", "fix it", created + 1, created + 1),
+        req("own", "now the docs", created + 60_000, created + 75_000)]}
+    _session, records = vscode_records(fork, SessionInfo("f", "copilot"), None)
+    assert [r.text for r in records] == ["now the docs", "re: now the docs"]
+    fresh = {**fork, "requests": [req("r0", "why is test_io flaky?", created, created + 9_000)]}
+    assert len(vscode_records(fresh, SessionInfo("f", "copilot"), None)[1]) == 2
 
 
 def test_qwen_sessions_moved_by_its_runtime_dir_and_archived_are_read_and_its_prompt_ledger_is_no_session(
