@@ -51,5 +51,7 @@ next finds it, or a search's sync in its turn through the files.
 # older Cursor transcript's call written without named arguments no longer ends the read or becomes the reply;
 # a Copilot CLI skill's hidden prompt or autopilot's continuation is the harness's, and so is a VS Code "Continue"
 # the person clicked; a VS Code reply part checked for vulnerabilities is read, a subagent's calls leave the main
-# model's paired, and a forked conversation's copies of the requests it was forked from are not stored again.
+# model's paired, and a forked conversation's copies of the requests it was forked from are not stored again; a
+# Cursor 3 editor chat finds its folder where Cursor 3 names it, and a subagent's thread is linked to its parent,
+# without the parent's bubbles a forked one copied nor a second copy from its transcript.
 PARSE_VERSION = 23

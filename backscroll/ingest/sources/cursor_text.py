@@ -67,11 +67,9 @@ def held_elsewhere(path: Path) -> Path | None:
     """The database that already holds a transcript's conversation, with its tool outputs: the CLI's
     ``chats/*/<id>/store.db`` (beside ``projects``) or the editor's global ``state.vscdb``."""
     session = transcript_session(path)
-    if session.is_sidechain:
-        return None
     above = next((p for p in path.parents if p.name == "agent-transcripts"), None)
     candidates: list[tuple[Path, Callable[[sqlite3.Connection], bool]]] = []
-    if above is not None:
+    if above is not None and not session.is_sidechain:  # (a subagent's is in the editor's database, not the CLI's)
         try:
             dbs = sorted((above.parent.parent.parent / "chats").glob(f"*/{glob_escape(session.session_id)}/store.db"))
         except (OSError, ValueError):

@@ -135,6 +135,58 @@ def test_a_conversation_the_cli_database_holds_is_stored_once(tmp_path, monkeypa
     assert {r.author for r in unit.records if r.role == "user"} == {"agent"}
 
 
+def _cursor3_editor(home: Path) -> Path:
+    """A Cursor 3 global database: composers name their folder themselves or only in ``composerHeaders``; a forked
+    subagent thread begins with its parent's bubbles (ids kept)."""
+    user = home / ".config" / "Cursor" / "User"
+    ws = user / "workspaceStorage" / "ws-9"
+    ws.mkdir(parents=True)
+    (ws / "workspace.json").write_text(json.dumps({"folder": "file:///home/dev/api"}))
+    gdb = user / "globalStorage" / "state.vscdb"
+    gdb.parent.mkdir(parents=True)
+    conn = sqlite3.connect(gdb)
+    conn.execute("CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    conn.execute("CREATE TABLE composerHeaders (composerId TEXT PRIMARY KEY, workspaceId TEXT, createdAt INTEGER, "
+                 "lastUpdatedAt INTEGER, isArchived INTEGER, isSubagent INTEGER, recency INTEGER, "
+                 "checkpointAt INTEGER, value TEXT)")
+
+    def composer(cid: str, bubbles: list[tuple[str, int, str]], **extra) -> None:
+        heads = [{"bubbleId": b, "type": t} for b, t, _ in bubbles]
+        conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (f"composerData:{cid}", json.dumps(
+            {"_v": 17, "composerId": cid, "createdAt": 1791554400000, "lastUpdatedAt": 1791554460000,
+             "fullConversationHeadersOnly": heads, **extra})))
+        for b, t, text in bubbles:
+            conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)",
+                         (f"bubbleId:{cid}:{b}", json.dumps({"_v": 3, "type": t, "bubbleId": b, "text": text})))
+
+    composer("main", [("u1", 1, "why is the api slow?"), ("a1", 2, "N+1 queries in the orders view.")],
+             subagentComposerIds=["sub"],
+             workspaceIdentifier={"id": "ws-1", "uri": {"fsPath": "/home/dev/shop", "scheme": "file"}})
+    composer("sub", [("u1", 1, "why is the api slow?"), ("s1", 1, "count the queries per request"),
+                     ("s2", 2, "41 queries for one page.")], subagentInfo={"parentComposerId": "main"})
+    composer("headed", [("h1", 1, "rotate the api keys")])
+    conn.execute("INSERT INTO composerHeaders VALUES ('headed', 'ws-9', 0, 0, 0, 0, 0, 0, '{}')")
+    conn.commit()
+    conn.close()
+    return gdb
+
+
+def test_cursor3_composers_find_their_folder_and_a_forked_subagent_thread_is_linked_and_not_copied(tmp_path,
+                                                                                                   monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    units = {u.session.session_id: u for u in cursor.read_whole(_cursor3_editor(tmp_path), {}).units}
+    assert {sid: u.session.cwd for sid, u in units.items()} == {
+        "main": "/home/dev/shop", "sub": "/home/dev/shop", "headed": "/home/dev/api"}
+    sub = units["sub"]
+    assert (sub.session.is_sidechain, sub.session.parent_session_id) == (True, "main")
+    assert [r.text for r in sub.records] == ["count the queries per request", "41 queries for one page."]
+    # its transcript, which the editor writes too, is stored once, from the database
+    transcript = place(tmp_path, REAL.read_text()).parent / "subagents" / "sub.jsonl"
+    transcript.parent.mkdir()
+    shutil.copy(REAL, transcript)
+    assert cursor.read_whole(transcript, {}).units == []
+
+
 def test_older_text_transcripts_are_read():
     text = ("user:\n<user_query>\nrun the tests\n</user_query>\n\nassistant:\n[Thinking] check the runner first\n\n"
             "I'll run them.\n[Tool call] Shell\n  command: pytest -q\n  working_directory: /w/app\n\n"
