@@ -45,10 +45,10 @@ name in backticks, ``thinking`` parts reasoning, ``toolInvocationSerialized`` pa
 calls as their command line), paired in order with the model's calls in ``result.metadata.toolCallRounds``
 (name, arguments, and the id under which ``toolCallResults`` holds the output, a prompt-tsx tree); VS
 Code's own ``*_internal`` invocations (applying an edit) are not the model's and are left out, and a subagent's
-(``subAgentInvocationId``) are its own model's, not paired. A "Continue" the person clicks (``confirmation``) sends
-VS Code's words, the harness's. A forked conversation begins with copies of the requests it was forked from, each
-stamped with the fork's creation time plus its index: they are stored from there. The workspace folder comes from
-``workspace.json`` beside ``chatSessions``.
+(``subAgentInvocationId``) are its own model's, not paired. A button the person clicks ("Continue",
+``confirmation``) sends VS Code's words, the harness's. A forked conversation begins with copies of the requests it
+was forked from, each stamped with the fork's creation time plus its index: they are stored from there. The
+workspace folder comes from ``workspace.json`` beside ``chatSessions``.
 """
 
 from __future__ import annotations
@@ -119,11 +119,11 @@ def session_for(path: Path) -> SessionInfo:
 def _user_author(event: dict, data: dict) -> str:
     """Who wrote a ``user.message`` (see the module docstring): the CLI, the main agent, or the person."""
     source = _s(data.get("source"))
-    if source.startswith("agent-") or _s(event.get("agentId")):
+    if source.startswith("agent-"):
         return "agent"
     if source not in ("", "user", "human") or data.get("isAutopilotContinuation") is True:
         return "harness"  # (the CLI's own, a skill's hidden injection, autopilot's continuation, a schedule)
-    return "human"
+    return "agent" if _s(event.get("agentId")) else "human"
 
 
 def cli_records(lines: list[bytes], base: SessionInfo

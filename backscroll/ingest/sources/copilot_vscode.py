@@ -73,7 +73,7 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
         text = clean_text(_s(message.get("text")))
         if text:
             title = title or title_line(text)
-            # (a "Continue" button the person clicked sends VS Code's words, marked as a ``confirmation``)
+            # (a button the person clicked, "Continue" or a participant's, sends VS Code's words: a ``confirmation``)
             records.append(Record(f"{rid}#0", "user", "text", text, n, ts, cwd,
                                   author="harness" if _s(req.get("confirmation")) else None))
         metadata = as_dict(as_dict(req.get("result")).get("metadata"))
@@ -141,7 +141,8 @@ def vscode_records(doc: dict, base: SessionInfo, cwd: str | None) -> tuple[Sessi
 
 def _forked(requests: list, created: object) -> int:
     """How many requests a forked conversation begins with that it copied from the one it was forked from (stored
-    from there): VS Code stamps each copy with the fork's creation time plus its index, complete at that instant."""
+    from there; a fork whose original was deleted before any sync keeps nothing of it): VS Code stamps each copy with
+    the fork's creation time plus its index, complete at that instant."""
     n = 0
     while n < len(requests) and isinstance(req := requests[n], dict) and type(created) is int:
         when = req.get("timestamp")

@@ -180,14 +180,15 @@ def text_records(text: str, session: SessionInfo, state: TranscriptState) -> lis
                 body.append(mark.group(2))
             continue
         if kind == "call":
-            arg = _ARG.match(line)
+            arg = _ARG.match(line) if last_arg != "input" else None  # (an unnamed input's lines are its own)
             if arg:
                 last_arg = arg.group(1)
                 args[last_arg] = arg.group(2)
                 continue
             if line.startswith("  "):  # an argument's next line, or a call's input written without a name
                 last_arg = last_arg or "input"
-                args[last_arg] = f"{args[last_arg]}\n{line.strip()}" if last_arg in args else line.strip()
+                more = line[2:] if last_arg == "input" else line.strip()  # (a patch keeps its indentation)
+                args[last_arg] = f"{args[last_arg]}\n{more}" if last_arg in args else more
                 continue
             if not line.strip():
                 continue

@@ -108,12 +108,14 @@ def test_a_subagents_messages_are_the_agents_by_source_or_by_agent_id():
         {"type": "user.message", "data": {"content": "<skill-context>pdf</skill-context>", "source": "skill-pdf"},
          "id": "f"},  # a skill's hidden injection (the SDK's ``UserMessageData.source``)
         {"type": "user.message", "data": {"content": "keep going", "isAutopilotContinuation": True}, "id": "g"},
+        {"type": "user.message", "data": {"content": "tools changed", "source": "system"}, "agentId": "toolu_1",
+         "id": "h"},  # the CLI's own, in a subagent's conversation
     )]
     _, records, skipped, _ = copilot.cli_records(lines, SessionInfo(SESSION, "copilot"))
     assert skipped == []
     assert [(r.text, r.author) for r in records] == [
         ("brief", "agent"), ("follow-up", "agent"), ("reminder", "harness"), ("typed", "human"),
-        ("<skill-context>pdf</skill-context>", "harness"), ("keep going", "harness")]
+        ("<skill-context>pdf</skill-context>", "harness"), ("keep going", "harness"), ("tools changed", "harness")]
 
 
 def test_a_subagents_events_are_a_session_of_their_own_linked_to_the_main_one(backscroll_home, backscroll_index):

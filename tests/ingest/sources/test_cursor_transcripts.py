@@ -202,10 +202,12 @@ def test_older_text_transcripts_are_read():
 
 def test_a_text_transcript_call_without_named_arguments_after_one_with_them_is_read():
     text = ("assistant:\n[Tool call] Shell\n  command: ls\n\n[Tool result] Shell\napp\n\n"
-            "[Tool call] ApplyPatch\n  *** Begin Patch\n\nassistant:\nPatched.\n")
-    recs = text_records(text, SessionInfo("s", "cursor"), TranscriptState())
+            "[Tool call] ApplyPatch\n  *** Begin Patch\n   if x:\n  cwd: /elsewhere\n\nassistant:\nPatched.\n")
+    recs = text_records(text, SessionInfo("s", "cursor"), state := TranscriptState())
     assert [(r.role, r.text) for r in recs] == [
-        ("tool", "ls"), ("tool", "app"), ("tool", "ApplyPatch\ninput: *** Begin Patch"), ("assistant", "Patched.")]
+        ("tool", "ls"), ("tool", "app"), ("tool", "ApplyPatch\ninput: *** Begin Patch\n if x:\ncwd: /elsewhere"),
+        ("assistant", "Patched.")]
+    assert state.cwd is None  # (a line of the input is no argument)
 
 
 json_values = st.recursive(

@@ -692,8 +692,8 @@ def test_copilot_vscode_a_subagents_calls_leave_the_main_models_calls_paired():
 
     doc = {"sessionId": "s", "requests": [{
         "requestId": "r1", "timestamp": 1767261600000, "message": {"text": "find the flaky test"},
-        "response": [part("vs-1", "copilot_findTextInFiles"),
-                     part("vs-2", "copilot_readFile", subAgentInvocationId="sub-1")],
+        "response": [part("vs-2", "copilot_readFile", subAgentInvocationId="sub-1"),
+                     part("vs-1", "copilot_findTextInFiles")],
         "result": {"metadata": {
             "toolCallRounds": [{"toolCalls": [{"id": "toolu_1", "name": "copilot_findTextInFiles",
                                                "arguments": '{"query": "flaky"}'}]}],
@@ -701,7 +701,7 @@ def test_copilot_vscode_a_subagents_calls_leave_the_main_models_calls_paired():
     _session, records = vscode_records(doc, SessionInfo("s", "copilot"), None)
     calls = [r for r in records if r.tool_name is not None]
     assert [(r.tool_call_id, r.text) for r in calls] == [
-        ("toolu_1", "copilot_findTextInFiles\nquery: flaky"), ("vs-2", "Running copilot_readFile")]
+        ("vs-2", "Running copilot_readFile"), ("toolu_1", "copilot_findTextInFiles\nquery: flaky")]
     assert [r.text for r in records if r.role == "tool" and r.tool_name is None] == ["tests/test_io.py: @flaky"]
 
 
@@ -723,6 +723,8 @@ def test_copilot_vscode_a_forked_conversation_does_not_store_what_it_copied_agai
     assert [r.text for r in records] == ["now the docs", "re: now the docs"]
     fresh = {**fork, "requests": [req("r0", "why is test_io flaky?", created, created + 9_000)]}
     assert len(vscode_records(fresh, SessionInfo("f", "copilot"), None)[1]) == 2
+    instant = {**fork, "requests": [req("r0", "why is test_io flaky?", created + 5, created + 5)]}  # not at its index
+    assert len(vscode_records(instant, SessionInfo("f", "copilot"), None)[1]) == 2
 
 
 def test_qwen_sessions_moved_by_its_runtime_dir_and_archived_are_read_and_its_prompt_ledger_is_no_session(
