@@ -22,14 +22,10 @@ are the ``<user_query>`` of a user message; its ``<user_info>`` block gives the 
 ``createdAt``, ``lastUpdatedAt``, ``fullConversationHeadersOnly: [{bubbleId, type}]`` or, in older
 builds, the bubbles inline as ``conversation``) and ``bubbleId:<composer id>:<bubble id>`` (``type`` 1
 user / 2 assistant, ``text``, ``thinking.text``, ``toolFormerData {name, rawArgs (else params), result,
-status, toolCallId}``, ``createdAt``). A composer's folder is the one Cursor 3 names in it or in its
-``composerHeaders`` row (``workspaceIdentifier.uri.fsPath``, or the workspace id whose ``workspace.json`` names
-it), else, before Cursor 3.0, the workspace database that lists it (``workspaceStorage/<hash>/state.vscdb`` key
-``composer.composerData``). A subagent's thread is a composer of its own, linked to its parent
-(``subagentInfo.parentComposerId``, the parent's ``subagentComposerIds``, or the header's ``isSubagent``); a
-forked one begins with the parent's bubbles, ids kept, which are stored from the parent. The file state keeps
-each composer's ``lastUpdatedAt``, so a sync reads again only the composers that changed. ``run_terminal_cmd``
-(and its successors) are shell calls.
+status, toolCallId}``, ``createdAt``). Where a composer worked and whose thread it is (a subagent's is linked to
+its parent, without the parent's bubbles a forked one begins with) is ``cursor_places``'s. The file state keeps
+each composer's ``lastUpdatedAt``, bubble count, last bubble and place, so a sync reads again only the composers
+that changed. ``run_terminal_cmd`` (and its successors) are shell calls.
 
 This module owns finding the files and reading the databases; the messages and bubbles they hold are
 turned into records by ``cursor_records``.
@@ -40,7 +36,6 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from backscroll.dates import normalize_timestamp
 from backscroll.ingest.sources import (
@@ -56,6 +51,8 @@ from backscroll.ingest.sources import (
     file_stat,
     read_db_snapshot,
 )
+from backscroll.ingest.sources import cursor_places as places
+from backscroll.ingest.sources.cursor_places import Link
 from backscroll.ingest.sources.cursor_records import SHELL_TOOLS, _loads, _s, bubble_records, cli_messages_records
 from backscroll.ingest.sources.cursor_text import transcript_read
 from backscroll.ingest.sources.cursor_transcripts import is_transcript, transcript_session
@@ -136,73 +133,6 @@ def _read_cli(path: Path) -> WholeRead:
 
 # -- the editor ------------------------------------------------------------------------------------
 
-def _workspaces(user_dir: Path) -> tuple[dict[str, str], dict[str, str]]:
-    """Composer id -> workspace folder (the lists in every workspace database beside the global one, before Cursor
-    3.0), and workspace id -> folder (``workspaceStorage/<id>/workspace.json``)."""
-    out: dict[str, str] = {}
-    by_id: dict[str, str] = {}
-    storage = user_dir / "workspaceStorage"
-    try:
-        entries = sorted(os.scandir(storage), key=lambda e: e.name)
-    except OSError:
-        return out, by_id
-    for entry in entries:
-        folder = None
-        data = _loads(_safe_read(Path(entry.path) / "workspace.json"))
-        if isinstance(data, dict) and _s(data.get("folder")).startswith("file://"):
-            folder = by_id[entry.name] = unquote(urlparse(data["folder"]).path)
-        db = Path(entry.path) / "state.vscdb"
-        if not folder or not db.is_file():
-            continue
-        try:
-            row = _read(db, lambda c: c.execute(
-                "SELECT value FROM ItemTable WHERE key = 'composer.composerData'").fetchone())
-        except OSError:
-            continue
-        listed = _loads(row[0]) if row else None
-        for comp in listed.get("allComposers", []) if isinstance(listed, dict) else []:
-            if isinstance(comp, dict) and _s(comp.get("composerId")):
-                out[comp["composerId"]] = folder
-    return out, by_id
-
-
-def _headers(conn: sqlite3.Connection) -> dict[str, tuple[str, bool, dict]]:
-    """Cursor 3.9's ``composerHeaders`` table (new composers only): composer id -> (workspace id, a subagent's,
-    the header)."""
-    if "composerHeaders" not in db_tables(conn):
-        return {}
-    try:
-        rows = conn.execute("SELECT composerId, workspaceId, isSubagent, value FROM composerHeaders").fetchall()
-    except sqlite3.Error:
-        return {}
-    return {cid: (_s(wid), bool(sub), as_dict(_loads(value))) for cid, wid, sub, value in rows if isinstance(cid, str)}
-
-
-def _links(changed: dict[str, dict], composers: dict[str, dict], headers: dict) -> dict[str, tuple]:
-    """For each changed composer: its workspace (id, folder) where Cursor 3 names it, whether it is a subagent's
-    thread, its parent, and the bubbles of that parent (a forked subagent's thread begins with copies of them)."""
-    parents = {sub: cid for cid, c in composers.items() for sub in as_list(c.get("subagentComposerIds"))
-               if isinstance(sub, str)}
-    out = {}
-    for cid, comp in changed.items():
-        wid, subagent, head = headers.get(cid, ("", False, {}))
-        parent = _s(as_dict(comp.get("subagentInfo")).get("parentComposerId")) or parents.get(cid)
-        above = composers.get(parent or "", {})  # (a subagent's thread works in its parent's folder)
-        where = next((w for c in (comp, head, above) if (w := as_dict(c.get("workspaceIdentifier")))), {})
-        heads = as_list(above.get("fullConversationHeadersOnly"))
-        copied = {_s(h.get("bubbleId")) for h in heads if isinstance(h, dict)}
-        out[cid] = (wid or _s(where.get("id")), _s(as_dict(where.get("uri")).get("fsPath")) or None,
-                    subagent or parent is not None, parent, copied)
-    return out
-
-
-def _safe_read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
-
-
 def _read_editor(path: Path, state: dict) -> WholeRead:
     prev = as_dict(state.get("composers"))
 
@@ -214,7 +144,9 @@ def _read_editor(path: Path, state: dict) -> WholeRead:
             obj = _loads(value)
             if isinstance(obj, dict):
                 composers[key.split(":", 1)[1]] = obj
-        changed = {cid for cid, c in composers.items() if prev.get(cid) != _fingerprint(c)}
+        links = places.links(composers, places.headers(conn))
+        prints = {cid: _fingerprint(c, links[cid]) for cid, c in composers.items()}
+        changed = {cid for cid in composers if prev.get(cid) != prints[cid]}
         bubbles: dict[str, dict[str, dict]] = {}
         for cid in sorted(changed):
             rows = conn.execute("SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ?",
@@ -224,15 +156,13 @@ def _read_editor(path: Path, state: dict) -> WholeRead:
                 if isinstance(obj, dict):
                     obj.setdefault("bubbleId", key.rsplit(":", 1)[1])
                     bubbles.setdefault(cid, {})[obj["bubbleId"]] = obj
-        now = {cid: composers[cid] for cid in changed}
-        return now, bubbles, {cid: _fingerprint(c) for cid, c in composers.items()}, _links(now, composers,
-                                                                                              _headers(conn))
+        return {cid: composers[cid] for cid in changed}, bubbles, prints, links
 
     changed, bubbles, fingerprints, links = _read(path, read)
-    folders, by_id = _workspaces(path.parent.parent) if changed else ({}, {})
+    folders, by_id = places.workspaces(path.parent.parent) if changed else ({}, {})
     units = []
     for cid, comp in sorted(changed.items()):
-        wid, where, subagent, parent, copied = links[cid]
+        link = links[cid]
         own = bubbles.get(cid, {})
         inline = comp.get("conversation")
         if isinstance(inline, list) and inline:
@@ -243,24 +173,26 @@ def _read_editor(path: Path, state: dict) -> WholeRead:
                 if isinstance(heads, list) else []
             if not ordered:
                 ordered = sorted(own.values(), key=lambda b: (str(b.get("createdAt") or ""), b["bubbleId"]))
-        while ordered and _s(ordered[0].get("bubbleId")) in copied:  # (stored from the parent's thread)
+        while ordered and _s(ordered[0].get("bubbleId")) in link.copied:  # (stored from the parent's thread)
             ordered = ordered[1:]
         title = _s(comp.get("name")).strip() or None
-        cwd = where or by_id.get(wid) or folders.get(cid) or folders.get(parent or "")
-        session = SessionInfo(cid, "cursor", cwd=cwd, title=title,
-                              is_sidechain=subagent, parent_session_id=parent)
+        cwd = link.folder or by_id.get(link.workspace) or folders.get(cid) or folders.get(link.parent or "")
+        session = SessionInfo(cid, "cursor", cwd=cwd, title=title, is_sidechain=link.subagent,
+                              parent_session_id=link.parent)
         records = bubble_records(ordered, session, normalize_timestamp(comp.get("createdAt")))
         if records or prev.get(cid) is not None:
             units.append(SourceUnit(f"{path}#{cid}", session, records))
     return WholeRead(units, {"composers": fingerprints})
 
 
-def _fingerprint(comp: dict) -> object:
+def _fingerprint(comp: dict, link: Link) -> list:
+    """What changes when a composer does: its time, its bubbles (Cursor may leave ``lastUpdatedAt`` behind), and
+    where and whose it is (a parent or a header can name it after it was first read)."""
     value = comp.get("lastUpdatedAt")
-    if isinstance(value, (int, float, str)):
-        return value
-    heads = comp.get("fullConversationHeadersOnly") or comp.get("conversation")
-    return len(heads) if isinstance(heads, list) else None
+    heads = as_list(comp.get("fullConversationHeadersOnly") or comp.get("conversation"))
+    last = heads[-1].get("bubbleId") if heads and isinstance(heads[-1], dict) else None
+    return [value if isinstance(value, (int, float, str)) else None, len(heads),
+            last if isinstance(last, str) else None, link.workspace, link.folder, link.parent, link.subagent]
 
 
 def read_whole(path: Path, state: dict) -> WholeRead:

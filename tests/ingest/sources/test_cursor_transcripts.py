@@ -187,6 +187,28 @@ def test_cursor3_composers_find_their_folder_and_a_forked_subagent_thread_is_lin
     assert cursor.read_whole(transcript, {}).units == []
 
 
+def test_cursor3_a_subagent_named_only_later_is_linked_then_and_odd_links_lose_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    gdb = _cursor3_editor(tmp_path)
+    with sqlite3.connect(gdb) as conn:  # the parent does not list its subagent yet, nor does the subagent name it
+        conn.execute("UPDATE cursorDiskKV SET value = json_remove(value, '$.subagentComposerIds') "
+                     "WHERE key = 'composerData:main'")
+        conn.execute("UPDATE cursorDiskKV SET value = json_remove(value, '$.subagentInfo') "
+                     "WHERE key = 'composerData:sub'")
+        conn.execute("UPDATE cursorDiskKV SET value = json_set(value, '$.subagentInfo', json('{\"parentComposerId\": "
+                     "\"headed\"}')) WHERE key = 'composerData:headed'")  # a composer that names itself its parent
+    conn.close()
+    first = cursor.read_whole(gdb, {})
+    units = {u.session.session_id: u for u in first.units}
+    assert not units["sub"].session.is_sidechain and len(units["sub"].records) == 3
+    assert [r.text for r in units["headed"].records] == ["rotate the api keys"]
+    with sqlite3.connect(gdb) as conn:  # the header that says it is a subagent's arrives later
+        conn.execute("INSERT INTO composerHeaders VALUES ('sub', '', 0, 0, 0, 1, 0, 0, NULL)")
+    conn.close()
+    again = cursor.read_whole(gdb, first.state)
+    assert [(u.session.session_id, u.session.is_sidechain) for u in again.units] == [("sub", True)]
+
+
 def test_older_text_transcripts_are_read():
     text = ("user:\n<user_query>\nrun the tests\n</user_query>\n\nassistant:\n[Thinking] check the runner first\n\n"
             "I'll run them.\n[Tool call] Shell\n  command: pytest -q\n  working_directory: /w/app\n\n"

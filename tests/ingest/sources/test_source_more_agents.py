@@ -154,6 +154,13 @@ def test_cursor_editor_is_read_only_and_rereads_only_changed_composers(backscrol
     assert ({k: v for k, v in after.items() if k.startswith(comp)}
             == {k: v for k, v in before.items() if k.startswith(comp)})
     assert "c0:x#0" in after
+    with sqlite3.connect(gdb) as conn:  # a message added while ``lastUpdatedAt`` stays behind
+        grown = {**other, "fullConversationHeadersOnly": [{"bubbleId": "x"}, {"bubbleId": "y"}]}
+        conn.execute("INSERT INTO cursorDiskKV VALUES ('composerData:c0', ?)", (json.dumps(grown),))
+        conn.execute("INSERT INTO cursorDiskKV VALUES ('bubbleId:c0:y', ?)", (json.dumps({"type": 2, "text": "ok"}),))
+    conn.close()
+    backscroll_index(embed=False)
+    assert "c0:y#0" in {r["record_id"] for r in by_agent(backscroll_home, "cursor")}
     missing = backscroll_home.root / "elsewhere" / "globalStorage" / "state.vscdb"
     missing.parent.mkdir(parents=True)
     for read in (lambda: cursor.read_whole(missing, {}),
