@@ -53,5 +53,7 @@ next finds it, or a search's sync in its turn through the files.
 # the person clicked; a VS Code reply part checked for vulnerabilities is read, a subagent's calls leave the main
 # model's paired, and a forked conversation's copies of the requests it was forked from are not stored again; a
 # Cursor 3 editor chat finds its folder where Cursor 3 names it, and a subagent's thread is linked to its parent,
-# without the parent's bubbles a forked one copied nor a second copy from its transcript.
+# without the parent's bubbles a forked one copied nor a second copy from its transcript; an option the person
+# clicked in Cline is their answer, a completion loses Cline's "HAS_CHANGES" flag, Cline's compaction is a summary,
+# and a Roo edit's call no longer holds the whole file as it was before.
 PARSE_VERSION = 23

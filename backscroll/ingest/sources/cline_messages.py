@@ -9,6 +9,7 @@ import re
 
 from backscroll.dates import normalize_timestamp
 from backscroll.ingest.sources import block_text, clean_text, json_object, render_input, title_line
+from backscroll.ingest.sources.answers import answer_text
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOL = "execute_command"
@@ -18,7 +19,9 @@ _CWD = re.compile(r"# Current (?:Working Directory|Workspace Directory) \(([^)\n
 
 # A tool message's fields that are not its arguments: its name, what it read, found or wrote (stored as
 # its output: a file's text, search results, a diff) and Cline's own bookkeeping.
-_NOT_ARGUMENTS = ("tool", "content", "diff", "operationIsLocatedInWorkspace")
+_NOT_ARGUMENTS = ("tool", "content", "diff", "operationIsLocatedInWorkspace",
+                  "originalContent", "diffStats", "isProtected", "isOutsideWorkspace", "imageData")  # (Roo's edits)
+CHANGES_FLAG = "HAS_CHANGES"  # what Cline appends to a completion that changed the workspace (its UI cuts it off)
 _CONTENT_IS_PATH = {"readFile"}  # its ``content`` is the file's absolute path, not what was read
 
 
@@ -127,9 +130,15 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
             obj = json_object(text)
             if obj is not None:
                 text = _str(obj.get("response") or obj.get("question") or obj.get("text")) or text
+            if kind == "completion_result" and text.endswith(CHANGES_FLAG):
+                text = text[:-len(CHANGES_FLAG)]
             body = clean_text(text)
             if body:
                 records.append(Record(f"{rid}#0", "assistant", "text", body, n, ts, cwd))
+            picked = _str((obj or {}).get("selected")).strip()  # an option the person clicked: no feedback follows
+            if picked and kind in ("followup", "plan_mode_respond"):
+                records.append(Record(f"{rid}#s", "user", "text", answer_text([(body, picked, None)]), n, ts, cwd,
+                                      author="human"))
             reasoning = _str(msg.get("reasoning")).strip()
             if reasoning:
                 records.append(Record(f"{rid}#r", "assistant", "reasoning", reasoning, n, ts, cwd))
@@ -152,6 +161,9 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
                 body = _str(obj.get("arguments"))
             else:
                 name = _str(obj.get("tool")) or "tool"
+                if name == "summarizeTask" and _str(obj.get("content")).strip():  # (Cline's compaction)
+                    records.append(Record(f"{rid}#0", "assistant", "summary", clean_text(obj["content"]), n, ts, cwd))
+                    continue
                 arguments = ("tool",) if name in _NEW_TASK_TOOLS else _NOT_ARGUMENTS
                 body = render_input({k: v for k, v in obj.items() if k not in arguments})
             records.append(Record(f"{rid}#0", "tool", "tool", f"{name}\n{body}".strip(), n, ts, cwd, name, rid))

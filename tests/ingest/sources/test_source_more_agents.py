@@ -319,6 +319,35 @@ def test_cline_browser_subagents_new_tasks_summaries_and_the_persons_edits_are_k
     assert not any("base64" in r.text for r in records)  # a screenshot is never stored
 
 
+def test_cline_a_clicked_option_is_the_persons_and_completions_summaries_and_roo_edits_read_as_cline_shows_them():
+    """What Cline 3 writes (``AskFollowupQuestionToolHandler``, ``AttemptCompletionHandler``,
+    ``SummarizeTaskHandler``) and Roo's edit tools (``originalContent``: the whole file before the edit)."""
+    def j(obj: dict) -> str:
+        return json.dumps(obj)
+
+    messages = [
+        {"ts": 1, "type": "say", "say": "task", "text": "Make the retries configurable."},
+        {"ts": 2, "type": "ask", "ask": "followup",
+         "text": j({"question": "Which setting should hold it?", "options": ["env var", "config file"],
+                    "selected": "config file"})},
+        {"ts": 3, "type": "say", "say": "tool",
+         "text": j({"tool": "appliedDiff", "path": "retry.py", "diff": "- 3\n+ cfg.retries",
+                    "originalContent": "RETRIES = 3\n" * 50, "isProtected": False})},
+        {"ts": 4, "type": "say", "say": "tool", "text": j({"tool": "summarizeTask", "content": "Retries: in config."})},
+        {"ts": 5, "type": "say", "say": "completion_result", "text": "Retries now come from the config.HAS_CHANGES"},
+    ]
+    records, _cwd, _title = cline.ui_records(messages, SessionInfo("t", "cline"))
+    assert [(r.role, r.content_type, r.author, r.text) for r in records] == [
+        ("user", "text", None, "Make the retries configurable."),
+        ("assistant", "text", None, "Which setting should hold it?"),
+        ("user", "text", "human", "Which setting should hold it? → config file"),
+        ("tool", "tool", None, "appliedDiff\npath: retry.py"),
+        ("tool", "tool", None, "- 3\n+ cfg.retries"),
+        ("assistant", "summary", None, "Retries: in config."),
+        ("assistant", "text", None, "Retries now come from the config."),
+    ]
+
+
 def test_roo_subtasks_their_results_and_condensed_context_are_kept(backscroll_home, backscroll_index):
     """Roo Code (``NewTaskTool.ts``, ``Task.ts``, ``history.ts``): a subtask's folder says its parent
     (``history_item.json``), so the brief it opens with is the parent agent's; the parent's ``newTask`` call holds
