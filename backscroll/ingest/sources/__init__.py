@@ -224,6 +224,7 @@ def _registry() -> dict[str, Agent]:
         gemini,
         goose,
         hermes,
+        kilo,
         kimi,
         omp,
         opencode,
@@ -234,7 +235,7 @@ def _registry() -> dict[str, Agent]:
     )
 
     return {a.name: a for a in (claude.AGENT, codex.AGENT, gemini.AGENT, opencode.AGENT, pi.AGENT,
-                                cursor.AGENT, copilot.AGENT, cline.CLINE, cline.ROO, cline.KILO, aider.AGENT,
+                                cursor.AGENT, copilot.AGENT, cline.CLINE, cline.ROO, kilo.AGENT, aider.AGENT,
                                 omp.AGENT, qwen.AGENT, kimi.AGENT,
                                 amp.AGENT, goose.AGENT, droid.AGENT, crush.AGENT, zed.AGENT, openhands.AGENT,
                                 hermes.AGENT)}

@@ -55,9 +55,10 @@ from backscroll.types import SessionInfo
 _EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 _UI, _API, _META = "ui_messages.json", "api_conversation_history.json", "task_metadata.json"
 _HISTORY = "history_item.json"  # (Roo Code)
+FAMILY_SHELL_TOOLS = frozenset(SHELL_TOOLS | {cline_sessions.SHELL_TOOL})  # (every agent of the family's)
 
 
-def _roots(env, extension_id: str, own: tuple[str, str] | None = None) -> list[tuple[Path, str]]:
+def task_roots(env, extension_id: str, own: tuple[str, str] | None = None) -> list[tuple[Path, str]]:
     if own and env.get(own[0]):
         return [(Path(os.path.expanduser(env[own[0]])) / own[1], f"env ${own[0]}")]
     dirs = editor_user_dirs(env, _EDITORS)
@@ -77,7 +78,7 @@ def _cline_root(env):
         data, origin = home / ".cline" / "data", "default"
     sessions = (Path(os.path.expanduser(env["CLINE_SESSION_DATA_DIR"])), "env $CLINE_SESSION_DATA_DIR") \
         if env.get("CLINE_SESSION_DATA_DIR") else (data / "sessions", origin)
-    return [sessions, (data / "tasks", origin)] + _roots(env, "saoudrizwan.claude-dev")
+    return [sessions, (data / "tasks", origin)] + task_roots(env, "saoudrizwan.claude-dev")
 
 
 def claims(path: Path) -> bool:
@@ -93,7 +94,7 @@ def _cline_claims(path: Path) -> bool:
     return claims(path) or cline_sessions.claims(path)
 
 
-def _session_for(agent: str):
+def session_for(agent: str):
     def session_for(path: Path) -> SessionInfo:
         if path.name.endswith(cline_sessions.MESSAGES):
             return cline_sessions.session_for(path, agent)
@@ -111,7 +112,7 @@ def stat(path: Path) -> tuple[int, int]:
     return with_stats(size, mtime, (o for o in others if o != path))
 
 
-def _reader(agent: str):
+def reader(agent: str):
     def read_whole(path: Path, state: dict) -> WholeRead:
         if path.name.endswith(cline_sessions.MESSAGES):  # (a classic task resumed in 4.x: its folder, if still there)
             tasks = tuple(p for p, _origin in _cline_root(os.environ)[1:]) + (path.parent.parent.parent / "tasks",)
@@ -152,11 +153,11 @@ def _history_item(folder: Path) -> tuple[str | None, str | None]:
 
 
 def _agent(name: str, root, claimed=claims) -> Agent:
-    return Agent(name, root, claimed, _session_for(name), read_whole=_reader(name), stat=stat,
-                 shell_tools=frozenset(SHELL_TOOLS | {cline_sessions.SHELL_TOOL}))
+    return Agent(name, root, claimed, session_for(name), read_whole=reader(name), stat=stat,
+                 shell_tools=FAMILY_SHELL_TOOLS)
 
 
 # Cline 4.0 writes sessions of its own (``cline_sessions``) and only reads the task folders it kept before.
 CLINE = _agent("cline", _cline_root, _cline_claims)
-ROO = _agent("roo", lambda env: _roots(env, "rooveterinaryinc.roo-cline"))
-KILO = _agent("kilo", lambda env: _roots(env, "kilocode.kilo-code"))
+ROO = _agent("roo", lambda env: task_roots(env, "rooveterinaryinc.roo-cline"))
+# (Kilo Code keeps these task folders until Kilo 5, and a database of its own since: ``kilo``)

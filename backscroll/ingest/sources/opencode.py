@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from backscroll.ingest.sources import (
@@ -67,19 +67,19 @@ def _is_db(path: Path) -> bool:
     return bool(_DB_NAME.match(path.name))
 
 
-def _is_session_file(path: Path) -> bool:
+def is_session_file(path: Path) -> bool:
     """``storage/session/<projectID>/<sessionID>.json`` (not message, part or other storage files)."""
     up = path.parent.parent
     return path.suffix == ".json" and up.name == "session" and up.parent.name == "storage"
 
 
 def claims(path: Path) -> bool:
-    return _is_db(path) or _is_session_file(path)
+    return _is_db(path) or is_session_file(path)
 
 
 def session_for(path: Path) -> SessionInfo:
     # A database holds many sessions; read_whole names each of them.
-    return SessionInfo(path.stem if _is_session_file(path) else path.name, "opencode")
+    return SessionInfo(path.stem if is_session_file(path) else path.name, "opencode")
 
 
 # -- stat --------------------------------------------------------------------------------------
@@ -94,7 +94,7 @@ def _scan(directory: Path) -> Iterator[os.DirEntry]:
     yield from entries
 
 
-def _storage_stat(path: Path) -> tuple[int, int]:
+def storage_stat(path: Path) -> tuple[int, int]:
     """Size and newest mtime over the session file, its messages and their parts (and their dirs)."""
     size, mtime = file_stat(path)
     storage = path.parents[2]
@@ -118,13 +118,16 @@ def _storage_stat(path: Path) -> tuple[int, int]:
 
 
 def stat(path: Path) -> tuple[int, int]:
-    return db_stat(path) if _is_db(path) else _storage_stat(path)
+    return db_stat(path) if _is_db(path) else storage_stat(path)
 
 
 # -- the database (its snapshot is read by ``opencode_db``) ---------------------------------------
 
-def _read_db(path: Path, state: dict) -> WholeRead:
-    return read_db_snapshot(path, lambda conn: read_snapshot(conn, path, state), "OpenCode",
+def read_db(path: Path, state: dict, agent: str = "opencode",
+            imported: Callable[[str], bool] = lambda _slug: False) -> WholeRead:
+    """An OpenCode-format database's changed sessions, as ``agent``'s (Kilo Code 7 keeps one of its own)."""
+    return read_db_snapshot(path, lambda conn: read_snapshot(conn, path, state, agent, imported),
+                            "Kilo Code" if agent == "kilo" else "OpenCode",
                             attempts=BUSY_ATTEMPTS, timeout=BUSY_TIMEOUT, pause=BUSY_PAUSE)
 
 
@@ -141,13 +144,13 @@ def _read_json(path: Path) -> dict | str | None:
     return _decode(raw)
 
 
-def _read_storage(path: Path, state: dict) -> WholeRead:
+def read_storage(path: Path, state: dict, agent: str = "opencode") -> WholeRead:
     obj = _decode(read_regular(path, MAX_JSON_BYTES))
     if isinstance(obj, str):
         raise ContentError(f"OpenCode session file unreadable: {obj}")
     sid = _str(obj.get("id")) or path.stem
     parent = _str(obj.get("parentID"))
-    info = SessionInfo(sid, "opencode", cwd=_str(obj.get("directory")), title=_title(obj.get("title")),
+    info = SessionInfo(sid, agent, cwd=_str(obj.get("directory")), title=_title(obj.get("title")),
                        is_sidechain=parent is not None, parent_session_id=parent)
     storage = path.parents[2]
     messages = []
@@ -166,7 +169,7 @@ def _read_storage(path: Path, state: dict) -> WholeRead:
 
 
 def read_whole(path: Path, state: dict) -> WholeRead:
-    return _read_db(path, state) if _is_db(path) else _read_storage(path, state)
+    return read_db(path, state) if _is_db(path) else read_storage(path, state)
 
 
 # -- discovery ---------------------------------------------------------------------------------
@@ -176,22 +179,27 @@ class _OpenCodeAgent(Agent):
     and part trees (read with their session)."""
 
     def discover(self, root: Path, errors: list[OSError] | None = None, known=None) -> Iterator[Path]:
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
-            here = Path(dirpath)
-            if here.name == "storage":
-                dirnames[:] = ["session"] if "session" in dirnames else []
-            elif here.name == "session" and here.parent.name == "storage":
-                dirnames.sort()
-            elif here.parent.name == "session" and here.parent.parent.name == "storage":
-                dirnames[:] = []
-            elif "storage" in dirnames or any(_DB_NAME.match(f) for f in filenames):
-                dirnames[:] = ["storage"] if "storage" in dirnames else []
-            else:
-                dirnames.sort()
-            for name in sorted(filenames):
-                path = here / name
-                if self.claims(path):
-                    yield path
+        return walk_data_dir(self, root, errors, _DB_NAME)
+
+
+def walk_data_dir(agent: Agent, root: Path, errors: list[OSError] | None, db_name: re.Pattern) -> Iterator[Path]:
+    """The files ``agent`` claims in an OpenCode-format data dir (databases named ``db_name``, the storage tree)."""
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
+        here = Path(dirpath)
+        if here.name == "storage":
+            dirnames[:] = ["session"] if "session" in dirnames else []
+        elif here.name == "session" and here.parent.name == "storage":
+            dirnames.sort()
+        elif here.parent.name == "session" and here.parent.parent.name == "storage":
+            dirnames[:] = []
+        elif "storage" in dirnames or any(db_name.match(f) for f in filenames):
+            dirnames[:] = ["storage"] if "storage" in dirnames else []
+        else:
+            dirnames.sort()
+        for name in sorted(filenames):
+            path = here / name
+            if agent.claims(path):
+                yield path
 
 
 AGENT = _OpenCodeAgent("opencode", default_root, claims, session_for,

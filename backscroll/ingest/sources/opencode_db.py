@@ -13,6 +13,7 @@ the columns are looked up per table, since OpenCode's schema has moved between r
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from backscroll.dates import normalize_timestamp
@@ -36,7 +37,10 @@ def _fingerprint(value: object) -> object:
     return str(value)
 
 
-def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRead:
+def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict, agent: str = "opencode",
+                  imported: Callable[[str], bool] = lambda _slug: False) -> WholeRead:
+    """The changed sessions, as ``agent``'s; a session ``imported`` names by its slug, never continued since it was
+    imported (its times alike), is skipped: it is read where it came from."""
     scols, mcols, pcols = _columns(conn, "session"), _columns(conn, "message"), _columns(conn, "part")
     if not scols or not mcols or not pcols:
         raise OSError("no session, message and part tables: not an OpenCode database")
@@ -46,6 +50,7 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRea
     parent = _pick(scols, "parent_id")
     fork = _pick(scols, "fork_session_id")
     directory = _pick(scols, "directory")
+    slug, s_created = _pick(scols, "slug"), _pick(scols, "time_created", "created_at")
     if "session_id" in pcols:
         part_session = "session_id"
         parts_of_session = f"SELECT id, message_id, {p_created}, data FROM part WHERE session_id = ?"
@@ -55,7 +60,7 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRea
                             f"(SELECT id FROM message WHERE session_id = ?)")
 
     sessions = conn.execute(
-        f"SELECT id, title, {directory}, {parent}, {s_updated}, {fork} FROM session").fetchall()
+        f"SELECT id, title, {directory}, {parent}, {s_updated}, {fork}, {slug}, {s_created} FROM session").fetchall()
     prev: dict = as_dict(state.get("sessions"))
 
     # Messages and parts are updated in place without always touching their session, but new ones
@@ -88,17 +93,19 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict) -> WholeRea
     units: list[SourceUnit] = []
     fingerprints: dict[str, object] = {}
     watermark: str | None = None
-    for sid, title, cwd, parent_id, updated, forked in sessions:
+    for sid, title, cwd, parent_id, updated, forked, named, created in sessions:
         if not isinstance(sid, str):
             continue
         fp = _fingerprint(updated)
         fingerprints[sid] = fp
+        if updated == created and isinstance(named, str) and named and imported(named):
+            continue
         ts = normalize_timestamp(updated)
         if ts and (watermark is None or ts > watermark):
             watermark = ts
         if not reread_all and sid in prev and prev[sid] == fp and sid not in touched:
             continue
-        info = SessionInfo(sid, "opencode", cwd=_str(cwd), title=_title(title),
+        info = SessionInfo(sid, agent, cwd=_str(cwd), title=_title(title),
                            is_sidechain=bool(_str(parent_id)), parent_session_id=_str(parent_id) or _str(forked))
         units.append(_db_session(conn, path, info, m_created, parts_of_session,
                                  ("seq" if "seq" in v2cols else "rowid") if v2 else None, bool(_str(forked))))
