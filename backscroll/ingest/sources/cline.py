@@ -53,15 +53,19 @@ from backscroll.ingest.sources.cline_messages import SHELL_TOOLS, api_records, u
 from backscroll.types import SessionInfo
 
 _EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+# An editor's remote server (SSH, WSL, a dev container) keeps an extension's storage on the machine it works on.
+_SERVERS = (".vscode-server", ".vscode-server-insiders", ".cursor-server", ".windsurf-server")
 _UI, _API, _META = "ui_messages.json", "api_conversation_history.json", "task_metadata.json"
 _HISTORY = "history_item.json"  # (Roo Code)
 FAMILY_SHELL_TOOLS = frozenset(SHELL_TOOLS | {cline_sessions.SHELL_TOOL})  # (every agent of the family's)
 
 
 def task_roots(env, extension_id: str, own: tuple[str, str] | None = None) -> list[tuple[Path, str]]:
+    """The extension's task folders in every editor's storage that has them (the first editor's always)."""
     if own and env.get(own[0]):
         return [(Path(os.path.expanduser(env[own[0]])) / own[1], f"env ${own[0]}")]
-    dirs = editor_user_dirs(env, _EDITORS)
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    dirs = editor_user_dirs(env, _EDITORS) + [home / server / "data" / "User" for server in _SERVERS]
     found = [(d / "globalStorage" / extension_id / "tasks", "default") for d in dirs[1:]
              if (d / "globalStorage" / extension_id).is_dir()]
     return [(dirs[0] / "globalStorage" / extension_id / "tasks", "default")] + found

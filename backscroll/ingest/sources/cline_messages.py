@@ -137,7 +137,8 @@ def ui_records(messages: list, session: SessionInfo) -> tuple[list[Record], str 
                 records.append(Record(f"{rid}#0", "assistant", "text", body, n, ts, cwd))
             picked = _str((obj or {}).get("selected")).strip()  # an option the person clicked: no feedback follows
             if picked and kind in ("followup", "plan_mode_respond"):
-                records.append(Record(f"{rid}#s", "user", "text", answer_text([(body, picked, None)]), n, ts, cwd,
+                asked = body if kind == "followup" else ""  # (not a whole plan again: the option taken)
+                records.append(Record(f"{rid}#s", "user", "text", answer_text([(asked, picked, None)]), n, ts, cwd,
                                       author="human"))
             reasoning = _str(msg.get("reasoning")).strip()
             if reasoning:

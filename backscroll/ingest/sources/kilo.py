@@ -1,16 +1,15 @@
 """Kilo Code: the task folders its VS Code extension kept until Kilo 5 (Cline's format, read by ``cline``), and,
 since Kilo 7 (April 2026: rebuilt on OpenCode), OpenCode's database and storage tree in Kilo's own data dir,
 ``$XDG_DATA_HOME/kilo``, else ``~/.local/share/kilo`` (``kilo.db``; a preview channel's ``kilo-<channel>.db``, and
-before the rename ``opencode[-<channel>].db``), read by ``opencode``'s reader as Kilo's.
+before the rename ``opencode[-<channel>].db`` there), read by ``opencode``'s reader as Kilo's.
 
-Kilo 7 imports the older tasks into its database (a session whose ``slug`` is the task's id, created and updated at
-the task's time): while that task's folder is still there and the session was not continued, it is the folder's
-copy, read from the folder.
+Kilo 7 imports the older tasks into its database as sessions of its own (new ids): such a task is stored twice, from
+its folder and from the database, rather than judged a copy on guesses that could lose one (the folder may be outside
+the roots indexed, or the session continued).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,15 +23,22 @@ _DB_NAME = re.compile(r"^(?:kilo|opencode)(?:-[A-Za-z0-9._-]+)?\.db$")
 
 
 def default_root(env) -> list[tuple[Path, str]]:
-    return [*cline.task_roots(env, EXTENSION), home_root(env, "XDG_DATA_HOME", "kilo", ".local/share/kilo")]
+    # (``$XDG_DATA_HOME`` is every program's: it moves Kilo's data dir but is no Kilo setting: ``[roots]`` still wins)
+    data = home_root(env, "XDG_DATA_HOME", "kilo", ".local/share/kilo")[0]
+    return [*cline.task_roots(env, EXTENSION), (data, "default")]
 
 
 def _is_db(path: Path) -> bool:
-    return bool(_DB_NAME.match(path.name))
+    """``kilo[-<channel>].db`` anywhere; an OpenCode-named database only in Kilo's data dir."""
+    return bool(_DB_NAME.match(path.name)) and (path.name.startswith("kilo") or opencode.in_kilo(path.parent))
+
+
+def _is_session_file(path: Path) -> bool:
+    return opencode.is_session_file(path) and opencode.in_kilo(path.parents[3])
 
 
 def _opencode_format(path: Path) -> bool:
-    return _is_db(path) or opencode.is_session_file(path)
+    return _is_db(path) or _is_session_file(path)
 
 
 def claims(path: Path) -> bool:
@@ -42,25 +48,20 @@ def claims(path: Path) -> bool:
 def session_for(path: Path) -> SessionInfo:
     if _is_db(path):
         return SessionInfo(path.name, NAME)
-    return SessionInfo(path.stem, NAME) if opencode.is_session_file(path) else cline.session_for(NAME)(path)
+    return SessionInfo(path.stem, NAME) if _is_session_file(path) else cline.session_for(NAME)(path)
 
 
 def stat(path: Path) -> tuple[int, int]:
     if _is_db(path):
         return db_stat(path)
-    return opencode.storage_stat(path) if opencode.is_session_file(path) else cline.stat(path)
-
-
-def _imported(slug: str) -> bool:
-    """Whether the task Kilo 7 imported a session from is still in a task folder (read from there)."""
-    return any((root / slug).is_dir() for root, _origin in cline.task_roots(os.environ, EXTENSION))
+    return opencode.storage_stat(path) if _is_session_file(path) else cline.stat(path)
 
 
 def read_whole(path: Path, state: dict) -> WholeRead:
     if _is_db(path):
-        return opencode.read_db(path, state, NAME, _imported)
-    if opencode.is_session_file(path):
-        return opencode.read_storage(path, state, NAME)
+        return opencode.read_db(path, state, NAME, "Kilo Code")
+    if _is_session_file(path):
+        return opencode.read_storage(path, state, NAME, "Kilo Code")
     return cline.reader(NAME)(path, state)
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from backscroll.ingest.sources import (
@@ -64,7 +64,12 @@ def default_root(env):
 
 
 def _is_db(path: Path) -> bool:
-    return bool(_DB_NAME.match(path.name))
+    return bool(_DB_NAME.match(path.name)) and not in_kilo(path.parent)
+
+
+def in_kilo(data_dir: Path) -> bool:
+    """Kilo Code 7's data dir (named ``kilo`` wherever it is), whose OpenCode-named files are Kilo's."""
+    return data_dir.name == "kilo"
 
 
 def is_session_file(path: Path) -> bool:
@@ -73,8 +78,12 @@ def is_session_file(path: Path) -> bool:
     return path.suffix == ".json" and up.name == "session" and up.parent.name == "storage"
 
 
+def _is_own_session_file(path: Path) -> bool:
+    return is_session_file(path) and not in_kilo(path.parents[3])
+
+
 def claims(path: Path) -> bool:
-    return _is_db(path) or is_session_file(path)
+    return _is_db(path) or _is_own_session_file(path)
 
 
 def session_for(path: Path) -> SessionInfo:
@@ -123,11 +132,9 @@ def stat(path: Path) -> tuple[int, int]:
 
 # -- the database (its snapshot is read by ``opencode_db``) ---------------------------------------
 
-def read_db(path: Path, state: dict, agent: str = "opencode",
-            imported: Callable[[str], bool] = lambda _slug: False) -> WholeRead:
+def read_db(path: Path, state: dict, agent: str = "opencode", label: str = "OpenCode") -> WholeRead:
     """An OpenCode-format database's changed sessions, as ``agent``'s (Kilo Code 7 keeps one of its own)."""
-    return read_db_snapshot(path, lambda conn: read_snapshot(conn, path, state, agent, imported),
-                            "Kilo Code" if agent == "kilo" else "OpenCode",
+    return read_db_snapshot(path, lambda conn: read_snapshot(conn, path, state, agent), label,
                             attempts=BUSY_ATTEMPTS, timeout=BUSY_TIMEOUT, pause=BUSY_PAUSE)
 
 
@@ -144,10 +151,10 @@ def _read_json(path: Path) -> dict | str | None:
     return _decode(raw)
 
 
-def read_storage(path: Path, state: dict, agent: str = "opencode") -> WholeRead:
+def read_storage(path: Path, state: dict, agent: str = "opencode", label: str = "OpenCode") -> WholeRead:
     obj = _decode(read_regular(path, MAX_JSON_BYTES))
     if isinstance(obj, str):
-        raise ContentError(f"OpenCode session file unreadable: {obj}")
+        raise ContentError(f"{label} session file unreadable: {obj}")
     sid = _str(obj.get("id")) or path.stem
     parent = _str(obj.get("parentID"))
     info = SessionInfo(sid, agent, cwd=_str(obj.get("directory")), title=_title(obj.get("title")),
@@ -182,6 +189,10 @@ class _OpenCodeAgent(Agent):
         return walk_data_dir(self, root, errors, _DB_NAME)
 
 
+# What an OpenCode-format data dir holds beside its sessions: git snapshots, logs, checkouts, binaries.
+_NOT_SESSIONS = {"snapshot", "log", "worktree", "bin", "tool-output"}
+
+
 def walk_data_dir(agent: Agent, root: Path, errors: list[OSError] | None, db_name: re.Pattern) -> Iterator[Path]:
     """The files ``agent`` claims in an OpenCode-format data dir (databases named ``db_name``, the storage tree)."""
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=_collect(errors)):
@@ -193,9 +204,9 @@ def walk_data_dir(agent: Agent, root: Path, errors: list[OSError] | None, db_nam
         elif here.parent.name == "session" and here.parent.parent.name == "storage":
             dirnames[:] = []
         elif "storage" in dirnames or any(db_name.match(f) for f in filenames):
-            dirnames[:] = ["storage"] if "storage" in dirnames else []
+            dirnames[:] = [d for d in ("storage", "tasks") if d in dirnames]  # (a copy may keep task folders too)
         else:
-            dirnames.sort()
+            dirnames[:] = sorted(d for d in dirnames if d not in _NOT_SESSIONS)
         for name in sorted(filenames):
             path = here / name
             if agent.claims(path):

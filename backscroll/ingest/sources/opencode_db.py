@@ -13,7 +13,6 @@ the columns are looked up per table, since OpenCode's schema has moved between r
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 
 from backscroll.dates import normalize_timestamp
@@ -37,10 +36,8 @@ def _fingerprint(value: object) -> object:
     return str(value)
 
 
-def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict, agent: str = "opencode",
-                  imported: Callable[[str], bool] = lambda _slug: False) -> WholeRead:
-    """The changed sessions, as ``agent``'s; a session ``imported`` names by its slug, never continued since it was
-    imported (its times alike), is skipped: it is read where it came from."""
+def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict, agent: str = "opencode") -> WholeRead:
+    """The changed sessions, as ``agent``'s (Kilo Code 7 keeps a database of OpenCode's format)."""
     scols, mcols, pcols = _columns(conn, "session"), _columns(conn, "message"), _columns(conn, "part")
     if not scols or not mcols or not pcols:
         raise OSError("no session, message and part tables: not an OpenCode database")
@@ -50,7 +47,6 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict, agent: str 
     parent = _pick(scols, "parent_id")
     fork = _pick(scols, "fork_session_id")
     directory = _pick(scols, "directory")
-    slug, s_created = _pick(scols, "slug"), _pick(scols, "time_created", "created_at")
     if "session_id" in pcols:
         part_session = "session_id"
         parts_of_session = f"SELECT id, message_id, {p_created}, data FROM part WHERE session_id = ?"
@@ -60,7 +56,7 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict, agent: str 
                             f"(SELECT id FROM message WHERE session_id = ?)")
 
     sessions = conn.execute(
-        f"SELECT id, title, {directory}, {parent}, {s_updated}, {fork}, {slug}, {s_created} FROM session").fetchall()
+        f"SELECT id, title, {directory}, {parent}, {s_updated}, {fork} FROM session").fetchall()
     prev: dict = as_dict(state.get("sessions"))
 
     # Messages and parts are updated in place without always touching their session, but new ones
@@ -93,13 +89,11 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict, agent: str 
     units: list[SourceUnit] = []
     fingerprints: dict[str, object] = {}
     watermark: str | None = None
-    for sid, title, cwd, parent_id, updated, forked, named, created in sessions:
+    for sid, title, cwd, parent_id, updated, forked in sessions:
         if not isinstance(sid, str):
             continue
         fp = _fingerprint(updated)
         fingerprints[sid] = fp
-        if updated == created and isinstance(named, str) and named and imported(named):
-            continue
         ts = normalize_timestamp(updated)
         if ts and (watermark is None or ts > watermark):
             watermark = ts

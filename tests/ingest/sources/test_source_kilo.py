@@ -1,6 +1,7 @@
 """Kilo Code 7 (rebuilt on OpenCode, April 2026): its own OpenCode-format database beside the older task folders."""
 
 import json
+from pathlib import Path
 
 import pytest
 from helpers import rows
@@ -45,18 +46,53 @@ def test_kilo7_sessions_are_read_from_its_database_and_an_imported_task_once(bac
     texts = [r["text"] for r in recs]
     assert "CI mounts /tmp read-only; the test now uses tmp_path." in texts
     assert "pytest -q tests/test_upload.py" in texts
-    assert texts.count("rename the upload bucket") == 1  # from the task's folder
-    assert [r["session_id"] for r in recs if r["text"] == "rename the upload bucket"] == [TASK]
+    # an imported task is stored from both (never lost on a guess that it is a copy)
+    assert sorted(r["session_id"] == TASK for r in recs if r["text"] == "rename the upload bucket") == [False, True]
     assert "the task whose folder is gone" in texts
     sessions = {r["session_id"]: r for r in rows(backscroll_home, "SELECT session_id, project FROM sessions")}
     assert sessions[s.session_id]["project"] == "shop"
     db.close()
 
 
-@pytest.mark.parametrize("name", ["kilo.db", "kilo-beta.db", "opencode-dev.db"])
-def test_kilo_claims_its_databases_and_task_folders_not_other_files(tmp_path, name):
-    kilo = AGENTS["kilo"]
-    assert kilo.claims(tmp_path / "kilo" / name)
+@pytest.mark.parametrize("name", ["kilo.db", "kilo-fix-upload.db", "opencode-dev.db", "opencode.db"])
+def test_kilo_and_opencode_each_claim_their_own_databases(tmp_path, name):
+    """An OpenCode-named database is Kilo's in Kilo's data dir (named ``kilo``) and OpenCode's elsewhere."""
+    kilo, opencode = AGENTS["kilo"], AGENTS["opencode"]
+    assert kilo.claims(tmp_path / "kilo" / name) and not opencode.claims(tmp_path / "kilo" / name)
+    session = tmp_path / "kilo" / "storage" / "session" / "proj" / "ses_1.json"
+    assert kilo.claims(session) and not opencode.claims(session)
+    if name.startswith("opencode"):
+        assert opencode.claims(tmp_path / "opencode" / name) and not kilo.claims(tmp_path / "opencode" / name)
     assert kilo.claims(tmp_path / "tasks" / TASK / "ui_messages.json")
     assert not kilo.claims(tmp_path / "kilo" / "kilo.db-wal")
     assert not kilo.claims(tmp_path / "kilo" / "log" / "2026-10-01.log")
+
+
+def test_kilo_data_dir_walk_skips_snapshots_and_keeps_task_folders_beside_a_database(tmp_path):
+    data = tmp_path / "kilo"
+    (data / "snapshot" / "repo" / "tasks" / TASK).mkdir(parents=True)
+    (data / "snapshot" / "repo" / "tasks" / TASK / "ui_messages.json").write_text("[]")
+    (data / "kilo.db").write_bytes(b"")
+    (data / "tasks" / TASK).mkdir(parents=True)
+    (data / "tasks" / TASK / "ui_messages.json").write_text("[]")
+    found = sorted(str(Path(p).relative_to(data)) for p in AGENTS["kilo"].discover(data))
+    assert found == ["kilo.db", f"tasks/{TASK}/ui_messages.json"]
+
+
+def test_a_kilo_config_root_wins_when_xdg_data_home_is_set(tmp_path):
+    from backscroll.config import default_roots
+
+    env = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    roots = default_roots(env, {"kilo": str(tmp_path / "k")})
+    assert [(str(r.path), r.origin) for r in roots if r.agent == "kilo"] == [(str(tmp_path / "k"), "config")]
+
+
+def test_a_task_on_an_editors_remote_server_is_found(backscroll_home, backscroll_index):
+    """Over SSH, in WSL or a dev container the extension runs on the remote machine: its storage is the server's."""
+    folder = backscroll_home.home / ".vscode-server" / "data" / "User" / "globalStorage" / "rooveterinaryinc.roo-cline"
+    (folder / "tasks" / TASK).mkdir(parents=True)
+    (folder / "tasks" / TASK / "ui_messages.json").write_text(json.dumps([
+        {"ts": 1791234567890, "type": "say", "say": "text", "text": "profile the import on the build box"}]))
+    backscroll_index(embed=False)
+    assert [(r["agent"], r["text"]) for r in rows(backscroll_home, "SELECT agent, text FROM records")] == [
+        ("roo", "profile the import on the build box")]

@@ -335,6 +335,8 @@ def test_cline_a_clicked_option_is_the_persons_and_completions_summaries_and_roo
                     "originalContent": "RETRIES = 3\n" * 50, "isProtected": False})},
         {"ts": 4, "type": "say", "say": "tool", "text": j({"tool": "summarizeTask", "content": "Retries: in config."})},
         {"ts": 5, "type": "say", "say": "completion_result", "text": "Retries now come from the config.HAS_CHANGES"},
+        {"ts": 6, "type": "ask", "ask": "plan_mode_respond",
+         "text": j({"response": "Plan: read cfg.retries in the client.", "options": ["Go", "Wait"], "selected": "Go"})},
     ]
     records, _cwd, _title = cline.ui_records(messages, SessionInfo("t", "cline"))
     assert [(r.role, r.content_type, r.author, r.text) for r in records] == [
@@ -345,6 +347,8 @@ def test_cline_a_clicked_option_is_the_persons_and_completions_summaries_and_roo
         ("tool", "tool", None, "- 3\n+ cfg.retries"),
         ("assistant", "summary", None, "Retries: in config."),
         ("assistant", "text", None, "Retries now come from the config."),
+        ("assistant", "text", None, "Plan: read cfg.retries in the client."),
+        ("user", "text", "human", "Go"),  # (the option taken, not the plan again)
     ]
 
 
