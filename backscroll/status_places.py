@@ -63,9 +63,12 @@ def left_out(cfg: Config) -> list[str]:
             named.setdefault(r.agent, set()).add(r.path)
     out = []
     for name, paths in named.items():
-        found = AGENTS[name].default_root(os.environ)
+        agent = AGENTS[name]
+        found = agent.default_root(os.environ)
+        # (where the agent keeps its settings and logs too, only files it claims are sessions)
+        counts = (lambda folder, file, a=agent: a.claims(Path(folder) / file)) if agent.shares_root else None
         for path, _origin in found if isinstance(found, list) else [found]:
-            if path not in paths and path.is_dir() and has_files(path):
+            if path not in paths and path.is_dir() and has_files(path, counts=counts):
                 out.append(f"{name}: {shorten(str(path))} holds sessions too, but [roots] {name} does not name it; "
                            "they are not indexed")
     return out

@@ -96,3 +96,21 @@ def test_a_task_on_an_editors_remote_server_is_found(backscroll_home, backscroll
     backscroll_index(embed=False)
     assert [(r["agent"], r["text"]) for r in rows(backscroll_home, "SELECT agent, text FROM records")] == [
         ("roo", "profile the import on the build box")]
+
+
+def test_status_does_not_call_kilos_logs_sessions_left_out(backscroll_home, backscroll_index):
+    """A ``[roots] kilo`` naming the task folders leaves Kilo's data dir out: its logs alone are no sessions."""
+    import backscroll
+
+    logs = backscroll_home.home / ".local" / "share" / "kilo" / "log"
+    logs.mkdir(parents=True)
+    (logs / "2026-10-01T120000.log").write_text("started\n")
+    tasks = backscroll_home.root / "kilo-tasks"
+    tasks.mkdir()
+    backscroll_home.data.mkdir(parents=True, exist_ok=True)
+    (backscroll_home.data / "config.toml").write_text(f'[roots]\nkilo = "{tasks}"\n')
+    backscroll_index(embed=False)
+    assert not [w for w in backscroll.status(home=backscroll_home.data).warnings if w.startswith("kilo: ")]
+    OpenCodeDB(logs.parent / "kilo.db").close()
+    assert [w for w in backscroll.status(home=backscroll_home.data).warnings if w.startswith("kilo: ")] == [
+        f"kilo: {logs.parent} holds sessions too, but [roots] kilo does not name it; they are not indexed"]
