@@ -27,7 +27,7 @@ def _imported(db: OpenCodeDB, slug: str, words: str) -> None:
     db.conn.execute("UPDATE session SET slug = ?, time_updated = time_created WHERE id = ?", (slug, s.session_id))
 
 
-def test_kilo7_sessions_are_read_from_its_database_and_an_imported_task_once(backscroll_home, backscroll_index):
+def test_kilo7_sessions_are_read_from_its_database_beside_its_task_folders(backscroll_home, backscroll_index):
     home = backscroll_home.home
     db = OpenCodeDB(home / ".local" / "share" / "kilo" / "kilo.db")
     s = db.session("Flaky upload test", "/home/dev/shop")
