@@ -55,5 +55,7 @@ next finds it, or a search's sync in its turn through the files.
 # Cursor 3 editor chat finds its folder where Cursor 3 names it, and a subagent's thread is linked to its parent,
 # without the parent's bubbles a forked one copied nor a second copy from its transcript; an option the person
 # clicked in Cline is their answer, a completion loses Cline's "HAS_CHANGES" flag, Cline's compaction is a summary,
-# and a Roo edit's call no longer holds the whole file as it was before.
+# and a Roo edit's call no longer holds the whole file as it was before; Amp's newer shell calls are shell calls, a
+# failed run's error is its result, an answer is dated by its inference; a Droid worker is linked to its caller, and
+# Droid's own title is the title.
 PARSE_VERSION = 23

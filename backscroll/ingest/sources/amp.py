@@ -37,7 +37,7 @@ from backscroll.ingest.sources import (
 )
 from backscroll.types import Record, SessionInfo
 
-SHELL_TOOLS = {"Bash"}
+SHELL_TOOLS = {"Bash", "shell_command"}  # (the older tool, ``cmd``; the newer, ``command``)
 _NAME = re.compile(r"^T-[0-9A-Za-z-]+\.json$")
 _FAILED = {"error", "cancelled", "rejected-by-user"}
 
@@ -97,7 +97,10 @@ def _result_text(run: dict) -> str:
         return progress["output"]
     if isinstance(progress, list):
         return "\n".join(p for p in progress if isinstance(p, str))
-    return progress if isinstance(progress, str) else ""
+    if isinstance(progress, str):
+        return progress
+    error = run.get("error")  # a failed run: no result, its error
+    return _str(as_dict(error).get("message")) or _str(error) or ""
 
 
 def _records(thread: dict, info: SessionInfo) -> tuple[list[Record], list[tuple[int, str]]]:
@@ -125,8 +128,9 @@ def _records(thread: dict, info: SessionInfo) -> tuple[list[Record], list[tuple[
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
         meta = as_dict(msg.get("meta"))
-        # Assistant messages carry no time of their own: they follow the message before them.
-        ts = normalize_timestamp(meta.get("sentAt")) or fallback
+        # An assistant message is dated by its inference (``usage.timestamp``), else by the message before it.
+        ts = normalize_timestamp(meta.get("sentAt")) \
+            or normalize_timestamp(as_dict(msg.get("usage")).get("timestamp")) or fallback
         fallback = ts
         base = f"{info.session_id}:{mid}"
         for i, block in enumerate(content):

@@ -5,7 +5,9 @@ Droid CLI 0.2x writes (as read by public third-party readers of ``~/.factory/ses
 and the ``.settings.json`` beside each session: model, autonomy, token usage, not indexed). Files
 are append-only JSONL, read line by line. Older builds keep files directly in ``sessions/``.
 
-Line 1 is ``{"type": "session_start", "id", "title", "owner", "cwd", "version"}``; then
+Line 1 is ``{"type": "session_start", "id", "title", "sessionTitle", "owner", "cwd", "version"}`` (the title is
+Droid's own ``sessionTitle`` unless it is still "New Session", else the first prompt's line; a worker, the session a
+Task subagent runs as, names the session that called it, ``callingSessionId``, and is linked to it); then
 ``{"type": "message", "id", "timestamp", "message": {"role", "content": [blocks]}}``, where blocks
 are Anthropic-shaped: ``text``, ``thinking`` (reasoning records), ``tool_use`` ``{id, name, input}``
 and, in user messages, ``tool_result`` ``{tool_use_id, content, is_error}`` paired with its call.
@@ -20,7 +22,16 @@ import re
 from pathlib import Path
 
 from backscroll.dates import normalize_timestamp
-from backscroll.ingest.sources import EMPTY, Agent, LineError, ParsedLine, block_text, clean_text, render_input
+from backscroll.ingest.sources import (
+    EMPTY,
+    Agent,
+    LineError,
+    ParsedLine,
+    block_text,
+    clean_text,
+    render_input,
+    title_line,
+)
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"Execute"}
@@ -30,6 +41,9 @@ _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 
 def default_root(env):
+    if env.get("FACTORY_HOME_OVERRIDE"):  # (the home ``.factory`` is in, as the desktop app sets it for its daemon)
+        given = Path(os.path.expanduser(env["FACTORY_HOME_OVERRIDE"]))
+        return (given if given.name == ".factory" else given / ".factory") / "sessions", "env $FACTORY_HOME_OVERRIDE"
     home = env.get("HOME") or os.path.expanduser("~")
     return Path(home) / ".factory" / "sessions", "default"
 
@@ -104,10 +118,16 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         raise LineError(f"expected a JSON object, got {type(obj).__name__}")
     kind = obj.get("type")
     if kind == "session_start":
-        updates = {"cwd": _str(obj.get("cwd")), "title": _str(obj.get("title")) or _str(obj.get("sessionTitle"))}
+        named = _str(obj.get("sessionTitle"))  # (Droid's own title; ``title`` is the first prompt, or a brief)
+        prompt = _str(obj.get("title"))
+        updates: dict = {"cwd": _str(obj.get("cwd")),
+                         "title": named if named and named != "New Session" else title_line(prompt or "") or None}
         sid = _str(obj.get("id"))
         if sid:
             updates["session_id"] = sid
+        parent = _str(obj.get("callingSessionId"))  # a worker (a Task subagent) runs as a session of its own
+        if parent or (prompt or "").startswith("# Task Tool Invocation"):
+            updates.update(is_sidechain=True, parent_session_id=parent)
         return ParsedLine([], updates)
     if kind == "message":
         return ParsedLine(_message(obj, line_no, session), {})

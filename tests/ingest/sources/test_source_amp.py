@@ -118,3 +118,19 @@ def test_a_threads_summary_is_kept():
     assert [(r.role, r.content_type, r.text) for r in records] == [("user", "text", "why?"),
                                                                     ("assistant", "summary", "Lock order.")]
     assert not skipped
+
+
+def test_newer_amp_shell_calls_failed_runs_and_inference_times_are_read():
+    thread = {"id": "T-1", "created": 1791000000000, "messages": [
+        {"role": "user", "messageId": 0, "content": [{"type": "text", "text": "run the tests"}],
+         "meta": {"sentAt": 1791000001000}},
+        {"role": "assistant", "messageId": 1, "usage": {"timestamp": "2026-10-03T05:20:09Z"},
+         "content": [{"type": "tool_use", "id": "t1", "name": "shell_command",
+                      "input": {"command": "pytest -q", "workdir": "/r"}}]},
+        {"role": "user", "messageId": 2, "content": [
+            {"type": "tool_result", "toolUseID": "t1", "run": {"status": "error", "error": {"message": "timed out"}}}]},
+    ]}
+    records, _skipped = amp._records(thread, SessionInfo("T-1", "amp"))
+    call, result = records[1], records[2]
+    assert (call.command, call.timestamp) == ("pytest -q", "2026-10-03T05:20:09.000Z")
+    assert (result.text, result.is_error) == ("timed out", True)

@@ -92,3 +92,19 @@ def test_an_entry_type_not_known_is_counted():
     session = SessionInfo("d", "droid")
     assert droid.parse_line({"type": "brand_new_entry"}, 3, session).unknown == "brand_new_entry"
     assert droid.parse_line({"type": "todo_state"}, 4, session).unknown is None
+
+
+def test_a_worker_session_is_linked_to_the_session_that_called_it_and_droids_title_wins():
+    start = {"type": "session_start", "id": "w1", "cwd": "/r", "title": "# Task Tool Invocation\nSubagent type: worker",
+             "sessionTitle": "worker: audit the tests", "callingSessionId": "s1", "callingToolUseId": "toolu_9"}
+    updates = droid.parse_line(start, 1, SessionInfo("w1", "droid")).session_updates
+    assert (updates["is_sidechain"], updates["parent_session_id"], updates["title"]) == (
+        True, "s1", "worker: audit the tests")
+    own = droid.parse_line({"type": "session_start", "id": "s2", "title": "why is the build slow?\nmore",
+                            "sessionTitle": "New Session"}, 1, SessionInfo("s2", "droid")).session_updates
+    assert ("is_sidechain" not in own, own["title"]) == (True, "why is the build slow?")
+
+
+def test_factory_home_override_moves_the_sessions(tmp_path):
+    assert droid.default_root({"HOME": "/h", "FACTORY_HOME_OVERRIDE": str(tmp_path)}) == (
+        tmp_path / ".factory" / "sessions", "env $FACTORY_HOME_OVERRIDE")
