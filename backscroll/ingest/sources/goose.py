@@ -145,12 +145,13 @@ def _message_records(msg: object, pos: int, info: SessionInfo, summary: bool = T
     if meta.get("userVisible") is False:
         # agent-only: a compaction's summary (in the user's role) is kept as one; its nudge and the hidden copies (the
         # originals it replaced, the person's prompt put back after it) are not records
-        if meta.get("agentVisible") is False or role != "user" or not summary:
-            return []
+        if meta.get("agentVisible") is False or role != "user" or not summary or meta.get("turnContext") is True:
+            return []  # (newer Goose's per-turn ``<turn-context>``, kept for the model, is no summary either)
         return [Record(f"{info.session_id}:{pos}#{i}", "assistant", "summary", clean_text(item["text"]), pos,
                        normalize_timestamp(msg.get("created")), info.cwd)
                 for i, item in enumerate(content) if isinstance(item, dict) and item.get("type") == "text"
-                and isinstance(item.get("text"), str) and clean_text(item["text"])]
+                and isinstance(item.get("text"), str) and clean_text(item["text"])
+                and not item["text"].lstrip().startswith("<turn-context>")]
     ts = normalize_timestamp(msg.get("created"))
     base = f"{info.session_id}:{pos}"
     records: list[Record] = []

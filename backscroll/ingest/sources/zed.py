@@ -178,6 +178,13 @@ def thread_records(thread: dict, info: SessionInfo, runs: list[list]) -> tuple[l
             skipped.append((n, "message is not {User: ...} or {Agent: ...}"))
             continue
         (kind, body), = msg.items()
+        if kind == "Compaction":  # (a summary Zed wrote, or the provider's own opaque one: not read)
+            said = body.get("Summary") if isinstance(body, dict) else None
+            summary = clean_text(said) if isinstance(said, str) else ""
+            if summary:
+                records.append(Record(f"{info.session_id}:{n - 1}#0", "assistant", "summary", summary, n,
+                                      _time_of(runs, n), cwd))
+            continue
         if not isinstance(body, dict) or not isinstance(body.get("content"), list):
             skipped.append((n, f"{kind} message without a content list"))
             continue

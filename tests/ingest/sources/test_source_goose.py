@@ -164,6 +164,9 @@ def test_a_compactions_summary_is_kept_and_its_nudge_and_hidden_copies_are_not()
     assert said("assistant", "Your context was compacted. The previous message contains a summary", False, True) == []
     assert said("user", "why does it deadlock?", False, False) == []
     assert said("user", "why does it deadlock?", True, False) == [("user", "text", "why does it deadlock?")]
+    # newer Goose's per-turn context for the model (time, folder, todo) is no summary
+    assert said("user", "<turn-context>\n<current-time>2026-10-01 09:00</current-time>\n</turn-context>",
+                False, True) == []
 
 
 def test_a_subagents_prompt_is_its_parent_agents(backscroll_home, backscroll_index):

@@ -147,3 +147,14 @@ def test_a_message_keeps_the_time_of_the_save_that_first_held_it(backscroll_home
     assert [t for k, t in times.items() if k not in before] == ["2026-11-20T09:00:00.000Z"]
     assert zed.first_seen([], 3, "2026-10-01T09:00:00Z", "2026-10-02T09:00:00Z") == [
         [1, "2026-10-01T09:00:00Z"], [3, "2026-10-02T09:00:00Z"]]
+
+
+def test_a_compactions_summary_is_a_summary_and_a_providers_own_is_passed_over():
+    thread = {"messages": [{"User": {"id": "u1", "content": [{"Text": "why is the build slow?"}]}},
+                           {"Compaction": {"Summary": "The person asked why the build is slow; cache misses."}},
+                           {"Compaction": {"ProviderNative": {"provider": "anthropic", "items": ["…"]}}}]}
+    records, skipped = zed.thread_records(thread, SessionInfo("t", "zed"), [])
+    assert [(r.role, r.content_type, r.text) for r in records] == [
+        ("user", "text", "why is the build slow?"),
+        ("assistant", "summary", "The person asked why the build is slow; cache misses.")]
+    assert skipped == []
