@@ -65,10 +65,11 @@ def left_out(cfg: Config) -> list[str]:
     for name, paths in named.items():
         agent = AGENTS[name]
         found = agent.default_root(os.environ)
-        # (where the agent keeps its settings and logs too, only files it claims are sessions)
-        counts = (lambda folder, file, a=agent: a.claims(Path(folder) / file)) if agent.shares_root else None
         for path, _origin in found if isinstance(found, list) else [found]:
-            if path not in paths and path.is_dir() and has_files(path, counts=counts):
+            if path in paths or not path.is_dir():
+                continue
+            # (where the agent keeps its settings and logs too, only what it would read is sessions)
+            if next(iter(agent.discover(path)), None) is not None if agent.shares_root else has_files(path):
                 out.append(f"{name}: {shorten(str(path))} holds sessions too, but [roots] {name} does not name it; "
                            "they are not indexed")
     return out

@@ -12,8 +12,10 @@ One JSON object per thread, rewritten as it grows (read whole): ``{id, v, create
 assistant, info), ``content`` blocks and ``meta.sentAt`` (epoch ms). Blocks: ``text``; ``thinking``
 (reasoning records); ``tool_use`` ``{id, name, input}``; and in user messages ``tool_result``
 ``{toolUseID, run: {status, result | progress}}`` paired with its call (status ``error``,
-``cancelled`` or ``rejected-by-user`` is an error). The shell tool is ``Bash`` (``input.cmd``). Info
-messages (summaries Amp writes) are not records. Record ids are ``<thread>:<index>#<block>``.
+``cancelled`` or ``rejected-by-user`` is an error). Info
+messages' summaries (after a compaction) are summary records. The shell tool is ``Bash`` (``input.cmd``) or, newer,
+``shell_command`` (``input.command``); a failed run without output keeps its ``error``; an assistant message is
+dated by its inference (``usage.timestamp``) when it says. Record ids are ``<thread>:<index>#<block>``.
 """
 
 from __future__ import annotations
@@ -94,13 +96,14 @@ def _result_text(run: dict) -> str:
         return block_text(result)
     progress = run.get("progress")
     if isinstance(progress, dict) and isinstance(progress.get("output"), str):
-        return progress["output"]
-    if isinstance(progress, list):
-        return "\n".join(p for p in progress if isinstance(p, str))
-    if isinstance(progress, str):
-        return progress
-    error = run.get("error")  # a failed run: no result, its error
-    return _str(as_dict(error).get("message")) or _str(error) or ""
+        said = progress["output"]
+    elif isinstance(progress, list):
+        said = "\n".join(p for p in progress if isinstance(p, str))
+    else:
+        said = progress if isinstance(progress, str) else ""
+    error = run.get("error")  # a failed run: what it printed so far, then its error
+    failed = _str(as_dict(error).get("message")) or _str(error) or ""
+    return "\n".join(t for t in (said.strip(), failed) if t)
 
 
 def _records(thread: dict, info: SessionInfo) -> tuple[list[Record], list[tuple[int, str]]]:

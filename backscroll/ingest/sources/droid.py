@@ -42,8 +42,8 @@ _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 def default_root(env):
     if env.get("FACTORY_HOME_OVERRIDE"):  # (the home ``.factory`` is in, as the desktop app sets it for its daemon)
-        given = Path(os.path.expanduser(env["FACTORY_HOME_OVERRIDE"]))
-        return (given if given.name == ".factory" else given / ".factory") / "sessions", "env $FACTORY_HOME_OVERRIDE"
+        return Path(os.path.expanduser(env["FACTORY_HOME_OVERRIDE"])) / ".factory" / "sessions", \
+            "env $FACTORY_HOME_OVERRIDE"
     home = env.get("HOME") or os.path.expanduser("~")
     return Path(home) / ".factory" / "sessions", "default"
 
@@ -119,14 +119,15 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
     kind = obj.get("type")
     if kind == "session_start":
         named = _str(obj.get("sessionTitle"))  # (Droid's own title; ``title`` is the first prompt, or a brief)
-        prompt = _str(obj.get("title"))
-        updates: dict = {"cwd": _str(obj.get("cwd")),
-                         "title": named if named and named != "New Session" else title_line(prompt or "") or None}
+        prompt = _str(obj.get("title")) or ""
+        parent = _str(obj.get("callingSessionId"))  # a worker (a Task subagent) runs as a session of its own
+        worker = bool(parent) or prompt.startswith("# Task Tool Invocation")
+        own = named if named and named.lower() != "new session" else None
+        updates: dict = {"cwd": _str(obj.get("cwd")), "title": own or (None if worker else title_line(prompt))}
         sid = _str(obj.get("id"))
         if sid:
             updates["session_id"] = sid
-        parent = _str(obj.get("callingSessionId"))  # a worker (a Task subagent) runs as a session of its own
-        if parent or (prompt or "").startswith("# Task Tool Invocation"):
+        if worker:
             updates.update(is_sidechain=True, parent_session_id=parent)
         return ParsedLine([], updates)
     if kind == "message":

@@ -12,7 +12,8 @@ by external agents over ACP (Claude Code, Codex, Gemini) are not stored here: th
 their own logs, read by their own readers.
 
 A thread's JSON holds ``messages``, each ``{"User": {id, content}}``, ``{"Agent": {content,
-tool_results}}`` or ``"Resume"``. User content items are ``{"Text": s}`` (and mentions, images: not
+tool_results}}``, ``"Resume"`` or, after a compaction, ``{"Compaction": {"Summary": s}}`` (a summary record; the
+provider's own, ``ProviderNative``, is opaque). User content items are ``{"Text": s}`` (and mentions, images: not
 records). Agent content items are ``{"Text": s}``, ``{"Thinking": {text}}`` (reasoning records) and
 ``{"ToolUse": {id, name, input}}``; ``tool_results`` maps a tool use id to ``{tool_name, is_error,
 content}``, paired with its call. The shell tool is ``terminal`` (``input.command``). A subagent's
@@ -49,11 +50,11 @@ NO_CODEC = "compressed with zstd and no zstd codec is installed (pip install zst
 
 
 def default_root(env):
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    if sys.platform == "darwin":  # (Zed's data dir on macOS, whatever ``$XDG_DATA_HOME`` says: ``paths::data_dir``)
+        return home / "Library/Application Support/Zed/threads", "default"
     if env.get("XDG_DATA_HOME"):
         return Path(os.path.expanduser(env["XDG_DATA_HOME"])) / "zed" / "threads", "env $XDG_DATA_HOME"
-    home = Path(env.get("HOME") or os.path.expanduser("~"))
-    if sys.platform == "darwin":
-        return home / "Library/Application Support/Zed/threads", "default"
     return home / ".local/share/zed/threads", "default"
 
 
@@ -180,10 +181,11 @@ def thread_records(thread: dict, info: SessionInfo, runs: list[list]) -> tuple[l
         (kind, body), = msg.items()
         if kind == "Compaction":  # (a summary Zed wrote, or the provider's own opaque one: not read)
             said = body.get("Summary") if isinstance(body, dict) else None
-            summary = clean_text(said) if isinstance(said, str) else ""
-            if summary:
-                records.append(Record(f"{info.session_id}:{n - 1}#0", "assistant", "summary", summary, n,
+            if isinstance(said, str) and clean_text(said):
+                records.append(Record(f"{info.session_id}:{n - 1}#0", "assistant", "summary", clean_text(said), n,
                                       _time_of(runs, n), cwd))
+            elif not (isinstance(body, dict) and "ProviderNative" in body):
+                skipped.append((n, "Compaction message of a shape not known"))
             continue
         if not isinstance(body, dict) or not isinstance(body.get("content"), list):
             skipped.append((n, f"{kind} message without a content list"))

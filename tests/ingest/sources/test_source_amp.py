@@ -134,3 +134,5 @@ def test_newer_amp_shell_calls_failed_runs_and_inference_times_are_read():
     call, result = records[1], records[2]
     assert (call.command, call.timestamp) == ("pytest -q", "2026-10-03T05:20:09.000Z")
     assert (result.text, result.is_error) == ("timed out", True)
+    partial = amp._result_text({"status": "error", "progress": ["collected 12 items"], "error": {"message": "killed"}})
+    assert partial == "collected 12 items\nkilled"

@@ -126,3 +126,18 @@ def test_a_summary_and_a_refusal_are_kept(backscroll_home, backscroll_index):
            if r["record_id"].startswith((CRUSH_ID + ":m8", CRUSH_ID + ":m9"))]
     assert got == [("assistant", "summary", None, "Notes sync: merge per field with a base."),
                    ("user", "text", "harness", "Refused: the provider's content filter stopped the reply")]
+
+
+def test_status_says_crushs_own_place_holds_sessions_when_roots_leave_it_out(backscroll_home, backscroll_index):
+    """Crush's place holds no database of its own, only ``projects.json`` naming them: still, they are sessions."""
+    import backscroll
+
+    install_crush(backscroll_home.home)
+    elsewhere = backscroll_home.root / "code"
+    elsewhere.mkdir()
+    backscroll_home.data.mkdir(parents=True, exist_ok=True)
+    (backscroll_home.data / "config.toml").write_text(f'[roots]\ncrush = "{elsewhere}"\n')
+    backscroll_index(embed=False)
+    warnings = [w for w in backscroll.status(home=backscroll_home.data).warnings if w.startswith("crush: ")]
+    assert warnings == [f"crush: {backscroll_home.home / '.local/share/crush'} holds sessions too, but [roots] crush "
+                        "does not name it; they are not indexed"]

@@ -103,8 +103,10 @@ def test_a_worker_session_is_linked_to_the_session_that_called_it_and_droids_tit
     own = droid.parse_line({"type": "session_start", "id": "s2", "title": "why is the build slow?\nmore",
                             "sessionTitle": "New Session"}, 1, SessionInfo("s2", "droid")).session_updates
     assert ("is_sidechain" not in own, own["title"]) == (True, "why is the build slow?")
+    untitled = droid.parse_line({**start, "sessionTitle": "new session"}, 1, SessionInfo("w1", "droid")).session_updates
+    assert untitled["title"] is None  # (not the brief's heading)
 
 
 def test_factory_home_override_moves_the_sessions(tmp_path):
     assert droid.default_root({"HOME": "/h", "FACTORY_HOME_OVERRIDE": str(tmp_path)}) == (
-        tmp_path / ".factory" / "sessions", "env $FACTORY_HOME_OVERRIDE")
+        tmp_path / ".factory" / "sessions", "env $FACTORY_HOME_OVERRIDE")  # (Droid appends .factory, as its SDK)

@@ -167,6 +167,9 @@ def test_a_compactions_summary_is_kept_and_its_nudge_and_hidden_copies_are_not()
     # newer Goose's per-turn context for the model (time, folder, todo) is no summary
     assert said("user", "<turn-context>\n<current-time>2026-10-01 09:00</current-time>\n</turn-context>",
                 False, True) == []
+    flagged = {"role": "user", "created": 1785578400, "content": [{"type": "text", "text": "09:00, in /r"}],
+               "metadata": {"userVisible": False, "agentVisible": True, "turnContext": True}}
+    assert goose._message_records(flagged, 3, info) == []
 
 
 def test_a_subagents_prompt_is_its_parent_agents(backscroll_home, backscroll_index):

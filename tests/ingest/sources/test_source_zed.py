@@ -2,6 +2,7 @@
 
 import json
 import sqlite3
+from pathlib import Path
 
 import pytest
 from agent_homes import ZED_CHILD, ZED_ID, install_zed, zed_blob
@@ -24,6 +25,9 @@ def test_zed_is_registered_with_its_default_root(backscroll_home, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(backscroll_home.root / "xdg"))
     root = next(r for r in backscroll_home.config().roots if r.agent == "zed")
     assert (root.path, root.origin) == (backscroll_home.root / "xdg/zed/threads", "env $XDG_DATA_HOME")
+    monkeypatch.setattr("sys.platform", "darwin")  # Zed on macOS keeps to its own place
+    assert zed.default_root({"HOME": "/Users/me", "XDG_DATA_HOME": "/x"}) == (
+        Path("/Users/me/Library/Application Support/Zed/threads"), "default")
 
 
 @pytest.mark.parametrize("compress", [True, False], ids=["zstd", "json"])
