@@ -114,8 +114,8 @@ def _meta(obj: dict, payload: dict, line_no: int, session: SessionInfo) -> Parse
         updates: dict = {}
         if session.copy_notes and _spawn(payload) is not None and as_str(payload.get("forked_from_id")).strip():
             updates["copy_notes"] = session.copy_notes + 1  # a child spawned with history: its note is copied too
-        start = _stamp(obj.get("timestamp"))
-        if session.copy_until is None and not session.copy_below and start is not None:
+        start = _stamp(obj.get("timestamp"))  # (a spawned child's copy without ``forked_from_id`` begins here)
+        if session.copy_notes and session.copy_until is None and not session.copy_below and start is not None:
             updates["copy_until"] = (start + FORK_BURST).isoformat()
         return ParsedLine([], updates)
     updates = {}

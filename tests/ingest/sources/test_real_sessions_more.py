@@ -377,6 +377,15 @@ def test_codex_a_fork_of_a_spawned_child_ends_its_copy_by_time_not_at_the_copied
     assert [r.text for r in recs] == ["and now the docs"]
 
 
+def test_codex_another_threads_meta_in_a_plain_session_starts_no_copy():
+    recs, _, _ = codex_lines(
+        {"timestamp": "2026-08-03T11:00:00.000Z", "type": "session_meta", "payload": {"id": CODEX_ID}},
+        {"timestamp": "2026-08-03T11:00:05.000Z", "type": "session_meta", "payload": {"id": "p1"}},
+        _said("user", "still mine", timestamp="2026-08-03T11:00:05.001Z"),
+    )
+    assert [r.text for r in recs] == ["still mine"]
+
+
 def test_codex_spawn_note_outside_a_copy_is_no_record_and_the_parent_may_be_named_at_the_top():
     meta = {"timestamp": "2026-08-03T11:00:00Z", "type": "session_meta", "payload": {
         "id": CODEX_ID, "parent_thread_id": "p1", "thread_source": "subagent",
