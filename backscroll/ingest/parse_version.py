@@ -57,5 +57,6 @@ next finds it, or a search's sync in its turn through the files.
 # clicked in Cline is their answer, a completion loses Cline's "HAS_CHANGES" flag, Cline's compaction is a summary,
 # and a Roo edit's call no longer holds the whole file as it was before; Amp's newer shell calls are shell calls, a
 # failed run's error is its result, an answer is dated by its inference; a Droid worker is linked to its caller, and
-# Droid's own title is the title; Goose's per-turn context is no summary, and a Zed compaction's summary is one.
+# Droid's own title is the title; Goose's per-turn context is no summary and a subagent session names its parent,
+# and a Zed compaction's summary is one.
 PARSE_VERSION = 23

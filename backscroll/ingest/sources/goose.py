@@ -215,8 +215,9 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
     name = "name" if "name" in scols else "description"
     stype = "session_type" if "session_type" in scols else "NULL"
     desc = "description" if "description" in scols else "NULL"
+    parent = "parent_session_id" if "parent_session_id" in scols else "NULL"  # (schema 15 on)
     sessions = conn.execute(
-        f"SELECT id, {name}, {desc}, working_dir, {stype}, updated_at FROM sessions").fetchall()
+        f"SELECT id, {name}, {desc}, working_dir, {stype}, updated_at, {parent} FROM sessions").fetchall()
     prev = as_dict(state.get("sessions"))
     top = conn.execute("SELECT max(rowid) FROM messages").fetchone()[0] or 0
     seen = state.get("message_rowid")
@@ -225,7 +226,7 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
     if isinstance(seen, int) and top > seen:
         touched = {r[0] for r in conn.execute("SELECT DISTINCT session_id FROM messages WHERE rowid > ?", (seen,))}
     units, fingerprints = [], {}
-    for sid, title, description, cwd, kind, updated in sessions:
+    for sid, title, description, cwd, kind, updated, parent_id in sessions:
         if not isinstance(sid, str):
             continue
         fp = updated if isinstance(updated, (int, float, str)) or updated is None else str(updated)
@@ -233,7 +234,7 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
         if not reread_all and prev.get(sid, object()) == fp and sid not in touched:
             continue
         info = SessionInfo(sid, "goose", cwd=_str(cwd), title=_str(title) or _str(description),
-                           is_sidechain=kind in _SUBAGENT_TYPES)
+                           is_sidechain=kind in _SUBAGENT_TYPES, parent_session_id=_str(parent_id))
         rows = conn.execute("SELECT content_json, role, created_timestamp, metadata_json FROM messages "
                             "WHERE session_id = ? ORDER BY created_timestamp, id", (sid,)).fetchall()
         messages = []

@@ -204,3 +204,17 @@ def test_the_persons_prompt_put_back_after_a_compaction_is_no_summary():
                                    msg("user", "why does it deadlock?")])
     assert [(r.content_type, r.text) for r in unit.records] == [("text", "why does it deadlock?"),
                                                                  ("summary", "The user asks why.")]
+
+
+def test_a_subagent_session_names_its_parent_since_schema_15(backscroll_home, backscroll_index):
+    import sqlite3
+
+    install_goose_db(backscroll_home.home)
+    with sqlite3.connect(goose_dir(backscroll_home.home) / "sessions.db") as conn:
+        conn.execute("ALTER TABLE sessions ADD COLUMN parent_session_id TEXT")
+        parent = conn.execute("SELECT id FROM sessions WHERE session_type = 'user' LIMIT 1").fetchone()[0]
+        conn.execute("UPDATE sessions SET parent_session_id = ? WHERE session_type = 'sub_agent'", (parent,))
+    conn.close()
+    backscroll_index(embed=False)
+    linked = rows(backscroll_home, "SELECT is_sidechain, parent_session_id FROM sessions WHERE is_sidechain = 1")
+    assert linked and {r["parent_session_id"] for r in linked} == {parent}
