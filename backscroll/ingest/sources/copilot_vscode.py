@@ -143,8 +143,10 @@ def _forked(requests: list, created: object) -> int:
     """How many requests a forked conversation begins with that it copied from the one it was forked from (stored
     from there; a fork whose original was deleted before any sync keeps nothing of it): VS Code stamps each copy with
     the fork's creation time plus its index, complete at that instant."""
+    if type(created) is not int:
+        return 0
     n = 0
-    while n < len(requests) and isinstance(req := requests[n], dict) and type(created) is int:
+    while n < len(requests) and isinstance(req := requests[n], dict):
         when = req.get("timestamp")
         if when != created + n or as_dict(req.get("modelState")).get("completedAt") != when:
             break

@@ -32,7 +32,7 @@ def workspaces(user_dir: Path) -> tuple[dict[str, str], dict[str, str]]:
         return out, by_id
     for entry in entries:
         folder = None
-        data = _loads(safe_read(Path(entry.path) / "workspace.json"))
+        data = _loads(_safe_read(Path(entry.path) / "workspace.json"))
         if isinstance(data, dict) and _s(data.get("folder")).startswith("file://"):
             folder = by_id[entry.name] = unquote(urlparse(data["folder"]).path)
         db = Path(entry.path) / "state.vscdb"
@@ -105,7 +105,7 @@ def links(composers: dict[str, dict], header_rows: dict) -> dict[str, Link]:
     return out
 
 
-def safe_read(path: Path) -> bytes | None:
+def _safe_read(path: Path) -> bytes | None:
     try:
         return path.read_bytes()
     except OSError:

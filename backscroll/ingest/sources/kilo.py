@@ -37,12 +37,8 @@ def _is_session_file(path: Path) -> bool:
     return opencode.is_session_file(path) and opencode.in_kilo(path.parents[3])
 
 
-def _opencode_format(path: Path) -> bool:
-    return _is_db(path) or _is_session_file(path)
-
-
 def claims(path: Path) -> bool:
-    return _opencode_format(path) or cline.claims(path)
+    return _is_db(path) or _is_session_file(path) or cline.claims(path)
 
 
 def session_for(path: Path) -> SessionInfo:
