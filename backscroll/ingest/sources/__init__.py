@@ -23,8 +23,10 @@ from backscroll.ingest.sources.common import block_text as block_text
 from backscroll.ingest.sources.common import call_text as call_text
 from backscroll.ingest.sources.common import clean_text as clean_text
 from backscroll.ingest.sources.common import decoded as decoded
+from backscroll.ingest.sources.common import first_seen as first_seen
 from backscroll.ingest.sources.common import json_object as json_object
 from backscroll.ingest.sources.common import render_input as render_input
+from backscroll.ingest.sources.common import time_of as time_of
 from backscroll.ingest.sources.common import title_line as title_line
 from backscroll.ingest.sources.databases import db_stat as db_stat
 from backscroll.ingest.sources.databases import db_tables as db_tables

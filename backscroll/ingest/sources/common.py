@@ -1,7 +1,8 @@
 """The text helpers every session format shares: reading untrusted JSON values (``as_dict``, ``as_list``,
 ``as_str``, a text that may hold a JSON object: ``json_object``) and turning message and tool blocks into record
 text (``clean_text``, ``render_input``, ``call_text``, ``block_text``), a session's title from its first words
-(``title_line``) and a text file's bytes as text (``decoded``).
+(``title_line``), a text file's bytes as text (``decoded``) and the time of a message a format keeps no time
+for (``first_seen``, ``time_of``).
 Re-exported by ``backscroll.ingest.sources``."""
 
 from __future__ import annotations
@@ -130,3 +131,22 @@ def block_text(content: object) -> str:
     if content is None:
         return ""
     return render_input(content)
+
+
+def first_seen(runs: object, count: int, created: str | None, updated: str | None) -> list[list]:
+    """When each of a conversation's ``count`` messages was first seen, as runs ``[[end, time], …]`` (messages
+    before ``end`` and after the run before it), for formats that keep no time per message (Zed, Continue): a
+    message keeps the time of the save that first held it, and a conversation first read dates its first message
+    by its creation and the rest by its last save. Pure."""
+    kept = [r for r in (runs if isinstance(runs, list) else []) if isinstance(r, list) and len(r) == 2
+            and isinstance(r[0], int) and 0 < r[0] <= count]
+    if not kept and created and count > 1:
+        kept = [[1, created]]
+    if count > (kept[-1][0] if kept else 0):
+        kept.append([count, updated])
+    return kept
+
+
+def time_of(runs: list[list], n: int) -> str | None:
+    """The time ``first_seen``'s runs give message ``n`` (from 1)."""
+    return next((t for end, t in runs if n <= end), None)

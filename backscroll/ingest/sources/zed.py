@@ -40,8 +40,10 @@ from backscroll.ingest.sources import (
     block_text,
     clean_text,
     db_stat,
+    first_seen,
     read_db_snapshot,
     render_input,
+    time_of,
 )
 from backscroll.types import Record, SessionInfo
 
@@ -146,24 +148,6 @@ def _call(use: dict) -> tuple[str, str, str | None]:
     return name, (f"{name}\n{body}" if body else name), None
 
 
-def first_seen(runs: object, count: int, created: str | None, updated: str | None) -> list[list]:
-    """When each of a thread's ``count`` messages was first seen, as runs ``[[end, time], …]`` (messages before
-    ``end`` and after the run before it): Zed stores no per-message times, so a message keeps the time of the save
-    that first held it, and a thread first read dates its first message by its creation and the rest by its last
-    save. Pure."""
-    kept = [r for r in (runs if isinstance(runs, list) else []) if isinstance(r, list) and len(r) == 2
-            and isinstance(r[0], int) and 0 < r[0] <= count]
-    if not kept and created and count > 1:
-        kept = [[1, created]]
-    if count > (kept[-1][0] if kept else 0):
-        kept.append([count, updated])
-    return kept
-
-
-def _time_of(runs: list[list], n: int) -> str | None:
-    return next((t for end, t in runs if n <= end), None)
-
-
 def thread_records(thread: dict, info: SessionInfo, runs: list[list]) -> tuple[list[Record], list[tuple[int, str]]]:
     """Records of a decoded thread, each message dated when first seen (``first_seen``)."""
     records: list[Record] = []
@@ -183,7 +167,7 @@ def thread_records(thread: dict, info: SessionInfo, runs: list[list]) -> tuple[l
             said = body.get("Summary") if isinstance(body, dict) else None
             if isinstance(said, str) and clean_text(said):
                 records.append(Record(f"{info.session_id}:{n - 1}#0", "assistant", "summary", clean_text(said), n,
-                                      _time_of(runs, n), cwd))
+                                      time_of(runs, n), cwd))
             elif not (isinstance(body, dict) and "ProviderNative" in body):
                 skipped.append((n, "Compaction message of a shape not known"))
             continue
@@ -191,7 +175,7 @@ def thread_records(thread: dict, info: SessionInfo, runs: list[list]) -> tuple[l
             skipped.append((n, f"{kind} message without a content list"))
             continue
         base = f"{info.session_id}:{n - 1}"
-        ts = _time_of(runs, n)
+        ts = time_of(runs, n)
         if kind == "User":
             for i, item in enumerate(body["content"]):
                 text = clean_text(item["Text"]) if isinstance(item, dict) and isinstance(item.get("Text"), str) else ""
