@@ -1,4 +1,4 @@
-"""Put the Amp, Goose, Factory Droid, Crush, Zed and OpenHands fixtures where each agent keeps them.
+"""Put the Amp, Goose, Factory Droid, Crush, Zed, OpenHands, Hermes and Continue fixtures where each agent keeps them.
 
 File fixtures are copied from ``tests/data/<agent>``; databases are built here from the JSON rows in
 ``tests/data/<agent>/*.json`` with the agents' own table definitions (quoted from their sources), in
@@ -190,8 +190,17 @@ def install_hermes(home: Path) -> None:
     shutil.copyfile(DATA / "hermes-generated" / "state.db", home / ".hermes" / "state.db")
 
 
+def install_continue(home: Path) -> Path:
+    """Continue's sessions and its ``sessions.json`` (the CLI's and an editor's), and a file of the 2025 CLI."""
+    dest = home / ".continue"
+    shutil.copytree(DATA / "continue/sessions", dest / "sessions", dirs_exist_ok=True)
+    shutil.copytree(DATA / "continue/cli-sessions", dest / "cli-sessions", dirs_exist_ok=True)
+    return dest / "sessions"
+
+
 def install_all(home: Path) -> None:
     install_hermes(home)
+    install_continue(home)
     install_amp(home)
     install_droid(home)
     install_goose_legacy(home)

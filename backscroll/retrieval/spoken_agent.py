@@ -2,8 +2,8 @@
 
 Only a name said as the subject or the place of the work counts: after "did", "with", "in", "my" ...,
 or before "sessions", "said", "suggested" ... ("codex config.toml" is a topic, not a filter). Names that
-are everyday words or other things' names too (cursor, goose, amp, pi, zed, crush, roo, kilo, omp; hermes, a
-JavaScript engine) are never read this way.
+are everyday words or other things' names too (cursor, goose, amp, pi, zed, crush, roo, kilo, omp, continue;
+hermes, a JavaScript engine) are never read this way.
 The name (with "code" or "cli" after it) leaves the words searched; the search prefers that agent's
 records, and the others still come as ``also_matching``. Pure.
 """

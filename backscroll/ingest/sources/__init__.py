@@ -219,6 +219,7 @@ def _registry() -> dict[str, Agent]:
         claude,
         cline,
         codex,
+        continuedev,
         copilot,
         crush,
         cursor,
@@ -240,7 +241,7 @@ def _registry() -> dict[str, Agent]:
                                 cursor.AGENT, copilot.AGENT, cline.CLINE, cline.ROO, kilo.AGENT, aider.AGENT,
                                 omp.AGENT, qwen.AGENT, kimi.AGENT,
                                 amp.AGENT, goose.AGENT, droid.AGENT, crush.AGENT, zed.AGENT, openhands.AGENT,
-                                hermes.AGENT)}
+                                hermes.AGENT, continuedev.AGENT)}
 
 
 AGENTS: dict[str, Agent] = _registry()
