@@ -1,8 +1,8 @@
 """The text helpers every session format shares: reading untrusted JSON values (``as_dict``, ``as_list``,
 ``as_str``, a text that may hold a JSON object: ``json_object``) and turning message and tool blocks into record
 text (``clean_text``, ``render_input``, ``call_text``, ``block_text``), a session's title from its first words
-(``title_line``), a text file's bytes as text (``decoded``) and the time of a message a format keeps no time
-for (``first_seen``, ``time_of``).
+(``title_line``), a text file's bytes as text (``decoded``) the time of a message a format keeps no time
+for (``first_seen``, ``time_of``) and zstd's bytes (``zstd_decompress``).
 Re-exported by ``backscroll.ingest.sources``."""
 
 from __future__ import annotations
@@ -150,3 +150,29 @@ def first_seen(runs: object, count: int, created: str | None, updated: str | Non
 def time_of(runs: list[list], n: int) -> str | None:
     """The time ``first_seen``'s runs give message ``n`` (from 1)."""
     return next((t for end, t in runs if n <= end), None)
+
+
+NO_CODEC = "compressed with zstd and no zstd codec is installed (pip install zstandard)"
+
+
+def zstd_decompress(data: bytes) -> bytes | None:
+    """The bytes of a zstd frame (with or without its size in the header), or None when no codec is installed:
+    Python 3.14's ``compression.zstd``, else the ``zstandard`` or ``pyzstd`` package, imported on first use."""
+    try:
+        from compression import zstd  # Python 3.14+
+
+        return zstd.decompress(data)
+    except ImportError:
+        pass
+    try:
+        import zstandard
+
+        return zstandard.ZstdDecompressor().decompressobj().decompress(data)
+    except ImportError:
+        pass
+    try:
+        import pyzstd
+
+        return pyzstd.decompress(data)
+    except ImportError:
+        return None

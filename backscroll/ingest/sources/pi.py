@@ -102,9 +102,9 @@ def _arguments(raw: object) -> object:
     return raw
 
 
-def _call_text(name: str, args: object) -> tuple[str, str | None]:
-    """(record text, shell command) of a ``toolCall``: a bash call reads as its command."""
-    if name in SHELL_TOOLS and isinstance(args, dict) and isinstance(args.get("command"), str):
+def _call_text(name: str, args: object, shell_tools: frozenset[str] | set[str]) -> tuple[str, str | None]:
+    """(record text, shell command) of a ``toolCall``: a shell call reads as its command."""
+    if name in shell_tools and isinstance(args, dict) and isinstance(args.get("command"), str):
         return args["command"], args["command"]
     body = render_input(args) if args not in (None, "", {}, []) else ""
     return (f"{name}\n{body}" if body else name), None
@@ -120,7 +120,7 @@ def _text_blocks(content: object, what: str) -> list[tuple[int, str]]:
             if isinstance(b, dict) and b.get("type", "text") == "text" and isinstance(b.get("text"), str)]
 
 
-def _message(entry: dict, line_no: int, session: SessionInfo) -> list[Record]:
+def _message(entry: dict, line_no: int, session: SessionInfo, shell_tools: frozenset[str] | set[str]) -> list[Record]:
     message = entry.get("message")
     if not isinstance(message, dict):
         raise LineError("message entry without a message object")
@@ -158,7 +158,7 @@ def _message(entry: dict, line_no: int, session: SessionInfo) -> list[Record]:
                     records.append(Record(f"{base}#{i}", "assistant", "text", text, line_no, ts, cwd))
             elif btype == "toolCall":
                 name = as_str(block.get("name")) or "tool"
-                text, command = _call_text(name, _arguments(block.get("arguments")))
+                text, command = _call_text(name, _arguments(block.get("arguments")), shell_tools)
                 call_id = block.get("id") if isinstance(block.get("id"), str) else None
                 records.append(Record(f"{base}#{i}", "tool", "tool", text, line_no, ts, cwd, name, call_id,
                                       command=command))
@@ -206,7 +206,9 @@ def _message(entry: dict, line_no: int, session: SessionInfo) -> list[Record]:
     raise _Unknown(f"message/{role}")
 
 
-def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
+def parse_line(obj: object, line_no: int, session: SessionInfo,
+               shell_tools: frozenset[str] | set[str] = SHELL_TOOLS) -> ParsedLine:
+    """One line of a Pi session; ``shell_tools`` for a fork of Pi whose shell tool has another name."""
     if not isinstance(obj, dict):
         raise LineError(f"expected a JSON object, got {type(obj).__name__}")
     kind = obj.get("type")
@@ -216,7 +218,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         return _header(obj)
     if kind == "message":
         try:
-            return ParsedLine(_message(obj, line_no, session), {})
+            return ParsedLine(_message(obj, line_no, session, shell_tools), {})
         except _Unknown as exc:
             return ParsedLine([], {}, unknown=str(exc))
     if kind in _SUMMARIES:

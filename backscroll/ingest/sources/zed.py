@@ -45,10 +45,10 @@ from backscroll.ingest.sources import (
     render_input,
     time_of,
 )
+from backscroll.ingest.sources.common import NO_CODEC, zstd_decompress
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"terminal"}
-NO_CODEC = "compressed with zstd and no zstd codec is installed (pip install zstandard)"
 
 
 def default_root(env):
@@ -72,28 +72,6 @@ def _str(value: object) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def _zstd_decompress(data: bytes) -> bytes | None:
-    """The decompressed bytes, or None when no zstd codec is available."""
-    try:
-        from compression import zstd  # Python 3.14+
-
-        return zstd.decompress(data)
-    except ImportError:
-        pass
-    try:
-        import zstandard
-
-        return zstandard.ZstdDecompressor().decompressobj().decompress(data)
-    except ImportError:
-        pass
-    try:
-        import pyzstd
-
-        return pyzstd.decompress(data)
-    except ImportError:
-        return None
-
-
 def decode_thread(data_type: object, data: object) -> dict | str:
     """A thread's JSON object, or why it cannot be read."""
     if isinstance(data, str):
@@ -102,7 +80,7 @@ def decode_thread(data_type: object, data: object) -> dict | str:
         return "thread data is not a blob"
     if data_type == "zstd":
         try:
-            raw = _zstd_decompress(data)
+            raw = zstd_decompress(data)
         except Exception as exc:  # every codec raises its own error type on corrupt input
             return f"thread data does not decompress: {type(exc).__name__}"
         if raw is None:

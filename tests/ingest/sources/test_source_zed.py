@@ -88,7 +88,7 @@ def test_zed_rereads_only_threads_that_changed(backscroll_home):
 def test_zed_without_a_zstd_codec_skips_compressed_threads_with_the_reason(backscroll_home, monkeypatch):
     pytest.importorskip("zstandard")
     install_zed(backscroll_home.home, compress=True)
-    monkeypatch.setattr(zed, "_zstd_decompress", lambda data: None)
+    monkeypatch.setattr(zed, "zstd_decompress", lambda data: None)
     out = zed.read_whole(_db(backscroll_home.home), {})
     assert all(u.records == [] and "pip install zstandard" in u.skipped[0][1] for u in out.units)
     assert out.state["threads"] == {}, "read again once a codec is installed"
