@@ -1,4 +1,5 @@
-"""Put the Amp, Goose, Factory Droid, Crush, Zed, OpenHands, Hermes and Continue fixtures where each agent keeps them.
+"""Put the Amp, Goose, Factory Droid, Crush, Zed, OpenHands, Hermes, Continue and OpenClaw fixtures where each
+agent keeps them.
 
 File fixtures are copied from ``tests/data/<agent>``; databases are built here from the JSON rows in
 ``tests/data/<agent>/*.json`` with the agents' own table definitions (quoted from their sources), in
@@ -70,6 +71,28 @@ CREATE TABLE threads (
     id TEXT PRIMARY KEY, summary TEXT NOT NULL, updated_at TEXT NOT NULL, data_type TEXT NOT NULL,
     data BLOB NOT NULL, parent_id TEXT, folder_paths TEXT, folder_paths_order TEXT, created_at TEXT
 );
+"""
+
+# openclaw 2026.9.6 (agent schema 23) ``src/state/openclaw-agent-schema.ts``: the four tables read, abridged to the
+# columns read or required (the navigation sidecar's CHECK and the foreign keys left out).
+OPENCLAW_SCHEMA = """
+CREATE TABLE session_nodes (
+  session_key TEXT NOT NULL PRIMARY KEY, current_session_id TEXT NOT NULL, entry_json TEXT NOT NULL,
+  updated_at INTEGER NOT NULL, created_via TEXT, parent_session_key TEXT, spawned_by TEXT, label TEXT,
+  display_name TEXT
+) STRICT;
+CREATE TABLE session_windows (
+  session_id TEXT NOT NULL PRIMARY KEY, session_key TEXT NOT NULL, previous_session_id TEXT, reason TEXT,
+  created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, started_at INTEGER, parent_session_key TEXT,
+  spawned_by TEXT, display_name TEXT
+) STRICT;
+CREATE TABLE transcript_events (
+  session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB,
+  event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq)
+) STRICT;
+CREATE TABLE transcript_rewrite_watermarks (
+  session_id TEXT NOT NULL PRIMARY KEY, generation TEXT NOT NULL, updated_at INTEGER NOT NULL
+) STRICT;
 """
 
 
@@ -198,6 +221,42 @@ def install_continue(home: Path) -> Path:
     return dest / "sessions"
 
 
+def openclaw_event(conn: sqlite3.Connection, e: dict, compress: bool) -> None:
+    """One ``transcript_events`` row, compressed as 2026.9.6 compresses a large one when ``compress``."""
+    text = json.dumps(e["event"], ensure_ascii=False)
+    if compress and e["compressed"]:
+        import zstandard
+
+        packed = zstandard.ZstdCompressor(level=1, write_checksum=True).compress(text.encode())
+        conn.execute("INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, "
+                     "event_utf8_bytes, navigation_json) VALUES (?, ?, NULL, ?, ?, ?, '{}')",
+                     (e["session_id"], e["seq"], e["created_at"], packed, len(text.encode())))
+    else:
+        conn.execute("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)",
+                     (e["session_id"], e["seq"], text, e["created_at"]))
+
+
+def install_openclaw(home: Path, compress: bool = True, keep_open: bool = False):
+    """The agent database openclaw 2026.9.6 wrote (three of its sessions, from ``tests/data/openclaw/agent.json``)."""
+    rows = json.loads((DATA / "openclaw/agent.json").read_text())
+    conn = _wal(home / ".openclaw/agents/main/agent/openclaw-agent.sqlite", OPENCLAW_SCHEMA)
+    for table in ("session_nodes", "session_windows", "transcript_rewrite_watermarks"):
+        have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+        cols = [c for c in rows[table][0] if c in have]
+        conn.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                         [[r[c] for c in cols] for r in rows[table]])
+    for e in rows["transcript_events"]:
+        openclaw_event(conn, e, compress)
+    return _done(conn, keep_open)
+
+
+def install_clawdbot(home: Path) -> Path:
+    """The transcripts openclaw 2026.7.1 wrote, in the state dir it kept before the rename."""
+    dest = home / ".clawdbot/agents/main/sessions"
+    shutil.copytree(DATA / "openclaw/sessions", dest, dirs_exist_ok=True)
+    return dest
+
+
 def install_all(home: Path) -> None:
     install_hermes(home)
     install_continue(home)
@@ -207,6 +266,7 @@ def install_all(home: Path) -> None:
     install_goose_db(home)
     install_crush(home)
     install_zed(home, compress=_has_zstd())
+    install_openclaw(home, compress=_has_zstd())
     install_openhands(home)
 
 

@@ -8,15 +8,12 @@ list equal to ``backscroll.ingest.sources.AGENTS``.
 
 AGENT_NAMES = ("claude", "codex", "gemini", "opencode", "pi", "cursor", "copilot", "cline", "roo", "kilo", "aider",
                "omp", "qwen", "kimi", "amp", "goose", "droid", "crush", "zed", "openhands",
-               "hermes", "continue")
+               "hermes", "continue", "openclaw")
 
 # Layouts this version does not read (another agent's, or another layout of one it reads), where their sessions
 # lie: ``(name, glob under the user's home, what they are)``.
 # ``status`` names one that is there, so that what is indexed is not taken for the whole history.
 NOT_READ: tuple[tuple[str, str, str], ...] = (
-    ("openclaw", ".openclaw/agents/*/sessions/*.jsonl", "OpenClaw sessions"),
-    ("openclaw", ".openclaw/agents/*/agent/openclaw-agent.sqlite", "OpenClaw sessions"),
-    ("clawdbot", ".clawdbot/agents/*/sessions/*.jsonl", "Clawdbot sessions"),
     ("vibe", ".vibe/logs/session/*/messages.jsonl", "Mistral Vibe sessions"),
     ("grok", ".grok/sessions/*/*/chat_history.jsonl", "Grok Build sessions"),
     ("kiro", ".kiro/sessions/cli/*.jsonl", "Kiro CLI sessions"),

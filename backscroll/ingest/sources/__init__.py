@@ -230,6 +230,7 @@ def _registry() -> dict[str, Agent]:
         kilo,
         kimi,
         omp,
+        openclaw,
         opencode,
         openhands,
         pi,
@@ -241,7 +242,7 @@ def _registry() -> dict[str, Agent]:
                                 cursor.AGENT, copilot.AGENT, cline.CLINE, cline.ROO, kilo.AGENT, aider.AGENT,
                                 omp.AGENT, qwen.AGENT, kimi.AGENT,
                                 amp.AGENT, goose.AGENT, droid.AGENT, crush.AGENT, zed.AGENT, openhands.AGENT,
-                                hermes.AGENT, continuedev.AGENT)}
+                                hermes.AGENT, continuedev.AGENT, openclaw.AGENT)}
 
 
 AGENTS: dict[str, Agent] = _registry()
