@@ -1,5 +1,5 @@
-"""Put the Amp, Goose, Factory Droid, Crush, Zed, OpenHands, Hermes, Continue and OpenClaw fixtures where each
-agent keeps them.
+"""Put the Amp, Goose, Factory Droid, Crush, Zed, OpenHands, Hermes, Continue, OpenClaw and Mistral Vibe fixtures
+where each agent keeps them.
 
 File fixtures are copied from ``tests/data/<agent>``; databases are built here from the JSON rows in
 ``tests/data/<agent>/*.json`` with the agents' own table definitions (quoted from their sources), in
@@ -257,6 +257,13 @@ def install_clawdbot(home: Path) -> Path:
     return dest
 
 
+def install_vibe(home: Path) -> Path:
+    """Sessions Mistral Vibe 2.26.1 (``session_*``) and 3.0.3 (``unified/``) wrote, where Vibe keeps them."""
+    dest = home / ".vibe/logs/session"
+    shutil.copytree(DATA / "vibe/session", dest, dirs_exist_ok=True)
+    return dest
+
+
 def install_all(home: Path) -> None:
     install_hermes(home)
     install_continue(home)
@@ -267,6 +274,7 @@ def install_all(home: Path) -> None:
     install_crush(home)
     install_zed(home, compress=_has_zstd())
     install_openclaw(home, compress=_has_zstd())
+    install_vibe(home)
     install_openhands(home)
 
 

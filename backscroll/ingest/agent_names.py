@@ -8,13 +8,12 @@ list equal to ``backscroll.ingest.sources.AGENTS``.
 
 AGENT_NAMES = ("claude", "codex", "gemini", "opencode", "pi", "cursor", "copilot", "cline", "roo", "kilo", "aider",
                "omp", "qwen", "kimi", "amp", "goose", "droid", "crush", "zed", "openhands",
-               "hermes", "continue", "openclaw")
+               "hermes", "continue", "openclaw", "vibe")
 
 # Layouts this version does not read (another agent's, or another layout of one it reads), where their sessions
 # lie: ``(name, glob under the user's home, what they are)``.
 # ``status`` names one that is there, so that what is indexed is not taken for the whole history.
 NOT_READ: tuple[tuple[str, str, str], ...] = (
-    ("vibe", ".vibe/logs/session/*/messages.jsonl", "Mistral Vibe sessions"),
     ("grok", ".grok/sessions/*/*/chat_history.jsonl", "Grok Build sessions"),
     ("kiro", ".kiro/sessions/cli/*.jsonl", "Kiro CLI sessions"),
     ("junie", ".junie/sessions/*/events.jsonl", "Junie CLI sessions"),

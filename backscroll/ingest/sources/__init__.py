@@ -235,6 +235,7 @@ def _registry() -> dict[str, Agent]:
         openhands,
         pi,
         qwen,
+        vibe,
         zed,
     )
 
@@ -242,7 +243,8 @@ def _registry() -> dict[str, Agent]:
                                 cursor.AGENT, copilot.AGENT, cline.CLINE, cline.ROO, kilo.AGENT, aider.AGENT,
                                 omp.AGENT, qwen.AGENT, kimi.AGENT,
                                 amp.AGENT, goose.AGENT, droid.AGENT, crush.AGENT, zed.AGENT, openhands.AGENT,
-                                hermes.AGENT, continuedev.AGENT, openclaw.AGENT)}
+                                hermes.AGENT, continuedev.AGENT, openclaw.AGENT,
+                                vibe.AGENT)}
 
 
 AGENTS: dict[str, Agent] = _registry()

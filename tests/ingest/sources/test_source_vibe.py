@@ -1,0 +1,143 @@
+"""Mistral Vibe: Vibe 2's ``session_*/messages.jsonl`` and Vibe 3's unified store, in ``~/.vibe/logs/session``."""
+
+import json
+import shutil
+from pathlib import Path
+
+from agent_homes import DATA, install_vibe
+from helpers import rows
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from backscroll.ingest.sources import AGENTS, vibe, vibe_unified
+from backscroll.types import SessionInfo
+
+V3 = "c5ccd4a5-3e7d-a6b6-8d26-3a136fa11c04"
+V2 = "2f757d01-0872-"  # (the first characters: the id is meta.json's)
+
+
+def _got(home, sid: str) -> list[tuple]:
+    return [(r["role"], r["content_type"], r["author"], r["tool_name"], r["is_error"], r["text"][:24])
+            for r in rows(home) if r["session_id"].startswith(sid)]
+
+
+def test_vibe_is_registered_with_its_default_root(backscroll_home, monkeypatch):
+    assert AGENTS["vibe"] is vibe.AGENT
+    root = next(r for r in backscroll_home.config().roots if r.agent == "vibe")
+    assert (root.path, root.origin) == (backscroll_home.home / ".vibe/logs/session", "default")
+    monkeypatch.setenv("VIBE_HOME", str(backscroll_home.root / "vh"))
+    root = next(r for r in backscroll_home.config().roots if r.agent == "vibe")
+    assert (root.path, root.origin) == (backscroll_home.root / "vh/logs/session", "env $VIBE_HOME")
+    monkeypatch.setenv("VIBE_SESSION_LOGGING__SAVE_DIR", str(backscroll_home.root / "saved"))
+    root = next(r for r in backscroll_home.config().roots if r.agent == "vibe")
+    assert root.path == backscroll_home.root / "saved"
+    logs = Path("/h/.vibe/logs")
+    assert vibe.claims(logs / "session/session_20261206_075918_2f757d01/messages.jsonl")
+    assert vibe.claims(logs / "session/session_20261206_075930_d300687c/agents/explore_20261206_075930_7a091322"
+                       "/messages.jsonl")
+    assert vibe.claims(logs / f"session/unified/{V3}/CURRENT")
+    assert not vibe.claims(logs / "acp/messages.jsonl"), "the ACP wire log is no session"
+    assert not vibe.claims(logs / f"session/unified/{V3}/journal/0000000000000001.jsonl")
+
+
+def test_vibe_3_sessions(backscroll_home, backscroll_index):
+    install_vibe(backscroll_home.home)
+    out = backscroll_index()
+    assert out.report.lines_skipped == 0 and not out.report.unreadable
+    assert _got(backscroll_home, V3) == [
+        ("user", "text", "human", None, 0, "List the files here and "),
+        ("assistant", "reasoning", None, None, 0, "The user wants the direc"),
+        ("assistant", "text", None, None, 0, "Let me look around."),
+        ("tool", "tool", None, "file_system.bash", 0, "ls -la"),
+        ("tool", "tool", None, "file_system.bash", 0, "total 16\ndrwxr-xr-x  3 r"),
+        ("tool", "tool", None, "file_system.read_file", 0, "file_system.read_file\npa"),
+        ("tool", "tool", None, "file_system.read_file", 0, "hello from the test file"),
+        ("assistant", "text", None, None, 0, "The directory has hello."),
+        ("user", "text", "human", None, 0, "Second prompt after resu"),
+        ("assistant", "text", None, None, 0, "Resumed reply number 4."),
+    ]
+    first = rows(backscroll_home, "SELECT timestamp FROM records WHERE session_id = ? ORDER BY id LIMIT 1", (V3,))
+    assert first[0]["timestamp"] == "2026-12-06T07:55:46.271Z"  # each entry's own time
+    assert _got(backscroll_home, "a0e087f7")[2] == (
+        "tool", "tool", None, "file_system.bash", 1, "Tool execution denied by")  # refused
+    assert _got(backscroll_home, "c0f70b9c")[3] == (
+        "tool", "tool", None, "file_system.bash", 1, "cancelled: client interr")  # interrupted
+    assert ("user", "text", "human", None, 0, "Which colour? → blue") in _got(backscroll_home, "27baff87")
+    child = _got(backscroll_home, "child-302bca0a")
+    assert child[0] == ("user", "text", "agent", None, 0, "Run ls and report back.")
+    (session,) = rows(backscroll_home, "SELECT * FROM sessions WHERE session_id LIKE 'child-%'")
+    assert (session["is_sidechain"], session["parent_session_id"], session["cwd"]) == (
+        1, "15a2bc32-4842-9f8d-d845-584050ec241c", "/tmp/research/vibe/work")
+
+
+def test_vibe_2_sessions(backscroll_home, backscroll_index):
+    install_vibe(backscroll_home.home)
+    backscroll_index()
+    got = _got(backscroll_home, V2)
+    assert got[:5] == [
+        ("user", "text", "human", None, 0, "List the files here and "),
+        ("assistant", "reasoning", None, None, 0, "The user wants the direc"),
+        ("assistant", "text", None, None, 0, "Let me look around."),
+        ("tool", "tool", None, "bash", 0, "ls -la"),
+        ("tool", "tool", None, "bash", 0, "command: ls -la\nshell: \n"),
+    ]
+    assert got[-2:] == [("user", "text", "human", None, 0, "Second prompt after resu"),
+                        ("assistant", "text", None, None, 0, "Resumed reply number 4.")]
+    assert _got(backscroll_home, "c1890584")[-1] == ("tool", "tool", None, "bash", 1, "<user_cancellation>User ")
+    assert ("user", "text", "human", None, 0, "Which colour? → green") in _got(backscroll_home, "79c72527")
+    compacted = _got(backscroll_home, "e53bed61")
+    assert ("assistant", "summary", None, None, 0, "You are continuing a tra") in compacted
+    sessions = {s["session_id"][:8]: s for s in rows(backscroll_home, "SELECT * FROM sessions")}
+    assert (sessions["7a091322"]["is_sidechain"], sessions["7a091322"]["parent_session_id"][:8]) == (1, "d300687c")
+    assert _got(backscroll_home, "7a091322")[0][2] == "agent"  # the task its parent gave it
+    assert sessions["79c72527"]["title"] == "Listing files and reading hello"
+
+
+def test_a_turn_cut_off_by_a_crash_is_read_from_the_journal(tmp_path):
+    """During a turn only the journal changes: what the crashed turn did is there and nowhere else."""
+    store = DATA / "vibe/crashed/unified/e9178b67-0a9f-a1f9-89e4-ab2f5a2c5dab"
+    (unit,) = vibe.read_whole(store / "CURRENT", {}).units
+    assert [(r.role, r.tool_name, r.text) for r in unit.records] == [
+        ("user", None, "Run the long command then crash"), ("assistant", None, "Running a long command."),
+        ("tool", "file_system.bash", "sleep 20; echo done")]
+    copy = tmp_path / "unified" / store.name
+    shutil.copytree(store, copy)
+    before = vibe.AGENT.stat(copy / "CURRENT")
+    with open(next((copy / "journal").iterdir()), "a") as journal:
+        journal.write(json.dumps({"type": "projection_delta", "payload": {"delta": [
+            {"op": "remove_entry", "id": unit.records[1].record_id.split(":", 1)[1].rsplit("#", 1)[0]}]}}) + "\n")
+        journal.write('{"type": "projection_delta", "payload"')  # a torn last write
+    assert vibe.AGENT.stat(copy / "CURRENT") != before, "a journal that grew is a change"
+    (again,) = vibe.read_whole(copy / "CURRENT", {}).units
+    assert [r.text for r in again.records] == ["Run the long command then crash", "sleep 20; echo done"]
+
+
+def test_a_store_of_a_format_not_known_is_reported(tmp_path):
+    store = tmp_path / "unified" / "s1"
+    store.mkdir(parents=True)
+    (store / "CURRENT").write_text(json.dumps({"store_format": "mistral.vibe.unified-session-store/v2"}))
+    import pytest
+
+    from backscroll.ingest.sources import ContentError
+
+    with pytest.raises(ContentError, match="v2"):
+        vibe.read_whole(store / "CURRENT", {})
+
+
+values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=12),
+                      lambda c: st.lists(c, max_size=3) | st.dictionaries(
+                          st.sampled_from(["type", "role", "content", "text", "id", "detail", "state", "toolName",
+                                           "input", "output", "outputText", "status", "error", "message",
+                                           "structured_content", "answers", "_meta", "createdAt"]), c, max_size=4),
+                      max_leaves=25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(entries=st.lists(values, max_size=5), lines=st.lists(st.dictionaries(st.sampled_from(
+    ["role", "content", "tool_calls", "tool_call_id", "name", "tool_result", "injected", "manual_shell",
+     "message_id", "reasoning_content", "context_boundary"]), values, max_size=5), max_size=5))
+def test_the_readers_never_raise(entries, lines):
+    info = SessionInfo("s", "vibe")
+    records, _unknown = vibe_unified.entry_records(entries, info)
+    records += vibe.line_records(list(enumerate(lines, 1)), info, [])
+    assert all(r.text and r.role in ("user", "assistant", "tool") for r in records)
