@@ -11,7 +11,7 @@ from helpers import rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backscroll.ingest.sources import AGENTS, LineError, openclaw
+from backscroll.ingest.sources import AGENTS, LineError, openclaw, openclaw_entries
 from backscroll.types import SessionInfo
 
 MAIN = "be52a329-7cce-4c47-992c-00355c084f79"
@@ -19,6 +19,9 @@ PARENT = "f4ce7d7f-52bf-4f22-867f-9d600f7dfdf1"
 CHILD = "4a4ce886-4cb2-4915-853c-64e69dca2f4a"
 OLD_PARENT = "76820385-449f-49ce-9b21-f667eb068dd5"
 OLD_CHILD = "ece96682-90f5-4f5d-ad7a-941fe980fff7"
+
+
+DATA_SESSIONS = Path(__file__).parents[2] / "data/openclaw/sessions"
 
 
 def _db(home: Path) -> Path:
@@ -39,7 +42,10 @@ def test_openclaw_is_registered_with_its_state_dirs(backscroll_home, monkeypatch
     assert openclaw.claims(sessions / f"{MAIN}.jsonl")
     assert openclaw.claims(sessions / f"{MAIN}.jsonl.reset.2026-07-01T10-00-00.000Z")
     assert not openclaw.claims(sessions / f"{MAIN}.trajectory.jsonl")
-    assert not openclaw.claims(sessions / f"{MAIN}.jsonl.deleted.2026-12-06T08-04-53.988Z.fc7e.zst")
+    assert openclaw.claims(sessions / f"{MAIN}.jsonl.deleted.2026-12-06T08-04-53.988Z.fc7e.zst")
+    assert not openclaw.claims(sessions / f"{MAIN}.jsonl.deleted.2026-12-06T08-04-53.988Z.fc7e.zst.1f2e.tmp")
+    assert not openclaw.claims(sessions / f"{MAIN}.acp-stream.jsonl")
+    assert openclaw.session_for(sessions / f"{MAIN}-topic-42.jsonl").session_id == MAIN
     assert not openclaw.claims(Path("/h/.openclaw/agents/main/session-sqlite-import-archive/x.jsonl.imported-1"))
     assert openclaw.claims(Path("/h/.openclaw/agents/main/agent/openclaw-agent.sqlite"))
     assert not openclaw.claims(Path("/h/.openclaw/agents/main/agent/openclaw-agent.sqlite-wal"))
@@ -133,14 +139,78 @@ def _message(message: dict) -> dict:
 
 def test_openclaws_copies_of_a_reply_and_its_own_turns():
     info = SessionInfo("s", "openclaw")
-    mirror = _message({"role": "assistant", "provider": "openclaw", "model": "delivery-mirror",
-                       "content": [{"type": "text", "text": "Sent to the channel."}]})
-    assert openclaw.parse_line(mirror, 2, info).records == []
-    sent = _message({"role": "user", "content": "status?", "provenance": {"kind": "inter_session"}})
-    assert [r.author for r in openclaw.parse_line(sent, 3, info).records] == ["agent"]
-    for kind in ("reset", "leaf"):
-        parsed = openclaw.parse_line({"type": kind, "id": "x", "parentId": None}, 4, info)
-        assert parsed.records == [] and parsed.unknown is None
+    said = [{"type": "text", "text": "Sent to the channel."}]
+    lines = list(enumerate([
+        _message({"role": "assistant", "provider": "mock", "content": said}),
+        _message({"role": "assistant", "provider": "openclaw", "model": "delivery-mirror", "content": said}),
+        _message({"role": "assistant", "provider": "openclaw", "model": "delivery-mirror",
+                  "content": [{"type": "text", "text": "Sent from another session."}]}),
+        _message({"role": "assistant", "provider": "openclaw", "model": "gateway-injected",
+                  "content": [{"type": "text", "text": "a reply stopped half-way"}]}),
+        _message({"role": "user", "content": "status?", "provenance": {"kind": "inter_session"}}),
+        _message({"role": "user", "content": "[OpenClaw heartbeat poll]"}),  # 2026.7: no provenance
+        {"type": "custom", "customType": "openclaw:prompt-error", "id": "p1", "data": {"error": "HTTP 401: bad key"}},
+        {"type": "reset", "id": "r1", "parentId": None, "reason": "new"},
+        {"type": "leaf", "id": "l1", "parentId": None},
+    ], 1))
+    _info, records, skipped, unknown = openclaw_entries.entries_records(lines, info)
+    assert [(r.role, r.author, r.is_error, r.text) for r in records] == [
+        ("assistant", None, False, "Sent to the channel."),  # its delivered copy is not stored again
+        ("assistant", None, False, "Sent from another session."),  # the only copy
+        ("assistant", None, False, "a reply stopped half-way"),
+        ("user", "agent", False, "status?"),
+        ("user", "harness", False, "[OpenClaw heartbeat poll]"),
+        ("user", "harness", True, "HTTP 401: bad key"),
+    ]
+    assert skipped == [] and unknown == {}
+
+
+def test_a_tool_called_through_tool_call_and_a_command_that_never_ran():
+    info = SessionInfo("s", "openclaw")
+    shell = {"id": "exec", "args": {"command": "backscroll search 'queue'"}}
+    search = '{"id": "openclaw:core:web_search", "args": {"query": "x"}}'
+    call = _message({"role": "assistant", "content": [
+        {"type": "toolCall", "id": "c1", "name": "tool_call", "arguments": shell},
+        {"type": "toolCall", "id": "c2", "name": "tool_call", "arguments": search}]})
+    records = openclaw_entries.parse_line(call, 1, info).records
+    assert [(r.tool_name, r.text, r.command) for r in records] == [
+        ("exec", "backscroll search 'queue'", "backscroll search 'queue'"),
+        ("web_search", "web_search\nquery: x", None)]
+    denied = _message({"role": "toolResult", "toolCallId": "c1", "toolName": "exec", "content": [
+        {"type": "text", "text": "exec denied by auto-review"}], "details": {"status": "denied", "exitCode": None}})
+    assert [r.is_error for r in openclaw_entries.parse_line(denied, 2, info).records] == [True]
+
+
+def test_a_damaged_row_costs_only_itself_and_a_subagent_links_to_the_window_that_spawned_it(backscroll_home):
+    pytest.importorskip("zstandard")
+    install_openclaw(backscroll_home.home, compress=True)
+    db = _db(backscroll_home.home)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE transcript_events SET event_zstd = X'28b52ffd00' WHERE session_id = ? AND event_zstd IS NOT "
+                 "NULL", (MAIN,))
+    # the parent rolled over to a new window after the spawn; the child names its spawner only in spawned_by
+    conn.execute("UPDATE session_windows SET parent_session_key = NULL, spawned_by = 'agent:main:parent' "
+                 "WHERE session_id = ?", (CHILD,))
+    conn.execute("INSERT INTO session_windows (session_id, session_key, created_at, updated_at) "
+                 "VALUES ('p-new', 'agent:main:parent', 1796600000000, 1796600000000)")
+    conn.execute("UPDATE session_nodes SET current_session_id = 'p-new' WHERE session_key = 'agent:main:parent'")
+    conn.commit()
+    conn.close()
+    units = {u.session.session_id: u for u in openclaw.read_whole(db, {}).units}
+    main = units[MAIN]
+    assert main.records and len(main.skipped) == 2  # (the two damaged rows alone)
+    assert units[CHILD].session.parent_session_id == PARENT
+
+
+def test_a_deleted_sessions_archive_is_read(tmp_path):
+    zstandard = pytest.importorskip("zstandard")
+    sessions = tmp_path / "agents/main/sessions"
+    sessions.mkdir(parents=True)
+    lines = (DATA_SESSIONS / f"{OLD_PARENT}.jsonl").read_bytes()
+    archive = sessions / f"{OLD_PARENT}.jsonl.deleted.2026-12-06T08-04-53.988Z.fc7e.zst"
+    archive.write_bytes(zstandard.ZstdCompressor().compress(lines))
+    (unit,) = openclaw.read_whole(archive, {}).units
+    assert unit.session.session_id == OLD_PARENT and unit.records
 
 
 values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=12),
@@ -156,7 +226,7 @@ values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_si
                                                        "message": values, "id": values})))
 def test_a_line_never_raises_anything_but_a_line_error(entry):
     try:
-        parsed = openclaw.parse_line(entry, 1, SessionInfo("s", "openclaw"))
+        parsed = openclaw_entries.parse_line(entry, 1, SessionInfo("s", "openclaw"))
     except LineError:
         return
     assert all(r.text for r in parsed.records)
