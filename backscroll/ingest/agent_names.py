@@ -14,6 +14,7 @@ AGENT_NAMES = ("claude", "codex", "gemini", "opencode", "pi", "cursor", "copilot
 # lie: ``(name, glob under the user's home, what they are)``.
 # ``status`` names one that is there, so that what is indexed is not taken for the whole history.
 NOT_READ: tuple[tuple[str, str, str], ...] = (
+    ("vibe", ".vibe/logs/session/session_*.json", "Mistral Vibe 1 sessions"),
     ("grok", ".grok/sessions/*/*/chat_history.jsonl", "Grok Build sessions"),
     ("kiro", ".kiro/sessions/cli/*.jsonl", "Kiro CLI sessions"),
     ("junie", ".junie/sessions/*/events.jsonl", "Junie CLI sessions"),

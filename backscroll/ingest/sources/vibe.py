@@ -52,11 +52,33 @@ _FAILED = ("<tool_error>", "<user_cancellation>")
 
 
 def default_root(env):
-    if env.get("VIBE_SESSION_LOGGING__SAVE_DIR"):
-        return Path(os.path.expanduser(env["VIBE_SESSION_LOGGING__SAVE_DIR"])), "env $VIBE_SESSION_LOGGING__SAVE_DIR"
+    """Vibe's session dir, and the one its config file or ``$VIBE_SESSION_LOGGING__SAVE_DIR`` names besides (what
+    was written before they were set stays in the first)."""
     if env.get("VIBE_HOME"):
-        return Path(os.path.expanduser(env["VIBE_HOME"])) / "logs" / "session", "env $VIBE_HOME"
-    return Path(env.get("HOME") or os.path.expanduser("~")) / ".vibe" / "logs" / "session", "default"
+        home, origin = Path(os.path.expanduser(env["VIBE_HOME"])), "env $VIBE_HOME"
+    else:
+        home, origin = Path(env.get("HOME") or os.path.expanduser("~")) / ".vibe", "default"
+    roots = [(home / "logs" / "session", origin)]
+    if env.get("VIBE_SESSION_LOGGING__SAVE_DIR"):
+        roots.append((Path(os.path.expanduser(env["VIBE_SESSION_LOGGING__SAVE_DIR"])),
+                      "env $VIBE_SESSION_LOGGING__SAVE_DIR"))
+    elif (saved := _configured(home / "config.toml")) is not None:
+        roots.append((saved, origin))
+    return roots
+
+
+def _configured(config: Path) -> Path | None:
+    """``[session_logging] save_dir`` in Vibe's ``config.toml``, when it is set."""
+    if not config.is_file():
+        return None
+    import tomllib
+
+    try:
+        table = tomllib.loads(read_regular(config, 1024 * 1024).decode("utf-8", "replace"))
+    except (OSError, ValueError):
+        return None
+    saved = as_str(as_dict(table.get("session_logging")).get("save_dir")).strip()
+    return Path(os.path.expanduser(saved)) if saved else None
 
 
 def claims(path: Path) -> bool:
@@ -92,6 +114,8 @@ def line_records(lines: list[tuple[int, dict]], info: SessionInfo, runs: list[li
     """Records of Vibe 2's ``messages.jsonl`` lines ``(number, message)``. Pure."""
     out: list[Record] = []
     sid, cwd, prompted = info.session_id, info.cwd, False
+    # Vibe before 2.10 began a compaction's new folder with its summary as a prompt (and wrote no ``injected``)
+    summary_first = bool(info.parent_session_id) and not info.is_sidechain
     for n, msg in lines:
         role, ts = msg.get("role"), time_of(runs, n)
         base = f"{sid}:{as_str(msg.get('message_id')) or f'l{n}'}"
@@ -105,7 +129,8 @@ def line_records(lines: list[tuple[int, dict]], info: SessionInfo, runs: list[li
                 if said:
                     out.append(Record(f"{base}#1", "tool", "tool", said, n, ts, cwd, None, f"{base}!",
                                       is_error=_failed("", shell)))
-            elif text and msg.get("context_boundary") == "compaction":  # (Vibe's summary of what came before)
+            elif text and (msg.get("context_boundary") == "compaction" or (
+                    summary_first and not prompted and "injected" not in msg)):  # (Vibe's summary of what came before)
                 out.append(Record(f"{base}#0", "assistant", "summary", text, n, ts, cwd))
             elif text:
                 author = "harness" if msg.get("injected") is True else \

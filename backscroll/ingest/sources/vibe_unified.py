@@ -17,6 +17,7 @@ compaction's mark; its summary is only in the model's context), notices and call
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import orjson
@@ -37,10 +38,13 @@ from backscroll.ingest.sources.answers import answer_text
 from backscroll.types import Record, SessionInfo
 
 FORMAT = "mistral.vibe.unified-session-store/v1"
+NEWEST_MINOR = 10  # (the store's own rule: a reader refuses a minor newer than it knows)
 # Vibe 2's shell tools (``powershell``, ``git_bash`` on Windows) and Vibe 3's, as its history names it.
-SHELL_TOOLS = frozenset({"bash", "powershell", "git_bash", "file_system.bash"})
+SHELL_TOOLS = frozenset({"bash", "powershell", "git_bash", "file_system.bash", "process.start"})
 _LIMIT = 256 * 1024 * 1024
 _SILENT = {"checkpoint", "notice", "callback"}
+_SAVED = re.compile(r"saved to the file system under \S*?/tool-results/([\w.-]+\.json)")  # a large output's file
+_SKILL = "<skill_content"  # a skill's body, added to the prompt that names it
 
 
 def _json(path: Path) -> object:
@@ -70,8 +74,9 @@ def store_stat(current: Path) -> tuple[int, int]:
 def history(folder: Path) -> tuple[list, dict]:
     """The store's history entries and its envelope (the session's state), the journal replayed."""
     current = as_dict(_json(folder / "CURRENT"))
-    if current.get("store_format") != FORMAT:
-        raise ValueError(f"store format {current.get('store_format')!r}")
+    minor = current.get("store_format_minor", 0)
+    if current.get("store_format") != FORMAT or not isinstance(minor, int) or minor > NEWEST_MINOR:
+        raise ValueError(f"store format {current.get('store_format')!r}, minor {minor!r}")
     generation = folder / "generations" / as_str(current["generation"])
     manifest = as_dict(_json(generation / "manifest.json"))
     part = as_dict(manifest.get("projection_state"))
@@ -82,17 +87,23 @@ def history(folder: Path) -> tuple[list, dict]:
         entries = [e for digest in as_list(part["chunks"])
                    for e in as_list(_json(folder / "chunks" / f"{as_str(digest)}.json"))]
     journal = folder / as_str(as_dict(manifest.get("recovery_journal_segment")).get("path"))
-    try:
-        lines = read_regular(journal, _LIMIT).splitlines(keepends=True) if journal.is_file() else []
-    except OSError:
-        lines = []
+    lines = read_regular(journal, _LIMIT).splitlines(keepends=True) if journal.is_file() else []
     for line in lines:
         if not line.endswith(b"\n"):
             break  # (a torn last write: the writer ignores it too)
         record = as_dict(orjson.loads(line))
+        payload = as_dict(record.get("payload"))
         if record.get("type") in ("projection_delta", "session_relocated"):
-            entries, envelope = _apply(entries, envelope, as_list(as_dict(record.get("payload")).get("delta")))
-    return entries, envelope
+            entries, envelope = _apply(entries, envelope, as_list(payload.get("delta")))
+        elif record.get("type") == "projection_advanced":  # (a whole snapshot: stores of minor 1)
+            envelope = as_dict(payload.get("snapshot"))
+            entries = list(as_list(as_dict(envelope.get("history")).get("entries")))
+    runtime = as_str(as_dict(manifest.get("runtime_state")).get("path"))
+    try:
+        state = as_dict(_json(generation / runtime)) if runtime else {}
+    except (OSError, ValueError):
+        state = {}
+    return entries, {**envelope, "runtime": state}
 
 
 def _apply(entries: list, envelope: dict, ops: list) -> tuple[list, dict]:
@@ -116,23 +127,39 @@ def _text(blocks: object) -> str:
                                 if b.get("type") == "text" and b.get("text")))
 
 
-def _effect(entry: dict, key: str, ts: str | None, cwd: str | None, n: int) -> list[Record]:
+def _saved(folder: Path | None, said: str) -> dict:
+    """The whole of a large output the store kept apart (``tool-results/<tool>-<call>.json``), named in its excerpt."""
+    found = _SAVED.search(said[:2000])
+    if found is None or folder is None:
+        return {}
+    try:
+        return as_dict(_json(folder / "tool-results" / found.group(1)))
+    except (OSError, ValueError):
+        return {}
+
+
+def _effect(entry: dict, key: str, ts: str | None, cwd: str | None, n: int, folder: Path | None) -> list[Record]:
     detail, state = as_dict(entry.get("detail")), as_dict(entry.get("state"))
     name = as_str(detail.get("toolName")) or as_str(entry.get("title")) or "tool"
     body, command = call_text(name, detail.get("input"), SHELL_TOOLS)
     out = [Record(key, "tool", "tool", body, n, ts, cwd, name, key, command=command)]
     output = as_dict(state.get("output"))
-    made = as_dict(output.get("structured_content"))
+    structured = as_dict(output.get("structured_content"))
     said = clean_text(as_str(state.get("outputText"))) or _text(output.get("content"))
-    if not said and made:
-        said = clean_text("\n".join(as_str(made[k]) for k in ("stdout", "stderr", "content") if made.get(k))) or \
-            render_input(made)
+    made = structured or _saved(folder, said)
+    # A file tool's own result, not what the model was shown instead (a hook's AGENTS.md, a large output's excerpt)
+    plain = clean_text("\n".join(as_str(made[k]) for k in ("stdout", "stderr", "content") if made.get(k)))
+    if plain and (name.startswith("file_system.") or not said or not structured):
+        said = plain
+    elif not said and made:
+        said = render_input(made)
     error = as_dict(state.get("error")) or as_dict(output.get("error"))
     if error.get("message"):
         said = f"{said}\n{as_str(error['message'])}".strip()
     elif state.get("status") == "cancelled" and state.get("reason"):
         said = f"{said}\ncancelled: {as_str(state['reason'])}".strip()
     code = made.get("returncode")
+    code = int(code) if isinstance(code, str) and code.lstrip("-").isdigit() else code
     failed = state.get("status") in ("failed", "cancelled", "skipped") or output.get("type") == "failure" or (
         isinstance(code, int) and not isinstance(code, bool) and code != 0)
     if said:
@@ -145,21 +172,29 @@ def _effect(entry: dict, key: str, ts: str | None, cwd: str | None, n: int) -> l
     return out
 
 
-def entry_records(entries: list, info: SessionInfo) -> tuple[list[Record], dict[str, int]]:
-    """Records of a store's history entries, and the entry types not known. Pure."""
+def entry_records(entries: list, info: SessionInfo, copied: bool = False,
+                  folder: Path | None = None) -> tuple[list[Record], dict[str, int]]:
+    """Records of a store's history entries, and the entry types not known; ``copied``: the ``imported-<n>``
+    entries are another session's, copied (an import, a fork), and stored with it. Pure but for a large output the
+    store kept apart in ``folder``."""
     out: list[Record] = []
     unknown: dict[str, int] = {}
-    prompted = False
     for n, entry in enumerate(map(as_dict, entries), 1):
         kind, eid = entry.get("type"), as_str(entry.get("id")) or f"e{n}"
+        if copied and eid.startswith("imported-"):
+            continue
         key, ts = f"{info.session_id}:{eid}", normalize_timestamp(entry.get("createdAt"))
         if kind == "message":
-            text, role = _text(entry.get("content")), entry.get("role")
+            blocks = as_list(entry.get("content"))
+            skills = [b for b in blocks if as_str(as_dict(b).get("text")).lstrip().startswith(_SKILL)]
+            text, role = _text([b for b in blocks if b not in skills]), entry.get("role")
             if role == "user" and text:
-                injected = any(as_dict(as_dict(b).get("_meta")).get("vibe.injected") for b in as_list(entry["content"]))
-                author = "harness" if injected else "agent" if info.is_sidechain and not prompted else "human"
+                injected = any(as_dict(as_dict(b).get("_meta")).get("vibe.injected") for b in blocks)
+                # (a subagent's every prompt is its parent's: its task, and what the parent sent it after)
+                author = "harness" if injected else "agent" if info.is_sidechain else "human"
                 out.append(Record(f"{key}#0", "user", "text", text, n, ts, info.cwd, author=author))
-                prompted = True
+            if role == "user" and skills:
+                out.append(Record(f"{key}#s", "user", "text", _text(skills), n, ts, info.cwd, author="harness"))
             elif role == "assistant" and text:
                 out.append(Record(f"{key}#0", "assistant", "text", text, n, ts, info.cwd))
         elif kind == "reasoning":
@@ -168,7 +203,7 @@ def entry_records(entries: list, info: SessionInfo) -> tuple[list[Record], dict[
             if text and text != "[redacted]":
                 out.append(Record(f"{key}#0", "assistant", "reasoning", text, n, ts, info.cwd))
         elif kind == "effect":
-            out.extend(_effect(entry, key, ts, info.cwd, n))
+            out.extend(_effect(entry, key, ts, info.cwd, n, folder))
         elif not (isinstance(kind, str) and kind in _SILENT):
             unknown[str(kind)] = unknown.get(str(kind), 0) + 1
     return out, unknown
@@ -185,8 +220,12 @@ def read_store(folder: Path) -> WholeRead:
     sid = as_str(meta.get("session_id")).strip() or as_str(session.get("id")).strip() or folder.name
     parent = as_str(meta.get("parent_session_id") or session.get("parentSessionId")).strip() or None
     title = as_str(meta.get("title") or session.get("title")).strip() or None
-    cwd = as_str(as_dict(meta.get("environment")).get("working_directory")).strip() or None
+    runtime = as_dict(envelope.get("runtime"))
+    about, identity = as_dict(runtime.get("session_metadata")), as_dict(runtime.get("identity"))
+    cwd = as_str(as_dict(meta.get("environment")).get("working_directory")).strip() or \
+        as_str(about.get("cwd")).strip() or None
     info = SessionInfo(sid, "vibe", cwd=cwd, title=title, parent_session_id=parent,
-                       is_sidechain=sid.startswith("child-"))
-    records, unknown = entry_records(entries, info)
+                       is_sidechain=identity.get("kind") == "subagent" or sid.startswith("child-"))
+    copied = bool(runtime.get("import_provenance") or about.get("external_import")) or identity.get("kind") == "fork"
+    records, unknown = entry_records(entries, info, copied, folder)
     return WholeRead([SourceUnit(str(folder / "CURRENT"), info, records, [], unknown)], {})

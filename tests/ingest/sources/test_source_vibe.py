@@ -28,9 +28,14 @@ def test_vibe_is_registered_with_its_default_root(backscroll_home, monkeypatch):
     monkeypatch.setenv("VIBE_HOME", str(backscroll_home.root / "vh"))
     root = next(r for r in backscroll_home.config().roots if r.agent == "vibe")
     assert (root.path, root.origin) == (backscroll_home.root / "vh/logs/session", "env $VIBE_HOME")
+    (backscroll_home.root / "vh").mkdir()
+    (backscroll_home.root / "vh/config.toml").write_text('[session_logging]\nsave_dir = "~/vibe-logs"\n')
+    roots = [r.path for r in backscroll_home.config().roots if r.agent == "vibe"]
+    assert roots == [backscroll_home.root / "vh/logs/session", backscroll_home.home / "vibe-logs"]
     monkeypatch.setenv("VIBE_SESSION_LOGGING__SAVE_DIR", str(backscroll_home.root / "saved"))
-    root = next(r for r in backscroll_home.config().roots if r.agent == "vibe")
-    assert root.path == backscroll_home.root / "saved"
+    roots = [r.path for r in backscroll_home.config().roots if r.agent == "vibe"]
+    # (what was written before the variable was set stays where it was)
+    assert roots == [backscroll_home.root / "vh/logs/session", backscroll_home.root / "saved"]
     logs = Path("/h/.vibe/logs")
     assert vibe.claims(logs / "session/session_20261206_075918_2f757d01/messages.jsonl")
     assert vibe.claims(logs / "session/session_20261206_075930_d300687c/agents/explore_20261206_075930_7a091322"
@@ -93,6 +98,36 @@ def test_vibe_2_sessions(backscroll_home, backscroll_index):
     assert sessions["79c72527"]["title"] == "Listing files and reading hello"
 
 
+def _store(name: str):
+    (unit,) = vibe.read_whole(DATA / "vibe/session/unified" / name / "CURRENT", {}).units
+    return unit
+
+
+def test_what_a_vibe_3_store_holds_besides():
+    imported = _store("2548133d-6aed-362c-7a4d-4464829a29b5")  # a Vibe 2 session resumed in Vibe 3: a copy
+    assert [r.text for r in imported.records] == ["Continue the imported legacy session", "Resumed reply number 4."]
+    large = _store("050cb9ff-787a-f6ee-375f-b5dcc7b6139a")  # a large output the store kept apart
+    output = next(r for r in large.records if r.role == "tool" and r.tool_name is None)
+    assert "\n2500\n" in output.text and "<system>" not in output.text
+    warned = _store("c7426b03-9b6b-18d7-3273-83b72762e097")  # the model was shown a directory's AGENTS.md instead
+    assert [r.text for r in warned.records if r.role == "tool"][-1] == "bonjour"
+    child = _store("child-302bca0a8784db22f1beb2c2")  # read before its parent: its work dir is its own
+    assert (child.session.cwd, child.session.is_sidechain) == ("/tmp/research/vibe/work", True)
+
+
+def test_a_skill_the_prompt_names_is_the_harness_and_a_subagent_prompts_are_its_parent():
+    skill = {"type": "text", "text": "<skill_content name=\"review\">Read the diff line by line.</skill_content>"}
+    entries = [{"type": "message", "id": "u1", "role": "user", "source": "turn_start",
+                "content": [{"type": "text", "text": "/review the diff"}, skill]},
+               {"type": "message", "id": "u2", "role": "user", "source": "turn_steer",
+                "content": [{"type": "text", "text": "now also hello.txt"}]}]
+    records, _ = vibe_unified.entry_records(entries, SessionInfo("s", "vibe"))
+    assert [(r.author, r.text[:16]) for r in records] == [
+        ("human", "/review the diff"), ("harness", "<skill_content n"), ("human", "now also hello.t")]
+    records, _ = vibe_unified.entry_records(entries[1:], SessionInfo("child-1", "vibe", is_sidechain=True))
+    assert [r.author for r in records] == ["agent"]
+
+
 def test_a_turn_cut_off_by_a_crash_is_read_from_the_journal(tmp_path):
     """During a turn only the journal changes: what the crashed turn did is there and nowhere else."""
     store = DATA / "vibe/crashed/unified/e9178b67-0a9f-a1f9-89e4-ab2f5a2c5dab"
@@ -115,13 +150,15 @@ def test_a_turn_cut_off_by_a_crash_is_read_from_the_journal(tmp_path):
 def test_a_store_of_a_format_not_known_is_reported(tmp_path):
     store = tmp_path / "unified" / "s1"
     store.mkdir(parents=True)
-    (store / "CURRENT").write_text(json.dumps({"store_format": "mistral.vibe.unified-session-store/v2"}))
     import pytest
 
     from backscroll.ingest.sources import ContentError
 
-    with pytest.raises(ContentError, match="v2"):
-        vibe.read_whole(store / "CURRENT", {})
+    for current in ({"store_format": "mistral.vibe.unified-session-store/v2"},
+                    {"store_format": vibe_unified.FORMAT, "store_format_minor": vibe_unified.NEWEST_MINOR + 1}):
+        (store / "CURRENT").write_text(json.dumps(current))
+        with pytest.raises(ContentError, match="minor"):
+            vibe.read_whole(store / "CURRENT", {})
 
 
 values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=12),
@@ -141,3 +178,12 @@ def test_the_readers_never_raise(entries, lines):
     records, _unknown = vibe_unified.entry_records(entries, info)
     records += vibe.line_records(list(enumerate(lines, 1)), info, [])
     assert all(r.text and r.role in ("user", "assistant", "tool") for r in records)
+
+
+def test_a_compaction_of_vibe_before_2_10_began_its_new_folder_with_the_summary():
+    info = SessionInfo("s2", "vibe", parent_session_id="s1")  # (the folder a compaction started)
+    lines = [(1, {"role": "user", "content": "Summary: we cached the forecast."}),
+             (2, {"role": "user", "content": "go on"})]
+    records = vibe.line_records(lines, info, [])
+    assert [(r.role, r.content_type, r.author) for r in records] == [
+        ("assistant", "summary", None), ("user", "text", "human")]
