@@ -31,8 +31,10 @@ from backscroll.ingest.sources import (
     as_str,
     call_text,
     clean_text,
+    file_stat,
     read_regular,
     render_input,
+    with_stats,
 )
 from backscroll.ingest.sources.answers import answer_text
 from backscroll.types import Record, SessionInfo
@@ -54,21 +56,12 @@ def _json(path: Path) -> object:
 def store_stat(current: Path) -> tuple[int, int]:
     """A store changes in ``CURRENT`` (a generation published), its journal (a turn under way) or its ``meta.json``."""
     folder = current.parent
-    size, mtime = 0, 0
-    paths = [current, folder / "meta.json"]
+    size, mtime = file_stat(current)
     try:
-        paths += [Path(e.path) for e in os.scandir(folder / "journal") if e.name.endswith(".jsonl")]
+        journal = [Path(e.path) for e in os.scandir(folder / "journal") if e.name.endswith(".jsonl")]
     except OSError:
-        pass
-    for path in paths:
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        size, mtime = size + st.st_size, max(mtime, st.st_mtime_ns)
-    if not mtime:
-        raise FileNotFoundError(current)
-    return size, mtime
+        journal = []
+    return with_stats(size, mtime, [folder / "meta.json", *journal])
 
 
 def history(folder: Path) -> tuple[list, dict]:
