@@ -1,5 +1,5 @@
-"""Put the Amp, Goose, Factory Droid, Crush, Zed, OpenHands, Hermes, Continue, OpenClaw and Mistral Vibe fixtures
-where each agent keeps them.
+"""Put the Amp, Goose, Factory Droid, Crush, Zed, OpenHands, Hermes, Continue, OpenClaw, Mistral Vibe and Auggie
+fixtures where each agent keeps them.
 
 File fixtures are copied from ``tests/data/<agent>``; databases are built here from the JSON rows in
 ``tests/data/<agent>/*.json`` with the agents' own table definitions (quoted from their sources), in
@@ -264,6 +264,14 @@ def install_vibe(home: Path) -> Path:
     return dest
 
 
+def install_auggie(home: Path) -> Path:
+    """Auggie's sessions (built from its 0.36.0 session store), and the login beside them that is no session."""
+    dest = home / ".augment/sessions"
+    shutil.copytree(DATA / "auggie/sessions", dest, dirs_exist_ok=True)
+    (home / ".augment/session.json").write_text('{"accessToken": "secret", "tenantURL": "https://x"}')
+    return dest
+
+
 def install_all(home: Path) -> None:
     install_hermes(home)
     install_continue(home)
@@ -275,6 +283,7 @@ def install_all(home: Path) -> None:
     install_zed(home, compress=_has_zstd())
     install_openclaw(home, compress=_has_zstd())
     install_vibe(home)
+    install_auggie(home)
     install_openhands(home)
 
 

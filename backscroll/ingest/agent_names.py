@@ -8,7 +8,7 @@ list equal to ``backscroll.ingest.sources.AGENTS``.
 
 AGENT_NAMES = ("claude", "codex", "gemini", "opencode", "pi", "cursor", "copilot", "cline", "roo", "kilo", "aider",
                "omp", "qwen", "kimi", "amp", "goose", "droid", "crush", "zed", "openhands",
-               "hermes", "continue", "openclaw", "vibe")
+               "hermes", "continue", "openclaw", "vibe", "auggie")
 
 # Layouts this version does not read (another agent's, or another layout of one it reads), where their sessions
 # lie: ``(name, glob under the user's home, what they are)``.
@@ -18,7 +18,6 @@ NOT_READ: tuple[tuple[str, str, str], ...] = (
     ("grok", ".grok/sessions/*/*/chat_history.jsonl", "Grok Build sessions"),
     ("kiro", ".kiro/sessions/cli/*.jsonl", "Kiro CLI sessions"),
     ("junie", ".junie/sessions/*/events.jsonl", "Junie CLI sessions"),
-    ("auggie", ".augment/sessions/*.json", "Auggie CLI sessions"),
     ("antigravity", ".gemini/antigravity-cli/brain/*/.system_generated/logs/transcript_full.jsonl",
      "Antigravity CLI transcripts"),
 )

@@ -216,6 +216,7 @@ def _registry() -> dict[str, Agent]:
     from backscroll.ingest.sources import (
         aider,
         amp,
+        auggie,
         claude,
         cline,
         codex,
@@ -244,7 +245,7 @@ def _registry() -> dict[str, Agent]:
                                 omp.AGENT, qwen.AGENT, kimi.AGENT,
                                 amp.AGENT, goose.AGENT, droid.AGENT, crush.AGENT, zed.AGENT, openhands.AGENT,
                                 hermes.AGENT, continuedev.AGENT, openclaw.AGENT,
-                                vibe.AGENT)}
+                                vibe.AGENT, auggie.AGENT)}
 
 
 AGENTS: dict[str, Agent] = _registry()

@@ -1,0 +1,147 @@
+"""Auggie (Augment Code's CLI, npm ``@augmentcode/auggie``) sessions: ``~/.augment/sessions/<id>.json``.
+
+Read from the 0.36.0 bundle (its session store and the vendor's own session viewer; closed source, read for the format
+only) and real sessions users published (January–March 2026 builds). A session is rewritten whole on every save
+(a temporary file renamed): ``{sessionId, created, modified, chatHistory, agentState, customTitle?, title?,
+parentConversationId?, subAgents?}``. ``<id>-backup<n>.json`` beside it is an earlier history Auggie set aside when
+the server's won on a resume: it holds the same records, and the ones the main file lost. Only ``--augment-cache-dir``
+moves the folder; ``~/.augment/session.json`` is the login, not a session, and is never read.
+
+``chatHistory`` holds one exchange per round with the model, ``{exchange: {request_message, response_text, request_id,
+request_nodes, response_nodes}, finishedAt, completed}``: a user turn spans several, and a round's tool results come in
+the next one's ``request_nodes``. Records: the person's text (``request_message``; the guidelines ask, ``/btw`` and plan
+mode put before it are the harness's and are not stored), the assistant's (``response_text``), thinking (its summary),
+each tool call (``launch-process``, ``bash`` and ``shell`` as their command) and its result (``is_error``), and a
+compaction's summary (its ``history_summary_node``). Each is dated by its exchange's ``finishedAt``. A sub-agent's
+history kept in ``subAgents`` is a session of its own, linked to this one. A session ``/fork`` copied is stored again
+under its own id.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from backscroll.dates import normalize_timestamp
+from backscroll.ingest.sources import (
+    Agent,
+    ContentError,
+    SourceUnit,
+    WholeRead,
+    as_dict,
+    as_list,
+    as_str,
+    call_text,
+    clean_text,
+    read_regular,
+)
+from backscroll.ingest.sources.jsontext import loads
+from backscroll.types import Record, SessionInfo
+
+SHELL_TOOLS = frozenset({"launch-process", "bash", "shell"})
+MAX_WHOLE_BYTES = 256 * 1024 * 1024
+_NAME = re.compile(r"([0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12})(?:-backup\d+)?\.json")  # <id>[-backup<n>]
+# What Auggie puts before the person's words (``# For this specific question, follow these ask mode guidelines:`` …)
+_WRAPPED = re.compile(r"(?s)\A# (?:For this specific question|Ask mode is now disabled|Plan Mode Instructions|"
+                      r"Plan Iteration Instructions).*?(?:\n\nUser message:\n|\n\n User's planning request: |"
+                      r"\nThe current plan file is at: [^\n]*\n\n)")
+_TYPES = {0: "text_node", 1: "tool_result_node", 4: "ide_state_node", 5: "tool_use", 8: "thinking",
+          10: "history_summary_node"}
+
+
+def default_root(env):
+    return Path(env.get("HOME") or os.path.expanduser("~")) / ".augment" / "sessions", "default"
+
+
+def claims(path: Path) -> bool:
+    return path.parent.name == "sessions" and bool(_NAME.fullmatch(path.name))
+
+
+def session_for(path: Path) -> SessionInfo:
+    found = _NAME.fullmatch(path.name)
+    return SessionInfo(found.group(1) if found else path.stem, "auggie")
+
+
+def _nodes(exchange: dict, side: str, kind: int) -> list[dict]:
+    return [as_dict(n.get(_TYPES[kind])) for n in map(as_dict, as_list(exchange.get(side))) if n.get("type") == kind]
+
+
+def _cwd(history: list) -> str | None:
+    for entry in map(as_dict, history):
+        for ide in _nodes(as_dict(entry.get("exchange")), "request_nodes", 4):
+            terminal = as_str(as_dict(ide.get("current_terminal")).get("current_working_directory")).strip()
+            folder = as_dict(next(iter(as_list(ide.get("workspace_folders"))), {}))
+            found = terminal or as_str(folder.get("repository_root") or folder.get("folder_root")).strip()
+            if found:
+                return found
+    return None
+
+
+def history_records(history: list, info: SessionInfo) -> list[Record]:
+    """Records of a ``chatHistory``, in order. Pure."""
+    out: list[Record] = []
+    sid, cwd = info.session_id, info.cwd
+    for n, entry in enumerate(map(as_dict, history), 1):
+        exchange = as_dict(entry.get("exchange"))
+        base = f"{sid}:{as_str(exchange.get('request_id')) or f'x{n}'}"
+        ts = normalize_timestamp(entry.get("finishedAt"))
+        for result in _nodes(exchange, "request_nodes", 1):  # (the previous round's calls)
+            call_id, said = as_str(result.get("tool_use_id")), clean_text(as_str(result.get("content")))
+            if said:
+                out.append(Record(f"{sid}:{call_id}.result" if call_id else f"{base}#t{len(out)}", "tool", "tool",
+                                  said, n, ts, cwd, None, call_id or None, is_error=result.get("is_error") is True))
+        asked = clean_text(_WRAPPED.sub("", as_str(exchange.get("request_message")), count=1))
+        if asked:
+            author = "agent" if info.is_sidechain and not any(r.role == "user" for r in out) else "human"
+            out.append(Record(f"{base}#u", "user", "text", asked, n, ts, cwd, author=author))
+        for summary in _nodes(exchange, "request_nodes", 10):
+            said = clean_text(as_str(summary.get("summary_text")))
+            if said:
+                out.append(Record(f"{base}#s", "assistant", "summary", said, n, ts, cwd))
+        thought = "\n".join(clean_text(as_str(t.get("summary") or t.get("content")))
+                            for t in _nodes(exchange, "response_nodes", 8)).strip()
+        if thought:
+            out.append(Record(f"{base}#r", "assistant", "reasoning", thought, n, ts, cwd))
+        answer = clean_text(as_str(exchange.get("response_text"))) or clean_text(
+            "".join(as_str(t.get("content")) for t in map(as_dict, as_list(exchange.get("response_nodes")))
+                    if t.get("type") == 0))
+        if answer:
+            out.append(Record(f"{base}#0", "assistant", "text", answer, n, ts, cwd))
+        for k, use in enumerate(_nodes(exchange, "response_nodes", 5)):
+            name, call_id = as_str(use.get("tool_name")) or "tool", as_str(use.get("tool_use_id"))
+            body, command = call_text(name, use.get("input_json"), SHELL_TOOLS)
+            out.append(Record(f"{sid}:{call_id}" if call_id else f"{base}#c{k}", "tool", "tool", body, n, ts, cwd,
+                              name, call_id or None, command=command))
+    unique: dict[str, Record] = {}
+    for rec in out:  # (an id given twice, a node repeated: the first)
+        unique.setdefault(rec.record_id, rec)
+    return list(unique.values())
+
+
+def read_whole(path: Path, state: dict) -> WholeRead:
+    try:
+        doc = loads(read_regular(path, MAX_WHOLE_BYTES))
+    except ValueError as exc:
+        raise ContentError(f"not JSON: {exc}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("chatHistory"), list):
+        raise ContentError("not an Auggie session (no chatHistory)")
+    history = doc["chatHistory"]
+    sid = as_str(doc.get("sessionId")).strip() or session_for(path).session_id
+    title = as_str(doc.get("customTitle") or doc.get("title")).strip() or None
+    parent = as_str(doc.get("parentConversationId")).strip() or None
+    info = SessionInfo(sid, "auggie", cwd=_cwd(history), title=title, parent_session_id=parent,
+                       is_sidechain=parent is not None)
+    records = history_records(history, info)
+    subsessions: dict[str, SessionInfo] = {}
+    for k, agent in enumerate(map(as_dict, as_list(doc.get("subAgents")))):  # (kept when the server asks for it)
+        name = as_str(agent.get("name")).strip() or str(k)
+        sub = SessionInfo(f"{sid}-{as_str(agent.get('tool_call_request_id')) or name}", "auggie", cwd=info.cwd,
+                          title=name, parent_session_id=sid, is_sidechain=True)
+        theirs = history_records(as_list(agent.get("chatHistory")), sub)
+        subsessions.update((r.record_id, sub) for r in theirs)
+        records += theirs
+    return WholeRead([SourceUnit(str(path), info, records, subsessions=subsessions)], {})
+
+
+AGENT = Agent("auggie", default_root, claims, session_for, read_whole=read_whole, shell_tools=SHELL_TOOLS)
