@@ -1,5 +1,5 @@
-"""Put the Amp, Goose, Factory Droid, Crush, Zed, OpenHands, Hermes, Continue, OpenClaw, Mistral Vibe and Auggie
-fixtures where each agent keeps them.
+"""Put the Amp, Goose, Factory Droid, Crush, Zed, OpenHands, Hermes, Continue, OpenClaw, Mistral Vibe, Auggie and
+Kiro fixtures where each agent keeps them.
 
 File fixtures are copied from ``tests/data/<agent>``; databases are built here from the JSON rows in
 ``tests/data/<agent>/*.json`` with the agents' own table definitions (quoted from their sources), in
@@ -272,6 +272,29 @@ def install_auggie(home: Path) -> Path:
     return dest
 
 
+# aws/amazon-q-developer-cli ``crates/chat-cli/src/database/sqlite_migrations`` 007 and (Kiro) 008.
+KIRO_SCHEMA = """
+CREATE TABLE conversations (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE conversations_v2 (
+    key TEXT NOT NULL, conversation_id TEXT NOT NULL, value TEXT NOT NULL, created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL, PRIMARY KEY (key, conversation_id)
+);
+"""
+
+
+def install_kiro(home: Path, keep_open: bool = False):
+    """The Kiro CLI's database (both tables) and an event log of its ``sessions/cli`` (``tests/data/kiro``)."""
+    shutil.copytree(DATA / "kiro/sessions", home / ".kiro/sessions", dirs_exist_ok=True)
+    rows = json.loads((DATA / "kiro/data.json").read_text())
+    conn = _wal(home / ".local/share/kiro-cli/data.sqlite3", KIRO_SCHEMA)
+    conn.executemany("INSERT INTO conversations (key, value) VALUES (?, ?)",
+                     [(r["key"], json.dumps(r["value"])) for r in rows["conversations"]])
+    conn.executemany("INSERT INTO conversations_v2 VALUES (?, ?, ?, ?, ?)",
+                     [(r["key"], r["conversation_id"], json.dumps(r["value"]), r["created_at"], r["updated_at"])
+                      for r in rows["conversations_v2"]])
+    return _done(conn, keep_open)
+
+
 def install_all(home: Path) -> None:
     install_hermes(home)
     install_continue(home)
@@ -284,6 +307,7 @@ def install_all(home: Path) -> None:
     install_openclaw(home, compress=_has_zstd())
     install_vibe(home)
     install_auggie(home)
+    install_kiro(home)
     install_openhands(home)
 
 

@@ -24,7 +24,7 @@ def _typer() -> typer.Typer:
         name="backscroll",
         help=(
             "A permanent, searchable record of your coding agents' sessions "
-            "(Claude Code, Codex CLI, Gemini CLI, Cursor, Copilot and 20 more).\n\n"
+            "(Claude Code, Codex CLI, Gemini CLI, Cursor, Copilot and 21 more).\n\n"
             "Start with [bold]backscroll index[/bold], then "
             "[bold]backscroll search \"what did we decide about X\"[/bold]. "
             "Earlier [italic]backscroll search[/italic] calls and their output (query echoes) are kept out of "

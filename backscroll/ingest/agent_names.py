@@ -8,7 +8,7 @@ list equal to ``backscroll.ingest.sources.AGENTS``.
 
 AGENT_NAMES = ("claude", "codex", "gemini", "opencode", "pi", "cursor", "copilot", "cline", "roo", "kilo", "aider",
                "omp", "qwen", "kimi", "amp", "goose", "droid", "crush", "zed", "openhands",
-               "hermes", "continue", "openclaw", "vibe", "auggie")
+               "hermes", "continue", "openclaw", "vibe", "auggie", "kiro")
 
 # Layouts this version does not read (another agent's, or another layout of one it reads), where their sessions
 # lie: ``(name, glob under the user's home, what they are)``.
@@ -16,7 +16,7 @@ AGENT_NAMES = ("claude", "codex", "gemini", "opencode", "pi", "cursor", "copilot
 NOT_READ: tuple[tuple[str, str, str], ...] = (
     ("vibe", ".vibe/logs/session/session_*.json", "Mistral Vibe 1 sessions"),
     ("grok", ".grok/sessions/*/*/chat_history.jsonl", "Grok Build sessions"),
-    ("kiro", ".kiro/sessions/cli/*.jsonl", "Kiro CLI sessions"),
+    ("kiro", ".kiro/sessions/*/*/messages.jsonl", "Kiro 3 sessions"),
     ("junie", ".junie/sessions/*/events.jsonl", "Junie CLI sessions"),
     ("antigravity", ".gemini/antigravity-cli/brain/*/.system_generated/logs/transcript_full.jsonl",
      "Antigravity CLI transcripts"),

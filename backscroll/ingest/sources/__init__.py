@@ -230,6 +230,7 @@ def _registry() -> dict[str, Agent]:
         hermes,
         kilo,
         kimi,
+        kiro,
         omp,
         openclaw,
         opencode,
@@ -245,7 +246,7 @@ def _registry() -> dict[str, Agent]:
                                 omp.AGENT, qwen.AGENT, kimi.AGENT,
                                 amp.AGENT, goose.AGENT, droid.AGENT, crush.AGENT, zed.AGENT, openhands.AGENT,
                                 hermes.AGENT, continuedev.AGENT, openclaw.AGENT,
-                                vibe.AGENT, auggie.AGENT)}
+                                vibe.AGENT, auggie.AGENT, kiro.AGENT)}
 
 
 AGENTS: dict[str, Agent] = _registry()

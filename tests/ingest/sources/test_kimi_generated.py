@@ -60,7 +60,7 @@ def test_status_names_agents_this_version_does_not_read(backscroll_home, backscr
     """Grok Build, Kiro CLI ...: a history that holds them is told what is not indexed."""
     home = backscroll_home.home
     for path in (home / ".grok/sessions/%2Fhome%2Fdev/0b5e/chat_history.jsonl",
-                 home / ".kiro/sessions/cli/0b5e.jsonl"):
+                 home / ".kiro/sessions/9f3c1d0b7a4e2856/sess_0a1b/messages.jsonl"):
         path.parent.mkdir(parents=True)
         path.write_text("")
     session_builder.claude("p").user("hello")

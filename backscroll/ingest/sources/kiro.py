@@ -1,0 +1,143 @@
+"""The Kiro CLI's sessions (AWS; and the Amazon Q Developer CLI's, ``q chat``, before it), in three places:
+
+* ``~/.local/share/kiro-cli/data.sqlite3`` (``amazon-q/`` for Q; ``~/Library/Application Support/…`` on macOS): a
+  conversation per row, rewritten after every answer. Table ``conversations`` (Q 1.10 on: ``key`` the directory,
+  ``value`` its latest conversation, which a new one in that directory overwrites) and, since Kiro 1.22,
+  ``conversations_v2`` (``key``, ``conversation_id``, ``value``, ``updated_at``; a compaction continues under a new
+  id). Each conversation is a unit of its own, read again when its row changes; one a row no longer holds stays stored.
+* ``~/.kiro/sessions/cli/<id>.jsonl`` and ``<id>.json`` (``$KIRO_HOME``; interactive Kiro 2): the event log, read
+  whole when it changes, and the session's work dir, title and parent.
+* Kiro 3's ``~/.kiro/sessions/<workspace>/<session>/`` is not read yet (``status`` names it).
+
+What each holds is read by ``kiro_records``. A session the Kiro CLI copied from its database into the event log
+(``exported_from_v1``) is stored again under its new id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+from backscroll.dates import normalize_timestamp
+from backscroll.ingest.sources import (
+    Agent,
+    ContentError,
+    SourceUnit,
+    WholeRead,
+    as_dict,
+    as_str,
+    db_stat,
+    db_tables,
+    file_stat,
+    read_db_snapshot,
+    read_regular,
+    with_stats,
+)
+from backscroll.ingest.sources.jsontext import loads
+from backscroll.ingest.sources.kiro_records import SHELL_TOOLS, log_records, state_records
+from backscroll.types import SessionInfo
+
+DATABASE = "data.sqlite3"
+_APPS = ("kiro-cli", "amazon-q")
+MAX_WHOLE_BYTES = 256 * 1024 * 1024
+
+
+def default_root(env):
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    if sys.platform == "darwin":
+        data = home / "Library" / "Application Support"
+    else:
+        data = Path(os.path.expanduser(env["XDG_DATA_HOME"])) if env.get("XDG_DATA_HOME") else home / ".local/share"
+    kiro = (Path(os.path.expanduser(env["KIRO_HOME"])), "env $KIRO_HOME") if env.get("KIRO_HOME") else \
+        (home / ".kiro", "default")
+    return [(kiro[0] / "sessions" / "cli", kiro[1]), *((data / app, "default") for app in _APPS)]
+
+
+def claims(path: Path) -> bool:
+    if path.name == DATABASE:
+        return path.parent.name in _APPS
+    return path.suffix == ".jsonl" and path.parent.name == "cli" and path.parent.parent.name == "sessions"
+
+
+def session_for(path: Path) -> SessionInfo:
+    return SessionInfo(path.stem, "kiro")
+
+
+def _read_log(path: Path) -> WholeRead:
+    lines, skipped = [], []
+    for n, raw in enumerate(read_regular(path, MAX_WHOLE_BYTES).splitlines(keepends=True), 1):
+        try:
+            entry = loads(raw)
+        except ValueError:
+            if raw.endswith(b"\n"):  # (a last line still being written is read next time)
+                skipped.append((n, "not JSON"))
+            continue
+        if isinstance(entry, dict) and isinstance(entry.get("kind"), str):
+            lines.append((n, entry))
+        else:
+            skipped.append((n, "not a log entry with a kind"))
+    try:
+        meta = as_dict(loads(read_regular(path.with_suffix(".json"), 64 * 1024 * 1024)))
+    except (OSError, ValueError):
+        meta = {}
+    parent = as_str(meta.get("parent_session_id")).strip() or None
+    info = SessionInfo(as_str(meta.get("session_id")).strip() or path.stem, "kiro",
+                       cwd=as_str(meta.get("cwd")).strip() or None, title=as_str(meta.get("title")).strip() or None,
+                       parent_session_id=parent, is_sidechain=parent is not None and
+                       meta.get("session_created_reason") == "subagent")
+    fallback = normalize_timestamp(meta.get("created_at")) or normalize_timestamp(os.stat(path).st_mtime_ns // 10**6)
+    return WholeRead([SourceUnit(str(path), info, log_records(lines, info, fallback), skipped)], {})
+
+
+def _read_database(conn, path: Path, state: dict) -> WholeRead:
+    tables = db_tables(conn)
+    rows: dict[str, tuple[str, object, object]] = {}  # conversation id -> (directory, value, updated)
+    if "conversations" in tables:
+        for key, value in conn.execute("SELECT key, value FROM conversations"):
+            try:
+                cid = as_str(as_dict(loads(value) if isinstance(value, (str, bytes)) else {}).get("conversation_id"))
+            except ValueError:
+                cid = ""
+            rows[cid or f"dir:{key}"] = (as_str(key), value, None)
+    if "conversations_v2" in tables:
+        for key, cid, value, updated in conn.execute(
+                "SELECT key, conversation_id, value, updated_at FROM conversations_v2"):
+            rows[as_str(cid) or f"dir:{key}"] = (as_str(key), value, updated)
+    prev, kept, units = as_dict(state.get("conversations")), {}, []
+    saved = normalize_timestamp(db_stat(path)[1] // 1_000_000)  # (Q's first table keeps no time of a row)
+    for cid, (directory, value, updated) in rows.items():
+        mark = hashlib.sha1(as_str(value).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        kept[cid] = mark
+        if prev.get(cid) == mark:
+            continue
+        try:
+            conversation = as_dict(loads(value)) if isinstance(value, (str, bytes)) else {}
+        except ValueError:
+            units.append(SourceUnit(f"{path}#{cid}", SessionInfo(cid, "kiro"), [], [(0, "a conversation not JSON")]))
+            continue
+        info = SessionInfo(cid, "kiro", cwd=directory or None)
+        records = state_records(conversation, info, normalize_timestamp(updated) or saved)
+        units.append(SourceUnit(f"{path}#{cid}", info, records))
+    return WholeRead(units, {"conversations": kept})
+
+
+def read_whole(path: Path, state: dict) -> WholeRead:
+    if path.name == DATABASE:
+        return read_db_snapshot(path, lambda conn: _read_database(conn, path, state), "Kiro CLI")
+    try:
+        return _read_log(path)
+    except ValueError as exc:
+        raise ContentError(str(exc)) from None
+
+
+def _stat(path: Path) -> tuple[int, int]:
+    if path.name == DATABASE:
+        return db_stat(path)
+    size, mtime = file_stat(path)
+    return with_stats(size, mtime, [path.with_suffix(".json")])
+
+
+AGENT = Agent("kiro", default_root, claims, session_for, read_whole=read_whole, stat=_stat, shell_tools=SHELL_TOOLS,
+              shares_root=True)

@@ -1,0 +1,112 @@
+"""The Kiro CLI (and the Amazon Q Developer CLI before it): its ``data.sqlite3`` conversations and its
+``~/.kiro/sessions/cli`` event logs."""
+
+import json
+import sqlite3
+from pathlib import Path
+
+from agent_homes import install_kiro
+from helpers import rows
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from backscroll.ingest.sources import AGENTS, kiro, kiro_records
+from backscroll.types import SessionInfo
+
+Q = "6c1d4f0e-2b7a-4e8a-9c55-0d2f3a1b4c5d"
+OLD_Q = "0a1b2c3d-1111-4222-8333-444455556666"
+KIRO = "26a591e0-dd86-44ee-84e2-7c44ddda8fdb"
+LOG = "0b6f6d3e-aaaa-4bbb-8ccc-000000000001"
+
+
+def _got(home, sid):
+    return [(r["role"], r["content_type"], r["author"], r["tool_name"], r["is_error"], r["text"][:24])
+            for r in rows(home) if r["session_id"] == sid]
+
+
+def test_kiro_is_registered_with_its_places(backscroll_home, monkeypatch):
+    assert AGENTS["kiro"] is kiro.AGENT
+    home = backscroll_home.home
+    monkeypatch.setattr("sys.platform", "linux")
+    assert kiro.default_root({"HOME": str(home)}) == [
+        (home / ".kiro/sessions/cli", "default"), (home / ".local/share/kiro-cli", "default"),
+        (home / ".local/share/amazon-q", "default")]
+    assert kiro.default_root({"HOME": "/h", "KIRO_HOME": "/k"})[0] == (Path("/k/sessions/cli"), "env $KIRO_HOME")
+    assert kiro.claims(Path("/h/.local/share/amazon-q/data.sqlite3"))
+    assert kiro.claims(Path(f"/h/.kiro/sessions/cli/{LOG}.jsonl"))
+    assert not kiro.claims(Path(f"/h/.kiro/sessions/cli/{LOG}.json")), "the session file goes with its log"
+    assert not kiro.claims(Path("/h/.local/share/other/data.sqlite3"))
+
+
+def test_the_database_and_the_event_log(backscroll_home, backscroll_index):
+    writer = install_kiro(backscroll_home.home, keep_open=True)
+    try:
+        out = backscroll_index()
+    finally:
+        writer.close()
+    assert out.report.lines_skipped == 0 and not out.report.unreadable
+    assert _got(backscroll_home, Q) == [
+        ("user", "text", "human", None, 0, "why does the invoice tot"),
+        ("assistant", "text", None, None, 0, "Checking how totals are "),
+        ("tool", "tool", None, "execute_bash", 0, "grep -rn round billing/"),
+        ("tool", "tool", None, "execute_bash", 0, "billing/total.py:12: rou"),
+        ("assistant", "text", None, None, 0, "Each line is rounded bef"),
+    ]
+    assert _got(backscroll_home, OLD_Q)[0] == ("user", "text", "human", None, 0, "set up the cron job for ")  # Q 1.10
+    refused = _got(backscroll_home, KIRO)
+    assert ("tool", "tool", None, "execute_bash", 1, "Tool use was cancelled b") in refused
+    assert ("user", "text", "human", None, 0, "no, keep dist, delete bu") in refused  # typed instead of approving
+    assert ("assistant", "reasoning", None, None, 0, "The build folder is dist") in refused
+    assert ("assistant", "summary", None, None, 0, "## OBJECTIVE\nClean the b") in refused
+    assert not any("hook output" in r["text"] for r in rows(backscroll_home)), "a hook's context is not the person's"
+    assert _got(backscroll_home, LOG) == [
+        ("user", "text", "human", None, 0, "why is the deploy script"),
+        ("assistant", "reasoning", None, None, 0, "Time each step."),
+        ("assistant", "text", None, None, 0, "Timing each step."),
+        ("tool", "tool", None, "shell", 0, "time ./deploy.sh --dry-r"),
+        ("tool", "tool", None, "shell", 1, "npm ci: 94s\nerror: missi"),  # "exit status: 1"
+        ("assistant", "text", None, None, 0, "npm ci takes 94 s: cache"),
+        ("assistant", "summary", None, None, 0, "Deploy is slow because n"),
+    ]
+    sessions = {s["session_id"]: s for s in rows(backscroll_home, "SELECT * FROM sessions")}
+    assert (sessions[LOG]["cwd"], sessions[KIRO]["cwd"]) == ("/home/dev/deploy", "/home/dev/site")
+
+
+def test_a_conversation_a_new_one_overwrote_stays_and_only_changed_rows_are_read(backscroll_home, backscroll_index):
+    install_kiro(backscroll_home.home)
+    backscroll_index()
+    db = backscroll_home.home / ".local/share/kiro-cli/data.sqlite3"
+    first = kiro.read_whole(db, {})
+    assert kiro.read_whole(db, first.state).units == []
+    conn = sqlite3.connect(db)
+    answer = {"Response": {"message_id": "m9", "content": "Done."}}
+    new = {"conversation_id": "77777777-7777-4777-8777-777777777777",
+           "history": [{"user": {"content": {"Prompt": {"prompt": "rotate the API keys"}}}, "assistant": answer}]}
+    conn.execute("UPDATE conversations SET value = ? WHERE key = '/home/dev/ops'", (json.dumps(new),))
+    conn.commit()
+    conn.close()
+    again = kiro.read_whole(db, first.state)
+    assert [u.session.session_id for u in again.units] == [new["conversation_id"]]
+    backscroll_index()
+    said = {r["text"] for r in rows(backscroll_home)}
+    assert {"set up the cron job for the nightly export", "rotate the API keys"} <= said
+
+
+values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=12),
+                      lambda c: st.lists(c, max_size=3) | st.dictionaries(
+                          st.sampled_from(["history", "user", "assistant", "content", "Prompt", "prompt",
+                                           "ToolUseResults", "tool_use_results", "tool_use_id", "Response",
+                                           "ToolUse", "tool_uses", "message_id", "args", "name", "id", "Json",
+                                           "Text", "exit_status", "latest_summary", "kind", "data", "text",
+                                           "toolUse", "toolResult", "toolUseId", "input", "status", "meta",
+                                           "timestamp"]), c, max_size=4),
+                      max_leaves=25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(state=values, lines=st.lists(st.dictionaries(st.sampled_from(["kind", "data"]), values), max_size=4))
+def test_the_readers_never_raise(state, lines):
+    info = SessionInfo("s", "kiro")
+    records = kiro_records.state_records(state if isinstance(state, dict) else {}, info, None)
+    records += kiro_records.log_records(list(enumerate(lines, 1)), info, None)
+    assert all(r.text and r.role in ("user", "assistant", "tool") for r in records)
