@@ -55,6 +55,42 @@ def test_a_session_of_every_kind(backscroll_home, backscroll_index):
             and r["role"] == "user"][:1] == ["agent"]
 
 
+def _exchange(rid: str, asked: str = "", answer: str = "", calls=(), results=(), **entry) -> dict:
+    nodes = [{"id": 1, "type": 5, "tool_use": {"tool_use_id": i, "tool_name": name, "input_json": json.dumps(inp)}}
+             for i, name, inp in calls]
+    given = [{"id": 1, "type": 1, "tool_result_node": {"tool_use_id": i, "content": text, "is_error": False}}
+             for i, text in results]
+    return {"exchange": {"request_id": rid, "request_message": asked, "response_text": answer,
+                         "request_nodes": given, "response_nodes": nodes},
+            "finishedAt": "2026-03-01T10:00:00.000Z", **entry}
+
+
+def test_what_auggie_writes_in_the_persons_place_and_in_the_models():
+    plan = ("# Plan Iteration Instructions\n\nRevise the plan.\n\nUser's feedback on the plan:\n\n"
+            "# Ask mode is now disabled\n- Act again.\n\nUser message:\nsplit step 3 in two")
+    history = [_exchange("r1", plan, "Which database?", calls=[("t1", "ask-user", {"question": "Which database?"})]),
+               _exchange("r2", results=[("t1", "User responded: postgres")],
+                         answer="The model returned an empty response. This can happen after a timeout.")]
+    records, _seen = auggie.history_records(history, SessionInfo("s", "auggie"))
+    assert [(r.role, r.author, r.is_error, r.text) for r in records if r.role != "tool"] == [
+        ("user", "human", False, "split step 3 in two"),
+        ("assistant", None, False, "Which database?"),
+        ("user", "human", False, "Which database? → postgres"),
+        ("user", "harness", True, "The model returned an empty response. This can happen after a timeout."),
+    ]
+
+
+def test_a_fork_adds_only_what_is_new_and_a_download_keeps_the_times(tmp_path):
+    first = [_exchange("r1", "rename the module", "Renamed.")]
+    records, seen = auggie.history_records(first, SessionInfo("a", "auggie"))
+    fork, _ = auggie.history_records(first + [_exchange("r2", "and the tests", "Done.")], SessionInfo("b", "auggie"))
+    assert {r.record_id for r in records} < {r.record_id for r in fork}, "the copied exchange keeps its ids"
+    downloaded = [_exchange("r1", "rename the module", "Renamed.", source="remote",
+                            finishedAt="2026-12-01T00:00:00.000Z")]
+    again, _ = auggie.history_records(downloaded, SessionInfo("a", "auggie"), seen)
+    assert {r.timestamp for r in again} == {"2026-03-01T10:00:00.000Z"}
+
+
 def test_a_backup_keeps_what_the_session_lost_and_adds_nothing_twice(backscroll_home, backscroll_index):
     sessions = install(backscroll_home.home)
     main = sessions / f"{MAIN}.json"
@@ -81,6 +117,6 @@ values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_si
 @settings(max_examples=300, deadline=None)
 @given(history=st.lists(values, max_size=5))
 def test_the_reader_never_raises(history):
-    records = auggie.history_records(history, SessionInfo("s", "auggie"))
+    records, _seen = auggie.history_records(history, SessionInfo("s", "auggie"))
     assert all(r.text and r.role in ("user", "assistant", "tool") for r in records)
     assert len({r.record_id for r in records}) == len(records)
