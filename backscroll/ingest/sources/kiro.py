@@ -9,8 +9,8 @@
   whole when it changes, and the session's work dir, title and parent.
 * Kiro 3's ``~/.kiro/sessions/<workspace>/<session>/`` is not read yet (``status`` names it).
 
-What each holds is read by ``kiro_records``. A session the Kiro CLI copied from its database into the event log
-(``exported_from_v1``) is stored again under its new id.
+What each holds is read by ``kiro_records``. A conversation resumed in another directory is a row of each; the rows
+are read oldest first, so a compaction's shortened copy of the turns it keeps never stands for them.
 """
 
 from __future__ import annotations
@@ -50,9 +50,10 @@ def default_root(env):
         data = home / "Library" / "Application Support"
     else:
         data = Path(os.path.expanduser(env["XDG_DATA_HOME"])) if env.get("XDG_DATA_HOME") else home / ".local/share"
-    kiro = (Path(os.path.expanduser(env["KIRO_HOME"])), "env $KIRO_HOME") if env.get("KIRO_HOME") else \
-        (home / ".kiro", "default")
-    return [(kiro[0] / "sessions" / "cli", kiro[1]), *((data / app, "default") for app in _APPS)]
+    logs = [(home / ".kiro" / "sessions" / "cli", "default")]
+    if env.get("KIRO_HOME"):  # (besides: Kiro 2.2 wrote under the home whatever it said)
+        logs.insert(0, (Path(os.path.expanduser(env["KIRO_HOME"])) / "sessions" / "cli", "env $KIRO_HOME"))
+    return [*logs, *((data / app, "default") for app in _APPS)]
 
 
 def claims(path: Path) -> bool:
@@ -93,33 +94,35 @@ def _read_log(path: Path) -> WholeRead:
 
 def _read_database(conn, path: Path, state: dict) -> WholeRead:
     tables = db_tables(conn)
-    rows: dict[str, tuple[str, object, object]] = {}  # conversation id -> (directory, value, updated)
+    # (directory, conversation id) -> (value, updated): one conversation resumed in another directory is a row of each
+    rows: dict[tuple[str, str], tuple[object, object]] = {}
     if "conversations" in tables:
         for key, value in conn.execute("SELECT key, value FROM conversations"):
             try:
                 cid = as_str(as_dict(loads(value) if isinstance(value, (str, bytes)) else {}).get("conversation_id"))
             except ValueError:
                 cid = ""
-            rows[cid or f"dir:{key}"] = (as_str(key), value, None)
+            rows[(as_str(key), cid or f"dir:{key}")] = (value, None)
     if "conversations_v2" in tables:
+        # oldest first: a compaction's new row repeats (shortened) what the row it continues holds, under Kiro's ids
         for key, cid, value, updated in conn.execute(
-                "SELECT key, conversation_id, value, updated_at FROM conversations_v2"):
-            rows[as_str(cid) or f"dir:{key}"] = (as_str(key), value, updated)
+                "SELECT key, conversation_id, value, updated_at FROM conversations_v2 ORDER BY created_at, rowid"):
+            rows[(as_str(key), as_str(cid) or f"dir:{key}")] = (value, updated)
     prev, kept, units = as_dict(state.get("conversations")), {}, []
     saved = normalize_timestamp(db_stat(path)[1] // 1_000_000)  # (Q's first table keeps no time of a row)
-    for cid, (directory, value, updated) in rows.items():
-        mark = hashlib.sha1(as_str(value).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-        kept[cid] = mark
-        if prev.get(cid) == mark:
+    for (directory, cid), (value, updated) in rows.items():
+        mark, unit = hashlib.sha1(as_str(value).encode("utf-8", "surrogatepass")).hexdigest()[:16], f"{cid}@{directory}"
+        kept[unit] = mark
+        if prev.get(unit) == mark:
             continue
         try:
             conversation = as_dict(loads(value)) if isinstance(value, (str, bytes)) else {}
         except ValueError:
-            units.append(SourceUnit(f"{path}#{cid}", SessionInfo(cid, "kiro"), [], [(0, "a conversation not JSON")]))
+            units.append(SourceUnit(f"{path}#{unit}", SessionInfo(cid, "kiro"), [], [(0, "a conversation not JSON")]))
             continue
         info = SessionInfo(cid, "kiro", cwd=directory or None)
         records = state_records(conversation, info, normalize_timestamp(updated) or saved)
-        units.append(SourceUnit(f"{path}#{cid}", info, records))
+        units.append(SourceUnit(f"{path}#{unit}", info, records))
     return WholeRead(units, {"conversations": kept})
 
 

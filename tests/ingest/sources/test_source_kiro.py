@@ -110,3 +110,38 @@ def test_the_readers_never_raise(state, lines):
     records = kiro_records.state_records(state if isinstance(state, dict) else {}, info, None)
     records += kiro_records.log_records(list(enumerate(lines, 1)), info, None)
     assert all(r.text and r.role in ("user", "assistant", "tool") for r in records)
+
+
+def _entry(prompt, message_id, when=None, calls=(), results=()):
+    content = {"Prompt": {"prompt": prompt}} if prompt else {"ToolUseResults": {"tool_use_results": [
+        {"tool_use_id": i, "content": [{"Json": out}], "status": "Success"} for i, out in results]}}
+    said = {"message_id": message_id, "content": f"answer {message_id}", "tool_uses": [
+        {"id": i, "name": "dummy", "orig_name": "execute_bash", "args": {}, "orig_args": {"command": c}}
+        for i, c in calls]}
+    return {"user": {"content": content, "timestamp": when}, "assistant": {"ToolUse": said}}
+
+
+def test_a_compactions_copy_a_resume_and_kiros_own_prompts(backscroll_home, backscroll_index):
+    """A compaction continues under a new conversation id with the kept tail copied (Kiro's message ids kept); the
+    first entry it keeps may be turned into a prompt with no time, which is Kiro's, not the person's."""
+    first = {"conversation_id": "c-1", "history": [
+        _entry("count the lines", "m1", "2026-03-01T10:00:00Z", calls=[("t1", "wc -l *.py")]),
+        _entry("", "m2", results=[("t1", {"exit_status": "signal: 9 (SIGKILL)", "stdout": "", "stderr": ""})])]}
+    kept = [_entry("(tool results)", "m2"), _entry("now the tests", "m3", "2026-03-01T11:00:00Z")]
+    fork = {"conversation_id": "c-2", "history": kept, "latest_summary": ["Counted lines; wc was killed.", {}]}
+    writer = install_kiro(backscroll_home.home, keep_open=True)
+    resumed = {**fork, "history": [*kept, _entry("and docs", "m4", "2026-03-02T09:00:00Z")]}
+    writer.executemany("INSERT INTO conversations_v2 VALUES (?, ?, ?, ?, ?)", [
+        ("/w", "c-1", json.dumps(first), 1, 1), ("/w", "c-2", json.dumps(fork), 2, 2),
+        ("/elsewhere", "c-2", json.dumps(resumed), 3, 3)])
+    writer.close()
+    backscroll_index()
+    texts = [r["text"] for r in rows(backscroll_home) if r["session_id"] in ("c-1", "c-2")]
+    assert texts.count("answer m2") == 1, "the kept tail is stored once"
+    assert "and docs" in texts, "the same conversation resumed in another directory"
+    call = next(r for r in rows(backscroll_home) if r["tool_call_id"] == "t1" and r["is_call"])
+    assert (call["tool_name"], call["text"]) == ("execute_bash", "wc -l *.py")  # not the resume's "dummy"
+    result = next(r for r in rows(backscroll_home) if r["tool_call_id"] == "t1" and not r["is_call"])
+    assert (result["is_error"], result["text"]) == (1, "signal: 9 (SIGKILL)")
+    own = next(r for r in rows(backscroll_home) if r["text"] == "(tool results)")
+    assert own["author"] == "harness"
