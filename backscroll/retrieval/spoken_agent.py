@@ -2,8 +2,8 @@
 
 Only a name said as the subject or the place of the work counts: after "did", "with", "in", "my" ...,
 or before "sessions", "said", "suggested" ... ("codex config.toml" is a topic, not a filter). Names that
-are everyday words or other things' names too (cursor, goose, amp, pi, zed, crush, roo, kilo, omp, continue;
-hermes, a JavaScript engine) are never read this way.
+are everyday words or other things' names too (cursor, goose, amp, pi, zed, crush, roo, kilo, omp, continue,
+vibe; hermes, a JavaScript engine) are never read this way.
 The name (with "code" or "cli" after it) leaves the words searched; the search prefers that agent's
 records, and the others still come as ``also_matching``. Pure.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 SPOKEN = ("claude", "codex", "gemini", "opencode", "copilot", "cline", "aider", "qwen", "kimi", "droid",
-          "openhands")
+          "openhands", "openclaw", "auggie", "kiro")
 _NAME = "|".join(SPOKEN)
 _BEFORE = r"did|does|do|has|had|was|were|with|in|from|by|using|via|asked|ask|told|my|our|the|of|to"
 _AFTER = (r"sessions?|chats?|conversations?|did|does|do|said|says|say|wrote|suggested|proposed|decided|thought|"

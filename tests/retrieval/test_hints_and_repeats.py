@@ -298,3 +298,12 @@ def test_an_agent_the_question_names_is_a_hint(session_builder, backscroll_index
     none = backscroll_search("what did gemini do for the webhook retry backoff?", mode="lexical")
     assert none.filters.agent is None and none.results, "no gemini sessions: the others' matches, and a note"
     assert any("no gemini sessions are indexed" in n for n in none.notes), none.notes
+
+
+def test_the_new_agents_named_as_the_subject_are_hints_and_vibe_stays_a_word():
+    from backscroll.retrieval.spoken_agent import find
+
+    assert find("what did kiro change in the deploy script") == ("kiro", "what did change in the deploy script")
+    assert find("auggie sessions about the cache") == ("auggie", "about the cache")
+    assert find("what did openclaw say about invoices")[0] == "openclaw"
+    assert find("the vibe of the release notes") == (None, "the vibe of the release notes")

@@ -36,6 +36,7 @@ from backscroll.ingest.sources import (
     as_str,
     call_text,
     clean_text,
+    first_of_each_id,
     json_object,
     read_regular,
 )
@@ -56,8 +57,8 @@ _NOTICES = ("The model returned an empty response.", "The remote agent crashed d
             "The model provider blocked this response for safety reasons.", "You ended your turn without calling")
 _ANSWERED = re.compile(r"(?s)\AUser responded: (.+)")  # ``ask-user``'s result: the person's answer
 _NO_ANSWER = {"declined", "[No answer provided]"}
-_TYPES = {0: "text_node", 1: "tool_result_node", 4: "ide_state_node", 5: "tool_use", 8: "thinking",
-          10: "history_summary_node"}
+# The payload's key of each node type read: request nodes 1, 4, 10; response nodes 5, 8.
+_TYPES = {1: "tool_result_node", 4: "ide_state_node", 10: "history_summary_node", 5: "tool_use", 8: "thinking"}
 
 
 def default_root(env):
@@ -108,11 +109,9 @@ def _answers(result: str, asked: object) -> str:
 
 def _when(entry: dict, exchange: dict) -> str | None:
     """When an exchange ended: ``finishedAt``, unless it was downloaded (then the download's time): its nodes' own."""
-    if entry.get("source") != "remote":
-        return normalize_timestamp(entry.get("finishedAt"))
     times = [t for t in (n.get("timestamp_ms") for n in map(as_dict, as_list(exchange.get("response_nodes"))))
-             if isinstance(t, int)]
-    return normalize_timestamp(max(times)) if times else None
+             if isinstance(t, int)] if entry.get("source") == "remote" else []
+    return normalize_timestamp(max(times)) if times else normalize_timestamp(entry.get("finishedAt"))
 
 
 def history_records(history: list, info: SessionInfo, seen: dict | None = None) -> tuple[list[Record], dict]:
@@ -162,10 +161,7 @@ def history_records(history: list, info: SessionInfo, seen: dict | None = None) 
             body, command = call_text(name, use.get("input_json"), SHELL_TOOLS)
             key = f"auggie:{call_id}" if call_id and not call_id.startswith("unknown-") else f"{base}#c{k}"
             out.append(Record(key, "tool", "tool", body, n, ts, cwd, name, call_id or None, command=command))
-    unique: dict[str, Record] = {}
-    for rec in out:  # (an id given twice, a node repeated: the first)
-        unique.setdefault(rec.record_id, rec)
-    return list(unique.values()), seen
+    return first_of_each_id(out), seen
 
 
 def read_whole(path: Path, state: dict) -> WholeRead:

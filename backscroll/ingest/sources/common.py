@@ -2,7 +2,8 @@
 ``as_str``, a text that may hold a JSON object: ``json_object``) and turning message and tool blocks into record
 text (``clean_text``, ``render_input``, ``call_text``, ``block_text``), a session's title from its first words
 (``title_line``), a text file's bytes as text (``decoded``) the time of a message a format keeps no time
-for (``first_seen``, ``time_of``) and zstd's bytes (``zstd_decompress``).
+for (``first_seen``, ``time_of``), zstd's bytes (``zstd_decompress``, ``NO_CODEC``), a failed exit (``failed_exit``)
+and records an id repeats (``first_of_each_id``).
 Re-exported by ``backscroll.ingest.sources``."""
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def block_text(content: object) -> str:
 
 def first_seen(runs: object, count: int, created: str | None, updated: str | None) -> list[list]:
     """When each of a conversation's ``count`` messages was first seen, as runs ``[[end, time], …]`` (messages
-    before ``end`` and after the run before it), for formats that keep no time per message (Zed, Continue): a
+    before ``end`` and after the run before it), for formats that keep no time per message (Zed, Continue, Vibe 2): a
     message keeps the time of the save that first held it, and a conversation first read dates its first message
     by its creation and the rest by its last save. Pure."""
     kept = [r for r in (runs if isinstance(runs, list) else []) if isinstance(r, list) and len(r) == 2
@@ -176,3 +177,18 @@ def zstd_decompress(data: bytes) -> bytes | None:
         return pyzstd.decompress(data)
     except ImportError:
         return None
+
+
+def failed_exit(code: object) -> bool:
+    """Whether a command's exit code (a number, or a number written as text) says it failed."""
+    if isinstance(code, str) and code.strip().lstrip("-").isdigit():
+        code = int(code)
+    return isinstance(code, int) and not isinstance(code, bool) and code != 0
+
+
+def first_of_each_id(records: list) -> list:
+    """``records`` with an id given twice (a node or an entry repeated) kept once, the first, in order."""
+    kept: dict = {}
+    for rec in records:
+        kept.setdefault(rec.record_id, rec)
+    return list(kept.values())

@@ -23,7 +23,6 @@ from pathlib import Path
 from backscroll.dates import normalize_timestamp
 from backscroll.ingest.sources import (
     Agent,
-    ContentError,
     SourceUnit,
     WholeRead,
     as_dict,
@@ -129,10 +128,7 @@ def _read_database(conn, path: Path, state: dict) -> WholeRead:
 def read_whole(path: Path, state: dict) -> WholeRead:
     if path.name == DATABASE:
         return read_db_snapshot(path, lambda conn: _read_database(conn, path, state), "Kiro CLI")
-    try:
-        return _read_log(path)
-    except ValueError as exc:
-        raise ContentError(str(exc)) from None
+    return _read_log(path)
 
 
 def _stat(path: Path) -> tuple[int, int]:

@@ -27,7 +27,7 @@ import hashlib
 import re
 
 from backscroll.dates import normalize_timestamp
-from backscroll.ingest.sources import as_dict, as_list, as_str, call_text, clean_text, render_input
+from backscroll.ingest.sources import as_dict, as_list, as_str, call_text, clean_text, first_of_each_id, render_input
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = frozenset({"execute_bash", "execute_cmd", "shell", "executeBash", "executeCmd"})
@@ -129,7 +129,7 @@ def state_records(state: dict, info: SessionInfo, fallback: str | None) -> list[
     if summary:
         out.append(Record(f"{ids.of(None, 'summary', summary)}#s", "assistant", "summary", summary,
                           len(as_list(state.get("history"))) + 1, fallback, cwd))
-    return _unique(out)
+    return first_of_each_id(out)
 
 
 def log_records(lines: list[tuple[int, dict]], info: SessionInfo, fallback: str | None) -> list[Record]:
@@ -183,11 +183,4 @@ def log_records(lines: list[tuple[int, dict]], info: SessionInfo, fallback: str 
             if summary:
                 out.append(Record(f"{ids.of(None, 'summary', summary)}#s", "assistant", "summary", summary, n, ts,
                                   cwd))
-    return _unique(out)
-
-
-def _unique(records: list[Record]) -> list[Record]:
-    kept: dict[str, Record] = {}
-    for rec in records:  # (an id given twice: the first)
-        kept.setdefault(rec.record_id, rec)
-    return list(kept.values())
+    return first_of_each_id(out)

@@ -1,7 +1,7 @@
 """What OpenClaw's transcript entries say beyond Pi's (``openclaw`` owns the files; ``pi`` reads the rest). Pure.
 
 Read from openclaw 2026.7.1 and 2026.9.6 (their code and transcripts they wrote). The shell tool is ``exec``; a
-command that exits non-zero, or that failed to start, timed out or was denied (``details.status``), is an error
+command that exits non-zero, or that failed or was denied (``details.status``), is an error
 (2026.9 says so in ``details`` only). A tool called through ``tool_call`` (``{id, args}``) is the tool it called. A
 user turn OpenClaw wrote itself (``provenance`` ``internal_system``: a heartbeat, a cron job; the approval follow-up;
 2026.7's heartbeat and new-session placeholders) is the harness's, one another session sent (``inter_session``) or a
@@ -26,6 +26,7 @@ from backscroll.ingest.sources import (
     as_list,
     as_str,
     call_text,
+    failed_exit,
     json_object,
     pi,
     render_input,
@@ -112,8 +113,7 @@ def parse_line(obj: object, line_no: int, session: SessionInfo) -> ParsedLine:
         records = out
     elif role == "toolResult":
         details = as_dict(message.get("details"))
-        code = details.get("exitCode")
-        if details.get("status") in _FAILED or (isinstance(code, int) and not isinstance(code, bool) and code != 0):
+        if details.get("status") in _FAILED or failed_exit(details.get("exitCode")):
             records = [replace(r, is_error=True) for r in records]
     return ParsedLine(records, parsed.session_updates, parsed.unknown)
 

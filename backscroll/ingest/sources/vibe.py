@@ -9,7 +9,7 @@ Read from mistral-vibe 2.26.1 and 3.0.3 (their code, and sessions each wrote its
 * Vibe 3 (the unified store, ``unified/<id>/``, a subagent's ``unified/child-<hex>/``): read by ``vibe_unified``.
 
 Both are read whole when they change (a store is claimed by its ``CURRENT`` file). Vibe 2's records: the person's
-prompts (a line Vibe wrote itself, ``injected``, is the harness's, and a subagent's first prompt, its task, the
+prompts (a line Vibe wrote itself, ``injected``, is the harness's, and a subagent's prompts, its parent's, the
 agent's), their ``!`` commands as shell calls, replies, reasoning, the summary a compaction leaves
 (``context_boundary``), tool calls and their output (``<tool_error>``, a cancellation or a non-zero exit is an error),
 and the answers to ``ask_user_question`` (the person's). A line has no time: each is dated by the save that first
@@ -36,14 +36,16 @@ from backscroll.ingest.sources import (
     as_str,
     call_text,
     clean_text,
+    failed_exit,
     file_stat,
     first_seen,
+    home_root,
     read_regular,
     time_of,
     with_stats,
 )
-from backscroll.ingest.sources.answers import answer_text
-from backscroll.ingest.sources.vibe_unified import SHELL_TOOLS, read_store, store_stat
+from backscroll.ingest.sources.vibe_unified import SHELL_TOOLS, answers, read_store, store_stat
+from backscroll.ingest.sources.vibe_unified import meta as vibe_meta
 from backscroll.types import Record, SessionInfo
 
 MAX_WHOLE_BYTES = 256 * 1024 * 1024
@@ -54,11 +56,9 @@ _FAILED = ("<tool_error>", "<user_cancellation>")
 def default_root(env):
     """Vibe's session dir, and the one its config file or ``$VIBE_SESSION_LOGGING__SAVE_DIR`` names besides (what
     was written before they were set stays in the first)."""
-    if env.get("VIBE_HOME"):
-        home, origin = Path(os.path.expanduser(env["VIBE_HOME"])), "env $VIBE_HOME"
-    else:
-        home, origin = Path(env.get("HOME") or os.path.expanduser("~")) / ".vibe", "default"
-    roots = [(home / "logs" / "session", origin)]
+    root, origin = home_root(env, "VIBE_HOME", "logs/session", ".vibe/logs/session")
+    home = root.parent.parent
+    roots = [(root, origin)]
     if env.get("VIBE_SESSION_LOGGING__SAVE_DIR"):
         roots.append((Path(os.path.expanduser(env["VIBE_SESSION_LOGGING__SAVE_DIR"])),
                       "env $VIBE_SESSION_LOGGING__SAVE_DIR"))
@@ -91,23 +91,9 @@ def session_for(path: Path) -> SessionInfo:
     return SessionInfo(path.parent.name, "vibe")
 
 
-def _meta(folder: Path) -> dict:
-    try:
-        return as_dict(orjson.loads(read_regular(folder / "meta.json", 64 * 1024 * 1024)))
-    except (OSError, ValueError):
-        return {}
-
-
-def _answers(output: object) -> str:
-    """The person's answers in ``ask_user_question``'s result (``{answers: [{question, answer}], cancelled}``)."""
-    given = as_dict(output)
-    return "" if given.get("cancelled") is True else answer_text(
-        (a.get("question"), a.get("answer"), None) for a in map(as_dict, as_list(given.get("answers"))))
-
-
 def _failed(text: str, output: object) -> bool:
     code = next((as_dict(output).get(k) for k in ("returncode", "exit_code") if k in as_dict(output)), 0)
-    return text.lstrip().startswith(_FAILED) or (isinstance(code, int) and not isinstance(code, bool) and code != 0)
+    return text.lstrip().startswith(_FAILED) or failed_exit(code)
 
 
 def line_records(lines: list[tuple[int, dict]], info: SessionInfo, runs: list[list]) -> list[Record]:
@@ -133,8 +119,8 @@ def line_records(lines: list[tuple[int, dict]], info: SessionInfo, runs: list[li
                     summary_first and not prompted and "injected" not in msg)):  # (Vibe's summary of what came before)
                 out.append(Record(f"{base}#0", "assistant", "summary", text, n, ts, cwd))
             elif text:
-                author = "harness" if msg.get("injected") is True else \
-                    "agent" if info.is_sidechain and not prompted else "human"
+                # (a subagent's every prompt is its parent's: its task, and what the parent sent it after)
+                author = "harness" if msg.get("injected") is True else "agent" if info.is_sidechain else "human"
                 out.append(Record(f"{base}#0", "user", "text", text, n, ts, cwd, author=author))
             prompted = True
         elif role == "assistant":
@@ -156,14 +142,14 @@ def line_records(lines: list[tuple[int, dict]], info: SessionInfo, runs: list[li
             if text:
                 out.append(Record(key, "tool", "tool", text, n, ts, cwd, None, call_id or None,
                                   is_error=_failed(text, output)))
-            said = _answers(output) if msg.get("name") == "ask_user_question" else ""
+            said = answers(output) if msg.get("name") == "ask_user_question" else ""
             if said:
                 out.append(Record(f"{key}.answer", "user", "text", said, n, ts, cwd, author="human"))
     return out
 
 
 def _read_folder(path: Path, state: dict) -> WholeRead:
-    meta = _meta(path.parent)
+    meta = vibe_meta(path.parent)
     sid = as_str(meta.get("session_id")).strip() or path.parent.name
     parent = as_str(meta.get("parent_session_id")).strip() or None
     title = as_str(meta.get("title")).strip() or None

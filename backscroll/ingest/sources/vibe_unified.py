@@ -8,10 +8,12 @@ crash). ``meta.json`` gives the title, work dir and times; a subagent's store (`
 parent in the history's envelope.
 
 Records, from the history's entries (each with its id and time, ``createdAt``): the person's messages (one the app
-injected, ``vibe.injected``, is the harness's; a subagent's first one, its task, the agent's), the assistant's,
-``reasoning``, and each ``effect`` (a tool call and its result in one entry: ``file_system.bash`` as its command, a
-failed, refused or cancelled call an error, an ``ask_user_question``'s answers as the person's). Checkpoints (a
-compaction's mark; its summary is only in the model's context), notices and callbacks hold nothing to store.
+injected, ``vibe.injected``, and a skill's body are the harness's; a subagent's, its parent's, the agent's), the
+assistant's, ``reasoning``, and each ``effect`` (a tool call and its result in one entry: ``file_system.bash`` as its
+command; a file tool's own result, whole when the store kept a large one apart; a failed, refused or cancelled call
+an error; an ``ask_user_question``'s answers as the person's). What the store copied from another session (an
+import, a fork) is stored with that session only. Checkpoints (a compaction's mark; its summary is only in the model's
+context), notices and callbacks hold nothing to store.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from backscroll.ingest.sources import (
     as_str,
     call_text,
     clean_text,
+    failed_exit,
     file_stat,
     read_regular,
     render_input,
@@ -51,6 +54,21 @@ _SKILL = "<skill_content"  # a skill's body, added to the prompt that names it
 
 def _json(path: Path) -> object:
     return orjson.loads(read_regular(path, _LIMIT))
+
+
+def answers(output: object) -> str:
+    """The person's answers in ``ask_user_question``'s result (``{answers: [{question, answer}], cancelled}``)."""
+    given = as_dict(output)
+    return "" if given.get("cancelled") is True else answer_text(
+        (a.get("question"), a.get("answer"), None) for a in map(as_dict, as_list(given.get("answers"))))
+
+
+def meta(folder: Path) -> dict:
+    """A session folder's ``meta.json`` (Vibe 2's and 3's alike), or nothing."""
+    try:
+        return as_dict(_json(folder / "meta.json"))
+    except (OSError, ValueError):
+        return {}
 
 
 def store_stat(current: Path) -> tuple[int, int]:
@@ -151,15 +169,11 @@ def _effect(entry: dict, key: str, ts: str | None, cwd: str | None, n: int, fold
         said = f"{said}\n{as_str(error['message'])}".strip()
     elif state.get("status") == "cancelled" and state.get("reason"):
         said = f"{said}\ncancelled: {as_str(state['reason'])}".strip()
-    code = made.get("returncode")
-    code = int(code) if isinstance(code, str) and code.lstrip("-").isdigit() else code
-    failed = state.get("status") in ("failed", "cancelled", "skipped") or output.get("type") == "failure" or (
-        isinstance(code, int) and not isinstance(code, bool) and code != 0)
+    failed = state.get("status") in ("failed", "cancelled", "skipped") or output.get("type") == "failure" or \
+        failed_exit(made.get("returncode"))
     if said:
         out.append(Record(f"{key}.result", "tool", "tool", said, n, ts, cwd, None, key, is_error=failed))
-    answers = [] if made.get("cancelled") is True else as_list(made.get("answers"))
-    picked = answer_text((a.get("question"), a.get("answer"), None) for a in map(as_dict, answers)) \
-        if name.endswith("ask_user_question") else ""
+    picked = answers(made) if name.endswith("ask_user_question") else ""
     if picked:
         out.append(Record(f"{key}.answer", "user", "text", picked, n, ts, cwd, author="human"))
     return out
@@ -206,16 +220,13 @@ def read_store(folder: Path) -> WholeRead:
     """One store: its session, whole."""
     entries, envelope = history(folder)
     session = as_dict(envelope.get("session"))
-    try:
-        meta = as_dict(_json(folder / "meta.json"))
-    except (OSError, ValueError):
-        meta = {}
-    sid = as_str(meta.get("session_id")).strip() or as_str(session.get("id")).strip() or folder.name
-    parent = as_str(meta.get("parent_session_id") or session.get("parentSessionId")).strip() or None
-    title = as_str(meta.get("title") or session.get("title")).strip() or None
+    about_meta = meta(folder)
+    sid = as_str(about_meta.get("session_id")).strip() or as_str(session.get("id")).strip() or folder.name
+    parent = as_str(about_meta.get("parent_session_id") or session.get("parentSessionId")).strip() or None
+    title = as_str(about_meta.get("title") or session.get("title")).strip() or None
     runtime = as_dict(envelope.get("runtime"))
     about, identity = as_dict(runtime.get("session_metadata")), as_dict(runtime.get("identity"))
-    cwd = as_str(as_dict(meta.get("environment")).get("working_directory")).strip() or \
+    cwd = as_str(as_dict(about_meta.get("environment")).get("working_directory")).strip() or \
         as_str(about.get("cwd")).strip() or None
     info = SessionInfo(sid, "vibe", cwd=cwd, title=title, parent_session_id=parent,
                        is_sidechain=identity.get("kind") == "subagent" or sid.startswith("child-"))

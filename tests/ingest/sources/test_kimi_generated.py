@@ -38,22 +38,17 @@ def test_a_session_kimi_cli_wrote_holds_what_its_context_file_holds(backscroll_h
     assert got.session["cwd"] == WORK and got.session["title"] == "Show me notes.txt"
 
 
-def test_status_names_layouts_this_version_does_not_read(backscroll_home, backscroll_index, session_builder,
-                                                       monkeypatch):
-    """A layout of an agent this version reads but not that layout (``NOT_READ``; none today) is named, not indexed
-    in silence."""
-    from backscroll import status_places
-
-    monkeypatch.setattr(status_places, "NOT_READ", (("kimi", ".kimi-next/sessions/*/log.jsonl", "Kimi Next sessions"),
-                                                    *status_places.NOT_READ))
-    log = backscroll_home.home / ".kimi-next/sessions/s1/log.jsonl"
-    log.parent.mkdir(parents=True)
-    log.write_text("{}\n")
+def test_status_names_layouts_this_version_does_not_read(backscroll_home, backscroll_index, session_builder):
+    """A layout of an agent this version reads but not that layout (``NOT_READ``: Mistral Vibe 1's single files) is
+    named, not indexed in silence."""
+    old = backscroll_home.home / ".vibe/logs/session/session_20251001_100000_ab12cd34.json"
+    old.parent.mkdir(parents=True)
+    old.write_text('{"metadata": {}, "messages": []}')
     session_builder.claude("p").user("hello")
     backscroll_index(embed=False)
     warnings = backscroll.status(home=backscroll_home.data).warnings
-    assert [w for w in warnings if w.startswith("kimi: ")] == [
-        f"kimi: {log} is one of the Kimi Next sessions this version does not read; they are not indexed"]
+    assert [w for w in warnings if w.startswith("vibe: ")] == [
+        f"vibe: {old} is one of the Mistral Vibe 1 sessions this version does not read; they are not indexed"]
 
 
 def test_status_names_agents_this_version_does_not_read(backscroll_home, backscroll_index, session_builder):

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+from agent_homes import DATA
 from agent_homes import install_auggie as install
 from helpers import rows
 from hypothesis import given, settings
@@ -89,6 +90,8 @@ def test_a_fork_adds_only_what_is_new_and_a_download_keeps_the_times(tmp_path):
                             finishedAt="2026-12-01T00:00:00.000Z")]
     again, _ = auggie.history_records(downloaded, SessionInfo("a", "auggie"), seen)
     assert {r.timestamp for r in again} == {"2026-03-01T10:00:00.000Z"}
+    web = auggie.read_whole(DATA / "auggie/sessions/3d0c6f52-8f6e-4e0b-a1f4-2b7f5f7e0c11.json", {}).units[0]
+    assert [r.timestamp for r in web.records] == ["2025-12-06T03:01:30.000Z"] * 2  # (downloaded, first read)
 
 
 def test_a_backup_keeps_what_the_session_lost_and_adds_nothing_twice(backscroll_home, backscroll_index):

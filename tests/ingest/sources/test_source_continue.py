@@ -236,11 +236,15 @@ def test_a_question_answered_and_a_call_refused(tmp_path):
 
 
 def test_a_person_saying_continue_is_the_person():
-    """Only the CLI's own prompt after a compaction (its history starts with the summary) is the harness's."""
-    said = [_item("user", "fix it"), _item("assistant", "Done.", conversationSummary="we fixed it"),
-            _item("user", "continue", message={"id": "U9"})]
-    records, _ = continuedev_history.history_records(said, SessionInfo("s", "continue"), [])
-    assert [r.author for r in records if r.role == "user"] == ["human", "human"]
+    """Only the CLI's own prompt after a compaction (the first prompt of a history that starts with the summary, and
+    without an editor's id) is the harness's; a person's later "continue", or one an editor wrote, is theirs."""
+    summary = _item("assistant", "we fixed it", conversationSummary="we fixed it")
+    cli = [summary, _item("user", "continue"), _item("assistant", "Done."), _item("user", "continue")]
+    records, _ = continuedev_history.history_records(cli, SessionInfo("s", "continue"), [])
+    assert [r.author for r in records if r.role == "user"] == ["harness", "human"]
+    editor = [summary, _item("user", "continue", message={"id": "U9"})]
+    records, _ = continuedev_history.history_records(editor, SessionInfo("s", "continue"), [])
+    assert [r.author for r in records if r.role == "user"] == ["human"]
 
 
 def test_each_conversation_of_a_2025_cli_file_is_a_session(tmp_path):

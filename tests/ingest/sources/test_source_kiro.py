@@ -15,7 +15,7 @@ from backscroll.types import SessionInfo
 
 Q = "6c1d4f0e-2b7a-4e8a-9c55-0d2f3a1b4c5d"
 OLD_Q = "0a1b2c3d-1111-4222-8333-444455556666"
-KIRO = "26a591e0-dd86-44ee-84e2-7c44ddda8fdb"
+KIRO = "5e1f0c2a-7b3d-4c8e-9f10-2a3b4c5d6e7f"
 LOG = "0b6f6d3e-aaaa-4bbb-8ccc-000000000001"
 
 

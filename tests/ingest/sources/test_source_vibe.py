@@ -124,8 +124,11 @@ def test_a_skill_the_prompt_names_is_the_harness_and_a_subagent_prompts_are_its_
     records, _ = vibe_unified.entry_records(entries, SessionInfo("s", "vibe"))
     assert [(r.author, r.text[:16]) for r in records] == [
         ("human", "/review the diff"), ("harness", "<skill_content n"), ("human", "now also hello.t")]
-    records, _ = vibe_unified.entry_records(entries[1:], SessionInfo("child-1", "vibe", is_sidechain=True))
-    assert [r.author for r in records] == ["agent"]
+    records, _ = vibe_unified.entry_records(entries, SessionInfo("child-1", "vibe", is_sidechain=True))
+    assert [r.author for r in records] == ["agent", "harness", "agent"]
+    lines = [(1, {"role": "user", "content": "list the files"}), (2, {"role": "user", "content": "and hello.txt"})]
+    records = vibe.line_records(lines, SessionInfo("c", "vibe", parent_session_id="p", is_sidechain=True), [])
+    assert [r.author for r in records] == ["agent", "agent"]
 
 
 def test_a_turn_cut_off_by_a_crash_is_read_from_the_journal(tmp_path):
