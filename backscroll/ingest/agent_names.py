@@ -16,7 +16,6 @@ AGENT_NAMES = ("claude", "codex", "gemini", "opencode", "pi", "cursor", "copilot
 NOT_READ: tuple[tuple[str, str, str], ...] = (
     ("vibe", ".vibe/logs/session/session_*.json", "Mistral Vibe 1 sessions"),
     ("grok", ".grok/sessions/*/*/chat_history.jsonl", "Grok Build sessions"),
-    ("kiro", ".kiro/sessions/*/*/messages.jsonl", "Kiro 3 sessions"),
     ("junie", ".junie/sessions/*/events.jsonl", "Junie CLI sessions"),
     ("antigravity", ".gemini/antigravity-cli/brain/*/.system_generated/logs/transcript_full.jsonl",
      "Antigravity CLI transcripts"),

@@ -7,7 +7,7 @@
   id). Each conversation is a unit of its own, read again when its row changes; one a row no longer holds stays stored.
 * ``~/.kiro/sessions/cli/<id>.jsonl`` and ``<id>.json`` (``$KIRO_HOME``; interactive Kiro 2): the event log, read
   whole when it changes, and the session's work dir, title and parent.
-* Kiro 3's ``~/.kiro/sessions/<workspace>/<session>/`` is not read yet (``status`` names it).
+* ``~/.kiro/sessions/<workspace>/<session>/messages.jsonl`` (Kiro 3, and the Kiro IDE): read by ``kiro_v3``.
 
 What each holds is read by ``kiro_records``. A conversation resumed in another directory is a row of each; the rows
 are read oldest first, so a compaction's shortened copy of the turns it keeps never stands for them.
@@ -30,6 +30,7 @@ from backscroll.ingest.sources import (
     db_stat,
     db_tables,
     file_stat,
+    kiro_v3,
     read_db_snapshot,
     read_regular,
     with_stats,
@@ -49,16 +50,17 @@ def default_root(env):
         data = home / "Library" / "Application Support"
     else:
         data = Path(os.path.expanduser(env["XDG_DATA_HOME"])) if env.get("XDG_DATA_HOME") else home / ".local/share"
-    logs = [(home / ".kiro" / "sessions" / "cli", "default")]
-    if env.get("KIRO_HOME"):  # (besides: Kiro 2.2 wrote under the home whatever it said)
-        logs.insert(0, (Path(os.path.expanduser(env["KIRO_HOME"])) / "sessions" / "cli", "env $KIRO_HOME"))
+    logs = [(home / ".kiro" / "sessions", "default")]
+    if env.get("KIRO_HOME"):  # (besides: Kiro 2.2 and the Kiro IDE write under the home whatever it says)
+        logs.insert(0, (Path(os.path.expanduser(env["KIRO_HOME"])) / "sessions", "env $KIRO_HOME"))
     return [*logs, *((data / app, "default") for app in _APPS)]
 
 
 def claims(path: Path) -> bool:
     if path.name == DATABASE:
         return path.parent.name in _APPS
-    return path.suffix == ".jsonl" and path.parent.name == "cli" and path.parent.parent.name == "sessions"
+    return (path.suffix == ".jsonl" and path.parent.name == "cli" and path.parent.parent.name == "sessions") or \
+        kiro_v3.is_log(path)
 
 
 def session_for(path: Path) -> SessionInfo:
@@ -128,15 +130,17 @@ def _read_database(conn, path: Path, state: dict) -> WholeRead:
 def read_whole(path: Path, state: dict) -> WholeRead:
     if path.name == DATABASE:
         return read_db_snapshot(path, lambda conn: _read_database(conn, path, state), "Kiro CLI")
-    return _read_log(path)
+    return kiro_v3.read_log(path) if kiro_v3.is_log(path) else _read_log(path)
 
 
 def _stat(path: Path) -> tuple[int, int]:
     if path.name == DATABASE:
         return db_stat(path)
     size, mtime = file_stat(path)
-    return with_stats(size, mtime, [path.with_suffix(".json")])
+    beside = path.parent.parent / "session.json" if path.parent.name == "sub-executions" else \
+        path.parent / "session.json" if path.name == "messages.jsonl" else path.with_suffix(".json")
+    return with_stats(size, mtime, [beside])
 
 
-AGENT = Agent("kiro", default_root, claims, session_for, read_whole=read_whole, stat=_stat, shell_tools=SHELL_TOOLS,
-              shares_root=True)
+AGENT = Agent("kiro", default_root, claims, session_for, read_whole=read_whole, stat=_stat,
+              shell_tools=SHELL_TOOLS | kiro_v3.SHELL_TOOLS, shares_root=True)

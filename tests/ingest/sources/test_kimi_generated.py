@@ -52,16 +52,16 @@ def test_status_names_layouts_this_version_does_not_read(backscroll_home, backsc
 
 
 def test_status_names_agents_this_version_does_not_read(backscroll_home, backscroll_index, session_builder):
-    """Grok Build, Kiro CLI ...: a history that holds them is told what is not indexed."""
+    """Grok Build, Junie CLI ...: a history that holds them is told what is not indexed."""
     home = backscroll_home.home
     for path in (home / ".grok/sessions/%2Fhome%2Fdev/0b5e/chat_history.jsonl",
-                 home / ".kiro/sessions/9f3c1d0b7a4e2856/sess_0a1b/messages.jsonl"):
+                 home / ".junie/sessions/session-1/events.jsonl"):
         path.parent.mkdir(parents=True)
         path.write_text("")
     session_builder.claude("p").user("hello")
     backscroll_index(embed=False)
     warnings = backscroll.status(home=backscroll_home.data).warnings
-    assert [w.split(":")[0] for w in warnings if "this version does not read" in w] == ["grok", "kiro"]
+    assert [w.split(":")[0] for w in warnings if "this version does not read" in w] == ["grok", "junie"]
 
 
 def test_a_kimi_session_is_dated_by_its_wire_log_and_harness_text_is_the_harnesss(backscroll_home, backscroll_index):

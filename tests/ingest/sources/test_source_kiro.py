@@ -10,13 +10,14 @@ from helpers import rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backscroll.ingest.sources import AGENTS, kiro, kiro_records
+from backscroll.ingest.sources import AGENTS, kiro, kiro_records, kiro_v3
 from backscroll.types import SessionInfo
 
 Q = "6c1d4f0e-2b7a-4e8a-9c55-0d2f3a1b4c5d"
 OLD_Q = "0a1b2c3d-1111-4222-8333-444455556666"
 KIRO = "5e1f0c2a-7b3d-4c8e-9f10-2a3b4c5d6e7f"
 LOG = "0b6f6d3e-aaaa-4bbb-8ccc-000000000001"
+V3 = "sess_7c2e9a41-3d5b-4f08-b6a2-1e9d4c8f0b37"
 
 
 def _got(home, sid):
@@ -29,13 +30,17 @@ def test_kiro_is_registered_with_its_places(backscroll_home, monkeypatch):
     home = backscroll_home.home
     monkeypatch.setattr("sys.platform", "linux")
     assert kiro.default_root({"HOME": str(home)}) == [
-        (home / ".kiro/sessions/cli", "default"), (home / ".local/share/kiro-cli", "default"),
+        (home / ".kiro/sessions", "default"), (home / ".local/share/kiro-cli", "default"),
         (home / ".local/share/amazon-q", "default")]
-    assert kiro.default_root({"HOME": "/h", "KIRO_HOME": "/k"})[0] == (Path("/k/sessions/cli"), "env $KIRO_HOME")
+    assert kiro.default_root({"HOME": "/h", "KIRO_HOME": "/k"})[:2] == [
+        (Path("/k/sessions"), "env $KIRO_HOME"), (Path("/h/.kiro/sessions"), "default")]
     assert kiro.claims(Path("/h/.local/share/amazon-q/data.sqlite3"))
     assert kiro.claims(Path(f"/h/.kiro/sessions/cli/{LOG}.jsonl"))
     assert not kiro.claims(Path(f"/h/.kiro/sessions/cli/{LOG}.json")), "the session file goes with its log"
     assert not kiro.claims(Path("/h/.local/share/other/data.sqlite3"))
+    assert kiro.claims(Path(f"/h/.kiro/sessions/5d1e0c9a3b7f2468/{V3}/messages.jsonl"))
+    assert kiro.claims(Path(f"/h/.kiro/sessions/5d1e0c9a3b7f2468/{V3}/sub-executions/sub-0001.jsonl"))
+    assert not kiro.claims(Path("/h/.kiro/session-index/5d1e0c9a3b7f2468.jsonl"))
 
 
 def test_the_database_and_the_event_log(backscroll_home, backscroll_index):
@@ -70,6 +75,31 @@ def test_the_database_and_the_event_log(backscroll_home, backscroll_index):
     ]
     sessions = {s["session_id"]: s for s in rows(backscroll_home, "SELECT * FROM sessions")}
     assert (sessions[LOG]["cwd"], sessions[KIRO]["cwd"]) == ("/home/dev/deploy", "/home/dev/site")
+
+
+def test_kiro_3_and_its_subagents(backscroll_home, backscroll_index):
+    install_kiro(backscroll_home.home)
+    out = backscroll_index()
+    assert out.report.lines_skipped == 0 and not out.report.unreadable
+    assert _got(backscroll_home, V3) == [
+        ("user", "text", "human", None, 0, "why is the thumbnail job"),
+        ("tool", "tool", None, "execute_bash", 0, "time python resize.py"),
+        ("tool", "tool", None, "execute_bash", 0, "Output:\nreal 41.2s\n\nExit"),
+        ("tool", "tool", None, "read_file", 0, "read_file\npath: resize.p"),
+        ("tool", "tool", None, "read_file", 1, "interrupted"),
+        ("assistant", "text", None, None, 0, "Each image is decoded at"),  # (the "..." Kiro writes for reasoning: not)
+        ("user", "text", "harness", None, 1, "The model is overloaded."),
+        ("assistant", "summary", None, None, 0, "Thumbnails are slow beca"),
+    ]
+    sub = _got(backscroll_home, f"{V3}-sub-0001")
+    assert sub[0] == ("user", "text", "agent", None, 0, "Find where images are op")
+    sessions = {s["session_id"]: s for s in rows(backscroll_home, "SELECT * FROM sessions")}
+    assert (sessions[V3]["title"], sessions[V3]["cwd"]) == ("Speed up the image resize", "/home/dev/gallery")
+    assert (sessions[f"{V3}-sub-0001"]["parent_session_id"], sessions[f"{V3}-sub-0001"]["is_sidechain"]) == (V3, 1)
+    records, _unknown = kiro_v3.records_of([(1, {"id": "r", "payload": {
+        "type": "tool_result", "toolCallId": "t", "content": "Output:\n\nExit Code: 2", "success": True}})],
+        SessionInfo("s", "kiro"))
+    assert [r.is_error for r in records] == [True]
 
 
 def test_a_conversation_a_new_one_overwrote_stays_and_only_changed_rows_are_read(backscroll_home, backscroll_index):
