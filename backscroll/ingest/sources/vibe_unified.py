@@ -12,12 +12,13 @@ injected, ``vibe.injected``, and a skill's body are the harness's; a subagent's,
 assistant's, ``reasoning``, and each ``effect`` (a tool call and its result in one entry: ``file_system.bash`` as its
 command; a file tool's own result, whole when the store kept a large one apart; a failed, refused or cancelled call
 an error; an ``ask_user_question``'s answers as the person's). What the store copied from another session (an
-import, a fork) is stored with that session only. Checkpoints (a compaction's mark; its summary is only in the model's
-context), notices and callbacks hold nothing to store.
+import, a fork) is stored with that session only. A compaction's summary is read from the model's context (the
+checkpoint), where the compaction put it; checkpoints, notices and callbacks in the history hold nothing to store.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from pathlib import Path
@@ -50,6 +51,7 @@ _LIMIT = 256 * 1024 * 1024
 _SILENT = {"checkpoint", "notice", "callback"}
 _SAVED = re.compile(r"saved to the file system under \S*?/tool-results/([\w.-]+\.json)")  # a large output's file
 _SKILL = "<skill_content"  # a skill's body, added to the prompt that names it
+_SUMMARY = re.compile(r"(?s)<compaction_summary>\s*(.*?)\s*</compaction_summary>")
 
 
 def _json(path: Path) -> object:
@@ -114,7 +116,20 @@ def history(folder: Path) -> tuple[list, dict]:
         state = as_dict(_json(generation / runtime)) if runtime else {}
     except (OSError, ValueError):
         state = {}
-    return entries, {**envelope, "runtime": state}
+    return entries, {**envelope, "runtime": state, "summaries": _summaries(folder, as_dict(manifest.get("checkpoint")))}
+
+
+def _summaries(folder: Path, checkpoint: dict) -> list[str]:
+    """The summaries in the model's context (``<compaction_summary>``, which a compaction injects as a prompt): the
+    history the app shows marks a compaction, without its text."""
+    try:
+        context = [m for digest in as_list(checkpoint.get("chunks"))
+                   for m in as_list(_json(folder / "chunks" / f"{as_str(digest)}.json"))]
+    except (OSError, ValueError):
+        return []
+    said = [_text(as_dict(as_dict(m).get("message")).get("content")) for m in context
+            if as_dict(m).get("source") == "injection"]
+    return [clean_text(found.group(1)) for text in said if (found := _SUMMARY.search(text))]
 
 
 def _apply(entries: list, envelope: dict, ops: list) -> tuple[list, dict]:
@@ -232,4 +247,10 @@ def read_store(folder: Path) -> WholeRead:
                        is_sidechain=identity.get("kind") == "subagent" or sid.startswith("child-"))
     copied = bool(runtime.get("import_provenance") or about.get("external_import")) or identity.get("kind") == "fork"
     records, unknown = entry_records(entries, info, copied, folder)
+    compacted = [as_dict(e) for e in entries if as_dict(e).get("type") == "checkpoint"
+                 and as_dict(e).get("kind") == "compaction"]
+    when = normalize_timestamp(compacted[-1].get("createdAt")) if compacted else None
+    for text in as_list(envelope.get("summaries")):
+        digest = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        records.append(Record(f"{sid}:summary-{digest}", "assistant", "summary", text, len(entries) + 1, when, cwd))
     return WholeRead([SourceUnit(str(folder / "CURRENT"), info, records, [], unknown)], {})

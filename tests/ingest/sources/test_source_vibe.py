@@ -109,6 +109,8 @@ def test_what_a_vibe_3_store_holds_besides():
     large = _store("050cb9ff-787a-f6ee-375f-b5dcc7b6139a")  # a large output the store kept apart
     output = next(r for r in large.records if r.role == "tool" and r.tool_name is None)
     assert "\n2500\n" in output.text and "<system>" not in output.text
+    (summary,) = [r for r in large.records if r.content_type == "summary"]  # (from the model's context)
+    assert summary.text.startswith("Goal: count to 5000") and summary.timestamp == "2026-12-06T08:01:22.004Z"
     warned = _store("c7426b03-9b6b-18d7-3273-83b72762e097")  # the model was shown a directory's AGENTS.md instead
     assert [r.text for r in warned.records if r.role == "tool"][-1] == "bonjour"
     child = _store("child-302bca0a8784db22f1beb2c2")  # read before its parent: its work dir is its own
