@@ -2,13 +2,14 @@
 ``as_str``, a text that may hold a JSON object: ``json_object``) and turning message and tool blocks into record
 text (``clean_text``, ``render_input``, ``call_text``, ``block_text``), a session's title from its first words
 (``title_line``), a text file's bytes as text (``decoded``) the time of a message a format keeps no time
-for (``first_seen``, ``time_of``), zstd's bytes (``zstd_decompress``, ``NO_CODEC``), a failed exit (``failed_exit``)
-and records an id repeats (``first_of_each_id``).
+for (``first_seen``, ``time_of``), zstd's bytes (``zstd_decompress``, ``NO_CODEC``), a failed exit (``failed_exit``),
+records an id repeats (``first_of_each_id``) and a JSONL file read whole (``json_lines``).
 Re-exported by ``backscroll.ingest.sources``."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -192,3 +193,25 @@ def first_of_each_id(records: list) -> list:
     for rec in records:
         kept.setdefault(rec.record_id, rec)
     return list(kept.values())
+
+
+def json_lines(data: bytes, keeps: Callable[[dict], bool], what: str) -> tuple[list[tuple[int, dict]],
+                                                                                 list[tuple[int, str]]]:
+    """The objects of a JSONL file read whole that ``keeps`` accepts, numbered from 1, and the lines skipped (not
+    JSON, or not ``what``). A last line without its newline is still being written: it is left for the next read."""
+    from backscroll.ingest.sources.jsontext import loads
+
+    lines: list[tuple[int, dict]] = []
+    skipped: list[tuple[int, str]] = []
+    for n, raw in enumerate(data.splitlines(keepends=True), 1):
+        try:
+            obj = loads(raw)
+        except ValueError:
+            if raw.endswith(b"\n"):
+                skipped.append((n, "not JSON"))
+            continue
+        if isinstance(obj, dict) and keeps(obj):
+            lines.append((n, obj))
+        else:
+            skipped.append((n, f"not {what}"))
+    return lines, skipped

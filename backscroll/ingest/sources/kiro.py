@@ -30,6 +30,7 @@ from backscroll.ingest.sources import (
     db_stat,
     db_tables,
     file_stat,
+    json_lines,
     kiro_v3,
     read_db_snapshot,
     read_regular,
@@ -68,18 +69,8 @@ def session_for(path: Path) -> SessionInfo:
 
 
 def _read_log(path: Path) -> WholeRead:
-    lines, skipped = [], []
-    for n, raw in enumerate(read_regular(path, MAX_WHOLE_BYTES).splitlines(keepends=True), 1):
-        try:
-            entry = loads(raw)
-        except ValueError:
-            if raw.endswith(b"\n"):  # (a last line still being written is read next time)
-                skipped.append((n, "not JSON"))
-            continue
-        if isinstance(entry, dict) and isinstance(entry.get("kind"), str):
-            lines.append((n, entry))
-        else:
-            skipped.append((n, "not a log entry with a kind"))
+    lines, skipped = json_lines(read_regular(path, MAX_WHOLE_BYTES), lambda e: isinstance(e.get("kind"), str),
+                                "a log entry with a kind")
     try:
         meta = as_dict(loads(read_regular(path.with_suffix(".json"), 64 * 1024 * 1024)))
     except (OSError, ValueError):

@@ -29,6 +29,7 @@ from backscroll.ingest.sources import (
     clean_text,
     failed_exit,
     first_of_each_id,
+    json_lines,
     read_regular,
 )
 from backscroll.ingest.sources.jsontext import loads
@@ -107,18 +108,7 @@ def read_log(path: Path) -> WholeRead:
         parent = as_str(meta.get("parentSessionId")).strip() or None
         info = SessionInfo(sid, "kiro", cwd=cwd, title=as_str(meta.get("title")).strip() or None,
                            parent_session_id=parent, is_sidechain=parent is not None)
-    lines: list[tuple[int, dict]] = []
-    skipped: list[tuple[int, str]] = []
-    for n, raw in enumerate(read_regular(path, _LIMIT).splitlines(keepends=True), 1):
-        try:
-            line = loads(raw)
-        except ValueError:
-            if raw.endswith(b"\n"):  # (a last line still being written is read next time)
-                skipped.append((n, "not JSON"))
-            continue
-        if isinstance(line, dict) and isinstance(line.get("payload"), dict):
-            lines.append((n, line))
-        else:
-            skipped.append((n, "not a record with a payload"))
+    lines, skipped = json_lines(read_regular(path, _LIMIT), lambda line: isinstance(line.get("payload"), dict),
+                                "a record with a payload")
     records, unknown = records_of(lines, info)
     return WholeRead([SourceUnit(str(path), info, records, skipped, unknown)], {})

@@ -23,8 +23,6 @@ import os
 import re
 from pathlib import Path
 
-import orjson
-
 from backscroll.dates import normalize_timestamp
 from backscroll.ingest.sources import (
     Agent,
@@ -40,6 +38,7 @@ from backscroll.ingest.sources import (
     file_stat,
     first_seen,
     home_root,
+    json_lines,
     read_regular,
     time_of,
     with_stats,
@@ -156,20 +155,9 @@ def _read_folder(path: Path, state: dict) -> WholeRead:
     cwd = as_str(as_dict(meta.get("environment")).get("working_directory")) or as_str(meta.get("origin_directory"))
     info = SessionInfo(sid, "vibe", cwd=cwd or None, title=title, parent_session_id=parent,
                        is_sidechain=parent is not None and path.parent.parent.name == "agents")
-    lines: list[tuple[int, dict]] = []
-    skipped: list[tuple[int, str]] = []
-    raw = read_regular(path, MAX_WHOLE_BYTES)
-    for n, line in enumerate(raw.splitlines(keepends=True), 1):
-        try:
-            msg = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            if line.endswith(b"\n"):  # (a last line still being written is read next time)
-                skipped.append((n, "not JSON"))
-            continue
-        if isinstance(msg, dict) and msg.get("role") in ("user", "assistant", "tool", "system"):
-            lines.append((n, msg))
-        else:
-            skipped.append((n, "not a message with a role"))
+    lines, skipped = json_lines(read_regular(path, MAX_WHOLE_BYTES),
+                                lambda msg: msg.get("role") in ("user", "assistant", "tool", "system"),
+                                "a message with a role")
     count = lines[-1][0] if lines else 0
     runs = first_seen(state.get("runs"), count, normalize_timestamp(meta.get("start_time")),
                       normalize_timestamp(meta.get("end_time")) or normalize_timestamp(
