@@ -26,6 +26,7 @@ from backscroll.ingest.sources.common import decoded as decoded
 from backscroll.ingest.sources.common import failed_exit as failed_exit
 from backscroll.ingest.sources.common import first_of_each_id as first_of_each_id
 from backscroll.ingest.sources.common import first_seen as first_seen
+from backscroll.ingest.sources.common import index_beside as index_beside
 from backscroll.ingest.sources.common import json_lines as json_lines
 from backscroll.ingest.sources.common import json_object as json_object
 from backscroll.ingest.sources.common import render_input as render_input

@@ -3,13 +3,16 @@
 text (``clean_text``, ``render_input``, ``call_text``, ``block_text``), a session's title from its first words
 (``title_line``), a text file's bytes as text (``decoded``) the time of a message a format keeps no time
 for (``first_seen``, ``time_of``), zstd's bytes (``zstd_decompress``, ``NO_CODEC``), a failed exit (``failed_exit``),
-records an id repeats (``first_of_each_id``) and a JSONL file read whole (``json_lines``).
+records an id repeats (``first_of_each_id``), a JSONL file read whole (``json_lines``) and an agent's index of its
+sessions beside them (``index_beside``).
 Re-exported by ``backscroll.ingest.sources``."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -215,3 +218,24 @@ def json_lines(data: bytes, keeps: Callable[[dict], bool], what: str) -> tuple[l
         else:
             skipped.append((n, f"not {what}"))
     return lines, skipped
+
+
+_BUILT: dict[tuple[str, str], tuple[tuple[int, int], Any]] = {}  # (index, builder) -> (its size and mtime, built)
+
+
+def index_beside(path: Path, build: Callable[[Any], Any], limit: int = 64 * 1024 * 1024) -> Any:
+    """``build`` of the JSON file at ``path`` (an agent's index of its sessions, asked once for every session file
+    beside it), read and built once per state of the file; None when it is missing or not JSON."""
+    from backscroll.ingest.sources import read_regular
+    from backscroll.ingest.sources.jsontext import loads
+
+    try:
+        st = os.stat(path)
+        key, state = (str(path), build.__qualname__), (st.st_size, st.st_mtime_ns)
+        if _BUILT.get(key, (None,))[0] != state:
+            if len(_BUILT) > 16:  # (indexes are read folder by folder: a few at a time)
+                _BUILT.clear()
+            _BUILT[key] = (state, build(loads(read_regular(path, limit)) if st.st_size else None))
+    except (OSError, ValueError):
+        return None
+    return _BUILT[key][1]

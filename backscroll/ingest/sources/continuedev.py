@@ -33,6 +33,7 @@ from backscroll.ingest.sources import (
     as_str,
     first_seen,
     home_root,
+    index_beside,
     read_regular,
 )
 from backscroll.ingest.sources.continuedev_history import SHELL_TOOLS, history_records, text_of
@@ -66,23 +67,15 @@ def session_for(path: Path) -> SessionInfo:
     return SessionInfo(path.stem, "continue")
 
 
-_CREATED: dict[tuple[str, int, int], dict[str, object]] = {}  # (index path, size, mtime) -> session id -> creation
+def _creations(entries: object) -> dict[str, object]:
+    """``sessions.json``'s ``[{sessionId, dateCreated, …}]``: session id -> creation."""
+    return {e["sessionId"]: e.get("dateCreated") for e in as_list(entries)
+            if isinstance(e, dict) and isinstance(e.get("sessionId"), str)}
 
 
 def _created(folder: Path, session_id: str) -> str | None:
-    """The session's ``dateCreated`` in the folder's ``sessions.json`` (read once per state of the index)."""
-    index = folder / _INDEX
-    try:
-        st = os.stat(index)
-        key = (str(index), st.st_size, st.st_mtime_ns)
-        if key not in _CREATED:
-            _CREATED.clear()
-            entries = loads(read_regular(index, 64 * 1024 * 1024)) if st.st_size else []
-            _CREATED[key] = {e["sessionId"]: e.get("dateCreated") for e in as_list(entries)
-                             if isinstance(e, dict) and isinstance(e.get("sessionId"), str)}
-    except (OSError, ValueError):
-        return None
-    return normalize_timestamp(_CREATED[key].get(session_id))
+    """The session's ``dateCreated`` in the folder's ``sessions.json``."""
+    return normalize_timestamp((index_beside(folder / _INDEX, _creations) or {}).get(session_id))
 
 
 def _cwd(value: object) -> str | None:

@@ -34,6 +34,7 @@ from backscroll.ingest.sources import (
     as_str,
     db_stat,
     file_stat,
+    index_beside,
     read_db_snapshot,
     read_regular,
 )
@@ -78,32 +79,24 @@ def session_for(path: Path) -> SessionInfo:
     return SessionInfo(found.group(0).lower() if found else stem, "openclaw")
 
 
-_INDEXES: dict[tuple[str, int, int], dict[str, tuple[str | None, str | None, bool]]] = {}
+def _sessions(index: object) -> dict[str, tuple[str | None, str | None, bool]]:
+    """``sessions.json``'s ``{<session key>: {sessionId, label, displayName, spawnedBy}}``: session id -> its name,
+    the session that spawned it, and whether it is a subagent's."""
+    entries = as_dict(index)
+    ids = {k: as_dict(e).get("sessionId") for k, e in entries.items()}
+    out = {}
+    for k, e in entries.items():
+        e = as_dict(e)
+        if isinstance(e.get("sessionId"), str):
+            name = next((v.strip() for v in (e.get("label"), e.get("displayName")) if isinstance(v, str) and v.strip()),
+                        None)
+            parent = ids.get(as_str(e.get("spawnedBy")) or as_str(e.get("parentSessionKey")))
+            out[e["sessionId"]] = (name, parent if isinstance(parent, str) else None, ":subagent:" in k)
+    return out
 
 
 def _file_sessions(folder: Path) -> dict[str, tuple[str | None, str | None, bool]]:
-    """Each session's name, the session that spawned it and whether it is a subagent's, from the folder's
-    ``sessions.json`` (``{<session key>: {sessionId, label, displayName, spawnedBy}}``), read once per state."""
-    index = folder / "sessions.json"
-    try:
-        st = os.stat(index)
-        key = (str(index), st.st_size, st.st_mtime_ns)
-        if key not in _INDEXES:
-            entries = as_dict(loads(read_regular(index, 64 * 1024 * 1024)))
-            ids = {k: as_dict(e).get("sessionId") for k, e in entries.items()}
-            _INDEXES.clear()
-            _INDEXES[key] = {}
-            for k, e in entries.items():
-                e = as_dict(e)
-                if isinstance(e.get("sessionId"), str):
-                    name = next((v.strip() for v in (e.get("label"), e.get("displayName"))
-                                 if isinstance(v, str) and v.strip()), None)
-                    parent = ids.get(as_str(e.get("spawnedBy")) or as_str(e.get("parentSessionKey")))
-                    _INDEXES[key][e["sessionId"]] = (name, parent if isinstance(parent, str) else None,
-                                                     ":subagent:" in k)
-    except (OSError, ValueError):
-        return {}
-    return _INDEXES[key]
+    return index_beside(folder / "sessions.json", _sessions) or {}
 
 
 def _read_file(path: Path) -> WholeRead:
