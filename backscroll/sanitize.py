@@ -53,16 +53,27 @@ def _angle(m: re.Match) -> str:
     return ch
 
 
-def printable(text: str) -> str:
-    """``text`` NFKC-folded, without control or format characters (whitespace becomes a space)."""
+def visible(text: str) -> str:
+    """``text`` as it reads: NFKC-folded (fullwidth ``ｇ`` is ``g``), without control or format characters
+    (zero-width and bidi marks, soft hyphens), whitespace kept. Pure."""
     folded = unicodedata.normalize("NFKC", text)
-    return "".join(" " if ch in "\t\n\r\f\v" else ch for ch in folded
-                   if ch in "\t\n\r\f\v" or unicodedata.category(ch) not in _DROPPED)
+    return "".join(ch for ch in folded if ch in "\t\n\r\f\v" or unicodedata.category(ch) not in _DROPPED)
 
 
-def for_agent(text: str) -> str:
-    """``text`` as it may be quoted inside a block an agent reads: printable, and no markup."""
+def printable(text: str) -> str:
+    """``visible(text)`` on one line: whitespace becomes a space."""
+    return visible(text).translate(_ONE_LINE)
+
+
+_ONE_LINE = str.maketrans("\t\n\r\f\v", "     ")
+
+
+def for_agent(text: str, *, quotes: bool = False) -> str:
+    """``text`` as it may be quoted inside a block an agent reads: printable, and no markup; with ``quotes``, its
+    double quotes escaped too (``&quot;``), so that inside ours it cannot end the quote and forge what follows."""
     out = html.escape(printable(text), quote=False)
+    if quotes:
+        out = out.replace('"', "&quot;")
     return out if out.isascii() else _NON_ASCII.sub(_angle, out)
 
 

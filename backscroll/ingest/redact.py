@@ -17,6 +17,7 @@ from dataclasses import replace
 from backscroll.ingest import redact_gitleaks
 from backscroll.ingest.redact_checks import Matched, Rule, random_body
 from backscroll.ingest.redact_rules import RULES as OWN_RULES
+from backscroll.sanitize import visible
 
 
 def decodes_to_a_secret(m: Matched) -> bool:
@@ -237,13 +238,32 @@ def without_terminal_codes(text: str) -> str:
     return _TERMINAL.sub("", text)
 
 
+# What can hide a secret from the rules and vanish when the text is shown or quoted to an agent
+# (``sanitize.visible``): controls, soft hyphens, zero-width, bidi and tag characters, variation selectors, and
+# compatibility forms NFKC folds (fullwidth ``ｇｈｐ_``, mathematical ``𝐀𝐊𝐈𝐀``).
+_HIDING = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\xad\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f"
+                     "\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uff01-\uff5e\uffa0"
+                     "\U0001d400-\U0001d7ff\U000e0000-\U000e0fff]")
+
+_HIDING_ASCII = re.compile("[\x00-\x08\x0e-\x1f\x7f]")  # (the same, for ASCII text: four times as fast)
+
+
+def as_shown(text: str) -> str:
+    """``text`` as a terminal or an agent reads it: without terminal codes, and, when it holds a character that
+    can hide a secret, folded as ``sanitize.visible`` folds it (``text`` itself when neither is there). Pure."""
+    plain = without_terminal_codes(text)
+    if (_HIDING_ASCII if plain.isascii() else _HIDING).search(plain) is None:
+        return plain
+    return visible(plain)
+
+
 def redact(text: str, counts: Counter | None = None) -> str:
     """``text`` with every secret replaced by ``[REDACTED:<kind>]``; ``counts`` gains one per secret. Pure.
 
-    Secrets are looked for in the text as a terminal shows it: when colour codes split one, the text is
-    kept without its codes and the whole secret is redacted."""
-    plain = without_terminal_codes(text)
-    if plain is not text:
+    Secrets are looked for in the text as it is shown (``as_shown``): when colour codes, zero-width characters
+    or fullwidth letters split or disguise one, the text is kept as shown and the whole secret is redacted."""
+    plain = as_shown(text)
+    if plain != text:
         found: Counter = Counter()
         out = _redact(plain, found)
         if out != plain:

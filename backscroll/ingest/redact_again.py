@@ -28,8 +28,9 @@ from backscroll.store.meta import REBUILD_LEXICAL
 # 4: redis-cli's ``-a``; 5: ssh-keygen's, openssl's, keytool's and htpasswd's passwords, one piped to sudo;
 # 6: those only where the tool is run, a value ending at shell syntax; 7: a quoted value whole, a weak one where
 # the tool runs, openssl's cipher aliases; 8: ssh-keygen's passphrase attached to its flag (``-Nsecret``), keytool's
-# ``-new``.
-RULES_VERSION = 8
+# ``-new``; 9: a secret disguised by zero-width, bidi or fullwidth characters (found as the text is shown), an
+# upper-case name's lowercase password (``DB_PASSWORD=correcthorse``).
+RULES_VERSION = 9
 META_KEY = "redaction_version"  # the version the whole store was last redacted with, or OFF
 OFF = "off"  # records were stored with redaction turned off (redacted once it is on again)
 BATCH = 2000

@@ -75,6 +75,19 @@ def _identifier(m: Matched) -> str:
     return s[start:end] + m.group("kw")
 
 
+_LOWER_WORD = re.compile(r"[a-z]{8,}+")
+
+
+def _env_literal(m: Matched, ident: str, kw: str, value: str) -> bool:
+    """``DB_PASSWORD=correcthorse`` in a ``.env`` file, a shell or a compose file (``PASSWORD: …``): an upper-case
+    name that says password or secret takes its value literally (a variable would be ``$NAME``), so a lowercase
+    word is the password, not code. Type annotations (``PASSWORD: SecretStr``) are not lowercase."""
+    if kw not in _STRONG and kw not in ("pass", "passwd", "pwd") or not ident.isupper():
+        return False
+    sep = m.string[m.span("sfx")[1] if m.group("sfx") else m.span("kw")[1]:m.span("v")[0]]
+    return sep in ("=", ": ") and _LOWER_WORD.fullmatch(value) is not None
+
+
 def plausible_assignment(m: Matched) -> bool:
     """``<name>=<value>`` where the name says secret and the value looks like one (not code)."""
     kw = m.group("kw").lower()
@@ -94,6 +107,8 @@ def plausible_assignment(m: Matched) -> bool:
         return False
     if low.endswith(("_id", "_name", "_file", "_path", "_type", "_url")):
         return False
+    if not quoted and _env_literal(m, ident, kw, value):
+        return True
     if m.group("sfx"):  # a name that goes on past its keyword: only a value that looks like a secret
         name = (low + m.group("sfx")).lower()
         return (not name.endswith(("_id", "_name", "_file", "_path", "_type", "_url")) and len(value) >= 8

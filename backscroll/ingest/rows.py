@@ -72,6 +72,11 @@ def safe_rows(rows: list[Row]) -> list[Row]:
     return [tuple(store_value(v) for v in row) for row in rows]
 
 
+# Characters of a record redacted before it is capped: all it can keep (a character is at least a byte) and a
+# margin for a secret that runs over the cap (a private key is a few KiB).
+REDACT_WINDOW = MAX_TEXT_BYTES + 64 * 1024
+
+
 def cap_text(text: str) -> tuple[str, bool]:
     """``text`` cut to ``MAX_TEXT_BYTES`` of UTF-8, and whether it was cut."""
     if len(text) * 4 <= MAX_TEXT_BYTES:
@@ -125,12 +130,13 @@ class Batch:
         return out
 
     def _row(self, rec: Record, session: SessionInfo, is_echo: bool, tool_name: str | None) -> Row:
-        text, truncated = cap_text(rec.text)
-        cwd = rec.cwd or session.cwd
+        text, cwd = rec.text, rec.cwd or session.cwd
         home = session.cwd or cwd  # a session belongs to one project: its first cwd; each line keeps its own
-        if self.redactor is not None:
-            text = self.redactor(text)
+        if self.redactor is not None:  # before the cap: a secret the cap cut in two would no longer match a rule
+            text = self.redactor(text[:REDACT_WINDOW])
             cwd, tool_name, home = self._field(cwd), self._field(tool_name), self._field(home)
+        text, truncated = cap_text(text)
+        truncated = truncated or len(rec.text) > REDACT_WINDOW
         remote = self._field(session.repository)  # a secret in the log's remote URL never names the project
         # a subagent's prompts are its parent agent's (every reader that knows says so; this is for those that do not)
         author = rec.author or (("agent" if session.is_sidechain else "human") if rec.role == "user" else None)

@@ -63,6 +63,18 @@ def test_huge_lines_are_skipped_and_huge_texts_capped(session_builder, backscrol
     assert rows(backscroll_home, "SELECT reason FROM skipped_lines")[0]["reason"].startswith("line longer than")
 
 
+def test_a_secret_the_cap_cuts_in_two_is_redacted_whole(session_builder, backscroll_home, backscroll_index,
+                                                       monkeypatch):
+    """Redaction runs before the cap: the head of a key cut at the cap would match no rule and be stored."""
+    monkeypatch.setattr(ingest_rows, "MAX_TEXT_BYTES", 1000)
+    s = session_builder.claude()
+    s.tool("cat .env", "y" * 980 + " ghp_Zr8Mq3Xv6Lk1Pw9Tb4Nd7Hc2Jf5Gs0Ya3Ue8Ri and more")
+    backscroll_index()
+    out = rows(backscroll_home)[-1]
+    assert out["text_truncated"] == 1 and len(out["text"]) == 1000
+    assert "Zr8Mq3" not in out["text"] and out["text"].endswith(" [REDACTED:github-to"), out["text"][-40:]
+
+
 def test_appended_lines_are_read_from_the_stored_offset(session_builder, backscroll_home, backscroll_index):
     s = session_builder.claude()
     s.user("one")

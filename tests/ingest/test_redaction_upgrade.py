@@ -85,7 +85,7 @@ def db_text(home: Home) -> str:
 def test_the_rules_version_is_bumped_with_the_rules():
     # When this fails, the rules changed: bump ``redact_again.RULES_VERSION`` (stores then redact their records
     # again) and write the new fingerprint here.
-    assert (redact_again.RULES_VERSION, redact_again.fingerprint()) == (8, "bc777cc212655f26")
+    assert (redact_again.RULES_VERSION, redact_again.fingerprint()) == (9, "bc777cc212655f26")
 
 
 @pytest.mark.parametrize("text", [
@@ -105,6 +105,48 @@ def test_colour_codes_never_split_a_secret(text):
 def test_colour_codes_without_a_secret_are_kept_byte_for_byte():
     text = f"{ESC}[1;32mPASSED{ESC}[0m tests/test_queue.py::test_retry {ESC}[33m(token refresh){ESC}[0m"
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    f"gh\u200bp_{GITHUB[4:]}",  # a zero-width space
+    f"ghp_{GITHUB[4:14]}\u00ad{GITHUB[14:]}",  # a soft hyphen
+    "AKIA\u200dQ3EGRTLXK7PZ2M4N",  # a zero-width joiner
+    "".join(chr(ord(c) + 0xFEE0) for c in "ghp_") + GITHUB[4:],  # fullwidth letters
+    "AKIAQ3EGRTLX\u202eK7PZ2M4N",  # a bidi override
+    f"ghp_{GITHUB[4:10]}\x00{GITHUB[10:]}",  # a NUL
+])
+def test_characters_that_vanish_when_shown_never_hide_a_secret(text):
+    """The hook and the terminal fold and drop these (``sanitize.visible``): what they would show whole is found
+    whole, and counted."""
+    from collections import Counter
+
+    from backscroll.sanitize import printable
+
+    counts: Counter = Counter()
+    out = redact(text, counts)
+    assert "[REDACTED:" in out and sum(counts.values()) == 1, out
+    assert not leaked(printable(out)) and "Q3EGRTLXK7PZ2M4N" not in printable(out)
+
+
+def test_text_with_invisible_characters_and_no_secret_is_kept_as_it_is():
+    text = "caf\u00e9 \u2764\ufe0f ok \u200b the \uff21PI works; token refresh is fine"
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("MYSQL_ROOT_PASSWORD=correcthorsebatterystaple", True),
+    ("  - POSTGRES_PASSWORD=supersecretvalue", True),
+    ("REDIS_PASSWORD: myredispassword", True),
+    ("JWT_SECRET=mysupersecretjwtkey", True),
+    ("DATABASE_PASSWORD_DEV=correcthorse", True),
+    ("DB_PASSWORD: SecretStr = Field()", False),  # a type
+    ("PASSWORD = password_var", False),  # code
+    ("DB_PASSWORD=changeme", False),  # a placeholder
+    ("SECRET_KEY=settings.SECRET", False),
+    ("password=letmein", False),  # a lowercase name may be code: its value a variable
+])
+def test_an_upper_case_name_s_lowercase_password_is_a_password(text, secret):
+    assert ("[REDACTED:" in redact(text)) is secret, redact(text)
 
 
 @pytest.mark.parametrize("token", [
