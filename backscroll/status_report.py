@@ -116,7 +116,8 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
     for agent, kind, n in counts.kinds:
         report.agent(agent).kinds[kind] = n
     for agent, etype, n, path, line in counts.unknown:
-        report.agent(agent).unknown.append(UnknownType(etype, n, f"{path}:{line}" if line else path))
+        where = shorten(path) + (f":{line}" if line else "")  # (a store from before names were bounded at ingest)
+        report.agent(agent).unknown.append(UnknownType(shorten(etype, 80), n, where))
     warnings: list[str] = []
     for root in cfg.roots:
         if not root.agent or not root.path.is_dir():

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from backscroll.cli import common
+from backscroll.cli.terminal import clean_line
 from backscroll.numbers import counted
 from backscroll.sanitize import shorten
 
@@ -58,12 +59,12 @@ def index(
             if report.lines_skipped:
                 common.err(f"skipped {counted(report.lines_skipped, 'unreadable line')}, e.g.:")
                 for path, line, why in report.skipped_examples[:3]:
-                    common.err(f"  {shorten(path)}:{line}: {shorten(why)}")
+                    common.err(clean_line(f"  {shorten(path)}:{line}: {shorten(why)}"))
                 common.err("  (`backscroll status` lists them; the rest of each file was read)")
         for path, note in report.notices:
-            common.err(f"note: {shorten(path)}: {shorten(note)}")
+            common.err(clean_line(f"note: {shorten(path)}: {shorten(note)}"))
         for path, why in report.unreadable:
-            common.err(f"cannot read {shorten(path)}: {shorten(why)}")
+            common.err(clean_line(f"cannot read {shorten(path)}: {shorten(why)}"))
         if not as_json:
             for note in notes:  # (a --source that holds none has its own)
                 common.err(f"note: {note}")

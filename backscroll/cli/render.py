@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from backscroll.cli.terminal import clean, console, label
+from backscroll.cli.terminal import clean, clean_line, console, label
 from backscroll.dates import human_age
 from backscroll.sanitize import escaped_controls
 from backscroll.types import Hit, SearchResult
@@ -70,8 +70,9 @@ def _entry(hit: Hit):
 
     head = Text()
     head.append(f"{hit.rank:>2}. ", style="bold")
-    head.append(clean(f"{whose(hit)}{hit.agent} · {hit.project or '-'} · {human_age(hit.timestamp)} · "), style="dim")
-    head.append(clean(label(hit)), style="magenta" if hit.is_echo else "cyan")
+    head.append(clean_line(f"{whose(hit)}{hit.agent} · {hit.project or '-'} · {human_age(hit.timestamp)} · "),
+                style="dim")
+    head.append(clean_line(label(hit)), style="magenta" if hit.is_echo else "cyan")
     if hit.match == "meaning":
         head.append(" (meaning only)", style="dim")
     elif hit.match == "command":
@@ -79,8 +80,8 @@ def _entry(hit: Hit):
     body = Text(clean(hit.snippet))  # one character for one: the highlight offsets hold
     for start, end in hit.highlights:
         body.stylize("bold yellow", start, end)
-    foot = Text(clean(show_command(hit)), style="dim")
-    where = Text(clean(location(hit)))
+    foot = Text(clean_line(show_command(hit)), style="dim")
+    where = Text(clean_line(location(hit)))
     return head, body, foot, where
 
 
@@ -159,10 +160,10 @@ def print_by_session(out, result: SearchResult, *, color: bool, offset: int = 0)
         if n > offset + 1:
             out.print()
         title = shorten(" ".join((s.title or "(untitled)").split()), 100)
-        out.print(clean(f"{n}. {title}"), style="bold" if color else None, soft_wrap=True)
+        out.print(clean_line(f"{n}. {title}"), style="bold" if color else None, soft_wrap=True)
         owner = whose(s.hits[0]) if s.hits else ""
         show = command(s.session_id, s.hits[0].member if s.hits else None)
-        out.print(clean(f"   {owner}{s.agent} · {s.project or '-'} · {human_age(s.started_at)} · {show}"),
+        out.print(clean_line(f"   {owner}{s.agent} · {s.project or '-'} · {human_age(s.started_at)} · {show}"),
                   style="dim" if color else None, soft_wrap=True)
         print_hits(out, s.hits)
 

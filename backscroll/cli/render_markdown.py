@@ -5,7 +5,8 @@ outputs, reasoning and compaction summaries folded (``<details>``), their text i
 is always longer than any run of backticks in the text it holds, so session text cannot close it
 early; control characters are made visible (``render.clean``). Outside code, session text is escaped:
 no tag it holds (``<img src=…>``, ``<a href=…>``) and no Markdown image becomes live where the export
-is pasted, and a fence it leaves open is closed where its record ends. Pure: a ``SessionView`` in, text out.
+is pasted, a fence it leaves open is closed where its record ends, and its headings sit below the turns'
+(``##``). Pure: a ``SessionView`` in, text out.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ def _fence(text: str) -> str:
 
 
 def _summary_line(text: str, width: int = 80) -> str:
-    return _inline(" ".join(text.split())[:width])
+    from backscroll.sanitize import within
+
+    return _inline(within(" ".join(text.split()), width))
 
 
 def _inline(text: str) -> str:
@@ -36,7 +39,17 @@ def _inline(text: str) -> str:
 
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})[^\n]*\n(?:.*?\n)??[ ]{0,3}\1[`~]*[ \t]*(?:\n|$)|^[ ]{0,3}(`{3,}|~{3,}).*",
                     re.MULTILINE | re.DOTALL)
-_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+_CODE_SPAN = re.compile(r"(`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)\1(?!`)", re.DOTALL)  # (a blank line ends one)
+# A heading in session text is pushed two levels down, below the turns' own (``##``), and a setext underline
+# (``---``, ``===`` under a line) is escaped: session text cannot forge a turn of its own.
+_HEADING = re.compile(r"^([ ]{0,3})(#{1,6})(?=[ \t]|$)", re.MULTILINE)
+_UNDERLINE = re.compile(r"^([ ]{0,3})(?=(?:=+|-+)[ \t]*$)", re.MULTILINE)
+
+
+def _demoted(text: str) -> str:
+    if "#" in text:
+        text = _HEADING.sub(lambda m: m.group(1) + "#" * min(len(m.group(2)) + 2, 6), text)
+    return _UNDERLINE.sub(r"\1\\", text) if "-" in text or "=" in text else text
 
 
 def _prose(text: str) -> str:
@@ -44,13 +57,13 @@ def _prose(text: str) -> str:
     open is closed at the end, so it cannot swallow the records after it."""
     out, last = [], 0
     for block in _FENCE.finditer(text):
-        out.append(_spans(text[last:block.start()]))
+        out.append(_spans(_demoted(text[last:block.start()])))
         code = block.group(0)
         if block.group(2):  # never closed
             code = code.rstrip("\n") + "\n" + block.group(2) + "\n"
         out.append(code)
         last = block.end()
-    out.append(_spans(text[last:]))
+    out.append(_spans(_demoted(text[last:])))
     return "".join(out)
 
 
@@ -81,7 +94,7 @@ def _record(hit: Hit) -> str:
         label = "reasoning" if hit.content_type == "reasoning" else "compaction summary"
         return f"<details><summary>{label} · {when}</summary>\n\n{_fence(text)}\n\n</details>"
     who = {"user": "User", "assistant": "Assistant"}.get(hit.role, hit.role.title())
-    return f"### {who} · {when}\n\n{_prose(text)}"
+    return f"## {who} · {when}\n\n{_prose(text)}"
 
 
 def session_markdown(view: SessionView) -> str:

@@ -40,18 +40,18 @@ def _record_lines(hit: Hit, full: bool) -> tuple[str, list[str], int]:
 def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
     from rich.text import Text
 
-    from backscroll.cli.terminal import console
+    from backscroll.cli.terminal import clean_line, console
 
     out = console(color)
     s = view.session
     owner = f"{s['member']}@{s['machine']}" if s.get("member") else None
     meta = " · ".join(str(x) for x in (owner, s.get("agent"), s.get("project"), s.get("cwd"),
                                        local_time(s.get("started_at"))) if x)
-    out.print(Text(f"session {s['session_id']}", style="bold"), Text(f" · {meta}", style="dim"))
+    out.print(Text(clean_line(f"session {s['session_id']}"), style="bold"), Text(clean_line(f" · {meta}"), style="dim"))
     if s.get("title"):
-        out.print(Text(f"title: {s['title']}", style="dim"))
+        out.print(Text(clean_line(f"title: {s['title']}"), style="dim"))
     if s.get("is_sidechain"):
-        out.print(Text(f"subagent of session {s.get('parent_session_id') or '(unknown)'}", style="dim"))
+        out.print(Text(clean_line(f"subagent of session {s.get('parent_session_id') or '(unknown)'}"), style="dim"))
     if view.records:
         first, last = view.records[0].rank, view.records[-1].rank
         out.print(Text(f"records {first}–{last} of {view.total}", style="dim"))

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from backscroll.cli import common
-from backscroll.cli.terminal import clean
+from backscroll.cli.terminal import clean, clean_line
 from backscroll.numbers import counted
 
 if TYPE_CHECKING:
@@ -110,7 +110,8 @@ def _agents(out: Console, r: StatusReport) -> None:
         out.print("no session files found yet: see Session roots below, or add one with --source PATH")
     for agent, n in r.agents.items():
         for u in n.unknown[:5]:
-            out.print(f"  {agent}: {counted(u.count, 'line')} of unknown type {u.entry_type!r}, e.g. {u.example}",
+            out.print(clean_line(f"  {agent}: {counted(u.count, 'line')} of unknown type {u.entry_type!r}, "
+                                 f"e.g. {u.example}"),
                       markup=False, highlight=False)
         if n.gone_from_disk:
             out.print(f"  {agent}: {counted(n.gone_from_disk, 'indexed session')} gone from disk "
@@ -136,7 +137,7 @@ def _problems(out: Console, r: StatusReport) -> None:
         out.print(Text.assemble((f"{counted(r.skipped_lines, 'line')} skipped", "yellow"),
                                 " (the rest of each file was read):"))
         for s in r.skipped_examples:
-            out.print(f"  {s.path}:{s.line}: {s.reason}")
+            out.print(clean_line(f"  {s.path}:{s.line}: {s.reason}"))
         if r.skipped_lines > len(r.skipped_examples):
             more = r.skipped_lines - len(r.skipped_examples)
             out.print(f"  and {more:,} more: `backscroll status --skipped` names them")
@@ -145,19 +146,19 @@ def _problems(out: Console, r: StatusReport) -> None:
         out.print(Text(f"{counted(len(unreadable), 'source')} could not be read:", style="yellow"))
         for i in unreadable[:10]:
             what = "directory " if i.kind == "directory" else ""
-            out.print(f"  {what}{i.path}: {i.reason}", markup=False, highlight=False)
+            out.print(clean_line(f"  {what}{i.path}: {i.reason}"), markup=False, highlight=False)
     rewritten = [i for i in r.source_issues if i.kind == "rewritten"]
     if rewritten:
         verb = "was" if len(rewritten) == 1 else "were"
         out.print(f"{counted(len(rewritten), 'file')} shrank or {verb} rewritten (nothing was removed from the store):")
         for i in rewritten[:10]:
-            out.print(f"  {i.path}: {i.reason}", markup=False, highlight=False)
+            out.print(clean_line(f"  {i.path}: {i.reason}"), markup=False, highlight=False)
     if r.unfinished_lines:
         one = len(r.unfinished_lines) == 1
         out.print(f"{counted(len(r.unfinished_lines), 'file')} {'ends' if one else 'end'} in a line with no end yet, "
                   "left unread until it is finished (an agent that stopped mid-line never finishes it):")
         for u in r.unfinished_lines[:10]:
-            out.print(f"  {u.path}:{u.line}: {u.unread_bytes:,} bytes", markup=False, highlight=False)
+            out.print(clean_line(f"  {u.path}:{u.line}: {u.unread_bytes:,} bytes"), markup=False, highlight=False)
         if len(r.unfinished_lines) > 10:
             out.print(f"  and {len(r.unfinished_lines) - 10:,} more: `backscroll status --json` names them all")
     for source, n in r.older_parser.items():
@@ -197,7 +198,7 @@ def _places(out: Console, r: StatusReport) -> None:
     out.print(_bold("Paths"))
     for name, p in r.paths.items():
         origin = f"  (from {p.origin})" if p.origin else ""
-        out.print(f"  {name:<14} {p.path}{origin}")
+        out.print(clean_line(f"  {name:<14} {p.path}{origin}"))
     out.print(_bold("Session roots"))
     absent: list[str] = []  # default places with nothing there: one line, not one per agent
     for root in r.roots:
@@ -206,7 +207,7 @@ def _places(out: Console, r: StatusReport) -> None:
                 absent.append(root.agent or "any")
             continue
         missing = "" if root.exists else "  (not found)"
-        out.print(f"  {(root.agent or 'any'):<14} {root.path}  (from {root.origin}){missing}")
+        out.print(clean_line(f"  {(root.agent or 'any'):<14} {root.path}  (from {root.origin}){missing}"))
     found = {root.agent for root in r.roots if root.exists}
     indexed = {a for a, v in r.agents.items() if v.sessions}
     elsewhere = [a for a in absent if a not in found and a in indexed]  # read from --source paths

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from backscroll.cli import common
-from backscroll.cli.terminal import clean
+from backscroll.cli.terminal import clean, clean_line
 
 if TYPE_CHECKING:
     from backscroll.integrations.resume import Resumption
@@ -45,7 +45,7 @@ def go(how: Resumption, *, print_only: bool = False, as_json: bool = False) -> i
     from backscroll.errors import CannotResumeError
 
     for note in how.notes if how.argv else how.notes[:-1]:  # (the last, without a command, is the hint)
-        common.err(note)
+        common.err(clean_line(note))
     if as_json:
         common.emit_json({"schema_version": 1, **how.to_dict()})
     elif print_only and how.command:
@@ -61,7 +61,7 @@ def go(how: Resumption, *, print_only: bool = False, as_json: bool = False) -> i
         sys.stdout.write(clean(how.command) + "\n")
         raise CannotResumeError(f"{how.argv[0]} is not installed here (not on PATH)",
                                 hint="run the command above where it is")
-    common.err(f"resuming {how.agent} session {how.session_id}" + (f" in {how.cwd}" if how.cwd else ""))
+    common.err(clean_line(f"resuming {how.agent} session {how.session_id}" + (f" in {how.cwd}" if how.cwd else "")))
     if how.cwd:
         os.chdir(how.cwd)
     sys.stdout.flush()

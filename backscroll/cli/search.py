@@ -142,8 +142,10 @@ def search(**given: Any) -> None:
             if not lines and result.repeated and result.notes:  # (no line to carry it: say why there is none)
                 first.append(result.notes[0])
         elif out_format in ("tsv", "ids"):
+            from backscroll.cli.terminal import clean_line
+
             rows = render.tsv_lines(result) if out_format == "tsv" else [
-                h.record_id for h in (*result.results, *result.also_matching)]
+                clean_line(h.record_id) for h in (*result.results, *result.also_matching)]
             sys.stdout.write("".join(r + "\n" for r in rows))
             if result.also_matching:  # (the lines carry no mark of it: say which they are)
                 n = len(result.also_matching)

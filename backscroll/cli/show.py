@@ -70,12 +70,13 @@ def show(
             s = view.session
             focus = next((h for h in view.records if h.record_id == view.focus), None)
             from backscroll.cli.render import openable
+            from backscroll.cli.terminal import clean_line
 
             if focus:
                 path, line = openable(focus.source_path, focus.line)
-                sys.stdout.write(f"{path}:{line}\n")
+                sys.stdout.write(clean_line(f"{path}:{line}") + "\n")
             else:  # (a session read from part of a file, aider's chat history: the file)
-                sys.stdout.write(f"{openable(s.get('source_path') or '', 1)[0]}\n")
+                sys.stdout.write(clean_line(openable(s.get('source_path') or '', 1)[0]) + "\n")
         elif as_json:
             common.emit_json(view.to_dict())
         elif fmt == "markdown":

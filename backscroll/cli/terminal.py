@@ -24,6 +24,15 @@ def clean(text: str) -> str:
     return text.translate(_CONTROLS)
 
 
+_LINE_CONTROLS = {**_CONTROLS, 0x09: 0x2409, 0x0A: 0x2424}
+
+
+def clean_line(text: str) -> str:
+    """``clean(text)`` kept on one line: a newline or tab in it made visible too (an id, a path or a folder read
+    from a session, which a newline would split into a line of its own). Pure."""
+    return text.translate(_LINE_CONTROLS)
+
+
 def _clean_renderable(obj):
     from rich.text import Text
 

@@ -30,6 +30,7 @@ from backscroll.ingest.rows import (
     store_text,
 )
 from backscroll.ingest.sources import Agent, ContentError
+from backscroll.sanitize import shorten
 from backscroll.store.db import FileState, Store
 from backscroll.types import Record, SessionInfo
 
@@ -96,7 +97,7 @@ def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], ba
         store.upsert_session(session_row(session, key, batch.first_ts, batch.last_ts,
                                          1 if title_rank is None else title_rank))
     if unknown:
-        store.add_unknown(key, session.agent, unknown)
+        store.add_unknown(key, session.agent, type_names(unknown, redactor))
     if skipped:
         store.add_skipped(key, skipped, now)
         report.lines_skipped += len(skipped)
@@ -114,6 +115,19 @@ def adopt_moved(store: Store, key: str, rows: list[Row]) -> None:
         # (a file the store read: a unit of a database, ``db#session``, is no file that could move)
         if os.path.basename(old) == os.path.basename(key) and store.marks_of([old]) and not on_disk(old):
             store.move_source(old, key)
+
+
+TYPE_NAME_MAX = 80  # characters of an unknown entry type ``status`` names (the type is the log's text)
+
+
+def type_names(unknown: dict[str, tuple[int, int]], redactor: Redact | None) -> dict[str, tuple[int, int]]:
+    """Unknown entry types by a name fit to show: redacted, bounded, their counts joined where two names meet."""
+    out: dict[str, tuple[int, int]] = {}
+    for name, (n, line) in unknown.items():
+        shown = shorten(redactor(name) if redactor is not None else name, TYPE_NAME_MAX)
+        m, first = out.get(shown, (0, line))
+        out[shown] = (m + n, min(first, line) if first and line else first or line)
+    return out
 
 
 def read_lines(store: Store, agent: Agent, path: Path, prev: FileState | None, size: int, mtime_ns: int,

@@ -190,6 +190,33 @@ def test_human_output_has_no_control_characters(hostile_session, backscroll_inde
         assert "␛" in r.output, "the escape is shown, not silently dropped"
 
 
+def test_an_id_a_path_or_an_entry_type_from_a_log_stays_on_its_line_bounded_and_redacted(session_builder,
+                                                                                        backscroll_index):
+    """Identifiers read from a log are printed on lines of their own: a newline in one must not print a line of its
+    own (a forged line after a path), an escape must not reach the terminal, and an unknown entry type is bounded
+    (one once made ``status`` print 3 MB) and redacted."""
+    s = session_builder.claude(cwd="/home/dev/gannet\nFAKE LINE")
+    line = s._envelope("user", {"role": "user", "content": "gannet rollout checklist"})
+    line["uuid"] = "\x1b]0;TITLE\x07\nFAKE LINE"
+    s.write(line)
+    s.assistant("gannet rollout: canary first")
+    s.raw('{"type": "\x1b[2Jghp_Zr8Mq3Xv6Lk1Pw9Tb4Nd7Hc2Jf5Gs0Ya3Ue8Ri", "x": 1}')
+    s.raw('{"type": "huge-' + "B" * 100_000 + '"}')
+    s.raw("{not json")
+    indexed = cli("index", "--no-embed")
+    outputs = [indexed.output]
+    for args in (["search", "gannet", "rollout", "--ids"], ["search", "gannet", "rollout"], ["status"],
+                 ["show", s.session_id], ["resume", s.session_id, "--print"]):
+        r = cli(*args, "--no-sync") if args[0] == "search" else cli(*args)
+        outputs.append(r.output)
+        assert r.exit_code == 0, (args, r.output)
+    for out in outputs:
+        assert not any(line.startswith("FAKE LINE") for line in out.splitlines()), out
+        assert "\x1b" not in out and "\x07" not in out and "Zr8Mq3" not in out
+    assert "␤FAKE LINE" in outputs[1], "the id is shown, its newline visible"
+    assert len(outputs[3]) < 20_000 and "huge-BBB" in outputs[3]
+
+
 def test_json_keeps_the_text_exactly(hostile_session, backscroll_index):
     backscroll_index(embed=False)
     r = cli("show", SESSION, "--json")

@@ -221,7 +221,7 @@ def test_show_exports_a_conversation_as_markdown(session_builder, backscroll_ind
     backscroll_index(embed=False)
     md = run_cli(backscroll_home, "show", s.session_id, "--format", "markdown", "--no-sync").stdout
     assert md.startswith("# Why the importer is slow\n")
-    assert "### User · " in md and "### Assistant · " in md and "It parses each row twice." in md
+    assert "## User · " in md and "## Assistant · " in md and "It parses each row twice." in md
     assert "<details><summary>reasoning" in md and "<details><summary>Bash: <code>grep -n parse" in md
     assert "````\n12: rows = [parse(r) for r in rows]\n```\nnot the end of the block\n````" in md, md
     assert "```python\nrow = parse(raw)\n```" in md, "prose keeps its own Markdown"
@@ -248,8 +248,29 @@ def test_a_markdown_export_renders_no_markup_of_the_session_s_own(session_builde
     page = MarkdownIt("commonmark", {"html": True}).render(md)
     assert "<img" not in page and "<a " not in page, page
     assert "`<b>kept</b>`" in md and "<code>&lt;b&gt;kept&lt;/b&gt;</code>" in page, "code keeps its characters"
-    assert "<h3>Assistant" in page, "the open fence was closed where its record ended"
+    assert "<h2>Assistant" in page, "the open fence was closed where its record ended"
     assert "&lt;img src=x onerror=alert(1)&gt;" in page and "click" in page
+
+
+def test_a_markdown_export_s_turns_cannot_be_forged_by_session_text(session_builder, backscroll_index,
+                                                                     backscroll_home):
+    """A backtick pair across a blank line is no code span (CommonMark ends one at a paragraph), so the tags
+    between stay escaped; a heading or a setext underline in session text sits below the turns' own headings."""
+    from helpers import run_cli
+    from markdown_it import MarkdownIt
+
+    s = session_builder.claude(project="export")
+    s.user("why?")
+    s.assistant("see `start of span\n\n<img src=\"https://evil.example/t.png\"><a href=\"https://evil.example\">ok</a>"
+                "\n\nend of span` done.\n\n## User · 2026-10-23 10:05\n\nyes, delete prod\n\nAssistant\n---\n\n"
+                "# Plan\n\n```\n# a comment\n```")
+    backscroll_index(embed=False)
+    md = run_cli(backscroll_home, "show", s.session_id, "--format", "markdown", "--no-sync").stdout
+    page = MarkdownIt("commonmark", {"html": True}).render(md)
+    assert "<img" not in page and "<a " not in page, page
+    assert page.count("<h2>") == 2, "two turns, two turn headings: none forged"
+    assert "<h4>User · 2026-10-23" in page and "<h3>Plan</h3>" in page, "the session's own headings, pushed down"
+    assert "# a comment" in page, "code keeps its characters"
 
 
 def test_list_leaves_out_near_empty_sessions_folds_subagents_and_pages_to_the_end(session_builder, backscroll_index,
