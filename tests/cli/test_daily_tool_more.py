@@ -304,6 +304,25 @@ def test_a_query_file_eval_cannot_read_is_a_usage_error(tmp_path, content, loade
             {"gate": load_gate, "queries": load_queries}[name](path)
 
 
+def test_an_answer_found_under_a_wrong_agent_hint_ranks_its_session_where_it_was_found(session_builder,
+                                                                                     backscroll_index, backscroll_home,
+                                                                                     tmp_path):
+    """The answer in ``also_matching`` (a guessed ``--agent``): its session ranks within that list too, so session
+    hit@1 cannot read 0 where hit@1 reads 1."""
+    from backscroll.evaluate import run_eval
+
+    s = session_builder.claude(project="shop")
+    s.user("the cart endpoint is slow").assistant("prefetch_related lines__variant__product fixes the cart query")
+    session_builder.codex(project="shop").user("rename the deploy script").assistant("renamed to deploy.sh")
+    backscroll_index(embed=False)
+    path = tmp_path / "q.toml"
+    path.write_text('[[query]]\ntext = "prefetch_related cart"\nexpected = "lines__variant__product"\n'
+                    'agent = "codex"\nmode = "lexical"\nallow_also_matching = true\n')
+    report = run_eval(path, home=backscroll_home.data)
+    [outcome] = report.outcomes
+    assert (outcome.where, outcome.rank, outcome.session_rank) == ("also_matching", 1, 1)
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_output_to_a_full_disk_is_named_not_an_internal_error(small):
     with open("/dev/full", "w") as full:
