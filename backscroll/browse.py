@@ -80,6 +80,8 @@ def resumable(store: Store, ident: str) -> dict:
     parent = row.get("parent_session_id")
     if row.get("is_sidechain") and parent and store.has_session(parent):
         return {**_session(store, parent), "subagent": session_id}
+    if parent and session_id.startswith(f"{parent}~") and store.has_session(parent):
+        return {**_session(store, parent), "earlier_part": session_id}  # (Kimi's context before a compaction)
     return row
 
 

@@ -60,12 +60,15 @@ def resumption(session: Mapping[str, Any], *, exists=os.path.isdir) -> Resumptio
     notes: list[str] = []
     if session.get("subagent"):
         notes.append(f"{session['subagent']} is a subagent: its parent session resumes")
+    if session.get("earlier_part"):
+        notes.append(f"{session['earlier_part']} is what session {session['session_id']} held before a compaction: "
+                     "that session resumes")
     if form is None or "none" in form:
         closest = form["none"] if form else f"backscroll does not know how {agent or 'this agent'} resumes a session"
         return Resumption(agent, session["session_id"], None, session.get("cwd"), (*notes, closest))
     if not SAFE_ID.fullmatch(session["session_id"] or ""):
         notes.append("its id is not one to put on a command line safely (a space, a leading -): open it with "
-                     f"`backscroll show {session['session_id'][:40]!r}`")
+                     f"`backscroll show {shlex.quote(session['session_id'][:40])}`")
         return Resumption(agent, session["session_id"], None, session.get("cwd"), tuple(notes))
     values = {"id": session["session_id"], "path": session.get("source_path") or ""}
     argv = tuple(part.format(**values) for part in form["argv"])

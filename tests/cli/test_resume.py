@@ -92,6 +92,21 @@ def test_resume_print_a_subagent_and_an_agent_that_is_not_installed(session_buil
     assert json.loads(r.stdout)["argv"] == ["claude", "--resume", s.session_id]
 
 
+def test_kimi_s_context_before_a_compaction_resumes_its_session(backscroll_home, backscroll_index):
+    """Kimi keeps what a session held before a compaction in ``context_1.jsonl``, stored as ``<id>~1``: an id Kimi
+    does not know; the session it belongs to resumes, and the note says so."""
+    import shutil
+
+    from helpers import TESTS
+
+    shutil.copytree(TESTS / "data" / "kimi", backscroll_home.home / ".kimi")
+    backscroll_index(embed=False)
+    sid = "3c2b1a09-8f7e-4d6c-9b5a-0e1d2c3b4a59"
+    r = run_cli(backscroll_home, "resume", f"{sid}~1", "--print", "--no-sync")
+    assert r.returncode == 0 and r.stdout == f"kimi --session {sid}\n", r.stderr
+    assert f"{sid}~1 is what session {sid} held before a compaction" in r.stderr
+
+
 def test_an_agent_without_a_resume_command_says_what_comes_closest():
     how = resumption({"agent": "cline", "session_id": "1760000000000", "cwd": "/tmp"})
     assert how.argv is None and how.command is None and "task history" in how.notes[-1]
