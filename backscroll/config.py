@@ -95,7 +95,8 @@ def _read_config_file(path: Path) -> dict:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:  # (TOML is UTF-8)
         raise UsageError(
             f"cannot read the config file {path}: {exc}",
-            hint="fix or remove the file; `backscroll status` shows which config file is in use",
+            hint="fix or remove the file (every command reads it); to run without it meanwhile, point "
+                 "$BACKSCROLL_CONFIG at another file",
         ) from None
 
 
@@ -108,7 +109,7 @@ def _unknown(key: str, known, where: str) -> str:
 
     close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
     guess = f"; did you mean {close[0]!r}?" if close else ""
-    return f"unknown key {key!r} {where} (ignored{guess} known: {', '.join(known)})"
+    return f"unknown key {key!r} {where} (ignored{guess or ';'} known: {', '.join(known)})"
 
 
 def unknown_keys(file_values: Mapping[str, Any], agents) -> list[str]:

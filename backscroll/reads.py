@@ -137,7 +137,8 @@ class Reads:
         if member is not None and archive is None:
             from backscroll.errors import UsageError
 
-            raise UsageError("member lists a team archive's sessions", hint="give the archive to list too",
+            raise UsageError("a member's sessions are listed from a team archive: --member needs --archive",
+                             hint="add --archive default (the archive configured here) or --archive postgresql://…",
                              reason="member-without-archive")
         since_ts = parse_when(since) if since else None
         if archive is not None:

@@ -166,8 +166,13 @@ def main() -> None:
     argv = hoist_globals(sys.argv[1:])
     hook = hook_call(argv)
     if hook is not None:  # every prompt of a hooked agent: answered without Typer
+        from backscroll.integrations.hooks import AGENTS, EVENTS
         from backscroll.integrations.hooks import main as run_hook
 
+        if hook[0] not in AGENTS or hook[1] not in EVENTS:  # (a hook line written by hand: still exit 0)
+            sys.stderr.write(f"backscroll hook: there is no hook {hook[0]!r} {hook[1]!r}; nothing recalled (agents: "
+                             f"{', '.join(AGENTS)}; events: {', '.join(EVENTS)})\n")
+            sys.exit(0)
         if hook[3]:
             sys.stderr.write(f"backscroll hook: ignored {' '.join(hook[3])!r} (not an option of this version)\n")
         sys.exit(run_hook(*hook[:3]))

@@ -19,8 +19,9 @@ def init(
                                                                     "where the vector extension exists.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
 ) -> None:
-    """Create or migrate the archive's schema, the backscroll_member role and its row-level security: every
-    member reads every row, and inserts, changes or deletes only their own. Safe to run again.
+    """Create or migrate the archive's schema, its member role and row-level security. Safe to run again.
+
+    Every member (the backscroll_member role) reads every row, and inserts, changes or deletes only their own.
 
     The statements are in backscroll/store/archive_schema.py, for an administrator to read first.
     """

@@ -5,6 +5,8 @@ The shared pieces (``console``, labels) come from ``cli/terminal.py``.
 
 from __future__ import annotations
 
+import sys
+
 from backscroll.cli.common import show_command
 from backscroll.dates import local_time
 from backscroll.touches import FileTouches
@@ -99,8 +101,8 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
     from backscroll.cli.terminal import console, one_line
 
     out = console(color)
-    if not sessions:
-        out.print("No sessions.")
+    if not sessions:  # (on stderr, as a search's "No matches.": a count of stdout's lines is a count of sessions)
+        sys.stderr.write("No sessions.\n")
         return
     agent_width = max(len(_owned(s)) for s in sessions)
     echoes = any(s["echoes"] for s in sessions)  # (their column only when a session has some)
@@ -126,12 +128,12 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
 def print_file_sessions(found: list[FileTouches], path: str, *, color: bool) -> None:
     from rich.text import Text
 
-    from backscroll.cli.terminal import console, one_line
+    from backscroll.cli.terminal import clean_line, console, one_line
     from backscroll.touches import summary
 
     out = console(color)
     if not found:
-        out.print(f"No session's tool calls touched {path}.")
+        sys.stderr.write(clean_line(f"No session's tool calls touched {path}.") + "\n")
         return
     agent_width = max(len(f.agent or "") for f in found)
     project_width = min(PROJECT_WIDTH, max(len(f.project or "-") for f in found))

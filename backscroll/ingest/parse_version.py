@@ -58,5 +58,6 @@ next finds it, or a search's sync in its turn through the files.
 # and a Roo edit's call no longer holds the whole file as it was before; Amp's newer shell calls are shell calls, a
 # failed run's error is its result, an answer is dated by its inference; a Droid worker is linked to its caller, and
 # Droid's own title is the title; Goose's per-turn context is no summary and a subagent session names its parent,
-# and a Zed compaction's summary is one.
-PARSE_VERSION = 23
+# and a Zed compaction's summary is one; 24: the scratchpad notice Vibe 2 puts before a subagent's task is the
+# harness's.
+PARSE_VERSION = 24

@@ -43,9 +43,12 @@ class Change:
         return self.before != self.after
 
     def diff(self) -> str:
+        """A unified diff; a last line without its newline is marked as ``diff`` marks it, so the next file's
+        header starts a line of its own."""
         a = (self.before or "").splitlines(keepends=True)
         b = (self.after or "").splitlines(keepends=True)
-        return "".join(difflib.unified_diff(a, b, f"{self.path} (before)", f"{self.path} (after)"))
+        lines = difflib.unified_diff(a, b, f"{self.path} (before)", f"{self.path} (after)")
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 # -- the ledger -----------------------------------------------------------------------------

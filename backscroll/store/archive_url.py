@@ -36,7 +36,7 @@ def check(url: str) -> None:
                          hint="e.g. postgresql://alice@db.example.com/team")
     if "://" not in url and "=" not in url:
         raise UsageError("an archive is named by a PostgreSQL URL, or by `default` for the one configured here",
-                         hint="e.g. --archive default, or postgresql://alice@db.example.com/team")
+                         hint="e.g. default, or postgresql://alice@db.example.com/team")
     userinfo = _userinfo(url)
     if userinfo is not None and "@" in userinfo:
         raise UsageError("the archive URL has an '@' in its user name or password, which PostgreSQL reads as the "

@@ -297,7 +297,8 @@ def test_list_leaves_out_near_empty_sessions_folds_subagents_and_pages_to_the_en
     last = CliRunner().invoke(app, ["list", "--limit", "3", "--offset", "3", "--no-sync"])
     assert "split the invoice module" in last.stdout and "+2 subagents" in last.stdout and "more" not in last.stderr
     past = CliRunner().invoke(app, ["list", "--offset", "9", "--no-sync"])
-    assert "No sessions." in past.stdout and "4 sessions in all: --offset 9 is past the last" in past.stderr
+    assert "No sessions." in past.stderr and not past.stdout
+    assert "4 sessions in all: --offset 9 is past the last" in past.stderr
 
 
 def test_list_grep_keeps_sessions_whose_title_or_first_prompt_holds_every_word(session_builder, backscroll_index,

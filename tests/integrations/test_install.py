@@ -116,6 +116,16 @@ def test_dry_run_writes_nothing_and_prints_a_diff(agent_home):
     assert res.exit_code == 0
     assert "+" in res.stdout and "backscroll hook claude prompt" in res.stdout
     assert snapshot(agent_home) == before
+    # claude's settings.json has no final newline: diff's marker says so, and the next file's header is a line
+    out = runner.invoke(app, ["install", "hooks", "--dry-run", "--agent", "all"]).stdout
+    assert "\n\\ No newline at end of file\n" in out
+    assert all(line.startswith(("--- ", "+++ ", "@@", " ", "+", "-", "\\", "#")) for line in out.splitlines()), out
+
+
+def test_uninstall_with_nothing_installed_names_no_file_it_did_not_touch(agent_home):
+    res = runner.invoke(app, ["install", "hooks", "--uninstall", "--agent", "codex"])
+    assert res.exit_code == 0 and "hooks (codex): nothing to remove (" in res.stdout and "does not exist" in res.stdout
+    assert not (agent_home / ".codex" / "hooks.json").exists()
 
 
 def test_a_users_own_skill_and_unparseable_settings_are_left_alone(agent_home):

@@ -48,6 +48,9 @@ from backscroll.ingest.sources.vibe_unified import meta as vibe_meta
 from backscroll.types import Record, SessionInfo
 
 MAX_WHOLE_BYTES = 256 * 1024 * 1024
+# What Vibe 2 puts before a subagent's task (``prepare_subagent_prompt``): the harness's words, not the task's
+_SCRATCHPAD = re.compile(r"Scratchpad directory: [^\n]*\nYou can read and write files here without permission prompts\."
+                         r"\n\n(?=\S)")
 _FOLDER = re.compile(r"[\w-]+_\d{8}_\d{6}_[0-9a-f]{8}")  # <prefix or agent>_<UTC %Y%m%d_%H%M%S>_<id8>
 _FAILED = ("<tool_error>", "<user_cancellation>")
 
@@ -120,6 +123,9 @@ def line_records(lines: list[tuple[int, dict]], info: SessionInfo, runs: list[li
             elif text:
                 # (a subagent's every prompt is its parent's: its task, and what the parent sent it after)
                 author = "harness" if msg.get("injected") is True else "agent" if info.is_sidechain else "human"
+                if info.is_sidechain and (pad := _SCRATCHPAD.match(text)):
+                    out.append(Record(f"{base}#h", "user", "text", pad.group(0).strip(), n, ts, cwd, author="harness"))
+                    text = text[pad.end():]
                 out.append(Record(f"{base}#0", "user", "text", text, n, ts, cwd, author=author))
             prompted = True
         elif role == "assistant":

@@ -9,6 +9,7 @@ from helpers import rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import backscroll
 from backscroll.ingest.sources import AGENTS, vibe, vibe_unified
 from backscroll.types import SessionInfo
 
@@ -94,7 +95,11 @@ def test_vibe_2_sessions(backscroll_home, backscroll_index):
     assert ("assistant", "summary", None, None, 0, "You are continuing a tra") in compacted
     sessions = {s["session_id"][:8]: s for s in rows(backscroll_home, "SELECT * FROM sessions")}
     assert (sessions["7a091322"]["is_sidechain"], sessions["7a091322"]["parent_session_id"][:8]) == (1, "d300687c")
-    assert _got(backscroll_home, "7a091322")[0][2] == "agent"  # the task its parent gave it
+    child = _got(backscroll_home, "7a091322")
+    assert child[:2] == [("user", "text", "harness", None, 0, "Scratchpad directory: /t"),  # Vibe's notice
+                         ("user", "text", "agent", None, 0, "Run ls and report back.")]  # the task its parent gave
+    listed = backscroll.sessions(config=backscroll_home.config(), all=True, agent="vibe")
+    assert next(x.title for x in listed if x.session_id.startswith("7a091322")) == "Run ls and report back."
     assert sessions["79c72527"]["title"] == "Listing files and reading hello"
 
 
