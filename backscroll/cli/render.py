@@ -118,7 +118,8 @@ def also_heading(result: SearchResult, given: Mapping[str, Any] | None = None) -
     names = [n for n in result.dropped_filters if hasattr(result.filters, n)]
     dropped = ", ".join(f"--{name.replace('_', '-')} {(given or {}).get(name) or getattr(result.filters, name)}"
                         for name in names)
-    why = "outside what they leave" if set(names) & set(SCOPE_FILTERS) else "these records are not tagged that way"
+    why = ("outside what they leave" if set(names) & set(SCOPE_FILTERS) else
+           "other agents' records" if names == ["agent"] else "these records are not tagged that way")
     return f"Also matching without {dropped} ({why}):"
 
 
@@ -154,12 +155,12 @@ def print_by_session(out, result: SearchResult, *, color: bool, offset: int = 0)
     """``--by-session``: a heading per session (its title, project, agent, when), then its best hits; numbered on
     from ``offset`` (a later page's first session is ``offset + 1``)."""
     from backscroll.cli.common import show_command as command
-    from backscroll.sanitize import shorten
+    from backscroll.sanitize import within
 
     for n, s in enumerate(result.sessions, start=offset + 1):
         if n > offset + 1:
             out.print()
-        title = shorten(" ".join((s.title or "(untitled)").split()), 100)
+        title = within(" ".join((s.title or "(untitled)").split()), 100)  # (a title reads to its cut, not around it)
         out.print(clean_line(f"{n}. {title}"), style="bold" if color else None, soft_wrap=True)
         owner = whose(s.hits[0]) if s.hits else ""
         show = command(s.session_id, s.hits[0].member if s.hits else None)

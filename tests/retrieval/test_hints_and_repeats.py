@@ -82,12 +82,16 @@ def test_strict_turns_extras_off(tagged_story, backscroll_index, backscroll_sear
     assert res.also_matching == () and res.dropped_filters == ()
 
 
-def test_human_output_shows_the_extras_under_a_heading(tagged_story, backscroll_home):
+def test_human_output_shows_the_extras_under_a_heading(tagged_story, backscroll_home, session_builder):
     r = CliRunner().invoke(app, ["search", "flaky", "checkout", "test", "timezone", "--role", "user",
                                  "--project", "shop", "--mode", "lexical"])
     assert r.exit_code == 0
     assert "Also matching without --role user (these records are not tagged that way):" in r.stdout
     assert "freeze time at noon UTC" in r.stdout.split("Also matching")[1]
+    session_builder.codex(project="shop").user("the deploy script").assistant("renamed")
+    r = CliRunner().invoke(app, ["search", "flaky", "checkout", "test", "timezone", "--agent", "codex",
+                                 "--mode", "lexical"])
+    assert "Also matching without --agent codex (other agents' records):" in r.stdout, r.stdout
 
 
 # -- repeated searches -------------------------------------------------------------------------
