@@ -13,8 +13,8 @@ from backscroll.sanitize import shorten
 _RELATIVE = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|mo|y)\s*$", re.IGNORECASE)
 _UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "mo": 30 * 86400, "y": 365 * 86400}
 
-_WHEN_HINT = ("use a date (2026-10-01), a timestamp (2026-10-01T09:30:00Z), an age (30m, 12h, 7d, 2w, 3mo), today, "
-              "yesterday, or a date as a query names one (last August, last week, 3 days ago)")
+_WHEN_HINT = ("use a date (2026-10-01) or a month (2026-10), a timestamp (2026-10-01T09:30:00Z), an age (30m, 12h, 7d, "
+              "2w, 3mo), today, yesterday, or a date as a query names one (last August, last week, 3 days ago)")
 
 
 def parse_when(value: str, *, now: datetime | None = None, end: bool = False) -> str | None:
@@ -62,6 +62,14 @@ def _parse_when(value: str, now: datetime, end: bool) -> str:
         if not EARLIEST.date() < day < LATEST.date():  # (a day inside them, and the day after it)
             raise _Edge(EARLIEST if day <= EARLIEST.date() else LATEST)
         return format_ts(_local_midnight(day + timedelta(days=1) if end else day))
+    if re.fullmatch(r"\d{4}-\d{2}", v):  # a month, as ``2026-10`` (its first day; with ``end``, the next month's)
+        year, month = map(int, v.split("-"))
+        first = datetime(year, month, 1).date()
+        if end:
+            first = datetime(year + month // 12, month % 12 + 1, 1).date()
+        if not EARLIEST.date() < first < LATEST.date():
+            raise _Edge(EARLIEST if first <= EARLIEST.date() else LATEST)
+        return format_ts(_local_midnight(first))
     ts = normalize_timestamp(value)
     if ts is None and v.isascii() and v.isdigit():  # (epoch seconds or milliseconds past what the index holds)
         raise _Edge(LATEST)

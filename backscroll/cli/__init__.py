@@ -63,6 +63,24 @@ def dash_hint(argv: list[str], exc) -> str | None:
             + shlex.join(["backscroll", "search", *rest[:at], *options, "--", *words]))
 
 
+# Commands other tools have that backscroll names otherwise, and what does it here.
+COMMAND_SYNONYMS = {"sessions": "list", "ls": "list", "history": "list", "find": "search", "grep": "search",
+                    "query": "search", "recall": "search", "export": "show SESSION --format markdown",
+                    "transcript": "show SESSION", "view": "show", "open": "show", "sync": "index", "update": "index",
+                    "doctor": "status", "info": "status", "continue": "resume"}
+
+
+def command_hint(exc) -> str | None:
+    """For a command backscroll does not have but names otherwise (``sessions``, ``export``): the one it means.
+    Pure."""
+    message = str(getattr(exc, "message", exc))
+    if "No such command" not in message:
+        return None
+    word = message.partition("No such command")[2].strip(" '\".")
+    meant = COMMAND_SYNONYMS.get(word.lower())
+    return f"backscroll {meant} does that" if meant and meant != word else None
+
+
 def _options_after(args: list[str]) -> tuple[list[str], list[str]]:
     """``args`` parted into words and the search options among them (with their values): the options stay in
     front of the ``--``. Pure."""
@@ -207,7 +225,7 @@ def main() -> None:
     try:
         code = app(args=argv, standalone_mode=False)
     except click_error as exc:
-        dash = dash_hint(sys.argv[1:], exc)
+        dash = dash_hint(sys.argv[1:], exc) or command_hint(exc)
         if "--json" in sys.argv[1:]:
             import orjson
 

@@ -228,3 +228,13 @@ def test_output_options_that_shape_only_json_say_so_in_human_output(session_buil
     r = CliRunner().invoke(app, ["search", "ledger", "--fields", "record_id", "--json", "--mode", "lexical",
                                  "--no-sync"])
     assert "note: --fields" not in r.stderr
+
+
+@pytest.mark.parametrize(("word", "meant"), [("sessions", "backscroll list"), ("export", "--format markdown"),
+                                             ("sync", "backscroll index")])
+def test_a_command_another_tool_names_so_points_to_backscroll_s(backscroll_home, word, meant):
+    from helpers import run_cli
+
+    r = run_cli(backscroll_home, word)
+    assert r.returncode == 2 and f"No such command '{word}'" in r.stderr and meant in r.stderr, r.stderr
+    assert "hint:" not in run_cli(backscroll_home, "frobnicate").stderr

@@ -233,6 +233,8 @@ def test_dates_and_today_are_local_midnight(tokyo):
     now = datetime(2026, 10, 1, 16, 0, tzinfo=UTC)  # already 2 October in Tokyo
     assert parse_when("today", now=now) == "2026-10-01T15:00:00.000Z"
     assert parse_when("yesterday", now=now) == "2026-09-30T15:00:00.000Z"
+    assert parse_when("2026-10") == "2026-09-30T15:00:00.000Z"  # a month: its first day
+    assert parse_when("2026-12", end=True) == "2026-12-31T15:00:00.000Z"  # up to the next month's
 
 
 def test_a_date_as_a_query_names_one_is_a_filter_too(tokyo):
