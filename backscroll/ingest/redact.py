@@ -17,7 +17,7 @@ from dataclasses import replace
 from backscroll.ingest import redact_gitleaks
 from backscroll.ingest.redact_checks import Matched, Rule, random_body
 from backscroll.ingest.redact_rules import RULES as OWN_RULES
-from backscroll.sanitize import visible
+from backscroll.ingest.redact_shown import may_hide, shown, without_terminal_codes
 
 
 def decodes_to_a_secret(m: Matched) -> bool:
@@ -223,53 +223,23 @@ def _redact(text: str, counts: Counter | None, escapes: bool = True) -> str:
     return text
 
 
-# Terminal escape sequences (colours, cursor moves, OSC titles and links), raw or written as a JSON, shell
-# or C escape: ``gh``, ``kubectl`` and ``grep --color`` colour a token's parts apart, hiding it from every rule.
-_ESC = r"(?:\x1b|\\u001[bB]|\\x1[bB]|\\033|\\e(?=\[))"
-_TERMINAL = re.compile(_ESC + r"(?:\[[0-?]{0,32}[ -/]{0,4}[@-~]|\][^\x07\x1b\n]{0,2048}?(?:\x07|\x1b\\|\\u0007|\\a)"
-                       r"|[@-Z\\^_])")
-_ESC_MARKS = ("\x1b", "\\u001", "\\x1", "\\033", "\\e[")
-
-
-def without_terminal_codes(text: str) -> str:
-    """``text`` with terminal escape sequences removed. Pure."""
-    if not any(mark in text for mark in _ESC_MARKS):
-        return text
-    return _TERMINAL.sub("", text)
-
-
-# What can hide a secret from the rules and vanish when the text is shown or quoted to an agent
-# (``sanitize.visible``): controls, soft hyphens, zero-width, bidi and tag characters, variation selectors, and
-# compatibility forms NFKC folds (fullwidth ``ｇｈｐ_``, mathematical ``𝐀𝐊𝐈𝐀``).
-_HIDING = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\xad\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f"
-                     "\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uff01-\uff5e\uffa0"
-                     "\U0001d400-\U0001d7ff\U000e0000-\U000e0fff]")
-
-_HIDING_ASCII = re.compile("[\x00-\x08\x0e-\x1f\x7f]")  # (the same, for ASCII text: four times as fast)
-
-
-def as_shown(text: str) -> str:
-    """``text`` as a terminal or an agent reads it: without terminal codes, and, when it holds a character that
-    can hide a secret, folded as ``sanitize.visible`` folds it (``text`` itself when neither is there). Pure."""
-    plain = without_terminal_codes(text)
-    if (_HIDING_ASCII if plain.isascii() else _HIDING).search(plain) is None:
-        return plain
-    return visible(plain)
+def _secrets(text: str) -> int:
+    found: Counter = Counter()
+    _redact(text, found)
+    return sum(found.values())
 
 
 def redact(text: str, counts: Counter | None = None) -> str:
     """``text`` with every secret replaced by ``[REDACTED:<kind>]``; ``counts`` gains one per secret. Pure.
 
-    Secrets are looked for in the text as it is shown (``as_shown``): when colour codes, zero-width characters
-    or fullwidth letters split or disguise one, the text is kept as shown and the whole secret is redacted."""
-    plain = as_shown(text)
-    if plain != text:
-        found: Counter = Counter()
-        out = _redact(plain, found)
-        if out != plain:
-            if counts is not None:
-                counts.update(found)
-            return out
+    Secrets are looked for as the text is shown (``redact_shown``): when colour codes split one, the text is kept
+    without its codes; when invisible or look-alike characters split or spell one, the tokens that hold it are kept
+    as shown; and the whole secret is redacted."""
+    plain = without_terminal_codes(text)
+    if plain is not text and _secrets(plain):
+        text = plain
+    if may_hide(text):
+        text = shown(text, _secrets)
     return _redact(text, counts)
 
 

@@ -79,13 +79,13 @@ _LOWER_WORD = re.compile(r"[a-z]{8,}+")
 
 
 def _env_literal(m: Matched, ident: str, kw: str, value: str) -> bool:
-    """``DB_PASSWORD=correcthorse`` in a ``.env`` file, a shell or a compose file (``PASSWORD: …``): an upper-case
-    name that says password or secret takes its value literally (a variable would be ``$NAME``), so a lowercase
-    word is the password, not code. Type annotations (``PASSWORD: SecretStr``) are not lowercase."""
-    if kw not in _STRONG and kw not in ("pass", "passwd", "pwd") or not ident.isupper():
+    """``DB_PASSWORD=correcthorse`` in a ``.env`` file, a shell or a compose file's list: an upper-case name that
+    ends in password or secret takes its value literally (a variable would be ``$NAME``), so a lowercase word is
+    the password, not code. Not ``NAME: value`` (YAML and prose: ``PASSWORD: disabled``), nor a name that goes on
+    (``PASSWORD_POLICY``)."""
+    if kw not in ("password", "passwd", "passphrase", "secret") or m.group("sfx") or not ident.isupper():
         return False
-    sep = m.string[m.span("sfx")[1] if m.group("sfx") else m.span("kw")[1]:m.span("v")[0]]
-    return sep in ("=", ": ") and _LOWER_WORD.fullmatch(value) is not None
+    return m.string[m.span("kw")[1]:m.span("v")[0]] == "=" and _LOWER_WORD.fullmatch(value) is not None
 
 
 def plausible_assignment(m: Matched) -> bool:

@@ -77,14 +77,27 @@ def safe_rows(rows: list[Row]) -> list[Row]:
 REDACT_WINDOW = MAX_TEXT_BYTES + 64 * 1024
 
 
+def redaction_window(text: str) -> str:
+    """What of a long text is redacted: ``REDACT_WINDOW`` characters, ended at white space where there is some
+    near the end, so that no token is cut in two (redaction shrinks a text: a token's cut head could come back
+    inside the cap)."""
+    if len(text) <= REDACT_WINDOW:
+        return text
+    space = max(text.rfind(" ", 0, REDACT_WINDOW), text.rfind("\n", 0, REDACT_WINDOW))
+    return text[:space] if space > REDACT_WINDOW - 32 * 1024 else text[:REDACT_WINDOW]
+
+
 def cap_text(text: str) -> tuple[str, bool]:
-    """``text`` cut to ``MAX_TEXT_BYTES`` of UTF-8, and whether it was cut."""
+    """``text`` cut to ``MAX_TEXT_BYTES`` of UTF-8 (before a redaction mark the cut would leave half), and whether
+    it was cut."""
     if len(text) * 4 <= MAX_TEXT_BYTES:
         return text, False
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= MAX_TEXT_BYTES:
         return text, False
-    return data[:MAX_TEXT_BYTES].decode("utf-8", "ignore"), True
+    text = data[:MAX_TEXT_BYTES].decode("utf-8", "ignore")
+    mark = text.rfind("[REDACTED:", len(text) - 64)
+    return (text[:mark] if mark >= 0 and "]" not in text[mark:] else text), True
 
 
 def redact_field(redactor: Redact | None, value: str | None) -> str | None:
@@ -133,7 +146,7 @@ class Batch:
         text, cwd = rec.text, rec.cwd or session.cwd
         home = session.cwd or cwd  # a session belongs to one project: its first cwd; each line keeps its own
         if self.redactor is not None:  # before the cap: a secret the cap cut in two would no longer match a rule
-            text = self.redactor(text[:REDACT_WINDOW])
+            text = self.redactor(redaction_window(text))
             cwd, tool_name, home = self._field(cwd), self._field(tool_name), self._field(home)
         text, truncated = cap_text(text)
         truncated = truncated or len(rec.text) > REDACT_WINDOW

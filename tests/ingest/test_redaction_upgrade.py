@@ -114,6 +114,11 @@ def test_colour_codes_without_a_secret_are_kept_byte_for_byte():
     "".join(chr(ord(c) + 0xFEE0) for c in "ghp_") + GITHUB[4:],  # fullwidth letters
     "AKIAQ3EGRTLX\u202eK7PZ2M4N",  # a bidi override
     f"ghp_{GITHUB[4:10]}\x00{GITHUB[10:]}",  # a NUL
+    "\u210ahp_" + GITHUB[4:],  # a script letter
+    "\u24b6KIAQ3EGRTLXK7PZ2M4N",  # a circled one
+    "AKIAQ3EGRT\ue000LXK7PZ2M4N",  # a private-use character
+    "AKIAQ3EGRT\u0378LXK7PZ2M4N",  # an unassigned one
+    "AKIAQ3EGRT\U0001bca0LXK7PZ2M4N",  # a shorthand format control
 ])
 def test_characters_that_vanish_when_shown_never_hide_a_secret(text):
     """The hook and the terminal fold and drop these (``sanitize.visible``): what they would show whole is found
@@ -128,6 +133,12 @@ def test_characters_that_vanish_when_shown_never_hide_a_secret(text):
     assert not leaked(printable(out)) and "Q3EGRTLXK7PZ2M4N" not in printable(out)
 
 
+def test_only_the_token_that_hid_a_secret_is_rewritten_as_shown():
+    rest = "\u2014 10\u207b\u00b3 s, x\u00b2, \u00bd \U0001f468\u200d\U0001f467"  # what NFKC would fold, kept
+    text = f"\u26a0\ufe0f rotate {GITHUB[:10]}\u200b{GITHUB[10:]} {rest}"
+    assert redact(text) == f"\u26a0\ufe0f rotate [REDACTED:github-token] {rest}"
+
+
 def test_text_with_invisible_characters_and_no_secret_is_kept_as_it_is():
     text = "caf\u00e9 \u2764\ufe0f ok \u200b the \uff21PI works; token refresh is fine"
     assert redact(text) == text
@@ -136,9 +147,14 @@ def test_text_with_invisible_characters_and_no_secret_is_kept_as_it_is():
 @pytest.mark.parametrize(("text", "secret"), [
     ("MYSQL_ROOT_PASSWORD=correcthorsebatterystaple", True),
     ("  - POSTGRES_PASSWORD=supersecretvalue", True),
-    ("REDIS_PASSWORD: myredispassword", True),
     ("JWT_SECRET=mysupersecretjwtkey", True),
-    ("DATABASE_PASSWORD_DEV=correcthorse", True),
+    ("REDIS_PASSWORD: myredispassword", False),  # YAML and prose: "PASSWORD: disabled", "PASS: integration"
+    ("PASSWORD: disabled", False),
+    ("TESTS PASS: integration", False),
+    ("CREDENTIALS=environment", False),
+    ("PASSWORD_POLICY=standard", False),  # a name that goes on names a setting
+    ("DB_PASSWORD_FILE=dbpasswordfile", False),
+    ("SECRET_NAME=mysecretname", False),
     ("DB_PASSWORD: SecretStr = Field()", False),  # a type
     ("PASSWORD = password_var", False),  # code
     ("DB_PASSWORD=changeme", False),  # a placeholder
