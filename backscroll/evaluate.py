@@ -241,7 +241,7 @@ def _run_mode(bs, queries: list[EvalQuery], k: int, mode: str | None, now: str |
         listed = list(result.results[:k]) if q.nothing else ranked
         cut = (rank - 1) if rank else len(listed)
         above = [f"[{h.role}{' echo' if h.is_echo else ''}] {h.snippet[:120]}" for h in listed[:cut]]
-        session_rank = _session_rank(result.also_matching[:k] if where == "also_matching" else ranked, q,
+        session_rank = _session_rank(result.also_matching if where == "also_matching" else ranked, q,
                                      result.results)  # (in the list where the answer was found, as ``rank``)
         outcomes.append(QueryOutcome(q, rank, above, leaks, where, session_rank, kept))
     return EvalReport(k, mode, outcomes, gate)

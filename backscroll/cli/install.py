@@ -45,8 +45,9 @@ def install(
             if dry_run:
                 sys.stdout.write(c.diff() or f"# {c.what}: {c.path} unchanged\n")
                 continue
-            if uninstall and not c.changed and c.before is None:
-                sys.stdout.write(f"{c.what}: nothing to remove ({c.path} does not exist)\n")
+            if uninstall and not c.changed:
+                why = "does not exist" if c.before is None else "holds no backscroll entry"
+                sys.stdout.write(f"{c.what}: nothing to remove ({c.path} {why})\n")
                 continue
             verb = ("removed from" if uninstall else "wrote") if c.changed else "unchanged:"
             sys.stdout.write(f"{c.what}: {verb} {c.path}\n")

@@ -39,11 +39,13 @@ def _inline(text: str) -> str:
 
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})[^\n]*\n(?:.*?\n)??[ ]{0,3}\1[`~]*[ \t]*(?:\n|$)|^[ ]{0,3}(`{3,}|~{3,}).*",
                     re.MULTILINE | re.DOTALL)
-_CODE_SPAN = re.compile(r"(`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)\1(?!`)", re.DOTALL)  # (a blank line ends one)
-# A heading in session text is pushed two levels down, below the turns' own (``##``), and a setext underline
-# (``---``, ``===`` under a line) is escaped: session text cannot forge a turn of its own.
-_HEADING = re.compile(r"^([ ]{0,3})(#{1,6})(?=[ \t]|$)", re.MULTILINE)
-_UNDERLINE = re.compile(r"^([ ]{0,3})(?=(?:=+|-+)[ \t]*$)", re.MULTILINE)
+# A code span on one line, not opened by an escaped backtick: where CommonMark could read it otherwise (a span
+# across lines ends at any block that starts between), its text is escaped as prose is, which is only ever safe.
+_CODE_SPAN = re.compile(r"(?<![\\`])(`+)(?!`)[^\n]+?(?<!`)\1(?!`)")
+# A heading in session text is pushed two levels down, below the turns' own (``##``), in a list item or a quote
+# too, and a setext underline (``---``, ``===`` under a line of text) is escaped: session text cannot forge a turn.
+_HEADING = re.compile(r"^((?:[ ]{0,3}(?:[-+*]|\d{1,9}[.)]|>)[ ]{0,4})*[ ]{0,3})(#{1,6})(?=[ \t]|$)", re.MULTILINE)
+_UNDERLINE = re.compile(r"^([^\n]*\S[^\n]*\n[ ]{0,3})(?=(?:=+|-+)[ \t]*$)", re.MULTILINE)
 
 
 def _demoted(text: str) -> str:
@@ -86,9 +88,10 @@ def _record(hit: Hit) -> str:
         lines, folded = fold(text, FOLD_OUTPUT_LINES)
         body = "\n".join(lines) + (f"\n… {folded} lines folded …" if folded else "")
         if hit.is_call:
-            title = f"{_inline(clean(hit.tool_name or 'tool'))}: <code>{_summary_line(text)}</code>"
+            title = f"{_summary_line(clean(hit.tool_name or 'tool'))}: <code>{_summary_line(text)}</code>"
         else:
-            title = f"output of {_inline(clean(hit.tool_name or 'a tool'))}" + (" (error)" if hit.is_error else "")
+            failed = " (error)" if hit.is_error else ""
+            title = f"output of {_summary_line(clean(hit.tool_name or 'a tool'))}{failed}"
         return f"<details><summary>{title}</summary>\n\n{_fence(body)}\n\n</details>"
     if hit.content_type in ("reasoning", "summary"):
         label = "reasoning" if hit.content_type == "reasoning" else "compaction summary"
@@ -103,7 +106,7 @@ def session_markdown(view: SessionView) -> str:
 
     s = view.session
     title = _inline(" ".join(clean(s.get("title") or "Untitled session").split()))
-    facts = " · ".join(_inline(clean(str(x))) for x in (s.get("agent"), s.get("project"),
+    facts = " · ".join(_inline(" ".join(clean(str(x)).split())) for x in (s.get("agent"), s.get("project"),
                                                          local_time(s.get("started_at")),
                                                          f"session {s.get('session_id')}") if x)
     parts = [f"# {title}", f"_{facts}_"]

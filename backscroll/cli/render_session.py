@@ -26,11 +26,11 @@ def fold(text: str, max_lines: int) -> tuple[list[str], int]:
 
 
 def _record_lines(hit: Hit, full: bool) -> tuple[str, list[str], int]:
-    from backscroll.cli.terminal import label
+    from backscroll.cli.terminal import clean_line, label
     from backscroll.ingest.echo import SHELL_TOOLS
 
     when = local_time(hit.timestamp, seconds=True)
-    head = f"[{hit.rank}] {when} · {label(hit, subagent=False)}"  # the session header says subagent
+    head = clean_line(f"[{hit.rank}] {when} · {label(hit, subagent=False)}")  # the session header says subagent
     text = hit.text + ("…" if hit.text_truncated else "")  # (cut by --max-chars, or when stored)
     if hit.is_call and hit.tool_name in SHELL_TOOLS:
         text = "$ " + text
@@ -71,15 +71,15 @@ def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
             out.print(Text(f"    … {folded} more lines (--full shows them)", style="dim"))
             for line in lines[-2:]:
                 out.print(Text("    " + line))
-    show = show_command(s["session_id"], s.get("member"))
+    show = clean_line(show_command(s["session_id"], s.get("member")))
     if view.records and view.records[-1].rank < view.total and not view.focus:
         out.print(Text(f"\n{view.total - view.records[-1].rank} more: {show} --offset {view.records[-1].rank} "
                        f"--limit {len(view.records)}", style="dim"))
     if view.focus:
-        out.print(Text(f"\nwhole session: {show}", style="dim"))
+        out.print(Text("\n" + clean_line(f"whole session: {show}"), style="dim"))
     if not owner and resumes(s.get("agent")):
         gap = "" if view.focus else "\n"
-        out.print(Text(f"{gap}back into it: backscroll resume {s['session_id']}", style="dim"))
+        out.print(Text(gap + clean_line(f"back into it: backscroll resume {s['session_id']}"), style="dim"))
 
 
 def resumes(agent: str | None) -> bool:
@@ -98,7 +98,7 @@ MIN_PROJECT, MIN_TITLE = 10, 20  # on a narrow terminal the project gives way to
 def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
     from rich.text import Text
 
-    from backscroll.cli.terminal import console, one_line
+    from backscroll.cli.terminal import clean_line, console, one_line
 
     out = console(color)
     if not sessions:  # (on stderr, as a search's "No matches.": a count of stdout's lines is a count of sessions)
@@ -113,15 +113,15 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
         when = local_time(s["started_at"] or s["updated_at"])
         line = Text()
         line.append(f"{when:<16}  ", style="dim")
-        line.append(f"{_owned(s):<{agent_width}} {cut(s['project'] or '-', project_width):<{project_width}} ",
-                    style="cyan")
+        project = cut(s['project'] or '-', project_width)
+        line.append(clean_line(f"{_owned(s):<{agent_width}} {project:<{project_width}} "), style="cyan")
         line.append(f"{s['records']:>5} rec", style="dim")
         line.append(f" {s['echoes']:>3} echo  " if s["echoes"] else " " * (11 if echoes else 2), style="magenta")
-        line.append(("↳ " if s["is_sidechain"] else "") + (s["title"] or "(untitled)"))
+        line.append(clean_line(("↳ " if s["is_sidechain"] else "") + (s["title"] or "(untitled)")))
         if s.subagents:
             line.append(f"  +{s.subagents} subagent{'s' if s.subagents != 1 else ''}", style="dim")
         one_line(out, line)
-        out.print(Text(f"{'':16}  {show_command(s['session_id'], s.member)}", style="dim"),
+        out.print(Text(clean_line(f"{'':16}  {show_command(s['session_id'], s.member)}"), style="dim"),
                   soft_wrap=True)  # (never broken: a command to copy whole)
 
 
@@ -143,14 +143,14 @@ def print_file_sessions(found: list[FileTouches], path: str, *, color: bool) -> 
     for f in found:
         line = Text()
         line.append(f"{local_time(f.last_at):<16}  ", style="dim")
-        line.append(f"{f.agent or '':<{agent_width}} {cut(f.project or '-', project_width):<{project_width}}  ",
-                    style="cyan")
+        project = cut(f.project or '-', project_width)
+        line.append(clean_line(f"{f.agent or '':<{agent_width}} {project:<{project_width}}  "), style="cyan")
         line.append(f"{summary(f.actions):<{action_width}}", style="bold")
         if which_width:
             line.append(f"  {cut_start(which[f.session_id], which_width):<{which_width}}")
-        line.append(f"  {f.title or '(untitled)'}")
+        line.append(clean_line(f"  {f.title or '(untitled)'}"))
         one_line(out, line)
-        out.print(Text(f"{'':16}  backscroll show {f.record_id}", style="dim"), soft_wrap=True)
+        out.print(Text(clean_line(f"{'':16}  backscroll show {f.record_id}"), style="dim"), soft_wrap=True)
 
 
 def _which(f: FileTouches, path: str) -> str:

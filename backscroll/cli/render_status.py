@@ -37,7 +37,7 @@ def print_status(report: StatusReport, integrations: list[dict], store_failed: b
     _places(out, report)
     out.print(_bold("Integrations") + Text("  (backscroll install …; --uninstall removes)"))
     for i in integrations:
-        out.print(f"  {i['kind']:<13} {i['agent']:<9} {clean(i['path'])}")
+        out.print(f"  {i['kind']:<13} {i['agent']:<9} {clean_line(i['path'])}")
     if not integrations:
         out.print("  none")
     out.print(_bold("Settings"))
@@ -125,7 +125,7 @@ def _projects(out: Console, r: StatusReport) -> None:
         return
     t = Table("agent", "project", "sessions", "records", box=None, pad_edge=False, title_justify="left")
     for p in r.projects[:15]:
-        t.add_row(clean(p.agent), clean(p.project or "-"), f"{p.sessions:,}", f"{p.records:,}")
+        t.add_row(clean_line(p.agent), clean_line(p.project or "-"), f"{p.sessions:,}", f"{p.records:,}")
     out.print(t)
     if len(r.projects) > 15:
         out.print(f"  and {counted(len(r.projects) - 15, 'more project')}: `backscroll status --json` lists them all")

@@ -39,7 +39,7 @@ def _print(tables: dict[str, list[tuple[str | None, int, int]]], *, color: bool,
     from rich.bar import Bar
     from rich.table import Column, Table
 
-    from backscroll.cli.terminal import clean, console
+    from backscroll.cli.terminal import clean_line, console
 
     out = console(color)
     if not tables["agent"]:
@@ -52,7 +52,7 @@ def _print(tables: dict[str, list[tuple[str | None, int, int]]], *, color: bool,
                   pad_edge=False)
         for name, sessions, records in shown:
             bar = Bar(top, 0, records, width=BAR_WIDTH, color="cyan")
-            t.add_row(clean(name) if name else UNNAMED[by], f"{sessions:,}", f"{records:,}", bar)
+            t.add_row(clean_line(name) if name else UNNAMED[by], f"{sessions:,}", f"{records:,}", bar)
         if rest:
             t.add_row(f"{len(rest):,} more", f"{sum(s for _n, s, _r in rest):,}", f"{sum(r for *_x, r in rest):,}",
                       "", style="dim")

@@ -166,7 +166,7 @@ def render(recalls: list[Recall], cap: int) -> tuple[str, list[Recall]]:
         where = "/".join(x for x in (r.agent, r.project) if x)
         date = (r.timestamp or "")[:10] or "undated"
         for width in (SNIPPET, SNIPPET // 2, 120):
-            head = for_agent(f"- {date} {where} (record {r.record_id}): ")
+            head = for_agent(f"- {date} {where} (record {r.record_id}): ", quotes=True)
             if r.answer is None:
                 line = head + f'"{for_agent(_snippet(r.text, r.covered, width), quotes=True)}"'
             else:  # the question in brief, then the answer it got (its quotes escaped: none can end ours early)

@@ -45,10 +45,15 @@ class Change:
     def diff(self) -> str:
         """A unified diff; a last line without its newline is marked as ``diff`` marks it, so the next file's
         header starts a line of its own."""
-        a = (self.before or "").splitlines(keepends=True)
-        b = (self.after or "").splitlines(keepends=True)
+        a, b = (_lines(text or "") for text in (self.before, self.after))
         lines = difflib.unified_diff(a, b, f"{self.path} (before)", f"{self.path} (after)")
         return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def _lines(text: str) -> list[str]:
+    """``text``'s lines, each with its ``\n``: split at ``\n`` only (``splitlines`` splits at U+2028 and ``\x0c``
+    too, which a diff must keep inside their lines)."""
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
 
 
 # -- the ledger -----------------------------------------------------------------------------

@@ -200,18 +200,21 @@ def test_an_id_a_path_or_an_entry_type_from_a_log_stays_on_its_line_bounded_and_
     line["uuid"] = "\x1b]0;TITLE\x07\nFAKE LINE"
     s.write(line)
     s.assistant("gannet rollout: canary first")
+    call = s.tool_use("Read\nFAKE LINE", {"file_path": "/home/dev/gannet/rollout.md"})
+    s.tool_result(call, "step 1: canary")
     s.raw('{"type": "\x1b[2Jghp_Zr8Mq3Xv6Lk1Pw9Tb4Nd7Hc2Jf5Gs0Ya3Ue8Ri", "x": 1}')
     s.raw('{"type": "huge-' + "B" * 100_000 + '"}')
     s.raw("{not json")
     indexed = cli("index", "--no-embed")
     outputs = [indexed.output]
     for args in (["search", "gannet", "rollout", "--ids"], ["search", "gannet", "rollout"], ["status"],
-                 ["show", s.session_id], ["resume", s.session_id, "--print"]):
+                 ["show", s.session_id], ["resume", s.session_id, "--print"], ["list"], ["files", "rollout.md"],
+                 ["stats"]):
         r = cli(*args, "--no-sync") if args[0] == "search" else cli(*args)
         outputs.append(r.output)
         assert r.exit_code == 0, (args, r.output)
     for out in outputs:
-        assert not any(line.startswith("FAKE LINE") for line in out.splitlines()), out
+        assert not any(line.startswith("FAKE LINE") for line in out.splitlines()), out  # (a body is indented)
         assert "\x1b" not in out and "\x07" not in out and "Zr8Mq3" not in out
     assert "␤FAKE LINE" in outputs[1], "the id is shown, its newline visible"
     assert len(outputs[3]) < 20_000 and "huge-BBB" in outputs[3]

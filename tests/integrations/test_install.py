@@ -126,6 +126,10 @@ def test_uninstall_with_nothing_installed_names_no_file_it_did_not_touch(agent_h
     res = runner.invoke(app, ["install", "hooks", "--uninstall", "--agent", "codex"])
     assert res.exit_code == 0 and "hooks (codex): nothing to remove (" in res.stdout and "does not exist" in res.stdout
     assert not (agent_home / ".codex" / "hooks.json").exists()
+    settings = agent_home / ".claude" / "settings.json"  # there, holding the user's own hooks only
+    res = runner.invoke(app, ["install", "hooks", "--uninstall", "--agent", "claude"])
+    assert "nothing to remove (" in res.stdout and "holds no backscroll entry" in res.stdout, res.stdout
+    assert settings.exists()
 
 
 def test_a_users_own_skill_and_unparseable_settings_are_left_alone(agent_home):
