@@ -139,7 +139,10 @@ def plan(text: str, analyze, now: datetime | None = None) -> QueryPlan:
             phrases.append(tuple(ptoks))
     when, undated = temporal.find(text, now) if now is not None else (None, text)
     agent, undated = spoken_agent.find(undated)
-    reworded = (when is not None and not when.literal) or agent is not None
+    # an ISO date stays a search term (logs write dates so), unless it is all the question names ("what did we do on
+    # 2026-10-14?"): then it is a question about that day, as "on Oct 14" is
+    about_the_day = when is not None and not any(t not in STOPWORDS and t not in DATE_FILLER for t in analyze(undated))
+    reworded = (when is not None and (not when.literal or about_the_day)) or agent is not None
     undated_tokens = [t for t in analyze(undated) if t in set(terms)] if reworded else tokens
     if when is not None:  # "what happened", "what was I working on": said of any day; the date is the question
         undated_tokens = [t for t in undated_tokens if t not in DATE_FILLER]

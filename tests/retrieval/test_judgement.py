@@ -107,9 +107,14 @@ def test_date_words_leave_the_word_query():
     p = plan("the job queue bug we fixed on 22 October", analyze, now=now)
     assert "october" not in p.lexical_terms and "22" not in p.lexical_terms and "queue" in p.lexical_terms
     assert not p.date_only
+    p = plan("what did we do on 2026-10-22?", analyze, now=now)  # an ISO date alone: a question about the day
+    assert p.when is not None and p.lexical_terms == () and p.date_only
+    p = plan("orders_parquet export row count for 2026-09-14", analyze, now=now)  # beside words: a term too
+    assert "2026" in p.lexical_terms and not p.date_only
 
 
 @pytest.mark.parametrize("query, day", [("what happened on 22 October", "2026-10-22"),
+                                        ("what did we do on 2026-10-22?", "2026-10-22"),
                                         ("what did we decide in October", "2026-10"),
                                         ("what did I work on on 12 November?", "2026-11-12")])
 def test_a_question_about_a_date_puts_that_dates_session_first(shop, backscroll_index, backscroll_search, query, day):
