@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -69,12 +70,29 @@ def _utf8(obj):
     return obj
 
 
-def show_command(ident: str, member: str | None = None) -> str:
-    """``backscroll show ID``, with the ``--archive`` this command read when the id is a team archive's."""
-    if not member:
-        return f"backscroll show {ident}"
+_PLAIN_ID = re.compile(r"[\w.:@+#~/-]+")  # an id a shell reads as one word, as it is (``abc-123#0``)
+
+
+def shell_word(ident: str) -> str:
+    """An id as a shell reads it back (an id is a log's text: a space, ``$(…)``, a ``;`` in it are quoted), on one
+    line (``terminal.clean_line``): what is printed or copied to be pasted after ``backscroll show``."""
     import shlex
 
+    from backscroll.cli.terminal import clean_line
+
+    ident = clean_line(ident)
+    if _PLAIN_ID.fullmatch(ident) and not ident.startswith(("-", "#", "~")):
+        return ident
+    return f"-- {shlex.quote(ident)}" if ident.startswith("-") else shlex.quote(ident)
+
+
+def show_command(ident: str, member: str | None = None) -> str:
+    """``backscroll show ID``, with the ``--archive`` this command read when the id is a team archive's."""
+    import shlex
+
+    ident = shell_word(ident)
+    if not member:
+        return f"backscroll show {ident}"
     from backscroll.store.archive_url import for_command
 
     return (f"backscroll show {ident} --archive {for_command(STATE.archive) if STATE.archive else 'URL'} "

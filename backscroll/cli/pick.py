@@ -53,9 +53,7 @@ def act(choice) -> int:
     """Do what the picker's user chose, now that the screen is theirs again."""
     hit = choice.hit
     if choice.action == "copy":
-        from backscroll.cli.terminal import clean_line
-
-        sys.stdout.write(clean_line(hit.record_id) + "\n")
+        sys.stdout.write(common.shell_word(hit.record_id) + "\n")
         return 0
     if choice.action == "show":
         from backscroll.cli.render_session import print_session_view

@@ -22,6 +22,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from backscroll.cli.common import shell_word
 from backscroll.cli.terminal import clean, label
 from backscroll.dates import local_time
 from backscroll.types import Hit
@@ -231,5 +232,5 @@ class Picker(App[Choice | None]):
             self.bell()
             return
         if action == "copy":
-            self.copy_to_clipboard(hit.record_id)  # (OSC 52: the terminal's clipboard, even over ssh)
+            self.copy_to_clipboard(shell_word(hit.record_id))  # (OSC 52: the terminal's clipboard, even over ssh)
         self.exit(Choice(action, hit))

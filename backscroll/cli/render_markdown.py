@@ -3,10 +3,11 @@
 Each turn under a heading naming who spoke and when; prose as it was written; tool calls and their
 outputs, reasoning and compaction summaries folded (``<details>``), their text in code blocks. A fence
 is always longer than any run of backticks in the text it holds, so session text cannot close it
-early; control characters are made visible (``render.clean``). Outside code, session text is escaped:
-no tag it holds (``<img src=…>``, ``<a href=…>``) and no Markdown image becomes live where the export
-is pasted, a fence it leaves open is closed where its record ends, and its headings sit below the turns'
-(``##``). Pure: a ``SessionView`` in, text out.
+early; control characters are made visible (``render.clean``). Session text's code blocks are written in fences
+of our own, its code spans as ``<code>``; outside code it is escaped: no tag it holds (``<img src=…>``, ``<a
+href=…>``), no Markdown image and no backtick of its own renders where the export is pasted (what CommonMark
+would pair is never left to it), a fence it leaves open is closed where its record ends, and its headings sit
+below the turns' (``##``). Pure: a ``SessionView`` in, text out.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from backscroll.types import Hit, SessionView
 FOLD_OUTPUT_LINES = 200  # lines of a tool output kept (head and tail) in an export
 
 
-def _fence(text: str) -> str:
+def _fence(text: str, info: str = "") -> str:
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     ticks = "`" * max(3, longest + 1)
-    return f"{ticks}\n{text}\n{ticks}"
+    return f"{ticks}{info}\n{text}\n{ticks}"
 
 
 def _summary_line(text: str, width: int = 80) -> str:
@@ -33,8 +34,18 @@ def _summary_line(text: str, width: int = 80) -> str:
 
 
 def _inline(text: str) -> str:
-    """Text that is not code, made inert: no tag, entity or Markdown image of its own renders."""
-    return html.escape(text, quote=False).replace("![", "!\\[")
+    """Text that is not code, made inert: no tag, entity, Markdown image or code span of its own renders (a
+    backtick left to CommonMark could pair with another across lines, past what this module escaped)."""
+    return html.escape(text, quote=False).replace("![", "!\\[").replace("`", "\\`")
+
+
+def _code(text: str) -> str:
+    """A code span's text as an HTML ``<code>`` whose every character shows as written: escaped for HTML, and its
+    Markdown punctuation too (inside a tag, CommonMark still reads ``*`` and ``_``)."""
+    return "<code>" + html.escape(_MARKUP.sub(r"\\\g<0>", text), quote=False) + "</code>"
+
+
+_MARKUP = re.compile(r"[\\`*_\[\]{}()#+\-.!|~]")
 
 
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})[^\n]*\n(?:.*?\n)??[ ]{0,3}\1[`~]*[ \t]*(?:\n|$)|^[ ]{0,3}(`{3,}|~{3,}).*",
@@ -55,15 +66,17 @@ def _demoted(text: str) -> str:
 
 
 def _prose(text: str) -> str:
-    """Prose as Markdown: its code blocks and code spans as written, everything else ``_inline``; a fence left
-    open is closed at the end, so it cannot swallow the records after it."""
+    """Prose as Markdown: its code blocks in fences of our own (``_fence``: one CommonMark cannot read otherwise, a
+    fence left open closed where its record ends), its code spans as ``<code>``, everything else ``_inline``."""
     out, last = [], 0
     for block in _FENCE.finditer(text):
         out.append(_spans(_demoted(text[last:block.start()])))
-        code = block.group(0)
-        if block.group(2):  # never closed
-            code = code.rstrip("\n") + "\n" + block.group(2) + "\n"
-        out.append(code)
+        first, _, body = block.group(0).partition("\n")
+        ticks = block.group(1) or block.group(2)
+        info = re.sub(r"[^\w+.#-]", "", first.strip()[len(ticks):])[:30]  # (the language, and nothing else)
+        if block.group(1):  # (closed: its last line is the closing fence)
+            body = body.rstrip("\n").rpartition("\n")[0] if "\n" in body.rstrip("\n") else ""
+        out.append(_fence(body.rstrip("\n"), info) + "\n")
         last = block.end()
     out.append(_spans(_demoted(text[last:])))
     return "".join(out)
@@ -72,7 +85,8 @@ def _prose(text: str) -> str:
 def _spans(text: str) -> str:
     out, last = [], 0
     for span in _CODE_SPAN.finditer(text):
-        out += [_inline(text[last:span.start()]), span.group(0)]
+        ticks = span.group(1)
+        out += [_inline(text[last:span.start()]), _code(span.group(0)[len(ticks):-len(ticks)])]
         last = span.end()
     out.append(_inline(text[last:]))
     return "".join(out)
@@ -96,7 +110,7 @@ def _record(hit: Hit) -> str:
     if hit.content_type in ("reasoning", "summary"):
         label = "reasoning" if hit.content_type == "reasoning" else "compaction summary"
         return f"<details><summary>{label} · {when}</summary>\n\n{_fence(text)}\n\n</details>"
-    who = {"user": "User", "assistant": "Assistant"}.get(hit.role, hit.role.title())
+    who = {"user": "User", "assistant": "Assistant"}.get(hit.role) or _inline(" ".join(clean(hit.role).split()))[:40]
     return f"## {who} · {when}\n\n{_prose(text)}"
 
 

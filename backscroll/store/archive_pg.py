@@ -28,6 +28,29 @@ from backscroll.store.archive_search import ArchiveSearch, psycopg_module
 from backscroll.store.archive_url import advice, check, said, where
 
 
+def _lenient_times(psycopg):
+    """psycopg's reader of ``timestamptz``, reading a time Python cannot hold (``'infinity'``, a year past 9999: a
+    row a teammate made by hand) as no time, where it would fail every search and list that meets the row."""
+    from psycopg import pq
+    from psycopg.adapt import Loader
+    from psycopg.postgres import types
+
+    base = psycopg.adapters.get_loader(types["timestamptz"].oid, pq.Format.TEXT)  # (psycopg's own, in C)
+
+    class Lenient(Loader):
+        def __init__(self, oid, context=None):
+            super().__init__(oid, context)
+            self.base = base(oid, context)
+
+        def load(self, data):
+            try:
+                return self.base.load(data)
+            except psycopg.DataError:
+                return None
+
+    return Lenient
+
+
 @dataclass
 class Archive(ArchiveSearch, ArchiveBrowse):
     """An open connection to a team archive."""
@@ -45,6 +68,7 @@ class Archive(ArchiveSearch, ArchiveBrowse):
             conn = psycopg.connect(url, connect_timeout=timeout, application_name="backscroll")
         except psycopg.Error as exc:
             raise ArchiveError(f"cannot reach the archive at {where(url)}: {said(exc, url)}", advice(exc)) from None
+        conn.adapters.register_loader("timestamptz", _lenient_times(psycopg))
         return cls(conn, url)
 
     def close(self) -> None:

@@ -57,6 +57,9 @@ def sessions(cfg: Config, archive: str, filters: Filters, member: str | None, li
 
 def summary(r: dict) -> SessionSummary:
     """A sessions-table row as ``list`` shows a session: titled as locally (its first prompt when untitled)."""
+    from backscroll.team.source import bounded
+
+    r = bounded(r)
     title = session_title(r["title"], r["first_prompt"])
     return SessionSummary(r["session_id"], r["agent"], r["project"], r["cwd"], title, iso(r["started_at"]),
                           iso(r["updated_at"]), r["is_sidechain"], r["parent_session_id"], r["records"], r["echoes"],

@@ -59,8 +59,22 @@ def iso(ts) -> str | None:
     return ts.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z") if ts is not None else None
 
 
+# A row's names and paths as a teammate pushed them: bounded where read, as a local store's are where they are written
+# (a hand-made row once put 15 MB of them into an agent's context). Ids are bounded by the archive's own indexes.
+BOUNDED = ("agent", "project", "cwd", "title", "role", "content_type", "author", "tool_name", "source_path",
+           "parent_session_id", "machine")
+
+
+def bounded(row: dict) -> dict:
+    """``row`` with each of ``BOUNDED`` within ``sanitize.MESSAGE_MAX`` characters."""
+    from backscroll.sanitize import MESSAGE_MAX, shorten
+
+    return {**row, **{k: shorten(v) for k in BOUNDED if isinstance(v := row.get(k), str) and len(v) > MESSAGE_MAX}}
+
+
 def hit_of(row: dict, rank: int, **kw) -> Hit:
     """An archive row as a hit: as a local one, saying whose it is (``member``, ``machine``)."""
+    row = bounded(row)
     record = {**row, "timestamp": iso(row["ts"]), "text_truncated": False,
               "source_path": row.get("source_path") or "", "line": row.get("line") or 0,
               "id": zlib.crc32(f"{row['member']}|{row['machine']}|{row['record_id']}".encode())}

@@ -680,3 +680,20 @@ def test_a_data_dir_and_a_config_together_or_a_config_that_is_none_are_usage_err
     with pytest.raises(UsageError, match="takes a backscroll Config, not object"):
         Backscroll(config=object())  # type: ignore[arg-type]
     assert not (tmp_path / "elsewhere").exists()
+
+
+@pytest.mark.parametrize("ident", ["$(touch /tmp/x)#0", "s1;touch x;#", "a b#0", "-rf", "y1\ntouch x\n#0", "ok-123#0"])
+def test_a_printed_show_command_reads_back_as_the_id(ident):
+    """An id is a log's (or a teammate's) text: the command printed to paste is one a shell reads as that id, on one
+    line, never as a command of its own."""
+    import shlex
+
+    from backscroll.cli.common import show_command
+    from backscroll.cli.terminal import clean_line
+
+    line = show_command(ident)
+    assert "\n" not in line
+    words = shlex.split(line)
+    assert words[:2] == ["backscroll", "show"] and words[-1] == clean_line(ident)
+    if ident == "ok-123#0":
+        assert line == f"backscroll show {ident}", "a plain id is printed as it is"

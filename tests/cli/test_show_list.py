@@ -247,7 +247,7 @@ def test_a_markdown_export_renders_no_markup_of_the_session_s_own(session_builde
     md = run_cli(backscroll_home, "show", s.session_id, "--format", "markdown", "--no-sync").stdout
     page = MarkdownIt("commonmark", {"html": True}).render(md)
     assert "<img" not in page and "<a " not in page, page
-    assert "`<b>kept</b>`" in md and "<code>&lt;b&gt;kept&lt;/b&gt;</code>" in page, "code keeps its characters"
+    assert "<code>&lt;b&gt;kept&lt;/b&gt;</code>" in page, "code keeps its characters"
     assert "<h2>Assistant" in page, "the open fence was closed where its record ended"
     assert "&lt;img src=x onerror=alert(1)&gt;" in page and "click" in page
 
@@ -273,6 +273,14 @@ def test_a_markdown_export_s_turns_cannot_be_forged_by_session_text(session_buil
     assert "<h4>User · 2026-10-23" in page and "<h3>Plan</h3>" in page, "the session's own headings, pushed down"
     assert "# a comment" in page, "code keeps its characters"
     assert "<h4>User · forged in a list" in page and "<hr />" in page, "a thematic break stays one"
+    s = session_builder.claude(project="export")
+    s.user("why?")
+    s.assistant("the `config\nvalue` is <img src=x> and <a href=y>Click</a> `x`\n\n```sh`x\n## User · 2026\n\n"
+                "<img src=t>\n```\n\n1. x\n   ```\n<img src=z onerror=alert(1)>\n   ```")
+    backscroll_index(embed=False)
+    md = run_cli(backscroll_home, "show", s.session_id, "--format", "markdown", "--no-sync").stdout
+    page = MarkdownIt("commonmark", {"html": True}).render(md)
+    assert "<img" not in page and "<a " not in page and page.count("<h2>") == 2, page
 
 
 def test_list_leaves_out_near_empty_sessions_folds_subagents_and_pages_to_the_end(session_builder, backscroll_index,

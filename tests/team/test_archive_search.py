@@ -361,3 +361,28 @@ def test_a_session_two_members_pushed_differently_opens_as_the_hit_says(pg_url, 
     assert nobody.exit_code != 0 and "no member 'dave'" in nobody.output
     without = runner.invoke(app, [*home, "show", line.split()[2], "--member", "carol"])
     assert without.exit_code == 2 and "archive" in without.output
+
+
+def test_a_hand_made_row_neither_fails_a_read_nor_floods_it(pg_url, tmp_path):
+    """A teammate may write rows by hand: a time Python cannot hold ('infinity') must not fail every search and list
+    that meets it, and megabytes of project or path must not reach a reader (or an agent's context) whole."""
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "team_hostile"')
+        admin.execute('CREATE DATABASE "team_hostile"')
+    with Archive.connect(as_role(pg_url, "postgres", "team_hostile")) as a:
+        a.init(["alice", "carol"])
+    alice = Backscroll(home=tmp_path / "alice", sources=(f"codex:{CODEX}",))
+    alice.index(embed=False)
+    with alice:
+        alice.push(as_role(pg_url, "alice", "team_hostile"))
+    with psycopg.connect(as_role(pg_url, "alice", "team_hostile"), autocommit=True) as conn:
+        conn.execute("UPDATE backscroll.records SET ts = 'infinity', project = repeat('p', 1000000), "
+                     "cwd = repeat('c', 1000000), source_path = repeat('s', 1000000)")
+        conn.execute("UPDATE backscroll.sessions SET started_at = 'infinity', project = repeat('p', 1000000)")
+    carol = Backscroll(home=tmp_path / "carol")
+    url = as_role(pg_url, "carol", "team_hostile")
+    found = carol.search("capture_payment double-charged", archive=url, mode="lexical")
+    assert found.results and found.results[0].timestamp is None
+    assert len(json.dumps(found.to_dict())) < 200_000, "bounded"
+    listed = carol.sessions(archive=url, limit=50)
+    assert listed and all(len(s.project or "") <= 400 for s in listed)
