@@ -79,7 +79,8 @@ class SearchRequest:
                                      "so), as `backscroll files` takes it. This machine's history only.",
                                brief="Only sessions that touched this file.", metavar="PATH", group="filter",
                                longest=MAX_PATH)
-    since: str | None = _option(None, "Only records newer than this: a date (2026-10-01), a timestamp, today, "
+    since: str | None = _option(None, "Only records newer than this: a date (2026-10-01), a month (2026-10), a "
+                                      "timestamp, today, "
                                       "yesterday, an age (30m, 12h, 7d, 2w, 3mo, 1y), or a date as a query "
                                       "names one (last August, last week).",
                                 brief="Newer than: 2026-10-01, 7d, 2w, 12h, today.", metavar="WHEN", group="filter")
@@ -171,7 +172,8 @@ class ListRequest:
                                 brief="Only this agent's sessions.")
     project: str | None = _option(None, "Only this project: case-insensitive, a unique prefix is enough.",
                                   short="-p", metavar="NAME", brief="Only this project (a unique prefix).")
-    since: str | None = _option(None, "Only sessions active since a date (2026-10-01), an age (7d, 2w) or a date "
+    since: str | None = _option(None, "Only sessions active since a date (2026-10-01), a month (2026-10), an age "
+                                      "(7d, 2w) or a date "
                                       "as a query names one (last August).",
                                 metavar="WHEN", brief="Active since: 2026-10-01, 7d, 2w, today.")
     limit: int = _option(20, "How many sessions.", minimum=1, maximum=MAX_LIMIT, short="-n",

@@ -40,16 +40,20 @@ INSTRUCTIONS = (
     "Role, author, agent and content type are hints (what they hide comes back as also_matching); project, "
     "session and dates filter. "
     "Query echoes (earlier backscroll searches and their output, which repeat old answers) are left out unless "
-    "asked for. One or two searches, then act; the same search twice in one turn returns a note instead of results.")
+    "asked for. One or two searches, then act; the same search twice in one turn returns a note instead of results "
+    "(when this server cannot tell the calling session, it runs again with a note saying so).")
 
 SEARCH_DESCRIPTION = (
     "Search past coding-agent sessions (Claude Code, Codex, Gemini, Cursor, …) for what was decided, tried or "
-    "fixed: use the exact error text, an identifier or the subject in plain words. Returns JSON: `results` "
-    "(record_id, session_id, project, timestamp, role, snippet, text, match, strength), `also_matching` (what a "
-    "hint filter hid), `notes`. Query echoes (earlier backscroll searches and their output, which quote old "
-    "answers verbatim) are hidden; set include_echoes only to see what was searched before. The same search "
-    "twice in one turn returns `repeated` and a note instead of results. Empty `results` means no earlier "
-    "session covers it: `weak_matches` then holds records that only share a word or two, or a vague likeness.")
+    "fixed: use the exact error text, an identifier or the subject in plain words (words seen, not guessed: a word "
+    "no session holds counts against every hit). Returns JSON: `results` (record_id, session_id, project, "
+    "timestamp, role, snippet, text, match, strength), `also_matching` (what a hint hid, or matches outside a "
+    "filter when nothing inside answers: `dropped_filters` names which), `notes`. Query echoes (earlier backscroll "
+    "searches and their output, which quote old answers verbatim) are hidden; set include_echoes only to see what "
+    "was searched before. The same search twice in one turn returns `repeated` and a note instead of results (when "
+    "the calling session cannot be told, it runs again with a note). Empty `results`: read `also_matching` first; "
+    "otherwise no earlier session covers it, and `weak_matches` holds records that only share a word or two, or a "
+    "vague likeness.")
 SHOW_DESCRIPTION = (
     "Open a search hit in its conversation (a record id: the records around it), or read a session page by page "
     "(a session id: `limit` records from `offset`). Returns the JSON of `backscroll show ID --json`.")
@@ -182,7 +186,8 @@ _COMMANDS = ((re.compile(r"`?backscroll search WORDS`?"), "the search tool"),
              (re.compile(r"`?backscroll search (\"[^\"]*\")`?"), r"query=\1"),
              (re.compile(r"`?backscroll show <record id>`?"), "the show tool"),
              (re.compile(r"`?backscroll list`?(?! --)"), "the list_sessions tool"),
-             (re.compile(r"`?backscroll files PATH`?"), "the search tool's file argument"))
+             (re.compile(r"`?backscroll files PATH`?"), "the search tool's file argument"),
+             (re.compile(r"`?backscroll status(?: --json)?`?"), "the status tool"))
 
 
 def as_argument(text: str, tool: Tool) -> str:
@@ -285,4 +290,6 @@ class Tools:
                 "sessions": [s.to_dict() for s in sessions]}
 
     def _status(self, _args: dict) -> dict:
-        return self._archive().status().to_dict()
+        from backscroll.integrations.install import installed
+
+        return {"schema_version": 1, **self._archive().status().to_dict(), "integrations": installed()}  # (as the CLI)

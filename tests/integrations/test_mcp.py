@@ -332,6 +332,10 @@ def test_search_json_matches_the_cli(session_builder, backscroll_index, backscro
     for r in (*cli["results"], *served["results"]):
         r.pop("score", None)
     assert served["results"] == cli["results"] and served.keys() == cli.keys()
+    cli_status = json.loads(subprocess.run([BIN, "status", "--json"], capture_output=True, env=_env(backscroll_home),
+                                           check=True).stdout)
+    served_status = Tools(str(backscroll_home.data)).call("status", {}).document
+    assert served_status.keys() == cli_status.keys(), "the status tool is `status --json`, what is installed too"
 
 
 def test_schemas_are_generated_from_the_search_request():

@@ -311,3 +311,16 @@ def test_the_new_agents_named_as_the_subject_are_hints_and_vibe_stays_a_word():
     assert find("auggie sessions about the cache") == ("auggie", "about the cache")
     assert find("what did openclaw say about invoices")[0] == "openclaw"
     assert find("the vibe of the release notes") == (None, "the vibe of the release notes")
+
+
+def test_empty_results_under_a_hint_say_where_the_answers_went(session_builder, backscroll_index, backscroll_search):
+    """An agent reads empty `results` as "nothing found": when the hint held the answers back, a note says so."""
+    s = session_builder.claude(project="shop")
+    s.user("why is the checkout test flaky?")
+    s.assistant("It depended on the wall clock: we froze time at noon UTC with freezegun.")
+    backscroll_index()
+    res = backscroll_search("froze time noon UTC freezegun", role="user", mode="lexical")
+    assert res.results == () and len(res.also_matching) == 1 and res.dropped_filters == ("role",)
+    assert "nothing strong with --role user; 1 match without it follows in also_matching" in res.notes, res.notes
+    found = backscroll_search("froze time noon UTC freezegun", mode="lexical", rerun=True)
+    assert not any(n.startswith("nothing strong with") for n in found.notes)

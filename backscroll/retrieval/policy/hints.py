@@ -39,7 +39,12 @@ def also_matching(result: SearchResult, filters: Filters, run: Callable[[Filters
     if not extras:
         return result
     renumbered = tuple(replace(h, rank=i + 1) for i, h in enumerate(extras))
-    return replace(result, also_matching=renumbered, dropped_filters=(*result.dropped_filters, *names))
+    named = ", ".join(f"--{n.replace('_', '-')} {getattr(filters, n)}" for n in names)
+    note = () if result.results else (  # (empty results are not "nothing found" when the hint held the answers back)
+        f"nothing strong with {named}; {_follow(len(extras), 'without it' if len(names) == 1 else 'without them')} "
+        "in also_matching",)
+    return replace(result, also_matching=renumbered, dropped_filters=(*result.dropped_filters, *names),
+                   notes=(*result.notes, *note))
 
 
 def outside_scope(result: SearchResult, filters: Filters, run: Callable[[Filters], SearchResult],
@@ -57,10 +62,14 @@ def outside_scope(result: SearchResult, filters: Filters, run: Callable[[Filters
         return result
     extras = tuple(replace(h, rank=i + 1) for i, h in enumerate(outside))
     named = ", ".join("--" + n for n in names)
-    note = (f"nothing strong where {named} look{'s' if len(names) == 1 else ''}; "
-            f"{len(extras)} match{'es' if len(extras) != 1 else ''} outside follow in also_matching")
+    note = (f"nothing strong where {named} look{'s' if len(names) == 1 else ''}; {_follow(len(extras), 'outside')} "
+            "in also_matching")
     return replace(result, also_matching=extras, dropped_filters=(*result.dropped_filters, *names),
                    notes=(*result.notes, note))
+
+
+def _follow(n: int, where: str) -> str:
+    return f"1 match {where} follows" if n == 1 else f"{n} matches {where} follow"
 
 
 def in_scope(hit: Hit, scope: Filters) -> bool:
