@@ -274,7 +274,12 @@ class Tools:
             raise UsageError("search: archive takes only \"default\" (the team archive configured here)",
                              hint="ask the person to set [archive] url in backscroll's config")
         req = SearchRequest(caller_mcp=True, **args)
-        return self._archive().search(req, sync=True, rerun_hint="pass rerun=true").to_dict()
+        try:
+            return self._archive().search(req, sync=True, rerun_hint="pass rerun=true").to_dict()
+        except UsageError as exc:  # (no URL to pass here: one is never taken from a model)
+            raise exc if exc.reason != "no-archive" else UsageError(
+                "search: no team archive is configured here", hint="search without archive, or ask the person to "
+                "set [archive] url in backscroll's config") from None
 
     def _show(self, args: dict) -> dict:
         view = self._archive().show(args["id"], context=args["context"], limit=args["limit"], offset=args["offset"],

@@ -136,6 +136,18 @@ def test_the_mcp_tool_searches_only_the_configured_archive():
     assert answer.is_error and "default" in answer.text() and "evil" not in answer.text()
 
 
+
+def test_the_mcp_tool_asks_for_no_url_when_no_archive_is_configured(session_builder, backscroll_index,
+                                                                    backscroll_home):
+    from backscroll.integrations.mcp_tools import Tools
+
+    session_builder.claude().user("the retry loop").assistant("capped at five")
+    backscroll_index(embed=False)
+    answer = Tools(str(backscroll_home.data)).call("search", {"query": "retry", "archive": "default"})
+    assert answer.is_error and "no team archive is configured here" in answer.text()
+    assert "URL" not in answer.document["error"]["hint"], "a URL is never taken from a model"
+
+
 def test_a_question_about_nothing_anyone_discussed_returns_no_results(archive):
     url, root = archive
     result = Backscroll(home=root / "carol").search("terraform helm chart for the worker", archive=url, mode="lexical")
