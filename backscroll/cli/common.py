@@ -91,12 +91,15 @@ def show_command(ident: str, member: str | None = None) -> str:
     import shlex
 
     ident = shell_word(ident)
-    if not member:
-        return f"backscroll show {ident}"
-    from backscroll.store.archive_url import for_command
+    if member:
+        from backscroll.store.archive_url import for_command
 
-    return (f"backscroll show {ident} --archive {for_command(STATE.archive) if STATE.archive else 'URL'} "
-            f"--member {shlex.quote(member)}")
+        where = f" --archive {for_command(STATE.archive) if STATE.archive else 'URL'} --member {shlex.quote(member)}"
+    else:
+        where = ""
+    if ident.startswith("-- "):  # (the options before the --, the id after it)
+        return f"backscroll show{where} {ident}"
+    return f"backscroll show {ident}{where}"
 
 
 def emit_json(obj) -> None:

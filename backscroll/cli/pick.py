@@ -75,7 +75,7 @@ def act(choice) -> int:
     if not os.path.isfile(path):
         from backscroll.errors import NotFoundError
 
-        raise NotFoundError(f"{path} is not a file this machine has", hint="backscroll show " + hit.record_id)
+        raise NotFoundError(f"{path} is not a file this machine has", hint=common.show_command(hit.record_id))
     sys.stdout.flush()
     os.execvp(editor[0], [*editor, f"+{line}", path])
     return 0  # pragma: no cover (exec does not return)

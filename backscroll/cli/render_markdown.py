@@ -30,13 +30,14 @@ def _fence(text: str, info: str = "") -> str:
 def _summary_line(text: str, width: int = 80) -> str:
     from backscroll.sanitize import within
 
-    return _inline(within(" ".join(text.split()), width))
+    return html.escape(within(" ".join(text.split()), width), quote=False)  # (in HTML: no Markdown is read there)
 
 
 def _inline(text: str) -> str:
     """Text that is not code, made inert: no tag, entity, Markdown image or code span of its own renders (a
     backtick left to CommonMark could pair with another across lines, past what this module escaped)."""
-    return html.escape(text, quote=False).replace("![", "!\\[").replace("`", "\\`")
+    text = html.escape(text, quote=False).replace("![", "!\\[")
+    return re.sub(r"\\(?=`)", r"\\\\", text).replace("`", "\\`") if "`" in text else text
 
 
 def _code(text: str) -> str:
@@ -45,18 +46,21 @@ def _code(text: str) -> str:
     return "<code>" + html.escape(_MARKUP.sub(r"\\\g<0>", text), quote=False) + "</code>"
 
 
-_MARKUP = re.compile(r"[\\`*_\[\]{}()#+\-.!|~]")
+_MARKUP = re.compile(r"[\\`*_\[\]!|~]")  # (what CommonMark and GitHub read inline)
 
 
-_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})[^\n]*\n(?:.*?\n)??[ ]{0,3}\1[`~]*[ \t]*(?:\n|$)|^[ ]{0,3}(`{3,}|~{3,}).*",
+# A fenced block at any indentation (in a list item too): written again in a fence of our own at the margin.
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})(?P<info>[^\n]*)"
+                    r"(?:\n(?P<body>(?:.*?\n)??)[ \t]*(?P=ticks)[`~]*[ \t]*(?:\n|$)|(?P<rest>.*))",
                     re.MULTILINE | re.DOTALL)
 # A code span on one line, not opened by an escaped backtick: where CommonMark could read it otherwise (a span
 # across lines ends at any block that starts between), its text is escaped as prose is, which is only ever safe.
 _CODE_SPAN = re.compile(r"(?<![\\`])(`+)(?!`)[^\n]+?(?<!`)\1(?!`)")
-# A heading in session text is pushed two levels down, below the turns' own (``##``), in a list item or a quote
-# too, and a setext underline (``---``, ``===`` under a line of text) is escaped: session text cannot forge a turn.
-_HEADING = re.compile(r"^((?:[ ]{0,3}(?:[-+*]|\d{1,9}[.)]|>)[ ]{0,4})*[ ]{0,3})(#{1,6})(?=[ \t]|$)", re.MULTILINE)
-_UNDERLINE = re.compile(r"^([^\n]*\S[^\n]*\n[ ]{0,3})(?=(?:=+|-+)[ \t]*$)", re.MULTILINE)
+# A heading in session text is pushed two levels down, below the turns' own (``##``), at any indentation, in a list
+# item or a quote too, and a setext underline (``---``, ``===`` under a line of text) is escaped: session text cannot
+# forge a turn.
+_HEADING = re.compile(r"^((?:[ \t]*(?:[-+*]|\d{1,9}[.)]|>)(?=[ \t]))*[ \t]*)(#{1,6})(?=[ \t]|$)", re.MULTILINE)
+_UNDERLINE = re.compile(r"^([^\n]*\S[^\n]*\n[ \t]*)(?=(?:=+|-+)[ \t]*$)", re.MULTILINE)
 
 
 def _demoted(text: str) -> str:
@@ -71,12 +75,11 @@ def _prose(text: str) -> str:
     out, last = [], 0
     for block in _FENCE.finditer(text):
         out.append(_spans(_demoted(text[last:block.start()])))
-        first, _, body = block.group(0).partition("\n")
-        ticks = block.group(1) or block.group(2)
-        info = re.sub(r"[^\w+.#-]", "", first.strip()[len(ticks):])[:30]  # (the language, and nothing else)
-        if block.group(1):  # (closed: its last line is the closing fence)
-            body = body.rstrip("\n").rpartition("\n")[0] if "\n" in body.rstrip("\n") else ""
-        out.append(_fence(body.rstrip("\n"), info) + "\n")
+        language = re.match(r"[\w+.#-]{0,30}", block["info"].strip())  # (the first word, and only word characters)
+        body = block["body"] if block["rest"] is None else block["rest"].removeprefix("\n")  # (else: never closed)
+        width = len(block["indent"])  # (its lines lose the indentation its fence had, as CommonMark's do)
+        body = "\n".join(re.sub(rf"^[ \t]{{0,{width}}}", "", line) for line in (body or "").rstrip("\n").split("\n"))
+        out.append(_fence(body, language.group(0) if language else "") + "\n")
         last = block.end()
     out.append(_spans(_demoted(text[last:])))
     return "".join(out)

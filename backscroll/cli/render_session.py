@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from backscroll.cli.common import show_command
+from backscroll.cli.common import shell_word, show_command
 from backscroll.dates import local_time
 from backscroll.touches import FileTouches
 from backscroll.types import Hit, SessionSummary, SessionView
@@ -79,7 +79,7 @@ def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
         out.print(Text("\n" + clean_line(f"whole session: {show}"), style="dim"))
     if not owner and resumes(s.get("agent")):
         gap = "" if view.focus else "\n"
-        out.print(Text(gap + clean_line(f"back into it: backscroll resume {s['session_id']}"), style="dim"))
+        out.print(Text(gap + f"back into it: backscroll resume {shell_word(s['session_id'])}", style="dim"))
 
 
 def resumes(agent: str | None) -> bool:
@@ -150,7 +150,7 @@ def print_file_sessions(found: list[FileTouches], path: str, *, color: bool) -> 
             line.append(f"  {cut_start(which[f.session_id], which_width):<{which_width}}")
         line.append(clean_line(f"  {f.title or '(untitled)'}"))
         one_line(out, line)
-        out.print(Text(clean_line(f"{'':16}  backscroll show {f.record_id}"), style="dim"), soft_wrap=True)
+        out.print(Text(f"{'':16}  {show_command(f.record_id)}", style="dim"), soft_wrap=True)
 
 
 def _which(f: FileTouches, path: str) -> str:

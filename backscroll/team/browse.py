@@ -9,7 +9,7 @@ from backscroll.config import Config
 from backscroll.errors import AmbiguousIdError, NotFoundError
 from backscroll.store.archive_filters import sessions_where
 from backscroll.store.archive_pg import Archive
-from backscroll.team.source import hit_of, iso
+from backscroll.team.source import bounded, hit_of, iso
 from backscroll.types import Filters, SessionSummary, SessionView, session_title
 
 
@@ -57,8 +57,6 @@ def sessions(cfg: Config, archive: str, filters: Filters, member: str | None, li
 
 def summary(r: dict) -> SessionSummary:
     """A sessions-table row as ``list`` shows a session: titled as locally (its first prompt when untitled)."""
-    from backscroll.team.source import bounded
-
     r = bounded(r)
     title = session_title(r["title"], r["first_prompt"])
     return SessionSummary(r["session_id"], r["agent"], r["project"], r["cwd"], title, iso(r["started_at"]),
@@ -94,7 +92,7 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
     else:
         start, end = offset, offset + limit if limit else len(rows)
     hits = tuple(hit_of(r, start + i + 1, max_chars=max_chars) for i, r in enumerate(rows[start:end]))
-    first = rows[0]
+    first = bounded(rows[0])
     session = {"session_id": key[2], "agent": first["agent"], "project": first["project"], "cwd": first["cwd"],
                "title": first["title"], "member": key[0], "machine": key[1], "is_sidechain": first["is_sidechain"],
                "parent_session_id": first["parent_session_id"]}

@@ -55,8 +55,12 @@ class Pool:
 
 
 def iso(ts) -> str | None:
-    """A time as the local store writes one: UTC, to the millisecond (``2026-11-12T11:30:06.984Z``)."""
-    return ts.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z") if ts is not None else None
+    """A time as the local store writes one: UTC, to the millisecond (``2026-11-12T11:30:06.984Z``); None for a
+    time past what Python holds once in UTC (a hand-made row's, read in another time zone)."""
+    try:
+        return ts.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z") if ts is not None else None
+    except OverflowError:
+        return None
 
 
 # A row's names and paths as a teammate pushed them: bounded where read, as a local store's are where they are written

@@ -697,3 +697,12 @@ def test_a_printed_show_command_reads_back_as_the_id(ident):
     assert words[:2] == ["backscroll", "show"] and words[-1] == clean_line(ident)
     if ident == "ok-123#0":
         assert line == f"backscroll show {ident}", "a plain id is printed as it is"
+
+
+def test_an_archive_s_show_command_keeps_its_options_before_the_id():
+    import shlex
+
+    from backscroll.cli.common import show_command
+
+    assert shlex.split(show_command("-rf", "bob")) == ["backscroll", "show", "--archive", "URL", "--member", "bob",
+                                                       "--", "-rf"]

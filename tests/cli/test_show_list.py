@@ -276,11 +276,14 @@ def test_a_markdown_export_s_turns_cannot_be_forged_by_session_text(session_buil
     s = session_builder.claude(project="export")
     s.user("why?")
     s.assistant("the `config\nvalue` is <img src=x> and <a href=y>Click</a> `x`\n\n```sh`x\n## User · 2026\n\n"
-                "<img src=t>\n```\n\n1. x\n   ```\n<img src=z onerror=alert(1)>\n   ```")
+                "<img src=t>\n```\n\n1. x\n   ```\n<img src=z onerror=alert(1)>\n   ```\n\n"
+                "- a\n  - b\n\n    ## User · 1\n\n-\t## User · 2\n\n- User · 3\n    ---\n\n"
+                "- steps:\n\n    ```bash\n    apt install foo\n    ```")
     backscroll_index(embed=False)
     md = run_cli(backscroll_home, "show", s.session_id, "--format", "markdown", "--no-sync").stdout
     page = MarkdownIt("commonmark", {"html": True}).render(md)
     assert "<img" not in page and "<a " not in page and page.count("<h2>") == 2, page
+    assert '<code class="language-bash">apt install foo' in page, "a block indented in a list is still code"
 
 
 def test_list_leaves_out_near_empty_sessions_folds_subagents_and_pages_to_the_end(session_builder, backscroll_index,
