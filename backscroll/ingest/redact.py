@@ -38,7 +38,7 @@ def decodes_to_a_secret(m: Matched) -> bool:
 RULES: list[Rule] = [replace(r, check=decodes_to_a_secret) if r.kind == "base64-secret" else r
                      for r in (*OWN_RULES, *redact_gitleaks.load())]
 
-__all__ = ["RULES", "Matched", "Redactor", "Rule", "decodes_to_a_secret", "random_body", "redact",
+__all__ = ["RULES", "Matched", "Redactor", "Rule", "decodes_to_a_secret", "random_body", "redact", "redact_cut_end",
            "redact_optional"]
 
 
@@ -241,6 +241,28 @@ def redact(text: str, counts: Counter | None = None) -> str:
     if may_hide(text):
         text = shown(text, _secrets)
     return _redact(text, counts)
+
+
+# Random tails a cut secret's head is tried with (mixed case; upper case and digits, as AWS keys are; of several
+# lengths, for the forms of a fixed length), then a host, for a URL's password
+_PROBES = tuple(f"{tail[:n]}@host.example/x" for tail in ("Zr8Mq3Xv6Lk1Pw9Tb4Nd7Hc2Jf5Gs0Ya3Ue8RiQm7Xk2Lp9Wz4",
+                                                           "Q3EGRTLXK7PZ2M4NQ3EGRTLXK7PZ2M4NQ3EGRTLXK7PZ2M4N")
+                for n in (2, 4, 6, 8, 12, 16, 24, 32, 48))
+_LAST_TOKEN = re.compile(r"\S{4,}$")
+
+
+def redact_cut_end(text: str, counts: Counter | None = None) -> str:
+    """A text cut short (at the cap, by a store that redacted after cutting): its last token redacted when it is the
+    head of a secret, which no rule matches once cut; the rules are asked whether, given a random tail, it would be
+    one. Pure."""
+    m = _LAST_TOKEN.search(text)
+    if m is None or "[REDACTED" in m.group(0):
+        return text
+    if not any(_secrets(m.group(0) + probe) > _secrets(probe) for probe in _PROBES):
+        return text
+    if counts is not None:
+        counts["cut-secret"] += 1
+    return text[:m.start()] + "[REDACTED:cut-secret]"
 
 
 def redact_optional(text: str | None, counts: Counter | None = None) -> str | None:

@@ -93,7 +93,7 @@ def redact_again(store: Store) -> RedactedAgain:
     done = RedactedAgain()
     if is_current(store):
         return done
-    from backscroll.ingest.redact import redact
+    from backscroll.ingest.redact import redact, redact_cut_end
 
     revision = int(store.get_meta("revision_seq") or 0) + 1
 
@@ -103,8 +103,10 @@ def redact_again(store: Store) -> RedactedAgain:
     after = 0
     while batch := store.strings_before(RULES_VERSION, after, BATCH):
         changed, sessions = [], set()
-        for rid, session_id, content_type, *strings in batch:
+        for rid, session_id, content_type, truncated, *strings in batch:
             new = [again(s) for s in strings]
+            if truncated and new[0]:  # (cut before it was redacted, by an older version or with redaction off)
+                new[0] = redact_cut_end(new[0], done.secrets)
             if new != strings:
                 changed.append((rid, *new, content_hash(new[0] or "")))
                 if content_type in _PROSE and new[0] != strings[0]:

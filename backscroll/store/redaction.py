@@ -14,10 +14,10 @@ class RedactionQueries:
     conn: sqlite3.Connection
 
     def strings_before(self, version: int, after_id: int, batch: int) -> list[tuple]:
-        """``(id, session_id, content_type, text, cwd, tool_name, project)`` of up to ``batch`` records after
-        ``after_id`` redacted with rules older than ``version``, in id order."""
+        """``(id, session_id, content_type, text_truncated, text, cwd, tool_name, project)`` of up to ``batch``
+        records after ``after_id`` redacted with rules older than ``version``, in id order."""
         return self.conn.execute(
-            f"SELECT id, session_id, content_type, {', '.join(STRINGS)} FROM records "
+            f"SELECT id, session_id, content_type, text_truncated, {', '.join(STRINGS)} FROM records "
             "WHERE id > ? AND redaction < ? ORDER BY id LIMIT ?", (after_id, version, batch)).fetchall()
 
     def rewrite_records(self, changed: Iterable[tuple], revision: int) -> None:

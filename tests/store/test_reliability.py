@@ -247,6 +247,26 @@ def test_redaction_can_be_turned_off(session_builder, backscroll_home, backscrol
     assert SECRETS["aws-access-key"] in backscroll_search("the key is", mode="lexical").results[0].text
 
 
+def test_a_key_cut_before_redaction_loses_its_head_when_redaction_comes(session_builder, backscroll_home,
+                                                                        backscroll_index, monkeypatch):
+    """A record cut at the cap while redaction was off (or by a version that cut before it redacted) keeps a key's
+    head no rule matches; when redaction comes, the cut end is asked of the rules with a random tail."""
+    from helpers import rows
+
+    from backscroll.ingest import rows as ingest_rows
+
+    monkeypatch.setattr(ingest_rows, "MAX_TEXT_BYTES", 1000)
+    backscroll_home.data.mkdir(parents=True, exist_ok=True)
+    (backscroll_home.data / "config.toml").write_text("redact = false\n")
+    session_builder.claude().tool("cat .env", "y" * 980 + " " + SECRETS["github-token"])
+    backscroll_index(embed=False)
+    assert rows(backscroll_home)[-1]["text"].endswith(SECRETS["github-token"][:19])
+    (backscroll_home.data / "config.toml").write_text("redact = true\n")
+    backscroll_index(embed=False)
+    text = rows(backscroll_home)[-1]["text"]
+    assert text.endswith(" [REDACTED:cut-secret]") and SECRETS["github-token"][4:12] not in text
+
+
 # -- fuzzing -----------------------------------------------------------------------------------
 
 json_values = st.recursive(
