@@ -141,6 +141,7 @@ class SearchRequest:
         for name in WHEN:  # (a ``datetime`` or ``date`` given for them: its text)
             object.__setattr__(self, name, as_when(getattr(self, name)))
         whole_text(self)
+        folded_choices(self)
 
 
 @dataclass(frozen=True)
@@ -223,6 +224,15 @@ def whole_text(req: Any) -> None:
         value = getattr(req, f.name)
         if (clean := whole(value)) is not value:
             object.__setattr__(req, f.name, clean)
+
+
+def folded_choices(req: Any) -> None:
+    """A closed vocabulary's value given in another case (``--agent Claude``, an agent's ``role="User"``) as the
+    vocabulary writes it."""
+    for name, _annotation, _default, opt in options(type(req)):
+        value = getattr(req, name)
+        if opt.choices and isinstance(value, str) and value not in opt.choices and value.lower() in opt.choices:
+            object.__setattr__(req, name, value.lower())
 
 
 def check_fields(req: Request) -> None:

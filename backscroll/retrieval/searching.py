@@ -70,7 +70,8 @@ def check(req: SearchRequest) -> tuple[Filters, QueryPlan]:
     """The request's filters and query plan; a usage error for an option out of range (before any I/O)."""
     check_fields(req)
     if req.member is not None and req.archive is None:
-        raise UsageError("member filters a team archive's records", hint="give the archive to search too",
+        raise UsageError("member filters a team archive's records: --member needs --archive",
+                         hint="add --archive default (the archive configured here) or --archive postgresql://…",
                          reason="member-without-archive")
     if req.file is not None and req.archive is not None:
         raise UsageError("--file reads this machine's tool calls, not the team archive's",

@@ -238,3 +238,14 @@ def test_a_command_another_tool_names_so_points_to_backscroll_s(backscroll_home,
     r = run_cli(backscroll_home, word)
     assert r.returncode == 2 and f"No such command '{word}'" in r.stderr and meant in r.stderr, r.stderr
     assert "hint:" not in run_cli(backscroll_home, "frobnicate").stderr
+
+
+def test_a_closed_vocabulary_s_value_in_another_case_is_read_as_written():
+    from backscroll.errors import UsageError
+    from backscroll.request import SearchRequest
+    from backscroll.retrieval.searching import check
+
+    req = SearchRequest(query="retry", agent="Claude", role="USER", content_type="Tool", mode="Lexical")
+    assert (req.agent, req.role, req.content_type, req.mode) == ("claude", "user", "tool", "lexical")
+    with pytest.raises(UsageError, match="unknown agent 'Claud'"):
+        check(SearchRequest(query="retry", agent="Claud"))
