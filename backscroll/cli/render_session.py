@@ -109,7 +109,7 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
     before_title = 16 + 2 + agent_width + 1 + 1 + 9 + (11 if echoes else 2)  # (all but the project and the title)
     project_width = min(PROJECT_WIDTH, max(len(s["project"] or "-") for s in sessions),
                         PROJECT_WIDTH if out.soft_wrap else max(MIN_PROJECT, out.width - before_title - MIN_TITLE))
-    for s in sessions:
+    for s in under_parents(sessions):
         when = local_time(s["started_at"] or s["updated_at"])
         line = Text()
         line.append(f"{when:<16}  ", style="dim")
@@ -123,6 +123,27 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
         one_line(out, line)
         out.print(Text(clean_line(f"{'':16}  {show_command(s['session_id'], s.member)}"), style="dim"),
                   soft_wrap=True)  # (never broken: a command to copy whole)
+
+
+def under_parents(sessions: list[SessionSummary]) -> list[SessionSummary]:
+    """``sessions`` in their order, each subagent (``↳``) moved under its parent when the parent is listed too: the
+    arrow reads as the line above's child. Pure."""
+    listed = {s["session_id"] for s in sessions}
+    children: dict[str, list[SessionSummary]] = {}
+    for s in sessions:
+        if s["is_sidechain"] and s["parent_session_id"] in listed:
+            children.setdefault(s["parent_session_id"], []).append(s)
+    out: list[SessionSummary] = []
+
+    def place(s: SessionSummary) -> None:
+        out.append(s)
+        for child in children.pop(s["session_id"], []):
+            place(child)
+
+    for s in sessions:
+        if not (s["is_sidechain"] and s["parent_session_id"] in listed):
+            place(s)
+    return out + [s for rest in children.values() for s in rest]  # (a parent listed only as someone's child: kept)
 
 
 def print_file_sessions(found: list[FileTouches], path: str, *, color: bool) -> None:

@@ -305,6 +305,10 @@ def test_list_leaves_out_near_empty_sessions_folds_subagents_and_pages_to_the_en
     assert len(every) == 7 and backscroll.count_sessions(config=cfg, all=True) == 7
     found = backscroll.sessions(grep="invoices.py", config=cfg)
     assert [s.is_sidechain for s in found] == [True], "a subagent --grep finds is listed, not hidden in its parent"
+    titles = [line.split(" rec  ", 1)[1] for line in CliRunner().invoke(app, ["list", "--all", "--no-sync"]).stdout
+              .splitlines() if " rec  " in line]
+    at = titles.index("split the invoice module  +2 subagents")
+    assert sorted(titles[at + 1:at + 3]) == ["↳ read invoices.py", "↳ run the tests"], "a subagent under its parent"
     page = CliRunner().invoke(app, ["list", "--limit", "3", "--no-sync"])
     assert "1 more session: --offset 3" in page.stderr
     last = CliRunner().invoke(app, ["list", "--limit", "3", "--offset", "3", "--no-sync"])
