@@ -52,7 +52,7 @@ def shown(text: str, secrets: Callable[[str], int]) -> str:
     changed = False
     for i in range(0, len(parts), 2):
         token = parts[i]
-        if token and may_hide(token) and secrets(folded := visible(token)) > secrets(token):
+        if token and may_hide(token) and (found := secrets(folded := visible(token))) and found > secrets(token):
             parts[i], changed = folded, True
     out = "".join(parts) if changed else text
     whole = visible(text)
