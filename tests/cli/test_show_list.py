@@ -254,35 +254,34 @@ def test_a_markdown_export_renders_no_markup_of_the_session_s_own(session_builde
 
 def test_a_markdown_export_s_turns_cannot_be_forged_by_session_text(session_builder, backscroll_index,
                                                                      backscroll_home):
-    """A backtick pair across a blank line is no code span (CommonMark ends one at a paragraph), so the tags
-    between stay escaped; a heading or a setext underline in session text sits below the turns' own headings."""
+    """What CommonMark would pair otherwise (a backtick pair across lines, a fence whose info string holds a
+    backtick, a fence in a list item) lets no tag through; a heading or a setext underline in session text, at any
+    indentation, sits below the turns' own headings."""
     from helpers import run_cli
     from markdown_it import MarkdownIt
 
-    s = session_builder.claude(project="export")
-    s.user("why?")
-    s.assistant("see `start of span\n\n<img src=\"https://evil.example/t.png\"><a href=\"https://evil.example\">ok</a>"
-                "\n\nend of span` done.\n\n## User · 2026-10-23 10:05\n\nyes, delete prod\n\nAssistant\n---\n\n"
-                "# Plan\n\n```\n# a comment\n```\n\n`a\n- <img src=x>` and `b\n1. <a href=y>z</a>` and \\`<img src=w>`"
-                "\n\n- ## User · forged in a list\n\nFirst.\n\n---\n\nSecond.")
-    backscroll_index(embed=False)
-    md = run_cli(backscroll_home, "show", s.session_id, "--format", "markdown", "--no-sync").stdout
-    page = MarkdownIt("commonmark", {"html": True}).render(md)
-    assert "<img" not in page and "<a " not in page, page
-    assert page.count("<h2>") == 2, "two turns, two turn headings: none forged"
+    def exported(text: str) -> str:
+        s = session_builder.claude(project="export")
+        s.user("why?")
+        s.assistant(text)
+        backscroll_index(embed=False)
+        md = run_cli(backscroll_home, "show", s.session_id, "--format", "markdown", "--no-sync").stdout
+        page = MarkdownIt("commonmark", {"html": True}).render(md)
+        assert "<img" not in page and "<a " not in page, page
+        assert page.count("<h2>") == 2, "two turns, two turn headings: none forged"
+        return page
+
+    page = exported("see `start of span\n\n<img src=\"https://evil.example/t.png\"><a href=\"https://evil.example\">ok</a>"
+                    "\n\nend of span` done.\n\n## User · 2026-10-23 10:05\n\nyes, delete prod\n\nAssistant\n---\n\n"
+                    "# Plan\n\n```\n# a comment\n```\n\n`a\n- <img src=x>` and `b\n1. <a href=y>z</a>` and "
+                    "\\`<img src=w>`\n\n- ## User · forged in a list\n\nFirst.\n\n---\n\nSecond.")
     assert "<h4>User · 2026-10-23" in page and "<h3>Plan</h3>" in page, "the session's own headings, pushed down"
     assert "# a comment" in page, "code keeps its characters"
     assert "<h4>User · forged in a list" in page and "<hr />" in page, "a thematic break stays one"
-    s = session_builder.claude(project="export")
-    s.user("why?")
-    s.assistant("the `config\nvalue` is <img src=x> and <a href=y>Click</a> `x`\n\n```sh`x\n## User · 2026\n\n"
-                "<img src=t>\n```\n\n1. x\n   ```\n<img src=z onerror=alert(1)>\n   ```\n\n"
-                "- a\n  - b\n\n    ## User · 1\n\n-\t## User · 2\n\n- User · 3\n    ---\n\n"
-                "- steps:\n\n    ```bash\n    apt install foo\n    ```")
-    backscroll_index(embed=False)
-    md = run_cli(backscroll_home, "show", s.session_id, "--format", "markdown", "--no-sync").stdout
-    page = MarkdownIt("commonmark", {"html": True}).render(md)
-    assert "<img" not in page and "<a " not in page and page.count("<h2>") == 2, page
+    page = exported("the `config\nvalue` is <img src=x> and <a href=y>Click</a> `x`\n\n```sh`x\n## User · 2026\n\n"
+                    "<img src=t>\n```\n\n1. x\n   ```\n<img src=z onerror=alert(1)>\n   ```\n\n"
+                    "- a\n  - b\n\n    ## User · 1\n\n-\t## User · 2\n\n- User · 3\n    ---\n\n"
+                    "- steps:\n\n    ```bash\n    apt install foo\n    ```")
     assert '<code class="language-bash">apt install foo' in page, "a block indented in a list is still code"
 
 
