@@ -109,6 +109,7 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
 
     from backscroll.dates import format_ts
     from backscroll.ingest.rows import on_disk
+    from backscroll.ingest.units import TYPE_NAME_MAX
 
     for agent, n in counts.files_by_agent.items():
         report.agent(agent).files = n
@@ -117,7 +118,7 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
         report.agent(agent).kinds[kind] = n
     for agent, etype, n, path, line in counts.unknown:
         where = shorten(path) + (f":{line}" if line else "")  # (a store from before names were bounded at ingest)
-        report.agent(agent).unknown.append(UnknownType(shorten(etype, 80), n, where))
+        report.agent(agent).unknown.append(UnknownType(shorten(etype, TYPE_NAME_MAX), n, where))
     warnings: list[str] = []
     for root in cfg.roots:
         if not root.agent or not root.path.is_dir():

@@ -141,7 +141,8 @@ def plan(text: str, analyze, now: datetime | None = None) -> QueryPlan:
     agent, undated = spoken_agent.find(undated)
     # an ISO date stays a search term (logs write dates so), unless it is all the question names ("what did we do on
     # 2026-10-14?"): then it is a question about that day, as "on Oct 14" is
-    about_the_day = when is not None and not any(t not in STOPWORDS and t not in DATE_FILLER for t in analyze(undated))
+    about_the_day = when is not None and when.literal and all(t in STOPWORDS or t in DATE_FILLER
+                                                               for t in analyze(undated))
     reworded = (when is not None and (not when.literal or about_the_day)) or agent is not None
     undated_tokens = [t for t in analyze(undated) if t in set(terms)] if reworded else tokens
     if when is not None:  # "what happened", "what was I working on": said of any day; the date is the question

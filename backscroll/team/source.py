@@ -21,6 +21,7 @@ from backscroll.indexes.word_weights import PREFIX_EXPANSIONS, WordCounts, expan
 from backscroll.retrieval.session_evidence import neighbours_by_place
 from backscroll.retrieval.source import Facts, Kinds
 from backscroll.retrieval.tool_exchange import Partners
+from backscroll.sanitize import MESSAGE_MAX, shorten
 from backscroll.store.archive_filters import where_sql
 from backscroll.store.archive_pg import Archive
 from backscroll.store.db import content_hash
@@ -71,8 +72,6 @@ BOUNDED = ("agent", "project", "cwd", "title", "role", "content_type", "author",
 
 def bounded(row: dict) -> dict:
     """``row`` with each of ``BOUNDED`` within ``sanitize.MESSAGE_MAX`` characters."""
-    from backscroll.sanitize import MESSAGE_MAX, shorten
-
     return {**row, **{k: shorten(v) for k in BOUNDED if isinstance(v := row.get(k), str) and len(v) > MESSAGE_MAX}}
 
 
