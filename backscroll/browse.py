@@ -44,21 +44,23 @@ CALLS_READ = 20_000  # the newest calls naming a file that ``files`` reads (a fi
 
 
 def file_sessions(store: Store, path: str, *, agent: str | None = None, project: str | None = None,
-                  since: str | None = None, limit: int = 20) -> list[FileTouches]:
+                  since: str | None = None, until: str | None = None, limit: int = 20,
+                  offset: int = 0) -> list[FileTouches]:
     """The sessions whose tool calls touched ``path`` (``touches``), the latest touched first."""
     from backscroll import touches
 
     check_count("--limit", limit, 1)
+    check_count("--offset", offset, 0)
     name = posixpath.basename(posixpath.normpath(path))
     if not name or name in (".", ".."):
         raise UsageError(f"{path!r} names no file", hint="e.g. backscroll files src/app/models.py")
     found: dict[str, list] = {}
-    for row in store.calls_naming(name, agent, project, since, CALLS_READ):
+    for row in store.calls_naming(name, agent, project, since, until, CALLS_READ):
         named = touches.touched(row["text"], row["cwd"], path)
         if named is not None:
             found.setdefault(row["session_id"], []).append((row, named))
     out = []
-    for session_id, calls in list(found.items())[:limit]:
+    for session_id, calls in list(found.items())[offset:offset + limit]:
         s = _session(store, session_id)
         actions: dict[str, int] = {}
         for c, _ in calls:
@@ -274,14 +276,14 @@ def grep_words(grep: str | None) -> tuple[str, ...]:
 
 
 def list_sessions(store: Store, *, agent: str | None = None, project: str | None = None, since: str | None = None,
-                  limit: int = 20, offset: int = 0, grep: str | None = None,
+                  until: str | None = None, limit: int = 20, offset: int = 0, grep: str | None = None,
                   everything: bool = False) -> list[SessionSummary]:
     """Sessions, newest first, with a one-line title, record, echo and subagent counts (``everything``: also
     those of fewer than two records, and subagents on their own lines)."""
     check_count("--limit", limit, 1)
     check_count("--offset", offset, 0)
     out = []
-    for row in store.session_list(agent, project, since, limit, offset, words=grep_words(grep),
+    for row in store.session_list(agent, project, since, until, limit, offset, words=grep_words(grep),
                                   everything=everything):
         d = dict(row)
         d["title"] = session_title(d["title"], d.pop("first_user"))
@@ -291,6 +293,7 @@ def list_sessions(store: Store, *, agent: str | None = None, project: str | None
 
 
 def count_sessions(store: Store, *, agent: str | None = None, project: str | None = None,
-                   since: str | None = None, grep: str | None = None, everything: bool = False) -> int:
+                   since: str | None = None, until: str | None = None, grep: str | None = None,
+                   everything: bool = False) -> int:
     """How many sessions ``list_sessions`` pages through."""
-    return store.session_count(agent, project, since, words=grep_words(grep), everything=everything)
+    return store.session_count(agent, project, since, until, words=grep_words(grep), everything=everything)

@@ -55,37 +55,39 @@ class Reads:
 
     @guarded
     def files(self, path: str, *, agent: str | None = None, project: str | None = None, since: str | None = None,
-              limit: int = 20, sync: bool = False, notify: Notify = quiet) -> list[FileTouches]:
+              until: str | None = None, limit: int = 20, offset: int = 0, sync: bool = False,
+              notify: Notify = quiet) -> list[FileTouches]:
         """The sessions whose tool calls read, edited, wrote or ran a command on ``path``, the latest touched first
         (absolute: that file; relative: any path ending with it, in any project)."""
         from backscroll import browse
         from backscroll.errors import MAX_PATH, UsageError
-        from backscroll.when import parse_when
+        from backscroll.when import window
 
         if not isinstance(path, str) or not path.strip() or len(path) > MAX_PATH:
             raise UsageError(f"files needs a path (as text, of at most {MAX_PATH:,} characters)",
                              hint="e.g. backscroll files src/app/models.py")
+        since, until = window(since, until)
         store = self._records(sync, notify)
         try:
             project = browse.resolve_project(store, project) if project else None
             if agent:
                 browse.check_agent_indexed(store, agent)
-            return browse.file_sessions(store, path.strip(), agent=agent, project=project,
-                                        since=parse_when(since) if since else None, limit=limit)
+            return browse.file_sessions(store, path.strip(), agent=agent, project=project, since=since, until=until,
+                                        limit=limit, offset=offset)
         finally:
             self._release(store)
 
     @guarded
-    def stats(self, *, since: str | None = None, sync: bool = False,
+    def stats(self, *, since: str | None = None, until: str | None = None, sync: bool = False,
               notify: Notify = quiet) -> dict[str, list[tuple[str | None, int, int]]]:
-        """``{"agent" | "project" | "month": [(name, sessions, records), ...]}``, most records first (months:
-        newest first); query echoes left out."""
-        from backscroll.when import parse_when
+        """``{"agent" | "project" | "month": [(name, sessions, records), ...]}`` of the records from ``since`` up
+        to ``until``, most records first (months: newest first); query echoes left out."""
+        from backscroll.when import window
 
-        since_ts = parse_when(since) if since else None
+        since, until = window(since, until)
         store = self._records(sync, notify)
         try:
-            return {by: store.activity(by, since_ts) for by in ("agent", "project", "month")}
+            return {by: store.activity(by, since, until) for by in ("agent", "project", "month")}
         finally:
             self._release(store)
 
@@ -122,37 +124,38 @@ class Reads:
 
     @guarded
     def sessions(self, *, agent: str | None = None, project: str | None = None, since: str | None = None,
-                 limit: int = 20, offset: int = 0, sync: bool = False, archive: str | None = None,
-                 member: str | None = None, grep: str | None = None, all: bool = False,
+                 until: str | None = None, limit: int = 20, offset: int = 0, sync: bool = False,
+                 archive: str | None = None, member: str | None = None, grep: str | None = None, all: bool = False,
                  notify: Notify = quiet) -> list[SessionSummary]:
         """Sessions, newest first, with a title and record, echo and subagent counts; ``archive``: the team
         archive's (``member``: one member's); ``grep``: whose title or first prompt holds these words; ``all``:
         also sessions of fewer than two records, and subagents on their own lines."""
         from backscroll import browse
         from backscroll.request import ListRequest, check_fields
-        from backscroll.when import parse_when
+        from backscroll.when import window
 
         everything = all
-        check_fields(ListRequest(agent, project, since, limit, offset, archive, member, grep, everything))
+        check_fields(ListRequest(agent, project, since, until, limit, offset, archive, member, grep, everything))
         if member is not None and archive is None:
             from backscroll.errors import UsageError
 
             raise UsageError("a member's sessions are listed from a team archive: --member needs --archive",
                              hint="add --archive default (the archive configured here) or --archive postgresql://…",
                              reason="member-without-archive")
-        since_ts = parse_when(since) if since else None
+        since, until = window(since, until)
         if archive is not None:
             from backscroll.team import browse as team
             from backscroll.types import Filters
 
-            return team.sessions(self.config, archive, Filters(agent=agent, project=project, since=since_ts), member,
-                                 limit, offset, grep=grep, everything=everything)[0]
+            return team.sessions(self.config, archive, Filters(agent=agent, project=project, since=since,
+                                                               until=until), member, limit, offset, grep=grep,
+                                 everything=everything)[0]
         store = self._records(sync, notify)
         try:
             project = browse.resolve_project(store, project) if project else None
             if agent:
                 browse.check_agent_indexed(store, agent)
-            return browse.list_sessions(store, agent=agent, project=project, since=since_ts, limit=limit,
+            return browse.list_sessions(store, agent=agent, project=project, since=since, until=until, limit=limit,
                                         offset=offset, grep=grep, everything=everything)
         finally:
             self._release(store)
@@ -161,28 +164,27 @@ class Reads:
 
     @guarded
     def count_sessions(self, *, agent: str | None = None, project: str | None = None, since: str | None = None,
-                       sync: bool = False, archive: str | None = None, member: str | None = None,
-                       grep: str | None = None, all: bool = False) -> int:
+                       until: str | None = None, sync: bool = False, archive: str | None = None,
+                       member: str | None = None, grep: str | None = None, all: bool = False) -> int:
         """How many sessions ``sessions()`` could page through with these filters."""
         from backscroll import browse
         from backscroll.request import ListRequest, check_fields
-        from backscroll.when import parse_when
+        from backscroll.when import window
 
         everything = all
-        check_fields(ListRequest(agent, project, since, 1, 0, archive, member, grep, everything))
+        check_fields(ListRequest(agent, project, since, until, 1, 0, archive, member, grep, everything))
+        since, until = window(since, until)
         if archive is not None:
             from backscroll.team import browse as team
             from backscroll.types import Filters
 
-            return team.sessions(self.config, archive, Filters(agent=agent, project=project,
-                                                               since=parse_when(since) if since else None),
+            return team.sessions(self.config, archive, Filters(agent=agent, project=project, since=since, until=until),
                                  member, 1, 0, grep=grep, everything=everything)[1]
 
         store = self._records(sync, quiet)
         try:
             project = browse.resolve_project(store, project) if project else None
-            return browse.count_sessions(store, agent=agent, project=project,
-                                         since=parse_when(since) if since else None, grep=grep,
+            return browse.count_sessions(store, agent=agent, project=project, since=since, until=until, grep=grep,
                                          everything=everything)
         finally:
             self._release(store)

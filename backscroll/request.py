@@ -177,6 +177,9 @@ class ListRequest:
                                       "(7d, 2w) or a date "
                                       "as a query names one (last August).",
                                 metavar="WHEN", brief="Active since: 2026-10-01, 7d, 2w, today.")
+    until: str | None = _option(None, "Only sessions active before the end of this (same forms as since; a date "
+                                      "includes its day).",
+                                metavar="WHEN", brief="Active up to: 2026-10-31, 2026-10, yesterday.")
     limit: int = _option(20, "How many sessions.", minimum=1, maximum=MAX_LIMIT, short="-n",
                          brief="How many sessions.")
     offset: int = _option(0, "Skip this many sessions (page with limit).", minimum=0, maximum=MAX_COUNT,

@@ -33,6 +33,18 @@ def parse_when(value: str, *, now: datetime | None = None, end: bool = False) ->
         raise UsageError(f"cannot read the date {shorten(value, 80)!r}", hint=_WHEN_HINT) from None
 
 
+def window(since: str | None, until: str | None, *, now: datetime | None = None) -> tuple[str | None, str | None]:
+    """``--since`` and ``--until`` as stored UTC times (``parse_when``); a window nothing can fall in (``since``
+    not before ``until``) is a usage error."""
+    since_ts = parse_when(since, now=now) if since else None
+    until_ts = parse_when(until, now=now, end=True) if until else None
+    if since_ts and until_ts and since_ts >= until_ts:
+        raise UsageError(f"--since {shorten(since or '', 80)} is not before --until {shorten(until or '', 80)}: "
+                         "nothing can match", hint="swap them: `since` is the older end of the range",
+                         reason="empty-range")
+    return since_ts, until_ts
+
+
 class _Edge(Exception):
     """A date past what the index holds: its edge (``dates.EARLIEST`` or ``LATEST``)."""
 

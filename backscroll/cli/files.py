@@ -18,7 +18,9 @@ def files(
     agent: Annotated[str | None, common.option_of(ListRequest, "agent")] = None,
     project: Annotated[str | None, common.option_of(ListRequest, "project")] = None,
     since: Annotated[str | None, common.option_of(ListRequest, "since")] = None,
+    until: Annotated[str | None, common.option_of(ListRequest, "until")] = None,
     limit: Annotated[int, common.option_of(ListRequest, "limit")] = 20,
+    offset: Annotated[int, common.option_of(ListRequest, "offset")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
 ) -> None:
@@ -37,19 +39,23 @@ def files(
 
         target = os.path.abspath(path) if path.startswith(("./", "../")) or path in (".", "..") else path
         with common.archive() as bs:
-            found = bs.files(target, agent=agent, project=project, since=since, limit=limit + 1, sync=not no_sync,
-                             notify=common.err)
-            outside = not found and any((agent, project, since)) and bool(bs.files(target, limit=1, sync=False))
+            found = bs.files(target, agent=agent, project=project, since=since, until=until, limit=limit + 1,
+                             offset=offset, sync=not no_sync, notify=common.err)
+            filters = {"--agent": agent, "--project": project, "--since": since, "--until": until}
+            outside = (not found and not offset and any(filters.values())
+                       and bool(bs.files(target, limit=1, sync=False)))
         more, found = len(found) > limit, found[:limit]  # (one more asked, to know whether others wait)
         if as_json:
-            common.emit_json({"schema_version": 1, "path": target, "sessions": [f.to_dict() for f in found],
-                              "has_more": more})
+            common.emit_json({"schema_version": 1, "path": target, "offset": offset,
+                              "sessions": [f.to_dict() for f in found], "has_more": more})
+        elif offset and not found:
+            common.err(f"--offset {offset} is past the last session that touched it")
         else:
             common.paged(lambda: print_file_sessions(found, target, color=common.color_enabled(sys.stdout)))
         if more:
-            common.err(f"more sessions touched it: -n {limit * 2} lists more")
+            common.err(f"more sessions touched it: --offset {offset + limit} lists the next ones")
         if outside:
-            named = [f for f, v in (("--agent", agent), ("--project", project), ("--since", since)) if v]
+            named = [f for f, v in filters.items() if v]
             common.err(f"note: sessions outside {' and '.join(named)} touched it; without "
                        f"{'that filter' if len(named) == 1 else 'those filters'}, `files` lists them")
         return 0

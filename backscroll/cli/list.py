@@ -15,6 +15,7 @@ def list_sessions(
     agent: Annotated[str | None, common.option_of(ListRequest, "agent")] = None,
     project: Annotated[str | None, common.option_of(ListRequest, "project")] = None,
     since: Annotated[str | None, common.option_of(ListRequest, "since")] = None,
+    until: Annotated[str | None, common.option_of(ListRequest, "until")] = None,
     limit: Annotated[int, common.option_of(ListRequest, "limit")] = 20,
     offset: Annotated[int, common.option_of(ListRequest, "offset")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
@@ -36,11 +37,11 @@ def list_sessions(
 
         common.STATE.archive = archive
         with common.archive() as bs:
-            sessions = bs.sessions(agent=agent, project=project, since=since, limit=limit, offset=offset,
+            sessions = bs.sessions(agent=agent, project=project, since=since, until=until, limit=limit, offset=offset,
                                    sync=not no_sync and archive is None, archive=archive, member=member, grep=grep,
                                    all=show_all, notify=common.err)
-            total = bs.count_sessions(agent=agent, project=project, since=since, archive=archive, member=member,
-                                      grep=grep, all=show_all)
+            total = bs.count_sessions(agent=agent, project=project, since=since, until=until, archive=archive,
+                                      member=member, grep=grep, all=show_all)
         if as_json:
             common.emit_json({"schema_version": 1, "total": total, "offset": offset,
                               "sessions": [s.to_dict() for s in sessions]})

@@ -16,7 +16,10 @@ UNNAMED = {"agent": "(unknown)", "project": "(no project)", "month": "(undated)"
 
 def stats(
     since: Annotated[str | None, typer.Option("--since", metavar="WHEN",
-                                              help="Only records since: 2026-10-01, 7d, 3mo.")] = None,
+                                              help="Only records since: 2026-10-01, 2026-10, 7d, 3mo.")] = None,
+    until: Annotated[str | None, typer.Option("--until", metavar="WHEN",
+                                              help="Only records up to this, its day included: 2026-10-31, "
+                                                   "2026-10, yesterday.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (every row).")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
 ) -> None:
@@ -24,18 +27,19 @@ def stats(
 
     def body() -> int:
         with common.archive() as bs:
-            tables = bs.stats(since=since, sync=not no_sync, notify=common.err)
+            tables = bs.stats(since=since, until=until, sync=not no_sync, notify=common.err)
         if as_json:
             common.emit_json({"schema_version": 1, **{by: [{by: name, "sessions": s, "records": r}
                                                            for name, s, r in rows] for by, rows in tables.items()}})
         else:
-            common.paged(lambda: _print(tables, color=common.color_enabled(sys.stdout), since=since))
+            window = " ".join(f"{word} {when}" for word, when in (("since", since), ("up to", until)) if when)
+            common.paged(lambda: _print(tables, color=common.color_enabled(sys.stdout), window=window))
         return 0
 
     common.run(body, as_json=as_json)
 
 
-def _print(tables: dict[str, list[tuple[str | None, int, int]]], *, color: bool, since: str | None = None) -> None:
+def _print(tables: dict[str, list[tuple[str | None, int, int]]], *, color: bool, window: str = "") -> None:
     from rich.bar import Bar
     from rich.table import Column, Table
 
@@ -43,7 +47,7 @@ def _print(tables: dict[str, list[tuple[str | None, int, int]]], *, color: bool,
 
     out = console(color)
     if not tables["agent"]:
-        out.print(f"Nothing recorded since {since}." if since else "Nothing indexed yet: run `backscroll index`.")
+        out.print(f"Nothing recorded {window}." if window else "Nothing indexed yet: run `backscroll index`.")
         return
     for by, rows in tables.items():
         shown, rest = rows[:ROWS[by]], rows[ROWS[by]:]

@@ -288,7 +288,7 @@ class Tools:
 
     def _list_sessions(self, args: dict) -> dict:
         bs = self._archive()
-        chosen = {k: args[k] for k in ("agent", "project", "since", "grep", "all")}
+        chosen = {k: args[k] for k in ("agent", "project", "since", "until", "grep", "all")}
         sessions = bs.sessions(**chosen, limit=args["limit"], offset=args["offset"], sync=True)
         total = bs.count_sessions(**chosen)
         return {"schema_version": 1, "total": total, "offset": args["offset"],

@@ -32,7 +32,7 @@ def check_agent(agent: str | None) -> None:
 def make_filters(*, role=None, agent=None, content_type=None, project=None, session=None,
                  since=None, until=None, author=None, file=None, now: datetime | None = None) -> Filters:
     """The filters of a search, checked; ages and dates (``since``, ``until``) read against ``now``."""
-    from backscroll.when import parse_when
+    from backscroll.when import window
 
     if role is not None and role not in ROLES:
         raise UsageError(f"unknown role {role!r}", hint=f"use one of: {', '.join(ROLES)}")
@@ -41,11 +41,7 @@ def make_filters(*, role=None, agent=None, content_type=None, project=None, sess
     if author is not None and author not in AUTHORS:
         raise UsageError(f"unknown author {author!r}", hint=f"use one of: {', '.join(AUTHORS)}")
     check_agent(agent)
-    since_ts = parse_when(since, now=now) if since else None
-    until_ts = parse_when(until, now=now, end=True) if until else None
-    if since_ts and until_ts and since_ts >= until_ts:
-        raise UsageError(f"--since {since} is not before --until {until}: nothing can match",
-                         hint="swap them: `since` is the older end of the range", reason="empty-range")
+    since_ts, until_ts = window(since, until, now=now)
     return Filters(author=author, role=role, agent=agent, content_type=content_type, project=project, session=session,
                    since=since_ts, until=until_ts, file=file)
 

@@ -52,8 +52,9 @@ def _matching(clauses: list[str], params: list[Any], project: str | None,
 def sessions_where(filters: Filters, member: str | None = None, *, words: tuple[str, ...] = (),
                    everything: bool = True) -> tuple[str, list[Any]]:
     """``(clause, params)`` admitting the sessions ``list`` asks for: agent, project (as in ``where_sql``), busy
-    since, member; ``words`` all in the title or first prompt; without ``everything``, as the local ``list``
-    (``store.sessions._listed``): two records or more, and no subagent whose parent is in the archive."""
+    since and before until, member; ``words`` all in the title or first prompt; without ``everything``, as the
+    local ``list`` (``store.sessions._listed``): two records or more, and no subagent whose parent is in the
+    archive."""
     clauses: list[str] = []
     params: list[Any] = []
     if not everything:
@@ -69,4 +70,7 @@ def sessions_where(filters: Filters, member: str | None = None, *, words: tuple[
     if filters.since is not None:
         clauses.append("coalesce(updated_at, started_at) >= %s")
         params.append(filters.since)
+    if filters.until is not None:
+        clauses.append("coalesce(started_at, updated_at) < %s")
+        params.append(filters.until)
     return (" AND ".join(clauses) or "true"), params

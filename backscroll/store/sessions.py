@@ -16,7 +16,9 @@ FIRST_PROMPT = ("r.role = 'user' AND r.content_type = 'text' "  # (a slash comma
                 "r.id LIMIT 1")
 
 
-def _where(agent: str | None, project: str | None, since: str | None, prefix: str = "") -> tuple[list[str], list]:
+def _where(agent: str | None, project: str | None, since: str | None, until: str | None = None,
+           prefix: str = "") -> tuple[list[str], list]:
+    """Sessions of an agent and project, active in ``[since, until)``: last busy since, first busy before."""
     where, params = [], []
     for col, value in (("agent", agent), ("project", project)):
         if value:
@@ -25,6 +27,9 @@ def _where(agent: str | None, project: str | None, since: str | None, prefix: st
     if since:
         where.append(f"coalesce({prefix}updated_at, {prefix}started_at) >= ?")
         params.append(since)
+    if until:
+        where.append(f"coalesce({prefix}started_at, {prefix}updated_at) < ?")
+        params.append(until)
     return where, params
 
 
@@ -35,15 +40,15 @@ def _like(word: str) -> str:
     return "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def _listed(agent: str | None, project: str | None, since: str | None, words: tuple[str, ...],
+def _listed(agent: str | None, project: str | None, since: str | None, until: str | None, words: tuple[str, ...],
             everything: bool) -> tuple[str, list]:
     """The sessions ``list`` shows: those holding records (``everything``: any; else ``MIN_LISTED`` or more, and
     not a subagent whose parent the list shows: it is counted under it), whose title or first prompt holds every
     one of ``words`` (each subagent on its own line then); as a query of session columns, ``records`` and
     ``first_user``."""
-    where, params = _where(agent, project, since, "s.")
+    where, params = _where(agent, project, since, until, "s.")
     if not everything and not words:  # (a subagent is folded only under a parent the list shows)
-        shown, shown_params = _where(agent, project, since, "p.")
+        shown, shown_params = _where(agent, project, since, until, "p.")
         where.append("NOT (s.is_sidechain = 1 AND EXISTS (SELECT 1 FROM sessions p WHERE p.session_id = "
                      f"s.parent_session_id AND (SELECT count(*) FROM records r WHERE r.session_id = p.session_id) "
                      f">= {MIN_LISTED}{''.join(' AND ' + w for w in shown)}))")
@@ -139,11 +144,11 @@ class SessionQueries:
         return self.query("SELECT * FROM records WHERE session_id = ? ORDER BY id LIMIT ? OFFSET ?",
                          (session_id, -1 if limit is None else limit, offset))
 
-    def session_list(self, agent: str | None, project: str | None, since: str | None, limit: int,
+    def session_list(self, agent: str | None, project: str | None, since: str | None, until: str | None, limit: int,
                      offset: int, *, words: tuple[str, ...] = (), everything: bool = False) -> list[sqlite3.Row]:
         """The sessions ``list`` shows (``_listed``), newest first, with their record, echo and subagent counts
         and first prompt."""
-        sql, params = _listed(agent, project, since, words, everything)
+        sql, params = _listed(agent, project, since, until, words, everything)
         return self.query(f"""
             SELECT l.*,
                    (SELECT count(*) FROM records r WHERE r.session_id = l.session_id AND r.is_echo = 1) AS echoes,
@@ -152,26 +157,28 @@ class SessionQueries:
             FROM ({sql}) l ORDER BY coalesce(l.started_at, l.updated_at) DESC, l.session_id LIMIT ? OFFSET ?""",
                           (*params, limit, offset))
 
-    def session_count(self, agent: str | None, project: str | None, since: str | None, *,
+    def session_count(self, agent: str | None, project: str | None, since: str | None, until: str | None, *,
                       words: tuple[str, ...] = (), everything: bool = False) -> int:
         """How many sessions ``session_list`` pages through."""
-        sql, params = _listed(agent, project, since, words, everything)
+        sql, params = _listed(agent, project, since, until, words, everything)
         return self.conn.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()[0]
 
-    def activity(self, by: str, since: str | None) -> list[tuple[str | None, int, int]]:
-        """``(agent | project | month, sessions, records)``, most records first (months: newest first); echoes
-        left out."""
+    def activity(self, by: str, since: str | None, until: str | None = None) -> list[tuple[str | None, int, int]]:
+        """``(agent | project | month, sessions, records)`` of the records in ``[since, until)``, most records
+        first (months: newest first); echoes left out."""
         column = {"agent": "agent", "project": "project", "month": "substr(timestamp, 1, 7)"}[by]
         order = "1 DESC" if by == "month" else "3 DESC, 1"
-        where = "is_echo = 0" + (" AND timestamp >= ?" if since else "")
+        bounds = [(op, at) for op, at in ((">=", since), ("<", until)) if at]
+        where = " AND ".join(["is_echo = 0", *(f"timestamp {op} ?" for op, _ in bounds)])
         return [tuple(r) for r in self.conn.execute(
             f"SELECT {column}, count(DISTINCT session_id), count(*) FROM records WHERE {where} GROUP BY 1 "
-            f"ORDER BY {order}", (since,) if since else ())]
+            f"ORDER BY {order}", [at for _, at in bounds])]
 
     def calls_naming(self, name: str, agent: str | None, project: str | None, since: str | None,
-                     limit: int) -> list[sqlite3.Row]:
-        """The newest ``limit`` tool calls whose text holds ``name`` (a file name), with their session's cwd."""
-        where, params = _where(agent, project, since, "s.")
+                     until: str | None, limit: int) -> list[sqlite3.Row]:
+        """The newest ``limit`` tool calls whose text holds ``name`` (a file name), with their session's cwd, in
+        the sessions ``_where`` admits."""
+        where, params = _where(agent, project, since, until, "s.")
         where[:0] = ["r.is_call = 1", "r.is_echo = 0", "r.text LIKE ? ESCAPE '\\'"]
         params[:0] = [_like(name)]  # (LIKE ignores ASCII case: a file name's case is checked by ``touches``)
         return self.query(f"""

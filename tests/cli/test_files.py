@@ -122,7 +122,7 @@ def test_a_path_logged_on_windows_is_found_and_a_longer_list_says_so(history, se
     assert found[0].session_id == w.session_id and found[0].actions == {"edited": 1}
     assert backscroll.files("src\\shop\\tax.py", config=backscroll_home.config())[0].session_id == w.session_id
     one = CliRunner().invoke(app, ["files", "tax.py", "--json", "-n", "1", "--no-sync"])
-    assert json.loads(one.stdout)["has_more"] and "more sessions touched it: -n 2" in one.stderr
+    assert json.loads(one.stdout)["has_more"] and "more sessions touched it: --offset 1 lists the next" in one.stderr
     assert not json.loads(CliRunner().invoke(app, ["files", "tax.py", "--json", "--no-sync"]).stdout)["has_more"]
 
 
@@ -144,3 +144,20 @@ def test_files_names_the_filter_that_left_out_the_sessions_that_touched_it(histo
     assert "sessions outside --since touched it; without that filter, `files` lists them" in r.stderr
     none = CliRunner().invoke(app, ["files", "nowhere.py", "--since", "2026-11-01", "--no-sync"])
     assert "outside" not in none.stderr, "no session touched it at all: nothing to point at"
+
+
+def test_files_pages_with_offset_and_bounds_with_until_as_list_does(history, backscroll_home):
+    a, b, _c = history
+    cfg = backscroll_home.config()
+    assert [f.session_id for f in backscroll.files("tax.py", until="2026-10-04", config=cfg)] == [a.session_id]
+    assert [f.session_id for f in backscroll.files("tax.py", offset=1, config=cfg)] == [a.session_id]
+    page = CliRunner().invoke(app, ["files", "tax.py", "-n", "1", "--offset", "1", "--json", "--no-sync"])
+    assert [s["session_id"] for s in json.loads(page.stdout)["sessions"]] == [a.session_id]
+    assert json.loads(page.stdout)["offset"] == 1 and not json.loads(page.stdout)["has_more"]
+    past = CliRunner().invoke(app, ["files", "tax.py", "--offset", "5", "--no-sync"])
+    assert past.exit_code == 0 and "--offset 5 is past the last session that touched it" in past.stderr
+    assert "No session's tool calls touched" not in past.stderr, "sessions did touch it: the page is past them"
+    early = CliRunner().invoke(app, ["files", "tax.py", "--until", "2026-09-30", "--no-sync"])
+    assert "sessions outside --until touched it" in early.stderr
+    swapped = CliRunner().invoke(app, ["files", "tax.py", "--since", "2026-10-06", "--until", "2026-10-02"])
+    assert swapped.exit_code == 2 and "is not before --until" in swapped.stderr

@@ -165,6 +165,12 @@ def test_list_newest_first_with_counts_and_titles(session_builder, backscroll_in
     assert [(s["records"], s["echoes"]) for s in sessions] == [(1, 0), (3, 2), (1, 0)]
     assert [s["project"] for s in backscroll.sessions(agent="codex", config=cfg, sync=True, all=True)] == ["infra"]
     assert len(backscroll.sessions(project="shop", since="2026-10-08", config=cfg, sync=True, all=True)) == 1
+    assert [s["title"] for s in backscroll.sessions(until="2026-10-05", config=cfg, all=True)] == \
+        ["second session", "first session question with a second line"], "a date includes its day"
+    assert backscroll.count_sessions(since="2026-10-02", until="2026-10-08", config=cfg, all=True) == 1
+    window = CliRunner().invoke(app, ["list", "--json", "--all", "--since", "2026-10-02", "--until", "2026-10-08"])
+    assert [s["session_id"] for s in json.loads(window.stdout)["sessions"]] == [b.session_id]
+    assert json.loads(window.stdout)["total"] == 1
     r = CliRunner().invoke(app, ["list", "--json", "--all"])
     assert [s["session_id"] for s in json.loads(r.stdout)["sessions"]] == [s["session_id"] for s in sessions]
     human = CliRunner().invoke(app, ["list", "--all"]).stdout

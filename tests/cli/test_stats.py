@@ -22,10 +22,17 @@ def test_stats_counts_sessions_and_records_per_agent_project_and_month(session_b
     assert [(m["month"], m["sessions"]) for m in data["month"]] == [("2026-11", 2), ("2026-10", 1)]
     since = json.loads(CliRunner().invoke(app, ["stats", "--json", "--no-sync", "--since", "2026-11-01"]).stdout)
     assert [m["month"] for m in since["month"]] == ["2026-11"]
+    until = json.loads(CliRunner().invoke(app, ["stats", "--json", "--no-sync", "--until", "2026-10"]).stdout)
+    assert [(m["month"], m["records"]) for m in until["month"]] == [("2026-10", 3)], "a month includes its days"
+    window = json.loads(CliRunner().invoke(app, ["stats", "--json", "--no-sync", "--since", "2026-11-03",
+                                                 "--until", "2026-11-03"]).stdout)
+    assert window["agent"] == [{"agent": "codex", "sessions": 1, "records": 1}], "one day: its own records"
     human = CliRunner().invoke(app, ["stats", "--no-sync"]).stdout
     assert "claude" in human and "█" in human
     later = CliRunner().invoke(app, ["stats", "--no-sync", "--since", "2040-01-01"])
     assert later.exit_code == 0 and "Nothing recorded since 2040-01-01" in later.stdout, "not 'nothing indexed'"
+    before = CliRunner().invoke(app, ["stats", "--no-sync", "--until", "2020-01"])
+    assert before.exit_code == 0 and "Nothing recorded up to 2020-01." in before.stdout
 
 
 def test_stats_on_an_empty_home_says_what_to_do(backscroll_home):

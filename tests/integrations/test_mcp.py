@@ -370,6 +370,10 @@ def test_notes_and_errors_name_the_tools_arguments_not_the_cli_options(session_b
     assert any("max_tokens=60" in n for n in cut["notes"]) and not any("--" in n for n in cut["notes"]), cut["notes"]
     wrong = tools.call("search", {"query": "webhook", "since": "2026-12-01", "until": "2026-11-01"})
     assert wrong.is_error and "since=2026-12-01 is not before until=2026-11-01" in wrong.document["error"]["message"]
+    listed = tools.call("list_sessions", {"until": "2000-01-01"}).document
+    assert listed["total"] == 0 and listed["sessions"] == [], "every session here began after it"
+    swapped = tools.call("list_sessions", {"since": "2026-12-01", "until": "2026-11-01"})
+    assert swapped.is_error and "is not before until=2026-11-01" in swapped.document["error"]["message"]
     gone = tools.call("show", {"id": "zzzzzzzz"})
     empty = tools.call("search", {"query": "   "})
     for answer in (gone, empty):

@@ -195,6 +195,12 @@ def test_list_and_show_read_the_archive_and_say_whose(archive):
     assert {s.member for s in listed} == {"alice", "bob"} and all(s.machine and s.records for s in listed)
     assert carol.count_sessions(archive=url) == len(listed)
     assert {s.member for s in carol.sessions(archive=url, member="bob", limit=50)} == {"bob"}
+    starts = sorted({s.started_at for s in listed if s.started_at})
+    middle = starts[len(starts) // 2]  # (a timestamp: an until is exclusive)
+    before = carol.sessions(archive=url, until=middle, limit=50)
+    began = {s.session_id for s in listed if (s.started_at or s.updated_at or "") < middle}
+    assert {s.session_id for s in before} == began
+    assert 0 < len(before) < len(listed) and carol.count_sessions(archive=url, until=middle) == len(before)
     hit = carol.search("capture_payment double-charged", archive=url, mode="lexical").results[0]
     around = carol.show(hit.record_id, archive=url, context=1)
     assert around.focus == hit.record_id and around.session["member"] == "alice"
