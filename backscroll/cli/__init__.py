@@ -222,8 +222,16 @@ def main() -> None:
         completion_init()
         app(prog_name="backscroll", complete_var="_BACKSCROLL_COMPLETE")
         return
+    if {"--help", "-h"} & set(argv):  # (Typer's help console is rich's own: `--help | head` is no error either)
+        from rich.console import Console
+
+        from backscroll.cli.terminal import reader_gone
+
+        Console.on_broken_pipe = reader_gone  # type: ignore[method-assign]
     try:
         code = app(args=argv, standalone_mode=False)
+    except BrokenPipeError:
+        sys.exit(0)
     except click_error as exc:
         dash = dash_hint(sys.argv[1:], exc) or command_hint(exc)
         if "--json" in sys.argv[1:]:

@@ -47,17 +47,22 @@ def _clean_renderable(obj):
     return obj
 
 
+def reader_gone(self) -> None:
+    """A rich console's ``on_broken_pipe``: the reader stopped early (``| head``), so what is left goes nowhere and
+    the caller ends quietly with status 0 (``common.run``); rich's own ends with status 1."""
+    self.quiet = True
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    raise BrokenPipeError
+
+
 def console(color: bool, *, markup: bool = False):
     """A rich console on stdout: colour only when asked, user text never read as markup, and a
     reader that stops early (``| head``) ending the program quietly with status 0."""
     from rich.console import Console
 
     class _Console(Console):
-        def on_broken_pipe(self) -> None:
-            self.quiet = True
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            raise BrokenPipeError
+        on_broken_pipe = reader_gone
 
         def print(self, *objects, **kw) -> None:
             super().print(*(_clean_renderable(o) for o in objects), **kw)

@@ -249,3 +249,23 @@ def test_a_closed_vocabulary_s_value_in_another_case_is_read_as_written():
     assert (req.agent, req.role, req.content_type, req.mode) == ("claude", "user", "tool", "lexical")
     with pytest.raises(UsageError, match="unknown agent 'Claud'"):
         check(SearchRequest(query="retry", agent="Claud"))
+
+
+def test_a_reader_that_stops_early_is_no_error_for_help_or_a_command(session_builder, backscroll_index,
+                                                                      backscroll_home):
+    """`backscroll --help | head` exited 1: Typer's help console is rich's, which ends so on a closed pipe."""
+    import os
+    import subprocess
+    import sys
+
+    from helpers import cli_env
+
+    session_builder.claude(project="shop").user("which queue for background jobs?").assistant("Postgres.")
+    backscroll_index(embed=False)
+    for args in (["--help"], ["search", "--help"], ["list", "-h"], ["list", "--no-sync"]):
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # (the reader is gone before the first byte)
+        with os.fdopen(write_end, "wb") as stdout:
+            done = subprocess.run([sys.executable, "-m", "backscroll", *args], stdout=stdout, stderr=subprocess.PIPE,
+                                  env=cli_env(backscroll_home), timeout=120)
+        assert done.returncode == 0 and not done.stderr, (args, done.returncode, done.stderr[-300:])
