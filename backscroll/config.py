@@ -43,6 +43,8 @@ class Config:
     # Finds the session roots on first use: the agents' default places need every reader's module,
     # which a search that does not sync (and a hook) never loads.
     find_roots: Callable[[], tuple[SourceRoot, ...]] = field(default=tuple, repr=False, compare=False)
+    # The environment it was resolved in: where the agents' places are (``status``), never printed.
+    env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @functools.cached_property
     def roots(self) -> tuple[SourceRoot, ...]:
@@ -274,6 +276,7 @@ def resolve(
         home=home_s,
         config_file=cfg_s,
         find_roots=lambda: (*default_roots(env_now, file_roots, base), *extra),
+        env=env_now,
         embed=_bool_setting("embed", "BACKSCROLL_EMBED", file_values, env, embed, True),
         redact=_bool_setting("redact", "BACKSCROLL_REDACT", file_values, env, None, True),
         background=_bool_setting("background", "BACKSCROLL_BACKGROUND", file_values, env, None, True),

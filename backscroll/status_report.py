@@ -130,7 +130,7 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
         elif not info.sessions and read_in_vain(root.agent, root.path, store.files_read(root.agent, str(root.path))):
             warnings.append(f"{root.agent}: {root.path} holds files but no session was read from them "
                             "(a format this version does not know?)")
-    warnings.extend(unread_layouts(Path(os.environ.get("HOME") or os.path.expanduser("~"))))
+    warnings.extend(unread_layouts(Path(cfg.env.get("HOME") or os.path.expanduser("~"))))
     warnings.extend(left_out(cfg))
     now = now or datetime.now(UTC)
     claude_root = next((r.path for r in cfg.roots if r.agent == "claude" and r.origin != "flag"), None)

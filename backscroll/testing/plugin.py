@@ -63,7 +63,7 @@ class BackscrollHome:
     root: Path
     home: Path
     data: Path
-    apart: bool = False  # made outside the fixture (``at``): the user's variables are left out of ``config()``
+    apart: bool = False  # made outside the fixture (``at``): the user's and backscroll's variables are left out
 
     @property
     def claude_projects(self) -> Path:
@@ -81,11 +81,14 @@ class BackscrollHome:
 
     def config(self, **kw: Any) -> Config:
         """The configuration of this home: its data dir, and the agents' folders inside ``home`` (whatever the
-        process's own HOME; made with ``at``, whatever the agents' variables too), so a home made outside the fixture
-        never reads the user's sessions nor configuration; within one, a test may point a variable somewhere."""
+        process's own HOME; made with ``at``, whatever the agents' and backscroll's variables too, and with no
+        background worker), so a home made outside the fixture never reads the user's sessions nor configuration;
+        within one, a test may point a variable somewhere."""
         from backscroll.config import resolve
 
-        env = {k: v for k, v in os.environ.items() if not (self.apart and k in _PLACES)}  # (the fixture cleared them)
+        env = {k: v for k, v in os.environ.items() if not (self.apart and k in _SCRUBBED_ENV)}  # (as the fixture)
+        if self.apart:  # (no search leaves an embedding worker behind, as under the fixture)
+            env["BACKSCROLL_BACKGROUND"] = "0"
         return resolve(home=self.data, **{"env": {**env, "HOME": str(self.home)}, **kw})
 
 
@@ -185,6 +188,13 @@ def backscroll_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: py
     # The real model by default, as users run it; set BACKSCROLL_TEST_EMBEDDER=fake for fast unit tests.
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", os.environ.get("BACKSCROLL_TEST_EMBEDDER", "minilm"))
     register_fake()
+    if "BACKSCROLL_TEST_EMBEDDER" in os.environ:  # (a mistyped name would pass every test by words alone)
+        from backscroll.indexes.embed import unusable
+
+        if (why := unusable()) is not None:
+            pytest.fail(f"BACKSCROLL_TEST_EMBEDDER={os.environ['BACKSCROLL_TEST_EMBEDDER'][:40]!r} cannot embed: "
+                        f"{why.replace('$BACKSCROLL_EMBEDDER', 'it')}; use fake, or unset it for the real model",
+                        pytrace=False)
     return BackscrollHome(root, home, data)
 
 

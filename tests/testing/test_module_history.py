@@ -51,3 +51,24 @@ def test_a_search_request_takes_a_datetime_or_a_date(history):
     assert (req.since, req.until) == ("2020-01-01T00:00:00+00:00", "2099-01-01")
     with backscroll.Backscroll(config=history.config()) as bs:
         assert bs.search(req).results
+
+
+def test_a_home_made_outside_the_fixture_ignores_backscrolls_own_variables_too(tmp_path, monkeypatch):
+    """The user's ``BACKSCROLL_REDACT=0`` stored a test's token unredacted; a search could leave a background
+    embedding worker running; ``status`` looked for unread agents in the process's HOME."""
+    monkeypatch.setenv("BACKSCROLL_REDACT", "0")
+    monkeypatch.setenv("BACKSCROLL_EMBED", "0")
+    monkeypatch.setenv("BACKSCROLL_BACKGROUND", "1")
+    mine = tmp_path / "mine"
+    (mine / ".junie" / "sessions" / "abc").mkdir(parents=True)
+    (mine / ".junie" / "sessions" / "abc" / "events.jsonl").write_text("{}\n")
+    monkeypatch.setenv("HOME", str(mine))
+    home = BackscrollHome.at(tmp_path / "h")
+    cfg = home.config()
+    assert (cfg.redact.value, cfg.embed.value, cfg.background.value) == (True, True, False)
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    SessionFactory(home).claude(project="shop").user(f"the deploy token is {token}").assistant("noted")
+    backscroll.index(config=cfg, embed=False)
+    shown = backscroll.show(backscroll.sessions(config=cfg, all=True)[0].session_id, config=cfg)
+    assert token not in " ".join(r.text for r in shown.records)
+    assert not any("junie" in w for w in backscroll.status(config=cfg).warnings), "the user's HOME, not this one"

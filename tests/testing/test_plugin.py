@@ -95,6 +95,14 @@ def test_an_unknown_embedder_is_a_clear_error_and_search_degrades(backscroll_hom
     assert res.results and res.results[0].text == "lexical still answers"
 
 
+def test_a_mistyped_test_embedder_fails_the_test_instead_of_passing_it_by_words(pytester, monkeypatch):
+    monkeypatch.setenv("BACKSCROLL_TEST_EMBEDDER", "fakee")
+    pytester.makepyfile(USES_FIXTURES)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*BACKSCROLL_TEST_EMBEDDER='fakee' cannot embed: unknown embedder 'fakee' in it*"])
+
+
 def test_production_code_holds_no_fake_and_a_subprocess_still_selects_it(tmp_path):
     """The CLI never imports the testing module unless the environment asks for the fake."""
     code = ("import sys; from backscroll.indexes import embed; print(embed.model_id()); "
