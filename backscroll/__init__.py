@@ -10,7 +10,7 @@ The library API (importing it is cheap: the search stack loads on the first call
             print(hit.rank, hit.snippet)
 
 The module-level functions (``backscroll.search``, ``index``, ``embed``, ``show``, ``sessions``
-(alias ``list_sessions``), ``count_sessions``, ``files``, ``resume``, ``status``, ``rebuild``) open a
+(alias ``list_sessions``), ``count_sessions``, ``files``, ``resume``, ``status``, ``stats``, ``rebuild``) open a
 ``Backscroll`` for one call. Reads do not read new session lines unless asked (``sync=True``).
 """
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Backscroll", "search", "index", "embed", "show", "sessions", "list_sessions", "count_sessions", "files", "resume",
-    "status", "rebuild",
+    "status", "stats", "rebuild",
     "Hit", "SearchResult", "Filters", "RepeatedSearch", "SessionSummary", "SessionView", "StatusReport",
     "IndexOutcome", "BackscrollError",
 ]
@@ -100,10 +100,16 @@ def resume(ident: str, *, home=None, config=None, **options: Any) -> Resumption:
         return bs.resume(ident, **options)
 
 
-def status(*, home=None, config=None) -> StatusReport:
-    """``Backscroll(home, config).status()``: what is indexed, from where, what was skipped."""
+def status(*, home=None, config=None, **options: Any) -> StatusReport:
+    """``Backscroll(home, config).status(**options)``: what is indexed, from where, what was skipped."""
     with _open(home, config) as bs:
-        return bs.status()
+        return bs.status(**options)
+
+
+def stats(*, home=None, config=None, **options: Any) -> dict[str, list[tuple[str | None, int, int]]]:
+    """``Backscroll(home, config).stats(**options)``: sessions and records per agent, project and month."""
+    with _open(home, config) as bs:
+        return bs.stats(**options)
 
 
 def rebuild(*, home=None, config=None, **options: Any) -> int:

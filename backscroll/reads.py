@@ -11,6 +11,7 @@ from backscroll.types import Notify, SessionSummary, SessionView, quiet
 if TYPE_CHECKING:
     from backscroll.config import Config
     from backscroll.integrations.resume import Resumption
+    from backscroll.request import ListRequest
     from backscroll.status_types import StatusReport
     from backscroll.store.db import Store
     from backscroll.touches import FileTouches
@@ -61,12 +62,12 @@ class Reads:
         (absolute: that file; relative: any path ending with it, in any project)."""
         from backscroll import browse
         from backscroll.errors import MAX_PATH, UsageError
-        from backscroll.when import window
+        from backscroll.request import ListRequest
 
         if not isinstance(path, str) or not path.strip() or len(path) > MAX_PATH:
             raise UsageError(f"files needs a path (as text, of at most {MAX_PATH:,} characters)",
                              hint="e.g. backscroll files src/app/models.py")
-        since, until = window(since, until)
+        since, until = _listing(ListRequest(agent, project, since, until, limit, offset))
         store = self._records(sync, notify)
         try:
             project = browse.resolve_project(store, project) if project else None
@@ -131,18 +132,11 @@ class Reads:
         archive's (``member``: one member's); ``grep``: whose title or first prompt holds these words; ``all``:
         also sessions of fewer than two records, and subagents on their own lines."""
         from backscroll import browse
-        from backscroll.request import ListRequest, check_fields
-        from backscroll.when import window
+        from backscroll.request import ListRequest
 
         everything = all
-        check_fields(ListRequest(agent, project, since, until, limit, offset, archive, member, grep, everything))
-        if member is not None and archive is None:
-            from backscroll.errors import UsageError
-
-            raise UsageError("a member's sessions are listed from a team archive: --member needs --archive",
-                             hint="add --archive default (the archive configured here) or --archive postgresql://…",
-                             reason="member-without-archive")
-        since, until = window(since, until)
+        since, until = _listing(ListRequest(agent, project, since, until, limit, offset, archive, member, grep,
+                                            everything))
         if archive is not None:
             from backscroll.team import browse as team
             from backscroll.types import Filters
@@ -168,12 +162,10 @@ class Reads:
                        member: str | None = None, grep: str | None = None, all: bool = False) -> int:
         """How many sessions ``sessions()`` could page through with these filters."""
         from backscroll import browse
-        from backscroll.request import ListRequest, check_fields
-        from backscroll.when import window
+        from backscroll.request import ListRequest
 
         everything = all
-        check_fields(ListRequest(agent, project, since, until, 1, 0, archive, member, grep, everything))
-        since, until = window(since, until)
+        since, until = _listing(ListRequest(agent, project, since, until, 1, 0, archive, member, grep, everything))
         if archive is not None:
             from backscroll.team import browse as team
             from backscroll.types import Filters
@@ -184,14 +176,38 @@ class Reads:
         store = self._records(sync, quiet)
         try:
             project = browse.resolve_project(store, project) if project else None
+            if agent:
+                browse.check_agent_indexed(store, agent)
             return browse.count_sessions(store, agent=agent, project=project, since=since, until=until, grep=grep,
                                          everything=everything)
         finally:
             self._release(store)
 
+    @guarded
     def status(self, *, skipped: int = 5) -> StatusReport:
         """What is indexed, from where, and what was skipped (``backscroll status``), with ``skipped`` of the lines
         skipped named (-1: every one)."""
         from backscroll.status_report import collect
 
+        if isinstance(skipped, bool) or not isinstance(skipped, int) or skipped < -1:
+            from backscroll.errors import UsageError
+
+            raise UsageError(f"skipped must be a whole number of lines to name (-1: every one), not {skipped!r}"[:200])
+
         return collect(self.config, skipped)
+
+
+def _listing(request: ListRequest) -> tuple[str | None, str | None]:
+    """A listing's options checked (types, bounds, choices; a member only in a team archive), and its window as
+    stored times (``when.window``)."""
+    from backscroll.request import check_fields
+    from backscroll.when import window
+
+    check_fields(request)
+    if request.member is not None and request.archive is None:
+        from backscroll.errors import UsageError
+
+        raise UsageError("a member's sessions are listed from a team archive: --member needs --archive",
+                         hint="add --archive default (the archive configured here) or --archive postgresql://…",
+                         reason="member-without-archive")
+    return window(request.since, request.until)

@@ -34,7 +34,8 @@ def test_importing_backscroll_stays_cheap():
 
 def test_the_package_exports_the_whole_api():
     for name in ("Backscroll", "search", "index", "embed", "show", "sessions", "list_sessions", "status",
-                 "rebuild", "SearchResult", "Hit", "Filters", "RepeatedSearch", "SessionSummary", "SessionView",
+                 "stats", "files", "count_sessions", "resume", "rebuild", "SearchResult", "Hit", "Filters",
+                 "RepeatedSearch", "SessionSummary", "SessionView",
                  "StatusReport", "IndexOutcome", "BackscrollError"):
         assert name in backscroll.__all__ and getattr(backscroll, name) is not None, name
     assert backscroll.list_sessions is backscroll.sessions
@@ -55,6 +56,30 @@ def test_status_answers_twice_and_after_a_search(session_builder, backscroll_hom
     after = backscroll.status(home=home)
     assert callable(backscroll.status) and after.sessions == 2 and after.records == 3
     assert after["sessions"] == 2 and after.to_dict()["records"] == 3
+
+
+def test_the_listing_calls_check_what_they_are_given_alike(session_builder, backscroll_home):
+    """``count_sessions`` counted what ``sessions`` refused; ``files`` took any agent and a limit of 0 as words of
+    the CLI; ``status(skipped="x")`` was a database error."""
+    from backscroll.errors import BackscrollError, UsageError
+
+    _corpus(session_builder)
+    home = backscroll_home.data
+    backscroll.index(home=home, embed=False)
+    for call in (backscroll.sessions, backscroll.count_sessions):
+        with pytest.raises(UsageError, match="--member needs --archive"):
+            call(home=home, member="bob")
+        with pytest.raises(BackscrollError, match="no gemini sessions are indexed"):
+            call(home=home, agent="gemini")
+    with pytest.raises(UsageError, match="unknown agent 'chatgpt'"):
+        backscroll.files("tax.py", home=home, agent="chatgpt")
+    with pytest.raises(UsageError, match="limit must be a whole number from 1 to 1,000,"):
+        backscroll.files("tax.py", home=home, limit=0)
+    for wrong in ("x", None, -2, True):
+        with pytest.raises(UsageError, match="skipped must be a whole number"):
+            backscroll.status(home=home, skipped=wrong)
+    assert backscroll.status(home=home, skipped=-1).sessions == 2
+    assert {row[0] for row in backscroll.stats(home=home, until="2999-01-01")["agent"]} == {"claude", "codex"}
 
 
 def test_a_handle_serves_many_calls_from_one_open_store(session_builder, backscroll_home):

@@ -1,19 +1,14 @@
 """The README's "Python API" example runs: its first ```python block, against a temporary home
-holding the bundled Claude Code and Codex fixture sessions (``fixtures/``).
-
-Until the section is in README.md, the same section is read from tests/data/python-api-section.md.
-"""
+holding the bundled Claude Code and Codex fixture sessions (``fixtures/``)."""
 
 from __future__ import annotations
 
 import re
 import shutil
 
-import pytest
 from helpers import TESTS
 
 ROOT = TESTS.parent
-FALLBACK = TESTS / "data" / "python-api-section.md"
 
 
 def _section(text: str) -> str | None:
@@ -23,22 +18,11 @@ def _section(text: str) -> str | None:
 
 
 def _example() -> tuple[str, str]:
-    readme = ROOT / "README.md"
-    for path in (readme, FALLBACK):
-        section = _section(path.read_text()) if path.exists() else None
-        if section is not None:
-            block = re.search(r"^```python\n(.*?)^```", section, re.M | re.S)
-            assert block, f"the Python API section of {path.name} has no ```python block"
-            return path.name, block.group(1)
-    pytest.skip("neither README.md nor tests/data/python-api-section.md has a '## Python API' section")
-
-
-def test_the_fallback_copy_matches_the_readme_once_it_is_pasted():
-    readme = _section((ROOT / "README.md").read_text())
-    if readme is None:
-        pytest.skip("README.md has no '## Python API' section yet: the example is run from tests/data")
-    assert readme.strip() == (_section(FALLBACK.read_text()) or "").strip(), \
-        "README.md's Python API section and tests/data/python-api-section.md differ: update the copy"
+    section = _section((ROOT / "README.md").read_text())
+    assert section is not None, "README.md has no '## Python API' section"
+    block = re.search(r"^```python\n(.*?)^```", section, re.M | re.S)
+    assert block, "the Python API section of README.md has no ```python block"
+    return "README.md", block.group(1)
 
 
 def test_the_python_api_example_runs(backscroll_home, monkeypatch, capsys):
