@@ -38,24 +38,23 @@ def files(
         from backscroll.cli.render_session import print_file_sessions
 
         target = os.path.abspath(path) if path.startswith(("./", "../")) or path in (".", "..") else path
+        filters = {"agent": agent, "project": project, "since": since, "until": until}
         with common.archive() as bs:
-            found = bs.files(target, agent=agent, project=project, since=since, until=until, limit=limit + 1,
-                             offset=offset, sync=not no_sync, notify=common.err)
-            filters = {"--agent": agent, "--project": project, "--since": since, "--until": until}
-            outside = (not found and not offset and any(filters.values())
-                       and bool(bs.files(target, limit=1, sync=False)))
-        more, found = len(found) > limit, found[:limit]  # (one more asked, to know whether others wait)
+            found = bs.files(target, **filters, limit=limit, offset=offset, sync=not no_sync, notify=common.err)
+            more = len(found) == limit and bool(bs.files(target, **filters, limit=1, offset=offset + limit))
+            touched = bool(found) or bool(offset and bs.files(target, **filters, limit=1))  # (on an earlier page)
+            outside = not touched and any(filters.values()) and bool(bs.files(target, limit=1))
         if as_json:
             common.emit_json({"schema_version": 1, "path": target, "offset": offset,
                               "sessions": [f.to_dict() for f in found], "has_more": more})
-        elif offset and not found:
+        elif touched and not found:
             common.err(f"--offset {offset} is past the last session that touched it")
         else:
             common.paged(lambda: print_file_sessions(found, target, color=common.color_enabled(sys.stdout)))
         if more:
             common.err(f"more sessions touched it: --offset {offset + limit} lists the next ones")
         if outside:
-            named = [f for f, v in filters.items() if v]
+            named = [f"--{f}" for f, v in filters.items() if v]
             common.err(f"note: sessions outside {' and '.join(named)} touched it; without "
                        f"{'that filter' if len(named) == 1 else 'those filters'}, `files` lists them")
         return 0

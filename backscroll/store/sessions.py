@@ -176,9 +176,13 @@ class SessionQueries:
 
     def calls_naming(self, name: str, agent: str | None, project: str | None, since: str | None,
                      until: str | None, limit: int) -> list[sqlite3.Row]:
-        """The newest ``limit`` tool calls whose text holds ``name`` (a file name), with their session's cwd, in
-        the sessions ``_where`` admits."""
-        where, params = _where(agent, project, since, until, "s.")
+        """The newest ``limit`` tool calls whose text holds ``name`` (a file name), with their session's cwd: of an
+        agent and project, made in ``[since, until)``."""
+        where, params = _where(agent, project, None, None, "s.")
+        for op, at in ((">=", since), ("<", until)):
+            if at:
+                where.append(f"r.timestamp {op} ?")
+                params.append(at)
         where[:0] = ["r.is_call = 1", "r.is_echo = 0", "r.text LIKE ? ESCAPE '\\'"]
         params[:0] = [_like(name)]  # (LIKE ignores ASCII case: a file name's case is checked by ``touches``)
         return self.query(f"""

@@ -159,5 +159,27 @@ def test_files_pages_with_offset_and_bounds_with_until_as_list_does(history, bac
     assert "No session's tool calls touched" not in past.stderr, "sessions did touch it: the page is past them"
     early = CliRunner().invoke(app, ["files", "tax.py", "--until", "2026-09-30", "--no-sync"])
     assert "sessions outside --until touched it" in early.stderr
+    nowhere = CliRunner().invoke(app, ["files", "nowhere.py", "--offset", "3", "--no-sync"])
+    assert "No session's tool calls touched nowhere.py." in nowhere.stderr and "past the last" not in nowhere.stderr
+    later = CliRunner().invoke(app, ["files", "tax.py", "--since", "2026-11-01", "--offset", "2", "--no-sync"])
+    assert "sessions outside --since touched it" in later.stderr and "past the last" not in later.stderr
+    most = CliRunner().invoke(app, ["files", "tax.py", "-n", "1000", "--json", "--no-sync"])
+    assert most.exit_code == 0 and len(json.loads(most.stdout)["sessions"]) == 2, most.stderr
     swapped = CliRunner().invoke(app, ["files", "tax.py", "--since", "2026-10-06", "--until", "2026-10-02"])
     assert swapped.exit_code == 2 and "is not before --until" in swapped.stderr
+
+
+def test_a_window_bounds_the_touches_themselves_not_the_sessions_that_made_them(history, session_builder,
+                                                                                 backscroll_index, backscroll_home):
+    a, b, _c = history
+    again = session_builder.claude(project="shop", session_id=a.session_id).at("2026-10-20T10:00:00Z")
+    again.tool_result(again.tool_use("Edit", {"file_path": "/home/dev/shop/src/shop/tax.py", "old_string": "x",
+                                              "new_string": "y"}), "ok")
+    backscroll_index()
+    cfg = backscroll_home.config()
+    before = backscroll.files("tax.py", until="2026-10-10", config=cfg)
+    assert [(f.session_id, f.actions) for f in before] == [(b.session_id, {"ran": 1}),
+                                                           (a.session_id, {"edited": 1, "read": 1})]
+    assert (before[1].last_at or "") < "2026-10-10", "not the touch of 10-20, after the window"
+    after = backscroll.files("tax.py", since="2026-10-15", config=cfg)
+    assert [(f.session_id, f.actions) for f in after] == [(a.session_id, {"edited": 1})]
