@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from backscroll.guard import guarded
@@ -67,7 +68,9 @@ class Reads:
         if not isinstance(path, str) or not path.strip() or len(path) > MAX_PATH:
             raise UsageError(f"files needs a path (as text, of at most {MAX_PATH:,} characters)",
                              hint="e.g. backscroll files src/app/models.py")
-        since, until = _listing(ListRequest(agent, project, since, until, limit, offset))
+        request = _listing(ListRequest(agent=agent, project=project, since=since, until=until, limit=limit,
+                                       offset=offset))
+        agent, since, until = request.agent, request.since, request.until
         store = self._records(sync, notify)
         try:
             project = browse.resolve_project(store, project) if project else None
@@ -83,12 +86,12 @@ class Reads:
               notify: Notify = quiet) -> dict[str, list[tuple[str | None, int, int]]]:
         """``{"agent" | "project" | "month": [(name, sessions, records), ...]}`` of the records from ``since`` up
         to ``until``, most records first (months: newest first); query echoes left out."""
-        from backscroll.when import window
+        from backscroll.request import ListRequest
 
-        since, until = window(since, until)
+        request = _listing(ListRequest(since=since, until=until))
         store = self._records(sync, notify)
         try:
-            return {by: store.activity(by, since, until) for by in ("agent", "project", "month")}
+            return {by: store.activity(by, request.since, request.until) for by in ("agent", "project", "month")}
         finally:
             self._release(store)
 
@@ -135,8 +138,9 @@ class Reads:
         from backscroll.request import ListRequest
 
         everything = all
-        since, until = _listing(ListRequest(agent, project, since, until, limit, offset, archive, member, grep,
-                                            everything))
+        request = _listing(ListRequest(agent=agent, project=project, since=since, until=until, limit=limit,
+                                       offset=offset, archive=archive, member=member, grep=grep, all=everything))
+        agent, since, until = request.agent, request.since, request.until
         if archive is not None:
             from backscroll.team import browse as team
             from backscroll.types import Filters
@@ -165,7 +169,9 @@ class Reads:
         from backscroll.request import ListRequest
 
         everything = all
-        since, until = _listing(ListRequest(agent, project, since, until, 1, 0, archive, member, grep, everything))
+        request = _listing(ListRequest(agent=agent, project=project, since=since, until=until, archive=archive,
+                                       member=member, grep=grep, all=everything))
+        agent, since, until = request.agent, request.since, request.until
         if archive is not None:
             from backscroll.team import browse as team
             from backscroll.types import Filters
@@ -197,8 +203,8 @@ class Reads:
         return collect(self.config, skipped)
 
 
-def _listing(request: ListRequest) -> tuple[str | None, str | None]:
-    """A listing's options checked (types, bounds, choices; a member only in a team archive), and its window as
+def _listing(request: ListRequest) -> ListRequest:
+    """A listing's options checked (types, bounds, choices; a member only in a team archive), with its window as
     stored times (``when.window``)."""
     from backscroll.request import check_fields
     from backscroll.when import window
@@ -210,4 +216,5 @@ def _listing(request: ListRequest) -> tuple[str | None, str | None]:
         raise UsageError("a member's sessions are listed from a team archive: --member needs --archive",
                          hint="add --archive default (the archive configured here) or --archive postgresql://…",
                          reason="member-without-archive")
-    return window(request.since, request.until)
+    since, until = window(request.since, request.until)
+    return replace(request, since=since, until=until)

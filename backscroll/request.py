@@ -195,6 +195,9 @@ class ListRequest:
                                "(by default a subagent is counted under its parent).",
                         brief="Also near-empty sessions, and subagents on their own lines.")
 
+    def __post_init__(self) -> None:
+        folded_choices(self)
+
 
 Request = SearchRequest | ShowRequest | ListRequest
 

@@ -101,10 +101,10 @@ def _phrase(value: str, now: datetime, end: bool) -> str | None:
     its window on the user's calendar (its end with ``end``)."""
     from backscroll.retrieval.temporal import find
 
-    window, rest = find(value.strip(), now.astimezone())
-    if window is None or rest.strip(" ,."):
+    named, rest = find(value.strip(), now.astimezone())
+    if named is None or rest.strip(" ,."):
         return None
-    return format_ts(window.end if end else window.start)
+    return format_ts(named.end if end else named.start)
 
 
 def _local_midnight(day) -> datetime:

@@ -23,7 +23,10 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (every row).")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
 ) -> None:
-    """Sessions and records per agent, per project and per month, with a bar for each (query echoes left out)."""
+    """Sessions and records per agent, per project and per month, with a bar for each (query echoes left out).
+
+    Months are UTC months; --since and --until are read on your calendar (a date is local midnight).
+    """
 
     def body() -> int:
         with common.archive() as bs:

@@ -80,6 +80,10 @@ def test_the_listing_calls_check_what_they_are_given_alike(session_builder, back
             backscroll.status(home=home, skipped=wrong)
     assert backscroll.status(home=home, skipped=-1).sessions == 2
     assert {row[0] for row in backscroll.stats(home=home, until="2999-01-01")["agent"]} == {"claude", "codex"}
+    with pytest.raises(UsageError, match="since must be a string"):
+        backscroll.stats(home=home, since=5)
+    assert [s.agent for s in backscroll.sessions(home=home, agent="Codex", all=True)] == ["codex"], "as search does"
+    assert backscroll.count_sessions(home=home, agent="CLAUDE") == 1
 
 
 def test_a_handle_serves_many_calls_from_one_open_store(session_builder, backscroll_home):
