@@ -44,7 +44,7 @@ class Config:
     # which a search that does not sync (and a hook) never loads.
     find_roots: Callable[[], tuple[SourceRoot, ...]] = field(default=tuple, repr=False, compare=False)
     # The environment it was resolved in: where the agents' places are (``status``), never printed.
-    env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ), repr=False, compare=False)
 
     @functools.cached_property
     def roots(self) -> tuple[SourceRoot, ...]:

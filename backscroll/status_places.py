@@ -64,7 +64,7 @@ def left_out(cfg: Config) -> list[str]:
     out = []
     for name, paths in named.items():
         agent = AGENTS[name]
-        found = agent.default_root(cfg.env or os.environ)
+        found = agent.default_root(cfg.env)
         for path, _origin in found if isinstance(found, list) else [found]:
             if path in paths or not path.is_dir():
                 continue

@@ -236,7 +236,7 @@ def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
         _worker(cfg, store, report.embeddings)
         report.files = counts.files
         report.redactions = dict(counts.redactions)
-        if os.environ.get("BACKSCROLL_ARCHIVE_URL") or cfg.file_values.get("archive") or store.get_meta(LAST_PUSH):
+        if cfg.env.get("BACKSCROLL_ARCHIVE_URL") or cfg.file_values.get("archive") or store.get_meta(LAST_PUSH):
             from backscroll.team.push import standing
 
             report.archive = standing(cfg, store)

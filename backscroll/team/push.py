@@ -65,9 +65,7 @@ def settings(cfg: Config, to: str | None, env=None) -> tuple[str, str | None]:
     ``[archive] url`` in the config file; the member from ``[archive] member`` (default: the database role the URL
     connects as, which libpq takes from the OS user). The password comes from the usual PostgreSQL places
     (``PGPASSWORD``, ``~/.pgpass``, a service file), never from backscroll's config."""
-    import os
-
-    env = os.environ if env is None else env
+    env = cfg.env if env is None else env
     section = cfg.file_values.get("archive")
     section = section if isinstance(section, dict) else {}
     url = (to if to != "default" else None) or env.get("BACKSCROLL_ARCHIVE_URL") or section.get("url")
@@ -233,9 +231,7 @@ def push_to(cfg: Config, store: Store, to: str | None, **options) -> PushReport:
 def standing(cfg: Config, store: Store, env=None) -> ArchiveStatus | None:
     """What ``status`` says of the team archive, without connecting: the one configured and from where, and this
     store's last push with the records it has not sent since. None when none is configured nor was pushed to."""
-    import os
-
-    env = os.environ if env is None else env
+    env = cfg.env if env is None else env
     last = json.loads(store.get_meta(LAST_PUSH) or "null")
     try:
         url: str | None = settings(cfg, None, env)[0]

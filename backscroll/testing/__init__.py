@@ -21,8 +21,9 @@ It also provides ``FakeEmbedder``, a deterministic stand-in for the embedding mo
 ``BACKSCROLL_TEST_EMBEDDER=fake`` the fixtures select it (``BACKSCROLL_EMBEDDER=fake``), and a
 backscroll subprocess started with ``BACKSCROLL_EMBEDDER=fake`` loads it on its own.
 
-The modules: ``plugin`` (the ini switch and the fixtures), ``sessions`` and ``cli_sessions`` (the
-builders), ``fake`` (the fake embedder); every public name is importable from here.
+The modules: ``plugin`` (the ini switch and the fixtures), ``recall_check`` (what ``assert_recalled`` checks
+and says), ``sessions`` and ``cli_sessions`` (the builders), ``fake`` (the fake embedder); every public name is
+importable from here.
 """
 
 from backscroll.testing.cli_sessions import CopilotCliSession, CursorCliSession
@@ -35,12 +36,11 @@ from backscroll.testing.plugin import (
     backscroll_home,
     backscroll_index,
     backscroll_search,
-    format_hits,
     pytest_addoption,
     pytest_runtest_teardown,
-    recalled,
     session_builder,
 )
+from backscroll.testing.recall_check import format_hits, recalled
 from backscroll.testing.sessions import ClaudeSession, CodexSession, uuid_for
 
 __all__ = [

@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,8 @@ import pytest
 from backscroll.dates import format_ts, parse_ts
 from backscroll.testing.cli_sessions import CopilotCliSession, CursorCliSession
 from backscroll.testing.fake import register_fake
-from backscroll.testing.sessions import ClaudeSession, CodexSession, uuid_for
+from backscroll.testing.recall_check import recalled
+from backscroll.testing.sessions import ClaudeSession, CodexSession, instant, uuid_for
 
 if TYPE_CHECKING:
     from backscroll.config import Config
@@ -113,9 +114,9 @@ class SessionFactory:
                              f"backscroll.testing.uuid_for({session_id[:40]!r}) for a stable one")
         return session_id or uuid_for(f"session:{self._count}")
 
-    def _start(self, start: str | None) -> str:
-        if start:
-            return start
+    def _start(self, start: str | datetime | None) -> str:
+        if start is not None:
+            return instant(start, "start")
         # successive sessions start a day apart, in order
         return format_ts(parse_ts(self.start) + timedelta(days=self._count))
 
@@ -126,7 +127,7 @@ class SessionFactory:
             raise ValueError(f"project {project!r} names no folder: pass a name, or cwd= for a path")
         return f"/home/dev/{project}"
 
-    def _begin(self, agent: str, session_id: str | None, cwd: str, start: str | None,
+    def _begin(self, agent: str, session_id: str | None, cwd: str, start: str | datetime | None,
                make: Callable[[str], Any]) -> Any:
         """The session's builder: a new one, or the one already writing it. (Claude Code and Codex find their
         sessions by the UUID in the file's name; Cursor's and Copilot's folders may be named otherwise.)"""
@@ -142,25 +143,25 @@ class SessionFactory:
         return builder
 
     def claude(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
-               start: str | None = None) -> ClaudeSession:
+               start: str | datetime | None = None) -> ClaudeSession:
         where = self._cwd(project, cwd)
         return self._begin("claude", session_id, where, start, lambda sid: ClaudeSession(
             self.env.claude_projects, where, sid, self._start(start), self.step))
 
     def codex(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
-              start: str | None = None) -> CodexSession:
+              start: str | datetime | None = None) -> CodexSession:
         where = self._cwd(project, cwd)
         return self._begin("codex", session_id, where, start, lambda sid: CodexSession(
             self.env.codex_sessions, where, sid, self._start(start), self.step))
 
     def cursor(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
-               start: str | None = None, title: str | None = None) -> CursorCliSession:
+               start: str | datetime | None = None, title: str | None = None) -> CursorCliSession:
         where = self._cwd(project, cwd)
         return self._begin("cursor", session_id, where, start, lambda sid: CursorCliSession(
             self.env.home / ".cursor" / "chats", where, sid, self._start(start), self.step, title))
 
     def copilot(self, project: str = "shop", *, cwd: str | None = None, session_id: str | None = None,
-                start: str | None = None) -> CopilotCliSession:
+                start: str | datetime | None = None) -> CopilotCliSession:
         where = self._cwd(project, cwd)
         return self._begin("copilot", session_id, where, start, lambda sid: CopilotCliSession(
             self.env.home / ".copilot" / "session-state", where, sid, self._start(start), self.step))
@@ -184,6 +185,7 @@ def backscroll_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: py
     time.tzset()
     request.node.stash[_PINNED] = True
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("ORT_DISABLE_TELEMETRY", "1")  # (loading the model sets it: given back after the test)
     monkeypatch.setenv("BACKSCROLL_BACKGROUND", "0")  # no search leaves an embedding worker behind a test
     # The real model by default, as users run it; set BACKSCROLL_TEST_EMBEDDER=fake for fast unit tests.
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", os.environ.get("BACKSCROLL_TEST_EMBEDDER", "minilm"))
@@ -192,9 +194,8 @@ def backscroll_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: py
         from backscroll.indexes.embed import unusable
 
         if (why := unusable()) is not None:
-            pytest.fail(f"BACKSCROLL_TEST_EMBEDDER={os.environ['BACKSCROLL_TEST_EMBEDDER'][:40]!r} cannot embed: "
-                        f"{why.replace('$BACKSCROLL_EMBEDDER', 'it')}; use fake, or unset it for the real model",
-                        pytrace=False)
+            pytest.fail(f"$BACKSCROLL_TEST_EMBEDDER cannot embed: {why.replace('$BACKSCROLL_EMBEDDER', 'it')}; "
+                        "set it to fake, or unset it for the real model", pytrace=False)
     return BackscrollHome(root, home, data)
 
 
@@ -239,13 +240,6 @@ def backscroll_search(backscroll_home: BackscrollHome) -> Callable[..., SearchRe
     return run
 
 
-def format_hits(hits: Iterable[Hit]) -> str:
-    """Hits one per line (rank, agent, project, time, role, echo mark, snippet), for an assertion's message."""
-    lines = [f"  {h.rank}. [{h.agent} {h.project or '-'} {(h.timestamp or '')[:16]} {h.role}"
-             f"{' echo' if h.is_echo else ''}] {h.snippet[:160]}" for h in hits]
-    return "\n".join(lines) or "  (none)"
-
-
 @pytest.fixture
 def assert_recalled(backscroll_search: Callable[..., SearchResult]) -> Callable[..., Hit]:
     """``assert_recalled(query, marker, k=5, **options)``: some top-k result's whole text contains ``marker``;
@@ -257,44 +251,3 @@ def assert_recalled(backscroll_search: Callable[..., SearchResult]) -> Callable[
         return recalled(query, marker, k=k, search=backscroll_search, **kw)
 
     return check
-
-
-def recalled(query: str, marker: str, k: int = 5, *, search: Callable[..., SearchResult] | None = None,
-             **kw: Any) -> Hit:
-    """``assert_recalled`` outside the fixtures (a history built once for a module, ``BackscrollHome.at``): some
-    top-k result's whole text holds ``marker``; ``search`` (else ``backscroll.search``) gets ``config=`` in ``kw``."""
-    __tracebackhide__ = True
-    if "limit" in kw:
-        raise TypeError("assert_recalled takes k=N (how many top results may hold the marker), not limit=")
-    if "max_chars" in kw:
-        raise TypeError("assert_recalled reads each hit's whole text: it takes no max_chars=")
-    if not marker:
-        raise ValueError("assert_recalled needs a marker to look for: an empty one is in every text")
-    from backscroll.request import MAX_LIMIT
-
-    if not 1 <= k <= MAX_LIMIT:
-        raise ValueError(f"k must be from 1 to {MAX_LIMIT:,}, not {k}")
-    if search is None:
-        import backscroll
-
-        search = backscroll.search
-    result = search(query, limit=k, max_chars=0, **kw)  # (the whole text: a marker at its end)
-    for hit in result.results[:k]:
-        if marker in hit.text:
-            return hit
-    raise AssertionError(f"{marker!r} not in the top {k} results for {query!r}\n{explain(result)}")
-
-
-def explain(result: SearchResult) -> str:
-    """What a search answered, for an assertion's message: each list of hits, the filters, notes, embedder."""
-    parts = [f"results:\n{format_hits(result.results)}"]
-    if result.also_matching:
-        parts.append(f"also matching (a hinted filter left them out: {', '.join(result.dropped_filters) or '-'}):\n"
-                     f"{format_hits(result.also_matching)}")
-    if result.weak_matches:
-        parts.append(f"weak matches (held back: nothing strong answers it):\n{format_hits(result.weak_matches)}")
-    parts += [f"note: {n}" for n in result.notes]
-    filters = {k: v for k, v in result.filters.to_dict().items() if v not in (None, False, (), [])}
-    parts.append(f"mode {result.mode}, filters {filters or 'none'}, embedder "
-                 f"{os.environ.get('BACKSCROLL_EMBEDDER') or 'minilm'}")
-    return "\n".join(parts)

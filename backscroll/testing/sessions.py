@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import shlex
 import uuid as uuidlib
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Self
 
@@ -20,6 +20,19 @@ from backscroll.dates import format_ts, parse_ts
 def uuid_for(seed: str) -> str:
     """A stable uuid for ``seed`` (builders' ids repeat from run to run)."""
     return str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, seed))
+
+
+def instant(when: str | datetime, name: str) -> str:
+    """A time a test gives (an ISO text, or a ``datetime``: without a zone, UTC) as a stored timestamp; a value that is
+    neither is an error naming the argument."""
+    try:
+        if isinstance(when, datetime):
+            return format_ts(when if when.tzinfo else when.replace(tzinfo=UTC))
+        if isinstance(when, str):
+            return format_ts(parse_ts(when))
+    except (ValueError, OverflowError):
+        pass
+    raise ValueError(f"{name}= takes an ISO time (2026-10-02T09:00:00Z) or a datetime, not {when!r}"[:200])
 
 
 class Clock:
@@ -63,8 +76,9 @@ class Builder:
             fh.write(data + (b"\n" if newline else b""))
         return self
 
-    def at(self, when: str) -> Self:
-        self.clock.now = parse_ts(when)
+    def at(self, when: str | datetime) -> Self:
+        """The next lines' time."""
+        self.clock.now = parse_ts(instant(when, "at"))
         return self
 
     def search_echo(self, query: str, output: str, *, argv: bool = False) -> Self:

@@ -59,6 +59,7 @@ def test_a_home_made_outside_the_fixture_ignores_backscrolls_own_variables_too(t
     monkeypatch.setenv("BACKSCROLL_REDACT", "0")
     monkeypatch.setenv("BACKSCROLL_EMBED", "0")
     monkeypatch.setenv("BACKSCROLL_BACKGROUND", "1")
+    monkeypatch.setenv("BACKSCROLL_ARCHIVE_URL", "postgresql://alice@db.example/team")
     mine = tmp_path / "mine"
     (mine / ".junie" / "sessions" / "abc").mkdir(parents=True)
     (mine / ".junie" / "sessions" / "abc" / "events.jsonl").write_text("{}\n")
@@ -71,4 +72,26 @@ def test_a_home_made_outside_the_fixture_ignores_backscrolls_own_variables_too(t
     backscroll.index(config=cfg, embed=False)
     shown = backscroll.show(backscroll.sessions(config=cfg, all=True)[0].session_id, config=cfg)
     assert token not in " ".join(r.text for r in shown.records)
-    assert not any("junie" in w for w in backscroll.status(config=cfg).warnings), "the user's HOME, not this one"
+    status = backscroll.status(config=cfg)
+    assert not any("junie" in w for w in status.warnings), "the user's HOME, not this one"
+    assert status.archive is None, "the user's team archive is not this home's"
+
+
+def test_a_builder_takes_a_datetime_and_names_a_time_it_cannot_read(tmp_path):
+    from datetime import datetime
+
+    home = BackscrollHome.at(tmp_path / "h")
+    factory = SessionFactory(home)
+    s = factory.claude(project="shop", start=datetime(2026, 10, 3, 9, 0))  # (no zone: UTC)
+    s.user("first").at(datetime.fromisoformat("2026-10-04T10:00:00+02:00")).assistant("second")
+    backscroll.index(config=home.config(), embed=False)
+    shown = backscroll.show(s.session_id, config=home.config())
+    assert [r.timestamp for r in shown.records] == ["2026-10-03T09:00:00.000Z", "2026-10-04T08:00:00.000Z"]
+    with pytest.raises(ValueError, match=r"start= takes an ISO time .* not 'not a date'"):
+        factory.codex(start="not a date")
+    with pytest.raises(ValueError, match="at= takes an ISO time"):
+        s.at("yesterday-ish")
+    with pytest.raises(ValueError, match="k must be a whole number from 1 to 1,000, not '3'"):
+        recalled("first", "first", k="3", config=home.config())  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="needs a marker to look for, as text"):
+        recalled("first", 42, config=home.config())  # type: ignore[arg-type]

@@ -100,7 +100,7 @@ def test_a_mistyped_test_embedder_fails_the_test_instead_of_passing_it_by_words(
     pytester.makepyfile(USES_FIXTURES)
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*BACKSCROLL_TEST_EMBEDDER='fakee' cannot embed: unknown embedder 'fakee' in it*"])
+    result.stdout.fnmatch_lines(["*$BACKSCROLL_TEST_EMBEDDER cannot embed: unknown embedder 'fakee' in it; set it*"])
 
 
 def test_production_code_holds_no_fake_and_a_subprocess_still_selects_it(tmp_path):

@@ -138,7 +138,7 @@ def test_assert_recalled_refuses_what_would_check_nothing(session_builder, backs
         assert_recalled("CartSerializer", "")
     with pytest.raises(TypeError, match="no max_chars"):
         assert_recalled("CartSerializer", "fixes it", max_chars=10)
-    with pytest.raises(ValueError, match="k must be from 1"):
+    with pytest.raises(ValueError, match="k must be a whole number from 1"):
         assert_recalled("CartSerializer", "fixes it", k=0)
     assert_recalled("CartSerializer", "fixes it")
 
