@@ -226,11 +226,14 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
             lex.sync(store, notes.append, lexical_progress)
             return store, lex, do_sync
     notes.append("another backscroll process is indexing; answering from the last committed state")
-    if not lex.open_for_read():
-        if held is None:
-            store.close()
-        raise LockedError("the index is being built by another backscroll process and no earlier snapshot exists",
-                          hint="try again in a moment, when it has finished (a first index or search builds it)")
+    if lexical and not lex.open_for_read():  # (a first build: waited for, as a writer waits; a list needs no index)
+        with writer_lock(cfg, lock_wait(None)):
+            pass
+        if not lex.open_for_read():
+            if held is None:
+                store.close()
+            raise LockedError("the index is being built by another backscroll process and no earlier snapshot "
+                              "exists", hint="try again when it has finished (a first index or search builds it)")
     return store, lex, False
 
 

@@ -39,3 +39,42 @@ def test_an_unheld_lock_is_taken_at_once(session_builder, backscroll_home, monke
     monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", "0")
     session_builder.claude().user("hello")
     assert backscroll.index(config=backscroll_home.config(), embed=False).report.records_added == 1
+
+
+def test_during_a_first_build_a_list_answers_and_a_search_waits_for_the_index(session_builder, backscroll_home,
+                                                                               monkeypatch, tmp_path):
+    """A list failed "the index is being built" though it reads no index; parallel first searches failed at once."""
+    import shutil
+    import threading
+    import time
+
+    session_builder.claude().user("where does the retry queue live?").assistant("In Redis, retry:queue.")
+    cfg = backscroll_home.config()
+    backscroll.index(config=cfg, embed=False)
+    shutil.move(cfg.index_dir, tmp_path / "built")  # (as before a first build's index is committed)
+    monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", "30")
+    held, finish = threading.Event(), threading.Event()
+
+    def builder() -> None:
+        with writer_lock(cfg, 0) as acquired:
+            assert acquired
+            held.set()
+            finish.wait(30)
+            time.sleep(0.3)
+            shutil.move(tmp_path / "built", cfg.index_dir)
+
+    thread = threading.Thread(target=builder)
+    thread.start()
+    held.wait(30)
+    try:
+        assert [s.agent for s in backscroll.sessions(config=cfg, all=True)] == ["claude"]
+        finish.set()
+        found = backscroll.search("retry queue", config=cfg, mode="lexical")
+        assert found.results and "another backscroll process is indexing" in " ".join(found.notes)
+    finally:
+        finish.set()
+        thread.join()
+    monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", "0")
+    shutil.rmtree(cfg.index_dir)
+    with writer_lock(cfg, 0), pytest.raises(LockedError, match="no earlier snapshot"):
+        backscroll.search("retry queue", config=cfg, mode="lexical")
