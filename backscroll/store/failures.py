@@ -54,6 +54,10 @@ def store_failure(exc: BaseException, db_path) -> BackscrollError | None:
             f"the store in {data_dir} cannot be written ({text})",
             hint="search, show, list and status still read it; to index, make the data dir writable or "
                  "copy it somewhere writable and point $BACKSCROLL_HOME at the copy", reason="read-only")
+    if eno in (errno.EEXIST, errno.ENOTDIR) and in_data_dir:  # (a file where a derived index keeps its folder)
+        return CorruptStoreError(f"{filename} is in the way of a folder backscroll keeps in {data_dir} ({text})",
+                                 hint="move it aside: the search indexes are made again from the store",
+                                 reason="path-in-the-way")
     if isinstance(exc, sqlite3.OperationalError) and ("database is locked" in low or "busy" in low):
         return LockedError(f"the store in {data_dir} stayed locked by another process ({text})",
                            hint="another backscroll is writing it (an index or an embed): run this again when it "

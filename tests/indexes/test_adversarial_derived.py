@@ -371,3 +371,18 @@ def test_an_untouched_matrix_is_not_read_in_full_to_be_checked(session_builder, 
         assert vecs.load()[1] is not None and np.dtype(np.int8) in checked
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("folder", ["index", "vectors"])
+def test_a_file_where_a_derived_index_keeps_its_folder_is_named_not_an_internal_error(
+        session_builder, backscroll_home, backscroll_index, folder):
+    from backscroll.errors import CorruptStoreError
+
+    _session(session_builder, "cobalt")
+    backscroll_index()
+    path = backscroll_home.data / folder
+    subprocess.run(["rm", "-rf", str(path)], check=True)
+    path.write_text("x")
+    with pytest.raises(CorruptStoreError, match=f"{folder} is in the way of a folder") as err:
+        backscroll.search("cobalt queue", config=backscroll_home.config(), mode="hybrid")
+    assert err.value.hint and "move it aside" in err.value.hint
