@@ -107,7 +107,7 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
     """Fill each agent's files, records by kind and unknown entry types; return the warnings."""
     from datetime import datetime, timedelta
 
-    from backscroll.dates import format_ts
+    from backscroll.dates import format_ts, local_time
     from backscroll.ingest.rows import on_disk
     from backscroll.ingest.units import TYPE_NAME_MAX
 
@@ -130,6 +130,10 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
         elif not info.sessions and read_in_vain(root.agent, root.path, store.files_read(root.agent, str(root.path))):
             warnings.append(f"{root.agent}: {root.path} holds files but no session was read from them "
                             "(a format this version does not know?)")
+    started = store.get_meta("last_index_start")
+    if started and started > (report.last_index_run or "") and not indexing_in_progress(cfg):
+        warnings.append(f"the index run started {local_time(started)} stopped before it had read every session file "
+                        "(interrupted?): the next `backscroll index`, or a search, reads the rest")
     warnings.extend(unread_layouts(Path(cfg.env.get("HOME") or os.path.expanduser("~"))))
     warnings.extend(left_out(cfg))
     now = now or datetime.now(UTC)

@@ -74,6 +74,7 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
     pending = 0
     store.journal_in_memory()  # the per-file savepoints' journal: no temp file
     store.begin()
+    store.set_meta("last_index_start", now)  # (with the first files' records: a run cut short shows in `status`)
     try:
         for agent, path, key, size, mtime_ns in found.changed:
             read = read_whole if agent.read_whole is not None else read_lines

@@ -534,3 +534,33 @@ def test_an_empty_home_a_config_not_in_utf8_and_a_path_not_in_utf8_are_answered_
     assert r.returncode == 2 and "cannot read the config file" in json.loads(r.stderr)["error"]["message"]
     r = run_cli(small, "files", "--json", os.fsdecode(b"caf\xe9.py"))
     assert r.returncode == 0 and json.loads(r.stdout)["path"] == "caf\\xe9.py", r.stdout + r.stderr
+
+
+def test_status_says_an_index_run_was_cut_short_until_the_next_one_finishes(session_builder, backscroll_home,
+                                                                             monkeypatch):
+    """A run killed after it had saved some files left `status` as after the run before: nothing said the rest
+    was unread."""
+    import backscroll
+    from backscroll.ingest import sync as syncing
+    from backscroll.status_report import collect
+
+    for n in range(3):
+        session_builder.claude(project="calm").user(f"the ledger reconciliation, part {n}").assistant("done")
+    cfg = backscroll_home.config()
+    real, calls = syncing.read_lines, []
+
+    def cut_short(*args, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # (a kill: the files before it were saved)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(syncing, "COMMIT_EVERY_RECORDS", 1)
+    monkeypatch.setattr(syncing, "read_lines", cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        backscroll.index(config=cfg, embed=False)
+    warnings = collect(cfg).warnings
+    assert any("stopped before it had read every session file" in w for w in warnings), warnings
+    monkeypatch.setattr(syncing, "read_lines", real)
+    backscroll.index(config=cfg, embed=False)
+    assert not any("stopped before" in w for w in collect(cfg).warnings)
