@@ -31,7 +31,6 @@ from backscroll.numbers import counted
 from backscroll.store.db import Store
 from backscroll.store.failures import store_failure
 from backscroll.store.lock import lock_wait, writer_lock
-from backscroll.types import Notify, quiet
 
 
 def config_for(cfg: Config | None, home, sources) -> Config:
@@ -109,61 +108,6 @@ def redactor(cfg: Config) -> LazyRedactor | None:
     return LazyRedactor() if cfg.redact.value else None
 
 
-EMBED_NOTICE_MIN = 500  # pending texts from which `index` says that lexical search is ready first
-
-
-def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = quiet,
-                  announce: bool = False) -> tuple[int, float]:
-    """Embed every prose record without a vector (newest first), then refresh the matrix cache.
-    Returns the prose records done (given their vector, or found too short to embed: the count
-    ``status`` shows and the announcement names; records with the same text share one embedding) and
-    the seconds it took.
-
-    ``announce``: say first that lexical search already covers everything (``index`` on a large
-    backlog). Ctrl-C keeps what was committed and says so before the KeyboardInterrupt goes on.
-    """
-    import time
-
-    from backscroll.indexes import embed
-    from backscroll.indexes.vectors import Vectors
-
-    t0 = time.perf_counter()
-    vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
-    old_model = store.get_meta("vectors_model")
-    if vecs.ensure_model():
-        notify(f"the embedding model changed ({old_model} → {vecs.model}): every text is embedded again, once")
-    total = vecs.pending()
-    if announce and total >= EMBED_NOTICE_MIN:
-        searchable = store.record_count()
-        notify(f"{searchable:,} records searchable now; embedding {total:,} prose records for meaning-based search, "
-               "newest first (Ctrl-C is safe: `backscroll embed` resumes)")
-    if progress is not None:
-        progress.start(total)
-    done = {"records": 0}
-
-    def step(records: int, _units: int, worked: float) -> None:
-        done["records"] = records
-        if progress is not None:
-            progress.advance(records, worked)
-
-    try:
-        n = vecs.embed_pending(lambda: embed.load(bulk=True), progress=step)
-    except KeyboardInterrupt:
-        if progress is not None:
-            progress.finish()
-            progress = None
-        notify(f"embedding interrupted: {done['records']:,} of {total:,} prose records were done and are kept; "
-               "`backscroll embed` (or the next `index`) resumes")
-        raise
-    finally:
-        if progress is not None:
-            progress.finish()
-    pruned = vecs.prune_orphans()
-    vecs.refresh_matrix(force=n > 0 or pruned > 0)
-    vecs.prune_query_cache()
-    return total - vecs.pending(), time.perf_counter() - t0
-
-
 @contextmanager
 def writing(cfg: Config, wait: float | None, *, must_exist: bool = False,
             hint: str = "run it again when that has finished") -> Iterator[Store]:
@@ -207,34 +151,39 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
         lex = LexicalIndex(cfg.index_dir)
     else:
         store, lex = held
-    with writer_lock(cfg, 0.0) as acquired:
-        if acquired:
-            store.sound = store.sound or store.vouched()  # then vouched for again when it is closed
-            if cfg.redact.value:  # before anything is read or sent: no secret stored under older rules
-                notes.extend(redact_again(store).notes())
-            if do_sync:
-                from backscroll.ingest.sync import sync  # the readers of twenty agents: only when syncing
+    for first in (True, False):  # (the second time only to wait for a first build: no snapshot to answer from)
+        with writer_lock(cfg, 0.0 if first else lock_wait(None)) as acquired:
+            if acquired:
+                _bring_in_step(cfg, store, lex, do_sync, notes, progress, lexical_progress)
+                return store, lex, do_sync
+        if not lexical or lex.open_for_read():  # (a list reads no index)
+            notes.append("another backscroll process is indexing; answering from the last committed state")
+            return store, lex, False
+    if held is None:
+        store.close()
+    raise LockedError("the index is being built by another backscroll process and no earlier snapshot exists",
+                      hint="try again when it has finished (a first index or search builds it)")
 
-                report = sync(store, cfg.roots, progress, redactor=redactor(cfg), quick=True)
-                if report.unreadable:
-                    notes.append(f"{counted(len(report.unreadable), 'session file')} could not be read; see "
-                                 "`backscroll status`")
-                if cfg.embed.value and cfg.background.value:  # meaning for what a search does not embed itself
-                    from backscroll import background
 
-                    background.start(cfg, store, store.pending_prose(at_most=background.SEARCH_EMBEDS + 1))
-            lex.sync(store, notes.append, lexical_progress)
-            return store, lex, do_sync
-    notes.append("another backscroll process is indexing; answering from the last committed state")
-    if lexical and not lex.open_for_read():  # (a first build: waited for, as a writer waits; a list needs no index)
-        with writer_lock(cfg, lock_wait(None)):
-            pass
-        if not lex.open_for_read():
-            if held is None:
-                store.close()
-            raise LockedError("the index is being built by another backscroll process and no earlier snapshot "
-                              "exists", hint="try again when it has finished (a first index or search builds it)")
-    return store, lex, False
+def _bring_in_step(cfg: Config, store: Store, lex: LexicalIndex, do_sync: bool, notes: list[str], progress,
+                   lexical_progress) -> None:
+    """Under the writer lock: redact again what older rules stored, read new session lines (``do_sync``: a quick
+    sync, with a background worker for the meaning it leaves), and bring the lexical index in step."""
+    store.sound = store.sound or store.vouched()  # then vouched for again when it is closed
+    if cfg.redact.value:  # before anything is read or sent: no secret stored under older rules
+        notes.extend(redact_again(store).notes())
+    if do_sync:
+        from backscroll.ingest.sync import sync  # the readers of twenty agents: only when syncing
+
+        report = sync(store, cfg.roots, progress, redactor=redactor(cfg), quick=True)
+        if report.unreadable:
+            notes.append(f"{counted(len(report.unreadable), 'session file')} could not be read; see "
+                         "`backscroll status`")
+        if cfg.embed.value and cfg.background.value:  # meaning for what a search does not embed itself
+            from backscroll import background
+
+            background.start(cfg, store, store.pending_prose(at_most=background.SEARCH_EMBEDS + 1))
+    lex.sync(store, notes.append, lexical_progress)
 
 
 def readonly_note(cfg: Config) -> str:

@@ -94,7 +94,13 @@ class Backscroll(Reads):
             notify(n)
         if not store.has_records():
             from backscroll.access import nothing_indexed
+            from backscroll.errors import LockedError
+            from backscroll.store.lock import writer_busy
 
+            if writer_busy(self.config):  # (a first index at work, nothing saved yet: not one to run)
+                self._release(store)
+                raise LockedError("the first index is being built by another backscroll process; nothing is "
+                                  "saved yet", hint="try again when it has finished")
             # (once an index ran, why it found nothing; before, that one is to run)
             error = nothing_indexed(store, where) if store.get_meta("last_index_run") else NothingIndexedError(
                 f"nothing is indexed in {where} yet",
@@ -110,7 +116,7 @@ class Backscroll(Reads):
 
         ``embed=None`` follows the configuration (on by default); embedding needs the model package.
         """
-        from backscroll import access
+        from backscroll import access, embedding
         from backscroll.errors import SemanticUnavailableError
         from backscroll.indexes.lexical import LexicalIndex
         from backscroll.ingest.sync import sync
@@ -129,8 +135,8 @@ class Backscroll(Reads):
             outcome = IndexOutcome(report, added, notes=notes)
             if do_embed:
                 try:
-                    outcome.embedded, outcome.embed_seconds = access.embed_pending(store, cfg, embed_progress, notify,
-                                                                                   announce=True)
+                    outcome.embedded, outcome.embed_seconds = embedding.embed_pending(
+                        store, cfg, embed_progress, notify, announce=True)
                 except SemanticUnavailableError as exc:
                     notes.append(f"embedding skipped: {exc.message} (lexical search still works)")
         for n in notes:
@@ -140,11 +146,11 @@ class Backscroll(Reads):
     @guarded
     def embed(self, *, progress=None, wait: float | None = None, notify: Notify = quiet) -> tuple[int, float]:
         """Embed everything already in the store that has no vector; returns (texts embedded, seconds)."""
-        from backscroll import access
+        from backscroll import access, embedding
 
         with access.writing(self.config, wait, must_exist=True) as store:
             store.sound = store.vouched()  # then vouched for again when it is closed
-            return access.embed_pending(store, self.config, progress, notify)
+            return embedding.embed_pending(store, self.config, progress, notify)
 
     @guarded
     def rebuild(self, *, notify: Notify = quiet, lexical_progress=None) -> int:

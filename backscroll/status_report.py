@@ -29,6 +29,7 @@ from backscroll.status_types import (
     UnknownType,
     WorkerStatus,
 )
+from backscroll.store.lock import writer_busy
 from backscroll.store.outbox import LAST_PUSH
 
 
@@ -103,8 +104,9 @@ def _older_parser(store) -> dict[str, int]:
     return {f"{agent}:{_common_folder(paths) or '?'}": len(paths) for agent, paths in by_agent.items()}
 
 
-def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> list[str]:
-    """Fill each agent's files, records by kind and unknown entry types; return the warnings."""
+def agent_health(cfg: Config, store, counts, report: StatusReport, now=None, started: str | None = None) -> list[str]:
+    """Fill each agent's files, records by kind and unknown entry types; return the warnings (``started``: when the
+    last full index run started, read before any mark of its end)."""
     from datetime import datetime, timedelta
 
     from backscroll.dates import format_ts, local_time
@@ -130,10 +132,9 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None) -> 
         elif not info.sessions and read_in_vain(root.agent, root.path, store.files_read(root.agent, str(root.path))):
             warnings.append(f"{root.agent}: {root.path} holds files but no session was read from them "
                             "(a format this version does not know?)")
-    started = store.get_meta("last_index_start")
-    if started and started > (report.last_index_run or "") and not indexing_in_progress(cfg):
+    if started and started > (store.get_meta("last_full_index_run") or "") and not writer_busy(cfg):
         warnings.append(f"the index run started {local_time(started)} stopped before it had read every session file "
-                        "(interrupted?): the next `backscroll index`, or a search, reads the rest")
+                        "(interrupted?): the next `backscroll index` reads the rest")
     warnings.extend(unread_layouts(Path(cfg.env.get("HOME") or os.path.expanduser("~"))))
     warnings.extend(left_out(cfg))
     now = now or datetime.now(UTC)
@@ -178,7 +179,7 @@ def collect(cfg: Config, skipped: int = 5) -> StatusReport:
                   "redact": Setting(cfg.redact.value, cfg.redact.origin),
                   "background": Setting(cfg.background.value, cfg.background.origin)},
         indexed=cfg.db_path.exists(), config_warnings=list(cfg.warnings), agents={a: AgentStatus() for a in AGENTS},
-        indexing=indexing_in_progress(cfg))
+        indexing=writer_busy(cfg))
     if not report.indexed:
         return report
     from backscroll.store.failures import store_failure
@@ -192,27 +193,6 @@ def collect(cfg: Config, skipped: int = 5) -> StatusReport:
         known.partial_status = report
         raise known from None
     return report
-
-
-def indexing_in_progress(cfg: Config) -> bool:
-    """Whether a backscroll process holds the writer lock now (an index or a sync is running).
-    Creates nothing: no lock file means no writer ever ran here."""
-    import fcntl
-
-    try:
-        fd = os.open(cfg.lock_path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    except BlockingIOError:
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
 
 
 def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
@@ -235,6 +215,7 @@ def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
             report.agent(agent).records = n
         report.projects = [ProjectStatus(*row) for row in counts.projects]
         report.last_sync = counts.last_sync
+        started = store.get_meta("last_index_start")  # (before the end marks: a run ending meanwhile is no warning)
         report.last_index_run = store.get_meta("last_index_run")
         report.embeddings = EmbeddingStatus(counts.prose, counts.prose - counts.prose_pending, counts.prose_pending)
         _worker(cfg, store, report.embeddings)
@@ -247,7 +228,7 @@ def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
         report.skipped_lines = counts.skipped_lines
         report.skipped_examples = [SkippedLine(shorten(p), ln, shorten(r)) for p, ln, r in counts.skipped_examples]
         report.lexical = lexical_state(cfg, store)
-        report.warnings = agent_health(cfg, store, counts, report)
+        report.warnings = agent_health(cfg, store, counts, report, started=started)
         if (why := embed.unusable()) is not None:
             report.warnings.append(f"meaning is not searched: {why}")
         # Unreadable files and directories (kept until they are read or gone) and rewritten-file notices.

@@ -74,7 +74,9 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
     pending = 0
     store.journal_in_memory()  # the per-file savepoints' journal: no temp file
     store.begin()
-    store.set_meta("last_index_start", now)  # (with the first files' records: a run cut short shows in `status`)
+    full = not quick or reparse  # (a search's quick sync looks at some files only)
+    if full:
+        store.set_meta("last_index_start", now)  # (with the first files' records: a run cut short shows in `status`)
     try:
         for agent, path, key, size, mtime_ns in found.changed:
             read = read_whole if agent.read_whole is not None else read_lines
@@ -116,6 +118,8 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
         remember_issues(store, found, issues, now)
         looked.remember(store)
         store.set_meta("last_index_run", _now())  # `status`: when the sources were last looked at
+        if full:
+            store.set_meta("last_full_index_run", _now())
         if redactor is None and (report.records_added or report.records_replaced):
             store.set_meta(REDACTION_KEY, REDACTION_OFF)  # redacted once redaction is on again
         store.apply_leaf_titles()

@@ -74,3 +74,22 @@ def file_lock(path: Path, wait: float = 0.0) -> Iterator[bool]:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def writer_busy(cfg: HasLock) -> bool:
+    """Whether a backscroll process holds the writer lock now (an index or a sync is running).
+    Creates nothing: no lock file means no writer ever ran here."""
+    try:
+        fd = os.open(cfg.lock_path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)

@@ -544,9 +544,11 @@ def test_status_says_an_index_run_was_cut_short_until_the_next_one_finishes(sess
     from backscroll.ingest import sync as syncing
     from backscroll.status_report import collect
 
+    session_builder.claude(project="calm").user("the ledger, first").assistant("done")
+    cfg = backscroll_home.config()
+    backscroll.index(config=cfg, embed=False)
     for n in range(3):
         session_builder.claude(project="calm").user(f"the ledger reconciliation, part {n}").assistant("done")
-    cfg = backscroll_home.config()
     real, calls = syncing.read_lines, []
 
     def cut_short(*args, **kw):
@@ -562,5 +564,7 @@ def test_status_says_an_index_run_was_cut_short_until_the_next_one_finishes(sess
     warnings = collect(cfg).warnings
     assert any("stopped before it had read every session file" in w for w in warnings), warnings
     monkeypatch.setattr(syncing, "read_lines", real)
+    backscroll.search("ledger reconciliation", config=cfg, sync=True, mode="lexical")
+    assert any("stopped before" in w for w in collect(cfg).warnings), "a search's quick sync reads some files only"
     backscroll.index(config=cfg, embed=False)
     assert not any("stopped before" in w for w in collect(cfg).warnings)

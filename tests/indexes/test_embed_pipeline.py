@@ -13,7 +13,7 @@ import pytest
 from helpers import rows
 
 import backscroll
-from backscroll import access
+from backscroll import embedding
 from backscroll.cli.progress import eta_text
 from backscroll.errors import SemanticUnavailableError
 from backscroll.indexes import embed as embed_mod
@@ -200,7 +200,7 @@ def test_a_partly_embedded_store_answers_hybrid_searches_and_says_how_much(sessi
 
 def test_index_says_lexical_search_is_ready_before_embedding_a_large_backlog(session_builder, backscroll_home,
                                                                              monkeypatch):
-    monkeypatch.setattr(access, "EMBED_NOTICE_MIN", 5)
+    monkeypatch.setattr(embedding, "EMBED_NOTICE_MIN", 5)
     s = session_builder.claude()
     for i in range(8):
         s.user(f"distinct question number {i} about topic {i * 7}")

@@ -69,8 +69,7 @@ def test_during_a_first_build_a_list_answers_and_a_search_waits_for_the_index(se
     try:
         assert [s.agent for s in backscroll.sessions(config=cfg, all=True)] == ["claude"]
         finish.set()
-        found = backscroll.search("retry queue", config=cfg, mode="lexical")
-        assert found.results and "another backscroll process is indexing" in " ".join(found.notes)
+        assert backscroll.search("retry queue", config=cfg, mode="lexical").results
     finally:
         finish.set()
         thread.join()
@@ -78,3 +77,43 @@ def test_during_a_first_build_a_list_answers_and_a_search_waits_for_the_index(se
     shutil.rmtree(cfg.index_dir)
     with writer_lock(cfg, 0), pytest.raises(LockedError, match="no earlier snapshot"):
         backscroll.search("retry queue", config=cfg, mode="lexical")
+
+
+def test_a_search_that_waited_for_a_writer_which_built_nothing_builds_the_index_itself(session_builder,
+                                                                                       backscroll_home, monkeypatch):
+    """The lock's holder may be an embed or a push, not a first build: the search then builds the index."""
+    import shutil
+    import threading
+
+    session_builder.claude().user("where does the retry queue live?").assistant("In Redis, retry:queue.")
+    cfg = backscroll_home.config()
+    backscroll.index(config=cfg, embed=False)
+    shutil.rmtree(cfg.index_dir)
+    monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", "30")
+    held, go = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with writer_lock(cfg, 0):
+            held.set()
+            go.wait(30)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    held.wait(30)
+    timer = threading.Timer(0.3, go.set)
+    timer.start()
+    try:
+        assert backscroll.search("retry queue", config=cfg, mode="lexical").results
+    finally:
+        go.set()
+        thread.join()
+
+
+def test_a_list_during_a_first_build_with_nothing_saved_says_so_not_run_index(session_builder, backscroll_home):
+    from backscroll.store.db import Store
+
+    session_builder.claude().user("hello")
+    cfg = backscroll_home.config()
+    Store.open(cfg.db_path).close()  # (a first index at work: nothing committed yet)
+    with writer_lock(cfg, 0), pytest.raises(LockedError, match="the first index is being built"):
+        backscroll.sessions(config=cfg)
