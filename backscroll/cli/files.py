@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from backscroll.cli import common
-from backscroll.request import ListRequest
+from backscroll.request import MAX_LIMIT, ListRequest
 
 
 def files(
@@ -17,8 +17,10 @@ def files(
                                                               "relative path any project's file ends with.")],
     agent: Annotated[str | None, common.option_of(ListRequest, "agent")] = None,
     project: Annotated[str | None, common.option_of(ListRequest, "project")] = None,
-    since: Annotated[str | None, common.option_of(ListRequest, "since")] = None,
-    until: Annotated[str | None, common.option_of(ListRequest, "until")] = None,
+    since: Annotated[str | None, typer.Option("--since", metavar="WHEN", help="Only touches since: 2026-10-01, "
+                                              "2026-10, 7d, 2w, today (the forms of search --since).")] = None,
+    until: Annotated[str | None, typer.Option("--until", metavar="WHEN", help="Only touches up to this, its day "
+                                              "included: 2026-10-31, 2026-10, yesterday.")] = None,
     limit: Annotated[int, common.option_of(ListRequest, "limit")] = 20,
     offset: Annotated[int, common.option_of(ListRequest, "offset")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
@@ -40,8 +42,11 @@ def files(
         target = os.path.abspath(path) if path.startswith(("./", "../")) or path in (".", "..") else path
         filters = {"agent": agent, "project": project, "since": since, "until": until}
         with common.archive() as bs:
-            found = bs.files(target, **filters, limit=limit, offset=offset, sync=not no_sync, notify=common.err)
-            more = len(found) == limit and bool(bs.files(target, **filters, limit=1, offset=offset + limit))
+            asked = min(limit + 1, MAX_LIMIT)  # (one more, to know whether others wait; at the most, a call more)
+            found = bs.files(target, **filters, limit=asked, offset=offset, sync=not no_sync, notify=common.err)
+            more = len(found) > limit or (len(found) == limit == asked
+                                          and bool(bs.files(target, **filters, limit=1, offset=offset + limit)))
+            found = found[:limit]
             touched = bool(found) or bool(offset and bs.files(target, **filters, limit=1))  # (on an earlier page)
             outside = not touched and any(filters.values()) and bool(bs.files(target, limit=1))
         if as_json:
@@ -55,7 +60,8 @@ def files(
             common.err(f"more sessions touched it: --offset {offset + limit} lists the next ones")
         if outside:
             named = [f"--{f}" for f, v in filters.items() if v]
-            common.err(f"note: sessions outside {' and '.join(named)} touched it; without "
+            undated = " (or at no recorded time)" if since or until else ""
+            common.err(f"note: sessions outside {' and '.join(named)} touched it{undated}; without "
                        f"{'that filter' if len(named) == 1 else 'those filters'}, `files` lists them")
         return 0
 

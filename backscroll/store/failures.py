@@ -47,16 +47,18 @@ def store_failure(exc: BaseException, db_path) -> BackscrollError | None:
             hint="free some space and run it again: what was stored before is intact, and the next run "
                  "picks up where this one stopped")
     filename = getattr(exc, "filename", None)
-    in_data_dir = filename is not None and str(filename).startswith(data_dir)
+    where = Path(str(filename)) if filename is not None else None
+    inside = where.relative_to(data_dir).parts if where is not None and where.is_relative_to(data_dir) else None
+    in_data_dir = inside is not None
     if ("readonly database" in low or "read-only file system" in low or eno == errno.EROFS
             or (eno in (errno.EACCES, errno.EPERM) and in_data_dir)):
         return ReadOnlyStoreError(
             f"the store in {data_dir} cannot be written ({text})",
             hint="search, show, list and status still read it; to index, make the data dir writable or "
                  "copy it somewhere writable and point $BACKSCROLL_HOME at the copy", reason="read-only")
-    if eno in (errno.EEXIST, errno.ENOTDIR) and in_data_dir:  # (a file where a derived index keeps its folder)
-        return CorruptStoreError(f"{filename} is in the way of a folder backscroll keeps in {data_dir} ({text})",
-                                 hint="move it aside: the search indexes are made again from the store",
+    if eno in (errno.EEXIST, errno.ENOTDIR) and inside and inside[0] in ("index", "vectors"):
+        return CorruptStoreError(f"{data_dir}/{inside[0]} is a file, where backscroll keeps a search index's folder "
+                                 f"({text})", hint="move it aside: the search index is made again from the store",
                                  reason="path-in-the-way")
     if isinstance(exc, sqlite3.OperationalError) and ("database is locked" in low or "busy" in low):
         return LockedError(f"the store in {data_dir} stayed locked by another process ({text})",

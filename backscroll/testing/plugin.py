@@ -116,7 +116,7 @@ class SessionFactory:
 
     def _start(self, start: str | datetime | None) -> str:
         if start is not None:
-            return instant(start, "start")
+            return instant(start, "start=")
         # successive sessions start a day apart, in order
         return format_ts(parse_ts(self.start) + timedelta(days=self._count))
 

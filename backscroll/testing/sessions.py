@@ -32,7 +32,7 @@ def instant(when: str | datetime, name: str) -> str:
             return format_ts(parse_ts(when))
     except (ValueError, OverflowError):
         pass
-    raise ValueError(f"{name}= takes an ISO time (2026-10-02T09:00:00Z) or a datetime, not {when!r}"[:200])
+    raise ValueError(f"{name} takes an ISO time (2026-10-02T09:00:00Z) or a datetime, not {when!r}"[:200])
 
 
 class Clock:
@@ -78,7 +78,7 @@ class Builder:
 
     def at(self, when: str | datetime) -> Self:
         """The next lines' time."""
-        self.clock.now = parse_ts(instant(when, "at"))
+        self.clock.now = parse_ts(instant(when, "at()"))
         return self
 
     def search_echo(self, query: str, output: str, *, argv: bool = False) -> Self:

@@ -383,6 +383,6 @@ def test_a_file_where_a_derived_index_keeps_its_folder_is_named_not_an_internal_
     path = backscroll_home.data / folder
     subprocess.run(["rm", "-rf", str(path)], check=True)
     path.write_text("x")
-    with pytest.raises(CorruptStoreError, match=f"{folder} is in the way of a folder") as err:
+    with pytest.raises(CorruptStoreError, match=f"{folder} is a file, where backscroll keeps a search index") as err:
         backscroll.search("cobalt queue", config=backscroll_home.config(), mode="hybrid")
     assert err.value.hint and "move it aside" in err.value.hint
