@@ -139,13 +139,12 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
         if not cfg.db_path.exists() and not do_sync:
             raise NothingIndexedError(f"nothing is indexed yet (no store at {cfg.db_path})",
                                       hint="run `backscroll index` first")
-        said = notes if do_sync else []  # (one that asked for no sync misses nothing it asked for)
         if cfg.db_path.exists() and not writable(cfg):
-            return prepare_readonly(cfg, said, lexical)
+            return prepare_readonly(cfg, notes, lexical, told=do_sync)
         try:
             store = Store.open(cfg.db_path)
         except ReadOnlyStoreError:
-            return prepare_readonly(cfg, said, lexical)
+            return prepare_readonly(cfg, notes, lexical, told=do_sync)
         except DiskFullError:  # reading needs no space: answer from the store as it is (a full disk is news)
             return prepare_readonly(cfg, notes, lexical, full=True)
         lex = LexicalIndex(cfg.index_dir)
@@ -202,13 +201,18 @@ def rebuild_damaged(cfg: Config, store: Store, lex: LexicalIndex, exc: LexicalDa
     notes.append("the lexical index was damaged; rebuilt it from the store")
 
 
-def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True,
-                     full: bool = False) -> tuple[Store, LexicalIndex, bool]:
-    """A store that cannot be written (a backup on read-only media, a full disk) is searched as it is.
-    Tantivy cannot open an index it may not lock, so a read-only index is searched from a temporary copy."""
+def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True, full: bool = False,
+                     told: bool = True) -> tuple[Store, LexicalIndex, bool]:
+    """A store that cannot be written (a backup on read-only media, a full disk) is searched as it is (``told``:
+    say so; one that asked for no sync misses nothing it asked for). Tantivy cannot open an index it may not lock,
+    so a read-only index is searched from a temporary copy."""
     store = Store.open_readonly(cfg.db_path)
-    notes.append(f"the disk holding {cfg.db_path.parent} is full: answered from the store as it is, without "
-                 "reading new session lines" if full else readonly_note(cfg))
+    if told or full:
+        notes.append(f"the disk holding {cfg.db_path.parent} is full: answered from the store as it is, without "
+                     "reading new session lines" if full else readonly_note(cfg))
+    if lexical and int(store.get_meta("lexical_watermark") or 0) < store.max_record_id():  # (an index cut short)
+        notes.append("the newest records are not searched by words: the word index stopped before them, and a "
+                     "store that cannot be written cannot bring it up to date")
     lex = LexicalIndex(cfg.index_dir)
     if lexical and not lex.open_for_read():
         import atexit

@@ -567,6 +567,12 @@ def test_a_data_dir_its_owner_made_read_only_is_read_as_it_is(tmp_path):
             assert r.returncode == 0 and r.stdout, (args, r.stderr)
         status = json.loads(run("status", "--json").stdout)
         assert status["read_only"] is True and status["records"] > 0
+        subprocess.run(["chmod", "-R", "u+w", str(data)], check=True)
+        with sqlite3.connect(data / "backscroll.db") as db:  # (an index cut short: words behind the store)
+            db.execute("UPDATE meta SET value = '1' WHERE key = 'lexical_watermark'")
+        subprocess.run(["chmod", "-R", "a-w", str(data)], check=True)
+        behind = run("search", "--no-sync", "pgbouncer", "--format", "tsv")
+        assert behind.returncode == 0 and "the newest records are not searched by words" in behind.stderr, behind
     finally:
         subprocess.run(["chmod", "-R", "u+w", str(shared)], capture_output=True)
         shutil.rmtree(shared, ignore_errors=True)
