@@ -42,7 +42,7 @@ def files(
         target = os.path.abspath(path) if path.startswith(("./", "../")) or path in (".", "..") else path
         filters = {"agent": agent, "project": project, "since": since, "until": until}
         with common.archive() as bs:
-            asked = min(limit + 1, MAX_LIMIT)  # (one more, to know whether others wait; at the most, a call more)
+            asked = min(limit + 1, MAX_LIMIT)  # (one more than shown tells whether others wait; at 1,000, a call)
             found = bs.files(target, **filters, limit=asked, offset=offset, sync=not no_sync, notify=common.err)
             more = len(found) > limit or (len(found) == limit == asked
                                           and bool(bs.files(target, **filters, limit=1, offset=offset + limit)))
