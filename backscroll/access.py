@@ -175,8 +175,8 @@ def _bring_in_step(cfg: Config, store: Store, lex: LexicalIndex, do_sync: bool, 
         from backscroll.ingest.sync import sync  # the readers of twenty agents: only when syncing
 
         report = sync(store, cfg.roots, progress, redactor=redactor(cfg), quick=True)
-        if report.unreadable:
-            notes.append(f"{counted(len(report.unreadable), 'session file')} could not be read; see "
+        if report.newly_unreadable:  # (said once, not on every search while it stays so: `status` lists them)
+            notes.append(f"{counted(report.newly_unreadable, 'session file')} could not be read; see "
                          "`backscroll status`")
         if cfg.embed.value and cfg.background.value:  # meaning for what a search does not embed itself
             from backscroll import background

@@ -18,6 +18,7 @@ class IndexReport:
     records_replaced: int = 0
     lines_skipped: int = 0
     unreadable: list[tuple[str, str]] = field(default_factory=list)
+    newly_unreadable: int = 0  # of those, the ones the sync before could read (or had not met)
     notices: list[tuple[str, str]] = field(default_factory=list)  # (path, what happened): nothing lost
     skipped_examples: list[tuple[str, int, str]] = field(default_factory=list)
     seconds: float = 0.0

@@ -64,6 +64,7 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
         report.notices.extend(("(the store)", note) for note in redact_again(store).notes())
     reparse = store.get_meta("parse_version") != str(PARSE_VERSION)  # (a newer parser: every file is looked at once)
     issues = store.source_issues()
+    known_unreadable = {key for key, issue in issues.items() if issue[0] == "unreadable"}
     now = _now()
     roots = list(roots)
     looked = (quick_scan if quick and not reparse else full_scan)(store, roots, issues, report)
@@ -115,6 +116,7 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
                 store.begin()
                 pending = 0
             progress.advance(str(path), report.records_added - before)
+        report.newly_unreadable = sum(1 for key, _why in report.unreadable if key not in known_unreadable)
         remember_issues(store, found, issues, now)
         looked.remember(store)
         store.set_meta("last_index_run", _now())  # `status`: when the sources were last looked at

@@ -277,9 +277,10 @@ def test_oversized_gemini_json_is_not_read_and_is_remembered(backscroll_home, ba
     first = backscroll_index()
     assert [p for p, _w in first.report.unreadable] == [str(path)]
     assert "larger than" in first.report.unreadable[0][1]
+    assert first.report.newly_unreadable == 1
     second = backscroll_index()
     assert second.report.files_changed == 0, "an unchanged oversized file is not read again"
-    assert [p for p, _w in second.report.unreadable] == [str(path)]
+    assert [p for p, _w in second.report.unreadable] == [str(path)] and second.report.newly_unreadable == 0
     path.write_text(json.dumps({"sessionId": "g-small", "messages": [gemini_msg("m1", "user", "small now")]}))
     third = backscroll_index()
     assert third.report.unreadable == [] and texts(backscroll_home) == ["small now"]
@@ -470,3 +471,19 @@ def test_status_is_quiet_about_agents_installed_but_never_used(backscroll_home, 
     said = run_cli(backscroll_home, "status").stdout
     assert f"qwen: {home / '.qwen'} holds files but no session was read" in said, said
     assert "gemini:" not in said.split("Session roots")[0] and "hermes: " not in said.split("Session roots")[0], said
+
+
+def test_a_search_says_a_session_file_could_not_be_read_once_not_on_every_turn(session_builder, backscroll_home,
+                                                                                backscroll_index, monkeypatch):
+    """An agent's every search repeated "1 session file could not be read" while the same file stayed so."""
+    import backscroll
+
+    session_builder.claude().user("the cache warms at boot").assistant("yes, from the manifest")
+    backscroll_index(embed=False)
+    monkeypatch.setattr(gemini, "MAX_WHOLE_BYTES", 1024 * 1024)
+    path = gemini_chats(backscroll_home) / "session-2026-10-01T09-00-sparse02.json"
+    with open(path, "wb") as fh:
+        fh.truncate(8 * 1024 * 1024)
+    said = [backscroll.search("cache warms", config=backscroll_home.config(), sync=True, mode="lexical").notes
+            for _turn in range(2)]
+    assert [any("could not be read" in n for n in notes) for notes in said] == [True, False], said
