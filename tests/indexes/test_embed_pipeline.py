@@ -139,8 +139,10 @@ main()
 """
 
 
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["ctrl-c", "term", "hangup"])
 def test_ctrl_c_during_embed_keeps_what_is_done_exits_130_and_the_next_run_resumes(
-        session_builder, backscroll_home, backscroll_index, monkeypatch):
+        session_builder, backscroll_home, backscroll_index, monkeypatch, stop):
+    """SIGTERM (a supervisor's stop) and SIGHUP (a closed terminal) had ended it silently, as 143 and 129."""
     s = session_builder.claude()
     for i in range(400):
         s.user(f"distinct question number {i} about topic {i * 7} and module m{i}")
@@ -163,7 +165,7 @@ def test_ctrl_c_during_embed_keeps_what_is_done_exits_130_and_the_next_run_resum
     while embedded() == 0 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert proc.poll() is None, "the run was still going when the first step was committed"
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(stop)
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "embedding interrupted" in err and "resumes" in err
