@@ -47,6 +47,12 @@ from backscroll.errors import UsageError
 QUERY_KEYS = {"id", "text", "expected", "category", "session", "role", "author", "agent", "content_type", "project",
               "since", "until", "include_echoes", "mode", "allow_also_matching", "window", "nothing", "now"}
 SEARCH_KEYS = ("role", "author", "agent", "content_type", "project", "since", "until", "include_echoes", "mode")
+TEXT_KEYS = ("id", "text", "expected", "category", "session", "role", "author", "agent", "content_type", "project",
+             "mode")
+FLAG_KEYS = ("include_echoes", "allow_also_matching", "nothing")
+FILE_KEYS = {"now": "the clock", "corpus": "[corpus]", "gate": "[gate]", "query": "[[query]]"}
+GATE_KEYS = {"floors", "slack", "ratchet"}
+METRICS = {"hit1", "recall", "mrr", "session_hit1", "session_recall", "session_mrr", "kept"}  # a floor's names
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,8 @@ def read_window(value: str) -> tuple[str, str]:
 
     first, _sep, last = value.partition("..")
     start, end = date.fromisoformat(first.strip()), date.fromisoformat((last or first).strip()) + timedelta(days=1)
+    if end <= start:
+        raise ValueError("the last day before the first")
     return f"{start.isoformat()}T00:00:00Z", f"{end.isoformat()}T00:00:00Z"
 
 
@@ -84,11 +92,51 @@ class Gate:
 
 def _read(path: Path) -> dict:
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        return _checked(path, tomllib.loads(Path(path).read_text(encoding="utf-8-sig")))
     except FileNotFoundError:
         raise UsageError(f"no query file at {path}", hint="see `backscroll eval --help` for the format") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
         raise UsageError(f"cannot read {path}: {exc}") from None
+
+
+def _checked(path: Path, data: dict) -> dict:
+    """The file's tables and keys, each of the kind it must be: a misspelt table or key, a string where a list or a
+    flag goes, would otherwise pass a gate unchecked or index the wrong history (a CI reads exit 0)."""
+
+    def wrong(what: str) -> UsageError:
+        return UsageError(f"{path}: {what}"[:300], hint="see `backscroll eval --help` for the format")
+
+    if unknown := sorted(set(data) - set(FILE_KEYS)):
+        raise wrong(f"unknown table or key {', '.join(unknown)} (known: {', '.join(FILE_KEYS.values())}, now)")
+    corpus = data.get("corpus")
+    sources = corpus.get("sources") if isinstance(corpus, dict) else None
+    if corpus is not None and not (set(corpus) == {"sources"} and isinstance(sources, list) and sources
+                                   and all(isinstance(s, str) and s for s in sources)):
+        raise wrong("[corpus] takes one key, sources: a list of AGENT:PATH or PATH texts")
+    gate = data.get("gate", {})
+    if not isinstance(gate, dict) or set(gate) - GATE_KEYS:
+        raise wrong(f"[gate] takes {', '.join(sorted(GATE_KEYS))}, not {', '.join(sorted(set(gate) - GATE_KEYS))}"
+                    if isinstance(gate, dict) else "[gate] is a table")
+    if not isinstance(gate.get("ratchet", []), list) or not all(isinstance(r, str) for r in gate.get("ratchet", [])):
+        raise wrong("[gate] ratchet is a list of query ids")
+    for category, floors in (gate.get("floors") or {}).items():
+        if not isinstance(floors, dict) or any(m not in METRICS or isinstance(v, bool) or not isinstance(v, int | float)
+                                               or not 0 <= v <= 1 for m, v in floors.items()):
+            raise wrong(f"floors.{category} gives shares from 0 to 1 of {', '.join(sorted(METRICS))}")
+    queries = data.get("query", [])
+    if not isinstance(queries, list) or not all(isinstance(q, dict) for q in queries):
+        raise wrong("each query is a [[query]] table")
+    ids = [q["id"] for q in queries if "id" in q]
+    if twice := sorted({i for i in ids if ids.count(i) > 1}, key=str):
+        raise wrong(f"query ids given twice: {', '.join(map(str, twice))}")
+    for n, q in enumerate(queries, start=1):
+        if bad := [k for k in TEXT_KEYS if k in q and not isinstance(q[k], str)]:
+            raise wrong(f"query {n}: {', '.join(bad)} must be text (in quotes)")
+        if bad := [k for k in FLAG_KEYS if k in q and not isinstance(q[k], bool)]:
+            raise wrong(f"query {n}: {', '.join(bad)} must be true or false (no quotes)")
+        if "expected" in q and not q["expected"].strip():
+            raise wrong(f"query {n}: expected is blank (it would be found in any record)")
+    return data
 
 
 def _shaped(path: Path, read):
@@ -140,9 +188,10 @@ def _queries(path: Path, data: dict) -> tuple[list[EvalQuery], list[str]]:
             raise UsageError(f"{path}: query {i} needs text and expected (or session, window or nothing)" +
                              (f"; unknown keys {sorted(unknown)}" if unknown else ""))
         try:
-            window = read_window(item["window"]) if item.get("window") else None
+            window = read_window(str(item["window"])) if item.get("window") else None
         except ValueError:
-            raise UsageError(f"{path}: query {i}: window {item['window']!r} is not YYYY-MM-DD[..YYYY-MM-DD]") from None
+            raise UsageError(f"{path}: query {i}: window {item['window']!r} is not YYYY-MM-DD[..YYYY-MM-DD], the first "
+                             "day first") from None
         queries.append(EvalQuery(
             text=item["text"], expected=item.get("expected", ""), category=item.get("category", "default"),
             session=item.get("session"), options={k: item[k] for k in SEARCH_KEYS if k in item},

@@ -72,8 +72,8 @@ def eval_queries(
                                                 help="Override every query's mode.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
     gate: Annotated[bool, typer.Option("--gate", help="Exit 1 when the file's \\[gate] fails: a category "
-                                                      "below its floors (less the slack), or a ratchet query lost."
-                                                      )] = False,
+                                                      "below its floors (less the slack), or a ratchet query lost "
+                                                      "(a file without one is an error).")] = False,
     compare: Annotated[bool, typer.Option("--compare", help="Also report lexical-only and semantic-only "
                                                             "ranking over the same index.")] = False,
 ) -> None:
@@ -100,7 +100,7 @@ def eval_queries(
       \\[\\[query]]                     # one per query
       id = "lexical-1"              # optional: names it for the ratchet
       text = "what did we pick for calendar arithmetic"
-      expected = "pendulum over arrow"  # a piece of the target record
+      expected = "pendulum over arrow"  # a piece of the target record, as written
       category = "paraphrase"       # optional (default "default")
       session = "..."               # optional: the hit's session
       window = "2026-03-09..2026-03-15"  # or: any record of these days
@@ -113,6 +113,14 @@ def eval_queries(
     def body() -> int:
         from backscroll.evaluate import run_eval
 
+        if gate:
+            from backscroll.errors import UsageError
+            from backscroll.eval_file import load_gate
+
+            if load_gate(queries)[0] is None:  # (a gate misspelt or left out would pass every run)
+                raise UsageError(f"--gate: {queries} has no [gate] table",
+                                 hint="add one (floors, slack, ratchet: see `backscroll eval --help`), or leave "
+                                      "--gate out")
         if compare:
             *others, report = run_eval(queries, k=k, home=common.STATE.home, notify=common.err,
                                        modes=("lexical", "semantic", mode))
@@ -136,13 +144,13 @@ def eval_queries(
             common.err(f"gate: {line}")
         failed = (min_recall is not None and o["recall"] < min_recall) or o["echo_leaks"] > 0 or bool(gate_failures)
         if failed:
-            common.err(f"eval failed: recall@{k} {o['recall']:.2f}" +
-                       (f" < {min_recall:.2f}" if min_recall is not None and o["recall"] < min_recall else "") +
+            common.err(f"eval failed: recall@{k} {o['found']}/{o['queries']} = {o['recall']:.3g}" +
+                       (f" < {min_recall:g}" if min_recall is not None and o["recall"] < min_recall else "") +
                        (f", {o['echo_leaks']} echo rows in default results" if o["echo_leaks"] else "") +
                        (f", {len(gate_failures)} gate failure(s)" if gate_failures else ""))
         return 1 if failed else 0
 
-    common.run(body, as_json=as_json)
+    common.run(body, as_json=as_json, stoppable=True)  # (a CI's timeout: the temporary home is removed too)
 
 
 def register(app: typer.Typer) -> None:

@@ -304,6 +304,56 @@ def test_a_query_file_eval_cannot_read_is_a_usage_error(tmp_path, content, loade
             {"gate": load_gate, "queries": load_queries}[name](path)
 
 
+Q = '[[query]]\ntext = "a"\nexpected = "b"\n'
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    ("[gates]\nslack = 0.1\n" + Q, "unknown table or key gates"),
+    ("[gate]\nfloor.overall = { recall = 1.0 }\n" + Q, "[gate] takes floors, ratchet, slack, not floor"),
+    ('[gate]\nratchet = "q1"\n' + Q, "ratchet is a list of query ids"),
+    ("[gate]\nfloors.overall = { recal = 1.0 }\n" + Q, "floors.overall gives shares from 0 to 1"),
+    ("[gate]\nfloors.overall = { recall = 80 }\n" + Q, "floors.overall gives shares from 0 to 1"),
+    ('[corpora]\nsources = ["claude:x"]\n' + Q, "unknown table or key corpora"),
+    ('[corpus]\nsource = ["claude:x"]\n' + Q, "[corpus] takes one key, sources"),
+    ('[corpus]\nsources = "claude:/"\n' + Q, "[corpus] takes one key, sources"),
+    ("[corpus]\nsources = []\n" + Q, "[corpus] takes one key, sources"),
+    ('[[query]]\nid = "a"\ntext = "x"\nexpected = "y"\n[[query]]\nid = "a"\ntext = "z"\nexpected = "w"\n',
+     "query ids given twice: a"),
+    (Q + 'nothing = "false"\n', "query 1: nothing must be true or false"),
+    (Q + "category = 5\n", "query 1: category must be text"),
+    ('[[query]]\ntext = "a"\nexpected = " "\n', "query 1: expected is blank"),
+    ('[[query]]\ntext = "a"\nwindow = "2026-10-28..2026-10-01"\n', "the first day first"),
+    ('[query]\ntext = "a"\n', "each query is a [[query]] table"),
+])
+def test_a_query_file_a_ci_would_misread_is_refused_saying_what_is_wrong(tmp_path, content, says):
+    """A misspelt [gate] passed --gate, a misspelt [corpus] ran against the user's own history, a string for
+    sources walked /, a duplicate id hid a lost ratchet, "false" read as true, and a number for a category was an
+    internal error."""
+    from backscroll.errors import UsageError
+    from backscroll.eval_file import load_gate, load_queries
+
+    path = tmp_path / "q.toml"
+    path.write_text(content)
+    with pytest.raises(UsageError) as err:
+        load_gate(path)
+        load_queries(path)
+    assert says in err.value.message, err.value.message
+
+
+def test_eval_refuses_gate_without_a_gate_and_reads_a_bom(tmp_path, backscroll_home):
+    (tmp_path / "q.toml").write_text(Q)
+    r = cli("eval", str(tmp_path / "q.toml"), "--gate")
+    assert r.exit_code == 2 and "has no [gate] table" in r.stderr, r.stderr
+    from backscroll.errors import UsageError
+    from backscroll.eval_file import load_queries
+
+    (tmp_path / "bom.toml").write_bytes(b"\xef\xbb\xbf" + Q.encode())
+    assert load_queries(tmp_path / "bom.toml")[0][0].text == "a"
+    (tmp_path / "none.toml").write_text('[corpus]\nsources = ["claude:gone"]\n' + Q)
+    with pytest.raises(UsageError, match="no corpus source exists"):
+        load_queries(tmp_path / "none.toml")
+
+
 def test_an_answer_found_under_a_wrong_agent_hint_ranks_its_session_where_it_was_found(session_builder,
                                                                                      backscroll_index, backscroll_home,
                                                                                      tmp_path):
