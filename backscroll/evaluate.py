@@ -12,7 +12,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from backscroll.errors import UsageError
 from backscroll.eval_file import EvalQuery, Gate, load_gate, load_queries
+from backscroll.sanitize import shorten
 
 
 @dataclass
@@ -223,7 +225,10 @@ def _run_mode(bs, queries: list[EvalQuery], k: int, mode: str | None, now: str |
         opts = dict(q.options)
         if mode:
             opts["mode"] = mode
-        result = bs.search(q.text, limit=k, rerun=True, max_chars=0, now=q.now or now, **opts)
+        try:
+            result = bs.search(q.text, limit=k, rerun=True, max_chars=0, now=q.now or now, **opts)
+        except UsageError as exc:  # (an option of the file's: name the query it is in)
+            raise UsageError(f"query {q.id or shorten(q.text, 60)!r}: {exc.message}", hint=exc.hint) from None
         # Finding is measured on the ranked list (what ``--weak`` shows: the results, then the weak
         # matches); judging, as ``kept``: whether the answer found stayed in ``results``.
         ranked = [*result.results, *result.weak_matches][:k]

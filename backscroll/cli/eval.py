@@ -86,7 +86,8 @@ def eval_queries(
     is right when the results come back empty.
     A \\[corpus] table names sources to index into a temporary home first
     (a relative path is read from the query file's folder); without one, your
-    own index is used. Echo rows in results fail the run.
+    own history is brought up to date (as `backscroll index` does) and used.
+    Echo rows in results fail the run.
 
     The query file (TOML):
       now = "2026-11-18T12:00:00Z"  # optional: the clock for "yesterday"

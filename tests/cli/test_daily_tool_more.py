@@ -618,3 +618,12 @@ def test_status_says_an_index_run_was_cut_short_until_the_next_one_finishes(sess
     assert any("stopped before" in w for w in collect(cfg).warnings), "a search's quick sync reads some files only"
     backscroll.index(config=cfg, embed=False)
     assert not any("stopped before" in w for w in collect(cfg).warnings)
+
+
+def test_an_option_of_the_query_file_a_search_refuses_names_the_query(session_builder, backscroll_index, tmp_path):
+    session_builder.claude(project="shop").user("the cart endpoint is slow").assistant("prefetch the lines")
+    backscroll_index(embed=False)
+    (tmp_path / "q.toml").write_text('[[query]]\nid = "cart-1"\ntext = "cart"\nexpected = "prefetch"\n'
+                                      'role = "assistent"\n')
+    r = cli("eval", str(tmp_path / "q.toml"), "--mode", "lexical")
+    assert r.exit_code == 2 and "query 'cart-1': unknown role 'assistent'" in r.stderr, r.stderr
