@@ -119,7 +119,9 @@ def _checked(path: Path, data: dict) -> dict:
                     if isinstance(gate, dict) else "[gate] is a table")
     if not isinstance(gate.get("ratchet", []), list) or not all(isinstance(r, str) for r in gate.get("ratchet", [])):
         raise wrong("[gate] ratchet is a list of query ids")
-    for category, floors in (gate.get("floors") or {}).items():
+    if not isinstance(gate.get("floors", {}), dict):
+        raise wrong("[gate] floors is a table: floors.CATEGORY = { hit1 = 0.8 }")
+    for category, floors in gate.get("floors", {}).items():
         if not isinstance(floors, dict) or any(m not in METRICS or isinstance(v, bool) or not isinstance(v, int | float)
                                                or not 0 <= v <= 1 for m, v in floors.items()):
             raise wrong(f"floors.{category} gives shares from 0 to 1 of {', '.join(sorted(METRICS))}")

@@ -313,6 +313,7 @@ Q = '[[query]]\ntext = "a"\nexpected = "b"\n'
     ('[gate]\nratchet = "q1"\n' + Q, "ratchet is a list of query ids"),
     ("[gate]\nfloors.overall = { recal = 1.0 }\n" + Q, "floors.overall gives shares from 0 to 1"),
     ("[gate]\nfloors.overall = { recall = 80 }\n" + Q, "floors.overall gives shares from 0 to 1"),
+    ("[gate]\nfloors = [1]\n" + Q, "[gate] floors is a table"),
     ('[corpora]\nsources = ["claude:x"]\n' + Q, "unknown table or key corpora"),
     ('[corpus]\nsource = ["claude:x"]\n' + Q, "[corpus] takes one key, sources"),
     ('[corpus]\nsources = "claude:/"\n' + Q, "[corpus] takes one key, sources"),
