@@ -73,8 +73,9 @@ class EvalReport:
         return {
             "k": self.k, "mode": self.mode, "gate_failures": self.gate_failures(), "overall": self.overall,
             "categories": self.by_category(),
-            "misses": [{"text": o.query.text, "category": o.query.category, "expected": o.query.expected,
-                        "ranked_above": o.above} for o in self.outcomes if o.rank is None],
+            "misses": [{"id": o.query.id, "text": o.query.text, "category": o.query.category,
+                        "expected": o.query.expected, "ranked_above": o.above}
+                       for o in self.outcomes if o.rank is None],
             "queries": [{"id": o.query.id, "text": o.query.text, "category": o.query.category, "rank": o.rank,
                          "session_rank": o.session_rank, "where": o.where, "echo_leaks": o.echo_leaks}
                         for o in self.outcomes],

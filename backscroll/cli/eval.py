@@ -33,9 +33,26 @@ def _print(report) -> None:
     if misses:
         out.print(f"\nmisses ({len(misses)}):", style="bold")
         for m in misses:
-            out.print(f"  [{m.query.category}] {m.query.text!r} — expected {m.query.expected!r}; ranked above:")
+            named = f"{m.query.id}: " if m.query.id else ""
+            out.print(f"  [{m.query.category}] {named}{m.query.text!r} — expected {_wanted(m.query)}; ranked above:")
             for line in m.above[:5]:
                 out.print(f"      {line}")
+
+
+def _wanted(q) -> str:
+    """What a query's answer is, as a miss names it."""
+    if q.nothing:
+        return "no results"
+    if q.expected:
+        return repr(q.expected) + (f" in session {q.session}" if q.session else "")
+    if q.session:
+        return f"a record of session {q.session}"
+    if not q.window:
+        return "?"
+    from datetime import date, timedelta
+
+    last = date.fromisoformat(q.window[1][:10]) - timedelta(days=1)  # (the window's end is the day after)
+    return f"a record of {q.window[0][:10]}" + (f"..{last.isoformat()}" if last.isoformat() != q.window[0][:10] else "")
 
 
 def _print_side_by_side(report, others) -> None:

@@ -628,3 +628,18 @@ def test_an_option_of_the_query_file_a_search_refuses_names_the_query(session_bu
                                       'role = "assistent"\n')
     r = cli("eval", str(tmp_path / "q.toml"), "--mode", "lexical")
     assert r.exit_code == 2 and "query 'cart-1': unknown role 'assistent'" in r.stderr, r.stderr
+
+
+def test_an_eval_miss_is_named_by_its_id_and_by_what_its_answer_is(session_builder, backscroll_index, tmp_path):
+    session_builder.claude(project="shop").user("the cart endpoint is slow").assistant("prefetch the lines")
+    backscroll_index(embed=False)
+    (tmp_path / "q.toml").write_text(
+        '[[query]]\nid = "cart-1"\ntext = "cart endpoint"\nexpected = "no such answer"\n'
+        '[[query]]\nid = "never-1"\ntext = "cart endpoint slow"\nnothing = true\n'
+        '[[query]]\nid = "day-1"\ntext = "cart endpoint"\nwindow = "2020-01-01..2020-01-03"\n')
+    r = cli("eval", str(tmp_path / "q.toml"), "--mode", "lexical", env={"COLUMNS": "200"})
+    assert "cart-1: 'cart endpoint' — expected 'no such answer'" in r.stdout, r.stdout
+    assert "never-1: 'cart endpoint slow' — expected no results" in r.stdout
+    assert "day-1: 'cart endpoint' — expected a record of 2020-01-01..2020-01-03" in r.stdout
+    doc = json.loads(cli("eval", str(tmp_path / "q.toml"), "--mode", "lexical", "--json").stdout)
+    assert [m["id"] for m in doc["misses"]] == ["cart-1", "never-1", "day-1"]
