@@ -128,8 +128,9 @@ def _checked(path: Path, data: dict) -> dict:
     queries = data.get("query", [])
     if not isinstance(queries, list) or not all(isinstance(q, dict) for q in queries):
         raise wrong("each query is a [[query]] table")
-    ids = [q["id"] for q in queries if "id" in q]
-    if twice := sorted({i for i in ids if ids.count(i) > 1}, key=str):
+    from collections import Counter
+
+    if twice := sorted((i for i, n in Counter(q["id"] for q in queries if "id" in q).items() if n > 1), key=str):
         raise wrong(f"query ids given twice: {', '.join(map(str, twice))}")
     for n, q in enumerate(queries, start=1):
         if bad := [k for k in TEXT_KEYS if k in q and not isinstance(q[k], str)]:

@@ -192,12 +192,7 @@ def fail(exc: BackscrollError, as_json: bool) -> NoReturn:
 def run(fn: Callable[[], int | None], *, as_json: bool = False, stoppable: bool = False) -> None:
     """Run a command body, turning errors into messages and exit codes instead of tracebacks; ``stoppable``: a long
     write that SIGTERM or SIGHUP (a supervisor's stop, a closed terminal) ends as Ctrl-C does, saying what is kept."""
-    import signal
-
-    def stop(_signum, _frame) -> None:
-        raise KeyboardInterrupt
-
-    kept = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)} if stoppable else {}
+    kept = _stopped_as_ctrl_c() if stoppable else {}
     try:
         code = fn()
     except BackscrollError as exc:
@@ -230,9 +225,22 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False, stoppable: bool 
         fail(BackscrollError(f"internal error: a panic in the search engine: {exc}",
                              hint="`backscroll rebuild` recreates the index from the store"), as_json)
     finally:
-        for signum, handler in kept.items():
-            signal.signal(signum, handler)
+        if kept:
+            import signal
+
+            for signum, handler in kept.items():
+                signal.signal(signum, handler)
     raise SystemExit(int(code or ExitCode.OK))
+
+
+def _stopped_as_ctrl_c() -> dict:
+    """SIGTERM and SIGHUP raise KeyboardInterrupt from here on; returns the handlers they had."""
+    import signal
+
+    def stop(_signum, _frame) -> None:
+        raise KeyboardInterrupt
+
+    return {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
 
 
 def _typer_exit(exc: Exception) -> bool:
