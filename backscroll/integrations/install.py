@@ -205,8 +205,8 @@ def plan_mcp(agent: str = "all", uninstall: bool = False, book: Ledger | None = 
                                                 "as it is" + (" (take it out by hand)" if uninstall else ""),))
             out.append(change)
             continue
-        change = json_change(path, "mcp", f"mcp ({name})", uninstall, book,
-                             lambda p, t, n=name: add_mcp(p, t, n, executable()))
+        change = json_change(path, "mcp", f"mcp ({name})", uninstall, book,  # (Gemini CLI reads comments)
+                             lambda p, t, n=name: add_mcp(p, t, n, executable()), commented=name == "gemini")
         if json_has(path, lambda v: "backscroll" in (v.get("mcpServers") or {})
                     and not ours_mcp(v["mcpServers"]["backscroll"])):
             change = replace(change, notes=(f"{path} already has a `backscroll` MCP entry of your own; it is left "

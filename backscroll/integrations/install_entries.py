@@ -40,7 +40,7 @@ def shape(path: Path, what: str, node: json_text.Node | None, kind: str) -> json
 
 
 def value(text: str, node: json_text.Node):
-    return json.loads(text[node.start:node.end])
+    return json_text.loads(text[node.start:node.end])
 
 
 def hook_groups(agent: str, program: str) -> dict[str, dict]:

@@ -20,16 +20,18 @@ from backscroll.integrations.install_files import Change, Ledger, blank_before, 
 from backscroll.integrations.install_write import read_or_none
 
 
-def _load(path: Path, text: str | None) -> str:
-    """The file's text to edit (``{}`` for an absent or empty file), once it is known to be a JSON object."""
+def _load(path: Path, text: str | None, commented: bool) -> str:
+    """The file's text to edit (``{}`` for an absent or empty file), once it is known to be a JSON object (one that
+    may hold comments when ``commented``: the agent reads them)."""
     if text is None or not text.strip():
         return "{}\n" if text is None else text + "{}"
     try:
-        obj = json.loads(text, object_pairs_hook=json_text.once_each)
+        obj = json_text.loads(text) if commented else json.loads(text, object_pairs_hook=json_text.once_each)
     except (ValueError, RecursionError) as exc:
-        raise UsageError(f"{path} is not plain JSON ({exc}); nothing was changed",
-                         hint="make it plain JSON (no comments, no trailing commas, each key once) and run it again; "
-                              "--agent NAME installs for the other agents alone") from None
+        plain = "JSON" if commented else "plain JSON"
+        raise UsageError(f"{path} is not {plain} ({exc}); nothing was changed",
+                         hint=f"make it {plain} ({'' if commented else 'no comments, '}no trailing commas, each key "
+                              "once) and run it again; --agent NAME installs for the other agents alone") from None
     if not isinstance(obj, dict):
         raise UsageError(f"{path} does not hold a JSON object; nothing was changed")
     return text
@@ -57,7 +59,7 @@ def _nest(keys: list, value):
 
 def _loads(text: str):
     try:
-        return json.loads(text)
+        return json_text.loads(text)
     except ValueError:
         return ValueError  # never equal to a parsed value
 
@@ -75,7 +77,7 @@ def _take_out(path: Path, text: str, inserted: str, kind: str, book: Ledger) -> 
     clean = text[:at] + text[at + len(inserted):]
     shaped = json_text.cut_at(text, found[1], found[2])
     # The text as inserted comes out byte for byte unless the user wrote next to it (a comma joins theirs).
-    return clean if _loads(clean) == json.loads(shaped) else shaped
+    return clean if _loads(clean) == json_text.loads(shaped) else shaped
 
 
 def _ours_container(kind: str, keys: tuple[str, ...]) -> bool:
@@ -121,18 +123,22 @@ def created_containers(text: str, inserted: list[str], kind: str) -> tuple[tuple
     return tuple(keys for keys in out if _ours_container(kind, keys))
 
 
-def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger | None, add) -> Change:
+def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger | None, add, *,
+                commented: bool = False) -> Change:
+    """The change to ``path`` that adds (``add(path, text)``) or takes out our ``kind`` of entry; ``commented``:
+    the agent reads comments in it (they are kept, as every other byte)."""
     before = read_or_none(path)
     if uninstall and (before is None or "backscroll" not in before):
         return Change(path, before, before, what, kind)  # (nothing of ours can be there, whatever the file holds)
-    text = _load(path, before)
+    text = _load(path, before, commented)
     if uninstall:
         after: str | None = strip_ours(path, text, book, kind)
         if before is None:
             after = None
-        elif created_by_us(book, path, kind) and after is not None and json.loads(after) == {}:
+        elif created_by_us(book, path, kind) and after is not None and json_text.loads(after) == {}:
             after = None  # install created the file: it goes
-        elif (blank := blank_before(book, path, kind)) is not None and after is not None and json.loads(after) == {}:
+        elif (blank := blank_before(book, path, kind)) is not None and after is not None \
+                and json_text.loads(after) == {}:
             after = blank  # install found it empty: empty it is again
         elif after == text:
             after = before
@@ -151,7 +157,7 @@ def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger 
 def json_has(path: Path, test) -> bool:
     """Whether ``path`` holds a JSON object that passes ``test`` (False for anything unreadable)."""
     try:
-        value = json.loads(read_or_none(path) or "{}")
+        value = json_text.loads(read_or_none(path) or "{}")
         return isinstance(value, dict) and bool(test(value))
     except (ValueError, UsageError, AttributeError, TypeError):
         return False

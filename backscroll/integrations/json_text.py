@@ -1,20 +1,46 @@
 """Editing JSON text in place: insert or remove one member or element, leaving every other byte as it was.
 
 An agent's settings file is the user's: re-serialising it would respell numbers (``1E3`` becomes
-``1000.0``), reorder nothing but lose line endings, indentation and spacing. ``parse`` reads valid
-JSON text (``json.loads`` has accepted it) into nodes that know their spans; ``insert_member`` and
+``1000.0``), reorder nothing but lose line endings, indentation, spacing and comments. ``loads`` reads JSON
+that may hold comments (``//`` and ``/* */``, which Gemini CLI's settings allow); ``parse`` reads text it
+has accepted into nodes that know their spans, a comment read as white space; ``insert_member`` and
 ``append_item`` return the new text and the exact text inserted, so that removing that text gives
 the original bytes back; ``entry_at`` tells whether a text found in the file is one whole entry (and
 which); ``cut_at`` removes an entry with the comma that joined it to a neighbour, keeping the rest as it
-stands (for an inserted text that no longer comes out cleanly: the user wrote beside it, or reformatted).
+stands (for an inserted text that no longer comes out cleanly: the user wrote beside it, or reformatted), and
+the comments the entry's span held.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 _SPACE = " \t\n\r"
+_LEXEME = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\r\n]*|/\*.*?\*/|/\*', re.S)  # a string or a comment (``/*``: unclosed)
+
+
+def comments(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """The spans of the comments that start in ``text[start:end]`` (``start`` outside a string); a ``/*`` never
+    closed is a ValueError."""
+    out = []
+    for m in _LEXEME.finditer(text, start):
+        if end is not None and m.start() >= end:
+            break
+        if m.group() == "/*":
+            raise ValueError(f"a comment opened at character {m.start()} is never closed")
+        if m.group()[0] == "/":
+            out.append(m.span())
+    return out
+
+
+def loads(text: str):
+    """``json.loads`` of ``text`` with its comments read as white space, refusing a key held twice (``once_each``)."""
+    chars = list(text)
+    for start, end in comments(text):
+        chars[start:end] = (c if c in "\r\n" else " " for c in text[start:end])
+    return json.loads("".join(chars), object_pairs_hook=once_each)
 
 
 @dataclass
@@ -37,8 +63,17 @@ class _Reader:
         self.text = text
 
     def space(self, i: int) -> int:
-        while i < len(self.text) and self.text[i] in _SPACE:
-            i += 1
+        """Past the white space and comments at ``i``."""
+        while i < len(self.text):
+            if self.text[i] in _SPACE:
+                i += 1
+            elif self.text.startswith("//", i):
+                line_end = self.text.find("\n", i)
+                i = len(self.text) if line_end < 0 else line_end
+            elif self.text.startswith("/*", i):
+                i = self.text.index("*/", i + 2) + 2
+            else:
+                break
         return i
 
     def string_end(self, i: int) -> int:
@@ -77,7 +112,7 @@ class _Reader:
         if c == '"':
             return Node("string", i, self.string_end(i))
         j = i
-        while j < len(self.text) and self.text[j] not in _SPACE + ",]}":
+        while j < len(self.text) and self.text[j] not in _SPACE + ",]}/":
             j += 1
         return Node("number" if c in "-0123456789" else "literal", i, j)
 
@@ -95,7 +130,7 @@ def once_each(pairs: list[tuple[str, object]]) -> dict:
 
 
 def parse(text: str) -> Node:
-    """The top-level value of ``text`` (which must be valid JSON) with the spans of everything in it."""
+    """The top-level value of ``text`` (which ``loads`` must have read) with the spans of everything in it."""
     return _Reader(text).value(0)
 
 
@@ -122,6 +157,11 @@ def _line_indent(text: str, at: int) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
+def _line_end(text: str, at: int) -> int:
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
+
+
 def _render(value, text: str, indent: str, multiline: bool) -> str:
     if not multiline:
         return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
@@ -130,7 +170,8 @@ def _render(value, text: str, indent: str, multiline: bool) -> str:
 
 
 def _insert(text: str, container: Node, entry_start: str, entry) -> tuple[str, str]:
-    """Insert one entry (``entry_start`` is ``"key": `` or empty) as the container's last."""
+    """Insert one entry (``entry_start`` is ``"key": `` or empty) as the container's last (its first when a comment
+    follows the last on its line: the comment stays beside the entry it was written for)."""
     nl = newline(text)
     entries = container.members or container.items
     if entries:
@@ -139,6 +180,12 @@ def _insert(text: str, container: Node, entry_start: str, entry) -> tuple[str, s
         first = entries[0]
         first_at = first[1] if isinstance(first, tuple) else first.start
         multiline = "\n" in text[container.start:first_at]
+        if multiline and comments(text, last_node.end, _line_end(text, last_node.end)):
+            indent = _line_indent(text, first_at)
+            opening = comments(text, container.start + 1, _line_end(text, container.start))  # stay on their line
+            at = opening[-1][1] if opening else container.start + 1
+            ins = nl + indent + entry_start + _render(entry, text, indent, True) + ","
+            return text[:at] + ins + text[at:], ins
         if multiline:
             indent = _line_indent(text, first_at)
             ins = "," + nl + indent + entry_start + _render(entry, text, indent, True)
@@ -189,14 +236,32 @@ def entry_at(text: str, start: int, end: int) -> tuple[list[str | int], Node, in
 
 
 def cut_at(text: str, container: Node, index: int) -> str:
-    """``text`` without the container's entry at ``index`` (and the comma that joined it to its neighbour)."""
+    """``text`` without the container's entry at ``index`` (and the comma that joined it to its neighbour), the
+    comments its span held kept."""
     spans = [(at, value.end) for _k, at, value in _entries(container)]
     start, end = spans[index]
     if index > 0:
-        return text[:spans[index - 1][1]] + text[end:]
+        return _cut(text, spans[index - 1][1], end)
     if len(spans) > 1:
-        return text[:start] + text[spans[1][0]:]
-    return text[:container.start + 1] + text[container.end - 1:]
+        return _cut(text, start, spans[1][0])
+    return _cut(text, container.start + 1, container.end - 1)
+
+
+def _cut(text: str, start: int, end: int) -> str:
+    """``text`` without ``text[start:end]`` but for the comments in it (each with the white space before it)."""
+    kept, last = "", start
+    found = comments(text, start, end)
+    for c_start, c_end in found:
+        lead = c_start
+        while lead > last and text[lead - 1] in _SPACE:
+            lead -= 1
+        kept += text[lead:c_end]
+        last = c_end
+    if re.search(r"\n[ \t]*\Z", text[:start]):  # (the cut starts a line: the comments start it)
+        kept = kept.lstrip(_SPACE)
+    if found and text.startswith("//", found[-1][0]) and not re.match(r"[ \t]*(\r?\n|\Z)", text[end:]):
+        kept += newline(text) + _line_indent(text, end)  # a line comment ends its line
+    return text[:start] + kept + text[end:]
 
 
 def cut_member(text: str, obj: Node, key: str) -> str:

@@ -139,10 +139,10 @@ def test_a_users_own_skill_and_unparseable_settings_are_left_alone(agent_home):
     inst.run("skill", "claude")
     inst.run("skill", "claude", uninstall=True)
     assert own.read_text() == "my own backscroll notes\n"
-    (agent_home / ".gemini" / "settings.json").write_text('{ // comment\n "a": 1 }')
-    res = runner.invoke(app, ["install", "mcp", "--agent", "gemini"])
+    (agent_home / ".claude.json").write_text('{ // comment\n "a": 1 }')  # (Claude Code reads no comments)
+    res = runner.invoke(app, ["install", "mcp", "--agent", "claude"])
     assert res.exit_code == 2 and "not plain JSON" in res.output
-    assert (agent_home / ".gemini" / "settings.json").read_text() == '{ // comment\n "a": 1 }'
+    assert (agent_home / ".claude.json").read_text() == '{ // comment\n "a": 1 }'
 
 
 def test_settings_holding_a_key_twice_are_refused_not_edited_where_the_agent_never_looks(agent_home):
