@@ -112,7 +112,7 @@ def redactor(cfg: Config) -> LazyRedactor | None:
 def writing(cfg: Config, wait: float | None, *, must_exist: bool = False,
             hint: str = "run it again when that has finished") -> Iterator[Store]:
     """The store, opened with the single-writer lock held (LockedError after ``wait`` seconds)."""
-    wait = lock_wait(wait)
+    wait = lock_wait(wait, cfg.env)
     store = Store.open_existing(cfg.db_path) if must_exist else Store.open(cfg.db_path)
     try:
         with writer_lock(cfg, wait) as acquired:
@@ -151,7 +151,7 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
     else:
         store, lex = held
     for first in (True, False):  # (the second time only to wait for a first build: no snapshot to answer from)
-        with writer_lock(cfg, 0.0 if first else lock_wait(None)) as acquired:
+        with writer_lock(cfg, 0.0 if first else lock_wait(None, cfg.env)) as acquired:
             if acquired:
                 _bring_in_step(cfg, store, lex, do_sync, notes, progress, lexical_progress)
                 return store, lex, do_sync

@@ -6,7 +6,7 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
@@ -24,13 +24,14 @@ class HasLock(Protocol):
 INDEX_LOCK_WAIT = 10.0  # seconds a writer waits for another one; $BACKSCROLL_LOCK_WAIT overrides
 
 
-def lock_wait(wait: float | None) -> float:
-    """``wait`` when given, else ``$BACKSCROLL_LOCK_WAIT`` seconds, else ``INDEX_LOCK_WAIT``."""
+def lock_wait(wait: float | None, env: Mapping[str, str] = os.environ) -> float:
+    """``wait`` when given, else ``$BACKSCROLL_LOCK_WAIT`` seconds (of ``env``: the one a config was resolved in),
+    else ``INDEX_LOCK_WAIT``."""
     if wait is not None:
         if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait < float("inf"):
             raise UsageError(f"wait must be a number of seconds, not {wait!r}", hint="e.g. wait=30")
         return wait
-    raw = os.environ.get("BACKSCROLL_LOCK_WAIT", "").strip()
+    raw = env.get("BACKSCROLL_LOCK_WAIT", "").strip()
     if not raw:
         return INDEX_LOCK_WAIT
     try:

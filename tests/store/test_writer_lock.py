@@ -16,23 +16,33 @@ def held_lock(session_builder, backscroll_home):
         yield cfg
 
 
-def test_the_environment_sets_how_long_index_waits(held_lock, monkeypatch):
+def test_the_environment_sets_how_long_index_waits(held_lock, backscroll_home, monkeypatch):
     monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", "0")
     with pytest.raises(LockedError, match="already in progress"):
-        backscroll.index(config=held_lock, embed=False)
+        backscroll.index(config=backscroll_home.config(), embed=False)
 
 
-def test_an_explicit_wait_beats_the_environment(held_lock, monkeypatch):
+def test_an_explicit_wait_beats_the_environment(held_lock, backscroll_home, monkeypatch):
     monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", "not a number")
     with pytest.raises(LockedError):
-        backscroll.index(config=held_lock, embed=False, wait=0.1)
+        backscroll.index(config=backscroll_home.config(), embed=False, wait=0.1)
 
 
 @pytest.mark.parametrize("value", ["soon", "-1", "inf", "nan"])
-def test_a_bad_lock_wait_is_a_usage_error(held_lock, monkeypatch, value):
+def test_a_bad_lock_wait_is_a_usage_error(held_lock, backscroll_home, monkeypatch, value):
     monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", value)
     with pytest.raises(UsageError, match="BACKSCROLL_LOCK_WAIT"):
-        backscroll.index(config=held_lock, embed=False)
+        backscroll.index(config=backscroll_home.config(), embed=False)
+
+
+def test_the_wait_is_read_from_the_environment_the_config_was_resolved_in(held_lock, monkeypatch):
+    """A test suite's config (``BackscrollHome.at``) leaves the user's variables out: the process's must not count."""
+    from backscroll.config import resolve
+
+    cfg = resolve(home=held_lock.home.value, env={"BACKSCROLL_LOCK_WAIT": "0", "HOME": str(held_lock.home.value)})
+    monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", "soon")
+    with pytest.raises(LockedError, match="already in progress"):
+        backscroll.index(config=cfg, embed=False)
 
 
 def test_an_unheld_lock_is_taken_at_once(session_builder, backscroll_home, monkeypatch):
@@ -49,10 +59,10 @@ def test_during_a_first_build_a_list_answers_and_a_search_waits_for_the_index(se
     import time
 
     session_builder.claude().user("where does the retry queue live?").assistant("In Redis, retry:queue.")
+    monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", "30")
     cfg = backscroll_home.config()
     backscroll.index(config=cfg, embed=False)
     shutil.move(cfg.index_dir, tmp_path / "built")  # (as before a first build's index is committed)
-    monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", "30")
     held, finish = threading.Event(), threading.Event()
 
     def builder() -> None:
@@ -74,6 +84,7 @@ def test_during_a_first_build_a_list_answers_and_a_search_waits_for_the_index(se
         finish.set()
         thread.join()
     monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", "0")
+    cfg = backscroll_home.config()
     shutil.rmtree(cfg.index_dir)
     with writer_lock(cfg, 0), pytest.raises(LockedError, match="no earlier snapshot"):
         backscroll.search("retry queue", config=cfg, mode="lexical")
@@ -86,10 +97,10 @@ def test_a_search_that_waited_for_a_writer_which_built_nothing_builds_the_index_
     import threading
 
     session_builder.claude().user("where does the retry queue live?").assistant("In Redis, retry:queue.")
+    monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", "30")
     cfg = backscroll_home.config()
     backscroll.index(config=cfg, embed=False)
     shutil.rmtree(cfg.index_dir)
-    monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", "30")
     held, go = threading.Event(), threading.Event()
 
     def holder() -> None:
