@@ -139,6 +139,8 @@ def _checked(path: Path, data: dict) -> dict:
             raise wrong(f"query {n}: {', '.join(bad)} must be true or false (no quotes)")
         if "expected" in q and not q["expected"].strip():
             raise wrong(f"query {n}: expected is blank (it would be found in any record)")
+        if q.get("category", "").strip().lower() == "overall":
+            raise wrong(f'query {n}: category "overall" is the row of every query; name the category otherwise')
     return data
 
 

@@ -184,13 +184,16 @@ def _session_rank(results, q: EvalQuery, judged=()) -> int | None:
 
 
 def run_eval(path: Path, *, k: int = 5, mode: str | None = None, home=None, embed: bool = True,
-             notify=lambda _m: None, modes: tuple[str | None, ...] | None = None, corpus_home: Path | None = None):
+             notify=lambda _m: None, modes: tuple[str | None, ...] | None = None, corpus_home: Path | None = None,
+             bars: dict | None = None):
     """Index the file's corpus (if it names one) into a temporary home, or into ``corpus_home`` (kept,
     and brought up to date by the next run: benchmarks that ask several query files of one corpus),
     and run every query. Without a corpus, the queries run against ``home``.
 
     With ``modes`` (e.g. ``("lexical", "semantic", None)``) every mode runs over the same index and a
-    list of reports comes back, one per mode; otherwise one report for ``mode``.
+    list of reports comes back, one per mode; otherwise one report for ``mode``. ``bars``: progress for
+    ``index`` (its ``progress``, ``lexical_progress`` and ``embed_progress``) and ``queries`` (``start(total)``,
+    ``advance(done)``, ``finish()``).
     """
     from backscroll.archive import Backscroll
     from backscroll.config import resolve
@@ -210,9 +213,18 @@ def run_eval(path: Path, *, k: int = 5, mode: str | None = None, home=None, embe
         cfg = resolve(home=home)
         want_embed = None  # as configured
     try:
+        bars = bars or {}
         with Backscroll(config=cfg) as bs:
-            bs.index(embed=want_embed, notify=notify)
-            reports = [_run_mode(bs, queries, k, m, now, gate) for m in (modes or (mode,))]
+            bs.index(embed=want_embed, notify=notify, **{name: bar for name, bar in bars.items() if name != "queries"})
+            asked = bars.get("queries")
+            if asked is not None:
+                asked.start(len(queries) * len(modes or (mode,)))
+            try:
+                reports = [_run_mode(bs, queries, k, m, now, gate, asked, n * len(queries))
+                           for n, m in enumerate(modes or (mode,))]
+            finally:
+                if asked is not None:
+                    asked.finish()
         return reports if modes else reports[0]
     finally:
         if tmp is not None:
@@ -220,9 +232,9 @@ def run_eval(path: Path, *, k: int = 5, mode: str | None = None, home=None, embe
 
 
 def _run_mode(bs, queries: list[EvalQuery], k: int, mode: str | None, now: str | None,
-              gate: Gate | None) -> EvalReport:
+              gate: Gate | None, progress=None, before: int = 0) -> EvalReport:
     outcomes = []
-    for q in queries:
+    for n, q in enumerate(queries, start=before + 1):
         opts = dict(q.options)
         if mode:
             opts["mode"] = mode
@@ -250,4 +262,6 @@ def _run_mode(bs, queries: list[EvalQuery], k: int, mode: str | None, now: str |
         session_rank = _session_rank(result.also_matching if where == "also_matching" else ranked, q,
                                      result.results)  # (in the list where the answer was found, as ``rank``)
         outcomes.append(QueryOutcome(q, rank, above, leaks, where, session_rank, kept))
+        if progress is not None:
+            progress.advance(n)
     return EvalReport(k, mode, outcomes, gate)

@@ -119,7 +119,7 @@ def eval_queries(
       id = "lexical-1"              # optional: names it for the ratchet
       text = "what did we pick for calendar arithmetic"
       expected = "pendulum over arrow"  # a piece of the target record, as written
-      category = "paraphrase"       # optional (default "default")
+      category = "paraphrase"       # optional (default "default"; not "overall")
       session = "..."               # optional: the hit's session
       window = "2026-03-09..2026-03-15"  # or: any record of these days
       nothing = true                # or: right when results are empty
@@ -139,11 +139,16 @@ def eval_queries(
                 raise UsageError(f"--gate: {queries} has no [gate] table",
                                  hint="add one (floors, slack, ratchet: see `backscroll eval --help`), or leave "
                                       "--gate out")
+        from backscroll.cli.progress import CountBar, EmbedBar, FilesBar, WordsBar, wanted
+
+        bars = {"progress": FilesBar(), "lexical_progress": WordsBar(), "embed_progress": EmbedBar(),
+                "queries": CountBar("asking queries", "queries")} if wanted() else None
         if compare:
-            *others, report = run_eval(queries, k=k, home=common.STATE.home, notify=common.err,
-                                       modes=("lexical", "semantic", mode))
+            *others, report = run_eval(queries, k=k, home=common.STATE.home, notify=common.err, bars=bars,
+                                       modes=(*(m for m in ("lexical", "semantic") if m != mode), mode))
         else:
-            others, report = [], run_eval(queries, k=k, mode=mode, home=common.STATE.home, notify=common.err)
+            others, report = [], run_eval(queries, k=k, mode=mode, home=common.STATE.home, notify=common.err,
+                                          bars=bars)
         from backscroll.evaluate import behind, paired
 
         if as_json:

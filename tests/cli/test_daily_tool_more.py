@@ -322,6 +322,7 @@ Q = '[[query]]\ntext = "a"\nexpected = "b"\n'
      "query ids given twice: a"),
     (Q + 'nothing = "false"\n', "query 1: nothing must be true or false"),
     (Q + "category = 5\n", "query 1: category must be text"),
+    (Q + 'category = "Overall"\n', 'query 1: category "overall" is the row of every query'),
     ('[[query]]\ntext = "a"\nexpected = " "\n', "query 1: expected is blank"),
     ('[[query]]\ntext = "a"\nwindow = "2026-10-28..2026-10-01"\n', "the first day first"),
     ('[query]\ntext = "a"\n', "each query is a [[query]] table"),

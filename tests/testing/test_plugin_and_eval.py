@@ -178,3 +178,15 @@ def test_eval_compare_reports_every_mode_and_the_pairs(session_builder, backscro
     assert report["behind"] == {}
     text = CliRunner().invoke(app, ["eval", str(path), "--compare"])
     assert text.exit_code == 0 and "hit@1 side by side" in text.stdout
+    lexical = json.loads(CliRunner().invoke(app, ["eval", str(path), "--compare", "--mode", "lexical",
+                                                  "--json"]).stdout)
+    assert lexical["mode"] == "lexical" and set(lexical["compare"]) == {"semantic"}, "each mode once"
+
+
+def test_eval_shows_its_progress_on_a_terminal(session_builder, backscroll_home, tmp_path, monkeypatch):
+    """A CI's 2,000 queries ran with no sign of life."""
+    session_builder.claude(project="shop").user("which date library?").assistant("we chose pendulum over arrow")
+    path = write_queries(tmp_path, backscroll_home.home, [{"text": "date library", "expected": "pendulum"}])
+    monkeypatch.setenv("BACKSCROLL_PROGRESS", "1")
+    r = CliRunner().invoke(app, ["eval", str(path), "--compare"])
+    assert r.exit_code == 0 and "asking queries" in r.stderr and "3/3" in r.stderr, r.stderr
