@@ -208,7 +208,7 @@ def plan_mcp(agent: str = "all", uninstall: bool = False, book: Ledger | None = 
         change = json_change(path, "mcp", f"mcp ({name})", uninstall, book,  # (Gemini CLI reads comments)
                              lambda p, t, n=name: add_mcp(p, t, n, executable()), commented=name == "gemini")
         if json_has(path, lambda v: "backscroll" in (v.get("mcpServers") or {})
-                    and not ours_mcp(v["mcpServers"]["backscroll"])):
+                    and not ours_mcp(v["mcpServers"]["backscroll"]), commented=name == "gemini"):
             change = replace(change, notes=(f"{path} already has a `backscroll` MCP entry of your own; it is left "
                                             "as it is",))
         out.append(change)
@@ -294,7 +294,7 @@ def installed() -> list[dict]:
         if name == "codex":
             ok = codex_span(read_or_none(path) or "") is not None
         else:
-            ok = json_has(path, lambda v: ours_mcp((v.get("mcpServers") or {}).get("backscroll")))
+            ok = json_has(path, lambda v: ours_mcp((v.get("mcpServers") or {}).get("backscroll")), name == "gemini")
         if ok:
             out.append({"kind": "mcp", "agent": name, "path": str(path)})
     return out

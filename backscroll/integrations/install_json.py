@@ -77,7 +77,9 @@ def _take_out(path: Path, text: str, inserted: str, kind: str, book: Ledger) -> 
     clean = text[:at] + text[at + len(inserted):]
     shaped = json_text.cut_at(text, found[1], found[2])
     # The text as inserted comes out byte for byte unless the user wrote next to it (a comma joins theirs).
-    return clean if _loads(clean) == json_text.loads(shaped) else shaped
+    shaped_value = _loads(shaped)
+    same = shaped_value is not ValueError and _loads(clean) == shaped_value and _comments(clean) == _comments(shaped)
+    return clean if same else shaped
 
 
 def _ours_container(kind: str, keys: tuple[str, ...]) -> bool:
@@ -135,29 +137,71 @@ def json_change(path: Path, kind: str, what: str, uninstall: bool, book: Ledger 
         after: str | None = strip_ours(path, text, book, kind)
         if before is None:
             after = None
-        elif created_by_us(book, path, kind) and after is not None and json_text.loads(after) == {}:
+        elif created_by_us(book, path, kind) and after is not None and _bare(after):
             after = None  # install created the file: it goes
-        elif (blank := blank_before(book, path, kind)) is not None and after is not None \
-                and json_text.loads(after) == {}:
+        elif (blank := blank_before(book, path, kind)) is not None and after is not None and _bare(after):
             after = blank  # install found it empty: empty it is again
         elif after == text:
             after = before
         unrecorded = () if after == before or (book is not None and book.entry(path, kind)) else (
             f"{path}: no record of installing it in {book.path if book else 'the data dir'} (installed with another "
             "data dir?): backscroll's entries were taken out by their shape; what held them stays",)
+        if commented:
+            _kept_theirs(path, before, after, kind, "take its entry out of")
         return Change(path, before, after, what, kind, notes=unrecorded)
     after, inserted = add(path, text)
     if inserted:  # ours from before (another venv's) goes as uninstall takes it out, so the record stays exact
         after, inserted = add(path, strip_ours(path, text, book, kind))
     if not inserted and before is not None:
         after = before
+    if commented:
+        _kept_theirs(path, before, after, kind, "add its entry to")
     return Change(path, before, after, what, kind, tuple(inserted), created_containers(after, inserted, kind))
 
 
-def json_has(path: Path, test) -> bool:
-    """Whether ``path`` holds a JSON object that passes ``test`` (False for anything unreadable)."""
+def _comments(text: str) -> list[str]:
+    """The comments in ``text``, in order (each without the white space a line's end may hold)."""
+    return [text[a:b].rstrip() for a, b in json_text.comments(text)]
+
+
+def _bare(text: str) -> bool:
+    """Whether ``text`` holds an empty object and no comment of the user's."""
+    return json_text.loads(text) == {} and not json_text.comments(text)
+
+
+def _theirs(value, kind: str):
+    """A settings value without our MCP entry (an emptied ``mcpServers`` counted as none)."""
+    servers = value.get("mcpServers") if isinstance(value, dict) and kind == "mcp" else None
+    if not isinstance(servers, dict):
+        return value
+    rest = {k: v for k, v in value.items() if k != "mcpServers"}
+    servers = {k: v for k, v in servers.items() if k != "backscroll"}
+    return {**rest, "mcpServers": servers} if servers else rest
+
+
+def _kept_theirs(path: Path, before: str | None, after: str | None, kind: str, doing: str) -> None:
+    """Refuse a change of a file with comments that would change the user's part of it: what it says (its value
+    but for our entry) or any comment (the text editor's guarantee, checked once more before anything is written)."""
+    if before is None or after is None or not before.strip() or not after.strip():
+        return  # (a file created, deleted or emptied as it was found, or one that was empty: nothing of the user's)
+
+    def said(text: str) -> tuple:
+        return _theirs(json_text.loads(text), kind), _comments(text)
+
     try:
-        value = json_text.loads(read_or_none(path) or "{}")
+        same = said(before) == said(after)
+    except ValueError:
+        same = False
+    if not same:
+        raise UsageError(f"backscroll could not {doing} {path} without changing what you wrote in it; nothing was "
+                         "changed", hint='edit it by hand: the entry is "backscroll" under "mcpServers"')
+
+
+def json_has(path: Path, test, commented: bool = False) -> bool:
+    """Whether ``path`` holds a JSON object (with comments, when ``commented``) that passes ``test`` (False for
+    anything unreadable)."""
+    try:
+        value = (json_text.loads if commented else json.loads)(read_or_none(path) or "{}")
         return isinstance(value, dict) and bool(test(value))
     except (ValueError, UsageError, AttributeError, TypeError):
         return False

@@ -18,7 +18,8 @@ import re
 from dataclasses import dataclass, field
 
 _SPACE = " \t\n\r"
-_LEXEME = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\r\n]*|/\*.*?\*/|/\*', re.S)  # a string or a comment (``/*``: unclosed)
+# A string or a comment (``/*``: unclosed); a ``//`` comment ends at a line feed, as Gemini CLI reads it.
+_LEXEME = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/|/\*', re.S)
 
 
 def comments(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -183,7 +184,7 @@ def _insert(text: str, container: Node, entry_start: str, entry) -> tuple[str, s
         if multiline and comments(text, last_node.end, _line_end(text, last_node.end)):
             indent = _line_indent(text, first_at)
             opening = comments(text, container.start + 1, _line_end(text, container.start))  # stay on their line
-            at = opening[-1][1] if opening else container.start + 1
+            at = _without_cr(text, opening[-1][1]) if opening else container.start + 1
             ins = nl + indent + entry_start + _render(entry, text, indent, True) + ","
             return text[:at] + ins + text[at:], ins
         if multiline:
@@ -248,20 +249,31 @@ def cut_at(text: str, container: Node, index: int) -> str:
 
 
 def _cut(text: str, start: int, end: int) -> str:
-    """``text`` without ``text[start:end]`` but for the comments in it (each with the white space before it)."""
-    kept, last = "", start
-    found = comments(text, start, end)
-    for c_start, c_end in found:
+    """``text`` without ``text[start:end]`` but for the comments in it, each with the white space before it, and a
+    line break after a ``//`` comment where something would follow on its line."""
+    kept, last, open_line = "", start, False  # (open_line: the kept text ends in a // comment)
+    for c_start, c_end in comments(text, start, end):
         lead = c_start
         while lead > last and text[lead - 1] in _SPACE:
             lead -= 1
-        kept += text[lead:c_end]
+        gap = text[lead:c_start]
+        if open_line:  # (after a // comment: its line ends, with no white space left at its end)
+            breaks = gap.find("\n")
+            gap = gap[_without_cr(gap, breaks):] if breaks >= 0 else newline(text) + _line_indent(text, c_start)
+        open_line = text.startswith("//", c_start)
+        c_end = _without_cr(text, c_end) if open_line else c_end
+        kept += gap + text[c_start:c_end]
         last = c_end
     if re.search(r"\n[ \t]*\Z", text[:start]):  # (the cut starts a line: the comments start it)
         kept = kept.lstrip(_SPACE)
-    if found and text.startswith("//", found[-1][0]) and not re.match(r"[ \t]*(\r?\n|\Z)", text[end:]):
-        kept += newline(text) + _line_indent(text, end)  # a line comment ends its line
+    if open_line and not re.match(r"[ \t\r]*(\n|\Z)", text[end:]):
+        kept += newline(text) + _line_indent(text, end)
     return text[:start] + kept + text[end:]
+
+
+def _without_cr(text: str, end: int) -> int:
+    """``end``, before the carriage return a ``//`` comment of a CRLF line holds."""
+    return end - 1 if text[end - 1:end] == "\r" else end
 
 
 def cut_member(text: str, obj: Node, key: str) -> str:

@@ -77,3 +77,54 @@ def test_json_text_reads_comments_as_white_space_and_nothing_inside_a_string_as_
     assert json_text.loads(text) == {"u": "http://x//y", "n": [1, 3]}
     assert [k for k, _s, _v in json_text.parse(text).members] == ["u", "n"]
     assert len(json_text.comments(text)) == 3
+
+
+@pytest.mark.parametrize("ledger", [True, False], ids=["recorded", "another data dir"])
+@pytest.mark.parametrize("base", ['{\n  "theme": "dark"\n}\n',
+                                  '{\n  "mcpServers": {\n    "x": {"command": "y"} // x\n  }\n}\n',
+                                  '{\r\n  "mcpServers": {\r\n    "x": {"command": "y"} // x\r\n  }\r\n}\r\n'],
+                         ids=["no servers", "a server of theirs", "CRLF lines"])
+def test_comments_written_around_our_entry_stay_and_swallow_nothing_when_it_goes(settings, backscroll_home, monkeypatch,
+                                                                                 base, ledger):
+    """A review found uninstall joining a // comment to what followed it: a closing brace, or the user's own
+    server, commented out."""
+    settings.write_bytes(base.encode())
+    inst.run("mcp", "gemini")
+    nl = "\r\n" if "\r\n" in base else "\n"
+    ours = f'// search my past sessions{nl}    "backscroll": {{ // ours{nl}      // the command'
+    edited = settings.read_bytes().decode().replace('"backscroll": {', ours)
+    edited = edited.replace(f'"trust": false{nl}    }}', f'"trust": false{nl}    }} /* added in December */')
+    settings.write_bytes(edited.encode())
+    if not ledger:
+        monkeypatch.setenv("BACKSCROLL_HOME", str(backscroll_home.home / "another"))
+    inst.run("mcp", "gemini", uninstall=True)
+    after = settings.read_bytes().decode()
+    assert "backscroll" not in after
+    assert nl == "\n" or "\n" not in after.replace("\r\n", ""), "the file's line endings"
+    assert {k: v for k, v in json_text.loads(after).items() if v != {}} == json_text.loads(base)
+    for comment in ("// search my past sessions", "// ours", "// the command", "/* added in December */", "// x"):
+        assert (comment in edited) == (comment in after), comment
+
+
+def test_a_file_install_created_stays_when_the_user_wrote_a_comment_in_it(settings):
+    inst.run("mcp", "gemini")
+    settings.write_text("// my gemini notes: keep me\n" + settings.read_text())
+    inst.run("mcp", "gemini", uninstall=True)
+    assert settings.read_text().startswith("// my gemini notes: keep me\n") and json_text.loads(settings.read_text()) \
+        in ({}, {"mcpServers": {}})
+
+
+def test_a_line_comment_ends_at_a_line_feed_as_gemini_reads_it(settings):
+    settings.write_text('{"a": 1 // c\r}')  # (Gemini reads the brace as part of the comment)
+    res = runner.invoke(app, ["install", "mcp", "--agent", "gemini"])
+    assert res.exit_code == 2 and "is not JSON" in res.output
+    assert settings.read_bytes() == b'{"a": 1 // c\r}'
+
+
+def test_status_does_not_take_a_claude_file_with_comments_for_an_installed_entry(backscroll_home):
+    (backscroll_home.home / ".claude").mkdir()
+    inst.run("mcp", "claude")
+    assert [i for i in inst.installed() if i["agent"] == "claude" and i["kind"] == "mcp"]
+    claude_json = backscroll_home.home / ".claude.json"
+    claude_json.write_text(claude_json.read_text() + "// Claude Code reads no comments\n")
+    assert not [i for i in inst.installed() if i["agent"] == "claude" and i["kind"] == "mcp"]
