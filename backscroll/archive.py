@@ -133,12 +133,12 @@ class Backscroll(Reads):
             report = sync(store, cfg.roots, progress, access.redactor(cfg))
             added = LexicalIndex(cfg.index_dir).sync(store, notes.append, lexical_progress, check=not trusted)
             outcome = IndexOutcome(report, added, notes=notes)
-            if do_embed:
-                try:
-                    outcome.embedded, outcome.embed_seconds = embedding.embed_pending(
-                        store, cfg, embed_progress, notify, announce=True)
-                except SemanticUnavailableError as exc:
-                    notes.append(f"embedding skipped: {exc.message} (lexical search still works)")
+        if do_embed:  # (in turns: searches and another index sync between its steps)
+            try:
+                outcome.embedded, outcome.embed_seconds = embedding.embed_pending(cfg, embed_progress, notify,
+                                                                                 announce=True)
+            except SemanticUnavailableError as exc:
+                notes.append(f"embedding skipped: {exc.message} (lexical search still works)")
         for n in notes:
             notify(n)
         return outcome
@@ -148,9 +148,9 @@ class Backscroll(Reads):
         """Embed everything already in the store that has no vector; returns (texts embedded, seconds)."""
         from backscroll import access, embedding
 
-        with access.writing(self.config, wait, must_exist=True) as store:
-            store.sound = store.vouched()  # then vouched for again when it is closed
-            return embedding.embed_pending(store, self.config, progress, notify)
+        with access.writing(self.config, wait, must_exist=True) as store:  # (a store to embed, no index at work)
+            store.sound = store.vouched()  # (vouched for again when it is closed)
+        return embedding.embed_pending(self.config, progress, notify)
 
     @guarded
     def rebuild(self, *, notify: Notify = quiet, lexical_progress=None) -> int:

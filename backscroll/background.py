@@ -1,11 +1,11 @@
 """Meaning in the background: on a big history words are searchable at once, and a search that leaves more
 prose without vectors than it embeds itself starts one detached worker (``backscroll embed --background``)
 that embeds it, newest first, at low priority, taking the store's write lock only to save each step (so a
-search's sync, an ``index`` or a ``push`` never waits long for it). One worker at a time (its own lock file);
-it stops when nothing is left or another writer keeps the lock (the next one starts a minute later), and never
-switches the store's model; a worker that failed or died is kept for ``status`` and the next one is started no
-sooner than an hour later. ``background = false`` (or ``BACKSCROLL_BACKGROUND=0``)
-turns it off; ``status`` shows its rate and what is left.
+search's sync, an ``index`` or a ``push`` never waits long for it; its steps: ``embedding``). One worker at a
+time (its own lock file); it stops when nothing is left, another writer keeps the lock or an ``index`` or
+``embed`` embeds in the foreground (the next one starts a minute later), and never switches the store's model; a
+worker that failed or died is kept for ``status`` and the next one is started no sooner than an hour later.
+``background = false`` (or ``BACKSCROLL_BACKGROUND=0``) turns it off; ``status`` shows its rate and what is left.
 """
 
 from __future__ import annotations
@@ -15,15 +15,14 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
 from backscroll.config import Config
 from backscroll.indexes.files import private_files
-from backscroll.store.db import Store, vouch
-from backscroll.store.lock import file_lock, writer_lock
+from backscroll.store.db import Store
+from backscroll.store.lock import file_lock
 
 LOCK_NAME = "embed-worker.lock"
 REPORT_NAME = "embed-worker.json"  # the last worker's report (its own file: never waits on the store's writer)
@@ -89,7 +88,9 @@ def start(cfg: Config, store: Store, pending: int) -> bool:
     worker runs and none failed within the hour; True when one was started."""
     if pending <= SEARCH_EMBEDS or not cfg.embed.value or not cfg.background.value:
         return False
-    if running(cfg):
+    from backscroll.embedding import foreground_running
+
+    if running(cfg) or foreground_running(cfg):  # (an `index` or `embed` embeds it already)
         return False
     last = state(store, cfg)
     if last is not None and not last.finished and time.time() - (last.updated or 0) < RETRY_AFTER_S:
@@ -108,6 +109,7 @@ def start(cfg: Config, store: Store, pending: int) -> bool:
 def work(cfg: Config) -> int:
     """The worker: embed what is pending in turns with other writers; returns the units embedded (0 when
     another worker is already at work, or the store's vectors are another model's)."""
+    from backscroll import embedding
     from backscroll.indexes import embed
     from backscroll.indexes.vectors import Vectors
 
@@ -122,13 +124,8 @@ def work(cfg: Config) -> int:
                                      "finished": False}
         _save(cfg, report)  # a worker that dies before its first step is not started again at once
 
-        @contextlib.contextmanager
-        def turn() -> Iterator[bool]:
-            with writer_lock(cfg, TURN_WAIT_S) as given:
-                if not given:
-                    report["gave_way"] = time.time()
-                with _keeping_vouched(store, given):
-                    yield given
+        turn = embedding.turns(cfg, store, TURN_WAIT_S, refused=lambda: report.update(gave_way=time.time()),
+                               give_way=True)
 
         def step(done: int, _units: int) -> None:
             now = time.time()
@@ -147,20 +144,7 @@ def work(cfg: Config) -> int:
             _save(cfg, report)
             return 0
         finally:
-            with writer_lock(cfg, TURN_WAIT_S) as given:  # closing checkpoints the journal: vouched again after
-                store.sound = given and store.vouched()
-                store.close()
-
-
-@contextlib.contextmanager
-def _keeping_vouched(store: Store, given: bool) -> Iterator[None]:
-    """A write under the writer lock that keeps the store vouched for when it was (found as a check left it, then
-    written under the lock): otherwise the next ``index`` would check the whole store, minutes at millions of
-    records. (A search caching its query vector writes without the lock: an ordinary committed write.)"""
-    sound = given and store.vouched()
-    yield
-    if sound:
-        vouch(store.path)
+            embedding.close(cfg, store, TURN_WAIT_S)
 
 
 def _save(cfg: Config, report: dict) -> None:

@@ -1,56 +1,141 @@
-"""Embedding what the store holds without a vector, for ``index`` and ``embed``: newest first, with progress, an
-announcement on a large backlog, and Ctrl-C keeping what was committed. (A search's background worker embeds in
-turns with other writers: ``background``.)"""
+"""Embedding what the store holds without a vector, in turns with other writers: the store's writer lock is taken
+only to save each step, so a search's sync, a second ``index`` or a ``push`` goes between two steps. ``index`` and
+``embed`` embed in the foreground (newest first, with progress, an announcement on a large backlog, and Ctrl-C
+keeping what was saved); a search's detached worker (``background``) embeds the same way at low priority, and gives
+way while a foreground run is at work. One foreground run at a time (its own lock file): another one leaves the
+embedding to it."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
+from backscroll.store.db import vouch
+from backscroll.store.lock import file_lock, writer_lock
 from backscroll.types import Notify, quiet
 
 if TYPE_CHECKING:
     from backscroll.config import Config
+    from backscroll.indexes.vectors import Turn
     from backscroll.store.db import Store
 
 EMBED_NOTICE_MIN = 500  # pending texts from which `index` says that lexical search is ready first
+FOREGROUND_LOCK = "embed-foreground.lock"
+FOREGROUND_STEP = 256  # records a foreground step embeds before it saves them (Ctrl-C loses at most one step)
+TURN_WAIT_S = 60.0  # how long a foreground step waits for the writer lock (another process's sync)
 
 
-def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = quiet,
-                  announce: bool = False) -> tuple[int, float]:
-    """Embed every prose record without a vector (newest first), then refresh the matrix cache.
-    Returns the prose records done (given their vector, or found too short to embed: the count
-    ``status`` shows and the announcement names; records with the same text share one embedding) and
-    the seconds it took.
+def _foreground_lock(cfg: Config) -> AbstractContextManager[bool]:
+    return file_lock(cfg.home.value / FOREGROUND_LOCK)
 
-    ``announce``: say first that lexical search already covers everything (``index`` on a large
-    backlog). Ctrl-C keeps what was committed and says so before the KeyboardInterrupt goes on.
+
+def foreground_running(cfg: Config) -> bool:
+    """Whether an ``index`` or ``embed`` is embedding in this data dir now."""
+    if not (cfg.home.value / FOREGROUND_LOCK).exists():
+        return False
+    with _foreground_lock(cfg) as free:
+        return not free
+
+
+def turns(cfg: Config, store: Store, wait: float, refused: Callable[[], None] = lambda: None,
+          give_way: bool = False) -> Turn:
+    """A step's hold on the writer lock (waiting ``wait`` seconds), keeping the store vouched for; ``refused()``
+    when it is not given. ``give_way``: not given while a foreground run is embedding (the worker's turns)."""
+
+    @contextlib.contextmanager
+    def turn() -> Iterator[bool]:
+        if give_way and foreground_running(cfg):
+            refused()
+            yield False
+            return
+        with writer_lock(cfg, wait) as given:
+            if not given:
+                refused()
+            with _keeping_vouched(store, given):
+                yield given
+
+    return turn
+
+
+@contextlib.contextmanager
+def _keeping_vouched(store: Store, given: bool) -> Iterator[None]:
+    """A write under the writer lock that keeps the store vouched for when it was (found as a check left it, then
+    written under the lock): otherwise the next ``index`` would check the whole store, minutes at millions of
+    records. (A search caching its query vector writes without the lock: an ordinary committed write.)"""
+    sound = given and store.vouched()
+    yield
+    if sound:
+        vouch(store.path)
+
+
+def close(cfg: Config, store: Store, wait: float) -> None:
+    """Close a store written in turns, under the writer lock: closing checkpoints the journal, vouched again after."""
+    with writer_lock(cfg, wait) as given:
+        store.sound = given and store.vouched()
+        store.close()
+
+
+def embed_pending(cfg: Config, progress=None, notify: Notify = quiet, announce: bool = False) -> tuple[int, float]:
+    """Embed every prose record without a vector (newest first), in turns, then bring the matrix cache up to date.
+    Returns the prose records done (given their vector, or found too short to embed: the count ``status`` shows and
+    the announcement names; records with the same text share one embedding) and the seconds it took.
+
+    ``announce``: say first that lexical search already covers everything (``index`` on a large backlog). Ctrl-C
+    keeps what was saved and says so before the KeyboardInterrupt goes on. When another foreground run is embedding,
+    or another writer keeps the lock past ``TURN_WAIT_S``, it says so and leaves the rest to it (or to the next run).
     """
     import time
 
+    from backscroll.store.db import Store
+
+    t0 = time.perf_counter()
+    with _foreground_lock(cfg) as mine:
+        if not mine:
+            notify("another backscroll process is embedding this history: it goes on there (`backscroll status` "
+                   "shows what is left)")
+            return 0, time.perf_counter() - t0
+        store = Store.open(cfg.db_path)
+        try:
+            done = _embed(cfg, store, progress, notify, announce)
+        finally:
+            close(cfg, store, TURN_WAIT_S)
+    return done, time.perf_counter() - t0
+
+
+def _embed(cfg: Config, store: Store, progress, notify: Notify, announce: bool) -> int:
     from backscroll.indexes import embed
     from backscroll.indexes.vectors import Vectors
 
-    t0 = time.perf_counter()
+    refused: list[bool] = []
+    turn = turns(cfg, store, TURN_WAIT_S, refused=lambda: refused.append(True))
     vecs = Vectors(store, cfg.vectors_dir, embed.model_id())
-    old_model = store.get_meta("vectors_model")
-    if vecs.ensure_model():
-        notify(f"the embedding model changed ({old_model} → {vecs.model}): every text is embedded again, once")
-    total = vecs.pending()
+    busy = ("another backscroll process kept the store busy for over a minute; `backscroll embed` (or the next "
+            "`index`) embeds the rest")
+    with turn() as given:
+        if not given:
+            notify(f"embedding skipped: {busy}")
+            return 0
+        old_model = store.get_meta("vectors_model")
+        if vecs.ensure_model():
+            notify(f"the embedding model changed ({old_model} → {vecs.model}): every text is embedded again, once")
+        total, searchable = vecs.pending(), store.record_count()
     if announce and total >= EMBED_NOTICE_MIN:
-        searchable = store.record_count()
         notify(f"{searchable:,} records searchable now; embedding {total:,} prose records for meaning-based search, "
                "newest first (Ctrl-C is safe: `backscroll embed` resumes)")
-    if progress is not None:
-        progress.start(total)
     done = {"records": 0}
 
-    def step(records: int, _units: int, worked: float) -> None:
+    def step(records: int, _units: int) -> None:
         done["records"] = records
         if progress is not None:
-            progress.advance(records, worked)
+            progress.advance(min(records, total))
 
+    if total and progress is not None:
+        progress.start(total)
     try:
-        n = vecs.embed_pending(lambda: embed.load(bulk=True), progress=step)
+        if total:
+            vecs.embed_in_turns(embed.load(bulk=True), turn, step=FOREGROUND_STEP, progress=step)
     except KeyboardInterrupt:
         if progress is not None:
             progress.finish()
@@ -59,9 +144,13 @@ def embed_pending(store: Store, cfg: Config, progress=None, notify: Notify = qui
                "`backscroll embed` (or the next `index`) resumes")
         raise
     finally:
-        if progress is not None:
+        if total and progress is not None:
             progress.finish()
-    pruned = vecs.prune_orphans()
-    vecs.refresh_matrix(force=n > 0 or pruned > 0)
-    vecs.prune_query_cache()
-    return total - vecs.pending(), time.perf_counter() - t0
+    with turn() as given:
+        if given:
+            vecs.refresh_matrix(force=vecs.prune_orphans() > 0)
+            vecs.prune_query_cache()
+        left = vecs.pending()
+    if refused:
+        notify(f"embedding stopped with {left:,} prose records left: {busy}")
+    return max(total - left, 0)

@@ -1,11 +1,10 @@
-"""Vectors: the embedding table, exchange units, the embedding pass, and the query vector cache.
+"""Vectors: the embedding table, the embedding passes, and the query vector cache.
 
-What is embedded: prose only (user and assistant text, never tool rows or echoes), and not the
-shortest replies ("ok", "thanks"), which would only add noise. An assistant
-answer is embedded with the user message it answers (an exchange unit: people ask the way the
-question was first asked); a user message is a unit of its own. Units are keyed by content hash and
-model, so identical text is embedded once and a model change re-embeds. Embedding runs in
-committed batches: an interrupted run resumes where it stopped.
+What is embedded: prose only (user and assistant text, never tool rows or echoes), each record as its
+exchange unit (``exchange_units``). Units are keyed by content hash and model, so identical text is
+embedded once and a model change re-embeds. Embedding runs in committed batches: an interrupted run
+resumes where it stopped. ``embed_pending`` holds the writer lock throughout (a search's few new
+records); ``embed_in_turns`` takes it only to save each step (``index``, ``embed`` and the worker).
 
 The memory-mapped matrix that queries read, and the ranking over it, are in ``matrix``
 (``Vectors`` is a ``MatrixCache``).
@@ -23,17 +22,11 @@ import numpy as np
 
 from backscroll.errors import SemanticUnavailableError
 from backscroll.indexes.embed import Batching, Embedder, text_cost, unusable
+from backscroll.indexes.exchange_units import MIN_EMBED_CHARS, unit_text
 from backscroll.indexes.matrix import MatrixCache
 from backscroll.indexes.packing import pack
 from backscroll.store.db import Store, content_hash
 
-MIN_EMBED_CHARS = 12  # shorter prose is not embedded (lexical search still finds it)
-# The question's share of an exchange unit (about 60 tokens of the 256). In 92 public session files the
-# question makes 36 % of the characters embedded, and 1,224 of 1,971 answers repeat the question of the
-# one before (an agent writes several texts per prompt). Shorter (150) or only on the first text after a
-# question: about a fifth less to embed, but the tuning set loses (hybrid hit@1/recall@5 .502/.771 ->
-# .498/.762 and .498/.752: malformed and subagent queries, whose answers come late in a turn).
-UNIT_USER_CHARS = 300
 BATCH_RECORDS = 64  # batch rows for an embedder without its own batching (the fake)
 WINDOW_RECORDS = 2048  # pending records read, sorted by length and embedded at a time
 COMMIT_SECONDS = 1.0  # commit the vectors done about this often (an interruption loses less)
@@ -56,13 +49,6 @@ def _batches(embedder: Embedder, texts: list[str]) -> Iterator[tuple[np.ndarray,
     for i in range(0, len(order), BATCH_RECORDS):
         idx = order[i:i + BATCH_RECORDS]
         yield idx, embedder.embed([texts[j] for j in idx])
-
-
-def unit_text(role: str, text: str, question: str | None) -> str:
-    """The text a prose record is embedded as. Pure."""
-    if role == "assistant" and question:
-        return question[:UNIT_USER_CHARS] + "\n\n" + text
-    return text
 
 
 class Vectors(MatrixCache):
@@ -211,18 +197,26 @@ class Vectors(MatrixCache):
                        progress: Callable[[int, int], None] | None = None) -> int:
         """Embed prose records without a vector, newest first, ``step`` records at a time, computing each step
         without the writer lock and taking it (``turn()``, which yields whether it was given) only to save it.
-        Records that changed meanwhile (redacted again, replaced) are left for the next step. Never switches
-        the store's model: it stops when the store's vectors are (or become) another model's, when nothing is
-        pending, when a step saves nothing, or when the lock is not given (another writer is at work). The
-        matrix is written from a snapshot, without the lock. Returns the units embedded;
-        ``progress(records_done, units_embedded)`` after each step."""
+        Records that changed meanwhile (redacted again, replaced, embedded by another process) are left out of
+        the step. The pending list is read once a pass, then again for what came meanwhile. Never switches the
+        store's model: it stops when the store's vectors are (or become) another model's, when nothing is pending,
+        when a whole pass saves nothing, or when the lock is not given. The matrix is written from a snapshot,
+        without the lock. Returns the units embedded; ``progress(records_done, units_embedded)`` after each step."""
         with turn() as given:
             if not given or self.store.get_meta("vectors_model") not in (None, self.model):
                 return 0
             self.ensure_model()  # a store never embedded: nothing of another model to forget
         done = embedded = since_matrix = 0
-        while len(ids := self.pending_ids()[:step]):
-            units, too_short = self._window_units(ids)
+        queue, at, saved = np.empty(0, dtype=np.int64), 0, True
+        while True:
+            if at >= len(queue):
+                if not saved:
+                    break  # (a whole pass saved nothing: what is left keeps changing, or is another's)
+                queue, at, saved = self.pending_ids(), 0, False
+                if not len(queue):
+                    break
+            ids, at = queue[at:at + step], at + step
+            units, too_short = self._window_units(ids)  # (records embedded meanwhile are not in it)
             _known, todo = self._to_embed(units)
             finished: dict[str, np.ndarray] = {}
             if todo:
@@ -238,10 +232,11 @@ class Vectors(MatrixCache):
                 ready = sorted((r, h) for r, h in same if h in finished or h in have)
                 short = sorted(set(too_short) & set(now_short))
                 if not ready and not short:
-                    break
+                    continue
                 used = {h for _r, h in ready}
                 self._commit(int(self.store.get_meta("vector_seq") or 0) + 1,
                              {h: v for h, v in finished.items() if h in used}, ready, short)
+            saved = True
             embedded += len(used & set(finished))
             done += len(ready) + len(short)
             since_matrix += len(ready)

@@ -7,7 +7,8 @@ from helpers import rows
 from backscroll.errors import SemanticUnavailableError
 from backscroll.indexes import embed as embed_mod
 from backscroll.indexes import vectors as vectors_mod
-from backscroll.indexes.vectors import Vectors, unit_text
+from backscroll.indexes.exchange_units import unit_text
+from backscroll.indexes.vectors import Vectors
 from backscroll.store.db import Store
 from backscroll.store.evidence import allowed_query
 from backscroll.testing import FakeEmbedder
