@@ -33,10 +33,13 @@ def _foreground_lock(cfg: Config) -> AbstractContextManager[bool]:
 
 def foreground_running(cfg: Config) -> bool:
     """Whether an ``index`` or ``embed`` is embedding in this data dir now."""
-    if not (cfg.home.value / FOREGROUND_LOCK).exists():
+    if not (cfg.home.value / FOREGROUND_LOCK).exists():  # (asking creates no file)
         return False
-    with _foreground_lock(cfg) as free:
-        return not free
+    try:
+        with _foreground_lock(cfg) as free:
+            return not free
+    except OSError:  # (a data dir made read-only: nothing embeds in it)
+        return False
 
 
 def turns(cfg: Config, store: Store, wait: float, refused: Callable[[], None] = lambda: None,

@@ -10,6 +10,7 @@ from datetime import UTC
 from pathlib import Path
 
 from backscroll.config import Config
+from backscroll.embedding import foreground_running
 from backscroll.ingest.sources import AGENTS
 from backscroll.sanitize import shorten
 from backscroll.status_places import has_files, left_out, read_in_vain, unread_layouts
@@ -217,7 +218,8 @@ def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
         report.last_sync = counts.last_sync
         started = store.get_meta("last_index_start")  # (before the end marks: a run ending meanwhile is no warning)
         report.last_index_run = store.get_meta("last_index_run")
-        report.embeddings = EmbeddingStatus(counts.prose, counts.prose - counts.prose_pending, counts.prose_pending)
+        report.embeddings = EmbeddingStatus(counts.prose, counts.prose - counts.prose_pending, counts.prose_pending,
+                                            foreground=foreground_running(cfg))
         _worker(cfg, store, report.embeddings)
         report.files = counts.files
         report.redactions = dict(counts.redactions)

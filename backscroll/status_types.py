@@ -60,6 +60,7 @@ class EmbeddingStatus:
     embedded: int = 0
     pending: int = 0
     worker: WorkerStatus | None = None  # the background worker's, once one ran
+    foreground: bool = False  # an `index` or `embed` is embedding now
 
 
 @dataclass

@@ -60,7 +60,9 @@ def _counts(out: Console, r: StatusReport) -> None:
     if emb.prose_records:
         line = f"embedded {emb.embedded:,} / {emb.prose_records:,} prose records"
         worker = emb.worker
-        if emb.pending and worker is not None and worker.running:
+        if emb.pending and emb.foreground:
+            line += " — an `index` or `embed` is embedding the rest"
+        elif emb.pending and worker is not None and worker.running:
             eta = f", about {_duration(worker.eta_s)} left" if worker.eta_s is not None else ""
             rate = f"{worker.rate:.0f} records/s" if worker.rate else "starting"
             line += f" — a background worker is embedding the rest ({rate}{eta})"

@@ -67,6 +67,8 @@ def test_while_index_embeds_a_search_syncs_and_a_second_index_reads_its_files(ba
         res = backscroll.search("zeppelin mooring", config=cfg, sync=True, mode="lexical")
         assert [h.text for h in res.results][:1] == ["where do we keep the zeppelin mooring schedule"]
         assert not any("last committed state" in n for n in res.notes), res.notes
+        shown = backscroll.status(config=cfg).to_dict()["embeddings"]
+        assert shown["foreground"] and shown["pending"] > 0, "status does not say to run `backscroll embed`"
         said: list[str] = []
         second = backscroll.index(config=cfg, notify=said.append)
         assert second.report.files_changed == 0 and second.embedded == 0
