@@ -20,14 +20,9 @@ from backscroll.store.lock import writer_lock
 
 
 @pytest.fixture
-def backlog(session_builder, backscroll_home, backscroll_index, monkeypatch):
-    """A store with 80 prose records and no vectors (``index --no-embed``), embedded by the fake model."""
-    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake")
-    s = session_builder.claude()
-    for i in range(40):
-        s.user(f"question number {i} about the lighthouse keeper").assistant(f"answer number {i} about the tide")
-    backscroll_index(embed=False)
-    return backscroll_home
+def backlog(backlog_of):
+    """A store with 80 prose records and no vectors."""
+    return backlog_of(40)
 
 
 def _pending(home) -> int:

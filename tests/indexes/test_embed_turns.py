@@ -34,14 +34,9 @@ main()
 
 
 @pytest.fixture
-def backlog(session_builder, backscroll_home, backscroll_index, monkeypatch):
-    """A store with 600 prose records and no vectors, embedded by the fake model."""
-    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake")
-    s = session_builder.claude()
-    for i in range(300):
-        s.user(f"question number {i} about the lighthouse keeper").assistant(f"answer number {i} about the tide")
-    backscroll_index(embed=False)
-    return backscroll_home
+def backlog(backlog_of):
+    """A store with 600 prose records and no vectors."""
+    return backlog_of(300)
 
 
 def _embedded(db) -> int:
