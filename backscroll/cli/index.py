@@ -33,8 +33,10 @@ def index(
     """
 
     def body() -> int:
+        import contextlib
+
         from backscroll.cli.progress import EmbedBar, FilesBar, WordsBar, wanted
-        from backscroll.errors import ExitCode
+        from backscroll.errors import ExitCode, NothingIndexedError
 
         cfg = common.config(source)
         bars = not as_json and wanted()
@@ -42,8 +44,14 @@ def index(
             outcome = bs.index(embed=False if no_embed else None, progress=FilesBar() if bars else None,
                                lexical_progress=WordsBar() if bars else None,
                                embed_progress=EmbedBar() if bars else None, notify=common.err)
+            kept = 0
+            if outcome.report.files_seen == 0 and not source:
+                with contextlib.suppress(NothingIndexedError):  # (an empty machine: nothing was ever read)
+                    kept = bs.count_sessions(all=True)
         report = outcome.report
-        notes = _given_sources(cfg) + ([NONE_FOUND] if report.files_seen == 0 and not source else [])
+        notes = _given_sources(cfg) + ([NONE_FOUND + (f" (the store keeps the {counted(kept, 'session')} read "
+                                                      "before: still searchable)" if kept else "")]
+                                       if report.files_seen == 0 and not source else [])
         if as_json:
             doc = outcome.to_dict()
             common.emit_json({**doc, "notes": [*doc["notes"], *notes]})

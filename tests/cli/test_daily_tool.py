@@ -410,6 +410,18 @@ def test_an_index_that_found_no_session_file_says_so_and_reads_after_it_say_why(
         r = run_cli(backscroll_home, *command)
         assert r.returncode == 3 and "no session files were found" in r.stderr, r.stderr
         assert "run `backscroll index` first" not in r.stderr and "index --source AGENT:PATH" in r.stderr
+    assert "the store keeps" not in run_cli(backscroll_home, "index", "--no-embed").stderr
+
+
+def test_an_index_after_the_agent_deleted_every_log_says_the_sessions_read_before_stay(session_builder,
+                                                                                    backscroll_home):
+    """The record outlives the agents' own pruning: "no session files were found" alone read as if all was lost."""
+    session_builder.claude().user("where does the retry queue live?")
+    assert run_cli(backscroll_home, "index", "--no-embed").returncode == 0
+    for f in (backscroll_home.home / ".claude").rglob("*.jsonl"):
+        f.unlink()
+    r = run_cli(backscroll_home, "index", "--no-embed")
+    assert r.returncode == 0 and "the store keeps the 1 session read before: still searchable" in r.stderr, r.stderr
 
 
 @pytest.mark.parametrize("command", [["list"], ["show", "abcdef1"], ["files", "src/app.py"], ["stats"]])
