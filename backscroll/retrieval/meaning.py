@@ -40,12 +40,15 @@ def _semantic_allowed(store: Store, filters: Filters, memo: dict) -> set[int] | 
     return memo[key]
 
 
-def _coverage_note(store: Store, pending: int) -> str:
-    """How much of the prose the semantic ranking covers (a partly embedded store)."""
+def _coverage_note(store: Store, pending: int, cfg: Config) -> str:
+    """How much of the prose the semantic ranking covers (a partly embedded store), and what finishes it."""
+    from backscroll.embedding import foreground_running
+
     prose = store.prose_count()
     share = max(0, prose - pending) * 100 // max(prose, 1)
     return (f"meaning-based ranking covers {share}% of prose ({pending:,} texts not embedded yet); "
-            "`backscroll embed` finishes it")
+            + ("an `index` or `embed` at work finishes it" if foreground_running(cfg) else
+               "`backscroll embed` finishes it"))
 
 
 def cosines(store: Store, memo: dict, ids: Iterable[int]) -> dict[int, float]:
@@ -111,7 +114,7 @@ def _ready(store: Store, cfg: Config, plan, mode: str, fresh: bool, notes: list[
                 ready = store.get_meta("vectors_model") == model and int(store.get_meta("vector_seq") or 0) > 0
                 pending = vecs.pending() if ready else 0
         if ready and pending > SEARCH_EMBEDS:
-            notes.append(_coverage_note(store, pending))
+            notes.append(_coverage_note(store, pending, cfg))
         if not ready:
             if mode == "hybrid":
                 notes.append("no embeddings yet: hybrid search fell back to lexical (`backscroll index` embeds)")

@@ -24,7 +24,7 @@ import sys, time
 from backscroll import testing
 orig = testing.FakeEmbedder.embed
 def slow(self, texts):
-    time.sleep(0.4)
+    time.sleep(0.8)  # (600 records: about 8 s, saved in steps of 256)
     return orig(self, texts)
 testing.FakeEmbedder.embed = slow
 from backscroll.cli import main
@@ -62,6 +62,8 @@ def test_while_index_embeds_a_search_syncs_and_a_second_index_reads_its_files(ba
         res = backscroll.search("zeppelin mooring", config=cfg, sync=True, mode="lexical")
         assert [h.text for h in res.results][:1] == ["where do we keep the zeppelin mooring schedule"]
         assert not any("last committed state" in n for n in res.notes), res.notes
+        hybrid = backscroll.search("lighthouse keeper", config=cfg, sync=False)
+        assert any("an `index` or `embed` at work finishes it" in n for n in hybrid.notes), hybrid.notes
         shown = backscroll.status(config=cfg).to_dict()["embeddings"]
         assert shown["foreground"] and shown["pending"] > 0, "status does not say to run `backscroll embed`"
         said: list[str] = []
