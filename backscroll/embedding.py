@@ -27,8 +27,8 @@ FOREGROUND_STEP = 256  # records a foreground step embeds before it saves them (
 TURN_WAIT_S = 60.0  # how long a foreground step waits for the writer lock (another process's sync)
 
 
-def _foreground_lock(cfg: Config) -> AbstractContextManager[bool]:
-    return file_lock(cfg.home.value / FOREGROUND_LOCK)
+def _foreground_lock(cfg: Config, wait: float = 0.0) -> AbstractContextManager[bool]:
+    return file_lock(cfg.home.value / FOREGROUND_LOCK, wait)
 
 
 def foreground_running(cfg: Config) -> bool:
@@ -82,32 +82,59 @@ def close(cfg: Config, store: Store, wait: float) -> None:
 
 def embed_pending(cfg: Config, progress=None, notify: Notify = quiet, announce: bool = False) -> tuple[int, float]:
     """Embed every prose record without a vector (newest first), in turns, then bring the matrix cache up to date.
-    Returns the prose records done (given their vector, or found too short to embed: the count ``status`` shows and
-    the announcement names; records with the same text share one embedding) and the seconds it took.
+    Returns the prose records this run did (given their vector, or found too short to embed: the count ``status``
+    shows and the announcement names; records with the same text share one embedding) and the seconds it took.
 
     ``announce``: say first that lexical search already covers everything (``index`` on a large backlog). Ctrl-C
     keeps what was saved and says so before the KeyboardInterrupt goes on. When another foreground run is embedding,
-    or another writer keeps the lock past ``TURN_WAIT_S``, it says so and leaves the rest to it (or to the next run).
+    it says so and leaves the rest to it: a run looks once more after it lets go, for what an ``index`` left to it
+    while it was ending. When another writer keeps the lock past ``TURN_WAIT_S``, it stops and says what is left.
     """
     import time
 
-    from backscroll.store.db import Store
-
     t0 = time.perf_counter()
-    with _foreground_lock(cfg) as mine:
-        if not mine:
-            notify("another backscroll process is embedding this history: it goes on there (`backscroll status` "
-                   "shows what is left)")
-            return 0, time.perf_counter() - t0
-        store = Store.open(cfg.db_path)
-        try:
-            done = _embed(cfg, store, progress, notify, announce)
-        finally:
-            close(cfg, store, TURN_WAIT_S)
+    done = 0
+    for again in (False, True):
+        with _foreground_lock(cfg, wait=0.0 if again else 1.0) as mine:  # (a moment: another's `status` checking)
+            if not mine:
+                if not again:
+                    notify("another backscroll process is embedding this history: it goes on there (`backscroll "
+                           "status` shows what is left)")
+                break
+            n, stopped = _run(cfg, None if again else progress, notify, announce and not again)
+            done += n
+        if stopped or not _pending(cfg):
+            break
     return done, time.perf_counter() - t0
 
 
-def _embed(cfg: Config, store: Store, progress, notify: Notify, announce: bool) -> int:
+def _pending(cfg: Config) -> bool:
+    from backscroll.store.db import Store
+
+    store = Store.open_readonly(cfg.db_path)
+    try:
+        return store.pending_prose(at_most=1) > 0
+    finally:
+        store.close()
+
+
+def _run(cfg: Config, progress, notify: Notify, announce: bool) -> tuple[int, bool]:
+    """One run holding the foreground lock: the records it did, and whether it stopped short (another writer kept
+    the lock)."""
+    from backscroll.store.db import Store
+
+    store = Store.open(cfg.db_path)
+    interrupted = False
+    try:
+        return _embed(cfg, store, progress, notify, announce)
+    except BaseException:
+        interrupted = True
+        raise
+    finally:  # (interrupted: out at once, not waiting on another writer to close vouched for)
+        close(cfg, store, 1.0 if interrupted else TURN_WAIT_S)
+
+
+def _embed(cfg: Config, store: Store, progress, notify: Notify, announce: bool) -> tuple[int, bool]:
     from backscroll.indexes import embed
     from backscroll.indexes.vectors import Vectors
 
@@ -119,7 +146,7 @@ def _embed(cfg: Config, store: Store, progress, notify: Notify, announce: bool) 
     with turn() as given:
         if not given:
             notify(f"embedding skipped: {busy}")
-            return 0
+            return 0, True
         old_model = store.get_meta("vectors_model")
         if vecs.ensure_model():
             notify(f"the embedding model changed ({old_model} → {vecs.model}): every text is embedded again, once")
@@ -149,11 +176,13 @@ def _embed(cfg: Config, store: Store, progress, notify: Notify, announce: bool) 
     finally:
         if total and progress is not None:
             progress.finish()
+    if refused:  # (no second minute's wait for the end's tidying: the next run does it)
+        left = vecs.pending()
+        if left:
+            notify(f"embedding stopped with {left:,} prose records left: {busy}")
+        return done["records"], True
     with turn() as given:
         if given:
             vecs.refresh_matrix(force=vecs.prune_orphans() > 0)
             vecs.prune_query_cache()
-        left = vecs.pending()
-    if refused:
-        notify(f"embedding stopped with {left:,} prose records left: {busy}")
-    return max(total - left, 0)
+    return done["records"], bool(refused)

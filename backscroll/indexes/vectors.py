@@ -207,8 +207,8 @@ class Vectors(MatrixCache):
                 return 0
             self.ensure_model()  # a store never embedded: nothing of another model to forget
         done = embedded = since_matrix = 0
-        queue, at, saved = np.empty(0, dtype=np.int64), 0, True
-        while True:
+        queue, at, saved, refused = np.empty(0, dtype=np.int64), 0, True, False
+        while not refused:
             if at >= len(queue):
                 if not saved:
                     break  # (a whole pass saved nothing: what is left keeps changing, or is another's)
@@ -225,7 +225,8 @@ class Vectors(MatrixCache):
                     finished.update((hashes[i], v) for i, v in zip(idx, vecs, strict=True))
             with turn() as given:
                 if not given or self.store.get_meta("vectors_model") != self.model:
-                    break
+                    refused = True  # (the matrix is left to the writer that kept the lock, or took the model)
+                    continue
                 now_units, now_short = self._window_units(ids)  # as the store holds them now
                 same = {(r, h) for r, h, _u in units} & {(r, h) for r, h, _u in now_units}
                 have = self._known(sorted({h for _r, h in same}))
@@ -245,7 +246,7 @@ class Vectors(MatrixCache):
                 since_matrix = 0
             if progress:
                 progress(done, embedded)
-        if since_matrix:
+        if since_matrix and not refused:
             self.write_matrix()
         return embedded
 

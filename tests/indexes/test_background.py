@@ -218,3 +218,26 @@ def test_the_worker_keeps_a_checked_store_vouched_for_and_vouches_for_nothing_el
         assert not store.vouched()
     finally:
         store.close()
+
+
+def test_a_run_refused_the_lock_leaves_the_matrix_to_the_writer_that_kept_it(backlog):
+    """A worker giving way to an `index` wrote the whole matrix beside it, without the lock (a review)."""
+    store, vecs = _vectors(backlog)
+    given = iter([True, True, False])
+    written: list[int] = []
+
+    @contextlib.contextmanager
+    def turn():
+        with writer_lock(backlog.config(), 1.0) as held:
+            yield held and next(given, False)
+
+    def write_matrix() -> int:
+        written.append(1)
+        return 0
+
+    vecs.write_matrix = write_matrix  # type: ignore[method-assign]
+    try:
+        assert vecs.embed_in_turns(embed_mod.load(bulk=True), turn, step=16) > 0
+    finally:
+        store.close()
+    assert written == [] and 0 < _pending(backlog) < 80

@@ -125,3 +125,55 @@ def test_ctrl_c_during_index_keeps_the_steps_saved(backlog):
     assert proc.returncode == 130 and "embedding interrupted" in err, err
     assert 0 < _embedded(cfg.db_path) < 600
     assert not embedding.foreground_running(cfg) and backscroll.embed(config=cfg)[0] > 0
+
+
+def test_what_an_index_left_to_a_run_that_was_ending_is_embedded_by_it(backlog, session_builder, monkeypatch):
+    """A review found an `index` leaving its new records to a run already past its last look at what is pending:
+    they stayed without vectors. The run looks once more when it lets go, and counts what it did itself."""
+    cfg = backlog.config()
+    embed_once = embedding._embed
+    calls: list[int] = []
+
+    def ending_while_an_index_syncs(*args, **kwargs):
+        done = embed_once(*args, **kwargs)
+        if not calls:  # (its last look is behind it: new lines come in, and their index leaves them to this run)
+            for i in range(10):
+                session_builder.codex().user(f"a late question {i} about the harbour pilot schedule")
+            backscroll.index(config=cfg, embed=False)
+        calls.append(done[0])
+        return done
+
+    monkeypatch.setattr(embedding, "_embed", ending_while_an_index_syncs)
+    n, _secs = backscroll.embed(config=cfg)
+    assert calls == [600, 10] and n == 610
+    assert rows(backlog, "SELECT count(*) AS n FROM records WHERE unit_hash IS NULL AND content_type = 'text' "
+                         "AND is_echo = 0")[0]["n"] == 0
+
+
+def test_ctrl_c_ends_the_run_at_once_while_another_writer_holds_the_lock(backlog, monkeypatch):
+    """It waited up to a minute for the lock, to close the store vouched for."""
+    import threading
+
+    from backscroll.indexes.vectors import Vectors
+
+    cfg = backlog.config()
+    held, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with writer_lock(cfg, 5.0):
+            held.set()
+            release.wait(120)
+
+    def interrupted(*_args, **_kwargs):
+        threading.Thread(target=holder).start()
+        assert held.wait(10)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Vectors, "embed_in_turns", interrupted)
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            embedding.embed_pending(cfg)
+        assert time.monotonic() - started < 20
+    finally:
+        release.set()
