@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 EMBED_NOTICE_MIN = 500  # pending texts from which `index` says that lexical search is ready first
 FOREGROUND_LOCK = "embed-foreground.lock"
-FOREGROUND_STEP = 256  # records a foreground step embeds before it saves them (Ctrl-C loses at most one step)
 TURN_WAIT_S = 60.0  # how long a foreground step waits for the writer lock (another process's sync)
 
 
@@ -136,7 +135,7 @@ def _run(cfg: Config, progress, notify: Notify, announce: bool) -> tuple[int, bo
 
 def _embed(cfg: Config, store: Store, progress, notify: Notify, announce: bool) -> tuple[int, bool]:
     from backscroll.indexes import embed
-    from backscroll.indexes.vectors import Vectors
+    from backscroll.indexes.vectors import COMMIT_SECONDS, WINDOW_RECORDS, Vectors
 
     refused: list[bool] = []
     turn = turns(cfg, store, TURN_WAIT_S, refused=lambda: refused.append(True))
@@ -165,7 +164,8 @@ def _embed(cfg: Config, store: Store, progress, notify: Notify, announce: bool) 
         progress.start(total)
     try:
         if total:
-            vecs.embed_in_turns(embed.load(bulk=True), turn, step=FOREGROUND_STEP, progress=step)
+            # (the windows and batches of a run under the lock, so the same vectors; saved about every second)
+            vecs.embed_in_turns(embed.load(bulk=True), turn, step=WINDOW_RECORDS, every=COMMIT_SECONDS, progress=step)
     except KeyboardInterrupt:
         if progress is not None:
             progress.finish()

@@ -1,13 +1,9 @@
-"""Vectors: the embedding table, the embedding passes, and the query vector cache.
-
-What is embedded: prose only (user and assistant text, never tool rows or echoes), each record as its
-exchange unit (``exchange_units``). Units are keyed by content hash and model, so identical text is
-embedded once and a model change re-embeds. Embedding runs in committed batches: an interrupted run
-resumes where it stopped. ``embed_pending`` holds the writer lock throughout (a search's few new
-records); ``embed_in_turns`` takes it only to save each step (``index``, ``embed`` and the worker).
-
-The memory-mapped matrix that queries read, and the ranking over it, are in ``matrix``
-(``Vectors`` is a ``MatrixCache``).
+"""Vectors: the embedding table, the embedding passes, and the query vector cache. Prose only is embedded (never
+tool rows or echoes), each record as its exchange unit (``exchange_units``), keyed by content hash and model:
+identical text is embedded once, and a model change embeds again. Embedding saves as it goes: an interrupted run
+resumes where it stopped. ``embed_pending`` holds the writer lock throughout (a search's few new records);
+``embed_in_turns`` takes it only to save (``index``, ``embed`` and the background worker). The memory-mapped
+matrix that queries read, and the ranking over it, are in ``matrix`` (``Vectors`` is a ``MatrixCache``).
 """
 
 from __future__ import annotations
@@ -193,21 +189,46 @@ class Vectors(MatrixCache):
                 since_matrix = 0
         return embedded
 
-    def embed_in_turns(self, embedder: Embedder, turn: Turn, *, step: int = TURN_RECORDS,
+    def embed_in_turns(self, embedder: Embedder, turn: Turn, *, step: int = TURN_RECORDS, every: float | None = None,
                        progress: Callable[[int, int], None] | None = None) -> int:
-        """Embed prose records without a vector, newest first, ``step`` records at a time, computing each step
-        without the writer lock and taking it (``turn()``, which yields whether it was given) only to save it.
-        Records that changed meanwhile (redacted again, replaced, embedded by another process) are left out of
-        the step. The pending list is read once a pass, then again for what came meanwhile. Never switches the
-        store's model: it stops when the store's vectors are (or become) another model's, when nothing is pending,
-        when a whole pass saves nothing, or when the lock is not given. The matrix is written from a snapshot,
-        without the lock. Returns the units embedded; ``progress(records_done, units_embedded)`` after each step."""
+        """Embed prose records without a vector, newest first, ``step`` at a time, computing without the writer lock
+        and taking it (``turn()`` yields whether it was given) only to save: at a step's end and every ``every``
+        seconds. Records changed meanwhile (redacted, replaced, embedded by another) are left out; the pending list
+        is read once a pass. It stops, never switching the store's model, when the vectors are another model's,
+        nothing is pending, a pass saves nothing or the lock is refused. The matrix is written from a snapshot,
+        without the lock. Returns the units embedded; ``progress(records_done, units_embedded)`` after a save."""
         with turn() as given:
             if not given or self.store.get_meta("vectors_model") not in (None, self.model):
                 return 0
             self.ensure_model()  # a store never embedded: nothing of another model to forget
         done = embedded = since_matrix = 0
         queue, at, saved, refused = np.empty(0, dtype=np.int64), 0, True, False
+
+        def save(ids: np.ndarray, units: list, too_short: list[int], finished: dict) -> list | None:
+            """Save what of the step is ready; the step's units still to save, or None when the lock was refused."""
+            nonlocal done, embedded, since_matrix, saved
+            with turn() as given:
+                if not given or self.store.get_meta("vectors_model") != self.model:
+                    return None  # (the matrix is left to the writer that kept the lock, or took the model)
+                now_units, now_short = self._window_units(ids)  # as the store holds them now
+                same = {(r, h) for r, h, _u in units} & {(r, h) for r, h, _u in now_units}
+                have = self._known(sorted({h for _r, h in same}))
+                ready = sorted((r, h) for r, h in same if h in finished or h in have)
+                short = sorted(set(too_short) & set(now_short))
+                used = {h for _r, h in ready}
+                if ready or short:
+                    self._commit(int(self.store.get_meta("vector_seq") or 0) + 1,
+                                 {h: v for h, v in finished.items() if h in used}, ready, short)
+            if ready or short:
+                saved, embedded, done = True, embedded + len(used & set(finished)), done + len(ready) + len(short)
+                since_matrix += len(ready)
+                if since_matrix >= MATRIX_REFRESH_ROWS:
+                    self.write_matrix()
+                    since_matrix = 0
+                if progress:
+                    progress(done, embedded)
+            return [u for u in units if (u[0], u[1]) in same and (u[0], u[1]) not in set(ready)]
+
         while not refused:
             if at >= len(queue):
                 if not saved:
@@ -218,34 +239,16 @@ class Vectors(MatrixCache):
             ids, at = queue[at:at + step], at + step
             units, too_short = self._window_units(ids)  # (records embedded meanwhile are not in it)
             _known, todo = self._to_embed(units)
-            finished: dict[str, np.ndarray] = {}
-            if todo:
-                hashes = list(todo)
-                for idx, vecs in _batches(embedder, [todo[h] for h in hashes]):
-                    finished.update((hashes[i], v) for i, v in zip(idx, vecs, strict=True))
-            with turn() as given:
-                if not given or self.store.get_meta("vectors_model") != self.model:
-                    refused = True  # (the matrix is left to the writer that kept the lock, or took the model)
-                    continue
-                now_units, now_short = self._window_units(ids)  # as the store holds them now
-                same = {(r, h) for r, h, _u in units} & {(r, h) for r, h, _u in now_units}
-                have = self._known(sorted({h for _r, h in same}))
-                ready = sorted((r, h) for r, h in same if h in finished or h in have)
-                short = sorted(set(too_short) & set(now_short))
-                if not ready and not short:
-                    continue
-                used = {h for _r, h in ready}
-                self._commit(int(self.store.get_meta("vector_seq") or 0) + 1,
-                             {h: v for h, v in finished.items() if h in used}, ready, short)
-            saved = True
-            embedded += len(used & set(finished))
-            done += len(ready) + len(short)
-            since_matrix += len(ready)
-            if since_matrix >= MATRIX_REFRESH_ROWS:
-                self.write_matrix()
-                since_matrix = 0
-            if progress:
-                progress(done, embedded)
+            hashes, last, finished = list(todo), time.monotonic(), dict[str, np.ndarray]()
+            for idx, vecs in _batches(embedder, [todo[h] for h in hashes]) if todo else ():
+                finished.update((hashes[i], v) for i, v in zip(idx, vecs, strict=True))
+                if every is not None and time.monotonic() - last >= every:
+                    if (left := save(ids, units, too_short, finished)) is None:
+                        break
+                    units, too_short, finished, last = left, [], dict[str, np.ndarray](), time.monotonic()
+            else:
+                left = save(ids, units, too_short, finished)
+            refused = left is None
         if since_matrix and not refused:
             self.write_matrix()
         return embedded
