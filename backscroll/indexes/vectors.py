@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from collections.abc import Set as AbstractSet
 from contextlib import AbstractContextManager
 from datetime import UTC
 from pathlib import Path
@@ -82,9 +83,10 @@ class Vectors(MatrixCache):
         """Ids of the prose records without a vector, newest first (by timestamp, then id)."""
         return np.fromiter(self.store.pending_prose_ids(), dtype=np.int64)
 
-    def _window_units(self, ids: np.ndarray) -> tuple[list[tuple[int, str, str]], list[int]]:
-        """``(record id, unit hash, unit text)`` for a window of pending records, and the too-short ones."""
-        rows = self.store.unembedded([int(x) for x in ids])
+    def _window_units(self, ids: np.ndarray, saved: AbstractSet[int] = frozenset()) -> tuple[list, list[int]]:
+        """``(record id, unit hash, unit text)`` for a window of pending records (and those ``saved`` since), and the
+        too-short ones."""
+        rows = self.store.unembedded([int(x) for x in ids], saved)
         rows.sort(key=lambda r: (r[1], r[0]))  # each session in order, for the question before an answer
         units: list[tuple[int, str, str]] = []
         too_short: list[int] = []
@@ -101,12 +103,9 @@ class Vectors(MatrixCache):
                 question[session] = text
         return units, too_short
 
-    def _known(self, hashes: list[str]) -> set[str]:
-        return self.store.known_vectors(self.model, hashes)
-
     def _to_embed(self, units: list[tuple[int, str, str]]) -> tuple[set[str], dict[str, str]]:
         """The window's units that already have a vector, and the text of each other unit (identical texts once)."""
-        known = self._known(sorted({h for _r, h, _u in units}))
+        known = self.store.known_vectors(self.model, sorted({h for _r, h, _u in units}))
         return known, {h: u for _r, h, u in units if h not in known}
 
     def _commit(self, seq: int, vectors: dict[str, np.ndarray], records: list[tuple[int, str]],
@@ -194,9 +193,9 @@ class Vectors(MatrixCache):
         """Embed prose records without a vector, newest first, ``step`` at a time, computing without the writer lock
         and taking it (``turn()`` yields whether it was given) only to save: at a step's end and every ``every``
         seconds. Records changed meanwhile (redacted, replaced, embedded by another) are left out; the pending list
-        is read once a pass. It stops, never switching the store's model, when the vectors are another model's,
-        nothing is pending, a pass saves nothing or the lock is refused. The matrix is written from a snapshot,
-        without the lock. Returns the units embedded; ``progress(records_done, units_embedded)`` after a save."""
+        is read once a pass. It stops, never switching the store's model, when the vectors are another model's, none
+        are pending, a pass saves none or the lock is refused. Returns the units embedded; ``progress(records_done,
+        units_embedded)`` after a save. (The matrix is written from a snapshot, without the lock.)"""
         with turn() as given:
             if not given or self.store.get_meta("vectors_model") not in (None, self.model):
                 return 0
@@ -210,9 +209,9 @@ class Vectors(MatrixCache):
             with turn() as given:
                 if not given or self.store.get_meta("vectors_model") != self.model:
                     return None  # (the matrix is left to the writer that kept the lock, or took the model)
-                now_units, now_short = self._window_units(ids)  # as the store holds them now
+                now_units, now_short = self._window_units(ids, step_saved)  # as the store holds them now
                 same = {(r, h) for r, h, _u in units} & {(r, h) for r, h, _u in now_units}
-                have = self._known(sorted({h for _r, h in same}))
+                have = self.store.known_vectors(self.model, sorted({h for _r, h in same}))
                 ready = sorted((r, h) for r, h in same if h in finished or h in have)
                 short = sorted(set(too_short) & set(now_short))
                 used = {h for _r, h in ready}
@@ -220,6 +219,7 @@ class Vectors(MatrixCache):
                     self._commit(int(self.store.get_meta("vector_seq") or 0) + 1,
                                  {h: v for h, v in finished.items() if h in used}, ready, short)
             if ready or short:
+                step_saved.update([r for r, _h in ready] + short)
                 saved, embedded, done = True, embedded + len(used & set(finished)), done + len(ready) + len(short)
                 since_matrix += len(ready)
                 if since_matrix >= MATRIX_REFRESH_ROWS:
@@ -236,7 +236,7 @@ class Vectors(MatrixCache):
                 queue, at, saved = self.pending_ids(), 0, False
                 if not len(queue):
                     break
-            ids, at = queue[at:at + step], at + step
+            ids, at, step_saved = queue[at:at + step], at + step, set[int]()
             units, too_short = self._window_units(ids)  # (records embedded meanwhile are not in it)
             _known, todo = self._to_embed(units)
             hashes, last, finished = list(todo), time.monotonic(), dict[str, np.ndarray]()

@@ -5,7 +5,7 @@ Mixed into ``Store``."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from backscroll.store.evidence import CHUNK
 from backscroll.types import EMBEDDED_TYPES_SQL
@@ -51,14 +51,15 @@ class EmbeddingQueries:
             "ORDER BY id DESC LIMIT 1", (session_id, record_id)).fetchone()
         return row[0] if row else None
 
-    def unembedded(self, ids: list[int]) -> list[tuple[int, str, str, str]]:
-        """``(id, session_id, role, text)`` of those of ``ids`` still without a vector."""
+    def unembedded(self, ids: list[int], also: Collection[int] = ()) -> list[tuple[int, str, str, str]]:
+        """``(id, session_id, role, text)`` of those of ``ids`` still without a vector, and of those in ``also``
+        whatever they hold."""
         rows: list[tuple[int, str, str, str]] = []
         for i in range(0, len(ids), CHUNK):
             chunk = ids[i:i + CHUNK]
-            rows += self.conn.execute(
-                f"SELECT id, session_id, role, text FROM records WHERE id IN ({','.join('?' * len(chunk))}) "
-                "AND unit_hash IS NULL", chunk).fetchall()
+            rows += [(rid, session, role, text) for rid, session, role, text, unit in self.conn.execute(
+                f"SELECT id, session_id, role, text, unit_hash FROM records WHERE id IN ({','.join('?' * len(chunk))})",
+                chunk) if unit is None or rid in also]
         return rows
 
     def known_vectors(self, model: str, hashes: list[str]) -> set[str]:

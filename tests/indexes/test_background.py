@@ -12,8 +12,9 @@ import time
 import pytest
 from helpers import rows
 
-from backscroll import background
+from backscroll import background, embedding
 from backscroll.indexes import embed as embed_mod
+from backscroll.indexes import vectors as vectors_mod
 from backscroll.indexes.vectors import Vectors
 from backscroll.store.db import Store
 from backscroll.store.lock import writer_lock
@@ -241,3 +242,25 @@ def test_a_run_refused_the_lock_leaves_the_matrix_to_the_writer_that_kept_it(bac
     finally:
         store.close()
     assert written == [] and 0 < _pending(backlog) < 80
+
+
+def test_saving_within_a_step_gives_each_record_the_unit_one_save_would(session_builder, backscroll_home,
+                                                                        backscroll_index, monkeypatch):
+    """A record saved early in a step (a short "ok" prompt) left the answers after it without their question when
+    the step's units were read again to save the rest: other units, other vectors than `index` had made."""
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake")
+    monkeypatch.setattr(vectors_mod, "BATCH_RECORDS", 4)
+    s = session_builder.claude()
+    for i in range(30):
+        s.user("ok" if i % 3 else f"question {i} about the lighthouse keeper's schedule")
+        s.assistant(f"answer number {i} about the tide tables and the harbour lights")
+    backscroll_index(embed=False)
+    store, vecs = _vectors(backscroll_home)
+    try:
+        units, _short = vecs._window_units(vecs.pending_ids())
+        turn = embedding.turns(backscroll_home.config(), store, 1.0)
+        vecs.embed_in_turns(embed_mod.load(bulk=True), turn, step=2048, every=0.0)
+    finally:
+        store.close()
+    got = {r["id"]: r["unit_hash"] for r in rows(backscroll_home, "SELECT id, unit_hash FROM records")}
+    assert all(got[rid] == h for rid, h, _u in units)
