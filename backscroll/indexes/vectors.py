@@ -227,7 +227,8 @@ class Vectors(MatrixCache):
                     since_matrix = 0
                 if progress:
                     progress(done, embedded)
-            return [u for u in units if (u[0], u[1]) in same and (u[0], u[1]) not in set(ready)]
+            left = same - set(ready)
+            return [u for u in units if (u[0], u[1]) in left]
 
         while not refused:
             if at >= len(queue):
