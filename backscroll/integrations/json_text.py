@@ -38,10 +38,15 @@ def comments(text: str, start: int = 0, end: int | None = None) -> list[tuple[in
 
 def loads(text: str):
     """``json.loads`` of ``text`` with its comments read as white space, refusing a key held twice (``once_each``)."""
+    return json.loads(_blanked(text), object_pairs_hook=once_each)
+
+
+def _blanked(text: str) -> str:
+    """``text`` with each comment's characters but its line breaks made spaces."""
     chars = list(text)
     for start, end in comments(text):
         chars[start:end] = (c if c in "\r\n" else " " for c in text[start:end])
-    return json.loads("".join(chars), object_pairs_hook=once_each)
+    return "".join(chars)
 
 
 @dataclass
@@ -140,9 +145,10 @@ def newline(text: str) -> str:
 
 
 def indent_unit(text: str) -> str:
-    """The file's indentation step: a tab, or its smallest run of leading spaces (2 when it has none)."""
+    """The file's indentation step: a tab, or its smallest run of leading spaces (2 when it has none); a comment's
+    lines (`` * doc`` in a block comment) are not read."""
     widths = []
-    for line in text.splitlines():
+    for line in _blanked(text).splitlines():
         stripped = line.lstrip(" \t")
         lead = line[: len(line) - len(stripped)]
         if stripped and lead:

@@ -128,3 +128,10 @@ def test_status_does_not_take_a_claude_file_with_comments_for_an_installed_entry
     claude_json = backscroll_home.home / ".claude.json"
     claude_json.write_text(claude_json.read_text() + "// Claude Code reads no comments\n")
     assert not [i for i in inst.installed() if i["agent"] == "claude" and i["kind"] == "mcp"]
+
+
+def test_the_lines_of_a_block_comment_do_not_set_the_files_indentation(settings):
+    """A ``/** … */`` header's `` * `` lines made our entry nest by one space."""
+    settings.write_text('/**\n * My settings\n */\n{\n    "theme": "dark",\n    "mcpServers": {}\n}\n')
+    inst.run("mcp", "gemini")
+    assert '\n        "backscroll": {\n            "command"' in settings.read_text(), settings.read_text()
