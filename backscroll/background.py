@@ -22,7 +22,7 @@ from pathlib import Path
 from backscroll.config import Config
 from backscroll.indexes.files import private_files
 from backscroll.store.db import Store
-from backscroll.store.lock import file_lock
+from backscroll.store.lock import file_lock, lock_held
 
 LOCK_NAME = "embed-worker.lock"
 REPORT_NAME = "embed-worker.json"  # the last worker's report (its own file: never waits on the store's writer)
@@ -60,10 +60,7 @@ def _worker_lock(cfg: Config) -> AbstractContextManager[bool]:
 
 def running(cfg: Config) -> bool:
     """Whether a worker is at work on this data dir."""
-    if not _lock_path(cfg).exists():
-        return False
-    with _worker_lock(cfg) as free:
-        return not free
+    return lock_held(_lock_path(cfg))
 
 
 def state(store: Store, cfg: Config) -> WorkerState | None:

@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
 from backscroll.store.db import vouch
-from backscroll.store.lock import file_lock, writer_lock
+from backscroll.store.lock import file_lock, lock_held, writer_lock
 from backscroll.types import Notify, quiet
 
 if TYPE_CHECKING:
@@ -32,13 +32,7 @@ def _foreground_lock(cfg: Config, wait: float = 0.0) -> AbstractContextManager[b
 
 def foreground_running(cfg: Config) -> bool:
     """Whether an ``index`` or ``embed`` is embedding in this data dir now."""
-    if not (cfg.home.value / FOREGROUND_LOCK).exists():  # (asking creates no file)
-        return False
-    try:
-        with _foreground_lock(cfg) as free:
-            return not free
-    except OSError:  # (a data dir made read-only: nothing embeds in it)
-        return False
+    return lock_held(cfg.home.value / FOREGROUND_LOCK)
 
 
 def turns(cfg: Config, store: Store, wait: float, refused: Callable[[], None] = lambda: None,

@@ -78,10 +78,15 @@ def file_lock(path: Path, wait: float = 0.0) -> Iterator[bool]:
 
 
 def writer_busy(cfg: HasLock) -> bool:
-    """Whether a backscroll process holds the writer lock now (an index or a sync is running).
-    Creates nothing: no lock file means no writer ever ran here."""
+    """Whether a backscroll process holds the writer lock now (an index or a sync is running)."""
+    return lock_held(cfg.lock_path)
+
+
+def lock_held(path: Path) -> bool:
+    """Whether a process holds the lock file at ``path`` now. Creates nothing (no file: no holder ever ran here),
+    and asks for a shared lock only: it never keeps out another holder."""
     try:
-        fd = os.open(cfg.lock_path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY)
     except OSError:
         return False
     try:
