@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -39,12 +38,8 @@ def backlog(backlog_of):
     return backlog_of(300)
 
 
-def _embedded(db) -> int:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute("SELECT count(*) FROM records WHERE unit_hash IS NOT NULL").fetchone()[0]
-    finally:
-        con.close()
+def _embedded(home) -> int:
+    return rows(home, "SELECT count(*) AS n FROM records WHERE unit_hash IS NOT NULL")[0]["n"]
 
 
 def test_while_index_embeds_a_search_syncs_and_a_second_index_reads_its_files(backlog, session_builder):
@@ -53,7 +48,7 @@ def test_while_index_embeds_a_search_syncs_and_a_second_index_reads_its_files(ba
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
-        while _embedded(cfg.db_path) == 0 and proc.poll() is None and time.monotonic() < deadline:
+        while _embedded(backlog) == 0 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert proc.poll() is None, "the index was still embedding when its first step was saved"
         with writer_lock(cfg, 5.0) as given:
@@ -118,12 +113,12 @@ def test_ctrl_c_during_index_keeps_the_steps_saved(backlog):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
-    while _embedded(cfg.db_path) == 0 and proc.poll() is None and time.monotonic() < deadline:
+    while _embedded(backlog) == 0 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "embedding interrupted" in err, err
-    assert 0 < _embedded(cfg.db_path) < 600
+    assert 0 < _embedded(backlog) < 600
     assert not embedding.foreground_running(cfg) and backscroll.embed(config=cfg)[0] > 0
 
 
