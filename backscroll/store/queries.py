@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable, Iterator
 
 RECORD_COLUMNS = (
@@ -42,11 +43,10 @@ class RecordQueries:
 
     def upsert_records(self, rows: list[tuple], source: str, *, superseded: bool = False
                        ) -> tuple[int, int, int, int]:
-        """Store the rows of a re-read ``source``: a record id it stored before is replaced when its
-        content changed (the old row tombstoned for the derived indexes) and left alone when not; a
-        record id stored from another source is never touched. An earlier record of ``source`` whose
-        id is not emitted again but whose text is (the file was migrated to new ids) is replaced too:
-        no text is lost; ``matched`` counts the earlier records of ``source`` that the rows account for.
+        """Store the rows of a re-read ``source``: a record id it stored before is replaced when its content changed
+        (the old row tombstoned for the derived indexes) and left alone when not; a record id stored from another
+        source is never touched. An earlier record whose id is not emitted again but whose text is (new ids, or a
+        line put in above it) is replaced too, not added; ``matched`` counts the earlier records the rows account for.
 
         The ids keep the conversation's order (every view of a session reads its records by id). The
         stored records the rows begin with, unchanged and in the same order, stay as they are; from the
@@ -70,7 +70,7 @@ class RecordQueries:
         rows = [row for row in rows if row[0] not in elsewhere]
         ids = {row[0] for row in rows}
         fresh = [row for row in rows if row[0] not in by_record]
-        texts = {(row[5], row[hash_at]) for row in fresh}
+        texts = Counter((row[5], row[hash_at]) for row in fresh)
         migrated = {rid for rid, old in earlier if old[0] not in ids and (old[5], old[hash_at]) in texts}
 
         def same(old: tuple, row: tuple) -> bool:  # the same record, perhaps on another line
@@ -106,8 +106,9 @@ class RecordQueries:
         self.conn.executemany("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", [(i,) for i in gone])
         self.conn.executemany("DELETE FROM records WHERE id = ?", [(i,) for i in gone])
         again = len(ordered) - sum(1 for row in rest if row[0] not in by_record)  # earlier ones stored again
-        return (self.insert_records(ordered) - again, changed + len(migrated) + dropped, matched + dropped,
-                versions)
+        moved = Counter((old[5], old[hash_at]) for rid, old in earlier if rid in migrated)  # now under new ids
+        added = self.insert_records(ordered) - again - sum(min(n, texts[key]) for key, n in moved.items())
+        return max(added, 0), changed + len(migrated) + dropped, matched + dropped, versions
 
     def _stored_ids(self, record_ids: list[str]) -> set[str]:
         """Which of ``record_ids`` the store holds."""

@@ -149,6 +149,29 @@ def test_a_codex_rollout_rewritten_in_place_keeps_what_it_said(session_builder, 
     assert backscroll_search("settle capture retries", mode="lexical").results
 
 
+def test_a_line_put_into_a_codex_rollout_adds_one_record_and_stores_nothing_twice(session_builder, backscroll_home,
+                                                                                   backscroll_index):
+    """A rollout's ids are its line numbers: a line put in above others moves them to new ids, and they are
+    neither stored twice nor counted as added."""
+    s = session_builder.codex()
+    for i in range(3):
+        s.user(f"question {i} about capture retries")
+        s.assistant(f"answer {i}: jitter")
+    backscroll_index(embed=False)
+    lines = s.path.read_text().splitlines(keepends=True)
+    s.path.write_text("".join(lines[:3] + [lines[4].replace("answer 0: jitter", "an aside")] + lines[3:]))
+    out = backscroll_index(embed=False)
+    assert out.report.records_added == 1
+    assert texts(backscroll_home) == ["question 0 about capture retries", "an aside", "answer 0: jitter",
+                                      "question 1 about capture retries", "answer 1: jitter",
+                                      "question 2 about capture retries", "answer 2: jitter"]
+    s.path.write_text("".join(lines[:3] + lines[5:]))  # and then a line taken out: kept, nothing doubled
+    assert backscroll_index(embed=False).report.records_added == 0
+    assert sorted(texts(backscroll_home)) == sorted(["an aside", *(f"question {i} about capture retries"
+                                                                   for i in range(3)),
+                                                     *(f"answer {i}: jitter" for i in range(3))])
+
+
 def test_a_message_that_goes_on_replaces_its_shorter_self(session_builder, backscroll_home, backscroll_index):
     s = session_builder.claude()
     s.user("how do we page results?")
