@@ -107,6 +107,9 @@ class Archive(ArchiveSearch, ArchiveBrowse):
         if not found or not found[0][0]:
             return None
         row = self._run("SELECT value FROM backscroll.meta WHERE key = 'schema_version'")
+        if row and not str(row[0][0]).strip().isdigit():
+            raise ArchiveError(f"the archive at {where(self.url)} names a schema version backscroll cannot read "
+                               "(backscroll.meta's schema_version is not a number): ask its owner to look")
         return int(row[0][0]) if row else None
 
     def rows_estimate(self) -> int:

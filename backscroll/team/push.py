@@ -37,9 +37,10 @@ from backscroll.store.archive_search import vector_literal
 from backscroll.store.archive_url import where
 from backscroll.store.db import Store
 from backscroll.store.outbox import LAST_PUSH
+from backscroll.types import MAX_TEXT_BYTES
 
 BATCH = 500
-MAX_WORDS_CHARS = 200_000  # a tsvector holds at most 1 MB: a longer output is searched by its start
+MAX_WORDS_CHARS = MAX_TEXT_BYTES  # all the store keeps of a text: its words fit a tsvector (1 MB at most)
 _PARTS = re.compile(r"[A-Z][a-z]+")
 
 
@@ -88,6 +89,12 @@ def archive_words(text: str) -> tuple[str, str, str]:
     return " ".join(words), stems, parts
 
 
+def archive_text(value):
+    """A string as PostgreSQL can hold it: NUL, which no text value can, as ``␀`` (as backscroll shows it); other
+    values as they are. A session may hold NUL (a binary file's bytes in a tool output)."""
+    return value.replace("\x00", "\u2400") if isinstance(value, str) else value
+
+
 def archive_key(identity: str, member: str) -> str:
     """What a push's mark is kept under: the archive's own id (``archive init`` gives it one, so a database
     made anew under the same name is pushed to whole), the member, and the rows' version (an archive migrated
@@ -104,8 +111,8 @@ def _vector(blob: bytes | None, pgvector: bool, dim: int) -> str | list[float] |
 
 def row_of(record: tuple, pgvector: bool, dim: int = DIM_DEFAULT) -> tuple:
     """An outbox row (``Store.outbox``) as the archive's columns (``archive_schema.RECORD_COLUMNS``): booleans,
-    the words the archive indexes, the local id as the record's place in its session, the vector. Strings
-    redacted with older rules than today's (or stored with redaction off) are redacted on the way out."""
+    the words the archive indexes, the local id as the record's place in its session, the vector; NUL as ``␀``.
+    Strings redacted with older rules than today's (or stored with redaction off) are redacted on the way out."""
     (seq, record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, tool_call_id,
      is_echo, is_error, is_call, ts, text, source_path, line, is_sidechain, parent, vector, redaction) = record
     if redaction < RULES_VERSION:
@@ -114,9 +121,10 @@ def row_of(record: tuple, pgvector: bool, dim: int = DIM_DEFAULT) -> tuple:
         text, project, cwd, title, tool_name, source_path = (
             redact(text), redact_optional(project), redact_optional(cwd), redact_optional(title),
             redact_optional(tool_name), redact_optional(source_path))
-    return (record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, tool_call_id,
-            bool(is_echo), bool(is_error), bool(is_call), ts, text, seq, source_path, line, bool(is_sidechain),
-            parent, *archive_words(text), _vector(vector, pgvector, dim))
+    return tuple(map(archive_text, (
+        record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, tool_call_id,
+        bool(is_echo), bool(is_error), bool(is_call), ts, text, seq, source_path, line, bool(is_sidechain), parent,
+        *archive_words(text), _vector(vector, pgvector, dim))))
 
 
 def session_of(row: tuple, behind: bool) -> tuple:
@@ -128,8 +136,8 @@ def session_of(row: tuple, behind: bool) -> tuple:
         from backscroll.ingest.redact import redact_optional
 
         project, cwd, title, first_prompt = map(redact_optional, (project, cwd, title, first_prompt))
-    return (session_id, agent, project, cwd, title, first_prompt, started, updated, bool(is_sidechain), parent,
-            records, echoes)
+    return tuple(map(archive_text, (session_id, agent, project, cwd, title, first_prompt, started, updated,
+                                    bool(is_sidechain), parent, records, echoes)))
 
 
 def _sent(store: Store, archive: Archive, member: str, machine: str, rows: list[tuple], pgvector: bool,
@@ -201,15 +209,16 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
     # The vectors of rows sent before they had one: of the records embedded since the last push asked, those the
     # archive holds without one (each batch its own transaction: a push cut short keeps what it sent)
     asked = vector_pass if marks.pushed == 0 else marks.vectored  # (a first push sent every vector it had)
-    lacking = archive.unembedded_ids(member, machine, store.embedded_since(asked, mark))
-    waiting = store.pushed_vectors(sorted(lacking), model)
+    embedded = {archive_text(rid): rid for rid in store.embedded_since(asked, mark)}  # (as the archive names them)
+    lacking = archive.unembedded_ids(member, machine, list(embedded))
+    waiting = store.pushed_vectors(sorted(embedded[rid] for rid in lacking), model)
     vectors = len(waiting) if dry_run else sum(
-        archive.set_vectors(member, machine, [(rid, _vector(blob, pgvector, dim)) for rid, blob in
+        archive.set_vectors(member, machine, [(archive_text(rid), _vector(blob, pgvector, dim)) for rid, blob in
                                               waiting[i:i + batch]]) for i in range(0, len(waiting), batch))
     if not dry_run:
         store.set_meta(marks.key("vectored"), str(vector_pass))
     if prune:
-        held, sessions = store.held_record_ids(), store.held_session_ids()
+        held, sessions = ({archive_text(i) for i in ids} for ids in (store.held_record_ids(), store.held_session_ids()))
         gone = sorted(r for r, session in archive.pushed_ids(member, machine).items()
                       if r not in held and session in sessions)
         pruned = len(gone) if dry_run else sum(archive.delete(member, machine, gone[i:i + batch])

@@ -337,3 +337,34 @@ def test_a_push_refused_is_told_from_a_connection_lost(team):
         refused = archive._push_failed(psycopg.errors.QueryCanceled("canceling statement due to statement timeout"))
         lost = archive._push_failed(psycopg.errors.AdminShutdown("terminating connection"))
     assert "refused the push" in str(refused) and "lost mid-push" in str(lost)
+
+
+def test_a_nul_in_a_session_goes_to_the_archive_as_shown_and_blocks_nothing(team, session_builder, backscroll_home):
+    """PostgreSQL's text holds no NUL; a tool output may (a binary file printed). It goes as ``␀``, in its id too,
+    and the push, its vectors and a prune go on."""
+    s = session_builder.claude("shop").user("the okapi header")
+    s.write(s._envelope("user", {"role": "user", "content": "okapi \x00\x00 magic bytes"}, uuid="nul\x00id"))
+    s.assistant("decided: keep the okapi header")
+    bs = Backscroll(home=backscroll_home.data)
+    bs.index(embed=False)
+    report = pushed(team["alice"], bs)
+    assert report.pushed == 3
+    bs.embed()
+    again = pushed(team["alice"], bs, prune=True)
+    assert (again.pushed, again.vectors_added, again.pruned) == (0, 3, 0)
+    with Archive.connect(team["alice"]) as archive:
+        assert archive._run("SELECT record_id FROM backscroll.records WHERE text = %s",
+                            ("okapi \u2400\u2400 magic bytes",)) == [("nul\u2400id#0",)]
+        assert archive._run("SELECT count(*) FROM backscroll.records WHERE embedding IS NULL") == [(0,)]
+
+
+def test_the_last_words_of_the_longest_output_the_store_keeps_are_found_in_the_archive(team, session_builder,
+                                                                                       backscroll_home):
+    log = "".join(f"step {n} compiled fine\n" for n in range(10_500)) + "error: quokkafinale"
+    assert 200_000 < len(log) < 256 * 1024
+    session_builder.claude("shop").user("build it").assistant(log)
+    bs = Backscroll(home=backscroll_home.data)
+    bs.index(embed=False)
+    pushed(team["alice"], bs)
+    found = bs.search("quokkafinale", archive=team["carol"], mode="lexical")
+    assert found.results and found.results[0].match == "words"

@@ -144,3 +144,13 @@ def test_a_schema_older_than_the_client_says_how_and_init_migrates_it(pg_url, st
         assert archive.init() == (SCHEMA_VERSION, True)
     with Backscroll(home=store_home) as bs:
         assert bs.push(url).pushed > 0
+
+
+def test_a_schema_version_that_is_not_a_number_is_named_not_an_internal_error(pg_url, store_home):
+    owner = database(pg_url, "garbled")
+    with Archive.connect(owner) as archive:
+        archive.init(["dave"])
+    with psycopg.connect(owner, autocommit=True) as conn:
+        conn.execute("UPDATE backscroll.meta SET value = '3a' WHERE key = 'schema_version'")
+    with Backscroll(home=store_home) as bs, pytest.raises(ArchiveError, match="schema_version is not a number"):
+        bs.push(as_role(owner, "dave"))
