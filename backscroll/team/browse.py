@@ -9,7 +9,7 @@ from backscroll.config import Config
 from backscroll.errors import AmbiguousIdError, NotFoundError
 from backscroll.store.archive_filters import sessions_where
 from backscroll.store.archive_pg import Archive
-from backscroll.team.source import bounded, hit_of, iso
+from backscroll.team.source import hit_of, iso, shown
 from backscroll.types import Filters, SessionSummary, SessionView, session_title
 
 
@@ -57,7 +57,7 @@ def sessions(cfg: Config, archive: str, filters: Filters, member: str | None, li
 
 def summary(r: dict) -> SessionSummary:
     """A sessions-table row as ``list`` shows a session: titled as locally (its first prompt when untitled)."""
-    r = bounded(r)
+    r = shown(r)
     title = session_title(r["title"], r["first_prompt"])
     return SessionSummary(r["session_id"], r["agent"], r["project"], r["cwd"], title, iso(r["started_at"]),
                           iso(r["updated_at"]), r["is_sidechain"], r["parent_session_id"], r["records"], r["echoes"],
@@ -91,8 +91,8 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
         start, end = max(0, at - context), at + context + 1
     else:
         start, end = offset, offset + limit if limit else len(rows)
-    hits = tuple(hit_of(r, start + i + 1, max_chars=max_chars) for i, r in enumerate(rows[start:end]))
-    first = bounded(rows[0])
+    hits = tuple(hit_of(shown(r), start + i + 1, max_chars=max_chars) for i, r in enumerate(rows[start:end]))
+    first = shown(rows[0])
     session = {"session_id": key[2], "agent": first["agent"], "project": first["project"], "cwd": first["cwd"],
                "title": first["title"], "member": key[0], "machine": key[1], "is_sidechain": first["is_sidechain"],
                "parent_session_id": first["parent_session_id"]}

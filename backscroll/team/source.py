@@ -25,7 +25,7 @@ from backscroll.sanitize import MESSAGE_MAX, shorten
 from backscroll.store.archive_filters import where_sql
 from backscroll.store.archive_pg import Archive
 from backscroll.store.db import content_hash
-from backscroll.types import CONTENT_TYPES, EMBEDDED_TYPES, Filters, Hit, session_title
+from backscroll.types import CONTENT_TYPES, EMBEDDED_TYPES, MAX_TEXT_BYTES, Filters, Hit, session_title
 
 Key = tuple[str, str, str]  # (member, machine, record_id)
 PER_WORD = 5000  # rows a query word proposes at most: ranking that many is what a search can afford
@@ -75,10 +75,23 @@ def bounded(row: dict) -> dict:
     return {**row, **{k: shorten(v) for k in BOUNDED if isinstance(v := row.get(k), str) and len(v) > MESSAGE_MAX}}
 
 
+def shown(row: dict) -> dict:
+    """``row`` as it may be shown: bounded (``bounded``; its text to what a local store keeps) and redacted with
+    today's rules, whoever pushed it and with whatever rules (an older client's, or a row written by hand)."""
+    from backscroll.ingest.redact import redact_optional
+
+    row = bounded(row)
+    text = row.get("text")
+    if isinstance(text, str) and len(text) > MAX_TEXT_BYTES:
+        row["text"], row["text_truncated"] = text[:MAX_TEXT_BYTES], True
+    return {**row, **{k: redact_optional(v) for k in (*BOUNDED, "text", "first_prompt")
+                      if isinstance(v := row.get(k), str)}}
+
+
 def hit_of(row: dict, rank: int, **kw) -> Hit:
     """An archive row as a hit: as a local one, saying whose it is (``member``, ``machine``)."""
     row = bounded(row)
-    record = {**row, "timestamp": iso(row["ts"]), "text_truncated": False,
+    record = {**row, "timestamp": iso(row["ts"]), "text_truncated": row.get("text_truncated", False),
               "source_path": row.get("source_path") or "", "line": row.get("line") or 0,
               "id": zlib.crc32(f"{row['member']}|{row['machine']}|{row['record_id']}".encode())}
     return replace(Hit.from_row(record, rank=rank, **kw), member=row["member"], machine=row["machine"])
@@ -253,13 +266,15 @@ class ArchiveSource:
 
     # -- results -------------------------------------------------------------------------------
     def rows(self, ids: Sequence[int]) -> dict[int, Any]:
-        return {i: self.pool.rows[i] for i in ids}
+        return {i: shown(self.pool.rows[i]) for i in ids}
 
     def hit(self, row: Any, **shape: Any) -> Hit:
         return hit_of(row, **shape)
 
     def session_heads(self, session_ids: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
-        return {s: (session_title(title, None), iso(started))
+        from backscroll.ingest.redact import redact_optional
+
+        return {s: (session_title(redact_optional(title), None), iso(started))
                 for s, title, started in self.archive.session_heads(list(session_ids))}
 
 

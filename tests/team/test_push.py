@@ -368,3 +368,22 @@ def test_the_last_words_of_the_longest_output_the_store_keeps_are_found_in_the_a
     pushed(team["alice"], bs)
     found = bs.search("quokkafinale", archive=team["carol"], mode="lexical")
     assert found.results and found.results[0].match == "words"
+
+
+def test_an_archive_row_is_shown_redacted_and_bounded_whoever_wrote_it(team, session_builder, backscroll_home):
+    """A row an older client pushed, or one a member wrote by hand, reaches a teammate's screen and agent only
+    redacted with today's rules, and no longer than a local store keeps a text."""
+    bs = home(session_builder, backscroll_home, "shop", "okapi deploy notes")
+    machine = pushed(team["alice"], bs).machine
+    secret = "ghp_" + "R8kM2vXq9LtY4wZp7NcB3hJd6FsA1uGe5TnQ"
+    with Archive.connect(team["alice"]) as archive:
+        session = next(iter(archive.pushed_ids("alice", machine).values()))
+        archive.upsert("alice", machine, [row("raw#0", f"okapi token {secret} " + " ".join("x" * 200_000), session_id=session,
+                                              title=f"okapi {secret}")])
+    found = bs.search("okapi token", archive=team["carol"], mode="lexical", limit=5)
+    shown = [h for h in (*found.results, *found.weak_matches) if h.record_id == "raw#0"]
+    assert shown and secret not in shown[0].text + shown[0].snippet and "[REDACTED:" in shown[0].text
+    view = bs.show("raw#0", archive=team["carol"], context=0)
+    assert secret not in repr(view)
+    assert secret not in view.records[0].text and len(view.records[0].text) <= 256 * 1024 and view.records[0].text_truncated
+    assert secret not in repr(bs.sessions(archive=team["carol"]))
