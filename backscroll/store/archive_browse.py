@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from backscroll.store.archive_filters import like_prefix
 from backscroll.store.archive_search import HIT_COLUMNS
 
 
@@ -48,10 +49,15 @@ class ArchiveBrowse:
     def sessions_like(self, prefix: str, member: str | None = None) -> list[tuple[str, str, str]]:
         """The ``(member, machine, session_id)`` whose id starts with ``prefix`` (at most 11; ``member``: only
         theirs)."""
-        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         return [(r["member"], r["machine"], r["session_id"]) for r in self._rows(
             "SELECT DISTINCT member, machine, session_id FROM backscroll.records WHERE session_id LIKE %s "
-            "AND (%s::text IS NULL OR member = %s) ORDER BY 1, 2, 3 LIMIT 11", (escaped, member, member))]
+            "AND (%s::text IS NULL OR member = %s) ORDER BY 1, 2, 3 LIMIT 11", (like_prefix(prefix), member, member))]
+
+    def records_like(self, prefix: str, member: str | None = None, limit: int = 21) -> list[str]:
+        """The record ids that start with ``prefix``, in order (``member``: only theirs)."""
+        return [r["record_id"] for r in self._rows(
+            "SELECT DISTINCT record_id FROM backscroll.records WHERE record_id LIKE %s AND (%s::text IS NULL OR "
+            "member = %s) ORDER BY 1 LIMIT %s", (like_prefix(prefix), member, member, limit))]
 
     def session_records(self, member: str, machine: str, session_id: str) -> list[dict]:
         """One session's records in their order (as the member's store read them)."""

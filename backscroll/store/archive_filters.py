@@ -21,9 +21,9 @@ def where_sql(filters: Filters, *, include_echoes: bool, echoes_only: bool = Fal
     _matching(clauses, params, filters.project, (("agent", filters.agent), ("role", filters.role),
                                                  ("content_type", filters.content_type), ("author", filters.author),
                                                  ("member", member)))
-    if filters.session is not None:
-        clauses.append("session_id LIKE %s")
-        params.append(_prefix(filters.session))
+    if filters.session is not None:  # (resolved to one of the archive's sessions first: ``team.browse.session_named``)
+        clauses.append("session_id = %s")
+        params.append(filters.session)
     if filters.since is not None:
         clauses.append("ts >= %s")
         params.append(filters.since)
@@ -33,7 +33,8 @@ def where_sql(filters: Filters, *, include_echoes: bool, echoes_only: bool = Fal
     return (" AND ".join(clauses) or "true"), params
 
 
-def _prefix(value: str) -> str:
+def like_prefix(value: str) -> str:
+    """A LIKE pattern for the values that start with ``value``."""
     return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
@@ -65,7 +66,7 @@ def sessions_where(filters: Filters, member: str | None = None, *, words: tuple[
                        f"sessions.parent_session_id AND p.records >= {MIN_LISTED}))")
     for word in words:
         clauses.append("(coalesce(title, '') ILIKE %s OR coalesce(first_prompt, '') ILIKE %s)")
-        params += ["%" + _prefix(word)[:-1] + "%"] * 2
+        params += ["%" + like_prefix(word)[:-1] + "%"] * 2
     _matching(clauses, params, filters.project, (("agent", filters.agent), ("member", member)))
     if filters.since is not None:
         clauses.append("coalesce(updated_at, started_at) >= %s")

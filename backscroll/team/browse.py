@@ -66,28 +66,26 @@ def summary(r: dict) -> SessionSummary:
 
 def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | None, offset: int,
          max_chars: int, member: str | None = None) -> SessionView:
-    """A record with ``context`` records either side, or a page of a session (an id or a unique prefix). A session
-    two members pushed is opened as the first of them pushed it, or as ``member`` did (the copies may differ: a
-    hit names whose it is, and the command it prints says so)."""
+    """A record with ``context`` records either side, or a page of a session, named as locally (``browse.show``):
+    a record's id or a session's, or a unique start of one. A session two members pushed is opened as the first of
+    them pushed it, or as ``member`` did (the copies may differ: a hit names whose it is, and the command it prints
+    says so)."""
+    ident = ident.strip()
     with _open(cfg, archive) as a:
         member = member_named(a.member_names, member)
         focus = a.record_row(ident, member)
+        key = None if focus is not None else _session_key(a, ident, member)
+        if focus is None and key is None:
+            focus = _record_named(a, ident, member)
         if focus is not None:
             key = (focus["member"], focus["machine"], focus["session_id"])
-        else:
-            found = a.sessions_like(ident, member)
-            if not found:
-                raise NotFoundError(f"no record or session {ident!r} in the team archive"
-                                    + (f" pushed by {member}" if member else ""))
-            ids = list(dict.fromkeys(s for _m, _h, s in found))  # (one session pushed twice is one session)
-            if len(ids) > 1:
-                raise AmbiguousIdError(f"{ident!r} names {len(ids)} sessions in the team archive",
-                                       hint="give more of the id: " + ", ".join(ids[:5]))
-            key = found[0]
+        if key is None:
+            raise NotFoundError(f"no record or session {ident!r} in the team archive"
+                                + (f" pushed by {member}" if member else ""))
         rows = a.session_records(*key)
         head = a.session_row(*key)
     if focus is not None:
-        at = next(i for i, r in enumerate(rows) if r["record_id"] == ident)
+        at = next(i for i, r in enumerate(rows) if r["record_id"] == focus["record_id"])
         start, end = max(0, at - context), at + context + 1
     else:
         start, end = offset, offset + limit if limit else len(rows)
@@ -100,4 +98,53 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
         s = summary(head)
         session.update(title=s.title, started_at=head["started_at"] and iso(head["started_at"]),
                        updated_at=head["updated_at"] and iso(head["updated_at"]))
-    return SessionView(session, hits, ident if focus is not None else None, len(rows), start)
+    return SessionView(session, hits, focus["record_id"] if focus is not None else None, len(rows), start)
+
+
+def session_named(a: Archive, ident: str, member: str | None = None) -> str:
+    """The archive's session ``ident`` names, as ``--session`` names one locally (``browse.session_named``): a
+    record's id (or the start of one) or its own (or the start of it)."""
+    ident = ident.strip()
+    if (row := a.record_row(ident, member)) is not None:
+        return row["session_id"]
+    if (key := _session_key(a, ident, member)) is not None:
+        return key[2]
+    if (row := _record_named(a, ident, member)) is not None:
+        return row["session_id"]
+    raise NotFoundError(f"no session with id {ident!r} in the team archive"
+                        + (f" pushed by {member}" if member else ""))
+
+
+def _session_key(a: Archive, ident: str, member: str | None) -> tuple[str, str, str] | None:
+    """``(member, machine, session)`` of the session ``ident`` names: its whole id, or a unique start of it of at
+    least ``MIN_PREFIX`` characters (a prefix of a session and its subagents names the session); None when none."""
+    from backscroll.browse import FIND_IDS_HINT, MIN_PREFIX
+    from backscroll.errors import UsageError
+
+    found = a.sessions_like(ident, member)
+    ids = list(dict.fromkeys(s for _m, _h, s in found))  # (one session pushed twice is one session)
+    if ident not in ids and len(ident) < MIN_PREFIX:
+        raise UsageError(f"{ident!r} is too short to name a session: give at least {MIN_PREFIX} characters of its "
+                         "id (or a whole record id)", hint=FIND_IDS_HINT)
+    roots = [f for f in ids if all(g == f or g.startswith(f) for g in ids)]
+    if ident not in ids and len(ids) > 1 and len(roots) != 1:
+        raise AmbiguousIdError(f"{ident!r} names {len(ids)} sessions in the team archive",
+                               hint="give more of the id: " + ", ".join(ids[:5]))
+    chosen = ident if ident in ids else roots[0] if roots else None
+    return next((k for k in found if k[2] == chosen), None)
+
+
+def _record_named(a: Archive, ident: str, member: str | None) -> dict | None:
+    """The record a unique start of its id names (a message's id without its block: its first block), as locally
+    (``browse.record_named``); None when none."""
+    from backscroll.browse import MIN_PREFIX
+
+    if "#" not in ident and (blocks := a.records_like(ident + "#", member, 1)):
+        return a.record_row(blocks[0], member)
+    if len(ident) < MIN_PREFIX:
+        return None
+    found = a.records_like(ident, member)
+    if len({rid.split("#")[0] for rid in found}) > 1:
+        raise AmbiguousIdError(f"{ident!r} is the start of {len(found)}{'+' if len(found) > 20 else ''} record ids "
+                               "in the team archive", hint="give more of the id: " + ", ".join(found[:5]))
+    return a.record_row(found[0], member) if found else None

@@ -25,7 +25,7 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
 
     from backscroll.browse import project_named
     from backscroll.retrieval.searching import answer, spoken_agent_hint
-    from backscroll.team.browse import member_named
+    from backscroll.team.browse import member_named, session_named
     from backscroll.team.push import settings
     from backscroll.team.source import ArchiveSource
 
@@ -40,6 +40,8 @@ def search_archive(cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Fi
         member_named(archive.member_names, req.member)
         if filters.project:  # (named as locally: a unique prefix or part, a path; none or several is an error)
             filters = replace(filters, project=project_named(archive.project_names(), filters.project))
+        if filters.session:  # (as locally: a record's id or a session's, or the start of one)
+            filters = replace(filters, session=session_named(archive, filters.session, req.member))
         filters = spoken_agent_hint(archive.has_agent, plan, filters, notes)
         vector = None if plan.date_only else _query_vector(plan, req, notes)
         if vector is not None and not archive.has_vector() and archive.rows_estimate() >= EXACT_SCAN_NOTED:

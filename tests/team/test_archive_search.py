@@ -216,6 +216,25 @@ def test_list_and_show_read_the_archive_and_say_whose(archive):
     assert shown.exit_code == 0 and json.loads(shown.stdout)["records"][0]["member"] == "alice"
 
 
+def test_ids_name_records_and_sessions_as_locally(archive):
+    """``--session`` and ``show`` take a record's id, a session's, or a unique start of one, as the local ones do;
+    too short a start, or one that names nothing, is an error, not a search of every session."""
+    url, root = archive
+    carol = Backscroll(home=root / "carol")
+    hit = carol.search("capture_payment double-charged", archive=url, mode="lexical").results[0]
+    for ident in (hit.record_id, hit.record_id.split("#")[0], hit.session_id, hit.session_id[:8]):
+        scoped = carol.search("payment", archive=url, mode="lexical", session=ident, weak=True)
+        assert {h.session_id for h in (*scoped.results, *scoped.weak_matches)} == {hit.session_id}, ident
+        assert not scoped.also_matching and not scoped.dropped_filters, ident
+    assert carol.show(hit.record_id.split("#")[0], archive=url, context=0).focus == hit.record_id.split("#")[0] + "#0"
+    claude = carol.search("job queue postgres", archive=url, mode="lexical", member="bob").results[0]
+    assert carol.show(claude.record_id[:13], archive=url, context=0).focus == claude.record_id  # (a uuid's start)
+    with pytest.raises(UsageError, match="too short"):
+        carol.search("payment", archive=url, session=hit.session_id[:1])
+    with pytest.raises(NotFoundError, match="no session with id '12345678'"):
+        carol.search("payment", archive=url, session="12345678")
+
+
 def test_a_quoted_phrase_must_be_held_together(archive):
     url, root = archive
     carol = Backscroll(home=root / "carol")
