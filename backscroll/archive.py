@@ -248,14 +248,14 @@ class Backscroll(Reads):
         return recent.noted(self._recent, key, result, req.rerun, caller_known)
 
     @guarded
-    def push(self, to: str | None = None, *, dry_run: bool = False, prune: bool = False, sync: bool = False,
-             batch: int = 500, advance=None, notify: Notify = quiet):
+    def push(self, to: str | None = None, *, dry_run: bool = False, prune: bool = False, again: bool = False,
+             sync: bool = False, batch: int = 500, advance=None, notify: Notify = quiet):
         """Send this store's records to the team archive at ``to`` (else ``[archive] url``): ``team.push``."""
         from backscroll.team import push as team
 
         store = self._records(sync, notify)
         try:
-            return team.push_to(self.config, store, to, dry_run=dry_run, prune=prune, batch=batch,
+            return team.push_to(self.config, store, to, dry_run=dry_run, prune=prune, again=again, batch=batch,
                                 advance=advance or (lambda _n: None))
         finally:
             self._release(store)

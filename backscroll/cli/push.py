@@ -21,6 +21,10 @@ def push(
                                                         "of this store's sessions that the store no longer holds "
                                                         "(those of sessions it never held are left: another data "
                                                         "dir on this machine pushes under its name).")] = False,
+    again: Annotated[bool, typer.Option("--again", help="Send every record again, as to a new archive: after the "
+                                                        "archive was restored from a backup (it lacks what was "
+                                                        "sent since), or to put back rows removed from it. Rows "
+                                                        "it holds are replaced; none doubles.")] = False,
     no_sync: Annotated[bool, typer.Option("--no-sync", help="Do not read new session lines first.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
 ) -> None:
@@ -45,10 +49,10 @@ def push(
             if bar is not None:
                 with bar:
                     task = bar.add_task("pushing records", total=None)
-                    report = bs.push(to, dry_run=dry_run, prune=prune, sync=not no_sync, notify=common.err,
+                    report = bs.push(to, dry_run=dry_run, prune=prune, again=again, sync=not no_sync, notify=common.err,
                                      advance=lambda n: bar.advance(task, n))
             else:
-                report = bs.push(to, dry_run=dry_run, prune=prune, sync=not no_sync, notify=common.err)
+                report = bs.push(to, dry_run=dry_run, prune=prune, again=again, sync=not no_sync, notify=common.err)
         if report.note and not as_json:
             common.err(f"note: {report.note}")
         if as_json:

@@ -172,10 +172,11 @@ class Marks:
 
 
 def push(store: Store, archive: Archive, model: str, *, member: str | None = None, machine: str | None = None,
-         dry_run: bool = False, prune: bool = False, batch: int = BATCH,
+         dry_run: bool = False, prune: bool = False, again: bool = False, batch: int = BATCH,
          advance: Callable[[int], None] = lambda _n: None) -> PushReport:
-    """Send the records after this archive's mark; with ``prune``, remove what the store no longer holds of its
-    sessions."""
+    """Send the records after this archive's mark (``again``: every record, as to a new archive: one restored
+    from a backup keeps its id and lacks what was sent since); with ``prune``, remove what the store no longer
+    holds of its sessions."""
     behind = archive.check_version()
     role = archive.role()
     member = member or role
@@ -184,6 +185,8 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
                            "write only rows of their own role (connect as that role, or drop [archive] member)")
     machine = machine or socket.gethostname()
     marks = Marks.read(store, archive_key(archive.identity(), member))
+    if again:
+        marks = Marks(marks.ident, 0, 0, 0)
     mark, ident = marks.pushed, marks.ident
     revision, vector_pass = int(store.get_meta("revision_seq") or 0), int(store.get_meta("vector_seq") or 0)
     pending = marks.pending(store)

@@ -387,3 +387,18 @@ def test_an_archive_row_is_shown_redacted_and_bounded_whoever_wrote_it(team, ses
     assert secret not in repr(view)
     assert secret not in view.records[0].text and len(view.records[0].text) <= 256 * 1024 and view.records[0].text_truncated
     assert secret not in repr(bs.sessions(archive=team["carol"]))
+
+
+def test_push_again_fills_an_archive_restored_from_a_backup(team, session_builder, backscroll_home):
+    """A restored archive keeps its id, so the marks say its rows were sent: ``again`` sends every record."""
+    bs = home(session_builder, backscroll_home, "shop", "okapi restore drill")
+    first = pushed(team["alice"], bs)
+    with psycopg.connect(team["postgres"], autocommit=True) as owner:  # (as the backup had it: nothing of alice's)
+        owner.execute("DELETE FROM backscroll.records WHERE member = 'alice'")
+    assert pushed(team["alice"], bs).pushed == 0
+    assert pushed(team["alice"], bs, again=True, dry_run=True).pending == first.pushed
+    assert pushed(team["alice"], bs, again=True).pushed == first.pushed
+    assert pushed(team["alice"], bs, again=True).pushed == first.pushed  # (replaced: none doubles)
+    with Archive.connect(team["carol"]) as archive:
+        assert archive.count("alice") == first.pushed
+    assert pushed(team["alice"], bs).pushed == 0
