@@ -27,8 +27,14 @@ def init(
     """
 
     def body() -> int:
+        from backscroll.errors import UsageError
+        from backscroll.sanitize import shorten
         from backscroll.store.archive_pg import Archive, where
 
+        for name in member or []:  # (PostgreSQL's role names: 1 to 63 bytes, no NUL)
+            if not name or "\x00" in name or len(name.encode()) > 63:
+                raise UsageError(f"{shorten(name, 80)!r} cannot be a member: a role's name is 1 to 63 bytes",
+                                 hint="--member alice (the database role the member logs in as)")
         with Archive.connect(url) as archive:
             version, vector = archive.init(member or [], pgvector=not no_pgvector)
         if as_json:

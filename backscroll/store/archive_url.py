@@ -81,6 +81,9 @@ def advice(exc: Exception) -> str | None:
                 "`backscroll archive init URL --member NAME` for them")
     if "Connection refused" in text or "timeout expired" in text or "could not translate host" in text:
         return "check the host and port, and that the server is running and reachable from here"
+    if "No such file or directory" in text and "socket" in text:  # (no host: libpq's local socket)
+        return ("no server listens on this machine's socket: name the server's host in the URL "
+                "(postgresql://USER@HOST/DB), or start it")
     return None
 
 

@@ -423,3 +423,14 @@ def test_a_hand_made_row_neither_fails_a_read_nor_floods_it(pg_url, tmp_path):
     assert len(json.dumps(found.to_dict())) < 200_000, "bounded"
     listed = carol.sessions(archive=url, limit=50)
     assert listed and all(len(s.project or "") <= 400 for s in listed)
+
+
+def test_no_server_on_the_local_socket_says_what_to_do(tmp_path):
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+
+    out = CliRunner().invoke(app, ["--home", str(tmp_path / "h"), "search", "job", "--archive",
+                                   f"postgresql://carol@/team?host={tmp_path}"])
+    assert out.exit_code != 0 and "name the server's host in the URL" in out.output, out.output
+    assert "Traceback" not in out.output

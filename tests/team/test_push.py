@@ -225,6 +225,9 @@ def test_the_command_line_sets_up_and_pushes(team, pg_url, session_builder, back
     session_builder.claude("shop").user("the nightly export times out").assistant("stream it with a cursor")
     runner = CliRunner()
     owner = team["postgres"]
+    for bad in ("", "x" * 64):
+        refused = runner.invoke(app, ["archive", "init", owner, "--member", bad])
+        assert refused.exit_code == 2 and "cannot be a member" in refused.output, refused.output
     out = runner.invoke(app, ["archive", "init", owner, "--member", "dave", "--json"])
     assert out.exit_code == 0, out.output
     doc = json.loads(out.stdout)
