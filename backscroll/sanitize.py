@@ -21,6 +21,15 @@ import unicodedata
 _DROPPED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})  # controls, format marks, surrogates, private, unassigned
 # The bidirectional marks, embeddings, overrides and isolates: they reorder what is shown after them.
 BIDI_CONTROLS = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+# What a reader does not see and a model still reads: the format characters (zero-width and bidi marks, soft hyphens,
+# the tag characters that spell ASCII unseen: every character of Unicode's category Cf) and the variation selectors
+# (invisible, and able to carry bytes).
+HIDDEN_RANGES = ((0xAD, 0xAD), (0x600, 0x605), (0x61C, 0x61C), (0x6DD, 0x6DD), (0x70F, 0x70F), (0x890, 0x891),
+                 (0x8E2, 0x8E2), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064),
+                 (0x2066, 0x206F), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+                 (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
+                 (0xE0020, 0xE007F), (0xE0100, 0xE01EF))
+HIDDEN = re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in HIDDEN_RANGES) + "]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -56,7 +65,7 @@ def _angle(m: re.Match) -> str:
 def visible(text: str) -> str:
     """``text`` as it reads: NFKC-folded (fullwidth ``ｇ`` is ``g``), without control or format characters
     (zero-width and bidi marks, soft hyphens), whitespace kept. Pure."""
-    folded = unicodedata.normalize("NFKC", text)
+    folded = HIDDEN.sub("", unicodedata.normalize("NFKC", text))
     return "".join(ch for ch in folded if ch in "\t\n\r\f\v" or unicodedata.category(ch) not in _DROPPED)
 
 
@@ -82,14 +91,22 @@ _RAW_IN_JSON = re.compile(rb"\x7f|\xc2[\x80-\x9f]")  # DEL and the C1 controls, 
 
 def escaped_controls(data: bytes) -> bytes:
     """A JSON document with every control a parser lets through raw (DEL, the C1 controls: a terminal may read
-    ``\\x9b`` as an escape) and every bidi control written as its ``\\uXXXX`` escape: the same strings to a
-    parser, and a terminal or a client showing the document is not driven or reordered by session text."""
+    ``\\x9b`` as an escape) and every character a reader does not see (``HIDDEN``: bidi and zero-width marks, tag
+    characters) written as its ``\\uXXXX`` escape: the same strings to a parser, while a terminal, a client showing
+    the document, or a model reading it (an MCP answer is read as it is written) sees each one, and is neither
+    driven nor reordered nor instructed unseen by session text."""
     data = _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group().decode()):04x}".encode(), data)
-    if b"\xe2\x80" not in data and b"\xe2\x81" not in data and b"\xd8\x9c" not in data:
+    if data.isascii():
         return data
-    for code in BIDI_CONTROLS:
-        data = data.replace(chr(code).encode(), f"\\u{code:04x}".encode())
-    return data
+    return HIDDEN.sub(_json_escape, data.decode()).encode()
+
+
+def _json_escape(m: re.Match) -> str:
+    code = ord(m.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # (beyond the first plane: a surrogate pair)
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def at_word(text: str, chars: int) -> str:

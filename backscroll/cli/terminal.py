@@ -7,14 +7,17 @@ import os
 import sys
 from typing import Literal
 
-from backscroll.sanitize import BIDI_CONTROLS
+from backscroll.sanitize import BIDI_CONTROLS, HIDDEN_RANGES
 from backscroll.types import Hit
 
-# C0 controls and DEL as their visible Control Pictures (ESC -> ␛), C1 controls and the bidirectional
-# embeddings, overrides and isolates (which reorder what a terminal shows after them) as U+FFFD: one
-# character for one, so highlight offsets stay valid. Newline and tab are kept.
+# C0 controls and DEL as their visible Control Pictures (ESC -> ␛), C1 controls, the bidirectional embeddings,
+# overrides and isolates (which reorder what a terminal shows after them) and the other characters nobody sees but a
+# model reading the output does (zero-width marks, tag characters spelling ASCII) as U+FFFD: one character for
+# one, so highlight offsets stay valid. Newline and tab are kept, and so are a soft hyphen and the variation
+# selectors of emoji (``⚠️``).
 _CONTROLS = {c: 0x2400 + c for c in range(0x20) if c not in (0x09, 0x0A)}
 _CONTROLS[0x7F] = 0x2421
+_CONTROLS.update({c: 0xFFFD for a, b in HIDDEN_RANGES for c in range(a, b + 1) if c not in (0xAD, 0xFE0E, 0xFE0F)})
 _CONTROLS.update({c: 0xFFFD for c in (*range(0x80, 0xA0), *BIDI_CONTROLS)})
 
 
