@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from backscroll.errors import BackscrollError, UsageError
+from backscroll.integrations.mcp_budget import search_budget, text_chars, within
 from backscroll.request import (
     MCP_DEFAULTS,
     MCP_SHOW_DEFAULTS,
@@ -63,7 +64,6 @@ LIST_DESCRIPTION = ("Sessions, newest first: agent, project, title, times, recor
                     "Returns the JSON of `backscroll list --json`.")
 STATUS_DESCRIPTION = ("What is indexed, from where, what was skipped, and what is installed "
                       "(`backscroll status --json`).")
-
 
 
 @dataclass(frozen=True)
@@ -180,7 +180,6 @@ TOOLS = {t.name: t for t in (
 
 _OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z-]*|-n)(?:[ =](\d+)\b)?")
 
-
 # The commands a message names that an MCP caller runs as tools (the others, index and embed, are a person's).
 _COMMANDS = ((re.compile(r"`?backscroll search WORDS`?"), "the search tool"),
              (re.compile(r"`?backscroll search (\"[^\"]*\")`?"), r"query=\1"),
@@ -273,7 +272,7 @@ class Tools:
         if args.get("archive") not in (None, "default"):  # a URL a model read somewhere is never connected to
             raise UsageError("search: archive takes only \"default\" (the team archive configured here)",
                              hint="ask the person to set [archive] url in backscroll's config")
-        req = SearchRequest(caller_mcp=True, **args)
+        req = SearchRequest(caller_mcp=True, **search_budget(args))
         try:
             return self._archive().search(req, sync=True, rerun_hint="pass rerun=true").to_dict()
         except UsageError as exc:  # (no URL to pass here: one is never taken from a model)
@@ -283,18 +282,19 @@ class Tools:
 
     def _show(self, args: dict) -> dict:
         view = self._archive().show(args["id"], context=args["context"], limit=args["limit"], offset=args["offset"],
-                                    max_chars=args["max_chars"], sync=True)
-        return view.to_dict()
+                                    max_chars=text_chars(args["max_chars"]), sync=True)
+        return within(view.to_dict(), "a smaller context, or a session read on with offset")
 
     def _list_sessions(self, args: dict) -> dict:
         bs = self._archive()
         chosen = {k: args[k] for k in ("agent", "project", "since", "until", "grep", "all")}
         sessions = bs.sessions(**chosen, limit=args["limit"], offset=args["offset"], sync=True)
         total = bs.count_sessions(**chosen)
-        return {"schema_version": 1, "total": total, "offset": args["offset"],
-                "sessions": [s.to_dict() for s in sessions]}
+        return within({"schema_version": 1, "total": total, "offset": args["offset"],
+                       "sessions": [s.to_dict() for s in sessions]}, "read on with offset")
 
     def _status(self, _args: dict) -> dict:
         from backscroll.integrations.install import installed
 
-        return {"schema_version": 1, **self._archive().status().to_dict(), "integrations": installed()}  # (as the CLI)
+        return within({"schema_version": 1, **self._archive().status().to_dict(), "integrations": installed()},
+                      "`backscroll status --json` lists them all")  # (as the CLI)
