@@ -37,7 +37,7 @@ def test_every_tool_answers_within_the_budget_whatever_it_was_asked(session_buil
 def test_an_answer_that_fits_is_left_as_it_was_and_one_that_does_not_keeps_a_prefix():
     small = {"sessions": [{"id": n} for n in range(3)], "total": 3}
     assert within(small, "page") is small
-    big = {"total": 5000, "sessions": [{"id": n, "title": "x" * 100} for n in range(5000)], "notes": ["kept"]}
+    big: dict = {"total": 5000, "sessions": [{"id": n, "title": "x" * 100} for n in range(5000)], "notes": ["kept"]}
     cut = within(big, "read on with offset")
     assert cut["sessions"] == big["sessions"][:len(cut["sessions"])] and 0 < len(cut["sessions"]) < 5000
     assert len(json.dumps(cut, separators=(",", ":"))) <= MAX_ANSWER_CHARS
