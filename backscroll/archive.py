@@ -57,6 +57,7 @@ class Backscroll(Reads):
                              hint="pass home= (a data dir) instead, or backscroll.config.resolve(...)")
         self.config = config if config is not None else resolve(home=home, sources=() if sources is None else sources)
         self._held: tuple[Any, Any] | None = None  # (Store, LexicalIndex) once a read opened them
+        self._held_file: tuple[int, int] | None = None  # the store file they were opened on (device, inode)
         self._recent: Any = None  # the MCP server's searches of late (``policy.recent``), once it asks
 
     def __enter__(self) -> Backscroll:
@@ -75,10 +76,12 @@ class Backscroll(Reads):
         """The store and lexical index, in step with each other (and with the sessions when ``sync``)."""
         from backscroll import access
 
+        if self._held is not None and self._held_file != _file_id(self.config.db_path):
+            self.close()  # (the data dir was deleted or replaced under this handle: open what is there now)
         store, lex, fresh = access.prepare(self.config, sync, notes, lexical, progress, lexical_progress,
                                            held=self._held)
         if self._held is None and (lexical or not store.readonly):
-            self._held = (store, lex)
+            self._held, self._held_file = (store, lex), _file_id(self.config.db_path)
         return store, lex, fresh
 
     def _release(self, store) -> None:
@@ -259,3 +262,14 @@ class Backscroll(Reads):
                                 advance=advance or (lambda _n: None))
         finally:
             self._release(store)
+
+
+def _file_id(path) -> tuple[int, int] | None:
+    """Which file ``path`` is now (device, inode), or None when there is none."""
+    import os
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino

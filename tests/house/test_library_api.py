@@ -124,6 +124,23 @@ def test_a_handle_finds_words_indexed_after_its_first_search(session_builder, ba
         assert again.results and not any("rebuilding" in n for n in again.notes), "the new generation is read"
 
 
+def test_a_handle_reads_a_data_dir_deleted_and_made_again_under_it(session_builder, backscroll_home):
+    """A long-lived handle (the MCP server's) whose data dir was deleted and indexed again by another process opens
+    what is there now; it failed every search until restarted ("Failed to acquire Lockfile")."""
+    import shutil
+
+    _corpus(session_builder)
+    with Backscroll(home=backscroll_home.data) as bs:
+        bs.index(embed=False)
+        assert bs.search("job queue postgres", mode="lexical").results
+        shutil.rmtree(backscroll_home.data)
+        with Backscroll(home=backscroll_home.data) as other:
+            other.index(embed=False)
+        assert bs.search("job queue postgres", mode="lexical", sync=True).results
+        shutil.rmtree(backscroll_home.data)  # (and gone, not made again: a search indexes it afresh)
+        assert bs.search("deploy keys", mode="lexical", sync=True).results
+
+
 def test_reads_do_not_sync_unless_asked(session_builder, backscroll_home):
     _corpus(session_builder)
     home = backscroll_home.data
