@@ -98,7 +98,7 @@ class Param:
     def check(self, tool: str, value: Any) -> Any:
         """``value`` as the tool takes it, or a usage error naming the parameter."""
         if self.kind is str and not self.required and (value is None or value == ""):
-            return None  # models often send "" for an option they mean to leave out
+            return self.default  # models often send "" for an option they mean to leave out
         if self.kind is int:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise UsageError(f"{tool}: {self.name} must be a whole number, not {_short(value)}")
@@ -109,10 +109,10 @@ class Param:
         elif not isinstance(value, self.kind):
             wanted = "true or false" if self.kind is bool else "a string"
             raise UsageError(f"{tool}: {self.name} must be {wanted}, not {_short(value)}")
-        elif self.choices is not None and value not in self.choices:
+        elif self.choices is not None and str(value).strip().lower() not in self.choices:  # (any case, as the CLI)
             raise UsageError(f"{tool}: unknown {self.name} {_short(value)}",
                              hint=f"use one of: {', '.join(self.choices)}")
-        return value
+        return value if self.choices is None else str(value).strip().lower()
 
 
 def _short(value: Any) -> str:

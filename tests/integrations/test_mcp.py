@@ -380,3 +380,16 @@ def test_notes_and_errors_name_the_tools_arguments_not_the_cli_options(session_b
         error = answer.document["error"]
         assert answer.is_error and "backscroll " not in error["message"] + error["hint"], error
     assert "the list_sessions tool" in gone.document["error"]["hint"]
+
+
+def test_an_option_left_out_or_in_another_case_is_taken_alike_by_the_tool_and_the_repeat_rule():
+    """Models send "" or null for an option they leave out, and "USER" or "Claude" for a closed value: the tool
+    takes them as the CLI does (not an error), and the repeat rule reads the logged call the same way."""
+    from backscroll.request import MCP_DEFAULTS, SearchRequest
+    from backscroll.retrieval.policy.repeat import key_of, mcp_key
+
+    args = TOOLS["search"].arguments({"query": "webhook retries", "role": "USER", "agent": "Claude", "mode": "",
+                                      "project": ""})
+    assert (args["role"], args["agent"], args["mode"], args["project"]) == ("user", "claude", "hybrid", None)
+    logged = "mcp__backscroll__search\nquery: webhook retries\nproject: \nsession: null\nrole: USER\nagent: Claude"
+    assert mcp_key(logged) == key_of(SearchRequest(**{**MCP_DEFAULTS, **args}))

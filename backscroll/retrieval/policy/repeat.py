@@ -79,6 +79,7 @@ def mcp_key(text: str) -> Key | None:
     """The search an MCP search call asked for, from its logged text (the tool's name, then a
     ``name: value`` line per argument, as the readers render a call), with the tool's defaults."""
     kinds = {name: kind_of(annotation) for name, annotation, _d, _o in options()}
+    closed = {name for name, _a, _d, opt in options() if opt.choices}  # (taken in any case, as the server takes them)
     args: dict = {}
     last = None
     for line in text.split("\n")[1:]:
@@ -98,8 +99,8 @@ def mcp_key(text: str) -> Key | None:
                 return None
         elif kind is bool:
             values[name] = raw.strip() == "true"
-        else:
-            values[name] = raw
+        elif raw.strip() not in ("", "null"):  # ("" and null leave an option out, as the server takes them)
+            values[name] = raw.strip().lower() if name in closed else raw
     query = values.pop("query", None)
     return make_key(query, **values) if isinstance(query, str) and query.strip() else None
 
