@@ -216,7 +216,21 @@ def serve(home: str | None = None) -> None:
         async with stdio_server() as (read_stream, write_stream):
             await serve_streams(server, read_stream, write_stream)
 
-    anyio.run(main)  # returns when stdin closes
-    sys.stdout.flush()
+    try:
+        anyio.run(main)  # returns when stdin closes
+    except BaseException as exc:
+        if not _client_gone(exc):
+            raise
+    try:
+        sys.stdout.flush()
+    except OSError:
+        pass  # (the client went away: nothing of the answer can reach it)
     sys.stderr.flush()
     os._exit(0)  # never wait on index/embedding threads
+
+
+def _client_gone(exc: BaseException) -> bool:
+    """Whether ``exc`` is only the client going away mid-answer (killed: the pipe closed under a write)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_client_gone(e) for e in exc.exceptions)
+    return isinstance(exc, BrokenPipeError | ConnectionResetError)

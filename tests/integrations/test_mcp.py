@@ -393,3 +393,20 @@ def test_an_option_left_out_or_in_another_case_is_taken_alike_by_the_tool_and_th
     assert (args["role"], args["agent"], args["mode"], args["project"]) == ("user", "claude", "hybrid", None)
     logged = "mcp__backscroll__search\nquery: webhook retries\nproject: \nsession: null\nrole: USER\nagent: Claude"
     assert mcp_key(logged) == key_of(SearchRequest(**{**MCP_DEFAULTS, **args}))
+
+
+def test_a_client_killed_mid_answer_leaves_the_server_to_exit_quietly(backscroll_home):
+    """A killed client closes the pipe the server writes its answer to: the server exits 0 without a traceback."""
+    p = subprocess.Popen([BIN, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=_env(backscroll_home))
+    assert p.stdin is not None and p.stdout is not None
+    for message in INIT:
+        p.stdin.write(json.dumps(message).encode() + b"\n")
+    p.stdin.flush()
+    assert json.loads(p.stdout.readline())["id"] == 1
+    p.stdout.close()  # (as a killed client's end of the pipe)
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).encode() + b"\n")
+    p.stdin.close()
+    assert p.stderr is not None
+    err = p.stderr.read()
+    assert p.wait(timeout=60) == 0 and b"Traceback" not in err and b"BrokenPipe" not in err, err.decode()[-2000:]
