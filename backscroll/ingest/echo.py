@@ -1,13 +1,13 @@
 """Query-echo detection: is this tool call backscroll retrieving history?
 
-Pure and deterministic (docs/architecture.md, "Echo rules"). A shell command is split into simple commands at
-``;`` ``&&`` ``||`` ``|`` ``&`` and newlines; ``bash -c``/``-lc`` strings and argv arrays are
-unwrapped; leading ``NAME=value`` assignments and wrappers (env, command, exec, nohup, time, nice,
-timeout, sudo, uvx, pipx run, uv run, poetry run, python -m, xargs) and shell keywords (``do``,
-``then``, ``{`` …) are dropped; ``watch``'s command is read as a script; ``$(which backscroll)`` and
-its backquoted form stand for the program. The call is an echo when
-the program is backscroll and its subcommand retrieves history (``search``, ``show``). Quoting
-errors never raise: the command is then split on whitespace.
+Pure and deterministic (docs/architecture.md, "Echo rules"). A shell command is split into simple commands at ``;``
+``&&`` ``||`` ``|`` ``&`` and newlines; ``bash -c``/``-lc`` strings and argv arrays are unwrapped (a shell's ``-o
+pipefail`` before ``-c`` too), and so are ``eval``'s arguments and command or process substitutions (``"$(backscroll
+search …)"``, ``<(…)``); leading ``NAME=value`` assignments and wrappers (env, command, exec, nohup, time, nice,
+timeout, sudo, uvx, pipx run, uv run, poetry run, python -m, xargs) and shell keywords (``do``, ``then``, ``{`` …)
+are dropped; ``watch``'s command is read as a script; ``$(which backscroll)`` and its backquoted form stand for the
+program. The call is an echo when the program is backscroll and its subcommand retrieves history (``search``,
+``show``). Quoting errors never raise: the command is then split on whitespace.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import shlex
 from pathlib import PurePosixPath
 
 # Bump when the rules change: stores classified by an older version are classified again on sync.
-VERSION = 4  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll);
-# 4: --color before the command, MCP names of Cline (mcp:backscroll/…) and Codex paginated threads
+VERSION = 5  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll);
+# 4: --color before the command, MCP names of Cline (mcp:backscroll/…) and Codex paginated threads;
+# 5: a shell's -o/-O option before -c, command and process substitution, eval, an MCP server named in capitals
 RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
 PROGRAM = "backscroll"
 
@@ -40,6 +41,9 @@ _SUDO_VALUE_OPTIONS = frozenset({"-u", "--user", "-g", "--group", "-C", "-D", "-
 _UVX_VALUE_OPTIONS = frozenset({"--from", "--with", "--python", "-p", "--index-url", "--with-requirements"})
 _RUNNERS = frozenset({"pipx", "uv", "poetry", "pdm", "hatch", "rye"})  # ``<runner> run|tool ...``
 _RUNNER_VALUE_OPTIONS = frozenset({"--spec", "--python", "--with", "--from", "-p", "--project", "--directory"})
+# A command or process substitution that runs the program (``"$(backscroll search …)"``, ``<(…)``, backquotes).
+_SUBSTITUTION = re.compile(r"[$<>]\(([^()]*\bbackscroll\b[^()]*)\)|`([^`]*\bbackscroll\b[^`]*)`")
+_SHELL_VALUE_FLAGS = frozenset("oO")  # ``bash -o pipefail -c …``, ``-euo pipefail``, ``-O extglob``
 # ``$(which backscroll)``, ``$(command -v backscroll)``, ```which backscroll``` in the program's place.
 _WHICH = re.compile(r"\$\(\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<a>[\w./-]*backscroll)\s*\)"
                     r"|`\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<b>[\w./-]*backscroll)\s*`")
@@ -151,6 +155,9 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
     else:
         return []
     found: list[list[str]] = []
+    if isinstance(command, str) and PROGRAM in command:  # (what a substitution runs: not a word of another command)
+        for m in _SUBSTITUTION.finditer(command):
+            found.extend(retrieval_calls(m.group(1) or m.group(2), _depth + 1))
     for argv in simple:
         argv = _strip_wrappers(argv)
         if not argv:
@@ -161,13 +168,17 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
             if rest:
                 found.extend(retrieval_calls(" ".join(rest), _depth + 1))
             continue
+        if name == "eval":  # eval runs its arguments, joined, as a script
+            found.extend(retrieval_calls(" ".join(argv[1:]), _depth + 1))
+            continue
         if name in _SHELLS:
             j = 1
-            while j < len(argv) and argv[j].startswith("-"):
-                if "c" in argv[j].lstrip("-") and not argv[j].startswith("--") and j + 1 < len(argv):
+            while j < len(argv) and argv[j][:1] in "-+":
+                flags = argv[j][1:] if not argv[j].startswith("--") else ""
+                if "c" in flags and j + 1 < len(argv):
                     found.extend(retrieval_calls(argv[j + 1], _depth + 1))
                     break
-                j += 1
+                j += 2 if set(flags) & _SHELL_VALUE_FLAGS else 1
             continue
         args = _backscroll_args(argv)
         if args is None:
@@ -175,7 +186,7 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
         j = _skip_options(args, 0, _GLOBAL_VALUE_OPTIONS)
         if j < len(args) and args[j] in RETRIEVAL_SUBCOMMANDS:
             found.append(args[j:])
-    return found
+    return [list(call) for call in dict.fromkeys(map(tuple, found))]  # (a substitution's call is found twice)
 
 
 def __getattr__(name: str) -> frozenset[str]:
@@ -198,7 +209,7 @@ def is_query_echo(command: str | list | None) -> bool:
 # to the name by the source) and the older ``backscroll__search``, Gemini ``mcp_backscroll_search``,
 # Codex paginated threads ``backscroll.search``, Cline, Roo and Kilo ``mcp:backscroll/search``.
 MCP_TOOLS = frozenset({"search", "show", "list_sessions"})
-_MCP_ECHO = re.compile(r"^(?:mcp__(?:plugin_[A-Za-z0-9-]+_)?backscroll__|backscroll__|mcp_backscroll_|backscroll\.|"
+_MCP_ECHO = re.compile(r"^(?i:mcp__(?:plugin_[A-Za-z0-9-]+_)?backscroll__|backscroll__|mcp_backscroll_|backscroll\.|"
                        r"mcp:backscroll/)(?P<tool>[A-Za-z_]+)$")
 # A recall block as ``backscroll hook`` prints it, wherever the agent logs it.
 RECALL_TAG = "backscroll-recall"

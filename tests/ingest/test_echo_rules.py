@@ -47,6 +47,14 @@ ECHOES = [
     ["bash", "-lc", "cd /x && timeout 10 backscroll search foo"],
     ["backscroll", "search", "foo"],
     ["/usr/bin/env", "backscroll", "search", "foo"],
+    'bash -o pipefail -c "backscroll search foo | head"',
+    "bash -euo pipefail -c 'backscroll search foo'",
+    'bash -O extglob -c "backscroll show 1f0e#0"',
+    'echo "$(backscroll search foo)"',
+    "echo `backscroll search foo`",
+    "diff <(backscroll search foo) <(backscroll search bar)",
+    "eval 'backscroll search foo'",
+    "out=$(backscroll search foo --json)",
 ]
 
 NOT_ECHOES = [
@@ -69,6 +77,8 @@ NOT_ECHOES = [
     "ls ~/.local/share/backscroll",
     ["rg", "backscroll search"],
     ["git", "commit", "-m", "backscroll search"],
+    'echo "$(which backscroll)"',
+    "bash -o pipefail -c 'backscroll index'",
     "",
     None,
 ]
@@ -92,6 +102,13 @@ def test_retrieval_calls_give_the_arguments_from_the_subcommand():
     assert retrieval_calls('cd x && backscroll --home /h search "job queue" --limit 5 2>/dev/null | head') == [
         ["search", "job queue", "--limit", "5"]
     ]
+
+
+def test_a_substitution_is_one_call_and_an_mcp_server_named_in_capitals_is_backscroll():
+    from backscroll.ingest.echo import is_mcp_echo
+
+    assert retrieval_calls("x=$(backscroll search q --json)") == [["search", "q", "--json"]]
+    assert is_mcp_echo("mcp__Backscroll__search") and not is_mcp_echo("mcp__history__search")
 
 
 def test_malformed_input_never_raises():
