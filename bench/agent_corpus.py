@@ -92,6 +92,8 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
+from claude_lines import base62, cap, format_ts, stable_hash
+
 VERSION = "2.1.30"
 RESULT_CAP = 30_000
 TEXT_CAP = 60_000
@@ -577,32 +579,6 @@ CONVERTERS: dict[int, Callable[[dict[str, Any], MoatlessRun, str], Convo]] = {
 # ---------------------------------------------------------------------------------------------------- writing
 
 
-def _h(*parts: object) -> int:
-    return int.from_bytes(hashlib.sha256(":".join(map(str, parts)).encode()).digest()[:8], "big")
-
-
-def _b62(seed: str, n: int) -> str:
-    alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-    value = int.from_bytes(hashlib.sha256(seed.encode()).digest(), "big")
-    out = []
-    for _ in range(n):
-        value, r = divmod(value, 62)
-        out.append(alphabet[r])
-    return "".join(out)
-
-
-def cap(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters the way Claude Code cuts long tool output."""
-    if len(text) <= limit:
-        return text
-    rest = text[limit:]
-    return f"{text[:limit]}\n\n... [{rest.count(chr(10)) + 1} lines truncated] ..."
-
-
-def format_ts(t: datetime) -> str:
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
-
-
 def title_of(problem: str) -> str:
     """The issue's first meaningful line (its title, for most SWE-bench statements), at most ~90 characters."""
     text = re.sub(r"<!--.*?-->", "", problem, flags=re.DOTALL)
@@ -623,7 +599,7 @@ def session_id_of(convo: Convo) -> str:
 
 def spread_starts(session_ids: list[str]) -> dict[str, datetime]:
     """A distinct start per session: hash order, spread evenly over the days, a few a day in working hours."""
-    order = sorted(session_ids, key=lambda s: (_h("start", s), s))
+    order = sorted(session_ids, key=lambda s: (stable_hash("start", s), s))
     days = (LAST_DAY - FIRST_DAY).days + 1
     by_day: dict[int, list[str]] = defaultdict(list)
     for k, sid in enumerate(order):
@@ -635,7 +611,7 @@ def spread_starts(session_ids: list[str]) -> dict[str, datetime]:
         base += timedelta(hours=DAY_START_H)
         slot = window / len(sids)
         for i, sid in enumerate(sids):
-            jitter = (_h("jitter", sid) % 1_000_000) / 1_000_000 * slot * 0.8
+            jitter = (stable_hash("jitter", sid) % 1_000_000) / 1_000_000 * slot * 0.8
             starts[sid] = base + timedelta(seconds=round(slot * i + jitter, 3))
     return starts
 
@@ -649,7 +625,7 @@ class SessionWriter:
         self.repo = repo_of(convo.instance_id)
         self.cwd = f"/home/dev/{self.repo}"
         self.branch = f"fix/{convo.instance_id}"
-        self.rng = random.Random(_h("steps", session_id))
+        self.rng = random.Random(stable_hash("steps", session_id))
         self.now = start
         self.lines: list[dict[str, Any]] = []
         self.last_uuid: str | None = None
@@ -672,8 +648,8 @@ class SessionWriter:
     def _assistant(self, blocks: list[dict[str, Any]], stop: str, usage: dict[str, int] | None,
                    at: datetime) -> tuple[str, datetime]:
         self.counts["turns"] += 1
-        msg_id = "msg_01" + _b62(f"{self.session_id}:msg:{self.counts['turns']}", 22)
-        request = "req_011C" + _b62(f"{self.session_id}:req:{self.counts['turns']}", 20)
+        msg_id = "msg_01" + base62(f"{self.session_id}:msg:{self.counts['turns']}", 22)
+        request = "req_011C" + base62(f"{self.session_id}:req:{self.counts['turns']}", 20)
         use = usage or {"input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 0}
         usage_obj = {"input_tokens": use.get("input_tokens", 0), "cache_creation_input_tokens": 0,
                      "cache_read_input_tokens": use.get("cache_read_input_tokens", 0),
@@ -694,7 +670,7 @@ class SessionWriter:
 
     def build(self) -> list[dict[str, Any]]:
         convo = self.convo
-        lead = PROMPT_LEADS[_h("lead", self.session_id) % len(PROMPT_LEADS)].format(repo=self.repo)
+        lead = PROMPT_LEADS[stable_hash("lead", self.session_id) % len(PROMPT_LEADS)].format(repo=self.repo)
         problem = convo.problem.replace("\r\n", "\n").strip()  # SWE-bench keeps GitHub's CRLFs; a paste has none
         self._line("user", {"role": "user", "content": f"{lead}\n\n{problem}"}, self.now)
         self.counts["user"] += 1
@@ -712,7 +688,7 @@ class SessionWriter:
                 self.counts["assistant_text"] += 1
             call_id = ""
             if turn.tool:
-                call_id = "toolu_01" + _b62(f"{self.session_id}:call:{index}", 22)
+                call_id = "toolu_01" + base62(f"{self.session_id}:call:{index}", 22)
                 blocks.append({"type": "tool_use", "id": call_id, "name": turn.tool, "input": turn.tool_input})
                 self.counts["tool_use"] += 1
             if not blocks:

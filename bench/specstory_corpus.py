@@ -87,7 +87,6 @@ Manifest: per repository ``{"repo", "commit", "slug", "sessions": [...]}``; per 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import random
@@ -102,6 +101,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
+
+from claude_lines import base62, cap, format_ts, stable_hash
 
 CLAUDE_VERSION = "2.1.30"
 RESULT_CAP = 30_000
@@ -2177,32 +2178,6 @@ def parse_export(text: str, path: str) -> Export:
 # ---------------------------------------------------------------------------------------------------- writing
 
 
-def _h(*parts: object) -> int:
-    return int.from_bytes(hashlib.sha256(":".join(map(str, parts)).encode()).digest()[:8], "big")
-
-
-def _b62(seed: str, n: int) -> str:
-    alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-    value = int.from_bytes(hashlib.sha256(seed.encode()).digest(), "big")
-    out = []
-    for _ in range(n):
-        value, r = divmod(value, 62)
-        out.append(alphabet[r])
-    return "".join(out)
-
-
-def cap(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters the way Claude Code cuts long tool output."""
-    if len(text) <= limit:
-        return text
-    rest = text[limit:]
-    return f"{text[:limit]}\n\n... [{rest.count(chr(10)) + 1} lines truncated] ..."
-
-
-def format_ts(t: datetime) -> str:
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
-
-
 def session_id_of(repo: str, commit: str, path: str) -> str:
     return str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, f"https://github.com/{repo}/blob/{commit}/{path}"))
 
@@ -2222,7 +2197,7 @@ class ClaudeWriter:
         self.session_id = session_id
         self.cwd = cwd
         self.now = export.start or fallback_start
-        self.rng = random.Random(_h("pace", session_id))
+        self.rng = random.Random(stable_hash("pace", session_id))
         self.lines: list[dict[str, Any]] = []
         self.last_uuid: str | None = None
         self.n = 0
@@ -2273,8 +2248,8 @@ class ClaudeWriter:
                 first = False
                 self.counts["turns"] += 1
                 k = self.counts["turns"]
-                msg_id = "msg_01" + _b62(f"{self.session_id}:msg:{k}", 22)
-                request = "req_011C" + _b62(f"{self.session_id}:req:{k}", 20)
+                msg_id = "msg_01" + base62(f"{self.session_id}:msg:{k}", 22)
+                request = "req_011C" + base62(f"{self.session_id}:req:{k}", 20)
                 if step.kind == "text":
                     block: dict[str, Any] = {"type": "text", "text": cap(step.text, TEXT_CAP)}
                     self.counts["assistant_text"] += 1
@@ -2282,7 +2257,7 @@ class ClaudeWriter:
                     block = {"type": "thinking", "thinking": cap(step.text, TEXT_CAP), "signature": ""}
                     self.counts["thinking"] += 1
                 else:
-                    call_id = "toolu_01" + _b62(f"{self.session_id}:call:{k}", 22)
+                    call_id = "toolu_01" + base62(f"{self.session_id}:call:{k}", 22)
                     block = {"type": "tool_use", "id": call_id, "name": step.name, "input": step.input}
                     self.counts["tool_use"] += 1
                 stop = "tool_use" if step.kind == "tool" else "end_turn"
@@ -2342,7 +2317,7 @@ def build(out: Path, mirrors: Path, force: bool) -> dict[str, Any]:
                 data = mirror.read(commit, path, blob)
                 export = parse_export(data.decode("utf-8", "replace"), path)
                 sid = session_id_of(repo, commit, path)
-                fallback = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(minutes=_h("start", sid) % 500_000)
+                fallback = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(minutes=stable_hash("start", sid) % 500_000)
                 writer = ClaudeWriter(export, sid, cwd, fallback)
                 lines = writer.build()
                 file = writer.path(out)

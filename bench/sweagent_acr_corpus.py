@@ -94,7 +94,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import hashlib
 import json
 import os
 import random
@@ -110,6 +109,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
+
+from claude_lines import base62, cap, format_ts, stable_hash
 
 CLAUDE_VERSION = "2.1.30"
 CODEX_VERSION = "0.63.0"
@@ -561,32 +562,6 @@ def load_acr(mirror: Mirror, task_dir: str, files: list[str], run: str, instance
 # ---------------------------------------------------------------------------------------------------- writing
 
 
-def _h(*parts: object) -> int:
-    return int.from_bytes(hashlib.sha256(":".join(map(str, parts)).encode()).digest()[:8], "big")
-
-
-def _b62(seed: str, n: int) -> str:
-    alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-    value = int.from_bytes(hashlib.sha256(seed.encode()).digest(), "big")
-    out = []
-    for _ in range(n):
-        value, r = divmod(value, 62)
-        out.append(alphabet[r])
-    return "".join(out)
-
-
-def cap(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters the way Claude Code cuts long tool output."""
-    if len(text) <= limit:
-        return text
-    rest = text[limit:]
-    return f"{text[:limit]}\n\n... [{rest.count(chr(10)) + 1} lines truncated] ..."
-
-
-def format_ts(t: datetime) -> str:
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
-
-
 def title_of(problem: str) -> str:
     """The issue's first meaningful line (its title, for most SWE-bench statements), at most ~90 characters."""
     text = re.sub(r"<!--.*?-->", "", problem, flags=re.DOTALL)
@@ -608,7 +583,7 @@ def session_id_of(convo: Convo) -> str:
 def spread_starts(session_ids: list[str]) -> dict[str, datetime]:
     """A distinct start per session: hash order, spread over the days by weight (weekdays 1, weekend days less),
     in working hours."""
-    order = sorted(session_ids, key=lambda s: (_h("start", s), s))
+    order = sorted(session_ids, key=lambda s: (stable_hash("start", s), s))
     days = [FIRST_DAY + timedelta(days=k) for k in range((LAST_DAY - FIRST_DAY).days + 1)]
     weights = [WEEKEND_WEIGHT if d.weekday() >= 5 else 1.0 for d in days]
     total = sum(weights)
@@ -629,7 +604,7 @@ def spread_starts(session_ids: list[str]) -> dict[str, datetime]:
         base = datetime.combine(days[day], datetime.min.time(), UTC) + timedelta(hours=DAY_START_H)
         slot = window / len(sids)
         for i, sid in enumerate(sids):
-            jitter = (_h("jitter", sid) % 1_000_000) / 1_000_000 * slot * 0.7
+            jitter = (stable_hash("jitter", sid) % 1_000_000) / 1_000_000 * slot * 0.7
             starts[sid] = base + timedelta(seconds=round(slot * i + jitter, 3))
     return starts
 
@@ -638,7 +613,7 @@ class Clock:
     """A session's pseudo-random but deterministic pace (neither harness kept per-step times)."""
 
     def __init__(self, session_id: str, start: datetime):
-        self.rng = random.Random(_h("steps", session_id))
+        self.rng = random.Random(stable_hash("steps", session_id))
         self.now = start
 
     def reply(self, turn: Turn) -> datetime:
@@ -660,7 +635,7 @@ class Clock:
 
 def first_prompt(convo: Convo, session_id: str) -> str:
     repo = repo_of(convo.instance_id)
-    lead = PROMPT_LEADS[_h("lead", session_id) % len(PROMPT_LEADS)].format(repo=repo)
+    lead = PROMPT_LEADS[stable_hash("lead", session_id) % len(PROMPT_LEADS)].format(repo=repo)
     problem = convo.problem.replace("\r\n", "\n").strip()  # SWE-bench keeps GitHub's CRLFs; a paste has none
     return f"{lead}\n\n{problem}" if lead else problem
 
@@ -699,8 +674,8 @@ class ClaudeWriter:
     def _assistant(self, blocks: list[dict[str, Any]], stop: str, usage: dict[str, int] | None,
                    at: datetime) -> tuple[list[str], datetime]:
         self.counts["turns"] += 1
-        msg_id = "msg_01" + _b62(f"{self.session_id}:msg:{self.counts['turns']}", 22)
-        request = "req_011C" + _b62(f"{self.session_id}:req:{self.counts['turns']}", 20)
+        msg_id = "msg_01" + base62(f"{self.session_id}:msg:{self.counts['turns']}", 22)
+        request = "req_011C" + base62(f"{self.session_id}:req:{self.counts['turns']}", 20)
         use = usage or {"input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 0}
         usage_obj = {"input_tokens": use.get("input_tokens", 0), "cache_creation_input_tokens": 0,
                      "cache_read_input_tokens": use.get("cache_read_input_tokens", 0),
@@ -724,7 +699,7 @@ class ClaudeWriter:
                 self.counts["assistant_text"] += 1
             ids = []
             for k, call in enumerate(turn.calls):
-                call_id = "toolu_01" + _b62(f"{self.session_id}:call:{index}:{k}", 22)
+                call_id = "toolu_01" + base62(f"{self.session_id}:call:{index}:{k}", 22)
                 ids.append(call_id)
                 name = "Bash" if call.shell else call.name
                 blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": call.input})
@@ -816,7 +791,7 @@ class CodexWriter:
                 self._message("assistant", cap(turn.text, TEXT_CAP), at)
                 self.counts["assistant_text"] += 1
             for k, call in enumerate(turn.calls):
-                call_id = "call_" + _b62(f"{self.session_id}:call:{index}:{k}", 24)
+                call_id = "call_" + base62(f"{self.session_id}:call:{index}:{k}", 24)
                 at += timedelta(milliseconds=40)
                 args = {"command": ["bash", "-lc", call.input["command"]], "workdir": self.cwd}
                 self._line("response_item", {"type": "function_call", "name": "shell",
@@ -947,7 +922,7 @@ def select(mirror: Mirror, stats: Counter[str]) -> list[Candidate]:
     if not instances:
         raise CorpusError(f"no SWE-bench Lite tasks under results/ in {SOURCE_REPO}@{SOURCE_COMMIT}")
     stats["instances"] = len(instances)
-    want_acr = {i for i in instances if _h("harness", i) % 3 == 0 or i not in swe_ids}
+    want_acr = {i for i in instances if stable_hash("harness", i) % 3 == 0 or i not in swe_ids}
     swe = swe_candidates(mirror, [i for i in instances if i not in want_acr], stats)
     acr = acr_candidates(mirror, [i for i in instances if i in want_acr or i not in swe], stats)
     chosen = []
@@ -981,7 +956,7 @@ def build(out: Path, mirrors: Path, limit: int | None, seed: int, force: bool) -
 
     convos = {session_id_of(c.convo): c.convo for c in cands}
     starts = spread_starts(list(convos))
-    shell = sorted((s for s, c in convos.items() if c.shell_only), key=lambda s: (_h("format", s), s))
+    shell = sorted((s for s, c in convos.items() if c.shell_only), key=lambda s: (stable_hash("format", s), s))
     codex = set(shell[:round(len(convos) * CODEX_SHARE)])
     manifest: list[dict[str, Any]] = []
     total_lines = total_bytes = 0
