@@ -297,4 +297,4 @@ class Tools:
         from backscroll.integrations.install import installed
 
         return within({"schema_version": 1, **self._archive().status().to_dict(), "integrations": installed()},
-                      "`backscroll status --json` lists them all")  # (as the CLI)
+                      "status --json on the command line lists them all")  # (as the CLI)
