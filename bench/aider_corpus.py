@@ -67,11 +67,12 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from mirrors import CorpusError, Mirror
 
 FILE_NAME = ".aider.chat.history.md"
 CANONICAL_OUT = Path("/tmp/aider-corpus")
@@ -172,25 +173,6 @@ CONFIRMATION = re.compile(r"\(Y\)es/\(N\)o(?:/\(A\)ll)?(?:/\(S\)kip all)?(?:/\(D
                           r" \[[^\]\n]*\]: ?\S*$")
 
 
-class CorpusError(Exception):
-    """A mirror, commit or blob is missing or not the pinned one, or the output directory is in the way."""
-
-
-def read_blob(mirrors: Path, repo: str, commit: str, path: str, blob: str) -> bytes:
-    git_dir = mirrors / repo.replace("/", "+") / "repo"
-    if not git_dir.is_dir():
-        raise CorpusError(f"no mirror of {repo}: expected a bare git directory at {git_dir} "
-                          f"(git clone --bare https://github.com/{repo} {git_dir})")
-    found = subprocess.run(["git", "--git-dir", str(git_dir), "rev-parse", "--verify", "--quiet",
-                            f"{commit}:{path}"], capture_output=True, text=True)
-    if found.returncode != 0:
-        raise CorpusError(f"the mirror of {repo} at {git_dir} lacks {commit}:{path} (fetch its full history)")
-    if found.stdout.strip() != blob:
-        raise CorpusError(f"{repo}@{commit}:{path} is blob {found.stdout.strip()}, not the pinned {blob}")
-    return subprocess.run(["git", "--git-dir", str(git_dir), "cat-file", "blob", blob], capture_output=True,
-                          check=True).stdout
-
-
 def repo_dir(repo: str) -> str:
     return repo.replace("/", "__")
 
@@ -247,7 +229,13 @@ def build(out: Path, mirrors: Path, force: bool) -> dict[str, Any]:
         for d in dirs:
             shutil.rmtree(d, ignore_errors=True)
         manifest_path.unlink(missing_ok=True)
-    blobs = {repo: read_blob(mirrors, repo, commit, path, blob) for repo, commit, path, blob in SOURCES}
+    blobs = {}
+    for repo, commit, path, blob in SOURCES:
+        mirror = Mirror(mirrors, repo)
+        try:
+            blobs[repo] = mirror.pinned(commit, path, blob)
+        finally:
+            mirror.close()
     manifest: list[dict[str, Any]] = []
     for repo, commit, path, blob in SOURCES:
         directory = out / repo_dir(repo)

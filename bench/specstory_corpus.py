@@ -92,7 +92,6 @@ import os
 import random
 import re
 import shutil
-import subprocess
 import sys
 import time
 import uuid as uuidlib
@@ -100,9 +99,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from claude_lines import base62, cap, format_ts, stable_hash
+from mirrors import CorpusError, Mirror
 
 CLAUDE_VERSION = "2.1.30"
 RESULT_CAP = 30_000
@@ -1720,55 +1720,7 @@ SOURCES: dict[str, tuple[str, tuple[tuple[str, str, str], ...]]] = {
 # SOURCES_END
 
 
-class CorpusError(Exception):
-    """A mirror, commit or blob is missing or not the pinned one, or the output directory is in the way."""
-
-
 # ---------------------------------------------------------------------------------------------------- reading
-
-
-class Mirror:
-    """A bare git mirror, read with one ``git cat-file --batch`` process."""
-
-    def __init__(self, mirrors: Path, repo: str):
-        self.repo = repo
-        self.git_dir = mirrors / repo.replace("/", "+") / "repo"
-        if not self.git_dir.is_dir():
-            raise CorpusError(f"no mirror of {repo}: expected a bare git directory at {self.git_dir} "
-                              f"(git clone --bare https://github.com/{repo} {self.git_dir})")
-        self._proc: subprocess.Popen[bytes] | None = None
-
-    def _ask(self, spec: str) -> tuple[str, str, bytes | None]:
-        if self._proc is None:
-            self._proc = subprocess.Popen(["git", "--git-dir", str(self.git_dir), "cat-file", "--batch"],
-                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        stdin: IO[bytes] | None = self._proc.stdin
-        stdout: IO[bytes] | None = self._proc.stdout
-        assert stdin is not None and stdout is not None
-        stdin.write(spec.encode() + b"\n")
-        stdin.flush()
-        header = stdout.readline().split()
-        if len(header) != 3:
-            return "", "missing", None
-        data = stdout.read(int(header[2]))
-        stdout.read(1)
-        return header[0].decode(), header[1].decode(), data
-
-    def read(self, commit: str, path: str, blob: str) -> bytes:
-        oid, kind, data = self._ask(f"{commit}:{path}")
-        if data is None or kind != "blob":
-            raise CorpusError(f"the mirror of {self.repo} at {self.git_dir} lacks {commit}:{path} "
-                              "(fetch its full history)")
-        if oid != blob:
-            raise CorpusError(f"{self.repo}@{commit}:{path} is blob {oid}, not the pinned {blob}")
-        return data
-
-    def close(self) -> None:
-        if self._proc is not None:
-            assert self._proc.stdin is not None
-            self._proc.stdin.close()
-            self._proc.wait()
-            self._proc = None
 
 
 # ---------------------------------------------------------------------------------------------------- parsing
@@ -2314,7 +2266,7 @@ def build(out: Path, mirrors: Path, force: bool) -> dict[str, Any]:
         sessions = []
         try:
             for path, commit, blob in files:
-                data = mirror.read(commit, path, blob)
+                data = mirror.pinned(commit, path, blob)
                 export = parse_export(data.decode("utf-8", "replace"), path)
                 sid = session_id_of(repo, commit, path)
                 fallback = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(minutes=stable_hash("start", sid) % 500_000)

@@ -100,7 +100,6 @@ import random
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import time
 import uuid as uuidlib
@@ -108,9 +107,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from claude_lines import base62, cap, format_ts, stable_hash
+from mirrors import CorpusError, Mirror
 
 CLAUDE_VERSION = "2.1.30"
 CODEX_VERSION = "0.63.0"
@@ -158,66 +158,7 @@ API_ARGS = {
 }
 
 
-class CorpusError(Exception):
-    """The mirror or commit is missing, or the output directory is in the way."""
-
-
 # ---------------------------------------------------------------------------------------------------- reading
-
-
-class Mirror:
-    """One pinned commit of a bare git mirror, read with one ``git cat-file --batch`` process."""
-
-    def __init__(self, mirrors: Path, repo: str, commit: str):
-        self.repo = repo
-        self.commit = commit
-        self.git_dir = mirrors / repo.replace("/", "+") / "repo"
-        if not self.git_dir.is_dir():
-            raise CorpusError(f"no mirror of {repo}: expected a bare git directory at {self.git_dir} "
-                              f"(git clone --bare https://github.com/{repo} {self.git_dir})")
-        ok = subprocess.run(["git", "--git-dir", str(self.git_dir), "cat-file", "-e", f"{commit}^{{commit}}"],
-                            capture_output=True)
-        if ok.returncode != 0:
-            raise CorpusError(f"the mirror of {repo} at {self.git_dir} lacks commit {commit} (fetch its full history)")
-        self._proc: subprocess.Popen[bytes] | None = None
-
-    def ls(self, prefix: str) -> list[str]:
-        out = subprocess.run(["git", "--git-dir", str(self.git_dir), "ls-tree", "-r", "--name-only", "-z",
-                              self.commit, "--", prefix], capture_output=True, check=True).stdout
-        return sorted(p.decode() for p in out.split(b"\0") if p)
-
-    def read(self, path: str) -> bytes | None:
-        """The blob at ``path``, or None when the mirror does not hold it."""
-        if self._proc is None:
-            self._proc = subprocess.Popen(["git", "--git-dir", str(self.git_dir), "cat-file", "--batch"],
-                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        stdin: IO[bytes] | None = self._proc.stdin
-        stdout: IO[bytes] | None = self._proc.stdout
-        assert stdin is not None and stdout is not None
-        stdin.write(f"{self.commit}:{path}\n".encode())
-        stdin.flush()
-        header = stdout.readline().split()
-        if len(header) != 3 or header[1] != b"blob":
-            return None
-        data = stdout.read(int(header[2]))
-        stdout.read(1)
-        return data
-
-    def json(self, path: str) -> Any:
-        blob = self.read(path)
-        if blob is None:
-            return None
-        try:
-            return json.loads(blob)
-        except ValueError:
-            return None
-
-    def close(self) -> None:
-        if self._proc is not None:
-            assert self._proc.stdin is not None
-            self._proc.stdin.close()
-            self._proc.wait()
-            self._proc = None
 
 
 # ---------------------------------------------------------------------------------------------------- model
