@@ -117,9 +117,8 @@ def _describe(store: Store, session_ids: list[str]) -> list[str]:
 def resolve_session(store: Store, ident: str, *, required: bool = False) -> str | None:
     """The session ``ident`` names: the whole id, or a unique prefix of at least ``MIN_PREFIX`` characters.
 
-    A Claude subagent's id extends its parent's (``<parent>:agent-…``), so a prefix of the parent
-    also starts every subagent id: the parent is chosen when it is one of the candidates and all
-    others extend it. Otherwise an ambiguous prefix lists the candidates, as git does. None (or,
+    A Claude subagent's id extends its parent's (``<parent>:agent-…``): the parent is chosen when all the other
+    candidates extend it (``sole_root``). Otherwise an ambiguous prefix lists the candidates, as git does. None (or,
     with ``required``, NotFoundError) when nothing matches.
     """
     check_id(ident)
@@ -130,19 +129,21 @@ def resolve_session(store: Store, ident: str, *, required: bool = False) -> str 
         raise UsageError(f"{ident!r} is too short to name a session: give at least {MIN_PREFIX} characters of "
                          "its id (or a whole record id)", hint=FIND_IDS_HINT)
     found = store.sessions_starting(_like_prefix(ident), 21)
-    if len(found) == 1:
-        return found[0]
-    if len(found) > 1:
-        roots = [f for f in found if all(g == f or g.startswith(f) for g in found)]
-        if len(roots) == 1 and len(found) <= 20:
-            return roots[0]
-        many = "more than 20 session ids; the first 20 are" if len(found) > 20 else \
-            f"{len(found)} session ids; they are"
+    if found and (root := sole_root(found)) is not None and len(found) <= 20:
+        return root
+    if found:
+        many = f"{len(found)} session ids; they are" if len(found) <= 20 else "over 20 session ids; the first 20 are"
         raise AmbiguousIdError(f"{ident!r} is the start of {many}:\n" + "\n".join(_describe(store, found[:20])),
                                hint="give more of the id")
     if required:
         raise NotFoundError(f"no session with id {ident!r}", hint=FIND_IDS_HINT)
     return None
+
+
+def sole_root(found: list[str]) -> str | None:
+    """The one of ``found`` every other id extends (a session among its subagents' ids), else None."""
+    roots = [f for f in found if all(g == f or g.startswith(f) for g in found)]
+    return roots[0] if len(roots) == 1 else None
 
 
 def known_list(values: list[str], n: int = 12) -> str:

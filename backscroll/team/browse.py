@@ -118,7 +118,7 @@ def session_named(a: Archive, ident: str, member: str | None = None) -> str:
 def _session_key(a: Archive, ident: str, member: str | None) -> tuple[str, str, str] | None:
     """``(member, machine, session)`` of the session ``ident`` names: its whole id, or a unique start of it of at
     least ``MIN_PREFIX`` characters (a prefix of a session and its subagents names the session); None when none."""
-    from backscroll.browse import FIND_IDS_HINT, MIN_PREFIX
+    from backscroll.browse import FIND_IDS_HINT, MIN_PREFIX, sole_root
     from backscroll.errors import UsageError
 
     found = a.sessions_like(ident, member)
@@ -126,11 +126,10 @@ def _session_key(a: Archive, ident: str, member: str | None) -> tuple[str, str, 
     if ident not in ids and len(ident) < MIN_PREFIX:
         raise UsageError(f"{ident!r} is too short to name a session: give at least {MIN_PREFIX} characters of its "
                          "id (or a whole record id)", hint=FIND_IDS_HINT)
-    roots = [f for f in ids if all(g == f or g.startswith(f) for g in ids)]
-    if ident not in ids and len(ids) > 1 and len(roots) != 1:
+    chosen = ident if ident in ids else sole_root(ids)
+    if ids and chosen is None:
         raise AmbiguousIdError(f"{ident!r} names {len(ids)} sessions in the team archive",
                                hint="give more of the id: " + ", ".join(ids[:5]))
-    chosen = ident if ident in ids else roots[0] if roots else None
     return next((k for k in found if k[2] == chosen), None)
 
 
