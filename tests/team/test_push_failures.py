@@ -131,12 +131,18 @@ def test_a_server_that_goes_away_mid_push_leaves_whole_batches_and_a_clear_error
         server.cleanup()
 
 
-def test_a_schema_older_than_the_client_says_how_and_init_migrates_it(pg_url, store_home):
-    owner = database(pg_url, "older")
+def archive_at_version(pg_url: str, name: str, version: str) -> str:
+    """A new archive whose meta says it is at schema ``version``, with member dave; its owner's URL."""
+    owner = database(pg_url, name)
     with Archive.connect(owner) as archive:
         archive.init(["dave"])
     with psycopg.connect(owner, autocommit=True) as conn:
-        conn.execute("UPDATE backscroll.meta SET value = '0' WHERE key = 'schema_version'")
+        conn.execute("UPDATE backscroll.meta SET value = %s WHERE key = 'schema_version'", (version,))
+    return owner
+
+
+def test_a_schema_older_than_the_client_says_how_and_init_migrates_it(pg_url, store_home):
+    owner = archive_at_version(pg_url, "older", "0")
     url = as_role(owner, "dave")
     with Backscroll(home=store_home) as bs, pytest.raises(ArchiveError, match="older.*archive init"):
         bs.push(url)
@@ -147,10 +153,6 @@ def test_a_schema_older_than_the_client_says_how_and_init_migrates_it(pg_url, st
 
 
 def test_a_schema_version_that_is_not_a_number_is_named_not_an_internal_error(pg_url, store_home):
-    owner = database(pg_url, "garbled")
-    with Archive.connect(owner) as archive:
-        archive.init(["dave"])
-    with psycopg.connect(owner, autocommit=True) as conn:
-        conn.execute("UPDATE backscroll.meta SET value = '3a' WHERE key = 'schema_version'")
+    owner = archive_at_version(pg_url, "garbled", "3a")
     with Backscroll(home=store_home) as bs, pytest.raises(ArchiveError, match="schema_version is not a number"):
         bs.push(as_role(owner, "dave"))
