@@ -90,7 +90,7 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
     else:
         start, end = offset, offset + limit if limit else len(rows)
     hits = tuple(hit_of(shown(r), start + i + 1, max_chars=max_chars) for i, r in enumerate(rows[start:end]))
-    first = shown(rows[0])
+    first = shown({k: v for k, v in rows[0].items() if k != "text"})  # (its names: the session's head)
     session = {"session_id": key[2], "agent": first["agent"], "project": first["project"], "cwd": first["cwd"],
                "title": first["title"], "member": key[0], "machine": key[1], "is_sidechain": first["is_sidechain"],
                "parent_session_id": first["parent_session_id"]}
