@@ -199,11 +199,13 @@ def _insert(text: str, container: Node, entry_start: str, entry) -> tuple[str, s
         else:
             ins = ", " + entry_start + _render(entry, text, "", False)
         at = last_node.end
-    else:
+    else:  # after the comments on the opening line; the line that closes it, or a comment's, ends ours
         outer = _line_indent(text, container.start)
         indent = outer + indent_unit(text)
-        ins = nl + indent + entry_start + _render(entry, text, indent, True) + nl + outer
-        at = container.start + 1
+        opening = comments(text, container.start + 1, _line_end(text, container.start))
+        at = _without_cr(text, opening[-1][1]) if opening else container.start + 1
+        closed = "\n" in text[at:container.end] or comments(text, at, container.end - 1)
+        ins = nl + indent + entry_start + _render(entry, text, indent, True) + ("" if closed else nl + outer)
     return text[:at] + ins + text[at:], ins
 
 
@@ -251,7 +253,7 @@ def cut_at(text: str, container: Node, index: int) -> str:
         return _cut(text, spans[index - 1][1], end)
     if len(spans) > 1:
         return _cut(text, start, spans[1][0])
-    return _cut(text, container.start + 1, container.end - 1)
+    return _cut(text, container.start + 1, end)  # (what follows the only entry closes the container: it stays)
 
 
 def _cut(text: str, start: int, end: int) -> str:

@@ -63,6 +63,21 @@ def test_an_entry_of_another_data_dir_goes_by_its_shape_and_the_comments_beside_
     assert settings.read_text() == text
 
 
+@pytest.mark.parametrize("text", ['{\n  "mcpServers": {\n    // none yet\n  }\n}\n', '{\n  "mcpServers": {\n  }\n}\n',
+                                  '{\r\n\t"mcpServers": {\r\n\t\t/* none */\r\n\t}\r\n}\r\n',
+                                  '{\n  "mcpServers": { // none yet\n  }\n}\n'],
+                         ids=["a line comment", "white space", "a block comment, CRLF and tabs", "the opening line's"])
+def test_servers_holding_no_entry_get_no_line_of_spaces_and_come_back_whole_by_shape(settings, backscroll_home,
+                                                                                    monkeypatch, text):
+    settings.write_bytes(text.encode())
+    inst.run("mcp", "gemini")
+    installed = settings.read_bytes().decode()
+    assert not [line for line in installed.splitlines() if line and not line.strip()], installed
+    monkeypatch.setenv("BACKSCROLL_HOME", str(backscroll_home.home / "another"))  # no record: ours goes by its shape
+    inst.run("mcp", "gemini", uninstall=True)
+    assert settings.read_bytes().decode() == text
+
+
 @pytest.mark.parametrize("text", ['{\n  "a": 1, /* never closed\n}\n', '{\n  "a": 1,\n}\n', '{"a": 1, "a": 2}'],
                          ids=["an unclosed comment", "a trailing comma", "a key twice"])
 def test_gemini_settings_it_cannot_read_are_left_as_they_are(settings, text):
