@@ -48,7 +48,7 @@ class Reads:
             from backscroll.team import browse as team
 
             return team.show(self.config, archive, ident, context=context, limit=limit, offset=offset,
-                             max_chars=max_chars, member=member)
+                             max_chars=max_chars, member=member, notify=notify)
         store = self._records(sync, notify)
         try:
             return browse.show(store, ident, context=context, limit=limit, offset=offset, max_chars=max_chars)

@@ -282,9 +282,11 @@ def jsonl_lines(result: SearchResult, fields: tuple[str, ...] | None, max_bytes:
 
 
 def tsv_lines(result: SearchResult) -> list[str]:
-    """``record id, age, agent, project, snippet`` per hit, tab-separated (for fzf, cut, awk)."""
+    """``record id, age, agent, project, snippet`` per hit, tab-separated (for fzf, cut, awk); a team archive's hit
+    adds whose it is, ``member@machine``, last (the columns before stay where they are)."""
     out = []
     for h in (*result.results, *result.also_matching):
-        cells = (h.record_id, human_age(h.timestamp), h.agent, h.project or "-", h.snippet)
+        cells = (h.record_id, human_age(h.timestamp), h.agent, h.project or "-", h.snippet,
+                 *((f"{h.member}@{h.machine}",) if h.member else ()))
         out.append("\t".join(clean(" ".join(str(c).split())) for c in cells))
     return out

@@ -10,7 +10,7 @@ from backscroll.errors import AmbiguousIdError, NotFoundError
 from backscroll.store.archive_filters import sessions_where
 from backscroll.store.archive_pg import Archive
 from backscroll.team.source import hit_of, iso, shown
-from backscroll.types import Filters, SessionSummary, SessionView, session_title
+from backscroll.types import Filters, Notify, SessionSummary, SessionView, quiet, session_title
 
 
 def member_named(members: Callable[[], list[str]], name: str | None) -> str | None:
@@ -65,11 +65,11 @@ def summary(r: dict) -> SessionSummary:
 
 
 def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | None, offset: int,
-         max_chars: int, member: str | None = None) -> SessionView:
+         max_chars: int, member: str | None = None, notify: Notify = quiet) -> SessionView:
     """A record with ``context`` records either side, or a page of a session, named as locally (``browse.show``):
     a record's id or a session's, or a unique start of one. A session two members pushed is opened as the first of
-    them pushed it, or as ``member`` did (the copies may differ: a hit names whose it is, and the command it prints
-    says so)."""
+    them pushed it, or as ``member`` did (the copies may differ: a hit names whose it is, the command it prints
+    says so, and ``notify`` hears whose other copies there are)."""
     ident = ident.strip()
     with _open(cfg, archive) as a:
         member = member_named(a.member_names, member)
@@ -84,6 +84,11 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
                                 + (f" pushed by {member}" if member else ""))
         rows = a.session_records(*key)
         head = a.session_row(*key)
+        copies = [] if member else a.sessions_like(key[2])
+        others = [f"{m}@{h}" for m, h, s in copies if s == key[2] and (m, h) != key[:2]]
+    if others:
+        notify(f"note: this is {key[0]}@{key[1]}'s copy of session {key[2]}; {', '.join(others)} pushed it too "
+               "(--member NAME opens theirs)")
     if focus is not None:
         at = next(i for i, r in enumerate(rows) if r["record_id"] == focus["record_id"])
         start, end = max(0, at - context), at + context + 1

@@ -398,6 +398,16 @@ def test_a_session_two_members_pushed_differently_opens_as_the_hit_says(pg_url, 
     assert nobody.exit_code != 0 and "no member 'dave'" in nobody.output
     without = runner.invoke(app, [*home, "show", line.split()[2], "--member", "carol"])
     assert without.exit_code == 2 and "archive" in without.output
+    unnamed = runner.invoke(app, [*home, *shlex.split(line.replace(" --member carol", ""))[1:]])
+    first = unnamed.stdout.splitlines()[0]
+    other = "carol" if "alice@" in first else "alice"
+    assert unnamed.exit_code == 0 and f"{other}@" in unnamed.stderr and "--member" in unnamed.stderr, unnamed.output
+    named = runner.invoke(app, [*home, *shlex.split(line)[1:]])
+    assert "pushed it too" not in named.stderr
+    tsv = runner.invoke(app, [*home, "search", "capture_payment", "--mode", "lexical", "--format", "tsv",
+                              "--archive", url])
+    rows = [row.split("\t") for row in tsv.stdout.splitlines()]
+    assert tsv.exit_code == 0 and rows and all(len(r) == 6 and "@" in r[5] for r in rows), tsv.output
 
 
 def test_a_hand_made_row_neither_fails_a_read_nor_floods_it(pg_url, tmp_path):
