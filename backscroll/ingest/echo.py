@@ -17,9 +17,10 @@ import shlex
 from pathlib import PurePosixPath
 
 # Bump when the rules change: stores classified by an older version are classified again on sync.
-VERSION = 5  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll);
+VERSION = 6  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll);
 # 4: --color before the command, MCP names of Cline (mcp:backscroll/…) and Codex paginated threads;
-# 5: a shell's -o/-O option before -c, command and process substitution, eval, an MCP server named in capitals
+# 5: a shell's -o/-O option before -c, command and process substitution, eval, an MCP server named in capitals;
+# 6: a tool output that is backscroll's search or show output, whatever ran it
 RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
 PROGRAM = "backscroll"
 
@@ -228,6 +229,27 @@ def mcp_tool(tool_name: str | None) -> str | None:
 def is_mcp_echo(tool_name: str | None) -> bool:
     """True when the tool call is the agent asking backscroll's MCP server for history."""
     return mcp_tool(tool_name) is not None
+
+
+# What ``backscroll search`` and ``show`` print, however the agent ran them (a background shell read by another tool,
+# the MCP server under another name, a script): a hit's rank line over its show command; a session's header; the
+# JSON documents (escaped too, inside an agent's own JSON); tsv rows. ``list`` and ``status`` print none of these.
+_OUTPUT = re.compile(
+    r"^ {0,3}\d{1,4}\. [^\n]* · [^\n]*\n(?:[^\n]*\n){0,3} {2,}backscroll show \S"
+    r"|^ {2,}[^\n]* · backscroll show \S"
+    r"|^session \S+ +· [^\n]*\n(?:[^\n]*\n){0,2}records \d+–\d+ of \d+"
+    r"|^_[^\n]* · session \S+_\r?$"
+    r'|^[^\n]{0,60}?\{\s*\\?"schema_version\\?"\s*:\s*\d+\s*,\s*\\?"(?:query|kind|list)\\?"\s*:'
+    r"|^[^\s#]+#\d+(?:~recall\d+)?\t[^\t\n]*\t[^\t\n]*\t[^\t\n]*\t", re.M)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def is_retrieval_output(text: str) -> bool:
+    """True when a tool's output is what ``backscroll search`` or ``show`` printed: the answers again, verbatim."""
+    if not ("backscroll show" in text or "schema_version" in text or "session " in text
+            or ("#" in text and "\t" in text)):
+        return False
+    return bool(_OUTPUT.search(_ANSI.sub("", text) if "\x1b" in text else text))
 
 
 def split_recall(text: str) -> tuple[str, list[str]]:

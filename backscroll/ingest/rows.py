@@ -21,7 +21,7 @@ from backscroll.types import MAX_TEXT_BYTES, Record, SessionInfo
 # A redactor: text in, text with secrets replaced out (``redact.Redactor`` also counts them).
 Redact = Callable[[str], str]
 Row = tuple[object, ...]
-_AUTHOR = RECORD_COLUMNS.index("author")
+_AUTHOR, _ECHO = RECORD_COLUMNS.index("author"), RECORD_COLUMNS.index("is_echo")
 
 
 def store_text(text: str) -> str:
@@ -129,6 +129,7 @@ class Batch:
         self.rows: list[Row | None] = []
         self.pending_results: list[tuple[Record, SessionInfo]] = []
         self.calls: dict[str, tuple[str | None, bool]] = {}
+        self.call_rows: dict[str, int] = {}  # where this batch put each call's row
         self.first_ts: str | None = None
         self.last_ts: str | None = None
         self._fields: dict[str, str] = {}
@@ -172,10 +173,13 @@ class Batch:
                     or (classify.is_query_echo(rec.command) if rec.command is not None else False))
             if rec.tool_call_id:
                 self.calls[rec.tool_call_id] = (rec.tool_name, echo)
+                self.call_rows[rec.tool_call_id] = len(self.rows)
             self.rows.append(self._row(rec, session, echo, rec.tool_name))
-        elif rec.tool_call_id:  # a tool result: named and classified by its call
+        elif rec.tool_call_id:  # a tool result: named and classified by its call, or by what it shows
             if rec.tool_call_id in self.calls:
                 name, echo = self.calls[rec.tool_call_id]
+                if not echo and classify.is_retrieval_output(rec.text):
+                    echo = self._call_is_echo(rec.tool_call_id)
                 self.rows.append(self._row(rec, session, echo, name))
             else:
                 self.pending_results.append((rec, session))
@@ -183,11 +187,23 @@ class Batch:
         else:
             self._add_text(rec, session)
 
+    def _call_is_echo(self, call_id: str) -> bool:
+        """The call whose output was backscroll's answer is an echo, with its results from now on (a call stored by an
+        earlier read keeps its flag until the store is classified again: ``sync.reclassify``)."""
+        name, _echo = self.calls[call_id]
+        self.calls[call_id] = (name, True)
+        at = self.call_rows.get(call_id)
+        row = self.rows[at] if at is not None else None
+        if at is not None and row is not None:
+            self.rows[at] = (*row[:_ECHO], 1, *row[_ECHO + 1:])
+        return True
+
     def _add_text(self, rec: Record, session: SessionInfo) -> None:
         """Prose; ``<backscroll-recall>`` blocks inside it are recalled context: split off as echo rows."""
         rest, blocks = classify.split_recall(rec.text) if not rec.echo else (rec.text, [])
-        if rec.echo or not blocks:
-            self.rows.append(self._row(rec, session, rec.echo, None))
+        if rec.echo or not blocks:  # (a tool's output its reader could not tie to a call: judged by what it shows)
+            echo = rec.echo or (rec.content_type == "tool" and classify.is_retrieval_output(rec.text))
+            self.rows.append(self._row(rec, session, echo, None))
             return
         if rest:
             self.rows.append(self._row(replace(rec, text=rest), session, False, None))
@@ -214,6 +230,7 @@ class Batch:
                 if row is None:
                     rec, rec_session = next(pending)
                     name, echo = self.calls.get(rec.tool_call_id or "", (None, False))
+                    echo = echo or classify.is_retrieval_output(rec.text)
                     self.rows[i] = self._row(rec, rec_session, echo, name)
         rows = [r for r in self.rows if r is not None]
         if not session.cwd or all(r[3] is not None for r in rows):

@@ -146,7 +146,8 @@ def reclassify(store: Store) -> int:
 
     Runs when the store was classified by another version of the rules. The calls revisited are the
     ones stored as shell calls (``is_shell``: their source gave a command, whatever the agent calls
-    the tool) and the MCP calls to backscroll; no list of tool names is kept here. The lexical index
+    the tool) and the MCP calls to backscroll; no list of tool names is kept here. Then a tool output
+    that shows backscroll's answers is an echo, with its call, whatever ran it. The lexical index
     holds ``is_echo`` too, so it is rebuilt afterwards.
     """
     if store.get_meta("classifier_version") == str(classify.VERSION):
@@ -159,6 +160,10 @@ def reclassify(store: Store) -> int:
             if echo != was:
                 changed += 1
                 store.set_echo(rid, session, call_id, echo)
+        for rid, session, call_id, text in store.tool_outputs_not_echoes():
+            if classify.is_retrieval_output(text):
+                changed += 1
+                store.set_output_echo(rid, session, call_id)
         if changed:
             store.set_meta("lexical_generation", None)  # the index is rebuilt with the new flags
         store.set_meta("classifier_version", str(classify.VERSION))

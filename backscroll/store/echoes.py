@@ -25,6 +25,22 @@ class EchoQueries:
             self.conn.execute("UPDATE records SET is_echo = ? WHERE session_id = ? AND tool_call_id = ? "
                               "AND is_call = 0", (echo, session, call_id))
 
+    def tool_outputs_not_echoes(self) -> list[tuple]:
+        """``(id, session_id, tool_call_id, text)`` of the tool outputs not flagged, that may show backscroll's
+        answers (``echo.is_retrieval_output`` says which do)."""
+        return self.conn.execute(
+            "SELECT id, session_id, tool_call_id, text FROM records WHERE is_call = 0 AND content_type = 'tool' "
+            "AND is_echo = 0 AND (instr(text, 'backscroll show') OR instr(text, 'schema_version') OR "
+            "instr(text, 'session ') OR instr(text, '#') AND instr(text, char(9)))"
+        ).fetchall()
+
+    def set_output_echo(self, record: int, session: str, call_id: str | None) -> None:
+        """Flag a tool output as an echo, with its call and the call's other outputs."""
+        self.conn.execute("UPDATE records SET is_echo = 1 WHERE id = ?", (record,))
+        if call_id:
+            self.conn.execute("UPDATE records SET is_echo = 1 WHERE session_id = ? AND tool_call_id = ?",
+                              (session, call_id))
+
     def call_unanswered(self, session: str, call_id: str) -> bool:
         """Whether no result of the call is stored yet (it is still running)."""
         return self.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM records WHERE session_id = ? AND tool_call_id = ? "

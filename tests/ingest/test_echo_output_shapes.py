@@ -1,0 +1,100 @@
+"""A tool's output that is backscroll's own search or show output is a query echo, whatever ran it: a background
+shell read later by another tool, backscroll's MCP server registered under another name, a script (echo rules 6).
+The outputs here are printed by the real CLI from a real store."""
+
+import sqlite3
+
+import pytest
+from helpers import rows
+from typer.testing import CliRunner
+
+from backscroll.cli.app import app
+from backscroll.ingest import echo as classify
+
+SECRET = "zanzibar quokka"
+runner = CliRunner(env={"COLUMNS": "200", "NO_COLOR": "1"})
+
+
+@pytest.fixture
+def printed(session_builder, backscroll_index, backscroll_home) -> dict[str, str]:
+    """Every output of ``search`` and ``show`` (and of commands that retrieve nothing) for a store holding the
+    decision, keyed by the command."""
+    s = session_builder.claude(project="shop")
+    s.user(f"which plan for the {SECRET} migration?")
+    s.assistant(f"We chose the {SECRET} plan: copy in batches, then switch reads.")
+    backscroll_index(embed=False)
+    record = rows(backscroll_home, "SELECT record_id FROM records WHERE role = 'assistant'")[0]["record_id"]
+    out = {}
+    for args in (["search", SECRET, "--mode", "lexical"], ["search", SECRET, "--mode", "lexical", "--by-session"],
+                 ["search", SECRET, "--json"], ["search", SECRET, "--format", "jsonl"],
+                 ["search", SECRET, "--format", "tsv"], ["show", s.session_id], ["show", record],
+                 ["show", s.session_id, "--json"], ["show", s.session_id, "--format", "markdown"],
+                 ["list"], ["status"], ["status", "--json"], ["stats"], ["search", SECRET, "--format", "ids"]):
+        res = runner.invoke(app, ["--no-pager", *args])
+        assert res.exit_code == 0 and res.stdout.strip(), (args, res.output)
+        out[" ".join(args)] = res.stdout
+    return out
+
+
+def test_what_search_and_show_print_is_their_output_and_nothing_else_is(printed):
+    shaped = {command for command, text in printed.items() if classify.is_retrieval_output(text)}
+    assert shaped == {c for c in printed if c.split()[0] in ("search", "show") and not c.endswith("ids")}
+    wrapped = '[{"type": "text", "text": "' + printed[f"search {SECRET} --json"].replace('"', '\\"') + '"}]'
+    assert classify.is_retrieval_output(wrapped), "an MCP answer inside the agent's own JSON"
+    assert classify.is_retrieval_output("\x1b[1m" + printed[f"search {SECRET} --mode lexical"].replace(
+        "backscroll show", "\x1b[2mbackscroll show\x1b[0m")), "in colour"
+    for text in ("src/a.py:12: # backscroll show is run by the hook\nREADME.md:3: `backscroll show ID` opens a hit",
+                 "1. Install · pip install backscroll\n   then run `backscroll show`", "session 4 · records 1–3 of 9",
+                 "a\tb#1\tc\td\te", '{"schema_version": 1, "error": {"kind": "usage"}}', ""):
+        assert not classify.is_retrieval_output(text), text
+
+
+def test_a_background_search_read_by_another_tool_and_a_renamed_server_are_echoes(
+        printed, session_builder, backscroll_index, backscroll_search, backscroll_home):
+    s = session_builder.claude(project="shop")
+    s.user("pick up the migration where we left it")
+    started = s.tool_use("Bash", {"command": f"backscroll search '{SECRET}'", "run_in_background": True})
+    s.tool_result(started, "Command running in background with ID: b7")
+    polled = s.tool_use("BashOutput", {"bash_id": "b7"})
+    s.tool_result(polled, "<status>completed</status>\n<stdout>\n" + printed[f"search {SECRET} --mode lexical"]
+                  + "</stdout>")
+    renamed = s.tool_use("mcp__history__search", {"query": f"{SECRET} plan"})
+    s.tool_result(renamed, printed[f"search {SECRET} --json"])
+    script = s.tool_use("Bash", {"command": "python3 scripts/recall.py migration"})
+    s.tool_result(script, next(text for command, text in printed.items() if command.endswith("markdown")))
+    plain = s.tool_use("Bash", {"command": "ls"})
+    s.tool_result(plain, "README.md\nsrc")
+    backscroll_index(embed=False)
+    flags = {(r["tool_name"], r["is_call"]): r["is_echo"] for r in rows(backscroll_home, "SELECT * FROM records "
+                                                                        "WHERE session_id = ?", (s.session_id,))
+             if r["tool_name"] and r["tool_name"] != "Bash"}
+    assert flags == {("BashOutput", 1): 1, ("BashOutput", 0): 1, ("mcp__history__search", 1): 1,
+                     ("mcp__history__search", 0): 1}
+    python = rows(backscroll_home, "SELECT is_echo, text FROM records WHERE tool_call_id = ?", (script,))
+    assert [r["is_echo"] for r in python] == [1, 1]
+    assert rows(backscroll_home, "SELECT is_echo FROM records WHERE tool_call_id = ?", (plain,))[0]["is_echo"] == 0
+    found = backscroll_search(SECRET, mode="lexical", limit=20)
+    assert found.results and {h.session_id for h in found.results} != {s.session_id}
+    assert not any(h.is_echo for h in found.results)
+    assert any(h.is_echo for h in backscroll_search(SECRET, mode="lexical", limit=20, include_echoes=True).results)
+
+
+def test_an_output_read_after_its_call_and_a_store_classified_by_older_rules(
+        printed, session_builder, backscroll_index, backscroll_home):
+    s = session_builder.claude(project="shop")
+    polled = s.tool_use("BashOutput", {"bash_id": "b9"})
+    backscroll_index(embed=False)  # the call alone: still running
+    s.tool_result(polled, printed[f"search {SECRET} --format tsv"])
+    backscroll_index(embed=False)
+    flags = [(r["is_call"], r["is_echo"]) for r in rows(backscroll_home, "SELECT * FROM records WHERE tool_call_id = ?",
+                                                         (polled,))]
+    assert sorted(flags) == [(0, 1), (1, 0)], "the output is; its call, read before, waits for a new classification"
+    db = sqlite3.connect(backscroll_home.data / "backscroll.db")
+    db.execute("UPDATE records SET is_echo = 0")
+    db.execute("UPDATE meta SET value = '5' WHERE key = 'classifier_version'")
+    db.commit()
+    db.close()
+    backscroll_index(embed=False)
+    flags = [(r["is_call"], r["is_echo"]) for r in rows(backscroll_home, "SELECT * FROM records WHERE tool_call_id = ?",
+                                                         (polled,))]
+    assert sorted(flags) == [(0, 1), (1, 1)]
