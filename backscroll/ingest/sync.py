@@ -148,24 +148,26 @@ def reclassify(store: Store) -> int:
     ones stored as shell calls (``is_shell``: their source gave a command, whatever the agent calls
     the tool) and the MCP calls to backscroll; no list of tool names is kept here. Then a tool output
     that shows backscroll's answers is an echo, with its call, whatever ran it. The lexical index
-    holds ``is_echo`` too, so it is rebuilt afterwards.
+    holds ``is_echo`` too, so it is rebuilt afterwards; a team archive gets the new flags with the next push.
     """
     if store.get_meta("classifier_version") == str(classify.VERSION):
         return 0
     store.begin()
     try:
         changed = 0
+        revision = int(store.get_meta("revision_seq") or 0) + 1  # (a push sends the rows flagged anew again)
         for rid, session, call_id, text, was, tool, shell in store.classifiable_calls():
             echo = int(classify.is_mcp_echo(tool) or (bool(shell) and classify.is_query_echo(text)))
             if echo != was:
                 changed += 1
-                store.set_echo(rid, session, call_id, echo)
+                store.set_echo(rid, session, call_id, echo, revision)
         for rid, session, call_id, text in store.tool_outputs_not_echoes():
             if classify.is_retrieval_output(text):
                 changed += 1
-                store.set_output_echo(rid, session, call_id)
+                store.set_output_echo(rid, session, call_id, revision)
         if changed:
             store.set_meta("lexical_generation", None)  # the index is rebuilt with the new flags
+            store.set_meta("revision_seq", str(revision))
         store.set_meta("classifier_version", str(classify.VERSION))
         store.commit()
     except BaseException:

@@ -18,12 +18,12 @@ class EchoQueries:
             "SELECT id, session_id, tool_call_id, text, is_echo, tool_name, is_shell FROM records "
             "WHERE is_call = 1 AND (is_shell = 1 OR tool_name LIKE '%backscroll%')").fetchall()
 
-    def set_echo(self, record: int, session: str, call_id: str | None, echo: int) -> None:
-        """Flag a call, and its results, as an echo or not."""
-        self.conn.execute("UPDATE records SET is_echo = ? WHERE id = ?", (echo, record))
+    def set_echo(self, record: int, session: str, call_id: str | None, echo: int, revision: int) -> None:
+        """Flag a call, and its results, as an echo or not (``revision``: a push sends them again)."""
+        self.conn.execute("UPDATE records SET is_echo = ?, revised = ? WHERE id = ?", (echo, revision, record))
         if call_id:
-            self.conn.execute("UPDATE records SET is_echo = ? WHERE session_id = ? AND tool_call_id = ? "
-                              "AND is_call = 0", (echo, session, call_id))
+            self.conn.execute("UPDATE records SET is_echo = ?, revised = ? WHERE session_id = ? AND tool_call_id = ? "
+                              "AND is_call = 0", (echo, revision, session, call_id))
 
     def tool_outputs_not_echoes(self) -> list[tuple]:
         """``(id, session_id, tool_call_id, text)`` of the tool outputs not flagged, that may show backscroll's
@@ -34,12 +34,12 @@ class EchoQueries:
             "instr(text, 'session ') OR instr(text, '#') AND instr(text, char(9)))"
         ).fetchall()
 
-    def set_output_echo(self, record: int, session: str, call_id: str | None) -> None:
+    def set_output_echo(self, record: int, session: str, call_id: str | None, revision: int) -> None:
         """Flag a tool output as an echo, with its call and the call's other outputs."""
-        self.conn.execute("UPDATE records SET is_echo = 1 WHERE id = ?", (record,))
+        self.conn.execute("UPDATE records SET is_echo = 1, revised = ? WHERE id = ?", (revision, record))
         if call_id:
-            self.conn.execute("UPDATE records SET is_echo = 1 WHERE session_id = ? AND tool_call_id = ?",
-                              (session, call_id))
+            self.conn.execute("UPDATE records SET is_echo = 1, revised = ? WHERE session_id = ? AND tool_call_id = ? "
+                              "AND is_echo = 0", (revision, session, call_id))
 
     def call_unanswered(self, session: str, call_id: str) -> bool:
         """Whether no result of the call is stored yet (it is still running)."""

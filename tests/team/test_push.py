@@ -406,3 +406,27 @@ def test_push_again_fills_an_archive_restored_from_a_backup(team, session_builde
     with Archive.connect(team["carol"]) as archive:
         assert archive.count("alice") == first.pushed
     assert pushed(team["alice"], bs).pushed == 0
+
+
+def test_records_classified_again_as_echoes_reach_the_archive_with_their_new_flag(team, session_builder,
+                                                                                 backscroll_home):
+    """New echo rules flag stored rows in place: the next push sends them again, so the archive hides them too."""
+    import sqlite3
+
+    s = session_builder.claude("shop").user("where did we leave the okapi header?")
+    call = s.tool_use("mcp__history__search", {"query": "okapi header"})
+    s.tool_result(call, '{"schema_version":1,"query":"okapi header","results":[{"text":"keep the okapi header"}]}')
+    bs = Backscroll(home=backscroll_home.data)
+    bs.index(embed=False)
+    db = sqlite3.connect(backscroll_home.data / "backscroll.db")
+    db.execute("UPDATE records SET is_echo = 0")
+    db.execute("UPDATE meta SET value = '5' WHERE key = 'classifier_version'")  # as echo rules 5 left it
+    db.commit()
+    db.close()
+    assert pushed(team["alice"], bs).pushed == 3
+    with Archive.connect(team["alice"]) as archive:
+        assert archive._run("SELECT count(*) FROM backscroll.records WHERE is_echo") == [(0,)]
+    bs.index(embed=False)
+    pushed(team["alice"], bs)
+    with Archive.connect(team["alice"]) as archive:
+        assert archive._run("SELECT count(*) FROM backscroll.records WHERE is_echo") == [(2,)]
