@@ -112,11 +112,15 @@ def rejected(exc: Exception) -> dict:
     the line is JSON that names one, so that the caller waiting on it hears."""
     text = str(exc)
     code = PARSE_ERROR if ("json_invalid" in text or "Invalid JSON" in text) else INVALID_REQUEST
-    message = "Parse error" if code == PARSE_ERROR else "Invalid Request"
     request_id = next((i.get("id") for i in _inputs(exc) if isinstance(i, dict) and "id" in i), None)
     if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
         request_id = None
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    return answer_error(code, request_id)
+
+
+def answer_error(code: int, request_id: str | int | None) -> dict:
+    return {"jsonrpc": "2.0", "id": request_id,
+            "error": {"code": code, "message": "Parse error" if code == PARSE_ERROR else "Invalid Request"}}
 
 
 async def serve_streams(server, read_stream, write_stream, drain_seconds: float = DRAIN_SECONDS) -> None:
@@ -166,6 +170,12 @@ async def serve_streams(server, read_stream, write_stream, drain_seconds: float 
                         await write_stream.send(SessionMessage(message))
                         continue
                     item = SessionMessage(fixed)
+                if isinstance(item.message, types.JSONRPCNotification) and not item.message.method.startswith(
+                        "notifications/"):  # a request whose id was an object, a list, a fraction or true: the
+                    # SDK read it as a notification and would leave its caller waiting; it is an invalid request
+                    await write_stream.send(SessionMessage(types.jsonrpc_message_adapter.validate_python(
+                        answer_error(INVALID_REQUEST, None))))
+                    continue
                 if isinstance(item.message, types.JSONRPCRequest):
                     request_id = item.message.id
                     pending.add(request_id)

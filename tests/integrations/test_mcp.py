@@ -125,7 +125,10 @@ def test_an_unreadable_line_gets_a_json_rpc_error_and_the_server_goes_on(backscr
              json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "nosuch"}}),
              '{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "search", "arguments": '
              '{"query": "\\ud800 webhook"}}}',
-             json.dumps({"jsonrpc": "2.0", "id": 5, "method": 42})]
+             json.dumps({"jsonrpc": "2.0", "id": 5, "method": 42}),
+             *(json.dumps({"jsonrpc": "2.0", "id": bad, "method": "tools/list"}) for bad in ({"n": 6}, [7], 8.5, True)),
+             json.dumps({"jsonrpc": "2.0", "method": "tools/list"}),
+             json.dumps({"jsonrpc": "2.0", "id": 9, "method": "ping"})]
     p = subprocess.run([BIN, "mcp"], input="\n".join(lines).encode() + b"\n", capture_output=True,
                        env=_env(backscroll_home), timeout=120)
     assert p.returncode == 0
@@ -140,6 +143,9 @@ def test_an_unreadable_line_gets_a_json_rpc_error_and_the_server_goes_on(backscr
     assert "result" in lone and "nothing-indexed" in lone["result"]["content"][0]["text"], lone
     assert {"jsonrpc": "2.0", "id": 5, "error": {"code": -32600, "message": "Invalid Request"}} in errors, \
         "a request the server cannot read is answered under its own id"
+    assert errors.count({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}}) == 6, \
+        "a request with an id no JSON-RPC request has (or none) is answered, not left waiting"
+    assert next(o for o in out if o.get("id") == 9)["result"] == {}, "and the server goes on"
 
 
 INIT = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
