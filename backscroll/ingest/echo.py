@@ -5,9 +5,11 @@ Pure and deterministic (docs/architecture.md, "Echo rules"). A shell command is 
 pipefail`` before ``-c`` too), and so are ``eval``'s arguments and command or process substitutions (``"$(backscroll
 search …)"``, ``<(…)``); leading ``NAME=value`` assignments and wrappers (env, command, exec, nohup, time, nice,
 timeout, sudo, uvx, pipx run, uv run, poetry run, python -m, xargs) and shell keywords (``do``, ``then``, ``{`` …)
-are dropped; ``watch``'s command is read as a script; ``$(which backscroll)`` and its backquoted form stand for the
-program. The call is an echo when the program is backscroll and its subcommand retrieves history (``search``,
-``show``). Quoting errors never raise: the command is then split on whitespace.
+are dropped; ``watch``'s command is read as a script, and so is what ``echo`` pipes into a shell; ``$(which
+backscroll)`` and its backquoted form stand for the program. A heredoc's body is data unless a shell reads it, and
+nothing in single quotes (or escaped) is substituted. The call is an echo when the program is backscroll and its
+subcommand retrieves history (``search``, ``show``; not ``--help``). Quoting errors never raise: the command is then
+split on whitespace. A tool's output that is what ``search`` or ``show`` printed is an echo too (``echo_output``).
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ from pathlib import PurePosixPath
 VERSION = 6  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll);
 # 4: --color before the command, MCP names of Cline (mcp:backscroll/…) and Codex paginated threads;
 # 5: a shell's -o/-O option before -c, command and process substitution, eval, an MCP server named in capitals;
-# 6: a tool output that is backscroll's search or show output, whatever ran it
+# 6: a tool output that is backscroll's search or show output, whatever ran it; line breaks after && ; | (,
+# echo '…' | bash, version pins (uvx backscroll@latest), OpenCode's, Zed's and Copilot CLI's MCP names; not an echo:
+# a heredoc's body, backquotes in single quotes or escaped, --help
 RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
 PROGRAM = "backscroll"
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "\n", "|&", ";;", "(", ")", ";&", ";;&"})
 _PUNCT = ";&|()\n<>"
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_BREAKS = frozenset(";&|()\n")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=(?!=)")  # (not a version pin: ``backscroll==1.2``)
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 # Global options of backscroll that take a value (skipped before the subcommand).
@@ -50,9 +55,48 @@ _WHICH = re.compile(r"\$\(\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<a>[\w./-]
                     r"|`\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<b>[\w./-]*backscroll)\s*`")
 
 
+# A heredoc's body is data (``cat <<'EOF' >> AGENTS.md``) unless a shell reads it as its script (``bash <<EOF``).
+_HEREDOC = re.compile(r"(?<!<)<<(?!<)-?[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\1[^\n]*\n(.*?)(?:^[ \t]*\2[ \t]*$|\Z)",
+                      re.S | re.M)
+_SHELL_READS = re.compile(r"(?:^|[;&|(]|\b(?:then|do))\s*(?:\S*/)?(?:ba|z|da|k)?sh(?:\s+-\S+)*\s*$")
+# ``echo 'backscroll search …' | bash``: the echoed words are the script.
+_PIPED_SCRIPT = re.compile(r"\b(?:echo|printf)\s+(?:-[neE]+\s+)?(['\"])(.*?)(?<!\\)\1\s*\|\s*"
+                           r"(?:\S*/)?(?:ba|z|da|k)?sh\b")
+_PROGRAM_NAME = re.compile(r"backscroll(?:\.exe)?(?:(?:@|==|>=|~=)\S*)?")  # (``uvx backscroll@latest``)
+
+
+def _without_heredoc_bodies(script: str) -> str:
+    def cut(m: re.Match) -> str:
+        head = script[script.rfind("\n", 0, m.start()) + 1:m.start()]
+        return m.group(0) if _SHELL_READS.search(head) else m.group(0)[:m.start(3) - m.start()]
+    return _HEREDOC.sub(cut, script)
+
+
+def _unquoted(text: str) -> str:
+    """``text`` with what single quotes hold and escaped characters blanked: a shell substitutes nothing there."""
+    out, single, double, escaped = [], False, False, False
+    for ch in text:
+        if single:
+            single = ch != "'"
+            out.append(ch if not single else " ")
+            continue
+        if escaped:
+            escaped, ch = False, " "
+        elif ch == "\\":
+            escaped, ch = True, " "
+        elif ch == '"':
+            double = not double
+        elif ch == "'" and not double:
+            single = True
+        out.append(ch)
+    return "".join(out)
+
+
 def _tokens(script: str) -> list[str]:
     if PROGRAM in script:
         script = _WHICH.sub(lambda m: m.group("a") or m.group("b"), script)
+    if "<<" in script:
+        script = _without_heredoc_bodies(script)
     lexer = shlex.shlex(script, posix=True, punctuation_chars=_PUNCT)
     lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
@@ -73,7 +117,7 @@ def split_commands(script: str) -> list[list[str]]:
         if skip_next:
             skip_next = False
             continue
-        if tok in _SEPARATORS:
+        if tok in _SEPARATORS or (tok and set(tok) <= _BREAKS):  # (``&&`` and a line break read as one token)
             if current:
                 commands.append(current)
             current = []
@@ -138,7 +182,7 @@ def _backscroll_args(argv: list[str]) -> list[str] | None:
     if not argv:
         return None
     name = PurePosixPath(argv[0]).name
-    if name == PROGRAM:
+    if _PROGRAM_NAME.fullmatch(name):
         return argv[1:]
     if _PYTHON.match(name) and len(argv) >= 3 and argv[1] == "-m" and argv[2] in (PROGRAM, f"{PROGRAM}.cli"):
         return argv[3:]
@@ -157,8 +201,11 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
         return []
     found: list[list[str]] = []
     if isinstance(command, str) and PROGRAM in command:  # (what a substitution runs: not a word of another command)
-        for m in _SUBSTITUTION.finditer(command):
-            found.extend(retrieval_calls(m.group(1) or m.group(2), _depth + 1))
+        unquoted = _unquoted(command)
+        for m in _SUBSTITUTION.finditer(unquoted):
+            found.extend(retrieval_calls(command[slice(*m.span(1 if m.group(1) is not None else 2))], _depth + 1))
+        for m in _PIPED_SCRIPT.finditer(command):
+            found.extend(retrieval_calls(m.group(2), _depth + 1))
     for argv in simple:
         argv = _strip_wrappers(argv)
         if not argv:
@@ -185,7 +232,8 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
         if args is None:
             continue
         j = _skip_options(args, 0, _GLOBAL_VALUE_OPTIONS)
-        if j < len(args) and args[j] in RETRIEVAL_SUBCOMMANDS:
+        options = args[j:args.index("--")] if "--" in args[j:] else args[j:]
+        if j < len(args) and args[j] in RETRIEVAL_SUBCOMMANDS and not {"--help", "-h"} & set(options):
             found.append(args[j:])
     return [list(call) for call in dict.fromkeys(map(tuple, found))]  # (a substitution's call is found twice)
 
@@ -208,10 +256,11 @@ def is_query_echo(command: str | list | None) -> bool:
 # MCP calls to backscroll's own server: Claude ``mcp__backscroll__search`` (plugin servers:
 # ``mcp__plugin_backscroll_backscroll__search``), Codex ``mcp__backscroll__search`` (namespace joined
 # to the name by the source) and the older ``backscroll__search``, Gemini ``mcp_backscroll_search``,
-# Codex paginated threads ``backscroll.search``, Cline, Roo and Kilo ``mcp:backscroll/search``.
+# Codex paginated threads ``backscroll.search``, Cline, Roo and Kilo ``mcp:backscroll/search``, OpenCode and Zed
+# ``backscroll_search``, Copilot CLI ``backscroll-search``.
 MCP_TOOLS = frozenset({"search", "show", "list_sessions"})
 _MCP_ECHO = re.compile(r"^(?i:mcp__(?:plugin_[A-Za-z0-9-]+_)?backscroll__|backscroll__|mcp_backscroll_|backscroll\.|"
-                       r"mcp:backscroll/)(?P<tool>[A-Za-z_]+)$")
+                       r"mcp:backscroll/|backscroll_|backscroll-)(?P<tool>[A-Za-z_]+)$")
 # A recall block as ``backscroll hook`` prints it, wherever the agent logs it.
 RECALL_TAG = "backscroll-recall"
 _RECALL_BLOCK = re.compile(r"<backscroll-recall\b[^>]*>.*?(?:</backscroll-recall>|\Z)", re.S)
@@ -229,27 +278,6 @@ def mcp_tool(tool_name: str | None) -> str | None:
 def is_mcp_echo(tool_name: str | None) -> bool:
     """True when the tool call is the agent asking backscroll's MCP server for history."""
     return mcp_tool(tool_name) is not None
-
-
-# What ``backscroll search`` and ``show`` print, however the agent ran them (a background shell read by another tool,
-# the MCP server under another name, a script): a hit's rank line over its show command; a session's header; the
-# JSON documents (escaped too, inside an agent's own JSON); tsv rows. ``list`` and ``status`` print none of these.
-_OUTPUT = re.compile(
-    r"^ {0,3}\d{1,4}\. [^\n]* · [^\n]*\n(?:[^\n]*\n){0,3} {2,}backscroll show \S"
-    r"|^ {2,}[^\n]* · backscroll show \S"
-    r"|^session \S+ +· [^\n]*\n(?:[^\n]*\n){0,2}records \d+–\d+ of \d+"
-    r"|^_[^\n]* · session \S+_\r?$"
-    r'|^[^\n]{0,60}?\{\s*\\?"schema_version\\?"\s*:\s*\d+\s*,\s*\\?"(?:query|kind|list)\\?"\s*:'
-    r"|^[^\s#]+#\d+(?:~recall\d+)?\t[^\t\n]*\t[^\t\n]*\t[^\t\n]*\t", re.M)
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def is_retrieval_output(text: str) -> bool:
-    """True when a tool's output is what ``backscroll search`` or ``show`` printed: the answers again, verbatim."""
-    if not ("backscroll show" in text or "schema_version" in text or "session " in text
-            or ("#" in text and "\t" in text)):
-        return False
-    return bool(_OUTPUT.search(_ANSI.sub("", text) if "\x1b" in text else text))
 
 
 def split_recall(text: str) -> tuple[str, list[str]]:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from backscroll.ingest import echo as classify
+from backscroll.ingest.echo_output import is_retrieval_output
 from backscroll.ingest.projects import project
 from backscroll.ingest.redact_again import RULES_VERSION
 from backscroll.store.db import RECORD_COLUMNS, Store, content_hash
@@ -178,7 +179,7 @@ class Batch:
         elif rec.tool_call_id:  # a tool result: named and classified by its call, or by what it shows
             if rec.tool_call_id in self.calls:
                 name, echo = self.calls[rec.tool_call_id]
-                if not echo and classify.is_retrieval_output(rec.text):
+                if not echo and is_retrieval_output(rec.text):
                     echo = self._call_is_echo(rec.tool_call_id)
                 self.rows.append(self._row(rec, session, echo, name))
             else:
@@ -201,8 +202,10 @@ class Batch:
     def _add_text(self, rec: Record, session: SessionInfo) -> None:
         """Prose; ``<backscroll-recall>`` blocks inside it are recalled context: split off as echo rows."""
         rest, blocks = classify.split_recall(rec.text) if not rec.echo else (rec.text, [])
-        if rec.echo or not blocks:  # (a tool's output its reader could not tie to a call: judged by what it shows)
-            echo = rec.echo or (rec.content_type == "tool" and classify.is_retrieval_output(rec.text))
+        if rec.echo or not blocks:  # (a tool's output its reader tied to no call, or a shell run the person typed that
+            # the agent logs as its own message (Codex's and Gemini's ``!``): judged by what it shows)
+            echo = rec.echo or ((rec.content_type == "tool" or rec.author == "harness")
+                                and is_retrieval_output(rec.text))
             self.rows.append(self._row(rec, session, echo, None))
             return
         if rest:
@@ -230,7 +233,7 @@ class Batch:
                 if row is None:
                     rec, rec_session = next(pending)
                     name, echo = self.calls.get(rec.tool_call_id or "", (None, False))
-                    echo = echo or classify.is_retrieval_output(rec.text)
+                    echo = echo or is_retrieval_output(rec.text)
                     self.rows[i] = self._row(rec, rec_session, echo, name)
         rows = [r for r in self.rows if r is not None]
         if not session.cwd or all(r[3] is not None for r in rows):

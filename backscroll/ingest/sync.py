@@ -22,6 +22,7 @@ from backscroll.dates import format_ts
 from backscroll.errors import DiskFullError, ReadOnlyStoreError
 from backscroll.ingest import echo as classify
 from backscroll.ingest.discover import reason, remember_issues
+from backscroll.ingest.echo_output import is_retrieval_output
 from backscroll.ingest.parse_version import PARSE_VERSION
 from backscroll.ingest.quick import full_scan, quick_scan
 from backscroll.ingest.reader import REPARSE_REASON
@@ -162,7 +163,7 @@ def reclassify(store: Store) -> int:
                 changed += 1
                 store.set_echo(rid, session, call_id, echo, revision)
         for rid, session, call_id, text in store.tool_outputs_not_echoes():
-            if classify.is_retrieval_output(text):
+            if is_retrieval_output(text):
                 changed += 1
                 store.set_output_echo(rid, session, call_id, revision)
         if changed:

@@ -29,7 +29,8 @@ class EchoQueries:
         """``(id, session_id, tool_call_id, text)`` of the tool outputs not flagged, that may show backscroll's
         answers (``echo.is_retrieval_output`` says which do)."""
         return self.conn.execute(
-            "SELECT id, session_id, tool_call_id, text FROM records WHERE is_call = 0 AND content_type = 'tool' "
+            "SELECT id, session_id, tool_call_id, text FROM records WHERE is_call = 0 AND (content_type = 'tool' "
+            "OR author = 'harness') "
             "AND is_echo = 0 AND (instr(text, 'backscroll show') OR instr(text, 'schema_version') OR "
             "instr(text, 'session ') OR instr(text, '#') AND instr(text, char(9)))"
         ).fetchall()

@@ -9,7 +9,7 @@ from helpers import rows
 from typer.testing import CliRunner
 
 from backscroll.cli.app import app
-from backscroll.ingest import echo as classify
+from backscroll.ingest.echo_output import is_retrieval_output
 
 SECRET = "zanzibar quokka"
 runner = CliRunner(env={"COLUMNS": "200", "NO_COLOR": "1"})
@@ -37,16 +37,16 @@ def printed(session_builder, backscroll_index, backscroll_home) -> dict[str, str
 
 
 def test_what_search_and_show_print_is_their_output_and_nothing_else_is(printed):
-    shaped = {command for command, text in printed.items() if classify.is_retrieval_output(text)}
+    shaped = {command for command, text in printed.items() if is_retrieval_output(text)}
     assert shaped == {c for c in printed if c.split()[0] in ("search", "show") and not c.endswith("ids")}
     wrapped = '[{"type": "text", "text": "' + printed[f"search {SECRET} --json"].replace('"', '\\"') + '"}]'
-    assert classify.is_retrieval_output(wrapped), "an MCP answer inside the agent's own JSON"
-    assert classify.is_retrieval_output("\x1b[1m" + printed[f"search {SECRET} --mode lexical"].replace(
+    assert is_retrieval_output(wrapped), "an MCP answer inside the agent's own JSON"
+    assert is_retrieval_output("\x1b[1m" + printed[f"search {SECRET} --mode lexical"].replace(
         "backscroll show", "\x1b[2mbackscroll show\x1b[0m")), "in colour"
     for text in ("src/a.py:12: # backscroll show is run by the hook\nREADME.md:3: `backscroll show ID` opens a hit",
                  "1. Install · pip install backscroll\n   then run `backscroll show`", "session 4 · records 1–3 of 9",
                  "a\tb#1\tc\td\te", '{"schema_version": 1, "error": {"kind": "usage"}}', ""):
-        assert not classify.is_retrieval_output(text), text
+        assert not is_retrieval_output(text), text
 
 
 def test_a_background_search_read_by_another_tool_and_a_renamed_server_are_echoes(
@@ -98,3 +98,16 @@ def test_an_output_read_after_its_call_and_a_store_classified_by_older_rules(
     flags = [(r["is_call"], r["is_echo"]) for r in rows(backscroll_home, "SELECT * FROM records WHERE tool_call_id = ?",
                                                          (polled,))]
     assert sorted(flags) == [(0, 1), (1, 1)]
+
+
+def test_a_search_the_person_ran_with_codexs_shell_escape_is_an_echo(printed, session_builder, backscroll_index,
+                                                                     backscroll_home):
+    """Codex logs ``!backscroll search …`` typed by the person as a message of its own, the output inside."""
+    s = session_builder.codex(project="shop")
+    s.user(f"<user_shell_command>\n<command>backscroll search {SECRET}</command>\n<result>\n"
+           f"{printed[f'search {SECRET} --mode lexical']}</result>\n</user_shell_command>")
+    s.user("<user_shell_command>\n<command>ls</command>\n<result>\nREADME.md\n</result>\n</user_shell_command>")
+    backscroll_index(embed=False)
+    flags = [r["is_echo"] for r in rows(backscroll_home, "SELECT is_echo FROM records WHERE session_id = ? "
+                                                        "ORDER BY id", (s.session_id,))]
+    assert flags == [1, 0]

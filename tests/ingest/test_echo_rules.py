@@ -55,6 +55,17 @@ ECHOES = [
     "diff <(backscroll search foo) <(backscroll search bar)",
     "eval 'backscroll search foo'",
     "out=$(backscroll search foo --json)",
+    "cd /repo\n\nbackscroll search foo",
+    "cd /repo &&\nbackscroll search foo",
+    "git fetch;\nbackscroll search foo",
+    "(\nbackscroll search foo\n)",
+    "echo 'backscroll search \"job queue\"' | bash",
+    "uvx backscroll@latest search foo",
+    "uvx backscroll==1.2 search foo",
+    "backscroll.exe search foo",
+    "bash <<EOF\nbackscroll search foo\nEOF",
+    "cat <<< 'x'\nbackscroll search foo",
+    "backscroll search -- -h",
 ]
 
 NOT_ECHOES = [
@@ -79,6 +90,14 @@ NOT_ECHOES = [
     ["git", "commit", "-m", "backscroll search"],
     'echo "$(which backscroll)"',
     "bash -o pipefail -c 'backscroll index'",
+    "git commit -m 'docs: explain `backscroll search foo`'",
+    "gh pr create --body 'Run `backscroll search x` first'",
+    "echo 'Tip: `backscroll show ID`' >> README.md",
+    'git commit -m "run \\`backscroll search x\\` first"',
+    "cat <<'EOF' >> AGENTS.md\nbackscroll search \"decisions\"\nEOF",
+    "tee -a notes.md <<EOF\n\nbackscroll show abc\nEOF\necho done",
+    "backscroll search --help",
+    "backscroll show -h",
     "",
     None,
 ]
@@ -109,6 +128,10 @@ def test_a_substitution_is_one_call_and_an_mcp_server_named_in_capitals_is_backs
 
     assert retrieval_calls("x=$(backscroll search q --json)") == [["search", "q", "--json"]]
     assert is_mcp_echo("mcp__Backscroll__search") and not is_mcp_echo("mcp__history__search")
+    assert is_mcp_echo("backscroll_search") and is_mcp_echo("backscroll-show"), "OpenCode and Zed; Copilot CLI"
+    assert not is_mcp_echo("backscroll_status") and not is_mcp_echo("search")
+    assert retrieval_calls("echo 'backscroll search \"job queue\"' | bash") == [["search", "job queue"]]
+    assert retrieval_calls("x=`backscroll search 'a b'`") == [["search", "a b"]], "the query as written"
 
 
 def test_malformed_input_never_raises():

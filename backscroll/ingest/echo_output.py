@@ -1,0 +1,28 @@
+"""Query echoes known by what they show: a tool's output that is what ``backscroll search`` or ``show`` printed is
+an echo, whatever ran it (a background shell read by another tool, the MCP server under another name, a script).
+Pure; part of the echo rules (``echo.VERSION``, docs/architecture.md, "Echo rules").
+"""
+
+from __future__ import annotations
+
+import re
+
+# What ``backscroll search`` and ``show`` print, however the agent ran them (a background shell read by another tool,
+# the MCP server under another name, a script): a hit's rank line over its show command; a session's header; the
+# JSON documents (escaped too, inside an agent's own JSON); tsv rows. ``list`` and ``status`` print none of these.
+_OUTPUT = re.compile(
+    r"^ {0,3}\d{1,4}\. [^\n]* · [^\n]*\n(?:[^\n]*\n){0,3} {2,}backscroll show \S"
+    r"|^ {2,}[^\n]* · backscroll show \S"
+    r"|^session \S+ +· [^\n]*\n(?:[^\n]*\n){0,2}records \d+–\d+ of \d+"
+    r"|^_[^\n]* · session \S+_\r?$"
+    r'|^[^\n]{0,60}?\{\s*\\?"schema_version\\?"\s*:\s*\d+\s*,\s*\\?"(?:query|kind|list)\\?"\s*:'
+    r"|^[^\s#]+#\d+(?:~recall\d+)?\t[^\t\n]*\t[^\t\n]*\t[^\t\n]*\t", re.M)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def is_retrieval_output(text: str) -> bool:
+    """True when a tool's output is what ``backscroll search`` or ``show`` printed: the answers again, verbatim."""
+    if not ("backscroll show" in text or "schema_version" in text or "session " in text
+            or ("#" in text and "\t" in text)):
+        return False
+    return bool(_OUTPUT.search(_ANSI.sub("", text) if "\x1b" in text else text))
