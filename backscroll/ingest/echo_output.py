@@ -18,6 +18,7 @@ _OUTPUT = re.compile(
     r'|^[^\n]{0,60}?\{\s*\\?"schema_version\\?"\s*:\s*\d+\s*,\s*\\?"(?:query|kind|list)\\?"\s*:'
     r"|^[^\s#]+#\d+(?:~recall\d+)?\t[^\t\n]*\t[^\t\n]*\t[^\t\n]*\t", re.M)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_LINE_NUMBERS = re.compile(r"^ *\d+→", re.M)  # a file read back through Claude Code's Read (``     1→…``)
 
 
 def is_retrieval_output(text: str) -> bool:
@@ -25,4 +26,5 @@ def is_retrieval_output(text: str) -> bool:
     if not ("backscroll show" in text or "schema_version" in text or "session " in text
             or ("#" in text and "\t" in text)):
         return False
-    return bool(_OUTPUT.search(_ANSI.sub("", text) if "\x1b" in text else text))
+    text = _ANSI.sub("", text) if "\x1b" in text else text
+    return bool(_OUTPUT.search(_LINE_NUMBERS.sub("", text) if "→" in text else text))

@@ -43,6 +43,9 @@ def test_what_search_and_show_print_is_their_output_and_nothing_else_is(printed)
     assert is_retrieval_output(wrapped), "an MCP answer inside the agent's own JSON"
     assert is_retrieval_output("\x1b[1m" + printed[f"search {SECRET} --mode lexical"].replace(
         "backscroll show", "\x1b[2mbackscroll show\x1b[0m")), "in colour"
+    saved = printed[f"search {SECRET} --mode lexical"]
+    numbered = "".join(f"{n:>6}→{line}\n" for n, line in enumerate(saved.splitlines(), 1))
+    assert is_retrieval_output(numbered), "saved to a file and read back with Claude Code's Read"
     for text in ("src/a.py:12: # backscroll show is run by the hook\nREADME.md:3: `backscroll show ID` opens a hit",
                  "1. Install · pip install backscroll\n   then run `backscroll show`", "session 4 · records 1–3 of 9",
                  "a\tb#1\tc\td\te", '{"schema_version": 1, "error": {"kind": "usage"}}', ""):
