@@ -1,11 +1,10 @@
 """The Tantivy lexical index, derived from the record store and rebuildable from it.
 
-This module owns the index's files and its sync: generations, publishing, consistency checks and
-repair. The schema and documents are in ``lexical_schema``, the query side in ``lexical_search``
-(the names callers use are importable from here). Sync is incremental and idempotent: documents
-above the last committed watermark are deleted and re-added, so a crash between Tantivy's commit
-and the store's never doubles a document. An index that is missing, from another schema,
-unreadable, or out of step with the store is rebuilt with a notice.
+This module owns the index's files and its sync: generations, publishing, consistency checks and repair. The schema
+and documents are in ``lexical_schema``, the query side in ``lexical_search`` (the names callers use are importable
+from here). Sync is incremental and idempotent: documents above the last committed watermark (and a record changed in
+place, tombstoned) are deleted and re-added, so a crash between Tantivy's commit and the store's never doubles a
+document. An index missing, of another schema, unreadable or out of step with the store is rebuilt with a notice.
 """
 
 from __future__ import annotations
@@ -15,6 +14,8 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable
+from contextlib import suppress
+from itertools import chain
 from pathlib import Path
 from typing import Protocol
 
@@ -142,10 +143,8 @@ class LexicalIndex(LexicalSearch):
         for p in self.path.iterdir():  # older generations, and the files of the pre-generation layout
             if p.name == CURRENT or p == directory or not index_entry(p, GEN_PREFIX):
                 continue
-            try:
+            with suppress(OSError):
                 shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
-            except OSError:
-                pass
 
     # -- consistency -----------------------------------------------------------------------
     def id_summary(self) -> tuple[int, int]:
@@ -270,7 +269,8 @@ class LexicalIndex(LexicalSearch):
                     writer.delete_documents_by_query(
                         Query.range_query(SCHEMA, "id", tantivy.FieldType.Unsigned, watermark + 1, None))
                     self._delete_ids(writer, tombs)
-                    for batch in store.records_after(watermark):
+                    for batch in chain(store.records_by_ids([i for i in tombs if i <= watermark]),
+                                       store.records_after(watermark)):
                         for row in batch:
                             writer.add_document(document(row))
                         added += len(batch)
@@ -279,10 +279,8 @@ class LexicalIndex(LexicalSearch):
                     writer.commit()
                     writer.wait_merging_threads()
                 except BaseException as exc:
-                    try:
+                    with suppress(Exception):
                         writer.rollback()
-                    except Exception:
-                        pass
                     if unreadable(exc) and not isinstance(exc, OSError):
                         raise LexicalDamaged(str(exc)) from None
                     raise

@@ -18,6 +18,8 @@ import re
 import shlex
 from pathlib import PurePosixPath
 
+from backscroll.ingest.shell_text import masked, without_heredoc_bodies
+
 # Bump when the rules change: stores classified by an older version are classified again on sync.
 VERSION = 6  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll);
 # 4: --color before the command, MCP names of Cline (mcp:backscroll/…) and Codex paginated threads;
@@ -55,52 +57,19 @@ _WHICH = re.compile(r"\$\(\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<a>[\w./-]
                     r"|`\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<b>[\w./-]*backscroll)\s*`")
 
 
-# A heredoc's body is data (``cat <<'EOF' >> AGENTS.md``) unless a shell reads it as its script (``bash <<EOF``).
-_HEREDOC = re.compile(r"(?<!<)<<(?!<)-?[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\1[^\n]*\n(.*?)(?:^[ \t]*\2[ \t]*$|\Z)",
-                      re.S | re.M)
-_SHELL_READS = re.compile(r"(?:^|[;&|(]|\b(?:then|do))\s*(?:\S*/)?(?:ba|z|da|k)?sh(?:\s+-\S+)*\s*$")
 # ``echo 'backscroll search …' | bash``: the echoed words are the script.
-_PIPED_SCRIPT = re.compile(r"\b(?:echo|printf)\s+(?:-[neE]+\s+)?(['\"])(.*?)(?<!\\)\1\s*\|\s*"
+_PIPED_SCRIPT = re.compile(r"\b(?:echo|printf)\s+(?:-[neE]+\s+)?(?:'([^'\n]*+)'|\"((?:[^\"\\\n]|\\.)*+)\")\s*\|\s*"
                            r"(?:\S*/)?(?:ba|z|da|k)?sh\b")
 _PROGRAM_NAME = re.compile(r"backscroll(?:\.exe)?(?:(?:@|==|>=|~=)\S*)?")  # (``uvx backscroll@latest``)
-
-
-def _without_heredoc_bodies(script: str) -> str:
-    def cut(m: re.Match) -> str:
-        head = script[script.rfind("\n", 0, m.start()) + 1:m.start()]
-        return m.group(0) if _SHELL_READS.search(head) else m.group(0)[:m.start(3) - m.start()]
-    return _HEREDOC.sub(cut, script)
-
-
-def _unquoted(text: str) -> str:
-    """``text`` with what single quotes hold and escaped characters blanked: a shell substitutes nothing there."""
-    out, single, double, escaped = [], False, False, False
-    for ch in text:
-        if single:
-            single = ch != "'"
-            out.append(ch if not single else " ")
-            continue
-        if escaped:
-            escaped, ch = False, " "
-        elif ch == "\\":
-            escaped, ch = True, " "
-        elif ch == '"':
-            double = not double
-        elif ch == "'" and not double:
-            single = True
-        out.append(ch)
-    return "".join(out)
 
 
 def _tokens(script: str) -> list[str]:
     if PROGRAM in script:
         script = _WHICH.sub(lambda m: m.group("a") or m.group("b"), script)
-    if "<<" in script:
-        script = _without_heredoc_bodies(script)
     lexer = shlex.shlex(script, posix=True, punctuation_chars=_PUNCT)
     lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
-    lexer.commenters = ""
+    lexer.commenters = "#"  # (a word that starts with # starts a comment, as in a shell)
     try:
         return list(lexer)
     except ValueError:
@@ -193,19 +162,22 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
     """Every backscroll retrieval in ``command``, each as its arguments starting at the subcommand."""
     if command is None or _depth > _MAX_DEPTH:
         return []
+    found: list[list[str]] = []
     if isinstance(command, list):
         simple = [[str(a) for a in command]]
     elif isinstance(command, str):
+        if "<<" in command:
+            command = without_heredoc_bodies(command)
         simple = split_commands(command)
+        if PROGRAM in command:  # (what a substitution or a piped echo runs: not a word of another command)
+            code, words = masked(command), masked(command, double=True)
+            for m in _SUBSTITUTION.finditer(code):
+                found.extend(retrieval_calls(command[slice(*m.span(1 if m.group(1) is not None else 2))], _depth + 1))
+            for m in _PIPED_SCRIPT.finditer(command) if "|" in command else ():
+                if words[m.start()] != " ":  # (an echo in quotes or a comment runs nothing)
+                    found.extend(retrieval_calls(m.group(1) if m.group(1) is not None else m.group(2), _depth + 1))
     else:
         return []
-    found: list[list[str]] = []
-    if isinstance(command, str) and PROGRAM in command:  # (what a substitution runs: not a word of another command)
-        unquoted = _unquoted(command)
-        for m in _SUBSTITUTION.finditer(unquoted):
-            found.extend(retrieval_calls(command[slice(*m.span(1 if m.group(1) is not None else 2))], _depth + 1))
-        for m in _PIPED_SCRIPT.finditer(command):
-            found.extend(retrieval_calls(m.group(2), _depth + 1))
     for argv in simple:
         argv = _strip_wrappers(argv)
         if not argv:

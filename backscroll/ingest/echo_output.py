@@ -7,16 +7,22 @@ from __future__ import annotations
 
 import re
 
-# What ``backscroll search`` and ``show`` print, however the agent ran them (a background shell read by another tool,
-# the MCP server under another name, a script): a hit's rank line over its show command; a session's header; the
-# JSON documents (escaped too, inside an agent's own JSON); tsv rows. ``list`` and ``status`` print none of these.
+# What ``backscroll search`` and ``show`` print, however the agent ran them: a hit's rank line over its show command
+# (its snippet wrapped on a narrow terminal); a session's header; the JSON documents, read by their opening keys, as
+# printed or inside an agent's own JSON; tsv rows (an id, an age). ``list`` and ``status`` print none of these.
+# Possessive and lazy runs keep every line's match linear: outputs are up to 256 KiB, a line may be one long run.
+_JSON_AT = (r'^[ \t]*+(?:\[?\{\s*\\?"type\\?"\s*:\s*\\?"text\\?"\s*,\s*\\?"text\\?"\s*:\s*\\?")?'
+            r'\{\s*\\?"schema_version\\?"\s*:\s*\d+\s*,\s*')
 _OUTPUT = re.compile(
-    r"^ {0,3}\d{1,4}\. [^\n]* · [^\n]*\n(?:[^\n]*\n){0,3} {2,}backscroll show \S"
-    r"|^ {2,}[^\n]* · backscroll show \S"
-    r"|^session \S+ +· [^\n]*\n(?:[^\n]*\n){0,2}records \d+–\d+ of \d+"
-    r"|^_[^\n]* · session \S+_\r?$"
-    r'|^[^\n]{0,60}?\{\s*\\?"schema_version\\?"\s*:\s*\d+\s*,\s*\\?"(?:query|kind|list)\\?"\s*:'
-    r"|^[^\s#]+#\d+(?:~recall\d+)?\t[^\t\n]*\t[^\t\n]*\t[^\t\n]*\t", re.M)
+    r"^ {0,3}\d{1,4}\. (?=[^\n]*? · )[^\n]*+\n(?:[^\n]*+\n){0,8} {2,}+backscroll show \S"
+    r"|^ {2,}+[^\n]*? · backscroll show \S"
+    r"|^session \S++ ++· [^\n]*+\n(?:[^\n]*+\n){0,2}records \d+–\d+ of \d+"
+    r"|^_[^\n]*? · session \S+_\r?$"
+    r"|" + _JSON_AT + r'(?:\\?"query\\?"\s*:[^\n]{0,2000}?\\?"mode\\?"\s*:\s*\\?"(?:hybrid|lexical|semantic)'
+    r'|\\?"kind\\?"\s*:\s*\\?"(?:record|session)\\?"\s*,\s*\\?"session\\?"'
+    r'|\\?"list\\?"\s*:\s*\\?"(?:results|also_matching|weak_matches|sessions)\\?"\s*,\s*\\?"rank\\?")'
+    r"|^[^\s#]++#[^\t\n]*+\t(?:\d+(?:s|min|h|d|mo|y) ago|unknown time|in the future)\t[^\t\n]*+\t[^\t\n]*+\t",
+    re.M)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LINE_NUMBERS = re.compile(r"^ *\d+→", re.M)  # a file read back through Claude Code's Read (``     1→…``)
 

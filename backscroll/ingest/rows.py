@@ -131,6 +131,7 @@ class Batch:
         self.pending_results: list[tuple[Record, SessionInfo]] = []
         self.calls: dict[str, tuple[str | None, bool]] = {}
         self.call_rows: dict[str, int] = {}  # where this batch put each call's row
+        self.stored_echo_calls: list[tuple[str, str]] = []  # (session, call id): stored calls found echoes by output
         self.first_ts: str | None = None
         self.last_ts: str | None = None
         self._fields: dict[str, str] = {}
@@ -189,8 +190,7 @@ class Batch:
             self._add_text(rec, session)
 
     def _call_is_echo(self, call_id: str) -> bool:
-        """The call whose output was backscroll's answer is an echo, with its results from now on (a call stored by an
-        earlier read keeps its flag until the store is classified again: ``sync.reclassify``)."""
+        """The call whose output was backscroll's answer is an echo, with its results from now on."""
         name, _echo = self.calls[call_id]
         self.calls[call_id] = (name, True)
         at = self.call_rows.get(call_id)
@@ -233,7 +233,12 @@ class Batch:
                 if row is None:
                     rec, rec_session = next(pending)
                     name, echo = self.calls.get(rec.tool_call_id or "", (None, False))
-                    echo = echo or is_retrieval_output(rec.text)
+                    if not echo and is_retrieval_output(rec.text):
+                        echo = True
+                        if rec.tool_call_id in self.call_rows:  # (its call came later in this batch)
+                            self._call_is_echo(rec.tool_call_id)
+                        elif rec.tool_call_id in self.calls:  # its call, read before: flagged in the store
+                            self.stored_echo_calls.append((session.session_id, rec.tool_call_id))
                     self.rows[i] = self._row(rec, rec_session, echo, name)
         rows = [r for r in self.rows if r is not None]
         if not session.cwd or all(r[3] is not None for r in rows):

@@ -162,10 +162,11 @@ def reclassify(store: Store) -> int:
             if echo != was:
                 changed += 1
                 store.set_echo(rid, session, call_id, echo, revision)
-        for rid, session, call_id, text in store.tool_outputs_not_echoes():
-            if is_retrieval_output(text):
-                changed += 1
-                store.set_output_echo(rid, session, call_id, revision)
+        for batch in store.tool_outputs_not_echoes():
+            for rid, session, call_id, text in batch:
+                if is_retrieval_output(text):
+                    changed += 1
+                    store.set_output_echo(rid, session, call_id, revision)
         if changed:
             store.set_meta("lexical_generation", None)  # the index is rebuilt with the new flags
             store.set_meta("revision_seq", str(revision))

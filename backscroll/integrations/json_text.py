@@ -202,7 +202,7 @@ def _insert(text: str, container: Node, entry_start: str, entry) -> tuple[str, s
     else:  # after the comments on the opening line; the line that closes it, or a comment's, ends ours
         outer = _line_indent(text, container.start)
         indent = outer + indent_unit(text)
-        opening = comments(text, container.start + 1, _line_end(text, container.start))
+        opening = comments(text, container.start + 1, min(_line_end(text, container.start), container.end - 1))
         at = _without_cr(text, opening[-1][1]) if opening else container.start + 1
         closed = "\n" in text[at:container.end] or comments(text, at, container.end - 1)
         ins = nl + indent + entry_start + _render(entry, text, indent, True) + ("" if closed else nl + outer)

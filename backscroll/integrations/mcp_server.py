@@ -123,6 +123,16 @@ def answer_error(code: int, request_id: str | int | None) -> dict:
             "error": {"code": code, "message": "Parse error" if code == PARSE_ERROR else "Invalid Request"}}
 
 
+def request_methods() -> frozenset[str]:
+    """The methods a client sends as requests (``tools/call``, ``ping`` …), as the SDK knows them."""
+    import typing
+
+    import mcp_types as types
+
+    return frozenset(m for request in typing.get_args(types.ClientRequest)
+                     for m in typing.get_args(request.model_fields["method"].annotation))
+
+
 async def serve_streams(server, read_stream, write_stream, drain_seconds: float = DRAIN_SECONDS) -> None:
     """Run ``server`` on the transport's streams: unreadable lines are answered instead of dropped, and
     when stdin closes the requests already read are answered (for up to ``drain_seconds``) first, but for
@@ -132,6 +142,7 @@ async def serve_streams(server, read_stream, write_stream, drain_seconds: float 
     from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
     inner_send, inner_receive = anyio.create_memory_object_stream[Any](0)
+    requests = request_methods()
     pending: set = set()
     answered = anyio.Event()
 
@@ -170,9 +181,9 @@ async def serve_streams(server, read_stream, write_stream, drain_seconds: float 
                         await write_stream.send(SessionMessage(message))
                         continue
                     item = SessionMessage(fixed)
-                if isinstance(item.message, types.JSONRPCNotification) and not item.message.method.startswith(
-                        "notifications/"):  # a request whose id was an object, a list, a fraction or true: the
-                    # SDK read it as a notification and would leave its caller waiting; it is an invalid request
+                if isinstance(item.message, types.JSONRPCNotification) and item.message.method in requests:
+                    # a request whose id was an object, a list, a fraction or true (or none): the SDK read it as a
+                    # notification and would leave its caller waiting; it is an invalid request
                     await write_stream.send(SessionMessage(types.jsonrpc_message_adapter.validate_python(
                         answer_error(INVALID_REQUEST, None))))
                     continue

@@ -53,6 +53,12 @@ class ArchiveBrowse:
             "SELECT DISTINCT member, machine, session_id FROM backscroll.records WHERE session_id LIKE %s "
             "AND (%s::text IS NULL OR member = %s) ORDER BY 1, 2, 3 LIMIT 11", (like_prefix(prefix), member, member))]
 
+    def session_copies(self, session_id: str) -> list[tuple[str, str]]:
+        """``(member, machine)`` of every member's copy of the session."""
+        return [(r["member"], r["machine"]) for r in self._rows(
+            "SELECT DISTINCT member, machine FROM backscroll.records WHERE session_id = %s ORDER BY 1, 2",
+            (session_id,))]
+
     def records_like(self, prefix: str, member: str | None = None, limit: int = 21) -> list[str]:
         """The record ids that start with ``prefix``, in order (``member``: only theirs)."""
         return [r["record_id"] for r in self._rows(

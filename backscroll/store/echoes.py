@@ -4,6 +4,7 @@ earlier retrieval calls the repeat policy looks for. Mixed into ``Store``."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 
 
 class EchoQueries:
@@ -25,15 +26,17 @@ class EchoQueries:
             self.conn.execute("UPDATE records SET is_echo = ?, revised = ? WHERE session_id = ? AND tool_call_id = ? "
                               "AND is_call = 0", (echo, revision, session, call_id))
 
-    def tool_outputs_not_echoes(self) -> list[tuple]:
-        """``(id, session_id, tool_call_id, text)`` of the tool outputs not flagged, that may show backscroll's
-        answers (``echo.is_retrieval_output`` says which do)."""
-        return self.conn.execute(
-            "SELECT id, session_id, tool_call_id, text FROM records WHERE is_call = 0 AND (content_type = 'tool' "
-            "OR author = 'harness') "
+    def tool_outputs_not_echoes(self, batch: int = 500) -> Iterator[list[tuple]]:
+        """``(id, session_id, tool_call_id, text)`` of the tool outputs (and the harness's messages) not flagged that
+        may show backscroll's answers (``echo_output.is_retrieval_output`` says which do), a batch at a time."""
+        ids = [r[0] for r in self.conn.execute(
+            "SELECT id FROM records WHERE is_call = 0 AND (content_type = 'tool' OR author = 'harness') "
             "AND is_echo = 0 AND (instr(text, 'backscroll show') OR instr(text, 'schema_version') OR "
-            "instr(text, 'session ') OR instr(text, '#') AND instr(text, char(9)))"
-        ).fetchall()
+            "instr(text, 'session ') OR instr(text, '#') AND instr(text, char(9)))")]
+        for i in range(0, len(ids), batch):
+            chunk = ids[i:i + batch]
+            yield self.conn.execute("SELECT id, session_id, tool_call_id, text FROM records WHERE id IN "
+                                    f"({','.join('?' * len(chunk))})", chunk).fetchall()
 
     def set_output_echo(self, record: int, session: str, call_id: str | None, revision: int) -> None:
         """Flag a tool output as an echo, with its call and the call's other outputs."""
@@ -41,6 +44,16 @@ class EchoQueries:
         if call_id:
             self.conn.execute("UPDATE records SET is_echo = 1, revised = ? WHERE session_id = ? AND tool_call_id = ? "
                               "AND is_echo = 0", (revision, session, call_id))
+
+    def flag_echo_calls(self, calls: list[tuple[str, str]], revision: int) -> int:
+        """Flag stored calls ``(session, call id)`` as echoes (their output, read later, was backscroll's answer):
+        sent again by a push (``revision``), and indexed again (a tombstone on a live row); how many changed."""
+        ids = [r[0] for session, call in calls for r in self.conn.execute(
+            "SELECT id FROM records WHERE session_id = ? AND tool_call_id = ? AND is_call = 1 AND is_echo = 0",
+            (session, call))]
+        self.conn.executemany("UPDATE records SET is_echo = 1, revised = ? WHERE id = ?", [(revision, i) for i in ids])
+        self.conn.executemany("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", [(i,) for i in ids])
+        return len(ids)
 
     def call_unanswered(self, session: str, call_id: str) -> bool:
         """Whether no result of the call is stored yet (it is still running)."""

@@ -84,11 +84,11 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
                                 + (f" pushed by {member}" if member else ""))
         rows = a.session_records(*key)
         head = a.session_row(*key)
-        copies = [] if member else a.sessions_like(key[2])
-        others = [f"{m}@{h}" for m, h, s in copies if s == key[2] and (m, h) != key[:2]]
+        others = [] if member else [(m, h) for m, h in a.session_copies(key[2]) if (m, h) != key[:2]]
     if others:
-        notify(f"note: this is {key[0]}@{key[1]}'s copy of session {key[2]}; {', '.join(others)} pushed it too "
-               "(--member NAME opens theirs)")
+        how = " (--member NAME opens theirs)" if any(m != key[0] for m, _h in others) else ""
+        notify(f"note: this is {key[0]}@{key[1]}'s copy of session {key[2]}; "
+               f"{', '.join(f'{m}@{h}' for m, h in others)} pushed it too{how}")
     if focus is not None:
         at = next(i for i, r in enumerate(rows) if r["record_id"] == focus["record_id"])
         start, end = max(0, at - context), at + context + 1

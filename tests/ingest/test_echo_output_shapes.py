@@ -46,7 +46,13 @@ def test_what_search_and_show_print_is_their_output_and_nothing_else_is(printed)
     saved = printed[f"search {SECRET} --mode lexical"]
     numbered = "".join(f"{n:>6}→{line}\n" for n, line in enumerate(saved.splitlines(), 1))
     assert is_retrieval_output(numbered), "saved to a file and read back with Claude Code's Read"
-    for text in ("src/a.py:12: # backscroll show is run by the hook\nREADME.md:3: `backscroll show ID` opens a hit",
+    narrow = saved.replace("    We chose", "    We\n    chose\n    the\n    plan\n    and\n   ")
+    assert is_retrieval_output(narrow), "a snippet wrapped on a narrow terminal"
+    for text in ('    return {"schema_version": 1, "kind": "experiment", "results": rows}',
+                 '{"schema_version": 2, "kind": "observe"}', 'E   assert {"schema_version": 1, "query": "foo"} == {}',
+                 "acme/api#123\tOPEN\tFix login\tbug\t2024-01-02", "run#1\t0.93\t0.91\t0.88\t12.3",
+                 "session \n" + " " * 262144, "1. " + " ·" * 131072,
+                 "src/a.py:12: # backscroll show is run by the hook\nREADME.md:3: `backscroll show ID` opens a hit",
                  "1. Install · pip install backscroll\n   then run `backscroll show`", "session 4 · records 1–3 of 9",
                  "a\tb#1\tc\td\te", '{"schema_version": 1, "error": {"kind": "usage"}}', ""):
         assert not is_retrieval_output(text), text
@@ -83,24 +89,29 @@ def test_a_background_search_read_by_another_tool_and_a_renamed_server_are_echoe
 
 
 def test_an_output_read_after_its_call_and_a_store_classified_by_older_rules(
-        printed, session_builder, backscroll_index, backscroll_home):
+        printed, session_builder, backscroll_index, backscroll_search, backscroll_home):
+    """The MCP server under another name syncs the session that calls it, so the call is read before its output:
+    once the output shows it was backscroll's answer, the stored call is flagged too, and the index hides it."""
     s = session_builder.claude(project="shop")
-    polled = s.tool_use("BashOutput", {"bash_id": "b9"})
+    asked = s.tool_use("mcp__history__search", {"query": "okapi ledger reconciliation"})
     backscroll_index(embed=False)  # the call alone: still running
-    s.tool_result(polled, printed[f"search {SECRET} --format tsv"])
+    assert backscroll_search("okapi ledger reconciliation", mode="lexical").results, "a call of another tool"
+    s.tool_result(asked, printed[f"search {SECRET} --format tsv"])
     backscroll_index(embed=False)
-    flags = [(r["is_call"], r["is_echo"]) for r in rows(backscroll_home, "SELECT * FROM records WHERE tool_call_id = ?",
-                                                         (polled,))]
-    assert sorted(flags) == [(0, 1), (1, 0)], "the output is; its call, read before, waits for a new classification"
+    flags = sorted((r["is_call"], r["is_echo"]) for r in rows(backscroll_home, "SELECT * FROM records WHERE "
+                                                                "tool_call_id = ?", (asked,)))
+    assert flags == [(0, 1), (1, 1)]
+    assert not backscroll_search("okapi ledger reconciliation", mode="lexical").results
+    assert backscroll_search("okapi ledger reconciliation", mode="lexical", include_echoes=True).results
     db = sqlite3.connect(backscroll_home.data / "backscroll.db")
     db.execute("UPDATE records SET is_echo = 0")
     db.execute("UPDATE meta SET value = '5' WHERE key = 'classifier_version'")
     db.commit()
     db.close()
     backscroll_index(embed=False)
-    flags = [(r["is_call"], r["is_echo"]) for r in rows(backscroll_home, "SELECT * FROM records WHERE tool_call_id = ?",
-                                                         (polled,))]
-    assert sorted(flags) == [(0, 1), (1, 1)]
+    flags = sorted((r["is_call"], r["is_echo"]) for r in rows(backscroll_home, "SELECT * FROM records WHERE "
+                                                                "tool_call_id = ?", (asked,)))
+    assert flags == [(0, 1), (1, 1)], "classified again by the rules of today"
 
 
 def test_a_search_the_person_ran_with_codexs_shell_escape_is_an_echo(printed, session_builder, backscroll_index,

@@ -66,6 +66,13 @@ ECHOES = [
     "bash <<EOF\nbackscroll search foo\nEOF",
     "cat <<< 'x'\nbackscroll search foo",
     "backscroll search -- -h",
+    "grep -n '<<EOF' scripts/*.sh\nbackscroll search 'heredoc quoting'",
+    "python3 -c 'print(1<<n)'\nbackscroll search foo",
+    "ls -la\n# what's there\nresults=`backscroll search foo`",
+    "cat <<EOF > notes.txt\nit's fine\nEOF\nctx=\"$(backscroll search foo)\"",
+    "cat <<EOF | bash\nbackscroll search foo\nEOF",
+    "timeout 30 bash <<EOF\nbackscroll search foo\nEOF",
+    "ssh host bash <<EOF\nbackscroll search foo\nEOF",
 ]
 
 NOT_ECHOES = [
@@ -98,6 +105,11 @@ NOT_ECHOES = [
     "tee -a notes.md <<EOF\n\nbackscroll show abc\nEOF\necho done",
     "backscroll search --help",
     "backscroll show -h",
+    "git commit -m \"$(cat <<'EOF'\nfeat: document `backscroll search` usage\nEOF\n)\"",
+    "cat <<'EOF' >> AGENTS.md\nRun `backscroll search <query>` before starting.\nEOF",
+    "git commit -m \"docs: echo 'backscroll search foo' | bash works\"",
+    "echo hi # $(backscroll search foo)",
+    "# backscroll search foo\nls",
     "",
     None,
 ]

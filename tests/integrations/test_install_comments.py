@@ -18,6 +18,9 @@ COMMENTED = {
     "CRLF lines": '{ // top\r\n  "theme": "dark" // d\r\n}\r\n',
     "servers holding only a comment": '{\n  "mcpServers": {\n    // none yet\n  }\n}\n',
     "slashes inside strings": '{"a": "http://q/*x*/", "b": 1/*c*/}',
+    "empty servers, a comment after them": '{\n  "mcpServers": {}, // add servers here\n  "theme": "dark"\n}\n',
+    "an empty object, a comment after it": '{} // trailing\n',
+    "empty servers closed, a comment after": '{"mcpServers": {}} // mine\n',
 }
 
 

@@ -128,6 +128,8 @@ def test_an_unreadable_line_gets_a_json_rpc_error_and_the_server_goes_on(backscr
              json.dumps({"jsonrpc": "2.0", "id": 5, "method": 42}),
              *(json.dumps({"jsonrpc": "2.0", "id": bad, "method": "tools/list"}) for bad in ({"n": 6}, [7], 8.5, True)),
              json.dumps({"jsonrpc": "2.0", "method": "tools/list"}),
+             json.dumps({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}}),
+             json.dumps({"jsonrpc": "2.0", "method": "initialized"}),
              json.dumps({"jsonrpc": "2.0", "id": 9, "method": "ping"})]
     p = subprocess.run([BIN, "mcp"], input="\n".join(lines).encode() + b"\n", capture_output=True,
                        env=_env(backscroll_home), timeout=120)
@@ -144,7 +146,7 @@ def test_an_unreadable_line_gets_a_json_rpc_error_and_the_server_goes_on(backscr
     assert {"jsonrpc": "2.0", "id": 5, "error": {"code": -32600, "message": "Invalid Request"}} in errors, \
         "a request the server cannot read is answered under its own id"
     assert errors.count({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}}) == 6, \
-        "a request with an id no JSON-RPC request has (or none) is answered, not left waiting"
+        "a request with an id no JSON-RPC request has (or none) is answered, not left waiting; a notification is not"
     assert next(o for o in out if o.get("id") == 9)["result"] == {}, "and the server goes on"
 
 

@@ -415,7 +415,7 @@ def test_records_classified_again_as_echoes_reach_the_archive_with_their_new_fla
 
     s = session_builder.claude("shop").user("where did we leave the okapi header?")
     call = s.tool_use("mcp__history__search", {"query": "okapi header"})
-    s.tool_result(call, '{"schema_version":1,"query":"okapi header","results":[{"text":"keep the okapi header"}]}')
+    s.tool_result(call, '{"schema_version":1,"query":"okapi header","mode":"hybrid","results":[{"text":"the okapi"}]}')
     bs = Backscroll(home=backscroll_home.data)
     bs.index(embed=False)
     db = sqlite3.connect(backscroll_home.data / "backscroll.db")
