@@ -22,6 +22,17 @@ def rows(home, sql="SELECT * FROM records ORDER BY id", params=()):
         conn.close()
 
 
+def unflagged_as_by_rules(home, version: int) -> None:
+    """The store as older echo rules (``version``) left it, flagging nothing: the next sync classifies it again."""
+    conn = sqlite3.connect(home.data / "backscroll.db")
+    try:
+        conn.execute("UPDATE records SET is_echo = 0")
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'classifier_version'", (str(version),))
+        conn.commit()
+    finally:
+        conn.close()
+
+
 def texts(home, **where):
     clause = " AND ".join(f"{k} = ?" for k in where) or "1"
     sql = f"SELECT text FROM records WHERE {clause} ORDER BY id"

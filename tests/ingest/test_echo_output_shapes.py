@@ -2,10 +2,8 @@
 shell read later by another tool, backscroll's MCP server registered under another name, a script (echo rules 6).
 The outputs here are printed by the real CLI from a real store."""
 
-import sqlite3
-
 import pytest
-from helpers import rows
+from helpers import rows, unflagged_as_by_rules
 from typer.testing import CliRunner
 
 from backscroll.cli.app import app
@@ -103,11 +101,7 @@ def test_an_output_read_after_its_call_and_a_store_classified_by_older_rules(
     assert flags == [(0, 1), (1, 1)]
     assert not backscroll_search("okapi ledger reconciliation", mode="lexical").results
     assert backscroll_search("okapi ledger reconciliation", mode="lexical", include_echoes=True).results
-    db = sqlite3.connect(backscroll_home.data / "backscroll.db")
-    db.execute("UPDATE records SET is_echo = 0")
-    db.execute("UPDATE meta SET value = '5' WHERE key = 'classifier_version'")
-    db.commit()
-    db.close()
+    unflagged_as_by_rules(backscroll_home, 5)
     backscroll_index(embed=False)
     flags = sorted((r["is_call"], r["is_echo"]) for r in rows(backscroll_home, "SELECT * FROM records WHERE "
                                                                 "tool_call_id = ?", (asked,)))

@@ -2,7 +2,7 @@
 
 import json
 
-from helpers import rows
+from helpers import rows, unflagged_as_by_rules
 
 from backscroll.ingest import echo as classify
 
@@ -77,16 +77,10 @@ def test_codex_hook_context_and_namespaced_mcp_calls_are_echoes(session_builder,
 
 
 def test_stores_classified_by_older_rules_are_reclassified(session_builder, backscroll_index, backscroll_home):
-    import sqlite3
-
     s = session_builder.claude(project="shop")
     call = s.tool_use("mcp__backscroll__search", {"query": "migration"})
     s.tool_result(call, f"the {SECRET} plan")
     backscroll_index(embed=False)
-    db = sqlite3.connect(backscroll_home.data / "backscroll.db")
-    db.execute("UPDATE records SET is_echo = 0")
-    db.execute("UPDATE meta SET value = '1' WHERE key = 'classifier_version'")
-    db.commit()
-    db.close()
+    unflagged_as_by_rules(backscroll_home, 1)
     backscroll_index(embed=False)
     assert [r["is_echo"] for r in rows(backscroll_home)] == [1, 1]

@@ -5,7 +5,7 @@ members' homes, idempotent and resumed pushes, row-level security, prune, and no
 
 import psycopg
 import pytest
-from helpers import TESTS
+from helpers import TESTS, unflagged_as_by_rules
 from psycopg import conninfo
 from team_archives import as_role, row
 
@@ -411,18 +411,12 @@ def test_push_again_fills_an_archive_restored_from_a_backup(team, session_builde
 def test_records_classified_again_as_echoes_reach_the_archive_with_their_new_flag(team, session_builder,
                                                                                  backscroll_home):
     """New echo rules flag stored rows in place: the next push sends them again, so the archive hides them too."""
-    import sqlite3
-
     s = session_builder.claude("shop").user("where did we leave the okapi header?")
     call = s.tool_use("mcp__history__search", {"query": "okapi header"})
     s.tool_result(call, '{"schema_version":1,"query":"okapi header","mode":"hybrid","results":[{"text":"the okapi"}]}')
     bs = Backscroll(home=backscroll_home.data)
     bs.index(embed=False)
-    db = sqlite3.connect(backscroll_home.data / "backscroll.db")
-    db.execute("UPDATE records SET is_echo = 0")
-    db.execute("UPDATE meta SET value = '5' WHERE key = 'classifier_version'")  # as echo rules 5 left it
-    db.commit()
-    db.close()
+    unflagged_as_by_rules(backscroll_home, 5)
     assert pushed(team["alice"], bs).pushed == 3
     with Archive.connect(team["alice"]) as archive:
         assert archive._run("SELECT count(*) FROM backscroll.records WHERE is_echo") == [(0,)]
