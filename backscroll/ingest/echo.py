@@ -50,7 +50,7 @@ _UVX_VALUE_OPTIONS = frozenset({"--from", "--with", "--python", "-p", "--index-u
 _RUNNERS = frozenset({"pipx", "uv", "poetry", "pdm", "hatch", "rye"})  # ``<runner> run|tool ...``
 _RUNNER_VALUE_OPTIONS = frozenset({"--spec", "--python", "--with", "--from", "-p", "--project", "--directory"})
 # A command or process substitution that runs the program (``"$(backscroll search …)"``, ``<(…)``, backquotes).
-_SUBSTITUTION = re.compile(r"[$<>]\(([^()]*\bbackscroll\b[^()]*)\)|`([^`]*\bbackscroll\b[^`]*)`")
+_SUBSTITUTION = re.compile(r"[$<>]\(([^()]*+)\)|`([^`]*+)`")  # (each run to its end: linear on any text)
 _SHELL_VALUE_FLAGS = frozenset("oO")  # ``bash -o pipefail -c …``, ``-euo pipefail``, ``-O extglob``
 # ``$(which backscroll)``, ``$(command -v backscroll)``, ```which backscroll``` in the program's place.
 _WHICH = re.compile(r"\$\(\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<a>[\w./-]*backscroll)\s*\)"
@@ -58,8 +58,9 @@ _WHICH = re.compile(r"\$\(\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<a>[\w./-]
 
 
 # ``echo 'backscroll search …' | bash``: the echoed words are the script.
-_PIPED_SCRIPT = re.compile(r"\b(?:echo|printf)\s+(?:-[neE]+\s+)?(?:'([^'\n]*+)'|\"((?:[^\"\\\n]|\\.)*+)\")\s*\|\s*"
-                           r"(?:\S*/)?(?:ba|z|da|k)?sh\b")
+_PIPED_SCRIPT = re.compile(r"\b(echo|printf)\s+(-[neE]+\s+)?(?:'([^'\n]*+)'|\"((?:[^\"\\\n]|\\.)*+)\")\s*\|\s*"
+                           r"(?:\S*/)?(?:ba|z|da|k)?sh(?=$|[\s;&|)])")
+_DOUBLE_QUOTED_ESCAPE = re.compile(r"\\([\\\"$`])")
 _PROGRAM_NAME = re.compile(r"backscroll(?:\.exe)?(?:(?:@|==|>=|~=)\S*)?")  # (``uvx backscroll@latest``)
 
 
@@ -69,7 +70,7 @@ def _tokens(script: str) -> list[str]:
     lexer = shlex.shlex(script, posix=True, punctuation_chars=_PUNCT)
     lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
-    lexer.commenters = "#"  # (a word that starts with # starts a comment, as in a shell)
+    lexer.commenters = ""  # (comments are blanked before: ``shell_text.masked``)
     try:
         return list(lexer)
     except ValueError:
@@ -158,6 +159,12 @@ def _backscroll_args(argv: list[str]) -> list[str] | None:
     return None
 
 
+def _echoed(m: re.Match) -> str:
+    """What ``echo '…' | bash`` gives the shell: the argument unquoted (``-e`` and printf read ``\\n``)."""
+    text = m.group(3) if m.group(3) is not None else _DOUBLE_QUOTED_ESCAPE.sub(r"\1", m.group(4))
+    return text.replace("\\n", "\n") if m.group(1) == "printf" or "e" in (m.group(2) or "") else text
+
+
 def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[str]]:
     """Every backscroll retrieval in ``command``, each as its arguments starting at the subcommand."""
     if command is None or _depth > _MAX_DEPTH:
@@ -166,16 +173,20 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
     if isinstance(command, list):
         simple = [[str(a) for a in command]]
     elif isinstance(command, str):
-        if "<<" in command:
-            command = without_heredoc_bodies(command)
-        simple = split_commands(command)
+        command, bodies = without_heredoc_bodies(command) if "<<" in command else (command, [])
+        simple = split_commands(masked(command, keep_quoted=True))  # (comments out)
         if PROGRAM in command:  # (what a substitution or a piped echo runs: not a word of another command)
             code, words = masked(command), masked(command, double=True)
             for m in _SUBSTITUTION.finditer(code):
-                found.extend(retrieval_calls(command[slice(*m.span(1 if m.group(1) is not None else 2))], _depth + 1))
+                ran = command[slice(*m.span(1 if m.group(1) is not None else 2))]
+                found.extend(retrieval_calls(ran, _depth + 1) if PROGRAM in ran else ())
             for m in _PIPED_SCRIPT.finditer(command) if "|" in command else ():
                 if words[m.start()] != " ":  # (an echo in quotes or a comment runs nothing)
-                    found.extend(retrieval_calls(m.group(1) if m.group(1) is not None else m.group(2), _depth + 1))
+                    found.extend(retrieval_calls(_echoed(m), _depth + 1))
+        for body in bodies:  # (an unquoted heredoc's body: its substitutions run)
+            for m in _SUBSTITUTION.finditer(body) if PROGRAM in body else ():
+                ran = m.group(1) if m.group(1) is not None else m.group(2)
+                found.extend(retrieval_calls(ran, _depth + 1) if PROGRAM in ran else ())
     else:
         return []
     for argv in simple:

@@ -13,18 +13,19 @@ import re
 # Possessive and lazy runs keep every line's match linear: outputs are up to 256 KiB, a line may be one long run.
 _JSON_AT = (r'^[ \t]*+(?:\[?\{\s*\\?"type\\?"\s*:\s*\\?"text\\?"\s*,\s*\\?"text\\?"\s*:\s*\\?")?'
             r'\{\s*\\?"schema_version\\?"\s*:\s*\d+\s*,\s*')
+_SHOWN = r"(?:-- )?'?[\w-][^\s']*+'?(?: --\w+ \S+)*\r?$"  # a record's or a session's id, the options of an archive
 _OUTPUT = re.compile(
-    r"^ {0,3}\d{1,4}\. (?=[^\n]*? · )[^\n]*+\n(?:[^\n]*+\n){0,8} {2,}+backscroll show \S"
-    r"|^ {2,}+[^\n]*? · backscroll show \S"
-    r"|^session \S++ ++· [^\n]*+\n(?:[^\n]*+\n){0,2}records \d+–\d+ of \d+"
+    r"^ {0,3}\d{1,4}\. (?=[^\n]*? · )[^\n]*+\n(?:[^\n]*+\n){0,8} {2,}+backscroll show " + _SHOWN
+    + r"|^ {2,}+[^\n]*? · backscroll show " + _SHOWN
+    + r"|^session \S++ ++· [^\n]*+\n(?:[^\n]*+\n){0,2}records \d+–\d+ of \d+"
     r"|^_[^\n]*? · session \S+_\r?$"
-    r"|" + _JSON_AT + r'(?:\\?"query\\?"\s*:[^\n]{0,2000}?\\?"mode\\?"\s*:\s*\\?"(?:hybrid|lexical|semantic)'
+    + r"|" + _JSON_AT + r'(?:\\?"query\\?"\s*:[\s\S]{0,2000}?\\?"mode\\?"\s*:\s*\\?"(?:hybrid|lexical|semantic)'
     r'|\\?"kind\\?"\s*:\s*\\?"(?:record|session)\\?"\s*,\s*\\?"session\\?"'
     r'|\\?"list\\?"\s*:\s*\\?"(?:results|also_matching|weak_matches|sessions)\\?"\s*,\s*\\?"rank\\?")'
     r"|^[^\s#]++#[^\t\n]*+\t(?:\d+(?:s|min|h|d|mo|y) ago|unknown time|in the future)\t[^\t\n]*+\t[^\t\n]*+\t",
     re.M)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_LINE_NUMBERS = re.compile(r"^ *\d+→", re.M)  # a file read back through Claude Code's Read (``     1→…``)
+_LINE_NUMBERS = re.compile(r"^ *\d+(?:→|\t)", re.M)  # a file read back: Claude Code's Read (``  1→``), ``cat -n``
 
 
 def is_retrieval_output(text: str) -> bool:
@@ -33,4 +34,5 @@ def is_retrieval_output(text: str) -> bool:
             or ("#" in text and "\t" in text)):
         return False
     text = _ANSI.sub("", text) if "\x1b" in text else text
-    return bool(_OUTPUT.search(_LINE_NUMBERS.sub("", text) if "→" in text else text))
+    numbered = "→" in text or re.match(r" *\d+\t", text)
+    return bool(_OUTPUT.search(_LINE_NUMBERS.sub("", text) if numbered else text))

@@ -1,68 +1,115 @@
 """Which parts of a shell script a shell runs: quoted text, comments and heredoc bodies are data, not commands.
 
-Pure; the echo rules (``echo``) read a logged command through these before looking for backscroll in it.
+Pure; the echo rules (``echo``) read a logged command through these before looking for backscroll in it. What a
+command substitution runs (``"$(cat <<'EOF' … EOF)"``) is code again, inside double quotes too.
 """
 
 from __future__ import annotations
 
 import re
 
-# A heredoc: its opening line (``cat <<'EOF' >> AGENTS.md``), then its body up to the line that ends it.
-_HEREDOC = re.compile(r"(?<!<)<<(?!<)-?[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\1[^\n]*\n(.*?)(?:^[ \t]*\2[ \t]*$|\Z)",
-                      re.S | re.M)
-_SHELL_WORD = re.compile(r"(?:^|[\s;&|(/])(?:ba|z|da|k)?sh(?=$|[\s;&|)])")  # bash, sh, /bin/zsh … on a line
-_MAX_HEREDOCS = 32
+# A heredoc's opening: ``<<EOF``, ``<<-'EOF'``, ``<< "EOF"``, ``<<\EOF`` (not a here-string, ``<<<``).
+_OPEN = re.compile(r"(?<!<)<<(?!<)-?[ \t]*(\\?)(['\"]?)([A-Za-z_][\w.-]*)\2")
+# A program on the opening line that reads the heredoc as its script: bash, sh, /bin/zsh, ssh host …
+_READER = re.compile(r"(?:^|[\s;&|(/])(?:(?:ba|z|da|k)?sh|ssh)(?=$|[\s;&|)])")
+_ESCAPED = re.compile(r"\\.", re.S)
+_MAX_HEREDOCS = 64
 
 
-def masked(text: str, *, double: bool = False) -> str:
-    """``text`` with what a shell reads as data blanked, one space for one character: what single quotes hold,
-    escaped characters and comments (and, with ``double``, what double quotes hold too). The quotes stay."""
-    out: list[str] = []
-    single = in_double = escaped = comment = False
-    before = "\n"
-    for ch in text:
-        if comment:
-            comment = ch != "\n"
-            out.append(ch if not comment else " ")
-        elif single:
-            single = ch != "'"
-            out.append(ch if not single else " ")
-        elif escaped:
-            escaped = False
-            out.append(" ")
-        elif ch == "\\":
-            escaped = True
-            out.append(" ")
-        elif ch == '"':
-            in_double = not in_double
-            out.append(ch)
-        elif in_double:
-            out.append(" " if double else ch)
-        elif ch == "'":
-            single = True
-            out.append(ch)
-        elif ch == "#" and before in " \t\n;&|(":
-            comment = True
-            out.append(" ")
-        else:
-            out.append(ch)
-        before = ch
+def masked(text: str, *, double: bool = False, keep_quoted: bool = False) -> str:
+    """``text`` with what a shell reads as data blanked, one space for one character (the quotes themselves stay):
+    comments, and unless ``keep_quoted`` what single quotes (``'…'``, ``$'…'``) hold and escaped characters, and
+    with ``double`` what double quotes hold too, but for what a command substitution in them runs."""
+    out = list(text)
+    stack = ["code"]  # code (the top, or a command substitution's), or dq (in double quotes)
+    depth = [0]  # open parentheses in each code context (its own ")" closes a substitution)
+    i, n, word_start = 0, len(text), True
+
+    def blank(a: int, b: int, always: bool = False) -> None:
+        if always or not keep_quoted:
+            out[a:b] = " " * (b - a)
+
+    while i < n:
+        ch, context = text[i], stack[-1]
+        if ch == "\\":
+            blank(i, min(i + 2, n))
+            i, word_start = i + 2, False
+            continue
+        if context == "dq":
+            if ch == '"':
+                stack.pop()
+                depth.pop()
+            elif text.startswith("$(", i):
+                stack.append("code")
+                depth.append(0)
+                i += 2
+                word_start = True
+                continue
+            elif double and not keep_quoted:
+                out[i] = " "
+            i += 1
+            continue
+        if ch == "'":  # to the closing quote; in $'…' a backslash escapes it
+            ansi, j = i > 0 and text[i - 1] == "$", i + 1
+            while j < n and text[j] != "'":
+                j += 2 if ansi and text[j] == "\\" else 1
+            blank(i + 1, min(j, n))
+            i, word_start = j + 1, False
+            continue
+        if ch == "#" and word_start:
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            blank(i, end, always=True)
+            i = end
+            continue
+        if ch == '"':
+            stack.append("dq")
+            depth.append(0)
+        elif text.startswith("$(", i):
+            stack.append("code")
+            depth.append(0)
+            i += 2
+            word_start = True
+            continue
+        elif ch == "(":
+            depth[-1] += 1
+        elif ch == ")":
+            if depth[-1]:
+                depth[-1] -= 1
+            elif len(stack) > 1:
+                stack.pop()
+                depth.pop()
+        word_start = ch in " \t\n;&|()"
+        i += 1
     return "".join(out)
 
 
-def without_heredoc_bodies(script: str) -> str:
-    """``script`` without the bodies of its heredocs (and the lines that end them), but for one a shell reads as its
-    script (``bash <<EOF``, ``cat <<EOF | sh``, ``ssh host bash <<EOF``). A ``<<`` in quotes or a comment opens none."""
-    at = 0
+def without_heredoc_bodies(script: str) -> tuple[str, list[str]]:
+    """``script`` without the bodies of its heredocs (and the lines that end them), but for one a program on its line
+    reads as its script (``bash <<EOF``, ``cat <<EOF | sh``, ``ssh host <<EOF``); and the bodies taken out whose
+    delimiter is not quoted (a shell runs the command substitutions in those). A ``<<`` in quotes, a comment or
+    arithmetic (``$((1 << n))``) opens none."""
+    bodies: list[str] = []
+    mask, at = masked(script, double=True), 0
     for _ in range(_MAX_HEREDOCS):
-        m = _HEREDOC.search(script, at)
+        m = _OPEN.search(script, at)
         if m is None:
-            return script
-        at = m.start(3)
-        if masked(script[:m.start() + 2], double=True)[m.start():] != "<<":
-            at = m.start() + 2  # (quoted or commented: not a heredoc)
+            break
+        at = m.end()
+        line_start = script.rfind("\n", 0, m.start()) + 1
+        head = mask[line_start:m.start()]
+        if mask[m.start():m.start() + 2] != "<<" or head.count("((") > head.count("))"):
             continue
-        line = script[script.rfind("\n", 0, m.start()) + 1:m.start(3)]
-        if not _SHELL_WORD.search(line.replace(m.group(2), " ")):
-            script = script[:m.start(3)] + script[m.end():]
-    return script
+        eol = script.find("\n", m.end())
+        if eol < 0:
+            break
+        line = mask[line_start:m.start()] + " " + mask[m.end():eol]
+        if _READER.search(line):
+            continue  # (its body is read on as the script it is)
+        end = re.compile(rf"^[ \t]*{re.escape(m.group(3))}[ \t]*\r?$", re.M).search(script, eol + 1)
+        body_end, after = (end.start(), end.end()) if end else (len(script), len(script))
+        if not (m.group(1) or m.group(2)):
+            bodies.append(_ESCAPED.sub(lambda e: " " * len(e.group(0)), script[eol + 1:body_end]))
+        script = script[:eol + 1] + script[after:]
+        mask = masked(script, double=True)
+    return script, bodies

@@ -2,11 +2,15 @@
 shell read later by another tool, backscroll's MCP server registered under another name, a script (echo rules 6).
 The outputs here are printed by the real CLI from a real store."""
 
+import inspect
+import json
+
 import pytest
 from helpers import rows, unflagged_as_by_rules
 from typer.testing import CliRunner
 
 from backscroll.cli.app import app
+from backscroll.ingest import echo_output
 from backscroll.ingest.echo_output import is_retrieval_output
 
 SECRET = "zanzibar quokka"
@@ -44,6 +48,9 @@ def test_what_search_and_show_print_is_their_output_and_nothing_else_is(printed)
     saved = printed[f"search {SECRET} --mode lexical"]
     numbered = "".join(f"{n:>6}→{line}\n" for n, line in enumerate(saved.splitlines(), 1))
     assert is_retrieval_output(numbered), "saved to a file and read back with Claude Code's Read"
+    assert is_retrieval_output(json.dumps(json.loads(printed[f"search {SECRET} --json"]), indent=2)), "indented"
+    assert is_retrieval_output("".join(f"{n:>6}\t{line}\n" for n, line in enumerate(saved.splitlines(), 1)))
+    assert not is_retrieval_output(inspect.getsource(echo_output)), "the rules' own source, read"
     narrow = saved.replace("    We chose", "    We\n    chose\n    the\n    plan\n    and\n   ")
     assert is_retrieval_output(narrow), "a snippet wrapped on a narrow terminal"
     for text in ('    return {"schema_version": 1, "kind": "experiment", "results": rows}',

@@ -73,6 +73,18 @@ ECHOES = [
     "cat <<EOF | bash\nbackscroll search foo\nEOF",
     "timeout 30 bash <<EOF\nbackscroll search foo\nEOF",
     "ssh host bash <<EOF\nbackscroll search foo\nEOF",
+    "cd /repo  # go\nbackscroll search foo",
+    "curl https://x/#a && backscroll search foo",
+    "echo ${#arr[@]}; backscroll search foo",
+    "sed -i s#a#b#g f && backscroll search foo",
+    "cat <<EOF > f\r\nhello\r\nEOF\r\nbackscroll search foo\r\n",
+    "echo $((1 << n)); echo hi\nbackscroll search foo",
+    "(( m = 1 << k ))\nbackscroll search foo",
+    "echo $'it\\'s' && echo \"$(backscroll search foo)\" # don't",
+    "cat <<EOF\n$(backscroll search foo)\nEOF",
+    "ssh host <<EOF\nbackscroll search foo\nEOF",
+    "cat <<-EOF > f\n\tbody\n\tEOF\nbackscroll search foo",
+    "cat <<EOF; backscroll search foo\nbody\nEOF",
 ]
 
 NOT_ECHOES = [
@@ -110,6 +122,11 @@ NOT_ECHOES = [
     "git commit -m \"docs: echo 'backscroll search foo' | bash works\"",
     "echo hi # $(backscroll search foo)",
     "# backscroll search foo\nls",
+    "git commit -m \"$(cat <<'EOF'\nfix(echo): hide `backscroll search` (again)\n\nCo-Authored-By: C <x>\nEOF\n)\"",
+    "echo 'x' | sh-lint",
+    "cat <<EOF > notes.md # for bash users\nintro\nbackscroll search bar\nEOF",
+    "cat <<\\EOF > f\n`backscroll search x`\nEOF",
+    "cat <<A <<B\nin A\nA\nbackscroll search inBodyB\nB",
     "",
     None,
 ]
@@ -144,6 +161,16 @@ def test_a_substitution_is_one_call_and_an_mcp_server_named_in_capitals_is_backs
     assert not is_mcp_echo("backscroll_status") and not is_mcp_echo("search")
     assert retrieval_calls("echo 'backscroll search \"job queue\"' | bash") == [["search", "job queue"]]
     assert retrieval_calls("x=`backscroll search 'a b'`") == [["search", "a b"]], "the query as written"
+    assert retrieval_calls('echo "backscroll search \\"foo bar\\"" | bash') == [["search", "foo bar"]]
+    assert retrieval_calls("echo -e 'backscroll search a\\nbackscroll show b' | sh") == [["search", "a"], ["show", "b"]]
+    assert retrieval_calls("backscroll search foo#bar") == [["search", "foo#bar"]]
+
+
+def test_long_commands_are_read_in_linear_time():
+    """Commands run to 100 KB and more (a minified script inline): each rule reads them in one pass."""
+    for command in ("a<<b;" * 40_000, "node -e '" + "h<<f>" * 40_000 + "'", "$(" + " backscroll" * 20_000,
+                    'echo "x" ' * 20_000 + "| backscroll"):
+        assert not is_query_echo(command)
 
 
 def test_malformed_input_never_raises():
