@@ -18,7 +18,7 @@ import re
 import shlex
 from pathlib import PurePosixPath
 
-from backscroll.ingest.shell_text import masked, without_heredoc_bodies
+from backscroll.ingest.shell_text import masked, without_heredoc_bodies, without_uncalled_functions
 
 # Bump when the rules change: stores classified by an older version are classified again on sync.
 VERSION = 6  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll);
@@ -33,7 +33,7 @@ PROGRAM = "backscroll"
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "\n", "|&", ";;", "(", ")", ";&", ";;&"})
 _PUNCT = ";&|()\n<>"
 _BREAKS = frozenset(";&|()\n")
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=(?!=)")  # (not a version pin: ``backscroll==1.2``)
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 # Global options of backscroll that take a value (skipped before the subcommand).
@@ -116,8 +116,10 @@ def _strip_wrappers(argv: list[str]) -> list[str]:
     while i < len(argv):
         word = argv[i]
         name = PurePosixPath(word).name
-        if _ASSIGNMENT.match(word) or word in _KEYWORDS:
+        if (_ASSIGNMENT.match(word) and not _PROGRAM_NAME.fullmatch(word)) or word in _KEYWORDS:  # (``backscroll==1``)
             i += 1
+        elif word == "function" and i + 2 < len(argv) and argv[i + 2] == "{":  # (``function f { …; }``: its body)
+            i += 3
         elif name == "xargs":
             i = _skip_options(argv, i + 1, _XARGS_VALUE_OPTIONS)
         elif name == "env":
@@ -159,6 +161,18 @@ def _backscroll_args(argv: list[str]) -> list[str] | None:
     return None
 
 
+def _reads_stdin(command: str, at: int) -> bool:
+    """Whether the shell named just before ``at`` runs its standard input: options only, no ``-c``, ``-n`` or file."""
+    rest = split_commands(command[at:])
+    argv = rest[0] if rest and command[at:at + 1] not in "\n;&|" else []
+    for i, word in enumerate(argv):
+        if not word.startswith("-") and not (i and argv[i - 1][:1] in "-+" and argv[i - 1][-1] in "oO"):
+            return False
+        if word.startswith("-") and not word.startswith("--") and set(word[1:]) & {"c", "n"}:
+            return False
+    return True
+
+
 def _echoed(m: re.Match) -> str:
     """What ``echo '…' | bash`` gives the shell: the argument unquoted (``-e`` and printf read ``\\n``)."""
     text = m.group(3) if m.group(3) is not None else _DOUBLE_QUOTED_ESCAPE.sub(r"\1", m.group(4))
@@ -173,7 +187,10 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
     if isinstance(command, list):
         simple = [[str(a) for a in command]]
     elif isinstance(command, str):
+        if PROGRAM in command:  # (``$(which backscroll)`` stands for the program, in a substitution too)
+            command = _WHICH.sub(lambda m: m.group("a") or m.group("b"), command)
         command, bodies = without_heredoc_bodies(command) if "<<" in command else (command, [])
+        command = without_uncalled_functions(command) if "()" in command or "function" in command else command
         simple = split_commands(masked(command, keep_quoted=True))  # (comments out)
         if PROGRAM in command:  # (what a substitution or a piped echo runs: not a word of another command)
             code, words = masked(command), masked(command, double=True)
@@ -181,7 +198,7 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
                 ran = command[slice(*m.span(1 if m.group(1) is not None else 2))]
                 found.extend(retrieval_calls(ran, _depth + 1) if PROGRAM in ran else ())
             for m in _PIPED_SCRIPT.finditer(command) if "|" in command else ():
-                if words[m.start()] != " ":  # (an echo in quotes or a comment runs nothing)
+                if words[m.start()] != " " and _reads_stdin(command, m.end()):  # (an echo in quotes runs nothing)
                     found.extend(retrieval_calls(_echoed(m), _depth + 1))
         for body in bodies:  # (an unquoted heredoc's body: its substitutions run)
             for m in _SUBSTITUTION.finditer(body) if PROGRAM in body else ():

@@ -8,21 +8,22 @@ from __future__ import annotations
 import re
 
 # What ``backscroll search`` and ``show`` print, however the agent ran them: a hit's rank line over its show command
-# (its snippet wrapped on a narrow terminal); a session's header; the JSON documents, read by their opening keys, as
-# printed or inside an agent's own JSON; tsv rows (an id, an age). ``list`` and ``status`` print none of these.
+# (its snippet wrapped on a narrow terminal); a session's header; the JSON documents, read by their opening keys,
+# compact as printed or inside an agent's own JSON; tsv rows (an id, an age). ``list`` and ``status`` print none.
 # Possessive and lazy runs keep every line's match linear: outputs are up to 256 KiB, a line may be one long run.
+_AGE = r"(?:\d+(?:s|min|h|d|mo|y) ago|unknown time|in the future)"  # how ``human_age`` says when
 _JSON_AT = (r'^[ \t]*+(?:\[?\{\s*\\?"type\\?"\s*:\s*\\?"text\\?"\s*,\s*\\?"text\\?"\s*:\s*\\?")?'
-            r'\{\s*\\?"schema_version\\?"\s*:\s*\d+\s*,\s*')
+            r'\{\\?"schema_version\\?":\d+,')  # (as backscroll writes JSON: compact)
 _SHOWN = r"(?:-- )?'?[\w-][^\s']*+'?(?: --\w+ \S+)*\r?$"  # a record's or a session's id, the options of an archive
 _OUTPUT = re.compile(
-    r"^ {0,3}\d{1,4}\. (?=[^\n]*? · )[^\n]*+\n(?:[^\n]*+\n){0,8} {2,}+backscroll show " + _SHOWN
-    + r"|^ {2,}+[^\n]*? · backscroll show " + _SHOWN
+    r"^ {0,3}\d{1,4}\. (?=[^\n]*? · " + _AGE + r" · )[^\n]*+\n(?:[^\n]*+\n){0,8} {2,}+backscroll show " + _SHOWN
+    + r"|^ {2,}+[^\n]*? · " + _AGE + r" · backscroll show " + _SHOWN
     + r"|^session \S++ ++· [^\n]*+\n(?:[^\n]*+\n){0,2}records \d+–\d+ of \d+"
     r"|^_[^\n]*? · session \S+_\r?$"
-    + r"|" + _JSON_AT + r'(?:\\?"query\\?"\s*:[\s\S]{0,2000}?\\?"mode\\?"\s*:\s*\\?"(?:hybrid|lexical|semantic)'
-    r'|\\?"kind\\?"\s*:\s*\\?"(?:record|session)\\?"\s*,\s*\\?"session\\?"'
-    r'|\\?"list\\?"\s*:\s*\\?"(?:results|also_matching|weak_matches|sessions)\\?"\s*,\s*\\?"rank\\?")'
-    r"|^[^\s#]++#[^\t\n]*+\t(?:\d+(?:s|min|h|d|mo|y) ago|unknown time|in the future)\t[^\t\n]*+\t[^\t\n]*+\t",
+    + r"|" + _JSON_AT + r'(?:\\?"query\\?":[^\n]{0,2000}?\\?"mode\\?":\\?"(?:hybrid|lexical|semantic)'
+    r'|\\?"kind\\?":\\?"(?:record|session)\\?",\\?"session\\?"'
+    r'|\\?"list\\?":\\?"(?:results|also_matching|weak_matches|sessions)\\?",\\?"rank\\?")'
+    r"|^[^\s#]++#[^\t\n]*+\t" + _AGE + r"\t[^\t\n]*+\t[^\t\n]*+\t",
     re.M)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LINE_NUMBERS = re.compile(r"^ *\d+(?:→|\t)", re.M)  # a file read back: Claude Code's Read (``  1→``), ``cat -n``

@@ -48,14 +48,16 @@ def test_what_search_and_show_print_is_their_output_and_nothing_else_is(printed)
     saved = printed[f"search {SECRET} --mode lexical"]
     numbered = "".join(f"{n:>6}→{line}\n" for n, line in enumerate(saved.splitlines(), 1))
     assert is_retrieval_output(numbered), "saved to a file and read back with Claude Code's Read"
-    assert is_retrieval_output(json.dumps(json.loads(printed[f"search {SECRET} --json"]), indent=2)), "indented"
+    assert not is_retrieval_output(json.dumps(json.loads(printed[f"search {SECRET} --json"]), indent=2)), \
+        "backscroll writes JSON compact: a document laid out (the README's sample) was written by a person"
     assert is_retrieval_output("".join(f"{n:>6}\t{line}\n" for n, line in enumerate(saved.splitlines(), 1)))
     assert not is_retrieval_output(inspect.getsource(echo_output)), "the rules' own source, read"
     narrow = saved.replace("    We chose", "    We\n    chose\n    the\n    plan\n    and\n   ")
     assert is_retrieval_output(narrow), "a snippet wrapped on a narrow terminal"
     for text in ('    return {"schema_version": 1, "kind": "experiment", "results": rows}',
                  '{"schema_version": 2, "kind": "observe"}', 'E   assert {"schema_version": 1, "query": "foo"} == {}',
-                 "acme/api#123\tOPEN\tFix login\tbug\t2024-01-02", "run#1\t0.93\t0.91\t0.88\t12.3",
+                 "acme/api#123\tOPEN\tFix login\tbug\t2024-01-02", "1. a · b\n  backscroll show X",
+                 "run#1\t0.93\t0.91\t0.88\t12.3",
                  "session \n" + " " * 262144, "1. " + " ·" * 131072,
                  "src/a.py:12: # backscroll show is run by the hook\nREADME.md:3: `backscroll show ID` opens a hit",
                  "1. Install · pip install backscroll\n   then run `backscroll show`", "session 4 · records 1–3 of 9",
