@@ -36,16 +36,15 @@ def masked(text: str, *, double: bool = False, keep_quoted: bool = False) -> str
             blank(i, min(i + 2, n))
             i, word_start = i + 2, False
             continue
+        if text.startswith("$(", i):  # (what a command substitution runs is code, in double quotes too)
+            stack.append("code")
+            depth.append(0)
+            i, word_start = i + 2, True
+            continue
         if context == "dq":
             if ch == '"':
                 stack.pop()
                 depth.pop()
-            elif text.startswith("$(", i):
-                stack.append("code")
-                depth.append(0)
-                i += 2
-                word_start = True
-                continue
             elif double and not keep_quoted:
                 out[i] = " "
             i += 1
@@ -72,12 +71,6 @@ def masked(text: str, *, double: bool = False, keep_quoted: bool = False) -> str
         if ch == '"':
             stack.append("dq")
             depth.append(0)
-        elif text.startswith("$(", i):
-            stack.append("code")
-            depth.append(0)
-            i += 2
-            word_start = True
-            continue
         elif ch == "(":
             depth[-1] += 1
         elif ch == ")":
