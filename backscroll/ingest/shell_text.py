@@ -13,7 +13,7 @@ _OPEN = re.compile(r"(?<!<)<<(?!<)(-?)[ \t]*((?:\\?[\w.-]|'[^'\n]*'|\"[^\"\n]*\"
 # A program on the opening line that reads the heredoc as its script: bash, sh, /bin/zsh, ssh host …
 _READER = re.compile(r"(?:^|[\s;&|(/])(?:(?:ba|z|da|k)?sh|ssh)(?=$|[\s;&|)])")
 _ESCAPED = re.compile(r"\\.", re.S)
-_MAX_HEREDOCS = 16  # (each one read again from the start: a long script of many stops being read for them)
+_MAX_HEREDOCS = 16  # (and functions: each read again from the start, so a script of many stops being read for them)
 _PIPELINE_END = re.compile(r"&&|\|\||[;&\n]")
 
 
@@ -130,7 +130,7 @@ _FUNCTION = re.compile(r"(?:^|(?<=[\s;&|(]))(?:function\s+)?([A-Za-z_][\w-]*)\s*
 def without_uncalled_functions(script: str) -> str:
     """``script`` without the bodies of the functions it defines and never calls (defining one runs nothing)."""
     mask = masked(script)
-    for m in reversed(list(_FUNCTION.finditer(mask))):
+    for m in reversed(list(_FUNCTION.finditer(mask))[:_MAX_HEREDOCS]):  # (as many as heredocs are read for)
         name, depth, end = m.group(1) or m.group(2), 1, m.end()
         while end < len(mask) and depth:
             depth += {"{": 1, "}": -1}.get(mask[end], 0)

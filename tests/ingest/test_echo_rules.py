@@ -186,7 +186,7 @@ def test_a_substitution_is_one_call_and_an_mcp_server_named_in_capitals_is_backs
 def test_long_commands_are_read_in_linear_time():
     """Commands run to 100 KB and more (a minified script inline): each rule reads them in one pass."""
     for command in ("a<<b;" * 40_000, "node -e '" + "h<<f>" * 40_000 + "'", "$(" + " backscroll" * 20_000,
-                    'echo "x" ' * 20_000 + "| backscroll"):
+                    'echo "x" ' * 20_000 + "| backscroll", "cat <<a\na\n" * 25_000, "f(){ :; }; " * 10_000):
         assert not is_query_echo(command)
 
 
