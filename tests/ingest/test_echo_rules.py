@@ -95,6 +95,8 @@ ECHOES = [
     'bs() { backscroll search "$@"; }; bs foo',
     "function f { backscroll search q; }; f",
     'echo "$($(which backscroll) search q)"',
+    "backscroll \\\n  search q",
+    'echo "$(backscroll search "(q)")"',
 ]
 
 NOT_ECHOES = [
