@@ -73,7 +73,6 @@ responses' ``created`` times (clamped to 2..300 s); Moatless turns get seeded ps
 
 from __future__ import annotations
 
-import argparse
 import base64
 import hashlib
 import json
@@ -91,8 +90,8 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from claude_lines import base62, cap, format_ts, stable_hash
-from mirrors import CorpusError, Mirror
+from claude_lines import NumberedLines, base62, cap, format_ts, stable_hash, transcript_path, write_transcript
+from mirrors import CorpusError, Mirror, built, corpus_arguments
 
 VERSION = "2.1.30"
 RESULT_CAP = 30_000
@@ -566,7 +565,7 @@ def spread_starts(session_ids: list[str]) -> dict[str, datetime]:
     return starts
 
 
-class SessionWriter:
+class SessionWriter(NumberedLines):
     """Claude Code transcript lines for one converted trajectory."""
 
     def __init__(self, convo: Convo, session_id: str, start: datetime):
@@ -581,10 +580,6 @@ class SessionWriter:
         self.last_uuid: str | None = None
         self.n = 0
         self.counts: Counter[str] = Counter()
-
-    def _id(self, kind: str) -> str:
-        self.n += 1
-        return str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, f"{self.session_id}:{kind}:{self.n}"))
 
     def _line(self, kind: str, message: dict[str, Any], at: datetime, **extra: Any) -> str:
         uid = self._id(kind)
@@ -836,14 +831,9 @@ def build(out: Path, mirrors: Path, limit: int | None, seed: int, force: bool) -
         convo = ids[sid]
         writer = SessionWriter(convo, sid, starts[sid])
         lines = writer.build()
-        slug = writer.cwd.replace("/", "-")
-        file = projects / slug / f"{sid}.jsonl"
-        file.parent.mkdir(parents=True, exist_ok=True)
-        blob = b"".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-                        for line in lines)
-        file.write_bytes(blob)
+        file = transcript_path(out, writer.cwd, sid)
         total_lines += len(lines)
-        total_bytes += len(blob)
+        total_bytes += write_transcript(file, lines)
         notes.update(convo.notes)
         manifest.append({
             "session_id": sid, "path": str(file.relative_to(out)), "source_repo": convo.source_repo,
@@ -880,21 +870,14 @@ def print_summary(report: dict[str, Any], out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("out", type=Path, help="output directory (gets .claude/projects/ and manifest.json)")
-    ap.add_argument("--mirrors", type=Path, default=Path(os.environ.get("BACKSCROLL_MIRRORS", "/work/.mirror")),
-                    help="directory of bare git mirrors, <owner>+<name>/repo (default: $BACKSCROLL_MIRRORS "
-                         "or /work/.mirror)")
+    ap = corpus_arguments(__doc__, "output directory (gets .claude/projects/ and manifest.json)")
     ap.add_argument("--limit", type=int, default=None, help="keep a seeded, stratified subset of N sessions")
     ap.add_argument("--seed", type=int, default=0, help="seed of the --limit subset (default 0)")
-    ap.add_argument("--force", action="store_true", help="replace a corpus already in OUT")
     args = ap.parse_args(argv)
     if args.limit is not None and args.limit < 1:
         ap.error("--limit must be at least 1")
-    try:
-        report = build(args.out, args.mirrors, args.limit, args.seed, args.force)
-    except CorpusError as exc:
-        print(f"agent_corpus: {exc}", file=sys.stderr)
+    report = built("agent_corpus", lambda: build(args.out, args.mirrors, args.limit, args.seed, args.force))
+    if report is None:
         return 2
     print_summary(report, args.out)
     return 0

@@ -62,9 +62,7 @@ pair, both without user input).
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import re
 import shutil
 import sys
@@ -72,7 +70,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mirrors import CorpusError, Mirror
+from mirrors import CorpusError, Mirror, built, corpus_arguments
 
 FILE_NAME = ".aider.chat.history.md"
 CANONICAL_OUT = Path("/tmp/aider-corpus")
@@ -264,17 +262,10 @@ def print_summary(report: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("out", type=Path, help=f"output directory (always {CANONICAL_OUT} for the frozen queries)")
-    ap.add_argument("--mirrors", type=Path, default=Path(os.environ.get("BACKSCROLL_MIRRORS", "/work/.mirror")),
-                    help="directory of bare git mirrors, <owner>+<name>/repo (default: $BACKSCROLL_MIRRORS "
-                         "or /work/.mirror)")
-    ap.add_argument("--force", action="store_true", help="replace a corpus already in OUT")
+    ap = corpus_arguments(__doc__, f"output directory (always {CANONICAL_OUT} for the frozen queries)")
     args = ap.parse_args(argv)
-    try:
-        report = build(args.out, args.mirrors, args.force)
-    except CorpusError as exc:
-        print(f"aider_corpus: {exc}", file=sys.stderr)
+    report = built("aider_corpus", lambda: build(args.out, args.mirrors, args.force))
+    if report is None:
         return 2
     print_summary(report)
     return 0

@@ -3,10 +3,34 @@ the network, through one ``git cat-file --batch`` process a mirror."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
+
+
+def corpus_arguments(doc: str | None, out_help: str) -> argparse.ArgumentParser:
+    """A corpus script's command line: the output directory, ``--mirrors`` and ``--force``."""
+    ap = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    ap.add_argument("out", type=Path, help=out_help)
+    ap.add_argument("--mirrors", type=Path, default=Path(os.environ.get("BACKSCROLL_MIRRORS", "/work/.mirror")),
+                    help="directory of bare git mirrors, <owner>+<name>/repo (default: $BACKSCROLL_MIRRORS "
+                         "or /work/.mirror)")
+    ap.add_argument("--force", action="store_true", help="replace a corpus already in OUT")
+    return ap
+
+
+def built(prog: str, build: Callable[[], dict]) -> dict | None:
+    """``build()``'s report, or None once a missing mirror, commit or blob has been said on stderr."""
+    try:
+        return build()
+    except CorpusError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return None
 
 
 class CorpusError(Exception):

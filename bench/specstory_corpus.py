@@ -86,9 +86,7 @@ Manifest: per repository ``{"repo", "commit", "slug", "sessions": [...]}``; per 
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import random
 import re
 import shutil
@@ -101,8 +99,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from claude_lines import base62, cap, format_ts, stable_hash
-from mirrors import CorpusError, Mirror
+from claude_lines import NumberedLines, base62, cap, format_ts, stable_hash, transcript_path, write_transcript
+from mirrors import CorpusError, Mirror, built, corpus_arguments
 
 CLAUDE_VERSION = "2.1.30"
 RESULT_CAP = 30_000
@@ -1940,6 +1938,14 @@ def _tool_block(block: str, attrs: dict[str, str]) -> Step:
     return Step("tool", name=cname, input=inp, result=result, source_name=name)
 
 
+def _through(lines: list[str], i: int, end: str) -> tuple[list[str], int]:
+    """The lines from ``i`` through the first that holds ``end``, and that line's index (``len(lines)``: none)."""
+    j = i
+    while j < len(lines) and end not in lines[j]:
+        j += 1
+    return lines[i:j + 1], j
+
+
 def parse_assistant(lines: list[str], notes: Counter[str]) -> list[Step]:
     steps: list[Step] = []
     buf: list[str] = []
@@ -1982,13 +1988,7 @@ def parse_assistant(lines: list[str], notes: Counter[str]) -> list[Step]:
             continue
         if s.startswith("<think>"):
             flush()
-            j = i
-            chunk = []
-            while j < n:
-                chunk.append(lines[j])
-                if "</think>" in lines[j]:
-                    break
-                j += 1
+            chunk, j = _through(lines, i, "</think>")
             raw = "\n".join(chunk)
             raw = raw.split("</think>", 1)[0]
             raw = re.sub(r"^<think>\s*", "", raw.strip())
@@ -2002,13 +2002,7 @@ def parse_assistant(lines: list[str], notes: Counter[str]) -> list[Step]:
         if m := TOOL_USE_OPEN.match(s):
             flush()
             attrs = dict(ATTR.findall(m.group(1)))
-            j = i
-            chunk = []
-            while j < n:
-                chunk.append(lines[j])
-                if "</tool-use>" in lines[j]:
-                    break
-                j += 1
+            chunk, j = _through(lines, i, "</tool-use>")
             if j >= n:
                 notes["unclosed_tool_use"] += 1
             steps.append(_tool_block("\n".join(chunk), attrs))
@@ -2141,7 +2135,7 @@ def first_line(text: str) -> str:
     return ""
 
 
-class ClaudeWriter:
+class ClaudeWriter(NumberedLines):
     """Claude Code transcript lines for one SpecStory export."""
 
     def __init__(self, export: Export, session_id: str, cwd: str, fallback_start: datetime):
@@ -2156,11 +2150,7 @@ class ClaudeWriter:
         self.counts: Counter[str] = Counter()
 
     def path(self, out: Path) -> Path:
-        return out / ".claude" / "projects" / self.cwd.replace("/", "-") / f"{self.session_id}.jsonl"
-
-    def _id(self, kind: str) -> str:
-        self.n += 1
-        return str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, f"{self.session_id}:{kind}:{self.n}"))
+        return transcript_path(out, self.cwd, self.session_id)
 
     def _at(self, given: datetime | None, lo: float, hi: float, extra: float = 0.0) -> datetime:
         paced = self.now + timedelta(seconds=round(self.rng.uniform(lo, hi) + extra, 3))
@@ -2273,12 +2263,8 @@ def build(out: Path, mirrors: Path, force: bool) -> dict[str, Any]:
                 writer = ClaudeWriter(export, sid, cwd, fallback)
                 lines = writer.build()
                 file = writer.path(out)
-                file.parent.mkdir(parents=True, exist_ok=True)
-                blob_out = b"".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-                                    for line in lines)
-                file.write_bytes(blob_out)
                 total_lines += len(lines)
-                total_bytes += len(blob_out)
+                total_bytes += write_transcript(file, lines)
                 notes.update(export.notes)
                 notes.update({k: v for k, v in writer.counts.items() if k.endswith("dropped")})
                 users = export.user_turns
@@ -2322,17 +2308,9 @@ def print_summary(report: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("out", type=Path, help="output directory (gets .claude/projects/ and manifest.json)")
-    ap.add_argument("--mirrors", type=Path, default=Path(os.environ.get("BACKSCROLL_MIRRORS", "/work/.mirror")),
-                    help="directory of bare git mirrors, <owner>+<name>/repo (default: $BACKSCROLL_MIRRORS "
-                         "or /work/.mirror)")
-    ap.add_argument("--force", action="store_true", help="replace a corpus already in OUT")
-    args = ap.parse_args(argv)
-    try:
-        report = build(args.out, args.mirrors, args.force)
-    except CorpusError as exc:
-        print(f"specstory_corpus: {exc}", file=sys.stderr)
+    args = corpus_arguments(__doc__, "output directory (gets .claude/projects/ and manifest.json)").parse_args(argv)
+    report = built("specstory_corpus", lambda: build(args.out, args.mirrors, args.force))
+    if report is None:
         return 2
     print_summary(report)
     return 0

@@ -92,7 +92,6 @@ kept per-step times: a reply takes a seeded pseudo-random 3..20 s plus its lengt
 
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import os
@@ -109,8 +108,8 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from claude_lines import base62, cap, format_ts, stable_hash
-from mirrors import CorpusError, Mirror
+from claude_lines import NumberedLines, base62, cap, format_ts, stable_hash, transcript_path, write_transcript
+from mirrors import CorpusError, Mirror, built, corpus_arguments
 
 CLAUDE_VERSION = "2.1.30"
 CODEX_VERSION = "0.63.0"
@@ -581,7 +580,7 @@ def first_prompt(convo: Convo, session_id: str) -> str:
     return f"{lead}\n\n{problem}" if lead else problem
 
 
-class ClaudeWriter:
+class ClaudeWriter(NumberedLines):
     """Claude Code transcript lines for one converted trajectory."""
 
     def __init__(self, convo: Convo, session_id: str, start: datetime):
@@ -597,11 +596,7 @@ class ClaudeWriter:
         self.counts: Counter[str] = Counter()
 
     def path(self, out: Path) -> Path:
-        return out / ".claude" / "projects" / self.cwd.replace("/", "-") / f"{self.session_id}.jsonl"
-
-    def _id(self, kind: str) -> str:
-        self.n += 1
-        return str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, f"{self.session_id}:{kind}:{self.n}"))
+        return transcript_path(out, self.cwd, self.session_id)
 
     def _line(self, kind: str, message: dict[str, Any], at: datetime, **extra: Any) -> str:
         uid = self._id(kind)
@@ -907,12 +902,8 @@ def build(out: Path, mirrors: Path, limit: int | None, seed: int, force: bool) -
         writer: ClaudeWriter | CodexWriter = (CodexWriter if sid in codex else ClaudeWriter)(convo, sid, starts[sid])
         lines = writer.build()
         file = writer.path(out)
-        file.parent.mkdir(parents=True, exist_ok=True)
-        blob = b"".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-                        for line in lines)
-        file.write_bytes(blob)
         total_lines += len(lines)
-        total_bytes += len(blob)
+        total_bytes += write_transcript(file, lines)
         notes.update(convo.notes)
         stamped = [line["timestamp"] for line in lines if "timestamp" in line]
         rel = str(file.relative_to(out))
@@ -950,22 +941,14 @@ def print_summary(report: dict[str, Any], out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("out", type=Path, help="output directory (gets .claude/projects/, .codex/sessions/ and "
-                                           "manifest.json)")
-    ap.add_argument("--mirrors", type=Path, default=Path(os.environ.get("BACKSCROLL_MIRRORS", "/work/.mirror")),
-                    help="directory of bare git mirrors, <owner>+<name>/repo (default: $BACKSCROLL_MIRRORS "
-                         "or /work/.mirror)")
+    ap = corpus_arguments(__doc__, "output directory (gets .claude/projects/, .codex/sessions/ and manifest.json)")
     ap.add_argument("--limit", type=int, default=None, help="keep a seeded, stratified subset of N sessions")
     ap.add_argument("--seed", type=int, default=0, help="seed of the --limit subset (default 0)")
-    ap.add_argument("--force", action="store_true", help="replace a corpus already in OUT")
     args = ap.parse_args(argv)
     if args.limit is not None and args.limit < 1:
         ap.error("--limit must be at least 1")
-    try:
-        report = build(args.out, args.mirrors, args.limit, args.seed, args.force)
-    except CorpusError as exc:
-        print(f"sweagent_acr_corpus: {exc}", file=sys.stderr)
+    report = built("sweagent_acr_corpus", lambda: build(args.out, args.mirrors, args.limit, args.seed, args.force))
+    if report is None:
         return 2
     print_summary(report, args.out)
     return 0
