@@ -25,7 +25,7 @@ from backscroll.sanitize import MESSAGE_MAX, shorten
 from backscroll.store.archive_filters import where_sql
 from backscroll.store.archive_pg import Archive
 from backscroll.store.db import content_hash
-from backscroll.types import CONTENT_TYPES, EMBEDDED_TYPES, MAX_TEXT_BYTES, Filters, Hit, session_title
+from backscroll.types import CONTENT_TYPES, EMBEDDED_TYPES, Filters, Hit, session_title
 
 Key = tuple[str, str, str]  # (member, machine, record_id)
 PER_WORD = 5000  # rows a query word proposes at most: ranking that many is what a search can afford
@@ -79,11 +79,11 @@ def shown(row: dict) -> dict:
     """``row`` as it may be shown: bounded (``bounded``; its text to what a local store keeps) and redacted with
     today's rules, whoever pushed it and with whatever rules (an older client's, or a row written by hand)."""
     from backscroll.ingest.redact import redact_optional
+    from backscroll.ingest.rows import cap_text
 
     row = bounded(row)
-    text = row.get("text")
-    if isinstance(text, str) and len(text) > MAX_TEXT_BYTES:
-        row["text"], row["text_truncated"] = text[:MAX_TEXT_BYTES], True
+    if isinstance(text := row.get("text"), str) and (cut := cap_text(text))[1]:
+        row["text"], row["text_truncated"] = cut
     return {**row, **{k: redact_optional(v) for k in (*BOUNDED, "text", "first_prompt")
                       if isinstance(v := row.get(k), str)}}
 
