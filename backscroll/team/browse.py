@@ -73,15 +73,7 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
     ident = ident.strip()
     with _open(cfg, archive) as a:
         member = member_named(a.member_names, member)
-        focus = a.record_row(ident, member)
-        key = None if focus is not None else _session_key(a, ident, member)
-        if focus is None and key is None:
-            focus = _record_named(a, ident, member)
-        if focus is not None:
-            key = (focus["member"], focus["machine"], focus["session_id"])
-        if key is None:
-            raise NotFoundError(f"no record or session {ident!r} in the team archive"
-                                + (f" pushed by {member}" if member else ""))
+        focus, key = _named(a, ident, member, "no record or session")
         rows = a.session_records(*key)
         head = a.session_row(*key)
         others = [] if member else [(m, h) for m, h in a.session_copies(key[2]) if (m, h) != key[:2]]
@@ -109,15 +101,21 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
 def session_named(a: Archive, ident: str, member: str | None = None) -> str:
     """The archive's session ``ident`` names, as ``--session`` names one locally (``browse.session_named``): a
     record's id (or the start of one) or its own (or the start of it)."""
-    ident = ident.strip()
-    if (row := a.record_row(ident, member)) is not None:
-        return row["session_id"]
-    if (key := _session_key(a, ident, member)) is not None:
-        return key[2]
-    if (row := _record_named(a, ident, member)) is not None:
-        return row["session_id"]
-    raise NotFoundError(f"no session with id {ident!r} in the team archive"
-                        + (f" pushed by {member}" if member else ""))
+    return _named(a, ident.strip(), member, "no session with id")[1][2]
+
+
+def _named(a: Archive, ident: str, member: str | None, missing: str) -> tuple[dict | None, tuple[str, str, str]]:
+    """The record ``ident`` names (None when it names a session) and its session's ``(member, machine, session)``:
+    a record's whole id, a session's whole id or unique start, a record's unique start, in that order."""
+    focus = a.record_row(ident, member)
+    key = None if focus is not None else _session_key(a, ident, member)
+    if focus is None and key is None:
+        focus = _record_named(a, ident, member)
+    if focus is not None:
+        key = (focus["member"], focus["machine"], focus["session_id"])
+    if key is None:
+        raise NotFoundError(f"{missing} {ident!r} in the team archive" + (f" pushed by {member}" if member else ""))
+    return focus, key
 
 
 def _session_key(a: Archive, ident: str, member: str | None) -> tuple[str, str, str] | None:
