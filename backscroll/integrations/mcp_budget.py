@@ -20,9 +20,8 @@ NOTE_CHARS = 300  # room kept for the note saying what was left out
 
 def search_budget(args: dict[str, Any]) -> dict[str, Any]:
     """A search's arguments within the budget: ``max_tokens`` and ``max_chars`` at most this module's."""
-    tokens, chars = args.get("max_tokens"), args.get("max_chars")
-    return {**args, "max_tokens": min(tokens or SEARCH_TOKENS, SEARCH_TOKENS),
-            "max_chars": min(chars or MAX_TEXT_CHARS, MAX_TEXT_CHARS)}
+    return {**args, "max_tokens": min(args.get("max_tokens") or SEARCH_TOKENS, SEARCH_TOKENS),
+            "max_chars": text_chars(args.get("max_chars") or 0)}
 
 
 def text_chars(max_chars: int) -> int:
