@@ -60,6 +60,7 @@ _WHICH = re.compile(r"\$\(\s*(?:which|command\s+-v|type\s+-[pP])\s+(?P<a>[\w./-]
 # ``echo 'backscroll search …' | bash``: the echoed words are the script.
 _PIPED_SCRIPT = re.compile(r"\b(echo|printf)\s+(-[neE]+\s+)?(?:'([^'\n]*+)'|\"((?:[^\"\\\n]|\\.)*+)\")\s*\|\s*"
                            r"(?:\S*/)?(?:ba|z|da|k)?sh(?=$|[\s;&|)])")
+_COMMENT_START = re.compile(r"(?:^|[\s;&|(`])#")  # (a # that may start a comment: at a word's start)
 _CONTINUED = re.compile(r"\\\r?\n")  # a line ended with a backslash goes on on the next
 _DOUBLE_QUOTED_ESCAPE = re.compile(r"\\([\\\"$`])")
 _PROGRAM_NAME = re.compile(r"backscroll(?:\.exe)?(?:(?:@|==|>=|~=)\S*)?")  # (``uvx backscroll@latest``)
@@ -192,13 +193,16 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
             command = _WHICH.sub(lambda m: m.group("a") or m.group("b"), command)
         command, bodies = without_heredoc_bodies(command) if "<<" in command else (command, [])
         command = without_uncalled_functions(command) if "()" in command or "function" in command else command
-        simple = split_commands(_CONTINUED.sub(" ", masked(command, keep_quoted=True)))  # (comments out, lines joined)
-        if PROGRAM in command:  # (what a substitution or a piped echo runs: not a word of another command)
+        # (comments out, lines joined; the masks are read only where a command could hold what they tell apart)
+        commented = _COMMENT_START.search(command) is not None
+        simple = split_commands(_CONTINUED.sub(" ", masked(command, keep_quoted=True) if commented else command))
+        substituted, piped = "(" in command or "`" in command, "|" in command and _PIPED_SCRIPT.search(command)
+        if PROGRAM in command and (substituted or piped):  # (a substitution's or a piped echo's run)
             code, words = masked(command), masked(command, double=True)
-            for m in (*_SUBSTITUTION.finditer(code), *_SUBSTITUTION.finditer(words)):  # (words: "(q)" in one)
-                ran = command[slice(*m.span(1 if m.group(1) is not None else 2))]
+            for m in (*_SUBSTITUTION.finditer(code), *_SUBSTITUTION.finditer(words)) if substituted else ():
+                ran = command[slice(*m.span(1 if m.group(1) is not None else 2))]  # (words: "(q)" in one)
                 found.extend(retrieval_calls(ran, _depth + 1) if PROGRAM in ran else ())
-            for m in _PIPED_SCRIPT.finditer(command) if "|" in command else ():
+            for m in _PIPED_SCRIPT.finditer(command) if piped else ():
                 if words[m.start()] != " " and _reads_stdin(command, m.end()):  # (an echo in quotes runs nothing)
                     found.extend(retrieval_calls(_echoed(m), _depth + 1))
         for body in bodies:  # (an unquoted heredoc's body: its substitutions run)
