@@ -3,7 +3,9 @@
 The ``.txt`` form, as public readers describe it: a ``user:`` or ``assistant:`` (or ``A:``) line
 starts a message; in an assistant message ``[Thinking] ...`` starts a thought (to a blank line),
 ``[Tool call] <name>`` a call whose indented ``key: value`` lines are its arguments, and
-``[Tool result] <name>`` that call's output (to the next marker); other lines are the answer.
+``[Tool result] <name>`` that call's output (to the next marker); other lines are the answer. A result carries
+no call id: it answers the first call of its name in the turn not yet answered (calls made together are answered
+in their order).
 
 A transcript is only ever appended to, so re-reading it re-emits the same record ids (``<id>:<line>#<n>``)
 and stores only what is new; a last line still being written (no newline, not yet JSON) is left for
@@ -138,6 +140,15 @@ def text_records(text: str, session: SessionInfo, state: TranscriptState) -> lis
     body: list[str] = []
     args: dict[str, str] = {}
     last_arg = ""
+    unanswered: list[tuple[str, str]] = []  # (name, record id) of this turn's calls, in their order
+
+    def answered(result_name: str) -> str | None:
+        """The id of the call a result of ``result_name`` answers (any name: the first unanswered call)."""
+        for i, (call_name, call_rid) in enumerate(unanswered):
+            if not result_name or call_name == result_name:
+                del unanswered[i]
+                return call_rid
+        return None
 
     def flush() -> None:
         nonlocal kind, body, args, last_arg
@@ -152,8 +163,11 @@ def text_records(text: str, session: SessionInfo, state: TranscriptState) -> lis
             call, command = _call(name or "tool", args or None)
             records.append(Record(rid, "tool", "tool", call, start, state.ts, state.cwd, name or "tool", rid,
                                   command=command))
-        elif kind == "result" and joined:
-            records.append(Record(rid, "tool", "tool", joined, start, state.ts, state.cwd))
+            unanswered.append((name or "tool", rid))
+        elif kind == "result":
+            call_rid = answered(name)  # (an empty output answers its call too)
+            if joined:
+                records.append(Record(rid, "tool", "tool", joined, start, state.ts, state.cwd, None, call_rid))
         elif kind == "thinking" and joined:
             records.append(Record(rid, "assistant", "reasoning", joined, start, state.ts, state.cwd))
         elif kind == "text" and role == "user":
@@ -171,6 +185,8 @@ def text_records(text: str, session: SessionInfo, state: TranscriptState) -> lis
         if found_role:
             flush()
             role = "user" if found_role.group(1) == "user" else "assistant"
+            if role == "user":
+                unanswered.clear()  # (a call left unanswered when the person spoke is answered by nothing after)
             continue
         if mark:
             flush()

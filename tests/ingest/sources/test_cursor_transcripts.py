@@ -232,6 +232,31 @@ def test_a_text_transcript_call_without_named_arguments_after_one_with_them_is_r
     assert state.cwd is None  # (a line of the input is no argument)
 
 
+def test_a_text_transcript_result_answers_its_call_in_order():
+    text = ("user:\nlook around\n\nassistant:\n[Tool call] Shell\n  command: ls\n[Tool call] Read\n  path: a.py\n"
+            "[Tool call] Shell\n  command: pwd\n\n[Tool result] Read\nprint(1)\n\n[Tool result] Shell\n\n"
+            "[Tool result] Shell\n/w\n\nuser:\nagain\n\nassistant:\n[Tool result] Shell\nstray\n")
+    recs = text_records(text, SessionInfo("s", "cursor"), TranscriptState())
+    calls = {r.text: r.record_id for r in recs if r.tool_name}
+    results = {r.text: r.tool_call_id for r in recs if r.role == "tool" and not r.tool_name}
+    # (the first Shell's output was empty: it answers the first Shell call all the same)
+    assert results == {"print(1)": calls["Read\npath: a.py"], "/w": calls["pwd"], "stray": None}
+
+
+def test_a_text_transcript_backscroll_search_output_is_an_echo(backscroll_home, backscroll_index):
+    sid = "0b9c2f7e-1d3a-4c5b-8e6f-7a8b9c0d1e2f"
+    text = ("user:\n<user_query>\nwhat did we decide about retries?\n</user_query>\n\nassistant:\n"
+            "[Tool call] Shell\n  command: backscroll search 'retry policy'\n\n"
+            "[Tool result] Shell\nWe settled on exponential backoff with jitter, five tries.\n\n"
+            "assistant:\nPast sessions chose exponential backoff.\n")
+    jsonl = place(backscroll_home.home, "", sid=sid, slug="work-proj")
+    jsonl.rename(jsonl.with_suffix(".txt")).write_text(text)
+    backscroll_index(embed=False)
+    got = rows(backscroll_home, "SELECT role, is_call, is_echo, tool_name, text FROM records ORDER BY id")
+    assert [(r["role"], r["is_call"], r["is_echo"], r["tool_name"]) for r in got] == [
+        ("user", 0, 0, None), ("tool", 1, 1, "Shell"), ("tool", 0, 1, "Shell"), ("assistant", 0, 0, None)]
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=5),
