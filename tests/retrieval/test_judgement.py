@@ -140,6 +140,18 @@ def test_a_window_that_holds_nothing_says_so(shop, backscroll_index, backscroll_
     assert any("nothing was recorded then" in n for n in result.notes)
 
 
+
+def test_a_question_about_a_time_pages_through_its_sessions(shop, backscroll_index, backscroll_search):
+    """October holds two sessions: a page of one says there is more, and the next page says there is not."""
+    backscroll_index()
+    first = backscroll_search("what did we do in October", now=NOW, limit=1)
+    assert len(first.results) == 1 and first.has_more
+    second = backscroll_search("what did we do in October", now=NOW, limit=1, offset=1, rerun=True)
+    assert len(second.results) == 1 and not second.has_more
+    assert second.results[0].session_id != first.results[0].session_id
+    by_session = backscroll_search("what did we do in October", now=NOW, limit=1, by_session=True, rerun=True)
+    assert len(by_session.sessions) == 1 and by_session.has_more
+
 # -- exact strings ----------------------------------------------------------------------------------
 
 def test_an_exact_error_message_beats_a_paraphrase_rich_neighbour(session_builder, backscroll_index,
