@@ -175,9 +175,8 @@ def stderr_hints(result: SearchResult, offset: int = 0) -> list[str]:
     from backscroll.retrieval.judgement import NOTHING_STRONG
 
     lines = [n for n in result.notes if not n.startswith(NOTHING_STRONG)]
-    if result.weak_matches and not result.results:
-        n = len(result.weak_matches)
-        lines.append(f"{NOTHING_STRONG}; {n} weak match{'es' if n != 1 else ''}: --weak to see them")
+    if result.weak_matches and not result.results:  # (no count: the page holds as many as -n, not all there are)
+        lines.append(f"{NOTHING_STRONG}; weak matches held back: --weak to see them")
     if result.echoes_hidden:
         lines.append(
             f"{result.echoes_hidden} query {'echo' if result.echoes_hidden == 1 else 'echoes'} hidden "
