@@ -83,7 +83,8 @@ class SearchRequest:
                                       "timestamp, today, "
                                       "yesterday, an age (30m, 12h, 7d, 2w, 3mo, 1y), or a date as a query "
                                       "names one (last August, last week).",
-                                brief="Newer than: 2026-10-01, 7d, 2w, 12h, today.", metavar="WHEN", group="filter")
+                                brief="Newer than: 2026-10, 7d, 3mo, today, last week.", metavar="WHEN",
+                                group="filter")
     until: str | None = _option(None, "Only records up to this (same forms as since; a date includes its day).",
                                 brief="Up to this, its day included (same forms).", metavar="WHEN", group="filter")
     role: str | None = _option(None, "Prefer records of this role (a hint: what it hides comes back under "
@@ -93,7 +94,8 @@ class SearchRequest:
                                        "subagent (agent), or by the harness (a hint).", choices=AUTHORS,
                          brief="Who wrote the user text.", group="hint")
     agent: str | None = _option(None, "Prefer sessions of this agent (a hint).", choices=AGENT_NAMES,
-                        brief="claude, codex, gemini, cursor, … (status lists all).", metavar="NAME", group="hint")
+                        brief="claude, codex, aider, cursor, … (a wrong name lists all).", metavar="NAME",
+                        group="hint")
     content_type: str | None = _option(
         None, "Prefer this kind of record (a hint): text (prose), tool (commands and their output, including "
               "query echoes), reasoning (the agent's thinking) or summary (compaction summaries).",
@@ -125,11 +127,13 @@ class SearchRequest:
     weak: bool = _option(False, "Also put weak matches in results: records that share a word or two with the "
                                 "query, or are only vaguely related in meaning (held back in weak_matches "
                                 "otherwise).", brief="Also show weak matches.")
-    strict: bool = _option(False, "Treat role, author, agent and content_type as hard filters (no "
-                                  "also_matching).", brief="Make these hard filters (no 'also matching').",
+    strict: bool = _option(False, "Treat role, author, agent and content_type as hard filters, and look nowhere "
+                                  "outside the filters (no also_matching).",
+                           brief="Hard filters: no 'also matching' at all.",
                            group="hint")
-    rerun: bool = _option(False, "Run the search even if this session already ran it in this turn.", asks=False,
-                          brief="Run a repeat anyway.")
+    rerun: bool = _option(False, "Run the search even if this session already ran it in this turn (an agent's "
+                                 "repeat gets a note that its results are above, not the results again).", asks=False,
+                          brief="Run even a repeat.")
     caller_session: str | None = None  # the agent session calling, when it says so ($BACKSCROLL_SESSION_ID)
     caller_argv: tuple[str, ...] | None = None  # this process's argv, found in the calling session's log
     caller_mcp: bool = False  # the call arrived over MCP: its in-flight call in a session's log names the caller

@@ -39,7 +39,7 @@ OUTPUT = (
           "PATH", multiple=True),
     Param("as_json", ("--json",), bool, False, "One JSON document.", group="output"),
     Param("fmt", ("--format", "-f"), str, None, "Output format.", "human|json|jsonl|tsv|ids", "output"),
-    Param("ids", ("--ids",), bool, False, "Only record ids.", group="output"),
+    Param("ids", ("--ids",), bool, False, "Only ids, one a line.", group="output"),
     Param("fields", ("--fields",), str, None, "JSON: only these hit fields.", "A,B", "output"),
     Param("max_bytes", ("--max-bytes",), int, None, "JSON: whole hits in N bytes.", "N", "output", minimum=1),
     Param("pretty", ("--pretty",), bool, False, "Indented JSON.", group="output"),

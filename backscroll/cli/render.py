@@ -11,12 +11,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from backscroll.cli.terminal import clean, clean_line, console, label
 from backscroll.dates import human_age
-from backscroll.sanitize import escaped_controls
 from backscroll.types import Hit, SearchResult
 
 
@@ -200,92 +198,3 @@ def stderr_hints(result: SearchResult, offset: int = 0) -> list[str]:
 def write_stderr(lines: list[str]) -> None:
     for line in lines:
         sys.stderr.write(clean(line) + "\n")
-
-
-# -- output for agents and pipes: json, jsonl, tsv, ids -------------------------------------------
-
-FORMATS = ("human", "json", "jsonl", "tsv", "ids")
-
-
-def hit_fields(hit: dict, fields: tuple[str, ...] | None) -> dict:
-    return {k: hit[k] for k in fields} if fields else hit
-
-
-def check_fields(spec: str | None) -> tuple[str, ...] | None:
-    """``--fields a,b,c`` as a tuple of hit fields (a usage error names the known ones)."""
-    from backscroll.errors import UsageError
-
-    if not spec:
-        return None
-    known = tuple(Hit.__dataclass_fields__)
-    known = tuple(k for k in known if k not in ("highlights", "rowid", "is_call"))
-    fields = tuple(dict.fromkeys(f.strip() for f in spec.split(",") if f.strip()))
-    unknown = [f for f in fields if f not in known]
-    if unknown or not fields:
-        raise UsageError(f"unknown field(s) for --fields: {', '.join(unknown) or '(none given)'}",
-                         hint=f"known: {', '.join(known)}")
-    return fields
-
-
-def search_document(result: SearchResult, fields: tuple[str, ...] | None, max_bytes: int | None,
-                    dumps) -> tuple[bytes, SearchResult]:
-    """The ``--json`` document, its hits cut to ``fields``, and the result as sent: with ``max_bytes``, as many
-    whole hits as fit, the last ones dropped first (``omitted_for_budget`` counts them too)."""
-    omitted = 0
-    while True:
-        doc = result.to_dict()
-        for name in ("results", "also_matching", "weak_matches"):
-            doc[name] = [hit_fields(h, fields) for h in doc[name]]
-        doc["omitted_for_budget"] += omitted
-        data = dumps(doc)
-        if max_bytes is None or len(data) + 1 <= max_bytes or not (
-                result.results or result.also_matching or result.weak_matches):
-            return data, result
-        result, omitted = without_last(result), omitted + 1
-
-
-def without_last(result: SearchResult) -> SearchResult:
-    """``result`` without its last hit: a weak match, else one also matching, else a result, which the next page
-    then starts with (``budget.with_results``)."""
-    from backscroll.retrieval.budget import with_results
-
-    if result.weak_matches:
-        return replace(result, weak_matches=result.weak_matches[:-1])
-    if result.also_matching:
-        return replace(result, also_matching=result.also_matching[:-1])
-    return with_results(result, result.results[:-1])
-
-
-def jsonl_lines(result: SearchResult, fields: tuple[str, ...] | None, max_bytes: int | None
-                ) -> tuple[list[bytes], int, SearchResult]:
-    """One compact JSON object per hit (``list`` says results or also_matching); the first lines within
-    ``max_bytes``, how many were left out, and the result as sent."""
-    import orjson
-
-    from backscroll.retrieval.budget import with_results
-
-    every = [(name, h) for name, hits in (("results", result.results), ("also_matching", result.also_matching))
-             for h in hits]
-    lines: list[bytes] = []
-    used = 0
-    for name, h in every:
-        line = escaped_controls(orjson.dumps({"schema_version": result.schema_version, "list": name,
-                                              **hit_fields(h.to_dict(), fields)})) + b"\n"
-        if max_bytes is not None and used + len(line) > max_bytes:
-            break
-        used += len(line)
-        lines.append(line)
-    sent, n = len(lines), len(result.results)  # (the lines hold the results first, then those also matching)
-    kept = with_results(result, result.results[:sent]) if sent < n else result
-    return lines, len(every) - sent, replace(kept, also_matching=result.also_matching[:max(0, sent - n)])
-
-
-def tsv_lines(result: SearchResult) -> list[str]:
-    """``record id, age, agent, project, snippet`` per hit, tab-separated (for fzf, cut, awk); a team archive's hit
-    adds whose it is, ``member@machine``, last (the columns before stay where they are)."""
-    out = []
-    for h in (*result.results, *result.also_matching):
-        cells = (h.record_id, human_age(h.timestamp), h.agent, h.project or "-", h.snippet,
-                 *((f"{h.member}@{h.machine}",) if h.member else ()))
-        out.append("\t".join(clean(" ".join(str(c).split())) for c in cells))
-    return out

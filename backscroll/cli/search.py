@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
     import typer
 
-FILTERS, HINTS, OUTPUT = "Filters", "Hints (what they hide comes back as 'also matching')", "Output"
+FILTERS = "Filters (if nothing inside, up to 3 from outside are 'also matching')"
+HINTS, OUTPUT = "Hints (what they hide comes back as 'also matching')", "Output"
 EPILOG = (
     "Examples:  backscroll search what did we decide about the job queue  ·  "
     "backscroll search \"UniqueViolation\" -t tool --since 2w  ·  "
@@ -88,7 +89,7 @@ def search(**given: Any) -> None:
     asked = {p.name: given.pop(p.name) for p in search_command.request_params()}
     query, no_sync, source, as_json, fmt, ids, fields, max_bytes, pretty, no_pager = (given.pop(name) for name in (
         "query", "no_sync", "source", "as_json", "fmt", "ids", "fields", "max_bytes", "pretty", "no_pager"))
-    from backscroll.cli.render import FORMATS
+    from backscroll.cli.render_machine import FORMATS
 
     chosen = [name for name, on in (("--json", as_json), ("--ids", ids), (f"--format {fmt}", fmt)) if on]
     if len(chosen) > 1 and not (chosen[1:] == ["--format json"] and as_json):
@@ -107,7 +108,7 @@ def search(**given: Any) -> None:
     common.STATE.pager = common.STATE.pager and not no_pager
 
     def body() -> int:
-        from backscroll.cli.render import check_fields
+        from backscroll.cli.render_machine import check_fields
 
         wanted = check_fields(fields)
         text = " ".join(query)
@@ -125,35 +126,31 @@ def search(**given: Any) -> None:
         with common.archive(cfg) as bs:
             result = bs.search(text, **asked, sync=not no_sync, caller_session=caller_session,
                                caller_argv=None if person else sys.argv[1:], rerun_hint=RERUN, **bars)
-        from backscroll.cli import render
+        from backscroll.cli import render, render_machine
 
         offset = asked.get("offset") or 0
         first: list[str] = []
         hints: list[str] = []
         found = bool(result.results)
         if out_format == "json":
-            data, result = render.search_document(result, wanted, max_bytes, common.json_bytes)
+            data, result = render_machine.search_document(result, wanted, max_bytes, common.json_bytes)
             sys.stdout.buffer.write(data + b"\n")
         elif out_format == "jsonl":
-            lines, omitted, result = render.jsonl_lines(result, wanted, max_bytes)
+            lines, omitted, result = render_machine.jsonl_lines(result, wanted, max_bytes)
             sys.stdout.buffer.write(b"".join(lines))
             if omitted:
                 hints.append(f"{omitted} hit(s) left out to stay within --max-bytes {max_bytes}")
             if not lines and result.repeated and result.notes:  # (no line to carry it: say why there is none)
                 first.append(result.notes[0])
         elif out_format in ("tsv", "ids"):
-            from backscroll.cli.terminal import clean_line
-
-            rows = render.tsv_lines(result) if out_format == "tsv" else [
-                clean_line(h.record_id) for h in (*result.results, *result.also_matching)]
+            rows = render_machine.tsv_lines(result) if out_format == "tsv" else render_machine.id_lines(result)
             sys.stdout.write("".join(r + "\n" for r in rows))
-            if result.also_matching:  # (the lines carry no mark of it: say which they are)
-                n = len(result.also_matching)
-                hints.append(f"the last {n} line{'s are' if n != 1 else ' is'} "
-                             + render.also_heading(result, asked).removesuffix(":").replace("Also", "also", 1))
+            if result.also_matching:
+                hints.append(render_machine.left_out_of_lines(result, asked))
             if not rows and render.says_no_matches(result):
                 first.append(result.notes[0] if result.repeated and result.notes else
-                             f"No matches past --offset {offset}." if offset else "No matches.")
+                             f"No matches past --offset {offset}." if offset else
+                             "No matches with those filters." if result.also_matching else "No matches.")
         else:
             common.paged(lambda: render.print_result(result, color=common.color_enabled(sys.stdout), offset=offset,
                                                      given=asked))

@@ -357,6 +357,19 @@ def test_tsv_and_ids_for_fzf(corpus):
     assert r.stdout == "" and "No matches." in r.stderr
 
 
+def test_by_session_ids_and_tsv_give_a_line_per_session(corpus):
+    """``--by-session`` is one entry per session in every format: a session id per line, which ``show`` opens."""
+    data = json.loads(cli("search", "pgbouncer", "--by-session", "--json", "--no-sync").stdout)
+    sessions = [s["session_id"] for s in data["sessions"]]
+    assert sessions
+    assert cli("search", "pgbouncer", "--by-session", "--ids", "--no-sync", "--rerun").stdout.split() == sessions
+    rows = [line.split("\t") for line in
+            cli("search", "pgbouncer", "--by-session", "-f", "tsv", "--no-sync", "--rerun").stdout.splitlines()]
+    assert [r[0] for r in rows] == sessions and all(len(r) == 5 for r in rows)
+    assert rows[0][4] == " ".join((data["sessions"][0]["title"] or "(untitled)").split())
+    assert cli("show", sessions[0], "--no-sync").exit_code == 0
+
+
 def test_version_names_the_model_and_schema():
     from backscroll.store.schema import schema_version
 

@@ -46,12 +46,12 @@ def test_the_command_line_says_where_the_matches_are(two_projects):
     r = CliRunner().invoke(app, ["search", "InvoiceReconciler.reconcile_batch", "-p", "web", "--mode", "lexical"])
     assert r.exit_code == 0
     assert "Also matching without --project web (outside what they leave)" in r.output
-    for fmt in (["--ids"], ["--format", "tsv"]):  # (lines that carry no heading: stderr says which they are)
+    for fmt in (["--ids"], ["--format", "tsv"]):  # (a line carries no mark: a script takes each for one in scope)
         r = CliRunner().invoke(app, ["search", "InvoiceReconciler.reconcile_batch", "-p", "web", "--mode", "lexical",
                                      *fmt])
-        n = len(r.stdout.splitlines())
-        assert n >= 1 and f"the last {n} line{'s are' if n != 1 else ' is'} also matching without --project web" \
-            in r.stderr, (fmt, r.stderr)
+        assert r.exit_code == 0 and r.stdout == "", (fmt, r.stdout)
+        assert "No matches with those filters." in r.stderr and "left out of these lines: " in r.stderr \
+            and "also matching without --project web" in r.stderr and "--json or -f jsonl lists them" in r.stderr
 
 
 def test_a_date_filter_left_behind_is_named_as_it_was_given(two_projects):
