@@ -175,7 +175,7 @@ class StatusReport(_Mapping):
     echoes: int = 0
     agents: dict[str, AgentStatus] = field(default_factory=dict)
     projects: list[ProjectStatus] = field(default_factory=list)
-    last_sync: str | None = None  # the newest record's time
+    last_sync: str | None = None  # when a session file was last read (by an index or a search's sync)
     last_index_run: str | None = None  # when an index or a search's sync last finished
     files: int = 0
     redactions: dict[str, int] = field(default_factory=dict)

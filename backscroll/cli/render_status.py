@@ -52,10 +52,10 @@ def _bold(text: str) -> Text:
 def _counts(out: Console, r: StatusReport) -> None:
     from backscroll.dates import local_time
 
-    out.print(Text.assemble(_bold(str(r.sessions)), " sessions, ", _bold(str(r.records)), " records ",
-                            f"({r.echoes} query echoes)"))
-    out.print(f"last index run {local_time(r.last_index_run) or 'never'}, "
-              f"last new record {local_time(r.last_sync) or 'never'}")
+    out.print(Text.assemble(_bold(f"{r.sessions:,}"), " sessions, ", _bold(f"{r.records:,}"), " records ",
+                            f"({r.echoes:,} query echoes)"))
+    out.print(f"last index run {local_time(r.last_index_run) or 'never'}, "  # (a search's sync reads new lines too)
+              f"new session lines last read {local_time(r.last_sync) or 'never'}")
     emb = r.embeddings
     if emb.prose_records:
         line = f"embedded {emb.embedded:,} / {emb.prose_records:,} prose records"

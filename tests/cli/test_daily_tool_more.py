@@ -187,7 +187,8 @@ def test_every_index_run_records_its_time_even_when_nothing_changed(small, backs
     assert run_cli(small, "index", "--no-embed").returncode == 0  # nothing new to read
     doc = json.loads(run_cli(small, "status", "--json").stdout)
     assert doc["last_index_run"] > "2020-01-01T00:00:00.000Z" and doc["last_sync"] == first_change
-    assert "last index run 20" in run_cli(small, "status").stdout
+    shown = run_cli(small, "status").stdout
+    assert "last index run 20" in shown and "new session lines last read 20" in shown, "not the newest record's time"
 
 
 def test_status_prints_its_paths_before_the_corrupt_store_error(small):
