@@ -5,7 +5,8 @@ Candidates are the words of records Tantivy's fuzzy query finds for the word; th
 Damerau-Levenshtein distance (rapidfuzz) wins, then the more common one: one edit away for a word of up to six
 letters, two for a longer one ("spiked" is not "speed", nor "outage" "usage").
 Only plain words of a sensible length that are no word of English ("leap" is not a typo of "lead") are looked at: a
-token or a key pasted into a query is never echoed back.
+token or a key pasted into a query is never echoed back. A word with accents may mean only itself without them, and
+letters of a hash are no correction.
 The British and American spellings come from breame's word list.
 """
 
@@ -30,14 +31,30 @@ def nearest(word: str, candidates: Iterable[str], doc_freq: Callable[[str], int]
     from rapidfuzz.distance import DamerauLevenshtein
 
     limit = 1 if len(word) <= SHORT else 2
+    plain = None if word.isascii() else unaccented(word)  # ("café" may mean "cafe", never "cafd")
     scored = []
     for cand in set(candidates):
-        if cand == word or not cand.isalpha():
+        if cand == word or not cand.isalpha() or (plain is not None and cand != plain) or hex_fragment(cand):
             continue
         d = DamerauLevenshtein.distance(word, cand, score_cutoff=limit)
         if d <= limit:
             scored.append((d, -doc_freq(cand), cand))
     return min(scored)[2] if scored else None
+
+
+def unaccented(word: str) -> str:
+    """``word`` without its accents ("naïve": "naive"). Pure."""
+    import unicodedata
+
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def hex_fragment(word: str) -> bool:
+    """Whether ``word`` is letters of a hash or an id cut apart by the tokenizer ("cafd", "bdef"), no word of
+    English ("face", "decade" are). Pure but for the word list, read once."""
+    from backscroll.retrieval.everyday import english
+
+    return set(word) <= set("abcdef") and not english(word)
 
 
 def other_spellings(word: str) -> tuple[str, ...]:

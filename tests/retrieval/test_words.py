@@ -31,6 +31,10 @@ def history(session_builder, backscroll_index):
     ("pgbounser", {"pgbouncer": 4}, "pgbouncer"),  # one edit
     ("kubrnetis", {"kubernetes": 3}, "kubernetes"),  # two edits in a longer word
     ("lockd", {"locked": 1, "lock": 7}, "lock"),  # the nearer; among as near, the more said
+    ("café", {"cafd": 9}, None),  # a word with accents may mean itself without them, nothing else
+    ("café", {"cafd": 9, "cafe": 1}, "cafe"),
+    ("bdefx", {"bdef": 9}, None),  # letters of a hash
+    ("facd", {"face": 2, "fac": 9}, "face"),
 ])
 def test_a_correction_is_offered_only_when_near(word, near, found):
     assert nearest(word, near, lambda w: near.get(w, 0)) == found
