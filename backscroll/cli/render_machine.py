@@ -47,6 +47,9 @@ def search_document(result: SearchResult, fields: tuple[str, ...] | None, max_by
         for name in ("results", "also_matching", "weak_matches"):
             doc[name] = [hit_fields(h, fields) for h in doc[name]]
         doc["omitted_for_budget"] += omitted
+        if omitted:  # (said in the document too, as --max-tokens says it: an agent may read only stdout)
+            doc["notes"] = [*doc["notes"], f"to fit --max-bytes {max_bytes}: {omitted} hit{'s' if omitted != 1 else ''}"
+                                           " left out"]
         data = dumps(doc)
         if max_bytes is None or len(data) + 1 <= max_bytes or not (
                 result.results or result.also_matching or result.weak_matches):

@@ -284,6 +284,8 @@ def test_jsonl_fields_and_a_byte_budget(corpus):
     doc = json.loads(r.stdout)
     assert len(r.stdout.encode()) <= budget and len(doc["results"]) == n_full - doc["omitted_for_budget"] > 0
     assert doc["has_more"] and f"more results: --offset {len(doc['results'])}" in r.stderr, "the next page starts there"
+    left = doc["omitted_for_budget"]
+    assert f"to fit --max-bytes {budget}: {left} hit{'s' if left != 1 else ''} left out" in doc["notes"], "said in JSON"
     ids = [h["record_id"] for h in json.loads(full)["results"]]
     every = cli("search", "cart endpoint", "--format", "jsonl", "--no-sync").stdout.encode().splitlines(keepends=True)
     lines = cli("search", "cart endpoint", "--format", "jsonl", "--max-bytes", len(every[0]) + len(every[1]) + 9,
