@@ -19,6 +19,9 @@ _CONTROLS = {c: 0x2400 + c for c in range(0x20) if c not in (0x09, 0x0A)}
 _CONTROLS[0x7F] = 0x2421
 _CONTROLS.update({c: 0xFFFD for a, b in HIDDEN_RANGES for c in range(a, b + 1) if c not in (0xAD, 0xFE0E, 0xFE0F)})
 _CONTROLS.update({c: 0xFFFD for c in (*range(0x80, 0xA0), *BIDI_CONTROLS)})
+# A zero-width space (and a byte-order mark inside text) is what text copied from a web page holds most ("\u200bPR"):
+# shown as the space it stands for, not as U+FFFD, which reads as a byte the store broke.
+_CONTROLS.update({0x200B: 0x20, 0xFEFF: 0x20})
 
 
 def clean(text: str) -> str:

@@ -233,6 +233,8 @@ def test_clean_is_one_for_one():
     raw = "a\x1b[2Jb\tc\nd\x07\x7f\x9b\r"
     assert len(clean(raw)) == len(raw)
     assert clean(raw) == "a␛[2Jb\tc\nd␇␡\ufffd␍"
+    hidden = "copied\u200bPR\ufeff with a tag \U000e0041 and a joiner\u2060"
+    assert clean(hidden) == "copied PR  with a tag \ufffd and a joiner\ufffd", "a zero-width space is a space"
 
 
 # -- item 8: a huge query is cut to a size that can be searched -----------------------------------
