@@ -84,14 +84,28 @@ def claude_keeps_days(projects_root) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else CLAUDE_KEEPS_DAYS
 
 
+_GROUP_DEPTH = 3  # files apart from their first three folders were read from two places (/home/ana/a, /srv/b)
+
+
+def _common_folders(paths: list[str]) -> dict[str, int]:
+    """The deepest folder holding each group of paths that share their first folders (a unit's ``#part``
+    dropped), with how many it holds: one folder for files read from one place, several for ``--source``
+    folders far apart (not ``/``, which ``index --source`` would crawl whole)."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for path in (p.rsplit("#", 1)[0] for p in paths if p and p.startswith("/")):
+        groups.setdefault(tuple(path.split("/")[1:1 + _GROUP_DEPTH]), []).append(path)
+    out: dict[str, int] = {}
+    for files in groups.values():
+        common = os.path.commonpath(files)
+        folder = shorten(os.path.dirname(common) if common in files else common)
+        out[folder] = out.get(folder, 0) + len(files)
+    return dict(sorted(out.items()))
+
+
 def _common_folder(paths: list[str]) -> str | None:
-    """The deepest folder holding every path (a unit's ``#part`` dropped), or None."""
-    files = [p.rsplit("#", 1)[0] for p in paths if p and p.startswith("/")]
-    try:
-        common = os.path.commonpath(files) if files else None
-    except ValueError:
-        return None
-    return None if common is None else shorten(os.path.dirname(common) if common in files else common)
+    """The one folder the paths were read from, or None when they were read from several far apart."""
+    folders = _common_folders(paths)
+    return next(iter(folders)) if len(folders) == 1 else None
 
 
 def _older_parser(store) -> dict[str, int]:
@@ -102,7 +116,8 @@ def _older_parser(store) -> dict[str, int]:
     by_agent: dict[str, list[str]] = {}
     for agent, path in store.read_by_older(PARSE_VERSION):
         by_agent.setdefault(agent, []).append(path)
-    return {f"{agent}:{_common_folder(paths) or '?'}": len(paths) for agent, paths in by_agent.items()}
+    return {f"{agent}:{folder}": n for agent, paths in by_agent.items()  # (each place apart: a `--source` each)
+            for folder, n in _common_folders(paths).items()}
 
 
 def agent_health(cfg: Config, store, counts, report: StatusReport, now=None, started: str | None = None) -> list[str]:

@@ -645,3 +645,15 @@ def test_an_eval_miss_is_named_by_its_id_and_by_what_its_answer_is(session_build
     assert "day-1: 'cart endpoint' — expected a record of 2020-01-01..2020-01-03" in r.stdout
     doc = json.loads(cli("eval", str(tmp_path / "q.toml"), "--mode", "lexical", "--json").stdout)
     assert [m["id"] for m in doc["misses"]] == ["cart-1", "never-1", "day-1"]
+
+
+def test_status_names_each_place_files_were_read_from_never_the_root_above_them():
+    """Files read with ``--source`` from two places far apart: ``/`` holds both, and ``index --source claude:/``
+    would crawl the whole disk; each place is named on its own."""
+    from backscroll.status_report import _common_folder, _common_folders
+
+    apart = ["/srv/a/.claude/projects/p/1.jsonl", "/home/ana/work/claude/projects/q/2.jsonl",
+             "/home/ana/work/claude/projects/r/3.jsonl#sub"]
+    assert _common_folders(apart) == {"/home/ana/work/claude/projects": 2, "/srv/a/.claude/projects/p": 1}
+    assert _common_folder(apart) is None
+    assert _common_folder(apart[1:]) == "/home/ana/work/claude/projects"
