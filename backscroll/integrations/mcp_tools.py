@@ -161,7 +161,7 @@ class Tool:
                              hint=f"{self.name} takes: {', '.join(known)}" if known else f"{self.name} takes none")
         out = {}
         for p in self.params:
-            if p.name not in given or given[p.name] is None:
+            if given.get(p.name) is None or (given[p.name] == "" and not p.required):  # ("": a model's null)
                 if p.required:
                     raise UsageError(f"{self.name}: {p.name} is required")
                 out[p.name] = p.default

@@ -367,6 +367,22 @@ def test_an_unknown_argument_names_what_the_tool_takes():
     assert "context" in (err.value.hint or "")
 
 
+
+def test_an_empty_optional_argument_is_left_out_as_a_model_means_it(session_builder, backscroll_index,
+                                                                     backscroll_home):
+    """Models fill an argument they leave out with "" as often as with null: no filter, not an error (on the command
+    line ``-p ''`` is one: an unset variable)."""
+    from helpers import run_cli
+
+    assert TOOLS["search"].arguments({"query": "x", "project": "", "since": ""})["project"] is None
+    session_builder.claude(project="billing").user("the invoice reconciler deadlocks under load")
+    backscroll_index(embed=False)
+    answer = Tools(str(backscroll_home.data)).call("search", {"query": "invoice reconciler", "project": "",
+                                                              "agent": "", "mode": "lexical"})
+    assert not answer.is_error and json.loads(answer.text())["results"], answer.text()
+    r = run_cli(backscroll_home, "search", "invoice", "-p", "", "--no-sync")
+    assert r.returncode == 2 and "project is empty" in r.stderr, r.stderr
+
 def test_notes_and_errors_name_the_tools_arguments_not_the_cli_options(session_builder, backscroll_index,
                                                                         backscroll_home):
     s = session_builder.claude(project="hooks")
