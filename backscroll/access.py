@@ -31,6 +31,7 @@ from backscroll.numbers import counted
 from backscroll.store.db import Store
 from backscroll.store.failures import store_failure
 from backscroll.store.lock import lock_wait, writer_lock
+from backscroll.types import Notify, quiet
 
 
 def config_for(cfg: Config | None, home, sources) -> Config:
@@ -110,12 +111,14 @@ def redactor(cfg: Config) -> LazyRedactor | None:
 
 @contextmanager
 def writing(cfg: Config, wait: float | None, *, must_exist: bool = False,
-            hint: str = "run it again when that has finished") -> Iterator[Store]:
-    """The store, opened with the single-writer lock held (LockedError after ``wait`` seconds)."""
+            hint: str = "run it again when that has finished", notify: Notify = quiet) -> Iterator[Store]:
+    """The store, opened with the single-writer lock held (LockedError after ``wait`` seconds; ``notify`` hears
+    that it waits)."""
     wait = lock_wait(wait, cfg.env)
     store = Store.open_existing(cfg.db_path) if must_exist else Store.open(cfg.db_path)
     try:
-        with writer_lock(cfg, wait) as acquired:
+        with writer_lock(cfg, wait, lambda: notify("another backscroll process is writing this store: waiting for "
+                                                   f"it to finish (at most {wait:g} s)")) as acquired:
             if not acquired:
                 raise LockedError("indexing already in progress in another backscroll process", hint=hint)
             yield store

@@ -129,7 +129,7 @@ class Backscroll(Reads):
             raise UsageError(f"embed must be true, false or None, not {embed!r}"[:200])
         do_embed = cfg.embed.value if embed is None else embed
         with access.writing(cfg, wait, hint="wait for it to finish; searches meanwhile answer from the last "
-                                             "committed state") as store:
+                                             "committed state", notify=notify) as store:
             trusted = store.vouched()  # as a checked writer left it: the index needs no count of the store
             access.refuse_if_damaged(store)
             notes: list[str] = []
@@ -151,7 +151,7 @@ class Backscroll(Reads):
         """Embed everything already in the store that has no vector; returns (texts embedded, seconds)."""
         from backscroll import access, embedding
 
-        with access.writing(self.config, wait, must_exist=True) as store:  # (a store to embed, no index at work)
+        with access.writing(self.config, wait, must_exist=True, notify=notify) as store:  # (no index at work)
             store.sound = store.vouched()  # (vouched for again when it is closed)
         return embedding.embed_pending(self.config, progress, notify)
 
@@ -161,7 +161,7 @@ class Backscroll(Reads):
         from backscroll import access
         from backscroll.indexes.lexical import LexicalIndex
 
-        with access.writing(self.config, None, must_exist=True) as store:
+        with access.writing(self.config, None, must_exist=True, notify=notify) as store:
             # Built beside the index in use and swapped in when complete: searches meanwhile use the old one.
             return LexicalIndex(self.config.index_dir).rebuild(store, notify, lexical_progress)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
@@ -45,17 +45,17 @@ def lock_wait(wait: float | None, env: Mapping[str, str] = os.environ) -> float:
 
 
 @contextmanager
-def writer_lock(cfg: HasLock, wait: float = 0.0) -> Iterator[bool]:
+def writer_lock(cfg: HasLock, wait: float = 0.0, waiting: Callable[[], None] | None = None) -> Iterator[bool]:
     """Hold the single-writer lock of ``cfg``'s data dir; yields False when another process holds it past
-    ``wait`` seconds."""
-    with file_lock(cfg.lock_path, wait) as held:
+    ``wait`` seconds (``waiting`` is called once when it starts to wait)."""
+    with file_lock(cfg.lock_path, wait, waiting) as held:
         yield held
 
 
 @contextmanager
-def file_lock(path: Path, wait: float = 0.0) -> Iterator[bool]:
+def file_lock(path: Path, wait: float = 0.0, waiting: Callable[[], None] | None = None) -> Iterator[bool]:
     """Hold an exclusive lock on the file at ``path`` (created owner-only); yields False when another process
-    holds it past ``wait`` seconds."""
+    holds it past ``wait`` seconds (``waiting`` is called once when it starts to wait)."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
     try:
@@ -68,6 +68,9 @@ def file_lock(path: Path, wait: float = 0.0) -> Iterator[bool]:
                 if time.monotonic() >= deadline:
                     yield False
                     return
+                if waiting is not None:
+                    waiting()
+                    waiting = None
                 time.sleep(0.05)
         try:
             yield True

@@ -28,6 +28,18 @@ def test_an_explicit_wait_beats_the_environment(held_lock, backscroll_home, monk
         backscroll.index(config=backscroll_home.config(), embed=False, wait=0.1)
 
 
+def test_a_writer_that_waits_says_so_once(held_lock, backscroll_home):
+    """A second ``index`` waited for the first in silence, then printed its result as if nothing had happened."""
+    heard: list[str] = []
+    with pytest.raises(LockedError):
+        backscroll.index(config=backscroll_home.config(), embed=False, wait=0.3, notify=heard.append)
+    assert heard == ["another backscroll process is writing this store: waiting for it to finish (at most 0.3 s)"]
+    heard.clear()
+    with pytest.raises(LockedError):
+        backscroll.index(config=backscroll_home.config(), embed=False, wait=0, notify=heard.append)
+    assert heard == [], "no wait, nothing to say"
+
+
 @pytest.mark.parametrize("value", ["soon", "-1", "inf", "nan"])
 def test_a_bad_lock_wait_is_a_usage_error(held_lock, backscroll_home, monkeypatch, value):
     monkeypatch.setenv("BACKSCROLL_LOCK_WAIT", value)
