@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated
 
@@ -76,7 +77,11 @@ def show(
                 path, line = openable(focus.source_path, focus.line)
                 sys.stdout.write(clean_line(f"{path}:{line}") + "\n")
             else:  # (a session read from part of a file, aider's chat history: the file)
-                sys.stdout.write(clean_line(openable(s.get('source_path') or '', 1)[0]) + "\n")
+                path = openable(s.get('source_path') or '', 1)[0]
+                sys.stdout.write(clean_line(path) + "\n")
+            if archive is None and path and not os.path.exists(path):  # (the store outlives its agent's log)
+                common.err(clean_line(f"{path} is no longer on disk (its agent removed it); backscroll show "
+                                      "prints what the store kept"))
         elif as_json:
             common.emit_json(view.to_dict())
         elif fmt == "markdown":

@@ -403,6 +403,11 @@ def test_an_aider_sessions_path_is_its_chat_history_file(backscroll_home, backsc
     r = CliRunner().invoke(app, ["show", "--no-sync", sid, "--path"])
     assert r.exit_code == 0 and r.stdout.strip() == str(code / ".aider.chat.history.md"), r.stdout
 
+    assert "no longer on disk" not in r.stderr
+    (code / ".aider.chat.history.md").unlink()  # (aider's history pruned: the store still holds the session)
+    r = CliRunner().invoke(app, ["show", "--no-sync", sid, "--path"])
+    assert r.exit_code == 0 and r.stdout.startswith(str(code / ".aider.chat.history.md"))
+    assert "is no longer on disk" in r.stderr, r.stderr
 
 def test_resume_and_session_take_the_start_of_a_record_id_too(session, backscroll_home):
     from backscroll.browse import resumable
