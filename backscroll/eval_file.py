@@ -191,7 +191,12 @@ def _queries(path: Path, data: dict) -> tuple[list[EvalQuery], list[str]]:
         answered = item.get("expected") or item.get("session") or item.get("window") or item.get("nothing")
         if unknown or not item.get("text") or not answered:
             raise UsageError(f"{path}: query {i} needs text and expected (or session, window or nothing)" +
-                             (f"; unknown keys {sorted(unknown)}" if unknown else ""))
+                             (f"; unknown keys {sorted(unknown)}" if unknown else ""),
+                             hint=f"known keys: {', '.join(sorted(QUERY_KEYS))}" if unknown else None)
+        if item.get("nothing") and (item.get("expected") or item.get("session") or item.get("window")):
+            raise UsageError(f"{path}: query {i} says nothing answers it and names an answer too",
+                             hint="nothing = true is for a question never discussed: leave out expected, session "
+                                  "and window, or leave out nothing")
         try:
             window = read_window(str(item["window"])) if item.get("window") else None
         except ValueError:

@@ -95,6 +95,12 @@ def test_eval_rejects_a_malformed_query_file(tmp_path):
     bad.write_text("[[query]]\ntext = 'x'\n")
     r = CliRunner().invoke(app, ["eval", str(bad)])
     assert r.exit_code == 2 and "needs text and expected" in r.stderr
+    bad.write_text("[[query]]\ntext = 'x'\nexpectd = 'y'\n")
+    r = CliRunner().invoke(app, ["eval", str(bad)])
+    assert r.exit_code == 2 and "unknown keys ['expectd']" in r.stderr and "known keys: " in r.stderr
+    bad.write_text("[[query]]\ntext = 'x'\nexpected = 'y'\nnothing = true\n")
+    r = CliRunner().invoke(app, ["eval", str(bad)])
+    assert r.exit_code == 2 and "says nothing answers it and names an answer too" in r.stderr, r.stderr
     bad.write_text("[corpus]\nsources = ['claude:nowhere/projects']\n[[query]]\ntext = 'x'\nexpected = 'y'\n")
     r = CliRunner().invoke(app, ["eval", str(bad)])
     assert r.exit_code == 2 and f"no corpus source exists: claude:{tmp_path / 'nowhere' / 'projects'}" in r.stderr
