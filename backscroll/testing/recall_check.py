@@ -42,19 +42,39 @@ def recalled(query: str, marker: str, k: int = 5, *, search: Callable[..., Searc
     for hit in result.results[:k]:
         if marker in hit.text:
             return hit
-    raise AssertionError(f"{marker!r} not in the top {k} results for {query!r}\n{explain(result)}")
+    where = ranked_deeper(search, query, marker, k, kw)
+    raise AssertionError(f"{marker!r} not in the top {k} results for {query!r}{where}\n{explain(result, kw)}")
 
 
-def explain(result: SearchResult) -> str:
+DEEPER = 50  # how far a failed check looks for the marker, to say how near it came
+
+
+def ranked_deeper(search: Callable[..., SearchResult], query: str, marker: str, k: int, kw: dict) -> str:
+    """Where the marker ranks past the top ``k``, for a failure's message: a near miss reads apart from a record
+    never indexed."""
+    from backscroll.request import MAX_LIMIT
+
+    depth = min(MAX_LIMIT, max(DEEPER, 2 * k))
+    deeper = search(query, **{**kw, "limit": depth, "max_chars": 0, "rerun": True})
+    for name, hits in (("results", deeper.results), ("weak matches", deeper.weak_matches),
+                       ("also matching", deeper.also_matching)):
+        rank = next((h.rank for h in hits if marker in h.text), None)
+        if rank is not None:
+            return f" (it is {name} rank {rank} of the top {depth})"
+    return f" (nor anywhere in the top {depth}: is it indexed, and written so?)"
+
+
+def explain(result: SearchResult, asked: dict[str, Any] | None = None) -> str:
     """What a search answered, for an assertion's message: each list of hits, the filters, notes, embedder."""
     parts = [f"results:\n{format_hits(result.results)}"]
     if result.also_matching:
-        parts.append(f"also matching (a hinted filter left them out: {', '.join(result.dropped_filters) or '-'}):\n"
-                     f"{format_hits(result.also_matching)}")
+        parts.append(f"also matching (outside {', '.join(result.dropped_filters) or '-'}; strict=True leaves them "
+                     f"out):\n{format_hits(result.also_matching)}")
     if result.weak_matches:
         parts.append(f"weak matches (held back: nothing strong answers it):\n{format_hits(result.weak_matches)}")
     parts += [f"note: {n}" for n in result.notes]
     filters = {k: v for k, v in result.filters.to_dict().items() if v not in (None, False, (), [])}
+    filters.update({k: True for k in ("strict", "weak", "include_echoes") if (asked or {}).get(k)})
     parts.append(f"mode {result.mode}, filters {filters or 'none'}, embedder "
                  f"{os.environ.get('BACKSCROLL_EMBEDDER') or 'minilm'}")
     return "\n".join(parts)

@@ -18,8 +18,23 @@ def test_a_failure_shows_the_weak_and_hinted_hits_the_notes_and_the_embedder(ses
     with pytest.raises(AssertionError) as err:
         assert_recalled("CartSerializer prefetch", "no such marker", role="tool")
     said = str(err.value)
-    assert "also matching (a hinted filter left them out: role)" in said and "CartSerializer" in said, said
+    assert "also matching (outside role; strict=True leaves them out)" in said and "CartSerializer" in said, said
     assert "embedder" in said and "filters" in said
+    assert "(nor anywhere in the top 50: is it indexed, and written so?)" in said
+
+
+def test_a_failure_says_how_near_the_marker_came(session_builder, backscroll_index, assert_recalled):
+    """A marker just past k reads apart from one never indexed: the message gives its rank in a deeper search."""
+    s = session_builder.claude(project="shop")
+    for n in range(6):
+        s.user(f"the checkout queue note number {n}: QUEUE-{n}")
+    backscroll_index(embed=False)
+    first = assert_recalled("checkout queue note", "QUEUE-", k=1, mode="lexical")
+    other = next(f"QUEUE-{n}" for n in range(6) if f"QUEUE-{n}" not in first.text)
+    with pytest.raises(AssertionError) as err:
+        assert_recalled("checkout queue note", other, k=1, mode="lexical")
+    said = str(err.value)
+    assert "(it is results rank " in said and "of the top 50)" in said, said
     with pytest.raises(AssertionError) as err:
         assert_recalled("zeppelin airship mooring", "airship")
     assert "results:\n  (none)" in str(err.value) and "note:" in str(err.value), str(err.value)
