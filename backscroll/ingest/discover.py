@@ -8,6 +8,7 @@ changes, and the diagnostics of files that are gone are forgotten.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -84,13 +85,41 @@ def scan(roots: Iterable[SourceRoot], marks: dict[str, FileMark], issues: Issues
         if root.origin == "flag" and not root.path.exists():
             report.unreadable.append((store_text(str(root.path)), "no such file or directory (given with --source)"))
     dir_errors: list[OSError] = []
-    for agent, path in discover(roots, dir_errors, marks, walked):
+    found = discover(roots, dir_errors, marks, walked)
+    for agent, path in found:
         look(agent, path, store_text(os.fspath(path)), marks, issues, out, report)
+    for root in roots:  # (a folder given by hand holds what its owner takes for sessions: say what was left)
+        if root.origin == "flag" and root.agent and root.path.is_dir():
+            note = passed_over(root.path, root.agent, {os.fspath(p) for _a, p in found})
+            if note:
+                report.notices.append((store_text(str(root.path)), note))
     for error in dir_errors:
         out.bad_dirs.setdefault(store_text(str(error.filename)), reason(error))
     for key, why in out.bad_dirs.items():
         report.unreadable.append((key, f"directory cannot be listed: {why}"))
     return out
+
+
+PASSED_OVER_DIRS = 10_000  # folders of a --source looked through for the note on files it did not read
+
+
+def passed_over(root: Path, agent: str, read: set[str]) -> str | None:
+    """The note for files under a ``--source`` folder of the kind its agent's sessions are (their suffix) that it
+    did not claim: a session file renamed by hand is not taken for one."""
+    kinds: set[str] = set()
+    others: list[Path] = []
+    for folder, _dirs, files in itertools.islice(os.walk(root), PASSED_OVER_DIRS):
+        for name in files:
+            path = Path(folder, name)
+            if os.fspath(path) in read:
+                kinds.add(path.suffix)
+            else:
+                others.append(path)
+    left = [p for p in others if p.suffix in kinds]
+    if not left:
+        return None
+    return (f"{len(left):,} {left[0].suffix} file{'s' if len(left) != 1 else ''} not read, named otherwise than "
+            f"{agent} names its session files (e.g. {left[0].name})")
 
 
 def look(agent: Agent, path: str | Path, key: str, marks: Mapping[str, FileMark], issues: Issues,

@@ -194,6 +194,23 @@ def test_missing_source_is_reported_and_single_files_are_read(cli, session_build
     assert r.exit_code == 0 and json.loads(r.stdout)["records_added"] == 1
 
 
+
+def test_a_source_folder_says_which_of_its_session_files_were_not_read(cli, session_builder, tmp_path):
+    """A session file renamed by hand is not taken for Claude Code's (a shared root holds other tools' JSONL), so
+    ``index --source`` names what it left: a file the person gave it is never passed over in silence."""
+    folder = tmp_path / "shared" / "proj"
+    folder.mkdir(parents=True)
+    for n, name in enumerate(("kept", "renamed")):
+        s = session_builder.claude()
+        s.user(f"session number {n}")
+        s.path.rename(folder / (s.path.name if name == "kept" else "my session with spaces.jsonl"))
+    (folder / "notes.txt").write_text("not a session")
+    r = cli("index", "--source", f"claude:{tmp_path / 'shared'}")
+    assert r.exit_code == 0, r.stderr
+    assert "1 .jsonl file not read, named otherwise than claude names its session files (e.g. my session with " \
+           "spaces.jsonl)" in r.stderr, r.stderr
+    assert "notes.txt" not in r.stderr, "only files of the kind its sessions are"
+
 def test_list_rejects_unknown_agents_and_a_corrupt_store_says_what_to_do(cli, corpus, backscroll_home):
     cli("index")
     r = cli("list", "--agent", "bogus")
