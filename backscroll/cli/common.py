@@ -189,9 +189,11 @@ def fail(exc: BackscrollError, as_json: bool) -> NoReturn:
     raise SystemExit(int(exc.exit_code))
 
 
-def run(fn: Callable[[], int | None], *, as_json: bool = False, stoppable: bool = False) -> None:
+def run(fn: Callable[[], int | None], *, as_json: bool = False, stoppable: bool = False,
+        interrupted: str = "interrupted: what was saved is kept, and the next run reads the rest") -> None:
     """Run a command body, turning errors into messages and exit codes instead of tracebacks; ``stoppable``: a long
-    write that SIGTERM or SIGHUP (a supervisor's stop, a closed terminal) ends as Ctrl-C does, saying what is kept."""
+    write that SIGTERM or SIGHUP (a supervisor's stop, a closed terminal) ends as Ctrl-C does, saying what is kept
+    (``interrupted``)."""
     kept = _stopped_as_ctrl_c() if stoppable else {}
     try:
         code = fn()
@@ -200,7 +202,7 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False, stoppable: bool 
     except KeyboardInterrupt:
         from backscroll.errors import Interrupted
 
-        fail(Interrupted("interrupted: what was saved is kept, and the next run reads the rest"), as_json)
+        fail(Interrupted(interrupted), as_json)
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -32,7 +32,8 @@ def rebuild(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON s
             common.err(f"rebuilt the lexical index from the store: {n} documents in {secs:.2f}s")
         return 0
 
-    common.run(body, as_json=as_json)
+    common.run(body, as_json=as_json, interrupted="interrupted: searches still use the index as it was; run "
+               "`backscroll rebuild` again to finish (what this one began is cleared)")
 
 
 def register(app: typer.Typer) -> None:

@@ -140,11 +140,15 @@ class LexicalIndex(LexicalSearch):
             os.replace(tmp, self.path / CURRENT)
         fsync_dir(self.path)
         self.unpublished = False
-        for p in self.path.iterdir():  # older generations, and the files of the pre-generation layout
-            if p.name == CURRENT or p == directory or not index_entry(p, GEN_PREFIX):
-                continue
-            with suppress(OSError):
-                shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
+        self._sweep()
+
+    def _sweep(self) -> None:
+        """Remove every generation but the one in use (older ones, one a stopped rebuild left) and the files of the
+        pre-generation layout: under the writer lock, so no other process is building one."""
+        for p in self.path.iterdir():
+            if p.name != CURRENT and p != self.dir and index_entry(p, GEN_PREFIX):
+                with suppress(OSError):
+                    shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
 
     # -- consistency -----------------------------------------------------------------------
     def id_summary(self) -> tuple[int, int]:
@@ -197,10 +201,8 @@ class LexicalIndex(LexicalSearch):
                 writer.commit()
                 writer.wait_merging_threads()
             except BaseException:
-                try:
+                with suppress(Exception):
                     writer.rollback()
-                except Exception:
-                    pass
                 raise
         self._opened().reload()
         notify(f"the lexical index was out of step with the store: removed {len(ghosts)} stale and added "
@@ -220,17 +222,16 @@ class LexicalIndex(LexicalSearch):
     # -- sync ------------------------------------------------------------------------------
     def sync(self, store: Store, notify: Callable[[str], None] = quiet, progress: SyncProgress | None = None,
              check: bool = False) -> int:
-        """Bring the index up to the store; returns the number of documents added.
-
-        ``progress`` (optional) gets ``start(total)``, ``add(n)`` per batch and ``finish()``.
-        ``check`` then compares the documents with the store's records (count and id sum; the
-        full sets when those differ) and repairs any difference; an unreadable index is rebuilt.
-        """
+        """Bring the index up to the store; returns the number of documents added. ``progress`` (optional) gets
+        ``start(total)``, ``add(n)`` per batch and ``finish()``. ``check`` then compares the documents with the
+        store's records (count and id sum; the full sets when those differ) and repairs any difference; an unreadable
+        index is rebuilt. Generations a stopped rebuild left are removed."""
         if self.index is None and not self.open_for_read():
-            if (self.path / CURRENT).exists():  # a published index that cannot be read (an unfinished
-                # first build, one Ctrl-C stopped, has none: building it is the normal next step)
+            if (self.path / CURRENT).exists():  # (an unfinished first build has none: building it is the next step)
                 notify("the lexical index was missing or unreadable; rebuilding it from the store")
             self.create()
+        elif not self.unpublished:
+            self._sweep()
         try:
             added = self._sync(store, notify, progress)
             if check and not self.in_step(store):

@@ -290,6 +290,40 @@ def test_searches_during_a_rebuild_use_the_old_index(session_builder, backscroll
         == [(backscroll_home.config().index_dir / "CURRENT").read_text()]
 
 
+
+def test_what_a_stopped_rebuild_began_is_cleared_by_the_next_write(session_builder, backscroll_home, backscroll_index):
+    """A rebuild stopped halfway (Ctrl-C) left its new generation beside the one in use, counted in status's size,
+    until another full rebuild; the next sync under the writer lock removes it."""
+    from backscroll.indexes.lexical import LexicalIndex
+
+    _session(session_builder, "steady", 3)
+    backscroll_index(embed=False)
+    folder = backscroll_home.config().index_dir
+    LexicalIndex(folder).create()  # (begun, never published: as a stopped rebuild leaves it)
+    gens = lambda: sorted(p.name for p in folder.iterdir() if p.name.startswith("gen-"))  # noqa: E731
+    assert len(gens()) == 2
+    r = backscroll.search("steady", mode="lexical", config=backscroll_home.config(), sync=True)
+    assert r.results and gens() == [(folder / "CURRENT").read_text()]
+
+
+def test_a_stopped_rebuild_says_the_index_in_use_is_unchanged(session_builder, backscroll_home, backscroll_index,
+                                                              monkeypatch):
+    from typer.testing import CliRunner
+
+    from backscroll.cli.app import app
+    from backscroll.indexes.lexical import LexicalIndex
+
+    _session(session_builder, "steady", 1)
+    backscroll_index(embed=False)
+
+    def stopped(*_a, **_k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(LexicalIndex, "rebuild", stopped)
+    r = CliRunner().invoke(app, ["rebuild"])
+    assert r.exit_code != 0 and "searches still use the index as it was" in r.stderr, r.stderr
+    assert "the next run reads the rest" not in r.stderr
+
 # -- 13: orphan embeddings ------------------------------------------------------------------------
 
 def test_embeddings_of_replaced_records_are_pruned(session_builder, backscroll_home, backscroll_index):
