@@ -29,7 +29,7 @@ def rebuild(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON s
         if as_json:
             common.emit_json({"documents": n, "seconds": round(secs, 3)})
         else:
-            common.err(f"rebuilt the lexical index from the store: {n} documents in {secs:.2f}s")
+            common.err(f"rebuilt the lexical index from the store: {n:,} documents in {secs:.2f}s")
         return 0
 
     common.run(body, as_json=as_json, interrupted="interrupted: searches still use the index as it was; run "

@@ -104,7 +104,7 @@ def _agents(out: Console, r: StatusReport) -> None:
     t = Table("agent", "files", "sessions", "records", "by kind", box=None, pad_edge=False)
     for agent, n in r.agents.items():
         if n.files or n.sessions or n.records:
-            kinds = ", ".join(f"{k} {v}" for k, v in sorted(n.kinds.items()))
+            kinds = "; ".join(f"{k}={v:,}" for k, v in sorted(n.kinds.items()))  # (a kind never wraps from its count)
             t.add_row(clean(agent), f"{n.files:,}", f"{n.sessions:,}", f"{n.records:,}", clean(kinds))
     if t.row_count:
         out.print(t)
