@@ -259,7 +259,7 @@ def check_fields(req: Request) -> None:
                                  f"{_short(value)}", hint=f"e.g. {name} {min(20, opt.maximum or 20)}")
         elif not isinstance(value, kind):
             raise UsageError(f"{name} must be {'true or false' if kind is bool else 'a string'}, not {_short(value)}")
-        elif kind is str and "None" in annotation and not value.strip():  # (`-p "$PROJECT"` with it unset)
+        elif isinstance(value, str) and "None" in annotation and not value.strip():  # (`-p "$PROJECT"` unset)
             raise UsageError(f"{name.replace('_', ' ')} is empty", hint="give it a value, or leave the option out")
         elif opt.longest is not None and isinstance(value, str) and len(value) > opt.longest:
             raise UsageError(f"the {name} given is {len(value):,} characters long, longer than any real one: at most "

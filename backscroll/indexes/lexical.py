@@ -143,10 +143,11 @@ class LexicalIndex(LexicalSearch):
         self._sweep()
 
     def _sweep(self) -> None:
-        """Remove every generation but the one in use (older ones, one a stopped rebuild left) and the files of the
-        pre-generation layout: under the writer lock, so no other process is building one."""
+        """Remove every generation but the one published and this object's (older ones, one a stopped rebuild left)
+        and the files of the pre-generation layout: under the writer lock, so no other process is building one."""
+        keep = {CURRENT, self.dir.name if self.dir else None, (self._current() or self.path).name}
         for p in self.path.iterdir():
-            if p.name != CURRENT and p != self.dir and index_entry(p, GEN_PREFIX):
+            if p.name not in keep and index_entry(p, GEN_PREFIX):
                 with suppress(OSError):
                     shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
 
