@@ -1,5 +1,6 @@
 """Search results for agents and pipes: one JSON document, JSON lines, tsv rows and ids, each within the budget
-asked. Lines carry no heading, so the line formats hold only what the filters admit (``also_matching`` is for JSON).
+asked. A tsv row or an id carries no mark, so those hold only what the filters admit; the JSON forms mark
+``also_matching``.
 """
 
 from __future__ import annotations
