@@ -16,6 +16,7 @@ import html
 import re
 
 from backscroll.dates import local_time
+from backscroll.numbers import page_span
 from backscroll.types import Hit, SessionView
 
 FOLD_OUTPUT_LINES = 200  # lines of a tool output kept (head and tail) in an export
@@ -128,6 +129,6 @@ def session_markdown(view: SessionView) -> str:
                                                          f"session {s.get('session_id')}") if x)
     parts = [f"# {title}", f"_{facts}_"]
     if view.offset or view.offset + len(view.records) < view.total:
-        parts.append(f"_records {view.offset + 1}–{view.offset + len(view.records)} of {view.total}_")
+        parts.append(f"_{page_span(view.offset + 1, view.offset + len(view.records), view.total)}_")
     parts += [_record(h) for h in view.records]
     return "\n\n".join(parts) + "\n"

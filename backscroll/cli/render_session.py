@@ -9,6 +9,7 @@ import sys
 
 from backscroll.cli.common import shell_word, show_command
 from backscroll.dates import local_time
+from backscroll.numbers import page_span
 from backscroll.touches import FileTouches
 from backscroll.types import Hit, SessionSummary, SessionView
 
@@ -56,7 +57,7 @@ def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
         out.print(Text(clean_line(f"subagent of session {s.get('parent_session_id') or '(unknown)'}"), style="dim"))
     if view.records:
         first, last = view.records[0].rank, view.records[-1].rank
-        out.print(Text(f"records {first}–{last} of {view.total}", style="dim"))
+        out.print(Text(page_span(first, last, view.total), style="dim"))
     else:
         out.print(Text(f"no records from position {view.offset + 1}: the session has {view.total}", style="dim"))
     out.print()

@@ -21,12 +21,13 @@ from pathlib import PurePosixPath
 from backscroll.ingest.shell_text import masked, without_heredoc_bodies, without_uncalled_functions
 
 # Bump when the rules change: stores classified by an older version are classified again on sync.
-VERSION = 6  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll);
+VERSION = 7  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll);
 # 4: --color before the command, MCP names of Cline (mcp:backscroll/…) and Codex paginated threads;
 # 5: a shell's -o/-O option before -c, command and process substitution, eval, an MCP server named in capitals;
 # 6: a tool output that is backscroll's search or show output, whatever ran it; line breaks after && ; | (,
 # echo '…' | bash, version pins (uvx backscroll@latest), OpenCode's, Zed's and Copilot CLI's MCP names; not an echo:
-# a heredoc's body, backquotes in single quotes or escaped, --help
+# a heredoc's body, backquotes in single quotes or escaped, --help; 7: the output shapes of `search --by-session -f
+# tsv` (a row per session) and of `show` holding one record ("record 5 of 19")
 RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
 PROGRAM = "backscroll"
 

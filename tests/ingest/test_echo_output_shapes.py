@@ -1,5 +1,6 @@
 """A tool's output that is backscroll's own search or show output is a query echo, whatever ran it: a background
-shell read later by another tool, backscroll's MCP server registered under another name, a script (echo rules 6).
+shell read later by another tool, backscroll's MCP server registered under another name, a script (echo rules 6;
+7: the by-session tsv row and a one-record show).
 The outputs here are printed by the real CLI from a real store."""
 
 import inspect
@@ -31,6 +32,7 @@ def printed(session_builder, backscroll_index, backscroll_home) -> dict[str, str
                  ["search", SECRET, "--json"], ["search", SECRET, "--format", "jsonl"],
                  ["search", SECRET, "--format", "tsv"], ["show", s.session_id], ["show", record],
                  ["show", s.session_id, "--json"], ["show", s.session_id, "--format", "markdown"],
+                 ["search", SECRET, "--by-session", "--format", "tsv"], ["show", record, "-C", "0"],
                  ["list"], ["status"], ["status", "--json"], ["stats"], ["search", SECRET, "--format", "ids"]):
         res = runner.invoke(app, ["--no-pager", *args])
         assert res.exit_code == 0 and res.stdout.strip(), (args, res.output)
@@ -61,6 +63,7 @@ def test_what_search_and_show_print_is_their_output_and_nothing_else_is(printed)
                  "session \n" + " " * 262144, "1. " + " ·" * 131072,
                  "src/a.py:12: # backscroll show is run by the hook\nREADME.md:3: `backscroll show ID` opens a hit",
                  "1. Install · pip install backscroll\n   then run `backscroll show`", "session 4 · records 1–3 of 9",
+                 "web-1\t3d ago\tnginx\tup\t", "session 4 · record 1 of 9",
                  "a\tb#1\tc\td\te", '{"schema_version": 1, "error": {"kind": "usage"}}', ""):
         assert not is_retrieval_output(text), text
 
