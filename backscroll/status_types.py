@@ -198,7 +198,8 @@ class StatusReport(_Mapping):
         return self.agents.setdefault(name, AgentStatus())
 
     def to_dict(self) -> dict:
-        return _json(asdict(self))
+        """The document ``status --json`` prints (which adds what ``install`` put in place, ``integrations``)."""
+        return {"schema_version": 1, **_json(asdict(self))}
 
     def __contains__(self, key: str) -> bool:
         return key in self.to_dict()
