@@ -84,21 +84,30 @@ def claude_keeps_days(projects_root) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else CLAUDE_KEEPS_DAYS
 
 
-_GROUP_DEPTH = 3  # files apart from their first three folders were read from two places (/home/ana/a, /srv/b)
+_SHALLOW = 2  # a common folder with fewer parts than this ("/", "/home") is no place to read again: it is split
+
+
+def _file(path: str) -> str:
+    """A session's file: its path without a unit's ``#part`` (``history.md#2``); a ``#`` in a folder's name stays."""
+    head, sep, part = path.rpartition("#")
+    return head if sep and "/" not in part else path
 
 
 def _common_folders(paths: list[str]) -> dict[str, int]:
-    """The deepest folder holding each group of paths that share their first folders (a unit's ``#part``
-    dropped), with how many it holds: one folder for files read from one place, several for ``--source``
-    folders far apart (not ``/``, which ``index --source`` would crawl whole)."""
-    groups: dict[tuple[str, ...], list[str]] = {}
-    for path in (p.rsplit("#", 1)[0] for p in paths if p and p.startswith("/")):
-        groups.setdefault(tuple(path.split("/")[1:1 + _GROUP_DEPTH]), []).append(path)
+    """The deepest folder holding the paths, with how many it holds; when that is ``/`` or a top folder (files read
+    with ``--source`` from places far apart, which ``index --source`` would crawl whole), one folder for each group
+    of paths that share their first two folders."""
+    files = [_file(p) for p in paths if p and p.startswith("/")]
+    groups: dict[tuple[str, ...], list[str]] = {(): files} if files else {}
+    if files and len(Path(os.path.commonpath(files)).parts) <= _SHALLOW:
+        groups = {}
+        for path in files:
+            groups.setdefault(tuple(path.split("/")[1:1 + _SHALLOW]), []).append(path)
     out: dict[str, int] = {}
-    for files in groups.values():
-        common = os.path.commonpath(files)
-        folder = shorten(os.path.dirname(common) if common in files else common)
-        out[folder] = out.get(folder, 0) + len(files)
+    for group in groups.values():
+        common = os.path.commonpath(group)
+        folder = shorten(os.path.dirname(common) if common in group else common)
+        out[folder] = out.get(folder, 0) + len(group)
     return dict(sorted(out.items()))
 
 

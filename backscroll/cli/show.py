@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Annotated
 
@@ -72,6 +71,7 @@ def show(
             focus = next((h for h in view.records if h.record_id == view.focus), None)
             from backscroll.cli.render import openable
             from backscroll.cli.terminal import clean_line
+            from backscroll.ingest.rows import on_disk
 
             if focus:
                 path, line = openable(focus.source_path, focus.line)
@@ -79,7 +79,7 @@ def show(
             else:  # (a session read from part of a file, aider's chat history: the file)
                 path = openable(s.get('source_path') or '', 1)[0]
                 sys.stdout.write(clean_line(path) + "\n")
-            if archive is None and path and not os.path.exists(path):  # (the store outlives its agent's log)
+            if archive is None and path and not on_disk(path):  # (the store outlives its agent's log)
                 common.err(clean_line(f"{path} is no longer on disk (its agent removed it); backscroll show "
                                       "prints what the store kept"))
         elif as_json:

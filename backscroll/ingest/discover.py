@@ -85,14 +85,8 @@ def scan(roots: Iterable[SourceRoot], marks: dict[str, FileMark], issues: Issues
         if root.origin == "flag" and not root.path.exists():
             report.unreadable.append((store_text(str(root.path)), "no such file or directory (given with --source)"))
     dir_errors: list[OSError] = []
-    found = discover(roots, dir_errors, marks, walked)
-    for agent, path in found:
+    for agent, path in discover(roots, dir_errors, marks, walked):
         look(agent, path, store_text(os.fspath(path)), marks, issues, out, report)
-    for root in roots:  # (a folder given by hand holds what its owner takes for sessions: say what was left)
-        if root.origin == "flag" and root.agent and root.path.is_dir():
-            note = passed_over(root.path, root.agent, {os.fspath(p) for _a, p in found})
-            if note:
-                report.notices.append((store_text(str(root.path)), note))
     for error in dir_errors:
         out.bad_dirs.setdefault(store_text(str(error.filename)), reason(error))
     for key, why in out.bad_dirs.items():
@@ -100,26 +94,26 @@ def scan(roots: Iterable[SourceRoot], marks: dict[str, FileMark], issues: Issues
     return out
 
 
-PASSED_OVER_DIRS = 10_000  # folders of a --source looked through for the note on files it did not read
+PASSED_OVER_DIRS = 10_000  # folders of a --source looked through for the note on transcripts it did not read
+_NOT_SESSIONS = frozenset({".git", "node_modules"})
 
 
 def passed_over(root: Path, agent: str, read: set[str]) -> str | None:
-    """The note for files under a ``--source`` folder of the kind its agent's sessions are (their suffix) that it
-    did not claim: a session file renamed by hand is not taken for one."""
-    kinds: set[str] = set()
-    others: list[Path] = []
-    for folder, _dirs, files in itertools.islice(os.walk(root), PASSED_OVER_DIRS):
+    """The note for JSON-lines transcripts under a ``--source`` folder its agent did not claim, when it claimed
+    some there (``read``: the stored keys of the files found): a session file renamed by hand is not taken for one,
+    and the person who gave the folder should hear of it. Run by a full index only (a walk of the folder)."""
+    kinds, left, example = set(), 0, ""
+    for folder, dirs, files in itertools.islice(os.walk(root), PASSED_OVER_DIRS):
+        dirs[:] = [d for d in dirs if d not in _NOT_SESSIONS]
         for name in files:
-            path = Path(folder, name)
-            if os.fspath(path) in read:
-                kinds.add(path.suffix)
-            else:
-                others.append(path)
-    left = [p for p in others if p.suffix in kinds]
-    if not left:
+            if store_text(os.path.join(folder, name)) in read:
+                kinds.add(os.path.splitext(name)[1])
+            elif name.endswith(".jsonl"):
+                left, example = left + 1, example or name
+    if not left or ".jsonl" not in kinds:
         return None
-    return (f"{len(left):,} {left[0].suffix} file{'s' if len(left) != 1 else ''} not read, named otherwise than "
-            f"{agent} names its session files (e.g. {left[0].name})")
+    return (f"{left:,} .jsonl file{'s' if left != 1 else ''} not read, named otherwise than {agent} names its "
+            f"session files (e.g. {example})")
 
 
 def look(agent: Agent, path: str | Path, key: str, marks: Mapping[str, FileMark], issues: Issues,

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from backscroll.ingest.discover import Issues, Scan, look, reason, scan
+from backscroll.ingest.discover import Issues, Scan, look, passed_over, reason, scan
 from backscroll.ingest.report import IndexReport
 from backscroll.ingest.rows import disk_path, store_text
 from backscroll.ingest.sources import AGENTS, Agent, walks_files
@@ -85,6 +85,11 @@ def full_scan(store: Store, roots: list[SourceRoot], issues: Issues, report: Ind
     marks = store.file_marks()
     walked: dict[str, list[str]] = {}
     found = scan(roots, marks, issues, report, walked)
+    for root in roots:  # (a folder given by hand holds what its owner takes for sessions: say what was left)
+        if root.origin == "flag" and root.agent and root.path.is_dir():
+            note = passed_over(root.path, root.agent, found.present)
+            if note:
+                report.notices.append((store_text(str(root.path)), note))
     return Look(found, marks, [_changes(store, root, dir_mtimes(paths, started)) for root, paths in walked.items()])
 
 

@@ -161,7 +161,7 @@ class Tool:
                              hint=f"{self.name} takes: {', '.join(known)}" if known else f"{self.name} takes none")
         out = {}
         for p in self.params:
-            if given.get(p.name) is None or (given[p.name] == "" and not p.required):  # ("": a model's null)
+            if given.get(p.name) is None or (not p.required and str(given[p.name]).strip() == ""):  # (a model's null)
                 if p.required:
                     raise UsageError(f"{self.name}: {p.name} is required")
                 out[p.name] = p.default

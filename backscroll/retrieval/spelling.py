@@ -5,8 +5,8 @@ Candidates are the words of records Tantivy's fuzzy query finds for the word; th
 Damerau-Levenshtein distance (rapidfuzz) wins, then the more common one: one edit away for a word of up to six
 letters, two for a longer one ("spiked" is not "speed", nor "outage" "usage").
 Only plain words of a sensible length that are no word of English ("leap" is not a typo of "lead") are looked at: a
-token or a key pasted into a query is never echoed back. A word with accents may mean only itself without them, and
-letters of a hash are no correction.
+token or a key pasted into a query is never echoed back. A word with accents is no typo of a plain-ASCII word but
+itself without them, and letters of a hash are no correction.
 The British and American spellings come from breame's word list.
 """
 
@@ -31,10 +31,10 @@ def nearest(word: str, candidates: Iterable[str], doc_freq: Callable[[str], int]
     from rapidfuzz.distance import DamerauLevenshtein
 
     limit = 1 if len(word) <= SHORT else 2
-    plain = None if word.isascii() else unaccented(word)  # ("café" may mean "cafe", never "cafd")
+    plain = None if word.isascii() else unaccented(word)  # ("café" may mean "cafe", never "cafd"; "zürichh" "zürich")
     scored = []
     for cand in set(candidates):
-        if cand == word or not cand.isalpha() or (plain is not None and cand != plain) or hex_fragment(cand):
+        if cand == word or not cand.isalpha() or (plain and cand.isascii() and cand != plain) or hex_fragment(cand):
             continue
         d = DamerauLevenshtein.distance(word, cand, score_cutoff=limit)
         if d <= limit:

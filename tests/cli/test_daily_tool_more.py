@@ -657,3 +657,7 @@ def test_status_names_each_place_files_were_read_from_never_the_root_above_them(
     assert _common_folders(apart) == {"/home/ana/work/claude/projects": 2, "/srv/a/.claude/projects/p": 1}
     assert _common_folder(apart) is None
     assert _common_folder(apart[1:]) == "/home/ana/work/claude/projects"
+    assert _common_folders(["/data/claude/-p-x/1.jsonl", "/data/claude/-p-y/2.jsonl"]) == {"/data/claude": 2}, \
+        "a shallow root is one place"
+    assert _common_folder(["/home/ana/C#/p/.aider.chat.history.md", "/home/ana/C#/q/.aider.chat.history.md#2"]) \
+        == "/home/ana/C#", "a # in a folder's name is no unit's part"

@@ -374,7 +374,7 @@ def test_an_empty_optional_argument_is_left_out_as_a_model_means_it(session_buil
     line ``-p ''`` is one: an unset variable)."""
     from helpers import run_cli
 
-    assert TOOLS["search"].arguments({"query": "x", "project": "", "since": ""})["project"] is None
+    assert TOOLS["search"].arguments({"query": "x", "project": "", "since": " "})["since"] is None
     session_builder.claude(project="billing").user("the invoice reconciler deadlocks under load")
     backscroll_index(embed=False)
     answer = Tools(str(backscroll_home.data)).call("search", {"query": "invoice reconciler", "project": "",

@@ -33,6 +33,8 @@ def history(session_builder, backscroll_index):
     ("lockd", {"locked": 1, "lock": 7}, "lock"),  # the nearer; among as near, the more said
     ("café", {"cafd": 9}, None),  # a word with accents may mean itself without them, nothing else
     ("café", {"cafd": 9, "cafe": 1}, "cafe"),
+    ("zürichh", {"zürich": 4}, "zürich"),  # a typo in a word of accents is one still
+    ("привт", {"привет": 3}, "привет"),
     ("bdefx", {"bdef": 9}, None),  # letters of a hash
     ("facd", {"face": 2, "fac": 9}, "face"),
 ])
