@@ -39,6 +39,7 @@ def _dry_run(agent: str, event: str, prompt: str) -> int:
 
     from backscroll.errors import UsageError
     from backscroll.integrations.hooks import AGENTS, EVENTS, branch_words, respond
+    from backscroll.integrations.recall import prompt_query
 
     if agent not in AGENTS or event not in EVENTS:
         raise UsageError(f"unknown hook {agent} {event}", hint=f"agents: {', '.join(AGENTS)}; events: "
@@ -50,7 +51,9 @@ def _dry_run(agent: str, event: str, prompt: str) -> int:
         if out is not None:
             why = ""
         elif event == "prompt":
-            why = _silent(sure) if prompt.strip() else "the prompt is empty"
+            why = (_silent(sure) if prompt_query(prompt) else "the prompt is empty" if not prompt.strip() else
+                   "the prompt names nothing a past session could be about (only everyday words, no file, error or "
+                   "name): a recall hook stays silent for it")
         else:
             why = "" if branch_words(os.getcwd()) else ("this directory's git branch names no work to recall (not "
                                                          "a git checkout, a detached HEAD, or a branch like main)")

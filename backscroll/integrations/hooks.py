@@ -11,7 +11,8 @@ spelling and no control character can reach the agent. The whole hook holds one 
 a hook must never break the agent; the reason goes to stderr.
 
 What it recalls is judged by the search's own relevance judgement, as fitted for the hooks
-(``recall.find``), so an everyday request or a prompt about things never discussed injects nothing. At session
+(``recall.find``), so a prompt about things never discussed injects nothing, nor does one that names nothing a
+past session could be about (``everyday_request``). At session
 start the query is the git branch's words (``fix-queue-deadlock``), restricted to the project;
 ``main``-like branches inject nothing.
 
@@ -33,7 +34,7 @@ import time
 from pathlib import Path
 
 from backscroll.integrations.hook_memory import PRUNE_BUDGET, injected_before, note_resumed, prune, remember
-from backscroll.integrations.recall import SNIPPET, HookInput, Recall, _snippet, find
+from backscroll.integrations.recall import SNIPPET, HookInput, Recall, _snippet, find, prompt_query
 from backscroll.sanitize import for_agent
 
 AGENTS = ("claude", "codex")
@@ -224,15 +225,6 @@ class Deadline:
             sys.stdout.flush()
 
 
-def prompt_query(prompt: str | None) -> str | None:
-    """What a prompt asks of the history: the prompt without the recall block a hook put in it before."""
-    if prompt and "<backscroll-recall" in prompt:
-        from backscroll.ingest.echo import split_recall
-
-        return split_recall(prompt)[0]
-    return prompt
-
-
 def run(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False) -> str | None:
     """What the hook prints for this input, or None; ``dry_run``: remembering nothing (``hook … --dry-run``)."""
     return respond(agent, event, raw, cfg, dry_run=dry_run)[0]
@@ -247,8 +239,8 @@ def respond(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False
     project = None
     if event == "prompt":
         query = prompt_query(inp.prompt)
-        if not query or not query.strip():
-            if not dry_run:  # (a dry run says so itself)
+        if query is None:
+            if not dry_run and not inp.prompt:  # (a dry run says so itself)
                 log("no prompt in the hook input")
             return None, None
     else:

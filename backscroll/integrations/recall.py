@@ -62,6 +62,18 @@ class Found:
     sure: tuple[float, float] | None = None
 
 
+def prompt_query(prompt: str | None) -> str | None:
+    """What a prompt asks of the history: the prompt without the recall block a hook put in it before; None when it
+    asks nothing, or names nothing a past session could be about ("yes", "run the tests": ``everyday_request``)."""
+    from backscroll.retrieval.policy.everyday_request import is_everyday
+
+    if prompt and "<backscroll-recall" in prompt:
+        from backscroll.ingest.echo import split_recall
+
+        prompt = split_recall(prompt)[0]
+    return prompt if prompt and prompt.strip() and not is_everyday(prompt[:MAX_PROMPT]) else None
+
+
 def _excluded(row_session: str, source_path: str | None, inp: HookInput) -> bool:
     sid = inp.session_id
     if sid and (row_session == sid or row_session.startswith(sid + ":")):

@@ -393,8 +393,7 @@ def test_a_hook_judges_the_prompt_as_it_searches_it(history, backscroll_home):
     """``find(...).sure``: how sure the hook's judgement is that the history answers a prompt, against its point,
     read from the one search that finds the recalls; what a hook put in the prompt before is not part of what it
     asks."""
-    from backscroll.integrations.hooks import prompt_query
-    from backscroll.integrations.recall import HookInput, find
+    from backscroll.integrations.recall import HookInput, find, prompt_query
     from backscroll.retrieval import relevance
 
     cfg, inp = backscroll_home.config(), HookInput(None, None, None, None, None)
@@ -422,3 +421,21 @@ def test_an_option_this_version_does_not_know_never_fails_the_agent(history, bac
 def test_input_without_a_prompt_says_why_on_stderr_and_exits_0(history, backscroll_home, payload, says):
     rc, out, err = call(backscroll_home, "claude", "prompt", payload)
     assert rc == 0 and out == "" and says in err, err
+
+
+def test_a_prompt_that_names_nothing_recalls_nothing_though_the_history_says_its_words(history, backscroll_home):
+    """"perfect" or "run the tests" is said somewhere in any history; as a prompt it names nothing a past session
+    could be about, so the hook stays silent where a search of the same words finds the session."""
+    from helpers import run_cli
+
+    from backscroll.integrations.recall import HookInput, find
+
+    cfg = backscroll_home.config()
+    assert find(cfg, "fix the failing test", HookInput(None, None, None, None, None)).recalls
+    rc, out, _ = call(backscroll_home, "claude", "prompt", claude_prompt("fix the failing test"))
+    assert rc == 0 and out == ""
+    r = run_cli(backscroll_home, "hook", "claude", "prompt", "--dry-run", "fix the failing test")
+    assert r.returncode == 0 and "names nothing a past session could be about" in r.stderr, r.stderr
+    named = claude_prompt("invoice reconciliation deadlock reconcile_worker")
+    rc, out, _ = call(backscroll_home, "claude", "prompt", named)
+    assert rc == 0 and "advisory lock" in context_of(out), "a prompt naming something is judged as before"
