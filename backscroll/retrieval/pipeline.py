@@ -145,7 +145,6 @@ def dated(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions
     fused = [Fused(i, 1.0, ("date",)) for i in ids]
     hits = [replace(h, match="date", strength=1.0)  # the snippet: how the prompt begins
             for h in results.hits(source, replace(plan, terms=()), fused, opts, len(ids))]
-    shown, sessions = results.grouped(source, hits, opts)
-    more = len({h.session_id for h in hits}) > len(sessions) if opts.by_session else len(hits) > len(shown)
+    shown, sessions, more = results.grouped(source, hits, opts)
     return SearchResult(query=plan.text, mode=mode, filters=filters, results=results.renumber(shown),
                         notes=(time_window.dated_note(plan.when, bool(shown)),), sessions=sessions, has_more=more)

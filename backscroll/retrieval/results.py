@@ -70,9 +70,8 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     answered = opts.weak or judgement.answered(evidence, mode, opts.point)
     strong, weak = (shaped, []) if opts.weak else judgement.split(shaped, answered)
     strong = apart(strong)  # (the weak ones gone, two echoes may meet)
-    shown, sessions = grouped(source, strong, opts)
-    more = (len({h.session_id for h in strong}) > len(sessions) if opts.by_session else
-            len(strong) > len(shown) or (opts.weak and len(read) > wanted))  # (results only: --weak pages the rest)
+    shown, sessions, more = grouped(source, strong, opts)
+    more = more or (not opts.by_session and opts.weak and len(read) > wanted)  # (--weak pages the rest too)
     # (by session, the weak matches of as many sessions as asked, as the results would be)
     weak = [h for g in by_session.group(weak, {}, opts.limit) for h in g.hits] if opts.by_session else weak[:opts.limit]
     suggested = source.suggestions(missing) if missing else {}
@@ -143,11 +142,14 @@ def dated(plan: QueryPlan, first: Hit | None) -> float:
     return closeness(at if at.tzinfo else at.replace(tzinfo=plan.when.start.tzinfo), plan.when)
 
 
-def grouped(source: Source, hits: list[Hit], opts: SearchOptions) -> tuple[list[Hit], tuple[SessionHits, ...]]:
-    """The results list and, with ``by_session``, the sessions it is made of (``by_session.numbered``)."""
+def grouped(source: Source, hits: list[Hit], opts: SearchOptions
+            ) -> tuple[list[Hit], tuple[SessionHits, ...], bool]:
+    """The page of ``hits``: the results list, with ``by_session`` the sessions it is made of
+    (``by_session.numbered``), and whether more hits (or sessions) follow it (``has_more``)."""
     if not opts.by_session:
-        return hits[:opts.limit], ()
-    return by_session.numbered(hits, source.session_heads(h.session_id for h in hits), opts.limit)
+        return hits[:opts.limit], (), len(hits) > opts.limit
+    shown, sessions = by_session.numbered(hits, source.session_heads(h.session_id for h in hits), opts.limit)
+    return shown, sessions, len({h.session_id for h in hits}) > len(sessions)
 
 
 def hidden_echoes(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, main: list[Fused],
