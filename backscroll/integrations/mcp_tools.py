@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from backscroll.errors import BackscrollError, UsageError
+from backscroll.errors import ArchiveError, BackscrollError, UsageError
 from backscroll.integrations.mcp_budget import search_budget, text_chars, within
 from backscroll.request import (
     MCP_DEFAULTS,
@@ -275,8 +275,8 @@ class Tools:
         req = SearchRequest(caller_mcp=True, **search_budget(args))
         try:
             return self._archive().search(req, sync=True, rerun_hint="pass rerun=true").to_dict()
-        except UsageError as exc:  # (no URL to pass here: one is never taken from a model)
-            raise exc if exc.reason != "no-archive" else UsageError(
+        except ArchiveError as exc:  # (no URL to pass here: one is never taken from a model)
+            raise exc if exc.reason != "no-archive" else ArchiveError(
                 "search: no team archive is configured here", hint="search without archive, or ask the person to "
                 "set [archive] url in backscroll's config") from None
 

@@ -86,6 +86,15 @@ def test_push_to_default_is_the_configured_archive_as_search_archive_default_is(
     assert settings(small.config(), "default", env=env)[0] == "postgresql://alice@db.example.com/team"
 
 
+def test_an_archive_asked_for_and_never_set_up_is_the_archive_kind_the_readme_gives(small):
+    env = {k: v for k, v in cli_env(small).items() if k != "BACKSCROLL_ARCHIVE_URL"}
+    r = run_cli(small, "search", "anything", "--archive", "default", "--json", env=env)
+    assert r.returncode == 6, r.stderr
+    assert json.loads(r.stderr)["error"]["kind"] == "archive"
+    r = run_cli(small, "push", env=env)
+    assert r.returncode == 6 and "no team archive given" in r.stderr
+
+
 @pytest.mark.parametrize("url", ["postgresql://alice:Zq8sW2xPl9Kd@db.example.com/team",
                                  "host=db user=alice password=Zq8sW2xPl9Kd dbname=team"])
 def test_a_password_in_the_configured_archive_url_warns_without_showing_it(small, url):
