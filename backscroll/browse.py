@@ -8,15 +8,21 @@ from __future__ import annotations
 import os
 import posixpath
 
-from backscroll.errors import MAX_COUNT, MAX_ID, AmbiguousIdError, NotFoundError, UsageError
+from backscroll.errors import MAX_COUNT, NotFoundError, UsageError
 from backscroll.ingest.redact_again import shown_rows
 from backscroll.sanitize import shorten
+from backscroll.session_ids import (
+    FIND_IDS_HINT,
+    check_id,
+    ensure_not_a_record_too,
+    record_named,
+    resolve_session,
+    session_named,
+    session_row,
+)
 from backscroll.store.db import Store
 from backscroll.touches import FileTouches
 from backscroll.types import Hit, SessionSummary, SessionView, session_title
-
-FIND_IDS_HINT = ("`backscroll search WORDS` prints the record id of each hit (`backscroll show <record id>`); "
-                 "`backscroll list` prints session ids (the first 6 or more characters of either id are enough)")
 
 
 def check_count(option: str, value: int | None, minimum: int) -> None:
@@ -24,19 +30,6 @@ def check_count(option: str, value: int | None, minimum: int) -> None:
     if value is not None and not (isinstance(value, int) and minimum <= value <= MAX_COUNT):
         raise UsageError(f"{option} must be a whole number from {minimum} to {MAX_COUNT:,}, not {value!r}",
                          hint=f"e.g. {option} 20")
-
-
-def _session(store: Store, session_id: str) -> dict:
-    row = store.session(session_id)
-    if row is not None:
-        d = dict(shown_rows(store, [row])[0])
-        d.pop("title_rank", None)  # how sure the title is: the store's own bookkeeping
-        d["is_sidechain"] = bool(d["is_sidechain"])
-        d["title"] = session_title(d.get("title"), None if d.get("title") else store.first_prompt(session_id))
-        return d
-    return {"session_id": session_id, "agent": None, "project": None, "cwd": None, "title": None,
-            "started_at": None, "updated_at": None, "source_path": None, "is_sidechain": False,
-            "parent_session_id": None}
 
 
 FILE_SESSIONS = 500  # --file: the latest sessions that touched the file, searched
@@ -61,7 +54,7 @@ def file_sessions(store: Store, path: str, *, agent: str | None = None, project:
             found.setdefault(row["session_id"], []).append((row, named))
     out = []
     for session_id, calls in list(found.items())[offset:offset + limit]:
-        s = _session(store, session_id)
+        s = session_row(store, session_id)
         actions: dict[str, int] = {}
         for c, _ in calls:
             a = touches.action(c["tool_name"])
@@ -78,72 +71,13 @@ def resumable(store: Store, ident: str) -> dict:
     subagent's id), since a subagent does not resume alone."""
     check_id(ident)
     session_id = session_named(store, ident)
-    row = _session(store, session_id)
+    row = session_row(store, session_id)
     parent = row.get("parent_session_id")
     if row.get("is_sidechain") and parent and store.has_session(parent):
-        return {**_session(store, parent), "subagent": session_id}
+        return {**session_row(store, parent), "subagent": session_id}
     if parent and session_id.startswith(f"{parent}~") and store.has_session(parent):
-        return {**_session(store, parent), "earlier_part": session_id}  # (Kimi's context before a compaction)
+        return {**session_row(store, parent), "earlier_part": session_id}  # (Kimi's context before a compaction)
     return row
-
-
-MIN_PREFIX = 6  # the fewest characters of a session id accepted as its prefix
-
-
-def check_id(ident: str) -> None:
-    """A usage error for an id that is not text, or longer than any real one (``MAX_ID``)."""
-    if not isinstance(ident, str):
-        raise UsageError(f"an id is text, not {type(ident).__name__}", hint=FIND_IDS_HINT)
-    if len(ident) > MAX_ID:
-        raise UsageError(f"an id of {len(ident):,} characters is longer than any record or session id: ids of at "
-                         f"most {MAX_ID:,} characters are looked for", hint=FIND_IDS_HINT)
-
-
-def _like_prefix(ident: str) -> str:
-    return ident.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
-def _describe(store: Store, session_ids: list[str]) -> list[str]:
-    lines = []
-    for sid in session_ids:
-        s = _session(store, sid)
-        when = (s.get("started_at") or "")[:10]
-        title = " ".join((s.get("title") or "").split())[:50]
-        cells = (sid, s.get("agent") or "", s.get("project") or "-", when, title)
-        lines.append("  " + "  ".join(x for x in cells if x))
-    return lines
-
-
-def resolve_session(store: Store, ident: str, *, required: bool = False) -> str | None:
-    """The session ``ident`` names: the whole id, or a unique prefix of at least ``MIN_PREFIX`` characters.
-
-    A Claude subagent's id extends its parent's (``<parent>:agent-…``): the parent is chosen when all the other
-    candidates extend it (``sole_root``). Otherwise an ambiguous prefix lists the candidates, as git does. None (or,
-    with ``required``, NotFoundError) when nothing matches.
-    """
-    check_id(ident)
-    ident = ident.strip()
-    if store.has_session(ident):
-        return ident
-    if len(ident) < MIN_PREFIX:
-        raise UsageError(f"{ident!r} is too short to name a session: give at least {MIN_PREFIX} characters of "
-                         "its id (or a whole record id)", hint=FIND_IDS_HINT)
-    found = store.sessions_starting(_like_prefix(ident), 21)
-    if found and (root := sole_root(found)) is not None and len(found) <= 20:
-        return root
-    if found:
-        many = f"{len(found)} session ids; they are" if len(found) <= 20 else "over 20 session ids; the first 20 are"
-        raise AmbiguousIdError(f"{ident!r} is the start of {many}:\n" + "\n".join(_describe(store, found[:20])),
-                               hint="give more of the id")
-    if required:
-        raise NotFoundError(f"no session with id {ident!r}", hint=FIND_IDS_HINT)
-    return None
-
-
-def sole_root(found: list[str]) -> str | None:
-    """The one of ``found`` every other id extends (a session among its subagents' ids), else None."""
-    roots = [f for f in found if all(g == f or g.startswith(f) for g in found)]
-    return roots[0] if len(roots) == 1 else None
 
 
 def known_list(values: list[str], n: int = 12) -> str:
@@ -228,46 +162,20 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
     ident = ident.strip()
     place = store.record_place(ident)
     session_id = resolve_session(store, ident) if place is None else None
+    ensure_not_a_record_too(store, ident, session_id)
     if place is None and session_id is None:
         ident = record_named(store, ident) or ident
         place = store.record_place(ident)
     if place is not None:
         rid, around = place
         rows, first = store.records_around(around, rid, max(context, 0))
-        return SessionView(_session(store, around), _hits(store, rows, first + 1, max_chars), ident,
+        return SessionView(session_row(store, around), _hits(store, rows, first + 1, max_chars), ident,
                            store.session_size(around), first)
     if session_id is None:
         raise NotFoundError(f"no record or session with id {ident!r}", hint=FIND_IDS_HINT)
     rows = store.session_records(session_id, limit, max(offset, 0))
-    return SessionView(_session(store, session_id), _hits(store, rows, offset + 1, max_chars), None,
+    return SessionView(session_row(store, session_id), _hits(store, rows, offset + 1, max_chars), None,
                        store.session_size(session_id), offset)
-
-
-def session_named(store: Store, ident: str) -> str:
-    """The session an id names: a record's (a hit's id, or the start of one) or its own (or the start of it)."""
-    ident = ident.strip()
-    place = store.record_place(ident)
-    session_id = place[1] if place else resolve_session(store, ident)
-    if session_id is None and (rid := record_named(store, ident)) and (place := store.record_place(rid)):
-        session_id = place[1]
-    if session_id is None:
-        raise NotFoundError(f"no session with id {ident!r}", hint=FIND_IDS_HINT)
-    return session_id
-
-
-def record_named(store: Store, ident: str) -> str | None:
-    """The record a unique prefix of its id names (of at least ``MIN_PREFIX`` characters; a message's id without its
-    block: its first block), or None; a prefix of several messages' ids lists them."""
-    if "#" not in ident and (blocks := store.records_starting(ident + "#", 1)):
-        return blocks[0]  # (a message's id without its block: its first block)
-    if len(ident) < MIN_PREFIX:
-        return None
-    found = store.records_starting(ident, 21)
-    if len({rid.split("#")[0] for rid in found}) > 1:
-        many = "more than 20 record ids; the first 20 are" if len(found) > 20 else f"{len(found)} record ids; they are"
-        raise AmbiguousIdError(f"{ident!r} is the start of {many}:\n" + "\n".join(f"  {r}" for r in found[:20]),
-                               hint="give more of the id")
-    return found[0] if found else None
 
 
 def grep_words(grep: str | None) -> tuple[str, ...]:

@@ -34,10 +34,10 @@ class Reads:
         """A record with ``context`` records either side, or (a session id or a prefix) a page of a session;
         ``max_chars`` cuts each record's text (0: whole); ``archive``: from the team archive (``member``: whose,
         when two members pushed the same session)."""
-        from backscroll import browse
+        from backscroll import browse, session_ids
         from backscroll.request import ShowRequest, check_fields
 
-        browse.check_id(ident)
+        session_ids.check_id(ident)
         check_fields(ShowRequest(ident, context, limit, offset, max_chars, archive, member))
         if member is not None and archive is None:
             from backscroll.errors import UsageError

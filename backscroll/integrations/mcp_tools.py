@@ -78,7 +78,7 @@ class Param:
     minimum: int | None = None
     maximum: int | None = None
     required: bool = False
-    max_length: int | None = None  # said in the schema; the library refuses longer (``browse.check_id``)
+    max_length: int | None = None  # said in the schema; the library refuses longer (``session_ids.check_id``)
 
     def schema(self) -> dict:
         out: dict[str, Any] = {"type": {str: "string", int: "integer", bool: "boolean"}[self.kind],

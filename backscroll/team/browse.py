@@ -99,7 +99,7 @@ def show(cfg: Config, archive: str, ident: str, *, context: int, limit: int | No
 
 
 def session_named(a: Archive, ident: str, member: str | None = None) -> str:
-    """The archive's session ``ident`` names, as ``--session`` names one locally (``browse.session_named``): a
+    """The archive's session ``ident`` names, as ``--session`` names one locally (``session_ids.session_named``): a
     record's id (or the start of one) or its own (or the start of it)."""
     return _named(a, ident.strip(), member, "no session with id")[1][2]
 
@@ -111,6 +111,12 @@ def _named(a: Archive, ident: str, member: str | None, missing: str) -> tuple[di
     key = None if focus is not None else _session_key(a, ident, member)
     if focus is None and key is None:
         focus = _record_named(a, ident, member)
+    elif focus is None and key is not None and key[2] != ident:  # a start of a session's id, and of another's record?
+        others = [r for r in a.records_like(ident, member, 21)
+                  if (row := a.record_row(r, member)) is not None and row["session_id"] != key[2]]
+        if others:
+            raise AmbiguousIdError(f"{ident!r} is the start of session {key[2]} and of record {others[0]} in the team "
+                                   "archive", hint="give more of the id")
     if focus is not None:
         key = (focus["member"], focus["machine"], focus["session_id"])
     if key is None:
@@ -121,8 +127,8 @@ def _named(a: Archive, ident: str, member: str | None, missing: str) -> tuple[di
 def _session_key(a: Archive, ident: str, member: str | None) -> tuple[str, str, str] | None:
     """``(member, machine, session)`` of the session ``ident`` names: its whole id, or a unique start of it of at
     least ``MIN_PREFIX`` characters (a prefix of a session and its subagents names the session); None when none."""
-    from backscroll.browse import FIND_IDS_HINT, MIN_PREFIX, sole_root
     from backscroll.errors import UsageError
+    from backscroll.session_ids import FIND_IDS_HINT, MIN_PREFIX, sole_root
 
     found = a.sessions_like(ident, member)
     ids = list(dict.fromkeys(s for _m, _h, s in found))  # (one session pushed twice is one session)
@@ -138,8 +144,8 @@ def _session_key(a: Archive, ident: str, member: str | None) -> tuple[str, str, 
 
 def _record_named(a: Archive, ident: str, member: str | None) -> dict | None:
     """The record a unique start of its id names (a message's id without its block: its first block), as locally
-    (``browse.record_named``); None when none."""
-    from backscroll.browse import MIN_PREFIX
+    (``session_ids.record_named``); None when none."""
+    from backscroll.session_ids import MIN_PREFIX
 
     if "#" not in ident and (blocks := a.records_like(ident + "#", member, 1)):
         return a.record_row(blocks[0], member)

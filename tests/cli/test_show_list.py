@@ -70,6 +70,22 @@ def test_the_start_of_a_record_id_names_its_record_as_search_prints_it(session, 
         backscroll.show(f"{c.session_id}:1", config=backscroll_home.config())
 
 
+def test_a_prefix_starting_a_session_and_another_sessions_record_names_neither(session, backscroll_home,
+                                                                               session_builder, backscroll_index):
+    from backscroll.errors import AmbiguousIdError
+
+    rid = record_id(backscroll_home, "message number 5")
+    other = session_builder.claude(session_id=rid[:8] + "-0000-4000-8000-000000000000")
+    other.user("a session whose id starts as a record of another does")
+    backscroll_index()
+    cfg = backscroll_home.config()
+    for ask in (lambda: backscroll.show(rid[:8], config=cfg), lambda: backscroll.resume(rid[:8], config=cfg)):
+        with pytest.raises(AmbiguousIdError, match=f"start of session {other.session_id} and of record {rid}"):
+            ask()
+    assert backscroll.show(other.session_id, config=cfg).records[0].text.startswith("a session whose id")
+    assert backscroll.show(rid[:13], context=0, config=cfg).focus == rid
+
+
 def test_context_window_at_the_session_edges(session, backscroll_home):
     first = backscroll.show(record_id(backscroll_home, "message number 1"), context=3,
                             config=backscroll_home.config(), sync=True)

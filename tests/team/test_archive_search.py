@@ -444,3 +444,23 @@ def test_no_server_on_the_local_socket_says_what_to_do(tmp_path):
                                    f"postgresql://carol@/team?host={tmp_path}"])
     assert out.exit_code != 0 and "name the server's host in the URL" in out.output, out.output
     assert "Traceback" not in out.output
+
+
+def test_a_start_of_a_session_id_and_of_another_sessions_record_names_neither_as_locally(pg_url, session_builder,
+                                                                                         backscroll_home):
+    from backscroll.errors import AmbiguousIdError
+
+    first = session_builder.claude()
+    first.user("the record whose id another session's starts as")
+    dan = Backscroll(home=backscroll_home.data)
+    dan.index(embed=False)
+    rid = dan.search("record whose id another session", mode="lexical").results[0].record_id
+    session_builder.claude(session_id=rid[:8] + "-0000-4000-8000-000000000000").user("the other session")
+    dan.index(embed=False)
+    url = fresh_archive(pg_url, "team_prefixes", "dan")
+    with dan:
+        dan.push(url)
+    for where in ({}, {"archive": url}):
+        with pytest.raises(AmbiguousIdError, match=f"start of session {rid[:8]}-0000-.* and of record {rid}"):
+            dan.show(rid[:8], **where)
+        assert dan.show(rid[:13], context=0, **where).focus == rid
