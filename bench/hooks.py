@@ -12,6 +12,10 @@ rare words, so ``word_hit_rate`` leaves out the paraphrase and inference questio
 construction share none with their answer (their share of the set must not move the figure). Unrelated pairs:
 prompts about work the corpus never did; any injection is a false one. Latency is a cold
 ``backscroll hook claude prompt`` process, start to exit, on a related prompt.
+
+Each prompt is asked from a working directory, as an agent's hook input always gives one: a prompt about past
+work from its session's (the session holding most of the answer), any other from a session's drawn at random,
+seeded by the prompt, so that a project with more sessions is drawn as often as a person works there.
 """
 
 from __future__ import annotations
@@ -74,6 +78,20 @@ def index(home: Path) -> None:
     backscroll.index(config=resolve(home=home, sources=sources))  # (a hook judges by meaning too)
 
 
+def asked_from(db: sqlite3.Connection, seed: str, sessions: set[str] | frozenset[str] = frozenset()) -> str | None:
+    """The working directory a prompt is asked from: that of one of ``sessions`` (those it is about), else of a
+    session drawn at random, seeded by ``seed``."""
+    import random
+
+    cwds = [r[0] for r in db.execute("SELECT cwd FROM sessions WHERE cwd IS NOT NULL ORDER BY session_id")
+            if r[0]]
+    mine = [r[0] for s in sorted(sessions) for r in db.execute("SELECT cwd FROM sessions WHERE session_id = ?", (s,))
+            if r[0]]
+    if mine:
+        return max(mine, key=mine.count)
+    return random.Random(seed).choice(cwds) if cwds else None
+
+
 def precision(home: Path) -> dict:
     from backscroll.config import resolve
     from backscroll.integrations import hooks
@@ -81,9 +99,9 @@ def precision(home: Path) -> dict:
     cfg = resolve(home=home)
     db = sqlite3.connect(home / "backscroll.db")
 
-    def ask(prompt: str, n: int) -> tuple[str | None, set[str]]:
+    def ask(prompt: str, n: int, about: set[str] | frozenset[str] = frozenset()) -> tuple[str | None, set[str]]:
         raw = json.dumps({"session_id": f"bench-{RUN}-{n}", "transcript_path": None, "prompt": prompt,
-                          "hook_event_name": "UserPromptSubmit"}).encode()
+                          "cwd": asked_from(db, prompt, about), "hook_event_name": "UserPromptSubmit"}).encode()
         printed = hooks.run("claude", "prompt", raw, cfg)
         if printed is None:
             return None, set()
@@ -99,7 +117,7 @@ def precision(home: Path) -> dict:
         n += 1
         target = {r[0] for r in db.execute("SELECT session_id FROM records WHERE is_echo = 0 AND instr(text, ?) > 0",
                                            (expected,))}
-        out, sessions = ask(text, n)
+        out, sessions = ask(text, n, target)
         if out:
             sizes.append(len(json.loads(out)["hookSpecificOutput"]["additionalContext"].encode()))
         by_cat.setdefault(cat, []).append(int(bool(sessions & target)))
@@ -118,12 +136,13 @@ def precision(home: Path) -> dict:
             "bytes_injected": {"median": statistics.median(sizes) if sizes else 0, "max": max(sizes, default=0)}}
 
 
-def injected_sessions(home: Path, prompt: str, n: int, cfg=None) -> tuple[set[str], int]:
-    """The sessions the prompt hook recalls for ``prompt`` (from a new session), and the bytes it injects."""
+def injected_sessions(home: Path, prompt: str, n: int, cfg=None, cwd: str | None = None) -> tuple[set[str], int]:
+    """The sessions the prompt hook recalls for ``prompt`` (from a new session in ``cwd``), and the bytes it
+    injects."""
     from backscroll.config import resolve
     from backscroll.integrations import hooks
 
-    raw = json.dumps({"session_id": f"bench-new-{RUN}-{n}", "transcript_path": None, "prompt": prompt,
+    raw = json.dumps({"session_id": f"bench-new-{RUN}-{n}", "transcript_path": None, "prompt": prompt, "cwd": cwd,
                       "hook_event_name": "UserPromptSubmit"}).encode()
     printed = hooks.run("claude", "prompt", raw, cfg or resolve(home=home))
     if printed is None:
@@ -164,8 +183,12 @@ def prompt_set(home: Path, prompts: Path, half: str = "all") -> dict:
     sizes: list[int] = []
     wrong = 0
     missed, injected = [], []  # (the ids, for reading a run afterwards)
+    db = sqlite3.connect(home / "backscroll.db")
+    where = {q["id"]: asked_from(db, f"{prompts.name}/{q['id']}", {q["session"]} if "session" in q else frozenset())
+             for k in ("related", "unrelated") for q in spec[k]}
+    db.close()
     for n, q in enumerate(spec["related"]):
-        got, size = injected_sessions(home, q["prompt"], n, cfg)
+        got, size = injected_sessions(home, q["prompt"], n, cfg, where[q["id"]])
         related.setdefault(q["style"], []).append(int(q["session"] in got))
         wrong += bool(got - {q["session"]})
         if q["session"] not in got:
@@ -173,7 +196,7 @@ def prompt_set(home: Path, prompts: Path, half: str = "all") -> dict:
         if size:
             sizes.append(size)
     for n, q in enumerate(spec["unrelated"]):
-        got, size = injected_sessions(home, q["prompt"], 10_000 + n, cfg)
+        got, size = injected_sessions(home, q["prompt"], 10_000 + n, cfg, where[q["id"]])
         unrelated.setdefault(q["style"], []).append(int(bool(got)))
         if got:
             injected.append(q["id"])
