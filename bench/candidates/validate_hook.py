@@ -10,9 +10,10 @@ copy of every home (what a tree's hook keeps in a home never reaches the other's
 the candidate next, through the hook's own entry (``bench/hooks.py``'s prompt sets and its 20 unrelated pairs of the
 eval corpus), and the default searches of the identity check are written by each and compared byte for byte.
 Printed: each set's figures, and each line of the rule held or not. The rule here (``SETS`` and ``judge``) is the
-one written on 2026-12-06 for the everyday-request candidate (``docs/ranking.md``, "A waiting candidate: prompts
-that name nothing"); a new candidate writes its own rule in docs/ranking.md before its first run and puts its sets
-and lines here. ``hooks-terse-v1`` is training data since 2026-12-06: its figures are printed, not judged.
+one written on 2026-12-07 for the own-project candidate (``docs/ranking.md``, "A prompt recalls from its own
+project: a waiting candidate"); a new candidate writes its own rule in docs/ranking.md before its first run and puts
+its sets and lines here. ``hooks-terse-v1`` is training data since 2026-12-06: its figures are printed, not judged.
+Each prompt is asked from a working directory (``bench/hooks.py``: past work from its session's).
 The hook's whole-process wall is timed apart, old and new paired in turn; the commands are printed.
 """
 
@@ -32,6 +33,7 @@ QUERIES = ROOT / "bench" / "queries"
 # (set, home) in the order they run, as the 2026-12-06 rule named them; the terse sets hold everyday requests only
 SETS = [("hooks-everyday-v1", "agent"), ("hooks-everyday-v2", "agent"), ("hooks-everyday-v3", "agent"),
         ("hooks-c3-v1", "c3"), ("hooks-aider-v1", "aider"), ("hooks-terse-v2", "aider"), ("hooks-terse-v2", "agent"),
+        ("hooks-everyday-v4", "aider"), ("hooks-everyday-v4", "agent"), ("hooks-everyday-v4", "c3"),
         ("hooks-terse-v1", "aider"), ("hooks-terse-v1", "agent")]
 TRAINING = ("hooks-terse-v1",)  # printed, not judged
 
@@ -102,16 +104,22 @@ def judge(figures: dict, eval_pairs: dict, same: int, total: int) -> list[tuple[
     lines = []
     judged = {k: v for k, v in figures.items() if not k.startswith(TRAINING)}
     for key, (old, new) in judged.items():
-        if key.startswith("hooks-terse-v2"):
+        if key.startswith(("hooks-terse-v2", "hooks-everyday-v4")):  # (silence only)
             silent = 1 - new["everyday_injecting"] / new["everyday_n"]
+            fewer = key == "hooks-terse-v2 (aider)"
             lines.append((f"{key}: everyday injecting {new['everyday_injecting']} vs main {old['everyday_injecting']} "
-                          f"(fewer than main; silent {silent:.1%}, the goal 98%)",
-                          new["everyday_injecting"] < old["everyday_injecting"]))
+                          f"({'fewer than' if fewer else 'no more than'} main; silent {silent:.1%}, the goal 98%)",
+                          new["everyday_injecting"] < old["everyday_injecting"] if fewer
+                          else new["everyday_injecting"] <= old["everyday_injecting"]))
             continue
         lines.append((f"{key}: everyday injecting {new['everyday_injecting']} vs main {old['everyday_injecting']} "
                       "(no more than main)", new["everyday_injecting"] <= old["everyday_injecting"]))
         lines.append((f"{key}: recalled {new['recalled']} vs main {old['recalled']} (not fewer by more than one)",
                       new["recalled"] >= old["recalled"] - 1))
+    v4 = [pair for key, pair in judged.items() if key.startswith("hooks-everyday-v4")]
+    old_v4, new_v4 = (sum(p[i]["everyday_injecting"] for p in v4) for i in (0, 1))
+    lines.append((f"hooks-everyday-v4 on the three histories: {new_v4} injecting vs main {old_v4} (fewer)",
+                  new_v4 < old_v4))
     old_total = sum(o["recalled"] for o, _ in judged.values())
     new_total = sum(n["recalled"] for _, n in judged.values())
     lines.append((f"past work recalled in total: {new_total} vs main {old_total} (not fewer by more than two)",
