@@ -460,7 +460,7 @@ def test_a_start_of_a_session_id_and_of_another_sessions_record_names_neither_as
     url = fresh_archive(pg_url, "team_prefixes", "dan")
     with dan:
         dan.push(url)
-    for where in ({}, {"archive": url}):
+    for where in ({}, {"archive": url}):  # (the local store, then the archive)
         with pytest.raises(AmbiguousIdError, match=f"start of session {rid[:8]}-0000-.* and of record {rid}"):
-            dan.show(rid[:8], **where)
-        assert dan.show(rid[:13], context=0, **where).focus == rid
+            dan.show(rid[:8], archive=where.get("archive"))
+        assert dan.show(rid[:13], context=0, archive=where.get("archive")).focus == rid
