@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 
 from backscroll.config import Config
 from backscroll.dates import format_ts
-from backscroll.errors import ArchiveError, UsageError
+from backscroll.errors import ArchiveError
 from backscroll.indexes.lexical_schema import MAX_WORD, analyze, stem
 from backscroll.indexes.matrix import DIM_DEFAULT
 from backscroll.indexes.packing import unpack
@@ -247,7 +247,9 @@ def standing(cfg: Config, store: Store, env=None) -> ArchiveStatus | None:
     last = json.loads(store.get_meta(LAST_PUSH) or "null")
     try:
         url: str | None = settings(cfg, None, env)[0]
-    except UsageError:
+    except ArchiveError as exc:
+        if exc.reason != "no-archive":
+            raise
         url = None
     if url is None and last is None:
         return None

@@ -249,6 +249,10 @@ def test_the_command_line_sets_up_and_pushes(team, pg_url, session_builder, back
     assert "as dave" in said and "1 record since: `backscroll push` sends them" in said
     gone = runner.invoke(app, [*home, "push", "--to", "postgresql://dave:pw@127.0.0.1:1/x", "--json"])
     assert gone.exit_code == 6 and "pw@" not in gone.output and '"kind":"archive"' in gone.stderr.replace(" ", "")
+    monkeypatch.delenv("BACKSCROLL_ARCHIVE_URL")  # (pushed to once, none configured now: status still reports)
+    unset = runner.invoke(app, [*home, "status", "--json"])
+    assert unset.exit_code == 0 and json.loads(unset.stdout)["archive"]["configured"] is None, unset.output
+    assert json.loads(unset.stdout)["archive"]["last_push"]["member"] == "dave"
 
 
 def test_an_archive_made_anew_under_the_same_name_is_pushed_to_whole(team, pg_url, session_builder, backscroll_home):
