@@ -92,11 +92,9 @@ def ensure_not_a_record_too(store: Store, ident: str, session_id: str | None) ->
     """A prefix of a session's id that also starts a record of another session names neither: say so."""
     if session_id is None or session_id == ident:
         return
-    others = [r for r in store.records_starting(ident, 21) if (p := store.record_place(r)) and p[1] != session_id]
-    if others:
-        more = f" (and {len(others) - 1} more)" if len(others) > 1 else ""
-        raise AmbiguousIdError(f"{ident!r} is the start of session {session_id} and of record {others[0]}{more}",
-                               hint="give more of the id")
+    if (other := store.record_elsewhere(ident, session_id)) is not None:
+        raise AmbiguousIdError(f"{ident!r} is the start of session {session_id} and of record {other}",
+                               hint=f"give more of the id: {session_id} or {other}")
 
 
 def session_named(store: Store, ident: str) -> str:

@@ -65,6 +65,15 @@ class ArchiveBrowse:
             "SELECT DISTINCT record_id FROM backscroll.records WHERE record_id LIKE %s AND (%s::text IS NULL OR "
             "member = %s) ORDER BY 1 LIMIT %s", (like_prefix(prefix), member, member, limit))]
 
+    def record_elsewhere(self, prefix: str, session_id: str, member: str | None = None) -> str | None:
+        """The first record id starting with ``prefix`` that is not ``session_id``'s own (as locally:
+        ``Store.record_elsewhere``; ``member``: only theirs)."""
+        rows = self._rows(
+            "SELECT record_id FROM backscroll.records WHERE record_id LIKE %s AND session_id NOT LIKE %s "
+            "AND record_id NOT LIKE %s AND (%s::text IS NULL OR member = %s) ORDER BY 1 LIMIT 1",
+            (like_prefix(prefix), like_prefix(session_id), like_prefix(session_id), member, member))
+        return rows[0]["record_id"] if rows else None
+
     def session_records(self, member: str, machine: str, session_id: str) -> list[dict]:
         """One session's records in their order (as the member's store read them)."""
         return self._rows(f"SELECT {HIT_COLUMNS} FROM backscroll.records WHERE member = %s AND machine = %s AND "

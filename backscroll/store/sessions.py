@@ -121,6 +121,16 @@ class SessionQueries:
             "SELECT record_id FROM records WHERE record_id >= ? AND record_id < ? ORDER BY record_id LIMIT ?",
             (prefix, prefix + "\U0010ffff", limit))]
 
+    def record_elsewhere(self, prefix: str, session_id: str) -> str | None:
+        """The first record id starting with ``prefix`` that is not ``session_id``'s own: neither in it, nor in a
+        session or under an id that extends its id (a subagent's, an earlier part's)."""
+        row = self.conn.execute(
+            "SELECT record_id FROM records WHERE record_id >= ? AND record_id < ? AND session_id != ? "
+            "AND substr(session_id, 1, ?) != ? AND substr(record_id, 1, ?) != ? ORDER BY record_id LIMIT 1",
+            (prefix, prefix + "\U0010ffff", session_id, len(session_id), session_id, len(session_id),
+             session_id)).fetchone()
+        return row[0] if row else None
+
     def record_place(self, record_id: str) -> tuple[int, str] | None:
         """``(store id, session id)`` of a record, by its record id."""
         row = self.conn.execute("SELECT id, session_id FROM records WHERE record_id = ?", (record_id,)).fetchone()

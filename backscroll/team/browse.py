@@ -111,12 +111,10 @@ def _named(a: Archive, ident: str, member: str | None, missing: str) -> tuple[di
     key = None if focus is not None else _session_key(a, ident, member)
     if focus is None and key is None:
         focus = _record_named(a, ident, member)
-    elif focus is None and key is not None and key[2] != ident:  # a start of a session's id, and of another's record?
-        others = [r for r in a.records_like(ident, member, 21)
-                  if (row := a.record_row(r, member)) is not None and row["session_id"] != key[2]]
-        if others:
-            raise AmbiguousIdError(f"{ident!r} is the start of session {key[2]} and of record {others[0]} in the team "
-                                   "archive", hint="give more of the id")
+    elif focus is None and key is not None and key[2] != ident and (
+            other := a.record_elsewhere(ident, key[2], member)) is not None:  # (the start of another's record too)
+        raise AmbiguousIdError(f"{ident!r} is the start of session {key[2]} and of record {other} in the team archive",
+                               hint=f"give more of the id: {key[2]} or {other}")
     if focus is not None:
         key = (focus["member"], focus["machine"], focus["session_id"])
     if key is None:

@@ -86,6 +86,28 @@ def test_a_prefix_starting_a_session_and_another_sessions_record_names_neither(s
     assert backscroll.show(rid[:13], context=0, config=cfg).focus == rid
 
 
+def test_a_prefix_of_a_session_whose_parts_ids_extend_its_own_names_the_session(backscroll_home, backscroll_index,
+                                                                                session_builder):
+    """Kimi's earlier parts (``<id>~1``) and subagents (``<id>:agent-01:…`` records) extend the session's id, and a
+    Codex session's records its own: a prefix of the session is the session, however many such records there are."""
+    sid = "7f3e9a12-1111-4222-8333-444455556666"
+    folder = backscroll_home.home / ".kimi" / "sessions" / "abcd" / sid
+    for name, pair in (("context.jsonl", ("fix the login bug", "looking at it")),
+                       ("context_1.jsonl", ("an earlier part", "ok")),
+                       ("subagents/agent-01/context.jsonl", ("a subagent's task", "its answer"))):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text("".join(json.dumps({"role": r, "content": t}) + "\n"
+                                           for r, t in zip(("user", "assistant"), pair, strict=True)))
+    codex = session_builder.codex(project="infra")
+    for i in range(30):
+        codex.user(f"codex prompt {i}")
+    backscroll_index()
+    cfg = backscroll_home.config()
+    for prefix, session in ((sid[:8], sid), (sid[:-1], sid), (codex.session_id[:8], codex.session_id)):
+        assert backscroll.show(prefix, config=cfg).session["session_id"] == session, prefix
+        assert backscroll.resume(prefix, config=cfg).session_id == session, prefix
+
+
 def test_context_window_at_the_session_edges(session, backscroll_home):
     first = backscroll.show(record_id(backscroll_home, "message number 1"), context=3,
                             config=backscroll_home.config(), sync=True)
