@@ -14,8 +14,9 @@ prompts about work the corpus never did; any injection is a false one. Latency i
 ``backscroll hook claude prompt`` process, start to exit, on a related prompt.
 
 Each prompt is asked from a working directory, as an agent's hook input always gives one: a prompt about past
-work from its session's (the session holding most of the answer), any other from a session's drawn at random,
-seeded by the prompt, so that a project with more sessions is drawn as often as a person works there.
+work from its session's (of the sessions holding the answer, the working directory most of them ran in), any other
+from a session's drawn at random (subagents left out), seeded by the prompt, so that a project with more sessions is
+drawn as often as a person works there. A prompt about a session the history does not hold is asked from none.
 """
 
 from __future__ import annotations
@@ -83,12 +84,12 @@ def asked_from(db: sqlite3.Connection, seed: str, sessions: set[str] | frozenset
     session drawn at random, seeded by ``seed``."""
     import random
 
-    cwds = [r[0] for r in db.execute("SELECT cwd FROM sessions WHERE cwd IS NOT NULL ORDER BY session_id")
-            if r[0]]
-    mine = [r[0] for s in sorted(sessions) for r in db.execute("SELECT cwd FROM sessions WHERE session_id = ?", (s,))
-            if r[0]]
-    if mine:
-        return max(mine, key=mine.count)
+    if sessions:
+        mine = [r[0] for s in sorted(sessions) for r in db.execute("SELECT cwd FROM sessions WHERE session_id = ?",
+                                                                     (s,)) if r[0]]
+        return max(mine, key=mine.count) if mine else None
+    cwds = [r[0] for r in db.execute("SELECT cwd FROM sessions WHERE cwd IS NOT NULL AND is_sidechain = 0 "
+                                     "ORDER BY session_id") if r[0]]
     return random.Random(seed).choice(cwds) if cwds else None
 
 
@@ -215,10 +216,14 @@ def prompt_set(home: Path, prompts: Path, half: str = "all") -> dict:
 def latency(home: Path, runs: int = 10) -> dict:
     exe = str(Path(sys.executable).with_name("backscroll"))
     env = {**os.environ, "BACKSCROLL_HOME": str(home)}
-    text = related_pairs()[0][0]
+    text, expected, _ = related_pairs()[0]
+    db = sqlite3.connect(home / "backscroll.db")
+    about = {r[0] for r in db.execute("SELECT session_id FROM records WHERE instr(text, ?) > 0", (expected,))}
+    cwd = asked_from(db, text, about)  # (as a real hook is asked: from a working directory)
+    db.close()
     times = []
     for i in range(runs):
-        raw = json.dumps({"session_id": f"lat-{i}", "prompt": text}).encode()
+        raw = json.dumps({"session_id": f"lat-{i}", "prompt": text, "cwd": cwd}).encode()
         t = time.perf_counter()
         subprocess.run([exe, "hook", "claude", "prompt"], input=raw, capture_output=True, env=env, check=True)
         times.append(1000 * (time.perf_counter() - t))

@@ -201,7 +201,8 @@ def main() -> int:
     lines = judge(figures, eval_pairs, same, len(rows["main"]))
     for text, held in lines:
         print(f"{'held  ' if held else 'FAILED'}  {text}")
-    print("\nthe hook's whole-process wall, paired in turn (the rule: median at most 1.25 times main's):")
+    print("\nthe hook's whole-process wall, paired in turn (the rule: median at most 1.25 times main's; PROMPT.json "
+          "names something and gives a cwd, as a real hook's input does):")
     for side, code in trees.items():
         print(f"  {side}: PYTHONPATH={code} BACKSCROLL_HOME={args.out / 'homes' / side / 'agent'} "
               f"{sys.executable} -m backscroll hook claude prompt < PROMPT.json")
