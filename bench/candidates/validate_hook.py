@@ -12,7 +12,8 @@ eval corpus), and the default searches of the identity check are written by each
 Printed: each set's figures, and each line of the rule held or not. The rule here (``SETS`` and ``judge``) is the
 one written on 2026-12-07 for the own-project candidate (``docs/ranking.md``, "A prompt recalls from its own
 project: a waiting candidate"); a new candidate writes its own rule in docs/ranking.md before its first run and puts
-its sets and lines here. ``hooks-terse-v1`` is training data since 2026-12-06: its figures are printed, not judged.
+its sets and lines here. ``hooks-terse-v1`` is training data since 2026-12-06, and ``hooks-aider-v2`` was written
+after the rule: their figures are printed, not judged.
 Each prompt is asked from a working directory (``bench/hooks.py``: past work from its session's).
 The hook's whole-process wall is timed apart, old and new paired in turn; the commands are printed.
 """
@@ -34,8 +35,9 @@ QUERIES = ROOT / "bench" / "queries"
 SETS = [("hooks-everyday-v1", "agent"), ("hooks-everyday-v2", "agent"), ("hooks-everyday-v3", "agent"),
         ("hooks-c3-v1", "c3"), ("hooks-aider-v1", "aider"), ("hooks-terse-v2", "aider"), ("hooks-terse-v2", "agent"),
         ("hooks-everyday-v4", "aider"), ("hooks-everyday-v4", "agent"), ("hooks-everyday-v4", "c3"),
-        ("hooks-terse-v1", "aider"), ("hooks-terse-v1", "agent")]
+        ("hooks-terse-v1", "aider"), ("hooks-terse-v1", "agent"), ("hooks-aider-v2", "aider")]
 TRAINING = ("hooks-terse-v1",)  # printed, not judged
+REPORTED = ("hooks-aider-v2",)  # written after the rule: its first run is printed, not judged
 
 IDENTITY = r'''
 import json, sys, tomllib
@@ -102,7 +104,7 @@ def counts(result: dict) -> dict:
 def judge(figures: dict, eval_pairs: dict, same: int, total: int) -> list[tuple[str, bool]]:
     """Each line of the rule, held or not."""
     lines = []
-    judged = {k: v for k, v in figures.items() if not k.startswith(TRAINING)}
+    judged = {k: v for k, v in figures.items() if not k.startswith(TRAINING + REPORTED)}
     for key, (old, new) in judged.items():
         if key.startswith(("hooks-terse-v2", "hooks-everyday-v4")):  # (silence only)
             silent = 1 - new["everyday_injecting"] / new["everyday_n"]
