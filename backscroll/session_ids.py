@@ -41,10 +41,6 @@ def check_id(ident: str) -> None:
                          f"most {MAX_ID:,} characters are looked for", hint=FIND_IDS_HINT)
 
 
-def _like_prefix(ident: str) -> str:
-    return ident.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
 def _describe(store: Store, session_ids: list[str]) -> list[str]:
     lines = []
     for sid in session_ids:
@@ -70,7 +66,7 @@ def resolve_session(store: Store, ident: str, *, required: bool = False) -> str 
     if len(ident) < MIN_PREFIX:
         raise UsageError(f"{ident!r} is too short to name a session: give at least {MIN_PREFIX} characters of "
                          "its id (or a whole record id)", hint=FIND_IDS_HINT)
-    found = store.sessions_starting(_like_prefix(ident), 21)
+    found = store.sessions_starting(ident, 21)
     if found and (root := sole_root(found)) is not None and len(found) <= 20:
         return root
     if found:

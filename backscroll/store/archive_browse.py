@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from backscroll.store.archive_filters import like_prefix
 from backscroll.store.archive_search import HIT_COLUMNS
+from backscroll.store.sessions import like_prefix
 
 
 class ArchiveBrowse:

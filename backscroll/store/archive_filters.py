@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from backscroll.store.sessions import MIN_LISTED
+from backscroll.store.sessions import MIN_LISTED, like_prefix
 from backscroll.types import Filters
 
 
@@ -31,11 +31,6 @@ def where_sql(filters: Filters, *, include_echoes: bool, echoes_only: bool = Fal
         clauses.append("ts < %s")
         params.append(filters.until)
     return (" AND ".join(clauses) or "true"), params
-
-
-def like_prefix(value: str) -> str:
-    """A LIKE pattern for the values that start with ``value``."""
-    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
 def _matching(clauses: list[str], params: list[Any], project: str | None,

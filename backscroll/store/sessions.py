@@ -16,6 +16,11 @@ FIRST_PROMPT = ("r.role = 'user' AND r.content_type = 'text' "  # (a slash comma
                 "r.id LIMIT 1")
 
 
+
+def like_prefix(value: str) -> str:
+    """A ``LIKE`` pattern (``\\`` escapes) for the values that start with ``value``: in SQLite and PostgreSQL alike."""
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
 def _where(agent: str | None, project: str | None, since: str | None, until: str | None = None,
            prefix: str = "") -> tuple[list[str], list]:
     """Sessions of an agent and project, active in ``[since, until)``: last busy since, first busy before."""
@@ -101,11 +106,11 @@ class SessionQueries:
     def has_session(self, session_id: str) -> bool:
         return self.conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,)).fetchone() is not None
 
-    def sessions_starting(self, like_pattern: str, limit: int) -> list[str]:
-        """Session ids matching a ``LIKE`` pattern (``\\`` escapes), in order."""
+    def sessions_starting(self, prefix: str, limit: int) -> list[str]:
+        """Session ids that start with ``prefix`` (ASCII letters in any case, as ``LIKE`` compares), in order."""
         return [r[0] for r in self.conn.execute(
             "SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' ORDER BY session_id LIMIT ?",
-            (like_pattern, limit))]
+            (like_prefix(prefix), limit))]
 
     def project_names(self) -> list[str]:
         """The projects indexed, those with most sessions first."""

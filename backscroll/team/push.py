@@ -71,9 +71,9 @@ def settings(cfg: Config, to: str | None, env=None) -> tuple[str, str | None]:
     section = section if isinstance(section, dict) else {}
     url = (to if to != "default" else None) or env.get("BACKSCROLL_ARCHIVE_URL") or section.get("url")
     if not isinstance(url, str) or not url.strip():
-        raise ArchiveError("no team archive given", hint="pass its URL (postgresql://USER@HOST/DB: push --to, search "
-                         "--archive), or set $BACKSCROLL_ARCHIVE_URL or [archive] url in the config file",
-                         reason="no-archive")
+        raise ArchiveError("no team archive given", hint="pass its URL (postgresql://USER@HOST/DB: push --to, "
+                           "search --archive), or set $BACKSCROLL_ARCHIVE_URL or [archive] url in the config file",
+                           reason="no-archive")
     member = section.get("member")
     return url.strip(), member if isinstance(member, str) and member.strip() else None
 
