@@ -2,18 +2,19 @@
 """A waiting hook candidate judged by its written rule: main and main + the patch, in turn, on the frozen sets.
 
     python bench/candidates/validate_hook.py --agent-home /tmp/bench/agent-home --c3-home /tmp/bench/c3-home \\
-        --aider-home /tmp/bench/aider-home --patch bench/candidates/NAME.patch [--out /tmp/validate]
+        --aider-home /tmp/bench/aider-home --patch bench/candidates/NAME.patch [--patch OTHER.patch] [--out DIR]
 
-The homes are ``bench/homes.py``'s. Both code trees are worktrees of HEAD made under ``--out`` (the candidate's with
-the patch applied), each run with ``PYTHONPATH`` on its tree from a folder outside the checkout, and each on its own
-copy of every home (what a tree's hook keeps in a home never reaches the other's). Set by set, main runs first and
-the candidate next, through the hook's own entry (``bench/hooks.py``'s prompt sets and its 20 unrelated pairs of the
-eval corpus), and the default searches of the identity check are written by each and compared byte for byte.
-Printed: each set's figures, and each line of the rule held or not. The rule here (``SETS`` and ``judge``) is the
-one written on 2026-12-07 for the own-project candidate (``docs/ranking.md``, "A prompt recalls from its own
-project: a waiting candidate"); a new candidate writes its own rule in docs/ranking.md before its first run and puts
-its sets and lines here. ``hooks-terse-v1`` is training data since 2026-12-06, and ``hooks-aider-v2`` was written
-after the rule: their figures are printed, not judged.
+The homes are ``bench/homes.py``'s. Every code tree is a worktree of HEAD made under ``--out`` (a candidate's with
+its patch applied), each run with ``PYTHONPATH`` on its tree from a folder outside the checkout, and each on its own
+copy of every home (what a tree's hook keeps in a home never reaches another's). Set by set, main runs first and
+each candidate next, in the order given (main's figures depend on HEAD alone: run once, each candidate is judged
+against them), through the hook's own entry (``bench/hooks.py``'s prompt sets and its 20 unrelated pairs of the eval
+corpus), and the default searches of the identity check are written by each and compared byte for byte. Printed:
+each set's figures, and each line of the rule held or not, for each candidate. The rule here (``SETS`` and
+``judge``) is the one written on 2026-12-07 for the own-project candidates (``docs/ranking.md``, "A prompt recalls
+from its own project: a waiting candidate" and the one after it); a new candidate writes its own rule in
+docs/ranking.md before its first run and puts its sets and lines here. ``hooks-terse-v1`` is training data since
+2026-12-06, and ``hooks-aider-v2`` was written after the rule: their figures are printed, not judged.
 Each prompt is asked from a working directory (``bench/hooks.py``: past work from its session's).
 The hook's whole-process wall is timed apart, old and new paired in turn; the commands are printed.
 """
@@ -138,7 +139,8 @@ def main() -> int:
     ap.add_argument("--agent-home", type=Path, required=True)
     ap.add_argument("--c3-home", type=Path, required=True)
     ap.add_argument("--aider-home", type=Path, required=True)
-    ap.add_argument("--patch", type=Path, required=True, help="the candidate, a patch waiting in bench/candidates")
+    ap.add_argument("--patch", type=Path, required=True, action="append",
+                    help="a candidate, a patch waiting in bench/candidates (again for another: each is judged alone)")
     ap.add_argument("--out", type=Path, default=Path("/tmp/validate-hook"))
     ap.add_argument("--trial", type=Path, help="a trial of this script: this prompt file in place of every set, "
                     "with neither the eval pairs nor the identity searches (no line of the rule is judged)")
@@ -149,16 +151,18 @@ def main() -> int:
             raise SystemExit(f"--{name}-home {path}: no backscroll.db (bench/homes.py builds it)")
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], check=True, capture_output=True,
                           text=True).stdout.strip()
-    patch_id = hashlib.blake2b(args.patch.read_bytes(), digest_size=4).hexdigest()
-    args.out = args.out / f"{head}-{patch_id}"  # (what a run of another HEAD or patch wrote is not taken for this)
+    args.out = args.out / head  # (what a run of another HEAD wrote is not taken for this)
     args.out.mkdir(parents=True, exist_ok=True)
-    trees = {"main": tree(args.out, "main", None), "cand": tree(args.out, "cand", args.patch)}
+    # each side by name: main, and each patch by its content's hash (what a run of another patch wrote is not taken)
+    sides = {"main": None} | {f"cand-{hashlib.blake2b(p.read_bytes(), digest_size=4).hexdigest()}": p
+                              for p in args.patch}
+    trees = {side: tree(args.out, side, patch) for side, patch in sides.items()}
     results = args.out / ("trial" if args.trial else "results")  # (kept: a run cut short goes on from there)
     results.mkdir(exist_ok=True)
 
-    figures: dict[str, tuple[dict, dict]] = {}
+    figures: dict[str, dict[str, dict]] = {}
     for name, home in SETS:
-        pair = []
+        figures[f"{name} ({home})"] = by_side = {}
         for side, code in trees.items():
             saved = results / f"{name}.{home}.{side}.json"
             if not saved.exists():
@@ -166,11 +170,11 @@ def main() -> int:
                 prompts = args.trial or QUERIES / f"{name}.toml"
                 saved.write_text(run(code, args.out, [str(code / "bench" / "hooks.py"), "--home", str(h),
                                                       "--prompts", str(prompts)]))
-            pair.append(counts(json.loads(saved.read_text())))
-            print(f"{name} on {home}, {side}: {pair[-1]}", flush=True)
-        figures[f"{name} ({home})"] = (pair[0], pair[1])
+            by_side[side] = counts(json.loads(saved.read_text()))
+            print(f"{name} on {home}, {side}: {by_side[side]}", flush=True)
+    removal = "; ".join(f"git worktree remove --force {path}" for path in trees.values())
     if args.trial:
-        print(f"afterwards: git worktree remove --force {trees['main']}; git worktree remove --force {trees['cand']}")
+        print(f"afterwards: {removal}")
         return 0
 
     eval_pairs = {}
@@ -193,24 +197,30 @@ def main() -> int:
         if not got["code"].startswith(str(code)):
             raise SystemExit(f"the {side} searches ran {got['code']}, not {code}'s package")
         rows[side] = got["rows"]
-    pairs = list(zip(rows["main"], rows["cand"], strict=True))
-    same = sum(a == b for a, b in pairs)
-    seen_same = sum({**a, "evidence": None} == {**b, "evidence": None} for a, b in pairs)
-    print(f"identity: {same} of {len(rows['main'])} the same; {seen_same - same} more differ in their evidence "
-          "vector alone (results, strengths and notes the same)")
 
-    print()
-    lines = judge(figures, eval_pairs, same, len(rows["main"]))
-    for text, held in lines:
-        print(f"{'held  ' if held else 'FAILED'}  {text}")
+    every = True
+    for side, patch in sides.items():
+        if patch is None:
+            continue
+        pairs = list(zip(rows["main"], rows[side], strict=True))
+        same = sum(a == b for a, b in pairs)
+        seen_same = sum({**a, "evidence": None} == {**b, "evidence": None} for a, b in pairs)
+        print(f"\n{patch} ({side}) against main\nidentity: {same} of {len(rows['main'])} the same; "
+              f"{seen_same - same} more differ in their evidence vector alone (results, strengths and notes the same)")
+        lines = judge({k: (v["main"], v[side]) for k, v in figures.items()},
+                      {"main": eval_pairs["main"], "cand": eval_pairs[side]}, same, len(rows["main"]))
+        for text, held in lines:
+            print(f"{'held  ' if held else 'FAILED'}  {text}")
+        held_all = all(h for _, h in lines)
+        every = every and held_all
+        print(f"{patch}: " + ("every line held" if held_all else "not every line held: the patch goes"))
     print("\nthe hook's whole-process wall, paired in turn (the rule: median at most 1.25 times main's; PROMPT.json "
           "names something and gives a cwd, as a real hook's input does):")
     for side, code in trees.items():
         print(f"  {side}: PYTHONPATH={code} BACKSCROLL_HOME={args.out / 'homes' / side / 'agent'} "
               f"{sys.executable} -m backscroll hook claude prompt < PROMPT.json")
-    print("\nevery line held" if all(h for _, h in lines) else "\nnot every line held: the patch goes")
-    print(f"afterwards: git worktree remove --force {trees['main']}; git worktree remove --force {trees['cand']}")
-    return 0 if all(h for _, h in lines) else 1
+    print(f"afterwards: {removal}")
+    return 0 if every else 1
 
 
 if __name__ == "__main__":
