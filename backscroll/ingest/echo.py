@@ -267,9 +267,10 @@ def is_query_echo(command: str | list | None) -> bool:
 MCP_TOOLS = frozenset({"search", "show", "list_sessions"})
 _MCP_ECHO = re.compile(r"^(?i:mcp__(?:plugin_[A-Za-z0-9-]+_)?backscroll__|backscroll__|mcp_backscroll_|backscroll\.|"
                        r"mcp:backscroll/|backscroll_|backscroll-)(?P<tool>[A-Za-z_]+)$")
-# A recall block as ``backscroll hook`` prints it, wherever the agent logs it.
+# A recall block as ``backscroll hook`` prints it (its opening tag names backscroll as its source), wherever the agent
+# logs it; prose that names the tag (``the hook wraps it in <backscroll-recall>``) is prose.
 RECALL_TAG = "backscroll-recall"
-_RECALL_BLOCK = re.compile(r"<backscroll-recall\b[^>]*>.*?(?:</backscroll-recall>|\Z)", re.S)
+_RECALL_BLOCK = re.compile(r'<backscroll-recall\s+source="backscroll"[^>]*>.*?(?:</backscroll-recall>|\Z)', re.S)
 _EMPTY_WRAPPER = re.compile(r"<hook_context>\s*</hook_context>")
 
 

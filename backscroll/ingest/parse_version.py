@@ -59,5 +59,6 @@ next finds it, or a search's sync in its turn through the files.
 # failed run's error is its result, an answer is dated by its inference; a Droid worker is linked to its caller, and
 # Droid's own title is the title; Goose's per-turn context is no summary and a subagent session names its parent,
 # and a Zed compaction's summary is one; 24: the scratchpad notice Vibe 2 puts before a subagent's task is the
-# harness's; 25: an older Cursor ``.txt`` transcript's tool output answers its call (by name, in order).
-PARSE_VERSION = 25
+# harness's; 25: an older Cursor ``.txt`` transcript's tool output answers its call (by name, in order); 26: prose
+# that names ``<backscroll-recall>`` is prose (only a block the hook printed is an echo).
+PARSE_VERSION = 26

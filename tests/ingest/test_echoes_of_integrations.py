@@ -84,3 +84,19 @@ def test_stores_classified_by_older_rules_are_reclassified(session_builder, back
     unflagged_as_by_rules(backscroll_home, 1)
     backscroll_index(embed=False)
     assert [r["is_echo"] for r in rows(backscroll_home)] == [1, 1]
+
+
+def test_prose_that_names_the_recall_tag_is_prose(session_builder, backscroll_index, backscroll_search,
+                                                  backscroll_home):
+    """Only a block the hook printed (its opening tag names backscroll as its source) is recalled context; a
+    decision about the hooks that names ``<backscroll-recall>`` is kept whole, and found."""
+    s = session_builder.claude(project="hooks")
+    s.user("how should the hook frame what it recalls?")
+    s.assistant("We decided the hook wraps what it recalls in a <backscroll-recall> element, and we chose the "
+                "plinthograph escaping scheme for everything quoted inside it.")
+    backscroll_index(embed=False)
+    assert not rows(backscroll_home, "SELECT 1 FROM records WHERE is_echo = 1")
+    hits = backscroll_search("plinthograph escaping", mode="lexical").results
+    assert hits and "plinthograph escaping scheme for everything quoted" in hits[0].text
+    rest, blocks = classify.split_recall("a <backscroll-recall> element, then the rest")
+    assert (rest, blocks) == ("a <backscroll-recall> element, then the rest", [])
