@@ -6,7 +6,8 @@ SYSTEM: …") or terminal escapes. ``for_agent`` folds compatibility forms (full
 their plain characters, drops control and format characters (escapes, zero-width and bidi marks),
 and escapes ``&``, ``<`` and ``>``, and every character that looks like an angle bracket (Unicode's
 confusables data, through ``confusable-homoglyphs``, and any character named an angle bracket): no tag,
-of any spelling, can form inside quoted text. ``shorten`` bounds what a message echoes of an identifier or
+of any spelling, can form inside quoted text. ``plain_id`` says whether an id reads as itself on a command line.
+``shorten`` bounds what a message echoes of an identifier or
 a path taken from a session (a hostile row once made every ``status`` print a 5 MB id); ``at_word`` cuts a text
 at a word; ``whole`` makes a caller's text valid Unicode.
 """
@@ -31,6 +32,7 @@ HIDDEN_RANGES = ((0xAD, 0xAD), (0x600, 0x605), (0x61C, 0x61C), (0x6DD, 0x6DD), (
                  (0xE0020, 0xE007F), (0xE0100, 0xE01EF))
 HIDDEN = re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in HIDDEN_RANGES) + "]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_PLAIN_ID = re.compile(r"[\w.:@+#~/-]+")  # an id a shell reads as one word, as it is (``abc-123#0``)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -141,3 +143,9 @@ def whole(value):
     if isinstance(value, tuple) and any(isinstance(v, str) for v in value):
         return tuple(whole(v) for v in value)
     return value
+
+
+def plain_id(ident: str) -> bool:
+    """Whether ``ident`` is one word a shell reads as it is, and no option: no space, quote, ``;`` or ``$(``, no
+    control character; a log's id that is not (``a;touch x``) is never put in a command. Pure."""
+    return bool(_PLAIN_ID.fullmatch(ident)) and not ident.startswith(("-", "#", "~"))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -70,18 +69,16 @@ def _utf8(obj):
     return obj
 
 
-_PLAIN_ID = re.compile(r"[\w.:@+#~/-]+")  # an id a shell reads as one word, as it is (``abc-123#0``)
-
-
 def shell_word(ident: str) -> str:
     """An id as a shell reads it back (an id is a log's text: a space, ``$(…)``, a ``;`` in it are quoted), on one
     line (``terminal.clean_line``): what is printed or copied to be pasted after ``backscroll show``."""
     import shlex
 
     from backscroll.cli.terminal import clean_line
+    from backscroll.sanitize import plain_id
 
     ident = clean_line(ident)
-    if _PLAIN_ID.fullmatch(ident) and not ident.startswith(("-", "#", "~")):
+    if plain_id(ident):
         return ident
     return f"-- {shlex.quote(ident)}" if ident.startswith("-") else shlex.quote(ident)
 

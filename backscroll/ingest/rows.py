@@ -7,6 +7,7 @@ session's strings storable (a path's undecodable bytes as ``\\xNN``, redaction o
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from backscroll.ingest import echo as classify
 from backscroll.ingest.echo_output import is_retrieval_output
 from backscroll.ingest.projects import project
 from backscroll.ingest.redact_again import RULES_VERSION
+from backscroll.sanitize import plain_id
 from backscroll.store.db import RECORD_COLUMNS, Store, content_hash
 from backscroll.types import MAX_TEXT_BYTES, Record, SessionInfo
 
@@ -114,6 +116,18 @@ def redacted_session(session: SessionInfo, redactor: Redact | None) -> SessionIn
                    questions=tuple((c, i, redact_field(redactor, q) or "") for c, i, q in session.questions))
 
 
+MAX_ID = 200  # characters of a log's record id stored as it is
+
+
+def stored_id(record_id: str) -> str:
+    """A log's record id as stored: as it is when plain (``sanitize.plain_id``: one shell word, no option) and short;
+    else ``x`` and a digest of it, the same on every read, so that no id a log makes up (``a;touch x``, an escape)
+    reaches a command line or an agent's context. Pure."""
+    if len(record_id) <= MAX_ID and plain_id(record_id):
+        return record_id
+    return "x" + hashlib.blake2b(record_id.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
 class Batch:
     """Store rows for the records of one source key: capped, redacted, hashed and echo-classified.
 
@@ -157,7 +171,7 @@ class Batch:
         # a subagent's prompts are its parent agent's (every reader that knows says so; this is for those that do not)
         author = rec.author or (("agent" if session.is_sidechain else "human") if rec.role == "user" else None)
         return (
-            rec.record_id, session.session_id, session.agent, project(home, remote), cwd, rec.role,
+            stored_id(rec.record_id), session.session_id, session.agent, project(home, remote), cwd, rec.role,
             rec.content_type, tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp, self.key,
             rec.line, text, int(truncated), content_hash(text), int(session.is_sidechain), session.parent_session_id,
             int(rec.tool_name is not None), author, int(rec.tool_name is not None and rec.command is not None),

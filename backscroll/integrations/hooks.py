@@ -35,7 +35,7 @@ from pathlib import Path
 
 from backscroll.integrations.hook_memory import PRUNE_BUDGET, injected_before, note_resumed, prune, remember
 from backscroll.integrations.recall import SNIPPET, HookInput, Recall, _snippet, find, prompt_query
-from backscroll.sanitize import for_agent
+from backscroll.sanitize import for_agent, plain_id
 
 AGENTS = ("claude", "codex")
 EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit"}
@@ -164,6 +164,8 @@ def render(recalls: list[Recall], cap: int) -> tuple[str, list[Recall]]:
         return "\n".join([OPEN, receipt, *items, "More context: backscroll show RECORD_ID --json", CLOSE])
 
     for r in recalls:
+        if not plain_id(r.record_id):  # (a store read before ids were made plain: such an id never meets a command)
+            continue
         where = "/".join(x for x in (r.agent, r.project) if x)
         date = (r.timestamp or "")[:10] or "undated"
         for width in (SNIPPET, SNIPPET // 2, 120):

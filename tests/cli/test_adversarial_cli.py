@@ -216,7 +216,9 @@ def test_an_id_a_path_or_an_entry_type_from_a_log_stays_on_its_line_bounded_and_
     for out in outputs:
         assert not any(line.startswith("FAKE LINE") for line in out.splitlines()), out  # (a body is indented)
         assert "\x1b" not in out and "\x07" not in out and "Zr8Mq3" not in out
-    assert "␤FAKE LINE" in outputs[1], "the id is shown, its newline visible"
+    from backscroll.ingest.rows import stored_id
+
+    assert stored_id(line["uuid"] + "#0") in outputs[1].splitlines(), "the id is stored as a digest, on its line"
     assert len(outputs[3]) < 20_000 and "huge-BBB" in outputs[3]
 
 

@@ -487,3 +487,28 @@ def test_a_search_says_a_session_file_could_not_be_read_once_not_on_every_turn(s
     said = [backscroll.search("cache warms", config=backscroll_home.config(), sync=True, mode="lexical").notes
             for _turn in range(2)]
     assert [any("could not be read" in n for n in notes) for notes in said] == [True, False], said
+
+
+def test_a_record_id_that_is_no_plain_word_is_stored_as_a_digest(session_builder, backscroll_home, backscroll_index,
+                                                                 backscroll_search):
+    """A log's id goes before ``backscroll show`` in what an agent is told: ``a;touch x`` or an escape never does.
+    Stored as a digest, the same on every read (a re-run adds nothing); plain ids stay as they are."""
+    from backscroll.ingest.rows import stored_id
+
+    s = session_builder.claude(project="shop")
+    s.user("which eviction policy did we pick for the frobnicator cache?")
+    s.assistant("We picked LRU with a ten minute TTL for the frobnicator cache.")
+    lines = s.path.read_text().splitlines()
+    hostile = json.loads(lines[-1])
+    hostile["uuid"] = "a;touch /tmp/PWNED;#\u001b[2J"
+    s.path.write_text("\n".join([*lines[:-1], json.dumps(hostile)]) + "\n")
+    backscroll_index(embed=False)
+    ids = [r["record_id"] for r in rows(backscroll_home, "SELECT record_id FROM records ORDER BY id")]
+    assert len(ids) == 2 and ids[1] == stored_id("a;touch /tmp/PWNED;#\u001b[2J#0") and ids[1].startswith("x")
+    assert ids[1].isalnum() and ids[0].endswith("#0") and "-" in ids[0], ids
+    backscroll_index(embed=False)
+    assert len(rows(backscroll_home, "SELECT record_id FROM records")) == 2
+    hit = backscroll_search("LRU TTL", mode="lexical").results[0]
+    assert hit.record_id == ids[1]
+    assert stored_id("84ba7daa-1c2d#0") == "84ba7daa-1c2d#0" and stored_id("-rf") != "-rf"
+    assert stored_id("x" * 300) == stored_id("x" * 300) != "x" * 300

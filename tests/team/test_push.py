@@ -347,8 +347,10 @@ def test_a_push_refused_is_told_from_a_connection_lost(team):
 
 
 def test_a_nul_in_a_session_goes_to_the_archive_as_shown_and_blocks_nothing(team, session_builder, backscroll_home):
-    """PostgreSQL's text holds no NUL; a tool output may (a binary file printed). It goes as ``␀``, in its id too,
-    and the push, its vectors and a prune go on."""
+    """PostgreSQL's text holds no NUL; a tool output may (a binary file printed). It goes as ``␀`` (its id, no plain
+    word, is stored as a digest), and the push, its vectors and a prune go on."""
+    from backscroll.ingest.rows import stored_id
+
     s = session_builder.claude("shop").user("the okapi header")
     s.write(s._envelope("user", {"role": "user", "content": "okapi \x00\x00 magic bytes"}, uuid="nul\x00id"))
     s.assistant("decided: keep the okapi header")
@@ -361,7 +363,7 @@ def test_a_nul_in_a_session_goes_to_the_archive_as_shown_and_blocks_nothing(team
     assert (again.pushed, again.vectors_added, again.pruned) == (0, 3, 0)
     with Archive.connect(team["alice"]) as archive:
         assert archive._run("SELECT record_id FROM backscroll.records WHERE text = %s",
-                            ("okapi \u2400\u2400 magic bytes",)) == [("nul\u2400id#0",)]
+                            ("okapi \u2400\u2400 magic bytes",)) == [(stored_id("nul\x00id#0"),)]
         assert archive._run("SELECT count(*) FROM backscroll.records WHERE embedding IS NULL") == [(0,)]
 
 
