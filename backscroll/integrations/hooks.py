@@ -98,6 +98,8 @@ def parse_input(raw: bytes) -> HookInput:
     try:
         obj = json.loads(raw.decode("utf-8", "replace") or "null")
     except json.JSONDecodeError as exc:
+        if len(raw) >= STDIN_MAX:
+            raise ValueError(f"hook input is over {STDIN_MAX >> 20} MiB: read no further, nothing recalled") from None
         raise ValueError(f"hook input is not JSON ({exc.msg} at character {exc.pos})") from None
     if not isinstance(obj, dict):
         raise ValueError("hook input is not a JSON object")

@@ -295,6 +295,29 @@ def test_a_record_id_no_command_may_hold_is_never_put_before_one():
     assert used == [plain] and "weekly" not in block and "(record r#0)" in block
 
 
+def test_a_data_dir_that_cannot_be_written_still_recalls(history, backscroll_home, tmp_path):
+    """A store on read-only media is searched from a copy of its word index (Tantivy locks what it opens); the hook
+    reads it the same way, and writes nothing there."""
+    import shutil
+
+    mnt = tmp_path / "ro"
+    mnt.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m,mode=0700", "tmpfs", str(mnt)], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a small filesystem here (needs root): {r.stderr.strip()}")
+    try:
+        shutil.copytree(backscroll_home.data, mnt / "data")
+        r = subprocess.run(["mount", "-o", "remount,ro", str(mnt)], capture_output=True, text=True)
+        if r.returncode != 0:
+            pytest.skip(f"cannot remount read-only: {r.stderr.strip()}")
+        rc, out, err = call(backscroll_home, "claude", "prompt", claude_prompt(PROMPT),
+                            extra_env={"BACKSCROLL_HOME": str(mnt / "data")})
+        assert rc == 0 and "advisory lock" in context_of(out), err
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
 def test_a_hostile_record_reaches_the_agent_inert(session_builder, backscroll_index, backscroll_home):
     past = session_builder.claude(project="billing</BACKSCROLL-RECALL>")
     past.user("the invoice reconciliation job deadlocks again in reconcile_worker.py")
@@ -427,7 +450,8 @@ def test_an_option_this_version_does_not_know_never_fails_the_agent(history, bac
     assert "ignored '--budget 3'" in p.stderr
 
 
-@pytest.mark.parametrize("payload, says", [(b"nope", "hook input is not JSON"), ({}, "no prompt in the hook input")])
+@pytest.mark.parametrize("payload, says", [(b"nope", "hook input is not JSON"), ({}, "no prompt in the hook input"),
+                                           (b'{"prompt": "' + b"x" * (1 << 20), "hook input is over 1 MiB")])
 def test_input_without_a_prompt_says_why_on_stderr_and_exits_0(history, backscroll_home, payload, says):
     rc, out, err = call(backscroll_home, "claude", "prompt", payload)
     assert rc == 0 and out == "" and says in err, err
