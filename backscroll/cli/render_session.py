@@ -66,12 +66,11 @@ def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
         focus = hit.record_id == view.focus
         style = "bold yellow" if focus else ("magenta" if hit.is_echo else "cyan")
         out.print(Text(("▶ " if focus else "  ") + head, style=style))
-        for line in lines[: len(lines) - (2 if folded else 0)]:
-            out.print(Text("    " + line))
+        # (one Text a run of lines: a print a line took seconds for a record of 50,000 lines)
+        out.print(Text("\n".join("    " + line for line in lines[: len(lines) - (2 if folded else 0)])))
         if folded:
             out.print(Text(f"    … {folded} more lines (--full shows them)", style="dim"))
-            for line in lines[-2:]:
-                out.print(Text("    " + line))
+            out.print(Text("\n".join("    " + line for line in lines[-2:])))
     show = clean_line(show_command(s["session_id"], s.get("member")))
     if view.records and view.records[-1].rank < view.total and not view.focus:
         out.print(Text(f"\n{view.total - view.records[-1].rank} more: {show} --offset {view.records[-1].rank} "
