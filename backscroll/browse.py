@@ -45,7 +45,7 @@ def file_sessions(store: Store, path: str, *, agent: str | None = None, project:
     check_count("--limit", limit, 1)
     check_count("--offset", offset, 0)
     name = posixpath.basename(posixpath.normpath(path))
-    if not name or name in (".", ".."):
+    if not any(ch.isalnum() for ch in name):  # (``*``, ``_``, ``?``: a shell's or code's tokens, never a file)
         raise UsageError(f"{path!r} names no file", hint="e.g. backscroll files src/app/models.py")
     found: dict[str, list] = {}
     for row in store.calls_naming(name, agent, project, since, until, CALLS_READ):

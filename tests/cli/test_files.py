@@ -147,6 +147,17 @@ def test_files_names_the_filter_that_left_out_the_sessions_that_touched_it(histo
     assert "outside" not in none.stderr, "no session touched it at all: nothing to point at"
 
 
+@pytest.mark.parametrize("path", ["*", "_", "?", "%", "src/*", "/"])
+def test_a_path_that_names_no_file_is_a_usage_error(history, session_builder, backscroll_index, path):
+    """A name without a letter or digit is a shell's or code's token (``for _ in``, ``a * b``), never a file a
+    call touched."""
+    s = session_builder.claude(project="shop")
+    s.tool_result(s.tool_use("Bash", {"command": "for _ in 1 2; do echo $(( 2 * 3 )) % ?; done"}), "6")
+    backscroll_index()
+    r = CliRunner().invoke(app, ["files", path, "--no-sync"])
+    assert r.exit_code == 2 and "names no file" in r.stderr, (path, r.stderr, r.stdout)
+
+
 def test_files_pages_with_offset_and_bounds_with_until_as_list_does(history, backscroll_home):
     a, b, _c = history
     cfg = backscroll_home.config()
