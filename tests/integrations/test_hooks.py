@@ -293,6 +293,7 @@ def test_a_record_id_no_command_may_hold_is_never_put_before_one():
                            "-rf", "a\x1b[2J#0")]
     block, used = hooks.render([*hostile, plain], hooks.CAPS["prompt"])
     assert used == [plain] and "weekly" not in block and "(record r#0)" in block
+    assert block.splitlines()[-2] == hooks.MORE and "--max-chars" in hooks.MORE, "what it says to run is bounded"
 
 
 def test_a_data_dir_that_cannot_be_written_still_recalls(history, backscroll_home, tmp_path):
