@@ -110,7 +110,7 @@ def search(**given: Any) -> None:
     def body() -> int:
         from backscroll.cli.render_machine import check_fields
 
-        wanted = check_fields(fields)
+        wanted = check_fields(fields) if machine else None  # (an output that ignores --fields does not check it)
         text = " ".join(query)
         caller_session = os.environ.get("BACKSCROLL_SESSION_ID") or None
         # A terminal means a person, never told about repeats unless $BACKSCROLL_SESSION_ID names a

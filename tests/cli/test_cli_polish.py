@@ -228,6 +228,11 @@ def test_output_options_that_shape_only_json_say_so_in_human_output(session_buil
     r = CliRunner().invoke(app, ["search", "ledger", "--fields", "record_id", "--json", "--mode", "lexical",
                                  "--no-sync"])
     assert "note: --fields" not in r.stderr
+    r = CliRunner().invoke(app, ["search", "ledger", "-f", "ids", "--fields", "nosuch", "--mode", "lexical",
+                                 "--no-sync"])
+    assert r.exit_code == 0 and "--format ids ignores it" in r.stderr and "unknown field" not in r.stderr, r.stderr
+    r = CliRunner().invoke(app, ["search", "ledger", "--json", "--fields", "nosuch", "--mode", "lexical", "--no-sync"])
+    assert r.exit_code == 2 and "unknown field(s) for --fields: nosuch" in r.stdout + r.stderr
 
 
 @pytest.mark.parametrize(("word", "meant"), [("sessions", "backscroll list"), ("export", "--format markdown"),
