@@ -92,6 +92,11 @@ def test_meaning_only_results_get_a_note():
     standout = evidence.classify(hit, "other words", Candidate(7, 0.0, 1.0, ("semantic",), cosine=0.33),
                                  Weights(0.8, 0.5))
     assert standout.match == "meaning" and standout.strength == 0.25
+    # meaning alone proposed it (a common word has more records than the lexical list proposes), but it holds words
+    held = evidence.classify(hit, "thing else", Candidate(7, 0.64, 0.5, ("semantic",)), Weights(0.8, 0.5))
+    assert (held.match, held.strength) == ("words", 0.64), "holding the words, it is no meaning-only hit"
+    whole = evidence.classify(hit, "a thing", Candidate(7, 1.0, 0.5, ("semantic",)), Weights(0.8, 0.5))
+    assert (whole.match, whole.strength) == ("exact", 1.0)
 
 
 
