@@ -119,11 +119,11 @@ def redacted_session(session: SessionInfo, redactor: Redact | None) -> SessionIn
 MAX_ID = 200  # characters of a log's record id stored as it is
 
 
-def stored_id(record_id: str) -> str:
-    """A log's record id as stored: as it is when plain (``sanitize.plain_id``: one shell word, no option) and short;
-    else ``x`` and a digest of it, the same on every read, so that no id a log makes up (``a;touch x``, an escape)
-    reaches a command line or an agent's context. Pure."""
-    if len(record_id) <= MAX_ID and plain_id(record_id):
+def stored_id(record_id: str, redact: Redact | None = None) -> str:
+    """A log's record id as stored: as it is when plain (``sanitize.plain_id``: one shell word, no option), short and
+    free of secrets (``redact`` leaves it as it is); else ``x`` and a digest of it, the same on every read, so that no
+    id a log makes up (``a;touch x``, an escape, a token) reaches a command line or an agent's context."""
+    if len(record_id) <= MAX_ID and plain_id(record_id) and (redact is None or redact(record_id) == record_id):
         return record_id
     return "x" + hashlib.blake2b(record_id.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
@@ -171,10 +171,11 @@ class Batch:
         # a subagent's prompts are its parent agent's (every reader that knows says so; this is for those that do not)
         author = rec.author or (("agent" if session.is_sidechain else "human") if rec.role == "user" else None)
         return (
-            stored_id(rec.record_id), session.session_id, session.agent, project(home, remote), cwd, rec.role,
-            rec.content_type, tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp, self.key,
-            rec.line, text, int(truncated), content_hash(text), int(session.is_sidechain), session.parent_session_id,
-            int(rec.tool_name is not None), author, int(rec.tool_name is not None and rec.command is not None),
+            stored_id(rec.record_id, self.redactor), session.session_id, session.agent, project(home, remote), cwd,
+            rec.role, rec.content_type, tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp,
+            self.key, rec.line, text, int(truncated), content_hash(text), int(session.is_sidechain),
+            session.parent_session_id, int(rec.tool_name is not None), author,
+            int(rec.tool_name is not None and rec.command is not None),
             RULES_VERSION if self.redactor is not None else 0,
         )
 

@@ -512,3 +512,14 @@ def test_a_record_id_that_is_no_plain_word_is_stored_as_a_digest(session_builder
     assert hit.record_id == ids[1]
     assert stored_id("84ba7daa-1c2d#0") == "84ba7daa-1c2d#0" and stored_id("-rf") != "-rf"
     assert stored_id("x" * 300) == stored_id("x" * 300) != "x" * 300
+    token = "ghp_Zr8Mq3Xv6Lk1Pw9Tb4Nd7Hc2Jf5Gs0Ya3Ue8Ri"  # (a plain word, but a secret: no id shows it)
+    secret = session_builder.claude(project="shop")
+    secret.user("which cache did we pick?")
+    lines = secret.path.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["uuid"] = token
+    secret.path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    backscroll_index(embed=False)
+    stored = [r["record_id"] for r in rows(backscroll_home, "SELECT record_id FROM records WHERE text LIKE ?",
+                                           ("which cache%",))]
+    assert stored and token not in stored[0] and stored[0].startswith("x"), stored
