@@ -122,15 +122,16 @@ class Hit:
         )
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d.pop("highlights")
-        d.pop("rowid")
-        d.pop("is_call")
+        # (every field is a scalar but matched_by: a shallow copy, where asdict's deep one took 0.2 ms a hit)
+        d = {name: getattr(self, name) for name in _HIT_FIELDS}
         for key in ("member", "machine"):  # only an archive's hits say whose they are
             if d[key] is None:
                 d.pop(key)
         d["matched_by"] = list(self.matched_by)
         return d
+
+
+_HIT_FIELDS = tuple(name for name in Hit.__dataclass_fields__ if name not in ("highlights", "rowid", "is_call"))
 
 
 def _cap(snippet: str, max_chars: int) -> str:

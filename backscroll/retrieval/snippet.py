@@ -31,14 +31,7 @@ def make_snippet(text: str, terms: tuple[str, ...], stems: tuple[str, ...] = (),
     if not matches:
         cut = flat[:width]
         return (cut + "…" if len(flat) > width else cut), ()
-    best_start, best_score = 0, -1
-    for m in matches[:200]:
-        start = max(0, m.start() - width // 5)
-        window = [x for x in matches if x.start() >= start and x.end() <= start + width]
-        score = len({x.group(0).lower() for x in window}) * 10 + len(window)
-        if score > best_score:
-            best_start, best_score = start, score
-    start = best_start
+    start = _densest(matches, width)
     if start > 0:  # never start mid-word: back to the word's start when near, else on to the next word
         space = flat.rfind(" ", 0, start + 1)
         if space >= 0 and start - space < 20:
@@ -56,3 +49,30 @@ def make_snippet(text: str, terms: tuple[str, ...], stems: tuple[str, ...] = (),
     spans = tuple((m.start() - start + len(prefix), m.end() - start + len(prefix))
                   for m in matches if m.start() >= start and m.end() <= end)
     return prefix + body + suffix, spans
+
+
+def _densest(matches: list[re.Match], width: int) -> int:
+    """Where the window of ``width`` that holds the most distinct query words (then the most words) starts, tried a
+    little before each of the first 200 matches; the first such window wins. One pass over sliding bounds (the
+    matches are in order and do not overlap), where counting each window anew took a second on -n 1000."""
+    starts, ends = [m.start() for m in matches], [m.end() for m in matches]
+    words = [m.group(0).lower() for m in matches]
+    held: dict[str, int] = {}
+    lo = hi = 0  # the window: matches[lo:hi], those that begin at its start or after and end inside it
+    best_start, best_score = 0, -1
+    for i in range(min(len(matches), 200)):
+        start = max(0, starts[i] - width // 5)
+        while lo < len(matches) and starts[lo] < start:
+            if lo < hi:
+                held[words[lo]] -= 1
+                if not held[words[lo]]:
+                    del held[words[lo]]
+            lo += 1
+        hi = max(hi, lo)
+        while hi < len(matches) and ends[hi] <= start + width:
+            held[words[hi]] = held.get(words[hi], 0) + 1
+            hi += 1
+        score = len(held) * 10 + (hi - lo)
+        if score > best_score:
+            best_start, best_score = start, score
+    return best_start
