@@ -393,6 +393,12 @@ def test_snippets_never_start_mid_word_and_whole_text_when_it_fits():
     snip = make_snippet(text, ("cart",))[0]
     first = snip.lstrip("…").split()[0]
     assert first in text.split() and "cart" in snip
+    # the window that holds the most distinct query words (ten a word, one a match) wins: 3 of them, not 1 five times
+    text = ("cart " * 5 + "filler " * 80 + "the cart endpoint times out " + "filler " * 80
+            + "cart endpoint timeout again " + "filler " * 40)
+    snip, spans = make_snippet(text, ("cart", "endpoint", "timeout"))
+    assert "cart endpoint timeout again" in snip and "times out" not in snip, snip
+    assert [snip[a:b] for a, b in spans] == ["cart", "endpoint", "timeout"]
 
 
 def test_global_options_after_the_command_and_color(corpus, tmp_path):
