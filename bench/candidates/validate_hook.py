@@ -215,7 +215,9 @@ def main() -> int:
         every = every and held_all
         print(f"{patch}: " + ("every line held" if held_all else "not every line held: the patch goes"))
     print("\nthe hook's whole-process wall, paired in turn (the rule: median at most 1.25 times main's; PROMPT.json "
-          "names something and gives a cwd, as a real hook's input does):")
+          "names something and gives a cwd, as a real hook's input does; compile each tree first, for a shell that "
+          "sets PYTHONDONTWRITEBYTECODE compiles every module on every run: "
+          + " ".join(f"{sys.executable} -m compileall -q {code}/backscroll;" for code in trees.values()) + ")")
     for side, code in trees.items():
         print(f"  {side}: PYTHONPATH={code} BACKSCROLL_HOME={args.out / 'homes' / side / 'agent'} "
               f"{sys.executable} -m backscroll hook claude prompt < PROMPT.json")
