@@ -37,8 +37,9 @@ def classify(hit: Hit, query: str, candidate: Candidate | None, weights: Weights
     words = words_evidence(replace(candidate, words=candidate.words * held), weights)
     meaning = semantic_quality(candidate.cosine) if candidate.cosine is not None else candidate.meaning or 0.0
     flat_query = _flat(query).strip('"')
-    if "lexical" in candidate.lists or candidate.words > 0:  # (only meaning proposed it, but it holds words too)
-        if quoted or flat_query and flat_query in _flat(hit.text):
+    lexical = "lexical" in candidate.lists
+    if lexical or candidate.words > 0:  # (only meaning proposed it, but it holds words too)
+        if quoted and lexical or flat_query and flat_query in _flat(hit.text):  # (what meaning proposed: unfiltered)
             return replace(hit, match="exact", strength=1.0)
         return replace(hit, match="command" if candidate.by_call else "words", strength=round(max(words, meaning), 3))
     return replace(hit, match="meaning", strength=round(meaning, 3))

@@ -97,6 +97,10 @@ def test_meaning_only_results_get_a_note():
     assert (held.match, held.strength) == ("words", 0.64), "holding the words, it is no meaning-only hit"
     whole = evidence.classify(hit, "a thing", Candidate(7, 1.0, 0.5, ("semantic",)), Weights(0.8, 0.5))
     assert (whole.match, whole.strength) == ("exact", 1.0)
+    # the quoted phrases filtered what the lexical lists found, not what meaning proposed
+    quoted = evidence.classify(hit, '"other words" thing', Candidate(7, 0.5, 0.5, ("semantic",)), Weights(0.8, 0.5),
+                               quoted=True)
+    assert quoted.match == "words", "meaning proposed it: it need not hold the quoted phrase"
 
 
 
