@@ -218,32 +218,24 @@ def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True, full: 
                      "store that cannot be written cannot bring it up to date")
     lex = LexicalIndex(cfg.index_dir)
     if lexical and not lex.open_for_read():
-        copied = index_copy(cfg)
-        if copied is None:
+        import atexit
+        import tempfile
+        from pathlib import Path
+
+        tmp = tempfile.mkdtemp(prefix="backscroll-index-")
+        atexit.register(shutil.rmtree, tmp, True)
+        if cfg.index_dir.is_dir():
+            shutil.copytree(cfg.index_dir, tmp, dirs_exist_ok=True)
+            for folder, _dirs, files in os.walk(tmp):  # (the copy keeps read-only modes: Tantivy writes a lock)
+                for name in (folder, *(os.path.join(folder, f) for f in files)):
+                    os.chmod(name, os.stat(name).st_mode | 0o200)
+        lex = LexicalIndex(Path(tmp))
+        if not lex.open_for_read():
             store.close()
             raise ReadOnlyStoreError(
                 f"the store in {cfg.db_path.parent} cannot be written, and its search index is missing or unreadable",
                 hint="copy the data dir somewhere writable and rebuild the index there", reason="index-unreadable")
-        lex = copied
     return store, lex, False
-
-
-def index_copy(cfg: Config) -> LexicalIndex | None:
-    """The word index of a data dir that cannot be written, read from a temporary copy (removed at exit): Tantivy
-    cannot open an index it may not lock. None when the copy cannot be opened either (no index, a damaged one)."""
-    import atexit
-    import tempfile
-    from pathlib import Path
-
-    tmp = tempfile.mkdtemp(prefix="backscroll-index-")
-    atexit.register(shutil.rmtree, tmp, True)
-    if cfg.index_dir.is_dir():
-        shutil.copytree(cfg.index_dir, tmp, dirs_exist_ok=True)
-        for folder, _dirs, files in os.walk(tmp):  # (the copy keeps read-only modes: Tantivy writes a lock)
-            for name in (folder, *(os.path.join(folder, f) for f in files)):
-                os.chmod(name, os.stat(name).st_mode | 0o200)
-    lex = LexicalIndex(Path(tmp))
-    return lex if lex.open_for_read() else None
 
 
 def nothing_indexed(store: Store, where=None) -> NothingIndexedError:

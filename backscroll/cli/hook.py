@@ -58,10 +58,20 @@ def _dry_run(agent: str, event: str, prompt: str) -> int:
             why = "" if branch_words(os.getcwd()) else ("this directory's git branch names no work to recall (not "
                                                          "a git checkout, a detached HEAD, or a branch like main)")
     if out is None:
-        common.err(f"nothing would be injected: {why or 'no past session answers it surely enough'}")
+        common.err(f"nothing would be injected: {why or _no_answer(bs.config)}")
     else:
         sys.stdout.write(out if out.endswith("\n") else out + "\n")
     return 0
+
+
+def _no_answer(cfg) -> str:
+    """Why nothing is recalled when the judgement said no, or was not asked."""
+    import os
+
+    if not os.access(cfg.db_path.parent, os.W_OK):
+        return ("the data dir cannot be written, and a hook recalls nothing there: it could neither remember what it "
+                "injected (once a session) nor open the word index, which Tantivy locks (`backscroll search` reads it)")
+    return "no past session answers it surely enough"
 
 
 def _silent(sure: tuple[float, float] | None) -> str:

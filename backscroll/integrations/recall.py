@@ -93,9 +93,7 @@ def _searched(cfg, query: str, project: str | None) -> Iterator[tuple[SearchResu
     from backscroll.store.db import Store
 
     lex = LexicalIndex(cfg.index_dir)
-    if cfg.db_path.exists() and not lex.open_for_read():
-        lex = _index_copy(cfg) or lex
-    if not cfg.db_path.exists() or lex.index is None:
+    if not cfg.db_path.exists() or not lex.open_for_read() or lex.index is None:
         yield None
         return
     req = SearchRequest(query=query[:MAX_PROMPT], mode="hybrid", limit=CANDIDATES, project=project,
@@ -109,16 +107,6 @@ def _searched(cfg, query: str, project: str | None) -> Iterator[tuple[SearchResu
         yield answer(LocalSource(store, lex, cfg, plan, req.mode, False), req, plan, filters, point="hook"), plan, store
     finally:
         store.close()
-
-
-def _index_copy(cfg):
-    """In a data dir that cannot be written, the word index read from a copy, as a search reads it (None when there
-    is no index yet, or one to rebuild: a hook writes nothing)."""
-    if not cfg.index_dir.is_dir() or os.access(cfg.index_dir, os.W_OK):
-        return None
-    from backscroll.access import index_copy
-
-    return index_copy(cfg)
 
 
 def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: AbstractSet[str] = frozenset(),

@@ -296,10 +296,13 @@ def test_a_record_id_no_command_may_hold_is_never_put_before_one():
     assert block.splitlines()[-2] == hooks.MORE and "--max-chars" in hooks.MORE, "what it says to run is bounded"
 
 
-def test_a_data_dir_that_cannot_be_written_still_recalls(history, backscroll_home, tmp_path):
-    """A store on read-only media is searched from a copy of its word index (Tantivy locks what it opens); the hook
-    reads it the same way, and writes nothing there."""
+def test_a_data_dir_that_cannot_be_written_recalls_nothing_and_a_dry_run_says_why(history, backscroll_home,
+                                                                                    tmp_path):
+    """A hook keeps what it injected in the data dir (once a session) and reads a word index Tantivy locks: on
+    read-only media it recalls nothing, and a dry run says why rather than that no past session answers."""
     import shutil
+
+    from helpers import run_cli
 
     mnt = tmp_path / "ro"
     mnt.mkdir()
@@ -312,9 +315,12 @@ def test_a_data_dir_that_cannot_be_written_still_recalls(history, backscroll_hom
         r = subprocess.run(["mount", "-o", "remount,ro", str(mnt)], capture_output=True, text=True)
         if r.returncode != 0:
             pytest.skip(f"cannot remount read-only: {r.stderr.strip()}")
-        rc, out, err = call(backscroll_home, "claude", "prompt", claude_prompt(PROMPT),
-                            extra_env={"BACKSCROLL_HOME": str(mnt / "data")})
-        assert rc == 0 and "advisory lock" in context_of(out), err
+        rc, out, _ = call(backscroll_home, "claude", "prompt", claude_prompt(PROMPT),
+                          extra_env={"BACKSCROLL_HOME": str(mnt / "data")})
+        assert (rc, out) == (0, "")
+        dry = run_cli(backscroll_home, "hook", "claude", "prompt", "--dry-run", PROMPT,
+                      env={**os.environ, "HOME": str(backscroll_home.home), "BACKSCROLL_HOME": str(mnt / "data")})
+        assert dry.returncode == 0 and "the data dir cannot be written" in dry.stderr, dry.stderr
     finally:
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
