@@ -116,14 +116,12 @@ def redacted_session(session: SessionInfo, redactor: Redact | None) -> SessionIn
                    questions=tuple((c, i, redact_field(redactor, q) or "") for c, i, q in session.questions))
 
 
-MAX_ID = 200  # characters of a log's record id stored as it is
-
-
 def stored_id(record_id: str, redact: Redact | None = None) -> str:
-    """A log's record id as stored: as it is when plain (``sanitize.plain_id``: one shell word, no option), short and
-    free of secrets (``redact`` leaves it as it is); else ``x`` and a digest of it, the same on every read, so that no
-    id a log makes up (``a;touch x``, an escape, a token) reaches a command line or an agent's context."""
-    if len(record_id) <= MAX_ID and plain_id(record_id) and (redact is None or redact(record_id) == record_id):
+    """A log's record id as stored: as it is when plain (``sanitize.plain_id``: one shell word, no option) and free
+    of secrets (``redact`` leaves it as it is); else ``x`` and a digest of it, the same on every read, so that no id a
+    log makes up (``a;touch x``, an escape, a token) reaches a command line or an agent's context. Length is no
+    reason (a Cline SDK id grows with each tool round, and a fork copies it: a digest would move it to the fork)."""
+    if plain_id(record_id) and (redact is None or redact(record_id) == record_id):
         return record_id
     return "x" + hashlib.blake2b(record_id.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
