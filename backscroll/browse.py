@@ -166,6 +166,11 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
     if place is None and session_id is None:
         ident = record_named(store, ident) or ident
         place = store.record_place(ident)
+    if place is None and session_id is None:  # (an id as a log wrote it, no plain word: stored as a digest since v26)
+        from backscroll.ingest.rows import stored_id
+
+        if (stored := stored_id(ident)) != ident:
+            ident, place = stored, store.record_place(stored)
     if place is not None:
         rid, around = place
         rows, first = store.records_around(around, rid, max(context, 0))

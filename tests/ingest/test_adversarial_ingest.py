@@ -510,6 +510,10 @@ def test_a_record_id_that_is_no_plain_word_is_stored_as_a_digest(session_builder
     assert len(rows(backscroll_home, "SELECT record_id FROM records")) == 2
     hit = backscroll_search("LRU TTL", mode="lexical").results[0]
     assert hit.record_id == ids[1]
+    from backscroll import Backscroll
+
+    with Backscroll(home=backscroll_home.data) as bs:  # (the id as the log wrote it, from an older release's output)
+        assert bs.show("a;touch /tmp/PWNED;#\u001b[2J#0", context=0).records[0].record_id == ids[1]
     assert stored_id("84ba7daa-1c2d#0") == "84ba7daa-1c2d#0" and stored_id("-rf") != "-rf"
     assert stored_id("x" * 300) == "x" * 300, "a long plain id is a shell word still"
     token = "ghp_Zr8Mq3Xv6Lk1Pw9Tb4Nd7Hc2Jf5Gs0Ya3Ue8Ri"  # (a plain word, but a secret: no id shows it)
