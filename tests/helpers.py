@@ -1,12 +1,14 @@
 """Small helpers for tests: reading the store (real SQLite, no mocks), running the CLI in a child
 process (piped or on a pseudo-terminal), and counting the kinds of records a reader emits."""
 
+import contextlib
 import os
 import pty
 import sqlite3
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent  # the tests' root: data/, golden/ and the shared helpers
@@ -132,3 +134,24 @@ def webhook_session(session_builder):
     for n in range(4):
         session_builder.claude().user(f"stripe webhook retries are noisy in staging, batch {n}")
     return s
+
+
+@contextlib.contextmanager
+def read_only_filesystem(at: Path, fill: Callable[[Path], None], size: str = "8m") -> Iterator[Path]:
+    """A small tmpfs at ``at``, filled by ``fill(at)``, then remounted read-only, and unmounted afterwards (the test is
+    skipped where it cannot be mounted: that needs root)."""
+    import pytest
+
+    at.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(at)], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a small filesystem here (needs root): {r.stderr.strip()}")
+    try:
+        fill(at)
+        r = subprocess.run(["mount", "-o", "remount,ro", str(at)], capture_output=True, text=True)
+        if r.returncode != 0:
+            pytest.skip(f"cannot remount read-only: {r.stderr.strip()}")
+        yield at
+    finally:
+        subprocess.run(["umount", "-l", str(at)], capture_output=True)

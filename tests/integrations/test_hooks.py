@@ -302,27 +302,18 @@ def test_a_data_dir_that_cannot_be_written_recalls_nothing_and_a_dry_run_says_wh
     read-only media it recalls nothing, and a dry run says why rather than that no past session answers."""
     import shutil
 
-    from helpers import run_cli
+    from helpers import read_only_filesystem, run_cli
 
-    mnt = tmp_path / "ro"
-    mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m,mode=0700", "tmpfs", str(mnt)], capture_output=True,
-                       text=True)
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a small filesystem here (needs root): {r.stderr.strip()}")
-    try:
-        shutil.copytree(backscroll_home.data, mnt / "data")
-        r = subprocess.run(["mount", "-o", "remount,ro", str(mnt)], capture_output=True, text=True)
-        if r.returncode != 0:
-            pytest.skip(f"cannot remount read-only: {r.stderr.strip()}")
+    def a_copy(at):
+        shutil.copytree(backscroll_home.data, at / "data")
+
+    with read_only_filesystem(tmp_path / "ro", a_copy, "64m") as mnt:
         rc, out, _ = call(backscroll_home, "claude", "prompt", claude_prompt(PROMPT),
                           extra_env={"BACKSCROLL_HOME": str(mnt / "data")})
         assert (rc, out) == (0, "")
         dry = run_cli(backscroll_home, "hook", "claude", "prompt", "--dry-run", PROMPT,
                       env={**os.environ, "HOME": str(backscroll_home.home), "BACKSCROLL_HOME": str(mnt / "data")})
         assert dry.returncode == 0 and "the data dir cannot be written" in dry.stderr, dry.stderr
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
 def test_a_hostile_record_reaches_the_agent_inert(session_builder, backscroll_index, backscroll_home):

@@ -146,27 +146,21 @@ def test_a_read_between_fetches_gets_plain_tuples(tmp_path):
 def test_a_read_only_store_is_reported_without_retrying_the_wal_switch(tmp_path, monkeypatch):
     """The WAL switch is retried while another process holds the file, never on a read-only filesystem
     (that waited 200 x 50 ms before every read-only error)."""
-    import subprocess
+
+    from helpers import read_only_filesystem
 
     from backscroll.errors import BackscrollError
     from backscroll.store import db as store_mod
 
-    mnt = tmp_path / "fs"
-    mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", str(mnt)], capture_output=True,
-                       text=True)
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a small filesystem here (needs root): {r.stderr.strip()}")
-    try:
-        db = mnt / "data" / "backscroll.db"
-        created = Store.open(db)
+    def a_copied_backup(at: Path) -> None:
+        created = Store.open(at / "data" / "backscroll.db")
         created.conn.execute("PRAGMA journal_mode=DELETE")  # as a copied backup would be
         created.close()
         for side in ("-wal", "-shm"):
-            Path(str(db) + side).unlink(missing_ok=True)
-        r = subprocess.run(["mount", "-o", "remount,ro", str(mnt)], capture_output=True, text=True)
-        if r.returncode != 0:
-            pytest.skip(f"cannot remount read-only: {r.stderr.strip()}")
+            Path(str(at / "data" / "backscroll.db") + side).unlink(missing_ok=True)
+
+    with read_only_filesystem(tmp_path / "fs", a_copied_backup) as mnt:
+        db = mnt / "data" / "backscroll.db"
 
         def no_waiting(seconds):
             raise AssertionError("waited for a filesystem that will stay read-only")
@@ -175,5 +169,3 @@ def test_a_read_only_store_is_reported_without_retrying_the_wal_switch(tmp_path,
         with pytest.raises((BackscrollError, sqlite3.DatabaseError)):
             Store.open(db)
         Store.open_readonly(db).close()  # what search falls back to
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
