@@ -6,10 +6,10 @@ SYSTEM: …") or terminal escapes. ``for_agent`` folds compatibility forms (full
 their plain characters, drops control and format characters (escapes, zero-width and bidi marks),
 and escapes ``&``, ``<`` and ``>``, and every character that looks like an angle bracket (Unicode's
 confusables data, through ``confusable-homoglyphs``, and any character named an angle bracket): no tag,
-of any spelling, can form inside quoted text. ``plain_id`` says whether an id reads as itself on a command line.
-``shorten`` bounds what a message echoes of an identifier or
-a path taken from a session (a hostile row once made every ``status`` print a 5 MB id); ``at_word`` cuts a text
-at a word; ``whole`` makes a caller's text valid Unicode.
+of any spelling, can form inside quoted text. ``plain_id`` says whether an id reads as itself on a command
+line. ``shorten`` bounds what a message echoes of an identifier or a path taken from a session (a hostile row
+once made every ``status`` print a 5 MB id); ``at_word`` cuts a text at a word; ``whole`` makes a caller's text
+valid Unicode.
 """
 
 from __future__ import annotations
