@@ -16,10 +16,10 @@ FIRST_PROMPT = ("r.role = 'user' AND r.content_type = 'text' "  # (a slash comma
                 "r.id LIMIT 1")
 
 
-
 def like_prefix(value: str) -> str:
     """A ``LIKE`` pattern (``\\`` escapes) for the values that start with ``value``: in SQLite and PostgreSQL alike."""
     return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
 
 def _where(agent: str | None, project: str | None, since: str | None, until: str | None = None,
            prefix: str = "") -> tuple[list[str], list]:
