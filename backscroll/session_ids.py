@@ -86,10 +86,15 @@ def sole_root(found: list[str]) -> str | None:
 
 def ensure_not_a_record_too(store: Store, ident: str, session_id: str | None) -> None:
     """A prefix of a session's id that also starts a record of another session names neither: say so."""
-    if session_id is None or session_id == ident:
-        return
-    if (other := store.record_elsewhere(ident, session_id)) is not None:
-        raise AmbiguousIdError(f"{ident!r} is the start of session {session_id} and of record {other}",
+    if session_id is not None and session_id != ident:
+        named_twice(ident, session_id, store.record_elsewhere(ident, session_id))
+
+
+def named_twice(ident: str, session_id: str, other: str | None, where: str = "") -> None:
+    """The ambiguity of a prefix that starts ``session_id`` and the record ``other`` of another session (``where``:
+    which store, when it is not this machine's), if there is such a record."""
+    if other is not None:
+        raise AmbiguousIdError(f"{ident!r} is the start of session {session_id} and of record {other}{where}",
                                hint=f"give more of the id: {session_id} or {other}")
 
 

@@ -111,10 +111,10 @@ def _named(a: Archive, ident: str, member: str | None, missing: str) -> tuple[di
     key = None if focus is not None else _session_key(a, ident, member)
     if focus is None and key is None:
         focus = _record_named(a, ident, member)
-    elif key is not None and key[2] != ident and (
-            other := a.record_elsewhere(ident, key[2], member)) is not None:  # (the start of another's record too)
-        raise AmbiguousIdError(f"{ident!r} is the start of session {key[2]} and of record {other} in the team archive",
-                               hint=f"give more of the id: {key[2]} or {other}")
+    elif key is not None and key[2] != ident:  # (the start of another session's record too?)
+        from backscroll.session_ids import named_twice
+
+        named_twice(ident, key[2], a.record_elsewhere(ident, key[2], member), " in the team archive")
     if focus is not None:
         key = (focus["member"], focus["machine"], focus["session_id"])
     if key is None:
