@@ -60,11 +60,15 @@ def push(
         elif dry_run:
             common.err(f"would push {counted(report.pending, 'record')} to {report.archive} as {report.member} from "
                        f"{report.machine}" + (f", and remove {report.pruned:,}" if prune else "")
+                       + (f", and take out {counted(report.departed, 'record')} a re-read replaced here"
+                          if report.departed else "")
                        + (f", and the vectors of {counted(report.vectors_added, 'record')} pushed before them"
                           if report.vectors_added else ""))
         else:
             common.err(f"pushed {counted(report.pushed, 'record')} to {report.archive} as {report.member} from "
                        f"{report.machine}" + (f"; removed {report.pruned:,}" if prune else "")
+                       + (f"; took out {counted(report.departed, 'record')} a re-read replaced here"
+                          if report.departed else "")
                        + (f"; added the vectors of {counted(report.vectors_added, 'record')} pushed before them"
                           if report.vectors_added else "")
                        + ("" if report.vectors else " (no pgvector there: meaning is searched by an exact scan)"))

@@ -1,6 +1,6 @@
 """What this store sends to a team archive: records after a watermark, with their session's facts and their
-vector, in id order; the vectors of records sent before they had one; and the ids and sessions still held,
-for a prune. Mixed into ``Store``."""
+vector, in id order; the vectors of records sent before they had one; the records a re-read took out, for the
+archive to drop; and the ids and sessions still held, for a prune. Mixed into ``Store``."""
 
 from __future__ import annotations
 
@@ -86,3 +86,11 @@ class OutboxQueries:
     def held_session_ids(self) -> set[str]:
         """Every session this store holds a record of (a prune touches only their rows)."""
         return {r[0] for r in self.conn.execute("SELECT DISTINCT session_id FROM records")}
+
+    def departed_since(self, after: int) -> tuple[list[str], int]:
+        """The ids of records taken out by a re-read after ``after`` that the store holds no more, and the last
+        such taking out (a push's next ``after``)."""
+        last = self.conn.execute("SELECT coalesce(max(seq), 0) FROM departed").fetchone()[0]
+        return [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT d.record_id FROM departed d WHERE d.seq > ? AND d.seq <= ? AND NOT EXISTS "
+            "(SELECT 1 FROM records r WHERE r.record_id = d.record_id) ORDER BY d.record_id", (after, last))], last

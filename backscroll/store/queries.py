@@ -105,6 +105,9 @@ class RecordQueries:
         gone = [rid for rid, _old in tail]
         self.conn.executemany("INSERT OR IGNORE INTO tombstones (id) VALUES (?)", [(i,) for i in gone])
         self.conn.executemany("DELETE FROM records WHERE id = ?", [(i,) for i in gone])
+        kept = {row[0] for row in ordered}  # those that leave are remembered, for a push to take out of an archive
+        self.conn.executemany("INSERT INTO departed (record_id, session_id) VALUES (?, ?)",
+                              [old[:2] for _rid, old in tail if old[0] not in kept])
         again = len(ordered) - sum(1 for row in rest if row[0] not in by_record)  # earlier ones stored again
         moved = Counter((old[5], old[hash_at]) for rid, old in earlier if rid in migrated)  # now under new ids
         added = self.insert_records(ordered) - again - sum(min(n, texts[key]) for key, n in moved.items())
@@ -195,13 +198,8 @@ class RecordQueries:
 
     def records_after(self, last_id: int, batch: int = 5000) -> Iterator[list[sqlite3.Row]]:
         """Records with ``id > last_id`` in id order, in batches (for building derived indexes)."""
-        cur = self.conn.execute(
-            f"SELECT {_READ_COLUMNS} FROM records WHERE id > ? ORDER BY id", (last_id,)
-        )
-        while True:
-            rows = cur.fetchmany(batch)
-            if not rows:
-                return
+        cur = self.conn.execute(f"SELECT {_READ_COLUMNS} FROM records WHERE id > ? ORDER BY id", (last_id,))
+        while rows := cur.fetchmany(batch):
             yield rows
 
     def records_by_ids(self, ids: list[int], batch: int = 500) -> Iterator[list[sqlite3.Row]]:

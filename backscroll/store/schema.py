@@ -264,3 +264,11 @@ def m012_parse_version_per_file(db: Database) -> None:
         db.table("source_files").add_column("parse_version", int, not_null_default=0)
         db.execute("UPDATE source_files SET parse_version = coalesce((SELECT CAST(value AS INTEGER) FROM meta "
                    "WHERE key = 'parse_version'), 0)")
+
+
+@migrations()
+def m013_departed_records(db: Database) -> None:
+    # The records a re-read took out of the store (a newer parser gave them other ids, or found them a misreading),
+    # so that a push takes them out of a team archive too.
+    db.execute("CREATE TABLE IF NOT EXISTS departed (seq INTEGER PRIMARY KEY AUTOINCREMENT, record_id TEXT NOT NULL, "
+               "session_id TEXT NOT NULL)")

@@ -8,9 +8,11 @@ archive's upsert keeps one row per ``(member, machine, record_id)``: nothing dou
 had a vector (a push right after new lines were read) gets it from a later push: of the records embedded since the
 last push asked (``archive_vectored:<key>``, an embedding pass), the archive names those it holds without one, and
 each is given its vector alone. Records redacted again are sent again in place, as are vectors: a row a member
-deleted from the archive stays deleted. ``prune`` removes from the archive this member's rows of this machine
-that the store no longer holds, of the sessions it holds: another store on the same machine (a second data dir,
-a container) pushes under the same name, and its other sessions are its own.
+deleted from the archive stays deleted. A record a re-read took out of the store (a newer parser gave it another
+id, or found it a misreading) is taken out of the archive by the next push, as its replacement goes in.
+``prune`` removes from the archive this member's rows of this machine that the store no longer holds, of the
+sessions it holds: another store on the same machine (a second data dir, a container) pushes under the same name,
+and its other sessions are its own.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class PushReport:
     pending: int  # records that were to go
     pushed: int
     pruned: int
+    departed: int  # rows taken out because a re-read took their records out of the store
     dry_run: bool
     vectors: bool  # the archive stores pgvector vectors (else real[] for an exact scan)
     vectors_added: int = 0  # rows sent before they had a vector, given it
@@ -150,18 +153,20 @@ def _sent(store: Store, archive: Archive, member: str, machine: str, rows: list[
 
 @dataclass(frozen=True)
 class Marks:
-    """Where a push to one archive stands: the last record id sent, the last redaction revision sent again, and
-    the last embedding pass whose records the archive was asked about (the vectors it lacked were sent)."""
+    """Where a push to one archive stands: the last record id sent, the last redaction revision sent again, the
+    last embedding pass whose records the archive was asked about (the vectors it lacked were sent), and the last
+    record a re-read took out of the store that the archive was rid of."""
 
     ident: str
     pushed: int
     revised: int
     vectored: int
+    departed: int
 
     @classmethod
     def read(cls, store: Store, ident: str) -> Marks:
         return cls(ident, *(int(store.get_meta(f"archive_{k}:{ident}") or 0)
-                            for k in ("pushed", "revised", "vectored")))
+                            for k in ("pushed", "revised", "vectored", "departed")))
 
     def key(self, which: str) -> str:
         return f"archive_{which}:{self.ident}"
@@ -186,14 +191,20 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
     machine = machine or socket.gethostname()
     marks = Marks.read(store, archive_key(archive.identity(), member))
     if again:
-        marks = Marks(marks.ident, 0, 0, 0)
+        marks = Marks(marks.ident, 0, 0, 0, 0)
     mark, ident = marks.pushed, marks.ident
     revision, vector_pass = int(store.get_meta("revision_seq") or 0), int(store.get_meta("vector_seq") or 0)
     pending = marks.pending(store)
     pgvector = archive.has_vector()
     dim = store.vector_dim(model) or DIM_DEFAULT
     pushed = pruned = 0
+    # Records a re-read took out of the store leave the archive (none had been sent to it before a first push)
+    left, last_left = store.departed_since(marks.departed)
+    left = [archive_text(r) for r in left] if marks.pushed else []
+    departed = len(left) if dry_run else sum(archive.delete(member, machine, left[i:i + batch])
+                                             for i in range(0, len(left), batch))
     if not dry_run:
+        store.set_meta(marks.key("departed"), str(last_left))
         # Records sent before and redacted again in place since (``ingest.redact_again``): the archive's copy
         # is replaced by the new text (in place only: a row a member deleted stays deleted).
         for rows in store.revised_outbox(marks.revised, mark, model, batch):
@@ -226,8 +237,8 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
                       if r not in held and session in sessions)
         pruned = len(gone) if dry_run else sum(archive.delete(member, machine, gone[i:i + batch])
                                                for i in range(0, len(gone), batch))
-    return PushReport(where(archive.url), member, machine, pending, pushed, pruned, dry_run, pgvector, vectors,
-                      behind)
+    return PushReport(where(archive.url), member, machine, pending, pushed, pruned, departed, dry_run, pgvector,
+                      vectors, behind)
 
 
 def push_to(cfg: Config, store: Store, to: str | None, **options) -> PushReport:

@@ -1,7 +1,7 @@
 """The team archive on a real PostgreSQL server (a throwaway one, ``pg_url``): ``archive init``, pushes from two
 members' homes, idempotent and resumed pushes, row-level security, prune, and nothing unredacted leaving."""
 
-
+import json
 
 import psycopg
 import pytest
@@ -148,6 +148,27 @@ def test_a_second_data_dir_on_the_machine_prunes_none_of_the_firsts_sessions(tea
     assert pushed(team["alice"], second, prune=True).pruned == 0
     with Archive.connect(team["alice"]) as archive:
         assert archive.count("alice") == sent + 2
+
+
+def test_a_record_a_re_read_gave_a_new_id_leaves_the_archive_with_the_next_push(team, session_builder,
+                                                                                backscroll_home):
+    """A log rewritten with the same reply under another id (or a newer parser's ids): the store keeps one copy, and
+    so does the archive after the next push, with no --prune."""
+    bs = home(session_builder, backscroll_home, "shop", "the queue stays in postgres")
+    machine = pushed(team["alice"], bs).machine
+    log = next(backscroll_home.claude_projects.rglob("*.jsonl"))
+    lines = log.read_text().splitlines()
+    old = json.loads(lines[-1])["uuid"]
+    log.write_text("\n".join([*lines[:-1], lines[-1].replace(old, "0f0f0f0f-0000-4000-8000-000000000001")]) + "\n")
+    bs.index(embed=False)
+    assert f"{old}#0" not in bs_ids(bs)
+    assert pushed(team["alice"], bs, dry_run=True).departed == 1
+    report = pushed(team["alice"], bs)
+    assert (report.pushed, report.departed) == (1, 1)
+    with Archive.connect(team["alice"]) as archive:
+        assert set(archive.pushed_ids("alice", machine)) == bs_ids(bs), "one row per record, as the store holds"
+        assert archive.count("alice") == 2
+    assert pushed(team["alice"], bs).departed == 0, "taken out once"
 
 
 def bs_ids(bs: Backscroll) -> set[str]:
