@@ -46,7 +46,8 @@ def install(
                 sys.stdout.write(c.diff() or f"# {c.what}: {c.path} unchanged\n")
                 continue
             if uninstall and not c.changed:
-                why = "does not exist" if c.before is None else "holds no backscroll entry"
+                why = ("does not exist" if c.before is None else "holds changes of yours; it is left as it is"
+                       if c.kept else "holds no backscroll entry")
                 sys.stdout.write(f"{c.what}: nothing to remove ({c.path} {why})\n")
                 continue
             verb = ("removed from" if uninstall else "wrote") if c.changed else "unchanged:"

@@ -69,9 +69,7 @@ def executable() -> str:
     if argv0 is not None and argv0.name == "backscroll" and argv0.is_file():
         return os.path.abspath(argv0)
     beside = Path(sys.executable).with_name("backscroll")
-    if beside.is_file():
-        return str(beside)
-    return shutil.which("backscroll") or "backscroll"
+    return str(beside) if beside.is_file() else shutil.which("backscroll") or "backscroll"
 
 
 def on_path_note() -> str | None:
@@ -131,13 +129,15 @@ def plan_skill(agent: str = "all", uninstall: bool = False, book: Ledger | None 
     changes = []
     for name, path in skill_targets(agent):
         before = read_or_none(path)
-        written = book.inserted(path, "skill") if book else []  # (what install wrote last: edited since, it stays)
-        ours = before is not None and SKILL_MARK in before and (not written or before == written[-1])
+        # ours only as install last wrote it (or, with no record of it, as this release writes it): edited, it stays
+        written = book.inserted(path, "skill") if book else []
+        ours = before is not None and SKILL_MARK in before and before == (written[-1] if written else text)
         own = () if before is None or ours or (uninstall and SKILL_MARK not in before) else (
             f"{path} is a skill of your own" if SKILL_MARK not in before else f"{path} holds changes of yours",)
         after = (None if ours else before) if uninstall else (text if before is None or ours else before)
         changes.append(Change(path, before, after, f"skill ({name})", "skill", (text,) if after == text else (),
-                              notes=tuple(f"{n}; it is left as it is" for n in own)))
+                              notes=tuple(f"{n}; it is left as it is" for n in own),
+                              kept=uninstall and before is not None and SKILL_MARK in before and not ours))
     return changes
 
 
@@ -201,8 +201,8 @@ def plan_mcp(agent: str = "all", uninstall: bool = False, book: Ledger | None = 
                 change = replace(change, notes=(f"{path} already has an [mcp_servers.backscroll] table of your own; "
                                                 "it is left as it is",))
             elif codex_changed(change.before or ""):
-                change = replace(change, notes=(f"{path}: [mcp_servers.backscroll] holds changes of yours; it is left "
-                                                "as it is" + (" (take it out by hand)" if uninstall else ""),))
+                change = replace(change, kept=uninstall, notes=(f"{path}: [mcp_servers.backscroll] holds changes of "
+                                                                "yours; it is left as it is",))
             out.append(change)
             continue
         change = json_change(path, "mcp", f"mcp ({name})", uninstall, book,  # (Gemini CLI reads comments)
@@ -243,7 +243,7 @@ def run(kind: str, agent: str = "all", *, uninstall: bool = False, dry_run: bool
             c = apply_settled(c, replan)
             done.append(c)
             remove_old_backup(c.path)
-            if uninstall:
+            if uninstall and not c.kept:
                 book.forget(c)
             elif c.changed:
                 book.record(c)

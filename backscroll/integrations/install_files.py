@@ -37,6 +37,7 @@ class Change:
     inserted: tuple[str, ...] = ()  # install: the texts added (for the ledger)
     containers: tuple[tuple[str, ...], ...] = ()  # install: the JSON containers (as key paths) it created
     notes: tuple[str, ...] = field(default=())
+    kept: bool = False  # uninstall: our part holds the user's changes, so it stays (and stays on record)
 
     @property
     def changed(self) -> bool:

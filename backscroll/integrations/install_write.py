@@ -11,6 +11,7 @@ caller plans again from what the file holds now) and the other program's write s
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -35,7 +36,17 @@ def read_or_none(path: Path) -> str | None:
 
 
 def check_editable(path: Path) -> None:
-    """Refuse a file the user keeps read-only, or whose owner a replacement written by us could not keep."""
+    """Refuse a file the user keeps read-only, or whose owner a replacement written by us could not keep, or one in a
+    folder we may not write in (a replacement is written beside it; a missing folder is made in the nearest above)."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if os.geteuid() != 0 and not os.access(folder, os.W_OK | os.X_OK):
+        owner = folder.stat().st_uid
+        raise UsageError(f"{folder} is not yours to write in (owner uid {owner}); nothing was changed",
+                         hint=f"a program run with sudo may have made it: `sudo chown -R \"$USER\" "
+                              f"{shlex.quote(str(folder))}` gives it back to you; or make the change by hand (a dry "
+                              "run shows it)")
     try:
         st = os.stat(path)
     except FileNotFoundError:

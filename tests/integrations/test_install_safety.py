@@ -190,6 +190,36 @@ def test_a_read_only_file_is_refused_and_left_untouched(home, kind, agent, rel):
         assert cli(kind, "--agent", agent, "--dry-run").exit_code == 0, "a dry run still shows the change"
 
 
+def test_a_folder_root_left_behind_is_refused_with_a_way_out_and_nothing_is_written(tmp_path):
+    """``~/.claude`` owned by root (what ``sudo claude`` leaves): install as its user says whose folder it is and
+    writes nothing, for no agent (not an internal error halfway). Run as an unprivileged user (root writes
+    anywhere)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root, to run backscroll as an unprivileged user")
+    shared = Path(tempfile.mkdtemp(prefix="bs-install-", dir="/tmp"))
+    try:
+        shared.chmod(0o777)
+        home = shared / "home"
+        for agent in (".claude", ".codex"):
+            (home / agent).mkdir(parents=True)
+        subprocess.run(["chown", "-R", "65534:65534", str(home)], check=True)
+        os.chown(home / ".claude", 0, 0)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("BACKSCROLL_")}
+        env.update(HOME=str(home), BACKSCROLL_HOME=str(shared / "data"), HF_HUB_OFFLINE="1")
+        for kind in ("skill", "hooks"):
+            r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
+                                "backscroll", "install", kind], env=env, capture_output=True, text=True, timeout=60)
+            assert r.returncode == 2 and "Traceback" not in r.stderr and "internal error" not in r.stderr, r
+            assert f"{home / '.claude'} is not yours to write in" in r.stderr and "chown" in r.stderr, r.stderr
+        assert not list((home / ".codex").iterdir()) and not (home / ".agents").exists(), "no agent half-installed"
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
 # -- 6. an agent writing the file while we do ----------------------------------------------------------
 
 def test_an_agent_writing_the_file_while_we_do_keeps_its_write(home, monkeypatch):
@@ -321,6 +351,21 @@ def test_a_file_of_lone_carriage_returns_gets_its_last_byte_back(home, kind, age
     assert path.read_bytes() == mine
 
 
+def test_a_skill_file_with_our_mark_but_no_record_is_ours_only_as_this_release_writes_it(home):
+    """With no record of what install wrote (a data dir made anew), a SKILL.md that carries our mark but says more
+    is left (it may hold the user's lines); one that is this release's text is ours."""
+    skill = next(p for name, p in inst.skill_targets("claude"))
+    skill.parent.mkdir(parents=True)
+    mine = inst.skill_text() + "\nAlways pass --project.\n"
+    skill.write_text(mine)
+    for uninstall in (False, True):
+        inst.run("skill", "claude", uninstall=uninstall)
+        assert skill.read_text() == mine
+    skill.write_text(inst.skill_text())
+    inst.run("skill", "claude", uninstall=True)
+    assert not skill.exists()
+
+
 def test_changes_of_the_users_to_our_codex_table_or_skill_are_kept(home):
     """A key added to our ``[mcp_servers.backscroll]`` table, or a line to our SKILL.md, makes it the user's too: a
     reinstall leaves it and says so, and uninstall leaves it (their bytes) and says so."""
@@ -340,6 +385,12 @@ def test_changes_of_the_users_to_our_codex_table_or_skill_are_kept(home):
     for uninstall in (False, True):
         changes = inst.run("skill", "claude", uninstall=uninstall)
         assert skill.read_text() == mine and any("changes of yours" in n for c in changes for n in c.notes)
+    said = cli("skill", "--agent", "claude", "--uninstall").output
+    assert "holds changes of yours; it is left as it is" in said and "no backscroll entry" not in said
+    inst.run("skill", "claude")  # (an uninstall that left the edited skill does not make it ours again)
+    assert skill.read_text() == mine
+    said = cli("mcp", "--agent", "codex", "--uninstall").output
+    assert "holds changes of yours; it is left as it is" in said and path.read_text() == edited
     skill.write_text(inst.skill_text())
     inst.run("skill", "claude", uninstall=True)
     assert not skill.exists()
