@@ -61,5 +61,7 @@ next finds it, or a search's sync in its turn through the files.
 # and a Zed compaction's summary is one; 24: the scratchpad notice Vibe 2 puts before a subagent's task is the
 # harness's; 25: an older Cursor ``.txt`` transcript's tool output answers its call (by name, in order); 26: prose
 # that names ``<backscroll-recall>`` is prose (only a block the hook printed is an echo), and a log's record id that
-# is no plain word (``a;touch x``) or holds a secret is stored as a digest of it.
-PARSE_VERSION = 26
+# is no plain word (``a;touch x``) or holds a secret is stored as a digest of it; 27: so is one over 1,000
+# characters, and a session id that is that long, holds a character that does not show as itself or a secret; a
+# working directory, remote URL or tool name is cut at 1,000 characters.
+PARSE_VERSION = 27

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import orjson
 
-from backscroll.ingest.rows import Batch, Redact, Row, redacted_session, safe_session, store_text
+from backscroll.ingest.rows import Batch, Redact, Row, safe_session, store_text, stored_session
 from backscroll.ingest.sources import Agent, LineError, ParsedLine, open_regular
 from backscroll.ingest.sources.jsontext import loads
 from backscroll.store.db import FileState, Store, content_hash
@@ -170,7 +170,7 @@ class FileReader:
             tail = fh.read(offset - tail_start)
             head_digest = digest(head[: min(HEAD_BYTES, offset)])
         self.rows = self.batch.finish(session)
-        stored = redacted_session(session, self.batch.redactor)
+        stored = stored_session(session, self.batch.redactor)
         state = FileState(
             self.key, self.agent.name, size, mtime_ns, offset, line_no, head_digest, digest(tail),
             session.session_id,

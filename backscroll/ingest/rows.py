@@ -17,7 +17,7 @@ from backscroll.ingest import echo as classify
 from backscroll.ingest.echo_output import is_retrieval_output
 from backscroll.ingest.projects import project
 from backscroll.ingest.redact_again import RULES_VERSION
-from backscroll.sanitize import plain_id
+from backscroll.sanitize import plain_id, printable
 from backscroll.store.db import RECORD_COLUMNS, Store, content_hash
 from backscroll.types import MAX_TEXT_BYTES, Record, SessionInfo
 
@@ -107,23 +107,53 @@ def redact_field(redactor: Redact | None, value: str | None) -> str | None:
     return redactor(value) if value and redactor is not None else value
 
 
-def redacted_session(session: SessionInfo, redactor: Redact | None) -> SessionInfo:
-    """The session with its stored strings (title, cwd, remote URL, questions awaiting their answer) redacted."""
-    if redactor is None or not (session.title or session.cwd or session.repository or session.questions):
+# Characters of an id, a working directory, a remote URL or a tool name a log gives that are kept: far more than any
+# agent writes (a Cline SDK id, which grows with each tool round, runs to about 160), so that a log cannot make every
+# answer that names them unbounded.
+MAX_FIELD = 1000
+
+
+def bounded(value: str | None) -> str | None:
+    """A working directory, remote URL or tool name as stored: cut at ``MAX_FIELD`` characters, marked so."""
+    return value if value is None or len(value) <= MAX_FIELD else value[:MAX_FIELD - 1] + "…"
+
+
+def stored_session(session: SessionInfo, redactor: Redact | None) -> SessionInfo:
+    """The session as stored: its ids as ``stored_session_id`` keeps them, its strings (title, cwd, remote URL,
+    questions awaiting their answer) redacted, its places bounded."""
+    sid, parent = (stored_session_id(i, redactor) for i in (session.session_id, session.parent_session_id))
+    if (sid, parent) != (session.session_id, session.parent_session_id):
+        session = replace(session, session_id=sid or "", parent_session_id=parent)
+    if not (session.title or session.cwd or session.repository or session.questions):
         return session
-    return replace(session, title=redact_field(redactor, session.title), cwd=redact_field(redactor, session.cwd),
-                   repository=redact_field(redactor, session.repository),
+    return replace(session, title=redact_field(redactor, session.title),
+                   cwd=bounded(redact_field(redactor, session.cwd)),
+                   repository=bounded(redact_field(redactor, session.repository)),
                    questions=tuple((c, i, redact_field(redactor, q) or "") for c, i, q in session.questions))
 
 
+def _digest(value: str) -> str:
+    return "x" + hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
 def stored_id(record_id: str, redact: Redact | None = None) -> str:
-    """A log's record id as stored: as it is when plain (``sanitize.plain_id``: one shell word, no option) and free
-    of secrets (``redact`` leaves it as it is); else ``x`` and a digest of it, the same on every read, so that no id a
-    log makes up (``a;touch x``, an escape, a token) reaches a command line or an agent's context. Length is no
-    reason (a Cline SDK id grows with each tool round, and a fork copies it: a digest would move it to the fork)."""
-    if plain_id(record_id) and (redact is None or redact(record_id) == record_id):
+    """A log's record id as stored: as it is when plain (``sanitize.plain_id``: one shell word, no option), within
+    ``MAX_FIELD`` and free of secrets (``redact`` leaves it as it is); else ``x`` and a digest of it, the same on every
+    read, so that no id a log makes up (``a;touch x``, an escape, a token, a megabyte) reaches a command line or an
+    agent's context."""
+    if len(record_id) <= MAX_FIELD and plain_id(record_id) and (redact is None or redact(record_id) == record_id):
         return record_id
-    return "x" + hashlib.blake2b(record_id.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+    return _digest(record_id)
+
+
+def stored_session_id(session_id: str | None, redact: Redact | None = None) -> str | None:
+    """A log's session id as stored: as it is unless it runs past ``MAX_FIELD``, holds a character that does not show
+    as itself (a control, an escape, a bidi mark) or a secret; then ``x`` and a digest of it, as ``stored_id``. A
+    space or a quote stays (every command backscroll prints quotes it), so that ``resume`` names the agent's own."""
+    if session_id is None or (len(session_id) <= MAX_FIELD and printable(session_id) == session_id
+                              and (redact is None or redact(session_id) == session_id)):
+        return session_id
+    return _digest(session_id)
 
 
 class Batch:
@@ -146,33 +176,40 @@ class Batch:
         self.stored_echo_calls: list[tuple[str, str]] = []  # (session, call id): stored calls found echoes by output
         self.first_ts: str | None = None
         self.last_ts: str | None = None
-        self._fields: dict[str, str] = {}
+        self._fields: dict[str, str | None] = {}
+        self._ids: dict[str | None, str | None] = {}
 
     def _field(self, value: str | None) -> str | None:
-        """A cwd or tool name, redacted once per batch (they repeat on every record)."""
-        if not value or self.redactor is None:
+        """A cwd, remote URL or tool name as stored: redacted, bounded, once per batch (they repeat on each record)."""
+        if not value:
             return value
-        out = self._fields.get(value)
-        if out is None:
-            out = self._fields[value] = self.redactor(value)
-        return out
+        if value not in self._fields:
+            self._fields[value] = bounded(self.redactor(value) if self.redactor is not None else value)
+        return self._fields[value]
+
+    def _session_id(self, value: str | None) -> str | None:
+        """A session id as stored (``stored_session_id``), once per batch."""
+        if value not in self._ids:
+            self._ids[value] = stored_session_id(value, self.redactor)
+        return self._ids[value]
 
     def _row(self, rec: Record, session: SessionInfo, is_echo: bool, tool_name: str | None) -> Row:
         text, cwd = rec.text, rec.cwd or session.cwd
         home = session.cwd or cwd  # a session belongs to one project: its first cwd; each line keeps its own
         if self.redactor is not None:  # before the cap: a secret the cap cut in two would no longer match a rule
             text = self.redactor(redaction_window(text))
-            cwd, tool_name, home = self._field(cwd), self._field(tool_name), self._field(home)
+        cwd, tool_name, home = self._field(cwd), self._field(tool_name), self._field(home)
         text, truncated = cap_text(text)
         truncated = truncated or len(rec.text) > REDACT_WINDOW
         remote = self._field(session.repository)  # a secret in the log's remote URL never names the project
         # a subagent's prompts are its parent agent's (every reader that knows says so; this is for those that do not)
         author = rec.author or (("agent" if session.is_sidechain else "human") if rec.role == "user" else None)
         return (
-            stored_id(rec.record_id, self.redactor), session.session_id, session.agent, project(home, remote), cwd,
+            stored_id(rec.record_id, self.redactor), self._session_id(session.session_id), session.agent,
+            project(home, remote), cwd,
             rec.role, rec.content_type, tool_name, rec.tool_call_id, int(is_echo), int(rec.is_error), rec.timestamp,
             self.key, rec.line, text, int(truncated), content_hash(text), int(session.is_sidechain),
-            session.parent_session_id, int(rec.tool_name is not None), author,
+            self._session_id(session.parent_session_id), int(rec.tool_name is not None), author,
             int(rec.tool_name is not None and rec.command is not None),
             RULES_VERSION if self.redactor is not None else 0,
         )
@@ -240,7 +277,7 @@ class Batch:
         if self.pending_results:
             missing = sorted({r.tool_call_id for r, _ in self.pending_results
                               if r.tool_call_id is not None and r.tool_call_id not in self.calls})
-            self.calls.update(self.store.call_info(session.session_id, missing))
+            self.calls.update(self.store.call_info(self._session_id(session.session_id) or "", missing))
             pending = iter(self.pending_results)
             for i, row in enumerate(self.rows):
                 if row is None:
@@ -251,12 +288,13 @@ class Batch:
                         if rec.tool_call_id in self.call_rows:  # (its call came later in this batch)
                             self._call_is_echo(rec.tool_call_id)
                         elif rec.tool_call_id in self.calls:  # its call, read before: flagged in the store
-                            self.stored_echo_calls.append((session.session_id, rec.tool_call_id))
+                            self.stored_echo_calls.append((self._session_id(session.session_id) or "",
+                                                           rec.tool_call_id))
                     self.rows[i] = self._row(rec, rec_session, echo, name)
         rows = [r for r in self.rows if r is not None]
         if not session.cwd or all(r[3] is not None for r in rows):
             return rows
         home = self._field(session.cwd)
         named = (home, project(home, self._field(session.repository)))
-        return [r[:3] + (named[1], r[4] or named[0]) + r[5:] if r[3] is None and r[1] == session.session_id else r
-                for r in rows]
+        sid = self._session_id(session.session_id)
+        return [r[:3] + (named[1], r[4] or named[0]) + r[5:] if r[3] is None and r[1] == sid else r for r in rows]

@@ -24,10 +24,11 @@ from backscroll.ingest.rows import (
     Redact,
     Row,
     on_disk,
-    redacted_session,
     safe_rows,
     safe_session,
     store_text,
+    stored_session,
+    stored_session_id,
 )
 from backscroll.ingest.sources import Agent, ContentError
 from backscroll.sanitize import shorten
@@ -71,7 +72,7 @@ def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], ba
     file read ``whole``, the session it first gave then takes its title and times from this reading
     alone (a line-based session's title may come from another file: Claude Code's summaries).
     """
-    session = redacted_session(session, redactor)
+    session = stored_session(session, redactor)
     if redactor is not None:
         skipped = [(ln, redactor(why) if why else why) for ln, why in skipped]
     if reread is None:
@@ -146,7 +147,7 @@ def read_lines(store: Store, agent: Agent, path: Path, prev: FileState | None, s
                redactor, reread=reader.rewritten, title_rank=reader.title_rank,
                unknown={t: (n, line) for t, (n, line) in reader.unknown.items()}, superseded=reader.intact_reparse)
     if reader.side is not None:
-        side = redacted_session(reader.side, redactor)
+        side = stored_session(reader.side, redactor)
         store.upsert_session(session_row(side, reader.key, reader.first_ts, reader.last_ts, None))
     if reader.leaf_titles:
         store.add_leaf_titles({uuid: redactor(title) if redactor is not None and title else title
@@ -164,7 +165,7 @@ def store_subsessions(store: Store, key: str, records: list[Record], subsessions
         if sub is not None:
             spans.setdefault(sub.session_id, (sub, []))[1].extend([rec.timestamp] if rec.timestamp else [])
     for sub, times in spans.values():
-        store.upsert_session(session_row(redacted_session(sub, redactor), key, min(times, default=None),
+        store.upsert_session(session_row(stored_session(sub, redactor), key, min(times, default=None),
                                          max(times, default=None), None))
 
 
@@ -188,7 +189,8 @@ def read_whole(store: Store, agent: Agent, path: Path, prev: FileState | None, s
     for unit in result.units:
         unit_key, session = unit.key, unit.session
         if session.cwd is None and session.parent_session_id:  # a subagent's file that names no directory
-            session = replace(session, cwd=store.session_cwd(session.parent_session_id))
+            session = replace(session, cwd=store.session_cwd(stored_session_id(session.parent_session_id, redactor)
+                                                             or ""))
         if dirty or session.session_id != store_text(session.session_id):
             unit_key, session = store_text(unit_key), safe_session(session)
         subsessions = {rid: safe_session(s) if dirty else s for rid, s in unit.subsessions.items()}

@@ -516,6 +516,7 @@ def test_a_record_id_that_is_no_plain_word_is_stored_as_a_digest(session_builder
         assert bs.show("a;touch /tmp/PWNED;#\u001b[2J#0", context=0).records[0].record_id == ids[1]
     assert stored_id("84ba7daa-1c2d#0") == "84ba7daa-1c2d#0" and stored_id("-rf") != "-rf"
     assert stored_id("x" * 300) == "x" * 300, "a long plain id is a shell word still"
+    assert stored_id("x" * 1001) != "x" * 1001, "one past any agent's is a digest"
     token = "ghp_Zr8Mq3Xv6Lk1Pw9Tb4Nd7Hc2Jf5Gs0Ya3Ue8Ri"  # (a plain word, but a secret: no id shows it)
     secret = session_builder.claude(project="shop")
     secret.user("which cache did we pick?")
@@ -527,3 +528,43 @@ def test_a_record_id_that_is_no_plain_word_is_stored_as_a_digest(session_builder
     stored = [r["record_id"] for r in rows(backscroll_home, "SELECT record_id FROM records WHERE text LIKE ?",
                                            ("which cache%",))]
     assert stored and token not in stored[0] and stored[0].startswith("x"), stored
+
+
+def test_a_log_cannot_make_an_answer_unbounded_through_its_ids_places_or_tool_names(session_builder, backscroll_home,
+                                                                                   backscroll_index):
+    """A working directory, a tool name, a record id or a session id of hundreds of kilobytes (each answer names
+    them with every hit) is stored bounded or as a digest; a session id holding an escape or a secret too, the
+    same for the session, its records and its subagents; the whole search answer stays small."""
+    import backscroll as bs_api
+    from backscroll.ingest.rows import MAX_FIELD, stored_session_id
+
+    s = session_builder.claude(project="shop")
+    s.user("how do we rotate the plutonium sprocket keys?")
+    s.assistant("Rotate the plutonium sprocket keys weekly with the vault job.")
+    session = "sess-AKIAY3MRQ7XK2LPVB4NZ\u001b[2J"
+    lines = []
+    for n, line in enumerate(s.path.read_text().splitlines()):
+        obj = json.loads(line)
+        obj["sessionId"], obj["cwd"] = session, "/home/dev/" + "p" * 200_000  # (a fork's parent, to Claude Code)
+        if n == 1:
+            obj["uuid"] = "u" * 300_000
+            obj["message"]["content"] = [{"type": "tool_use", "id": "toolu_1", "name": "T" * 200_000,
+                                          "input": {"q": "plutonium sprocket"}},
+                                         {"type": "text", "text": "Rotate the plutonium sprocket keys weekly."}]
+        lines.append(json.dumps(obj))
+    s.path.write_text("\n".join(lines) + "\n")
+    backscroll_index(embed=False)
+    stored = rows(backscroll_home, "SELECT record_id, session_id, parent_session_id, cwd, project, tool_name "
+                                   "FROM records")
+    assert stored and all(len(str(v)) <= MAX_FIELD for r in stored for v in r.values()), [
+        {k: len(str(v)) for k, v in r.items()} for r in stored]
+    assert {r["parent_session_id"] for r in stored} == {stored_session_id(session)}
+    sessions = rows(backscroll_home, "SELECT * FROM sessions")
+    assert {s["parent_session_id"] for s in sessions} == {stored_session_id(session)}
+    assert not any("AKIA" in str(v) or "\x1b" in str(v) for r in [*stored, *sessions] for v in r.values())
+    answer = bs_api.search("plutonium sprocket", config=backscroll_home.config(), sync=False, mode="lexical")
+    assert answer.results and len(json.dumps(answer.to_dict())) < 40_000
+    backscroll_index(embed=False)
+    assert len(rows(backscroll_home, "SELECT record_id FROM records")) == len(stored), "the same on every read"
+    assert stored_session_id("0b1f5850-1b86-4902-976b-627265ff8472") == "0b1f5850-1b86-4902-976b-627265ff8472"
+    assert stored_session_id("my session") == "my session", "a space shows as itself: commands quote it"
