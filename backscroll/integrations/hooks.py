@@ -2,7 +2,7 @@
 
 The agent runs the hook with a JSON object on stdin and adds what it prints to the model's context.
 The hook reads stdin with a deadline (an agent may keep the pipe open), searches as ``backscroll search``
-does, read-only (words and meaning, no sync, nothing written to the store), and prints a
+does (words and meaning, no sync; the store is written only to note a resumed session), and prints a
 ``<backscroll-recall>`` block framed as untrusted history, or nothing: at session start as plain text (the
 form both agents document for SessionStart; some releases of each rejected JSON there), for a prompt as the
 JSON ``hookSpecificOutput``. Quoted session text is made inert (``sanitize.for_agent``): no tag of any
@@ -87,7 +87,7 @@ def read_stdin(fd: int = 0, deadline: float = STDIN_DEADLINE) -> bytes:
         data = b"".join(chunks)
         if data.rstrip().endswith(b"}"):
             try:
-                json.loads(data)
+                json.loads(data.removeprefix(b"\xef\xbb\xbf"))
                 return data  # a whole object: no need to wait for EOF
             except ValueError:
                 pass
@@ -97,7 +97,7 @@ def read_stdin(fd: int = 0, deadline: float = STDIN_DEADLINE) -> bytes:
 def parse_input(raw: bytes) -> HookInput:
     """Lenient: unknown keys are ignored, wrong types become None. Raises ValueError when not a JSON object."""
     try:
-        obj = json.loads(raw.decode("utf-8", "replace") or "null")
+        obj = json.loads(raw.decode("utf-8-sig", "replace") or "null")  # (a byte order mark is no part of it)
     except json.JSONDecodeError as exc:
         if len(raw) >= STDIN_MAX:
             raise ValueError(f"hook input is over {STDIN_MAX >> 20} MiB: read no further, nothing recalled") from None

@@ -455,6 +455,13 @@ def test_input_without_a_prompt_says_why_on_stderr_and_exits_0(history, backscro
     assert rc == 0 and out == "" and says in err, err
 
 
+def test_hook_input_that_starts_with_a_byte_order_mark_is_read(history, backscroll_home):
+    """A hook input written by a tool that puts a UTF-8 byte order mark first (PowerShell's default) is JSON still."""
+    marked = b"\xef\xbb\xbf" + json.dumps(claude_prompt(PROMPT)).encode()
+    rc, out, err = call(backscroll_home, "claude", "prompt", marked)
+    assert rc == 0 and "advisory lock" in context_of(out), err
+
+
 def test_a_prompt_that_names_nothing_recalls_nothing_though_the_history_says_its_words(history, backscroll_home):
     """"perfect" or "run the tests" is said somewhere in any history; as a prompt it names nothing a past session
     could be about, so the hook stays silent where a search of the same words finds the session."""
