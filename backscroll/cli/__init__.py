@@ -169,6 +169,16 @@ def main() -> None:
     ``--json`` was given, and are Typer's usual usage message otherwise."""
     import sys
 
+    try:
+        _main()
+    except KeyboardInterrupt:  # (Ctrl-C while modules load, before a command's own handling starts, as Typer says it)
+        sys.stderr.write("aborted\n")
+        sys.exit(130)
+
+
+def _main() -> None:
+    import sys
+
     if not posix_ok():
         message = ("backscroll runs on POSIX systems only (Linux, macOS): this Python has no fcntl.flock, "
                    "which its locks need")
@@ -198,13 +208,9 @@ def main() -> None:
 
     plain = None if os.environ.get("_BACKSCROLL_COMPLETE") else search_call(argv)
     if plain is not None:  # an agent's search, every turn: read without Typer too
-        try:
-            from backscroll.cli.search import run_plain
+        from backscroll.cli.search import run_plain
 
-            run_plain(*plain)  # exits
-        except KeyboardInterrupt:  # before the command's own handling starts, as Typer says it
-            sys.stderr.write("aborted\n")
-            sys.exit(130)
+        run_plain(*plain)  # exits
     from typing import cast
 
     import typer

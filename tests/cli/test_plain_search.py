@@ -116,3 +116,18 @@ def test_the_repeat_rule_reads_a_plain_call_without_click_and_as_click_does():
     plain = key_from_args(["search", "why", "flaky", "-n", "3", "--json", "-t", "tool"])
     by_click = key_from_args(["search", "why", "flaky", "-n", "3", "--json", "-t", "tool", "--home", "/h"])
     assert plain == by_click == (make_key("why flaky", limit=3, content_type="tool"), False)
+
+
+def test_ctrl_c_while_the_command_line_loads_is_an_abort_not_a_traceback(monkeypatch, capsys):
+    """Ctrl-C in the first half second (Typer and the command's modules importing) exits 130 with "aborted"."""
+    from backscroll.cli import app as app_module
+    from backscroll.cli import main
+
+    def interrupted(*_args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(app_module, "build", interrupted)
+    monkeypatch.setattr(sys, "argv", ["backscroll", "list"])
+    with pytest.raises(SystemExit) as stopped:
+        main()
+    assert stopped.value.code == 130 and capsys.readouterr().err == "aborted\n"
