@@ -4,8 +4,8 @@ row-level security, and the statements a push, a prune and a search send. psycop
 The tables (``archive_schema``): ``backscroll.records``, every member's records, already redacted and echo-tagged
 on their machine, keyed by ``(member, machine, record_id)``, with the words the local index holds of each (plain,
 stemmed, identifier parts) and its vector; ``backscroll.sessions``, one row per member's session. Members are
-database roles in ``backscroll_member``: everyone may read every row; a member may insert, change and delete only
-rows whose ``member`` is their own role.
+database roles in ``backscroll_member`` allowed to connect to the archive's database: everyone may read every row; a
+member may insert, change and delete only rows whose ``member`` is their own role.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from typing import Any
 from backscroll.errors import ArchiveError
 from backscroll.store.archive_browse import ArchiveBrowse
 from backscroll.store.archive_schema import (
-    GROUP,
     RECORD_COLUMNS,
     ROWS_VERSION,
     SCHEMA_VERSION,
     SESSION_COLUMNS,
+    member_statements,
     migrations,
 )
 from backscroll.store.archive_search import ArchiveSearch, psycopg_module
@@ -75,8 +75,7 @@ class Archive(ArchiveSearch, ArchiveBrowse):
         self.conn.close()
 
     def _rollback(self) -> None:
-        """Roll back after a failed statement (settings made in the transaction go too); a connection already lost
-        has nothing to roll back."""
+        """Roll back after a failed statement (and the transaction's settings); a lost connection has none."""
         self._breadth = 0
         try:
             self.conn.rollback()
@@ -133,6 +132,10 @@ class Archive(ArchiveSearch, ArchiveBrowse):
         """Create or migrate the schema, the member group and its policies (idempotent), and make each of
         ``members`` a login role in the group; vectors are pgvector's where the server has it, unless not
         ``pgvector`` (an archive made without keeps ``real[]``). Returns ``(schema version, pgvector)``."""
+        encoding = self._run("SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = current_database()")
+        if encoding and encoding[0][0] != "UTF8":  # (a session's text is any language's, and its symbols)
+            raise ArchiveError(f"the database at {where(self.url)} is encoded {encoding[0][0]}: an archive needs UTF8",
+                               hint="create it as `CREATE DATABASE name ENCODING 'UTF8' TEMPLATE template0`")
         vector = pgvector and self._try_vector()
         current = self.version() or 0
         if current > SCHEMA_VERSION:
@@ -145,14 +148,11 @@ class Archive(ArchiveSearch, ArchiveBrowse):
         # Who this archive is: a push's mark is kept under it, so an archive made anew is pushed to whole.
         self._run("INSERT INTO backscroll.meta VALUES ('archive_id', md5(random()::text || clock_timestamp()::text)) "
                   "ON CONFLICT (key) DO NOTHING")
-        psycopg = psycopg_module()
+        database, sql = self._run("SELECT current_database()")[0][0], psycopg_module().sql
         for name in members:
-            role = psycopg.sql.Identifier(name)
-            exists = self._run("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,))
-            if not exists:
-                self._run(psycopg.sql.SQL("CREATE ROLE {} LOGIN").format(role).as_string(self.conn))
-            self._run(psycopg.sql.SQL("GRANT {} TO {}").format(psycopg.sql.Identifier(GROUP), role)
-                      .as_string(self.conn))
+            exists = bool(self._run("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)))
+            for statement in member_statements(sql, name, database, exists):
+                self._run(statement.as_string(self.conn))
         self.conn.commit()
         self._vector = None
         return SCHEMA_VERSION, self.has_vector()
@@ -175,7 +175,8 @@ class Archive(ArchiveSearch, ArchiveBrowse):
             # (an archive whose rows are today's works as it is; `archive init` brings its policies up)
             return None if found == SCHEMA_VERSION else (
                 f"the archive's schema is version {found}: its owner runs `backscroll archive init URL` to bring it "
-                f"to {SCHEMA_VERSION} (rows are then kept by the role that logged in)")
+                f"to {SCHEMA_VERSION} ({'rows are then kept by the role that logged in, and ' if found < 3 else ''}"
+                "its database lets in its own members only)")
         if found is None:
             raise ArchiveError(f"no backscroll archive at {where(self.url)}: its owner runs "
                                "`backscroll archive init URL` first")
@@ -186,8 +187,10 @@ class Archive(ArchiveSearch, ArchiveBrowse):
                            f"({SCHEMA_VERSION}): upgrade backscroll")
 
     def identity(self) -> str:
-        """The id ``archive init`` gave this archive (what a push's mark is kept under)."""
-        row = self._run("SELECT value FROM backscroll.meta WHERE key = 'archive_id'")
+        """What a push's mark is kept under: the id ``archive init`` gave this archive and its database's oid, so that a
+        copy (``CREATE DATABASE … TEMPLATE``, a dump restored) is another archive, pushed to whole, not the original."""
+        row = self._run("SELECT value || '@' || (SELECT oid FROM pg_database WHERE datname = current_database()) "
+                        "FROM backscroll.meta WHERE key = 'archive_id'")
         return row[0][0] if row else where(self.url)
 
     def role(self) -> str:

@@ -10,7 +10,9 @@ indexed (GIN) so that a word counts as held exactly as the local index counts it
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+from typing import Any
+
+SCHEMA_VERSION = 4
 ROWS_VERSION = 2  # the last version that changed what a pushed row carries (a push's mark is kept under it)
 GROUP = "backscroll_member"
 DIM = 384
@@ -53,7 +55,17 @@ def migrations(current: int, vector: bool) -> list[str]:
     """The statements that bring an archive at version ``current`` (0: none) to ``SCHEMA_VERSION``; each is
     idempotent, so a migration cut short is run again whole."""
     return [*(_migration_1(vector) if current < 1 else []), *(_migration_2(vector) if current < 2 else []),
-            *(_migration_3() if current < 3 else [])]
+            *(_migration_3() if current < 3 else []), *(_migration_4(current) if current < 4 else [])]
+
+
+def member_statements(sql: Any, name: str, database: str, exists: bool) -> list:
+    """``name`` made a member of this archive (``sql``: psycopg's ``sql`` module): a login role unless it ``exists``,
+    in the group, and let connect to this archive's database (the group is the server's: a member of another
+    archive on the same server is not one of this one's)."""
+    role = sql.Identifier(name)
+    return [*([] if exists else [sql.SQL("CREATE ROLE {} LOGIN").format(role)]),
+            sql.SQL("GRANT {} TO {}").format(sql.Identifier(GROUP), role),
+            sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(database), role)]
 
 
 # Version 1, statement by statement (``archive init`` prints nothing it does not run; read them here).
@@ -68,7 +80,9 @@ def _migration_1(vector: bool) -> list[str]:
         "CREATE INDEX IF NOT EXISTS records_agent ON backscroll.records (agent)",  # "what did codex do": no scan
         *(["CREATE INDEX IF NOT EXISTS records_embedding ON backscroll.records "
            "USING hnsw (embedding vector_cosine_ops)"] if vector else []),
-        f"DO $$ BEGIN CREATE ROLE {GROUP} NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+        # (a database owner without CREATEROLE can init an archive on a server where the group exists)
+        f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{GROUP}') THEN CREATE ROLE {GROUP} NOLOGIN; "
+        "END IF; EXCEPTION WHEN duplicate_object THEN NULL; END $$",
         f"GRANT USAGE ON SCHEMA backscroll TO {GROUP}",
         f"GRANT SELECT ON backscroll.meta TO {GROUP}",
         f"GRANT SELECT, INSERT, UPDATE, DELETE ON backscroll.records TO {GROUP}",
@@ -153,3 +167,16 @@ def _migration_3() -> list[str]:
         *(statement.replace("current_user", "session_user") for table in ("records", "sessions")
           for statement in _policies(table)),
     ]
+
+
+# Version 4: the group is the server's, so every archive on a server let every member of any of them in. The
+# database is now open to those ``init --member`` named for it (and its owner); an archive migrated from an older
+# version lets in every role the group holds now, as before, and the owner takes out those of other archives
+# (``REVOKE CONNECT ON DATABASE … FROM name``). No row changes.
+def _migration_4(current: int) -> list[str]:
+    each_member = (f"DO $$ DECLARE m record; BEGIN FOR m IN SELECT r.rolname FROM pg_auth_members a JOIN pg_roles g "
+                   f"ON g.oid = a.roleid JOIN pg_roles r ON r.oid = a.member WHERE g.rolname = '{GROUP}' LOOP "
+                   "EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), m.rolname); END LOOP; "
+                   "END $$")
+    return [*([each_member] if current >= 1 else []),
+            "DO $$ BEGIN EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC', current_database()); END $$"]

@@ -76,6 +76,12 @@ def advice(exc: Exception) -> str | None:
         return "check the database name at the end of the URL"
     if re.search(r'role "[^"]*" does not exist', text):
         return "the archive's owner makes a member with `backscroll archive init URL --member NAME`"
+    if "permission denied for database" in text:
+        return ("this role is no member of this archive: its owner runs `backscroll archive init URL --member NAME` "
+                "for it")
+    if "permission denied to create role" in text:
+        return ("a new member is a new role: the owner runs `archive init URL --member NAME` as a role with CREATEROLE "
+                "(or a superuser), or one of those creates the role first")
     if state == "42501" or "permission denied" in text:
         return ("`archive init` runs as the database's owner; a member reads and pushes once the owner ran "
                 "`backscroll archive init URL --member NAME` for them")

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 
 from backscroll.config import Config
 from backscroll.dates import format_ts
-from backscroll.errors import ArchiveError
+from backscroll.errors import ArchiveError, UsageError
 from backscroll.indexes.lexical_schema import MAX_WORD, analyze, stem
 from backscroll.indexes.matrix import DIM_DEFAULT
 from backscroll.indexes.packing import unpack
@@ -182,14 +182,17 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
     """Send the records after this archive's mark (``again``: every record, as to a new archive: one restored
     from a backup keeps its id and lacks what was sent since); with ``prune``, remove what the store no longer
     holds of its sessions."""
+    if batch < 1:
+        raise UsageError(f"a push sends records in batches of at least 1, not {batch}")
     behind = archive.check_version()
     role = archive.role()
     member = member or role
     if member != role:
         raise ArchiveError(f"member {member!r} is not your database role {role!r}: the archive lets each member "
                            "write only rows of their own role (connect as that role, or drop [archive] member)")
-    machine = machine or socket.gethostname()
     marks = Marks.read(store, archive_key(archive.identity(), member))
+    # the machine's name as this store first pushed it here: a laptop whose host name follows its network keeps one
+    machine = machine or store.get_meta(marks.key("machine")) or socket.gethostname()
     if again:
         marks = Marks(marks.ident, 0, 0, 0, 0)
     mark, ident = marks.pushed, marks.ident
@@ -218,6 +221,7 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
             store.set_meta(marks.key("pushed"), str(mark))  # autocommits: moves only after the archive committed
             pushed += len(rows)
             advance(len(rows))
+        store.set_meta(marks.key("machine"), machine)
         store.set_meta(LAST_PUSH, json.dumps({"archive": where(archive.url), "member": member, "machine": machine,
                                               "at": format_ts(datetime.now(UTC)), "key": ident}))
     # The vectors of rows sent before they had one: of the records embedded since the last push asked, those the

@@ -7,7 +7,7 @@ import psycopg
 import pytest
 from helpers import TESTS, unflagged_as_by_rules
 from psycopg import conninfo
-from team_archives import as_role, row
+from team_archives import as_role, fresh_archive, row
 
 from backscroll.archive import Backscroll
 from backscroll.errors import ArchiveError
@@ -225,8 +225,8 @@ def test_archive_errors_say_what_to_do(team, pg_url):
         admin.execute("DROP ROLE IF EXISTS eve")
         admin.execute("CREATE ROLE eve LOGIN")
     eve = team["alice"].replace("user=alice", "user=eve")
-    with Archive.connect(eve) as archive, pytest.raises(ArchiveError) as err:
-        archive.check_version()
+    with pytest.raises(ArchiveError) as err:  # (the archive's database lets in its members only)
+        Archive.connect(eve)
     assert "--member NAME" in (err.value.hint or ""), err.value
     with pytest.raises(ArchiveError) as err:
         Archive.connect(as_role(pg_url, "alice", "no_such_db"))
@@ -451,3 +451,76 @@ def test_records_classified_again_as_echoes_reach_the_archive_with_their_new_fla
     pushed(team["alice"], bs)
     with Archive.connect(team["alice"]) as archive:
         assert archive._run("SELECT count(*) FROM backscroll.records WHERE is_echo") == [(2,)]
+
+
+def test_a_copy_of_the_archive_is_another_archive_to_a_push(team, session_builder, backscroll_home, pg_url):
+    """A staging copy (``CREATE DATABASE … TEMPLATE``) holds the archive's id: a push to it is a push to another
+    archive, so the original still gets what was pushed to the copy."""
+    bs = home(session_builder, backscroll_home, "shop", "the queue stays in postgres")
+    pushed(team["alice"], bs)
+    original = psycopg.conninfo.conninfo_to_dict(team["alice"])["dbname"]
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "copy_of_the_archive"')
+        admin.execute(f'CREATE DATABASE "copy_of_the_archive" TEMPLATE "{original}"')
+    session_builder.claude("shop").user("the okapi tables move on friday").assistant("noted: okapi on friday")
+    bs.index(embed=False)
+    assert pushed(as_role(pg_url, "alice", "copy_of_the_archive"), bs).pushed == 4, "another archive: all of it"
+    assert pushed(team["alice"], bs).pushed == 2, "the original still lacks the two new records"
+    with Archive.connect(team["alice"]) as archive:
+        assert archive.count("alice") == 4
+
+
+def test_a_member_of_one_archive_is_no_member_of_another_on_the_same_server(team, pg_url):
+    """The member group is the server's; each archive's database lets in the members ``init`` named for it."""
+    other = fresh_archive(pg_url, "t_another_team", "dave")
+    with pytest.raises(ArchiveError) as refused:
+        Archive.connect(as_role(pg_url, "bob", "t_another_team"))
+    assert "no member of this archive" in (refused.value.hint or ""), refused.value.hint
+    with Archive.connect(other) as archive:
+        assert archive.role() == "dave"
+    with Archive.connect(team["bob"]) as archive:
+        assert archive.role() == "bob", "bob's own archive still lets him in"
+
+
+def test_a_machine_keeps_the_name_it_first_pushed_under(team, session_builder, backscroll_home, monkeypatch):
+    """A laptop's host name follows its network: its sessions stay under the name of its first push."""
+    import socket
+
+    bs = home(session_builder, backscroll_home, "shop", "the queue stays in postgres")
+    first = pushed(team["alice"], bs)
+    monkeypatch.setattr(socket, "gethostname", lambda: "renamed-on-the-train")
+    session_builder.claude("shop").user("the okapi tables move on friday").assistant("noted: okapi on friday")
+    bs.index(embed=False)
+    assert pushed(team["alice"], bs).machine == first.machine
+    with Archive.connect(team["alice"]) as archive:
+        assert len(archive.pushed_ids("alice", first.machine)) == 4
+        assert not archive.pushed_ids("alice", "renamed-on-the-train")
+
+
+def test_an_archive_needs_a_utf8_database(pg_url):
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "latin"')
+        admin.execute("CREATE DATABASE latin ENCODING 'LATIN1' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'")
+    with Archive.connect(as_role(pg_url, "postgres", "latin")) as archive:
+        with pytest.raises(ArchiveError, match="encoded LATIN1: an archive needs UTF8"):
+            archive.init(["alice"])
+        assert archive.version() is None, "nothing was made"
+
+
+def test_a_database_owner_without_createrole_makes_an_archive_and_is_told_what_adding_members_takes(team, pg_url):
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute("DO $$ BEGIN CREATE ROLE owner_only LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+        admin.execute('DROP DATABASE IF EXISTS "owned"')
+        admin.execute('CREATE DATABASE "owned" OWNER owner_only')
+    with Archive.connect(as_role(pg_url, "owner_only", "owned")) as archive:
+        assert archive.init()[0] == SCHEMA_VERSION, "the group exists on this server (the team's archive made it)"
+        with pytest.raises(ArchiveError) as refused:
+            archive.init(["newcomer"])
+    assert "CREATEROLE" in (refused.value.hint or ""), refused.value.hint
+
+
+def test_a_push_in_batches_of_none_is_refused():
+    from backscroll.errors import UsageError
+
+    with pytest.raises(UsageError, match="batches of at least 1"):
+        push(None, None, "m", batch=0)  # type: ignore[arg-type]

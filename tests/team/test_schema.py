@@ -86,3 +86,35 @@ def test_an_archive_of_version_2_is_migrated_without_pushing_again(pg_url, tmp_p
     with bs:
         again = bs.push(frank)
         assert again.pushed == 0 and again.note is None, "the rows did not change: nothing is sent again"
+
+
+def test_an_archive_of_version_3_lets_in_its_members_and_no_one_else_once_migrated(pg_url):
+    """Before version 4 any role could connect to an archive's database (the group, the server's, let members of
+    every archive read it). Migrated, the database lets in the roles the group holds (as before, so that nobody is
+    locked out) and no other."""
+    from backscroll.errors import ArchiveError
+
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute('DROP DATABASE IF EXISTS "schema_v3"')
+        admin.execute('CREATE DATABASE "schema_v3"')
+        admin.execute("DROP ROLE IF EXISTS outsider")
+        admin.execute("CREATE ROLE outsider LOGIN")
+    owner = as_role(pg_url, "postgres", "schema_v3")
+    with Archive.connect(owner) as archive:
+        archive.init(["gina"])
+    with psycopg.connect(owner, autocommit=True) as conn:  # as version 3 left it: open to every role
+        conn.execute("GRANT CONNECT ON DATABASE schema_v3 TO PUBLIC")
+        conn.execute("REVOKE CONNECT ON DATABASE schema_v3 FROM gina")
+        conn.execute("UPDATE backscroll.meta SET value = '3' WHERE key = 'schema_version'")
+    with Archive.connect(as_role(pg_url, "gina", "schema_v3")) as archive:
+        assert "lets in its own members only" in (archive.check_version() or "")
+    with Archive.connect(owner) as archive:
+        assert archive.init() == (SCHEMA_VERSION, True)
+    with Archive.connect(as_role(pg_url, "gina", "schema_v3")) as archive:
+        assert archive.role() == "gina", "a member is let in after the migration"
+    try:
+        Archive.connect(as_role(pg_url, "outsider", "schema_v3")).close()
+    except ArchiveError as refused:
+        assert "no member of this archive" in (refused.hint or "")
+    else:
+        raise AssertionError("a role outside the group got in")
