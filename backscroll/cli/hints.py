@@ -15,6 +15,8 @@ HINTS: dict[tuple[str, str], str] = {
     ("read-only-store", "read-only"):
         "search, show, list and status still read it; to index, make the data dir writable or "
         "copy it somewhere writable and point $BACKSCROLL_HOME (or --home) at the copy",
+    ("read-only-store", "cannot-create"):
+        "point $BACKSCROLL_HOME (or --home) at a folder you can write, or make this one writable",
     ("read-only-store", "index-unreadable"):
         "copy the data dir somewhere writable and run `backscroll --home COPY rebuild`",
     ("nothing-indexed", "no-files"):

@@ -144,7 +144,9 @@ class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries, EchoQueries
             known = store_failure(exc, path)
             if known is None and not all(os.access(p, os.W_OK) for p in (path, path.parent)):
                 known = ReadOnlyStoreError(f"the store {path} cannot be written ({exc})",
-                                           hint="search, show, list and status still read it")
+                                           hint="search, show, list and status still read it") if path.exists() \
+                    else ReadOnlyStoreError(f"no store can be made in {path.parent} ({exc})", reason="cannot-create",
+                                            hint="point $BACKSCROLL_HOME at a folder you can write")
             if known is None:
                 raise
             raise known from None

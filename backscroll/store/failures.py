@@ -52,6 +52,10 @@ def store_failure(exc: BaseException, db_path) -> BackscrollError | None:
     in_data_dir = inside is not None
     if ("readonly database" in low or "read-only file system" in low or eno == errno.EROFS
             or (eno in (errno.EACCES, errno.EPERM) and in_data_dir)):
+        if not Path(db_path).exists():  # (nothing to read there: no store was ever made)
+            return ReadOnlyStoreError(f"no store can be made in {data_dir} ({text})", reason="cannot-create",
+                                      hint="point $BACKSCROLL_HOME at a folder you can write, or make this one "
+                                           "writable")
         return ReadOnlyStoreError(
             f"the store in {data_dir} cannot be written ({text})",
             hint="search, show, list and status still read it; to index, make the data dir writable or "

@@ -591,6 +591,19 @@ def test_index_into_a_read_only_store_says_read_only(session_builder, backscroll
     assert "corrupt" not in r.stderr and "move it aside" not in r.stderr
 
 
+def test_a_read_only_data_dir_that_holds_no_store_says_to_choose_another(session_builder, backscroll_home, small_fs):
+    """Nothing was ever indexed and nothing can be: search says to index, and index must not answer that search,
+    show, list and status read the store (there is none) but where to put one."""
+    mnt = small_fs("1m")
+    session_builder.claude(project="backup").user("where do the nightly backups go?")
+    r = subprocess.run(["mount", "-o", "remount,ro", str(mnt)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot remount read-only: {r.stderr.strip()}")
+    r = _run_in(backscroll_home, mnt / "data", "index")
+    assert r.returncode != 0 and "no store can be made in" in r.stderr and "BACKSCROLL_HOME" in r.stderr, r.stderr
+    assert "still read it" not in r.stderr and "Traceback" not in r.stderr
+
+
 def test_search_on_a_terminal_never_writes_session_escapes(session_builder, backscroll_index, backscroll_home):
     """On a terminal the snippet is padded, not printed as text: it must be made safe all the same."""
     from helpers import run_tty
