@@ -124,7 +124,8 @@ def session_markdown(view: SessionView) -> str:
 
     s = view.session
     title = _inline(" ".join(clean(s.get("title") or "Untitled session").split()))
-    facts = " · ".join(_inline(" ".join(clean(str(x)).split())) for x in (s.get("agent"), s.get("project"),
+    owner = f"{s['member']}@{s.get('machine')}" if s.get("member") else None  # (a team archive's: whose, from where)
+    facts = " · ".join(_inline(" ".join(clean(str(x)).split())) for x in (owner, s.get("agent"), s.get("project"),
                                                          local_time(s.get("started_at")),
                                                          f"session {s.get('session_id')}") if x)
     parts = [f"# {title}", f"_{facts}_"]

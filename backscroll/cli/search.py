@@ -118,6 +118,9 @@ def search(**given: Any) -> None:
         # the environment it gives them.
         person = ((common.is_terminal(sys.stdin) or common.is_terminal(sys.stdout))
                   and not common.run_by_agent(os.environ))
+        if source and asked.get("archive"):  # (as --file is: said, not silently ignored)
+            raise UsageError("--source names session files to read here, not the team archive's",
+                             hint="search the archive without --source, or this machine's history with it")
         cfg = common.config(source)
         bars = {} if no_sync else catching_up(first=not cfg.db_path.exists())
         from backscroll.cli.hints import RERUN

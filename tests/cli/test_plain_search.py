@@ -131,3 +131,11 @@ def test_ctrl_c_while_the_command_line_loads_is_an_abort_not_a_traceback(monkeyp
     with pytest.raises(SystemExit) as stopped:
         main()
     assert stopped.value.code == 130 and capsys.readouterr().err == "aborted\n"
+
+
+def test_a_search_of_the_team_archive_refuses_source_as_it_refuses_file(backscroll_home):
+    """``--source`` names files to read on this machine: with ``--archive`` it would be ignored without a word."""
+    r = subprocess.run([sys.executable, "-m", "backscroll", "search", "x", "--archive", "postgresql://u@h/db",
+                        "--source", "claude:/tmp", "--no-sync"], env=cli_env(backscroll_home), capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and "--source names session files to read here" in r.stderr, r.stderr

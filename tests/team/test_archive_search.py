@@ -214,6 +214,9 @@ def test_list_and_show_read_the_archive_and_say_whose(archive):
     assert doc["total"] == len(listed) and doc["sessions"][0]["member"] in ("alice", "bob")
     shown = runner.invoke(app, ["--home", str(root / "carol"), "show", hit.record_id, "--archive", url, "--json"])
     assert shown.exit_code == 0 and json.loads(shown.stdout)["records"][0]["member"] == "alice"
+    pasted = runner.invoke(app, ["--home", str(root / "carol"), "show", hit.session_id, "--archive", url, "-f",
+                                 "markdown"])
+    assert pasted.exit_code == 0 and pasted.stdout.splitlines()[2].startswith("_alice@"), "a transcript says whose"
 
 
 def test_ids_name_records_and_sessions_as_locally(archive):
