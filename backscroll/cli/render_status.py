@@ -130,7 +130,8 @@ def _projects(out: Console, r: StatusReport) -> None:
         t.add_row(clean_line(p.agent), clean_line(p.project or "-"), f"{p.sessions:,}", f"{p.records:,}")
     out.print(t)
     if len(r.projects) > 15:
-        out.print(f"  and {counted(len(r.projects) - 15, 'more project')}: `backscroll status --json` lists them all")
+        out.print(f"  and {len(r.projects) - 15:,} more lines (a line per agent and project): `backscroll status "
+                  "--json` lists them all")
 
 
 def _problems(out: Console, r: StatusReport) -> None:

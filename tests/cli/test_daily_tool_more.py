@@ -497,7 +497,7 @@ def test_long_lists_say_how_many_more_exist(session_builder, backscroll_home):
                           capture_output=True, timeout=120).returncode == 0
     status = subprocess.run([sys.executable, "-m", "backscroll", "status"], env=env, capture_output=True,
                             text=True, timeout=120).stdout
-    assert "and 5 more projects" in status, status
+    assert "and 5 more lines (a line per agent and project)" in status, status
     err = subprocess.run([sys.executable, "-m", "backscroll", "search", "ledger", "--project", "nosuch",
                           "--no-sync"], env=env, capture_output=True, text=True, timeout=120).stderr
     assert "and 8 more" in err, err
