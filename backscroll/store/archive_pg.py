@@ -115,8 +115,7 @@ class Archive(ArchiveSearch, ArchiveBrowse):
         """About how many records the archive holds (the planner's count: no scan)."""
         row = self._run("SELECT reltuples FROM pg_class WHERE oid = 'backscroll.records'::regclass")
         if row and row[0][0] is not None and row[0][0] >= 0:
-            return int(row[0][0])
-        # never analyzed (-1): counted, up to as many as matter
+            return int(row[0][0])  # (else never analyzed, -1: counted, up to as many as matter)
         return self._run("SELECT count(*) FROM (SELECT 1 FROM backscroll.records LIMIT 100000) AS r")[0][0]
 
     def has_vector(self) -> bool:
