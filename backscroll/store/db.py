@@ -35,6 +35,7 @@ from backscroll.store.queries import RECORD_COLUMNS, RecordQueries, content_hash
 from backscroll.store.redaction import RedactionQueries
 from backscroll.store.schema import schema_version
 from backscroll.store.sessions import SessionQueries
+from backscroll.store.shared_ids import SharedIds
 from backscroll.store.status import StatusQueries
 
 __all__ = ["RECORD_COLUMNS", "FileState", "Store", "content_hash"]
@@ -118,7 +119,7 @@ def _newer_schema(path: Path, version: int, current: int) -> NewerSchemaError:
 
 BUSY_SECONDS = 30.0  # how long a statement waits for another process's write to finish
 
-class Store(MetaKeys, SourceQueries, RecordQueries, EvidenceQueries, EchoQueries, EmbeddingQueries,
+class Store(MetaKeys, SourceQueries, RecordQueries, SharedIds, EvidenceQueries, EchoQueries, EmbeddingQueries,
             SessionQueries, StatusQueries, OutboxQueries, RedactionQueries):
     """An open record store. Use ``Store.open`` (creates and migrates) or ``Store.open_existing``."""
 

@@ -11,7 +11,7 @@ import hashlib
 import re
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 RECORD_COLUMNS = (
     "record_id", "session_id", "agent", "project", "cwd", "role", "content_type", "tool_name",
@@ -35,6 +35,7 @@ class RecordQueries:
     """Records and sessions: writes at ingest, reads for the derived indexes and for search."""
 
     conn: sqlite3.Connection
+    apart: Callable[[list[tuple]], list[tuple]]  # (``shared_ids.SharedIds``)
 
     def insert_records(self, rows: list[tuple]) -> int:
         before = self.conn.total_changes
@@ -45,7 +46,7 @@ class RecordQueries:
                        ) -> tuple[int, int, int, int]:
         """Store the rows of a re-read ``source``: a record id it stored before is replaced when its content changed
         (the old row tombstoned for the derived indexes) and left alone when not; a record id stored from another
-        source is never touched. An earlier record whose id is not emitted again but whose text is (new ids, or a
+        source is never touched (``shared_ids``: a copy of its record is stored once, another record apart). An earlier record whose id is not emitted again but whose text is (new ids, or a
         line put in above it) is replaced too, not added; ``matched`` counts the earlier records the rows account for.
 
         The ids keep the conversation's order (every view of a session reads its records by id). The
@@ -66,8 +67,7 @@ class RecordQueries:
         earlier = [(r[0], r[1:]) for r in self.conn.execute(
             f"SELECT id, {cols} FROM records WHERE source_path = ? ORDER BY id", (source,))]
         by_record = {old[0]: (rid, old) for rid, old in earlier}
-        elsewhere = self._stored_ids([row[0] for row in rows if row[0] not in by_record])  # another source's
-        rows = [row for row in rows if row[0] not in elsewhere]
+        rows = self.apart(rows)  # (a record another source holds: stored once, or apart when it says otherwise)
         ids = {row[0] for row in rows}
         fresh = [row for row in rows if row[0] not in by_record]
         texts = Counter((row[5], row[hash_at]) for row in fresh)
@@ -112,15 +112,6 @@ class RecordQueries:
         moved = Counter((old[5], old[hash_at]) for rid, old in earlier if rid in migrated)  # now under new ids
         added = self.insert_records(ordered) - again - sum(min(n, texts[key]) for key, n in moved.items())
         return max(added, 0), changed + len(migrated) + dropped, matched + dropped, versions
-
-    def _stored_ids(self, record_ids: list[str]) -> set[str]:
-        """Which of ``record_ids`` the store holds."""
-        out: set[str] = set()
-        for i in range(0, len(record_ids), 500):
-            chunk = record_ids[i:i + 500]
-            out.update(r[0] for r in self.conn.execute(
-                f"SELECT record_id FROM records WHERE record_id IN ({','.join('?' * len(chunk))})", chunk))
-        return out
 
     def session_cwd(self, session_id: str) -> str | None:
         """The working directory stored for a session (None when unknown)."""

@@ -568,3 +568,36 @@ def test_a_log_cannot_make_an_answer_unbounded_through_its_ids_places_or_tool_na
     assert len(rows(backscroll_home, "SELECT record_id FROM records")) == len(stored), "the same on every read"
     assert stored_session_id("0b1f5850-1b86-4902-976b-627265ff8472") == "0b1f5850-1b86-4902-976b-627265ff8472"
     assert stored_session_id("my session") == "my session", "a space shows as itself: commands quote it"
+
+
+def test_a_log_that_reuses_another_sessions_record_id_never_takes_its_place(session_builder, backscroll_home,
+                                                                             backscroll_index):
+    """A file read first that gives a record another session's id (hand-made, hostile, or a tool that reuses ids)
+    leaves that session's record stored all the same, under an id of its own; a fork's copy of a record, the same
+    text under the same id, is still stored once."""
+    real = session_builder.claude(project="shop")
+    real.user("which queue did we pick?")
+    real.assistant("We'll use a Postgres-backed queue with SKIP LOCKED, never Redis.")
+    lines = real.path.read_text()
+    decision = json.loads(lines.splitlines()[-1])["uuid"]
+    real.path.rename(real.path.with_suffix(".hidden"))
+    other = session_builder.claude(project="other")
+    other.user("anything")
+    other.assistant("COLLIDER: we use Redis streams for the job queue, never Postgres.")
+    olines = other.path.read_text().splitlines()
+    last = json.loads(olines[-1])
+    last["uuid"] = decision
+    other.path.write_text("\n".join([*olines[:-1], json.dumps(last)]) + "\n")
+    backscroll_index(embed=False)
+    real.path.with_suffix(".hidden").rename(real.path)
+    fork = real.path.with_name("0f0f0f0f-0000-4000-8000-00000000f0f0.jsonl")
+    fork.write_text(lines)  # (a resumed session's new file: the same records under the same ids)
+    backscroll_index(embed=False)
+    stored = texts(backscroll_home)
+    assert any("SKIP LOCKED" in t for t in stored) and any("COLLIDER" in t for t in stored), stored
+    assert sum("SKIP LOCKED" in t for t in stored) == 1, "the fork's copy is stored once"
+    ids = [r["record_id"] for r in rows(backscroll_home, "SELECT record_id FROM records WHERE text LIKE ?",
+                                        ("%SKIP LOCKED%",))]
+    assert ids and ids[0].startswith(decision + "#0~"), ids
+    backscroll_index(embed=False)
+    assert len(texts(backscroll_home)) == len(stored), "the same on every read"
