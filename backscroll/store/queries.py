@@ -46,8 +46,9 @@ class RecordQueries:
                        ) -> tuple[int, int, int, int]:
         """Store the rows of a re-read ``source``: a record id it stored before is replaced when its content changed
         (the old row tombstoned for the derived indexes) and left alone when not; a record id stored from another
-        source is never touched (``shared_ids``: a copy of its record is stored once, another record apart). An earlier record whose id is not emitted again but whose text is (new ids, or a
-        line put in above it) is replaced too, not added; ``matched`` counts the earlier records the rows account for.
+        source is never touched (``shared_ids``: a copy of its record is stored once, another record apart). An
+        earlier record whose id is not emitted again but whose text is (new ids, or a line put in above it) is
+        replaced too, not added; ``matched`` counts the earlier records the rows account for.
 
         The ids keep the conversation's order (every view of a session reads its records by id). The
         stored records the rows begin with, unchanged and in the same order, stay as they are; from the
