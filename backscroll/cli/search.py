@@ -118,6 +118,8 @@ def search(**given: Any) -> None:
         # the environment it gives them.
         person = ((common.is_terminal(sys.stdin) or common.is_terminal(sys.stdout))
                   and not common.run_by_agent(os.environ))
+        if source and no_sync and not asked.get("archive"):
+            common.err("note: --source names session files to read first, and --no-sync reads none")
         if source and asked.get("archive"):  # (as --file is: said, not silently ignored)
             raise UsageError("--source names session files to read here, not the team archive's",
                              hint="search the archive without --source, or this machine's history with it")

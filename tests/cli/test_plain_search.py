@@ -139,3 +139,9 @@ def test_a_search_of_the_team_archive_refuses_source_as_it_refuses_file(backscro
                         "--source", "claude:/tmp", "--no-sync"], env=cli_env(backscroll_home), capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 2 and "--source names session files to read here" in r.stderr, r.stderr
+
+
+def test_source_with_no_sync_says_that_nothing_is_read(backscroll_home):
+    r = subprocess.run([sys.executable, "-m", "backscroll", "search", "x", "--source", "claude:/nonexistent",
+                        "--no-sync"], env=cli_env(backscroll_home), capture_output=True, text=True, timeout=60)
+    assert "--no-sync reads none" in r.stderr and "Traceback" not in r.stderr, r.stderr
