@@ -38,11 +38,16 @@ def as_role(url: str, role: str, dbname: str) -> str:
     return conninfo.make_conninfo("", **info)  # type: ignore[arg-type]
 
 
-def fresh_archive(pg_url: str, dbname: str, member: str) -> str:
-    """A new archive in its own database with one member; that member's URL."""
+def new_database(pg_url: str, dbname: str, options: str = "") -> None:
+    """A database made anew on the test server (``options``: what ``CREATE DATABASE`` adds, as ``OWNER x``)."""
     with psycopg.connect(pg_url, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{dbname}"')
-        admin.execute(f'CREATE DATABASE "{dbname}"')
+        admin.execute(f'CREATE DATABASE "{dbname}" {options}')
+
+
+def fresh_archive(pg_url: str, dbname: str, member: str) -> str:
+    """A new archive in its own database with one member; that member's URL."""
+    new_database(pg_url, dbname)
     with Archive.connect(as_role(pg_url, "postgres", dbname)) as a:
         a.init([member])
     return as_role(pg_url, member, dbname)

@@ -7,7 +7,7 @@ import psycopg
 import pytest
 from helpers import TESTS, unflagged_as_by_rules
 from psycopg import conninfo
-from team_archives import as_role, fresh_archive, row
+from team_archives import as_role, fresh_archive, new_database, row
 
 from backscroll.archive import Backscroll
 from backscroll.errors import ArchiveError
@@ -204,9 +204,7 @@ def test_a_store_filled_with_redaction_off_pushes_its_sessions_redacted(team, se
 
 
 def test_an_archive_never_initialised_says_what_to_do(pg_url):
-    with psycopg.connect(pg_url, autocommit=True) as admin:
-        admin.execute('DROP DATABASE IF EXISTS "bare"')
-        admin.execute('CREATE DATABASE "bare"')
+    new_database(pg_url, "bare")
     with Archive.connect(as_role(pg_url, "postgres", "bare")) as archive:
         with pytest.raises(ArchiveError, match="archive init"):
             archive.check_version()
@@ -459,9 +457,7 @@ def test_a_copy_of_the_archive_is_another_archive_to_a_push(team, session_builde
     bs = home(session_builder, backscroll_home, "shop", "the queue stays in postgres")
     pushed(team["alice"], bs)
     original = psycopg.conninfo.conninfo_to_dict(team["alice"])["dbname"]
-    with psycopg.connect(pg_url, autocommit=True) as admin:
-        admin.execute('DROP DATABASE IF EXISTS "copy_of_the_archive"')
-        admin.execute(f'CREATE DATABASE "copy_of_the_archive" TEMPLATE "{original}"')
+    new_database(pg_url, "copy_of_the_archive", f'TEMPLATE "{original}"')
     session_builder.claude("shop").user("the okapi tables move on friday").assistant("noted: okapi on friday")
     bs.index(embed=False)
     assert pushed(as_role(pg_url, "alice", "copy_of_the_archive"), bs).pushed == 4, "another archive: all of it"
@@ -498,9 +494,7 @@ def test_a_machine_keeps_the_name_it_first_pushed_under(team, session_builder, b
 
 
 def test_an_archive_needs_a_utf8_database(pg_url):
-    with psycopg.connect(pg_url, autocommit=True) as admin:
-        admin.execute('DROP DATABASE IF EXISTS "latin"')
-        admin.execute("CREATE DATABASE latin ENCODING 'LATIN1' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'")
+    new_database(pg_url, "latin", "ENCODING 'LATIN1' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'")
     with Archive.connect(as_role(pg_url, "postgres", "latin")) as archive:
         with pytest.raises(ArchiveError, match="encoded LATIN1: an archive needs UTF8"):
             archive.init(["alice"])
@@ -510,8 +504,7 @@ def test_an_archive_needs_a_utf8_database(pg_url):
 def test_a_database_owner_without_createrole_makes_an_archive_and_is_told_what_adding_members_takes(team, pg_url):
     with psycopg.connect(pg_url, autocommit=True) as admin:
         admin.execute("DO $$ BEGIN CREATE ROLE owner_only LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
-        admin.execute('DROP DATABASE IF EXISTS "owned"')
-        admin.execute('CREATE DATABASE "owned" OWNER owner_only')
+    new_database(pg_url, "owned", "OWNER owner_only")
     with Archive.connect(as_role(pg_url, "owner_only", "owned")) as archive:
         assert archive.init()[0] == SCHEMA_VERSION, "the group exists on this server (the team's archive made it)"
         with pytest.raises(ArchiveError) as refused:
