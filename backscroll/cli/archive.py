@@ -39,8 +39,10 @@ def init(
             version, vector = archive.init(member or [], pgvector=not no_pgvector)
         if as_json:
             common.emit_json({"archive": where(url), "archive_schema": version, "pgvector": vector,
-                              "members": member or []})
+                              "members": member or [], "notes": archive.notes})
         else:
+            for note in archive.notes:
+                common.err(f"note: {note}")
             common.err(f"the archive at {where(url)} is at schema version {version}"
                        + ("" if vector else " (no pgvector: meaning will be searched by an exact scan)")
                        + (f"; granted to {', '.join(member)} (members granted before keep their access)"

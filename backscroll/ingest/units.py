@@ -72,7 +72,7 @@ def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], ba
     file read ``whole``, the session it first gave then takes its title and times from this reading
     alone (a line-based session's title may come from another file: Claude Code's summaries).
     """
-    session = stored_session(session, redactor)
+    raw, session = session.session_id, stored_session(session, redactor)
     if redactor is not None:
         skipped = [(ln, redactor(why) if why else why) for ln, why in skipped]
     if reread is None:
@@ -101,6 +101,8 @@ def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], ba
     if rows or session.title or session.cwd:
         store.upsert_session(session_row(session, key, batch.first_ts, batch.last_ts,
                                          1 if title_rank is None else title_rank))
+    if raw != session.session_id:  # (stored by an older reader as the log gave it: that row, secret and all, goes)
+        store.drop_session_if_empty(raw)
     if unknown:
         store.add_unknown(key, session.agent, type_names(unknown, redactor))
     if skipped:

@@ -171,12 +171,19 @@ def _migration_3() -> list[str]:
 
 # Version 4: the group is the server's, so every archive on a server let every member of any of them in. The
 # database is now open to those ``init --member`` named for it (and its owner); an archive migrated from an older
-# version lets in every role the group holds now, as before, and the owner takes out those of other archives
-# (``REVOKE CONNECT ON DATABASE … FROM name``). No row changes.
+# version lets in the members who pushed to it, and ``archive init`` names the group's other roles, which it no
+# longer lets in (a member who only read it, or one of another archive's): ``init --member NAME`` lets one in. No
+# row changes.
 def _migration_4(current: int) -> list[str]:
-    each_member = (f"DO $$ DECLARE m record; BEGIN FOR m IN SELECT r.rolname FROM pg_auth_members a JOIN pg_roles g "
-                   f"ON g.oid = a.roleid JOIN pg_roles r ON r.oid = a.member WHERE g.rolname = '{GROUP}' LOOP "
-                   "EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), m.rolname); END LOOP; "
-                   "END $$")
-    return [*([each_member] if current >= 1 else []),
+    pushers = (f"DO $$ DECLARE m record; BEGIN FOR m IN SELECT DISTINCT r.member FROM backscroll.records r JOIN "
+               f"pg_auth_members a ON a.member = (SELECT oid FROM pg_roles WHERE rolname = r.member) JOIN pg_roles g "
+               f"ON g.oid = a.roleid AND g.rolname = '{GROUP}' LOOP EXECUTE format('GRANT CONNECT ON DATABASE %I TO "
+               "%I', current_database(), m.member); END LOOP; END $$")
+    return [*([pushers] if current >= 1 else []),
             "DO $$ BEGIN EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC', current_database()); END $$"]
+
+
+# The group's roles this archive's database does not let in (named when a migration to version 4 shut them out).
+SHUT_OUT = (f"SELECT r.rolname FROM pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid AND g.rolname = '{GROUP}' "
+            "JOIN pg_roles r ON r.oid = a.member WHERE NOT has_database_privilege(r.oid, current_database(), "
+            "'CONNECT') ORDER BY 1")

@@ -79,9 +79,9 @@ def advice(exc: Exception) -> str | None:
     if "permission denied for database" in text:
         return ("this role is no member of this archive: its owner runs `backscroll archive init URL --member NAME` "
                 "for it")
-    if "permission denied to create role" in text:
-        return ("a new member is a new role: the owner runs `archive init URL --member NAME` as a role with CREATEROLE "
-                "(or a superuser), or one of those creates the role first")
+    if "permission denied to create role" in text or "must have admin option on role" in text:
+        return ("making a member (a new role, or one let into the group) takes CREATEROLE: run `archive init URL "
+                "--member NAME` as a role that has it, or as a superuser")
     if state == "42501" or "permission denied" in text:
         return ("`archive init` runs as the database's owner; a member reads and pushes once the owner ran "
                 "`backscroll archive init URL --member NAME` for them")

@@ -168,6 +168,24 @@ class Marks:
         return cls(ident, *(int(store.get_meta(f"archive_{k}:{ident}") or 0)
                             for k in ("pushed", "revised", "vectored", "departed")))
 
+    @classmethod
+    def of(cls, store: Store, identity: str, member: str) -> Marks:
+        """The marks of a push to the archive ``identity`` names; those an older backscroll kept under the archive's
+        id alone (before a copy of it was told apart by its database) are taken over, with the machine's name its
+        last push used, so that the first push after an upgrade sends nothing again and keeps its machine."""
+        marks = cls.read(store, archive_key(identity, member))
+        earlier = archive_key(identity.rpartition("@")[0], member)
+        if marks.pushed or "@" not in identity or store.get_meta(f"archive_pushed:{earlier}") is None:
+            return marks
+        last = json.loads(store.get_meta(LAST_PUSH) or "null")
+        machine = store.get_meta(f"archive_machine:{earlier}") or (
+            last.get("machine") if isinstance(last, dict) and last.get("key") == earlier else None)
+        for k in ("pushed", "revised", "vectored", "departed"):
+            store.set_meta(marks.key(k), store.get_meta(f"archive_{k}:{earlier}") or "0")
+        if isinstance(machine, str) and machine:
+            store.set_meta(marks.key("machine"), machine)
+        return cls.read(store, marks.ident)
+
     def key(self, which: str) -> str:
         return f"archive_{which}:{self.ident}"
 
@@ -190,7 +208,7 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
     if member != role:
         raise ArchiveError(f"member {member!r} is not your database role {role!r}: the archive lets each member "
                            "write only rows of their own role (connect as that role, or drop [archive] member)")
-    marks = Marks.read(store, archive_key(archive.identity(), member))
+    marks = Marks.of(store, archive.identity(), member)
     # the machine's name as this store first pushed it here: a laptop whose host name follows its network keeps one
     machine = machine or store.get_meta(marks.key("machine")) or socket.gethostname()
     if again:
@@ -201,12 +219,13 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
     pgvector = archive.has_vector()
     dim = store.vector_dim(model) or DIM_DEFAULT
     pushed = pruned = 0
-    # Records a re-read took out of the store leave the archive (none had been sent to it before a first push)
+    # Records a re-read took out of the store leave the archive (a push --again too: a restored archive holds them)
     left, last_left = store.departed_since(marks.departed)
-    left = [archive_text(r) for r in left] if marks.pushed else []
+    left = [archive_text(r) for r in left]
     departed = len(left) if dry_run else sum(archive.delete(member, machine, left[i:i + batch])
                                              for i in range(0, len(left), batch))
     if not dry_run:
+        store.set_meta(marks.key("machine"), machine)  # (before any row goes: a push cut short keeps the name too)
         store.set_meta(marks.key("departed"), str(last_left))
         # Records sent before and redacted again in place since (``ingest.redact_again``): the archive's copy
         # is replaced by the new text (in place only: a row a member deleted stays deleted).
@@ -221,7 +240,8 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
             store.set_meta(marks.key("pushed"), str(mark))  # autocommits: moves only after the archive committed
             pushed += len(rows)
             advance(len(rows))
-        store.set_meta(marks.key("machine"), machine)
+        if pushed:  # (a session whose records a newer reader moved to a session named otherwise is left with none)
+            archive.drop_empty_sessions(member, machine)
         store.set_meta(LAST_PUSH, json.dumps({"archive": where(archive.url), "member": member, "machine": machine,
                                               "at": format_ts(datetime.now(UTC)), "key": ident}))
     # The vectors of rows sent before they had one: of the records embedded since the last push asked, those the

@@ -3,6 +3,7 @@ or are replaced, deep and half-broken JSON, FIFOs and devices, huge files, unrea
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -601,3 +602,33 @@ def test_a_log_that_reuses_another_sessions_record_id_never_takes_its_place(sess
     assert ids and ids[0].startswith(decision + "#0~"), ids
     backscroll_index(embed=False)
     assert len(texts(backscroll_home)) == len(stored), "the same on every read"
+    real.path.write_text(real.path.read_text().replace("never Redis", "not Redis"))  # (its file rewritten)
+    backscroll_index(embed=False)
+    kept = [r["record_id"] for r in rows(backscroll_home, "SELECT record_id FROM records WHERE text LIKE ?",
+                                         ("%SKIP LOCKED%",))]
+    assert ids[0] in kept and len(kept) == 2, "the new text stored, the earlier one kept, as any record's"
+    backscroll_index(embed=False)
+    assert len(rows(backscroll_home, "SELECT 1 FROM records WHERE text LIKE ?", ("%SKIP LOCKED%",))) == 2
+
+
+def test_a_session_an_older_reader_stored_under_a_secret_id_is_gone_after_the_re_read(session_builder, backscroll_home,
+                                                                                     backscroll_index):
+    """An older release stored a session under the id the log gave, secret and all; read again by this one, its
+    records go to the digest and the old session row, with what it said, goes too."""
+    from backscroll.ingest.redact import Redactor
+    from backscroll.ingest.rows import stored_session_id
+
+    s = session_builder.codex(project="shop")
+    s.user("where do the nightly backups go?").assistant("to the cold bucket")
+    raw = "rollout-2026-10-01T09-00-00-ghp_Zr8Mq3Xv6Lk1Pw9Tb4Nd7Hc2Jf5Gs0Ya3Ue8Ri"  # (no uuid: the name is the id)
+    s.path.rename(s.path.with_name(f"{raw}.jsonl"))
+    backscroll_index(embed=False)
+    digest = stored_session_id(raw, Redactor())
+    assert digest != raw and {r["session_id"] for r in rows(backscroll_home)} == {digest}
+    with sqlite3.connect(backscroll_home.data / "backscroll.db") as db:  # (as the older release left it)
+        db.execute("UPDATE records SET session_id = ?", (raw,))
+        db.execute("UPDATE sessions SET session_id = ?", (raw,))
+        db.execute("UPDATE source_files SET parse_version = 26")
+    backscroll_index(embed=False)
+    assert {r["session_id"] for r in rows(backscroll_home, "SELECT session_id FROM sessions")} == {digest}
+    assert {r["session_id"] for r in rows(backscroll_home)} == {digest}

@@ -517,3 +517,66 @@ def test_a_push_in_batches_of_none_is_refused():
 
     with pytest.raises(UsageError, match="batches of at least 1"):
         push(None, None, "m", batch=0)  # type: ignore[arg-type]
+
+
+def test_the_first_push_after_an_upgrade_sends_nothing_again_and_keeps_its_machine(team, session_builder,
+                                                                                    backscroll_home, monkeypatch):
+    """An older release kept a push's marks under the archive's id alone: taken over, the first push after the
+    upgrade sends nothing again (a row a member deleted stays deleted) and names the machine as its last push did,
+    whatever the host is called now."""
+    import socket
+
+    from backscroll.store.outbox import LAST_PUSH
+
+    bs = home(session_builder, backscroll_home, "shop", "the queue stays in postgres")
+    first = pushed(team["alice"], bs)
+    with Archive.connect(team["alice"]) as archive:
+        identity = archive.identity()
+        assert archive.delete("alice", first.machine, sorted(archive.pushed_ids("alice", first.machine))[:1]) == 1
+    new, old = archive_key(identity, "alice"), archive_key(identity.rpartition("@")[0], "alice")
+    with bs:
+        store, _l, _f = bs._open(False, [])
+        try:  # as an older release left them: under the archive's id alone, the machine named by the last push only
+            for k in ("pushed", "revised", "vectored", "departed", "machine"):
+                store.set_meta(f"archive_{k}:{old}", None if k == "machine" else store.get_meta(f"archive_{k}:{new}"))
+                store.set_meta(f"archive_{k}:{new}", None)
+            store.set_meta(LAST_PUSH, json.dumps({**json.loads(store.get_meta(LAST_PUSH) or "{}"), "key": old}))
+        finally:
+            bs._release(store)
+    monkeypatch.setattr(socket, "gethostname", lambda: "renamed-on-the-train")
+    again = pushed(team["alice"], bs)
+    assert (again.pushed, again.machine) == (0, first.machine)
+    with Archive.connect(team["alice"]) as archive:
+        assert archive.count("alice") == 1, "the row alice deleted stays deleted"
+
+
+def test_push_again_takes_out_a_record_a_re_read_replaced(team, session_builder, backscroll_home):
+    bs = home(session_builder, backscroll_home, "shop", "the queue stays in postgres")
+    machine = pushed(team["alice"], bs).machine
+    log = next(backscroll_home.claude_projects.rglob("*.jsonl"))
+    lines = log.read_text().splitlines()
+    old = json.loads(lines[-1])["uuid"]
+    log.write_text("\n".join([*lines[:-1], lines[-1].replace(old, "0f0f0f0f-0000-4000-8000-000000000002")]) + "\n")
+    bs.index(embed=False)
+    assert pushed(team["alice"], bs, again=True).departed == 1
+    with Archive.connect(team["alice"]) as archive:
+        assert set(archive.pushed_ids("alice", machine)) == bs_ids(bs), "none doubles"
+
+
+def test_a_session_whose_records_all_moved_away_leaves_the_archive(team, session_builder, backscroll_home):
+    """A newer reader names a session otherwise (its id held a secret, say): the push moves its records to the new
+    session, and the old session's row, with its title, goes instead of being listed twice."""
+    from backscroll.store.archive_schema import SESSION_COLUMNS
+
+    bs = home(session_builder, backscroll_home, "shop", "the queue stays in postgres")
+    machine = pushed(team["alice"], bs).machine
+    stale = {"session_id": "older-name", "agent": "claude", "title": "as an older reader named it",
+             "is_sidechain": False, "records": 2, "echoes": 0}
+    with Archive.connect(team["alice"]) as archive:
+        archive.upsert("alice", machine, [], [tuple(stale.get(c) for c in SESSION_COLUMNS)])
+    session_builder.claude("infra").user("pgbouncer in transaction mode").assistant("noted")
+    bs.index(embed=False)
+    assert pushed(team["alice"], bs).pushed == 2
+    with psycopg.connect(team["alice"]) as conn:
+        names = {r[0] for r in conn.execute("SELECT session_id FROM backscroll.sessions WHERE member = 'alice'")}
+    assert "older-name" not in names and len(names) == 2

@@ -89,19 +89,20 @@ def test_an_archive_of_version_2_is_migrated_without_pushing_again(pg_url, tmp_p
 
 
 def test_an_archive_of_version_3_lets_in_its_members_and_no_one_else_once_migrated(pg_url):
-    """Before version 4 any role could connect to an archive's database (the group, the server's, let members of
-    every archive read it). Migrated, the database lets in the roles the group holds (as before, so that nobody is
-    locked out) and no other."""
+    """Before version 4 any role could connect to an archive's database (the group, the server's, let the members of
+    every archive on it in). Migrated, the database lets in the members who pushed to it, and ``init`` names the
+    group's other roles it no longer lets in (a reader only, or another archive's member), who stay out."""
+    from team_archives import fresh_archive, new_database, row
+
     from backscroll.errors import ArchiveError
 
-    with psycopg.connect(pg_url, autocommit=True) as admin:
-        admin.execute('DROP DATABASE IF EXISTS "schema_v3"')
-        admin.execute('CREATE DATABASE "schema_v3"')
-        admin.execute("DROP ROLE IF EXISTS outsider")
-        admin.execute("CREATE ROLE outsider LOGIN")
+    fresh_archive(pg_url, "schema_v3_other", "hank")  # (another team's archive on the same server)
+    new_database(pg_url, "schema_v3")
     owner = as_role(pg_url, "postgres", "schema_v3")
     with Archive.connect(owner) as archive:
         archive.init(["gina"])
+    with Archive.connect(as_role(pg_url, "gina", "schema_v3")) as archive:
+        archive.upsert("gina", "laptop", [row("g#0", "gina pushed this")])
     with psycopg.connect(owner, autocommit=True) as conn:  # as version 3 left it: open to every role
         conn.execute("GRANT CONNECT ON DATABASE schema_v3 TO PUBLIC")
         conn.execute("REVOKE CONNECT ON DATABASE schema_v3 FROM gina")
@@ -110,11 +111,12 @@ def test_an_archive_of_version_3_lets_in_its_members_and_no_one_else_once_migrat
         assert "lets in its own members only" in (archive.check_version() or "")
     with Archive.connect(owner) as archive:
         assert archive.init() == (SCHEMA_VERSION, True)
+        assert any("; not " in n and "hank" in n and "gina" not in n for n in archive.notes), archive.notes
     with Archive.connect(as_role(pg_url, "gina", "schema_v3")) as archive:
-        assert archive.role() == "gina", "a member is let in after the migration"
+        assert archive.role() == "gina", "a member who pushed here is let in after the migration"
     try:
-        Archive.connect(as_role(pg_url, "outsider", "schema_v3")).close()
+        Archive.connect(as_role(pg_url, "hank", "schema_v3")).close()
     except ArchiveError as refused:
         assert "no member of this archive" in (refused.hint or "")
     else:
-        raise AssertionError("a role outside the group got in")
+        raise AssertionError("another archive's member got in")
