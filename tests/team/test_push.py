@@ -150,17 +150,23 @@ def test_a_second_data_dir_on_the_machine_prunes_none_of_the_firsts_sessions(tea
         assert archive.count("alice") == sent + 2
 
 
+def reply_given_a_new_id(backscroll_home, bs: Backscroll, new: str) -> str:
+    """The session's log rewritten with its last reply under the id ``new``, and read again; the reply's old id."""
+    log = next(backscroll_home.claude_projects.rglob("*.jsonl"))
+    lines = log.read_text().splitlines()
+    old = json.loads(lines[-1])["uuid"]
+    log.write_text("\n".join([*lines[:-1], lines[-1].replace(old, new)]) + "\n")
+    bs.index(embed=False)
+    return old
+
+
 def test_a_record_a_re_read_gave_a_new_id_leaves_the_archive_with_the_next_push(team, session_builder,
                                                                                 backscroll_home):
     """A log rewritten with the same reply under another id (or a newer parser's ids): the store keeps one copy, and
     so does the archive after the next push, with no --prune."""
     bs = home(session_builder, backscroll_home, "shop", "the queue stays in postgres")
     machine = pushed(team["alice"], bs).machine
-    log = next(backscroll_home.claude_projects.rglob("*.jsonl"))
-    lines = log.read_text().splitlines()
-    old = json.loads(lines[-1])["uuid"]
-    log.write_text("\n".join([*lines[:-1], lines[-1].replace(old, "0f0f0f0f-0000-4000-8000-000000000001")]) + "\n")
-    bs.index(embed=False)
+    old = reply_given_a_new_id(backscroll_home, bs, "0f0f0f0f-0000-4000-8000-000000000001")
     assert f"{old}#0" not in bs_ids(bs)
     assert pushed(team["alice"], bs, dry_run=True).departed == 1
     report = pushed(team["alice"], bs)
@@ -553,11 +559,7 @@ def test_the_first_push_after_an_upgrade_sends_nothing_again_and_keeps_its_machi
 def test_push_again_takes_out_a_record_a_re_read_replaced(team, session_builder, backscroll_home):
     bs = home(session_builder, backscroll_home, "shop", "the queue stays in postgres")
     machine = pushed(team["alice"], bs).machine
-    log = next(backscroll_home.claude_projects.rglob("*.jsonl"))
-    lines = log.read_text().splitlines()
-    old = json.loads(lines[-1])["uuid"]
-    log.write_text("\n".join([*lines[:-1], lines[-1].replace(old, "0f0f0f0f-0000-4000-8000-000000000002")]) + "\n")
-    bs.index(embed=False)
+    reply_given_a_new_id(backscroll_home, bs, "0f0f0f0f-0000-4000-8000-000000000002")
     assert pushed(team["alice"], bs, again=True).departed == 1
     with Archive.connect(team["alice"]) as archive:
         assert set(archive.pushed_ids("alice", machine)) == bs_ids(bs), "none doubles"
