@@ -19,6 +19,7 @@ from backscroll.errors import ArchiveError
 from backscroll.store.archive_browse import ArchiveBrowse
 from backscroll.store.archive_push import ArchivePush
 from backscroll.store.archive_schema import (
+    IN_GROUP,
     ROWS_VERSION,
     SCHEMA_VERSION,
     SHUT_OUT,
@@ -152,7 +153,7 @@ class Archive(ArchiveSearch, ArchiveBrowse, ArchivePush):
         database, sql = self._run("SELECT current_database()")[0][0], psycopg_module().sql
         for name in members:
             exists = bool(self._run("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)))
-            for statement in member_statements(sql, name, database, exists):
+            for statement in member_statements(sql, name, database, exists, bool(self._run(IN_GROUP, (name,)))):
                 self._run(statement.as_string(self.conn))
         if 1 <= current < 4 and (out := [r[0] for r in self._run(SHUT_OUT)]):
             self.notes.append(f"{database} now lets in the members who pushed to it; not {', '.join(out)} (members "

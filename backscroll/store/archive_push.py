@@ -128,3 +128,8 @@ class ArchivePush:
         named it otherwise), so that ``list --archive`` does not show it twice."""
         self._run(_EMPTY_SESSIONS, (member, machine))
         self.conn.commit()
+
+    def held(self, member: str, machine: str, record_ids: list[str]) -> int:
+        """How many of ``record_ids`` the archive holds of ``member`` from ``machine`` (what a delete would take)."""
+        return self._run("SELECT count(*) FROM backscroll.records WHERE member = %s AND machine = %s AND "
+                         "record_id = ANY(%s)", (member, machine, record_ids))[0][0]

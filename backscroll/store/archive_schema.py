@@ -58,14 +58,19 @@ def migrations(current: int, vector: bool) -> list[str]:
             *(_migration_3() if current < 3 else []), *(_migration_4(current) if current < 4 else [])]
 
 
-def member_statements(sql: Any, name: str, database: str, exists: bool) -> list:
+def member_statements(sql: Any, name: str, database: str, exists: bool, in_group: bool) -> list:
     """``name`` made a member of this archive (``sql``: psycopg's ``sql`` module): a login role unless it ``exists``,
-    in the group, and let connect to this archive's database (the group is the server's: a member of another
-    archive on the same server is not one of this one's)."""
+    in the group unless it is (a grant that takes CREATEROLE), and let connect to this archive's database (the group
+    is the server's: a member of another archive on the same server is not one of this one's)."""
     role = sql.Identifier(name)
     return [*([] if exists else [sql.SQL("CREATE ROLE {} LOGIN").format(role)]),
-            sql.SQL("GRANT {} TO {}").format(sql.Identifier(GROUP), role),
+            *([] if in_group else [sql.SQL("GRANT {} TO {}").format(sql.Identifier(GROUP), role)]),
             sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(database), role)]
+
+
+# Whether a role (``%s``) is in the group.
+IN_GROUP = (f"SELECT 1 FROM pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid AND g.rolname = '{GROUP}' "
+            "JOIN pg_roles r ON r.oid = a.member WHERE r.rolname = %s")
 
 
 # Version 1, statement by statement (``archive init`` prints nothing it does not run; read them here).
@@ -175,10 +180,10 @@ def _migration_3() -> list[str]:
 # longer lets in (a member who only read it, or one of another archive's): ``init --member NAME`` lets one in. No
 # row changes.
 def _migration_4(current: int) -> list[str]:
-    pushers = (f"DO $$ DECLARE m record; BEGIN FOR m IN SELECT DISTINCT r.member FROM backscroll.records r JOIN "
-               f"pg_auth_members a ON a.member = (SELECT oid FROM pg_roles WHERE rolname = r.member) JOIN pg_roles g "
-               f"ON g.oid = a.roleid AND g.rolname = '{GROUP}' LOOP EXECUTE format('GRANT CONNECT ON DATABASE %I TO "
-               "%I', current_database(), m.member); END LOOP; END $$")
+    pushers = (f"DO $$ DECLARE m record; BEGIN FOR m IN SELECT r.rolname FROM pg_auth_members a JOIN pg_roles g ON "
+               f"g.oid = a.roleid AND g.rolname = '{GROUP}' JOIN pg_roles r ON r.oid = a.member WHERE EXISTS (SELECT "
+               "1 FROM backscroll.records x WHERE x.member = r.rolname) LOOP EXECUTE format('GRANT CONNECT ON "
+               "DATABASE %I TO %I', current_database(), m.rolname); END LOOP; END $$")  # (records_member: no scan)
     return [*([pushers] if current >= 1 else []),
             "DO $$ BEGIN EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC', current_database()); END $$"]
 

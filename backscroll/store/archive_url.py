@@ -79,9 +79,10 @@ def advice(exc: Exception) -> str | None:
     if "permission denied for database" in text:
         return ("this role is no member of this archive: its owner runs `backscroll archive init URL --member NAME` "
                 "for it")
-    if "permission denied to create role" in text or "must have admin option on role" in text:
-        return ("making a member (a new role, or one let into the group) takes CREATEROLE: run `archive init URL "
-                "--member NAME` as a role that has it, or as a superuser")
+    if re.search(r"permission denied to (create|grant) role|must have admin option on role", text):
+        return ("making a member (a new role, or one let into the group) takes CREATEROLE, and since PostgreSQL 16 "
+                "the ADMIN option on backscroll_member: run `archive init URL --member NAME` as a role that has them, "
+                "or as a superuser")
     if state == "42501" or "permission denied" in text:
         return ("`archive init` runs as the database's owner; a member reads and pushes once the owner ran "
                 "`backscroll archive init URL --member NAME` for them")

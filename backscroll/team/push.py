@@ -17,7 +17,7 @@ and its other sessions are its own.
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import json
 import re
 import socket
@@ -34,11 +34,11 @@ from backscroll.indexes.packing import unpack
 from backscroll.ingest.redact_again import RULES_VERSION, is_current
 from backscroll.status_types import ArchiveStatus, LastPush
 from backscroll.store.archive_pg import Archive
-from backscroll.store.archive_schema import ROWS_VERSION
 from backscroll.store.archive_search import vector_literal
 from backscroll.store.archive_url import where
 from backscroll.store.db import Store
 from backscroll.store.outbox import LAST_PUSH
+from backscroll.team.marks import Marks
 from backscroll.types import MAX_TEXT_BYTES
 
 BATCH = 500
@@ -98,18 +98,20 @@ def archive_text(value):
     return value.replace("\x00", "\u2400") if isinstance(value, str) else value
 
 
-def archive_key(identity: str, member: str) -> str:
-    """What a push's mark is kept under: the archive's own id (``archive init`` gives it one, so a database
-    made anew under the same name is pushed to whole), the member, and the rows' version (an archive migrated
-    to a version whose rows carry more is pushed to whole again)."""
-    return hashlib.sha1(f"{identity}|{member}|{ROWS_VERSION}".encode()).hexdigest()[:16]
-
-
 def _vector(blob: bytes | None, pgvector: bool, dim: int) -> str | list[float] | None:
     if blob is None:
         return None
     values = unpack(blob, dim)
     return vector_literal(values) if pgvector else values.astype(float).tolist()
+
+
+@functools.lru_cache(maxsize=1024)
+def _shown_path(path: str | None) -> str | None:
+    """Where a record was read, as the archive shows it: a secret in a file's name (a log named by its session id)
+    redacted."""
+    from backscroll.ingest.redact import redact_optional
+
+    return redact_optional(path)
 
 
 def row_of(record: tuple, pgvector: bool, dim: int = DIM_DEFAULT) -> tuple:
@@ -121,9 +123,9 @@ def row_of(record: tuple, pgvector: bool, dim: int = DIM_DEFAULT) -> tuple:
     if redaction < RULES_VERSION:
         from backscroll.ingest.redact import redact, redact_optional
 
-        text, project, cwd, title, tool_name, source_path = (
-            redact(text), redact_optional(project), redact_optional(cwd), redact_optional(title),
-            redact_optional(tool_name), redact_optional(source_path))
+        text, project, cwd, title, tool_name = (redact(text), redact_optional(project), redact_optional(cwd),
+                                                redact_optional(title), redact_optional(tool_name))
+    source_path = _shown_path(source_path)  # (kept as it is here, to read the file again)
     return tuple(map(archive_text, (
         record_id, session_id, agent, project, cwd, title, role, content_type, author, tool_name, tool_call_id,
         bool(is_echo), bool(is_error), bool(is_call), ts, text, seq, source_path, line, bool(is_sidechain), parent,
@@ -151,49 +153,6 @@ def _sent(store: Store, archive: Archive, member: str, machine: str, rows: list[
                    [session_of(s, late) for s in sessions], insert=insert)
 
 
-@dataclass(frozen=True)
-class Marks:
-    """Where a push to one archive stands: the last record id sent, the last redaction revision sent again, the
-    last embedding pass whose records the archive was asked about (the vectors it lacked were sent), and the last
-    record a re-read took out of the store that the archive was rid of."""
-
-    ident: str
-    pushed: int
-    revised: int
-    vectored: int
-    departed: int
-
-    @classmethod
-    def read(cls, store: Store, ident: str) -> Marks:
-        return cls(ident, *(int(store.get_meta(f"archive_{k}:{ident}") or 0)
-                            for k in ("pushed", "revised", "vectored", "departed")))
-
-    @classmethod
-    def of(cls, store: Store, identity: str, member: str) -> Marks:
-        """The marks of a push to the archive ``identity`` names; those an older backscroll kept under the archive's
-        id alone (before a copy of it was told apart by its database) are taken over, with the machine's name its
-        last push used, so that the first push after an upgrade sends nothing again and keeps its machine."""
-        marks = cls.read(store, archive_key(identity, member))
-        earlier = archive_key(identity.rpartition("@")[0], member)
-        if marks.pushed or "@" not in identity or store.get_meta(f"archive_pushed:{earlier}") is None:
-            return marks
-        last = json.loads(store.get_meta(LAST_PUSH) or "null")
-        machine = store.get_meta(f"archive_machine:{earlier}") or (
-            last.get("machine") if isinstance(last, dict) and last.get("key") == earlier else None)
-        for k in ("pushed", "revised", "vectored", "departed"):
-            store.set_meta(marks.key(k), store.get_meta(f"archive_{k}:{earlier}") or "0")
-        if isinstance(machine, str) and machine:
-            store.set_meta(marks.key("machine"), machine)
-        return cls.read(store, marks.ident)
-
-    def key(self, which: str) -> str:
-        return f"archive_{which}:{self.ident}"
-
-    def pending(self, store: Store) -> int:
-        """Records to send: new ones, and sent ones redacted again since."""
-        return store.outbox_count(self.pushed) + store.revised_count(self.revised, self.pushed)
-
-
 def push(store: Store, archive: Archive, model: str, *, member: str | None = None, machine: str | None = None,
          dry_run: bool = False, prune: bool = False, again: bool = False, batch: int = BATCH,
          advance: Callable[[int], None] = lambda _n: None) -> PushReport:
@@ -208,7 +167,7 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
     if member != role:
         raise ArchiveError(f"member {member!r} is not your database role {role!r}: the archive lets each member "
                            "write only rows of their own role (connect as that role, or drop [archive] member)")
-    marks = Marks.of(store, archive.identity(), member)
+    marks = Marks.of(store, archive.identity(), member, dry_run)
     # the machine's name as this store first pushed it here: a laptop whose host name follows its network keeps one
     machine = machine or store.get_meta(marks.key("machine")) or socket.gethostname()
     if again:
@@ -222,8 +181,8 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
     # Records a re-read took out of the store leave the archive (a push --again too: a restored archive holds them)
     left, last_left = store.departed_since(marks.departed)
     left = [archive_text(r) for r in left]
-    departed = len(left) if dry_run else sum(archive.delete(member, machine, left[i:i + batch])
-                                             for i in range(0, len(left), batch))
+    departed = sum((archive.held(member, machine, left[i:i + batch]) if dry_run else
+                    archive.delete(member, machine, left[i:i + batch])) for i in range(0, len(left), batch))
     if not dry_run:
         store.set_meta(marks.key("machine"), machine)  # (before any row goes: a push cut short keeps the name too)
         store.set_meta(marks.key("departed"), str(last_left))

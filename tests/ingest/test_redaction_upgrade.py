@@ -336,7 +336,8 @@ def test_a_push_never_sends_what_older_rules_missed(pg_url, upgraded):
 
 def test_rows_an_older_release_pushed_get_the_new_rules_on_the_next_push(pg_url, upgraded):
     from backscroll.archive import Backscroll
-    from backscroll.team.push import archive_key, row_of
+    from backscroll.team.marks import archive_key
+    from backscroll.team.push import row_of
 
     url = fresh_archive(pg_url, "redaction_repush", "ivy")
     store = Store.open(upgraded.data / "backscroll.db")

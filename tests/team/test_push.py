@@ -13,7 +13,8 @@ from backscroll.archive import Backscroll
 from backscroll.errors import ArchiveError
 from backscroll.store.archive_pg import Archive
 from backscroll.store.archive_schema import SCHEMA_VERSION
-from backscroll.team.push import archive_key, push
+from backscroll.team.marks import archive_key
+from backscroll.team.push import push
 
 FIXTURES = TESTS.parent / "fixtures" / "claude" / "projects"
 
@@ -513,6 +514,7 @@ def test_a_database_owner_without_createrole_makes_an_archive_and_is_told_what_a
     new_database(pg_url, "owned", "OWNER owner_only")
     with Archive.connect(as_role(pg_url, "owner_only", "owned")) as archive:
         assert archive.init()[0] == SCHEMA_VERSION, "the group exists on this server (the team's archive made it)"
+        assert archive.init(["alice"])[0] == SCHEMA_VERSION, "a role in the group already is let in, no more"
         with pytest.raises(ArchiveError) as refused:
             archive.init(["newcomer"])
     assert "CREATEROLE" in (refused.value.hint or ""), refused.value.hint
@@ -526,7 +528,8 @@ def test_a_push_in_batches_of_none_is_refused():
 
 
 def test_the_first_push_after_an_upgrade_sends_nothing_again_and_keeps_its_machine(team, session_builder,
-                                                                                    backscroll_home, monkeypatch):
+                                                                                    backscroll_home, monkeypatch,
+                                                                                    pg_url):
     """An older release kept a push's marks under the archive's id alone: taken over, the first push after the
     upgrade sends nothing again (a row a member deleted stays deleted) and names the machine as its last push did,
     whatever the host is called now."""
@@ -550,10 +553,22 @@ def test_the_first_push_after_an_upgrade_sends_nothing_again_and_keeps_its_machi
         finally:
             bs._release(store)
     monkeypatch.setattr(socket, "gethostname", lambda: "renamed-on-the-train")
+    assert pushed(team["alice"], bs, dry_run=True).pending == 0
+    with bs:
+        store, _l, _f = bs._open(False, [])
+        try:
+            assert store.get_meta(f"archive_pushed:{old}") and not store.get_meta(f"archive_pushed:{new}"), \
+                "a dry run writes nothing"
+        finally:
+            bs._release(store)
     again = pushed(team["alice"], bs)
     assert (again.pushed, again.machine) == (0, first.machine)
     with Archive.connect(team["alice"]) as archive:
         assert archive.count("alice") == 1, "the row alice deleted stays deleted"
+    original = conninfo.conninfo_to_dict(team["alice"])["dbname"]
+    new_database(pg_url, "copy_after_the_upgrade", f'TEMPLATE "{original}"')
+    assert pushed(as_role(pg_url, "alice", "copy_after_the_upgrade"), bs).pushed == 2, \
+        "the earlier marks, taken over once, are no later copy's"
 
 
 def test_push_again_takes_out_a_record_a_re_read_replaced(team, session_builder, backscroll_home):
@@ -582,3 +597,17 @@ def test_a_session_whose_records_all_moved_away_leaves_the_archive(team, session
     with psycopg.connect(team["alice"]) as conn:
         names = {r[0] for r in conn.execute("SELECT session_id FROM backscroll.sessions WHERE member = 'alice'")}
     assert "older-name" not in names and len(names) == 2
+
+
+def test_a_secret_in_a_session_files_name_does_not_reach_the_archive(team, session_builder, backscroll_home):
+    """A Codex rollout's name is its session's id: a token in it is redacted in every row's ``source_path``."""
+    s = session_builder.codex("shop")
+    s.user("where do the nightly backups go?").assistant("to the cold bucket")
+    s.path.rename(s.path.with_name("rollout-2026-10-01T09-00-00-ghp_Zr8Mq3Xv6Lk1Pw9Tb4Nd7Hc2Jf5Gs0Ya3Ue8Ri.jsonl"))
+    bs = Backscroll(home=backscroll_home.data)
+    bs.index(embed=False)
+    pushed(team["alice"], bs)
+    with psycopg.connect(team["postgres"]) as conn:
+        dump = " ".join(str(v) for table in ("records", "sessions")
+                        for row in conn.execute(f"SELECT * FROM backscroll.{table}") for v in row)
+    assert "ghp_Zr8M" not in dump and "cold bucket" in dump
