@@ -60,6 +60,8 @@ class Marks:
             store.set_meta(f"archive_{k}:{earlier}", None)
         if isinstance(machine, str) and machine:
             store.set_meta(marks.key("machine"), machine)
+        if isinstance(last, dict) and last.get("key") == earlier:  # (status reads the marks its last push names)
+            store.set_meta(LAST_PUSH, json.dumps({**last, "key": marks.ident}))
         return cls.read(store, marks.ident)
 
     def key(self, which: str) -> str:
