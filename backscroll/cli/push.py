@@ -71,7 +71,8 @@ def push(
                           if report.departed else "")
                        + (f"; added the vectors of {counted(report.vectors_added, 'record')} pushed before them"
                           if report.vectors_added else "")
-                       + ("" if report.vectors else " (no pgvector there: meaning is searched by an exact scan)"))
+                       + ("" if report.vectors or not report.pushed else
+                          " (no pgvector there: meaning is searched by an exact scan)"))
         return 0
 
     common.run(body, as_json=as_json)

@@ -21,6 +21,22 @@ def _parsed(url: str) -> dict | None:
         return None
 
 
+def _unknown_parameter(url: str) -> str | None:
+    """The query parameter libpq does not know that a URL names (``?bogus=1``), when that is why it cannot be read:
+    shown only when the query holds no ``@`` (else its ``?`` may be a password's, cut in two)."""
+    from psycopg import ProgrammingError, conninfo
+
+    query = url.split("?", 1)[1] if _SCHEME.match(url) and "?" in url else ""
+    if not query or "@" in query:
+        return None
+    try:
+        conninfo.conninfo_to_dict(url)
+    except ProgrammingError as exc:
+        named = re.match(r'invalid URI query parameter: "([A-Za-z_]{1,40})"', str(exc))
+        return named.group(1) if named and f"{named.group(1)}=" in query else None
+    return None
+
+
 def _userinfo(url: str) -> str | None:
     """What a URL holds before its host (``user:password``), or None."""
     if not _SCHEME.match(url):
@@ -42,6 +58,10 @@ def check(url: str) -> None:
         raise UsageError("the archive URL has an '@' in its user name or password, which PostgreSQL reads as the "
                          "start of the host; the URL is not shown, as it may hold a password",
                          hint="write an '@' in a user name or password as %40")
+    if (parameter := _unknown_parameter(url)) is not None:
+        raise UsageError(f"the archive URL names a parameter PostgreSQL does not know: {parameter!r}",
+                         hint="libpq's own are host, port, dbname, user, sslmode, connect_timeout, …: drop it or "
+                              "spell it as libpq does")
     if _parsed(url) is None:
         raise UsageError("the archive URL could not be read as a PostgreSQL URL or connection string; it is not "
                          "shown, as it may hold a password",

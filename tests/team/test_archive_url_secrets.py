@@ -81,3 +81,19 @@ def test_status_names_the_configured_archive_without_its_password(backscroll_hom
     report = run_cli(backscroll_home, "status", "--json")
     assert json.loads(report.stdout)["archive"]["last_push"] is None
     assert clean(page.stdout + page.stderr + report.stdout + report.stderr)
+
+
+def test_an_unknown_url_parameter_is_named_and_a_password_never_is():
+    from backscroll.errors import UsageError
+    from backscroll.store.archive_url import check
+
+    with pytest.raises(UsageError) as err:
+        check("postgresql://alice@db.example.com/team?bogus=1")
+    assert "parameter PostgreSQL does not know: 'bogus'" in str(err.value)
+    for url in ("postgresql://alice:Zq8?sWxPlKd=1@db.example.com/team", "postgresql://alice:Zq8?sWxPlKd=%zz@db/team",
+                "host=h user=alice password=Zq8 sWxPlKd"):
+        try:
+            check(url)
+        except UsageError as refused:
+            said = f"{refused.message} {refused.hint}"
+            assert "sWxPlKd" not in said and "Zq8" not in said, said
