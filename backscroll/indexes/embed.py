@@ -7,13 +7,8 @@ weights as 7-bit integers (per output channel) and quantises activations on the 
 run in int8 (about 2x less CPU per text) and give the same vectors on CPUs with and without VNNI
 (full 8-bit weights saturate in AVX2's 16-bit sums: ``scripts/derive_model.py``).
 
-Texts are cut at ``MAX_TOKENS`` = 256 tokens, the model's training length: 128 would cost 1.5x less
-again, but lost a query of the eval whose answer lies past token 128 of a long exchange unit
-(recall@5 0.91 -> 0.89).
-
-Activations are quantised per batch (one range per tensor), so a text's vector depends a little on
-its batch mates (cosine 0.99 to the same text embedded alone): harmless for ranking, but vectors are
-not bit-reproducible across batchings, and answers sitting at the edge of the top 5 can move.
+Texts are cut at ``MAX_TOKENS`` = 256 tokens (docs/performance.md). Activations are quantised per batch: a vector
+depends a little on its batch mates (cosine 0.99 to the text alone), and answers at the top 5's edge can move.
 
 One class serves both paths. Bulk indexing (``batches``) tokenizes a window of texts once, orders
 them by token count and runs batches capped at ``TOKEN_BUDGET`` tokens (rows x padded length), so
@@ -291,10 +286,15 @@ def load(bulk: bool) -> Embedder:
     name, _, variant = embedder_kind().partition(":")
     if name != "minilm":
         return _factory(name)(variant)
-    try:
-        return MiniLM(bulk=bulk)
-    except SemanticUnavailableError:
-        raise
-    except Exception as exc:  # a broken install must not break lexical search
-        raise SemanticUnavailableError(f"the embedding model could not be loaded: {exc}",
-                                       hint="search with --mode lexical; reinstall backscroll to repair") from None
+    from backscroll.interrupts import ctrl_c_held
+
+    with ctrl_c_held() as pressed:
+        try:
+            return MiniLM(bulk=bulk)
+        except SemanticUnavailableError:
+            raise
+        except Exception as exc:  # a broken install must not break lexical search; a Ctrl-C is a Ctrl-C
+            if pressed:
+                raise KeyboardInterrupt from None
+            raise SemanticUnavailableError(f"the embedding model could not be loaded: {exc}",
+                                           hint="search with --mode lexical; reinstall backscroll to repair") from None

@@ -328,3 +328,51 @@ def test_announced_final_and_status_counts_agree(session_builder, backscroll_hom
     status = json.loads(CliRunner().invoke(app, ["status", "--json"]).stdout)
     assert out.embedded == status["embeddings"]["embedded"] == status["embeddings"]["prose_records"] == 12
     assert out.to_dict()["records_embedded"] == 12
+
+
+def test_ctrl_c_while_the_model_loads_is_a_ctrl_c_not_a_broken_install(monkeypatch):
+    """onnxruntime can turn a Ctrl-C during its set-up into an error of its own ("initialization failed"), which was
+    reported as a model that could not be loaded, with advice to reinstall; held, it is felt as Ctrl-C."""
+    import os
+    import signal
+    import threading
+    import time
+
+    import pytest
+
+    from backscroll.indexes import embed
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "minilm")
+
+    def ctrl_c_in_native_code() -> None:  # (the runtime's native code takes the Ctrl-C and carries on)
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+        except KeyboardInterrupt:
+            pass
+
+    def interrupted_set_up(**_kw):
+        ctrl_c_in_native_code()
+        raise RuntimeError("initialization failed")
+
+    monkeypatch.setattr(embed, "MiniLM", interrupted_set_up)
+    with pytest.raises(KeyboardInterrupt):
+        embed.load(bulk=False)
+
+    def set_up_through_a_ctrl_c(**_kw):
+        ctrl_c_in_native_code()
+        return "a model"
+
+    monkeypatch.setattr(embed, "MiniLM", set_up_through_a_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        embed.load(bulk=False)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "Python's own handler is back"
+
+    def broken(**_kw):
+        raise RuntimeError("initialization failed")
+
+    monkeypatch.setattr(embed, "MiniLM", broken)
+    with pytest.raises(embed.SemanticUnavailableError, match="could not be loaded"):
+        embed.load(bulk=False)
