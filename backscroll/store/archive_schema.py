@@ -68,9 +68,10 @@ def member_statements(sql: Any, name: str, database: str, exists: bool, in_group
             sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(database), role)]
 
 
-# Whether a role (``%s``) is in the group.
-IN_GROUP = (f"SELECT 1 FROM pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid AND g.rolname = '{GROUP}' "
-            "JOIN pg_roles r ON r.oid = a.member WHERE r.rolname = %s")
+# The group's roles (``r``), and whether a role (``%s``) is one of them.
+_GROUP_ROLES = (f"pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid AND g.rolname = '{GROUP}' JOIN pg_roles r "
+                "ON r.oid = a.member")
+IN_GROUP = f"SELECT 1 FROM {_GROUP_ROLES} WHERE r.rolname = %s"
 
 
 # Version 1, statement by statement (``archive init`` prints nothing it does not run; read them here).
@@ -180,15 +181,13 @@ def _migration_3() -> list[str]:
 # longer lets in (a member who only read it, or one of another archive's): ``init --member NAME`` lets one in. No
 # row changes.
 def _migration_4(current: int) -> list[str]:
-    pushers = (f"DO $$ DECLARE m record; BEGIN FOR m IN SELECT r.rolname FROM pg_auth_members a JOIN pg_roles g ON "
-               f"g.oid = a.roleid AND g.rolname = '{GROUP}' JOIN pg_roles r ON r.oid = a.member WHERE EXISTS (SELECT "
-               "1 FROM backscroll.records x WHERE x.member = r.rolname) LOOP EXECUTE format('GRANT CONNECT ON "
-               "DATABASE %I TO %I', current_database(), m.rolname); END LOOP; END $$")  # (records_member: no scan)
+    pushers = (f"DO $$ DECLARE m record; BEGIN FOR m IN SELECT r.rolname FROM {_GROUP_ROLES} WHERE EXISTS (SELECT 1 "
+               "FROM backscroll.records x WHERE x.member = r.rolname) LOOP EXECUTE format('GRANT CONNECT ON DATABASE "
+               "%I TO %I', current_database(), m.rolname); END LOOP; END $$")  # (records_member: no scan)
     return [*([pushers] if current >= 1 else []),
             "DO $$ BEGIN EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC', current_database()); END $$"]
 
 
 # The group's roles this archive's database does not let in (named when a migration to version 4 shut them out).
-SHUT_OUT = (f"SELECT r.rolname FROM pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid AND g.rolname = '{GROUP}' "
-            "JOIN pg_roles r ON r.oid = a.member WHERE NOT has_database_privilege(r.oid, current_database(), "
+SHUT_OUT = (f"SELECT r.rolname FROM {_GROUP_ROLES} WHERE NOT has_database_privilege(r.oid, current_database(), "
             "'CONNECT') ORDER BY 1")

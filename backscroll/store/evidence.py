@@ -108,12 +108,6 @@ class EvidenceQueries:
         return (self.conn.execute("SELECT count(*) FROM source_files").fetchone()[0],
                 self.conn.execute("SELECT count(*) FROM source_issues WHERE kind = 'unreadable'").fetchone()[0])
 
-    def drop_session_if_empty(self, session_id: str) -> None:
-        """Take out the session ``session_id`` when it holds no record (its records are stored under another
-        session id now: the old row, and what it said, goes)."""
-        self.conn.execute("DELETE FROM sessions WHERE session_id = ? AND NOT EXISTS (SELECT 1 FROM records "
-                          "WHERE records.session_id = sessions.session_id)", (session_id,))
-
     def forget_session_times(self, session_id: str, source_path: str) -> None:
         """Clear the title and times a file gave its session (it is read afresh)."""
         self.conn.execute("UPDATE sessions SET title = NULL, title_rank = NULL, started_at = NULL, updated_at = NULL "

@@ -140,6 +140,12 @@ class RecordQueries:
             s,
         )
 
+    def drop_session_if_empty(self, session_id: str) -> None:
+        """Take out the session ``session_id`` when it holds no record (its records are stored under another
+        session id now: the old row, and what it said, goes)."""
+        self.conn.execute("DELETE FROM sessions WHERE session_id = ? AND NOT EXISTS (SELECT 1 FROM records "
+                          "WHERE records.session_id = sessions.session_id)", (session_id,))
+
     def add_leaf_titles(self, titles: dict[str, str], seen_at: str) -> None:
         self.conn.executemany("INSERT OR REPLACE INTO leaf_titles (leaf_uuid, title, seen_at) VALUES (?, ?, ?)",
                               [(leaf, title, seen_at) for leaf, title in titles.items()])
