@@ -63,5 +63,6 @@ next finds it, or a search's sync in its turn through the files.
 # that names ``<backscroll-recall>`` is prose (only a block the hook printed is an echo), and a log's record id that
 # is no plain word (``a;touch x``) or holds a secret is stored as a digest of it; 27: so is one over 1,000
 # characters, and a session id that is that long, holds a character that does not show as itself or a secret; a
-# working directory, remote URL or tool name is cut at 1,000 characters.
-PARSE_VERSION = 27
+# working directory, remote URL or tool name is cut at 1,000 characters; 28: a Cursor question that quotes
+# ``</user_query>`` keeps its words after the quote.
+PARSE_VERSION = 28

@@ -21,10 +21,16 @@ _SHELL = re.compile(r"^(run_terminal_(cmd|command)(_v\d+)?|Shell|shell|terminal)
 # The names ``_SHELL`` has been seen to match (for views; ingest stores each call's own fact).
 SHELL_TOOLS = {"run_terminal_cmd", "run_terminal_command", "run_terminal_command_v2", "Shell", "shell", "terminal"}
 _BUBBLE_ROLES: dict[object, str] = {1: "user", 2: "assistant"}  # a bubble's ``type``
-_USER_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
 _WORKSPACE = re.compile(r"Workspace Path:\s*(\S[^\n]*)")
 _CONTEXT_BLOCKS = re.compile(r"<(user_info|attached_files|system_reminder|rules|project_layout|git_status)>.*?</\1>",
                              re.DOTALL)
+
+
+def user_query(text: str) -> str | None:
+    """The person's words inside ``<user_query>``: from the first opening tag to the last closing one (words that
+    name the tag, ``</user_query>`` quoted in a question, stay words), or None when the text holds no such block."""
+    start, end = text.find("<user_query>"), text.rfind("</user_query>")
+    return text[start + len("<user_query>"):end].strip() if 0 <= start < end else None
 
 
 def _s(value: object) -> str:
@@ -90,8 +96,8 @@ def cli_messages_records(messages: list[tuple[str, dict]], session: SessionInfo)
                     found = _WORKSPACE.search(text)
                     if found and cwd is None:
                         cwd = found.group(1).strip()
-                    query = _USER_QUERY.search(text)
-                    text = query.group(1) if query else _CONTEXT_BLOCKS.sub("", text)
+                    query = user_query(text)
+                    text = query if query is not None else _CONTEXT_BLOCKS.sub("", text)
                 text = clean_text(text)
                 if text:
                     records.append(Record(rid, role, "text", text, n, None, cwd))

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from backscroll.dates import format_ts, normalize_timestamp
 from backscroll.ingest.sources import ParsedLine, block_text, clean_text
-from backscroll.ingest.sources.cursor_records import _CONTEXT_BLOCKS, _USER_QUERY, _WORKSPACE, _call, _s
+from backscroll.ingest.sources.cursor_records import _CONTEXT_BLOCKS, _WORKSPACE, _call, _s, user_query
 from backscroll.types import Record, SessionInfo
 
 _TIMESTAMP = re.compile(r"<timestamp>\s*(.*?)\s*</timestamp>", re.DOTALL)
@@ -115,8 +115,8 @@ def _user_text(raw: str, state: TranscriptState) -> str:
     found = _WORKSPACE.search(raw)
     if found and state.cwd is None:
         state.cwd = found.group(1).strip()
-    query = _USER_QUERY.search(raw)
-    return clean_text(query.group(1) if query else _CONTEXT_BLOCKS.sub("", raw))
+    query = user_query(raw)
+    return clean_text(query if query is not None else _CONTEXT_BLOCKS.sub("", raw))
 
 
 def _note_paths(args: object, state: TranscriptState, depth: int = 0) -> None:

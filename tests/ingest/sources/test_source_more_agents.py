@@ -548,6 +548,17 @@ def test_cursor_and_copilot_builders(session_builder, backscroll_index, backscro
         assert (s["project"], s["title"]) == (project, title)
 
 
+def test_a_cursor_question_quoting_the_closing_tag_keeps_every_word(session_builder, backscroll_index, backscroll_home):
+    from backscroll.ingest.sources.cursor_records import user_query
+
+    question = "why does the parser stop at </user_query> in the prompt? zqd3 keeps going after it"
+    session_builder.cursor(project="shop").user(question)
+    backscroll_index(embed=False)
+    assert [r["text"] for r in by_agent(backscroll_home, "cursor")] == [question]
+    assert user_query("<user_info>x</user_info>\n<user_query>\n a </user_query> b \n</user_query>") == "a </user_query> b"
+    assert user_query("no block </user_query> here") is None
+
+
 # -- the CLI ---------------------------------------------------------------------------------------
 
 def test_status_list_and_search_for_every_new_agent(indexed):
