@@ -22,8 +22,12 @@ class CursorCliSession:
         self.clock = Clock(start, step)
         self.path = chats / hashlib.md5(cwd.encode()).hexdigest() / session_id / "store.db"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._n = 0
-        self._first = True
+        with sqlite3.connect(self.path) as conn:
+            held = conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'blobs'").fetchone()[0] and \
+                conn.execute("SELECT count(*) FROM blobs").fetchone()[0]
+        conn.close()
+        self._n = held  # a chat another builder began goes on: its message ids differ from ours
+        self._first = not held
         with sqlite3.connect(self.path) as conn:
             conn.execute("CREATE TABLE IF NOT EXISTS blobs (id TEXT PRIMARY KEY, data BLOB)")
             conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")

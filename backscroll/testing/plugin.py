@@ -42,6 +42,7 @@ _SCRUBBED_ENV = ("BACKSCROLL_HOME", "BACKSCROLL_EMBED", "BACKSCROLL_REDACT",
                  "_BACKSCROLL_COMPLETE", *_PLACES, "NO_COLOR")
 DEFAULT_START = "2026-10-01T09:00:00.000Z"  # the day before the first session: each starts a day after the last
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_FOLDER = re.compile(r"(?!\.\.?$)[\w.-]{1,200}", re.ASCII)  # a Cursor or Copilot session's folder name
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -112,7 +113,22 @@ class SessionFactory:
             raise ValueError(f"session_id {session_id[:80]!r} is not a UUID, and the agents name their session files "
                              "by one (backscroll would not read it): leave it out for a fresh one, or pass "
                              f"backscroll.testing.uuid_for({session_id[:40]!r}) for a stable one")
-        return session_id or uuid_for(f"session:{self._count}")
+        if not uuid and session_id is not None and not _FOLDER.fullmatch(session_id):
+            raise ValueError(f"session_id {session_id[:80]!r} names the session's folder: letters, digits, '.', '_' "
+                             "and '-' only (no path), or leave it out for a fresh one")
+        if session_id is not None:
+            return session_id
+        while self._taken(fresh := uuid_for(f"session:{self._count}")):  # (another factory wrote in this home)
+            self._count += 1
+        return fresh
+
+    def _taken(self, session_id: str) -> bool:
+        """Whether a session of this id is already in the home, whichever agent's."""
+        home = self.env.home
+        return (any(self.env.claude_projects.glob(f"*/{session_id}.jsonl"))
+                or any(self.env.codex_sessions.glob(f"*/*/*/rollout-*-{session_id}.jsonl"))
+                or any((home / ".cursor" / "chats").glob(f"*/{session_id}"))
+                or (home / ".copilot" / "session-state" / session_id).exists())
 
     def _start(self, start: str | datetime | None) -> str:
         if start is not None:

@@ -57,11 +57,13 @@ class Builder:
         self.path = path
         self.clock = Clock(start, step)
         self._n = 0
+        # A file another builder began (a second factory on the home, resuming it): its lines' ids differ from ours.
+        self._salt = f"@{path.stat().st_size}" if path.exists() else ""
         path.parent.mkdir(parents=True, exist_ok=True)
 
     def _next_id(self, kind: str) -> str:
         self._n += 1
-        return uuid_for(f"{self.path.parent.name}/{self.path.name}:{kind}:{self._n}")
+        return uuid_for(f"{self.path.parent.name}/{self.path.name}{self._salt}:{kind}:{self._n}")
 
     def write(self, obj: dict[str, Any]) -> Self:
         with self.path.open("ab") as fh:

@@ -146,6 +146,35 @@ def test_a_session_id_asked_for_again_goes_on_with_that_session(session_builder,
         session_builder.claude(session_id=sid, start="2026-11-01T09:00:00Z")
 
 
+def test_two_factories_on_one_home_never_write_into_each_others_sessions(backscroll_home, backscroll_index,
+                                                                           backscroll_search):
+    """Each factory counts its own sessions: a second one (a helper per scenario) takes the next id free in the home,
+    and one resuming a session another began writes lines of ids of its own (the indexer drops a repeated id)."""
+    first, second = SessionFactory(backscroll_home), SessionFactory(backscroll_home)
+    for factory, word in ((first, "zqfone"), (second, "zqftwo")):
+        factory.claude().user(f"question about {word}").assistant(f"answer: {word}")
+        factory.codex().user(f"codex question about {word}")
+        factory.cursor().user(f"cursor question about {word}")
+        factory.copilot().user(f"copilot question about {word}")
+    sid = first.claude().session_id
+    first.claude(session_id=sid).user("alpha")
+    second.claude(session_id=sid).user("resumed by another about zqfthree")
+    assert backscroll_index(embed=False).report.records_added == 2 * 5 + 2
+    for word in ("zqfone", "zqftwo", "zqfthree"):
+        assert backscroll_search(word, mode="lexical", include_echoes=True).results, word
+    found = {h.text for h in backscroll_search("question", mode="lexical", limit=50).results}
+    assert {f"{agent} question about {word}" for agent in ("codex", "cursor", "copilot")
+            for word in ("zqfone", "zqftwo")} <= found, found
+
+
+def test_a_session_id_that_names_a_folder_stays_one_folder(session_builder):
+    for start in (session_builder.cursor, session_builder.copilot):
+        for bad in ("/tmp/elsewhere", "../../escaped", "weird/nested", "..", ""):
+            with pytest.raises(ValueError, match="names the session's folder"):
+                start(session_id=bad)
+        assert start(session_id="chat-2026.11_a").session_id == "chat-2026.11_a"
+
+
 def test_assert_recalled_refuses_what_would_check_nothing(session_builder, backscroll_index, assert_recalled):
     session_builder.claude().user("where is the N+1?").assistant("The N+1 query is in CartSerializer; it fixes it")
     backscroll_index(embed=False)
