@@ -7,14 +7,17 @@ import os
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from backscroll.sanitize import printable
+
 if TYPE_CHECKING:
     from backscroll.types import Hit, SearchResult
 
 
 def format_hits(hits: Iterable[Hit]) -> str:
-    """Hits one per line (rank, agent, project, time, role, echo mark, snippet), for an assertion's message."""
-    lines = [f"  {h.rank}. [{h.agent} {h.project or '-'} {(h.timestamp or '')[:16]} {h.role}"
-             f"{' echo' if h.is_echo else ''}] {h.snippet[:160]}" for h in hits]
+    """Hits one per line (rank, agent, project, time, role, echo mark, snippet), for an assertion's message; session
+    text printable (a tool's colours or a hostile title never drive the terminal showing the failure)."""
+    lines = [f"  {h.rank}. [{h.agent} {printable(h.project or '-')[:60]} {(h.timestamp or '')[:19]} {h.role}"
+             f"{' echo' if h.is_echo else ''}] {printable(h.snippet)[:160]}" for h in hits]
     return "\n".join(lines) or "  (none)"
 
 
@@ -51,7 +54,7 @@ DEEPER = 50  # how far a failed check looks for the marker, to say how near it c
 
 def ranked_deeper(search: Callable[..., SearchResult], query: str, marker: str, k: int, kw: dict) -> str:
     """Where the marker ranks past the top ``k``, for a failure's message: a near miss reads apart from a record
-    never indexed."""
+    never indexed, and one the filters or the echo rule kept out, or written in another case, from both."""
     from backscroll.request import MAX_LIMIT
 
     depth = min(MAX_LIMIT, max(DEEPER, 2 * k))
@@ -61,7 +64,34 @@ def ranked_deeper(search: Callable[..., SearchResult], query: str, marker: str, 
         rank = next((h.rank for h in hits if marker in h.text), None)
         if rank is not None:
             return f" (it is {name} rank {rank} of the top {depth})"
+    unfiltered = {name: value for name, value in kw.items() if name not in _FILTERS}
+    wide = search(query, **{**unfiltered, "limit": depth, "max_chars": 0, "rerun": True, "include_echoes": True,
+                            "weak": True}).results
+    said = []
+    hit = next((h for h in wide if marker in h.text), None)
+    if hit is not None:
+        echo = ", an echo: include_echoes=True lets echoes in" if hit.is_echo and not kw.get("include_echoes") else ""
+        said.append(f"not within what was asked; with no filters and echoes let in it is rank {hit.rank}{echo}")
+    folded = marker.casefold()
+    for name, hits in (("results", deeper.results), ("weak matches", deeper.weak_matches), ("with no filters", wide)):
+        h, at = next(((h, h.text.casefold().find(folded)) for h in hits if folded in h.text.casefold()), (None, -1))
+        if h is not None:
+            written = printable(h.text[at:at + len(marker)] if len(h.text.casefold()) == len(h.text) else "")
+            said.append(f"{name} rank {h.rank} holds it written otherwise{f' ({written[:80]!r})' if written else ''}: "
+                        "the marker is matched case for case")
+            break
+    if said:
+        return f" ({'; '.join(said)})"
+    cut = [h.rank for h in deeper.results[:depth] if h.text_truncated]
+    if cut:
+        return (f" (nor anywhere in the top {depth}; the text of rank {', '.join(map(str, cut[:5]))} was cut when it "
+                "was stored, and a marker past the cut is not kept)")
     return f" (nor anywhere in the top {depth}: is it indexed, and written so?)"
+
+
+# What the deeper search leaves out to tell a marker outside the filters asked from one never indexed.
+_FILTERS = frozenset({"project", "session", "file", "since", "until", "role", "author", "agent", "content_type",
+                      "member", "strict"})
 
 
 def explain(result: SearchResult, asked: dict[str, Any] | None = None) -> str:

@@ -40,6 +40,36 @@ def test_a_failure_says_how_near_the_marker_came(session_builder, backscroll_ind
     assert "results:\n  (none)" in str(err.value) and "note:" in str(err.value), str(err.value)
 
 
+def test_a_failure_tells_a_marker_kept_out_or_written_otherwise_from_one_never_stored(session_builder,
+                                                                                      backscroll_index,
+                                                                                      assert_recalled):
+    s = session_builder.claude(project="shop")
+    s.user("which queue for background jobs?").assistant("Postgres, with skip locked: we already run it.")
+    s.search_echo("queue decision", "1. [assistant] QUEUE-ECHO-ONLY Postgres with SKIP LOCKED")
+    s.tool("cat jobs.log", "\x1b]0;PWNED-TITLE\x07\x1b[2J\x1b[31mqueue worker started\x1b[0m")
+    session_builder.claude(project="billing").user("the invoice queue uses Redis streams (REDIS-QUEUE)")
+    s.assistant("A long queue log follows. " + "queue line. " * 30_000 + "CUT-MARKER")
+    backscroll_index(embed=False)
+
+    def failure(*args, **kw) -> str:
+        with pytest.raises(AssertionError) as err:
+            assert_recalled(*args, mode="lexical", **kw)
+        return str(err.value)
+
+    said = failure("queue decision", "QUEUE-ECHO-ONLY")
+    assert "with no filters and echoes let in it is rank " in said and "include_echoes=True lets echoes in" in said
+    said = failure("invoice queue redis", "REDIS-QUEUE", project="shop", strict=True)
+    assert "not within what was asked; with no filters and echoes let in it is rank " in said, said
+    assert "lets echoes in" not in said
+    said = failure("queue skip locked", "SKIP LOCKED")
+    assert "results rank 1 holds it written otherwise ('skip locked'): the marker is matched case for case" in said, said
+    said = failure("long queue log", "CUT-MARKER", k=1)
+    assert "was cut when it was stored, and a marker past the cut is not kept" in said, said
+    said = failure("queue worker started", "no such marker")
+    assert "\x1b" not in said and "\x07" not in said and "queue worker started" in said, said
+    assert "(nor anywhere in the top 50: is it indexed, and written so?)" in said
+
+
 def test_a_marker_at_the_end_of_a_long_answer_is_found(session_builder, backscroll_index, assert_recalled):
     s = session_builder.claude(project="shop")
     s.assistant("Checkout outage incident review. " + "Timeline and context. " * 150
