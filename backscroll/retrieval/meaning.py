@@ -51,6 +51,14 @@ def _coverage_note(store: Store, pending: int, cfg: Config) -> str:
                "`backscroll embed` finishes it"))
 
 
+def _unready_note(made_by: str | None, model: str) -> str:
+    """Why a hybrid search ranked by words alone: no vectors yet, or vectors of another embedder than this one."""
+    if made_by and made_by != model:
+        return (f"the embeddings were made by another embedder ({made_by[:80]}), not this one ({model[:80]}): hybrid "
+                "search fell back to lexical (`backscroll index` embeds again with this one)")
+    return "no embeddings yet: hybrid search fell back to lexical (`backscroll index` embeds)"
+
+
 def cosines(store: Store, memo: dict, ids: Iterable[int]) -> dict[int, float]:
     """The query's exact cosine to each of ``ids`` that has a vector (the stored float vectors: the matrix's int8
     rows only choose the closest), once a search has its query vector (``nearest``); empty before."""
@@ -117,7 +125,7 @@ def _ready(store: Store, cfg: Config, plan, mode: str, fresh: bool, notes: list[
             notes.append(_coverage_note(store, pending, cfg))
         if not ready:
             if mode == "hybrid":
-                notes.append("no embeddings yet: hybrid search fell back to lexical (`backscroll index` embeds)")
+                notes.append(_unready_note(store.get_meta("vectors_model"), model))
             return False
         qvec = vecs.query_vector(plan.meaning or plan.text, factory)
     except SemanticUnavailableError as exc:

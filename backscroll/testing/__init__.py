@@ -37,7 +37,9 @@ from backscroll.testing.plugin import (
     backscroll_index,
     backscroll_search,
     pytest_addoption,
+    pytest_configure,
     pytest_runtest_teardown,
+    pytest_unconfigure,
     session_builder,
 )
 from backscroll.testing.recall_check import format_hits, recalled
@@ -46,6 +48,6 @@ from backscroll.testing.sessions import ClaudeSession, CodexSession, uuid_for
 __all__ = [
     "DEFAULT_START", "BackscrollHome", "ClaudeSession", "CodexSession", "CopilotCliSession", "CursorCliSession",
     "FakeEmbedder", "SessionFactory", "assert_recalled", "backscroll_home", "backscroll_index", "backscroll_search",
-    "fake_embedder", "format_hits", "pytest_addoption", "pytest_runtest_teardown", "recalled", "session_builder",
-    "uuid_for",
+    "fake_embedder", "format_hits", "pytest_addoption", "pytest_configure", "pytest_runtest_teardown",
+    "pytest_unconfigure", "recalled", "session_builder", "uuid_for",
 ]

@@ -51,6 +51,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                        "like -p no:backscroll")
 
 
+_EMBEDDER_WAS = pytest.StashKey["str | None"]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """``$BACKSCROLL_TEST_EMBEDDER`` chooses the embedder for the whole run, not only under the fixtures: a module's
+    history made with ``BackscrollHome.at`` (or a backscroll subprocess a test starts) embeds with the one the
+    fixtures search with (vectors of another would leave those searches to words alone)."""
+    chosen = os.environ.get("BACKSCROLL_TEST_EMBEDDER")
+    if chosen and config.getini("backscroll_plugin"):
+        config.stash[_EMBEDDER_WAS] = os.environ.get("BACKSCROLL_EMBEDDER")
+        os.environ["BACKSCROLL_EMBEDDER"] = chosen
+        register_fake()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _EMBEDDER_WAS in config.stash:
+        was = config.stash[_EMBEDDER_WAS]
+        if was is None:
+            os.environ.pop("BACKSCROLL_EMBEDDER", None)
+        else:
+            os.environ["BACKSCROLL_EMBEDDER"] = was
+
+
 def _check_enabled(config: pytest.Config) -> None:
     if not config.getini("backscroll_plugin"):
         pytest.fail("backscroll's pytest fixtures are turned off here (backscroll_plugin = false in the pytest "

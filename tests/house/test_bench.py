@@ -2,6 +2,7 @@
 
 
 import json
+import os
 import subprocess
 import sys
 
@@ -14,7 +15,8 @@ BENCH = TESTS.parent / "bench" / "run.py"
 @pytest.mark.slow  # a corpus, an index and the real model in a subprocess
 def test_bench_runs_on_a_tiny_corpus(tmp_path):
     out = subprocess.run([sys.executable, str(BENCH), "--sessions", "4", "--quick", "--embed-sample", "20",
-                          "--out", str(tmp_path), "--json"], capture_output=True, text=True, timeout=600)
+                          "--out", str(tmp_path), "--json"], capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "BACKSCROLL_EMBEDDER": "minilm"})  # (the plugin's choice is the fake)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["records"] > 50 and data["raw_jsonl_bytes"] > 0

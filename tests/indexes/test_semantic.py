@@ -229,7 +229,10 @@ def test_hybrid_falls_back_to_lexical_when_the_model_cannot_load(session_builder
     session_builder.claude().user("caching choice for sessions")
     backscroll_index()
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake:other")  # vectors exist, but not for this model
-    assert backscroll_search("caching choice", sync=False).mode == "lexical"
+    other = backscroll_search("caching choice", sync=False)
+    assert other.mode == "lexical"
+    assert ("the embeddings were made by another embedder (fake-hash-384), not this one (fake-hash-384-other): "
+            "hybrid search fell back to lexical") in " ".join(other.notes), other.notes
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake")
 
     def broken(self, texts):  # the model's runtime failing (a damaged install)

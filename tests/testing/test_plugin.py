@@ -103,6 +103,31 @@ def test_a_mistyped_test_embedder_fails_the_test_instead_of_passing_it_by_words(
     result.stdout.fnmatch_lines(["*$BACKSCROLL_TEST_EMBEDDER cannot embed: unknown embedder 'fakee' in it; set it*"])
 
 
+def test_the_test_embedder_is_the_whole_runs_so_a_module_history_is_searched_by_meaning(pytester, monkeypatch):
+    """A history built for a module (``BackscrollHome.at``) embedded with the real model while the fixtures searched
+    with the fake: a test using both ranked by words alone."""
+    monkeypatch.setenv("BACKSCROLL_TEST_EMBEDDER", "fake")
+    monkeypatch.delenv("BACKSCROLL_EMBEDDER", raising=False)
+    pytester.makepyfile("""
+        import os, pytest, backscroll
+        from backscroll.testing import BackscrollHome, SessionFactory
+
+        @pytest.fixture(scope="module")
+        def history(tmp_path_factory):
+            home = BackscrollHome.at(tmp_path_factory.mktemp("history"))
+            SessionFactory(home).claude().user("the background jobs queue is Postgres")
+            backscroll.index(config=home.config())
+            return home
+
+        def test_mixed(history, backscroll_home):
+            found = backscroll.search("background jobs queue", config=history.config())
+            assert found.mode == "hybrid", found.notes
+            assert os.environ["BACKSCROLL_EMBEDDER"] == "fake"
+    """)
+    pytester.runpytest("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+    assert "BACKSCROLL_EMBEDDER" not in os.environ, "given back after the run"
+
+
 def test_production_code_holds_no_fake_and_a_subprocess_still_selects_it(tmp_path):
     """The CLI never imports the testing module unless the environment asks for the fake."""
     code = ("import sys; from backscroll.indexes import embed; print(embed.model_id()); "
