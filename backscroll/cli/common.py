@@ -287,9 +287,12 @@ def complete_from(choices: tuple[str, ...]) -> Callable[[str], list[str]]:
 
 def complete_projects(incomplete: str) -> list[str]:
     """The indexed projects that begin with what was typed, read from the store as it is (no sync, no lock;
-    nothing when there is no store yet)."""
+    nothing when there is no store yet). Only names a shell reads as one word as they are: the shell puts a
+    completion on the command line unquoted (bash) or evaluates it (Typer's zsh script), and a project is named
+    by a folder, which a session can name ``x $(touch y)``."""
     from backscroll.config import resolve
+    from backscroll.sanitize import plain_id
     from backscroll.store.sessions import project_names_at
 
     return [n for n in project_names_at(resolve(home=STATE.home).home.value / "backscroll.db")
-            if n.startswith(incomplete)]
+            if n.startswith(incomplete) and plain_id(n)]

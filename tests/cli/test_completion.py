@@ -33,6 +33,9 @@ def test_an_unknown_shell_is_a_usage_error():
 def test_the_shell_gets_values_too(session_builder, backscroll_index, backscroll_home):
     session_builder.claude(project="payments").user("a").assistant("b")
     session_builder.claude(project="pagination-lab").user("c").assistant("d")
+    # (bash puts a completion on the line unquoted, Typer's zsh script evaluates it: a folder's name ran as code)
+    session_builder.claude(cwd="/home/dev/pay $(touch PWNED)").user("e").assistant("f")
+    session_builder.claude(cwd="/home/dev/pad\u202eevil").user("g").assistant("h")
     backscroll_index(embed=False)
     home = {"HOME": str(backscroll_home.home), "BACKSCROLL_HOME": str(backscroll_home.data)}
 
@@ -45,6 +48,7 @@ def test_the_shell_gets_values_too(session_builder, backscroll_index, backscroll
     assert values("backscroll search x --format j") == ["json", "jsonl"]
     assert "codex" in values("backscroll list --agent c")
     assert values("backscroll search x --project pa") == ["pagination-lab", "payments"]
+    assert values("backscroll list -p pa") == ["pagination-lab", "payments"]
     assert values("backscroll install h") == ["hooks"]
     assert values("backscroll show abc --format m") == ["markdown"]
     assert values("backscroll --color a") == ["auto", "always"]
