@@ -176,9 +176,19 @@ def main() -> None:
         sys.exit(130)
 
 
+def readable_anywhere(*streams: Any) -> None:
+    """A stream whose encoding is not UTF-8 (a latin-1 or ASCII locale, ``PYTHONIOENCODING=ascii``) writes ``?`` for
+    what it cannot encode: the arrows, dots and session text a command prints crashed it otherwise."""
+    for stream in streams:
+        encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
+        if encoding != "utf8" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
+
+
 def _main() -> None:
     import sys
 
+    readable_anywhere(sys.stdout, sys.stderr)
     if not posix_ok():
         message = ("backscroll runs on POSIX systems only (Linux, macOS): this Python has no fcntl.flock, "
                    "which its locks need")

@@ -238,7 +238,7 @@ def test_output_options_that_shape_only_json_say_so_in_human_output(session_buil
 @pytest.mark.parametrize(("word", "meant"), [("sessions", "backscroll list"), ("export", "--format markdown"),
                                              ("sync", "backscroll index")])
 def test_a_command_another_tool_names_so_points_to_backscroll_s(backscroll_home, word, meant):
-    from helpers import run_cli
+    from helpers import cli_env, run_cli
 
     r = run_cli(backscroll_home, word)
     assert r.returncode == 2 and f"No such command '{word}'" in r.stderr and meant in r.stderr, r.stderr
@@ -274,3 +274,20 @@ def test_a_reader_that_stops_early_is_no_error_for_help_or_a_command(session_bui
             done = subprocess.run([sys.executable, "-m", "backscroll", *args], stdout=stdout, stderr=subprocess.PIPE,
                                   env=cli_env(backscroll_home), timeout=120)
         assert done.returncode == 0 and not done.stderr, (args, done.returncode, done.stderr[-300:])
+
+
+def test_a_terminal_that_is_not_utf8_gets_question_marks_not_a_crash(session_builder, backscroll_index,
+                                                                     backscroll_home):
+    """On a latin-1 or ASCII locale every human command (and most --help) ended in a UnicodeEncodeError."""
+    from helpers import cli_env, run_cli
+
+    s = session_builder.claude(project="shop")
+    s.user("la file d'attente → Postgres, décidé ✓").assistant("队列: Postgres with SKIP LOCKED…")
+    backscroll_index(embed=False)
+    for encoding in ("ascii", "latin-1"):
+        env = {**cli_env(backscroll_home), "PYTHONIOENCODING": encoding}
+        for args in (["--help"], ["search", "--help"], ["list"], ["search", "attente", "Postgres"], ["stats"],
+                     ["status"], ["show", s.session_id]):
+            done = run_cli(backscroll_home, *args, env=env, errors="replace")  # (latin-1 bytes)
+            assert done.returncode == 0 and "Error" not in done.stderr, (encoding, args, done.stderr[-300:])
+        assert "Postgres" in run_cli(backscroll_home, "list", env=env, errors="replace").stdout
