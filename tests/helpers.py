@@ -85,9 +85,9 @@ def run_cli(home, *args, env=None, **kw) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120, **kw)
 
 
-def run_tty(home, *args, columns=80, env=None) -> tuple[int, str]:
+def run_tty(home, *args, columns=80, lines=200, pager="cat", env=None) -> tuple[int, str]:
     """Run the CLI on a pseudo-terminal (stdin, stdout and stderr); returns (status, everything it printed)."""
-    env = {**(env or cli_env(home)), "COLUMNS": str(columns), "LINES": "200", "TERM": "xterm", "PAGER": "cat"}
+    env = {**(env or cli_env(home)), "COLUMNS": str(columns), "LINES": str(lines), "TERM": "xterm", "PAGER": pager}
     pid, fd = pty.fork()
     if pid == 0:  # pragma: no cover - the child
         os.execve(sys.executable, [sys.executable, "-m", "backscroll", *map(str, args)], env)

@@ -162,13 +162,20 @@ def paged(render: Callable[[], None]) -> None:
     env = {**os.environ, "LESS": os.environ.get("LESS", "FRX")}
     try:
         proc = subprocess.Popen(shlex.split(pager), stdin=subprocess.PIPE, env=env)
-    except OSError:
+    except (OSError, ValueError):  # (no such program, or a $PAGER shlex cannot read: printed as it is)
         real.write(text)
         return
+    import signal
+
+    # Ctrl-C belongs to the pager (less's prompt, its search) while it runs: returning early would leave it
+    # fighting the shell for the terminal. It ends when the pager does, as git's does.
+    was = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         proc.communicate(text.encode())
     except BrokenPipeError:
-        pass
+        proc.wait()
+    finally:
+        signal.signal(signal.SIGINT, was)
 
 
 def fail(exc: BackscrollError, as_json: bool) -> NoReturn:

@@ -478,3 +478,24 @@ def test_show_marks_a_text_it_cut_with_an_ellipsis(session, backscroll_home):
     md = CliRunner().invoke(app, ["show", session.session_id, "--max-chars", "10", "--format", "markdown",
                                   "--no-sync"])
     assert "message nu…" in md.stdout, md.stdout
+
+
+def test_ctrl_c_in_the_pager_is_the_pagers_and_backscroll_waits_for_it(session_builder, backscroll_index,
+                                                                         backscroll_home, tmp_path):
+    """Ctrl-C at less's prompt made backscroll say "interrupted" and return while less still held the terminal."""
+    import shlex
+
+    from helpers import run_tty
+
+    s = session_builder.claude(project="shop")
+    for n in range(12):
+        s.user(f"question {n} about the queue").assistant(f"answer {n}: Postgres")
+    backscroll_index(embed=False)
+    mark = tmp_path / "pager-done"
+    # (a pager that is sent Ctrl-C, as the terminal sends it to the whole foreground group, then reads on)
+    script = f"trap '' INT; kill -INT 0; sleep 0.3; cat > /dev/null; echo done > {shlex.quote(str(mark))}"
+    status, out = run_tty(backscroll_home, "show", s.session_id, lines=6, pager=shlex.join(["sh", "-c", script]))
+    assert status == 0 and "interrupted" not in out and "aborted" not in out, (status, out[-500:])
+    assert mark.read_text() == "done\n", "backscroll returned once the pager was done"
+    status, out = run_tty(backscroll_home, "show", s.session_id, lines=6, pager="'less")
+    assert status == 0 and "answer 11: Postgres" in out, out[-300:]  # (a $PAGER shlex cannot read: printed)
