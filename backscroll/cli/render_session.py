@@ -50,7 +50,9 @@ def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
     owner = f"{s['member']}@{s['machine']}" if s.get("member") else None
     meta = " · ".join(str(x) for x in (owner, s.get("agent"), s.get("project"), s.get("cwd"),
                                        local_time(s.get("started_at"))) if x)
-    out.print(Text(clean_line(f"session {s['session_id']}"), style="bold"), Text(clean_line(f" · {meta}"), style="dim"))
+    # (the lines that name an id or a command are never broken by the renderer: they are copied whole)
+    out.print(Text(clean_line(f"session {s['session_id']}"), style="bold"),
+              Text(clean_line(f" · {meta}"), style="dim"), soft_wrap=True)
     if s.get("title"):
         out.print(Text(clean_line(f"title: {s['title']}"), style="dim"))
     if s.get("is_sidechain"):
@@ -74,12 +76,13 @@ def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
     show = clean_line(show_command(s["session_id"], s.get("member")))
     if view.records and view.records[-1].rank < view.total and not view.focus:
         out.print(Text(f"\n{view.total - view.records[-1].rank} more: {show} --offset {view.records[-1].rank} "
-                       f"--limit {len(view.records)}", style="dim"))
+                       f"--limit {len(view.records)}", style="dim"), soft_wrap=True)
     if view.focus:
-        out.print(Text("\n" + clean_line(f"whole session: {show}"), style="dim"))
+        out.print(Text("\n" + clean_line(f"whole session: {show}"), style="dim"), soft_wrap=True)
     if not owner and resumes(s.get("agent")):
         gap = "" if view.focus else "\n"
-        out.print(Text(gap + f"back into it: backscroll resume {shell_word(s['session_id'])}", style="dim"))
+        out.print(Text(gap + f"back into it: backscroll resume {shell_word(s['session_id'])}", style="dim"),
+                  soft_wrap=True)
 
 
 def resumes(agent: str | None) -> bool:

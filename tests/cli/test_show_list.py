@@ -499,3 +499,24 @@ def test_ctrl_c_in_the_pager_is_the_pagers_and_backscroll_waits_for_it(session_b
     assert mark.read_text() == "done\n", "backscroll returned once the pager was done"
     status, out = run_tty(backscroll_home, "show", s.session_id, lines=6, pager="'less")
     assert status == 0 and "answer 11: Postgres" in out, out[-300:]  # (a $PAGER shlex cannot read: printed)
+
+
+def test_shows_commands_stay_whole_lines_on_a_narrow_terminal(session_builder, backscroll_index, backscroll_home,
+                                                              backscroll_search):
+    """`show`'s next-page command was broken at the terminal's width: pasted, it ran `--limit` empty and then `2`."""
+    from helpers import cli_env, run_tty
+
+    s = session_builder.claude(project="shop", cwd="/home/dev/a-rather-long-folder/of-projects/shop")
+    plain = cli_env(backscroll_home, NO_COLOR="1")
+    for n in range(6):
+        s.user(f"question {n}").assistant(f"answer {n}")
+    backscroll_index(embed=False)
+    for columns in (80, 40):
+        status, out = run_tty(backscroll_home, "show", s.session_id, "--limit", "2", columns=columns, env=plain)
+        assert status == 0, out
+        assert f"10 more: backscroll show {s.session_id} --offset 2 --limit 2\n" in out, out
+        assert f"back into it: backscroll resume {s.session_id}\n" in out, out
+        assert f"session {s.session_id} " in out, out
+    record = backscroll_search("answer 3", mode="lexical").results[0].record_id
+    status, out = run_tty(backscroll_home, "show", record, columns=40, env=plain)
+    assert f"whole session: backscroll show {s.session_id}\n" in out, out
