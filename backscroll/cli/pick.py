@@ -70,14 +70,24 @@ def act(choice) -> int:
         return go(how)
     from backscroll.cli.render import openable
 
-    editor = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
+    from backscroll.errors import NotFoundError, UsageError
+
+    named = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     path, line = openable(hit.source_path, hit.line)
     if not os.path.isfile(path):
-        from backscroll.errors import NotFoundError
-
         raise NotFoundError(f"{path} is not a file this machine has", hint=common.show_command(hit.record_id))
+    fix = "set $VISUAL or $EDITOR to an editor on your PATH (EDITOR=nano)"
+    try:
+        editor = shlex.split(named)
+    except ValueError as exc:
+        raise UsageError(f"the editor {named[:200]!r} is no command line ({exc})", hint=fix) from None
+    if not editor:
+        raise UsageError("$VISUAL or $EDITOR names no editor", hint=fix)
     sys.stdout.flush()
-    os.execvp(editor[0], [*editor, f"+{line}", path])
+    try:
+        os.execvp(editor[0], [*editor, f"+{line}", path])
+    except OSError as exc:
+        raise UsageError(f"cannot run the editor {editor[0][:200]!r}: {exc.strerror}", hint=fix) from None
     return 0  # pragma: no cover (exec does not return)
 
 

@@ -75,7 +75,7 @@ class Picker(App[Choice | None]):
         Binding("enter", "choose('show')", "show"),
         Binding("ctrl+r", "choose('resume')", "resume"),
         Binding("ctrl+y", "choose('copy')", "copy id"),
-        Binding("ctrl+e", "choose('edit')", "open in $EDITOR"),
+        Binding("ctrl+e", "choose('edit')", "open in $EDITOR", priority=True),  # (the query box's end-of-line: End)
         Binding("down", "move(1)", show=False, priority=True),
         Binding("up", "move(-1)", show=False, priority=True),
         Binding("escape", "quit", "quit"),

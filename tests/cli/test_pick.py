@@ -101,3 +101,28 @@ def test_pick_on_a_real_terminal_prints_only_the_chosen_action(history, backscro
 
     assert rows(backscroll_home, "SELECT session_id FROM records WHERE record_id = ?", (printed[0],))[0][
         "session_id"] == a.session_id
+
+
+@pytest.mark.anyio
+async def test_ctrl_e_in_the_query_box_opens_the_hit_and_a_missing_editor_says_so(history, backscroll_home,
+                                                                                  monkeypatch):
+    """The query box took Ctrl-E for end-of-line, so the footer's "open in $EDITOR" did nothing until Tab; an
+    editor not on PATH was then an internal error."""
+    from backscroll.cli.pick import act
+    from backscroll.errors import UsageError
+
+    cfg = backscroll_home.config()
+    app = Picker(lambda: Backscroll(config=cfg))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press(*"job queue")
+        listing = app.query_one("#hits", OptionList)
+        await _until(pilot, lambda: listing.option_count > 0)
+        await pilot.press("ctrl+e")
+    assert app.return_value is not None and app.return_value.action == "edit"
+    for editor, said in (("no-such-editor-here", "cannot run the editor 'no-such-editor-here'"),
+                         ("'vi", "is no command line"), ("  ", "names no editor")):
+        monkeypatch.delenv("VISUAL", raising=False)
+        monkeypatch.setenv("EDITOR", editor)
+        with pytest.raises(UsageError, match=said) as err:
+            act(app.return_value)
+        assert "$EDITOR" in (err.value.hint or "")
