@@ -176,10 +176,20 @@ def main() -> None:
         sys.exit(130)
 
 
-def readable_anywhere(*streams: Any) -> None:
-    """A stream whose encoding is not UTF-8 (a latin-1 or ASCII locale, ``PYTHONIOENCODING=ascii``) writes ``?`` for
-    what it cannot encode: the arrows, dots and session text a command prints crashed it otherwise."""
-    for stream in streams:
+def usable_streams() -> None:
+    """Standard streams a command can print to. One whose encoding is not UTF-8 (a latin-1 or ASCII locale,
+    ``PYTHONIOENCODING=ascii``) writes ``?`` for what it cannot encode (the arrows, dots and session text a command
+    prints crashed it otherwise). A closed stderr (``2>&-``) drops notes and warnings; a closed stdout is an error
+    said on stderr, not an internal one nor a success that printed nothing."""
+    import os
+    import sys
+
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the process's life)
+    if sys.stdout is None:
+        sys.stderr.write("backscroll: standard output is closed (>&-): there is nowhere to print the answer\n")
+        sys.exit(1)
+    for stream in (sys.stdout, sys.stderr):
         encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
         if encoding != "utf8" and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
@@ -188,7 +198,7 @@ def readable_anywhere(*streams: Any) -> None:
 def _main() -> None:
     import sys
 
-    readable_anywhere(sys.stdout, sys.stderr)
+    usable_streams()
     if not posix_ok():
         message = ("backscroll runs on POSIX systems only (Linux, macOS): this Python has no fcntl.flock, "
                    "which its locks need")
@@ -246,8 +256,12 @@ def _main() -> None:
         Console.on_broken_pipe = reader_gone  # type: ignore[method-assign]
     try:
         code = app(args=argv, standalone_mode=False)
+        sys.stdout.flush()  # (what is left of a help page or a version: a full disk is said here, not at exit)
     except BrokenPipeError:
         sys.exit(0)
+    except OSError as exc:  # (`--help > /dev/full`: a command's own output says so itself)
+        sys.stderr.write(f"backscroll: cannot write the output: {exc.strerror or exc}\n")
+        sys.exit(1)
     except click_error as exc:
         dash = dash_hint(sys.argv[1:], exc) or command_hint(exc)
         if "--json" in sys.argv[1:]:

@@ -4,6 +4,7 @@ store bookkeeping in JSON, and backscroll's own value options do not hide an ech
 import json
 
 import pytest
+from helpers import cli_env
 from typer.testing import CliRunner
 
 from backscroll.cli.app import app
@@ -125,7 +126,6 @@ def test_status_says_how_many_skipped_lines_it_did_not_list(session_builder, bac
     import subprocess
     import sys
 
-    from helpers import cli_env
 
     s = session_builder.claude(project="shop")
     s.user("a real question").assistant("a real answer")
@@ -238,7 +238,7 @@ def test_output_options_that_shape_only_json_say_so_in_human_output(session_buil
 @pytest.mark.parametrize(("word", "meant"), [("sessions", "backscroll list"), ("export", "--format markdown"),
                                              ("sync", "backscroll index")])
 def test_a_command_another_tool_names_so_points_to_backscroll_s(backscroll_home, word, meant):
-    from helpers import cli_env, run_cli
+    from helpers import run_cli
 
     r = run_cli(backscroll_home, word)
     assert r.returncode == 2 and f"No such command '{word}'" in r.stderr and meant in r.stderr, r.stderr
@@ -263,7 +263,6 @@ def test_a_reader_that_stops_early_is_no_error_for_help_or_a_command(session_bui
     import subprocess
     import sys
 
-    from helpers import cli_env
 
     session_builder.claude(project="shop").user("which queue for background jobs?").assistant("Postgres.")
     backscroll_index(embed=False)
@@ -279,7 +278,7 @@ def test_a_reader_that_stops_early_is_no_error_for_help_or_a_command(session_bui
 def test_a_terminal_that_is_not_utf8_gets_question_marks_not_a_crash(session_builder, backscroll_index,
                                                                      backscroll_home):
     """On a latin-1 or ASCII locale every human command (and most --help) ended in a UnicodeEncodeError."""
-    from helpers import cli_env, run_cli
+    from helpers import run_cli
 
     s = session_builder.claude(project="shop")
     s.user("la file d'attente → Postgres, décidé ✓").assistant("队列: Postgres with SKIP LOCKED…")
@@ -291,3 +290,31 @@ def test_a_terminal_that_is_not_utf8_gets_question_marks_not_a_crash(session_bui
             done = run_cli(backscroll_home, *args, env=env, errors="replace")  # (latin-1 bytes)
             assert done.returncode == 0 and "Error" not in done.stderr, (encoding, args, done.stderr[-300:])
         assert "Postgres" in run_cli(backscroll_home, "list", env=env, errors="replace").stdout
+
+
+def test_a_closed_or_full_output_is_said_plainly(session_builder, backscroll_index, backscroll_home):
+    """`>&-` gave "internal error: AttributeError" (or a success that printed nothing), `2>&-` a status of 1 after
+    the answer, and `--help > /dev/full` a traceback."""
+    import os
+    import subprocess
+    import sys
+
+    session_builder.claude(project="shop").user("which queue for background jobs?").assistant("Postgres.")
+    backscroll_index(embed=False)
+    env = cli_env(backscroll_home)
+
+    def run(args, **kw):
+        return subprocess.run([sys.executable, "-m", "backscroll", *args], env=env, timeout=120, **kw)
+
+    for args in (["search", "queue"], ["list"], ["search", "queue", "--json"]):
+        done = run(args, stderr=subprocess.PIPE, text=True, preexec_fn=lambda: os.close(1))
+        assert done.returncode == 1 and done.stderr == ("backscroll: standard output is closed (>&-): there is "
+                                                        "nowhere to print the answer\n"), (args, done.stderr[-300:])
+    done = run(["search", "queue"], stdout=subprocess.PIPE, text=True, preexec_fn=lambda: os.close(2))
+    assert done.returncode == 0 and "which queue for background jobs" in done.stdout
+    if os.path.exists("/dev/full"):
+        for args in (["--help"], ["-V"], ["completion", "bash"]):
+            with open("/dev/full", "w") as full:
+                done = run(args, stdout=full, stderr=subprocess.PIPE, text=True)
+            assert done.returncode == 1, (args, done.stderr[-300:])
+            assert done.stderr == "backscroll: cannot write the output: No space left on device\n", done.stderr[-300:]
