@@ -69,7 +69,6 @@ def act(choice) -> int:
             how = bs.resume(hit.record_id)
         return go(how)
     from backscroll.cli.render import openable
-
     from backscroll.errors import NotFoundError, UsageError
 
     named = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"

@@ -62,7 +62,7 @@ def test_a_failure_tells_a_marker_kept_out_or_written_otherwise_from_one_never_s
     assert "not within what was asked; with no filters and echoes let in it is rank " in said, said
     assert "lets echoes in" not in said
     said = failure("queue skip locked", "SKIP LOCKED")
-    assert "results rank 1 holds it written otherwise ('skip locked'): the marker is matched case for case" in said, said
+    assert "results rank 1 holds it written otherwise ('skip locked'): the marker is matched case for" in said, said
     said = failure("long queue log", "CUT-MARKER", k=1)
     assert "was cut when it was stored, and a marker past the cut is not kept" in said, said
     said = failure("queue worker started", "no such marker")

@@ -555,7 +555,8 @@ def test_a_cursor_question_quoting_the_closing_tag_keeps_every_word(session_buil
     session_builder.cursor(project="shop").user(question)
     backscroll_index(embed=False)
     assert [r["text"] for r in by_agent(backscroll_home, "cursor")] == [question]
-    assert user_query("<user_info>x</user_info>\n<user_query>\n a </user_query> b \n</user_query>") == "a </user_query> b"
+    quoted = "<user_info>x</user_info>\n<user_query>\n a </user_query> b \n</user_query>"
+    assert user_query(quoted) == "a </user_query> b"
     assert user_query("no block </user_query> here") is None
 
 
