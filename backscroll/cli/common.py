@@ -130,54 +130,6 @@ def color_enabled(stream) -> bool:
     return is_terminal(stream)
 
 
-def paged(render: Callable[[], None]) -> None:
-    """Run ``render`` (which prints to stdout); on a terminal, output longer than the screen goes
-    through ``$PAGER`` (default ``less -R``), unless --no-pager or ``PAGER`` is empty."""
-    import io
-    import shlex
-    import shutil
-    import subprocess
-
-    pager = os.environ.get("PAGER", "less -R")
-    if not (STATE.pager and pager.strip() and is_terminal(sys.stdout)):
-        render()
-        return
-    size = shutil.get_terminal_size()
-    real = sys.stdout
-    class _TerminalBuffer(io.StringIO):
-        def isatty(self) -> bool:  # the renderer keeps its terminal choices (width, colour)
-            return True
-
-    buf = _TerminalBuffer()
-    sys.stdout = buf
-    try:
-        render()
-    finally:
-        sys.stdout = real
-    text = buf.getvalue()
-    if text.count("\n") < size.lines - 1:
-        real.write(text)
-        real.flush()
-        return
-    env = {**os.environ, "LESS": os.environ.get("LESS", "FRX")}
-    try:
-        proc = subprocess.Popen(shlex.split(pager), stdin=subprocess.PIPE, env=env)
-    except (OSError, ValueError):  # (no such program, or a $PAGER shlex cannot read: printed as it is)
-        real.write(text)
-        return
-    import signal
-
-    # Ctrl-C belongs to the pager (less's prompt, its search) while it runs: returning early would leave it
-    # fighting the shell for the terminal. It ends when the pager does, as git's does.
-    was = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        proc.communicate(text.encode())
-    except BrokenPipeError:
-        proc.wait()
-    finally:
-        signal.signal(signal.SIGINT, was)
-
-
 def fail(exc: BackscrollError, as_json: bool) -> NoReturn:
     from backscroll.cli.hints import worded
 

@@ -55,7 +55,9 @@ def files(
         elif touched and not found:
             common.err(f"--offset {offset} is past the last session that touched it")
         else:
-            common.paged(lambda: print_file_sessions(found, target, color=common.color_enabled(sys.stdout)))
+            from backscroll.cli.pager import paged
+
+            paged(lambda: print_file_sessions(found, target, color=common.color_enabled(sys.stdout)))
         if more:
             common.err(f"more sessions touched it: --offset {offset + limit} lists the next ones")
         if outside:

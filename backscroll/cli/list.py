@@ -46,7 +46,9 @@ def list_sessions(
             common.emit_json({"schema_version": 1, "total": total, "offset": offset,
                               "sessions": [s.to_dict() for s in sessions]})
         else:
-            common.paged(lambda: print_sessions(sessions, color=common.color_enabled(sys.stdout)))
+            from backscroll.cli.pager import paged
+
+            paged(lambda: print_sessions(sessions, color=common.color_enabled(sys.stdout)))
             more = total - offset - len(sessions)
             if more > 0:
                 common.err(f"{more:,} more session{'s' if more != 1 else ''}: --offset {offset + len(sessions)} "

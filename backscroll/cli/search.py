@@ -157,7 +157,9 @@ def search(**given: Any) -> None:
                              f"No matches past --offset {offset}." if offset else
                              "No matches with those filters." if result.also_matching else "No matches.")
         else:
-            common.paged(lambda: render.print_result(result, color=common.color_enabled(sys.stdout), offset=offset,
+            from backscroll.cli.pager import paged
+
+            paged(lambda: render.print_result(result, color=common.color_enabled(sys.stdout), offset=offset,
                                                      given=asked))
         sys.stdout.flush()
         said = render.stderr_hints(result, offset)  # (of the result as sent)

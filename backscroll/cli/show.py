@@ -89,7 +89,9 @@ def show(
 
             sys.stdout.write(session_markdown(view))
         else:
-            common.paged(lambda: print_session_view(view, full=full, color=common.color_enabled(sys.stdout)))
+            from backscroll.cli.pager import paged
+
+            paged(lambda: print_session_view(view, full=full, color=common.color_enabled(sys.stdout)))
         return 0
 
     common.run(body, as_json=as_json)

@@ -36,7 +36,9 @@ def stats(
                                                            for name, s, r in rows] for by, rows in tables.items()}})
         else:
             window = " ".join(f"{word} {when}" for word, when in (("since", since), ("up to", until)) if when)
-            common.paged(lambda: _print(tables, color=common.color_enabled(sys.stdout), window=window))
+            from backscroll.cli.pager import paged
+
+            paged(lambda: _print(tables, color=common.color_enabled(sys.stdout), window=window))
         return 0
 
     common.run(body, as_json=as_json)
