@@ -156,7 +156,20 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
     for first in (True, False):  # (the second time only to wait for a first build: no snapshot to answer from)
         with writer_lock(cfg, 0.0 if first else lock_wait(None, cfg.env)) as acquired:
             if acquired:
-                _bring_in_step(cfg, store, lex, do_sync, notes, progress, lexical_progress)
+                try:
+                    _bring_in_step(cfg, store, lex, do_sync, notes, progress, lexical_progress)
+                except Exception as exc:  # (the disk filled, or the index may not be written, as new lines came in)
+                    known = exc if isinstance(exc, BackscrollError) else store_failure(exc, cfg.db_path)
+                    if not isinstance(known, (DiskFullError, ReadOnlyStoreError)):
+                        raise
+                    full = isinstance(known, DiskFullError)
+                    if held is None:  # reading needs neither: answer from the store as it is
+                        store.close()
+                        return prepare_readonly(cfg, notes, lexical, full=full)
+                    if lexical and not lex.open_for_read():
+                        raise
+                    notes.append(unwritable_note(cfg, full))
+                    return store, lex, False
                 return store, lex, do_sync
         if not lexical or lex.open_for_read():  # (a list reads no index)
             notes.append("another backscroll process is indexing; answering from the last committed state")
@@ -188,6 +201,11 @@ def _bring_in_step(cfg: Config, store: Store, lex: LexicalIndex, do_sync: bool, 
     lex.sync(store, notes.append, lexical_progress)
 
 
+def unwritable_note(cfg: Config, full: bool) -> str:
+    return (f"the disk holding {cfg.db_path.parent} is full: answered from the store as it is, without reading new "
+            "session lines" if full else readonly_note(cfg))
+
+
 def readonly_note(cfg: Config) -> str:
     return (f"the store in {cfg.db_path.parent} cannot be written: answered from it as it is, "
             "without reading new session lines")
@@ -211,8 +229,7 @@ def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True, full: 
     so a read-only index is searched from a temporary copy."""
     store = Store.open_readonly(cfg.db_path)
     if told or full:
-        notes.append(f"the disk holding {cfg.db_path.parent} is full: answered from the store as it is, without "
-                     "reading new session lines" if full else readonly_note(cfg))
+        notes.append(unwritable_note(cfg, full))
     if lexical and int(store.get_meta("lexical_watermark") or 0) < store.max_record_id():  # (an index cut short)
         notes.append("the newest records are not searched by words: the word index stopped before them, and a "
                      "store that cannot be written cannot bring it up to date")

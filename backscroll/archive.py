@@ -80,7 +80,8 @@ class Backscroll(Reads):
             self.close()  # (the data dir was deleted or replaced under this handle: open what is there now)
         store, lex, fresh = access.prepare(self.config, sync, notes, lexical, progress, lexical_progress,
                                            held=self._held)
-        if self._held is None and (lexical or not store.readonly):
+        # (a store read as it is because the disk is full is not kept: the next call reads new lines once there is room)
+        if self._held is None and (not store.readonly or (lexical and not access.writable(self.config))):
             self._held, self._held_file = (store, lex), _file_id(self.config.db_path)
         return store, lex, fresh
 

@@ -729,3 +729,34 @@ def test_an_archive_s_show_command_keeps_its_options_before_the_id():
 
     assert shlex.split(show_command("-rf", "bob")) == ["backscroll", "show", "--archive", "URL", "--member", "bob",
                                                        "--", "-rf"]
+
+
+def test_a_disk_that_fills_while_new_lines_are_read_still_answers(session_builder, backscroll_home, small_fs):
+    """With a little room left, a search's sync filled the disk and every search, list and show failed with
+    disk-full (a disk with no room at all answered from the store)."""
+    mnt = small_fs("16m")  # (room for the new lines' store and journal once the filler goes)
+    data = mnt / "data"
+    s = session_builder.claude(project="kept")
+    s.user("what is the retry budget?").assistant("the retry budget is seven attempts")
+    assert _run_in(backscroll_home, data, "index", "--no-embed").returncode == 0
+    _many_sessions(session_builder, 60)  # new lines for the search to read: more than the room left
+    with open(mnt / "filler", "wb") as fh:
+        while os.statvfs(mnt).f_bavail * os.statvfs(mnt).f_frsize > 300_000:
+            fh.write(b"\0" * 65536)
+            fh.flush()
+    for args in (["search", "retry", "budget", "--json", "--mode", "lexical"], ["list", "--json"]):
+        r = _run_in(backscroll_home, data, *args)
+        assert r.returncode == 0, (args, r.stderr[-500:])
+        assert "disk holding" in r.stderr and "is full" in r.stderr, r.stderr[-500:]
+    assert "seven attempts" in _run_in(backscroll_home, data, "search", "retry", "budget", "--mode",
+                                       "lexical").stdout
+    import backscroll
+
+    with backscroll.Backscroll(home=data) as handle:  # (an MCP server's: it keeps its store open between calls)
+        for _ in range(2):
+            found = handle.search("retry budget", mode="lexical", sync=True)
+            assert "the retry budget is seven attempts" in [h.text for h in found.results]
+            assert any("is full" in n for n in found.notes), found.notes
+        (mnt / "filler").unlink()  # room again: the same handle reads the new lines
+        found = handle.search("module_59_19", mode="lexical", sync=True)
+        assert found.results and not any("is full" in n for n in found.notes), found.notes
