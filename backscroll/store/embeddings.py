@@ -5,7 +5,8 @@ Mixed into ``Store``."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
+from contextlib import AbstractContextManager
 
 from backscroll.store.evidence import CHUNK
 from backscroll.types import EMBEDDED_TYPES_SQL
@@ -21,6 +22,7 @@ class EmbeddingQueries:
     """Vectors and what waits for one."""
 
     conn: sqlite3.Connection
+    waiting_at_most: Callable[[int], AbstractContextManager[None]]  # (``MetaKeys``')
 
     def forget_other_models(self, model: str) -> None:
         """Every record waits for a vector again, and other models' vectors are deleted (in the caller's
@@ -96,8 +98,10 @@ class EmbeddingQueries:
         return row[0] if row else None
 
     def cache_query_vector(self, model: str, key: str, blob: bytes, used_at: str) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO query_vectors (model, query, vector, used_at) VALUES (?, ?, ?, ?)",
-                          (model, key, blob, used_at))
+        """Keep a query's vector; never waits for an ``index`` writing (the search waited up to 30 s for a cache)."""
+        with self.waiting_at_most(0):
+            self.conn.execute("INSERT OR REPLACE INTO query_vectors (model, query, vector, used_at) "
+                              "VALUES (?, ?, ?, ?)", (model, key, blob, used_at))
 
     def prune_query_vectors(self, keep: int) -> None:
         """Keep the ``keep`` most recently used query vectors."""

@@ -12,6 +12,8 @@ make its stage start over.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import orjson
 
@@ -49,16 +51,24 @@ class MetaKeys:
         ``RESUMED_KEPT``). Never waits long nor raises: False when the store could not be written at once."""
         kept = sorted(((p, at) for p, at in self._resumed().items() if p != path), key=lambda item: item[1])
         newest = dict([*kept[max(0, len(kept) - RESUMED_KEPT + 1):], (path, at_ns)])
+        with self.waiting_at_most(500):
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                self.set_meta(RESUMED_KEY, orjson.dumps(newest).decode())
+                self.conn.execute("COMMIT")
+                return True
+            except (sqlite3.Error, OSError):
+                if self.conn.in_transaction:
+                    self.conn.rollback()
+                return False
+
+    @contextmanager
+    def waiting_at_most(self, ms: int) -> Iterator[None]:
+        """Statements inside wait at most ``ms`` for another process's write (a write the caller can go without:
+        an ``index`` holds the store for seconds at a time)."""
         waits = self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
-        self.conn.execute("PRAGMA busy_timeout = 500")
+        self.conn.execute(f"PRAGMA busy_timeout = {int(ms)}")
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
-            self.set_meta(RESUMED_KEY, orjson.dumps(newest).decode())
-            self.conn.execute("COMMIT")
-            return True
-        except (sqlite3.Error, OSError):
-            if self.conn.in_transaction:
-                self.conn.rollback()
-            return False
+            yield
         finally:
             self.conn.execute(f"PRAGMA busy_timeout = {int(waits)}")

@@ -132,6 +132,26 @@ def test_search_during_indexing_answers_from_the_last_committed_state(session_bu
     assert any("answering from the last committed state" in n for n in data["notes"])
 
 
+def test_a_search_beside_an_index_mid_write_does_not_wait_to_cache_its_query(session_builder, backscroll_home,
+                                                                               backscroll_index):
+    """An index holding a write (a group of 20,000 records, or suspended with Ctrl-Z) held every hybrid search with a
+    new query for 30 s: the search waited to cache the query's vector."""
+    session_builder.claude().user("committed words about the job queue")
+    backscroll_index()
+    writer = sqlite3.connect(backscroll_home.data / "backscroll.db", isolation_level=None)
+    try:
+        with writer_lock(backscroll_home.config()) as held:  # (as an index holds both)
+            assert held
+            writer.execute("BEGIN IMMEDIATE")
+            r = run_cli(backscroll_home, "search", "a brand new question about the queue", "--json", timeout=20)
+            writer.execute("ROLLBACK")
+    finally:
+        writer.close()
+    data = json.loads(r.stdout)
+    assert r.returncode == 0 and data["mode"] == "hybrid", r.stderr
+    assert [h["text"] for h in data["results"]] == ["committed words about the job queue"]
+
+
 def test_ten_parallel_searches_with_their_syncs(session_builder, backscroll_home, backscroll_index):
     build_corpus(session_builder, sessions=30)
     backscroll_index()
