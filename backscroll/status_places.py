@@ -9,7 +9,7 @@ from pathlib import Path
 
 from backscroll.config import Config
 from backscroll.ingest.agent_names import NOT_READ
-from backscroll.ingest.sources import AGENTS
+from backscroll.ingest.sources import AGENTS, open_regular
 from backscroll.sanitize import shorten
 
 
@@ -48,8 +48,8 @@ def _beside(name: str) -> str:
 
 
 def _sqlite(path: str) -> bool:
-    try:
-        with open(path, "rb") as fh:
+    try:  # (a regular file only: a FIFO in its place held `status`, and an MCP server's every call, for good)
+        with open_regular(Path(path)) as fh:
             return fh.read(16) == b"SQLite format 3\x00"
     except OSError:
         return False

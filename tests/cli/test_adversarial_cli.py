@@ -760,3 +760,17 @@ def test_a_disk_that_fills_while_new_lines_are_read_still_answers(session_builde
         (mnt / "filler").unlink()  # room again: the same handle reads the new lines
         found = handle.search("module_59_19", mode="lexical", sync=True)
         assert found.results and not any("is full" in n for n in found.notes), found.notes
+
+
+def test_status_never_opens_a_fifo_that_took_a_session_files_place(backscroll_home, backscroll_index):
+    """A FIFO where a session file read in vain had been held `status` (and an MCP server's every call) for good."""
+    project = backscroll_home.claude_projects / "-home-dev-shop"
+    project.mkdir(parents=True)
+    path = project / "0b1f5850-1b86-4902-976b-627265ff8472.jsonl"
+    path.write_text('{"type": "summary", "summary": "Job queue", "leafUuid": "x"}\n')
+    backscroll_index(embed=False)
+    path.unlink()
+    os.mkfifo(path)
+    for args in (["status"], ["status", "--json"]):
+        r = _run_in(backscroll_home, backscroll_home.data, *args)  # (a hang is the failure: its timeout)
+        assert r.returncode == 0, r.stderr[-300:]
