@@ -13,6 +13,7 @@ with ``\\xNN`` escapes. Also here: the single-writer lock and re-classification 
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -104,6 +105,9 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
                 take_redaction_counts(redactor)  # those records were not stored
                 (report.records_added, report.records_replaced, report.lines_skipped) = mark[:3]
                 del report.skipped_examples[mark[3]:], report.notices[mark[4]:]
+                if isinstance(exc, FileNotFoundError) and not os.path.lexists(path):  # gone since it was found (an
+                    progress.advance(str(path), 0)  # agent pruning its logs): no fault; what was read of it stays
+                    continue
                 report.unreadable.append((key, reason(exc)))
                 # Content that cannot be read (or a parser bug) is remembered until the file changes;
                 # a passing error (busy, permission) is tried again next time.

@@ -144,6 +144,29 @@ def test_a_pruned_session_is_not_reported_unreadable(session_builder, backscroll
     assert report.unreadable == [] and _texts(backscroll_home) == ["a session the agent prunes later"]
 
 
+def test_a_session_pruned_while_index_reads_the_others_is_no_failure(session_builder, backscroll_home):
+    """Files the agent deleted after the walk found them (its 30-day clean-up during an index) were each reported
+    "cannot read: No such file or directory", and index exited 4."""
+    from backscroll.ingest.report import Progress
+
+    sessions = [session_builder.claude(project=f"p{n}") for n in range(4)]
+    for n, s in enumerate(sessions):
+        s.user(f"session number {n}")
+
+    class Pruning(Progress):  # (the agent, between the first file read and the others)
+        def advance(self, path: str, records: int) -> None:
+            for s in sessions:
+                if str(s.path) != path:
+                    s.path.unlink(missing_ok=True)
+
+    store = Store.open(backscroll_home.data / "backscroll.db")
+    try:
+        report = sync(store, backscroll_home.config().roots, Pruning())
+    finally:
+        store.close()
+    assert report.unreadable == [] and len(_texts(backscroll_home)) == 1, report.unreadable
+
+
 def test_a_file_that_could_not_be_read_is_tried_again_by_the_next_search(session_builder, backscroll_home,
                                                                           backscroll_index):
     old = session_builder.claude(project="shop")
