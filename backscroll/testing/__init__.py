@@ -22,12 +22,13 @@ It also provides ``FakeEmbedder``, a deterministic stand-in for the embedding mo
 backscroll subprocess started with ``BACKSCROLL_EMBEDDER=fake`` loads it on its own.
 
 The modules: ``plugin`` (the ini switch and the fixtures), ``recall_check`` (what ``assert_recalled`` checks
-and says), ``sessions`` and ``cli_sessions`` (the builders), ``fake`` (the fake embedder); every public name is
-importable from here.
+and says), ``sessions`` and ``cli_sessions`` (the builders), ``fake`` (the fake embedder), ``fixture_types`` (the
+call fixtures' types, for annotations); every public name is importable from here.
 """
 
 from backscroll.testing.cli_sessions import CopilotCliSession, CursorCliSession
 from backscroll.testing.fake import FakeEmbedder, fake_embedder
+from backscroll.testing.fixture_types import IndexRun, RecallCheck, SearchRun
 from backscroll.testing.plugin import (
     DEFAULT_START,
     BackscrollHome,
@@ -47,7 +48,7 @@ from backscroll.testing.sessions import ClaudeSession, CodexSession, uuid_for
 
 __all__ = [
     "DEFAULT_START", "BackscrollHome", "ClaudeSession", "CodexSession", "CopilotCliSession", "CursorCliSession",
-    "FakeEmbedder", "SessionFactory", "assert_recalled", "backscroll_home", "backscroll_index", "backscroll_search",
-    "fake_embedder", "format_hits", "pytest_addoption", "pytest_configure", "pytest_runtest_teardown",
-    "pytest_unconfigure", "recalled", "session_builder", "uuid_for",
+    "FakeEmbedder", "IndexRun", "RecallCheck", "SearchRun", "SessionFactory", "assert_recalled", "backscroll_home",
+    "backscroll_index", "backscroll_search", "fake_embedder", "format_hits", "pytest_addoption", "pytest_configure",
+    "pytest_runtest_teardown", "pytest_unconfigure", "recalled", "session_builder", "uuid_for",
 ]

@@ -20,10 +20,12 @@ import pytest
 from backscroll.dates import format_ts, parse_ts
 from backscroll.testing.cli_sessions import CopilotCliSession, CursorCliSession
 from backscroll.testing.fake import register_fake
+from backscroll.testing.fixture_types import IndexRun, RecallCheck, SearchRun
 from backscroll.testing.recall_check import recalled
 from backscroll.testing.sessions import ClaudeSession, CodexSession, instant, uuid_for
 
 if TYPE_CHECKING:
+    from backscroll.archive import IndexOutcome
     from backscroll.config import Config
     from backscroll.types import Hit, SearchResult
 
@@ -258,18 +260,18 @@ def session_builder(backscroll_home: BackscrollHome) -> SessionFactory:
 
 
 @pytest.fixture
-def backscroll_index(backscroll_home: BackscrollHome) -> Callable[..., Any]:
+def backscroll_index(backscroll_home: BackscrollHome) -> IndexRun:
     """Call to index everything written so far; returns the index outcome (report and notes)."""
     import backscroll
 
-    def run(**kw: Any) -> Any:
+    def run(**kw: Any) -> IndexOutcome:
         return backscroll.index(config=backscroll_home.config(), **kw)
 
     return run
 
 
 @pytest.fixture
-def backscroll_search(backscroll_home: BackscrollHome) -> Callable[..., SearchResult]:
+def backscroll_search(backscroll_home: BackscrollHome) -> SearchRun:
     """Call like ``backscroll.search``: syncs first, returns a ``SearchResult``."""
     import backscroll
 
@@ -280,7 +282,7 @@ def backscroll_search(backscroll_home: BackscrollHome) -> Callable[..., SearchRe
 
 
 @pytest.fixture
-def assert_recalled(backscroll_search: Callable[..., SearchResult]) -> Callable[..., Hit]:
+def assert_recalled(backscroll_search: SearchRun) -> RecallCheck:
     """``assert_recalled(query, marker, k=5, **options)``: some top-k result's whole text contains ``marker``;
     returns that hit. A failure shows what the search answered: its results, the hits a hinted filter left out
     (``also_matching``) and those held back as weak, its notes and the embedder that ran."""

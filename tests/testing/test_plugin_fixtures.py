@@ -6,7 +6,7 @@ import time
 import pytest
 
 import backscroll
-from backscroll.testing import BackscrollHome, SessionFactory
+from backscroll.testing import BackscrollHome, IndexRun, SearchRun, SessionFactory
 
 
 def test_a_failure_shows_the_weak_and_hinted_hits_the_notes_and_the_embedder(session_builder, backscroll_index,
@@ -176,8 +176,9 @@ def test_a_session_id_asked_for_again_goes_on_with_that_session(session_builder,
         session_builder.claude(session_id=sid, start="2026-11-01T09:00:00Z")
 
 
-def test_two_factories_on_one_home_never_write_into_each_others_sessions(backscroll_home, backscroll_index,
-                                                                           backscroll_search):
+def test_two_factories_on_one_home_never_write_into_each_others_sessions(backscroll_home: BackscrollHome,
+                                                                           backscroll_index: IndexRun,
+                                                                           backscroll_search: SearchRun) -> None:
     """Each factory counts its own sessions: a second one (a helper per scenario) takes the next id free in the home,
     and one resuming a session another began writes lines of ids of its own (the indexer drops a repeated id)."""
     first, second = SessionFactory(backscroll_home), SessionFactory(backscroll_home)
