@@ -68,7 +68,8 @@ class CursorCliSession:
             {"type": "tool-result", "toolCallId": call_id, "toolName": "Shell", "result": output,
              "isError": is_error}]})
 
-    def search_echo(self, query: str, output: str) -> CursorCliSession:
+    def search_echo(self, query: str, output: str, *, argv: bool = False) -> CursorCliSession:
+        """As the other builders' (``argv`` as theirs: Cursor logs a command as one line, so it changes nothing)."""
         return self.tool(f"backscroll search {shlex.quote(query)}", output)
 
 
