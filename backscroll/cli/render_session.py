@@ -112,6 +112,8 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
     before_title = 16 + 2 + agent_width + 1 + 1 + 9 + (11 if echoes else 2)  # (all but the project and the title)
     project_width = min(PROJECT_WIDTH, max(len(s["project"] or "-") for s in sessions),
                         PROJECT_WIDTH if out.soft_wrap else max(MIN_PROJECT, out.width - before_title - MIN_TITLE))
+    # (too narrow for a title beside the columns, a split pane: each title on a line of its own below them)
+    apart = not out.soft_wrap and out.width - before_title - project_width < MIN_TITLE
     for s in under_parents(sessions):
         when = local_time(s["started_at"] or s["updated_at"])
         line = Text()
@@ -119,11 +121,16 @@ def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
         project = cut(s['project'] or '-', project_width)
         line.append(clean_line(f"{_owned(s):<{agent_width}} {project:<{project_width}} "), style="cyan")
         line.append(f"{s['records']:>5} rec", style="dim")
-        line.append(f" {s['echoes']:>3} echo  " if s["echoes"] else " " * (11 if echoes else 2), style="magenta")
-        line.append(clean_line(("↳ " if s["is_sidechain"] else "") + (s["title"] or "(untitled)")))
+        line.append(f" {s['echoes']:>3} echo" if s["echoes"] else "", style="magenta")
+        title = Text(clean_line(("↳ " if s["is_sidechain"] else "") + (s["title"] or "(untitled)")))
         if s.subagents:
-            line.append(f"  +{s.subagents} subagent{'s' if s.subagents != 1 else ''}", style="dim")
-        one_line(out, line)
+            title.append(f"  +{s.subagents} subagent{'s' if s.subagents != 1 else ''}", style="dim")
+        if apart:
+            one_line(out, line)
+            line = Text("  ")
+        else:
+            line.append("  " if s["echoes"] else " " * (11 if echoes else 2))
+        one_line(out, line.append_text(title))
         out.print(Text(clean_line(f"{'':16}  {show_command(s['session_id'], s.member)}"), style="dim"),
                   soft_wrap=True)  # (never broken: a command to copy whole)
 

@@ -431,6 +431,9 @@ def test_list_on_a_terminal_cuts_each_title_to_its_width_and_a_pipe_gets_all_of_
         "on a narrow terminal the project gives way to the title"
     shown = [line for line in plain if "backscroll show" in line]
     assert len(shown) == 1 and len(shown[0].split("backscroll show ")[1].strip()) == 36, "the command is never broken"
+    status, pane = run_tty(backscroll_home, "list", columns=40)  # (a split pane: the columns leave no room beside)
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in pane.splitlines()]
+    assert any(line.startswith("  the importer drops rows") and len(line) <= 40 for line in plain), plain
 
 
 def test_an_aider_sessions_path_is_its_chat_history_file(backscroll_home, backscroll_index):
