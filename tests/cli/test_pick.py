@@ -37,15 +37,25 @@ async def _until(pilot, done, seconds: float = 15.0) -> None:
     assert done()
 
 
+def _picker(home) -> Picker:
+    cfg = home.config()
+    return Picker(lambda: Backscroll(config=cfg))
+
+
+async def _typed(pilot, app: Picker, words: str) -> OptionList:
+    """``words`` typed into the query box; the list of hits once it holds some."""
+    await pilot.press(*words)
+    listing = app.query_one("#hits", OptionList)
+    await _until(pilot, lambda: listing.option_count > 0)
+    return listing
+
+
 @pytest.mark.anyio
 async def test_typing_searches_the_preview_follows_and_a_key_picks(history, backscroll_home):
     a, b = history
-    cfg = backscroll_home.config()
-    app = Picker(lambda: Backscroll(config=cfg))
+    app = _picker(backscroll_home)
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.press(*"job queue")
-        listing = app.query_one("#hits", OptionList)
-        await _until(pilot, lambda: listing.option_count > 0)
+        listing = await _typed(pilot, app, "job queue")
         preview = app.query_one("#preview-text")
         await _until(pilot, lambda: "procrastinate" in str(preview.render()))
         assert "which job queue" in str(preview.render()), "the hit in its conversation"
@@ -111,12 +121,9 @@ async def test_ctrl_e_in_the_query_box_opens_the_hit_and_a_missing_editor_says_s
     from backscroll.cli.pick import act
     from backscroll.errors import UsageError
 
-    cfg = backscroll_home.config()
-    app = Picker(lambda: Backscroll(config=cfg))
+    app = _picker(backscroll_home)
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.press(*"job queue")
-        listing = app.query_one("#hits", OptionList)
-        await _until(pilot, lambda: listing.option_count > 0)
+        await _typed(pilot, app, "job queue")
         await pilot.press("ctrl+e")
     assert app.return_value is not None and app.return_value.action == "edit"
     for editor, said in (("no-such-editor-here", "cannot run the editor 'no-such-editor-here'"),
