@@ -176,29 +176,32 @@ def main() -> None:
         sys.exit(130)
 
 
-def usable_streams() -> None:
-    """Standard streams a command can print to. One whose encoding is not UTF-8 (a latin-1 or ASCII locale,
-    ``PYTHONIOENCODING=ascii``) writes ``?`` for what it cannot encode (the arrows, dots and session text a command
-    prints crashed it otherwise). A closed stderr (``2>&-``) drops notes and warnings; a closed stdout is an error
-    said on stderr, not an internal one nor a success that printed nothing."""
+def usable_streams(hook: bool = False) -> None:
+    """Standard streams a command can print to. A terminal whose encoding is not UTF-8 (a latin-1 or ASCII locale,
+    ``PYTHONIOENCODING=ascii``) gets ``?`` for what it cannot show (the arrows, dots and session text a command
+    prints crashed it otherwise); a pipe or a file gets UTF-8, as the JSON formats always were. A closed stderr
+    (``2>&-``) drops notes and warnings; a closed stdout is an error said on stderr, not an internal one nor a
+    success that printed nothing (a ``hook`` goes on: it never fails its agent)."""
     import os
     import sys
 
     if sys.stderr is None:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the process's life)
     if sys.stdout is None:
-        sys.stderr.write("backscroll: standard output is closed (>&-): there is nowhere to print the answer\n")
-        sys.exit(1)
+        if not hook:
+            sys.stderr.write("backscroll: standard output is closed (>&-): there is nowhere to print the answer\n")
+            sys.exit(1)
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
     for stream in (sys.stdout, sys.stderr):
         encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
         if encoding != "utf8" and hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="replace")
+            terminal = stream.isatty()
+            stream.reconfigure(**({"errors": "replace"} if terminal else {"encoding": "utf-8"}))
 
 
 def _main() -> None:
     import sys
 
-    usable_streams()
     if not posix_ok():
         message = ("backscroll runs on POSIX systems only (Linux, macOS): this Python has no fcntl.flock, "
                    "which its locks need")
@@ -213,6 +216,7 @@ def _main() -> None:
         sys.exit(1)
     argv = hoist_globals(sys.argv[1:])
     hook = hook_call(argv)
+    usable_streams(hook=hook is not None)
     if hook is not None:  # every prompt of a hooked agent: answered without Typer
         from backscroll.integrations.hooks import AGENTS, EVENTS
         from backscroll.integrations.hooks import main as run_hook

@@ -50,7 +50,7 @@ def paged(render: Callable[[], None]) -> None:
     # fighting the shell for the terminal. It ends when the pager does, as git's does.
     was = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        proc.communicate(text.encode())
+        proc.communicate(text.encode(getattr(real, "encoding", None) or "utf-8", "replace"))  # (the terminal's)
     except BrokenPipeError:
         proc.wait()
     finally:

@@ -290,6 +290,11 @@ def test_a_terminal_that_is_not_utf8_gets_question_marks_not_a_crash(session_bui
             done = run_cli(backscroll_home, *args, env=env, errors="replace")  # (latin-1 bytes)
             assert done.returncode == 0 and "Error" not in done.stderr, (encoding, args, done.stderr[-300:])
         assert "Postgres" in run_cli(backscroll_home, "list", env=env, errors="replace").stdout
+    from helpers import run_tty  # (a terminal, and a session longer than its screen: the pager gets it)
+
+    status, out = run_tty(backscroll_home, "show", s.session_id, lines=4,
+                          env={**cli_env(backscroll_home), "PYTHONIOENCODING": "latin-1"})
+    assert status == 0 and "attente ? Postgres" in out and "→" not in out, out[-500:]
 
 
 def test_a_closed_or_full_output_is_said_plainly(session_builder, backscroll_index, backscroll_home):

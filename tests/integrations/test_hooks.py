@@ -478,3 +478,24 @@ def test_a_prompt_that_names_nothing_recalls_nothing_though_the_history_says_its
     named = claude_prompt("invoice reconciliation deadlock reconcile_worker")
     rc, out, _ = call(backscroll_home, "claude", "prompt", named)
     assert rc == 0 and "advisory lock" in context_of(out), "a prompt naming something is judged as before"
+
+
+def test_a_hook_never_fails_its_agent_for_its_streams_and_answers_in_utf8_in_any_locale(history, backscroll_home,
+                                                                                       session_builder,
+                                                                                       backscroll_index):
+    """A closed stdout must not fail the agent's prompt (exit 0), and an agent reads the hook's JSON as UTF-8 whatever
+    the locale says: a latin-1 locale made it latin-1 with `?` in place of what latin-1 lacks."""
+    s = session_builder.claude(project="billing")
+    s.user("the zloty invoices: reconcile_worker deadlock again?").assistant("Décidé → the ledger lock comes first.")
+    backscroll_index()
+    env = {**os.environ, "HOME": str(backscroll_home.home), "BACKSCROLL_HOME": str(backscroll_home.data)}
+    prompt = "the zloty invoices deadlock in reconcile_worker: what did we decide?"
+    closed = subprocess.run([BIN, "hook", "claude", "prompt"], input=json.dumps(claude_prompt(prompt)).encode(),
+                            stderr=subprocess.PIPE, timeout=60, env=env, preexec_fn=lambda: os.close(1))
+    assert closed.returncode == 0, closed.stderr[-300:]
+    for n, encoding in enumerate(("latin-1", "ascii")):
+        asked = claude_prompt(prompt, session_id=f"b5e0c7a2-0000-4000-8000-00000000010{n}")
+        p = subprocess.run([BIN, "hook", "claude", "prompt"], input=json.dumps(asked).encode(), capture_output=True,
+                           timeout=60, env={**env, "PYTHONIOENCODING": encoding})
+        said = context_of(p.stdout.decode("utf-8"))  # (strict: a latin-1 byte fails here)
+        assert p.returncode == 0 and "Décidé → the ledger lock" in said, (encoding, p.stdout[-300:], p.stderr[-300:])
