@@ -74,7 +74,8 @@ def ranked_deeper(search: Callable[..., SearchResult], query: str, marker: str, 
         said.append(f"not within what was asked; with no filters and echoes let in it is rank {hit.rank}{echo}")
     folded = marker.casefold()
     for name, hits in (("results", deeper.results), ("weak matches", deeper.weak_matches), ("with no filters", wide)):
-        h, at = next(((h, h.text.casefold().find(folded)) for h in hits if folded in h.text.casefold()), (None, -1))
+        h, at = next(((h, h.text.casefold().find(folded)) for h in hits
+                      if marker not in h.text and folded in h.text.casefold()), (None, -1))
         if h is not None:
             written = printable(h.text[at:at + len(marker)] if len(h.text.casefold()) == len(h.text) else "")
             said.append(f"{name} rank {h.rank} holds it written otherwise{f' ({written[:80]!r})' if written else ''}: "
