@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from backscroll.dates import parse_ts
-from backscroll.testing.sessions import Builder, Clock
+from backscroll.testing.sessions import Builder, Clock, salt
 
 
 class CursorCliSession:
@@ -22,12 +22,9 @@ class CursorCliSession:
         self.clock = Clock(start, step)
         self.path = chats / hashlib.md5(cwd.encode()).hexdigest() / session_id / "store.db"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with sqlite3.connect(self.path) as conn:
-            held = conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'blobs'").fetchone()[0] and \
-                conn.execute("SELECT count(*) FROM blobs").fetchone()[0]
-        conn.close()
-        self._n = held  # a chat another builder began goes on: its message ids differ from ours
-        self._first = not held
+        self._n = 0
+        self._tag = salt(self.path).lstrip("@")  # (a chat another builder began: message ids of our own)
+        self._first = not self.path.exists()
         with sqlite3.connect(self.path) as conn:
             conn.execute("CREATE TABLE IF NOT EXISTS blobs (id TEXT PRIMARY KEY, data BLOB)")
             conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
@@ -46,7 +43,7 @@ class CursorCliSession:
 
     def _id(self) -> str:
         self._n += 1
-        return f"msg_{self._n:04d}"
+        return f"msg_{self._tag}{self._n:04d}"
 
     def user(self, text: str) -> CursorCliSession:
         if self._first:
@@ -61,7 +58,7 @@ class CursorCliSession:
         return self.blob({"role": "assistant", "id": self._id(), "content": content})
 
     def tool(self, command: str, output: str, *, is_error: bool = False) -> CursorCliSession:
-        call_id = f"toolu_{self._n:04d}"
+        call_id = f"toolu_{self._tag}{self._n:04d}"
         self.blob({"role": "assistant", "id": self._id(), "content": [
             {"type": "tool-call", "toolCallId": call_id, "toolName": "Shell", "args": {"command": command}}]})
         return self.blob({"role": "tool", "id": self._id(), "content": [

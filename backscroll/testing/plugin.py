@@ -44,6 +44,7 @@ _SCRUBBED_ENV = ("BACKSCROLL_HOME", "BACKSCROLL_EMBED", "BACKSCROLL_REDACT",
                  "_BACKSCROLL_COMPLETE", *_PLACES, "NO_COLOR")
 DEFAULT_START = "2026-10-01T09:00:00.000Z"  # the day before the first session: each starts a day after the last
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_HANDED: dict[Path, set[str]] = {}  # the session ids each home's factories handed out (a builder writes nothing yet)
 _FOLDER = re.compile(r"(?!\.\.?$)[\w.-]{1,200}", re.ASCII)  # a Cursor or Copilot session's folder name
 
 
@@ -141,16 +142,17 @@ class SessionFactory:
         if not uuid and session_id is not None and not _FOLDER.fullmatch(session_id):
             raise ValueError(f"session_id {session_id[:80]!r} names the session's folder: letters, digits, '.', '_' "
                              "and '-' only (no path), or leave it out for a fresh one")
-        if session_id is not None:
-            return session_id
-        while self._taken(fresh := uuid_for(f"session:{self._count}")):  # (another factory wrote in this home)
-            self._count += 1
-        return fresh
+        if session_id is None:
+            while self._taken(session_id := uuid_for(f"session:{self._count}")):  # (another factory's, this home's)
+                self._count += 1
+        _HANDED.setdefault(self.env.root, set()).add(session_id)
+        return session_id
 
     def _taken(self, session_id: str) -> bool:
-        """Whether a session of this id is already in the home, whichever agent's."""
+        """Whether a factory of this home handed out this id already, or a session of it is on disk."""
         home = self.env.home
-        return (any(self.env.claude_projects.glob(f"*/{session_id}.jsonl"))
+        return (session_id in _HANDED.get(self.env.root, ())
+                or any(self.env.claude_projects.glob(f"*/{session_id}.jsonl"))
                 or any(self.env.codex_sessions.glob(f"*/*/*/rollout-*-{session_id}.jsonl"))
                 or any((home / ".cursor" / "chats").glob(f"*/{session_id}"))
                 or (home / ".copilot" / "session-state" / session_id).exists())

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shlex
 import uuid as uuidlib
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Self
@@ -20,6 +21,16 @@ from backscroll.dates import format_ts, parse_ts
 def uuid_for(seed: str) -> str:
     """A stable uuid for ``seed`` (builders' ids repeat from run to run)."""
     return str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, seed))
+
+
+_OPENED: Counter[Path] = Counter()  # builders started on each file in this process
+
+
+def salt(path: Path) -> str:
+    """What sets apart the ids of a builder's lines when another builder began the same file before it (a second
+    factory on the home, resuming it): nothing for the first."""
+    _OPENED[path] += 1
+    return f"@{_OPENED[path] - 1}" if _OPENED[path] > 1 else ""
 
 
 def instant(when: str | datetime, name: str) -> str:
@@ -57,8 +68,7 @@ class Builder:
         self.path = path
         self.clock = Clock(start, step)
         self._n = 0
-        # A file another builder began (a second factory on the home, resuming it): its lines' ids differ from ours.
-        self._salt = f"@{path.stat().st_size}" if path.exists() else ""
+        self._salt = salt(path) or (f"@{path.stat().st_size}" if path.exists() else "")
         path.parent.mkdir(parents=True, exist_ok=True)
 
     def _next_id(self, kind: str) -> str:

@@ -182,6 +182,14 @@ def test_two_factories_on_one_home_never_write_into_each_others_sessions(backscr
     """Each factory counts its own sessions: a second one (a helper per scenario) takes the next id free in the home,
     and one resuming a session another began writes lines of ids of its own (the indexer drops a repeated id)."""
     first, second = SessionFactory(backscroll_home), SessionFactory(backscroll_home)
+    early, late = first.claude(), second.claude()  # (both started before either writes a line)
+    late.user("late question about zqflate")
+    early.user("early question about zqfearly")
+    chat = first.cursor()
+    again = second.cursor(session_id=chat.session_id)
+    chat.user("cursor chat about zqfchat")
+    again.user("the same chat again about zqfagain")
+    chat.assistant("and on about zqfon")
     for factory, word in ((first, "zqfone"), (second, "zqftwo")):
         factory.claude().user(f"question about {word}").assistant(f"answer: {word}")
         factory.codex().user(f"codex question about {word}")
@@ -190,8 +198,8 @@ def test_two_factories_on_one_home_never_write_into_each_others_sessions(backscr
     sid = first.claude().session_id
     first.claude(session_id=sid).user("alpha")
     second.claude(session_id=sid).user("resumed by another about zqfthree")
-    assert backscroll_index(embed=False).report.records_added == 2 * 5 + 2
-    for word in ("zqfone", "zqftwo", "zqfthree"):
+    assert backscroll_index(embed=False).report.records_added == 2 * 5 + 2 + 5
+    for word in ("zqfone", "zqftwo", "zqfthree", "zqflate", "zqfearly", "zqfchat", "zqfagain", "zqfon"):
         assert backscroll_search(word, mode="lexical", include_echoes=True).results, word
     found = {h.text for h in backscroll_search("question", mode="lexical", limit=50).results}
     assert {f"{agent} question about {word}" for agent in ("codex", "cursor", "copilot")
