@@ -27,9 +27,13 @@ _CONTEXT_BLOCKS = re.compile(r"<(user_info|attached_files|system_reminder|rules|
 
 
 def user_query(text: str) -> str | None:
-    """The person's words inside ``<user_query>``: from the first opening tag to the last closing one (words that
-    name the tag, ``</user_query>`` quoted in a question, stay words), or None when the text holds no such block."""
-    start, end = text.find("<user_query>"), text.rfind("</user_query>")
+    """The person's words inside ``<user_query>``: from the first opening tag outside the context blocks before it
+    (an attached file may hold the tag) to the last closing one (words that name the tag, ``</user_query>`` quoted in
+    a question, stay words), or None when the text holds no such block. Pure."""
+    blocks = [m.span() for m in _CONTEXT_BLOCKS.finditer(text)] if "<user_query>" in text else []
+    start = next((m.start() for m in re.finditer("<user_query>", text)
+                  if not any(a <= m.start() < b for a, b in blocks)), -1)
+    end = text.rfind("</user_query>")
     return text[start + len("<user_query>"):end].strip() if 0 <= start < end else None
 
 

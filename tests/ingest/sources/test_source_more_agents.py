@@ -558,6 +558,9 @@ def test_a_cursor_question_quoting_the_closing_tag_keeps_every_word(session_buil
     quoted = "<user_info>x</user_info>\n<user_query>\n a </user_query> b \n</user_query>"
     assert user_query(quoted) == "a </user_query> b"
     assert user_query("no block </user_query> here") is None
+    attached = ("<attached_files>\n<code_selection>\nq = '<user_query>example</user_query>'\nSECRET = 1\n"
+                "</code_selection>\n</attached_files>\n<user_query>\nthe real question\n</user_query>")
+    assert user_query(attached) == "the real question"
 
 
 # -- the CLI ---------------------------------------------------------------------------------------
