@@ -168,6 +168,8 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
                         return prepare_readonly(cfg, notes, lexical, full=full)
                     if lexical and not lex.open_for_read():
                         raise
+                    if store.conn.in_transaction:  # (a failed commit SQLite did not roll back itself)
+                        store.rollback()
                     notes.append(unwritable_note(cfg, full))
                     return store, lex, False
                 return store, lex, do_sync
@@ -228,6 +230,7 @@ def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True, full: 
     say so; one that asked for no sync misses nothing it asked for). Tantivy cannot open an index it may not lock,
     so a read-only index is searched from a temporary copy."""
     store = Store.open_readonly(cfg.db_path)
+    store.full = full
     if told or full:
         notes.append(unwritable_note(cfg, full))
     if lexical and int(store.get_meta("lexical_watermark") or 0) < store.max_record_id():  # (an index cut short)

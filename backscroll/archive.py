@@ -81,7 +81,7 @@ class Backscroll(Reads):
         store, lex, fresh = access.prepare(self.config, sync, notes, lexical, progress, lexical_progress,
                                            held=self._held)
         # (a store read as it is because the disk is full is not kept: the next call reads new lines once there is room)
-        if self._held is None and (not store.readonly or (lexical and not access.writable(self.config))):
+        if self._held is None and (lexical or not store.readonly) and not store.full:
             self._held, self._held_file = (store, lex), _file_id(self.config.db_path)
         return store, lex, fresh
 

@@ -106,7 +106,7 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
                 (report.records_added, report.records_replaced, report.lines_skipped) = mark[:3]
                 del report.skipped_examples[mark[3]:], report.notices[mark[4]:]
                 if isinstance(exc, FileNotFoundError) and not os.path.lexists(path):  # gone since it was found (an
-                    progress.advance(str(path), 0)  # agent pruning its logs): no fault; what was read of it stays
+                    progress.advance(str(path), 0)  # agent pruning its logs): no fault; its records stored before stay
                     continue
                 report.unreadable.append((key, reason(exc)))
                 # Content that cannot be read (or a parser bug) is remembered until the file changes;

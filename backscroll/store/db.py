@@ -127,6 +127,7 @@ class Store(MetaKeys, SourceQueries, RecordQueries, SharedIds, EvidenceQueries, 
         self.path = path
         self.conn = conn
         self.readonly = False  # opened by ``open_readonly``: nothing may be written
+        self.full = False  # ... because the disk is full (for a while: a handle opens it again when asked next)
         self.sound = False  # checked, or found as a check left it: vouch for it again when closed
 
     # -- opening -----------------------------------------------------------------------------
