@@ -143,8 +143,10 @@ class SessionFactory:
             raise ValueError(f"session_id {session_id[:80]!r} names the session's folder: letters, digits, '.', '_' "
                              "and '-' only (no path), or leave it out for a fresh one")
         if session_id is None:
-            while self._taken(session_id := uuid_for(f"session:{self._count}")):  # (another factory's, this home's)
+            session_id = uuid_for(f"session:{self._count}")
+            while self._taken(session_id):  # (another factory's, this home's)
                 self._count += 1
+                session_id = uuid_for(f"session:{self._count}")
         _HANDED.setdefault(self.env.root, set()).add(session_id)
         return session_id
 
