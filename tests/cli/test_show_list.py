@@ -495,8 +495,9 @@ def test_ctrl_c_in_the_pager_is_the_pagers_and_backscroll_waits_for_it(session_b
         s.user(f"question {n} about the queue").assistant(f"answer {n}: Postgres")
     backscroll_index(embed=False)
     mark = tmp_path / "pager-done"
-    # (a pager that is sent Ctrl-C, as the terminal sends it to the whole foreground group, then reads on)
-    script = f"trap '' INT; kill -INT 0; sleep 0.3; cat > /dev/null; echo done > {shlex.quote(str(mark))}"
+    # (a pager that is sent Ctrl-C once it shows, as the terminal sends it to the whole foreground group, then reads
+    # on; backscroll ignores Ctrl-C from the moment the pager has started, a person presses it later)
+    script = f"trap '' INT; sleep 1; kill -INT 0; sleep 0.3; cat > /dev/null; echo done > {shlex.quote(str(mark))}"
     status, out = run_tty(backscroll_home, "show", s.session_id, lines=6, pager=shlex.join(["sh", "-c", script]))
     assert status == 0 and "interrupted" not in out and "aborted" not in out, (status, out[-500:])
     assert mark.read_text() == "done\n", "backscroll returned once the pager was done"
