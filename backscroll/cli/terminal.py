@@ -62,6 +62,9 @@ def reader_gone(self) -> None:
     raise BrokenPipeError
 
 
+PIPE_TABLE_WIDTH = 10_000  # (a table is as wide as its cells, never wider)
+
+
 def console(color: bool, *, markup: bool = False):
     """A rich console on stdout: colour only when asked, user text never read as markup, and a
     reader that stops early (``| head``) ending the program quietly with status 0."""
@@ -71,7 +74,17 @@ def console(color: bool, *, markup: bool = False):
         on_broken_pipe = reader_gone
 
         def print(self, *objects, **kw) -> None:
-            super().print(*(_clean_renderable(o) for o in objects), **kw)
+            objects = tuple(_clean_renderable(o) for o in objects)
+            if self.soft_wrap:  # into a pipe, a table's row is one line (`status | grep tool_output`)
+                from rich.table import Table
+
+                if any(isinstance(o, Table) for o in objects):
+                    was, self._width = self._width, PIPE_TABLE_WIDTH  # (print caps its width= at the console's)
+                    try:
+                        return super().print(*objects, **kw)
+                    finally:
+                        self._width = was
+            super().print(*objects, **kw)
 
     import shutil
 

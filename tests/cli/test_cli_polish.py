@@ -323,3 +323,16 @@ def test_a_closed_or_full_output_is_said_plainly(session_builder, backscroll_ind
                 done = run(args, stdout=full, stderr=subprocess.PIPE, text=True)
             assert done.returncode == 1, (args, done.stderr[-300:])
             assert done.stderr == "backscroll: cannot write the output: No space left on device\n", done.stderr[-300:]
+
+
+def test_a_tables_row_piped_is_one_line(session_builder, backscroll_index, backscroll_home):
+    """`status | grep tool_output` found a line without its agent: a piped table wrapped its cells at 80 columns."""
+    from helpers import run_cli
+
+    s = session_builder.claude(project="shop")
+    s.user("which queue?").assistant("Postgres.", thinking="they run Postgres already")
+    s.tool("pytest -q", "5 passed")
+    backscroll_index(embed=False)
+    out = run_cli(backscroll_home, "status", env={**cli_env(backscroll_home), "COLUMNS": "80"}).stdout
+    row = next(line for line in out.splitlines() if "tool_output=" in line)
+    assert row.startswith("claude") and "user=" in row and len(row) > 80, out
