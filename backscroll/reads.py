@@ -104,9 +104,12 @@ class Reads:
 
         store = self._records(sync, notify)
         try:
+            from backscroll.ingest.discover import file_gone
+
             session = browse.resumable(store, ident)
             self._note_resumed(store, session.get("source_path"))
-            return resumption(session)
+            gone = bool(session.get("source_path")) and file_gone(session["source_path"])
+            return resumption({**session, "log_gone": gone})
         finally:
             self._release(store)
 

@@ -51,9 +51,13 @@ def go(how: Resumption, *, print_only: bool = False, as_json: bool = False) -> i
     elif print_only and how.command:
         sys.stdout.write(clean(how.command) + "\n")
     if how.argv is None or how.command is None:
-        raise CannotResumeError(f"{how.agent} has no command to resume a session", hint=how.notes[-1])
+        raise CannotResumeError(f"{how.agent} has no command to resume this session", hint=how.notes[-1])
     if print_only or as_json:
         return 0
+    if how.blocked:  # (run here, the agent would find nothing, or its tools would act on another checkout)
+        sys.stdout.write(clean(how.command) + "\n")
+        raise CannotResumeError(f"not resumed: {how.blocked}",
+                                hint="run the command above where the session's directory is (or make it first)")
     exe = shutil.which(how.argv[0])  # (found before the chdir: never a program of the session's directory)
     if exe is not None:
         exe = os.path.abspath(exe)  # (a relative PATH entry, ".", "node_modules/.bin", names one of the cwd here)

@@ -138,7 +138,7 @@ def look(agent: Agent, path: str | Path, key: str, marks: Mapping[str, FileMark]
     out.changed.append((agent, Path(path), key, size, mtime_ns))
 
 
-def _file_gone(key: str) -> bool:
+def file_gone(key: str) -> bool:
     """Whether the file behind a stored path (or ``<db>#<session>`` unit key) no longer exists."""
     return not on_disk(key) and not ("#" in key and on_disk(key.rsplit("#", 1)[0]))
 
@@ -164,5 +164,5 @@ def remember_issues(store: Store, found: Scan, issues: Issues, now: str) -> None
         if issue[0] == "directory" and key not in found.bad_dirs:
             store.forget_diagnostics(key)
     for key in store.diagnosed_paths() - found.present - set(found.bad_dirs):
-        if _file_gone(key):
+        if file_gone(key):
             store.forget_diagnostics(key)

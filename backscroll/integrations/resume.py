@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from backscroll.sanitize import printable
+
 SAFE_ID = re.compile(r"[\w.:@+][\w.:@+-]*")  # a session id an agent's command line reads as an id, never an option
 
 
@@ -29,6 +31,9 @@ class Resumption:
     argv: tuple[str, ...] | None  # None: the agent has no resume-by-id form
     cwd: str | None  # where to run it (None: anywhere)
     notes: tuple[str, ...] = ()
+    # Why it must not run from here (its directory gone or not known: the agent would find nothing, or its tools
+    # would act on another checkout); the command is still printed, ``cd`` first.
+    blocked: str | None = None
 
     @property
     def command(self) -> str | None:
@@ -43,7 +48,7 @@ class Resumption:
 
     def to_dict(self) -> dict:
         return {"agent": self.agent, "session_id": self.session_id, "argv": list(self.argv) if self.argv else None,
-                "cwd": self.cwd, "command": self.command, "notes": list(self.notes)}
+                "cwd": self.cwd, "command": self.command, "notes": list(self.notes), "blocked": self.blocked}
 
 
 @functools.cache
@@ -66,6 +71,13 @@ def resumption(session: Mapping[str, Any], *, exists=os.path.isdir) -> Resumptio
     if form is None or "none" in form:
         closest = form["none"] if form else f"backscroll does not know how {agent or 'this agent'} resumes a session"
         return Resumption(agent, session["session_id"], None, session.get("cwd"), (*notes, closest))
+    source = session.get("source_path") or ""
+    if any(mark in source for mark in form.get("editor", ())):  # (read from the editor's storage: no CLI opens it)
+        return Resumption(agent, session["session_id"], None, session.get("cwd"), (*notes, form["editor_note"]))
+    if session.get("log_gone"):
+        return Resumption(agent, session["session_id"], None, session.get("cwd"), (
+            *notes, f"{agent} no longer has this session (its log {source} was deleted; backscroll kept it): "
+                    f"`backscroll show {shlex.quote(session['session_id'][:40])}` reads it"))
     if not SAFE_ID.fullmatch(session["session_id"] or ""):
         notes.append("its id is not one to put on a command line safely (a space, a leading -): open it with "
                      f"`backscroll show {shlex.quote(session['session_id'][:40])}`")
@@ -73,9 +85,18 @@ def resumption(session: Mapping[str, Any], *, exists=os.path.isdir) -> Resumptio
     values = {"id": session["session_id"], "path": session.get("source_path") or ""}
     argv = tuple(part.format(**values) for part in form["argv"])
     cwd = session.get("cwd") if form.get("cwd") else None
-    if cwd and not exists(cwd):
-        notes.append(f"its directory {cwd} is not on this machine: the command runs where you are")
+    blocked = None
+    if form.get("cwd") and not (cwd and os.path.isabs(cwd)):  # (a relative one would be looked up from here)
+        blocked = f"its directory is not known{f' ({cwd!r} is no full path)' if cwd else ''}"
+        notes.append(f"{blocked}: run the command where the session ran")
         cwd = None
+    elif cwd and printable(cwd) != cwd:  # (a newline or an escape in a folder's name: no command line shows it)
+        blocked = "its directory's name holds a character a command line does not show as itself"
+        notes.append(f"{blocked}: run the command where the session ran ({printable(cwd)[:200]})")
+        cwd = None
+    elif cwd and not exists(cwd):
+        blocked = f"its directory {cwd} is not on this machine"
+        notes.append(f"{blocked} (`mkdir -p {shlex.quote(cwd)}` makes it, or run the command where it now is)")
     if form.get("note"):
         notes.append(form["note"])
-    return Resumption(agent, session["session_id"], argv, cwd, tuple(notes))
+    return Resumption(agent, session["session_id"], argv, cwd, tuple(notes), blocked)

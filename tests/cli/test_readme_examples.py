@@ -34,7 +34,8 @@ def test_every_quick_start_command_runs_as_written(backscroll_home):
         if argv[0] == "pick":
             assert r.returncode == 2 and "needs a terminal" in r.stderr, command  # (the picker: test_pick.py)
         elif argv[0] == "resume":
-            assert r.returncode == 2 and "is not installed here" in r.stderr and "--resume" in r.stdout, command
+            # (the fixtures' sessions ran in /home/dev/shop, which this machine lacks: the command is printed)
+            assert r.returncode == 2 and "not resumed: its directory" in r.stderr and "--resume" in r.stdout, command
         else:
             assert r.returncode == 0, f"{command}: {r.stderr}"
         if argv[0] == "index":  # the ids the placeholders stand for: a hit's, and the start of its session's

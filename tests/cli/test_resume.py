@@ -82,14 +82,52 @@ def test_resume_print_a_subagent_and_an_agent_that_is_not_installed(session_buil
     subagent_id = next(x["session_id"] for x in json.loads(
         run_cli(backscroll_home, "list", "--all", "--json", env=env).stdout)["sessions"] if x["is_sidechain"])
     r = run_cli(backscroll_home, "resume", subagent_id, "--print", env=env)
-    assert r.returncode == 0 and r.stdout == f"claude --resume {s.session_id}\n", "its parent resumes"
+    assert r.returncode == 0 and r.stdout == f"cd /home/dev/gone && claude --resume {s.session_id}\n", r.stderr
     assert "is a subagent: its parent session resumes" in r.stderr
-    assert "/home/dev/gone is not on this machine" in r.stderr
+    assert "/home/dev/gone is not on this machine (`mkdir -p /home/dev/gone` makes it" in r.stderr
     r = run_cli(backscroll_home, "resume", s.session_id, env=env)
-    assert r.returncode == 2 and r.stdout == f"claude --resume {s.session_id}\n"
-    assert "claude is not installed here" in r.stderr
+    assert r.returncode == 2 and r.stdout == f"cd /home/dev/gone && claude --resume {s.session_id}\n"
+    assert "not resumed: its directory /home/dev/gone is not on this machine" in r.stderr
     r = run_cli(backscroll_home, "resume", s.session_id, "--json", "--no-sync", env=env)
     assert json.loads(r.stdout)["argv"] == ["claude", "--resume", s.session_id]
+    assert json.loads(r.stdout)["cwd"] == "/home/dev/gone", "the session's directory, kept"
+
+
+def test_resume_never_runs_an_agent_where_the_session_did_not_run(session_builder, backscroll_index,
+                                                                   backscroll_home, stubs, tmp_path):
+    """A directory gone or not known, the agent ran where you were: Claude found no conversation there, and a
+    resumed session's tools acted on another checkout. A log the agent deleted cannot be resumed either."""
+    s = session_builder.claude(project="gone")
+    s.user("plan the migration").assistant("three steps")
+    here = tmp_path / "work"
+    here.mkdir()
+    kept = session_builder.claude(cwd=str(here))
+    kept.user("tidy the importer").assistant("done")
+    backscroll_index(embed=False)
+    env, logs = _env(backscroll_home, stubs, "claude")
+    r = run_cli(backscroll_home, "resume", s.session_id, env=env, cwd=here)
+    assert r.returncode == 2 and "not resumed: its directory /home/dev/gone" in r.stderr, r.stderr
+    assert not logs["claude"].exists(), "the agent never ran"
+    for cwd in (None, "acme/ledger", "-rf evil"):
+        how = resumption({"agent": "claude", "session_id": "abc", "cwd": cwd}, exists=lambda _p: True)
+        assert how.blocked and how.blocked.startswith("its directory is not known") and how.cwd is None, cwd
+        assert how.command == "claude --resume abc"
+    kept.path.rename(tmp_path / "moved.jsonl")  # (the agent's clean-up; backscroll keeps the records)
+    r = run_cli(backscroll_home, "resume", kept.session_id, "--print", env=env)
+    assert r.returncode == 2 and "claude no longer has this session" in r.stderr, r.stderr
+    assert f"backscroll show {kept.session_id}" in r.stderr and not logs["claude"].exists()
+
+
+def test_a_session_of_an_editor_is_not_given_its_cli_s_command():
+    for agent, path, says in (("cursor", "/h/.config/Cursor/User/globalStorage/state.vscdb#c1", "Cursor editor"),
+                              ("copilot", "/h/.config/Code/User/workspaceStorage/ab12/chatSessions/c2.json",
+                               "VS Code")):
+        how = resumption({"agent": agent, "session_id": "c1", "cwd": "/srv", "source_path": path},
+                         exists=lambda _p: True)
+        assert how.argv is None and says in how.notes[-1], (agent, how)
+    cli = resumption({"agent": "copilot", "session_id": "c3", "cwd": "/srv",
+                      "source_path": "/h/.copilot/session-state/c3/events.jsonl"}, exists=lambda _p: True)
+    assert cli.command == "cd /srv && copilot --resume=c3"
 
 
 def test_kimi_s_context_before_a_compaction_resumes_its_session(backscroll_home, backscroll_index):
@@ -103,7 +141,7 @@ def test_kimi_s_context_before_a_compaction_resumes_its_session(backscroll_home,
     backscroll_index(embed=False)
     sid = "3c2b1a09-8f7e-4d6c-9b5a-0e1d2c3b4a59"
     r = run_cli(backscroll_home, "resume", f"{sid}~1", "--print", "--no-sync")
-    assert r.returncode == 0 and r.stdout == f"kimi --session {sid}\n", r.stderr
+    assert r.returncode == 0 and r.stdout == f"cd /home/dev/shop && kimi --session {sid}\n", r.stderr
     assert f"{sid}~1 is what session {sid} held before a compaction" in r.stderr
 
 
