@@ -8,6 +8,7 @@ to the ``notify`` callback, and every result is a typed object (see ``backscroll
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -59,6 +60,9 @@ class Backscroll(Reads):
         self._held: tuple[Any, Any] | None = None  # (Store, LexicalIndex) once a read opened them
         self._held_file: tuple[int, int] | None = None  # the store file they were opened on (device, inode)
         self._recent: Any = None  # the MCP server's searches of late (``policy.recent``), once it asks
+        # A handle's calls run one at a time: its threads share one SQLite connection, and one thread's close (or
+        # the data dir replaced under it) closed it under another's query, which killed the process.
+        self.lock = threading.RLock()
 
     def __enter__(self) -> Backscroll:
         return self
@@ -67,10 +71,11 @@ class Backscroll(Reads):
         self.close()
 
     def close(self) -> None:
-        """Close the store (the handle opens it again if used after)."""
-        if self._held is not None:
-            self._held[0].close()
-            self._held = None
+        """Close the store (the handle opens it again if used after), once a call another thread makes is done."""
+        with self.lock:
+            if self._held is not None:
+                self._held[0].close()
+                self._held = None
 
     def _open(self, sync: bool, notes: list[str], *, lexical: bool = True, progress=None, lexical_progress=None):
         """The store and lexical index, in step with each other (and with the sessions when ``sync``)."""

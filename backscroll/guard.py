@@ -35,7 +35,8 @@ def guarded(fn: F) -> F:
             raise UsageError(f"{fn.__name__}: {exc}", hint=f"help(backscroll.{fn.__name__}) says what it takes"
                              ) from None
         try:
-            return fn(self, *args, **kw)
+            with self.lock:  # (one call at a time on a handle: another thread's close() never pulls its store away)
+                return fn(self, *args, **kw)
         except BackscrollError:
             raise
         except Exception as exc:

@@ -152,6 +152,46 @@ def test_a_search_beside_an_index_mid_write_does_not_wait_to_cache_its_query(ses
     assert [h["text"] for h in data["results"]] == ["committed words about the job queue"]
 
 
+_CLOSING_UNDER_THREADS = """
+import sys, threading, time
+import backscroll
+
+bs = backscroll.Backscroll(home=sys.argv[1])
+stop, failures = time.monotonic() + 3, []
+
+def reader():
+    while time.monotonic() < stop:
+        try:
+            bs.search("committed words", mode="lexical")
+            bs.sessions()
+        except Exception as exc:  # (an error is an answer; the process dying is not)
+            failures.append(repr(exc))
+
+threads = [threading.Thread(target=reader) for _ in range(3)]
+for t in threads:
+    t.start()
+while time.monotonic() < stop:
+    bs.close()
+    time.sleep(0.02)
+for t in threads:
+    t.join()
+print(len(failures))
+"""
+
+
+def test_a_handle_closed_while_its_other_threads_search_never_kills_the_process(session_builder, backscroll_home,
+                                                                                 backscroll_index):
+    """A web server's threads shared a handle: one thread's close() closed the SQLite connection under another's
+    query, and the process died (SIGSEGV, 6 runs of 6)."""
+    s = session_builder.claude()
+    for n in range(20):
+        s.user(f"committed words number {n}").assistant(f"answer {n}")
+    backscroll_index(embed=False)
+    r = subprocess.run([sys.executable, "-c", _CLOSING_UNDER_THREADS, str(backscroll_home.data)],
+                       env=cli_env(backscroll_home), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "0", (r.returncode, r.stdout[-300:], r.stderr[-800:])
+
+
 def test_ten_parallel_searches_with_their_syncs(session_builder, backscroll_home, backscroll_index):
     build_corpus(session_builder, sessions=30)
     backscroll_index()
