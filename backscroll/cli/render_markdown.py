@@ -36,9 +36,18 @@ def _summary_line(text: str, width: int = 80) -> str:
 
 def _inline(text: str) -> str:
     """Text that is not code, made inert: no tag, entity, Markdown image or code span of its own renders (a
-    backtick left to CommonMark could pair with another across lines, past what this module escaped)."""
+    backtick left to CommonMark could pair with another across lines, past what this module escaped), and no
+    ``@mention`` or ``#123`` reference GitHub would act on (notify, cross-link, close an issue): those are code."""
     text = html.escape(text, quote=False).replace("![", "!\\[")
-    return re.sub(r"\\(?=`)", r"\\\\", text).replace("`", "\\`") if "`" in text else text
+    if "`" in text:
+        text = re.sub(r"\\(?=`)", r"\\\\", text).replace("`", "\\`")
+    return _REFERENCE.sub(lambda m: _code(m.group()), text) if "@" in text or "#" in text else text
+
+
+# What GitHub links in prose: a mention (``@name``, ``@org/team``) and an issue or pull request (``#12``,
+# ``owner/repo#12``); not an e-mail address (``a@b.com``), nor a heading or an entity.
+_REFERENCE = re.compile(r"(?<![\w.@/&`])@[A-Za-z0-9][\w.-]*(?<![.-])(?:/[\w.-]+)?"
+                        r"|(?<![\w&#/`;])(?:[\w.-]+/[\w.-]+)?#\d+\b")
 
 
 def _code(text: str) -> str:

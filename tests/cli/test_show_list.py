@@ -296,6 +296,26 @@ def test_a_markdown_export_renders_no_markup_of_the_session_s_own(session_builde
     assert "&lt;img src=x onerror=alert(1)&gt;" in page and "click" in page
 
 
+def test_a_markdown_export_notifies_no_one_and_closes_no_issue(session_builder, backscroll_index, backscroll_home):
+    """Pasted into a GitHub issue or PR, the export's prose mentioned every @name it held and `fixes #1` closed
+    issue 1: those are code spans now (an e-mail address stays as it is)."""
+    import re
+
+    from helpers import run_cli
+    from markdown_it import MarkdownIt
+
+    s = session_builder.claude(project="export")
+    s.user("ask @torvalds; this fixes #1 and org/repo#2, or mail ops@example.com")
+    s.summary("@octocat closes #7")
+    backscroll_index(embed=False)
+    md = run_cli(backscroll_home, "show", s.session_id, "--format", "markdown", "--no-sync").stdout
+    page = MarkdownIt("commonmark", {"html": True}).render(md)
+    prose = re.sub(r"<code>.*?</code>", "", page)
+    assert not re.search(r"(?<![\w.])@\w|#\d", prose), prose
+    assert all(f"<code>{ref}</code>" in page for ref in ("@torvalds", "#1", "org/repo#2", "@octocat", "#7")), page
+    assert "ops@example.com" in prose
+
+
 def test_a_markdown_export_s_turns_cannot_be_forged_by_session_text(session_builder, backscroll_index,
                                                                      backscroll_home):
     """What CommonMark would pair otherwise (a backtick pair across lines, a fence whose info string holds a
