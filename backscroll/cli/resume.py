@@ -70,6 +70,11 @@ def go(how: Resumption, *, print_only: bool = False, as_json: bool = False) -> i
         os.chdir(how.cwd)
     sys.stdout.flush()
     sys.stderr.flush()
+    import signal
+
+    for name in ("SIGPIPE", "SIGXFSZ"):  # (Python ignores them; an exec'd agent would inherit that)
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     try:
         os.execv(exe, list(how.argv))
     except OSError as exc:

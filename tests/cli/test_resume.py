@@ -218,3 +218,21 @@ def test_resume_answers_when_the_store_cannot_be_written_at_once(session_builder
         other.close()
     with backscroll.Backscroll(config=cfg) as bs:  # a held handle goes on working after a skipped note
         assert bs.resume(s.session_id).command and bs.resume(s.session_id).command
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc")
+def test_the_agent_starts_with_the_signals_a_shell_would_give_it(session_builder, backscroll_index, backscroll_home,
+                                                                 stubs, tmp_path):
+    """Python ignores SIGPIPE (and SIGXFSZ), and an exec'd program inherits what is ignored: the resumed agent's
+    `cmd | head` pipelines never ended on a closed pipe."""
+    s = session_builder.claude(cwd=str(tmp_path))
+    s.user("tidy the importer").assistant("done")
+    backscroll_index(embed=False)
+    agent = stubs / "claude"
+    log = stubs / "claude.log"
+    agent.write_text(f'#!/bin/sh\ngrep SigIgn /proc/$$/status > "{log}"\n')
+    agent.chmod(agent.stat().st_mode | stat.S_IXUSR)
+    env = cli_env(backscroll_home, PATH=f"{stubs}{os.pathsep}{os.environ['PATH']}")
+    r = run_cli(backscroll_home, "resume", s.session_id, env=env)
+    ignored = int(log.read_text().split()[1], 16)
+    assert r.returncode == 0 and not ignored & (1 << (13 - 1)) and not ignored & (1 << (25 - 1)), hex(ignored)
