@@ -105,14 +105,14 @@ def _spans(text: str) -> str:
     return "".join(out)
 
 
-def _record(hit: Hit) -> str:
+def _record(hit: Hit, full: bool = False) -> str:
     from backscroll.cli.render import clean
     from backscroll.cli.render_session import fold
 
     when = local_time(hit.timestamp) or "undated"
     text = clean(hit.text) + ("…" if hit.text_truncated else "")  # (cut by --max-chars, or when stored)
     if hit.content_type == "tool":
-        lines, folded = fold(text, FOLD_OUTPUT_LINES)
+        lines, folded = fold(text, 0 if full else FOLD_OUTPUT_LINES)
         body = "\n".join(lines) + (f"\n… {folded} lines folded …" if folded else "")
         if hit.is_call:
             title = f"{_summary_line(clean(hit.tool_name or 'tool'))}: <code>{_summary_line(text)}</code>"
@@ -127,8 +127,8 @@ def _record(hit: Hit) -> str:
     return f"## {who} · {when}\n\n{_prose(text)}"
 
 
-def session_markdown(view: SessionView) -> str:
-    """The page of the session ``view`` holds, as Markdown."""
+def session_markdown(view: SessionView, full: bool = False) -> str:
+    """The page of the session ``view`` holds, as Markdown (``full``: long tool outputs whole, as ``--full`` asks)."""
     from backscroll.cli.render import clean
 
     s = view.session
@@ -140,5 +140,5 @@ def session_markdown(view: SessionView) -> str:
     parts = [f"# {title}", f"_{facts}_"]
     if view.offset or view.offset + len(view.records) < view.total:
         parts.append(f"_{page_span(view.offset + 1, view.offset + len(view.records), view.total)}_")
-    parts += [_record(h) for h in view.records]
+    parts += [_record(h, full) for h in view.records]
     return "\n\n".join(parts) + "\n"

@@ -87,7 +87,7 @@ def show(
         elif fmt == "markdown":
             from backscroll.cli.render_markdown import session_markdown
 
-            sys.stdout.write(session_markdown(view))
+            sys.stdout.write(session_markdown(view, full=full))
         else:
             from backscroll.cli.pager import paged
 

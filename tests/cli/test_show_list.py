@@ -544,3 +544,15 @@ def test_shows_commands_stay_whole_lines_on_a_narrow_terminal(session_builder, b
     record = backscroll_search("answer 3", mode="lexical").results[0].record_id
     status, out = run_tty(backscroll_home, "show", record, columns=40, env=plain)
     assert f"whole session: backscroll show {s.session_id}\n" in out, out
+
+
+def test_a_markdown_export_with_full_keeps_long_outputs_whole(session_builder, backscroll_index, backscroll_home):
+    from helpers import run_cli
+
+    s = session_builder.claude(project="export")
+    s.tool("seq 500", "\n".join(str(n) for n in range(1, 501)))
+    backscroll_index(embed=False)
+    folded = run_cli(backscroll_home, "show", s.session_id, "-f", "markdown", "--no-sync").stdout
+    whole = run_cli(backscroll_home, "show", s.session_id, "-f", "markdown", "--full", "--no-sync").stdout
+    assert "lines folded" in folded and "\n250\n" not in folded
+    assert "lines folded" not in whole and "\n250\n" in whole and "\n500\n" in whole
