@@ -243,7 +243,8 @@ def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True, full: 
         from pathlib import Path
 
         tmp = tempfile.mkdtemp(prefix="backscroll-index-")
-        atexit.register(shutil.rmtree, tmp, True)
+        atexit.register(shutil.rmtree, tmp, True)  # (and when the store is closed: a call's copy is the call's)
+        store.index_copy = tmp
         if cfg.index_dir.is_dir():
             shutil.copytree(cfg.index_dir, tmp, dirs_exist_ok=True)
             for folder, _dirs, files in os.walk(tmp):  # (the copy keeps read-only modes: Tantivy writes a lock)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -128,6 +129,7 @@ class Store(MetaKeys, SourceQueries, RecordQueries, SharedIds, EvidenceQueries, 
         self.conn = conn
         self.readonly = False  # opened by ``open_readonly``: nothing may be written
         self.full = False  # ... because the disk is full (for a while: a handle opens it again when asked next)
+        self.index_copy: str | None = None  # a read-only index's copy searched instead (``access``): goes with it
         self.sound = False  # checked, or found as a check left it: vouch for it again when closed
 
     # -- opening -----------------------------------------------------------------------------
@@ -247,6 +249,8 @@ class Store(MetaKeys, SourceQueries, RecordQueries, SharedIds, EvidenceQueries, 
 
     def close(self) -> None:
         self.conn.close()
+        if self.index_copy:
+            shutil.rmtree(self.index_copy, ignore_errors=True)
         if self.sound and not self.readonly:
             vouch(self.path)  # (after the close: its checkpoint changes the files)
 

@@ -537,6 +537,17 @@ def test_read_only_store_is_searched_as_it_is(session_builder, backscroll_home, 
     assert json.loads(_run_in(backscroll_home, data, "status", "--json").stdout)["read_only"] is True
     said = _run_in(backscroll_home, data, "status").stdout
     assert "the store cannot be written" in said and "missing or unreadable" not in said, said
+    import tempfile
+
+    import backscroll
+
+    def copies() -> set[str]:
+        return {p.name for p in Path(tempfile.gettempdir()).glob("backscroll-index-*")}
+
+    before = copies()
+    for _ in range(3):  # (a library's calls, one process: each call's copy of the index went only at its exit)
+        assert backscroll.search("nightly backups", home=data, mode="lexical").results
+    assert copies() == before, "each call's copy of the read-only index goes with the call"
 
 
 def test_a_data_dir_its_owner_made_read_only_is_read_as_it_is(tmp_path):
