@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from backscroll.sanitize import printable
+from backscroll.sanitize import HIDDEN, printable
 
+_UNSHOWN = re.compile(f"[\x00-\x1f\x7f-\x9f]|{HIDDEN.pattern}")  # (not NFKC: a macOS path may be decomposed)
 SAFE_ID = re.compile(r"[\w.:@+][\w.:@+-]*")  # a session id an agent's command line reads as an id, never an option
 
 
@@ -90,7 +91,7 @@ def resumption(session: Mapping[str, Any], *, exists=os.path.isdir) -> Resumptio
         blocked = f"its directory is not known{f' ({cwd!r} is no full path)' if cwd else ''}"
         notes.append(f"{blocked}: run the command where the session ran")
         cwd = None
-    elif cwd and printable(cwd) != cwd:  # (a newline or an escape in a folder's name: no command line shows it)
+    elif cwd and _UNSHOWN.search(cwd):  # (a newline, an escape, a bidi mark: no command line shows it as itself)
         blocked = "its directory's name holds a character a command line does not show as itself"
         notes.append(f"{blocked}: run the command where the session ran ({printable(cwd)[:200]})")
         cwd = None

@@ -112,6 +112,12 @@ def test_resume_never_runs_an_agent_where_the_session_did_not_run(session_builde
         how = resumption({"agent": "claude", "session_id": "abc", "cwd": cwd}, exists=lambda _p: True)
         assert how.blocked and how.blocked.startswith("its directory is not known") and how.cwd is None, cwd
         assert how.command == "claude --resume abc"
+    for cwd in ("/srv/a\nFAKE", "/srv/a\u202eb", "/srv/\x1b]0;t\x07"):  # (a name no command line shows as itself)
+        how = resumption({"agent": "claude", "session_id": "abc", "cwd": cwd}, exists=lambda _p: True)
+        assert how.blocked and "does not show as itself" in how.blocked and how.cwd is None, cwd
+    decomposed = "/Users/zoe\u0301/cafe\u0301"  # (as macOS may name a folder: decomposed, and shown as itself)
+    how = resumption({"agent": "claude", "session_id": "abc", "cwd": decomposed}, exists=lambda _p: True)
+    assert how.blocked is None and how.cwd == decomposed
     kept.path.rename(tmp_path / "moved.jsonl")  # (the agent's clean-up; backscroll keeps the records)
     r = run_cli(backscroll_home, "resume", kept.session_id, "--print", env=env)
     assert r.returncode == 2 and "claude no longer has this session" in r.stderr, r.stderr
