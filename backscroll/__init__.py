@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from backscroll.archive import Backscroll, IndexOutcome
     from backscroll.errors import BackscrollError
     from backscroll.integrations.resume import Resumption
+    from backscroll.request import SearchRequest
     from backscroll.status_types import StatusReport
     from backscroll.touches import FileTouches
     from backscroll.types import (
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
         Hit,
         RepeatedSearch,
         SearchResult,
+        SessionHits,
         SessionSummary,
         SessionView,
     )
@@ -36,11 +38,14 @@ if TYPE_CHECKING:
 __all__ = [
     "Backscroll", "search", "index", "embed", "show", "sessions", "list_sessions", "count_sessions", "files", "resume",
     "status", "stats", "rebuild",
-    "Hit", "SearchResult", "Filters", "RepeatedSearch", "SessionSummary", "SessionView", "StatusReport",
-    "IndexOutcome", "BackscrollError",
+    "Hit", "SearchResult", "Filters", "RepeatedSearch", "SessionHits", "SessionSummary", "SessionView", "StatusReport",
+    "IndexOutcome", "BackscrollError", "FileTouches", "Resumption", "SearchRequest",
 ]
 
-_TYPES = ("Hit", "SearchResult", "Filters", "RepeatedSearch", "SessionSummary", "SessionView")
+_TYPES = ("Hit", "SearchResult", "Filters", "RepeatedSearch", "SessionHits", "SessionSummary", "SessionView")
+_HOMES = {"Backscroll": "archive", "IndexOutcome": "archive", "StatusReport": "status_types",
+          "BackscrollError": "errors", "FileTouches": "touches", "Resumption": "integrations.resume",
+          "SearchRequest": "request", **dict.fromkeys(_TYPES, "types")}
 
 
 def _open(home, config) -> Backscroll:
@@ -49,7 +54,7 @@ def _open(home, config) -> Backscroll:
     return Backscroll(home=home, config=config)
 
 
-def search(query: str, *, home=None, config=None, **options: Any) -> SearchResult:
+def search(query: str | SearchRequest, *, home=None, config=None, **options: Any) -> SearchResult:
     """``Backscroll(home, config).search(query, **options)``: no sync unless ``sync=True``."""
     with _open(home, config) as bs:
         return bs.search(query, **options)
@@ -119,20 +124,10 @@ def rebuild(*, home=None, config=None, **options: Any) -> int:
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("Backscroll", "IndexOutcome"):
-        from backscroll import archive
+    """The public types, each imported from its module on first use (``import backscroll`` stays cheap)."""
+    module = _HOMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'backscroll' has no attribute {name!r}")
+    import importlib
 
-        return getattr(archive, name)
-    if name in _TYPES:
-        from backscroll import types
-
-        return getattr(types, name)
-    if name == "StatusReport":
-        from backscroll.status_types import StatusReport
-
-        return StatusReport
-    if name == "BackscrollError":
-        from backscroll.errors import BackscrollError
-
-        return BackscrollError
-    raise AttributeError(f"module 'backscroll' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"backscroll.{module}"), name)

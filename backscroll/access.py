@@ -174,7 +174,7 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
                     return store, lex, False
                 return store, lex, do_sync
         if not lexical or lex.open_for_read():  # (a list reads no index)
-            notes.append("another backscroll process is indexing; answering from the last committed state")
+            notes.append("another backscroll process (or thread) is indexing; answering from the last committed state")
             return store, lex, False
     if held is None:
         store.close()

@@ -36,8 +36,10 @@ def test_the_package_exports_the_whole_api():
     for name in ("Backscroll", "search", "index", "embed", "show", "sessions", "list_sessions", "status",
                  "stats", "files", "count_sessions", "resume", "rebuild", "SearchResult", "Hit", "Filters",
                  "RepeatedSearch", "SessionSummary", "SessionView",
-                 "StatusReport", "IndexOutcome", "BackscrollError"):
+                 "StatusReport", "IndexOutcome", "BackscrollError",
+                 "FileTouches", "Resumption", "SearchRequest", "SessionHits"):  # (what files, resume, search take)
         assert name in backscroll.__all__ and getattr(backscroll, name) is not None, name
+    assert all(hasattr(backscroll, name) for name in backscroll.__all__)
     assert backscroll.list_sessions is backscroll.sessions
 
 
