@@ -13,7 +13,6 @@ with ``\\xNN`` escapes. Also here: the single-writer lock and re-classification 
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -22,7 +21,7 @@ from datetime import UTC, datetime
 from backscroll.dates import format_ts
 from backscroll.errors import DiskFullError, ReadOnlyStoreError
 from backscroll.ingest import echo as classify
-from backscroll.ingest.discover import reason, remember_issues
+from backscroll.ingest.discover import file_gone, reason, remember_issues
 from backscroll.ingest.echo_output import is_retrieval_output
 from backscroll.ingest.parse_version import PARSE_VERSION
 from backscroll.ingest.quick import full_scan, quick_scan
@@ -105,7 +104,7 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
                 take_redaction_counts(redactor)  # those records were not stored
                 (report.records_added, report.records_replaced, report.lines_skipped) = mark[:3]
                 del report.skipped_examples[mark[3]:], report.notices[mark[4]:]
-                if isinstance(exc, FileNotFoundError) and not os.path.lexists(path):  # gone since it was found (an
+                if isinstance(exc, FileNotFoundError) and file_gone(key):  # gone since it was found (an
                     progress.advance(str(path), 0)  # agent pruning its logs): no fault; its records stored before stay
                     continue
                 report.unreadable.append((key, reason(exc)))
