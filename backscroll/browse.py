@@ -5,6 +5,7 @@ Works on an open store; ``Backscroll.show`` and ``Backscroll.sessions`` open it.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 
@@ -48,8 +49,11 @@ def file_sessions(store: Store, path: str, *, agent: str | None = None, project:
     if not any(ch.isalnum() for ch in name):  # (``*``, ``_``, ``?``: a shell's or code's tokens, never a file)
         raise UsageError(f"{path!r} names no file", hint="e.g. backscroll files src/app/models.py")
     found: dict[str, list] = {}
+    asked = _spellings(path) if path.startswith("/") else (path,)
+    linked = functools.lru_cache(maxsize=1024)(_through_link)
     for row in store.calls_naming(name, agent, project, since, until, CALLS_READ):
-        named = touches.touched(row["text"], row["cwd"], path)
+        forms = (*asked, *linked(row["cwd"], asked))
+        named = next(filter(None, (touches.touched(row["text"], row["cwd"], p) for p in forms)), None)
         if named is not None:
             found.setdefault(row["session_id"], []).append((row, named))
     out = []
@@ -64,6 +68,22 @@ def file_sessions(store: Store, path: str, *, agent: str | None = None, project:
                                newest["timestamp"], actions, newest["record_id"],
                                tuple(dict.fromkeys(named for _, named in calls))))
     return out
+
+
+def _spellings(path: str) -> tuple[str, ...]:
+    """An absolute path as asked, and as this machine resolves its symlinks (a session's cwd is the physical
+    path its agent's getcwd gave: ``files ~/link/app.py`` is ``/srv/app/app.py`` there)."""
+    return tuple(dict.fromkeys((posixpath.normpath(path), os.path.realpath(path))))
+
+
+def _through_link(cwd: str | None, asked: tuple[str, ...]) -> tuple[str, ...]:
+    """The absolute paths ``asked`` as a session whose cwd goes through a symlink spells them (``~/link/app.py``
+    for ``/srv/app/app.py``)."""
+    real = os.path.realpath(cwd) if cwd and cwd.startswith("/") else cwd
+    if not cwd or real == cwd:
+        return ()
+    base = real.rstrip("/") + "/"
+    return tuple(cwd.rstrip("/") + "/" + p[len(base):] for p in asked if p.startswith(base))
 
 
 def resumable(store: Store, ident: str) -> dict:

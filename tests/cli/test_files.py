@@ -195,3 +195,22 @@ def test_a_window_bounds_the_touches_themselves_not_the_sessions_that_made_them(
     assert (before[1].last_at or "") < "2026-10-10", "not the touch of 10-20, after the window"
     after = backscroll.files("tax.py", since="2026-10-15", config=cfg)
     assert [(f.session_id, f.actions) for f in after] == [(a.session_id, {"edited": 1})]
+
+
+def test_files_finds_a_file_asked_through_a_symlink_and_one_a_session_named_through_one(
+        session_builder, backscroll_index, backscroll_home, tmp_path):
+    real = tmp_path / "work" / "my shop"
+    (real / "src").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(real)
+    physical = session_builder.claude(cwd=str(real))  # (getcwd's answer: the physical path)
+    physical.user("tidy the worker")
+    physical.tool_result(physical.tool_use("Read", {"file_path": f"{real}/src/worker.py"}), "...")
+    linked = session_builder.codex(cwd=str(tmp_path / "link"))  # (an agent that kept $PWD)
+    linked.user("run the worker's tests")
+    linked.tool("pytest src/worker.py", "1 passed")
+    backscroll_index()
+    cfg = backscroll_home.config()
+    both = {physical.session_id, linked.session_id}
+    assert {f.session_id for f in backscroll.files(f"{tmp_path}/link/src/worker.py", config=cfg)} == both
+    assert {f.session_id for f in backscroll.files(f"{real}/src/worker.py", config=cfg)} == both
+    assert backscroll.files(f"{tmp_path}/elsewhere/src/worker.py", config=cfg) == []
