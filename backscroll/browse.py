@@ -61,7 +61,7 @@ def file_sessions(store: Store, path: str, *, agent: str | None = None, project:
         s = session_row(store, session_id)
         actions: dict[str, int] = {}
         for c, _ in calls:
-            a = touches.action(c["tool_name"])
+            a = touches.action(c["tool_name"], c["text"])
             actions[a] = actions.get(a, 0) + 1
         newest = calls[0][0]
         out.append(FileTouches(session_id, s.get("agent"), s.get("project"), s.get("cwd"), s.get("title"),

@@ -48,8 +48,17 @@ _ELSEWHERE = frozenset("todo todos web issue issues pr comment plan memory task 
 _NAME = "_-.~@+"  # characters a file name goes on with: "mymodels.py" is not "models.py", nor "models.pyc"
 
 
-def action(tool_name: str | None) -> str:
-    """What a call of ``tool_name`` did to a file it names."""
+# A shell command that is Codex's patch tool run by name (``apply_patch '*** Begin Patch…'``, a heredoc to it)
+_PATCH_COMMAND = re.compile(r"\s*(?:cd\s+[^\n;&|]+&&\s*)?apply_patch\b")
+
+
+def action(tool_name: str | None, text: str | None = None) -> str:
+    """What a call of ``tool_name`` (its record's ``text``) did to a file it names."""
+    verb = _named_action(tool_name)
+    return "edited" if verb == "ran" and text and _PATCH_COMMAND.match(text) else verb
+
+
+def _named_action(tool_name: str | None) -> str:
     name = (tool_name or "").lower()
     name = name if name.startswith("/") else name.rsplit("__", 1)[-1].rsplit("/", 1)[-1]
     if name in WRITES:

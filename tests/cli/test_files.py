@@ -90,6 +90,20 @@ def test_a_call_names_a_file_by_whole_path_components():
     assert summary({"read": 2, "edited": 3, "ran": 1}) == "edited 3×, read 2×, ran"
 
 
+def test_a_patch_codex_ran_through_its_shell_is_an_edit(session_builder, backscroll_index, backscroll_home):
+    s = session_builder.codex(cwd="/srv/app")
+    s.user("fix the model and its test")
+    s.tool(["apply_patch", "*** Begin Patch\n*** Update File: app/models.py\n@@\n-a\n+b\n*** End Patch"], "Done!")
+    s.tool(["bash", "-lc", "cd /srv/app && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: tests/t.py\n+x\n"
+                           "*** End Patch\nEOF"], "Done!")
+    s.tool("pytest tests/t.py app/models.py", "2 passed")
+    backscroll_index()
+    cfg = backscroll_home.config()
+    assert [f.actions for f in backscroll.files("app/models.py", config=cfg)] == [{"edited": 1, "ran": 1}]
+    assert [f.actions for f in backscroll.files("/srv/app/tests/t.py", config=cfg)] == [{"edited": 1, "ran": 1}]
+    assert action("shell", "echo apply_patch is a tool") == action("shell", "apply_patchwork x") == "ran"
+
+
 def test_paths_with_spaces_and_brackets_and_ids_that_read_as_options():
     from backscroll.integrations.resume import resumption
 
