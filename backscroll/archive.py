@@ -139,7 +139,7 @@ class Backscroll(Reads):
             trusted = store.vouched()  # as a checked writer left it: the index needs no count of the store
             access.refuse_if_damaged(store)
             notes: list[str] = []
-            report = sync(store, cfg.roots, progress, access.redactor(cfg))
+            report = sync(store, cfg.roots, progress, access.redactor(cfg), notify=notify)
             added = LexicalIndex(cfg.index_dir).sync(store, notes.append, lexical_progress, check=not trusted)
             outcome = IndexOutcome(report, added, notes=notes)
         if do_embed:  # (in turns: searches and another index sync between its steps)

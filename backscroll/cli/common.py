@@ -146,7 +146,7 @@ def fail(exc: BackscrollError, as_json: bool) -> NoReturn:
 
 
 def run(fn: Callable[[], int | None], *, as_json: bool = False, stoppable: bool = False,
-        interrupted: str = "interrupted: what was saved is kept, and the next run reads the rest") -> None:
+        interrupted: str = "interrupted: the next run reads what this one did not save") -> None:
     """Run a command body, turning errors into messages and exit codes instead of tracebacks; ``stoppable``: a long
     write that SIGTERM or SIGHUP (a supervisor's stop, a closed terminal) ends as Ctrl-C does, saying what is kept
     (``interrupted``)."""

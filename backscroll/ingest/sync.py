@@ -35,7 +35,7 @@ from backscroll.ingest.sources import ContentError
 from backscroll.ingest.units import flush_redactions, read_lines, read_whole, take_redaction_counts
 from backscroll.store.db import Store
 from backscroll.store.failures import store_failure
-from backscroll.types import SourceRoot
+from backscroll.types import Notify, SourceRoot, quiet
 
 __all__ = ["reclassify", "sync"]
 
@@ -47,7 +47,7 @@ def _now() -> str:
 
 
 def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = None,
-         redactor: Redact | None = None, quick: bool = False) -> IndexReport:
+         redactor: Redact | None = None, quick: bool = False, notify: Notify = quiet) -> IndexReport:
     """Bring the store up to date with every session file. The caller holds the writer lock.
 
     ``quick`` (the sync before a search) looks only at changed directories, recent files and a few
@@ -55,7 +55,7 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
 
     Each file is a savepoint of its own, committed in groups of about ``COMMIT_EVERY_RECORDS``
     records: a file that fails is rolled back alone, reported unreadable (kept in ``source_issues``)
-    and the sync goes on with the others' records intact.
+    and the sync goes on with the others' records intact. Ctrl-C says how many new records were saved.
     """
     started = time.perf_counter()
     progress = progress or Progress()
@@ -73,7 +73,7 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
     older = {key for key, mark in marks.items() if mark[3] < PARSE_VERSION}  # read by an older parser
 
     progress.start(len(found.changed))
-    pending = 0
+    pending = saved = 0
     store.journal_in_memory()  # the per-file savepoints' journal: no temp file
     store.begin()
     full = not quick or reparse  # (a search's quick sync looks at some files only)
@@ -118,7 +118,7 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
             if pending >= COMMIT_EVERY_RECORDS:
                 store.commit()
                 store.begin()
-                pending = 0
+                pending, saved = 0, report.records_added
             progress.advance(str(path), report.records_added - before)
         report.newly_unreadable = sum(1 for key, _why in report.unreadable if key not in known_unreadable)
         remember_issues(store, found, issues, now)
@@ -135,9 +135,12 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
         if reparse:
             store.set_meta("parse_version", str(PARSE_VERSION))
         store.commit()
-    except BaseException:
+    except BaseException as exc:
         store.rollback()
         take_redaction_counts(redactor)  # those records were not stored
+        if isinstance(exc, KeyboardInterrupt) and not quick:
+            notify(f"reading interrupted: {saved:,} new records were saved (they are saved "
+                   f"{COMMIT_EVERY_RECORDS:,} at a time); the next run reads the rest")
         raise
     finally:
         progress.finish()

@@ -45,7 +45,7 @@ def store_failure(exc: BaseException, db_path) -> BackscrollError | None:
         return DiskFullError(
             f"the disk holding {data_dir} is full ({text})",
             hint="free some space and run it again: what was stored before is intact, and the next run "
-                 "picks up where this one stopped")
+                 "reads again what this one could not store")
     filename = getattr(exc, "filename", None)
     where = Path(str(filename)) if filename is not None else None
     inside = where.relative_to(data_dir).parts if where is not None and where.is_relative_to(data_dir) else None

@@ -519,7 +519,7 @@ def test_after_an_interrupted_first_index_the_next_one_is_calm(session_builder, 
     with pytest.raises(SystemExit) as stopped:
         common.run(lambda: (_ for _ in ()).throw(KeyboardInterrupt))
     assert stopped.value.code == 130
-    assert "interrupted: what was saved is kept" in capsys.readouterr().err
+    assert "interrupted: the next run reads what this one did not save" in capsys.readouterr().err
     with pytest.raises(SystemExit) as stopped:  # an agent asked for JSON: the error document, as for any error
         common.run(lambda: (_ for _ in ()).throw(KeyboardInterrupt), as_json=True)
     assert stopped.value.code == 130

@@ -183,3 +183,40 @@ def test_a_file_that_could_not_be_read_is_tried_again_by_the_next_search(session
     later.path.parent.rmdir()
     report = _quick(backscroll_home)
     assert report.unreadable == [] and "written after the first look" in _texts(backscroll_home)
+
+
+class _CtrlCAfter:
+    """A progress bar whose ``files``-th file brings Ctrl-C."""
+
+    def __init__(self, files: int):
+        self.left = files
+
+    def start(self, total_files: int) -> None: ...
+
+    def finish(self) -> None: ...
+
+    def advance(self, path: str, records: int) -> None:
+        self.left -= 1
+        if not self.left:
+            raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("group", [2, 10_000])
+def test_an_interrupted_index_says_how_many_new_records_it_saved(session_builder, backscroll_home, monkeypatch,
+                                                                 group):
+    from backscroll.ingest import sync as sync_module
+
+    for n in range(5):
+        session_builder.claude(project="p").user(f"the ledger question {n}")
+    monkeypatch.setattr(sync_module, "COMMIT_EVERY_RECORDS", group)
+    said: list[str] = []
+    store = Store.open(backscroll_home.data / "backscroll.db")
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sync(store, backscroll_home.config().roots, _CtrlCAfter(4), notify=said.append)
+    finally:
+        store.close()
+    stored = len(rows(backscroll_home))
+    assert stored == (4 if group == 2 else 0), stored  # (committed after the 2nd and 4th file)
+    assert said == [f"reading interrupted: {stored} new records were saved (they are saved {group:,} at a time); "
+                    "the next run reads the rest"]
