@@ -33,6 +33,8 @@ from backscroll.store.failures import store_failure
 from backscroll.store.lock import lock_wait, writer_lock
 from backscroll.types import Notify, quiet
 
+INDEXING_ELSEWHERE = "another backscroll process (or thread) is indexing; answering from the last committed state"
+
 
 def config_for(cfg: Config | None, home, sources) -> Config:
     return cfg if cfg is not None else resolve(home=home, sources=() if sources is None else sources)
@@ -174,7 +176,7 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
                     return store, lex, False
                 return store, lex, do_sync
         if not lexical or lex.open_for_read():  # (a list reads no index)
-            notes.append("another backscroll process (or thread) is indexing; answering from the last committed state")
+            notes.append(INDEXING_ELSEWHERE)
             return store, lex, False
     if held is None:
         store.close()

@@ -217,10 +217,12 @@ class Backscroll(Reads):
             if result is not None:
                 return result
             try:
-                result = searching.rank(store, lex, self.config, req, plan, filters, fresh, notes)
+                result = searching.rank(store, lex, self.config, req, plan, filters, fresh, notes,
+                                        unread=access.INDEXING_ELSEWHERE in notes)
             except LexicalDamaged as exc:
                 access.rebuild_damaged(self.config, store, lex, exc, notes)
-                result = searching.rank(store, lex, self.config, req, plan, filters, fresh, notes)
+                result = searching.rank(store, lex, self.config, req, plan, filters, fresh, notes,
+                                        unread=access.INDEXING_ELSEWHERE in notes)
             return self._answered(req, result, notify, store)
         finally:
             self._release(store)

@@ -79,10 +79,9 @@ def _spellings(path: str) -> tuple[str, ...]:
 def _through_link(cwd: str | None, asked: tuple[str, ...]) -> tuple[str, ...]:
     """The absolute paths ``asked`` as a session whose cwd goes through a symlink spells them (``~/link/app.py``
     for ``/srv/app/app.py``)."""
-    real = os.path.realpath(cwd) if cwd and cwd.startswith("/") else cwd
-    if not cwd or real == cwd:
+    if not cwd or not cwd.startswith("/") or os.path.realpath(cwd) == cwd:
         return ()
-    base = real.rstrip("/") + "/"
+    base = os.path.realpath(cwd).rstrip("/") + "/"
     return tuple(cwd.rstrip("/") + "/" + p[len(base):] for p in asked if p.startswith(base))
 
 

@@ -30,6 +30,7 @@ class LocalSource:
     mode: str
     fresh: bool = False
     notes: list[str] = field(default_factory=list)
+    unread: bool = False  # another process is indexing: words it has not committed are not found yet
     memo: dict = field(default_factory=dict)  # the query's vector and similarities, once for every ranking
 
     def by_words(self, q: LexicalQuery, scope: Filters, kinds: Kinds, *, echo: bool, depth: int) -> list[int]:

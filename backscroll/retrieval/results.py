@@ -75,7 +75,8 @@ def judge(source: Source, found: Proposed, filters: Filters, opts: SearchOptions
     # (by session, the weak matches of as many sessions as asked, as the results would be)
     weak = [h for g in by_session.group(weak, {}, opts.limit) for h in g.hits] if opts.by_session else weak[:opts.limit]
     suggested = source.suggestions(missing) if missing else {}
-    said = notes(plan, filters, shown, weak, missing, suggested, found.dropped, mode, echoes_hidden > 0)
+    said = notes(plan, filters, shown, weak, missing, suggested, found.dropped, mode, echoes_hidden > 0,
+                 source.unread)
     later = opts.page is not None and opts.limit > opts.page  # (a later page: page 1 needs no word on depth)
     if later and strong and not more and len(read) <= max(wanted, EVIDENCE_HITS) and full(found, opts.depth):
         said += (ranking_ends(opts.depth, opts.page or opts.limit),)
@@ -171,16 +172,17 @@ def hidden_echoes(source: Source, plan: QueryPlan, filters: Filters, opts: Searc
 
 def notes(plan: QueryPlan, filters: Filters, hits: list[Hit], weak: list[Hit], missing: tuple[str, ...],
           suggested: dict[str, str], dropped: tuple[tuple[str, ...], ...], mode: str = "hybrid",
-          echoes: bool = False) -> tuple[str, ...]:
+          echoes: bool = False, unread: bool = False) -> tuple[str, ...]:
     """What the answer rests on: a date read, words no record holds (outside query echoes, when ``echoes`` hold
-    some), results by meaning only (when words were searched too: not in semantic mode), nothing strong, a quoted
-    phrase searched without its quotes (``dropped``)."""
+    some; ``unread``: perhaps in lines an index is still reading), results by meaning only (when words were
+    searched too: not in semantic mode), nothing strong, a quoted phrase searched without its quotes
+    (``dropped``)."""
     from backscroll.retrieval import time_window
 
     out: tuple[str, ...] = (time_window.describe(plan.when, filters),) if plan.when is not None else ()
     every = bool(missing) and len(missing) == len(set(plan.lexical_terms))
     if missing:
-        out += (unheld_note(missing, every, suggested, echoes),)
+        out += (unheld_note(missing, every, suggested, echoes, unread),)
     if mode != "semantic" and hits and not every and all(h.match == "meaning" for h in hits):
         out += ("no result holds the query's words: every result matches by meaning only",)
     if weak and not hits:

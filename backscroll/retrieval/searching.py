@@ -112,12 +112,12 @@ def repeated(store: Store, req: SearchRequest, plan: QueryPlan, filters: Filters
 
 
 def rank(store: Store, lex: LexicalIndex, cfg: Config, req: SearchRequest, plan: QueryPlan, filters: Filters,
-         fresh: bool, notes: list[str]) -> SearchResult:
+         fresh: bool, notes: list[str], *, unread: bool = False) -> SearchResult:
     """The local store's answer: ``answer`` on this machine's store and indexes (``LexicalDamaged`` when the
-    index cannot be read: the caller rebuilds it and asks again)."""
+    index cannot be read: the caller rebuilds it and asks again; ``unread``: another process is indexing)."""
     from backscroll.retrieval.local import LocalSource
 
-    result = answer(LocalSource(store, lex, cfg, plan, req.mode, fresh), req, plan, filters)
+    result = answer(LocalSource(store, lex, cfg, plan, req.mode, fresh, unread=unread), req, plan, filters)
     return replace(result, notes=tuple(dict.fromkeys([*notes, *result.notes])))
 
 

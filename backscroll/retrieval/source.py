@@ -33,9 +33,11 @@ class Facts:
 
 
 class Source(Protocol):
-    """A store as ranking sees it. ``notes`` collects what the source has to say about the search."""
+    """A store as ranking sees it. ``notes`` collects what the source has to say about the search; ``unread``:
+    lines may be written that it has not read yet (another process is indexing them)."""
 
     notes: list[str]
+    unread: bool
 
     # -- candidates ----------------------------------------------------------------------------
     def by_words(self, q: LexicalQuery, scope: Filters, kinds: Kinds, *, echo: bool, depth: int) -> list[int]:

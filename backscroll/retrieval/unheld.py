@@ -28,9 +28,10 @@ def suggestions(store: Store, lex: LexicalIndex, missing: tuple[str, ...], most:
 
 
 def unheld_note(missing: tuple[str, ...], every: bool, suggested: dict[str, str] | None = None,
-                echoes: bool = False) -> str:
+                echoes: bool = False, unread: bool = False) -> str:
     """The note for query words no record in the history holds (a typo, or a topic never discussed; ``echoes``:
-    hidden query echoes hold some), with the indexed word each may have meant. Only plain words are named: a
+    hidden query echoes hold some; ``unread``: an index is reading lines that may hold them, so "never discussed"
+    cannot be said), with the indexed word each may have meant. Only plain words are named: a
     token or a key pasted into the query is not in the store (secrets are redacted at ingest), and is never
     printed back."""
     named = [t for t in missing if t.isalpha() and len(t) <= NAMED_MAX]
@@ -40,10 +41,10 @@ def unheld_note(missing: tuple[str, ...], every: bool, suggested: dict[str, str]
         shown = (shown + " and " if shown else "") + f"{others} token{'s' if others > 1 else ''} not repeated here"
     fixes = [f'"{b}"' for w, b in (suggested or {}).items() if w in named]
     meant = f"did you mean {', '.join(fixes)}?" if fixes else ""
+    unknown = "misspelled, or in lines not indexed yet" if unread else "misspelled, or never discussed"
     if every:
         outside = " outside query echoes" if echoes else ""
-        return f"no record holds any of the query's words ({shown}){outside}: " + (meant or
-                                                                                  "misspelled, or never discussed")
+        return f"no record holds any of the query's words ({shown}){outside}: " + (meant or unknown)
     pronoun = "they" if len(missing) > 1 else "it"
-    why = f"misspelled? {meant}" if meant else "misspelled, or never discussed"
+    why = f"misspelled? {meant}" if meant else unknown
     return f"no record holds {shown} ({why}), so {pronoun} did not count"

@@ -105,6 +105,7 @@ class ArchiveSource:
     vector: list[float] | None
     member: str | None = None
     notes: list[str] = field(default_factory=list)
+    unread: bool = False  # (what was pushed is what it holds)
     pool: Pool = field(default_factory=Pool)
     _counts: dict[str, WordCounts] = field(default_factory=dict)
     _total: int = 0

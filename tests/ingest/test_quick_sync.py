@@ -10,7 +10,7 @@ import pytest
 from helpers import rows
 
 from backscroll.ingest import quick
-from backscroll.ingest.report import IndexReport
+from backscroll.ingest.report import IndexReport, Progress
 from backscroll.ingest.sync import sync
 from backscroll.store.db import Store
 
@@ -185,15 +185,11 @@ def test_a_file_that_could_not_be_read_is_tried_again_by_the_next_search(session
     assert report.unreadable == [] and "written after the first look" in _texts(backscroll_home)
 
 
-class _CtrlCAfter:
+class _CtrlCAfter(Progress):
     """A progress bar whose ``files``-th file brings Ctrl-C."""
 
     def __init__(self, files: int):
         self.left = files
-
-    def start(self, total_files: int) -> None: ...
-
-    def finish(self) -> None: ...
 
     def advance(self, path: str, records: int) -> None:
         self.left -= 1

@@ -130,6 +130,13 @@ def test_search_during_indexing_answers_from_the_last_committed_state(session_bu
     data = json.loads(r.stdout)
     assert r.returncode == 0 and [h["text"] for h in data["results"]] == ["committed words"]
     assert any("answering from the last committed state" in n for n in data["notes"])
+    with writer_lock(backscroll_home.config()) as held:
+        unread = run_cli(backscroll_home, "search", "zeppelin", "--json")
+    notes = json.loads(unread.stdout)["notes"]
+    assert any("misspelled, or in lines not indexed yet" in n for n in notes), notes
+    assert not any("never discussed" in n for n in notes), "an index is reading lines that may hold it"
+    settled = json.loads(run_cli(backscroll_home, "search", "zeppelinx", "--json", "--no-sync").stdout)["notes"]
+    assert any("never discussed" in n for n in settled), settled
 
 
 def test_a_search_beside_an_index_mid_write_does_not_wait_to_cache_its_query(session_builder, backscroll_home,
