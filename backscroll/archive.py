@@ -138,10 +138,13 @@ class Backscroll(Reads):
                                              "committed state", notify=notify) as store:
             trusted = store.vouched()  # as a checked writer left it: the index needs no count of the store
             access.refuse_if_damaged(store)
+            opened = _file_id(cfg.db_path)
             notes: list[str] = []
             report = sync(store, cfg.roots, progress, access.redactor(cfg), notify=notify)
+            _still_there(cfg, opened)  # (before the index and the vectors make a data dir anew)
             added = LexicalIndex(cfg.index_dir).sync(store, notes.append, lexical_progress, check=not trusted)
             outcome = IndexOutcome(report, added, notes=notes)
+        _still_there(cfg, opened)
         if do_embed:  # (in turns: searches and another index sync between its steps)
             try:
                 outcome.embedded, outcome.embed_seconds = embedding.embed_pending(cfg, embed_progress, notify,
@@ -270,6 +273,13 @@ class Backscroll(Reads):
                                 advance=advance or (lambda _n: None))
         finally:
             self._release(store)
+
+
+def _still_there(cfg: Config, opened: tuple[int, int] | None) -> None:
+    """Refuse to report an index whose store was deleted or replaced under it (what it wrote went with it)."""
+    if _file_id(cfg.db_path) != opened:
+        raise NothingIndexedError(f"the store in {cfg.db_path.parent} was deleted or replaced while this index "
+                                  "ran: what it read was not kept", hint="run `backscroll index` again")
 
 
 def _file_id(path) -> tuple[int, int] | None:

@@ -382,3 +382,24 @@ def test_valid_records_around_garbage_still_land(garbage, tmp_path_factory):
     texts = [r[0] for r in conn.execute("SELECT text FROM records ORDER BY id")]
     conn.close()
     assert texts[0] == "good line 0" and texts[-1] == "good line 1"
+
+
+def test_an_index_whose_data_dir_was_deleted_under_it_does_not_report_success(session_builder, backscroll_home,
+                                                                               backscroll_index):
+    import shutil
+
+    from backscroll.archive import Backscroll
+    from backscroll.errors import NothingIndexedError
+    from backscroll.ingest.report import Progress
+
+    session_builder.claude().user("the first words")
+    backscroll_index()
+    session_builder.claude().user("words read into a store that is gone")
+
+    class DeletesTheDataDir(Progress):
+        def advance(self, path: str, records: int) -> None:
+            shutil.rmtree(backscroll_home.data)
+
+    with Backscroll(config=backscroll_home.config()) as bs, pytest.raises(NothingIndexedError, match="deleted"):
+        bs.index(embed=False, progress=DeletesTheDataDir())
+    assert not backscroll_home.data.exists(), "no index or vectors were made anew in a deleted data dir"
