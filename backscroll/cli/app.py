@@ -49,13 +49,25 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _colour(value: str) -> str:
+    """``--color``, taken before ``--help`` (an eager option) so that help and usage errors follow it too."""
+    if value not in ("auto", "always", "never"):
+        raise typer.BadParameter("use auto, always or never", param_hint="--color")
+    common.STATE.color = value
+    if value == "never":
+        from typer import rich_utils
+
+        rich_utils.COLOR_SYSTEM = None  # (rich then writes no style at all, bold included)
+    return value
+
+
 def main_callback(
     home: Annotated[str | None, typer.Option(
         "--home", metavar="DIR",
         help="Data directory (store, indexes). Default: $BACKSCROLL_HOME, else the platform's user data dir.")] = None,
     version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True,
                                           help="Print the version, the embedding model and the store schema.")] = False,
-    color: Annotated[str, typer.Option("--color", metavar="auto|always|never",
+    color: Annotated[str, typer.Option("--color", metavar="auto|always|never", callback=_colour, is_eager=True,
                                        help="Colour: auto (on a terminal, unless NO_COLOR), always, never.",
                                        autocompletion=common.complete_from(("auto", "always", "never")))] = "auto",
     pretty: Annotated[bool, typer.Option("--pretty",
@@ -63,10 +75,7 @@ def main_callback(
     no_pager: Annotated[bool, typer.Option("--no-pager", help="Never page long output on a terminal.")] = False,
 ) -> None:
     """Global options may also come after the command (`backscroll search x --home DIR`)."""
-    if color not in ("auto", "always", "never"):
-        raise typer.BadParameter("use auto, always or never", param_hint="--color")
     common.STATE.home = home
-    common.STATE.color = color
     common.STATE.pretty = pretty
     common.STATE.pager = not no_pager
 

@@ -336,3 +336,19 @@ def test_a_tables_row_piped_is_one_line(session_builder, backscroll_index, backs
     out = run_cli(backscroll_home, "status", env={**cli_env(backscroll_home), "COLUMNS": "80"}).stdout
     row = next(line for line in out.splitlines() if "tool_output=" in line)
     assert row.startswith("claude") and "user=" in row and len(row) > 80, out
+
+
+@pytest.mark.parametrize("argv", [["--color", "never", "--help"], ["--color", "never", "search", "--help"],
+                                  ["search", "--help", "--color", "never"]])
+def test_color_never_leaves_help_plain_where_colour_was_forced(argv, backscroll_home):
+    import subprocess
+    import sys
+
+    env = cli_env(backscroll_home, FORCE_COLOR="1", COLUMNS="100")
+    env.pop("NO_COLOR", None)
+    coloured = subprocess.run([sys.executable, "-m", "backscroll", *[a for a in argv if a not in ("--color", "never")]],
+                              env=env, capture_output=True, text=True, timeout=60)
+    assert "\x1b[" in coloured.stdout + coloured.stderr, "FORCE_COLOR styles typer's output"
+    plain = subprocess.run([sys.executable, "-m", "backscroll", *argv], env=env, capture_output=True, text=True,
+                           timeout=60)
+    assert "Usage:" in plain.stdout + plain.stderr and "\x1b[" not in plain.stdout + plain.stderr, plain
