@@ -27,7 +27,7 @@ def fold(text: str, max_lines: int) -> tuple[list[str], int]:
 
 
 def _record_lines(hit: Hit, full: bool) -> tuple[str, list[str], int]:
-    from backscroll.cli.terminal import clean_line, label
+    from backscroll.cli.terminal import clean, clean_line, label
     from backscroll.ingest.echo import SHELL_TOOLS
 
     when = local_time(hit.timestamp, seconds=True)
@@ -37,7 +37,7 @@ def _record_lines(hit: Hit, full: bool) -> tuple[str, list[str], int]:
         text = "$ " + text
     limit = 0 if full else (FOLD_TOOL_LINES if hit.content_type == "tool" else FOLD_TEXT_LINES)
     lines, folded = fold(text, limit)
-    return head, lines, folded
+    return head, [clean(line) for line in lines], folded  # (a BEL shown as ␇, as search shows it: rich drops it)
 
 
 def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
@@ -178,7 +178,7 @@ def print_file_sessions(found: list[FileTouches], path: str, *, color: bool) -> 
         line.append(clean_line(f"{f.agent or '':<{agent_width}} {project:<{project_width}}  "), style="cyan")
         line.append(f"{summary(f.actions):<{action_width}}", style="bold")
         if which_width:
-            line.append(f"  {cut_start(which[f.session_id], which_width):<{which_width}}")
+            line.append(clean_line(f"  {cut_start(which[f.session_id], which_width):<{which_width}}"))
         line.append(clean_line(f"  {f.title or '(untitled)'}"))
         one_line(out, line)
         out.print(Text(f"{'':16}  {show_command(f.record_id)}", style="dim"), soft_wrap=True)

@@ -190,6 +190,18 @@ def test_human_output_has_no_control_characters(hostile_session, backscroll_inde
         assert "␛" in r.output, "the escape is shown, not silently dropped"
 
 
+def test_a_bell_and_a_backspace_read_alike_in_search_show_and_files(session_builder, backscroll_index):
+    s = session_builder.claude(project="shop", cwd="/home/dev/shop")
+    s.user("the zebra back\x07\x08\x08XX rollout")
+    s.tool_result(s.tool_use("Read", {"file_path": "/home/dev/shop/c\x07/zebra.py"}), "...")
+    backscroll_index(embed=False)
+    for args in (["search", "zebra", "--mode", "lexical"], ["show", s.session_id], ["files", "zebra.py"]):
+        r = CliRunner(env={"COLUMNS": "200"}).invoke(app, [*args, "--no-sync"])
+        shown = "c␇/zebra.py" if args[0] == "files" else "the zebra back␇␈␈XX rollout"
+        assert r.exit_code == 0 and any(line.strip().startswith(shown) or f"  {shown}" in line
+                                        for line in r.output.splitlines() if "title:" not in line), (args, r.output)
+
+
 def test_an_id_a_path_or_an_entry_type_from_a_log_stays_on_its_line_bounded_and_redacted(session_builder,
                                                                                         backscroll_index):
     """Identifiers read from a log are printed on lines of their own: a newline in one must not print a line of its
