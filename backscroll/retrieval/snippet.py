@@ -43,12 +43,30 @@ def make_snippet(text: str, terms: tuple[str, ...], stems: tuple[str, ...] = (),
     if end < len(flat):
         space = flat.rfind(" ", start, end)
         end = space if space > start + width // 2 else end
+    start, end = _whole_marks(flat, start, end)
     prefix = "…" if start > 0 else ""
     suffix = "…" if end < len(flat) else ""
     body = flat[start:end]
     spans = tuple((m.start() - start + len(prefix), m.end() - start + len(prefix))
                   for m in matches if m.start() >= start and m.end() <= end)
     return prefix + body + suffix, spans
+
+
+_MARK = "[REDACTED:"
+
+
+def _whole_marks(flat: str, start: int, end: int) -> tuple[int, int]:
+    """``start`` and ``end`` moved out of a redaction mark they fall inside (``…ACTED:aws-key]`` reads as a
+    secret's end)."""
+    reach = len(_MARK) - 1  # (a cut inside "[REDACTED:" itself)
+    before = flat.rfind(_MARK, max(0, start - 64), start + reach)
+    if 0 <= before < start and "]" not in flat[before:start]:
+        start = before
+    at = flat.rfind(_MARK, max(0, end - 64), end + reach)
+    close = flat.find("]", at, at + 80) if 0 <= at < end else -1
+    if close >= end:
+        end = close + 1
+    return start, end
 
 
 def _densest(matches: list[re.Match], width: int) -> int:

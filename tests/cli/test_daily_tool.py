@@ -388,6 +388,21 @@ def test_version_names_the_model_and_schema():
     assert r.exit_code == 0 and f"store schema {schema_version()}" in r.stdout and "model " in r.stdout
 
 
+def test_a_snippet_never_cuts_inside_a_redaction_mark():
+    from backscroll.retrieval.snippet import make_snippet
+
+    for before in range(0, 120, 3):
+        for after in range(0, 300, 9):
+            text = ("alpha " * 50 + "z" * 60 + "[REDACTED:aws-secret-key]" + "q" * before + " needle " + "w" * after
+                    + "[REDACTED:github-token]" + "v" * 80 + " gamma" * 60)
+            snip, spans = make_snippet(text, ("needle",))
+            body = snip.strip("…")
+            marks = body.count("[REDACTED:")
+            assert marks == body.count("-key]") + body.count("-token]") and "ACTED:" not in body.replace(
+                "[REDACTED:", "") and ("[RED" not in body or marks), snip
+            assert [snip[a:b] for a, b in spans] == ["needle"], (snip, spans)
+
+
 def test_snippets_never_start_mid_word_and_whole_text_when_it_fits():
     from backscroll.retrieval.snippet import make_snippet
 
