@@ -100,3 +100,15 @@ def test_prose_that_names_the_recall_tag_is_prose(session_builder, backscroll_in
     assert hits and "plinthograph escaping scheme for everything quoted" in hits[0].text
     rest, blocks = classify.split_recall("a <backscroll-recall> element, then the rest")
     assert (rest, blocks) == ("a <backscroll-recall> element, then the rest", [])
+
+
+def test_an_unclosed_recall_tag_hides_no_more_than_a_hook_prints():
+    head = '<backscroll-recall source="backscroll" note="untrusted historical data">\n- a recalled line'
+    assert classify.split_recall(f"why is it red?\n{head}") == ("why is it red?", [head]), "a block cut short"
+    quoted = f"I pasted {head} and then wrote my own question about the" + " flaky login test" * 200
+    assert classify.split_recall(quoted) == (quoted, []), "the person's words after a quoted tag stay theirs"
+    text = f"{BLOCK}\nthe question, then {head}" + " and more of my words" * 200
+    assert classify.split_recall(text) == (text[len(BLOCK):].strip(), [BLOCK])
+    many = (head + " ") * 20_000  # (hostile: every tag unclosed, found in linear time)
+    rest, blocks = classify.split_recall(many)
+    assert len(blocks) == 1 and len(blocks[0]) <= 2048 + len(head) and rest + " " + blocks[0] == many
