@@ -82,6 +82,15 @@ def _default_home() -> Path:
     return Path(user_data_dir(APP, appauthor=False))
 
 
+def _check_user_home(data_dir: Path) -> None:
+    """Refuse a default data dir under a home directory that does not exist (``HOME=/nonexistent``, a service's
+    user): making it would make that home, as root anywhere on the disk."""
+    user_home = Path(os.path.expanduser("~"))
+    if data_dir.is_relative_to(user_home) and not os.path.isdir(user_home):
+        raise UsageError(f"the home directory {user_home} does not exist, and the data dir would be made inside it",
+                         hint="set $BACKSCROLL_HOME (or --home) to a folder backscroll may create")
+
+
 def _default_config_dir() -> Path:
     from platformdirs import user_config_dir
 
@@ -240,6 +249,8 @@ def resolve(
         a_file = home_s.value.exists() and not home_s.value.is_dir()
     except OSError:  # (a parent that cannot be entered: said where the store is opened)
         a_file = False
+    if home_s.origin == "default":
+        _check_user_home(home_s.value)
     if a_file:
         where = {"flag": "--home", "env $BACKSCROLL_HOME": "$BACKSCROLL_HOME"}.get(home_s.origin, "the data dir")
         raise UsageError(f"{where} ({home_s.value}) is a file, not a directory",

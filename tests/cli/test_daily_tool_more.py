@@ -562,6 +562,19 @@ def test_a_data_dir_that_is_a_file_is_named_as_such(backscroll_home, tmp_path):
     assert afile.read_text() == "not a directory\n"
 
 
+def test_a_home_directory_that_does_not_exist_is_not_made_for_the_default_data_dir(backscroll_home, tmp_path):
+    gone = tmp_path / "nonexistent"
+    env = {k: v for k, v in cli_env(backscroll_home, HOME=str(gone)).items()
+           if k not in ("BACKSCROLL_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME")}
+    r = subprocess.run([sys.executable, "-m", "backscroll", "search", "hello"], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 2 and f"the home directory {gone} does not exist" in r.stderr, r.stderr
+    assert "BACKSCROLL_HOME" in r.stderr and not gone.exists()
+    r = subprocess.run([sys.executable, "-m", "backscroll", "status", "--json"], capture_output=True, text=True,
+                       env={**env, "BACKSCROLL_HOME": str(tmp_path / "data")}, timeout=120)
+    assert r.returncode == 0 and not gone.exists(), "a data dir named elsewhere needs no home"
+
+
 def test_a_source_path_the_agent_named_finds_nothing_in_is_noted_with_whose_it_looks(small):
     import shutil
 
