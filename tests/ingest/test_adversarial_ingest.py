@@ -632,3 +632,42 @@ def test_a_session_an_older_reader_stored_under_a_secret_id_is_gone_after_the_re
     backscroll_index(embed=False)
     assert {r["session_id"] for r in rows(backscroll_home, "SELECT session_id FROM sessions")} == {digest}
     assert {r["session_id"] for r in rows(backscroll_home)} == {digest}
+
+
+def test_a_lone_surrogate_or_a_byte_order_mark_costs_no_whole_file_reader_its_session(backscroll_home,
+                                                                                      backscroll_index):
+    """Cline, Copilot and Amp read whole JSON documents: one ``\\ud83d`` (a string Node cut mid-emoji) or a BOM made
+    the whole task, chat or thread unreadable, where a line reader kept the record with U+FFFD."""
+    import shutil
+
+    from editor_homes import CODE, DATA
+
+    home = backscroll_home.home
+    cut = {"cline": (DATA / "cline/tasks", home / ".cline/data/tasks", "1760000000000/ui_messages.json",
+                     b'"text":"The nightly export'),
+           "amp": (DATA / "amp/threads", home / ".local/share/amp/threads",
+                   "T-019a2f4c-7d1e-7b3a-9c55-2e8f61a0d4b7.json", b'"text": "test_retry_backoff'),
+           "copilot-cli": (DATA / "copilot/session-state", home / ".copilot/session-state",
+                           "5b1c9e2a-7d3f-4a8b-9c6e-1f2a3b4c5d6e/events.jsonl", b'"content":"Webhook signatures'),
+           "copilot-code": (DATA / "copilot/workspaceStorage", home / CODE / "workspaceStorage",
+                            "9f8e7d6c/chatSessions/c4d5e6f7-0a1b-4c2d-8e3f-405162738495.json",
+                            b'"text":"Invoice PDFs')}
+    for source, dest, name, at in cut.values():
+        shutil.copytree(source, dest)
+        data = (dest / name).read_bytes()
+        assert at in data, name
+        value = at.index(b'"', at.index(b":")) + 1  # (where the text's value starts)
+        (dest / name).write_bytes(data.replace(at, at[:value] + b"zcutemoji \\ud83d " + at[value:], 1))
+    ui = home / ".cline/data/tasks/1760000000000/ui_messages.json"
+    ui.write_bytes(b"\xef\xbb\xbf" + ui.read_bytes())  # (and a BOM, as a Windows tool writes it)
+    out = backscroll_index(embed=False)
+    assert not out.report.unreadable, out.report.unreadable
+    landed = rows(backscroll_home, "SELECT agent, text FROM records "
+                                   "WHERE text LIKE 'zcutemoji%'")
+    assert sorted(r["agent"] for r in landed) == ["amp", "cline", "copilot", "copilot"], landed
+    assert all(r["text"].startswith("zcutemoji \ufffd ") for r in landed), landed
+
+
+def test_nan_infinity_and_numbers_past_a_float_cost_a_line_nothing():
+    assert jsontext.loads(b'{"costUSD": NaN, "t": -Infinity, "n": 1e999, "ok": 1.5e300, "s": "NaN", "x": "\\ud83d"}'
+                          ) == {"costUSD": None, "t": None, "n": None, "ok": 1.5e300, "s": "NaN", "x": "\ufffd"}

@@ -35,6 +35,7 @@ from backscroll.ingest.sources import (
     block_text,
     clean_text,
     home_root,
+    jsontext,
     render_input,
 )
 from backscroll.types import Record, SessionInfo
@@ -163,7 +164,7 @@ def _records(thread: dict, info: SessionInfo) -> tuple[list[Record], list[tuple[
 
 def read_whole(path: Path, state: dict) -> WholeRead:
     try:
-        thread = orjson.loads(path.read_bytes())
+        thread = jsontext.loads(path.read_bytes())
     except orjson.JSONDecodeError:
         # Amp rewrites the file in place; a half-written one is read again when it changes.
         raise OSError("Amp thread file is not valid JSON (being rewritten?)") from None

@@ -47,6 +47,7 @@ from backscroll.ingest.sources import (
     cline_sessions,
     editor_user_dirs,
     file_stat,
+    jsontext,
     with_stats,
 )
 from backscroll.ingest.sources.cline_messages import SHELL_TOOLS, api_records, ui_records
@@ -122,7 +123,7 @@ def reader(agent: str):
             tasks = tuple(p for p, _origin in _cline_root(os.environ)[1:]) + (path.parent.parent.parent / "tasks",)
             return cline_sessions.read_session(path, agent, tasks)
         try:
-            data = orjson.loads(path.read_bytes())
+            data = jsontext.loads(path.read_bytes())
         except orjson.JSONDecodeError as exc:
             raise OSError(f"not a complete JSON document (being rewritten?): {exc}") from None
         if not isinstance(data, list):
@@ -132,7 +133,7 @@ def reader(agent: str):
         records, cwd, title = (ui_records if path.name == _UI else api_records)(data, base)
         if cwd is None and path.name == _UI and (path.parent / _API).exists():
             try:
-                api = orjson.loads((path.parent / _API).read_bytes())
+                api = jsontext.loads((path.parent / _API).read_bytes())
                 _r, cwd, _t = api_records(api if isinstance(api, list) else [], base)
             except (OSError, orjson.JSONDecodeError):
                 pass
@@ -146,7 +147,7 @@ def _history_item(folder: Path) -> tuple[str | None, str | None]:
     """Roo Code's ``history_item.json`` beside a task: the task that handed it its work (``parentTaskId``: it is
     that task's subtask), and its workspace."""
     try:
-        item = orjson.loads((folder / _HISTORY).read_bytes())
+        item = jsontext.loads((folder / _HISTORY).read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return None, None
     if not isinstance(item, dict):

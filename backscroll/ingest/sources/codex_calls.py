@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 
-from backscroll.ingest.sources import as_dict, as_list, as_str, block_text, render_input
+from backscroll.ingest.sources import as_dict, as_list, as_str, block_text, jsontext, render_input
 
 _SHELLS = {"bash", "sh", "zsh", "dash"}
 _EXIT_CODE = re.compile(r"(?:^|\n)(?:Process exited with code|Exit code:)\s*(-?\d+)")
@@ -45,7 +45,7 @@ def tool_call(payload: dict) -> tuple[str, str, str | list | None]:
     args: object = raw
     if isinstance(raw, str):
         try:
-            args = orjson.loads(raw)
+            args = jsontext.loads(raw)
         except orjson.JSONDecodeError:
             args = raw
     if isinstance(args, dict):
@@ -69,7 +69,7 @@ def tool_output(payload: dict) -> tuple[str, bool]:
     failed = False
     if isinstance(out, str) and out[:1] == "{":
         try:
-            decoded = orjson.loads(out)
+            decoded = jsontext.loads(out)
         except orjson.JSONDecodeError:
             decoded = None
         if isinstance(decoded, dict) and "output" in decoded:

@@ -19,6 +19,7 @@ from backscroll.ingest.sources import (
     as_list,
     block_text,
     clean_text,
+    jsontext,
     render_input,
 )
 from backscroll.ingest.sources.answers import codex_answered, codex_asked, codex_asking
@@ -89,7 +90,7 @@ def _inter_agent(content: list) -> str | None:
     if len(content) != 1 or not isinstance(content[0], dict) or not str(content[0].get("text", "")).startswith("{"):
         return None
     try:
-        sent = orjson.loads(content[0]["text"])
+        sent = jsontext.loads(content[0]["text"])
     except orjson.JSONDecodeError:
         return None
     if not isinstance(sent, dict) or not isinstance(sent.get("content"), str) or not all(

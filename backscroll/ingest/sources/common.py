@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from backscroll.ingest.sources import jsontext
 from backscroll.ingest.sources.jsontext import dumps
 from backscroll.sanitize import within
 from backscroll.types import TITLE_CHARS
@@ -98,7 +99,7 @@ def call_text(name: str, args: object, shell_tools: frozenset[str] | set[str]) -
     (``args`` may be a JSON string, as OpenAI-style function calls give them)."""
     if isinstance(args, str):
         try:
-            args = orjson.loads(args)
+            args = jsontext.loads(args)
         except orjson.JSONDecodeError:
             pass
     command = args.get("command") if name in shell_tools and isinstance(args, dict) else None
@@ -112,7 +113,7 @@ def json_object(text: object) -> dict | None:
     if not isinstance(text, str) or not text.lstrip().startswith("{"):
         return None
     try:
-        obj = orjson.loads(text)
+        obj = jsontext.loads(text)
     except orjson.JSONDecodeError:
         return None
     return obj if isinstance(obj, dict) else None

@@ -69,6 +69,7 @@ from backscroll.ingest.sources import (
     block_text,
     clean_text,
     editor_user_dirs,
+    jsontext,
 )
 from backscroll.ingest.sources.copilot_calls import SHELL_TOOLS, _call_text, _s
 from backscroll.ingest.sources.copilot_log import replay
@@ -140,7 +141,7 @@ def cli_records(lines: list[bytes], base: SessionInfo
         if not raw.strip():
             continue
         try:
-            ev = orjson.loads(raw)
+            ev = jsontext.loads(raw)
         except orjson.JSONDecodeError:
             if i < complete:
                 skipped.append((n, "malformed JSON"))
@@ -223,7 +224,7 @@ def read_whole(path: Path, state: dict) -> WholeRead:
         return WholeRead([SourceUnit(str(path), session, records, skipped)], {})
     if _is_vscode(path):
         try:
-            doc = orjson.loads(data)
+            doc = jsontext.loads(data)
         except orjson.JSONDecodeError as exc:
             raise OSError(f"not a complete JSON document (being rewritten?): {exc}") from None
         if not isinstance(doc, dict):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import orjson
 
+from backscroll.ingest.sources import jsontext
+
 INITIAL, SET, PUSH, DELETE = 0, 1, 2, 3
 
 _MISSING = object()
@@ -114,7 +116,7 @@ def replay(lines: list[bytes]) -> tuple[dict | None, list[tuple[int, str]]]:
         if not raw.strip():
             continue
         try:
-            entry = orjson.loads(raw)
+            entry = jsontext.loads(raw)
         except orjson.JSONDecodeError:
             if i < complete:
                 skipped.append((n, "malformed JSON"))

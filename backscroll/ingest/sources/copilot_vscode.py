@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlparse
 import orjson
 
 from backscroll.dates import normalize_timestamp
-from backscroll.ingest.sources import as_dict, as_list, clean_text, title_line
+from backscroll.ingest.sources import as_dict, as_list, clean_text, jsontext, title_line
 from backscroll.ingest.sources.copilot_calls import _call_text, _s
 from backscroll.types import Record, SessionInfo
 
@@ -168,7 +168,7 @@ def _after(req: dict, metadata: dict, rid: str, n: int, ts: str | None, cwd: str
 
 def _workspace_folder(chat_sessions: Path) -> str | None:
     try:
-        data = orjson.loads((chat_sessions.parent / "workspace.json").read_bytes())
+        data = jsontext.loads((chat_sessions.parent / "workspace.json").read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return None
     uri = data.get("folder") if isinstance(data, dict) else None

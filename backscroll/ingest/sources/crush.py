@@ -45,6 +45,7 @@ from backscroll.ingest.sources import (
     block_text,
     clean_text,
     db_stat,
+    jsontext,
     read_db_snapshot,
     render_input,
 )
@@ -110,7 +111,7 @@ def _str(value: object) -> str | None:
 
 def _parts(raw: object) -> list | str:
     try:
-        parts = orjson.loads(raw) if isinstance(raw, (str, bytes)) else raw
+        parts = jsontext.loads(raw) if isinstance(raw, (str, bytes)) else raw
     except orjson.JSONDecodeError:
         return "parts are not valid JSON"
     return parts if isinstance(parts, list) else "parts are not a JSON list"
@@ -121,7 +122,7 @@ def _call(data: dict) -> tuple[str, str, str | None]:
     inp: object = data.get("input")
     if isinstance(inp, str):
         try:
-            inp = orjson.loads(inp) if inp.strip() else None
+            inp = jsontext.loads(inp) if inp.strip() else None
         except orjson.JSONDecodeError:
             pass
     if name in SHELL_TOOLS and isinstance(inp, dict) and _str(inp.get("command")):
@@ -223,7 +224,7 @@ class _CrushAgent(Agent):
         listed = root / "projects.json"
         if listed.is_file():
             try:
-                projects = orjson.loads(listed.read_bytes()).get("projects") or []
+                projects = jsontext.loads(listed.read_bytes()).get("projects") or []
             except (orjson.JSONDecodeError, AttributeError, OSError):
                 projects = []
             for project in projects if isinstance(projects, list) else []:

@@ -14,7 +14,7 @@ import re
 import orjson
 
 from backscroll.dates import normalize_timestamp
-from backscroll.ingest.sources import block_text, clean_text, render_input
+from backscroll.ingest.sources import block_text, clean_text, jsontext, render_input
 from backscroll.types import Record, SessionInfo
 
 _SHELL = re.compile(r"^(run_terminal_(cmd|command)(_v\d+)?|Shell|shell|terminal)$")
@@ -47,7 +47,7 @@ def _loads(raw: object) -> object:
     if not isinstance(raw, (str, bytes)) or not raw:
         return None
     try:
-        return orjson.loads(raw)
+        return jsontext.loads(raw)
     except orjson.JSONDecodeError:
         return None
 

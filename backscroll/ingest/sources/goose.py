@@ -39,6 +39,7 @@ from backscroll.ingest.sources import (
     clean_text,
     db_stat,
     file_stat,
+    jsontext,
     read_db_snapshot,
     render_input,
 )
@@ -83,7 +84,7 @@ def _str(value: object) -> str | None:
 def _decode(raw: object) -> object:
     if isinstance(raw, (str, bytes)):
         try:
-            return orjson.loads(raw)
+            return jsontext.loads(raw)
         except orjson.JSONDecodeError:
             return None
     return raw

@@ -39,6 +39,7 @@ from backscroll.ingest.sources import (
     db_stat,
     db_tables,
     json_object,
+    jsontext,
     read_db_snapshot,
 )
 from backscroll.types import Record, SessionInfo
@@ -84,7 +85,7 @@ def content_text(raw: object) -> str:
         return ""
     if raw.startswith(_PARTS):
         try:
-            return block_text(orjson.loads(raw[len(_PARTS):]))
+            return block_text(jsontext.loads(raw[len(_PARTS):]))
         except orjson.JSONDecodeError:
             return ""
     return raw
@@ -202,7 +203,7 @@ def message_records(rows: list[dict], info: SessionInfo, source: object = None) 
 
 def _calls(raw: object, base: str, pos: int, ts: str | None, cwd: str | None) -> list[Record]:
     try:
-        calls = orjson.loads(raw) if isinstance(raw, (str, bytes)) else raw
+        calls = jsontext.loads(raw) if isinstance(raw, (str, bytes)) else raw
     except orjson.JSONDecodeError:
         return []
     out = []

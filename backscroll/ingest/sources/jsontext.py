@@ -1,15 +1,17 @@
 """Decoding and encoding JSON that orjson refuses but that holds valid text.
 
-``loads`` is ``orjson.loads`` with two repairs tried only after orjson fails, so valid lines are not
+``loads`` is ``orjson.loads`` with repairs tried only after orjson fails, so valid lines are not
 dropped: lone UTF-16 surrogate escapes (``"\\ud83d"``, what a Node agent writes when it cuts a string
-mid-emoji) become U+FFFD, and values nested deeper than orjson's limit (1024) are replaced by a
-placeholder string. ``dumps`` is ``orjson.dumps`` that caps nesting (orjson stops at 255 levels) the
-same way. Everything here is pure and never recurses deeper than ``MAX_DEPTH``.
+mid-emoji) become U+FFFD, values nested deeper than orjson's limit (1024) are replaced by a
+placeholder string, and ``NaN``, ``Infinity`` and numbers past a float's range are null. ``dumps`` is
+``orjson.dumps`` that caps nesting (orjson stops at 255 levels) the same way. Everything here is pure and
+never recurses deeper than ``MAX_DEPTH``.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import orjson
 
@@ -60,7 +62,7 @@ def cap_depth(data: bytes, limit: int = MAX_DEPTH) -> bytes:
     return b"".join(out)
 
 
-def loads(raw: bytes | str) -> object:
+def loads(raw: bytes | str) -> Any:
     """``orjson.loads``, repairing lone surrogate escapes, too-deep nesting, a byte-order mark and bytes that are not
     UTF-8 (each as U+FFFD) when orjson refuses them.
 
@@ -86,7 +88,22 @@ def loads(raw: bytes | str) -> object:
         fixed = (data[3:] if data.startswith(b"\xef\xbb\xbf") else data).decode("utf-8", "replace").encode()
         if fixed != data:
             return loads(fixed)
+    if _NON_FINITE.search(data):  # NaN, Infinity (Python's json.dumps writes them) or 1e999: null, the rest kept
+        import json
+
+        try:
+            return json.loads(replace_lone_surrogates(data), parse_constant=lambda _name: None, parse_float=_finite)
+        except (ValueError, RecursionError):
+            pass
     raise first
+
+
+_NON_FINITE = re.compile(rb"NaN|Infinity|[0-9][eE][+]?[0-9]{3}")
+
+
+def _finite(number: str) -> float | None:
+    value = float(number)
+    return value if value not in (float("inf"), float("-inf")) else None
 
 
 def _capped(value: object, depth: int) -> object:

@@ -32,7 +32,17 @@ from pathlib import Path
 import orjson
 
 from backscroll.dates import format_ts
-from backscroll.ingest.sources import EMPTY, Agent, LineError, ParsedLine, call_text, clean_text, home_root, kimi_code
+from backscroll.ingest.sources import (
+    EMPTY,
+    Agent,
+    LineError,
+    ParsedLine,
+    call_text,
+    clean_text,
+    home_root,
+    jsontext,
+    kimi_code,
+)
 from backscroll.types import Record, SessionInfo
 
 SHELL_TOOLS = {"Shell", "Bash"}
@@ -56,7 +66,7 @@ def _claims(path: Path) -> bool:
 @lru_cache(maxsize=8)
 def _work_dirs(meta: Path, mtime: int) -> dict[str, str]:
     try:
-        data = orjson.loads(meta.read_bytes())
+        data = jsontext.loads(meta.read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return {}
     out = {}
@@ -79,7 +89,7 @@ def _cwd(sessions_dir: Path, folder: str) -> str | None:
 
 def _title(session_dir: Path) -> str | None:
     try:
-        state = orjson.loads((session_dir / "state.json").read_bytes())
+        state = jsontext.loads((session_dir / "state.json").read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return None
     title = state.get("custom_title") if isinstance(state, dict) else None
@@ -134,7 +144,7 @@ def _dated(path: Path, mtime: int, _size: int, _wire_mtime: int, _wire_size: int
         return ()
     for raw in lines:
         try:
-            obj = orjson.loads(raw)
+            obj = jsontext.loads(raw)
         except orjson.JSONDecodeError:
             obj = None
         if isinstance(obj, dict) and obj.get("role") == "user":
@@ -156,7 +166,7 @@ def _turns(wire: Path) -> list[tuple[str, str]]:
                 if b'"TurnBegin"' not in line:
                     continue
                 try:
-                    event = orjson.loads(line)
+                    event = jsontext.loads(line)
                     asked, at = event["message"]["payload"]["user_input"], float(event["timestamp"])
                 except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
                     continue

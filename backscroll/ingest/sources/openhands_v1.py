@@ -35,6 +35,7 @@ from backscroll.ingest.sources import (
     as_list,
     block_text,
     clean_text,
+    jsontext,
     render_input,
     with_stats,
 )
@@ -79,7 +80,7 @@ def stat(path: Path) -> tuple[int, int]:
 def load(path: Path) -> object:
     """A JSON file's value; None when it is gone or not JSON."""
     try:
-        return orjson.loads(path.read_bytes())
+        return jsontext.loads(path.read_bytes())
     except (orjson.JSONDecodeError, FileNotFoundError):
         return None
 

@@ -30,6 +30,7 @@ from backscroll.ingest.sources import (
     as_str,
     clean_text,
     home_root,
+    jsontext,
     render_input,
 )
 from backscroll.types import Record, SessionInfo
@@ -96,7 +97,7 @@ def _header(obj: dict) -> ParsedLine:
 def _arguments(raw: object) -> object:
     if isinstance(raw, str):
         try:
-            return orjson.loads(raw)
+            return jsontext.loads(raw)
         except orjson.JSONDecodeError:
             return raw
     return raw

@@ -23,8 +23,6 @@ import os
 import re
 from pathlib import Path
 
-import orjson
-
 from backscroll.dates import normalize_timestamp
 from backscroll.ingest.sources import (
     SourceUnit,
@@ -36,6 +34,7 @@ from backscroll.ingest.sources import (
     clean_text,
     failed_exit,
     file_stat,
+    jsontext,
     read_regular,
     render_input,
     with_stats,
@@ -55,7 +54,7 @@ _SUMMARY = re.compile(r"(?s)<compaction_summary>\s*(.*?)\s*</compaction_summary>
 
 
 def _json(path: Path) -> object:
-    return orjson.loads(read_regular(path, _LIMIT))
+    return jsontext.loads(read_regular(path, _LIMIT))
 
 
 def answers(output: object) -> str:
@@ -104,7 +103,7 @@ def history(folder: Path) -> tuple[list, dict]:
     for line in lines:
         if not line.endswith(b"\n"):
             break  # (a torn last write: the writer ignores it too)
-        record = as_dict(orjson.loads(line))
+        record = as_dict(jsontext.loads(line))
         payload = as_dict(record.get("payload"))
         if record.get("type") in ("projection_delta", "session_relocated"):
             entries, envelope = _apply(entries, envelope, as_list(payload.get("delta")))

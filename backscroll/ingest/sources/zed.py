@@ -41,6 +41,7 @@ from backscroll.ingest.sources import (
     clean_text,
     db_stat,
     first_seen,
+    jsontext,
     read_db_snapshot,
     render_input,
     time_of,
@@ -89,7 +90,7 @@ def decode_thread(data_type: object, data: object) -> dict | str:
     elif data_type != "json":
         return f"unknown data type {data_type!r}"
     try:
-        obj = orjson.loads(data)
+        obj = jsontext.loads(data)
     except orjson.JSONDecodeError:
         return "thread data is not valid JSON"
     if not isinstance(obj, dict):
@@ -117,7 +118,7 @@ def _call(use: dict) -> tuple[str, str, str | None]:
     inp = use.get("input")
     if inp in (None, {}, "") and isinstance(use.get("raw_input"), str):
         try:
-            inp = orjson.loads(use["raw_input"])
+            inp = jsontext.loads(use["raw_input"])
         except orjson.JSONDecodeError:
             inp = use["raw_input"]
     if name in SHELL_TOOLS and isinstance(inp, dict) and _str(inp.get("command")):
