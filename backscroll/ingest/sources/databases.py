@@ -4,7 +4,8 @@ beside them, and the change a sync can see without opening one (its size and its
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -16,11 +17,23 @@ def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, t
     ``-shm`` files there (a database in rollback-journal mode, or a WAL one no writer has open) it is opened with
     ``immutable=1``, which creates none and takes no lock, and it is read again when a writer committed meanwhile
     (its header's change counter moved); while a writer keeps its ``-wal`` there it is opened with ``mode=ro`` and
-    takes its locks (a writer holding the database alone is reported, and read on the next sync). A missing file
+    takes its locks (a writer holding the database alone is reported, and read on the next sync); a ``-wal`` no
+    writer keeps (no ``-shm`` beside it) or one in a folder this process cannot write is read from a temporary
+    copy, since SQLite would make the ``-shm`` in the agent's folder, or fail. A missing file
     is never created; undecodable bytes of a path are kept as they are, and text that is not UTF-8 is read with
     U+FFFD. A busy database is retried ``attempts`` times, ``pause`` seconds apart and more each time. Failures
     become ``OSError`` naming ``what`` (the agent).
     """
+    if path.is_file() and _left_wal(path):
+        try:
+            with _copied(path) as copy:
+                return _read(copy, read, what, attempts, timeout, pause)
+        except BlockingIOError:
+            raise OSError(f"{what} database unreadable: database is locked") from None
+    return _read(path, read, what, attempts, timeout, pause)
+
+
+def _read(path: Path, read: Callable, what: str, attempts: int, timeout: float, pause: float):
     import sqlite3
     import time
     from urllib.parse import quote
@@ -57,6 +70,36 @@ def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, t
             if conn is not None:
                 conn.close()
     raise OSError(f"{what} database busy")  # pragma: no cover
+
+
+def _left_wal(path: Path) -> bool:
+    """A ``-wal`` that no writer has open (none keeps its ``-shm`` there: a copy, a backup, a writer killed before
+    it made one) or in a folder this process cannot write: SQLite would make the ``-shm`` beside it, or fail."""
+    return os.path.exists(f"{path}-wal") and (not os.path.exists(f"{path}-shm") or not os.access(path.parent,
+                                                                                                   os.W_OK))
+
+
+@contextmanager
+def _copied(path: Path) -> Iterator[Path]:
+    """The database and its ``-wal`` copied into a temporary folder of their own (removed after), to read there,
+    under the shared lock a SQLite reader takes (``BlockingIOError``: a writer holds the database alone, as one in
+    exclusive locking mode does, which keeps no ``-shm``)."""
+    import fcntl
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="backscroll-db-") as folder, open(path, "rb") as db:
+        fcntl.lockf(db, fcntl.LOCK_SH | fcntl.LOCK_NB, _SHARED_SIZE, _SHARED_FIRST)
+        copy = Path(folder) / "copy.db"
+        shutil.copyfile(path, copy)
+        try:
+            shutil.copyfile(f"{path}-wal", f"{copy}-wal")
+        except FileNotFoundError:  # (checkpointed meanwhile: the database alone holds it all)
+            pass
+        yield copy
+
+
+_SHARED_FIRST, _SHARED_SIZE = 0x40000002, 510  # the bytes SQLite's readers lock and a writer alone locks whole
 
 
 def _change_counter(path: Path) -> bytes:

@@ -8,7 +8,8 @@ fixture under ``tests/data/opencode/storage``.
 
 import json
 import shutil
-import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -182,17 +183,18 @@ def test_a_locked_database_is_reported_and_read_on_the_next_sync(oc_db, backscro
     s = oc_db.session("Lock test")
     s.user("rotate the api keys")
     oc_db.close()
-    locker = sqlite3.connect(oc_db.path, isolation_level=None)
-    locker.execute("PRAGMA locking_mode=EXCLUSIVE")
-    locker.execute("BEGIN EXCLUSIVE")
+    locker = subprocess.Popen(  # (another process: the writer holds the database alone, and keeps no -shm)
+        [sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+         "c.execute('PRAGMA locking_mode=EXCLUSIVE'); c.execute('BEGIN EXCLUSIVE'); print('held', flush=True); "
+         "sys.stdin.read()", str(oc_db.path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
+        assert locker.stdout is not None and locker.stdout.readline() == "held\n"
         out = backscroll_index()
         assert [p for p, _why in out.report.unreadable] == [str(oc_db.path)]
         assert "locked" in out.report.unreadable[0][1]
         assert texts(backscroll_home) == []
     finally:
-        locker.execute("COMMIT")
-        locker.close()
+        locker.communicate("", timeout=30)
     out = backscroll_index()
     assert out.report.unreadable == [] and texts(backscroll_home) == ["rotate the api keys"]
 
@@ -590,3 +592,27 @@ def test_the_persons_answers_to_the_question_tool_are_their_words(oc_db, backscr
                    ("user", "human", "Which database should we use? → SQLite\nWhich extras? → Backups, Metrics")]
     outputs = [r["text"] for r in rows(backscroll_home) if r["role"] == "tool"]
     assert len(outputs) == 3 and outputs[2] == "dismissed" and said not in outputs
+
+
+def test_a_wal_no_writer_keeps_is_read_from_a_copy_and_nothing_is_made_beside_it(tmp_path, backscroll_home,
+                                                                                 backscroll_index):
+    """A database copied with its ``-wal`` and no ``-shm`` (a backup, a synced folder): SQLite made the ``-shm`` in
+    the agent's folder, and in a folder it could not write it read nothing at all."""
+    writer = OpenCodeDB(tmp_path / "live" / "opencode.db")
+    writer.conn.execute("PRAGMA wal_autocheckpoint = 0")
+    s = writer.session("Backup restore", "/home/dev/tooling")
+    s.user("restore the nightly backup of the ledger")  # (its commit only in the WAL)
+    root = oc_root(backscroll_home)
+    root.mkdir(parents=True)
+    for name in ("opencode.db", "opencode.db-wal"):
+        shutil.copyfile(writer.path.parent / name, root / name)
+    writer.close()
+    assert "restore the nightly backup" not in (root / "opencode.db").read_bytes().decode("utf-8", "replace")
+    before = sorted((p.name, p.read_bytes()) for p in root.iterdir())
+    root.chmod(0o555)
+    try:
+        out = backscroll_index(embed=False)
+    finally:
+        root.chmod(0o755)
+    assert not out.report.unreadable and "restore the nightly backup of the ledger" in texts(backscroll_home)
+    assert sorted((p.name, p.read_bytes()) for p in root.iterdir()) == before, "nothing made or changed beside it"
