@@ -258,16 +258,19 @@ def parse(data: str, path: Path, from_line: int = 1, typed: list[aider_inputs.Ty
     starts: list[tuple[int, str | None]] = []
     for n, line in enumerate(lines, 1):
         m = _START.match(line)
-        if m:
-            starts.append((n, f"{m.group(1)}T{m.group(2)}"))
+        if m and aider_inputs.is_time(when := f"{m.group(1)}T{m.group(2)}"):  # (9999-99-99, quoted in a reply: text)
+            starts.append((n, when))
     if not starts or starts[0][0] > 1 and any(x.strip() for x in lines[: starts[0][0] - 1]):
         starts.insert(0, (1, None))
     units = []
+    seen: dict[str, int] = {}
     for i, (start, when) in enumerate(starts):
         end = starts[i + 1][0] - 1 if i + 1 < len(starts) else len(lines)
+        sid = f"{base.session_id}-{(when or 'start').replace(':', '').replace('-', '')}"
+        seen[sid] = seen.get(sid, 0) + 1
+        sid += f"-{seen[sid]}" if seen[sid] > 1 else ""  # (scripted runs started in the same second)
         if end < from_line:
             continue
-        sid = f"{base.session_id}-{(when or 'start').replace(':', '').replace('-', '')}"
         session = SessionInfo(sid, "aider", cwd=base.cwd)
         body = lines[start:end] if when else lines[start - 1:end]
         until = starts[i + 1][1] if i + 1 < len(starts) else None

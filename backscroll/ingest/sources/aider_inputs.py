@@ -51,6 +51,15 @@ def within(typed: list[Typed], start: datetime | None, end: datetime | None) -> 
     return [e for e in typed if (start is None or e[0] >= start) and (end is None or e[0] < end)]
 
 
+def is_time(when: str) -> bool:
+    """Whether a session header's ``YYYY-MM-DDTHH:MM:SS`` is a time there is (not 9999-99-99)."""
+    try:
+        datetime.fromisoformat(when)
+    except ValueError:
+        return False
+    return True
+
+
 def header_time(when: str | None) -> str | None:
     """A session header's time (Aider writes the local time, with no zone) as a stored UTC timestamp."""
     return format_ts(datetime.fromisoformat(when).astimezone()) if when else None

@@ -257,3 +257,21 @@ def test_header_times_are_stored_as_utc_and_a_dated_query_reads_them(indexed, ba
     for mode in ("lexical", "hybrid"):
         result = backscroll_search("which API key did lm_studio reject on 22 April 2026", mode=mode, sync=False)
         assert result.results and result.results[0].agent == "aider", mode
+
+
+def test_an_impossible_session_time_costs_no_session_and_runs_in_one_second_stay_apart(backscroll_home,
+                                                                                      backscroll_index):
+    repo = backscroll_home.home / "code" / "app"
+    repo.mkdir(parents=True)
+    sessions = [("2026-01-05 10:00:00", "first scripted run"), ("2026-01-05 10:00:00", "second scripted run"),
+                ("9999-99-99 99:99:99", "a header no clock can give"), ("2026-01-06 09:00:00", "the next day")]
+    (repo / HISTORY).write_text("".join(f"\n# aider chat started at {when}\n\n#### {asked}  \n\nDone.  \n"
+                                        for when, asked in sessions))
+    backscroll_home.data.mkdir(parents=True, exist_ok=True)
+    (backscroll_home.data / "config.toml").write_text(f'[roots]\naider = ["{repo.parent}"]\n')
+    out = backscroll_index(embed=False)
+    assert not out.report.unreadable, out.report.unreadable
+    got = rows(backscroll_home, "SELECT session_id, text FROM records WHERE role = 'user' ORDER BY id")
+    assert [r["text"] for r in got] == [asked for _when, asked in sessions], "every session's words landed"
+    assert [got[1]["session_id"], got[3]["session_id"]] == [got[2]["session_id"], got[3]["session_id"]]
+    assert len({r["session_id"] for r in got}) == 3, "one session per run, even in the same second; none at 9999"
