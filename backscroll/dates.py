@@ -43,11 +43,13 @@ def format_ts(dt: datetime) -> str:
 
 def normalize_timestamp(value: object) -> str | None:
     """ISO-8601 text, epoch seconds or epoch milliseconds -> ``2026-03-02T10:15:00.000Z``; else None (also for
-    a time the index cannot hold: ``held``)."""
+    a time the index cannot hold, ``held``, and an epoch of 0 or less)."""
     if value is None or isinstance(value, bool):
         return None
     try:
         if isinstance(value, (int, float)):
+            if not value > 0:  # (0, -1, NaN: a clock never set, not a time in 1969)
+                return None
             seconds = value / 1000 if value > 1e11 else value
             at = held(datetime.fromtimestamp(seconds, tz=UTC))
             return format_ts(at) if at else None

@@ -400,12 +400,12 @@ def test_a_stored_path_is_read_back_to_the_file_on_disk(tmp_path):
 def test_a_time_no_index_can_hold_is_no_time_and_breaks_nothing(session_builder, backscroll_home, backscroll_index):
     s = session_builder.claude()
     s.user("the orchestrator drops retries")
-    for when in ("2999-01-01T00:00:00Z", "1500-01-01T00:00:00Z", 99_999_999_999_999):
+    for when in ("2999-01-01T00:00:00Z", "1500-01-01T00:00:00Z", 99_999_999_999_999, -1, 0):
         s.raw(json.dumps({"type": "user", "message": {"role": "user", "content": f"a clock gone wrong {when}"},
                           "uuid": f"u-{when}", "timestamp": when, "sessionId": s.session_id, "cwd": "/x"}))
     backscroll_index()
     clocks = rows(backscroll_home, "SELECT timestamp FROM records WHERE text LIKE 'a clock gone wrong%'")
-    assert [r["timestamp"] for r in clocks] == [None, None, None]
+    assert [r["timestamp"] for r in clocks] == [None] * 5, "(an epoch of 0 or -1: a clock never set, not 1969)"
     for args in (["search", "--json", "clock gone wrong"], ["list", "--json"], ["show", s.session_id]):
         r = run_cli(backscroll_home, *args)
         assert r.returncode == 0 and "internal" not in r.stdout + r.stderr, (args, r.stdout, r.stderr)
