@@ -258,8 +258,8 @@ def parse(data: str, path: Path, from_line: int = 1, typed: list[aider_inputs.Ty
     starts: list[tuple[int, str | None]] = []
     for n, line in enumerate(lines, 1):
         m = _START.match(line)
-        if m and aider_inputs.is_time(when := f"{m.group(1)}T{m.group(2)}"):  # (9999-99-99, quoted in a reply: text)
-            starts.append((n, when))
+        if m and aider_inputs.is_time(at := f"{m.group(1)}T{m.group(2)}"):  # (9999-99-99, quoted in a reply: text)
+            starts.append((n, at))
     if not starts or starts[0][0] > 1 and any(x.strip() for x in lines[: starts[0][0] - 1]):
         starts.insert(0, (1, None))
     units = []
