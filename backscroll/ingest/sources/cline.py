@@ -48,6 +48,7 @@ from backscroll.ingest.sources import (
     editor_user_dirs,
     file_stat,
     jsontext,
+    read_regular,
     with_stats,
 )
 from backscroll.ingest.sources.cline_messages import SHELL_TOOLS, api_records, ui_records
@@ -122,15 +123,19 @@ def reader(agent: str):
         if path.name.endswith(cline_sessions.MESSAGES):  # (a classic task resumed in 4.x: its folder, if still there)
             tasks = tuple(p for p, _origin in _cline_root(os.environ)[1:]) + (path.parent.parent.parent / "tasks",)
             return cline_sessions.read_session(path, agent, tasks)
+        skipped: list[tuple[int, str]] = []
         try:
             data = jsontext.loads(path.read_bytes())
         except orjson.JSONDecodeError as exc:
-            raise OSError(f"not a complete JSON document (being rewritten?): {exc}") from None
+            data = _api_instead(path)
+            if data is None:
+                raise OSError(f"not a complete JSON document (being rewritten?): {exc}") from None
+            skipped.append((1, f"cut short, long unchanged: the task's {_API} was read instead"))
         if not isinstance(data, list):
             raise OSError(f"expected a JSON array of messages, got {type(data).__name__}")
         parent, workspace = _history_item(path.parent)
         base = SessionInfo(path.parent.name, agent, is_sidechain=parent is not None, parent_session_id=parent)
-        records, cwd, title = (ui_records if path.name == _UI else api_records)(data, base)
+        records, cwd, title = (api_records if skipped or path.name == _API else ui_records)(data, base)
         if cwd is None and path.name == _UI and (path.parent / _API).exists():
             try:
                 api = jsontext.loads((path.parent / _API).read_bytes())
@@ -139,8 +144,25 @@ def reader(agent: str):
                 pass
         session = SessionInfo(base.session_id, agent, cwd=cwd or workspace, title=title,
                               is_sidechain=base.is_sidechain, parent_session_id=parent)
-        return WholeRead([SourceUnit(str(path), session, records)], {})
+        return WholeRead([SourceUnit(str(path), session, records, skipped)], {})
     return read_whole
+
+
+STALE_SECONDS = 3600  # a UI file cut short and unchanged this long is no write in progress: its writer died
+
+
+def _api_instead(ui: Path) -> list | None:
+    """The API history of a task whose ``ui_messages.json`` its writer left cut short (none while it may still be
+    writing it, and none when the history cannot be read either)."""
+    import time
+
+    try:
+        if ui.name != _UI or time.time() - ui.stat().st_mtime < STALE_SECONDS:
+            return None
+        api = jsontext.loads(read_regular(ui.parent / _API, cline_sessions.MAX_BYTES))
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return api if isinstance(api, list) else None
 
 
 def _history_item(folder: Path) -> tuple[str | None, str | None]:

@@ -212,8 +212,20 @@ def _workspace_title(folder: Path) -> str | None:
     return m.group(1).strip().strip("'\"") or None if m else None
 
 
+def _log_holds(log: Path) -> bool:
+    """Whether a chat's patch log sets its initial state (else the ``.json`` beside it is what there is: a log
+    VS Code died writing, an empty one, a folder of that name)."""
+    try:
+        if not log.is_file():  # (never opened otherwise: a FIFO would hold the read)
+            return False
+        with log.open("rb") as fh:
+            return replay([fh.readline(), b""])[0] is not None
+    except OSError:
+        return False
+
+
 def read_whole(path: Path, state: dict) -> WholeRead:
-    if _is_vscode(path) and path.suffix == ".json" and path.with_suffix(".jsonl").exists():
+    if _is_vscode(path) and path.suffix == ".json" and _log_holds(path.with_suffix(".jsonl")):
         return WholeRead([], {})  # migrated: the log beside it is the session (see the docstring)
     data = path.read_bytes()
     if _is_vscode(path) and path.suffix == ".jsonl":

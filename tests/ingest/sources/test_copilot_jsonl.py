@@ -218,6 +218,20 @@ def test_a_session_with_both_json_and_jsonl_is_stored_once(backscroll_home, back
     assert [(s["session_id"], s["title"]) for s in sess] == [(JSON_ID, "Assistance with TypeScript project tasks")]
 
 
+@pytest.mark.parametrize("log", ["empty", "cut", "folder"])
+def test_a_json_beside_a_log_that_holds_nothing_is_read(tmp_path, log):
+    """A log VS Code died writing (no initial state yet), an empty one or a folder of that name holds nothing: the
+    ``.json`` beside it is the conversation, and was skipped."""
+    path = chat_dir(tmp_path) / f"{JSON_ID}.json"
+    path.write_bytes(JSON_FILE.read_bytes())
+    beside = path.with_suffix(".jsonl")
+    if log == "folder":
+        beside.mkdir()
+    else:
+        beside.write_bytes(b"" if log == "empty" else log_of(json.loads(JSON_FILE.read_text()))[:300])
+    assert len(read(path).records) == 12
+
+
 def test_a_lone_json_is_still_read(tmp_path):
     path = chat_dir(tmp_path) / f"{JSON_ID}.json"
     path.write_bytes(JSON_FILE.read_bytes())

@@ -803,3 +803,21 @@ def test_qwen_sessions_moved_by_its_runtime_dir_and_archived_are_read_and_its_pr
     assert not qwen.claims(ledger)
     ledger_line = {"v": 1, "promptId": "p1", "state": "in_flight", "at": 1692000000000}
     assert qwen.parse_line(ledger_line, 1, SessionInfo("x", "qwen")).records == []  # (one a store read before)
+
+
+def test_a_cline_task_whose_ui_file_its_writer_left_cut_short_is_read_from_its_api_history(backscroll_home,
+                                                                                           backscroll_index):
+    import os
+    import shutil
+
+    task = backscroll_home.home / ".cline" / "data" / "tasks" / "1760000999000"
+    shutil.copytree(DATA / "cline" / "tasks" / "1760000999000", task)
+    ui = task / "ui_messages.json"
+    ui.write_text('[{"ts":1760000999000,"type":"say","say":"task","text":"Rename the legacy')  # (a write cut)
+    out = backscroll_index(embed=False)
+    assert [why[:47] for _p, why in out.report.unreadable] == ["not a complete JSON document (being rewritten?)"]
+    os.utime(ui, (1_700_000_000, 1_700_000_000))  # (and left so: its writer died)
+    out = backscroll_index(embed=False)
+    assert not out.report.unreadable and out.report.lines_skipped == 1
+    texts = [r["text"] for r in rows(backscroll_home, "SELECT text FROM records ORDER BY id")]
+    assert texts[0] == "Rename the legacy_tax module to tax_rules." and "Renamed legacy_tax to tax_rules." in texts
