@@ -51,11 +51,13 @@ _ARG = re.compile(r"^\s{2,}([A-Za-z_][\w.-]*):\s?(.*)$")
 
 
 def _has_messages(conn: sqlite3.Connection) -> bool:
-    for (data,) in conn.execute("SELECT data FROM blobs ORDER BY rowid LIMIT 500"):
-        obj = _loads(data)
-        if isinstance(obj, dict) and isinstance(obj.get("role"), str):
-            return True
-    return False
+    """Whether a chat's database holds its messages, every blob read: one that cannot be read whole (a damaged
+    page) holds nothing the transcript beside it need give way to."""
+    held = False
+    for (data,) in conn.execute("SELECT data FROM blobs"):
+        obj = None if held else _loads(data)
+        held = held or isinstance(obj, dict) and isinstance(obj.get("role"), str)
+    return held
 
 
 def _has_bubbles(sid: str) -> Callable[[sqlite3.Connection], bool]:

@@ -135,6 +135,29 @@ def test_a_conversation_the_cli_database_holds_is_stored_once(tmp_path, monkeypa
     assert {r.author for r in unit.records if r.role == "user"} == {"agent"}
 
 
+def test_a_transcript_is_read_when_the_database_that_holds_its_conversation_is_damaged(tmp_path, monkeypatch):
+    """The chat's ``store.db`` with a damaged page past its first rows (readable enough to look as if it held the
+    conversation): the transcript gave way to it, and nothing of the conversation landed."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    path = place(tmp_path, REAL.read_text())
+    db = tmp_path / ".cursor" / "chats" / "f00d" / SID / "store.db"
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)")
+    for i in range(200):
+        conn.execute("INSERT INTO blobs VALUES (?, ?)", (f"b{i:04d}", json.dumps(
+            {"role": "assistant", "content": f"answer {i} " + "x" * 2000}).encode()))
+    conn.commit()
+    conn.close()
+    assert cursor.read_whole(path, {}).units == [], "held by a sound database"
+    data = bytearray(db.read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    at = data.find(b"answer 151 ") // page * page
+    data[at + 1:at + 5] = b"\xff\xff\xff\xff"  # (a damaged page header)
+    db.write_bytes(bytes(data))
+    assert len(cursor.read_whole(path, {}).units) == 1
+
+
 def _cursor3_editor(home: Path) -> Path:
     """A Cursor 3 global database: composers name their folder themselves or only in ``composerHeaders``; a forked
     subagent thread begins with its parent's bubbles (ids kept)."""
