@@ -101,8 +101,13 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict, agent: str 
             continue
         info = SessionInfo(sid, agent, cwd=_str(cwd), title=_title(title),
                            is_sidechain=bool(_str(parent_id)), parent_session_id=_str(parent_id) or _str(forked))
-        units.append(_db_session(conn, path, info, m_created, parts_of_session,
-                                 ("seq" if "seq" in v2cols else "rowid") if v2 else None, bool(_str(forked))))
+        try:
+            units.append(_db_session(conn, path, info, m_created, parts_of_session,
+                                     ("seq" if "seq" in v2cols else "rowid") if v2 else None, bool(_str(forked))))
+        except sqlite3.DatabaseError as exc:  # (a damaged page: this session alone, tried again next time)
+            fingerprints[sid] = prev.get(sid)
+            if sid not in prev:
+                units.append(SourceUnit(f"{path}#{sid}", info, [], [(0, f"session could not be read: {exc}")]))
     new_state = {"watermark": watermark, "sessions": fingerprints,
                  "message_rowid": high["message"], "part_rowid": high["part"]}
     if v2:

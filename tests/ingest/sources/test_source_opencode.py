@@ -616,3 +616,27 @@ def test_a_wal_no_writer_keeps_is_read_from_a_copy_and_nothing_is_made_beside_it
         root.chmod(0o755)
     assert not out.report.unreadable and "restore the nightly backup of the ledger" in texts(backscroll_home)
     assert sorted((p.name, p.read_bytes()) for p in root.iterdir()) == before, "nothing made or changed beside it"
+
+
+def test_a_damaged_page_costs_only_the_sessions_whose_rows_sit_on_it(oc_db, backscroll_home, backscroll_index):
+    """One damaged page of ``part`` made the whole database unreadable: every session of the history lost."""
+    for n in range(30):
+        s = oc_db.session(f"task {n}")
+        s.user(f"question {n}")
+        turn = s.assistant()
+        turn.text(f"ocreply{n} done " + "x" * 1500)
+        turn.finish()
+    oc_db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    oc_db.close()
+    data = bytearray(oc_db.path.read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    at = data.find(b"ocreply17 done") // page * page
+    data[at + 1:at + 5] = b"\xff\xff\xff\xff"  # (a damaged page header)
+    oc_db.path.write_bytes(bytes(data))
+    out = backscroll_index(embed=False)
+    assert not out.report.unreadable and out.report.lines_skipped >= 1
+    replies = rows(backscroll_home, "SELECT text FROM records WHERE text LIKE 'ocreply%'")
+    landed = {r["text"].split()[0] for r in replies}
+    assert "ocreply17" not in landed and len(landed) >= 25, sorted(landed)
+    again = backscroll_index(embed=False)
+    assert again.report.records_added == 0 and not again.report.unreadable
