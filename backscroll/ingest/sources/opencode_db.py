@@ -20,6 +20,8 @@ from backscroll.ingest.sources import SourceUnit, WholeRead, as_dict
 from backscroll.ingest.sources.opencode_records import _decode, _get, _Message, _Part, _str, _title, _unit
 from backscroll.types import SessionInfo
 
+IN_PLACE_ROWS = 5000  # the newest rows of message and part whose updates in place are noticed
+
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
     return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
@@ -78,13 +80,24 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict, agent: str 
         elif top > seen:
             touched.update(r[0] for r in conn.execute(
                 f"SELECT DISTINCT {session_col} FROM {table} WHERE rowid > ?", (seen,)))
-    # a session_message row grows in place (an assistant's step: its text and tools are updates of one row)
-    changed = state.get("session_message_updated")
-    newest = conn.execute("SELECT max(time_updated) FROM session_message").fetchone()[0] \
-        if "time_updated" in v2cols else None
-    if isinstance(changed, (int, float)) and isinstance(newest, (int, float)) and newest > changed:
-        touched.update(r[0] for r in conn.execute(
-            "SELECT DISTINCT session_id FROM session_message WHERE time_updated > ?", (changed,)))
+    # Rows grow in place too (a session_message row: an assistant's step; a part: a tool completed or interrupted),
+    # moving their time_updated and nothing of their session's: the newest rows are looked at (a whole table's scan
+    # on every sync would read a large history again; session_message's rows are few)
+    newest: dict[str, object] = {}
+    for table, cols, session_col, rows in (("message", mcols, "session_id", IN_PLACE_ROWS),
+                                           ("part", pcols, part_session, IN_PLACE_ROWS),
+                                           ("session_message", v2cols, "session_id", None)):
+        if "time_updated" not in cols:
+            continue
+        recent = f"rowid > {max(0, high.get(table, 0) - rows)}" if rows else "1"
+        try:
+            newest[table] = top = conn.execute(f"SELECT max(time_updated) FROM {table} WHERE {recent}").fetchone()[0]
+            changed = state.get(f"{table}_updated")
+            if type(changed) is type(top) and isinstance(top, (int, float, str)) and top > changed:  # type: ignore
+                touched.update(r[0] for r in conn.execute(
+                    f"SELECT DISTINCT {session_col} FROM {table} WHERE {recent} AND time_updated > ?", (changed,)))
+        except sqlite3.DatabaseError:  # (a damaged page among them: the sessions' own reads say which)
+            continue
 
     units: list[SourceUnit] = []
     fingerprints: dict[str, object] = {}
@@ -109,10 +122,10 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict, agent: str 
             if sid not in prev:
                 units.append(SourceUnit(f"{path}#{sid}", info, [], [(0, f"session could not be read: {exc}")]))
     new_state = {"watermark": watermark, "sessions": fingerprints,
-                 "message_rowid": high["message"], "part_rowid": high["part"]}
+                 "message_rowid": high["message"], "part_rowid": high["part"],
+                 **{f"{table}_updated": top for table, top in newest.items()}}
     if v2:
         new_state["session_message_rowid"] = high["session_message"]
-        new_state["session_message_updated"] = newest
     return WholeRead(units, new_state)
 
 

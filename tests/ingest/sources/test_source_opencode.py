@@ -640,3 +640,20 @@ def test_a_damaged_page_costs_only_the_sessions_whose_rows_sit_on_it(oc_db, back
     assert "ocreply17" not in landed and len(landed) >= 25, sorted(landed)
     again = backscroll_index(embed=False)
     assert again.report.records_added == 0 and not again.report.unreadable
+
+
+def test_a_part_updated_in_place_is_read_again(oc_db, backscroll_home, backscroll_index):
+    """OpenCode finishes an interrupted tool by writing its part again in place: no new row, the session's own time
+    unchanged. The output never landed."""
+    s = oc_db.session("Long build")
+    s.user("run the full build")
+    turn = s.assistant()
+    pid = turn.tool("bash", {"command": "make all"}, status="running")
+    backscroll_index(embed=False)
+    done = {"type": "tool", "callID": "toolu_01x", "tool": "bash", "state": {
+        "status": "completed", "input": {"command": "make all"}, "output": "zbuildfinished: 312 targets",
+        "title": "bash", "metadata": {}, "time": {"start": 1, "end": 2}}}
+    oc_db.conn.execute("UPDATE part SET data = ?, time_updated = time_updated + 5000 WHERE id = ?",
+                       (json.dumps(done), pid))
+    backscroll_index(embed=False)
+    assert any("zbuildfinished" in t for t in texts(backscroll_home))
