@@ -215,8 +215,10 @@ class FileReader:
         record appended: a suffix that starts as this file's lines start, parses whole, and reads as a known
         record. (A nested object of a line that is merely broken is not one: it reads as no known record.)"""
         starts = self.line_starts | ({m.group(1)} if (m := _FIRST_KEY.match(raw)) else set())
-        places = sorted((i for key in starts for i in _places(raw, key)), reverse=True)[:MAX_JOINS]
-        for at in reversed(places):  # (the earliest that parses to the end: the whole appended record)
+        known = sorted({i for key in starts for i in _places(raw, key)}, reverse=True)[:MAX_JOINS]
+        # (then any object's start: a record that begins with a key no line read so far began with, after NULs)
+        anywhere = [i for i in _places(raw, b'{"') if i not in known]
+        for at in [*reversed(known), *reversed(anywhere)]:  # (the earliest that parses to the end: the whole record)
             try:
                 obj = loads(raw[at:])
             except orjson.JSONDecodeError:

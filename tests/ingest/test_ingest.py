@@ -249,6 +249,22 @@ def test_a_line_cut_short_costs_only_itself_when_the_session_goes_on(session_bui
         assert out.report.lines_skipped == 1
 
 
+def test_a_record_appended_to_a_cut_short_line_lands_whatever_key_it_begins_with(session_builder, backscroll_home,
+                                                                                 backscroll_index):
+    """Claude Code 2.x begins its lines with ``parentUuid``, ``type`` or ``isSidechain`` as the entry goes; a power
+    loss leaves NULs where the line was cut. The next record was found only where a line read before had begun."""
+    for tail in ("", "\0" * 4096):
+        s = session_builder.claude()
+        s.user("before the crash")
+        s.raw(json.dumps(s._envelope("assistant", {"role": "assistant", "content": "lost"}))[:60] + tail,
+              newline=False)
+        backscroll_index()
+        line = s._envelope("user", {"role": "user", "content": "after the crash"})
+        s.raw(json.dumps({"isSidechain": False, **line}))
+        backscroll_index()
+        assert texts(backscroll_home)[-2:] == ["before the crash", "after the crash"], tail[:1]
+
+
 def test_a_broken_line_is_not_mistaken_for_a_cut_short_one(session_builder, backscroll_home, backscroll_index):
     """A line that lacks its last brace holds a complete nested object at its end: that is no record, even when it
     reads as one (a progress line's subagent prompt)."""
