@@ -76,7 +76,7 @@ def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], ba
     if redactor is not None:
         skipped = [(ln, redactor(why) if why else why) for ln, why in skipped]
     if reread is None:
-        added = store.insert_records(store.apart(rows))
+        added = store.insert_records(store.apart(rows, appended=True))
     else:
         before = store.source_records(key)
         store.forget_skipped(key)

@@ -265,6 +265,23 @@ def test_a_record_appended_to_a_cut_short_line_lands_whatever_key_it_begins_with
         assert texts(backscroll_home)[-2:] == ["before the crash", "after the crash"], tail[:1]
 
 
+def test_two_lines_of_one_log_under_one_id_keep_both_records(session_builder, backscroll_home, backscroll_index):
+    """A log that gives one id to two different lines (hand-made, or a tool that reuses ids): the second was dropped
+    in silence, read in the same pass or a later one, where a second file's was kept apart."""
+    for passes in (1, 2):
+        s = session_builder.claude()
+        first = s._envelope("user", {"role": "user", "content": f"firstwords alpha {passes}"})
+        s.raw(json.dumps({**first, "uuid": f"u-same-{passes}"}))
+        if passes == 2:
+            backscroll_index()
+        second = s._envelope("user", {"role": "user", "content": f"secondwords bravo {passes}"})
+        s.raw(json.dumps({**second, "uuid": f"u-same-{passes}"}))
+        s.raw(json.dumps({**second, "uuid": f"u-same-{passes}"}))  # (the same line twice: one record)
+        backscroll_index()
+        held = rows(backscroll_home, "SELECT text FROM records WHERE record_id LIKE ?", (f"u-same-{passes}%",))
+        assert [r["text"] for r in held] == [f"firstwords alpha {passes}", f"secondwords bravo {passes}"], held
+
+
 def test_a_broken_line_is_not_mistaken_for_a_cut_short_one(session_builder, backscroll_home, backscroll_index):
     """A line that lacks its last brace holds a complete nested object at its end: that is no record, even when it
     reads as one (a progress line's subagent prompt)."""

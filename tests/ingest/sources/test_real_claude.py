@@ -66,7 +66,7 @@ def careful_reader(path: Path) -> dict[str, int]:
     seen = {"words": 0, "harness": 0, "answers": 0, "tool_calls": 0, "tool_outputs": 0, "reasoning": 0,
             "summaries": 0}
     queued: list[str] = []
-    messages: set[tuple[str, int]] = set()
+    messages: set[tuple[str, int, str]] = set()
     for line in path.read_text(encoding="utf-8").splitlines():
         o = json.loads(line)
         t = o.get("type")
@@ -90,10 +90,12 @@ def careful_reader(path: Path) -> dict[str, int]:
         content = o["message"]["content"]
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         for i, b in enumerate(blocks):
-            if o.get("uuid"):  # the same message block again (a resumed or forked chain copies it): one
-                if (o["uuid"], i) in messages:
+            if o.get("uuid"):  # the same message block again (a resumed or forked chain copies it): one; another
+                said = b.get("text") or b.get("thinking") or json.dumps(b.get("input") or b.get("content"))
+                block = (o["uuid"], i, said)  # (another text under its id is a record of its own)
+                if block in messages:
                     continue
-                messages.add((o["uuid"], i))
+                messages.add(block)
             bt = b.get("type")
             if bt == "text":
                 text = _NOISE.sub("", b["text"]).strip()
