@@ -57,14 +57,19 @@ class RedactedAgain:
     changed: int = 0
     sessions: int = 0
     secrets: Counter = field(default_factory=Counter)
+    was_off: bool = False  # the store was last written with redaction off: that, not newer rules, is the cause
 
     def notes(self) -> list[str]:
         if not (self.changed or self.sessions):
             return []
         kinds = ", ".join(f"{k} {n}" for k, n in self.secrets.most_common())
-        return [f"the redaction rules were updated: {self.changed:,} stored record(s) and {self.sessions:,} "
-                f"session(s) held secrets they now find ({kinds}); redacted in place, and the search index is "
-                "rebuilt without them"]
+        found = f"{self.changed:,} stored record(s) and {self.sessions:,} session(s) held secrets"
+        done = f" ({kinds}); redacted in place, and the search index is rebuilt without them"
+        if self.was_off:
+            return [f"redaction was off when some records were stored, and is on for this command: {found}{done} "
+                    "(to keep redaction off, set $BACKSCROLL_REDACT=0 for every command, or redact = false in the "
+                    "config file)"]
+        return [f"the redaction rules were updated: {found} they now find{done}"]
 
 
 def is_current(store: Store) -> bool:
@@ -90,9 +95,9 @@ def shown_rows(store: Store, rows: Iterable[Any]) -> list[Any]:
 def redact_again(store: Store) -> RedactedAgain:
     """Redact every record and session stored under older rules with today's. The caller holds the writer
     lock; a store already current costs one read."""
-    done = RedactedAgain()
     if is_current(store):
-        return done
+        return RedactedAgain()
+    done = RedactedAgain(was_off=store.get_meta(META_KEY) == OFF)
     from backscroll.ingest.redact import redact, redact_cut_end
 
     revision = int(store.get_meta("revision_seq") or 0) + 1

@@ -316,6 +316,21 @@ def test_redaction_can_be_turned_off(session_builder, backscroll_home, backscrol
     assert SECRETS["aws-access-key"] in backscroll_search("the key is", mode="lexical").results[0].text
 
 
+def test_records_stored_with_redaction_off_are_redacted_by_a_command_with_it_on_and_the_note_says_so(
+        session_builder, backscroll_home, backscroll_index, backscroll_search):
+    """The note blamed newer rules for what was stored while redaction was off (a one-off $BACKSCROLL_REDACT=0)."""
+    backscroll_home.data.mkdir(parents=True, exist_ok=True)
+    (backscroll_home.data / "config.toml").write_text("redact = false\n")
+    session_builder.claude().user(f"the key is {SECRETS['aws-access-key']}")
+    backscroll_index(embed=False)
+    (backscroll_home.data / "config.toml").write_text("redact = true\n")
+    res = backscroll_search("the key is", mode="lexical", sync=True)
+    said = [n for n in res.notes if "redacted in place" in n]
+    assert said and said[0].startswith("redaction was off when some records were stored"), res.notes
+    assert "rules were updated" not in said[0] and "for every command" in said[0]
+    assert SECRETS["aws-access-key"] not in res.results[0].text
+
+
 def test_a_key_cut_before_redaction_loses_its_head_when_redaction_comes(session_builder, backscroll_home,
                                                                         backscroll_index, monkeypatch):
     """A record cut at the cap while redaction was off (or by a version that cut before it redacted) keeps a key's
