@@ -10,7 +10,8 @@ from backscroll.errors import BackscrollError
 
 HINTS: dict[tuple[str, str], str] = {
     ("semantic-unavailable", "no-embeddings"):
-        "run `backscroll index` (or `backscroll embed`), or search with --mode lexical",
+        "run `backscroll embed` (`backscroll index` embeds too, unless embedding is off), or search with --mode "
+        "lexical",
     ("usage", "empty-range"): "swap them: --since is the older end of the range",
     ("read-only-store", "read-only"):
         "search, show, list and status still read it; to index, make the data dir writable or "

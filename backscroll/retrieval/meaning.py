@@ -40,23 +40,34 @@ def _semantic_allowed(store: Store, filters: Filters, memo: dict) -> set[int] | 
     return memo[key]
 
 
-def _coverage_note(store: Store, pending: int, cfg: Config) -> str:
-    """How much of the prose the semantic ranking covers (a partly embedded store), and what finishes it."""
+def _what_embeds(cfg: Config) -> str:
+    """Who embeds the prose still without a vector, for a note: a run at work, a background worker (a search starts
+    one when embedding and the worker are on), else ``backscroll embed`` (``index`` skips it under ``embed =
+    false``)."""
+    from backscroll import background
     from backscroll.embedding import foreground_running
 
+    if foreground_running(cfg):
+        return "an `index` or `embed` at work"
+    if background.running(cfg) or (cfg.embed.value and cfg.background.value):
+        return "a background worker (`backscroll status` shows it; `backscroll embed` does it at once)"
+    return "`backscroll embed`"
+
+
+def _coverage_note(store: Store, pending: int, cfg: Config) -> str:
+    """How much of the prose the semantic ranking covers (a partly embedded store), and what finishes it."""
     prose = store.prose_count()
     share = max(0, prose - pending) * 100 // max(prose, 1)
     return (f"meaning-based ranking covers {share}% of prose ({pending:,} texts not embedded yet); "
-            + ("an `index` or `embed` at work finishes it" if foreground_running(cfg) else
-               "`backscroll embed` finishes it"))
+            f"{_what_embeds(cfg)} finishes it")
 
 
-def _unready_note(made_by: str | None, model: str) -> str:
+def _unready_note(made_by: str | None, model: str, cfg: Config) -> str:
     """Why a hybrid search ranked by words alone: no vectors yet, or vectors of another embedder than this one."""
-    if made_by and made_by != model:
+    if made_by and made_by != model:  # (a background worker never switches the store's model)
         return (f"the embeddings were made by another embedder ({made_by[:80]}), not this one ({model[:80]}): hybrid "
-                "search fell back to lexical (`backscroll index` embeds again with this one)")
-    return "no embeddings yet: hybrid search fell back to lexical (`backscroll index` embeds)"
+                "search fell back to lexical (`backscroll embed` embeds again with this one)")
+    return f"no embeddings yet: hybrid search fell back to lexical ({_what_embeds(cfg)} embeds the prose)"
 
 
 def cosines(store: Store, memo: dict, ids: Iterable[int]) -> dict[int, float]:
@@ -125,7 +136,7 @@ def _ready(store: Store, cfg: Config, plan, mode: str, fresh: bool, notes: list[
             notes.append(_coverage_note(store, pending, cfg))
         if not ready:
             if mode == "hybrid":
-                notes.append(_unready_note(store.get_meta("vectors_model"), model))
+                notes.append(_unready_note(store.get_meta("vectors_model"), model, cfg))
             return False
         qvec = vecs.query_vector(plan.meaning or plan.text, factory)
     except SemanticUnavailableError as exc:

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 import pytest
-from helpers import rows
+from helpers import rows, run_cli
 
 import backscroll
 from backscroll import embedding
@@ -198,6 +198,19 @@ def test_a_partly_embedded_store_answers_hybrid_searches_and_says_how_much(sessi
     assert any("calendar arithmetic" in h.text for h in res.results)
     note = [n for n in res.notes if "meaning-based ranking covers" in n]
     assert note and "19% of prose" in note[0] and "`backscroll embed` finishes it" in note[0], res.notes
+
+
+def test_with_embedding_off_the_notes_and_hints_name_the_command_that_embeds(session_builder, backscroll_home,
+                                                                            backscroll_index, backscroll_search):
+    """They said `backscroll index` embeds, which it does not under ``embed = false``: the user went round in a loop."""
+    backscroll_home.data.mkdir(parents=True, exist_ok=True)
+    (backscroll_home.data / "config.toml").write_text("embed = false\n")
+    session_builder.claude().user("which library handles the calendar arithmetic for invoices")
+    backscroll_index()
+    note = [n for n in backscroll_search("calendar arithmetic").notes if "fell back to lexical" in n]
+    assert note and "(`backscroll embed` embeds the prose)" in note[0] and "index" not in note[0], note
+    r = run_cli(backscroll_home, "search", "calendar", "--mode", "semantic", "--no-sync")
+    assert r.returncode == 3 and "hint: run `backscroll embed`" in r.stderr, r.stderr
 
 
 def test_index_says_lexical_search_is_ready_before_embedding_a_large_backlog(session_builder, backscroll_home,
