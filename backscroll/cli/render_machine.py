@@ -12,6 +12,7 @@ from typing import Any
 from backscroll.cli.render import also_heading
 from backscroll.cli.terminal import clean, clean_line
 from backscroll.dates import human_age
+from backscroll.errors import UsageError
 from backscroll.sanitize import escaped_controls
 from backscroll.types import Hit, SearchResult
 
@@ -92,6 +93,27 @@ def jsonl_lines(result: SearchResult, fields: tuple[str, ...] | None, max_bytes:
     sent, n = len(lines), len(result.results)  # (the lines hold the results first, then those also matching)
     kept = with_results(result, result.results[:sent]) if sent < n else result
     return lines, len(every) - sent, replace(kept, also_matching=result.also_matching[:max(0, sent - n)])
+
+
+def too_small_a_budget(asked: SearchResult, sent: SearchResult, max_bytes: int | None, fields: tuple[str, ...] | None,
+                       as_lines: bool, dumps) -> UsageError | None:
+    """The error for a ``--max-bytes`` that holds not even the first hit: an empty answer with exit 0 would read as
+    no match at all. Its hint names a budget that holds the first hit."""
+    from backscroll.retrieval.budget import with_results
+
+    if max_bytes is None or sent.results or sent.also_matching or not (asked.results or asked.also_matching):
+        return None
+    first = replace(with_results(asked, asked.results[:1]), weak_matches=(),
+                    also_matching=() if asked.results else asked.also_matching[:1])
+    if as_lines:
+        need = len(jsonl_lines(first, fields, None)[0][0])
+    else:  # (the document that keeps it also says how many hits were left out: room for that note)
+        roomy = len(search_document(first, fields, None, dumps)[0]) + 120
+        need = len(search_document(asked, fields, roomy, dumps)[0]) + 1
+    return UsageError(f"--max-bytes {max_bytes} holds not even the first hit: nothing is printed, as an empty answer "
+                      "would read as no match",
+                      hint=f"--max-bytes {need} holds it; or keep fewer --fields (e.g. --fields record_id,snippet), or "
+                           "cut the texts with --max-chars")
 
 
 def tsv_lines(result: SearchResult) -> list[str]:

@@ -136,13 +136,18 @@ def search(**given: Any) -> None:
         offset = asked.get("offset") or 0
         first: list[str] = []
         hints: list[str] = []
-        found = bool(result.results)
         if out_format == "json":
-            data, result = render_machine.search_document(result, wanted, max_bytes, common.json_bytes)
+            data, sent = render_machine.search_document(result, wanted, max_bytes, common.json_bytes)
+            if refused := render_machine.too_small_a_budget(result, sent, max_bytes, wanted, False, common.json_bytes):
+                raise refused
             sys.stdout.buffer.write(data + b"\n")
+            result = sent
         elif out_format == "jsonl":
-            lines, omitted, result = render_machine.jsonl_lines(result, wanted, max_bytes)
+            lines, omitted, sent = render_machine.jsonl_lines(result, wanted, max_bytes)
+            if refused := render_machine.too_small_a_budget(result, sent, max_bytes, wanted, True, common.json_bytes):
+                raise refused
             sys.stdout.buffer.write(b"".join(lines))
+            result = sent
             if omitted:
                 hints.append(f"{omitted} hit(s) left out to stay within --max-bytes {max_bytes}")
             if not lines and result.repeated and result.notes:  # (no line to carry it: say why there is none)
@@ -163,9 +168,6 @@ def search(**given: Any) -> None:
                                                      given=asked))
         sys.stdout.flush()
         said = render.stderr_hints(result, offset)  # (of the result as sent)
-        if found and not result.results:  # (the budget left every result out: no advice to try other words)
-            first, said, hints = [f"the first result alone takes more than --max-bytes {max_bytes}: raise it, or "
-                                  "keep fewer --fields"], [], []
         render.write_stderr([*first, *said, *hints])
         return 0
 

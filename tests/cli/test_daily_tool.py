@@ -301,9 +301,14 @@ def test_jsonl_fields_and_a_byte_budget(corpus):
                 "--no-sync")
     sent = [json.loads(x)["record_id"] for x in lines.stdout.splitlines()]
     assert sent == ids[:2] and "more results: --offset 2" in lines.stderr, "whole lines, in order"
-    none = cli("search", "cart endpoint", "--json", "--max-bytes", 300, "--no-sync")
-    assert json.loads(none.stdout)["has_more"] and "the first result alone takes more than --max-bytes 300" in \
-        none.stderr and "try other words" not in none.stderr
+    for form in ("--json", "--format=jsonl"):  # (an empty answer with exit 0 read as no match)
+        none = cli("search", "cart endpoint", form, "--max-bytes", 300, "--no-sync")
+        error = error_of(none.stderr)
+        assert none.exit_code == 2 and none.stdout == "" and error["kind"] == "usage", none.stderr
+        assert "--max-bytes 300 holds not even the first hit" in error["message"]
+        enough = int(error["hint"].split()[1])
+        fits = cli("search", "cart endpoint", form, "--max-bytes", enough, "--no-sync")
+        assert fits.exit_code == 0 and len(fits.stdout.encode()) <= enough and '"record_id"' in fits.stdout
     r = cli("search", "cart endpoint", "--json", "--fields", "nope", "--no-sync")
     assert r.exit_code == 2 and "known: " in error_of(r.stderr)["hint"]
 
