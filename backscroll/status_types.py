@@ -1,7 +1,7 @@
 """What ``status()`` returns: ``StatusReport`` and its typed parts (``status_report.collect`` fills them).
 
 ``to_dict()`` is the JSON of ``backscroll status --json``; a part's ``origin`` is its ``from`` there.
-Optional facts that do not apply (an agent's retention, a path's origin) are left out of the JSON.
+Facts that do not apply (an agent's retention, a path's origin, a worker that never ran) are null, never left out.
 """
 
 from __future__ import annotations
@@ -13,16 +13,12 @@ from backscroll.types import _Mapping
 
 
 def _json(value: Any) -> Any:
-    """``asdict`` output with ``origin`` keys named ``from`` and None-valued optional facts dropped."""
+    """``asdict`` output with ``origin`` keys named ``from``."""
     if isinstance(value, dict):
-        return {("from" if k == "origin" else k): _json(v) for k, v in value.items()
-                if k not in _OPTIONAL or v is not None}
+        return {("from" if k == "origin" else k): _json(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_json(v) for v in value]
     return value
-
-
-_OPTIONAL = frozenset({"gone_from_disk", "agent_keeps_days", "exists", "origin", "worker", "read_from"})
 
 
 @dataclass

@@ -155,10 +155,13 @@ def test_status_shows_embedding_coverage_in_words_and_json(small, backscroll_ind
     assert r.returncode == 0, r.stderr
     assert re.search(r"embedded 0 / 2 prose records — run backscroll embed", r.stdout), r.stdout
     doc = json.loads(run_cli(small, "status", "--json").stdout)
-    assert doc["embeddings"] == {"prose_records": 2, "embedded": 0, "pending": 2, "foreground": False}
+    # (absent values are null, never left out: a worker that never ran, another agent's retention, a path's origin)
+    assert doc["embeddings"] == {"prose_records": 2, "embedded": 0, "pending": 2, "worker": None, "foreground": False}
+    assert doc["agents"]["codex"]["gone_from_disk"] is None and doc["agents"]["codex"]["agent_keeps_days"] is None
+    assert doc["paths"]["store"] == {"path": str(small.data / "backscroll.db"), "from": None, "exists": None}
     assert run_cli(small, "embed").returncode == 0
     doc = json.loads(run_cli(small, "status", "--json").stdout)
-    assert doc["embeddings"] == {"prose_records": 2, "embedded": 2, "pending": 0, "foreground": False}
+    assert doc["embeddings"] == {"prose_records": 2, "embedded": 2, "pending": 0, "worker": None, "foreground": False}
     r = run_cli(small, "status")
     assert "embedded 2 / 2 prose records" in r.stdout and "run backscroll embed" not in r.stdout
 
