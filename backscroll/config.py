@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from backscroll.config_checks import archive_password, as_bool, env_mistakes, unknown_keys, wrong_types
 from backscroll.errors import UsageError
 from backscroll.types import SourceRoot
 
@@ -111,78 +112,12 @@ def _read_config_file(path: Path) -> dict:
         ) from None
 
 
-TOP_KEYS = ("embed", "background", "redact", "roots", "sources", "archive")
-SOURCE_KEYS = ("path", "agent")
-
-
-def _unknown(key: str, known, where: str) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
-    guess = f"; did you mean {close[0]!r}?" if close else ""
-    return f"unknown key {key!r} {where} (ignored{guess or ';'} known: {', '.join(known)})"
-
-
-def unknown_keys(file_values: Mapping[str, Any], agents) -> list[str]:
-    """A warning for every key of the config file that nothing reads (a typo is otherwise silent). Pure."""
-    out = [_unknown(k, TOP_KEYS, "in the config file") for k in file_values if k not in TOP_KEYS]
-    roots = file_values.get("roots")
-    if isinstance(roots, dict):
-        out += [_unknown(k, tuple(agents), "in [roots]") for k in roots if k not in agents]
-    sources = file_values.get("sources")
-    for entry in sources if isinstance(sources, list) else []:
-        if isinstance(entry, dict):
-            out += [_unknown(k, SOURCE_KEYS, "in [[sources]]") for k in entry if k not in SOURCE_KEYS]
-    return list(dict.fromkeys(out))
-
-
-def as_bool(value: object) -> bool | None:
-    """A setting's value read as a switch (``true``, ``0``, ``"off"``, ``""``); None when it is none. Pure."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str) and (word := value.strip().lower()) in {"1", "true", "yes", "on", "0", "false", "no",
-                                                                       "off", ""}:
-        return word in {"1", "true", "yes", "on"}
-    return None
-
-
-def wrong_types(file_values: Mapping[str, Any]) -> list[str]:
-    """A warning for every value of the config file of a kind nothing can read (it is then ignored). Pure."""
-    out = [f"{k} = {file_values[k]!r} is neither true nor false (ignored)" for k in ("embed", "redact", "background")
-           if k in file_values and as_bool(file_values[k]) is None]
-    if not isinstance(file_values.get("sources", []), list):
-        out.append('sources is not a list of [[sources]] tables (ignored; e.g. [[sources]] path = "/mnt/old")')
-    roots = file_values.get("roots")
-    if roots is not None and not isinstance(roots, dict):
-        out.append('roots is not a table (ignored; e.g. [roots] claude = "~/.claude/projects")')
-    for agent, paths in roots.items() if isinstance(roots, dict) else ():
-        if not all(isinstance(p, str) for p in (paths if isinstance(paths, list) else [paths])):
-            out.append(f"[roots] {agent} is not a path or a list of paths (what is not a path is ignored)")
-    archive = file_values.get("archive")
-    if archive is not None and not (isinstance(archive, dict) and isinstance(archive.get("url", ""), str)
-                                    and isinstance(archive.get("member", ""), str)):
-        out.append('[archive] takes url = "postgresql://…" and member = "name", as text (ignored)')
-    return out
-
-
-def archive_password(file_values: Mapping[str, Any]) -> list[str]:
-    """A warning when ``[archive] url`` holds a password: a config file is not where one belongs. Pure."""
-    section = file_values.get("archive")
-    url = section.get("url") if isinstance(section, dict) else None
-    if isinstance(url, str) and re.search(r"^postgres(?:ql)?://[^/@]*:[^/@]*@|(?:^|\s)password\s*=", url, re.I):
-        return ["[archive] url holds a password: keep it in ~/.pgpass or $PGPASSWORD instead (backscroll never "
-                "shows it, but the file may be read or shared)"]
-    return []
-
-
 def _bool_setting(name: str, env_name: str, file_values: dict, env: Mapping[str, str],
                   flag: bool | None, default: bool) -> Setting:
     if flag is not None:
         return Setting(flag, "flag")
-    if env.get(env_name):
-        return Setting(env[env_name].strip().lower() not in {"0", "false", "no", "off"}, f"env ${env_name}")
+    if env.get(env_name, "").strip() and (on := as_bool(env[env_name])) is not None:  # (else ``env_mistakes`` warns)
+        return Setting(on, f"env ${env_name}")
     value = as_bool(file_values[name]) if name in file_values else None
     if value is not None:
         return Setting(value, "config")
@@ -292,7 +227,6 @@ def resolve(
         redact=_bool_setting("redact", "BACKSCROLL_REDACT", file_values, env, None, True),
         background=_bool_setting("background", "BACKSCROLL_BACKGROUND", file_values, env, None, True),
         file_values=file_values,
-        warnings=tuple(f"config file {cfg_s.value}: {w}" for w in (*unknown_keys(file_values, AGENT_NAMES),
-                                                                    *wrong_types(file_values),
-                                                                    *archive_password(file_values))),
+        warnings=(*env_mistakes(env, cfg_s.value, cfg_s.origin), *(f"config file {cfg_s.value}: {w}" for w in (
+            *unknown_keys(file_values, AGENT_NAMES), *wrong_types(file_values), *archive_password(file_values)))),
     )

@@ -69,6 +69,31 @@ def test_a_config_value_of_a_kind_nothing_reads_warns_and_is_ignored(small):
     assert all(root["from"] != "config" for root in doc["roots"])  # (not "/", nor a root per character)
 
 
+@pytest.mark.parametrize("name", ["BACKSCROLL_EMBED", "BACKSCROLL_REDACT", "BACKSCROLL_BACKGROUND",
+                                  "BACKSCROLL_PROGRESS"])
+def test_a_switch_in_the_environment_set_to_neither_on_nor_off_warns_and_is_ignored(small, name):
+    """``BACKSCROLL_REDACT=disable`` silently kept redaction on: a value nothing reads warns, as in the config file."""
+    small.data.mkdir(parents=True, exist_ok=True)
+    (small.data / "config.toml").write_text("embed = false\nredact = false\nbackground = false\n")
+    r = run_cli(small, "status", "--json", env=cli_env(small, **{name: "disable"}))
+    assert r.returncode == 0, r.stderr
+    said = f"${name}='disable' is neither on nor off (ignored"
+    assert f"warning: {said}" in r.stderr and [w for w in json.loads(r.stdout)["config_warnings"] if said in w]
+    setting = json.loads(r.stdout)["settings"].get(name.removeprefix("BACKSCROLL_").lower())
+    assert setting in (None, {"value": False, "from": "config"}), "the config file's value stands"
+    r = run_cli(small, "status", "--json", env=cli_env(small, **{name: "On "}))
+    assert "warning" not in r.stderr and json.loads(r.stdout)["config_warnings"] == [], r.stderr
+
+
+def test_a_config_file_named_by_the_environment_that_does_not_exist_warns(small, tmp_path):
+    missing = tmp_path / "nonexist.toml"
+    r = run_cli(small, "status", env=cli_env(small, BACKSCROLL_CONFIG=str(missing)))
+    assert r.returncode == 0 and f"warning: $BACKSCROLL_CONFIG names {missing}, which does not exist" in r.stderr
+    (tmp_path / "there.toml").write_text("embed = false\n")
+    r = run_cli(small, "status", env=cli_env(small, BACKSCROLL_CONFIG=str(tmp_path / "there.toml")))
+    assert "warning" not in r.stderr, r.stderr
+
+
 def test_a_relative_path_in_the_config_file_is_from_its_folder(small, tmp_path):
     small.data.mkdir(parents=True, exist_ok=True)
     (small.data / "config.toml").write_text('[roots]\nclaude = ["old/projects", 3]\n[[sources]]\npath = "more"\n')
