@@ -100,8 +100,7 @@ class FileReader:
 
     @staticmethod
     def _intact(fh, head: bytes, size: int, prev: FileState) -> bool:
-        """Whether the file still holds what was read from it up to the checkpoint (its head and the
-        bytes before the checkpoint are the same); it may have grown since."""
+        """Whether the file still holds what was read up to the checkpoint (its head and the bytes before it)."""
         if size < prev.offset or digest(head[: min(HEAD_BYTES, prev.offset)]) != prev.head_digest:
             return False
         start = max(0, prev.offset - TAIL_BYTES)
@@ -216,8 +215,7 @@ class FileReader:
         record. (A nested object of a line that is merely broken is not one: it reads as no known record.)"""
         starts = self.line_starts | ({m.group(1)} if (m := _FIRST_KEY.match(raw)) else set())
         known = sorted({i for key in starts for i in _places(raw, key)}, reverse=True)[:MAX_JOINS]
-        # (then any object's start: a record that begins with a key no line read so far began with, after NULs)
-        anywhere = [i for i in _places(raw, b'{"') if i not in known]
+        anywhere = [i for i in _places(raw, b'{"') if i not in known]  # (then any object's: a key not seen, NULs)
         for at in [*reversed(known), *reversed(anywhere)]:  # (the earliest that parses to the end: the whole record)
             try:
                 obj = loads(raw[at:])

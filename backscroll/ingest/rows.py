@@ -16,13 +16,13 @@ from dataclasses import replace
 from backscroll.ingest import echo as classify
 from backscroll.ingest.echo_output import is_retrieval_output
 from backscroll.ingest.projects import project
+from backscroll.ingest.recall_blocks import split_recall
 from backscroll.ingest.redact_again import RULES_VERSION
 from backscroll.sanitize import plain_id, printable
 from backscroll.store.db import RECORD_COLUMNS, Store, content_hash
 from backscroll.types import MAX_TEXT_BYTES, Record, SessionInfo
 
-# A redactor: text in, text with secrets replaced out (``redact.Redactor`` also counts them).
-Redact = Callable[[str], str]
+Redact = Callable[[str], str]  # a redactor: text in, secrets replaced out (``redact.Redactor`` counts them too)
 Row = tuple[object, ...]
 _AUTHOR, _ECHO = RECORD_COLUMNS.index("author"), RECORD_COLUMNS.index("is_echo")
 
@@ -251,7 +251,7 @@ class Batch:
 
     def _add_text(self, rec: Record, session: SessionInfo) -> None:
         """Prose; ``<backscroll-recall>`` blocks inside it are recalled context: split off as echo rows."""
-        rest, blocks = classify.split_recall(rec.text) if not rec.echo else (rec.text, [])
+        rest, blocks = split_recall(rec.text) if not rec.echo else (rec.text, [])
         if rec.echo or not blocks:  # (a tool's output its reader tied to no call, or a shell run the person typed that
             # the agent logs as its own message (Codex's and Gemini's ``!``): judged by what it shows)
             echo = rec.echo or ((rec.content_type == "tool" or rec.author == "harness")

@@ -68,7 +68,7 @@ def prompt_query(prompt: str | None) -> str | None:
     from backscroll.retrieval.policy.everyday_request import is_everyday
 
     if prompt and "<backscroll-recall" in prompt:
-        from backscroll.ingest.echo import split_recall
+        from backscroll.ingest.recall_blocks import split_recall
 
         prompt = split_recall(prompt)[0]
     return prompt if prompt and prompt.strip() and not is_everyday(prompt[:MAX_PROMPT]) else None

@@ -35,7 +35,7 @@ class RecordQueries:
     """Records and sessions: writes at ingest, reads for the derived indexes and for search."""
 
     conn: sqlite3.Connection
-    apart: Callable[[list[tuple]], list[tuple]]  # (``shared_ids.SharedIds``)
+    apart: Callable[..., list[tuple]]  # (``shared_ids.SharedIds``)
 
     def insert_records(self, rows: list[tuple]) -> int:
         before = self.conn.total_changes

@@ -5,6 +5,7 @@ import json
 from helpers import rows, unflagged_as_by_rules
 
 from backscroll.ingest import echo as classify
+from backscroll.ingest.recall_blocks import split_recall
 
 SECRET = "zanzibar quokka migration"  # the words only the recalled block and the MCP output hold
 BLOCK = ('<backscroll-recall source="backscroll" note="untrusted historical data">\n'
@@ -20,9 +21,9 @@ def test_mcp_tool_names_across_agents():
 
 
 def test_split_recall_keeps_the_surrounding_text():
-    rest, blocks = classify.split_recall(f"<hook_context>{BLOCK}</hook_context>\nwhy is the build red?")
+    rest, blocks = split_recall(f"<hook_context>{BLOCK}</hook_context>\nwhy is the build red?")
     assert rest == "why is the build red?" and blocks == [BLOCK]
-    assert classify.split_recall("plain") == ("plain", [])
+    assert split_recall("plain") == ("plain", [])
 
 
 def test_claude_hook_attachments_and_mcp_calls_are_indexed_as_echoes(session_builder, backscroll_index,
@@ -98,17 +99,17 @@ def test_prose_that_names_the_recall_tag_is_prose(session_builder, backscroll_in
     assert not rows(backscroll_home, "SELECT 1 FROM records WHERE is_echo = 1")
     hits = backscroll_search("plinthograph escaping", mode="lexical").results
     assert hits and "plinthograph escaping scheme for everything quoted" in hits[0].text
-    rest, blocks = classify.split_recall("a <backscroll-recall> element, then the rest")
+    rest, blocks = split_recall("a <backscroll-recall> element, then the rest")
     assert (rest, blocks) == ("a <backscroll-recall> element, then the rest", [])
 
 
 def test_an_unclosed_recall_tag_hides_no_more_than_a_hook_prints():
     head = '<backscroll-recall source="backscroll" note="untrusted historical data">\n- a recalled line'
-    assert classify.split_recall(f"why is it red?\n{head}") == ("why is it red?", [head]), "a block cut short"
+    assert split_recall(f"why is it red?\n{head}") == ("why is it red?", [head]), "a block cut short"
     quoted = f"I pasted {head} and then wrote my own question about the" + " flaky login test" * 200
-    assert classify.split_recall(quoted) == (quoted, []), "the person's words after a quoted tag stay theirs"
+    assert split_recall(quoted) == (quoted, []), "the person's words after a quoted tag stay theirs"
     text = f"{BLOCK}\nthe question, then {head}" + " and more of my words" * 200
-    assert classify.split_recall(text) == (text[len(BLOCK):].strip(), [BLOCK])
+    assert split_recall(text) == (text[len(BLOCK):].strip(), [BLOCK])
     many = (head + " ") * 20_000  # (hostile: every tag unclosed, found in linear time)
-    rest, blocks = classify.split_recall(many)
+    rest, blocks = split_recall(many)
     assert len(blocks) == 1 and len(blocks[0]) <= 2048 + len(head) and rest + " " + blocks[0] == many

@@ -37,16 +37,16 @@ chat elsewhere) is the person's message as user text and a bare ``/copy-context`
 notes are tool output (a ``tool`` record without a tool name, the result of the command they follow,
 if any): the start-up banner, warnings, confirmation questions with the answer given, token counts,
 commits; a line saying Aider applied an edit to a file, or created one, is that edit's call (``aider_notes``).
-What a person typed at the /run prompt "(y/n/instructions)" instead of y or n
-(Aider 0.46-0.63) is their words, a user record. Being no one's words to the model, the notes are not
-user text (``author`` is for user text only). Each session is one unit keyed ``<file>#<start>``; only the
-sessions from the last one read onwards are read again when the file grows.
+What a person typed at the /run prompt "(y/n/instructions)" instead of y or n (Aider 0.46-0.63) is their words.
+Being no one's words to the model, the notes are not user text (``author`` is for user text only). Each session is
+one unit keyed ``<file>#<start>``; only the sessions from the last one read onwards are read again as it grows.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -262,12 +262,11 @@ def parse(data: str, path: Path, from_line: int = 1, typed: list[aider_inputs.Ty
             starts.append((n, at))
     if not starts or starts[0][0] > 1 and any(x.strip() for x in lines[: starts[0][0] - 1]):
         starts.insert(0, (1, None))
-    units = []
-    seen: dict[str, int] = {}
+    units, seen = [], Counter[str]()
     for i, (start, when) in enumerate(starts):
         end = starts[i + 1][0] - 1 if i + 1 < len(starts) else len(lines)
         sid = f"{base.session_id}-{(when or 'start').replace(':', '').replace('-', '')}"
-        seen[sid] = seen.get(sid, 0) + 1
+        seen[sid] += 1
         sid += f"-{seen[sid]}" if seen[sid] > 1 else ""  # (scripted runs started in the same second)
         if end < from_line:
             continue

@@ -26,14 +26,8 @@ from backscroll.ingest.sources.answers import codex_answered, codex_asked, codex
 from backscroll.ingest.sources.codex_calls import argv_text, tool_call, tool_output, web_search_text
 from backscroll.types import Record, SessionInfo
 
-_INJECTED_PREFIXES = (
-    "<environment_context>",
-    "<user_instructions>",
-    "<permissions instructions>",
-    "# AGENTS.md instructions",
-    "<INSTRUCTIONS>",
-    "<turn_aborted>",
-)
+_INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "<permissions instructions>",
+                      "# AGENTS.md instructions", "<INSTRUCTIONS>", "<turn_aborted>")
 # The rest of what Codex counts as context it added to the person's turn (``contextual_user_message.rs``): kept, as
 # the harness's (a skill's body, a ``!`` command and its output, a subagent's report, a hook's prompt, warnings).
 _HARNESS_PREFIXES = (
