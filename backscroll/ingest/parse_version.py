@@ -64,5 +64,8 @@ next finds it, or a search's sync in its turn through the files.
 # is no plain word (``a;touch x``) or holds a secret is stored as a digest of it; 27: so is one over 1,000
 # characters, and a session id that is that long, holds a character that does not show as itself or a secret; a
 # working directory, remote URL or tool name is cut at 1,000 characters; 28: a Cursor question that quotes
-# ``</user_query>`` keeps its words after the quote.
-PARSE_VERSION = 28
+# ``</user_query>`` keeps its words after the quote; 29: whole-file readers repair lone surrogates, a BOM and NaN;
+# an impossible Aider header is text and runs in one second stay apart; a Copilot ``.json`` beside a log that holds
+# nothing and a Cursor transcript beside a damaged database are read; a record appended to a cut-short line after
+# a key not seen before is kept; an epoch of 0 or less is no time.
+PARSE_VERSION = 29
