@@ -118,3 +118,23 @@ def test_a_match_inside_the_scope_is_never_shown_as_outside_it():
     until = Filters(project="ielts", until="2027-01-01T00:00:00Z")
     found = outside_scope(replace(empty, filters=until), until, lambda f: undated, strict=False)
     assert [h.record_id for h in found.also_matching] == ["r4"], "a record with no time is outside any date filter"
+
+
+def test_a_hinted_search_never_lists_a_record_the_hint_holds_as_not_tagged_that_way():
+    """``--role user`` held a user's record back as weak; the search without the hint found it strong and listed it
+    under "Also matching without --role user (these records are not tagged that way)", and in weak_matches too."""
+    from backscroll.retrieval.policy.hints import also_matching
+    from backscroll.types import Filters, Hit, SearchResult
+
+    def hit(rowid, role):
+        return Hit(rank=rowid, score=1.0, record_id=f"r{rowid}", session_id=f"s{rowid}", agent="claude",
+                   project="shop", cwd=None, role=role, content_type="text", tool_name=None, is_echo=False,
+                   timestamp=None, source_path="x.jsonl", line=rowid, text=f"skip locked queue {rowid}",
+                   text_truncated=False, snippet="", matched_by=("lexical",), rowid=rowid)
+
+    hinted = Filters(role="user")
+    weak = SearchResult(query="skip locked", mode="hybrid", filters=hinted, results=(), weak_matches=(hit(1, "user"),))
+    wide = SearchResult(query="skip locked", mode="hybrid", filters=Filters(),
+                        results=(hit(1, "user"), hit(2, "assistant"), hit(3, "user"), hit(4, "assistant")))
+    found = also_matching(weak, hinted, lambda f: wide, strict=False)
+    assert [h.record_id for h in found.also_matching] == ["r2", "r4"]

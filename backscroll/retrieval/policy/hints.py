@@ -1,8 +1,8 @@
 """Filters as hints: what ``role``, ``author``, ``agent`` and ``content_type`` left out comes back.
 
 Unless the search is strict, a search with one of these filters also runs without them; up to
-``ALSO_MATCHING`` results the filtered search did not return (nor repeat the text of) are kept in
-``also_matching``, and ``dropped_filters`` names the filters they do not satisfy.
+``ALSO_MATCHING`` results the filtered search did not return (nor repeat the text of, nor held back as weak), and
+that the filters do not hold, are kept in ``also_matching``, and ``dropped_filters`` names those filters.
 
 Project, session and dates filter: what they leave is the scope, judged on its own. When nothing in it
 answers, the same search outside it may: its first results come as ``also_matching`` (the scope's answer
@@ -33,9 +33,10 @@ def also_matching(result: SearchResult, filters: Filters, run: Callable[[Filters
     if not names or strict:
         return result
     wide = run(replace(filters, role=None, author=None, agent=None, content_type=None))
-    shown = {h.rowid for h in result.results}
+    shown = {h.rowid for h in (*result.results, *result.weak_matches)}  # (the hinted scope's own, judged weak too)
     keys = {(h.session_id, h.text) for h in result.results}
-    extras = [h for h in wide.results if h.rowid not in shown and (h.session_id, h.text) not in keys][:ALSO_MATCHING]
+    extras = [h for h in wide.results if h.rowid not in shown and (h.session_id, h.text) not in keys
+              and not all(getattr(h, n) == getattr(filters, n) for n in names)][:ALSO_MATCHING]
     if not extras:
         return result
     renumbered = tuple(replace(h, rank=i + 1) for i, h in enumerate(extras))
