@@ -77,7 +77,8 @@ def propose(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptio
     semantic = by_meaning(source, plan, filters, mode, notes, opts.depth) if mode != "lexical" else None
     if semantic is None and mode == "semantic":
         raise SemanticUnavailableError("no embeddings exist yet, so semantic search cannot run",
-                                       hint="run `backscroll index` (or `backscroll embed`), or search in lexical mode",
+                                       hint="run `backscroll embed` (`backscroll index` embeds too, unless "
+                                            "embedding is off), or search in lexical mode",
                                        reason="no-embeddings")
     mode = mode if semantic is not None else "lexical"
     plan = respelled(source, plan, notes) if mode != "semantic" else plan
