@@ -671,3 +671,9 @@ def test_a_lone_surrogate_or_a_byte_order_mark_costs_no_whole_file_reader_its_se
 def test_nan_infinity_and_numbers_past_a_float_cost_a_line_nothing():
     assert jsontext.loads(b'{"costUSD": NaN, "t": -Infinity, "n": 1e999, "ok": 1.5e300, "s": "NaN", "x": "\\ud83d"}'
                           ) == {"costUSD": None, "t": None, "n": None, "ok": 1.5e300, "s": "NaN", "x": "\ufffd"}
+
+
+def test_a_utf16_document_with_its_byte_order_mark_is_read():
+    doc = {"messages": [{"type": "user", "content": "héllo from PowerShell 😀"}]}
+    for codec, mark in (("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff")):
+        assert jsontext.loads(mark + json.dumps(doc, ensure_ascii=False).encode(codec)) == doc

@@ -84,6 +84,11 @@ def loads(raw: bytes | str) -> Any:
                 if attempt or not ("recursion" in msg or "depth" in msg):
                     break
                 fixed = cap_depth(fixed)
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with its byte-order mark (PowerShell's `>` writes it)
+        try:
+            return loads(data.decode("utf-16").encode("utf-8", "surrogatepass"))
+        except (UnicodeDecodeError, orjson.JSONDecodeError):
+            raise first from None
     if "utf-8" in text:  # a byte-order mark (a Windows tool's), or bytes that are not UTF-8: the rest is kept
         fixed = (data[3:] if data.startswith(b"\xef\xbb\xbf") else data).decode("utf-8", "replace").encode()
         if fixed != data:
