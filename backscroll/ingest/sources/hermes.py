@@ -80,7 +80,9 @@ def _str(value: object) -> str | None:
 
 
 def content_text(raw: object) -> str:
-    """A message's text: plain, or its parts' (``"\\x00json:"`` + JSON). Pure."""
+    """A message's text: plain, or its parts' (``"\\x00json:"`` + JSON); bytes (a BLOB) as UTF-8. Pure."""
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", "replace")
     if not isinstance(raw, str):
         return ""
     if raw.startswith(_PARTS):

@@ -138,6 +138,8 @@ def test_what_a_summary_and_a_result_say():
     assert hermes.result_text('{"results": [{"status": "timeout", "summary": null, "error": "Subagent timed out"}]}') \
         == ("Subagent timed out", True)
     assert hermes.content_text('\x00json:[{"type": "text", "text": "look"}, {"type": "image_url"}]') == "look"
+    assert hermes.content_text("stored as a BLOB \u00e9".encode()) == "stored as a BLOB \u00e9", "(no longer dropped)"
+    assert hermes.content_text(b"\x00json:[{\"type\": \"text\", \"text\": \"x\"}]") == "x"
 
 
 def session(db, sid: str, messages: list[tuple], source: str = "cli", parent: str | None = None) -> None:
