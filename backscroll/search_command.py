@@ -41,8 +41,7 @@ OUTPUT = (
     Param("fmt", ("--format", "-f"), str, None, "Output format.", "human|json|jsonl|tsv|ids", "output"),
     Param("ids", ("--ids",), bool, False, "Only ids, one a line.", group="output"),
     Param("fields", ("--fields",), str, None, "JSON: only these hit fields.", "A,B", "output"),
-    Param("max_bytes", ("--max-bytes",), int, None,
-          "JSON: whole hits in at most N bytes (an error when the first does not fit).", "N", "output", minimum=1),
+    Param("max_bytes", ("--max-bytes",), int, None, "JSON: whole hits in N bytes.", "N", "output", minimum=1),
     Param("pretty", ("--pretty",), bool, False, "Indented JSON.", group="output"),
     Param("no_pager", ("--no-pager",), bool, False, "Never page.", group="output"),
 )
