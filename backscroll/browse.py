@@ -73,15 +73,22 @@ def file_sessions(store: Store, path: str, *, agent: str | None = None, project:
 def _spellings(path: str) -> tuple[str, ...]:
     """An absolute path as asked, and as this machine resolves its symlinks (a session's cwd is the physical
     path its agent's getcwd gave: ``files ~/link/app.py`` is ``/srv/app/app.py`` there)."""
-    return tuple(dict.fromkeys((posixpath.normpath(path), os.path.realpath(path))))
+    try:
+        return tuple(dict.fromkeys((posixpath.normpath(path), os.path.realpath(path))))
+    except (ValueError, OSError):  # (a NUL in it: no file on this machine)
+        return (posixpath.normpath(path),)
 
 
 def _through_link(cwd: str | None, asked: tuple[str, ...]) -> tuple[str, ...]:
     """The absolute paths ``asked`` as a session whose cwd goes through a symlink spells them (``~/link/app.py``
     for ``/srv/app/app.py``)."""
-    if not cwd or not cwd.startswith("/") or os.path.realpath(cwd) == cwd:
+    try:
+        real = os.path.realpath(cwd) if cwd and cwd.startswith("/") else cwd
+    except (ValueError, OSError):  # (a log's cwd holding a NUL: no folder on this machine)
         return ()
-    base = os.path.realpath(cwd).rstrip("/") + "/"
+    if not cwd or not real or real == cwd:
+        return ()
+    base = real.rstrip("/") + "/"
     return tuple(cwd.rstrip("/") + "/" + p[len(base):] for p in asked if p.startswith(base))
 
 

@@ -228,3 +228,15 @@ def test_files_finds_a_file_asked_through_a_symlink_and_one_a_session_named_thro
     assert {f.session_id for f in backscroll.files(f"{tmp_path}/link/src/worker.py", config=cfg)} == both
     assert {f.session_id for f in backscroll.files(f"{real}/src/worker.py", config=cfg)} == both
     assert backscroll.files(f"{tmp_path}/elsewhere/src/worker.py", config=cfg) == []
+
+
+def test_a_cwd_or_a_path_holding_a_nul_is_no_symlink_to_follow(session_builder, backscroll_index, backscroll_home):
+    s = session_builder.codex(cwd="/srv/app\x00evil")  # (a log can hold anything; the store keeps it)
+    s.user("fix the model")
+    s.tool("sed -i s/a/b/ models.py", "")
+    backscroll_index()
+    cfg = backscroll_home.config()
+    assert [f.session_id for f in backscroll.files("models.py", config=cfg)] == [s.session_id]
+    assert backscroll.files("/srv/app/models.py", config=cfg) == []
+    with pytest.raises(NotFoundError):
+        backscroll.search("model", file="/srv/a\x00b.py", config=cfg)
