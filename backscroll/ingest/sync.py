@@ -32,6 +32,7 @@ from backscroll.ingest.redact_again import redact_again
 from backscroll.ingest.report import IndexReport, Progress
 from backscroll.ingest.rows import Redact
 from backscroll.ingest.sources import ContentError
+from backscroll.ingest.sources.databases import scratch_in
 from backscroll.ingest.units import flush_redactions, read_lines, read_whole, take_redaction_counts
 from backscroll.store.db import Store
 from backscroll.store.failures import store_failure
@@ -57,6 +58,12 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
     records: a file that fails is rolled back alone, reported unreadable (kept in ``source_issues``)
     and the sync goes on with the others' records intact. Ctrl-C says how many new records were saved.
     """
+    with scratch_in(store.path.parent):  # (an agent's database read from a copy: the copy stays in the data dir)
+        return _sync(store, roots, progress, redactor, quick, notify)
+
+
+def _sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None, redactor: Redact | None,
+          quick: bool, notify: Notify) -> IndexReport:
     started = time.perf_counter()
     progress = progress or Progress()
     report = IndexReport()

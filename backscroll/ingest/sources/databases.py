@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 
@@ -19,10 +20,10 @@ def read_db_snapshot(path: Path, read: Callable, what: str, attempts: int = 3, t
     (its header's change counter moved); while a writer keeps its ``-wal`` there it is opened with ``mode=ro`` and
     takes its locks (a writer holding the database alone is reported, and read on the next sync); a ``-wal`` no
     writer keeps (no ``-shm`` beside it) or one in a folder this process cannot write is read from a temporary
-    copy, since SQLite would make the ``-shm`` in the agent's folder, or fail. A missing file
-    is never created; undecodable bytes of a path are kept as they are, and text that is not UTF-8 is read with
-    U+FFFD. A busy database is retried ``attempts`` times, ``pause`` seconds apart and more each time. Failures
-    become ``OSError`` naming ``what`` (the agent).
+    copy in the data dir (``scratch_in``), since SQLite would make the ``-shm`` in the agent's folder, or fail. A
+    missing file is never created; undecodable bytes of a path are kept as they are, and text that is not UTF-8 is
+    read with U+FFFD. A busy database is retried ``attempts`` times, ``pause`` seconds apart and more each time.
+    Failures become ``OSError`` naming ``what`` (the agent).
     """
     if path.is_file() and _left_wal(path):
         try:
@@ -79,6 +80,35 @@ def _left_wal(path: Path) -> bool:
                                                                                                    os.W_OK))
 
 
+# Where a database is copied to be read: the data dir's ``scratch`` folder while a sync runs (``scratch_in``),
+# never a shared temporary folder (the copy holds what the agent logged, secrets and all).
+SCRATCH: ContextVar[Path | None] = ContextVar("backscroll_scratch", default=None)
+_LEFT_AFTER_S = 3600  # a copy older than this was left by a run killed while reading it
+
+
+@contextmanager
+def scratch_in(data_dir: Path) -> Iterator[None]:
+    """Copies of agents' databases go to ``data_dir/scratch`` (owner-only) while this lasts; copies a killed run
+    left there are removed."""
+    import shutil
+    import time
+
+    folder = data_dir / "scratch"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)  # (whatever the umask, or whoever made it)
+    for left in folder.glob("backscroll-db-*"):
+        try:
+            if time.time() - left.stat().st_mtime > _LEFT_AFTER_S:
+                shutil.rmtree(left, ignore_errors=True)
+        except OSError:
+            continue
+    token = SCRATCH.set(folder)
+    try:
+        yield
+    finally:
+        SCRATCH.reset(token)
+
+
 @contextmanager
 def _copied(path: Path) -> Iterator[Path]:
     """The database and its ``-wal`` copied into a temporary folder of their own (removed after), to read there,
@@ -88,7 +118,7 @@ def _copied(path: Path) -> Iterator[Path]:
     import shutil
     import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="backscroll-db-") as folder, open(path, "rb") as db:
+    with tempfile.TemporaryDirectory(prefix="backscroll-db-", dir=SCRATCH.get()) as folder, open(path, "rb") as db:
         fcntl.lockf(db, fcntl.LOCK_SH | fcntl.LOCK_NB, _SHARED_SIZE, _SHARED_FIRST)
         copy = Path(folder) / "copy.db"
         shutil.copyfile(path, copy)

@@ -7,6 +7,7 @@ fixture under ``tests/data/opencode/storage``.
 
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -609,6 +610,10 @@ def test_a_wal_no_writer_keeps_is_read_from_a_copy_and_nothing_is_made_beside_it
     writer.close()
     assert "restore the nightly backup" not in (root / "opencode.db").read_bytes().decode("utf-8", "replace")
     before = sorted((p.name, p.read_bytes()) for p in root.iterdir())
+    left = backscroll_home.data / "scratch" / "backscroll-db-killed"  # (a copy a run killed mid-read left)
+    left.mkdir(parents=True)
+    (left / "copy.db").write_bytes(b"secrets")
+    os.utime(left, (1_700_000_000, 1_700_000_000))
     root.chmod(0o555)
     try:
         out = backscroll_index(embed=False)
@@ -616,6 +621,9 @@ def test_a_wal_no_writer_keeps_is_read_from_a_copy_and_nothing_is_made_beside_it
         root.chmod(0o755)
     assert not out.report.unreadable and "restore the nightly backup of the ledger" in texts(backscroll_home)
     assert sorted((p.name, p.read_bytes()) for p in root.iterdir()) == before, "nothing made or changed beside it"
+    scratch = backscroll_home.data / "scratch"
+    assert scratch.is_dir() and (scratch.stat().st_mode & 0o777) == 0o700 and not list(scratch.iterdir()), \
+        "the copy was made in the data dir, owner-only, and removed after the read"
 
 
 def test_a_damaged_page_costs_only_the_sessions_whose_rows_sit_on_it(oc_db, backscroll_home, backscroll_index):
