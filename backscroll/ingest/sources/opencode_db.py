@@ -117,9 +117,9 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict, agent: str 
         try:
             units.append(_db_session(conn, path, info, m_created, parts_of_session,
                                      ("seq" if "seq" in v2cols else "rowid") if v2 else None, bool(_str(forked))))
-        except sqlite3.DatabaseError as exc:  # (a damaged page: this session alone, tried again next time)
-            fingerprints[sid] = prev.get(sid)
-            if sid not in prev:
+        except sqlite3.DatabaseError as exc:  # (a damaged page: this session alone, tried again every sync)
+            fingerprints[sid] = None
+            if sid not in prev:  # (one read before keeps its records; its failure is said once, at its first read)
                 units.append(SourceUnit(f"{path}#{sid}", info, [], [(0, f"session could not be read: {exc}")]))
     new_state = {"watermark": watermark, "sessions": fingerprints,
                  "message_rowid": high["message"], "part_rowid": high["part"],
