@@ -668,3 +668,36 @@ def test_a_part_updated_in_place_is_read_again(oc_db, backscroll_home, backscrol
                        (json.dumps(done), pid))
     backscroll_index(embed=False)
     assert any("zbuildfinished" in t for t in texts(backscroll_home))
+
+
+def test_a_session_read_before_that_a_damaged_page_keeps_out_is_read_once_mended(oc_db, backscroll_home,
+                                                                                 backscroll_index):
+    sessions = []
+    for n in range(30):
+        s = oc_db.session(f"task {n}")
+        s.user(f"question {n}")
+        sessions.append(s)
+    backscroll_index(embed=False)
+    sid = sessions[17].session_id
+    (was,) = oc_db.conn.execute("SELECT time_updated FROM session WHERE id = ?", (sid,)).fetchone()
+    turn = sessions[17].assistant()
+    turn.text("ocreply17 late " + "x" * 1500)  # (new rows of a session read before, on the page to be damaged)
+    turn.finish()
+    for s in sessions[18:]:  # (and later rows after it: the damaged page is no longer the newest)
+        later = s.assistant()
+        later.text("later reply " + "y" * 1500)
+        later.finish()
+    oc_db.conn.execute("UPDATE session SET time_updated = ? WHERE id = ?", (was, sid))  # (its rows alone say so)
+    oc_db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    oc_db.close()
+    mended = oc_db.path.read_bytes()
+    data = bytearray(mended)
+    page = int.from_bytes(data[16:18], "big")
+    at = data.find(b"ocreply17 late") // page * page
+    data[at + 1:at + 5] = b"\xff\xff\xff\xff"
+    oc_db.path.write_bytes(bytes(data))
+    backscroll_index(embed=False)
+    assert not any(t.startswith("ocreply17 ") for t in texts(backscroll_home))
+    oc_db.path.write_bytes(mended)
+    backscroll_index(embed=False)
+    assert any(t.startswith("ocreply17 late") for t in texts(backscroll_home)), "tried again, not left behind"
