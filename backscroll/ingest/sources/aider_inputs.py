@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from backscroll.dates import format_ts
+from backscroll.dates import format_ts, held
 
 FILE_NAME = ".aider.input.history"
 MAX_BYTES = 64 * 1024 * 1024  # a larger input history is not read (its chat keeps the session's start time)
@@ -52,12 +52,12 @@ def within(typed: list[Typed], start: datetime | None, end: datetime | None) -> 
 
 
 def is_time(when: str) -> bool:
-    """Whether a session header's ``YYYY-MM-DDTHH:MM:SS`` is a time there is (not 9999-99-99)."""
+    """Whether a session header's ``YYYY-MM-DDTHH:MM:SS`` is a time a clock gives (not 9999-99-99, nor one this
+    machine's zone or the index cannot hold: 0001-01-01, 9999-12-31)."""
     try:
-        datetime.fromisoformat(when)
-    except ValueError:
+        return held(datetime.fromisoformat(when).astimezone()) is not None
+    except (ValueError, OverflowError, OSError):
         return False
-    return True
 
 
 def header_time(when: str | None) -> str | None:
