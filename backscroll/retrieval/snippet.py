@@ -29,8 +29,8 @@ def make_snippet(text: str, terms: tuple[str, ...], stems: tuple[str, ...] = (),
     pat = _pattern(terms, stems)
     matches = list(pat.finditer(flat)) if pat else []
     if not matches:
-        cut = flat[:width]
-        return (cut + "…" if len(flat) > width else cut), ()
+        cut = flat[:_whole_marks(flat, 0, width)[1]]
+        return (cut + "…" if len(flat) > len(cut) else cut), ()
     start = _densest(matches, width)
     if start > 0:  # never start mid-word: back to the word's start when near, else on to the next word
         space = flat.rfind(" ", 0, start + 1)

@@ -406,6 +406,9 @@ def test_a_snippet_never_cuts_inside_a_redaction_mark():
             assert marks == body.count("-key]") + body.count("-token]") and "ACTED:" not in body.replace(
                 "[REDACTED:", "") and ("[RED" not in body or marks), snip
             assert [snip[a:b] for a, b in spans] == ["needle"], (snip, spans)
+    for at in range(200, 260):  # (a hit by meaning alone: the text's start, cut)
+        snip = make_snippet("w " * (at // 2) + "[REDACTED:aws-secret-key] tail " * 20, ("absent",))[0]
+        assert snip.count("[REDACTED:") == snip.count("-key]"), snip
 
 
 def test_snippets_never_start_mid_word_and_whole_text_when_it_fits():
