@@ -8,6 +8,7 @@ needs it (a hook does not).
 from __future__ import annotations
 
 import inspect
+import sys
 from typing import Annotated
 
 import typer
@@ -54,10 +55,10 @@ def _colour(value: str) -> str:
     if value not in ("auto", "always", "never"):
         raise typer.BadParameter("use auto, always or never", param_hint="--color")
     common.STATE.color = value
-    if value == "never":
+    if value == "never" or "typer.rich_utils" in sys.modules:  # (each run sets it: one process may run several)
         from typer import rich_utils
 
-        rich_utils.COLOR_SYSTEM = None  # (rich then writes no style at all, bold included)
+        rich_utils.COLOR_SYSTEM = None if value == "never" else "auto"  # (None: no style at all, bold included)
     return value
 
 

@@ -352,3 +352,14 @@ def test_color_never_leaves_help_plain_where_colour_was_forced(argv, backscroll_
     plain = subprocess.run([sys.executable, "-m", "backscroll", *argv], env=env, capture_output=True, text=True,
                            timeout=60)
     assert "Usage:" in plain.stdout + plain.stderr and "\x1b[" not in plain.stdout + plain.stderr, plain
+
+
+def test_color_never_in_one_run_leaves_the_next_run_of_the_process_as_it_asks(backscroll_home):
+    from typer import rich_utils
+
+    CliRunner().invoke(app, ["--color", "never", "search", "--help"])
+    assert rich_utils.COLOR_SYSTEM is None
+    CliRunner().invoke(app, ["--color", "auto", "search", "--help"])
+    assert rich_utils.COLOR_SYSTEM == "auto", "a later run of the same process is not left without colour"
+    CliRunner().invoke(app, ["search", "--help"])
+    assert rich_utils.COLOR_SYSTEM == "auto"
