@@ -41,16 +41,16 @@ def _semantic_allowed(store: Store, filters: Filters, memo: dict) -> set[int] | 
 
 
 def _what_embeds(cfg: Config) -> str:
-    """Who embeds the prose still without a vector, for a note: a run at work, a background worker (a search starts
-    one when embedding and the worker are on), else ``backscroll embed`` (``index`` skips it under ``embed =
-    false``)."""
+    """Who embeds the prose still without a vector, for a note: a run at work, the background worker at work (a
+    syncing search has started it by now, if it starts one), else ``backscroll embed`` (``index`` skips it under
+    ``embed = false``, and a ``--no-sync`` search starts no worker)."""
     from backscroll import background
     from backscroll.embedding import foreground_running
 
     if foreground_running(cfg):
         return "an `index` or `embed` at work"
-    if background.running(cfg) or (cfg.embed.value and cfg.background.value):
-        return "a background worker (`backscroll status` shows it; `backscroll embed` does it at once)"
+    if background.running(cfg):
+        return "the background worker at work"
     return "`backscroll embed`"
 
 

@@ -406,3 +406,13 @@ def test_a_process_loads_the_model_once_for_each_use(monkeypatch):
     assert embed_mod.load(bulk=False) is query and embed_mod.load(bulk=True) is not query
     assert embed_mod.load(bulk=True) is embed_mod.load(bulk=True)
     assert set_up == [{"bulk": False}, {"bulk": True}]
+
+
+def test_a_search_that_starts_no_worker_names_no_worker(session_builder, backscroll_home, backscroll_index,
+                                                        backscroll_search, monkeypatch):
+    """A --no-sync search starts no background worker: the note said one embeds the prose, and none ever did."""
+    session_builder.claude().user("the pelican migration plan")
+    backscroll_index(embed=False)
+    monkeypatch.setenv("BACKSCROLL_BACKGROUND", "1")  # (the worker is on, and this search starts none)
+    note = [n for n in backscroll_search("pelican plan", sync=False).notes if "fell back to lexical" in n]
+    assert note and "(`backscroll embed` embeds the prose)" in note[0] and "worker" not in note[0], note
