@@ -111,7 +111,7 @@ class SearchRequest:
                "repeat old answers verbatim and are hidden by default. Set it only to see what was searched "
                "before.", brief="Show query echoes too.")
     mode: str = _option("hybrid", "Ranking: by words (lexical), by meaning (semantic), or both fused (hybrid).",
-                        choices=MODES, brief="Words, meaning or both.")
+                        choices=MODES, brief="Both by default (hybrid).")
     max_chars: int = _option(2000, "Cut each result's text and snippet to this many characters (0: whole text).",
                              minimum=0, maximum=MAX_COUNT, asks=False,
                              brief="Cut each text at N (2000; 0: all).", group="output")
@@ -156,7 +156,7 @@ class ShowRequest:
         "A record id (from search results) or a session id (a prefix of 6+ characters of either is enough).",
         brief="A record id (from search results) or a session id.", metavar="ID", longest=MAX_ID)})
     context: int = _option(3, "For a record: how many records to show before and after it.", minimum=0,
-                           maximum=MAX_LIMIT, short="-C", brief="Records shown before and after a record.")
+                           maximum=MAX_LIMIT, short="-C", brief="Records shown before and after a record (3).")
     limit: int | None = _option(None, "For a session: how many records to show.", minimum=1, maximum=MAX_COUNT,
                                 short="-n", brief="For a session: how many records.")
     offset: int = _option(0, "For a session: skip this many records (page with limit).", minimum=0,
@@ -185,7 +185,7 @@ class ListRequest:
                                       "includes its day).",
                                 metavar="WHEN", brief="Active up to: 2026-10-31, 2026-10, yesterday.")
     limit: int = _option(20, "How many sessions.", minimum=1, maximum=MAX_LIMIT, short="-n",
-                         brief="How many sessions.")
+                         brief="How many sessions (20).")
     offset: int = _option(0, "Skip this many sessions (page with limit).", minimum=0, maximum=MAX_COUNT,
                           brief="Skip this many sessions.")
     archive: str | None = _option(None, "The team archive's sessions (a URL, or default).", metavar="URL",
