@@ -194,7 +194,8 @@ class StatusReport(_Mapping):
         return self.agents.setdefault(name, AgentStatus())
 
     def to_dict(self) -> dict:
-        """The document ``status --json`` prints (which adds what ``install`` put in place, ``integrations``)."""
+        """The document ``status --json`` prints, less its ``integrations`` (what ``install`` put in place) and
+        ``store_error``."""
         return {"schema_version": 1, **_json(asdict(self))}
 
     def __contains__(self, key: str) -> bool:

@@ -30,10 +30,8 @@ def status(
             report, failure = exc.partial_status, exc
         integrations = installed()  # what `backscroll install` put in place
         if as_json:
-            info = report.to_dict()
-            if failure is not None:
-                info["store_error"] = failure.to_dict()["error"]
-            common.emit_json({**info, "integrations": integrations})
+            store_error = None if failure is None else failure.to_dict()["error"]
+            common.emit_json({**report.to_dict(), "integrations": integrations, "store_error": store_error})
         else:
             from backscroll.cli.render_status import print_status
 

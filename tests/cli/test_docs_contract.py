@@ -18,3 +18,11 @@ def test_help_states_the_defaults_the_readme_documents(backscroll_home):
     show = cli("show", "--help", env={"COLUMNS": "200"}, terminal_width=200).stdout
     assert "Both by default (hybrid)." in search
     assert "Records shown before and after a record (3)." in show
+
+
+def test_status_json_has_store_error_null_when_the_store_reads(session_builder, backscroll_index):
+    """README: absent values are null, never omitted; `store_error` was there only when the store failed."""
+    session_builder.claude(project="shop").user("which queue for the background jobs?")
+    backscroll_index(embed=False)
+    doc = json.loads(cli("status", "--json").stdout)
+    assert "store_error" in doc and doc["store_error"] is None and "integrations" in doc
