@@ -296,5 +296,5 @@ class Tools:
     def _status(self, _args: dict) -> dict:
         from backscroll.integrations.install import installed
 
-        return within({"schema_version": 1, **self._archive().status().to_dict(), "integrations": installed()},
-                      "status --json on the command line lists them all")  # (as the CLI)
+        return within({**self._archive().status().to_dict(), "integrations": installed(), "store_error": None},
+                      "status --json on the command line lists them all")  # (as the CLI; a store error raises)
