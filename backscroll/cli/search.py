@@ -91,13 +91,13 @@ def search(**given: Any) -> None:
         "query", "no_sync", "source", "as_json", "fmt", "ids", "fields", "max_bytes", "pretty", "no_pager"))
     from backscroll.cli.render_machine import FORMATS
 
+    if fmt and fmt not in FORMATS:  # (first: with --json too, a misspelt format is the problem)
+        common.fail(UsageError(f"unknown --format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}"), as_json)
     chosen = [name for name, on in (("--json", as_json), ("--ids", ids), (f"--format {fmt}", fmt)) if on]
     if len(chosen) > 1 and not (chosen[1:] == ["--format json"] and as_json):
         common.fail(UsageError(f"{' and '.join(chosen)} ask for different outputs", hint="give one of them"),
                     as_json)
     out_format = "json" if as_json else ("ids" if ids else (fmt or "human"))
-    if out_format not in FORMATS:
-        common.fail(UsageError(f"unknown --format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}"), False)
     machine = out_format in ("json", "jsonl")
     if not machine:  # (an option that would shape nothing: said, not silently ignored)
         for flag, value in (("--fields", fields), ("--max-bytes", max_bytes)):

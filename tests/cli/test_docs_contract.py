@@ -26,3 +26,11 @@ def test_status_json_has_store_error_null_when_the_store_reads(session_builder, 
     backscroll_index(embed=False)
     doc = json.loads(cli("status", "--json").stdout)
     assert "store_error" in doc and doc["store_error"] is None and "integrations" in doc
+
+
+def test_an_unknown_format_is_named_first_with_json_too(backscroll_home):
+    r = cli("search", "go", "--format", "xml", "--json", "--no-sync")
+    assert r.exit_code == 2
+    error = json.loads(r.stderr.strip().splitlines()[-1])["error"]
+    assert error["message"] == "unknown --format 'xml'" and "jsonl" in error["hint"]
+    assert "different outputs" in cli("search", "go", "--format", "tsv", "--json", "--no-sync").stderr
