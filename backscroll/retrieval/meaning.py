@@ -134,6 +134,8 @@ def _ready(store: Store, cfg: Config, plan, mode: str, fresh: bool, notes: list[
                 pending = vecs.pending() if ready else 0
         if ready and pending > SEARCH_EMBEDS:
             notes.append(_coverage_note(store, pending, cfg))
+        if not ready and embed.unusable() is not None:  # its own error, not advice to embed with it
+            factory()
         if not ready:
             if mode == "hybrid":
                 notes.append(_unready_note(store.get_meta("vectors_model"), model, cfg))

@@ -34,3 +34,4 @@ def test_an_unknown_format_is_named_first_with_json_too(backscroll_home):
     error = json.loads(r.stderr.strip().splitlines()[-1])["error"]
     assert error["message"] == "unknown --format 'xml'" and "jsonl" in error["hint"]
     assert "different outputs" in cli("search", "go", "--format", "tsv", "--json", "--no-sync").stderr
+

@@ -265,3 +265,18 @@ def test_the_shortest_replies_are_not_embedded(session_builder, backscroll_home,
     assert rows(backscroll_home, "SELECT count(*) AS n FROM embeddings")[0]["n"] == 1
     assert [r["unit_hash"] == "" for r in rows(backscroll_home)] == [True, False, True]
     assert backscroll_index().embedded == 0, "skipped replies are not pending again"
+
+
+def test_an_unknown_embedder_is_named_as_unknown_by_search(session_builder, backscroll_index, backscroll_search,
+                                                           monkeypatch):
+    """The note blamed vectors 'made by another embedder' and said to embed again with one that cannot embed."""
+    session_builder.claude().user("caching choice for sessions")
+    backscroll_index()
+    monkeypatch.setenv("BACKSCROLL_EMBEDDER", "bogus")
+    hybrid = backscroll_search("caching choice", sync=False)
+    assert hybrid.mode == "lexical" and hybrid.results
+    said = " ".join(hybrid.notes)
+    assert "unknown embedder 'bogus'" in said and "another embedder" not in said, hybrid.notes
+    with pytest.raises(SemanticUnavailableError, match="unknown embedder 'bogus'") as err:
+        backscroll_search("caching choice", sync=False, mode="semantic")
+    assert "minilm" in (err.value.hint or "")
