@@ -111,9 +111,11 @@ def plan(text: str, analyze, now: datetime | None = None) -> QueryPlan:
     """
     text = (text or "").strip()
     notes: list[str] = []
+    was_cut = ""
     if len(text) > MAX_QUERY_CHARS:
         cut = text.rfind(" ", MAX_QUERY_CHARS - 200, MAX_QUERY_CHARS + 1)
         notes.append(f"the query is {len(text):,} characters long: only its first {MAX_QUERY_CHARS:,} were searched")
+        was_cut = f" in its first {MAX_QUERY_CHARS:,} characters (of {len(text):,}), all that is searched"
         text = text[: cut if cut > 0 else MAX_QUERY_CHARS].rstrip()
     tokens = analyze(text) if text else []
     if not tokens:
@@ -121,9 +123,10 @@ def plan(text: str, analyze, now: datetime | None = None) -> QueryPlan:
 
         if any(len(w) > MAX_WORD for w in re.findall(r"[^\W_]+", text)):  # (a pasted key, a blob)
             raise QueryError(f"words longer than {MAX_WORD} characters (a key, a blob) are not indexed: the query has "
-                             "none to search", hint="search the words around it")
+                             f"none to search{was_cut}", hint="put the words to look for before the long one"
+                             if was_cut else "search the words around it")
         raise QueryError(
-            "the query has no searchable words" if text else "the query is empty",
+            f"the query has no searchable words{was_cut}" if text else "the query is empty",
             hint='give some words to look for, e.g. backscroll search "job queue decision"',
         )
     terms = _dedupe(tokens)

@@ -275,6 +275,19 @@ def test_plan_caps_length_and_terms():
     assert short.notes == ()
 
 
+def test_a_query_whose_words_the_cut_left_out_says_the_cut_did_it():
+    """`x*2500 go` said the query held no word to search, with nothing about the 2,000-character cut."""
+    from backscroll.errors import QueryError
+    from backscroll.indexes.lexical import analyze
+    from backscroll.retrieval.query import plan
+
+    with pytest.raises(QueryError, match=r"none to search in its first 2,000 characters \(of 2,503\)") as err:
+        plan("x" * 2500 + " go", analyze)
+    assert "before the long one" in (err.value.hint or "")
+    with pytest.raises(QueryError, match=r"none to search$"):
+        plan("x" * 100, analyze)
+
+
 def test_many_short_words_are_capped_too():
     from backscroll.indexes.lexical import analyze
     from backscroll.retrieval.query import MAX_QUERY_TERMS, plan
