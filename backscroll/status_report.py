@@ -172,8 +172,9 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None, sta
         claude.agent_keeps_days = days
         last = store.last_read("claude")
         if days and last and last < format_ts(now - timedelta(days=days)):
-            warnings.append(f"claude: the last index ({last}) is older than the {days} days Claude Code keeps "
-                            "sessions (cleanupPeriodDays): sessions from that gap may be gone; index more often")
+            warnings.append(f"claude: the last read of its sessions ({last}, by an index or a search) is older than "
+                            f"the {days} days Claude Code keeps sessions (cleanupPeriodDays): sessions from that gap "
+                            "may be gone; index more often")
     return warnings
 
 

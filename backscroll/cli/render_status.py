@@ -54,8 +54,8 @@ def _counts(out: Console, r: StatusReport) -> None:
 
     out.print(Text.assemble(_bold(f"{r.sessions:,}"), " sessions, ", _bold(f"{r.records:,}"), " records ",
                             f"({r.echoes:,} query echoes)"))
-    out.print(f"last index run {local_time(r.last_index_run) or 'never'}, "  # (a search's sync reads new lines too)
-              f"new session lines last read {local_time(r.last_sync) or 'never'}")
+    out.print(f"new session lines last looked for {local_time(r.last_index_run) or 'never'} (by an index or a "
+              f"search), last read {local_time(r.last_sync) or 'never'}")
     emb = r.embeddings
     if emb.prose_records:
         line = f"embedded {emb.embedded:,} / {emb.prose_records:,} prose records"
