@@ -101,7 +101,7 @@ def parse_input(raw: bytes) -> HookInput:
     except json.JSONDecodeError as exc:
         if len(raw) >= STDIN_MAX:
             raise ValueError(f"hook input is over {STDIN_MAX >> 20} MiB: read no further, nothing recalled") from None
-        raise ValueError(f"hook input is not JSON ({exc.msg} at character {exc.pos})") from None
+        raise ValueError(f"hook input is not JSON ({exc.msg.removesuffix(' at')} at character {exc.pos})") from None
     if not isinstance(obj, dict):
         raise ValueError("hook input is not a JSON object")
 
@@ -293,5 +293,8 @@ def main(agent: str, event: str, home: str | None = None, deadline: float = HOOK
     except BaseException as exc:  # noqa: BLE001 - a hook never fails the agent
         if isinstance(exc, KeyboardInterrupt):
             return 0
-        log(f"{type(exc).__name__}: {exc}")
+        from backscroll.errors import BackscrollError
+
+        ours = type(exc) is ValueError or isinstance(exc, BackscrollError)  # our own words: no Python class name
+        log(str(exc) if ours else f"{type(exc).__name__}: {exc}")
     return 0

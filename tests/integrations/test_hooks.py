@@ -455,6 +455,13 @@ def test_input_without_a_prompt_says_why_on_stderr_and_exits_0(history, backscro
     assert rc == 0 and out == "" and says in err, err
 
 
+def test_bad_input_is_said_in_plain_words(history, backscroll_home):
+    """It said `ValueError: hook input is not JSON (Unterminated string starting at at character 11)`."""
+    rc, out, err = call(backscroll_home, "claude", "prompt", b'{"prompt": "abc')
+    assert rc == 0 and out == ""
+    assert err.strip() == "backscroll hook: hook input is not JSON (Unterminated string starting at character 11)"
+
+
 def test_hook_input_that_starts_with_a_byte_order_mark_is_read(history, backscroll_home):
     """A hook input written by a tool that puts a UTF-8 byte order mark first (PowerShell's default) is JSON still."""
     marked = b"\xef\xbb\xbf" + json.dumps(claude_prompt(PROMPT)).encode()
