@@ -34,7 +34,7 @@ def installed_program(program: str) -> bool:
 
 def shape(path: Path, what: str, node: json_text.Node | None, kind: str) -> json_text.Node | None:
     if node is not None and node.kind != kind:
-        raise UsageError(f"{path}: {what} is a JSON {node.kind}, where {'an' if kind == 'object' else 'a'} {kind} "
+        raise UsageError(f"{path}: {what} is a JSON {node.kind}, where {'an' if kind[0] in 'aeiou' else 'a'} {kind} "
                          "was expected; nothing was changed", hint=f"fix {what} by hand, then run it again")
     return node
 

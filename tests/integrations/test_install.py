@@ -298,7 +298,8 @@ def test_secrets_files_keep_their_mode_and_no_copy_is_left_readable(agent_home):
 
 @pytest.mark.parametrize("kind,text,what", [
     ("hooks", '{"hooks": []}', '"hooks" is a JSON array'),
-    ("hooks", '{"hooks": {"SessionStart": {"matcher": "x"}}}', '"hooks.SessionStart" is a JSON object'),
+    ("hooks", '{"hooks": {"SessionStart": {"matcher": "x"}}}',
+     '"hooks.SessionStart" is a JSON object, where an array was'),
     ("mcp", '{"mcpServers": {"backscroll": "mine"}}', '"mcpServers.backscroll" is a JSON string'),
     ("mcp", '{"mcpServers": []}', '"mcpServers" is a JSON array'),
 ])
