@@ -34,7 +34,8 @@ def _print(report) -> None:
         out.print(f"\nmisses ({len(misses)}):", style="bold")
         for m in misses:
             named = f"{m.query.id}: " if m.query.id else ""
-            out.print(f"  [{m.query.category}] {named}{m.query.text!r} — expected {_wanted(m.query)}; ranked above:")
+            above = "ranked above:" if m.above else "nothing was returned"
+            out.print(f"  [{m.query.category}] {named}{m.query.text!r} — expected {_wanted(m.query)}; {above}")
             for line in m.above[:5]:
                 out.print(f"      {line}")
 

@@ -35,3 +35,14 @@ def test_an_unknown_format_is_named_first_with_json_too(backscroll_home):
     assert error["message"] == "unknown --format 'xml'" and "jsonl" in error["hint"]
     assert "different outputs" in cli("search", "go", "--format", "tsv", "--json", "--no-sync").stderr
 
+
+
+def test_an_eval_miss_with_no_results_says_so(session_builder, backscroll_index, tmp_path):
+    """It printed `ranked above:` with nothing under it."""
+    session_builder.claude(project="shop").user("the cart endpoint is slow").assistant("prefetch the lines")
+    backscroll_index(embed=False)
+    (tmp_path / "q.toml").write_text('[[query]]\nid = "z-1"\ntext = "zanzibar"\nexpected = "zanzibar"\n'
+                                     '[[query]]\nid = "c-1"\ntext = "cart endpoint"\nexpected = "no such answer"\n')
+    out = cli("eval", str(tmp_path / "q.toml"), "--mode", "lexical", env={"COLUMNS": "200"}).stdout
+    assert "z-1: 'zanzibar' — expected 'zanzibar'; nothing was returned" in out, out
+    assert "c-1: 'cart endpoint' — expected 'no such answer'; ranked above:" in out, out
