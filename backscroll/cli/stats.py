@@ -11,7 +11,7 @@ from backscroll.cli import common
 
 ROWS = {"agent": 20, "project": 10, "month": 12}  # how many of each a table shows (the rest summed on one line)
 BAR_WIDTH = 30
-UNNAMED = {"agent": "(unknown)", "project": "(no project)", "month": "(undated)"}
+UNNAMED = {"agent": "(unknown)", "project": "-", "month": "(undated)"}  # (a project as list and status name none)
 
 
 def stats(

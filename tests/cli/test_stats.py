@@ -38,3 +38,13 @@ def test_stats_counts_sessions_and_records_per_agent_project_and_month(session_b
 def test_stats_on_an_empty_home_says_what_to_do(backscroll_home):
     r = CliRunner().invoke(app, ["stats", "--no-sync"])
     assert r.exit_code == 3 and "backscroll index" in r.stderr, r.stderr
+
+
+def test_a_session_without_a_project_is_named_as_list_and_status_name_it(capsys):
+    """`stats` said `(no project)` where `list` and `status` say `-`."""
+    from backscroll.cli.stats import _print
+
+    _print({"agent": [("claude", 2, 5)], "project": [("shop", 1, 3), (None, 1, 2)], "month": [("2026-11", 2, 5)]},
+           color=False)
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()]
+    assert ["-", "1", "2"] in [r[:3] for r in rows] and ["(no", "project)"] not in [r[:2] for r in rows]
