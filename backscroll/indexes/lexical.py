@@ -263,7 +263,7 @@ class LexicalIndex(LexicalSearch):
             return 0
         added = 0
         if progress is not None:
-            progress.start(top - watermark)
+            progress.start(store.outbox_count(watermark) + sum(1 for i in tombs if i <= watermark))  # (ids have gaps)
         try:
             with private_files():
                 writer = self._opened().writer(heap_size=WRITER_HEAP)

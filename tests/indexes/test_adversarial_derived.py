@@ -420,3 +420,30 @@ def test_a_file_where_a_derived_index_keeps_its_folder_is_named_not_an_internal_
     with pytest.raises(CorruptStoreError, match=f"{folder} is a file, where backscroll keeps a search index") as err:
         backscroll.search("cobalt queue", config=backscroll_home.config(), mode="hybrid")
     assert err.value.hint and "move it aside" in err.value.hint
+
+
+def test_the_words_bar_counts_the_records_it_reads_not_the_ids_between(session_builder, backscroll_home,
+                                                                         backscroll_index):
+    """Ids have gaps (a record replaced or taken out): the bar ended at 966/967."""
+    import sqlite3
+
+    _session(session_builder, "steady", 3)
+    backscroll_index(embed=False)
+    conn = sqlite3.connect(backscroll_home.config().db_path)
+    conn.execute("DELETE FROM records WHERE id = (SELECT min(id) FROM records)")
+    conn.commit()
+    conn.close()
+    counted: dict[str, int] = {"total": 0, "done": 0}
+
+    class Bar:
+        def start(self, total):
+            counted["total"] = total
+
+        def add(self, n):
+            counted["done"] += n
+
+        def finish(self):
+            pass
+
+    assert backscroll.rebuild(config=backscroll_home.config(), lexical_progress=Bar()) == 5
+    assert counted == {"total": 5, "done": 5}
