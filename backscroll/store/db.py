@@ -114,7 +114,7 @@ def _private_dir(path: Path) -> None:
 def _newer_schema(path: Path, version: int, current: int) -> NewerSchemaError:
     return NewerSchemaError(
         f"the store {path} was written by a newer backscroll (schema {version}, this one reads {current})",
-        hint="upgrade backscroll (pip install -U backscroll); the store was left untouched")
+        hint="upgrade backscroll (`git pull` in its checkout; README, \"Install\"); the store was left untouched")
 
 
 

@@ -247,7 +247,7 @@ def test_store_from_a_newer_schema_is_a_clear_error(session_builder, backscroll_
     conn.commit()
     conn.close()
     r = CliRunner().invoke(app, ["search", "hello"])
-    assert r.exit_code == 3 and "newer backscroll" in r.stderr
+    assert r.exit_code == 3 and "newer backscroll" in r.stderr and "git pull" in r.stderr, r.stderr
     conn = sqlite3.connect(backscroll_home.data / "backscroll.db")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 99, "never silently downgraded"
     conn.close()
