@@ -118,6 +118,25 @@ def at_word(text: str, chars: int) -> str:
     return (head[:space] if space > chars // 2 else head).rstrip() + "…"
 
 
+REDACTION_MARK = "[REDACTED:"  # what ``ingest.redact`` writes in a secret's place: ``[REDACTED:<kind>]``
+
+
+def short_of_marks(text: str) -> str:
+    """``text`` (cut at some length) without the redaction mark it ends inside (``key=[REDAC``,
+    ``[REDACTED:aws-k``): half a mark reads as the start of a secret. Pure."""
+    at = text.rfind("[", max(0, len(text) - 80))
+    tail = text[at:] if at >= 0 else ""
+    if len(tail) > 1 and "]" not in tail and (REDACTION_MARK.startswith(tail) or tail.startswith(REDACTION_MARK)):
+        return text[:at]
+    return text
+
+
+def capped(text: str, chars: int) -> str:
+    """``text`` whole when it fits in ``chars`` characters (0: any), else cut to fit with an ellipsis, short of a
+    redaction mark. Pure."""
+    return short_of_marks(text[: chars - 1]) + "…" if chars and len(text) > chars else text
+
+
 def within(text: str, chars: int) -> str:
     """``text`` whole when it fits in ``chars`` characters, else cut at a word (``at_word``)."""
     return text if len(text) <= chars else at_word(text, chars)

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from backscroll.sanitize import capped, short_of_marks
+
 ROLES = ("user", "assistant", "tool")
 CONTENT_TYPES = ("text", "tool", "reasoning", "summary")
 # The kinds that are embedded: prose and compaction summaries (never tool rows, reasoning or echoes).
@@ -113,9 +115,9 @@ class Hit:
             rank=rank, score=score, record_id=row["record_id"], session_id=row["session_id"], agent=row["agent"],
             project=row["project"], cwd=row["cwd"], role=row["role"], content_type=row["content_type"],
             tool_name=row["tool_name"], is_echo=bool(row["is_echo"]), timestamp=row["timestamp"],
-            source_path=row["source_path"], line=row["line"], text=text[:max_chars] if cut else text,
+            source_path=row["source_path"], line=row["line"], text=short_of_marks(text[:max_chars]) if cut else text,
             text_truncated=bool(row["text_truncated"]) or cut,
-            snippet=_cap(snippet if snippet is not None else text[:240], max_chars),
+            snippet=capped(snippet if snippet is not None else text[:240], max_chars),  # (--max-chars too)
             matched_by=matched_by, highlights=highlights, is_sidechain=bool(row["is_sidechain"]),
             parent_session_id=row["parent_session_id"], is_error=bool(row["is_error"]), rowid=row["id"],
             is_call=bool(row["is_call"]), author=row["author"] if "author" in row.keys() else None,
@@ -131,11 +133,6 @@ class Hit:
 
 
 _HIT_FIELDS = tuple(name for name in Hit.__dataclass_fields__ if name not in ("highlights", "rowid", "is_call"))
-
-
-def _cap(snippet: str, max_chars: int) -> str:
-    """--max-chars holds for the snippet too."""
-    return snippet[: max_chars - 1] + "…" if max_chars and len(snippet) > max_chars else snippet
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from backscroll.ingest.echo_output import is_retrieval_output
 from backscroll.ingest.projects import project
 from backscroll.ingest.recall_blocks import split_recall
 from backscroll.ingest.redact_again import RULES_VERSION
-from backscroll.sanitize import plain_id, printable
+from backscroll.sanitize import plain_id, printable, short_of_marks
 from backscroll.store.db import RECORD_COLUMNS, Store, content_hash
 from backscroll.types import MAX_TEXT_BYTES, Record, SessionInfo
 
@@ -98,9 +98,7 @@ def cap_text(text: str) -> tuple[str, bool]:
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= MAX_TEXT_BYTES:
         return text, False
-    text = data[:MAX_TEXT_BYTES].decode("utf-8", "ignore")
-    mark = text.rfind("[REDACTED:", len(text) - 64)
-    return (text[:mark] if mark >= 0 and "]" not in text[mark:] else text), True
+    return short_of_marks(data[:MAX_TEXT_BYTES].decode("utf-8", "ignore")), True
 
 
 def redact_field(redactor: Redact | None, value: str | None) -> str | None:

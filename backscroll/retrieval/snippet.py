@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from backscroll.sanitize import REDACTION_MARK, short_of_marks
+
 WIDTH = 240
 
 
@@ -29,7 +31,7 @@ def make_snippet(text: str, terms: tuple[str, ...], stems: tuple[str, ...] = (),
     pat = _pattern(terms, stems)
     matches = list(pat.finditer(flat)) if pat else []
     if not matches:
-        cut = flat[:_whole_marks(flat, 0, width)[1]]
+        cut = short_of_marks(flat[:width]) if len(flat) > width else flat
         return (cut + "…" if len(flat) > len(cut) else cut), ()
     start = _densest(matches, width)
     if start > 0:  # never start mid-word: back to the word's start when near, else on to the next word
@@ -43,7 +45,8 @@ def make_snippet(text: str, terms: tuple[str, ...], stems: tuple[str, ...] = (),
     if end < len(flat):
         space = flat.rfind(" ", start, end)
         end = space if space > start + width // 2 else end
-    start, end = _whole_marks(flat, start, end)
+    start = _mark_start(flat, start)
+    end = start + len(short_of_marks(flat[start:end])) if end < len(flat) else end
     prefix = "…" if start > 0 else ""
     suffix = "…" if end < len(flat) else ""
     body = flat[start:end]
@@ -52,21 +55,10 @@ def make_snippet(text: str, terms: tuple[str, ...], stems: tuple[str, ...] = (),
     return prefix + body + suffix, spans
 
 
-_MARK = "[REDACTED:"
-
-
-def _whole_marks(flat: str, start: int, end: int) -> tuple[int, int]:
-    """``start`` and ``end`` moved out of a redaction mark they fall inside (``…ACTED:aws-key]`` reads as a
-    secret's end)."""
-    reach = len(_MARK) - 1  # (a cut inside "[REDACTED:" itself)
-    before = flat.rfind(_MARK, max(0, start - 64), start + reach)
-    if 0 <= before < start and "]" not in flat[before:start]:
-        start = before
-    at = flat.rfind(_MARK, max(0, end - 64), end + reach)
-    close = flat.find("]", at, at + 80) if 0 <= at < end else -1
-    if close >= end:
-        end = close + 1
-    return start, end
+def _mark_start(flat: str, start: int) -> int:
+    """``start``, or the start of the redaction mark it falls inside (``ACTED:aws-key]`` reads as a secret's end)."""
+    before = flat.rfind(REDACTION_MARK, max(0, start - 64), start + len(REDACTION_MARK) - 1)
+    return before if 0 <= before < start and "]" not in flat[before:start] else start
 
 
 def _densest(matches: list[re.Match], width: int) -> int:

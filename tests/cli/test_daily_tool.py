@@ -411,6 +411,22 @@ def test_a_snippet_never_cuts_inside_a_redaction_mark():
         assert snip.count("[REDACTED:") == snip.count("-key]"), snip
 
 
+def test_a_text_cut_by_max_chars_never_ends_inside_a_redaction_mark(session_builder, backscroll_index,
+                                                                    backscroll_search):
+    from backscroll.sanitize import short_of_marks
+
+    assert short_of_marks("deploy with key=[REDAC") == short_of_marks("deploy with key=[REDACTED:aws-k") == \
+        "deploy with key="
+    assert short_of_marks("a [REDACTED:aws-key] b [x") == "a [REDACTED:aws-key] b [x", "whole marks and brackets stay"
+    session_builder.claude().user("the pelican deploy uses ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8" + " always")
+    backscroll_index()
+    whole = backscroll_search("pelican deploy", mode="lexical").results[0].text
+    at = whole.index("[REDACTED:")
+    for cut in range(at + 2, whole.index("]", at) + 1):  # (a lone "[" may be anything)
+        hit = backscroll_search("pelican deploy", mode="lexical", max_chars=cut, rerun=True).results[0]
+        assert hit.text == whole[:at] and "[RED" not in hit.snippet, (cut, hit.text, hit.snippet)
+
+
 def test_snippets_never_start_mid_word_and_whole_text_when_it_fits():
     from backscroll.retrieval.snippet import make_snippet
 
