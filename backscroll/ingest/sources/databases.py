@@ -88,12 +88,22 @@ _LEFT_AFTER_S = 3600  # a copy older than this was left by a run killed while re
 
 @contextmanager
 def scratch_in(data_dir: Path) -> Iterator[None]:
-    """Copies of agents' databases go to ``data_dir/scratch`` (owner-only) while this lasts; copies a killed run
-    left there are removed."""
+    """Copies of agents' databases go to ``data_dir/scratch`` while this lasts (made, owner-only, by the first)."""
+    token = SCRATCH.set(data_dir / "scratch")
+    try:
+        yield
+    finally:
+        SCRATCH.reset(token)
+
+
+def _scratch() -> Path | None:
+    """The scratch folder, made owner-only, without the copies a run killed mid-read left there."""
     import shutil
     import time
 
-    folder = data_dir / "scratch"
+    folder = SCRATCH.get()
+    if folder is None:
+        return None
     folder.mkdir(mode=0o700, exist_ok=True)
     os.chmod(folder, 0o700)  # (whatever the umask, or whoever made it)
     for left in folder.glob("backscroll-db-*"):
@@ -102,11 +112,7 @@ def scratch_in(data_dir: Path) -> Iterator[None]:
                 shutil.rmtree(left, ignore_errors=True)
         except OSError:
             continue
-    token = SCRATCH.set(folder)
-    try:
-        yield
-    finally:
-        SCRATCH.reset(token)
+    return folder
 
 
 @contextmanager
@@ -118,7 +124,7 @@ def _copied(path: Path) -> Iterator[Path]:
     import shutil
     import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="backscroll-db-", dir=SCRATCH.get()) as folder, open(path, "rb") as db:
+    with tempfile.TemporaryDirectory(prefix="backscroll-db-", dir=_scratch()) as folder, open(path, "rb") as db:
         fcntl.lockf(db, fcntl.LOCK_SH | fcntl.LOCK_NB, _SHARED_SIZE, _SHARED_FIRST)
         copy = Path(folder) / "copy.db"
         shutil.copyfile(path, copy)

@@ -701,3 +701,10 @@ def test_a_session_read_before_that_a_damaged_page_keeps_out_is_read_once_mended
     oc_db.path.write_bytes(mended)
     backscroll_index(embed=False)
     assert any(t.startswith("ocreply17 late") for t in texts(backscroll_home)), "tried again, not left behind"
+
+
+def test_a_sync_that_copies_no_database_makes_no_scratch_folder(oc_db, backscroll_home, backscroll_index):
+    """The folder for copies is made by the first copy: the sync before every search does no work for it."""
+    oc_db.session("Plain").user("a plain question")
+    backscroll_index(embed=False)
+    assert not (backscroll_home.data / "scratch").exists()
