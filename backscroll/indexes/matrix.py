@@ -100,14 +100,16 @@ class MatrixCache:
 
     def _write_matrix(self) -> int:
         seq = int(self.store.get_meta("vector_seq") or 0)
-        n = self.store.vector_row_count(self.model)
         dim = self.store.vector_dim(self.model) or DIM_DEFAULT
         mpath, spath, ipath, meta = self._paths()
         self._sweep_temp_files()
+        kept = self._reusable(seq, dim)
+        after, crc_int8 = (kept[3], kept[4]) if kept is not None else (0, 0)
+        # Only the rows since the copied matrix are counted: counting every vector joins each record to its
+        # vector, seconds at a million records, on every write.
+        n = (len(kept[0]) if kept is not None else 0) + self.store.vector_row_count(self.model, after)
         ids = np.zeros(n, dtype=np.int64)
         scales = np.zeros(n, dtype=np.float32)
-        kept = self._reusable(seq, n, dim)
-        after, crc_int8 = (kept[3], kept[4]) if kept is not None else (0, 0)
         with private_files():
             self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             # The int8 rows are written chunk by chunk into the file (never all in memory at once).
@@ -172,13 +174,13 @@ class MatrixCache:
         self.cache_damaged = False  # (whatever was found damaged on the way is written afresh now)
         return n
 
-    def _reusable(self, seq: int, n: int, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int] | None:
+    def _reusable(self, seq: int, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int] | None:
         """``(ids, int8 rows, scales, its seq, its int8 checksum)`` of the matrix written last, when it is intact
-        and still holds exactly the store's vectors up to its pass (none replaced or deleted since, no more rows
-        than the ``n`` the store has now); else None."""
+        and still holds exactly the store's records given a vector up to its pass (none replaced or deleted since);
+        else None."""
         meta = self._meta()
         if meta is None or not isinstance(meta.get("seq"), int) or meta["seq"] > seq or \
-                not isinstance(meta.get("rows"), int) or meta["rows"] > n:
+                not isinstance(meta.get("rows"), int):
             return None
         loaded = self._current_base(meta)
         if loaded is None or loaded[1].shape[1:] != (dim,):

@@ -250,8 +250,8 @@ class Vectors(MatrixCache):
             else:
                 left = save(ids, units, too_short, finished)
             refused = left is None
-        if since_matrix and not refused:
-            self.write_matrix()
+        if since_matrix and not refused:  # (a few rows more are read from the store by a search, not rewritten)
+            self.refresh_matrix()
         return embedded
 
     # -- pruning -------------------------------------------------------------------------------

@@ -125,8 +125,9 @@ class EmbeddingQueries:
         while part := cur.fetchmany(chunk):
             yield part
 
-    def vector_row_count(self, model: str) -> int:
-        return self.conn.execute(f"SELECT count(*) {_ROWS}", (model, 0)).fetchone()[0]
+    def vector_row_count(self, model: str, after_seq: int = 0) -> int:
+        """How many rows ``vector_rows`` gives after pass ``after_seq``."""
+        return self.conn.execute(f"SELECT count(*) {_ROWS}", (model, after_seq)).fetchone()[0]
 
     def vector_dim(self, model: str) -> int | None:
         """How many values a stored vector of ``model`` has (None when there is none)."""

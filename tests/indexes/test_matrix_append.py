@@ -65,6 +65,7 @@ def test_only_the_new_rows_are_read_and_the_matrix_is_as_if_written_afresh(embed
     from backscroll.indexes import matrix
 
     monkeypatch.setattr(matrix, "SCORE_CHUNK", 3)  # the old rows are copied in several chunks
+    monkeypatch.setattr(matrix, "MATRIX_REBUILD_TAIL", 1)  # (a few new rows are otherwise left to the tail)
     store, vecs = embedded
     first_seq = vecs._meta()["seq"]
     _session(session_builder, "harbour", 3)
@@ -80,6 +81,21 @@ def test_only_the_new_rows_are_read_and_the_matrix_is_as_if_written_afresh(embed
     ids, base, _scales, tail_ids, _tail = vecs.load()
     assert base is not None and len(tail_ids) == 0 and not vecs.cache_damaged
     assert sorted(ids.tolist()) == sorted(r[0] for part in store.vector_rows(vecs.model, 0, 100) for r in part)
+
+
+def test_a_few_new_vectors_leave_the_matrix_alone_and_a_search_reads_them_from_the_store(embedded, session_builder,
+                                                                                        backscroll_index):
+    """An agent's every turn adds a few prose records: rewriting a matrix of a million rows for them cost seconds and
+    hundreds of MB on every ``index``."""
+    store, vecs = embedded
+    before = _files(vecs)
+    _session(session_builder, "harbour", 3)
+    backscroll_index(embed=True)
+    assert _files(vecs) == before
+    base_ids, base, _scales, tail_ids, _tail = vecs.load()
+    assert base is not None and len(tail_ids) == 6 and not vecs.cache_damaged
+    every = sorted(r[0] for part in store.vector_rows(vecs.model, 0, 100) for r in part)
+    assert sorted(base_ids.tolist() + tail_ids.tolist()) == every
 
 
 def test_a_vector_replaced_since_means_every_row_is_read_again(embedded, backscroll_index, monkeypatch):
@@ -107,16 +123,25 @@ def test_a_damaged_matrix_is_written_afresh_not_copied(embedded, monkeypatch):
     assert _same_but_stat(clean, _files(vecs))
 
 
-def test_a_vector_gone_from_the_store_means_every_row_is_read_again(embedded, monkeypatch):
-    """A record whose text's vector is gone (a store recovered by hand) still counts in the fingerprint: the matrix
-    must not claim more rows than the store gives."""
+def test_a_vector_gone_from_the_store_leaves_a_consistent_matrix(embedded, monkeypatch):
+    """A record whose text's vector is gone (a store recovered by hand) still counts in the fingerprint: the copied
+    matrix keeps its row (the vector of its unchanged text) and stays whole, and one written afresh leaves it out."""
     store, vecs = embedded
+    gone = int(vecs.load()[0][0])
     store.conn.execute("DELETE FROM embeddings WHERE content_hash = (SELECT unit_hash FROM records WHERE id = ?)",
-                       (int(vecs.load()[0][0]),))
+                       (gone,))
     store.conn.commit()
     asked = _reads_after(monkeypatch)
     rows = vecs.write_matrix()
+    assert asked == [vecs._meta()["seq"]]
+    ids = vecs.load()[0]
+    assert rows == len(ids) == store.vector_row_count(vecs.model) + 1
+    assert gone in ids.tolist() and not vecs.cache_damaged
+    vecs._drop_matrix()
+    asked.clear()
+    rows = vecs.write_matrix()
     assert asked == [0] and rows == store.vector_row_count(vecs.model) == len(vecs.load()[0])
+    assert gone not in vecs.load()[0].tolist()
 
 
 def test_a_texts_first_vector_stays(embedded):
