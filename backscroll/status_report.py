@@ -223,7 +223,7 @@ def collect(cfg: Config, skipped: int = 5) -> StatusReport:
 
 def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
     from backscroll.errors import DiskFullError, ReadOnlyStoreError
-    from backscroll.indexes import embed
+    from backscroll.indexes import embedders as embed
     from backscroll.ingest.rows import disk_path
     from backscroll.store.db import Store
 

@@ -43,7 +43,7 @@ def _version(value: bool) -> None:
     if value:
         from importlib.metadata import version
 
-        from backscroll.indexes.embed import model_id
+        from backscroll.indexes.embedders import model_id
         from backscroll.store.schema import schema_version
 
         typer.echo(f"backscroll {version('backscroll')} (model {model_id()}, store schema {schema_version()})")

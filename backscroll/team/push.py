@@ -226,7 +226,7 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
 
 def push_to(cfg: Config, store: Store, to: str | None, **options) -> PushReport:
     """``push`` to the archive ``to`` (else the configured one), as the configured member if any."""
-    from backscroll.indexes.embed import model_id
+    from backscroll.indexes.embedders import model_id
     from backscroll.store.archive_pg import Archive
 
     url, member = settings(cfg, to)

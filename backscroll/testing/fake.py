@@ -47,6 +47,6 @@ def fake_embedder(variant: str = "") -> FakeEmbedder:
 
 def register_fake() -> None:
     """Make ``BACKSCROLL_EMBEDDER=fake[:variant]`` select ``FakeEmbedder`` in this process."""
-    from backscroll.indexes.embed import register_embedder
+    from backscroll.indexes.embedders import register_embedder
 
     register_embedder("fake", fake_embedder)

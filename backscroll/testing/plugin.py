@@ -236,7 +236,7 @@ def backscroll_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: py
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", os.environ.get("BACKSCROLL_TEST_EMBEDDER", "minilm"))
     register_fake()
     if "BACKSCROLL_TEST_EMBEDDER" in os.environ:  # (a mistyped name would pass every test by words alone)
-        from backscroll.indexes.embed import unusable
+        from backscroll.indexes.embedders import unusable
 
         if (why := unusable()) is not None:
             pytest.fail(f"$BACKSCROLL_TEST_EMBEDDER cannot embed: {why.replace('$BACKSCROLL_EMBEDDER', 'it')}; "

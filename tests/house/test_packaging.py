@@ -8,6 +8,7 @@ import sys
 import tomllib
 from importlib.metadata import packages_distributions
 
+import pytest
 from helpers import TESTS
 
 ROOT = TESTS.parent
@@ -112,6 +113,24 @@ def test_a_lexical_search_without_sync_loads_no_reader_nor_numpy(backscroll_home
             "    print('NUMPY' if 'numpy' in sys.modules else 'NO-NUMPY', file=sys.stderr)")
     r = subprocess.run([sys.executable, "-c", code], env=cli_env(backscroll_home), capture_output=True, text=True)
     assert '"results":[{' in r.stdout and r.stderr.strip().endswith("CLEAN\nNO-NUMPY"), r.stderr
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["status"], ["status", "--json"], ["list", "--no-sync"]])
+def test_commands_that_embed_nothing_load_no_numpy(backscroll_home, session_builder, backscroll_index, argv):
+    """Importing numpy costs a third of a second: ``--version`` and ``status`` only name the model."""
+    import subprocess
+    import sys
+
+    from helpers import cli_env
+
+    session_builder.claude().user("which queue for the jobs?").assistant("Postgres with SKIP LOCKED.")
+    backscroll_index(embed=False)
+    code = (f"import sys; sys.argv = ['backscroll', *{argv!r}]\n"
+            "from backscroll.cli import main\ntry:\n    main()\nfinally:\n"
+            "    print('NUMPY' if 'numpy' in sys.modules else 'NO-NUMPY', file=sys.stderr)")
+    env = {**cli_env(backscroll_home), "BACKSCROLL_EMBEDDER": "minilm"}  # (the tests' fake is numpy's)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout and r.stderr.strip().endswith("NO-NUMPY"), r.stderr
 
 
 def test_a_hook_call_is_answered_without_typer(backscroll_home, session_builder, backscroll_index):
