@@ -51,9 +51,13 @@ def _bold(text: str) -> Text:
 
 def _counts(out: Console, r: StatusReport) -> None:
     from backscroll.dates import local_time
+    from backscroll.numbers import counted
 
-    out.print(Text.assemble(_bold(f"{r.sessions:,}"), " sessions, ", _bold(f"{r.records:,}"), " records ",
-                            f"({r.echoes:,} query echoes)"))
+    def noun(n: int, word: str) -> str:
+        return counted(n, word).partition(" ")[2]
+
+    out.print(Text.assemble(_bold(f"{r.sessions:,}"), f" {noun(r.sessions, 'session')}, ", _bold(f"{r.records:,}"),
+                            f" {noun(r.records, 'record')} ({r.echoes:,} query {noun(r.echoes, 'echo')})"))
     out.print(f"new session lines last looked for {local_time(r.last_index_run) or 'never'} (by an index or a "
               f"search), last read {local_time(r.last_sync) or 'never'}")
     emb = r.embeddings

@@ -363,3 +363,10 @@ def test_color_never_in_one_run_leaves_the_next_run_of_the_process_as_it_asks(ba
     assert rich_utils.COLOR_SYSTEM == "auto", "a later run of the same process is not left without colour"
     CliRunner().invoke(app, ["search", "--help"])
     assert rich_utils.COLOR_SYSTEM == "auto"
+
+
+def test_status_counts_one_session_in_the_singular(session_builder, backscroll_index):
+    session_builder.claude().user("which queue for the jobs?")
+    backscroll_index(embed=False)
+    out = CliRunner().invoke(app, ["status"], catch_exceptions=False).stdout
+    assert out.startswith("1 session, 1 record (0 query echoes)\n"), out
