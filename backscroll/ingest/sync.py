@@ -135,7 +135,9 @@ def _sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None, 
             store.set_meta("last_full_index_run", _now())
         if redactor is None and (report.records_added or report.records_replaced):
             store.set_meta(REDACTION_KEY, REDACTION_OFF)  # redacted once redaction is on again
-        store.apply_leaf_titles()
+        if found.changed:  # (a summary whose leaf is not stored waits for new records; a search's sync that read
+            # nothing looked up every waiting leaf: thousands in a large history)
+            store.apply_leaf_titles()
         reparsed = len({key for _a, _p, key, _s, _m in found.changed if key in older} - {f[0] for f in found.failed})
         if reparsed:
             report.notices.append(("(all sources)", f"{reparsed} session file(s) {REPARSE_REASON}"))

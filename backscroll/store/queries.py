@@ -154,13 +154,12 @@ class RecordQueries:
         """Title the sessions holding the leaf records of pending summaries; returns how many were
         applied (each is forgotten once its leaf is found; a title the person or the agent gave wins)."""
         done = 0
-        for leaf, title in self.conn.execute("SELECT leaf_uuid, title FROM leaf_titles").fetchall():
-            row = self.conn.execute("SELECT session_id FROM records WHERE record_id >= ? AND record_id < ? LIMIT 1",
-                                    (leaf + "#", leaf + "$")).fetchone()
-            if row is None:
-                continue
+        for leaf, title, session_id in self.conn.execute(
+                "SELECT * FROM (SELECT leaf_uuid, title, (SELECT session_id FROM records WHERE record_id >= "
+                "leaf_uuid || '#' AND record_id < leaf_uuid || '$' LIMIT 1) AS sid FROM leaf_titles) "
+                "WHERE sid IS NOT NULL").fetchall():
             self.conn.execute("UPDATE sessions SET title = ?, title_rank = 1 WHERE session_id = ? "
-                              "AND coalesce(title_rank, 1) <= 1", (title, row[0]))
+                              "AND coalesce(title_rank, 1) <= 1", (title, session_id))
             self.conn.execute("DELETE FROM leaf_titles WHERE leaf_uuid = ?", (leaf,))
             done += 1
         return done

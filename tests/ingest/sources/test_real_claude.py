@@ -268,6 +268,26 @@ def test_real_summary_titles_the_session_that_holds_its_leaf(order, backscroll_h
     assert titles[FE5E] == "/orchestrator create TODO app by Next.js"  # starts with a slash command
 
 
+def test_a_sync_that_reads_nothing_looks_up_no_waiting_leaf(backscroll_home, backscroll_index, monkeypatch):
+    """Summaries whose leaf is in no stored record wait for one; a search's sync that read nothing new looked each
+    of them up again (thousands in a large history)."""
+    from backscroll.store.db import Store
+
+    install(backscroll_home, "cc-1.0.98-inline-sidechains-fe5e1c67.jsonl")  # its summary's leaf is another's
+    backscroll_index(embed=False)
+    assert rows(backscroll_home, "SELECT count(*) AS n FROM leaf_titles")[0]["n"] >= 1
+    calls: list[int] = []
+    real = Store.apply_leaf_titles
+    monkeypatch.setattr(Store, "apply_leaf_titles", lambda self: calls.append(1) or real(self))
+    backscroll_index(embed=False)
+    assert calls == []
+    install(backscroll_home, "cc-1.0.98-slash-command-1af7fc5e.jsonl")
+    backscroll_index(embed=False)
+    assert calls == [1]
+    titles = {r["session_id"]: r["title"] for r in rows(backscroll_home, "SELECT * FROM sessions")}
+    assert titles[SLASH] == "Empty Repo Setup: CLAUDE.md Foundation Created"
+
+
 def test_real_custom_title_beats_ai_title(backscroll_home, backscroll_index):
     install(backscroll_home, "cc-2.1.80-2.1.220-coverage-agent-sessions.jsonl")
     backscroll_index(embed=False)
