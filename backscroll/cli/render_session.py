@@ -26,24 +26,38 @@ def fold(text: str, max_lines: int) -> tuple[list[str], int]:
     return lines[:head] + lines[-2:], len(lines) - head - 2
 
 
-def _record_lines(hit: Hit, full: bool) -> tuple[str, list[str], int]:
-    from backscroll.cli.terminal import clean, clean_line, label
-    from backscroll.ingest.echo import SHELL_TOOLS
+def _record_lines(hit: Hit, full: bool, shell_tools: frozenset[str]) -> tuple[str, list[str], int]:
+    from backscroll.cli.terminal import clean_line, label
 
     when = local_time(hit.timestamp, seconds=True)
     head = clean_line(f"[{hit.rank}] {when} · {label(hit, subagent=False)}")  # the session header says subagent
     text = hit.text + ("…" if hit.text_truncated else "")  # (cut by --max-chars, or when stored)
-    if hit.is_call and hit.tool_name in SHELL_TOOLS:
+    if hit.is_call and hit.tool_name in shell_tools:
         text = "$ " + text
     limit = 0 if full else (FOLD_TOOL_LINES if hit.content_type == "tool" else FOLD_TEXT_LINES)
     lines, folded = fold(text, limit)
-    return head, [clean(line) for line in lines], folded  # (a BEL shown as ␇, as search shows it: rich drops it)
+    return head, lines, folded  # (not clean yet: print_texts makes a BEL ␇, as search shows it, rich dropping it)
+
+
+CHUNK_CHARS = 1 << 18  # the text printed at a time: a whole page at once would hold it all twice in memory
+
+
+def _record_texts(hit: Hit, *, focus: bool, full: bool, shell_tools: frozenset[str]) -> list[tuple[str, str]]:
+    """A record as ``show`` prints it: its header, then its text (indented, folded), each with its style."""
+    head, lines, folded = _record_lines(hit, full, shell_tools)
+    style = "bold yellow" if focus else ("magenta" if hit.is_echo else "cyan")
+    shown = lines[: len(lines) - (2 if folded else 0)]
+    out = [(("▶ " if focus else "  ") + head, style), ("\n".join("    " + line for line in shown), "")]
+    if folded:
+        out += [(f"    … {folded} more lines (--full shows them)", "dim"),
+                ("\n".join("    " + line for line in lines[-2:]), "")]
+    return out
 
 
 def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
     from rich.text import Text
 
-    from backscroll.cli.terminal import clean_line, console
+    from backscroll.cli.terminal import clean_line, console, print_texts
 
     out = console(color)
     s = view.session
@@ -63,16 +77,19 @@ def print_session_view(view: SessionView, *, full: bool, color: bool) -> None:
     else:
         out.print(Text(f"no records from position {view.offset + 1}: the session has {view.total}", style="dim"))
     out.print()
+    from backscroll.ingest.echo import SHELL_TOOLS  # (worked out at each look: once here)
+
+    shell_tools = SHELL_TOOLS
+    chunk: list[tuple[str, str]] = []
+    size = 0
     for hit in view.records:
-        head, lines, folded = _record_lines(hit, full)
-        focus = hit.record_id == view.focus
-        style = "bold yellow" if focus else ("magenta" if hit.is_echo else "cyan")
-        out.print(Text(("▶ " if focus else "  ") + head, style=style))
-        # (one Text a run of lines: a print a line took seconds for a record of 50,000 lines)
-        out.print(Text("\n".join("    " + line for line in lines[: len(lines) - (2 if folded else 0)])))
-        if folded:
-            out.print(Text(f"    … {folded} more lines (--full shows them)", style="dim"))
-            out.print(Text("\n".join("    " + line for line in lines[-2:])))
+        pieces = _record_texts(hit, focus=hit.record_id == view.focus, full=full, shell_tools=shell_tools)
+        chunk += pieces
+        size += sum(len(text) for text, _ in pieces)
+        if size >= CHUNK_CHARS:
+            print_texts(out, chunk)
+            chunk, size = [], 0
+    print_texts(out, chunk)
     show = clean_line(show_command(s["session_id"], s.get("member")))
     if view.records and view.records[-1].rank < view.total and not view.focus:
         out.print(Text(f"\n{view.total - view.records[-1].rank} more: {show} --offset {view.records[-1].rank} "

@@ -2,8 +2,8 @@
 zero-width marks, wide characters, tabs, long lines, trailing spaces) in colour and without, wrapped on a narrow
 and a wide terminal and whole into a pipe, folded and ``--full``, paged, and around a record.
 
-The golden file was written by the renderer that printed each piece of a record on its own (``out.print(Text(…))``):
-a faster one must print the same bytes."""
+The golden file was written by the renderer that printed each piece of a record on its own (``out.print(Text(…))``);
+``print_texts``, which prints a page at once, must print the same bytes, and is checked against rich itself too."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ import sys
 
 import pytest
 from helpers import TESTS, in_zone
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from backscroll.cli.render_session import print_session_view
 from backscroll.types import Hit, SessionView
@@ -106,3 +108,43 @@ def test_show_prints_every_variant_as_it_did_byte_for_byte(zone, screen):
         if VARIANTS[name][3] >= 60:  # (narrower, the line is wrapped at its spaces)
             assert "[bold]not bold[/] and [/] and [red]x[/red]" in out, name
 
+
+LINE = st.lists(st.sampled_from(["a", "b", " ", "\t", "\u00a0", "\u3000", "漢", "⚠", "\ufe0f", "e\u0301", "\x07",
+                                 "\u202e", "[b]", "[/]", "-", "."]), max_size=40).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(pieces=st.lists(st.tuples(st.lists(LINE, max_size=4).map("\n".join), st.sampled_from(["", "cyan", "dim"])),
+                       max_size=5),
+       terminal=st.booleans(), columns=st.integers(min_value=2, max_value=50))
+@example(pieces=[("e\u0301" * 20 + "  ", "")], terminal=True, columns=30)  # (narrow in cells, long in characters)
+@example(pieces=[("\ta\tb", "cyan")], terminal=False, columns=40)  # (rich styles a tab stop's spaces apart)
+def test_print_texts_prints_what_rich_prints_for_each_piece(pieces, terminal, columns):
+    from rich.text import Text
+
+    from backscroll.cli.terminal import clean, console, print_texts
+
+    was = sys.stdout, os.environ.get("COLUMNS")
+    try:
+        os.environ["COLUMNS"] = str(columns)
+        outs = []
+        for batched in (False, True):
+            class Screen(io.StringIO):
+                def isatty(self) -> bool:
+                    return terminal
+
+            sys.stdout = Screen()
+            out = console(True)
+            if batched:
+                print_texts(out, pieces)
+            else:
+                for text, style in pieces:
+                    out.print(Text(clean(text), style=style))  # (Text() alone would drop a BEL: clean first)
+            outs.append(sys.stdout.getvalue())
+    finally:
+        sys.stdout = was[0]
+        if was[1] is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = was[1]
+    assert outs[1] == outs[0]
