@@ -9,6 +9,8 @@ import unicodedata
 
 import pytest
 from helpers import run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from team_archives import fresh_archive
 
 from backscroll.integrations import hooks
@@ -116,3 +118,22 @@ def test_every_format_character_of_unicode_is_hidden():
 
     missed = [hex(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf" and not HIDDEN.match(chr(c))]
     assert not missed
+
+
+_JSON_TEXT = st.lists(st.sampled_from(["a", " ", '"', "\\", "\n", "\x7f", "\x85", "\x9b", "\xa0", "·", "é", "…",
+                                       "\u202e", "\u200b", "\u2066", "\ufeff", "\ufe0f", "\U000e0041", "🙂", "漢"]),
+                      max_size=30).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(_JSON_TEXT, max_size=4))
+def test_a_json_document_is_escaped_as_by_both_patterns_over_all_of_it(texts):
+    import orjson
+
+    from backscroll.sanitize import _RAW_IN_JSON, HIDDEN, _json_escape, escaped_controls
+
+    data = orjson.dumps({"texts": texts})
+    whole = _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group().decode()):04x}".encode(), data)
+    whole = whole if whole.isascii() else HIDDEN.sub(_json_escape, whole.decode()).encode()
+    assert escaped_controls(data) == whole
+    assert json.loads(escaped_controls(data)) == {"texts": texts}
