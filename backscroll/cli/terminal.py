@@ -130,13 +130,11 @@ def print_texts(out, pieces: Iterable[tuple[str, str]]) -> None:
 
 
 def _as_is(line: str, width: int, soft: bool, cell_len: Callable[[str], int]) -> bool:
-    """Whether rich prints ``line`` unchanged: no tab to expand and, on a terminal, nothing to wrap at ``width`` nor
-    trailing spaces past it to strip (rich's ``Text.wrap``). Into a pipe (``soft``) it wraps nothing."""
-    if "\t" in line:
+    """Whether rich prints ``line`` unchanged: no tab to expand, no spaces past ``width`` to strip (rich 14 strips
+    them into a pipe too) and, on a terminal, nothing to wrap at ``width`` (rich's ``Text.wrap``)."""
+    if "\t" in line or (len(line) > width and line[-1].isspace()):
         return False
-    if soft or len(line) * 2 <= width:  # (no character is wider than two cells)
-        return True
-    return cell_len(line) <= width and (len(line) <= width or not line[-1].isspace())
+    return soft or len(line) * 2 <= width or cell_len(line) <= width  # (no character is wider than two cells)
 
 
 def one_line(out, line) -> None:

@@ -11,6 +11,7 @@ import io
 import json
 import os
 import sys
+from importlib.metadata import version
 
 import pytest
 from helpers import TESTS, in_zone
@@ -95,19 +96,22 @@ def test_show_prints_every_variant_as_it_did_byte_for_byte(zone, screen):
         buf = screen(terminal, columns)
         print_session_view(hostile_view(focus=focus, member=member), full=full, color=colour)
         got[name] = buf.getvalue()
-    if os.environ.get("BACKSCROLL_UPDATE_GOLDEN"):
-        GOLDEN.write_text(json.dumps(got, indent=1, ensure_ascii=False) + "\n")
-    want = json.loads(GOLDEN.read_text())
-    assert set(got) == set(want)
-    for name in VARIANTS:
-        assert got[name] == want[name], name
-    for name, out in got.items():  # (what the golden holds is safe too: nothing drives the terminal but colour)
+    for name, out in got.items():  # (safe whatever the golden holds: nothing drives the terminal but colour)
         assert ("\x1b[" in out) == VARIANTS[name][0], name
         assert not set(out) & {"\x07", "\x08", "\x00", "\x7f", "\x85", "\r", "\u202e", "\u200b"}, name
         assert "\x1b" not in out.replace("\x1b[", ""), name
         if VARIANTS[name][3] >= 60:  # (narrower, the line is wrapped at its spaces)
             assert "[bold]not bold[/] and [/] and [red]x[/red]" in out, name
-
+    rich = ".".join(version("rich").split(".")[:2])
+    if os.environ.get("BACKSCROLL_UPDATE_GOLDEN"):
+        GOLDEN.write_text(json.dumps({"rich": rich, **got}, indent=1, ensure_ascii=False) + "\n")
+    want = json.loads(GOLDEN.read_text())
+    written = want.pop("rich")
+    if written != rich:  # (each rich wraps, and strips spaces past the width, in its own way)
+        pytest.skip(f"the golden file is rich {written}'s output, not rich {rich}'s")
+    assert set(got) == set(want)
+    for name in VARIANTS:
+        assert got[name] == want[name], name
 
 LINE = st.lists(st.sampled_from(["a", "b", " ", "\t", "\u00a0", "\u3000", "漢", "⚠", "\ufe0f", "e\u0301", "\x07",
                                  "\u202e", "[b]", "[/]", "-", "."]), max_size=40).map("".join)
