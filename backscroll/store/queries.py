@@ -38,9 +38,8 @@ class RecordQueries:
     apart: Callable[..., list[tuple]]  # (``shared_ids.SharedIds``)
 
     def insert_records(self, rows: list[tuple]) -> int:
-        before = self.conn.total_changes
-        self.conn.executemany(_INSERT_RECORD, rows)
-        return self.conn.total_changes - before
+        # (the rows inserted, not ignored: the statement's own changes, without its triggers' in ``record_counts``)
+        return self.conn.executemany(_INSERT_RECORD, rows).rowcount if rows else 0
 
     def upsert_records(self, rows: list[tuple], source: str, *, superseded: bool = False
                        ) -> tuple[int, int, int, int]:

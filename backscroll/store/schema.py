@@ -272,3 +272,15 @@ def m013_departed_records(db: Database) -> None:
     # so that a push takes them out of a team archive too.
     db.execute("CREATE TABLE IF NOT EXISTS departed (seq INTEGER PRIMARY KEY AUTOINCREMENT, record_id TEXT NOT NULL, "
                "session_id TEXT NOT NULL)")
+
+
+@migrations()
+def m014_record_counts(db: Database) -> None:
+    # Counts of each session's records kept by triggers (``tally``), read by status, stats and list instead of
+    # every record; and the first prompt of a session (``sessions.FIRST_PROMPT``) found by one look-up.
+    from backscroll.store import tally
+
+    tally.create(db.conn)
+    db.execute("CREATE INDEX IF NOT EXISTS records_first_prompt ON records(session_id, "
+               "coalesce(author = 'harness', 0), coalesce(author != 'human', 0), text LIKE '/%', id) "
+               "WHERE role = 'user' AND content_type = 'text'")

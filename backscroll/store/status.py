@@ -10,14 +10,15 @@ from dataclasses import dataclass
 from backscroll.types import EMBEDDED_TYPES_SQL
 
 # A record's kind in status: reasoning and summaries by name, tool rows as calls or outputs, else its role.
+# Counted from ``record_counts`` (``tally``), not from the records themselves.
 _KINDS = ("SELECT agent, CASE WHEN content_type IN ('reasoning', 'summary') THEN content_type "
           "WHEN content_type = 'tool' AND is_call = 1 THEN 'tool_call' "
           "WHEN content_type = 'tool' THEN 'tool_output' "
-          "ELSE role END, count(*) FROM records GROUP BY 1, 2")
+          "ELSE role END, sum(records) FROM record_counts GROUP BY 1, 2")
 
 # A session counts when it holds a record, as ``list`` shows them: a header with nothing after it (an agent
-# started and quit) is no session to a person.
-_HOLDS_RECORDS = "EXISTS (SELECT 1 FROM records r WHERE r.session_id = s.session_id)"
+# started and quit) is no session to a person. (``record_counts`` keeps no row of nothing.)
+_HOLDS_RECORDS = "EXISTS (SELECT 1 FROM record_counts c WHERE c.session_id = s.session_id)"
 
 @dataclass(frozen=True)
 class StoreCounts:
@@ -53,22 +54,23 @@ class StatusQueries:
 
     def counts(self, skipped: int = 5) -> StoreCounts:
         c = self.conn
-        prose, pending = c.execute(
-            "SELECT count(*), coalesce(sum(unit_hash IS NULL), 0) FROM records "
-            f"WHERE content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0").fetchone()
+        prose = self._one("SELECT coalesce(sum(records), 0) FROM record_counts "
+                          f"WHERE content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0")
+        pending = self._one("SELECT count(*) FROM records "  # (the partial index records_pending_prose)
+                            f"WHERE unit_hash IS NULL AND content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0")
         return StoreCounts(
             sessions=self._one(f"SELECT count(*) FROM sessions s WHERE {_HOLDS_RECORDS}"),
-            records=self._one("SELECT count(*) FROM records"),
-            echoes=self._one("SELECT count(*) FROM records WHERE is_echo = 1"),
+            records=self._one("SELECT coalesce(sum(records), 0) FROM record_counts"),
+            echoes=self._one("SELECT coalesce(sum(records), 0) FROM record_counts WHERE is_echo = 1"),
             sessions_by_agent=dict(c.execute(f"SELECT agent, count(*) FROM sessions s WHERE {_HOLDS_RECORDS} "
                                              "GROUP BY agent").fetchall()),
-            records_by_agent=dict(c.execute("SELECT agent, count(*) FROM records GROUP BY agent").fetchall()),
+            records_by_agent=dict(c.execute("SELECT agent, sum(records) FROM record_counts GROUP BY agent").fetchall()),
             files_by_agent=dict(c.execute("SELECT agent, count(*) FROM source_files GROUP BY agent").fetchall()),
             kinds=c.execute(_KINDS).fetchall(),
             unknown=c.execute("SELECT agent, entry_type, sum(count), min(path), min(example_line) FROM unknown_entries "
                               "GROUP BY agent, entry_type ORDER BY agent, sum(count) DESC").fetchall(),
-            projects=c.execute("SELECT agent, project, count(DISTINCT session_id), count(*) FROM records "
-                               "GROUP BY agent, project ORDER BY count(*) DESC").fetchall(),
+            projects=c.execute("SELECT agent, project, count(DISTINCT session_id), sum(records) FROM record_counts "
+                               "GROUP BY agent, project ORDER BY sum(records) DESC").fetchall(),
             last_sync=self._one("SELECT max(indexed_at) FROM source_files"),
             prose=prose, prose_pending=pending,
             files=self._one("SELECT count(*) FROM source_files"),
@@ -86,11 +88,15 @@ class StatusQueries:
     def lexical_fingerprint(self, watermark: int) -> tuple[int, int, int]:
         """``(documents, id sum, pending)`` the lexical index should hold up to ``watermark``: records and
         tombstones at or below it, and the records above it plus tombstones still to apply."""
-        n, total = self.conn.execute(
-            "SELECT count(*), coalesce(sum(id), 0) FROM (SELECT id FROM records WHERE id <= ?1 "
-            "UNION SELECT id FROM tombstones WHERE id <= ?1)", (watermark,)).fetchone()
-        pending = self._one("SELECT (SELECT count(*) FROM records WHERE id > ?) + (SELECT count(*) FROM tombstones)",
-                            (watermark,))
+        # Every record (``record_counts``) less those above the watermark, plus tombstones not also a record.
+        n, total, above = self.conn.execute(
+            "SELECT (SELECT coalesce(sum(records), 0) FROM record_counts) + (SELECT count(*) FROM tombstones t WHERE "
+            "t.id <= ?1 AND NOT EXISTS (SELECT 1 FROM records r WHERE r.id = t.id)) - (SELECT count(*) FROM records "
+            "WHERE id > ?1), (SELECT coalesce(sum(id_sum), 0) FROM record_counts) + (SELECT coalesce(sum(t.id), 0) "
+            "FROM tombstones t WHERE t.id <= ?1 AND NOT EXISTS (SELECT 1 FROM records r WHERE r.id = t.id)) - "
+            "(SELECT coalesce(sum(id), 0) FROM records WHERE id > ?1), (SELECT count(*) FROM records WHERE id > ?1)",
+            (watermark,)).fetchone()
+        pending = above + self._one("SELECT count(*) FROM tombstones")
         return n, total, pending
 
     def source_paths(self, agent: str) -> list[str]:

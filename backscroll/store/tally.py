@@ -1,0 +1,56 @@
+"""``record_counts``: how many records each session holds, per agent, project, month, echo flag and kind, kept
+by triggers on ``records`` in the same transaction as every insert, update and delete (so it cannot drift from
+them), so that ``status``, ``stats`` and ``list`` count sessions' records without reading the records."""
+
+from __future__ import annotations
+
+import sqlite3
+
+# The columns a count is kept by: the records' own (a redaction may change a record's project), and its month.
+KEY = ("session_id", "agent", "project", "month", "is_echo", "content_type", "is_call", "role")
+
+
+def _of(column: str, row: str) -> str:
+    """A key column's value for the record ``row`` (``new``, ``old``; "": the row scanned)."""
+    at = f"{row}." if row else ""
+    return f"substr({at}timestamp, 1, 7)" if column == "month" else at + column
+
+
+def _values(r: str) -> str:
+    return ", ".join(_of(c, r) for c in KEY)
+
+
+def _match(r: str) -> str:  # (IS: a project, a month or a flag may be NULL, and NULL = NULL is not true)
+    return " AND ".join(f"{c} IS {_of(c, r)}" for c in KEY)
+
+
+def _add(r: str) -> str:
+    return (f"INSERT INTO record_counts ({', '.join(KEY)}, records, id_sum) SELECT {_values(r)}, 0, 0 "
+            f"WHERE NOT EXISTS (SELECT 1 FROM record_counts WHERE {_match(r)}); "
+            f"UPDATE record_counts SET records = records + 1, id_sum = id_sum + {r}.id WHERE {_match(r)};")
+
+
+def _remove(r: str) -> str:
+    return (f"DELETE FROM record_counts WHERE {_match(r)} AND records <= 1; "
+            f"UPDATE record_counts SET records = records - 1, id_sum = id_sum - {r}.id WHERE {_match(r)};")
+
+
+def _changed() -> str:
+    return " OR ".join(f"{_of(c, 'old')} IS NOT {_of(c, 'new')}" for c in (*KEY, "id"))
+
+
+def create(conn: sqlite3.Connection) -> None:
+    """The table, filled from the records as they are, and the triggers that keep it (a migration that rebuilds
+    ``records`` drops them: it must call this again)."""
+    columns = ", ".join(f"{c} {'INTEGER' if c.startswith('is_') else 'TEXT'}" for c in KEY)
+    conn.execute("DROP TABLE IF EXISTS record_counts")
+    conn.execute(f"CREATE TABLE record_counts ({columns}, records INTEGER NOT NULL, id_sum INTEGER NOT NULL)")
+    conn.execute(f"INSERT INTO record_counts SELECT {_values('')}, count(*), sum(id) "
+                 f"FROM records GROUP BY {', '.join(str(i + 1) for i in range(len(KEY)))}")
+    conn.execute(f"CREATE INDEX record_counts_key ON record_counts ({', '.join(KEY)})")
+    for name, event, body in (("insert", "INSERT", _add("new")), ("delete", "DELETE", _remove("old")),
+                              ("update", f"UPDATE OF {', '.join(c for c in (*KEY, 'id', 'timestamp') if c != 'month')}",
+                               f"{_remove('old')} {_add('new')}")):
+        when = f" WHEN {_changed()}" if name == "update" else ""
+        conn.execute(f"DROP TRIGGER IF EXISTS record_counts_{name}")
+        conn.execute(f"CREATE TRIGGER record_counts_{name} AFTER {event} ON records{when} BEGIN {body} END")
