@@ -10,7 +10,8 @@ from pathlib import Path
 from backscroll.types import session_title
 
 # A session without a title is titled by its first prompt: the person's, else the agent's (a subagent's
-# task), and only then the harness's (IDE context, an interruption notice, a task notification).
+# task), and only then the harness's (IDE context, an interruption notice, a task notification). The index
+# records_first_prompt (schema m014) holds this order: one look-up finds it, as long as the two stay alike.
 FIRST_PROMPT = ("r.role = 'user' AND r.content_type = 'text' "  # (a slash command, "/model", only when it is all)
                 "ORDER BY coalesce(r.author = 'harness', 0), coalesce(r.author != 'human', 0), r.text LIKE '/%', "
                 "r.id LIMIT 1")
@@ -45,24 +46,32 @@ def _like(word: str) -> str:
     return "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
+def _records(session: str, where: str = "") -> str:
+    """How many records the session ``session`` (a column) holds, counted by ``record_counts``."""
+    return f"(SELECT coalesce(sum(c.records), 0) FROM record_counts c WHERE c.session_id = {session}{where})"
+
+
+def _first_user(session: str) -> str:
+    return f"(SELECT text FROM records r WHERE r.session_id = {session} AND {FIRST_PROMPT})"
+
+
 def _listed(agent: str | None, project: str | None, since: str | None, until: str | None, words: tuple[str, ...],
             everything: bool) -> tuple[str, list]:
     """The sessions ``list`` shows: those holding records (``everything``: any; else ``MIN_LISTED`` or more, and
     not a subagent whose parent the list shows: it is counted under it), whose title or first prompt holds every
-    one of ``words`` (each subagent on its own line then); as a query of session columns, ``records`` and
-    ``first_user``."""
+    one of ``words`` (each subagent on its own line then); as a query of session columns and ``records`` (and
+    ``first_user`` when there are words: a page's own is read once it is chosen, ``session_list``)."""
     where, params = _where(agent, project, since, until, "s.")
     if not everything and not words:  # (a subagent is folded only under a parent the list shows)
         shown, shown_params = _where(agent, project, since, until, "p.")
         where.append("NOT (s.is_sidechain = 1 AND EXISTS (SELECT 1 FROM sessions p WHERE p.session_id = "
-                     f"s.parent_session_id AND (SELECT count(*) FROM records r WHERE r.session_id = p.session_id) "
+                     f"s.parent_session_id AND {_records('p.session_id')} "
                      f">= {MIN_LISTED}{''.join(' AND ' + w for w in shown)}))")
         params += shown_params
     inner = f"""
         SELECT s.session_id, s.agent, s.project, s.cwd, s.title, s.started_at, s.updated_at, s.is_sidechain,
-               s.parent_session_id,
-               (SELECT count(*) FROM records r WHERE r.session_id = s.session_id) AS records,
-               (SELECT text FROM records r WHERE r.session_id = s.session_id AND {FIRST_PROMPT}) AS first_user
+               s.parent_session_id, {_records('s.session_id')} AS records
+               {', ' + _first_user('s.session_id') + ' AS first_user' if words else ''}
         FROM sessions s {'WHERE ' + ' AND '.join(where) if where else ''}"""
     outer = [f"records >= {1 if everything else MIN_LISTED}"]
     for word in words:
@@ -164,13 +173,15 @@ class SessionQueries:
         """The sessions ``list`` shows (``_listed``), newest first, with their record, echo and subagent counts
         and first prompt."""
         sql, params = _listed(agent, project, since, until, words, everything)
+        order = "ORDER BY coalesce(started_at, updated_at) DESC, session_id"
+        # The page first, then what only its rows show: their first prompt, echoes and subagents.
         return self.query(f"""
-            SELECT l.*,
-                   (SELECT count(*) FROM records r WHERE r.session_id = l.session_id AND r.is_echo = 1) AS echoes,
+            WITH page AS MATERIALIZED (SELECT * FROM ({sql}) {order} LIMIT ? OFFSET ?)
+            SELECT l.*, {'' if words else _first_user('l.session_id') + ' AS first_user, '}
+                   {_records('l.session_id', ' AND c.is_echo = 1')} AS echoes,
                    (SELECT count(*) FROM sessions c WHERE c.parent_session_id = l.session_id
                                                       AND c.is_sidechain = 1) AS subagents
-            FROM ({sql}) l ORDER BY coalesce(l.started_at, l.updated_at) DESC, l.session_id LIMIT ? OFFSET ?""",
-                          (*params, limit, offset))
+            FROM page l {order}""", (*params, limit, offset))
 
     def session_count(self, agent: str | None, project: str | None, since: str | None, until: str | None, *,
                       words: tuple[str, ...] = (), everything: bool = False) -> int:
@@ -183,6 +194,10 @@ class SessionQueries:
         first (months: newest first); echoes left out."""
         column = {"agent": "agent", "project": "project", "month": "substr(timestamp, 1, 7)"}[by]
         order = "1 DESC" if by == "month" else "3 DESC, 1"
+        if not since and not until:  # (the whole history: counted by ``record_counts``, by month too)
+            return [tuple(r) for r in self.conn.execute(
+                f"SELECT {by}, count(DISTINCT session_id), sum(records) FROM record_counts WHERE is_echo = 0 "
+                f"GROUP BY 1 ORDER BY {order}")]
         bounds = [(op, at) for op, at in ((">=", since), ("<", until)) if at]
         where = " AND ".join(["is_echo = 0", *(f"timestamp {op} ?" for op, _ in bounds)])
         return [tuple(r) for r in self.conn.execute(

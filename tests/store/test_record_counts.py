@@ -1,0 +1,175 @@
+"""``record_counts`` (kept by triggers) counts what the records hold through every change to them, and status,
+stats and list give the numbers that counting the records themselves gives; its migration, killed halfway,
+loses nothing and runs again."""
+
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from backscroll.store import schema
+from backscroll.store.db import Store
+from backscroll.store.sessions import FIRST_PROMPT
+
+# What ``record_counts`` must hold: the records counted afresh.
+FRESH = ("SELECT session_id, agent, project, substr(timestamp, 1, 7), is_echo, content_type, is_call, role, count(*), "
+         "sum(id) FROM records GROUP BY 1, 2, 3, 4, 5, 6, 7, 8 ORDER BY 1, 2, 3, 4, 5, 6, 7, 8")
+KEPT = ("SELECT session_id, agent, project, month, is_echo, content_type, is_call, role, records, id_sum "
+        "FROM record_counts ORDER BY 1, 2, 3, 4, 5, 6, 7, 8")
+KINDS = ("SELECT agent, CASE WHEN content_type IN ('reasoning', 'summary') THEN content_type "
+         "WHEN content_type = 'tool' AND is_call = 1 THEN 'tool_call' WHEN content_type = 'tool' THEN 'tool_output' "
+         "ELSE role END, count(*) FROM records GROUP BY 1, 2")
+
+
+def counted_afresh(store: Store) -> dict:
+    """What status and stats said when they counted the records themselves (the queries they ran)."""
+    c = store.conn
+    one = lambda sql: c.execute(sql).fetchone()[0]  # noqa: E731
+    out: dict[object, object] = {"records": one("SELECT count(*) FROM records"),
+           "echoes": one("SELECT count(*) FROM records WHERE is_echo = 1"),
+           "records_by_agent": dict(c.execute("SELECT agent, count(*) FROM records GROUP BY agent").fetchall()),
+           "kinds": c.execute(KINDS).fetchall(),
+           "projects": c.execute("SELECT agent, project, count(DISTINCT session_id), count(*) FROM records "
+                                 "GROUP BY agent, project ORDER BY count(*) DESC").fetchall(),
+           "prose": one("SELECT count(*) FROM records WHERE content_type IN ('text', 'summary') AND is_echo = 0"),
+           "prose_pending": one("SELECT count(*) FROM records WHERE content_type IN ('text', 'summary') AND "
+                                "is_echo = 0 AND unit_hash IS NULL")}
+    for by, column, order in (("agent", "agent", "3 DESC, 1"), ("project", "project", "3 DESC, 1"),
+                              ("month", "substr(timestamp, 1, 7)", "1 DESC")):
+        out[by] = [tuple(r) for r in c.execute(f"SELECT {column}, count(DISTINCT session_id), count(*) FROM records "
+                                               f"WHERE is_echo = 0 GROUP BY 1 ORDER BY {order}")]
+    out["fingerprint"] = c.execute("SELECT count(*), coalesce(sum(id), 0) FROM (SELECT id FROM records WHERE id <= 4 "
+                                   "UNION SELECT id FROM tombstones WHERE id <= 4)").fetchone()
+    return out
+
+
+def counted_now(store: Store) -> dict:
+    counts = store.counts()
+    names = ("records", "echoes", "records_by_agent", "kinds", "projects", "prose", "prose_pending")
+    out: dict[object, object] = {k: getattr(counts, k) for k in names}
+    out |= {by: store.activity(by, None) for by in ("agent", "project", "month")}
+    out["fingerprint"] = store.lexical_fingerprint(4)[:2]
+    return out
+
+
+def check(store: Store) -> None:
+    assert store.conn.execute(KEPT).fetchall() == store.conn.execute(FRESH).fetchall()
+    assert counted_now(store) == counted_afresh(store)
+    listed = store.session_list(None, None, None, None, 100, 0, everything=True)
+    c = store.conn
+    for row in listed:
+        sid = row["session_id"]
+        assert row["records"] == c.execute("SELECT count(*) FROM records WHERE session_id = ?", (sid,)).fetchone()[0]
+        assert row["echoes"] == c.execute("SELECT count(*) FROM records WHERE session_id = ? AND is_echo = 1",
+                                          (sid,)).fetchone()[0]
+        first = c.execute(f"SELECT text FROM records r NOT INDEXED WHERE session_id = ? AND {FIRST_PROMPT}",
+                          (sid,)).fetchone()
+        assert row["first_user"] == (first[0] if first else None)
+    assert store.session_count(None, None, None, None, everything=True) == len(listed)
+    assert {r["session_id"] for r in listed} == {r[0] for r in c.execute("SELECT DISTINCT session_id FROM records")}
+
+
+@pytest.fixture
+def history(session_builder, backscroll_home, backscroll_index):
+    """Two agents, three projects, echoes, a subagent, a summary, tool calls, sessions over two months."""
+    a = session_builder.claude(project="shop", start="2026-10-30T23:00:00Z")
+    a.user("/model").user("which queue for the jobs?").assistant("Postgres.", thinking="hmm")
+    a.tool("ls src", "app.py").summary("Queue choice")
+    a.at("2026-11-02T10:00:00Z").user("and the retry policy?")
+    a.subagent().user("look up the retry docs").assistant("found them")
+    session_builder.claude(project="pay", start="2026-11-03T09:00:00Z").user("refunds").assistant("ok")
+    c = session_builder.codex(project="pay", start="2026-11-04T09:00:00Z")
+    c.user("where are refunds handled?").search_echo("refunds", "a hit").tool("grep -r refund", "pay.py:3")
+    backscroll_index(embed=False)
+    return a
+
+
+def test_the_counts_follow_every_change_to_the_records(history, backscroll_home, backscroll_index):
+    store = Store.open(backscroll_home.data / "backscroll.db")
+    try:
+        check(store)
+        c = store.conn
+        c.execute("UPDATE records SET is_echo = 1 WHERE role = 'assistant' AND content_type = 'text' "
+                  "AND id = (SELECT min(id) FROM records WHERE role = 'assistant')")  # an echo found again
+        c.execute("UPDATE records SET project = 'shop-[REDACTED]' WHERE project = 'pay' AND agent = 'codex'")
+        c.execute("UPDATE records SET project = NULL, timestamp = NULL WHERE id = (SELECT max(id) FROM records)")
+        c.execute("UPDATE records SET text = 'same counts' WHERE id = (SELECT min(id) FROM records)")
+        check(store)
+        c.execute("DELETE FROM records WHERE id IN (SELECT id FROM records ORDER BY id DESC LIMIT 2)")
+        c.execute("INSERT INTO tombstones (id) VALUES (1)")
+        check(store)
+    finally:
+        store.close()
+    history.assistant("the retry policy is in docs/retry.md")  # read on, then the file rewritten shorter
+    backscroll_index(embed=False)
+    lines = history.path.read_text().splitlines(keepends=True)
+    history.path.write_text("".join(lines[:3]))
+    backscroll_index(embed=False)
+    store = Store.open(backscroll_home.data / "backscroll.db")
+    try:
+        check(store)
+        store.conn.execute("DELETE FROM records")
+        check(store)
+        assert store.conn.execute("SELECT count(*) FROM record_counts").fetchone()[0] == 0
+    finally:
+        store.close()
+
+
+def _to_schema_13(db) -> None:
+    """The store as the backscroll before ``record_counts`` left it."""
+    conn = sqlite3.connect(db)
+    for name in ("insert", "delete", "update"):
+        conn.execute(f"DROP TRIGGER record_counts_{name}")
+    conn.execute("DROP TABLE record_counts")
+    conn.execute("DROP INDEX records_first_prompt")
+    conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm014_record_counts'")
+    conn.execute("PRAGMA user_version = 13")
+    conn.commit()
+    conn.close()
+
+
+KILLED = """
+import os, sys
+from pathlib import Path
+from backscroll.store import tally
+from backscroll.store.db import Store
+def create(conn):
+    real(conn)
+    os._exit(9)  # as a hook's deadline ends the process: mid-migration, nothing committed
+real, tally.create = tally.create, create
+Store.open(Path(sys.argv[1]))
+"""
+
+
+def test_a_migration_killed_halfway_loses_nothing_and_runs_again(history, backscroll_home):
+    db = backscroll_home.data / "backscroll.db"
+    _to_schema_13(db)
+    conn = sqlite3.connect(db)
+    before = conn.execute("SELECT * FROM records ORDER BY id").fetchall()
+    conn.close()
+    killed = subprocess.run([sys.executable, "-c", KILLED, str(db)], capture_output=True, text=True)
+    assert killed.returncode == 9, killed.stderr
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 13
+        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name LIKE 'record_counts%'").fetchone() == (0,)
+        assert conn.execute("SELECT * FROM records ORDER BY id").fetchall() == before
+    finally:
+        conn.close()
+    store = Store.open(db)  # the next command migrates it
+    try:
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == schema.schema_version()
+        check(store)
+    finally:
+        store.close()
+
+
+def test_the_first_prompt_is_found_through_its_index(history, backscroll_home):
+    store = Store.open(backscroll_home.data / "backscroll.db")
+    try:
+        plan = " ".join(r[3] for r in store.conn.execute(
+            f"EXPLAIN QUERY PLAN SELECT text FROM records r WHERE session_id = ? AND {FIRST_PROMPT}", ("x",)))
+        assert "records_first_prompt" in plan and "TEMP B-TREE" not in plan, plan
+    finally:
+        store.close()
