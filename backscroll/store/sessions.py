@@ -200,9 +200,13 @@ class SessionQueries:
                 f"GROUP BY 1 ORDER BY {order}")]
         bounds = [(op, at) for op, at in ((">=", since), ("<", until)) if at]
         where = " AND ".join(["is_echo = 0", *(f"timestamp {op} ?" for op, _ in bounds)])
+        # Only the sessions with records in the window's months are read, through each one's records by time (a
+        # time in the window has its month, its first 7 characters, within the window's).
+        months = " AND ".join(["is_echo = 0", *(f"month {op[0]}= ?" for op, _ in bounds)])
         return [tuple(r) for r in self.conn.execute(
-            f"SELECT {column}, count(DISTINCT session_id), count(*) FROM records WHERE {where} GROUP BY 1 "
-            f"ORDER BY {order}", [at for _, at in bounds])]
+            f"SELECT {column}, count(DISTINCT session_id), count(*) FROM records WHERE {where} AND session_id IN "
+            f"(SELECT session_id FROM record_counts WHERE {months}) GROUP BY 1 ORDER BY {order}",
+            [at for _, at in bounds] + [at[:7] for _, at in bounds])]
 
     def calls_naming(self, name: str, agent: str | None, project: str | None, since: str | None,
                      until: str | None, limit: int) -> list[sqlite3.Row]:

@@ -17,6 +17,7 @@ FRESH = ("SELECT session_id, agent, project, substr(timestamp, 1, 7), is_echo, c
          "sum(id) FROM records GROUP BY 1, 2, 3, 4, 5, 6, 7, 8 ORDER BY 1, 2, 3, 4, 5, 6, 7, 8")
 KEPT = ("SELECT session_id, agent, project, month, is_echo, content_type, is_call, role, records, id_sum "
         "FROM record_counts ORDER BY 1, 2, 3, 4, 5, 6, 7, 8")
+WINDOWS = [("2026-11-01T00:00:00Z", None), (None, "2026-11-03T12:00:00Z"), ("2026-10-31", "2026-11-04T09:00:00Z")]
 KINDS = ("SELECT agent, CASE WHEN content_type IN ('reasoning', 'summary') THEN content_type "
          "WHEN content_type = 'tool' AND is_call = 1 THEN 'tool_call' WHEN content_type = 'tool' THEN 'tool_output' "
          "ELSE role END, count(*) FROM records GROUP BY 1, 2")
@@ -39,6 +40,12 @@ def counted_afresh(store: Store) -> dict:
                               ("month", "substr(timestamp, 1, 7)", "1 DESC")):
         out[by] = [tuple(r) for r in c.execute(f"SELECT {column}, count(DISTINCT session_id), count(*) FROM records "
                                                f"WHERE is_echo = 0 GROUP BY 1 ORDER BY {order}")]
+    for since, until in WINDOWS:
+        bounds = [(op, at) for op, at in ((">=", since), ("<", until)) if at]
+        where = " AND ".join(["is_echo = 0", *(f"timestamp {op} ?" for op, _ in bounds)])
+        out[since, until] = [tuple(r) for r in c.execute(
+            f"SELECT agent, count(DISTINCT session_id), count(*) FROM records WHERE {where} GROUP BY 1 "
+            "ORDER BY 3 DESC, 1", [at for _, at in bounds])]
     out["fingerprint"] = c.execute("SELECT count(*), coalesce(sum(id), 0) FROM (SELECT id FROM records WHERE id <= 4 "
                                    "UNION SELECT id FROM tombstones WHERE id <= 4)").fetchone()
     return out
@@ -49,6 +56,7 @@ def counted_now(store: Store) -> dict:
     names = ("records", "echoes", "records_by_agent", "kinds", "projects", "prose", "prose_pending")
     out: dict[object, object] = {k: getattr(counts, k) for k in names}
     out |= {by: store.activity(by, None) for by in ("agent", "project", "month")}
+    out |= {(since, until): store.activity("agent", since, until) for since, until in WINDOWS}
     out["fingerprint"] = store.lexical_fingerprint(4)[:2]
     return out
 
