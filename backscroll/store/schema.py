@@ -277,10 +277,11 @@ def m013_departed_records(db: Database) -> None:
 @migrations()
 def m014_record_counts(db: Database) -> None:
     # Counts of each session's records kept by triggers (``tally``), read by status, stats and list instead of
-    # every record; and the first prompt of a session (``sessions.FIRST_PROMPT``) found by one look-up.
+    # every record; the first prompt of a session (``sessions.FIRST_PROMPT``) found by one look-up, and its subagents.
     from backscroll.store import tally
 
     tally.create(db.conn)
     db.execute("CREATE INDEX IF NOT EXISTS records_first_prompt ON records(session_id, "
                "coalesce(author = 'harness', 0), coalesce(author != 'human', 0), text LIKE '/%', id) "
                "WHERE role = 'user' AND content_type = 'text'")
+    db.execute("CREATE INDEX IF NOT EXISTS sessions_subagents ON sessions(parent_session_id) WHERE is_sidechain = 1")

@@ -55,12 +55,16 @@ def _first_user(session: str) -> str:
     return f"(SELECT text FROM records r WHERE r.session_id = {session} AND {FIRST_PROMPT})"
 
 
+_COLUMNS = ("session_id", "agent", "project", "cwd", "title", "started_at", "updated_at", "is_sidechain",
+            "parent_session_id")
+
+
 def _listed(agent: str | None, project: str | None, since: str | None, until: str | None, words: tuple[str, ...],
             everything: bool) -> tuple[str, list]:
     """The sessions ``list`` shows: those holding records (``everything``: any; else ``MIN_LISTED`` or more, and
     not a subagent whose parent the list shows: it is counted under it), whose title or first prompt holds every
-    one of ``words`` (each subagent on its own line then); as a query of session columns and ``records`` (and
-    ``first_user`` when there are words: a page's own is read once it is chosen, ``session_list``)."""
+    one of ``words`` (each subagent on its own line then); as a query of session columns (and ``first_user`` when
+    there are words: else a page's own is read once it is chosen, as its counts are, ``session_list``)."""
     where, params = _where(agent, project, since, until, "s.")
     if not everything and not words:  # (a subagent is folded only under a parent the list shows)
         shown, shown_params = _where(agent, project, since, until, "p.")
@@ -68,16 +72,15 @@ def _listed(agent: str | None, project: str | None, since: str | None, until: st
                      f"s.parent_session_id AND {_records('p.session_id')} "
                      f">= {MIN_LISTED}{''.join(' AND ' + w for w in shown)}))")
         params += shown_params
-    inner = f"""
-        SELECT s.session_id, s.agent, s.project, s.cwd, s.title, s.started_at, s.updated_at, s.is_sidechain,
-               s.parent_session_id, {_records('s.session_id')} AS records
-               {', ' + _first_user('s.session_id') + ' AS first_user' if words else ''}
-        FROM sessions s {'WHERE ' + ' AND '.join(where) if where else ''}"""
-    outer = [f"records >= {1 if everything else MIN_LISTED}"]
+    where.append(f"{_records('s.session_id')} >= {1 if everything else MIN_LISTED}")
+    inner = f"""SELECT {', '.join('s.' + c for c in _COLUMNS)}{', ' + _first_user('s.session_id') + ' AS first_user'
+                                                             if words else ''}
+                FROM sessions s WHERE {' AND '.join(where)}"""
+    outer = []
     for word in words:
         outer.append("(coalesce(title, '') LIKE ? ESCAPE '\\' OR coalesce(first_user, '') LIKE ? ESCAPE '\\')")
         params += [_like(word), _like(word)]
-    return f"SELECT * FROM ({inner}) WHERE {' AND '.join(outer)}", params
+    return f"SELECT * FROM ({inner}){' WHERE ' + ' AND '.join(outer) if outer else ''}", params
 
 
 def project_names_at(db: Path) -> list[str]:
@@ -174,10 +177,11 @@ class SessionQueries:
         and first prompt."""
         sql, params = _listed(agent, project, since, until, words, everything)
         order = "ORDER BY coalesce(started_at, updated_at) DESC, session_id"
-        # The page first, then what only its rows show: their first prompt, echoes and subagents.
+        # The page first, then what only its rows show: their counts and first prompt.
         return self.query(f"""
             WITH page AS MATERIALIZED (SELECT * FROM ({sql}) {order} LIMIT ? OFFSET ?)
-            SELECT l.*, {'' if words else _first_user('l.session_id') + ' AS first_user, '}
+            SELECT {', '.join('l.' + c for c in _COLUMNS)}, {_records('l.session_id')} AS records,
+                   {'l.first_user' if words else _first_user('l.session_id')} AS first_user,
                    {_records('l.session_id', ' AND c.is_echo = 1')} AS echoes,
                    (SELECT count(*) FROM sessions c WHERE c.parent_session_id = l.session_id
                                                       AND c.is_sidechain = 1) AS subagents

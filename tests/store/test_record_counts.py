@@ -74,6 +74,8 @@ def check(store: Store) -> None:
         first = c.execute(f"SELECT text FROM records r NOT INDEXED WHERE session_id = ? AND {FIRST_PROMPT}",
                           (sid,)).fetchone()
         assert row["first_user"] == (first[0] if first else None)
+        assert row["subagents"] == c.execute("SELECT count(*) FROM sessions NOT INDEXED WHERE parent_session_id = ? "
+                                             "AND is_sidechain = 1", (sid,)).fetchone()[0]
     assert store.session_count(None, None, None, None, everything=True) == len(listed)
     assert {r["session_id"] for r in listed} == {r[0] for r in c.execute("SELECT DISTINCT session_id FROM records")}
 
