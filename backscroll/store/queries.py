@@ -13,6 +13,8 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
+from backscroll.store import tally
+
 RECORD_COLUMNS = (
     "record_id", "session_id", "agent", "project", "cwd", "role", "content_type", "tool_name",
     "tool_call_id", "is_echo", "is_error", "timestamp", "source_path", "line", "text",
@@ -38,8 +40,7 @@ class RecordQueries:
     apart: Callable[..., list[tuple]]  # (``shared_ids.SharedIds``)
 
     def insert_records(self, rows: list[tuple]) -> int:
-        # (the rows inserted, not ignored: the statement's own changes, without its triggers' in ``record_counts``)
-        return self.conn.executemany(_INSERT_RECORD, rows).rowcount if rows else 0
+        return tally.insert(self.conn, _INSERT_RECORD, rows) if rows else 0  # (every record is inserted here)
 
     def upsert_records(self, rows: list[tuple], source: str, *, superseded: bool = False
                        ) -> tuple[int, int, int, int]:

@@ -1,6 +1,8 @@
-"""``record_counts``: how many records each session holds, per agent, project, month, echo flag and kind, kept
-by triggers on ``records`` in the same transaction as every insert, update and delete (so it cannot drift from
-them), so that ``status``, ``stats`` and ``list`` count sessions' records without reading the records."""
+"""``record_counts``: how many records each session holds, per agent, project, month, echo flag and kind, kept in
+the same transaction as every change to the records (so that it cannot drift from them): inserts counted by
+``insert_records``, through which every record is written (a trigger per inserted row doubled the insert's own
+cost), updates and deletes by triggers. ``status``, ``stats`` and ``list`` count sessions' records from it
+without reading the records."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ def _of(column: str, row: str) -> str:
 
 
 def _values(r: str) -> str:
-    return ", ".join(_of(c, r) for c in KEY)
+    return ", ".join(_of(c, r) + (" AS month" if c == "month" else "") for c in KEY)
 
 
 def _match(r: str) -> str:  # (IS: a project, a month or a flag may be NULL, and NULL = NULL is not true)
@@ -48,9 +50,24 @@ def create(conn: sqlite3.Connection) -> None:
     conn.execute(f"INSERT INTO record_counts SELECT {_values('')}, count(*), sum(id) "
                  f"FROM records GROUP BY {', '.join(str(i + 1) for i in range(len(KEY)))}")
     conn.execute(f"CREATE INDEX record_counts_key ON record_counts ({', '.join(KEY)})")
-    for name, event, body in (("insert", "INSERT", _add("new")), ("delete", "DELETE", _remove("old")),
+    for name, event, body in (("delete", "DELETE", _remove("old")),
                               ("update", f"UPDATE OF {', '.join(c for c in (*KEY, 'id', 'timestamp') if c != 'month')}",
                                f"{_remove('old')} {_add('new')}")):
         when = f" WHEN {_changed()}" if name == "update" else ""
         conn.execute(f"DROP TRIGGER IF EXISTS record_counts_{name}")
         conn.execute(f"CREATE TRIGGER record_counts_{name} AFTER {event} ON records{when} BEGIN {body} END")
+
+
+def insert(conn: sqlite3.Connection, sql: str, rows: list[tuple]) -> int:
+    """Insert ``rows`` (``sql``: an ``INSERT OR IGNORE INTO records``) and count those inserted, whose ids are above
+    every earlier one (AUTOINCREMENT); how many were inserted, not ignored."""
+    after = conn.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]
+    added = conn.executemany(sql, rows).rowcount
+    grouped = (f"SELECT {_values('')}, count(*) AS n, sum(id) AS s FROM records WHERE id > ? "
+               f"GROUP BY {', '.join(str(i + 1) for i in range(len(KEY)))}")
+    found = " AND ".join(f"c.{k} IS g.{k}" for k in KEY)
+    conn.execute(f"UPDATE record_counts AS c SET records = c.records + g.n, id_sum = c.id_sum + g.s "
+                 f"FROM ({grouped}) AS g WHERE {found}", (after,))
+    conn.execute(f"INSERT INTO record_counts ({', '.join(KEY)}, records, id_sum) SELECT g.* FROM ({grouped}) AS g "
+                 f"WHERE NOT EXISTS (SELECT 1 FROM record_counts c WHERE {found})", (after,))
+    return added

@@ -91,7 +91,8 @@ def history(session_builder, backscroll_home, backscroll_index):
     session_builder.claude(project="pay", start="2026-11-03T09:00:00Z").user("refunds").assistant("ok")
     c = session_builder.codex(project="pay", start="2026-11-04T09:00:00Z")
     c.user("where are refunds handled?").search_echo("refunds", "a hit").tool("grep -r refund", "pay.py:3")
-    backscroll_index(embed=False)
+    report = backscroll_index(embed=False).report
+    assert report.records_added > 15 and not report.unreadable, report
     return a
 
 
@@ -112,10 +113,10 @@ def test_the_counts_follow_every_change_to_the_records(history, backscroll_home,
     finally:
         store.close()
     history.assistant("the retry policy is in docs/retry.md")  # read on, then the file rewritten shorter
-    backscroll_index(embed=False)
+    assert backscroll_index(embed=False).report.records_added == 1
     lines = history.path.read_text().splitlines(keepends=True)
     history.path.write_text("".join(lines[:3]))
-    backscroll_index(embed=False)
+    assert not backscroll_index(embed=False).report.unreadable
     store = Store.open(backscroll_home.data / "backscroll.db")
     try:
         check(store)
@@ -129,7 +130,7 @@ def test_the_counts_follow_every_change_to_the_records(history, backscroll_home,
 def _to_schema_13(db) -> None:
     """The store as the backscroll before ``record_counts`` left it."""
     conn = sqlite3.connect(db)
-    for name in ("insert", "delete", "update"):
+    for name in ("delete", "update"):
         conn.execute(f"DROP TRIGGER record_counts_{name}")
     conn.execute("DROP TABLE record_counts")
     conn.execute("DROP INDEX records_first_prompt")
