@@ -184,3 +184,17 @@ def test_the_first_prompt_is_found_through_its_index(history, backscroll_home):
         assert "records_first_prompt" in plan and "TEMP B-TREE" not in plan, plan
     finally:
         store.close()
+
+
+def test_records_are_inserted_only_where_they_are_counted():
+    """``record_counts`` counts inserts in ``insert_records`` (a trigger per row doubled an insert's cost): an insert
+    anywhere else would go uncounted."""
+    import re
+    from pathlib import Path
+
+    import backscroll
+
+    inserts = re.compile(r"\bINSERT\b[^\"']*?\bINTO\s+records\b", re.IGNORECASE)
+    found = sorted(str(p.relative_to(Path(backscroll.__file__).parent)) for p in
+                   Path(backscroll.__file__).parent.rglob("*.py") if inserts.search(p.read_text()))
+    assert found == ["store/queries.py", "store/tally.py"], found  # (the statement, and the docstring of its count)
