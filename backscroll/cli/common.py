@@ -150,7 +150,10 @@ def run(fn: Callable[[], int | None], *, as_json: bool = False, stoppable: bool 
     """Run a command body, turning errors into messages and exit codes instead of tracebacks; ``stoppable``: a long
     write that SIGTERM or SIGHUP (a supervisor's stop, a closed terminal) ends as Ctrl-C does, saying what is kept
     (``interrupted``)."""
+    from backscroll.store.schema import ANNOUNCE
+
     kept = _stopped_as_ctrl_c() if stoppable else {}
+    ANNOUNCE.set(err)
     try:
         code = fn()
     except BackscrollError as exc:

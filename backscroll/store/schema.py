@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -90,10 +91,16 @@ def m001_initial(db: Database) -> None:
     db.table("tombstones").create({"id": int}, pk="id", if_not_exists=True)
 
 
+# Who hears that a store is being upgraded (the CLI: a large history takes seconds, once); a hook stays silent.
+ANNOUNCE: ContextVar[Callable[[str], None] | None] = ContextVar("announce_upgrade", default=None)
+
+
 def migrate(conn: sqlite3.Connection) -> None:
     """Apply pending migrations on an open stdlib connection and record the schema version."""
     from sqlite_utils import Database
 
+    if (say := ANNOUNCE.get()) is not None and conn.execute("PRAGMA user_version").fetchone()[0] > 0:  # (not new)
+        say("upgrading the store for this version of backscroll (once; about a minute for millions of records)")
     migrations.apply(Database(conn))
     conn.execute(f"PRAGMA user_version = {schema_version()}")
     conn.commit()

@@ -198,3 +198,23 @@ def test_records_are_inserted_only_where_they_are_counted():
     found = sorted(str(p.relative_to(Path(backscroll.__file__).parent)) for p in
                    Path(backscroll.__file__).parent.rglob("*.py") if inserts.search(p.read_text()))
     assert found == ["store/queries.py", "store/tally.py"], found  # (the statement, and the docstring of its count)
+
+
+def test_the_cli_says_it_upgrades_an_older_store_and_only_then(history, backscroll_home):
+    """At millions of records the upgrade to ``record_counts`` takes seconds: a command that would sit silent
+    says why, once; a new store's first index says nothing of it."""
+    from helpers import run_cli
+
+    _to_schema_13(backscroll_home.data / "backscroll.db")
+    first = run_cli(backscroll_home, "status")
+    again = run_cli(backscroll_home, "status")
+    assert first.returncode == again.returncode == 0, first.stderr
+    assert "upgrading the store" in first.stderr and "upgrading the store" not in again.stderr
+
+
+def test_a_new_stores_first_index_says_nothing_of_an_upgrade(session_builder, backscroll_home):
+    from helpers import run_cli
+
+    session_builder.claude().user("which queue for the jobs?")
+    done = run_cli(backscroll_home, "index", "--no-embed")
+    assert done.returncode == 0 and "upgrading" not in done.stderr, done.stderr
