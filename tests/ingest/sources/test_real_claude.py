@@ -278,7 +278,11 @@ def test_a_sync_that_reads_nothing_looks_up_no_waiting_leaf(backscroll_home, bac
     assert rows(backscroll_home, "SELECT count(*) AS n FROM leaf_titles")[0]["n"] >= 1
     calls: list[int] = []
     real = Store.apply_leaf_titles
-    monkeypatch.setattr(Store, "apply_leaf_titles", lambda self: calls.append(1) or real(self))
+    def counted(self) -> int:
+        calls.append(1)
+        return real(self)
+
+    monkeypatch.setattr(Store, "apply_leaf_titles", counted)
     backscroll_index(embed=False)
     assert calls == []
     install(backscroll_home, "cc-1.0.98-slash-command-1af7fc5e.jsonl")
