@@ -590,6 +590,7 @@ def test_migration_007_gives_existing_user_rows_an_author(backscroll_home, backs
     backscroll_index(embed=False)
     db = backscroll_home.data / "backscroll.db"
     conn = sqlite3.connect(db)
+    conn.execute("DROP INDEX records_first_prompt")  # (a later migration's, on the column)
     conn.execute("ALTER TABLE records DROP COLUMN author")
     conn.execute("DROP TABLE unknown_entries")
     conn.execute("DROP TABLE leaf_titles")
