@@ -80,14 +80,15 @@ class EvidenceQueries:
 
     def prose_count(self, at_most: int | None = None) -> int:
         """Prose records that are embedded or will be (echoes aside; counting stops at ``at_most`` when given)."""
+        if at_most is None:  # (``record_counts``, not the records)
+            return self.conn.execute("SELECT coalesce(sum(records), 0) FROM record_counts WHERE content_type IN "
+                                     f"({EMBEDDED_TYPES_SQL}) AND is_echo = 0").fetchone()[0]
         prose = f"SELECT 1 FROM records WHERE content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0"
-        if at_most is None:
-            return self.conn.execute(f"SELECT count(*) FROM ({prose})").fetchone()[0]
         return self.conn.execute(f"SELECT count(*) FROM ({prose} LIMIT ?)", (at_most,)).fetchone()[0]
 
     def record_count(self) -> int:
-        """How many records the store holds."""
-        return self.conn.execute("SELECT count(*) FROM records").fetchone()[0]
+        """How many records the store holds (``record_counts``, not the records)."""
+        return self.conn.execute("SELECT coalesce(sum(records), 0) FROM record_counts").fetchone()[0]
 
     def record_ids(self) -> set[int]:
         return {r[0] for r in self.conn.execute("SELECT id FROM records")}

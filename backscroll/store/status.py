@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from backscroll.types import EMBEDDED_TYPES_SQL
@@ -48,19 +49,19 @@ class StatusQueries:
     """Counts for ``status``."""
 
     conn: sqlite3.Connection
+    record_count: Callable[[], int]  # (``EvidenceQueries``')
+    prose_count: Callable[..., int]
 
     def _one(self, sql: str, params: tuple = ()):
         return self.conn.execute(sql, params).fetchone()[0]
 
     def counts(self, skipped: int = 5) -> StoreCounts:
         c = self.conn
-        prose = self._one("SELECT coalesce(sum(records), 0) FROM record_counts "
-                          f"WHERE content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0")
         pending = self._one("SELECT count(*) FROM records "  # (the partial index records_pending_prose)
                             f"WHERE unit_hash IS NULL AND content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0")
         return StoreCounts(
             sessions=self._one(f"SELECT count(*) FROM sessions s WHERE {_HOLDS_RECORDS}"),
-            records=self._one("SELECT coalesce(sum(records), 0) FROM record_counts"),
+            records=self.record_count(),
             echoes=self._one("SELECT coalesce(sum(records), 0) FROM record_counts WHERE is_echo = 1"),
             sessions_by_agent=dict(c.execute(f"SELECT agent, count(*) FROM sessions s WHERE {_HOLDS_RECORDS} "
                                              "GROUP BY agent").fetchall()),
@@ -72,7 +73,7 @@ class StatusQueries:
             projects=c.execute("SELECT agent, project, count(DISTINCT session_id), sum(records) FROM record_counts "
                                "GROUP BY agent, project ORDER BY sum(records) DESC").fetchall(),
             last_sync=self._one("SELECT max(indexed_at) FROM source_files"),
-            prose=prose, prose_pending=pending,
+            prose=self.prose_count(), prose_pending=pending,
             files=self._one("SELECT count(*) FROM source_files"),
             redactions=dict(c.execute("SELECT kind, count FROM redactions ORDER BY kind").fetchall()),
             skipped_lines=self._one("SELECT count(*) FROM skipped_lines"),
