@@ -147,7 +147,7 @@ def _embed(cfg: Config, store: Store, progress, notify: Notify, announce: bool) 
     if announce and total >= EMBED_NOTICE_MIN:
         notify(f"{searchable:,} records searchable now; embedding {total:,} prose records for meaning-based search, "
                "newest first (Ctrl-C is safe: `backscroll embed` resumes)")
-    done = {"records": 0}
+    done = {"records": 0, "units": 0}
 
     def step(records: int, _units: int) -> None:
         done["records"] = records
@@ -159,7 +159,8 @@ def _embed(cfg: Config, store: Store, progress, notify: Notify, announce: bool) 
     try:
         if total:
             # (the windows and batches of a run under the lock, so the same vectors; saved about every second)
-            vecs.embed_in_turns(embed.load(bulk=True), turn, step=WINDOW_RECORDS, every=COMMIT_SECONDS, progress=step)
+            done["units"] = vecs.embed_in_turns(embed.load(bulk=True), turn, step=WINDOW_RECORDS, every=COMMIT_SECONDS,
+                                                progress=step)
     except KeyboardInterrupt:
         if progress is not None:
             progress.finish()
@@ -177,6 +178,8 @@ def _embed(cfg: Config, store: Store, progress, notify: Notify, announce: bool) 
         return done["records"], True
     with turn() as given:
         if given:
-            vecs.refresh_matrix(force=vecs.prune_orphans() > 0)
+            pruned = vecs.prune_orphans()
+            if pruned or not done["units"]:  # (a run that embedded brought the matrix up to date as it ended)
+                vecs.refresh_matrix(force=pruned > 0)
             vecs.prune_query_cache()
     return done["records"], bool(refused)
