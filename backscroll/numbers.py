@@ -8,7 +8,12 @@ _IRREGULAR = {"echo": "echoes", "match": "matches", "entry": "entries", "directo
 
 def counted(n: int, noun: str) -> str:
     """``n`` with thousands separators and ``noun`` in the number it takes (``counted(2, "file")``: 2 files)."""
-    return f"{n:,} {noun if n == 1 else _IRREGULAR.get(noun, noun + 's')}"
+    return f"{n:,} {noun_for(n, noun)}"
+
+
+def noun_for(n: int, noun: str) -> str:
+    """``noun`` in the number ``n`` takes (``noun_for(2, "echo")``: echoes)."""
+    return noun if n == 1 else _IRREGULAR.get(noun, noun + "s")
 
 
 def page_span(first: int, last: int, total: int, noun: str = "record") -> str:

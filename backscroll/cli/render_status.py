@@ -10,7 +10,7 @@ from rich.text import Text
 
 from backscroll.cli import common
 from backscroll.cli.terminal import clean, clean_line
-from backscroll.numbers import counted
+from backscroll.numbers import counted, noun_for
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -51,13 +51,9 @@ def _bold(text: str) -> Text:
 
 def _counts(out: Console, r: StatusReport) -> None:
     from backscroll.dates import local_time
-    from backscroll.numbers import counted
 
-    def noun(n: int, word: str) -> str:
-        return counted(n, word).partition(" ")[2]
-
-    out.print(Text.assemble(_bold(f"{r.sessions:,}"), f" {noun(r.sessions, 'session')}, ", _bold(f"{r.records:,}"),
-                            f" {noun(r.records, 'record')} ({r.echoes:,} query {noun(r.echoes, 'echo')})"))
+    out.print(Text.assemble(_bold(f"{r.sessions:,}"), f" {noun_for(r.sessions, 'session')}, ", _bold(f"{r.records:,}"),
+                            f" {noun_for(r.records, 'record')} ({r.echoes:,} query {noun_for(r.echoes, 'echo')})"))
     out.print(f"new session lines last looked for {local_time(r.last_index_run) or 'never'} (by an index or a "
               f"search), last read {local_time(r.last_sync) or 'never'}")
     emb = r.embeddings
