@@ -11,14 +11,16 @@ from backscroll.cli import common
 
 def paged(render: Callable[[], None]) -> None:
     """Run ``render`` (which prints to stdout); on a terminal, output longer than the screen goes
-    through ``$PAGER`` (default ``less -R``), unless --no-pager or ``PAGER`` is empty."""
+    through ``$PAGER`` (default ``less -R``), unless --no-pager, ``PAGER`` is empty or an agent's shell runs it."""
     import io
     import shlex
     import shutil
     import subprocess
 
     pager = os.environ.get("PAGER", "less -R")
-    if not (common.STATE.pager and pager.strip() and common.is_terminal(sys.stdout)):
+    # (an agent's shell that gives commands a pseudo-terminal, Codex's, has nobody to press q: a pager would wait)
+    if not (common.STATE.pager and pager.strip() and common.is_terminal(sys.stdout)
+            and not common.run_by_agent(os.environ)):
         render()
         return
     size = shutil.get_terminal_size()

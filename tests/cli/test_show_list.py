@@ -525,6 +525,27 @@ def test_ctrl_c_in_the_pager_is_the_pagers_and_backscroll_waits_for_it(session_b
     assert status == 0 and "answer 11: Postgres" in out, out[-300:]  # (a $PAGER shlex cannot read: printed)
 
 
+def test_an_agents_pseudo_terminal_gets_no_pager(session_builder, backscroll_index, backscroll_home, tmp_path):
+    """Codex runs commands on a pseudo-terminal: a long `show` went through less, which waited for a key nobody
+    would press."""
+    import shlex
+
+    from helpers import cli_env, run_tty
+
+    s = session_builder.claude(project="shop")
+    for n in range(12):
+        s.user(f"question {n} about the queue").assistant(f"answer {n}: Postgres")
+    backscroll_index(embed=False)
+    mark = tmp_path / "paged"
+    pager = shlex.join(["sh", "-c", f"cat > /dev/null; echo yes > {shlex.quote(str(mark))}"])
+    for command in (["show", s.session_id], ["list", "--all"], ["search", "queue", "--no-sync"]):
+        status, out = run_tty(backscroll_home, *command, lines=6, pager=pager,
+                              env=cli_env(backscroll_home, CODEX_SANDBOX="seatbelt"))
+        assert status == 0 and not mark.exists(), (command, out[-300:])
+    status, out = run_tty(backscroll_home, "show", s.session_id, lines=6, pager=pager)
+    assert status == 0 and mark.read_text() == "yes\n", "a person's terminal still pages"
+
+
 def test_shows_commands_stay_whole_lines_on_a_narrow_terminal(session_builder, backscroll_index, backscroll_home,
                                                               backscroll_search):
     """`show`'s next-page command was broken at the terminal's width: pasted, it ran `--limit` empty and then `2`."""
