@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated
 
@@ -16,7 +17,7 @@ def show(
     context: Annotated[int | None, common.option_of(ShowRequest, "context")] = None,
     limit: Annotated[int | None, common.option_of(ShowRequest, "limit")] = None,
     offset: Annotated[int, common.option_of(ShowRequest, "offset")] = 0,
-    max_chars: Annotated[int, common.option_of(ShowRequest, "max_chars")] = 0,
+    max_chars: Annotated[int | None, common.option_of(ShowRequest, "max_chars")] = None,
     full: Annotated[bool, typer.Option("--full", help="Do not fold long tool outputs.")] = False,
     as_json: Annotated[bool, typer.Option("--json",
                                           help="Print JSON on stdout (records in the search-hit shape).")] = False,
@@ -48,13 +49,20 @@ def show(
     as_json = as_json or fmt == "json"
 
     def body() -> int:
+        from backscroll.cli import agent_page
         from backscroll.cli.render_session import print_session_view
 
         common.STATE.archive = archive
+        bounded = not show_path and agent_page.into_context(os.environ, sys.stdout, fmt)
         with common.archive() as bs:
-            view = bs.show(ident, context=3 if context is None else context, limit=limit, offset=offset,
-                           max_chars=max_chars, sync=not no_sync and archive is None, archive=archive,
-                           member=member, notify=common.err)
+            view = bs.show(ident, context=3 if context is None else context,
+                           limit=agent_page.AGENT_PAGE if bounded and limit is None else limit, offset=offset,
+                           max_chars=agent_page.MAX_TEXT_CHARS if bounded and max_chars is None else max_chars or 0,
+                           sync=not no_sync and archive is None, archive=archive, member=member, notify=common.err)
+        if bounded and limit is None:
+            view = agent_page.fitted(view)
+            if note := agent_page.page_note(view):
+                common.err(note)
         if context is not None and not view.focus:
             from backscroll.errors import UsageError
 

@@ -1,0 +1,59 @@
+"""``show`` run by an agent's shell: a session comes a page at a time, each text cut, unless asked otherwise."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from helpers import cli_env, run_cli
+
+from backscroll.cli.agent_page import fitted
+from backscroll.types import SessionView
+
+
+def _long_session(session_builder, backscroll_index, turns=60, words="about the queue"):
+    s = session_builder.claude(project="shop")
+    for n in range(turns):
+        s.user(f"question {n} {words}").assistant(f"answer {n}: Postgres")
+    backscroll_index(embed=False)
+    return s.session_id
+
+
+def test_an_agent_reads_a_long_session_a_page_at_a_time(session_builder, backscroll_index, backscroll_home, tmp_path):
+    """A 7.5 MB session went whole into the context of the agent that ran `backscroll show`."""
+    sid = _long_session(session_builder, backscroll_index)
+    agent = cli_env(backscroll_home, CLAUDECODE="1")
+    r = run_cli(backscroll_home, "show", sid, "--no-sync", env=agent)
+    assert r.returncode == 0 and "answer 24: Postgres" in r.stdout and "question 25 " not in r.stdout, r.stdout[-300:]
+    assert f"70 more: backscroll show {sid} --offset 50 --limit 50" in r.stdout
+    assert "records 1–50 of 120; --offset 50 reads on" in r.stderr, r.stderr
+    page = json.loads(run_cli(backscroll_home, "show", sid, "--json", "--no-sync", env=agent).stdout)
+    assert len(page["records"]) == 50 and page["total"] == 120
+    asked = run_cli(backscroll_home, "show", sid, "--limit", "100", "--no-sync", env=agent)
+    assert "answer 49: Postgres" in asked.stdout and "a page at a time" not in asked.stderr
+    for form in (["--format", "markdown"], ["--path"]):  # (an export, a path: as they were)
+        assert "a page at a time" not in run_cli(backscroll_home, "show", sid, *form, "--no-sync", env=agent).stderr
+    assert "answer 59: Postgres" in run_cli(backscroll_home, "show", sid, "--no-sync").stdout  # (a person: whole)
+    with open(tmp_path / "session.txt", "w") as out:  # (into a file nobody reads whole: whole)
+        subprocess.run([sys.executable, "-m", "backscroll", "show", sid, "--no-sync"], env=agent, stdout=out,
+                       check=True, timeout=120)
+    assert "answer 59: Postgres" in (tmp_path / "session.txt").read_text()
+
+
+def test_an_agents_page_fits_its_budget_and_cuts_each_text(session_builder, backscroll_index, backscroll_home):
+    long = "lorem ipsum " * 3_000  # (36,000 characters)
+    sid = _long_session(session_builder, backscroll_index, turns=6, words=long)
+    agent = cli_env(backscroll_home, CLAUDECODE="1")
+    page = json.loads(run_cli(backscroll_home, "show", sid, "--json", "--no-sync", env=agent).stdout)
+    texts = [len(r["text"]) for r in page["records"]]
+    assert max(texts) <= 20_000 and sum(texts) <= 80_000 and len(texts) == 6, texts  # (3 questions cut, 3 answers)
+    assert page["records"][0]["text_truncated"] is True
+    whole = json.loads(run_cli(backscroll_home, "show", sid, "--json", "--max-chars", "0", "--no-sync",
+                               env=agent).stdout)
+    assert [len(r["text"]) > 36_000 for r in whole["records"]] == [True, False, True, False], whole["total"]
+
+
+def test_a_record_in_its_context_keeps_every_neighbour():
+    view = SessionView({"session_id": "s"}, (), "s#3", 10, 0)
+    assert fitted(view, budget=1) is view
