@@ -145,8 +145,12 @@ def fail(exc: BackscrollError, as_json: bool) -> NoReturn:
     raise SystemExit(int(exc.exit_code))
 
 
+READ_ON = "interrupted: the next run reads what this one did not save"
+KEPT = "interrupted: what was saved is kept, and the next run goes on from there"  # (read or embedded: both hold)
+
+
 def run(fn: Callable[[], int | None], *, as_json: bool = False, stoppable: bool = False,
-        interrupted: str = "interrupted: the next run reads what this one did not save") -> None:
+        interrupted: str = READ_ON) -> None:
     """Run a command body, turning errors into messages and exit codes instead of tracebacks; ``stoppable``: a long
     write that SIGTERM or SIGHUP (a supervisor's stop, a closed terminal) ends as Ctrl-C does, saying what is kept
     (``interrupted``)."""

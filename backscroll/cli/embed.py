@@ -41,7 +41,7 @@ def embed(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON sum
             common.err(f"embedded {counted(n, 'prose record')} in {secs:.1f}s{rate}")
         return 0
 
-    common.run(body, as_json=as_json, stoppable=True)
+    common.run(body, as_json=as_json, stoppable=True, interrupted=common.KEPT)
 
 
 def register(app: typer.Typer) -> None:

@@ -78,7 +78,7 @@ def index(
                 common.err(f"note: {note}")
         return ExitCode.UNREADABLE_SOURCES if report.unreadable else ExitCode.OK
 
-    common.run(body, as_json=as_json, stoppable=True)
+    common.run(body, as_json=as_json, stoppable=True, interrupted=common.KEPT)
 
 
 NONE_FOUND = ("no session files were found: `backscroll status` shows where sessions are looked for, and "

@@ -169,6 +169,7 @@ def test_ctrl_c_during_embed_keeps_what_is_done_exits_130_and_the_next_run_resum
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "embedding interrupted" in err and "resumes" in err
+    assert "did not save" not in err and err.strip().endswith("the next run goes on from there"), err
     kept = embedded()
     assert 0 < kept < 400
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", "fake")
