@@ -86,16 +86,23 @@ def _excluded(row_session: str, source_path: str | None, inp: HookInput) -> bool
 def _searched(cfg, query: str, project: str | None) -> Iterator[tuple[SearchResult, QueryPlan, Store] | None]:
     """The hook's search of ``query`` (the search's results as judged for a hook), its plan and the read-only
     store it ran on, open while in use; None when there is no history or nothing to search for."""
+    from backscroll.errors import LockedError
     from backscroll.indexes.lexical import LexicalIndex
     from backscroll.request import SearchRequest
     from backscroll.retrieval.local import LocalSource
     from backscroll.retrieval.searching import answer, check
     from backscroll.store.db import Store
+    from backscroll.store.upgrade import behind, upgrade_apart
 
     lex = LexicalIndex(cfg.index_dir)
     if not cfg.db_path.exists() or not lex.open_for_read() or lex.index is None:
         yield None
         return
+    if behind(cfg.db_path):  # (at millions of records the upgrade outlasts the hook's deadline: it runs apart)
+        upgrade_apart(cfg.db_path)
+        raise LockedError("the store is being upgraded for this version of backscroll, in a process of its own "
+                          "(once; a minute for millions of records): nothing is recalled until it is done",
+                          reason="upgrading")
     req = SearchRequest(query=query[:MAX_PROMPT], mode="hybrid", limit=CANDIDATES, project=project,
                         content_type="text", strict=True, rerun=True, max_chars=0)
     filters, plan = check(req)

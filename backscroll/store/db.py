@@ -9,7 +9,7 @@ module only; sqlite-utils is imported just to migrate.
 
 from __future__ import annotations
 
-import fcntl
+import math
 import os
 import shutil
 import sqlite3
@@ -30,6 +30,7 @@ from backscroll.store.embeddings import EmbeddingQueries
 from backscroll.store.evidence import EvidenceQueries
 from backscroll.store.failures import store_failure
 from backscroll.store.files import FileState, SourceQueries
+from backscroll.store.lock import file_lock
 from backscroll.store.meta import MetaKeys
 from backscroll.store.outbox import OutboxQueries
 from backscroll.store.queries import RECORD_COLUMNS, RecordQueries, content_hash
@@ -38,6 +39,7 @@ from backscroll.store.schema import schema_version
 from backscroll.store.sessions import SessionQueries
 from backscroll.store.shared_ids import SharedIds
 from backscroll.store.status import StatusQueries
+from backscroll.store.upgrade import migrate_lock
 
 __all__ = ["RECORD_COLUMNS", "FileState", "Store", "content_hash"]
 
@@ -86,17 +88,6 @@ def vouch(db: Path) -> None:
         os.replace(tmp, stamp)
     except OSError:
         pass  # the next index checks again
-
-
-@contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 def _private_dir(path: Path) -> None:
@@ -156,7 +147,7 @@ class Store(MetaKeys, SourceQueries, RecordQueries, SharedIds, EvidenceQueries, 
             raise known from None
         current = schema_version()
         if version < current:
-            with _file_lock(path.with_name(path.name + ".migrate.lock")):
+            with file_lock(migrate_lock(path), wait=math.inf):
                 version = conn.execute("PRAGMA user_version").fetchone()[0]
                 if version < current:
                     from backscroll.store.schema import migrate

@@ -1,0 +1,77 @@
+"""A recall hook on a store behind this version's schema: the upgrade runs apart, not inside the hook's 3 s."""
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from backscroll.store.lock import file_lock
+from backscroll.store.schema import schema_version
+from backscroll.store.upgrade import behind, migrate_lock
+
+BIN = str(Path(sys.executable).with_name("backscroll"))
+PROMPT = "why does the invoice reconciliation deadlock in reconcile_worker?"
+
+
+def _hook(backscroll_home, session: str = "b5e0c7a2-0000-4000-8000-000000000001") -> tuple[str, str]:
+    env = {**os.environ, "HOME": str(backscroll_home.home), "BACKSCROLL_HOME": str(backscroll_home.data)}
+    payload = {"session_id": session, "cwd": "/home/dev/billing",
+               "hook_event_name": "UserPromptSubmit", "prompt": PROMPT}
+    r = subprocess.run([BIN, "hook", "claude", "prompt"], input=json.dumps(payload), capture_output=True, text=True,
+                       env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout, r.stderr
+
+
+def _version(db: Path) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("PRAGMA user_version").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def _set_version(db: Path, version: int) -> None:
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute(f"PRAGMA user_version = {version}")
+    finally:
+        conn.close()
+
+
+def test_a_hook_hands_an_older_stores_upgrade_to_a_process_of_its_own(session_builder, backscroll_index,
+                                                                         backscroll_home):
+    """At millions of records the upgrade outlasts the hook's deadline: killed there, it was rolled back and begun
+    again at every prompt, each costing 3 s, and a person who only uses the hooks never got recall back."""
+    past = session_builder.claude(project="billing")
+    past.user("the invoice reconciliation job deadlocks again in reconcile_worker.py")
+    past.assistant("We fixed the invoice reconciliation deadlock by taking the ledger advisory lock before the "
+                   "SKIP LOCKED batch in reconcile_worker.py.")
+    for i in range(12):
+        session_builder.claude(project=f"p{i % 3}").user(f"fix the failing test {i}").assistant(f"Fixed test {i}.")
+    backscroll_index()
+    db = backscroll_home.config().db_path
+    assert "advisory lock" in _hook(backscroll_home)[0], "recall fires on the store as it is"
+    assert not behind(db)
+    _set_version(db, schema_version() - 1)
+    assert behind(db)
+    with file_lock(migrate_lock(db)):  # (an upgrade under way: the hook waits for nothing and starts none)
+        out, err = _hook(backscroll_home)
+        assert out == "" and "being upgraded" in err, err
+        time.sleep(0.5)
+        assert _version(db) == schema_version() - 1
+    out, err = _hook(backscroll_home)
+    assert out == "" and "being upgraded" in err, err
+    deadline = time.monotonic() + 60
+    while _version(db) != schema_version() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _version(db) == schema_version(), "the upgrade ran on after the hook had answered"
+    assert "advisory lock" in _hook(backscroll_home, session="another-session")[0]  # (a record goes in once a session)
+
+
+def test_a_store_that_cannot_be_read_is_not_behind(tmp_path):
+    (tmp_path / "backscroll.db").write_bytes(b"not a database at all" * 100)
+    assert not behind(tmp_path / "backscroll.db") and not behind(tmp_path / "missing.db")
