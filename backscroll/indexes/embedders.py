@@ -91,12 +91,18 @@ def model_id() -> str:
 
 def unusable() -> str | None:
     """Why the configured embedder cannot embed (an unknown name, no model file), known without loading it."""
-    name, _, variant = embedder_kind().partition(":")
     try:
-        if name != "minilm":
-            factory_of(name)(variant)
-        elif not MODEL_FILE.exists():
-            return f"the embedding model file is missing ({MODEL_FILE})"
+        check_usable()
     except SemanticUnavailableError as exc:
         return exc.message
     return None
+
+
+def check_usable() -> None:
+    """Raise ``SemanticUnavailableError``, with what to do, when the configured embedder cannot embed."""
+    name, _, variant = embedder_kind().partition(":")
+    if name != "minilm":
+        factory_of(name)(variant)
+    elif not MODEL_FILE.exists():
+        raise SemanticUnavailableError(f"the embedding model file is missing ({MODEL_FILE})",
+                                       hint="install backscroll again: the model ships inside its package")

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from backscroll.errors import SemanticUnavailableError
-from backscroll.indexes.embed import Batching, Embedder, text_cost, unusable
+from backscroll.indexes.embed import Batching, Embedder, text_cost
+from backscroll.indexes.embedders import check_usable
 from backscroll.indexes.exchange_units import MIN_EMBED_CHARS, unit_text
 from backscroll.indexes.matrix import MatrixCache
 from backscroll.indexes.packing import pack
@@ -63,8 +63,7 @@ class Vectors(MatrixCache):
         that cannot embed (a mistyped ``$BACKSCROLL_EMBEDDER``) forgets nothing: ``SemanticUnavailableError``."""
         if (current := self.store.get_meta("vectors_model")) == self.model:
             return False
-        if (why := unusable()) is not None:
-            raise SemanticUnavailableError(why, hint="lexical search still works")
+        check_usable()  # (a mistyped $BACKSCROLL_EMBEDDER raises, with the names it takes)
         self.store.begin()
         self.store.forget_other_models(self.model)
         self.store.set_meta("vectors_model", self.model)

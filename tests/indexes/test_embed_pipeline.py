@@ -252,8 +252,9 @@ def test_a_mistyped_embedder_costs_the_store_no_vector(five_embedded, backscroll
                                                        backscroll_search, monkeypatch):
     monkeypatch.setenv("BACKSCROLL_EMBEDDER", "minlm")
     assert backscroll_search("distinct question").results  # (words still find it)
-    with pytest.raises(SemanticUnavailableError, match="unknown embedder 'minlm'"):
+    with pytest.raises(SemanticUnavailableError, match="unknown embedder 'minlm'") as err:
         backscroll.embed(config=backscroll_home.config())
+    assert "use one of: minilm" in (err.value.hint or ""), err.value.hint  # (it said only "lexical search still works")
     backscroll_index()
     assert len(rows(backscroll_home, "SELECT * FROM embeddings")) == 5
     assert rows(backscroll_home, "SELECT value FROM meta WHERE key = 'vectors_model'")[0]["value"] == "fake-hash-384"
