@@ -30,6 +30,7 @@ class ExitCode(IntEnum):
     UNREADABLE_SOURCES = 4
     LOCKED = 5
     ARCHIVE = 6  # the team archive could not be reached, or refused
+    CHECK_FAILED = 7  # `status --check` found a problem in the store or its indexes
     INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 
 
@@ -99,6 +100,13 @@ class NewerSchemaError(BackscrollError):
 
 class CorruptStoreError(BackscrollError):
     kind = "corrupt-store"
+
+
+class CheckFailedError(BackscrollError):
+    """``status --check`` found a problem: the report names each one and what to run."""
+
+    kind = "check-failed"
+    exit_code = ExitCode.CHECK_FAILED
 
 
 class DiskFullError(BackscrollError):

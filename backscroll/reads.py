@@ -193,9 +193,10 @@ class Reads:
             self._release(store)
 
     @guarded
-    def status(self, *, skipped: int = 5) -> StatusReport:
+    def status(self, *, skipped: int = 5, check: bool = False, step=None) -> StatusReport:
         """What is indexed, from where, and what was skipped (``backscroll status``), with ``skipped`` of the lines
-        skipped named (-1: every one)."""
+        skipped named (-1: every one). ``check``: check the store and its indexes in full as well (``report.check``;
+        a minute at millions of records), ``step`` told each part's name as it starts."""
         from backscroll.status_report import collect
 
         if isinstance(skipped, bool) or not isinstance(skipped, int) or skipped < -1:
@@ -203,7 +204,7 @@ class Reads:
 
             raise UsageError(f"skipped must be a whole number of lines to name (-1: every one), not {skipped!r}"[:200])
 
-        return collect(self.config, skipped)
+        return collect(self.config, skipped, check=bool(check), step=step)
 
 
 def _listing(request: ListRequest) -> ListRequest:

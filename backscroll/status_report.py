@@ -48,15 +48,16 @@ def _size(path) -> int:
     return total
 
 
-def lexical_state(cfg: Config, store) -> LexicalStatus:
-    """Whether the lexical index holds exactly the store's records (count and id sum; cheap).
+def lexical_state(cfg: Config, store, exact: bool = False) -> LexicalStatus:
+    """Whether the lexical index holds exactly the store's records (count and id sum; cheap; ``exact``: against the
+    records counted themselves, not ``record_counts``).
 
     Documents for records above the watermark, and for deleted records not yet removed, are
     ``pending``: the next sync handles them. ``in_step`` false means ``backscroll index`` repairs.
     """
     from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex
 
-    n, total, pending = store.lexical_fingerprint(int(store.get_meta("lexical_watermark") or 0))
+    n, total, pending = store.lexical_fingerprint(int(store.get_meta("lexical_watermark") or 0), exact)
     state = LexicalStatus(expected=n, pending=pending)
     lex = LexicalIndex(cfg.index_dir)
     if not lex.open_for_read():
@@ -190,9 +191,10 @@ def _worker(cfg: Config, store, emb: EmbeddingStatus) -> None:
                               else None, stopped)
 
 
-def collect(cfg: Config, skipped: int = 5) -> StatusReport:
+def collect(cfg: Config, skipped: int = 5, check: bool = False, step=None) -> StatusReport:
     """The status of the store and indexes of ``cfg``, with ``skipped`` examples of the lines skipped (-1: every
-    one); a store error carries the report so far (``partial_status``: the paths)."""
+    one), and with ``check`` the full check (``status_check``; ``step`` hears its parts); a store error carries the
+    report so far (``partial_status``: the paths, and the check)."""
     paths = {
         "home": Place(str(cfg.home.value), cfg.home.origin),
         "config_file": Place(str(cfg.config_file.value), cfg.config_file.origin, cfg.config_file.value.exists()),
@@ -212,12 +214,21 @@ def collect(cfg: Config, skipped: int = 5) -> StatusReport:
 
     try:
         _from_store(cfg, report, skipped)
-    except Exception as exc:  # a damaged store: the error carries what was found so far (the paths)
+    except Exception as exc:  # a damaged store: the error carries what was found so far (the paths, the check)
         known = store_failure(exc, cfg.db_path)
         if known is None:
             raise
-        known.partial_status = report
+        known.partial_status = _checked(cfg, report, check, step)
         raise known from None
+    return _checked(cfg, report, check, step)
+
+
+def _checked(cfg: Config, report: StatusReport, check: bool, step) -> StatusReport:
+    """The report with the full check when asked for (``status_check``), of a store status could not read too."""
+    if check:
+        from backscroll.status_check import check as check_all
+
+        report.check = check_all(cfg, step or (lambda _part: None))
     return report
 
 

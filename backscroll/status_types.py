@@ -158,6 +158,30 @@ class ArchiveStatus:
 
 
 @dataclass
+class CheckPart:
+    """One part of ``status --check``: ``part`` (store, record_counts, lexical_index, vectors), ``state`` ("ok",
+    "problem", or "skipped" when it could not be checked), what was found, and for a problem what to run."""
+
+    part: str
+    state: str
+    found: str
+    fix: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class StoreCheck:
+    """``status --check``: every part of the data dir checked in full; ``sound`` when no part has a problem."""
+
+    sound: bool = True
+    seconds: float = 0.0
+    parts: list[CheckPart] = field(default_factory=list)
+
+    def problems(self) -> list[CheckPart]:
+        return [p for p in self.parts if p.state == "problem"]
+
+
+@dataclass
 class StatusReport(_Mapping):
     """``status()``: what is indexed, from where, what was skipped, and the paths and settings in force."""
 
@@ -188,6 +212,7 @@ class StatusReport(_Mapping):
     read_only: bool = False  # the store cannot be written (read-only media): it is only read
     indexing: bool = False  # a backscroll process holds the writer lock
     archive: ArchiveStatus | None = None  # a team archive configured or pushed to
+    check: StoreCheck | None = None  # ``status(check=True)``: the full check (null when not asked for)
 
     def agent(self, name: str) -> AgentStatus:
         """The agent's part, created empty the first time it is asked for."""

@@ -137,3 +137,28 @@ def EmbedBar() -> CountBar:
 
 def WordsBar() -> CountBar:
     return CountBar("indexing words", "records")
+
+
+class StepsBar:
+    """The parts of a long piece of work, one after another, with the time spent: called with each part's name as
+    it starts (``status --check``: SQLite's integrity_check says nothing of how far it has got)."""
+
+    def __init__(self, label: str, names: dict[str, str]):
+        from rich.progress import MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        self.names = names
+        self.bar = Progress(SpinnerColumn(), TextColumn(f"[bold]{label}"), MofNCompleteColumn(),
+                            TextColumn("{task.description}"), TimeElapsedColumn(), console=_console(), transient=True)
+        self.task: TaskID | None = None
+
+    def __call__(self, part: str) -> None:
+        if self.task is None:
+            self.bar.start()
+            self.task = self.bar.add_task(self.names.get(part, part), total=len(self.names), completed=1)
+        else:
+            self.bar.update(self.task, advance=1, description=self.names.get(part, part))
+
+    def finish(self) -> None:
+        if self.task is not None:
+            self.bar.stop()
+            self.task = None

@@ -15,7 +15,7 @@ from backscroll.numbers import counted, noun_for
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from backscroll.status_types import StatusReport
+    from backscroll.status_types import StatusReport, StoreCheck
 
 
 def print_status(report: StatusReport, integrations: list[dict], store_failed: bool) -> None:
@@ -33,6 +33,8 @@ def print_status(report: StatusReport, integrations: list[dict], store_failed: b
     else:
         for section in (_counts, _agents, _projects, _problems, _indexes, _archive):
             section(out, report)
+    if report.check is not None:
+        _check(out, report.check)
     out.print()
     _places(out, report)
     out.print(_bold("Integrations") + Text("  (backscroll install …; --uninstall removes)"))
@@ -190,6 +192,19 @@ def _indexes(out: Console, r: StatusReport) -> None:
     sizes = r.sizes
     out.print(f"store {_mb(sizes.store_bytes)}, lexical index {_mb(sizes.lexical_index_bytes)}, "
               f"vectors {_mb(sizes.vectors_bytes)}")
+
+
+def _check(out: Console, c: StoreCheck) -> None:
+    """``status --check``: each part's verdict, and what to run for a problem."""
+    problems = c.problems()
+    verdict = (Text("sound", style="green") if c.sound and not problems else
+               Text(f"{counted(len(problems), 'problem')}", style="bold red"))
+    out.print(Text.assemble(_bold("Check"), f" ({c.seconds:.1f} s): the store and its indexes: ", verdict))
+    for p in c.parts:
+        style = {"ok": "green", "problem": "bold red"}.get(p.state, "yellow")
+        out.print(Text.assemble(f"  {p.part:<14} ", (p.state, style), f": {clean_line(p.found)}"))
+        if p.fix:
+            out.print(Text(f"  {'':<14} fix: {clean_line(p.fix)}"))
 
 
 def _mb(size: int) -> str:

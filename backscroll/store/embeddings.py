@@ -141,6 +141,12 @@ class EmbeddingQueries:
             "WHERE vector_seq IS NOT NULL AND vector_seq <= ?", (seq,)).fetchone()
         return n, total
 
+    def vectored_ids(self, seq: int) -> Iterator[int]:
+        """The ids of the records given a vector up to pass ``seq`` (the rows a matrix written then holds)."""
+        for row in self.conn.execute("SELECT id FROM records INDEXED BY records_vector_seq "
+                                     "WHERE vector_seq IS NOT NULL AND vector_seq <= ?", (seq,)):
+            yield row[0]
+
     def vectored_after(self, seq: int) -> int:
         """Records given a vector after pass ``seq``."""
         return self.conn.execute("SELECT count(*) FROM records WHERE vector_seq > ?", (seq,)).fetchone()[0]

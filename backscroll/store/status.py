@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from backscroll.types import EMBEDDED_TYPES_SQL
@@ -50,6 +51,9 @@ class StatusQueries:
 
     conn: sqlite3.Connection
     record_count: Callable[[], int]  # (``EvidenceQueries``')
+    reading: Callable[[], AbstractContextManager[None]]  # (``Store``'s)
+    begin: Callable[[], None]
+    commit: Callable[[], None]
     prose_count: Callable[..., int]
 
     def _one(self, sql: str, params: tuple = ()):
@@ -86,19 +90,37 @@ class StatusQueries:
                                  "WHERE offset < size ORDER BY path").fetchall(),
         )
 
-    def lexical_fingerprint(self, watermark: int) -> tuple[int, int, int]:
+    def lexical_fingerprint(self, watermark: int, exact: bool = False) -> tuple[int, int, int]:
         """``(documents, id sum, pending)`` the lexical index should hold up to ``watermark``: records and
-        tombstones at or below it, and the records above it plus tombstones still to apply."""
-        # Every record (``record_counts``) less those above the watermark, plus tombstones not also a record.
+        tombstones at or below it, and the records above it plus tombstones still to apply. ``exact``: the records
+        counted themselves, not ``record_counts`` (``status --check``, which checks that count apart)."""
+        # Every record less those above the watermark, plus tombstones not also a record.
+        table, count, ids = ("records", "count(*)", "sum(id)") if exact else ("record_counts", "sum(records)",
+                                                                             "sum(id_sum)")
+        ghosts = "FROM tombstones t WHERE t.id <= ?1 AND NOT EXISTS (SELECT 1 FROM records r WHERE r.id = t.id)"
         n, total, above = self.conn.execute(
-            "SELECT (SELECT coalesce(sum(records), 0) FROM record_counts) + (SELECT count(*) FROM tombstones t WHERE "
-            "t.id <= ?1 AND NOT EXISTS (SELECT 1 FROM records r WHERE r.id = t.id)) - (SELECT count(*) FROM records "
-            "WHERE id > ?1), (SELECT coalesce(sum(id_sum), 0) FROM record_counts) + (SELECT coalesce(sum(t.id), 0) "
-            "FROM tombstones t WHERE t.id <= ?1 AND NOT EXISTS (SELECT 1 FROM records r WHERE r.id = t.id)) - "
-            "(SELECT coalesce(sum(id), 0) FROM records WHERE id > ?1), (SELECT count(*) FROM records WHERE id > ?1)",
-            (watermark,)).fetchone()
+            f"SELECT (SELECT coalesce({count}, 0) FROM {table}) + (SELECT count(*) {ghosts}) - "
+            f"(SELECT count(*) FROM records WHERE id > ?1), (SELECT coalesce({ids}, 0) FROM {table}) + "
+            f"(SELECT coalesce(sum(t.id), 0) {ghosts}) - (SELECT coalesce(sum(id), 0) FROM records WHERE id > ?1), "
+            "(SELECT count(*) FROM records WHERE id > ?1)", (watermark,)).fetchone()
         pending = above + self._one("SELECT count(*) FROM tombstones")
         return n, total, pending
+
+    def tally_drift(self) -> tuple[int, int, int]:
+        """``(rows of record_counts that differ, records, records it counts)``, read in one snapshot."""
+        from backscroll.store import tally
+
+        with self.reading():
+            rows = tally.drift(self.conn)
+            return len(rows), self._one("SELECT count(*) FROM records"), self.record_count()
+
+    def recount(self) -> None:
+        """Count every session's records again from the records (``rebuild``: a tally that drifted)."""
+        from backscroll.store import tally
+
+        self.begin()
+        tally.create(self.conn)
+        self.commit()
 
     def source_paths(self, agent: str) -> list[str]:
         """The session files ``agent``'s sessions were read from."""

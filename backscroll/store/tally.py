@@ -71,3 +71,13 @@ def insert(conn: sqlite3.Connection, sql: str, rows: list[tuple]) -> int:
     conn.execute(f"INSERT INTO record_counts ({', '.join(KEY)}, records, id_sum) SELECT g.* FROM ({grouped}) AS g "
                  f"WHERE NOT EXISTS (SELECT 1 FROM record_counts c WHERE {found})", (after,))
     return added
+
+
+def drift(conn: sqlite3.Connection) -> list[tuple]:
+    """The rows of ``record_counts`` that differ from a count of the records themselves (a pass over every record,
+    ``status --check``): each key with the records it misses (negative: counted but not there) and their id sum."""
+    keys = ", ".join(KEY)
+    counted = (f"SELECT {_values('')}, count(*) AS n, sum(id) AS s FROM records NOT INDEXED "  # (in file order)
+               f"GROUP BY {', '.join(str(i + 1) for i in range(len(KEY)))}")
+    return conn.execute(f"SELECT {keys}, sum(n), sum(s) FROM ({counted} UNION ALL SELECT {keys}, -records, -id_sum "
+                        f"FROM record_counts) GROUP BY {keys} HAVING sum(n) != 0 OR sum(s) != 0").fetchall()

@@ -1,0 +1,108 @@
+"""``status --check``: the data dir checked in full, on request. Plain ``status`` reads counts from ``record_counts``
+and so never reads a page that holds only records' text; this reads everything: SQLite's ``integrity_check`` of the
+store, ``record_counts`` counted again from the records, the lexical index against the records, and the vector
+matrix against the store's vectors. Each part says what it found and, for a problem, what to run."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+
+from backscroll.config import Config
+from backscroll.errors import CORRUPT_HINT, BackscrollError
+from backscroll.status_types import CheckPart, StoreCheck
+from backscroll.store.lock import writer_busy
+
+STEPS = ("store", "record_counts", "lexical_index", "vectors")
+Step = Callable[[str], None]  # told the part about to be checked (a progress line)
+REBUILD = "run `backscroll rebuild`: it makes the lexical index again from the store, and counts the records again"
+WRITING = "another backscroll process is writing: run the check again when it has finished"
+
+
+Found = tuple[str, str, str | None]  # (state: ok, problem or skipped; what was found; what to run for a problem)
+
+
+def check(cfg: Config, step: Step = lambda _part: None) -> StoreCheck:
+    """Check the store of ``cfg`` and its indexes in full (a minute at millions of records: SQLite reads every
+    page); ``step`` hears each part's name as it starts."""
+    from backscroll.store import integrity
+
+    t0 = time.perf_counter()
+    result = StoreCheck()
+    step("store")
+    problems = integrity.integrity_problems(cfg.db_path)
+    more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+    result.parts.append(CheckPart("store", "problem", f"integrity_check: {'; '.join(problems[:3])}{more}",
+                                  CORRUPT_HINT.format(db=cfg.db_path), round(time.perf_counter() - t0, 3))
+                        if problems else CheckPart("store", "ok", "integrity_check: ok",
+                                                   seconds=round(time.perf_counter() - t0, 3)))
+    store = _open(cfg, result)
+    if store is not None:
+        try:
+            _derived(cfg, store, result, step, busy=writer_busy(cfg))
+        finally:
+            store.close()
+    result.sound = not result.problems()
+    result.seconds = round(time.perf_counter() - t0, 3)
+    return result
+
+
+def _open(cfg: Config, result: StoreCheck):
+    """The store, read only; None (the other parts skipped, saying why) when it cannot be opened."""
+    from backscroll.store.db import Store
+
+    try:
+        return Store.open_readonly(cfg.db_path)
+    except (BackscrollError, sqlite3.Error) as exc:
+        why = f"the store cannot be read ({getattr(exc, 'message', None) or exc})"
+        result.parts.extend(CheckPart(name, "skipped", why) for name in STEPS[1:])
+        return None
+
+
+def _derived(cfg: Config, store, result: StoreCheck, step: Step, busy: bool) -> None:
+    """``record_counts``, the lexical index and the vector matrix, each against the store (a part that cannot be
+    read in a damaged store is skipped, saying why)."""
+    for name, fn in (("record_counts", _tally), ("lexical_index", _lexical), ("vectors", _vectors)):
+        step(name)
+        t0 = time.perf_counter()
+        if busy and name != "record_counts":  # (its records and counts are read in one snapshot)
+            result.parts.append(CheckPart(name, "skipped", WRITING))
+            continue
+        try:
+            state, found, fix = fn(cfg, store)
+        except sqlite3.DatabaseError as exc:
+            state, found, fix = "skipped", f"could not be read in the store ({exc})", None
+        result.parts.append(CheckPart(name, state, found, fix, round(time.perf_counter() - t0, 3)))
+
+
+def _tally(_cfg: Config, store) -> Found:
+    differ, records, counted = store.tally_drift()
+    if not differ:
+        return "ok", f"{records:,} records, as record_counts counts them", None
+    return ("problem", f"record_counts is out of step with the records: {differ:,} of its rows differ (it counts "
+            f"{counted:,} records, the store holds {records:,}); status, stats and list count from it",
+            REBUILD + " (a count that drifted is a bug: please report it)")
+
+
+def _lexical(cfg: Config, store) -> Found:
+    from backscroll.status_report import lexical_state
+
+    lex = lexical_state(cfg, store, exact=True)
+    if lex.in_step:
+        pending = f", and {lex.pending:,} changes the next sync adds" if lex.pending else ""
+        return "ok", f"{lex.documents:,} documents, as the store's records{pending}", None
+    if not lex.readable and store.readonly and cfg.index_dir.is_dir() and not os.access(cfg.index_dir, os.W_OK):
+        return "skipped", "not opened in place in a data dir that cannot be written", None
+    if not lex.readable:
+        return "problem", f"the lexical index in {cfg.index_dir} is missing or cannot be read", REBUILD
+    return ("problem", f"the lexical index is out of step with the store: {lex.documents:,} documents, "
+            f"{lex.expected:,} expected", REBUILD)
+
+
+def _vectors(cfg: Config, store) -> Found:
+    from backscroll.indexes.matrix_check import MATRIX_FIX, matrix_problem
+
+    found, problem = matrix_problem(store, cfg.vectors_dir)
+    return ("ok", found, None) if problem is None else ("problem", f"the vector matrix: {problem}", MATRIX_FIX)
