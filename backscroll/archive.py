@@ -166,11 +166,14 @@ class Backscroll(Reads):
 
     @guarded
     def rebuild(self, *, notify: Notify = quiet, lexical_progress=None) -> int:
-        """Recreate the lexical index from the store alone; returns the number of documents indexed."""
+        """Recreate the lexical index and the records' counts (``record_counts``) from the store's records alone;
+        returns the number of documents indexed. A damaged store is not written: ``CorruptStoreError``."""
         from backscroll import access
         from backscroll.indexes.lexical import LexicalIndex
 
         with access.writing(self.config, None, must_exist=True, notify=notify) as store:
+            access.refuse_if_damaged(store)
+            store.recount()  # (what `status --check` finds drifted; seconds at millions of records)
             # Built beside the index in use and swapped in when complete: searches meanwhile use the old one.
             return LexicalIndex(self.config.index_dir).rebuild(store, notify, lexical_progress)
 

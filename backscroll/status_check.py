@@ -105,4 +105,5 @@ def _vectors(cfg: Config, store) -> Found:
     from backscroll.indexes.matrix_check import MATRIX_FIX, matrix_problem
 
     found, problem = matrix_problem(store, cfg.vectors_dir)
-    return ("ok", found, None) if problem is None else ("problem", f"the vector matrix: {problem}", MATRIX_FIX)
+    return ("ok", found, None) if problem is None else ("problem", f"the vector matrix: {problem}",
+                                                                 MATRIX_FIX.format(dir=cfg.vectors_dir))

@@ -10,10 +10,10 @@ from backscroll.cli import common
 
 
 def rebuild(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False) -> None:
-    """Recreate the lexical index from the record store (the store itself is never touched).
+    """Recreate the lexical index and the record counts from the record store (its records are never touched).
 
-    Use it after upgrading, or if the index looks wrong; searches rebuild a missing or damaged index
-    on their own.
+    Use it after upgrading, if the index looks wrong, or when `status --check` says so; searches rebuild a missing
+    or damaged index on their own. A damaged store is not written: the error says how to recover it.
     """
 
     def body() -> int:

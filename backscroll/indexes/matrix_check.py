@@ -12,8 +12,8 @@ from backscroll.indexes import matrix
 from backscroll.indexes.vectors import Vectors
 from backscroll.store.db import Store
 
-MATRIX_FIX = ("run `backscroll embed`: it writes the matrix again from the store's vectors (searches by meaning read "
-              "the store's vectors meanwhile)")
+MATRIX_FIX = ("its files are a cache of the store's vectors: delete the folder {dir} and run `backscroll embed`, which "
+              "writes them again (searches by meaning read the store's vectors meanwhile)")
 
 
 def matrix_problem(store: Store, directory: Path) -> tuple[str, str | None]:

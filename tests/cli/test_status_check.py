@@ -1,0 +1,137 @@
+"""``status --check``: plain status reads counts, not the records, so a damaged page of records' text, a record count
+that drifted, a lost lexical index or a damaged vector matrix go unseen by it; the check finds each, says what to
+run, and exits 7. Real stores, indexes and matrices in a temporary data dir (the fake embedder)."""
+
+import json
+import os
+import shutil
+import sqlite3
+
+import pytest
+from helpers import run_cli
+
+import backscroll
+
+MARKER = b"MIDDLE-MARKER-7f3a"
+
+
+def error_of(stderr: str) -> dict:
+    return json.loads(stderr.strip().splitlines()[-1])["error"]
+
+
+@pytest.fixture
+def stored(session_builder, backscroll_index, backscroll_home):
+    for i in range(40):
+        s = session_builder.claude(project=f"p{i % 4}")
+        s.user((MARKER.decode() + " " if i == 20 else "") + f"session {i}: what about module {i}? " + "lorem " * 60)
+        s.assistant(f"module {i} is fine " + "ipsum " * 80)
+    backscroll_index(embed=True)
+    return backscroll_home
+
+
+def checked(home, *extra) -> tuple[int, dict, str]:
+    r = run_cli(home, "status", "--check", "--json", *extra)
+    return r.returncode, json.loads(r.stdout), r.stderr
+
+
+def parts(doc: dict) -> dict[str, dict]:
+    return {p["part"]: p for p in doc["check"]["parts"]}
+
+
+def test_a_sound_store_passes_and_says_so(stored):
+    code, doc, _err = checked(stored)
+    assert code == 0
+    assert doc["check"]["sound"] is True and doc["store_error"] is None
+    found = parts(doc)
+    assert list(found) == ["store", "record_counts", "lexical_index", "vectors"]
+    assert all(p["state"] == "ok" and p["fix"] is None for p in found.values()), found
+    assert found["vectors"]["found"].endswith("rows, as the store's vectors"), found["vectors"]
+    human = run_cli(stored, "status", "--check")
+    assert human.returncode == 0 and "the store and its indexes: sound" in human.stdout
+    assert json.loads(run_cli(stored, "status", "--json").stdout)["check"] is None, "only when asked for"
+    report = backscroll.status(config=stored.config(), check=True)  # (the library's status)
+    assert report.check is not None and report.check.sound and report.to_dict()["check"]["sound"] is True
+
+
+def test_a_damaged_page_of_records_text_is_found_where_plain_status_sees_nothing(stored):
+    db = stored.data / "backscroll.db"
+    conn = sqlite3.connect(db)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    data = bytearray(db.read_bytes())
+    page = data.find(MARKER) // page_size
+    data[page * page_size: page * page_size + 12] = b"\xff" * 12
+    db.write_bytes(bytes(data))
+    assert run_cli(stored, "status", "--json").returncode == 0, "status counts without reading the text"
+    code, doc, err = checked(stored)
+    assert code == 7 and doc["check"]["sound"] is False
+    store = parts(doc)["store"]
+    assert store["state"] == "problem" and store["found"].startswith("integrity_check: ")
+    assert ".recover" in store["fix"] and str(db) in store["fix"]
+    assert error_of(err)["kind"] == "check-failed" and "store" in error_of(err)["message"]
+    human = run_cli(stored, "status", "--check")
+    assert human.returncode == 7 and "problem" in human.stdout and "sqlite3" in human.stdout
+    assert "hint: each problem above says what to run" in human.stderr
+
+
+def test_record_counts_that_drifted_are_found_and_rebuild_counts_them_again(stored):
+    conn = sqlite3.connect(stored.data / "backscroll.db")
+    conn.execute("UPDATE record_counts SET records = records + 2 WHERE rowid = (SELECT min(rowid) FROM record_counts)")
+    conn.commit()
+    conn.close()
+    code, doc, _err = checked(stored)
+    assert code == 7
+    tally = parts(doc)["record_counts"]
+    assert tally["state"] == "problem" and "1 of its rows differ" in tally["found"], tally
+    assert "backscroll rebuild" in tally["fix"]
+    assert parts(doc)["lexical_index"]["state"] == "ok", "the index is checked against the records themselves"
+    assert run_cli(stored, "rebuild").returncode == 0
+    code, doc, _err = checked(stored)
+    assert code == 0 and parts(doc)["record_counts"]["state"] == "ok"
+
+
+@pytest.mark.parametrize("harm", ["missing", "unreadable", "out of step"])
+def test_a_lost_or_damaged_lexical_index_is_found_and_rebuild_mends_it(stored, harm):
+    index = stored.config().index_dir
+    generation = index / (index / "CURRENT").read_text().strip()
+    if harm == "missing":
+        shutil.rmtree(index)
+    elif harm == "unreadable":
+        for f in generation.iterdir():
+            if f.name.endswith((".idx", ".term", ".store", ".fast")):
+                f.write_bytes(b"\x00garbage" * 64)
+        (generation / "meta.json").write_text("{not json")
+    else:
+        from backscroll.indexes.lexical import LexicalIndex
+
+        lex = LexicalIndex(index)
+        assert lex.open_for_read()
+        lex._delete_ids(writer := lex._opened().writer(), [1])
+        writer.commit()
+        writer.wait_merging_threads()
+    code, doc, _err = checked(stored)
+    assert code == 7
+    lexical = parts(doc)["lexical_index"]
+    assert lexical["state"] == "problem" and "backscroll rebuild" in lexical["fix"], lexical
+    assert ("out of step" if harm == "out of step" else "missing or cannot be read") in lexical["found"]
+    assert run_cli(stored, "rebuild").returncode == 0
+    assert checked(stored)[0] == 0
+
+
+def test_a_matrix_whose_rows_changed_under_an_unchanged_stat_is_found(stored):
+    """A query trusts an int8 file its meta saw written (size and mtime); the check reads it whole."""
+    vectors = stored.config().vectors_dir
+    int8 = next(vectors.glob("*.int8.npy"))
+    st = int8.stat()
+    data = bytearray(int8.read_bytes())
+    data[-1] ^= 0x55
+    int8.write_bytes(bytes(data))
+    os.utime(int8, ns=(st.st_atime_ns, st.st_mtime_ns))
+    code, doc, _err = checked(stored)
+    assert code == 7
+    vec = parts(doc)["vectors"]
+    assert vec["state"] == "problem" and "checksum" in vec["found"] and str(vectors) in vec["fix"], vec
+    shutil.rmtree(vectors)  # (as the fix says)
+    assert run_cli(stored, "embed").returncode == 0
+    assert checked(stored)[0] == 0
