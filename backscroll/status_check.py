@@ -1,7 +1,8 @@
 """``status --check``: the data dir checked in full, on request. Plain ``status`` reads counts from ``record_counts``
 and so never reads a page that holds only records' text; this reads everything: SQLite's ``integrity_check`` of the
 store, ``record_counts`` counted again from the records, the lexical index against the records, and the vector
-matrix against the store's vectors. Each part says what it found and, for a problem, what to run."""
+matrix against the store's vectors. Each part says what it found and, for a problem, what to run. Also
+``lexical_state``, the cheap comparison of the lexical index that plain ``status`` makes."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from collections.abc import Callable
 
 from backscroll.config import Config
 from backscroll.errors import CORRUPT_HINT, BackscrollError
-from backscroll.status_types import CheckPart, StoreCheck
+from backscroll.status_types import CheckPart, LexicalStatus, StoreCheck
 from backscroll.store.lock import writer_busy
 
 STEPS = ("store", "record_counts", "lexical_index", "vectors")
@@ -86,9 +87,30 @@ def _tally(_cfg: Config, store) -> Found:
             REBUILD + " (a count that drifted is a bug: please report it)")
 
 
-def _lexical(cfg: Config, store) -> Found:
-    from backscroll.status_report import lexical_state
+def lexical_state(cfg: Config, store, exact: bool = False) -> LexicalStatus:
+    """Whether the lexical index holds exactly the store's records (count and id sum; cheap; ``exact``: against the
+    records counted themselves, not ``record_counts``).
 
+    Documents for records above the watermark, and for deleted records not yet removed, are
+    ``pending``: the next sync handles them. ``in_step`` false means ``backscroll index`` repairs.
+    """
+    from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex
+
+    n, total, pending = store.lexical_fingerprint(int(store.get_meta("lexical_watermark") or 0), exact)
+    state = LexicalStatus(expected=n, pending=pending)
+    lex = LexicalIndex(cfg.index_dir)
+    if not lex.open_for_read():
+        return state
+    try:
+        docs, doc_sum = lex.id_summary()
+    except LexicalDamaged:
+        return state
+    state.readable, state.documents = True, docs
+    state.in_step = lex.generation == store.get_meta("lexical_generation") and (docs, doc_sum) == (n, total)
+    return state
+
+
+def _lexical(cfg: Config, store) -> Found:
     lex = lexical_state(cfg, store, exact=True)
     if lex.in_step:
         pending = f", and {lex.pending:,} changes the next sync adds" if lex.pending else ""

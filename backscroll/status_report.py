@@ -13,11 +13,12 @@ from backscroll.config import Config
 from backscroll.embedding import foreground_running
 from backscroll.ingest.sources import AGENTS
 from backscroll.sanitize import shorten
+from backscroll.status_check import check as check_all
+from backscroll.status_check import lexical_state
 from backscroll.status_places import has_files, left_out, read_in_vain, unread_layouts
 from backscroll.status_types import (
     AgentStatus,
     EmbeddingStatus,
-    LexicalStatus,
     Place,
     ProjectStatus,
     Root,
@@ -46,29 +47,6 @@ def _size(path) -> int:
                 except OSError:
                     pass
     return total
-
-
-def lexical_state(cfg: Config, store, exact: bool = False) -> LexicalStatus:
-    """Whether the lexical index holds exactly the store's records (count and id sum; cheap; ``exact``: against the
-    records counted themselves, not ``record_counts``).
-
-    Documents for records above the watermark, and for deleted records not yet removed, are
-    ``pending``: the next sync handles them. ``in_step`` false means ``backscroll index`` repairs.
-    """
-    from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex
-
-    n, total, pending = store.lexical_fingerprint(int(store.get_meta("lexical_watermark") or 0), exact)
-    state = LexicalStatus(expected=n, pending=pending)
-    lex = LexicalIndex(cfg.index_dir)
-    if not lex.open_for_read():
-        return state
-    try:
-        docs, doc_sum = lex.id_summary()
-    except LexicalDamaged:
-        return state
-    state.readable, state.documents = True, docs
-    state.in_step = lex.generation == store.get_meta("lexical_generation") and (docs, doc_sum) == (n, total)
-    return state
 
 
 CLAUDE_KEEPS_DAYS = 30  # Claude Code's default cleanupPeriodDays
@@ -226,8 +204,6 @@ def collect(cfg: Config, skipped: int = 5, check: bool = False, step=None) -> St
 def _checked(cfg: Config, report: StatusReport, check: bool, step) -> StatusReport:
     """The report with the full check when asked for (``status_check``), of a store status could not read too."""
     if check:
-        from backscroll.status_check import check as check_all
-
         report.check = check_all(cfg, step or (lambda _part: None))
     return report
 
