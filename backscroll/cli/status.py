@@ -11,7 +11,7 @@ from backscroll.cli.index import SOURCE_HELP
 from backscroll.numbers import counted
 
 CHECK_HELP = ("Also check the store and its indexes in full: SQLite's integrity_check, record counts, the lexical "
-              "index and the vector matrix against the store (about a minute at 2.6 million records). Exits 7 when "
+              "index and the vector matrix against the store (a minute or two at 2.6 million records). Exits 7 when "
               "it finds a problem.")
 PARTS = {"store": "the store's pages (integrity_check)", "record_counts": "record counts",
          "lexical_index": "the lexical index", "vectors": "the vector matrix"}
