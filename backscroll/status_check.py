@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from backscroll.config import Config
 from backscroll.errors import CORRUPT_HINT, BackscrollError
+from backscroll.numbers import counted
 from backscroll.status_types import CheckPart, LexicalStatus, StoreCheck
 from backscroll.store.lock import writer_busy
 
@@ -114,12 +115,12 @@ def _lexical(cfg: Config, store) -> Found:
     lex = lexical_state(cfg, store, exact=True)
     if lex.in_step:
         pending = f", and {lex.pending:,} changes the next sync adds" if lex.pending else ""
-        return "ok", f"{lex.documents:,} documents, as the store's records{pending}", None
+        return "ok", f"{counted(lex.documents or 0, 'document')}, as the store's records{pending}", None
     if not lex.readable and store.readonly and cfg.index_dir.is_dir() and not os.access(cfg.index_dir, os.W_OK):
         return "skipped", "not opened in place in a data dir that cannot be written", None
     if not lex.readable:
         return "problem", f"the lexical index in {cfg.index_dir} is missing or cannot be read", REBUILD
-    return ("problem", f"the lexical index is out of step with the store: {lex.documents:,} documents, "
+    return ("problem", f"the lexical index is out of step with the store: {counted(lex.documents or 0, 'document')}, "
             f"{lex.expected:,} expected", REBUILD)
 
 

@@ -179,7 +179,7 @@ def _indexes(out: Console, r: StatusReport) -> None:
         out.print(Text.assemble(("the store cannot be written", "yellow"),
                                 ": searches answer from it as it is, without reading new session lines"))
     if lex.in_step:
-        out.print(f"lexical index: {lex.documents:,} documents, in step with the store"
+        out.print(f"lexical index: {counted(lex.documents or 0, 'document')}, in step with the store"
                   + (f" up to its last {lex.pending:,} changes, which the next sync adds" if lex.pending else ""))
     elif not lex.readable and r.read_only and r.sizes.lexical_index_bytes:
         out.print("lexical index: not opened in place on a store that cannot be written (a search reads a copy)")
@@ -187,8 +187,9 @@ def _indexes(out: Console, r: StatusReport) -> None:
         out.print(Text.assemble(("lexical index: missing or unreadable", "yellow"),
                                 " (`backscroll index` or a search rebuilds it)"))
     else:
-        out.print(Text.assemble((f"lexical index: out of step with the store ({lex.documents} documents, "
-                                 f"{lex.expected} expected)", "yellow"), " (`backscroll index` repairs it)"))
+        docs = counted(lex.documents or 0, "document")
+        out.print(Text.assemble((f"lexical index: out of step with the store ({docs}, {lex.expected:,} expected)",
+                                 "yellow"), " (`backscroll index` repairs it)"))
     sizes = r.sizes
     out.print(f"store {_mb(sizes.store_bytes)}, lexical index {_mb(sizes.lexical_index_bytes)}, "
               f"vectors {_mb(sizes.vectors_bytes)}")

@@ -370,3 +370,4 @@ def test_status_counts_one_session_in_the_singular(session_builder, backscroll_i
     backscroll_index(embed=False)
     out = CliRunner().invoke(app, ["status"], catch_exceptions=False).stdout
     assert out.startswith("1 session, 1 record (0 query echoes)\n"), out
+    assert "lexical index: 1 document, in step" in out, out
