@@ -203,6 +203,16 @@ def message_records(rows: list[dict], info: SessionInfo, source: object = None) 
     return records
 
 
+def unknown_roles(rows: list[dict]) -> dict[str, int]:
+    """The message roles no record is made of, counted (``status`` names them) rather than dropped unsaid; a system
+    message is the prompt Hermes sent, not the conversation. Pure."""
+    out: dict[str, int] = {}
+    for row in rows:
+        if (role := row.get("role")) not in ("user", "assistant", "tool", "system"):
+            out[f"role {role}"] = out.get(f"role {role}", 0) + 1
+    return out
+
+
 def _calls(raw: object, base: str, pos: int, ts: str | None, cwd: str | None) -> list[Record]:
     try:
         calls = jsontext.loads(raw) if isinstance(raw, (str, bytes)) else raw
@@ -248,7 +258,8 @@ def _read_snapshot(conn, path: Path, state: dict) -> WholeRead:
                            title=_str(title), is_sidechain=source == "subagent", parent_session_id=_str(parent))
         rows = [dict(zip(fields, r, strict=True)) for r in conn.execute(
             f"SELECT {', '.join(fields)} FROM messages WHERE session_id = ? ORDER BY id", (sid,))]
-        units.append(SourceUnit(f"{path}#{sid}", info, message_records(rows, info, source)))
+        units.append(SourceUnit(f"{path}#{sid}", info, message_records(rows, info, source),
+                                unknown=unknown_roles(rows)))
     return WholeRead(units, {"sessions": fingerprints, "message_id": top})
 
 

@@ -246,3 +246,16 @@ def test_a_database_made_before_the_first_session_holds_none_and_is_no_error(bac
     conn.close()
     out = backscroll_index(embed=False)
     assert [why for _path, why in out.report.unreadable] == ["no sessions and messages tables: not a Hermes database"]
+
+
+def test_a_message_of_a_role_not_known_is_counted_for_status_not_dropped_unsaid(backscroll_home, backscroll_index):
+    """A role Hermes may add (``developer``) made no record and was said nowhere: bad input is reported."""
+    db = installed(backscroll_home)
+    session(db, "s_roles", [("system", "You are Hermes.", 100.0), ("user", "which queue?", 101.0),
+                            ("developer", "prefer the stdlib", 102.0), ("developer", "be brief", 103.0),
+                            ("assistant", "SKIP LOCKED", 104.0)])
+    backscroll_index(embed=False)
+    assert [r.text for r in show(backscroll_home, "s_roles").records] == ["which queue?", "SKIP LOCKED"]
+    unknown = {u["entry_type"]: u["count"] for u in backscroll.status(config=backscroll_home.config())
+               ["agents"]["hermes"]["unknown"]}
+    assert unknown == {"role developer": 2}, unknown
