@@ -70,16 +70,18 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict, agent: str 
     v2 = "session_id" in v2cols
     for table, session_col in (("message", "session_id"), ("part", part_session),
                                *((("session_message", "session_id"),) if v2 else ())):
-        top = conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
-        high[table] = top
         seen = state.get(f"{table}_rowid")
-        if not isinstance(seen, int):
-            continue  # first read: every session is new anyway
-        if top < seen:  # rows deleted at the end, or rowids renumbered by a VACUUM
+        try:
+            high[table] = top = conn.execute(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
+            if isinstance(seen, int) and top > seen:
+                touched.update(r[0] for r in conn.execute(
+                    f"SELECT DISTINCT {session_col} FROM {table} WHERE rowid > ?", (seen,)))
+        except sqlite3.DatabaseError:  # (a damaged page among the newest rows: which sessions gained them is unknown)
+            high[table] = seen if isinstance(seen, int) else 0
+            reread_all = True  # (each session's own read then says which one the page keeps out)
+            continue
+        if isinstance(seen, int) and top < seen:  # rows deleted at the end, or rowids renumbered by a VACUUM
             reread_all = True
-        elif top > seen:
-            touched.update(r[0] for r in conn.execute(
-                f"SELECT DISTINCT {session_col} FROM {table} WHERE rowid > ?", (seen,)))
     # Rows grow in place too (a session_message row: an assistant's step; a part: a tool completed or interrupted),
     # moving their time_updated and nothing of their session's: the newest rows are looked at (a whole table's scan
     # on every sync would read a large history again; session_message's rows are few)

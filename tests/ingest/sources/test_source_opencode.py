@@ -708,3 +708,35 @@ def test_a_sync_that_copies_no_database_makes_no_scratch_folder(oc_db, backscrol
     oc_db.session("Plain").user("a plain question")
     backscroll_index(embed=False)
     assert not (backscroll_home.data / "scratch").exists()
+
+
+def test_a_damaged_page_among_the_newest_rows_costs_only_its_session(oc_db, backscroll_home, backscroll_index):
+    """The newest rows tell which sessions changed since the last read: a damaged page there stopped the read of
+    the whole database, so no session's new rows landed."""
+    sessions = []
+    for n in range(20):
+        s = oc_db.session(f"task {n}")
+        s.user(f"question {n}")
+        sessions.append(s)
+    backscroll_index(embed=False)
+    sessions[3].user("ocfresh three asks again")  # (a session read before gains a row: not on the damaged page)
+    oc_db.session("a new one").user("ocfresh new session")
+    turn = sessions[17].assistant()
+    turn.text("ocreply17 newest " + "x" * 3000)  # (the newest rows, on the page to be damaged)
+    turn.finish()
+    oc_db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    oc_db.close()
+    data = bytearray(mended := oc_db.path.read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    at = data.find(b"ocreply17 newest") // page * page
+    assert data.find(b"ocfresh") // page * page != at
+    data[at + 1:at + 5] = b"\xff\xff\xff\xff"
+    oc_db.path.write_bytes(bytes(data))
+    out = backscroll_index(embed=False)
+    assert not out.report.unreadable, out.report.unreadable
+    landed = texts(backscroll_home)
+    assert "ocfresh three asks again" in landed and "ocfresh new session" in landed
+    assert not any(t.startswith("ocreply17 ") for t in landed)
+    oc_db.path.write_bytes(mended)
+    backscroll_index(embed=False)
+    assert any(t.startswith("ocreply17 newest") for t in texts(backscroll_home)), "tried again, not left behind"
