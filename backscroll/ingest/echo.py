@@ -21,13 +21,14 @@ from pathlib import PurePosixPath
 from backscroll.ingest.shell_text import masked, without_heredoc_bodies, without_uncalled_functions
 
 # Bump when the rules change: stores classified by an older version are classified again on sync.
-VERSION = 7  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll);
+VERSION = 8  # 2: MCP calls and recall blocks; 3: loops, xargs, watch and $(which backscroll);
 # 4: --color before the command, MCP names of Cline (mcp:backscroll/…) and Codex paginated threads;
 # 5: a shell's -o/-O option before -c, command and process substitution, eval, an MCP server named in capitals;
 # 6: a tool output that is backscroll's search or show output, whatever ran it; line breaks after && ; | (,
 # echo '…' | bash, version pins (uvx backscroll@latest), OpenCode's, Zed's and Copilot CLI's MCP names; not an echo:
 # a heredoc's body, backquotes in single quotes or escaped, --help; 7: the output shapes of `search --by-session -f
-# tsv` (a row per session) and of `show` holding one record ("record 5 of 19")
+# tsv` (a row per session) and of `show` holding one record ("record 5 of 19"); 8: ``coproc``, and a variable the
+# script set to the program (``b=backscroll; $b search …``)
 RETRIEVAL_SUBCOMMANDS = frozenset({"search", "show"})
 PROGRAM = "backscroll"
 
@@ -64,6 +65,7 @@ _PIPED_SCRIPT = re.compile(r"\b(echo|printf)\s+(-[neE]+\s+)?(?:'([^'\n]*+)'|\"((
 _COMMENT_START = re.compile(r"(?:^|[\s;&|(`])#")  # (a # that may start a comment: at a word's start)
 _CONTINUED = re.compile(r"\\\r?\n")  # a line ended with a backslash goes on on the next
 _DOUBLE_QUOTED_ESCAPE = re.compile(r"\\([\\\"$`])")
+_VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")  # ``$b``, ``${b}``
 _PROGRAM_NAME = re.compile(r"backscroll(?:\.exe)?(?:(?:@|==|>=|~=)\S*)?")  # (``uvx backscroll@latest``)
 
 
@@ -129,6 +131,8 @@ def _strip_wrappers(argv: list[str]) -> list[str]:
             i += 1
             while i < len(argv) and (argv[i].startswith("-") or _ASSIGNMENT.match(argv[i])):
                 i += 2 if argv[i] in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string") else 1
+        elif word == "coproc":  # (``coproc NAME { …; }`` names the coprocess; ``coproc cmd`` runs cmd)
+            i += 3 if i + 2 < len(argv) and argv[i + 2] == "{" else 1
         elif name in ("command", "exec", "nohup", "builtin", "noglob", "stdbuf"):
             i = _skip_options(argv, i + 1)
         elif name == "time":
@@ -162,6 +166,16 @@ def _backscroll_args(argv: list[str]) -> list[str] | None:
     if _PYTHON.match(name) and len(argv) >= 3 and argv[1] == "-m" and argv[2] in (PROGRAM, f"{PROGRAM}.cli"):
         return argv[3:]
     return None
+
+
+def _note_programs(argv: list[str], programs: set[str]) -> None:
+    """Keep in ``programs`` the variables a command of assignments alone (``export`` too) sets to the program."""
+    words = argv[1:] if argv and argv[0] in ("export", "readonly", "declare", "typeset", "local") else argv
+    if not words or not all(_ASSIGNMENT.match(w) for w in words):
+        return
+    for word in words:
+        name, _, value = word.partition("=")
+        (programs.add if _PROGRAM_NAME.fullmatch(PurePosixPath(value).name) else programs.discard)(name)
 
 
 def _reads_stdin(command: str, at: int) -> bool:
@@ -212,10 +226,14 @@ def retrieval_calls(command: str | list | None, _depth: int = 0) -> list[list[st
                 found.extend(retrieval_calls(ran, _depth + 1) if PROGRAM in ran else ())
     else:
         return []
+    programs: set[str] = set()  # variables the script set to the program (``b=backscroll; $b search …``)
     for argv in simple:
+        _note_programs(argv, programs)
         argv = _strip_wrappers(argv)
         if not argv:
             continue
+        if programs and (var := _VARIABLE.fullmatch(argv[0])) and (var.group(1) or var.group(2)) in programs:
+            argv = [PROGRAM, *argv[1:]]
         name = PurePosixPath(argv[0]).name
         if name == "watch":  # watch runs its arguments, joined, with sh -c
             rest = argv[_skip_options(argv, 1, _WATCH_VALUE_OPTIONS):]

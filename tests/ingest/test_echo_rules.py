@@ -97,6 +97,12 @@ ECHOES = [
     'echo "$($(which backscroll) search q)"',
     "backscroll \\\n  search q",
     'echo "$(backscroll search "(q)")"',
+    "coproc backscroll search q",
+    "coproc BS { backscroll search q; }",
+    "b=backscroll; $b search q",
+    'BS=~/.local/bin/backscroll\n"$BS" search q',
+    "export BS=$(which backscroll); ${BS} show 1f0e#0",
+    "b=.venv/bin/backscroll && timeout 9 $b search q",
 ]
 
 NOT_ECHOES = [
@@ -146,6 +152,10 @@ NOT_ECHOES = [
     "cat <<EOF > notes.md # for bash users\nintro\nbackscroll search bar\nEOF",
     "cat <<\\EOF > f\n`backscroll search x`\nEOF",
     "cat <<A <<B\nin A\nA\nbackscroll search inBodyB\nB",
+    "b=backscroll; $b status",
+    "b=backscroll; $c search q",
+    "b=backscroll; b=rg; $b search q",
+    'q="backscroll search"; echo $q',
     "",
     None,
 ]
