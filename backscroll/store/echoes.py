@@ -14,10 +14,12 @@ class EchoQueries:
 
     def classifiable_calls(self) -> list[tuple]:
         """``(id, session_id, tool_call_id, text, is_echo, tool_name, is_shell)`` of every call that may be an
-        echo: shell commands and tools named after backscroll."""
+        echo, or may be one no longer: shell commands that name the program (no rule finds it in one that does not)
+        or are flagged, and tools named after backscroll."""
         return self.conn.execute(
-            "SELECT id, session_id, tool_call_id, text, is_echo, tool_name, is_shell FROM records "
-            "WHERE is_call = 1 AND (is_shell = 1 OR tool_name LIKE '%backscroll%')").fetchall()
+            "SELECT id, session_id, tool_call_id, text, is_echo, tool_name, is_shell FROM records WHERE is_call = 1 "
+            "AND (is_shell = 1 AND (is_echo = 1 OR instr(text, 'backscroll')) OR tool_name LIKE '%backscroll%')"
+        ).fetchall()
 
     def set_echo(self, record: int, session: str, call_id: str | None, echo: int, revision: int) -> None:
         """Flag a call, and its results, as an echo or not (``revision``: a push sends them again)."""
@@ -26,13 +28,14 @@ class EchoQueries:
             self.conn.execute("UPDATE records SET is_echo = ?, revised = ? WHERE session_id = ? AND tool_call_id = ? "
                               "AND is_call = 0", (echo, revision, session, call_id))
 
-    def tool_outputs_not_echoes(self, batch: int = 500) -> Iterator[list[tuple]]:
+    def tool_outputs_not_echoes(self, marks: tuple[tuple[str, ...], ...], batch: int = 500) -> Iterator[list[tuple]]:
         """``(id, session_id, tool_call_id, text)`` of the tool outputs (and the harness's messages) not flagged that
-        may show backscroll's answers (``echo_output.is_retrieval_output`` says which do), a batch at a time."""
+        may show backscroll's answers, a batch at a time: those holding every string of one of ``marks``
+        (``echo_output.is_retrieval_output`` then says which do)."""
+        held = " OR ".join("(" + " AND ".join("instr(text, ?)" for _ in alt) + ")" for alt in marks)
         ids = [r[0] for r in self.conn.execute(
             "SELECT id FROM records WHERE is_call = 0 AND (content_type = 'tool' OR author = 'harness') "
-            "AND is_echo = 0 AND (instr(text, 'backscroll show') OR instr(text, 'schema_version') OR "
-            "instr(text, 'session ') OR instr(text, '#') AND instr(text, char(9)))")]
+            f"AND is_echo = 0 AND ({held})", [needle for alt in marks for needle in alt])]
         for i in range(0, len(ids), batch):
             chunk = ids[i:i + batch]
             yield self.conn.execute("SELECT id, session_id, tool_call_id, text FROM records WHERE id IN "

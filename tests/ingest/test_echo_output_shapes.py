@@ -120,6 +120,25 @@ def test_an_output_read_after_its_call_and_a_store_classified_by_older_rules(
     assert flags == [(0, 1), (1, 1)], "classified again by the rules of today"
 
 
+def test_a_store_classified_by_older_rules_finds_every_shape_again(printed, session_builder, backscroll_index,
+                                                                   backscroll_home):
+    """Classifying a store again looked only at outputs holding a ``#`` beside a tab, so the rows of
+    ``search --by-session -f tsv`` (a session id, no ``#``) stayed unflagged in a store classified before."""
+    s = session_builder.claude(project="shop")
+    shown = {c: text for c, text in printed.items() if c.split()[0] in ("search", "show") and not c.endswith("ids")}
+    calls = {c: s.tool_use("mcp__history__search", {"query": c}) for c in shown}
+    for command, call in calls.items():
+        s.tool_result(call, shown[command])
+    s.tool("./notes.sh", "session 4 is what we chose · not an answer of backscroll")  # (a look-alike stays)
+    backscroll_index(embed=False)
+    unflagged_as_by_rules(backscroll_home, 5)
+    backscroll_index(embed=False)
+    flagged = {c for c, call in calls.items() if rows(backscroll_home, "SELECT is_echo FROM records WHERE "
+                                                      "tool_call_id = ? AND is_call = 0", (call,))[0]["is_echo"]}
+    assert flagged == set(shown), set(shown) - flagged
+    assert not rows(backscroll_home, "SELECT 1 FROM records WHERE text LIKE './notes.sh%' AND is_echo = 1")
+
+
 def test_a_search_the_person_ran_with_codexs_shell_escape_is_an_echo(printed, session_builder, backscroll_index,
                                                                      backscroll_home):
     """Codex logs ``!backscroll search …`` typed by the person as a message of its own, the output inside."""
