@@ -85,7 +85,9 @@ def note_resumed(cfg, transcript: str | None) -> None:
     """A session its agent resumed (a session start from ``resume``): its file is looked at by every search's sync
     for a day, as after ``backscroll resume`` (an old file is otherwise looked at only in turn, ``ingest.quick``).
     Skipped, never waited for, when the store cannot be written at once."""
-    if not transcript or not cfg.db_path.exists():
+    from backscroll.store.upgrade import behind
+
+    if not transcript or not cfg.db_path.exists() or behind(cfg.db_path):  # (an upgrade is never begun in a hook)
         return
     from backscroll.ingest.rows import store_text
     from backscroll.store.db import Store

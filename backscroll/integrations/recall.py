@@ -99,7 +99,10 @@ def _searched(cfg, query: str, project: str | None) -> Iterator[tuple[SearchResu
         yield None
         return
     if behind(cfg.db_path):  # (at millions of records the upgrade outlasts the hook's deadline: it runs apart)
-        upgrade_apart(cfg.db_path)
+        if failed := upgrade_apart(cfg.db_path):
+            raise LockedError(f"the store could not be upgraded for this version of backscroll ({failed}): nothing "
+                              "is recalled until it is; `backscroll status` upgrades it and says why not",
+                              reason="upgrade-failed")
         raise LockedError("the store is being upgraded for this version of backscroll, in a process of its own "
                           "(once; a minute for millions of records): nothing is recalled until it is done",
                           reason="upgrading")

@@ -39,7 +39,7 @@ from backscroll.store.schema import schema_version
 from backscroll.store.sessions import SessionQueries
 from backscroll.store.shared_ids import SharedIds
 from backscroll.store.status import StatusQueries
-from backscroll.store.upgrade import migrate_lock
+from backscroll.store.upgrade import failure_note, migrate_lock
 
 __all__ = ["RECORD_COLUMNS", "FileState", "Store", "content_hash"]
 
@@ -154,6 +154,7 @@ class Store(MetaKeys, SourceQueries, RecordQueries, SharedIds, EvidenceQueries, 
 
                     migrate(conn)
                     version = current
+                    failure_note(path).unlink(missing_ok=True)  # (one a hook's upgrade left: it is done now)
         if version > current:
             conn.close()
             raise _newer_schema(path, version, current)

@@ -75,3 +75,55 @@ def test_a_hook_hands_an_older_stores_upgrade_to_a_process_of_its_own(session_bu
 def test_a_store_that_cannot_be_read_is_not_behind(tmp_path):
     (tmp_path / "backscroll.db").write_bytes(b"not a database at all" * 100)
     assert not behind(tmp_path / "backscroll.db") and not behind(tmp_path / "missing.db")
+
+
+def _history(session_builder, backscroll_index):
+    past = session_builder.claude(project="billing")
+    past.user("the invoice reconciliation job deadlocks again in reconcile_worker.py")
+    past.assistant("We fixed the invoice reconciliation deadlock by taking the ledger advisory lock before the "
+                   "SKIP LOCKED batch in reconcile_worker.py.")
+    for i in range(12):
+        session_builder.claude(project=f"p{i % 3}").user(f"fix the failing test {i}").assistant(f"Fixed test {i}.")
+    backscroll_index()
+
+
+def test_an_upgrade_that_failed_is_not_begun_again_at_every_prompt(session_builder, backscroll_index,
+                                                                   backscroll_home, tmp_path):
+    """A failed detached upgrade (a disk full, a store kept locked) was started again by every prompt, and the hook
+    kept saying it was under way."""
+    from backscroll.store.__main__ import upgrade
+    from backscroll.store.upgrade import failure_note, last_failure
+
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"not a database at all" * 100)
+    assert upgrade(garbage) == 1 and "is damaged" in last_failure(garbage)[1]
+    _history(session_builder, backscroll_index)
+    db = backscroll_home.config().db_path
+    _set_version(db, schema_version() - 1)
+    failure_note(db).write_text(json.dumps({"at": time.time(), "error": "the disk is full"}))
+    out, err = _hook(backscroll_home)
+    assert out == "" and "could not be upgraded" in err and "the disk is full" in err, err
+    time.sleep(1.0)
+    assert _version(db) == schema_version() - 1, "no upgrade begun again within the hour"
+    failure_note(db).write_text(json.dumps({"at": time.time() - 7200, "error": "the disk is full"}))
+    _hook(backscroll_home)
+    deadline = time.monotonic() + 60
+    while _version(db) != schema_version() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _version(db) == schema_version() and not failure_note(db).exists(), "tried again after the hour"
+
+
+def test_a_resumed_sessions_start_begins_no_upgrade_in_the_hook(session_builder, backscroll_index, backscroll_home):
+    """A session start of a resumed session noted it in the store first, and so upgraded the store in the hook."""
+    _history(session_builder, backscroll_index)
+    db = backscroll_home.config().db_path
+    _set_version(db, schema_version() - 1)
+    env = {**os.environ, "HOME": str(backscroll_home.home), "BACKSCROLL_HOME": str(backscroll_home.data)}
+    payload = {"session_id": "b5e0c7a2-0000-4000-8000-000000000009", "cwd": "/home/dev/billing",
+               "hook_event_name": "SessionStart", "source": "resume",
+               "transcript_path": str(backscroll_home.home / "t.jsonl")}
+    with file_lock(migrate_lock(db)):  # (an upgrade under way elsewhere: the hook neither waits nor begins one)
+        r = subprocess.run([BIN, "hook", "claude", "session-start"], input=json.dumps(payload), capture_output=True,
+                           text=True, env=env, timeout=60)
+        assert r.returncode == 0 and "no answer within" not in r.stderr, r.stderr
+        assert _version(db) == schema_version() - 1
