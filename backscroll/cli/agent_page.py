@@ -1,6 +1,7 @@
-"""How much ``show`` prints when an agent's shell runs it: what it prints lands whole in a model's context, so a
-session comes a page at a time and each text is cut, within the budget of an MCP answer, unless the command asks
-for a page size, a text length, an export (markdown) or writes to a file."""
+"""How much ``show`` prints when an agent's shell runs it: what it prints lands whole in a model's context, so it
+stays within the budget of an MCP answer: a session comes a page at a time (``--limit`` makes the page smaller, not
+the budget larger), a record comes with the context that fits, and each text is cut unless ``--max-chars`` says
+otherwise. An export (markdown) and output into a file are not cut."""
 
 from __future__ import annotations
 
@@ -24,28 +25,46 @@ def into_context(env: Mapping[str, str], stdout: IO, fmt: str | None) -> bool:
 
 
 def fitted(view: SessionView, budget: int = MAX_ANSWER_CHARS) -> SessionView:
-    """A session page's first records whose texts fit ``budget`` characters (one at least); a record with its
-    context is as it was (its record is the one asked for). Pure."""
-    if view.focus:
-        return view
-    kept: list[Hit] = []
-    size = 0
-    for hit in view.records:
-        size += len(hit.text)
-        if kept and size > budget:
-            break
-        kept.append(hit)
-    return replace(view, records=tuple(kept))
+    """``view`` with its texts within ``budget`` characters: a session page's first records, or a record with the
+    context nearest it (the record asked for stays, whatever its length). Pure."""
+    hits = list(view.records)
+    at = next((i for i, h in enumerate(hits) if h.record_id == view.focus), None) if view.focus else None
+    if at is None:
+        kept: list[Hit] = []
+        size = 0
+        for hit in hits:
+            size += len(hit.text)
+            if kept and size > budget:
+                break
+            kept.append(hit)
+        return replace(view, records=tuple(kept))
+    first, last = 0, len(hits) - 1
+    while first < last and sum(len(h.text) for h in hits[first:last + 1]) > budget:
+        if at - first >= last - at:  # (the neighbour farther from the record goes first)
+            first += 1
+        else:
+            last -= 1
+    return replace(view, records=tuple(hits[first:last + 1]))
 
 
-def page_note(view: SessionView) -> str | None:
-    """What the person (or model) reading a bounded page is told: where it ends and how to read on."""
-    if view.focus or not view.records or view.records[-1].rank >= view.total:
+def page_note(view: SessionView, shown: int) -> str | None:
+    """What the model reading a bounded page is told: where it ends and how to read on (``shown``: the records
+    the page was asked to hold, before the budget); None when nothing was left out."""
+    if not view.records:
         return None
-    last = view.records[-1].rank
-    return (f"note: an agent's shell runs this, so the session comes a page at a time: records "
-            f"{view.records[0].rank:,}–{last:,} of {view.total:,}; --offset {last} reads on, --limit N sets the "
-            f"page, and texts are cut at {MAX_TEXT_CHARS:,} characters (--max-chars 0: whole)")
+    first, last = view.records[0].rank, view.records[-1].rank
+    whole = (f"texts are cut at {MAX_TEXT_CHARS:,} characters (--max-chars 0: whole); a file (> session.txt) or "
+             "--format markdown gets everything")
+    if view.focus:
+        if len(view.records) >= shown:
+            return None
+        return (f"note: an agent's shell runs this, so the context is what fits about {MAX_ANSWER_CHARS:,} "
+                f"characters: records {first:,}–{last:,}; {whole}")
+    if last >= view.total:
+        return None
+    return (f"note: an agent's shell runs this, so a session comes a page at a time, within about "
+            f"{MAX_ANSWER_CHARS:,} characters: records {first:,}–{last:,} of {view.total:,}; --offset {last} reads "
+            f"on; {whole}")
 
 
 def _a_file(stream: IO) -> bool:

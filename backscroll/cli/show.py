@@ -59,9 +59,10 @@ def show(
                            limit=agent_page.AGENT_PAGE if bounded and limit is None else limit, offset=offset,
                            max_chars=agent_page.MAX_TEXT_CHARS if bounded and max_chars is None else max_chars or 0,
                            sync=not no_sync and archive is None, archive=archive, member=member, notify=common.err)
-        if bounded and limit is None:
+        if bounded:
+            shown = len(view.records)
             view = agent_page.fitted(view)
-            if note := agent_page.page_note(view):
+            if note := agent_page.page_note(view, shown):
                 common.err(note)
         if context is not None and not view.focus:
             from backscroll.errors import UsageError

@@ -8,9 +8,6 @@ import sys
 
 from helpers import cli_env, run_cli
 
-from backscroll.cli.agent_page import fitted
-from backscroll.types import SessionView
-
 
 def _long_session(session_builder, backscroll_index, turns=60, words="about the queue"):
     s = session_builder.claude(project="shop")
@@ -31,7 +28,7 @@ def test_an_agent_reads_a_long_session_a_page_at_a_time(session_builder, backscr
     page = json.loads(run_cli(backscroll_home, "show", sid, "--json", "--no-sync", env=agent).stdout)
     assert len(page["records"]) == 50 and page["total"] == 120
     asked = run_cli(backscroll_home, "show", sid, "--limit", "100", "--no-sync", env=agent)
-    assert "answer 49: Postgres" in asked.stdout and "a page at a time" not in asked.stderr
+    assert "answer 49: Postgres" in asked.stdout and "records 1–100 of 120" in asked.stderr
     for form in (["--format", "markdown"], ["--path"]):  # (an export, a path: as they were)
         assert "a page at a time" not in run_cli(backscroll_home, "show", sid, *form, "--no-sync", env=agent).stderr
     assert "answer 59: Postgres" in run_cli(backscroll_home, "show", sid, "--no-sync").stdout  # (a person: whole)
@@ -54,6 +51,41 @@ def test_an_agents_page_fits_its_budget_and_cuts_each_text(session_builder, back
     assert [len(r["text"]) > 36_000 for r in whole["records"]] == [True, False, True, False], whole["total"]
 
 
-def test_a_record_in_its_context_keeps_every_neighbour():
-    view = SessionView({"session_id": "s"}, (), "s#3", 10, 0)
-    assert fitted(view, budget=1) is view
+def test_the_next_pages_command_keeps_the_budget(session_builder, backscroll_index, backscroll_home):
+    """The line that says how to read on names --limit, which turned the budget off: its page printed 800,000
+    characters."""
+    s = session_builder.claude(project="shop")
+    for n in range(30):
+        s.user(f"short question {n}").assistant(f"short answer {n}")
+    for n in range(30):
+        s.user(f"long question {n} " + "lorem ipsum " * 2_500).assistant(f"long answer {n} " + "dolor sit " * 3_000)
+    backscroll_index(embed=False)
+    agent = cli_env(backscroll_home, CLAUDECODE="1")
+    first = run_cli(backscroll_home, "show", s.session_id, "--json", "--no-sync", env=agent)
+    assert len(json.loads(first.stdout)["records"]) == 50
+    human = run_cli(backscroll_home, "show", s.session_id, "--no-sync", env=agent).stdout
+    [line] = [x for x in human.splitlines() if " more: backscroll show " in x]
+    command = line.split("more: ", 1)[1].split()  # backscroll show ID --offset 50 --limit 50
+    assert command[3:] == ["--offset", "50", "--limit", "50"], command
+    page = json.loads(run_cli(backscroll_home, *command[1:], "--json", "--no-sync", env=agent).stdout)
+    assert 0 < sum(len(r["text"]) for r in page["records"]) <= 80_000 and len(page["records"]) < 50
+
+
+def test_a_record_comes_with_the_context_that_fits(session_builder, backscroll_index, backscroll_home):
+    s = session_builder.claude(project="shop")
+    for n in range(12):
+        s.user(f"question {n} " + "lorem ipsum " * 2_500).assistant(f"answer {n}: Postgres")
+    backscroll_index(embed=False)
+    rid = json.loads(run_cli(backscroll_home, "show", s.session_id, "--json", "--no-sync").stdout)["records"][12]
+    agent = cli_env(backscroll_home, CLAUDECODE="1")
+    r = run_cli(backscroll_home, "show", rid["record_id"], "-C", "10", "--json", "--no-sync", env=agent)
+    got = json.loads(r.stdout)
+    texts = [len(h["text"]) for h in got["records"]]
+    assert sum(texts) <= 80_000 and rid["record_id"] in [h["record_id"] for h in got["records"]], texts
+    ranks = [h["rank"] for h in got["records"]]
+    assert ranks == list(range(ranks[0], ranks[-1] + 1)) and ranks[0] <= 13 <= ranks[-1], ranks
+    assert abs((13 - ranks[0]) - (ranks[-1] - 13)) <= 1, "the context nearest the record, either side"
+    assert "the context is what fits" in r.stderr, r.stderr
+    whole = json.loads(run_cli(backscroll_home, "show", rid["record_id"], "-C", "10", "--json", "--no-sync").stdout)
+    assert len(whole["records"]) == 21  # (a person: all of it)
+
