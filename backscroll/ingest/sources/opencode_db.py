@@ -31,6 +31,12 @@ def _pick(cols: set[str], *names: str) -> str:
     return next((n for n in names if n in cols), "NULL")
 
 
+def _unless_busy(exc: sqlite3.DatabaseError) -> None:
+    """Raise ``exc`` again when the writer holds the database (the whole read is tried again), not a damaged page."""
+    if any(word in str(exc).lower() for word in ("locked", "busy")):
+        raise exc
+
+
 def _fingerprint(value: object) -> object:
     """A session's ``time_updated`` as stored in the file state (JSON: a number or text)."""
     if value is None or isinstance(value, (int, float, str)):
@@ -76,7 +82,8 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict, agent: str 
             if isinstance(seen, int) and top > seen:
                 touched.update(r[0] for r in conn.execute(
                     f"SELECT DISTINCT {session_col} FROM {table} WHERE rowid > ?", (seen,)))
-        except sqlite3.DatabaseError:  # (a damaged page among the newest rows: which sessions gained them is unknown)
+        except sqlite3.DatabaseError as exc:  # (a damaged page among the newest rows: which sessions gained them?)
+            _unless_busy(exc)
             high[table] = seen if isinstance(seen, int) else 0
             reread_all = True  # (each session's own read then says which one the page keeps out)
             continue
@@ -98,7 +105,8 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict, agent: str 
             if type(changed) is type(top) and isinstance(top, (int, float, str)) and top > changed:  # type: ignore
                 touched.update(r[0] for r in conn.execute(
                     f"SELECT DISTINCT {session_col} FROM {table} WHERE {recent} AND time_updated > ?", (changed,)))
-        except sqlite3.DatabaseError:  # (a damaged page among them: the sessions' own reads say which)
+        except sqlite3.DatabaseError as exc:  # (a damaged page among them: the sessions' own reads say which)
+            _unless_busy(exc)
             continue
 
     units: list[SourceUnit] = []
@@ -120,6 +128,7 @@ def read_snapshot(conn: sqlite3.Connection, path: Path, state: dict, agent: str 
             units.append(_db_session(conn, path, info, m_created, parts_of_session,
                                      ("seq" if "seq" in v2cols else "rowid") if v2 else None, bool(_str(forked))))
         except sqlite3.DatabaseError as exc:  # (a damaged page: this session alone, tried again every sync)
+            _unless_busy(exc)
             fingerprints[sid] = None
             if sid not in prev:  # (one read before keeps its records; its failure is said once, at its first read)
                 units.append(SourceUnit(f"{path}#{sid}", info, [], [(0, f"session could not be read: {exc}")]))

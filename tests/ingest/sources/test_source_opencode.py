@@ -740,3 +740,33 @@ def test_a_damaged_page_among_the_newest_rows_costs_only_its_session(oc_db, back
     oc_db.path.write_bytes(mended)
     backscroll_index(embed=False)
     assert any(t.startswith("ocreply17 newest") for t in texts(backscroll_home)), "tried again, not left behind"
+
+
+@pytest.mark.parametrize("where", ["max(rowid)", "max(time_updated)", "FROM part WHERE"])
+def test_a_writer_holding_the_database_is_waited_for_not_taken_for_damage(oc_db, where):
+    """A busy or locked database, met while telling which sessions changed or reading one, was taken for a damaged
+    page: every session was read again, and a new one stored as unreadable, instead of the read being tried again."""
+    import sqlite3
+
+    from backscroll.ingest.sources import opencode_db
+
+    for n in range(3):
+        turn = oc_db.session(f"task {n}").assistant()
+        turn.text(f"reply {n}")
+        turn.finish()
+    oc_db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    read = sqlite3.connect(oc_db.path)
+    state = opencode_db.read_snapshot(read, oc_db.path, {}).state
+    oc_db.session("a new one").user("a question written meanwhile")
+
+    class Busy(sqlite3.Connection):
+        def execute(self, sql, *args):
+            if where in sql:
+                raise sqlite3.OperationalError("database is locked")
+            return super().execute(sql, *args)
+
+    busy = sqlite3.connect(oc_db.path, factory=Busy)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        opencode_db.read_snapshot(busy, oc_db.path, state)
+    busy.close()
+    read.close()
