@@ -1,10 +1,12 @@
-"""Ctrl-C held while native code runs that a signal would leave in an error of its own (onnxruntime's session
-set-up): it is felt as Ctrl-C once that code returns, not reported as a broken install."""
+"""Ctrl-C while native code runs: held while code runs that a signal would leave in an error of its own
+(onnxruntime's session set-up), felt once that code returns, not reported as a broken install; and felt at once
+by a long SQLite statement (``PRAGMA integrity_check`` at millions of records), which Python cannot stop itself."""
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import sqlite3
 import threading
 from collections.abc import Iterator
 
@@ -22,6 +24,30 @@ def ctrl_c_held() -> Iterator[list[int]]:
     try:
         yield pressed
     finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def interruptible(conn: sqlite3.Connection) -> Iterator[None]:
+    """Ctrl-C ends the statement ``conn`` runs in the body at once, and is raised as ``KeyboardInterrupt`` when the
+    body ends, whatever SQLite raised for it ("interrupted"). (SQLite calls a progress handler every so many steps:
+    Python's signal handler runs there, then the statement is told to stop.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: pressed.append(signum))
+    conn.set_progress_handler(lambda: 1 if pressed else 0, 100_000)
+    try:
+        yield
+    except sqlite3.OperationalError:
+        if pressed:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        conn.set_progress_handler(None, 0)
         signal.signal(signal.SIGINT, previous)
     if pressed:
         raise KeyboardInterrupt

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from backscroll.interrupts import interruptible
+
 
 def integrity_problems(db_path) -> list[str]:
     """``PRAGMA integrity_check`` of the store, read-only: its complaints, or [] when the store is sound.
@@ -20,7 +22,8 @@ def integrity_problems(db_path) -> list[str]:
             last = exc
             continue
         try:
-            rows = [r[0] for r in conn.execute("PRAGMA integrity_check(20)")]
+            with interruptible(conn):  # (a minute or more at millions of records: Ctrl-C ends it at once)
+                rows = [r[0] for r in conn.execute("PRAGMA integrity_check(20)")]
             return [] if rows == ["ok"] else rows
         except sqlite3.OperationalError as exc:
             if "unable to open" in str(exc):  # no -shm and cannot create one: read it as immutable

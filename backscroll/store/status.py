@@ -108,9 +108,10 @@ class StatusQueries:
 
     def tally_drift(self) -> tuple[int, int, int]:
         """``(rows of record_counts that differ, records, records it counts)``, read in one snapshot."""
+        from backscroll.interrupts import interruptible
         from backscroll.store import tally
 
-        with self.reading():
+        with self.reading(), interruptible(self.conn):  # (a pass over every record: Ctrl-C ends it at once)
             rows = tally.drift(self.conn)
             return len(rows), self._one("SELECT count(*) FROM records"), self.record_count()
 

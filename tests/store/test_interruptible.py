@@ -1,0 +1,68 @@
+"""Ctrl-C during a long SQLite statement (``status --check``'s integrity_check and count, at millions of records a
+minute or more): felt at once, as Ctrl-C, not when the statement ends, nor as a damaged store."""
+
+import os
+import signal
+import sqlite3
+
+import pytest
+
+from backscroll.interrupts import interruptible
+
+LONG = ("INSERT INTO t WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) "
+        "SELECT CASE WHEN x = 1000 THEN ctrl_c() ELSE x END FROM c")
+
+
+def _press() -> int:
+    os.kill(os.getpid(), signal.SIGINT)
+    return 0
+
+
+def _conn() -> sqlite3.Connection:
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t(x)")
+    conn.create_function("ctrl_c", 0, _press)  # (pressed at row 1,000)
+    return conn
+
+
+def test_ctrl_c_ends_a_long_statement_at_once_and_is_felt_as_ctrl_c():
+    conn = _conn()
+    with pytest.raises(KeyboardInterrupt):
+        with interruptible(conn):
+            conn.execute(LONG)
+    assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 0, "the statement ended there, not at its end"
+    conn.execute("DELETE FROM t")
+    conn.create_function("ctrl_c", 0, lambda: 0)
+    with interruptible(conn):  # (not pressed: the statement runs to its end)
+        conn.execute(LONG.replace("3000000", "5000"))
+    assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 5000
+
+
+def test_the_integrity_check_is_not_said_to_find_damage_when_it_was_interrupted(tmp_path, monkeypatch):
+    """SQLite's "interrupted" would be read as the check's complaint (a sound store reported damaged), and without
+    the progress handler Ctrl-C came only once the whole check was done."""
+    from backscroll.store.integrity import integrity_problems
+
+    db = tmp_path / "big.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE t(x, y)")
+    conn.execute("CREATE INDEX t_y ON t(y)")
+    conn.execute("INSERT INTO t WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) "
+                 "SELECT x, hex(randomblob(16)) FROM c")
+    conn.commit()
+    conn.close()
+    assert integrity_problems(db) == []
+    real = sqlite3.connect
+
+    def connect(*args, **kwargs):  # (Ctrl-C pressed as the check starts)
+        c = real(*args, **kwargs)
+        c.set_trace_callback(lambda sql: os.kill(os.getpid(), signal.SIGINT) if "integrity" in sql else None)
+        return c
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            integrity_problems(db)
+    finally:
+        signal.signal(signal.SIGINT, previous)
