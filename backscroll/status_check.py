@@ -71,6 +71,7 @@ def _derived(cfg: Config, store, result: StoreCheck, step: Step, busy: bool) -> 
         t0 = time.perf_counter()
         if busy and name != "record_counts":  # (its records and counts are read in one snapshot)
             result.parts.append(CheckPart(name, "skipped", WRITING))
+            result.complete = False
             continue
         try:
             state, found, fix = fn(cfg, store)

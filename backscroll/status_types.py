@@ -171,9 +171,11 @@ class CheckPart:
 
 @dataclass
 class StoreCheck:
-    """``status --check``: every part of the data dir checked in full; ``sound`` when no part has a problem."""
+    """``status --check``: every part of the data dir checked in full; ``sound`` when no part has a problem,
+    ``complete`` when none was skipped because another process was writing (the check then says nothing of them)."""
 
     sound: bool = True
+    complete: bool = True
     seconds: float = 0.0
     parts: list[CheckPart] = field(default_factory=list)
 

@@ -198,8 +198,11 @@ def _indexes(out: Console, r: StatusReport) -> None:
 def _check(out: Console, c: StoreCheck) -> None:
     """``status --check``: each part's verdict, and what to run for a problem."""
     problems = c.problems()
-    verdict = (Text("sound", style="green") if c.sound and not problems else
-               Text(f"{counted(len(problems), 'problem')}", style="bold red"))
+    skipped = sum(p.state == "skipped" for p in c.parts)
+    verdict = (Text(f"{counted(len(problems), 'problem')}", style="bold red") if problems else
+               Text("sound", style="green") if c.complete else
+               Text(f"no problem in the {len(c.parts) - skipped} parts checked; {skipped} could not be checked",
+                    style="yellow"))
     out.print(Text.assemble(_bold("Check"), f" ({c.seconds:.1f} s): the store and its indexes: ", verdict))
     for p in c.parts:
         style = {"ok": "green", "problem": "bold red"}.get(p.state, "yellow")

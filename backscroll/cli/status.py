@@ -51,6 +51,12 @@ def status(
             print_status(report, integrations, store_failed=failure is not None)
         if report.check is not None and not report.check.sound:
             raise _check_failed(report.check, failure, as_json)
+        if report.check is not None and not report.check.complete and failure is None:
+            from backscroll.errors import LockedError
+
+            raise LockedError("the check could not finish: another backscroll process was writing (an index, a "
+                              "search's sync, the embedding worker)",
+                              hint="run `backscroll status --check` again when it has finished")
         if failure is not None:
             raise failure
         return 0

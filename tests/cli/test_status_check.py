@@ -135,3 +135,19 @@ def test_a_matrix_whose_rows_changed_under_an_unchanged_stat_is_found(stored):
     shutil.rmtree(vectors)  # (as the fix says)
     assert run_cli(stored, "embed").returncode == 0
     assert checked(stored)[0] == 0
+
+
+def test_a_check_another_writer_kept_out_of_parts_is_not_called_sound(stored):
+    """With the writer lock held (an index, the embedding worker) the lexical index and vectors were skipped, and
+    the check said "sound" and exited 0."""
+    from backscroll.store.lock import writer_lock
+
+    with writer_lock(stored.config(), 0.0) as held:
+        assert held
+        code, doc, err = checked(stored)
+        human = run_cli(stored, "status", "--check")
+    assert code == 5 and doc["check"]["complete"] is False and doc["check"]["sound"] is True, (code, doc["check"])
+    assert {p["part"]: p["state"] for p in doc["check"]["parts"]}["vectors"] == "skipped"
+    assert error_of(err)["kind"] == "locked" and "could not finish" in error_of(err)["message"]
+    assert human.returncode == 5 and "sound" not in human.stdout and "2 could not be checked" in human.stdout
+    assert checked(stored)[0] == 0  # (the writer gone: complete, and sound)
