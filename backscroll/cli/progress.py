@@ -1,4 +1,4 @@
-"""Progress bars on stderr (rich), shown only on a terminal.
+"""Progress bars on stderr (rich), shown only on a person's terminal.
 
 ``BACKSCROLL_PROGRESS=1`` shows them whatever stderr is (``0`` never), e.g. under a test harness."""
 
@@ -25,10 +25,15 @@ def forced() -> bool | None:
 
 
 def wanted() -> bool:
-    """Whether to show progress on stderr: on a terminal, or when $BACKSCROLL_PROGRESS forces it."""
+    """Whether to show progress on stderr: on a terminal, or when $BACKSCROLL_PROGRESS forces it; not when an agent's
+    shell runs the command on a pseudo-terminal (Codex), which would keep every repaint of the bar as output."""
     force = forced()
     if force is not None:
         return force
+    from backscroll.cli.common import run_by_agent
+
+    if run_by_agent(os.environ):
+        return False
     try:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):

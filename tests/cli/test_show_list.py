@@ -546,6 +546,20 @@ def test_an_agents_pseudo_terminal_gets_no_pager(session_builder, backscroll_ind
     assert status == 0 and mark.read_text() == "yes\n", "a person's terminal still pages"
 
 
+def test_an_agents_pseudo_terminal_gets_no_progress_bars(session_builder, backscroll_home):
+    """Codex keeps everything its pseudo-terminal shows: every repaint of a progress bar went into the output the
+    model reads."""
+    from helpers import cli_env, run_tty
+
+    for n in range(40):
+        session_builder.claude(project="shop").user(f"question {n} about the queue").assistant(f"answer {n}")
+    status, out = run_tty(backscroll_home, "index", "--no-embed",
+                          env=cli_env(backscroll_home, CODEX_SANDBOX_NETWORK_DISABLED="1"))
+    assert status == 0 and "indexed 40 changed files" in out and "reading sessions" not in out, out[-500:]
+    status, out = run_tty(backscroll_home, "rebuild")
+    assert status == 0 and "indexing words" in out, "a person's terminal still shows them"
+
+
 def test_shows_commands_stay_whole_lines_on_a_narrow_terminal(session_builder, backscroll_index, backscroll_home,
                                                               backscroll_search):
     """`show`'s next-page command was broken at the terminal's width: pasted, it ran `--limit` empty and then `2`."""
