@@ -72,9 +72,11 @@ def index_aider_repo(home, index, repo: str) -> Path:
 
 
 def cli_env(home, **extra) -> dict:
-    """The environment of a CLI child process on ``home``: this one's, without $BACKSCROLL_*, offline,
-    with the fake embedder."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BACKSCROLL_")}
+    """The environment of a CLI child process on ``home``: this one's, without $BACKSCROLL_* nor the variables an
+    agent's shell sets (a suite run by an agent tests a person's terminal too), offline, with the fake embedder."""
+    from backscroll.cli.common import AGENT_SHELL_VARS
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BACKSCROLL_") and k not in AGENT_SHELL_VARS}
     return {**env, "HOME": str(home.home), "BACKSCROLL_HOME": str(home.data), "BACKSCROLL_EMBEDDER": "fake",
             "HF_HUB_OFFLINE": "1", **extra}
 

@@ -112,9 +112,10 @@ def is_terminal(stream) -> bool:
 
 
 # Variables an agent's shell tool sets in the environment of the commands it runs: Claude Code's Bash
-# tool (CLAUDECODE), Codex's sandboxed exec (CODEX_SANDBOX, CODEX_SANDBOX_NETWORK_DISABLED), which runs
-# commands on a pseudo-terminal and so looks like a person at a terminal.
-AGENT_SHELL_VARS = ("CLAUDECODE", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED")
+# tool (CLAUDECODE), Codex's exec (CODEX_THREAD_ID in every shell it starts; CODEX_SANDBOX and
+# CODEX_SANDBOX_NETWORK_DISABLED only when sandboxed), which runs commands on a pseudo-terminal and so
+# looks like a person at a terminal.
+AGENT_SHELL_VARS = ("CLAUDECODE", "CODEX_THREAD_ID", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED")
 
 
 def run_by_agent(env: Mapping[str, str]) -> bool:

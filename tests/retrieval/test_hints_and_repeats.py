@@ -246,7 +246,7 @@ def test_the_repeat_check_runs_on_the_given_clock(agent_turn, backscroll_search)
     assert later.repeated is None and later.results
 
 
-@pytest.mark.parametrize("agent_var", ["CODEX_SANDBOX_NETWORK_DISABLED", "CLAUDECODE", None])
+@pytest.mark.parametrize("agent_var", ["CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_THREAD_ID", "CLAUDECODE", None])
 def test_an_agent_shell_on_a_pseudo_terminal_is_still_an_agent(session_builder, backscroll_home, agent_var):
     """Codex runs commands on a pseudo-terminal, which looks like a person; the variables an agent's shell
     tool sets say otherwise, so the repeat check applies. Without them a terminal is a person's."""
@@ -254,9 +254,7 @@ def test_an_agent_shell_on_a_pseudo_terminal_is_still_an_agent(session_builder, 
 
     agent_turn = _turn(session_builder, datetime.now(UTC))  # the CLI judges by the wall clock
     running(agent_turn, "backscroll search 'job queue'")
-    env = cli_env(backscroll_home, NO_COLOR="1", **({agent_var: "1"} if agent_var else {}))
-    env = {k: v for k, v in env.items() if k not in ("CLAUDECODE", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED")
-           or k == agent_var}
+    env = cli_env(backscroll_home, NO_COLOR="1", **({agent_var: "1"} if agent_var else {}))  # (no other agent's)
     code, out = run_tty(backscroll_home, "search", "job queue", env=env)  # the exact argv of the call in flight
     assert code == 0, out
     if agent_var:
@@ -269,6 +267,7 @@ def test_agent_shell_variables():
     from backscroll.cli.common import run_by_agent
 
     assert run_by_agent({"CLAUDECODE": "1"}) and run_by_agent({"CODEX_SANDBOX": "seatbelt"})
+    assert run_by_agent({"CODEX_THREAD_ID": "019a0000-0000-7000-8000-000000000002"}), "Codex unsandboxed, on Linux"
     assert not run_by_agent({"CLAUDECODE": "", "TERM": "xterm"}) and not run_by_agent({})
 
 
