@@ -211,7 +211,6 @@ def m007_author_and_unknown_entries(db: Database) -> None:
     db.execute("DELETE FROM meta WHERE key IN ('lexical_generation', 'lexical_watermark')")
 
 
-
 @migrations()
 def m008_shell_calls(db: Database) -> None:
     # is_shell: 1 for a tool call that ran a shell command (its source gave the command), written at
@@ -292,3 +291,10 @@ def m014_record_counts(db: Database) -> None:
                "coalesce(author = 'harness', 0), coalesce(author != 'human', 0), text LIKE '/%', id) "
                "WHERE role = 'user' AND content_type = 'text'")
     db.execute("CREATE INDEX IF NOT EXISTS sessions_subagents ON sessions(parent_session_id) WHERE is_sidechain = 1")
+
+
+@migrations()
+def m015_call_text(db: Database) -> None:
+    # The calls' texts in time order, for ``files`` (``sessions.CALL_TEXT``); a long one (1 in 23) stays in its record.
+    db.execute("CREATE INDEX IF NOT EXISTS records_call_text ON records(timestamp, id, CASE WHEN length(text) <= 1000 "
+               "THEN text END) WHERE is_call = 1 AND is_echo = 0")

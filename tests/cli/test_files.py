@@ -240,3 +240,61 @@ def test_a_cwd_or_a_path_holding_a_nul_is_no_symlink_to_follow(session_builder, 
     assert backscroll.files("/srv/app/models.py", config=cfg) == []
     with pytest.raises(NotFoundError):
         backscroll.search("model", file="/srv/a\x00b.py", config=cfg)
+
+
+def test_a_file_named_at_the_end_of_a_long_call_is_found_as_in_a_short_one(history, session_builder,
+                                                                            backscroll_index, backscroll_home):
+    """The calls' index holds the text of the short ones (``sessions.CALL_TEXT``); a long call is read whole."""
+    s = session_builder.codex(project="shop", start="2026-10-09T09:00:00Z")
+    s.user("lint everything, then the tax module")
+    s.tool("ruff check " + " ".join(f"src/shop/m{i}.py" for i in range(200)) + " src/shop/tax.py", "ok")
+    s.tool("echo " + "é" * 970 + " && cat src/shop/tax.py", "ok")  # (under 1,000 characters: twice the bytes)
+    backscroll_index()
+    found = backscroll.files("tax.py", config=backscroll_home.config())
+    assert [(f.session_id, f.actions) for f in found][0] == (s.session_id, {"ran": 2})
+
+
+@pytest.mark.parametrize("filters", [{}, {"since": "2026-10-02", "until": "2026-10-06"}, {"agent": "codex"},
+                                     {"project": "shop", "since": "2026-10-02"}])
+def test_the_calls_naming_a_file_are_read_through_their_index_not_every_record(history, backscroll_home, filters,
+                                                                              monkeypatch):
+    """At 20,000 sessions a scan of every record took seconds; the calls' index holds their text, in time order."""
+    from backscroll.store.db import Store
+    from backscroll.store.sessions import CALL_TEXT
+
+    asked: list = []
+
+    def query(sql: str, params: tuple = ()) -> list:
+        asked.append((sql, params))
+        return []
+
+    store = Store.open(backscroll_home.data / "backscroll.db")
+    try:
+        monkeypatch.setattr(store, "query", query)
+        store.calls_naming("tax.py", filters.get("agent"), filters.get("project"), filters.get("since"),
+                           filters.get("until"), 100)
+        plan = " ".join(r[3] for r in store.conn.execute(f"EXPLAIN QUERY PLAN {asked[0][0]}", asked[0][1]))
+        assert "USING INDEX records_call_text" in plan and "TEMP B-TREE" not in plan, plan
+        index = store.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'records_call_text'").fetchone()[0]
+        short = CALL_TEXT.removeprefix("coalesce(").rsplit(",", 1)[0].replace("r.", "")
+        assert short in index and CALL_TEXT in asked[0][0], "the text as the index holds it, or read from the records"
+    finally:
+        store.close()
+
+
+def test_a_store_from_before_the_calls_index_gains_it_and_lists_the_same(history, backscroll_home):
+    import sqlite3
+
+    from backscroll.store.schema import schema_version
+
+    db, cfg = backscroll_home.data / "backscroll.db", backscroll_home.config()
+    before = backscroll.files("tax.py", config=cfg)
+    conn = sqlite3.connect(db)  # (as backscroll's schema 14 left it)
+    conn.execute("DROP INDEX records_call_text")
+    conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm015_call_text'")
+    conn.execute("PRAGMA user_version = 14")
+    conn.commit()
+    assert backscroll.files("tax.py", config=cfg) == before
+    assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'records_call_text'").fetchone() == (1,)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == schema_version()
+    conn.close()
