@@ -38,6 +38,14 @@ def parts(doc: dict) -> dict[str, dict]:
     return {p["part"]: p for p in doc["check"]["parts"]}
 
 
+def problem_in(home, part: str) -> tuple[dict, dict]:
+    """The check's ``part``, which must have failed it (exit 7), and the whole document."""
+    code, doc, _err = checked(home)
+    found = parts(doc)[part]
+    assert code == 7 and found["state"] == "problem", (code, found)
+    return found, doc
+
+
 def test_a_sound_store_passes_and_says_so(stored):
     code, doc, _err = checked(stored)
     assert code == 0
@@ -80,11 +88,8 @@ def test_record_counts_that_drifted_are_found_and_rebuild_counts_them_again(stor
     conn.execute("UPDATE record_counts SET records = records + 2 WHERE rowid = (SELECT min(rowid) FROM record_counts)")
     conn.commit()
     conn.close()
-    code, doc, _err = checked(stored)
-    assert code == 7
-    tally = parts(doc)["record_counts"]
-    assert tally["state"] == "problem" and "1 of its rows differ" in tally["found"], tally
-    assert "backscroll rebuild" in tally["fix"]
+    tally, doc = problem_in(stored, "record_counts")
+    assert "1 of its rows differ" in tally["found"] and "backscroll rebuild" in tally["fix"], tally
     assert parts(doc)["lexical_index"]["state"] == "ok", "the index is checked against the records themselves"
     assert run_cli(stored, "rebuild").returncode == 0
     code, doc, _err = checked(stored)
@@ -110,10 +115,8 @@ def test_a_lost_or_damaged_lexical_index_is_found_and_rebuild_mends_it(stored, h
         lex._delete_ids(writer := lex._opened().writer(), [1])
         writer.commit()
         writer.wait_merging_threads()
-    code, doc, _err = checked(stored)
-    assert code == 7
-    lexical = parts(doc)["lexical_index"]
-    assert lexical["state"] == "problem" and "backscroll rebuild" in lexical["fix"], lexical
+    lexical, _doc = problem_in(stored, "lexical_index")
+    assert "backscroll rebuild" in lexical["fix"], lexical
     assert ("out of step" if harm == "out of step" else "missing or cannot be read") in lexical["found"]
     assert run_cli(stored, "rebuild").returncode == 0
     assert checked(stored)[0] == 0

@@ -42,10 +42,7 @@ def _set_version(db: Path, version: int) -> None:
         conn.close()
 
 
-def test_a_hook_hands_an_older_stores_upgrade_to_a_process_of_its_own(session_builder, backscroll_index,
-                                                                         backscroll_home):
-    """At millions of records the upgrade outlasts the hook's deadline: killed there, it was rolled back and begun
-    again at every prompt, each costing 3 s, and a person who only uses the hooks never got recall back."""
+def _history(session_builder, backscroll_index):
     past = session_builder.claude(project="billing")
     past.user("the invoice reconciliation job deadlocks again in reconcile_worker.py")
     past.assistant("We fixed the invoice reconciliation deadlock by taking the ledger advisory lock before the "
@@ -53,6 +50,13 @@ def test_a_hook_hands_an_older_stores_upgrade_to_a_process_of_its_own(session_bu
     for i in range(12):
         session_builder.claude(project=f"p{i % 3}").user(f"fix the failing test {i}").assistant(f"Fixed test {i}.")
     backscroll_index()
+
+
+def test_a_hook_hands_an_older_stores_upgrade_to_a_process_of_its_own(session_builder, backscroll_index,
+                                                                         backscroll_home):
+    """At millions of records the upgrade outlasts the hook's deadline: killed there, it was rolled back and begun
+    again at every prompt, each costing 3 s, and a person who only uses the hooks never got recall back."""
+    _history(session_builder, backscroll_index)
     db = backscroll_home.config().db_path
     assert "advisory lock" in _hook(backscroll_home)[0], "recall fires on the store as it is"
     assert not behind(db)
@@ -75,16 +79,6 @@ def test_a_hook_hands_an_older_stores_upgrade_to_a_process_of_its_own(session_bu
 def test_a_store_that_cannot_be_read_is_not_behind(tmp_path):
     (tmp_path / "backscroll.db").write_bytes(b"not a database at all" * 100)
     assert not behind(tmp_path / "backscroll.db") and not behind(tmp_path / "missing.db")
-
-
-def _history(session_builder, backscroll_index):
-    past = session_builder.claude(project="billing")
-    past.user("the invoice reconciliation job deadlocks again in reconcile_worker.py")
-    past.assistant("We fixed the invoice reconciliation deadlock by taking the ledger advisory lock before the "
-                   "SKIP LOCKED batch in reconcile_worker.py.")
-    for i in range(12):
-        session_builder.claude(project=f"p{i % 3}").user(f"fix the failing test {i}").assistant(f"Fixed test {i}.")
-    backscroll_index()
 
 
 def test_an_upgrade_that_failed_is_not_begun_again_at_every_prompt(session_builder, backscroll_index,

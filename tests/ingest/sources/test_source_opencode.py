@@ -626,6 +626,28 @@ def test_a_wal_no_writer_keeps_is_read_from_a_copy_and_nothing_is_made_beside_it
         "the copy was made in the data dir, owner-only, and removed after the read"
 
 
+def _asked(oc_db, n: int) -> list:
+    """``n`` sessions of one question each."""
+    sessions = []
+    for i in range(n):
+        s = oc_db.session(f"task {i}")
+        s.user(f"question {i}")
+        sessions.append(s)
+    return sessions
+
+
+def _damaged(oc_db, marker: bytes) -> bytes:
+    """Damage the page of the database that holds ``marker`` (its header); returns the database as it was."""
+    oc_db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    oc_db.close()
+    data = bytearray(mended := oc_db.path.read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    at = data.find(marker) // page * page
+    data[at + 1:at + 5] = b"\xff\xff\xff\xff"  # (a damaged page header)
+    oc_db.path.write_bytes(bytes(data))
+    return mended
+
+
 def test_a_damaged_page_costs_only_the_sessions_whose_rows_sit_on_it(oc_db, backscroll_home, backscroll_index):
     """One damaged page of ``part`` made the whole database unreadable: every session of the history lost."""
     for n in range(30):
@@ -634,13 +656,7 @@ def test_a_damaged_page_costs_only_the_sessions_whose_rows_sit_on_it(oc_db, back
         turn = s.assistant()
         turn.text(f"ocreply{n} done " + "x" * 1500)
         turn.finish()
-    oc_db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    oc_db.close()
-    data = bytearray(mended := oc_db.path.read_bytes())
-    page = int.from_bytes(data[16:18], "big")
-    at = data.find(b"ocreply17 done") // page * page
-    data[at + 1:at + 5] = b"\xff\xff\xff\xff"  # (a damaged page header)
-    oc_db.path.write_bytes(bytes(data))
+    mended = _damaged(oc_db, b"ocreply17 done")
     out = backscroll_index(embed=False)
     assert not out.report.unreadable and out.report.lines_skipped >= 1
     replies = rows(backscroll_home, "SELECT text FROM records WHERE text LIKE 'ocreply%'")
@@ -672,11 +688,7 @@ def test_a_part_updated_in_place_is_read_again(oc_db, backscroll_home, backscrol
 
 def test_a_session_read_before_that_a_damaged_page_keeps_out_is_read_once_mended(oc_db, backscroll_home,
                                                                                  backscroll_index):
-    sessions = []
-    for n in range(30):
-        s = oc_db.session(f"task {n}")
-        s.user(f"question {n}")
-        sessions.append(s)
+    sessions = _asked(oc_db, 30)
     backscroll_index(embed=False)
     sid = sessions[17].session_id
     (was,) = oc_db.conn.execute("SELECT time_updated FROM session WHERE id = ?", (sid,)).fetchone()
@@ -688,14 +700,7 @@ def test_a_session_read_before_that_a_damaged_page_keeps_out_is_read_once_mended
         later.text("later reply " + "y" * 1500)
         later.finish()
     oc_db.conn.execute("UPDATE session SET time_updated = ? WHERE id = ?", (was, sid))  # (its rows alone say so)
-    oc_db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    oc_db.close()
-    mended = oc_db.path.read_bytes()
-    data = bytearray(mended)
-    page = int.from_bytes(data[16:18], "big")
-    at = data.find(b"ocreply17 late") // page * page
-    data[at + 1:at + 5] = b"\xff\xff\xff\xff"
-    oc_db.path.write_bytes(bytes(data))
+    mended = _damaged(oc_db, b"ocreply17 late")
     backscroll_index(embed=False)
     assert not any(t.startswith("ocreply17 ") for t in texts(backscroll_home))
     oc_db.path.write_bytes(mended)
@@ -713,25 +718,16 @@ def test_a_sync_that_copies_no_database_makes_no_scratch_folder(oc_db, backscrol
 def test_a_damaged_page_among_the_newest_rows_costs_only_its_session(oc_db, backscroll_home, backscroll_index):
     """The newest rows tell which sessions changed since the last read: a damaged page there stopped the read of
     the whole database, so no session's new rows landed."""
-    sessions = []
-    for n in range(20):
-        s = oc_db.session(f"task {n}")
-        s.user(f"question {n}")
-        sessions.append(s)
+    sessions = _asked(oc_db, 20)
     backscroll_index(embed=False)
     sessions[3].user("ocfresh three asks again")  # (a session read before gains a row: not on the damaged page)
     oc_db.session("a new one").user("ocfresh new session")
     turn = sessions[17].assistant()
     turn.text("ocreply17 newest " + "x" * 3000)  # (the newest rows, on the page to be damaged)
     turn.finish()
-    oc_db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    oc_db.close()
-    data = bytearray(mended := oc_db.path.read_bytes())
-    page = int.from_bytes(data[16:18], "big")
-    at = data.find(b"ocreply17 newest") // page * page
-    assert data.find(b"ocfresh") // page * page != at
-    data[at + 1:at + 5] = b"\xff\xff\xff\xff"
-    oc_db.path.write_bytes(bytes(data))
+    page = oc_db.conn.execute("PRAGMA page_size").fetchone()[0]
+    mended = _damaged(oc_db, b"ocreply17 newest")
+    assert mended.find(b"ocfresh") // page != mended.find(b"ocreply17 newest") // page, "on pages of their own"
     out = backscroll_index(embed=False)
     assert not out.report.unreadable, out.report.unreadable
     landed = texts(backscroll_home)
