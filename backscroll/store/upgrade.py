@@ -46,9 +46,10 @@ def behind(db: Path) -> bool:
 def upgrade_apart(db: Path) -> str | None:
     """Start the upgrade of the store at ``db`` in a detached process that outlives its caller (none when an upgrade
     is under way, or one failed within the hour); returns why the last one failed, when it did."""
-    failed = last_failure(db)
-    if lock_held(migrate_lock(db)) or (failed and time.time() - failed[0] < RETRY_AFTER_S):
-        return failed[1] if failed else None
+    if lock_held(migrate_lock(db)):
+        return None
+    if (failed := last_failure(db)) and time.time() - failed[0] < RETRY_AFTER_S:
+        return failed[1]
     # (run from the data dir: ``-m`` imports from its working directory first, and a project may hold a backscroll)
     subprocess.Popen([sys.executable, "-m", "backscroll.store", str(db.resolve())], cwd=db.parent,
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
