@@ -29,16 +29,21 @@ _OUTPUT = re.compile(
     r"|^[^\s#]++#[^\t\n]*+\t" + _AGE + r"\t[^\t\n]*+\t[^\t\n]*+\t"
     r"|^[^\s#]++\t" + _AGE + r"\t(?:" + "|".join(AGENT_NAMES) + r")\t[^\t\n]*+\t",  # (by session: an agent's)
     re.M)
-# What every shape above holds, found before the patterns are run (and by the store, when it classifies again):
-# a hit's show command, a JSON document's first key, a session's header or markdown line (its "·"), a tsv row's age.
-MARKS = (("backscroll show",), ("schema_version",), ("session ", "·"), ("ago\t",), ("time\t",), ("future\t",))
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LINE_NUMBERS = re.compile(r"^ *\d+(?:→|\t)", re.M)  # a file read back: Claude Code's Read (``  1→``), ``cat -n``
 
 
+def marked(text: str) -> bool:
+    """Whether ``text`` holds what every shape above holds (looked for before the patterns are run, and by the store
+    when it classifies again): a hit's show command, a JSON document's first key, a session's header or markdown line
+    (its "·"), a tsv row's age."""
+    return ("backscroll show" in text or "schema_version" in text or ("session " in text and "·" in text)
+            or ("\t" in text and ("ago\t" in text or "time\t" in text or "future\t" in text)))
+
+
 def is_retrieval_output(text: str) -> bool:
     """True when a tool's output is what ``backscroll search`` or ``show`` printed: the answers again, verbatim."""
-    if not any(all(needle in text for needle in alt) for alt in MARKS):
+    if not marked(text):
         return False
     text = _ANSI.sub("", text) if "\x1b" in text else text
     numbered = "→" in text or re.match(r" *\d+\t", text)

@@ -22,8 +22,7 @@ from backscroll.dates import format_ts
 from backscroll.errors import DiskFullError, ReadOnlyStoreError
 from backscroll.ingest import echo as classify
 from backscroll.ingest.discover import file_gone, reason, remember_issues
-from backscroll.ingest.echo_output import MARKS as OUTPUT_MARKS
-from backscroll.ingest.echo_output import is_retrieval_output
+from backscroll.ingest.echo_output import is_retrieval_output, marked
 from backscroll.ingest.parse_version import PARSE_VERSION
 from backscroll.ingest.quick import full_scan, quick_scan
 from backscroll.ingest.reader import REPARSE_REASON
@@ -178,7 +177,7 @@ def reclassify(store: Store) -> int:
             if echo != was:
                 changed += 1
                 store.set_echo(rid, session, call_id, echo, revision)
-        for batch in store.tool_outputs_not_echoes(OUTPUT_MARKS):
+        for batch in store.tool_outputs_not_echoes(marked):
             for rid, session, call_id, text in batch:
                 if is_retrieval_output(text):
                     changed += 1
