@@ -32,22 +32,14 @@ def ctrl_c_held() -> Iterator[list[int]]:
 @contextlib.contextmanager
 def interruptible(conn: sqlite3.Connection) -> Iterator[None]:
     """Ctrl-C ends the statement ``conn`` runs in the body at once, and is raised as ``KeyboardInterrupt`` when the
-    body ends, whatever SQLite raised for it ("interrupted"). (SQLite calls a progress handler every so many steps:
-    Python's signal handler runs there, then the statement is told to stop.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pressed: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, _frame: pressed.append(signum))
-    conn.set_progress_handler(lambda: 1 if pressed else 0, 100_000)
-    try:
-        yield
-    except sqlite3.OperationalError:
-        if pressed:
-            raise KeyboardInterrupt from None
-        raise
-    finally:
-        conn.set_progress_handler(None, 0)
-        signal.signal(signal.SIGINT, previous)
-    if pressed:
-        raise KeyboardInterrupt
+    body ends, not as SQLite's "interrupted". (SQLite calls a progress handler every so many steps: Python's signal
+    handler runs there, and the statement is told to stop.)"""
+    with ctrl_c_held() as pressed:
+        conn.set_progress_handler(lambda: 1 if pressed else 0, 100_000)
+        try:
+            yield
+        except sqlite3.OperationalError:
+            if not pressed:
+                raise  # (else it is the interrupt: ``ctrl_c_held`` raises it as it ends)
+        finally:
+            conn.set_progress_handler(None, 0)
