@@ -38,8 +38,10 @@ def interruptible(conn: sqlite3.Connection) -> Iterator[None]:
         conn.set_progress_handler(lambda: 1 if pressed else 0, 100_000)
         try:
             yield
-        except sqlite3.OperationalError:
+        except sqlite3.OperationalError as exc:
+            if not pressed and "interrupted" in str(exc):  # (a stop, SIGTERM, whose handler raised in the progress one)
+                raise KeyboardInterrupt from None
             if not pressed:
-                raise  # (else it is the interrupt: ``ctrl_c_held`` raises it as it ends)
+                raise  # (else it is Ctrl-C: ``ctrl_c_held`` raises it as it ends)
         finally:
             conn.set_progress_handler(None, 0)

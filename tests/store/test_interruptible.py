@@ -70,3 +70,27 @@ def test_the_integrity_check_is_not_said_to_find_damage_when_it_was_interrupted(
             integrity_problems(db)
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_a_stop_during_a_long_statement_is_felt_as_ctrl_c_not_as_sqlites_error():
+    """``index`` and ``embed`` make SIGTERM raise as Ctrl-C does: its handler, run inside SQLite's progress handler,
+    stopped the statement, and the integrity check read SQLite's "interrupted" as the store's damage."""
+    import threading
+
+    def stop(_signum, _frame):
+        raise KeyboardInterrupt
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t(x)")
+    previous = signal.signal(signal.SIGTERM, stop)
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM))
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            with interruptible(conn):
+                conn.execute(LONG.replace("3000000", "50000000").replace("CASE WHEN x = 1000 THEN ctrl_c() ELSE x END",
+                                                                         "x"))
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGTERM, previous)
+    assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 0
