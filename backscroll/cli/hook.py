@@ -38,7 +38,8 @@ def _dry_run(agent: str, event: str, prompt: str) -> int:
     import sys
 
     from backscroll.errors import UsageError
-    from backscroll.integrations.hooks import AGENTS, EVENTS, branch_words, respond
+    from backscroll.integrations.git_branch import branch_words
+    from backscroll.integrations.hooks import AGENTS, EVENTS, respond
     from backscroll.integrations.recall import prompt_query
 
     if agent not in AGENTS or event not in EVENTS:
