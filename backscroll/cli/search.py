@@ -112,7 +112,10 @@ def search(**given: Any) -> None:
 
         wanted = check_fields(fields) if machine else None  # (an output that ignores --fields does not check it)
         text = " ".join(query)
-        caller_session = os.environ.get("BACKSCROLL_SESSION_ID") or None
+        # Codex names its thread (the rollout's id) in every shell it starts; a name only points the way
+        # (``repeat``: a session whose log does not hold this call in flight is not taken for the caller).
+        caller_session = (os.environ.get("BACKSCROLL_SESSION_ID") or os.environ.get("CODEX_THREAD_ID", "").lower()
+                          or None)
         # A terminal means a person, never told about repeats unless $BACKSCROLL_SESSION_ID names a
         # session; but an agent's shell tool that runs commands on a pseudo-terminal (Codex) says so in
         # the environment it gives them.

@@ -215,12 +215,17 @@ class CodexSession(Builder):
         """A ``compacted`` line: the summary that replaces the turns before it in the model's context."""
         return self._line("compacted", {"message": summary, "replacement_history": []})
 
-    def tool(self, command: str | list[str], output: str, *, is_error: bool = False) -> CodexSession:
+    def tool_call(self, command: str | list[str]) -> str:
+        """A shell call with no output yet (one in flight); returns its call id."""
         call_id = f"call_{self._next_id('call').replace('-', '')[:24]}"
         argv = command if isinstance(command, list) else ["bash", "-lc", command]
         self._line("response_item", {"type": "function_call", "name": "shell",
                                      "arguments": json.dumps({"command": argv, "workdir": self.cwd}),
                                      "call_id": call_id})
+        return call_id
+
+    def tool(self, command: str | list[str], output: str, *, is_error: bool = False) -> CodexSession:
+        call_id = self.tool_call(command)
         out = json.dumps({"output": output, "metadata": {"exit_code": 1 if is_error else 0,
                                                          "duration_seconds": 0.4}})
         return self._line("response_item", {"type": "function_call_output", "call_id": call_id, "output": out})

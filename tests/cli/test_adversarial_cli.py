@@ -368,6 +368,45 @@ def test_an_explicit_session_id_wins(decision, session_builder, backscroll_searc
     assert res.repeated is not None and res.repeated["session_id"] == a.session_id
 
 
+def _codex_searching(session_builder, command: str, *, start: str, project: str = "shop"):
+    """A Codex session that ran ``command`` once (with output) and is running it again now."""
+    from datetime import timedelta
+
+    s = session_builder.codex(project=project, start=start)
+    s.clock.step = timedelta(seconds=2)
+    s.user("what did we decide about the job queue?")
+    s.tool(command, "1. Use Postgres SKIP LOCKED for the job queue.")
+    s.tool_call(command)  # in flight: no output yet
+    return s
+
+
+def test_codex_names_its_thread_so_two_sessions_running_one_command_are_told_apart(decision, session_builder,
+                                                                                   backscroll_home):
+    command = "backscroll search --mode lexical --json 'job queue'"
+    _codex_searching(session_builder, command, start=_ago(100))  # (a rollout's first lines take a minute)
+    b = _codex_searching(session_builder, command, start=_ago(90), project="infra")
+    args = ("search", "--mode", "lexical", "--json", "job queue")
+    unnamed = json.loads(run_cli(backscroll_home, *args).stdout)
+    assert unnamed["repeated"] is None and unnamed["results"], "two sessions ran it: neither is guessed"
+    named = run_cli(backscroll_home, *args, env=cli_env(backscroll_home, CODEX_THREAD_ID=b.session_id.upper()))
+    data = json.loads(named.stdout)
+    assert data["results"] == [] and data["repeated"]["session_id"] == b.session_id
+
+
+def test_a_thread_id_naming_a_session_without_this_call_falls_back_to_the_log(decision, session_builder,
+                                                                              backscroll_home):
+    """A nested ``codex exec`` inherits its parent's thread id: the parent runs ``codex exec``, not this search."""
+    command = "backscroll search --mode lexical --json 'job queue'"
+    parent = session_builder.codex(project="shop", start=_ago(110))
+    parent.user("ask a fresh codex about the queue")
+    parent.tool_call("codex exec 'what did we decide about the job queue?'")
+    nested = _codex_searching(session_builder, command, start=_ago(100))
+    r = run_cli(backscroll_home, "search", "--mode", "lexical", "--json", "job queue",
+                env=cli_env(backscroll_home, CODEX_THREAD_ID=parent.session_id))
+    data = json.loads(r.stdout)
+    assert data["results"] == [] and data["repeated"]["session_id"] == nested.session_id
+
+
 def test_library_caller_without_identity_is_never_told(decision, session_builder, backscroll_search):
     _agent_searching(session_builder, "backscroll search 'job queue'", start=_ago(30))
     assert backscroll_search("job queue").repeated is None

@@ -1,11 +1,11 @@
 """Repeated searches: has the calling agent session already run this very search in this turn?
 
 An agent's ``backscroll search`` call is in its own session log (a query echo) by the time the
-command runs, and its output is not yet. The calling session is named by ``$BACKSCROLL_SESSION_ID``
-or else found through that echo: a call still without output, logged in the last two minutes (not
-in the future beyond a small clock skew), whose command is this process's exact argv, or (a search
-over MCP) an MCP search call with these very arguments. When more than one session has such a call,
-or none does, there is no calling session. If the calling
+command runs, and its output is not yet. The calling session is the one named by ``$BACKSCROLL_SESSION_ID``
+(or Codex's ``$CODEX_THREAD_ID``) when its log holds this call in flight, or else found through that echo:
+a call still without output, logged in the last two minutes (not in the future beyond a small clock skew),
+whose command is this process's exact argv, or (a search over MCP) an MCP search call with these very
+arguments. When more than one session has such a call, or none does, there is no calling session. If the calling
 session ran the same search earlier with no user message in between, the caller is told so
 instead of getting the same results again. Comparison with the earlier call is on normalized
 arguments: the query words and every option the request marks as asking (``request.Option.asks``:
@@ -168,7 +168,9 @@ def _current_call(store: Store, key: Key, now: datetime, session_id: str | None,
                   mcp: bool) -> tuple | None:
     if session_id:
         candidates = store.echo_calls_of(session_id)
-        return next((c for c in candidates if key in keys_in(c[3], c[4]) and _in_flight(store, c)), None)
+        named = next((c for c in candidates if key in keys_in(c[3], c[4]) and _in_flight(store, c)), None)
+        if named is not None:
+            return named  # (else the name is stale: a nested `codex exec` inherits its parent's thread id)
     if argv:
         current = _calling_call(store, list(argv), now)
         return current if current is not None and key in keys_in(current[3], current[4]) else None
