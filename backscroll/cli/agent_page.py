@@ -1,7 +1,7 @@
 """How much ``show`` prints when an agent's shell runs it: what it prints lands whole in a model's context, so it
-stays within the budget of an MCP answer: a session comes a page at a time (``--limit`` makes the page smaller, not
-the budget larger), a record comes with the context that fits, and each text is cut unless ``--max-chars`` says
-otherwise. An export (markdown) and output into a file are not cut."""
+stays within the budget of an MCP answer, counted as ``--json`` prints it: a session comes a page at a time
+(``--limit`` makes the page smaller, not the budget larger), a record comes with the context that fits, and each text
+is cut unless ``--max-chars`` says otherwise. An export (markdown) and output into a file are not cut."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import stat
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import IO
+
+import orjson
 
 from backscroll.cli.common import run_by_agent
 from backscroll.integrations.mcp_budget import MAX_ANSWER_CHARS, MAX_TEXT_CHARS
@@ -25,21 +27,24 @@ def into_context(env: Mapping[str, str], stdout: IO, fmt: str | None) -> bool:
 
 
 def fitted(view: SessionView, budget: int = MAX_ANSWER_CHARS) -> SessionView:
-    """``view`` with its texts within ``budget`` characters: a session page's first records, or a record with the
-    context nearest it (the record asked for stays, whatever its length). Pure."""
+    """``view`` within ``budget`` characters as JSON prints it (the human form prints less of each record): a
+    session page's first records, or a record with the context nearest it (the record asked for stays, whatever its
+    length). Pure."""
     hits = list(view.records)
+    cost = [_size(h.to_dict()) + 1 for h in hits]  # (and the comma after it)
+    budget -= _size(replace(view, records=()).to_dict())  # (the session itself: its cwd, its title)
     at = next((i for i, h in enumerate(hits) if h.record_id == view.focus), None) if view.focus else None
     if at is None:
         kept: list[Hit] = []
         size = 0
-        for hit in hits:
-            size += len(hit.text)
+        for hit, c in zip(hits, cost, strict=True):
+            size += c
             if kept and size > budget:
                 break
             kept.append(hit)
         return replace(view, records=tuple(kept))
     first, last = 0, len(hits) - 1
-    while first < last and sum(len(h.text) for h in hits[first:last + 1]) > budget:
+    while first < last and sum(cost[first:last + 1]) > budget:
         if at - first >= last - at:  # (the neighbour farther from the record goes first)
             first += 1
         else:
@@ -65,6 +70,10 @@ def page_note(view: SessionView, shown: int) -> str | None:
     return (f"note: an agent's shell runs this, so a session comes a page at a time, within about "
             f"{MAX_ANSWER_CHARS:,} characters: records {first:,}–{last:,} of {view.total:,}; --offset {last} reads "
             f"on; {whole}")
+
+
+def _size(value: dict) -> int:  # (orjson, as --json prints it: compact)
+    return len(orjson.dumps(value))
 
 
 def _a_file(stream: IO) -> bool:

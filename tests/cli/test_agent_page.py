@@ -89,3 +89,23 @@ def test_a_record_comes_with_the_context_that_fits(session_builder, backscroll_i
     whole = json.loads(run_cli(backscroll_home, "show", rid["record_id"], "-C", "10", "--json", "--no-sync").stdout)
     assert len(whole["records"]) == 21  # (a person: all of it)
 
+
+
+def test_what_an_agents_page_prints_fits_the_budget_not_only_its_texts(session_builder, backscroll_index,
+                                                                       backscroll_home):
+    """Only the texts were counted: 2,000 short records, each with its long directory, printed 5 MB of JSON."""
+    s = session_builder.codex(project="shop", cwd="/srv/" + "d" * 900 + "/shop")
+    for n in range(600):
+        s.user(f"hi {n}").assistant(f"ok {n}")
+    backscroll_index(embed=False)
+    agent = cli_env(backscroll_home, CLAUDECODE="1")
+    asked = run_cli(backscroll_home, "show", s.session_id, "--json", "--limit", "1200", "--no-sync", env=agent)
+    page = json.loads(asked.stdout)
+    assert len(asked.stdout) <= 80_000 and 10 < len(page["records"]) < 1200, len(asked.stdout)
+    assert f"of 1,200; --offset {len(page['records'])} reads on" in asked.stderr, asked.stderr
+    human = run_cli(backscroll_home, "show", s.session_id, "--limit", "1200", "--no-sync", env=agent)
+    assert len(human.stdout) <= 80_000 and "hi 0" in human.stdout, len(human.stdout)
+    rid = page["records"][0]["record_id"]
+    around = run_cli(backscroll_home, "show", rid, "-C", "1000", "--json", "--no-sync", env=agent)
+    assert len(around.stdout) <= 80_000 and rid in around.stdout, len(around.stdout)
+    assert len(run_cli(backscroll_home, "show", s.session_id, "--json", "--limit", "1200", "--no-sync").stdout) > 1e6
