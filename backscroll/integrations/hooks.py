@@ -33,7 +33,7 @@ import time
 from backscroll.integrations.git_branch import branch_words
 from backscroll.integrations.hook_memory import PRUNE_BUDGET, injected_before, note_resumed, prune, remember
 from backscroll.integrations.recall import SNIPPET, HookInput, Recall, _snippet, find, prompt_query
-from backscroll.sanitize import for_agent, plain_id
+from backscroll.sanitize import for_agent, plain_id, printable, shorten
 
 AGENTS = ("claude", "codex")
 EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit"}
@@ -48,8 +48,9 @@ MORE = "More context: backscroll show RECORD_ID --json --max-chars 2000"  # (bou
 
 
 def log(msg: str) -> None:
+    """A reason on stderr, on one line and within bounds (it may quote a path, a store's note, a session's text)."""
     try:
-        sys.stderr.write(f"backscroll hook: {msg}\n")
+        sys.stderr.write(f"backscroll hook: {printable(shorten(msg, 1000))}\n")
         sys.stderr.flush()
     except Exception:
         pass

@@ -107,6 +107,20 @@ def test_an_upgrade_that_failed_is_not_begun_again_at_every_prompt(session_build
     assert _version(db) == schema_version() and not failure_note(db).exists(), "tried again after the hour"
 
 
+def test_a_hooks_reason_reaches_its_terminal_inert_and_bounded(session_builder, backscroll_index, backscroll_home):
+    """The failure note's text went to the agent's terminal as it was: a title set, a screen clear, a bidi override."""
+    from backscroll.store.upgrade import failure_note
+
+    _history(session_builder, backscroll_index)
+    db = backscroll_home.config().db_path
+    _set_version(db, schema_version() - 1)
+    hostile = "disk I/O error \x1b]0;PWNED\x07\x1b[2J\u202eevil\x9b31m " + "x" * 5_000
+    failure_note(db).write_text(json.dumps({"at": time.time(), "error": hostile}))
+    out, err = _hook(backscroll_home)
+    assert out == "" and "could not be upgraded" in err and "disk I/O error" in err, err
+    assert not any(c in err for c in "\x1b\x07\u202e\x9b") and len(err) < 2_000, err[:300]
+
+
 def test_a_resumed_sessions_start_begins_no_upgrade_in_the_hook(session_builder, backscroll_index, backscroll_home):
     """A session start of a resumed session noted it in the store first, and so upgraded the store in the hook."""
     _history(session_builder, backscroll_index)
