@@ -13,6 +13,8 @@ import posixpath
 import re
 from dataclasses import asdict, dataclass
 
+FILES_KEPT = 20  # a session's files named, at most (a log can name thousands of paths of one file name)
+
 
 @dataclass(frozen=True)
 class FileTouches:
@@ -27,6 +29,7 @@ class FileTouches:
     actions: dict[str, int]  # wrote / edited / read / ran: how many calls did each
     record_id: str  # the newest such call (``show`` opens it in its conversation)
     files: tuple[str, ...] = ()  # which files, newest first: a relative path's match as a call names it (from cwd)
+    files_more: int = 0  # distinct files named beyond ``files`` (which keeps the first ``FILES_KEPT``)
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -205,7 +205,8 @@ def _which(f: FileTouches, path: str) -> str:
     """The file a session touched (and how many others) when the path asked for ends several (``models.py``)."""
     if path.startswith("/") or not f.files:
         return ""
-    return f.files[0] + (f" +{len(f.files) - 1}" if len(f.files) > 1 else "")
+    others = len(f.files) - 1 + f.files_more
+    return f.files[0] + (f" +{others}" if others else "")
 
 
 def cut_start(path: str, width: int) -> str:

@@ -125,6 +125,22 @@ def test_paths_with_spaces_and_brackets_and_ids_that_read_as_options():
     assert how.argv is None and "a leading -" in how.notes[-1]
 
 
+def test_a_session_naming_a_file_by_many_paths_lists_a_bounded_few(history, session_builder, backscroll_index,
+                                                                  backscroll_home):
+    """One session's 100 calls, each naming models.py under another 20,000-character folder, made 2 MB of JSON."""
+    m = session_builder.claude(project="shop", start="2026-10-08T09:00:00Z")
+    m.user("look at every models.py")
+    for n in range(100):
+        m.tool(f"cat /srv/{n:03}{'D' * 20_000}/models.py", "class Model: ...")
+    backscroll_index()
+    [found] = backscroll.files("models.py", config=backscroll_home.config())
+    assert len(found.files) == 20 and found.files_more == 80 and max(map(len, found.files)) <= 400, found.files_more
+    out = CliRunner().invoke(app, ["files", "models.py", "--json", "--no-sync"]).stdout
+    assert len(out) < 20_000 and json.loads(out)["sessions"][0]["files_more"] == 80, len(out)
+    human = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["files", "models.py", "--no-sync"]).stdout
+    assert " +99" in human, human
+
+
 def test_a_path_logged_on_windows_is_found_and_a_longer_list_says_so(history, session_builder, backscroll_index,
                                                                      backscroll_home):
     w = session_builder.claude(project="shop", start="2026-10-09T09:00:00Z")
