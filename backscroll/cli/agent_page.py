@@ -60,13 +60,15 @@ def page_note(view: SessionView, shown: int) -> str | None:
     first, last = view.records[0].rank, view.records[-1].rank
     whole = (f"texts are cut at {MAX_TEXT_CHARS:,} characters (--max-chars 0: whole); a file (> session.txt) or "
              "--format markdown gets everything")
+    cut = (f"note: an agent's shell runs this, so {whole}" if any(h.text_truncated for h in view.records)
+           else None)
     if view.focus:
         if len(view.records) >= shown:
-            return None
+            return cut
         return (f"note: an agent's shell runs this, so the context is what fits about {MAX_ANSWER_CHARS:,} "
                 f"characters: records {first:,}–{last:,}; {whole}")
     if last >= view.total:
-        return None
+        return cut
     return (f"note: an agent's shell runs this, so a session comes a page at a time, within about "
             f"{MAX_ANSWER_CHARS:,} characters: records {first:,}–{last:,} of {view.total:,}; --offset {last} reads "
             f"on; {whole}")

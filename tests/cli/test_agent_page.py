@@ -86,6 +86,8 @@ def test_a_record_comes_with_the_context_that_fits(session_builder, backscroll_i
     assert ranks == list(range(ranks[0], ranks[-1] + 1)) and ranks[0] <= 13 <= ranks[-1], ranks
     assert abs((13 - ranks[0]) - (ranks[-1] - 13)) <= 1, "the context nearest the record, either side"
     assert "the context is what fits" in r.stderr, r.stderr
+    alone = run_cli(backscroll_home, "show", rid["record_id"], "-C", "0", "--no-sync", env=agent)
+    assert "texts are cut at 20,000 characters (--max-chars 0: whole)" in alone.stderr, "a cut text says so too"
     whole = json.loads(run_cli(backscroll_home, "show", rid["record_id"], "-C", "10", "--json", "--no-sync").stdout)
     assert len(whole["records"]) == 21  # (a person: all of it)
 
