@@ -97,7 +97,7 @@ def start(cfg: Config, store: Store, pending: int) -> bool:
     import subprocess
 
     env = {**os.environ, "BACKSCROLL_HOME": str(cfg.home.value), "BACKSCROLL_CONFIG": str(cfg.config_file.value)}
-    subprocess.Popen([sys.executable, "-m", "backscroll", "embed", "--background"], env=env, cwd=cfg.home.value,
+    subprocess.Popen([sys.executable, "-P", "-m", "backscroll", "embed", "--background"], env=env, cwd=cfg.home.value,
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                      start_new_session=True, close_fds=True)
     return True

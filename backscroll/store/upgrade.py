@@ -50,8 +50,8 @@ def upgrade_apart(db: Path) -> str | None:
         return None
     if (failed := last_failure(db)) and time.time() - failed[0] < RETRY_AFTER_S:
         return failed[1]
-    # (run from the data dir: ``-m`` imports from its working directory first, and a project may hold a backscroll)
-    subprocess.Popen([sys.executable, "-m", "backscroll.store", str(db.resolve())], cwd=db.parent,
+    # (-P: ``-m`` would import from its working directory first, and a project may hold a backscroll)
+    subprocess.Popen([sys.executable, "-P", "-m", "backscroll.store", str(db.resolve())], cwd=db.parent,
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                      start_new_session=True, close_fds=True)
     return None
