@@ -34,6 +34,7 @@ def main() -> None:
 
     from backscroll.config import resolve
     from backscroll.indexes import embed
+    from backscroll.indexes.nearest import score_int8
     from backscroll.indexes.vectors import Vectors
     from backscroll.store.db import Store
 
@@ -57,7 +58,7 @@ def main() -> None:
         exact_s = binary_s = 0.0
         for q in queries:
             t = time.perf_counter()
-            top = np.argsort(-vecs._score_int8(m8, scales, q))[:100]
+            top = np.argsort(-score_int8(m8, scales, q))[:100]
             exact_s += time.perf_counter() - t
             t = time.perf_counter()
             distance = np.bitwise_count(np.bitwise_xor(bits, np.packbits(q > 0))).sum(axis=1, dtype=np.uint16)

@@ -1,10 +1,11 @@
-"""Owner-only, durable files for the derived indexes (the lexical index, the vector matrix), and which entries of an
-index folder are the index's own."""
+"""Owner-only, durable files for the derived indexes (the lexical index, the vector matrix), the half-written ones a
+killed writer left, and which entries of an index folder are the index's own."""
 
 from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +33,22 @@ def fsync_dir(path: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+STALE_TEMP_S = 3600  # a temporary file this old belongs to a writer that was killed
+
+
+def sweep_stale_temp_files(folder: Path) -> None:
+    """Remove the half-written files (``.*.tmp*``) of a writer killed an hour or more ago."""
+    if not folder.is_dir():
+        return
+    cutoff = time.time() - STALE_TEMP_S
+    for p in folder.glob(".*.tmp*"):
+        try:
+            if p.stat().st_mtime < cutoff:
+                p.unlink()
+        except OSError:
+            pass
 
 
 _TANTIVY = re.compile(r"(?:[0-9a-f]{32}(?:\.\d+)?\.(?:idx|pos|term|store|fast|fieldnorm|del)|meta\.json|"

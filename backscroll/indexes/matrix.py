@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,14 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from backscroll.indexes.files import fsync_dir, private_files
-from backscroll.indexes.nearest import best_admitted
+from backscroll.indexes.files import fsync_dir, private_files, sweep_stale_temp_files
+from backscroll.indexes.nearest import best_admitted, score_int8
 from backscroll.indexes.packing import unpack_rows
 from backscroll.store.db import Store
 
 MATRIX_REBUILD_TAIL = 2000
-SCORE_CHUNK = 16384
-STALE_TEMP_S = 3600  # a temporary matrix file this old belongs to a writer that was killed
+SCORE_CHUNK = 16384  # old rows copied into a new matrix at a time
 DIM_DEFAULT = 384
 
 
@@ -102,7 +100,7 @@ class MatrixCache:
         seq = int(self.store.get_meta("vector_seq") or 0)
         dim = self.store.vector_dim(self.model) or DIM_DEFAULT
         mpath, spath, ipath, meta = self._paths()
-        self._sweep_temp_files()
+        sweep_stale_temp_files(self.dir)  # (a matrix is hundreds of MB)
         kept = self._reusable(seq, dim)
         after, crc_int8 = (kept[3], kept[4]) if kept is not None else (0, 0)
         # Only the rows since the copied matrix are counted: counting every vector joins each record to its
@@ -190,25 +188,10 @@ class MatrixCache:
     def _current_base(self, meta: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """The matrix's arrays when they are intact and still hold exactly the store's vectors up to its pass."""
         loaded = self._load_base(meta)
-        if loaded is None or (meta.get("rows"), meta.get("ids_sum")) != self._store_fingerprint(meta["seq"]):
+        # (what the matrix written at its pass should hold, if no record was deleted since)
+        if loaded is None or (meta.get("rows"), meta.get("ids_sum")) != self.store.vectored_fingerprint(meta["seq"]):
             return None
         return loaded
-
-    def _sweep_temp_files(self) -> None:
-        """Remove the half-written files of a writer killed an hour or more ago (a matrix is hundreds of MB)."""
-        if not self.dir.is_dir():
-            return
-        cutoff = time.time() - STALE_TEMP_S
-        for p in self.dir.glob(".*.tmp*"):
-            try:
-                if p.stat().st_mtime < cutoff:
-                    p.unlink()
-            except OSError:
-                pass
-
-    def _store_fingerprint(self, seq: int) -> tuple[int, int]:
-        """``(rows, id sum)`` the matrix written at ``seq`` should hold, if no record was deleted since."""
-        return self.store.vectored_fingerprint(seq)
 
     def refresh_matrix(self, force: bool = False) -> bool:
         """Rewrite the matrix when it is missing, unreadable, far behind or holds records since
@@ -270,17 +253,6 @@ class MatrixCache:
         tail_ids, tail = self._rows(after)
         return base_ids, base, scales, tail_ids, tail
 
-    @staticmethod
-    def _score_int8(m8: np.ndarray, scales: np.ndarray, q: np.ndarray) -> np.ndarray:
-        out = np.empty(len(m8), dtype=np.float32)
-        buf = np.empty((min(SCORE_CHUNK, len(m8)), m8.shape[1]), dtype=np.float32)
-        for start in range(0, len(m8), SCORE_CHUNK):
-            chunk = m8[start:start + SCORE_CHUNK]
-            b = buf[: len(chunk)]
-            np.copyto(b, chunk, casting="unsafe")
-            out[start:start + len(chunk)] = b @ q
-        return out * scales
-
     def similarities(self, qvec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Cosine similarity of the query to every embedded record: ``(ids, scores)``."""
         base_ids, base, scales, tail_ids, tail = self.load()
@@ -289,7 +261,7 @@ class MatrixCache:
         parts_scores: list[np.ndarray] = []
         if base is not None and scales is not None and len(base_ids):  # scales come with the base
             parts_ids.append(base_ids)
-            parts_scores.append(self._score_int8(base, scales, q))
+            parts_scores.append(score_int8(base, scales, q))
         if len(tail_ids):
             parts_ids.append(tail_ids)
             parts_scores.append(tail @ q)

@@ -1,5 +1,6 @@
-"""The ``k`` records closest to a query among those a search's filters admit, read from the top of the ranking
-in widening slices (a broad filter costs a few look-ups, not a pass over the store); ties by id. Pure."""
+"""A query's similarity to the int8 rows of the vector matrix, and the ``k`` records closest to it among those a
+search's filters admit, read from the top of the ranking in widening slices (a broad filter costs a few look-ups,
+not a pass over the store); ties by id. Pure."""
 
 from __future__ import annotations
 
@@ -8,8 +9,21 @@ from collections.abc import Callable
 import numpy as np
 
 ADMIT_BATCH = 500  # ids a filter is asked about at once (one SQL look-up)
+SCORE_ROWS = 16384  # int8 rows made float32 at a time to be scored (a small buffer, whatever the matrix's size)
 
 Admit = Callable[[list[int]], set[int]]  # which of these record ids a search's filters allow
+
+
+def score_int8(m8: np.ndarray, scales: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The similarity of the query vector ``q`` to each int8 row of ``m8`` (a row's scale times its dot product)."""
+    out = np.empty(len(m8), dtype=np.float32)
+    buf = np.empty((min(SCORE_ROWS, len(m8)), m8.shape[1]), dtype=np.float32)
+    for start in range(0, len(m8), SCORE_ROWS):
+        chunk = m8[start:start + SCORE_ROWS]
+        b = buf[: len(chunk)]
+        np.copyto(b, chunk, casting="unsafe")
+        out[start:start + len(chunk)] = b @ q
+    return out * scales
 
 
 def best_admitted(ids: np.ndarray, scores: np.ndarray, k: int, admit: Admit | None = None,
