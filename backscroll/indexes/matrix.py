@@ -16,7 +16,7 @@ import os
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -33,6 +33,15 @@ DIM_DEFAULT = 384
 def _crc(arr: np.ndarray, start: int = 0) -> int:
     """CRC-32 of an array's bytes (C order), continuing from ``start``."""
     return zlib.crc32(np.ascontiguousarray(arr).reshape(-1).view(np.uint8).data, start) if arr.size else start
+
+
+class Verdict(NamedTuple):
+    """``MatrixCache.verify``: what is wrong with the matrix files (``problem``), else the record ids they hold and
+    the pass (``vector_seq``) they were written at; no ``ids`` when no matrix was written yet."""
+
+    problem: str | None
+    ids: np.ndarray | None = None
+    seq: int = 0
 
 
 class MatrixCache:
@@ -227,6 +236,20 @@ class MatrixCache:
             self.cache_damaged = True
             return None
         return base_ids, base, scales
+
+    def verify(self) -> Verdict:
+        """The matrix files checked in full (``status --check``): what a query checks before it trusts them (shapes,
+        types, checksums), and the int8 rows' checksum read whole (a query skips it while the file is the one
+        written)."""
+        meta = self._meta()
+        if meta is None:
+            return Verdict(f"its meta file {self._paths()[3]} cannot be read" if self.cache_damaged else None)
+        loaded = self._load_base(meta) if isinstance(meta.get("seq"), int) else None
+        if loaded is None:
+            return Verdict(f"its files in {self.dir} fail their checks (shapes, types or checksums)")
+        if _crc(loaded[1]) != meta["crc32"]["int8"]:
+            return Verdict(f"its int8 rows ({self._paths()[0]}) fail their checksum")
+        return Verdict(None, loaded[0], meta["seq"])
 
     @staticmethod
     def _int8_intact(path: Path, base: np.ndarray, meta: dict[str, Any]) -> bool:
