@@ -54,6 +54,7 @@ class StatusQueries:
     reading: Callable[[], AbstractContextManager[None]]  # (``Store``'s)
     begin: Callable[[], None]
     commit: Callable[[], None]
+    rollback: Callable[[], None]
     prose_count: Callable[..., int]
 
     def _one(self, sql: str, params: tuple = ()):
@@ -115,13 +116,22 @@ class StatusQueries:
             rows = tally.drift(self.conn)
             return len(rows), self._one("SELECT count(*) FROM records"), self.record_count()
 
-    def recount(self) -> None:
-        """Count every session's records again from the records (``rebuild``: a tally that drifted)."""
+    def recount(self) -> int:
+        """Count every session's records again from the records (``rebuild``: a tally that drifted); how many rows
+        of ``record_counts`` changed. Ctrl-C ends it at once (a pass over every record) and keeps the counts as
+        they were."""
+        from backscroll.interrupts import interruptible
         from backscroll.store import tally
 
         self.begin()
-        tally.create(self.conn)
-        self.commit()
+        try:
+            with interruptible(self.conn):
+                changed = tally.recount(self.conn)
+            self.commit()
+        except BaseException:
+            self.rollback()
+            raise
+        return changed
 
     def source_paths(self, agent: str) -> list[str]:
         """The session files ``agent``'s sessions were read from."""

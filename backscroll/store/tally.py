@@ -81,3 +81,17 @@ def drift(conn: sqlite3.Connection) -> list[tuple]:
                f"GROUP BY {', '.join(str(i + 1) for i in range(len(KEY)))}")
     return conn.execute(f"SELECT {keys}, sum(n), sum(s) FROM ({counted} UNION ALL SELECT {keys}, -records, -id_sum "
                         f"FROM record_counts) GROUP BY {keys} HAVING sum(n) != 0 OR sum(s) != 0").fetchall()
+
+
+def recount(conn: sqlite3.Connection) -> int:
+    """``record_counts`` made again from the records (``create``, in the caller's transaction); how many of its rows
+    changed (as ``drift`` counts them: a key whose records or id sum differ, or that one side lacks)."""
+    keys = ", ".join(KEY)
+    conn.execute("CREATE TEMP TABLE record_counts_before AS SELECT * FROM record_counts")
+    create(conn)
+    both = (f"SELECT {keys}, records, id_sum FROM record_counts "
+            f"UNION ALL SELECT {keys}, -records, -id_sum FROM temp.record_counts_before")
+    changed = conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM ({both}) GROUP BY {keys} "
+                           "HAVING sum(records) != 0 OR sum(id_sum) != 0)").fetchone()[0]
+    conn.execute("DROP TABLE temp.record_counts_before")
+    return changed

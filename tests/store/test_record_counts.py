@@ -218,3 +218,52 @@ def test_a_new_stores_first_index_says_nothing_of_an_upgrade(session_builder, ba
     session_builder.claude().user("which queue for the jobs?")
     done = run_cli(backscroll_home, "index", "--no-embed")
     assert done.returncode == 0 and "upgrading" not in done.stderr, done.stderr
+
+
+def _drifted(store: Store) -> None:
+    """``record_counts`` out of step three ways: a count too high, a key gone, a key no record has."""
+    c = store.conn
+    c.execute("UPDATE record_counts SET records = records + 2 WHERE rowid = (SELECT min(rowid) FROM record_counts)")
+    c.execute("DELETE FROM record_counts WHERE rowid = (SELECT max(rowid) FROM record_counts)")
+    c.execute("INSERT INTO record_counts SELECT 'no-such-session', agent, project, month, is_echo, content_type, "
+              "is_call, role, 5, 55 FROM record_counts LIMIT 1")
+    c.commit()
+
+
+def test_a_recount_mends_counts_that_drifted_and_says_how_many_rows_changed(history, backscroll_home):
+    """``rebuild --counts``: the rows counted again, their triggers made again, and the number that changed (what
+    ``status --check`` counted as differing)."""
+    store = Store.open(backscroll_home.data / "backscroll.db")
+    try:
+        _drifted(store)
+        assert store.tally_drift()[0] == 3
+        store.conn.execute("DROP TRIGGER record_counts_delete")  # (lost: made again too)
+        assert store.recount() == 3
+        check(store)
+        assert store.tally_drift()[0] == 0 and store.recount() == 0
+        store.conn.execute("DELETE FROM records WHERE id = (SELECT max(id) FROM records)")
+        check(store)  # (the trigger counts again)
+    finally:
+        store.close()
+
+
+def test_a_recount_interrupted_keeps_the_counts_as_they_were(history, backscroll_home, monkeypatch):
+    from backscroll.store import tally
+
+    store = Store.open(backscroll_home.data / "backscroll.db")
+    try:
+        _drifted(store)
+        before = store.conn.execute(KEPT).fetchall()
+        real = tally.create
+
+        def pressed(conn):  # Ctrl-C as the count ends, before it is committed
+            real(conn)
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(tally, "create", pressed)
+        with pytest.raises(KeyboardInterrupt):
+            store.recount()
+        assert not store.conn.in_transaction, "rolled back, not left open for the next write to commit"
+        assert store.conn.execute(KEPT).fetchall() == before and store.tally_drift()[0] == 3
+    finally:
+        store.close()
