@@ -118,7 +118,8 @@ def stats(*, home=None, config=None, **options: Any) -> dict[str, list[tuple[str
 
 
 def rebuild(*, home=None, config=None, **options: Any) -> int:
-    """``Backscroll(home, config).rebuild(**options)``: recreate the lexical index from the store."""
+    """``Backscroll(home, config).rebuild(**options)``: recreate the lexical index and the record counts from the
+    store (``counts=True``: the counts alone)."""
     with _open(home, config) as bs:
         return bs.rebuild(**options)
 

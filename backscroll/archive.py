@@ -165,15 +165,19 @@ class Backscroll(Reads):
         return embedding.embed_pending(self.config, progress, notify)
 
     @guarded
-    def rebuild(self, *, notify: Notify = quiet, lexical_progress=None) -> int:
+    def rebuild(self, *, counts: bool = False, notify: Notify = quiet, lexical_progress=None) -> int:
         """Recreate the lexical index and the records' counts (``record_counts``) from the store's records alone;
-        returns the number of documents indexed. A damaged store is not written: ``CorruptStoreError``."""
+        returns the number of documents indexed. ``counts``: the counts alone (what `status --check` finds drifted;
+        seconds at millions of records), returning how many of them changed. A damaged store is not written:
+        ``CorruptStoreError``."""
         from backscroll import access
         from backscroll.indexes.lexical import LexicalIndex
 
         with access.writing(self.config, None, must_exist=True, notify=notify) as store:
             access.refuse_if_damaged(store)
-            store.recount()  # (what `status --check` finds drifted; seconds at millions of records)
+            changed = store.recount()
+            if counts:
+                return changed
             # Built beside the index in use and swapped in when complete: searches meanwhile use the old one.
             return LexicalIndex(self.config.index_dir).rebuild(store, notify, lexical_progress)
 

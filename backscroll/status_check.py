@@ -1,7 +1,8 @@
 """``status --check``: the data dir checked in full, on request. Plain ``status`` reads counts from ``record_counts``
 and so never reads a page that holds only records' text; this reads everything: SQLite's ``integrity_check`` of the
 store, ``record_counts`` counted again from the records, the lexical index against the records, and the vector
-matrix against the store's vectors. Each part says what it found and, for a problem, what to run. Also
+matrix against the store's vectors. Each part says what it found and, for a problem, what to run (for the counts,
+``rebuild --counts``, unless the lexical index needs the full ``rebuild``, which counts them again too). Also
 ``lexical_state``, the cheap comparison of the lexical index that plain ``status`` makes."""
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from backscroll.store.lock import writer_busy
 STEPS = ("store", "record_counts", "lexical_index", "vectors")
 Step = Callable[[str], None]  # told the part about to be checked (a progress line)
 REBUILD = "run `backscroll rebuild`: it makes the lexical index again from the store, and counts the records again"
+RECOUNT = "run `backscroll rebuild --counts`: it counts the records again into record_counts (seconds) and nothing else"
+DRIFT_IS_A_BUG = "a count that drifted is a bug: please report it"
 WRITING = "another backscroll process is writing: run the check again when it has finished"
 
 
@@ -78,6 +81,15 @@ def _derived(cfg: Config, store, result: StoreCheck, step: Step, busy: bool) -> 
         except sqlite3.DatabaseError as exc:
             state, found, fix = "skipped", f"could not be read in the store ({exc})", None
         result.parts.append(CheckPart(name, state, found, fix, round(time.perf_counter() - t0, 3)))
+    _one_mend(result)
+
+
+def _one_mend(result: StoreCheck) -> None:
+    """A full ``rebuild`` another part needs counts the records again too: the counts' fix then names it alone."""
+    if any(p.fix == REBUILD for p in result.parts):
+        for part in result.parts:
+            if part.part == "record_counts" and part.state == "problem":
+                part.fix = f"{REBUILD} (the lexical index needs it too; {DRIFT_IS_A_BUG})"
 
 
 def _tally(_cfg: Config, store) -> Found:
@@ -86,7 +98,7 @@ def _tally(_cfg: Config, store) -> Found:
         return "ok", f"{records:,} records, as record_counts counts them", None
     return ("problem", f"record_counts is out of step with the records: {differ:,} of its rows differ (it counts "
             f"{counted:,} records, the store holds {records:,}); status, stats and list count from it",
-            REBUILD + " (a count that drifted is a bug: please report it)")
+            f"{RECOUNT} ({DRIFT_IS_A_BUG})")
 
 
 def lexical_state(cfg: Config, store, exact: bool = False) -> LexicalStatus:

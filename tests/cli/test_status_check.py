@@ -61,8 +61,9 @@ def test_a_sound_store_passes_and_says_so(stored):
     assert report.check is not None and report.check.sound and report.to_dict()["check"]["sound"] is True
 
 
-def test_a_damaged_page_of_records_text_is_found_where_plain_status_sees_nothing(stored):
-    db = stored.data / "backscroll.db"
+def damage_a_page_of_text(home) -> None:
+    """The page that holds one record's text overwritten at its head (nothing else on it)."""
+    db = home.data / "backscroll.db"
     conn = sqlite3.connect(db)
     page_size = conn.execute("PRAGMA page_size").fetchone()[0]
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -71,6 +72,22 @@ def test_a_damaged_page_of_records_text_is_found_where_plain_status_sees_nothing
     page = data.find(MARKER) // page_size
     data[page * page_size: page * page_size + 12] = b"\xff" * 12
     db.write_bytes(bytes(data))
+
+
+def drift_the_counts(home) -> list[tuple]:
+    """One row of ``record_counts`` counting two records too many (as a bug would leave it); the table as it then
+    is."""
+    conn = sqlite3.connect(home.data / "backscroll.db")
+    conn.execute("UPDATE record_counts SET records = records + 2 WHERE rowid = (SELECT min(rowid) FROM record_counts)")
+    conn.commit()
+    rows = conn.execute("SELECT * FROM record_counts ORDER BY rowid").fetchall()
+    conn.close()
+    return rows
+
+
+def test_a_damaged_page_of_records_text_is_found_where_plain_status_sees_nothing(stored):
+    db = stored.data / "backscroll.db"
+    damage_a_page_of_text(stored)
     assert run_cli(stored, "status", "--json").returncode == 0, "status counts without reading the text"
     code, doc, err = checked(stored)
     assert code == 7 and doc["check"]["sound"] is False
@@ -84,16 +101,69 @@ def test_a_damaged_page_of_records_text_is_found_where_plain_status_sees_nothing
 
 
 def test_record_counts_that_drifted_are_found_and_rebuild_counts_them_again(stored):
-    conn = sqlite3.connect(stored.data / "backscroll.db")
-    conn.execute("UPDATE record_counts SET records = records + 2 WHERE rowid = (SELECT min(rowid) FROM record_counts)")
-    conn.commit()
-    conn.close()
+    drift_the_counts(stored)
     tally, doc = problem_in(stored, "record_counts")
     assert "1 of its rows differ" in tally["found"] and "backscroll rebuild" in tally["fix"], tally
     assert parts(doc)["lexical_index"]["state"] == "ok", "the index is checked against the records themselves"
     assert run_cli(stored, "rebuild").returncode == 0
     code, doc, _err = checked(stored)
     assert code == 0 and parts(doc)["record_counts"]["state"] == "ok"
+
+
+def test_rebuild_counts_mends_the_counts_alone_and_the_check_then_passes(stored):
+    """The light mend ``status --check`` names for counts that drifted: seconds, where ``rebuild`` makes the lexical
+    index again too (minutes at 20k sessions)."""
+    drift_the_counts(stored)
+    tally, _doc = problem_in(stored, "record_counts")
+    assert "`backscroll rebuild --counts`" in tally["fix"], tally
+    index = stored.config().index_dir
+    generation = (index / "CURRENT").read_text()
+    mended = run_cli(stored, "rebuild", "--counts")
+    assert mended.returncode == 0, mended.stderr
+    said = "counted the store's records again: record_counts had drifted, 1 row changed, in "
+    assert mended.stderr.startswith(said), mended.stderr
+    assert (index / "CURRENT").read_text() == generation, "the lexical index is left as it was"
+    code, doc, _err = checked(stored)
+    assert code == 0 and parts(doc)["record_counts"]["state"] == "ok", doc
+    again = run_cli(stored, "rebuild", "--counts", "--json")
+    assert again.returncode == 0 and json.loads(again.stdout)["counts_changed"] == 0, again.stderr
+    drift_the_counts(stored)
+    assert backscroll.rebuild(config=stored.config(), counts=True) == 1  # (the library's)
+    assert checked(stored)[0] == 0
+
+
+def test_rebuild_counts_refuses_a_damaged_store_and_writes_nothing(stored):
+    drifted = drift_the_counts(stored)
+    damage_a_page_of_text(stored)
+    refused = run_cli(stored, "rebuild", "--counts", "--json")
+    assert refused.returncode == 1, refused.stderr
+    error = error_of(refused.stderr)
+    assert error["kind"] == "corrupt-store" and "nothing was written" in error["message"], error
+    conn = sqlite3.connect(stored.data / "backscroll.db")
+    try:
+        assert conn.execute("SELECT * FROM record_counts ORDER BY rowid").fetchall() == drifted
+    finally:
+        conn.close()
+
+
+def test_the_check_names_rebuild_counts_only_when_the_counts_alone_need_a_rebuild(stored):
+    """Counts that drifted, with a matrix damaged too (its own fix), still take ``--counts``; with a lexical index
+    lost too, the full ``rebuild`` mends both, and is named for both."""
+    drift_the_counts(stored)
+    int8 = next(stored.config().vectors_dir.glob("*.int8.npy"))
+    int8.write_bytes(int8.read_bytes()[:-8])
+    tally, doc = problem_in(stored, "record_counts")
+    assert parts(doc)["vectors"]["state"] == "problem", doc
+    assert "`backscroll rebuild --counts`" in tally["fix"], tally
+    shutil.rmtree(stored.config().index_dir)
+    tally, doc = problem_in(stored, "record_counts")
+    assert "`backscroll rebuild`" in tally["fix"] and "--counts" not in tally["fix"], tally
+    assert "lexical index needs it too" in tally["fix"], tally
+    human = run_cli(stored, "status", "--check")
+    assert human.returncode == 7 and "--counts" not in human.stdout, human.stdout
+    assert run_cli(stored, "rebuild").returncode == 0
+    found = parts(checked(stored)[1])
+    assert found["record_counts"]["state"] == found["lexical_index"]["state"] == "ok", found
 
 
 @pytest.mark.parametrize("harm", ["missing", "unreadable", "out of step"])
