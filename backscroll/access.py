@@ -235,7 +235,7 @@ def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True, full: 
     store.full = full
     if told or full:
         notes.append(unwritable_note(cfg, full))
-    if lexical and int(store.get_meta("lexical_watermark") or 0) < store.max_record_id():  # (an index cut short)
+    if lexical and store.meta_count("lexical_watermark") < store.max_record_id():  # (an index cut short)
         notes.append("the newest records are not searched by words: the word index stopped before them, and a "
                      "store that cannot be written cannot bring it up to date")
     lex = LexicalIndex(cfg.index_dir)

@@ -80,6 +80,8 @@ def _derived(cfg: Config, store, result: StoreCheck, step: Step, busy: bool) -> 
             state, found, fix = fn(cfg, store)
         except sqlite3.DatabaseError as exc:
             state, found, fix = "skipped", f"could not be read in the store ({exc})", None
+        except BackscrollError as exc:  # (a value of the store's own the part reads is damaged)
+            state, found, fix = "problem", exc.message, exc.hint
         result.parts.append(CheckPart(name, state, found, fix, round(time.perf_counter() - t0, 3)))
     _one_mend(result)
 
@@ -110,7 +112,7 @@ def lexical_state(cfg: Config, store, exact: bool = False) -> LexicalStatus:
     """
     from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex
 
-    n, total, pending = store.lexical_fingerprint(int(store.get_meta("lexical_watermark") or 0), exact)
+    n, total, pending = store.lexical_fingerprint(store.meta_count("lexical_watermark"), exact)
     state = LexicalStatus(expected=n, pending=pending)
     lex = LexicalIndex(cfg.index_dir)
     if not lex.open_for_read():

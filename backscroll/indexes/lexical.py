@@ -246,7 +246,7 @@ class LexicalIndex(LexicalSearch):
     def _sync(self, store: Store, notify: Callable[[str], None], progress: SyncProgress | None) -> int:
         created = self.unpublished
         known_gen = store.get_meta("lexical_generation")
-        watermark = int(store.get_meta("lexical_watermark") or 0)
+        watermark = store.meta_count("lexical_watermark")
         if known_gen is not None and known_gen != self.generation and not created:
             self.open_for_read()  # another index object or process published a newer generation: read that one
         if known_gen != self.generation:

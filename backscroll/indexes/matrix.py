@@ -30,6 +30,12 @@ SCORE_CHUNK = 16384  # old rows copied into a new matrix at a time
 DIM_DEFAULT = 384
 
 
+def _sound(meta: dict[str, Any]) -> bool:  # (a hand edit or a bad disk: numbers of another kind or range)
+    sums = meta.get("crc32")
+    return (all(type(meta.get(k)) is int and 0 <= meta[k] < 1 << 63 for k in ("seq", "rows", "ids_sum"))
+            and isinstance(sums, dict) and all(type(sums.get(k)) is int for k in ("ids", "scales", "int8")))
+
+
 def _crc(arr: np.ndarray, start: int = 0) -> int:
     """CRC-32 of an array's bytes (C order), continuing from ``start``."""
     return zlib.crc32(np.ascontiguousarray(arr).reshape(-1).view(np.uint8).data, start) if arr.size else start
@@ -91,7 +97,7 @@ class MatrixCache:
         except (OSError, ValueError):
             self.cache_damaged = True
             return None
-        if not isinstance(data, dict):
+        if not isinstance(data, dict) or not _sound(data):
             self.cache_damaged = True
             return None
         return data if data.get("model") == self.model else None
@@ -106,7 +112,7 @@ class MatrixCache:
             return self._write_matrix()
 
     def _write_matrix(self) -> int:
-        seq = int(self.store.get_meta("vector_seq") or 0)
+        seq = self.store.meta_count("vector_seq")
         dim = self.store.vector_dim(self.model) or DIM_DEFAULT
         mpath, spath, ipath, meta = self._paths()
         sweep_stale_temp_files(self.dir)  # (a matrix is hundreds of MB)
@@ -186,8 +192,7 @@ class MatrixCache:
         and still holds exactly the store's records given a vector up to its pass (none replaced or deleted since);
         else None."""
         meta = self._meta()
-        if meta is None or not isinstance(meta.get("seq"), int) or meta["seq"] > seq or \
-                not isinstance(meta.get("rows"), int):
+        if meta is None or meta["seq"] > seq:  # (``_meta`` vouches for its kinds)
             return None
         loaded = self._current_base(meta)
         if loaded is None or loaded[1].shape[1:] != (dim,):
@@ -206,7 +211,7 @@ class MatrixCache:
         """Rewrite the matrix when it is missing, unreadable, far behind or holds records since
         deleted, or was written before its meta kept the file's size and mtime (once). True when rewritten."""
         meta = self._meta()
-        seq = int(self.store.get_meta("vector_seq") or 0)
+        seq = self.store.meta_count("vector_seq")
         if not force and meta is not None:
             behind = self.store.vectored_after(meta["seq"])
             if behind < MATRIX_REBUILD_TAIL and "int8_stat" in meta and self._current_base(meta) is not None:
@@ -244,7 +249,7 @@ class MatrixCache:
         meta = self._meta()
         if meta is None:
             return Verdict(f"its meta file {self._paths()[3]} cannot be read" if self.cache_damaged else None)
-        loaded = self._load_base(meta) if isinstance(meta.get("seq"), int) else None
+        loaded = self._load_base(meta)
         if loaded is None:
             return Verdict(f"its files in {self.dir} fail their checks (shapes, types or checksums)")
         if _crc(loaded[1]) != meta["crc32"]["int8"]:

@@ -20,7 +20,7 @@ def matrix_problem(store: Store, directory: Path) -> tuple[str, str | None]:
     model = store.get_meta("vectors_model")
     if model is None:
         return "no vectors", None
-    seq = int(store.get_meta("vector_seq") or 0)
+    seq = store.meta_count("vector_seq")
     verdict = Vectors(store, directory, model).verify()
     if verdict.problem is not None:
         return "", verdict.problem

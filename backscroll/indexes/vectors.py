@@ -132,7 +132,7 @@ class Vectors(MatrixCache):
         self.ensure_model()
         embedder: Embedder | None = None
         done = embedded = since_matrix = 0
-        seq = int(self.store.get_meta("vector_seq") or 0)
+        seq = self.store.meta_count("vector_seq")
         ids = self.pending_ids()[:limit]
         for start in range(0, len(ids), WINDOW_RECORDS):
             window = ids[start:start + WINDOW_RECORDS]
@@ -215,7 +215,7 @@ class Vectors(MatrixCache):
                 short = sorted(set(too_short) & set(now_short))
                 used = {h for _r, h in ready}
                 if ready or short:
-                    self._commit(int(self.store.get_meta("vector_seq") or 0) + 1,
+                    self._commit(self.store.meta_count("vector_seq") + 1,
                                  {h: v for h, v in finished.items() if h in used}, ready, short)
             if ready or short:
                 step_saved.update([r for r, _h in ready] + short)

@@ -100,7 +100,7 @@ def redact_again(store: Store) -> RedactedAgain:
     done = RedactedAgain(was_off=store.get_meta(META_KEY) == OFF)
     from backscroll.ingest.redact import redact, redact_cut_end
 
-    revision = int(store.get_meta("revision_seq") or 0) + 1
+    revision = store.meta_count("revision_seq") + 1
 
     def again(value: str | None) -> str | None:
         return redact(value, done.secrets) if value else value

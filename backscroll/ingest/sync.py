@@ -171,7 +171,7 @@ def reclassify(store: Store) -> int:
     store.begin()
     try:
         changed = 0
-        revision = int(store.get_meta("revision_seq") or 0) + 1  # (a push sends the rows flagged anew again)
+        revision = store.meta_count("revision_seq") + 1  # (a push sends the rows flagged anew again)
         for rid, session, call_id, text, was, tool, shell in store.classifiable_calls():
             echo = int(classify.is_mcp_echo(tool) or (bool(shell) and classify.is_query_echo(text)))
             if echo != was:

@@ -93,7 +93,7 @@ def store_unit(store: Store, key: str, session: SessionInfo, rows: list[Row], ba
             report.notices.append((key, note))
             store.set_source_issue(key, "rewritten", note, now)
     if batch.stored_echo_calls:  # calls read before whose output, read now, was backscroll's answer
-        revision = int(store.get_meta("revision_seq") or 0) + 1
+        revision = store.meta_count("revision_seq") + 1
         if store.flag_echo_calls(batch.stored_echo_calls, revision):
             store.set_meta("revision_seq", str(revision))
     if superseded and whole:  # the title and times this file gave before, perhaps misread, are read afresh

@@ -118,7 +118,7 @@ def _ready(store: Store, cfg: Config, plan, mode: str, fresh: bool, notes: list[
     model = embed.model_id()
     vecs = Vectors(store, cfg.vectors_dir, model)
     factory = _LazyEmbedder()
-    ready = store.get_meta("vectors_model") == model and int(store.get_meta("vector_seq") or 0) > 0
+    ready = store.get_meta("vectors_model") == model and store.meta_count("vector_seq") > 0
     try:
         pending = vecs.pending() if ready else 0
         if fresh and cfg.embed.value:
@@ -130,7 +130,7 @@ def _ready(store: Store, cfg: Config, plan, mode: str, fresh: bool, notes: list[
                 with writer_lock(cfg, 0.0) as acquired:
                     if acquired:  # a new session (or a tiny store) is embedded on the spot
                         vecs.embed_pending(factory)
-                ready = store.get_meta("vectors_model") == model and int(store.get_meta("vector_seq") or 0) > 0
+                ready = store.get_meta("vectors_model") == model and store.meta_count("vector_seq") > 0
                 pending = vecs.pending() if ready else 0
         if ready and pending > SEARCH_EMBEDS:
             notes.append(_coverage_note(store, pending, cfg))

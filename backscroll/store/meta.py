@@ -32,6 +32,21 @@ class MetaKeys:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else default
 
+    def meta_count(self, key: str) -> int:
+        """A counter kept in ``meta`` (a sequence, a watermark: 0 when unset). Raises ``CorruptStoreError`` when its
+        value is no count (only a damaged store holds one: every stage would misread it)."""
+        value = self.get_meta(key)
+        try:
+            count = int(value or 0)
+        except ValueError:
+            count = -1
+        if not 0 <= count < 1 << 63:
+            from backscroll.errors import CorruptStoreError
+
+            raise CorruptStoreError(f"the store's {key} ({value!r:.40}) is no count: the store was damaged",
+                                    hint="`backscroll status --check` checks the rest of it; please report this")
+        return count
+
     def set_meta(self, key: str, value: str | None) -> None:
         self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 

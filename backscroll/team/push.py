@@ -173,7 +173,7 @@ def push(store: Store, archive: Archive, model: str, *, member: str | None = Non
     if again:
         marks = Marks(marks.ident, 0, 0, 0, 0)
     mark, ident = marks.pushed, marks.ident
-    revision, vector_pass = int(store.get_meta("revision_seq") or 0), int(store.get_meta("vector_seq") or 0)
+    revision, vector_pass = store.meta_count("revision_seq"), store.meta_count("vector_seq")
     pending = marks.pending(store)
     pgvector = archive.has_vector()
     dim = store.vector_dim(model) or DIM_DEFAULT

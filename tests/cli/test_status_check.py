@@ -210,6 +210,36 @@ def test_a_matrix_whose_rows_changed_under_an_unchanged_stat_is_found(stored):
     assert checked(stored)[0] == 0
 
 
+@pytest.mark.parametrize("harm", ["no int8 checksum", "a pass past any count"])
+def test_a_matrix_meta_file_of_the_wrong_kinds_is_a_problem_the_check_names(stored, harm):
+    """A meta file edited by hand or read off a bad disk: the check ended in an internal error (KeyError,
+    OverflowError) and said nothing else; a search by meaning reads the store's vectors meanwhile."""
+    meta_file = next(stored.config().vectors_dir.glob("*.meta.json"))
+    meta = json.loads(meta_file.read_text())
+    if harm == "no int8 checksum":  # (its int8_stat still matches: a query would not look for it)
+        del meta["crc32"]["int8"]
+    else:
+        meta["seq"] = 10**30
+    meta_file.write_text(json.dumps(meta))
+    vec, doc = problem_in(stored, "vectors")
+    assert "fail their checks" in vec["found"] or "cannot be read" in vec["found"], vec
+    assert parts(doc)["lexical_index"]["state"] == "ok"
+    hits = json.loads(run_cli(stored, "search", "module 7", "--json", "--no-sync").stdout)["results"]
+    assert hits and hits[0]["matched_by"], "searched as ever, the vectors read from the store"
+
+
+@pytest.mark.parametrize("key", ["vector_seq", "lexical_watermark"])
+def test_a_store_counter_that_is_no_count_is_named_not_an_internal_error(stored, key):
+    conn = sqlite3.connect(stored.config().db_path)
+    conn.execute("UPDATE meta SET value = 'x1' WHERE key = ?", (key,))
+    conn.commit()
+    conn.close()
+    code, doc, _err = checked(stored)
+    assert code == 7 and any(f"the store's {key} ('x1') is no count" in p["found"] for p in doc["check"]["parts"])
+    r = run_cli(stored, "search", "module 7", "--no-sync")
+    assert r.returncode != 0 and f"the store's {key} ('x1') is no count" in r.stderr and "internal" not in r.stderr
+
+
 def test_a_check_another_writer_kept_out_of_parts_is_not_called_sound(stored):
     """With the writer lock held (an index, the embedding worker) the lexical index and vectors were skipped, and
     the check said "sound" and exited 0."""
