@@ -1,6 +1,16 @@
-"""Ctrl-C while native code runs: held while code runs that a signal would leave in an error of its own
+"""Stopping work midway, where it is safe: Ctrl-C and a cancelled call.
+
+Ctrl-C while native code runs: held while code runs that a signal would leave in an error of its own
 (onnxruntime's session set-up), felt once that code returns, not reported as a broken install; and felt at once
-by a long SQLite statement (``PRAGMA integrity_check`` at millions of records), which Python cannot stop itself."""
+by a long SQLite statement (``PRAGMA integrity_check`` at millions of records), which Python cannot stop itself.
+
+A call another thread cancels (the MCP server's, when its client sends ``notifications/cancelled``) is felt in the
+same places: the work runs ``cancellable``, and stops with ``Cancelled`` at its next safe point (``check``: a sync
+between files, a search between its stages) or at once inside a long statement (``interruptible``). ``Cancelled``
+is a ``BaseException``, as ``KeyboardInterrupt`` is, so it unwinds as Ctrl-C does: no handler of one file's failure
+or of the store's takes it for theirs, a sync's committed groups of files stay and the rest is rolled back (the
+next run reads it), and nothing is left half-written.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +19,48 @@ import signal
 import sqlite3
 import threading
 from collections.abc import Iterator
+
+
+class Cancelled(BaseException):
+    """The call this thread runs was cancelled by its caller; raised at its next safe point."""
+
+
+_call = threading.local()  # .event: the cancel of the call this thread runs (``cancellable``), or None
+
+
+@contextlib.contextmanager
+def cancellable(event: threading.Event | None) -> Iterator[None]:
+    """The body is a call that stops once another thread sets ``event`` (None: one that cannot be cancelled): at
+    its next ``check()``, or at once in a statement run ``stoppable``."""
+    before = getattr(_call, "event", None)
+    _call.event = event
+    try:
+        yield
+    finally:
+        _call.event = before
+
+
+def cancelled() -> bool:
+    """Whether the call this thread runs was cancelled."""
+    event = getattr(_call, "event", None)
+    return event is not None and event.is_set()
+
+
+def check() -> None:
+    """A safe point: raise ``Cancelled`` when the call this thread runs was cancelled."""
+    if cancelled():
+        raise Cancelled
+
+
+@contextlib.contextmanager
+def stoppable(conn: sqlite3.Connection) -> Iterator[None]:
+    """In a call that can be cancelled, its cancel ends the statement ``conn`` runs in the body at once
+    (``interruptible``); elsewhere nothing changes (Ctrl-C is felt where Python feels it)."""
+    if getattr(_call, "event", None) is None:
+        yield
+        return
+    with interruptible(conn):
+        yield
 
 
 @contextlib.contextmanager
@@ -31,14 +83,17 @@ def ctrl_c_held() -> Iterator[list[int]]:
 
 @contextlib.contextmanager
 def interruptible(conn: sqlite3.Connection) -> Iterator[None]:
-    """Ctrl-C ends the statement ``conn`` runs in the body at once, and is raised as ``KeyboardInterrupt`` when the
-    body ends, not as SQLite's "interrupted". (SQLite calls a progress handler every so many steps: Python's signal
-    handler runs there, and the statement is told to stop.)"""
+    """Ctrl-C, or the cancel of the call this thread runs, ends the statement ``conn`` runs in the body at once;
+    Ctrl-C is raised as ``KeyboardInterrupt`` when the body ends, the cancel as ``Cancelled``, neither as SQLite's
+    "interrupted". (SQLite calls a progress handler every so many steps: Python's signal handler runs there, and
+    the statement is told to stop.)"""
     with ctrl_c_held() as pressed:
-        conn.set_progress_handler(lambda: 1 if pressed else 0, 100_000)
+        conn.set_progress_handler(lambda: 1 if pressed or cancelled() else 0, 100_000)
         try:
             yield
         except sqlite3.OperationalError as exc:
+            if not pressed:
+                check()  # (the cancel's)
             if not pressed and "interrupted" in str(exc):  # (a stop, SIGTERM, whose handler raised in the progress one)
                 raise KeyboardInterrupt from None
             if not pressed:

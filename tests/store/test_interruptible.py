@@ -94,3 +94,32 @@ def test_a_stop_during_a_long_statement_is_felt_as_ctrl_c_not_as_sqlites_error()
         timer.cancel()
         signal.signal(signal.SIGTERM, previous)
     assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 0
+
+
+def test_a_cancelled_call_ends_its_long_statement_at_once_felt_as_the_cancel():
+    """The MCP server's cancel, set from another thread while the call's thread runs a statement: the statement
+    ends at once, raised as ``Cancelled`` (not SQLite's "interrupted", which a store-failure handler would read as
+    damage); a statement outside a call that can be cancelled runs to its end."""
+    import threading
+    import time
+
+    from backscroll.interrupts import Cancelled, cancellable, check, stoppable
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t(x)")
+    endless = LONG.replace("3000000", "50000000").replace("CASE WHEN x = 1000 THEN ctrl_c() ELSE x END", "x")
+    cancel = threading.Event()
+    timer = threading.Timer(0.2, cancel.set)
+    started = time.monotonic()
+    try:
+        timer.start()
+        with pytest.raises(Cancelled), cancellable(cancel), stoppable(conn):
+            conn.execute(endless)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 5, "ended at once, not after 50 million rows"
+    assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 0
+    check()  # (outside the call: no cancel to feel)
+    with stoppable(conn):  # (nor here: not a call that can be cancelled)
+        conn.execute(LONG.replace("3000000", "5000").replace("CASE WHEN x = 1000 THEN ctrl_c() ELSE x END", "x"))
+    assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 5000
