@@ -27,6 +27,7 @@ from backscroll.errors import (
 )
 from backscroll.indexes.lexical import LexicalDamaged, LexicalIndex
 from backscroll.ingest.redact_again import redact_again
+from backscroll.interrupts import check
 from backscroll.numbers import counted
 from backscroll.store.db import Store
 from backscroll.store.failures import store_failure
@@ -202,6 +203,7 @@ def _bring_in_step(cfg: Config, store: Store, lex: LexicalIndex, do_sync: bool, 
             from backscroll import background
 
             background.start(cfg, store, store.pending_prose(at_most=background.SEARCH_EMBEDS + 1))
+    check()  # (a cancelled call: what the sync read is committed; the next one brings the index in step)
     lex.sync(store, notes.append, lexical_progress)
 
 

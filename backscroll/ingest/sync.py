@@ -34,6 +34,7 @@ from backscroll.ingest.rows import Redact
 from backscroll.ingest.sources import ContentError
 from backscroll.ingest.sources.databases import scratch_in
 from backscroll.ingest.units import flush_redactions, read_lines, read_whole, take_redaction_counts
+from backscroll.interrupts import check, stoppable
 from backscroll.store.db import Store
 from backscroll.store.failures import store_failure
 from backscroll.types import Notify, SourceRoot, quiet
@@ -56,9 +57,11 @@ def sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None = 
 
     Each file is a savepoint of its own, committed in groups of about ``COMMIT_EVERY_RECORDS``
     records: a file that fails is rolled back alone, reported unreadable (kept in ``source_issues``)
-    and the sync goes on with the others' records intact. Ctrl-C says how many new records were saved.
+    and the sync goes on with the others' records intact. Ctrl-C says how many new records were saved. A call that
+    is cancelled (``interrupts``) stops as Ctrl-C does: before the next file, or inside a long statement.
     """
-    with scratch_in(store.path.parent):  # (an agent's database read from a copy: the copy stays in the data dir)
+    # (an agent's database read from a copy: the copy stays in the data dir)
+    with scratch_in(store.path.parent), stoppable(store.conn):
         return _sync(store, roots, progress, redactor, quick, notify)
 
 
@@ -88,6 +91,7 @@ def _sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None, 
         store.set_meta("last_index_start", now)  # (with the first files' records: a run cut short shows in `status`)
     try:
         for agent, path, key, size, mtime_ns in found.changed:
+            check()  # (a cancelled call stops here: the groups committed stay, the next run reads the rest)
             read = read_whole if agent.read_whole is not None else read_lines
             before = report.records_added
             mark = (report.records_added, report.records_replaced, report.lines_skipped,
@@ -104,6 +108,7 @@ def _sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None, 
                 flush_redactions(store, redactor)
                 store.release()
             except Exception as exc:  # this file alone is rolled back; the others keep their records
+                check()  # (a statement the cancel ended: not this file's fault)
                 if not store.conn.in_transaction or (isinstance(exc, sqlite3.Error) and isinstance(
                         store_failure(exc, store.path), (DiskFullError, ReadOnlyStoreError))):
                     raise  # the store itself failed (a full disk, a read-only mount): not this file's fault
