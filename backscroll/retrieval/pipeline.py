@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from backscroll.errors import SemanticUnavailableError
 from backscroll.indexes.lexical_schema import LexicalQuery
+from backscroll.interrupts import check
 from backscroll.retrieval import results, time_window
 from backscroll.retrieval.fusion import Candidate, Fused, Weights
 from backscroll.retrieval.lists import (
@@ -31,14 +32,17 @@ __all__ = ["SearchOptions", "run"]
 
 
 def run(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, mode: str) -> SearchResult:
-    """One ranking of ``source`` under ``filters`` in ``mode`` (lexical when it has no vectors to rank with)."""
+    """One ranking of ``source`` under ``filters`` in ``mode`` (lexical when it has no vectors to rank with). A call
+    that is cancelled stops between its stages (``interrupts.check``)."""
     if plan.date_only:
         return dated(source, plan, filters, opts, mode)
     if plan.asks_nothing:
         return SearchResult(query=plan.text, mode=mode, filters=filters, results=(), notes=(nothing_asked(plan),))
     found = propose(source, plan, filters, opts, mode)
+    check()
     w = RANKING.weights(found.plan.shape)
     fused, by_id, ranked_with, keys = ranking(source, found, w)
+    check()
     first = {f.id for f in fused}  # (the judgement reads the first ranking alone, however deep a page reads)
     while (len({k[0] for k in keys.values()}) <= opts.limit if opts.by_session else len(fused) <= 2 * opts.limit) and \
             results.full(found, opts.depth) and opts.depth < 5 * opts.limit:
@@ -47,10 +51,12 @@ def run(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptions, 
         opts = deeper(opts)
         found = propose(source, plan, filters, opts, mode)
         more, more_by_id, _w, more_keys = ranking(source, found, w)
+        check()
         seen, said = {f.id for f in fused}, set(keys.values())
         fused += [f for f in more if f.id not in seen and more_keys.get(f.id) not in said]
         by_id, keys = {**more_by_id, **by_id}, {**more_keys, **keys}
     hidden = results.hidden_echoes(source, found.plan, filters, opts, fused, ranked_with)
+    check()
     return replace(results.judge(source, found, filters, opts, fused, by_id, w, first, hidden), echoes_hidden=hidden)
 
 
@@ -80,6 +86,7 @@ def propose(source: Source, plan: QueryPlan, filters: Filters, opts: SearchOptio
                                        hint="run `backscroll embed` (`backscroll index` embeds too, unless "
                                             "embedding is off), or search in lexical mode",
                                        reason="no-embeddings")
+    check()
     mode = mode if semantic is not None else "lexical"
     plan = respelled(source, plan, notes) if mode != "semantic" else plan
     plan, dropped = phrases_held(source, plan, filters, mode, echoes_included(filters, opts))

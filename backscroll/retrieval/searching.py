@@ -115,9 +115,12 @@ def rank(store: Store, lex: LexicalIndex, cfg: Config, req: SearchRequest, plan:
          fresh: bool, notes: list[str], *, unread: bool = False) -> SearchResult:
     """The local store's answer: ``answer`` on this machine's store and indexes (``LexicalDamaged`` when the
     index cannot be read: the caller rebuilds it and asks again; ``unread``: another process is indexing)."""
+    from backscroll.interrupts import check, stoppable
     from backscroll.retrieval.local import LocalSource
 
-    result = answer(LocalSource(store, lex, cfg, plan, req.mode, fresh, unread=unread), req, plan, filters)
+    with stoppable(store.conn):  # (a cancelled call: between the stages, and inside a long statement)
+        check()
+        result = answer(LocalSource(store, lex, cfg, plan, req.mode, fresh, unread=unread), req, plan, filters)
     return replace(result, notes=tuple(dict.fromkeys([*notes, *result.notes])))
 
 
