@@ -7,10 +7,14 @@ exits when stdin closes, on SIGHUP or SIGTERM, and opens no socket. A tool's err
 JSON-RPC's parse error (-32700, ``id: null``), one that is JSON but no JSON-RPC message its
 invalid-request error (-32600), and the server goes on. A call the client cancels
 (``notifications/cancelled``) gets no answer, as the spec says: the SDK cancels its handler, which stops
-waiting for its worker thread (a call still queued behind it never starts). When stdin closes, the
-requests already read and not cancelled are answered before the server exits; an abandoned thread never
-holds it (the process ends with ``os._exit``: a search's sync is left as a SIGKILL leaves it, and the next
-run reads what it had not committed).
+waiting for its worker thread and sets the call's ``cancelled`` event. A call still queued behind another
+never starts; one already running stops at its next safe point, as Ctrl-C stops a command
+(``interrupts``: a sync before its next file, a search between its stages, a long SQLite statement at
+once), so the next call waits a moment, not for work nobody reads. What a sync had committed stays; the
+rest is rolled back and read by the next run. When stdin closes, the requests already read and not
+cancelled are answered before the server exits; an abandoned thread never holds it (the process ends
+with ``os._exit``: a search's sync is left as a SIGKILL leaves it, and the next run reads what it had
+not committed).
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ def build(tools):
             answer = await anyio.to_thread.run_sync(tools.call, params.name, params.arguments, cancelled,
                                                     abandon_on_cancel=True, limiter=limiter[0])
         except anyio.get_cancelled_exc_class():
-            cancelled.set()  # a call still waiting for the lock then never starts
+            cancelled.set()  # a call still waiting for the lock never starts; a running one stops at a safe point
             raise
         return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text())],
                                     is_error=answer.is_error)

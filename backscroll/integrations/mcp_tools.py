@@ -24,6 +24,7 @@ from typing import Any
 
 from backscroll.errors import ArchiveError, BackscrollError, UsageError
 from backscroll.integrations.mcp_budget import search_budget, text_chars, within
+from backscroll.interrupts import Cancelled, cancellable, check
 from backscroll.request import (
     MCP_DEFAULTS,
     MCP_SHOW_DEFAULTS,
@@ -247,23 +248,23 @@ class Tools:
         return self._bs
 
     def call(self, name: str, arguments: dict | None, cancelled: threading.Event | None = None) -> Answer:
-        """Run one tool. Every backscroll error is an error answer; nothing raises. A call ``cancelled`` before
-        its turn comes does nothing (its answer is never sent)."""
+        """Run one tool. Every backscroll error is an error answer; nothing raises. Once ``cancelled`` is set, the
+        call stops at its next safe point (``interrupts``), or never starts; its answer is never sent."""
         tool = TOOLS.get(name)
         if tool is None:
             return Answer(UsageError(f"unknown tool {name!r}", hint=f"use one of: {', '.join(TOOLS)}").to_dict(), True)
         try:
             args = tool.arguments(arguments)
-            with self._lock:  # one call at a time: a second call waits for this one's sync, then reads
-                if cancelled is not None and cancelled.is_set():
-                    return Answer({"error": {"kind": "cancelled", "message": f"{name}: cancelled by the client",
-                                             "hint": None}}, True)
+            with self._lock, cancellable(cancelled):  # one call at a time: a second waits for this one's sync
+                check()
                 return Answer(worded(getattr(self, f"_{name}")(args), tool))
+        except Cancelled:  # (what it committed stays, the rest was rolled back: the next call reads it)
+            return Answer({"error": {"kind": "cancelled", "message": f"{name}: cancelled by the client", "hint": None}},
+                          True)
         except BackscrollError as exc:
             return Answer(worded(exc.to_dict(), tool), True)
         except Exception as exc:  # a bug: an answer, never a crash of the server
             import traceback
-
             traceback.print_exc(file=sys.stderr)
             return Answer({"error": {"kind": "internal", "message": f"{type(exc).__name__}: {exc}",
                                      "hint": "report it with the call that caused it"}}, True)
@@ -295,6 +296,5 @@ class Tools:
 
     def _status(self, _args: dict) -> dict:
         from backscroll.integrations.install import installed
-
         return within({**self._archive().status().to_dict(), "integrations": installed(), "store_error": None},
                       "status --json on the command line lists them all")  # (as the CLI; a store error raises)

@@ -221,6 +221,76 @@ def test_a_call_cancelled_before_its_turn_does_nothing(backscroll_home):
     assert not backscroll_home.data.exists() or not any(backscroll_home.data.iterdir()), "nothing read or written"
 
 
+CANCEL_FILES, TURNS = 1000, 5  # new session files the first search's sync reads (of 2 × TURNS records each)
+
+
+def _call(request_id: int, name: str, arguments: dict) -> dict:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}}
+
+
+def _send(p: subprocess.Popen, *messages: object) -> None:
+    assert p.stdin is not None
+    p.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+    p.stdin.flush()
+
+
+def _answer(lines: queue.Queue, request_id: int, timeout: float) -> dict:
+    """The next message the server sends, which must answer ``request_id`` (a cancelled call gets none)."""
+    message = json.loads(lines.get(timeout=timeout))
+    assert message.get("id") == request_id, f"an answer to another request: {message}"
+    return message
+
+
+def test_a_running_call_the_client_cancels_stops_and_the_next_call_is_answered_at_once(
+        session_builder, backscroll_index, backscroll_home):
+    """A search is cancelled while its sync reads many changed session files: the next call is answered within a
+    fraction of the time that sync takes (it waited for all of it, behind the tools' lock: 9.5 s here), and a later
+    search, which reads what the cancelled sync had not committed, finds every record, none twice, in a sound
+    store."""
+    from backscroll.store.db import Store
+    from backscroll.store.integrity import integrity_problems
+
+    _history(session_builder, backscroll_index)
+    for i in range(CANCEL_FILES):
+        s = session_builder.claude(project="big")
+        for t in range(TURNS):
+            s.user(f"flux capacitor question {i}.{t}").assistant(f"flux capacitor answer {i}.{t}")
+    last = f"flux capacitor question {CANCEL_FILES - 1}.{TURNS - 1}"
+    p = subprocess.Popen([BIN, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         env=_env(backscroll_home))
+    out = _lines_of(p.stdout)
+    try:
+        _send(p, *INIT, _call(2, "status", {}))  # (the next call, once: what it imports is not its wait)
+        _answer(out, 1, timeout=60), _answer(out, 2, timeout=60)
+        _send(p, _call(10, "search", {"query": "flux capacitor", "mode": "lexical"}))
+        time.sleep(1.5)  # (its sync is under way: reading every file takes several seconds)
+        cancelled = time.monotonic()
+        _send(p, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 10}},
+              _call(11, "status", {}))
+        status = _answer(out, 11, timeout=120)
+        took = time.monotonic() - cancelled
+        assert not status["result"].get("isError"), status
+        _send(p, _call(12, "search", {"query": last, "mode": "lexical", "limit": 1}))
+        found = json.loads(_answer(out, 12, timeout=300)["result"]["content"][0]["text"])
+        whole = time.monotonic() - cancelled - took  # (this search's sync reads all the cancelled one left)
+        assert [r["text"] for r in found["results"]] == [last]
+        assert took < whole / 3, f"the next call waited {took:.1f} s behind the cancelled one (whole: {whole:.1f} s)"
+    finally:
+        assert p.stdin is not None
+        p.stdin.close()
+        p.wait(timeout=60)
+    assert p.returncode == 0
+    assert integrity_problems(backscroll_home.data / "backscroll.db") == []
+    store = Store.open_readonly(backscroll_home.data / "backscroll.db")
+    try:
+        total, projects = store.record_count(), {p: (n, r) for p, n, r in store.activity("project", None)}
+    finally:
+        store.close()
+    assert total == 2 + CANCEL_FILES * TURNS * 2, "every record read once: none lost, none twice"
+    assert projects["big"] == (CANCEL_FILES, CANCEL_FILES * TURNS * 2), "and counted so"
+
+
 def _real_mcp_transcript(folder: Path, calls: list[dict]) -> str:
     """The real Claude Code 1.0.95 transcript up to its first MCP call, with that call (and the ones
     after it, each answered but the last) asking backscroll's search; times moved to now."""
