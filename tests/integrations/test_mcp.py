@@ -245,7 +245,7 @@ def _answer(lines: queue.Queue, request_id: int, timeout: float) -> dict:
 def test_a_running_call_the_client_cancels_stops_and_the_next_call_is_answered_at_once(
         session_builder, backscroll_index, backscroll_home):
     """A search is cancelled while its sync reads many changed session files: the next call is answered within a
-    fraction of the time that sync takes (it waited for all of it, behind the tools' lock: 9.5 s here), and a later
+    fraction of the time that sync takes (it waited for all of it, behind the tools' lock: 4 s here), and a later
     search, which reads what the cancelled sync had not committed, finds every record, none twice, in a sound
     store."""
     from backscroll.store.db import Store
