@@ -92,11 +92,10 @@ def interruptible(conn: sqlite3.Connection) -> Iterator[None]:
         try:
             yield
         except sqlite3.OperationalError as exc:
-            if not pressed:
+            if not pressed:  # (else it is Ctrl-C: ``ctrl_c_held`` raises it as it ends)
                 check()  # (the cancel's)
-            if not pressed and "interrupted" in str(exc):  # (a stop, SIGTERM, whose handler raised in the progress one)
-                raise KeyboardInterrupt from None
-            if not pressed:
-                raise  # (else it is Ctrl-C: ``ctrl_c_held`` raises it as it ends)
+                if "interrupted" in str(exc):  # (a stop, SIGTERM, whose handler raised in the progress one)
+                    raise KeyboardInterrupt from None
+                raise
         finally:
             conn.set_progress_handler(None, 0)
