@@ -6,7 +6,7 @@ by a long SQLite statement (``PRAGMA integrity_check`` at millions of records), 
 
 A call another thread cancels (the MCP server's, when its client sends ``notifications/cancelled``) is felt in the
 same places: the work runs ``cancellable``, and stops with ``Cancelled`` at its next safe point (``check``: a sync
-between files, a search between its stages) or at once inside a long statement (``interruptible``). ``Cancelled``
+between files, a search between its stages) or at once inside a long statement (``stoppable``). ``Cancelled``
 is a ``BaseException``, as ``KeyboardInterrupt`` is, so it unwinds as Ctrl-C does: no handler of one file's failure
 or of the store's takes it for theirs, a sync's committed groups of files stay and the rest is rolled back (the
 next run reads it), and nothing is left half-written.
