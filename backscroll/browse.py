@@ -64,11 +64,11 @@ def file_sessions(store: Store, path: str, *, agent: str | None = None, project:
             a = touches.action(c["tool_name"], c["text"])
             actions[a] = actions.get(a, 0) + 1
         newest = calls[0][0]
-        named = list(dict.fromkeys(named for _, named in calls))
+        paths = list(dict.fromkeys(p for _, p in calls))
         out.append(FileTouches(session_id, s.get("agent"), s.get("project"), s.get("cwd"), s.get("title"),
                                newest["timestamp"], actions, newest["record_id"],
-                               tuple(shorten(p) for p in named[:touches.FILES_KEPT]),
-                               max(0, len(named) - touches.FILES_KEPT)))
+                               tuple(shorten(p) for p in paths[:touches.FILES_KEPT]),
+                               max(0, len(paths) - touches.FILES_KEPT)))
     return out
 
 
