@@ -267,8 +267,8 @@ class SessionSummary(_Mapping):
     machine: str | None = None
     subagents: int = 0  # the subagent sessions counted under it (``list`` without ``all``)
 
-    def to_dict(self) -> dict:
-        d = asdict(self)
+    def to_dict(self) -> dict:  # (not ``asdict``: a deep copy of each value, and its fields are text and numbers)
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
         return {k: v for k, v in d.items() if v is not None or k not in ("member", "machine")}
 
 

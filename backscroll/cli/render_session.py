@@ -118,57 +118,59 @@ MIN_PROJECT, MIN_TITLE = 10, 20  # on a narrow terminal the project gives way to
 def print_sessions(sessions: list[SessionSummary], *, color: bool) -> None:
     from rich.text import Text
 
-    from backscroll.cli.terminal import clean_line, console, one_line
+    from backscroll.cli.terminal import clean_line, console, print_lines
 
     out = console(color)
     if not sessions:  # (on stderr, as a search's "No matches.": a count of stdout's lines is a count of sessions)
         sys.stderr.write("No sessions.\n")
         return
     agent_width = max(len(_owned(s)) for s in sessions)
-    echoes = any(s["echoes"] for s in sessions)  # (their column only when a session has some)
+    echoes = any(s.echoes for s in sessions)  # (their column only when a session has some)
     before_title = 16 + 2 + agent_width + 1 + 1 + 9 + (11 if echoes else 2)  # (all but the project and the title)
-    project_width = min(PROJECT_WIDTH, max(len(s["project"] or "-") for s in sessions),
+    project_width = min(PROJECT_WIDTH, max(len(s.project or "-") for s in sessions),
                         PROJECT_WIDTH if out.soft_wrap else max(MIN_PROJECT, out.width - before_title - MIN_TITLE))
     # (too narrow for a title beside the columns, a split pane: each title on a line of its own below them)
     apart = not out.soft_wrap and out.width - before_title - project_width < MIN_TITLE
+    lines: list[tuple[Text, bool]] = []  # (a line, and whether it is printed whole: else cut at a terminal's width)
     for s in under_parents(sessions):
-        when = local_time(s["started_at"] or s["updated_at"])
+        when = local_time(s.started_at or s.updated_at)
         line = Text()
         line.append(f"{when:<16}  ", style="dim")
-        project = cut(s['project'] or '-', project_width)
+        project = cut(s.project or '-', project_width)
         line.append(clean_line(f"{_owned(s):<{agent_width}} {project:<{project_width}} "), style="cyan")
-        line.append(f"{s['records']:>5} rec", style="dim")
-        line.append(f" {s['echoes']:>3} echo" if s["echoes"] else "", style="magenta")
-        title = Text(clean_line(("↳ " if s["is_sidechain"] else "") + (s["title"] or "(untitled)")))
+        line.append(f"{s.records:>5} rec", style="dim")
+        line.append(f" {s.echoes:>3} echo" if s.echoes else "", style="magenta")
+        title = Text(clean_line(("↳ " if s.is_sidechain else "") + (s.title or "(untitled)")))
         if s.subagents:
             title.append(f"  +{s.subagents} subagent{'s' if s.subagents != 1 else ''}", style="dim")
         if apart:
-            one_line(out, line)
+            lines.append((line, False))
             line = Text("  ")
         else:
-            line.append("  " if s["echoes"] else " " * (11 if echoes else 2))
-        one_line(out, line.append_text(title))
-        out.print(Text(clean_line(f"{'':16}  {show_command(s['session_id'], s.member)}"), style="dim"),
-                  soft_wrap=True)  # (never broken: a command to copy whole)
+            line.append("  " if s.echoes else " " * (11 if echoes else 2))
+        lines.append((line.append_text(title), False))
+        lines.append((Text(clean_line(f"{'':16}  {show_command(s.session_id, s.member)}"), style="dim"),
+                      True))  # (never broken: a command to copy whole)
+    print_lines(out, lines)
 
 
 def under_parents(sessions: list[SessionSummary]) -> list[SessionSummary]:
     """``sessions`` in their order, each subagent (``↳``) moved under its parent when the parent is listed too: the
     arrow reads as the line above's child. Pure."""
-    listed = {s["session_id"] for s in sessions}
+    listed = {s.session_id for s in sessions}
     children: dict[str, list[SessionSummary]] = {}
     for s in sessions:
-        if s["is_sidechain"] and s["parent_session_id"] in listed:
-            children.setdefault(s["parent_session_id"], []).append(s)
+        if s.is_sidechain and s.parent_session_id in listed:
+            children.setdefault(s.parent_session_id, []).append(s)
     out: list[SessionSummary] = []
 
     def place(s: SessionSummary) -> None:
         out.append(s)
-        for child in children.pop(s["session_id"], []):
+        for child in children.pop(s.session_id, []):
             place(child)
 
     for s in sessions:
-        if not (s["is_sidechain"] and s["parent_session_id"] in listed):
+        if not (s.is_sidechain and s.parent_session_id in listed):
             place(s)
     return out + [s for rest in children.values() for s in rest]  # (a parent listed only as someone's child: kept)
 
