@@ -12,42 +12,12 @@ import re
 import sqlite3
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from backscroll.store.migration_list import MigrationList
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
-    from sqlite_utils.migrations import Migrations
-
-
-class MigrationList:
-    """The ordered migration functions; sqlite-utils is imported only when they are applied."""
-
-    def __init__(self, name: str):
-        self.name = name
-        self.functions: list[Callable[[Database], None]] = []
-
-    def __call__(self) -> Callable[[Callable[[Database], None]], Callable[[Database], None]]:
-        def register(fn: Callable[[Database], None]) -> Callable[[Database], None]:
-            if any(f.__name__ == fn.__name__ for f in self.functions):
-                raise ValueError(f"migration {fn.__name__!r} is already registered")
-            self.functions.append(fn)
-            return fn
-
-        return register
-
-    def __len__(self) -> int:
-        return len(self.functions)
-
-    def build(self) -> Migrations:
-        from sqlite_utils.migrations import Migrations
-
-        built = Migrations(self.name)
-        for fn in self.functions:
-            built()(fn)
-        return built
-
-    def apply(self, db: Database, **kw: Any) -> None:
-        self.build().apply(db, **kw)
 
 
 migrations = MigrationList("backscroll")
@@ -298,3 +268,4 @@ def m015_call_text(db: Database) -> None:
     # The calls' texts in time order, for ``files`` (``sessions.CALL_TEXT``); a long one (1 in 23) stays in its record.
     db.execute("CREATE INDEX IF NOT EXISTS records_call_text ON records(timestamp, id, CASE WHEN length(text) <= 1000 "
                "THEN text END) WHERE is_call = 1 AND is_echo = 0")
+
