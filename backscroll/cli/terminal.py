@@ -80,15 +80,15 @@ def console(color: bool, *, markup: bool = False):
 
         def print(self, *objects, **kw) -> None:
             objects = tuple(_clean_renderable(o) for o in objects)
-            if self.soft_wrap:  # into a pipe, a table's row is one line (`status | grep tool_output`)
-                from rich.table import Table
-
-                if any(isinstance(o, Table) for o in objects):
-                    was, self._width = self._width, PIPE_TABLE_WIDTH  # (print caps its width= at the console's)
-                    try:
-                        return super().print(*objects, **kw)
-                    finally:
-                        self._width = was
+            # Into a pipe, a table's row is one line (`status | grep tool_output`). (No table unless rich.table was
+            # imported: its import is not paid by every print into a pipe, an agent's.)
+            table = sys.modules.get("rich.table") if self.soft_wrap else None
+            if table is not None and any(isinstance(o, table.Table) for o in objects):
+                was, self._width = self._width, PIPE_TABLE_WIDTH  # (print caps its width= at the console's)
+                try:
+                    return super().print(*objects, **kw)
+                finally:
+                    self._width = was
             super().print(*objects, **kw)
 
     import shutil
