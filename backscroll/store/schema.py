@@ -269,3 +269,13 @@ def m015_call_text(db: Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS records_call_text ON records(timestamp, id, CASE WHEN length(text) <= 1000 "
                "THEN text END) WHERE is_call = 1 AND is_echo = 0")
 
+
+@migrations()
+def m016_list_and_status(db: Database) -> None:
+    # ``list`` and ``status`` read the counts through indexes of their own (``tally.INDEXES``), and ``list`` its page
+    # of sessions newest first (``sessions.NEWEST``) without sorting every session.
+    from backscroll.store import tally
+
+    tally.indexes(db.conn)
+    db.execute("CREATE INDEX IF NOT EXISTS sessions_newest ON sessions(coalesce(started_at, updated_at) DESC, "
+               "session_id)")

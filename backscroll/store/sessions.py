@@ -45,6 +45,10 @@ def _where(agent: str | None, project: str | None, since: str | None, until: str
     return where, params
 
 
+# ``list``'s order, newest first, as the index sessions_newest (schema m016) holds it: a page is read in it, not sorted
+# from every session, as long as the two stay alike.
+NEWEST = "coalesce(started_at, updated_at) DESC, session_id"
+
 MIN_LISTED = 2  # ``list`` leaves out sessions of fewer records (an aborted start, a lone title line) unless asked
 
 
@@ -182,8 +186,9 @@ class SessionQueries:
         """The sessions ``list`` shows (``_listed``), newest first, with their record, echo and subagent counts
         and first prompt."""
         sql, params = _listed(agent, project, since, until, words, everything)
-        order = "ORDER BY coalesce(started_at, updated_at) DESC, session_id"
-        # The page first, then what only its rows show: their counts and first prompt.
+        order = f"ORDER BY {NEWEST}"
+        # The page first, read newest first through sessions_newest until it is full, then what only its rows show:
+        # their counts and first prompt.
         return self.query(f"""
             WITH page AS MATERIALIZED (SELECT * FROM ({sql}) {order} LIMIT ? OFFSET ?)
             SELECT {', '.join('l.' + c for c in _COLUMNS)}, {_records('l.session_id')} AS records,

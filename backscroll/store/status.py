@@ -12,11 +12,18 @@ from dataclasses import dataclass
 from backscroll.types import EMBEDDED_TYPES_SQL
 
 # A record's kind in status: reasoning and summaries by name, tool rows as calls or outputs, else its role.
-# Counted from ``record_counts`` (``tally``), not from the records themselves.
+# Counted from ``record_counts`` (``tally``), not from the records themselves: first by the columns of its index
+# ``record_counts_kinds`` in their order (read in that order, a few hundred rows, where a sort of the whole table by
+# kind was most of status's counting at 20,000 sessions), then by kind.
 _KINDS = ("SELECT agent, CASE WHEN content_type IN ('reasoning', 'summary') THEN content_type "
           "WHEN content_type = 'tool' AND is_call = 1 THEN 'tool_call' "
           "WHEN content_type = 'tool' THEN 'tool_output' "
-          "ELSE role END, sum(records) FROM record_counts GROUP BY 1, 2")
+          "ELSE role END, sum(records) FROM (SELECT agent, content_type, is_call, role, sum(records) AS records "
+          "FROM record_counts GROUP BY agent, project, is_echo, content_type, is_call, role) GROUP BY 1, 2")
+# The records, the echoes among them and the prose to embed, in one pass.
+_TOTALS = ("SELECT coalesce(sum(records), 0), coalesce(sum(CASE WHEN is_echo = 1 THEN records END), 0), "
+           f"coalesce(sum(CASE WHEN content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0 THEN records END), 0) "
+           "FROM record_counts")
 
 # A session counts when it holds a record, as ``list`` shows them: a header with nothing after it (an agent
 # started and quit) is no session to a person. (``record_counts`` keeps no row of nothing.)
@@ -55,7 +62,6 @@ class StatusQueries:
     begin: Callable[[], None]
     commit: Callable[[], None]
     rollback: Callable[[], None]
-    prose_count: Callable[..., int]
 
     def _one(self, sql: str, params: tuple = ()):
         return self.conn.execute(sql, params).fetchone()[0]
@@ -64,12 +70,12 @@ class StatusQueries:
         c = self.conn
         pending = self._one("SELECT count(*) FROM records "  # (the partial index records_pending_prose)
                             f"WHERE unit_hash IS NULL AND content_type IN ({EMBEDDED_TYPES_SQL}) AND is_echo = 0")
+        records, echoes, prose = c.execute(_TOTALS).fetchone()
+        sessions_by_agent = dict(c.execute(f"SELECT agent, count(*) FROM sessions s WHERE {_HOLDS_RECORDS} "
+                                           "GROUP BY agent").fetchall())  # (an agent is never NULL)
         return StoreCounts(
-            sessions=self._one(f"SELECT count(*) FROM sessions s WHERE {_HOLDS_RECORDS}"),
-            records=self.record_count(),
-            echoes=self._one("SELECT coalesce(sum(records), 0) FROM record_counts WHERE is_echo = 1"),
-            sessions_by_agent=dict(c.execute(f"SELECT agent, count(*) FROM sessions s WHERE {_HOLDS_RECORDS} "
-                                             "GROUP BY agent").fetchall()),
+            sessions=sum(sessions_by_agent.values()), records=records, echoes=echoes,
+            sessions_by_agent=sessions_by_agent,
             records_by_agent=dict(c.execute("SELECT agent, sum(records) FROM record_counts GROUP BY agent").fetchall()),
             files_by_agent=dict(c.execute("SELECT agent, count(*) FROM source_files GROUP BY agent").fetchall()),
             kinds=c.execute(_KINDS).fetchall(),
@@ -78,7 +84,7 @@ class StatusQueries:
             projects=c.execute("SELECT agent, project, count(DISTINCT session_id), sum(records) FROM record_counts "
                                "GROUP BY agent, project ORDER BY sum(records) DESC").fetchall(),
             last_sync=self._one("SELECT max(indexed_at) FROM source_files"),
-            prose=self.prose_count(), prose_pending=pending,
+            prose=prose, prose_pending=pending,
             files=self._one("SELECT count(*) FROM source_files"),
             redactions=dict(c.execute("SELECT kind, count FROM redactions ORDER BY kind").fetchall()),
             skipped_lines=self._one("SELECT count(*) FROM skipped_lines"),

@@ -41,6 +41,19 @@ def _changed() -> str:
     return " OR ".join(f"{_of(c, 'old')} IS NOT {_of(c, 'new')}" for c in (*KEY, "id"))
 
 
+# What reads the counts without the table (schema m016): a session's counts (``list``: two look-ups per session), and
+# the counts in agent and project order with the sessions beside them (``status``: by kind and project, no sort of the
+# table). Each holds what its readers read, so that none reads the table's rows.
+INDEXES = ("record_counts_session ON record_counts (session_id, is_echo, records)",
+           "record_counts_kinds ON record_counts (agent, project, is_echo, content_type, is_call, role, records, "
+           "session_id)")
+
+
+def indexes(conn: sqlite3.Connection) -> None:
+    for index in INDEXES:
+        conn.execute(f"CREATE INDEX IF NOT EXISTS {index}")
+
+
 def create(conn: sqlite3.Connection) -> None:
     """The table, filled from the records as they are, and the triggers that keep it (a migration that rebuilds
     ``records`` drops them: it must call this again)."""
@@ -50,6 +63,7 @@ def create(conn: sqlite3.Connection) -> None:
     conn.execute(f"INSERT INTO record_counts SELECT {_values('')}, count(*), sum(id) "
                  f"FROM records GROUP BY {', '.join(str(i + 1) for i in range(len(KEY)))}")
     conn.execute(f"CREATE INDEX record_counts_key ON record_counts ({', '.join(KEY)})")
+    indexes(conn)
     for name, event, body in (("delete", "DELETE", _remove("old")),
                               ("update", f"UPDATE OF {', '.join(c for c in (*KEY, 'id', 'timestamp') if c != 'month')}",
                                f"{_remove('old')} {_add('new')}")):

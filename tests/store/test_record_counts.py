@@ -267,3 +267,61 @@ def test_a_recount_interrupted_keeps_the_counts_as_they_were(history, backscroll
         assert store.conn.execute(KEPT).fetchall() == before and store.tally_drift()[0] == 3
     finally:
         store.close()
+
+
+def _plan(store: Store, sql: str, params=()) -> str:
+    return " ".join(r[3] for r in store.conn.execute(f"EXPLAIN QUERY PLAN {sql}", params))
+
+
+def test_list_and_status_read_their_indexes_not_every_row(history, backscroll_home, monkeypatch):
+    """At 20,000 sessions ``list`` sorted every session for a page of 20, and status sorted ``record_counts`` by kind
+    (schema m016)."""
+    from backscroll.store import status
+
+    store = Store.open(backscroll_home.data / "backscroll.db")
+    try:
+        asked: list = []
+
+        def query(sql: str, params: tuple = ()) -> list:
+            asked.append((sql, params))
+            return []
+
+        monkeypatch.setattr(store, "query", query)
+        store.session_list(None, "shop", "2026-10-01", None, 20, 0)
+        page = _plan(store, *asked[0]).split(" SCAN l ")[0]  # (the page; then its 20 rows are counted and sorted)
+        assert "SCAN s USING INDEX sessions_newest" in page and "TEMP B-TREE" not in page, page
+        assert "INDEX record_counts_key" not in _plan(store, *asked[0]), "a session's counts from its own index"
+        kinds = _plan(store, status._KINDS)
+        assert "COVERING INDEX record_counts_kinds" in kinds and kinds.count("TEMP B-TREE") == 1, kinds  # (by kind)
+        assert "COVERING INDEX" in _plan(store, status._TOTALS)
+    finally:
+        store.close()
+
+
+def test_a_store_from_before_the_list_indexes_gains_them_and_answers_the_same(history, backscroll_home):
+    import backscroll
+
+    db, cfg = backscroll_home.data / "backscroll.db", backscroll_home.config()
+    listed, counted = backscroll.sessions(config=cfg, all=True), backscroll.count_sessions(config=cfg)
+    before = backscroll.status(config=cfg).to_dict()
+    conn = sqlite3.connect(db)  # (as backscroll's schema 15 left it)
+    for name in ("record_counts_session", "record_counts_kinds", "sessions_newest"):
+        conn.execute(f"DROP INDEX {name}")
+    conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm016_list_and_status'")
+    conn.execute("PRAGMA user_version = 15")
+    conn.commit()
+    assert backscroll.sessions(config=cfg, all=True) == listed and backscroll.count_sessions(config=cfg) == counted
+    assert {**backscroll.status(config=cfg).to_dict(), "sizes": None} == {**before, "sizes": None}
+    assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name IN ('record_counts_session', "
+                        "'record_counts_kinds', 'sessions_newest')").fetchone() == (3,)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.schema_version()
+    conn.close()
+    store = Store.open(db)
+    try:
+        store.recount()  # (``rebuild`` makes the table anew: its indexes with it)
+        indexes = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND "
+                                                    "tbl_name = 'record_counts'")}
+        assert indexes == {"record_counts_key", "record_counts_session", "record_counts_kinds"}
+        check(store)
+    finally:
+        store.close()
