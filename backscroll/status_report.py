@@ -77,14 +77,17 @@ def _common_folders(paths: list[str]) -> dict[str, int]:
     with ``--source`` from places far apart, which ``index --source`` would crawl whole), one folder for each group
     of paths that share their first two folders."""
     files = [_file(p) for p in paths if p and p.startswith("/")]
-    groups: dict[tuple[str, ...], list[str]] = {(): files} if files else {}
-    if files and len(Path(os.path.commonpath(files)).parts) <= _SHALLOW:
-        groups = {}
+    if not files:
+        return {}
+    common = os.path.commonpath(files)  # (once: it splits every path, 15,000 of them at 20,000 sessions)
+    groups = [(common, files)]
+    if len(Path(common).parts) <= _SHALLOW:
+        apart: dict[tuple[str, ...], list[str]] = {}
         for path in files:
-            groups.setdefault(tuple(path.split("/")[1:1 + _SHALLOW]), []).append(path)
+            apart.setdefault(tuple(path.split("/")[1:1 + _SHALLOW]), []).append(path)
+        groups = [(os.path.commonpath(group), group) for group in apart.values()]
     out: dict[str, int] = {}
-    for group in groups.values():
-        common = os.path.commonpath(group)
+    for common, group in groups:
         folder = shorten(os.path.dirname(common) if common in group else common)
         out[folder] = out.get(folder, 0) + len(group)
     return dict(sorted(out.items()))
@@ -117,9 +120,16 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None, sta
     from backscroll.ingest.rows import on_disk
     from backscroll.ingest.units import TYPE_NAME_MAX
 
+    read: dict[str, list[str]] = {}  # (each agent's session files, read once)
+
+    def source_paths(agent: str) -> list[str]:
+        if agent not in read:
+            read[agent] = store.source_paths(agent)
+        return read[agent]
+
     for agent, n in counts.files_by_agent.items():
         report.agent(agent).files = n
-        report.agent(agent).read_from = _common_folder(store.source_paths(agent))
+        report.agent(agent).read_from = _common_folder(source_paths(agent))
     for agent, kind, n in counts.kinds:
         report.agent(agent).kinds[kind] = n
     for agent, etype, n, path, line in counts.unknown:
@@ -146,7 +156,7 @@ def agent_health(cfg: Config, store, counts, report: StatusReport, now=None, sta
     claude = report.agents.get("claude")
     if claude_root is not None and claude and claude.sessions:
         days = claude_keeps_days(claude_root)
-        paths = store.source_paths("claude")
+        paths = source_paths("claude")
         claude.gone_from_disk = sum(1 for p in paths if p and not on_disk(p))
         claude.agent_keeps_days = days
         last = store.last_read("claude")
