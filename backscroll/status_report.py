@@ -255,6 +255,11 @@ def _from_store(cfg: Config, report: StatusReport, skipped: int = 5) -> None:
         report.warnings = agent_health(cfg, store, counts, report, started=started)
         if (why := embed.unusable()) is not None:
             report.warnings.append(f"meaning is not searched: {why}")
+        if report.lexical.counts_drifted:
+            from backscroll.status_check import DRIFT_IS_A_BUG, RECOUNT
+
+            report.warnings.append(f"the record counts (record_counts) are out of step with the records, so status, "
+                                   f"stats and list count wrong: {RECOUNT} ({DRIFT_IS_A_BUG})")
         # Unreadable files and directories (kept until they are read or gone) and rewritten-file notices.
         report.source_issues = [SourceIssue(shorten(p), k, shorten(r), at) for p, k, r, at in counts.source_issues]
         report.unfinished_lines = [UnfinishedLine(shorten(p), line, waiting, at)

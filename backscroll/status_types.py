@@ -79,6 +79,7 @@ class LexicalStatus:
     expected: int = 0
     pending: int = 0
     in_step: bool = False
+    counts_drifted: bool = False  # in step with the records, not with ``record_counts``, which drifted
 
 
 @dataclass

@@ -110,6 +110,20 @@ def test_record_counts_that_drifted_are_found_and_rebuild_counts_them_again(stor
     assert code == 0 and parts(doc)["record_counts"]["state"] == "ok"
 
 
+def test_plain_status_names_counts_that_drifted_not_the_lexical_index(stored):
+    """Plain status compares the lexical index with record_counts: counts that drifted read as an index out of step,
+    and the fix it named (`backscroll index`) mends nothing."""
+    drift_the_counts(stored)
+    doc = json.loads(run_cli(stored, "status", "--json").stdout)
+    assert doc["lexical"]["in_step"] and doc["lexical"]["counts_drifted"], doc["lexical"]
+    assert any("rebuild --counts" in w for w in doc["warnings"]), doc["warnings"]
+    human = run_cli(stored, "status").stdout
+    assert "out of step with the store" not in human and "rebuild --counts" in human, human
+    assert run_cli(stored, "rebuild", "--counts").returncode == 0
+    doc = json.loads(run_cli(stored, "status", "--json").stdout)
+    assert doc["lexical"]["in_step"] and not doc["lexical"]["counts_drifted"] and not doc["warnings"], doc
+
+
 def test_rebuild_counts_mends_the_counts_alone_and_the_check_then_passes(stored):
     """The light mend ``status --check`` names for counts that drifted: seconds, where ``rebuild`` makes the lexical
     index again too (minutes at 20k sessions)."""
