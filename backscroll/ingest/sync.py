@@ -128,7 +128,8 @@ def _sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None, 
                 continue
             report.files_changed += 1
             if pending >= COMMIT_EVERY_RECORDS:
-                store.commit()
+                store.apply_leaf_titles()  # (saved with the group: a stop before the run's end, when a run that reads
+                store.commit()  # nothing new would never look, leaves no title waiting for a leaf it stored)
                 store.begin()
                 pending, saved = 0, report.records_added
             progress.advance(str(path), report.records_added - before)

@@ -3,6 +3,7 @@ recent files and a few others in turn; ``index`` looks everywhere. Nothing new i
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -216,3 +217,29 @@ def test_an_interrupted_index_says_how_many_new_records_it_saved(session_builder
     assert stored == (4 if group == 2 else 0), stored  # (committed after the 2nd and 4th file)
     assert said == [f"reading interrupted: {stored} new records were saved (they are saved {group:,} at a time); "
                     "the next run reads the rest"]
+
+
+def test_a_title_waiting_for_its_leaf_is_given_after_a_run_stopped_once_every_file_was_saved(
+        session_builder, backscroll_home, backscroll_index, monkeypatch):
+    """A summary titles the session that holds its leaf (often another file's record) at the end of the sync that
+    stored both; a sync that read nothing looks no leaf up. A run stopped after its last group of files was saved,
+    before that end, left the title waiting until some file changed: the next `index` read nothing, so never looked
+    (a clean run titles the session)."""
+    from backscroll.ingest import sync as sync_module
+
+    leaf = session_builder.claude(project="ledger")
+    leaf.user("/plan the ledger work")  # a slash command: the session's title until a better one comes
+    leaf.assistant("the ledger reconciliation plan")
+    other = session_builder.claude(project="notes")
+    other.user("a note on something else")
+    other.raw(json.dumps({"type": "summary", "summary": "Ledger reconciliation", "leafUuid": leaf.lastuuid_for}))
+    monkeypatch.setattr(sync_module, "COMMIT_EVERY_RECORDS", 1)  # each file saved as soon as it is read
+    store = Store.open(backscroll_home.data / "backscroll.db")
+    try:
+        with pytest.raises(KeyboardInterrupt):  # Ctrl-C once both files were saved, before the sync's end
+            sync(store, backscroll_home.config().roots, _CtrlCAfter(2))
+    finally:
+        store.close()
+    backscroll_index(embed=False)
+    titles = {r["session_id"]: r["title"] for r in rows(backscroll_home, "SELECT * FROM sessions")}
+    assert titles[leaf.session_id] == "Ledger reconciliation", titles
