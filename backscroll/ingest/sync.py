@@ -128,8 +128,8 @@ def _sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None, 
                 continue
             report.files_changed += 1
             if pending >= COMMIT_EVERY_RECORDS:
-                store.apply_leaf_titles()  # (saved with the group: a stop before the run's end, when a run that reads
-                store.commit()  # nothing new would never look, leaves no title waiting for a leaf it stored)
+                _with_the_group(store, redactor, report)
+                store.commit()
                 store.begin()
                 pending, saved = 0, report.records_added
             progress.advance(str(path), report.records_added - before)
@@ -139,8 +139,7 @@ def _sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None, 
         store.set_meta("last_index_run", _now())  # `status`: when the sources were last looked at
         if full:
             store.set_meta("last_full_index_run", _now())
-        if redactor is None and (report.records_added or report.records_replaced):
-            store.set_meta(REDACTION_KEY, REDACTION_OFF)  # redacted once redaction is on again
+        _with_the_group(store, redactor, report, leaf_titles=False)
         if found.changed:  # (a summary whose leaf is not stored waits for new records; a search's sync that read
             # nothing looked up every waiting leaf: thousands in a large history)
             store.apply_leaf_titles()
@@ -161,6 +160,15 @@ def _sync(store: Store, roots: Iterable[SourceRoot], progress: Progress | None, 
         progress.finish()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _with_the_group(store: Store, redactor: Redact | None, report: IndexReport, leaf_titles: bool = True) -> None:
+    """What the run's end says of the records stored so far, saved with each group of files too: a run stopped after a
+    group was saved must leave nothing undone that the next run, which may read nothing new, would not do."""
+    if redactor is None and (report.records_added or report.records_replaced):
+        store.set_meta(REDACTION_KEY, REDACTION_OFF)  # redacted once redaction is on again
+    if leaf_titles:
+        store.apply_leaf_titles()  # (the titles waiting for a leaf this group stored)
 
 
 def reclassify(store: Store) -> int:

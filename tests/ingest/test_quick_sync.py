@@ -243,3 +243,27 @@ def test_a_title_waiting_for_its_leaf_is_given_after_a_run_stopped_once_every_fi
     backscroll_index(embed=False)
     titles = {r["session_id"]: r["title"] for r in rows(backscroll_home, "SELECT * FROM sessions")}
     assert titles[leaf.session_id] == "Ledger reconciliation", titles
+
+
+def test_records_stored_with_redaction_off_by_a_run_stopped_once_every_file_was_saved_are_redacted_later(
+        session_builder, backscroll_home, backscroll_index, monkeypatch):
+    """The store says it holds records stored with redaction off (so that the first command with it on redacts
+    them) at the end of the sync that stored them. A run stopped after its last group of files was saved, before
+    that end, left the store saying it was redacted under today's rules: the secrets were never redacted."""
+    from backscroll.ingest import sync as sync_module
+
+    session_builder.claude(project="ledger").user("the ledger reconciliation")
+    backscroll_index(embed=False)  # redaction on: the store is redacted under today's rules
+    key = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    for n in range(2):
+        session_builder.claude(project="deploy").user(f"deploy {n} with the token {key}")
+    monkeypatch.setattr(sync_module, "COMMIT_EVERY_RECORDS", 1)  # each file saved as soon as it is read
+    store = Store.open(backscroll_home.data / "backscroll.db")
+    try:
+        with pytest.raises(KeyboardInterrupt):  # redaction off (redactor None); Ctrl-C once both files were saved
+            sync(store, backscroll_home.config().roots, _CtrlCAfter(2), redactor=None)
+    finally:
+        store.close()
+    assert sum(key in t for t in _texts(backscroll_home)) == 2
+    backscroll_index(embed=False)  # redaction on again
+    assert not [t for t in _texts(backscroll_home) if key in t]
