@@ -199,12 +199,13 @@ def _bring_in_step(cfg: Config, store: Store, lex: LexicalIndex, do_sync: bool, 
         if report.newly_unreadable:  # (said once, not on every search while it stays so: `status` lists them)
             notes.append(f"{counted(report.newly_unreadable, 'session file')} could not be read; see "
                          "`backscroll status`")
-        if cfg.embed.value and cfg.background.value:  # meaning for what a search does not embed itself
-            from backscroll import background
-
-            background.start(cfg, store, store.pending_prose(at_most=background.SEARCH_EMBEDS + 1))
     check()  # (a cancelled call: what the sync read is committed; the next one brings the index in step)
     lex.sync(store, notes.append, lexical_progress)
+    if do_sync and cfg.embed.value and cfg.background.value:  # meaning for what a search does not embed itself,
+        from backscroll import background  # once the word index is in step: the worker waits only seconds for the
+        # lock, and gave way to the search that started it when a long catch-up kept it building that index
+
+        background.start(cfg, store, store.pending_prose(at_most=background.SEARCH_EMBEDS + 1))
 
 
 def unwritable_note(cfg: Config, full: bool) -> str:

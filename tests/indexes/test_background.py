@@ -264,3 +264,28 @@ def test_saving_within_a_step_gives_each_record_the_unit_one_save_would(session_
         store.close()
     got = {r["id"]: r["unit_hash"] for r in rows(backscroll_home, "SELECT id, unit_hash FROM records")}
     assert all(got[rid] == h for rid, h, _u in units)
+
+
+def test_a_search_long_at_the_word_index_starts_its_worker_once_it_lets_the_lock_go(backlog, backscroll_search,
+                                                                                    monkeypatch):
+    """A search started its worker before it brought the word index in step. After a long catch-up (a first search,
+    or one after an `index` cut short: 66,000 records took 20 s) the search kept the writer lock past the worker's
+    wait, the worker gave way to the very search that started it, and nothing was embedded until a search a minute
+    later (found by the chaos run: a killed `index`, then a search)."""
+    from backscroll.indexes.lexical import LexicalIndex
+
+    monkeypatch.setenv("BACKSCROLL_BACKGROUND", "1")
+    in_step = LexicalIndex.sync
+
+    def long_sync(self, *args, **kw):
+        time.sleep(background.TURN_WAIT_S + 1)  # the word index of a long catch-up
+        return in_step(self, *args, **kw)
+
+    monkeypatch.setattr(LexicalIndex, "sync", long_sync)
+    backscroll_search("lighthouse keeper", mode="lexical")
+    deadline = time.monotonic() + 60
+    while (_pending(backlog) or background.running(backlog.config())) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _pending(backlog) == 0
+    report = json.loads((backlog.config().home.value / background.REPORT_NAME).read_text())
+    assert report["finished"] and not report.get("gave_way"), report
