@@ -26,13 +26,13 @@ def into_context(env: Mapping[str, str], stdout: IO, fmt: str | None) -> bool:
     return fmt != "markdown" and run_by_agent(env) and not _a_file(stdout)
 
 
-def fitted(view: SessionView, budget: int = MAX_ANSWER_CHARS) -> SessionView:
-    """``view`` within ``budget`` characters as JSON prints it (the human form prints less of each record): a
-    session page's first records, or a record with the context nearest it (the record asked for stays, whatever its
-    length). Pure."""
+def fitted(view: SessionView, budget: int = MAX_ANSWER_CHARS, *, pretty: bool = False) -> SessionView:
+    """``view`` within ``budget`` characters as JSON prints it (``pretty``: indented; the human form prints less of
+    each record): a session page's first records, or a record with the context nearest it (the record asked for
+    stays, whatever its length). Pure."""
     hits = list(view.records)
-    cost = [_size(h.to_dict()) + 1 for h in hits]  # (and the comma after it)
-    budget -= _size(replace(view, records=()).to_dict())  # (the session itself: its cwd, its title)
+    cost = [_size(h.to_dict(), pretty, 2) + 2 for h in hits]  # (and the comma and line break after it)
+    budget -= _size(replace(view, records=()).to_dict(), pretty)  # (the session itself: its cwd, its title)
     at = next((i for i, h in enumerate(hits) if h.record_id == view.focus), None) if view.focus else None
     if at is None:
         kept: list[Hit] = []
@@ -52,14 +52,15 @@ def fitted(view: SessionView, budget: int = MAX_ANSWER_CHARS) -> SessionView:
     return replace(view, records=tuple(hits[first:last + 1]))
 
 
-def page_note(view: SessionView, shown: int) -> str | None:
+def page_note(view: SessionView, shown: int, cut_at: int = MAX_TEXT_CHARS) -> str | None:
     """What the model reading a bounded page is told: where it ends and how to read on (``shown``: the records
-    the page was asked to hold, before the budget); None when nothing was left out."""
+    the page was asked to hold, before the budget; ``cut_at``: the characters a text was cut at, 0 for none);
+    None when nothing was left out."""
     if not view.records:
         return None
     first, last = view.records[0].rank, view.records[-1].rank
-    whole = (f"texts are cut at {MAX_TEXT_CHARS:,} characters (--max-chars 0: whole); a file (> session.txt) or "
-             "--format markdown gets everything")
+    whole = (f"texts are cut at {cut_at:,} characters (--max-chars 0: whole); a file (> session.txt) or "
+             "--format markdown gets everything") if cut_at else "a file (> session.txt) gets everything"
     cut = (f"note: an agent's shell runs this, so {whole}" if any(h.text_truncated for h in view.records)
            else None)
     if view.focus:
@@ -74,8 +75,12 @@ def page_note(view: SessionView, shown: int) -> str | None:
             f"on; {whole}")
 
 
-def _size(value: dict) -> int:  # (orjson, as --json prints it: compact)
-    return len(orjson.dumps(value))
+def _size(value: dict, pretty: bool = False, depth: int = 0) -> int:
+    """``value``'s length as --json prints it, compact or indented (``depth``: levels it sits in the document)."""
+    if not pretty:
+        return len(orjson.dumps(value))
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    return len(text) + 2 * depth * (text.count(b"\n") + 1)
 
 
 def _a_file(stream: IO) -> bool:

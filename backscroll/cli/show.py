@@ -61,8 +61,9 @@ def show(
                            sync=not no_sync and archive is None, archive=archive, member=member, notify=common.err)
         if bounded:
             shown = len(view.records)
-            view = agent_page.fitted(view)
-            if note := agent_page.page_note(view, shown):
+            view = agent_page.fitted(view, pretty=common.STATE.pretty or common.is_terminal(sys.stdout))
+            if note := agent_page.page_note(view, shown, cut_at=agent_page.MAX_TEXT_CHARS if max_chars is None
+                                            else max_chars):
                 common.err(note)
         if context is not None and not view.focus:
             from backscroll.errors import UsageError

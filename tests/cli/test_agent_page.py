@@ -111,3 +111,13 @@ def test_what_an_agents_page_prints_fits_the_budget_not_only_its_texts(session_b
     around = run_cli(backscroll_home, "show", rid, "-C", "1000", "--json", "--no-sync", env=agent)
     assert len(around.stdout) <= 80_000 and rid in around.stdout, len(around.stdout)
     assert len(run_cli(backscroll_home, "show", s.session_id, "--json", "--limit", "1200", "--no-sync").stdout) > 1e6
+    pretty = run_cli(backscroll_home, "show", s.session_id, "--json", "--pretty", "--limit", "1200", "--no-sync",
+                     env=agent)
+    assert len(pretty.stdout) <= 80_000 and json.loads(pretty.stdout)["records"], len(pretty.stdout)
+
+
+def test_the_note_names_the_length_texts_were_cut_at(session_builder, backscroll_index, backscroll_home):
+    sid = _long_session(session_builder, backscroll_index, turns=3, words="lorem ipsum " * 100)
+    agent = cli_env(backscroll_home, CLAUDECODE="1")
+    r = run_cli(backscroll_home, "show", sid, "--max-chars", "500", "--no-sync", env=agent)
+    assert "texts are cut at 500 characters" in r.stderr and "20,000" not in r.stderr, r.stderr
