@@ -76,7 +76,7 @@ def printable(text: str) -> str:
     return visible(text).translate(_ONE_LINE)
 
 
-_ONE_LINE = str.maketrans("\t\n\r\f\v", "     ")
+_ONE_LINE = str.maketrans("\t\n\r\f\v\x85\u2028\u2029", "        ")  # (and the breaks splitlines() knows)
 
 
 def for_agent(text: str, *, quotes: bool = False) -> str:

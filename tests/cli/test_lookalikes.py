@@ -137,3 +137,11 @@ def test_a_json_document_is_escaped_as_by_both_patterns_over_all_of_it(texts):
     whole = whole if whole.isascii() else HIDDEN.sub(_json_escape, whole.decode()).encode()
     assert escaped_controls(data) == whole
     assert json.loads(escaped_controls(data)) == {"texts": texts}
+
+
+def test_a_one_line_text_has_no_line_break_any_reader_knows():
+    """A hook's reason is one line: U+2028 and U+2029 passed, and Python's splitlines() saw two."""
+    from backscroll.sanitize import printable
+
+    for brk in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029":
+        assert len(printable(f"a{brk}b").splitlines()) == 1, repr(brk)
