@@ -246,7 +246,6 @@ class LexicalIndex(LexicalSearch):
     def _sync(self, store: Store, notify: Callable[[str], None], progress: SyncProgress | None) -> int:
         created = self.unpublished
         known_gen = store.get_meta("lexical_generation")
-        watermark = store.meta_count("lexical_watermark")
         if known_gen is not None and known_gen != self.generation and not created:
             self.open_for_read()  # another index object or process published a newer generation: read that one
         if known_gen != self.generation:
@@ -255,7 +254,7 @@ class LexicalIndex(LexicalSearch):
                     notify("the lexical index is out of step with the store; rebuilding it")
                 self.create()
                 created = True
-            watermark = 0
+        watermark = 0 if known_gen != self.generation else store.meta_count("lexical_watermark")  # (a new one: none)
         top = store.max_record_id()
         tombs = store.tombstones()
         if top <= watermark and not tombs and known_gen == self.generation and not created:

@@ -43,8 +43,10 @@ class MetaKeys:
         if not 0 <= count < 1 << 63:
             from backscroll.errors import CorruptStoreError
 
+            mend = ("`backscroll rebuild` makes the lexical index again, and this count with it"
+                    if key == "lexical_watermark" else "restore the data dir from a backup")
             raise CorruptStoreError(f"the store's {key} ({value!r:.40}) is no count: the store was damaged",
-                                    hint="`backscroll status --check` checks the rest of it; please report this")
+                                    hint=f"{mend}; a damaged store is a bug or a bad disk: please report it")
         return count
 
     def set_meta(self, key: str, value: str | None) -> None:
