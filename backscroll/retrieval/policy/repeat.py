@@ -183,8 +183,8 @@ def find_earlier(store: Store, key: Key, *, now: datetime | None = None, session
                  argv: list[str] | None = None, mcp: bool = False) -> RepeatedSearch | None:
     """The earlier identical search in the calling session's current turn, if any.
 
-    The calling session is ``session_id`` when given, else the one whose in-flight call is ``argv``
-    (this process's arguments, without the program name), else with ``mcp`` the one whose in-flight
+    The calling session is ``session_id`` when its log holds this call in flight, else the one whose in-flight call
+    is ``argv`` (this process's arguments, without the program name), else with ``mcp`` the one whose in-flight
     MCP call asks ``key``; with none of them there is none.
     """
     current = _current_call(store, key, now or datetime.now(UTC), session_id, argv, mcp)
