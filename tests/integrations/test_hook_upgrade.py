@@ -76,6 +76,26 @@ def test_a_hook_hands_an_older_stores_upgrade_to_a_process_of_its_own(session_bu
     assert "advisory lock" in _hook(backscroll_home, session="another-session")[0]  # (a record goes in once a session)
 
 
+def test_the_upgrade_apart_imports_nothing_from_the_data_dir(session_builder, backscroll_index, backscroll_home):
+    """The detached upgrade runs in the data dir; ``python -m`` imports from its working directory first, so a
+    ``backscroll`` package there was run in place of ours."""
+    _history(session_builder, backscroll_index)
+    db = backscroll_home.config().db_path
+    impostor = db.parent / "backscroll"
+    impostor.mkdir()
+    marker = db.parent / "impostor-ran"
+    (impostor / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    (impostor / "store").mkdir()
+    (impostor / "store" / "__init__.py").write_text("")
+    (impostor / "store" / "__main__.py").write_text("")
+    _set_version(db, schema_version() - 1)
+    _hook(backscroll_home)
+    deadline = time.monotonic() + 60
+    while _version(db) != schema_version() and time.monotonic() < deadline and not marker.exists():
+        time.sleep(0.1)
+    assert not marker.exists() and _version(db) == schema_version()
+
+
 def test_a_store_that_cannot_be_read_is_not_behind(tmp_path):
     (tmp_path / "backscroll.db").write_bytes(b"not a database at all" * 100)
     assert not behind(tmp_path / "backscroll.db") and not behind(tmp_path / "missing.db")
