@@ -13,8 +13,10 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 # Everything ruff and mypy look at (mypy's settings are in pyproject.toml).
 CODE := backscroll tests bench scripts
-# pytest-xdist: one worker per core (2 on CI runners). PYTEST_WORKERS=0 runs the suite serially.
+# pytest-xdist: one worker per core (2 on CI runners), an idle one taking tests still queued for the other
+# (worksteal: the long tests no longer leave one core idle at the end). PYTEST_WORKERS=0 runs the suite serially.
 PYTEST_WORKERS ?= auto
+XDIST := -n $(PYTEST_WORKERS) $(if $(filter 0,$(PYTEST_WORKERS)),,--dist worksteal)
 
 .PHONY: demo test check lint types bench clean
 
@@ -48,12 +50,12 @@ demo: $(STAMP)
 test: lint types
 	$(BIN)/backscroll eval fixtures/eval/check.toml --min-recall 0.8 --gate
 	$(BIN)/backscroll eval fixtures/agent/gate.toml --gate
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS)
+	$(BIN)/python -m pytest $(XDIST)
 
 # The inner loop: lint, types and everything but the tests marked slow (the SIGKILL loop, the real
 # model, the downstream pytest run, the benchmark), spread over the cores.
 check: lint types
-	$(BIN)/python -m pytest -q -m "not slow" -n $(PYTEST_WORKERS)
+	$(BIN)/python -m pytest -q -m "not slow" $(XDIST)
 
 lint: $(STAMP)
 	$(BIN)/ruff check $(CODE)
