@@ -87,25 +87,28 @@ def insert(conn: sqlite3.Connection, sql: str, rows: list[tuple]) -> int:
     return added
 
 
+def _differing(counted: str, against: str) -> str:
+    """The keys whose records or id sum differ between ``counted`` (a select of the key, ``n`` and ``s``) and the
+    table ``against``, or that one side lacks: each with the records it misses there and their id sum."""
+    keys = ", ".join(KEY)
+    return (f"SELECT {keys}, sum(n), sum(s) FROM ({counted} UNION ALL SELECT {keys}, -records, -id_sum "
+            f"FROM {against}) GROUP BY {keys} HAVING sum(n) != 0 OR sum(s) != 0")
+
+
 def drift(conn: sqlite3.Connection) -> list[tuple]:
     """The rows of ``record_counts`` that differ from a count of the records themselves (a pass over every record,
     ``status --check``): each key with the records it misses (negative: counted but not there) and their id sum."""
-    keys = ", ".join(KEY)
     counted = (f"SELECT {_values('')}, count(*) AS n, sum(id) AS s FROM records NOT INDEXED "  # (in file order)
                f"GROUP BY {', '.join(str(i + 1) for i in range(len(KEY)))}")
-    return conn.execute(f"SELECT {keys}, sum(n), sum(s) FROM ({counted} UNION ALL SELECT {keys}, -records, -id_sum "
-                        f"FROM record_counts) GROUP BY {keys} HAVING sum(n) != 0 OR sum(s) != 0").fetchall()
+    return conn.execute(_differing(counted, "record_counts")).fetchall()
 
 
 def recount(conn: sqlite3.Connection) -> int:
     """``record_counts`` made again from the records (``create``, in the caller's transaction); how many of its rows
-    changed (as ``drift`` counts them: a key whose records or id sum differ, or that one side lacks)."""
-    keys = ", ".join(KEY)
+    changed (as ``drift`` counts them)."""
     conn.execute("CREATE TEMP TABLE record_counts_before AS SELECT * FROM record_counts")
     create(conn)
-    both = (f"SELECT {keys}, records, id_sum FROM record_counts "
-            f"UNION ALL SELECT {keys}, -records, -id_sum FROM temp.record_counts_before")
-    changed = conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM ({both}) GROUP BY {keys} "
-                           "HAVING sum(records) != 0 OR sum(id_sum) != 0)").fetchone()[0]
+    made = f"SELECT {', '.join(KEY)}, records AS n, id_sum AS s FROM record_counts"
+    changed = conn.execute(f"SELECT count(*) FROM ({_differing(made, 'temp.record_counts_before')})").fetchone()[0]
     conn.execute("DROP TABLE temp.record_counts_before")
     return changed
