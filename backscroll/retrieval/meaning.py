@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from backscroll.background import SEARCH_EMBEDS
 from backscroll.config import Config
-from backscroll.errors import SemanticUnavailableError
+from backscroll.errors import CorruptStoreError, SemanticUnavailableError
 from backscroll.store.db import Store
 from backscroll.store.evidence import allowed_query
 from backscroll.store.lock import writer_lock
@@ -91,7 +91,14 @@ def nearest(store: Store, cfg: Config, plan, scope: Filters, mode: str, depth: i
     if "similarities" not in memo:
         if memo.get("unready"):
             return None
-        ready = _ready(store, cfg, plan, mode, fresh, notes, memo)
+        try:
+            ready = _ready(store, cfg, plan, mode, fresh, notes, memo)
+        except CorruptStoreError as exc:  # (damage the vectors' side alone may hold: words still answer)
+            if mode != "hybrid":
+                raise
+            notes.append(f"semantic ranking unavailable ({exc.message}); used lexical search "
+                         "(`backscroll status --check` names the damage)")
+            ready = False
         if not ready:
             memo["unready"] = True
             return None

@@ -250,8 +250,13 @@ def test_a_store_counter_that_is_no_count_is_named_not_an_internal_error(stored,
     conn.close()
     code, doc, _err = checked(stored)
     assert code == 7 and any(f"the store's {key} ('x1') is no count" in p["found"] for p in doc["check"]["parts"])
-    r = run_cli(stored, "search", "module 7", "--no-sync")
+    r = run_cli(stored, "search", "module 7", "--no-sync", *(["--mode", "semantic"] if key == "vector_seq" else []))
     assert r.returncode != 0 and f"the store's {key} ('x1') is no count" in r.stderr and "internal" not in r.stderr
+    if key == "vector_seq":  # a search that may rank by words does, and says why
+        for sync in (["--no-sync"], []):
+            r = run_cli(stored, "search", "module 7", "--json", *sync)
+            assert r.returncode == 0 and json.loads(r.stdout)["results"], r.stderr
+            assert "semantic ranking unavailable (the store's vector_seq ('x1') is no count" in r.stderr
     if key == "lexical_watermark":  # (as its hint says: a new index, and the count with it)
         assert "`backscroll rebuild`" in r.stderr
         assert run_cli(stored, "rebuild").returncode == 0 and checked(stored)[0] == 0
