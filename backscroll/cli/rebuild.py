@@ -46,7 +46,7 @@ def rebuild(counts: Annotated[bool, typer.Option("--counts", help=COUNTS_HELP)] 
     kept = ("the record counts are as they were; run `backscroll rebuild --counts` again" if counts else
             "searches still use the index as it was; run `backscroll rebuild` again to finish (what this one began "
             "is cleared)")
-    common.run(body, as_json=as_json, interrupted=f"interrupted: {kept}")
+    common.run(body, as_json=as_json, stoppable=True, interrupted=f"interrupted: {kept}")
 
 
 def register(app: typer.Typer) -> None:
