@@ -175,10 +175,10 @@ class Backscroll(Reads):
 
         with access.writing(self.config, None, must_exist=True, notify=notify) as store:
             access.refuse_if_damaged(store)
-            changed = store.recount()
+            if (changed := store.recount()) and not counts:  # (the lexical index is built beside the one in use)
+                notify(f"the record counts had drifted: {changed:,} row{'s' if changed != 1 else ''} mended")
             if counts:
                 return changed
-            # Built beside the index in use and swapped in when complete: searches meanwhile use the old one.
             return LexicalIndex(self.config.index_dir).rebuild(store, notify, lexical_progress)
 
     @guarded

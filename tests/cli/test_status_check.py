@@ -144,6 +144,11 @@ def test_rebuild_counts_mends_the_counts_alone_and_the_check_then_passes(stored)
     drift_the_counts(stored)
     assert backscroll.rebuild(config=stored.config(), counts=True) == 1  # (the library's)
     assert checked(stored)[0] == 0
+    drift_the_counts(stored)
+    whole = run_cli(stored, "rebuild")  # (the full rebuild mends them too, and says so)
+    assert whole.returncode == 0 and "the record counts had drifted: 1 row mended" in whole.stderr, whole.stderr
+    assert "drifted" not in run_cli(stored, "rebuild").stderr, "and says nothing when they had not"
+    assert checked(stored)[0] == 0
 
 
 def test_rebuild_counts_refuses_a_damaged_store_and_writes_nothing(stored):
