@@ -26,6 +26,7 @@ class Cancelled(BaseException):
 
 
 _call = threading.local()  # .event: the cancel of the call this thread runs (``cancellable``), or None
+_guarded = threading.local()  # .conns: the connections this thread's ``interruptible`` guards (by id)
 
 
 @contextlib.contextmanager
@@ -86,7 +87,12 @@ def interruptible(conn: sqlite3.Connection) -> Iterator[None]:
     """Ctrl-C, or the cancel of the call this thread runs, ends the statement ``conn`` runs in the body at once;
     Ctrl-C is raised as ``KeyboardInterrupt`` when the body ends, the cancel as ``Cancelled``, neither as SQLite's
     "interrupted". (SQLite calls a progress handler every so many steps: Python's signal handler runs there, and
-    the statement is told to stop.)"""
+    the statement is told to stop.) Inside another for the same connection, the outer one's guard stays."""
+    guarded = _guarded.__dict__.setdefault("conns", set())
+    if id(conn) in guarded:  # (an inner one ending would take the outer one's handler away)
+        yield
+        return
+    guarded.add(id(conn))
     with ctrl_c_held() as pressed:
         conn.set_progress_handler(lambda: 1 if pressed or cancelled() else 0, 100_000)
         try:
@@ -99,3 +105,4 @@ def interruptible(conn: sqlite3.Connection) -> Iterator[None]:
                 raise
         finally:
             conn.set_progress_handler(None, 0)
+            guarded.discard(id(conn))

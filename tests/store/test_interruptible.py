@@ -123,3 +123,20 @@ def test_a_cancelled_call_ends_its_long_statement_at_once_felt_as_the_cancel():
     with stoppable(conn):  # (nor here: not a call that can be cancelled)
         conn.execute(LONG.replace("3000000", "5000").replace("CASE WHEN x = 1000 THEN ctrl_c() ELSE x END", "x"))
     assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 5000
+
+
+def test_a_guard_inside_another_leaves_the_outer_one_guarded():
+    """A sync inside a search (each guards its statements): the inner guard, ending, took the progress handler away,
+    and a long statement after it, still inside the outer guard, ran to its end whatever was pressed."""
+    conn = _conn()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with interruptible(conn):
+                with interruptible(conn):
+                    conn.execute("SELECT 1")
+                conn.execute(LONG)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 0, "ended there, not at its end"
+
