@@ -83,6 +83,27 @@ def ctrl_c_held() -> Iterator[list[int]]:
 
 
 @contextlib.contextmanager
+def stops_held() -> Iterator[None]:
+    """Hold Ctrl-C, SIGTERM and SIGHUP while the body runs (a few steps that must not be parted), then deliver
+    what came, to the handlers they had (in the main thread; elsewhere the body just runs)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    held = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    held = {s: h for s, h in held.items() if h not in (signal.SIG_IGN, None)}
+    for s in held:
+        signal.signal(s, lambda signum, _frame: came.append(signum))
+    try:
+        yield
+    finally:
+        for s, handler in held.items():
+            signal.signal(s, handler)
+        for signum in dict.fromkeys(came):
+            signal.raise_signal(signum)
+
+
+@contextlib.contextmanager
 def interruptible(conn: sqlite3.Connection) -> Iterator[None]:
     """Ctrl-C, or the cancel of the call this thread runs, ends the statement ``conn`` runs in the body at once;
     Ctrl-C is raised as ``KeyboardInterrupt`` when the body ends, the cancel as ``Cancelled``, neither as SQLite's

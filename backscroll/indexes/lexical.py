@@ -1,10 +1,10 @@
 """The Tantivy lexical index, derived from the record store and rebuildable from it.
 
 This module owns the index's files and its sync: generations, publishing, consistency checks and repair. The schema
-and documents are in ``lexical_schema``, the query side in ``lexical_search`` (the names callers use are importable
-from here). Sync is incremental and idempotent: documents above the last committed watermark (and a record changed in
-place, tombstoned) are deleted and re-added, so a crash between Tantivy's commit and the store's never doubles a
-document. An index missing, of another schema, unreadable or out of step with the store is rebuilt with a notice.
+and documents are in ``lexical_schema``, the query side in ``lexical_search`` (callers import their names from here).
+Sync is incremental and idempotent: documents above the last committed watermark (and a record changed in place,
+tombstoned) are deleted and re-added, so a crash between Tantivy's commit and the store's never doubles a document.
+An index missing, of another schema, unreadable or out of step with the store is rebuilt with a notice.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from backscroll.indexes.lexical_schema import (
     unreadable,
 )
 from backscroll.indexes.lexical_search import LexicalSearch, record_ids
+from backscroll.interrupts import stops_held
 from backscroll.store.db import Store
 from backscroll.store.meta import REBUILD_LEXICAL
 from backscroll.types import quiet
@@ -127,7 +128,7 @@ class LexicalIndex(LexicalSearch):
         self.index, self.dir, self.generation, self.unpublished = index, directory, generation, True
 
     def _publish(self) -> None:
-        """Name the new generation in CURRENT (an atomic rename), then remove every other one."""
+        """Name the new generation in CURRENT (an atomic rename); ``_sweep`` removes the others."""
         directory = self.dir
         if directory is None:
             raise RuntimeError("no generation to publish")
@@ -140,7 +141,6 @@ class LexicalIndex(LexicalSearch):
             os.replace(tmp, self.path / CURRENT)
         fsync_dir(self.path)
         self.unpublished = False
-        self._sweep()
 
     def _sweep(self) -> None:
         """Remove every generation but the one published and this object's (older ones, one a stopped rebuild left)
@@ -169,8 +169,7 @@ class LexicalIndex(LexicalSearch):
         try:
             with rust_quiet():
                 searcher = self._opened().searcher()
-                n = searcher.num_docs
-                if not n:
+                if not (n := searcher.num_docs):
                     return []
                 hits = searcher.search(Query.all_query(), n, count=False).hits
                 return record_ids(searcher, hits)
@@ -288,12 +287,14 @@ class LexicalIndex(LexicalSearch):
         finally:
             if progress is not None:
                 progress.finish()
-        if self.unpublished:
-            self._publish()
-        store.begin()
-        store.set_meta("lexical_generation", self.generation)
-        store.set_meta("lexical_watermark", str(top))
-        store.clear_tombstones(tombs)
-        store.commit()
+        with stops_held():  # (a stop between the two would leave CURRENT and the store naming different indexes)
+            if self.unpublished:
+                self._publish()
+            store.begin()
+            store.set_meta("lexical_generation", self.generation)
+            store.set_meta("lexical_watermark", str(top))
+            store.clear_tombstones(tombs)
+            store.commit()
+        self._sweep()  # (the generations this one replaced, once the store names it)
         self._opened().reload()
         return added
