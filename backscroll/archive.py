@@ -175,11 +175,11 @@ class Backscroll(Reads):
 
         with access.writing(self.config, None, must_exist=True, notify=notify) as store:
             access.refuse_if_damaged(store)
-            if (changed := store.recount()) and not counts:  # (the lexical index is built beside the one in use)
+            if (changed := store.recount()) and not counts:
                 notify(f"the record counts had drifted: {changed:,} row{'s' if changed != 1 else ''} mended")
             if counts:
                 return changed
-            return LexicalIndex(self.config.index_dir).rebuild(store, notify, lexical_progress)
+            return LexicalIndex(self.config.index_dir).rebuild(store, notify, lexical_progress)  # (beside today's)
 
     @guarded
     def search(self, query: str | SearchRequest, *, sync: bool = False, notify: Notify = quiet, progress=None,

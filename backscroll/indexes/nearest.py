@@ -9,8 +9,8 @@ from collections.abc import Callable
 import numpy as np
 
 ADMIT_BATCH = 500  # ids a filter is asked about at once (one SQL look-up)
-# int8 rows made float32 and scored at a time: 1.5 MB, within a core's cache, and too few for BLAS to split among
-# threads (it did at 16,384: a row's score then depended on how many cores the machine had)
+# int8 rows made float32 and scored at a time: 1.5 MB, within a core's cache; at 16,384 BLAS split a block among its
+# threads off its alignment, and a row's score depended in its last bit on how many cores the machine had
 SCORE_ROWS = 1024
 
 Admit = Callable[[list[int]], set[int]]  # which of these record ids a search's filters allow
