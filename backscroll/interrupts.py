@@ -26,7 +26,7 @@ class Cancelled(BaseException):
 
 
 _call = threading.local()  # .event: the cancel of the call this thread runs (``cancellable``), or None
-_guarded = threading.local()  # .conns: the connections this thread's ``interruptible`` guards (by id)
+_guarded = threading.local()  # .conns: the connections this thread's ``interruptible`` guards
 
 
 @contextlib.contextmanager
@@ -109,21 +109,33 @@ def interruptible(conn: sqlite3.Connection) -> Iterator[None]:
     Ctrl-C is raised as ``KeyboardInterrupt`` when the body ends, the cancel as ``Cancelled``, neither as SQLite's
     "interrupted". (SQLite calls a progress handler every so many steps: Python's signal handler runs there, and
     the statement is told to stop.) Inside another for the same connection, the outer one's guard stays."""
-    guarded = _guarded.__dict__.setdefault("conns", set())
+    guarded = _guarded.__dict__.setdefault("conns", {})  # id(conn): what its outermost guard was pressed with
     if id(conn) in guarded:  # (an inner one ending would take the outer one's handler away)
-        yield
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            _ended(exc, guarded[id(conn)], inner=True)
         return
-    guarded.add(id(conn))
     with ctrl_c_held() as pressed:
+        guarded[id(conn)] = pressed
         conn.set_progress_handler(lambda: 1 if pressed or cancelled() else 0, 100_000)
         try:
             yield
         except sqlite3.OperationalError as exc:
-            if not pressed:  # (else it is Ctrl-C: ``ctrl_c_held`` raises it as it ends)
-                check()  # (the cancel's)
-                if "interrupted" in str(exc):  # (a stop, SIGTERM, whose handler raised in the progress one)
-                    raise KeyboardInterrupt from None
-                raise
+            _ended(exc, pressed, inner=False)
         finally:
             conn.set_progress_handler(None, 0)
-            guarded.discard(id(conn))
+            del guarded[id(conn)]
+
+
+def _ended(exc: sqlite3.OperationalError, pressed: list[int], inner: bool) -> None:
+    """A statement that failed under a guard: Ctrl-C's (raised as the outermost guard ends, or at once from an inner
+    one, so no handler between takes it for SQLite's error), the cancel's, a stop's, or its own error."""
+    if pressed:
+        if inner:
+            raise KeyboardInterrupt from None
+        return  # (``ctrl_c_held`` raises it as it ends)
+    check()  # (the cancel's)
+    if "interrupted" in str(exc):  # (a stop, SIGTERM, whose handler raised in the progress one)
+        raise KeyboardInterrupt from None
+    raise exc

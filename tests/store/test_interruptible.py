@@ -140,3 +140,20 @@ def test_a_guard_inside_another_leaves_the_outer_one_guarded():
         signal.signal(signal.SIGINT, previous)
     assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 0, "ended there, not at its end"
 
+
+def test_a_statement_ended_inside_an_inner_guard_is_felt_as_ctrl_c_there():
+    """Between the two guards a handler of errors (a sync's, of one file's failure) must not take Ctrl-C for SQLite's
+    "interrupted": the inner guard says what it is."""
+    conn = _conn()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with interruptible(conn):
+                try:
+                    with interruptible(conn):
+                        conn.execute(LONG)
+                except Exception as exc:
+                    pytest.fail(f"Ctrl-C taken for an error: {exc!r}")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
