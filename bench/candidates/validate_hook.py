@@ -78,10 +78,14 @@ def tree(out: Path, name: str, patch: Path | None) -> Path:
     return path
 
 
-def home_copy(out: Path, tree_name: str, name: str, source: Path) -> Path:
+def home_copy(out: Path, tree_name: str, name: str, source: Path, code: Path) -> Path:
+    """A copy of ``source`` for ``tree_name`` alone, at ``code``'s schema: a hook never upgrades a store itself (it
+    hands that to a process of its own and recalls nothing meanwhile), so an older home would fail every prompt."""
     path = out / "homes" / tree_name / name
     if not path.exists():
         shutil.copytree(source, path, symlinks=True)
+        run(code, out, ["-c", "import sys; from backscroll.store.db import Store; Store.open(sys.argv[1]).close()",
+                        str(path / "backscroll.db")])
     return path
 
 
@@ -166,7 +170,7 @@ def main() -> int:
         for side, code in trees.items():
             saved = results / f"{name}.{home}.{side}.json"
             if not saved.exists():
-                h = home_copy(args.out, side, home, homes[home])
+                h = home_copy(args.out, side, home, homes[home], code)
                 prompts = args.trial or QUERIES / f"{name}.toml"
                 saved.write_text(run(code, args.out, [str(code / "bench" / "hooks.py"), "--home", str(h),
                                                       "--prompts", str(prompts)]))
@@ -191,7 +195,7 @@ def main() -> int:
     for side, code in trees.items():
         saved = results / f"identity.{side}.json"
         if not saved.exists():
-            h = home_copy(args.out, side, "agent", homes["agent"])
+            h = home_copy(args.out, side, "agent", homes["agent"], code)
             run(code, args.out, [str(script), str(h), str(saved), str(code)])
         got = json.loads(saved.read_text())
         if not got["code"].startswith(str(code)):
