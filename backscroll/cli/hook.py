@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from backscroll.cli import common
+
+if TYPE_CHECKING:
+    from backscroll.integrations.recall import Found
 
 
 def hook(
@@ -48,11 +51,11 @@ def _dry_run(agent: str, event: str, prompt: str) -> int:
     raw = json.dumps({"session_id": "backscroll-dry-run", "prompt": prompt, "cwd": os.getcwd(),
                       "hook_event_name": event}).encode()
     with common.archive() as bs:
-        out, sure = respond(agent, event, raw, bs.config, dry_run=True)
+        out, found = respond(agent, event, raw, bs.config, dry_run=True)
         if out is not None:
             why = ""
         elif event == "prompt":
-            why = (_silent(sure) if prompt_query(prompt) else "the prompt is empty" if not prompt.strip() else
+            why = (_silent(found) if prompt_query(prompt) else "the prompt is empty" if not prompt.strip() else
                    "the prompt names nothing a past session could be about (only everyday words, no file, error or "
                    "name): a recall hook stays silent for it")
         else:
@@ -62,6 +65,9 @@ def _dry_run(agent: str, event: str, prompt: str) -> int:
         common.err(f"nothing would be injected: {why or _no_answer(bs.config)}")
     else:
         sys.stdout.write(out if out.endswith("\n") else out + "\n")
+        if found is not None and found.elsewhere:
+            common.err(f"{found.elsewhere} more passage{'s' if found.elsewhere != 1 else ''} from other projects' "
+                       "sessions left out: a prompt recalls only from the project it runs in")
     return 0
 
 
@@ -75,13 +81,17 @@ def _no_answer(cfg) -> str:
     return "no past session answers it surely enough"
 
 
-def _silent(sure: tuple[float, float] | None) -> str:
+def _silent(found: Found | None) -> str:
     """Why a prompt injects nothing, as the judgement saw it ("" when it judged nothing)."""
-    if sure is None:
+    sure = found.sure if found is not None else None
+    if found is None or sure is None:
         return ""
     if sure[0] < sure[1]:
         return (f"no past session answers it surely enough (the judgement gives {sure[0]:.2f} that one does; "
                 f"a hook speaks from {sure[1]:.2f})")
+    if found.elsewhere and not found.recalls:
+        return ("what answers it best lies in other projects' sessions, and a prompt recalls only from the project "
+                "it runs in (backscroll search finds it)")
     return "the passages that answer it quote earlier recalls, or cannot be injected"
 
 

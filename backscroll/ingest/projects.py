@@ -71,6 +71,22 @@ def repository_folder(cwd: str) -> str | None:
     return None
 
 
+_ORIGIN = re.compile(r'^\s*\[remote\s+"origin"\]\s*$(.*?)(?=^\s*\[|\Z)', re.M | re.S)
+_URL = re.compile(r"^\s*url\s*=\s*(\S+)", re.M)
+
+
+def origin_url(folder: str) -> str | None:
+    """The URL of the ``origin`` remote in the repository at ``folder`` (its ``.git/config``), if it has one."""
+    try:
+        with open(os.path.join(folder, ".git", "config"), encoding="utf-8", errors="replace") as fh:
+            text = fh.read(65536)
+    except OSError:
+        return None
+    section = _ORIGIN.search(text)
+    url = _URL.search(section.group(1)) if section else None
+    return url.group(1) if url else None
+
+
 @lru_cache(maxsize=4096)  # asked for every record
 def project(cwd: str | None, remote: str | None = None) -> str | None:
     """The project of a session that ran in ``cwd``, with the remote URL its log records, if any."""

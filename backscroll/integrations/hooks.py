@@ -12,9 +12,10 @@ a hook must never break the agent; the reason goes to stderr.
 
 What it recalls is judged by the search's own relevance judgement, as fitted for the hooks
 (``recall.find``), so a prompt about things never discussed injects nothing, nor does one that names nothing a
-past session could be about (``everyday_request``). At session
-start the query is the git branch's words (``fix-queue-deadlock``), restricted to the project;
-``main``-like branches inject nothing.
+past session could be about (``everyday_request``). A prompt recalls from the project the agent runs in
+(``recall.place_of``) once the history holds other sessions there, and nothing when its best answer lies in
+another. At session start the query is the git branch's words (``fix-queue-deadlock``), restricted to the
+project; ``main``-like branches inject nothing.
 
 A record is injected at most once per agent session, and no weaker one in its place: the ids injected are kept in
 ``<data dir>/hooks/<agent>-<session hash>.json``; files older than a week are pruned a bounded few at a
@@ -32,7 +33,7 @@ import time
 
 from backscroll.integrations.git_branch import branch_words
 from backscroll.integrations.hook_memory import PRUNE_BUDGET, injected_before, note_resumed, prune, remember
-from backscroll.integrations.recall import SNIPPET, HookInput, Recall, _snippet, find, prompt_query
+from backscroll.integrations.recall import SNIPPET, Found, HookInput, Recall, _snippet, find, place_of, prompt_query
 from backscroll.sanitize import for_agent, plain_id, printable, shorten
 
 AGENTS = ("claude", "codex")
@@ -190,38 +191,40 @@ def run(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False) -> st
     return respond(agent, event, raw, cfg, dry_run=dry_run)[0]
 
 
-def respond(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False
-            ) -> tuple[str | None, tuple[float, float] | None]:
-    """``run``'s answer, with how sure the judgement was beside how sure a hook must be (``recall.Found``)."""
+def respond(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False) -> tuple[str | None, Found | None]:
+    """``run``'s answer, with what was found (how sure the judgement was, and what it left out: ``recall.Found``);
+    None when nothing was searched."""
     if agent not in AGENTS or event not in EVENTS:
         raise ValueError(f"unknown hook {agent} {event}")
     inp = parse_input(raw)
-    project = None
+    from backscroll.ingest.projects import project as project_of
+
+    project, here = None, None
     if event == "prompt":
         query = prompt_query(inp.prompt)
         if query is None:
             if not dry_run and not inp.prompt:  # (a dry run says so itself)
                 log("no prompt in the hook input")
             return None, None
+        here = place_of(inp.cwd)
     else:
         query = branch_words(inp.cwd)
         if inp.source == "resume" and not dry_run:
             note_resumed(cfg, inp.transcript_path)
-        from backscroll.ingest.projects import project as project_of
         project = project_of(inp.cwd)  # named as ingest names it: the repository
     if not query or not query.strip():
         return None, None
     home = cfg.home.value
-    found = find(cfg, query, inp, project=project, skip=injected_before(home, agent, inp.session_id))
+    found = find(cfg, query, inp, project=project, here=here, skip=injected_before(home, agent, inp.session_id))
     context, used = render(found.recalls, CAPS[event])
     if not used:
-        return None, found.sure
+        return None, found
     try:
         if not dry_run:
             remember(home, agent, inp.session_id, [i for r in used for i in (r.record_id, r.question_id) if i])
     except OSError as exc:
         log(f"could not remember injected records: {exc}")
-    return output(agent, event, context, len(used)), found.sure
+    return output(agent, event, context, len(used)), found
 
 
 def main(agent: str, event: str, home: str | None = None, deadline: float = HOOK_DEADLINE) -> int:

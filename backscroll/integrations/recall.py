@@ -4,8 +4,10 @@ The prompt is searched as any query is (``retrieval.searching.answer``: words an
 sessions, read-only), and judged by the same judgement (``retrieval.relevance``) as fitted for the recall
 hooks (a fit of their own in ``relevance.json``; today the search's weights at a stricter point): a hook
 speaks unasked, so an everyday request ("commit and push", "make the error friendlier") must find nothing,
-however many records share its words. A question is recalled with the answer it got (its turn's last
-assistant prose). docs/recall-hooks.md tells how it was measured.
+however many records share its words. What a prompt recalls comes from the project the agent runs in when
+the history holds other sessions there: another project's "add a dark mode toggle" is not this one's past work. A
+question is recalled with the answer it got (its turn's last assistant prose). docs/recall-hooks.md tells
+how it was measured.
 """
 
 from __future__ import annotations
@@ -54,12 +56,50 @@ class Recall:
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where the agent runs: its project (named as ingest names a session's), its repository's folder, if on
+    disk, and the name its ``origin`` remote gives it (as Codex names a session, even in a worktree elsewhere)."""
+
+    project: str
+    folder: str | None = None
+    remote: str | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.project, self.remote) if self.remote else (self.project,)
+
+    def holds(self, project: str | None, cwd: str | None) -> bool:
+        """Whether a session of ``project`` run in ``cwd`` ran here. Pure."""
+        if project and project.casefold() in {name.casefold() for name in self.names}:
+            return True
+        top = (self.folder or "").rstrip("/")
+        return bool(top and cwd and (cwd.rstrip("/") == top or cwd.startswith(top + "/")))
+
+
+def place_of(cwd: str | None) -> Place | None:
+    """The place an agent running in ``cwd`` works in; None without a cwd, or in the home folder or ``/`` (never a
+    project)."""
+    from backscroll.ingest.projects import origin_url, project, remote_name, repository_folder
+
+    if not cwd or not cwd.startswith("/"):
+        return None
+    where = os.path.normpath(cwd)
+    if where in ("/", os.path.normpath(os.path.expanduser("~"))) or (name := project(where)) is None:
+        return None
+    folder = repository_folder(where)
+    url = origin_url(folder) if folder else None
+    return Place(name, folder, remote_name(url) if url else None)
+
+
+@dataclass(frozen=True)
 class Found:
     """What a prompt recalls, and how sure the judgement (as fitted for a hook) was that the history answers it,
-    beside how sure a hook must be to speak (``sure``: None when nothing was judged)."""
+    beside how sure a hook must be to speak (``sure``: None when nothing was judged); ``elsewhere``: the hits
+    left out for lying in other projects than the agent's (all of them when the best one does)."""
 
     recalls: list[Recall]
     sure: tuple[float, float] | None = None
+    elsewhere: int = 0
 
 
 def prompt_query(prompt: str | None) -> str | None:
@@ -119,10 +159,12 @@ def _searched(cfg, query: str, project: str | None) -> Iterator[tuple[SearchResu
         store.close()
 
 
-def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: AbstractSet[str] = frozenset(),
-         max_hits: int = MAX_HITS) -> Found:
+def find(cfg, query: str, inp: HookInput, *, project: str | None = None, here: Place | None = None,
+         skip: AbstractSet[str] = frozenset(), max_hits: int = MAX_HITS) -> Found:
     """What ``query`` recalls from sessions other than the caller's: the search's results as judged for a
-    hook (nothing when the judgement says the history holds no answer)."""
+    hook (nothing when the judgement says the history holds no answer). ``project`` scopes the search;
+    ``here``, where the agent runs, keeps what the whole history's judgement recalls to the sessions run there,
+    when the history holds any besides the caller's."""
     from backscroll.indexes.lexical import analyze, stem
     from backscroll.ingest.redact_again import behind
     from backscroll.retrieval import relevance
@@ -134,6 +176,12 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
         fit = relevance.model("hook", result.mode) if result.evidence else None
         sure = (relevance.probability(result.evidence, fit), fit.point) if fit else None
         found = result.results
+        elsewhere = 0
+        if here is not None and found and store.holds_place(here.names, here.folder, inp.session_id):
+            # (another project's everyday request; and when the best answer lies elsewhere, what is left is no answer)
+            mine = tuple(h for h in found if here.holds(h.project, h.cwd)) if here.holds(found[0].project,
+                                                                                        found[0].cwd) else ()
+            found, elsewhere = mine, len(found) - len(mine)
         rows = store.recall_rows([h.rowid for h in found if h.rowid is not None])
         answers = {rid: store.turn_answer(row[1], rid) for rid, row in rows.items() if row[7] == "user"}
         if behind(store):  # records under older rules: the pass runs with the next search or index
@@ -168,7 +216,7 @@ def find(cfg, query: str, inp: HookInput, *, project: str | None = None, skip: A
             out.append(Recall(answer_of[0], session_id, agent, proj, ts, text, covered, answer_of[1], record_id))
         else:
             out.append(Recall(record_id, session_id, agent, proj, ts, text, covered))
-    return Found(out, sure)
+    return Found(out, sure, elsewhere)
 
 
 def _redacted(rows: dict, answers: dict) -> tuple[dict, dict]:

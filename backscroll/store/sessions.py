@@ -4,7 +4,7 @@ projects and agents indexed. Mixed into ``Store``; the wording and the checks ar
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from backscroll.types import session_title
@@ -124,6 +124,18 @@ class SessionQueries:
         row = self.conn.execute(f"SELECT text FROM records r WHERE session_id = ? AND {FIRST_PROMPT}",
                                 (session_id,)).fetchone()
         return row[0] if row else None
+
+    def holds_place(self, projects: Sequence[str], folder: str | None, besides: str | None) -> bool:
+        """Whether a session other than ``besides`` (and those under its id or of which it is the parent: its
+        subagents) ran in one of ``projects`` (any case) or in ``folder`` or below it."""
+        named = ", ".join("lower(?)" for _ in projects)
+        where = f"(lower(project) IN ({named})" + (" OR cwd = ? OR substr(cwd, 1, ?) = ?)" if folder else ")")
+        params: list = [*projects] + ([folder, len(folder) + 1, folder.rstrip("/") + "/"] if folder else [])
+        if besides:
+            where += (" AND session_id != ? AND substr(session_id, 1, ?) != ? AND (parent_session_id IS NULL OR "
+                      "parent_session_id != ?)")
+            params += [besides, len(besides) + 1, besides + ":", besides]
+        return self.conn.execute(f"SELECT 1 FROM sessions WHERE {where} LIMIT 1", params).fetchone() is not None
 
     def has_session(self, session_id: str) -> bool:
         return self.conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,)).fetchone() is not None

@@ -506,3 +506,109 @@ def test_a_hook_never_fails_its_agent_for_its_streams_and_answers_in_utf8_in_any
                            timeout=60, env={**env, "PYTHONIOENCODING": encoding})
         said = context_of(p.stdout.decode("utf-8"))  # (strict: a latin-1 byte fails here)
         assert p.returncode == 0 and "Décidé → the ledger lock" in said, (encoding, p.stdout[-300:], p.stderr[-300:])
+
+
+def test_a_prompt_recalls_from_the_project_it_runs_in_when_the_history_holds_that_project(
+        history, backscroll_home, session_builder, backscroll_index):
+    """The billing decision is recalled in billing (in any case), and where the history holds no other session of
+    the project (a new repository, though the caller's own session is indexed there) or in the home folder (never a
+    project); in web, a project of the history that never discussed it, the prompt recalls nothing (not web's passage
+    that shares a word), and a dry run says why."""
+    import zlib
+
+    from helpers import run_cli
+
+    own = session_builder.claude(project="fresh")
+    own.user("start something new")
+    weak = session_builder.codex(project="web")  # (a passage of web's that shares a word: no answer on its own)
+    weak.user("the invoice page overflows on mobile")
+    weak.assistant("Wrapped the invoice table in a scroll container.")
+    at_home = session_builder.claude(cwd=str(backscroll_home.home))
+    at_home.user("what is in my home folder")
+    backscroll_index()
+
+    def asked_in(cwd: str, session: str | None = None) -> str:
+        session = session or f"b5e0c7a2-0000-4000-8000-{zlib.crc32(cwd.encode()):012d}"  # (nothing injected in it)
+        rc, out, _ = call(backscroll_home, "claude", "prompt", {**claude_prompt(PROMPT, session), "cwd": cwd})
+        assert rc == 0
+        return context_of(out)
+
+    assert "advisory lock" in asked_in("/home/dev/billing")
+    assert "advisory lock" in asked_in("/home/dev/BILLING")
+    assert "advisory lock" in asked_in("/home/dev/a-new-repository")
+    assert "advisory lock" in asked_in("/home/dev/fresh", own.session_id)
+    assert "advisory lock" in asked_in(str(backscroll_home.home))
+    assert asked_in("/home/dev/web") == ""
+    web = backscroll_home.home / "web"
+    web.mkdir()
+    r = run_cli(backscroll_home, "hook", "claude", "prompt", "--dry-run", PROMPT, cwd=web)
+    assert r.returncode == 0 and r.stdout == "" and "best lies in other projects' sessions" in r.stderr, r.stderr
+
+
+def test_a_session_run_in_the_repository_folder_is_here_whatever_its_project_is_named(
+        history, backscroll_home, session_builder, backscroll_index, tmp_path):
+    """Codex names a session after its remote (``billing``) where another agent names the checkout's folder
+    (``billing-svc``): asked in the checkout, both are this project's."""
+    checkout = tmp_path / "billing-svc"
+    (checkout / ".git").mkdir(parents=True)
+    (checkout / "api").mkdir()
+    session_builder.claude(cwd=str(checkout)).user("set up the billing service")
+    remote = session_builder.codex(cwd=str(checkout / "api"))
+    remote.user("the refund export drops cents in export_refunds.py")
+    remote.assistant("export_refunds.py formatted amounts with int(); it now writes Decimal quantized to cents.")
+    lines = remote.path.read_text().splitlines()
+    meta = json.loads(lines[0])
+    meta["payload"]["git"]["repository_url"] = "git@github.com:acme/billing.git"
+    remote.path.write_text("\n".join([json.dumps(meta), *lines[1:]]) + "\n")
+    backscroll_index()
+    from helpers import rows
+
+    named = {r["project"] for r in rows(backscroll_home, "SELECT project FROM sessions WHERE cwd LIKE ?",
+                                        (f"{checkout}%",))}
+    assert named == {"billing", "billing-svc"}, named
+    prompt = "why does export_refunds.py drop the cents of refunds?"
+    rc, out, _ = call(backscroll_home, "claude", "prompt", {**claude_prompt(prompt), "cwd": str(checkout)})
+    assert rc == 0 and "Decimal quantized" in context_of(out)
+
+
+def test_a_session_named_after_the_remote_is_here_though_it_ran_in_a_worktree_elsewhere(
+        history, backscroll_home, session_builder, backscroll_index, tmp_path):
+    """Codex, run in a linked worktree outside the checkout (``~/.codex/worktrees/…``), names its session after the
+    remote (``billing``); asked in the checkout (``billing-svc``, whose origin is that remote), it is this
+    project's."""
+    checkout = tmp_path / "billing-svc"
+    (checkout / ".git" / "worktrees" / "ab12").mkdir(parents=True)
+    (checkout / ".git" / "config").write_text('[core]\n\tbare = false\n[remote "upstream"]\n\turl = '
+                                              'git@github.com:someone/other.git\n[remote "origin"]\n\turl = '
+                                              'git@github.com:acme/billing.git\n\tfetch = +refs/heads/*\n')
+    worktree = tmp_path / "worktrees" / "ab12" / "billing-svc"
+    worktree.mkdir(parents=True)
+    (worktree / ".git").write_text(f"gitdir: {checkout}/.git/worktrees/ab12\n")
+    session_builder.claude(cwd=str(checkout)).user("set up the billing service")
+    remote = session_builder.codex(cwd=str(worktree))
+    remote.user("the refund export drops cents in export_refunds.py")
+    remote.assistant("export_refunds.py formatted amounts with int(); it now writes Decimal quantized to cents.")
+    lines = remote.path.read_text().splitlines()
+    meta = json.loads(lines[0])
+    meta["payload"]["git"]["repository_url"] = "git@github.com:acme/billing.git"
+    remote.path.write_text("\n".join([json.dumps(meta), *lines[1:]]) + "\n")
+    backscroll_index()
+    prompt = "why does export_refunds.py drop the cents of refunds?"
+    rc, out, _ = call(backscroll_home, "claude", "prompt", {**claude_prompt(prompt), "cwd": str(checkout)})
+    assert rc == 0 and "Decimal quantized" in context_of(out)
+
+
+def test_a_place_holds_its_project_in_any_case_and_whatever_ran_in_its_repository_folder(tmp_path):
+    from backscroll.integrations.recall import Place, place_of
+
+    here = Place("billing-svc", "/src/billing-svc")
+    assert here.holds("Billing-Svc", "/elsewhere") and here.holds("billing", "/src/billing-svc/api")
+    assert here.holds(None, "/src/billing-svc") and not here.holds("billing", "/src/billing-svc-old")
+    assert not Place("billing").holds("web", "/src/billing")
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "repo" / "src").mkdir()
+    assert place_of(str(tmp_path / "repo" / "src")) == Place("repo", str(tmp_path / "repo"))
+    (tmp_path / "repo" / ".git" / "config").write_text('[remote "origin"]\n  url = https://github.com/acme/Repo.git\n')
+    assert place_of(str(tmp_path / "repo")) == Place("repo", str(tmp_path / "repo"), "Repo")
+    assert Place("repo", None, "Repo").holds("repo", None) and Place("x", None, "Repo").holds("REPO", None)
+    assert place_of(None) is None and place_of("/") is None and place_of("relative/dir") is None
