@@ -545,6 +545,17 @@ def test_a_prompt_recalls_from_the_project_it_runs_in_when_the_history_holds_tha
     assert r.returncode == 0 and r.stdout == "" and "best lies in other projects' sessions" in r.stderr, r.stderr
 
 
+def _refunds_fixed_by_codex_of_the_billing_remote(session_builder, cwd) -> None:
+    """A Codex session in ``cwd`` whose repository is ``acme/billing`` (Codex names the session ``billing``)."""
+    remote = session_builder.codex(cwd=str(cwd))
+    remote.user("the refund export drops cents in export_refunds.py")
+    remote.assistant("export_refunds.py formatted amounts with int(); it now writes Decimal quantized to cents.")
+    lines = remote.path.read_text().splitlines()
+    meta = json.loads(lines[0])
+    meta["payload"]["git"]["repository_url"] = "git@github.com:acme/billing.git"
+    remote.path.write_text("\n".join([json.dumps(meta), *lines[1:]]) + "\n")
+
+
 def test_a_session_run_in_the_repository_folder_is_here_whatever_its_project_is_named(
         history, backscroll_home, session_builder, backscroll_index, tmp_path):
     """Codex names a session after its remote (``billing``) where another agent names the checkout's folder
@@ -553,13 +564,7 @@ def test_a_session_run_in_the_repository_folder_is_here_whatever_its_project_is_
     (checkout / ".git").mkdir(parents=True)
     (checkout / "api").mkdir()
     session_builder.claude(cwd=str(checkout)).user("set up the billing service")
-    remote = session_builder.codex(cwd=str(checkout / "api"))
-    remote.user("the refund export drops cents in export_refunds.py")
-    remote.assistant("export_refunds.py formatted amounts with int(); it now writes Decimal quantized to cents.")
-    lines = remote.path.read_text().splitlines()
-    meta = json.loads(lines[0])
-    meta["payload"]["git"]["repository_url"] = "git@github.com:acme/billing.git"
-    remote.path.write_text("\n".join([json.dumps(meta), *lines[1:]]) + "\n")
+    _refunds_fixed_by_codex_of_the_billing_remote(session_builder, checkout / "api")
     backscroll_index()
     from helpers import rows
 
@@ -585,13 +590,7 @@ def test_a_session_named_after_the_remote_is_here_though_it_ran_in_a_worktree_el
     worktree.mkdir(parents=True)
     (worktree / ".git").write_text(f"gitdir: {checkout}/.git/worktrees/ab12\n")
     session_builder.claude(cwd=str(checkout)).user("set up the billing service")
-    remote = session_builder.codex(cwd=str(worktree))
-    remote.user("the refund export drops cents in export_refunds.py")
-    remote.assistant("export_refunds.py formatted amounts with int(); it now writes Decimal quantized to cents.")
-    lines = remote.path.read_text().splitlines()
-    meta = json.loads(lines[0])
-    meta["payload"]["git"]["repository_url"] = "git@github.com:acme/billing.git"
-    remote.path.write_text("\n".join([json.dumps(meta), *lines[1:]]) + "\n")
+    _refunds_fixed_by_codex_of_the_billing_remote(session_builder, worktree)
     backscroll_index()
     prompt = "why does export_refunds.py drop the cents of refunds?"
     rc, out, _ = call(backscroll_home, "claude", "prompt", {**claude_prompt(prompt), "cwd": str(checkout)})
