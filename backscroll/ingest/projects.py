@@ -76,9 +76,13 @@ _URL = re.compile(r"^\s*url\s*=\s*(\S+)", re.M)
 
 
 def origin_url(folder: str) -> str | None:
-    """The URL of the ``origin`` remote in the repository at ``folder`` (its ``.git/config``), if it has one."""
+    """The URL of the ``origin`` remote in the repository at ``folder`` (its ``.git/config``), if it has one. Only a
+    regular file is read: a recall hook asks, and a FIFO or a device there must not stall it."""
+    config = os.path.join(folder, ".git", "config")
     try:
-        with open(os.path.join(folder, ".git", "config"), encoding="utf-8", errors="replace") as fh:
+        if not os.path.isfile(config):
+            return None
+        with open(config, encoding="utf-8", errors="replace") as fh:
             text = fh.read(65536)
     except OSError:
         return None

@@ -545,6 +545,27 @@ def test_a_prompt_recalls_from_the_project_it_runs_in_when_the_history_holds_tha
     assert r.returncode == 0 and r.stdout == "" and "best lies in other projects' sessions" in r.stderr, r.stderr
 
 
+@pytest.mark.parametrize("config", ["fifo", "dev-zero"])
+def test_a_repository_config_that_is_no_file_never_stalls_the_prompt_hook(tmp_path, config):
+    """Where the agent runs is read from ``.git/config`` (its origin remote); a FIFO nobody writes there blocked."""
+    import threading
+
+    from backscroll.integrations.recall import place_of
+
+    checkout = tmp_path / "billing-svc"
+    (checkout / ".git").mkdir(parents=True)
+    if config == "fifo":
+        os.mkfifo(checkout / ".git" / "config")
+    else:
+        (checkout / ".git" / "config").symlink_to("/dev/zero")
+    got = []
+    asked = threading.Thread(target=lambda: got.append(place_of(str(checkout))), daemon=True)
+    asked.start()
+    asked.join(10)
+    assert not asked.is_alive(), "the hook waited on .git/config"
+    assert got and got[0] is not None and got[0].project == "billing-svc" and got[0].remote is None, got
+
+
 def _refunds_fixed_by_codex_of_the_billing_remote(session_builder, cwd) -> None:
     """A Codex session in ``cwd`` whose repository is ``acme/billing`` (Codex names the session ``billing``)."""
     remote = session_builder.codex(cwd=str(cwd))
