@@ -5,14 +5,17 @@ cwd inside a git checkout is named after the checkout's top folder, and a linked
 repository, so that ``…/pomodoro/claude`` is ``pomodoro`` and seven worktrees of one repository are one
 project. A cwd that is no longer on disk, or in no repository, keeps its last folder. The user's home and
 the filesystem root are never a project, even when a dotfiles repository sits there. Only ``.git`` entries
-are looked at: git is not run and nothing is written.
+are looked at: git is not run and nothing is written; what a hook reads of them is read by ``read_small``, which
+never blocks.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from functools import lru_cache
+from pathlib import Path
 
 _WORKTREE = re.compile(r"^(.*?)[/\\]+(?:\.git[/\\]+)?worktrees[/\\]+[^/\\]+[/\\]*$")
 
@@ -75,16 +78,32 @@ _ORIGIN = re.compile(r'^\s*\[remote\s+"origin"\]\s*$(.*?)(?=^\s*\[|\Z)', re.M | 
 _URL = re.compile(r"^\s*url\s*=\s*(\S+)", re.M)
 
 
-def origin_url(folder: str) -> str | None:
-    """The URL of the ``origin`` remote in the repository at ``folder`` (its ``.git/config``), if it has one. Only a
-    regular file is read: a recall hook asks, and a FIFO or a device there must not stall it."""
-    config = os.path.join(folder, ".git", "config")
+READ_MAX = 4096  # bytes read from a git file (HEAD, a worktree's .git pointer)
+
+
+def read_small(path: str | Path, limit: int = READ_MAX) -> str | None:
+    """A regular file of at most ``limit`` bytes, as text; None for anything else (a FIFO, a device, a
+    directory, a larger file, one that cannot be read). Never blocks: a FIFO is opened non-blocking and refused."""
     try:
-        if not os.path.isfile(config):
-            return None
-        with open(config, encoding="utf-8", errors="replace") as fh:
-            text = fh.read(65536)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, limit + 1)
+        return None if len(data) > limit else data.decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def origin_url(folder: str) -> str | None:
+    """The URL of the ``origin`` remote in the repository at ``folder`` (its ``.git/config``), if it has one (a
+    recall hook asks: ``read_small``)."""
+    text = read_small(os.path.join(folder, ".git", "config"), 65536)
+    if text is None:
         return None
     section = _ORIGIN.search(text)
     url = _URL.search(section.group(1)) if section else None

@@ -1,35 +1,16 @@
 """What a hook reads of the repository it runs in: the checked-out git branch, as words.
 
-Only small regular files are read (``read_small``), never blocking: a hook holds one deadline.
+Only small regular files are read (``projects.read_small``), never blocking: a hook holds one deadline.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from pathlib import Path
 
-READ_MAX = 4096  # bytes read from a git file (HEAD, a worktree's .git pointer)
+from backscroll.ingest.projects import read_small
+
 _MAIN_BRANCHES = frozenset({"main", "master", "trunk", "develop", "dev", "head", "default"})
-
-
-def read_small(path: Path, limit: int = READ_MAX) -> str | None:
-    """A regular file of at most ``limit`` bytes, as text; None for anything else (a FIFO, a device, a
-    directory, a larger file, one that cannot be read). Never blocks: a FIFO is opened non-blocking and refused."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        data = os.read(fd, limit + 1)
-        return None if len(data) > limit else data.decode("utf-8", "replace")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def branch_words(cwd: str | None) -> str | None:
