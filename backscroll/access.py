@@ -35,6 +35,8 @@ from backscroll.store.lock import lock_wait, writer_lock
 from backscroll.types import Notify, quiet
 
 INDEXING_ELSEWHERE = "another backscroll process (or thread) is indexing; answering from the last committed state"
+OLDER_ELSEWHERE = ("another backscroll process (or thread) is indexing, and the word index was made by an earlier "
+                   "version: answering from it as it is until it can be rebuilt")
 
 
 def config_for(cfg: Config | None, home, sources) -> Config:
@@ -176,8 +178,8 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
                     notes.append(unwritable_note(cfg, full))
                     return store, lex, False
                 return store, lex, do_sync
-        if not lexical or lex.open_for_read():  # (a list reads no index)
-            notes.append(INDEXING_ELSEWHERE)
+        if not lexical or lex.open_for_read(older=True):  # (a list reads no index)
+            notes.append(OLDER_ELSEWHERE if lex.stale else INDEXING_ELSEWHERE)
             return store, lex, False
     if held is None:
         store.close()
@@ -242,7 +244,7 @@ def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True, full: 
         notes.append("the newest records are not searched by words: the word index stopped before them, and a "
                      "store that cannot be written cannot bring it up to date")
     lex = LexicalIndex(cfg.index_dir)
-    if lexical and not lex.open_for_read():
+    if lexical and not lex.open_for_read(older=True):
         import atexit
         import tempfile
         from pathlib import Path
@@ -256,11 +258,14 @@ def prepare_readonly(cfg: Config, notes: list[str], lexical: bool = True, full: 
                 for name in (folder, *(os.path.join(folder, f) for f in files)):
                     os.chmod(name, os.stat(name).st_mode | 0o200)
         lex = LexicalIndex(Path(tmp))
-        if not lex.open_for_read():
+        if not lex.open_for_read(older=True):
             store.close()
             raise ReadOnlyStoreError(
                 f"the store in {cfg.db_path.parent} cannot be written, and its search index is missing or unreadable",
                 hint="copy the data dir somewhere writable and rebuild the index there", reason="index-unreadable")
+    if lex.stale:
+        notes.append("the word index was made by an earlier version, and a store that cannot be written cannot "
+                     "rebuild it: answered from it as it is")
     return store, lex, False
 
 

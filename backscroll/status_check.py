@@ -116,6 +116,7 @@ def lexical_state(cfg: Config, store, exact: bool = False) -> LexicalStatus:
     state = LexicalStatus(expected=n, pending=pending)
     lex = LexicalIndex(cfg.index_dir)
     if not lex.open_for_read():
+        state.older = lex.older()
         return state
     try:
         docs, doc_sum = lex.id_summary()
@@ -138,6 +139,8 @@ def _lexical(cfg: Config, store) -> Found:
         return "ok", f"{counted(lex.documents or 0, 'document')}, as the store's records{pending}", None
     if not lex.readable and store.readonly and cfg.index_dir.is_dir() and not os.access(cfg.index_dir, os.W_OK):
         return "skipped", "not opened in place in a data dir that cannot be written", None
+    if lex.older:
+        return "ok", "made by an earlier version of backscroll: the next search or `backscroll index` rebuilds it", None
     if not lex.readable:
         return "problem", f"the lexical index in {cfg.index_dir} is missing or cannot be read", REBUILD
     return ("problem", f"the lexical index is out of step with the store: {counted(lex.documents or 0, 'document')}, "

@@ -80,6 +80,7 @@ class LexicalStatus:
     pending: int = 0
     in_step: bool = False
     counts_drifted: bool = False  # in step with the records, not with ``record_counts``, which drifted
+    older: bool = False  # written by an earlier version: the next sync rebuilds it
 
 
 @dataclass

@@ -183,6 +183,8 @@ def _indexes(out: Console, r: StatusReport) -> None:
                   + (f" up to its last {lex.pending:,} changes, which the next sync adds" if lex.pending else ""))
     elif not lex.readable and r.read_only and r.sizes.lexical_index_bytes:
         out.print("lexical index: not opened in place on a store that cannot be written (a search reads a copy)")
+    elif lex.older:
+        out.print("lexical index: made by an earlier version (a search or `backscroll index` rebuilds it)")
     elif not lex.readable:
         out.print(Text.assemble(("lexical index: missing or unreadable", "yellow"),
                                 " (`backscroll index` or a search rebuilds it)"))

@@ -30,6 +30,7 @@ from backscroll.indexes.lexical_schema import (
     LexicalQuery,
     analyze,
     document,
+    reading,
     register_tokenizers,
     rust_quiet,
     stem,
@@ -48,6 +49,7 @@ META_FILE = "backscroll-index.json"
 CURRENT = "CURRENT"  # names the generation directory in use
 GEN_PREFIX = "gen-"
 WRITER_HEAP = 256_000_000
+READ_SINCE = 4  # the oldest schema with today's fields: read as it is by a process that may not rebuild it
 
 
 class SyncProgress(Protocol):
@@ -70,7 +72,7 @@ class LexicalIndex(LexicalSearch):
         self.dir: Path | None = None
         self.index: tantivy.Index | None = None
         self.generation: str | None = None
-        self.unpublished = False  # created by this process, not yet named by CURRENT
+        self.unpublished = self.stale = False  # made here, not yet named by CURRENT; written by an earlier version
 
     # -- opening ---------------------------------------------------------------------------
     def _current(self) -> Path | None:
@@ -83,18 +85,25 @@ class LexicalIndex(LexicalSearch):
         return self.path / name
 
     @staticmethod
-    def _read_meta(directory: Path) -> dict | None:
+    def _read_meta(directory: Path, older: bool = False) -> dict | None:
         try:
             meta = json.loads((directory / META_FILE).read_text())
-        except (OSError, ValueError):
+            schema = meta.get("schema")
+        except (OSError, ValueError, AttributeError):
             return None
-        return meta if isinstance(meta, dict) and meta.get("schema") == LEXICAL_SCHEMA else None
+        return meta if schema == LEXICAL_SCHEMA or older and type(schema) is int and READ_SINCE <= schema else None
 
-    def open_for_read(self) -> bool:
-        """Open the current, compatible index. False when it must be (re)built first."""
+    def older(self) -> bool:
+        """Whether the index in use was written by an earlier version: the next sync rebuilds it, as a missing one."""
+        meta = self._read_meta(directory, older=True) if (directory := self._current()) else None
+        return meta is not None and meta["schema"] != LEXICAL_SCHEMA
+
+    def open_for_read(self, older: bool = False) -> bool:
+        """Open the current, compatible index (``older``: or one an earlier version wrote, to answer from as it is
+        where it may not be rebuilt now). False when it must be (re)built first."""
         for _attempt in range(3):  # a rebuild may swap generations between reading CURRENT and opening
             directory = self._current()
-            meta = self._read_meta(directory) if directory is not None else None
+            meta = self._read_meta(directory, older) if directory is not None else None
             if meta is None:
                 if directory is not None and self._current() != directory:
                     continue
@@ -109,7 +118,8 @@ class LexicalIndex(LexicalSearch):
                 if self._current() != directory:
                     continue
                 return False
-            self.index, self.dir, self.generation, self.unpublished = idx, directory, meta.get("generation"), False
+            self.index, self.dir, self.generation = idx, directory, meta.get("generation")
+            self.unpublished, self.stale = False, meta["schema"] != LEXICAL_SCHEMA
             return True
         return False
 
@@ -125,7 +135,7 @@ class LexicalIndex(LexicalSearch):
             directory.mkdir(mode=0o700)
             index = register_tokenizers(tantivy.Index(SCHEMA, path=str(directory), reuse=False))
             (directory / META_FILE).write_text(json.dumps({"schema": LEXICAL_SCHEMA, "generation": generation}))
-        self.index, self.dir, self.generation, self.unpublished = index, directory, generation, True
+        self.index, self.dir, self.generation, self.unpublished, self.stale = index, directory, generation, True, False
 
     def _publish(self) -> None:
         """Name the new generation in CURRENT (an atomic rename); ``_sweep`` removes the others."""
@@ -152,31 +162,20 @@ class LexicalIndex(LexicalSearch):
                     shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
 
     # -- consistency -----------------------------------------------------------------------
+    @reading
     def id_summary(self) -> tuple[int, int]:
         """``(documents, sum of their record ids)``: compared with the store's, cheaply."""
-        try:
-            with rust_quiet():
-                agg = self._opened().searcher().aggregate(
-                    Query.all_query(), {"n": {"value_count": {"field": "id"}}, "s": {"sum": {"field": "id"}}})
-        except BaseException as exc:
-            if unreadable(exc):
-                raise LexicalDamaged(str(exc)) from None
-            raise
+        agg = self._opened().searcher().aggregate(
+            Query.all_query(), {"n": {"value_count": {"field": "id"}}, "s": {"sum": {"field": "id"}}})
         return int(agg["n"]["value"] or 0), int(agg["s"]["value"] or 0)
 
+    @reading
     def doc_ids(self) -> list[int]:
         """Every document's record id (the full comparison, on repair)."""
-        try:
-            with rust_quiet():
-                searcher = self._opened().searcher()
-                if not (n := searcher.num_docs):
-                    return []
-                hits = searcher.search(Query.all_query(), n, count=False).hits
-                return record_ids(searcher, hits)
-        except BaseException as exc:
-            if unreadable(exc):
-                raise LexicalDamaged(str(exc)) from None
-            raise
+        searcher = self._opened().searcher()
+        if not (n := searcher.num_docs):
+            return []
+        return record_ids(searcher, searcher.search(Query.all_query(), n, count=False).hits)
 
     @staticmethod
     def _delete_ids(writer: tantivy.IndexWriter, ids: list[int]) -> None:
@@ -226,9 +225,10 @@ class LexicalIndex(LexicalSearch):
         ``start(total)``, ``add(n)`` per batch and ``finish()``. ``check`` then compares the documents with the
         store's records (count and id sum; the full sets when those differ) and repairs any difference; an unreadable
         index is rebuilt. Generations a stopped rebuild left are removed."""
-        if self.index is None and not self.open_for_read():
+        if (self.index is None or self.stale) and not self.open_for_read():
             if (self.path / CURRENT).exists():  # (an unfinished first build has none: building it is the next step)
-                notify("the lexical index was missing or unreadable; rebuilding it from the store")
+                why = "was made by an earlier version" if self.older() else "was missing or unreadable"
+                notify(f"the lexical index {why}; rebuilding it from the store")
             self.create()
         elif not self.unpublished:
             self._sweep()

@@ -3,6 +3,11 @@
 Documents carry the record's store id, its text three ways (plain words, English stems, and the
 capitalised parts of identifiers) and raw fields for every filter. ``LEXICAL_SCHEMA`` is the
 version written beside each generation: a change here bumps it, and older indexes are rebuilt.
+
+A word is a run of letters and digits, read in Unicode's composed form (NFC: "é" typed and "é" decomposed are one
+word). Chinese and Japanese put no spaces between words, so a Han character is a word of its own and a run of
+hiragana or of katakana is one (``unspaced``); a question's characters then find the text that holds them (and,
+side by side, rank it first).
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,8 +26,9 @@ import tantivy
 from tantivy import Filter, SchemaBuilder, TextAnalyzer, TextAnalyzerBuilder, Tokenizer
 
 from backscroll.dates import held
+from backscroll.indexes.unspaced import set_apart
 
-LEXICAL_SCHEMA = 4
+LEXICAL_SCHEMA = 5
 MAX_WORD = 80  # longer "words" (base64, minified code) are not indexed; a sha256 (64) still is
 
 
@@ -41,9 +48,14 @@ def _parts_analyzer() -> TextAnalyzer:
     return TextAnalyzerBuilder(Tokenizer.regex(r"[A-Z][a-z]+")).filter(Filter.lowercase()).build()
 
 
+def as_indexed(text: str) -> str:
+    """``text`` as the index is given it: composed (NFC), Chinese and Japanese set apart. Pure."""
+    return text if text.isascii() else set_apart(unicodedata.normalize("NFC", text))
+
+
 def analyze(text: str) -> list[str]:
-    """The index's own word tokenizer (lowercased, long tokens dropped)."""
-    return _WORDS.analyze(text)
+    """The index's own word tokenizer (lowercased, long tokens dropped), of the text as the index is given it."""
+    return _WORDS.analyze(as_indexed(text))
 
 
 def stem(token: str) -> str:
@@ -98,6 +110,7 @@ def document(row: Any) -> tantivy.Document:
     rid, agent, project, role, ctype, session, echo, ts, text, tool, author = row
     doc = tantivy.Document()
     doc.add_unsigned("id", rid)
+    text = as_indexed(text)
     doc.add_text("text", text)
     doc.add_text("stem", text)
     doc.add_text("parts", text)

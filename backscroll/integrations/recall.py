@@ -135,7 +135,7 @@ def _searched(cfg, query: str, project: str | None) -> Iterator[tuple[SearchResu
     from backscroll.store.upgrade import behind, upgrade_apart
 
     lex = LexicalIndex(cfg.index_dir)
-    if not cfg.db_path.exists() or not lex.open_for_read() or lex.index is None:
+    if not cfg.db_path.exists() or not lex.open_for_read(older=True) or lex.index is None:  # (never rebuilt here)
         yield None
         return
     if behind(cfg.db_path):  # (at millions of records the upgrade outlasts the hook's deadline: it runs apart)

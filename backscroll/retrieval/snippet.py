@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from backscroll.indexes.unspaced import unspaced
 from backscroll.sanitize import REDACTION_MARK, short_of_marks
 
 WIDTH = 240
@@ -14,8 +15,11 @@ def _pattern(terms: tuple[str, ...], stems: tuple[str, ...]) -> re.Pattern | Non
     if not words:
         return None
     # A word as the index reads it (letters and digits, so ``_`` and punctuation split): a hit is a word that
-    # begins with a query word or its stem.
-    return re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(w) for w in words) + r")[^\W_]*", re.IGNORECASE)
+    # begins with a query word or its stem; a word of a script written without spaces is a hit where it stands.
+    spaced = [re.escape(w) for w in words if not unspaced(w)]
+    as_written = [re.escape(w) for w in words if unspaced(w)]
+    either = ([r"(?<![^\W_])(?:" + "|".join(spaced) + r")[^\W_]*"] if spaced else []) + as_written
+    return re.compile("|".join(either), re.IGNORECASE)
 
 
 def make_snippet(text: str, terms: tuple[str, ...], stems: tuple[str, ...] = (), width: int = WIDTH

@@ -4,7 +4,8 @@ spelling of a word British and American English spell apart ("serialise", "seria
 Candidates are the words of records Tantivy's fuzzy query finds for the word; the nearest by
 Damerau-Levenshtein distance (rapidfuzz) wins, then the more common one: one edit away for a word of up to six
 letters, two for a longer one ("spiked" is not "speed", nor "outage" "usage").
-Only plain words of a sensible length that are no word of English ("leap" is not a typo of "lead") are looked at: a
+Only plain words of a sensible length that are no word of English ("leap" is not a typo of "lead") nor of Chinese or
+Japanese (a run of kana is no typo of another) are looked at: a
 token or a key pasted into a query is never echoed back. A word with accents is no typo of a plain-ASCII word but
 itself without them, and letters of a hash are no correction.
 The British and American spellings come from breame's word list.
@@ -20,9 +21,10 @@ SHORT = 6  # a word of up to this many letters is one edit from its correction; 
 
 def worth_suggesting(word: str) -> bool:
     """A plain word of a sensible length that is no word of English: "leap" is not a typo of "lead"."""
+    from backscroll.indexes.unspaced import unspaced
     from backscroll.retrieval.everyday import english
 
-    return word.isalpha() and 4 <= len(word) <= MAX_WORD and not english(word)
+    return word.isalpha() and 4 <= len(word) <= MAX_WORD and not unspaced(word) and not english(word)
 
 
 def nearest(word: str, candidates: Iterable[str], doc_freq: Callable[[str], int]) -> str | None:
