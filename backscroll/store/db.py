@@ -36,7 +36,7 @@ from backscroll.store.outbox import OutboxQueries
 from backscroll.store.queries import RECORD_COLUMNS, RecordQueries, content_hash
 from backscroll.store.redaction import RedactionQueries
 from backscroll.store.schema import schema_version
-from backscroll.store.sessions import SessionQueries
+from backscroll.store.sessions import SessionQueries, folded_holds
 from backscroll.store.shared_ids import SharedIds
 from backscroll.store.status import StatusQueries
 from backscroll.store.upgrade import failure_note, migrate_lock
@@ -122,6 +122,7 @@ class Store(MetaKeys, SourceQueries, RecordQueries, SharedIds, EvidenceQueries, 
         self.full = False  # ... because the disk is full (for a while: a handle opens it again when asked next)
         self.index_copy: str | None = None  # a read-only index's copy searched instead (``access``): goes with it
         self.sound = False  # checked, or found as a check left it: vouch for it again when closed
+        conn.create_function("folded_holds", 2, folded_holds, deterministic=True)  # (``list --grep``)
 
     # -- opening -----------------------------------------------------------------------------
     @classmethod

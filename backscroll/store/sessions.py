@@ -4,6 +4,7 @@ projects and agents indexed. Mixed into ``Store``; the wording and the checks ar
 from __future__ import annotations
 
 import sqlite3
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -52,6 +53,16 @@ NEWEST = "coalesce(started_at, updated_at) DESC, session_id"
 MIN_LISTED = 2  # ``list`` leaves out sessions of fewer records (an aborted start, a lone title line) unless asked
 
 
+def folded(text: str) -> str:
+    """``text`` composed (NFC) and case-folded ("Straße": "strasse"), as ``folded_holds`` compares it."""
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+def folded_holds(text: str | None, word: str) -> bool:
+    """Whether ``text`` holds the ``folded`` word whatever its case (SQLite's LIKE folds ASCII alone)."""
+    return isinstance(text, str) and word in folded(text)
+
+
 def _like(word: str) -> str:
     return "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
@@ -88,8 +99,8 @@ def _listed(agent: str | None, project: str | None, since: str | None, until: st
                 FROM sessions s WHERE {' AND '.join(where)}"""
     outer = []
     for word in words:
-        outer.append("(coalesce(title, '') LIKE ? ESCAPE '\\' OR coalesce(first_user, '') LIKE ? ESCAPE '\\')")
-        params += [_like(word), _like(word)]
+        outer.append("(folded_holds(title, ?) OR folded_holds(first_user, ?))")
+        params += [folded(word)] * 2
     return f"SELECT * FROM ({inner}){' WHERE ' + ' AND '.join(outer) if outer else ''}", params
 
 
