@@ -171,7 +171,7 @@ def prepare(cfg: Config, do_sync: bool, notes: list[str], lexical: bool = True, 
                     if held is None:  # reading needs neither: answer from the store as it is
                         store.close()
                         return prepare_readonly(cfg, notes, lexical, full=full)
-                    if lexical and not lex.open_for_read():
+                    if lexical and not lex.open_for_read(older=True):
                         raise
                     if store.conn.in_transaction:  # (a failed commit SQLite did not roll back itself)
                         store.rollback()

@@ -213,7 +213,7 @@ def show(store: Store, ident: str, *, context: int = 3, limit: int | None = None
 
 def grep_words(grep: str | None) -> tuple[str, ...]:
     """The words of ``list --grep`` (each must be in a session's title or first prompt)."""
-    # (any letter's case is folded, "straße" holds "STRASSE"; a NUL would end the pattern there: a space)
+    # (any letter's case is folded, "ärzte" holds "ÄRZTE"; a NUL would end the pattern there: a space)
     return tuple(dict.fromkeys((grep or "").replace("\x00", " ").split()))
 
 

@@ -85,25 +85,25 @@ class LexicalIndex(LexicalSearch):
         return self.path / name
 
     @staticmethod
-    def _read_meta(directory: Path, older: bool = False) -> dict | None:
+    def _read_meta(directory: Path, since: int = LEXICAL_SCHEMA) -> dict | None:  # (of schema ``since`` to today's)
         try:
             meta = json.loads((directory / META_FILE).read_text())
             schema = meta.get("schema")
         except (OSError, ValueError, AttributeError):
             return None
-        return meta if schema == LEXICAL_SCHEMA or older and type(schema) is int and READ_SINCE <= schema else None
+        return meta if type(schema) is int and since <= schema <= LEXICAL_SCHEMA else None
 
     def older(self) -> bool:
         """Whether the index in use was written by an earlier version: the next sync rebuilds it, as a missing one."""
-        meta = self._read_meta(directory, older=True) if (directory := self._current()) else None
-        return meta is not None and meta["schema"] != LEXICAL_SCHEMA
+        meta = self._read_meta(directory, since=0) if (directory := self._current()) else None
+        return meta is not None and meta["schema"] < LEXICAL_SCHEMA
 
     def open_for_read(self, older: bool = False) -> bool:
         """Open the current, compatible index (``older``: or one an earlier version wrote, to answer from as it is
         where it may not be rebuilt now). False when it must be (re)built first."""
         for _attempt in range(3):  # a rebuild may swap generations between reading CURRENT and opening
             directory = self._current()
-            meta = self._read_meta(directory, older) if directory is not None else None
+            meta = self._read_meta(directory, READ_SINCE if older else LEXICAL_SCHEMA) if directory else None
             if meta is None:
                 if directory is not None and self._current() != directory:
                     continue

@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import os
 import threading
-import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ import tantivy
 from tantivy import Filter, SchemaBuilder, TextAnalyzer, TextAnalyzerBuilder, Tokenizer
 
 from backscroll.dates import held
-from backscroll.indexes.unspaced import set_apart
+from backscroll.indexes.unspaced import as_indexed
 
 LEXICAL_SCHEMA = 5
 MAX_WORD = 80  # longer "words" (base64, minified code) are not indexed; a sha256 (64) still is
@@ -46,11 +45,6 @@ _STEMS = _analyzer(True)
 def _parts_analyzer() -> TextAnalyzer:
     """Capitalised pieces of words: ``CheckoutLineSerializer`` -> checkout, line, serializer."""
     return TextAnalyzerBuilder(Tokenizer.regex(r"[A-Z][a-z]+")).filter(Filter.lowercase()).build()
-
-
-def as_indexed(text: str) -> str:
-    """``text`` as the index is given it: composed (NFC), Chinese and Japanese set apart. Pure."""
-    return text if text.isascii() else set_apart(unicodedata.normalize("NFC", text))
 
 
 def analyze(text: str) -> list[str]:

@@ -279,3 +279,18 @@ def m016_list_and_status(db: Database) -> None:
     tally.indexes(db.conn)
     db.execute("CREATE INDEX IF NOT EXISTS sessions_newest ON sessions(coalesce(started_at, updated_at) DESC, "
                "session_id)")
+
+
+@migrations()
+def m017_words_of_every_script(db: Database) -> None:
+    # Since lexical schema 5 the index reads Chinese, Japanese and decomposed accents otherwise (``as_indexed``): the
+    # records whose words change are revised, so that the next push gives the team archive their new words.
+    from backscroll.indexes.unspaced import as_indexed
+
+    db.conn.create_function("read_otherwise", 1, lambda text: isinstance(text, str) and as_indexed(text) != text,
+                            deterministic=True)
+    found = db.execute("SELECT value FROM meta WHERE key = 'revision_seq'").fetchone()
+    revision = (int(found[0]) if found and str(found[0]).isdigit() else 0) + 1
+    if db.execute("UPDATE records SET revised = ? WHERE text GLOB ? AND read_otherwise(text)",
+                  (revision, "*[^\x01-\x7f]*")).rowcount:  # (GLOB first: only a text beyond ASCII can change)
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('revision_seq', ?)", (str(revision),))

@@ -55,12 +55,11 @@ MIN_LISTED = 2  # ``list`` leaves out sessions of fewer records (an aborted star
 
 def folded(text: str) -> str:
     """``text`` composed (NFC) and case-folded ("Straße": "strasse"), as ``folded_holds`` compares it."""
-    return unicodedata.normalize("NFC", text).casefold()
+    return (text if text.isascii() else unicodedata.normalize("NFC", text)).casefold()
 
 
 def folded_holds(text: str | None, word: str) -> bool:
-    """Whether ``text`` holds the ``folded`` word whatever its case (SQLite's LIKE folds ASCII alone)."""
-    return isinstance(text, str) and word in folded(text)
+    return isinstance(text, str) and word in folded(text)  # (``word`` folded: whatever the case of either)
 
 
 def _like(word: str) -> str:
@@ -98,9 +97,11 @@ def _listed(agent: str | None, project: str | None, since: str | None, until: st
                                                              if words else ''}
                 FROM sessions s WHERE {' AND '.join(where)}"""
     outer = []
-    for word in words:
-        outer.append("(folded_holds(title, ?) OR folded_holds(first_user, ?))")
-        params += [folded(word)] * 2
+    for word in words:  # (LIKE folds ASCII case in C; any other word is folded by ``folded_holds``)
+        ascii_word = word.isascii()
+        outer.append("(coalesce(title, '') LIKE ? ESCAPE '\\' OR coalesce(first_user, '') LIKE ? ESCAPE '\\')"
+                     if ascii_word else "(folded_holds(title, ?) OR folded_holds(first_user, ?))")
+        params += [_like(word) if ascii_word else folded(word)] * 2
     return f"SELECT * FROM ({inner}){' WHERE ' + ' AND '.join(outer) if outer else ''}", params
 
 

@@ -594,14 +594,14 @@ def test_a_markdown_export_with_full_keeps_long_outputs_whole(session_builder, b
 
 
 def test_list_grep_folds_the_case_of_every_letter(session_builder, backscroll_index, backscroll_home):
-    """SQLite's LIKE folds ASCII alone: "ÄRZTE" missed "Ärzte", and "STRASSE" "Straße"."""
+    """SQLite's LIKE folds ASCII alone: "ÄRZTE" missed "Ärzte", and "STRAẞE" "Straße"."""
     cfg = backscroll_home.config()
     a = session_builder.claude(project="praxis", start="2026-10-01T09:00:00Z")
     a.user("Überprüfung der Ärzte-API in der Hauptstraße").assistant("erledigt")
     b = session_builder.claude(project="praxis", start="2026-10-02T09:00:00Z")
     b.user("the ÉCOLE import").assistant("done")
     backscroll_index()
-    for grep, found in (("ärzte", a), ("ÄRZTE überprüfung", a), ("HAUPTSTRASSE", a), ("école", b),
+    for grep, found in (("ärzte", a), ("ÄRZTE überprüfung", a), ("HAUPTSTRAẞE", a), ("école", b),
                         ("E\u0301COLE", b)):
         assert [s.session_id for s in backscroll.sessions(grep=grep, config=cfg, sync=True)] == [found.session_id], grep
     assert backscroll.count_sessions(grep="ärzte école", config=cfg) == 0

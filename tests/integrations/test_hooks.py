@@ -632,3 +632,15 @@ def test_a_place_holds_its_project_in_any_case_and_whatever_ran_in_its_repositor
     assert place_of(str(tmp_path / "repo")) == Place("repo", str(tmp_path / "repo"), "Repo")
     assert Place("repo", None, "Repo").holds("repo", None) and Place("x", None, "Repo").holds("REPO", None)
     assert place_of(None) is None and place_of("/") is None and place_of("relative/dir") is None
+
+
+def test_a_hook_recalls_from_an_index_an_earlier_version_wrote(history, backscroll_home):
+    """A hook never rebuilds the word index: after an upgrade that reads words otherwise it answers from the index as
+    it is, rather than staying silent until a search rebuilds it."""
+    from backscroll.indexes.lexical import LexicalIndex
+    from backscroll.indexes.lexical_schema import LEXICAL_SCHEMA
+
+    meta = next(backscroll_home.data.glob("index/gen-*/backscroll-index.json"))
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "schema": LEXICAL_SCHEMA - 1}))
+    assert_recall_fires(backscroll_home)
+    assert LexicalIndex(backscroll_home.data / "index").older(), "the hook left it as it was"

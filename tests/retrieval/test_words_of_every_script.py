@@ -23,6 +23,7 @@ DECOMPOSED = unicodedata.normalize("NFD", "Die Migration der École-Datenbank is
 def test_the_index_reads_a_word_of_each_script():
     assert analyze("数据库迁移") == ["数", "据", "库", "迁", "移"]  # a Han character is a word
     assert analyze(JAPANESE)[:4] == ["データベース", "の", "移", "行"]  # a run of katakana, of hiragana, is one
+    assert analyze("再起動後にnginxが落ちた")[4:7] == ["に", "nginx", "が"], "a word in Latin letters between kana"
     assert analyze("데이터베이스 마이그레이션") == ["데이터베이스", "마이그레이션"]  # Korean puts spaces between words
     assert analyze(unicodedata.normalize("NFD", "école")) == analyze("école") == ["école"]
     assert analyze("fix_the DB-migration v2.3, naïve ½") == ["fix", "the", "db", "migration", "v2", "3", "naïve",
@@ -71,10 +72,28 @@ def test_a_run_of_kana_is_no_typo_of_another(history, backscroll_search):
 
 
 def test_the_team_archive_finds_them_as_the_local_store_does(history, backscroll_home, pg_url):
-    bs = Backscroll(config=backscroll_home.config())
+    """Pushed before this version, a record's words in the archive are the old ones: the store's upgrade marks the
+    records whose words change, and the next push sends them again."""
+    import sqlite3
+
+    import psycopg
+
+    from backscroll.store import schema
+
     url = fresh_archive(pg_url, "every_script", "postgres")
-    with bs:
+    with Backscroll(config=backscroll_home.config()) as bs:
         bs.push(url)
+    with psycopg.connect(url, autocommit=True) as conn:  # (as an earlier version pushed them: a sentence one word)
+        assert conn.execute("UPDATE backscroll.records SET words = lower(text) WHERE text !~ '^[ -~]*$'").rowcount == 4
+    db = sqlite3.connect(backscroll_home.data / "backscroll.db")  # (the store as the earlier version left it)
+    db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm017_words_of_every_script'")
+    db.execute(f"PRAGMA user_version = {schema.schema_version() - 1}")
+    db.execute("UPDATE records SET revised = NULL")
+    db.commit()
+    db.close()
+    with Backscroll(config=backscroll_home.config()) as bs:
+        assert not bs.search("锁表", mode="lexical", weak=True, archive=url).weak_matches, "the old words"
+        assert bs.push(url).pushed == 4, "the records whose words change, and no other"
         for query in ("数据库迁移", "移行", "école"):
             local = bs.search(query, mode="lexical", weak=True)
             remote = bs.search(query, mode="lexical", weak=True, archive=url)
@@ -82,9 +101,9 @@ def test_the_team_archive_finds_them_as_the_local_store_does(history, backscroll
                     == [h.record_id for h in (*local.results, *local.weak_matches)] != []), query
 
 
-def _written_by_an_earlier_version(backscroll_home) -> None:
+def _written_by_an_earlier_version(backscroll_home, schema: int = LEXICAL_SCHEMA - 1) -> None:
     meta = next(backscroll_home.data.glob("index/gen-*/backscroll-index.json"))
-    meta.write_text(json.dumps({**json.loads(meta.read_text()), "schema": LEXICAL_SCHEMA - 1}))
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "schema": schema}))
 
 
 def test_an_index_an_earlier_version_wrote_is_named_so_and_rebuilt(history, backscroll_home):
@@ -115,3 +134,21 @@ def test_where_it_may_not_be_rebuilt_now_it_is_read_as_it_is(history, backscroll
     rebuilt = run_cli(backscroll_home, "search", "锁表", "--mode", "lexical", "--weak", "--json")
     assert "rebuilding it from the store" in rebuilt.stderr and DECIDED in rebuilt.stdout
     assert LexicalIndex(backscroll_home.data / "index").open_for_read()
+
+
+def test_only_an_earlier_index_of_todays_fields_is_read_as_it_is(history, backscroll_home):
+    """One of a newer version is never taken for an earlier one; one far older (other fields) is named older, but
+    rebuilt before it is read."""
+    lex = LexicalIndex(backscroll_home.data / "index")
+    _written_by_an_earlier_version(backscroll_home, LEXICAL_SCHEMA + 1)
+    assert not lex.older() and not lex.open_for_read(older=True)
+    _written_by_an_earlier_version(backscroll_home, 3)
+    assert lex.older() and not lex.open_for_read(older=True)
+    assert "made by an earlier version (a search" in run_cli(backscroll_home, "status").stdout
+
+
+def test_a_decomposed_accent_is_highlighted_where_it_was_found():
+    from backscroll.retrieval.snippet import make_snippet
+
+    snippet, spans = make_snippet(DECOMPOSED, ("école",))
+    assert [snippet[a:b] for a, b in spans] == ["École"]
