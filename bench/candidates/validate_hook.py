@@ -11,10 +11,10 @@ each candidate next, in the order given (main's figures depend on HEAD alone: ru
 against them), through the hook's own entry (``bench/hooks.py``'s prompt sets and its 20 unrelated pairs of the eval
 corpus), and the default searches of the identity check are written by each and compared byte for byte. Printed:
 each set's figures, and each line of the rule held or not, for each candidate. The rule here (``SETS`` and
-``judge``) is the one written on 2026-12-07 for the own-project candidates (``docs/ranking.md``, "A prompt recalls
-from its own project: a waiting candidate" and the one after it); a new candidate writes its own rule in
+``judge``) is the one written on 2026-12-08 for the own-meaning candidate (``docs/ranking.md``, "A prompt recalls
+what its own project holds close by meaning: a waiting candidate"); a new candidate writes its own rule in
 docs/ranking.md before its first run and puts its sets and lines here. ``hooks-terse-v1`` is training data since
-2026-12-06, and ``hooks-aider-v2`` was written after the rule: their figures are printed, not judged.
+2026-12-06: its figures are printed, not judged.
 Each prompt is asked from a working directory (``bench/hooks.py``: past work from its session's).
 The hook's whole-process wall is timed apart, old and new paired in turn; the commands are printed.
 """
@@ -38,7 +38,7 @@ SETS = [("hooks-everyday-v1", "agent"), ("hooks-everyday-v2", "agent"), ("hooks-
         ("hooks-everyday-v4", "aider"), ("hooks-everyday-v4", "agent"), ("hooks-everyday-v4", "c3"),
         ("hooks-terse-v1", "aider"), ("hooks-terse-v1", "agent"), ("hooks-aider-v2", "aider")]
 TRAINING = ("hooks-terse-v1",)  # printed, not judged
-REPORTED = ("hooks-aider-v2",)  # written after the rule: its first run is printed, not judged
+REPORTED: tuple[str, ...] = ()  # sets written after a rule: printed, not judged
 
 IDENTITY = r'''
 import json, sys, tomllib
@@ -111,26 +111,19 @@ def judge(figures: dict, eval_pairs: dict, same: int, total: int) -> list[tuple[
     lines = []
     judged = {k: v for k, v in figures.items() if not k.startswith(TRAINING + REPORTED)}
     for key, (old, new) in judged.items():
-        if key.startswith(("hooks-terse-v2", "hooks-everyday-v4")):  # (silence only)
-            silent = 1 - new["everyday_injecting"] / new["everyday_n"]
-            fewer = key == "hooks-terse-v2 (aider)"
-            lines.append((f"{key}: everyday injecting {new['everyday_injecting']} vs main {old['everyday_injecting']} "
-                          f"({'fewer than' if fewer else 'no more than'} main; silent {silent:.1%}, the goal 98%)",
-                          new["everyday_injecting"] < old["everyday_injecting"] if fewer
-                          else new["everyday_injecting"] <= old["everyday_injecting"]))
-            continue
+        n = new["everyday_n"]
+        old_silent, new_silent = (1 - side["everyday_injecting"] / n if n else 1.0 for side in (old, new))
         lines.append((f"{key}: everyday injecting {new['everyday_injecting']} vs main {old['everyday_injecting']} "
-                      "(no more than main)", new["everyday_injecting"] <= old["everyday_injecting"]))
+                      f"(at most one more; silent {new_silent:.2%}, at least 98% where main is: {old_silent:.2%})",
+                      new["everyday_injecting"] <= old["everyday_injecting"] + 1
+                      and (new_silent >= 0.98 or old_silent < 0.98)))
+        if key.startswith(("hooks-terse-v2", "hooks-everyday-v4")):  # (silence only)
+            continue
         lines.append((f"{key}: recalled {new['recalled']} vs main {old['recalled']} (not fewer by more than one)",
                       new["recalled"] >= old["recalled"] - 1))
-    v4 = [pair for key, pair in judged.items() if key.startswith("hooks-everyday-v4")]
-    old_v4, new_v4 = (sum(p[i]["everyday_injecting"] for p in v4) for i in (0, 1))
-    lines.append((f"hooks-everyday-v4 on the three histories: {new_v4} injecting vs main {old_v4} (fewer)",
-                  new_v4 < old_v4))
     old_total = sum(o["recalled"] for o, _ in judged.values())
     new_total = sum(n["recalled"] for _, n in judged.values())
-    lines.append((f"past work recalled in total: {new_total} vs main {old_total} (not fewer by more than two)",
-                  new_total >= old_total - 2))
+    lines.append((f"past work recalled in total: {new_total} vs main {old_total} (more)", new_total > old_total))
     injected = round(eval_pairs["cand"]["unrelated_injection_rate"] * eval_pairs["cand"]["unrelated_n"])
     lines.append((f"eval corpus's unrelated pairs injecting: {injected} of {eval_pairs['cand']['unrelated_n']} "
                   "(none)", injected == 0))
