@@ -14,7 +14,7 @@ each set's figures, and each line of the rule held or not, for each candidate. T
 ``judge``) is the one written on 2026-12-08 for the own-meaning candidate (``docs/ranking.md``, "A prompt recalls
 what its own project holds close by meaning: a waiting candidate"); a new candidate writes its own rule in
 docs/ranking.md before its first run and puts its sets and lines here. ``hooks-terse-v1`` is training data since
-2026-12-06: its figures are printed, not judged.
+2026-12-06, and ``hooks-c3-v2`` was written after the rule: their figures are printed, not judged.
 Each prompt is asked from a working directory (``bench/hooks.py``: past work from its session's).
 The hook's whole-process wall is timed apart, old and new paired in turn; the commands are printed.
 """
@@ -36,9 +36,9 @@ QUERIES = ROOT / "bench" / "queries"
 SETS = [("hooks-everyday-v1", "agent"), ("hooks-everyday-v2", "agent"), ("hooks-everyday-v3", "agent"),
         ("hooks-c3-v1", "c3"), ("hooks-aider-v1", "aider"), ("hooks-terse-v2", "aider"), ("hooks-terse-v2", "agent"),
         ("hooks-everyday-v4", "aider"), ("hooks-everyday-v4", "agent"), ("hooks-everyday-v4", "c3"),
-        ("hooks-terse-v1", "aider"), ("hooks-terse-v1", "agent"), ("hooks-aider-v2", "aider")]
+        ("hooks-terse-v1", "aider"), ("hooks-terse-v1", "agent"), ("hooks-aider-v2", "aider"), ("hooks-c3-v2", "c3")]
 TRAINING = ("hooks-terse-v1",)  # printed, not judged
-REPORTED: tuple[str, ...] = ()  # sets written after a rule: printed, not judged
+REPORTED = ("hooks-c3-v2",)  # written after the rule (2026-12-08): its first run is printed, not judged
 
 IDENTITY = r'''
 import json, sys, tomllib
