@@ -9,7 +9,7 @@ confusables data, through ``confusable-homoglyphs``, and any character named an 
 of any spelling, can form inside quoted text. ``plain_id`` says whether an id reads as itself on a command
 line. ``shorten`` bounds what a message echoes of an identifier or a path taken from a session (a hostile row
 once made every ``status`` print a 5 MB id); ``at_word`` cuts a text at a word; ``whole`` makes a caller's text
-valid Unicode.
+valid Unicode, and ``composed`` puts it in the form words are compared in.
 """
 
 from __future__ import annotations
@@ -168,6 +168,12 @@ def whole(value):
     if isinstance(value, tuple) and any(isinstance(v, str) for v in value):
         return tuple(whole(v) for v in value)
     return value
+
+
+def composed(text: str) -> str:
+    """``text`` in Unicode's composed form (NFC), as words are read and compared: "é" typed and "é" stored decomposed
+    (as macOS names files) alike. Pure."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def plain_id(ident: str) -> bool:

@@ -5,7 +5,8 @@ text (``as_indexed``). Their characters are literal ranges, for Python's ``re``.
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from backscroll.sanitize import composed
 
 HAN = "\u3005\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 HIRAGANA = "\u3041-\u309f"
@@ -28,5 +29,5 @@ def as_indexed(text: str) -> str:
     katakana between spaces (so "再起動後にnginxが" holds "nginx"). Pure."""
     if text.isascii():
         return text
-    text = unicodedata.normalize("NFC", text)
+    text = composed(text)
     return _PIECES.sub(_apart, text) if _UNSPACED.search(text) else text

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from backscroll.indexes.unspaced import unspaced
-from backscroll.sanitize import REDACTION_MARK, short_of_marks
+from backscroll.sanitize import REDACTION_MARK, composed, short_of_marks
 
 WIDTH = 240
 
@@ -29,7 +28,7 @@ def make_snippet(text: str, terms: tuple[str, ...], stems: tuple[str, ...] = (),
 
     Falls back to the start of the text when no word matches (a semantic-only hit).
     """
-    flat = " ".join((text if text.isascii() else unicodedata.normalize("NFC", text)).split())  # (as words are read)
+    flat = " ".join(composed(text).split())  # (as words are read)
     if len(flat) <= width + width // 3:  # it fits (near enough): the whole text, nothing cut
         pat = _pattern(terms, stems)
         return flat, tuple((m.start(), m.end()) for m in pat.finditer(flat)) if pat else ()

@@ -4,10 +4,10 @@ projects and agents indexed. Mixed into ``Store``; the wording and the checks ar
 from __future__ import annotations
 
 import sqlite3
-import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from backscroll.sanitize import composed
 from backscroll.types import session_title
 
 # A session without a title is titled by its first prompt: the person's, else the agent's (a subagent's
@@ -55,7 +55,7 @@ MIN_LISTED = 2  # ``list`` leaves out sessions of fewer records (an aborted star
 
 def folded(text: str) -> str:
     """``text`` composed (NFC) and case-folded ("Straße": "strasse"), as ``folded_holds`` compares it."""
-    return (text if text.isascii() else unicodedata.normalize("NFC", text)).casefold()
+    return composed(text).casefold()
 
 
 def folded_holds(text: str | None, word: str) -> bool:
