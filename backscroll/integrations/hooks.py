@@ -197,8 +197,6 @@ def respond(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False) -
     if agent not in AGENTS or event not in EVENTS:
         raise ValueError(f"unknown hook {agent} {event}")
     inp = parse_input(raw)
-    from backscroll.ingest.projects import project as project_of
-
     project, here = None, None
     if event == "prompt":
         query = prompt_query(inp.prompt)
@@ -211,6 +209,8 @@ def respond(agent: str, event: str, raw: bytes, cfg, *, dry_run: bool = False) -
         query = branch_words(inp.cwd)
         if inp.source == "resume" and not dry_run:
             note_resumed(cfg, inp.transcript_path)
+        from backscroll.ingest.projects import project as project_of
+
         project = project_of(inp.cwd)  # named as ingest names it: the repository
     if not query or not query.strip():
         return None, None
