@@ -157,3 +157,14 @@ def read_only_filesystem(at: Path, fill: Callable[[Path], None], size: str = "8m
         yield at
     finally:
         subprocess.run(["umount", "-l", str(at)], capture_output=True)
+
+
+def index_written_by(home, schema: int | None = None) -> None:
+    """Mark the word index in use as an earlier version wrote it (``schema``; default: the one before today's)."""
+    import json
+
+    from backscroll.indexes.lexical_schema import LEXICAL_SCHEMA
+
+    meta = next(home.data.glob("index/gen-*/backscroll-index.json"))
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "schema": LEXICAL_SCHEMA - 1 if schema is None
+                                else schema}))

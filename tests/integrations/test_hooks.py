@@ -637,10 +637,10 @@ def test_a_place_holds_its_project_in_any_case_and_whatever_ran_in_its_repositor
 def test_a_hook_recalls_from_an_index_an_earlier_version_wrote(history, backscroll_home):
     """A hook never rebuilds the word index: after an upgrade that reads words otherwise it answers from the index as
     it is, rather than staying silent until a search rebuilds it."""
-    from backscroll.indexes.lexical import LexicalIndex
-    from backscroll.indexes.lexical_schema import LEXICAL_SCHEMA
+    from helpers import index_written_by
 
-    meta = next(backscroll_home.data.glob("index/gen-*/backscroll-index.json"))
-    meta.write_text(json.dumps({**json.loads(meta.read_text()), "schema": LEXICAL_SCHEMA - 1}))
+    from backscroll.indexes.lexical import LexicalIndex
+
+    index_written_by(backscroll_home)
     assert_recall_fires(backscroll_home)
     assert LexicalIndex(backscroll_home.data / "index").older(), "the hook left it as it was"

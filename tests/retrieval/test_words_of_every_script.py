@@ -2,11 +2,10 @@
 characters; a word with an accent however its letters were encoded. An index an earlier version wrote is rebuilt,
 and read as it is where it may not be rebuilt now. Real stores, the fake embedder."""
 
-import json
 import unicodedata
 
 import pytest
-from helpers import run_cli
+from helpers import index_written_by, run_cli
 from team_archives import fresh_archive
 
 from backscroll.archive import Backscroll
@@ -101,15 +100,10 @@ def test_the_team_archive_finds_them_as_the_local_store_does(history, backscroll
                     == [h.record_id for h in (*local.results, *local.weak_matches)] != []), query
 
 
-def _written_by_an_earlier_version(backscroll_home, schema: int = LEXICAL_SCHEMA - 1) -> None:
-    meta = next(backscroll_home.data.glob("index/gen-*/backscroll-index.json"))
-    meta.write_text(json.dumps({**json.loads(meta.read_text()), "schema": schema}))
-
-
 def test_an_index_an_earlier_version_wrote_is_named_so_and_rebuilt(history, backscroll_home):
     """After an upgrade that reads words otherwise, the index in use is no damage: status says so, and the next
     search rebuilds it and finds what the old one could not."""
-    _written_by_an_earlier_version(backscroll_home)
+    index_written_by(backscroll_home)
     status = run_cli(backscroll_home, "status")
     assert "lexical index: made by an earlier version (a search" in status.stdout and "unreadable" not in status.stdout
     check = run_cli(backscroll_home, "status", "--check")
@@ -123,7 +117,7 @@ def test_an_index_an_earlier_version_wrote_is_named_so_and_rebuilt(history, back
 def test_where_it_may_not_be_rebuilt_now_it_is_read_as_it_is(history, backscroll_home):
     """Another process writing (an `index` run), or a recall hook, which never rebuilds: the index an earlier version
     wrote answers as it is, and says so, rather than nothing; the first process free to rebuild it does."""
-    _written_by_an_earlier_version(backscroll_home)
+    index_written_by(backscroll_home)
     lex = LexicalIndex(backscroll_home.data / "index")
     assert not lex.open_for_read() and lex.open_for_read(older=True) and lex.stale
     with writer_lock(resolve(home=backscroll_home.data)) as held:
@@ -140,9 +134,9 @@ def test_only_an_earlier_index_of_todays_fields_is_read_as_it_is(history, backsc
     """One of a newer version is never taken for an earlier one; one far older (other fields) is named older, but
     rebuilt before it is read."""
     lex = LexicalIndex(backscroll_home.data / "index")
-    _written_by_an_earlier_version(backscroll_home, LEXICAL_SCHEMA + 1)
+    index_written_by(backscroll_home, LEXICAL_SCHEMA + 1)
     assert not lex.older() and not lex.open_for_read(older=True)
-    _written_by_an_earlier_version(backscroll_home, 3)
+    index_written_by(backscroll_home, 3)
     assert lex.older() and not lex.open_for_read(older=True)
     assert "made by an earlier version (a search" in run_cli(backscroll_home, "status").stdout
 
